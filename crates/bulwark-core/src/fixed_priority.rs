@@ -1,0 +1,130 @@
+//! Preemptive fixed-priority scheduling with per-priority FIFO run queues.
+//!
+//! Invariants (checked by [`Policy::check_invariants`]):
+//! - a task is in the run queue exactly when it is ready, at its own priority;
+//! - the task chosen to run is the head of the highest non-empty priority list. A preempted
+//!   task stays at the head of its list (POSIX `SCHED_FIFO`), so it resumes before its peers;
+//!   a task that wakes joins the tail.
+//!
+//! Timeouts are processed eagerly: every `schedule` wakes all sleepers that are due.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::runqueue::PriorityRunqueue;
+use crate::suspension::{Suspensions, TaskState};
+use crate::{CoreError, Decision, Instant, Policy, Priority, TaskId, Wake, Work};
+
+/// A preemptive fixed-priority scheduler for one core.
+#[derive(Clone, Debug)]
+pub struct FixedPriority {
+    priority: Vec<Priority>,
+    deadline: Vec<Instant>,
+    runqueue: PriorityRunqueue,
+    tasks: Suspensions,
+}
+
+impl FixedPriority {
+    /// A scheduler for task ids `0..capacity`, with no tasks yet.
+    pub fn with_capacity(capacity: usize) -> Self {
+        FixedPriority {
+            priority: vec![Priority::MIN; capacity],
+            deadline: vec![Instant::NEVER; capacity],
+            runqueue: PriorityRunqueue::with_capacity(capacity),
+            tasks: Suspensions::with_capacity(capacity),
+        }
+    }
+
+    /// Adds `task` at `priority`, blocked until its first activation or sleep timeout.
+    pub fn add_task(&mut self, task: TaskId, priority: Priority) -> Result<(), CoreError> {
+        self.tasks.add(task)?;
+        self.priority[task.index()] = priority;
+        Ok(())
+    }
+
+    /// The priority `task` was added with.
+    pub fn priority(&self, task: TaskId) -> Option<Priority> {
+        (self.tasks.state(task) != TaskState::Absent).then(|| self.priority[task.index()])
+    }
+
+    fn enqueue(&mut self, task: TaskId, wake: Wake, work: &mut Work) {
+        if let Wake::NextJob { deadline } = wake {
+            self.deadline[task.index()] = deadline;
+        }
+        self.runqueue.push_back(task, self.priority[task.index()]);
+        work.queue_entries_moved += 1;
+    }
+}
+
+impl Policy for FixedPriority {
+    fn name(&self) -> &'static str {
+        "fixed-priority"
+    }
+
+    fn activate(
+        &mut self,
+        _now: Instant,
+        task: TaskId,
+        wake: Wake,
+        work: &mut Work,
+    ) -> Result<(), CoreError> {
+        self.tasks.expect_suspended(task)?;
+        self.tasks.make_ready(task, work);
+        self.enqueue(task, wake, work);
+        Ok(())
+    }
+
+    fn sleep(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        until: Instant,
+        wake: Wake,
+        work: &mut Work,
+    ) -> Result<(), CoreError> {
+        self.tasks.expect_ready(task)?;
+        self.runqueue.remove(task);
+        work.queue_entries_moved += 1;
+        if until <= now {
+            // An absolute sleep into the past returns at once, behind the task's peers.
+            self.enqueue(task, wake, work);
+        } else {
+            self.tasks.sleep(task, until, wake, work);
+        }
+        Ok(())
+    }
+
+    fn block(&mut self, _now: Instant, task: TaskId, work: &mut Work) -> Result<(), CoreError> {
+        self.tasks.expect_ready(task)?;
+        self.runqueue.remove(task);
+        work.queue_entries_moved += 1;
+        self.tasks.block(task);
+        Ok(())
+    }
+
+    fn schedule(&mut self, now: Instant, work: &mut Work) -> Decision {
+        while let Some((task, wake)) = self.tasks.wake_expired(now, work) {
+            self.enqueue(task, wake, work);
+        }
+        Decision {
+            next: self.runqueue.highest(),
+            timer: self.tasks.next_timeout(work),
+        }
+    }
+
+    fn deadline(&self, task: TaskId) -> Option<Instant> {
+        (self.tasks.state(task) != TaskState::Absent).then(|| self.deadline[task.index()])
+    }
+
+    fn check_invariants(&self) -> Result<(), &'static str> {
+        self.runqueue.check()?;
+        self.tasks.check()?;
+        for (i, _) in self.priority.iter().enumerate() {
+            let task = TaskId(i as u32);
+            if self.runqueue.contains(task) != (self.tasks.state(task) == TaskState::Ready) {
+                return Err("a task is in the run queue exactly when it is ready");
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,32 @@
+//! Bulwark's mechanisms, written as a kernel runs them.
+//!
+//! Everything here is `no_std` + `alloc`: integer nanosecond time, capacities fixed when a
+//! policy is configured, no allocation on the paths a scheduler invocation takes, no I/O and no
+//! panics on any sequence of calls. A kernel links this crate; so do Bulwark's simulator, its
+//! benchmarks and its property tests, which is why they all exercise the same code.
+//!
+//! The entry point is [`Policy`]: one trait, one file per scheduling policy.
+#![no_std]
+#![deny(missing_docs)]
+
+extern crate alloc;
+
+pub mod edf;
+pub mod error;
+pub mod fixed_priority;
+pub mod heap;
+pub mod policy;
+pub mod runqueue;
+pub mod suspension;
+pub mod task;
+pub mod time;
+pub mod timeouts;
+pub mod work;
+
+pub use edf::Edf;
+pub use error::CoreError;
+pub use fixed_priority::FixedPriority;
+pub use policy::{Decision, Policy, Wake};
+pub use task::{Priority, TaskId};
+pub use time::{Duration, Instant};
+pub use work::Work;

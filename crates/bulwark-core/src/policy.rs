@@ -1,0 +1,97 @@
+//! The trait every scheduling policy implements: a kernel's scheduler entry points.
+//!
+//! A policy schedules the tasks of one core (partitioned scheduling: a multiprocessor runs one
+//! policy instance per core). The kernel drives it with events and then asks it to schedule:
+//!
+//! 1. an event: [`Policy::activate`] (a suspended task becomes ready), [`Policy::sleep`] (the
+//!    running task suspends until a time; ending a job and waiting for the next release is a
+//!    sleep whose wake-up is [`Wake::NextJob`]), [`Policy::block`] (suspends with no timeout),
+//!    or [`Policy::timer_interrupt`] (the one-shot timer fired);
+//! 2. then exactly one [`Policy::schedule`] at the same `now`, which answers with a
+//!    [`Decision`]: the task to run next on this core and when the one-shot timer must fire.
+//!
+//! `now` is read once per invocation, after interrupt entry. The previously chosen task has
+//! run until `now`; whatever the kernel does after `now` (the scheduler's own work, the context
+//! switch) is charged to the task the policy chooses, because its accounting starts at `now`.
+//!
+//! The policy owns every timer: the platform never wakes a task by itself. This is what lets
+//! a policy defer or prune timeouts (SPR) or process them eagerly (naive servers).
+//!
+//! Every call reports the bounded work it did into a [`Work`] record; a kernel may ignore it,
+//! the simulator charges it through its cost model, and tests assert the bounds on it.
+
+use crate::{CoreError, Instant, TaskId, Work};
+
+/// What a task's wake-up starts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Wake {
+    /// The same job continues (for example after blocking on a resource).
+    SameJob,
+    /// A new job is released with this absolute deadline; a sleep with this wake-up also ends
+    /// the current job.
+    NextJob {
+        /// The new job's absolute deadline ([`Instant::NEVER`] when it has none).
+        deadline: Instant,
+    },
+}
+
+/// A scheduler invocation's answer.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Decision {
+    /// The task to run on this core, or `None` to idle.
+    pub next: Option<TaskId>,
+    /// When the core's one-shot timer must fire, or `None` to leave it disarmed.
+    pub timer: Option<Instant>,
+}
+
+/// A scheduling policy for one core, driven as a kernel drives its scheduler.
+///
+/// Every method validates before it changes anything: a call that returns `Err` has left the
+/// policy as it was. No method panics, whatever the sequence of calls.
+pub trait Policy {
+    /// A short name for traces and reports, e.g. `"fixed-priority"`.
+    fn name(&self) -> &'static str;
+
+    /// A suspended task becomes ready at `now` (its job or a new one, as `wake` says). A task
+    /// sleeping on a timeout has the timeout cancelled.
+    fn activate(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        wake: Wake,
+        work: &mut Work,
+    ) -> Result<(), CoreError>;
+
+    /// The ready task `task` suspends until `until`, then wakes as `wake` says. An `until` at
+    /// or before `now` makes it ready again at once (as an absolute-time sleep in the past).
+    fn sleep(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        until: Instant,
+        wake: Wake,
+        work: &mut Work,
+    ) -> Result<(), CoreError>;
+
+    /// The ready task `task` suspends with no timeout, until an [`activate`](Policy::activate).
+    fn block(&mut self, now: Instant, task: TaskId, work: &mut Work) -> Result<(), CoreError>;
+
+    /// The one-shot timer fired at `now`. Policies that do all timeout processing in
+    /// [`schedule`](Policy::schedule) keep this default, which does nothing.
+    fn timer_interrupt(&mut self, now: Instant, work: &mut Work) {
+        let _ = (now, work);
+    }
+
+    /// Chooses the task to run from `now` and when to interrupt it.
+    fn schedule(&mut self, now: Instant, work: &mut Work) -> Decision;
+
+    /// The absolute deadline of `task`'s current job, if the policy tracks one.
+    fn deadline(&self, task: TaskId) -> Option<Instant> {
+        let _ = task;
+        None
+    }
+
+    /// Checks the invariants stated at the top of the policy's module; tests call it after
+    /// every operation. `Err` names the first invariant found broken.
+    fn check_invariants(&self) -> Result<(), &'static str>;
+}

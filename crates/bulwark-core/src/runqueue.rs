@@ -1,0 +1,213 @@
+//! A fixed-priority run queue: one FIFO list per priority and a two-level bitmap, so finding
+//! the highest non-empty priority is O(1) (two leading-zero counts), as in seL4 and Linux's
+//! `rt` class.
+//!
+//! Invariants: bit p of `levels` is set exactly when list p is non-empty; bit w of `summary` is
+//! set exactly when word w of `levels` is non-zero; every queued task is in exactly one list,
+//! that of its priority, linked through `next`/`prev`. Capacity is fixed at construction.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::{Priority, TaskId};
+
+const NONE: u32 = u32::MAX;
+const WORDS: usize = Priority::LEVELS / 64;
+
+/// Per-priority FIFO lists of task ids with O(1) insertion, removal and highest lookup.
+#[derive(Clone, Debug)]
+pub struct PriorityRunqueue {
+    summary: u8,
+    levels: [u64; WORDS],
+    head: [u32; Priority::LEVELS],
+    tail: [u32; Priority::LEVELS],
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    /// The priority a task is queued at, or `None` when it is not queued.
+    queued_at: Vec<Option<Priority>>,
+}
+
+impl PriorityRunqueue {
+    /// An empty run queue for task ids `0..capacity`.
+    pub fn with_capacity(capacity: usize) -> Self {
+        PriorityRunqueue {
+            summary: 0,
+            levels: [0; WORDS],
+            head: [NONE; Priority::LEVELS],
+            tail: [NONE; Priority::LEVELS],
+            next: vec![NONE; capacity],
+            prev: vec![NONE; capacity],
+            queued_at: vec![None; capacity],
+        }
+    }
+
+    /// True when `task` is queued.
+    pub fn contains(&self, task: TaskId) -> bool {
+        matches!(self.queued_at.get(task.index()), Some(Some(_)))
+    }
+
+    /// Appends `task` at the tail of `priority`'s list. Returns false (and changes nothing) if
+    /// the id is beyond the capacity or already queued.
+    pub fn push_back(&mut self, task: TaskId, priority: Priority) -> bool {
+        let t = task.index();
+        if t >= self.queued_at.len() || self.queued_at[t].is_some() {
+            return false;
+        }
+        let p = priority.0 as usize;
+        self.queued_at[t] = Some(priority);
+        self.next[t] = NONE;
+        self.prev[t] = self.tail[p];
+        match self.tail[p] {
+            NONE => self.head[p] = task.0,
+            old => self.next[old as usize] = task.0,
+        }
+        self.tail[p] = task.0;
+        self.mark(p);
+        true
+    }
+
+    /// Removes `task` from its list; returns false if it was not queued.
+    pub fn remove(&mut self, task: TaskId) -> bool {
+        let t = task.index();
+        let Some(Some(priority)) = self.queued_at.get(t).copied() else {
+            return false;
+        };
+        let p = priority.0 as usize;
+        let (prev, next) = (self.prev[t], self.next[t]);
+        match prev {
+            NONE => self.head[p] = next,
+            prev => self.next[prev as usize] = next,
+        }
+        match next {
+            NONE => self.tail[p] = prev,
+            next => self.prev[next as usize] = prev,
+        }
+        self.queued_at[t] = None;
+        if self.head[p] == NONE {
+            self.unmark(p);
+        }
+        true
+    }
+
+    /// The head of the highest-priority non-empty list.
+    pub fn highest(&self) -> Option<TaskId> {
+        let p = self.highest_priority()?;
+        Some(TaskId(self.head[p.0 as usize]))
+    }
+
+    /// The highest priority with a queued task.
+    pub fn highest_priority(&self) -> Option<Priority> {
+        if self.summary == 0 {
+            return None;
+        }
+        let w = 7 - self.summary.leading_zeros() as usize;
+        let bit = 63 - self.levels[w].leading_zeros() as usize;
+        Some(Priority((w * 64 + bit) as u8))
+    }
+
+    /// Checks the bitmap and list invariants.
+    pub fn check(&self) -> Result<(), &'static str> {
+        let mut linked = 0usize;
+        for p in 0..Priority::LEVELS {
+            let marked = self.levels[p / 64] & (1 << (p % 64)) != 0;
+            if marked != (self.head[p] != NONE) {
+                return Err("run-queue bitmap disagrees with its lists");
+            }
+            let mut at = self.head[p];
+            let mut before = NONE;
+            while at != NONE {
+                let a = at as usize;
+                if self.queued_at.get(a).copied().flatten() != Some(Priority(p as u8)) {
+                    return Err("run-queue member listed at the wrong priority");
+                }
+                if self.prev[a] != before {
+                    return Err("run-queue back link broken");
+                }
+                linked += 1;
+                if linked > self.queued_at.len() {
+                    return Err("run-queue list has a cycle");
+                }
+                before = at;
+                at = self.next[a];
+            }
+            if self.tail[p] != before {
+                return Err("run-queue tail is not the last member");
+            }
+        }
+        for w in 0..WORDS {
+            if (self.summary & (1 << w) != 0) != (self.levels[w] != 0) {
+                return Err("run-queue summary bitmap disagrees with its words");
+            }
+        }
+        if linked != self.queued_at.iter().filter(|q| q.is_some()).count() {
+            return Err("run-queue member not linked");
+        }
+        Ok(())
+    }
+
+    fn mark(&mut self, p: usize) {
+        self.levels[p / 64] |= 1 << (p % 64);
+        self.summary |= 1 << (p / 64);
+    }
+
+    fn unmark(&mut self, p: usize) {
+        self.levels[p / 64] &= !(1 << (p % 64));
+        if self.levels[p / 64] == 0 {
+            self.summary &= !(1 << (p / 64));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn fifo_within_a_priority_and_highest_first() {
+        let mut rq = PriorityRunqueue::with_capacity(8);
+        assert!(rq.push_back(TaskId(1), Priority(3)));
+        assert!(rq.push_back(TaskId(2), Priority(200)));
+        assert!(rq.push_back(TaskId(3), Priority(200)));
+        assert!(
+            !rq.push_back(TaskId(3), Priority(7)),
+            "double insert refused"
+        );
+        assert_eq!(rq.highest(), Some(TaskId(2)));
+        assert!(rq.remove(TaskId(2)));
+        assert_eq!(rq.highest(), Some(TaskId(3)));
+        assert!(rq.remove(TaskId(3)));
+        assert_eq!(rq.highest(), Some(TaskId(1)));
+        assert_eq!(rq.highest_priority(), Some(Priority(3)));
+        assert!(rq.remove(TaskId(1)));
+        assert_eq!(rq.highest(), None);
+        assert!(!rq.push_back(TaskId(8), Priority(0)), "beyond capacity");
+        rq.check().unwrap();
+    }
+
+    proptest! {
+        /// `highest` always agrees with a linear scan of a reference model.
+        #[test]
+        fn highest_matches_a_scan(ops in proptest::collection::vec((0u32..12, any::<u8>(), any::<bool>()), 0..300)) {
+            let mut rq = PriorityRunqueue::with_capacity(10);
+            let mut model: Vec<(u32, u8)> = Vec::new(); // FIFO order of insertion
+            for (t, p, insert) in ops {
+                if insert {
+                    let ok = rq.push_back(TaskId(t), Priority(p));
+                    let expect = t < 10 && !model.iter().any(|m| m.0 == t);
+                    prop_assert_eq!(ok, expect);
+                    if ok { model.push((t, p)); }
+                } else {
+                    let ok = rq.remove(TaskId(t));
+                    let idx = model.iter().position(|m| m.0 == t);
+                    prop_assert_eq!(ok, idx.is_some());
+                    if let Some(i) = idx { model.remove(i); }
+                }
+                let best = model.iter().map(|m| m.1).max();
+                let expect = best.and_then(|b| model.iter().find(|m| m.1 == b)).map(|m| TaskId(m.0));
+                prop_assert_eq!(rq.highest(), expect);
+                prop_assert!(rq.check().is_ok());
+            }
+        }
+    }
+}

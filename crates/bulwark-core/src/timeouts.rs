@@ -1,0 +1,66 @@
+//! A timer queue: each task has at most one pending timeout, kept in a min-heap ordered by
+//! (time, arming order) so equal timeouts fire first-armed first.
+//!
+//! Invariant: a task is in the queue exactly when it has a pending timeout. Capacity is fixed.
+
+use crate::heap::IndexedHeap;
+use crate::{Instant, TaskId, Work};
+
+/// Pending timeouts of a set of tasks, earliest first.
+#[derive(Clone, Debug)]
+pub struct TimeoutQueue {
+    heap: IndexedHeap<(Instant, u64)>,
+    armed: u64,
+}
+
+impl TimeoutQueue {
+    /// An empty queue for task ids `0..capacity`.
+    pub fn with_capacity(capacity: usize) -> Self {
+        TimeoutQueue {
+            heap: IndexedHeap::with_capacity(capacity),
+            armed: 0,
+        }
+    }
+
+    /// Arms (or re-arms) `task`'s timeout at `at`.
+    pub fn arm(&mut self, task: TaskId, at: Instant, work: &mut Work) -> bool {
+        self.armed += 1;
+        work.heap_operations += 1;
+        self.heap.upsert(task, (at, self.armed))
+    }
+
+    /// Cancels `task`'s timeout; returns when it was due.
+    pub fn cancel(&mut self, task: TaskId, work: &mut Work) -> Option<Instant> {
+        let at = self.heap.remove(task)?;
+        work.heap_operations += 1;
+        Some(at.0)
+    }
+
+    /// The earliest pending timeout. Counts as one timeout examined.
+    pub fn earliest(&self, work: &mut Work) -> Option<(TaskId, Instant)> {
+        work.timeouts_examined += 1;
+        self.heap.peek().map(|(t, k)| (t, k.0))
+    }
+
+    /// Removes and returns the earliest timeout if it is due at or before `now`.
+    pub fn pop_expired(&mut self, now: Instant, work: &mut Work) -> Option<(TaskId, Instant)> {
+        let (task, at) = self.earliest(work)?;
+        if at > now {
+            return None;
+        }
+        self.heap.pop();
+        work.heap_operations += 1;
+        work.timeouts_processed += 1;
+        Some((task, at))
+    }
+
+    /// True when `task` has a pending timeout.
+    pub fn contains(&self, task: TaskId) -> bool {
+        self.heap.contains(task)
+    }
+
+    /// Checks the heap invariants.
+    pub fn check(&self) -> Result<(), &'static str> {
+        self.heap.check()
+    }
+}
