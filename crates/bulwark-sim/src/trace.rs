@@ -1,0 +1,75 @@
+//! The trace a run records when asked: what ran where, kernel time, and job events.
+//!
+//! A trace is plain data in time order of recording; exporters (Chrome trace JSON, SVG Gantt)
+//! live in `bulwark-lab`. Recording is off unless requested, so memory does not grow with
+//! simulated time in ordinary runs.
+
+use bulwark_core::{Instant, TaskId};
+use serde::Serialize;
+
+/// What occupied a core during a slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SliceKind {
+    /// The task executed its own code.
+    Task,
+    /// The kernel ran (interrupt entry, scheduler, context switch) on behalf of `task`, whose
+    /// budget it is charged to; `task` is `None` when the core then idles.
+    Kernel,
+    /// The task refilled its cache after a preemption: it executes, but does no useful work.
+    CacheRefill,
+}
+
+/// A span of time a core spent on one thing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Slice {
+    /// The core.
+    pub core: u16,
+    /// The task executing or charged.
+    pub task: Option<TaskId>,
+    /// What kind of time this was.
+    pub kind: SliceKind,
+    /// Start (inclusive).
+    pub start: Instant,
+    /// End (exclusive).
+    pub end: Instant,
+}
+
+/// A point event in a task's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MarkKind {
+    /// A job was released (the planned wake-up time).
+    Release,
+    /// A job completed.
+    Completion,
+    /// A job's deadline passed before it completed (stamped at the deadline).
+    DeadlineMiss,
+    /// The task suspended (sleep, job end or exit).
+    Suspend,
+}
+
+/// A point event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Mark {
+    /// The task.
+    pub task: TaskId,
+    /// The task's core.
+    pub core: u16,
+    /// What happened.
+    pub kind: MarkKind,
+    /// When.
+    pub at: Instant,
+    /// The job's index (0 for the first job).
+    pub job: u64,
+}
+
+/// A recorded run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Trace {
+    /// Core occupancy, in the order the slices ended.
+    pub slices: Vec<Slice>,
+    /// Point events, in the order they were observed (not necessarily time order: a miss is
+    /// stamped at its deadline but observed later).
+    pub marks: Vec<Mark>,
+}

@@ -1,0 +1,197 @@
+//! Validated scenario types: valid by construction, so the simulator never re-checks them.
+//!
+//! Everything here comes out of [`crate::parse`]; the raw serde types live in `raw.rs`.
+
+use bulwark_core::{Duration, Instant, Priority};
+
+/// A whole scenario: the machine, its policy, its cost model and its tasks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// Short name used in reports and outputs.
+    pub name: String,
+    /// Free text for people.
+    pub description: String,
+    /// Seed for every random draw (execution times, jitter); recorded in every output.
+    pub seed: u64,
+    /// How long to simulate unless the user says otherwise.
+    pub duration: Duration,
+    /// Number of cores; tasks are partitioned onto cores `0..cores`.
+    pub cores: u16,
+    /// The scheduling policy every core runs.
+    pub policy: PolicyKind,
+    /// What kernel work costs.
+    pub cost: CostModel,
+    /// The tasks, in file order; a task's index here is its `TaskId`.
+    pub tasks: Vec<TaskSpec>,
+}
+
+/// The scheduling policies a scenario can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyKind {
+    /// Preemptive fixed priority (`"fixed-priority"`).
+    FixedPriority,
+    /// Preemptive earliest deadline first (`"edf"`).
+    Edf,
+}
+
+impl PolicyKind {
+    /// Every policy, with the name a scenario file uses for it.
+    pub const ALL: [(PolicyKind, &'static str); 2] = [
+        (PolicyKind::FixedPriority, "fixed-priority"),
+        (PolicyKind::Edf, "edf"),
+    ];
+
+    /// The name a scenario file uses.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(k, _)| *k == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("?")
+    }
+}
+
+/// The cost of kernel work, in cycles of a clock of `clock_hz`. All zero unless set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CostModel {
+    /// Processor clock in Hz (default 1 GHz, so one cycle is one nanosecond).
+    pub clock_hz: u64,
+    /// Entering and leaving the kernel for a timer interrupt.
+    pub timer_interrupt: u64,
+    /// One scheduler invocation, before counting its work.
+    pub scheduler: u64,
+    /// One unit of policy work (see `bulwark_core::Work::units`).
+    pub per_work_unit: u64,
+    /// Switching to a different task.
+    pub context_switch: u64,
+    /// Cache refill a task pays when it resumes after being preempted.
+    pub cache_refill: u64,
+}
+
+impl Default for CostModel {
+    fn default() -> Self {
+        CostModel {
+            clock_hz: 1_000_000_000,
+            timer_interrupt: 0,
+            scheduler: 0,
+            per_work_unit: 0,
+            context_switch: 0,
+            cache_refill: 0,
+        }
+    }
+}
+
+impl CostModel {
+    /// The time `cycles` take at this clock, rounded up to whole nanoseconds.
+    pub fn time_of(&self, cycles: u64) -> Duration {
+        let hz = self.clock_hz.max(1) as u128;
+        let nanos = (cycles as u128 * 1_000_000_000).div_ceil(hz);
+        Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
+    }
+}
+
+/// One task: where it runs, how it is scheduled and what it does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskSpec {
+    /// Unique name.
+    pub name: String,
+    /// The core it is partitioned onto (`< Scenario::cores`).
+    pub core: u16,
+    /// Its fixed priority: `Some` exactly when the policy is fixed priority.
+    pub priority: Option<Priority>,
+    /// Relative deadline of each job. Periodic tasks default to their period, sporadic tasks
+    /// to their minimum inter-arrival time; scripts have none unless given (and EDF requires
+    /// one).
+    pub deadline: Option<Duration>,
+    /// What the task does.
+    pub behaviour: Behaviour,
+}
+
+/// What a task does over time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Behaviour {
+    /// A job every `period`, the first at `offset`.
+    Periodic {
+        /// Time between releases.
+        period: Duration,
+        /// First release.
+        offset: Duration,
+        /// Each job's execution time.
+        execution: Execution,
+    },
+    /// Jobs at least `min_interarrival` apart, plus a seeded uniform extra delay in
+    /// `0..=jitter`; the first at `offset`.
+    Sporadic {
+        /// Minimum time between releases.
+        min_interarrival: Duration,
+        /// Largest extra delay added to each inter-arrival time.
+        jitter: Duration,
+        /// First release.
+        offset: Duration,
+        /// Each job's execution time.
+        execution: Execution,
+    },
+    /// A script of steps, started at `offset`. Every timed sleep ends a job; the wake-up
+    /// releases the next one. When the script ends, the task exits.
+    Script {
+        /// When the script starts (its first job's release).
+        offset: Duration,
+        /// The steps, run in order.
+        steps: Vec<Step>,
+    },
+}
+
+/// A job's execution time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Execution {
+    /// Always this long.
+    Fixed(Duration),
+    /// Drawn uniformly from `min..=max` (nanosecond granularity) with the scenario's seed.
+    Uniform {
+        /// Shortest.
+        min: Duration,
+        /// Longest (`>= min`).
+        max: Duration,
+    },
+}
+
+impl Execution {
+    /// The longest execution time this can produce.
+    pub fn worst_case(&self) -> Duration {
+        match *self {
+            Execution::Fixed(d) => d,
+            Execution::Uniform { max, .. } => max,
+        }
+    }
+}
+
+/// One step of a script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Execute for this long (`{ run = "2ms" }`).
+    Run(Duration),
+    /// Execute `count` units of useful work of `each` long, counting the units finished
+    /// (`{ compute = 50, each = "100us" }`).
+    Compute {
+        /// Units of work.
+        count: u64,
+        /// Execution time of one unit (non-zero).
+        each: Duration,
+    },
+    /// Sleep for this long from the moment of the call (`{ sleep-for = "1ms" }`).
+    SleepFor(Duration),
+    /// Sleep until this absolute time (`{ sleep-until = "25ms" }`); a time already past
+    /// returns at once.
+    SleepUntil(Instant),
+    /// Sleep until the next multiple of this period strictly after now, so that many tasks
+    /// wake at the same instants (`{ sleep-until-aligned = "1ms" }`).
+    SleepUntilAligned(Duration),
+    /// Repeat `body` `count` times, or forever when `count` is `None`
+    /// (`{ loop = 3, body = [...] }`, `{ loop = "forever", body = [...] }`).
+    Loop {
+        /// Repetitions, `None` for ever.
+        count: Option<u64>,
+        /// The repeated steps (non-empty).
+        body: Vec<Step>,
+    },
+}
