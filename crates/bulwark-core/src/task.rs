@@ -3,6 +3,7 @@
 /// A task (thread) known to a policy. Ids are small dense integers chosen by the platform, so
 /// a policy can index its per-task arrays with them.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
 pub struct TaskId(pub u32);
 
 impl TaskId {
@@ -14,6 +15,7 @@ impl TaskId {
 
 /// A fixed priority. Larger is more important, as in seL4 and CAmkES: 255 is the highest.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
 pub struct Priority(pub u8);
 
 impl Priority {
