@@ -82,9 +82,12 @@ impl Policy for Edf {
         wake: Wake,
         work: &mut Work,
     ) -> Result<(), CoreError> {
-        self.tasks.expect_ready(task)?;
-        self.dequeue(task, work);
+        self.tasks.expect_sleepable(task)?;
+        if self.ready.contains(task) {
+            self.dequeue(task, work);
+        }
         if until <= now {
+            self.tasks.make_ready(task, work);
             self.enqueue(task, wake, work);
         } else {
             self.tasks.sleep(task, until, wake, work);

@@ -82,11 +82,13 @@ impl Policy for FixedPriority {
         wake: Wake,
         work: &mut Work,
     ) -> Result<(), CoreError> {
-        self.tasks.expect_ready(task)?;
-        self.runqueue.remove(task);
-        work.queue_entries_moved += 1;
+        self.tasks.expect_sleepable(task)?;
+        if self.runqueue.remove(task) {
+            work.queue_entries_moved += 1;
+        }
         if until <= now {
             // An absolute sleep into the past returns at once, behind the task's peers.
+            self.tasks.make_ready(task, work);
             self.enqueue(task, wake, work);
         } else {
             self.tasks.sleep(task, until, wake, work);

@@ -64,6 +64,8 @@ pub trait Policy {
 
     /// The ready task `task` suspends until `until`, then wakes as `wake` says. An `until` at
     /// or before `now` makes it ready again at once (as an absolute-time sleep in the past).
+    /// A blocked task may also be given a timeout: that is how a task whose first release
+    /// lies in the future is set up.
     fn sleep(
         &mut self,
         now: Instant,

@@ -87,7 +87,17 @@ impl Suspensions {
         self.state[task.index()] = TaskState::Ready;
     }
 
-    /// Marks a ready `task` sleeping until `until`, to wake as `wake`.
+    /// Fails unless `task` is ready or blocked: the tasks that may be given a timeout. A
+    /// blocked task given one is a task whose first release is in the future.
+    pub fn expect_sleepable(&self, task: TaskId) -> Result<(), CoreError> {
+        match self.state(task) {
+            TaskState::Absent => Err(CoreError::UnknownTask),
+            TaskState::Sleeping => Err(CoreError::NotReady),
+            _ => Ok(()),
+        }
+    }
+
+    /// Marks a ready or blocked `task` sleeping until `until`, to wake as `wake`.
     pub fn sleep(&mut self, task: TaskId, until: Instant, wake: Wake, work: &mut Work) {
         self.state[task.index()] = TaskState::Sleeping;
         self.wake[task.index()] = wake;
