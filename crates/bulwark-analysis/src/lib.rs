@@ -1,1 +1,7 @@
-//! placeholder
+//! Bulwark's analysis side: admission tests, bounds and task-set generators.
+//!
+//! The foundation holds the generators used by experiments, benchmarks and property tests;
+//! the papers' admission tests and bounds build on them.
+
+pub mod generate;
+pub mod utilisation;
