@@ -157,7 +157,7 @@ fn write_exact(f: &mut fmt::Formatter<'_>, nanos: u64) -> fmt::Result {
             let digits = scale.ilog10() as usize;
             let mut frac_digits = frac;
             let mut width = digits;
-            while frac_digits % 10 == 0 {
+            while frac_digits.is_multiple_of(10) {
                 frac_digits /= 10;
                 width -= 1;
             }

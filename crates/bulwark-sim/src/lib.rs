@@ -5,10 +5,15 @@
 //! by (time, sequence number), and every random draw comes from a per-task stream seeded by
 //! the scenario's seed.
 
+mod behaviour;
+mod event;
+mod machine;
 pub mod metrics;
 pub mod trace;
 
-use bulwark_core::Instant;
+use bulwark_core::{CoreError, Duration, Instant};
+use bulwark_spec::Scenario;
+pub use machine::Machine;
 pub use metrics::{CoreMetrics, JobRecord, Stats, TaskMetrics};
 use serde::Serialize;
 pub use trace::{Mark, MarkKind, Slice, SliceKind, Trace};
@@ -34,4 +39,74 @@ pub struct Outcome {
     pub jobs: Option<Vec<JobRecord>>,
     /// The trace, when asked for.
     pub trace: Option<Trace>,
+}
+
+/// How to run a scenario.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Simulated time to run; the scenario's `duration` when `None`.
+    pub until: Option<Duration>,
+    /// Seed for random draws; the scenario's `seed` when `None`.
+    pub seed: Option<u64>,
+    /// Record a trace (memory grows with simulated time).
+    pub record_trace: bool,
+    /// Keep a record of every job (memory grows with simulated time).
+    pub record_jobs: bool,
+}
+
+/// Why a run stopped early. The scenario passed validation, so these are behaviours that
+/// only show up when run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    /// A policy refused a task at configuration.
+    #[error("the policy refused task `{task}` at configuration: {error}")]
+    Configuration {
+        /// The task.
+        task: String,
+        /// The policy's reason.
+        error: CoreError,
+    },
+    /// A policy refused a kernel call (a bug in the policy or the machine).
+    #[error("the policy refused `{call}` for task `{task}` at {at}: {error}")]
+    Refused {
+        /// The call.
+        call: &'static str,
+        /// The task.
+        task: String,
+        /// When.
+        at: Instant,
+        /// The policy's reason.
+        error: CoreError,
+    },
+    /// A script kept stepping without executing or sleeping.
+    #[error("task `{task}` loops without letting time pass at {at}")]
+    Spinning {
+        /// The task.
+        task: String,
+        /// When.
+        at: Instant,
+    },
+    /// A core kept being invoked at one instant (for example a timer always in the past).
+    #[error("core {core} made no progress at {at}: a livelock in the policy or the scenario")]
+    Livelock {
+        /// The core.
+        core: u16,
+        /// When.
+        at: Instant,
+    },
+}
+
+/// Runs `scenario` to the end.
+pub fn run(scenario: &Scenario, options: &Options) -> Result<Outcome, SimError> {
+    run_with_progress(scenario, options, &mut |_| {})
+}
+
+/// Runs `scenario`, calling `progress` now and then with the simulated time reached (for a
+/// progress bar; the simulator itself never prints).
+pub fn run_with_progress(
+    scenario: &Scenario,
+    options: &Options,
+    progress: &mut dyn FnMut(Instant),
+) -> Result<Outcome, SimError> {
+    Machine::new(scenario, options)?.run(progress)
 }

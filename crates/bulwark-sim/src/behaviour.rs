@@ -1,0 +1,381 @@
+//! Task behaviours as programs: what a task asks of the machine next.
+//!
+//! A periodic or sporadic task alternates "execute one job" and "sleep until the next
+//! release". A script walks its steps with a stack of loop frames. Either way the machine asks
+//! [`Program::next_action`] whenever the task has nothing left to execute.
+
+use bulwark_core::{Duration, Instant};
+use bulwark_spec::{Behaviour, Execution, Step};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// The most steps one `next_action` call may walk without producing an action; a script
+/// that needs more is looping without letting time pass.
+const MAX_STEPS_PER_ACTION: u32 = 1_000_000;
+
+/// What a task does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Execute for `time`; when `each` is set, every `each` of it is one unit of useful work.
+    Execute {
+        /// Execution time.
+        time: Duration,
+        /// Length of one unit of useful work, for `compute` steps.
+        each: Option<Duration>,
+    },
+    /// End the current job and sleep until `until`; the next job is released at `release`.
+    Sleep {
+        /// The planned wake-up, handed to the policy.
+        until: Instant,
+        /// The next job's release: the planned period boundary for periodic and sporadic jobs
+        /// (an overrunning job's successor is already due), and never before the call for a
+        /// script (a sleep into the past returns at once and releases the next job then).
+        release: Instant,
+    },
+    /// The task is finished for good.
+    Exit,
+}
+
+/// A behaviour's progress.
+#[derive(Clone, Debug)]
+pub enum Program<'a> {
+    /// Periodic or sporadic jobs.
+    Jobs {
+        /// Minimum (or exact) time between releases.
+        separation: Duration,
+        /// Largest extra random separation (zero for periodic tasks).
+        jitter: Duration,
+        /// Each job's execution time.
+        execution: Execution,
+        /// The current job's release.
+        release: Instant,
+        /// True once the current job's execution has been handed out.
+        executed: bool,
+    },
+    /// A script with its loop frames.
+    Script {
+        /// Innermost frame last.
+        frames: Vec<Frame<'a>>,
+    },
+}
+
+/// A position in a list of steps.
+#[derive(Clone, Debug)]
+pub struct Frame<'a> {
+    steps: &'a [Step],
+    next: usize,
+    /// Repetitions left after the current one; `None` repeats for ever.
+    repeats: Option<u64>,
+}
+
+/// The script ran too many steps without an action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spinning;
+
+impl<'a> Program<'a> {
+    /// The program of `behaviour`, whose first job is released at its offset.
+    pub fn new(behaviour: &'a Behaviour) -> Self {
+        match behaviour {
+            Behaviour::Periodic {
+                period,
+                offset,
+                execution,
+            } => Program::Jobs {
+                separation: *period,
+                jitter: Duration::ZERO,
+                execution: *execution,
+                release: Instant::ZERO.saturating_add(*offset),
+                executed: false,
+            },
+            Behaviour::Sporadic {
+                min_interarrival,
+                jitter,
+                offset,
+                execution,
+            } => Program::Jobs {
+                separation: *min_interarrival,
+                jitter: *jitter,
+                execution: *execution,
+                release: Instant::ZERO.saturating_add(*offset),
+                executed: false,
+            },
+            Behaviour::Script { steps, .. } => Program::Script {
+                frames: vec![Frame {
+                    steps,
+                    next: 0,
+                    repeats: Some(0),
+                }],
+            },
+        }
+    }
+
+    /// The first job's release.
+    pub fn first_release(behaviour: &Behaviour) -> Instant {
+        let offset = match behaviour {
+            Behaviour::Periodic { offset, .. }
+            | Behaviour::Sporadic { offset, .. }
+            | Behaviour::Script { offset, .. } => *offset,
+        };
+        Instant::ZERO.saturating_add(offset)
+    }
+
+    /// What the task does next, asked at `now` when it has nothing left to execute.
+    pub fn next_action(&mut self, now: Instant, rng: &mut ChaCha8Rng) -> Result<Action, Spinning> {
+        match self {
+            Program::Jobs {
+                separation,
+                jitter,
+                execution,
+                release,
+                executed,
+            } => {
+                if !*executed {
+                    *executed = true;
+                    return Ok(Action::Execute {
+                        time: draw(execution, rng),
+                        each: None,
+                    });
+                }
+                let extra = if jitter.is_zero() {
+                    Duration::ZERO
+                } else {
+                    Duration::from_nanos(rng.random_range(0..=jitter.as_nanos()))
+                };
+                // Releases follow the plan even when a job overruns: the next job is then
+                // already due and waits behind this one.
+                *release = release.saturating_add(separation.saturating_add(extra));
+                *executed = false;
+                Ok(Action::Sleep {
+                    until: *release,
+                    release: *release,
+                })
+            }
+            Program::Script { frames } => next_step(frames, now),
+        }
+    }
+}
+
+fn draw(execution: &Execution, rng: &mut ChaCha8Rng) -> Duration {
+    match *execution {
+        Execution::Fixed(d) => d,
+        Execution::Uniform { min, max } => {
+            Duration::from_nanos(rng.random_range(min.as_nanos()..=max.as_nanos()))
+        }
+    }
+}
+
+fn next_step(frames: &mut Vec<Frame<'_>>, now: Instant) -> Result<Action, Spinning> {
+    for _ in 0..MAX_STEPS_PER_ACTION {
+        let Some(frame) = frames.last_mut() else {
+            return Ok(Action::Exit);
+        };
+        let Some(step) = frame.steps.get(frame.next) else {
+            match frame.repeats {
+                Some(0) => {
+                    frames.pop();
+                }
+                Some(ref mut n) => {
+                    *n -= 1;
+                    frame.next = 0;
+                }
+                None => frame.next = 0,
+            }
+            continue;
+        };
+        frame.next += 1;
+        let sleep = |until: Instant| Action::Sleep {
+            until,
+            release: until.max(now),
+        };
+        return Ok(match step {
+            Step::Run(time) => Action::Execute {
+                time: *time,
+                each: None,
+            },
+            Step::Compute { count, each } => Action::Execute {
+                time: each.saturating_mul(*count),
+                each: Some(*each),
+            },
+            Step::SleepFor(d) => sleep(now.saturating_add(*d)),
+            Step::SleepUntil(at) => sleep(*at),
+            Step::SleepUntilAligned(period) => sleep(next_multiple(now, *period)),
+            Step::Loop { count, body } => {
+                frames.push(Frame {
+                    steps: body,
+                    next: 0,
+                    repeats: count.map(|n| n.saturating_sub(1)),
+                });
+                continue;
+            }
+        });
+    }
+    Err(Spinning)
+}
+
+/// The first multiple of `period` strictly after `now`.
+fn next_multiple(now: Instant, period: Duration) -> Instant {
+    let p = period.as_nanos().max(1);
+    let k = now.as_nanos() / p + 1;
+    Instant::from_nanos(k.saturating_mul(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn a_script_walks_nested_loops_in_order() {
+        let behaviour = Behaviour::Script {
+            offset: Duration::ZERO,
+            steps: vec![
+                Step::Run(ms(1)),
+                Step::Loop {
+                    count: Some(2),
+                    body: vec![
+                        Step::SleepFor(ms(2)),
+                        Step::Loop {
+                            count: Some(1),
+                            body: vec![Step::SleepUntilAligned(ms(5))],
+                        },
+                    ],
+                },
+                Step::Compute {
+                    count: 3,
+                    each: ms(1),
+                },
+            ],
+        };
+        let mut program = Program::new(&behaviour);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let now = Instant::from_nanos(7_000_000);
+        let mut actions = Vec::new();
+        loop {
+            let a = program.next_action(now, &mut rng).unwrap();
+            actions.push(a);
+            if a == Action::Exit {
+                break;
+            }
+        }
+        let at = |n: u64| Instant::from_nanos(n * 1_000_000);
+        assert_eq!(
+            actions,
+            vec![
+                Action::Execute {
+                    time: ms(1),
+                    each: None
+                },
+                Action::Sleep {
+                    until: at(9),
+                    release: at(9)
+                },
+                Action::Sleep {
+                    until: at(10),
+                    release: at(10)
+                },
+                Action::Sleep {
+                    until: at(9),
+                    release: at(9)
+                },
+                Action::Sleep {
+                    until: at(10),
+                    release: at(10)
+                },
+                Action::Execute {
+                    time: ms(3),
+                    each: Some(ms(1))
+                },
+                Action::Exit,
+            ]
+        );
+    }
+
+    #[test]
+    fn periodic_jobs_alternate_execution_and_sleep_to_the_next_release() {
+        let behaviour = Behaviour::Periodic {
+            period: ms(5),
+            offset: ms(1),
+            execution: Execution::Fixed(ms(2)),
+        };
+        let mut program = Program::new(&behaviour);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let now = Instant::ZERO;
+        assert_eq!(
+            Program::first_release(&behaviour),
+            Instant::from_nanos(1_000_000)
+        );
+        for k in 1..4u64 {
+            assert_eq!(
+                program.next_action(now, &mut rng),
+                Ok(Action::Execute {
+                    time: ms(2),
+                    each: None
+                })
+            );
+            assert_eq!(
+                program.next_action(now, &mut rng),
+                Ok(Action::Sleep {
+                    until: Instant::from_nanos((1 + 5 * k) * 1_000_000),
+                    release: Instant::from_nanos((1 + 5 * k) * 1_000_000),
+                })
+            );
+        }
+    }
+
+    #[test]
+    fn a_loop_that_never_lets_time_pass_is_reported() {
+        let behaviour = Behaviour::Script {
+            offset: Duration::ZERO,
+            steps: vec![Step::Loop {
+                count: None,
+                body: vec![Step::Loop {
+                    count: Some(1),
+                    body: vec![Step::Loop {
+                        count: Some(1),
+                        body: vec![],
+                    }],
+                }],
+            }],
+        };
+        let mut program = Program::new(&behaviour);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        assert_eq!(program.next_action(Instant::ZERO, &mut rng), Err(Spinning));
+    }
+
+    #[test]
+    fn a_script_sleep_into_the_past_releases_its_next_job_now() {
+        let behaviour = Behaviour::Script {
+            offset: Duration::ZERO,
+            steps: vec![Step::SleepUntil(Instant::from_nanos(3))],
+        };
+        let mut program = Program::new(&behaviour);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        assert_eq!(
+            program.next_action(Instant::from_nanos(8), &mut rng),
+            Ok(Action::Sleep {
+                until: Instant::from_nanos(3),
+                release: Instant::from_nanos(8),
+            })
+        );
+    }
+
+    #[test]
+    fn aligned_sleep_is_strictly_after_now() {
+        assert_eq!(
+            next_multiple(Instant::from_nanos(10), Duration::from_nanos(5)),
+            Instant::from_nanos(15)
+        );
+        assert_eq!(
+            next_multiple(Instant::from_nanos(11), Duration::from_nanos(5)),
+            Instant::from_nanos(15)
+        );
+        assert_eq!(
+            next_multiple(Instant::ZERO, Duration::from_nanos(5)),
+            Instant::from_nanos(5)
+        );
+    }
+}

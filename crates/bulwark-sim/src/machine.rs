@@ -1,0 +1,698 @@
+//! The machine: cores with one-shot timers, the cost model, and the kernel entry sequence
+//! that drives each core's policy exactly as a kernel would.
+//!
+//! A kernel entry at `now` (timer interrupt or a task's system call) goes:
+//! 1. charge the task that was running up to `now`;
+//! 2. hand the event to the policy (`timer_interrupt`, `sleep`, `block`);
+//! 3. call `schedule(now)` once, and program the one-shot timer as it says;
+//! 4. spend the kernel's cost (interrupt entry, scheduler, its reported work, a context switch
+//!    if the task changes) after `now`, charged to the chosen task; then the task runs, first
+//!    refilling its cache if it was preempted.
+//!
+//! Interrupts stay masked in the kernel: a timer that fires during kernel time is taken when
+//! the kernel would return to the task. Configuration before time zero is free.
+
+use bulwark_core::{CoreError, Duration, Edf, FixedPriority, Instant, Policy, TaskId, Wake, Work};
+use bulwark_spec::{CostModel, PolicyKind, Scenario, TaskSpec};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::behaviour::{Action, Program};
+use crate::event::{EventKind, EventQueue};
+use crate::metrics::{CoreMetrics, JobRecord, TaskMetrics};
+use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
+use crate::{Options, Outcome, SimError};
+
+/// How many steps a core may take at one instant before the run is declared a livelock.
+const MAX_STEPS_PER_INSTANT: u32 = 4_000_000;
+/// How often (in events) the progress callback hears of the current time.
+const PROGRESS_EVERY: u64 = 1 << 16;
+
+/// What a core is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Occupant {
+    Idle,
+    /// In the kernel since `entered`; `next` runs when it leaves.
+    Kernel {
+        next: Option<TaskId>,
+        entered: Instant,
+    },
+    Running {
+        task: TaskId,
+        since: Instant,
+    },
+}
+
+/// Why the kernel was entered.
+#[derive(Clone, Copy, Debug)]
+enum Entry {
+    Boot,
+    Timer,
+    Sleep {
+        task: TaskId,
+        until: Instant,
+        release: Instant,
+    },
+    Exit {
+        task: TaskId,
+    },
+}
+
+/// The next thing a core does at the same instant; the core's loop runs these until one
+/// leaves the core busy, so no chain of zero-time steps can recurse.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Enter(Entry),
+    Dispatch(Option<TaskId>),
+    Continue(TaskId),
+}
+
+struct Core {
+    policy: Box<dyn Policy>,
+    occupant: Occupant,
+    timer: Option<Instant>,
+    timer_generation: u32,
+    dispatch_generation: u32,
+    irq_pending: bool,
+    steps_at: (Instant, u32),
+    last_slice: Option<usize>,
+    metrics: CoreMetrics,
+}
+
+/// What a task is executing right now.
+#[derive(Clone, Copy, Debug)]
+struct Execution {
+    left: Duration,
+    each: Option<Duration>,
+    done: Duration,
+}
+
+struct Job {
+    index: u64,
+    release: Instant,
+    deadline: Option<Instant>,
+    first_start: Option<Instant>,
+}
+
+struct TaskRun<'a> {
+    spec: &'a TaskSpec,
+    program: Program<'a>,
+    rng: ChaCha8Rng,
+    executing: Option<Execution>,
+    refill_left: Duration,
+    needs_refill: bool,
+    job: Option<Job>,
+    metrics: TaskMetrics,
+}
+
+/// One run of a scenario.
+pub struct Machine<'a> {
+    cost: CostModel,
+    until: Instant,
+    queue: EventQueue,
+    cores: Vec<Core>,
+    tasks: Vec<TaskRun<'a>>,
+    trace: Option<Trace>,
+    jobs: Option<Vec<JobRecord>>,
+    events: u64,
+    scenario: &'a Scenario,
+    seed: u64,
+}
+
+impl<'a> Machine<'a> {
+    /// A machine configured for `scenario`, at time zero.
+    pub fn new(scenario: &'a Scenario, options: &Options) -> Result<Self, SimError> {
+        let seed = options.seed.unwrap_or(scenario.seed);
+        let until = Instant::ZERO.saturating_add(options.until.unwrap_or(scenario.duration));
+        let count = scenario.tasks.len();
+        let mut cores = Vec::with_capacity(scenario.cores as usize);
+        for core in 0..scenario.cores {
+            cores.push(Core {
+                policy: build_policy(scenario, core)?,
+                occupant: Occupant::Idle,
+                timer: None,
+                timer_generation: 0,
+                dispatch_generation: 0,
+                irq_pending: false,
+                steps_at: (Instant::ZERO, 0),
+                last_slice: None,
+                metrics: CoreMetrics::default(),
+            });
+        }
+        let mut tasks = Vec::with_capacity(count);
+        for (i, spec) in scenario.tasks.iter().enumerate() {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            // One stream per task: a task's draws do not depend on any other task's.
+            rng.set_stream(i as u64);
+            tasks.push(TaskRun {
+                spec,
+                program: Program::new(&spec.behaviour),
+                rng,
+                executing: None,
+                refill_left: Duration::ZERO,
+                needs_refill: false,
+                job: None,
+                metrics: TaskMetrics {
+                    name: spec.name.clone(),
+                    core: spec.core,
+                    ..TaskMetrics::default()
+                },
+            });
+        }
+        Ok(Machine {
+            cost: scenario.cost,
+            until,
+            queue: EventQueue::default(),
+            cores,
+            tasks,
+            trace: options.record_trace.then(Trace::default),
+            jobs: options.record_jobs.then(Vec::new),
+            events: 0,
+            scenario,
+            seed,
+        })
+    }
+
+    /// Runs to the end, calling `progress` now and then with the simulated time reached.
+    pub fn run(mut self, progress: &mut dyn FnMut(Instant)) -> Result<Outcome, SimError> {
+        self.boot()?;
+        while let Some((now, kind)) = self.queue.pop_until(self.until) {
+            self.handle(now, kind)?;
+            if self.events % PROGRESS_EVERY == 0 {
+                progress(now);
+            }
+        }
+        progress(self.until);
+        Ok(self.finish())
+    }
+
+    fn boot(&mut self) -> Result<(), SimError> {
+        for i in 0..self.tasks.len() {
+            let id = TaskId(i as u32);
+            let release = Program::first_release(&self.tasks[i].spec.behaviour);
+            let wake = self.open_job(id, 0, release);
+            let core = self.tasks[i].spec.core as usize;
+            let mut work = Work::default();
+            let policy = &mut self.cores[core].policy;
+            let result = if release == Instant::ZERO {
+                policy.activate(Instant::ZERO, id, wake, &mut work)
+            } else {
+                policy.sleep(Instant::ZERO, id, release, wake, &mut work)
+            };
+            result.map_err(|error| self.refused("activate", id, Instant::ZERO, error))?;
+        }
+        for core in 0..self.cores.len() {
+            self.run_core(core as u16, Instant::ZERO, Step::Enter(Entry::Boot))?;
+        }
+        Ok(())
+    }
+
+    fn handle(&mut self, now: Instant, kind: EventKind) -> Result<(), SimError> {
+        match kind {
+            EventKind::Timer { core, generation } => {
+                let c = &mut self.cores[core as usize];
+                if generation != c.timer_generation {
+                    return Ok(());
+                }
+                self.events += 1;
+                c.timer = None;
+                if matches!(c.occupant, Occupant::Kernel { .. }) {
+                    c.irq_pending = true;
+                    return Ok(());
+                }
+                self.run_core(core, now, Step::Enter(Entry::Timer))
+            }
+            EventKind::ExecutionDone { core, generation } => {
+                let c = &self.cores[core as usize];
+                let Occupant::Running { task, .. } = c.occupant else {
+                    return Ok(());
+                };
+                if generation != c.dispatch_generation {
+                    return Ok(());
+                }
+                self.events += 1;
+                self.run_core(core, now, Step::Continue(task))
+            }
+            EventKind::KernelExit { core, generation } => {
+                let c = &mut self.cores[core as usize];
+                let Occupant::Kernel { next, entered } = c.occupant else {
+                    return Ok(());
+                };
+                if generation != c.dispatch_generation {
+                    return Ok(());
+                }
+                self.events += 1;
+                self.record_slice(core, next, SliceKind::Kernel, entered, now);
+                let c = &mut self.cores[core as usize];
+                if c.irq_pending {
+                    // The masked timer interrupt is taken before the chosen task runs a cycle.
+                    c.irq_pending = false;
+                    c.occupant = match next {
+                        Some(task) => Occupant::Running { task, since: now },
+                        None => Occupant::Idle,
+                    };
+                    return self.run_core(core, now, Step::Enter(Entry::Timer));
+                }
+                self.run_core(core, now, Step::Dispatch(next))
+            }
+        }
+    }
+
+    /// Runs a core's steps at `now` until it is left busy (running, in the kernel or idle).
+    fn run_core(&mut self, core: u16, now: Instant, first: Step) -> Result<(), SimError> {
+        let mut step = Some(first);
+        while let Some(s) = step.take() {
+            let c = &mut self.cores[core as usize];
+            if c.steps_at.0 == now {
+                c.steps_at.1 += 1;
+                if c.steps_at.1 > MAX_STEPS_PER_INSTANT {
+                    return Err(SimError::Livelock { core, at: now });
+                }
+            } else {
+                c.steps_at = (now, 1);
+            }
+            step = match s {
+                Step::Enter(entry) => self.enter_kernel(core, now, entry)?,
+                Step::Dispatch(next) => self.dispatch(core, now, next),
+                Step::Continue(task) => self.continue_task(core, now, task)?,
+            };
+        }
+        Ok(())
+    }
+
+    fn enter_kernel(
+        &mut self,
+        core: u16,
+        now: Instant,
+        entry: Entry,
+    ) -> Result<Option<Step>, SimError> {
+        let previous = match self.cores[core as usize].occupant {
+            Occupant::Running { task, since } => {
+                self.charge(core, task, since, now);
+                Some(task)
+            }
+            _ => None,
+        };
+        let c = &mut self.cores[core as usize];
+        c.dispatch_generation = c.dispatch_generation.wrapping_add(1);
+        let mut work = Work::default();
+        let mut cycles = self.cost.scheduler;
+        let mut suspended = None;
+        match entry {
+            Entry::Boot => cycles = 0,
+            Entry::Timer => {
+                cycles = cycles.saturating_add(self.cost.timer_interrupt);
+                c.metrics.timer_interrupts += 1;
+                c.policy.timer_interrupt(now, &mut work);
+            }
+            Entry::Sleep {
+                task,
+                until,
+                release,
+            } => {
+                suspended = Some(task);
+                let next_index = self.close_job(task, now) + 1;
+                let wake = self.open_job(task, next_index, release);
+                let c = &mut self.cores[core as usize];
+                c.policy
+                    .sleep(now, task, until, wake, &mut work)
+                    .map_err(|error| self.refused("sleep", task, now, error))?;
+            }
+            Entry::Exit { task } => {
+                suspended = Some(task);
+                self.close_job(task, now);
+                let c = &mut self.cores[core as usize];
+                c.policy
+                    .block(now, task, &mut work)
+                    .map_err(|error| self.refused("block", task, now, error))?;
+            }
+        }
+        let c = &mut self.cores[core as usize];
+        let decision = c.policy.schedule(now, &mut work);
+        let units = work.units();
+        cycles = cycles.saturating_add(self.cost.per_work_unit.saturating_mul(units));
+        if decision.next.is_some() && decision.next != previous {
+            cycles = cycles.saturating_add(self.cost.context_switch);
+            c.metrics.context_switches += 1;
+        }
+        c.metrics.invocations += 1;
+        c.metrics.work_units += units;
+        c.metrics.max_work_units = c.metrics.max_work_units.max(units);
+        if decision.timer != c.timer {
+            c.timer = decision.timer;
+            c.timer_generation = c.timer_generation.wrapping_add(1);
+            if let Some(at) = decision.timer {
+                let generation = c.timer_generation;
+                self.queue
+                    .push(at.max(now), EventKind::Timer { core, generation });
+            }
+        }
+        if let Some(p) = previous {
+            if suspended != Some(p) && decision.next != Some(p) {
+                let task = &mut self.tasks[p.index()];
+                task.needs_refill = true;
+                task.metrics.preemptions += 1;
+            }
+        }
+        let overhead = if matches!(entry, Entry::Boot) {
+            Duration::ZERO
+        } else {
+            self.cost.time_of(cycles)
+        };
+        if overhead.is_zero() {
+            return Ok(Some(Step::Dispatch(decision.next)));
+        }
+        let c = &mut self.cores[core as usize];
+        c.metrics.kernel_ns += overhead.as_nanos();
+        c.occupant = Occupant::Kernel {
+            next: decision.next,
+            entered: now,
+        };
+        let generation = c.dispatch_generation;
+        if let Some(next) = decision.next {
+            self.tasks[next.index()].metrics.kernel_ns += overhead.as_nanos();
+        }
+        self.queue.push(
+            now.saturating_add(overhead),
+            EventKind::KernelExit { core, generation },
+        );
+        Ok(None)
+    }
+
+    fn dispatch(&mut self, core: u16, now: Instant, next: Option<TaskId>) -> Option<Step> {
+        let Some(task) = next else {
+            self.cores[core as usize].occupant = Occupant::Idle;
+            return None;
+        };
+        self.cores[core as usize].occupant = Occupant::Running { task, since: now };
+        let refill = self.cost.time_of(self.cost.cache_refill);
+        let t = &mut self.tasks[task.index()];
+        if t.needs_refill {
+            t.needs_refill = false;
+            t.refill_left = refill;
+        }
+        if let Some(job) = t.job.as_mut() {
+            if job.first_start.is_none() {
+                job.first_start = Some(now);
+                t.metrics
+                    .wakeup_latency
+                    .record(now.saturating_duration_since(job.release));
+            }
+        }
+        Some(Step::Continue(task))
+    }
+
+    /// The running `task` goes on at `now`: finishes what it executed, then either keeps
+    /// executing (an event when that ends) or makes a system call.
+    fn continue_task(
+        &mut self,
+        core: u16,
+        now: Instant,
+        task: TaskId,
+    ) -> Result<Option<Step>, SimError> {
+        if let Occupant::Running { since, .. } = self.cores[core as usize].occupant {
+            self.charge(core, task, since, now);
+            self.cores[core as usize].occupant = Occupant::Running { task, since: now };
+        }
+        loop {
+            let t = &mut self.tasks[task.index()];
+            if let Some(e) = t.executing {
+                if !e.left.is_zero() || !t.refill_left.is_zero() {
+                    let end = now.saturating_add(t.refill_left).saturating_add(e.left);
+                    let c = &mut self.cores[core as usize];
+                    c.dispatch_generation = c.dispatch_generation.wrapping_add(1);
+                    let generation = c.dispatch_generation;
+                    self.queue
+                        .push(end, EventKind::ExecutionDone { core, generation });
+                    return Ok(None);
+                }
+                t.executing = None;
+            }
+            let action =
+                t.program
+                    .next_action(now, &mut t.rng)
+                    .map_err(|_| SimError::Spinning {
+                        task: t.spec.name.clone(),
+                        at: now,
+                    })?;
+            match action {
+                Action::Execute { time, each } => {
+                    t.executing = Some(Execution {
+                        left: time,
+                        each,
+                        done: Duration::ZERO,
+                    });
+                }
+                Action::Sleep { until, release } => {
+                    return Ok(Some(Step::Enter(Entry::Sleep {
+                        task,
+                        until,
+                        release,
+                    })))
+                }
+                Action::Exit => return Ok(Some(Step::Enter(Entry::Exit { task }))),
+            }
+        }
+    }
+
+    /// Charges `task` for running on `core` from `since` to `now`: cache refill first, then
+    /// its own execution.
+    fn charge(&mut self, core: u16, task: TaskId, since: Instant, now: Instant) {
+        let elapsed = now.saturating_duration_since(since);
+        if elapsed.is_zero() {
+            return;
+        }
+        let t = &mut self.tasks[task.index()];
+        let refill = t.refill_left.min(elapsed);
+        t.refill_left = t.refill_left.saturating_sub(refill);
+        t.metrics.refill_ns += refill.as_nanos();
+        let own = elapsed.saturating_sub(refill);
+        t.metrics.executed_ns += own.as_nanos();
+        if let Some(e) = t.executing.as_mut() {
+            let own = own.min(e.left);
+            e.left = e.left.saturating_sub(own);
+            if let Some(each) = e.each {
+                let before = e.done.as_nanos() / each.as_nanos().max(1);
+                e.done = e.done.saturating_add(own);
+                let after = e.done.as_nanos() / each.as_nanos().max(1);
+                t.metrics.work_units += after - before;
+            }
+        }
+        self.cores[core as usize].metrics.busy_ns += elapsed.as_nanos();
+        let split = since.saturating_add(refill);
+        self.record_slice(core, Some(task), SliceKind::CacheRefill, since, split);
+        self.record_slice(core, Some(task), SliceKind::Task, split, now);
+    }
+
+    /// Starts job `index` of `task`, released at `release`; returns the wake-up the policy
+    /// needs for it.
+    fn open_job(&mut self, task: TaskId, index: u64, release: Instant) -> Wake {
+        let t = &mut self.tasks[task.index()];
+        let deadline = t.spec.deadline.map(|d| release.saturating_add(d));
+        t.job = Some(Job {
+            index,
+            release,
+            deadline,
+            first_start: None,
+        });
+        if release <= self.until {
+            mark(
+                &mut self.trace,
+                task,
+                t.spec.core,
+                MarkKind::Release,
+                release,
+                index,
+            );
+        }
+        Wake::NextJob {
+            deadline: deadline.unwrap_or(Instant::NEVER),
+        }
+    }
+
+    /// Ends `task`'s current job at `now` (`now` past the horizon means unfinished); returns
+    /// its index.
+    fn close_job(&mut self, task: TaskId, now: Instant) -> u64 {
+        let t = &mut self.tasks[task.index()];
+        let Some(job) = t.job.take() else {
+            return 0;
+        };
+        let finished = now <= self.until;
+        let core = t.spec.core;
+        let m = &mut t.metrics;
+        m.jobs += 1;
+        // A job completing exactly at its deadline meets it.
+        let missed = job.deadline.is_some_and(|d| now > d);
+        if finished {
+            m.completed += 1;
+            m.response
+                .record(now.saturating_duration_since(job.release));
+            mark(
+                &mut self.trace,
+                task,
+                core,
+                MarkKind::Completion,
+                now,
+                job.index,
+            );
+            mark(
+                &mut self.trace,
+                task,
+                core,
+                MarkKind::Suspend,
+                now,
+                job.index,
+            );
+        }
+        if missed {
+            let deadline = job.deadline.unwrap_or(Instant::NEVER);
+            m.misses += 1;
+            m.first_miss.get_or_insert(deadline);
+            mark(
+                &mut self.trace,
+                task,
+                core,
+                MarkKind::DeadlineMiss,
+                deadline,
+                job.index,
+            );
+        }
+        if let Some(jobs) = self.jobs.as_mut() {
+            jobs.push(JobRecord {
+                task,
+                job: job.index,
+                release: job.release,
+                first_start: job.first_start,
+                completion: finished.then_some(now),
+                deadline: job.deadline,
+                missed,
+            });
+        }
+        job.index
+    }
+
+    fn record_slice(
+        &mut self,
+        core: u16,
+        task: Option<TaskId>,
+        kind: SliceKind,
+        start: Instant,
+        end: Instant,
+    ) {
+        let Some(trace) = self.trace.as_mut() else {
+            return;
+        };
+        let end = end.min(self.until);
+        if end <= start {
+            return;
+        }
+        let c = &mut self.cores[core as usize];
+        if let Some(last) = c.last_slice.and_then(|i| trace.slices.get_mut(i)) {
+            if last.task == task && last.kind == kind && last.end == start {
+                last.end = end;
+                return;
+            }
+        }
+        c.last_slice = Some(trace.slices.len());
+        trace.slices.push(Slice {
+            core,
+            task,
+            kind,
+            start,
+            end,
+        });
+    }
+
+    fn refused(&self, call: &'static str, task: TaskId, at: Instant, error: CoreError) -> SimError {
+        SimError::Refused {
+            call,
+            task: self.tasks[task.index()].spec.name.clone(),
+            at,
+            error,
+        }
+    }
+
+    fn finish(mut self) -> Outcome {
+        let until = self.until;
+        for core in 0..self.cores.len() {
+            match self.cores[core].occupant {
+                Occupant::Running { task, since } => self.charge(core as u16, task, since, until),
+                Occupant::Kernel { next, entered } => {
+                    self.record_slice(core as u16, next, SliceKind::Kernel, entered, until)
+                }
+                Occupant::Idle => {}
+            }
+        }
+        for i in 0..self.tasks.len() {
+            let released = self.tasks[i]
+                .job
+                .as_ref()
+                .is_some_and(|job| job.release <= until);
+            if released {
+                // Unfinished at the end: it counts as released, and as missed if its deadline
+                // has passed (a completion at the horizon itself was already processed).
+                self.close_job(
+                    TaskId(i as u32),
+                    until.saturating_add(Duration::from_nanos(1)),
+                );
+            }
+        }
+        Outcome {
+            scenario: self.scenario.name.clone(),
+            policy: self.scenario.policy.name(),
+            seed: self.seed,
+            until,
+            events: self.events,
+            tasks: self.tasks.into_iter().map(|t| t.metrics).collect(),
+            cores: self.cores.iter().map(|c| c.metrics).collect(),
+            jobs: self.jobs,
+            trace: self.trace,
+        }
+    }
+}
+
+/// The policy of core `core`, configured with the tasks partitioned onto it.
+fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimError> {
+    let count = scenario.tasks.len();
+    let on_core = scenario
+        .tasks
+        .iter()
+        .enumerate()
+        .filter(|(_, spec)| spec.core == core)
+        .map(|(i, spec)| (TaskId(i as u32), spec));
+    let refused = |spec: &TaskSpec, error| SimError::Configuration {
+        task: spec.name.clone(),
+        error,
+    };
+    Ok(match scenario.policy {
+        PolicyKind::FixedPriority => {
+            let mut policy = FixedPriority::with_capacity(count);
+            for (id, spec) in on_core {
+                let priority = spec.priority.unwrap_or_default();
+                policy
+                    .add_task(id, priority)
+                    .map_err(|e| refused(spec, e))?;
+            }
+            Box::new(policy)
+        }
+        PolicyKind::Edf => {
+            let mut policy = Edf::with_capacity(count);
+            for (id, spec) in on_core {
+                policy.add_task(id).map_err(|e| refused(spec, e))?;
+            }
+            Box::new(policy)
+        }
+    })
+}
+
+fn mark(trace: &mut Option<Trace>, task: TaskId, core: u16, kind: MarkKind, at: Instant, job: u64) {
+    if let Some(trace) = trace.as_mut() {
+        trace.marks.push(Mark {
+            task,
+            core,
+            kind,
+            at,
+            job,
+        });
+    }
+}

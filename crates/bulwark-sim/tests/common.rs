@@ -1,0 +1,118 @@
+//! Builders for small scenarios written directly as validated model values, so these tests
+//! do not depend on the scenario parser.
+#![allow(dead_code)]
+
+use bulwark_core::{Duration, Instant, Priority, TaskId};
+use bulwark_sim::{JobRecord, Options, Outcome};
+use bulwark_spec::{Behaviour, CostModel, Execution, PolicyKind, Scenario, Step, TaskSpec};
+
+pub fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+pub fn us(n: u64) -> Duration {
+    Duration::from_micros(n)
+}
+
+pub fn scenario(
+    policy: PolicyKind,
+    cores: u16,
+    duration: Duration,
+    tasks: Vec<TaskSpec>,
+) -> Scenario {
+    Scenario {
+        name: "test".into(),
+        description: String::new(),
+        seed: 0,
+        duration,
+        cores,
+        policy,
+        cost: CostModel::default(),
+        tasks,
+    }
+}
+
+/// A periodic task (deadline = period) with a fixed execution time.
+pub fn periodic(
+    name: &str,
+    core: u16,
+    priority: Option<u8>,
+    execution: Duration,
+    period: Duration,
+    offset: Duration,
+) -> TaskSpec {
+    TaskSpec {
+        name: name.into(),
+        core,
+        priority: priority.map(Priority),
+        deadline: Some(period),
+        behaviour: Behaviour::Periodic {
+            period,
+            offset,
+            execution: Execution::Fixed(execution),
+        },
+    }
+}
+
+pub fn script(
+    name: &str,
+    core: u16,
+    priority: Option<u8>,
+    deadline: Option<Duration>,
+    steps: Vec<Step>,
+) -> TaskSpec {
+    TaskSpec {
+        name: name.into(),
+        core,
+        priority: priority.map(Priority),
+        deadline,
+        behaviour: Behaviour::Script {
+            offset: Duration::ZERO,
+            steps,
+        },
+    }
+}
+
+pub fn run_jobs(scenario: &Scenario) -> Outcome {
+    let options = Options {
+        record_jobs: true,
+        record_trace: true,
+        ..Options::default()
+    };
+    bulwark_sim::run(scenario, &options).expect("the run completes")
+}
+
+/// (release, first start, completion, missed) of every job of `task`, in milliseconds.
+pub type Row = (u64, Option<u64>, Option<u64>, bool);
+
+pub fn rows_ms(outcome: &Outcome, task: u32) -> Vec<Row> {
+    let to_ms = |t: Instant| {
+        assert_eq!(
+            t.as_nanos() % 1_000_000,
+            0,
+            "hand-checked times are whole milliseconds"
+        );
+        t.as_nanos() / 1_000_000
+    };
+    let mut jobs: Vec<&JobRecord> = outcome
+        .jobs
+        .as_ref()
+        .expect("jobs were recorded")
+        .iter()
+        .filter(|j| j.task == TaskId(task))
+        .collect();
+    jobs.sort_by_key(|j| j.job);
+    for (i, j) in jobs.iter().enumerate() {
+        assert_eq!(j.job, i as u64, "job indices are dense");
+    }
+    jobs.iter()
+        .map(|j| {
+            (
+                to_ms(j.release),
+                j.first_start.map(to_ms),
+                j.completion.map(to_ms),
+                j.missed,
+            )
+        })
+        .collect()
+}

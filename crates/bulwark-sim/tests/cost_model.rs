@@ -1,0 +1,86 @@
+//! The cost model, checked by hand: kernel time after `now` is charged to the task chosen,
+//! a timer interrupt costs more than a system call, and a preempted task pays a cache refill.
+
+mod common;
+
+use bulwark_core::{Instant, TaskId};
+use bulwark_sim::{Slice, SliceKind};
+use bulwark_spec::{CostModel, PolicyKind};
+use common::*;
+
+/// 1 GHz (1 cycle = 1 ns); timer interrupt 200, scheduler 100, context switch 50, refill 300.
+/// lo = (10us, 100us) priority 1 from 0; hi = (2us, 100us) priority 2 from 5us.
+///
+/// ```text
+/// 0      lo runs (configuration before time zero is free)
+/// 5000   timer: 200 + 100 + 50 = 350 ns of kernel, charged to hi      [5000, 5350)
+/// 5350   hi runs 2 us                                                  [5350, 7350)
+/// 7350   hi ends its job: 100 + 50 = 150 ns, charged to lo             [7350, 7500)
+/// 7500   lo refills its cache 300 ns, then runs its last 5 us          [7500, 7800) [7800, 12800)
+/// 12800  lo ends its job: 100 ns, then the core idles                  [12800, 12900)
+/// ```
+#[test]
+fn kernel_time_is_charged_to_the_task_chosen() {
+    let mut s = scenario(
+        PolicyKind::FixedPriority,
+        1,
+        us(20),
+        vec![
+            periodic("lo", 0, Some(1), us(10), us(100), us(0)),
+            periodic("hi", 0, Some(2), us(2), us(100), us(5)),
+        ],
+    );
+    s.cost = CostModel {
+        clock_hz: 1_000_000_000,
+        timer_interrupt: 200,
+        scheduler: 100,
+        per_work_unit: 0,
+        context_switch: 50,
+        cache_refill: 300,
+    };
+    let o = run_jobs(&s);
+    let at = Instant::from_nanos;
+    let slice = |task: Option<u32>, kind, start, end| Slice {
+        core: 0,
+        task: task.map(TaskId),
+        kind,
+        start: at(start),
+        end: at(end),
+    };
+    assert_eq!(
+        o.trace.as_ref().unwrap().slices,
+        vec![
+            slice(Some(0), SliceKind::Task, 0, 5000),
+            slice(Some(1), SliceKind::Kernel, 5000, 5350),
+            slice(Some(1), SliceKind::Task, 5350, 7350),
+            slice(Some(0), SliceKind::Kernel, 7350, 7500),
+            slice(Some(0), SliceKind::CacheRefill, 7500, 7800),
+            slice(Some(0), SliceKind::Task, 7800, 12800),
+            slice(None, SliceKind::Kernel, 12800, 12900),
+        ]
+    );
+    let (lo, hi) = (&o.tasks[0], &o.tasks[1]);
+    assert_eq!((lo.response.max_ns, hi.response.max_ns), (12800, 2350));
+    assert_eq!(hi.wakeup_latency.max_ns, 350);
+    assert_eq!((lo.kernel_ns, hi.kernel_ns), (150, 350));
+    assert_eq!(
+        (lo.refill_ns, lo.executed_ns, lo.preemptions),
+        (300, 10_000, 1)
+    );
+    let core = &o.cores[0];
+    assert_eq!((core.kernel_ns, core.busy_ns), (600, 12_300));
+    assert_eq!((core.timer_interrupts, core.context_switches), (1, 3));
+}
+
+/// Cycles convert to time at the scenario's clock, rounding up: 3 cycles at 2 GHz is 1.5 ns,
+/// charged as 2 ns.
+#[test]
+fn cycles_round_up_to_whole_nanoseconds() {
+    let cost = CostModel {
+        clock_hz: 2_000_000_000,
+        ..CostModel::default()
+    };
+    assert_eq!(cost.time_of(3).as_nanos(), 2);
+    assert_eq!(cost.time_of(4).as_nanos(), 2);
+    assert_eq!(cost.time_of(0).as_nanos(), 0);
+}

@@ -1,0 +1,286 @@
+//! Schedules checked by hand: every job's release, first start and completion is asserted
+//! against the timeline worked out in the comments.
+
+mod common;
+
+use bulwark_core::Instant;
+use bulwark_spec::{PolicyKind, Step};
+use common::*;
+
+/// Liu & Layland's classic (C, T) = (2, 5), (4, 7), U = 0.971, under rate-monotonic priorities.
+///
+/// ```text
+/// t:   0   2   5   7  8  10  12  14  15  17  20
+/// t1:  [0,2]   [5,7]     [10,12]     [15,17] [20..
+/// t2:      [2,5]    [7,8](misses 7) [8,10] [12,14] [14,15] [17,20]
+/// ```
+/// t2's first job runs 2-5 (3 units), is preempted by t1 at 5, resumes at 7 and completes at 8,
+/// after its deadline 7: the first miss is at 7. Its second job (released 7) starts at 8, runs
+/// 8-10 and 12-14 and meets deadline 14 exactly; its third (released 14) runs 14-15 and 17-20.
+#[test]
+fn rate_monotonic_misses_where_edf_does_not() {
+    let s = scenario(
+        PolicyKind::FixedPriority,
+        1,
+        ms(20),
+        vec![
+            periodic("t1", 0, Some(2), ms(2), ms(5), ms(0)),
+            periodic("t2", 0, Some(1), ms(4), ms(7), ms(0)),
+        ],
+    );
+    let o = run_jobs(&s);
+    assert_eq!(
+        rows_ms(&o, 0),
+        vec![
+            (0, Some(0), Some(2), false),
+            (5, Some(5), Some(7), false),
+            (10, Some(10), Some(12), false),
+            (15, Some(15), Some(17), false),
+            (20, Some(20), None, false),
+        ]
+    );
+    assert_eq!(
+        rows_ms(&o, 1),
+        vec![
+            (0, Some(2), Some(8), true),
+            (7, Some(8), Some(14), false),
+            (14, Some(14), Some(20), false),
+        ]
+    );
+    assert_eq!(o.tasks[1].misses, 1);
+    assert_eq!(o.tasks[1].first_miss, Some(Instant::from_nanos(7_000_000)));
+    assert_eq!(o.tasks[1].preemptions, 3, "preempted at 5, 10 and 15");
+}
+
+/// The same set under EDF (ties to the earlier activation):
+///
+/// ```text
+/// t1: [0,2]  [6,8]  [12,14]  [15,17]  [20..
+/// t2: [2,6]  [8,12]  [14,15] [17,20]
+/// ```
+/// At 5 t1's second job (deadline 10) does not preempt t2 (deadline 7); at 10 t1's third
+/// (deadline 15) does not preempt t2's second (deadline 14); at 15 t1 (deadline 20) preempts
+/// t2's third (deadline 21). No deadline is missed.
+#[test]
+fn edf_schedules_the_same_set_without_a_miss() {
+    let s = scenario(
+        PolicyKind::Edf,
+        1,
+        ms(20),
+        vec![
+            periodic("t1", 0, None, ms(2), ms(5), ms(0)),
+            periodic("t2", 0, None, ms(4), ms(7), ms(0)),
+        ],
+    );
+    let o = run_jobs(&s);
+    assert_eq!(
+        rows_ms(&o, 0),
+        vec![
+            (0, Some(0), Some(2), false),
+            (5, Some(6), Some(8), false),
+            (10, Some(12), Some(14), false),
+            (15, Some(15), Some(17), false),
+            (20, Some(20), None, false),
+        ]
+    );
+    assert_eq!(
+        rows_ms(&o, 1),
+        vec![
+            (0, Some(2), Some(6), false),
+            (7, Some(8), Some(12), false),
+            (14, Some(14), Some(20), false),
+        ]
+    );
+    assert_eq!(o.tasks[0].misses + o.tasks[1].misses, 0);
+}
+
+/// Harmonic set at utilisation exactly 1.0 under fixed priority: (2,4), (2,8), (4,16).
+///
+/// ```text
+/// t:  0  2  4  6  8  10 12 14 16
+/// t1: [0,2] [4,6] [8,10] [12,14] [16..
+/// t2:    [2,4]         [10,12]
+/// t3:          [6,8]           [14,16]
+/// ```
+/// t3 gets the slots 6-8 and 14-16 and completes at 16, exactly its deadline: no miss, and the
+/// processor never idles.
+#[test]
+fn fixed_priority_at_full_utilisation_meets_every_deadline() {
+    let s = scenario(
+        PolicyKind::FixedPriority,
+        1,
+        ms(16),
+        vec![
+            periodic("t1", 0, Some(3), ms(2), ms(4), ms(0)),
+            periodic("t2", 0, Some(2), ms(2), ms(8), ms(0)),
+            periodic("t3", 0, Some(1), ms(4), ms(16), ms(0)),
+        ],
+    );
+    let o = run_jobs(&s);
+    assert_eq!(
+        rows_ms(&o, 0),
+        vec![
+            (0, Some(0), Some(2), false),
+            (4, Some(4), Some(6), false),
+            (8, Some(8), Some(10), false),
+            (12, Some(12), Some(14), false),
+            (16, Some(16), None, false),
+        ]
+    );
+    assert_eq!(
+        rows_ms(&o, 1),
+        vec![
+            (0, Some(2), Some(4), false),
+            (8, Some(10), Some(12), false),
+            (16, None, None, false)
+        ]
+    );
+    assert_eq!(
+        rows_ms(&o, 2),
+        vec![(0, Some(6), Some(16), false), (16, None, None, false)]
+    );
+    assert_eq!(o.cores[0].busy_ns, 16_000_000, "never idle at U = 1");
+}
+
+/// EDF at utilisation exactly 1.0 with a deadline tie: (2,4), (3,6).
+///
+/// ```text
+/// t:  0  2  5  7  10 12
+/// t1: [0,2]  [5,7]  [10,12]
+/// t2:    [2,5]  [7,10]
+/// ```
+/// At 8, t1's third job (deadline 12) ties with the running t2 (deadline 12, activated at 6):
+/// the earlier activation keeps the processor, so t2 completes at 10 and t1 at 12.
+#[test]
+fn edf_at_full_utilisation_keeps_the_earlier_of_equal_deadlines() {
+    let s = scenario(
+        PolicyKind::Edf,
+        1,
+        ms(12),
+        vec![
+            periodic("t1", 0, None, ms(2), ms(4), ms(0)),
+            periodic("t2", 0, None, ms(3), ms(6), ms(0)),
+        ],
+    );
+    let o = run_jobs(&s);
+    assert_eq!(
+        rows_ms(&o, 0),
+        vec![
+            (0, Some(0), Some(2), false),
+            (4, Some(5), Some(7), false),
+            (8, Some(10), Some(12), false),
+            (12, Some(12), None, false),
+        ]
+    );
+    assert_eq!(
+        rows_ms(&o, 1),
+        vec![
+            (0, Some(2), Some(5), false),
+            (6, Some(7), Some(10), false),
+            (12, None, None, false)
+        ]
+    );
+    assert_eq!(o.tasks[1].preemptions, 0);
+}
+
+/// Two cores under fixed priority, partitioned; core 1 has an offset task and a script.
+///
+/// ```text
+/// core 0: a (2,5) prio 2; b (3,10) prio 1
+///   a: [0,2] [5,7] [10,12] [15..     b: [2,5] [12,15]
+/// core 1: c (4,8) offset 1, prio 5; d script prio 6, deadline 2: run 1, sleep-for 2, run 1
+///   d: [0,1] sleeps to 3, [3,4], exits   c: [1,3] [4,6] [9,13]
+/// ```
+#[test]
+fn two_cores_run_their_partitions_independently() {
+    let s = scenario(
+        PolicyKind::FixedPriority,
+        2,
+        ms(15),
+        vec![
+            periodic("a", 0, Some(2), ms(2), ms(5), ms(0)),
+            periodic("b", 0, Some(1), ms(3), ms(10), ms(0)),
+            periodic("c", 1, Some(5), ms(4), ms(8), ms(1)),
+            script(
+                "d",
+                1,
+                Some(6),
+                Some(ms(2)),
+                vec![Step::Run(ms(1)), Step::SleepFor(ms(2)), Step::Run(ms(1))],
+            ),
+        ],
+    );
+    let o = run_jobs(&s);
+    assert_eq!(
+        rows_ms(&o, 0),
+        vec![
+            (0, Some(0), Some(2), false),
+            (5, Some(5), Some(7), false),
+            (10, Some(10), Some(12), false),
+            (15, Some(15), None, false),
+        ]
+    );
+    assert_eq!(
+        rows_ms(&o, 1),
+        vec![
+            (0, Some(2), Some(5), false),
+            (10, Some(12), Some(15), false)
+        ]
+    );
+    assert_eq!(
+        rows_ms(&o, 2),
+        vec![(1, Some(1), Some(6), false), (9, Some(9), Some(13), false)]
+    );
+    assert_eq!(
+        rows_ms(&o, 3),
+        vec![(0, Some(0), Some(1), false), (3, Some(3), Some(4), false)]
+    );
+    assert_eq!(o.tasks[2].preemptions, 1, "c is preempted once, by d at 3");
+    assert_eq!(o.cores[0].busy_ns, 12_000_000, "a: 2+2+2, b: 3+3");
+    assert_eq!(o.cores[1].busy_ns, 10_000_000);
+}
+
+/// Overloaded EDF, U = 0.6 + 0.5 = 1.1: (3,5), (3,6).
+///
+/// ```text
+/// t:  0  3  6  9  12 15 18 21 24
+/// t1: [0,3]  [6,9]  [12,15]  [18,21]x  [24..
+/// t2:    [3,6]  [9,12]  [15,18]  [21,24]
+/// ```
+/// Every job meets its deadline until t1's fourth (released 15, deadline 20) which waits behind
+/// t2's third (deadline 18) and completes at 21: the first miss is at 20.
+#[test]
+fn overloaded_edf_first_misses_at_twenty() {
+    let s = scenario(
+        PolicyKind::Edf,
+        1,
+        ms(24),
+        vec![
+            periodic("t1", 0, None, ms(3), ms(5), ms(0)),
+            periodic("t2", 0, None, ms(3), ms(6), ms(0)),
+        ],
+    );
+    let o = run_jobs(&s);
+    assert_eq!(
+        rows_ms(&o, 0),
+        vec![
+            (0, Some(0), Some(3), false),
+            (5, Some(6), Some(9), false),
+            (10, Some(12), Some(15), false),
+            (15, Some(18), Some(21), true),
+            (20, Some(24), None, false),
+        ]
+    );
+    assert_eq!(
+        rows_ms(&o, 1),
+        vec![
+            (0, Some(3), Some(6), false),
+            (6, Some(9), Some(12), false),
+            (12, Some(15), Some(18), false),
+            (18, Some(21), Some(24), false),
+            (24, None, None, false),
+        ]
+    );
+    assert_eq!(o.tasks[0].first_miss, Some(Instant::from_nanos(20_000_000)));
+    assert_eq!(o.tasks[0].misses, 1);
+}
