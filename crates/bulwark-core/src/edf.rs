@@ -13,13 +13,15 @@ use alloc::vec::Vec;
 
 use crate::heap::IndexedHeap;
 use crate::suspension::{Suspensions, TaskState};
+use crate::timeouts::{key_time, order_key};
 use crate::{CoreError, Decision, Instant, Policy, TaskId, Wake, Work};
 
 /// A preemptive EDF scheduler for one core.
 #[derive(Clone, Debug)]
 pub struct Edf {
     deadline: Vec<Instant>,
-    ready: IndexedHeap<(Instant, u64)>,
+    /// Keyed by (deadline, activation order), packed by [`order_key`].
+    ready: IndexedHeap<u128>,
     activations: u64,
     tasks: Suspensions,
 }
@@ -45,8 +47,10 @@ impl Edf {
             self.deadline[task.index()] = deadline;
         }
         self.activations += 1;
-        self.ready
-            .upsert(task, (self.deadline[task.index()], self.activations));
+        self.ready.upsert(
+            task,
+            order_key(self.deadline[task.index()], self.activations),
+        );
         work.heap_operations += 1;
     }
 
@@ -125,7 +129,7 @@ impl Policy for Edf {
             if self.ready.contains(task) != ready {
                 return Err("a task is in the ready heap exactly when it is ready");
             }
-            if ready && self.ready.key(task).map(|k| k.0) != Some(self.deadline[i]) {
+            if ready && self.ready.key(task).map(key_time) != Some(self.deadline[i]) {
                 return Err("a ready task is keyed by its current deadline");
             }
         }

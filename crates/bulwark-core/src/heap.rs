@@ -1,34 +1,52 @@
-//! A fixed-capacity indexed binary min-heap over task ids.
+//! A fixed-capacity indexed binary min-heap over small dense ids (task ids, or a platform's
+//! own slots).
 //!
-//! Invariants: `position[t]` is `Some(i)` exactly when `slots[i] == t`; every slot's key is no
-//! greater than its children's keys. The capacity (the number of task ids) is fixed at
-//! construction, so no operation allocates. Each operation is O(log n) and counts as one heap
-//! operation in the [`Work`](crate::Work) record.
+//! Invariants: `position[m]` is `Some(i)` exactly when `slots[i]` holds member `m`; every
+//! slot's key is no greater than its children's keys. Keys live inline in the slots so a sift
+//! compares neighbouring memory. The capacity is fixed at construction, so no operation
+//! allocates. Each operation is O(log n) and counts as one heap operation in the
+//! [`Work`](crate::Work) record.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::TaskId;
 
-/// A min-heap of task ids keyed by `K`, with removal and key update of any member.
+/// A small dense id a heap can index by.
+pub trait Member: Copy + Eq {
+    /// The id as an array index.
+    fn index(self) -> usize;
+}
+
+impl Member for TaskId {
+    fn index(self) -> usize {
+        TaskId::index(self)
+    }
+}
+
+impl Member for u32 {
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A min-heap of members keyed by `K`, with removal and key update of any member.
 #[derive(Clone, Debug)]
-pub struct IndexedHeap<K> {
-    slots: Vec<TaskId>,
-    keys: Vec<Option<K>>,
+pub struct IndexedHeap<K, M = TaskId> {
+    slots: Vec<(K, M)>,
     position: Vec<Option<u32>>,
 }
 
-impl<K: Ord + Copy> IndexedHeap<K> {
-    /// An empty heap for task ids `0..capacity`.
+impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
+    /// An empty heap for members with index `0..capacity`.
     pub fn with_capacity(capacity: usize) -> Self {
         IndexedHeap {
             slots: Vec::with_capacity(capacity),
-            keys: vec![None; capacity],
             position: vec![None; capacity],
         }
     }
 
-    /// The number of task ids this heap can hold.
+    /// The number of members this heap can hold.
     pub fn capacity(&self) -> usize {
         self.position.len()
     }
@@ -43,36 +61,38 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         self.slots.is_empty()
     }
 
-    /// True when `task` is a member. Ids beyond the capacity are never members.
-    pub fn contains(&self, task: TaskId) -> bool {
-        matches!(self.position.get(task.index()), Some(Some(_)))
+    /// True when `member` is in the heap. Ids beyond the capacity never are.
+    pub fn contains(&self, member: M) -> bool {
+        matches!(self.position.get(member.index()), Some(Some(_)))
     }
 
-    /// The key of `task`, if it is a member.
-    pub fn key(&self, task: TaskId) -> Option<K> {
-        self.keys.get(task.index()).copied().flatten()
+    /// The key of `member`, if it is in the heap.
+    pub fn key(&self, member: M) -> Option<K> {
+        let at = (*self.position.get(member.index())?)?;
+        Some(self.slots[at as usize].0)
     }
 
     /// The member with the least key, and that key.
-    pub fn peek(&self) -> Option<(TaskId, K)> {
-        let top = *self.slots.first()?;
-        self.key(top).map(|k| (top, k))
+    pub fn peek(&self) -> Option<(M, K)> {
+        self.slots.first().map(|&(k, m)| (m, k))
     }
 
-    /// Inserts `task` with `key`, or updates its key if already a member. Returns false (and
+    /// Inserts `member` with `key`, or updates its key if already in. Returns false (and
     /// changes nothing) if the id is beyond the capacity.
-    pub fn upsert(&mut self, task: TaskId, key: K) -> bool {
-        let t = task.index();
-        if t >= self.position.len() {
+    pub fn upsert(&mut self, member: M, key: K) -> bool {
+        let m = member.index();
+        if m >= self.position.len() {
             return false;
         }
-        self.keys[t] = Some(key);
-        let at = match self.position[t] {
-            Some(i) => i as usize,
+        let at = match self.position[m] {
+            Some(i) => {
+                self.slots[i as usize].0 = key;
+                i as usize
+            }
             None => {
-                self.slots.push(task);
+                self.slots.push((key, member));
                 let i = self.slots.len() - 1;
-                self.position[t] = Some(i as u32);
+                self.position[m] = Some(i as u32);
                 i
             }
         };
@@ -81,43 +101,36 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         true
     }
 
-    /// Removes `task`; returns its key if it was a member.
-    pub fn remove(&mut self, task: TaskId) -> Option<K> {
-        let t = task.index();
-        let at = (*self.position.get(t)?)? as usize;
-        let key = self.keys[t].take();
-        self.position[t] = None;
+    /// Removes `member`; returns its key if it was in the heap.
+    pub fn remove(&mut self, member: M) -> Option<K> {
+        let at = (*self.position.get(member.index())?)? as usize;
+        self.position[member.index()] = None;
         let last = self.slots.len() - 1;
+        self.slots.swap(at, last);
+        let (key, _) = self.slots.pop()?;
         if at != last {
-            self.slots.swap(at, last);
-            self.slots.pop();
-            self.position[self.slots[at].index()] = Some(at as u32);
+            self.position[self.slots[at].1.index()] = Some(at as u32);
             let at = self.sift_up(at);
             self.sift_down(at);
-        } else {
-            self.slots.pop();
         }
-        key
+        Some(key)
     }
 
     /// Removes and returns the member with the least key.
-    pub fn pop(&mut self) -> Option<(TaskId, K)> {
-        let (task, _) = self.peek()?;
-        self.remove(task).map(|k| (task, k))
+    pub fn pop(&mut self) -> Option<(M, K)> {
+        let (member, _) = self.peek()?;
+        self.remove(member).map(|k| (member, k))
     }
 
     /// Checks the heap property and the position index.
     pub fn check(&self) -> Result<(), &'static str> {
-        for (i, task) in self.slots.iter().enumerate() {
-            if self.position.get(task.index()).copied().flatten() != Some(i as u32) {
+        for (i, (key, member)) in self.slots.iter().enumerate() {
+            if self.position.get(member.index()).copied().flatten() != Some(i as u32) {
                 return Err("heap position index disagrees with slot");
             }
-            let key = self.keys[task.index()].ok_or("heap member without key")?;
             for child in [2 * i + 1, 2 * i + 2] {
-                if let Some(c) = self.slots.get(child) {
-                    if self.keys[c.index()].is_none_or(|ck| ck < key) {
-                        return Err("heap property broken");
-                    }
+                if self.slots.get(child).is_some_and(|c| c.0 < *key) {
+                    return Err("heap property broken");
                 }
             }
         }
@@ -128,43 +141,48 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         Ok(())
     }
 
-    fn key_at(&self, i: usize) -> Option<K> {
-        self.keys[self.slots[i].index()]
-    }
-
-    fn swap_slots(&mut self, a: usize, b: usize) {
-        self.slots.swap(a, b);
-        self.position[self.slots[a].index()] = Some(a as u32);
-        self.position[self.slots[b].index()] = Some(b as u32);
-    }
-
+    /// Moves the slot at `at` up to its place; each level costs one slot write (the "hole"
+    /// technique), not a swap.
     fn sift_up(&mut self, mut at: usize) -> usize {
+        let moving = self.slots[at];
         while at > 0 {
             let parent = (at - 1) / 2;
-            if self.key_at(at) < self.key_at(parent) {
-                self.swap_slots(at, parent);
-                at = parent;
-            } else {
+            if moving.0 >= self.slots[parent].0 {
                 break;
             }
+            self.place(at, self.slots[parent]);
+            at = parent;
         }
+        self.place(at, moving);
         at
     }
 
     fn sift_down(&mut self, mut at: usize) {
+        let len = self.slots.len();
+        let moving = self.slots[at];
         loop {
-            let mut least = at;
-            for child in [2 * at + 1, 2 * at + 2] {
-                if child < self.slots.len() && self.key_at(child) < self.key_at(least) {
-                    least = child;
-                }
+            let left = 2 * at + 1;
+            if left >= len {
+                break;
             }
-            if least == at {
-                return;
+            let right = left + 1;
+            let child = if right < len && self.slots[right].0 < self.slots[left].0 {
+                right
+            } else {
+                left
+            };
+            if self.slots[child].0 >= moving.0 {
+                break;
             }
-            self.swap_slots(at, least);
-            at = least;
+            self.place(at, self.slots[child]);
+            at = child;
         }
+        self.place(at, moving);
+    }
+
+    fn place(&mut self, at: usize, slot: (K, M)) {
+        self.slots[at] = slot;
+        self.position[slot.1.index()] = Some(at as u32);
     }
 }
 
@@ -213,6 +231,9 @@ mod tests {
                 }
                 prop_assert!(heap.check().is_ok());
                 prop_assert_eq!(heap.len(), model.len());
+                for (t, k) in &model {
+                    prop_assert_eq!(heap.key(TaskId(*t)), Some((*k, *t)));
+                }
             }
         }
     }

@@ -71,8 +71,6 @@ struct Core {
     policy: Box<dyn Policy>,
     occupant: Occupant,
     timer: Option<Instant>,
-    timer_generation: u32,
-    dispatch_generation: u32,
     irq_pending: bool,
     steps_at: (Instant, u32),
     last_slice: Option<usize>,
@@ -131,8 +129,6 @@ impl<'a> Machine<'a> {
                 policy: build_policy(scenario, core)?,
                 occupant: Occupant::Idle,
                 timer: None,
-                timer_generation: 0,
-                dispatch_generation: 0,
                 irq_pending: false,
                 steps_at: (Instant::ZERO, 0),
                 last_slice: None,
@@ -162,7 +158,7 @@ impl<'a> Machine<'a> {
         Ok(Machine {
             cost: scenario.cost,
             until,
-            queue: EventQueue::default(),
+            queue: EventQueue::new(scenario.cores),
             cores,
             tasks,
             trace: options.record_trace.then(Trace::default),
@@ -208,13 +204,10 @@ impl<'a> Machine<'a> {
     }
 
     fn handle(&mut self, now: Instant, kind: EventKind) -> Result<(), SimError> {
+        self.events += 1;
         match kind {
-            EventKind::Timer { core, generation } => {
+            EventKind::Timer { core } => {
                 let c = &mut self.cores[core as usize];
-                if generation != c.timer_generation {
-                    return Ok(());
-                }
-                self.events += 1;
                 c.timer = None;
                 if matches!(c.occupant, Occupant::Kernel { .. }) {
                     c.irq_pending = true;
@@ -222,26 +215,14 @@ impl<'a> Machine<'a> {
                 }
                 self.run_core(core, now, Step::Enter(Entry::Timer))
             }
-            EventKind::ExecutionDone { core, generation } => {
-                let c = &self.cores[core as usize];
-                let Occupant::Running { task, .. } = c.occupant else {
+            EventKind::ExecutionDone { core } => match self.cores[core as usize].occupant {
+                Occupant::Running { task, .. } => self.run_core(core, now, Step::Continue(task)),
+                _ => Ok(()),
+            },
+            EventKind::KernelExit { core } => {
+                let Occupant::Kernel { next, entered } = self.cores[core as usize].occupant else {
                     return Ok(());
                 };
-                if generation != c.dispatch_generation {
-                    return Ok(());
-                }
-                self.events += 1;
-                self.run_core(core, now, Step::Continue(task))
-            }
-            EventKind::KernelExit { core, generation } => {
-                let c = &mut self.cores[core as usize];
-                let Occupant::Kernel { next, entered } = c.occupant else {
-                    return Ok(());
-                };
-                if generation != c.dispatch_generation {
-                    return Ok(());
-                }
-                self.events += 1;
                 self.record_slice(core, next, SliceKind::Kernel, entered, now);
                 let c = &mut self.cores[core as usize];
                 if c.irq_pending {
@@ -293,8 +274,9 @@ impl<'a> Machine<'a> {
             }
             _ => None,
         };
+        // Whatever the processor was doing is interrupted: its pending end no longer holds.
+        self.queue.cancel_processor(core);
         let c = &mut self.cores[core as usize];
-        c.dispatch_generation = c.dispatch_generation.wrapping_add(1);
         let mut work = Work::default();
         let mut cycles = self.cost.scheduler;
         let mut suspended = None;
@@ -340,11 +322,9 @@ impl<'a> Machine<'a> {
         c.metrics.max_work_units = c.metrics.max_work_units.max(units);
         if decision.timer != c.timer {
             c.timer = decision.timer;
-            c.timer_generation = c.timer_generation.wrapping_add(1);
-            if let Some(at) = decision.timer {
-                let generation = c.timer_generation;
-                self.queue
-                    .push(at.max(now), EventKind::Timer { core, generation });
+            match decision.timer {
+                Some(at) => self.queue.set(at.max(now), EventKind::Timer { core }),
+                None => self.queue.cancel_timer(core),
             }
         }
         if let Some(p) = previous {
@@ -368,14 +348,11 @@ impl<'a> Machine<'a> {
             next: decision.next,
             entered: now,
         };
-        let generation = c.dispatch_generation;
         if let Some(next) = decision.next {
             self.tasks[next.index()].metrics.kernel_ns += overhead.as_nanos();
         }
-        self.queue.push(
-            now.saturating_add(overhead),
-            EventKind::KernelExit { core, generation },
-        );
+        self.queue
+            .set(now.saturating_add(overhead), EventKind::KernelExit { core });
         Ok(None)
     }
 
@@ -419,11 +396,7 @@ impl<'a> Machine<'a> {
             if let Some(e) = t.executing {
                 if !e.left.is_zero() || !t.refill_left.is_zero() {
                     let end = now.saturating_add(t.refill_left).saturating_add(e.left);
-                    let c = &mut self.cores[core as usize];
-                    c.dispatch_generation = c.dispatch_generation.wrapping_add(1);
-                    let generation = c.dispatch_generation;
-                    self.queue
-                        .push(end, EventKind::ExecutionDone { core, generation });
+                    self.queue.set(end, EventKind::ExecutionDone { core });
                     return Ok(None);
                 }
                 t.executing = None;
