@@ -1,0 +1,312 @@
+//! Metrics as JSON: a run's per-task, per-core and per-job numbers for scripts (`--json`).
+//!
+//! Every time is integer nanoseconds, keys appear in the order the structs below declare them,
+//! and an empty statistic is `null` rather than a misleading zero.
+
+use bulwark_core::Instant;
+use bulwark_sim::{CoreMetrics, JobRecord, Outcome, Stats, TaskMetrics};
+use serde::Serialize;
+
+use crate::names::task_name;
+
+/// The metrics document for one run; serialize it, or embed it in a larger document.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MetricsDocument<'a> {
+    /// The scenario's name.
+    pub scenario: &'a str,
+    /// The policy's name.
+    pub policy: &'static str,
+    /// The seed used.
+    pub seed: u64,
+    /// Where the run stopped.
+    pub until_ns: u64,
+    /// Events the machine processed.
+    pub events: u64,
+    /// Per task, in task-id order.
+    pub tasks: Vec<TaskDocument<'a>>,
+    /// Per core, in core order.
+    pub cores: Vec<CoreDocument>,
+    /// Every job, present only when the run kept job records.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<Vec<JobDocument>>,
+}
+
+/// One task's aggregates.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TaskDocument<'a> {
+    /// The task's id (its index).
+    pub id: u32,
+    /// The task's name.
+    pub name: &'a str,
+    /// Its core.
+    pub core: u16,
+    /// Jobs released.
+    pub jobs: u64,
+    /// Jobs completed.
+    pub completed: u64,
+    /// Jobs that missed their deadline.
+    pub misses: u64,
+    /// The first missed deadline, if any.
+    pub first_miss_ns: Option<u64>,
+    /// Completion minus planned release, over completed jobs.
+    pub response: StatsDocument,
+    /// First start minus planned release, per job.
+    pub wakeup_latency: StatsDocument,
+    /// Time spent executing its own code.
+    pub executed_ns: u64,
+    /// Kernel time charged to it.
+    pub kernel_ns: u64,
+    /// Cache-refill time it paid.
+    pub refill_ns: u64,
+    /// Times it was preempted while ready.
+    pub preemptions: u64,
+    /// Units of useful work finished.
+    pub work_units: u64,
+}
+
+/// A duration statistic; `min_ns`, `mean_ns` and `max_ns` are `null` when `count` is 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StatsDocument {
+    /// Smallest sample.
+    pub min_ns: Option<u64>,
+    /// Mean, rounded down.
+    pub mean_ns: Option<u64>,
+    /// Largest sample.
+    pub max_ns: Option<u64>,
+    /// Samples seen.
+    pub count: u64,
+}
+
+/// One core's aggregates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CoreDocument {
+    /// The core's index.
+    pub core: u16,
+    /// Time tasks executed (including cache refill).
+    pub busy_ns: u64,
+    /// Time in the kernel.
+    pub kernel_ns: u64,
+    /// Scheduler invocations.
+    pub invocations: u64,
+    /// Timer interrupts taken.
+    pub timer_interrupts: u64,
+    /// Switches to a different task.
+    pub context_switches: u64,
+    /// Policy work units, summed over invocations.
+    pub work_units: u64,
+    /// The most work units one invocation did.
+    pub max_work_units: u64,
+}
+
+/// One job's life.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct JobDocument {
+    /// The task's name.
+    pub task: String,
+    /// The task's id.
+    pub task_id: u32,
+    /// The job's index within its task.
+    pub job: u64,
+    /// Planned release.
+    pub release_ns: u64,
+    /// When it first executed, if it did.
+    pub first_start_ns: Option<u64>,
+    /// When it completed, if it did.
+    pub completion_ns: Option<u64>,
+    /// Absolute deadline, if the task has one.
+    pub deadline_ns: Option<u64>,
+    /// True when the deadline passed before completion.
+    pub missed: bool,
+}
+
+/// The run's metrics as a serializable document.
+pub fn metrics_document(outcome: &Outcome) -> MetricsDocument<'_> {
+    MetricsDocument {
+        scenario: &outcome.scenario,
+        policy: outcome.policy,
+        seed: outcome.seed,
+        until_ns: outcome.until.as_nanos(),
+        events: outcome.events,
+        tasks: outcome
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(id, task)| task_document(id, task))
+            .collect(),
+        cores: outcome
+            .cores
+            .iter()
+            .enumerate()
+            .map(|(core, metrics)| core_document(core, metrics))
+            .collect(),
+        jobs: outcome
+            .jobs
+            .as_ref()
+            .map(|jobs| jobs.iter().map(|job| job_document(outcome, job)).collect()),
+    }
+}
+
+/// The run's metrics as pretty-printed JSON.
+pub fn metrics_json(outcome: &Outcome) -> String {
+    // Only strings, integers, booleans and nulls: serialization to a string cannot fail.
+    serde_json::to_string_pretty(&metrics_document(outcome))
+        .expect("a metrics document always serializes")
+}
+
+fn nanos(instant: Instant) -> u64 {
+    instant.as_nanos()
+}
+
+fn stats_document(stats: &Stats) -> StatsDocument {
+    let present = stats.count > 0;
+    StatsDocument {
+        min_ns: present.then_some(stats.min_ns),
+        mean_ns: stats.mean_ns(),
+        max_ns: present.then_some(stats.max_ns),
+        count: stats.count,
+    }
+}
+
+fn task_document(id: usize, task: &TaskMetrics) -> TaskDocument<'_> {
+    TaskDocument {
+        id: u32::try_from(id).unwrap_or(u32::MAX),
+        name: &task.name,
+        core: task.core,
+        jobs: task.jobs,
+        completed: task.completed,
+        misses: task.misses,
+        first_miss_ns: task.first_miss.map(nanos),
+        response: stats_document(&task.response),
+        wakeup_latency: stats_document(&task.wakeup_latency),
+        executed_ns: task.executed_ns,
+        kernel_ns: task.kernel_ns,
+        refill_ns: task.refill_ns,
+        preemptions: task.preemptions,
+        work_units: task.work_units,
+    }
+}
+
+fn core_document(core: usize, metrics: &CoreMetrics) -> CoreDocument {
+    CoreDocument {
+        core: u16::try_from(core).unwrap_or(u16::MAX),
+        busy_ns: metrics.busy_ns,
+        kernel_ns: metrics.kernel_ns,
+        invocations: metrics.invocations,
+        timer_interrupts: metrics.timer_interrupts,
+        context_switches: metrics.context_switches,
+        work_units: metrics.work_units,
+        max_work_units: metrics.max_work_units,
+    }
+}
+
+fn job_document(outcome: &Outcome, job: &JobRecord) -> JobDocument {
+    JobDocument {
+        task: task_name(outcome, job.task),
+        task_id: job.task.0,
+        job: job.job,
+        release_ns: nanos(job.release),
+        first_start_ns: job.first_start.map(nanos),
+        completion_ns: job.completion.map(nanos),
+        deadline_ns: job.deadline.map(nanos),
+        missed: job.missed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::two_tasks_one_core;
+    use serde_json::{json, Value};
+
+    fn parsed(outcome: &Outcome) -> Value {
+        serde_json::from_str(&metrics_json(outcome)).expect("valid JSON")
+    }
+
+    #[test]
+    fn run_identity_and_core_numbers() {
+        let document = parsed(&two_tasks_one_core());
+        assert_eq!(document["scenario"], "two-tasks");
+        assert_eq!(document["policy"], "fixed-priority");
+        assert_eq!(document["seed"], 42);
+        assert_eq!(document["until_ns"], 4_000_000);
+        assert_eq!(document["events"], 17);
+        assert_eq!(
+            document["cores"],
+            json!([{
+                "core": 0, "busy_ns": 2_997_750, "kernel_ns": 3_050, "invocations": 3,
+                "timer_interrupts": 1, "context_switches": 2, "work_units": 5,
+                "max_work_units": 2
+            }])
+        );
+    }
+
+    #[test]
+    fn tasks_carry_every_aggregate() {
+        let document = parsed(&two_tasks_one_core());
+        assert_eq!(
+            document["tasks"][1],
+            json!({
+                "id": 1, "name": "log", "core": 0, "jobs": 1, "completed": 1, "misses": 1,
+                "first_miss_ns": 2_000_000,
+                "response": {"min_ns": 3_000_000, "mean_ns": 3_000_000, "max_ns": 3_000_000, "count": 1},
+                "wakeup_latency": {"min_ns": 1_002_250, "mean_ns": 1_002_250, "max_ns": 1_002_250, "count": 1},
+                "executed_ns": 1_947_750, "kernel_ns": 750, "refill_ns": 50_000,
+                "preemptions": 0, "work_units": 3
+            })
+        );
+        assert_eq!(document["tasks"][0]["first_miss_ns"], Value::Null);
+    }
+
+    #[test]
+    fn empty_statistics_are_null_and_means_round_down() {
+        let mut outcome = two_tasks_one_core();
+        outcome.tasks[0].response = Stats::default();
+        let mut stats = Stats::default();
+        for ns in [1, 2, 4] {
+            stats.record(bulwark_core::Duration::from_nanos(ns));
+        }
+        outcome.tasks[1].response = stats;
+        let document = parsed(&outcome);
+        assert_eq!(
+            document["tasks"][0]["response"],
+            json!({"min_ns": null, "mean_ns": null, "max_ns": null, "count": 0})
+        );
+        assert_eq!(
+            document["tasks"][1]["response"],
+            json!({"min_ns": 1, "mean_ns": 2, "max_ns": 4, "count": 3})
+        );
+    }
+
+    #[test]
+    fn jobs_appear_only_when_recorded() {
+        let outcome = two_tasks_one_core();
+        let document = parsed(&outcome);
+        assert_eq!(
+            document["jobs"],
+            json!([
+                {"task": "ctl", "task_id": 0, "job": 0, "release_ns": 0, "first_start_ns": 1_500,
+                 "completion_ns": 1_001_500, "deadline_ns": 2_000_000, "missed": false},
+                {"task": "log", "task_id": 1, "job": 0, "release_ns": 0, "first_start_ns": 1_002_250,
+                 "completion_ns": 3_000_000, "deadline_ns": 2_000_000, "missed": true}
+            ])
+        );
+        let mut without = outcome;
+        without.jobs = None;
+        assert!(parsed(&without).get("jobs").is_none());
+    }
+
+    #[test]
+    fn keys_keep_declaration_order_and_seeds_stay_exact() {
+        let mut outcome = two_tasks_one_core();
+        outcome.seed = u64::MAX;
+        let text = metrics_json(&outcome);
+        let position = |key: &str| text.find(&format!("\"{key}\"")).unwrap();
+        assert!(position("scenario") < position("policy"));
+        assert!(position("until_ns") < position("events"));
+        assert!(position("tasks") < position("cores"));
+        // The job list, not a task's "jobs" count, which comes first.
+        assert!(position("cores") < text.find("\"jobs\": [").unwrap());
+        assert!(text.contains("\"seed\": 18446744073709551615"));
+        assert_eq!(metrics_json(&outcome), text);
+    }
+}
