@@ -1,13 +1,15 @@
 //! Bulwark's lab: what people read and open after a run — trace export, SVG figures, metrics
-//! JSON and the reproduction report.
+//! JSON, the built-in scenarios, and the experiments that reproduce published results.
 //!
 //! Nothing here prints: every function returns text or writes the files it was asked to, and
 //! the CLI decides what to show.
 
 pub mod chrome;
+pub mod experiments;
 pub mod gantt;
 pub mod metrics_json;
 pub mod report;
+pub mod scenarios;
 
 mod markup;
 mod names;

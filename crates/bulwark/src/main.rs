@@ -1,1 +1,29 @@
-fn main() {}
+//! `bulwark`: check, simulate and reproduce temporal-isolation scenarios.
+//!
+//! A thin layer: parsing lives in `bulwark-spec`, running in `bulwark-sim`, outputs and
+//! experiments in `bulwark-lab`. This crate turns arguments into calls and results into text.
+
+mod cli;
+mod commands;
+mod diagnostics;
+mod table;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let result = match cli.command {
+        cli::Command::Check(args) => commands::check::run(&args),
+        cli::Command::Simulate(args) => commands::simulate::run(&args),
+        cli::Command::Reproduce(args) => commands::reproduce::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

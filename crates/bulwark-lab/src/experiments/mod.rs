@@ -1,0 +1,37 @@
+//! Experiments that reproduce published results, one module each; `bulwark reproduce` runs
+//! them and writes their reports.
+
+mod textbook;
+
+use crate::report::ExperimentReport;
+
+/// Why an experiment could not run (a broken built-in scenario or a failed run); a check that
+/// does not hold is not an error, it is a failing check in the report.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// A built-in scenario did not validate.
+    #[error("built-in scenario: {0}")]
+    Scenario(#[from] bulwark_spec::Diagnostics),
+    /// A simulation stopped early.
+    #[error("simulation: {0}")]
+    Simulation(#[from] bulwark_sim::SimError),
+}
+
+/// A reproducible experiment.
+#[derive(Clone, Copy)]
+pub struct Experiment {
+    /// Kebab-case id, used on the command line and as the report's directory.
+    pub name: &'static str,
+    /// One line saying what it shows.
+    pub title: &'static str,
+    /// Runs it.
+    pub run: fn() -> Result<ExperimentReport, LabError>,
+}
+
+/// Every experiment, in report order.
+pub const ALL: &[Experiment] = &[textbook::EXPERIMENT];
+
+/// The experiment called `name`.
+pub fn find(name: &str) -> Option<&'static Experiment> {
+    ALL.iter().find(|e| e.name == name)
+}

@@ -1,0 +1,53 @@
+//! `bulwark reproduce`: run the built-in experiments and write the report.
+
+use std::process::ExitCode;
+
+use bulwark_lab::experiments::{self, Experiment};
+use bulwark_lab::report::{verdict, write_report};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::cli::ReproduceArgs;
+
+pub fn run(args: &ReproduceArgs) -> Result<ExitCode, String> {
+    if args.list {
+        for e in experiments::ALL {
+            println!("{:<20} {}", e.name, e.title);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let chosen: Vec<&Experiment> = match &args.name {
+        None => experiments::ALL.iter().collect(),
+        Some(name) => vec![experiments::find(name).ok_or_else(|| {
+            let known: Vec<&str> = experiments::ALL.iter().map(|e| e.name).collect();
+            format!("no experiment `{name}`; known: {}", known.join(", "))
+        })?],
+    };
+    let bar = ProgressBar::new(chosen.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").map_err(|e| e.to_string())?,
+    );
+    let mut reports = Vec::new();
+    for e in &chosen {
+        bar.set_message(e.name);
+        reports.push((e.run)().map_err(|err| format!("{}: {err}", e.name))?);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    write_report(&args.out, &reports).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let mut all_pass = true;
+    for r in &reports {
+        println!("{:<20} {}", r.name, verdict(&r.checks));
+        for c in r.checks.iter().filter(|c| !c.pass) {
+            all_pass = false;
+            println!(
+                "  FAILS: {} (expected {}, measured {})",
+                c.claim, c.expected, c.measured
+            );
+        }
+    }
+    println!("report: {}", args.out.join("index.html").display());
+    Ok(if all_pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

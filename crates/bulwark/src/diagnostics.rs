@@ -1,0 +1,23 @@
+//! Showing scenario errors: a rich rendering with the source on a terminal, and one plain
+//! `file:line:column: message (help)` line per error otherwise, so scripts can read them.
+
+use std::io::IsTerminal;
+
+use bulwark_spec::Diagnostics;
+use miette::{GraphicalReportHandler, GraphicalTheme};
+
+/// Every error in `diagnostics`, ready for standard error.
+pub fn render(diagnostics: &Diagnostics) -> String {
+    if !std::io::stderr().is_terminal() {
+        return diagnostics.plain();
+    }
+    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode());
+    let mut out = String::new();
+    for error in diagnostics {
+        if handler.render_report(&mut out, error).is_err() {
+            out.push_str(&error.plain());
+        }
+        out.push('\n');
+    }
+    out
+}
