@@ -1,0 +1,166 @@
+//! The `bulwark` binary, run as users run it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn bulwark(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bulwark"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("bulwark runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn check_accepts_the_built_in_scenarios() {
+    let out = bulwark(&[
+        "check",
+        "scenarios/textbook-rm.toml",
+        "scenarios/textbook-edf.toml",
+        "scenarios/kernel-costs.toml",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        stdout.lines().filter(|l| l.contains(": ok (")).count(),
+        3,
+        "{stdout}"
+    );
+}
+
+/// Every invalid fixture fails `check` with exit status 1, and each expected diagnostic line
+/// (`file:line:column: message`) appears on standard error, with its help after it.
+#[test]
+fn check_reports_every_invalid_fixture_with_its_location() {
+    let dir = root().join("crates/bulwark-spec/tests/invalid");
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    fixtures.sort();
+    assert!(fixtures.len() >= 16);
+    for fixture in fixtures {
+        let relative = fixture
+            .strip_prefix(root())
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let out = bulwark(&["check", &relative]);
+        assert_eq!(out.status.code(), Some(1), "{relative}");
+        let stderr = text(&out.stderr);
+        let expected = std::fs::read_to_string(fixture.with_extension("expected")).unwrap();
+        for line in expected.lines().filter(|l| !l.is_empty()) {
+            // The fixture's expected lines name the file as the spec tests load it.
+            let name = fixture.file_name().unwrap().to_str().unwrap();
+            let message = line.split_once(name).map_or(line, |(_, rest)| rest);
+            let wanted = format!("{relative}{message} (");
+            assert!(
+                stderr.contains(&wanted),
+                "{relative}: missing `{wanted}` in\n{stderr}"
+            );
+        }
+    }
+}
+
+#[test]
+fn check_names_a_missing_file() {
+    let out = bulwark(&["check", "no/such/file.toml"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no/such/file.toml: cannot read this file"));
+}
+
+/// The JSON output carries every job in integer nanoseconds: rate monotonic's t2 completes its
+/// first job at 8 ms, after its 7 ms deadline (see the hand-checked tests in bulwark-sim).
+#[test]
+fn simulate_json_lists_every_job_in_nanoseconds() {
+    let out = bulwark(&[
+        "simulate",
+        "scenarios/textbook-rm.toml",
+        "--json",
+        "--until",
+        "14ms",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["until_ns"], 14_000_000);
+    let jobs = doc["jobs"].as_array().unwrap();
+    let t2_first = jobs
+        .iter()
+        .find(|j| j["task"] == "t2" && j["job"] == 0)
+        .unwrap();
+    assert_eq!(t2_first["release_ns"], 0);
+    assert_eq!(t2_first["first_start_ns"], 2_000_000);
+    assert_eq!(t2_first["completion_ns"], 8_000_000);
+    assert_eq!(t2_first["deadline_ns"], 7_000_000);
+    assert_eq!(t2_first["missed"], true);
+}
+
+/// Same scenario and seed: byte-identical trace files. Another seed changes the random
+/// execution times of kernel-costs' sporadic task, and so the trace.
+#[test]
+fn traces_are_byte_identical_for_the_same_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |n: &str| dir.path().join(n).to_str().unwrap().to_owned();
+    for (name, seed) in [("a.json", "7"), ("b.json", "7"), ("c.json", "8")] {
+        let out = bulwark(&[
+            "simulate",
+            "scenarios/kernel-costs.toml",
+            "--seed",
+            seed,
+            "--trace",
+            &path(name),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let read = |n: &str| std::fs::read(path(n)).unwrap();
+    assert!(read("a.json").len() > 1000);
+    assert_eq!(read("a.json"), read("b.json"));
+    assert_ne!(read("a.json"), read("c.json"));
+    let doc: serde_json::Value = serde_json::from_slice(&read("a.json")).unwrap();
+    assert!(doc["traceEvents"].as_array().unwrap().len() > 100);
+}
+
+#[test]
+fn simulate_refuses_a_time_without_unit() {
+    let out = bulwark(&["simulate", "scenarios/textbook-rm.toml", "--until", "35"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--until"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn reproduce_writes_a_passing_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("report");
+    let out = bulwark(&["reproduce", "--out", out_dir.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).contains("textbook-fp-edf      5 of 5 checks pass"));
+    let html = std::fs::read_to_string(out_dir.join("index.html")).unwrap();
+    assert!(html.contains("textbook-fp-edf/rm-gantt.svg"));
+    assert!(out_dir.join("textbook-fp-edf/edf-gantt.svg").exists());
+}
+
+#[test]
+fn reproduce_names_the_experiments_it_knows() {
+    let out = bulwark(&["reproduce", "no-such-experiment"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("known: textbook-fp-edf"));
+}
