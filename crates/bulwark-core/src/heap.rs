@@ -84,20 +84,23 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
         if m >= self.position.len() {
             return false;
         }
-        let at = match self.position[m] {
+        match self.position[m] {
             Some(i) => {
-                self.slots[i as usize].0 = key;
-                i as usize
+                let at = i as usize;
+                let old = core::mem::replace(&mut self.slots[at].0, key);
+                if key < old {
+                    self.sift_up(at);
+                } else {
+                    self.sift_down(at);
+                }
             }
             None => {
                 self.slots.push((key, member));
-                let i = self.slots.len() - 1;
-                self.position[m] = Some(i as u32);
-                i
+                let at = self.slots.len() - 1;
+                self.position[m] = Some(at as u32);
+                self.sift_up(at);
             }
-        };
-        let at = self.sift_up(at);
-        self.sift_down(at);
+        }
         true
     }
 
@@ -109,9 +112,13 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
         self.slots.swap(at, last);
         let (key, _) = self.slots.pop()?;
         if at != last {
+            // The former last slot fills the hole; it moves one way only.
             self.position[self.slots[at].1.index()] = Some(at as u32);
-            let at = self.sift_up(at);
-            self.sift_down(at);
+            if at > 0 && self.slots[at].0 < self.slots[(at - 1) / 2].0 {
+                self.sift_up(at);
+            } else {
+                self.sift_down(at);
+            }
         }
         Some(key)
     }
@@ -143,7 +150,8 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
 
     /// Moves the slot at `at` up to its place; each level costs one slot write (the "hole"
     /// technique), not a swap.
-    fn sift_up(&mut self, mut at: usize) -> usize {
+    fn sift_up(&mut self, mut at: usize) {
+        let start = at;
         let moving = self.slots[at];
         while at > 0 {
             let parent = (at - 1) / 2;
@@ -153,11 +161,13 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
             self.place(at, self.slots[parent]);
             at = parent;
         }
-        self.place(at, moving);
-        at
+        if at != start {
+            self.place(at, moving);
+        }
     }
 
     fn sift_down(&mut self, mut at: usize) {
+        let start = at;
         let len = self.slots.len();
         let moving = self.slots[at];
         loop {
@@ -177,7 +187,9 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
             self.place(at, self.slots[child]);
             at = child;
         }
-        self.place(at, moving);
+        if at != start {
+            self.place(at, moving);
+        }
     }
 
     fn place(&mut self, at: usize, slot: (K, M)) {
