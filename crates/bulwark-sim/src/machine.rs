@@ -174,7 +174,7 @@ impl<'a> Machine<'a> {
         self.boot()?;
         while let Some((now, kind)) = self.queue.pop_until(self.until) {
             self.handle(now, kind)?;
-            if self.events % PROGRESS_EVERY == 0 {
+            if self.events.is_multiple_of(PROGRESS_EVERY) {
                 progress(now);
             }
         }

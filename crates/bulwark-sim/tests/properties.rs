@@ -129,12 +129,12 @@ fn record(s: &Scenario) -> Outcome {
 
 /// The jobs of `task` pending (released, not completed) at some time in `[start, end)`: their
 /// pending interval `[release, completion)` meets the slice in a non-empty interval.
-fn pending_during<'a>(
-    jobs: &'a [JobRecord],
+fn pending_during(
+    jobs: &[JobRecord],
     task: TaskId,
     start: Instant,
     end: Instant,
-) -> impl Iterator<Item = &'a JobRecord> {
+) -> impl Iterator<Item = &JobRecord> {
     jobs.iter().filter(move |j| {
         let until = j.completion.unwrap_or(Instant::NEVER);
         j.task == task && j.release.max(start) < until.min(end)
