@@ -84,6 +84,9 @@ impl Default for CostModel {
 impl CostModel {
     /// The time `cycles` take at this clock, rounded up to whole nanoseconds.
     pub fn time_of(&self, cycles: u64) -> Duration {
+        if cycles == 0 {
+            return Duration::ZERO;
+        }
         let hz = self.clock_hz.max(1) as u128;
         let nanos = (cycles as u128 * 1_000_000_000).div_ceil(hz);
         Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))

@@ -1,0 +1,266 @@
+//! The file as written: serde types that keep every value's byte span and check nothing else.
+//!
+//! Unknown keys are refused here (`deny_unknown_fields` lists the allowed ones), and required
+//! keys must be present; every other rule is `validate.rs`'s job. So values that people get
+//! wrong in many ways (times, counts, priorities) are read loosely, as text or as a plain
+//! integer, and judged later, where all errors are collected instead of only the first.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use toml::Spanned;
+
+/// A scenario file.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a scenario: key = value lines and [[task]] tables"
+)]
+pub(crate) struct RawScenario {
+    pub(crate) name: Spanned<String>,
+    pub(crate) description: Option<Spanned<String>>,
+    pub(crate) seed: Option<Spanned<i64>>,
+    pub(crate) cores: Option<Spanned<i64>>,
+    pub(crate) policy: Spanned<String>,
+    pub(crate) duration: Spanned<RawTime>,
+    pub(crate) cost: Option<Spanned<RawCost>>,
+    /// `[[task]]` tables; missing means none (an error reported by validation).
+    #[serde(default)]
+    pub(crate) task: Vec<Spanned<RawTask>>,
+}
+
+/// `[cost]`: the clock and the cycles each kind of kernel work takes.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [cost] table, like { clock = \"1GHz\", context-switch = 200 }"
+)]
+pub(crate) struct RawCost {
+    pub(crate) clock: Option<Spanned<RawFrequency>>,
+    pub(crate) timer_interrupt: Option<Spanned<i64>>,
+    pub(crate) scheduler: Option<Spanned<i64>>,
+    pub(crate) per_work_unit: Option<Spanned<i64>>,
+    pub(crate) context_switch: Option<Spanned<i64>>,
+    pub(crate) cache_refill: Option<Spanned<i64>>,
+}
+
+/// One `[[task]]` table. Its kind (periodic, sporadic, script) is whichever of `period`,
+/// `min-interarrival` and `script` is present; validation insists on exactly one.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[task]] table"
+)]
+pub(crate) struct RawTask {
+    pub(crate) name: Spanned<String>,
+    pub(crate) core: Option<Spanned<i64>>,
+    pub(crate) priority: Option<Spanned<i64>>,
+    pub(crate) deadline: Option<Spanned<RawTime>>,
+    pub(crate) offset: Option<Spanned<RawTime>>,
+    pub(crate) period: Option<Spanned<RawTime>>,
+    pub(crate) min_interarrival: Option<Spanned<RawTime>>,
+    pub(crate) jitter: Option<Spanned<RawTime>>,
+    pub(crate) script: Option<Spanned<Vec<Spanned<RawStep>>>>,
+    pub(crate) execution: Option<Spanned<RawExecution>>,
+    pub(crate) reservation: Option<Spanned<RawReservation>>,
+}
+
+/// `reservation = { budget = "2ms", period = "10ms" }`.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a reservation, like { budget = \"2ms\", period = \"10ms\" }"
+)]
+pub(crate) struct RawReservation {
+    pub(crate) budget: Spanned<RawTime>,
+    pub(crate) period: Spanned<RawTime>,
+}
+
+/// One script step. Every key is optional here so that validation can say which step keys
+/// clash, or which one is missing, instead of serde's generic "no variant matched".
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a script step, like { run = \"1ms\" }"
+)]
+pub(crate) struct RawStep {
+    pub(crate) run: Option<Spanned<RawTime>>,
+    pub(crate) compute: Option<Spanned<i64>>,
+    pub(crate) each: Option<Spanned<RawTime>>,
+    pub(crate) sleep_for: Option<Spanned<RawTime>>,
+    pub(crate) sleep_until: Option<Spanned<RawTime>>,
+    pub(crate) sleep_until_aligned: Option<Spanned<RawTime>>,
+    #[serde(rename = "loop")]
+    pub(crate) repeat: Option<Spanned<RawLoopCount>>,
+    pub(crate) body: Option<Spanned<Vec<Spanned<RawStep>>>>,
+}
+
+/// A number as written: a string with its unit, or a bare number that lacks one.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RawQuantity {
+    /// `"2ms"`, `"1GHz"`: read by `units.rs`.
+    Text(String),
+    /// `2`: an error, but a helpful one ("write a unit").
+    Integer(i64),
+    /// `2.5`: likewise.
+    Float(f64),
+}
+
+/// A time: `"2ms"`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RawTime(pub(crate) RawQuantity);
+
+/// A frequency: `"1GHz"`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RawFrequency(pub(crate) RawQuantity);
+
+/// `loop = 3` or `loop = "forever"`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RawLoopCount {
+    Count(i64),
+    Word(String),
+}
+
+/// `execution = "2ms"` or `execution = { uniform = ["1ms", "2ms"] }`.
+#[derive(Debug)]
+pub(crate) enum RawExecution {
+    Fixed(RawTime),
+    Uniform(Spanned<Vec<Spanned<RawTime>>>),
+}
+
+/// Reads a string or a bare number into a [`RawQuantity`]; anything else is a type error
+/// that says what was expected.
+struct QuantityVisitor {
+    expecting: &'static str,
+}
+
+impl<'de> Visitor<'de> for QuantityVisitor {
+    type Value = RawQuantity;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawQuantity, E> {
+        Ok(RawQuantity::Text(v.to_owned()))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawQuantity, E> {
+        Ok(RawQuantity::Integer(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawQuantity, E> {
+        Ok(RawQuantity::Integer(i64::try_from(v).unwrap_or(i64::MAX)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawQuantity, E> {
+        Ok(RawQuantity::Float(v))
+    }
+}
+
+const TIME_EXPECTED: &str = "a time with a unit, like \"2ms\"";
+const FREQUENCY_EXPECTED: &str = "a frequency with a unit, like \"1GHz\"";
+
+impl<'de> Deserialize<'de> for RawTime {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(QuantityVisitor {
+            expecting: TIME_EXPECTED,
+        })
+        .map(RawTime)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawFrequency {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(QuantityVisitor {
+            expecting: FREQUENCY_EXPECTED,
+        })
+        .map(RawFrequency)
+    }
+}
+
+struct LoopCountVisitor;
+
+impl<'de> Visitor<'de> for LoopCountVisitor {
+    type Value = RawLoopCount;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a count like 3, or \"forever\"")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawLoopCount, E> {
+        Ok(RawLoopCount::Count(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawLoopCount, E> {
+        Ok(RawLoopCount::Count(i64::try_from(v).unwrap_or(i64::MAX)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawLoopCount, E> {
+        Ok(RawLoopCount::Word(v.to_owned()))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawLoopCount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LoopCountVisitor)
+    }
+}
+
+struct ExecutionVisitor;
+
+impl<'de> Visitor<'de> for ExecutionVisitor {
+    type Value = RawExecution;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a time like \"2ms\", or { uniform = [\"1ms\", \"2ms\"] }")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawExecution, E> {
+        Ok(RawExecution::Fixed(RawTime(RawQuantity::Text(
+            v.to_owned(),
+        ))))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawExecution, E> {
+        Ok(RawExecution::Fixed(RawTime(RawQuantity::Integer(v))))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawExecution, E> {
+        let v = i64::try_from(v).unwrap_or(i64::MAX);
+        Ok(RawExecution::Fixed(RawTime(RawQuantity::Integer(v))))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawExecution, E> {
+        Ok(RawExecution::Fixed(RawTime(RawQuantity::Float(v))))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawExecution, A::Error> {
+        const FIELDS: &[&str] = &["uniform"];
+        let mut uniform = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key != "uniform" {
+                return Err(de::Error::unknown_field(&key, FIELDS));
+            }
+            if uniform.is_some() {
+                return Err(de::Error::duplicate_field("uniform"));
+            }
+            uniform = Some(map.next_value::<Spanned<Vec<Spanned<RawTime>>>>()?);
+        }
+        uniform
+            .map(RawExecution::Uniform)
+            .ok_or_else(|| de::Error::missing_field("uniform"))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawExecution {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ExecutionVisitor)
+    }
+}

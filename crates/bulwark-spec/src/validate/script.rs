@@ -1,0 +1,192 @@
+//! Script checks: one action per step, counts of at least one, loops that let time pass.
+
+use std::ops::Range;
+
+use bulwark_core::Instant;
+use toml::Spanned;
+
+use super::Checker;
+use crate::model::Step;
+use crate::raw::{RawLoopCount, RawStep};
+
+const STEP_HELP: &str = "allowed: exactly one of run, compute (with each), sleep-for, \
+                         sleep-until, sleep-until-aligned, loop (with body)";
+const LOOP_HELP: &str =
+    "allowed: { loop = 3, body = [...] } or { loop = \"forever\", body = [...] }";
+const COMPUTE_HELP: &str = "allowed: { compute = 50, each = \"100us\" }";
+
+impl Checker<'_> {
+    pub(super) fn steps(
+        &mut self,
+        raw: &Spanned<Vec<Spanned<RawStep>>>,
+        empty: &str,
+    ) -> Option<Vec<Step>> {
+        if raw.get_ref().is_empty() {
+            self.report(raw.span(), empty, STEP_HELP);
+            return None;
+        }
+        let steps: Vec<Option<Step>> = raw.get_ref().iter().map(|s| self.step(s)).collect();
+        steps.into_iter().collect()
+    }
+
+    fn step(&mut self, spanned: &Spanned<RawStep>) -> Option<Step> {
+        let raw = spanned.get_ref();
+        let whole = spanned.span();
+        let action = self.action(raw, whole.clone());
+        // Check every value given, whichever key is the step's action, so all errors show.
+        let run = raw.run.as_ref().and_then(|v| self.time(v));
+        let compute = raw.compute.as_ref().and_then(|v| self.count(v, "compute"));
+        let each = raw
+            .each
+            .as_ref()
+            .and_then(|v| self.positive_time(v, "each"));
+        let sleep_for = raw.sleep_for.as_ref().and_then(|v| self.time(v));
+        let sleep_until = raw.sleep_until.as_ref().and_then(|v| self.time(v));
+        let aligned = raw
+            .sleep_until_aligned
+            .as_ref()
+            .and_then(|v| self.positive_time(v, "sleep-until-aligned"));
+        let repeat = raw.repeat.as_ref().and_then(|v| self.loop_count(v));
+        let body = raw
+            .body
+            .as_ref()
+            .and_then(|b| self.steps(b, "a loop body needs at least one step"));
+        self.companions(raw, whole.clone());
+
+        let step = match action? {
+            "run" => Step::Run(run?),
+            "compute" => Step::Compute {
+                count: compute?,
+                each: each?,
+            },
+            "sleep-for" => Step::SleepFor(sleep_for?),
+            "sleep-until" => Step::SleepUntil(Instant::from_nanos(sleep_until?.as_nanos())),
+            "sleep-until-aligned" => Step::SleepUntilAligned(aligned?),
+            _ => {
+                let count = repeat?;
+                let body = body?;
+                if count.is_none() && !body.iter().any(takes_time) {
+                    self.report(
+                        whole,
+                        "this loop would repeat forever without letting time pass",
+                        "allowed: a body with a step that takes time (run or compute longer \
+                         than zero, sleep-for longer than zero, sleep-until-aligned), or a \
+                         count like loop = 3",
+                    );
+                    return None;
+                }
+                Step::Loop { count, body }
+            }
+        };
+        Some(step)
+    }
+
+    /// The one key that says what a step does.
+    fn action(&mut self, raw: &RawStep, whole: Range<usize>) -> Option<&'static str> {
+        fn at<T>(value: &Option<Spanned<T>>, key: &'static str) -> Option<(usize, &'static str)> {
+            value.as_ref().map(|v| (v.span().start, key))
+        }
+        let mut given: Vec<(usize, &'static str)> = [
+            at(&raw.run, "run"),
+            at(&raw.compute, "compute"),
+            at(&raw.sleep_for, "sleep-for"),
+            at(&raw.sleep_until, "sleep-until"),
+            at(&raw.sleep_until_aligned, "sleep-until-aligned"),
+            at(&raw.repeat, "loop"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        given.sort_by_key(|(start, _)| *start);
+        match given.as_slice() {
+            [] => {
+                self.report(whole, "this step does nothing", STEP_HELP);
+                None
+            }
+            [(_, key)] => Some(key),
+            [(_, first), rest @ ..] => {
+                for (start, key) in rest {
+                    self.report(
+                        *start..*start,
+                        format!("a step does one thing, but this one has both {first} and {key}"),
+                        "allowed: one action per step; write two steps",
+                    );
+                }
+                None
+            }
+        }
+    }
+
+    /// `each` goes with `compute` and `body` with `loop`, both ways.
+    fn companions(&mut self, raw: &RawStep, whole: Range<usize>) {
+        match (&raw.compute, &raw.each) {
+            (Some(_), None) => self.report(
+                whole.clone(),
+                "compute needs each, the time one unit of work takes",
+                COMPUTE_HELP,
+            ),
+            (None, Some(each)) => {
+                self.report(each.span(), "each only goes with compute", COMPUTE_HELP)
+            }
+            _ => {}
+        }
+        match (&raw.repeat, &raw.body) {
+            (Some(_), None) => {
+                self.report(whole, "loop needs a body, the steps to repeat", LOOP_HELP)
+            }
+            (None, Some(body)) => self.report(body.span(), "body only goes with loop", LOOP_HELP),
+            _ => {}
+        }
+    }
+
+    fn count(&mut self, raw: &Spanned<i64>, what: &str) -> Option<u64> {
+        let n = *raw.get_ref();
+        let found = u64::try_from(n).ok().filter(|c| *c >= 1);
+        if found.is_none() {
+            self.report(
+                raw.span(),
+                format!("{what} count {n} is less than 1"),
+                "allowed: a count of 1 or more",
+            );
+        }
+        found
+    }
+
+    /// `Some(Some(n))` for a count, `Some(None)` for forever, `None` if wrong.
+    fn loop_count(&mut self, raw: &Spanned<RawLoopCount>) -> Option<Option<u64>> {
+        match raw.get_ref() {
+            RawLoopCount::Word(word) if word == "forever" => Some(None),
+            RawLoopCount::Word(word) => {
+                self.report(
+                    raw.span(),
+                    format!("loop count `{word}` is neither a number nor \"forever\""),
+                    "allowed: a count of 1 or more, or \"forever\"",
+                );
+                None
+            }
+            RawLoopCount::Count(n) => {
+                let found = u64::try_from(*n).ok().filter(|c| *c >= 1);
+                if found.is_none() {
+                    self.report(
+                        raw.span(),
+                        format!("loop count {n} is less than 1"),
+                        "allowed: a count of 1 or more, or \"forever\"",
+                    );
+                }
+                found.map(Some)
+            }
+        }
+    }
+}
+
+/// True if running `step` makes time pass, so a loop around it cannot spin in zero time.
+fn takes_time(step: &Step) -> bool {
+    match step {
+        Step::Run(time) | Step::SleepFor(time) => !time.is_zero(),
+        Step::Compute { count, each } => *count > 0 && !each.is_zero(),
+        Step::SleepUntilAligned(period) => !period.is_zero(),
+        // Once its instant has passed, it returns at once.
+        Step::SleepUntil(_) => false,
+        Step::Loop { body, .. } => body.iter().any(takes_time),
+    }
+}

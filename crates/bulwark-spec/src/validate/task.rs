@@ -1,0 +1,428 @@
+//! Task checks: name, core, priority, kind, execution, jitter, deadline and reservation.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use bulwark_core::{Duration, Priority};
+use toml::Spanned;
+
+use super::{policy_names, Checker, MAX_CORES};
+use crate::model::{Behaviour, Execution, PolicyKind, TaskSpec};
+use crate::raw::{RawExecution, RawReservation, RawTask};
+
+const KIND_HELP: &str =
+    "allowed: exactly one of period (periodic), min-interarrival (sporadic) or script";
+const EXECUTION_HELP: &str =
+    "allowed: execution = \"2ms\" or execution = { uniform = [\"1ms\", \"2ms\"] }";
+
+/// The three kinds of task, named by the key that chooses them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Periodic,
+    Sporadic,
+    Script,
+}
+
+impl Kind {
+    fn adjective(self) -> &'static str {
+        match self {
+            Kind::Periodic => "periodic",
+            Kind::Sporadic => "sporadic",
+            Kind::Script => "script",
+        }
+    }
+}
+
+impl Checker<'_> {
+    pub(super) fn tasks(
+        &mut self,
+        raw: &[Spanned<RawTask>],
+        policy: Option<PolicyKind>,
+        cores: Option<u16>,
+    ) -> Option<Vec<TaskSpec>> {
+        if raw.is_empty() {
+            self.report(
+                0..0,
+                "this scenario has no tasks",
+                "allowed: one or more [[task]] tables",
+            );
+            return None;
+        }
+        let mut first_line_of: HashMap<&str, usize> = HashMap::new();
+        let mut tasks = Vec::with_capacity(raw.len());
+        let mut all_valid = true;
+        for task in raw {
+            let name = &task.get_ref().name;
+            let unique = match first_line_of.get(name.get_ref().as_str()) {
+                Some(line) => {
+                    let message = format!(
+                        "task name `{}` is already used on line {line}",
+                        name.get_ref()
+                    );
+                    self.report(
+                        name.span(),
+                        message,
+                        "allowed: a name no other task in this scenario has",
+                    );
+                    false
+                }
+                None => {
+                    let line = self.source.line(name.span().start);
+                    first_line_of.insert(name.get_ref().as_str(), line);
+                    true
+                }
+            };
+            match self.task(task, policy, cores) {
+                Some(spec) if unique => tasks.push(spec),
+                _ => all_valid = false,
+            }
+        }
+        all_valid.then_some(tasks)
+    }
+
+    fn task(
+        &mut self,
+        spanned: &Spanned<RawTask>,
+        policy: Option<PolicyKind>,
+        cores: Option<u16>,
+    ) -> Option<TaskSpec> {
+        let raw = spanned.get_ref();
+        let whole = spanned.span();
+        let label = raw.name.get_ref().as_str();
+        let name = self.name(&raw.name, "a task name");
+        let core = self.core(raw, cores);
+        let priority = self.priority(raw, policy, whole.clone());
+        // `None`: not given; `Some(None)`: given but wrong (already reported).
+        let deadline = raw
+            .deadline
+            .as_ref()
+            .map(|d| self.positive_time(d, "deadline"));
+        let offset = match &raw.offset {
+            None => Some(Duration::ZERO),
+            Some(offset) => self.time(offset),
+        };
+        let kind = self.kind(raw, whole.clone());
+        let period = raw
+            .period
+            .as_ref()
+            .and_then(|p| self.positive_time(p, "period"));
+        let min_interarrival = raw
+            .min_interarrival
+            .as_ref()
+            .and_then(|m| self.positive_time(m, "min-interarrival"));
+        let jitter = self.jitter(raw, kind, label);
+        let execution = self.execution_for(raw, kind, label, whole.clone());
+        let steps = raw
+            .script
+            .as_ref()
+            .and_then(|s| self.steps(s, "a script needs at least one step"));
+        if kind == Some(Kind::Script) && policy == Some(PolicyKind::Edf) && raw.deadline.is_none() {
+            self.report(
+                whole,
+                format!(
+                    "script task `{label}` has no deadline, but edf needs a deadline for every job"
+                ),
+                "add deadline = ... to this script task, like deadline = \"10ms\"",
+            );
+        }
+        if let Some(reservation) = &raw.reservation {
+            self.reservation(reservation, policy);
+        }
+
+        // Commit: every check above has run; put the pieces together.
+        let offset = offset?;
+        let (behaviour, default_deadline) = match kind? {
+            Kind::Periodic => {
+                let period = period?;
+                let execution = execution?;
+                let behaviour = Behaviour::Periodic {
+                    period,
+                    offset,
+                    execution,
+                };
+                (behaviour, Some(period))
+            }
+            Kind::Sporadic => {
+                let min_interarrival = min_interarrival?;
+                let behaviour = Behaviour::Sporadic {
+                    min_interarrival,
+                    jitter: jitter?,
+                    offset,
+                    execution: execution?,
+                };
+                (behaviour, Some(min_interarrival))
+            }
+            Kind::Script => (
+                Behaviour::Script {
+                    offset,
+                    steps: steps?,
+                },
+                None,
+            ),
+        };
+        let deadline = match deadline {
+            None => default_deadline,
+            Some(given) => Some(given?),
+        };
+        Some(TaskSpec {
+            name: name?,
+            core: core?,
+            priority: priority?,
+            deadline,
+            behaviour,
+        })
+    }
+
+    fn core(&mut self, raw: &RawTask, cores: Option<u16>) -> Option<u16> {
+        let Some(core) = &raw.core else {
+            return Some(0);
+        };
+        let n = *core.get_ref();
+        let label = raw.name.get_ref();
+        let fits = |count: u16| u16::try_from(n).ok().filter(|c| *c < count);
+        match cores {
+            Some(count) => {
+                let found = fits(count);
+                if found.is_none() {
+                    let last = count - 1;
+                    let plural = if count == 1 { "core" } else { "cores" };
+                    self.report(
+                        core.span(),
+                        format!(
+                            "task `{label}` is on core {n}, but this scenario has {count} {plural} (0..={last})"
+                        ),
+                        format!("allowed: core = 0..={last}, or more cores with cores = ..."),
+                    );
+                }
+                found
+            }
+            // The core count is wrong and already reported; still refuse impossible cores.
+            None => {
+                let found = fits(MAX_CORES);
+                if found.is_none() {
+                    self.report(
+                        core.span(),
+                        format!("core {n} is outside 0..={}", MAX_CORES - 1),
+                        format!("allowed: 0..={}", MAX_CORES - 1),
+                    );
+                }
+                found
+            }
+        }
+    }
+
+    /// `Some(priority)` when right for the policy (`Some(None)` under EDF), `None` if wrong.
+    fn priority(
+        &mut self,
+        raw: &RawTask,
+        policy: Option<PolicyKind>,
+        whole: Range<usize>,
+    ) -> Option<Option<Priority>> {
+        match (policy, &raw.priority) {
+            (Some(PolicyKind::FixedPriority), Some(priority)) => {
+                self.priority_value(priority).map(Some)
+            }
+            (Some(PolicyKind::FixedPriority), None) => {
+                self.report(
+                    whole,
+                    format!("task `{}` has no priority", raw.name.get_ref()),
+                    "fixed-priority needs one on every task: allowed: priority = 0..=255, larger is more important",
+                );
+                None
+            }
+            (Some(PolicyKind::Edf), Some(priority)) => {
+                self.report(
+                    priority.span(),
+                    "edf orders jobs by deadline; priority is only used by fixed-priority",
+                    "allowed: remove priority from this task, or use policy = \"fixed-priority\"",
+                );
+                None
+            }
+            (Some(PolicyKind::Edf), None) => Some(None),
+            // The policy is wrong and already reported: still check what can be checked.
+            (None, Some(priority)) => {
+                self.priority_value(priority);
+                None
+            }
+            (None, None) => None,
+        }
+    }
+
+    fn priority_value(&mut self, raw: &Spanned<i64>) -> Option<Priority> {
+        let n = *raw.get_ref();
+        let found = u8::try_from(n).ok().map(Priority);
+        if found.is_none() {
+            self.report(
+                raw.span(),
+                format!("priority {n} is outside 0..=255"),
+                "allowed: 0..=255, larger is more important",
+            );
+        }
+        found
+    }
+
+    /// The task's kind, from whichever one of `period`, `min-interarrival` and `script` it has.
+    fn kind(&mut self, raw: &RawTask, whole: Range<usize>) -> Option<Kind> {
+        let mut given: Vec<(Range<usize>, &str, Kind)> = [
+            raw.period
+                .as_ref()
+                .map(|v| (v.span(), "period", Kind::Periodic)),
+            raw.min_interarrival
+                .as_ref()
+                .map(|v| (v.span(), "min-interarrival", Kind::Sporadic)),
+            raw.script
+                .as_ref()
+                .map(|v| (v.span(), "script", Kind::Script)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        given.sort_by_key(|(span, _, _)| span.start);
+        let label = raw.name.get_ref();
+        match given.as_slice() {
+            [] => {
+                self.report(whole, format!("task `{label}` has no kind"), KIND_HELP);
+                None
+            }
+            [(_, _, kind)] => Some(*kind),
+            [(_, first, _), rest @ ..] => {
+                for (span, key, _) in rest {
+                    self.report(
+                        span.clone(),
+                        format!("task `{label}` has both {first} and {key}"),
+                        KIND_HELP,
+                    );
+                }
+                None
+            }
+        }
+    }
+
+    /// Jitter: zero unless given, and only sporadic tasks may give it.
+    fn jitter(&mut self, raw: &RawTask, kind: Option<Kind>, label: &str) -> Option<Duration> {
+        let Some(jitter) = &raw.jitter else {
+            return Some(Duration::ZERO);
+        };
+        match kind {
+            Some(Kind::Sporadic) | None => self.time(jitter),
+            Some(other) => {
+                self.report(
+                    jitter.span(),
+                    format!(
+                        "jitter is only for sporadic tasks, but `{label}` is {}",
+                        other.adjective()
+                    ),
+                    "allowed: jitter only beside min-interarrival",
+                );
+                None
+            }
+        }
+    }
+
+    /// Execution: required for periodic and sporadic tasks, refused for scripts.
+    fn execution_for(
+        &mut self,
+        raw: &RawTask,
+        kind: Option<Kind>,
+        label: &str,
+        whole: Range<usize>,
+    ) -> Option<Execution> {
+        match (kind, &raw.execution) {
+            (Some(Kind::Script), Some(execution)) => {
+                self.report(
+                    execution.span(),
+                    format!("script task `{label}` cannot have an execution time: its steps say how long it runs"),
+                    "allowed: remove execution; use run or compute steps",
+                );
+                None
+            }
+            (Some(kind @ (Kind::Periodic | Kind::Sporadic)), None) => {
+                self.report(
+                    whole,
+                    format!("{} task `{label}` has no execution", kind.adjective()),
+                    EXECUTION_HELP,
+                );
+                None
+            }
+            (_, Some(execution)) => self.execution(execution),
+            (_, None) => None,
+        }
+    }
+
+    fn execution(&mut self, raw: &Spanned<RawExecution>) -> Option<Execution> {
+        match raw.get_ref() {
+            RawExecution::Fixed(time) => {
+                let fixed = self.time_at(time, raw.span())?;
+                if fixed.is_zero() {
+                    self.report(raw.span(), "execution cannot be zero", EXECUTION_HELP);
+                    return None;
+                }
+                Some(Execution::Fixed(fixed))
+            }
+            RawExecution::Uniform(list) => {
+                let times: Vec<Option<Duration>> =
+                    list.get_ref().iter().map(|t| self.time(t)).collect();
+                let [min, max] = times.as_slice() else {
+                    self.report(
+                        list.span(),
+                        format!(
+                            "uniform execution needs two times, [min, max], but has {}",
+                            times.len()
+                        ),
+                        EXECUTION_HELP,
+                    );
+                    return None;
+                };
+                let (min, max) = ((*min)?, (*max)?);
+                if min > max {
+                    self.report(
+                        list.span(),
+                        format!("uniform execution's min {min} is larger than its max {max}"),
+                        "allowed: [min, max] with min <= max",
+                    );
+                    return None;
+                }
+                if max.is_zero() {
+                    self.report(
+                        list.span(),
+                        "uniform execution's max cannot be zero",
+                        "allowed: a max longer than zero, like [\"0ns\", \"2ms\"]",
+                    );
+                    return None;
+                }
+                Some(Execution::Uniform { min, max })
+            }
+        }
+    }
+
+    fn reservation(&mut self, spanned: &Spanned<RawReservation>, policy: Option<PolicyKind>) {
+        let raw = spanned.get_ref();
+        let budget = self.positive_time(&raw.budget, "budget");
+        let period = self.positive_time(&raw.period, "period");
+        let (Some(budget), Some(period)) = (budget, period) else {
+            return;
+        };
+        if budget > period {
+            self.report(
+                raw.budget.span(),
+                format!("budget {budget} is larger than its period {period}"),
+                "a reservation's budget must be at most its period",
+            );
+            return;
+        }
+        // Reservation servers come later; until then a reservation must not be ignored.
+        let message = match policy {
+            Some(policy) => format!("policy `{}` has no reservation servers", policy.name()),
+            None => "no policy in this build has reservation servers".to_owned(),
+        };
+        self.report(
+            spanned.span(),
+            message,
+            format!(
+                "reservations need a reservation-server policy, and this build has none \
+                 (policies: {}); remove reservation for now",
+                policy_names()
+            ),
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! Every file in `tests/invalid/` is rejected with exactly the diagnostics written beside it.
+//!
+//! Each `NAME.toml` has a `NAME.expected` holding one `file:line:column: message` line per
+//! error, in file order, worked out by hand from the file (lines and columns count from 1,
+//! columns in characters).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use bulwark_spec::{load, parse, Diagnostics};
+
+fn invalid_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid")
+}
+
+/// The `.toml` fixtures, sorted by name.
+fn fixtures() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(invalid_dir())
+        .expect("tests/invalid exists")
+        .map(|entry| entry.expect("readable directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+        .collect();
+    paths.sort();
+    paths
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .expect("fixture has a file name")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn diagnostics_of(path: &Path) -> Diagnostics {
+    let source = fs::read_to_string(path).expect("fixture is readable");
+    match parse(&source, &file_name(path)) {
+        Ok(scenario) => panic!("{} was accepted: {scenario:#?}", path.display()),
+        Err(diagnostics) => diagnostics,
+    }
+}
+
+fn lines_of(diagnostics: &Diagnostics) -> String {
+    diagnostics
+        .errors()
+        .iter()
+        .map(|e| format!("{e}\n"))
+        .collect()
+}
+
+#[test]
+fn every_fixture_gives_exactly_its_expected_diagnostics() {
+    let mut mismatches = Vec::new();
+    for path in fixtures() {
+        let expected_path = path.with_extension("expected");
+        let expected = fs::read_to_string(&expected_path)
+            .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
+        let actual = lines_of(&diagnostics_of(&path));
+        if actual != expected {
+            mismatches.push(format!(
+                "{}\n--- expected\n{expected}--- actual\n{actual}",
+                file_name(&path)
+            ));
+        }
+    }
+    assert!(mismatches.is_empty(), "\n{}", mismatches.join("\n"));
+}
+
+#[test]
+fn every_fixture_is_rejected_with_located_helpful_errors() {
+    let paths = fixtures();
+    assert!(paths.len() >= 16, "only {} fixtures", paths.len());
+    for path in paths {
+        let diagnostics = diagnostics_of(&path);
+        let name = file_name(&path);
+        assert!(!diagnostics.is_empty(), "{name}: no errors");
+        assert_eq!(diagnostics.len(), diagnostics.errors().len());
+        for error in &diagnostics {
+            assert_eq!(error.file(), name);
+            assert!(error.line().is_some_and(|l| l >= 1), "{error}");
+            assert!(error.column().is_some_and(|c| c >= 1), "{error}");
+            assert!(error.span().is_some(), "{error}");
+            assert!(!error.message().is_empty(), "{error}");
+            assert!(!error.help().is_empty(), "{error}: no help");
+            assert!(!error.message().contains('\n') && !error.help().contains('\n'));
+        }
+        // Errors come in file order.
+        let starts: Vec<usize> = diagnostics
+            .errors()
+            .iter()
+            .filter_map(|e| e.span().map(|s| s.start))
+            .collect();
+        assert!(
+            starts.windows(2).all(|w| w[0] <= w[1]),
+            "{name}: {starts:?}"
+        );
+    }
+}
+
+/// The help of the only (or first) error in a fixture.
+fn first_help(name: &str) -> String {
+    let diagnostics = diagnostics_of(&invalid_dir().join(name));
+    diagnostics.errors()[0].help().to_owned()
+}
+
+#[test]
+fn helps_say_what_is_allowed() {
+    assert_eq!(
+        first_help("unknown_policy.toml"),
+        "allowed: fixed-priority, edf"
+    );
+    assert_eq!(
+        first_help("unknown_field.toml"),
+        "allowed: `name`, `core`, `priority`, `deadline`, `offset`, `period`, \
+         `min-interarrival`, `jitter`, `script`, `execution`, `reservation`"
+    );
+    assert_eq!(
+        first_help("budget_larger_than_period.toml"),
+        "a reservation's budget must be at most its period"
+    );
+    assert_eq!(
+        first_help("priority_out_of_range.toml"),
+        "allowed: 0..=255, larger is more important"
+    );
+    assert_eq!(
+        first_help("missing_field.toml"),
+        "add name = ... to this table"
+    );
+    assert_eq!(
+        first_help("wrong_value_type.toml"),
+        "allowed: a whole number, without quotes"
+    );
+    assert!(first_help("bad_unit.toml").contains("ns, us (or \u{b5}s), ms, s"));
+    assert!(first_help("missing_core.toml").contains("0..=1"));
+    let reservation = diagnostics_of(&invalid_dir().join("budget_larger_than_period.toml"));
+    let help = reservation.errors()[1].help();
+    assert!(help.contains("reservation-server policy"), "{help}");
+    assert!(help.contains("fixed-priority, edf"), "{help}");
+}
+
+#[test]
+fn plain_output_puts_the_help_after_the_message() {
+    let diagnostics = diagnostics_of(&invalid_dir().join("unknown_policy.toml"));
+    assert_eq!(
+        diagnostics.plain(),
+        "unknown_policy.toml:2:10: unknown policy `rm` (allowed: fixed-priority, edf)\n"
+    );
+    assert_eq!(
+        diagnostics.to_string(),
+        "unknown_policy.toml: 1 error in scenario"
+    );
+    let many = diagnostics_of(&invalid_dir().join("many_errors.toml"));
+    assert_eq!(many.to_string(), "many_errors.toml: 6 errors in scenario");
+}
+
+#[test]
+fn diagnostics_render_through_miette() {
+    use miette::Diagnostic;
+    let diagnostics = diagnostics_of(&invalid_dir().join("bad_cost.toml"));
+    let related: Vec<_> = diagnostics
+        .related()
+        .expect("errors are related diagnostics")
+        .collect();
+    assert_eq!(related.len(), 2);
+    let first = related[0];
+    assert_eq!(
+        first.help().map(|h| h.to_string()),
+        Some("allowed: a frequency above zero, like \"1GHz\"".to_owned())
+    );
+    let labels: Vec<_> = first.labels().expect("a label").collect();
+    // `"0GHz"` on line 6: the label covers the quoted value.
+    let source = fs::read_to_string(invalid_dir().join("bad_cost.toml")).unwrap();
+    let at = labels[0].offset();
+    assert_eq!(&source[at..at + labels[0].len()], "\"0GHz\"");
+    assert!(first.source_code().is_some());
+}
+
+#[test]
+fn load_reads_by_path_and_names_an_unreadable_file() {
+    let path = invalid_dir().join("no_tasks.toml");
+    let diagnostics = load(&path).expect_err("no tasks");
+    assert_eq!(
+        diagnostics.errors()[0].to_string(),
+        format!("{}:1:1: this scenario has no tasks", path.display())
+    );
+
+    let missing = invalid_dir().join("there_is_no_such_file.toml");
+    let diagnostics = load(&missing).expect_err("unreadable");
+    assert_eq!(diagnostics.len(), 1);
+    let error = &diagnostics.errors()[0];
+    assert_eq!(error.file(), missing.display().to_string());
+    assert_eq!(error.line(), None);
+    assert!(
+        error
+            .to_string()
+            .starts_with(&format!("{}: cannot read this file: ", missing.display())),
+        "{error}"
+    );
+}

@@ -1,0 +1,305 @@
+//! Valid files read into exactly the scenario they describe, built here by hand.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use bulwark_core::{Duration, Instant, Priority};
+use bulwark_spec::{
+    load, parse, Behaviour, CostModel, Execution, PolicyKind, Scenario, Step, TaskSpec,
+};
+
+fn valid(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/valid")
+        .join(name)
+}
+
+fn read(name: &str) -> Scenario {
+    match load(&valid(name)) {
+        Ok(scenario) => scenario,
+        Err(diagnostics) => panic!("{}", diagnostics.plain()),
+    }
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn us(n: u64) -> Duration {
+    Duration::from_micros(n)
+}
+
+#[test]
+fn every_feature_reads_into_the_exact_scenario() {
+    let expected = Scenario {
+        name: "complete".into(),
+        description: "every key the format has".into(),
+        seed: 42,
+        duration: ms(1500),
+        cores: 2,
+        policy: PolicyKind::FixedPriority,
+        cost: CostModel {
+            clock_hz: 2_500_000_000,
+            timer_interrupt: 120,
+            scheduler: 300,
+            per_work_unit: 15,
+            context_switch: 200,
+            cache_refill: 1000,
+        },
+        tasks: vec![
+            TaskSpec {
+                name: "tau1".into(),
+                core: 0,
+                priority: Some(Priority(2)),
+                deadline: Some(ms(5)),
+                behaviour: Behaviour::Periodic {
+                    period: ms(5),
+                    offset: Duration::ZERO,
+                    execution: Execution::Fixed(ms(2)),
+                },
+            },
+            TaskSpec {
+                name: "tau2".into(),
+                core: 1,
+                priority: Some(Priority(1)),
+                deadline: Some(ms(8)),
+                behaviour: Behaviour::Periodic {
+                    period: ms(10),
+                    offset: us(250),
+                    execution: Execution::Uniform {
+                        min: ms(1),
+                        max: us(2500),
+                    },
+                },
+            },
+            TaskSpec {
+                name: "irq".into(),
+                core: 1,
+                priority: Some(Priority(255)),
+                deadline: Some(ms(10)),
+                behaviour: Behaviour::Sporadic {
+                    min_interarrival: ms(10),
+                    jitter: ms(2),
+                    offset: Duration::from_nanos(7),
+                    execution: Execution::Fixed(us(100)),
+                },
+            },
+            TaskSpec {
+                name: "phases".into(),
+                core: 0,
+                priority: Some(Priority(0)),
+                deadline: Some(ms(20)),
+                behaviour: Behaviour::Script {
+                    offset: Duration::ZERO,
+                    steps: vec![
+                        Step::Run(ms(1)),
+                        Step::Compute {
+                            count: 50,
+                            each: us(100),
+                        },
+                        Step::SleepFor(ms(2)),
+                        Step::SleepUntil(Instant::from_nanos(25_000_000)),
+                        Step::SleepUntilAligned(ms(1)),
+                        Step::Loop {
+                            count: Some(3),
+                            body: vec![Step::Run(us(500)), Step::SleepFor(Duration::ZERO)],
+                        },
+                        Step::Loop {
+                            count: None,
+                            body: vec![
+                                Step::Loop {
+                                    count: Some(2),
+                                    body: vec![Step::Run(us(1))],
+                                },
+                                Step::SleepUntilAligned(ms(10)),
+                            ],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    assert_eq!(read("complete.toml"), expected);
+}
+
+#[test]
+fn omitted_keys_take_their_defaults() {
+    let expected = Scenario {
+        name: "minimal".into(),
+        description: String::new(),
+        seed: 0,
+        duration: ms(35),
+        cores: 1,
+        policy: PolicyKind::FixedPriority,
+        cost: CostModel::default(),
+        tasks: vec![TaskSpec {
+            name: "only".into(),
+            core: 0,
+            priority: Some(Priority(0)),
+            deadline: Some(ms(5)),
+            behaviour: Behaviour::Periodic {
+                period: ms(5),
+                offset: Duration::ZERO,
+                execution: Execution::Fixed(ms(1)),
+            },
+        }],
+    };
+    assert_eq!(read("minimal.toml"), expected);
+    assert_eq!(CostModel::default().clock_hz, 1_000_000_000);
+}
+
+#[test]
+fn edf_tasks_have_no_priority_and_default_deadlines() {
+    let expected = Scenario {
+        name: "rm-vs-edf".into(),
+        description: "three tasks that fixed priority cannot schedule and edf can".into(),
+        seed: 7,
+        duration: ms(35),
+        cores: 1,
+        policy: PolicyKind::Edf,
+        cost: CostModel {
+            context_switch: 50,
+            ..CostModel::default()
+        },
+        tasks: vec![
+            TaskSpec {
+                name: "tau1".into(),
+                core: 0,
+                priority: None,
+                deadline: Some(ms(5)),
+                behaviour: Behaviour::Periodic {
+                    period: ms(5),
+                    offset: Duration::ZERO,
+                    execution: Execution::Fixed(ms(2)),
+                },
+            },
+            TaskSpec {
+                name: "tau2".into(),
+                core: 0,
+                priority: None,
+                deadline: Some(ms(7)),
+                behaviour: Behaviour::Sporadic {
+                    min_interarrival: ms(7),
+                    jitter: Duration::ZERO,
+                    offset: Duration::ZERO,
+                    execution: Execution::Uniform {
+                        min: ms(1),
+                        max: ms(3),
+                    },
+                },
+            },
+            TaskSpec {
+                name: "tau3".into(),
+                core: 0,
+                priority: None,
+                deadline: Some(ms(10)),
+                behaviour: Behaviour::Script {
+                    offset: ms(1),
+                    steps: vec![Step::Loop {
+                        count: None,
+                        body: vec![Step::Run(us(500)), Step::SleepFor(us(4500))],
+                    }],
+                },
+            },
+        ],
+    };
+    assert_eq!(read("edf.toml"), expected);
+}
+
+#[test]
+fn a_script_under_fixed_priority_needs_no_deadline() {
+    let source = r#"
+        name = "s"
+        policy = "fixed-priority"
+        duration = "1s"
+
+        [[task]]
+        name = "worker"
+        priority = 4
+        script = [{ sleep-until = "0ns" }, { loop = 2, body = [{ sleep-until = "1ms" }] }]
+    "#;
+    let scenario = parse(source, "inline.toml").expect("valid");
+    let task = &scenario.tasks[0];
+    assert_eq!(task.deadline, None);
+    assert_eq!(
+        task.behaviour,
+        Behaviour::Script {
+            offset: Duration::ZERO,
+            steps: vec![
+                Step::SleepUntil(Instant::ZERO),
+                // A counted loop may take no time: it ends.
+                Step::Loop {
+                    count: Some(2),
+                    body: vec![Step::SleepUntil(Instant::from_nanos(1_000_000))],
+                },
+            ],
+        }
+    );
+}
+
+#[test]
+fn a_script_may_be_written_as_an_array_of_tables() {
+    let source = r#"
+        name = "tables"
+        policy = "edf"
+        duration = "1s"
+
+        [[task]]
+        name = "t"
+        deadline = "3ms"
+
+        [[task.script]]
+        run = "1ms"
+
+        [[task.script]]
+        compute = 2
+        each = "1ms"
+    "#;
+    let scenario = parse(source, "tables.toml").expect("valid");
+    assert_eq!(
+        scenario.tasks[0].behaviour,
+        Behaviour::Script {
+            offset: Duration::ZERO,
+            steps: vec![
+                Step::Run(ms(1)),
+                Step::Compute {
+                    count: 2,
+                    each: ms(1)
+                }
+            ],
+        }
+    );
+}
+
+#[test]
+fn the_most_cores_and_the_last_core() {
+    let source = r#"
+        name = "big"
+        cores = 1024
+        policy = "edf"
+        duration = "1s"
+
+        [[task]]
+        name = "last"
+        core = 1023
+        period = "1ms"
+        execution = "1ns"
+    "#;
+    let scenario = parse(source, "big.toml").expect("valid");
+    assert_eq!(scenario.cores, 1024);
+    assert_eq!(scenario.tasks[0].core, 1023);
+}
+
+#[test]
+fn every_valid_file_parses() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/valid");
+    let mut count = 0;
+    for entry in fs::read_dir(dir).expect("tests/valid exists") {
+        let path = entry.expect("entry").path();
+        if let Err(d) = load(&path) {
+            panic!("{}", d.plain());
+        }
+        count += 1;
+    }
+    assert_eq!(count, 3);
+}
