@@ -41,6 +41,11 @@ enum Occupant {
         task: TaskId,
         since: Instant,
     },
+    /// The kernel was returning to `task` when a masked interrupt was taken: its context is
+    /// loaded, but it has not executed, so it cannot have been preempted.
+    Dispatching {
+        task: TaskId,
+    },
 }
 
 /// Why the kernel was entered.
@@ -229,7 +234,7 @@ impl<'a> Machine<'a> {
                     // The masked timer interrupt is taken before the chosen task runs a cycle.
                     c.irq_pending = false;
                     c.occupant = match next {
-                        Some(task) => Occupant::Running { task, since: now },
+                        Some(task) => Occupant::Dispatching { task },
                         None => Occupant::Idle,
                     };
                     return self.run_core(core, now, Step::Enter(Entry::Timer));
@@ -267,12 +272,13 @@ impl<'a> Machine<'a> {
         now: Instant,
         entry: Entry,
     ) -> Result<Option<Step>, SimError> {
-        let previous = match self.cores[core as usize].occupant {
+        let (previous, ran) = match self.cores[core as usize].occupant {
             Occupant::Running { task, since } => {
                 self.charge(core, task, since, now);
-                Some(task)
+                (Some(task), true)
             }
-            _ => None,
+            Occupant::Dispatching { task } => (Some(task), false),
+            _ => (None, false),
         };
         // Whatever the processor was doing is interrupted: its pending end no longer holds.
         self.queue.cancel_processor(core);
@@ -327,7 +333,7 @@ impl<'a> Machine<'a> {
                 None => self.queue.cancel_timer(core),
             }
         }
-        if let Some(p) = previous {
+        if let Some(p) = previous.filter(|_| ran) {
             if suspended != Some(p) && decision.next != Some(p) {
                 let task = &mut self.tasks[p.index()];
                 task.needs_refill = true;
@@ -593,7 +599,7 @@ impl<'a> Machine<'a> {
                 Occupant::Kernel { next, entered } => {
                     self.record_slice(core as u16, next, SliceKind::Kernel, entered, until)
                 }
-                Occupant::Idle => {}
+                Occupant::Idle | Occupant::Dispatching { .. } => {}
             }
         }
         for i in 0..self.tasks.len() {

@@ -84,3 +84,90 @@ fn cycles_round_up_to_whole_nanoseconds() {
     assert_eq!(cost.time_of(4).as_nanos(), 2);
     assert_eq!(cost.time_of(0).as_nanos(), 0);
 }
+
+/// A timer that fires during kernel time is taken when the kernel would return to the task,
+/// and the task it was returning to, which never executed, is not preempted and pays no refill.
+/// Costs as above; lo (10us) priority 1 from 0, hi1 (2us) priority 2 from 5us, hi2 (1us)
+/// priority 3 from 5.1us.
+///
+/// ```text
+/// 5000   timer for hi1: 350 ns kernel, charged to hi1             [5000, 5350)
+/// 5100   timer for hi2 fires inside the kernel: held pending
+/// 5350   pending interrupt: 200 + 100 + 50 = 350 ns, charged to hi2 [5350, 5700)
+/// 5700   hi2 runs 1 us                                             [5700, 6700)
+/// 6700   hi2 ends its job: 150 ns, charged to hi1                  [6700, 6850)
+/// 6850   hi1 runs 2 us, no refill (it never ran before)            [6850, 8850)
+/// 8850   hi1 ends its job: 150 ns, charged to lo                   [8850, 9000)
+/// 9000   lo refills 300 ns, runs its last 5 us                     [9000, 9300) [9300, 14300)
+/// 14300  lo ends its job: 100 ns, idle                             [14300, 14400)
+/// ```
+#[test]
+fn a_timer_during_kernel_time_is_taken_on_the_way_out() {
+    let mut s = scenario(
+        PolicyKind::FixedPriority,
+        1,
+        us(20),
+        vec![
+            periodic("lo", 0, Some(1), us(10), us(100), us(0)),
+            periodic("hi1", 0, Some(2), us(2), us(100), us(5)),
+            periodic(
+                "hi2",
+                0,
+                Some(3),
+                us(1),
+                us(100),
+                bulwark_core::Duration::from_nanos(5100),
+            ),
+        ],
+    );
+    s.cost = CostModel {
+        clock_hz: 1_000_000_000,
+        timer_interrupt: 200,
+        scheduler: 100,
+        per_work_unit: 0,
+        context_switch: 50,
+        cache_refill: 300,
+    };
+    let o = run_jobs(&s);
+    let at = Instant::from_nanos;
+    let slice = |task: Option<u32>, kind, start, end| Slice {
+        core: 0,
+        task: task.map(TaskId),
+        kind,
+        start: at(start),
+        end: at(end),
+    };
+    assert_eq!(
+        o.trace.as_ref().unwrap().slices,
+        vec![
+            slice(Some(0), SliceKind::Task, 0, 5000),
+            slice(Some(1), SliceKind::Kernel, 5000, 5350),
+            slice(Some(2), SliceKind::Kernel, 5350, 5700),
+            slice(Some(2), SliceKind::Task, 5700, 6700),
+            slice(Some(1), SliceKind::Kernel, 6700, 6850),
+            slice(Some(1), SliceKind::Task, 6850, 8850),
+            slice(Some(0), SliceKind::Kernel, 8850, 9000),
+            slice(Some(0), SliceKind::CacheRefill, 9000, 9300),
+            slice(Some(0), SliceKind::Task, 9300, 14300),
+            slice(None, SliceKind::Kernel, 14300, 14400),
+        ]
+    );
+    let (lo, hi1, hi2) = (&o.tasks[0], &o.tasks[1], &o.tasks[2]);
+    assert_eq!(
+        (hi1.preemptions, hi1.refill_ns),
+        (0, 0),
+        "hi1 never ran before hi2"
+    );
+    assert_eq!((lo.preemptions, lo.refill_ns), (1, 300));
+    assert_eq!(
+        (hi1.wakeup_latency.max_ns, hi2.wakeup_latency.max_ns),
+        (1850, 600)
+    );
+    assert_eq!(
+        (lo.response.max_ns, hi1.response.max_ns, hi2.response.max_ns),
+        (14300, 3850, 1600)
+    );
+    let core = &o.cores[0];
+    assert_eq!((core.kernel_ns, core.busy_ns), (1100, 13_300));
+    assert_eq!((core.timer_interrupts, core.context_switches), (2, 5));
+}
