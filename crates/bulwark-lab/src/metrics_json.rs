@@ -25,7 +25,7 @@ pub struct MetricsDocument<'a> {
     /// Per task, in task-id order.
     pub tasks: Vec<TaskDocument<'a>>,
     /// Per core, in core order.
-    pub cores: Vec<CoreDocument>,
+    pub cores: Vec<CoreDocument<'a>>,
     /// Every job, present only when the run kept job records.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jobs: Option<Vec<JobDocument>>,
@@ -77,25 +77,14 @@ pub struct StatsDocument {
     pub count: u64,
 }
 
-/// One core's aggregates.
+/// One core's aggregates: its index, then the simulator's own fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct CoreDocument {
+pub struct CoreDocument<'a> {
     /// The core's index.
     pub core: u16,
-    /// Time tasks executed (including cache refill).
-    pub busy_ns: u64,
-    /// Time in the kernel.
-    pub kernel_ns: u64,
-    /// Scheduler invocations.
-    pub invocations: u64,
-    /// Timer interrupts taken.
-    pub timer_interrupts: u64,
-    /// Switches to a different task.
-    pub context_switches: u64,
-    /// Policy work units, summed over invocations.
-    pub work_units: u64,
-    /// The most work units one invocation did.
-    pub max_work_units: u64,
+    /// Busy, kernel and idle time, invocations, interrupts, switches and work.
+    #[serde(flatten)]
+    pub metrics: &'a CoreMetrics,
 }
 
 /// One job's life.
@@ -186,16 +175,10 @@ fn task_document(id: usize, task: &TaskMetrics) -> TaskDocument<'_> {
     }
 }
 
-fn core_document(core: usize, metrics: &CoreMetrics) -> CoreDocument {
+fn core_document(core: usize, metrics: &CoreMetrics) -> CoreDocument<'_> {
     CoreDocument {
         core: u16::try_from(core).unwrap_or(u16::MAX),
-        busy_ns: metrics.busy_ns,
-        kernel_ns: metrics.kernel_ns,
-        invocations: metrics.invocations,
-        timer_interrupts: metrics.timer_interrupts,
-        context_switches: metrics.context_switches,
-        work_units: metrics.work_units,
-        max_work_units: metrics.max_work_units,
+        metrics,
     }
 }
 

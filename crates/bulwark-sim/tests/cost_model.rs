@@ -9,7 +9,27 @@ use bulwark_spec::{CostModel, PolicyKind};
 use common::*;
 
 /// 1 GHz (1 cycle = 1 ns); timer interrupt 200, scheduler 100, context switch 50, refill 300.
-/// lo = (10us, 100us) priority 1 from 0; hi = (2us, 100us) priority 2 from 5us.
+const COSTS: CostModel = CostModel {
+    clock_hz: 1_000_000_000,
+    timer_interrupt: 200,
+    scheduler: 100,
+    per_work_unit: 0,
+    context_switch: 50,
+    cache_refill: 300,
+};
+
+/// A slice of core 0, times in nanoseconds.
+fn slice(task: Option<u32>, kind: SliceKind, start: u64, end: u64) -> Slice {
+    Slice {
+        core: 0,
+        task: task.map(TaskId),
+        kind,
+        start: Instant::from_nanos(start),
+        end: Instant::from_nanos(end),
+    }
+}
+
+/// With [`COSTS`]: lo = (10us, 100us) priority 1 from 0; hi = (2us, 100us) priority 2 from 5us.
 ///
 /// ```text
 /// 0      lo runs (configuration before time zero is free)
@@ -30,23 +50,8 @@ fn kernel_time_is_charged_to_the_task_chosen() {
             periodic("hi", 0, Some(2), us(2), us(100), us(5)),
         ],
     );
-    s.cost = CostModel {
-        clock_hz: 1_000_000_000,
-        timer_interrupt: 200,
-        scheduler: 100,
-        per_work_unit: 0,
-        context_switch: 50,
-        cache_refill: 300,
-    };
+    s.cost = COSTS;
     let o = run_jobs(&s);
-    let at = Instant::from_nanos;
-    let slice = |task: Option<u32>, kind, start, end| Slice {
-        core: 0,
-        task: task.map(TaskId),
-        kind,
-        start: at(start),
-        end: at(end),
-    };
     assert_eq!(
         o.trace.as_ref().unwrap().slices,
         vec![
@@ -120,23 +125,8 @@ fn a_timer_during_kernel_time_is_taken_on_the_way_out() {
             ),
         ],
     );
-    s.cost = CostModel {
-        clock_hz: 1_000_000_000,
-        timer_interrupt: 200,
-        scheduler: 100,
-        per_work_unit: 0,
-        context_switch: 50,
-        cache_refill: 300,
-    };
+    s.cost = COSTS;
     let o = run_jobs(&s);
-    let at = Instant::from_nanos;
-    let slice = |task: Option<u32>, kind, start, end| Slice {
-        core: 0,
-        task: task.map(TaskId),
-        kind,
-        start: at(start),
-        end: at(end),
-    };
     assert_eq!(
         o.trace.as_ref().unwrap().slices,
         vec![
