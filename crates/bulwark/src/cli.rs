@@ -27,7 +27,7 @@ Examples:
   bulwark check scenarios/*.toml")]
     Check(CheckArgs),
     /// Run a scenario on the simulated machine and summarise every task.
-    #[command(after_help = "Times are integers with a unit: 150us, 2ms, 3s, 1.5ms.
+    #[command(after_help = "Times carry a unit (ns, us, ms, s): 150us, 2ms, 1.5ms, 3s.
 
 Examples:
   bulwark simulate scenarios/kernel-costs.toml
