@@ -27,13 +27,15 @@ Examples:
   bulwark check scenarios/*.toml")]
     Check(CheckArgs),
     /// Run a scenario on the simulated machine and summarise every task.
-    #[command(after_help = "Times carry a unit (ns, us, ms, s): 150us, 2ms, 1.5ms, 3s.
+    #[command(
+        after_help = "Times carry a unit (ns, us, ms, s): 150us, 2ms, 1.5ms, 3s.
 
 Examples:
   bulwark simulate scenarios/kernel-costs.toml
   bulwark simulate scenarios/textbook-rm.toml --until 70ms --svg rm.svg
   bulwark simulate scenarios/textbook-edf.toml --json > edf.json
-  bulwark simulate scenarios/kernel-costs.toml --trace trace.json   # open in ui.perfetto.dev")]
+  bulwark simulate scenarios/kernel-costs.toml --trace trace.json   # open in ui.perfetto.dev"
+    )]
     Simulate(SimulateArgs),
     /// Run the built-in experiments and write a report (Markdown, HTML, SVG).
     #[command(after_help = "Exit status: 0 when every check holds, 1 when one fails.
