@@ -14,6 +14,8 @@ pub enum CoreError {
     NotReady = 3,
     /// The call needs a suspended task, and this one is ready.
     AlreadyReady = 4,
+    /// A configuration value is out of range (a zero budget or capacity, say).
+    InvalidParameter = 5,
 }
 
 impl fmt::Display for CoreError {
@@ -23,6 +25,7 @@ impl fmt::Display for CoreError {
             CoreError::AlreadyAdded => "task already added",
             CoreError::NotReady => "task is not ready",
             CoreError::AlreadyReady => "task is already ready",
+            CoreError::InvalidParameter => "parameter out of range",
         })
     }
 }

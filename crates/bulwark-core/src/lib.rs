@@ -16,6 +16,7 @@ pub mod error;
 pub mod fixed_priority;
 pub mod heap;
 pub mod policy;
+pub mod reservation;
 pub mod runqueue;
 pub mod suspension;
 pub mod task;

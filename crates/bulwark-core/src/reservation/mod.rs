@@ -1,0 +1,4 @@
+//! Processor reservations: budgets replenished over time, as the sporadic server and SPR keep
+//! them.
+
+pub mod replenishment;
