@@ -1,6 +1,7 @@
 //! Random sequences of kernel calls against FP and EDF: no panic, invariants hold after every
 //! call, a refused call changes nothing, and every decision picks what a reference model says.
 
+use bulwark_core::reservation::{DeferrableServer, Reservation};
 use bulwark_core::{
     CoreError, Decision, Duration, Edf, FixedPriority, Instant, Policy, Priority, TaskId, Wake,
     Work,
@@ -84,7 +85,8 @@ fn drive<P: Policy + Clone + core::fmt::Debug>(
     mut policy: P,
     mut model: Model,
     calls: Vec<Call>,
-    check_pick: impl Fn(&Model, &Decision) -> Result<(), TestCaseError>,
+    check_pick: impl Fn(&P, &Model, &Decision) -> Result<(), TestCaseError>,
+    budgets: bool,
 ) -> Result<(), TestCaseError> {
     let mut now = Instant::ZERO;
     for c in calls {
@@ -140,8 +142,15 @@ fn drive<P: Policy + Clone + core::fmt::Debug>(
             Call::Schedule => {
                 let decision = policy.schedule(now, &mut work);
                 model.expire(now);
-                check_pick(&model, &decision)?;
-                prop_assert_eq!(decision.timer, model.next_timeout());
+                check_pick(&policy, &model, &decision)?;
+                if budgets {
+                    // Replenishment and depletion timers come on top of the activations.
+                    if let Some(wake) = model.next_timeout() {
+                        prop_assert!(decision.timer.is_some_and(|t| t <= wake));
+                    }
+                } else {
+                    prop_assert_eq!(decision.timer, model.next_timeout());
+                }
                 if let Some(at) = decision.timer {
                     prop_assert!(at > now, "no timer in the past after schedule");
                 }
@@ -187,7 +196,7 @@ proptest! {
         }
         prop_assert_eq!(policy.add_task(TaskId(0), Priority(1)), Err(CoreError::AlreadyAdded));
         prop_assert_eq!(policy.add_task(TaskId(TASKS), Priority(1)), Err(CoreError::UnknownTask));
-        drive(policy, fresh_model(&priority), calls, |model, decision| {
+        drive(policy, fresh_model(&priority), calls, |_, model, decision| {
             let best = model.ready().map(|t| model.priority[t]).max();
             match decision.next {
                 None => prop_assert_eq!(best, None),
@@ -197,7 +206,7 @@ proptest! {
                 }
             }
             Ok(())
-        })?;
+        }, false)?;
     }
 
     /// EDF always runs a ready task with the earliest deadline.
@@ -209,7 +218,7 @@ proptest! {
         for t in 0..TASKS {
             policy.add_task(TaskId(t)).unwrap();
         }
-        drive(policy, fresh_model(&[0; TASKS as usize]), calls, |model, decision| {
+        drive(policy, fresh_model(&[0; TASKS as usize]), calls, |_, model, decision| {
             let best = model.ready().map(|t| model.deadline[t]).min();
             match decision.next {
                 None => prop_assert_eq!(best, None),
@@ -219,7 +228,40 @@ proptest! {
                 }
             }
             Ok(())
-        })?;
+        }, false)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The deferrable server under random calls: no panic, invariants after every call,
+    /// refused calls change nothing, and it always runs a ready task of the highest priority
+    /// among the ready tasks with budget left.
+    #[test]
+    fn deferrable_server_runs_a_highest_priority_task_with_budget(
+        priority in proptest::collection::vec(0u8..6, TASKS as usize),
+        budget in proptest::collection::vec((1u64..300, 1u64..300), TASKS as usize),
+        calls in proptest::collection::vec(call(), 0..120),
+    ) {
+        let mut policy = DeferrableServer::with_capacity(TASKS as usize);
+        for (t, (p, (b, extra))) in priority.iter().zip(&budget).enumerate() {
+            let r = Reservation { budget: Duration::from_nanos(*b), period: Duration::from_nanos(b + extra) };
+            policy.add_task(TaskId(t as u32), Priority(*p), r).unwrap();
+        }
+        drive(policy, fresh_model(&priority), calls, |ds, model, decision| {
+            let has_budget = |t: usize| ds.remaining(TaskId(t as u32)).is_some_and(|r| !r.is_zero());
+            let best = model.ready().filter(|t| has_budget(*t)).map(|t| model.priority[t]).max();
+            match decision.next {
+                None => prop_assert_eq!(best, None),
+                Some(t) => {
+                    prop_assert_eq!(model.state[t.index()], State::Ready);
+                    prop_assert!(has_budget(t.index()));
+                    prop_assert_eq!(Some(model.priority[t.index()]), best);
+                }
+            }
+            Ok(())
+        }, true)?;
     }
 }
 
