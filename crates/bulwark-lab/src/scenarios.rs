@@ -22,7 +22,12 @@ macro_rules! built_in {
 }
 
 /// Every built-in scenario, in a fixed order.
-pub const BUILT_IN: &[BuiltIn] = built_in!["textbook-rm", "textbook-edf", "kernel-costs"];
+pub const BUILT_IN: &[BuiltIn] = built_in![
+    "textbook-rm",
+    "textbook-edf",
+    "kernel-costs",
+    "deferrable-double-hit",
+];
 
 impl BuiltIn {
     /// The scenario, parsed and validated; diagnostics name `scenarios/NAME.toml`.

@@ -42,6 +42,7 @@ pub fn periodic_set(
                 name: format!("t{i}"),
                 core: 0,
                 priority: (policy == PolicyKind::FixedPriority).then_some(Priority(rank[i])),
+                reservation: None,
                 deadline: Some(t.period),
                 behaviour: Behaviour::Periodic {
                     period: t.period,

@@ -12,6 +12,7 @@
 //! Interrupts stay masked in the kernel: a timer that fires during kernel time is taken when
 //! the kernel would return to the task. Configuration before time zero is free.
 
+use bulwark_core::reservation::DeferrableServer;
 use bulwark_core::{CoreError, Duration, Edf, FixedPriority, Instant, Policy, TaskId, Wake, Work};
 use bulwark_spec::{CostModel, PolicyKind, Scenario, TaskSpec};
 use rand::SeedableRng;
@@ -658,6 +659,21 @@ fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimEr
             let mut policy = Edf::with_capacity(count);
             for (id, spec) in on_core {
                 policy.add_task(id).map_err(|e| refused(spec, e))?;
+            }
+            Box::new(policy)
+        }
+        PolicyKind::DeferrableServer => {
+            let mut policy = DeferrableServer::with_capacity(count);
+            for (id, spec) in on_core {
+                let priority = spec.priority.unwrap_or_default();
+                // Validation puts a reservation on every task of this policy.
+                let reservation = spec
+                    .reservation
+                    .ok_or(CoreError::InvalidParameter)
+                    .map_err(|e| refused(spec, e))?;
+                policy
+                    .add_task(id, priority, reservation)
+                    .map_err(|e| refused(spec, e))?;
             }
             Box::new(policy)
         }

@@ -45,6 +45,7 @@ pub fn periodic(
         name: name.into(),
         core,
         priority: priority.map(Priority),
+        reservation: None,
         deadline: Some(period),
         behaviour: Behaviour::Periodic {
             period,
@@ -65,6 +66,7 @@ pub fn script(
         name: name.into(),
         core,
         priority: priority.map(Priority),
+        reservation: None,
         deadline,
         behaviour: Behaviour::Script {
             offset: Duration::ZERO,

@@ -8,7 +8,9 @@ mod common;
 
 use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::{JobRecord, Options, Outcome, SliceKind};
-use bulwark_spec::{Behaviour, CostModel, Execution, PolicyKind, Scenario, Step, TaskSpec};
+use bulwark_spec::{
+    Behaviour, CostModel, Execution, PolicyKind, Reservation, Scenario, Step, TaskSpec,
+};
 use proptest::prelude::*;
 
 fn execution() -> impl Strategy<Value = Execution> {
@@ -111,6 +113,7 @@ fn scenario(cost: bool) -> impl Strategy<Value = Scenario> {
                     name: format!("t{i}"),
                     core: core % cores,
                     priority: (!edf).then_some(Priority(priority)),
+                    reservation: None,
                     deadline: Some(Duration::from_micros(deadline)),
                     behaviour,
                 })
@@ -207,6 +210,46 @@ proptest! {
                 let earlier = pending_during(jobs, TaskId(i as u32), x.start, x.end)
                     .find(|j| j.deadline < current.deadline);
                 prop_assert!(earlier.is_none(), "{:?} of {} ran in {:?} while {:?} was pending", current, s.tasks[running.index()].name, x, earlier);
+            }
+        }
+    }
+
+    /// Under the deferrable server no task executes more than its budget within any period
+    /// window [kp, (k+1)p): budgets are reset at multiples of p and enforced by the policy's
+    /// depletion timer (zero-cost machine, so enforcement is exact).
+    #[test]
+    fn a_deferrable_server_never_exceeds_its_budget_per_period(
+        mut s in scenario(false),
+        shares in proptest::collection::vec((1u64..=100, 500u64..6_000), 7),
+    ) {
+        s.policy = PolicyKind::DeferrableServer;
+        for (i, t) in s.tasks.iter_mut().enumerate() {
+            let (percent, period_us) = shares[i];
+            let period = Duration::from_micros(period_us);
+            t.priority = Some(Priority(i as u8 * 7 % 11));
+            t.reservation = Some(Reservation {
+                budget: Duration::from_nanos((period.as_nanos() * percent / 100).max(1)),
+                period,
+            });
+        }
+        let o = record(&s);
+        let trace = o.trace.as_ref().unwrap();
+        for (i, t) in s.tasks.iter().enumerate() {
+            let r = t.reservation.unwrap();
+            let p = r.period.as_nanos();
+            let mut per_window: std::collections::BTreeMap<u64, u64> = Default::default();
+            for x in trace.slices.iter().filter(|x| x.task == Some(TaskId(i as u32)) && x.kind == SliceKind::Task) {
+                // Split the slice at period boundaries and add each piece to its window.
+                let (mut a, b) = (x.start.as_nanos(), x.end.as_nanos());
+                while a < b {
+                    let k = a / p;
+                    let end = b.min((k + 1) * p);
+                    *per_window.entry(k).or_default() += end - a;
+                    a = end;
+                }
+            }
+            for (k, used) in per_window {
+                prop_assert!(used <= r.budget.as_nanos(), "{} used {used} ns in window {k} of {p} ns, budget {}", t.name, r.budget.as_nanos());
             }
         }
     }

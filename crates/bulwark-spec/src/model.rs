@@ -4,6 +4,8 @@
 
 use bulwark_core::{Duration, Instant, Priority};
 
+pub use bulwark_core::reservation::Reservation;
+
 /// A whole scenario: the machine, its policy, its cost model and its tasks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scenario {
@@ -32,14 +34,31 @@ pub enum PolicyKind {
     FixedPriority,
     /// Preemptive earliest deadline first (`"edf"`).
     Edf,
+    /// Fixed priority with a deferrable server per task (`"deferrable-server"`): every task
+    /// has a priority and a reservation.
+    DeferrableServer,
 }
 
 impl PolicyKind {
     /// Every policy, with the name a scenario file uses for it.
-    pub const ALL: [(PolicyKind, &'static str); 2] = [
+    pub const ALL: [(PolicyKind, &'static str); 3] = [
         (PolicyKind::FixedPriority, "fixed-priority"),
         (PolicyKind::Edf, "edf"),
+        (PolicyKind::DeferrableServer, "deferrable-server"),
     ];
+
+    /// True when every task needs a fixed priority.
+    pub fn has_priorities(self) -> bool {
+        matches!(
+            self,
+            PolicyKind::FixedPriority | PolicyKind::DeferrableServer
+        )
+    }
+
+    /// True when every task needs a reservation.
+    pub fn has_reservations(self) -> bool {
+        matches!(self, PolicyKind::DeferrableServer)
+    }
 
     /// The name a scenario file uses.
     pub fn name(self) -> &'static str {
@@ -100,8 +119,10 @@ pub struct TaskSpec {
     pub name: String,
     /// The core it is partitioned onto (`< Scenario::cores`).
     pub core: u16,
-    /// Its fixed priority: `Some` exactly when the policy is fixed priority.
+    /// Its fixed priority: `Some` exactly when the policy has priorities.
     pub priority: Option<Priority>,
+    /// Its reservation: `Some` exactly when the policy has reservations.
+    pub reservation: Option<Reservation>,
     /// Relative deadline of each job. Periodic tasks default to their period, sporadic tasks
     /// to their minimum inter-arrival time; scripts have none unless given (and EDF requires
     /// one).

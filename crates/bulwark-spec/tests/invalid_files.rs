@@ -106,7 +106,7 @@ fn first_help(name: &str) -> String {
 fn helps_say_what_is_allowed() {
     assert_eq!(
         first_help("unknown_policy.toml"),
-        "allowed: fixed-priority, edf"
+        "allowed: fixed-priority, edf, deferrable-server"
     );
     assert_eq!(
         first_help("unknown_field.toml"),
@@ -134,7 +134,7 @@ fn helps_say_what_is_allowed() {
     let reservation = diagnostics_of(&invalid_dir().join("budget_larger_than_period.toml"));
     let help = reservation.errors()[1].help();
     assert!(help.contains("reservation-server policy"), "{help}");
-    assert!(help.contains("fixed-priority, edf"), "{help}");
+    assert!(help.contains("(deferrable-server)"), "{help}");
 }
 
 #[test]
@@ -142,7 +142,7 @@ fn plain_output_puts_the_help_after_the_message() {
     let diagnostics = diagnostics_of(&invalid_dir().join("unknown_policy.toml"));
     assert_eq!(
         diagnostics.plain(),
-        "unknown_policy.toml:2:10: unknown policy `rm` (allowed: fixed-priority, edf)\n"
+        "unknown_policy.toml:2:10: unknown policy `rm` (allowed: fixed-priority, edf, deferrable-server)\n"
     );
     assert_eq!(
         diagnostics.to_string(),

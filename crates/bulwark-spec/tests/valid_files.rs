@@ -51,6 +51,7 @@ fn every_feature_reads_into_the_exact_scenario() {
                 name: "tau1".into(),
                 core: 0,
                 priority: Some(Priority(2)),
+                reservation: None,
                 deadline: Some(ms(5)),
                 behaviour: Behaviour::Periodic {
                     period: ms(5),
@@ -62,6 +63,7 @@ fn every_feature_reads_into_the_exact_scenario() {
                 name: "tau2".into(),
                 core: 1,
                 priority: Some(Priority(1)),
+                reservation: None,
                 deadline: Some(ms(8)),
                 behaviour: Behaviour::Periodic {
                     period: ms(10),
@@ -76,6 +78,7 @@ fn every_feature_reads_into_the_exact_scenario() {
                 name: "irq".into(),
                 core: 1,
                 priority: Some(Priority(255)),
+                reservation: None,
                 deadline: Some(ms(10)),
                 behaviour: Behaviour::Sporadic {
                     min_interarrival: ms(10),
@@ -88,6 +91,7 @@ fn every_feature_reads_into_the_exact_scenario() {
                 name: "phases".into(),
                 core: 0,
                 priority: Some(Priority(0)),
+                reservation: None,
                 deadline: Some(ms(20)),
                 behaviour: Behaviour::Script {
                     offset: Duration::ZERO,
@@ -136,6 +140,7 @@ fn omitted_keys_take_their_defaults() {
             name: "only".into(),
             core: 0,
             priority: Some(Priority(0)),
+            reservation: None,
             deadline: Some(ms(5)),
             behaviour: Behaviour::Periodic {
                 period: ms(5),
@@ -166,6 +171,7 @@ fn edf_tasks_have_no_priority_and_default_deadlines() {
                 name: "tau1".into(),
                 core: 0,
                 priority: None,
+                reservation: None,
                 deadline: Some(ms(5)),
                 behaviour: Behaviour::Periodic {
                     period: ms(5),
@@ -177,6 +183,7 @@ fn edf_tasks_have_no_priority_and_default_deadlines() {
                 name: "tau2".into(),
                 core: 0,
                 priority: None,
+                reservation: None,
                 deadline: Some(ms(7)),
                 behaviour: Behaviour::Sporadic {
                     min_interarrival: ms(7),
@@ -192,6 +199,7 @@ fn edf_tasks_have_no_priority_and_default_deadlines() {
                 name: "tau3".into(),
                 core: 0,
                 priority: None,
+                reservation: None,
                 deadline: Some(ms(10)),
                 behaviour: Behaviour::Script {
                     offset: ms(1),

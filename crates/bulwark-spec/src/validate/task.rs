@@ -6,8 +6,8 @@ use std::ops::Range;
 use bulwark_core::{Duration, Priority};
 use toml::Spanned;
 
-use super::{policy_names, Checker, MAX_CORES};
-use crate::model::{Behaviour, Execution, PolicyKind, TaskSpec};
+use super::{Checker, MAX_CORES};
+use crate::model::{Behaviour, Execution, PolicyKind, Reservation, TaskSpec};
 use crate::raw::{RawExecution, RawReservation, RawTask};
 
 const KIND_HELP: &str =
@@ -118,16 +118,29 @@ impl Checker<'_> {
             .and_then(|s| self.steps(s, "a script needs at least one step"));
         if kind == Some(Kind::Script) && policy == Some(PolicyKind::Edf) && raw.deadline.is_none() {
             self.report(
-                whole,
+                whole.clone(),
                 format!(
                     "script task `{label}` has no deadline, but edf needs a deadline for every job"
                 ),
                 "add deadline = ... to this script task, like deadline = \"10ms\"",
             );
         }
-        if let Some(reservation) = &raw.reservation {
-            self.reservation(reservation, policy);
-        }
+        // `Some(None)`: the policy has no reservations; `None`: an error was reported.
+        let reservation = match (&raw.reservation, policy) {
+            (Some(reservation), _) => self.reservation(reservation, policy).map(Some),
+            (None, Some(p)) if p.has_reservations() => {
+                self.report(
+                    whole,
+                    format!(
+                        "task `{label}` has no reservation, but {} needs one on every task",
+                        p.name()
+                    ),
+                    "add reservation = { budget = \"2ms\", period = \"10ms\" } (budget <= period)",
+                );
+                None
+            }
+            (None, _) => Some(None),
+        };
 
         // Commit: every check above has run; put the pieces together.
         let offset = offset?;
@@ -168,6 +181,7 @@ impl Checker<'_> {
             name: name?,
             core: core?,
             priority: priority?,
+            reservation: reservation?,
             deadline,
             behaviour,
         })
@@ -219,18 +233,21 @@ impl Checker<'_> {
         whole: Range<usize>,
     ) -> Option<Option<Priority>> {
         match (policy, &raw.priority) {
-            (Some(PolicyKind::FixedPriority), Some(priority)) => {
+            (Some(p), Some(priority)) if p.has_priorities() => {
                 self.priority_value(priority).map(Some)
             }
-            (Some(PolicyKind::FixedPriority), None) => {
+            (Some(p), None) if p.has_priorities() => {
                 self.report(
                     whole,
                     format!("task `{}` has no priority", raw.name.get_ref()),
-                    "fixed-priority needs one on every task: allowed: priority = 0..=255, larger is more important",
+                    format!(
+                        "{} needs one on every task: allowed: priority = 0..=255, larger is more important",
+                        p.name()
+                    ),
                 );
                 None
             }
-            (Some(PolicyKind::Edf), Some(priority)) => {
+            (Some(_), Some(priority)) => {
                 self.report(
                     priority.span(),
                     "edf orders jobs by deadline; priority is only used by fixed-priority",
@@ -238,7 +255,7 @@ impl Checker<'_> {
                 );
                 None
             }
-            (Some(PolicyKind::Edf), None) => Some(None),
+            (Some(_), None) => Some(None),
             // The policy is wrong and already reported: still check what can be checked.
             (None, Some(priority)) => {
                 self.priority_value(priority);
@@ -395,12 +412,16 @@ impl Checker<'_> {
         }
     }
 
-    fn reservation(&mut self, spanned: &Spanned<RawReservation>, policy: Option<PolicyKind>) {
+    fn reservation(
+        &mut self,
+        spanned: &Spanned<RawReservation>,
+        policy: Option<PolicyKind>,
+    ) -> Option<Reservation> {
         let raw = spanned.get_ref();
         let budget = self.positive_time(&raw.budget, "budget");
         let period = self.positive_time(&raw.period, "period");
         let (Some(budget), Some(period)) = (budget, period) else {
-            return;
+            return None;
         };
         if budget > period {
             self.report(
@@ -408,21 +429,26 @@ impl Checker<'_> {
                 format!("budget {budget} is larger than its period {period}"),
                 "a reservation's budget must be at most its period",
             );
-            return;
+            return None;
         }
-        // Reservation servers come later; until then a reservation must not be ignored.
-        let message = match policy {
-            Some(policy) => format!("policy `{}` has no reservation servers", policy.name()),
-            None => "no policy in this build has reservation servers".to_owned(),
-        };
+        let policy = policy?;
+        if policy.has_reservations() {
+            return Some(Reservation { budget, period });
+        }
+        // A reservation the policy would not enforce must not be silently ignored.
+        let servers: Vec<&str> = PolicyKind::ALL
+            .iter()
+            .filter(|(k, _)| k.has_reservations())
+            .map(|(_, name)| *name)
+            .collect();
         self.report(
             spanned.span(),
-            message,
+            format!("policy `{}` has no reservation servers", policy.name()),
             format!(
-                "reservations need a reservation-server policy, and this build has none \
-                 (policies: {}); remove reservation for now",
-                policy_names()
+                "reservations need a reservation-server policy ({}); remove reservation or change the policy",
+                servers.join(", ")
             ),
         );
+        None
     }
 }
