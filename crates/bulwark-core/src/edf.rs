@@ -90,11 +90,8 @@ impl Policy for Edf {
         if self.ready.contains(task) {
             self.dequeue(task, work);
         }
-        if until <= now {
-            self.tasks.make_ready(task, work);
+        if self.tasks.sleep(now, task, until, wake, work) {
             self.enqueue(task, wake, work);
-        } else {
-            self.tasks.sleep(task, until, wake, work);
         }
         Ok(())
     }

@@ -86,12 +86,9 @@ impl Policy for FixedPriority {
         if self.runqueue.remove(task) {
             work.queue_entries_moved += 1;
         }
-        if until <= now {
-            // An absolute sleep into the past returns at once, behind the task's peers.
-            self.tasks.make_ready(task, work);
+        if self.tasks.sleep(now, task, until, wake, work) {
+            // Back at once, behind the task's peers.
             self.enqueue(task, wake, work);
-        } else {
-            self.tasks.sleep(task, until, wake, work);
         }
         Ok(())
     }

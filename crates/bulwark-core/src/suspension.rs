@@ -97,11 +97,25 @@ impl Suspensions {
         }
     }
 
-    /// Marks a ready or blocked `task` sleeping until `until`, to wake as `wake`.
-    pub fn sleep(&mut self, task: TaskId, until: Instant, wake: Wake, work: &mut Work) {
+    /// Marks a ready or blocked `task` sleeping until `until`, to wake as `wake`; an `until`
+    /// at or before `now` leaves it ready at once (an absolute sleep into the past returns
+    /// immediately). Returns true in that case: the caller then queues it as woken.
+    pub fn sleep(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        until: Instant,
+        wake: Wake,
+        work: &mut Work,
+    ) -> bool {
+        if until <= now {
+            self.make_ready(task, work);
+            return true;
+        }
         self.state[task.index()] = TaskState::Sleeping;
         self.wake[task.index()] = wake;
         self.timeouts.arm(task, until, work);
+        false
     }
 
     /// Marks a ready `task` blocked.

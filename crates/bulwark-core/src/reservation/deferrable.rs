@@ -168,11 +168,8 @@ impl Policy for DeferrableServer {
         self.tasks.expect_sleepable(task)?;
         self.account(now);
         self.dequeue(task, work);
-        if until <= now {
-            self.tasks.make_ready(task, work);
+        if self.tasks.sleep(now, task, until, wake, work) {
             self.enqueue(task, wake, work);
-        } else {
-            self.tasks.sleep(task, until, wake, work);
         }
         Ok(())
     }
