@@ -4,4 +4,5 @@
 //! the papers' admission tests and bounds build on them.
 
 pub mod generate;
+pub mod rbf;
 pub mod utilisation;

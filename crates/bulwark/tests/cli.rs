@@ -152,7 +152,8 @@ fn reproduce_writes_a_passing_report() {
         text(&out.stdout),
         text(&out.stderr)
     );
-    assert!(text(&out.stdout).contains("textbook-fp-edf      5 of 5 checks pass"));
+    assert!(text(&out.stdout).contains("textbook-fp-edf          5 of 5 checks pass"));
+    assert!(text(&out.stdout).contains("deferrable-double-hit    5 of 5 checks pass"));
     let html = std::fs::read_to_string(out_dir.join("index.html")).unwrap();
     assert!(html.contains("textbook-fp-edf/rm-gantt.svg"));
     assert!(out_dir.join("textbook-fp-edf/edf-gantt.svg").exists());

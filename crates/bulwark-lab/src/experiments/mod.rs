@@ -1,6 +1,7 @@
 //! Experiments that reproduce published results, one module each; `bulwark reproduce` runs
 //! them and writes their reports.
 
+mod double_hit;
 mod textbook;
 
 use crate::report::ExperimentReport;
@@ -29,7 +30,7 @@ pub struct Experiment {
 }
 
 /// Every experiment, in report order.
-pub const ALL: &[Experiment] = &[textbook::EXPERIMENT];
+pub const ALL: &[Experiment] = &[textbook::EXPERIMENT, double_hit::EXPERIMENT];
 
 /// The experiment called `name`.
 pub fn find(name: &str) -> Option<&'static Experiment> {

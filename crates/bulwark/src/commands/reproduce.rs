@@ -11,7 +11,7 @@ use crate::cli::ReproduceArgs;
 pub fn run(args: &ReproduceArgs) -> Result<ExitCode, String> {
     if args.list {
         for e in experiments::ALL {
-            println!("{:<20} {}", e.name, e.title);
+            println!("{:<24} {}", e.name, e.title);
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -35,7 +35,7 @@ pub fn run(args: &ReproduceArgs) -> Result<ExitCode, String> {
     write_report(&args.out, &reports).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let mut all_pass = true;
     for r in &reports {
-        println!("{:<20} {}", r.name, verdict(&r.checks));
+        println!("{:<24} {}", r.name, verdict(&r.checks));
         for c in r.checks.iter().filter(|c| !c.pass) {
             all_pass = false;
             println!(
