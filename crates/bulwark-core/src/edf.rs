@@ -113,10 +113,6 @@ impl Policy for Edf {
         }
     }
 
-    fn deadline(&self, task: TaskId) -> Option<Instant> {
-        (self.tasks.state(task) != TaskState::Absent).then(|| self.deadline[task.index()])
-    }
-
     fn check_invariants(&self) -> Result<(), &'static str> {
         self.ready.check()?;
         self.tasks.check()?;

@@ -19,7 +19,6 @@ use crate::{CoreError, Decision, Instant, Policy, Priority, TaskId, Wake, Work};
 #[derive(Clone, Debug)]
 pub struct FixedPriority {
     priority: Vec<Priority>,
-    deadline: Vec<Instant>,
     runqueue: PriorityRunqueue,
     tasks: Suspensions,
 }
@@ -29,7 +28,6 @@ impl FixedPriority {
     pub fn with_capacity(capacity: usize) -> Self {
         FixedPriority {
             priority: vec![Priority::MIN; capacity],
-            deadline: vec![Instant::NEVER; capacity],
             runqueue: PriorityRunqueue::with_capacity(capacity),
             tasks: Suspensions::with_capacity(capacity),
         }
@@ -42,15 +40,8 @@ impl FixedPriority {
         Ok(())
     }
 
-    /// The priority `task` was added with.
-    pub fn priority(&self, task: TaskId) -> Option<Priority> {
-        (self.tasks.state(task) != TaskState::Absent).then(|| self.priority[task.index()])
-    }
-
-    fn enqueue(&mut self, task: TaskId, wake: Wake, work: &mut Work) {
-        if let Wake::NextJob { deadline } = wake {
-            self.deadline[task.index()] = deadline;
-        }
+    /// Queues a woken task at the tail of its priority; fixed priority ignores deadlines.
+    fn enqueue(&mut self, task: TaskId, work: &mut Work) {
         self.runqueue.push_back(task, self.priority[task.index()]);
         work.queue_entries_moved += 1;
     }
@@ -65,12 +56,12 @@ impl Policy for FixedPriority {
         &mut self,
         _now: Instant,
         task: TaskId,
-        wake: Wake,
+        _wake: Wake,
         work: &mut Work,
     ) -> Result<(), CoreError> {
         self.tasks.expect_suspended(task)?;
         self.tasks.make_ready(task, work);
-        self.enqueue(task, wake, work);
+        self.enqueue(task, work);
         Ok(())
     }
 
@@ -88,7 +79,7 @@ impl Policy for FixedPriority {
         }
         if self.tasks.sleep(now, task, until, wake, work) {
             // Back at once, behind the task's peers.
-            self.enqueue(task, wake, work);
+            self.enqueue(task, work);
         }
         Ok(())
     }
@@ -102,17 +93,13 @@ impl Policy for FixedPriority {
     }
 
     fn schedule(&mut self, now: Instant, work: &mut Work) -> Decision {
-        while let Some((task, wake)) = self.tasks.wake_expired(now, work) {
-            self.enqueue(task, wake, work);
+        while let Some((task, _)) = self.tasks.wake_expired(now, work) {
+            self.enqueue(task, work);
         }
         Decision {
             next: self.runqueue.highest(),
             timer: self.tasks.next_timeout(work),
         }
-    }
-
-    fn deadline(&self, task: TaskId) -> Option<Instant> {
-        (self.tasks.state(task) != TaskState::Absent).then(|| self.deadline[task.index()])
     }
 
     fn check_invariants(&self) -> Result<(), &'static str> {

@@ -46,11 +46,6 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
         }
     }
 
-    /// The number of members this heap can hold.
-    pub fn capacity(&self) -> usize {
-        self.position.len()
-    }
-
     /// The number of members.
     pub fn len(&self) -> usize {
         self.slots.len()

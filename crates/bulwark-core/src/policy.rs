@@ -87,12 +87,6 @@ pub trait Policy {
     /// Chooses the task to run from `now` and when to interrupt it.
     fn schedule(&mut self, now: Instant, work: &mut Work) -> Decision;
 
-    /// The absolute deadline of `task`'s current job, if the policy tracks one.
-    fn deadline(&self, task: TaskId) -> Option<Instant> {
-        let _ = task;
-        None
-    }
-
     /// Checks the invariants stated at the top of the policy's module; tests call it after
     /// every operation. `Err` names the first invariant found broken.
     fn check_invariants(&self) -> Result<(), &'static str>;

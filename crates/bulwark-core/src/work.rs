@@ -26,21 +26,4 @@ impl Work {
             + self.heap_operations as u64
             + self.queue_entries_moved as u64
     }
-
-    /// Adds `other` into `self`, saturating each counter.
-    pub fn absorb(&mut self, other: &Work) {
-        self.timeouts_examined = self
-            .timeouts_examined
-            .saturating_add(other.timeouts_examined);
-        self.timeouts_processed = self
-            .timeouts_processed
-            .saturating_add(other.timeouts_processed);
-        self.replenishments_processed = self
-            .replenishments_processed
-            .saturating_add(other.replenishments_processed);
-        self.heap_operations = self.heap_operations.saturating_add(other.heap_operations);
-        self.queue_entries_moved = self
-            .queue_entries_moved
-            .saturating_add(other.queue_entries_moved);
-    }
 }

@@ -33,7 +33,6 @@ pub struct DeferrableServer {
     reservation: Vec<Reservation>,
     /// Budget used in the current period; may exceed `b` by an overrun until the next reset.
     used: Vec<Duration>,
-    deadline: Vec<Instant>,
     runqueue: PriorityRunqueue,
     tasks: Suspensions,
     replenishments: TimeoutQueue,
@@ -54,7 +53,6 @@ impl DeferrableServer {
                 capacity
             ],
             used: vec![Duration::ZERO; capacity],
-            deadline: vec![Instant::NEVER; capacity],
             runqueue: PriorityRunqueue::with_capacity(capacity),
             tasks: Suspensions::with_capacity(capacity),
             replenishments: TimeoutQueue::with_capacity(capacity),
@@ -102,11 +100,8 @@ impl DeferrableServer {
         self.used[task.index()] < self.reservation[task.index()].budget
     }
 
-    /// Makes a ready `task` runnable if it has budget.
-    fn enqueue(&mut self, task: TaskId, wake: Wake, work: &mut Work) {
-        if let Wake::NextJob { deadline } = wake {
-            self.deadline[task.index()] = deadline;
-        }
+    /// Makes a ready `task` runnable if it has budget; deadlines play no part here.
+    fn enqueue(&mut self, task: TaskId, work: &mut Work) {
         if self.has_budget(task) && self.runqueue.push_back(task, self.priority[task.index()]) {
             work.queue_entries_moved += 1;
         }
@@ -132,7 +127,7 @@ impl DeferrableServer {
             self.replenishments
                 .arm(task, Instant::from_nanos(next), work);
             if self.tasks.state(task) == TaskState::Ready {
-                self.enqueue(task, Wake::SameJob, work);
+                self.enqueue(task, work);
             }
         }
     }
@@ -147,13 +142,13 @@ impl Policy for DeferrableServer {
         &mut self,
         now: Instant,
         task: TaskId,
-        wake: Wake,
+        _wake: Wake,
         work: &mut Work,
     ) -> Result<(), CoreError> {
         self.tasks.expect_suspended(task)?;
         self.account(now);
         self.tasks.make_ready(task, work);
-        self.enqueue(task, wake, work);
+        self.enqueue(task, work);
         Ok(())
     }
 
@@ -169,7 +164,7 @@ impl Policy for DeferrableServer {
         self.account(now);
         self.dequeue(task, work);
         if self.tasks.sleep(now, task, until, wake, work) {
-            self.enqueue(task, wake, work);
+            self.enqueue(task, work);
         }
         Ok(())
     }
@@ -193,8 +188,8 @@ impl Policy for DeferrableServer {
         // Eager timer handling: every expired replenishment and activation, whatever its
         // priority, in this one invocation.
         self.replenish_expired(now, work);
-        while let Some((task, wake)) = self.tasks.wake_expired(now, work) {
-            self.enqueue(task, wake, work);
+        while let Some((task, _)) = self.tasks.wake_expired(now, work) {
+            self.enqueue(task, work);
         }
         let next = self.runqueue.highest();
         self.running = next.map(|task| (task, now));
@@ -211,10 +206,6 @@ impl Policy for DeferrableServer {
         .flatten()
         .min();
         Decision { next, timer }
-    }
-
-    fn deadline(&self, task: TaskId) -> Option<Instant> {
-        (self.tasks.state(task) != TaskState::Absent).then(|| self.deadline[task.index()])
     }
 
     fn check_invariants(&self) -> Result<(), &'static str> {

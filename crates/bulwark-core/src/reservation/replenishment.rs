@@ -53,11 +53,6 @@ impl ReplenishmentQueue {
         })
     }
 
-    /// The capacity `S`.
-    pub fn capacity(&self) -> usize {
-        self.slots.len()
-    }
-
     /// The number of entries (at least one).
     pub fn len(&self) -> usize {
         self.len
@@ -66,11 +61,6 @@ impl ReplenishmentQueue {
     /// Always false: the head always exists.
     pub fn is_empty(&self) -> bool {
         self.len == 0
-    }
-
-    /// The reservation's budget `b`, which the entries always sum to.
-    pub fn budget(&self) -> Duration {
-        self.budget
     }
 
     /// The head `(t_head, b_head)`: the next replenishment to be used.
