@@ -5,4 +5,5 @@
 
 pub mod generate;
 pub mod rbf;
+pub mod scenario;
 pub mod utilisation;

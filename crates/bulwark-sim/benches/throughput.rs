@@ -1,8 +1,8 @@
 //! Simulator throughput: machine events and jobs per second on generated EDF sets at
 //! utilisation 0.9 over 100 s of simulated time, without trace or per-job records.
 
+use bulwark_analysis::scenario::periodic_set;
 use bulwark_core::Duration;
-use bulwark_sim::generated::periodic_set;
 use bulwark_sim::{run, Options};
 use bulwark_spec::PolicyKind;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

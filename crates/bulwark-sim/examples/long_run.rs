@@ -2,8 +2,8 @@
 //! `cargo run --release -p bulwark-sim --example long_run -- 3600 100`
 //! simulates 3600 s of 100 generated EDF tasks at utilisation 0.9.
 
+use bulwark_analysis::scenario::periodic_set;
 use bulwark_core::Duration;
-use bulwark_sim::generated::periodic_set;
 use bulwark_sim::{run, Options};
 use bulwark_spec::PolicyKind;
 

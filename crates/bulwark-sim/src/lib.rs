@@ -7,7 +7,6 @@
 
 mod behaviour;
 mod event;
-pub mod generated;
 mod machine;
 pub mod metrics;
 pub mod trace;

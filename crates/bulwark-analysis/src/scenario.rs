@@ -1,6 +1,6 @@
-//! Scenarios built from generated task sets, for benchmarks and long runs.
+//! Scenarios built from generated task sets, for benchmarks, long runs and sweeps.
 
-use bulwark_analysis::generate::{task_set, PPB};
+use crate::generate::{task_set, PPB};
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::{Behaviour, CostModel, Execution, PolicyKind, Scenario, TaskSpec};
 
@@ -51,5 +51,54 @@ pub fn periodic_set(
                 },
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_generated_set_is_rate_monotonic_at_the_requested_utilisation() {
+        let s = periodic_set(
+            PolicyKind::FixedPriority,
+            20,
+            900_000_000,
+            Duration::from_secs(1),
+            3,
+        );
+        assert_eq!(s.tasks.len(), 20);
+        let mut u = 0.0;
+        let period = |t: &TaskSpec| match t.behaviour {
+            Behaviour::Periodic {
+                period,
+                execution: Execution::Fixed(c),
+                ..
+            } => {
+                u += c.as_nanos() as f64 / period.as_nanos() as f64;
+                period
+            }
+            _ => panic!("periodic tasks only"),
+        };
+        let periods: Vec<Duration> = s.tasks.iter().map(period).collect();
+        assert!((u - 0.9).abs() < 1e-4, "utilisation {u}");
+        for (a, b) in s
+            .tasks
+            .iter()
+            .zip(&periods)
+            .flat_map(|x| s.tasks.iter().zip(&periods).map(move |y| (x, y)))
+        {
+            if a.1 < b.1 {
+                assert!(
+                    a.0.priority >= b.0.priority,
+                    "a shorter period never has a lower priority"
+                );
+            }
+        }
+        let edf = periodic_set(PolicyKind::Edf, 5, 500_000_000, Duration::from_secs(1), 3);
+        assert!(edf
+            .tasks
+            .iter()
+            .all(|t| t.priority.is_none() && t.reservation.is_none()));
     }
 }
