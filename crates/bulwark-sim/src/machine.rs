@@ -83,6 +83,15 @@ struct Core {
     metrics: CoreMetrics,
 }
 
+/// How a job ends.
+#[derive(Clone, Copy, Debug)]
+enum Completion {
+    /// It completed at this time.
+    At(Instant),
+    /// The run ended first.
+    Unfinished,
+}
+
 /// What a task is executing right now.
 #[derive(Clone, Copy, Debug)]
 struct Execution {
@@ -112,6 +121,8 @@ struct TaskRun<'a> {
 /// One run of a scenario.
 pub struct Machine<'a> {
     cost: CostModel,
+    /// The cache refill a preempted task pays, converted from cycles once.
+    refill: Duration,
     until: Instant,
     queue: EventQueue,
     cores: Vec<Core>,
@@ -163,6 +174,7 @@ impl<'a> Machine<'a> {
         }
         Ok(Machine {
             cost: scenario.cost,
+            refill: scenario.cost.time_of(scenario.cost.cache_refill),
             until,
             queue: EventQueue::new(scenario.cores),
             cores,
@@ -300,7 +312,7 @@ impl<'a> Machine<'a> {
                 release,
             } => {
                 suspended = Some(task);
-                let next_index = self.close_job(task, now) + 1;
+                let next_index = self.close_job(task, Completion::At(now)) + 1;
                 let wake = self.open_job(task, next_index, release);
                 let c = &mut self.cores[core as usize];
                 c.policy
@@ -309,7 +321,7 @@ impl<'a> Machine<'a> {
             }
             Entry::Exit { task } => {
                 suspended = Some(task);
-                self.close_job(task, now);
+                self.close_job(task, Completion::At(now));
                 let c = &mut self.cores[core as usize];
                 c.policy
                     .block(now, task, &mut work)
@@ -369,7 +381,7 @@ impl<'a> Machine<'a> {
             return None;
         };
         self.cores[core as usize].occupant = Occupant::Running { task, since: now };
-        let refill = self.cost.time_of(self.cost.cache_refill);
+        let refill = self.refill;
         let t = &mut self.tasks[task.index()];
         if t.needs_refill {
             t.needs_refill = false;
@@ -492,17 +504,24 @@ impl<'a> Machine<'a> {
 
     /// Ends `task`'s current job at `now` (`now` past the horizon means unfinished); returns
     /// its index.
-    fn close_job(&mut self, task: TaskId, now: Instant) -> u64 {
+    fn close_job(&mut self, task: TaskId, completion: Completion) -> u64 {
         let t = &mut self.tasks[task.index()];
         let Some(job) = t.job.take() else {
             return 0;
         };
-        let finished = now <= self.until;
         let core = t.spec.core;
         let m = &mut t.metrics;
         m.jobs += 1;
-        // A job completing exactly at its deadline meets it.
-        let missed = job.deadline.is_some_and(|d| now > d);
+        let (finished, now) = match completion {
+            Completion::At(now) => (true, now),
+            Completion::Unfinished => (false, self.until),
+        };
+        // A job completing exactly at its deadline meets it. An unfinished one misses if its
+        // deadline is within the run: a completion at the horizon itself was processed.
+        let missed = job.deadline.is_some_and(|d| match completion {
+            Completion::At(now) => now > d,
+            Completion::Unfinished => d <= self.until,
+        });
         if finished {
             m.completed += 1;
             m.response
@@ -609,12 +628,8 @@ impl<'a> Machine<'a> {
                 .as_ref()
                 .is_some_and(|job| job.release <= until);
             if released {
-                // Unfinished at the end: it counts as released, and as missed if its deadline
-                // has passed (a completion at the horizon itself was already processed).
-                self.close_job(
-                    TaskId(i as u32),
-                    until.saturating_add(Duration::from_nanos(1)),
-                );
+                // Unfinished at the end: it still counts as released.
+                self.close_job(TaskId(i as u32), Completion::Unfinished);
             }
         }
         Outcome {
