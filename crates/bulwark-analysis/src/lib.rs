@@ -3,7 +3,9 @@
 //! The foundation holds the generators used by experiments, benchmarks and property tests;
 //! the papers' admission tests and bounds build on them.
 
+pub mod admission;
 pub mod generate;
+pub mod overhead;
 pub mod rbf;
 pub mod scenario;
 pub mod utilisation;

@@ -46,10 +46,7 @@ mod tests {
     /// deferrable formula gives b at delta = 0; the response-time iteration only uses delta > 0.
     #[test]
     fn hand_computed_values() {
-        let r = Reservation {
-            budget: ms(2),
-            period: ms(5),
-        };
+        let r = Reservation::new(ms(2), ms(5));
         let cases = [
             (0, 0, 2),
             (1, 2, 2),
@@ -78,10 +75,7 @@ mod tests {
     #[test]
     fn the_double_hit_is_at_most_one_budget() {
         for (b, p) in [(1u64, 10u64), (3, 7), (5, 5)] {
-            let r = Reservation {
-                budget: ms(b),
-                period: ms(p),
-            };
+            let r = Reservation::new(ms(b), ms(p));
             for d in 0..40 {
                 let s = alpha(ServerKind::Sporadic, ms(d), r);
                 let df = alpha(ServerKind::Deferrable, ms(d), r);

@@ -46,6 +46,11 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
         }
     }
 
+    /// How many distinct members (ids `0..capacity`) the heap can hold.
+    pub fn capacity(&self) -> usize {
+        self.position.len()
+    }
+
     /// The number of members.
     pub fn len(&self) -> usize {
         self.slots.len()

@@ -2,23 +2,21 @@
 //! the highest non-empty priority is O(1) (two leading-zero counts), as in seL4 and Linux's
 //! `rt` class.
 //!
-//! Invariants: bit p of `levels` is set exactly when list p is non-empty; bit w of `summary` is
-//! set exactly when word w of `levels` is non-zero; every queued task is in exactly one list,
+//! Invariants: level p of the bitmap is set exactly when list p is non-empty; every queued task is in exactly one list,
 //! that of its priority, linked through `next`/`prev`. Capacity is fixed at construction.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
+use crate::bitmap::PriorityBitmap;
 use crate::{Priority, TaskId};
 
 const NONE: u32 = u32::MAX;
-const WORDS: usize = Priority::LEVELS / 64;
 
 /// Per-priority FIFO lists of task ids with O(1) insertion, removal and highest lookup.
 #[derive(Clone, Debug)]
 pub struct PriorityRunqueue {
-    summary: u8,
-    levels: [u64; WORDS],
+    levels: PriorityBitmap,
     head: [u32; Priority::LEVELS],
     tail: [u32; Priority::LEVELS],
     next: Vec<u32>,
@@ -31,8 +29,7 @@ impl PriorityRunqueue {
     /// An empty run queue for task ids `0..capacity`.
     pub fn with_capacity(capacity: usize) -> Self {
         PriorityRunqueue {
-            summary: 0,
-            levels: [0; WORDS],
+            levels: PriorityBitmap::default(),
             head: [NONE; Priority::LEVELS],
             tail: [NONE; Priority::LEVELS],
             next: vec![NONE; capacity],
@@ -62,7 +59,7 @@ impl PriorityRunqueue {
             old => self.next[old as usize] = task.0,
         }
         self.tail[p] = task.0;
-        self.mark(p);
+        self.levels.set(priority);
         true
     }
 
@@ -84,7 +81,7 @@ impl PriorityRunqueue {
         }
         self.queued_at[t] = None;
         if self.head[p] == NONE {
-            self.unmark(p);
+            self.levels.clear(priority);
         }
         true
     }
@@ -97,19 +94,14 @@ impl PriorityRunqueue {
 
     /// The highest priority with a queued task.
     pub fn highest_priority(&self) -> Option<Priority> {
-        if self.summary == 0 {
-            return None;
-        }
-        let w = 7 - self.summary.leading_zeros() as usize;
-        let bit = 63 - self.levels[w].leading_zeros() as usize;
-        Some(Priority((w * 64 + bit) as u8))
+        self.levels.highest()
     }
 
     /// Checks the bitmap and list invariants.
     pub fn check(&self) -> Result<(), &'static str> {
         let mut linked = 0usize;
         for p in 0..Priority::LEVELS {
-            let marked = self.levels[p / 64] & (1 << (p % 64)) != 0;
+            let marked = self.levels.contains(Priority(p as u8));
             if marked != (self.head[p] != NONE) {
                 return Err("run-queue bitmap disagrees with its lists");
             }
@@ -134,27 +126,11 @@ impl PriorityRunqueue {
                 return Err("run-queue tail is not the last member");
             }
         }
-        for w in 0..WORDS {
-            if (self.summary & (1 << w) != 0) != (self.levels[w] != 0) {
-                return Err("run-queue summary bitmap disagrees with its words");
-            }
-        }
+        self.levels.check()?;
         if linked != self.queued_at.iter().filter(|q| q.is_some()).count() {
             return Err("run-queue member not linked");
         }
         Ok(())
-    }
-
-    fn mark(&mut self, p: usize) {
-        self.levels[p / 64] |= 1 << (p % 64);
-        self.summary |= 1 << (p / 64);
-    }
-
-    fn unmark(&mut self, p: usize) {
-        self.levels[p / 64] &= !(1 << (p % 64));
-        if self.levels[p / 64] == 0 {
-            self.summary &= !(1 << (p / 64));
-        }
     }
 }
 

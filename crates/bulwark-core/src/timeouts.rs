@@ -66,6 +66,11 @@ impl TimeoutQueue {
         Some((task, at))
     }
 
+    /// When `task`'s timeout is due, if it has one.
+    pub fn timeout(&self, task: TaskId) -> Option<Instant> {
+        self.heap.key(task).map(key_time)
+    }
+
     /// True when `task` has a pending timeout.
     pub fn contains(&self, task: TaskId) -> bool {
         self.heap.contains(task)

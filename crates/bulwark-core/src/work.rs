@@ -15,6 +15,10 @@ pub struct Work {
     pub heap_operations: u32,
     /// Entries moved between or within run queues.
     pub queue_entries_moved: u32,
+    /// Distinct reservations whose budget or timeout the invocation read or changed. A
+    /// measure for the SPR bound (at most two), not a cost: [`Work::units`] leaves it out,
+    /// since touching a reservation costs the steps counted above.
+    pub reservations_touched: u32,
 }
 
 impl Work {

@@ -246,7 +246,7 @@ proptest! {
     ) {
         let mut policy = DeferrableServer::with_capacity(TASKS as usize);
         for (t, (p, (b, extra))) in priority.iter().zip(&budget).enumerate() {
-            let r = Reservation { budget: Duration::from_nanos(*b), period: Duration::from_nanos(b + extra) };
+            let r = Reservation::new(Duration::from_nanos(*b), Duration::from_nanos(b + extra));
             policy.add_task(TaskId(t as u32), Priority(*p), r).unwrap();
         }
         drive(policy, fresh_model(&priority), calls, |ds, model, decision| {

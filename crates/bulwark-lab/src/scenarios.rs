@@ -27,6 +27,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "textbook-edf",
     "kernel-costs",
     "deferrable-double-hit",
+    "table-i",
 ];
 
 impl BuiltIn {

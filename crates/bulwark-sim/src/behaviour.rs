@@ -32,6 +32,9 @@ pub enum Action {
         /// script (a sleep into the past returns at once and releases the next job then).
         release: Instant,
     },
+    /// Evict the cache of the task's core (a `flush-cache` step): every other task on the core
+    /// pays the flush refill when it next runs. Takes no time; the task then goes on.
+    FlushCache,
     /// The task is finished for good.
     Exit,
 }
@@ -199,6 +202,7 @@ fn next_step(frames: &mut Vec<Frame<'_>>, now: Instant) -> Result<Action, Spinni
             Step::SleepFor(d) => sleep(now.saturating_add(*d)),
             Step::SleepUntil(at) => sleep(*at),
             Step::SleepUntilAligned(period) => sleep(next_multiple(now, *period)),
+            Step::FlushCache => Action::FlushCache,
             Step::Loop { count, body } => {
                 frames.push(Frame {
                     steps: body,
@@ -324,6 +328,44 @@ mod tests {
                 })
             );
         }
+    }
+
+    #[test]
+    fn a_flush_step_is_an_action_of_its_own_in_script_order() {
+        let behaviour = Behaviour::Script {
+            offset: Duration::ZERO,
+            steps: vec![
+                Step::Run(ms(1)),
+                Step::FlushCache,
+                Step::Loop {
+                    count: Some(2),
+                    body: vec![Step::FlushCache],
+                },
+                Step::SleepFor(ms(2)),
+            ],
+        };
+        let mut program = Program::new(&behaviour);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let now = Instant::from_nanos(1_000_000);
+        let mut next = || program.next_action(now, &mut rng).unwrap();
+        assert_eq!(
+            next(),
+            Action::Execute {
+                time: ms(1),
+                each: None
+            }
+        );
+        assert_eq!(next(), Action::FlushCache);
+        assert_eq!(next(), Action::FlushCache);
+        assert_eq!(next(), Action::FlushCache);
+        assert_eq!(
+            next(),
+            Action::Sleep {
+                until: Instant::from_nanos(3_000_000),
+                release: Instant::from_nanos(3_000_000)
+            }
+        );
+        assert_eq!(next(), Action::Exit);
     }
 
     #[test]

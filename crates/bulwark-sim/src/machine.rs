@@ -7,13 +7,18 @@
 //! 3. call `schedule(now)` once, and program the one-shot timer as it says;
 //! 4. spend the kernel's cost (interrupt entry, scheduler, its reported work, a context switch
 //!    if the task changes) after `now`, charged to the chosen task; then the task runs, first
-//!    refilling its cache if it was preempted.
+//!    refilling its cache if it was preempted, or if another task on its core flushed the cache
+//!    since it last ran (then the larger of the two refills, not both).
 //!
 //! Interrupts stay masked in the kernel: a timer that fires during kernel time is taken when
 //! the kernel would return to the task. Configuration before time zero is free.
 
-use bulwark_core::reservation::DeferrableServer;
-use bulwark_core::{CoreError, Duration, Edf, FixedPriority, Instant, Policy, TaskId, Wake, Work};
+use bulwark_core::reservation::{
+    DeferrableServer, ReplenishmentRule, Reservation, SporadicServer, Spr,
+};
+use bulwark_core::{
+    CoreError, Duration, Edf, FixedPriority, Instant, Policy, Priority, TaskId, Wake, Work,
+};
 use bulwark_spec::{CostModel, PolicyKind, Scenario, TaskSpec};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -114,6 +119,9 @@ struct TaskRun<'a> {
     executing: Option<Execution>,
     refill_left: Duration,
     needs_refill: bool,
+    /// Another task on this core flushed the cache since this one last ran: at its next
+    /// dispatch its refill is at least the flush refill.
+    flushed: bool,
     job: Option<Job>,
     metrics: TaskMetrics,
 }
@@ -123,6 +131,8 @@ pub struct Machine<'a> {
     cost: CostModel,
     /// The cache refill a preempted task pays, converted from cycles once.
     refill: Duration,
+    /// The cache refill a task pays after another task on its core flushed the cache.
+    flush: Duration,
     until: Instant,
     queue: EventQueue,
     cores: Vec<Core>,
@@ -164,6 +174,7 @@ impl<'a> Machine<'a> {
                 executing: None,
                 refill_left: Duration::ZERO,
                 needs_refill: false,
+                flushed: false,
                 job: None,
                 metrics: TaskMetrics {
                     name: spec.name.clone(),
@@ -175,6 +186,7 @@ impl<'a> Machine<'a> {
         Ok(Machine {
             cost: scenario.cost,
             refill: scenario.cost.time_of(scenario.cost.cache_refill),
+            flush: scenario.cost.time_of(scenario.cost.cache_flush),
             until,
             queue: EventQueue::new(scenario.cores),
             cores,
@@ -381,11 +393,16 @@ impl<'a> Machine<'a> {
             return None;
         };
         self.cores[core as usize].occupant = Occupant::Running { task, since: now };
-        let refill = self.refill;
+        let (refill, flush) = (self.refill, self.flush);
         let t = &mut self.tasks[task.index()];
         if t.needs_refill {
             t.needs_refill = false;
             t.refill_left = refill;
+        }
+        if t.flushed {
+            // One refill of the emptied cache, whichever is larger: not one after the other.
+            t.flushed = false;
+            t.refill_left = t.refill_left.max(flush);
         }
         if let Some(job) = t.job.as_mut() {
             if job.first_start.is_none() {
@@ -441,6 +458,15 @@ impl<'a> Machine<'a> {
                         until,
                         release,
                     })))
+                }
+                Action::FlushCache => {
+                    // Takes no time: every other task on this core will refill when it next
+                    // runs, and this one goes on at once.
+                    for (i, other) in self.tasks.iter_mut().enumerate() {
+                        if other.spec.core == core && i != task.index() {
+                            other.flushed = true;
+                        }
+                    }
                 }
                 Action::Exit => return Ok(Some(Step::Enter(Entry::Exit { task }))),
             }
@@ -680,12 +706,32 @@ fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimEr
         PolicyKind::DeferrableServer => {
             let mut policy = DeferrableServer::with_capacity(count);
             for (id, spec) in on_core {
-                let priority = spec.priority.unwrap_or_default();
-                // Validation puts a reservation on every task of this policy.
-                let reservation = spec
-                    .reservation
-                    .ok_or(CoreError::InvalidParameter)
+                let (priority, reservation) = server(spec).map_err(|e| refused(spec, e))?;
+                policy
+                    .add_task(id, priority, reservation)
                     .map_err(|e| refused(spec, e))?;
+            }
+            Box::new(policy)
+        }
+        PolicyKind::SporadicServer => {
+            let mut policy = SporadicServer::with_capacity(count);
+            for (id, spec) in on_core {
+                let (priority, reservation) = server(spec).map_err(|e| refused(spec, e))?;
+                policy
+                    .add_task(id, priority, reservation)
+                    .map_err(|e| refused(spec, e))?;
+            }
+            Box::new(policy)
+        }
+        PolicyKind::Spr | PolicyKind::SprDeferrable => {
+            let rule = if scenario.policy == PolicyKind::Spr {
+                ReplenishmentRule::Sporadic
+            } else {
+                ReplenishmentRule::Deferrable
+            };
+            let mut policy = Spr::with_capacity(count, rule);
+            for (id, spec) in on_core {
+                let (priority, reservation) = server(spec).map_err(|e| refused(spec, e))?;
                 policy
                     .add_task(id, priority, reservation)
                     .map_err(|e| refused(spec, e))?;
@@ -693,6 +739,13 @@ fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimEr
             Box::new(policy)
         }
     })
+}
+
+/// A server's priority and reservation; validation gives both to every task of a
+/// reservation-server policy.
+fn server(spec: &TaskSpec) -> Result<(Priority, Reservation), CoreError> {
+    let reservation = spec.reservation.ok_or(CoreError::InvalidParameter)?;
+    Ok((spec.priority.unwrap_or_default(), reservation))
 }
 
 fn mark(trace: &mut Option<Trace>, task: TaskId, core: u16, kind: MarkKind, at: Instant, job: u64) {

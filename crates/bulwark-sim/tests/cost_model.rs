@@ -16,6 +16,7 @@ const COSTS: CostModel = CostModel {
     per_work_unit: 0,
     context_switch: 50,
     cache_refill: 300,
+    cache_flush: 0,
 };
 
 /// A slice of core 0, times in nanoseconds.

@@ -102,6 +102,7 @@ fn scenario(cost: bool) -> impl Strategy<Value = Scenario> {
                     per_work_unit: c[3] / 10,
                     context_switch: c[4],
                     cache_refill: c[5],
+                    cache_flush: 0,
                 }
             } else {
                 CostModel::default()
@@ -227,10 +228,10 @@ proptest! {
             let (percent, period_us) = shares[i];
             let period = Duration::from_micros(period_us);
             t.priority = Some(Priority(i as u8 * 7 % 11));
-            t.reservation = Some(Reservation {
-                budget: Duration::from_nanos((period.as_nanos() * percent / 100).max(1)),
+            t.reservation = Some(Reservation::new(
+                Duration::from_nanos((period.as_nanos() * percent / 100).max(1)),
                 period,
-            });
+            ));
         }
         let o = record(&s);
         let trace = o.trace.as_ref().unwrap();

@@ -27,7 +27,10 @@
 //! let wrong = source.replace("\"edf\"", "\"rm\"");
 //! let errors = bulwark_spec::parse(&wrong, "rm.toml").unwrap_err();
 //! assert_eq!(errors.errors()[0].to_string(), "rm.toml:3:10: unknown policy `rm`");
-//! assert_eq!(errors.errors()[0].help(), "allowed: fixed-priority, edf, deferrable-server");
+//! assert_eq!(
+//!     errors.errors()[0].help(),
+//!     "allowed: fixed-priority, edf, deferrable-server, sporadic-server, spr, spr-deferrable"
+//! );
 //! ```
 
 pub mod model;

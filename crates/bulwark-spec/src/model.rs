@@ -37,27 +37,45 @@ pub enum PolicyKind {
     /// Fixed priority with a deferrable server per task (`"deferrable-server"`): every task
     /// has a priority and a reservation.
     DeferrableServer,
+    /// Fixed priority with a POSIX sporadic server per task, corrected as Stanovich et al.
+    /// describe, with eager timer handling (`"sporadic-server"`).
+    SporadicServer,
+    /// Shielded processor reservations with the sporadic-server rule (`"spr"`).
+    Spr,
+    /// Shielded processor reservations with the deferrable-server rule (`"spr-deferrable"`).
+    SprDeferrable,
 }
 
 impl PolicyKind {
     /// Every policy, with the name a scenario file uses for it.
-    pub const ALL: [(PolicyKind, &'static str); 3] = [
+    pub const ALL: [(PolicyKind, &'static str); 6] = [
         (PolicyKind::FixedPriority, "fixed-priority"),
         (PolicyKind::Edf, "edf"),
         (PolicyKind::DeferrableServer, "deferrable-server"),
+        (PolicyKind::SporadicServer, "sporadic-server"),
+        (PolicyKind::Spr, "spr"),
+        (PolicyKind::SprDeferrable, "spr-deferrable"),
     ];
 
     /// True when every task needs a fixed priority.
     pub fn has_priorities(self) -> bool {
-        matches!(
-            self,
-            PolicyKind::FixedPriority | PolicyKind::DeferrableServer
-        )
+        !matches!(self, PolicyKind::Edf)
     }
 
     /// True when every task needs a reservation.
     pub fn has_reservations(self) -> bool {
-        matches!(self, PolicyKind::DeferrableServer)
+        !matches!(self, PolicyKind::FixedPriority | PolicyKind::Edf)
+    }
+
+    /// True when reservations keep a replenishment queue of capacity `S` (sporadic-server
+    /// rules).
+    pub fn has_replenishment_queue(self) -> bool {
+        matches!(self, PolicyKind::SporadicServer | PolicyKind::Spr)
+    }
+
+    /// True when reservations may have non-preemptive regions `eta` (SPR only).
+    pub fn has_non_preemptive_regions(self) -> bool {
+        matches!(self, PolicyKind::Spr | PolicyKind::SprDeferrable)
     }
 
     /// The name a scenario file uses.
@@ -85,6 +103,9 @@ pub struct CostModel {
     pub context_switch: u64,
     /// Cache refill a task pays when it resumes after being preempted.
     pub cache_refill: u64,
+    /// Cache refill a task pays when it next runs after another task on its core flushed the
+    /// cache (`{ flush-cache = true }`); it pays the larger of this and `cache_refill`, not both.
+    pub cache_flush: u64,
 }
 
 impl Default for CostModel {
@@ -96,6 +117,7 @@ impl Default for CostModel {
             per_work_unit: 0,
             context_switch: 0,
             cache_refill: 0,
+            cache_flush: 0,
         }
     }
 }
@@ -210,6 +232,9 @@ pub enum Step {
     /// Sleep until the next multiple of this period strictly after now, so that many tasks
     /// wake at the same instants (`{ sleep-until-aligned = "1ms" }`).
     SleepUntilAligned(Duration),
+    /// Evict the cache of the task's core (`{ flush-cache = true }`): every other task on the
+    /// core pays the cost model's `cache_flush` refill the next time it runs. Takes no time.
+    FlushCache,
     /// Repeat `body` `count` times, or forever when `count` is `None`
     /// (`{ loop = 3, body = [...] }`, `{ loop = "forever", body = [...] }`).
     Loop {

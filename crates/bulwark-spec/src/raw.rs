@@ -45,6 +45,7 @@ pub(crate) struct RawCost {
     pub(crate) per_work_unit: Option<Spanned<i64>>,
     pub(crate) context_switch: Option<Spanned<i64>>,
     pub(crate) cache_refill: Option<Spanned<i64>>,
+    pub(crate) cache_flush: Option<Spanned<i64>>,
 }
 
 /// One `[[task]]` table. Its kind (periodic, sporadic, script) is whichever of `period`,
@@ -69,7 +70,8 @@ pub(crate) struct RawTask {
     pub(crate) reservation: Option<Spanned<RawReservation>>,
 }
 
-/// `reservation = { budget = "2ms", period = "10ms" }`.
+/// `reservation = { budget = "2ms", period = "10ms" }`, optionally with `replenishments = 16`
+/// (sporadic-server rules) and `non-preemptive = "1ms"` (SPR).
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
@@ -79,6 +81,8 @@ pub(crate) struct RawTask {
 pub(crate) struct RawReservation {
     pub(crate) budget: Spanned<RawTime>,
     pub(crate) period: Spanned<RawTime>,
+    pub(crate) replenishments: Option<Spanned<i64>>,
+    pub(crate) non_preemptive: Option<Spanned<RawTime>>,
 }
 
 /// One script step. Every key is optional here so that validation can say which step keys
@@ -96,6 +100,7 @@ pub(crate) struct RawStep {
     pub(crate) sleep_for: Option<Spanned<RawTime>>,
     pub(crate) sleep_until: Option<Spanned<RawTime>>,
     pub(crate) sleep_until_aligned: Option<Spanned<RawTime>>,
+    pub(crate) flush_cache: Option<Spanned<bool>>,
     #[serde(rename = "loop")]
     pub(crate) repeat: Option<Spanned<RawLoopCount>>,
     pub(crate) body: Option<Spanned<Vec<Spanned<RawStep>>>>,

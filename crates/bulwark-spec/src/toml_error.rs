@@ -46,6 +46,7 @@ fn plain_words(expected: &str) -> &str {
         "i64" | "u64" | "i32" | "u32" | "u16" | "u8" => "a whole number, without quotes",
         "a sequence" => "an array, like [ ... ]",
         "a string" => "text in quotes",
+        "a boolean" => "true or false, without quotes",
         other => other,
     }
 }

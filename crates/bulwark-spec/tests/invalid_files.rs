@@ -106,7 +106,7 @@ fn first_help(name: &str) -> String {
 fn helps_say_what_is_allowed() {
     assert_eq!(
         first_help("unknown_policy.toml"),
-        "allowed: fixed-priority, edf, deferrable-server"
+        "allowed: fixed-priority, edf, deferrable-server, sporadic-server, spr, spr-deferrable"
     );
     assert_eq!(
         first_help("unknown_field.toml"),
@@ -134,7 +134,80 @@ fn helps_say_what_is_allowed() {
     let reservation = diagnostics_of(&invalid_dir().join("budget_larger_than_period.toml"));
     let help = reservation.errors()[1].help();
     assert!(help.contains("reservation-server policy"), "{help}");
-    assert!(help.contains("(deferrable-server)"), "{help}");
+    assert!(
+        help.contains("(deferrable-server, sporadic-server, spr, spr-deferrable)"),
+        "{help}"
+    );
+}
+
+#[test]
+fn reservation_fields_name_the_policies_that_allow_them() {
+    assert_eq!(
+        first_help("replenishments_under_deferrable_server.toml"),
+        "replenishments needs a policy with a replenishment queue (sporadic-server, spr); \
+         remove replenishments or change the policy"
+    );
+    assert_eq!(
+        first_help("non_preemptive_under_sporadic_server.toml"),
+        "non-preemptive needs a policy with non-preemptive regions (spr, spr-deferrable); \
+         remove non-preemptive or change the policy"
+    );
+    assert_eq!(
+        first_help("replenishments_out_of_range.toml"),
+        "allowed: 1..=1024 pending replenishments"
+    );
+    assert_eq!(
+        first_help("unknown_reservation_field.toml"),
+        "allowed: `budget`, `period`, `replenishments`, `non-preemptive`"
+    );
+    assert_eq!(
+        first_help("flush_cache_false.toml"),
+        "allowed: { flush-cache = true }; to not flush the cache, remove this step"
+    );
+}
+
+/// `spr-deferrable` has non-preemptive regions but no replenishment queue; a policy without
+/// reservations reports the reservation, not each of its fields; a bad value in an allowed
+/// field is still judged.
+#[test]
+fn reservation_fields_are_checked_against_each_policy() {
+    let file = |policy: &str, fields: &str| {
+        format!(
+            "name = \"s\"\npolicy = \"{policy}\"\nduration = \"10ms\"\n\n[[task]]\n\
+             name = \"t\"\npriority = 1\nperiod = \"10ms\"\nexecution = \"1ms\"\n\
+             reservation = {{ budget = \"2ms\", period = \"10ms\"{fields} }}\n"
+        )
+    };
+    let errors = |policy: &str, fields: &str| -> Vec<String> {
+        match parse(&file(policy, fields), "f.toml") {
+            Ok(_) => Vec::new(),
+            Err(d) => d.errors().iter().map(|e| e.to_string()).collect(),
+        }
+    };
+    assert_eq!(
+        errors(
+            "spr-deferrable",
+            ", replenishments = 2, non-preemptive = \"0ns\""
+        ),
+        ["f.toml:10:67: policy `spr-deferrable` keeps no replenishment queue"]
+    );
+    assert!(errors("spr-deferrable", ", non-preemptive = \"0ns\"").is_empty());
+    assert!(errors("spr", ", replenishments = 1024, non-preemptive = \"1ms\"").is_empty());
+    assert_eq!(
+        errors(
+            "fixed-priority",
+            ", replenishments = 2, non-preemptive = \"1ms\""
+        ),
+        ["f.toml:10:15: policy `fixed-priority` has no reservation servers"]
+    );
+    assert_eq!(
+        errors("spr", ", non-preemptive = \"1xs\""),
+        ["f.toml:10:67: unknown unit `xs` in 1xs"]
+    );
+    assert_eq!(
+        errors("sporadic-server", ", replenishments = 70000"),
+        ["f.toml:10:67: replenishments 70000 is outside 1..=1024"]
+    );
 }
 
 #[test]
@@ -142,7 +215,8 @@ fn plain_output_puts_the_help_after_the_message() {
     let diagnostics = diagnostics_of(&invalid_dir().join("unknown_policy.toml"));
     assert_eq!(
         diagnostics.plain(),
-        "unknown_policy.toml:2:10: unknown policy `rm` (allowed: fixed-priority, edf, deferrable-server)\n"
+        "unknown_policy.toml:2:10: unknown policy `rm` (allowed: fixed-priority, edf, \
+         deferrable-server, sporadic-server, spr, spr-deferrable)\n"
     );
     assert_eq!(
         diagnostics.to_string(),

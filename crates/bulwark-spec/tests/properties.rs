@@ -2,11 +2,12 @@
 //! promises, and times read back what `Duration` prints.
 
 use bulwark_core::Duration;
-use bulwark_spec::{parse, parse_duration, Behaviour, PolicyKind, Scenario, Step};
+use bulwark_spec::{parse, parse_duration, Behaviour, PolicyKind, Reservation, Scenario, Step};
 use proptest::prelude::*;
 
 const COMPLETE: &str = include_str!("valid/complete.toml");
 const EDF: &str = include_str!("valid/edf.toml");
+const SPR: &str = include_str!("valid/spr.toml");
 
 /// What a `Scenario` promises to the simulator, checked on anything `parse` accepts.
 fn assert_model_promises(scenario: &Scenario) {
@@ -16,10 +17,19 @@ fn assert_model_promises(scenario: &Scenario) {
     assert!(!scenario.tasks.is_empty());
     for (i, task) in scenario.tasks.iter().enumerate() {
         assert!(task.core < scenario.cores);
-        assert_eq!(
-            task.priority.is_some(),
-            scenario.policy == PolicyKind::FixedPriority
-        );
+        let policy = scenario.policy;
+        assert_eq!(task.priority.is_some(), policy.has_priorities());
+        assert_eq!(task.reservation.is_some(), policy.has_reservations());
+        if let Some(r) = task.reservation {
+            assert!(!r.budget.is_zero() && r.budget <= r.period);
+            assert!((1..=1024).contains(&r.replenishments));
+            if !policy.has_replenishment_queue() {
+                assert_eq!(r.replenishments, Reservation::DEFAULT_REPLENISHMENTS);
+            }
+            if !policy.has_non_preemptive_regions() {
+                assert!(r.non_preemptive.is_zero());
+            }
+        }
         assert!(task.deadline.is_none_or(|d| !d.is_zero()));
         assert!(scenario.tasks[..i].iter().all(|t| t.name != task.name));
         match &task.behaviour {
@@ -57,7 +67,7 @@ fn assert_steps(steps: &[Step]) {
                 assert!(count.is_none_or(|c| c >= 1));
                 assert_steps(body);
             }
-            Step::Run(_) | Step::SleepFor(_) | Step::SleepUntil(_) => {}
+            Step::Run(_) | Step::SleepFor(_) | Step::SleepUntil(_) | Step::FlushCache => {}
         }
     }
 }
@@ -110,6 +120,10 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         Just("\n[[task]]\nname = \"tau1\"\n".to_owned()),
         Just("{ loop = \"forever\", body = [] }, ".to_owned()),
         Just("reservation = { budget = \"1ms\", period = \"2ms\" }\n".to_owned()),
+        Just(", replenishments = 0".to_owned()),
+        Just(", non-preemptive = \"1ms\"".to_owned()),
+        Just("{ flush-cache = true }, ".to_owned()),
+        Just("\npolicy = \"sporadic-server\"\n".to_owned()),
         "[ -~]{0,12}",
     ];
     prop_oneof![
@@ -177,10 +191,10 @@ proptest! {
 
     #[test]
     fn mutated_valid_files_never_panic(
-        edf in any::<bool>(),
+        base in 0usize..3,
         mutations in prop::collection::vec(mutation(), 1..8),
     ) {
-        let mut source = if edf { EDF.to_owned() } else { COMPLETE.to_owned() };
+        let mut source = [COMPLETE, EDF, SPR][base].to_owned();
         for m in &mutations {
             source = apply(&source, m);
         }
@@ -217,8 +231,10 @@ proptest! {
 fn the_mutation_bases_are_valid() {
     check(COMPLETE);
     check(EDF);
+    check(SPR);
     assert!(parse(COMPLETE, "complete.toml").is_ok());
     assert!(parse(EDF, "edf.toml").is_ok());
+    assert!(parse(SPR, "spr.toml").is_ok());
 }
 
 #[test]

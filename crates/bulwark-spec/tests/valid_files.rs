@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_spec::{
-    load, parse, Behaviour, CostModel, Execution, PolicyKind, Scenario, Step, TaskSpec,
+    load, parse, Behaviour, CostModel, Execution, PolicyKind, Reservation, Scenario, Step, TaskSpec,
 };
 
 fn valid(name: &str) -> PathBuf {
@@ -45,6 +45,7 @@ fn every_feature_reads_into_the_exact_scenario() {
             per_work_unit: 15,
             context_switch: 200,
             cache_refill: 1000,
+            cache_flush: 40_000,
         },
         tasks: vec![
             TaskSpec {
@@ -104,6 +105,7 @@ fn every_feature_reads_into_the_exact_scenario() {
                         Step::SleepFor(ms(2)),
                         Step::SleepUntil(Instant::from_nanos(25_000_000)),
                         Step::SleepUntilAligned(ms(1)),
+                        Step::FlushCache,
                         Step::Loop {
                             count: Some(3),
                             body: vec![Step::Run(us(500)), Step::SleepFor(Duration::ZERO)],
@@ -309,5 +311,126 @@ fn every_valid_file_parses() {
         }
         count += 1;
     }
-    assert_eq!(count, 3);
+    assert_eq!(count, 4);
+}
+
+#[test]
+fn spr_reservations_carry_their_queue_capacity_and_non_preemptive_region() {
+    let expected = Scenario {
+        name: "spr".into(),
+        description: String::new(),
+        seed: 0,
+        duration: ms(100),
+        cores: 1,
+        policy: PolicyKind::Spr,
+        cost: CostModel {
+            cache_refill: 2000,
+            cache_flush: 50_000,
+            ..CostModel::default()
+        },
+        tasks: vec![
+            TaskSpec {
+                name: "control".into(),
+                core: 0,
+                priority: Some(Priority(10)),
+                reservation: Some(
+                    Reservation::new(ms(3), ms(10))
+                        .with_replenishments(16)
+                        .with_non_preemptive(us(500)),
+                ),
+                deadline: Some(ms(10)),
+                behaviour: Behaviour::Periodic {
+                    period: ms(10),
+                    offset: Duration::ZERO,
+                    execution: Execution::Fixed(ms(2)),
+                },
+            },
+            TaskSpec {
+                name: "defaults".into(),
+                core: 0,
+                priority: Some(Priority(5)),
+                // Neither field given: S = 8 and no non-preemptive region.
+                reservation: Some(Reservation {
+                    budget: ms(2),
+                    period: ms(20),
+                    replenishments: Reservation::DEFAULT_REPLENISHMENTS,
+                    non_preemptive: Duration::ZERO,
+                }),
+                deadline: Some(ms(20)),
+                behaviour: Behaviour::Periodic {
+                    period: ms(20),
+                    offset: Duration::ZERO,
+                    execution: Execution::Fixed(ms(1)),
+                },
+            },
+            TaskSpec {
+                name: "flusher".into(),
+                core: 0,
+                priority: Some(Priority(20)),
+                reservation: Some(
+                    Reservation::new(ms(1), ms(5))
+                        .with_replenishments(1024)
+                        .with_non_preemptive(Duration::ZERO),
+                ),
+                deadline: Some(ms(5)),
+                behaviour: Behaviour::Script {
+                    offset: Duration::ZERO,
+                    steps: vec![Step::Loop {
+                        count: None,
+                        body: vec![
+                            Step::Run(us(100)),
+                            Step::FlushCache,
+                            Step::SleepUntilAligned(ms(5)),
+                        ],
+                    }],
+                },
+            },
+        ],
+    };
+    assert_eq!(read("spr.toml"), expected);
+    assert_eq!(Reservation::DEFAULT_REPLENISHMENTS, 8);
+}
+
+/// Each reservation-server policy takes exactly the fields it has a use for.
+#[test]
+fn each_server_policy_maps_the_fields_it_allows() {
+    let reservation_of = |policy: &str, fields: &str| {
+        let source = format!(
+            r#"
+            name = "s"
+            policy = "{policy}"
+            duration = "1s"
+
+            [[task]]
+            name = "t"
+            priority = 3
+            period = "10ms"
+            execution = "1ms"
+            reservation = {{ budget = "4ms", period = "10ms"{fields} }}
+            "#
+        );
+        match parse(&source, "inline.toml") {
+            Ok(scenario) => scenario.tasks[0].reservation.expect("a reservation"),
+            Err(d) => panic!("{policy}: {}", d.plain()),
+        }
+    };
+    let plain = Reservation::new(ms(4), ms(10));
+    assert_eq!(reservation_of("deferrable-server", ""), plain);
+    assert_eq!(
+        reservation_of("sporadic-server", ", replenishments = 1"),
+        plain.with_replenishments(1)
+    );
+    assert_eq!(
+        reservation_of("spr", ", non-preemptive = \"250us\", replenishments = 32"),
+        plain.with_replenishments(32).with_non_preemptive(us(250))
+    );
+    assert_eq!(
+        reservation_of("spr-deferrable", ", non-preemptive = \"1ms\""),
+        plain.with_non_preemptive(ms(1))
+    );
+    // A region longer than the budget is allowed: a dispatch grants min(eta, remaining budget).
+    assert_eq!(
+        reservation_of("spr-deferrable", ", non-preemptive = \"5ms\""),
+        plain.with_non_preemptive(ms(5))
+    );
 }

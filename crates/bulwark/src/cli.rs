@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand};
 #[command(after_help = "Examples:
   bulwark check scenarios/textbook-rm.toml
   bulwark simulate scenarios/textbook-edf.toml --svg edf.svg --trace edf.json
+  bulwark analyze scenarios/table-i.toml
   bulwark reproduce")]
 pub struct Cli {
     #[command(subcommand)]
@@ -37,6 +38,30 @@ Examples:
   bulwark simulate scenarios/kernel-costs.toml --trace trace.json   # open in ui.perfetto.dev"
     )]
     Simulate(SimulateArgs),
+    /// Admission test (SPR Eq. 1) and overhead bound (Eq. 2) of every reservation.
+    #[command(
+        long_about = "Admission test (SPR paper, Eq. 1) and overhead bound (Eq. 2) of every reservation.
+
+Per core, each reservation's response bound R is the least fixed point of
+R = I + b + sum of the higher-priority request-bound functions RBF(R), where I is the longest
+non-preemptive region (eta) of a lower-priority reservation; a reservation is admitted when
+R <= p. Reservations of equal priority count as interfering with each other. The overhead
+columns: O_pre (one timer interrupt, one scheduler invocation with its work bound W, one
+context switch) and L = ceil(b / eta) * O_pre, the budget lost per period; `unbounded` when
+eta = 0 or when W has no bound (naive servers handle every expired timer at once).
+
+Needs a reservation-server policy: deferrable-server, sporadic-server, spr, spr-deferrable.",
+        after_help = "Times print with their unit; --json gives integer nanoseconds, null for unbounded.
+
+Exit status: 0 when every reservation is admitted, 1 when one is not (or the file is invalid),
+2 when the scenario's policy has no reservation servers.
+
+Examples:
+  bulwark analyze scenarios/table-i.toml
+  bulwark analyze scenarios/deferrable-double-hit.toml
+  bulwark analyze scenarios/table-i.toml --json > admission.json"
+    )]
+    Analyze(AnalyzeArgs),
     /// Run the built-in experiments and write a report (Markdown, HTML, SVG).
     #[command(after_help = "Exit status: 0 when every check holds, 1 when one fails.
 
@@ -71,6 +96,15 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// Print metrics and every job as JSON (integer nanoseconds) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// The scenario file (TOML).
+    pub file: PathBuf,
+    /// Print the analysis as JSON (integer nanoseconds, null for unbounded) instead of tables.
     #[arg(long)]
     pub json: bool,
 }

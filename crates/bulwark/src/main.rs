@@ -1,7 +1,8 @@
-//! `bulwark`: check, simulate and reproduce temporal-isolation scenarios.
+//! `bulwark`: check, simulate, analyze and reproduce temporal-isolation scenarios.
 //!
-//! A thin layer: parsing lives in `bulwark-spec`, running in `bulwark-sim`, outputs and
-//! experiments in `bulwark-lab`. This crate turns arguments into calls and results into text.
+//! A thin layer: parsing lives in `bulwark-spec`, running in `bulwark-sim`, admission tests in
+//! `bulwark-analysis`, outputs and experiments in `bulwark-lab`. This crate turns arguments
+//! into calls and results into text.
 
 mod cli;
 mod commands;
@@ -17,6 +18,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         cli::Command::Check(args) => commands::check::run(&args),
         cli::Command::Simulate(args) => commands::simulate::run(&args),
+        cli::Command::Analyze(args) => commands::analyze::run(&args),
         cli::Command::Reproduce(args) => commands::reproduce::run(&args),
     };
     match result {

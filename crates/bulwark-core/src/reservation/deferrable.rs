@@ -45,13 +45,7 @@ impl DeferrableServer {
     pub fn with_capacity(capacity: usize) -> Self {
         DeferrableServer {
             priority: vec![Priority::MIN; capacity],
-            reservation: vec![
-                Reservation {
-                    budget: Duration::ZERO,
-                    period: Duration::ZERO,
-                };
-                capacity
-            ],
+            reservation: vec![Reservation::new(Duration::ZERO, Duration::ZERO); capacity],
             used: vec![Duration::ZERO; capacity],
             runqueue: PriorityRunqueue::with_capacity(capacity),
             tasks: Suspensions::with_capacity(capacity),
@@ -90,8 +84,11 @@ impl DeferrableServer {
     /// use is exact whatever the reason for the invocation.
     fn account(&mut self, now: Instant) {
         if let Some((task, since)) = self.running {
-            let t = task.index();
-            self.used[t] = self.used[t].saturating_add(now.saturating_duration_since(since));
+            // A task that suspended at its last accounting has not run since.
+            if self.tasks.state(task) == TaskState::Ready {
+                let t = task.index();
+                self.used[t] = self.used[t].saturating_add(now.saturating_duration_since(since));
+            }
             self.running = Some((task, now));
         }
     }
@@ -254,10 +251,7 @@ mod tests {
     fn budget_is_enforced_and_reset_at_multiples_of_the_period() {
         let mut ds = DeferrableServer::with_capacity(1);
         let mut w = Work::default();
-        let r = Reservation {
-            budget: ms(2),
-            period: ms(5),
-        };
+        let r = Reservation::new(ms(2), ms(5));
         ds.add_task(TaskId(0), Priority(1), r).unwrap();
         ds.activate(at(0), TaskId(0), JOB, &mut w).unwrap();
         let d = ds.schedule(at(0), &mut w);
@@ -295,10 +289,7 @@ mod tests {
     fn one_invocation_processes_every_expired_timer() {
         for n in [1u32, 16, 256] {
             let mut ds = DeferrableServer::with_capacity(n as usize);
-            let r = Reservation {
-                budget: ms(1),
-                period: ms(10),
-            };
+            let r = Reservation::new(ms(1), ms(10));
             for t in 0..n {
                 ds.add_task(TaskId(t), Priority((t % 200) as u8), r)
                     .unwrap();
@@ -314,18 +305,12 @@ mod tests {
     #[test]
     fn invalid_reservations_are_refused() {
         let mut ds = DeferrableServer::with_capacity(1);
-        let over = Reservation {
-            budget: ms(6),
-            period: ms(5),
-        };
+        let over = Reservation::new(ms(6), ms(5));
         assert_eq!(
             ds.add_task(TaskId(0), Priority(1), over),
             Err(CoreError::InvalidParameter)
         );
-        let zero = Reservation {
-            budget: ms(0),
-            period: ms(5),
-        };
+        let zero = Reservation::new(ms(0), ms(5));
         assert_eq!(
             ds.add_task(TaskId(0), Priority(1), zero),
             Err(CoreError::InvalidParameter)

@@ -1,10 +1,18 @@
 //! Processor reservations: a budget `b` per period `p` for each task, enforced by the policy
 //! that owns the task's timers.
+//!
+//! The contract is the SPR paper's `(b, p, sigma, eta)` (the priority is given beside it) plus
+//! the capacity `S` of the replenishment queue that sporadic-server rules keep.
 
 pub mod deferrable;
+pub mod priority_timeouts;
 pub mod replenishment;
+pub mod sporadic;
+pub mod spr;
 
 pub use deferrable::DeferrableServer;
+pub use sporadic::SporadicServer;
+pub use spr::{ReplenishmentRule, Spr};
 
 use crate::{CoreError, Duration};
 
@@ -15,12 +23,47 @@ pub struct Reservation {
     pub budget: Duration,
     /// The replenishment period `p` (non-zero).
     pub period: Duration,
+    /// `S`: how many pending replenishments a sporadic-server rule tracks (at least one).
+    /// Deferrable-server rules keep none and ignore it.
+    pub replenishments: u16,
+    /// `eta`: the non-preemptive region a dispatch grants, `min(eta, remaining budget)` (SPR,
+    /// section III-F). Zero means fully preemptive.
+    pub non_preemptive: Duration,
 }
 
 impl Reservation {
-    /// Checks `0 < budget <= period`.
+    /// The replenishment-queue capacity used when a scenario does not choose one.
+    pub const DEFAULT_REPLENISHMENTS: u16 = 8;
+
+    /// `(b, p)` with the default queue capacity and no non-preemptive region.
+    pub const fn new(budget: Duration, period: Duration) -> Self {
+        Reservation {
+            budget,
+            period,
+            replenishments: Self::DEFAULT_REPLENISHMENTS,
+            non_preemptive: Duration::ZERO,
+        }
+    }
+
+    /// The same reservation with a replenishment queue of capacity `s`.
+    pub const fn with_replenishments(mut self, s: u16) -> Self {
+        self.replenishments = s;
+        self
+    }
+
+    /// The same reservation with non-preemptive regions of length `eta`.
+    pub const fn with_non_preemptive(mut self, eta: Duration) -> Self {
+        self.non_preemptive = eta;
+        self
+    }
+
+    /// Checks `0 < budget <= period` and `S >= 1`.
     pub fn validate(&self) -> Result<(), CoreError> {
-        if self.budget.is_zero() || self.period.is_zero() || self.budget > self.period {
+        if self.budget.is_zero()
+            || self.period.is_zero()
+            || self.budget > self.period
+            || self.replenishments == 0
+        {
             return Err(CoreError::InvalidParameter);
         }
         Ok(())

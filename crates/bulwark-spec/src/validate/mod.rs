@@ -149,6 +149,7 @@ impl Checker<'_> {
         let per_work_unit = cycles(&raw.per_work_unit, "per-work-unit");
         let context_switch = cycles(&raw.context_switch, "context-switch");
         let cache_refill = cycles(&raw.cache_refill, "cache-refill");
+        let cache_flush = cycles(&raw.cache_flush, "cache-flush");
         Some(CostModel {
             clock_hz: clock_hz?,
             timer_interrupt: timer_interrupt?,
@@ -156,6 +157,7 @@ impl Checker<'_> {
             per_work_unit: per_work_unit?,
             context_switch: context_switch?,
             cache_refill: cache_refill?,
+            cache_flush: cache_flush?,
         })
     }
 

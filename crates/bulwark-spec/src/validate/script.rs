@@ -1,4 +1,5 @@
-//! Script checks: one action per step, counts of at least one, loops that let time pass.
+//! Script checks: one action per step, counts of at least one, loops that let time pass,
+//! `flush-cache` only as `true`.
 
 use std::ops::Range;
 
@@ -10,7 +11,7 @@ use crate::model::Step;
 use crate::raw::{RawLoopCount, RawStep};
 
 const STEP_HELP: &str = "allowed: exactly one of run, compute (with each), sleep-for, \
-                         sleep-until, sleep-until-aligned, loop (with body)";
+                         sleep-until, sleep-until-aligned, flush-cache, loop (with body)";
 const LOOP_HELP: &str =
     "allowed: { loop = 3, body = [...] } or { loop = \"forever\", body = [...] }";
 const COMPUTE_HELP: &str = "allowed: { compute = 50, each = \"100us\" }";
@@ -46,6 +47,7 @@ impl Checker<'_> {
             .sleep_until_aligned
             .as_ref()
             .and_then(|v| self.positive_time(v, "sleep-until-aligned"));
+        let flush = raw.flush_cache.as_ref().and_then(|v| self.flush(v));
         let repeat = raw.repeat.as_ref().and_then(|v| self.loop_count(v));
         let body = raw
             .body
@@ -62,6 +64,10 @@ impl Checker<'_> {
             "sleep-for" => Step::SleepFor(sleep_for?),
             "sleep-until" => Step::SleepUntil(Instant::from_nanos(sleep_until?.as_nanos())),
             "sleep-until-aligned" => Step::SleepUntilAligned(aligned?),
+            "flush-cache" => {
+                flush?;
+                Step::FlushCache
+            }
             _ => {
                 let count = repeat?;
                 let body = body?;
@@ -92,6 +98,7 @@ impl Checker<'_> {
             at(&raw.sleep_for, "sleep-for"),
             at(&raw.sleep_until, "sleep-until"),
             at(&raw.sleep_until_aligned, "sleep-until-aligned"),
+            at(&raw.flush_cache, "flush-cache"),
             at(&raw.repeat, "loop"),
         ]
         .into_iter()
@@ -137,6 +144,19 @@ impl Checker<'_> {
             (None, Some(body)) => self.report(body.span(), "body only goes with loop", LOOP_HELP),
             _ => {}
         }
+    }
+
+    /// `flush-cache = true`; `false` would be a step that does nothing.
+    fn flush(&mut self, raw: &Spanned<bool>) -> Option<()> {
+        if *raw.get_ref() {
+            return Some(());
+        }
+        self.report(
+            raw.span(),
+            "flush-cache = false does nothing",
+            "allowed: { flush-cache = true }; to not flush the cache, remove this step",
+        );
+        None
     }
 
     fn count(&mut self, raw: &Spanned<i64>, what: &str) -> Option<u64> {
@@ -187,6 +207,7 @@ fn takes_time(step: &Step) -> bool {
         Step::SleepUntilAligned(period) => !period.is_zero(),
         // Once its instant has passed, it returns at once.
         Step::SleepUntil(_) => false,
+        Step::FlushCache => false,
         Step::Loop { body, .. } => body.iter().any(takes_time),
     }
 }

@@ -8,7 +8,11 @@ use toml::Spanned;
 
 use super::{Checker, MAX_CORES};
 use crate::model::{Behaviour, Execution, PolicyKind, Reservation, TaskSpec};
-use crate::raw::{RawExecution, RawReservation, RawTask};
+use crate::raw::{RawExecution, RawReservation, RawTask, RawTime};
+
+/// Most pending replenishments a sporadic-server reservation may track: `S` is fixed at
+/// configuration, as a kernel fixes it, and kept small enough to stay cheap per task.
+const MAX_REPLENISHMENTS: u16 = 1024;
 
 const KIND_HELP: &str =
     "allowed: exactly one of period (periodic), min-interarrival (sporadic) or script";
@@ -420,6 +424,15 @@ impl Checker<'_> {
         let raw = spanned.get_ref();
         let budget = self.positive_time(&raw.budget, "budget");
         let period = self.positive_time(&raw.period, "period");
+        // `None`: not given; `Some(None)`: given but wrong (already reported).
+        let replenishments = raw
+            .replenishments
+            .as_ref()
+            .map(|s| self.replenishments(s, policy));
+        let non_preemptive = raw
+            .non_preemptive
+            .as_ref()
+            .map(|eta| self.non_preemptive(eta, policy));
         let (Some(budget), Some(period)) = (budget, period) else {
             return None;
         };
@@ -433,22 +446,82 @@ impl Checker<'_> {
         }
         let policy = policy?;
         if policy.has_reservations() {
-            return Some(Reservation { budget, period });
+            let replenishments =
+                replenishments.unwrap_or(Some(Reservation::DEFAULT_REPLENISHMENTS));
+            let non_preemptive = non_preemptive.unwrap_or(Some(Duration::ZERO));
+            return Some(
+                Reservation::new(budget, period)
+                    .with_replenishments(replenishments?)
+                    .with_non_preemptive(non_preemptive?),
+            );
         }
         // A reservation the policy would not enforce must not be silently ignored.
-        let servers: Vec<&str> = PolicyKind::ALL
-            .iter()
-            .filter(|(k, _)| k.has_reservations())
-            .map(|(_, name)| *name)
-            .collect();
         self.report(
             spanned.span(),
             format!("policy `{}` has no reservation servers", policy.name()),
             format!(
                 "reservations need a reservation-server policy ({}); remove reservation or change the policy",
-                servers.join(", ")
+                policies_where(PolicyKind::has_reservations)
             ),
         );
         None
     }
+
+    /// `S`, the replenishment-queue capacity: only where the policy keeps such a queue.
+    fn replenishments(&mut self, raw: &Spanned<i64>, policy: Option<PolicyKind>) -> Option<u16> {
+        if let Some(p) = policy.filter(|p| p.has_reservations() && !p.has_replenishment_queue()) {
+            self.report(
+                raw.span(),
+                format!("policy `{}` keeps no replenishment queue", p.name()),
+                format!(
+                    "replenishments needs a policy with a replenishment queue ({}); remove replenishments or change the policy",
+                    policies_where(PolicyKind::has_replenishment_queue)
+                ),
+            );
+            return None;
+        }
+        let n = *raw.get_ref();
+        let found = u16::try_from(n)
+            .ok()
+            .filter(|s| (1..=MAX_REPLENISHMENTS).contains(s));
+        if found.is_none() {
+            self.report(
+                raw.span(),
+                format!("replenishments {n} is outside 1..={MAX_REPLENISHMENTS}"),
+                format!("allowed: 1..={MAX_REPLENISHMENTS} pending replenishments"),
+            );
+        }
+        found
+    }
+
+    /// `eta`, the non-preemptive region: only where the policy has such regions.
+    fn non_preemptive(
+        &mut self,
+        raw: &Spanned<RawTime>,
+        policy: Option<PolicyKind>,
+    ) -> Option<Duration> {
+        if let Some(p) = policy.filter(|p| p.has_reservations() && !p.has_non_preemptive_regions())
+        {
+            self.report(
+                raw.span(),
+                format!("policy `{}` has no non-preemptive regions", p.name()),
+                format!(
+                    "non-preemptive needs a policy with non-preemptive regions ({}); remove non-preemptive or change the policy",
+                    policies_where(PolicyKind::has_non_preemptive_regions)
+                ),
+            );
+            return None;
+        }
+        self.time(raw)
+    }
+}
+
+/// The names of the policies for which `allows` holds, in [`PolicyKind::ALL`] order.
+fn policies_where(allows: fn(PolicyKind) -> bool) -> String {
+    PolicyKind::ALL
+        .iter()
+        .filter(|(kind, _)| allows(*kind))
+        .map(|(_, name)| *name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

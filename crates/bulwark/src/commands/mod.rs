@@ -1,6 +1,7 @@
 //! One module per subcommand. Each returns the exit code, or an error message for failures
 //! outside the scenario (files that cannot be written).
 
+pub mod analyze;
 pub mod check;
 pub mod reproduce;
 pub mod simulate;

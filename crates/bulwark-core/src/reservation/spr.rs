@@ -1,0 +1,557 @@
+//! Shielded processor reservations (SPR; Kökten, Parmer and Brandenburg), sections III and IV
+//! of the paper: fixed-priority reservations whose management work per scheduler invocation
+//! is bounded, whatever the other tasks do.
+//!
+//! What makes it shielded, and where the code does it:
+//! - budget accounting of the previous task only (Algorithm 1, [`Spr::charge_previous`] and
+//!   [`Spr::suspend`]);
+//! - early replenishment: a replenishment due before the running task's budget runs out is
+//!   counted at dispatch instead of interrupting it (Algorithm 2, lines 1-4);
+//! - pruning: a suspended task gets no replenishment timer, and a depleted task's wake-up is
+//!   postponed to its replenishment (Algorithm 1, lines 7-9); replenishments that expired
+//!   meanwhile are merged when it activates (Algorithm 3);
+//! - deferral and bounded processing: per-priority timer heaps ([`PriorityTimeouts`]) and **at
+//!   most one timeout processed per invocation**, that of a task more important than every
+//!   ready task, which therefore runs next (section IV-B, "Timeout processing"). So one
+//!   invocation touches at most two reservations: the previous task's and the next one's;
+//! - non-preemptive regions: a dispatched task runs `min(eta, remaining budget)` before any
+//!   higher-priority timeout may preempt it (section III-F, Algorithm 2 line 6).
+//!
+//! Two replenishment rules share all of that ([`ReplenishmentRule`]): the sporadic-server
+//! rule (the paper's SPR, with the replenishment queue of Fig. 8) and the deferrable-server
+//! rule (the variant of the paper's Fig. 12).
+//!
+//! Invariants (checked by [`Policy::check_invariants`]):
+//! - exactly the `Ready` tasks are in the run queue, and they have no timeout;
+//! - a `Depleted` task has a timeout (its replenishment);
+//! - a `Suspended` task has a timeout exactly when it asked for a wake-up, never earlier than
+//!   the wake-up it asked for;
+//! - every replenishment queue holds 1 to `S` entries summing to `b` (no amplification).
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::priority_timeouts::PriorityTimeouts;
+use super::replenishment::ReplenishmentQueue;
+use super::Reservation;
+use crate::runqueue::PriorityRunqueue;
+use crate::{CoreError, Decision, Duration, Instant, Policy, Priority, TaskId, Wake, Work};
+
+/// Which replenishment rule an SPR reservation follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplenishmentRule {
+    /// Sporadic server (Sprunt et al., corrected by Stanovich et al.): budget consumed from
+    /// an activation comes back one period after it, through the replenishment queue.
+    Sporadic,
+    /// Deferrable server: the budget is reset to `b` at every multiple of `p`.
+    Deferrable,
+}
+
+/// The most work units (see [`Work::units`]) one SPR invocation, event included, can take
+/// for reservations of at most `replenishments` entries (`S`) on a core whose tasks use
+/// `priority_levels` distinct priorities. It does not depend on the number of tasks: that is
+/// the point of SPR. Derived from the code, step by step:
+///
+/// - the event: an activation merges up to `S - 1` entries, cancels one timeout and queues
+///   the task, or arms its timeout (`S + 1`); a suspension consumes up to `S` entries
+///   (Algorithm 1, lines 1-4), splits once and arms one timeout, plus one run-queue removal
+///   (`S + 3`);
+/// - accounting of the previous task: up to `S` consumed entries, one run-queue removal, one
+///   timeout armed (`S + 2`);
+/// - timeout processing: one examined top per level in the sweep, one cancel, one processed
+///   timeout, and an activation as above (`L + S + 3`);
+/// - dispatch: up to `S - 1` entries for early replenishment, and a sweep for `t_hp`
+///   (`S + L`).
+pub const fn work_bound(replenishments: usize, priority_levels: usize) -> u64 {
+    let s = replenishments as u64;
+    let l = priority_levels as u64;
+    (s + 3) + (s + 2) + (l + s + 3) + (s + l)
+}
+
+/// A task's state as SPR sees it (section IV-A, "Per-task data").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Absent,
+    /// Activated and with budget: in the run queue.
+    Ready,
+    /// Activated but out of budget: waits for its replenishment timeout.
+    Depleted,
+    /// Self-suspended (sleeping or blocked).
+    Suspended,
+}
+
+/// The budget bookkeeping of one task, per the replenishment rule.
+#[derive(Clone, Debug)]
+enum Budget {
+    /// The replenishment queue `R_i`.
+    Sporadic(ReplenishmentQueue),
+    /// The start of the deferrable-server period that `used` belongs to.
+    Deferrable { period_start: Instant },
+}
+
+/// Fixed-priority scheduling with shielded processor reservations, for one core.
+#[derive(Clone, Debug)]
+pub struct Spr {
+    rule: ReplenishmentRule,
+    priority: Vec<Priority>,
+    reservation: Vec<Reservation>,
+    state: Vec<State>,
+    /// `tau.timeout` as the task asked for it: its wake-up, or `NEVER` when it blocked.
+    wanted: Vec<Instant>,
+    /// The used budget `u_i` (so that the current budget is `b_head - u_i`).
+    used: Vec<Duration>,
+    /// `x_i`: when the task was last dispatched by a context switch.
+    started: Vec<Instant>,
+    budget: Vec<Option<Budget>>,
+    runqueue: PriorityRunqueue,
+    timeouts: PriorityTimeouts,
+    /// `tau_p`, the task chosen at the last invocation, and when its accounting last advanced.
+    running: Option<(TaskId, Instant)>,
+    /// The reservations this invocation has touched so far (at most three slots are needed:
+    /// an external activation, the previous task and the next one).
+    touched: [Option<TaskId>; 3],
+}
+
+impl Spr {
+    /// A scheduler for task ids `0..capacity` following `rule`, with no tasks yet.
+    pub fn with_capacity(capacity: usize, rule: ReplenishmentRule) -> Self {
+        Spr {
+            rule,
+            priority: vec![Priority::MIN; capacity],
+            reservation: vec![Reservation::new(Duration::ZERO, Duration::ZERO); capacity],
+            state: vec![State::Absent; capacity],
+            wanted: vec![Instant::NEVER; capacity],
+            used: vec![Duration::ZERO; capacity],
+            started: vec![Instant::ZERO; capacity],
+            budget: vec![None; capacity],
+            runqueue: PriorityRunqueue::with_capacity(capacity),
+            timeouts: PriorityTimeouts::with_capacity(capacity),
+            running: None,
+            touched: [None; 3],
+        }
+    }
+
+    /// Adds `task` blocked, with its full budget available from its first activation (the
+    /// queue of Fig. 8a; `t_act` is set by Algorithm 3, line 5, when it activates).
+    pub fn add_task(
+        &mut self,
+        task: TaskId,
+        priority: Priority,
+        reservation: Reservation,
+    ) -> Result<(), CoreError> {
+        reservation.validate()?;
+        match self.state.get(task.index()) {
+            None => return Err(CoreError::UnknownTask),
+            Some(State::Absent) => {}
+            Some(_) => return Err(CoreError::AlreadyAdded),
+        }
+        let budget = match self.rule {
+            ReplenishmentRule::Sporadic => Budget::Sporadic(ReplenishmentQueue::new(
+                reservation.replenishments as usize,
+                reservation.budget,
+                Instant::ZERO,
+            )?),
+            ReplenishmentRule::Deferrable => Budget::Deferrable {
+                period_start: Instant::ZERO,
+            },
+        };
+        if !self.timeouts.register(task, priority) {
+            return Err(CoreError::UnknownTask);
+        }
+        let t = task.index();
+        self.priority[t] = priority;
+        self.reservation[t] = reservation;
+        self.state[t] = State::Suspended;
+        self.budget[t] = Some(budget);
+        Ok(())
+    }
+
+    /// The budget `task` could use from `now` without waiting for a replenishment (counting
+    /// no early replenishment), or `None` if it is not added.
+    pub fn remaining(&self, task: TaskId, now: Instant) -> Option<Duration> {
+        let t = task.index();
+        match self.budget.get(t)?.as_ref()? {
+            Budget::Sporadic(queue) => {
+                let due: Duration = queue
+                    .iter()
+                    .take_while(|r| r.at <= now)
+                    .fold(Duration::ZERO, |sum, r| sum.saturating_add(r.amount));
+                Some(due.saturating_sub(self.used[t]))
+            }
+            Budget::Deferrable { period_start } => {
+                let r = self.reservation[t];
+                if now >= period_start.saturating_add(r.period) {
+                    return Some(r.budget);
+                }
+                Some(r.budget.saturating_sub(self.used[t]))
+            }
+        }
+    }
+
+    /// The replenishment queue of `task` (sporadic rule only), for inspection.
+    pub fn replenishments(&self, task: TaskId) -> Option<&ReplenishmentQueue> {
+        match self.budget.get(task.index())?.as_ref()? {
+            Budget::Sporadic(queue) => Some(queue),
+            Budget::Deferrable { .. } => None,
+        }
+    }
+
+    fn touch(&mut self, task: TaskId, work: &mut Work) {
+        if self.touched.contains(&Some(task)) {
+            return;
+        }
+        if let Some(slot) = self.touched.iter_mut().find(|s| s.is_none()) {
+            *slot = Some(task);
+        }
+        work.reservations_touched += 1;
+    }
+
+    /// Advances the running task's used budget to `now`.
+    fn account(&mut self, now: Instant) {
+        let Some((task, since)) = self.running else {
+            return;
+        };
+        let t = task.index();
+        self.running = Some((task, now));
+        if self.state[t] == State::Suspended {
+            // It suspended at its last accounting and has not run since.
+            return;
+        }
+        let elapsed = now.saturating_duration_since(since);
+        match self.budget[t].as_mut() {
+            Some(Budget::Deferrable { period_start }) => {
+                let p = self.reservation[t].period;
+                if now >= period_start.saturating_add(p) {
+                    // It ran across a period boundary (early replenishment): what it used
+                    // before belongs to a budget that is gone; what it used since is charged
+                    // to the new one.
+                    let start = align_down(now, p);
+                    *period_start = start;
+                    self.used[t] = now.saturating_duration_since(start.max(since));
+                } else {
+                    self.used[t] = self.used[t].saturating_add(elapsed);
+                }
+            }
+            _ => self.used[t] = self.used[t].saturating_add(elapsed),
+        }
+    }
+
+    /// Algorithm 1, lines 1-4 for the sporadic rule (plan full replenishments for every
+    /// consumed head), or the period reset of the deferrable rule; then whether the task has
+    /// budget at `now` (`t_head <= t_now`, line 15, or `u < b`).
+    fn settle(&mut self, task: TaskId, now: Instant, work: &mut Work) -> bool {
+        let t = task.index();
+        let r = self.reservation[t];
+        match self.budget[t].as_mut() {
+            Some(Budget::Sporadic(queue)) => {
+                queue.consume(&mut self.used[t], r.period, work);
+                queue.head().at <= now
+            }
+            Some(Budget::Deferrable { period_start }) => {
+                if now >= period_start.saturating_add(r.period) {
+                    *period_start = align_down(now, r.period);
+                    self.used[t] = Duration::ZERO;
+                    work.replenishments_processed += 1;
+                }
+                self.used[t] < r.budget
+            }
+            None => false,
+        }
+    }
+
+    /// When `task`'s next budget arrives: `t_head`, or the next period boundary.
+    fn replenishment_time(&self, task: TaskId) -> Instant {
+        let t = task.index();
+        match &self.budget[t] {
+            Some(Budget::Sporadic(queue)) => queue.head().at,
+            Some(Budget::Deferrable { period_start }) => {
+                period_start.saturating_add(self.reservation[t].period)
+            }
+            None => Instant::NEVER,
+        }
+    }
+
+    /// Algorithm 3: `task` activates at `now` (its wake-up, asked for at `wanted`, or an
+    /// event). Expired replenishments are merged (lines 1-3); with budget it becomes ready
+    /// (lines 4-7), without it waits depleted for its replenishment (lines 8-11).
+    fn activate_task(&mut self, now: Instant, task: TaskId, work: &mut Work) {
+        self.touch(task, work);
+        let t = task.index();
+        let wanted = core::mem::replace(&mut self.wanted[t], Instant::NEVER);
+        let has_budget = match self.budget[t].as_mut() {
+            Some(Budget::Sporadic(queue)) => queue.activate(now, wanted, work),
+            _ => self.settle(task, now, work),
+        };
+        if has_budget {
+            self.state[t] = State::Ready;
+            if self.runqueue.push_back(task, self.priority[t]) {
+                work.queue_entries_moved += 1;
+            }
+        } else {
+            self.state[t] = State::Depleted;
+            let at = self.replenishment_time(task);
+            self.timeouts.arm(task, at, work);
+        }
+    }
+
+    /// Algorithm 1 for a task that suspends at `now` until `wanted` (`NEVER`: blocked). If
+    /// it is out of budget its wake-up is postponed to its replenishment (lines 7-9: no
+    /// premature activation timer); otherwise the used budget is split off and planned one
+    /// period after the head (lines 10-13).
+    fn suspend(&mut self, now: Instant, task: TaskId, wanted: Instant, work: &mut Work) {
+        self.touch(task, work);
+        let t = task.index();
+        if self.runqueue.remove(task) {
+            work.queue_entries_moved += 1;
+        }
+        let has_budget = self.settle(task, now, work);
+        self.state[t] = State::Suspended;
+        self.wanted[t] = wanted;
+        let period = self.reservation[t].period;
+        let timeout = if has_budget {
+            if let Some(Budget::Sporadic(queue)) = self.budget[t].as_mut() {
+                queue.split(&mut self.used[t], period, work);
+            }
+            wanted
+        } else {
+            wanted.max(self.replenishment_time(task))
+        };
+        if wanted != Instant::NEVER {
+            self.timeouts.arm(task, timeout, work);
+        } else {
+            self.timeouts.cancel(task, work);
+        }
+    }
+
+    /// Algorithm 1, lines 14-18: the previous task is still ready; if it has run out of
+    /// budget it leaves the run queue and waits for its replenishment.
+    fn charge_previous(&mut self, now: Instant, work: &mut Work) {
+        let Some((task, _)) = self.running else {
+            return;
+        };
+        if self.state[task.index()] != State::Ready {
+            return;
+        }
+        self.touch(task, work);
+        if !self.settle(task, now, work) {
+            if self.runqueue.remove(task) {
+                work.queue_entries_moved += 1;
+            }
+            self.state[task.index()] = State::Depleted;
+            let at = self.replenishment_time(task);
+            self.timeouts.arm(task, at, work);
+        }
+    }
+
+    /// Section IV-B, timeout processing: of all expired timeouts, process only that of the
+    /// most important task, and only if it is more important than every ready task (so it
+    /// runs next). Everything else stays deferred, however much has expired.
+    fn process_one_timeout(&mut self, now: Instant, work: &mut Work) {
+        let floor = self.runqueue.highest_priority();
+        let Some(task) = self.timeouts.expired_above(now, floor, work) else {
+            return;
+        };
+        self.timeouts.cancel(task, work);
+        work.timeouts_processed += 1;
+        match self.state[task.index()] {
+            // An activation (Algorithm 3 with the wake-up it asked for).
+            State::Suspended => self.activate_task(now, task, work),
+            // A replenishment of a ready task.
+            State::Depleted => {
+                self.touch(task, work);
+                work.replenishments_processed += 1;
+                if self.settle(task, now, work) {
+                    self.state[task.index()] = State::Ready;
+                    if self.runqueue.push_back(task, self.priority[task.index()]) {
+                        work.queue_entries_moved += 1;
+                    }
+                } else {
+                    let at = self.replenishment_time(task);
+                    self.timeouts.arm(task, at, work);
+                }
+            }
+            State::Ready | State::Absent => {}
+        }
+    }
+
+    /// Algorithm 2, lines 1-4: when `task`, dispatched at `now`, runs out of budget, counting
+    /// every replenishment that will have arrived by then (early replenishment).
+    fn depletion_time(&mut self, task: TaskId, now: Instant, work: &mut Work) -> Instant {
+        let t = task.index();
+        let r = self.reservation[t];
+        match &self.budget[t] {
+            Some(Budget::Sporadic(queue)) => queue.depletion_time(now, self.used[t], work),
+            Some(Budget::Deferrable { period_start }) => {
+                let depletion = now.saturating_add(r.budget.saturating_sub(self.used[t]));
+                let boundary = period_start.saturating_add(r.period);
+                if depletion < boundary {
+                    depletion
+                } else if r.budget >= r.period {
+                    // b = p: the budget never runs out.
+                    Instant::NEVER
+                } else {
+                    // The reset at the boundary is a foregone conclusion.
+                    boundary.saturating_add(r.budget)
+                }
+            }
+            None => now,
+        }
+    }
+}
+
+/// The latest multiple of `period` at or before `at`.
+fn align_down(at: Instant, period: Duration) -> Instant {
+    let p = period.as_nanos().max(1);
+    Instant::from_nanos(at.as_nanos() - at.as_nanos() % p)
+}
+
+impl Policy for Spr {
+    fn name(&self) -> &'static str {
+        match self.rule {
+            ReplenishmentRule::Sporadic => "spr",
+            ReplenishmentRule::Deferrable => "spr-deferrable",
+        }
+    }
+
+    fn activate(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        _wake: Wake,
+        work: &mut Work,
+    ) -> Result<(), CoreError> {
+        match self.state.get(task.index()) {
+            None | Some(State::Absent) => return Err(CoreError::UnknownTask),
+            Some(State::Ready | State::Depleted) => return Err(CoreError::AlreadyReady),
+            Some(State::Suspended) => {}
+        }
+        self.account(now);
+        self.timeouts.cancel(task, work);
+        self.activate_task(now, task, work);
+        Ok(())
+    }
+
+    fn sleep(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        until: Instant,
+        _wake: Wake,
+        work: &mut Work,
+    ) -> Result<(), CoreError> {
+        let state = match self.state.get(task.index()) {
+            None | Some(State::Absent) => return Err(CoreError::UnknownTask),
+            Some(&s) => s,
+        };
+        let asleep = state == State::Suspended && self.wanted[task.index()] != Instant::NEVER;
+        if asleep {
+            return Err(CoreError::NotReady);
+        }
+        self.account(now);
+        if until <= now {
+            // A sleep into the past returns at once: a blocked task activates, a ready one
+            // carries on.
+            if state == State::Suspended {
+                self.wanted[task.index()] = until;
+                self.activate_task(now, task, work);
+            }
+            return Ok(());
+        }
+        self.suspend(now, task, until, work);
+        Ok(())
+    }
+
+    fn block(&mut self, now: Instant, task: TaskId, work: &mut Work) -> Result<(), CoreError> {
+        match self.state.get(task.index()) {
+            None | Some(State::Absent) => return Err(CoreError::UnknownTask),
+            Some(State::Suspended) => return Err(CoreError::NotReady),
+            Some(_) => {}
+        }
+        self.account(now);
+        self.suspend(now, task, Instant::NEVER, work);
+        Ok(())
+    }
+
+    /// Section IV-B: budget accounting, timeout processing, next-task selection and the
+    /// one-shot timer, in that order.
+    fn schedule(&mut self, now: Instant, work: &mut Work) -> Decision {
+        self.account(now);
+        self.charge_previous(now, work);
+        self.process_one_timeout(now, work);
+        // Next task selection: the previous task keeps the processor inside its
+        // non-preemptive region (`t_now < x_p + eta_p`), else the run queue's head.
+        let previous = self.running.map(|(task, _)| task);
+        let in_region = previous.filter(|&p| {
+            let t = p.index();
+            self.state[t] == State::Ready
+                && now < self.started[t].saturating_add(self.reservation[t].non_preemptive)
+        });
+        let next = in_region.or_else(|| self.runqueue.highest());
+        let timer = match next {
+            Some(n) => {
+                self.touch(n, work);
+                let t = n.index();
+                if previous != Some(n) {
+                    // Algorithm 2, line 5 (errata): x_n <- t_now on a context switch.
+                    self.started[t] = now;
+                }
+                // A ready task that waited across a period boundary (deferrable rule) has a
+                // fresh budget; under the sporadic rule this changes nothing.
+                self.settle(n, now, work);
+                let depletion = self.depletion_time(n, now, work);
+                // t_hp: a more important task already ready must run as soon as allowed;
+                // otherwise the earliest more important timeout.
+                let hp = if self.runqueue.highest_priority() > Some(self.priority[t]) {
+                    Some(now)
+                } else {
+                    self.timeouts.earliest_above(Some(self.priority[t]), work)
+                };
+                // Algorithm 2, line 6 (errata): min(t_d, max(t_hp, x_n + eta_n)).
+                let region_end = self.started[t].saturating_add(self.reservation[t].non_preemptive);
+                let preempt = hp.map(|hp| hp.max(region_end));
+                let at = preempt.map_or(depletion, |p| p.min(depletion));
+                (at != Instant::NEVER).then_some(at)
+            }
+            None => self.timeouts.earliest_above(None, work),
+        };
+        self.running = next.map(|task| (task, now));
+        self.touched = [None; 3];
+        Decision { next, timer }
+    }
+
+    fn check_invariants(&self) -> Result<(), &'static str> {
+        self.runqueue.check()?;
+        self.timeouts.check()?;
+        for (t, &state) in self.state.iter().enumerate() {
+            let task = TaskId(t as u32);
+            let queued = self.runqueue.contains(task);
+            let timeout = self.timeouts.timeout(task);
+            match state {
+                State::Absent => continue,
+                State::Ready if !queued || timeout.is_some() => {
+                    return Err("exactly the ready tasks are queued, and without a timeout")
+                }
+                State::Depleted if queued || timeout.is_none() => {
+                    return Err("a depleted task waits for its replenishment timeout")
+                }
+                State::Suspended => {
+                    if queued {
+                        return Err("a suspended task is not queued");
+                    }
+                    let wants = self.wanted[t] != Instant::NEVER;
+                    if wants != timeout.is_some() || timeout.is_some_and(|at| at < self.wanted[t]) {
+                        return Err("a sleeping task's timeout is its wake-up or later");
+                    }
+                }
+                _ => {}
+            }
+            if let Some(Budget::Sporadic(queue)) = &self.budget[t] {
+                queue.check()?;
+                if queue.len() > self.reservation[t].replenishments as usize {
+                    return Err("a replenishment queue holds at most S entries");
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,267 @@
+//! `bulwark analyze`: the SPR admission test (Eq. 1) and overhead bound (Eq. 2) of every
+//! reservation, core by core.
+
+use std::process::ExitCode;
+
+use bulwark_analysis::admission::{
+    preemptions_per_period, response_times, Response, Server, Verdict,
+};
+use bulwark_analysis::overhead::{overhead, work_per_invocation, Overhead, WorkBound};
+use bulwark_analysis::rbf::ServerKind;
+use bulwark_core::Duration;
+use bulwark_spec::{PolicyKind, Scenario};
+use serde_json::{json, Value};
+
+use crate::cli::AnalyzeArgs;
+use crate::{diagnostics, table};
+
+pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
+    let scenario = match bulwark_spec::load(&args.file) {
+        Ok(s) => s,
+        Err(d) => {
+            eprint!("{}", diagnostics::render(&d));
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let Some(kind) = server_kind(scenario.policy) else {
+        let servers: Vec<&str> = PolicyKind::ALL
+            .iter()
+            .filter(|(k, _)| server_kind(*k).is_some())
+            .map(|(_, name)| *name)
+            .collect();
+        return Err(format!(
+            "{}: policy `{}` has no reservation servers to admit; analyze needs one of: {}",
+            args.file.display(),
+            scenario.policy.name(),
+            servers.join(", ")
+        ));
+    };
+    let cores = analyse(&scenario, kind);
+    if args.json {
+        println!("{:#}", to_json(&scenario, kind, &cores));
+    } else {
+        print!("{}", to_text(&scenario, kind, &cores));
+    }
+    Ok(if all_admitted(&cores) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The request-bound function each reservation-server policy needs; `None` for policies
+/// without servers.
+fn server_kind(policy: PolicyKind) -> Option<ServerKind> {
+    match policy {
+        PolicyKind::DeferrableServer | PolicyKind::SprDeferrable => Some(ServerKind::Deferrable),
+        PolicyKind::SporadicServer | PolicyKind::Spr => Some(ServerKind::Sporadic),
+        PolicyKind::FixedPriority | PolicyKind::Edf => None,
+    }
+}
+
+fn kind_name(kind: ServerKind) -> &'static str {
+    match kind {
+        ServerKind::Sporadic => "sporadic",
+        ServerKind::Deferrable => "deferrable",
+    }
+}
+
+/// One core's servers, most important first (file order among equals), with their results.
+struct CoreAnalysis {
+    core: u16,
+    work: WorkBound,
+    servers: Vec<Server>,
+    responses: Vec<Response>,
+    overheads: Vec<Overhead>,
+}
+
+fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
+    (0..scenario.cores)
+        .filter_map(|core| {
+            let mut servers: Vec<Server> = scenario
+                .tasks
+                .iter()
+                .filter(|t| t.core == core)
+                .filter_map(|t| {
+                    Some(Server::new(
+                        t.name.clone(),
+                        t.priority?,
+                        t.reservation?,
+                        kind,
+                    ))
+                })
+                .collect();
+            if servers.is_empty() {
+                return None;
+            }
+            servers.sort_by_key(|s| std::cmp::Reverse(s.priority));
+            let work = work_per_invocation(scenario.policy, &servers)?;
+            let responses = response_times(&servers);
+            let overheads = servers
+                .iter()
+                .map(|s| overhead(s.reservation, &scenario.cost, work.units))
+                .collect();
+            Some(CoreAnalysis {
+                core,
+                work,
+                servers,
+                responses,
+                overheads,
+            })
+        })
+        .collect()
+}
+
+fn all_admitted(cores: &[CoreAnalysis]) -> bool {
+    cores
+        .iter()
+        .all(|c| c.responses.iter().all(Response::admitted))
+}
+
+fn verdict_text(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Admitted => "admitted",
+        Verdict::ExceedsPeriod => "NOT admitted",
+        Verdict::IterationLimit => "NOT admitted (iteration limit)",
+    }
+}
+
+fn verdict_key(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Admitted => "admitted",
+        Verdict::ExceedsPeriod => "exceeds-period",
+        Verdict::IterationLimit => "iteration-limit",
+    }
+}
+
+fn or_unbounded<T: ToString>(value: Option<T>) -> String {
+    value.map_or_else(|| "unbounded".to_owned(), |v| v.to_string())
+}
+
+fn to_text(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> String {
+    let mut out = format!(
+        "{} ({}, {} servers): admission by SPR Eq. 1, overhead by Eq. 2\n",
+        scenario.name,
+        scenario.policy.name(),
+        kind_name(kind)
+    );
+    let mut total = 0;
+    let mut rejected: Vec<&str> = Vec::new();
+    for c in cores {
+        let work = match c.work.units {
+            Some(w) => format!(
+                "W = {w} work units per scheduler invocation ({})",
+                c.work.reason
+            ),
+            None => format!("W unbounded ({})", c.work.reason),
+        };
+        out.push_str(&format!("\ncore {}: {work}\n", c.core));
+        let rows: Vec<Vec<String>> = c
+            .servers
+            .iter()
+            .zip(&c.responses)
+            .zip(&c.overheads)
+            .map(|((s, r), o)| {
+                vec![
+                    s.name.clone(),
+                    s.priority.0.to_string(),
+                    s.reservation.budget.to_string(),
+                    s.reservation.period.to_string(),
+                    s.reservation.non_preemptive.to_string(),
+                    r.blocking.to_string(),
+                    r.response.to_string(),
+                    verdict_text(r.verdict).to_owned(),
+                    or_unbounded(preemptions_per_period(s.reservation)),
+                    or_unbounded(o.preemption),
+                    or_unbounded(o.lost_budget),
+                    or_unbounded(o.cache_delay),
+                ]
+            })
+            .collect();
+        out.push_str(&table::render(
+            &[
+                "reservation",
+                "priority",
+                "b",
+                "p",
+                "eta",
+                "I",
+                "R",
+                "verdict",
+                "preemptions/period",
+                "O_pre",
+                "L",
+                "cache",
+            ],
+            &rows,
+        ));
+        total += c.servers.len();
+        rejected.extend(
+            c.servers
+                .iter()
+                .zip(&c.responses)
+                .filter(|(_, r)| !r.admitted())
+                .map(|(s, _)| s.name.as_str()),
+        );
+    }
+    out.push('\n');
+    if rejected.is_empty() {
+        out.push_str(&format!("summary: all {total} reservations admitted\n"));
+    } else {
+        out.push_str(&format!(
+            "summary: {} of {total} reservations admitted; NOT admitted: {}\n",
+            total - rejected.len(),
+            rejected.join(", ")
+        ));
+    }
+    out
+}
+
+fn nanos(d: Option<Duration>) -> Value {
+    d.map_or(Value::Null, |d| json!(d.as_nanos()))
+}
+
+fn to_json(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Value {
+    let admitted = all_admitted(cores);
+    let cores: Vec<Value> = cores
+        .iter()
+        .map(|c| {
+            let reservations: Vec<Value> = c
+                .servers
+                .iter()
+                .zip(&c.responses)
+                .zip(&c.overheads)
+                .map(|((s, r), o)| {
+                    json!({
+                        "name": s.name,
+                        "priority": s.priority.0,
+                        "budget_ns": s.reservation.budget.as_nanos(),
+                        "period_ns": s.reservation.period.as_nanos(),
+                        "non_preemptive_ns": s.reservation.non_preemptive.as_nanos(),
+                        "blocking_ns": r.blocking.as_nanos(),
+                        "response_ns": r.response.as_nanos(),
+                        "admitted": r.admitted(),
+                        "verdict": verdict_key(r.verdict),
+                        "preemptions_per_period": preemptions_per_period(s.reservation),
+                        "preemption_overhead_ns": nanos(o.preemption),
+                        "lost_budget_ns": nanos(o.lost_budget),
+                        "cache_delay_ns": nanos(o.cache_delay),
+                    })
+                })
+                .collect();
+            json!({
+                "core": c.core,
+                "work_units": c.work.units,
+                "work_reason": c.work.reason,
+                "reservations": reservations,
+            })
+        })
+        .collect();
+    json!({
+        "scenario": scenario.name,
+        "policy": scenario.policy.name(),
+        "server_kind": kind_name(kind),
+        "admitted": admitted,
+        "cores": cores,
+    })
+}

@@ -1,0 +1,235 @@
+//! `bulwark analyze`, run as users run it: Eq. 1 and Eq. 2 on scenario files, with the
+//! expected numbers worked out by hand.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use bulwark_core::reservation::spr::work_bound;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn bulwark(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bulwark"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("bulwark runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The table row of reservation `name`, split into cells (the verdict may be two words).
+fn row<'a>(stdout: &'a str, name: &str) -> Vec<&'a str> {
+    stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("no row `{name}` in\n{stdout}"))
+        .split_whitespace()
+        .collect()
+}
+
+/// Table I under SPR (sporadic servers), by hand (see also the analysis crate's tests):
+/// hi: R = 10; mid: 20 -> 20 + ceil(20/30)*10 = 30 -> 30, R = 30 <= 40;
+/// lo: 10 -> 10 + 10 + 20 = 40 -> 10 + 2*10 + 20 = 50 -> 10 + 2*10 + 2*20 = 70 > 60.
+/// No eta anywhere: I = 0, preemptions and L unbounded. O_pre = 2000 + 1000 + 100 * W + 2000
+/// cycles at 1 GHz, with W = work_bound(S = 8 by default, 3 priorities).
+#[test]
+fn analyze_table_i() {
+    let out = bulwark(&["analyze", "scenarios/table-i.toml"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    let o_pre = format!(
+        "{}",
+        bulwark_core::Duration::from_nanos(5000 + 100 * work_bound(8, 3))
+    );
+    // name priority b p eta I R verdict... preemptions O_pre L cache
+    let expected = [
+        ("hi", "3", "10ms", "30ms", "10ms", "admitted"),
+        ("mid", "2", "20ms", "40ms", "30ms", "admitted"),
+        ("lo", "1", "10ms", "60ms", "70ms", "NOT"),
+    ];
+    for (name, priority, b, p, r, verdict) in expected {
+        let cells = row(&stdout, name);
+        assert_eq!(&cells[1..5], &[priority, b, p, "0ns"], "{name}: {stdout}");
+        assert_eq!(cells[5], "0ns", "{name}: I");
+        assert_eq!(cells[6], r, "{name}: R");
+        assert_eq!(cells[7], verdict, "{name}: verdict");
+        let tail = &cells[cells.len() - 4..];
+        assert_eq!(
+            tail,
+            &["unbounded", o_pre.as_str(), "unbounded", "unbounded"],
+            "{name}: {stdout}"
+        );
+    }
+    assert_eq!(row(&stdout, "lo")[8], "admitted");
+    assert!(
+        stdout.contains("summary: 2 of 3 reservations admitted; NOT admitted: lo"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("core 0: W = "), "{stdout}");
+}
+
+/// The same numbers as JSON, in integer nanoseconds, null for unbounded.
+#[test]
+fn analyze_table_i_as_json() {
+    let out = bulwark(&["analyze", "scenarios/table-i.toml", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["scenario"], "table-i");
+    assert_eq!(doc["policy"], "spr");
+    assert_eq!(doc["server_kind"], "sporadic");
+    assert_eq!(doc["admitted"], false);
+    let core = &doc["cores"][0];
+    assert_eq!(core["core"], 0);
+    assert_eq!(core["work_units"], work_bound(8, 3));
+    let reservations = core["reservations"].as_array().unwrap();
+    let names: Vec<&str> = reservations
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["hi", "mid", "lo"]);
+    let expected = [
+        (10_000_000u64, true, "admitted"),
+        (30_000_000, true, "admitted"),
+        (70_000_000, false, "exceeds-period"),
+    ];
+    for (r, (response, admitted, verdict)) in reservations.iter().zip(expected) {
+        assert_eq!(r["response_ns"], response, "{r}");
+        assert_eq!(r["admitted"], admitted, "{r}");
+        assert_eq!(r["verdict"], verdict, "{r}");
+        assert_eq!(r["blocking_ns"], 0, "{r}");
+        assert!(r["preemptions_per_period"].is_null(), "{r}");
+        assert!(r["lost_budget_ns"].is_null(), "{r}");
+        assert_eq!(
+            r["preemption_overhead_ns"],
+            5000 + 100 * work_bound(8, 3),
+            "{r}"
+        );
+    }
+    assert_eq!(reservations[2]["budget_ns"], 10_000_000);
+    assert_eq!(reservations[2]["period_ns"], 60_000_000);
+}
+
+/// Everything admitted, with a non-preemptive region, so exit status 0. By hand:
+/// hi (b 2, p 10), lo (b 5, p 20, eta 3): hi's I = 3, R = 3 + 2 = 5; lo: 5 -> 5 + 2 = 7 -> 7.
+/// Costs (per-work-unit 0, so W does not matter): O_pre = 1000 + 2000 + 3000 = 6000 cycles =
+/// 6 us at 1 GHz; lo dispatches ceil(5/3) = 2 times per period: L = 12 us, one preemption,
+/// cache 2 * 10 us = 20 us. hi (eta 0): unbounded.
+#[test]
+fn analyze_admits_a_fitting_set_with_a_region() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fits.toml");
+    std::fs::write(
+        &path,
+        r#"name = "fits"
+policy = "spr"
+duration = "40ms"
+
+[cost]
+timer-interrupt = 1000
+scheduler = 2000
+context-switch = 3000
+cache-refill = 10000
+
+[[task]]
+name = "hi"
+priority = 9
+period = "10ms"
+execution = "2ms"
+reservation = { budget = "2ms", period = "10ms" }
+
+[[task]]
+name = "lo"
+priority = 4
+period = "20ms"
+execution = "5ms"
+reservation = { budget = "5ms", period = "20ms", non-preemptive = "3ms" }
+"#,
+    )
+    .unwrap();
+    let file = path.to_str().unwrap();
+    let out = bulwark(&["analyze", file]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert_eq!(
+        row(&stdout, "hi"),
+        [
+            "hi",
+            "9",
+            "2ms",
+            "10ms",
+            "0ns",
+            "3ms",
+            "5ms",
+            "admitted",
+            "unbounded",
+            "6us",
+            "unbounded",
+            "unbounded"
+        ]
+    );
+    assert_eq!(
+        row(&stdout, "lo"),
+        ["lo", "4", "5ms", "20ms", "3ms", "0ns", "7ms", "admitted", "1", "6us", "12us", "20us"]
+    );
+    assert!(
+        stdout.contains("summary: all 2 reservations admitted"),
+        "{stdout}"
+    );
+
+    let out = bulwark(&["analyze", file, "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["admitted"], true);
+    let lo = &doc["cores"][0]["reservations"][1];
+    assert_eq!(lo["name"], "lo");
+    assert_eq!(lo["non_preemptive_ns"], 3_000_000);
+    assert_eq!(lo["preemptions_per_period"], 1);
+    assert_eq!(lo["preemption_overhead_ns"], 6_000);
+    assert_eq!(lo["lost_budget_ns"], 12_000);
+    assert_eq!(lo["cache_delay_ns"], 20_000);
+    let hi = &doc["cores"][0]["reservations"][0];
+    assert_eq!(hi["blocking_ns"], 3_000_000);
+    assert_eq!(hi["response_ns"], 5_000_000);
+}
+
+/// The naive deferrable server: the double hit, and W unbounded. hi (b 2, p 5) above lo
+/// (b 5, p 5): lo's R0 = 5, 5 + ceil((5 + 3)/5) * 2 = 9 > 5, NOT admitted.
+#[test]
+fn analyze_a_naive_deferrable_server() {
+    let out = bulwark(&["analyze", "scenarios/deferrable-double-hit.toml"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "W unbounded (eager timer handling: grows with the number of expired timers)"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(row(&stdout, "hi")[6], "2ms");
+    assert_eq!(row(&stdout, "lo")[6], "9ms");
+    assert_eq!(row(&stdout, "lo")[7], "NOT");
+}
+
+#[test]
+fn analyze_needs_reservation_servers() {
+    let out = bulwark(&["analyze", "scenarios/textbook-rm.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("policy `fixed-priority` has no reservation servers"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("spr-deferrable"), "{stderr}");
+}
+
+#[test]
+fn analyze_reports_an_invalid_file_like_check() {
+    let out = bulwark(&["analyze", "no/such/file.toml"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no/such/file.toml: cannot read this file"));
+}
