@@ -308,10 +308,19 @@ impl Spr {
         self.state[t] = State::Suspended;
         self.wanted[t] = wanted;
         let period = self.reservation[t].period;
-        let timeout = if has_budget {
+        if has_budget {
             if let Some(Budget::Sporadic(queue)) = self.budget[t].as_mut() {
                 queue.split(&mut self.used[t], period, work);
             }
+        }
+        // The split itself may leave no budget due: a full queue merges the split-off part
+        // into its last entry, which with S = 1 is the head, postponed by a period. So the
+        // pruning of line 7 is decided after it: never wake before the budget is back.
+        let due = match &self.budget[t] {
+            Some(Budget::Sporadic(queue)) => queue.head().at <= now,
+            _ => has_budget,
+        };
+        let timeout = if due {
             wanted
         } else {
             wanted.max(self.replenishment_time(task))
