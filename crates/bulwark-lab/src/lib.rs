@@ -8,6 +8,7 @@ pub mod chrome;
 pub mod experiments;
 pub mod gantt;
 pub mod metrics_json;
+pub mod plot;
 pub mod report;
 pub mod scenarios;
 

@@ -28,6 +28,9 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "kernel-costs",
     "deferrable-double-hit",
     "table-i",
+    "attack-a1",
+    "attack-a2",
+    "attack-a3",
 ];
 
 impl BuiltIn {

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use bulwark_core::Duration;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Temporal isolation you can attack, measure and admit: simulate scheduling policies on a
 /// deterministic machine, check scenario files, and reproduce published results.
@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
   bulwark check scenarios/textbook-rm.toml
   bulwark simulate scenarios/textbook-edf.toml --svg edf.svg --trace edf.json
   bulwark analyze scenarios/table-i.toml
+  bulwark attack a1 --attackers 1,16,256
   bulwark reproduce")]
 pub struct Cli {
     #[command(subcommand)]
@@ -62,6 +63,33 @@ Examples:
   bulwark analyze scenarios/table-i.toml --json > admission.json"
     )]
     Analyze(AnalyzeArgs),
+    /// Run one of the SPR paper's attacks (A1, A2, A3) and print the results beside the paper's.
+    #[command(
+        long_about = "Run one of the SPR paper's attacks and print its results beside the paper's.
+
+  a1  Thundering Herd (Fig. 12): N low-priority deferrable servers replenished at a
+      high-priority task's release; the victim's wake-up latency under the naive deferrable
+      server and under SPR (deferrable rule), for each N of --attackers.
+  a2  coordinated timer interference (Fig. 10): N low-priority sporadic servers plant
+      replenishment timers inside a victim's job; its interference under the naive sporadic
+      server and under SPR, with replenishment queues of S = 16 and S = 32, for each N.
+  a3  preemption storm (Table III): a 10 us timer flood and a cache attack against a
+      low-priority reservation under SPR; its useful work per period with non-preemptive
+      regions of 0, 1 ms and 2 ms. It has no attackers to count and no plot.
+
+Every run uses the calibrated platform costs of `bulwark reproduce`.",
+        after_help = "Times print with their unit; --json gives integer nanoseconds.
+
+Exit status: 0 when every check of the experiment holds on the sweep, 1 when one fails, 2 on
+an invalid argument or a file that cannot be written.
+
+Examples:
+  bulwark attack a1
+  bulwark attack a1 --attackers 1,16,256 --svg herd.svg
+  bulwark attack a2 --attackers 4,64 --json > a2.json
+  bulwark attack a3"
+    )]
+    Attack(AttackArgs),
     /// Run the built-in experiments and write a report (Markdown, HTML, SVG).
     #[command(after_help = "Exit status: 0 when every check holds, 1 when one fails.
 
@@ -110,6 +138,39 @@ pub struct AnalyzeArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct AttackArgs {
+    /// Which attack.
+    #[arg(value_enum)]
+    pub attack: Attack,
+    /// Attacker counts to sweep, comma-separated, each 1 to 65536 (a1 and a2; default
+    /// 1,4,16,64,256,1024, the paper's).
+    #[arg(
+        long,
+        value_name = "N,N,...",
+        value_delimiter = ',',
+        value_parser = parse_attackers
+    )]
+    pub attackers: Option<Vec<u32>>,
+    /// Print the sweep's points (a1, a2) or the table's rows (a3) as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the sweep's plot as SVG (a1 and a2; a3 has none).
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
+/// The attacks of the SPR paper.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attack {
+    /// Thundering Herd: simultaneous replenishments delay a victim's wake-up (Fig. 12).
+    A1,
+    /// Coordinated timer interference: replenishment timers inside a victim's job (Fig. 10).
+    A2,
+    /// Preemption storm: a timer flood and a cache attack against useful progress (Table III).
+    A3,
+}
+
+#[derive(Args, Debug)]
 pub struct ReproduceArgs {
     /// Run only this experiment (see --list).
     pub name: Option<String>,
@@ -119,6 +180,23 @@ pub struct ReproduceArgs {
     /// List the experiments and exit.
     #[arg(long)]
     pub list: bool,
+}
+
+/// The most attackers one sweep point may have: a run's time grows with N.
+pub const MAX_ATTACKERS: u32 = 65_536;
+
+fn parse_attackers(text: &str) -> Result<u32, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err("an attacker count is missing (write counts like 1,4,16)".into());
+    }
+    match text.parse::<u32>() {
+        Ok(n) if (1..=MAX_ATTACKERS).contains(&n) => Ok(n),
+        Ok(n) => Err(format!("{n} attackers is outside 1..={MAX_ATTACKERS}")),
+        Err(_) => Err(format!(
+            "`{text}` is not an attacker count (write whole numbers like 1,4,16)"
+        )),
+    }
 }
 
 fn parse_time(text: &str) -> Result<Duration, String> {

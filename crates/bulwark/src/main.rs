@@ -1,4 +1,4 @@
-//! `bulwark`: check, simulate, analyze and reproduce temporal-isolation scenarios.
+//! `bulwark`: check, simulate, analyze, attack and reproduce temporal-isolation scenarios.
 //!
 //! A thin layer: parsing lives in `bulwark-spec`, running in `bulwark-sim`, admission tests in
 //! `bulwark-analysis`, outputs and experiments in `bulwark-lab`. This crate turns arguments
@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         cli::Command::Check(args) => commands::check::run(&args),
         cli::Command::Simulate(args) => commands::simulate::run(&args),
         cli::Command::Analyze(args) => commands::analyze::run(&args),
+        cli::Command::Attack(args) => commands::attack::run(&args),
         cli::Command::Reproduce(args) => commands::reproduce::run(&args),
     };
     match result {

@@ -1,7 +1,11 @@
 //! Experiments that reproduce published results, one module each; `bulwark reproduce` runs
 //! them and writes their reports.
 
+pub mod a1_thundering_herd;
+pub mod a2_timer_interference;
+pub mod a3_preemption_storm;
 mod double_hit;
+pub mod platform;
 mod textbook;
 
 use crate::report::ExperimentReport;
@@ -30,7 +34,13 @@ pub struct Experiment {
 }
 
 /// Every experiment, in report order.
-pub const ALL: &[Experiment] = &[textbook::EXPERIMENT, double_hit::EXPERIMENT];
+pub const ALL: &[Experiment] = &[
+    textbook::EXPERIMENT,
+    double_hit::EXPERIMENT,
+    a1_thundering_herd::EXPERIMENT,
+    a2_timer_interference::EXPERIMENT,
+    a3_preemption_storm::EXPERIMENT,
+];
 
 /// The experiment called `name`.
 pub fn find(name: &str) -> Option<&'static Experiment> {

@@ -2,6 +2,7 @@
 //! outside the scenario (files that cannot be written).
 
 pub mod analyze;
+pub mod attack;
 pub mod check;
 pub mod reproduce;
 pub mod simulate;
