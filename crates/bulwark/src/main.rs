@@ -7,6 +7,7 @@
 mod cli;
 mod commands;
 mod diagnostics;
+mod output;
 mod table;
 
 use std::process::ExitCode;

@@ -165,3 +165,37 @@ fn reproduce_names_the_experiments_it_knows() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("known: textbook-fp-edf"));
 }
+
+/// A reader that stops early (`bulwark simulate ... --json | head -1`) ends the program with
+/// the SIGPIPE status, quietly: no panic on the closed pipe. The output (every job of a 10 us
+/// timer flood, megabytes) is far larger than a pipe's buffer, so it must meet the closed end.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bulwark"))
+        .args([
+            "simulate",
+            "scenarios/attack-a3.toml",
+            "--json",
+            "--until",
+            "100ms",
+        ])
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bulwark runs");
+    let mut first = [0u8; 1];
+    child
+        .stdout
+        .take()
+        .expect("piped")
+        .read_exact(&mut first)
+        .expect("some output");
+    // The read end is dropped here: the rest of the output meets a closed pipe.
+    let out = child.wait_with_output().expect("bulwark ends");
+    assert_eq!(first[0], b'{');
+    assert_eq!(out.status.code(), Some(141), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("panicked"));
+}

@@ -1,6 +1,7 @@
 //! `bulwark analyze`: the SPR admission test (Eq. 1) and overhead bound (Eq. 2) of every
 //! reservation, core by core.
 
+use crate::output::{out, outln};
 use std::process::ExitCode;
 
 use bulwark_analysis::admission::{
@@ -38,9 +39,9 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
     };
     let cores = analyse(&scenario, kind);
     if args.json {
-        println!("{:#}", to_json(&scenario, kind, &cores));
+        outln!("{:#}", to_json(&scenario, kind, &cores));
     } else {
-        print!("{}", to_text(&scenario, kind, &cores));
+        out!("{}", to_text(&scenario, kind, &cores));
     }
     Ok(if all_admitted(&cores) {
         ExitCode::SUCCESS

@@ -1,6 +1,7 @@
 //! `bulwark attack`: run one of the SPR paper's attacks (A1, A2, A3) and print its results
 //! beside the paper's, with the experiment's checks deciding the exit status.
 
+use crate::output::{out, outln};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration as WallTime;
@@ -84,16 +85,16 @@ pub fn run(args: &AttackArgs) -> Result<ExitCode, String> {
     }
     let passed = results.checks.iter().all(|c| c.pass);
     if args.json {
-        println!("{}", results.json);
+        outln!("{}", results.json);
         // Standard output stays JSON; failing checks go to standard error.
         for c in results.checks.iter().filter(|c| !c.pass) {
             eprintln!("{}", failure(c));
         }
     } else {
-        print!("{}", results.text);
-        println!("\nchecks: {}", verdict(&results.checks));
+        out!("{}", results.text);
+        outln!("\nchecks: {}", verdict(&results.checks));
         for c in results.checks.iter().filter(|c| !c.pass) {
-            println!("  {}", failure(c));
+            outln!("  {}", failure(c));
         }
     }
     Ok(if passed {

@@ -1,5 +1,6 @@
 //! `bulwark check`: validate scenario files.
 
+use crate::output::outln;
 use std::process::ExitCode;
 
 use crate::cli::CheckArgs;
@@ -9,7 +10,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
     let mut failed = false;
     for path in &args.files {
         match bulwark_spec::load(path) {
-            Ok(s) => println!(
+            Ok(s) => outln!(
                 "{}: ok ({} tasks on {} core{}, {}, {})",
                 path.display(),
                 s.tasks.len(),

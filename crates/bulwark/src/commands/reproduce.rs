@@ -1,5 +1,6 @@
 //! `bulwark reproduce`: run the built-in experiments and write the report.
 
+use crate::output::outln;
 use std::process::ExitCode;
 
 use bulwark_lab::experiments::{self, Experiment};
@@ -11,7 +12,7 @@ use crate::cli::ReproduceArgs;
 pub fn run(args: &ReproduceArgs) -> Result<ExitCode, String> {
     if args.list {
         for e in experiments::ALL {
-            println!("{:<24} {}", e.name, e.title);
+            outln!("{:<24} {}", e.name, e.title);
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -35,16 +36,18 @@ pub fn run(args: &ReproduceArgs) -> Result<ExitCode, String> {
     write_report(&args.out, &reports).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let mut all_pass = true;
     for r in &reports {
-        println!("{:<24} {}", r.name, verdict(&r.checks));
+        outln!("{:<24} {}", r.name, verdict(&r.checks));
         for c in r.checks.iter().filter(|c| !c.pass) {
             all_pass = false;
-            println!(
+            outln!(
                 "  FAILS: {} (expected {}, measured {})",
-                c.claim, c.expected, c.measured
+                c.claim,
+                c.expected,
+                c.measured
             );
         }
     }
-    println!("report: {}", args.out.join("index.html").display());
+    outln!("report: {}", args.out.join("index.html").display());
     Ok(if all_pass {
         ExitCode::SUCCESS
     } else {

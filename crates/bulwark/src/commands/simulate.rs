@@ -1,5 +1,6 @@
 //! `bulwark simulate`: run a scenario and report per-task metrics.
 
+use crate::output::{out, outln};
 use std::process::ExitCode;
 
 use bulwark_core::{Duration, Instant};
@@ -45,9 +46,9 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
         std::fs::write(path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     if args.json {
-        println!("{}", bulwark_lab::metrics_json::metrics_json(&outcome));
+        outln!("{}", bulwark_lab::metrics_json::metrics_json(&outcome));
     } else {
-        print!("{}", summary(&outcome));
+        out!("{}", summary(&outcome));
     }
     Ok(ExitCode::SUCCESS)
 }
