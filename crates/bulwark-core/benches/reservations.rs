@@ -1,0 +1,225 @@
+//! The cost of one scheduler invocation under the Thundering Herd (SPR paper, sections III-E
+//! and V-B), against the number of attackers N.
+//!
+//! N low-priority tasks (priority 1) have all run their budgets and are depleted, with their
+//! replenishments due at the same instant T; a high-priority victim (priority 9) sleeps until
+//! T. What is timed is the one `schedule(T)` that must dispatch the victim:
+//!
+//! - the naive deferrable and sporadic servers process every expired timer in it, so it grows
+//!   with N;
+//! - SPR (either replenishment rule) processes the victim's timeout only, so it must stay flat.
+//!
+//! The policy is driven up to just before T once per (policy, N), as
+//! `tests/spr_examples.rs::one_timeout_per_invocation_however_many_expire` does; each timed
+//! iteration gets its own clone of that prepared state (cloning is setup, not measured). Once
+//! per (policy, N), outside the timing, the bench checks that the invocation dispatches the
+//! victim and prints its `Work` (deterministic, unlike the times) on stderr.
+//!
+//! Two groups time the same invocation:
+//! - `schedule_at_herd`: on clones made in batches just before the timed loop. Cloning the
+//!   prepared state costs O(N) and so does its cache footprint, which leaves the invocation's
+//!   lines warm for small N and mostly out of L1/L2 for large N. SPR's instruction count per
+//!   invocation is the same for every N; what still grows here is cache misses;
+//! - `schedule_at_herd_cold`: the same cache state for every N (L1/L2 evicted before each
+//!   timed call), which separates work that grows with N from the clone's footprint.
+
+use std::hint::black_box;
+
+use bulwark_core::reservation::{
+    DeferrableServer, ReplenishmentRule, Reservation, SporadicServer, Spr,
+};
+use bulwark_core::{CoreError, Duration, Instant, Policy, Priority, TaskId, Wake, Work};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BatchSize, BenchmarkGroup, BenchmarkId, Criterion,
+};
+
+/// The attacker counts.
+const ATTACKERS: [u32; 5] = [16, 64, 256, 1024, 4096];
+/// Everyone's budget: attackers run it back to back from 0, so the last one depletes at
+/// `4096 * BUDGET`, well before T.
+const BUDGET: u64 = 10;
+/// The period, which is also T: every attacker's replenishment and the victim's wake-up.
+const T: u64 = 100_000;
+/// The replenishment-queue capacity S of the sporadic-rule policies.
+const S: u16 = 8;
+
+const JOB: Wake = Wake::NextJob {
+    deadline: Instant::NEVER,
+};
+
+/// The policies' (inherent) configuration call, so one driver serves all of them.
+trait AddTask: Policy + Clone {
+    fn add(&mut self, task: TaskId, priority: Priority, r: Reservation) -> Result<(), CoreError>;
+}
+
+impl AddTask for DeferrableServer {
+    fn add(&mut self, task: TaskId, priority: Priority, r: Reservation) -> Result<(), CoreError> {
+        self.add_task(task, priority, r)
+    }
+}
+
+impl AddTask for SporadicServer {
+    fn add(&mut self, task: TaskId, priority: Priority, r: Reservation) -> Result<(), CoreError> {
+        self.add_task(task, priority, r)
+    }
+}
+
+impl AddTask for Spr {
+    fn add(&mut self, task: TaskId, priority: Priority, r: Reservation) -> Result<(), CoreError> {
+        self.add_task(task, priority, r)
+    }
+}
+
+/// The Thundering Herd just before T: attackers `0..n` (priority 1) depleted with their
+/// replenishments due at T, the victim `n` (priority 9) asleep until T, the core idle.
+fn herd<P: AddTask>(n: u32, with_capacity: fn(usize) -> P) -> P {
+    let victim = TaskId(n);
+    let r = Reservation::new(Duration::from_nanos(BUDGET), Duration::from_nanos(T))
+        .with_replenishments(S);
+    let mut policy = with_capacity(n as usize + 1);
+    for t in 0..n {
+        policy.add(TaskId(t), Priority(1), r).expect("attacker");
+    }
+    policy.add(victim, Priority(9), r).expect("victim");
+    let mut w = Work::default();
+    policy
+        .sleep(Instant::ZERO, victim, Instant::from_nanos(T), JOB, &mut w)
+        .expect("victim sleeps");
+    for t in 0..n {
+        policy
+            .activate(Instant::ZERO, TaskId(t), JOB, &mut w)
+            .expect("attacker activates");
+    }
+    // Each attacker runs its whole budget in turn and depletes; the last leaves the core idle.
+    let mut now = 0;
+    let mut next = policy.schedule(Instant::ZERO, &mut w).next;
+    while next.is_some() {
+        now += BUDGET;
+        assert!(now < T, "the attackers deplete before T");
+        next = policy.schedule(Instant::from_nanos(now), &mut w).next;
+    }
+    policy.check_invariants().expect("invariants before T");
+    policy
+}
+
+/// Checks, once and untimed, that `schedule(T)` on the prepared state dispatches the victim,
+/// and reports the work it did.
+fn verify<P: AddTask>(prepared: &P, n: u32, id: &str) {
+    let mut policy = prepared.clone();
+    let mut w = Work::default();
+    let d = policy.schedule(Instant::from_nanos(T), &mut w);
+    assert_eq!(d.next, Some(TaskId(n)), "{id}: the victim is dispatched");
+    policy.check_invariants().expect("invariants after T");
+    if policy.name().starts_with("spr") {
+        assert_eq!(w.timeouts_processed, 1, "{id}: SPR processes one timeout");
+        assert!(w.reservations_touched <= 2, "{id}: {w:?}");
+    } else {
+        assert!(w.timeouts_processed > n, "{id}: naive servers process all");
+    }
+    eprintln!(
+        "work {id}: units={} timeouts_examined={} timeouts_processed={} \
+         replenishments_processed={} heap_operations={} queue_entries_moved={} \
+         reservations_touched={}",
+        w.units(),
+        w.timeouts_examined,
+        w.timeouts_processed,
+        w.replenishments_processed,
+        w.heap_operations,
+        w.queue_entries_moved,
+        w.reservations_touched,
+    );
+}
+
+/// The cache state the timed invocation starts from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cache {
+    /// Whatever cloning the prepared state left: batches of clones made just before the timed
+    /// loop (`BatchSize::SmallInput`). The clone's footprint grows with N (about 1.3 MB for
+    /// SPR at N = 4096), so this state is warmer for small N than for large N.
+    AsCloned,
+    /// The same for every N: after the clone, a buffer four times the L2 cache is read, so
+    /// the invocation's code and data come from the last-level cache or memory. One clone
+    /// per timed call (`BatchSize::PerIteration`), so the times include the timer's
+    /// overhead (a few tens of ns), alike for every N.
+    Evicted,
+}
+
+/// Bytes read to push the invocation's lines out of L1 and L2 (2 MB per core here).
+const EVICTION_BYTES: usize = 8 << 20;
+
+/// Reads `buffer` whole; its pages were written (not the shared zero page), so this really
+/// displaces cache lines and TLB entries.
+fn evict(buffer: &[u64]) {
+    black_box(buffer.iter().fold(0u64, |a, &x| a ^ x));
+}
+
+fn bench_policy<P: AddTask>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    cache: Cache,
+    with_capacity: fn(usize) -> P,
+) {
+    let eviction: Vec<u64> = (0..EVICTION_BYTES / 8).map(|i| i as u64 | 1).collect();
+    for n in ATTACKERS {
+        let prepared = herd(n, with_capacity);
+        let name = prepared.name();
+        if cache == Cache::AsCloned {
+            verify(&prepared, n, &format!("schedule_at_herd/{name}/{n}"));
+        }
+        let now = Instant::from_nanos(T);
+        let routine = |policy: &mut P| {
+            let mut work = Work::default();
+            let d = policy.schedule(black_box(now), &mut work);
+            (d, work)
+        };
+        group.bench_with_input(BenchmarkId::new(name, n), &prepared, |b, prepared| {
+            match cache {
+                // SmallInput keeps a batch's clones (a tenth of a sample's iterations) in
+                // memory at once. Since warm-up counts the clones' time, a sample's
+                // iterations shrink as the prepared state grows, and so does a batch: a few
+                // tens of MB at most for N = 4096.
+                Cache::AsCloned => {
+                    b.iter_batched_ref(|| prepared.clone(), routine, BatchSize::SmallInput)
+                }
+                Cache::Evicted => b.iter_batched_ref(
+                    || {
+                        let policy = prepared.clone();
+                        evict(&eviction);
+                        // Warm the clock's own code and data, which the eviction displaced.
+                        black_box(std::time::Instant::now());
+                        policy
+                    },
+                    routine,
+                    BatchSize::PerIteration,
+                ),
+            }
+        });
+    }
+}
+
+fn run_group(c: &mut Criterion, group: &str, cache: Cache) {
+    let mut group = c.benchmark_group(group);
+    bench_policy(&mut group, cache, DeferrableServer::with_capacity);
+    bench_policy(&mut group, cache, SporadicServer::with_capacity);
+    bench_policy(&mut group, cache, |n| {
+        Spr::with_capacity(n, ReplenishmentRule::Sporadic)
+    });
+    bench_policy(&mut group, cache, |n| {
+        Spr::with_capacity(n, ReplenishmentRule::Deferrable)
+    });
+    group.finish();
+}
+
+/// The measurement asked for: each timed invocation on a fresh clone of the prepared state.
+fn schedule_at_herd(c: &mut Criterion) {
+    run_group(c, "schedule_at_herd", Cache::AsCloned);
+}
+
+/// The same invocation from the same (cold) cache state for every N, to tell the work that
+/// grows with N from the cache misses that the clone's N-sized footprint causes.
+fn schedule_at_herd_cold(c: &mut Criterion) {
+    run_group(c, "schedule_at_herd_cold", Cache::Evicted);
+}
+
+criterion_group!(benches, schedule_at_herd, schedule_at_herd_cold);
+criterion_main!(benches);
