@@ -3,7 +3,7 @@
 //! `rt` class.
 //!
 //! Invariants: level p of the bitmap is set exactly when list p is non-empty; every queued task is in exactly one list,
-//! that of its priority, linked through `next`/`prev`. Capacity is fixed at construction.
+//! that of its priority, linked through its `Link`. Capacity is fixed at construction.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -13,16 +13,29 @@ use crate::{Priority, TaskId};
 
 const NONE: u32 = u32::MAX;
 
+/// A task's place in the lists, kept in one record so that queueing or removing a task
+/// touches one cache line of its own (plus its neighbours').
+#[derive(Clone, Copy, Debug)]
+struct Link {
+    next: u32,
+    prev: u32,
+    /// The priority the task is queued at, or `None` when it is not queued.
+    queued_at: Option<Priority>,
+}
+
+const UNLINKED: Link = Link {
+    next: NONE,
+    prev: NONE,
+    queued_at: None,
+};
+
 /// Per-priority FIFO lists of task ids with O(1) insertion, removal and highest lookup.
 #[derive(Clone, Debug)]
 pub struct PriorityRunqueue {
     levels: PriorityBitmap,
     head: [u32; Priority::LEVELS],
     tail: [u32; Priority::LEVELS],
-    next: Vec<u32>,
-    prev: Vec<u32>,
-    /// The priority a task is queued at, or `None` when it is not queued.
-    queued_at: Vec<Option<Priority>>,
+    links: Vec<Link>,
 }
 
 impl PriorityRunqueue {
@@ -32,31 +45,33 @@ impl PriorityRunqueue {
             levels: PriorityBitmap::default(),
             head: [NONE; Priority::LEVELS],
             tail: [NONE; Priority::LEVELS],
-            next: vec![NONE; capacity],
-            prev: vec![NONE; capacity],
-            queued_at: vec![None; capacity],
+            links: vec![UNLINKED; capacity],
         }
     }
 
     /// True when `task` is queued.
     pub fn contains(&self, task: TaskId) -> bool {
-        matches!(self.queued_at.get(task.index()), Some(Some(_)))
+        self.links
+            .get(task.index())
+            .is_some_and(|l| l.queued_at.is_some())
     }
 
     /// Appends `task` at the tail of `priority`'s list. Returns false (and changes nothing) if
     /// the id is beyond the capacity or already queued.
     pub fn push_back(&mut self, task: TaskId, priority: Priority) -> bool {
         let t = task.index();
-        if t >= self.queued_at.len() || self.queued_at[t].is_some() {
+        if self.links.get(t).is_none_or(|l| l.queued_at.is_some()) {
             return false;
         }
         let p = priority.0 as usize;
-        self.queued_at[t] = Some(priority);
-        self.next[t] = NONE;
-        self.prev[t] = self.tail[p];
+        self.links[t] = Link {
+            next: NONE,
+            prev: self.tail[p],
+            queued_at: Some(priority),
+        };
         match self.tail[p] {
             NONE => self.head[p] = task.0,
-            old => self.next[old as usize] = task.0,
+            old => self.links[old as usize].next = task.0,
         }
         self.tail[p] = task.0;
         self.levels.set(priority);
@@ -66,20 +81,24 @@ impl PriorityRunqueue {
     /// Removes `task` from its list; returns false if it was not queued.
     pub fn remove(&mut self, task: TaskId) -> bool {
         let t = task.index();
-        let Some(Some(priority)) = self.queued_at.get(t).copied() else {
+        let Some(&Link {
+            next,
+            prev,
+            queued_at: Some(priority),
+        }) = self.links.get(t)
+        else {
             return false;
         };
         let p = priority.0 as usize;
-        let (prev, next) = (self.prev[t], self.next[t]);
         match prev {
             NONE => self.head[p] = next,
-            prev => self.next[prev as usize] = next,
+            prev => self.links[prev as usize].next = next,
         }
         match next {
             NONE => self.tail[p] = prev,
-            next => self.prev[next as usize] = prev,
+            next => self.links[next as usize].prev = prev,
         }
-        self.queued_at[t] = None;
+        self.links[t] = UNLINKED;
         if self.head[p] == NONE {
             self.levels.clear(priority);
         }
@@ -109,25 +128,25 @@ impl PriorityRunqueue {
             let mut before = NONE;
             while at != NONE {
                 let a = at as usize;
-                if self.queued_at.get(a).copied().flatten() != Some(Priority(p as u8)) {
+                if self.links.get(a).and_then(|l| l.queued_at) != Some(Priority(p as u8)) {
                     return Err("run-queue member listed at the wrong priority");
                 }
-                if self.prev[a] != before {
+                if self.links[a].prev != before {
                     return Err("run-queue back link broken");
                 }
                 linked += 1;
-                if linked > self.queued_at.len() {
+                if linked > self.links.len() {
                     return Err("run-queue list has a cycle");
                 }
                 before = at;
-                at = self.next[a];
+                at = self.links[a].next;
             }
             if self.tail[p] != before {
                 return Err("run-queue tail is not the last member");
             }
         }
         self.levels.check()?;
-        if linked != self.queued_at.iter().filter(|q| q.is_some()).count() {
+        if linked != self.links.iter().filter(|l| l.queued_at.is_some()).count() {
             return Err("run-queue member not linked");
         }
         Ok(())

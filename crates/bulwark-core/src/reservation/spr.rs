@@ -89,20 +89,40 @@ enum Budget {
     Deferrable { period_start: Instant },
 }
 
+/// One task's SPR data (section IV-A, "Per-task data"), kept together so that an invocation,
+/// which touches at most two reservations, touches two records: a few cache lines whatever
+/// the number of tasks.
+#[derive(Clone, Debug)]
+struct TaskRecord {
+    state: State,
+    priority: Priority,
+    reservation: Reservation,
+    /// `tau.timeout` as the task asked for it: its wake-up, or `NEVER` when it blocked.
+    wanted: Instant,
+    /// The used budget `u_i` (so that the current budget is `b_head - u_i`).
+    used: Duration,
+    /// `x_i`: when the task was last dispatched by a context switch.
+    started: Instant,
+    budget: Option<Budget>,
+}
+
+impl TaskRecord {
+    const ABSENT: TaskRecord = TaskRecord {
+        state: State::Absent,
+        priority: Priority::MIN,
+        reservation: Reservation::new(Duration::ZERO, Duration::ZERO),
+        wanted: Instant::NEVER,
+        used: Duration::ZERO,
+        started: Instant::ZERO,
+        budget: None,
+    };
+}
+
 /// Fixed-priority scheduling with shielded processor reservations, for one core.
 #[derive(Clone, Debug)]
 pub struct Spr {
     rule: ReplenishmentRule,
-    priority: Vec<Priority>,
-    reservation: Vec<Reservation>,
-    state: Vec<State>,
-    /// `tau.timeout` as the task asked for it: its wake-up, or `NEVER` when it blocked.
-    wanted: Vec<Instant>,
-    /// The used budget `u_i` (so that the current budget is `b_head - u_i`).
-    used: Vec<Duration>,
-    /// `x_i`: when the task was last dispatched by a context switch.
-    started: Vec<Instant>,
-    budget: Vec<Option<Budget>>,
+    tasks: Vec<TaskRecord>,
     runqueue: PriorityRunqueue,
     timeouts: PriorityTimeouts,
     /// `tau_p`, the task chosen at the last invocation, and when its accounting last advanced.
@@ -117,13 +137,7 @@ impl Spr {
     pub fn with_capacity(capacity: usize, rule: ReplenishmentRule) -> Self {
         Spr {
             rule,
-            priority: vec![Priority::MIN; capacity],
-            reservation: vec![Reservation::new(Duration::ZERO, Duration::ZERO); capacity],
-            state: vec![State::Absent; capacity],
-            wanted: vec![Instant::NEVER; capacity],
-            used: vec![Duration::ZERO; capacity],
-            started: vec![Instant::ZERO; capacity],
-            budget: vec![None; capacity],
+            tasks: vec![TaskRecord::ABSENT; capacity],
             runqueue: PriorityRunqueue::with_capacity(capacity),
             timeouts: PriorityTimeouts::with_capacity(capacity),
             running: None,
@@ -140,7 +154,7 @@ impl Spr {
         reservation: Reservation,
     ) -> Result<(), CoreError> {
         reservation.validate()?;
-        match self.state.get(task.index()) {
+        match self.tasks.get(task.index()).map(|r| r.state) {
             None => return Err(CoreError::UnknownTask),
             Some(State::Absent) => {}
             Some(_) => return Err(CoreError::AlreadyAdded),
@@ -159,10 +173,10 @@ impl Spr {
             return Err(CoreError::UnknownTask);
         }
         let t = task.index();
-        self.priority[t] = priority;
-        self.reservation[t] = reservation;
-        self.state[t] = State::Suspended;
-        self.budget[t] = Some(budget);
+        self.tasks[t].priority = priority;
+        self.tasks[t].reservation = reservation;
+        self.tasks[t].state = State::Suspended;
+        self.tasks[t].budget = Some(budget);
         Ok(())
     }
 
@@ -170,27 +184,27 @@ impl Spr {
     /// no early replenishment), or `None` if it is not added.
     pub fn remaining(&self, task: TaskId, now: Instant) -> Option<Duration> {
         let t = task.index();
-        match self.budget.get(t)?.as_ref()? {
+        match self.tasks.get(t)?.budget.as_ref()? {
             Budget::Sporadic(queue) => {
                 let due: Duration = queue
                     .iter()
                     .take_while(|r| r.at <= now)
                     .fold(Duration::ZERO, |sum, r| sum.saturating_add(r.amount));
-                Some(due.saturating_sub(self.used[t]))
+                Some(due.saturating_sub(self.tasks[t].used))
             }
             Budget::Deferrable { period_start } => {
-                let r = self.reservation[t];
+                let r = self.tasks[t].reservation;
                 if now >= period_start.saturating_add(r.period) {
                     return Some(r.budget);
                 }
-                Some(r.budget.saturating_sub(self.used[t]))
+                Some(r.budget.saturating_sub(self.tasks[t].used))
             }
         }
     }
 
     /// The replenishment queue of `task` (sporadic rule only), for inspection.
     pub fn replenishments(&self, task: TaskId) -> Option<&ReplenishmentQueue> {
-        match self.budget.get(task.index())?.as_ref()? {
+        match self.tasks.get(task.index())?.budget.as_ref()? {
             Budget::Sporadic(queue) => Some(queue),
             Budget::Deferrable { .. } => None,
         }
@@ -213,26 +227,27 @@ impl Spr {
         };
         let t = task.index();
         self.running = Some((task, now));
-        if self.state[t] == State::Suspended {
+        if self.tasks[t].state == State::Suspended {
             // It suspended at its last accounting and has not run since.
             return;
         }
         let elapsed = now.saturating_duration_since(since);
-        match self.budget[t].as_mut() {
+        let record = &mut self.tasks[t];
+        match record.budget.as_mut() {
             Some(Budget::Deferrable { period_start }) => {
-                let p = self.reservation[t].period;
+                let p = record.reservation.period;
                 if now >= period_start.saturating_add(p) {
                     // It ran across a period boundary (early replenishment): what it used
                     // before belongs to a budget that is gone; what it used since is charged
                     // to the new one.
                     let start = align_down(now, p);
                     *period_start = start;
-                    self.used[t] = now.saturating_duration_since(start.max(since));
+                    record.used = now.saturating_duration_since(start.max(since));
                 } else {
-                    self.used[t] = self.used[t].saturating_add(elapsed);
+                    record.used = record.used.saturating_add(elapsed);
                 }
             }
-            _ => self.used[t] = self.used[t].saturating_add(elapsed),
+            _ => record.used = record.used.saturating_add(elapsed),
         }
     }
 
@@ -240,20 +255,20 @@ impl Spr {
     /// consumed head), or the period reset of the deferrable rule; then whether the task has
     /// budget at `now` (`t_head <= t_now`, line 15, or `u < b`).
     fn settle(&mut self, task: TaskId, now: Instant, work: &mut Work) -> bool {
-        let t = task.index();
-        let r = self.reservation[t];
-        match self.budget[t].as_mut() {
+        let record = &mut self.tasks[task.index()];
+        let r = record.reservation;
+        match record.budget.as_mut() {
             Some(Budget::Sporadic(queue)) => {
-                queue.consume(&mut self.used[t], r.period, work);
+                queue.consume(&mut record.used, r.period, work);
                 queue.head().at <= now
             }
             Some(Budget::Deferrable { period_start }) => {
                 if now >= period_start.saturating_add(r.period) {
                     *period_start = align_down(now, r.period);
-                    self.used[t] = Duration::ZERO;
+                    record.used = Duration::ZERO;
                     work.replenishments_processed += 1;
                 }
-                self.used[t] < r.budget
+                record.used < r.budget
             }
             None => false,
         }
@@ -262,10 +277,10 @@ impl Spr {
     /// When `task`'s next budget arrives: `t_head`, or the next period boundary.
     fn replenishment_time(&self, task: TaskId) -> Instant {
         let t = task.index();
-        match &self.budget[t] {
+        match &self.tasks[t].budget {
             Some(Budget::Sporadic(queue)) => queue.head().at,
             Some(Budget::Deferrable { period_start }) => {
-                period_start.saturating_add(self.reservation[t].period)
+                period_start.saturating_add(self.tasks[t].reservation.period)
             }
             None => Instant::NEVER,
         }
@@ -277,18 +292,18 @@ impl Spr {
     fn activate_task(&mut self, now: Instant, task: TaskId, work: &mut Work) {
         self.touch(task, work);
         let t = task.index();
-        let wanted = core::mem::replace(&mut self.wanted[t], Instant::NEVER);
-        let has_budget = match self.budget[t].as_mut() {
+        let wanted = core::mem::replace(&mut self.tasks[t].wanted, Instant::NEVER);
+        let has_budget = match self.tasks[t].budget.as_mut() {
             Some(Budget::Sporadic(queue)) => queue.activate(now, wanted, work),
             _ => self.settle(task, now, work),
         };
         if has_budget {
-            self.state[t] = State::Ready;
-            if self.runqueue.push_back(task, self.priority[t]) {
+            self.tasks[t].state = State::Ready;
+            if self.runqueue.push_back(task, self.tasks[t].priority) {
                 work.queue_entries_moved += 1;
             }
         } else {
-            self.state[t] = State::Depleted;
+            self.tasks[t].state = State::Depleted;
             let at = self.replenishment_time(task);
             self.timeouts.arm(task, at, work);
         }
@@ -305,18 +320,18 @@ impl Spr {
             work.queue_entries_moved += 1;
         }
         let has_budget = self.settle(task, now, work);
-        self.state[t] = State::Suspended;
-        self.wanted[t] = wanted;
-        let period = self.reservation[t].period;
+        self.tasks[t].state = State::Suspended;
+        self.tasks[t].wanted = wanted;
+        let record = &mut self.tasks[t];
         if has_budget {
-            if let Some(Budget::Sporadic(queue)) = self.budget[t].as_mut() {
-                queue.split(&mut self.used[t], period, work);
+            if let Some(Budget::Sporadic(queue)) = record.budget.as_mut() {
+                queue.split(&mut record.used, record.reservation.period, work);
             }
         }
         // The split itself may leave no budget due: a full queue merges the split-off part
         // into its last entry, which with S = 1 is the head, postponed by a period. So the
         // pruning of line 7 is decided after it: never wake before the budget is back.
-        let due = match &self.budget[t] {
+        let due = match &self.tasks[t].budget {
             Some(Budget::Sporadic(queue)) => queue.head().at <= now,
             _ => has_budget,
         };
@@ -338,7 +353,7 @@ impl Spr {
         let Some((task, _)) = self.running else {
             return;
         };
-        if self.state[task.index()] != State::Ready {
+        if self.tasks[task.index()].state != State::Ready {
             return;
         }
         self.touch(task, work);
@@ -346,7 +361,7 @@ impl Spr {
             if self.runqueue.remove(task) {
                 work.queue_entries_moved += 1;
             }
-            self.state[task.index()] = State::Depleted;
+            self.tasks[task.index()].state = State::Depleted;
             let at = self.replenishment_time(task);
             self.timeouts.arm(task, at, work);
         }
@@ -362,7 +377,7 @@ impl Spr {
         };
         self.timeouts.cancel(task, work);
         work.timeouts_processed += 1;
-        match self.state[task.index()] {
+        match self.tasks[task.index()].state {
             // An activation (Algorithm 3 with the wake-up it asked for).
             State::Suspended => self.activate_task(now, task, work),
             // A replenishment of a ready task.
@@ -370,8 +385,11 @@ impl Spr {
                 self.touch(task, work);
                 work.replenishments_processed += 1;
                 if self.settle(task, now, work) {
-                    self.state[task.index()] = State::Ready;
-                    if self.runqueue.push_back(task, self.priority[task.index()]) {
+                    self.tasks[task.index()].state = State::Ready;
+                    if self
+                        .runqueue
+                        .push_back(task, self.tasks[task.index()].priority)
+                    {
                         work.queue_entries_moved += 1;
                     }
                 } else {
@@ -387,11 +405,11 @@ impl Spr {
     /// every replenishment that will have arrived by then (early replenishment).
     fn depletion_time(&mut self, task: TaskId, now: Instant, work: &mut Work) -> Instant {
         let t = task.index();
-        let r = self.reservation[t];
-        match &self.budget[t] {
-            Some(Budget::Sporadic(queue)) => queue.depletion_time(now, self.used[t], work),
+        let r = self.tasks[t].reservation;
+        match &self.tasks[t].budget {
+            Some(Budget::Sporadic(queue)) => queue.depletion_time(now, self.tasks[t].used, work),
             Some(Budget::Deferrable { period_start }) => {
-                let depletion = now.saturating_add(r.budget.saturating_sub(self.used[t]));
+                let depletion = now.saturating_add(r.budget.saturating_sub(self.tasks[t].used));
                 let boundary = period_start.saturating_add(r.period);
                 if depletion < boundary {
                     depletion
@@ -429,7 +447,7 @@ impl Policy for Spr {
         _wake: Wake,
         work: &mut Work,
     ) -> Result<(), CoreError> {
-        match self.state.get(task.index()) {
+        match self.tasks.get(task.index()).map(|r| r.state) {
             None | Some(State::Absent) => return Err(CoreError::UnknownTask),
             Some(State::Ready | State::Depleted) => return Err(CoreError::AlreadyReady),
             Some(State::Suspended) => {}
@@ -448,11 +466,11 @@ impl Policy for Spr {
         _wake: Wake,
         work: &mut Work,
     ) -> Result<(), CoreError> {
-        let state = match self.state.get(task.index()) {
+        let state = match self.tasks.get(task.index()).map(|r| r.state) {
             None | Some(State::Absent) => return Err(CoreError::UnknownTask),
-            Some(&s) => s,
+            Some(s) => s,
         };
-        let asleep = state == State::Suspended && self.wanted[task.index()] != Instant::NEVER;
+        let asleep = state == State::Suspended && self.tasks[task.index()].wanted != Instant::NEVER;
         if asleep {
             return Err(CoreError::NotReady);
         }
@@ -461,7 +479,7 @@ impl Policy for Spr {
             // A sleep into the past returns at once: a blocked task activates, a ready one
             // carries on.
             if state == State::Suspended {
-                self.wanted[task.index()] = until;
+                self.tasks[task.index()].wanted = until;
                 self.activate_task(now, task, work);
             }
             return Ok(());
@@ -471,7 +489,7 @@ impl Policy for Spr {
     }
 
     fn block(&mut self, now: Instant, task: TaskId, work: &mut Work) -> Result<(), CoreError> {
-        match self.state.get(task.index()) {
+        match self.tasks.get(task.index()).map(|r| r.state) {
             None | Some(State::Absent) => return Err(CoreError::UnknownTask),
             Some(State::Suspended) => return Err(CoreError::NotReady),
             Some(_) => {}
@@ -492,8 +510,11 @@ impl Policy for Spr {
         let previous = self.running.map(|(task, _)| task);
         let in_region = previous.filter(|&p| {
             let t = p.index();
-            self.state[t] == State::Ready
-                && now < self.started[t].saturating_add(self.reservation[t].non_preemptive)
+            self.tasks[t].state == State::Ready
+                && now
+                    < self.tasks[t]
+                        .started
+                        .saturating_add(self.tasks[t].reservation.non_preemptive)
         });
         let next = in_region.or_else(|| self.runqueue.highest());
         let timer = match next {
@@ -502,7 +523,7 @@ impl Policy for Spr {
                 let t = n.index();
                 if previous != Some(n) {
                     // Algorithm 2, line 5 (errata): x_n <- t_now on a context switch.
-                    self.started[t] = now;
+                    self.tasks[t].started = now;
                 }
                 // A ready task that waited across a period boundary (deferrable rule) has a
                 // fresh budget; under the sporadic rule this changes nothing.
@@ -510,13 +531,16 @@ impl Policy for Spr {
                 let depletion = self.depletion_time(n, now, work);
                 // t_hp: a more important task already ready must run as soon as allowed;
                 // otherwise the earliest more important timeout.
-                let hp = if self.runqueue.highest_priority() > Some(self.priority[t]) {
+                let hp = if self.runqueue.highest_priority() > Some(self.tasks[t].priority) {
                     Some(now)
                 } else {
-                    self.timeouts.earliest_above(Some(self.priority[t]), work)
+                    self.timeouts
+                        .earliest_above(Some(self.tasks[t].priority), work)
                 };
                 // Algorithm 2, line 6 (errata): min(t_d, max(t_hp, x_n + eta_n)).
-                let region_end = self.started[t].saturating_add(self.reservation[t].non_preemptive);
+                let region_end = self.tasks[t]
+                    .started
+                    .saturating_add(self.tasks[t].reservation.non_preemptive);
                 let preempt = hp.map(|hp| hp.max(region_end));
                 let at = preempt.map_or(depletion, |p| p.min(depletion));
                 (at != Instant::NEVER).then_some(at)
@@ -531,7 +555,8 @@ impl Policy for Spr {
     fn check_invariants(&self) -> Result<(), &'static str> {
         self.runqueue.check()?;
         self.timeouts.check()?;
-        for (t, &state) in self.state.iter().enumerate() {
+        for (t, record) in self.tasks.iter().enumerate() {
+            let state = record.state;
             let task = TaskId(t as u32);
             let queued = self.runqueue.contains(task);
             let timeout = self.timeouts.timeout(task);
@@ -547,16 +572,18 @@ impl Policy for Spr {
                     if queued {
                         return Err("a suspended task is not queued");
                     }
-                    let wants = self.wanted[t] != Instant::NEVER;
-                    if wants != timeout.is_some() || timeout.is_some_and(|at| at < self.wanted[t]) {
+                    let wants = self.tasks[t].wanted != Instant::NEVER;
+                    if wants != timeout.is_some()
+                        || timeout.is_some_and(|at| at < self.tasks[t].wanted)
+                    {
                         return Err("a sleeping task's timeout is its wake-up or later");
                     }
                 }
                 _ => {}
             }
-            if let Some(Budget::Sporadic(queue)) = &self.budget[t] {
+            if let Some(Budget::Sporadic(queue)) = &self.tasks[t].budget {
                 queue.check()?;
-                if queue.len() > self.reservation[t].replenishments as usize {
+                if queue.len() > self.tasks[t].reservation.replenishments as usize {
                     return Err("a replenishment queue holds at most S entries");
                 }
             }
