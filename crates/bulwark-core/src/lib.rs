@@ -11,6 +11,7 @@
 
 extern crate alloc;
 
+pub mod bandwidth;
 pub mod bitmap;
 pub mod edf;
 pub mod error;
