@@ -31,6 +31,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "attack-a1",
     "attack-a2",
     "attack-a3",
+    "cbs-isolation",
 ];
 
 impl BuiltIn {

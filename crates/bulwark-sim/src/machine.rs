@@ -13,6 +13,7 @@
 //! Interrupts stay masked in the kernel: a timer that fires during kernel time is taken when
 //! the kernel would return to the task. Configuration before time zero is free.
 
+use bulwark_core::bandwidth::{Cbs, CbsServer};
 use bulwark_core::reservation::{
     DeferrableServer, ReplenishmentRule, Reservation, SporadicServer, Spr,
 };
@@ -734,6 +735,20 @@ fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimEr
                 let (priority, reservation) = server(spec).map_err(|e| refused(spec, e))?;
                 policy
                     .add_task(id, priority, reservation)
+                    .map_err(|e| refused(spec, e))?;
+            }
+            Box::new(policy)
+        }
+        PolicyKind::Cbs | PolicyKind::HardCbs => {
+            let mut policy = Cbs::with_capacity(count);
+            for (id, spec) in on_core {
+                let (_, reservation) = server(spec).map_err(|e| refused(spec, e))?;
+                let mut server = CbsServer::new(reservation.budget, reservation.period);
+                if scenario.policy == PolicyKind::HardCbs {
+                    server = server.hard();
+                }
+                policy
+                    .add_server(id, server)
                     .map_err(|e| refused(spec, e))?;
             }
             Box::new(policy)

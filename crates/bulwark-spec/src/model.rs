@@ -44,22 +44,41 @@ pub enum PolicyKind {
     Spr,
     /// Shielded processor reservations with the deferrable-server rule (`"spr-deferrable"`).
     SprDeferrable,
+    /// EDF over constant-bandwidth servers (`"cbs"`): every task has a server whose
+    /// reservation is its budget `Q` and period `T`; depletion postpones the deadline.
+    Cbs,
+    /// EDF over hard constant-bandwidth servers (`"hard-cbs"`): depletion throttles the
+    /// server until its deadline.
+    HardCbs,
 }
 
 impl PolicyKind {
     /// Every policy, with the name a scenario file uses for it.
-    pub const ALL: [(PolicyKind, &'static str); 6] = [
+    pub const ALL: [(PolicyKind, &'static str); 8] = [
         (PolicyKind::FixedPriority, "fixed-priority"),
         (PolicyKind::Edf, "edf"),
         (PolicyKind::DeferrableServer, "deferrable-server"),
         (PolicyKind::SporadicServer, "sporadic-server"),
         (PolicyKind::Spr, "spr"),
         (PolicyKind::SprDeferrable, "spr-deferrable"),
+        (PolicyKind::Cbs, "cbs"),
+        (PolicyKind::HardCbs, "hard-cbs"),
     ];
 
     /// True when every task needs a fixed priority.
     pub fn has_priorities(self) -> bool {
-        !matches!(self, PolicyKind::Edf)
+        !matches!(
+            self,
+            PolicyKind::Edf | PolicyKind::Cbs | PolicyKind::HardCbs
+        )
+    }
+
+    /// True when the policy schedules by deadlines (EDF), directly or over servers.
+    pub fn is_deadline_driven(self) -> bool {
+        matches!(
+            self,
+            PolicyKind::Edf | PolicyKind::Cbs | PolicyKind::HardCbs
+        )
     }
 
     /// True when every task needs a reservation.

@@ -106,7 +106,7 @@ fn first_help(name: &str) -> String {
 fn helps_say_what_is_allowed() {
     assert_eq!(
         first_help("unknown_policy.toml"),
-        "allowed: fixed-priority, edf, deferrable-server, sporadic-server, spr, spr-deferrable"
+        "allowed: fixed-priority, edf, deferrable-server, sporadic-server, spr, spr-deferrable, cbs, hard-cbs"
     );
     assert_eq!(
         first_help("unknown_field.toml"),
@@ -135,7 +135,7 @@ fn helps_say_what_is_allowed() {
     let help = reservation.errors()[1].help();
     assert!(help.contains("reservation-server policy"), "{help}");
     assert!(
-        help.contains("(deferrable-server, sporadic-server, spr, spr-deferrable)"),
+        help.contains("(deferrable-server, sporadic-server, spr, spr-deferrable, cbs, hard-cbs)"),
         "{help}"
     );
 }
@@ -216,7 +216,7 @@ fn plain_output_puts_the_help_after_the_message() {
     assert_eq!(
         diagnostics.plain(),
         "unknown_policy.toml:2:10: unknown policy `rm` (allowed: fixed-priority, edf, \
-         deferrable-server, sporadic-server, spr, spr-deferrable)\n"
+         deferrable-server, sporadic-server, spr, spr-deferrable, cbs, hard-cbs)\n"
     );
     assert_eq!(
         diagnostics.to_string(),

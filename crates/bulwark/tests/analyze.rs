@@ -233,3 +233,29 @@ fn analyze_reports_an_invalid_file_like_check() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("no/such/file.toml: cannot read this file"));
 }
+
+/// CBS: 2/10 + 10/40 + 4/10 = 0.2 + 0.25 + 0.4 = 17/20 <= 1, admitted (exit 0). Raising
+/// hog's budget to 6 ms makes it 21/20: not admitted (exit 1), and the JSON says so.
+#[test]
+fn cbs_servers_are_admitted_by_their_exact_total_bandwidth() {
+    let out = bulwark(&["analyze", "scenarios/cbs-isolation.toml"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("total bandwidth 17/20 = 0.850000: admitted"),
+        "{stdout}"
+    );
+    assert_eq!(row(&stdout, "hog"), ["hog", "4ms", "10ms", "0.4000"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let over = dir.path().join("over.toml");
+    let source = std::fs::read_to_string(root().join("scenarios/cbs-isolation.toml")).unwrap();
+    let source = source.replace("budget = \"4ms\"", "budget = \"6ms\"");
+    std::fs::write(&over, source).unwrap();
+    let out = bulwark(&["analyze", over.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["admitted"], false);
+    assert_eq!(json["cores"][0]["total_numerator"], "21");
+    assert_eq!(json["cores"][0]["total_denominator"], "20");
+}

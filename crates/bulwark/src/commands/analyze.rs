@@ -1,5 +1,5 @@
 //! `bulwark analyze`: the SPR admission test (Eq. 1) and overhead bound (Eq. 2) of every
-//! reservation, core by core.
+//! reservation, core by core; for CBS, the EDF bandwidth test.
 
 use crate::output::{out, outln};
 use std::process::ExitCode;
@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use bulwark_analysis::admission::{
     preemptions_per_period, response_times, Response, Server, Verdict,
 };
+use bulwark_analysis::bandwidth::{self, Bandwidth};
 use bulwark_analysis::overhead::{overhead, work_per_invocation, Overhead, WorkBound};
 use bulwark_analysis::rbf::ServerKind;
 use bulwark_core::Duration;
@@ -24,10 +25,15 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
             return Ok(ExitCode::FAILURE);
         }
     };
+    if matches!(scenario.policy, PolicyKind::Cbs | PolicyKind::HardCbs) {
+        return Ok(bandwidth_servers(&scenario, args.json));
+    }
     let Some(kind) = server_kind(scenario.policy) else {
         let servers: Vec<&str> = PolicyKind::ALL
             .iter()
-            .filter(|(k, _)| server_kind(*k).is_some())
+            .filter(|(k, _)| {
+                server_kind(*k).is_some() || matches!(k, PolicyKind::Cbs | PolicyKind::HardCbs)
+            })
             .map(|(_, name)| *name)
             .collect();
         return Err(format!(
@@ -56,7 +62,7 @@ fn server_kind(policy: PolicyKind) -> Option<ServerKind> {
     match policy {
         PolicyKind::DeferrableServer | PolicyKind::SprDeferrable => Some(ServerKind::Deferrable),
         PolicyKind::SporadicServer | PolicyKind::Spr => Some(ServerKind::Sporadic),
-        PolicyKind::FixedPriority | PolicyKind::Edf => None,
+        PolicyKind::FixedPriority | PolicyKind::Edf | PolicyKind::Cbs | PolicyKind::HardCbs => None,
     }
 }
 
@@ -117,6 +123,108 @@ fn all_admitted(cores: &[CoreAnalysis]) -> bool {
     cores
         .iter()
         .all(|c| c.responses.iter().all(Response::admitted))
+}
+
+/// EDF over CBS servers: per core, each server's bandwidth Q/T and the exact test
+/// `sum Q/T <= 1` (Abeni and Buttazzo, Theorem 1).
+fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
+    let mut all_admitted = true;
+    let mut text = format!(
+        "{} ({}): admission by sum Q/T <= 1 per core (EDF over servers)\n",
+        scenario.name,
+        scenario.policy.name()
+    );
+    let mut cores_json = Vec::new();
+    for core in 0..scenario.cores {
+        let servers: Vec<(&str, Duration, Duration)> = scenario
+            .tasks
+            .iter()
+            .filter(|t| t.core == core)
+            .filter_map(|t| {
+                Some((
+                    t.name.as_str(),
+                    t.reservation?.budget,
+                    t.reservation?.period,
+                ))
+            })
+            .collect();
+        if servers.is_empty() {
+            continue;
+        }
+        let pairs: Vec<(Duration, Duration)> = servers.iter().map(|&(_, q, t)| (q, t)).collect();
+        let verdict = bandwidth::admit(&pairs);
+        all_admitted &= verdict.admitted;
+        let rows: Vec<Vec<String>> = servers
+            .iter()
+            .map(|&(name, q, t)| {
+                let u = Bandwidth::of(q, t).map_or(0.0, Bandwidth::as_f64);
+                vec![
+                    name.to_owned(),
+                    q.to_string(),
+                    t.to_string(),
+                    format!("{u:.4}"),
+                ]
+            })
+            .collect();
+        let total = format!(
+            "{}{}/{} = {:.6}",
+            if verdict.exact { "" } else { "at most " },
+            verdict.total.numerator,
+            verdict.total.denominator,
+            verdict.total.as_f64()
+        );
+        text.push_str(&format!("\ncore {core}:\n"));
+        text.push_str(&table::render(&["server", "Q", "T", "Q/T"], &rows));
+        text.push_str(&format!(
+            "total bandwidth {total}: {}\n",
+            if verdict.admitted {
+                "admitted"
+            } else {
+                "NOT admitted"
+            }
+        ));
+        let servers_json: Vec<Value> = servers
+            .iter()
+            .map(|&(name, q, t)| {
+                json!({"name": name, "budget_ns": q.as_nanos(), "period_ns": t.as_nanos()})
+            })
+            .collect();
+        cores_json.push(json!({
+            "core": core,
+            "servers": servers_json,
+            "total_numerator": verdict.total.numerator.to_string(),
+            "total_denominator": verdict.total.denominator.to_string(),
+            "total": verdict.total.as_f64(),
+            "exact": verdict.exact,
+            "admitted": verdict.admitted,
+        }));
+    }
+    if json {
+        outln!(
+            "{:#}",
+            json!({
+                "scenario": scenario.name,
+                "policy": scenario.policy.name(),
+                "admitted": all_admitted,
+                "cores": cores_json,
+            })
+        );
+    } else {
+        text.push_str(&format!(
+            "\nsummary: {}\n",
+            if all_admitted {
+                "every core admitted"
+            } else {
+                "NOT admitted on some core"
+            }
+        ));
+        out!("{text}");
+    }
+    if all_admitted {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 fn verdict_text(verdict: Verdict) -> &'static str {
