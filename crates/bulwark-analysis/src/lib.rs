@@ -5,6 +5,7 @@
 
 pub mod admission;
 pub mod bandwidth;
+pub mod vbs;
 pub mod generate;
 pub mod overhead;
 pub mod rbf;

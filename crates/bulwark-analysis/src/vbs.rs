@@ -1,0 +1,161 @@
+//! Bounds for variable-bandwidth servers (VBS paper, section III-C): the response bound of
+//! Eq. (1), the admission test of Eq. (2), and the tighter bounds of the early release
+//! strategy with its `k`.
+//!
+//! Times are whole instants of the scheduler's time unit, as in the paper (its time is
+//! discrete: an action's load, limit and period are natural numbers). An action
+//! `(l, (lambda, pi))` has load `l`, and may use `lambda` instants of every period `pi`.
+//! Response time is arrival to termination (the end of the period in which it completed).
+
+use crate::bandwidth::{self, Admission};
+use bulwark_core::Duration;
+
+/// An action's load and resource, in instants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Action {
+    /// `l`: the work, at least 1.
+    pub load: u64,
+    /// `lambda`: the limit per period, `1 <= lambda <= pi`.
+    pub limit: u64,
+    /// `pi`: the period, at least 1.
+    pub period: u64,
+}
+
+/// The range an action's scheduled response time lies in, when the test of Eq. (2) holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResponseRange {
+    /// The least response time (reached when the action arrives at a period instance).
+    pub lower: u64,
+    /// The greatest response time.
+    pub upper: u64,
+}
+
+impl ResponseRange {
+    /// `upper - lower`: the response-time jitter.
+    pub fn jitter(&self) -> u64 {
+        self.upper - self.lower
+    }
+}
+
+impl Action {
+    /// `(l, (lambda, pi))`; `None` unless `l >= 1` and `1 <= lambda <= pi`.
+    pub fn new(load: u64, limit: u64, period: u64) -> Option<Action> {
+        (load >= 1 && limit >= 1 && limit <= period).then_some(Action {
+            load,
+            limit,
+            period,
+        })
+    }
+
+    /// Eq. (1): `b = ceil(l / lambda) pi + pi - 1`, the bound of both strategies.
+    pub fn response_bound(&self) -> u64 {
+        self.load.div_ceil(self.limit) * self.period + self.period - 1
+    }
+
+    /// The late strategy: from `ceil(l / lambda) pi` (arrival at a period instance) to
+    /// Eq. (1); jitter `pi - 1`.
+    pub fn late(&self) -> ResponseRange {
+        ResponseRange {
+            lower: self.load.div_ceil(self.limit) * self.period,
+            upper: self.response_bound(),
+        }
+    }
+
+    /// `k`: the least `k` in `[0, pi]` with `ceil(k lambda / pi) >= l - floor(l / lambda)
+    /// lambda`, the instants the early strategy needs for the load left over whole periods.
+    pub fn k(&self) -> u64 {
+        let rest = self.load - (self.load / self.limit) * self.limit;
+        // ceil(k lambda / pi) >= rest  <=>  k lambda > (rest - 1) pi  (for rest >= 1), so the
+        // least such k is floor((rest - 1) pi / lambda) + 1; rest = 0 needs k = 0.
+        if rest == 0 {
+            0
+        } else {
+            ((rest - 1) * self.period / self.limit + 1).min(self.period)
+        }
+    }
+
+    /// The early strategy: from `floor(l / lambda) pi + k - 1` (or `+ k` when the arrival
+    /// leaves at least `k` instants in its period; the paper's two cases, `k - 1` only when
+    /// `k > 0`) to `floor(l / lambda) pi + pi - 1`; jitter at most `pi - 1`.
+    pub fn early(&self) -> ResponseRange {
+        let whole = (self.load / self.limit) * self.period;
+        let k = self.k();
+        ResponseRange {
+            lower: whole + k.saturating_sub(1),
+            upper: whole + self.period - 1,
+        }
+    }
+}
+
+/// Eq. (2): processes with bandwidth caps `u_i = cap_i.0 / cap_i.1` are schedulable with
+/// respect to their resource capacities and the bounds of Eq. (1) if the caps sum to at most
+/// 1. Exact (see [`bandwidth::admit`]).
+pub fn admit(caps: &[(Duration, Duration)]) -> Admission {
+    bandwidth::admit(caps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fig. 1: alpha = (5 s, (2 s, 4 s)) arriving at 10 s. Late: released at 12, 16, 20, done
+    /// at 21, terminated at 24: response 14, within [ceil(5/2) 4, 12 + 4 - 1] = [12, 15].
+    /// Early: released at 10 with limit floor((12 - 10) 2 / 4) = 1, then 12 and 16, done by
+    /// 20: response 10, within [floor(5/2) 4 + k - 1, 8 + 4 - 1] = [8, 11], since the rest
+    /// 5 - 2 * 2 = 1 needs ceil(k 2 / 4) >= 1, so k = 1.
+    #[test]
+    fn fig_1_by_hand() {
+        let a = Action::new(5, 2, 4).unwrap();
+        assert_eq!(a.response_bound(), 15);
+        assert_eq!(
+            a.late(),
+            ResponseRange {
+                lower: 12,
+                upper: 15
+            }
+        );
+        assert_eq!(a.k(), 1);
+        assert_eq!(
+            a.early(),
+            ResponseRange {
+                lower: 8,
+                upper: 11
+            }
+        );
+        assert!((12..=15).contains(&14) && (8..=11).contains(&10));
+        assert_eq!(a.late().jitter(), 3);
+    }
+
+    /// The paper's process P(0.5) = (3,(1,2))(2,(1,4))(1,(1,3))(2,(1,2)), Eq. (1) by hand:
+    /// ceil(3/1) 2 + 1 = 7; ceil(2/1) 4 + 3 = 11; ceil(1/1) 3 + 2 = 5; ceil(2/1) 2 + 1 = 5.
+    #[test]
+    fn the_papers_process() {
+        let bounds: Vec<u64> = [(3, 1, 2), (2, 1, 4), (1, 1, 3), (2, 1, 2)]
+            .iter()
+            .map(|&(l, lambda, pi)| Action::new(l, lambda, pi).unwrap().response_bound())
+            .collect();
+        assert_eq!(bounds, [7, 11, 5, 5]);
+    }
+
+    /// k is the least solution, checked against a search over [0, pi], and the early range
+    /// never exceeds Eq. (1) nor spans more than pi - 1.
+    #[test]
+    fn k_is_the_least_solution() {
+        for period in 1..=12u64 {
+            for limit in 1..=period {
+                for load in 1..=40u64 {
+                    let a = Action::new(load, limit, period).unwrap();
+                    let rest = load - (load / limit) * limit;
+                    let search = (0..=period)
+                        .find(|&k| (k * limit).div_ceil(period) >= rest)
+                        .unwrap();
+                    assert_eq!(a.k(), search, "{a:?}");
+                    let e = a.early();
+                    assert!(e.upper <= a.response_bound() && e.jitter() <= period - 1);
+                }
+            }
+        }
+        assert_eq!(Action::new(0, 1, 2), None);
+        assert_eq!(Action::new(1, 3, 2), None);
+    }
+}
