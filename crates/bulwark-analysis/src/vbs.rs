@@ -151,7 +151,7 @@ mod tests {
                         .unwrap();
                     assert_eq!(a.k(), search, "{a:?}");
                     let e = a.early();
-                    assert!(e.upper <= a.response_bound() && e.jitter() <= period - 1);
+                    assert!(e.upper <= a.response_bound() && e.jitter() < period);
                 }
             }
         }
