@@ -18,6 +18,7 @@ pub mod error;
 pub mod fixed_priority;
 pub mod heap;
 pub mod policy;
+pub mod reclaim;
 pub mod reservation;
 pub mod runqueue;
 pub mod suspension;
