@@ -62,6 +62,12 @@ pub struct TaskDocument<'a> {
     pub preemptions: u64,
     /// Units of useful work finished.
     pub work_units: u64,
+    /// Kernel objects created by its `allocate` steps.
+    pub objects_allocated: u64,
+    /// Kernel objects its group's quota refused.
+    pub allocations_refused: u64,
+    /// Jobs cut short when another task terminated its process.
+    pub killed_jobs: u64,
 }
 
 /// A duration statistic; `min_ns`, `mean_ns` and `max_ns` are `null` when `count` is 0.
@@ -172,6 +178,9 @@ fn task_document(id: usize, task: &TaskMetrics) -> TaskDocument<'_> {
         refill_ns: task.refill_ns,
         preemptions: task.preemptions,
         work_units: task.work_units,
+        objects_allocated: task.objects_allocated,
+        allocations_refused: task.allocations_refused,
+        killed_jobs: task.killed_jobs,
     }
 }
 
@@ -218,7 +227,7 @@ mod tests {
             json!([{
                 "core": 0, "busy_ns": 2_997_750, "kernel_ns": 3_050, "invocations": 3,
                 "timer_interrupts": 1, "context_switches": 2, "work_units": 5,
-                "max_work_units": 2
+                "max_work_units": 2, "reclaim_ns": 0, "max_reclaim_ns": 0
             }])
         );
     }
@@ -234,7 +243,8 @@ mod tests {
                 "response": {"min_ns": 3_000_000, "mean_ns": 3_000_000, "max_ns": 3_000_000, "count": 1},
                 "wakeup_latency": {"min_ns": 1_002_250, "mean_ns": 1_002_250, "max_ns": 1_002_250, "count": 1},
                 "executed_ns": 1_947_750, "kernel_ns": 750, "refill_ns": 50_000,
-                "preemptions": 0, "work_units": 3
+                "preemptions": 0, "work_units": 3, "objects_allocated": 0,
+                "allocations_refused": 0, "killed_jobs": 0
             })
         );
         assert_eq!(document["tasks"][0]["first_miss_ns"], Value::Null);

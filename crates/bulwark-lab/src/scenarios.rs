@@ -32,6 +32,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "attack-a2",
     "attack-a3",
     "cbs-isolation",
+    "faas-reclaim",
 ];
 
 impl BuiltIn {

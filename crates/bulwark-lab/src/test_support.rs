@@ -95,6 +95,7 @@ fn two_tasks_one_core_with_name(second: &str) -> Outcome {
                 refill_ns: 0,
                 preemptions: 0,
                 work_units: 10,
+                ..TaskMetrics::default()
             },
             TaskMetrics {
                 name: second.to_string(),
@@ -110,6 +111,7 @@ fn two_tasks_one_core_with_name(second: &str) -> Outcome {
                 refill_ns: 50_000,
                 preemptions: 0,
                 work_units: 3,
+                ..TaskMetrics::default()
             },
         ],
         cores: vec![CoreMetrics {
@@ -120,6 +122,7 @@ fn two_tasks_one_core_with_name(second: &str) -> Outcome {
             context_switches: 2,
             work_units: 5,
             max_work_units: 2,
+            ..CoreMetrics::default()
         }],
         jobs: Some(vec![
             JobRecord {

@@ -5,7 +5,7 @@
 //! [`Program::next_action`] whenever the task has nothing left to execute.
 
 use bulwark_core::{Duration, Instant};
-use bulwark_spec::{Behaviour, Execution, Step};
+use bulwark_spec::{Behaviour, Execution, ObjectKind, Step};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -15,7 +15,7 @@ const MAX_STEPS_PER_ACTION: u32 = 1_000_000;
 
 /// What a task does next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
+pub enum Action<'a> {
     /// Execute for `time`; when `each` is set, every `each` of it is one unit of useful work.
     Execute {
         /// Execution time.
@@ -35,6 +35,20 @@ pub enum Action {
     /// Evict the cache of the task's core (a `flush-cache` step): every other task on the core
     /// pays the flush refill when it next runs. Takes no time; the task then goes on.
     FlushCache,
+    /// Create `count` kernel objects of `object` in the task's process.
+    Allocate {
+        /// How many.
+        count: u64,
+        /// Of which kind.
+        object: ObjectKind,
+    },
+    /// Terminate the process of the task called `task` (its group, if it has one).
+    Terminate {
+        /// The target's name (validated: another task on this core).
+        task: &'a str,
+        /// Reclamation in steps of at most this much kernel time.
+        step: Option<Duration>,
+    },
     /// The task is finished for good.
     Exit,
 }
@@ -123,7 +137,11 @@ impl<'a> Program<'a> {
     }
 
     /// What the task does next, asked at `now` when it has nothing left to execute.
-    pub fn next_action(&mut self, now: Instant, rng: &mut ChaCha8Rng) -> Result<Action, Spinning> {
+    pub fn next_action(
+        &mut self,
+        now: Instant,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<Action<'a>, Spinning> {
         match self {
             Program::Jobs {
                 separation,
@@ -167,12 +185,13 @@ fn draw(execution: &Execution, rng: &mut ChaCha8Rng) -> Duration {
     }
 }
 
-fn next_step(frames: &mut Vec<Frame<'_>>, now: Instant) -> Result<Action, Spinning> {
+fn next_step<'a>(frames: &mut Vec<Frame<'a>>, now: Instant) -> Result<Action<'a>, Spinning> {
     for _ in 0..MAX_STEPS_PER_ACTION {
         let Some(frame) = frames.last_mut() else {
             return Ok(Action::Exit);
         };
-        let Some(step) = frame.steps.get(frame.next) else {
+        let steps: &'a [Step] = frame.steps;
+        let Some(step) = steps.get(frame.next) else {
             match frame.repeats {
                 Some(0) => {
                     frames.pop();
@@ -203,6 +222,14 @@ fn next_step(frames: &mut Vec<Frame<'_>>, now: Instant) -> Result<Action, Spinni
             Step::SleepUntil(at) => sleep(*at),
             Step::SleepUntilAligned(period) => sleep(next_multiple(now, *period)),
             Step::FlushCache => Action::FlushCache,
+            Step::Allocate { count, object } => Action::Allocate {
+                count: *count,
+                object: *object,
+            },
+            Step::Terminate { task, step } => Action::Terminate {
+                task: task.as_str(),
+                step: *step,
+            },
             Step::Loop { count, body } => {
                 frames.push(Frame {
                     steps: body,

@@ -9,6 +9,7 @@ mod behaviour;
 mod event;
 mod machine;
 pub mod metrics;
+mod reclamation;
 pub mod trace;
 
 use bulwark_core::{CoreError, Duration, Instant};
@@ -85,6 +86,14 @@ pub enum SimError {
         task: String,
         /// When.
         at: Instant,
+    },
+    /// The kernel-object model refused a task's process or a group at configuration.
+    #[error("reclamation: `{name}` could not be set up: {error}")]
+    Reclamation {
+        /// The task or group.
+        name: String,
+        /// The model's reason.
+        error: bulwark_core::reclaim::ReclaimError,
     },
     /// A core kept being invoked at one instant (for example a timer always in the past).
     #[error("core {core} made no progress at {at}: a livelock in the policy or the scenario")]

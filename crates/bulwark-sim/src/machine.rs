@@ -27,6 +27,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::behaviour::{Action, Program};
 use crate::event::{EventKind, EventQueue};
 use crate::metrics::{CoreMetrics, JobRecord, TaskMetrics};
+use crate::reclamation::Reclamation;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 use crate::{Options, Outcome, SimError};
 
@@ -68,6 +69,12 @@ enum Entry {
     Exit {
         task: TaskId,
     },
+    /// `task` terminates `target`'s process (or group), all at once or one step of it.
+    Reclaim {
+        task: TaskId,
+        target: usize,
+        step: Option<Duration>,
+    },
 }
 
 /// The next thing a core does at the same instant; the core's loop runs these until one
@@ -96,6 +103,8 @@ enum Completion {
     At(Instant),
     /// The run ended first.
     Unfinished,
+    /// Another task terminated its process: neither completed nor missed.
+    Killed,
 }
 
 /// What a task is executing right now.
@@ -125,6 +134,10 @@ struct TaskRun<'a> {
     flushed: bool,
     job: Option<Job>,
     metrics: TaskMetrics,
+    /// Its process was terminated: at its next dispatch it exits.
+    killed: bool,
+    /// A stepwise termination it started and has not finished: (target, step).
+    reclaiming: Option<(usize, Option<Duration>)>,
 }
 
 /// One run of a scenario.
@@ -143,6 +156,7 @@ pub struct Machine<'a> {
     events: u64,
     scenario: &'a Scenario,
     seed: u64,
+    reclamation: Reclamation,
 }
 
 impl<'a> Machine<'a> {
@@ -182,6 +196,8 @@ impl<'a> Machine<'a> {
                     core: spec.core,
                     ..TaskMetrics::default()
                 },
+                killed: false,
+                reclaiming: None,
             });
         }
         Ok(Machine {
@@ -197,6 +213,7 @@ impl<'a> Machine<'a> {
             events: 0,
             scenario,
             seed,
+            reclamation: Reclamation::new(scenario)?,
         })
     }
 
@@ -340,6 +357,19 @@ impl<'a> Machine<'a> {
                     .block(now, task, &mut work)
                     .map_err(|error| self.refused("block", task, now, error))?;
             }
+            Entry::Reclaim { task, target, step } => {
+                let reclaimed = self.reclamation.terminate(target, step);
+                let reclaim = self.reclamation.cycles(reclaimed.units);
+                cycles = cycles.saturating_add(reclaim);
+                let time = self.cost.time_of(reclaim).as_nanos();
+                let m = &mut self.cores[core as usize].metrics;
+                m.reclaim_ns += time;
+                m.max_reclaim_ns = m.max_reclaim_ns.max(time);
+                self.tasks[task.index()].reclaiming = (!reclaimed.done).then_some((target, step));
+                for killed in reclaimed.killed {
+                    self.kill(core, now, TaskId(killed as u32), &mut work);
+                }
+            }
         }
         let c = &mut self.cores[core as usize];
         let decision = c.policy.schedule(now, &mut work);
@@ -430,6 +460,13 @@ impl<'a> Machine<'a> {
         }
         loop {
             let t = &mut self.tasks[task.index()];
+            if t.killed {
+                return Ok(Some(Step::Enter(Entry::Exit { task })));
+            }
+            if let Some((target, step)) = t.reclaiming {
+                // The next step of a stepwise termination: the scheduler ran in between.
+                return Ok(Some(Step::Enter(Entry::Reclaim { task, target, step })));
+            }
             if let Some(e) = t.executing {
                 if !e.left.is_zero() || !t.refill_left.is_zero() {
                     let end = now.saturating_add(t.refill_left).saturating_add(e.left);
@@ -469,9 +506,44 @@ impl<'a> Machine<'a> {
                         }
                     }
                 }
+                Action::Allocate { count, object } => {
+                    // The system calls run as the task's own execution.
+                    let made = self.reclamation.allocate(task.index(), count, object);
+                    let time = self.cost.time_of(self.reclamation.cycles(made.units));
+                    let t = &mut self.tasks[task.index()];
+                    t.metrics.objects_allocated += made.created;
+                    t.metrics.allocations_refused += made.refused;
+                    t.executing = Some(Execution {
+                        left: time,
+                        each: None,
+                        done: Duration::ZERO,
+                    });
+                }
+                Action::Terminate { task: name, step } => {
+                    // Validation guarantees the name.
+                    let target = self
+                        .scenario
+                        .tasks
+                        .iter()
+                        .position(|s| s.name == name)
+                        .unwrap_or(task.index());
+                    return Ok(Some(Step::Enter(Entry::Reclaim { task, target, step })));
+                }
                 Action::Exit => return Ok(Some(Step::Enter(Entry::Exit { task }))),
             }
         }
+    }
+
+    /// `task`'s process was terminated at `now`: its job ends (killed, not missed), a ready
+    /// task leaves the policy's run queue, and a suspended one exits when next dispatched
+    /// (the policy owns its wake-up timer; `block` refuses a sleeping task, changing nothing).
+    fn kill(&mut self, core: u16, now: Instant, task: TaskId, work: &mut Work) {
+        self.close_job(task, Completion::Killed);
+        let t = &mut self.tasks[task.index()];
+        t.killed = true;
+        t.executing = None;
+        t.reclaiming = None;
+        let _ = self.cores[core as usize].policy.block(now, task, work);
     }
 
     /// Charges `task` for running on `core` from `since` to `now`: cache refill first, then
@@ -541,13 +613,17 @@ impl<'a> Machine<'a> {
         m.jobs += 1;
         let (finished, now) = match completion {
             Completion::At(now) => (true, now),
-            Completion::Unfinished => (false, self.until),
+            Completion::Unfinished | Completion::Killed => (false, self.until),
         };
+        if matches!(completion, Completion::Killed) {
+            m.killed_jobs += 1;
+        }
         // A job completing exactly at its deadline meets it. An unfinished one misses if its
         // deadline is within the run: a completion at the horizon itself was processed.
         let missed = job.deadline.is_some_and(|d| match completion {
             Completion::At(now) => now > d,
             Completion::Unfinished => d <= self.until,
+            Completion::Killed => false,
         });
         if finished {
             m.completed += 1;

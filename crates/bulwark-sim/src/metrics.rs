@@ -84,6 +84,12 @@ pub struct TaskMetrics {
     pub preemptions: u64,
     /// Units of useful work finished by `compute` steps.
     pub work_units: u64,
+    /// Kernel objects its `allocate` steps created.
+    pub objects_allocated: u64,
+    /// Kernel objects its `allocate` steps asked for and its group's quota refused.
+    pub allocations_refused: u64,
+    /// Jobs cut short because another task terminated its process.
+    pub killed_jobs: u64,
 }
 
 /// Per-core aggregates.
@@ -103,4 +109,8 @@ pub struct CoreMetrics {
     pub work_units: u64,
     /// The most work units one invocation did.
     pub max_work_units: u64,
+    /// Kernel time spent reclaiming terminated processes and groups (part of `kernel_ns`).
+    pub reclaim_ns: u64,
+    /// The longest single stretch of reclamation kernel time, interrupts masked.
+    pub max_reclaim_ns: u64,
 }

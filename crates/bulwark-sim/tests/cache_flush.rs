@@ -162,6 +162,7 @@ fn the_flush_refill_follows_the_kernel_time_like_the_ordinary_refill() {
         ],
     );
     s.cost = CostModel {
+        reclaim_per_unit: 0,
         clock_hz: 1_000_000_000,
         timer_interrupt: 200,
         scheduler: 100,

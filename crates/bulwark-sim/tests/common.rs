@@ -21,6 +21,7 @@ pub fn scenario(
     tasks: Vec<TaskSpec>,
 ) -> Scenario {
     Scenario {
+        groups: Vec::new(),
         name: "test".into(),
         description: String::new(),
         seed: 0,

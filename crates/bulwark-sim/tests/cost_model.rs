@@ -10,6 +10,7 @@ use common::*;
 
 /// 1 GHz (1 cycle = 1 ns); timer interrupt 200, scheduler 100, context switch 50, refill 300.
 const COSTS: CostModel = CostModel {
+    reclaim_per_unit: 0,
     clock_hz: 1_000_000_000,
     timer_interrupt: 200,
     scheduler: 100,

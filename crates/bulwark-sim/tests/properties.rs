@@ -84,6 +84,7 @@ fn scenario(cost: bool) -> impl Strategy<Value = Scenario> {
         proptest::array::uniform6(0u64..3_000),
     )
         .prop_map(move |(edf, cores, tasks, seed, c)| Scenario {
+            groups: Vec::new(),
             name: "random".into(),
             description: String::new(),
             seed,
@@ -96,6 +97,7 @@ fn scenario(cost: bool) -> impl Strategy<Value = Scenario> {
             },
             cost: if cost {
                 CostModel {
+                    reclaim_per_unit: 0,
                     clock_hz: 500_000_000 + c[0] * 1_000_000,
                     timer_interrupt: c[1],
                     scheduler: c[2],

@@ -4,6 +4,8 @@
 
 use bulwark_core::{Duration, Instant, Priority};
 
+pub use bulwark_core::reclaim::ObjectKind;
+
 pub use bulwark_core::reservation::Reservation;
 
 /// A whole scenario: the machine, its policy, its cost model and its tasks.
@@ -25,6 +27,21 @@ pub struct Scenario {
     pub cost: CostModel,
     /// The tasks, in file order; a task's index here is its `TaskId`.
     pub tasks: Vec<TaskSpec>,
+    /// Reclamation groups (`[[group]]`), in file order.
+    pub groups: Vec<GroupSpec>,
+}
+
+/// A reclamation group (bounded resource reclamation, section III): its member tasks'
+/// processes, children and objects are reclaimed together, within `quota`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupSpec {
+    /// Unique name.
+    pub name: String,
+    /// The reclamation time the group may commit: every allocation charges its anticipated
+    /// reclamation time, and is refused when the quota would be exceeded.
+    pub quota: Duration,
+    /// The tasks whose processes are spawned into it (indices into `Scenario::tasks`).
+    pub members: Vec<usize>,
 }
 
 /// The scheduling policies a scenario can name.
@@ -125,6 +142,10 @@ pub struct CostModel {
     /// Cache refill a task pays when it next runs after another task on its core flushed the
     /// cache (`{ flush-cache = true }`); it pays the larger of this and `cache_refill`, not both.
     pub cache_flush: u64,
+    /// One unit of reclamation work (an object slot taken or freed, a link set or cut, an
+    /// arena released; see `bulwark_core::reclaim::ReclaimWork`). Turns group quotas into
+    /// units, allocations into their creator's time and terminations into kernel time.
+    pub reclaim_per_unit: u64,
 }
 
 impl Default for CostModel {
@@ -137,6 +158,7 @@ impl Default for CostModel {
             context_switch: 0,
             cache_refill: 0,
             cache_flush: 0,
+            reclaim_per_unit: 0,
         }
     }
 }
@@ -254,6 +276,27 @@ pub enum Step {
     /// Evict the cache of the task's core (`{ flush-cache = true }`): every other task on the
     /// core pays the cost model's `cache_flush` refill the next time it runs. Takes no time.
     FlushCache,
+    /// Create `count` kernel objects of one kind in the task's process
+    /// (`{ allocate = 1000, object = "semaphore" }`). In a reclamation group each is charged
+    /// to the quota, and those that do not fit are refused. The task spends the work as its
+    /// own execution (`reclaim-per-unit` cycles per unit).
+    Allocate {
+        /// How many.
+        count: u64,
+        /// Of which kind.
+        object: ObjectKind,
+    },
+    /// Terminate another task's process (`{ terminate = "rogue" }`): the whole reclamation
+    /// group when it has one, else its process and what it holds, one object at a time (the
+    /// baseline). The reclamation runs as kernel time on the caller's core, with interrupts
+    /// masked; with `step` (groups only), in steps of at most that much kernel time, so the
+    /// scheduler runs between them.
+    Terminate {
+        /// The task to terminate (validated: another task on the same core).
+        task: String,
+        /// Preemptible reclamation: the most kernel time per step.
+        step: Option<Duration>,
+    },
     /// Repeat `body` `count` times, or forever when `count` is `None`
     /// (`{ loop = 3, body = [...] }`, `{ loop = "forever", body = [...] }`).
     Loop {

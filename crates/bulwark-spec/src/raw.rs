@@ -29,6 +29,21 @@ pub(crate) struct RawScenario {
     /// `[[task]]` tables; missing means none (an error reported by validation).
     #[serde(default)]
     pub(crate) task: Vec<Spanned<RawTask>>,
+    /// `[[group]]` tables: reclamation groups.
+    #[serde(default)]
+    pub(crate) group: Vec<Spanned<RawGroup>>,
+}
+
+/// One `[[group]]` table: a reclamation group and its quota.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[group]] table, like { name = \"functions\", quota = \"500us\" }"
+)]
+pub(crate) struct RawGroup {
+    pub(crate) name: Spanned<String>,
+    pub(crate) quota: Spanned<RawTime>,
 }
 
 /// `[cost]`: the clock and the cycles each kind of kernel work takes.
@@ -46,6 +61,7 @@ pub(crate) struct RawCost {
     pub(crate) context_switch: Option<Spanned<i64>>,
     pub(crate) cache_refill: Option<Spanned<i64>>,
     pub(crate) cache_flush: Option<Spanned<i64>>,
+    pub(crate) reclaim_per_unit: Option<Spanned<i64>>,
 }
 
 /// One `[[task]]` table. Its kind (periodic, sporadic, script) is whichever of `period`,
@@ -68,6 +84,7 @@ pub(crate) struct RawTask {
     pub(crate) script: Option<Spanned<Vec<Spanned<RawStep>>>>,
     pub(crate) execution: Option<Spanned<RawExecution>>,
     pub(crate) reservation: Option<Spanned<RawReservation>>,
+    pub(crate) group: Option<Spanned<String>>,
 }
 
 /// `reservation = { budget = "2ms", period = "10ms" }`, optionally with `replenishments = 16`
@@ -101,6 +118,10 @@ pub(crate) struct RawStep {
     pub(crate) sleep_until: Option<Spanned<RawTime>>,
     pub(crate) sleep_until_aligned: Option<Spanned<RawTime>>,
     pub(crate) flush_cache: Option<Spanned<bool>>,
+    pub(crate) allocate: Option<Spanned<i64>>,
+    pub(crate) object: Option<Spanned<String>>,
+    pub(crate) terminate: Option<Spanned<String>>,
+    pub(crate) step: Option<Spanned<RawTime>>,
     #[serde(rename = "loop")]
     pub(crate) repeat: Option<Spanned<RawLoopCount>>,
     pub(crate) body: Option<Spanned<Vec<Spanned<RawStep>>>>,

@@ -111,7 +111,7 @@ fn helps_say_what_is_allowed() {
     assert_eq!(
         first_help("unknown_field.toml"),
         "allowed: `name`, `core`, `priority`, `deadline`, `offset`, `period`, \
-         `min-interarrival`, `jitter`, `script`, `execution`, `reservation`"
+         `min-interarrival`, `jitter`, `script`, `execution`, `reservation`, `group`"
     );
     assert_eq!(
         first_help("budget_larger_than_period.toml"),

@@ -67,6 +67,8 @@ fn assert_steps(steps: &[Step]) {
                 assert!(count.is_none_or(|c| c >= 1));
                 assert_steps(body);
             }
+            Step::Allocate { count, .. } => assert!(*count >= 1),
+            Step::Terminate { step, .. } => assert!(step.is_none_or(|s| !s.is_zero())),
             Step::Run(_) | Step::SleepFor(_) | Step::SleepUntil(_) | Step::FlushCache => {}
         }
     }

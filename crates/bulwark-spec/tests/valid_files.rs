@@ -32,6 +32,7 @@ fn us(n: u64) -> Duration {
 #[test]
 fn every_feature_reads_into_the_exact_scenario() {
     let expected = Scenario {
+        groups: Vec::new(),
         name: "complete".into(),
         description: "every key the format has".into(),
         seed: 42,
@@ -39,6 +40,7 @@ fn every_feature_reads_into_the_exact_scenario() {
         cores: 2,
         policy: PolicyKind::FixedPriority,
         cost: CostModel {
+            reclaim_per_unit: 0,
             clock_hz: 2_500_000_000,
             timer_interrupt: 120,
             scheduler: 300,
@@ -131,6 +133,7 @@ fn every_feature_reads_into_the_exact_scenario() {
 #[test]
 fn omitted_keys_take_their_defaults() {
     let expected = Scenario {
+        groups: Vec::new(),
         name: "minimal".into(),
         description: String::new(),
         seed: 0,
@@ -158,6 +161,7 @@ fn omitted_keys_take_their_defaults() {
 #[test]
 fn edf_tasks_have_no_priority_and_default_deadlines() {
     let expected = Scenario {
+        groups: Vec::new(),
         name: "rm-vs-edf".into(),
         description: "three tasks that fixed priority cannot schedule and edf can".into(),
         seed: 7,
@@ -317,6 +321,7 @@ fn every_valid_file_parses() {
 #[test]
 fn spr_reservations_carry_their_queue_capacity_and_non_preemptive_region() {
     let expected = Scenario {
+        groups: Vec::new(),
         name: "spr".into(),
         description: String::new(),
         seed: 0,

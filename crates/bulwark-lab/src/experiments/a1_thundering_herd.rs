@@ -124,6 +124,7 @@ pub fn scenario(policy: PolicyKind, attackers: u32) -> Scenario {
         },
     };
     Scenario {
+        groups: Vec::new(),
         name: "attack-a1".into(),
         description: format!(
             "Thundering Herd: {attackers} deferrable servers replenished at a victim's release"

@@ -24,6 +24,7 @@ use bulwark_spec::CostModel;
 
 /// The calibrated costs (see the module documentation for the reasons).
 pub const PAPER_PLATFORM: CostModel = CostModel {
+    reclaim_per_unit: 0,
     clock_hz: 1_000_000_000,
     timer_interrupt: 1_000,
     scheduler: 300,

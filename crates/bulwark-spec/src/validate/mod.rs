@@ -15,7 +15,7 @@ use bulwark_core::Duration;
 use toml::Spanned;
 
 use crate::diagnostic::{Source, SpecError};
-use crate::model::{CostModel, PolicyKind, Scenario};
+use crate::model::{CostModel, GroupSpec, PolicyKind, Scenario, TaskSpec};
 use crate::raw::{RawCost, RawFrequency, RawQuantity, RawScenario, RawTime};
 use crate::units::{self, UnitError};
 
@@ -28,6 +28,8 @@ pub(crate) fn validate(raw: &RawScenario, source: &Source) -> Result<Scenario, V
     let mut checker = Checker {
         source,
         errors: Vec::new(),
+        current_task: 0,
+        terminations: Vec::new(),
     };
     let scenario = checker.scenario(raw);
     let mut errors = checker.errors;
@@ -53,6 +55,18 @@ pub(crate) fn validate(raw: &RawScenario, source: &Source) -> Result<Scenario, V
 struct Checker<'a> {
     source: &'a Source,
     errors: Vec<SpecError>,
+    /// The index of the task whose table is being checked.
+    current_task: usize,
+    /// Every `terminate` step seen, checked once all tasks are known.
+    terminations: Vec<Termination>,
+}
+
+/// A `terminate` step, as written.
+struct Termination {
+    caller: usize,
+    target: String,
+    span: Range<usize>,
+    step: Option<Range<usize>>,
 }
 
 impl Checker<'_> {
@@ -79,6 +93,10 @@ impl Checker<'_> {
             Some(cost) => self.cost(cost.get_ref()),
         };
         let tasks = self.tasks(&raw.task, policy, cores);
+        let groups = self.groups(raw, cost.as_ref());
+        if let (Some(tasks), Some(groups)) = (&tasks, &groups) {
+            self.terminations(tasks, groups);
+        }
         Some(Scenario {
             name: name?,
             description,
@@ -88,7 +106,122 @@ impl Checker<'_> {
             policy: policy?,
             cost: cost?,
             tasks: tasks?,
+            groups: groups?,
         })
+    }
+
+    /// `[[group]]` tables and the tasks' `group` keys.
+    fn groups(&mut self, raw: &RawScenario, cost: Option<&CostModel>) -> Option<Vec<GroupSpec>> {
+        let mut groups: Vec<GroupSpec> = Vec::new();
+        let mut all_valid = true;
+        for group in &raw.group {
+            let g = group.get_ref();
+            let name = self.name(&g.name, "a group name");
+            if groups
+                .iter()
+                .any(|other| Some(&other.name) == name.as_ref())
+            {
+                self.report(
+                    g.name.span(),
+                    format!("group name `{}` is already used", g.name.get_ref()),
+                    "allowed: a name no other group in this scenario has",
+                );
+                all_valid = false;
+            }
+            let quota = self.positive_time(&g.quota, "quota");
+            match (name, quota) {
+                (Some(name), Some(quota)) => groups.push(GroupSpec {
+                    name,
+                    quota,
+                    members: Vec::new(),
+                }),
+                _ => all_valid = false,
+            }
+        }
+        if let (Some(first), Some(cost)) = (raw.group.first(), cost) {
+            if cost.reclaim_per_unit == 0 {
+                self.report(
+                    first.get_ref().quota.span(),
+                    "a quota of reclamation time needs the cost of a unit of reclamation work",
+                    "add reclaim-per-unit = ... (cycles, above zero) to [cost]",
+                );
+                all_valid = false;
+            }
+        }
+        for (index, task) in raw.task.iter().enumerate() {
+            let Some(group) = &task.get_ref().group else {
+                continue;
+            };
+            match groups.iter_mut().find(|g| &g.name == group.get_ref()) {
+                Some(g) => g.members.push(index),
+                None => {
+                    let names: Vec<&str> = raw
+                        .group
+                        .iter()
+                        .map(|g| g.get_ref().name.get_ref().as_str())
+                        .collect();
+                    self.report(
+                        group.span(),
+                        format!("no [[group]] is called `{}`", group.get_ref()),
+                        if names.is_empty() {
+                            "add a [[group]] table with this name and a quota".to_owned()
+                        } else {
+                            format!("allowed: {}", names.join(", "))
+                        },
+                    );
+                    all_valid = false;
+                }
+            }
+        }
+        all_valid.then_some(groups)
+    }
+
+    /// Each `terminate` names another task on the caller's core, outside the caller's group;
+    /// reclamation in steps needs the target in a group.
+    fn terminations(&mut self, tasks: &[TaskSpec], groups: &[GroupSpec]) {
+        let group_of = |task: usize| groups.iter().position(|g| g.members.contains(&task));
+        for t in std::mem::take(&mut self.terminations) {
+            let Some(target) = tasks.iter().position(|s| s.name == t.target) else {
+                self.report(
+                    t.span,
+                    format!("no task is called `{}`", t.target),
+                    "allowed: the name of another task in this scenario",
+                );
+                continue;
+            };
+            let caller = &tasks[t.caller];
+            if target == t.caller {
+                self.report(
+                    t.span,
+                    format!("task `{}` terminates itself", caller.name),
+                    "allowed: another task; to end this one, end its script",
+                );
+            } else if tasks[target].core != caller.core {
+                self.report(
+                    t.span,
+                    format!(
+                        "task `{}` is on core {}, but `{}` runs on core {}",
+                        t.target, tasks[target].core, caller.name, caller.core
+                    ),
+                    "allowed: a task on the caller's core (reclamation runs on the caller's core)",
+                );
+            } else if group_of(target).is_some() && group_of(target) == group_of(t.caller) {
+                self.report(
+                    t.span,
+                    format!(
+                        "`{}` would terminate its own group with `{}`",
+                        caller.name, t.target
+                    ),
+                    "allowed: a task outside the caller's reclamation group",
+                );
+            } else if let (Some(step), None) = (t.step, group_of(target)) {
+                self.report(
+                    step,
+                    format!("`{}` is in no reclamation group, so it is reclaimed one object at a time, in one go", t.target),
+                    "allowed: step only for a task in a [[group]]; remove step or add the task to a group",
+                );
+            }
+        }
     }
 
     fn name(&mut self, raw: &Spanned<String>, what: &str) -> Option<String> {
@@ -150,6 +283,7 @@ impl Checker<'_> {
         let context_switch = cycles(&raw.context_switch, "context-switch");
         let cache_refill = cycles(&raw.cache_refill, "cache-refill");
         let cache_flush = cycles(&raw.cache_flush, "cache-flush");
+        let reclaim_per_unit = cycles(&raw.reclaim_per_unit, "reclaim-per-unit");
         Some(CostModel {
             clock_hz: clock_hz?,
             timer_interrupt: timer_interrupt?,
@@ -158,6 +292,7 @@ impl Checker<'_> {
             context_switch: context_switch?,
             cache_refill: cache_refill?,
             cache_flush: cache_flush?,
+            reclaim_per_unit: reclaim_per_unit?,
         })
     }
 

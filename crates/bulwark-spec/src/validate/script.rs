@@ -1,5 +1,6 @@
 //! Script checks: one action per step, counts of at least one, loops that let time pass,
-//! `flush-cache` only as `true`.
+//! `flush-cache` only as `true`, `allocate` and `terminate` with their companions (the task
+//! a `terminate` names is checked once every task is known, in `mod.rs`).
 
 use std::ops::Range;
 
@@ -7,11 +8,16 @@ use bulwark_core::Instant;
 use toml::Spanned;
 
 use super::Checker;
-use crate::model::Step;
+use crate::model::{ObjectKind, Step};
 use crate::raw::{RawLoopCount, RawStep};
 
 const STEP_HELP: &str = "allowed: exactly one of run, compute (with each), sleep-for, \
-                         sleep-until, sleep-until-aligned, flush-cache, loop (with body)";
+                         sleep-until, sleep-until-aligned, flush-cache, allocate (with object), \
+                         terminate (with step), loop (with body)";
+const OBJECT_HELP: &str = "allowed: { allocate = 1000, object = \"semaphore\" } with object one \
+                           of semaphore, mapping, endpoint (semaphore when left out)";
+const TERMINATE_HELP: &str = "allowed: { terminate = \"task\" }, or { terminate = \"task\", \
+                              step = \"20us\" } for reclamation in steps";
 const LOOP_HELP: &str =
     "allowed: { loop = 3, body = [...] } or { loop = \"forever\", body = [...] }";
 const COMPUTE_HELP: &str = "allowed: { compute = 50, each = \"100us\" }";
@@ -48,6 +54,19 @@ impl Checker<'_> {
             .as_ref()
             .and_then(|v| self.positive_time(v, "sleep-until-aligned"));
         let flush = raw.flush_cache.as_ref().and_then(|v| self.flush(v));
+        let allocate = raw
+            .allocate
+            .as_ref()
+            .and_then(|v| self.count(v, "allocate"));
+        let object = match &raw.object {
+            None => Some(ObjectKind::Semaphore),
+            Some(v) => self.object(v),
+        };
+        let terminate = raw.terminate.as_ref().and_then(|v| {
+            self.name(v, "the task to terminate")?;
+            Some(v.get_ref().clone())
+        });
+        let step = raw.step.as_ref().map(|v| self.positive_time(v, "step"));
         let repeat = raw.repeat.as_ref().and_then(|v| self.loop_count(v));
         let body = raw
             .body
@@ -67,6 +86,26 @@ impl Checker<'_> {
             "flush-cache" => {
                 flush?;
                 Step::FlushCache
+            }
+            "allocate" => Step::Allocate {
+                count: allocate?,
+                object: object?,
+            },
+            "terminate" => {
+                let task = terminate?;
+                let step = match step {
+                    None => None,
+                    Some(time) => Some(time?),
+                };
+                let target = raw.terminate.as_ref().map_or(whole.clone(), |t| t.span());
+                let step_span = raw.step.as_ref().map(|t| t.span());
+                self.terminations.push(super::Termination {
+                    caller: self.current_task,
+                    target: task.clone(),
+                    span: target,
+                    step: step_span,
+                });
+                Step::Terminate { task, step }
             }
             _ => {
                 let count = repeat?;
@@ -99,6 +138,8 @@ impl Checker<'_> {
             at(&raw.sleep_until, "sleep-until"),
             at(&raw.sleep_until_aligned, "sleep-until-aligned"),
             at(&raw.flush_cache, "flush-cache"),
+            at(&raw.allocate, "allocate"),
+            at(&raw.terminate, "terminate"),
             at(&raw.repeat, "loop"),
         ]
         .into_iter()
@@ -137,6 +178,12 @@ impl Checker<'_> {
             }
             _ => {}
         }
+        if let (None, Some(object)) = (&raw.allocate, &raw.object) {
+            self.report(object.span(), "object only goes with allocate", OBJECT_HELP);
+        }
+        if let (None, Some(step)) = (&raw.terminate, &raw.step) {
+            self.report(step.span(), "step only goes with terminate", TERMINATE_HELP);
+        }
         match (&raw.repeat, &raw.body) {
             (Some(_), None) => {
                 self.report(whole, "loop needs a body, the steps to repeat", LOOP_HELP)
@@ -157,6 +204,24 @@ impl Checker<'_> {
             "allowed: { flush-cache = true }; to not flush the cache, remove this step",
         );
         None
+    }
+
+    /// `object = "semaphore" | "mapping" | "endpoint"`.
+    fn object(&mut self, raw: &Spanned<String>) -> Option<ObjectKind> {
+        let kind = match raw.get_ref().as_str() {
+            "semaphore" => Some(ObjectKind::Semaphore),
+            "mapping" => Some(ObjectKind::MemoryMapping),
+            "endpoint" => Some(ObjectKind::Endpoint),
+            _ => None,
+        };
+        if kind.is_none() {
+            self.report(
+                raw.span(),
+                format!("unknown kernel object `{}`", raw.get_ref()),
+                "allowed: semaphore, mapping, endpoint",
+            );
+        }
+        kind
     }
 
     fn count(&mut self, raw: &Spanned<i64>, what: &str) -> Option<u64> {
@@ -207,7 +272,8 @@ fn takes_time(step: &Step) -> bool {
         Step::SleepUntilAligned(period) => !period.is_zero(),
         // Once its instant has passed, it returns at once.
         Step::SleepUntil(_) => false,
-        Step::FlushCache => false,
+        // Their time comes from the cost model, which may make it zero.
+        Step::FlushCache | Step::Allocate { .. } | Step::Terminate { .. } => false,
         Step::Loop { body, .. } => body.iter().any(takes_time),
     }
 }

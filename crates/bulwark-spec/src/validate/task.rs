@@ -55,7 +55,8 @@ impl Checker<'_> {
         let mut first_line_of: HashMap<&str, usize> = HashMap::new();
         let mut tasks = Vec::with_capacity(raw.len());
         let mut all_valid = true;
-        for task in raw {
+        for (index, task) in raw.iter().enumerate() {
+            self.current_task = index;
             let name = &task.get_ref().name;
             let unique = match first_line_of.get(name.get_ref().as_str()) {
                 Some(line) => {

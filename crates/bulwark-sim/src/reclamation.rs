@@ -1,0 +1,193 @@
+//! The machine's kernel objects: one process per task in `bulwark_core::reclaim`'s capability
+//! tree, spawned into its reclamation group when it has one, so that `allocate` and
+//! `terminate` steps run the real reclamation code and their work becomes time through the
+//! cost model's `reclaim_per_unit`.
+
+use bulwark_core::reclaim::{
+    CapabilityTree, GroupId, ObjectKind, ProcessId, Progress, ReclaimError, ReclaimWork,
+};
+use bulwark_spec::Scenario;
+
+use crate::SimError;
+
+/// What one `allocate` step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Allocation {
+    /// Work units spent (the refused attempts cost nothing: they are refused before any
+    /// change).
+    pub units: u64,
+    /// Objects created.
+    pub created: u64,
+    /// Objects refused because the group's quota was used up.
+    pub refused: u64,
+}
+
+/// What one termination call (or step of one) did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Termination {
+    /// Work units spent.
+    pub units: u64,
+    /// False while a stepwise termination has more to do.
+    pub done: bool,
+    /// Tasks whose processes this call ended (on the first step of a group: all members).
+    pub killed: Vec<usize>,
+}
+
+/// The capability tree and which process and group belong to each task.
+pub(crate) struct Reclamation {
+    tree: CapabilityTree,
+    /// Each task's process, `None` once terminated.
+    process: Vec<Option<ProcessId>>,
+    /// Each task's group (index into the scenario's groups).
+    group_of: Vec<Option<usize>>,
+    groups: Vec<GroupId>,
+    /// Cycles per unit and the clock, to turn time into units.
+    per_unit: u64,
+    clock_hz: u64,
+}
+
+impl Reclamation {
+    /// One process per task; groups created with their quotas converted to work units.
+    pub(crate) fn new(scenario: &Scenario) -> Result<Self, SimError> {
+        let mut tree = CapabilityTree::default();
+        let per_unit = scenario.cost.reclaim_per_unit;
+        let clock_hz = scenario.cost.clock_hz;
+        let mut group_of = vec![None; scenario.tasks.len()];
+        let mut groups = Vec::with_capacity(scenario.groups.len());
+        for (g, spec) in scenario.groups.iter().enumerate() {
+            let quota = units_in(spec.quota.as_nanos(), per_unit, clock_hz);
+            let (id, _) = tree
+                .create_group(quota)
+                .map_err(|error| configuration(&spec.name, error))?;
+            groups.push(id);
+            for &member in &spec.members {
+                group_of[member] = Some(g);
+            }
+        }
+        let mut process = Vec::with_capacity(scenario.tasks.len());
+        for (task, spec) in scenario.tasks.iter().enumerate() {
+            let created = match group_of[task] {
+                Some(g) => tree.spawn(groups[g]),
+                None => tree.create_process(),
+            };
+            let (pid, _) = created.map_err(|error| configuration(&spec.name, error))?;
+            process.push(Some(pid));
+        }
+        Ok(Reclamation {
+            tree,
+            process,
+            group_of,
+            groups,
+            per_unit,
+            clock_hz,
+        })
+    }
+
+    /// Cycles of `units` of reclamation work.
+    pub(crate) fn cycles(&self, units: u64) -> u64 {
+        self.per_unit.saturating_mul(units)
+    }
+
+    /// `task` creates `count` objects of `kind`, until its group's quota refuses one; the
+    /// rest are refused too (a refused call changes nothing, so retrying would be refused
+    /// again).
+    pub(crate) fn allocate(&mut self, task: usize, count: u64, kind: ObjectKind) -> Allocation {
+        let mut result = Allocation::default();
+        let Some(pid) = self.process[task] else {
+            return result;
+        };
+        for done in 0..count {
+            match self.tree.create_object(pid, kind) {
+                Ok((_, work)) => {
+                    result.units += work.units();
+                    result.created += 1;
+                }
+                Err(_) => {
+                    result.refused = count - done;
+                    break;
+                }
+            }
+        }
+        result
+    }
+
+    /// Terminates `target`'s process: its whole group when it has one (in steps of at most
+    /// `step` of kernel time when given), else the process alone, one object at a time.
+    pub(crate) fn terminate(
+        &mut self,
+        target: usize,
+        step: Option<bulwark_core::Duration>,
+    ) -> Termination {
+        let mut result = Termination {
+            done: true,
+            ..Termination::default()
+        };
+        match self.group_of[target] {
+            Some(g) => {
+                let group = self.groups[g];
+                let starting = !self.tree.is_terminating(group).unwrap_or(true);
+                let work = match step {
+                    Some(step) => {
+                        let budget = units_in(step.as_nanos(), self.per_unit, self.clock_hz);
+                        match self.tree.terminate_step(group, budget.max(1)) {
+                            Ok(Progress::Pending(work)) => {
+                                result.done = false;
+                                work
+                            }
+                            Ok(Progress::Done(work)) => work,
+                            Err(_) => ReclaimWork::default(),
+                        }
+                    }
+                    None => self.tree.terminate_group(group).unwrap_or_default(),
+                };
+                result.units = work.units();
+                if starting {
+                    let members = (0..self.process.len()).filter(|&t| self.group_of[t] == Some(g));
+                    for member in members.collect::<Vec<_>>() {
+                        if self.process[member].take().is_some() {
+                            result.killed.push(member);
+                        }
+                    }
+                }
+            }
+            None => {
+                if let Some(pid) = self.process[target].take() {
+                    let work: ReclaimWork = self.tree.terminate_process(pid).unwrap_or_default();
+                    result.units = work.units();
+                    result.killed.push(target);
+                }
+            }
+        }
+        result
+    }
+}
+
+/// How many whole units of `per_unit` cycles fit in `nanos` at `clock_hz`.
+fn units_in(nanos: u64, per_unit: u64, clock_hz: u64) -> u64 {
+    if per_unit == 0 {
+        return u64::MAX;
+    }
+    let cycles = nanos as u128 * clock_hz as u128 / 1_000_000_000;
+    u64::try_from(cycles / per_unit as u128).unwrap_or(u64::MAX)
+}
+
+fn configuration(name: &str, error: ReclaimError) -> SimError {
+    SimError::Reclamation {
+        name: name.to_owned(),
+        error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotas_convert_to_whole_units() {
+        // 400 us at 1 GHz is 400,000 cycles; at 20 cycles per unit, 20,000 units.
+        assert_eq!(units_in(400_000, 20, 1_000_000_000), 20_000);
+        // 1 ns at 2 GHz is 2 cycles: no whole unit of 3 cycles.
+        assert_eq!(units_in(1, 3, 2_000_000_000), 0);
+        assert_eq!(units_in(5, 0, 1), u64::MAX);
+    }
+}
