@@ -5,6 +5,7 @@ pub mod a1_thundering_herd;
 pub mod a2_timer_interference;
 pub mod a3_preemption_storm;
 mod double_hit;
+mod faas_reclaim;
 pub mod platform;
 mod textbook;
 
@@ -40,6 +41,7 @@ pub const ALL: &[Experiment] = &[
     a1_thundering_herd::EXPERIMENT,
     a2_timer_interference::EXPERIMENT,
     a3_preemption_storm::EXPERIMENT,
+    faas_reclaim::EXPERIMENT,
 ];
 
 /// The experiment called `name`.
