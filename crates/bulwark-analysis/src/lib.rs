@@ -5,9 +5,9 @@
 
 pub mod admission;
 pub mod bandwidth;
-pub mod vbs;
 pub mod generate;
 pub mod overhead;
 pub mod rbf;
 pub mod scenario;
 pub mod utilisation;
+pub mod vbs;
