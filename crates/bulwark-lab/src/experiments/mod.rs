@@ -7,6 +7,7 @@ pub mod a3_preemption_storm;
 mod double_hit;
 mod faas_reclaim;
 pub mod platform;
+mod reclaim_latency;
 mod textbook;
 
 use crate::report::ExperimentReport;
@@ -41,6 +42,7 @@ pub const ALL: &[Experiment] = &[
     a1_thundering_herd::EXPERIMENT,
     a2_timer_interference::EXPERIMENT,
     a3_preemption_storm::EXPERIMENT,
+    reclaim_latency::EXPERIMENT,
     faas_reclaim::EXPERIMENT,
 ];
 
