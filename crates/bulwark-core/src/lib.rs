@@ -17,6 +17,7 @@ pub mod edf;
 pub mod error;
 pub mod fixed_priority;
 pub mod heap;
+pub mod ipc;
 pub mod policy;
 pub mod reclaim;
 pub mod reservation;

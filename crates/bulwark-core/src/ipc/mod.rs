@@ -1,0 +1,110 @@
+//! Component IPC with priority protocols (CAmkES paper, section 4): the state each component
+//! procedure interface (CPI) keeps for its protocol, and the steps its threads take.
+//!
+//! A CPI is served by a pool of threads that wait on its endpoint at its priority ceiling. A
+//! request carries the requester's priority and the id of the task it originates from. The
+//! protocols:
+//! - [`propagate`]: requests run at the requester's priority, concurrently (Fig. 5);
+//! - [`inherit`]: the priority inheritance protocol over one lock, with the notification
+//!   manager of [`notification`] (Fig. 4), and nested inheritance through `nest`;
+//! - [`fixed`]: one thread at a fixed priority: the ceiling (IPCP) or the maximum (NPCS).
+//!
+//! Each call returns the [`Effect`]s on other threads the platform must carry out (a priority
+//! change, a wake-up, a `nest` call to a downstream CPI), so the same code serves a kernel,
+//! the simulator and the tests. Nothing here blocks or allocates after construction.
+
+pub mod fixed;
+pub mod inherit;
+pub mod notification;
+pub mod propagate;
+
+pub use fixed::FixedCpi;
+pub use inherit::InheritCpi;
+pub use notification::NotificationManager;
+pub use propagate::PropagateCpi;
+
+use crate::{Priority, TaskId};
+
+/// A request to a CPI: the priority it is served at and the task it originates from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Request {
+    /// The requesting thread's priority (for a nested request, the sender's inherited one).
+    pub priority: Priority,
+    /// The unique id of the originating task.
+    pub requestor: TaskId,
+}
+
+/// A downstream CPI, as the `nest` function pointer of Fig. 4 step 17 names it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct CpiId(pub u32);
+
+/// What the platform must do for a protocol step, besides the calling thread's own path.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Effect {
+    /// Set a pool thread's scheduling priority (`seL4_TCB_SetPriority`).
+    SetPriority {
+        /// The pool thread.
+        thread: u32,
+        /// Its new priority.
+        priority: Priority,
+    },
+    /// Wake a pool thread waiting in the notification manager (it now holds the lock).
+    Wake {
+        /// The pool thread.
+        thread: u32,
+    },
+    /// Call `nest` on a downstream CPI: `requestor`'s outstanding request there now has
+    /// `priority`.
+    Nest {
+        /// The downstream CPI.
+        cpi: CpiId,
+        /// The inherited priority to push down.
+        priority: Priority,
+        /// The originating task whose request chain it follows.
+        requestor: TaskId,
+    },
+}
+
+/// At most four effects per step; a fixed array, so no step allocates.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Effects {
+    items: [Option<Effect>; 4],
+    len: usize,
+}
+
+impl Effects {
+    /// Appends one effect (a step produces at most four; more would be a bug, ignored).
+    pub fn push(&mut self, effect: Effect) {
+        if let Some(slot) = self.items.get_mut(self.len) {
+            *slot = Some(effect);
+            self.len += 1;
+        }
+    }
+
+    /// The effects, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Effect> + '_ {
+        self.items[..self.len].iter().flatten().copied()
+    }
+
+    /// The number of effects.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there is nothing to do.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Why a CPI refused a call; a refused call changed nothing.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum IpcError {
+    /// The thread index is beyond the CPI's pool.
+    UnknownThread = 1,
+    /// The thread is not in the state the step needs (say, finishing without the lock).
+    WrongState = 2,
+    /// Every thread of the pool is busy: the pool was sized too small for the system.
+    PoolExhausted = 3,
+}

@@ -1,0 +1,267 @@
+//! A CPI with priority propagation (CAmkES paper, section 4.3, Fig. 5): reentrant, each
+//! request served by its own pool thread at the requester's priority, tracked by the thread
+//! manager, and `nest` for CPIs downstream of a PIP CPI. Comments number the steps as Fig. 5.
+//!
+//! The thread manager keeps a node per pool thread: free, or in use with the priority,
+//! thread, requestor and `nest` pointer of the request it serves. The paper keeps free and
+//! in-use singly-linked lists; here the node of a thread is its pool index, so finding a free
+//! one is a scan of a fixed-size pool and finding a requestor's node for `nest` likewise.
+//!
+//! Invariants (checked by [`PropagateCpi::check`]): a requestor has at most one node in use;
+//! a `nest` pointer is set only on a node in use.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::{CpiId, Effect, Effects, IpcError, Request};
+use crate::{Priority, TaskId};
+
+/// One thread-manager node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Node {
+    priority: Priority,
+    requestor: TaskId,
+    nest: Option<CpiId>,
+}
+
+/// The priority-propagation state of one CPI.
+#[derive(Clone, Debug)]
+pub struct PropagateCpi {
+    ceiling: Priority,
+    nodes: Vec<Option<Node>>,
+}
+
+impl PropagateCpi {
+    /// A CPI whose pool of `threads` threads waits at `ceiling`.
+    pub fn new(ceiling: Priority, threads: u32) -> Self {
+        PropagateCpi {
+            ceiling,
+            nodes: vec![None; threads as usize],
+        }
+    }
+
+    /// The priority ceiling.
+    pub fn ceiling(&self) -> Priority {
+        self.ceiling
+    }
+
+    /// The priority thread `thread` serves its request at, if it serves one.
+    pub fn priority_of(&self, thread: u32) -> Option<Priority> {
+        self.nodes
+            .get(thread as usize)
+            .copied()
+            .flatten()
+            .map(|n| n.priority)
+    }
+
+    /// The threads serving requests.
+    pub fn in_use(&self) -> usize {
+        self.nodes.iter().flatten().count()
+    }
+
+    /// A request arrives: steps 1-5, then the thread runs the procedure (6). Returns the
+    /// pool thread that serves it.
+    pub fn request(&mut self, request: Request) -> Result<(u32, Effects), IpcError> {
+        // (1) a free node from the thread manager.
+        let thread = self
+            .nodes
+            .iter()
+            .position(Option::is_none)
+            .ok_or(IpcError::PoolExhausted)? as u32;
+        // (2) priority, (3) thread, (4) requestor.
+        self.nodes[thread as usize] = Some(Node {
+            priority: request.priority,
+            requestor: request.requestor,
+            nest: None,
+        });
+        let mut effects = Effects::default();
+        // (5) run at the requester's priority.
+        effects.push(Effect::SetPriority {
+            thread,
+            priority: request.priority,
+        });
+        Ok((thread, effects))
+    }
+
+    fn node(&mut self, thread: u32) -> Result<&mut Node, IpcError> {
+        match self.nodes.get_mut(thread as usize) {
+            None => Err(IpcError::UnknownThread),
+            Some(None) => Err(IpcError::WrongState),
+            Some(Some(node)) => Ok(node),
+        }
+    }
+
+    /// Steps 7-10: a nested request to `downstream` at the node's (inherited) priority.
+    pub fn begin_nested(
+        &mut self,
+        thread: u32,
+        downstream: CpiId,
+    ) -> Result<(Request, Effects), IpcError> {
+        let ceiling = self.ceiling;
+        let node = self.node(thread)?;
+        if node.nest.is_some() {
+            return Err(IpcError::WrongState);
+        }
+        let mut effects = Effects::default();
+        // (7) to the PC, (8) the request carries the node's priority, (9) set the pointer.
+        effects.push(Effect::SetPriority {
+            thread,
+            priority: ceiling,
+        });
+        node.nest = Some(downstream);
+        // (10) send.
+        Ok((
+            Request {
+                priority: node.priority,
+                requestor: node.requestor,
+            },
+            effects,
+        ))
+    }
+
+    /// Steps 11-12: the reply came back: clear the pointer, back to the node's priority.
+    pub fn end_nested(&mut self, thread: u32) -> Result<Effects, IpcError> {
+        let node = self.node(thread)?;
+        if node.nest.take().is_none() {
+            return Err(IpcError::WrongState);
+        }
+        let mut effects = Effects::default();
+        effects.push(Effect::SetPriority {
+            thread,
+            priority: node.priority,
+        });
+        Ok(effects)
+    }
+
+    /// Steps 13-15: the procedure is done: back to the ceiling, the node freed, reply.
+    pub fn finish(&mut self, thread: u32) -> Result<Effects, IpcError> {
+        if self.node(thread)?.nest.is_some() {
+            return Err(IpcError::WrongState);
+        }
+        self.nodes[thread as usize] = None;
+        let mut effects = Effects::default();
+        effects.push(Effect::SetPriority {
+            thread,
+            priority: self.ceiling,
+        });
+        Ok(effects)
+    }
+
+    /// `nest` (steps 16-18): `requestor`'s request here now has `priority` if higher; its
+    /// thread is raised, and the update goes further down if it waits on a nested request.
+    pub fn nest(&mut self, priority: Priority, requestor: TaskId) -> Effects {
+        let mut effects = Effects::default();
+        // (16) find the node serving the requestor.
+        let Some(thread) = self
+            .nodes
+            .iter()
+            .position(|n| n.is_some_and(|n| n.requestor == requestor))
+        else {
+            return effects;
+        };
+        let Some(node) = self.nodes[thread].as_mut() else {
+            return effects;
+        };
+        if priority <= node.priority {
+            return effects;
+        }
+        // (17) elevate. While it waits downstream it sits at the ceiling; step 12 will drop it
+        // to this priority, so only a thread running its procedure changes now.
+        node.priority = priority;
+        match node.nest {
+            None => effects.push(Effect::SetPriority {
+                thread: thread as u32,
+                priority,
+            }),
+            // (18) blocked downstream: pass it on.
+            Some(cpi) => effects.push(Effect::Nest {
+                cpi,
+                priority,
+                requestor,
+            }),
+        }
+        effects
+    }
+
+    /// Checks the invariants stated at the top of this module.
+    pub fn check(&self) -> Result<(), &'static str> {
+        let used: Vec<TaskId> = self.nodes.iter().flatten().map(|n| n.requestor).collect();
+        for (i, r) in used.iter().enumerate() {
+            if used[..i].contains(r) {
+                return Err("a requestor has at most one node in use");
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn req(priority: u8, task: u32) -> Request {
+        Request {
+            priority: Priority(priority),
+            requestor: TaskId(task),
+        }
+    }
+
+    fn set(thread: u32, priority: u8) -> Effect {
+        Effect::SetPriority {
+            thread,
+            priority: Priority(priority),
+        }
+    }
+
+    /// Fig. 5, walked: two concurrent requests run at their requesters' priorities on
+    /// distinct threads (1-6); a nested request goes out at the node's priority (7-10) and
+    /// comes back (11-12); finishing frees the node (13-15); a third request finds a free
+    /// node; with the pool full a request is refused.
+    #[test]
+    fn the_steps_of_fig_5() {
+        let mut cpi = PropagateCpi::new(Priority(20), 2);
+        let (t0, e) = cpi.request(req(3, 1)).unwrap();
+        assert_eq!((t0, e.iter().collect::<Vec<_>>()), (0, vec![set(0, 3)]));
+        let (t1, e) = cpi.request(req(7, 2)).unwrap();
+        assert_eq!((t1, e.iter().collect::<Vec<_>>()), (1, vec![set(1, 7)]));
+        assert_eq!(
+            cpi.request(req(9, 3)).map(|x| x.0),
+            Err(IpcError::PoolExhausted)
+        );
+        let (nested, e) = cpi.begin_nested(0, CpiId(4)).unwrap();
+        assert_eq!(
+            (nested, e.iter().collect::<Vec<_>>()),
+            (req(3, 1), vec![set(0, 20)])
+        );
+        // A PIP CPI upstream pushes 9 for task 1: its thread waits downstream, so pass it on.
+        let e = cpi.nest(Priority(9), TaskId(1));
+        assert_eq!(
+            e.iter().collect::<Vec<_>>(),
+            [Effect::Nest {
+                cpi: CpiId(4),
+                priority: Priority(9),
+                requestor: TaskId(1)
+            }]
+        );
+        // The reply: back to the (raised) node priority 9.
+        let e = cpi.end_nested(0).unwrap();
+        assert_eq!(e.iter().collect::<Vec<_>>(), [set(0, 9)]);
+        assert_eq!(
+            cpi.finish(0).unwrap().iter().collect::<Vec<_>>(),
+            [set(0, 20)]
+        );
+        assert_eq!(cpi.in_use(), 1);
+        let (t, _) = cpi.request(req(1, 5)).unwrap();
+        assert_eq!(t, 0, "the freed node serves the next request");
+        // nest on a running thread raises it directly; a lower priority changes nothing.
+        assert_eq!(
+            cpi.nest(Priority(8), TaskId(2)).iter().collect::<Vec<_>>(),
+            [set(1, 8)]
+        );
+        assert!(cpi.nest(Priority(2), TaskId(2)).is_empty());
+        assert_eq!(cpi.finish(1).map(|e| e.len()), Ok(1));
+        assert_eq!(cpi.finish(1), Err(IpcError::WrongState));
+        cpi.check().unwrap();
+    }
+}
