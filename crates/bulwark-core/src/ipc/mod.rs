@@ -7,7 +7,9 @@
 //! - [`propagate`]: requests run at the requester's priority, concurrently (Fig. 5);
 //! - [`inherit`]: the priority inheritance protocol over one lock, with the notification
 //!   manager of [`notification`] (Fig. 4), and nested inheritance through `nest`;
-//! - [`fixed`]: one thread at a fixed priority: the ceiling (IPCP) or the maximum (NPCS).
+//! - [`fixed`]: one thread at a fixed priority: the ceiling (IPCP) or the maximum (NPCS);
+//! - [`mc_ipc`]: the MC-IPC gate of a resource server shared across clusters (MC-IPC paper),
+//!   and the FIFO-IPC and PRIO-IPC baselines.
 //!
 //! Each call returns the [`Effect`]s on other threads the platform must carry out (a priority
 //! change, a wake-up, a `nest` call to a downstream CPI), so the same code serves a kernel,
@@ -15,11 +17,13 @@
 
 pub mod fixed;
 pub mod inherit;
+pub mod mc_ipc;
 pub mod notification;
 pub mod propagate;
 
 pub use fixed::FixedCpi;
 pub use inherit::InheritCpi;
+pub use mc_ipc::{FifoGate, IpcGate, McIpcGate, PrioGate};
 pub use notification::NotificationManager;
 pub use propagate::PropagateCpi;
 
