@@ -1,6 +1,6 @@
 //! Bounds for variable-bandwidth servers (VBS paper, section III-C): the response bound of
-//! Eq. (1), the admission test of Eq. (2), and the tighter bounds of the early release
-//! strategy with its `k`.
+//! Eq. (1), the admission test of Eq. (2), and the early release strategy's `k` and range as
+//! the paper states them (which the scheduler does not always meet; Eq. (1) it does).
 //!
 //! Times are whole instants of the scheduler's time unit, as in the paper (its time is
 //! discrete: an action's load, limit and period are natural numbers). An action
@@ -74,10 +74,16 @@ impl Action {
         }
     }
 
-    /// The early strategy: from `floor(l / lambda) pi + k - 1` (or `+ k` when the arrival
-    /// leaves at least `k` instants in its period; the paper's two cases, `k - 1` only when
-    /// `k > 0`) to `floor(l / lambda) pi + pi - 1`; jitter at most `pi - 1`.
-    pub fn early(&self) -> ResponseRange {
+    /// The early strategy's range as the paper states it (section III-C): from
+    /// `floor(l / lambda) pi + k - 1` (or `+ k` when the arrival leaves at least `k` instants
+    /// in its period; `k - 1` only when `k > 0`) to `floor(l / lambda) pi + pi - 1`.
+    ///
+    /// Not a guarantee of the scheduler: its derivation counts `ceil(k lambda / pi)` instants
+    /// of work in a first period of `k` instants, while the early strategy grants
+    /// `floor(k lambda / pi)`. The action (3, (2, 4)) arriving at 15 gets limit
+    /// floor(1 * 2 / 4) = 0 at 15, so it runs from 16 and terminates at 24: response 9,
+    /// above the stated 7 (see the test). [`Action::response_bound`] (Eq. (1)) always holds.
+    pub fn early_as_stated(&self) -> ResponseRange {
         let whole = (self.load / self.limit) * self.period;
         let k = self.k();
         ResponseRange {
@@ -126,6 +132,21 @@ mod tests {
         assert_eq!(a.late().jitter(), 3);
     }
 
+    /// The stated early range can be exceeded (see [`Action::early_as_stated`]): (3, (2, 4))
+    /// arriving at 15 has k = 1 (rest 3 - 2 = 1 needs ceil(k 2 / 4) >= 1) and 15 <= 16 - k,
+    /// so the paper's first case says at most floor(3/2) 4 + 4 - 1 = 7; the scheduler's
+    /// floor(1 * 2 / 4) = 0 limit before 16 gives [16, 18), [20, 21), termination at 24:
+    /// response 9, still within Eq. (1): ceil(3/2) 4 + 3 = 11.
+    #[test]
+    fn the_stated_early_range_is_not_a_guarantee() {
+        let a = Action::new(3, 2, 4).unwrap();
+        assert_eq!(a.k(), 1);
+        assert_eq!(a.early_as_stated().upper, 7);
+        let observed = 24 - 15;
+        assert!(observed > a.early_as_stated().upper);
+        assert!(observed <= a.response_bound());
+    }
+
     /// The paper's process P(0.5) = (3,(1,2))(2,(1,4))(1,(1,3))(2,(1,2)), Eq. (1) by hand:
     /// ceil(3/1) 2 + 1 = 7; ceil(2/1) 4 + 3 = 11; ceil(1/1) 3 + 2 = 5; ceil(2/1) 2 + 1 = 5.
     #[test]
@@ -150,7 +171,7 @@ mod tests {
                         .find(|&k| (k * limit).div_ceil(period) >= rest)
                         .unwrap();
                     assert_eq!(a.k(), search, "{a:?}");
-                    let e = a.early();
+                    let e = a.early_as_stated();
                     assert!(e.upper <= a.response_bound() && e.jitter() < period);
                 }
             }
