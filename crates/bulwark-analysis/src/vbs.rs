@@ -122,7 +122,7 @@ mod tests {
         );
         assert_eq!(a.k(), 1);
         assert_eq!(
-            a.early(),
+            a.early_as_stated(),
             ResponseRange {
                 lower: 8,
                 upper: 11
