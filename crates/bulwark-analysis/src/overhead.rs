@@ -65,7 +65,11 @@ pub fn work_per_invocation(policy: PolicyKind, servers: &[Server]) -> Option<Wor
             units: None,
             reason: EAGER_TIMERS.to_owned(),
         }),
-        PolicyKind::FixedPriority | PolicyKind::Edf | PolicyKind::Cbs | PolicyKind::HardCbs => None,
+        PolicyKind::FixedPriority
+        | PolicyKind::Edf
+        | PolicyKind::Cbs
+        | PolicyKind::HardCbs
+        | PolicyKind::Vbs => None,
     }
 }
 

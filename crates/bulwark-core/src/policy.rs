@@ -20,6 +20,7 @@
 //! Every call reports the bounded work it did into a [`Work`] record; a kernel may ignore it,
 //! the simulator charges it through its cost model, and tests assert the bounds on it.
 
+use crate::bandwidth::vbs::Action;
 use crate::{CoreError, Instant, TaskId, Work};
 
 /// What a task's wake-up starts.
@@ -82,6 +83,21 @@ pub trait Policy {
     /// [`schedule`](Policy::schedule) keep this default, which does nothing.
     fn timer_interrupt(&mut self, now: Instant, work: &mut Work) {
         let _ = (now, work);
+    }
+
+    /// The running (or idle) process `task` marks a switch to `action` at `now` (VBS paper,
+    /// section IV: "marking a change of action forces a scheduler invocation"); its current
+    /// action, if any, completes here. Only policies with actions accept it; the others
+    /// refuse it and change nothing.
+    fn switch_action(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        action: Action,
+        work: &mut Work,
+    ) -> Result<(), CoreError> {
+        let _ = (now, task, action, work);
+        Err(CoreError::InvalidParameter)
     }
 
     /// Chooses the task to run from `now` and when to interrupt it.

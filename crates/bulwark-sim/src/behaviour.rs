@@ -35,6 +35,15 @@ pub enum Action<'a> {
     /// Evict the cache of the task's core (a `flush-cache` step): every other task on the core
     /// pays the flush refill when it next runs. Takes no time; the task then goes on.
     FlushCache,
+    /// Mark a switch to a VBS action of `load` on `(limit, period)`, then execute the load.
+    Switch {
+        /// The work.
+        load: Duration,
+        /// `lambda`.
+        limit: Duration,
+        /// `pi`.
+        period: Duration,
+    },
     /// Create `count` kernel objects of `object` in the task's process.
     Allocate {
         /// How many.
@@ -222,6 +231,15 @@ fn next_step<'a>(frames: &mut Vec<Frame<'a>>, now: Instant) -> Result<Action<'a>
             Step::SleepUntil(at) => sleep(*at),
             Step::SleepUntilAligned(period) => sleep(next_multiple(now, *period)),
             Step::FlushCache => Action::FlushCache,
+            Step::Action {
+                load,
+                limit,
+                period,
+            } => Action::Switch {
+                load: *load,
+                limit: *limit,
+                period: *period,
+            },
             Step::Allocate { count, object } => Action::Allocate {
                 count: *count,
                 object: *object,

@@ -13,6 +13,10 @@
 //! Interrupts stay masked in the kernel: a timer that fires during kernel time is taken when
 //! the kernel would return to the task. Configuration before time zero is free.
 
+use bulwark_core::bandwidth::vbs::{
+    Action as VbsAction, ArrayQueue, BandwidthCap, ListQueue, MatrixQueue, Resource, TreeQueue,
+    Vbs, VbsConfig, VbsQueue,
+};
 use bulwark_core::bandwidth::{Cbs, CbsServer};
 use bulwark_core::reservation::{
     DeferrableServer, ReplenishmentRule, Reservation, SporadicServer, Spr,
@@ -20,7 +24,7 @@ use bulwark_core::reservation::{
 use bulwark_core::{
     CoreError, Duration, Edf, FixedPriority, Instant, Policy, Priority, TaskId, Wake, Work,
 };
-use bulwark_spec::{CostModel, PolicyKind, Scenario, TaskSpec};
+use bulwark_spec::{CostModel, PolicyKind, Scenario, TaskSpec, VbsPlugin, VbsSpec};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -68,6 +72,11 @@ enum Entry {
     },
     Exit {
         task: TaskId,
+    },
+    /// `task` marks a switch to a new VBS action (a scheduler invocation).
+    Switch {
+        task: TaskId,
+        action: VbsAction,
     },
     /// `task` terminates `target`'s process (or group), all at once or one step of it.
     Reclaim {
@@ -237,6 +246,36 @@ impl<'a> Machine<'a> {
             let wake = self.open_job(id, 0, release);
             let core = self.tasks[i].spec.core as usize;
             let mut work = Work::default();
+            if self.scenario.policy == PolicyKind::Vbs {
+                // A VBS process exists through its actions: its first action arrives at time
+                // zero (validation puts one first, with no offset) and is its activation.
+                let t = &mut self.tasks[i];
+                let first = t.program.next_action(Instant::ZERO, &mut t.rng);
+                let Ok(Action::Switch {
+                    load,
+                    limit,
+                    period,
+                }) = first
+                else {
+                    return Err(self.refused(
+                        "switch_action",
+                        id,
+                        Instant::ZERO,
+                        CoreError::InvalidParameter,
+                    ));
+                };
+                t.executing = Some(Execution {
+                    left: load,
+                    each: None,
+                    done: Duration::ZERO,
+                });
+                let action = VbsAction::unknown_load(Resource::new(limit, period));
+                self.cores[core]
+                    .policy
+                    .switch_action(Instant::ZERO, id, action, &mut work)
+                    .map_err(|error| self.refused("switch_action", id, Instant::ZERO, error))?;
+                continue;
+            }
             let policy = &mut self.cores[core].policy;
             let result = if release == Instant::ZERO {
                 policy.activate(Instant::ZERO, id, wake, &mut work)
@@ -356,6 +395,12 @@ impl<'a> Machine<'a> {
                 c.policy
                     .block(now, task, &mut work)
                     .map_err(|error| self.refused("block", task, now, error))?;
+            }
+            Entry::Switch { task, action } => {
+                let c = &mut self.cores[core as usize];
+                c.policy
+                    .switch_action(now, task, action, &mut work)
+                    .map_err(|error| self.refused("switch_action", task, now, error))?;
             }
             Entry::Reclaim { task, target, step } => {
                 let reclaimed = self.reclamation.terminate(target, step);
@@ -505,6 +550,22 @@ impl<'a> Machine<'a> {
                             other.flushed = true;
                         }
                     }
+                }
+                Action::Switch {
+                    load,
+                    limit,
+                    period,
+                } => {
+                    // The switch is a system call; the load runs when the task is dispatched
+                    // again. The scheduler is not told the load: the next switch (or the
+                    // end of the script) marks the completion.
+                    t.executing = Some(Execution {
+                        left: load,
+                        each: None,
+                        done: Duration::ZERO,
+                    });
+                    let action = VbsAction::unknown_load(Resource::new(limit, period));
+                    return Ok(Some(Step::Enter(Entry::Switch { task, action })));
                 }
                 Action::Allocate { count, object } => {
                     // The system calls run as the task's own execution.
@@ -815,6 +876,7 @@ fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimEr
             }
             Box::new(policy)
         }
+        PolicyKind::Vbs => build_vbs(scenario, core)?,
         PolicyKind::Cbs | PolicyKind::HardCbs => {
             let mut policy = Cbs::with_capacity(count);
             for (id, spec) in on_core {
@@ -830,6 +892,56 @@ fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimEr
             Box::new(policy)
         }
     })
+}
+
+/// The VBS policy of `core` with its plugin, every process added with its cap.
+fn build_vbs(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimError> {
+    fn with<Q: VbsQueue + 'static>(
+        scenario: &Scenario,
+        core: u16,
+        spec: &VbsSpec,
+    ) -> Result<Box<dyn Policy>, SimError> {
+        let config = VbsConfig::new(spec.strategy)
+            .with_quantum(spec.quantum)
+            .with_horizon_bits(spec.resolution_bits);
+        let count = scenario.tasks.len();
+        let first = || {
+            scenario
+                .tasks
+                .first()
+                .map_or_else(String::new, |t| t.name.clone())
+        };
+        let mut policy =
+            Vbs::<Q>::with_capacity(count, config).map_err(|error| SimError::Configuration {
+                task: first(),
+                error,
+            })?;
+        for (i, task) in scenario.tasks.iter().enumerate() {
+            if task.core != core {
+                continue;
+            }
+            let (n, d) = spec.caps.get(i).copied().unwrap_or((1, 1));
+            let refused = |error| SimError::Configuration {
+                task: task.name.clone(),
+                error,
+            };
+            let cap = BandwidthCap::from_ratio(n, d).map_err(refused)?;
+            policy.add_process(TaskId(i as u32), cap).map_err(refused)?;
+        }
+        Ok(Box::new(policy))
+    }
+    let Some(spec) = scenario.vbs.as_ref() else {
+        return Err(SimError::Configuration {
+            task: String::new(),
+            error: CoreError::InvalidParameter,
+        });
+    };
+    match spec.plugin {
+        VbsPlugin::List => with::<ListQueue>(scenario, core, spec),
+        VbsPlugin::Array => with::<ArrayQueue>(scenario, core, spec),
+        VbsPlugin::Matrix => with::<MatrixQueue>(scenario, core, spec),
+        VbsPlugin::Tree => with::<TreeQueue>(scenario, core, spec),
+    }
 }
 
 /// A server's priority and reservation; validation gives both to every task of a

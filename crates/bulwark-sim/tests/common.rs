@@ -21,6 +21,7 @@ pub fn scenario(
     tasks: Vec<TaskSpec>,
 ) -> Scenario {
     Scenario {
+        vbs: None,
         groups: Vec::new(),
         name: "test".into(),
         description: String::new(),

@@ -29,7 +29,7 @@
 //! assert_eq!(errors.errors()[0].to_string(), "rm.toml:3:10: unknown policy `rm`");
 //! assert_eq!(
 //!     errors.errors()[0].help(),
-//!     "allowed: fixed-priority, edf, deferrable-server, sporadic-server, spr, spr-deferrable, cbs, hard-cbs"
+//!     "allowed: fixed-priority, edf, deferrable-server, sporadic-server, spr, spr-deferrable, cbs, hard-cbs, vbs"
 //! );
 //! ```
 

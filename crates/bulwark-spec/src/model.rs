@@ -29,7 +29,39 @@ pub struct Scenario {
     pub tasks: Vec<TaskSpec>,
     /// Reclamation groups (`[[group]]`), in file order.
     pub groups: Vec<GroupSpec>,
+    /// The variable-bandwidth servers' configuration: `Some` exactly when the policy is vbs.
+    pub vbs: Option<VbsSpec>,
 }
+
+/// How a `vbs` scenario's scheduler is built (`[vbs]`) and every process's bandwidth cap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VbsSpec {
+    /// Early or late release of actions (VBS paper, section III-C).
+    pub strategy: ReleaseStrategy,
+    /// The queue plugin of the Blocked and Ready sets.
+    pub plugin: VbsPlugin,
+    /// One instant of the scheduler's discrete time.
+    pub quantum: Duration,
+    /// The scheduler tells `2^resolution_bits` instants apart.
+    pub resolution_bits: u32,
+    /// Each task's cap `u = numerator / denominator`, by task index.
+    pub caps: Vec<(u64, u64)>,
+}
+
+/// The VBS queue plugins (VBS paper, section V).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VbsPlugin {
+    /// Doubly-linked lists.
+    List,
+    /// A time-slot array of FIFO queues.
+    Array,
+    /// A time-slot matrix of FIFO queues with bitmaps.
+    Matrix,
+    /// The matrix as radix trees: O(1) time in far less memory.
+    Tree,
+}
+
+pub use bulwark_core::bandwidth::vbs::ReleaseStrategy;
 
 /// A reclamation group (bounded resource reclamation, section III): its member tasks'
 /// processes, children and objects are reclaimed together, within `quota`.
@@ -67,11 +99,14 @@ pub enum PolicyKind {
     /// EDF over hard constant-bandwidth servers (`"hard-cbs"`): depletion throttles the
     /// server until its deadline.
     HardCbs,
+    /// Variable-bandwidth servers (`"vbs"`): every task is a VBS process with a bandwidth
+    /// `cap`, running a script of actions.
+    Vbs,
 }
 
 impl PolicyKind {
     /// Every policy, with the name a scenario file uses for it.
-    pub const ALL: [(PolicyKind, &'static str); 8] = [
+    pub const ALL: [(PolicyKind, &'static str); 9] = [
         (PolicyKind::FixedPriority, "fixed-priority"),
         (PolicyKind::Edf, "edf"),
         (PolicyKind::DeferrableServer, "deferrable-server"),
@@ -80,13 +115,14 @@ impl PolicyKind {
         (PolicyKind::SprDeferrable, "spr-deferrable"),
         (PolicyKind::Cbs, "cbs"),
         (PolicyKind::HardCbs, "hard-cbs"),
+        (PolicyKind::Vbs, "vbs"),
     ];
 
     /// True when every task needs a fixed priority.
     pub fn has_priorities(self) -> bool {
         !matches!(
             self,
-            PolicyKind::Edf | PolicyKind::Cbs | PolicyKind::HardCbs
+            PolicyKind::Edf | PolicyKind::Cbs | PolicyKind::HardCbs | PolicyKind::Vbs
         )
     }
 
@@ -94,13 +130,16 @@ impl PolicyKind {
     pub fn is_deadline_driven(self) -> bool {
         matches!(
             self,
-            PolicyKind::Edf | PolicyKind::Cbs | PolicyKind::HardCbs
+            PolicyKind::Edf | PolicyKind::Cbs | PolicyKind::HardCbs | PolicyKind::Vbs
         )
     }
 
     /// True when every task needs a reservation.
     pub fn has_reservations(self) -> bool {
-        !matches!(self, PolicyKind::FixedPriority | PolicyKind::Edf)
+        !matches!(
+            self,
+            PolicyKind::FixedPriority | PolicyKind::Edf | PolicyKind::Vbs
+        )
     }
 
     /// True when reservations keep a replenishment queue of capacity `S` (sporadic-server
@@ -296,6 +335,17 @@ pub enum Step {
         task: String,
         /// Preemptible reclamation: the most kernel time per step.
         step: Option<Duration>,
+    },
+    /// A VBS action (`{ action = "5ms", limit = "2ms", period = "4ms" }`): the process marks
+    /// a switch to `load` of work on the virtual periodic resource `(limit, period)`, then
+    /// executes it. The scheduler is not told the load (the paper's marked switches).
+    Action {
+        /// The work `l`.
+        load: Duration,
+        /// `lambda`: processor time per period.
+        limit: Duration,
+        /// `pi`: the resource's period.
+        period: Duration,
     },
     /// Repeat `body` `count` times, or forever when `count` is `None`
     /// (`{ loop = 3, body = [...] }`, `{ loop = "forever", body = [...] }`).

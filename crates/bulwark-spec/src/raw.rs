@@ -32,6 +32,22 @@ pub(crate) struct RawScenario {
     /// `[[group]]` tables: reclamation groups.
     #[serde(default)]
     pub(crate) group: Vec<Spanned<RawGroup>>,
+    /// `[vbs]`: the variable-bandwidth servers' scheduler.
+    pub(crate) vbs: Option<Spanned<RawVbs>>,
+}
+
+/// `[vbs]`: release strategy, queue plugin and time representation.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [vbs] table, like { strategy = \"early\", plugin = \"tree\" }"
+)]
+pub(crate) struct RawVbs {
+    pub(crate) strategy: Option<Spanned<String>>,
+    pub(crate) plugin: Option<Spanned<String>>,
+    pub(crate) quantum: Option<Spanned<RawTime>>,
+    pub(crate) resolution_bits: Option<Spanned<i64>>,
 }
 
 /// One `[[group]]` table: a reclamation group and its quota.
@@ -85,6 +101,7 @@ pub(crate) struct RawTask {
     pub(crate) execution: Option<Spanned<RawExecution>>,
     pub(crate) reservation: Option<Spanned<RawReservation>>,
     pub(crate) group: Option<Spanned<String>>,
+    pub(crate) cap: Option<Spanned<String>>,
 }
 
 /// `reservation = { budget = "2ms", period = "10ms" }`, optionally with `replenishments = 16`
@@ -122,6 +139,9 @@ pub(crate) struct RawStep {
     pub(crate) object: Option<Spanned<String>>,
     pub(crate) terminate: Option<Spanned<String>>,
     pub(crate) step: Option<Spanned<RawTime>>,
+    pub(crate) action: Option<Spanned<RawTime>>,
+    pub(crate) limit: Option<Spanned<RawTime>>,
+    pub(crate) period: Option<Spanned<RawTime>>,
     #[serde(rename = "loop")]
     pub(crate) repeat: Option<Spanned<RawLoopCount>>,
     pub(crate) body: Option<Spanned<Vec<Spanned<RawStep>>>>,

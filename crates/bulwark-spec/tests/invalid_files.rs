@@ -106,12 +106,12 @@ fn first_help(name: &str) -> String {
 fn helps_say_what_is_allowed() {
     assert_eq!(
         first_help("unknown_policy.toml"),
-        "allowed: fixed-priority, edf, deferrable-server, sporadic-server, spr, spr-deferrable, cbs, hard-cbs"
+        "allowed: fixed-priority, edf, deferrable-server, sporadic-server, spr, spr-deferrable, cbs, hard-cbs, vbs"
     );
     assert_eq!(
         first_help("unknown_field.toml"),
         "allowed: `name`, `core`, `priority`, `deadline`, `offset`, `period`, \
-         `min-interarrival`, `jitter`, `script`, `execution`, `reservation`, `group`"
+         `min-interarrival`, `jitter`, `script`, `execution`, `reservation`, `group`, `cap`"
     );
     assert_eq!(
         first_help("budget_larger_than_period.toml"),
@@ -216,7 +216,7 @@ fn plain_output_puts_the_help_after_the_message() {
     assert_eq!(
         diagnostics.plain(),
         "unknown_policy.toml:2:10: unknown policy `rm` (allowed: fixed-priority, edf, \
-         deferrable-server, sporadic-server, spr, spr-deferrable, cbs, hard-cbs)\n"
+         deferrable-server, sporadic-server, spr, spr-deferrable, cbs, hard-cbs, vbs)\n"
     );
     assert_eq!(
         diagnostics.to_string(),

@@ -68,6 +68,13 @@ fn assert_steps(steps: &[Step]) {
                 assert_steps(body);
             }
             Step::Allocate { count, .. } => assert!(*count >= 1),
+            Step::Action {
+                load,
+                limit,
+                period,
+            } => {
+                assert!(!load.is_zero() && !limit.is_zero() && limit <= period)
+            }
             Step::Terminate { step, .. } => assert!(step.is_none_or(|s| !s.is_zero())),
             Step::Run(_) | Step::SleepFor(_) | Step::SleepUntil(_) | Step::FlushCache => {}
         }

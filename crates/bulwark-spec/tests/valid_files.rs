@@ -32,6 +32,7 @@ fn us(n: u64) -> Duration {
 #[test]
 fn every_feature_reads_into_the_exact_scenario() {
     let expected = Scenario {
+        vbs: None,
         groups: Vec::new(),
         name: "complete".into(),
         description: "every key the format has".into(),
@@ -133,6 +134,7 @@ fn every_feature_reads_into_the_exact_scenario() {
 #[test]
 fn omitted_keys_take_their_defaults() {
     let expected = Scenario {
+        vbs: None,
         groups: Vec::new(),
         name: "minimal".into(),
         description: String::new(),
@@ -161,6 +163,7 @@ fn omitted_keys_take_their_defaults() {
 #[test]
 fn edf_tasks_have_no_priority_and_default_deadlines() {
     let expected = Scenario {
+        vbs: None,
         groups: Vec::new(),
         name: "rm-vs-edf".into(),
         description: "three tasks that fixed priority cannot schedule and edf can".into(),
@@ -321,6 +324,7 @@ fn every_valid_file_parses() {
 #[test]
 fn spr_reservations_carry_their_queue_capacity_and_non_preemptive_region() {
     let expected = Scenario {
+        vbs: None,
         groups: Vec::new(),
         name: "spr".into(),
         description: String::new(),

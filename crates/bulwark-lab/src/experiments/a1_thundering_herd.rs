@@ -124,6 +124,7 @@ pub fn scenario(policy: PolicyKind, attackers: u32) -> Scenario {
         },
     };
     Scenario {
+        vbs: None,
         groups: Vec::new(),
         name: "attack-a1".into(),
         description: format!(

@@ -207,6 +207,7 @@ pub fn scenario(workload: Workload, eta: Duration, periods: u64) -> Scenario {
         Workload::CacheAttack => (Duration::ZERO, flood(true)),
     };
     Scenario {
+        vbs: None,
         groups: Vec::new(),
         name: "attack-a3".into(),
         description: format!("A3 preemption storm: {}, eta_l = {eta}", workload.label()),

@@ -15,7 +15,9 @@ use bulwark_core::Duration;
 use toml::Spanned;
 
 use crate::diagnostic::{Source, SpecError};
-use crate::model::{CostModel, GroupSpec, PolicyKind, Scenario, TaskSpec};
+use crate::model::{
+    CostModel, GroupSpec, PolicyKind, ReleaseStrategy, Scenario, TaskSpec, VbsPlugin, VbsSpec,
+};
 use crate::raw::{RawCost, RawFrequency, RawQuantity, RawScenario, RawTime};
 use crate::units::{self, UnitError};
 
@@ -30,6 +32,7 @@ pub(crate) fn validate(raw: &RawScenario, source: &Source) -> Result<Scenario, V
         errors: Vec::new(),
         current_task: 0,
         terminations: Vec::new(),
+        actions: Vec::new(),
     };
     let scenario = checker.scenario(raw);
     let mut errors = checker.errors;
@@ -59,6 +62,16 @@ struct Checker<'a> {
     current_task: usize,
     /// Every `terminate` step seen, checked once all tasks are known.
     terminations: Vec<Termination>,
+    /// Every `action` step seen, checked against its task's cap and the `[vbs]` time.
+    actions: Vec<ActionRef>,
+}
+
+/// An `action` step, as written.
+struct ActionRef {
+    task: usize,
+    limit: Duration,
+    period: Duration,
+    span: Range<usize>,
 }
 
 /// A `terminate` step, as written.
@@ -94,6 +107,7 @@ impl Checker<'_> {
         };
         let tasks = self.tasks(&raw.task, policy, cores);
         let groups = self.groups(raw, cost.as_ref());
+        let vbs = self.vbs(raw, policy);
         if let (Some(tasks), Some(groups)) = (&tasks, &groups) {
             self.terminations(tasks, groups);
         }
@@ -107,7 +121,234 @@ impl Checker<'_> {
             cost: cost?,
             tasks: tasks?,
             groups: groups?,
+            vbs: vbs?,
         })
+    }
+
+    /// `[vbs]`, every task's `cap` and every `action` step: `Some(None)` for other policies.
+    fn vbs(&mut self, raw: &RawScenario, policy: Option<PolicyKind>) -> Option<Option<VbsSpec>> {
+        let is_vbs = policy == Some(PolicyKind::Vbs);
+        let mut valid = true;
+        if !is_vbs {
+            if let (Some(table), Some(_)) = (&raw.vbs, policy) {
+                self.report(
+                    table.span(),
+                    "a [vbs] table configures the vbs policy, but this scenario uses another",
+                    "set policy = \"vbs\", or remove the [vbs] table",
+                );
+                valid = false;
+            }
+            for task in &raw.task {
+                if let (Some(cap), Some(_)) = (&task.get_ref().cap, policy) {
+                    self.report(
+                        cap.span(),
+                        "a bandwidth cap is for vbs processes, but this scenario's policy is another",
+                        "set policy = \"vbs\", or remove cap",
+                    );
+                    valid = false;
+                }
+            }
+            for action in std::mem::take(&mut self.actions) {
+                self.report(
+                    action.span,
+                    "an action step is for vbs processes, but this scenario's policy is another",
+                    "set policy = \"vbs\", or use run steps",
+                );
+                valid = false;
+            }
+            return valid.then_some(None);
+        }
+        let config = raw.vbs.as_ref().map(|t| t.get_ref());
+        let strategy = match config.and_then(|c| c.strategy.as_ref()) {
+            None => Some(ReleaseStrategy::Early),
+            Some(s) => match s.get_ref().as_str() {
+                "early" => Some(ReleaseStrategy::Early),
+                "late" => Some(ReleaseStrategy::Late),
+                other => {
+                    self.report(
+                        s.span(),
+                        format!("unknown release strategy `{other}`"),
+                        "allowed: early, late",
+                    );
+                    None
+                }
+            },
+        };
+        let plugin = match config.and_then(|c| c.plugin.as_ref()) {
+            None => Some(VbsPlugin::Tree),
+            Some(p) => match p.get_ref().as_str() {
+                "list" => Some(VbsPlugin::List),
+                "array" => Some(VbsPlugin::Array),
+                "matrix" => Some(VbsPlugin::Matrix),
+                "tree" => Some(VbsPlugin::Tree),
+                other => {
+                    self.report(
+                        p.span(),
+                        format!("unknown queue plugin `{other}`"),
+                        "allowed: list, array, matrix, tree",
+                    );
+                    None
+                }
+            },
+        };
+        let quantum = match config.and_then(|c| c.quantum.as_ref()) {
+            None => Some(Duration::from_micros(1)),
+            Some(q) => self.positive_time(q, "quantum"),
+        };
+        let bits = match config.and_then(|c| c.resolution_bits.as_ref()) {
+            None => Some(14),
+            Some(b) => {
+                let n = *b.get_ref();
+                match u32::try_from(n) {
+                    Ok(bits) if (4..=30).contains(&bits) => Some(bits),
+                    _ => {
+                        self.report(
+                            b.span(),
+                            format!("resolution-bits {n} is outside 4..=30"),
+                            "allowed: 4..=30 (the scheduler tells 2^bits instants apart)",
+                        );
+                        None
+                    }
+                }
+            }
+        };
+        if let (Some(VbsPlugin::Matrix), Some(bits), Some(p)) =
+            (plugin, bits, config.and_then(|c| c.plugin.as_ref()))
+        {
+            if bits > 12 {
+                self.report(
+                    p.span(),
+                    format!("the matrix plugin needs 2^{bits} x 2^{bits} queues at resolution-bits = {bits}"),
+                    "allowed: matrix with resolution-bits <= 12, or plugin = \"tree\" (the same O(1) time in far less memory)",
+                );
+                valid = false;
+            }
+        }
+        let mut caps = Vec::with_capacity(raw.task.len());
+        for task in &raw.task {
+            let t = task.get_ref();
+            let cap = match &t.cap {
+                None => {
+                    self.report(
+                        t.name.span(),
+                        format!(
+                            "task `{}` has no cap, but vbs needs one on every process",
+                            t.name.get_ref()
+                        ),
+                        "add cap = \"1/2\" (its bandwidth cap, a fraction at most 1)",
+                    );
+                    None
+                }
+                Some(cap) => self.cap(cap),
+            };
+            let starts_with_action = t
+                .script
+                .as_ref()
+                .and_then(|s| s.get_ref().first())
+                .is_some_and(|step| step.get_ref().action.is_some());
+            if let (Some(script), false) = (&t.script, starts_with_action) {
+                self.report(
+                    script.span(),
+                    format!(
+                        "the script of `{}` does not start with an action",
+                        t.name.get_ref()
+                    ),
+                    "allowed: a vbs process starts with its first action at time 0, like \
+                     script = [{ action = \"5ms\", limit = \"2ms\", period = \"4ms\" }, ...]",
+                );
+                valid = false;
+            }
+            if let Some(offset) = &t.offset {
+                self.report(
+                    offset.span(),
+                    "a vbs process starts with its first action at time 0",
+                    "allowed: no offset; to arrive later, start with a short action and sleep",
+                );
+                valid = false;
+            }
+            if t.script.is_none() {
+                self.report(
+                    t.name.span(),
+                    format!(
+                        "task `{}` is not a script, but a vbs process runs a script of actions",
+                        t.name.get_ref()
+                    ),
+                    "write script = [{ action = \"5ms\", limit = \"2ms\", period = \"4ms\" }, ...]",
+                );
+                valid = false;
+            }
+            match cap {
+                Some(cap) => caps.push(cap),
+                None => valid = false,
+            }
+        }
+        let (Some(strategy), Some(plugin), Some(quantum), Some(bits)) =
+            (strategy, plugin, quantum, bits)
+        else {
+            return None;
+        };
+        let longest = quantum.as_nanos().saturating_mul((1u64 << bits) / 4);
+        for a in std::mem::take(&mut self.actions) {
+            let q = quantum.as_nanos();
+            if a.limit.as_nanos() % q != 0 || a.period.as_nanos() % q != 0 {
+                self.report(
+                    a.span.clone(),
+                    format!("limit and period must be whole quanta of {quantum}"),
+                    "allowed: multiples of [vbs] quantum; change them or the quantum",
+                );
+                valid = false;
+            } else if a.period.as_nanos() > longest {
+                self.report(
+                    a.span.clone(),
+                    format!(
+                        "period {} is longer than a quarter of the scheduler's horizon ({})",
+                        a.period,
+                        Duration::from_nanos(longest)
+                    ),
+                    "allowed: a shorter period, a longer [vbs] quantum or more resolution-bits",
+                );
+                valid = false;
+            }
+            if let Some(&(n, d)) = caps.get(a.task) {
+                // limit / period <= n / d, exactly.
+                if a.limit.as_nanos() as u128 * d as u128 > n as u128 * a.period.as_nanos() as u128
+                {
+                    self.report(
+                        a.span,
+                        format!(
+                            "the resource {} per {} exceeds the process's cap {n}/{d}",
+                            a.limit, a.period
+                        ),
+                        "allowed: limit / period at most the task's cap",
+                    );
+                    valid = false;
+                }
+            }
+        }
+        valid.then_some(Some(VbsSpec {
+            strategy,
+            plugin,
+            quantum,
+            resolution_bits: bits,
+            caps,
+        }))
+    }
+
+    /// `cap = "n/d"` with `0 < n <= d`.
+    fn cap(&mut self, raw: &Spanned<String>) -> Option<(u64, u64)> {
+        let parsed = raw.get_ref().split_once('/').and_then(|(n, d)| {
+            let n: u64 = n.trim().parse().ok()?;
+            let d: u64 = d.trim().parse().ok()?;
+            (n > 0 && n <= d).then_some((n, d))
+        });
+        if parsed.is_none() {
+            self.report(
+                raw.span(),
+                format!("cap `{}` is not a fraction between 0 and 1", raw.get_ref()),
+                "allowed: \"n/d\" with whole numbers 0 < n <= d, like \"1/2\" or \"3/10\"",
+            );
+        }
+        parsed
     }
 
     /// `[[group]]` tables and the tasks' `group` keys.

@@ -12,8 +12,11 @@ use crate::model::{ObjectKind, Step};
 use crate::raw::{RawLoopCount, RawStep};
 
 const STEP_HELP: &str = "allowed: exactly one of run, compute (with each), sleep-for, \
-                         sleep-until, sleep-until-aligned, flush-cache, allocate (with object), \
+                         sleep-until, sleep-until-aligned, flush-cache, action (with limit and \
+                         period), allocate (with object), \
                          terminate (with step), loop (with body)";
+const ACTION_HELP: &str = "allowed: { action = \"5ms\", limit = \"2ms\", period = \"4ms\" }: \
+                           the load, then the resource's limit per period (limit <= period)";
 const OBJECT_HELP: &str = "allowed: { allocate = 1000, object = \"semaphore\" } with object one \
                            of semaphore, mapping, endpoint (semaphore when left out)";
 const TERMINATE_HELP: &str = "allowed: { terminate = \"task\" }, or { terminate = \"task\", \
@@ -67,6 +70,18 @@ impl Checker<'_> {
             Some(v.get_ref().clone())
         });
         let step = raw.step.as_ref().map(|v| self.positive_time(v, "step"));
+        let load = raw
+            .action
+            .as_ref()
+            .and_then(|v| self.positive_time(v, "action"));
+        let limit = raw
+            .limit
+            .as_ref()
+            .and_then(|v| self.positive_time(v, "limit"));
+        let period = raw
+            .period
+            .as_ref()
+            .and_then(|v| self.positive_time(v, "period"));
         let repeat = raw.repeat.as_ref().and_then(|v| self.loop_count(v));
         let body = raw
             .body
@@ -86,6 +101,29 @@ impl Checker<'_> {
             "flush-cache" => {
                 flush?;
                 Step::FlushCache
+            }
+            "action" => {
+                let (load, limit, period) = (load?, limit?, period?);
+                let limit_span = raw.limit.as_ref().map_or(whole.clone(), |l| l.span());
+                if limit > period {
+                    self.report(
+                        limit_span,
+                        format!("limit {limit} is longer than the period {period}"),
+                        ACTION_HELP,
+                    );
+                    return None;
+                }
+                self.actions.push(super::ActionRef {
+                    task: self.current_task,
+                    limit,
+                    period,
+                    span: whole,
+                });
+                Step::Action {
+                    load,
+                    limit,
+                    period,
+                }
             }
             "allocate" => Step::Allocate {
                 count: allocate?,
@@ -138,6 +176,7 @@ impl Checker<'_> {
             at(&raw.sleep_until, "sleep-until"),
             at(&raw.sleep_until_aligned, "sleep-until-aligned"),
             at(&raw.flush_cache, "flush-cache"),
+            at(&raw.action, "action"),
             at(&raw.allocate, "allocate"),
             at(&raw.terminate, "terminate"),
             at(&raw.repeat, "loop"),
@@ -175,6 +214,18 @@ impl Checker<'_> {
             ),
             (None, Some(each)) => {
                 self.report(each.span(), "each only goes with compute", COMPUTE_HELP)
+            }
+            _ => {}
+        }
+        match (&raw.action, &raw.limit, &raw.period) {
+            (Some(_), None, _) | (Some(_), _, None) => self.report(
+                whole.clone(),
+                "an action needs its resource: limit and period",
+                ACTION_HELP,
+            ),
+            (None, Some(v), _) => self.report(v.span(), "limit only goes with action", ACTION_HELP),
+            (None, _, Some(v)) => {
+                self.report(v.span(), "period only goes with action", ACTION_HELP)
             }
             _ => {}
         }
@@ -274,6 +325,7 @@ fn takes_time(step: &Step) -> bool {
         Step::SleepUntil(_) => false,
         // Their time comes from the cost model, which may make it zero.
         Step::FlushCache | Step::Allocate { .. } | Step::Terminate { .. } => false,
+        Step::Action { load, .. } => !load.is_zero(),
         Step::Loop { body, .. } => body.iter().any(takes_time),
     }
 }

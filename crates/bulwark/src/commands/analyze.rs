@@ -62,7 +62,11 @@ fn server_kind(policy: PolicyKind) -> Option<ServerKind> {
     match policy {
         PolicyKind::DeferrableServer | PolicyKind::SprDeferrable => Some(ServerKind::Deferrable),
         PolicyKind::SporadicServer | PolicyKind::Spr => Some(ServerKind::Sporadic),
-        PolicyKind::FixedPriority | PolicyKind::Edf | PolicyKind::Cbs | PolicyKind::HardCbs => None,
+        PolicyKind::FixedPriority
+        | PolicyKind::Edf
+        | PolicyKind::Cbs
+        | PolicyKind::HardCbs
+        | PolicyKind::Vbs => None,
     }
 }
 

@@ -902,6 +902,16 @@ impl<Q: VbsQueue> Policy for Vbs<Q> {
         Decision { next, timer }
     }
 
+    fn switch_action(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        action: Action,
+        work: &mut Work,
+    ) -> Result<(), CoreError> {
+        Vbs::switch_action(self, now, task, action, work)
+    }
+
     fn check_invariants(&self) -> Result<(), &'static str> {
         self.queue.check()?;
         self.sleepers.check()?;
