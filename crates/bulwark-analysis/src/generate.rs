@@ -1,9 +1,13 @@
-//! Random task sets: UUniFast utilisations (Bini and Buttazzo, 2005) and log-uniform periods.
+//! Random task sets: UUniFast and UUniSort utilisations (Bini and Buttazzo, 2005), log-uniform
+//! and harmonic periods, and the CAmkES paper's evaluation sets (section 6.2).
 //!
 //! Utilisations are kept in parts per billion so that sets are exact integers end to end:
 //! a task's execution time is `period * u / 10^9`, rounded down to a nanosecond.
+//!
+//! Every generator draws from a `ChaCha8Rng`, and the set builders take a seed: the same seed
+//! gives the same set on every machine.
 
-use bulwark_core::Duration;
+use bulwark_core::{Duration, Priority};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -75,6 +79,181 @@ pub fn task_set(
         .collect()
 }
 
+/// `n` utilisations summing exactly to `total` (in parts per billion), uniformly distributed
+/// over the simplex, by UUniSort (Bini and Buttazzo, 2005): draw `n - 1` cut points uniformly
+/// in `0..=total`, sort them, and take the gaps between `0`, the sorted points and `total`.
+///
+/// UUniSort is not "UUniFast, then sorted": it is the sorting-based alternative to UUniFast
+/// (quasi-linear because of the sort, as footnote 11 of the CAmkES paper says), with the same
+/// distribution. The shares come out in gap order, not sorted by size; the evaluation's own
+/// sort (by increasing execution time) is step (4) of [`uunisort_task_set`].
+pub fn uunisort(n: usize, total_ppb: u64, rng: &mut ChaCha8Rng) -> Vec<u64> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut cuts: Vec<u64> = (1..n).map(|_| rng.random_range(0..=total_ppb)).collect();
+    cuts.sort_unstable();
+    let mut out = Vec::with_capacity(n);
+    let mut previous = 0;
+    for cut in cuts.into_iter().chain(core::iter::once(total_ppb)) {
+        out.push(cut - previous);
+        previous = cut;
+    }
+    out
+}
+
+/// The harmonic chain `min, min * ratio, min * ratio^2, ...` up to `max` inclusive: every
+/// period divides every longer one. Empty when `min` is zero or above `max`; a `ratio` below 2
+/// is taken as 2 (a ratio of 1 would repeat `min` forever).
+///
+/// The CAmkES paper draws "from a set of harmonic values from 10 ms to 1 s" without listing
+/// it; [`harmonic_periods`]`(10 ms, 1 s, 2)` is 10, 20, 40, 80, 160, 320 and 640 ms, the
+/// chain with the most distinct values (hence priority levels) in that range.
+pub fn harmonic_periods(min: Duration, max: Duration, ratio: u64) -> Vec<Duration> {
+    let ratio = ratio.max(2);
+    let mut out = Vec::new();
+    let mut period = min;
+    while !period.is_zero() && period <= max {
+        out.push(period);
+        match period.checked_mul(ratio) {
+            Some(next) => period = next,
+            None => break,
+        }
+    }
+    out
+}
+
+/// A period drawn uniformly from `periods`; `None` when the set is empty.
+pub fn pick_period(periods: &[Duration], rng: &mut ChaCha8Rng) -> Option<Duration> {
+    if periods.is_empty() {
+        return None;
+    }
+    Some(periods[rng.random_range(0..periods.len())])
+}
+
+/// `n` periods drawn independently by [`log_uniform_period`].
+pub fn log_uniform_periods(
+    n: usize,
+    min: Duration,
+    max: Duration,
+    granule: Duration,
+    rng: &mut ChaCha8Rng,
+) -> Vec<Duration> {
+    (0..n)
+        .map(|_| log_uniform_period(min, max, granule, rng))
+        .collect()
+}
+
+/// Rate-monotonic priorities with ties: the shorter the period, the higher the priority, and
+/// equal periods share a priority (the CAmkES paper, section 3.2.1, and Appendix A). The
+/// longest period gets priority 1 and each shorter distinct period one more, up to 254:
+/// priority 255 stays free for non-preemptive critical sections (section 4.1). Past 254
+/// distinct periods the shortest ones share 254, which keeps the order but not the ties-only-
+/// for-equal-periods property that the hyperbolic bounds need.
+pub fn rate_monotonic_priorities(periods: &[Duration]) -> Vec<Priority> {
+    let mut distinct: Vec<Duration> = periods.to_vec();
+    distinct.sort_unstable_by(|a, b| b.cmp(a));
+    distinct.dedup();
+    periods
+        .iter()
+        .map(|p| {
+            let rank = distinct.partition_point(|d| d > p);
+            Priority((rank + 1).min(254) as u8)
+        })
+        .collect()
+}
+
+/// How [`uunisort_task_set`] draws periods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeriodDistribution {
+    /// Uniformly from [`harmonic_periods`]`(min, max, ratio)` (the paper's choice).
+    Harmonic {
+        /// The shortest period.
+        min: Duration,
+        /// The longest period allowed.
+        max: Duration,
+        /// The factor between consecutive periods.
+        ratio: u64,
+    },
+    /// Log-uniformly in `min..=max` on a `granule` grid (Emberson et al., 2010).
+    LogUniform {
+        /// The shortest period.
+        min: Duration,
+        /// The longest period.
+        max: Duration,
+        /// The grid periods are rounded down to.
+        granule: Duration,
+    },
+}
+
+impl PeriodDistribution {
+    /// The paper's periods: harmonic, from 10 ms to 1 s, doubling.
+    pub const PAPER: PeriodDistribution = PeriodDistribution::Harmonic {
+        min: Duration::from_millis(10),
+        max: Duration::from_secs(1),
+        ratio: 2,
+    };
+
+    /// `n` periods from this distribution (`min` repeated when a harmonic set is empty).
+    pub fn draw(self, n: usize, rng: &mut ChaCha8Rng) -> Vec<Duration> {
+        match self {
+            PeriodDistribution::Harmonic { min, max, ratio } => {
+                let set = harmonic_periods(min, max, ratio);
+                (0..n)
+                    .map(|_| pick_period(&set, rng).unwrap_or(min))
+                    .collect()
+            }
+            PeriodDistribution::LogUniform { min, max, granule } => {
+                log_uniform_periods(n, min, max, granule, rng)
+            }
+        }
+    }
+}
+
+/// A generated task with its fixed priority.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrioritisedTask {
+    /// Execution time and period.
+    pub task: GeneratedTask,
+    /// Its rate-monotonic priority (larger is more important).
+    pub priority: Priority,
+}
+
+/// A task set built as in the CAmkES paper's evaluation (section 6.2), from `seed`:
+/// (1) utilisations by [`uunisort`] summing to `total_ppb`; (2) periods from `periods`;
+/// (3) execution times `period * u` (rounded down, at least 1 ns) and
+/// [`rate_monotonic_priorities`]; (4) tasks sorted by increasing execution time (stable, so
+/// equal execution times keep their draw order).
+pub fn uunisort_task_set(
+    n: usize,
+    total_ppb: u64,
+    periods: PeriodDistribution,
+    seed: u64,
+) -> Vec<PrioritisedTask> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let shares = uunisort(n, total_ppb, &mut rng);
+    let drawn = periods.draw(n, &mut rng);
+    let priorities = rate_monotonic_priorities(&drawn);
+    let mut set: Vec<PrioritisedTask> = shares
+        .into_iter()
+        .zip(drawn)
+        .zip(priorities)
+        .map(|((u, period), priority)| {
+            let execution = period.as_nanos() as u128 * u as u128 / PPB as u128;
+            let execution = u64::try_from(execution).unwrap_or(u64::MAX);
+            PrioritisedTask {
+                task: GeneratedTask {
+                    execution: Duration::from_nanos(execution.max(1)),
+                    period,
+                },
+                priority,
+            }
+        })
+        .collect();
+    set.sort_by_key(|t| t.task.execution);
+    set
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +266,97 @@ mod tests {
             let shares = uunifast(n, total, &mut rng);
             prop_assert_eq!(shares.len(), n);
             prop_assert_eq!(shares.iter().sum::<u64>(), total);
+        }
+
+        #[test]
+        fn uunisort_shares_sum_exactly_and_each_is_a_fraction(
+            n in 1usize..200,
+            total in 0u64..=PPB,
+            seed: u64,
+        ) {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let shares = uunisort(n, total, &mut rng);
+            prop_assert_eq!(shares.len(), n);
+            prop_assert_eq!(shares.iter().sum::<u64>(), total);
+            let as_fraction: f64 = shares.iter().map(|&u| u as f64 / PPB as f64).sum();
+            prop_assert!((as_fraction - total as f64 / PPB as f64).abs() <= 1e-9);
+            prop_assert!(shares.iter().all(|&u| u <= PPB));
+        }
+
+        #[test]
+        fn uunifast_shares_are_fractions_of_one_processor(n in 1usize..200, total in 0u64..=PPB, seed: u64) {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let shares = uunifast(n, total, &mut rng);
+            prop_assert!(shares.iter().all(|&u| u <= PPB));
+            let as_fraction: f64 = shares.iter().map(|&u| u as f64 / PPB as f64).sum();
+            prop_assert!((as_fraction - total as f64 / PPB as f64).abs() <= 1e-9);
+        }
+
+        #[test]
+        fn harmonic_periods_divide_each_other_and_stay_in_range(
+            min_us in 1u64..100_000,
+            max_us in 1u64..10_000_000,
+            ratio in 0u64..6,
+        ) {
+            let (min, max) = (Duration::from_micros(min_us), Duration::from_micros(max_us));
+            let set = harmonic_periods(min, max, ratio);
+            prop_assert_eq!(set.is_empty(), min > max);
+            for (i, a) in set.iter().enumerate() {
+                prop_assert!(*a >= min && *a <= max);
+                for b in &set[i..] {
+                    prop_assert_eq!(b.as_nanos() % a.as_nanos(), 0);
+                }
+            }
+            // The chain stops only when the next multiple would pass `max`.
+            if let Some(last) = set.last() {
+                prop_assert!(last.as_nanos().saturating_mul(ratio.max(2)) > max.as_nanos());
+            }
+        }
+
+        #[test]
+        fn log_uniform_periods_stay_in_range(n in 0usize..50, seed: u64) {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let (min, max) = (Duration::from_millis(1), Duration::from_secs(1));
+            let periods = log_uniform_periods(n, min, max, Duration::from_micros(1), &mut rng);
+            prop_assert_eq!(periods.len(), n);
+            prop_assert!(periods.iter().all(|p| *p >= min && *p <= max));
+        }
+
+        #[test]
+        fn the_same_seed_gives_the_same_set(n in 0usize..30, total in 0u64..=PPB, seed: u64) {
+            let log = PeriodDistribution::LogUniform {
+                min: Duration::from_millis(1),
+                max: Duration::from_millis(500),
+                granule: Duration::from_micros(1),
+            };
+            for periods in [PeriodDistribution::PAPER, log] {
+                let a = uunisort_task_set(n, total, periods, seed);
+                prop_assert_eq!(&a, &uunisort_task_set(n, total, periods, seed));
+                prop_assert_eq!(a.len(), n);
+            }
+            let mut a = ChaCha8Rng::seed_from_u64(seed);
+            let mut b = ChaCha8Rng::seed_from_u64(seed);
+            prop_assert_eq!(uunisort(n, total, &mut a), uunisort(n, total, &mut b));
+        }
+
+        #[test]
+        fn paper_sets_are_sorted_harmonic_and_rate_monotonic(n in 1usize..30, total in 1u64..=PPB, seed: u64) {
+            let set = uunisort_task_set(n, total, PeriodDistribution::PAPER, seed);
+            let allowed = harmonic_periods(Duration::from_millis(10), Duration::from_secs(1), 2);
+            for pair in set.windows(2) {
+                prop_assert!(pair[0].task.execution <= pair[1].task.execution);
+            }
+            for a in &set {
+                prop_assert!(allowed.contains(&a.task.period));
+                prop_assert!(a.task.execution <= a.task.period);
+                for b in &set {
+                    // Shorter period <=> higher priority; equal periods <=> equal priorities.
+                    prop_assert_eq!(
+                        a.task.period.cmp(&b.task.period),
+                        b.priority.cmp(&a.priority)
+                    );
+                }
+            }
         }
 
         #[test]
@@ -114,6 +384,49 @@ mod tests {
             (98_000_000..=102_000_000).contains(&mean),
             "mean share {mean}"
         );
+    }
+
+    #[test]
+    fn uunisort_is_uniform_enough_that_the_mean_share_is_total_over_n() {
+        // Unlike a sorted UUniFast, the first share is not the smallest: its mean is total/n.
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let n = 10;
+        let rounds = 20_000;
+        let first: u64 = (0..rounds).map(|_| uunisort(n, PPB, &mut rng)[0]).sum();
+        let mean = first / rounds;
+        assert!(
+            (98_000_000..=102_000_000).contains(&mean),
+            "mean share {mean}"
+        );
+    }
+
+    /// 10 ms doubling up to 1 s: 10, 20, 40, 80, 160, 320, 640 (1280 > 1000).
+    #[test]
+    fn the_paper_harmonic_set() {
+        let ms = Duration::from_millis;
+        assert_eq!(
+            harmonic_periods(ms(10), Duration::from_secs(1), 2),
+            [10, 20, 40, 80, 160, 320, 640].map(ms)
+        );
+        // Ratio 10: 10, 100, 1000 ms; a ratio of 1 is taken as 2.
+        assert_eq!(
+            harmonic_periods(ms(10), Duration::from_secs(1), 10),
+            [10, 100, 1000].map(ms)
+        );
+        assert_eq!(harmonic_periods(ms(10), ms(45), 1), [10, 20, 40].map(ms));
+        assert!(harmonic_periods(Duration::ZERO, ms(45), 2).is_empty());
+        assert!(harmonic_periods(ms(50), ms(45), 2).is_empty());
+    }
+
+    /// Periods 40, 10, 40, 20 ms: distinct 40 > 20 > 10 get 1, 2, 3.
+    #[test]
+    fn rate_monotonic_priorities_by_hand() {
+        let ms = Duration::from_millis;
+        assert_eq!(
+            rate_monotonic_priorities(&[ms(40), ms(10), ms(40), ms(20)]),
+            [Priority(1), Priority(3), Priority(1), Priority(2)]
+        );
+        assert!(rate_monotonic_priorities(&[]).is_empty());
     }
 
     #[test]

@@ -5,6 +5,8 @@
 
 pub mod admission;
 pub mod bandwidth;
+pub mod blocking;
+pub mod component_graph;
 pub mod generate;
 pub mod overhead;
 pub mod rbf;

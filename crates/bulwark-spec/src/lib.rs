@@ -33,6 +33,9 @@
 //! );
 //! ```
 
+pub mod camkes;
+pub mod component;
+pub mod component_toml;
 pub mod model;
 
 mod diagnostic;
@@ -43,6 +46,8 @@ mod validate;
 
 use std::path::Path;
 
+pub use camkes::parse_camkes;
+pub use component_toml::parse_components;
 pub use diagnostic::{Diagnostics, SpecError};
 pub use model::*;
 pub use units::parse_duration;

@@ -1,0 +1,973 @@
+//! Schedulability of tasks that call component procedure interfaces (CPIs): WCET composition,
+//! blocking terms and bounds of the CAmkES paper (section 3.2 and Appendix A), and
+//! response-time analysis with blocking (exact for distinct priorities and for the paper's
+//! ties).
+//!
+//! # Model
+//!
+//! A [`System`] is a set of [`Task`]s `tau_i = (C(c_i), T_i, p_i)` (implicit deadlines,
+//! `D_i = T_i`; larger priority is more important, possibly shared) and a set of [`Cpi`]s. A
+//! task's job runs `C(c_i)` in its originating component and makes requests to CPIs; a CPI's
+//! procedure runs `C(c)` and may itself make nested requests. Every CPI has a [`Protocol`]:
+//! `propagated` (reentrant, section 3.2.1), `inherited` (PIP, section 3.2.3) or `fixed` (one
+//! thread at a fixed priority: IPCP at the CPI's ceiling, or NPCS at 255; section 3.2.2).
+//! Requests form a directed acyclic graph (a cycle is a [`ModelError::Cycle`], the deadlock
+//! the paper's parser warns about). [`Overheads`] holds the measured protocol costs (Table 2).
+//!
+//! # How the equations are read
+//!
+//! - **Ceilings.** A CPI's threads wait at its ceiling: the highest priority any request to it
+//!   can carry. A task's request carries the task's priority; a nested request carries the
+//!   priority the calling CPI's thread runs at, at most that CPI's ceiling (section 4.1: a
+//!   fixed CPI passes its thread's priority, not the task's). So the ceiling is the highest
+//!   requesting task's priority `p_max(c)`, except downstream of an NPCS CPI, where it is 255.
+//!   NPCS CPIs themselves have ceiling 255. Eq. 5's `p_max(c)` is read as this ceiling: it is
+//!   never lower, so no blocking is missed.
+//! - **Eq. 1 and 7** (`C_i`). `c_i` and `C(c)` as in the paper; the set `ĉ_i` of CPIs a task
+//!   executes across is read as the multiset of requests one job makes, nested ones included:
+//!   the paper allows a job to request the same CPI more than once (section 3.1), and counting
+//!   each request never underestimates `C_i`. Each request adds `C(c)` and its protocol's
+//!   overhead: `C_prop = send + reply`, `C_fix = send + reply`, and for inherited CPIs Eq. 8,
+//!   which the paper defines but does not write into Eq. 7.
+//! - **Eq. 8** (PIP overhead per request): `max{C^unlocked, C^locked + C^locked(c) +
+//!   l(c) * C_up}`. The extraction writes the overheads with a subscript `i`
+//!   ("`C_i^unlocked`"); it is read as "inherited", since the text says they depend on the lock
+//!   state and the CPI, not on the task. `C^unlocked` and `C^locked` are call + reply on a free
+//!   and on a held lock, `C^locked(c)` is [`Overheads::queue`] (the notification manager's
+//!   full-heap cost), `l(c)` is the longest chain of nested requests rooted at `c` in hops
+//!   (zero when `c` requests nothing). Every hop counts, although `nest` updates stop at fixed
+//!   CPIs: an over-count, on the safe side.
+//! - **`B(c)`** (section 3.2.2): `max(C_prop_send, C_prop_reply)` for a propagated CPI; the
+//!   whole cost of one request (its overhead, `C(c)` and every nested request with their
+//!   overheads) for a fixed or an inherited CPI.
+//! - **Eq. 5** (IPCP; the paper's Eq. 5 is the ceiling term, not a PIP one):
+//!   `B_i = max{B(c) | p_min(c) < p_i <= ceiling(c)}`, where `p_min(c)` is the lowest priority
+//!   of a task whose job reaches `c`. **Eq. 6** (NPCS) is the same term with ceiling 255.
+//!   A strictly lower task is needed: an equal-priority task is counted whole as interference.
+//! - **PIP blocking.** The paper says only that PIP can block for several critical sections.
+//!   When an inherited CPI can block `tau_i` (same condition as Eq. 5), `B_i` is Sha, Rajkumar
+//!   and Lehoczky's (1990) bound for the basic inheritance protocol: every strictly lower task
+//!   blocks a job at most once, for at most one outermost critical section, here its longest
+//!   request that can run at `p_i` or above (ceiling at least `p_i`): `B_i = sum_{j: p_j < p_i} max{B(c) | c reached by tau_j, ceiling(c) >= p_i}`.
+//!   This also covers fixed and propagated CPIs mixed with PIP. With no such inherited CPI
+//!   Eq. 5 applies (at most one lower job can be inside a section at `p_i` or above).
+//! - **Eq. 2** (hyperbolic with blocking, Bini et al. 2003), **Eq. 4** (the paper's bound for
+//!   non-unique priorities, Appendix A Theorem 2) and **Eq. 3** (Liu and Layland with
+//!   blocking, Sha et al. Corollary 17) are rate-monotonic results: they only hold when every
+//!   task of higher (Eq. 2) or higher-or-equal (Eqs. 3, 4, other than `tau_i`) priority has a
+//!   period no longer than `T_i`. (A long-period task above a short one breaks them: `(4, 10)`
+//!   above `(1, 4)` passes Eq. 2, `1.4 * 1.25 = 1.75 <= 2`, yet the short task finishes at 5.)
+//!   So equal priorities must go with equal periods, as the paper assigns them. Eq. 2 also
+//!   needs unique priorities. A set outside these conditions gets
+//!   [`Verdict::NotApplicable`], never an admission.
+//!
+//! # Equal priorities in the response-time analysis
+//!
+//! Equal priorities run first-in first-out to completion (section 6: the round-robin time
+//! slice is effectively infinite) and are preempted only by strictly higher priorities. The
+//! analysis is `R_i = C_i + B_i + sum_{j != i, p_j >= p_i} ceil(R_i / T_j) C_j`: equal
+//! priorities are counted like higher ones. Derivation:
+//!
+//! - A job `J` of `tau_i` released at offset `x` into a level-`i` busy period waits for
+//!   higher-priority jobs released before it completes, and for the jobs of each equal-priority
+//!   `tau_k` released no later than `J` (later ones queue behind it): at most
+//!   `floor(x / T_k) + 1` of them, which is at most `ceil(w / T_k)` for any `w > x`, so the
+//!   formula never under-counts and its least fixed point bounds `J`'s completion.
+//! - If that `R_i <= T_i`, `R_i` is also a fixed point of the busy-period equation
+//!   `L = B_i + sum_{p_j >= p_i} ceil(L / T_j) C_j` (`tau_i` included, `ceil(R_i / T_i) = 1`),
+//!   so busy periods are at most `R_i <= T_i` long and only `tau_i`'s first job in one needs
+//!   checking.
+//! - Whenever `R_i <= T_k` this counts exactly **one job of each** equal-priority task, and
+//!   synchronous release with those jobs queued first reaches it: exact, in particular for
+//!   the paper's ties (equal priority for equal periods, so `R_i <= T_i = T_k` when
+//!   admitted). An equal-priority task with a shorter period is counted `ceil(R_i / T_k)`
+//!   times, **plus** `ceil(R_i / T_k) - 1` jobs that FIFO may not really put ahead of `tau_i`:
+//!   safe, possibly pessimistic (tested by hand: 6 where the FIFO schedule gives 5).
+//!
+//! With distinct priorities this is the classic analysis.
+//!
+//! # Arithmetic
+//!
+//! Durations are `u64` nanoseconds; WCETs and blocking terms saturate at [`Duration::MAX`]
+//! (584 years: no shorter period can admit a saturated term, so saturation only rejects). Response times are summed
+//! in `u128`. The hyperbolic products are decided exactly, by comparing the integers
+//! `prod (T_j + C_j) * (T_i + C_i + B_i)` and `2 * prod T_j * T_i`; the `f64` product is only
+//! reported. Eq. 3 needs `2^(1/n)`, so it is decided in `f64` with a margin: admitted only if
+//! the left side is at most the bound minus [`LIU_LAYLAND_MARGIN`], far above the rounding
+//! error of the sums (about `n * 1e-16` for `n` tasks), so `f64` never admits a set exact
+//! math rejects (the price: a set within `1e-9` of the bound is rejected).
+
+use core::cmp::Ordering;
+
+use bulwark_core::{Duration, Priority};
+
+use crate::utilisation::liu_layland_bound;
+
+/// The most iterations a response-time fixed point takes before giving up (not admitted).
+pub const MAX_ITERATIONS: u32 = 100_000;
+
+/// How far below `n(2^(1/n) - 1)` Eq. 3's left side must stay to be admitted.
+pub const LIU_LAYLAND_MARGIN: f64 = 1e-9;
+
+/// A CPI's index in [`System::cpis`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CpiId(pub usize);
+
+/// The priority a `fixed` CPI's single thread runs at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FixedCeiling {
+    /// IPCP: the CPI's ceiling, the highest priority a request to it can carry.
+    Immediate,
+    /// NPCS: the highest system priority, 255.
+    NonPreemptive,
+}
+
+/// A CPI's `_priority_protocol` attribute (section 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// "propagated": reentrant, runs each request at the requester's priority.
+    Propagated,
+    /// "inherited": one request at a time under the Priority Inheritance Protocol.
+    Inherited,
+    /// "fixed": one thread at a fixed priority (IPCP or NPCS).
+    Fixed(FixedCeiling),
+}
+
+impl Protocol {
+    /// The Immediate Priority Ceiling Protocol.
+    pub const IPCP: Protocol = Protocol::Fixed(FixedCeiling::Immediate);
+    /// Non-Preemptive Critical Sections.
+    pub const NPCS: Protocol = Protocol::Fixed(FixedCeiling::NonPreemptive);
+}
+
+/// A component procedure interface hosted by a passive component.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cpi {
+    /// Its name, for reports.
+    pub name: String,
+    /// `C(c)`: the procedure's worst-case execution time, nested requests excluded.
+    pub execution: Duration,
+    /// Its protocol.
+    pub protocol: Protocol,
+    /// The nested requests one run of the procedure makes (repeat an id to request it twice).
+    pub requests: Vec<CpiId>,
+}
+
+impl Cpi {
+    /// A CPI making no nested request.
+    pub fn new(name: impl Into<String>, execution: Duration, protocol: Protocol) -> Self {
+        Cpi {
+            name: name.into(),
+            execution,
+            protocol,
+            requests: Vec::new(),
+        }
+    }
+
+    /// The same CPI, making `requests` as nested requests.
+    pub fn requesting(mut self, requests: &[CpiId]) -> Self {
+        self.requests = requests.to_vec();
+        self
+    }
+}
+
+/// A periodic task originating in an active component.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Task {
+    /// Its name, for reports.
+    pub name: String,
+    /// `C(c_i)`: worst-case execution time in the originating component.
+    pub execution: Duration,
+    /// `T_i`, also its relative deadline.
+    pub period: Duration,
+    /// `p_i` (larger is more important; may be shared).
+    pub priority: Priority,
+    /// The requests one job makes from its originating component.
+    pub requests: Vec<CpiId>,
+}
+
+impl Task {
+    /// A task making no request.
+    pub fn new(
+        name: impl Into<String>,
+        execution: Duration,
+        period: Duration,
+        priority: Priority,
+    ) -> Self {
+        Task {
+            name: name.into(),
+            execution,
+            period,
+            priority,
+            requests: Vec::new(),
+        }
+    }
+
+    /// The same task, making `requests`.
+    pub fn requesting(mut self, requests: &[CpiId]) -> Self {
+        self.requests = requests.to_vec();
+        self
+    }
+}
+
+/// Tasks and the CPIs they request, on one core.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct System {
+    /// The tasks.
+    pub tasks: Vec<Task>,
+    /// The CPIs, indexed by [`CpiId`].
+    pub cpis: Vec<Cpi>,
+}
+
+/// The cost of sending a request and of replying to it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallReply {
+    /// Sending the request (`C_*_send`).
+    pub call: Duration,
+    /// Replying (`C_*_reply`).
+    pub reply: Duration,
+}
+
+impl CallReply {
+    /// No cost.
+    pub const ZERO: CallReply = CallReply::new(Duration::ZERO, Duration::ZERO);
+
+    /// `call` to send, `reply` to reply.
+    pub const fn new(call: Duration, reply: Duration) -> Self {
+        CallReply { call, reply }
+    }
+
+    /// `call + reply`: the overhead one request adds to a WCET.
+    pub fn total(self) -> Duration {
+        self.call.saturating_add(self.reply)
+    }
+
+    /// `max(call, reply)`: the longer of the two sections run at the ceiling.
+    pub fn longer(self) -> Duration {
+        self.call.max(self.reply)
+    }
+}
+
+/// Worst-case protocol overheads (the paper's Table 2 maxima, converted to time). For nested
+/// requests from an inherited CPI, Table 2 measures separate "PIP to PIP" and "PIP to
+/// propagated" rows; give the larger of the direct and nested values here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overheads {
+    /// `C_prop_send`, `C_prop_reply`.
+    pub propagated: CallReply,
+    /// `C_fix_send`, `C_fix_reply` (IPCP and NPCS).
+    pub fixed: CallReply,
+    /// Call and reply on an inherited CPI whose lock is free (`C^unlocked`).
+    pub inherited_unlocked: CallReply,
+    /// Call and reply on an inherited CPI whose lock is held (`C^locked`).
+    pub inherited_locked: CallReply,
+    /// `C^locked(c)`: the notification manager's priority queue when full (Fig. 6).
+    pub queue: Duration,
+    /// `C_up`: one nested priority-inheritance update (`nest`).
+    pub nest: Duration,
+}
+
+impl Overheads {
+    /// A platform with free protocols.
+    pub const ZERO: Overheads = Overheads {
+        propagated: CallReply::ZERO,
+        fixed: CallReply::ZERO,
+        inherited_unlocked: CallReply::ZERO,
+        inherited_locked: CallReply::ZERO,
+        queue: Duration::ZERO,
+        nest: Duration::ZERO,
+    };
+}
+
+/// Eq. 8: the worst-case overhead of one request to an inherited CPI whose longest nested
+/// request chain is `chain` hops long.
+pub fn inherited_overhead(overheads: &Overheads, chain: usize) -> Duration {
+    let locked = overheads
+        .inherited_locked
+        .total()
+        .saturating_add(overheads.queue)
+        .saturating_add(overheads.nest.saturating_mul(chain as u64));
+    overheads.inherited_unlocked.total().max(locked)
+}
+
+/// The overhead one request to a CPI adds to a WCET: `C_prop` (Eq. 1), `C_fix` (Eq. 7) or
+/// Eq. 8.
+pub fn request_overhead(protocol: Protocol, overheads: &Overheads, chain: usize) -> Duration {
+    match protocol {
+        Protocol::Propagated => overheads.propagated.total(),
+        Protocol::Fixed(_) => overheads.fixed.total(),
+        Protocol::Inherited => inherited_overhead(overheads, chain),
+    }
+}
+
+/// Why a system cannot be analysed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelError {
+    /// A request names a CPI that does not exist.
+    UnknownCpi {
+        /// Who makes the request.
+        requester: Requester,
+        /// The missing id.
+        cpi: CpiId,
+    },
+    /// Nested requests loop back to `cpi`: a possible deadlock, and an unbounded WCET.
+    Cycle {
+        /// A CPI on the cycle.
+        cpi: CpiId,
+    },
+}
+
+/// Who makes a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requester {
+    /// The task at this index of [`System::tasks`].
+    Task(usize),
+    /// A CPI, by a nested request.
+    Cpi(CpiId),
+}
+
+/// What the analysis found for one CPI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpiAnalysis {
+    /// `p_min(c)`: the lowest priority of a task whose job reaches it; `None` if none does.
+    pub lowest: Option<Priority>,
+    /// `p_max(c)`: the highest such priority; `None` if no task's job reaches it.
+    pub highest: Option<Priority>,
+    /// The priority its threads wait at (see the module notes); `Priority::MIN` if unused,
+    /// 255 for NPCS.
+    pub ceiling: Priority,
+    /// `l(c)`: the longest chain of nested requests rooted at it, in hops.
+    pub chain: usize,
+    /// The overhead one request to it adds: `C_prop`, `C_fix` or Eq. 8.
+    pub overhead: Duration,
+    /// The whole cost of one request: overhead, `C(c)` and every nested request.
+    pub request: Duration,
+    /// `B(c)`: the longest it can block a task of higher priority than its requester.
+    pub blocking: Duration,
+}
+
+/// Which blocking term a task got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockingRule {
+    /// No CPI reached by a lower task can run at the task's priority or above: `B_i = 0`.
+    None,
+    /// Eq. 5 (and Eq. 6 for NPCS): the longest single section.
+    Ceiling,
+    /// An inherited CPI can block: once per lower task (Sha et al., 1990).
+    Inheritance,
+}
+
+/// The timing parameters the bounds and the response-time analysis take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskTiming {
+    /// `C_i`.
+    pub execution: Duration,
+    /// `T_i = D_i`.
+    pub period: Duration,
+    /// `p_i`.
+    pub priority: Priority,
+    /// `B_i`.
+    pub blocking: Duration,
+}
+
+impl TaskTiming {
+    /// A task `(C, T)` at `priority`, without blocking.
+    pub const fn new(execution: Duration, period: Duration, priority: Priority) -> Self {
+        TaskTiming {
+            execution,
+            period,
+            priority,
+            blocking: Duration::ZERO,
+        }
+    }
+
+    /// The same task with blocking term `blocking`.
+    pub const fn with_blocking(mut self, blocking: Duration) -> Self {
+        self.blocking = blocking;
+        self
+    }
+}
+
+/// What the analysis found for one task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskAnalysis {
+    /// `C_i` by Eq. 7 (Eq. 1 when every CPI is propagated), `T_i`, `p_i` and `B_i`.
+    pub timing: TaskTiming,
+    /// Which rule gave `B_i`.
+    pub rule: BlockingRule,
+}
+
+/// WCETs and blocking terms of a [`System`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// One entry per CPI, in [`System::cpis`] order.
+    pub cpis: Vec<CpiAnalysis>,
+    /// One entry per task, in [`System::tasks`] order.
+    pub tasks: Vec<TaskAnalysis>,
+}
+
+impl Analysis {
+    /// The tasks' timing parameters, for the bounds and the response-time analysis.
+    pub fn timings(&self) -> Vec<TaskTiming> {
+        self.tasks.iter().map(|t| t.timing).collect()
+    }
+}
+
+/// WCETs (Eqs. 1, 7, 8) and blocking terms (Eqs. 5, 6 and PIP) of every task of `system`.
+pub fn analyse(system: &System, overheads: &Overheads) -> Result<Analysis, ModelError> {
+    check_ids(system)?;
+    let cpis = &system.cpis;
+    let order = callees_first(cpis)?;
+
+    let mut chain = vec![0usize; cpis.len()];
+    let mut overhead = vec![Duration::ZERO; cpis.len()];
+    let mut request = vec![Duration::ZERO; cpis.len()];
+    for &c in &order {
+        let cpi = &cpis[c];
+        chain[c] = cpi
+            .requests
+            .iter()
+            .map(|d| chain[d.0] + 1)
+            .max()
+            .unwrap_or(0);
+        overhead[c] = request_overhead(cpi.protocol, overheads, chain[c]);
+        request[c] = cpi
+            .requests
+            .iter()
+            .fold(overhead[c].saturating_add(cpi.execution), |sum, d| {
+                sum.saturating_add(request[d.0])
+            });
+    }
+
+    let ceiling = ceilings(system, &order);
+    let reach: Vec<Vec<bool>> = system.tasks.iter().map(|t| reached(cpis, t)).collect();
+    let analysed: Vec<CpiAnalysis> = (0..cpis.len())
+        .map(|c| {
+            let users = system
+                .tasks
+                .iter()
+                .zip(&reach)
+                .filter(|(_, r)| r[c])
+                .map(|(t, _)| t.priority);
+            CpiAnalysis {
+                lowest: users.clone().min(),
+                highest: users.max(),
+                ceiling: ceiling[c].unwrap_or(Priority::MIN),
+                chain: chain[c],
+                overhead: overhead[c],
+                request: request[c],
+                blocking: match cpis[c].protocol {
+                    Protocol::Propagated => overheads.propagated.longer(),
+                    Protocol::Inherited | Protocol::Fixed(_) => request[c],
+                },
+            }
+        })
+        .collect();
+
+    let tasks = system
+        .tasks
+        .iter()
+        .map(|task| {
+            let execution = task
+                .requests
+                .iter()
+                .fold(task.execution, |sum, d| sum.saturating_add(request[d.0]));
+            let (blocking, rule) = task_blocking(system, &analysed, &reach, task.priority);
+            TaskAnalysis {
+                timing: TaskTiming {
+                    execution,
+                    period: task.period,
+                    priority: task.priority,
+                    blocking,
+                },
+                rule,
+            }
+        })
+        .collect();
+    Ok(Analysis {
+        cpis: analysed,
+        tasks,
+    })
+}
+
+/// True when `c` can block a task of priority `p`: a strictly lower task reaches it and it can
+/// run at `p` or above (the condition of Eqs. 5 and 6).
+fn can_block(c: &CpiAnalysis, p: Priority) -> bool {
+    c.lowest.is_some_and(|low| low < p) && p <= c.ceiling
+}
+
+/// Eqs. 5 and 6: `max{B(c) | p_min(c) < p <= ceiling(c)}`, zero when no CPI qualifies.
+pub fn ceiling_blocking(cpis: &[CpiAnalysis], priority: Priority) -> Duration {
+    cpis.iter()
+        .filter(|c| can_block(c, priority))
+        .map(|c| c.blocking)
+        .max()
+        .unwrap_or(Duration::ZERO)
+}
+
+/// `B_i` for a task of `priority`, and the rule that gave it.
+fn task_blocking(
+    system: &System,
+    cpis: &[CpiAnalysis],
+    reach: &[Vec<bool>],
+    priority: Priority,
+) -> (Duration, BlockingRule) {
+    let inherited = system
+        .cpis
+        .iter()
+        .zip(cpis)
+        .any(|(cpi, c)| cpi.protocol == Protocol::Inherited && can_block(c, priority));
+    if inherited {
+        // Once per strictly lower task, its longest request that can run at `priority` or above.
+        let sum = system
+            .tasks
+            .iter()
+            .zip(reach)
+            .filter(|(t, _)| t.priority < priority)
+            .map(|(_, r)| {
+                cpis.iter()
+                    .zip(r)
+                    .filter(|(c, &reached)| reached && priority <= c.ceiling)
+                    .map(|(c, _)| c.blocking)
+                    .max()
+                    .unwrap_or(Duration::ZERO)
+            })
+            .fold(Duration::ZERO, Duration::saturating_add);
+        return (sum, BlockingRule::Inheritance);
+    }
+    if cpis.iter().any(|c| can_block(c, priority)) {
+        (ceiling_blocking(cpis, priority), BlockingRule::Ceiling)
+    } else {
+        (Duration::ZERO, BlockingRule::None)
+    }
+}
+
+/// Every request names an existing CPI.
+fn check_ids(system: &System) -> Result<(), ModelError> {
+    let n = system.cpis.len();
+    let requests = system
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (Requester::Task(i), &t.requests))
+        .chain(
+            system
+                .cpis
+                .iter()
+                .enumerate()
+                .map(|(c, cpi)| (Requester::Cpi(CpiId(c)), &cpi.requests)),
+        );
+    for (requester, ids) in requests {
+        if let Some(&cpi) = ids.iter().find(|id| id.0 >= n) {
+            return Err(ModelError::UnknownCpi { requester, cpi });
+        }
+    }
+    Ok(())
+}
+
+/// The CPIs in an order where every CPI comes after all the CPIs it requests (a depth-first
+/// post-order); a cycle is an error.
+fn callees_first(cpis: &[Cpi]) -> Result<Vec<usize>, ModelError> {
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Mark {
+        New,
+        Open,
+        Done,
+    }
+    let mut mark = vec![Mark::New; cpis.len()];
+    let mut order = Vec::with_capacity(cpis.len());
+    for root in 0..cpis.len() {
+        if mark[root] != Mark::New {
+            continue;
+        }
+        mark[root] = Mark::Open;
+        let mut stack = vec![(root, 0usize)];
+        while let Some(top) = stack.last_mut() {
+            let (c, next) = *top;
+            match cpis[c].requests.get(next) {
+                Some(&d) => {
+                    top.1 += 1;
+                    match mark[d.0] {
+                        Mark::New => {
+                            mark[d.0] = Mark::Open;
+                            stack.push((d.0, 0));
+                        }
+                        Mark::Open => return Err(ModelError::Cycle { cpi: d }),
+                        Mark::Done => {}
+                    }
+                }
+                None => {
+                    mark[c] = Mark::Done;
+                    order.push(c);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    Ok(order)
+}
+
+/// Each CPI's ceiling (see the module notes), `None` when nothing requests it; callers are
+/// settled before their callees by walking `callees_first` backwards.
+fn ceilings(system: &System, callees_first: &[usize]) -> Vec<Option<Priority>> {
+    let mut ceiling: Vec<Option<Priority>> = vec![None; system.cpis.len()];
+    for task in &system.tasks {
+        for d in &task.requests {
+            ceiling[d.0] = ceiling[d.0].max(Some(task.priority));
+        }
+    }
+    for &c in callees_first.iter().rev() {
+        let cpi = &system.cpis[c];
+        if cpi.protocol == Protocol::NPCS {
+            ceiling[c] = Some(Priority::MAX);
+        }
+        if let Some(p) = ceiling[c] {
+            for d in &cpi.requests {
+                ceiling[d.0] = ceiling[d.0].max(Some(p));
+            }
+        }
+    }
+    ceiling
+}
+
+/// Which CPIs a job of `task` reaches, directly or through nested requests.
+fn reached(cpis: &[Cpi], task: &Task) -> Vec<bool> {
+    let mut seen = vec![false; cpis.len()];
+    let mut stack: Vec<usize> = task.requests.iter().map(|d| d.0).collect();
+    while let Some(c) = stack.pop() {
+        if !core::mem::replace(&mut seen[c], true) {
+            stack.extend(cpis[c].requests.iter().map(|d| d.0));
+        }
+    }
+    seen
+}
+
+/// The outcome of a bound or of the response-time analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The set (or task) meets every deadline.
+    Admitted,
+    /// The test cannot show it does (for the response-time analysis: it does not).
+    Rejected,
+    /// The test's preconditions do not hold; treated as not admitted.
+    NotApplicable(Inapplicable),
+}
+
+impl Verdict {
+    /// True only for [`Verdict::Admitted`].
+    pub fn admitted(self) -> bool {
+        self == Verdict::Admitted
+    }
+}
+
+/// Why a bound does not apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inapplicable {
+    /// A task has a zero period.
+    ZeroPeriod,
+    /// Two tasks share a priority (Eq. 2 needs unique priorities).
+    SharedPriority,
+    /// A task of higher (or equal) priority has a longer period: not rate-monotonic.
+    NotRateMonotonic,
+}
+
+/// One task's hyperbolic product.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HyperbolicTerm {
+    /// `prod (C_j / T_j + 1) * ((C_i + B_i) / T_i + 1)`, in `f64` (reported only).
+    pub product: f64,
+    /// Whether the product is at most 2, decided in exact integer arithmetic.
+    pub admitted: bool,
+}
+
+/// The outcome of Eq. 2 or Eq. 4.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HyperbolicBound {
+    /// Admitted when every task's product is at most 2 and the preconditions hold.
+    pub verdict: Verdict,
+    /// One product per task, in input order; empty when a period is zero.
+    pub terms: Vec<HyperbolicTerm>,
+}
+
+/// Eq. 2: the hyperbolic bound with blocking, for unique rate-monotonic priorities:
+/// `for all i: prod_{j: p_j > p_i} (C_j / T_j + 1) * ((C_i + B_i) / T_i + 1) <= 2`.
+pub fn hyperbolic(tasks: &[TaskTiming]) -> HyperbolicBound {
+    hyperbolic_with(tasks, false)
+}
+
+/// Eq. 4: the paper's hyperbolic bound for non-unique priorities (Appendix A, Theorem 2):
+/// `for all i: prod_{j: p_j >= p_i, j != i} (C_j / T_j + 1) * ((C_i + B_i) / T_i + 1) <= 2`.
+pub fn hyperbolic_non_unique(tasks: &[TaskTiming]) -> HyperbolicBound {
+    hyperbolic_with(tasks, true)
+}
+
+fn hyperbolic_with(tasks: &[TaskTiming], equal_count: bool) -> HyperbolicBound {
+    if tasks.iter().any(|t| t.period.is_zero()) {
+        return HyperbolicBound {
+            verdict: Verdict::NotApplicable(Inapplicable::ZeroPeriod),
+            terms: Vec::new(),
+        };
+    }
+    let terms: Vec<HyperbolicTerm> = (0..tasks.len())
+        .map(|i| hyperbolic_term(tasks, i, equal_count))
+        .collect();
+    let verdict = match rate_monotonic(tasks, equal_count) {
+        Err(why) => Verdict::NotApplicable(why),
+        Ok(()) if terms.iter().all(|t| t.admitted) => Verdict::Admitted,
+        Ok(()) => Verdict::Rejected,
+    };
+    HyperbolicBound { verdict, terms }
+}
+
+/// Task `i`'s product, over the tasks of higher priority (and equal, when `equal_count`).
+fn hyperbolic_term(tasks: &[TaskTiming], i: usize, equal_count: bool) -> HyperbolicTerm {
+    let me = tasks[i];
+    let counted = tasks.iter().enumerate().filter(|&(j, t)| {
+        j != i && (t.priority > me.priority || (equal_count && t.priority == me.priority))
+    });
+    let own_numerator = me.period.as_nanos() as u128
+        + me.execution.as_nanos() as u128
+        + me.blocking.as_nanos() as u128;
+    let mut product = own_numerator as f64 / me.period.as_nanos() as f64;
+    let mut numerator = Natural::from(own_numerator);
+    let mut denominator = Natural::from(2 * me.period.as_nanos() as u128);
+    for (_, t) in counted {
+        let (c, p) = (t.execution.as_nanos() as u128, t.period.as_nanos() as u128);
+        product *= (p + c) as f64 / p as f64;
+        numerator = numerator.times(p + c);
+        denominator = denominator.times(p);
+    }
+    HyperbolicTerm {
+        product,
+        admitted: numerator.compare(&denominator) != Ordering::Greater,
+    }
+}
+
+/// The bounds' precondition: every other task of higher priority (or of equal priority, which
+/// Eq. 2 forbids and Eqs. 3 and 4 count as higher) has a period no longer than this one's.
+fn rate_monotonic(tasks: &[TaskTiming], equal_allowed: bool) -> Result<(), Inapplicable> {
+    for (i, a) in tasks.iter().enumerate() {
+        for b in &tasks[i + 1..] {
+            if a.priority == b.priority && !equal_allowed {
+                return Err(Inapplicable::SharedPriority);
+            }
+            let (high, low) = if a.priority >= b.priority {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            let tie_ok = a.priority != b.priority || a.period == b.period;
+            if high.period > low.period || !tie_ok {
+                return Err(Inapplicable::NotRateMonotonic);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The outcome of Eq. 3.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LiuLaylandBound {
+    /// Admitted when `utilisation + blocking_ratio <= bound - LIU_LAYLAND_MARGIN` and the
+    /// preconditions hold.
+    pub verdict: Verdict,
+    /// `sum C_i / T_i`.
+    pub utilisation: f64,
+    /// `max B_i / T_i`.
+    pub blocking_ratio: f64,
+    /// `n(2^(1/n) - 1)`.
+    pub bound: f64,
+}
+
+/// Eq. 3: Liu and Layland's bound with blocking (Sha et al. 1990, Corollary 17), valid with
+/// equal priorities for equal periods: `sum C_i / T_i + max B_i / T_i <= n(2^(1/n) - 1)`.
+pub fn liu_layland(tasks: &[TaskTiming]) -> LiuLaylandBound {
+    let bound = liu_layland_bound(tasks.len());
+    if tasks.iter().any(|t| t.period.is_zero()) {
+        return LiuLaylandBound {
+            verdict: Verdict::NotApplicable(Inapplicable::ZeroPeriod),
+            utilisation: f64::INFINITY,
+            blocking_ratio: f64::INFINITY,
+            bound,
+        };
+    }
+    let ratio = |d: Duration, t: &TaskTiming| d.as_nanos() as f64 / t.period.as_nanos() as f64;
+    let utilisation: f64 = tasks.iter().map(|t| ratio(t.execution, t)).sum();
+    let blocking_ratio = tasks
+        .iter()
+        .map(|t| ratio(t.blocking, t))
+        .fold(0.0, f64::max);
+    let verdict = match rate_monotonic(tasks, true) {
+        Err(why) => Verdict::NotApplicable(why),
+        Ok(()) if utilisation + blocking_ratio <= bound - LIU_LAYLAND_MARGIN => Verdict::Admitted,
+        Ok(()) => Verdict::Rejected,
+    };
+    LiuLaylandBound {
+        verdict,
+        utilisation,
+        blocking_ratio,
+        bound,
+    }
+}
+
+/// The response-time analysis of one task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Response {
+    /// `B_i`, as given.
+    pub blocking: Duration,
+    /// `R_i` when admitted; otherwise the first iterate above `T_i` (a lower bound on the
+    /// real worst case), or [`Duration::MAX`] when the demand is unbounded.
+    pub response: Duration,
+    /// Admitted iff `R_i <= T_i`.
+    pub verdict: Verdict,
+}
+
+/// `R_i = C_i + B_i + sum_{j != i, p_j >= p_i} ceil(R_i / T_j) C_j` for `tasks[index]` (see
+/// the module notes on equal priorities); `None` for an index out of range.
+pub fn response_time(tasks: &[TaskTiming], index: usize) -> Option<Response> {
+    let me = *tasks.get(index)?;
+    let mut response = Response {
+        blocking: me.blocking,
+        response: Duration::MAX,
+        verdict: Verdict::Rejected,
+    };
+    if me.period.is_zero() {
+        response.verdict = Verdict::NotApplicable(Inapplicable::ZeroPeriod);
+        return Some(response);
+    }
+    // (C, T) of the other tasks that can delay it and have any demand at all.
+    let interfering: Vec<(u128, u64)> = tasks
+        .iter()
+        .enumerate()
+        .filter(|&(j, t)| j != index && t.priority >= me.priority && !t.execution.is_zero())
+        .map(|(_, t)| (t.execution.as_nanos() as u128, t.period.as_nanos()))
+        .collect();
+    if interfering.iter().any(|&(_, t)| t == 0) {
+        return Some(response); // Unbounded demand from a zero period.
+    }
+    let own = me.execution.as_nanos() as u128 + me.blocking.as_nanos() as u128;
+    let (r, verdict) = match fixed_point(own, &interfering, me.period.as_nanos() as u128) {
+        Ok(r) => (r, Verdict::Admitted),
+        Err(r) => (r, Verdict::Rejected),
+    };
+    response.response = Duration::from_nanos(u64::try_from(r).unwrap_or(u64::MAX));
+    response.verdict = verdict;
+    Some(response)
+}
+
+/// `R_i` for every task, in input order.
+pub fn response_times(tasks: &[TaskTiming]) -> Vec<Response> {
+    (0..tasks.len())
+        .filter_map(|i| response_time(tasks, i))
+        .collect()
+}
+
+/// True when the response-time analysis admits every task.
+pub fn schedulable(tasks: &[TaskTiming]) -> bool {
+    response_times(tasks).iter().all(|r| r.verdict.admitted())
+}
+
+/// The least fixed point of `r = base + sum ceil(r / T) C` over `interfering` (all periods
+/// non-zero), iterated from `base`. `Ok` when it is at most `limit`; otherwise `Err` with the
+/// first iterate above `limit` (or the last one, after [`MAX_ITERATIONS`]). The iterates never
+/// decrease, because the right side is non-decreasing in `r` and the first is `base`.
+fn fixed_point(base: u128, interfering: &[(u128, u64)], limit: u128) -> Result<u128, u128> {
+    let mut r = base;
+    for _ in 0..MAX_ITERATIONS {
+        if r > limit {
+            return Err(r);
+        }
+        let next = interfering
+            .iter()
+            .fold(base, |sum, &(c, t)| sum + r.div_ceil(t as u128) * c);
+        if next == r {
+            return Ok(r);
+        }
+        r = next;
+    }
+    Err(r)
+}
+
+/// A natural number in little-endian 64-bit limbs: just enough to compare the hyperbolic
+/// products exactly.
+#[derive(Clone, Debug)]
+struct Natural(Vec<u64>);
+
+impl Natural {
+    fn from(value: u128) -> Natural {
+        Natural(vec![value as u64, (value >> 64) as u64])
+    }
+
+    /// `self * factor`, schoolbook.
+    fn times(&self, factor: u128) -> Natural {
+        let factor = [factor as u64, (factor >> 64) as u64];
+        let mut out = vec![0u64; self.0.len() + factor.len()];
+        for (i, &a) in self.0.iter().enumerate() {
+            let mut carry = 0u128;
+            for (j, &b) in factor.iter().enumerate() {
+                // At most (2^64 - 1) + (2^64 - 1)^2 + (2^64 - 1) = 2^128 - 1: no overflow.
+                let cur = out[i + j] as u128 + a as u128 * b as u128 + carry;
+                out[i + j] = cur as u64;
+                carry = cur >> 64;
+            }
+            out[i + factor.len()] = carry as u64;
+        }
+        while out.len() > 1 && out.last() == Some(&0) {
+            out.pop();
+        }
+        Natural(out)
+    }
+
+    fn significant(&self) -> &[u64] {
+        let len = self.0.iter().rposition(|&l| l != 0).map_or(0, |p| p + 1);
+        &self.0[..len]
+    }
+
+    fn compare(&self, other: &Natural) -> Ordering {
+        let (a, b) = (self.significant(), other.significant());
+        a.len()
+            .cmp(&b.len())
+            .then_with(|| a.iter().rev().cmp(b.iter().rev()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_products_compare_exactly() {
+        // (2^64 + 1) * (2^64 - 1) = 2^128 - 1 < 2^128 = 2^64 * 2^64.
+        let big = 1u128 << 64;
+        let a = Natural::from(1).times(big + 1).times(big - 1);
+        let b = Natural::from(1).times(big).times(big);
+        assert_eq!(a.compare(&b), Ordering::Less);
+        assert_eq!(b.compare(&a), Ordering::Greater);
+        // 3 * 7 * 11 = 231 both ways round.
+        let c = Natural::from(3).times(7).times(11);
+        let d = Natural::from(11).times(3).times(7);
+        assert_eq!(c.compare(&d), Ordering::Equal);
+        assert_eq!(
+            Natural::from(0).compare(&Natural::from(0).times(5)),
+            Ordering::Equal
+        );
+    }
+
+    #[test]
+    fn a_cycle_is_reported() {
+        let system = System {
+            tasks: vec![
+                Task::new("t", Duration::ZERO, Duration::from_millis(1), Priority(1))
+                    .requesting(&[CpiId(0)]),
+            ],
+            cpis: vec![
+                Cpi::new("a", Duration::ZERO, Protocol::Propagated).requesting(&[CpiId(1)]),
+                Cpi::new("b", Duration::ZERO, Protocol::Propagated).requesting(&[CpiId(0)]),
+            ],
+        };
+        assert!(matches!(
+            analyse(&system, &Overheads::ZERO),
+            Err(ModelError::Cycle { .. })
+        ));
+    }
+}

@@ -1,0 +1,752 @@
+//! The TOML form of a component system: the same model as the CAmkES subset
+//! ([`crate::camkes`]), read into raw serde types and then validated.
+//!
+//! ```toml
+//! [[component]]
+//! name = "client"
+//! kind = "active"                 # "active" (originates tasks) or "passive" (provides CPIs)
+//!
+//! [[component.task]]              # one or more, for an active component
+//! name = "tau1"
+//! priority = 10                   # 0..=255, larger is more important
+//! period = "10ms"
+//! requestor = 1                   # optional, unique; default: the smallest unused
+//! body = [{ execute = "1ms" }, { request = "server.i" }, { execute = "500us" }]  # optional
+//!
+//! [[component]]
+//! name = "server"
+//! kind = "passive"
+//!
+//! [[component.cpi]]               # one or more, for a passive component
+//! name = "i"
+//! protocol = "inherited"          # "propagated", "inherited" or "fixed"
+//! priority = 20                   # optional; "fixed" at 255 is NPCS
+//! threads = 2                     # optional: the pool size (the analyzer computes one)
+//! body = [{ execute = "2ms" }]    # optional: what the procedure does per request
+//!
+//! [[connection]]
+//! from = "client"                 # a component, or "server.i": sent by that CPI's procedure
+//! to = "server.i"                 # a CPI
+//! name = "c1"                     # optional, for messages
+//! ```
+//!
+//! A body's `request` names the CPI it calls; a connection from the body's component (or
+//! from the body's own CPI) to that CPI must exist. Without a body, a procedure may request
+//! over every connection from its component.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use bulwark_core::{Duration, Priority};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::component::{
+    assign_requestors, Component, ComponentKind, ComponentSystem, Connection, ConnectionId, Cpi,
+    CpiId, ProcedureStep, Protocol, Task, MAX_REQUESTOR, MAX_THREADS,
+};
+use crate::diagnostic::{Diagnostics, Source, SpecError};
+use crate::raw::{RawQuantity, RawTime};
+use crate::{toml_error, units};
+
+const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
+const STEP_HELP: &str = "allowed: { execute = \"1ms\" } or { request = \"component.cpi\" }";
+
+/// Reads a component system from TOML `source`, naming it `file` in diagnostics.
+pub fn parse_components(source: &str, file: &str) -> Result<ComponentSystem, Diagnostics> {
+    let located = Source::new(file, source);
+    let raw: RawSystem = toml::from_str(source)
+        .map_err(|e| Diagnostics::new(file, vec![toml_error::located(&located, &e)]))?;
+    let mut checker = Checker {
+        source: &located,
+        errors: Vec::new(),
+    };
+    let system = checker.system(&raw);
+    let mut errors = checker.errors;
+    match system {
+        Some(system) if errors.is_empty() => Ok(system),
+        _ => {
+            if errors.is_empty() {
+                errors.push(located.error(
+                    0..0,
+                    "internal error: a check failed without saying why",
+                    "please report this file to the Bulwark developers",
+                ));
+            }
+            errors.sort_by_key(|e| e.span().map_or(0, |s| s.start));
+            Err(Diagnostics::new(file, errors))
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a component system: [[component]] and [[connection]] tables"
+)]
+struct RawSystem {
+    #[serde(default)]
+    component: Vec<Spanned<RawComponent>>,
+    #[serde(default)]
+    connection: Vec<Spanned<RawConnection>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[component]] table, like { name = \"server\", kind = \"passive\" }"
+)]
+struct RawComponent {
+    name: Spanned<String>,
+    kind: Spanned<String>,
+    #[serde(default)]
+    task: Vec<Spanned<RawTask>>,
+    #[serde(default)]
+    cpi: Vec<Spanned<RawCpi>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[component.task]] table"
+)]
+struct RawTask {
+    name: Spanned<String>,
+    priority: Spanned<i64>,
+    period: Spanned<RawTime>,
+    requestor: Option<Spanned<i64>>,
+    body: Option<Spanned<Vec<Spanned<RawStep>>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[component.cpi]] table"
+)]
+struct RawCpi {
+    name: Spanned<String>,
+    protocol: Spanned<String>,
+    priority: Option<Spanned<i64>>,
+    threads: Option<Spanned<i64>>,
+    body: Option<Spanned<Vec<Spanned<RawStep>>>>,
+}
+
+/// One body step; both keys optional so that validation can say which is missing or extra.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a step, like { execute = \"1ms\" } or { request = \"server.i\" }"
+)]
+struct RawStep {
+    execute: Option<Spanned<RawTime>>,
+    request: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[connection]] table, like { from = \"client\", to = \"server.i\" }"
+)]
+struct RawConnection {
+    name: Option<Spanned<String>>,
+    from: Spanned<String>,
+    to: Spanned<String>,
+}
+
+struct Checker<'a> {
+    source: &'a Source,
+    errors: Vec<SpecError>,
+}
+
+/// What the first pass learnt of a component: enough to resolve connections.
+struct Shape<'r> {
+    name: &'r str,
+    active: bool,
+    cpis: Vec<&'r str>,
+}
+
+impl Checker<'_> {
+    fn report(&mut self, span: Range<usize>, message: impl Into<String>, help: impl Into<String>) {
+        let error = self.source.error(span, message, help);
+        self.errors.push(error);
+    }
+
+    fn system(&mut self, raw: &RawSystem) -> Option<ComponentSystem> {
+        let shapes = self.shapes(&raw.component);
+        let connections = self.connections(&raw.connection, &shapes);
+        let mut components = Vec::new();
+        let mut task_names: HashMap<&str, usize> = HashMap::new();
+        let mut requestors: HashMap<i64, &str> = HashMap::new();
+        let mut all_valid = true;
+        for (index, component) in raw.component.iter().enumerate() {
+            let c = component.get_ref();
+            // Tasks must be unique in the whole system.
+            for task in &c.task {
+                let t = task.get_ref();
+                let name = t.name.get_ref().as_str();
+                match task_names.get(name) {
+                    Some(line) => {
+                        self.report(
+                            t.name.span(),
+                            format!("task name `{name}` is already used on line {line}"),
+                            "allowed: a name no other task in this system has",
+                        );
+                        all_valid = false;
+                    }
+                    None => {
+                        task_names.insert(name, self.source.line(t.name.span().start));
+                    }
+                }
+                if let Some(r) = &t.requestor {
+                    match requestors.get(r.get_ref()) {
+                        Some(owner) => {
+                            self.report(
+                                r.span(),
+                                format!("requestor {} is already used by `{owner}`", r.get_ref()),
+                                "allowed: an identifier no other task has",
+                            );
+                            all_valid = false;
+                        }
+                        None => {
+                            requestors.insert(*r.get_ref(), name);
+                        }
+                    }
+                }
+            }
+            match self.component(index, c, &shapes, &connections) {
+                Some(built) => components.push(built),
+                None => all_valid = false,
+            }
+        }
+        let connections: Option<Vec<Connection>> = connections.into_iter().collect();
+        if !all_valid || !self.errors.is_empty() {
+            return None;
+        }
+        assign_requestors(&mut components);
+        Some(ComponentSystem {
+            components,
+            connections: connections?,
+        })
+    }
+
+    /// Names, kinds and CPI names, with their uniqueness checked.
+    fn shapes<'r>(&mut self, raw: &'r [Spanned<RawComponent>]) -> Vec<Shape<'r>> {
+        let mut shapes: Vec<Shape<'r>> = Vec::new();
+        let mut first_line: HashMap<&str, usize> = HashMap::new();
+        for component in raw {
+            let c = component.get_ref();
+            let name = c.name.get_ref().as_str();
+            self.plain_name(&c.name, "a component name");
+            if let Some(line) = first_line.get(name) {
+                self.report(
+                    c.name.span(),
+                    format!("component name `{name}` is already used on line {line}"),
+                    "allowed: a name no other component in this system has",
+                );
+            } else {
+                first_line.insert(name, self.source.line(c.name.span().start));
+            }
+            let active = match c.kind.get_ref().as_str() {
+                "active" => true,
+                "passive" => false,
+                other => {
+                    self.report(
+                        c.kind.span(),
+                        format!("unknown component kind `{other}`"),
+                        "allowed: active (originates tasks), passive (provides CPIs)",
+                    );
+                    // Judged by its tables, so that its connections still resolve.
+                    c.cpi.is_empty()
+                }
+            };
+            let mut cpi_line: HashMap<&str, usize> = HashMap::new();
+            let mut cpis = Vec::new();
+            for cpi in &c.cpi {
+                let n = &cpi.get_ref().name;
+                self.plain_name(n, "a CPI name");
+                if let Some(line) = cpi_line.get(n.get_ref().as_str()) {
+                    self.report(
+                        n.span(),
+                        format!(
+                            "CPI `{name}.{}` is already declared on line {line}",
+                            n.get_ref()
+                        ),
+                        "allowed: a name no other CPI of this component has",
+                    );
+                } else {
+                    cpi_line.insert(n.get_ref(), self.source.line(n.span().start));
+                }
+                cpis.push(n.get_ref().as_str());
+            }
+            shapes.push(Shape { name, active, cpis });
+        }
+        shapes
+    }
+
+    /// Names that connections write as `component.cpi` must not contain a `.`.
+    fn plain_name(&mut self, name: &Spanned<String>, what: &str) {
+        let text = name.get_ref();
+        if text.trim().is_empty() {
+            self.report(
+                name.span(),
+                format!("{what} is empty"),
+                "allowed: a name with at least one visible character, like \"server\"",
+            );
+        } else if text.contains('.') {
+            self.report(
+                name.span(),
+                format!("{what} `{text}` contains a `.`"),
+                "allowed: a name without `.` (connections write component.cpi)",
+            );
+        }
+    }
+
+    /// Each connection, or `None` where it did not resolve (reported).
+    fn connections(
+        &mut self,
+        raw: &[Spanned<RawConnection>],
+        shapes: &[Shape<'_>],
+    ) -> Vec<Option<Connection>> {
+        let mut out: Vec<Option<Connection>> = Vec::new();
+        let mut first_line: HashMap<(usize, Option<usize>, CpiId), usize> = HashMap::new();
+        for connection in raw {
+            let c = connection.get_ref();
+            let from = self.sending_end(&c.from, shapes);
+            let to = self.receiving_end(&c.to, shapes);
+            let (Some((from, procedure)), Some(to)) = (from, to) else {
+                out.push(None);
+                continue;
+            };
+            let key = (from, procedure, to);
+            if let Some(line) = first_line.get(&key) {
+                self.report(
+                    c.to.span(),
+                    format!(
+                        "a connection from `{}` to `{}` is already declared on line {line}",
+                        c.from.get_ref(),
+                        c.to.get_ref()
+                    ),
+                    "allowed: one connection per sender and CPI; a body may request it many times",
+                );
+                out.push(None);
+                continue;
+            }
+            first_line.insert(key, self.source.line(c.from.span().start));
+            let name = c.name.as_ref().map_or_else(
+                || format!("{}->{}", c.from.get_ref(), c.to.get_ref()),
+                |n| n.get_ref().clone(),
+            );
+            out.push(Some(Connection {
+                name,
+                from,
+                interface: None,
+                procedure,
+                to,
+            }));
+        }
+        out
+    }
+
+    /// `"a"` or `"a.i"`: the component, and the CPI whose procedure sends, if named.
+    fn sending_end(
+        &mut self,
+        raw: &Spanned<String>,
+        shapes: &[Shape<'_>],
+    ) -> Option<(usize, Option<usize>)> {
+        let text = raw.get_ref();
+        let (component, cpi) = match text.split_once('.') {
+            Some((c, i)) => (c, Some(i)),
+            None => (text.as_str(), None),
+        };
+        let index = self.component_named(component, raw.span(), shapes)?;
+        let Some(cpi) = cpi else {
+            return Some((index, None));
+        };
+        let shape = &shapes[index];
+        if shape.active {
+            self.report(
+                raw.span(),
+                format!("active component `{component}` has no CPI `{cpi}`"),
+                format!("allowed: from = \"{component}\" (an active component's task sends)"),
+            );
+            return None;
+        }
+        let position = self.cpi_named(shape, cpi, raw.span())?;
+        Some((index, Some(position)))
+    }
+
+    /// `"b.j"`: a CPI of a passive component.
+    fn receiving_end(&mut self, raw: &Spanned<String>, shapes: &[Shape<'_>]) -> Option<CpiId> {
+        let text = raw.get_ref();
+        let Some((component, cpi)) = text.split_once('.') else {
+            self.report(
+                raw.span(),
+                format!("`{text}` names no CPI"),
+                format!("allowed: component.cpi, like \"{text}.i\""),
+            );
+            return None;
+        };
+        let index = self.component_named(component, raw.span(), shapes)?;
+        let shape = &shapes[index];
+        if shape.active {
+            self.report(
+                raw.span(),
+                format!("`{component}` is an active component, which provides no CPI"),
+                "allowed: a CPI of a passive component",
+            );
+            return None;
+        }
+        let position = self.cpi_named(shape, cpi, raw.span())?;
+        Some(CpiId {
+            component: index,
+            cpi: position,
+        })
+    }
+
+    fn component_named(
+        &mut self,
+        name: &str,
+        span: Range<usize>,
+        shapes: &[Shape<'_>],
+    ) -> Option<usize> {
+        let found = shapes.iter().position(|s| s.name == name);
+        if found.is_none() {
+            let names: Vec<&str> = shapes.iter().map(|s| s.name).collect();
+            self.report(
+                span,
+                format!("no component is called `{name}`"),
+                if names.is_empty() {
+                    "add a [[component]] table with this name".to_owned()
+                } else {
+                    format!("allowed: {}", names.join(", "))
+                },
+            );
+        }
+        found
+    }
+
+    fn cpi_named(&mut self, shape: &Shape<'_>, cpi: &str, span: Range<usize>) -> Option<usize> {
+        let found = shape.cpis.iter().position(|c| *c == cpi);
+        if found.is_none() {
+            let names: Vec<String> = shape
+                .cpis
+                .iter()
+                .map(|c| format!("{}.{c}", shape.name))
+                .collect();
+            self.report(
+                span,
+                format!("component `{}` has no CPI `{cpi}`", shape.name),
+                format!("allowed: {}", names.join(", ")),
+            );
+        }
+        found
+    }
+
+    fn component(
+        &mut self,
+        index: usize,
+        raw: &RawComponent,
+        shapes: &[Shape<'_>],
+        connections: &[Option<Connection>],
+    ) -> Option<Component> {
+        let name = raw.name.get_ref().clone();
+        let kind = raw.kind.get_ref().as_str();
+        if kind == "active" {
+            if let Some(cpi) = raw.cpi.first() {
+                self.report(
+                    cpi.get_ref().name.span(),
+                    format!(
+                        "active component `{name}` provides CPI `{}`",
+                        cpi.get_ref().name.get_ref()
+                    ),
+                    "an active component originates tasks and provides no CPI; move it to a \
+                     passive component",
+                );
+            }
+            if raw.task.is_empty() {
+                self.report(
+                    raw.kind.span(),
+                    format!("active component `{name}` has no task"),
+                    "add a [[component.task]] table after it",
+                );
+            }
+        } else if kind == "passive" {
+            if let Some(task) = raw.task.first() {
+                self.report(
+                    task.get_ref().name.span(),
+                    format!("passive component `{name}` has task `{}`", task.get_ref().name.get_ref()),
+                    "a passive component has no thread of its own; tasks originate in active components",
+                );
+            }
+            if raw.cpi.is_empty() {
+                self.report(
+                    raw.kind.span(),
+                    format!("passive component `{name}` provides no CPI"),
+                    "add a [[component.cpi]] table after it",
+                );
+            }
+        }
+        let mut all_valid = kind == "active" || kind == "passive";
+        let mut tasks = Vec::new();
+        for task in &raw.task {
+            match self.task(index, task.get_ref(), shapes, connections) {
+                Some(t) => tasks.push(t),
+                None => all_valid = false,
+            }
+        }
+        let mut cpis = Vec::new();
+        for (position, cpi) in raw.cpi.iter().enumerate() {
+            match self.cpi(index, position, cpi.get_ref(), shapes, connections) {
+                Some(c) => cpis.push(c),
+                None => all_valid = false,
+            }
+        }
+        if !all_valid {
+            return None;
+        }
+        let kind = if kind == "active" {
+            ComponentKind::Active { tasks }
+        } else {
+            ComponentKind::Passive { cpis }
+        };
+        Some(Component { name, kind })
+    }
+
+    fn task(
+        &mut self,
+        component: usize,
+        raw: &RawTask,
+        shapes: &[Shape<'_>],
+        connections: &[Option<Connection>],
+    ) -> Option<Task> {
+        let priority = self.priority(&raw.priority);
+        let period = self.period(&raw.period);
+        let requestor = match &raw.requestor {
+            None => Some(u32::MAX),
+            Some(r) => {
+                let id = u32::try_from(*r.get_ref())
+                    .ok()
+                    .filter(|&id| id <= MAX_REQUESTOR);
+                if id.is_none() {
+                    self.report(
+                        r.span(),
+                        format!("requestor {} is outside 0..={MAX_REQUESTOR}", r.get_ref()),
+                        format!("allowed: 0..={MAX_REQUESTOR}, unique per task"),
+                    );
+                }
+                id
+            }
+        };
+        let body = match &raw.body {
+            None => Some(None),
+            Some(body) => self
+                .body(body, component, None, shapes, connections)
+                .map(Some),
+        };
+        Some(Task {
+            name: raw.name.get_ref().clone(),
+            priority: priority?,
+            period: period?,
+            requestor: requestor?,
+            body: body?,
+        })
+    }
+
+    fn cpi(
+        &mut self,
+        component: usize,
+        position: usize,
+        raw: &RawCpi,
+        shapes: &[Shape<'_>],
+        connections: &[Option<Connection>],
+    ) -> Option<Cpi> {
+        let protocol = Protocol::from_name(raw.protocol.get_ref());
+        if protocol.is_none() {
+            self.report(
+                raw.protocol.span(),
+                format!("unknown priority protocol `{}`", raw.protocol.get_ref()),
+                "allowed: propagated, inherited, fixed (fixed with priority = 255 is NPCS)",
+            );
+        }
+        let priority = match &raw.priority {
+            None => Some(None),
+            Some(p) => self.priority(p).map(Some),
+        };
+        let threads = match &raw.threads {
+            None => Some(None),
+            Some(t) => {
+                let n = *t.get_ref();
+                let valid = u32::try_from(n)
+                    .ok()
+                    .filter(|t| (1..=MAX_THREADS).contains(t));
+                if valid.is_none() {
+                    self.report(
+                        t.span(),
+                        format!("threads {n} is outside 1..={MAX_THREADS}"),
+                        format!("allowed: 1..={MAX_THREADS}; leave it out and the analyzer sizes the pool"),
+                    );
+                }
+                valid.map(Some)
+            }
+        };
+        let body = match &raw.body {
+            None => Some(None),
+            Some(body) => self
+                .body(body, component, Some(position), shapes, connections)
+                .map(Some),
+        };
+        let priority = priority?;
+        Some(Cpi {
+            name: raw.name.get_ref().clone(),
+            protocol: protocol?.with_priority(priority),
+            priority,
+            threads: threads?,
+            body: body?,
+        })
+    }
+
+    fn priority(&mut self, raw: &Spanned<i64>) -> Option<Priority> {
+        let n = *raw.get_ref();
+        let p = u8::try_from(n).ok().map(Priority);
+        if p.is_none() {
+            self.report(
+                raw.span(),
+                format!("priority {n} is outside 0..=255"),
+                PRIORITY_HELP,
+            );
+        }
+        p
+    }
+
+    fn period(&mut self, raw: &Spanned<RawTime>) -> Option<Duration> {
+        let time = self.time(raw)?;
+        if time.is_zero() {
+            self.report(
+                raw.span(),
+                "period cannot be zero",
+                "allowed: a time longer than zero, like \"10ms\"",
+            );
+            return None;
+        }
+        Some(time)
+    }
+
+    fn time(&mut self, raw: &Spanned<RawTime>) -> Option<Duration> {
+        let result = match &raw.get_ref().0 {
+            RawQuantity::Text(text) => units::parse_time(text),
+            RawQuantity::Integer(n) => Err(units::time_without_unit(&n.to_string())),
+            RawQuantity::Float(x) => Err(units::time_without_unit(&x.to_string())),
+        };
+        match result {
+            Ok(time) => Some(time),
+            Err(e) => {
+                self.report(raw.span(), e.message, e.help);
+                None
+            }
+        }
+    }
+
+    /// A body: its steps, each request resolved to a connection from `component` (preferring
+    /// one sent by this CPI's own procedure, `cpi`).
+    fn body(
+        &mut self,
+        raw: &Spanned<Vec<Spanned<RawStep>>>,
+        component: usize,
+        cpi: Option<usize>,
+        shapes: &[Shape<'_>],
+        connections: &[Option<Connection>],
+    ) -> Option<Vec<ProcedureStep>> {
+        if raw.get_ref().is_empty() {
+            self.report(
+                raw.span(),
+                "a body needs at least one step",
+                "allowed: body = [{ execute = \"1ms\" }, { request = \"server.i\" }]",
+            );
+            return None;
+        }
+        let mut steps = Vec::new();
+        let mut all_valid = true;
+        for step in raw.get_ref() {
+            let s = step.get_ref();
+            let built = match (&s.execute, &s.request) {
+                (Some(_), Some(request)) => {
+                    self.report(
+                        request.span(),
+                        "a step does one thing, but this one has both execute and request",
+                        STEP_HELP,
+                    );
+                    None
+                }
+                (None, None) => {
+                    self.report(step.span(), "this step does nothing", STEP_HELP);
+                    None
+                }
+                (Some(time), None) => match self.time(time) {
+                    Some(t) if t.is_zero() => {
+                        self.report(
+                            time.span(),
+                            "execute time cannot be zero",
+                            "allowed: a time longer than zero, like \"1ms\"",
+                        );
+                        None
+                    }
+                    Some(t) => Some(ProcedureStep::Execute(t)),
+                    None => None,
+                },
+                (None, Some(target)) => self.request(target, component, cpi, shapes, connections),
+            };
+            match built {
+                Some(b) => steps.push(b),
+                None => all_valid = false,
+            }
+        }
+        all_valid.then_some(steps)
+    }
+
+    fn request(
+        &mut self,
+        target: &Spanned<String>,
+        component: usize,
+        cpi: Option<usize>,
+        shapes: &[Shape<'_>],
+        connections: &[Option<Connection>],
+    ) -> Option<ProcedureStep> {
+        let to = self.receiving_end(target, shapes)?;
+        let matching = |procedure: Option<usize>| {
+            connections.iter().position(|c| {
+                c.as_ref()
+                    .is_some_and(|c| c.from == component && c.to == to && c.procedure == procedure)
+            })
+        };
+        let found = cpi
+            .and_then(|c| matching(Some(c)))
+            .or_else(|| matching(None));
+        if let Some(id) = found {
+            return Some(ProcedureStep::Request(ConnectionId(id)));
+        }
+        // A connection that did not resolve was reported; do not report its requests again.
+        let unresolved = connections.iter().any(Option::is_none);
+        let from = shapes[component].name;
+        let sender = match cpi {
+            Some(c) => format!("{from}.{}", shapes[component].cpis[c]),
+            None => from.to_owned(),
+        };
+        if !unresolved {
+            self.report(
+                target.span(),
+                format!("no connection from `{sender}` to `{}`", target.get_ref()),
+                format!(
+                    "add [[connection]] from = \"{from}\", to = \"{}\"",
+                    target.get_ref()
+                ),
+            );
+        }
+        None
+    }
+}
