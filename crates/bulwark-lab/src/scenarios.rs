@@ -33,6 +33,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "attack-a3",
     "cbs-isolation",
     "faas-reclaim",
+    "vbs-processes",
 ];
 
 impl BuiltIn {

@@ -259,3 +259,21 @@ fn cbs_servers_are_admitted_by_their_exact_total_bandwidth() {
     assert_eq!(json["cores"][0]["total_numerator"], "21");
     assert_eq!(json["cores"][0]["total_denominator"], "20");
 }
+
+/// VBS, by hand in instants of 10 us: control's first action (320 us, (320 us, 3550 us)) is
+/// (32, (32, 355)): Eq. (1) gives ceil(32/32) 355 + 355 - 1 = 709 instants = 7.09 ms, and the
+/// late strategy at least 355 = 3.55 ms. The caps 3/10 + 2/5 + 1/5 = 9/10: admitted.
+#[test]
+fn vbs_actions_get_their_response_bounds() {
+    let out = bulwark(&["analyze", "scenarios/vbs-processes.toml"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_eq!(
+        row(&stdout, "control"),
+        ["control", "3/10", "0", "320us", "320us", "3.55ms", "7.09ms", "3.55ms"]
+    );
+    assert!(
+        stdout.contains("sum of caps 9/10 = 0.900000: admitted"),
+        "{stdout}"
+    );
+}

@@ -9,6 +9,9 @@ mod faas_reclaim;
 pub mod platform;
 mod reclaim_latency;
 mod textbook;
+mod vbs_isolation;
+mod vbs_overhead;
+mod vbs_strategies;
 
 use crate::report::ExperimentReport;
 
@@ -44,6 +47,9 @@ pub const ALL: &[Experiment] = &[
     a3_preemption_storm::EXPERIMENT,
     reclaim_latency::EXPERIMENT,
     faas_reclaim::EXPERIMENT,
+    vbs_strategies::EXPERIMENT,
+    vbs_overhead::EXPERIMENT,
+    vbs_isolation::EXPERIMENT,
 ];
 
 /// The experiment called `name`.

@@ -244,8 +244,7 @@ impl Checker<'_> {
             let starts_with_action = t
                 .script
                 .as_ref()
-                .and_then(|s| s.get_ref().first())
-                .is_some_and(|step| step.get_ref().action.is_some());
+                .is_some_and(|s| starts_with_action(s.get_ref()));
             if let (Some(script), false) = (&t.script, starts_with_action) {
                 self.report(
                     script.span(),
@@ -603,6 +602,18 @@ impl Checker<'_> {
             return None;
         }
         Some(time)
+    }
+}
+
+/// True when the first step a script runs is an action (perhaps the first of a loop's body).
+fn starts_with_action(steps: &[Spanned<crate::raw::RawStep>]) -> bool {
+    match steps.first().map(|s| s.get_ref()) {
+        Some(step) if step.action.is_some() => true,
+        Some(step) if step.repeat.is_some() => step
+            .body
+            .as_ref()
+            .is_some_and(|body| starts_with_action(body.get_ref())),
+        _ => false,
     }
 }
 

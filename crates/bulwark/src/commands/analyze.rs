@@ -1,5 +1,6 @@
 //! `bulwark analyze`: the SPR admission test (Eq. 1) and overhead bound (Eq. 2) of every
-//! reservation, core by core; for CBS, the EDF bandwidth test.
+//! reservation, core by core; for CBS, the EDF bandwidth test; for VBS, the caps test and
+//! every action's response bound.
 
 use crate::output::{out, outln};
 use std::process::ExitCode;
@@ -10,8 +11,9 @@ use bulwark_analysis::admission::{
 use bulwark_analysis::bandwidth::{self, Bandwidth};
 use bulwark_analysis::overhead::{overhead, work_per_invocation, Overhead, WorkBound};
 use bulwark_analysis::rbf::ServerKind;
+use bulwark_analysis::vbs::Action as VbsAction;
 use bulwark_core::Duration;
-use bulwark_spec::{PolicyKind, Scenario};
+use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step};
 use serde_json::{json, Value};
 
 use crate::cli::AnalyzeArgs;
@@ -28,11 +30,15 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
     if matches!(scenario.policy, PolicyKind::Cbs | PolicyKind::HardCbs) {
         return Ok(bandwidth_servers(&scenario, args.json));
     }
+    if scenario.policy == PolicyKind::Vbs {
+        return Ok(vbs_processes(&scenario, args.json));
+    }
     let Some(kind) = server_kind(scenario.policy) else {
         let servers: Vec<&str> = PolicyKind::ALL
             .iter()
             .filter(|(k, _)| {
-                server_kind(*k).is_some() || matches!(k, PolicyKind::Cbs | PolicyKind::HardCbs)
+                server_kind(*k).is_some()
+                    || matches!(k, PolicyKind::Cbs | PolicyKind::HardCbs | PolicyKind::Vbs)
             })
             .map(|(_, name)| *name)
             .collect();
@@ -222,6 +228,145 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
                 "NOT admitted on some core"
             }
         ));
+        out!("{text}");
+    }
+    if all_admitted {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Every action step of a script, in order (loop bodies once).
+fn actions(steps: &[Step], out: &mut Vec<(Duration, Duration, Duration)>) {
+    for step in steps {
+        match step {
+            Step::Action {
+                load,
+                limit,
+                period,
+            } => out.push((*load, *limit, *period)),
+            Step::Loop { body, .. } => actions(body, out),
+            _ => {}
+        }
+    }
+}
+
+/// VBS: per core the caps' sum (Eq. 2, exact), and per action its response bound Eq. (1)
+/// `ceil(l / lambda) pi + pi - 1` instants, and the late strategy's least response.
+fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
+    let Some(spec) = scenario.vbs.as_ref() else {
+        return ExitCode::FAILURE;
+    };
+    let q = spec.quantum.as_nanos().max(1);
+    let instants = |d: Duration| d.as_nanos().div_ceil(q);
+    let time = |n: u64| Duration::from_nanos(n.saturating_mul(q));
+    let mut all_admitted = true;
+    let mut text = format!(
+        "{} (vbs, {:?} release, instants of {}): admission by sum of caps <= 1 (Eq. 2), \
+         response bounds by Eq. (1)\n",
+        scenario.name, spec.strategy, spec.quantum
+    );
+    let mut cores_json = Vec::new();
+    for core in 0..scenario.cores {
+        let members: Vec<usize> = (0..scenario.tasks.len())
+            .filter(|&i| scenario.tasks[i].core == core)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let caps: Vec<(Duration, Duration)> = members
+            .iter()
+            .map(|&i| {
+                let (n, d) = spec.caps[i];
+                (Duration::from_nanos(n), Duration::from_nanos(d))
+            })
+            .collect();
+        let verdict = bandwidth::admit(&caps);
+        all_admitted &= verdict.admitted;
+        let mut rows = Vec::new();
+        let mut processes = Vec::new();
+        for &i in &members {
+            let task = &scenario.tasks[i];
+            let (n, d) = spec.caps[i];
+            let mut list = Vec::new();
+            if let Behaviour::Script { steps, .. } = &task.behaviour {
+                actions(steps, &mut list);
+            }
+            let mut actions_json = Vec::new();
+            for (k, &(load, limit, period)) in list.iter().enumerate() {
+                let bounds = VbsAction::new(instants(load), instants(limit), instants(period));
+                let (bound, least) = bounds.map_or((None, None), |a| {
+                    (Some(time(a.response_bound())), Some(time(a.late().lower)))
+                });
+                rows.push(vec![
+                    task.name.clone(),
+                    format!("{n}/{d}"),
+                    k.to_string(),
+                    load.to_string(),
+                    limit.to_string(),
+                    period.to_string(),
+                    or_unbounded(bound),
+                    or_unbounded(least),
+                ]);
+                actions_json.push(json!({
+                    "load_ns": load.as_nanos(),
+                    "limit_ns": limit.as_nanos(),
+                    "period_ns": period.as_nanos(),
+                    "response_bound_ns": nanos(bound),
+                    "late_least_response_ns": nanos(least),
+                }));
+            }
+            processes.push(json!({
+                "name": task.name,
+                "cap": format!("{n}/{d}"),
+                "actions": actions_json,
+            }));
+        }
+        text.push_str(&format!("\ncore {core}:\n"));
+        text.push_str(&table::render(
+            &[
+                "process",
+                "cap",
+                "action",
+                "load",
+                "limit",
+                "period",
+                "bound Eq. (1)",
+                "least (late)",
+            ],
+            &rows,
+        ));
+        text.push_str(&format!(
+            "sum of caps {}/{} = {:.6}: {}\n",
+            verdict.total.numerator,
+            verdict.total.denominator,
+            verdict.total.as_f64(),
+            if verdict.admitted {
+                "admitted"
+            } else {
+                "NOT admitted"
+            }
+        ));
+        cores_json.push(json!({
+            "core": core,
+            "processes": processes,
+            "caps_numerator": verdict.total.numerator.to_string(),
+            "caps_denominator": verdict.total.denominator.to_string(),
+            "admitted": verdict.admitted,
+        }));
+    }
+    if json {
+        outln!(
+            "{:#}",
+            json!({
+                "scenario": scenario.name,
+                "policy": "vbs",
+                "admitted": all_admitted,
+                "cores": cores_json,
+            })
+        );
+    } else {
         out!("{text}");
     }
     if all_admitted {
