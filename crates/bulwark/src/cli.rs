@@ -130,11 +130,16 @@ pub struct SimulateArgs {
 
 #[derive(Args, Debug)]
 pub struct AnalyzeArgs {
-    /// The scenario file (TOML).
+    /// The scenario file (TOML), or a component system (`.camkes`, or TOML with
+    /// [[component]] tables).
     pub file: PathBuf,
     /// Print the analysis as JSON (integer nanoseconds, null for unbounded) instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// For a component system: print the CAmkES configuration lines the analyzer computed
+    /// (priority ceilings, thread pools), for pasting back into the .camkes file.
+    #[arg(long)]
+    pub camkes: bool,
 }
 
 #[derive(Args, Debug)]

@@ -9,10 +9,12 @@ use bulwark_analysis::admission::{
     preemptions_per_period, response_times, Response, Server, Verdict,
 };
 use bulwark_analysis::bandwidth::{self, Bandwidth};
+use bulwark_analysis::component_graph;
 use bulwark_analysis::overhead::{overhead, work_per_invocation, Overhead, WorkBound};
 use bulwark_analysis::rbf::ServerKind;
 use bulwark_analysis::vbs::Action as VbsAction;
 use bulwark_core::Duration;
+use bulwark_spec::component::ComponentSystem;
 use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step};
 use serde_json::{json, Value};
 
@@ -20,6 +22,15 @@ use crate::cli::AnalyzeArgs;
 use crate::{diagnostics, table};
 
 pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
+    if let Some(system) = component_system(&args.file) {
+        return Ok(match system {
+            Ok(system) => components(&system, args),
+            Err(d) => {
+                eprint!("{}", diagnostics::render(&d));
+                ExitCode::FAILURE
+            }
+        });
+    }
     let scenario = match bulwark_spec::load(&args.file) {
         Ok(s) => s,
         Err(d) => {
@@ -234,6 +245,67 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// The component system in `file`, if it is one: a `.camkes` file, or TOML whose top level
+/// has `[[component]]` tables.
+fn component_system(
+    file: &std::path::Path,
+) -> Option<Result<ComponentSystem, bulwark_spec::Diagnostics>> {
+    if file.extension().is_some_and(|e| e == "camkes") {
+        return Some(bulwark_spec::camkes::load_camkes(file));
+    }
+    let text = std::fs::read_to_string(file).ok()?;
+    let has_components = text
+        .lines()
+        .any(|l| l.trim_start().starts_with("[[component]]"));
+    has_components.then(|| bulwark_spec::parse_components(&text, &file.display().to_string()))
+}
+
+/// The configuration analyzer (CAmkES paper, section 5): ceilings, pools, cycles. Exit 1
+/// when a call loop is certain or possible (a deadlock risk), else 0; a cycle of connections
+/// that the bodies show no request chain goes round is reported but not a failure.
+fn components(system: &ComponentSystem, args: &AnalyzeArgs) -> ExitCode {
+    let analysis = component_graph::analyze(system);
+    if args.json {
+        let cpis: Vec<Value> = analysis
+            .cpis
+            .iter()
+            .map(|c| {
+                json!({
+                    "component": c.component,
+                    "interface": c.interface,
+                    "protocol": format!("{:?}", c.protocol),
+                    "tasks": c.tasks,
+                    "minimum_priority": c.minimum.map(|p| p.0),
+                    "ceiling": c.ceiling.map(|p| p.0),
+                    "priority": c.priority.map(|p| p.0),
+                    "concurrent_requests": c.concurrent,
+                    "nest": c.nest,
+                    "threads": c.threads,
+                })
+            })
+            .collect();
+        let warnings: Vec<String> = analysis.warnings.iter().map(|w| format!("{w:?}")).collect();
+        let cycles: Vec<String> = analysis.cycles.iter().map(|c| format!("{c:?}")).collect();
+        outln!(
+            "{:#}",
+            json!({"cpis": cpis, "cycles": cycles, "warnings": warnings})
+        );
+    } else if args.camkes {
+        out!("{}", component_graph::camkes_configuration(&analysis));
+    } else {
+        out!("{}", component_graph::render(&analysis));
+    }
+    let loops = analysis
+        .cycles
+        .iter()
+        .any(|c| c.kind != component_graph::CycleKind::ConnectionsOnly);
+    if loops {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
