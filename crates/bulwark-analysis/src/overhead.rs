@@ -11,7 +11,7 @@
 //!   (possibly malicious) activation patterns;
 //! - a bound `W` on the work units of one scheduler invocation. SPR processes at most the
 //!   timeouts of the task it dispatches, so `W` is
-//!   [`work_bound`](bulwark_core::reservation::spr::work_bound)`(S, priority levels)`. A naive
+//!   [`work_bound`]`(S, priority levels)`. A naive
 //!   deferrable or sporadic server handles every expired timer in the interrupt that finds it,
 //!   so in an open system `W` has no bound.
 //!

@@ -131,7 +131,7 @@ pub struct SimulateArgs {
 #[derive(Args, Debug)]
 pub struct AnalyzeArgs {
     /// The scenario file (TOML), or a component system (`.camkes`, or TOML with
-    /// [[component]] tables).
+    /// `[[component]]` tables).
     pub file: PathBuf,
     /// Print the analysis as JSON (integer nanoseconds, null for unbounded) instead of tables.
     #[arg(long)]

@@ -3,8 +3,8 @@
 //! is bounded, whatever the other tasks do.
 //!
 //! What makes it shielded, and where the code does it:
-//! - budget accounting of the previous task only (Algorithm 1, [`Spr::charge_previous`] and
-//!   [`Spr::suspend`]);
+//! - budget accounting of the previous task only (Algorithm 1, `Spr::charge_previous` and
+//!   `Spr::suspend`);
 //! - early replenishment: a replenishment due before the running task's budget runs out is
 //!   counted at dispatch instead of interrupting it (Algorithm 2, lines 1-4);
 //! - pruning: a suspended task gets no replenishment timer, and a depleted task's wake-up is
