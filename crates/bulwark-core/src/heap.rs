@@ -31,10 +31,23 @@ impl Member for u32 {
 }
 
 /// A min-heap of members keyed by `K`, with removal and key update of any member.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct IndexedHeap<K, M = TaskId> {
     slots: Vec<(K, M)>,
     position: Vec<Option<u32>>,
+}
+
+/// A clone keeps the fixed capacity, so a cloned heap (a policy's saved state, a benchmark's
+/// prepared one) never allocates on insertion either; `Vec::clone` would shrink it to fit.
+impl<K: Clone, M: Clone> Clone for IndexedHeap<K, M> {
+    fn clone(&self) -> Self {
+        let mut slots = Vec::with_capacity(self.slots.capacity());
+        slots.extend_from_slice(&self.slots);
+        IndexedHeap {
+            slots,
+            position: self.position.clone(),
+        }
+    }
 }
 
 impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
