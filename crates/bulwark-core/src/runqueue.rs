@@ -78,6 +78,29 @@ impl PriorityRunqueue {
         true
     }
 
+    /// Puts `task` at the head of `priority`'s list: a preempted thread resumes before the
+    /// others of its priority (seL4's `tcbSchedEnqueue`, SCHED_FIFO). Returns false (and
+    /// changes nothing) if the id is beyond the capacity or already queued.
+    pub fn push_front(&mut self, task: TaskId, priority: Priority) -> bool {
+        let t = task.index();
+        if self.links.get(t).is_none_or(|l| l.queued_at.is_some()) {
+            return false;
+        }
+        let p = priority.0 as usize;
+        self.links[t] = Link {
+            next: self.head[p],
+            prev: NONE,
+            queued_at: Some(priority),
+        };
+        match self.head[p] {
+            NONE => self.tail[p] = task.0,
+            old => self.links[old as usize].prev = task.0,
+        }
+        self.head[p] = task.0;
+        self.levels.set(priority);
+        true
+    }
+
     /// Removes `task` from its list; returns false if it was not queued.
     pub fn remove(&mut self, task: TaskId) -> bool {
         let t = task.index();
@@ -181,17 +204,25 @@ mod tests {
     }
 
     proptest! {
-        /// `highest` always agrees with a linear scan of a reference model.
+        /// `highest` always agrees with a linear scan of a reference model (both ends).
         #[test]
-        fn highest_matches_a_scan(ops in proptest::collection::vec((0u32..12, any::<u8>(), any::<bool>()), 0..300)) {
+        fn highest_matches_a_scan(ops in proptest::collection::vec((0u32..12, any::<u8>(), 0u8..3), 0..300)) {
             let mut rq = PriorityRunqueue::with_capacity(10);
-            let mut model: Vec<(u32, u8)> = Vec::new(); // FIFO order of insertion
-            for (t, p, insert) in ops {
-                if insert {
-                    let ok = rq.push_back(TaskId(t), Priority(p));
+            // Queue order: `push_front` goes first, `push_back` last; the scan takes the first
+            // of the highest priority.
+            let mut model: Vec<(u32, u8)> = Vec::new();
+            for (t, p, op) in ops {
+                if op < 2 {
+                    let ok = if op == 0 {
+                        rq.push_back(TaskId(t), Priority(p))
+                    } else {
+                        rq.push_front(TaskId(t), Priority(p))
+                    };
                     let expect = t < 10 && !model.iter().any(|m| m.0 == t);
                     prop_assert_eq!(ok, expect);
-                    if ok { model.push((t, p)); }
+                    if ok {
+                        if op == 0 { model.push((t, p)) } else { model.insert(0, (t, p)) }
+                    }
                 } else {
                     let ok = rq.remove(TaskId(t));
                     let idx = model.iter().position(|m| m.0 == t);
