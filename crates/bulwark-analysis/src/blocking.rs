@@ -42,7 +42,9 @@
 //!   overheads) for a fixed or an inherited CPI.
 //! - **Eq. 5** (IPCP; the paper's Eq. 5 is the ceiling term, not a PIP one):
 //!   `B_i = max{B(c) | p_min(c) < p_i <= ceiling(c)}`, where `p_min(c)` is the lowest priority
-//!   of a task whose job reaches `c`. **Eq. 6** (NPCS) is the same term with ceiling 255.
+//!   of a task whose job reaches `c`. A task may run a different `C(c)` in each CPI
+//!   ([`Task::procedure_times`], the evaluation's per-CPI subtasks); then `B(c)` is taken over
+//!   the requests of the strictly lower tasks that reach `c`, each with its own times. **Eq. 6** (NPCS) is the same term with ceiling 255.
 //!   A strictly lower task is needed: an equal-priority task is counted whole as interference.
 //! - **PIP blocking.** The paper says only that PIP can block for several critical sections.
 //!   When an inherited CPI can block `tau_i` (same condition as Eq. 5), `B_i` is Sha, Rajkumar
@@ -184,6 +186,10 @@ pub struct Task {
     pub priority: Priority,
     /// The requests one job makes from its originating component.
     pub requests: Vec<CpiId>,
+    /// `C(c)` for this task's requests to CPI `c`, where it differs from [`Cpi::execution`]:
+    /// the evaluation decomposes each task into subtasks, one per CPI it runs in (section
+    /// 6.2), so a shared procedure runs for a different time per requesting task.
+    pub procedure_times: Vec<(CpiId, Duration)>,
 }
 
 impl Task {
@@ -200,6 +206,7 @@ impl Task {
             period,
             priority,
             requests: Vec::new(),
+            procedure_times: Vec::new(),
         }
     }
 
@@ -207,6 +214,22 @@ impl Task {
     pub fn requesting(mut self, requests: &[CpiId]) -> Self {
         self.requests = requests.to_vec();
         self
+    }
+
+    /// The same task, whose requests run `time` in CPI `cpi`'s procedure (nested requests
+    /// excluded) instead of the CPI's own `C(c)`.
+    pub fn with_procedure_time(mut self, cpi: CpiId, time: Duration) -> Self {
+        self.procedure_times.retain(|(c, _)| *c != cpi);
+        self.procedure_times.push((cpi, time));
+        self
+    }
+
+    /// `C(c)` of this task's requests to `cpi`.
+    fn procedure_time(&self, cpi: CpiId, cpis: &[Cpi]) -> Duration {
+        self.procedure_times
+            .iter()
+            .find(|(c, _)| *c == cpi)
+            .map_or(cpis[cpi.0].execution, |(_, d)| *d)
     }
 }
 
@@ -421,23 +444,43 @@ pub fn analyse(system: &System, overheads: &Overheads) -> Result<Analysis, Model
 
     let mut chain = vec![0usize; cpis.len()];
     let mut overhead = vec![Duration::ZERO; cpis.len()];
-    let mut request = vec![Duration::ZERO; cpis.len()];
     for &c in &order {
-        let cpi = &cpis[c];
-        chain[c] = cpi
+        chain[c] = cpis[c]
             .requests
             .iter()
             .map(|d| chain[d.0] + 1)
             .max()
             .unwrap_or(0);
-        overhead[c] = request_overhead(cpi.protocol, overheads, chain[c]);
-        request[c] = cpi
-            .requests
-            .iter()
-            .fold(overhead[c].saturating_add(cpi.execution), |sum, d| {
-                sum.saturating_add(request[d.0])
-            });
+        overhead[c] = request_overhead(cpis[c].protocol, overheads, chain[c]);
     }
+    // The whole cost of one request to each CPI: with the CPIs' own `C(c)`, and for each
+    // task with its procedure times.
+    let defaults = request_costs(cpis, &order, &overhead, |c| cpis[c].execution);
+    let per_task: Vec<Vec<Duration>> = system
+        .tasks
+        .iter()
+        .map(|t| {
+            request_costs(cpis, &order, &overhead, |c| {
+                t.procedure_time(CpiId(c), cpis)
+            })
+        })
+        .collect();
+    // `B(c)` of one request of a task: the whole request for an exclusive CPI, the longer
+    // protocol step at the ceiling for a propagated one.
+    let blocking_of = |c: usize, request: Duration| match cpis[c].protocol {
+        Protocol::Propagated => overheads.propagated.longer(),
+        Protocol::Inherited | Protocol::Fixed(_) => request,
+    };
+    let per_task_blocking: Vec<Vec<Duration>> = per_task
+        .iter()
+        .map(|costs| {
+            costs
+                .iter()
+                .enumerate()
+                .map(|(c, &r)| blocking_of(c, r))
+                .collect()
+        })
+        .collect();
 
     let ceiling = ceilings(system, &order);
     let reach: Vec<Vec<bool>> = system.tasks.iter().map(|t| reached(cpis, t)).collect();
@@ -449,17 +492,22 @@ pub fn analyse(system: &System, overheads: &Overheads) -> Result<Analysis, Model
                 .zip(&reach)
                 .filter(|(_, r)| r[c])
                 .map(|(t, _)| t.priority);
+            // The longest request any task reaching it makes (its own `C(c)` if none does).
+            let request = per_task
+                .iter()
+                .zip(&reach)
+                .filter(|(_, r)| r[c])
+                .map(|(costs, _)| costs[c])
+                .max()
+                .unwrap_or(defaults[c]);
             CpiAnalysis {
                 lowest: users.clone().min(),
                 highest: users.max(),
                 ceiling: ceiling[c].unwrap_or(Priority::MIN),
                 chain: chain[c],
                 overhead: overhead[c],
-                request: request[c],
-                blocking: match cpis[c].protocol {
-                    Protocol::Propagated => overheads.propagated.longer(),
-                    Protocol::Inherited | Protocol::Fixed(_) => request[c],
-                },
+                request,
+                blocking: blocking_of(c, request),
             }
         })
         .collect();
@@ -467,12 +515,14 @@ pub fn analyse(system: &System, overheads: &Overheads) -> Result<Analysis, Model
     let tasks = system
         .tasks
         .iter()
-        .map(|task| {
+        .zip(&per_task)
+        .map(|(task, costs)| {
             let execution = task
                 .requests
                 .iter()
-                .fold(task.execution, |sum, d| sum.saturating_add(request[d.0]));
-            let (blocking, rule) = task_blocking(system, &analysed, &reach, task.priority);
+                .fold(task.execution, |sum, d| sum.saturating_add(costs[d.0]));
+            let (blocking, rule) =
+                task_blocking(system, &analysed, &per_task_blocking, &reach, task.priority);
             TaskAnalysis {
                 timing: TaskTiming {
                     execution,
@@ -488,6 +538,26 @@ pub fn analyse(system: &System, overheads: &Overheads) -> Result<Analysis, Model
         cpis: analysed,
         tasks,
     })
+}
+
+/// The whole cost of one request to each CPI (overhead, `C(c)` from `time`, and every nested
+/// request), callees settled first.
+fn request_costs(
+    cpis: &[Cpi],
+    callees_first: &[usize],
+    overhead: &[Duration],
+    time: impl Fn(usize) -> Duration,
+) -> Vec<Duration> {
+    let mut request = vec![Duration::ZERO; cpis.len()];
+    for &c in callees_first {
+        request[c] = cpis[c]
+            .requests
+            .iter()
+            .fold(overhead[c].saturating_add(time(c)), |sum, d| {
+                sum.saturating_add(request[d.0])
+            });
+    }
+    request
 }
 
 /// True when `c` can block a task of priority `p`: a strictly lower task reaches it and it can
@@ -509,6 +579,7 @@ pub fn ceiling_blocking(cpis: &[CpiAnalysis], priority: Priority) -> Duration {
 fn task_blocking(
     system: &System,
     cpis: &[CpiAnalysis],
+    blocking: &[Vec<Duration>],
     reach: &[Vec<bool>],
     priority: Priority,
 ) -> (Duration, BlockingRule) {
@@ -519,27 +590,50 @@ fn task_blocking(
         .any(|(cpi, c)| cpi.protocol == Protocol::Inherited && can_block(c, priority));
     if inherited {
         // Once per strictly lower task, its longest request that can run at `priority` or above.
-        let sum = system
-            .tasks
-            .iter()
-            .zip(reach)
-            .filter(|(t, _)| t.priority < priority)
-            .map(|(_, r)| {
-                cpis.iter()
-                    .zip(r)
-                    .filter(|(c, &reached)| reached && priority <= c.ceiling)
-                    .map(|(c, _)| c.blocking)
-                    .max()
-                    .unwrap_or(Duration::ZERO)
-            })
-            .fold(Duration::ZERO, Duration::saturating_add);
+        let sum = lower_sections(system, cpis, blocking, reach, priority, |c| {
+            priority <= c.ceiling
+        })
+        .map(|sections| sections.max().unwrap_or(Duration::ZERO))
+        .fold(Duration::ZERO, Duration::saturating_add);
         return (sum, BlockingRule::Inheritance);
     }
     if cpis.iter().any(|c| can_block(c, priority)) {
-        (ceiling_blocking(cpis, priority), BlockingRule::Ceiling)
+        // Eq. 5: the longest single section of a strictly lower task.
+        let longest = lower_sections(system, cpis, blocking, reach, priority, |c| {
+            can_block(c, priority)
+        })
+        .flatten()
+        .max()
+        .unwrap_or(Duration::ZERO);
+        (longest, BlockingRule::Ceiling)
     } else {
         (Duration::ZERO, BlockingRule::None)
     }
+}
+
+/// For each task of lower priority than `priority`, the blocking terms of its requests to the
+/// CPIs it reaches that pass `qualifies`.
+fn lower_sections<'a>(
+    system: &'a System,
+    cpis: &'a [CpiAnalysis],
+    blocking: &'a [Vec<Duration>],
+    reach: &'a [Vec<bool>],
+    priority: Priority,
+    qualifies: impl Fn(&CpiAnalysis) -> bool + Copy + 'a,
+) -> impl Iterator<Item = impl Iterator<Item = Duration> + 'a> + 'a {
+    system
+        .tasks
+        .iter()
+        .zip(reach)
+        .zip(blocking)
+        .filter(move |((t, _), _)| t.priority < priority)
+        .map(move |((_, r), b)| {
+            cpis.iter()
+                .zip(r)
+                .zip(b)
+                .filter(move |((c, &reached), _)| reached && qualifies(c))
+                .map(|(_, &d)| d)
+        })
 }
 
 /// Every request names an existing CPI.

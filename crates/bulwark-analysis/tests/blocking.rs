@@ -268,6 +268,46 @@ fn nested_inheritance_by_hand() {
     assert_eq!(responses(&t), [us(1448), us(2448), us(3448)]);
 }
 
+/// Per-task procedure times (the evaluation's subtasks): one PIP CPI `A` with `C(A)` = 1 ms,
+/// but the high task's requests run 2 ms in it and the low task's 3 ms. No overheads.
+/// - high (p 20): `C = 1 + 2 = 3` ms; `B` = the low task's one request = 3 ms (PIP, once per
+///   lower task).
+/// - low (p 10): `C = 1 + 3 = 4` ms; nothing lower, `B = 0`.
+/// - `A`'s longest request is the low task's, 3 ms; the 1 ms default is nobody's.
+///
+/// With IPCP the same numbers hold (one lower section, 3 ms); a middle task (p 15) that
+/// reaches nothing is blocked by the low task's section (ceiling 20 >= 15), 3 ms.
+#[test]
+fn per_task_procedure_times_by_hand() {
+    let a = CpiId(0);
+    for protocol in [Protocol::Inherited, Protocol::IPCP] {
+        let system = System {
+            cpis: vec![Cpi::new("A", ms(1), protocol)],
+            tasks: vec![
+                Task::new("high", ms(1), ms(10), Priority(20))
+                    .requesting(&[a])
+                    .with_procedure_time(a, ms(2)),
+                Task::new("middle", ms(1), ms(15), Priority(15)),
+                Task::new("low", ms(1), ms(20), Priority(10))
+                    .requesting(&[a])
+                    .with_procedure_time(a, ms(5))
+                    .with_procedure_time(a, ms(3)),
+            ],
+        };
+        let analysis = analyse(&system, &Overheads::ZERO).unwrap();
+        let t = analysis.timings();
+        assert_eq!(
+            t.iter().map(|t| t.execution).collect::<Vec<_>>(),
+            [ms(3), ms(1), ms(4)]
+        );
+        assert_eq!(
+            t.iter().map(|t| t.blocking).collect::<Vec<_>>(),
+            [ms(3), ms(3), Duration::ZERO]
+        );
+        assert_eq!(analysis.cpis[0].request, ms(3));
+    }
+}
+
 #[test]
 fn malformed_systems_are_errors() {
     let unknown = System {
