@@ -8,6 +8,7 @@ pub mod bandwidth;
 pub mod blocking;
 pub mod component_graph;
 pub mod generate;
+pub mod mc_ipc;
 pub mod overhead;
 pub mod rbf;
 pub mod scenario;

@@ -1,0 +1,1107 @@
+//! MC-IPC budget bounds (MC-IPC paper): Theorem 1, budget sizing, Vestal's levels, baselines.
+//!
+//! The MC-IPC paper's system (section III) has `K` clusters `C_1, ..., C_K` of `m_k` cores,
+//! reservations assigned to clusters, and resource servers `S_q`, each serving one request at a
+//! time. `L_q`, the maximum operation length of `S_q`, bounds the budget one request makes the
+//! server consume. Under bandwidth inheritance a waiting client's reservation pays for the
+//! server, and (Assumption A2) drains budget whenever it is selected, even while it waits.
+//!
+//! # Equations
+//!
+//! - **Theorem 1** (section IV-B): one invocation of `S_q` by a client in cluster `C_k` drains
+//!   at most `(1 + 2 m_k K) L_q` of its reservation's budget: `L_q` for a request in service
+//!   when it arrives (Lemma 3), then `m_k K L_q` in the tail queue (Lemma 2) and `m_k K L_q`
+//!   in the head and global queues (Lemma 1). See [`invocation_budget_bound`].
+//! - **Budget sizing** (section IV-C): a reservation of a task with worst-case execution time
+//!   `e_i` that invokes each `S_q` at most `N_iq` times per job needs a budget of at least
+//!   `e_i + sum_q N_iq (1 + 2 m_k K) L_q`. See [`reservation_budget`].
+//! - **Vestal's model** (section VII): with two criticality levels, each task has `e^L_i <=
+//!   e^H_i`, each server `L^L_q <= L^H_q`, and `K^L_q <= K^H_q` bounds the clusters `S_q` is
+//!   invoked from (`K^H_q = K` is the safe choice). A low-criticality reservation gets
+//!   `e^L_i + sum_q N_iq (1 + 2 K^L_q m_k) L^L_q`; a high-criticality one is provisioned with
+//!   `e^H_i + sum_q N_iq (1 + 2 K^H_q m_k) L^H_q` and expected to use only the low-assurance
+//!   amount. See [`criticality_budgets`].
+//! - **Case study baselines** (section VI-B), per invocation and valid only while every
+//!   client behaves as described: FIFO-IPC waits for every client that can have a request
+//!   outstanding, itself included, `n L_q` ([`fifo_ipc_invocation_bound`]); PRIO-IPC waits
+//!   for every higher-priority request that can precede, its own operation, and one
+//!   lower-priority operation already in service, `(h + 1 + 1) L_q`
+//!   ([`prio_ipc_invocation_bound`]). The paper's numbers for task `T_1` (four single-core
+//!   clusters, `L_key = 2 ms`, 14 clients): 18 ms, 28 ms and 8 ms.
+//!
+//! [`analyse`] applies all of them to a described [`System`] and reports an [`McIpcBounds`].
+//!
+//! # Readings written down here
+//!
+//! - **Criticality of the bounds.** Per-invocation bounds in the report use the client's own
+//!   criticality level (`L^L_q` and `K^L_q` for a low-criticality client, `L^H_q` and `K^H_q`
+//!   for a high-criticality one), as section VII sizes each reservation at its own level.
+//! - **Low-criticality high budget.** Section VII gives a low-criticality reservation only the
+//!   low-assurance budget; it is demoted, not re-provisioned, in high-criticality mode. Its
+//!   `(low, high)` pair is therefore `(low, low)`.
+//! - **PRIO-IPC overlap.** Section VI-B counts only the higher-priority tasks that can run
+//!   while `T_1` waits: "since only the tasks in two higher-priority reservations can overlap
+//!   with `R^H_1`". `R^H_3`'s slot `[50 ms, 100 ms)` is disjoint from `R^H_1`'s
+//!   `[0 ms, 50 ms)`. A [`Client`] may list its table-driven [`Slot`]s; two clients can
+//!   overlap unless both list slots and no two of them intersect.
+//!   Equal priorities count as higher (a priority queue may put an equal request first), which
+//!   is how EDF-ordered reservations are described: give them one shared priority.
+//! - **PRIO-IPC blocking.** The one lower-priority operation is counted whenever another
+//!   lower-priority client invokes the server, whatever its slots: a request in service when
+//!   the slot starts may have been issued before it.
+//! - **FIFO-IPC count.** `n` is every described client that invokes the server, slots ignored,
+//!   as the paper counts all 14 tasks: a request of a reservation whose slot ended stays queued.
+//! - **Best-effort tasks** are not described: they do not change the MC-IPC or PRIO-IPC bound
+//!   of a real-time client, and each one would add `L_q` to the FIFO-IPC bound.
+//!
+//! # Arithmetic
+//!
+//! Durations are `u64` nanoseconds; every function here uses checked arithmetic and returns
+//! `None` (or [`McIpcError::Overflow`]) when a product or sum leaves that range.
+
+use bulwark_core::{Duration, Priority};
+
+/// Theorem 1 (section IV-B): the budget a reservation in a cluster of `cluster_cores` (`m_k`)
+/// cores drains for one invocation of a server of operation length `operation_length` (`L_q`)
+/// when clients sit in `clusters` (`K`) clusters: `(1 + 2 m_k K) L_q`. `None` on overflow.
+pub fn invocation_budget_bound(
+    cluster_cores: u64,
+    clusters: u64,
+    operation_length: Duration,
+) -> Option<Duration> {
+    // Theorem 1: Lemma 3's L_q, plus Lemma 2's and Lemma 1's m_k K L_q each.
+    let operations = cluster_cores
+        .checked_mul(clusters)?
+        .checked_mul(2)?
+        .checked_add(1)?;
+    operation_length.checked_mul(operations)
+}
+
+/// The FIFO-IPC bound of section VI-B for one invocation: `n L_q`, where `clients` (`n`) counts
+/// every client that can have a request outstanding, the invoking one included. Valid only if
+/// no more than `n` clients exist. `None` on overflow.
+pub fn fifo_ipc_invocation_bound(clients: u64, operation_length: Duration) -> Option<Duration> {
+    // Section VI-B: "since there are n = 14 tasks in total, ... at most n L_key".
+    operation_length.checked_mul(clients)
+}
+
+/// The PRIO-IPC bound of section VI-B for one invocation: `(h + 1 + b) L_q`, where
+/// `preceding_requests` (`h`) counts the higher-priority requests that can be served first,
+/// `1` is the invocation's own operation and `b` is 1 when `lower_priority_blocking` (a
+/// lower-priority operation may be in service when the request arrives). Valid only if
+/// higher-priority clients issue no more than `h` requests. `None` on overflow.
+pub fn prio_ipc_invocation_bound(
+    preceding_requests: u64,
+    lower_priority_blocking: bool,
+    operation_length: Duration,
+) -> Option<Duration> {
+    // Section VI-B: "(2 + 1 + 1) L_key = 8 ms (including T_1's own request and one blocking
+    // lower-priority request)".
+    let operations = preceding_requests.checked_add(1 + u64::from(lower_priority_blocking))?;
+    operation_length.checked_mul(operations)
+}
+
+/// One server's share of a reservation's budget at one level of assurance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerInvocations {
+    /// `N_iq`: the most invocations of the server one job makes.
+    pub invocations: u64,
+    /// `L_q`: the server's maximum operation length.
+    pub operation_length: Duration,
+    /// `K` (section IV-C), or `K^L_q` or `K^H_q` (section VII): the clusters the server is
+    /// invoked from.
+    pub clusters: u64,
+}
+
+/// Budget sizing (section IV-C): `e_i + sum_q N_iq (1 + 2 m_k K) L_q` for a reservation with
+/// execution `execution` (`e_i`) in a cluster of `cluster_cores` (`m_k`) cores, each term
+/// using its server's own cluster count. `None` on overflow.
+pub fn reservation_budget(
+    execution: Duration,
+    cluster_cores: u64,
+    servers: &[ServerInvocations],
+) -> Option<Duration> {
+    sized_budget(execution, cluster_cores, servers.iter().copied())
+}
+
+/// `e_i + sum_q N_iq (1 + 2 m_k K) L_q` over `servers`; `None` on overflow.
+fn sized_budget(
+    execution: Duration,
+    cluster_cores: u64,
+    mut servers: impl Iterator<Item = ServerInvocations>,
+) -> Option<Duration> {
+    servers.try_fold(execution, |budget, server| {
+        // Section IV-C: N_iq invocations, each bounded by Theorem 1.
+        let bound =
+            invocation_budget_bound(cluster_cores, server.clusters, server.operation_length)?;
+        budget.checked_add(bound.checked_mul(server.invocations)?)
+    })
+}
+
+/// A criticality level of Vestal's model with two levels (section VII).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Criticality {
+    /// Low criticality: analysed with the low-assurance estimates, demoted in
+    /// high-criticality mode.
+    Low,
+    /// High criticality: provisioned with the high-assurance estimates.
+    High,
+}
+
+/// A value at each of the two criticality levels (section VII): the low-assurance estimate and
+/// the high-assurance one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PerCriticality<T> {
+    /// The value at the low level of assurance (superscript `L`).
+    pub low: T,
+    /// The value at the high level of assurance (superscript `H`).
+    pub high: T,
+}
+
+impl<T: Copy> PerCriticality<T> {
+    /// The same value at both levels.
+    pub const fn uniform(value: T) -> Self {
+        PerCriticality {
+            low: value,
+            high: value,
+        }
+    }
+
+    /// The value at `criticality`.
+    pub fn at(&self, criticality: Criticality) -> T {
+        match criticality {
+            Criticality::Low => self.low,
+            Criticality::High => self.high,
+        }
+    }
+}
+
+/// One server's share of a reservation's budget under Vestal's model (section VII).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CriticalityInvocations {
+    /// `N_iq`: the most invocations of the server one job makes.
+    pub invocations: u64,
+    /// `L^L_q` and `L^H_q`: the server's maximum operation length at each level.
+    pub operation_length: PerCriticality<Duration>,
+    /// `K^L_q` and `K^H_q`: the clusters the server is invoked from at each level.
+    pub clusters: PerCriticality<u64>,
+}
+
+impl CriticalityInvocations {
+    /// The term at one level, as [`reservation_budget`] takes it.
+    pub fn at(&self, criticality: Criticality) -> ServerInvocations {
+        ServerInvocations {
+            invocations: self.invocations,
+            operation_length: self.operation_length.at(criticality),
+            clusters: self.clusters.at(criticality),
+        }
+    }
+}
+
+/// Section VII: the `(low, high)` budgets of a reservation of `criticality` with execution
+/// `e^L_i`, `e^H_i` in a cluster of `cluster_cores` (`m_k`) cores.
+///
+/// `low` is `e^L_i + sum_q N_iq (1 + 2 K^L_q m_k) L^L_q`: a low-criticality reservation's
+/// budget, and what a high-criticality one is expected to use. `high` is
+/// `e^H_i + sum_q N_iq (1 + 2 K^H_q m_k) L^H_q` for a high-criticality reservation, the budget
+/// it is provisioned with; a low-criticality reservation is never provisioned beyond `low`, so
+/// its `high` is `low`. `None` on overflow.
+pub fn criticality_budgets(
+    criticality: Criticality,
+    execution: PerCriticality<Duration>,
+    cluster_cores: u64,
+    servers: &[CriticalityInvocations],
+) -> Option<PerCriticality<Duration>> {
+    let at = |level: Criticality| {
+        let terms = servers.iter().map(|server| server.at(level));
+        sized_budget(execution.at(level), cluster_cores, terms)
+    };
+    // Section VII: the low-criticality budget with e^L, K^L_q, L^L_q ...
+    let low = at(Criticality::Low)?;
+    // ... and the high-criticality budget with e^H, K^H_q, L^H_q.
+    let high = match criticality {
+        Criticality::Low => low,
+        Criticality::High => at(Criticality::High)?,
+    };
+    Some(PerCriticality { low, high })
+}
+
+/// A cluster's index in [`System::clusters`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ClusterId(pub usize);
+
+/// A server's index in [`System::servers`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ServerId(pub usize);
+
+/// A cluster `C_k` of identical cores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cluster {
+    /// Its name, for reports.
+    pub name: String,
+    /// `m_k`: its cores.
+    pub cores: u64,
+}
+
+impl Cluster {
+    /// A cluster of `cores` cores.
+    pub fn new(name: impl Into<String>, cores: u64) -> Self {
+        Cluster {
+            name: name.into(),
+            cores,
+        }
+    }
+}
+
+/// A resource server `S_q`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Server {
+    /// Its name, for reports.
+    pub name: String,
+    /// `L^L_q` and `L^H_q`: its maximum operation length at each level.
+    pub operation_length: PerCriticality<Duration>,
+    /// `K^L_q` and `K^H_q`: the clusters it is invoked from at each level; `None` is every
+    /// cluster, `K` (the safe choice).
+    pub invoking_clusters: PerCriticality<Option<u64>>,
+}
+
+impl Server {
+    /// A server of operation length `operation_length` at both levels, invoked from every
+    /// cluster.
+    pub fn new(name: impl Into<String>, operation_length: Duration) -> Self {
+        Server {
+            name: name.into(),
+            operation_length: PerCriticality::uniform(operation_length),
+            invoking_clusters: PerCriticality::uniform(None),
+        }
+    }
+
+    /// The same server with operation lengths `low` (`L^L_q`) and `high` (`L^H_q`).
+    pub fn with_operation_lengths(mut self, low: Duration, high: Duration) -> Self {
+        self.operation_length = PerCriticality { low, high };
+        self
+    }
+
+    /// The same server, invoked from at most `low` (`K^L_q`) and `high` (`K^H_q`) clusters.
+    pub fn invoked_from(mut self, low: u64, high: u64) -> Self {
+        self.invoking_clusters = PerCriticality {
+            low: Some(low),
+            high: Some(high),
+        };
+        self
+    }
+}
+
+/// A slot `[start, end)` of a table-driven reservation, as offsets into the cycle `H` that all
+/// table-driven reservations share (section III).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// The slot's first instant, from the start of the cycle.
+    pub start: Duration,
+    /// The end of the slot (excluded), from the start of the cycle.
+    pub end: Duration,
+}
+
+impl Slot {
+    /// `[start, end)`.
+    pub const fn new(start: Duration, end: Duration) -> Self {
+        Slot { start, end }
+    }
+
+    /// True if the two slots share an instant.
+    pub fn overlaps(self, other: Slot) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+}
+
+/// A client: a task in its own reservation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Client {
+    /// Its name, for reports.
+    pub name: String,
+    /// `C(R_j)`: the cluster its reservation is assigned to.
+    pub cluster: ClusterId,
+    /// Its reservation's priority `Y_j` (larger is more important). EDF-ordered reservations
+    /// share one priority.
+    pub priority: Priority,
+    /// Its criticality.
+    pub criticality: Criticality,
+    /// `e^L_i` and `e^H_i`: its worst-case execution time at each level.
+    pub execution: PerCriticality<Duration>,
+    /// `N_iq`: the most invocations of each server one job makes (a server named twice is
+    /// invoked the sum of the counts).
+    pub invocations: Vec<(ServerId, u64)>,
+    /// Its table-driven slots; empty for a reservation that can run at any time (sporadic).
+    pub slots: Vec<Slot>,
+}
+
+impl Client {
+    /// A sporadic client of execution `execution` at both levels, invoking nothing.
+    pub fn new(
+        name: impl Into<String>,
+        cluster: ClusterId,
+        priority: Priority,
+        criticality: Criticality,
+        execution: Duration,
+    ) -> Self {
+        Client {
+            name: name.into(),
+            cluster,
+            priority,
+            criticality,
+            execution: PerCriticality::uniform(execution),
+            invocations: Vec::new(),
+            slots: Vec::new(),
+        }
+    }
+
+    /// The same client with execution `low` (`e^L_i`) and `high` (`e^H_i`).
+    pub fn with_executions(mut self, low: Duration, high: Duration) -> Self {
+        self.execution = PerCriticality { low, high };
+        self
+    }
+
+    /// The same client, invoking `server` at most `count` times per job (added to any count
+    /// already given).
+    pub fn invoking(mut self, server: ServerId, count: u64) -> Self {
+        self.invocations.push((server, count));
+        self
+    }
+
+    /// The same client in a table-driven reservation with `slots`.
+    pub fn in_slots(mut self, slots: &[Slot]) -> Self {
+        self.slots = slots.to_vec();
+        self
+    }
+
+    /// `N_iq`: its invocations of `server` per job; `None` on overflow.
+    fn invocations_of(&self, server: ServerId) -> Option<u64> {
+        self.invocations
+            .iter()
+            .filter(|&&(id, _)| id == server)
+            .try_fold(0u64, |sum, &(_, count)| sum.checked_add(count))
+    }
+
+    /// True unless both clients are table-driven with disjoint slots.
+    fn can_overlap(&self, other: &Client) -> bool {
+        self.slots.is_empty()
+            || other.slots.is_empty()
+            || self
+                .slots
+                .iter()
+                .any(|&mine| other.slots.iter().any(|&theirs| mine.overlaps(theirs)))
+    }
+}
+
+/// The IPC protocol every server is invoked with, which decides how budgets are sized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// MC-IPC (section IV): budgets from Theorem 1.
+    McIpc,
+    /// FIFO-IPC (section VI): one FIFO queue, as in the MBWI protocol.
+    FifoIpc,
+    /// PRIO-IPC (section VI): one priority queue, as in Fiasco.OC.
+    PrioIpc,
+}
+
+/// Clusters, servers and clients, as [`analyse`] takes them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct System {
+    /// The clusters, indexed by [`ClusterId`]; `K` is their number.
+    pub clusters: Vec<Cluster>,
+    /// The servers, indexed by [`ServerId`].
+    pub servers: Vec<Server>,
+    /// The clients.
+    pub clients: Vec<Client>,
+}
+
+/// Why a system cannot be analysed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum McIpcError {
+    /// The client at this index of [`System::clients`] names a cluster that does not exist.
+    UnknownCluster {
+        /// The client's index.
+        client: usize,
+        /// The missing id.
+        cluster: ClusterId,
+    },
+    /// The client at this index of [`System::clients`] invokes a server that does not exist.
+    UnknownServer {
+        /// The client's index.
+        client: usize,
+        /// The missing id.
+        server: ServerId,
+    },
+    /// A bound or budget of the client at this index exceeds [`Duration::MAX`].
+    Overflow {
+        /// The client's index.
+        client: usize,
+    },
+}
+
+/// The per-invocation bounds of one client on one server it invokes, at the client's own
+/// criticality level.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerBounds {
+    /// The server's name.
+    pub server: String,
+    /// `N_iq`: the client's invocations per job.
+    pub invocations: u64,
+    /// `L_q` at the client's level.
+    pub operation_length: Duration,
+    /// Theorem 1's `(1 + 2 m_k K_q) L_q`, with `K_q` at the client's level.
+    pub mc_ipc: Duration,
+    /// The FIFO-IPC bound `n L_q`.
+    pub fifo_ipc: Duration,
+    /// The PRIO-IPC bound `(h + 1 + b) L_q`.
+    pub prio_ipc: Duration,
+}
+
+/// One client's bounds and budgets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientBounds {
+    /// The client's name.
+    pub client: String,
+    /// Its cluster's name.
+    pub cluster: String,
+    /// Its criticality.
+    pub criticality: Criticality,
+    /// Its bounds on each server it invokes, in server order.
+    pub servers: Vec<ServerBounds>,
+    /// Its budgets under the analysed protocol at each level, as [`criticality_budgets`]
+    /// forms them with that protocol's per-invocation bound.
+    pub budgets: PerCriticality<Duration>,
+}
+
+impl ClientBounds {
+    /// The budget its reservation is provisioned with: `low` for a low-criticality client,
+    /// `high` for a high-criticality one (section VII).
+    pub fn provisioned_budget(&self) -> Duration {
+        self.budgets.at(self.criticality)
+    }
+}
+
+/// What [`analyse`] reports: every client's per-invocation bounds under MC-IPC, FIFO-IPC and
+/// PRIO-IPC, and its budgets sized for `protocol`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McIpcBounds {
+    /// The protocol the budgets are sized for.
+    pub protocol: Protocol,
+    /// One entry per client, in [`System::clients`] order.
+    pub clients: Vec<ClientBounds>,
+}
+
+/// What the other clients of a server contribute to one client's FIFO-IPC and PRIO-IPC
+/// bounds.
+struct Contention {
+    /// `n`: the clients that invoke the server, the client itself included.
+    clients: u64,
+    /// `h`: the requests of higher- or equal-priority clients that can overlap with it.
+    preceding_requests: u64,
+    /// `b`: whether a lower-priority client invokes the server.
+    lower_priority_blocking: bool,
+}
+
+impl Contention {
+    /// The contention `system.clients[index]` meets on `server`; `None` on overflow.
+    fn of(system: &System, index: usize, server: ServerId) -> Option<Contention> {
+        let client = &system.clients[index];
+        let mut contention = Contention {
+            clients: 1,
+            preceding_requests: 0,
+            lower_priority_blocking: false,
+        };
+        for (other_index, other) in system.clients.iter().enumerate() {
+            if other_index == index {
+                continue;
+            }
+            let requests = other.invocations_of(server)?;
+            if requests == 0 {
+                continue;
+            }
+            contention.clients = contention.clients.checked_add(1)?;
+            if other.priority < client.priority {
+                contention.lower_priority_blocking = true;
+            } else if client.can_overlap(other) {
+                contention.preceding_requests =
+                    contention.preceding_requests.checked_add(requests)?;
+            }
+        }
+        Some(contention)
+    }
+}
+
+/// The three per-invocation bounds for one client, server and level.
+struct InvocationBounds {
+    mc_ipc: Duration,
+    fifo_ipc: Duration,
+    prio_ipc: Duration,
+}
+
+impl InvocationBounds {
+    /// The bounds at `level`; `None` on overflow.
+    fn at(
+        server: &Server,
+        level: Criticality,
+        cluster_cores: u64,
+        clusters: u64,
+        contention: &Contention,
+    ) -> Option<InvocationBounds> {
+        let operation_length = server.operation_length.at(level);
+        let invoking_clusters = server.invoking_clusters.at(level).unwrap_or(clusters);
+        Some(InvocationBounds {
+            mc_ipc: invocation_budget_bound(cluster_cores, invoking_clusters, operation_length)?,
+            fifo_ipc: fifo_ipc_invocation_bound(contention.clients, operation_length)?,
+            prio_ipc: prio_ipc_invocation_bound(
+                contention.preceding_requests,
+                contention.lower_priority_blocking,
+                operation_length,
+            )?,
+        })
+    }
+
+    /// The bound of `protocol`.
+    fn of(&self, protocol: Protocol) -> Duration {
+        match protocol {
+            Protocol::McIpc => self.mc_ipc,
+            Protocol::FifoIpc => self.fifo_ipc,
+            Protocol::PrioIpc => self.prio_ipc,
+        }
+    }
+}
+
+/// Every client's per-invocation bounds under the three protocols, and its `(low, high)`
+/// budgets sized for `protocol` as section VII sizes them for MC-IPC:
+/// `e^X_i + sum_q N_iq B^X_iq` at each level `X`, where `B^X_iq` is `protocol`'s
+/// per-invocation bound at level `X` (`high` is `low` for a low-criticality client).
+pub fn analyse(system: &System, protocol: Protocol) -> Result<McIpcBounds, McIpcError> {
+    // K; a count beyond u64 (impossible on 64-bit targets) saturates and then overflows below.
+    let clusters = u64::try_from(system.clusters.len()).unwrap_or(u64::MAX);
+    let mut clients = Vec::with_capacity(system.clients.len());
+    for (index, client) in system.clients.iter().enumerate() {
+        let cluster = system
+            .clusters
+            .get(client.cluster.0)
+            .ok_or(McIpcError::UnknownCluster {
+                client: index,
+                cluster: client.cluster,
+            })?;
+        if let Some(&(server, _)) = client
+            .invocations
+            .iter()
+            .find(|(server, _)| server.0 >= system.servers.len())
+        {
+            return Err(McIpcError::UnknownServer {
+                client: index,
+                server,
+            });
+        }
+        let overflow = McIpcError::Overflow { client: index };
+        let mut servers = Vec::new();
+        let mut budgets = PerCriticality {
+            low: client.execution.low,
+            high: client.execution.high,
+        };
+        for (server_index, server) in system.servers.iter().enumerate() {
+            let id = ServerId(server_index);
+            let invocations = client.invocations_of(id).ok_or(overflow)?;
+            if invocations == 0 {
+                continue;
+            }
+            let contention = Contention::of(system, index, id).ok_or(overflow)?;
+            let bounds_at = |level| {
+                InvocationBounds::at(server, level, cluster.cores, clusters, &contention)
+                    .ok_or(overflow)
+            };
+            let low = bounds_at(Criticality::Low)?;
+            let high = bounds_at(Criticality::High)?;
+            // Section IV-C / VII: add N_iq times the per-invocation bound at each level.
+            let add = |budget: Duration, bounds: &InvocationBounds| {
+                bounds
+                    .of(protocol)
+                    .checked_mul(invocations)
+                    .and_then(|term| budget.checked_add(term))
+                    .ok_or(overflow)
+            };
+            budgets.low = add(budgets.low, &low)?;
+            budgets.high = add(budgets.high, &high)?;
+            let own = match client.criticality {
+                Criticality::Low => low,
+                Criticality::High => high,
+            };
+            servers.push(ServerBounds {
+                server: server.name.clone(),
+                invocations,
+                operation_length: server.operation_length.at(client.criticality),
+                mc_ipc: own.mc_ipc,
+                fifo_ipc: own.fifo_ipc,
+                prio_ipc: own.prio_ipc,
+            });
+        }
+        // Section VII: a low-criticality reservation is provisioned with the low budget only.
+        if client.criticality == Criticality::Low {
+            budgets.high = budgets.low;
+        }
+        clients.push(ClientBounds {
+            client: client.name.clone(),
+            cluster: cluster.name.clone(),
+            criticality: client.criticality,
+            servers,
+            budgets,
+        });
+    }
+    Ok(McIpcBounds { protocol, clients })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const fn ms(millis: u64) -> Duration {
+        Duration::from_millis(millis)
+    }
+
+    /// Section VI-A: `m = 4` single-core clusters (partitioned, `K = 4`, `m_k = 1`), one key
+    /// server with `L_key = 2 ms`, a cycle `H = 100 ms` and 14 reservations of one task each,
+    /// every job invoking the key server once:
+    /// - `R^H_1` on `C_1` in `[0, 50)`; `R^H_2` on `C_2` in `[0, 50)`, `R^H_3` on `C_2` in
+    ///   `[50, 100)`; `R^H_4` on `C_3` in `[0, 50)`; priorities `R^H_1 < R^H_2 < R^H_3 <
+    ///   R^H_4`, above every low-criticality reservation;
+    /// - `R^L_5 .. R^L_9` on `C_3` and `R^L_10 .. R^L_14` on `C_4`, EDF-ordered (one shared
+    ///   priority below the high-criticality ones).
+    ///
+    /// The paper does not give the tasks' execution times: 10 ms (high) and 2 ms (low) are
+    /// placeholders for the budget checks.
+    fn case_study() -> System {
+        let key = ServerId(0);
+        let first_half = [Slot::new(ms(0), ms(50))];
+        let second_half = [Slot::new(ms(50), ms(100))];
+        let high = |name: &str, cluster: usize, priority: u8, slots: &[Slot]| {
+            Client::new(
+                name,
+                ClusterId(cluster),
+                Priority(priority),
+                Criticality::High,
+                ms(10),
+            )
+            .invoking(key, 1)
+            .in_slots(slots)
+        };
+        let mut clients = vec![
+            high("R1", 0, 10, &first_half),
+            high("R2", 1, 11, &first_half),
+            high("R3", 1, 12, &second_half),
+            high("R4", 2, 13, &first_half),
+        ];
+        for (cluster, first) in [(2, 5), (3, 10)] {
+            for number in first..first + 5 {
+                clients.push(
+                    Client::new(
+                        format!("R{number}"),
+                        ClusterId(cluster),
+                        Priority(1),
+                        Criticality::Low,
+                        ms(2),
+                    )
+                    .invoking(key, 1),
+                );
+            }
+        }
+        System {
+            clusters: (1..=4).map(|k| Cluster::new(format!("C{k}"), 1)).collect(),
+            servers: vec![Server::new("key", ms(2))],
+            clients,
+        }
+    }
+
+    /// Section VI-B's three bounds for `T_1`, by hand:
+    /// - MC-IPC, Theorem 1 with `m_k = 1`, `K = 4`: `(1 + 2 * 1 * 4) * 2 ms = 9 * 2 ms = 18 ms`
+    ///   (the paper writes `(1 + 2m) L_key` with `m = 4`);
+    /// - FIFO-IPC, "since there are n = 14 tasks in total": `14 * 2 ms = 28 ms`;
+    /// - PRIO-IPC, "only the tasks in two higher-priority reservations can overlap with
+    ///   `R^H_1`" (`R^H_2` and `R^H_4`; `R^H_3`'s slot is `[50, 100)`), one request each, plus
+    ///   `T_1`'s own and one blocking lower-priority one: `(2 + 1 + 1) * 2 ms = 8 ms`.
+    #[test]
+    fn the_papers_case_study_bounds() {
+        assert_eq!(invocation_budget_bound(1, 4, ms(2)), Some(ms(18)));
+        assert_eq!(fifo_ipc_invocation_bound(14, ms(2)), Some(ms(28)));
+        assert_eq!(prio_ipc_invocation_bound(2, true, ms(2)), Some(ms(8)));
+
+        let report = analyse(&case_study(), Protocol::McIpc).unwrap();
+        let first = &report.clients[0];
+        assert_eq!(first.client, "R1");
+        assert_eq!(
+            first.servers,
+            [ServerBounds {
+                server: "key".into(),
+                invocations: 1,
+                operation_length: ms(2),
+                mc_ipc: ms(18),
+                fifo_ipc: ms(28),
+                prio_ipc: ms(8),
+            }]
+        );
+        // Budget sized for MC-IPC: 10 ms + 1 * 18 ms = 28 ms at both levels (no separate
+        // estimates), within R^H_1's 50 ms slot.
+        assert_eq!(first.budgets, PerCriticality::uniform(ms(28)));
+        assert_eq!(first.provisioned_budget(), ms(28));
+    }
+
+    /// The other clients of the case study, by hand. MC-IPC: 18 ms for everyone (every
+    /// cluster has one core). FIFO-IPC: 28 ms for everyone. PRIO-IPC:
+    /// - `R^H_4` (highest): no higher request, one lower blocking: `(0 + 1 + 1) 2 = 4 ms`;
+    /// - `R^H_3` in `[50, 100)`: `R^H_4`'s slot is disjoint, so `(0 + 1 + 1) 2 = 4 ms`;
+    /// - `R^H_2` in `[0, 50)`: `R^H_4` overlaps, `R^H_3` does not: `(1 + 1 + 1) 2 = 6 ms`;
+    /// - a low-criticality client (sporadic, overlapping everything): the four
+    ///   high-criticality requests and the nine other EDF-ordered ones, nothing lower:
+    ///   `(4 + 9 + 1 + 0) 2 = 28 ms`.
+    #[test]
+    fn the_case_studys_other_clients() {
+        let report = analyse(&case_study(), Protocol::PrioIpc).unwrap();
+        let prio: Vec<Duration> = report
+            .clients
+            .iter()
+            .map(|client| client.servers[0].prio_ipc)
+            .collect();
+        assert_eq!(prio[..4], [ms(8), ms(6), ms(4), ms(4)]);
+        assert!(prio[4..].iter().all(|&bound| bound == ms(28)));
+        for client in &report.clients {
+            assert_eq!(client.servers[0].mc_ipc, ms(18));
+            assert_eq!(client.servers[0].fifo_ipc, ms(28));
+        }
+        // Budgets sized for PRIO-IPC: R^H_1 10 + 8 = 18 ms; a low-criticality 2 + 28 = 30 ms.
+        assert_eq!(report.clients[0].budgets, PerCriticality::uniform(ms(18)));
+        assert_eq!(report.clients[4].budgets, PerCriticality::uniform(ms(30)));
+        // Sized for FIFO-IPC: 10 + 28 = 38 ms.
+        let fifo = analyse(&case_study(), Protocol::FifoIpc).unwrap();
+        assert_eq!(fifo.clients[0].provisioned_budget(), ms(38));
+    }
+
+    /// Phase 6: "R^H_4 launches 15 additional (correctly operating) tasks ... actually up to
+    /// (15 + 2 + 1 + 1) L_key = 38 ms delay could be possible" under PRIO-IPC. FIFO-IPC:
+    /// `(14 + 15) 2 = 58 ms`. MC-IPC stays at 18 ms: it depends on `m_k`, `K` and `L_q` only.
+    #[test]
+    fn phase_6_extra_tasks_break_prio_ipc_but_not_mc_ipc() {
+        let mut system = case_study();
+        let extra = system.clients[3].clone();
+        for number in 0..15 {
+            let mut task = extra.clone();
+            task.name = format!("R4 extra {number}");
+            system.clients.push(task);
+        }
+        let first = &analyse(&system, Protocol::McIpc).unwrap().clients[0];
+        assert_eq!(first.servers[0].prio_ipc, ms(38));
+        assert_eq!(first.servers[0].fifo_ipc, ms(58));
+        assert_eq!(first.servers[0].mc_ipc, ms(18));
+        assert_eq!(first.budgets, PerCriticality::uniform(ms(28)));
+    }
+
+    /// Phase 3: 16 more low-criticality reservations on each of the four cores. FIFO-IPC:
+    /// `(14 + 64) 2 = 156 ms`; PRIO-IPC unchanged at 8 ms (they are lower-priority, and one
+    /// blocking request was already counted); MC-IPC unchanged at 18 ms.
+    #[test]
+    fn phase_3_flood_breaks_fifo_ipc_only() {
+        let mut system = case_study();
+        for cluster in 0..4 {
+            for number in 0..16 {
+                system.clients.push(
+                    Client::new(
+                        format!("flood {cluster} {number}"),
+                        ClusterId(cluster),
+                        Priority(1),
+                        Criticality::Low,
+                        ms(100),
+                    )
+                    .invoking(ServerId(0), 1),
+                );
+            }
+        }
+        let first = &analyse(&system, Protocol::McIpc).unwrap().clients[0];
+        assert_eq!(first.servers[0].fifo_ipc, ms(156));
+        assert_eq!(first.servers[0].prio_ipc, ms(8));
+        assert_eq!(first.servers[0].mc_ipc, ms(18));
+    }
+
+    /// Section IV-C by hand: `e_i = 5 ms`, `m_k = 2`, `K = 3`, so `1 + 2 * 2 * 3 = 13`;
+    /// `N_i1 = 2` with `L_1 = 1 ms` and `N_i2 = 1` with `L_2 = 500 us`:
+    /// `5 + 2 * 13 * 1 + 1 * 13 * 0.5 = 5 + 26 + 6.5 = 37.5 ms`.
+    #[test]
+    fn budget_sizing_by_hand() {
+        let servers = [
+            ServerInvocations {
+                invocations: 2,
+                operation_length: ms(1),
+                clusters: 3,
+            },
+            ServerInvocations {
+                invocations: 1,
+                operation_length: Duration::from_micros(500),
+                clusters: 3,
+            },
+        ];
+        assert_eq!(
+            reservation_budget(ms(5), 2, &servers),
+            Some(Duration::from_micros(37_500))
+        );
+        assert_eq!(reservation_budget(ms(5), 2, &[]), Some(ms(5)));
+        // Uniform clusters of c cores, K = m / c: the factor is 1 + 2m. m = 6, c = 2, K = 3
+        // gives 13 = 1 + 2 * 6, as above.
+        assert_eq!(invocation_budget_bound(2, 3, ms(1)), Some(ms(13)));
+    }
+
+    /// Section VII by hand: `m_k = 1`, `e^L = 3 ms`, `e^H = 5 ms`, one server invoked
+    /// `N = 2` times with `L^L = 1 ms`, `L^H = 2 ms`, `K^L = 2`, `K^H = 4`:
+    /// - low: `3 + 2 * (1 + 2 * 2 * 1) * 1 = 3 + 2 * 5 = 13 ms`;
+    /// - high: `5 + 2 * (1 + 2 * 4 * 1) * 2 = 5 + 2 * 18 = 41 ms`.
+    ///
+    /// A low-criticality reservation with the same parameters gets `(13 ms, 13 ms)`.
+    #[test]
+    fn criticality_budgets_by_hand() {
+        let servers = [CriticalityInvocations {
+            invocations: 2,
+            operation_length: PerCriticality {
+                low: ms(1),
+                high: ms(2),
+            },
+            clusters: PerCriticality { low: 2, high: 4 },
+        }];
+        let execution = PerCriticality {
+            low: ms(3),
+            high: ms(5),
+        };
+        assert_eq!(
+            criticality_budgets(Criticality::High, execution, 1, &servers),
+            Some(PerCriticality {
+                low: ms(13),
+                high: ms(41),
+            })
+        );
+        assert_eq!(
+            criticality_budgets(Criticality::Low, execution, 1, &servers),
+            Some(PerCriticality::uniform(ms(13)))
+        );
+
+        // The same through `analyse`, with four single-core clusters.
+        let system = System {
+            clusters: (0..4).map(|k| Cluster::new(format!("C{k}"), 1)).collect(),
+            servers: vec![Server::new("S", ms(1))
+                .with_operation_lengths(ms(1), ms(2))
+                .invoked_from(2, 4)],
+            clients: vec![
+                Client::new("H", ClusterId(0), Priority(2), Criticality::High, ms(3))
+                    .with_executions(ms(3), ms(5))
+                    .invoking(ServerId(0), 1)
+                    .invoking(ServerId(0), 1),
+                Client::new("L", ClusterId(1), Priority(1), Criticality::Low, ms(3))
+                    .with_executions(ms(3), ms(5))
+                    .invoking(ServerId(0), 2),
+            ],
+        };
+        let report = analyse(&system, Protocol::McIpc).unwrap();
+        assert_eq!(report.clients[0].budgets.low, ms(13));
+        assert_eq!(report.clients[0].budgets.high, ms(41));
+        assert_eq!(report.clients[0].provisioned_budget(), ms(41));
+        // Bounds at the client's own level: H uses (1 + 2 * 4) * 2 = 18 ms, L uses
+        // (1 + 2 * 2) * 1 = 5 ms.
+        assert_eq!(report.clients[0].servers[0].mc_ipc, ms(18));
+        assert_eq!(report.clients[0].servers[0].invocations, 2);
+        assert_eq!(report.clients[1].servers[0].mc_ipc, ms(5));
+        assert_eq!(report.clients[1].budgets, PerCriticality::uniform(ms(13)));
+    }
+
+    #[test]
+    fn overflow_and_dangling_references_are_reported() {
+        assert_eq!(invocation_budget_bound(1, 1, Duration::MAX), None);
+        assert_eq!(invocation_budget_bound(u64::MAX, 2, ms(1)), None);
+        assert_eq!(fifo_ipc_invocation_bound(2, Duration::MAX), None);
+        assert_eq!(prio_ipc_invocation_bound(u64::MAX, true, ms(1)), None);
+        let huge = [ServerInvocations {
+            invocations: 1,
+            operation_length: ms(1),
+            clusters: 1,
+        }];
+        assert_eq!(reservation_budget(Duration::MAX, 1, &huge), None);
+
+        let mut system = case_study();
+        system.clients[1].cluster = ClusterId(9);
+        assert_eq!(
+            analyse(&system, Protocol::McIpc),
+            Err(McIpcError::UnknownCluster {
+                client: 1,
+                cluster: ClusterId(9),
+            })
+        );
+        let mut system = case_study();
+        system.clients[2].invocations.push((ServerId(1), 1));
+        assert_eq!(
+            analyse(&system, Protocol::McIpc),
+            Err(McIpcError::UnknownServer {
+                client: 2,
+                server: ServerId(1),
+            })
+        );
+        let mut system = case_study();
+        system.servers[0] = Server::new("key", Duration::MAX);
+        assert_eq!(
+            analyse(&system, Protocol::McIpc),
+            Err(McIpcError::Overflow { client: 0 })
+        );
+    }
+
+    /// `None` (overflow) orders above every duration.
+    fn at_most(smaller: Option<Duration>, larger: Option<Duration>) -> bool {
+        match (smaller, larger) {
+            (_, None) => true,
+            (None, Some(_)) => false,
+            (Some(a), Some(b)) => a <= b,
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn theorem_1_is_monotone(
+            cores in 0u64..1_000,
+            clusters in 0u64..1_000,
+            nanos in 0u64..1_000_000_000_000,
+            more_cores in 0u64..1_000,
+            more_clusters in 0u64..1_000,
+            more_nanos in 0u64..1_000_000_000_000,
+        ) {
+            let length = Duration::from_nanos(nanos);
+            let bound = invocation_budget_bound(cores, clusters, length);
+            let more = invocation_budget_bound(cores + more_cores, clusters, length);
+            prop_assert!(at_most(bound, more));
+            let more = invocation_budget_bound(cores, clusters + more_clusters, length);
+            prop_assert!(at_most(bound, more));
+            prop_assert!(at_most(
+                bound,
+                invocation_budget_bound(cores, clusters, Duration::from_nanos(nanos + more_nanos)),
+            ));
+            // At least the request's own operation, L_q.
+            prop_assert!(at_most(Some(length), bound));
+        }
+
+        #[test]
+        fn one_cluster_of_one_core_is_three_operations(nanos in 0u64..=u64::MAX / 3) {
+            let length = Duration::from_nanos(nanos);
+            let three_operations = Duration::from_nanos(3 * nanos);
+            prop_assert_eq!(invocation_budget_bound(1, 1, length), Some(three_operations));
+        }
+
+        #[test]
+        fn uniform_clusters_give_one_plus_two_m(
+            cluster_size in 1u64..64,
+            clusters in 1u64..64,
+            nanos in 0u64..1_000_000_000,
+        ) {
+            // Section IV-C: m_k = c and K = m / c give (1 + 2m) L_q.
+            let cores = cluster_size * clusters;
+            prop_assert_eq!(
+                invocation_budget_bound(cluster_size, clusters, Duration::from_nanos(nanos)),
+                Some(Duration::from_nanos((1 + 2 * cores) * nanos)),
+            );
+        }
+
+        #[test]
+        fn budgets_are_at_least_the_execution(
+            execution in 0u64..1_000_000_000_000,
+            cores in 0u64..64,
+            terms in proptest::collection::vec((0u64..100, 0u64..1_000_000_000, 0u64..64), 0..8),
+        ) {
+            let servers: Vec<ServerInvocations> = terms
+                .iter()
+                .map(|&(invocations, nanos, clusters)| ServerInvocations {
+                    invocations,
+                    operation_length: Duration::from_nanos(nanos),
+                    clusters,
+                })
+                .collect();
+            let execution = Duration::from_nanos(execution);
+            let budget = reservation_budget(execution, cores, &servers).unwrap();
+            prop_assert!(budget >= execution);
+            // Each term is N_iq times Theorem 1's bound.
+            let expected = servers.iter().fold(execution, |sum, server| {
+                sum.checked_add(
+                    invocation_budget_bound(cores, server.clusters, server.operation_length)
+                        .unwrap()
+                        .checked_mul(server.invocations)
+                        .unwrap(),
+                )
+                .unwrap()
+            });
+            prop_assert_eq!(budget, expected);
+        }
+
+        #[test]
+        fn the_high_budget_is_at_least_the_low_one(
+            high_criticality: bool,
+            execution_low in 0u64..1_000_000_000,
+            extra_execution in 0u64..1_000_000_000,
+            cores in 1u64..16,
+            terms in proptest::collection::vec(
+                (0u64..50, 0u64..10_000_000, 0u64..10_000_000, 0u64..16, 0u64..16),
+                0..6,
+            ),
+        ) {
+            let servers: Vec<CriticalityInvocations> = terms
+                .iter()
+                .map(|&(invocations, length_low, extra_length, clusters_low, extra_clusters)| {
+                    CriticalityInvocations {
+                        invocations,
+                        operation_length: PerCriticality {
+                            low: Duration::from_nanos(length_low),
+                            high: Duration::from_nanos(length_low + extra_length),
+                        },
+                        clusters: PerCriticality {
+                            low: clusters_low,
+                            high: clusters_low + extra_clusters,
+                        },
+                    }
+                })
+                .collect();
+            let execution = PerCriticality {
+                low: Duration::from_nanos(execution_low),
+                high: Duration::from_nanos(execution_low + extra_execution),
+            };
+            let criticality = if high_criticality { Criticality::High } else { Criticality::Low };
+            let budgets = criticality_budgets(criticality, execution, cores, &servers).unwrap();
+            prop_assert!(budgets.high >= budgets.low);
+            prop_assert!(budgets.low >= execution.low);
+            if criticality == Criticality::Low {
+                prop_assert_eq!(budgets.high, budgets.low);
+            } else {
+                prop_assert!(budgets.high >= execution.high);
+            }
+        }
+
+        /// Isolation (section IV-C): under MC-IPC, adding clients anywhere changes neither an
+        /// existing client's MC-IPC bound nor its budget, while FIFO-IPC's bound grows.
+        #[test]
+        fn mc_ipc_budgets_ignore_other_clients(
+            extra in proptest::collection::vec((0usize..4, 0u8..20, 1u64..5), 1..30),
+        ) {
+            let before = analyse(&case_study(), Protocol::McIpc).unwrap();
+            let mut system = case_study();
+            for (index, &(cluster, priority, count)) in extra.iter().enumerate() {
+                system.clients.push(
+                    Client::new(
+                        format!("extra {index}"),
+                        ClusterId(cluster),
+                        Priority(priority),
+                        Criticality::Low,
+                        ms(1),
+                    )
+                    .invoking(ServerId(0), count),
+                );
+            }
+            let after = analyse(&system, Protocol::McIpc).unwrap();
+            for (old, new) in before.clients.iter().zip(&after.clients) {
+                prop_assert_eq!(old.budgets, new.budgets);
+                prop_assert_eq!(old.servers[0].mc_ipc, new.servers[0].mc_ipc);
+                prop_assert!(new.servers[0].fifo_ipc > old.servers[0].fifo_ipc);
+                prop_assert!(new.servers[0].prio_ipc >= old.servers[0].prio_ipc);
+            }
+        }
+    }
+}
