@@ -1,0 +1,859 @@
+//! The component machine's loop: threads, the run queue, protocol steps and their effects.
+
+use std::collections::VecDeque;
+
+use bulwark_core::ipc::inherit::Admission;
+use bulwark_core::ipc::{CpiId, Effect, Effects, FixedCpi, InheritCpi, PropagateCpi, Request};
+use bulwark_core::runqueue::PriorityRunqueue;
+use bulwark_core::{Duration, Instant, Priority, TaskId, Work};
+
+use super::{
+    ComponentJob, ComponentOutcome, ComponentSystemConfig, ComponentTaskOutcome, CpiProtocol,
+    RunOptions, Step,
+};
+
+/// Why a configuration cannot run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ComponentConfigError {
+    /// A step requests a CPI that does not exist.
+    #[error("{owner} requests CPI #{cpi}, but there are only {count} CPIs")]
+    UnknownCpi {
+        /// The task or CPI whose body it is.
+        owner: String,
+        /// The index it names.
+        cpi: usize,
+        /// How many CPIs there are.
+        count: usize,
+    },
+    /// A task body given for a task that does not exist.
+    #[error("CPI {cpi} has a body for task #{task}, but there are only {count} tasks")]
+    UnknownTask {
+        /// The CPI.
+        cpi: String,
+        /// The index it names.
+        task: usize,
+        /// How many tasks there are.
+        count: usize,
+    },
+    /// A task with period zero.
+    #[error("task {task} has period zero; a period must be positive")]
+    ZeroPeriod {
+        /// The task.
+        task: String,
+    },
+    /// A CPI with an empty pool.
+    #[error("CPI {cpi} has no threads; a pool needs at least one")]
+    EmptyPool {
+        /// The CPI.
+        cpi: String,
+    },
+}
+
+/// The protocol state of one CPI.
+#[derive(Clone, Debug)]
+enum CpiState {
+    Propagated(PropagateCpi),
+    Inherited(InheritCpi),
+    Fixed(FixedCpi),
+}
+
+/// Whose thread it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// A task's control thread.
+    Task(usize),
+    /// Thread `index` of a CPI's pool.
+    Pool { cpi: usize, index: u32 },
+}
+
+/// What a thread does when its current stretch of execution is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cont {
+    /// Run its body from `pc`.
+    Step,
+    /// The `Execute` step at `pc` is done.
+    StepDone,
+    /// The call's protocol steps are done; then wait for the lock if it was held.
+    EntryDone { waiting: bool },
+    /// The reply's protocol steps are done: finish, reply, serve the next request.
+    ExitDone,
+    /// The reply to its own request arrived (Fig. 4 steps 19-20, Fig. 5 steps 11-12).
+    AfterReply,
+}
+
+/// The request a pool thread serves.
+#[derive(Clone, Copy, Debug)]
+struct Serving {
+    request: Request,
+    caller: usize,
+    /// Sent by a thread of an inherited CPI (Table 2's "PIP to ..." rows).
+    from_pip: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Thread {
+    role: Role,
+    /// The priority it waits at (ceiling, fixed or task priority).
+    home: Priority,
+    /// Its TCB priority, as the protocols set it.
+    priority: Priority,
+    /// Running protocol steps, which run at the ceiling.
+    in_protocol: bool,
+    /// Not runnable: waiting for a release, a request, a reply or the lock.
+    blocked: bool,
+    remaining: Duration,
+    cont: Cont,
+    pc: usize,
+    serving: Option<Serving>,
+}
+
+impl Thread {
+    fn new(role: Role, home: Priority) -> Thread {
+        Thread {
+            role,
+            home,
+            priority: home,
+            in_protocol: false,
+            blocked: true,
+            remaining: Duration::ZERO,
+            cont: Cont::Step,
+            pc: 0,
+            serving: None,
+        }
+    }
+
+    /// The priority it is scheduled at: protocol steps run at the ceiling.
+    fn effective(&self) -> Priority {
+        if self.in_protocol {
+            self.home.max(self.priority)
+        } else {
+            self.priority
+        }
+    }
+}
+
+/// A pending job.
+#[derive(Clone, Debug)]
+struct Job {
+    release: Instant,
+    seq: u64,
+    inversion: Duration,
+    lower: Vec<(usize, u64)>,
+}
+
+#[derive(Clone, Debug)]
+struct TaskState {
+    thread: usize,
+    next_release: Instant,
+    released: u64,
+    jobs: VecDeque<Job>,
+    outcome: ComponentTaskOutcome,
+}
+
+struct Machine<'a> {
+    config: &'a ComponentSystemConfig,
+    now: Instant,
+    threads: Vec<Thread>,
+    runqueue: PriorityRunqueue,
+    running: Option<usize>,
+    last_dispatched: Option<usize>,
+    cpis: Vec<CpiState>,
+    /// Global thread ids of each CPI's pool, by pool index.
+    pools: Vec<Vec<usize>>,
+    /// Each CPI's endpoint: pool threads waiting for a request, first come first served.
+    idle: Vec<VecDeque<u32>>,
+    /// Requests that found no waiting thread (a pool sized too small).
+    overflow: Vec<VecDeque<(Request, usize, bool)>>,
+    /// Callers of the requests queued in a fixed CPI, in its queue's order.
+    fixed_callers: Vec<VecDeque<(usize, bool)>>,
+    tasks: Vec<TaskState>,
+    work: Work,
+    outcome: ComponentOutcome,
+    record_jobs: bool,
+}
+
+/// Runs `config` from time zero until `options.until`.
+pub fn run(
+    config: &ComponentSystemConfig,
+    options: RunOptions,
+) -> Result<ComponentOutcome, ComponentConfigError> {
+    validate(config)?;
+    let mut machine = Machine::new(config, options.record_jobs);
+    machine.release_due();
+    loop {
+        machine.dispatch();
+        if let Some(r) = machine.running {
+            if machine.threads[r].remaining.is_zero() {
+                machine.continue_thread(r);
+                continue;
+            }
+        }
+        let mut next = machine.next_release().min(options.until);
+        if let Some(r) = machine.running {
+            next = next.min(machine.now.saturating_add(machine.threads[r].remaining));
+        }
+        machine.advance(next);
+        if machine.now >= options.until {
+            break;
+        }
+        machine.release_due();
+    }
+    Ok(machine.finish(options.until))
+}
+
+fn validate(config: &ComponentSystemConfig) -> Result<(), ComponentConfigError> {
+    let count = config.cpis.len();
+    let check = |owner: &str, body: &[Step]| {
+        for step in body {
+            if let Step::Request(cpi) = *step {
+                if cpi >= count {
+                    return Err(ComponentConfigError::UnknownCpi {
+                        owner: owner.to_string(),
+                        cpi,
+                        count,
+                    });
+                }
+            }
+        }
+        Ok(())
+    };
+    for task in &config.tasks {
+        if task.period.is_zero() {
+            return Err(ComponentConfigError::ZeroPeriod {
+                task: task.name.clone(),
+            });
+        }
+        check(&task.name, &task.body)?;
+    }
+    for cpi in &config.cpis {
+        if cpi.threads == 0 {
+            return Err(ComponentConfigError::EmptyPool {
+                cpi: cpi.name.clone(),
+            });
+        }
+        check(&cpi.name, &cpi.body)?;
+        for (task, body) in &cpi.task_bodies {
+            if *task >= config.tasks.len() {
+                return Err(ComponentConfigError::UnknownTask {
+                    cpi: cpi.name.clone(),
+                    task: *task,
+                    count: config.tasks.len(),
+                });
+            }
+            check(&cpi.name, body)?;
+        }
+    }
+    Ok(())
+}
+
+impl<'a> Machine<'a> {
+    fn new(config: &'a ComponentSystemConfig, record_jobs: bool) -> Machine<'a> {
+        let mut threads = Vec::new();
+        let mut tasks = Vec::new();
+        for (i, task) in config.tasks.iter().enumerate() {
+            tasks.push(TaskState {
+                thread: threads.len(),
+                next_release: Instant::ZERO.saturating_add(task.offset),
+                released: 0,
+                jobs: VecDeque::new(),
+                outcome: ComponentTaskOutcome::default(),
+            });
+            threads.push(Thread::new(Role::Task(i), task.priority));
+        }
+        // Room for every request that can be outstanding at once: one per task.
+        let capacity = config.tasks.len().max(1);
+        let mut cpis = Vec::new();
+        let mut pools = Vec::new();
+        let mut idle = Vec::new();
+        for (c, cpi) in config.cpis.iter().enumerate() {
+            let (state, home, size) = match cpi.protocol {
+                CpiProtocol::Propagated => (
+                    CpiState::Propagated(PropagateCpi::new(cpi.ceiling, cpi.threads)),
+                    cpi.ceiling,
+                    cpi.threads,
+                ),
+                CpiProtocol::Inherited => (
+                    CpiState::Inherited(InheritCpi::new(cpi.ceiling, cpi.threads)),
+                    cpi.ceiling,
+                    cpi.threads,
+                ),
+                CpiProtocol::Ipcp => (
+                    CpiState::Fixed(FixedCpi::ipcp(cpi.ceiling, capacity)),
+                    cpi.ceiling,
+                    1,
+                ),
+                CpiProtocol::Npcs => (CpiState::Fixed(FixedCpi::npcs(capacity)), Priority::MAX, 1),
+            };
+            cpis.push(state);
+            let ids: Vec<usize> = (0..size)
+                .map(|index| {
+                    threads.push(Thread::new(Role::Pool { cpi: c, index }, home));
+                    threads.len() - 1
+                })
+                .collect();
+            pools.push(ids);
+            idle.push((0..size).collect());
+        }
+        let n = config.cpis.len();
+        Machine {
+            config,
+            now: Instant::ZERO,
+            runqueue: PriorityRunqueue::with_capacity(threads.len()),
+            threads,
+            running: None,
+            last_dispatched: None,
+            cpis,
+            pools,
+            idle,
+            overflow: vec![VecDeque::new(); n],
+            fixed_callers: vec![VecDeque::new(); n],
+            tasks,
+            work: Work::default(),
+            outcome: ComponentOutcome::default(),
+            record_jobs,
+        }
+    }
+
+    // ----- scheduling ------------------------------------------------------------------------
+
+    /// Picks the thread to run: the running one keeps the core unless a strictly higher
+    /// priority is ready (equal priorities run to completion); a preempted thread goes back
+    /// to the head of its priority.
+    fn dispatch(&mut self) {
+        if let Some(r) = self.running {
+            let mine = self.threads[r].effective();
+            if self.runqueue.highest_priority().is_some_and(|p| p > mine) {
+                self.runqueue.push_front(task_id(r), mine);
+                self.running = None;
+            }
+        }
+        if self.running.is_none() {
+            if let Some(next) = self.runqueue.highest() {
+                self.runqueue.remove(next);
+                let t = next.index();
+                self.running = Some(t);
+                if self.last_dispatched != Some(t) {
+                    self.outcome.context_switches += 1;
+                    let cost = self.config.costs.context_switch;
+                    let thread = &mut self.threads[t];
+                    thread.remaining = thread.remaining.saturating_add(cost);
+                }
+                self.last_dispatched = Some(t);
+            }
+        }
+    }
+
+    fn make_ready(&mut self, t: usize) {
+        let thread = &mut self.threads[t];
+        thread.blocked = false;
+        let p = thread.effective();
+        if self.running != Some(t) {
+            self.runqueue.push_back(task_id(t), p);
+        }
+    }
+
+    fn block(&mut self, t: usize) {
+        self.threads[t].blocked = true;
+        self.runqueue.remove(task_id(t));
+        if self.running == Some(t) {
+            self.running = None;
+        }
+    }
+
+    /// `seL4_TCB_SetPriority`: a queued thread moves to the tail of its new priority.
+    fn set_priority(&mut self, t: usize, priority: Priority) {
+        self.threads[t].priority = priority;
+        self.requeue(t);
+    }
+
+    fn set_in_protocol(&mut self, t: usize, in_protocol: bool) {
+        self.threads[t].in_protocol = in_protocol;
+        self.requeue(t);
+    }
+
+    fn requeue(&mut self, t: usize) {
+        if self.runqueue.remove(task_id(t)) {
+            let p = self.threads[t].effective();
+            self.runqueue.push_back(task_id(t), p);
+        }
+    }
+
+    // ----- time ------------------------------------------------------------------------------
+
+    fn next_release(&self) -> Instant {
+        self.tasks
+            .iter()
+            .map(|t| t.next_release)
+            .min()
+            .unwrap_or(Instant::NEVER)
+    }
+
+    /// Runs the running thread up to `to`, charging priority inversion to every pending job
+    /// of a strictly higher-priority task.
+    fn advance(&mut self, to: Instant) {
+        let dt = to.saturating_duration_since(self.now);
+        if let Some(r) = self.running {
+            let thread = &mut self.threads[r];
+            thread.remaining = thread.remaining.saturating_sub(dt);
+            self.outcome.busy = self.outcome.busy.saturating_add(dt);
+            if let Some((owner, seq)) = self.owner(r) {
+                let p = self.config.tasks[owner].priority;
+                for (i, task) in self.tasks.iter_mut().enumerate() {
+                    if self.config.tasks[i].priority <= p {
+                        continue;
+                    }
+                    for job in task.jobs.iter_mut() {
+                        job.inversion = job.inversion.saturating_add(dt);
+                        if !job.lower.contains(&(owner, seq)) {
+                            job.lower.push((owner, seq));
+                        }
+                    }
+                }
+            }
+        }
+        self.now = to;
+    }
+
+    /// The task, and its job, the thread works for.
+    fn owner(&self, t: usize) -> Option<(usize, u64)> {
+        let task = match self.threads[t].role {
+            Role::Task(i) => i,
+            Role::Pool { .. } => self.threads[t].serving?.request.requestor.index(),
+        };
+        let seq = self.tasks[task].jobs.front()?.seq;
+        Some((task, seq))
+    }
+
+    fn release_due(&mut self) {
+        for i in 0..self.tasks.len() {
+            while self.tasks[i].next_release <= self.now {
+                let period = self.config.tasks[i].period;
+                let task = &mut self.tasks[i];
+                let release = task.next_release;
+                task.jobs.push_back(Job {
+                    release,
+                    seq: task.released,
+                    inversion: Duration::ZERO,
+                    lower: Vec::new(),
+                });
+                task.released += 1;
+                task.outcome.jobs += 1;
+                task.next_release = release.checked_add(period).unwrap_or(Instant::NEVER);
+                if task.jobs.len() == 1 {
+                    let t = task.thread;
+                    self.threads[t].pc = 0;
+                    self.threads[t].cont = Cont::Step;
+                    self.make_ready(t);
+                }
+            }
+        }
+    }
+
+    // ----- threads ---------------------------------------------------------------------------
+
+    /// The running thread `r` finished its stretch: take its next action.
+    fn continue_thread(&mut self, r: usize) {
+        match self.threads[r].cont {
+            Cont::Step => self.step(r),
+            Cont::StepDone => {
+                self.threads[r].pc += 1;
+                self.step(r);
+            }
+            Cont::EntryDone { waiting } => {
+                self.set_in_protocol(r, false);
+                if waiting {
+                    // Fig. 4 step 6: wait for the signal.
+                    self.block(r);
+                } else {
+                    self.threads[r].pc = 0;
+                    self.step(r);
+                }
+            }
+            Cont::ExitDone => self.exit_done(r),
+            Cont::AfterReply => {
+                if let Role::Pool { cpi, index } = self.threads[r].role {
+                    let effects = match &mut self.cpis[cpi] {
+                        CpiState::Inherited(s) => s.end_nested(index),
+                        CpiState::Propagated(s) => s.end_nested(index),
+                        CpiState::Fixed(_) => Ok(Effects::default()),
+                    };
+                    self.apply_or_count(cpi, effects);
+                }
+                self.threads[r].pc += 1;
+                self.step(r);
+            }
+        }
+    }
+
+    fn body(&self, t: usize) -> &'a [Step] {
+        let config = self.config;
+        match self.threads[t].role {
+            Role::Task(i) => &config.tasks[i].body,
+            Role::Pool { cpi, .. } => match self.threads[t].serving {
+                Some(s) => config.cpis[cpi].body_for(s.request.requestor.index()),
+                None => &[],
+            },
+        }
+    }
+
+    /// Runs thread `r`'s body from its `pc` up to the next stretch of time or request.
+    fn step(&mut self, r: usize) {
+        let body = self.body(r);
+        loop {
+            let pc = self.threads[r].pc;
+            match body.get(pc) {
+                None => return self.body_done(r),
+                Some(Step::Execute(d)) if d.is_zero() => self.threads[r].pc += 1,
+                Some(Step::Execute(d)) => {
+                    self.threads[r].remaining = *d;
+                    self.threads[r].cont = Cont::StepDone;
+                    return;
+                }
+                Some(Step::Request(c)) => return self.call(r, *c),
+            }
+        }
+    }
+
+    fn body_done(&mut self, r: usize) {
+        match self.threads[r].role {
+            Role::Task(i) => self.job_done(i, r),
+            Role::Pool { cpi, index } => {
+                let cost = self.reply_cost(cpi, index, r);
+                let thread = &mut self.threads[r];
+                thread.remaining = cost;
+                thread.cont = Cont::ExitDone;
+                self.set_in_protocol(r, true);
+            }
+        }
+    }
+
+    fn job_done(&mut self, i: usize, r: usize) {
+        let now = self.now;
+        let period = self.config.tasks[i].period;
+        let record_jobs = self.record_jobs;
+        let task = &mut self.tasks[i];
+        if let Some(job) = task.jobs.pop_front() {
+            let out = &mut task.outcome;
+            let response = now.saturating_duration_since(job.release);
+            out.max_response = out.max_response.max(response);
+            if response > period {
+                out.misses += 1;
+            }
+            out.max_inversion = out.max_inversion.max(job.inversion);
+            out.max_lower_jobs = out.max_lower_jobs.max(job.lower.len() as u32);
+            if record_jobs {
+                out.job_records.push(ComponentJob {
+                    release: job.release,
+                    completion: Some(now),
+                    inversion: job.inversion,
+                    lower_jobs: job.lower.len() as u32,
+                });
+            }
+        }
+        if task.jobs.is_empty() {
+            self.block(r);
+        } else {
+            self.threads[r].pc = 0;
+            self.threads[r].cont = Cont::Step;
+        }
+    }
+
+    /// Thread `r` sends a request to CPI `c` and waits for the reply.
+    fn call(&mut self, r: usize, c: usize) {
+        let sent = match self.threads[r].role {
+            Role::Task(i) => Ok((
+                Request {
+                    priority: self.config.tasks[i].priority,
+                    requestor: TaskId(i as u32),
+                },
+                false,
+            )),
+            Role::Pool { cpi, index } => {
+                let downstream = CpiId(c as u32);
+                let sent = match &mut self.cpis[cpi] {
+                    // Fig. 4 steps 15-18.
+                    CpiState::Inherited(s) => s
+                        .begin_nested(index, downstream)
+                        .map(|(request, effects)| (request, effects, true)),
+                    // Fig. 5 steps 7-10.
+                    CpiState::Propagated(s) => s
+                        .begin_nested(index, downstream)
+                        .map(|(request, effects)| (request, effects, false)),
+                    // Section 4.1: a nested request carries the thread's fixed priority.
+                    CpiState::Fixed(s) => match self.threads[r].serving {
+                        Some(serving) => Ok((
+                            Request {
+                                priority: s.nested_priority(),
+                                requestor: serving.request.requestor,
+                            },
+                            Effects::default(),
+                            false,
+                        )),
+                        None => Err(bulwark_core::ipc::IpcError::WrongState),
+                    },
+                };
+                sent.map(|(request, effects, from_pip)| {
+                    let mut extra = Duration::ZERO;
+                    self.apply(cpi, effects, &mut extra);
+                    (request, from_pip)
+                })
+            }
+        };
+        self.block(r);
+        match sent {
+            Ok((request, from_pip)) => self.deliver(c, request, r, from_pip),
+            Err(_) => self.outcome.protocol_errors += 1,
+        }
+    }
+
+    /// A request reaches CPI `c`'s endpoint: a waiting pool thread takes it and runs the
+    /// protocol's call steps at the ceiling.
+    fn deliver(&mut self, c: usize, request: Request, caller: usize, from_pip: bool) {
+        let costs = self.config.costs;
+        let serving = Serving {
+            request,
+            caller,
+            from_pip,
+        };
+        let mut extra = Duration::ZERO;
+        let pooled = !matches!(self.cpis[c], CpiState::Fixed(_));
+        if pooled && self.idle[c].is_empty() {
+            return self.queue_overflow(c, request, caller, from_pip);
+        }
+        match &mut self.cpis[c] {
+            CpiState::Propagated(s) => {
+                // Fig. 5 steps 1-5.
+                match s.request(request) {
+                    Ok((k, effects)) => {
+                        self.idle[c].retain(|&i| i != k);
+                        let t = self.pools[c][k as usize];
+                        self.threads[t].serving = Some(serving);
+                        self.apply(c, effects, &mut extra);
+                        let call = if from_pip {
+                            costs.pip_to_propagated.call
+                        } else {
+                            costs.propagated.call
+                        };
+                        self.start_entry(t, call.saturating_add(extra), false);
+                    }
+                    Err(_) => self.outcome.protocol_errors += 1,
+                }
+            }
+            CpiState::Inherited(s) => {
+                let k = self.idle[c].front().copied().unwrap_or(0);
+                let locked = s.holder().is_some();
+                // Fig. 4 step 1, then 2-6 (locked) or 9-13 (unlocked).
+                match s.request(k, request, &mut self.work) {
+                    Ok((admission, effects)) => {
+                        self.idle[c].pop_front();
+                        let t = self.pools[c][k as usize];
+                        self.threads[t].serving = Some(serving);
+                        self.apply(c, effects, &mut extra);
+                        let call = match (from_pip, locked) {
+                            (true, _) => costs.pip_to_pip.call,
+                            (false, true) => costs.inherited_locked.call,
+                            (false, false) => costs.inherited_unlocked.call,
+                        };
+                        let waiting = admission == Admission::Waiting;
+                        self.start_entry(t, call.saturating_add(extra), waiting);
+                    }
+                    Err(_) => self.outcome.protocol_errors += 1,
+                }
+            }
+            CpiState::Fixed(s) => match s.request(request) {
+                Ok(true) => {
+                    let t = self.pools[c][0];
+                    self.threads[t].serving = Some(serving);
+                    self.start_entry(t, costs.fixed.call, false);
+                }
+                // Queued on the endpoint behind the request being served (FIFO).
+                Ok(false) => self.fixed_callers[c].push_back((caller, from_pip)),
+                Err(_) => self.outcome.protocol_errors += 1,
+            },
+        }
+    }
+
+    fn queue_overflow(&mut self, c: usize, request: Request, caller: usize, from_pip: bool) {
+        self.outcome.pool_exhausted += 1;
+        self.overflow[c].push_back((request, caller, from_pip));
+    }
+
+    fn start_entry(&mut self, t: usize, cost: Duration, waiting: bool) {
+        let thread = &mut self.threads[t];
+        thread.remaining = cost;
+        thread.cont = Cont::EntryDone { waiting };
+        thread.in_protocol = true;
+        self.make_ready(t);
+    }
+
+    fn reply_cost(&self, c: usize, index: u32, t: usize) -> Duration {
+        let costs = self.config.costs;
+        let from_pip = self.threads[t].serving.is_some_and(|s| s.from_pip);
+        match &self.cpis[c] {
+            CpiState::Propagated(_) if from_pip => costs.pip_to_propagated.reply,
+            CpiState::Propagated(_) => costs.propagated.reply,
+            CpiState::Inherited(_) if from_pip => costs.pip_to_pip.reply,
+            CpiState::Inherited(s) if s.holder() == Some(index) && !s.waiters().is_empty() => {
+                costs.inherited_locked.reply
+            }
+            CpiState::Inherited(_) => costs.inherited_unlocked.reply,
+            CpiState::Fixed(_) => costs.fixed.reply,
+        }
+    }
+
+    /// The reply's protocol steps are done: release the CPI, reply to the caller, and wait
+    /// for (or take) the next request.
+    fn exit_done(&mut self, r: usize) {
+        let Role::Pool { cpi: c, index } = self.threads[r].role else {
+            return;
+        };
+        let serving = self.threads[r].serving.take();
+        let mut next_fixed = None;
+        match &mut self.cpis[c] {
+            // Fig. 5 steps 13-15.
+            CpiState::Propagated(s) => {
+                let effects = s.finish(index);
+                self.apply_or_count(c, effects);
+            }
+            // Fig. 4 steps 21-24 (and 7-13 for the waiter it wakes).
+            CpiState::Inherited(s) => {
+                let effects = s.finish(index, &mut self.work).map(|(_, e)| e);
+                self.apply_or_count(c, effects);
+            }
+            CpiState::Fixed(s) => match s.finish() {
+                Ok((next, _)) => next_fixed = next,
+                Err(_) => self.outcome.protocol_errors += 1,
+            },
+        }
+        if let Some(s) = serving {
+            self.reply(s.caller);
+        }
+        if let Some(request) = next_fixed {
+            // The fixed thread takes the next queued request at once.
+            let (caller, from_pip) = self.fixed_callers[c].pop_front().unwrap_or((r, false));
+            self.threads[r].serving = Some(Serving {
+                request,
+                caller,
+                from_pip,
+            });
+            let cost = self.config.costs.fixed.call;
+            let thread = &mut self.threads[r];
+            thread.remaining = cost;
+            thread.cont = Cont::EntryDone { waiting: false };
+            return;
+        }
+        self.set_in_protocol(r, false);
+        self.block(r);
+        self.idle[c].push_back(index);
+        if let Some((request, caller, from_pip)) = self.overflow[c].pop_front() {
+            self.deliver(c, request, caller, from_pip);
+        }
+    }
+
+    /// The reply reaches the thread that sent the request.
+    fn reply(&mut self, caller: usize) {
+        let thread = &mut self.threads[caller];
+        thread.cont = Cont::AfterReply;
+        thread.remaining = Duration::ZERO;
+        self.make_ready(caller);
+    }
+
+    // ----- effects ---------------------------------------------------------------------------
+
+    fn apply_or_count(&mut self, c: usize, effects: Result<Effects, bulwark_core::ipc::IpcError>) {
+        match effects {
+            Ok(effects) => {
+                let mut extra = Duration::ZERO;
+                self.apply(c, effects, &mut extra);
+            }
+            Err(_) => self.outcome.protocol_errors += 1,
+        }
+    }
+
+    /// Carries out the effects of a step of CPI `c`; `extra` collects the cost of the `nest`
+    /// hops, which the thread that caused them spends.
+    fn apply(&mut self, c: usize, effects: Effects, extra: &mut Duration) {
+        for effect in effects.iter() {
+            match effect {
+                Effect::SetPriority { thread, priority } => {
+                    if let Some(&t) = self.pools[c].get(thread as usize) {
+                        self.set_priority(t, priority);
+                    }
+                }
+                Effect::Wake { thread } => {
+                    if let Some(&t) = self.pools[c].get(thread as usize) {
+                        self.wake_holder(t);
+                    }
+                }
+                Effect::Nest {
+                    cpi,
+                    priority,
+                    requestor,
+                } => {
+                    let d = cpi.0 as usize;
+                    let costs = self.config.costs.nest;
+                    let more = match self.cpis.get_mut(d) {
+                        Some(CpiState::Inherited(s)) => {
+                            *extra = extra.saturating_add(costs.to_inherited);
+                            s.nest(priority, requestor, &mut self.work)
+                        }
+                        Some(CpiState::Propagated(s)) => {
+                            *extra = extra.saturating_add(costs.to_propagated);
+                            s.nest(priority, requestor)
+                        }
+                        // Nested inheritance stops at a fixed CPI (section 4.2).
+                        Some(CpiState::Fixed(_)) | None => Effects::default(),
+                    };
+                    self.apply(d, more, extra);
+                }
+            }
+        }
+    }
+
+    /// A waiter of an inherited CPI got the lock (Fig. 4 steps 7-9): it runs the procedure.
+    fn wake_holder(&mut self, t: usize) {
+        let thread = &mut self.threads[t];
+        if thread.cont == (Cont::EntryDone { waiting: true }) && !thread.blocked {
+            // Still spending its call steps: it will not wait after all.
+            thread.cont = Cont::EntryDone { waiting: false };
+            return;
+        }
+        thread.cont = Cont::Step;
+        thread.pc = 0;
+        thread.remaining = Duration::ZERO;
+        thread.in_protocol = false;
+        self.make_ready(t);
+    }
+
+    // ----- results ---------------------------------------------------------------------------
+
+    fn finish(mut self, until: Instant) -> ComponentOutcome {
+        for (i, task) in self.tasks.iter_mut().enumerate() {
+            let period = self.config.tasks[i].period;
+            for job in &task.jobs {
+                let deadline = job.release.saturating_add(period);
+                if deadline <= until {
+                    task.outcome.misses += 1;
+                }
+                task.outcome.max_inversion = task.outcome.max_inversion.max(job.inversion);
+                task.outcome.max_lower_jobs =
+                    task.outcome.max_lower_jobs.max(job.lower.len() as u32);
+                if self.record_jobs {
+                    task.outcome.job_records.push(ComponentJob {
+                        release: job.release,
+                        completion: None,
+                        inversion: job.inversion,
+                        lower_jobs: job.lower.len() as u32,
+                    });
+                }
+            }
+        }
+        self.outcome.until = until;
+        self.outcome.tasks = self.tasks.into_iter().map(|t| t.outcome).collect();
+        self.outcome
+    }
+}
+
+fn task_id(thread: usize) -> TaskId {
+    TaskId(thread as u32)
+}

@@ -1,0 +1,303 @@
+//! The component machine on schedules worked out by hand: PIP, IPCP, propagation, nested PIP
+//! (to PIP and to propagated) and the protocol overheads. Times in milliseconds unless said.
+
+use bulwark_core::{Duration, Instant, Priority};
+use bulwark_sim::components::{
+    run, CallReplyCost, ComponentConfigError, ComponentOutcome, ComponentSystemConfig, CpiConfig,
+    CpiProtocol, ProtocolCosts, RunOptions, Step, TaskConfig,
+};
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn at(n: u64) -> Option<Instant> {
+    Some(Instant::ZERO.saturating_add(ms(n)))
+}
+
+fn task(name: &str, priority: u8, offset: u64, body: Vec<Step>) -> TaskConfig {
+    TaskConfig {
+        name: name.into(),
+        priority: Priority(priority),
+        period: ms(100),
+        offset: ms(offset),
+        body,
+    }
+}
+
+fn cpi(name: &str, protocol: CpiProtocol, ceiling: u8, body: Vec<Step>) -> CpiConfig {
+    CpiConfig {
+        name: name.into(),
+        protocol,
+        ceiling: Priority(ceiling),
+        threads: 3,
+        body,
+        task_bodies: Vec::new(),
+    }
+}
+
+fn simulate(config: &ComponentSystemConfig, until: u64) -> ComponentOutcome {
+    let outcome = run(
+        config,
+        RunOptions {
+            until: Instant::ZERO.saturating_add(ms(until)),
+            record_jobs: true,
+        },
+    )
+    .unwrap();
+    assert_eq!(outcome.protocol_errors, 0);
+    assert_eq!(outcome.pool_exhausted, 0);
+    outcome
+}
+
+/// First job's completion of each task.
+fn completions(outcome: &ComponentOutcome) -> Vec<Option<Instant>> {
+    outcome
+        .tasks
+        .iter()
+        .map(|t| t.job_records[0].completion)
+        .collect()
+}
+
+fn inversions(outcome: &ComponentOutcome) -> Vec<Duration> {
+    outcome
+        .tasks
+        .iter()
+        .map(|t| t.job_records[0].inversion)
+        .collect()
+}
+
+/// The classic inversion: `low` (p 10) takes CPI `A` (4 ms) at 1; `high` (p 20) asks for it
+/// at 2; `mid` (p 15, 3 ms, no request) arrives at 3.
+fn classic(protocol: CpiProtocol) -> ComponentSystemConfig {
+    let a = 0;
+    ComponentSystemConfig {
+        tasks: vec![
+            task(
+                "low",
+                10,
+                0,
+                vec![Step::Execute(ms(1)), Step::Request(a), Step::Execute(ms(1))],
+            ),
+            task("high", 20, 2, vec![Step::Request(a), Step::Execute(ms(1))]),
+            task("mid", 15, 3, vec![Step::Execute(ms(3))]),
+        ],
+        cpis: vec![cpi("A", protocol, 20, vec![Step::Execute(ms(4))])],
+        costs: ProtocolCosts::ZERO,
+    }
+}
+
+/// PIP (Fig. 4). 0-1 low; 1 low's request takes the free lock, the holder runs at 10; 2 high
+/// preempts and calls: its thread waits, the holder inherits 20 (steps 2-4) and runs 2-5, so
+/// mid (15, released at 3) cannot preempt it; 5 the holder finishes, signals the waiter
+/// (steps 21-23) and replies; the woken thread serves high 5-9; high 9-10 (done at 10);
+/// mid 10-13; low 13-14. High was inverted 2-5 (3 ms), mid 3-5 (2 ms), both by low's one
+/// section.
+#[test]
+fn pip_bounds_the_inversion_to_the_lower_section() {
+    let outcome = simulate(&classic(CpiProtocol::Inherited), 50);
+    assert_eq!(completions(&outcome), [at(14), at(10), at(13)]);
+    assert_eq!(inversions(&outcome), [ms(0), ms(3), ms(2)]);
+    let lower: Vec<u32> = outcome.tasks.iter().map(|t| t.max_lower_jobs).collect();
+    assert_eq!(lower, [0, 1, 1]);
+    assert_eq!(outcome.misses(), 0);
+}
+
+/// IPCP: the single thread runs at the ceiling 20 from 1 to 5; high (20, equal) waits its
+/// turn, FIFO; then the same schedule as PIP: high done at 10, mid 13, low 14.
+#[test]
+fn ipcp_runs_the_section_at_the_ceiling() {
+    let outcome = simulate(&classic(CpiProtocol::Ipcp), 50);
+    assert_eq!(completions(&outcome), [at(14), at(10), at(13)]);
+    assert_eq!(inversions(&outcome), [ms(0), ms(3), ms(2)]);
+}
+
+/// NPCS: the section runs at 255: the same here, as nothing else runs above 20.
+#[test]
+fn npcs_runs_the_section_at_the_maximum() {
+    let outcome = simulate(&classic(CpiProtocol::Npcs), 50);
+    assert_eq!(completions(&outcome), [at(14), at(10), at(13)]);
+}
+
+/// Propagation (Fig. 5): reentrant, each request at its requester's priority. Low's request
+/// runs 1-2 at 10; high's own thread serves it 2-6 at 20, high 6-7 (done at 7); mid 7-10;
+/// low's request resumes 10-13, low 13-14. Nothing is inverted.
+#[test]
+fn propagation_serves_each_request_at_its_priority() {
+    let outcome = simulate(&classic(CpiProtocol::Propagated), 50);
+    assert_eq!(completions(&outcome), [at(14), at(7), at(10)]);
+    assert_eq!(inversions(&outcome), [ms(0); 3]);
+}
+
+/// Without any protocol the section would run at 10 and mid would preempt it; shown by
+/// giving the CPI a ceiling below mid: an IPCP thread at 12. 1-5 the section at 12 (high,
+/// released at 2, preempts it: 20 > 12; calls A and queues behind it); at 2 high runs and
+/// blocks; the section resumes 2-3; at 3 mid (15) preempts it and runs 3-6; the section
+/// 6-8; high's request 8-12, high 12-13. High waited for mid: 6 ms of inversion (mid 3 ms,
+/// low 3 ms), which a correct ceiling prevents.
+#[test]
+fn a_ceiling_too_low_lets_the_middle_task_in() {
+    let mut config = classic(CpiProtocol::Ipcp);
+    config.cpis[0].ceiling = Priority(12);
+    let outcome = simulate(&config, 50);
+    assert_eq!(completions(&outcome)[1], at(13));
+    assert_eq!(inversions(&outcome)[1], ms(6));
+    assert_eq!(outcome.tasks[1].max_lower_jobs, 2);
+}
+
+/// Nested PIP through `nest`. `low` (10) requests `A` (PIP, ceiling 30: 1 ms, request `B`,
+/// 1 ms); `B` (ceiling 30) runs 4 ms; `high` (30) requests `A` at 2; `mid` (20) runs 4 ms
+/// from 3 and requests nothing.
+///
+/// 0-1 A's holder serves low at 10; 1 it requests B (steps 15-18: it sits at the ceiling, the
+/// request carries 10); B's thread runs at 10 from 1. 2 high calls A: its thread waits, A's
+/// holder inherits 30 (steps 2-4) and, as it waits in B, `nest` raises low's request in B to
+/// 30 (step 5 and 25); so B's thread runs 2-5 and mid (20) cannot preempt it. 5 B replies;
+/// A's holder (steps 19-20, at 30) runs 5-6 and finishes, waking high's thread; that runs
+/// 6-7, requests B at 30, B runs 7-11, A 11-12, high done at 12. Mid 12-16; low's job ends
+/// at 16. High was inverted by low's section 2-6: 4 ms.
+fn nested(downstream: CpiProtocol) -> ComponentSystemConfig {
+    let (a, b) = (0, 1);
+    ComponentSystemConfig {
+        tasks: vec![
+            task("low", 10, 0, vec![Step::Request(a)]),
+            task("high", 30, 2, vec![Step::Request(a)]),
+            task("mid", 20, 3, vec![Step::Execute(ms(4))]),
+        ],
+        cpis: vec![
+            cpi(
+                "A",
+                CpiProtocol::Inherited,
+                30,
+                vec![Step::Execute(ms(1)), Step::Request(b), Step::Execute(ms(1))],
+            ),
+            cpi("B", downstream, 30, vec![Step::Execute(ms(4))]),
+        ],
+        costs: ProtocolCosts::ZERO,
+    }
+}
+
+#[test]
+fn nested_pip_to_pip_pushes_the_inherited_priority_down() {
+    let outcome = simulate(&nested(CpiProtocol::Inherited), 50);
+    assert_eq!(completions(&outcome), [at(16), at(12), at(16)]);
+    assert_eq!(inversions(&outcome)[1], ms(4));
+}
+
+/// The same with `B` propagated: `nest` finds low's node in B's thread manager and raises its
+/// thread (Fig. 5 steps 16-17); the schedule is the same.
+#[test]
+fn nested_pip_to_propagated_pushes_the_inherited_priority_down() {
+    let outcome = simulate(&nested(CpiProtocol::Propagated), 50);
+    assert_eq!(completions(&outcome), [at(16), at(12), at(16)]);
+    assert_eq!(inversions(&outcome)[1], ms(4));
+}
+
+/// The waiters of a PIP lock are woken highest priority first, then first come first served
+/// (the notification manager). `low` (10) holds A (5 ms) from 0; `b1` and `b2` (both 20) ask
+/// at 1 and 2, `c` (25) at 3; each then runs 1 ms of its own. c's request runs 5-10, c 10-11;
+/// b1's request 11-16. At 16 its thread signals b2's (step 23) before it replies to b1 (step
+/// 24), so b2's request runs first, 16-21 (FIFO at 20), then b1 21-22, b2 22-23; low's job
+/// (nothing after its request) ends at 23.
+#[test]
+fn waiters_are_woken_by_priority_then_in_arrival_order() {
+    let a = 0;
+    let then_work = vec![Step::Request(a), Step::Execute(ms(1))];
+    let config = ComponentSystemConfig {
+        tasks: vec![
+            task("low", 10, 0, vec![Step::Request(a)]),
+            task("b1", 20, 1, then_work.clone()),
+            task("b2", 20, 2, then_work.clone()),
+            task("c", 25, 3, then_work),
+        ],
+        cpis: vec![CpiConfig {
+            threads: 4,
+            ..cpi("A", CpiProtocol::Inherited, 25, vec![Step::Execute(ms(5))])
+        }],
+        costs: ProtocolCosts::ZERO,
+    };
+    let outcome = simulate(&config, 50);
+    assert_eq!(completions(&outcome), [at(23), at(22), at(23), at(11)]);
+}
+
+/// Overheads are spent by the serving thread: a call of 100 us before the procedure and a
+/// reply of 50 us after it. A task (1 ms own, 1 ms in a propagated CPI) ends at 2.15 ms; the
+/// same with PIP on a free lock (unlocked: 200 + 70 us) ends at 2.27 ms.
+#[test]
+fn protocol_overheads_are_charged_by_the_cost_model() {
+    let us = Duration::from_micros;
+    let mut costs = ProtocolCosts::ZERO;
+    costs.propagated = CallReplyCost {
+        call: us(100),
+        reply: us(50),
+    };
+    costs.inherited_unlocked = CallReplyCost {
+        call: us(200),
+        reply: us(70),
+    };
+    for (protocol, end) in [
+        (CpiProtocol::Propagated, 2150),
+        (CpiProtocol::Inherited, 2270),
+    ] {
+        let config = ComponentSystemConfig {
+            tasks: vec![task(
+                "t",
+                10,
+                0,
+                vec![Step::Execute(ms(1)), Step::Request(0)],
+            )],
+            cpis: vec![cpi("A", protocol, 10, vec![Step::Execute(ms(1))])],
+            costs,
+        };
+        let outcome = simulate(&config, 10);
+        assert_eq!(
+            outcome.tasks[0].job_records[0].completion,
+            Some(Instant::ZERO.saturating_add(us(end)))
+        );
+        assert_eq!(outcome.busy, us(end));
+    }
+}
+
+/// A task whose job overruns its period misses, and its next job starts at once.
+#[test]
+fn an_overrun_is_a_miss_and_the_backlog_runs_next() {
+    let config = ComponentSystemConfig {
+        tasks: vec![TaskConfig {
+            period: ms(3),
+            ..task("t", 10, 0, vec![Step::Execute(ms(4))])
+        }],
+        cpis: Vec::new(),
+        costs: ProtocolCosts::ZERO,
+    };
+    // Jobs released at 0, 3, 6, 9, 12 finish at 4, 8, 12; at 13 the fourth is running.
+    let outcome = simulate(&config, 13);
+    let t = &outcome.tasks[0];
+    assert_eq!(t.jobs, 5);
+    let done: Vec<_> = t.job_records.iter().map(|j| j.completion).collect();
+    assert_eq!(done, [at(4), at(8), at(12), None, None]);
+    // Deadlines 3, 6 and 9 passed late, 12 passed undone; 15 is beyond the run.
+    assert_eq!(t.misses, 4);
+}
+
+#[test]
+fn bad_configurations_are_refused() {
+    let mut config = classic(CpiProtocol::Inherited);
+    config.tasks[0].body.push(Step::Request(7));
+    let err = run(
+        &config,
+        RunOptions {
+            until: Instant::ZERO,
+            record_jobs: false,
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        ComponentConfigError::UnknownCpi {
+            owner: "low".into(),
+            cpi: 7,
+            count: 1
+        }
+    );
+    assert!(err.to_string().contains("only 1 CPIs"));
+}
