@@ -301,3 +301,22 @@ fn bad_configurations_are_refused() {
     );
     assert!(err.to_string().contains("only 1 CPIs"));
 }
+
+/// Equal priorities run first-in first-out to completion, and a preempted thread resumes
+/// before the others of its priority: `a` and `b` (both 10, 4 ms) released at 0 and 1, `h`
+/// (20, 1 ms) at 2. a 0-2, h 2-3, a 3-5 (not b: a was preempted, it keeps its place), b 5-9.
+#[test]
+fn equal_priorities_run_to_completion_in_arrival_order() {
+    let config = ComponentSystemConfig {
+        tasks: vec![
+            task("a", 10, 0, vec![Step::Execute(ms(4))]),
+            task("b", 10, 1, vec![Step::Execute(ms(4))]),
+            task("h", 20, 2, vec![Step::Execute(ms(1))]),
+        ],
+        cpis: Vec::new(),
+        costs: ProtocolCosts::ZERO,
+    };
+    let outcome = simulate(&config, 20);
+    assert_eq!(completions(&outcome), [at(5), at(9), at(3)]);
+    assert_eq!(outcome.context_switches, 4);
+}

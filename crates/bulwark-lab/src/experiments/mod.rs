@@ -4,6 +4,7 @@
 pub mod a1_thundering_herd;
 pub mod a2_timer_interference;
 pub mod a3_preemption_storm;
+pub mod camkes_synthetic;
 mod double_hit;
 mod faas_reclaim;
 pub mod platform;
@@ -25,6 +26,9 @@ pub enum LabError {
     /// A simulation stopped early.
     #[error("simulation: {0}")]
     Simulation(#[from] bulwark_sim::SimError),
+    /// A component system the component machine refused.
+    #[error("component machine: {0}")]
+    Components(String),
 }
 
 /// A reproducible experiment.
@@ -50,6 +54,7 @@ pub const ALL: &[Experiment] = &[
     vbs_strategies::EXPERIMENT,
     vbs_overhead::EXPERIMENT,
     vbs_isolation::EXPERIMENT,
+    camkes_synthetic::EXPERIMENT,
 ];
 
 /// The experiment called `name`.

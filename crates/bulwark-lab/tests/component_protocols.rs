@@ -1,0 +1,90 @@
+//! The CAmkES protocols on the component machine, against the theory, on random systems over
+//! the Fig. 7 topology (every CPI's protocol drawn from propagation, PIP, IPCP and NPCS):
+//!
+//! - no job suffers more priority inversion than its blocking term `B_i` allows (PIP: one
+//!   section per lower task; IPCP and NPCS: one section);
+//! - without PIP, a job is blocked by at most one lower job;
+//! - whatever exact response-time analysis admits meets every deadline;
+//! - no protocol step is refused and pools of one thread per task never run out.
+
+use bulwark_core::{Duration, Instant, Priority};
+use bulwark_lab::experiments::camkes_synthetic::{build, evaluate, ChainTask};
+use bulwark_sim::components::{run, CpiProtocol, ProtocolCosts, RunOptions};
+use proptest::prelude::*;
+
+fn protocol() -> impl Strategy<Value = CpiProtocol> {
+    prop_oneof![
+        Just(CpiProtocol::Propagated),
+        Just(CpiProtocol::Inherited),
+        Just(CpiProtocol::Ipcp),
+        Just(CpiProtocol::Npcs),
+    ]
+}
+
+/// A task: period 10, 20, 40 or 80 ms, priority 1-4 (ties allowed), work 0-3 ms per part in
+/// steps of 50 us.
+fn chain_task() -> impl Strategy<Value = ChainTask> {
+    (0u32..4, 1u8..=4, proptest::array::uniform4(0u64..=60)).prop_map(|(k, p, work)| ChainTask {
+        period: Duration::from_millis(10 << k),
+        priority: Priority(p),
+        work: work.map(|w| Duration::from_micros(50 * w)),
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_protocols_keep_the_analysis_promises(
+        tasks in proptest::array::uniform4(chain_task()),
+        protocols in proptest::array::uniform5(protocol()),
+        overheads in any::<bool>(),
+        offsets in proptest::array::uniform4(0u64..=40),
+    ) {
+        let costs = if overheads { ProtocolCosts::xeon_gold_6130_max() } else { ProtocolCosts::ZERO };
+        let mut built = build(&tasks, protocols, costs);
+        // Releases staggered by up to 10 ms in steps of 250 us, so sections overlap releases
+        // in many ways (synchronous release is the critical instant only without blocking).
+        for (t, o) in built.machine.tasks.iter_mut().zip(offsets) {
+            t.offset = Duration::from_micros(250 * o);
+        }
+        let timings = built.analysis.timings();
+        let outcome = run(&built.machine, RunOptions {
+            until: Instant::ZERO.saturating_add(Duration::from_millis(330)),
+            record_jobs: false,
+        }).unwrap();
+        prop_assert_eq!(outcome.protocol_errors, 0);
+        prop_assert_eq!(outcome.pool_exhausted, 0);
+        let pip = protocols.contains(&CpiProtocol::Inherited);
+        for (i, (t, o)) in timings.iter().zip(&outcome.tasks).enumerate() {
+            prop_assert!(o.max_inversion <= t.blocking,
+                "t{}: inversion {} over B = {}", i + 1, o.max_inversion, t.blocking);
+            if !pip {
+                prop_assert!(o.max_lower_jobs <= 1, "t{}: {} lower jobs", i + 1, o.max_lower_jobs);
+            }
+        }
+        if bulwark_analysis::blocking::schedulable(&timings) {
+            prop_assert_eq!(outcome.misses(), 0);
+        }
+    }
+}
+
+/// The experiment's own driver on the same kind of system: the run is as long as asked.
+#[test]
+fn evaluate_runs_the_asked_hyperperiods() {
+    let task = ChainTask {
+        period: Duration::from_millis(20),
+        priority: Priority(1),
+        work: [Duration::from_millis(1); 4],
+    };
+    let built = build(&[task; 4], [CpiProtocol::Inherited; 5], ProtocolCosts::ZERO);
+    let outcome = evaluate(&built, 3).unwrap();
+    assert_eq!(
+        outcome.until,
+        Instant::ZERO.saturating_add(Duration::from_millis(60))
+    );
+    // 3 jobs each of 4 ms, all on one core: 48 of 60 ms busy, no miss.
+    assert_eq!(outcome.busy, Duration::from_millis(48));
+    assert!(outcome.tasks.iter().all(|t| t.jobs == 3));
+    assert_eq!(outcome.misses(), 0);
+}
