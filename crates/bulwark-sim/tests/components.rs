@@ -320,3 +320,19 @@ fn equal_priorities_run_to_completion_in_arrival_order() {
     assert_eq!(completions(&outcome), [at(5), at(9), at(3)]);
     assert_eq!(outcome.context_switches, 4);
 }
+
+/// A job whose last step ends just as a higher-priority job is released completes then: low
+/// (10) runs 0-2 and is done at 2, although high (20) is released at 2 and runs 2-3.
+#[test]
+fn a_job_ending_at_a_release_completes_before_the_preemption() {
+    let config = ComponentSystemConfig {
+        tasks: vec![
+            task("low", 10, 0, vec![Step::Execute(ms(2))]),
+            task("high", 20, 2, vec![Step::Execute(ms(1))]),
+        ],
+        cpis: Vec::new(),
+        costs: ProtocolCosts::ZERO,
+    };
+    let outcome = simulate(&config, 10);
+    assert_eq!(completions(&outcome), [at(2), at(3)]);
+}

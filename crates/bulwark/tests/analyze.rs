@@ -325,3 +325,62 @@ fn the_configuration_analyzer_on_fig_3() {
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
     assert!(stdout.contains("cycles:"), "{stdout}");
 }
+
+/// Schedulability of the Fig. 7 file (bodies: 1 ms in each component of a chain, so every
+/// C = 4 ms), without overheads, by hand. B under PIP is one section per lower task, its
+/// longest request that can run at the task's priority or above:
+/// - t1 (40): t2's request to A (A, C, E: 3 ms) + t3's to E (1 ms) + t4's to E (1 ms) = 5 ms;
+///   R = 4 + 5 = 9 ms.
+/// - t2 (30): t3 and t4 reach E (ceiling 40): 1 + 1 = 2 ms; R = 6 -> 6 + 4 = 10 -> 10 ms.
+/// - t3 (20): t4's request to B (B, D, E: 3 ms); R = 7 -> 7 + 4 + 4 = 15 -> 7 + 8 + 4 = 19.
+/// - t4 (10): B = 0; R = 4 -> 16 -> 20 -> 20 ms.
+///
+/// Eq. 2 admits (products 1.9, 1.82, 1.974, 1.9404 <= 2); Eq. 3 does not (U = 0.75 plus
+/// max B/T = 0.5 is over 4(2^(1/4) - 1) = 0.757).
+#[test]
+fn component_schedulability_on_fig_7() {
+    let out = bulwark(&["analyze", "scenarios/components/fig7.camkes"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let table = &stdout[stdout
+        .find("schedulability (")
+        .expect("a schedulability table")..];
+    let cells = |name| {
+        let r = row(table, name);
+        [r[3], r[4], r[r.len() - 2], r[r.len() - 1]]
+            .map(String::from)
+            .to_vec()
+    };
+    assert_eq!(cells("t1"), ["4ms", "5ms", "9ms", "admitted"]);
+    assert_eq!(cells("t2"), ["4ms", "2ms", "10ms", "admitted"]);
+    assert_eq!(cells("t3"), ["4ms", "3ms", "19ms", "admitted"]);
+    assert_eq!(cells("t4"), ["4ms", "0ns", "20ms", "admitted"]);
+    assert!(stdout.contains("hyperbolic with blocking (Eq. 2): admitted"));
+    assert!(stdout.contains("Liu-Layland with blocking (Eq. 3): not admitted"));
+
+    // The simulation stays within those bounds: t4's worst response is its RTA bound, 20 ms
+    // (the synchronous release is its critical instant); nothing misses.
+    let out = bulwark(&["simulate", "scenarios/components/fig7.camkes"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert_eq!(row(&stdout, "t4")[2..5], ["10", "0", "20ms"]);
+    assert_eq!(row(&stdout, "t1")[2..4], ["80", "0"]);
+
+    // With Table 2's overheads every C and B grows; JSON carries the same analysis.
+    let out = bulwark(&[
+        "analyze",
+        "scenarios/components/fig7.camkes",
+        "--overheads",
+        "xeon",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t1 = &json["schedulability"]["tasks"][0];
+    assert!(t1["execution_ns"].as_u64().unwrap() > 4_000_000);
+    assert!(t1["blocking_ns"].as_u64().unwrap() > 5_000_000);
+    assert_eq!(json["schedulability"]["admitted"], true);
+
+    // Without bodies there is nothing to analyse, and the analyzer says why.
+    let out = bulwark(&["analyze", "scenarios/components/fig3.camkes"]);
+    assert!(text(&out.stdout).contains("schedulability: not analysed: task `one` has no body"));
+}

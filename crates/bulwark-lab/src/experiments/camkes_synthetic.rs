@@ -31,17 +31,18 @@
 //! (Eq. 3) and exact response-time analysis.
 
 use bulwark_analysis::blocking::{
-    analyse, hyperbolic, hyperbolic_non_unique, liu_layland, schedulable, Analysis, CallReply, Cpi,
-    CpiId, FixedCeiling, Overheads, Protocol, System, Task, TaskTiming,
+    analyse, hyperbolic, hyperbolic_non_unique, liu_layland, response_times, schedulable, Analysis,
+    Cpi, CpiId, Overheads, System, Task, TaskTiming,
 };
 use bulwark_analysis::generate::{uunisort_task_set, PeriodDistribution, PPB};
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::components::{
-    run as run_components, CallReplyCost, ComponentOutcome, ComponentSystemConfig, CpiConfig,
-    CpiProtocol, ProtocolCosts, RunOptions, Step, TaskConfig,
+    run as run_components, ComponentOutcome, ComponentSystemConfig, CpiConfig, CpiProtocol,
+    ProtocolCosts, RunOptions, Step, TaskConfig,
 };
 
 use super::{Experiment, LabError};
+use crate::component_system::{analysis_overheads, analysis_protocol};
 use crate::plot::{line_plot, Series};
 use crate::report::{Check, ExperimentReport, Figure, Table};
 
@@ -155,35 +156,6 @@ pub struct Built {
     pub overheads: Overheads,
     /// WCETs and blocking terms.
     pub analysis: Analysis,
-}
-
-/// The analysis's protocol for a machine protocol.
-pub fn analysis_protocol(protocol: CpiProtocol) -> Protocol {
-    match protocol {
-        CpiProtocol::Propagated => Protocol::Propagated,
-        CpiProtocol::Inherited => Protocol::Inherited,
-        CpiProtocol::Ipcp => Protocol::Fixed(FixedCeiling::Immediate),
-        CpiProtocol::Npcs => Protocol::Fixed(FixedCeiling::NonPreemptive),
-    }
-}
-
-fn larger(a: CallReplyCost, b: CallReplyCost) -> CallReply {
-    CallReply::new(a.call.max(b.call), a.reply.max(b.reply))
-}
-
-/// The analysis's worst-case overheads for a machine's costs: for each protocol the larger
-/// of the direct and the nested ("PIP to ...") rows. The notification manager's cost is part
-/// of Table 2's locked rows, so `queue` is zero.
-pub fn analysis_overheads(costs: &ProtocolCosts) -> Overheads {
-    let one = |c: CallReplyCost| CallReply::new(c.call, c.reply);
-    Overheads {
-        propagated: larger(costs.propagated, costs.pip_to_propagated),
-        fixed: one(costs.fixed),
-        inherited_unlocked: larger(costs.inherited_unlocked, costs.pip_to_pip),
-        inherited_locked: larger(costs.inherited_locked, costs.pip_to_pip),
-        queue: Duration::ZERO,
-        nest: costs.nest.to_inherited.max(costs.nest.to_propagated),
-    }
 }
 
 /// The chain of CPIs task `i` (0-based: t1..t4) goes through.
@@ -349,6 +321,8 @@ pub struct SetResult {
     pub misses: u64,
     /// Tasks whose inversion exceeded their blocking term `B_i`.
     pub over_blocking: usize,
+    /// Tasks RTA admits whose simulated response exceeded their bound `R_i`.
+    pub over_response: usize,
     /// Requests that found no pool thread, and protocol steps refused.
     pub faults: u64,
     /// Longest inversion suffered, as a fraction of its task's `B_i` (0 when `B_i = 0`).
@@ -396,6 +370,11 @@ fn run_set(
     let timings = built.analysis.timings();
     let outcome = evaluate(&built, HYPERPERIODS)?;
     let mut over_blocking = 0;
+    let over_response = response_times(&timings)
+        .iter()
+        .zip(&outcome.tasks)
+        .filter(|(r, o)| r.verdict.admitted() && o.max_response > r.response)
+        .count();
     let mut worst_inversion_ratio: f64 = 0.0;
     for (t, o) in timings.iter().zip(&outcome.tasks) {
         if o.max_inversion > t.blocking {
@@ -421,6 +400,7 @@ fn run_set(
         admitted: verdicts(&timings),
         misses: outcome.misses(),
         over_blocking,
+        over_response,
         faults: outcome.pool_exhausted + outcome.protocol_errors,
         worst_inversion_ratio,
     })
@@ -600,6 +580,7 @@ fn checks(results: &[SetResult]) -> Vec<Check> {
         .map(|r| format!("config {} U {} seed {}", r.configuration, r.tenths, r.seed))
         .collect();
     let faults: u64 = results.iter().map(|r| r.faults).sum();
+    let over_response: usize = results.iter().map(|r| r.over_response).sum();
     let over: usize = results.iter().map(|r| r.over_blocking).sum();
     let worst = results
         .iter()
@@ -627,6 +608,12 @@ fn checks(results: &[SetResult]) -> Vec<Check> {
                 admitted_missing.join("; ")
             },
             pass: admitted_missing.is_empty(),
+        },
+        Check {
+            claim: "Every task RTA admits responds within its bound R_i in the simulation".into(),
+            expected: "0 tasks over R_i".into(),
+            measured: format!("{over_response} tasks over"),
+            pass: over_response == 0,
         },
         Check {
             claim: "No task's priority inversion exceeds its blocking term B_i (PIP: one \
@@ -773,6 +760,7 @@ mod tests {
             admitted,
             misses,
             over_blocking: 0,
+            over_response: 0,
             faults: 0,
             worst_inversion_ratio: 0.5,
         }
@@ -790,6 +778,9 @@ mod tests {
         assert_eq!(bound.iter().filter(|c| !c.pass).count(), 3);
         let mut over = result([true; 4], 0);
         over.over_blocking = 1;
-        assert!(!checks(&[over])[1].pass);
+        assert!(!checks(&[over])[2].pass);
+        let mut late = result([true; 4], 0);
+        late.over_response = 1;
+        assert!(!checks(&[late])[1].pass);
     }
 }

@@ -179,24 +179,28 @@ pub fn run(
 ) -> Result<ComponentOutcome, ComponentConfigError> {
     validate(config)?;
     let mut machine = Machine::new(config, options.record_jobs);
-    machine.release_due();
     loop {
         machine.dispatch();
+        // What a thread does at the end of a stretch happens at that instant, before jobs
+        // released at the same instant can preempt it: a job whose last step ends at `t`
+        // completes at `t`.
         if let Some(r) = machine.running {
             if machine.threads[r].remaining.is_zero() {
                 machine.continue_thread(r);
                 continue;
             }
         }
+        if machine.now >= options.until {
+            break;
+        }
+        if machine.release_due() {
+            continue;
+        }
         let mut next = machine.next_release().min(options.until);
         if let Some(r) = machine.running {
             next = next.min(machine.now.saturating_add(machine.threads[r].remaining));
         }
         machine.advance(next);
-        if machine.now >= options.until {
-            break;
-        }
-        machine.release_due();
     }
     Ok(machine.finish(options.until))
 }
@@ -424,7 +428,9 @@ impl<'a> Machine<'a> {
         Some((task, seq))
     }
 
-    fn release_due(&mut self) {
+    /// Releases every job due by now; true if there was one.
+    fn release_due(&mut self) -> bool {
+        let mut released = false;
         for i in 0..self.tasks.len() {
             while self.tasks[i].next_release <= self.now {
                 let period = self.config.tasks[i].period;
@@ -438,6 +444,7 @@ impl<'a> Machine<'a> {
                 });
                 task.released += 1;
                 task.outcome.jobs += 1;
+                released = true;
                 task.next_release = release.checked_add(period).unwrap_or(Instant::NEVER);
                 if task.jobs.len() == 1 {
                     let t = task.thread;
@@ -447,6 +454,7 @@ impl<'a> Machine<'a> {
                 }
             }
         }
+        released
     }
 
     // ----- threads ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ use crate::cli::AnalyzeArgs;
 use crate::{diagnostics, table};
 
 pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
-    if let Some(system) = component_system(&args.file) {
+    if let Some(system) = super::components::load(&args.file) {
         return Ok(match system {
             Ok(system) => components(&system, args),
             Err(d) => {
@@ -248,26 +248,16 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
     }
 }
 
-/// The component system in `file`, if it is one: a `.camkes` file, or TOML whose top level
-/// has `[[component]]` tables.
-fn component_system(
-    file: &std::path::Path,
-) -> Option<Result<ComponentSystem, bulwark_spec::Diagnostics>> {
-    if file.extension().is_some_and(|e| e == "camkes") {
-        return Some(bulwark_spec::camkes::load_camkes(file));
-    }
-    let text = std::fs::read_to_string(file).ok()?;
-    let has_components = text
-        .lines()
-        .any(|l| l.trim_start().starts_with("[[component]]"));
-    has_components.then(|| bulwark_spec::parse_components(&text, &file.display().to_string()))
-}
-
-/// The configuration analyzer (CAmkES paper, section 5): ceilings, pools, cycles. Exit 1
-/// when a call loop is certain or possible (a deadlock risk), else 0; a cycle of connections
-/// that the bodies show no request chain goes round is reported but not a failure.
+/// The configuration analyzer (CAmkES paper, section 5): ceilings, pools, cycles; then, when
+/// every body is given, the schedulability analysis (section 3.2). Exit 1 when a call loop is
+/// certain or possible (a deadlock risk) or a task is not admitted, else 0; a cycle of
+/// connections that the bodies show no request chain goes round is reported but not a
+/// failure.
 fn components(system: &ComponentSystem, args: &AnalyzeArgs) -> ExitCode {
     let analysis = component_graph::analyze(system);
+    let schedulability =
+        super::components::analyze_schedulability(system, &analysis, args.overheads);
+    let rejected = schedulability.as_ref().is_ok_and(|s| !s.admitted());
     if args.json {
         let cpis: Vec<Value> = analysis
             .cpis
@@ -289,20 +279,33 @@ fn components(system: &ComponentSystem, args: &AnalyzeArgs) -> ExitCode {
             .collect();
         let warnings: Vec<String> = analysis.warnings.iter().map(|w| format!("{w:?}")).collect();
         let cycles: Vec<String> = analysis.cycles.iter().map(|c| format!("{c:?}")).collect();
+        let schedulability = match &schedulability {
+            Ok(s) => s.json(),
+            Err(why) => json!({"not_analysed": why}),
+        };
         outln!(
             "{:#}",
-            json!({"cpis": cpis, "cycles": cycles, "warnings": warnings})
+            json!({
+                "cpis": cpis,
+                "cycles": cycles,
+                "warnings": warnings,
+                "schedulability": schedulability,
+            })
         );
     } else if args.camkes {
         out!("{}", component_graph::camkes_configuration(&analysis));
     } else {
         out!("{}", component_graph::render(&analysis));
+        match &schedulability {
+            Ok(s) => out!("{}", s.render()),
+            Err(why) => outln!("\nschedulability: not analysed: {why}"),
+        }
     }
     let loops = analysis
         .cycles
         .iter()
         .any(|c| c.kind != component_graph::CycleKind::ConnectionsOnly);
-    if loops {
+    if loops || rejected {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

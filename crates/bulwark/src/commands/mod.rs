@@ -4,5 +4,6 @@
 pub mod analyze;
 pub mod attack;
 pub mod check;
+pub mod components;
 pub mod reproduce;
 pub mod simulate;

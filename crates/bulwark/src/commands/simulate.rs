@@ -11,6 +11,15 @@ use crate::cli::SimulateArgs;
 use crate::{diagnostics, table};
 
 pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
+    if let Some(system) = super::components::load(&args.file) {
+        return match system {
+            Ok(system) => super::components::simulate(&system, args),
+            Err(d) => {
+                eprint!("{}", diagnostics::render(&d));
+                Ok(ExitCode::FAILURE)
+            }
+        };
+    }
     let scenario = match bulwark_spec::load(&args.file) {
         Ok(s) => s,
         Err(d) => {

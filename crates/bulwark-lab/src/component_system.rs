@@ -1,0 +1,256 @@
+//! From a component system file to the component machine and to the schedulability analysis.
+//!
+//! A [`ComponentSystem`] (read from a `.camkes` file or TOML) says who requests what; the
+//! configuration analyzer ([`component_graph`]) settles each CPI's priority and pool. With
+//! the bodies of every task and of every CPI a task reaches, [`lower`] builds the same system
+//! twice: for the component machine ([`ComponentSystemConfig`]) and for the blocking analysis
+//! ([`System`]), with the same protocol overheads ([`analysis_overheads`]).
+
+use std::collections::HashMap;
+
+use bulwark_analysis::blocking::{
+    self, analyse, CallReply, FixedCeiling, Overheads, Protocol as AnalysisProtocol, System,
+};
+use bulwark_analysis::component_graph::{self, ComponentAnalysis, CycleKind};
+use bulwark_core::{Duration, Priority};
+use bulwark_sim::components::{
+    CallReplyCost, ComponentSystemConfig, CpiConfig, CpiProtocol, ProtocolCosts, Step, TaskConfig,
+};
+use bulwark_spec::component::{ComponentSystem, CpiId, ProcedureStep, Protocol};
+
+/// Why a component system cannot be simulated or analysed for schedulability.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LowerError {
+    /// A task without a body: its execution time is unknown.
+    #[error(
+        "task `{0}` has no body, so its execution time is unknown; give it one (CAmkES \
+         `{0}._body = \"execute 1ms; request out\";`, TOML `body = [...]`)"
+    )]
+    TaskWithoutBody(String),
+    /// A CPI some task reaches without a body.
+    #[error(
+        "CPI `{0}` is requested but has no body, so its execution time is unknown; give it \
+         one (CAmkES `<component>.<interface>_body = \"execute 1ms\";`)"
+    )]
+    CpiWithoutBody(String),
+    /// A request chain loops: the system would deadlock.
+    #[error("request chains loop through {0}: the system would deadlock")]
+    CallLoop(String),
+}
+
+/// The system lowered for the machine and for the analysis.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    /// What the component machine runs.
+    pub machine: ComponentSystemConfig,
+    /// What the blocking analysis reads (tasks and CPIs in the same order).
+    pub system: System,
+    /// The analysis's overheads for the machine's costs.
+    pub overheads: Overheads,
+}
+
+/// The machine's protocol for a CPI's.
+pub fn machine_protocol(protocol: Protocol) -> CpiProtocol {
+    match protocol {
+        Protocol::Propagated => CpiProtocol::Propagated,
+        Protocol::Inherited => CpiProtocol::Inherited,
+        Protocol::Fixed { npcs: false } => CpiProtocol::Ipcp,
+        Protocol::Fixed { npcs: true } => CpiProtocol::Npcs,
+    }
+}
+
+/// The analysis's protocol for a machine protocol.
+pub fn analysis_protocol(protocol: CpiProtocol) -> AnalysisProtocol {
+    match protocol {
+        CpiProtocol::Propagated => AnalysisProtocol::Propagated,
+        CpiProtocol::Inherited => AnalysisProtocol::Inherited,
+        CpiProtocol::Ipcp => AnalysisProtocol::Fixed(FixedCeiling::Immediate),
+        CpiProtocol::Npcs => AnalysisProtocol::Fixed(FixedCeiling::NonPreemptive),
+    }
+}
+
+fn larger(a: CallReplyCost, b: CallReplyCost) -> CallReply {
+    CallReply::new(a.call.max(b.call), a.reply.max(b.reply))
+}
+
+/// The analysis's worst-case overheads for a machine's costs: for each protocol the larger
+/// of the direct and the nested ("PIP to ...") rows of Table 2. The notification manager's
+/// cost is inside Table 2's locked rows, so `queue` is zero.
+pub fn analysis_overheads(costs: &ProtocolCosts) -> Overheads {
+    Overheads {
+        propagated: larger(costs.propagated, costs.pip_to_propagated),
+        fixed: CallReply::new(costs.fixed.call, costs.fixed.reply),
+        inherited_unlocked: larger(costs.inherited_unlocked, costs.pip_to_pip),
+        inherited_locked: larger(costs.inherited_locked, costs.pip_to_pip),
+        queue: Duration::ZERO,
+        nest: costs.nest.to_inherited.max(costs.nest.to_propagated),
+    }
+}
+
+/// Lowers `system`, whose configuration analysis is `analysis`, with protocol costs `costs`.
+/// Each CPI's threads wait at the priority the analyzer settled (configured, 255 for NPCS,
+/// else its ceiling) and its pool is the configured size, else the analyzer's.
+pub fn lower(
+    system: &ComponentSystem,
+    analysis: &ComponentAnalysis,
+    costs: ProtocolCosts,
+) -> Result<Lowered, LowerError> {
+    if let Some(cycle) = analysis
+        .cycles
+        .iter()
+        .find(|c| c.kind != CycleKind::ConnectionsOnly)
+    {
+        return Err(LowerError::CallLoop(cycle.cpis.join(" -> ")));
+    }
+    let cpis = system.cpis();
+    let index: HashMap<CpiId, usize> = cpis
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (*id, i))
+        .collect();
+    let reports: HashMap<CpiId, &component_graph::CpiReport> =
+        analysis.cpis.iter().map(|r| (r.id, r)).collect();
+    let target = |step: &ProcedureStep| -> Step {
+        match *step {
+            ProcedureStep::Execute(d) => Step::Execute(d),
+            ProcedureStep::Request(c) => Step::Request(index[&system.connections[c.0].to]),
+        }
+    };
+    let requests_of = |body: &[ProcedureStep]| -> Vec<blocking::CpiId> {
+        body.iter()
+            .filter_map(|s| match *s {
+                ProcedureStep::Request(c) => {
+                    Some(blocking::CpiId(index[&system.connections[c.0].to]))
+                }
+                ProcedureStep::Execute(_) => None,
+            })
+            .collect()
+    };
+
+    let mut machine_tasks = Vec::new();
+    let mut analysis_tasks = Vec::new();
+    for (_, task) in system.tasks() {
+        let body = task
+            .body
+            .as_deref()
+            .ok_or_else(|| LowerError::TaskWithoutBody(task.name.clone()))?;
+        machine_tasks.push(TaskConfig {
+            name: task.name.clone(),
+            priority: task.priority,
+            period: task.period,
+            offset: Duration::ZERO,
+            body: body.iter().map(target).collect(),
+        });
+        analysis_tasks.push(
+            blocking::Task::new(
+                task.name.clone(),
+                task.execution().unwrap_or(Duration::ZERO),
+                task.period,
+                task.priority,
+            )
+            .requesting(&requests_of(body)),
+        );
+    }
+    let mut machine_cpis = Vec::new();
+    let mut analysis_cpis = Vec::new();
+    for (id, cpi) in &cpis {
+        let report = reports.get(id);
+        let name = report.map_or_else(|| cpi.name.clone(), |r| r.name());
+        let reached = report.is_some_and(|r| !r.tasks.is_empty());
+        let body = match (&cpi.body, reached) {
+            (Some(body), _) => body.as_slice(),
+            (None, false) => &[],
+            (None, true) => return Err(LowerError::CpiWithoutBody(name)),
+        };
+        let protocol = machine_protocol(cpi.protocol);
+        machine_cpis.push(CpiConfig {
+            name: name.clone(),
+            protocol,
+            ceiling: report.and_then(|r| r.priority).unwrap_or(Priority::MIN),
+            threads: report
+                .map(|r| r.configured_threads.unwrap_or(r.threads))
+                .unwrap_or(1)
+                .max(1),
+            body: body.iter().map(target).collect(),
+            task_bodies: Vec::new(),
+        });
+        analysis_cpis.push(
+            blocking::Cpi::new(
+                name,
+                cpi.execution().unwrap_or(Duration::ZERO),
+                analysis_protocol(protocol),
+            )
+            .requesting(&requests_of(body)),
+        );
+    }
+    Ok(Lowered {
+        machine: ComponentSystemConfig {
+            tasks: machine_tasks,
+            cpis: machine_cpis,
+            costs,
+        },
+        system: System {
+            tasks: analysis_tasks,
+            cpis: analysis_cpis,
+        },
+        overheads: analysis_overheads(&costs),
+    })
+}
+
+/// The blocking analysis of a lowered system; `None` only if its requests loop, which
+/// [`lower`] already refuses.
+pub fn schedulability(lowered: &Lowered) -> Option<blocking::Analysis> {
+    analyse(&lowered.system, &lowered.overheads).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bulwark_core::Instant;
+    use bulwark_sim::components::{run, RunOptions};
+
+    const FIG7: &str = include_str!("../../../scenarios/components/fig7.camkes");
+
+    fn fig7() -> ComponentSystem {
+        bulwark_spec::camkes::parse_camkes(FIG7, "fig7.camkes").unwrap()
+    }
+
+    /// The built-in Fig. 7 file has every body, so it lowers; its pools are the analyzer's
+    /// and the machine runs it without running out of threads.
+    #[test]
+    fn fig_7_lowers_and_runs() {
+        let system = fig7();
+        let analysis = component_graph::analyze(&system);
+        let lowered = lower(&system, &analysis, ProtocolCosts::xeon_gold_6130_max()).unwrap();
+        assert_eq!(lowered.machine.tasks.len(), 4);
+        assert_eq!(lowered.machine.cpis.len(), 5);
+        let outcome = run(
+            &lowered.machine,
+            RunOptions {
+                until: Instant::ZERO.saturating_add(Duration::from_millis(800)),
+                record_jobs: false,
+            },
+        )
+        .unwrap();
+        assert_eq!(outcome.pool_exhausted, 0);
+        assert_eq!(outcome.protocol_errors, 0);
+        let timings = schedulability(&lowered).unwrap().timings();
+        for (t, o) in timings.iter().zip(&outcome.tasks) {
+            assert!(o.max_inversion <= t.blocking);
+        }
+    }
+
+    #[test]
+    fn missing_bodies_and_loops_are_named() {
+        let mut system = fig7();
+        let analysis = component_graph::analyze(&system);
+        if let bulwark_spec::component::ComponentKind::Active { tasks } =
+            &mut system.components[0].kind
+        {
+            tasks[0].body = None;
+        }
+        let err = lower(&system, &analysis, ProtocolCosts::ZERO).unwrap_err();
+        assert_eq!(err, LowerError::TaskWithoutBody("t1".into()));
+        assert!(err.to_string().contains("t1._body"));
+    }
+}

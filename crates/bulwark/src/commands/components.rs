@@ -1,0 +1,322 @@
+//! Component systems on the command line: reading them, their schedulability (`analyze`) and
+//! running them on the component machine (`simulate`).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use bulwark_analysis::blocking::{
+    hyperbolic, hyperbolic_non_unique, liu_layland, response_times, Analysis, BlockingRule,
+    Inapplicable, Response, Verdict,
+};
+use bulwark_analysis::component_graph::{self, ComponentAnalysis};
+use bulwark_core::{Duration, Instant};
+use bulwark_lab::component_system::{lower, schedulability, Lowered};
+use bulwark_sim::components::{run, ComponentOutcome, ProtocolCosts, RunOptions};
+use bulwark_spec::component::ComponentSystem;
+use serde_json::{json, Value};
+
+use crate::cli::{ProtocolOverheads, SimulateArgs};
+use crate::output::{out, outln};
+use crate::table;
+
+/// The component system in `file`, if it is one: a `.camkes` file, or TOML whose top level
+/// has `[[component]]` tables.
+pub fn load(file: &Path) -> Option<Result<ComponentSystem, bulwark_spec::Diagnostics>> {
+    if file.extension().is_some_and(|e| e == "camkes") {
+        return Some(bulwark_spec::camkes::load_camkes(file));
+    }
+    let text = std::fs::read_to_string(file).ok()?;
+    let has_components = text
+        .lines()
+        .any(|l| l.trim_start().starts_with("[[component]]"));
+    has_components.then(|| bulwark_spec::parse_components(&text, &file.display().to_string()))
+}
+
+/// The cost model an `--overheads` value names.
+pub fn costs(overheads: ProtocolOverheads) -> ProtocolCosts {
+    match overheads {
+        ProtocolOverheads::None => ProtocolCosts::ZERO,
+        ProtocolOverheads::Xeon => ProtocolCosts::xeon_gold_6130_max(),
+    }
+}
+
+/// The schedulability of a lowered system: WCETs, blocking, response times, bounds.
+pub struct Schedulability {
+    analysis: Analysis,
+    responses: Vec<Response>,
+    names: Vec<String>,
+    bounds: [(&'static str, Verdict); 3],
+}
+
+impl Schedulability {
+    /// Of `lowered`; `None` if its requests loop.
+    pub fn of(lowered: &Lowered) -> Option<Schedulability> {
+        let analysis = schedulability(lowered)?;
+        let timings = analysis.timings();
+        Some(Schedulability {
+            responses: response_times(&timings),
+            names: lowered
+                .system
+                .tasks
+                .iter()
+                .map(|t| t.name.clone())
+                .collect(),
+            bounds: [
+                (
+                    "hyperbolic with blocking (Eq. 2)",
+                    hyperbolic(&timings).verdict,
+                ),
+                (
+                    "hyperbolic, non-unique priorities (Eq. 4)",
+                    hyperbolic_non_unique(&timings).verdict,
+                ),
+                (
+                    "Liu-Layland with blocking (Eq. 3)",
+                    liu_layland(&timings).verdict,
+                ),
+            ],
+            analysis,
+        })
+    }
+
+    /// True when exact response-time analysis admits every task.
+    pub fn admitted(&self) -> bool {
+        self.responses.iter().all(|r| r.verdict.admitted())
+    }
+
+    /// The tables.
+    pub fn render(&self) -> String {
+        let rows: Vec<Vec<String>> = self
+            .analysis
+            .tasks
+            .iter()
+            .zip(&self.responses)
+            .zip(&self.names)
+            .map(|((t, r), name)| {
+                vec![
+                    name.clone(),
+                    t.timing.priority.0.to_string(),
+                    t.timing.period.to_string(),
+                    t.timing.execution.to_string(),
+                    t.timing.blocking.to_string(),
+                    rule(t.rule).to_string(),
+                    response(r),
+                    verdict(r.verdict).to_string(),
+                ]
+            })
+            .collect();
+        let mut out = String::from("\nschedulability (CAmkES paper, section 3.2):\n");
+        out.push_str(&table::render(
+            &[
+                "task", "prio", "T", "C", "B", "blocking", "R (RTA)", "verdict",
+            ],
+            &rows,
+        ));
+        for (name, v) in &self.bounds {
+            out.push_str(&format!("{name}: {}\n", verdict(*v)));
+        }
+        out
+    }
+
+    /// The same as JSON (integer nanoseconds).
+    pub fn json(&self) -> Value {
+        let tasks: Vec<Value> = self
+            .analysis
+            .tasks
+            .iter()
+            .zip(&self.responses)
+            .zip(&self.names)
+            .map(|((t, r), name)| {
+                json!({
+                    "task": name,
+                    "priority": t.timing.priority.0,
+                    "period_ns": t.timing.period.as_nanos(),
+                    "execution_ns": t.timing.execution.as_nanos(),
+                    "blocking_ns": t.timing.blocking.as_nanos(),
+                    "blocking_rule": rule(t.rule),
+                    "response_ns": r.verdict.admitted().then(|| r.response.as_nanos()),
+                    "admitted": r.verdict.admitted(),
+                })
+            })
+            .collect();
+        let bounds: Vec<Value> = self
+            .bounds
+            .iter()
+            .map(|(name, v)| json!({"bound": name, "verdict": verdict(*v)}))
+            .collect();
+        json!({"tasks": tasks, "bounds": bounds, "admitted": self.admitted()})
+    }
+}
+
+fn rule(rule: BlockingRule) -> &'static str {
+    match rule {
+        BlockingRule::None => "none",
+        BlockingRule::Ceiling => "one section (Eq. 5/6)",
+        BlockingRule::Inheritance => "PIP, one per lower task",
+    }
+}
+
+fn response(r: &Response) -> String {
+    if r.verdict.admitted() {
+        r.response.to_string()
+    } else if r.response == Duration::MAX {
+        "unbounded".into()
+    } else {
+        format!("> {}", r.response)
+    }
+}
+
+fn verdict(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Admitted => "admitted",
+        Verdict::Rejected => "not admitted",
+        Verdict::NotApplicable(Inapplicable::SharedPriority) => {
+            "does not apply (shared priorities)"
+        }
+        Verdict::NotApplicable(Inapplicable::NotRateMonotonic) => {
+            "does not apply (priorities not rate-monotonic)"
+        }
+        Verdict::NotApplicable(Inapplicable::ZeroPeriod) => "does not apply (zero period)",
+    }
+}
+
+/// The schedulability part of `bulwark analyze` on a component system: the lowered system's
+/// report, or why it cannot be lowered.
+pub fn analyze_schedulability(
+    system: &ComponentSystem,
+    analysis: &ComponentAnalysis,
+    overheads: ProtocolOverheads,
+) -> Result<Schedulability, String> {
+    let lowered = lower(system, analysis, costs(overheads)).map_err(|e| e.to_string())?;
+    Schedulability::of(&lowered).ok_or_else(|| "request chains loop".to_string())
+}
+
+/// `bulwark simulate` on a component system.
+pub fn simulate(system: &ComponentSystem, args: &SimulateArgs) -> Result<ExitCode, String> {
+    let analysis = component_graph::analyze(system);
+    let lowered = match lower(system, &analysis, costs(args.overheads)) {
+        Ok(l) => l,
+        Err(e) => return Err(format!("{}: {e}", args.file.display())),
+    };
+    // Default: ten times the longest period (ten hyperperiods for harmonic periods).
+    let longest = lowered
+        .machine
+        .tasks
+        .iter()
+        .map(|t| t.period)
+        .max()
+        .unwrap_or(Duration::ZERO);
+    let until = args.until.unwrap_or(longest.saturating_mul(10));
+    let outcome = run(
+        &lowered.machine,
+        RunOptions {
+            until: Instant::ZERO.saturating_add(until),
+            record_jobs: args.json,
+        },
+    )
+    .map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let blocking: Vec<Duration> = Schedulability::of(&lowered)
+        .map(|s| s.analysis.timings().iter().map(|t| t.blocking).collect())
+        .unwrap_or_default();
+    if args.json {
+        outln!("{:#}", outcome_json(&lowered, &outcome, &blocking));
+    } else {
+        out!("{}", summary(&lowered, &outcome, &blocking, until));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn summary(
+    lowered: &Lowered,
+    outcome: &ComponentOutcome,
+    blocking: &[Duration],
+    until: Duration,
+) -> String {
+    let rows: Vec<Vec<String>> = lowered
+        .machine
+        .tasks
+        .iter()
+        .zip(&outcome.tasks)
+        .enumerate()
+        .map(|(i, (t, o))| {
+            vec![
+                t.name.clone(),
+                t.priority.0.to_string(),
+                o.jobs.to_string(),
+                o.misses.to_string(),
+                o.max_response.to_string(),
+                o.max_inversion.to_string(),
+                blocking.get(i).map_or("-".into(), |b| b.to_string()),
+            ]
+        })
+        .collect();
+    let mut out = format!(
+        "component machine: {} tasks, {} CPIs, {until} simulated, core busy {}, {} context \
+         switches\n",
+        lowered.machine.tasks.len(),
+        lowered.machine.cpis.len(),
+        outcome.busy,
+        outcome.context_switches,
+    );
+    out.push_str(&table::render(
+        &[
+            "task",
+            "prio",
+            "jobs",
+            "misses",
+            "max response",
+            "max inversion",
+            "B (analysis)",
+        ],
+        &rows,
+    ));
+    if outcome.pool_exhausted > 0 {
+        out.push_str(&format!(
+            "warning: {} requests found no free pool thread and queued on the endpoint; \
+             the pools are smaller than the analyzer's sizes\n",
+            outcome.pool_exhausted
+        ));
+    }
+    out
+}
+
+fn outcome_json(lowered: &Lowered, outcome: &ComponentOutcome, blocking: &[Duration]) -> Value {
+    let tasks: Vec<Value> = lowered
+        .machine
+        .tasks
+        .iter()
+        .zip(&outcome.tasks)
+        .enumerate()
+        .map(|(i, (t, o))| {
+            let jobs: Vec<Value> = o
+                .job_records
+                .iter()
+                .map(|j| {
+                    json!({
+                        "release_ns": j.release.as_nanos(),
+                        "completion_ns": j.completion.map(|c| c.as_nanos()),
+                        "inversion_ns": j.inversion.as_nanos(),
+                        "lower_jobs": j.lower_jobs,
+                    })
+                })
+                .collect();
+            json!({
+                "task": t.name,
+                "priority": t.priority.0,
+                "jobs": o.jobs,
+                "misses": o.misses,
+                "max_response_ns": o.max_response.as_nanos(),
+                "max_inversion_ns": o.max_inversion.as_nanos(),
+                "blocking_ns": blocking.get(i).map(|b| b.as_nanos()),
+                "job_records": jobs,
+            })
+        })
+        .collect();
+    json!({
+        "until_ns": outcome.until.as_nanos(),
+        "busy_ns": outcome.busy.as_nanos(),
+        "context_switches": outcome.context_switches,
+        "pool_exhausted": outcome.pool_exhausted,
+        "tasks": tasks,
+    })
+}
