@@ -6,8 +6,8 @@
 //! to completion (the round-robin time slice is effectively infinite). Every task has a control
 //! thread at its priority; every CPI has a pool of threads waiting at its priority ceiling
 //! (one thread for `fixed`). A request carries the requester's priority and the originating
-//! task's id; the CPI's protocol state lives in `bulwark-core` ([`PropagateCpi`],
-//! [`InheritCpi`], [`FixedCpi`]) and the machine carries out the [`Effect`]s each step returns
+//! task's id; the CPI's protocol state lives in `bulwark-core` ([`PropagateCpi`](bulwark_core::ipc::PropagateCpi),
+//! [`InheritCpi`](bulwark_core::ipc::InheritCpi), [`FixedCpi`](bulwark_core::ipc::FixedCpi)) and the machine carries out the [`Effect`](bulwark_core::ipc::Effect)s each step returns
 //! (priority changes, wake-ups, `nest` calls downstream).
 //!
 //! # Why a machine of its own
@@ -16,7 +16,7 @@
 //! the schedulable entities are *threads* whose priorities the protocols change at run time,
 //! and which block on each other's replies and locks: the kernel side is plain fixed-priority
 //! scheduling, all the mechanism is in the CPIs. So this machine keeps its own run queue (the
-//! core's [`PriorityRunqueue`], with a preempted thread back at the head of its priority) and
+//! core's [`PriorityRunqueue`](bulwark_core::runqueue::PriorityRunqueue), with a preempted thread back at the head of its priority) and
 //! shares the rest of the design: integer time, events in (time, order) order, deterministic
 //! runs.
 //!
