@@ -4,6 +4,7 @@
 //! The contract is the SPR paper's `(b, p, sigma, eta)` (the priority is given beside it) plus
 //! the capacity `S` of the replenishment queue that sporadic-server rules keep.
 
+pub mod clustered;
 pub mod deferrable;
 pub mod priority_timeouts;
 pub mod replenishment;

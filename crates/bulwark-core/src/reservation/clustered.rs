@@ -1,0 +1,1705 @@
+//! The top-level scheduler of one cluster: time partitions, sporadic and best-effort reservations.
+//!
+//! MC-IPC paper, sections III and V. At each instant the scheduler selects the (up to) `m_k`
+//! highest-priority reservations that are active and have budget (section III). Three kinds of
+//! reservation, highest tier first:
+//!
+//! - a *time partition* (table-driven): slots `[start, end)` repeating with the cycle `H`,
+//!   pinned to one core of the cluster. It has the highest priority, so it runs on its core
+//!   whenever it is active during one of its slots. Slots of partitions on the same core never
+//!   overlap (checked at construction);
+//! - a *sporadic reservation* `(e, p)`: its budget is set to `e` when a job is released while
+//!   the reservation is inactive, what is left is discarded when the job completes, and it is
+//!   not replenished again until `p` after the release. Its priority is its fixed priority, or
+//!   under EDF its deadline `t + p`: one ordering per cluster;
+//! - a *best-effort* reservation: lowest priority, no budget.
+//!
+//! The scheduler is driven as a kernel drives it: [`ClusteredScheduler::release`] (a job is
+//! released), [`ClusteredScheduler::complete`] (a job completes), and
+//! [`ClusteredScheduler::advance`] / [`ClusteredScheduler::select`] (time passes). Every entry
+//! first charges the reservations selected so far up to `now`, processing on the way every
+//! exhaustion, replenishment and slot boundary in time order (choosing anew at each), so the
+//! selection it leaves is always the one the rules give for `now`. The caller learns when the
+//! next such event is due from [`Selection::next_event`], and learns of exhaustions and
+//! replenishments (to abort and reissue IPC requests) from the per-reservation counters
+//! [`ClusteredScheduler::exhaustions`] and [`ClusteredScheduler::replenishments`].
+//!
+//! The two assumptions MC-IPC's analysis rests on (section III) hold by construction:
+//! - A1: an active reservation's priority changes only when its budget is exhausted or
+//!   replenished (an EDF deadline is set only at replenishment; fixed priorities never move).
+//!   The one exception is Vestal's mode switch below, where the paper itself has the platform
+//!   abort the affected requests as on an exhaustion;
+//! - A2: a selected reservation's budget drains at unit speed while it is selected, whether
+//!   or not anything runs in it: the scheduler is never told whether a client is ready, and
+//!   "active" is all it needs ("ready" in this module means active with budget).
+//!
+//! Readings of the paper chosen here, each written where the code implements it:
+//! - a time partition's budget is the time left until the end of its current slot, as the
+//!   prototype does (section V), not a budget of the slot's length kept past the slot's end:
+//!   a partition released in the middle of a slot gets the rest of the slot and never runs
+//!   into another partition's slot. Reaching a slot's end while active counts as an
+//!   exhaustion, a slot's start while active as a replenishment;
+//! - a sporadic reservation still active (its job unfinished) `p` after its last replenishment
+//!   is replenished only once its budget is exhausted (at that time or at the replenishment
+//!   time, whichever is later), not refilled while it still has budget. Section III only says
+//!   "not replenished again until `t + p`"; refilling a non-exhausted reservation would move
+//!   its EDF priority without an exhaustion, which A1 forbids, and Lemma 2 relies on A1;
+//! - a reservation counts its pending jobs: it is active while one is pending (section III:
+//!   "active if (one of) the contained tasks has a pending job") and discards its budget when
+//!   the last completes;
+//! - cores: a partition always gets its own core; the other selected reservations take the
+//!   free cores, each keeping the core it had while it stays selected, newcomers taking the
+//!   lowest free core. Ties in priority are broken by reservation id (section III: "ties ...
+//!   broken arbitrarily but consistently").
+//!
+//! Vestal's model (section VII): a sporadic reservation may be of high criticality, with the
+//! budget `e^H` it is provisioned with and a low budget `e^L <= e^H` that it is expected to
+//! stay within. In *low mode*, when a job of a high-criticality reservation has consumed its
+//! low budget and is still pending, the cluster switches to *high mode*: every
+//! low-criticality sporadic reservation is demoted to just above best-effort ("demoted to
+//! (just above) best-effort status"), keeping its budget. The cluster returns to low mode at
+//! its next idle instant: when no partition or sporadic reservation is active (best-effort
+//! ones do not count). A demotion (and a return) changes a reservation's priority without an
+//! exhaustion, so it is counted in [`ClusteredScheduler::mode_changes`]: the platform aborts
+//! the reservation's pending requests "as if the reservations had exhausted their budget".
+//! Readings chosen here: partitions are neither monitored nor demoted (section VII: "if all
+//! high-criticality reservations are table-driven ... no action at runtime is required");
+//! the switch happens only when the job is still pending once every call of the instant its
+//! low budget ran out has been made (a job that completes having used exactly `e^L` did not
+//! "consume more than `e^L`"): [`Selection::next_event`] is then `now`, and the next
+//! [`ClusteredScheduler::advance`] at `now` closes the instant and switches; the switch is
+//! per cluster.
+//!
+//! Invariants (checked by [`ClusteredScheduler::check_invariants`]):
+//! - the selection has exactly `m_k` entries, no reservation twice, and each selected
+//!   reservation records the core it is on;
+//! - a selected reservation is active and has budget; a selected partition is on its core;
+//! - an active partition inside one of its slots is selected on its core;
+//! - no reservation that is not selected, active and has budget outranks a selected sporadic
+//!   or best-effort reservation, and none waits while a core is free;
+//! - a sporadic reservation's budget is at most `e`; an inactive one has none; an active one
+//!   without budget waits for a replenishment still in the future;
+//! - in low mode, no job of a high-criticality reservation has consumed more than `e^L`; in
+//!   high mode, some partition or sporadic reservation is active.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::{Duration, Instant, Priority, Work};
+
+/// A reservation of one cluster: an index into [`ClusterConfig::reservations`].
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
+pub struct ReservationId(pub u32);
+
+impl ReservationId {
+    /// The id as an array index.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// How sporadic reservations are ordered in a cluster (section V: "either fixed or EDF-based
+/// priorities").
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SporadicOrder {
+    /// Earliest deadline first: the priority is the deadline `t + p` set at replenishment.
+    EarliestDeadlineFirst,
+    /// The fixed [`Sporadic::priority`] (larger is more important).
+    FixedPriority,
+}
+
+/// One slot `[start, end)` of a time partition, as offsets within the cycle `H`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Slot {
+    /// Where the slot starts, from the start of the cycle.
+    pub start: Duration,
+    /// Where it ends (exclusive), at most the cycle.
+    pub end: Duration,
+}
+
+impl Slot {
+    /// The slot `[start, end)`.
+    pub const fn new(start: Duration, end: Duration) -> Slot {
+        Slot { start, end }
+    }
+}
+
+/// A sporadic reservation's parameters (section III).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Sporadic {
+    /// The budget `e` (non-zero, at most the period).
+    pub budget: Duration,
+    /// The period `p` (non-zero): the least time between two replenishments.
+    pub period: Duration,
+    /// The fixed priority used under [`SporadicOrder::FixedPriority`] (larger is more
+    /// important); ignored under EDF.
+    pub priority: Priority,
+    /// Its criticality (section VII); `budget` is `e^H` for a high-criticality reservation.
+    pub criticality: Criticality,
+}
+
+/// A sporadic reservation's criticality in Vestal's model with two levels (section VII).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Criticality {
+    /// Low: demoted to just above best-effort while the cluster is in high mode.
+    Low,
+    /// High, expected to stay within `low_budget` (`e^L`, non-zero, at most the budget
+    /// `e^H`) per job: a job consuming it all switches the cluster to high mode.
+    High {
+        /// `e^L`.
+        low_budget: Duration,
+    },
+}
+
+/// A cluster's criticality mode (section VII).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// Every reservation is scheduled by its own priority.
+    Low,
+    /// Low-criticality sporadic reservations are demoted to just above best-effort.
+    High,
+}
+
+impl Sporadic {
+    /// `(e, p)` of low criticality, with the lowest fixed priority.
+    pub const fn new(budget: Duration, period: Duration) -> Sporadic {
+        Sporadic {
+            budget,
+            period,
+            priority: Priority::MIN,
+            criticality: Criticality::Low,
+        }
+    }
+
+    /// The same reservation of high criticality, its budget being `e^H` and `low_budget`
+    /// being `e^L`.
+    pub const fn with_high_criticality(mut self, low_budget: Duration) -> Sporadic {
+        self.criticality = Criticality::High { low_budget };
+        self
+    }
+
+    /// The same reservation with fixed priority `priority`.
+    pub const fn with_priority(mut self, priority: Priority) -> Sporadic {
+        self.priority = priority;
+        self
+    }
+}
+
+/// What kind of reservation, with its parameters.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ReservationKind {
+    /// A table-driven time partition on core `core` of the cluster, with slots disjoint and
+    /// not touching, in any order. `priority` orders partitions among themselves (for an IPC
+    /// gate's priority queue); every partition outranks every other kind.
+    TimePartition {
+        /// The core, `0..m_k`.
+        core: usize,
+        /// The partition's fixed priority among partitions (larger is more important).
+        priority: Priority,
+        /// The slots within the cycle.
+        slots: Vec<Slot>,
+    },
+    /// A sporadic reservation.
+    Sporadic(Sporadic),
+    /// A best-effort reservation: lowest priority, no budget.
+    BestEffort,
+}
+
+/// One cluster's configuration.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ClusterConfig {
+    /// `m_k`, the number of cores (at least one).
+    pub cores: usize,
+    /// The cycle `H` of the partitions' table (non-zero when there is a partition).
+    pub cycle: Duration,
+    /// How sporadic reservations are ordered.
+    pub order: SporadicOrder,
+    /// The reservations; [`ReservationId`] `i` is the `i`-th.
+    pub reservations: Vec<ReservationKind>,
+}
+
+/// Why the scheduler refused a configuration or a call; a refused call changed nothing.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum ClusterError {
+    /// A cluster needs at least one core.
+    NoCores = 1,
+    /// A sporadic budget or period is zero, the budget exceeds the period, or a low budget
+    /// `e^L` is zero or exceeds the budget `e^H`.
+    InvalidBudget = 2,
+    /// A partition's core is not one of the cluster's.
+    CoreOutOfRange = 3,
+    /// A partition has no slot, a slot is empty or ends after the cycle, or the cycle is zero.
+    InvalidSlot = 4,
+    /// Two slots of one partition overlap or touch, or slots of two partitions on the same
+    /// core overlap (section III: "must not overlap").
+    OverlappingSlots = 5,
+    /// The reservation id is not one of the cluster's.
+    UnknownReservation = 6,
+    /// `complete` for a reservation with no pending job.
+    NotActive = 7,
+    /// `now` is earlier than a time the scheduler has already seen.
+    TimeWentBackwards = 8,
+    /// A reservation already counts `u32::MAX` pending jobs.
+    TooManyJobs = 9,
+}
+
+impl fmt::Display for ClusterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ClusterError::NoCores => "a cluster needs at least one core",
+            ClusterError::InvalidBudget => "a sporadic reservation needs 0 < budget <= period",
+            ClusterError::CoreOutOfRange => "a partition's core is outside the cluster",
+            ClusterError::InvalidSlot => "a partition's slots must be non-empty and in the cycle",
+            ClusterError::OverlappingSlots => "slots on one core overlap",
+            ClusterError::UnknownReservation => "unknown reservation",
+            ClusterError::NotActive => "the reservation has no pending job",
+            ClusterError::TimeWentBackwards => "time went backwards",
+            ClusterError::TooManyJobs => "too many pending jobs",
+        })
+    }
+}
+
+/// A refused configuration: the reason, and the reservation at fault when there is one.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ConfigurationError {
+    /// Why.
+    pub error: ClusterError,
+    /// The reservation at fault (for overlapping slots, the later of the two).
+    pub reservation: Option<ReservationId>,
+}
+
+impl fmt::Display for ConfigurationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.reservation {
+            Some(r) => write!(f, "{} (reservation {})", self.error, r.0),
+            None => write!(f, "{}", self.error),
+        }
+    }
+}
+
+/// What a scheduler invocation answers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Selection<'a> {
+    /// For each core of the cluster, the reservation selected on it, if any.
+    pub cores: &'a [Option<ReservationId>],
+    /// The next instant at which a budget is exhausted or replenished or a slot starts or
+    /// ends for an active reservation ([`Instant::NEVER`] if none): call again by then.
+    pub next_event: Instant,
+}
+
+/// A reservation's kind as the scheduler keeps it (slots flattened into one array).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Partition {
+        core: usize,
+        priority: Priority,
+        /// The partition's slots are `slots[first..first + count]`, sorted by start.
+        first: usize,
+        count: usize,
+    },
+    Sporadic(Sporadic),
+    BestEffort,
+}
+
+/// A reservation's changing state.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+struct State {
+    /// Jobs released and not completed; active when non-zero.
+    pending_jobs: u32,
+    /// Sporadic only: the current budget `B_j`.
+    budget: Duration,
+    /// Sporadic only: the last replenishment time plus `p`. It is both the EDF priority
+    /// `Y_j` (section III: "Y_j is set to t + p_i") and the earliest next replenishment
+    /// ("not replenished again until time t + p_i").
+    deadline: Instant,
+    /// Sporadic only: budget consumed since the later of the job's release and the last
+    /// replenishment (what section VII's monitor compares with `e^L`).
+    consumed: Duration,
+    /// The core the reservation is selected on.
+    core: Option<usize>,
+    exhaustions: u64,
+    replenishments: u64,
+    mode_changes: u64,
+}
+
+/// The top-level scheduler of one cluster. See the module documentation.
+#[derive(Clone, Debug)]
+pub struct ClusteredScheduler {
+    order: SporadicOrder,
+    /// `H` in nanoseconds (non-zero whenever there is a partition).
+    cycle: u64,
+    kinds: Vec<Kind>,
+    slots: Vec<Slot>,
+    states: Vec<State>,
+    /// The selection: one entry per core.
+    cores: Vec<Option<ReservationId>>,
+    /// Scratch space for choosing, allocated once.
+    chosen: Vec<bool>,
+    next_cores: Vec<Option<ReservationId>>,
+    /// The time up to which budgets have been charged.
+    now: Instant,
+    mode: Mode,
+    mode_switches: u64,
+}
+
+/// Within a cycle of `cycle` nanoseconds, at time `t`: the end of the slot containing `t`, if
+/// any, and the next slot start strictly after `t`. `slots` is sorted by start.
+fn slot_window(slots: &[Slot], cycle: u64, t: Instant) -> (Option<Instant>, Instant) {
+    let t = t.as_nanos();
+    let offset = t % cycle.max(1);
+    let base = t - offset;
+    let mut current_end = None;
+    let mut next_start = None;
+    for slot in slots {
+        let (start, end) = (slot.start.as_nanos(), slot.end.as_nanos());
+        if start <= offset && offset < end {
+            current_end = Some(Instant::from_nanos(base.saturating_add(end)));
+        }
+        if next_start.is_none() && start > offset {
+            next_start = Some(base.saturating_add(start));
+        }
+    }
+    let next_start = next_start.unwrap_or_else(|| {
+        let first = slots.first().map_or(u64::MAX, |s| s.start.as_nanos());
+        base.saturating_add(cycle).saturating_add(first)
+    });
+    (current_end, Instant::from_nanos(next_start))
+}
+
+impl ClusteredScheduler {
+    /// A scheduler for `config`, every reservation inactive, at time zero. All memory is
+    /// allocated here.
+    pub fn new(config: &ClusterConfig) -> Result<Self, ConfigurationError> {
+        let refuse = |error, index: usize| ConfigurationError {
+            error,
+            reservation: Some(ReservationId(index as u32)),
+        };
+        if config.cores == 0 {
+            return Err(ConfigurationError {
+                error: ClusterError::NoCores,
+                reservation: None,
+            });
+        }
+        if config.reservations.len() > u32::MAX as usize {
+            return Err(refuse(ClusterError::UnknownReservation, u32::MAX as usize));
+        }
+        let cycle = config.cycle.as_nanos();
+        let mut kinds = Vec::with_capacity(config.reservations.len());
+        let mut slots: Vec<Slot> = Vec::new();
+        for (index, kind) in config.reservations.iter().enumerate() {
+            kinds.push(match kind {
+                ReservationKind::TimePartition {
+                    core,
+                    priority,
+                    slots: own,
+                } => {
+                    if *core >= config.cores {
+                        return Err(refuse(ClusterError::CoreOutOfRange, index));
+                    }
+                    // Section III: 0 <= t_1 < t_2 < ... < t_2r <= H.
+                    if cycle == 0
+                        || own.is_empty()
+                        || own.iter().any(|s| s.start >= s.end || s.end > config.cycle)
+                    {
+                        return Err(refuse(ClusterError::InvalidSlot, index));
+                    }
+                    let first = slots.len();
+                    slots.extend_from_slice(own);
+                    slots[first..].sort_unstable_by_key(|s| s.start);
+                    if slots[first..].windows(2).any(|w| w[1].start <= w[0].end) {
+                        return Err(refuse(ClusterError::OverlappingSlots, index));
+                    }
+                    // Section III: slots of partitions on the same processor must not overlap.
+                    for earlier in &kinds {
+                        if let Kind::Partition {
+                            core: c,
+                            first: f,
+                            count: n,
+                            ..
+                        } = *earlier
+                        {
+                            let overlap = |a: &Slot, b: &Slot| a.start < b.end && b.start < a.end;
+                            if c == *core
+                                && slots[f..f + n]
+                                    .iter()
+                                    .any(|a| slots[first..].iter().any(|b| overlap(a, b)))
+                            {
+                                return Err(refuse(ClusterError::OverlappingSlots, index));
+                            }
+                        }
+                    }
+                    Kind::Partition {
+                        core: *core,
+                        priority: *priority,
+                        first,
+                        count: own.len(),
+                    }
+                }
+                ReservationKind::Sporadic(sporadic) => {
+                    let low_budget_out_of_range = match sporadic.criticality {
+                        Criticality::High { low_budget } => {
+                            low_budget.is_zero() || low_budget > sporadic.budget
+                        }
+                        Criticality::Low => false,
+                    };
+                    if sporadic.budget.is_zero()
+                        || sporadic.period.is_zero()
+                        || sporadic.budget > sporadic.period
+                        || low_budget_out_of_range
+                    {
+                        return Err(refuse(ClusterError::InvalidBudget, index));
+                    }
+                    Kind::Sporadic(*sporadic)
+                }
+                ReservationKind::BestEffort => Kind::BestEffort,
+            });
+        }
+        let n = kinds.len();
+        Ok(ClusteredScheduler {
+            order: config.order,
+            cycle,
+            kinds,
+            slots,
+            states: vec![State::default(); n],
+            cores: vec![None; config.cores],
+            chosen: vec![false; n],
+            next_cores: vec![None; config.cores],
+            now: Instant::ZERO,
+            mode: Mode::Low,
+            mode_switches: 0,
+        })
+    }
+
+    /// `m_k`.
+    pub fn core_count(&self) -> usize {
+        self.cores.len()
+    }
+
+    /// The number of reservations.
+    pub fn reservation_count(&self) -> usize {
+        self.kinds.len()
+    }
+
+    /// The time up to which budgets have been charged (the latest `now` seen).
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// The selection as of [`now`](Self::now): one entry per core.
+    pub fn selection(&self) -> &[Option<ReservationId>] {
+        &self.cores
+    }
+
+    /// The core `reservation` is selected on, if it is.
+    pub fn core_of(&self, reservation: ReservationId) -> Option<usize> {
+        self.states.get(reservation.index())?.core
+    }
+
+    /// True while `reservation` has a pending job.
+    pub fn is_active(&self, reservation: ReservationId) -> bool {
+        self.states
+            .get(reservation.index())
+            .is_some_and(|s| s.pending_jobs > 0)
+    }
+
+    /// The number of jobs released and not completed.
+    pub fn pending_jobs(&self, reservation: ReservationId) -> u32 {
+        self.states
+            .get(reservation.index())
+            .map_or(0, |s| s.pending_jobs)
+    }
+
+    /// True for a best-effort reservation.
+    pub fn is_best_effort(&self, reservation: ReservationId) -> bool {
+        matches!(self.kinds.get(reservation.index()), Some(Kind::BestEffort))
+    }
+
+    /// The current budget `B_j` at [`now`](Self::now): a partition's is the time left in its
+    /// current slot; a best-effort reservation's is [`Duration::MAX`].
+    pub fn budget(&self, reservation: ReservationId) -> Option<Duration> {
+        let i = reservation.index();
+        Some(match *self.kinds.get(i)? {
+            Kind::Partition { .. } => self.partition_budget(i, self.now),
+            Kind::Sporadic(_) => self.states[i].budget,
+            Kind::BestEffort => Duration::MAX,
+        })
+    }
+
+    /// True when `reservation` is active and has budget, so it competes for a core.
+    pub fn is_eligible(&self, reservation: ReservationId) -> bool {
+        reservation.index() < self.kinds.len() && self.eligible(reservation.index())
+    }
+
+    /// A sporadic reservation's deadline: its last replenishment plus `p`.
+    pub fn deadline(&self, reservation: ReservationId) -> Option<Instant> {
+        match self.kinds.get(reservation.index())? {
+            Kind::Sporadic(_) => Some(self.states[reservation.index()].deadline),
+            _ => None,
+        }
+    }
+
+    /// How many times `reservation`'s budget was exhausted while it was active (a partition:
+    /// reached a slot's end).
+    pub fn exhaustions(&self, reservation: ReservationId) -> u64 {
+        self.states
+            .get(reservation.index())
+            .map_or(0, |s| s.exhaustions)
+    }
+
+    /// How many times `reservation`'s budget was replenished while it was active (a
+    /// partition: a slot started; a sporadic reservation: its budget was set to `e`).
+    pub fn replenishments(&self, reservation: ReservationId) -> u64 {
+        self.states
+            .get(reservation.index())
+            .map_or(0, |s| s.replenishments)
+    }
+
+    /// How many times `reservation`'s priority changed with the cluster's mode (demoted on a
+    /// switch to high mode, restored on the return): the platform aborts its pending requests
+    /// then, as on an exhaustion (section VII).
+    pub fn mode_changes(&self, reservation: ReservationId) -> u64 {
+        self.states
+            .get(reservation.index())
+            .map_or(0, |s| s.mode_changes)
+    }
+
+    /// The cluster's criticality mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// How many times the cluster switched to high mode.
+    pub fn mode_switches(&self) -> u64 {
+        self.mode_switches
+    }
+
+    /// The current priority `Y_j` as an *urgency* for an IPC gate: smaller is more urgent,
+    /// and distinct reservations have distinct urgencies (ties broken by id) as long as EDF
+    /// deadlines stay below `2^62 / reservations - 512` nanoseconds. Partitions come first,
+    /// then sporadic reservations, then demoted ones (`2^62` added), and best-effort
+    /// reservations last at `u64::MAX`.
+    pub fn urgency(&self, reservation: ReservationId) -> Option<u64> {
+        let i = reservation.index();
+        let n = self.kinds.len() as u64;
+        let within = |key: u64| key.saturating_mul(n).saturating_add(i as u64);
+        Some(match *self.kinds.get(i)? {
+            Kind::Partition { priority, .. } => within(255 - priority.0 as u64),
+            Kind::Sporadic(s) => {
+                let urgency = match self.order {
+                    SporadicOrder::FixedPriority => within(256 + (255 - s.priority.0 as u64)),
+                    SporadicOrder::EarliestDeadlineFirst => {
+                        within(512u64.saturating_add(self.states[i].deadline.as_nanos()))
+                    }
+                };
+                if self.demoted(i) {
+                    urgency.saturating_add(1 << 62).min(u64::MAX - 1)
+                } else {
+                    urgency
+                }
+            }
+            Kind::BestEffort => u64::MAX,
+        })
+    }
+
+    /// `reservation` releases a job at `now`. If it was inactive, a sporadic reservation's
+    /// budget is set to `e` now, or at its replenishment time if that is later.
+    pub fn release(
+        &mut self,
+        now: Instant,
+        reservation: ReservationId,
+        work: &mut Work,
+    ) -> Result<(), ClusterError> {
+        let i = self.known(reservation)?;
+        self.not_before(now)?;
+        if self.states[i].pending_jobs == u32::MAX {
+            return Err(ClusterError::TooManyJobs);
+        }
+        self.run_until(now, false, work);
+        let state = &mut self.states[i];
+        if state.pending_jobs == 0 {
+            // Section VII's monitor counts what each job consumes.
+            state.consumed = Duration::ZERO;
+        }
+        state.pending_jobs += 1;
+        work.reservations_touched = work.reservations_touched.saturating_add(1);
+        // Replenish (section III: "B_j is set to e_j") if due, and choose anew.
+        self.run_until(now, false, work);
+        Ok(())
+    }
+
+    /// A job of `reservation` completes at `now`. When it was the last pending one, the
+    /// reservation becomes inactive and a sporadic reservation discards its remaining budget
+    /// (section III: "R_j discards the remaining budget").
+    pub fn complete(
+        &mut self,
+        now: Instant,
+        reservation: ReservationId,
+        work: &mut Work,
+    ) -> Result<(), ClusterError> {
+        let i = self.known(reservation)?;
+        self.not_before(now)?;
+        if self.states[i].pending_jobs == 0 {
+            return Err(ClusterError::NotActive);
+        }
+        self.run_until(now, false, work);
+        let state = &mut self.states[i];
+        state.pending_jobs -= 1;
+        if state.pending_jobs == 0 {
+            state.budget = Duration::ZERO;
+        }
+        work.reservations_touched = work.reservations_touched.saturating_add(1);
+        self.run_until(now, false, work);
+        Ok(())
+    }
+
+    /// Charges the selected reservations up to `now`, processing every exhaustion,
+    /// replenishment and slot boundary on the way, in time order. Called with the current
+    /// instant, it *closes* it: every call for this instant has been made, so a pending
+    /// switch to high mode takes effect (see the module documentation). Work is
+    /// proportional to the events between the last call and `now`.
+    pub fn advance(&mut self, now: Instant, work: &mut Work) -> Result<(), ClusterError> {
+        self.not_before(now)?;
+        self.run_until(now, now == self.now, work);
+        Ok(())
+    }
+
+    /// [`advance`](Self::advance) to `now`, then the selection and the next event.
+    pub fn select(&mut self, now: Instant, work: &mut Work) -> Result<Selection<'_>, ClusterError> {
+        self.advance(now, work)?;
+        Ok(Selection {
+            next_event: self.next_event(),
+            cores: &self.cores,
+        })
+    }
+
+    /// The next instant after [`now`](Self::now) at which the selection may change by itself:
+    /// the earliest exhaustion of a selected reservation, replenishment of an active sporadic
+    /// reservation without budget, slot boundary of an active partition, or (in low mode)
+    /// exhaustion of a selected high-criticality reservation's low budget. It is `now` itself
+    /// when a switch to high mode waits for the instant to be closed by
+    /// [`advance`](Self::advance).
+    pub fn next_event(&self) -> Instant {
+        if self.switch_pending() {
+            return self.now;
+        }
+        let mut next = Instant::NEVER;
+        for (i, kind) in self.kinds.iter().enumerate() {
+            let state = &self.states[i];
+            if state.pending_jobs == 0 {
+                continue;
+            }
+            let event = match *kind {
+                Kind::Partition { first, count, .. } => {
+                    let (end, start) =
+                        slot_window(&self.slots[first..first + count], self.cycle, self.now);
+                    end.map_or(start, |end| end.min(start))
+                }
+                Kind::Sporadic(s) if state.core.is_some() => {
+                    let mut left = state.budget;
+                    if let (Mode::Low, Criticality::High { low_budget }) =
+                        (self.mode, s.criticality)
+                    {
+                        left = left.min(low_budget.saturating_sub(state.consumed));
+                    }
+                    self.now.saturating_add(left)
+                }
+                Kind::Sporadic(_) if state.budget.is_zero() => state.deadline,
+                Kind::Sporadic(_) | Kind::BestEffort => Instant::NEVER,
+            };
+            next = next.min(event);
+        }
+        next
+    }
+
+    fn known(&self, reservation: ReservationId) -> Result<usize, ClusterError> {
+        let i = reservation.index();
+        if i < self.kinds.len() {
+            Ok(i)
+        } else {
+            Err(ClusterError::UnknownReservation)
+        }
+    }
+
+    fn not_before(&self, now: Instant) -> Result<(), ClusterError> {
+        if now < self.now {
+            Err(ClusterError::TimeWentBackwards)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn partition_budget(&self, i: usize, t: Instant) -> Duration {
+        match self.kinds[i] {
+            Kind::Partition { first, count, .. } => {
+                let (end, _) = slot_window(&self.slots[first..first + count], self.cycle, t);
+                end.map_or(Duration::ZERO, |end| end.saturating_duration_since(t))
+            }
+            _ => Duration::ZERO,
+        }
+    }
+
+    fn eligible(&self, i: usize) -> bool {
+        let state = &self.states[i];
+        state.pending_jobs > 0
+            && match self.kinds[i] {
+                Kind::Partition { .. } => !self.partition_budget(i, self.now).is_zero(),
+                Kind::Sporadic(_) => !state.budget.is_zero(),
+                Kind::BestEffort => true,
+            }
+    }
+
+    /// True for a low-criticality sporadic reservation while the cluster is in high mode.
+    fn demoted(&self, i: usize) -> bool {
+        self.mode == Mode::High
+            && matches!(
+                self.kinds[i],
+                Kind::Sporadic(Sporadic {
+                    criticality: Criticality::Low,
+                    ..
+                })
+            )
+    }
+
+    /// The order among the reservations that share cores: sporadic first, by priority, then
+    /// demoted sporadic (section VII: "just above best-effort"), then best-effort; ties by id.
+    /// Smaller is selected first.
+    fn rank(&self, i: usize) -> (u8, u64, usize) {
+        match self.kinds[i] {
+            Kind::Partition { priority, .. } => (0, 255 - priority.0 as u64, i),
+            Kind::Sporadic(s) => {
+                let tier = if self.demoted(i) { 2 } else { 1 };
+                match self.order {
+                    SporadicOrder::FixedPriority => (tier, 255 - s.priority.0 as u64, i),
+                    SporadicOrder::EarliestDeadlineFirst => {
+                        (tier, self.states[i].deadline.as_nanos(), i)
+                    }
+                }
+            }
+            Kind::BestEffort => (3, 0, i),
+        }
+    }
+
+    /// Section VII: in low mode, a job of a high-criticality reservation has consumed its
+    /// whole low budget `e^L` and is still pending.
+    fn switch_pending(&self) -> bool {
+        self.mode == Mode::Low
+            && self
+                .kinds
+                .iter()
+                .zip(&self.states)
+                .any(|(kind, state)| match kind {
+                    Kind::Sporadic(Sporadic {
+                        criticality: Criticality::High { low_budget },
+                        ..
+                    }) => state.pending_jobs > 0 && state.consumed >= *low_budget,
+                    _ => false,
+                })
+    }
+
+    /// Switches to high mode: low-criticality sporadic reservations are demoted.
+    fn enter_high_mode(&mut self, work: &mut Work) {
+        self.mode = Mode::High;
+        self.mode_switches += 1;
+        self.count_mode_change(work);
+    }
+
+    /// Section VII: back to low mode at an idle instant (no partition or sporadic
+    /// reservation active).
+    fn leave_high_mode_if_idle(&mut self, work: &mut Work) {
+        let idle = self
+            .kinds
+            .iter()
+            .zip(&self.states)
+            .all(|(kind, state)| matches!(kind, Kind::BestEffort) || state.pending_jobs == 0);
+        if self.mode == Mode::High && idle {
+            self.mode = Mode::Low;
+            self.count_mode_change(work);
+        }
+    }
+
+    fn count_mode_change(&mut self, work: &mut Work) {
+        for (kind, state) in self.kinds.iter().zip(self.states.iter_mut()) {
+            if let Kind::Sporadic(Sporadic {
+                criticality: Criticality::Low,
+                ..
+            }) = kind
+            {
+                state.mode_changes += 1;
+                work.reservations_touched = work.reservations_touched.saturating_add(1);
+            }
+        }
+    }
+
+    /// Processes what is due at `self.now`, chooses, and moves time forward event by event
+    /// until `now`, so the selection left is the rules' for `now`. Moving past an instant
+    /// closes it, as `close` asks for `now` itself: a pending switch to high mode happens.
+    fn run_until(&mut self, now: Instant, close: bool, work: &mut Work) {
+        loop {
+            self.leave_high_mode_if_idle(work);
+            self.replenish_due(work);
+            self.choose(work);
+            if self.now >= now && !close {
+                return;
+            }
+            if self.switch_pending() {
+                self.enter_high_mode(work);
+                self.choose(work);
+            }
+            if self.now >= now {
+                return;
+            }
+            let step = self.next_event().min(now);
+            if step <= self.now {
+                // Only when time saturates at its maximum.
+                return;
+            }
+            self.charge(step, work);
+            self.now = step;
+        }
+    }
+
+    /// Section III: an active sporadic reservation without budget is replenished (budget `e`,
+    /// EDF priority `t + p`) once its replenishment time has come. One still holding budget
+    /// at that time is left alone until exhausted (see the module's readings: A1).
+    fn replenish_due(&mut self, work: &mut Work) {
+        let now = self.now;
+        for (kind, state) in self.kinds.iter().zip(self.states.iter_mut()) {
+            if let Kind::Sporadic(s) = kind {
+                if state.pending_jobs > 0 && state.budget.is_zero() && state.deadline <= now {
+                    state.budget = s.budget;
+                    state.consumed = Duration::ZERO;
+                    state.deadline = now.saturating_add(s.period);
+                    state.replenishments += 1;
+                    work.replenishments_processed = work.replenishments_processed.saturating_add(1);
+                    work.reservations_touched = work.reservations_touched.saturating_add(1);
+                }
+            }
+        }
+    }
+
+    /// Charges the selection from `self.now` to `step`, no later than the next event. A2: a
+    /// selected sporadic reservation drains at unit speed whether or not anything runs in it.
+    fn charge(&mut self, step: Instant, work: &mut Work) {
+        let elapsed = step.saturating_duration_since(self.now);
+        for i in 0..self.kinds.len() {
+            let state = self.states[i];
+            if state.pending_jobs == 0 {
+                continue;
+            }
+            match self.kinds[i] {
+                Kind::Sporadic(_) if state.core.is_some() => {
+                    let left = state.budget.saturating_sub(elapsed);
+                    self.states[i].budget = left;
+                    self.states[i].consumed = state.consumed.saturating_add(elapsed);
+                    if left.is_zero() {
+                        self.states[i].exhaustions += 1;
+                        work.timeouts_processed = work.timeouts_processed.saturating_add(1);
+                    }
+                }
+                Kind::Partition { first, count, .. } => {
+                    let (end, start) =
+                        slot_window(&self.slots[first..first + count], self.cycle, self.now);
+                    // A slot's end is the partition's exhaustion, a slot's start its
+                    // replenishment (section III: "replenished to B_t = t_2x - t_2x-1 at each
+                    // point in time t = l H + t_2x-1").
+                    if end.is_some_and(|end| end <= step) {
+                        self.states[i].exhaustions += 1;
+                        work.timeouts_processed = work.timeouts_processed.saturating_add(1);
+                    }
+                    if start <= step {
+                        self.states[i].replenishments += 1;
+                        work.timeouts_processed = work.timeouts_processed.saturating_add(1);
+                    }
+                }
+                Kind::Sporadic(_) | Kind::BestEffort => {}
+            }
+        }
+    }
+
+    /// Section III: the (up to) `m_k` highest-priority active reservations with budget.
+    /// Partitions take their own cores; the others fill the free cores by rank, each keeping
+    /// its core while it stays selected.
+    fn choose(&mut self, work: &mut Work) {
+        let cores = self.cores.len();
+        self.next_cores.iter_mut().for_each(|c| *c = None);
+        self.chosen.iter_mut().for_each(|c| *c = false);
+        let mut free = cores;
+        for i in 0..self.kinds.len() {
+            if let Kind::Partition { core, .. } = self.kinds[i] {
+                if self.eligible(i) {
+                    self.next_cores[core] = Some(ReservationId(i as u32));
+                    self.chosen[i] = true;
+                    free = free.saturating_sub(1);
+                }
+            }
+        }
+        // The `free` best of the rest, by rank.
+        for _ in 0..free {
+            let best = (0..self.kinds.len())
+                .filter(|&i| !self.chosen[i] && self.eligible(i))
+                .min_by_key(|&i| self.rank(i));
+            match best {
+                Some(i) => self.chosen[i] = true,
+                None => break,
+            }
+        }
+        // Those already on a core that is still free stay there.
+        for i in 0..self.kinds.len() {
+            if self.chosen[i] && !matches!(self.kinds[i], Kind::Partition { .. }) {
+                if let Some(core) = self.states[i].core {
+                    if self.next_cores[core].is_none() {
+                        self.next_cores[core] = Some(ReservationId(i as u32));
+                        continue;
+                    }
+                }
+                self.states[i].core = None;
+            }
+        }
+        // Newcomers take the lowest free cores.
+        for i in 0..self.kinds.len() {
+            let placed = self.states[i]
+                .core
+                .is_some_and(|c| self.next_cores[c] == Some(ReservationId(i as u32)));
+            let partition = matches!(self.kinds[i], Kind::Partition { .. });
+            if self.chosen[i] && !placed && !partition {
+                if let Some(core) = self.next_cores.iter().position(Option::is_none) {
+                    self.next_cores[core] = Some(ReservationId(i as u32));
+                }
+            }
+        }
+        for core in 0..cores {
+            if self.cores[core] != self.next_cores[core] {
+                work.queue_entries_moved = work.queue_entries_moved.saturating_add(1);
+            }
+        }
+        core::mem::swap(&mut self.cores, &mut self.next_cores);
+        for state in &mut self.states {
+            state.core = None;
+        }
+        for (core, selected) in self.cores.iter().enumerate() {
+            if let Some(r) = selected {
+                self.states[r.index()].core = Some(core);
+            }
+        }
+    }
+
+    /// Checks the invariants stated at the top of the module; tests call it after every
+    /// operation. `Err` names the first invariant found broken.
+    pub fn check_invariants(&self) -> Result<(), &'static str> {
+        if self.cores.len() != self.next_cores.len() || self.states.len() != self.kinds.len() {
+            return Err("the selection has one entry per core");
+        }
+        let mut selected = vec![false; self.kinds.len()];
+        for (core, entry) in self.cores.iter().enumerate() {
+            if let Some(r) = entry {
+                let i = r.index();
+                if i >= self.kinds.len() || selected[i] {
+                    return Err("no reservation is selected twice");
+                }
+                selected[i] = true;
+                if self.states[i].core != Some(core) {
+                    return Err("a selected reservation records its core");
+                }
+                if !self.eligible(i) {
+                    return Err("a selected reservation is active and has budget");
+                }
+                if let Kind::Partition { core: own, .. } = self.kinds[i] {
+                    if own != core {
+                        return Err("a selected partition is on its own core");
+                    }
+                }
+            }
+        }
+        let busy = self
+            .kinds
+            .iter()
+            .zip(&self.states)
+            .any(|(kind, state)| !matches!(kind, Kind::BestEffort) && state.pending_jobs > 0);
+        if self.mode == Mode::High && !busy {
+            return Err("in high mode some partition or sporadic reservation is active");
+        }
+        let free = self.cores.iter().any(Option::is_none);
+        let worst_selected = (0..self.kinds.len())
+            .filter(|&i| selected[i] && !matches!(self.kinds[i], Kind::Partition { .. }))
+            .map(|i| self.rank(i))
+            .max();
+        for (i, kind) in self.kinds.iter().enumerate() {
+            let state = &self.states[i];
+            if !selected[i] && state.core.is_some() {
+                return Err("a reservation records a core only while selected");
+            }
+            match *kind {
+                Kind::Partition { .. } => {
+                    if self.eligible(i) && !selected[i] {
+                        return Err("an active partition inside a slot is selected on its core");
+                    }
+                }
+                Kind::Sporadic(s) => {
+                    if state.budget > s.budget {
+                        return Err("a sporadic budget is at most e");
+                    }
+                    if state.pending_jobs == 0 && !state.budget.is_zero() {
+                        return Err("an inactive sporadic reservation has no budget");
+                    }
+                    if let (Mode::Low, Criticality::High { low_budget }) =
+                        (self.mode, s.criticality)
+                    {
+                        if state.pending_jobs > 0 && state.consumed > low_budget {
+                            return Err("in low mode no high-criticality job exceeds e^L");
+                        }
+                    }
+                    if state.pending_jobs > 0
+                        && state.budget.is_zero()
+                        && state.deadline <= self.now
+                    {
+                        return Err(
+                            "an exhausted sporadic reservation waits for a future replenishment",
+                        );
+                    }
+                }
+                Kind::BestEffort => {}
+            }
+            if !matches!(kind, Kind::Partition { .. }) && !selected[i] && self.eligible(i) {
+                if free {
+                    return Err("no eligible reservation waits while a core is free");
+                }
+                if worst_selected.is_some_and(|worst| self.rank(i) < worst) {
+                    return Err("no waiting reservation outranks a selected one");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::vec::Vec;
+    use proptest::prelude::*;
+
+    fn at(n: u64) -> Instant {
+        Instant::from_nanos(n)
+    }
+
+    fn d(n: u64) -> Duration {
+        Duration::from_nanos(n)
+    }
+
+    fn r(i: u32) -> ReservationId {
+        ReservationId(i)
+    }
+
+    fn sporadic(budget: u64, period: u64) -> ReservationKind {
+        ReservationKind::Sporadic(Sporadic::new(d(budget), d(period)))
+    }
+
+    fn partition(core: usize, slots: &[(u64, u64)]) -> ReservationKind {
+        ReservationKind::TimePartition {
+            core,
+            priority: Priority(1),
+            slots: slots.iter().map(|&(s, e)| Slot::new(d(s), d(e))).collect(),
+        }
+    }
+
+    fn scheduler(
+        cores: usize,
+        cycle: u64,
+        order: SporadicOrder,
+        kinds: Vec<ReservationKind>,
+    ) -> ClusteredScheduler {
+        ClusteredScheduler::new(&ClusterConfig {
+            cores,
+            cycle: d(cycle),
+            order,
+            reservations: kinds,
+        })
+        .unwrap()
+    }
+
+    /// Advances to `t` and returns the selection and the next event.
+    fn step(s: &mut ClusteredScheduler, t: u64) -> (Vec<Option<ReservationId>>, Instant) {
+        let mut w = Work::default();
+        let selection = s.select(at(t), &mut w).unwrap();
+        let out = (selection.cores.to_vec(), selection.next_event);
+        s.check_invariants().unwrap();
+        out
+    }
+
+    /// One core, EDF: R0 = (e 2, p 5), R1 = (e 3, p 10), R2 best effort, all released at 0.
+    #[test]
+    fn edf_timeline_with_exhaustion_discard_and_early_release() {
+        let mut s = scheduler(
+            1,
+            0,
+            SporadicOrder::EarliestDeadlineFirst,
+            alloc::vec![sporadic(2, 5), sporadic(3, 10), ReservationKind::BestEffort],
+        );
+        let mut w = Work::default();
+        for i in 0..3 {
+            s.release(at(0), r(i), &mut w).unwrap();
+        }
+        // t=0: R0 B=2 D=0+5=5, R1 B=3 D=0+10=10; R0 first (5 < 10), exhausts at 0+2 = 2.
+        assert_eq!(
+            (s.deadline(r(0)), s.deadline(r(1))),
+            (Some(at(5)), Some(at(10)))
+        );
+        assert_eq!(step(&mut s, 0), (alloc::vec![Some(r(0))], at(2)));
+        // t=2: R0 exhausted, next replenishment at 5; R1 runs, exhausts at 2+3 = 5.
+        assert_eq!(step(&mut s, 2), (alloc::vec![Some(r(1))], at(5)));
+        assert_eq!((s.exhaustions(r(0)), s.budget(r(1))), (1, Some(d(3))));
+        // t=5: R1 exhausted (due 10); R0 replenished: B=2, D=5+5=10; exhausts at 7.
+        assert_eq!(step(&mut s, 5), (alloc::vec![Some(r(0))], at(7)));
+        assert_eq!(s.deadline(r(0)), Some(at(10)));
+        // t=7: both exhausted, both due at 10: the best-effort reservation runs.
+        assert_eq!(step(&mut s, 7), (alloc::vec![Some(r(2))], at(10)));
+        // t=10: R0 D=15, R1 D=20, both full: R0 first.
+        assert_eq!(step(&mut s, 10), (alloc::vec![Some(r(0))], at(12)));
+        // R0 completes at 11 with 2-1 = 1 left, discarded; R1 runs 11..11+3 = 14.
+        s.complete(at(11), r(0), &mut w).unwrap();
+        assert_eq!(s.budget(r(0)), Some(Duration::ZERO));
+        assert_eq!(step(&mut s, 11), (alloc::vec![Some(r(1))], at(14)));
+        // R0 released at 13, before its replenishment time 15: active, no budget yet.
+        s.release(at(13), r(0), &mut w).unwrap();
+        assert_eq!(step(&mut s, 13), (alloc::vec![Some(r(1))], at(14)));
+        // t=14: R1 exhausted (due 20): best effort until R0's replenishment at 15.
+        assert_eq!(step(&mut s, 14), (alloc::vec![Some(r(2))], at(15)));
+        // t=15: R0 B=2 D=15+5=20, ties with R1's 20, but R1 has no budget.
+        assert_eq!(step(&mut s, 15), (alloc::vec![Some(r(0))], at(17)));
+        // R0 replenished at 0, 5, 10, 15 and exhausted at 2, 7; R1 at 0, 10 and 5, 14.
+        assert_eq!((s.replenishments(r(0)), s.exhaustions(r(0))), (4, 2));
+        assert_eq!((s.replenishments(r(1)), s.exhaustions(r(1))), (2, 2));
+    }
+
+    /// Two cores, fixed priorities, cycle 10: P = partition on core 0 in [0,4) and [6,8);
+    /// A = (3, 10) priority 10; B = (5, 10) priority 5; C best effort. All released at 0.
+    #[test]
+    fn fixed_priority_timeline_with_a_partition_on_two_cores() {
+        let mut s = scheduler(
+            2,
+            10,
+            SporadicOrder::FixedPriority,
+            alloc::vec![
+                partition(0, &[(6, 8), (0, 4)]),
+                ReservationKind::Sporadic(Sporadic::new(d(3), d(10)).with_priority(Priority(10))),
+                ReservationKind::Sporadic(Sporadic::new(d(5), d(10)).with_priority(Priority(5))),
+                ReservationKind::BestEffort,
+            ],
+        );
+        let mut w = Work::default();
+        for i in 0..4 {
+            s.release(at(0), r(i), &mut w).unwrap();
+        }
+        // t=0: P on core 0 until 4; A beats B for core 1 and exhausts at 0+3 = 3.
+        assert_eq!(
+            step(&mut s, 0),
+            (alloc::vec![Some(r(0)), Some(r(1))], at(3))
+        );
+        assert_eq!(s.budget(r(0)), Some(d(4)));
+        // t=3: B takes core 1 (exhausts at 3+5 = 8); P's slot ends at 4.
+        assert_eq!(
+            step(&mut s, 3),
+            (alloc::vec![Some(r(0)), Some(r(2))], at(4))
+        );
+        // t=4: P's slot ends; B keeps core 1 (budget 5-1 = 4), C takes core 0 until P's next
+        // slot at 6.
+        assert_eq!(
+            step(&mut s, 4),
+            (alloc::vec![Some(r(3)), Some(r(2))], at(6))
+        );
+        assert_eq!(s.budget(r(2)), Some(d(4)));
+        // t=6: P's slot [6,8): P back on core 0; B (budget 4-2 = 2) exhausts at 8 too.
+        assert_eq!(
+            step(&mut s, 6),
+            (alloc::vec![Some(r(0)), Some(r(2))], at(8))
+        );
+        // t=8: P's slot ends and B is exhausted: C alone, on the lowest free core; next:
+        // P's slot at 10+0, and A's and B's replenishments at 0+10.
+        assert_eq!(step(&mut s, 8), (alloc::vec![Some(r(3)), None], at(10)));
+        // t=10: P again on core 0, A (replenished, 3) on core 1 until 13.
+        assert_eq!(
+            step(&mut s, 10),
+            (alloc::vec![Some(r(0)), Some(r(1))], at(13))
+        );
+        // P: slot ends at 4 and 8, slot starts at 6 and 10 (0 was its release).
+        assert_eq!((s.exhaustions(r(0)), s.replenishments(r(0))), (2, 2));
+        assert_eq!((s.exhaustions(r(1)), s.replenishments(r(1))), (1, 2));
+        assert_eq!((s.exhaustions(r(2)), s.replenishments(r(2))), (1, 2));
+    }
+
+    /// One core, cycle 10: P = partition in [2,5); S = EDF (4, 10).
+    #[test]
+    fn a_partition_released_mid_slot_gets_the_rest_of_the_slot() {
+        let mut s = scheduler(
+            1,
+            10,
+            SporadicOrder::EarliestDeadlineFirst,
+            alloc::vec![partition(0, &[(2, 5)]), sporadic(4, 10)],
+        );
+        let mut w = Work::default();
+        s.release(at(3), r(0), &mut w).unwrap();
+        s.release(at(3), r(1), &mut w).unwrap();
+        // t=3: P has 5-3 = 2 left; S (B=4, D=13) waits for the core.
+        assert_eq!(s.budget(r(0)), Some(d(2)));
+        assert_eq!(step(&mut s, 3), (alloc::vec![Some(r(0))], at(5)));
+        // t=5: the slot ends; S runs until 5+4 = 9.
+        assert_eq!(step(&mut s, 5), (alloc::vec![Some(r(1))], at(9)));
+        s.complete(at(6), r(0), &mut w).unwrap();
+        // Released at 7, outside its slot: no budget until the slot at 12.
+        s.release(at(7), r(0), &mut w).unwrap();
+        assert_eq!(s.budget(r(0)), Some(Duration::ZERO));
+        assert_eq!(step(&mut s, 7), (alloc::vec![Some(r(1))], at(9)));
+        // t=9: S exhausted (due 13); the core idles until the slot at 10+2 = 12.
+        assert_eq!(step(&mut s, 9), (alloc::vec![None], at(12)));
+        // t=12: P has the whole slot, 5-2 = 3, until 15.
+        assert_eq!(step(&mut s, 12), (alloc::vec![Some(r(0))], at(13)));
+        assert_eq!(s.budget(r(0)), Some(d(3)));
+        assert_eq!((s.exhaustions(r(0)), s.replenishments(r(0))), (1, 1));
+    }
+
+    /// A2: a selected reservation drains whether or not anything runs in it; the scheduler
+    /// has no notion of its client being blocked, so it stays selected and drains.
+    #[test]
+    fn a_selected_reservation_drains_at_unit_speed() {
+        let mut s = scheduler(
+            1,
+            0,
+            SporadicOrder::FixedPriority,
+            alloc::vec![sporadic(6, 20), ReservationKind::BestEffort],
+        );
+        let mut w = Work::default();
+        s.release(at(1), r(0), &mut w).unwrap();
+        s.release(at(1), r(1), &mut w).unwrap();
+        // Advancing 1 -> 4 in one call charges 4-1 = 3.
+        s.advance(at(4), &mut w).unwrap();
+        assert_eq!(s.budget(r(0)), Some(d(3)));
+        // Advancing past the exhaustion at 4+3 = 7 processes it on the way.
+        s.advance(at(9), &mut w).unwrap();
+        assert_eq!(
+            (s.budget(r(0)), s.exhaustions(r(0))),
+            (Some(Duration::ZERO), 1)
+        );
+        assert_eq!(s.selection(), &[Some(r(1))]);
+        // Replenished at 1+20 = 21, found on the way to 30; drained 30-21 = 9 > 6, so
+        // exhausted again at 21+6 = 27 and due at 41.
+        s.advance(at(30), &mut w).unwrap();
+        assert_eq!((s.replenishments(r(0)), s.exhaustions(r(0))), (2, 2));
+        assert_eq!(s.deadline(r(0)), Some(at(41)));
+        s.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn configurations_are_validated() {
+        let config = |cores, cycle, kinds| ClusterConfig {
+            cores,
+            cycle: d(cycle),
+            order: SporadicOrder::FixedPriority,
+            reservations: kinds,
+        };
+        let refused = |error, i: Option<u32>| {
+            Err(ConfigurationError {
+                error,
+                reservation: i.map(ReservationId),
+            })
+        };
+        let new = |c: ClusterConfig| ClusteredScheduler::new(&c).map(|_| ());
+        assert_eq!(
+            new(config(0, 10, alloc::vec![])),
+            refused(ClusterError::NoCores, None)
+        );
+        // Two partitions on core 0 overlapping in [4,5).
+        assert_eq!(
+            new(config(
+                1,
+                10,
+                alloc::vec![partition(0, &[(0, 5)]), partition(0, &[(4, 6)])]
+            )),
+            refused(ClusterError::OverlappingSlots, Some(1))
+        );
+        // The same slots on different cores, or touching on one core, are fine.
+        assert_eq!(
+            new(config(
+                2,
+                10,
+                alloc::vec![partition(0, &[(0, 5)]), partition(1, &[(4, 6)])]
+            )),
+            Ok(())
+        );
+        assert_eq!(
+            new(config(
+                1,
+                10,
+                alloc::vec![partition(0, &[(0, 5)]), partition(0, &[(5, 10)])]
+            )),
+            Ok(())
+        );
+        // One partition's own slots must not touch (section III: t_2 < t_3).
+        assert_eq!(
+            new(config(1, 10, alloc::vec![partition(0, &[(5, 7), (0, 5)])])),
+            refused(ClusterError::OverlappingSlots, Some(0))
+        );
+        assert_eq!(
+            new(config(
+                1,
+                10,
+                alloc::vec![sporadic(1, 2), partition(0, &[(5, 11)])]
+            )),
+            refused(ClusterError::InvalidSlot, Some(1))
+        );
+        assert_eq!(
+            new(config(1, 10, alloc::vec![partition(0, &[(3, 3)])])),
+            refused(ClusterError::InvalidSlot, Some(0))
+        );
+        assert_eq!(
+            new(config(1, 10, alloc::vec![partition(0, &[])])),
+            refused(ClusterError::InvalidSlot, Some(0))
+        );
+        assert_eq!(
+            new(config(1, 0, alloc::vec![partition(0, &[(0, 1)])])),
+            refused(ClusterError::InvalidSlot, Some(0))
+        );
+        assert_eq!(
+            new(config(2, 10, alloc::vec![partition(2, &[(0, 1)])])),
+            refused(ClusterError::CoreOutOfRange, Some(0))
+        );
+        assert_eq!(
+            new(config(1, 0, alloc::vec![sporadic(0, 5)])),
+            refused(ClusterError::InvalidBudget, Some(0))
+        );
+        assert_eq!(
+            new(config(
+                1,
+                0,
+                alloc::vec![ReservationKind::BestEffort, sporadic(6, 5)]
+            )),
+            refused(ClusterError::InvalidBudget, Some(1))
+        );
+    }
+
+    #[test]
+    fn refused_calls_change_nothing() {
+        let mut s = scheduler(
+            1,
+            0,
+            SporadicOrder::EarliestDeadlineFirst,
+            alloc::vec![sporadic(2, 5)],
+        );
+        let mut w = Work::default();
+        s.advance(at(5), &mut w).unwrap();
+        let before = format!("{s:?}");
+        assert_eq!(
+            s.release(at(5), r(1), &mut w),
+            Err(ClusterError::UnknownReservation)
+        );
+        assert_eq!(
+            s.complete(at(5), r(0), &mut w),
+            Err(ClusterError::NotActive)
+        );
+        assert_eq!(
+            s.release(at(4), r(0), &mut w),
+            Err(ClusterError::TimeWentBackwards)
+        );
+        assert_eq!(
+            s.advance(at(4), &mut w),
+            Err(ClusterError::TimeWentBackwards)
+        );
+        assert_eq!(before, format!("{s:?}"));
+    }
+
+    /// Urgencies with n = 3 reservations: `key * 3 + id`.
+    #[test]
+    fn urgencies_order_partitions_then_sporadic_then_best_effort() {
+        let mut s = scheduler(
+            1,
+            10,
+            SporadicOrder::EarliestDeadlineFirst,
+            alloc::vec![
+                ReservationKind::TimePartition {
+                    core: 0,
+                    priority: Priority(200),
+                    slots: alloc::vec![Slot::new(d(0), d(1))],
+                },
+                sporadic(1, 7),
+                ReservationKind::BestEffort,
+            ],
+        );
+        // Partition: (255 - 200) * 3 + 0 = 165. Sporadic before any release: D = 0, so
+        // (512 + 0) * 3 + 1 = 1537; after a release at 4: D = 11, (512 + 11) * 3 + 1 = 1570.
+        assert_eq!(s.urgency(r(0)), Some(165));
+        assert_eq!(s.urgency(r(1)), Some(1537));
+        s.release(at(4), r(1), &mut Work::default()).unwrap();
+        assert_eq!(s.urgency(r(1)), Some(1570));
+        assert_eq!(s.urgency(r(2)), Some(u64::MAX));
+        assert_eq!(s.urgency(r(3)), None);
+    }
+
+    /// Vestal's mode switch, one core, fixed priorities: L = low criticality (e 4, p 20,
+    /// priority 20); H = high criticality (e^H 8, e^L 2, p 20, priority 10); B best effort.
+    #[test]
+    fn a_high_criticality_overrun_demotes_low_criticality_reservations() {
+        let mut s = scheduler(
+            1,
+            0,
+            SporadicOrder::FixedPriority,
+            alloc::vec![
+                ReservationKind::Sporadic(Sporadic::new(d(4), d(20)).with_priority(Priority(20))),
+                ReservationKind::Sporadic(
+                    Sporadic::new(d(8), d(20))
+                        .with_priority(Priority(10))
+                        .with_high_criticality(d(2))
+                ),
+                ReservationKind::BestEffort,
+            ],
+        );
+        let mut w = Work::default();
+        s.release(at(0), r(1), &mut w).unwrap();
+        s.release(at(0), r(2), &mut w).unwrap();
+        // t=0: H runs; its low budget runs out at 0+2 = 2, before its budget (at 8).
+        assert_eq!(step(&mut s, 0), (alloc::vec![Some(r(1))], at(2)));
+        // t=2: H has consumed e^L = 2 and is pending: the switch waits for the instant to be
+        // closed (next event = now).
+        assert_eq!(step(&mut s, 2), (alloc::vec![Some(r(1))], at(2)));
+        assert_eq!(s.mode(), Mode::Low);
+        // Closing t=2: high mode; L is demoted. H's budget runs out at 2 + (8-2) = 8.
+        assert_eq!(step(&mut s, 2), (alloc::vec![Some(r(1))], at(8)));
+        assert_eq!(
+            (s.mode(), s.mode_switches(), s.mode_changes(r(0))),
+            (Mode::High, 1, 1)
+        );
+        // L released at 3 (priority 20 > 10, yet demoted) does not preempt H. Its urgency:
+        // 2^62 + (256 + 255 - 20) * 3 + 0 = 2^62 + 1473.
+        s.release(at(3), r(0), &mut w).unwrap();
+        assert_eq!(step(&mut s, 3), (alloc::vec![Some(r(1))], at(8)));
+        assert_eq!(s.urgency(r(0)), Some((1 << 62) + 1473));
+        // H completes at 5: L (demoted, still above best effort) runs until 5+4 = 9.
+        s.complete(at(5), r(1), &mut w).unwrap();
+        assert_eq!(step(&mut s, 5), (alloc::vec![Some(r(0))], at(9)));
+        // L completes at 6: no partition or sporadic reservation is active, an idle instant:
+        // back to low mode, L's priority restored (1473).
+        s.complete(at(6), r(0), &mut w).unwrap();
+        assert_eq!(step(&mut s, 6), (alloc::vec![Some(r(2))], Instant::NEVER));
+        assert_eq!(
+            (s.mode(), s.mode_changes(r(0)), s.urgency(r(0))),
+            (Mode::Low, 2, Some(1473))
+        );
+        // H's next job (replenished at 20, its deadline 0+20) uses exactly e^L = 2 and
+        // completes at 22, within the instant: no switch.
+        s.release(at(20), r(1), &mut w).unwrap();
+        assert_eq!(step(&mut s, 20), (alloc::vec![Some(r(1))], at(22)));
+        s.advance(at(22), &mut w).unwrap();
+        s.complete(at(22), r(1), &mut w).unwrap();
+        assert_eq!(step(&mut s, 22), (alloc::vec![Some(r(2))], Instant::NEVER));
+        assert_eq!((s.mode(), s.mode_switches()), (Mode::Low, 1));
+    }
+
+    #[test]
+    fn a_low_budget_must_fit_the_budget() {
+        let config = |low| ClusterConfig {
+            cores: 1,
+            cycle: d(0),
+            order: SporadicOrder::EarliestDeadlineFirst,
+            reservations: alloc::vec![ReservationKind::Sporadic(
+                Sporadic::new(d(5), d(10)).with_high_criticality(d(low))
+            )],
+        };
+        let refused = Err(ConfigurationError {
+            error: ClusterError::InvalidBudget,
+            reservation: Some(r(0)),
+        });
+        assert_eq!(ClusteredScheduler::new(&config(0)).map(|_| ()), refused);
+        assert_eq!(ClusteredScheduler::new(&config(6)).map(|_| ()), refused);
+        assert!(ClusteredScheduler::new(&config(5)).is_ok());
+    }
+
+    /// A random cluster: 1-3 cores, a cycle, up to two partitions per core built from sorted
+    /// distinct cut points (so slots never overlap), sporadic and best-effort reservations.
+    fn cluster() -> impl Strategy<Value = ClusterConfig> {
+        let core_slots =
+            proptest::collection::btree_set(0u64..=30, 0..=6).prop_flat_map(|points| {
+                let n = points.len() / 2;
+                (Just(points), proptest::collection::vec(any::<bool>(), n))
+            });
+        (
+            1usize..=3,
+            proptest::collection::vec(core_slots, 3),
+            proptest::collection::vec(
+                (
+                    1u64..=8,
+                    0u64..=20,
+                    any::<u8>(),
+                    proptest::option::of(1u64..=8),
+                ),
+                0..=4,
+            ),
+            0usize..=2,
+            any::<bool>(),
+        )
+            .prop_map(|(cores, per_core, sporadics, best_effort, edf)| {
+                let mut reservations = Vec::new();
+                for (core, (points, owners)) in per_core.into_iter().enumerate().take(cores) {
+                    let points: Vec<u64> = points.into_iter().collect();
+                    let mut own: [Vec<Slot>; 2] = [Vec::new(), Vec::new()];
+                    for (pair, owner) in points.chunks_exact(2).zip(owners) {
+                        own[usize::from(owner)].push(Slot::new(d(pair[0]), d(pair[1])));
+                    }
+                    for slots in own.into_iter().filter(|s| !s.is_empty()) {
+                        // Two slots of one owner may touch only if consecutive cut points
+                        // were paired apart, which distinct points prevent.
+                        reservations.push(ReservationKind::TimePartition {
+                            core,
+                            priority: Priority(core as u8),
+                            slots,
+                        });
+                    }
+                }
+                for (budget, slack, priority, low) in sporadics {
+                    let mut sporadic = Sporadic::new(d(budget), d(budget + slack))
+                        .with_priority(Priority(priority));
+                    if let Some(low) = low {
+                        sporadic = sporadic.with_high_criticality(d(low.min(budget)));
+                    }
+                    reservations.push(ReservationKind::Sporadic(sporadic));
+                }
+                reservations.extend((0..best_effort).map(|_| ReservationKind::BestEffort));
+                ClusterConfig {
+                    cores,
+                    cycle: d(30),
+                    order: if edf {
+                        SporadicOrder::EarliestDeadlineFirst
+                    } else {
+                        SporadicOrder::FixedPriority
+                    },
+                    reservations,
+                }
+            })
+    }
+
+    #[derive(Clone, Copy, Debug)]
+    enum Op {
+        Release(u32),
+        Complete(u32),
+        /// Move time forward by this much (never past the next event).
+        Advance(u64),
+        /// Try to move time backwards by this much (refused unless zero).
+        Backwards(u64),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0u32..12).prop_map(Op::Release),
+            (0u32..12).prop_map(Op::Complete),
+            (0u64..12).prop_map(Op::Advance),
+            (0u64..3).prop_map(Op::Backwards),
+        ]
+    }
+
+    /// The partition owning `core` at `t`, from the configuration alone.
+    fn partition_in_slot(config: &ClusterConfig, core: usize, t: u64) -> Option<u32> {
+        let offset = t % config.cycle.as_nanos();
+        config
+            .reservations
+            .iter()
+            .enumerate()
+            .find_map(|(i, kind)| match kind {
+                ReservationKind::TimePartition { core: c, slots, .. }
+                    if *c == core
+                        && slots
+                            .iter()
+                            .any(|s| s.start.as_nanos() <= offset && offset < s.end.as_nanos()) =>
+                {
+                    Some(i as u32)
+                }
+                _ => None,
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Any call sequence: no panic, a refused call changes nothing, invariants after each
+        /// call; time can always move on past a closed instant; at most m_k distinct
+        /// reservations selected; an active partition inside its
+        /// slot is selected on its core; and a sporadic reservation never drains more than
+        /// `e` between two replenishments, which are at least `p` apart.
+        #[test]
+        fn the_cluster_scheduler_keeps_its_promises(
+            config in cluster(),
+            ops in proptest::collection::vec(op(), 0..120),
+        ) {
+            let mut s = ClusteredScheduler::new(&config).unwrap();
+            let n = config.reservations.len();
+            let mut drained = vec![0u64; n];
+            let mut last_replenishment: Vec<Option<u64>> = vec![None; n];
+            let mut replenishments = vec![0u64; n];
+            let mut w = Work::default();
+            for op in ops {
+                let before = format!("{s:?}");
+                let selected: Vec<Option<ReservationId>> = s.selection().to_vec();
+                let t0 = s.now().as_nanos();
+                let next = s.next_event().as_nanos();
+                let (result, t1) = match op {
+                    Op::Release(i) => (s.release(s.now(), r(i), &mut w), t0),
+                    Op::Complete(i) => (s.complete(s.now(), r(i), &mut w), t0),
+                    Op::Advance(dt) => {
+                        let t1 = (t0 + dt).min(next);
+                        (s.advance(at(t1), &mut w), t1)
+                    }
+                    Op::Backwards(dt) => (s.advance(at(t0.saturating_sub(dt)), &mut w), t0),
+                };
+                if result.is_err() {
+                    prop_assert_eq!(&before, &format!("{s:?}"));
+                    continue;
+                }
+                prop_assert!(s.check_invariants().is_ok(), "{:?}", s.check_invariants());
+                if matches!(op, Op::Advance(_)) && t1 == t0 {
+                    // Liveness: once an instant is closed (advanced to itself), time can move
+                    // on.
+                    prop_assert!(s.next_event() > s.now());
+                }
+                // The selection held over [t0, t1): charge it.
+                for reservation in selected.iter().flatten() {
+                    drained[reservation.index()] += t1 - t0;
+                }
+                let cores = s.selection();
+                prop_assert_eq!(cores.len(), config.cores);
+                let mut ids: Vec<u32> = cores.iter().flatten().map(|r| r.0).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                prop_assert_eq!(ids.len(), cores.iter().flatten().count());
+                for (core, selected) in cores.iter().enumerate() {
+                    if let Some(p) = partition_in_slot(&config, core, t1) {
+                        if s.is_active(r(p)) {
+                            prop_assert_eq!(*selected, Some(r(p)));
+                        }
+                    }
+                }
+                for (i, kind) in config.reservations.iter().enumerate() {
+                    let ReservationKind::Sporadic(sp) = kind else { continue };
+                    let (e, p) = (sp.budget.as_nanos(), sp.period.as_nanos());
+                    if s.replenishments(r(i as u32)) != replenishments[i] {
+                        prop_assert_eq!(s.replenishments(r(i as u32)), replenishments[i] + 1);
+                        if let Some(last) = last_replenishment[i] {
+                            prop_assert!(t1 >= last + p, "replenished at {} after {}", t1, last);
+                        }
+                        prop_assert!(drained[i] <= e);
+                        replenishments[i] += 1;
+                        drained[i] = 0;
+                        last_replenishment[i] = Some(t1);
+                    }
+                    let budget = s.budget(r(i as u32)).unwrap().as_nanos();
+                    prop_assert!(
+                        drained[i] + budget <= e,
+                        "drained {} + budget {} > {}",
+                        drained[i],
+                        budget,
+                        e
+                    );
+                }
+            }
+        }
+    }
+}
