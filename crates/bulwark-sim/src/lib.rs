@@ -6,6 +6,7 @@
 //! the scenario's seed.
 
 mod behaviour;
+pub mod cluster;
 pub mod components;
 mod event;
 mod machine;

@@ -1,0 +1,777 @@
+//! The engine behind [`run`](super::run): state, the per-instant processing and the dispatch.
+//!
+//! Between two instants the machine's state is constant: each core runs one task, one server
+//! or nothing, and each cluster's selection holds (the machine never steps past a scheduler's
+//! next event). So time moves from instant to instant: the earliest of a computation's or an
+//! operation's end, a job release, a scheduler event, or the end of the run.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use bulwark_core::ipc::mc_ipc::{Aborted, Client, GateError};
+use bulwark_core::ipc::{FifoGate, IpcGate, McIpcGate, PrioGate};
+use bulwark_core::reservation::clustered::{ClusterError, ClusteredScheduler, Mode, ReservationId};
+use bulwark_core::{Duration, Instant, TaskId, Work};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{
+    AbortRecord, ClusterOutcome, ClusterSimError, Config, GateKind, InvocationRecord, JobRecord,
+    ModeRecord, PrunedRequests, Span, Step,
+};
+
+/// A server's gate: MC-IPC's has the background transfer that the others lack.
+enum Gate {
+    McIpc(McIpcGate),
+    Other(Box<dyn IpcGate>),
+}
+
+impl Gate {
+    fn ipc(&mut self) -> &mut dyn IpcGate {
+        match self {
+            Gate::McIpc(g) => g,
+            Gate::Other(g) => g.as_mut(),
+        }
+    }
+}
+
+/// What a task is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TaskState {
+    /// Waiting for its next release.
+    Sleeping,
+    /// Needs `remaining` of processor time before its next step; zero means its next step is
+    /// due as soon as it has a core.
+    Ready { remaining: Duration },
+    /// Waiting for the reply of the server it invoked (its request is queued, transferred to
+    /// the background queue, or in service).
+    Waiting,
+    /// Its request was pruned; it reissues it when its reservation has budget again.
+    AwaitingReissue,
+}
+
+/// The invocation a task has under way.
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    server: usize,
+    length: Duration,
+    invoked: Instant,
+    drained_at_invoke: Duration,
+    issued: Instant,
+    drained_at_issue: Duration,
+    /// The reservation's exhaustion count when the request was last issued.
+    exhaustions_at_issue: u64,
+    /// The reservation's count of priority changes with the mode when it was last issued.
+    mode_changes_at_issue: u64,
+    reissues: u32,
+    exhausted: bool,
+    /// Already aborted for the exhaustion since it was last issued (pruned, transferred, or
+    /// in service and left to complete): not aborted again until reissued.
+    settled: bool,
+    /// Pruned and waiting in the MC-IPC gate's background queue.
+    transferred: bool,
+}
+
+struct TaskRun {
+    cluster: usize,
+    reservation: ReservationId,
+    period: Duration,
+    script: Vec<Step>,
+    /// The next step to take.
+    step: usize,
+    state: TaskState,
+    rng: ChaCha8Rng,
+    /// The nominal release time of the current (or last) job.
+    nominal: Instant,
+    /// The current job's index in the job records.
+    job: Option<usize>,
+    request: Option<Request>,
+}
+
+struct ServerRun {
+    gate: Gate,
+    /// The request in service and the operation time it still needs.
+    serving: Option<(TaskId, Duration)>,
+    /// The core it ran on during the last interval.
+    core: Option<(usize, usize)>,
+}
+
+/// What a core runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Running {
+    Idle,
+    Task(usize),
+    Server(usize),
+}
+
+pub(super) struct Machine {
+    now: Instant,
+    schedulers: Vec<ClusteredScheduler>,
+    /// Per cluster and reservation: budget drained so far (time selected, A2).
+    drained: Vec<Vec<Duration>>,
+    /// Per cluster and reservation: its tasks, in order.
+    members: Vec<Vec<Vec<usize>>>,
+    /// Per cluster: its tasks, in order.
+    cluster_tasks: Vec<Vec<usize>>,
+    tasks: Vec<TaskRun>,
+    servers: Vec<ServerRun>,
+    /// Per cluster and core: what runs there until the next instant.
+    cores: Vec<Vec<Running>>,
+    /// Job releases: (time, sequence number, task).
+    releases: BinaryHeap<Reverse<(Instant, u64, usize)>>,
+    sequence: u64,
+    transfer: bool,
+    seed: u64,
+    steps: u64,
+    invocations: Vec<InvocationRecord>,
+    jobs: Vec<JobRecord>,
+    aborts: Vec<AbortRecord>,
+    /// Per cluster: its mode as last seen.
+    modes: Vec<Mode>,
+    mode_records: Vec<ModeRecord>,
+}
+
+fn draw(span: Span, rng: &mut ChaCha8Rng) -> Duration {
+    if span.min >= span.max {
+        span.min
+    } else {
+        Duration::from_nanos(rng.random_range(span.min.as_nanos()..=span.max.as_nanos()))
+    }
+}
+
+impl Machine {
+    /// The machine at time zero; `config` has been validated.
+    pub(super) fn new(config: &Config) -> Result<Self, ClusterSimError> {
+        let cores: Vec<usize> = config.clusters.iter().map(|c| c.cores).collect();
+        let capacity = config.tasks.len();
+        let mut schedulers = Vec::with_capacity(config.clusters.len());
+        for (cluster, c) in config.clusters.iter().enumerate() {
+            schedulers.push(
+                ClusteredScheduler::new(c)
+                    .map_err(|error| ClusterSimError::Cluster { cluster, error })?,
+            );
+        }
+        let mut members: Vec<Vec<Vec<usize>>> = schedulers
+            .iter()
+            .map(|s| vec![Vec::new(); s.reservation_count()])
+            .collect();
+        let mut cluster_tasks = vec![Vec::new(); schedulers.len()];
+        let mut tasks = Vec::with_capacity(capacity);
+        let mut releases = BinaryHeap::with_capacity(capacity);
+        for (i, t) in config.tasks.iter().enumerate() {
+            members[t.cluster][t.reservation.index()].push(i);
+            cluster_tasks[t.cluster].push(i);
+            let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+            // One stream per task: a task's draws do not depend on any other task's.
+            rng.set_stream(i as u64);
+            let first = Instant::ZERO.saturating_add(t.offset);
+            releases.push(Reverse((first, i as u64, i)));
+            tasks.push(TaskRun {
+                cluster: t.cluster,
+                reservation: t.reservation,
+                period: t.period,
+                script: t.script.clone(),
+                step: 0,
+                state: TaskState::Sleeping,
+                rng,
+                nominal: first,
+                job: None,
+                request: None,
+            });
+        }
+        let servers = config
+            .servers
+            .iter()
+            .map(|s| ServerRun {
+                gate: match s.gate {
+                    GateKind::McIpc => Gate::McIpc(McIpcGate::new(capacity, &cores)),
+                    GateKind::Fifo => Gate::Other(Box::new(FifoGate::new(capacity))),
+                    GateKind::Prio => Gate::Other(Box::new(PrioGate::new(capacity))),
+                    GateKind::Custom(build) => Gate::Other(build(capacity, &cores)),
+                },
+                serving: None,
+                core: None,
+            })
+            .collect();
+        Ok(Machine {
+            now: Instant::ZERO,
+            drained: schedulers
+                .iter()
+                .map(|s| vec![Duration::ZERO; s.reservation_count()])
+                .collect(),
+            members,
+            cluster_tasks,
+            cores: cores.iter().map(|&m| vec![Running::Idle; m]).collect(),
+            schedulers,
+            tasks,
+            servers,
+            sequence: capacity as u64,
+            releases,
+            transfer: config.pruned == PrunedRequests::TransferToBackground,
+            seed: config.seed,
+            steps: 0,
+            invocations: Vec::new(),
+            jobs: Vec::new(),
+            aborts: Vec::new(),
+            modes: vec![Mode::Low; config.clusters.len()],
+            mode_records: Vec::new(),
+        })
+    }
+
+    pub(super) fn run(mut self, until: Instant) -> Result<ClusterOutcome, ClusterSimError> {
+        // Each round at one instant either lets time pass or has a task take a step that
+        // blocks, sleeps or starts a computation; a bounded backlog of late releases aside,
+        // that ends quickly.
+        let limit = 1_000 + 16 * self.tasks.len() as u64;
+        let mut rounds = 0u64;
+        while self.now < until {
+            self.process_instant()?;
+            self.dispatch();
+            self.steps += 1;
+            if self.stepping_now() {
+                rounds += 1;
+                if rounds > limit {
+                    return Err(ClusterSimError::Livelock { at: self.now });
+                }
+                continue;
+            }
+            rounds = 0;
+            let next = self.next_instant().min(until);
+            if next <= self.now {
+                if self.close_instant()? {
+                    rounds += 1;
+                    if rounds > limit {
+                        return Err(ClusterSimError::Livelock { at: self.now });
+                    }
+                    continue;
+                }
+                break;
+            }
+            self.advance(next)?;
+        }
+        for job in &mut self.jobs {
+            job.response = job
+                .completion
+                .map(|c| c.saturating_duration_since(job.release));
+        }
+        Ok(ClusterOutcome {
+            seed: self.seed,
+            until,
+            steps: self.steps,
+            invocations: self.invocations,
+            jobs: self.jobs,
+            aborts: self.aborts,
+            modes: self.mode_records,
+        })
+    }
+
+    /// A scheduler whose next event is now waits for the instant to be closed (a switch to
+    /// high mode, section VII): every call for this instant has been made, so close it.
+    /// True if one did.
+    fn close_instant(&mut self) -> Result<bool, ClusterSimError> {
+        let now = self.now;
+        let mut closed = false;
+        for (k, scheduler) in self.schedulers.iter_mut().enumerate() {
+            if scheduler.next_event() <= now {
+                scheduler
+                    .advance(now, &mut Work::default())
+                    .map_err(|error| ClusterSimError::Scheduler {
+                        cluster: k,
+                        at: now,
+                        error,
+                    })?;
+                closed = true;
+            }
+        }
+        Ok(closed)
+    }
+
+    fn scheduler_error(&self, cluster: usize) -> impl Fn(ClusterError) -> ClusterSimError {
+        let at = self.now;
+        move |error| ClusterSimError::Scheduler { cluster, at, error }
+    }
+
+    fn gate_error(&self, server: usize) -> impl Fn(GateError) -> ClusterSimError {
+        let at = self.now;
+        move |error| ClusterSimError::Gate { server, at, error }
+    }
+
+    /// True when a task on a core has a step due now (it takes it in another round at this
+    /// instant).
+    fn stepping_now(&self) -> bool {
+        self.cores.iter().flatten().any(|r| match *r {
+            Running::Task(i) => {
+                self.tasks[i].state
+                    == TaskState::Ready {
+                        remaining: Duration::ZERO,
+                    }
+            }
+            _ => false,
+        })
+    }
+
+    /// The next instant something happens.
+    fn next_instant(&self) -> Instant {
+        let mut next = Instant::NEVER;
+        for running in self.cores.iter().flatten() {
+            let left = match *running {
+                Running::Task(i) => match self.tasks[i].state {
+                    TaskState::Ready { remaining } => remaining,
+                    _ => Duration::MAX,
+                },
+                Running::Server(q) => self.servers[q].serving.map_or(Duration::MAX, |(_, l)| l),
+                Running::Idle => Duration::MAX,
+            };
+            next = next.min(self.now.saturating_add(left));
+        }
+        for s in &self.schedulers {
+            next = next.min(s.next_event());
+        }
+        if let Some(Reverse((at, _, _))) = self.releases.peek() {
+            next = next.min(*at);
+        }
+        next
+    }
+
+    /// Moves time to `next`: what runs progresses, selected reservations drain (A2).
+    fn advance(&mut self, next: Instant) -> Result<(), ClusterSimError> {
+        let elapsed = next.saturating_duration_since(self.now);
+        for running in self.cores.iter().flatten() {
+            match *running {
+                Running::Task(i) => {
+                    if let TaskState::Ready { remaining } = &mut self.tasks[i].state {
+                        *remaining = remaining.saturating_sub(elapsed);
+                    }
+                }
+                Running::Server(q) => {
+                    if let Some((_, left)) = &mut self.servers[q].serving {
+                        *left = left.saturating_sub(elapsed);
+                    }
+                }
+                Running::Idle => {}
+            }
+        }
+        for (k, scheduler) in self.schedulers.iter_mut().enumerate() {
+            for r in scheduler.selection().iter().flatten() {
+                let d = &mut self.drained[k][r.index()];
+                *d = d.saturating_add(elapsed);
+            }
+            let at = self.now;
+            scheduler
+                .advance(next, &mut Work::default())
+                .map_err(|error| ClusterSimError::Scheduler {
+                    cluster: k,
+                    at,
+                    error,
+                })?;
+        }
+        self.now = next;
+        Ok(())
+    }
+
+    /// Everything due at `now`, in the order the module documentation gives.
+    fn process_instant(&mut self) -> Result<(), ClusterSimError> {
+        // Operations that end: reply, then take the next request (as L4's reply-and-wait).
+        for q in 0..self.servers.len() {
+            if let Some((_, left)) = self.servers[q].serving {
+                if left.is_zero() {
+                    self.reply(q)?;
+                    self.serve(q)?;
+                }
+            }
+        }
+        // Tasks on a core with a step due take it.
+        for k in 0..self.cores.len() {
+            for c in 0..self.cores[k].len() {
+                if let Running::Task(i) = self.cores[k][c] {
+                    if self.tasks[i].state
+                        == (TaskState::Ready {
+                            remaining: Duration::ZERO,
+                        })
+                    {
+                        self.take_step(i)?;
+                    }
+                }
+            }
+        }
+        // Releases.
+        while let Some(&Reverse((at, _, i))) = self.releases.peek() {
+            if at > self.now {
+                break;
+            }
+            self.releases.pop();
+            self.release(i)?;
+        }
+        self.abort_and_reissue()?;
+        for q in 0..self.servers.len() {
+            if self.servers[q].serving.is_none() {
+                self.serve(q)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn release(&mut self, i: usize) -> Result<(), ClusterSimError> {
+        let (k, r) = (self.tasks[i].cluster, self.tasks[i].reservation);
+        let now = self.now;
+        self.schedulers[k]
+            .release(now, r, &mut Work::default())
+            .map_err(self.scheduler_error(k))?;
+        self.tasks[i].job = Some(self.jobs.len());
+        self.jobs.push(JobRecord {
+            task: i,
+            release: now,
+            completion: None,
+            response: None,
+        });
+        self.tasks[i].state = TaskState::Ready {
+            remaining: Duration::ZERO,
+        };
+        Ok(())
+    }
+
+    /// Task `i`, on a core, takes its next step.
+    fn take_step(&mut self, i: usize) -> Result<(), ClusterSimError> {
+        let task = &mut self.tasks[i];
+        let Some(&step) = task.script.get(task.step) else {
+            return Ok(());
+        };
+        task.step = (task.step + 1) % task.script.len();
+        match step {
+            Step::Compute(span) => {
+                task.state = TaskState::Ready {
+                    remaining: draw(span, &mut task.rng),
+                };
+            }
+            Step::Invoke { server, length } => {
+                let length = draw(length, &mut task.rng);
+                let drained = self.drained[task.cluster][task.reservation.index()];
+                let exhaustions = self.schedulers[task.cluster].exhaustions(task.reservation);
+                let mode_changes = self.schedulers[task.cluster].mode_changes(task.reservation);
+                task.request = Some(Request {
+                    server,
+                    length,
+                    invoked: self.now,
+                    drained_at_invoke: drained,
+                    issued: self.now,
+                    drained_at_issue: drained,
+                    exhaustions_at_issue: exhaustions,
+                    mode_changes_at_issue: mode_changes,
+                    reissues: 0,
+                    exhausted: false,
+                    settled: false,
+                    transferred: false,
+                });
+                task.state = TaskState::Waiting;
+                let client = self.client(i);
+                // Fig. 1, lines 7-20: enqueue; the server inherits from now on (line 19).
+                self.servers[server]
+                    .gate
+                    .ipc()
+                    .invoke(TaskId(i as u32), client, &mut Work::default())
+                    .map_err(self.gate_error(server))?;
+            }
+            Step::SleepUntilNextPeriod => {
+                let (k, r) = (task.cluster, task.reservation);
+                task.state = TaskState::Sleeping;
+                task.nominal = task.nominal.saturating_add(task.period);
+                let next = task.nominal.max(self.now);
+                if let Some(job) = task.job.take() {
+                    self.jobs[job].completion = Some(self.now);
+                }
+                self.releases.push(Reverse((next, self.sequence, i)));
+                self.sequence += 1;
+                let now = self.now;
+                self.schedulers[k]
+                    .complete(now, r, &mut Work::default())
+                    .map_err(self.scheduler_error(k))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Task `i` as its gates see it: its cluster, and its reservation's current priority.
+    fn client(&self, i: usize) -> Client {
+        let (k, r) = (self.tasks[i].cluster, self.tasks[i].reservation);
+        let scheduler = &self.schedulers[k];
+        if scheduler.is_best_effort(r) {
+            Client::Background { cluster: k }
+        } else {
+            Client::RealTime {
+                cluster: k,
+                urgency: scheduler.urgency(r).unwrap_or(u64::MAX),
+            }
+        }
+    }
+
+    /// Fig. 1, lines 32-42: the request in service is done; its client resumes.
+    fn reply(&mut self, q: usize) -> Result<(), ClusterSimError> {
+        let task = self.servers[q]
+            .gate
+            .ipc()
+            .reply(&mut Work::default())
+            .map_err(self.gate_error(q))?;
+        self.servers[q].serving = None;
+        let i = task.index();
+        let t = &mut self.tasks[i];
+        if let Some(request) = t.request.take() {
+            let drained = self.drained[t.cluster][t.reservation.index()];
+            self.invocations.push(InvocationRecord {
+                task: i,
+                server: q,
+                cluster: t.cluster,
+                reservation: t.reservation,
+                length: request.length,
+                invoked: request.invoked,
+                issued: request.issued,
+                replied: self.now,
+                delay: self.now.saturating_duration_since(request.invoked),
+                drained: drained.saturating_sub(request.drained_at_invoke),
+                drained_since_issue: drained.saturating_sub(request.drained_at_issue),
+                reissues: request.reissues,
+                exhausted: request.exhausted,
+            });
+        }
+        t.state = TaskState::Ready {
+            remaining: Duration::ZERO,
+        };
+        Ok(())
+    }
+
+    /// Fig. 1, lines 22-30: an idle server takes the next request, if any.
+    fn serve(&mut self, q: usize) -> Result<(), ClusterSimError> {
+        let next = self.servers[q]
+            .gate
+            .ipc()
+            .wait(&mut Work::default())
+            .map_err(self.gate_error(q))?;
+        if let Some(task) = next {
+            let length = self.tasks[task.index()]
+                .request
+                .map_or(Duration::ZERO, |r| r.length);
+            if let Some(request) = &mut self.tasks[task.index()].request {
+                request.transferred = false;
+            }
+            self.servers[q].serving = Some((task, length));
+        }
+        Ok(())
+    }
+
+    /// Section IV-A: a waiting client whose reservation ran out of budget since it issued its
+    /// request (or had none when it did) is aborted (`mc_abort`); so is one whose reservation
+    /// was demoted or restored by a mode change (section VII: "aborted as if the reservations
+    /// had exhausted their budget"). A pruned request is reissued once the reservation has
+    /// budget again, with its priority of then.
+    fn abort_and_reissue(&mut self) -> Result<(), ClusterSimError> {
+        for (k, scheduler) in self.schedulers.iter().enumerate() {
+            if scheduler.mode() != self.modes[k] {
+                self.modes[k] = scheduler.mode();
+                self.mode_records.push(ModeRecord {
+                    at: self.now,
+                    cluster: k,
+                    mode: scheduler.mode(),
+                });
+            }
+        }
+        for i in 0..self.tasks.len() {
+            let t = &self.tasks[i];
+            let Some(request) = t.request else { continue };
+            if t.state != TaskState::Waiting || request.settled {
+                continue;
+            }
+            let scheduler = &self.schedulers[t.cluster];
+            let exhausted = scheduler.exhaustions(t.reservation) > request.exhaustions_at_issue
+                || scheduler.mode_changes(t.reservation) > request.mode_changes_at_issue;
+            if !exhausted && scheduler.is_eligible(t.reservation) {
+                continue;
+            }
+            let q = request.server;
+            let outcome = self.servers[q]
+                .gate
+                .ipc()
+                .abort(TaskId(i as u32), &mut Work::default())
+                .map_err(self.gate_error(q))?;
+            self.aborts.push(AbortRecord {
+                at: self.now,
+                task: i,
+                server: q,
+                pruned: outcome == Aborted::Pruned,
+            });
+            let cluster = self.tasks[i].cluster;
+            let t = &mut self.tasks[i];
+            let Some(request) = &mut t.request else {
+                continue;
+            };
+            request.exhausted = true;
+            request.settled = true;
+            match outcome {
+                Aborted::InService => {}
+                Aborted::Pruned => {
+                    let transferred = match &mut self.servers[q].gate {
+                        Gate::McIpc(g) if self.transfer => {
+                            g.transfer_to_background(TaskId(i as u32), cluster)
+                        }
+                        _ => false,
+                    };
+                    if transferred {
+                        request.transferred = true;
+                    } else {
+                        t.state = TaskState::AwaitingReissue;
+                    }
+                }
+            }
+        }
+        for i in 0..self.tasks.len() {
+            let t = &self.tasks[i];
+            let Some(request) = t.request else { continue };
+            let waiting_to_reissue = t.state == TaskState::AwaitingReissue || request.transferred;
+            if !waiting_to_reissue || !self.schedulers[t.cluster].is_eligible(t.reservation) {
+                continue;
+            }
+            let q = request.server;
+            let client = self.client(i);
+            let task = TaskId(i as u32);
+            let reissued = if request.transferred {
+                // Section V: "when R_j's budget is replenished, then its request, if it is
+                // still pending, is automatically reissued with its proper priority".
+                match &mut self.servers[q].gate {
+                    Gate::McIpc(g) => g.reissue(task, client, &mut Work::default()),
+                    Gate::Other(_) => false,
+                }
+            } else {
+                self.servers[q]
+                    .gate
+                    .ipc()
+                    .invoke(task, client, &mut Work::default())
+                    .map_err(self.gate_error(q))?;
+                true
+            };
+            let (k, r) = (self.tasks[i].cluster, self.tasks[i].reservation);
+            let drained = self.drained[k][r.index()];
+            let exhaustions = self.schedulers[k].exhaustions(r);
+            let mode_changes = self.schedulers[k].mode_changes(r);
+            let now = self.now;
+            let t = &mut self.tasks[i];
+            if let Some(request) = &mut t.request {
+                request.transferred = false;
+                if reissued {
+                    request.issued = now;
+                    request.drained_at_issue = drained;
+                    request.exhaustions_at_issue = exhaustions;
+                    request.mode_changes_at_issue = mode_changes;
+                    request.reissues += 1;
+                    request.exhausted = false;
+                    request.settled = false;
+                }
+            }
+            t.state = TaskState::Waiting;
+        }
+        Ok(())
+    }
+
+    /// What reservation `r` of cluster `k` dispatches: its first ready task not running
+    /// elsewhere, or else a server one of its waiting tasks invoked that is serving and not
+    /// running elsewhere (bandwidth inheritance, section III).
+    fn choice(&self, k: usize, r: ReservationId, taken: &[Running]) -> Running {
+        let members = &self.members[k][r.index()];
+        for &i in members {
+            if matches!(self.tasks[i].state, TaskState::Ready { .. })
+                && !taken.contains(&Running::Task(i))
+            {
+                return Running::Task(i);
+            }
+        }
+        for &i in members {
+            if let Some(q) = self.inheriting_server(i) {
+                if !taken.contains(&Running::Server(q)) {
+                    return Running::Server(q);
+                }
+            }
+        }
+        Running::Idle
+    }
+
+    /// The server task `i` waits on, if it is serving a request (so it can run).
+    fn inheriting_server(&self, i: usize) -> Option<usize> {
+        let t = &self.tasks[i];
+        let request = t.request?;
+        (t.state == TaskState::Waiting && self.servers[request.server].serving.is_some())
+            .then_some(request.server)
+    }
+
+    /// Chooses what each core runs until the next instant.
+    fn dispatch(&mut self) {
+        let mut taken: Vec<Running> = Vec::new();
+        for cores in &mut self.cores {
+            cores.iter_mut().for_each(|c| *c = Running::Idle);
+        }
+        // A server keeps the core it ran on while that core's reservation dispatches it.
+        for q in 0..self.servers.len() {
+            let Some((k, c)) = self.servers[q].core else {
+                continue;
+            };
+            let Some(Some(r)) = self.schedulers[k].selection().get(c).copied() else {
+                continue;
+            };
+            let members = &self.members[k][r.index()];
+            let ready = members
+                .iter()
+                .any(|&i| matches!(self.tasks[i].state, TaskState::Ready { .. }));
+            let inherits = members
+                .iter()
+                .any(|&i| self.inheriting_server(i) == Some(q));
+            if !ready && inherits {
+                self.cores[k][c] = Running::Server(q);
+                taken.push(Running::Server(q));
+            }
+        }
+        // Each selected reservation dispatches.
+        for k in 0..self.cores.len() {
+            for c in 0..self.cores[k].len() {
+                if self.cores[k][c] != Running::Idle {
+                    continue;
+                }
+                if let Some(Some(r)) = self.schedulers[k].selection().get(c).copied() {
+                    let running = self.choice(k, r, &taken);
+                    self.cores[k][c] = running;
+                    taken.push(running);
+                }
+            }
+        }
+        // Slack reclamation: an idle core runs the most urgent ready task of a reservation of
+        // its cluster that has budget but is not selected (best-effort ones included).
+        for k in 0..self.cores.len() {
+            for c in 0..self.cores[k].len() {
+                if self.cores[k][c] != Running::Idle {
+                    continue;
+                }
+                let scheduler = &self.schedulers[k];
+                let best = self.cluster_tasks[k]
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        let r = self.tasks[i].reservation;
+                        matches!(self.tasks[i].state, TaskState::Ready { .. })
+                            && !taken.contains(&Running::Task(i))
+                            && scheduler.is_eligible(r)
+                            && scheduler.core_of(r).is_none()
+                    })
+                    .min_by_key(|&i| (scheduler.urgency(self.tasks[i].reservation), i));
+                if let Some(i) = best {
+                    self.cores[k][c] = Running::Task(i);
+                    taken.push(Running::Task(i));
+                }
+            }
+        }
+        for server in &mut self.servers {
+            server.core = None;
+        }
+        for (k, cores) in self.cores.iter().enumerate() {
+            for (c, running) in cores.iter().enumerate() {
+                if let Running::Server(q) = *running {
+                    self.servers[q].core = Some((k, c));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,372 @@
+//! A deterministic machine for MC-IPC: clustered reservations, client tasks, shared servers.
+//!
+//! The MC-IPC setting (MC-IPC paper, sections III-V): clusters of cores under
+//! [`ClusteredScheduler`], client tasks in reservations, and sequential resource servers
+//! reached through IPC gates with bandwidth inheritance.
+//!
+//! The system: `K` clusters, cluster `k` of `m_k` cores with its own top-level scheduler
+//! ([`ClusterConfig`] from `bulwark-core`); client tasks, each bound to one reservation of one
+//! cluster and running a cyclic script ([`Step`]); and servers, each sequential (one request at
+//! a time) behind an [`IpcGate`]. Time is integer nanoseconds; the cost model is zero (the
+//! kernel takes no time), so only scripts and operations consume processor time.
+//!
+//! Rules the machine follows, with the paper's words:
+//! - a reservation selected by its cluster's scheduler dispatches its first ready task (in task
+//!   order); if none is ready, the server that one of its waiting tasks invoked (bandwidth
+//!   inheritance, section III: "S_q is dispatched using R_j's budget whenever T_i would have
+//!   been dispatched ... unless S_q is suspended or already executing on another processor").
+//!   A server keeps the core it is running on while that core's reservation still dispatches
+//!   it (so it is "already executing" there, and other reservations idle);
+//! - a selected reservation that dispatches nothing idles and still drains (A2); its core is
+//!   then lent to the most urgent ready task of a reservation of the same cluster that has
+//!   budget but is not selected, or of a best-effort reservation (slack reclamation, section
+//!   III). Work done on slack is charged to nobody: only selected reservations drain;
+//! - a server inherits from every client with a request at its gate, whatever queue it is in
+//!   (Fig. 1, line 19), until the reply or a prune (lines 41, 47, 51). Servers never
+//!   self-suspend here, so "suspended" only ever means "serving nothing";
+//! - a client whose reservation is exhausted (or has no budget when it invokes) has its request
+//!   aborted (section IV: "called by the top-level scheduler when the reservation of a waiting
+//!   task exhausts its current budget"). A pruned request is reissued when the reservation has
+//!   budget again, or, with [`PrunedRequests::TransferToBackground`] and an MC-IPC gate, moved to
+//!   the background queue and reissued from there (section V); a request already in service
+//!   completes normally;
+//! - Vestal's mode switch (section VII) is each cluster's scheduler's: when one switches to
+//!   high mode, the requests of its demoted (low-criticality) reservations are aborted as on
+//!   an exhaustion and reissued at once with their demoted priority; the machine closes an
+//!   instant (lets the switch happen) once everything due at it has been done;
+//! - a task's job is released at `offset + j * period`, or when the previous job completes if
+//!   that is later (jobs of one task never overlap); it runs the script from where the last job
+//!   stopped until a [`Step::SleepUntilNextPeriod`]. A task needs its core to take any step,
+//!   even one that takes no time (an invocation, or the step after a reply).
+//!
+//! Determinism: at one instant the machine finishes operations (servers in order), then steps
+//! the tasks that were on a core (cores in order), then releases jobs in (time, sequence)
+//! order, then aborts and reissues (tasks in order), then lets idle servers take a request; it
+//! chooses the dispatch in (cluster, core) order. Random draws come from one ChaCha stream per
+//! task seeded with [`Config::seed`]. So a configuration always gives the same outcome.
+
+mod machine;
+
+use bulwark_core::ipc::mc_ipc::GateError;
+use bulwark_core::ipc::IpcGate;
+use bulwark_core::reservation::clustered::{
+    ClusterConfig, ClusterError, ClusteredScheduler, ConfigurationError, Mode, ReservationId,
+};
+use bulwark_core::{Duration, Instant};
+
+/// A duration drawn uniformly from `[min, max]` each time it is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// The shortest.
+    pub min: Duration,
+    /// The longest.
+    pub max: Duration,
+}
+
+impl Span {
+    /// Always `d`.
+    pub const fn exact(d: Duration) -> Span {
+        Span { min: d, max: d }
+    }
+
+    /// Uniform in `[min, max]`.
+    pub const fn between(min: Duration, max: Duration) -> Span {
+        Span { min, max }
+    }
+}
+
+/// One step of a task's script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Run for this long (non-zero).
+    Compute(Span),
+    /// Invoke server `server` for an operation of this length (non-zero, at most the server's
+    /// `L_q`), and wait for the reply.
+    Invoke {
+        /// The server's index in [`Config::servers`].
+        server: usize,
+        /// The operation's length, drawn once per invocation.
+        length: Span,
+    },
+    /// The job completes; the task sleeps until its next release.
+    SleepUntilNextPeriod,
+}
+
+/// A client task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskConfig {
+    /// The cluster its reservation belongs to.
+    pub cluster: usize,
+    /// The reservation it runs in. Several tasks may share one; the analysis of section IV
+    /// assumes one.
+    pub reservation: ReservationId,
+    /// The first release.
+    pub offset: Duration,
+    /// The time between releases (non-zero).
+    pub period: Duration,
+    /// The steps, run cyclically (non-empty).
+    pub script: Vec<Step>,
+}
+
+/// Which IPC protocol a server's gate implements.
+#[derive(Clone, Copy, Debug)]
+pub enum GateKind {
+    /// [`McIpcGate`](bulwark_core::ipc::McIpcGate): the MC-IPC protocol of Fig. 1.
+    McIpc,
+    /// [`FifoGate`](bulwark_core::ipc::FifoGate): one FIFO queue (FIFO-IPC).
+    Fifo,
+    /// [`PrioGate`](bulwark_core::ipc::PrioGate): one priority queue (PRIO-IPC).
+    Prio,
+    /// Any other gate, built from the number of tasks (the client ids are `0..tasks`) and the
+    /// cores of each cluster.
+    Custom(fn(usize, &[usize]) -> Box<dyn IpcGate>),
+}
+
+/// A resource server.
+#[derive(Clone, Copy, Debug)]
+pub struct ServerConfig {
+    /// Its gate.
+    pub gate: GateKind,
+    /// `L_q`, the maximum operation length (non-zero).
+    pub max_operation: Duration,
+}
+
+/// What becomes of a request pruned because its client's reservation ran out of budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrunedRequests {
+    /// It is reissued when the reservation has budget again (section IV-A).
+    Reissue,
+    /// It waits in the MC-IPC gate's background queue and is reissued with its priority on
+    /// replenishment if still pending (the prototype's "opportunistic improvement", section
+    /// V). Gates other than MC-IPC have no background queue and reissue instead.
+    TransferToBackground,
+}
+
+/// A system to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The clusters, `C_1 .. C_K`.
+    pub clusters: Vec<ClusterConfig>,
+    /// The servers, `S_1 .. S_nr`.
+    pub servers: Vec<ServerConfig>,
+    /// The client tasks; task `i` is client id `TaskId(i)` at every gate.
+    pub tasks: Vec<TaskConfig>,
+    /// What becomes of pruned requests.
+    pub pruned: PrunedRequests,
+    /// The seed of every random draw.
+    pub seed: u64,
+}
+
+/// One completed invocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InvocationRecord {
+    /// The client task.
+    pub task: usize,
+    /// The server.
+    pub server: usize,
+    /// The client's cluster.
+    pub cluster: usize,
+    /// The client's reservation.
+    pub reservation: ReservationId,
+    /// The operation's length.
+    pub length: Duration,
+    /// When the client invoked the server.
+    pub invoked: Instant,
+    /// When the request was last issued: the invocation, or its last reissue after a prune.
+    pub issued: Instant,
+    /// When the server replied.
+    pub replied: Instant,
+    /// `replied - invoked`.
+    pub delay: Duration,
+    /// The budget the client's reservation drained from `invoked` to `replied` (time selected,
+    /// A2).
+    pub drained: Duration,
+    /// The budget it drained from `issued` to `replied`: what Theorem 1 bounds when
+    /// `exhausted` is false.
+    pub drained_since_issue: Duration,
+    /// How many times the request was pruned and reissued.
+    pub reissues: u32,
+    /// True if the client's reservation ran out of budget, or changed priority with its
+    /// cluster's mode, between `issued` and `replied` (the request was in service, or served
+    /// from the background queue): outside Theorem 1's premise ("R_j does not exhaust its
+    /// budget during T_i's request").
+    pub exhausted: bool,
+}
+
+/// One job of a task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobRecord {
+    /// The task.
+    pub task: usize,
+    /// When it was released.
+    pub release: Instant,
+    /// When it completed, if it did before the end of the run.
+    pub completion: Option<Instant>,
+    /// `completion - release`.
+    pub response: Option<Duration>,
+}
+
+/// One abort of a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AbortRecord {
+    /// When.
+    pub at: Instant,
+    /// The client.
+    pub task: usize,
+    /// The server.
+    pub server: usize,
+    /// True if pruned; false if already in service (it then completes normally).
+    pub pruned: bool,
+}
+
+/// A cluster's change of criticality mode (section VII).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModeRecord {
+    /// When.
+    pub at: Instant,
+    /// The cluster.
+    pub cluster: usize,
+    /// The new mode.
+    pub mode: Mode,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterOutcome {
+    /// The seed used.
+    pub seed: u64,
+    /// Where the run stopped.
+    pub until: Instant,
+    /// How many times the machine processed an instant.
+    pub steps: u64,
+    /// Every completed invocation, in order of reply.
+    pub invocations: Vec<InvocationRecord>,
+    /// Every job released, in order of release.
+    pub jobs: Vec<JobRecord>,
+    /// Every abort, in order.
+    pub aborts: Vec<AbortRecord>,
+    /// Every change of a cluster's criticality mode, in order.
+    pub modes: Vec<ModeRecord>,
+}
+
+/// Why a configuration could not run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClusterSimError {
+    /// A cluster's scheduler refused its configuration.
+    #[error("cluster {cluster}: {error}")]
+    Cluster {
+        /// The cluster.
+        cluster: usize,
+        /// The scheduler's reason.
+        error: ConfigurationError,
+    },
+    /// A task's configuration is out of range.
+    #[error("task {task}: {reason}")]
+    Task {
+        /// The task.
+        task: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A server's configuration is out of range.
+    #[error("server {server}: {reason}")]
+    Server {
+        /// The server.
+        server: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A scheduler refused a call (a bug in the machine).
+    #[error("the scheduler of cluster {cluster} refused a call at {at}: {error}")]
+    Scheduler {
+        /// The cluster.
+        cluster: usize,
+        /// When.
+        at: Instant,
+        /// Its reason.
+        error: ClusterError,
+    },
+    /// A gate refused a call (a bug in the machine or the gate).
+    #[error("the gate of server {server} refused a call at {at}: {error:?}")]
+    Gate {
+        /// The server.
+        server: usize,
+        /// When.
+        at: Instant,
+        /// Its reason.
+        error: GateError,
+    },
+    /// The machine kept stepping at one instant.
+    #[error("no progress at {at}")]
+    Livelock {
+        /// When.
+        at: Instant,
+    },
+}
+
+/// Checks `config` and runs it from time zero until `until` (exclusive).
+pub fn run(config: &Config, until: Instant) -> Result<ClusterOutcome, ClusterSimError> {
+    validate(config)?;
+    machine::Machine::new(config)?.run(until)
+}
+
+/// Every check that can fail, before anything runs.
+fn validate(config: &Config) -> Result<(), ClusterSimError> {
+    if config.tasks.len() > u32::MAX as usize {
+        return Err(ClusterSimError::Task {
+            task: u32::MAX as usize,
+            reason: "too many tasks",
+        });
+    }
+    for (server, s) in config.servers.iter().enumerate() {
+        if s.max_operation.is_zero() {
+            return Err(ClusterSimError::Server {
+                server,
+                reason: "the maximum operation length must be non-zero",
+            });
+        }
+    }
+    let mut reservations = Vec::with_capacity(config.clusters.len());
+    for (cluster, c) in config.clusters.iter().enumerate() {
+        let scheduler = ClusteredScheduler::new(c)
+            .map_err(|error| ClusterSimError::Cluster { cluster, error })?;
+        reservations.push(scheduler.reservation_count());
+    }
+    for (task, t) in config.tasks.iter().enumerate() {
+        let refuse = |reason| Err(ClusterSimError::Task { task, reason });
+        match reservations.get(t.cluster) {
+            None => return refuse("no such cluster"),
+            Some(&n) if t.reservation.index() >= n => return refuse("no such reservation"),
+            Some(_) => {}
+        }
+        if t.period.is_zero() {
+            return refuse("the period must be non-zero");
+        }
+        if t.script.is_empty() {
+            return refuse("the script is empty");
+        }
+        for step in &t.script {
+            match *step {
+                Step::Compute(span) if span.min.is_zero() || span.min > span.max => {
+                    return refuse("a computation needs 0 < min <= max");
+                }
+                Step::Invoke { server, length } => {
+                    let Some(s) = config.servers.get(server) else {
+                        return refuse("no such server");
+                    };
+                    if length.min.is_zero() || length.min > length.max {
+                        return refuse("an operation needs 0 < min <= max");
+                    }
+                    if length.max > s.max_operation {
+                        return refuse("an operation is longer than the server's L_q");
+                    }
+                }
+                Step::Compute(_) | Step::SleepUntilNextPeriod => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,392 @@
+//! Hand-worked timelines of the cluster machine.
+
+use super::*;
+use bulwark_core::reservation::clustered::{ReservationKind, Sporadic, SporadicOrder};
+use bulwark_core::Priority;
+
+fn d(n: u64) -> Duration {
+    Duration::from_nanos(n)
+}
+
+fn at(n: u64) -> Instant {
+    Instant::from_nanos(n)
+}
+
+fn compute(n: u64) -> Step {
+    Step::Compute(Span::exact(d(n)))
+}
+
+fn invoke(length: u64) -> Step {
+    Step::Invoke {
+        server: 0,
+        length: Span::exact(d(length)),
+    }
+}
+
+/// A one-core cluster of fixed-priority sporadic reservations `(e, p, priority)`.
+fn cluster(reservations: &[(u64, u64, u8)]) -> ClusterConfig {
+    ClusterConfig {
+        cores: 1,
+        cycle: Duration::ZERO,
+        order: SporadicOrder::FixedPriority,
+        reservations: reservations
+            .iter()
+            .map(|&(e, p, priority)| {
+                ReservationKind::Sporadic(
+                    Sporadic::new(d(e), d(p)).with_priority(Priority(priority)),
+                )
+            })
+            .collect(),
+    }
+}
+
+fn task(
+    cluster: usize,
+    reservation: u32,
+    offset: u64,
+    period: u64,
+    script: Vec<Step>,
+) -> TaskConfig {
+    TaskConfig {
+        cluster,
+        reservation: ReservationId(reservation),
+        offset: d(offset),
+        period: d(period),
+        script,
+    }
+}
+
+fn server(gate: GateKind, max_operation: u64) -> ServerConfig {
+    ServerConfig {
+        gate,
+        max_operation: d(max_operation),
+    }
+}
+
+fn config(clusters: Vec<ClusterConfig>, gate: GateKind, tasks: Vec<TaskConfig>) -> Config {
+    Config {
+        clusters,
+        servers: vec![server(gate, 10)],
+        tasks,
+        pruned: PrunedRequests::Reissue,
+        seed: 7,
+    }
+}
+
+/// One task alone: compute 3, invoke (2), compute 1, sleep; period 10, budget 8.
+#[test]
+fn a_lone_client_computes_invokes_and_sleeps() {
+    let c = config(
+        vec![cluster(&[(8, 10, 1)])],
+        GateKind::McIpc,
+        vec![task(
+            0,
+            0,
+            0,
+            10,
+            vec![
+                compute(3),
+                invoke(2),
+                compute(1),
+                Step::SleepUntilNextPeriod,
+            ],
+        )],
+    );
+    let out = run(&c, at(20)).unwrap();
+    // Job 1: computes 0..3, invokes at 3, the server runs on its reservation 3..5, computes
+    // 5..6 and sleeps: response 6. Job 2 the same, 10 later.
+    assert_eq!(out.invocations.len(), 2);
+    let first = out.invocations[0];
+    assert_eq!(
+        (first.invoked, first.replied, first.delay, first.drained),
+        (at(3), at(5), d(2), d(2))
+    );
+    assert_eq!(out.invocations[1].replied, at(15));
+    let responses: Vec<_> = out.jobs.iter().map(|j| (j.release, j.response)).collect();
+    assert_eq!(responses, vec![(at(0), Some(d(6))), (at(10), Some(d(6)))]);
+    assert!(out.aborts.is_empty());
+}
+
+/// Bandwidth inheritance, idling (A2) and slack. Cluster 0 (one core): A in R0 (e 20, p 100,
+/// priority 2) invokes at its release 1; C in R1 (e 20, p 100, priority 1) computes 10 from 0.
+/// Cluster 1 (one core): X in its R0 (e 20, p 100) invokes an operation of 5 at 0.
+#[test]
+fn a_waiting_reservation_idles_and_lends_its_core() {
+    let c = config(
+        vec![
+            cluster(&[(20, 100, 2), (20, 100, 1)]),
+            cluster(&[(20, 100, 1)]),
+        ],
+        GateKind::Fifo,
+        vec![
+            task(0, 0, 1, 100, vec![invoke(4), Step::SleepUntilNextPeriod]),
+            task(0, 1, 0, 100, vec![compute(10), Step::SleepUntilNextPeriod]),
+            task(1, 0, 0, 100, vec![invoke(5), Step::SleepUntilNextPeriod]),
+        ],
+    );
+    let out = run(&c, at(50)).unwrap();
+    // X: served 0..5 on its own reservation in cluster 1.
+    // A: invokes at 1 behind X; its reservation is selected but the server runs in cluster 1
+    // (it stays where it executes), so R0 idles and drains while C runs on the slack 1..5.
+    // At 5 the server moves to A's reservation and runs 5..9: delay 9-1 = 8, and A's
+    // reservation drained all of [1, 9): 8.
+    let by_task = |t: usize| {
+        out.invocations
+            .iter()
+            .find(|r| r.task == t)
+            .copied()
+            .unwrap()
+    };
+    assert_eq!((by_task(2).replied, by_task(2).drained), (at(5), d(5)));
+    let a = by_task(0);
+    assert_eq!(
+        (a.invoked, a.replied, a.delay, a.drained),
+        (at(1), at(9), d(8), d(8))
+    );
+    // C: 0..1 selected, 1..5 on slack, preempted 5..9, then 9..14 for its last 10-1-4 = 5.
+    let completion = |t: usize| {
+        out.jobs
+            .iter()
+            .find(|j| j.task == t)
+            .and_then(|j| j.completion)
+    };
+    assert_eq!(completion(1), Some(at(14)));
+    assert_eq!(completion(0), Some(at(9)));
+    assert_eq!(completion(2), Some(at(5)));
+}
+
+/// Exhaustion while queued. Cluster 0: X in (e 30, p 100) invokes an operation of 10 at 0.
+/// Cluster 1: Y in (e 3, p 20) invokes an operation of 2 at 1, behind X.
+fn exhaustion_scenario(pruned: PrunedRequests) -> ClusterOutcome {
+    let mut c = config(
+        vec![cluster(&[(30, 100, 1)]), cluster(&[(3, 20, 1)])],
+        GateKind::McIpc,
+        vec![
+            task(0, 0, 0, 100, vec![invoke(10), Step::SleepUntilNextPeriod]),
+            task(1, 0, 1, 100, vec![invoke(2), Step::SleepUntilNextPeriod]),
+        ],
+    );
+    c.pruned = pruned;
+    run(&c, at(60)).unwrap()
+}
+
+#[test]
+fn an_exhausted_client_is_pruned_and_reissued_on_replenishment() {
+    let out = exhaustion_scenario(PrunedRequests::Reissue);
+    // Y's reservation idles 1..4 (the server runs X in cluster 0) and is exhausted at 1+3 = 4:
+    // pruned. Replenished at 1+20 = 21, Y reissues; the server, idle since X's reply at 10,
+    // serves it 21..23 on Y's reservation.
+    assert_eq!(
+        out.aborts,
+        vec![AbortRecord {
+            at: at(4),
+            task: 1,
+            server: 0,
+            pruned: true
+        }]
+    );
+    let y = out
+        .invocations
+        .iter()
+        .find(|r| r.task == 1)
+        .copied()
+        .unwrap();
+    assert_eq!(
+        (y.invoked, y.issued, y.replied, y.reissues, y.exhausted),
+        (at(1), at(21), at(23), 1, false)
+    );
+    // Drained: 3 before the prune, 2 after the reissue.
+    assert_eq!(
+        (y.drained, y.drained_since_issue, y.delay),
+        (d(5), d(2), d(22))
+    );
+}
+
+#[test]
+fn a_pruned_request_may_be_served_from_the_background_queue() {
+    let out = exhaustion_scenario(PrunedRequests::TransferToBackground);
+    // Pruned at 4 and moved to the background queue. At 10 X's reply leaves the global queue
+    // empty, so the server takes Y from the background queue; but no reservation it inherits
+    // from has budget until Y's replenishment at 21, so it runs 21..23. Served before the
+    // replenishment, the request is not reissued: issued at 1, drained 3 + 2 = 5, exhausted.
+    assert_eq!(out.aborts.len(), 1);
+    let y = out
+        .invocations
+        .iter()
+        .find(|r| r.task == 1)
+        .copied()
+        .unwrap();
+    assert_eq!(
+        (y.invoked, y.issued, y.replied, y.reissues, y.exhausted),
+        (at(1), at(1), at(23), 0, true)
+    );
+    assert_eq!((y.drained, y.drained_since_issue), (d(5), d(5)));
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let mut c = config(
+        vec![cluster(&[(6, 20, 2), (6, 15, 1)]), cluster(&[(9, 30, 1)])],
+        GateKind::McIpc,
+        vec![
+            task(
+                0,
+                0,
+                0,
+                20,
+                vec![
+                    Step::Compute(Span::between(d(1), d(3))),
+                    Step::Invoke {
+                        server: 0,
+                        length: Span::between(d(1), d(10)),
+                    },
+                    Step::SleepUntilNextPeriod,
+                ],
+            ),
+            task(
+                0,
+                1,
+                2,
+                15,
+                vec![Step::Invoke {
+                    server: 0,
+                    length: Span::between(d(1), d(10)),
+                }],
+            ),
+            task(
+                1,
+                0,
+                1,
+                30,
+                vec![
+                    Step::Compute(Span::between(d(1), d(5))),
+                    Step::Invoke {
+                        server: 0,
+                        length: Span::between(d(1), d(10)),
+                    },
+                    Step::SleepUntilNextPeriod,
+                ],
+            ),
+        ],
+    );
+    c.pruned = PrunedRequests::TransferToBackground;
+    let first = run(&c, at(2_000)).unwrap();
+    assert_eq!(first, run(&c, at(2_000)).unwrap());
+    assert_eq!(
+        format!("{first:?}"),
+        format!("{:?}", run(&c, at(2_000)).unwrap())
+    );
+    assert!(first.invocations.len() > 10);
+}
+
+#[test]
+fn configurations_are_checked() {
+    let good = || {
+        config(
+            vec![cluster(&[(3, 10, 1)])],
+            GateKind::Prio,
+            vec![task(0, 0, 0, 10, vec![invoke(2)])],
+        )
+    };
+    let task_error = |c: Config| match run(&c, at(10)) {
+        Err(ClusterSimError::Task { reason, .. }) => reason,
+        other => panic!("{other:?}"),
+    };
+    let mut c = good();
+    c.tasks[0].reservation = ReservationId(1);
+    assert_eq!(task_error(c), "no such reservation");
+    let mut c = good();
+    c.tasks[0].script = vec![invoke(11)];
+    assert_eq!(
+        task_error(c),
+        "an operation is longer than the server's L_q"
+    );
+    let mut c = good();
+    c.tasks[0].script = vec![compute(0)];
+    assert_eq!(task_error(c), "a computation needs 0 < min <= max");
+    let mut c = good();
+    c.tasks[0].period = Duration::ZERO;
+    assert_eq!(task_error(c), "the period must be non-zero");
+    let mut c = good();
+    c.clusters[0].cores = 0;
+    assert_eq!(
+        run(&c, at(10)).unwrap_err().to_string(),
+        "cluster 0: a cluster needs at least one core"
+    );
+    assert!(run(&good(), at(10)).is_ok());
+}
+
+/// Vestal's mode switch. Cluster 1: X invokes an operation of 10 at 0 (the server is busy
+/// 0..10). Cluster 0 (one core, fixed priorities): L, low criticality (e 30, p 100, priority
+/// 20), released at 1, invokes an operation of 10; H, high criticality (e^H 20, e^L 2, p 100,
+/// priority 30), released at 2, computes 5.
+#[test]
+fn a_mode_switch_aborts_and_reissues_the_requests_of_demoted_reservations() {
+    let h = Sporadic::new(d(20), d(100))
+        .with_priority(Priority(30))
+        .with_high_criticality(d(2));
+    let mut cluster_0 = cluster(&[(30, 100, 20)]);
+    cluster_0.reservations.push(ReservationKind::Sporadic(h));
+    let c = config(
+        vec![cluster_0, cluster(&[(30, 100, 1)])],
+        GateKind::McIpc,
+        vec![
+            task(1, 0, 0, 100, vec![invoke(10), Step::SleepUntilNextPeriod]),
+            task(0, 0, 1, 100, vec![invoke(10), Step::SleepUntilNextPeriod]),
+            task(0, 1, 2, 100, vec![compute(5), Step::SleepUntilNextPeriod]),
+        ],
+    );
+    let out = run(&c, at(60)).unwrap();
+    // L invokes at 1 (local head, in the global queue behind X) and idles. H runs from 2 and
+    // has consumed e^L = 2 at 4 with its job pending: high mode. L's request is pruned and
+    // reissued at once with L's demoted priority (L still has 30 - 1 of budget).
+    assert_eq!(
+        out.modes,
+        vec![
+            ModeRecord {
+                at: at(4),
+                cluster: 0,
+                mode: Mode::High
+            },
+            // L completes at 20 (below): no partition or sporadic reservation is active.
+            ModeRecord {
+                at: at(20),
+                cluster: 0,
+                mode: Mode::Low
+            },
+        ]
+    );
+    assert_eq!(
+        out.aborts,
+        vec![AbortRecord {
+            at: at(4),
+            task: 1,
+            server: 0,
+            pruned: true
+        }]
+    );
+    // H completes at 2+5 = 7. L, selected again from 7, idles until X's reply at 10, then the
+    // server serves L's request on L's reservation 10..20.
+    let completion = |t: usize| {
+        out.jobs
+            .iter()
+            .find(|j| j.task == t)
+            .and_then(|j| j.completion)
+    };
+    assert_eq!((completion(2), completion(1)), (Some(at(7)), Some(at(20))));
+    let l = out
+        .invocations
+        .iter()
+        .find(|r| r.task == 1)
+        .copied()
+        .unwrap();
+    assert_eq!(
+        (l.invoked, l.issued, l.replied, l.reissues, l.exhausted),
+        (at(1), at(4), at(20), 1, false)
+    );
+    // Drained: 1..2 and 7..20 = 1 + 13 = 14; since the reissue at 4, 13. Delay 20-1 = 19.
+    assert_eq!(
+        (l.drained, l.drained_since_issue, l.delay),
+        (d(14), d(13), d(19))
+    );
+}

@@ -1,0 +1,284 @@
+//! MC-IPC's Theorem 1 as a property test, and a FIFO-IPC scenario that breaks its bound.
+//!
+//! Under the MC-IPC gate, a request drains at most `(1 + 2 m_k K) L_q` of its client's
+//! reservation budget, whatever the other clients do (MC-IPC paper, section IV-B). The bound
+//! is not vacuous: under FIFO-IPC, enough clients queued ahead push a victim past it.
+
+use bulwark_core::reservation::clustered::{
+    ClusterConfig, ReservationId, ReservationKind, Slot, Sporadic, SporadicOrder,
+};
+use bulwark_core::{Duration, Instant, Priority};
+use bulwark_sim::cluster::{
+    run, ClusterOutcome, Config, GateKind, InvocationRecord, PrunedRequests, ServerConfig, Span,
+    Step, TaskConfig,
+};
+use proptest::prelude::*;
+
+fn d(n: u64) -> Duration {
+    Duration::from_nanos(n)
+}
+
+/// Theorem 1's bound for `record`'s client.
+fn bound(config: &Config, record: &InvocationRecord) -> Duration {
+    let cores = config.clusters[record.cluster].cores as u64;
+    let clusters = config.clusters.len() as u64;
+    config.servers[record.server]
+        .max_operation
+        .saturating_mul(1 + 2 * cores * clusters)
+}
+
+fn is_best_effort(config: &Config, record: &InvocationRecord) -> bool {
+    matches!(
+        config.clusters[record.cluster].reservations[record.reservation.index()],
+        ReservationKind::BestEffort
+    )
+}
+
+/// A raw step: kind (0-1 compute, 2-4 invoke, 5 sleep), amount, server.
+type RawStep = (u8, u64, usize);
+
+/// A raw cluster: cores, EDF or not, an optional partition per core `(start, length)`,
+/// sporadic reservations `(e, extra period, priority, low budget if high criticality)`, and
+/// how many best-effort ones.
+type RawCluster = (
+    usize,
+    bool,
+    Vec<Option<(u64, u64)>>,
+    Vec<(u64, u64, u8, Option<u64>)>,
+    usize,
+);
+
+const CYCLE: u64 = 100;
+
+fn raw_cluster() -> impl Strategy<Value = RawCluster> {
+    (1usize..=3).prop_flat_map(|cores| {
+        (
+            Just(cores),
+            any::<bool>(),
+            proptest::collection::vec(proptest::option::of((0u64..80, 5u64..=20)), cores),
+            proptest::collection::vec(
+                (
+                    prop_oneof![2u64..=10, 20u64..=80],
+                    0u64..=60,
+                    any::<u8>(),
+                    proptest::option::weighted(0.15, 1u64..=10),
+                ),
+                1..=8,
+            ),
+            0usize..=2,
+        )
+    })
+}
+
+/// A raw task: offset, period, script.
+fn raw_task() -> impl Strategy<Value = (u64, u64, Vec<RawStep>)> {
+    (
+        0u64..=30,
+        20u64..=120,
+        proptest::collection::vec((0u8..6, 1u64..=4, 0usize..2), 1..=4),
+    )
+}
+
+/// Random clusters (K in 1..=3, m_k in 1..=3) of partitions, sporadic reservations with small
+/// budgets (so they run out mid-request) or large ones (so they wait long), some of high
+/// criticality (so clusters switch mode and demote the others), and best-effort reservations;
+/// one client each, with scripts that may never sleep (request floods); one or two MC-IPC
+/// servers.
+fn system() -> impl Strategy<Value = Config> {
+    (
+        proptest::collection::vec(raw_cluster(), 1..=3),
+        proptest::collection::vec(1u64..=8, 1..=2),
+        proptest::collection::vec(raw_task(), 40),
+        any::<bool>(),
+        any::<u64>(),
+    )
+        .prop_map(|(raw_clusters, lengths, raw_tasks, transfer, seed)| {
+            let servers: Vec<ServerConfig> = lengths
+                .iter()
+                .map(|&l| ServerConfig {
+                    gate: GateKind::McIpc,
+                    max_operation: d(l),
+                })
+                .collect();
+            let mut clusters = Vec::new();
+            let mut tasks = Vec::new();
+            let mut raw_tasks = raw_tasks.into_iter().cycle();
+            for (k, (cores, edf, partitions, sporadics, best_effort)) in
+                raw_clusters.into_iter().enumerate()
+            {
+                let mut reservations = Vec::new();
+                for (core, partition) in partitions.into_iter().enumerate() {
+                    if let Some((start, length)) = partition {
+                        reservations.push(ReservationKind::TimePartition {
+                            core,
+                            priority: Priority(core as u8),
+                            slots: vec![Slot::new(d(start), d(start + length))],
+                        });
+                    }
+                }
+                for (e, extra, priority, low) in sporadics {
+                    let mut sporadic =
+                        Sporadic::new(d(e), d(e + extra)).with_priority(Priority(priority));
+                    if let Some(low) = low {
+                        sporadic = sporadic.with_high_criticality(d(low.min(e)));
+                    }
+                    reservations.push(ReservationKind::Sporadic(sporadic));
+                }
+                reservations.extend((0..best_effort).map(|_| ReservationKind::BestEffort));
+                for r in 0..reservations.len() {
+                    let (offset, period, raw_script) = raw_tasks.next().unwrap();
+                    let script = raw_script
+                        .into_iter()
+                        .map(|(kind, amount, server)| match kind {
+                            0 | 1 => Step::Compute(Span::exact(d(amount))),
+                            2..=4 => {
+                                let server = server % servers.len();
+                                Step::Invoke {
+                                    server,
+                                    length: Span::between(d(1), servers[server].max_operation),
+                                }
+                            }
+                            _ => Step::SleepUntilNextPeriod,
+                        })
+                        .collect();
+                    tasks.push(TaskConfig {
+                        cluster: k,
+                        reservation: ReservationId(r as u32),
+                        offset: d(offset),
+                        period: d(period),
+                        script,
+                    });
+                }
+                clusters.push(ClusterConfig {
+                    cores,
+                    cycle: d(CYCLE),
+                    order: if edf {
+                        SporadicOrder::EarliestDeadlineFirst
+                    } else {
+                        SporadicOrder::FixedPriority
+                    },
+                    reservations,
+                });
+            }
+            Config {
+                clusters,
+                servers,
+                tasks,
+                pruned: if transfer {
+                    PrunedRequests::TransferToBackground
+                } else {
+                    PrunedRequests::Reissue
+                },
+                seed,
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Theorem 1: every completed invocation of a real-time client whose reservation did not
+    /// run out of budget (or change priority with a mode switch) since the request was
+    /// (re)issued drained at most `(1 + 2 m_k K) L_q`.
+    #[test]
+    fn mc_ipc_bounds_the_budget_a_request_drains(config in system()) {
+        let outcome = run(&config, Instant::from_nanos(1_500)).unwrap();
+        for record in &outcome.invocations {
+            if record.exhausted || is_best_effort(&config, record) {
+                continue;
+            }
+            prop_assert!(
+                record.drained_since_issue <= bound(&config, record),
+                "{:?} drained more than {:?}",
+                record,
+                bound(&config, record)
+            );
+        }
+    }
+}
+
+/// Two one-core clusters (K = 2, m_0 = 1) and one server with `L_q = 10`, so Theorem 1's
+/// bound is `(1 + 2 * 1 * 2) * 10 = 50`. Fixed priorities. Cluster 1: X invokes at 0. Cluster
+/// 0: eight clients F1..F8 (priorities 8..1) invoke at 1, and the victim V (priority 20)
+/// invokes at 2. Every operation takes exactly 10; every budget is ample.
+fn flood(gate: GateKind) -> (ClusterOutcome, InvocationRecord) {
+    let sporadic = |budget: u64, priority: u8| {
+        ReservationKind::Sporadic(
+            Sporadic::new(d(budget), d(1_000)).with_priority(Priority(priority)),
+        )
+    };
+    let mut cluster_0: Vec<ReservationKind> = (0..8).map(|i| sporadic(100, 8 - i)).collect();
+    cluster_0.push(sporadic(200, 20));
+    let cluster = |reservations| ClusterConfig {
+        cores: 1,
+        cycle: Duration::ZERO,
+        order: SporadicOrder::FixedPriority,
+        reservations,
+    };
+    let client = |cluster: usize, reservation: u32, offset: u64| TaskConfig {
+        cluster,
+        reservation: ReservationId(reservation),
+        offset: d(offset),
+        period: d(1_000),
+        script: vec![
+            Step::Invoke {
+                server: 0,
+                length: Span::exact(d(10)),
+            },
+            Step::SleepUntilNextPeriod,
+        ],
+    };
+    let mut tasks = vec![client(1, 0, 0)];
+    tasks.extend((0..8).map(|f| client(0, f, 1)));
+    tasks.push(client(0, 8, 2));
+    let config = Config {
+        clusters: vec![cluster(cluster_0), cluster(vec![sporadic(100, 1)])],
+        servers: vec![ServerConfig {
+            gate,
+            max_operation: d(10),
+        }],
+        tasks,
+        pruned: PrunedRequests::Reissue,
+        seed: 0,
+    };
+    let outcome = run(&config, Instant::from_nanos(500)).unwrap();
+    let victim = *outcome
+        .invocations
+        .iter()
+        .find(|r| r.task == 9)
+        .expect("the victim's request completes");
+    assert_eq!(bound(&config, &victim), d(50));
+    (outcome, victim)
+}
+
+/// The bound can fail: under FIFO-IPC the victim waits behind every flooder. X is served
+/// 0..10 (on its own reservation in cluster 1); the flooders, which queued at 1 while F1's
+/// reservation idled (the server ran in cluster 1) and lent its core, are served 10..90 on
+/// V's reservation; V's own operation runs 90..100. V's reservation, selected throughout,
+/// drains 100 - 2 = 98 > 50.
+#[test]
+fn fifo_ipc_exceeds_the_bound_when_many_clients_share_a_server() {
+    let (outcome, victim) = flood(GateKind::Fifo);
+    assert_eq!(outcome.invocations.len(), 10);
+    assert_eq!(victim.replied, Instant::from_nanos(100));
+    assert_eq!((victim.drained_since_issue, victim.delay), (d(98), d(98)));
+    assert!(victim.drained_since_issue > d(50));
+}
+
+/// The same flood under MC-IPC: F1 becomes cluster 0's local head and enters the global queue
+/// behind X; F2..F8 and V go to cluster 0's tail queue (one core: no head queue), where V is
+/// the most urgent. X's reply at 10 lets F1 be served 10..20; F1's reply promotes V, served
+/// 20..30. V drains 30 - 2 = 28 <= 50. Under PRIO-IPC, V is served right after X, 10..20: 18.
+#[test]
+fn mc_ipc_and_prio_ipc_keep_the_victim_within_the_bound() {
+    let (_, victim) = flood(GateKind::McIpc);
+    assert_eq!(
+        (victim.replied, victim.drained_since_issue),
+        (Instant::from_nanos(30), d(28))
+    );
+    let (_, victim) = flood(GateKind::Prio);
+    assert_eq!(
+        (victim.replied, victim.drained_since_issue),
+        (Instant::from_nanos(20), d(18))
+    );
+}
