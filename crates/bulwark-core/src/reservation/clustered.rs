@@ -244,7 +244,15 @@ pub enum ClusterError {
     TimeWentBackwards = 8,
     /// A reservation already counts `u32::MAX` pending jobs.
     TooManyJobs = 9,
+    /// More than [`MAX_RESERVATIONS`] reservations in one cluster.
+    TooManyReservations = 10,
 }
+
+/// The most reservations one cluster may have: a reservation's id fills the low 12 bits of
+/// its [`ClusteredScheduler::urgency`], so that urgencies compare across clusters.
+pub const MAX_RESERVATIONS: usize = 1 << URGENCY_ID_BITS;
+
+const URGENCY_ID_BITS: u32 = 12;
 
 impl fmt::Display for ClusterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -258,6 +266,7 @@ impl fmt::Display for ClusterError {
             ClusterError::NotActive => "the reservation has no pending job",
             ClusterError::TimeWentBackwards => "time went backwards",
             ClusterError::TooManyJobs => "too many pending jobs",
+            ClusterError::TooManyReservations => "more than 4096 reservations in a cluster",
         })
     }
 }
@@ -383,8 +392,8 @@ impl ClusteredScheduler {
                 reservation: None,
             });
         }
-        if config.reservations.len() > u32::MAX as usize {
-            return Err(refuse(ClusterError::UnknownReservation, u32::MAX as usize));
+        if config.reservations.len() > MAX_RESERVATIONS {
+            return Err(refuse(ClusterError::TooManyReservations, MAX_RESERVATIONS));
         }
         let cycle = config.cycle.as_nanos();
         let mut kinds = Vec::with_capacity(config.reservations.len());
@@ -576,15 +585,20 @@ impl ClusteredScheduler {
         self.mode_switches
     }
 
-    /// The current priority `Y_j` as an *urgency* for an IPC gate: smaller is more urgent,
-    /// and distinct reservations have distinct urgencies (ties broken by id) as long as EDF
-    /// deadlines stay below `2^62 / reservations - 512` nanoseconds. Partitions come first,
-    /// then sporadic reservations, then demoted ones (`2^62` added), and best-effort
-    /// reservations last at `u64::MAX`.
+    /// The current priority `Y_j` as an *urgency* for an IPC gate: smaller is more urgent.
+    /// It is `key * 4096 + id`, the same scale in every cluster, so that one gate can order
+    /// clients of several clusters (PRIO-IPC, and the global view of MC-IPC); within a
+    /// cluster distinct reservations have distinct urgencies (ties broken by id) as long as
+    /// EDF deadlines stay below `2^50 - 512` nanoseconds (13 days). Partitions come first (key
+    /// `255 - priority`), then sporadic reservations (`256 + 255 - priority`, or `512 +
+    /// deadline` under EDF), then demoted ones (`2^62` added), and best-effort reservations
+    /// last at `u64::MAX`.
     pub fn urgency(&self, reservation: ReservationId) -> Option<u64> {
         let i = reservation.index();
-        let n = self.kinds.len() as u64;
-        let within = |key: u64| key.saturating_mul(n).saturating_add(i as u64);
+        let within = |key: u64| {
+            key.saturating_mul(1 << URGENCY_ID_BITS)
+                .saturating_add(i as u64)
+        };
         Some(match *self.kinds.get(i)? {
             Kind::Partition { priority, .. } => within(255 - priority.0 as u64),
             Kind::Sporadic(s) => {
@@ -1410,7 +1424,7 @@ mod tests {
         assert_eq!(before, format!("{s:?}"));
     }
 
-    /// Urgencies with n = 3 reservations: `key * 3 + id`.
+    /// Urgencies: `key * 4096 + id`.
     #[test]
     fn urgencies_order_partitions_then_sporadic_then_best_effort() {
         let mut s = scheduler(
@@ -1427,14 +1441,52 @@ mod tests {
                 ReservationKind::BestEffort,
             ],
         );
-        // Partition: (255 - 200) * 3 + 0 = 165. Sporadic before any release: D = 0, so
-        // (512 + 0) * 3 + 1 = 1537; after a release at 4: D = 11, (512 + 11) * 3 + 1 = 1570.
-        assert_eq!(s.urgency(r(0)), Some(165));
-        assert_eq!(s.urgency(r(1)), Some(1537));
+        // Partition: (255 - 200) * 4096 + 0 = 225280. Sporadic before any release: D = 0, so
+        // (512 + 0) * 4096 + 1 = 2097153; after a release at 4: D = 11, (512 + 11) * 4096 + 1
+        // = 2142209.
+        assert_eq!(s.urgency(r(0)), Some(225_280));
+        assert_eq!(s.urgency(r(1)), Some(2_097_153));
         s.release(at(4), r(1), &mut Work::default()).unwrap();
-        assert_eq!(s.urgency(r(1)), Some(1570));
+        assert_eq!(s.urgency(r(1)), Some(2_142_209));
         assert_eq!(s.urgency(r(2)), Some(u64::MAX));
         assert_eq!(s.urgency(r(3)), None);
+    }
+
+    /// Urgencies compare across clusters of different sizes: one gate orders the clients of
+    /// every cluster. A partition of priority 4 in a cluster of six reservations is more
+    /// urgent than one of priority 1 alone in its cluster, and both than any sporadic one.
+    #[test]
+    fn urgencies_compare_across_clusters() {
+        let partition = |priority| ReservationKind::TimePartition {
+            core: 0,
+            priority: Priority(priority),
+            slots: alloc::vec![Slot::new(d(0), d(5))],
+        };
+        let alone = scheduler(
+            1,
+            10,
+            SporadicOrder::FixedPriority,
+            alloc::vec![partition(1)],
+        );
+        let mut kinds = alloc::vec![partition(4)];
+        kinds.extend((0..5).map(|_| sporadic(1, 10)));
+        let crowded = scheduler(1, 10, SporadicOrder::EarliestDeadlineFirst, kinds);
+        let (high, low) = (crowded.urgency(r(0)).unwrap(), alone.urgency(r(0)).unwrap());
+        assert!(high < low, "{high} < {low}");
+        assert!(low < crowded.urgency(r(5)).unwrap());
+        let too_many = ClusterConfig {
+            cores: 1,
+            cycle: d(10),
+            order: SporadicOrder::FixedPriority,
+            reservations: alloc::vec![ReservationKind::BestEffort; MAX_RESERVATIONS + 1],
+        };
+        assert_eq!(
+            ClusteredScheduler::new(&too_many)
+                .map(|_| ())
+                .unwrap_err()
+                .error,
+            ClusterError::TooManyReservations
+        );
     }
 
     /// Vestal's mode switch, one core, fixed priorities: L = low criticality (e 4, p 20,
@@ -1471,20 +1523,20 @@ mod tests {
             (Mode::High, 1, 1)
         );
         // L released at 3 (priority 20 > 10, yet demoted) does not preempt H. Its urgency:
-        // 2^62 + (256 + 255 - 20) * 3 + 0 = 2^62 + 1473.
+        // 2^62 + (256 + 255 - 20) * 4096 + 0 = 2^62 + 2011136.
         s.release(at(3), r(0), &mut w).unwrap();
         assert_eq!(step(&mut s, 3), (alloc::vec![Some(r(1))], at(8)));
-        assert_eq!(s.urgency(r(0)), Some((1 << 62) + 1473));
+        assert_eq!(s.urgency(r(0)), Some((1 << 62) + 2_011_136));
         // H completes at 5: L (demoted, still above best effort) runs until 5+4 = 9.
         s.complete(at(5), r(1), &mut w).unwrap();
         assert_eq!(step(&mut s, 5), (alloc::vec![Some(r(0))], at(9)));
         // L completes at 6: no partition or sporadic reservation is active, an idle instant:
-        // back to low mode, L's priority restored (1473).
+        // back to low mode, L's priority restored (491 * 4096 = 2011136).
         s.complete(at(6), r(0), &mut w).unwrap();
         assert_eq!(step(&mut s, 6), (alloc::vec![Some(r(2))], Instant::NEVER));
         assert_eq!(
             (s.mode(), s.mode_changes(r(0)), s.urgency(r(0))),
-            (Mode::Low, 2, Some(1473))
+            (Mode::Low, 2, Some(2_011_136))
         );
         // H's next job (replenished at 20, its deadline 0+20) uses exactly e^L = 2 and
         // completes at 22, within the instant: no switch.
