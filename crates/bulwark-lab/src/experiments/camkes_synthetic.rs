@@ -342,13 +342,7 @@ pub fn verdicts(timings: &[TaskTiming]) -> [bool; 4] {
 /// Simulates `built` for `hyperperiods` of its longest period (harmonic periods: the
 /// hyperperiod) and compares with the analysis.
 pub fn evaluate(built: &Built, hyperperiods: u64) -> Result<ComponentOutcome, LabError> {
-    let longest = built
-        .machine
-        .tasks
-        .iter()
-        .map(|t| t.period)
-        .max()
-        .unwrap_or(Duration::ZERO);
+    let longest = built.machine.longest_period();
     let until = Instant::ZERO.saturating_add(longest.saturating_mul(hyperperiods));
     run_components(
         &built.machine,

@@ -209,6 +209,17 @@ pub struct ComponentSystemConfig {
     pub costs: ProtocolCosts,
 }
 
+impl ComponentSystemConfig {
+    /// The longest task period (zero without tasks): with harmonic periods, the hyperperiod.
+    pub fn longest_period(&self) -> Duration {
+        self.tasks
+            .iter()
+            .map(|t| t.period)
+            .max()
+            .unwrap_or(Duration::ZERO)
+    }
+}
+
 /// One job of a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ComponentJob {

@@ -199,14 +199,9 @@ pub fn simulate(system: &ComponentSystem, args: &SimulateArgs) -> Result<ExitCod
         Err(e) => return Err(format!("{}: {e}", args.file.display())),
     };
     // Default: ten times the longest period (ten hyperperiods for harmonic periods).
-    let longest = lowered
-        .machine
-        .tasks
-        .iter()
-        .map(|t| t.period)
-        .max()
-        .unwrap_or(Duration::ZERO);
-    let until = args.until.unwrap_or(longest.saturating_mul(10));
+    let until = args
+        .until
+        .unwrap_or(lowered.machine.longest_period().saturating_mul(10));
     let outcome = run(
         &lowered.machine,
         RunOptions {
