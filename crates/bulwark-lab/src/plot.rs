@@ -1,10 +1,12 @@
-//! SVG line charts for parameter sweeps, in the style of the papers' evaluation figures.
+//! SVG line charts for parameter sweeps, and scatter charts of one point per job, in the
+//! style of the papers' evaluation figures.
 //!
 //! One polyline per series with a marker at every point, each series in its own colour and
 //! marker shape; axes with ticks, tick labels and axis labels; a legend beside the plot. The x
 //! axis can be logarithmic (sweeps over task counts double or quadruple N); the y axis is
 //! linear and starts at zero when every value is non-negative, so flat and growing curves are
-//! told apart at a glance.
+//! told apart at a glance. A scatter chart draws small markers only, on a linear or
+//! logarithmic y axis, with dashed reference lines (a predicted bound, phase boundaries).
 //!
 //! Output is byte-deterministic: coordinates are printed with two decimals and nothing
 //! iterates a hash. Points that cannot be drawn (not finite, or `x <= 0` on a logarithmic
@@ -96,124 +98,14 @@ pub fn line_plot(
         Axis::linear(all().map(|p| p.0), false)
     };
     let y_axis = Axis::linear(all().map(|p| p.1), true);
-    let x = |value: f64| x_axis.position(value, PLOT_LEFT, PLOT_RIGHT);
-    let y = |value: f64| y_axis.position(value, PLOT_BOTTOM, PLOT_TOP);
-    let longest = series
-        .iter()
-        .map(|s| s.name.chars().count())
-        .max()
-        .unwrap_or(0);
-    let width = WIDTH.max((LEGEND_LEFT + 46.0 + CHARACTER_WIDTH * longest as f64).ceil());
-
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{HEIGHT}\" \
-         viewBox=\"0 0 {width} {HEIGHT}\" font-family=\"sans-serif\" font-size=\"12\">"
-    );
-    let _ = writeln!(
-        svg,
-        "<rect width=\"{width}\" height=\"{HEIGHT}\" fill=\"#ffffff\"/>"
-    );
-    let _ = writeln!(
-        svg,
-        "<text class=\"title\" x=\"{PLOT_LEFT}\" y=\"28\" font-size=\"14\" font-weight=\"bold\">{}</text>",
-        escape(title)
-    );
-
-    // Grid and ticks.
-    svg.push_str("<g class=\"grid\" stroke=\"#e4e4e4\" stroke-width=\"1\">\n");
-    for &tick in &x_axis.ticks {
-        let px = fixed(x(tick));
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{px}\" y1=\"{PLOT_TOP}\" x2=\"{px}\" y2=\"{PLOT_BOTTOM}\"/>"
-        );
-    }
-    for &tick in &y_axis.ticks {
-        let py = fixed(y(tick));
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{PLOT_LEFT}\" y1=\"{py}\" x2=\"{PLOT_RIGHT}\" y2=\"{py}\"/>"
-        );
-    }
-    svg.push_str("</g>\n");
-
-    svg.push_str("<g class=\"axes\" stroke=\"#333333\" stroke-width=\"1\">\n");
-    let _ = writeln!(
-        svg,
-        "<line x1=\"{PLOT_LEFT}\" y1=\"{PLOT_BOTTOM}\" x2=\"{PLOT_RIGHT}\" y2=\"{PLOT_BOTTOM}\"/>"
-    );
-    let _ = writeln!(
-        svg,
-        "<line x1=\"{PLOT_LEFT}\" y1=\"{PLOT_TOP}\" x2=\"{PLOT_LEFT}\" y2=\"{PLOT_BOTTOM}\"/>"
-    );
-    for &tick in &x_axis.ticks {
-        let px = fixed(x(tick));
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{px}\" y1=\"{PLOT_BOTTOM}\" x2=\"{px}\" y2=\"{}\"/>",
-            PLOT_BOTTOM + TICK
-        );
-    }
-    for &tick in &y_axis.ticks {
-        let py = fixed(y(tick));
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{}\" y1=\"{py}\" x2=\"{PLOT_LEFT}\" y2=\"{py}\"/>",
-            PLOT_LEFT - TICK
-        );
-    }
-    svg.push_str("</g>\n");
-
-    svg.push_str("<g class=\"tick-labels\" fill=\"#333333\">\n");
-    for &tick in &x_axis.ticks {
-        let _ = writeln!(
-            svg,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            fixed(x(tick)),
-            PLOT_BOTTOM + TICK + 14.0,
-            escape(&x_axis.label(tick))
-        );
-    }
-    for &tick in &y_axis.ticks {
-        let _ = writeln!(
-            svg,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-            PLOT_LEFT - TICK - 3.0,
-            fixed(y(tick) + 4.0),
-            escape(&y_axis.label(tick))
-        );
-    }
-    svg.push_str("</g>\n");
-
-    let _ = writeln!(
-        svg,
-        "<text class=\"x-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-        fixed((PLOT_LEFT + PLOT_RIGHT) / 2.0),
-        PLOT_BOTTOM + 48.0,
-        escape(x_label)
-    );
-    let y_middle = fixed((PLOT_TOP + PLOT_BOTTOM) / 2.0);
-    let _ = writeln!(
-        svg,
-        "<text class=\"y-label\" x=\"20\" y=\"{y_middle}\" text-anchor=\"middle\" \
-         transform=\"rotate(-90 20 {y_middle})\">{}</text>",
-        escape(y_label)
-    );
-
-    // Series.
+    let frame = Frame::new(title, x_label, y_label, x_axis, y_axis, series);
+    let mut svg = frame.open();
     for (index, (s, drawn)) in series.iter().zip(&points).enumerate() {
-        let colour = COLOURS[index % COLOURS.len()];
-        let marker = MARKERS[index % MARKERS.len()];
-        let _ = writeln!(
-            svg,
-            "<g class=\"series\" data-series=\"{index}\" data-name=\"{}\">",
-            escape(&s.name)
-        );
+        let (colour, marker) = style(index);
+        frame.open_series(&mut svg, index, &s.name);
         let path: Vec<String> = drawn
             .iter()
-            .map(|&(px, py)| format!("{},{}", fixed(x(px)), fixed(y(py))))
+            .map(|&(px, py)| format!("{},{}", fixed(frame.x(px)), fixed(frame.y(py))))
             .collect();
         let _ = writeln!(
             svg,
@@ -221,33 +113,295 @@ pub fn line_plot(
             path.join(" ")
         );
         for &(px, py) in drawn {
-            write_marker(&mut svg, marker, colour, x(px), y(py));
+            write_marker(&mut svg, marker, colour, frame.x(px), frame.y(py), MARKER);
         }
         svg.push_str("</g>\n");
     }
+    frame.close(svg, series, true)
+}
 
-    // Legend.
-    svg.push_str("<g class=\"legend\">\n");
-    for (index, s) in series.iter().enumerate() {
-        let colour = COLOURS[index % COLOURS.len()];
-        let marker = MARKERS[index % MARKERS.len()];
-        let top = PLOT_TOP + 6.0 + 22.0 * index as f64;
+/// A scatter chart of `series` as a standalone SVG document: small markers, no lines, as the
+/// papers plot one point per job. With `log_y` the y axis is logarithmic (points with
+/// `y <= 0` are left out); otherwise it is linear from zero. `horizontal` draws dashed
+/// reference lines across the plot at those y values (a predicted bound), labelled at their
+/// right end; `vertical` draws dashed lines at those x values (phase boundaries), labelled at
+/// the top. Both are kept inside the axes' ranges.
+pub fn scatter_plot(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    log_y: bool,
+    horizontal: &[(f64, String)],
+    vertical: &[(f64, String)],
+) -> String {
+    let drawable = |&(x, y): &(f64, f64)| x.is_finite() && y.is_finite() && (!log_y || y > 0.0);
+    let points: Vec<Vec<(f64, f64)>> = series
+        .iter()
+        .map(|s| s.points.iter().copied().filter(drawable).collect())
+        .collect();
+    let horizontal: Vec<&(f64, String)> = horizontal
+        .iter()
+        .filter(|(y, _)| y.is_finite() && (!log_y || *y > 0.0))
+        .collect();
+    let vertical: Vec<&(f64, String)> = vertical.iter().filter(|(x, _)| x.is_finite()).collect();
+    let all = || points.iter().flatten();
+    let x_axis = Axis::linear(
+        all().map(|p| p.0).chain(vertical.iter().map(|v| v.0)),
+        false,
+    );
+    let ys = || all().map(|p| p.1).chain(horizontal.iter().map(|h| h.0));
+    let y_axis = if log_y {
+        Axis::logarithmic(ys())
+    } else {
+        Axis::linear(ys(), true)
+    };
+    let frame = Frame::new(title, x_label, y_label, x_axis, y_axis, series);
+    let mut svg = frame.open();
+
+    svg.push_str("<g class=\"reference\" font-size=\"10\">\n");
+    for (x, label) in &vertical {
+        let px = fixed(frame.x(*x));
         let _ = writeln!(
             svg,
-            "<line x1=\"{LEGEND_LEFT}\" y1=\"{top}\" x2=\"{}\" y2=\"{top}\" stroke=\"{colour}\" stroke-width=\"2\"/>",
-            LEGEND_LEFT + 28.0
+            "<line x1=\"{px}\" y1=\"{PLOT_TOP}\" x2=\"{px}\" y2=\"{PLOT_BOTTOM}\" \
+             stroke=\"#999999\" stroke-dasharray=\"4 3\"/>"
         );
-        write_marker(&mut svg, marker, colour, LEGEND_LEFT + 14.0, top);
         let _ = writeln!(
             svg,
-            "<text x=\"{}\" y=\"{}\">{}</text>",
-            LEGEND_LEFT + 36.0,
-            top + 4.0,
-            escape(&s.name)
+            "<text x=\"{px}\" y=\"{}\" text-anchor=\"middle\" fill=\"#666666\">{}</text>",
+            PLOT_TOP - 4.0,
+            escape(label)
         );
     }
-    svg.push_str("</g>\n</svg>\n");
-    svg
+    for (y, label) in &horizontal {
+        let py = frame.y(*y);
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{PLOT_LEFT}\" y1=\"{0}\" x2=\"{PLOT_RIGHT}\" y2=\"{0}\" \
+             stroke=\"#8b0000\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>",
+            fixed(py)
+        );
+        let _ = writeln!(
+            svg,
+            "<text x=\"{PLOT_RIGHT}\" y=\"{}\" text-anchor=\"end\" fill=\"#8b0000\">{}</text>",
+            fixed(py - 4.0),
+            escape(label)
+        );
+    }
+    svg.push_str("</g>\n");
+
+    for (index, (s, drawn)) in series.iter().zip(&points).enumerate() {
+        let (colour, marker) = style(index);
+        frame.open_series(&mut svg, index, &s.name);
+        for &(px, py) in drawn {
+            write_marker(
+                &mut svg,
+                marker,
+                colour,
+                frame.x(px),
+                frame.y(py),
+                SCATTER_MARKER,
+            );
+        }
+        svg.push_str("</g>\n");
+    }
+    frame.close(svg, series, false)
+}
+
+/// Marker radius on line charts, in pixels.
+const MARKER: f64 = 4.0;
+/// Marker radius on scatter charts: many points, small markers.
+const SCATTER_MARKER: f64 = 2.0;
+
+/// The colour and marker of series `index`.
+fn style(index: usize) -> (&'static str, Marker) {
+    (
+        COLOURS[index % COLOURS.len()],
+        MARKERS[index % MARKERS.len()],
+    )
+}
+
+/// What every chart shares: the document, title, grid, axes, tick labels, axis labels and
+/// legend, around the plot area where the series go.
+struct Frame<'a> {
+    title: &'a str,
+    x_label: &'a str,
+    y_label: &'a str,
+    x_axis: Axis,
+    y_axis: Axis,
+    width: f64,
+}
+
+impl<'a> Frame<'a> {
+    fn new(
+        title: &'a str,
+        x_label: &'a str,
+        y_label: &'a str,
+        x_axis: Axis,
+        y_axis: Axis,
+        series: &[Series],
+    ) -> Frame<'a> {
+        let longest = series
+            .iter()
+            .map(|s| s.name.chars().count())
+            .max()
+            .unwrap_or(0);
+        let width = WIDTH.max((LEGEND_LEFT + 46.0 + CHARACTER_WIDTH * longest as f64).ceil());
+        Frame {
+            title,
+            x_label,
+            y_label,
+            x_axis,
+            y_axis,
+            width,
+        }
+    }
+
+    fn x(&self, value: f64) -> f64 {
+        self.x_axis.position(value, PLOT_LEFT, PLOT_RIGHT)
+    }
+
+    fn y(&self, value: f64) -> f64 {
+        self.y_axis.position(value, PLOT_BOTTOM, PLOT_TOP)
+    }
+
+    /// The document up to the plot area: title, grid, axes, ticks and labels.
+    fn open(&self) -> String {
+        let width = self.width;
+        let mut svg = String::new();
+        let _ = writeln!(
+            svg,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{HEIGHT}\" \
+             viewBox=\"0 0 {width} {HEIGHT}\" font-family=\"sans-serif\" font-size=\"12\">"
+        );
+        let _ = writeln!(
+            svg,
+            "<rect width=\"{width}\" height=\"{HEIGHT}\" fill=\"#ffffff\"/>"
+        );
+        let _ = writeln!(
+            svg,
+            "<text class=\"title\" x=\"{PLOT_LEFT}\" y=\"28\" font-size=\"14\" font-weight=\"bold\">{}</text>",
+            escape(self.title)
+        );
+
+        // Grid and ticks.
+        svg.push_str("<g class=\"grid\" stroke=\"#e4e4e4\" stroke-width=\"1\">\n");
+        for &tick in &self.x_axis.ticks {
+            let px = fixed(self.x(tick));
+            let _ = writeln!(
+                svg,
+                "<line x1=\"{px}\" y1=\"{PLOT_TOP}\" x2=\"{px}\" y2=\"{PLOT_BOTTOM}\"/>"
+            );
+        }
+        for &tick in &self.y_axis.ticks {
+            let py = fixed(self.y(tick));
+            let _ = writeln!(
+                svg,
+                "<line x1=\"{PLOT_LEFT}\" y1=\"{py}\" x2=\"{PLOT_RIGHT}\" y2=\"{py}\"/>"
+            );
+        }
+        svg.push_str("</g>\n");
+
+        svg.push_str("<g class=\"axes\" stroke=\"#333333\" stroke-width=\"1\">\n");
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{PLOT_LEFT}\" y1=\"{PLOT_BOTTOM}\" x2=\"{PLOT_RIGHT}\" y2=\"{PLOT_BOTTOM}\"/>"
+        );
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{PLOT_LEFT}\" y1=\"{PLOT_TOP}\" x2=\"{PLOT_LEFT}\" y2=\"{PLOT_BOTTOM}\"/>"
+        );
+        for &tick in &self.x_axis.ticks {
+            let px = fixed(self.x(tick));
+            let _ = writeln!(
+                svg,
+                "<line x1=\"{px}\" y1=\"{PLOT_BOTTOM}\" x2=\"{px}\" y2=\"{}\"/>",
+                PLOT_BOTTOM + TICK
+            );
+        }
+        for &tick in &self.y_axis.ticks {
+            let py = fixed(self.y(tick));
+            let _ = writeln!(
+                svg,
+                "<line x1=\"{}\" y1=\"{py}\" x2=\"{PLOT_LEFT}\" y2=\"{py}\"/>",
+                PLOT_LEFT - TICK
+            );
+        }
+        svg.push_str("</g>\n");
+
+        svg.push_str("<g class=\"tick-labels\" fill=\"#333333\">\n");
+        for &tick in &self.x_axis.ticks {
+            let _ = writeln!(
+                svg,
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                fixed(self.x(tick)),
+                PLOT_BOTTOM + TICK + 14.0,
+                escape(&self.x_axis.label(tick))
+            );
+        }
+        for &tick in &self.y_axis.ticks {
+            let _ = writeln!(
+                svg,
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+                PLOT_LEFT - TICK - 3.0,
+                fixed(self.y(tick) + 4.0),
+                escape(&self.y_axis.label(tick))
+            );
+        }
+        svg.push_str("</g>\n");
+
+        let _ = writeln!(
+            svg,
+            "<text class=\"x-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            fixed((PLOT_LEFT + PLOT_RIGHT) / 2.0),
+            PLOT_BOTTOM + 48.0,
+            escape(self.x_label)
+        );
+        let y_middle = fixed((PLOT_TOP + PLOT_BOTTOM) / 2.0);
+        let _ = writeln!(
+            svg,
+            "<text class=\"y-label\" x=\"20\" y=\"{y_middle}\" text-anchor=\"middle\" \
+             transform=\"rotate(-90 20 {y_middle})\">{}</text>",
+            escape(self.y_label)
+        );
+        svg
+    }
+
+    /// Starts series `index`'s group.
+    fn open_series(&self, svg: &mut String, index: usize, name: &str) {
+        let _ = writeln!(
+            svg,
+            "<g class=\"series\" data-series=\"{index}\" data-name=\"{}\">",
+            escape(name)
+        );
+    }
+
+    /// The legend (a line through each marker when `lines`) and the end of the document.
+    fn close(&self, mut svg: String, series: &[Series], lines: bool) -> String {
+        svg.push_str("<g class=\"legend\">\n");
+        for (index, s) in series.iter().enumerate() {
+            let (colour, marker) = style(index);
+            let top = PLOT_TOP + 6.0 + 22.0 * index as f64;
+            if lines {
+                let _ = writeln!(
+                    svg,
+                    "<line x1=\"{LEGEND_LEFT}\" y1=\"{top}\" x2=\"{}\" y2=\"{top}\" stroke=\"{colour}\" stroke-width=\"2\"/>",
+                    LEGEND_LEFT + 28.0
+                );
+            }
+            write_marker(&mut svg, marker, colour, LEGEND_LEFT + 14.0, top, MARKER);
+            let _ = writeln!(
+                svg,
+                "<text x=\"{}\" y=\"{}\">{}</text>",
+                LEGEND_LEFT + 36.0,
+                top + 4.0,
+                escape(&s.name)
+            );
+        }
+        svg.push_str("</g>\n</svg>\n");
+        svg
+    }
 }
 
 /// A number with two decimals, the way every coordinate is printed.
@@ -261,51 +415,50 @@ fn fixed(value: f64) -> String {
     }
 }
 
-fn write_marker(svg: &mut String, marker: Marker, colour: &str, cx: f64, cy: f64) {
-    const R: f64 = 4.0;
+fn write_marker(svg: &mut String, marker: Marker, colour: &str, cx: f64, cy: f64, r: f64) {
     let (x, y) = (fixed(cx), fixed(cy));
     let _ = match marker {
         Marker::Circle => writeln!(
             svg,
-            "<circle class=\"marker\" cx=\"{x}\" cy=\"{y}\" r=\"{R}\" fill=\"{colour}\"/>"
+            "<circle class=\"marker\" cx=\"{x}\" cy=\"{y}\" r=\"{r}\" fill=\"{colour}\"/>"
         ),
         Marker::Square => writeln!(
             svg,
             "<rect class=\"marker\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{colour}\"/>",
-            fixed(cx - R),
-            fixed(cy - R),
-            2.0 * R,
-            2.0 * R
+            fixed(cx - r),
+            fixed(cy - r),
+            2.0 * r,
+            2.0 * r
         ),
         Marker::Triangle => writeln!(
             svg,
             "<polygon class=\"marker\" points=\"{},{} {},{} {},{}\" fill=\"{colour}\"/>",
             x,
-            fixed(cy - R - 1.0),
-            fixed(cx - R - 1.0),
-            fixed(cy + R),
-            fixed(cx + R + 1.0),
-            fixed(cy + R)
+            fixed(cy - r - 1.0),
+            fixed(cx - r - 1.0),
+            fixed(cy + r),
+            fixed(cx + r + 1.0),
+            fixed(cy + r)
         ),
         Marker::Diamond => writeln!(
             svg,
             "<polygon class=\"marker\" points=\"{x},{} {},{y} {x},{} {},{y}\" fill=\"{colour}\"/>",
-            fixed(cy - R - 1.0),
-            fixed(cx + R + 1.0),
-            fixed(cy + R + 1.0),
-            fixed(cx - R - 1.0)
+            fixed(cy - r - 1.0),
+            fixed(cx + r + 1.0),
+            fixed(cy + r + 1.0),
+            fixed(cx - r - 1.0)
         ),
         Marker::Cross => writeln!(
             svg,
             "<path class=\"marker\" d=\"M{},{}L{},{}M{},{}L{},{}\" stroke=\"{colour}\" stroke-width=\"2\"/>",
-            fixed(cx - R),
-            fixed(cy - R),
-            fixed(cx + R),
-            fixed(cy + R),
-            fixed(cx - R),
-            fixed(cy + R),
-            fixed(cx + R),
-            fixed(cy - R)
+            fixed(cx - r),
+            fixed(cy - r),
+            fixed(cx + r),
+            fixed(cy + r),
+            fixed(cx - r),
+            fixed(cy + r),
+            fixed(cx + r),
+            fixed(cy - r)
         ),
     };
 }
@@ -389,7 +542,14 @@ impl Axis {
     /// A tick's label: as short as the step allows, with k and M for large round numbers.
     fn label(&self, value: f64) -> String {
         if self.log {
-            return compact(value, 0);
+            // Below one, as many decimals as the value needs (0.5, 0.25, 0.01).
+            let decimals = (0..6)
+                .find(|&d| {
+                    let scaled = value * 10f64.powi(d as i32);
+                    (scaled - scaled.round()).abs() < 1e-9 * scaled.abs().max(1.0)
+                })
+                .unwrap_or(6);
+            return compact(value, decimals);
         }
         let decimals = if self.step >= 1.0 {
             0
@@ -578,5 +738,108 @@ mod tests {
             assert_eq!(polylines, series.len());
             assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
         }
+    }
+
+    /// The y coordinate of the markers of series `index`, in drawing order.
+    fn marker_ys(svg: &str, index: usize) -> Vec<f64> {
+        let doc = parse(svg);
+        let group = doc
+            .descendants()
+            .find(|n| n.attribute("data-series") == Some(&index.to_string()))
+            .expect("the series group");
+        group
+            .children()
+            .filter(|n| n.attribute("class") == Some("marker"))
+            .map(|n| n.attribute("cy").expect("a circle").parse().unwrap())
+            .collect()
+    }
+
+    /// On a logarithmic y axis 1 -> 10 spans as many pixels as 10 -> 100, higher values are
+    /// drawn higher, points at or below zero are left out, and the reference lines and their
+    /// labels are drawn.
+    #[test]
+    fn scatter_on_a_log_axis() {
+        let series = vec![Series::new(
+            "delays",
+            vec![
+                (0.0, 1.0),
+                (1.0, 10.0),
+                (2.0, 100.0),
+                (3.0, 0.0),
+                (4.0, -1.0),
+            ],
+        )];
+        let svg = scatter_plot(
+            "t",
+            "x",
+            "y",
+            &series,
+            true,
+            &[(18.0, "bound 18 ms".into())],
+            &[(1.5, "phase 2".into())],
+        );
+        let ys = marker_ys(&svg, 0);
+        assert_eq!(ys.len(), 3, "y <= 0 left out");
+        assert!(
+            ys[0] > ys[1] && ys[1] > ys[2],
+            "higher values drawn higher: {ys:?}"
+        );
+        assert!(((ys[0] - ys[1]) - (ys[1] - ys[2])).abs() < 0.01, "{ys:?}");
+        assert!(svg.contains(">bound 18 ms</text>"));
+        assert!(svg.contains(">phase 2</text>"));
+        let doc = parse(&svg);
+        let dashed = doc
+            .descendants()
+            .filter(|n| n.has_attribute("stroke-dasharray"))
+            .count();
+        assert_eq!(dashed, 2);
+        // The same input gives the same bytes.
+        let again = scatter_plot(
+            "t",
+            "x",
+            "y",
+            &series,
+            true,
+            &[(18.0, "bound 18 ms".into())],
+            &[(1.5, "phase 2".into())],
+        );
+        assert_eq!(svg, again);
+    }
+
+    /// A reference line above every point stays inside the plot; empty series draw nothing
+    /// and do not panic; a linear scatter starts at zero.
+    #[test]
+    fn scatter_edges() {
+        let svg = scatter_plot(
+            "t",
+            "x",
+            "y",
+            &[
+                Series::new("a", vec![(1.0, 2.0)]),
+                Series::new("none", vec![]),
+            ],
+            false,
+            &[(50.0, "bound".into())],
+            &[],
+        );
+        let doc = parse(&svg);
+        let line = doc
+            .descendants()
+            .find(|n| n.attribute("stroke") == Some("#8b0000"))
+            .unwrap();
+        let y: f64 = line.attribute("y1").unwrap().parse().unwrap();
+        assert!((PLOT_TOP..=PLOT_BOTTOM).contains(&y), "{y}");
+        assert!(marker_ys(&svg, 1).is_empty());
+        assert!(svg.contains(">0</text>"), "a linear axis from zero");
+        let empty = scatter_plot("t", "x", "y", &[], true, &[], &[]);
+        assert!(parse(&empty).root_element().has_tag_name("svg"));
+    }
+
+    #[test]
+    fn log_labels_below_one_keep_their_digits() {
+        let axis = Axis::logarithmic([0.25, 0.5, 1.0].into_iter());
+        assert_eq!(axis.label(0.5), "0.5");
+        assert_eq!(axis.label(0.25), "0.25");
+        assert_eq!(axis.label(2.0), "2");
     }
 }
