@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         cli::Command::Analyze(args) => commands::analyze::run(&args),
         cli::Command::Attack(args) => commands::attack::run(&args),
         cli::Command::Reproduce(args) => commands::reproduce::run(&args),
+        cli::Command::McipcCaseStudy(args) => commands::mcipc::run(&args),
     };
     match result {
         Ok(code) => code,

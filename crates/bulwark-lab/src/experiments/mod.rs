@@ -7,6 +7,7 @@ pub mod a3_preemption_storm;
 pub mod camkes_synthetic;
 mod double_hit;
 mod faas_reclaim;
+pub mod mcipc_case_study;
 pub mod platform;
 mod reclaim_latency;
 mod textbook;
@@ -55,6 +56,7 @@ pub const ALL: &[Experiment] = &[
     vbs_overhead::EXPERIMENT,
     vbs_isolation::EXPERIMENT,
     camkes_synthetic::EXPERIMENT,
+    mcipc_case_study::EXPERIMENT,
 ];
 
 /// The experiment called `name`.

@@ -5,5 +5,6 @@ pub mod analyze;
 pub mod attack;
 pub mod check;
 pub mod components;
+pub mod mcipc;
 pub mod reproduce;
 pub mod simulate;

@@ -1,0 +1,756 @@
+//! The MC-IPC paper's case study (section VI): a key server shared by fourteen reservations
+//! on four cores, eight phases of failures, and the delay task T1 suffers under MC-IPC,
+//! FIFO-IPC and PRIO-IPC beside each protocol's predicted bound.
+//!
+//! **The platform** (section VI-A), on the cluster machine: four cores, partitioned (four
+//! clusters of one core, so `m_k = 1`, `K = 4`), cycle `H = 100 ms`, a key server `S_key`
+//! whose operations take up to `L_key = 2 ms` (drawn in 1.5-2 ms). Fourteen reservations:
+//! on C1 the high-criticality partition `R1` in `[0, 50)`; on C2 `R2` in `[0, 50)` and `R3` in
+//! `[50, 100)`; on C3 `R4` in `[0, 50)` and five low-criticality sporadic reservations of
+//! budget 20 ms and periods 100, 150, 250, 500 and 1000 ms (`R5..R9`); on C4 five more
+//! (`R10..R14`). Partition priorities `R1 < R2 < R3 < R4`; sporadic reservations are
+//! EDF-ordered; best-effort work is lowest. One task per reservation: each job computes
+//! (acquire and process a sample), invokes `S_key` once, computes (assemble the packet) and
+//! sleeps until its next period (100 ms for the partitions' tasks, the reservation's period
+//! for the others). Offsets of the low-criticality tasks are spread over their periods.
+//!
+//! **The phases** (section VI-C), each run on its own for [`PHASE`] (100 jobs of T1):
+//! 1. normal operation;
+//! 2. the 100 ms low-criticality task on C4 floods `S_key` (it invokes back to back);
+//! 3. 16 extra low-criticality reservations per core (budget 100 ms, period 3 s), each with
+//!    a correct task, launched together 10 ms before a cycle starts;
+//! 4. the task in `R4` (highest priority) floods;
+//! 5. the tasks in `R2` and `R4` flood;
+//! 6. `R4` launches 15 extra correct tasks;
+//! 7. those 15 extra tasks, and the task in `R2` floods again (the text: "a combination of
+//!    phases 4 and 6 ... the task in R2 malfunctions again");
+//! 8. 20 correct best-effort tasks per core, launched together 10 ms before a cycle starts.
+//!
+//! A flooding task separates two requests by 10 us of computation: the system call that the
+//! paper says keeps a single flooder from starving others under PRIO-IPC. Launching the
+//! extra tasks together just before a cycle is our choice of *when* they arrive (the paper
+//! does not say); it is what makes a queue of unexpected clients meet T1's request.
+//!
+//! **The bounds** (section VI-B), from `bulwark_analysis::mc_ipc`: MC-IPC `(1 + 2 m K) L_key =
+//! 18 ms` (Theorem 1); FIFO-IPC `n L_key = 28 ms` for the `n = 14` expected tasks; PRIO-IPC
+//! `(2 + 1 + 1) L_key = 8 ms` (the two higher-priority partitions that overlap `R1`, T1's own
+//! request, one lower-priority request in service). T1's partition is never preempted in its
+//! slot, so its delay (invoke to reply) is the budget it drains.
+
+use bulwark_analysis::mc_ipc::{
+    fifo_ipc_invocation_bound, invocation_budget_bound, prio_ipc_invocation_bound, Protocol,
+};
+use bulwark_core::reservation::clustered::{
+    ClusterConfig, ReservationId, ReservationKind, Slot, Sporadic, SporadicOrder,
+};
+use bulwark_core::{Duration, Instant, Priority};
+use bulwark_sim::cluster::{
+    run as run_cluster, ClusterOutcome, Config, GateKind, PrunedRequests, ServerConfig, Span, Step,
+    TaskConfig,
+};
+
+use super::{Experiment, LabError};
+use crate::report::{Check, ExperimentReport, Figure, Table};
+
+pub const EXPERIMENT: Experiment = Experiment {
+    name: "mcipc-case-study",
+    title: "MC-IPC case study: a key server shared across criticalities through eight phases \
+            of failures; T1's delay under MC-IPC, FIFO-IPC and PRIO-IPC against their bounds",
+    run,
+};
+
+const fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+const fn us(n: u64) -> Duration {
+    Duration::from_micros(n)
+}
+
+/// The cycle `H`.
+pub const CYCLE: Duration = ms(100);
+/// `L_key`.
+pub const L_KEY: Duration = ms(2);
+/// How long each phase runs: 100 jobs of T1.
+pub const PHASE: Duration = Duration::from_secs(10);
+/// Cores, each its own cluster.
+pub const CORES: usize = 4;
+/// The low-criticality reservations' periods, per core.
+pub const LOW_PERIODS: [u64; 5] = [100, 150, 250, 500, 1000];
+/// The three protocols, in report order.
+pub const PROTOCOLS: [Protocol; 3] = [Protocol::McIpc, Protocol::FifoIpc, Protocol::PrioIpc];
+
+/// The eight phases' one-line descriptions.
+pub const PHASES: [&str; 8] = [
+    "normal operation",
+    "a low-criticality task on C4 floods",
+    "16 extra low-criticality reservations per core",
+    "the task in R4 (highest priority) floods",
+    "the tasks in R2 and R4 flood",
+    "R4 launches 15 extra correct tasks",
+    "15 extra tasks in R4, and the task in R2 floods",
+    "20 best-effort tasks per core",
+];
+
+/// A protocol's short name.
+pub fn protocol_name(protocol: Protocol) -> &'static str {
+    match protocol {
+        Protocol::McIpc => "MC-IPC",
+        Protocol::FifoIpc => "FIFO-IPC",
+        Protocol::PrioIpc => "PRIO-IPC",
+    }
+}
+
+/// The bound the paper predicts for T1 under `protocol` (section VI-B).
+pub fn predicted_bound(protocol: Protocol) -> Duration {
+    let bound = match protocol {
+        // Theorem 1 with m_k = 1 core per cluster and K = 4 clusters.
+        Protocol::McIpc => invocation_budget_bound(1, CORES as u64, L_KEY),
+        // n = 14 expected tasks.
+        Protocol::FifoIpc => fifo_ipc_invocation_bound(14, L_KEY),
+        // R2 and R4 overlap R1's slot, one request each; one lower request in service.
+        Protocol::PrioIpc => prio_ipc_invocation_bound(2, true, L_KEY),
+    };
+    bound.unwrap_or(Duration::MAX)
+}
+
+fn operation() -> Step {
+    Step::Invoke {
+        server: 0,
+        length: Span::between(us(1500), L_KEY),
+    }
+}
+
+fn compute(min: Duration, max: Duration) -> Step {
+    Step::Compute(Span::between(min, max))
+}
+
+/// A correct data-acquisition job: compute, sign, assemble, sleep.
+fn acquisition(before: (Duration, Duration), after: (Duration, Duration)) -> Vec<Step> {
+    vec![
+        compute(before.0, before.1),
+        operation(),
+        compute(after.0, after.1),
+        Step::SleepUntilNextPeriod,
+    ]
+}
+
+/// A malfunctioning task: requests back to back, 10 us of system call between them.
+fn flood() -> Vec<Step> {
+    vec![compute(us(10), us(10)), operation()]
+}
+
+fn high_criticality_job() -> Vec<Step> {
+    acquisition((us(500), us(1500)), (us(200), us(500)))
+}
+
+fn low_criticality_job() -> Vec<Step> {
+    acquisition((ms(2), ms(5)), (us(500), ms(1)))
+}
+
+/// The short jobs of the extra tasks of phases 3 and 8.
+fn short_job() -> Vec<Step> {
+    acquisition((us(100), us(300)), (us(100), us(300)))
+}
+
+fn partition(priority: u8, from: u64, to: u64) -> ReservationKind {
+    ReservationKind::TimePartition {
+        core: 0,
+        priority: Priority(priority),
+        slots: vec![Slot::new(ms(from), ms(to))],
+    }
+}
+
+fn task(cluster: usize, reservation: usize, offset: Duration, period: Duration) -> TaskConfig {
+    TaskConfig {
+        cluster,
+        reservation: ReservationId(reservation as u32),
+        offset,
+        period,
+        script: Vec::new(),
+    }
+}
+
+/// Index of T1 in every configuration.
+pub const T1: usize = 0;
+
+/// The system of `phase` (1 to 8) under `protocol`.
+pub fn system(phase: usize, protocol: Protocol, seed: u64) -> Config {
+    let mut clusters: Vec<Vec<ReservationKind>> = vec![
+        vec![partition(1, 0, 50)],
+        vec![partition(2, 0, 50), partition(3, 50, 100)],
+        vec![partition(4, 0, 50)],
+        vec![],
+    ];
+    for c in [2, 3] {
+        for p in LOW_PERIODS {
+            clusters[c].push(ReservationKind::Sporadic(Sporadic::new(ms(20), ms(p))));
+        }
+    }
+    let mut tasks = Vec::new();
+    // T1..T4 in the partitions; T3's slot starts at 50 ms.
+    for (cluster, reservation, offset) in [(0, 0, 0), (1, 0, 0), (1, 1, 50), (2, 0, 0)] {
+        tasks.push(TaskConfig {
+            script: high_criticality_job(),
+            ..task(cluster, reservation, ms(offset), CYCLE)
+        });
+    }
+    // T5..T14, offsets spread over their periods.
+    for c in [2, 3] {
+        let first = clusters[c].len() - LOW_PERIODS.len();
+        for (k, p) in LOW_PERIODS.iter().enumerate() {
+            let offset = ms((7 + 13 * (k as u64 + 5 * (c as u64 - 2))) % p);
+            tasks.push(TaskConfig {
+                script: low_criticality_job(),
+                ..task(c, first + k, offset, ms(*p))
+            });
+        }
+    }
+    let flooding = |tasks: &mut Vec<TaskConfig>, index: usize| tasks[index].script = flood();
+    // Task indices: T1 = 0, T2 = 1 (R2), T3 = 2 (R3), T4 = 3 (R4), T5.. = 4.., T10 = 9.
+    match phase {
+        2 => flooding(&mut tasks, 9),
+        3 => {
+            for (c, reservations) in clusters.iter_mut().enumerate() {
+                for k in 0..16 {
+                    reservations.push(ReservationKind::Sporadic(Sporadic::new(ms(100), ms(3000))));
+                    tasks.push(TaskConfig {
+                        script: short_job(),
+                        ..task(
+                            c,
+                            reservations.len() - 1,
+                            ms(90).saturating_add(us(20 * k)),
+                            ms(3000),
+                        )
+                    });
+                }
+            }
+        }
+        4 => flooding(&mut tasks, 3),
+        5 => {
+            flooding(&mut tasks, 1);
+            flooding(&mut tasks, 3);
+        }
+        6 | 7 => {
+            for k in 0..15 {
+                tasks.push(TaskConfig {
+                    script: high_criticality_job(),
+                    ..task(2, 0, us(20 * (k + 1)), CYCLE)
+                });
+            }
+            if phase == 7 {
+                flooding(&mut tasks, 1);
+            }
+        }
+        8 => {
+            for (c, reservations) in clusters.iter_mut().enumerate() {
+                reservations.push(ReservationKind::BestEffort);
+                let best_effort = reservations.len() - 1;
+                for k in 0..20 {
+                    tasks.push(TaskConfig {
+                        script: short_job(),
+                        ..task(c, best_effort, ms(90).saturating_add(us(20 * k)), CYCLE)
+                    });
+                }
+            }
+        }
+        _ => {}
+    }
+    let gate = match protocol {
+        Protocol::McIpc => GateKind::McIpc,
+        Protocol::FifoIpc => GateKind::Fifo,
+        Protocol::PrioIpc => GateKind::Prio,
+    };
+    Config {
+        clusters: clusters
+            .into_iter()
+            .map(|reservations| ClusterConfig {
+                cores: 1,
+                cycle: CYCLE,
+                order: SporadicOrder::EarliestDeadlineFirst,
+                reservations,
+            })
+            .collect(),
+        servers: vec![ServerConfig {
+            gate,
+            max_operation: L_KEY,
+        }],
+        tasks,
+        // The prototype's opportunistic transfer of pruned requests (section V); the other
+        // gates have no background queue and reissue.
+        pruned: PrunedRequests::TransferToBackground,
+        seed,
+    }
+}
+
+/// What one phase under one protocol gave for T1.
+#[derive(Clone, Debug)]
+pub struct PhaseResult {
+    /// 1 to 8.
+    pub phase: usize,
+    /// The protocol.
+    pub protocol: Protocol,
+    /// T1's delay (invoke to reply) per completed invocation, in order.
+    pub delays: Vec<Duration>,
+    /// For a job of T1 still unfinished when the phase ends, a lower bound on its delay: from
+    /// its release plus the longest computation before the request to the end of the phase.
+    pub unfinished: Option<Duration>,
+    /// T1's jobs released.
+    pub jobs: usize,
+    /// T1's jobs that completed.
+    pub completed: usize,
+    /// Under MC-IPC: invocations that drained more than Theorem 1 allows while their
+    /// reservation had budget (must be none). Only clients alone in a budgeted reservation
+    /// count: the theorem's premise (section IV) is one task per reservation.
+    pub over_theorem: usize,
+    /// Invocations of all clients.
+    pub invocations: usize,
+}
+
+impl PhaseResult {
+    /// The longest delay, counting an unfinished request's lower bound.
+    pub fn max_delay(&self) -> Duration {
+        self.delays
+            .iter()
+            .copied()
+            .chain(self.unfinished)
+            .max()
+            .unwrap_or(Duration::ZERO)
+    }
+
+    /// Delays above `bound`, an unfinished request's lower bound included.
+    pub fn over(&self, bound: Duration) -> usize {
+        self.delays
+            .iter()
+            .chain(&self.unfinished)
+            .filter(|d| **d > bound)
+            .count()
+    }
+}
+
+/// Runs `phase` under `protocol` for `length`.
+pub fn run_phase(
+    phase: usize,
+    protocol: Protocol,
+    length: Duration,
+    seed: u64,
+) -> Result<PhaseResult, LabError> {
+    let config = system(phase, protocol, seed);
+    let outcome = run_cluster(&config, Instant::ZERO.saturating_add(length))
+        .map_err(|e| LabError::Components(format!("phase {phase}: {e}")))?;
+    Ok(summarise(phase, protocol, &config, &outcome))
+}
+
+/// The longest computation before T1's request.
+const BEFORE_REQUEST: Duration = us(1500);
+
+fn summarise(
+    phase: usize,
+    protocol: Protocol,
+    config: &Config,
+    outcome: &ClusterOutcome,
+) -> PhaseResult {
+    let theorem = predicted_bound(Protocol::McIpc);
+    // Theorem 1 covers a client alone in a reservation with a budget.
+    let alone = |task: usize| {
+        let t = &config.tasks[task];
+        let sharing = config
+            .tasks
+            .iter()
+            .filter(|u| u.cluster == t.cluster && u.reservation == t.reservation)
+            .count();
+        let budgeted = !matches!(
+            config.clusters[t.cluster].reservations[t.reservation.index()],
+            ReservationKind::BestEffort
+        );
+        sharing == 1 && budgeted
+    };
+    PhaseResult {
+        phase,
+        protocol,
+        delays: outcome
+            .invocations
+            .iter()
+            .filter(|r| r.task == T1)
+            .map(|r| r.delay)
+            .collect(),
+        unfinished: outcome
+            .jobs
+            .iter()
+            .find(|j| j.task == T1 && j.completion.is_none())
+            .and_then(|j| {
+                outcome
+                    .until
+                    .checked_duration_since(j.release.saturating_add(BEFORE_REQUEST))
+            })
+            .filter(|d| !d.is_zero()),
+        jobs: outcome.jobs.iter().filter(|j| j.task == T1).count(),
+        completed: outcome
+            .jobs
+            .iter()
+            .filter(|j| j.task == T1 && j.completion.is_some())
+            .count(),
+        over_theorem: if protocol == Protocol::McIpc {
+            outcome
+                .invocations
+                .iter()
+                .filter(|r| alone(r.task) && !r.exhausted && r.drained_since_issue > theorem)
+                .count()
+        } else {
+            0
+        },
+        invocations: outcome.invocations.len(),
+    }
+}
+
+/// The seed of every run.
+pub const SEED: u64 = 0x5EC0;
+
+/// Every phase under every protocol, `length` each.
+pub fn run_all(length: Duration, seed: u64) -> Result<Vec<PhaseResult>, LabError> {
+    let mut results = Vec::new();
+    for protocol in PROTOCOLS {
+        for phase in 1..=8 {
+            results.push(run_phase(phase, protocol, length, seed)?);
+        }
+    }
+    Ok(results)
+}
+
+fn run() -> Result<ExperimentReport, LabError> {
+    Ok(report(&run_all(PHASE, SEED)?))
+}
+
+fn millis(d: Duration) -> String {
+    format!("{:.2}", d.as_nanos() as f64 / 1e6)
+}
+
+/// The paper's expectation: which phases exceed each protocol's bound.
+pub fn expected_over(protocol: Protocol) -> &'static [usize] {
+    match protocol {
+        Protocol::McIpc => &[],
+        Protocol::FifoIpc => &[3, 8],
+        Protocol::PrioIpc => &[5, 6, 7],
+    }
+}
+
+/// The report of `results`.
+pub fn report(results: &[PhaseResult]) -> ExperimentReport {
+    let find = |protocol: Protocol, phase: usize| {
+        results
+            .iter()
+            .find(|r| r.protocol == protocol && r.phase == phase)
+    };
+    let mut rows = Vec::new();
+    for (i, description) in PHASES.iter().enumerate() {
+        let phase = i + 1;
+        let mut row = vec![phase.to_string(), (*description).to_string()];
+        for protocol in PROTOCOLS {
+            row.push(match find(protocol, phase) {
+                Some(r) => match r.unfinished {
+                    Some(_) if r.completed + 1 < r.jobs.max(1) || r.completed < 100 => format!(
+                        "> {} (T1 starved: {} of {} jobs done)",
+                        millis(r.max_delay()),
+                        r.completed,
+                        r.jobs
+                    ),
+                    _ => millis(r.max_delay()),
+                },
+                None => "-".into(),
+            });
+        }
+        rows.push(row);
+    }
+    let mut header = vec!["phase".to_string(), "what happens".to_string()];
+    for protocol in PROTOCOLS {
+        header.push(format!(
+            "{} max (bound {} ms)",
+            protocol_name(protocol),
+            millis(predicted_bound(protocol))
+        ));
+    }
+    let checks = checks(results);
+    let summary = format!(
+        "Four cores, fourteen reservations and a key server with L = 2 ms, eight phases of \
+         {} s each ({} jobs of T1), under each protocol. T1's worst delay: MC-IPC {} ms \
+         (bound 18), FIFO-IPC {} ms (bound 28), PRIO-IPC {} ms (bound 8). MC-IPC stays \
+         within Theorem 1 in every phase; FIFO-IPC breaks its bound when unexpected tasks \
+         arrive, PRIO-IPC when higher-priority tasks flood or multiply.",
+        PHASE.as_nanos() / 1_000_000_000,
+        results.first().map_or(0, |r| r.jobs),
+        worst(results, Protocol::McIpc),
+        worst(results, Protocol::FifoIpc),
+        worst(results, Protocol::PrioIpc),
+    );
+    ExperimentReport {
+        name: EXPERIMENT.name.into(),
+        title: EXPERIMENT.title.into(),
+        source: "Brandenburg, A Synchronous IPC Protocol for Predictable Access to Shared \
+                 Resources in Mixed-Criticality Systems, section VI, Fig. 2"
+            .into(),
+        summary,
+        checks,
+        tables: vec![Table {
+            caption: "T1's longest delay (ms) invoking the key server, per phase and protocol, \
+                      beside each protocol's predicted bound"
+                .into(),
+            header,
+            rows,
+        }],
+        figures: figures(results),
+    }
+}
+
+fn worst(results: &[PhaseResult], protocol: Protocol) -> String {
+    millis(
+        results
+            .iter()
+            .filter(|r| r.protocol == protocol)
+            .map(PhaseResult::max_delay)
+            .max()
+            .unwrap_or(Duration::ZERO),
+    )
+}
+
+/// One scatter plot per protocol in `results`, like the paper's Fig. 2: a point per job of
+/// T1, phases side by side, log scale, the predicted bound as a line.
+pub fn figures(results: &[PhaseResult]) -> Vec<Figure> {
+    use crate::plot::{scatter_plot, Series};
+    PROTOCOLS
+        .iter()
+        .map(|&protocol| {
+            let bound = predicted_bound(protocol);
+            let series: Vec<Series> = (1..=8)
+                .map(|phase| {
+                    let points = results
+                        .iter()
+                        .filter(|r| r.protocol == protocol && r.phase == phase)
+                        .flat_map(|r| {
+                            // A request still waiting at the end is drawn at the phase's end
+                            // with its lower bound: starvation shows as a point far above.
+                            let n = (r.delays.len() + 1) as f64;
+                            r.delays
+                                .iter()
+                                .chain(&r.unfinished)
+                                .enumerate()
+                                .map(move |(k, d)| {
+                                    ((phase - 1) as f64 + k as f64 / n, d.as_nanos() as f64 / 1e6)
+                                })
+                        })
+                        .collect();
+                    Series::new(format!("phase {phase}"), points)
+                })
+                .collect();
+            let boundaries: Vec<(f64, String)> =
+                (1..8).map(|p| (p as f64, format!("{}", p + 1))).collect();
+            Figure {
+                file: format!("{}.svg", protocol_name(protocol).to_lowercase()),
+                caption: format!(
+                    "Delay of T1 invoking the key server under {}, one point per job, phases \
+                     side by side (log scale), against the predicted bound ({} ms); a request \
+                     still waiting when its phase ends is drawn with its delay so far",
+                    protocol_name(protocol),
+                    millis(bound)
+                ),
+                svg: scatter_plot(
+                    &format!(
+                        "T1's delay under {} (bound {} ms)",
+                        protocol_name(protocol),
+                        millis(bound)
+                    ),
+                    "phase",
+                    "delay (ms)",
+                    &series,
+                    true,
+                    &[(
+                        bound.as_nanos() as f64 / 1e6,
+                        format!("bound {} ms", millis(bound)),
+                    )],
+                    &boundaries,
+                ),
+            }
+        })
+        .collect()
+}
+
+fn checks(results: &[PhaseResult]) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let theorem: usize = results.iter().map(|r| r.over_theorem).sum();
+    let mc_invocations: usize = results
+        .iter()
+        .filter(|r| r.protocol == Protocol::McIpc)
+        .map(|r| r.invocations)
+        .sum();
+    checks.push(Check {
+        claim: "Under MC-IPC no invocation of any client drains more than Theorem 1's \
+                (1 + 2 m_k K) L_q = 18 ms while its reservation has budget"
+            .into(),
+        expected: "0 invocations over".into(),
+        measured: format!("{theorem} of {mc_invocations}"),
+        pass: theorem == 0,
+    });
+    for protocol in PROTOCOLS {
+        let bound = predicted_bound(protocol);
+        let over: Vec<usize> = (1..=8)
+            .filter(|&phase| {
+                results
+                    .iter()
+                    .any(|r| r.protocol == protocol && r.phase == phase && r.over(bound) > 0)
+            })
+            .collect();
+        let expected = expected_over(protocol);
+        let list = |phases: &[usize]| {
+            if phases.is_empty() {
+                "none".to_string()
+            } else {
+                phases
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        checks.push(Check {
+            claim: format!(
+                "{}: T1's delay exceeds the predicted {} ms exactly in the phases the paper \
+                 reports",
+                protocol_name(protocol),
+                millis(bound)
+            ),
+            expected: format!("phases over: {}", list(expected)),
+            measured: format!("phases over: {}", list(&over)),
+            pass: over == expected,
+        });
+    }
+    // A job of T1 that never finishes holds back the next release (jobs of one task do not
+    // overlap): a starved phase has few jobs, all the others at least 100.
+    let short = results
+        .iter()
+        .filter(|r| r.jobs < 100 && r.unfinished.is_none())
+        .count();
+    checks.push(Check {
+        claim: "Every phase runs at least 100 jobs of T1, unless T1 starves (a job that \
+                never finishes holds back the next)"
+            .into(),
+        expected: "0 phases short".into(),
+        measured: format!("{short} of {} short", results.len()),
+        pass: short == 0,
+    });
+    checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(config: &Config) -> Vec<usize> {
+        config
+            .clusters
+            .iter()
+            .map(|c| c.reservations.len())
+            .collect()
+    }
+
+    /// The fourteen reservations of section VI-A, and what each phase adds.
+    #[test]
+    fn the_phases_build_the_paper_systems() {
+        let normal = system(1, Protocol::McIpc, SEED);
+        assert_eq!(counts(&normal), [1, 2, 6, 5]);
+        assert_eq!(normal.tasks.len(), 14);
+        let flood = |config: &Config, task: usize| {
+            !config.tasks[task]
+                .script
+                .contains(&Step::SleepUntilNextPeriod)
+        };
+        assert!((0..14).all(|t| !flood(&normal, t)));
+        assert!(flood(&system(2, Protocol::McIpc, SEED), 9));
+        let extra = system(3, Protocol::McIpc, SEED);
+        assert_eq!(counts(&extra), [17, 18, 22, 21]);
+        assert_eq!(extra.tasks.len(), 14 + 64);
+        assert!(flood(&system(4, Protocol::McIpc, SEED), 3));
+        let five = system(5, Protocol::McIpc, SEED);
+        assert!(flood(&five, 1) && flood(&five, 3));
+        let six = system(6, Protocol::McIpc, SEED);
+        assert_eq!(six.tasks.len(), 29);
+        assert!(six.tasks[14..]
+            .iter()
+            .all(|t| t.cluster == 2 && t.reservation == ReservationId(0)));
+        let seven = system(7, Protocol::McIpc, SEED);
+        assert_eq!(seven.tasks.len(), 29);
+        assert!(flood(&seven, 1) && !flood(&seven, 3));
+        let eight = system(8, Protocol::McIpc, SEED);
+        assert_eq!(counts(&eight), [2, 3, 7, 6]);
+        assert_eq!(eight.tasks.len(), 14 + 80);
+    }
+
+    /// Section VI-B's numbers: (1 + 2 * 1 * 4) * 2 = 18 ms, 14 * 2 = 28 ms, (2 + 1 + 1) * 2 =
+    /// 8 ms.
+    #[test]
+    fn the_predicted_bounds_are_the_papers() {
+        assert_eq!(predicted_bound(Protocol::McIpc), ms(18));
+        assert_eq!(predicted_bound(Protocol::FifoIpc), ms(28));
+        assert_eq!(predicted_bound(Protocol::PrioIpc), ms(8));
+    }
+
+    /// A short normal phase: T1 runs one job per cycle and every delay is at least its own
+    /// operation (1.5 ms) and within 18 ms.
+    #[test]
+    fn a_normal_second() {
+        let r = run_phase(1, Protocol::McIpc, Duration::from_secs(1), SEED).unwrap();
+        assert_eq!((r.jobs, r.completed), (10, 10));
+        assert_eq!(r.delays.len(), 10);
+        assert!(r.delays.iter().all(|d| *d >= us(1500) && *d <= ms(18)));
+        assert_eq!(r.unfinished, None);
+    }
+
+    fn result(protocol: Protocol, phase: usize, delay: Duration) -> PhaseResult {
+        PhaseResult {
+            phase,
+            protocol,
+            delays: vec![delay; 100],
+            unfinished: None,
+            jobs: 100,
+            completed: 100,
+            over_theorem: 0,
+            invocations: 100,
+        }
+    }
+
+    /// The checks pass on results shaped as the paper reports and fail otherwise.
+    #[test]
+    fn the_checks_follow_the_paper() {
+        let shaped: Vec<PhaseResult> = PROTOCOLS
+            .iter()
+            .flat_map(|&p| {
+                (1..=8).map(move |phase| {
+                    let over = expected_over(p).contains(&phase);
+                    let d = if over { ms(100) } else { ms(5) };
+                    result(p, phase, d)
+                })
+            })
+            .collect();
+        assert!(checks(&shaped).iter().all(|c| c.pass));
+        let mut broken = shaped.clone();
+        broken[0].delays[0] = ms(19);
+        assert!(!checks(&broken)[1].pass, "MC-IPC over 18 ms in phase 1");
+        let mut theorem = shaped.clone();
+        theorem[2].over_theorem = 1;
+        assert!(!checks(&theorem)[0].pass);
+        let mut starved = shaped;
+        starved[8 + 3].delays = vec![ms(5)]; // FIFO phase 4 ... fine
+        starved[16 + 4].delays = vec![];
+        starved[16 + 4].unfinished = None; // PRIO phase 5 no longer over
+        assert!(!checks(&starved)[3].pass);
+    }
+
+    #[test]
+    fn every_check_passes_on_the_real_runs() {
+        let results = run_all(PHASE, SEED).unwrap();
+        let failing: Vec<String> = checks(&results)
+            .into_iter()
+            .filter(|c| !c.pass)
+            .map(|c| format!("{}: {}", c.claim, c.measured))
+            .collect();
+        assert!(failing.is_empty(), "{failing:?}");
+    }
+}
