@@ -197,6 +197,43 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// FIFO-IPC's bound (section VI-B), on the same random systems with FIFO gates: a request
+    /// waits behind at most one request of every other client (each has at most one), so it
+    /// drains at most `n L_q`, `n` the clients whose scripts invoke the server.
+    #[test]
+    fn fifo_ipc_bounds_a_request_by_the_number_of_clients(config in system()) {
+        let mut config = config;
+        for server in &mut config.servers {
+            server.gate = GateKind::Fifo;
+        }
+        let outcome = run(&config, Instant::from_nanos(1_500)).unwrap();
+        for record in &outcome.invocations {
+            if record.exhausted || is_best_effort(&config, record) {
+                continue;
+            }
+            let clients = config
+                .tasks
+                .iter()
+                .filter(|t| {
+                    t.script
+                        .iter()
+                        .any(|s| matches!(s, Step::Invoke { server, .. } if *server == record.server))
+                })
+                .count() as u64;
+            let bound = config.servers[record.server].max_operation.saturating_mul(clients);
+            prop_assert!(
+                record.drained_since_issue <= bound,
+                "{:?} drained more than n L = {:?}",
+                record,
+                bound
+            );
+        }
+    }
+}
+
 /// Two one-core clusters (K = 2, m_0 = 1) and one server with `L_q = 10`, so Theorem 1's
 /// bound is `(1 + 2 * 1 * 2) * 10 = 50`. Fixed priorities. Cluster 1: X invokes at 0. Cluster
 /// 0: eight clients F1..F8 (priorities 8..1) invoke at 1, and the victim V (priority 20)
