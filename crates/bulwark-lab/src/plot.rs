@@ -9,8 +9,9 @@
 //! logarithmic y axis, with dashed reference lines (a predicted bound, phase boundaries).
 //!
 //! Output is byte-deterministic: coordinates are printed with two decimals and nothing
-//! iterates a hash. Points that cannot be drawn (not finite, or `x <= 0` on a logarithmic
-//! axis) are left out; an empty series still gets its (empty) polyline and legend entry.
+//! iterates a hash. Points that cannot be drawn (not finite, or at or below zero on a
+//! logarithmic axis) are left out; an empty series still gets its (empty) group and legend
+//! entry.
 
 use std::fmt::Write as _;
 
@@ -121,8 +122,9 @@ pub fn line_plot(
 }
 
 /// A scatter chart of `series` as a standalone SVG document: small markers, no lines, as the
-/// papers plot one point per job. With `log_y` the y axis is logarithmic (points with
-/// `y <= 0` are left out); otherwise it is linear from zero. `horizontal` draws dashed
+/// papers plot one point per job. With `log_y` the y axis is logarithmic in whole decades
+/// (ticks at 1, 2 and 5 x 10^k over a few decades) and points with `y <= 0` are left out;
+/// otherwise it is linear from zero. The x axis is linear. `horizontal` draws dashed
 /// reference lines across the plot at those y values (a predicted bound), labelled at their
 /// right end; `vertical` draws dashed lines at those x values (phase boundaries), labelled at
 /// the top. Both are kept inside the axes' ranges.
@@ -152,13 +154,30 @@ pub fn scatter_plot(
     );
     let ys = || all().map(|p| p.1).chain(horizontal.iter().map(|h| h.0));
     let y_axis = if log_y {
-        Axis::logarithmic(ys())
+        Axis::decades(ys())
     } else {
         Axis::linear(ys(), true)
     };
     let frame = Frame::new(title, x_label, y_label, x_axis, y_axis, series);
     let mut svg = frame.open();
 
+    for (index, (s, drawn)) in series.iter().zip(&points).enumerate() {
+        let (colour, marker) = style(index);
+        frame.open_series(&mut svg, index, &s.name);
+        for &(px, py) in drawn {
+            write_marker(
+                &mut svg,
+                marker,
+                colour,
+                frame.x(px),
+                frame.y(py),
+                SCATTER_MARKER,
+            );
+        }
+        svg.push_str("</g>\n");
+    }
+
+    // Over the points, so that a bound stays visible among a thousand of them.
     svg.push_str("<g class=\"reference\" font-size=\"10\">\n");
     for (x, label) in &vertical {
         let px = fixed(frame.x(*x));
@@ -182,30 +201,22 @@ pub fn scatter_plot(
              stroke=\"#8b0000\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>",
             fixed(py)
         );
+        // Just above the line; below it when the line runs along the top, where the labels
+        // of the vertical lines are.
+        let label_y = if py - 4.0 < PLOT_TOP + 12.0 {
+            py + 14.0
+        } else {
+            py - 4.0
+        };
         let _ = writeln!(
             svg,
-            "<text x=\"{PLOT_RIGHT}\" y=\"{}\" text-anchor=\"end\" fill=\"#8b0000\">{}</text>",
-            fixed(py - 4.0),
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"12\" fill=\"#8b0000\">{}</text>",
+            PLOT_RIGHT - 4.0,
+            fixed(label_y),
             escape(label)
         );
     }
     svg.push_str("</g>\n");
-
-    for (index, (s, drawn)) in series.iter().zip(&points).enumerate() {
-        let (colour, marker) = style(index);
-        frame.open_series(&mut svg, index, &s.name);
-        for &(px, py) in drawn {
-            write_marker(
-                &mut svg,
-                marker,
-                colour,
-                frame.x(px),
-                frame.y(py),
-                SCATTER_MARKER,
-            );
-        }
-        svg.push_str("</g>\n");
-    }
     frame.close(svg, series, false)
 }
 
@@ -529,6 +540,41 @@ impl Axis {
         }
     }
 
+    /// A base-10 logarithmic axis over positive `values`, widened to whole decades: ticks at
+    /// 1, 2 and 5 x 10^k when it spans at most three decades, at powers of ten beyond (every
+    /// few decades when there are more than `MAX_TICKS` of them).
+    fn decades(values: impl Iterator<Item = f64>) -> Axis {
+        let (low, high) = bounds(values).unwrap_or((1.0, 10.0));
+        let mut first = low.log10().floor() as i32;
+        let mut last = high.log10().ceil() as i32;
+        if last <= first {
+            first -= 1;
+            last += 1;
+        }
+        let span = last - first;
+        let ticks = if span <= 3 {
+            (first..last)
+                .flat_map(|k| [1.0, 2.0, 5.0].map(|m| m * power_of_ten(k)))
+                .chain([power_of_ten(last)])
+                .collect()
+        } else {
+            let stride = (f64::from(span) / MAX_TICKS).ceil() as i32;
+            // End on a tick.
+            last = first + stride * ((span + stride - 1) / stride);
+            (first..=last)
+                .step_by(stride as usize)
+                .map(power_of_ten)
+                .collect()
+        };
+        Axis {
+            low: power_of_ten(first),
+            high: power_of_ten(last),
+            ticks,
+            step: 10.0,
+            log: true,
+        }
+    }
+
     /// Where `value` lands between the pixel coordinates `from` (the low end) and `to`.
     fn position(&self, value: f64, from: f64, to: f64) -> f64 {
         let fraction = if self.log {
@@ -557,6 +603,15 @@ impl Axis {
             (-self.step.log10()).ceil() as usize
         };
         compact(value, decimals)
+    }
+}
+
+/// 10^k; a negative power as 1 / 10^-k, so that 10^-1 is the float nearest 0.1.
+fn power_of_ten(k: i32) -> f64 {
+    if k >= 0 {
+        10f64.powi(k)
+    } else {
+        1.0 / 10f64.powi(-k)
     }
 }
 
@@ -616,6 +671,17 @@ mod tests {
         roxmltree::Document::parse(svg).expect("well-formed SVG")
     }
 
+    /// The texts of the tick labels, x axis first.
+    fn tick_labels<'a>(document: &'a roxmltree::Document<'_>) -> Vec<&'a str> {
+        document
+            .descendants()
+            .find(|n| n.attribute("class") == Some("tick-labels"))
+            .unwrap()
+            .children()
+            .filter_map(|n| n.text())
+            .collect()
+    }
+
     #[test]
     fn one_polyline_per_series_with_a_marker_per_point() {
         let svg = line_plot("t", "x", "y", &two_series(), true);
@@ -651,13 +717,7 @@ mod tests {
     fn a_logarithmic_axis_has_power_ticks_and_spreads_points_evenly() {
         let svg = line_plot("t", "x", "y", &two_series(), true);
         let document = parse(&svg);
-        let labels: Vec<&str> = document
-            .descendants()
-            .find(|n| n.attribute("class") == Some("tick-labels"))
-            .unwrap()
-            .children()
-            .filter_map(|n| n.text())
-            .collect();
+        let labels = tick_labels(&document);
         for power in ["1", "2", "4", "256", "512", "1024"] {
             assert!(labels.contains(&power), "{power} in {labels:?}");
         }
@@ -793,6 +853,25 @@ mod tests {
             .filter(|n| n.has_attribute("stroke-dasharray"))
             .count();
         assert_eq!(dashed, 2);
+        // The bound's label sits just above its line.
+        let bound = doc
+            .descendants()
+            .find(|n| n.has_tag_name("line") && n.attribute("stroke") == Some("#8b0000"))
+            .unwrap();
+        let label = doc
+            .descendants()
+            .find(|n| n.text() == Some("bound 18 ms"))
+            .unwrap();
+        let line_y: f64 = bound.attribute("y1").unwrap().parse().unwrap();
+        let label_y: f64 = label.attribute("y").unwrap().parse().unwrap();
+        assert!(
+            label_y < line_y && line_y - label_y < 10.0,
+            "{label_y} {line_y}"
+        );
+        let labels = tick_labels(&doc);
+        for tick in ["1", "2", "5", "10", "20", "50", "100"] {
+            assert!(labels.contains(&tick), "{tick} in {labels:?}");
+        }
         // The same input gives the same bytes.
         let again = scatter_plot(
             "t",
@@ -833,6 +912,46 @@ mod tests {
         assert!(svg.contains(">0</text>"), "a linear axis from zero");
         let empty = scatter_plot("t", "x", "y", &[], true, &[], &[]);
         assert!(parse(&empty).root_element().has_tag_name("svg"));
+        let odd = scatter_plot(
+            "t",
+            "x",
+            "y",
+            &[Series::new(
+                "odd",
+                vec![(f64::NAN, 1.0), (1.0, f64::INFINITY), (2.0, 0.0)],
+            )],
+            true,
+            &[(-5.0, "below".into()), (f64::NAN, "nan".into())],
+            &[(f64::INFINITY, "far".into())],
+        );
+        parse(&odd);
+        assert!(!odd.contains("NaN") && !odd.contains("inf"), "{odd}");
+        assert!(marker_ys(&odd, 0).is_empty());
+    }
+
+    #[test]
+    fn a_decade_axis_ticks_at_one_two_five() {
+        let axis = Axis::decades([0.5, 18.0, 70.0].into_iter());
+        let labels: Vec<String> = axis.ticks.iter().map(|&t| axis.label(t)).collect();
+        assert_eq!(
+            labels,
+            ["0.1", "0.2", "0.5", "1", "2", "5", "10", "20", "50", "100"]
+        );
+        assert_eq!((axis.low, axis.high), (0.1, 100.0));
+        // Many decades: powers of ten only, no more than MAX_TICKS intervals, ending on a tick.
+        let wide = Axis::decades([1e-3, 1e9].into_iter());
+        assert!(
+            wide.ticks.len() as f64 <= MAX_TICKS + 1.0,
+            "{:?}",
+            wide.ticks
+        );
+        assert_eq!(wide.ticks.last(), Some(&wide.high));
+        assert_eq!(wide.ticks.first(), Some(&wide.low));
+        // One value, or none, still gets a range.
+        let one = Axis::decades([10.0].into_iter());
+        assert!(one.low < 10.0 && one.high > 10.0);
+        let none = Axis::decades(std::iter::empty());
+        assert!(none.low < none.high);
     }
 
     #[test]
