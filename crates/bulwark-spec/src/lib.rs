@@ -36,6 +36,7 @@
 pub mod camkes;
 pub mod component;
 pub mod component_toml;
+pub mod mc_ipc_toml;
 pub mod model;
 
 mod diagnostic;
@@ -49,6 +50,7 @@ use std::path::Path;
 pub use camkes::parse_camkes;
 pub use component_toml::parse_components;
 pub use diagnostic::{Diagnostics, SpecError};
+pub use mc_ipc_toml::parse_mc_ipc;
 pub use model::*;
 pub use units::parse_duration;
 

@@ -1,0 +1,1217 @@
+//! The TOML form of an MC-IPC system (the MC-IPC paper, sections III-VII): clusters of cores,
+//! resource servers, and the reservations whose tasks invoke them, read into raw serde types
+//! and then validated into an [`McIpcSystem`]. `bulwark-analysis` (`mc_ipc`) computes the
+//! bounds; this crate does not depend on it.
+//!
+//! ```toml
+//! protocol = "mc-ipc"             # optional: budgets sized for "mc-ipc", "fifo-ipc" or "prio-ipc"
+//! cycle = "100ms"                 # H, the table's length; needed once a reservation has slots
+//!
+//! [[cluster]]                     # one or more: C_k
+//! name = "C1"
+//! cores = 1                       # m_k, 1..=1024
+//!
+//! [[cluster]]
+//! name = "C2"
+//! cores = 2
+//!
+//! [[server]]                      # S_q
+//! name = "key"
+//! operation = "2ms"               # L_q; or { low = "1ms", high = "2ms" } for L^L_q, L^H_q
+//! clusters = { low = 1, high = 2 } # optional: K^L_q, K^H_q (1..=K); a count for both levels;
+//!                                  # default: every cluster, K
+//!
+//! [[reservation]]                 # one or more: R_j, with one task T_i
+//! name = "R1"
+//! cluster = "C1"                  # C(R_j), a [[cluster]] name
+//! criticality = "high"            # "low" (default) or "high"
+//! priority = 2                    # Y_j, 0..=255, larger is more important
+//! slots = [["0ms", "50ms"]]       # table-driven: [start, end) slots, start < end <= cycle
+//! execution = { low = "2ms", high = "3ms" } # e^L_i, e^H_i; or one time, like "2ms"
+//! invokes = { key = 1 }           # optional: N_iq, invocations per job, by server name
+//!
+//! [[reservation]]
+//! name = "R2"
+//! cluster = "C2"
+//! priority = 1                    # EDF-ordered sporadic reservations share one priority
+//! budget = "20ms"                 # sporadic: budget <= period
+//! period = "100ms"
+//! execution = "5ms"
+//! invokes = { key = 2 }
+//! ```
+//!
+//! A reservation is table-driven (`slots`) or sporadic (`budget` and `period`), never both.
+//! The rules of section III that the file must keep:
+//! - slots lie within the cycle, and a reservation's own slots are disjoint;
+//! - slots of different table-driven reservations on one processor must not overlap: at no
+//!   instant may more slots of a cluster's reservations be open than it has cores (with one
+//!   core per cluster, as under partitioned scheduling, no two may overlap);
+//! - a table-driven reservation's fixed priority is above every sporadic reservation's in its
+//!   cluster.
+//!
+//! Section VII (Vestal's model) adds `low <= high` for every `{ low, high }` pair: `e^L_i <=
+//! e^H_i`, `L^L_q <= L^H_q` and `K^L_q <= K^H_q`. A single value is both levels.
+//!
+//! Names are unique among clusters, among servers and among reservations. Every error is
+//! reported, in file order, with its line, column, what is wrong and what is allowed.
+//!
+//! For `bulwark_analysis::mc_ipc::analyse`, the model maps one to one: a [`Cluster`] to its
+//! `Cluster`, a [`Server`] to its `Server` (same `PerCriticality` fields), a [`Reservation`]
+//! to a `Client` (cluster and servers by index, `ClusterId` and `ServerId`; the slots of a
+//! [`ReservationKind::TableDriven`] reservation, none for a sporadic one), and [`Protocol`]
+//! to its `Protocol`. The sporadic budgets and periods and the cycle are not inputs of the
+//! bounds: they say what the file provisions, to set beside the budgets the analysis sizes.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::Range;
+
+use bulwark_core::{Duration, Priority};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::diagnostic::{Diagnostics, Source, SpecError};
+use crate::raw::{RawQuantity, RawTime};
+use crate::{toml_error, units};
+
+/// Most cores a cluster may have, as for a scenario.
+pub const MAX_CORES: u64 = 1024;
+
+const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
+const KIND_HELP: &str = "allowed: slots = [[\"0ms\", \"50ms\"]] for a table-driven reservation, \
+                         or budget = \"20ms\" with period = \"100ms\" for a sporadic one";
+const SLOT_HELP: &str = "allowed: [start, end] with start < end <= cycle, like [\"0ms\", \"50ms\"]";
+
+/// A whole MC-IPC system: valid by construction (see the module documentation for the rules).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McIpcSystem {
+    /// The protocol budgets are sized for, if the file names one.
+    pub protocol: Option<Protocol>,
+    /// `H`: the cycle every table-driven reservation's slots repeat in; `Some` whenever a
+    /// reservation has slots.
+    pub cycle: Option<Duration>,
+    /// The clusters `C_1 .. C_K`, in file order; a cluster's index here is its id.
+    pub clusters: Vec<Cluster>,
+    /// The resource servers `S_1 .. S_nr`, in file order; a server's index here is its id.
+    pub servers: Vec<Server>,
+    /// The reservations, one task each, in file order.
+    pub reservations: Vec<Reservation>,
+}
+
+/// A cluster `C_k` of identical cores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cluster {
+    /// Its name, unique among clusters.
+    pub name: String,
+    /// `m_k`: its cores, 1..=[`MAX_CORES`].
+    pub cores: u64,
+}
+
+/// A resource server `S_q`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Server {
+    /// Its name, unique among servers.
+    pub name: String,
+    /// `L^L_q` and `L^H_q`: its maximum operation length at each level, above zero, `low <=
+    /// high` (`operation = "2ms"` is both).
+    pub operation_length: PerCriticality<Duration>,
+    /// `K^L_q` and `K^H_q`: the most clusters it is invoked from at each level, each in
+    /// `1..=K`, `low <= high`; `None` (the key left out) is every cluster, `K`.
+    pub invoking_clusters: PerCriticality<Option<u64>>,
+}
+
+/// A reservation `R_j` and its one task `T_i`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reservation {
+    /// Its name, unique among reservations.
+    pub name: String,
+    /// `C(R_j)`: its cluster, an index into [`McIpcSystem::clusters`].
+    pub cluster: usize,
+    /// Its criticality (`"low"` when not given).
+    pub criticality: Criticality,
+    /// `Y_j`: its priority, larger is more important. EDF-ordered sporadic reservations share
+    /// one; a table-driven reservation's is above every sporadic one's in its cluster.
+    pub priority: Priority,
+    /// Table-driven (slots) or sporadic (budget and period).
+    pub kind: ReservationKind,
+    /// `e^L_i` and `e^H_i`: its task's worst-case execution time at each level, above zero,
+    /// `low <= high`.
+    pub execution: PerCriticality<Duration>,
+    /// `N_iq`: how often each job invokes each server, in file order, each server at most once.
+    pub invocations: Vec<Invocation>,
+}
+
+/// How a reservation is replenished (section III).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReservationKind {
+    /// A time partition: open in each of its slots in every cycle `H`.
+    TableDriven {
+        /// One or more disjoint slots within `[0, H)`, in file order.
+        slots: Vec<Slot>,
+    },
+    /// A sporadic reservation: `budget` per `period`.
+    Sporadic {
+        /// Its budget, above zero and at most `period`.
+        budget: Duration,
+        /// Its replenishment period, above zero.
+        period: Duration,
+    },
+}
+
+/// A slot `[start, end)` of a table-driven reservation, as offsets into the cycle `H`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// The slot's first instant, from the start of the cycle.
+    pub start: Duration,
+    /// The end of the slot (excluded), after `start` and at most `H`.
+    pub end: Duration,
+}
+
+impl Slot {
+    /// `[start, end)`.
+    pub const fn new(start: Duration, end: Duration) -> Self {
+        Slot { start, end }
+    }
+
+    /// True if the two slots share an instant.
+    pub fn overlaps(self, other: Slot) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+}
+
+impl fmt::Display for Slot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}, {})", self.start, self.end)
+    }
+}
+
+/// `N_iq`: a reservation's task invokes a server at most `count` times per job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Invocation {
+    /// The server, an index into [`McIpcSystem::servers`].
+    pub server: usize,
+    /// The most invocations per job.
+    pub count: u64,
+}
+
+/// A criticality level of Vestal's model with two levels (section VII).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Criticality {
+    /// Low criticality (`"low"`): analysed with the low-assurance estimates.
+    Low,
+    /// High criticality (`"high"`): provisioned with the high-assurance estimates.
+    High,
+}
+
+impl Criticality {
+    /// The values a file may use.
+    pub const NAMES: [&'static str; 2] = ["low", "high"];
+
+    /// The level a value names.
+    pub fn from_name(name: &str) -> Option<Criticality> {
+        match name {
+            "low" => Some(Criticality::Low),
+            "high" => Some(Criticality::High),
+            _ => None,
+        }
+    }
+
+    /// The value a file writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Criticality::Low => "low",
+            Criticality::High => "high",
+        }
+    }
+}
+
+/// A value at each of the two criticality levels: the low-assurance estimate and the
+/// high-assurance one (section VII), `low <= high` wherever the file gives them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PerCriticality<T> {
+    /// The value at the low level of assurance (superscript `L`).
+    pub low: T,
+    /// The value at the high level of assurance (superscript `H`).
+    pub high: T,
+}
+
+impl<T: Copy> PerCriticality<T> {
+    /// The same value at both levels.
+    pub const fn uniform(value: T) -> Self {
+        PerCriticality {
+            low: value,
+            high: value,
+        }
+    }
+
+    /// The value at `criticality`.
+    pub fn at(&self, criticality: Criticality) -> T {
+        match criticality {
+            Criticality::Low => self.low,
+            Criticality::High => self.high,
+        }
+    }
+}
+
+/// The IPC protocol budgets are sized for (section VI compares the three).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// MC-IPC (`"mc-ipc"`, section IV).
+    McIpc,
+    /// One FIFO queue, as in the MBWI protocol (`"fifo-ipc"`).
+    FifoIpc,
+    /// One priority queue, as in Fiasco.OC (`"prio-ipc"`).
+    PrioIpc,
+}
+
+impl Protocol {
+    /// The values a file may use.
+    pub const NAMES: [&'static str; 3] = ["mc-ipc", "fifo-ipc", "prio-ipc"];
+
+    /// The protocol a value names.
+    pub fn from_name(name: &str) -> Option<Protocol> {
+        match name {
+            "mc-ipc" => Some(Protocol::McIpc),
+            "fifo-ipc" => Some(Protocol::FifoIpc),
+            "prio-ipc" => Some(Protocol::PrioIpc),
+            _ => None,
+        }
+    }
+
+    /// The value a file writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::McIpc => "mc-ipc",
+            Protocol::FifoIpc => "fifo-ipc",
+            Protocol::PrioIpc => "prio-ipc",
+        }
+    }
+}
+
+/// Reads an MC-IPC system from TOML `text`, naming it `file` in diagnostics.
+///
+/// ```
+/// let text = r#"
+/// cycle = "100ms"
+///
+/// [[cluster]]
+/// name = "C1"
+/// cores = 1
+///
+/// [[server]]
+/// name = "key"
+/// operation = "2ms"
+///
+/// [[reservation]]
+/// name = "R1"
+/// cluster = "C1"
+/// priority = 1
+/// slots = [["0ms", "50ms"]]
+/// execution = "2ms"
+/// invokes = { key = 1 }
+/// "#;
+/// let system = bulwark_spec::parse_mc_ipc(text, "one.toml").unwrap();
+/// assert_eq!(system.reservations[0].invocations[0].count, 1);
+///
+/// let wrong = text.replace("\"50ms\"", "\"150ms\"");
+/// let errors = bulwark_spec::parse_mc_ipc(&wrong, "one.toml").unwrap_err();
+/// assert_eq!(
+///     errors.errors()[0].to_string(),
+///     "one.toml:16:10: slot [0ns, 150ms) ends after the cycle 100ms"
+/// );
+/// ```
+pub fn parse_mc_ipc(text: &str, file: &str) -> Result<McIpcSystem, Diagnostics> {
+    let located = Source::new(file, text);
+    let raw: RawSystem = toml::from_str(text)
+        .map_err(|e| Diagnostics::new(file, vec![toml_error::located(&located, &e)]))?;
+    let mut checker = Checker {
+        source: &located,
+        errors: Vec::new(),
+    };
+    let system = checker.system(&raw);
+    let mut errors = checker.errors;
+    match system {
+        Some(system) if errors.is_empty() => Ok(system),
+        _ => {
+            if errors.is_empty() {
+                errors.push(located.error(
+                    0..0,
+                    "internal error: a check failed without saying why",
+                    "please report this file to the Bulwark developers",
+                ));
+            }
+            // Stable, so errors at the same place keep the order they were found in.
+            errors.sort_by_key(|e| e.span().map_or(0, |s| s.start));
+            Err(Diagnostics::new(file, errors))
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "an MC-IPC system: [[cluster]], [[server]] and [[reservation]] tables"
+)]
+struct RawSystem {
+    protocol: Option<Spanned<String>>,
+    cycle: Option<Spanned<RawTime>>,
+    #[serde(default)]
+    cluster: Vec<Spanned<RawCluster>>,
+    #[serde(default)]
+    server: Vec<Spanned<RawServer>>,
+    #[serde(default)]
+    reservation: Vec<Spanned<RawReservation>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[cluster]] table, like { name = \"C1\", cores = 1 }"
+)]
+struct RawCluster {
+    name: Spanned<String>,
+    cores: Spanned<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[server]] table, like { name = \"key\", operation = \"2ms\" }"
+)]
+struct RawServer {
+    name: Spanned<String>,
+    operation: Spanned<RawLevels<RawTime>>,
+    clusters: Option<Spanned<RawLevels<i64>>>,
+}
+
+/// One `[[reservation]]` table. `slots`, `budget` and `period` are all optional here so that
+/// validation can say which kind is meant and what is missing or extra.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[reservation]] table"
+)]
+struct RawReservation {
+    name: Spanned<String>,
+    cluster: Spanned<String>,
+    criticality: Option<Spanned<String>>,
+    priority: Spanned<i64>,
+    slots: Option<Spanned<RawSlots>>,
+    budget: Option<Spanned<RawTime>>,
+    period: Option<Spanned<RawTime>>,
+    execution: Spanned<RawLevels<RawTime>>,
+    invokes: Option<Spanned<RawInvokes>>,
+}
+
+/// `slots = [["0ms", "50ms"], ...]`: each slot as written, its length judged later.
+type RawSlots = Vec<Spanned<Vec<Spanned<RawTime>>>>;
+
+/// `"2ms"` or `{ low = "1ms", high = "2ms" }`; `4` or `{ low = 2, high = 4 }`.
+#[derive(Debug)]
+enum RawLevels<T> {
+    /// One value for both levels; its span is the whole value's.
+    Same(T),
+    /// A value per level.
+    Split { low: Spanned<T>, high: Spanned<T> },
+}
+
+/// A value that may be given per criticality level.
+trait LevelValue: for<'de> Deserialize<'de> {
+    /// What a value or a `{ low, high }` table of them looks like.
+    const EXPECTING: &'static str;
+}
+
+impl LevelValue for RawTime {
+    const EXPECTING: &'static str = "a time like \"2ms\", or { low = \"1ms\", high = \"2ms\" }";
+}
+
+impl LevelValue for i64 {
+    const EXPECTING: &'static str = "a count like 4, or { low = 2, high = 4 }";
+}
+
+struct LevelsVisitor<T>(PhantomData<T>);
+
+impl<'de, T: LevelValue> Visitor<'de> for LevelsVisitor<T> {
+    type Value = RawLevels<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(T::EXPECTING)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawLevels<T>, E> {
+        T::deserialize(de::value::StrDeserializer::<E>::new(v)).map(RawLevels::Same)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawLevels<T>, E> {
+        T::deserialize(de::value::I64Deserializer::<E>::new(v)).map(RawLevels::Same)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawLevels<T>, E> {
+        let v = i64::try_from(v).unwrap_or(i64::MAX);
+        T::deserialize(de::value::I64Deserializer::<E>::new(v)).map(RawLevels::Same)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawLevels<T>, E> {
+        T::deserialize(de::value::F64Deserializer::<E>::new(v)).map(RawLevels::Same)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawLevels<T>, A::Error> {
+        const FIELDS: &[&str] = &["low", "high"];
+        let (mut low, mut high) = (None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            let slot = match key.as_str() {
+                "low" => &mut low,
+                "high" => &mut high,
+                _ => return Err(de::Error::unknown_field(&key, FIELDS)),
+            };
+            if slot.is_some() {
+                return Err(de::Error::custom("duplicate key"));
+            }
+            *slot = Some(map.next_value::<Spanned<T>>()?);
+        }
+        let low = low.ok_or_else(|| de::Error::missing_field("low"))?;
+        let high = high.ok_or_else(|| de::Error::missing_field("high"))?;
+        Ok(RawLevels::Split { low, high })
+    }
+}
+
+impl<'de, T: LevelValue> Deserialize<'de> for RawLevels<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LevelsVisitor(PhantomData))
+    }
+}
+
+/// `invokes = { key = 1, log = 2 }`: server names and counts, as written.
+#[derive(Debug)]
+struct RawInvokes(Vec<(Spanned<String>, Spanned<i64>)>);
+
+struct InvokesVisitor;
+
+impl<'de> Visitor<'de> for InvokesVisitor {
+    type Value = RawInvokes;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("invocations per job by server name, like { key = 1 }")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawInvokes, A::Error> {
+        let mut pairs = Vec::new();
+        while let Some(server) = map.next_key::<Spanned<String>>()? {
+            pairs.push((server, map.next_value::<Spanned<i64>>()?));
+        }
+        // Tables may come in any order; report and keep them in file order.
+        pairs.sort_by_key(|(server, _)| server.span().start);
+        Ok(RawInvokes(pairs))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawInvokes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(InvokesVisitor)
+    }
+}
+
+struct Checker<'a> {
+    source: &'a Source,
+    errors: Vec<SpecError>,
+}
+
+/// What the reservation checks learnt, for the checks across a cluster.
+struct Seen<'r> {
+    name: &'r str,
+    cluster: Option<usize>,
+    priority: Option<(Priority, Range<usize>)>,
+    /// `Some(true)` table-driven, `Some(false)` sporadic, `None` unclear (reported).
+    table_driven: Option<bool>,
+    /// The valid, mutually disjoint slots, with their spans.
+    slots: Vec<(Slot, Range<usize>)>,
+}
+
+impl Checker<'_> {
+    fn report(&mut self, span: Range<usize>, message: impl Into<String>, help: impl Into<String>) {
+        let error = self.source.error(span, message, help);
+        self.errors.push(error);
+    }
+
+    fn system(&mut self, raw: &RawSystem) -> Option<McIpcSystem> {
+        let protocol = match &raw.protocol {
+            None => Some(None),
+            Some(p) => self.protocol(p).map(Some),
+        };
+        let cycle = match &raw.cycle {
+            None => Some(None),
+            Some(c) => self.positive_time(c, "cycle").map(Some),
+        };
+        if raw.cluster.is_empty() {
+            self.report(
+                0..0,
+                "this system has no clusters",
+                "allowed: one or more [[cluster]] tables, like { name = \"C1\", cores = 1 }",
+            );
+        }
+        if raw.reservation.is_empty() {
+            self.report(
+                0..0,
+                "this system has no reservations",
+                "allowed: one or more [[reservation]] tables",
+            );
+        }
+        let cluster_names: Vec<&str> = raw
+            .cluster
+            .iter()
+            .map(|c| name_of(&c.get_ref().name))
+            .collect();
+        let server_names: Vec<&str> = raw
+            .server
+            .iter()
+            .map(|s| name_of(&s.get_ref().name))
+            .collect();
+        self.unique_names(raw.cluster.iter().map(|c| &c.get_ref().name), "cluster");
+        self.unique_names(raw.server.iter().map(|s| &s.get_ref().name), "server");
+        self.unique_names(
+            raw.reservation.iter().map(|r| &r.get_ref().name),
+            "reservation",
+        );
+
+        let clusters: Vec<Option<Cluster>> = raw
+            .cluster
+            .iter()
+            .map(|c| self.cluster(c.get_ref()))
+            .collect();
+        let k = raw.cluster.len() as u64;
+        let servers: Vec<Option<Server>> = raw
+            .server
+            .iter()
+            .map(|s| self.server(s.get_ref(), k))
+            .collect();
+
+        // Slots need the cycle: said once, at the first reservation that has them.
+        if raw.cycle.is_none() {
+            if let Some(slots) = raw
+                .reservation
+                .iter()
+                .find_map(|r| r.get_ref().slots.as_ref())
+            {
+                self.report(
+                    slots.span(),
+                    "slots repeat every cycle, but this file gives no cycle",
+                    "add cycle = \"100ms\" (H, the length of the table) at the top of the file",
+                );
+            }
+        }
+        let cycle_for_slots = cycle.flatten();
+
+        let mut reservations = Vec::with_capacity(raw.reservation.len());
+        let mut seen = Vec::with_capacity(raw.reservation.len());
+        for reservation in &raw.reservation {
+            let (built, facts) =
+                self.reservation(reservation, &cluster_names, &server_names, cycle_for_slots);
+            reservations.push(built);
+            seen.push(facts);
+        }
+        self.overlapping_slots(&seen, &clusters);
+        self.table_priorities(&seen, &cluster_names);
+
+        let clusters: Option<Vec<Cluster>> = clusters.into_iter().collect();
+        let servers: Option<Vec<Server>> = servers.into_iter().collect();
+        let reservations: Option<Vec<Reservation>> = reservations.into_iter().collect();
+        if !self.errors.is_empty() {
+            return None;
+        }
+        Some(McIpcSystem {
+            protocol: protocol?,
+            cycle: cycle?,
+            clusters: clusters?,
+            servers: servers?,
+            reservations: reservations?,
+        })
+    }
+
+    fn protocol(&mut self, raw: &Spanned<String>) -> Option<Protocol> {
+        let found = Protocol::from_name(raw.get_ref());
+        if found.is_none() {
+            self.report(
+                raw.span(),
+                format!("unknown protocol `{}`", raw.get_ref()),
+                format!("allowed: {}", Protocol::NAMES.join(", ")),
+            );
+        }
+        found
+    }
+
+    /// Names are not empty, and each is used once among the tables of `what`.
+    fn unique_names<'r>(&mut self, names: impl Iterator<Item = &'r Spanned<String>>, what: &str) {
+        let mut first_line: HashMap<&str, usize> = HashMap::new();
+        for name in names {
+            let text = name.get_ref().as_str();
+            if text.trim().is_empty() {
+                self.report(
+                    name.span(),
+                    format!("a {what} name is empty"),
+                    "allowed: a name with at least one visible character, like \"C1\"",
+                );
+            } else if let Some(line) = first_line.get(text) {
+                self.report(
+                    name.span(),
+                    format!("{what} name `{text}` is already used on line {line}"),
+                    format!("allowed: a name no other {what} in this system has"),
+                );
+            } else {
+                first_line.insert(text, self.source.line(name.span().start));
+            }
+        }
+    }
+
+    fn cluster(&mut self, raw: &RawCluster) -> Option<Cluster> {
+        let n = *raw.cores.get_ref();
+        let cores = u64::try_from(n)
+            .ok()
+            .filter(|cores| (1..=MAX_CORES).contains(cores));
+        if cores.is_none() {
+            self.report(
+                raw.cores.span(),
+                format!("cores {n} is outside 1..={MAX_CORES}"),
+                format!("allowed: 1..={MAX_CORES} cores (m_k)"),
+            );
+        }
+        Some(Cluster {
+            name: raw.name.get_ref().clone(),
+            cores: cores?,
+        })
+    }
+
+    /// A server; `k` is the number of clusters, `K`.
+    fn server(&mut self, raw: &RawServer, k: u64) -> Option<Server> {
+        let operation_length = self.time_levels(
+            &raw.operation,
+            "operation length",
+            "allowed: a time longer than zero, like \"2ms\" (L_q, the longest operation)",
+            "allowed: low <= high (L^L_q <= L^H_q: the high-assurance estimate is the more \
+             pessimistic)",
+        );
+        let invoking_clusters = match &raw.clusters {
+            None => Some(PerCriticality::uniform(None)),
+            Some(clusters) => self.cluster_levels(clusters, k),
+        };
+        Some(Server {
+            name: raw.name.get_ref().clone(),
+            operation_length: operation_length?,
+            invoking_clusters: invoking_clusters?,
+        })
+    }
+
+    /// `clusters = 4` or `{ low = 2, high = 4 }`, each in `1..=k`.
+    fn cluster_levels(
+        &mut self,
+        raw: &Spanned<RawLevels<i64>>,
+        k: u64,
+    ) -> Option<PerCriticality<Option<u64>>> {
+        let mut count = |value: i64, span: Range<usize>| {
+            let valid = u64::try_from(value)
+                .ok()
+                .filter(|count| (1..=k).contains(count));
+            // With no clusters at all, that error says it; every count would be out of range.
+            if valid.is_none() && k > 0 {
+                self.report(
+                    span,
+                    format!("clusters {value} is outside 1..={k}"),
+                    format!(
+                        "allowed: 1..={k}, the clusters this system has (K_q); leave it out \
+                         for all of them"
+                    ),
+                );
+            }
+            valid
+        };
+        match raw.get_ref() {
+            RawLevels::Same(n) => count(*n, raw.span()).map(|n| PerCriticality::uniform(Some(n))),
+            RawLevels::Split { low, high } => {
+                let low_count = count(*low.get_ref(), low.span());
+                let high_count = count(*high.get_ref(), high.span());
+                let (low_count, high_count) = (low_count?, high_count?);
+                if low_count > high_count {
+                    self.report(
+                        low.span(),
+                        format!("low clusters {low_count} is above high clusters {high_count}"),
+                        "allowed: low <= high (K^L_q <= K^H_q; K^H_q = K is the safe choice)",
+                    );
+                    return None;
+                }
+                Some(PerCriticality {
+                    low: Some(low_count),
+                    high: Some(high_count),
+                })
+            }
+        }
+    }
+
+    /// A time, or a time per level: each above zero, `low <= high`.
+    fn time_levels(
+        &mut self,
+        raw: &Spanned<RawLevels<RawTime>>,
+        what: &str,
+        zero_help: &str,
+        order_help: &str,
+    ) -> Option<PerCriticality<Duration>> {
+        match raw.get_ref() {
+            RawLevels::Same(time) => {
+                let time = self.non_zero(time, raw.span(), what, zero_help)?;
+                Some(PerCriticality::uniform(time))
+            }
+            RawLevels::Split { low, high } => {
+                let low_time =
+                    self.non_zero(low.get_ref(), low.span(), &format!("low {what}"), zero_help);
+                let high_time = self.non_zero(
+                    high.get_ref(),
+                    high.span(),
+                    &format!("high {what}"),
+                    zero_help,
+                );
+                let (low_time, high_time) = (low_time?, high_time?);
+                if low_time > high_time {
+                    self.report(
+                        low.span(),
+                        format!("low {what} {low_time} is above high {what} {high_time}"),
+                        order_help,
+                    );
+                    return None;
+                }
+                Some(PerCriticality {
+                    low: low_time,
+                    high: high_time,
+                })
+            }
+        }
+    }
+
+    /// One reservation, and what the checks across its cluster need to know of it.
+    fn reservation<'r>(
+        &mut self,
+        spanned: &'r Spanned<RawReservation>,
+        cluster_names: &[&str],
+        server_names: &[&str],
+        cycle: Option<Duration>,
+    ) -> (Option<Reservation>, Seen<'r>) {
+        let raw = spanned.get_ref();
+        let name = name_of(&raw.name);
+        let cluster = self.named(&raw.cluster, cluster_names, "cluster");
+        let criticality = match &raw.criticality {
+            None => Some(Criticality::Low),
+            Some(c) => {
+                let found = Criticality::from_name(c.get_ref());
+                if found.is_none() {
+                    self.report(
+                        c.span(),
+                        format!("unknown criticality `{}`", c.get_ref()),
+                        format!("allowed: {}", Criticality::NAMES.join(", ")),
+                    );
+                }
+                found
+            }
+        };
+        let priority = self.priority(&raw.priority);
+        let mut seen = Seen {
+            name,
+            cluster,
+            priority: priority.map(|p| (p, raw.priority.span())),
+            table_driven: None,
+            slots: Vec::new(),
+        };
+        let kind = self.kind(raw, cycle, &mut seen);
+        let execution = self.time_levels(
+            &raw.execution,
+            "execution",
+            "allowed: a time longer than zero, like \"2ms\" (e_i, the task's worst case)",
+            "allowed: low <= high (e^L_i <= e^H_i: the high-assurance estimate is the more \
+             pessimistic)",
+        );
+        let invocations = match &raw.invokes {
+            None => Some(Vec::new()),
+            Some(invokes) => self.invocations(invokes.get_ref(), server_names),
+        };
+        let built = (|| {
+            Some(Reservation {
+                name: name.to_owned(),
+                cluster: cluster?,
+                criticality: criticality?,
+                priority: priority?,
+                kind: kind?,
+                execution: execution?,
+                invocations: invocations?,
+            })
+        })();
+        (built, seen)
+    }
+
+    /// Table-driven or sporadic, from which of `slots`, `budget` and `period` are present.
+    fn kind(
+        &mut self,
+        raw: &RawReservation,
+        cycle: Option<Duration>,
+        seen: &mut Seen<'_>,
+    ) -> Option<ReservationKind> {
+        let name = seen.name;
+        match (&raw.slots, &raw.budget, &raw.period) {
+            (Some(_), Some(sporadic), _) | (Some(_), None, Some(sporadic)) => {
+                self.report(
+                    sporadic.span(),
+                    format!(
+                        "reservation `{name}` has both slots (table-driven) and a budget or \
+                         period (sporadic)"
+                    ),
+                    KIND_HELP,
+                );
+                None
+            }
+            (None, None, None) => {
+                self.report(
+                    raw.name.span(),
+                    format!("reservation `{name}` has neither slots nor a budget and period"),
+                    KIND_HELP,
+                );
+                None
+            }
+            (None, Some(budget), None) => {
+                self.report(
+                    budget.span(),
+                    format!("sporadic reservation `{name}` has a budget but no period"),
+                    "add period = \"100ms\" (its replenishment period, at least the budget)",
+                );
+                None
+            }
+            (None, None, Some(period)) => {
+                self.report(
+                    period.span(),
+                    format!("sporadic reservation `{name}` has a period but no budget"),
+                    "add budget = \"20ms\" (at most the period)",
+                );
+                None
+            }
+            (None, Some(budget), Some(period)) => {
+                seen.table_driven = Some(false);
+                self.sporadic(budget, period)
+            }
+            (Some(slots), None, None) => {
+                seen.table_driven = Some(true);
+                self.slots(slots, cycle, seen)
+            }
+        }
+    }
+
+    fn sporadic(
+        &mut self,
+        raw_budget: &Spanned<RawTime>,
+        raw_period: &Spanned<RawTime>,
+    ) -> Option<ReservationKind> {
+        let budget = self.positive_time(raw_budget, "budget");
+        let period = self.positive_time(raw_period, "period");
+        let (budget, period) = (budget?, period?);
+        if budget > period {
+            self.report(
+                raw_budget.span(),
+                format!("budget {budget} is larger than its period {period}"),
+                "a reservation's budget must be at most its period",
+            );
+            return None;
+        }
+        Some(ReservationKind::Sporadic { budget, period })
+    }
+
+    /// A table-driven reservation's slots: each `[start, end]` with `start < end <= cycle`,
+    /// disjoint from its others. The valid ones go into `seen` for the cluster's check.
+    fn slots(
+        &mut self,
+        raw: &Spanned<RawSlots>,
+        cycle: Option<Duration>,
+        seen: &mut Seen<'_>,
+    ) -> Option<ReservationKind> {
+        if raw.get_ref().is_empty() {
+            self.report(
+                raw.span(),
+                "a table-driven reservation needs at least one slot",
+                KIND_HELP,
+            );
+            return None;
+        }
+        let mut slots = Vec::new();
+        let mut all_valid = true;
+        for slot in raw.get_ref() {
+            let times: Vec<Option<Duration>> =
+                slot.get_ref().iter().map(|t| self.time(t)).collect();
+            let [start, end] = times.as_slice() else {
+                self.report(
+                    slot.span(),
+                    format!(
+                        "a slot needs two times, [start, end], but has {}",
+                        times.len()
+                    ),
+                    SLOT_HELP,
+                );
+                all_valid = false;
+                continue;
+            };
+            let (Some(start), Some(end)) = (*start, *end) else {
+                all_valid = false;
+                continue;
+            };
+            let this = Slot::new(start, end);
+            if end <= start {
+                let problem = if end == start {
+                    "is empty"
+                } else {
+                    "ends before it starts"
+                };
+                self.report(slot.span(), format!("slot {this} {problem}"), SLOT_HELP);
+                all_valid = false;
+                continue;
+            }
+            if let Some(cycle) = cycle.filter(|&cycle| end > cycle) {
+                self.report(
+                    slot.span(),
+                    format!("slot {this} ends after the cycle {cycle}"),
+                    SLOT_HELP,
+                );
+                all_valid = false;
+                continue;
+            }
+            if let Some((other, _)) = seen.slots.iter().find(|(other, _)| other.overlaps(this)) {
+                self.report(
+                    slot.span(),
+                    format!("slot {this} overlaps this reservation's slot {other}"),
+                    "allowed: disjoint slots, like [[\"0ms\", \"20ms\"], [\"50ms\", \"70ms\"]]",
+                );
+                all_valid = false;
+                continue;
+            }
+            seen.slots.push((this, slot.span()));
+            slots.push(this);
+        }
+        // Without a cycle (reported once) the slots cannot be placed.
+        (all_valid && cycle.is_some()).then_some(ReservationKind::TableDriven { slots })
+    }
+
+    /// Section III: slots of table-driven reservations on one processor must not overlap, so
+    /// at no instant may more slots of a cluster be open than it has cores. Each slot is
+    /// judged against the earlier ones in the file that were accepted.
+    fn overlapping_slots(&mut self, seen: &[Seen<'_>], clusters: &[Option<Cluster>]) {
+        let mut open: Vec<Vec<(Slot, &str)>> = vec![Vec::new(); clusters.len()];
+        for reservation in seen {
+            let Some(index) = reservation.cluster else {
+                continue;
+            };
+            let Some(cluster) = &clusters[index] else {
+                continue;
+            };
+            for (slot, span) in &reservation.slots {
+                let others: Vec<&(Slot, &str)> = open[index]
+                    .iter()
+                    .filter(|(other, _)| other.overlaps(*slot))
+                    .collect();
+                // The most slots open at once within this one: at its start or another's.
+                let (at, most) = std::iter::once(slot.start)
+                    .chain(others.iter().map(|(other, _)| other.start))
+                    .filter(|&instant| instant >= slot.start)
+                    .map(|instant| {
+                        let count = others
+                            .iter()
+                            .filter(|(other, _)| other.start <= instant && instant < other.end)
+                            .count();
+                        (instant, count)
+                    })
+                    .fold(
+                        (slot.start, 0),
+                        |best, next| {
+                            if next.1 > best.1 {
+                                next
+                            } else {
+                                best
+                            }
+                        },
+                    );
+                if (most as u64) < cluster.cores {
+                    open[index].push((*slot, reservation.name));
+                    continue;
+                }
+                let help = "allowed: at no instant more open slots in a cluster than it has \
+                            cores; on one core, slots must not overlap (section III)";
+                let message = if cluster.cores == 1 {
+                    let (other, owner) = others[0];
+                    format!(
+                        "slot {slot} of `{}` overlaps slot {other} of `{owner}` on cluster \
+                         `{}` (1 core)",
+                        reservation.name, cluster.name
+                    )
+                } else {
+                    format!(
+                        "slot {slot} of `{}` makes {} slots overlap at {at} on cluster `{}` \
+                         ({} cores)",
+                        reservation.name,
+                        most + 1,
+                        cluster.name,
+                        cluster.cores
+                    )
+                };
+                self.report(span.clone(), message, help);
+            }
+        }
+    }
+
+    /// Section III: a table-driven reservation's fixed priority is above every sporadic
+    /// reservation's in its cluster. Each reservation is judged against the earlier ones.
+    fn table_priorities(&mut self, seen: &[Seen<'_>], cluster_names: &[&str]) {
+        for (index, reservation) in seen.iter().enumerate() {
+            let (Some(cluster), Some(table_driven), Some((priority, span))) = (
+                reservation.cluster,
+                reservation.table_driven,
+                &reservation.priority,
+            ) else {
+                continue;
+            };
+            let conflict = seen[..index].iter().find_map(|other| {
+                let (other_priority, _) = other.priority.as_ref()?;
+                let opposite = other.table_driven? != table_driven;
+                let (table, sporadic) = if table_driven {
+                    (priority, other_priority)
+                } else {
+                    (other_priority, priority)
+                };
+                (other.cluster == Some(cluster) && opposite && table <= sporadic)
+                    .then_some((other.name, *other_priority))
+            });
+            let Some((other, other_priority)) = conflict else {
+                continue;
+            };
+            let cluster = cluster_names[cluster];
+            let message = if table_driven {
+                format!(
+                    "priority {} of table-driven `{}` is not above priority {} of sporadic \
+                     `{other}` on cluster `{cluster}`",
+                    priority.0, reservation.name, other_priority.0
+                )
+            } else {
+                format!(
+                    "priority {} of sporadic `{}` is not below priority {} of table-driven \
+                     `{other}` on cluster `{cluster}`",
+                    priority.0, reservation.name, other_priority.0
+                )
+            };
+            self.report(
+                span.clone(),
+                message,
+                "allowed: a table-driven reservation's priority above every sporadic \
+                 reservation's in its cluster (section III)",
+            );
+        }
+    }
+
+    /// `invokes = { key = 1 }`: each name a server, each count 0 or more.
+    fn invocations(&mut self, raw: &RawInvokes, server_names: &[&str]) -> Option<Vec<Invocation>> {
+        let mut invocations = Vec::new();
+        let mut all_valid = true;
+        for (server, raw_count) in &raw.0 {
+            let server = self.named(server, server_names, "server");
+            let n = *raw_count.get_ref();
+            let count = u64::try_from(n).ok();
+            if count.is_none() {
+                self.report(
+                    raw_count.span(),
+                    format!("invocation count {n} is negative"),
+                    "allowed: how often each job invokes the server (N_iq), 0 or more",
+                );
+            }
+            match (server, count) {
+                (Some(server), Some(count)) => invocations.push(Invocation { server, count }),
+                _ => all_valid = false,
+            }
+        }
+        all_valid.then_some(invocations)
+    }
+
+    /// The index of the table of kind `what` called `raw`, or an error listing the names.
+    fn named(&mut self, raw: &Spanned<String>, names: &[&str], what: &str) -> Option<usize> {
+        let name = raw.get_ref().as_str();
+        let found = names.iter().position(|n| *n == name);
+        if found.is_none() {
+            self.report(
+                raw.span(),
+                format!("no {what} is called `{name}`"),
+                if names.is_empty() {
+                    format!("add a [[{what}]] table with this name")
+                } else {
+                    format!("allowed: {}", names.join(", "))
+                },
+            );
+        }
+        found
+    }
+
+    fn priority(&mut self, raw: &Spanned<i64>) -> Option<Priority> {
+        let n = *raw.get_ref();
+        let p = u8::try_from(n).ok().map(Priority);
+        if p.is_none() {
+            self.report(
+                raw.span(),
+                format!("priority {n} is outside 0..=255"),
+                PRIORITY_HELP,
+            );
+        }
+        p
+    }
+
+    fn time(&mut self, raw: &Spanned<RawTime>) -> Option<Duration> {
+        self.time_at(raw.get_ref(), raw.span())
+    }
+
+    fn time_at(&mut self, raw: &RawTime, span: Range<usize>) -> Option<Duration> {
+        let result = match &raw.0 {
+            RawQuantity::Text(text) => units::parse_time(text),
+            RawQuantity::Integer(n) => Err(units::time_without_unit(&n.to_string())),
+            RawQuantity::Float(x) if x.is_finite() => Err(units::time_without_unit(&x.to_string())),
+            RawQuantity::Float(x) => Err(units::UnitError {
+                message: format!("{x} is not a number"),
+                help: units::time_help(),
+            }),
+        };
+        match result {
+            Ok(time) => Some(time),
+            Err(e) => {
+                self.report(span, e.message, e.help);
+                None
+            }
+        }
+    }
+
+    fn non_zero(
+        &mut self,
+        raw: &RawTime,
+        span: Range<usize>,
+        what: &str,
+        help: &str,
+    ) -> Option<Duration> {
+        let time = self.time_at(raw, span.clone())?;
+        if time.is_zero() {
+            self.report(span, format!("{what} cannot be zero"), help);
+            return None;
+        }
+        Some(time)
+    }
+
+    fn positive_time(&mut self, raw: &Spanned<RawTime>, what: &str) -> Option<Duration> {
+        self.non_zero(
+            raw.get_ref(),
+            raw.span(),
+            what,
+            "allowed: a time longer than zero, like \"20ms\"",
+        )
+    }
+}
+
+fn name_of(raw: &Spanned<String>) -> &str {
+    raw.get_ref().as_str()
+}
