@@ -384,3 +384,41 @@ fn component_schedulability_on_fig_7() {
     let out = bulwark(&["analyze", "scenarios/components/fig3.camkes"]);
     assert!(text(&out.stdout).contains("schedulability: not analysed: task `one` has no body"));
 }
+
+/// The MC-IPC case study file (`scenarios/mcipc/case-study.toml`), by hand (section VI-B):
+/// MC-IPC (1 + 2 * 1 * 4) * 2 = 18 ms for everyone; FIFO-IPC 14 * 2 = 28 ms; PRIO-IPC
+/// (h + 1 + b) * 2 with h the requests of higher (or equal) priority whose slots can overlap:
+/// R1: R2 and R4 (R3's slot is [50, 100)), plus one lower: 8 ms; R2: R4 only, 6 ms; R3 and
+/// R4: nothing above overlaps, 4 ms; a low-criticality reservation: the 4 partitions and the
+/// 9 other EDF reservations (ties count), none lower: 28 ms. Budgets: 2 + 18 = 20 ms each,
+/// which the 20 ms sporadic budgets and 50 ms slots provide, so the exit status is 0.
+#[test]
+fn mc_ipc_bounds_of_the_case_study() {
+    let out = bulwark(&["analyze", "scenarios/mcipc/case-study.toml"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let bounds = |name| row(&stdout, name)[6..9].to_vec();
+    assert_eq!(bounds("R1"), ["18ms", "28ms", "8ms"]);
+    assert_eq!(bounds("R2"), ["18ms", "28ms", "6ms"]);
+    assert_eq!(bounds("R3"), ["18ms", "28ms", "4ms"]);
+    assert_eq!(bounds("R4"), ["18ms", "28ms", "4ms"]);
+    assert_eq!(bounds("R9"), ["18ms", "28ms", "28ms"]);
+    let budgets = &stdout[stdout.find("budgets sized").unwrap()..];
+    assert_eq!(row(budgets, "R5"), ["R5", "20ms", "20ms", "20ms", "enough"]);
+
+    // Sized for FIFO-IPC instead, every budget needs 2 + 28 = 30 ms: the sporadic
+    // reservations' 20 ms are too small, and the exit status says so.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.toml");
+    let source = std::fs::read_to_string(root().join("scenarios/mcipc/case-study.toml"))
+        .unwrap()
+        .replace("protocol = \"mc-ipc\"", "protocol = \"fifo-ipc\"");
+    std::fs::write(&fifo, source).unwrap();
+    let out = bulwark(&["analyze", fifo.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r5 = &json["reservations"][4];
+    assert_eq!(r5["budget_low_ns"], 30_000_000);
+    assert_eq!(r5["enough"], false);
+    assert_eq!(json["reservations"][0]["enough"], true);
+}

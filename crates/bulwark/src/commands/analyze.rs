@@ -22,6 +22,15 @@ use crate::cli::AnalyzeArgs;
 use crate::{diagnostics, table};
 
 pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
+    if let Some(system) = super::mcipc_analyze::load(&args.file) {
+        return match system {
+            Ok(system) => super::mcipc_analyze::analyze(&system, args.json),
+            Err(d) => {
+                eprint!("{}", diagnostics::render(&d));
+                Ok(ExitCode::FAILURE)
+            }
+        };
+    }
     if let Some(system) = super::components::load(&args.file) {
         return Ok(match system {
             Ok(system) => components(&system, args),

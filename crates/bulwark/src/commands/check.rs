@@ -1,4 +1,4 @@
-//! `bulwark check`: validate scenario files.
+//! `bulwark check`: validate scenario files, component systems and MC-IPC systems.
 
 use crate::output::outln;
 use std::process::ExitCode;
@@ -9,6 +9,37 @@ use crate::diagnostics;
 pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
     let mut failed = false;
     for path in &args.files {
+        if let Some(system) = super::mcipc_analyze::load(path) {
+            match system {
+                Ok(s) => outln!(
+                    "{}: ok (MC-IPC system: {} clusters, {} servers, {} reservations)",
+                    path.display(),
+                    s.clusters.len(),
+                    s.servers.len(),
+                    s.reservations.len()
+                ),
+                Err(d) => {
+                    failed = true;
+                    eprint!("{}", diagnostics::render(&d));
+                }
+            }
+            continue;
+        }
+        if let Some(system) = super::components::load(path) {
+            match system {
+                Ok(s) => outln!(
+                    "{}: ok (component system: {} components, {} connections)",
+                    path.display(),
+                    s.components.len(),
+                    s.connections.len()
+                ),
+                Err(d) => {
+                    failed = true;
+                    eprint!("{}", diagnostics::render(&d));
+                }
+            }
+            continue;
+        }
         match bulwark_spec::load(path) {
             Ok(s) => outln!(
                 "{}: ok ({} tasks on {} core{}, {}, {})",

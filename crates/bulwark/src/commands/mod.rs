@@ -6,5 +6,6 @@ pub mod attack;
 pub mod check;
 pub mod components;
 pub mod mcipc;
+pub mod mcipc_analyze;
 pub mod reproduce;
 pub mod simulate;
