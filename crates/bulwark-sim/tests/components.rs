@@ -336,3 +336,93 @@ fn a_job_ending_at_a_release_completes_before_the_preemption() {
     let outcome = simulate(&config, 10);
     assert_eq!(completions(&outcome), [at(2), at(3)]);
 }
+
+mod any_system {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn protocol() -> impl Strategy<Value = CpiProtocol> {
+        prop_oneof![
+            Just(CpiProtocol::Propagated),
+            Just(CpiProtocol::Inherited),
+            Just(CpiProtocol::Ipcp),
+            Just(CpiProtocol::Npcs),
+        ]
+    }
+
+    /// A body of up to four steps: execute 0-2 ms, or request any of `cpis` CPIs (loops and
+    /// self-requests included).
+    fn body(cpis: usize) -> impl Strategy<Value = Vec<Step>> {
+        proptest::collection::vec(
+            prop_oneof![
+                (0u64..=2_000).prop_map(|us| Step::Execute(Duration::from_micros(us))),
+                (0..cpis).prop_map(Step::Request),
+            ],
+            0..=4,
+        )
+    }
+
+    fn system() -> impl Strategy<Value = ComponentSystemConfig> {
+        (1usize..=4, 1usize..=4).prop_flat_map(|(tasks, cpis)| {
+            (
+                proptest::collection::vec((any::<u8>(), 1u64..=30, 0u64..=10, body(cpis)), tasks),
+                proptest::collection::vec((protocol(), any::<u8>(), 1u32..=3, body(cpis)), cpis),
+                any::<bool>(),
+            )
+                .prop_map(|(tasks, cpis, costly)| ComponentSystemConfig {
+                    tasks: tasks
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (p, period, offset, body))| TaskConfig {
+                            name: format!("t{i}"),
+                            priority: Priority(p),
+                            period: ms(period),
+                            offset: ms(offset),
+                            body,
+                        })
+                        .collect(),
+                    cpis: cpis
+                        .into_iter()
+                        .enumerate()
+                        .map(|(c, (protocol, ceiling, threads, body))| CpiConfig {
+                            name: format!("c{c}"),
+                            protocol,
+                            ceiling: Priority(ceiling),
+                            threads,
+                            body,
+                            task_bodies: Vec::new(),
+                        })
+                        .collect(),
+                    costs: if costly {
+                        ProtocolCosts::xeon_gold_6130_max()
+                    } else {
+                        ProtocolCosts::ZERO
+                    },
+                })
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Any system runs to the end without a panic, whatever its priorities (ceilings too
+        /// low included), pools (too small included) and request graph (loops, which
+        /// deadlock, included); no protocol step is refused; the core is never busier than
+        /// the run is long; and two runs give the same outcome.
+        #[test]
+        fn any_system_runs_to_the_end(config in system()) {
+            let options = RunOptions {
+                until: Instant::ZERO.saturating_add(ms(100)),
+                record_jobs: true,
+            };
+            let outcome = run(&config, options).unwrap();
+            prop_assert_eq!(outcome.protocol_errors, 0);
+            prop_assert!(outcome.busy <= ms(100));
+            prop_assert_eq!(outcome.until, Instant::ZERO.saturating_add(ms(100)));
+            for task in &outcome.tasks {
+                prop_assert_eq!(task.job_records.len() as u64, task.jobs);
+            }
+            prop_assert_eq!(run(&config, options).unwrap(), outcome);
+        }
+    }
+}
