@@ -337,6 +337,48 @@ fn a_job_ending_at_a_release_completes_before_the_preemption() {
     assert_eq!(completions(&outcome), [at(2), at(3)]);
 }
 
+/// Dropping out of the protocol steps is a reschedule point, as a priority drop is in seL4.
+/// `low` (10) calls `B` (propagated, ceiling 30; body: a nested request to `D`, IPCP at 30,
+/// 4 ms). B's call steps cost 1 ms and its reply steps 0.5 ms, at the ceiling.
+/// - 0-1 B's call steps for low at 30; `high` (20, 1 ms) is released at 0.5 and waits.
+/// - 1: B's thread drops to 10 (Fig. 5 step 5): high runs 1-2.
+/// - 2-6 B's nested request: D runs at 30; `mid` (20, 1 ms) is released at 3 and waits.
+/// - 6: the reply; B's thread drops back to 10 (step 12): mid runs 6-7.
+/// - 7-7.5 B's reply steps at 30; low's job ends at 7.5.
+#[test]
+fn a_priority_drop_is_a_reschedule_point() {
+    let (b, d) = (0, 1);
+    let mut costs = ProtocolCosts::ZERO;
+    costs.propagated = CallReplyCost {
+        call: ms(1),
+        reply: Duration::from_micros(500),
+    };
+    let config = ComponentSystemConfig {
+        tasks: vec![
+            task("low", 10, 0, vec![Step::Request(b)]),
+            TaskConfig {
+                offset: Duration::from_micros(500),
+                ..task("high", 20, 0, vec![Step::Execute(ms(1))])
+            },
+            task("mid", 20, 3, vec![Step::Execute(ms(1))]),
+        ],
+        cpis: vec![
+            cpi("B", CpiProtocol::Propagated, 30, vec![Step::Request(d)]),
+            cpi("D", CpiProtocol::Ipcp, 30, vec![Step::Execute(ms(4))]),
+        ],
+        costs,
+    };
+    let outcome = simulate(&config, 20);
+    assert_eq!(
+        completions(&outcome),
+        [
+            Some(Instant::ZERO.saturating_add(Duration::from_micros(7_500))),
+            at(2),
+            at(7)
+        ]
+    );
+}
+
 mod any_system {
     use super::*;
     use proptest::prelude::*;

@@ -473,8 +473,11 @@ impl<'a> Machine<'a> {
                     // Fig. 4 step 6: wait for the signal.
                     self.block(r);
                 } else {
+                    // Out of the protocol steps, down to the request's priority (Fig. 4 step
+                    // 13, Fig. 5 step 5): the kernel reschedules here, so the procedure starts
+                    // only when nothing higher is ready.
                     self.threads[r].pc = 0;
-                    self.step(r);
+                    self.threads[r].cont = Cont::Step;
                 }
             }
             Cont::ExitDone => self.exit_done(r),
@@ -487,8 +490,9 @@ impl<'a> Machine<'a> {
                     };
                     self.apply_or_count(cpi, effects);
                 }
-                self.threads[r].pc += 1;
-                self.step(r);
+                // Back at the (inherited) priority (Fig. 4 step 20, Fig. 5 step 12): a
+                // reschedule point, as for any priority drop.
+                self.threads[r].cont = Cont::StepDone;
             }
         }
     }
