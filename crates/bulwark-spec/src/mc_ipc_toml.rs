@@ -1,11 +1,15 @@
 //! The TOML form of an MC-IPC system (the MC-IPC paper, sections III-VII): clusters of cores,
-//! resource servers, and the reservations whose tasks invoke them, read into raw serde types
-//! and then validated into an [`McIpcSystem`]. `bulwark-analysis` (`mc_ipc`) computes the
-//! bounds; this crate does not depend on it.
+//! resource servers, the reservations whose tasks invoke them, the tasks that run in the
+//! reservations and the phases of a case study (section VI-C), read into raw serde types and
+//! then validated into an [`McIpcSystem`]. `bulwark-analysis` (`mc_ipc`) computes the bounds
+//! from the clusters, servers and reservations; a simulator runs the tasks through the
+//! phases. This crate depends on neither.
 //!
 //! ```toml
 //! protocol = "mc-ipc"             # optional: budgets sized for "mc-ipc", "fifo-ipc" or "prio-ipc"
 //! cycle = "100ms"                 # H, the table's length; needed once a reservation has slots
+//! flood-gap = "10us"              # optional, default 10us: what a flooding task computes
+//!                                 # between two invocations
 //!
 //! [[cluster]]                     # one or more: C_k
 //! name = "C1"
@@ -38,6 +42,54 @@
 //! period = "100ms"
 //! execution = "5ms"
 //! invokes = { key = 2 }
+//!
+//! [[task]]                        # zero or more: a task running in a reservation
+//! name = "T1"
+//! reservation = "R1"              # a [[reservation]] name
+//! period = "100ms"                # above zero
+//! offset = "0ms"                  # optional, default 0: its first release
+//! script = [                      # what each job does, in order: one or more steps
+//!   { compute = ["500us", "1500us"] },              # drawn in [min, max], 0 < min <= max
+//!   { invoke = "key", length = ["1500us", "2ms"] }, # an operation of a [[server]]
+//!   { compute = "200us" },        # one time: exactly that long
+//!   "sleep",                      # the job completes; sleep until the next period
+//! ]
+//!
+//! [[task]]
+//! name = "T2"
+//! reservation = "R2"
+//! period = "100ms"
+//! script = [{ compute = "1ms" }, { invoke = "key" }, "sleep"] # length: default L^H, exact
+//!
+//! [[phase]]                       # zero or more: the case study's phases, each run alone
+//! name = "normal operation"
+//!
+//! [[phase]]
+//! name = "T2 floods"
+//! floods = ["T2"]                 # optional: tasks that invoke back to back, never sleeping
+//!
+//! [[phase]]
+//! name = "extra tasks"
+//!
+//! [[phase.add]]                   # zero or more: `count` copies of a task on each cluster
+//! clusters = ["C1", "C2"]         # [[cluster]] names
+//! count = 4                       # 1 or more
+//! reservation = { budget = "10ms", period = "1000ms", priority = 0 } # a new one per copy
+//! task = { period = "1000ms", offset = "90ms", stagger = "20us", script = [
+//!   { compute = "100us" }, "sleep",
+//! ] }
+//!
+//! [[phase.add]]
+//! clusters = ["C1"]               # exactly the existing reservation's cluster
+//! count = 2
+//! reservation = "R1"              # into an existing reservation
+//! task = { period = "100ms", script = [{ invoke = "key", length = "1ms" }, "sleep"] }
+//!
+//! [[phase.add]]
+//! clusters = ["C2"]
+//! count = 3
+//! reservation = "best-effort"     # one new best-effort reservation per cluster, shared
+//! task = { period = "100ms", script = [{ compute = "1ms" }, "sleep"] }
 //! ```
 //!
 //! A reservation is table-driven (`slots`) or sporadic (`budget` and `period`), never both.
@@ -52,8 +104,31 @@
 //! Section VII (Vestal's model) adds `low <= high` for every `{ low, high }` pair: `e^L_i <=
 //! e^H_i`, `L^L_q <= L^H_q` and `K^L_q <= K^H_q`. A single value is both levels.
 //!
-//! Names are unique among clusters, among servers and among reservations. Every error is
-//! reported, in file order, with its line, column, what is wrong and what is allowed.
+//! **Tasks.** A `[[task]]` runs in a reservation; the analysis's one task per reservation is
+//! the first task naming it. Its `script` is one job, step by step:
+//! - `{ compute = ["min", "max"] }` computes for a time drawn uniformly in `[min, max]`, `0 <
+//!   min <= max`; `{ compute = "1ms" }` for exactly that long;
+//! - `{ invoke = "server", length = ["min", "max"] }` invokes a server for an operation drawn
+//!   in `[min, max]`, `0 < min <= max <= L^H_q`; `length` is one time or left out (exactly
+//!   `L^H_q`);
+//! - `"sleep"` completes the job; the task sleeps until its next period.
+//!
+//! A script has at least one step, and at least one `compute` or `invoke` (a script of only
+//! sleeps would spin).
+//!
+//! **Phases.** Each `[[phase]]` describes one run of the system, on its own: the tasks in
+//! `floods` malfunction, invoking their scripts' servers back to back with `flood-gap` of
+//! computation between two invocations and never sleeping (so each must invoke a server),
+//! and each `[[phase.add]]` adds `count` copies of a task on each of `clusters`, copy `k`
+//! (from 0) released first at `offset + k * stagger`. The copies go into a new sporadic
+//! reservation each (`reservation = { budget, period, priority, criticality }`,
+//! `criticality` optional, default `"low"`), into one new best-effort reservation per cluster
+//! (`reservation = "best-effort"`: lowest priority, no budget), or into an existing
+//! reservation (`reservation = "R4"`, with `clusters` exactly that reservation's cluster).
+//!
+//! Names are unique among clusters, among servers, among reservations, among tasks and among
+//! phases. Every error is reported, in file order, with its line, column, what is wrong and
+//! what is allowed.
 //!
 //! For `bulwark_analysis::mc_ipc::analyse`, the model maps one to one: a [`Cluster`] to its
 //! `Cluster`, a [`Server`] to its `Server` (same `PerCriticality` fields), a [`Reservation`]
@@ -61,6 +136,7 @@
 //! [`ReservationKind::TableDriven`] reservation, none for a sporadic one), and [`Protocol`]
 //! to its `Protocol`. The sporadic budgets and periods and the cycle are not inputs of the
 //! bounds: they say what the file provisions, to set beside the budgets the analysis sizes.
+//! Nor are the tasks and phases: they say what a simulation of the case study runs.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -82,6 +158,13 @@ pub const MAX_CORES: u64 = 1024;
 const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
 const KIND_HELP: &str = "allowed: slots = [[\"0ms\", \"50ms\"]] for a table-driven reservation, \
                          or budget = \"20ms\" with period = \"100ms\" for a sporadic one";
+const SCRIPT_HELP: &str = "allowed: one or more steps, at least one computing or invoking, like \
+                           [{ compute = \"1ms\" }, { invoke = \"key\" }, \"sleep\"]";
+const STEP_HELP: &str = "allowed: { compute = [\"min\", \"max\"] }, { invoke = \"key\", length = \
+                         [\"min\", \"max\"] } (length optional) or \"sleep\"";
+const RANGE_HELP: &str =
+    "allowed: a time above zero like \"1ms\", or [min, max] with 0 < min <= max, \
+                          like [\"500us\", \"1500us\"]";
 const SLOT_HELP: &str = "allowed: [start, end] with start < end <= cycle, like [\"0ms\", \"50ms\"]";
 
 /// A whole MC-IPC system: valid by construction (see the module documentation for the rules).
@@ -98,6 +181,121 @@ pub struct McIpcSystem {
     pub servers: Vec<Server>,
     /// The reservations, one task each, in file order.
     pub reservations: Vec<Reservation>,
+    /// The tasks running in the reservations, in file order; a task's index here is its id.
+    pub tasks: Vec<Task>,
+    /// The case study's phases, in file order, each run on its own.
+    pub phases: Vec<Phase>,
+    /// What a flooding task computes between two invocations (`flood-gap`, default 10 us),
+    /// above zero.
+    pub flood_gap: Duration,
+}
+
+/// The `flood-gap` of a file that does not give one.
+pub const DEFAULT_FLOOD_GAP: Duration = Duration::from_micros(10);
+
+/// A task running in a reservation (the analysis's one task per reservation is the first
+/// task naming it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Task {
+    /// Its name, unique among tasks.
+    pub name: String,
+    /// The reservation it runs in, an index into [`McIpcSystem::reservations`].
+    pub reservation: usize,
+    /// Its period, above zero: a job is released every period.
+    pub period: Duration,
+    /// Its first release (0 when not given).
+    pub offset: Duration,
+    /// What each job does, in order: one or more steps, at least one computing or invoking.
+    pub script: Vec<ScriptStep>,
+}
+
+/// One step of a task's job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScriptStep {
+    /// Compute for a time drawn uniformly in [min, max] (0 < min <= max).
+    Compute {
+        /// The shortest computation, above zero.
+        min: Duration,
+        /// The longest computation, at least `min`.
+        max: Duration,
+    },
+    /// Invoke server `server` (index into servers) for an operation drawn in [min, max],
+    /// 0 < min <= max <= that server's high operation length.
+    Invoke {
+        /// The server, an index into [`McIpcSystem::servers`].
+        server: usize,
+        /// The shortest operation, above zero.
+        min: Duration,
+        /// The longest operation, at least `min` and at most the server's `L^H_q`.
+        max: Duration,
+    },
+    /// The job completes; sleep until the next period.
+    Sleep,
+}
+
+/// A phase of the case study (section VI-C): the system with some tasks flooding and some
+/// tasks added, run on its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Phase {
+    /// Its name, unique among phases.
+    pub name: String,
+    /// The tasks that flood in this phase, indices into [`McIpcSystem::tasks`], in file
+    /// order: each invokes its script's servers back to back, [`McIpcSystem::flood_gap`]
+    /// between two invocations, never sleeping.
+    pub floods: Vec<usize>,
+    /// The tasks added in this phase, in file order.
+    pub additions: Vec<Addition>,
+}
+
+/// `count` copies, on each of `clusters`, of a task in a new reservation (or in an existing
+/// one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Addition {
+    /// The clusters, indices into [`McIpcSystem::clusters`], in file order, one or more,
+    /// each once.
+    pub clusters: Vec<usize>,
+    /// How many copies on each cluster, 1 or more.
+    pub count: u32,
+    /// Where the copies run.
+    pub reservation: AddedReservation,
+    /// The task each copy is.
+    pub task: TaskTemplate,
+}
+
+/// The reservation the copies of an [`Addition`] run in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AddedReservation {
+    /// The tasks go into this existing reservation (index into reservations); `clusters` is
+    /// then exactly its cluster.
+    Existing(usize),
+    /// Each copy gets its own new sporadic reservation.
+    Sporadic {
+        /// The new reservations' criticality (`"low"` when not given).
+        criticality: Criticality,
+        /// Their priority, larger is more important.
+        priority: Priority,
+        /// Their budget, above zero and at most `period`.
+        budget: Duration,
+        /// Their replenishment period, above zero.
+        period: Duration,
+    },
+    /// All copies on a cluster share one new best-effort reservation (lowest priority, no
+    /// budget).
+    BestEffort,
+}
+
+/// The task an [`Addition`] copies. Copy k (0-based) is released first at offset + k *
+/// stagger.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskTemplate {
+    /// Each copy's period, above zero.
+    pub period: Duration,
+    /// The first copy's first release (0 when not given).
+    pub offset: Duration,
+    /// How much later each further copy is first released (0 when not given).
+    pub stagger: Duration,
+    /// What each job does, as for [`Task::script`].
+    pub script: Vec<ScriptStep>,
 }
 
 /// A cluster `C_k` of identical cores.
@@ -353,7 +551,8 @@ pub fn parse_mc_ipc(text: &str, file: &str) -> Result<McIpcSystem, Diagnostics> 
 #[serde(
     deny_unknown_fields,
     rename_all = "kebab-case",
-    expecting = "an MC-IPC system: [[cluster]], [[server]] and [[reservation]] tables"
+    expecting = "an MC-IPC system: [[cluster]], [[server]], [[reservation]], [[task]] and \
+                 [[phase]] tables"
 )]
 struct RawSystem {
     protocol: Option<Spanned<String>>,
@@ -364,6 +563,228 @@ struct RawSystem {
     server: Vec<Spanned<RawServer>>,
     #[serde(default)]
     reservation: Vec<Spanned<RawReservation>>,
+    flood_gap: Option<Spanned<RawTime>>,
+    #[serde(default)]
+    task: Vec<Spanned<RawTask>>,
+    #[serde(default)]
+    phase: Vec<Spanned<RawPhase>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[task]] table, like { name = \"T1\", reservation = \"R1\", period = \"100ms\", \
+                 script = [{ compute = \"1ms\" }, \"sleep\"] }"
+)]
+struct RawTask {
+    name: Spanned<String>,
+    reservation: Spanned<String>,
+    period: Spanned<RawTime>,
+    offset: Option<Spanned<RawTime>>,
+    script: Spanned<RawScript>,
+}
+
+/// `script = [{ compute = "1ms" }, { invoke = "key" }, "sleep"]`.
+type RawScript = Vec<Spanned<RawStep>>;
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[phase]] table, like { name = \"normal operation\" }"
+)]
+struct RawPhase {
+    name: Spanned<String>,
+    floods: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    add: Vec<Spanned<RawAddition>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[phase.add]] table, with clusters, count, reservation and task"
+)]
+struct RawAddition {
+    clusters: Spanned<Vec<Spanned<String>>>,
+    count: Spanned<i64>,
+    reservation: Spanned<RawAddedReservation>,
+    task: Spanned<RawTemplate>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a task, like { period = \"100ms\", script = [{ compute = \"1ms\" }, \"sleep\"] }"
+)]
+struct RawTemplate {
+    period: Spanned<RawTime>,
+    offset: Option<Spanned<RawTime>>,
+    stagger: Option<Spanned<RawTime>>,
+    script: Spanned<RawScript>,
+}
+
+/// `reservation = "R4"`, `"best-effort"` or `{ budget, period, priority, criticality }`.
+#[derive(Debug)]
+enum RawAddedReservation {
+    /// `"best-effort"` or an existing reservation's name.
+    Name(String),
+    /// A new sporadic reservation per copy.
+    New(RawNewReservation),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a new sporadic reservation, like { budget = \"100ms\", period = \"3000ms\", \
+                 priority = 0 }"
+)]
+struct RawNewReservation {
+    criticality: Option<Spanned<String>>,
+    priority: Spanned<i64>,
+    budget: Spanned<RawTime>,
+    period: Spanned<RawTime>,
+}
+
+const ADDED_RESERVATION_EXPECTED: &str = "a reservation name, \"best-effort\", or a new sporadic \
+                                          reservation, like { budget = \"100ms\", period = \
+                                          \"3000ms\", priority = 0 }";
+
+struct AddedReservationVisitor;
+
+impl<'de> Visitor<'de> for AddedReservationVisitor {
+    type Value = RawAddedReservation;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(ADDED_RESERVATION_EXPECTED)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawAddedReservation, E> {
+        Ok(RawAddedReservation::Name(v.to_owned()))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawAddedReservation, A::Error> {
+        RawNewReservation::deserialize(de::value::MapAccessDeserializer::new(map))
+            .map(RawAddedReservation::New)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawAddedReservation {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(AddedReservationVisitor)
+    }
+}
+
+/// One script step as written: a word, or a table whose keys are all kept (unknown ones
+/// too) so that validation can say what is wrong with each.
+#[derive(Debug)]
+enum RawStep {
+    /// `"sleep"`, or a word that is not a step.
+    Word(String),
+    /// `{ compute = ... }` or `{ invoke = "key", length = ... }`, as written.
+    Table(RawStepTable),
+}
+
+#[derive(Debug, Default)]
+struct RawStepTable {
+    compute: Option<Spanned<RawRange>>,
+    invoke: Option<Spanned<String>>,
+    length: Option<Spanned<RawRange>>,
+    /// Keys that no step has.
+    unknown: Vec<Spanned<String>>,
+}
+
+const STEP_EXPECTED: &str = "a script step: { compute = \"1ms\" }, { invoke = \"key\" } or \
+                             \"sleep\"";
+
+struct StepVisitor;
+
+impl<'de> Visitor<'de> for StepVisitor {
+    type Value = RawStep;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(STEP_EXPECTED)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawStep, E> {
+        Ok(RawStep::Word(v.to_owned()))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawStep, A::Error> {
+        let mut table = RawStepTable::default();
+        while let Some(key) = map.next_key::<Spanned<String>>()? {
+            match key.get_ref().as_str() {
+                "compute" => table.compute = Some(map.next_value()?),
+                "invoke" => table.invoke = Some(map.next_value()?),
+                "length" => table.length = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<de::IgnoredAny>()?;
+                    table.unknown.push(key);
+                }
+            }
+        }
+        Ok(RawStep::Table(table))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawStep {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StepVisitor)
+    }
+}
+
+/// `"1ms"` or `["500us", "1500us"]`: each time as written, the range judged later.
+#[derive(Debug)]
+enum RawRange {
+    /// One time, both ends.
+    One(RawTime),
+    /// `[min, max]`, as many times as written.
+    Pair(Vec<Spanned<RawTime>>),
+}
+
+struct RangeVisitor;
+
+impl<'de> Visitor<'de> for RangeVisitor {
+    type Value = RawRange;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a time like \"1ms\", or a range like [\"500us\", \"1500us\"]")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawRange, E> {
+        Ok(RawRange::One(RawTime(RawQuantity::Text(v.to_owned()))))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawRange, E> {
+        Ok(RawRange::One(RawTime(RawQuantity::Integer(v))))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawRange, E> {
+        let v = i64::try_from(v).unwrap_or(i64::MAX);
+        Ok(RawRange::One(RawTime(RawQuantity::Integer(v))))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawRange, E> {
+        Ok(RawRange::One(RawTime(RawQuantity::Float(v))))
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<RawRange, A::Error> {
+        let mut times = Vec::new();
+        while let Some(time) = seq.next_element::<Spanned<RawTime>>()? {
+            times.push(time);
+        }
+        Ok(RawRange::Pair(times))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawRange {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(RangeVisitor)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -517,6 +938,14 @@ impl<'de> Deserialize<'de> for RawInvokes {
     }
 }
 
+/// The names of the tables, in file order, for references by name.
+struct Names<'r> {
+    clusters: Vec<&'r str>,
+    servers: Vec<&'r str>,
+    reservations: Vec<&'r str>,
+    tasks: Vec<&'r str>,
+}
+
 struct Checker<'a> {
     source: &'a Source,
     errors: Vec<SpecError>,
@@ -618,9 +1047,48 @@ impl Checker<'_> {
         self.overlapping_slots(&seen, &clusters);
         self.table_priorities(&seen, &cluster_names);
 
+        let flood_gap = match &raw.flood_gap {
+            None => Some(DEFAULT_FLOOD_GAP),
+            Some(gap) => self.non_zero(
+                gap.get_ref(),
+                gap.span(),
+                "flood gap",
+                "allowed: a time longer than zero, like \"10us\" (what a flooding task computes \
+                 between two invocations)",
+            ),
+        };
+        self.unique_names(raw.task.iter().map(|t| &t.get_ref().name), "task");
+        self.unique_names(raw.phase.iter().map(|p| &p.get_ref().name), "phase");
+        let names = Names {
+            clusters: cluster_names,
+            servers: server_names,
+            reservations: raw
+                .reservation
+                .iter()
+                .map(|r| name_of(&r.get_ref().name))
+                .collect(),
+            tasks: raw
+                .task
+                .iter()
+                .map(|t| name_of(&t.get_ref().name))
+                .collect(),
+        };
+        let tasks: Vec<Option<Task>> = raw
+            .task
+            .iter()
+            .map(|t| self.task(t.get_ref(), &names, &servers))
+            .collect();
+        let phases: Vec<Option<Phase>> = raw
+            .phase
+            .iter()
+            .map(|p| self.phase(p.get_ref(), &names, &servers, &reservations, &tasks))
+            .collect();
+
         let clusters: Option<Vec<Cluster>> = clusters.into_iter().collect();
         let servers: Option<Vec<Server>> = servers.into_iter().collect();
         let reservations: Option<Vec<Reservation>> = reservations.into_iter().collect();
+        let tasks: Option<Vec<Task>> = tasks.into_iter().collect();
+        let phases: Option<Vec<Phase>> = phases.into_iter().collect();
         if !self.errors.is_empty() {
             return None;
         }
@@ -630,6 +1098,392 @@ impl Checker<'_> {
             clusters: clusters?,
             servers: servers?,
             reservations: reservations?,
+            tasks: tasks?,
+            phases: phases?,
+            flood_gap: flood_gap?,
+        })
+    }
+
+    /// A `[[task]]`: its reservation, a period above zero, an offset and a script.
+    fn task(
+        &mut self,
+        raw: &RawTask,
+        names: &Names<'_>,
+        servers: &[Option<Server>],
+    ) -> Option<Task> {
+        let reservation = self.named(&raw.reservation, &names.reservations, "reservation");
+        let period = self.positive_time(&raw.period, "period");
+        let offset = self.optional_time(&raw.offset);
+        let script = self.script(&raw.script, names, servers);
+        Some(Task {
+            name: raw.name.get_ref().clone(),
+            reservation: reservation?,
+            period: period?,
+            offset: offset?,
+            script: script?,
+        })
+    }
+
+    /// A time that is zero when not given.
+    fn optional_time(&mut self, raw: &Option<Spanned<RawTime>>) -> Option<Duration> {
+        match raw {
+            None => Some(Duration::ZERO),
+            Some(time) => self.time(time),
+        }
+    }
+
+    /// A script: one or more valid steps, not all of them sleeps.
+    fn script(
+        &mut self,
+        raw: &Spanned<RawScript>,
+        names: &Names<'_>,
+        servers: &[Option<Server>],
+    ) -> Option<Vec<ScriptStep>> {
+        if raw.get_ref().is_empty() {
+            self.report(raw.span(), "a script needs at least one step", SCRIPT_HELP);
+            return None;
+        }
+        let only_sleeps = raw
+            .get_ref()
+            .iter()
+            .all(|step| matches!(step.get_ref(), RawStep::Word(word) if word == "sleep"));
+        if only_sleeps {
+            self.report(
+                raw.span(),
+                "this script only sleeps: with nothing to compute or invoke, its task would spin",
+                SCRIPT_HELP,
+            );
+            return None;
+        }
+        let steps: Vec<Option<ScriptStep>> = raw
+            .get_ref()
+            .iter()
+            .map(|step| self.step(step, names, servers))
+            .collect();
+        steps.into_iter().collect()
+    }
+
+    /// `"sleep"`, `{ compute = ... }` or `{ invoke = "key", length = ... }`.
+    fn step(
+        &mut self,
+        raw: &Spanned<RawStep>,
+        names: &Names<'_>,
+        servers: &[Option<Server>],
+    ) -> Option<ScriptStep> {
+        let table = match raw.get_ref() {
+            RawStep::Word(word) if word == "sleep" => return Some(ScriptStep::Sleep),
+            RawStep::Word(word) => {
+                self.report(
+                    raw.span(),
+                    format!("unknown script step `{word}`"),
+                    STEP_HELP,
+                );
+                return None;
+            }
+            RawStep::Table(table) => table,
+        };
+        for key in &table.unknown {
+            self.report(
+                key.span(),
+                format!("unknown script step key `{}`", key.get_ref()),
+                "allowed: `compute`, or `invoke` with an optional `length`",
+            );
+        }
+        let step = match (&table.compute, &table.invoke) {
+            (Some(_), Some(invoke)) => {
+                self.report(
+                    invoke.span(),
+                    "a script step either computes or invokes, not both",
+                    STEP_HELP,
+                );
+                None
+            }
+            (None, None) => {
+                if let Some(length) = &table.length {
+                    self.report(
+                        length.span(),
+                        "`length` is an invocation's, but this step has no `invoke`",
+                        STEP_HELP,
+                    );
+                } else if table.unknown.is_empty() {
+                    self.report(raw.span(), "this script step is empty", STEP_HELP);
+                }
+                None
+            }
+            (Some(compute), None) => {
+                if let Some(length) = &table.length {
+                    self.report(
+                        length.span(),
+                        "`length` is an invocation's, but this step computes",
+                        "allowed: { compute = [\"min\", \"max\"] } alone; { invoke = \"key\", \
+                         length = [\"min\", \"max\"] } for an operation's length",
+                    );
+                }
+                self.range(compute, "compute time")
+                    .map(|(min, max)| ScriptStep::Compute { min, max })
+            }
+            (None, Some(invoke)) => self.invoke(invoke, &table.length, names, servers),
+        };
+        if table.unknown.is_empty() {
+            step
+        } else {
+            None
+        }
+    }
+
+    /// `{ invoke = "key", length = ... }`: the length within `(0, L^H_q]`, `L^H_q` exactly
+    /// when not given.
+    fn invoke(
+        &mut self,
+        raw_server: &Spanned<String>,
+        raw_length: &Option<Spanned<RawRange>>,
+        names: &Names<'_>,
+        servers: &[Option<Server>],
+    ) -> Option<ScriptStep> {
+        let server = self.named(raw_server, &names.servers, "server");
+        let longest = server
+            .and_then(|index| servers[index].as_ref())
+            .map(|s| (s.name.clone(), s.operation_length.high));
+        let length = match raw_length {
+            None => longest.as_ref().map(|(_, high)| (*high, *high)),
+            Some(raw) => self.range(raw, "operation length"),
+        };
+        let (min, max) = length?;
+        let (name, high) = longest?;
+        if max > high {
+            let span = raw_length.as_ref().map_or(raw_server.span(), |l| l.span());
+            self.report(
+                span,
+                format!("operation length {max} is above server `{name}`'s longest, {high}"),
+                format!("allowed: lengths up to the server's high operation length L^H = {high}"),
+            );
+            return None;
+        }
+        Some(ScriptStep::Invoke {
+            server: server?,
+            min,
+            max,
+        })
+    }
+
+    /// `"1ms"` (both ends) or `["min", "max"]`, `0 < min <= max`.
+    fn range(&mut self, raw: &Spanned<RawRange>, what: &str) -> Option<(Duration, Duration)> {
+        match raw.get_ref() {
+            RawRange::One(time) => {
+                let time = self.non_zero(time, raw.span(), what, RANGE_HELP)?;
+                Some((time, time))
+            }
+            RawRange::Pair(times) => {
+                let [min, max] = times.as_slice() else {
+                    self.report(
+                        raw.span(),
+                        format!(
+                            "a range needs two times, [min, max], but has {}",
+                            times.len()
+                        ),
+                        RANGE_HELP,
+                    );
+                    return None;
+                };
+                let shortest = format!("shortest {what}");
+                let min_time = self.non_zero(min.get_ref(), min.span(), &shortest, RANGE_HELP);
+                let max_time = self.time(max);
+                let (min_time, max_time) = (min_time?, max_time?);
+                if min_time > max_time {
+                    self.report(
+                        raw.span(),
+                        format!(
+                            "{what} range [{min_time}, {max_time}] has its minimum above its \
+                             maximum"
+                        ),
+                        RANGE_HELP,
+                    );
+                    return None;
+                }
+                Some((min_time, max_time))
+            }
+        }
+    }
+
+    /// A `[[phase]]`: its flooding tasks, each invoking a server, and its additions.
+    fn phase(
+        &mut self,
+        raw: &RawPhase,
+        names: &Names<'_>,
+        servers: &[Option<Server>],
+        reservations: &[Option<Reservation>],
+        tasks: &[Option<Task>],
+    ) -> Option<Phase> {
+        let mut floods = Some(Vec::new());
+        for flood in raw.floods.iter().flatten() {
+            let task = self.named(flood, &names.tasks, "task");
+            let invokes = task.and_then(|index| tasks[index].as_ref()).map(|t| {
+                t.script
+                    .iter()
+                    .any(|step| matches!(step, ScriptStep::Invoke { .. }))
+            });
+            if invokes == Some(false) {
+                self.report(
+                    flood.span(),
+                    format!(
+                        "task `{}` cannot flood: its script invokes no server",
+                        flood.get_ref()
+                    ),
+                    "allowed: tasks whose script has an { invoke = ... } step, which a flooding \
+                     task repeats back to back",
+                );
+            }
+            match (task, invokes, floods.as_mut()) {
+                (Some(task), Some(true), Some(floods)) => floods.push(task),
+                _ => floods = None,
+            }
+        }
+        let additions: Vec<Option<Addition>> = raw
+            .add
+            .iter()
+            .map(|a| self.addition(a.get_ref(), names, servers, reservations))
+            .collect();
+        let additions: Option<Vec<Addition>> = additions.into_iter().collect();
+        Some(Phase {
+            name: raw.name.get_ref().clone(),
+            floods: floods?,
+            additions: additions?,
+        })
+    }
+
+    /// A `[[phase.add]]`: clusters, a count, a reservation and a task.
+    fn addition(
+        &mut self,
+        raw: &RawAddition,
+        names: &Names<'_>,
+        servers: &[Option<Server>],
+        reservations: &[Option<Reservation>],
+    ) -> Option<Addition> {
+        let clusters = self.addition_clusters(&raw.clusters, names);
+        let n = *raw.count.get_ref();
+        let count = u32::try_from(n).ok().filter(|&count| count > 0);
+        if count.is_none() {
+            self.report(
+                raw.count.span(),
+                format!("count {n} is outside 1..={}", u32::MAX),
+                "allowed: how many copies of the task to add on each cluster, 1 or more",
+            );
+        }
+        let reservation = match raw.reservation.get_ref() {
+            RawAddedReservation::Name(name) if name == "best-effort" => {
+                Some(AddedReservation::BestEffort)
+            }
+            RawAddedReservation::Name(name) => {
+                let found = names.reservations.iter().position(|n| n == name);
+                match found {
+                    None => self.report(
+                        raw.reservation.span(),
+                        format!("no reservation is called `{name}`"),
+                        format!(
+                            "allowed: \"best-effort\", a new sporadic reservation like {{ budget \
+                             = \"100ms\", period = \"3000ms\", priority = 0 }}, or one of {}",
+                            names.reservations.join(", ")
+                        ),
+                    ),
+                    Some(index) => {
+                        let own = reservations[index].as_ref().map(|r| r.cluster);
+                        if let (Some(own), Some(clusters)) = (own, &clusters) {
+                            if clusters.as_slice() != [own] {
+                                let cluster = names.clusters[own];
+                                self.report(
+                                    raw.clusters.span(),
+                                    format!(
+                                        "reservation `{name}` is on cluster `{cluster}`, but \
+                                         these clusters are not exactly that one"
+                                    ),
+                                    format!(
+                                        "allowed: clusters = [\"{cluster}\"], the existing \
+                                         reservation's cluster"
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+                found.map(AddedReservation::Existing)
+            }
+            RawAddedReservation::New(new) => {
+                let criticality = self.criticality(&new.criticality);
+                let priority = self.priority(&new.priority);
+                let kind = self.sporadic(&new.budget, &new.period);
+                match (criticality, priority, kind) {
+                    (
+                        Some(criticality),
+                        Some(priority),
+                        Some(ReservationKind::Sporadic { budget, period }),
+                    ) => Some(AddedReservation::Sporadic {
+                        criticality,
+                        priority,
+                        budget,
+                        period,
+                    }),
+                    _ => None,
+                }
+            }
+        };
+        let task = self.template(raw.task.get_ref(), names, servers);
+        Some(Addition {
+            clusters: clusters?,
+            count: count?,
+            reservation: reservation?,
+            task: task?,
+        })
+    }
+
+    /// An addition's clusters: one or more names, each once.
+    fn addition_clusters(
+        &mut self,
+        raw: &Spanned<Vec<Spanned<String>>>,
+        names: &Names<'_>,
+    ) -> Option<Vec<usize>> {
+        if raw.get_ref().is_empty() {
+            self.report(
+                raw.span(),
+                "an addition needs at least one cluster",
+                "allowed: [[cluster]] names, like clusters = [\"C1\", \"C2\"]",
+            );
+            return None;
+        }
+        let mut clusters = Vec::new();
+        let mut all_valid = true;
+        for name in raw.get_ref() {
+            match self.named(name, &names.clusters, "cluster") {
+                Some(index) if clusters.contains(&index) => {
+                    self.report(
+                        name.span(),
+                        format!("cluster `{}` is listed twice", name.get_ref()),
+                        "allowed: each cluster once; `count` says how many copies it gets",
+                    );
+                    all_valid = false;
+                }
+                Some(index) => clusters.push(index),
+                None => all_valid = false,
+            }
+        }
+        all_valid.then_some(clusters)
+    }
+
+    /// An addition's `task = { period, offset, stagger, script }`.
+    fn template(
+        &mut self,
+        raw: &RawTemplate,
+        names: &Names<'_>,
+        servers: &[Option<Server>],
+    ) -> Option<TaskTemplate> {
+        let period = self.positive_time(&raw.period, "period");
+        let offset = self.optional_time(&raw.offset);
+        let stagger = self.optional_time(&raw.stagger);
+        let script = self.script(&raw.script, names, servers);
+        Some(TaskTemplate {
+            period: period?,
+            offset: offset?,
+            stagger: stagger?,
+            script: script?,
         })
     }
 
@@ -801,20 +1655,7 @@ impl Checker<'_> {
         let raw = spanned.get_ref();
         let name = name_of(&raw.name);
         let cluster = self.named(&raw.cluster, cluster_names, "cluster");
-        let criticality = match &raw.criticality {
-            None => Some(Criticality::Low),
-            Some(c) => {
-                let found = Criticality::from_name(c.get_ref());
-                if found.is_none() {
-                    self.report(
-                        c.span(),
-                        format!("unknown criticality `{}`", c.get_ref()),
-                        format!("allowed: {}", Criticality::NAMES.join(", ")),
-                    );
-                }
-                found
-            }
-        };
+        let criticality = self.criticality(&raw.criticality);
         let priority = self.priority(&raw.priority);
         let mut seen = Seen {
             name,
@@ -1131,6 +1972,22 @@ impl Checker<'_> {
             }
         }
         all_valid.then_some(invocations)
+    }
+
+    /// `"low"` (also when not given) or `"high"`.
+    fn criticality(&mut self, raw: &Option<Spanned<String>>) -> Option<Criticality> {
+        let Some(c) = raw else {
+            return Some(Criticality::Low);
+        };
+        let found = Criticality::from_name(c.get_ref());
+        if found.is_none() {
+            self.report(
+                c.span(),
+                format!("unknown criticality `{}`", c.get_ref()),
+                format!("allowed: {}", Criticality::NAMES.join(", ")),
+            );
+        }
+        found
     }
 
     /// The index of the table of kind `what` called `raw`, or an error listing the names.

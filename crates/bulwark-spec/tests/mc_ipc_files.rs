@@ -11,14 +11,49 @@ use std::path::{Path, PathBuf};
 
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::mc_ipc_toml::{
-    Cluster, Criticality, Invocation, McIpcSystem, PerCriticality, Protocol, Reservation,
-    ReservationKind, Server, Slot,
+    AddedReservation, Addition, Cluster, Criticality, Invocation, McIpcSystem, PerCriticality,
+    Phase, Protocol, Reservation, ReservationKind, ScriptStep, Server, Slot, Task, TaskTemplate,
+    DEFAULT_FLOOD_GAP,
 };
 use bulwark_spec::{parse_mc_ipc, Diagnostics};
 use proptest::prelude::*;
 
 const fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
+}
+
+const fn us(n: u64) -> Duration {
+    Duration::from_micros(n)
+}
+
+fn compute(min: Duration, max: Duration) -> ScriptStep {
+    ScriptStep::Compute { min, max }
+}
+
+fn invoke(server: usize, min: Duration, max: Duration) -> ScriptStep {
+    ScriptStep::Invoke { server, min, max }
+}
+
+/// Compute, sign with the key server (1.5-2 ms), compute, sleep: the case study's jobs.
+fn acquisition(before: (Duration, Duration), after: (Duration, Duration)) -> Vec<ScriptStep> {
+    vec![
+        compute(before.0, before.1),
+        invoke(0, us(1500), ms(2)),
+        compute(after.0, after.1),
+        ScriptStep::Sleep,
+    ]
+}
+
+fn high_criticality_job() -> Vec<ScriptStep> {
+    acquisition((us(500), us(1500)), (us(200), us(500)))
+}
+
+fn low_criticality_job() -> Vec<ScriptStep> {
+    acquisition((ms(1), us(1500)), (us(200), us(500)))
+}
+
+fn short_job() -> Vec<ScriptStep> {
+    acquisition((us(100), us(300)), (us(100), us(300)))
 }
 
 fn invalid_dir() -> PathBuf {
@@ -159,6 +194,22 @@ fn helps_say_what_is_allowed() {
     assert!(first_help("slots_without_cycle.toml").contains("cycle = \"100ms\""));
     assert!(first_help("overlapping_slots.toml").contains("section III"));
     assert!(first_help("bad_times.toml").contains("ns, us (or \u{b5}s), ms, s"));
+    assert_eq!(
+        first_help("unknown_script_steps.toml"),
+        "allowed: { compute = [\"min\", \"max\"] }, { invoke = \"key\", length = [\"min\", \
+         \"max\"] } (length optional) or \"sleep\""
+    );
+    assert_eq!(
+        first_help("existing_reservation_on_other_clusters.toml"),
+        "allowed: clusters = [\"C1\"], the existing reservation's cluster"
+    );
+    assert_eq!(
+        first_help("invoke_length_above_server.toml"),
+        "allowed: lengths up to the server's high operation length L^H = 2ms"
+    );
+    assert_eq!(first_help("unknown_task_references.toml"), "allowed: R1");
+    assert!(first_help("flood_without_invoke.toml").contains("invoke"));
+    assert!(first_help("sleep_only_script.toml").contains("at least one computing or invoking"));
     let plain = diagnostics_of(&invalid_dir().join("unknown_protocol.toml")).plain();
     assert_eq!(
         plain,
@@ -206,6 +257,95 @@ fn case_study() -> McIpcSystem {
             });
         }
     }
+    let task = |number: usize, reservation: usize, period: u64, offset: u64, script| Task {
+        name: format!("T{number}"),
+        reservation,
+        period: ms(period),
+        offset: ms(offset),
+        script,
+    };
+    // T1..T4 in the partitions, T3 at 50 ms.
+    let mut tasks: Vec<Task> = [0, 0, 50, 0]
+        .into_iter()
+        .enumerate()
+        .map(|(i, offset)| task(i + 1, i, 100, offset, high_criticality_job()))
+        .collect();
+    // T5..T14: offsets (7 + 13 (k + 5 c)) mod period, as bulwark-lab builds them.
+    for c in 0..2 {
+        for (k, period) in [100, 150, 250, 500, 1000].into_iter().enumerate() {
+            let i = 4 + 5 * c + k;
+            let offset = (7 + 13 * (k as u64 + 5 * c as u64)) % period;
+            tasks.push(task(i + 1, i, period, offset, low_criticality_job()));
+        }
+    }
+    let every_core = vec![0, 1, 2, 3];
+    let extra_in_r4 = Addition {
+        clusters: vec![2],
+        count: 15,
+        reservation: AddedReservation::Existing(3),
+        task: TaskTemplate {
+            period: ms(100),
+            offset: us(20),
+            stagger: us(20),
+            script: high_criticality_job(),
+        },
+    };
+    let phase = |name: &str, floods: Vec<usize>, additions: Vec<Addition>| Phase {
+        name: name.into(),
+        floods,
+        additions,
+    };
+    let phases = vec![
+        phase("normal operation", vec![], vec![]),
+        phase("a low-criticality task on C4 floods", vec![9], vec![]),
+        phase(
+            "16 extra low-criticality reservations per core",
+            vec![],
+            vec![Addition {
+                clusters: every_core.clone(),
+                count: 16,
+                reservation: AddedReservation::Sporadic {
+                    criticality: Criticality::Low,
+                    priority: Priority(0),
+                    budget: ms(100),
+                    period: ms(3000),
+                },
+                task: TaskTemplate {
+                    period: ms(3000),
+                    offset: ms(90),
+                    stagger: us(20),
+                    script: short_job(),
+                },
+            }],
+        ),
+        phase("the task in R4 (highest priority) floods", vec![3], vec![]),
+        phase("the tasks in R2 and R4 flood", vec![1, 3], vec![]),
+        phase(
+            "R4 launches 15 extra correct tasks",
+            vec![],
+            vec![extra_in_r4.clone()],
+        ),
+        phase(
+            "15 extra tasks in R4, and the task in R2 floods",
+            vec![1],
+            vec![extra_in_r4],
+        ),
+        phase(
+            "20 best-effort tasks per core",
+            vec![],
+            vec![Addition {
+                clusters: every_core,
+                count: 20,
+                reservation: AddedReservation::BestEffort,
+                task: TaskTemplate {
+                    period: ms(100),
+                    offset: ms(90),
+                    stagger: us(20),
+                    script: short_job(),
+                },
+            }],
+        ),
+    ];
     McIpcSystem {
         protocol: Some(Protocol::McIpc),
         cycle: Some(ms(100)),
@@ -221,6 +361,9 @@ fn case_study() -> McIpcSystem {
             invoking_clusters: PerCriticality::uniform(None),
         }],
         reservations,
+        tasks,
+        phases,
+        flood_gap: us(10),
     }
 }
 
@@ -230,6 +373,104 @@ fn the_case_study_reads_into_the_papers_system() {
     let system = read(&text);
     assert_eq!(system, case_study());
     assert_eq!(system.reservations.len(), 14);
+}
+
+/// A few values of the case study worked out by hand from section VI and `bulwark-lab`'s
+/// `mcipc_case_study`, independently of the model built above.
+#[test]
+fn the_case_study_has_its_tasks_and_phases() {
+    let text = fs::read_to_string(case_study_path()).expect("the case study file is readable");
+    let system = read(&text);
+    assert_eq!(system.flood_gap, us(10));
+    assert_eq!(system.tasks.len(), 14);
+    // Every reservation has exactly one task, the one of its number.
+    for (i, task) in system.tasks.iter().enumerate() {
+        assert_eq!(task.name, format!("T{}", i + 1));
+        assert_eq!(task.reservation, i);
+        assert_eq!(
+            system.reservations[task.reservation].name,
+            format!("R{}", i + 1)
+        );
+    }
+    // T3 starts with its slot; T10 is the first (k = 0) of C4's (c = 1): (7 + 13 * 5) % 100.
+    assert_eq!(system.tasks[2].offset, ms(50));
+    let t10 = &system.tasks[9];
+    assert_eq!((t10.period, t10.offset), (ms(100), ms(72)));
+    // T14: (7 + 13 * 9) % 1000 = 124; T8: (7 + 13 * 3) % 500 = 46.
+    assert_eq!(system.tasks[13].offset, ms(124));
+    assert_eq!(system.tasks[7].offset, ms(46));
+    assert_eq!(
+        t10.script,
+        [
+            ScriptStep::Compute {
+                min: ms(1),
+                max: us(1500)
+            },
+            ScriptStep::Invoke {
+                server: 0,
+                min: us(1500),
+                max: ms(2)
+            },
+            ScriptStep::Compute {
+                min: us(200),
+                max: us(500)
+            },
+            ScriptStep::Sleep,
+        ]
+    );
+
+    let names: Vec<&str> = system.phases.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names.len(), 8);
+    assert_eq!(names[0], "normal operation");
+    assert_eq!(names[7], "20 best-effort tasks per core");
+    let floods: Vec<&[usize]> = system.phases.iter().map(|p| p.floods.as_slice()).collect();
+    assert_eq!(floods, [&[][..], &[9], &[], &[3], &[1, 3], &[], &[1], &[]]);
+
+    // Phase 3: on every core 16 new sporadic reservations of 100 ms per 3 s.
+    let [third] = system.phases[2].additions.as_slice() else {
+        panic!("phase 3 adds once: {:?}", system.phases[2].additions);
+    };
+    assert_eq!(third.clusters, [0, 1, 2, 3]);
+    assert_eq!(third.count, 16);
+    assert_eq!(
+        third.reservation,
+        AddedReservation::Sporadic {
+            criticality: Criticality::Low,
+            priority: Priority(0),
+            budget: ms(100),
+            period: ms(3000)
+        }
+    );
+    assert_eq!(third.task.period, ms(3000));
+    // Copy k at 90 ms + 20 us k: the last, k = 15, at 90.3 ms.
+    assert_eq!(third.task.offset, ms(90));
+    assert_eq!(third.task.stagger, us(20));
+    let last = third
+        .task
+        .offset
+        .saturating_add(third.task.stagger.saturating_mul(15));
+    assert_eq!(last, us(90_300));
+    assert_eq!(third.task.script[0], compute(us(100), us(300)));
+
+    // Phase 6: 15 tasks in R4 itself, on C3, copy k at 20 us (k + 1).
+    let [sixth] = system.phases[5].additions.as_slice() else {
+        panic!("phase 6 adds once: {:?}", system.phases[5].additions);
+    };
+    assert_eq!(sixth.reservation, AddedReservation::Existing(3));
+    assert_eq!(system.reservations[3].name, "R4");
+    assert_eq!(sixth.clusters, [system.reservations[3].cluster]);
+    assert_eq!(sixth.count, 15);
+    assert_eq!(
+        (sixth.task.period, sixth.task.offset, sixth.task.stagger),
+        (ms(100), us(20), us(20))
+    );
+    assert_eq!(sixth.task.script, system.tasks[0].script);
+    // Phase 7 is phase 6's addition with T2 flooding.
+    assert_eq!(system.phases[6].additions, system.phases[5].additions);
+    assert_eq!(
+        system.phases[7].additions[0].reservation,
+        AddedReservation::BestEffort
+    );
 }
 
 /// The ```toml example of the module documentation, so that it stays valid.
@@ -249,6 +490,7 @@ fn documented_example() -> String {
 #[test]
 fn the_documented_example_reads_into_its_system() {
     let system = read(&documented_example());
+    let key = |min, max| invoke(0, min, max);
     let expected = McIpcSystem {
         protocol: Some(Protocol::McIpc),
         cycle: Some(ms(100)),
@@ -304,8 +546,158 @@ fn the_documented_example_reads_into_its_system() {
                 }],
             },
         ],
+        tasks: vec![
+            Task {
+                name: "T1".into(),
+                reservation: 0,
+                period: ms(100),
+                offset: ms(0),
+                script: vec![
+                    compute(us(500), us(1500)),
+                    key(us(1500), ms(2)),
+                    compute(us(200), us(200)),
+                    ScriptStep::Sleep,
+                ],
+            },
+            Task {
+                name: "T2".into(),
+                reservation: 1,
+                period: ms(100),
+                offset: ms(0),
+                // The length left out: exactly the server's L^H.
+                script: vec![compute(ms(1), ms(1)), key(ms(2), ms(2)), ScriptStep::Sleep],
+            },
+        ],
+        phases: vec![
+            Phase {
+                name: "normal operation".into(),
+                floods: vec![],
+                additions: vec![],
+            },
+            Phase {
+                name: "T2 floods".into(),
+                floods: vec![1],
+                additions: vec![],
+            },
+            Phase {
+                name: "extra tasks".into(),
+                floods: vec![],
+                additions: vec![
+                    Addition {
+                        clusters: vec![0, 1],
+                        count: 4,
+                        reservation: AddedReservation::Sporadic {
+                            criticality: Criticality::Low,
+                            priority: Priority(0),
+                            budget: ms(10),
+                            period: ms(1000),
+                        },
+                        task: TaskTemplate {
+                            period: ms(1000),
+                            offset: ms(90),
+                            stagger: us(20),
+                            script: vec![compute(us(100), us(100)), ScriptStep::Sleep],
+                        },
+                    },
+                    Addition {
+                        clusters: vec![0],
+                        count: 2,
+                        reservation: AddedReservation::Existing(0),
+                        task: TaskTemplate {
+                            period: ms(100),
+                            offset: ms(0),
+                            stagger: ms(0),
+                            script: vec![key(ms(1), ms(1)), ScriptStep::Sleep],
+                        },
+                    },
+                    Addition {
+                        clusters: vec![1],
+                        count: 3,
+                        reservation: AddedReservation::BestEffort,
+                        task: TaskTemplate {
+                            period: ms(100),
+                            offset: ms(0),
+                            stagger: ms(0),
+                            script: vec![compute(ms(1), ms(1)), ScriptStep::Sleep],
+                        },
+                    },
+                ],
+            },
+        ],
+        flood_gap: us(10),
     };
     assert_eq!(system, expected);
+}
+
+#[test]
+fn tasks_and_phases_are_optional() {
+    let system = read(SMALL);
+    assert!(system.tasks.is_empty() && system.phases.is_empty());
+    assert_eq!(system.flood_gap, DEFAULT_FLOOD_GAP);
+    assert_eq!(DEFAULT_FLOOD_GAP, us(10));
+}
+
+#[test]
+fn script_steps_and_additions_are_judged() {
+    let task = |script: &str| {
+        format!("{SMALL}\n[[task]]\nname = \"T\"\nreservation = \"A\"\nperiod = \"10ms\"\nscript = {script}\n")
+    };
+    // The script is on line 56; its `[` at column 10.
+    assert_eq!(
+        read(&task(
+            "[{ invoke = \"log\" }, { compute = [\"1ms\", \"1ms\"] }]"
+        ))
+        .tasks[0]
+            .script,
+        [invoke(1, us(500), us(500)), compute(ms(1), ms(1))]
+    );
+    assert_eq!(
+        errors(&task("[\"sleep\", \"sleep\"]")),
+        ["f.toml:56:10: this script only sleeps: with nothing to compute or invoke, its task would spin"]
+    );
+    assert_eq!(
+        errors(&task("[{ compute = \"1ms\", invoke = \"key\" }]")),
+        ["f.toml:56:39: a script step either computes or invokes, not both"]
+    );
+    assert_eq!(
+        errors(&task("[{ length = \"1ms\" }]")),
+        ["f.toml:56:22: `length` is an invocation's, but this step has no `invoke`"]
+    );
+    assert_eq!(
+        errors(&task("[{ compute = \"1ms\", length = \"1ms\" }]")),
+        ["f.toml:56:39: `length` is an invocation's, but this step computes"]
+    );
+    assert_eq!(
+        errors(&task("[{}]")),
+        ["f.toml:56:11: this script step is empty"]
+    );
+    assert_eq!(
+        errors(&task("[{ compute = [\"1ms\"] }]")),
+        ["f.toml:56:23: a range needs two times, [min, max], but has 1"]
+    );
+    assert_eq!(
+        errors(&task("[3]")),
+        ["f.toml:56:11: invalid type: integer `3`"]
+    );
+    // An invalid flood gap; a cluster listed twice; an addition without clusters.
+    let gap = format!("flood-gap = \"0us\"\n{SMALL}");
+    assert_eq!(errors(&gap), ["f.toml:1:13: flood gap cannot be zero"]);
+    let add = |clusters: &str| {
+        format!("{SMALL}\n[[phase]]\nname = \"P\"\n[[phase.add]]\nclusters = {clusters}\ncount = 1\n\
+                 reservation = \"best-effort\"\ntask = {{ period = \"1ms\", script = [{{ compute = \"1us\" }}] }}\n")
+    };
+    assert_eq!(
+        read(&add("[\"C2\", \"C1\"]")).phases[0].additions[0].clusters,
+        [1, 0]
+    );
+    assert_eq!(
+        errors(&add("[\"C1\", \"C1\"]")),
+        ["f.toml:55:19: cluster `C1` is listed twice"]
+    );
+    assert_eq!(
+        errors(&add("[]")),
+        ["f.toml:55:12: an addition needs at least one cluster"]
+    );
 }
 
 const SMALL: &str = r#"
@@ -544,6 +936,59 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
             }
         }
     }
+    let servers = &system.servers;
+    let reservations = system.reservations.len();
+    let script_valid = |script: &[ScriptStep]| {
+        !script.is_empty()
+            && script.iter().any(|s| *s != ScriptStep::Sleep)
+            && script.iter().all(|step| match *step {
+                ScriptStep::Compute { min, max } => !min.is_zero() && min <= max,
+                ScriptStep::Invoke { server, min, max } => {
+                    server < servers.len()
+                        && !min.is_zero()
+                        && min <= max
+                        && max <= servers[server].operation_length.high
+                }
+                ScriptStep::Sleep => true,
+            })
+    };
+    if system.flood_gap.is_zero() {
+        return Some("flood gap".into());
+    }
+    for t in &system.tasks {
+        if t.reservation >= reservations || t.period.is_zero() || !script_valid(&t.script) {
+            return Some(format!("task {}", t.name));
+        }
+    }
+    for p in &system.phases {
+        let floods_invoke = p.floods.iter().all(|&i| {
+            i < system.tasks.len()
+                && system.tasks[i]
+                    .script
+                    .iter()
+                    .any(|s| matches!(s, ScriptStep::Invoke { .. }))
+        });
+        let additions_valid = p.additions.iter().all(|a| {
+            let reservation = match a.reservation {
+                AddedReservation::Existing(r) => {
+                    r < reservations && a.clusters == [system.reservations[r].cluster]
+                }
+                AddedReservation::Sporadic { budget, period, .. } => {
+                    !budget.is_zero() && budget <= period
+                }
+                AddedReservation::BestEffort => true,
+            };
+            !a.clusters.is_empty()
+                && a.clusters.iter().all(|&c| c < system.clusters.len())
+                && a.count > 0
+                && reservation
+                && !a.task.period.is_zero()
+                && script_valid(&a.task.script)
+        });
+        if !floods_invoke || !additions_valid {
+            return Some(format!("phase {}", p.name));
+        }
+    }
     None
 }
 
@@ -558,7 +1003,7 @@ proptest! {
     /// Any one line of the case study replaced by another of its lines (or removed): the
     /// parser never panics, what it accepts keeps every promise, what it rejects is located.
     #[test]
-    fn edits_of_the_case_study_are_judged(line in 0usize..200, with in 0usize..201) {
+    fn edits_of_the_case_study_are_judged(line in 0usize..500, with in 0usize..520) {
         let text = fs::read_to_string(case_study_path()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         let line = line % lines.len();
