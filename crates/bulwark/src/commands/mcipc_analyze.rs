@@ -5,11 +5,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use bulwark_analysis::mc_ipc::{
-    analyse, Client, Cluster, ClusterId, Criticality, McIpcBounds, PerCriticality, Protocol,
-    Server, ServerId, Slot, System,
-};
+use bulwark_analysis::mc_ipc::{analyse, McIpcBounds, Protocol};
 use bulwark_core::Duration;
+use bulwark_lab::mc_ipc_system::analysis_system;
 use bulwark_spec::mc_ipc_toml::{self, McIpcSystem, ReservationKind};
 use serde_json::{json, Value};
 
@@ -32,65 +30,11 @@ pub fn load(file: &Path) -> Option<Result<McIpcSystem, bulwark_spec::Diagnostics
     is_mc_ipc.then(|| bulwark_spec::parse_mc_ipc(&text, &file.display().to_string()))
 }
 
-fn level<T: Copy>(p: mc_ipc_toml::PerCriticality<T>) -> PerCriticality<T> {
-    PerCriticality {
-        low: p.low,
-        high: p.high,
-    }
-}
-
 fn protocol(p: mc_ipc_toml::Protocol) -> Protocol {
     match p {
         mc_ipc_toml::Protocol::McIpc => Protocol::McIpc,
         mc_ipc_toml::Protocol::FifoIpc => Protocol::FifoIpc,
         mc_ipc_toml::Protocol::PrioIpc => Protocol::PrioIpc,
-    }
-}
-
-/// The analysis's view of a file (one to one, as the spec's module documents).
-pub fn to_analysis(system: &McIpcSystem) -> System {
-    System {
-        clusters: system
-            .clusters
-            .iter()
-            .map(|c| Cluster::new(c.name.clone(), c.cores))
-            .collect(),
-        servers: system
-            .servers
-            .iter()
-            .map(|s| Server {
-                name: s.name.clone(),
-                operation_length: level(s.operation_length),
-                invoking_clusters: level(s.invoking_clusters),
-            })
-            .collect(),
-        clients: system
-            .reservations
-            .iter()
-            .map(|r| {
-                let criticality = match r.criticality {
-                    mc_ipc_toml::Criticality::Low => Criticality::Low,
-                    mc_ipc_toml::Criticality::High => Criticality::High,
-                };
-                let mut client = Client::new(
-                    r.name.clone(),
-                    ClusterId(r.cluster),
-                    r.priority,
-                    criticality,
-                    r.execution.low,
-                )
-                .with_executions(r.execution.low, r.execution.high);
-                for i in &r.invocations {
-                    client = client.invoking(ServerId(i.server), i.count);
-                }
-                if let ReservationKind::TableDriven { slots } = &r.kind {
-                    let slots: Vec<Slot> =
-                        slots.iter().map(|s| Slot::new(s.start, s.end)).collect();
-                    client = client.in_slots(&slots);
-                }
-                client
-            })
-            .collect(),
     }
 }
 
@@ -116,7 +60,7 @@ fn protocol_name(p: Protocol) -> &'static str {
 /// Prints the bounds; exit 1 when a reservation provisions less than its sized budget.
 pub fn analyze(system: &McIpcSystem, json: bool) -> Result<ExitCode, String> {
     let sizing = system.protocol.map_or(Protocol::McIpc, protocol);
-    let bounds = analyse(&to_analysis(system), sizing).map_err(|e| format!("{e:?}"))?;
+    let bounds = analyse(&analysis_system(system), sizing).map_err(|e| format!("{e:?}"))?;
     let short: Vec<bool> = system
         .reservations
         .iter()

@@ -1,0 +1,268 @@
+//! From an MC-IPC system file to the cluster machine (clusters, reservations, servers and the
+//! tasks of one phase) and to the analysis (`bulwark_analysis::mc_ipc`).
+//!
+//! A file (`bulwark_spec::mc_ipc_toml`) describes the system and its phases; the cluster
+//! machine (`bulwark_sim::cluster`) runs one phase of it under one IPC protocol. The mapping:
+//! - each `[[cluster]]` is a cluster; a partition's slots go to the lowest-numbered core
+//!   where they overlap no slot already there (one core per cluster: core 0);
+//! - sporadic reservations of one cluster that all share one priority are EDF-ordered (the
+//!   paper's "EDF-ordered" low-criticality reservations); otherwise they keep their fixed
+//!   priorities. A high-criticality sporadic reservation is monitored against the budget it
+//!   is given, so it never switches its cluster's mode here;
+//! - a phase's additions append, on each of their clusters, `count` new sporadic
+//!   reservations (one per task), one best-effort reservation shared by the copies, or tasks
+//!   in an existing reservation; copy `k` is first released at `offset + k * stagger`;
+//! - a flooding task invokes its first invocation's server back to back, computing the
+//!   file's `flood-gap` between two invocations, and never sleeps.
+
+use bulwark_analysis::mc_ipc::{
+    self, Client, Cluster, ClusterId, PerCriticality, Server, ServerId, System,
+};
+use bulwark_core::reservation::clustered::{
+    ClusterConfig, ReservationId, ReservationKind as MachineReservation, Slot, Sporadic,
+    SporadicOrder,
+};
+use bulwark_core::{Duration, Priority};
+use bulwark_sim::cluster::{
+    Config, GateKind, PrunedRequests, ServerConfig, Span, Step, TaskConfig,
+};
+use bulwark_spec::mc_ipc_toml::{
+    AddedReservation, Criticality, McIpcSystem, ReservationKind, ScriptStep, TaskTemplate,
+};
+
+/// The machine's steps for a file's script.
+fn script(steps: &[ScriptStep]) -> Vec<Step> {
+    steps
+        .iter()
+        .map(|step| match *step {
+            ScriptStep::Compute { min, max } => Step::Compute(Span::between(min, max)),
+            ScriptStep::Invoke { server, min, max } => Step::Invoke {
+                server,
+                length: Span::between(min, max),
+            },
+            ScriptStep::Sleep => Step::SleepUntilNextPeriod,
+        })
+        .collect()
+}
+
+/// A flooding version of `steps`: `gap` of computation, then the first invocation, forever.
+fn flood(steps: &[ScriptStep], gap: Duration) -> Option<Vec<Step>> {
+    steps.iter().find_map(|step| match *step {
+        ScriptStep::Invoke { server, min, max } => Some(vec![
+            Step::Compute(Span::exact(gap)),
+            Step::Invoke {
+                server,
+                length: Span::between(min, max),
+            },
+        ]),
+        _ => None,
+    })
+}
+
+/// Builds the cluster machine's configuration for phase `phase` (0-based index into
+/// `system.phases`; `None` for the system without any phase's changes).
+pub fn machine_config(
+    system: &McIpcSystem,
+    phase: Option<usize>,
+    gate: GateKind,
+    pruned: PrunedRequests,
+    seed: u64,
+) -> Config {
+    let cycle = system.cycle.unwrap_or(Duration::ZERO);
+    let mut clusters: Vec<Vec<MachineReservation>> = vec![Vec::new(); system.clusters.len()];
+    // Where each file reservation went: (cluster, index in that cluster).
+    let mut placed: Vec<(usize, usize)> = Vec::with_capacity(system.reservations.len());
+    let mut core_slots: Vec<Vec<Vec<Slot>>> = system
+        .clusters
+        .iter()
+        .map(|c| vec![Vec::new(); c.cores as usize])
+        .collect();
+    for r in &system.reservations {
+        let kind = match &r.kind {
+            ReservationKind::TableDriven { slots } => {
+                let slots: Vec<Slot> = slots.iter().map(|s| Slot::new(s.start, s.end)).collect();
+                let cores = &mut core_slots[r.cluster];
+                let free = |taken: &Vec<Slot>| {
+                    slots
+                        .iter()
+                        .all(|s| taken.iter().all(|t| s.end <= t.start || t.end <= s.start))
+                };
+                let core = cores.iter().position(free).unwrap_or(0);
+                if let Some(taken) = cores.get_mut(core) {
+                    taken.extend(slots.iter().copied());
+                }
+                MachineReservation::TimePartition {
+                    core,
+                    priority: r.priority,
+                    slots,
+                }
+            }
+            ReservationKind::Sporadic { budget, period } => MachineReservation::Sporadic(
+                Sporadic::new(*budget, *period).with_priority(r.priority),
+            ),
+        };
+        placed.push((r.cluster, clusters[r.cluster].len()));
+        clusters[r.cluster].push(kind);
+    }
+
+    let mut tasks: Vec<TaskConfig> = system
+        .tasks
+        .iter()
+        .map(|t| {
+            let (cluster, index) = placed[t.reservation];
+            TaskConfig {
+                cluster,
+                reservation: ReservationId(index as u32),
+                offset: t.offset,
+                period: t.period,
+                script: script(&t.script),
+            }
+        })
+        .collect();
+
+    if let Some(phase) = phase.and_then(|p| system.phases.get(p)) {
+        for &task in &phase.floods {
+            if let Some(steps) = flood(&system.tasks[task].script, system.flood_gap) {
+                tasks[task].script = steps;
+            }
+        }
+        for addition in &phase.additions {
+            for &cluster in &addition.clusters {
+                let mut shared = None;
+                for copy in 0..addition.count {
+                    let reservation = match addition.reservation {
+                        AddedReservation::Existing(r) => placed[r].1,
+                        AddedReservation::Sporadic {
+                            criticality,
+                            priority,
+                            budget,
+                            period,
+                        } => {
+                            let mut sporadic =
+                                Sporadic::new(budget, period).with_priority(priority);
+                            if criticality == Criticality::High {
+                                sporadic = sporadic.with_high_criticality(budget);
+                            }
+                            clusters[cluster].push(MachineReservation::Sporadic(sporadic));
+                            clusters[cluster].len() - 1
+                        }
+                        AddedReservation::BestEffort => *shared.get_or_insert_with(|| {
+                            clusters[cluster].push(MachineReservation::BestEffort);
+                            clusters[cluster].len() - 1
+                        }),
+                    };
+                    tasks.push(copy_of(&addition.task, cluster, reservation, copy));
+                }
+            }
+        }
+    }
+
+    Config {
+        clusters: clusters
+            .into_iter()
+            .zip(&system.clusters)
+            .map(|(reservations, c)| ClusterConfig {
+                cores: c.cores as usize,
+                cycle,
+                order: order_of(&reservations),
+                reservations,
+            })
+            .collect(),
+        servers: system
+            .servers
+            .iter()
+            .map(|s| ServerConfig {
+                gate,
+                max_operation: s.operation_length.high,
+            })
+            .collect(),
+        tasks,
+        pruned,
+        seed,
+    }
+}
+
+/// Copy `copy` of a template, in `reservation` of `cluster`.
+fn copy_of(template: &TaskTemplate, cluster: usize, reservation: usize, copy: u32) -> TaskConfig {
+    TaskConfig {
+        cluster,
+        reservation: ReservationId(reservation as u32),
+        offset: template
+            .offset
+            .saturating_add(template.stagger.saturating_mul(copy as u64)),
+        period: template.period,
+        script: script(&template.script),
+    }
+}
+
+/// EDF when the cluster's sporadic reservations all share one priority, else fixed
+/// priorities.
+fn order_of(reservations: &[MachineReservation]) -> SporadicOrder {
+    let mut priorities = reservations.iter().filter_map(|r| match r {
+        MachineReservation::Sporadic(s) => Some(s.priority),
+        _ => None,
+    });
+    let first: Option<Priority> = priorities.next();
+    if priorities.all(|p| Some(p) == first) {
+        SporadicOrder::EarliestDeadlineFirst
+    } else {
+        SporadicOrder::FixedPriority
+    }
+}
+
+/// The analysis's view of a file, one to one (as `bulwark_spec::mc_ipc_toml` documents):
+/// clusters, servers, and a client per reservation with its slots and invocations.
+pub fn analysis_system(system: &McIpcSystem) -> System {
+    let level = |p: bulwark_spec::mc_ipc_toml::PerCriticality<Duration>| PerCriticality {
+        low: p.low,
+        high: p.high,
+    };
+    System {
+        clusters: system
+            .clusters
+            .iter()
+            .map(|c| Cluster::new(c.name.clone(), c.cores))
+            .collect(),
+        servers: system
+            .servers
+            .iter()
+            .map(|s| Server {
+                name: s.name.clone(),
+                operation_length: level(s.operation_length),
+                invoking_clusters: PerCriticality {
+                    low: s.invoking_clusters.low,
+                    high: s.invoking_clusters.high,
+                },
+            })
+            .collect(),
+        clients: system
+            .reservations
+            .iter()
+            .map(|r| {
+                let criticality = match r.criticality {
+                    Criticality::Low => mc_ipc::Criticality::Low,
+                    Criticality::High => mc_ipc::Criticality::High,
+                };
+                let mut client = Client::new(
+                    r.name.clone(),
+                    ClusterId(r.cluster),
+                    r.priority,
+                    criticality,
+                    r.execution.low,
+                )
+                .with_executions(r.execution.low, r.execution.high);
+                for i in &r.invocations {
+                    client = client.invoking(ServerId(i.server), i.count);
+                }
+                if let ReservationKind::TableDriven { slots } = &r.kind {
+                    let slots: Vec<mc_ipc::Slot> = slots
+                        .iter()
+                        .map(|s| mc_ipc::Slot::new(s.start, s.end))
+                        .collect();
+                    client = client.in_slots(&slots);
+                }
+                client
+            })
+            .collect(),
+    }
+}
