@@ -244,3 +244,96 @@ fn the_mcipc_case_study_runs_one_phase() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("9"), "{}", text(&out.stderr));
 }
+
+/// A user's MC-IPC system with tasks and phases: one core, a server with L = 1 ms, T1 in a
+/// partition [0, 10) of a 10 ms cycle and T2 in a sporadic reservation. Phase 1 is normal:
+/// T1 invokes at 0.5 ms and, alone at the server, waits just its own 1 ms. Phase 2: T2 floods.
+/// The bounds are the file's own (one cluster of one core: MC-IPC (1 + 2) * 1 = 3 ms), and T1
+/// stays within it in both phases.
+#[test]
+fn the_case_study_runs_a_users_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tiny.toml");
+    std::fs::write(
+        &file,
+        r#"cycle = "10ms"
+
+[[cluster]]
+name = "C"
+cores = 1
+
+[[server]]
+name = "s"
+operation = "1ms"
+
+[[reservation]]
+name = "R1"
+cluster = "C"
+criticality = "high"
+priority = 1
+slots = [["0ms", "10ms"]]
+execution = "2ms"
+invokes = { s = 1 }
+
+[[reservation]]
+name = "R2"
+cluster = "C"
+priority = 0
+budget = "5ms"
+period = "10ms"
+execution = "2ms"
+invokes = { s = 1 }
+
+[[task]]
+name = "T1"
+reservation = "R1"
+period = "10ms"
+script = [{ compute = "500us" }, { invoke = "s" }, "sleep"]
+
+[[task]]
+name = "T2"
+reservation = "R2"
+period = "10ms"
+script = [{ compute = "100us" }, { invoke = "s" }, "sleep"]
+
+[[phase]]
+name = "normal"
+
+[[phase]]
+name = "T2 floods"
+floods = ["T2"]
+"#,
+    )
+    .unwrap();
+    let out = bulwark(&[
+        "mcipc-case-study",
+        "--file",
+        file.to_str().unwrap(),
+        "--protocol",
+        "mc-ipc",
+        "--phase-length",
+        "100ms",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["name"], "normal");
+    assert_eq!(runs[1]["name"], "T2 floods");
+    for run in runs {
+        assert_eq!(run["bound_ns"], 3_000_000);
+        assert_eq!(run["jobs"], 10);
+        let delays = run["delays_ns"].as_array().unwrap();
+        assert_eq!(delays.len(), 10);
+        assert!(
+            delays.iter().all(|d| d.as_u64().unwrap() <= 3_000_000),
+            "{run}"
+        );
+    }
+    assert_eq!(runs[0]["delays_ns"][0], 1_000_000);
+
+    let out = bulwark(&["mcipc-case-study", "--file", "scenarios/textbook-rm.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("not an MC-IPC system"));
+}
