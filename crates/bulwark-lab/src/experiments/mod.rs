@@ -14,6 +14,7 @@ mod textbook;
 mod vbs_isolation;
 mod vbs_overhead;
 mod vbs_strategies;
+pub mod vestal_mode_switch;
 
 use crate::report::ExperimentReport;
 
@@ -57,6 +58,7 @@ pub const ALL: &[Experiment] = &[
     vbs_isolation::EXPERIMENT,
     camkes_synthetic::EXPERIMENT,
     mcipc_case_study::EXPERIMENT,
+    vestal_mode_switch::EXPERIMENT,
 ];
 
 /// The experiment called `name`.
