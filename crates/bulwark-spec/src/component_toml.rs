@@ -62,21 +62,9 @@ pub fn parse_components(source: &str, file: &str) -> Result<ComponentSystem, Dia
         errors: Vec::new(),
     };
     let system = checker.system(&raw);
-    let mut errors = checker.errors;
-    match system {
-        Some(system) if errors.is_empty() => Ok(system),
-        _ => {
-            if errors.is_empty() {
-                errors.push(located.error(
-                    0..0,
-                    "internal error: a check failed without saying why",
-                    "please report this file to the Bulwark developers",
-                ));
-            }
-            errors.sort_by_key(|e| e.span().map_or(0, |s| s.start));
-            Err(Diagnostics::new(file, errors))
-        }
-    }
+    located
+        .finish(system, checker.errors)
+        .map_err(|errors| Diagnostics::new(file, errors))
 }
 
 #[derive(Debug, Deserialize)]

@@ -165,6 +165,31 @@ impl Source {
         }
     }
 
+    /// The end of a validation: `value` when no check failed, else every error in file order
+    /// (stable, so errors at one place keep the order they were found in). A check that
+    /// yields `None` always records why; if none did, that is reported as an internal error
+    /// rather than passed off as success.
+    pub(crate) fn finish<T>(
+        &self,
+        value: Option<T>,
+        mut errors: Vec<SpecError>,
+    ) -> Result<T, Vec<SpecError>> {
+        match value {
+            Some(value) if errors.is_empty() => Ok(value),
+            _ => {
+                if errors.is_empty() {
+                    errors.push(self.error(
+                        0..0,
+                        "internal error: a check failed without saying why",
+                        "please report this file to the Bulwark developers",
+                    ));
+                }
+                errors.sort_by_key(|e| e.span().map_or(0, |s| s.start));
+                Err(errors)
+            }
+        }
+    }
+
     /// An error about the whole file that points at no text (it could not be read).
     pub(crate) fn unlocated(
         &self,

@@ -529,22 +529,9 @@ pub fn parse_mc_ipc(text: &str, file: &str) -> Result<McIpcSystem, Diagnostics> 
         errors: Vec::new(),
     };
     let system = checker.system(&raw);
-    let mut errors = checker.errors;
-    match system {
-        Some(system) if errors.is_empty() => Ok(system),
-        _ => {
-            if errors.is_empty() {
-                errors.push(located.error(
-                    0..0,
-                    "internal error: a check failed without saying why",
-                    "please report this file to the Bulwark developers",
-                ));
-            }
-            // Stable, so errors at the same place keep the order they were found in.
-            errors.sort_by_key(|e| e.span().map_or(0, |s| s.start));
-            Err(Diagnostics::new(file, errors))
-        }
-    }
+    located
+        .finish(system, checker.errors)
+        .map_err(|errors| Diagnostics::new(file, errors))
 }
 
 #[derive(Debug, Deserialize)]

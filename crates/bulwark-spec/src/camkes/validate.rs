@@ -32,21 +32,7 @@ pub(crate) fn validate(
         errors: Vec::new(),
     };
     let system = checker.file(file);
-    let mut errors = checker.errors;
-    match system {
-        Some(system) if errors.is_empty() => Ok(system),
-        _ => {
-            if errors.is_empty() {
-                errors.push(source.error(
-                    0..0,
-                    "internal error: a check failed without saying why",
-                    "please report this file to the Bulwark developers",
-                ));
-            }
-            errors.sort_by_key(|e| e.span().map_or(0, |s| s.start));
-            Err(errors)
-        }
-    }
+    source.finish(system, checker.errors)
 }
 
 struct Checker<'a> {

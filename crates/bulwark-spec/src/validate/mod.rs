@@ -35,23 +35,7 @@ pub(crate) fn validate(raw: &RawScenario, source: &Source) -> Result<Scenario, V
         actions: Vec::new(),
     };
     let scenario = checker.scenario(raw);
-    let mut errors = checker.errors;
-    match scenario {
-        Some(scenario) if errors.is_empty() => Ok(scenario),
-        _ => {
-            if errors.is_empty() {
-                // Every check that yields `None` records why; this is a guard, not a path.
-                errors.push(source.error(
-                    0..0,
-                    "internal error: a check failed without saying why",
-                    "please report this file to the Bulwark developers",
-                ));
-            }
-            // Stable, so errors at the same place keep the order they were found in.
-            errors.sort_by_key(|e| e.span().map_or(0, |s| s.start));
-            Err(errors)
-        }
-    }
+    source.finish(scenario, checker.errors)
 }
 
 /// Collects errors while the checks run; each check yields `None` after reporting.
