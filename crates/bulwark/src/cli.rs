@@ -22,7 +22,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Validate scenario files; print every error with its file, line and column.
+    /// Validate scenario files (and component or MC-IPC systems); print every error with its
+    /// file, line and column.
     #[command(after_help = "Exit status: 0 when every file is valid, 1 otherwise.
 
 Examples:
@@ -40,9 +41,13 @@ Examples:
   bulwark simulate scenarios/components/fig7.camkes --overheads xeon --until 1s"
     )]
     Simulate(SimulateArgs),
-    /// Admission test (SPR Eq. 1) and overhead bound (Eq. 2) of every reservation.
+    /// Admission tests and bounds: reservations (SPR Eqs. 1, 2), CBS, VBS, component systems
+    /// and MC-IPC systems.
     #[command(
-        long_about = "Admission test (SPR paper, Eq. 1) and overhead bound (Eq. 2) of every reservation.
+        long_about = "Admission tests and bounds for a scenario, a component system or an MC-IPC system.
+
+For reservation servers: the admission test (SPR paper, Eq. 1) and overhead bound (Eq. 2) of
+every reservation.
 
 Per core, each reservation's response bound R is the least fixed point of
 R = I + b + sum of the higher-priority request-bound functions RBF(R), where I is the longest
@@ -60,7 +65,12 @@ analyzer (each CPI's priority ceiling, minimum priority and thread pool; call lo
 and, when every task and requested CPI has a body, the schedulability analysis of the CAmkES
 paper: C_i by Eqs. 1, 7 and 8, B_i (Eq. 5, 6, or PIP's one section per lower task), exact
 response times, and the verdicts of the hyperbolic (Eq. 2), non-unique (Eq. 4) and
-Liu-Layland (Eq. 3) bounds. Exit 1 on a call loop or a task RTA does not admit.",
+Liu-Layland (Eq. 3) bounds. Exit 1 on a call loop or a task RTA does not admit.
+
+For an MC-IPC system (TOML with [[cluster]], [[server]] and [[reservation]] tables): per
+reservation and server, the per-invocation bounds of MC-IPC (Theorem 1, (1 + 2 m_k K) L_q),
+FIFO-IPC (n L_q) and PRIO-IPC ((h + 1 + b) L_q), and the budgets sized from them at both
+criticality levels beside what the file provisions. Exit 1 when a budget is too small.",
         after_help = "Times print with their unit; --json gives integer nanoseconds, null for unbounded.
 
 Exit status: 0 when every reservation is admitted, 1 when one is not (or the file is invalid),
@@ -70,7 +80,8 @@ Examples:
   bulwark analyze scenarios/table-i.toml
   bulwark analyze scenarios/deferrable-double-hit.toml
   bulwark analyze scenarios/table-i.toml --json > admission.json
-  bulwark analyze scenarios/components/fig7.camkes --overheads xeon"
+  bulwark analyze scenarios/components/fig7.camkes --overheads xeon
+  bulwark analyze scenarios/mcipc/case-study.toml"
     )]
     Analyze(AnalyzeArgs),
     /// Run one of the SPR paper's attacks (A1, A2, A3) and print the results beside the paper's.
