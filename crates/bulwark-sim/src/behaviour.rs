@@ -183,6 +183,39 @@ impl<'a> Program<'a> {
             Program::Script { frames } => next_step(frames, now),
         }
     }
+    /// The release of the next job already due behind the current one, at or before `until`,
+    /// or `None`. A periodic or sporadic job that overruns leaves its successors released on
+    /// plan but not started; at the end of a run they still count as released (and missed
+    /// when their deadline is within the run). Scripts release a job only when they reach
+    /// their sleep, so nothing queues behind them.
+    pub fn next_queued_release(&mut self, until: Instant, rng: &mut ChaCha8Rng) -> Option<Instant> {
+        let Program::Jobs {
+            separation,
+            jitter,
+            release,
+            executed,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        if separation.is_zero() {
+            return None;
+        }
+        // The same draw `next_action` would have made for the next separation.
+        let extra = if jitter.is_zero() {
+            Duration::ZERO
+        } else {
+            Duration::from_nanos(rng.random_range(0..=jitter.as_nanos()))
+        };
+        let next = release.saturating_add(separation.saturating_add(extra));
+        if next > until || next == *release {
+            return None;
+        }
+        *release = next;
+        *executed = false;
+        Some(next)
+    }
 }
 
 fn draw(execution: &Execution, rng: &mut ChaCha8Rng) -> Duration {

@@ -791,9 +791,21 @@ impl<'a> Machine<'a> {
                 .job
                 .as_ref()
                 .is_some_and(|job| job.release <= until);
-            if released {
-                // Unfinished at the end: it still counts as released.
-                self.close_job(TaskId(i as u32), Completion::Unfinished);
+            if !released {
+                continue;
+            }
+            // Unfinished at the end: it still counts as released, and so does every job
+            // released on plan behind it that never started.
+            let id = TaskId(i as u32);
+            let mut index = self.close_job(id, Completion::Unfinished);
+            loop {
+                let task = &mut self.tasks[i];
+                let Some(release) = task.program.next_queued_release(until, &mut task.rng) else {
+                    break;
+                };
+                index += 1;
+                self.open_job(id, index, release);
+                self.close_job(id, Completion::Unfinished);
             }
         }
         Outcome {

@@ -284,3 +284,42 @@ fn overloaded_edf_first_misses_at_twenty() {
     assert_eq!(o.tasks[0].first_miss, Some(Instant::from_nanos(20_000_000)));
     assert_eq!(o.tasks[0].misses, 1);
 }
+
+/// An overloaded task, C = 3 ms every T = D = 2 ms, alone for 10 ms. Releases are on plan at
+/// 0, 2, 4, 6, 8 and 10 (a release at the horizon counts, as it always has); each job waits
+/// for its predecessor:
+///
+/// ```text
+/// job:        0      1      2      3       4      5
+/// release:    0      2      4      6       8      10
+/// runs:     [0,3)  [3,6)  [6,9)  [9,10..  never  never
+/// deadline:   2      4      6      8       10     12
+/// ```
+/// Jobs 0-2 complete late (3 > 2, 6 > 4, 9 > 6). Job 3 is unfinished with its deadline 8
+/// inside the run; jobs 4 and 5 are queued behind it and never start. Job 4's deadline 10 is
+/// the horizon itself (missed, as for any unfinished job); job 5's (12) is beyond the run.
+/// So 6 jobs, 3 completed, 5 misses: the jobs queued behind an unfinished one are counted.
+#[test]
+fn jobs_queued_behind_an_unfinished_one_count_at_the_end() {
+    let s = scenario(
+        PolicyKind::FixedPriority,
+        1,
+        ms(10),
+        vec![periodic("overloaded", 0, Some(1), ms(3), ms(2), ms(0))],
+    );
+    let o = run_jobs(&s);
+    assert_eq!(
+        rows_ms(&o, 0),
+        vec![
+            (0, Some(0), Some(3), true),
+            (2, Some(3), Some(6), true),
+            (4, Some(6), Some(9), true),
+            (6, Some(9), None, true),
+            (8, None, None, true),
+            (10, None, None, false),
+        ]
+    );
+    assert_eq!(o.tasks[0].jobs, 6);
+    assert_eq!(o.tasks[0].completed, 3);
+    assert_eq!(o.tasks[0].misses, 5);
+}
