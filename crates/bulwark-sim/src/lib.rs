@@ -2,8 +2,29 @@
 //! and a cost model, driving `bulwark-core` policies through the calls a kernel makes.
 //!
 //! The same scenario and seed always give the same outcome, byte for byte: events are ordered
-//! by (time, sequence number), and every random draw comes from a per-task stream seeded by
-//! the scenario's seed.
+//! by (time, rank, sequence number), and every random draw comes from a per-task stream seeded
+//! by the scenario's seed.
+//!
+//! # Ties
+//!
+//! Every rule by which the machine breaks a tie, in one place (each is pinned by a
+//! hand-worked schedule in `tests/ties.rs`):
+//!
+//! 1. **A completion and a release at the same instant**: the execution that ends is handled
+//!    first (events at one instant go: executions ending, then kernel exits, then timer
+//!    interrupts; within a rank, first set first), so the job completes and is not preempted
+//!    with no work left.
+//! 2. **Equal fixed priorities**: first come, first served. Tasks released at the same
+//!    instant are activated in the order their timeouts were armed, which at time zero is the
+//!    order of the file.
+//! 3. **A preempted task** keeps the head of its priority list (POSIX `SCHED_FIFO`) and
+//!    resumes before its peers; a task that wakes joins the tail.
+//! 4. **Equal absolute deadlines under EDF** (and CBS): the earlier activation wins, so a
+//!    running job is never preempted by an equal deadline.
+//! 5. **A completion exactly at the deadline** meets it.
+//! 6. **The horizon is inclusive**: events at the horizon are handled; a job released at the
+//!    horizon counts as released; an unfinished job (the current one, and every job released
+//!    on plan behind it) misses when its deadline is at or before the horizon.
 
 mod behaviour;
 pub mod cluster;
