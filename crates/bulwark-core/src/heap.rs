@@ -1,7 +1,7 @@
 //! A fixed-capacity indexed binary min-heap over small dense ids (task ids, or a platform's
 //! own slots).
 //!
-//! Invariants: `position[m]` is `Some(i)` exactly when `slots[i]` holds member `m`; every
+//! Invariants: `position[m]` is `i` exactly when `slots[i]` holds member `m` (else `ABSENT`); every
 //! slot's key is no greater than its children's keys. Keys live inline in the slots so a sift
 //! compares neighbouring memory. The capacity is fixed at construction, so no operation
 //! allocates. Each operation is O(log n) and counts as one heap operation in the
@@ -11,6 +11,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::TaskId;
+
+/// The position of a member that is not in the heap.
+const ABSENT: u32 = u32::MAX;
 
 /// A small dense id a heap can index by.
 pub trait Member: Copy + Eq {
@@ -34,7 +37,7 @@ impl Member for u32 {
 #[derive(Debug)]
 pub struct IndexedHeap<K, M = TaskId> {
     slots: Vec<(K, M)>,
-    position: Vec<Option<u32>>,
+    position: Vec<u32>,
 }
 
 /// A clone keeps the fixed capacity, so a cloned heap (a policy's saved state, a benchmark's
@@ -55,7 +58,7 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
     pub fn with_capacity(capacity: usize) -> Self {
         IndexedHeap {
             slots: Vec::with_capacity(capacity),
-            position: vec![None; capacity],
+            position: vec![ABSENT; capacity],
         }
     }
 
@@ -76,13 +79,15 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
 
     /// True when `member` is in the heap. Ids beyond the capacity never are.
     pub fn contains(&self, member: M) -> bool {
-        matches!(self.position.get(member.index()), Some(Some(_)))
+        self.position
+            .get(member.index())
+            .is_some_and(|&at| at != ABSENT)
     }
 
     /// The key of `member`, if it is in the heap.
     pub fn key(&self, member: M) -> Option<K> {
-        let at = (*self.position.get(member.index())?)?;
-        Some(self.slots[at as usize].0)
+        let at = *self.position.get(member.index())?;
+        self.slots.get(at as usize).map(|slot| slot.0)
     }
 
     /// The member with the least key, and that key.
@@ -98,8 +103,14 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
             return false;
         }
         match self.position[m] {
-            Some(i) => {
-                let at = i as usize;
+            ABSENT => {
+                self.slots.push((key, member));
+                let at = self.slots.len() - 1;
+                self.position[m] = at as u32;
+                self.sift_up(at);
+            }
+            at => {
+                let at = at as usize;
                 let old = core::mem::replace(&mut self.slots[at].0, key);
                 if key < old {
                     self.sift_up(at);
@@ -107,26 +118,24 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
                     self.sift_down(at);
                 }
             }
-            None => {
-                self.slots.push((key, member));
-                let at = self.slots.len() - 1;
-                self.position[m] = Some(at as u32);
-                self.sift_up(at);
-            }
         }
         true
     }
 
     /// Removes `member`; returns its key if it was in the heap.
     pub fn remove(&mut self, member: M) -> Option<K> {
-        let at = (*self.position.get(member.index())?)? as usize;
-        self.position[member.index()] = None;
+        let at = *self.position.get(member.index())?;
+        if at == ABSENT {
+            return None;
+        }
+        let at = at as usize;
+        self.position[member.index()] = ABSENT;
         let last = self.slots.len() - 1;
         self.slots.swap(at, last);
         let (key, _) = self.slots.pop()?;
         if at != last {
             // The former last slot fills the hole; it moves one way only.
-            self.position[self.slots[at].1.index()] = Some(at as u32);
+            self.position[self.slots[at].1.index()] = at as u32;
             if at > 0 && self.slots[at].0 < self.slots[(at - 1) / 2].0 {
                 self.sift_up(at);
             } else {
@@ -145,7 +154,7 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
     /// Checks the heap property and the position index.
     pub fn check(&self) -> Result<(), &'static str> {
         for (i, (key, member)) in self.slots.iter().enumerate() {
-            if self.position.get(member.index()).copied().flatten() != Some(i as u32) {
+            if self.position.get(member.index()).copied() != Some(i as u32) {
                 return Err("heap position index disagrees with slot");
             }
             for child in [2 * i + 1, 2 * i + 2] {
@@ -154,7 +163,7 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
                 }
             }
         }
-        let members = self.position.iter().filter(|p| p.is_some()).count();
+        let members = self.position.iter().filter(|&&p| p != ABSENT).count();
         if members != self.slots.len() {
             return Err("heap position index has stale entries");
         }
@@ -207,7 +216,7 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
 
     fn place(&mut self, at: usize, slot: (K, M)) {
         self.slots[at] = slot;
-        self.position[slot.1.index()] = Some(at as u32);
+        self.position[slot.1.index()] = at as u32;
     }
 }
 

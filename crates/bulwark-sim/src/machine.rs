@@ -631,6 +631,9 @@ impl<'a> Machine<'a> {
             }
         }
         self.cores[core as usize].metrics.busy_ns += elapsed.as_nanos();
+        if self.trace.is_none() {
+            return;
+        }
         let split = since.saturating_add(refill);
         self.record_slice(core, Some(task), SliceKind::CacheRefill, since, split);
         self.record_slice(core, Some(task), SliceKind::Task, split, now);
