@@ -2,8 +2,14 @@
 //! the highest non-empty priority is O(1) (two leading-zero counts), as in seL4 and Linux's
 //! `rt` class.
 //!
-//! Invariants: level p of the bitmap is set exactly when list p is non-empty; every queued task is in exactly one list,
-//! that of its priority, linked through its `Link`. Capacity is fixed at construction.
+//! The lists ([`RunLists`]) are doubly linked through a [`Link`] per task, which lives in the
+//! caller's own per-task record (intrusive, as seL4 keeps `tcbSchedNext` in the TCB): queueing
+//! or removing a task touches its record and its neighbours', not a table of its own. Callers
+//! with no record of their own use [`PriorityRunqueue`], which keeps the links in a table.
+//!
+//! Invariants: level p of the bitmap is set exactly when list p is non-empty; every queued task
+//! is in exactly one list, that of its priority, linked through its `Link`. Capacity is fixed
+//! at construction.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -13,65 +19,94 @@ use crate::{Priority, TaskId};
 
 const NONE: u32 = u32::MAX;
 
-/// A task's place in the lists, kept in one record so that queueing or removing a task
-/// touches one cache line of its own (plus its neighbours').
+/// A task's place in the lists.
 #[derive(Clone, Copy, Debug)]
-struct Link {
+pub struct Link {
     next: u32,
     prev: u32,
     /// The priority the task is queued at, or `None` when it is not queued.
     queued_at: Option<Priority>,
 }
 
-const UNLINKED: Link = Link {
-    next: NONE,
-    prev: NONE,
-    queued_at: None,
-};
+impl Link {
+    /// The link of a task in no list.
+    pub const UNLINKED: Link = Link {
+        next: NONE,
+        prev: NONE,
+        queued_at: None,
+    };
 
-/// Per-priority FIFO lists of task ids with O(1) insertion, removal and highest lookup.
+    /// True when the task is queued.
+    pub fn is_queued(&self) -> bool {
+        self.queued_at.is_some()
+    }
+}
+
+/// A per-task record that holds its task's [`Link`].
+pub trait Linked {
+    /// The record's link.
+    fn link(&self) -> &Link;
+    /// The record's link, to change.
+    fn link_mut(&mut self) -> &mut Link;
+}
+
+impl Linked for Link {
+    fn link(&self) -> &Link {
+        self
+    }
+    fn link_mut(&mut self) -> &mut Link {
+        self
+    }
+}
+
+/// Per-priority FIFO lists over task records indexed by task id, with O(1) insertion, removal
+/// and highest lookup. Every method takes the records the links live in.
 #[derive(Clone, Debug)]
-pub struct PriorityRunqueue {
+pub struct RunLists {
     levels: PriorityBitmap,
     head: [u32; Priority::LEVELS],
     tail: [u32; Priority::LEVELS],
-    links: Vec<Link>,
 }
 
-impl PriorityRunqueue {
-    /// An empty run queue for task ids `0..capacity`.
-    pub fn with_capacity(capacity: usize) -> Self {
-        PriorityRunqueue {
+impl Default for RunLists {
+    fn default() -> Self {
+        RunLists {
             levels: PriorityBitmap::default(),
             head: [NONE; Priority::LEVELS],
             tail: [NONE; Priority::LEVELS],
-            links: vec![UNLINKED; capacity],
         }
     }
+}
 
+impl RunLists {
     /// True when `task` is queued.
-    pub fn contains(&self, task: TaskId) -> bool {
-        self.links
+    pub fn contains<R: Linked>(records: &[R], task: TaskId) -> bool {
+        records
             .get(task.index())
-            .is_some_and(|l| l.queued_at.is_some())
+            .is_some_and(|r| r.link().is_queued())
     }
 
     /// Appends `task` at the tail of `priority`'s list. Returns false (and changes nothing) if
-    /// the id is beyond the capacity or already queued.
-    pub fn push_back(&mut self, task: TaskId, priority: Priority) -> bool {
+    /// the id is beyond the records or already queued.
+    pub fn push_back<R: Linked>(
+        &mut self,
+        records: &mut [R],
+        task: TaskId,
+        priority: Priority,
+    ) -> bool {
         let t = task.index();
-        if self.links.get(t).is_none_or(|l| l.queued_at.is_some()) {
+        if records.get(t).is_none_or(|r| r.link().is_queued()) {
             return false;
         }
         let p = priority.0 as usize;
-        self.links[t] = Link {
+        *records[t].link_mut() = Link {
             next: NONE,
             prev: self.tail[p],
             queued_at: Some(priority),
         };
         match self.tail[p] {
             NONE => self.head[p] = task.0,
-            old => self.links[old as usize].next = task.0,
+            old => records[old as usize].link_mut().next = task.0,
         }
         self.tail[p] = task.0;
         self.levels.set(priority);
@@ -80,21 +115,26 @@ impl PriorityRunqueue {
 
     /// Puts `task` at the head of `priority`'s list: a preempted thread resumes before the
     /// others of its priority (seL4's `tcbSchedEnqueue`, SCHED_FIFO). Returns false (and
-    /// changes nothing) if the id is beyond the capacity or already queued.
-    pub fn push_front(&mut self, task: TaskId, priority: Priority) -> bool {
+    /// changes nothing) if the id is beyond the records or already queued.
+    pub fn push_front<R: Linked>(
+        &mut self,
+        records: &mut [R],
+        task: TaskId,
+        priority: Priority,
+    ) -> bool {
         let t = task.index();
-        if self.links.get(t).is_none_or(|l| l.queued_at.is_some()) {
+        if records.get(t).is_none_or(|r| r.link().is_queued()) {
             return false;
         }
         let p = priority.0 as usize;
-        self.links[t] = Link {
+        *records[t].link_mut() = Link {
             next: self.head[p],
             prev: NONE,
             queued_at: Some(priority),
         };
         match self.head[p] {
             NONE => self.tail[p] = task.0,
-            old => self.links[old as usize].prev = task.0,
+            old => records[old as usize].link_mut().prev = task.0,
         }
         self.head[p] = task.0;
         self.levels.set(priority);
@@ -102,26 +142,26 @@ impl PriorityRunqueue {
     }
 
     /// Removes `task` from its list; returns false if it was not queued.
-    pub fn remove(&mut self, task: TaskId) -> bool {
+    pub fn remove<R: Linked>(&mut self, records: &mut [R], task: TaskId) -> bool {
         let t = task.index();
         let Some(&Link {
             next,
             prev,
             queued_at: Some(priority),
-        }) = self.links.get(t)
+        }) = records.get(t).map(|r| r.link())
         else {
             return false;
         };
         let p = priority.0 as usize;
         match prev {
             NONE => self.head[p] = next,
-            prev => self.links[prev as usize].next = next,
+            prev => records[prev as usize].link_mut().next = next,
         }
         match next {
             NONE => self.tail[p] = prev,
-            next => self.links[next as usize].prev = prev,
+            next => records[next as usize].link_mut().prev = prev,
         }
-        self.links[t] = UNLINKED;
+        *records[t].link_mut() = Link::UNLINKED;
         if self.head[p] == NONE {
             self.levels.clear(priority);
         }
@@ -140,7 +180,7 @@ impl PriorityRunqueue {
     }
 
     /// Checks the bitmap and list invariants.
-    pub fn check(&self) -> Result<(), &'static str> {
+    pub fn check<R: Linked>(&self, records: &[R]) -> Result<(), &'static str> {
         let mut linked = 0usize;
         for p in 0..Priority::LEVELS {
             let marked = self.levels.contains(Priority(p as u8));
@@ -150,29 +190,83 @@ impl PriorityRunqueue {
             let mut at = self.head[p];
             let mut before = NONE;
             while at != NONE {
-                let a = at as usize;
-                if self.links.get(a).and_then(|l| l.queued_at) != Some(Priority(p as u8)) {
+                let Some(link) = records.get(at as usize).map(|r| r.link()) else {
+                    return Err("run-queue member beyond the records");
+                };
+                if link.queued_at != Some(Priority(p as u8)) {
                     return Err("run-queue member listed at the wrong priority");
                 }
-                if self.links[a].prev != before {
+                if link.prev != before {
                     return Err("run-queue back link broken");
                 }
                 linked += 1;
-                if linked > self.links.len() {
+                if linked > records.len() {
                     return Err("run-queue list has a cycle");
                 }
                 before = at;
-                at = self.links[a].next;
+                at = link.next;
             }
             if self.tail[p] != before {
                 return Err("run-queue tail is not the last member");
             }
         }
         self.levels.check()?;
-        if linked != self.links.iter().filter(|l| l.queued_at.is_some()).count() {
+        if linked != records.iter().filter(|r| r.link().is_queued()).count() {
             return Err("run-queue member not linked");
         }
         Ok(())
+    }
+}
+
+/// [`RunLists`] with the links in a table of their own, for callers with no per-task record.
+#[derive(Clone, Debug)]
+pub struct PriorityRunqueue {
+    lists: RunLists,
+    links: Vec<Link>,
+}
+
+impl PriorityRunqueue {
+    /// An empty run queue for task ids `0..capacity`.
+    pub fn with_capacity(capacity: usize) -> Self {
+        PriorityRunqueue {
+            lists: RunLists::default(),
+            links: vec![Link::UNLINKED; capacity],
+        }
+    }
+
+    /// True when `task` is queued.
+    pub fn contains(&self, task: TaskId) -> bool {
+        RunLists::contains(&self.links, task)
+    }
+
+    /// See [`RunLists::push_back`].
+    pub fn push_back(&mut self, task: TaskId, priority: Priority) -> bool {
+        self.lists.push_back(&mut self.links, task, priority)
+    }
+
+    /// See [`RunLists::push_front`].
+    pub fn push_front(&mut self, task: TaskId, priority: Priority) -> bool {
+        self.lists.push_front(&mut self.links, task, priority)
+    }
+
+    /// See [`RunLists::remove`].
+    pub fn remove(&mut self, task: TaskId) -> bool {
+        self.lists.remove(&mut self.links, task)
+    }
+
+    /// The head of the highest-priority non-empty list.
+    pub fn highest(&self) -> Option<TaskId> {
+        self.lists.highest()
+    }
+
+    /// The highest priority with a queued task.
+    pub fn highest_priority(&self) -> Option<Priority> {
+        self.lists.highest_priority()
+    }
+
+    /// Checks the bitmap and list invariants.
+    pub fn check(&self) -> Result<(), &'static str> {
+        self.lists.check(&self.links)
     }
 }
 

@@ -8,10 +8,13 @@
 //! top per non-empty level: linear in the (constant) number of priorities, whatever the number
 //! of tasks.
 //!
+//! A task's place in these heaps, its [`TimerSlot`], is handed out at registration and kept by
+//! the caller in its own per-task record (intrusive, like the run queue's links), so arming or
+//! cancelling a task's timeout reads no table indexed by task.
+//!
 //! Invariants (checked by [`PriorityTimeouts::check`]): a level's bit is set exactly when its
-//! heap is non-empty; every queued task is in the heap of its own level.
+//! heap is non-empty; every registered task has one slot, in the heap of its own level.
 
-use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::bitmap::PriorityBitmap;
@@ -21,11 +24,16 @@ use crate::{Instant, Priority, TaskId, Work};
 
 const NO_HEAP: u16 = u16::MAX;
 
+/// A registered task's level and its index inside that level's heap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimerSlot {
+    priority: Priority,
+    local: u32,
+}
+
 /// Per-priority timeout heaps.
 #[derive(Clone, Debug)]
 pub struct PriorityTimeouts {
-    /// Each registered task's level and its index inside that level's heap.
-    member: Vec<Option<(Priority, u32)>>,
     /// The tasks of each heap, by index inside the heap.
     tasks: Vec<Vec<TaskId>>,
     heaps: Vec<IndexedHeap<u128, u32>>,
@@ -34,11 +42,16 @@ pub struct PriorityTimeouts {
     armed: u64,
 }
 
+impl Default for PriorityTimeouts {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl PriorityTimeouts {
-    /// Room for task ids `0..capacity`, none registered.
-    pub fn with_capacity(capacity: usize) -> Self {
+    /// No task registered.
+    pub fn new() -> Self {
         PriorityTimeouts {
-            member: vec![None; capacity],
             tasks: Vec::new(),
             heaps: Vec::new(),
             heap_of_level: [NO_HEAP; Priority::LEVELS],
@@ -47,12 +60,9 @@ impl PriorityTimeouts {
         }
     }
 
-    /// Registers `task` at `priority` (configuration time: may allocate). False if the id is
-    /// beyond the capacity or already registered.
-    pub fn register(&mut self, task: TaskId, priority: Priority) -> bool {
-        if !matches!(self.member.get(task.index()), Some(None)) {
-            return false;
-        }
+    /// Registers `task` at `priority` (configuration time: may allocate) and returns its slot.
+    /// Registering a task twice gives it two slots: the caller registers each task once.
+    pub fn register(&mut self, task: TaskId, priority: Priority) -> TimerSlot {
         let level = priority.0 as usize;
         if self.heap_of_level[level] == NO_HEAP {
             self.heap_of_level[level] = self.heaps.len() as u16;
@@ -70,42 +80,58 @@ impl PriorityTimeouts {
             }
             self.heaps[h] = bigger;
         }
-        self.member[task.index()] = Some((priority, local as u32));
-        true
+        TimerSlot {
+            priority,
+            local: local as u32,
+        }
     }
 
-    fn slot(&self, task: TaskId) -> Option<(Priority, usize, u32)> {
-        let (p, local) = (*self.member.get(task.index())?)?;
-        Some((p, self.heap_of_level[p.0 as usize] as usize, local))
+    fn heap(&self, slot: TimerSlot) -> usize {
+        self.heap_of_level[slot.priority.0 as usize] as usize
     }
 
-    /// Arms (or moves) `task`'s timeout to `at`. False if `task` is not registered.
-    pub fn arm(&mut self, task: TaskId, at: Instant, work: &mut Work) -> bool {
-        let Some((p, h, local)) = self.slot(task) else {
+    /// Arms (or moves) the timeout of the task in `slot` to `at`. False if `slot` was not
+    /// handed out by this queue.
+    pub fn arm(&mut self, slot: TimerSlot, at: Instant, work: &mut Work) -> bool {
+        let h = self.heap(slot);
+        let Some(heap) = self.heaps.get_mut(h) else {
             return false;
         };
         self.armed += 1;
         work.heap_operations += 1;
-        self.heaps[h].upsert(local, order_key(at, self.armed));
-        self.nonempty.set(p);
+        if !heap.upsert(slot.local, order_key(at, self.armed)) {
+            return false;
+        }
+        self.nonempty.set(slot.priority);
         true
     }
 
-    /// Cancels `task`'s timeout; returns when it was due.
-    pub fn cancel(&mut self, task: TaskId, work: &mut Work) -> Option<Instant> {
-        let (p, h, local) = self.slot(task)?;
-        let key = self.heaps[h].remove(local)?;
+    /// Cancels the timeout of the task in `slot`; returns when it was due.
+    pub fn cancel(&mut self, slot: TimerSlot, work: &mut Work) -> Option<Instant> {
+        let h = self.heap(slot);
+        let heap = self.heaps.get_mut(h)?;
+        let key = heap.remove(slot.local)?;
         work.heap_operations += 1;
-        if self.heaps[h].is_empty() {
-            self.nonempty.clear(p);
+        if heap.is_empty() {
+            self.nonempty.clear(slot.priority);
         }
         Some(key_time(key))
     }
 
-    /// When `task`'s timeout is due, if it has one.
-    pub fn timeout(&self, task: TaskId) -> Option<Instant> {
-        let (_, h, local) = self.slot(task)?;
-        self.heaps[h].key(local).map(key_time)
+    /// When the timeout of the task in `slot` is due, if it has one.
+    pub fn timeout(&self, slot: TimerSlot) -> Option<Instant> {
+        self.heaps
+            .get(self.heap(slot))?
+            .key(slot.local)
+            .map(key_time)
+    }
+
+    /// The task registered in `slot`.
+    pub fn task_of(&self, slot: TimerSlot) -> Option<TaskId> {
+        self.tasks
+            .get(self.heap(slot))?
+            .get(slot.local as usize)
+            .copied()
     }
 
     /// The most important task whose timeout is due by `now`, among the levels strictly
@@ -158,9 +184,9 @@ impl PriorityTimeouts {
             .map(|(local, key)| (local, key_time(key)))
     }
 
-    /// True when `task` has a pending timeout.
-    pub fn contains(&self, task: TaskId) -> bool {
-        self.timeout(task).is_some()
+    /// True when the task in `slot` has a pending timeout.
+    pub fn contains(&self, slot: TimerSlot) -> bool {
+        self.timeout(slot).is_some()
     }
 
     /// Checks the invariants stated at the top of this module.
@@ -176,13 +202,8 @@ impl PriorityTimeouts {
         }
         for (h, heap) in self.heaps.iter().enumerate() {
             heap.check()?;
-            for (local, task) in self.tasks[h].iter().enumerate() {
-                match self.member.get(task.index()).copied().flatten() {
-                    Some((p, l))
-                        if l as usize == local
-                            && self.heap_of_level[p.0 as usize] as usize == h => {}
-                    _ => return Err("a queued task is in the heap of its own level"),
-                }
+            if heap.capacity() < self.tasks[h].len() {
+                return Err("every registered task has a slot in the heap of its own level");
             }
         }
         Ok(())
@@ -202,16 +223,20 @@ mod tests {
     #[test]
     fn the_sweep_finds_the_most_important_expired_timeout() {
         let (max, hi, mid, lo) = (Priority(40), Priority(30), Priority(20), Priority(10));
-        let mut q = PriorityTimeouts::with_capacity(8);
+        let mut q = PriorityTimeouts::new();
         let tasks = [(0, max), (1, hi), (2, mid), (3, mid), (4, lo)];
-        for (t, p) in tasks {
-            assert!(q.register(TaskId(t), p));
+        let slots: Vec<TimerSlot> = tasks
+            .iter()
+            .map(|&(t, p)| q.register(TaskId(t), p))
+            .collect();
+        for (slot, (t, _)) in slots.iter().zip(tasks) {
+            assert_eq!(q.task_of(*slot), Some(TaskId(t)));
         }
         let mut w = Work::default();
-        q.arm(TaskId(4), at(5), &mut w); // l1: expired
-        q.arm(TaskId(3), at(7), &mut w); // m3: expired
-        q.arm(TaskId(1), at(12), &mut w); // h1
-        q.arm(TaskId(0), at(15), &mut w); // max
+        q.arm(slots[4], at(5), &mut w); // l1: expired
+        q.arm(slots[3], at(7), &mut w); // m3: expired
+        q.arm(slots[1], at(12), &mut w); // h1
+        q.arm(slots[0], at(15), &mut w); // max
         let now = at(10);
         let mut w = Work::default();
         assert_eq!(q.expired_above(now, None, &mut w), Some(TaskId(3)));
@@ -221,7 +246,7 @@ mod tests {
         assert_eq!(q.earliest_above(Some(mid), &mut w), Some(at(12)));
         assert_eq!(q.earliest_above(Some(hi), &mut w), Some(at(15)));
         assert_eq!(q.earliest_above(None, &mut w), Some(at(5)));
-        assert_eq!(q.cancel(TaskId(3), &mut w), Some(at(7)));
+        assert_eq!(q.cancel(slots[3], &mut w), Some(at(7)));
         assert_eq!(q.expired_above(now, None, &mut w), Some(TaskId(4)));
         q.check().unwrap();
     }
@@ -229,16 +254,16 @@ mod tests {
     /// Heaps grow as tasks register, keeping their queued timeouts.
     #[test]
     fn registration_grows_a_level() {
-        let mut q = PriorityTimeouts::with_capacity(100);
+        let mut q = PriorityTimeouts::new();
         let mut w = Work::default();
+        let mut slots = Vec::new();
         for t in 0..100 {
-            assert!(q.register(TaskId(t), Priority(3)));
-            q.arm(TaskId(t), at(1000 - t as u64), &mut w);
+            let slot = q.register(TaskId(t), Priority(3));
+            q.arm(slot, at(1000 - t as u64), &mut w);
+            slots.push(slot);
         }
-        assert!(!q.register(TaskId(5), Priority(3)), "registered twice");
-        assert!(!q.register(TaskId(100), Priority(3)), "beyond capacity");
         assert_eq!(q.expired_above(at(901), None, &mut w), Some(TaskId(99)));
-        assert_eq!(q.timeout(TaskId(0)), Some(at(1000)));
+        assert_eq!(q.timeout(slots[0]), Some(at(1000)));
         q.check().unwrap();
     }
 }

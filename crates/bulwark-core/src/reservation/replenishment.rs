@@ -25,10 +25,42 @@ pub struct Replenishment {
     pub amount: Duration,
 }
 
+/// Entries held inside the queue itself, up to this capacity (the default `S` is 8): the
+/// replenishments then live in their reservation's record, so an invocation that touches a
+/// reservation touches a few adjacent cache lines, whatever the number of tasks. Larger
+/// capacities spill to one allocation made at configuration.
+const INLINE: usize = 8;
+
+/// The queue's storage: `capacity` slots, inline or spilled.
+#[derive(Clone, Debug)]
+enum Slots {
+    Inline {
+        slots: [Replenishment; INLINE],
+        capacity: u8,
+    },
+    Spilled(Vec<Replenishment>),
+}
+
+impl Slots {
+    fn as_slice(&self) -> &[Replenishment] {
+        match self {
+            Slots::Inline { slots, capacity } => &slots[..*capacity as usize],
+            Slots::Spilled(slots) => slots,
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [Replenishment] {
+        match self {
+            Slots::Inline { slots, capacity } => &mut slots[..*capacity as usize],
+            Slots::Spilled(slots) => slots,
+        }
+    }
+}
+
 /// The replenishment queue `R_i` of one reservation.
 #[derive(Clone, Debug)]
 pub struct ReplenishmentQueue {
-    slots: Vec<Replenishment>,
+    storage: Slots,
     head: usize,
     len: usize,
     budget: Duration,
@@ -45,8 +77,16 @@ impl ReplenishmentQueue {
             at: activation,
             amount: budget,
         };
+        let storage = if capacity <= INLINE {
+            Slots::Inline {
+                slots: [first; INLINE],
+                capacity: capacity as u8,
+            }
+        } else {
+            Slots::Spilled(vec![first; capacity])
+        };
         Ok(ReplenishmentQueue {
-            slots: vec![first; capacity],
+            storage,
             head: 0,
             len: 1,
             budget,
@@ -65,12 +105,12 @@ impl ReplenishmentQueue {
 
     /// The head `(t_head, b_head)`: the next replenishment to be used.
     pub fn head(&self) -> Replenishment {
-        self.slots[self.head]
+        self.slots()[self.head]
     }
 
     /// The entries, head first.
     pub fn iter(&self) -> impl Iterator<Item = Replenishment> + '_ {
-        (0..self.len).map(move |i| self.slots[self.index(i)])
+        (0..self.len).map(move |i| self.slots()[self.index(i)])
     }
 
     /// Algorithm 1, lines 1-4: while the used budget `u` covers the head, consume the head and
@@ -116,7 +156,8 @@ impl ReplenishmentQueue {
         // A full queue may have merged into the last entry; with S = 1 that is the head,
         // which now holds b + u and is postponed: taking u off keeps the sum at b.
         let h = self.head;
-        self.slots[h].amount = self.slots[h].amount.saturating_sub(*used);
+        let head = &mut self.slots_mut()[h];
+        head.amount = head.amount.saturating_sub(*used);
         *used = Duration::ZERO;
     }
 
@@ -128,19 +169,21 @@ impl ReplenishmentQueue {
     pub fn activate(&mut self, now: Instant, timeout: Instant, work: &mut Work) -> bool {
         while self.len > 1 {
             let next = self.index(1);
-            if self.slots[next].at > now {
+            if self.slots()[next].at > now {
                 break;
             }
             let head = self.head();
-            self.slots[next].amount = self.slots[next].amount.saturating_add(head.amount);
+            let merged = &mut self.slots_mut()[next];
+            merged.amount = merged.amount.saturating_add(head.amount);
             self.dequeue();
             work.replenishments_processed += 1;
         }
         let h = self.head;
-        if self.slots[h].at > now {
+        let head = &mut self.slots_mut()[h];
+        if head.at > now {
             return false;
         }
-        self.slots[h].at = self.slots[h].at.max(now.min(timeout));
+        head.at = head.at.max(now.min(timeout));
         true
     }
 
@@ -163,7 +206,7 @@ impl ReplenishmentQueue {
 
     /// Checks the invariants stated at the top of this module.
     pub fn check(&self) -> Result<(), &'static str> {
-        if self.len == 0 || self.len > self.slots.len() {
+        if self.len == 0 || self.len > self.capacity() {
             return Err("a replenishment queue holds between 1 and S entries");
         }
         let mut sum = Duration::ZERO;
@@ -184,8 +227,29 @@ impl ReplenishmentQueue {
         Ok(())
     }
 
+    fn slots(&self) -> &[Replenishment] {
+        self.storage.as_slice()
+    }
+
+    fn slots_mut(&mut self) -> &mut [Replenishment] {
+        self.storage.as_mut_slice()
+    }
+
+    /// `S`.
+    fn capacity(&self) -> usize {
+        self.slots().len()
+    }
+
+    /// The slot of the `i`-th entry from the head, for `i < S`: a wrap by one subtraction,
+    /// since `head + i < 2 S` (a `%` would compile to a division).
     fn index(&self, i: usize) -> usize {
-        (self.head + i) % self.slots.len()
+        let at = self.head + i;
+        let capacity = self.capacity();
+        if at >= capacity {
+            at - capacity
+        } else {
+            at
+        }
     }
 
     fn dequeue(&mut self) {
@@ -198,13 +262,13 @@ impl ReplenishmentQueue {
     /// to others, at the price of delaying this reservation's own budget.
     fn enqueue(&mut self, r: Replenishment, work: &mut Work) {
         work.replenishments_processed += 1;
-        if self.len < self.slots.len() {
+        if self.len < self.capacity() {
             let tail = self.index(self.len);
-            self.slots[tail] = r;
+            self.slots_mut()[tail] = r;
             self.len += 1;
         } else {
             let last = self.index(self.len - 1);
-            let merged = &mut self.slots[last];
+            let merged = &mut self.slots_mut()[last];
             merged.at = merged.at.max(r.at);
             merged.amount = merged.amount.saturating_add(r.amount);
         }

@@ -31,10 +31,10 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::priority_timeouts::PriorityTimeouts;
+use super::priority_timeouts::{PriorityTimeouts, TimerSlot};
 use super::replenishment::ReplenishmentQueue;
 use super::Reservation;
-use crate::runqueue::PriorityRunqueue;
+use crate::runqueue::{Link, Linked, RunLists};
 use crate::{CoreError, Decision, Duration, Instant, Policy, Priority, TaskId, Wake, Work};
 
 /// Which replenishment rule an SPR reservation follows.
@@ -90,10 +90,16 @@ enum Budget {
 }
 
 /// One task's SPR data (section IV-A, "Per-task data"), kept together so that an invocation,
-/// which touches at most two reservations, touches two records: a few cache lines whatever
-/// the number of tasks.
+/// which touches at most two reservations, touches two records: a few adjacent cache lines
+/// whatever the number of tasks. The record is intrusive: it holds the task's run-queue link,
+/// its timer slot and (for `S` up to 8) its replenishment entries, so no table indexed by task
+/// is read besides this one.
 #[derive(Clone, Debug)]
 struct TaskRecord {
+    /// Its place in the run queue's lists.
+    link: Link,
+    /// Its place in the timer heaps, once added.
+    timer: Option<TimerSlot>,
     state: State,
     priority: Priority,
     reservation: Reservation,
@@ -108,6 +114,8 @@ struct TaskRecord {
 
 impl TaskRecord {
     const ABSENT: TaskRecord = TaskRecord {
+        link: Link::UNLINKED,
+        timer: None,
         state: State::Absent,
         priority: Priority::MIN,
         reservation: Reservation::new(Duration::ZERO, Duration::ZERO),
@@ -118,12 +126,21 @@ impl TaskRecord {
     };
 }
 
+impl Linked for TaskRecord {
+    fn link(&self) -> &Link {
+        &self.link
+    }
+    fn link_mut(&mut self) -> &mut Link {
+        &mut self.link
+    }
+}
+
 /// Fixed-priority scheduling with shielded processor reservations, for one core.
 #[derive(Clone, Debug)]
 pub struct Spr {
     rule: ReplenishmentRule,
     tasks: Vec<TaskRecord>,
-    runqueue: PriorityRunqueue,
+    runqueue: RunLists,
     timeouts: PriorityTimeouts,
     /// `tau_p`, the task chosen at the last invocation, and when its accounting last advanced.
     running: Option<(TaskId, Instant)>,
@@ -138,8 +155,8 @@ impl Spr {
         Spr {
             rule,
             tasks: vec![TaskRecord::ABSENT; capacity],
-            runqueue: PriorityRunqueue::with_capacity(capacity),
-            timeouts: PriorityTimeouts::with_capacity(capacity),
+            runqueue: RunLists::default(),
+            timeouts: PriorityTimeouts::new(),
             running: None,
             touched: [None; 3],
         }
@@ -169,10 +186,8 @@ impl Spr {
                 period_start: Instant::ZERO,
             },
         };
-        if !self.timeouts.register(task, priority) {
-            return Err(CoreError::UnknownTask);
-        }
         let t = task.index();
+        self.tasks[t].timer = Some(self.timeouts.register(task, priority));
         self.tasks[t].priority = priority;
         self.tasks[t].reservation = reservation;
         self.tasks[t].state = State::Suspended;
@@ -207,6 +222,20 @@ impl Spr {
         match self.tasks.get(task.index())?.budget.as_ref()? {
             Budget::Sporadic(queue) => Some(queue),
             Budget::Deferrable { .. } => None,
+        }
+    }
+
+    /// Arms `task`'s timeout at `at`, through the slot its record holds.
+    fn arm_timeout(&mut self, task: TaskId, at: Instant, work: &mut Work) {
+        if let Some(slot) = self.tasks[task.index()].timer {
+            self.timeouts.arm(slot, at, work);
+        }
+    }
+
+    /// Cancels `task`'s timeout, if it has one.
+    fn cancel_timeout(&mut self, task: TaskId, work: &mut Work) {
+        if let Some(slot) = self.tasks[task.index()].timer {
+            self.timeouts.cancel(slot, work);
         }
     }
 
@@ -299,13 +328,14 @@ impl Spr {
         };
         if has_budget {
             self.tasks[t].state = State::Ready;
-            if self.runqueue.push_back(task, self.tasks[t].priority) {
+            let priority = self.tasks[t].priority;
+            if self.runqueue.push_back(&mut self.tasks, task, priority) {
                 work.queue_entries_moved += 1;
             }
         } else {
             self.tasks[t].state = State::Depleted;
             let at = self.replenishment_time(task);
-            self.timeouts.arm(task, at, work);
+            self.arm_timeout(task, at, work);
         }
     }
 
@@ -316,7 +346,7 @@ impl Spr {
     fn suspend(&mut self, now: Instant, task: TaskId, wanted: Instant, work: &mut Work) {
         self.touch(task, work);
         let t = task.index();
-        if self.runqueue.remove(task) {
+        if self.runqueue.remove(&mut self.tasks, task) {
             work.queue_entries_moved += 1;
         }
         let has_budget = self.settle(task, now, work);
@@ -341,9 +371,9 @@ impl Spr {
             wanted.max(self.replenishment_time(task))
         };
         if wanted != Instant::NEVER {
-            self.timeouts.arm(task, timeout, work);
+            self.arm_timeout(task, timeout, work);
         } else {
-            self.timeouts.cancel(task, work);
+            self.cancel_timeout(task, work);
         }
     }
 
@@ -358,12 +388,12 @@ impl Spr {
         }
         self.touch(task, work);
         if !self.settle(task, now, work) {
-            if self.runqueue.remove(task) {
+            if self.runqueue.remove(&mut self.tasks, task) {
                 work.queue_entries_moved += 1;
             }
             self.tasks[task.index()].state = State::Depleted;
             let at = self.replenishment_time(task);
-            self.timeouts.arm(task, at, work);
+            self.arm_timeout(task, at, work);
         }
     }
 
@@ -375,7 +405,7 @@ impl Spr {
         let Some(task) = self.timeouts.expired_above(now, floor, work) else {
             return;
         };
-        self.timeouts.cancel(task, work);
+        self.cancel_timeout(task, work);
         work.timeouts_processed += 1;
         match self.tasks[task.index()].state {
             // An activation (Algorithm 3 with the wake-up it asked for).
@@ -386,15 +416,13 @@ impl Spr {
                 work.replenishments_processed += 1;
                 if self.settle(task, now, work) {
                     self.tasks[task.index()].state = State::Ready;
-                    if self
-                        .runqueue
-                        .push_back(task, self.tasks[task.index()].priority)
-                    {
+                    let priority = self.tasks[task.index()].priority;
+                    if self.runqueue.push_back(&mut self.tasks, task, priority) {
                         work.queue_entries_moved += 1;
                     }
                 } else {
                     let at = self.replenishment_time(task);
-                    self.timeouts.arm(task, at, work);
+                    self.arm_timeout(task, at, work);
                 }
             }
             State::Ready | State::Absent => {}
@@ -453,7 +481,7 @@ impl Policy for Spr {
             Some(State::Suspended) => {}
         }
         self.account(now);
-        self.timeouts.cancel(task, work);
+        self.cancel_timeout(task, work);
         self.activate_task(now, task, work);
         Ok(())
     }
@@ -553,13 +581,18 @@ impl Policy for Spr {
     }
 
     fn check_invariants(&self) -> Result<(), &'static str> {
-        self.runqueue.check()?;
+        self.runqueue.check(&self.tasks)?;
         self.timeouts.check()?;
         for (t, record) in self.tasks.iter().enumerate() {
             let state = record.state;
             let task = TaskId(t as u32);
-            let queued = self.runqueue.contains(task);
-            let timeout = self.timeouts.timeout(task);
+            let queued = RunLists::contains(&self.tasks, task);
+            let timeout = record.timer.and_then(|slot| self.timeouts.timeout(slot));
+            if state != State::Absent
+                && record.timer.and_then(|slot| self.timeouts.task_of(slot)) != Some(task)
+            {
+                return Err("a task's timer slot is its own, in the heap of its level");
+            }
             match state {
                 State::Absent => continue,
                 State::Ready if !queued || timeout.is_some() => {
