@@ -1,30 +1,42 @@
 //! The machine's tie-breaking rules, one hand-worked schedule each. The rules are stated in
 //! one place, the "Ties" section of `bulwark_sim`'s crate documentation; every test here names
-//! the rule it pins.
+//! the rule it pins. Times are in milliseconds.
 
 mod common;
 
 use bulwark_core::Instant;
-use bulwark_spec::PolicyKind;
+use bulwark_sim::Outcome;
+use bulwark_spec::{PolicyKind, TaskSpec};
 use common::*;
 
+/// A task on core 0: (name, priority, C, T = D, offset).
+fn task(name: &str, priority: Option<u8>, execution: u64, period: u64, offset: u64) -> TaskSpec {
+    periodic(name, 0, priority, ms(execution), ms(period), ms(offset))
+}
+
+/// One core under `policy` for `horizon` ms, with every job recorded.
+fn run(policy: PolicyKind, horizon: u64, tasks: Vec<TaskSpec>) -> Outcome {
+    run_jobs(&scenario(policy, 1, ms(horizon), tasks))
+}
+
+/// (release, first start, completion, missed) of the first job of task `index`.
+fn first_job(outcome: &Outcome, index: u32) -> Row {
+    rows_ms(outcome, index)[0]
+}
+
 /// Rule 1: an execution that ends exactly when a timer fires ends first. `low` (C = 2) ends at
-/// 2 ms, exactly when `high` (offset 2 ms) is released: `low` completes at 2 and is not
-/// preempted with no work left; `high` starts at 2.
+/// 2, exactly when `high` (offset 2) is released: `low` completes at 2 and is not preempted
+/// with no work left; `high` starts at 2.
 #[test]
 fn a_completion_at_a_release_completes_first() {
-    let s = scenario(
+    let low = task("low", Some(1), 2, 10, 0);
+    let o = run(
         PolicyKind::FixedPriority,
-        1,
-        ms(10),
-        vec![
-            periodic("low", 0, Some(1), ms(2), ms(10), ms(0)),
-            periodic("high", 0, Some(2), ms(1), ms(10), ms(2)),
-        ],
+        10,
+        vec![low, task("high", Some(2), 1, 10, 2)],
     );
-    let o = run_jobs(&s);
-    assert_eq!(rows_ms(&o, 0)[0], (0, Some(0), Some(2), false));
-    assert_eq!(rows_ms(&o, 1)[0], (2, Some(2), Some(3), false));
+    assert_eq!(first_job(&o, 0), (0, Some(0), Some(2), false));
+    assert_eq!(first_job(&o, 1), (2, Some(2), Some(3), false));
     assert_eq!(o.tasks[0].preemptions, 0, "low was never preempted");
 }
 
@@ -33,18 +45,10 @@ fn a_completion_at_a_release_completes_first() {
 /// together: `a` runs [0,2), then `b` [2,4).
 #[test]
 fn equal_priorities_released_together_run_in_file_order() {
-    let s = scenario(
-        PolicyKind::FixedPriority,
-        1,
-        ms(10),
-        vec![
-            periodic("a", 0, Some(1), ms(2), ms(10), ms(0)),
-            periodic("b", 0, Some(1), ms(2), ms(10), ms(0)),
-        ],
-    );
-    let o = run_jobs(&s);
-    assert_eq!(rows_ms(&o, 0)[0], (0, Some(0), Some(2), false));
-    assert_eq!(rows_ms(&o, 1)[0], (0, Some(2), Some(4), false));
+    let (a, b) = (task("a", Some(1), 2, 10, 0), task("b", Some(1), 2, 10, 0));
+    let o = run(PolicyKind::FixedPriority, 10, vec![a, b]);
+    assert_eq!(first_job(&o, 0), (0, Some(0), Some(2), false));
+    assert_eq!(first_job(&o, 1), (0, Some(2), Some(4), false));
 }
 
 /// Rule 3: a preempted task keeps the head of its priority (POSIX `SCHED_FIFO`). `a` runs
@@ -52,20 +56,15 @@ fn equal_priorities_released_together_run_in_file_order() {
 /// runs [3,5).
 #[test]
 fn a_preempted_task_resumes_before_its_peers() {
-    let s = scenario(
+    let (a, b) = (task("a", Some(1), 2, 10, 0), task("b", Some(1), 2, 10, 0));
+    let o = run(
         PolicyKind::FixedPriority,
-        1,
-        ms(10),
-        vec![
-            periodic("a", 0, Some(1), ms(2), ms(10), ms(0)),
-            periodic("b", 0, Some(1), ms(2), ms(10), ms(0)),
-            periodic("high", 0, Some(2), ms(1), ms(10), ms(1)),
-        ],
+        10,
+        vec![a, b, task("high", Some(2), 1, 10, 1)],
     );
-    let o = run_jobs(&s);
-    assert_eq!(rows_ms(&o, 0)[0], (0, Some(0), Some(3), false));
-    assert_eq!(rows_ms(&o, 1)[0], (0, Some(3), Some(5), false));
-    assert_eq!(rows_ms(&o, 2)[0], (1, Some(1), Some(2), false));
+    assert_eq!(first_job(&o, 0), (0, Some(0), Some(3), false));
+    assert_eq!(first_job(&o, 1), (0, Some(3), Some(5), false));
+    assert_eq!(first_job(&o, 2), (1, Some(1), Some(2), false));
 }
 
 /// Rule 4: under EDF equal absolute deadlines go to the earlier activation, so a running job
@@ -73,34 +72,24 @@ fn a_preempted_task_resumes_before_its_peers() {
 /// 2 with D = 4, absolute deadline 6 as well: `a` keeps the core to 3, `b` runs [3,5).
 #[test]
 fn edf_equal_deadlines_go_to_the_earlier_activation() {
-    let mut b = periodic("b", 0, None, ms(2), ms(10), ms(2));
+    let mut b = task("b", None, 2, 10, 2);
     b.deadline = Some(ms(4));
-    let s = scenario(
-        PolicyKind::Edf,
-        1,
-        ms(10),
-        vec![periodic("a", 0, None, ms(3), ms(6), ms(0)), b],
-    );
-    let o = run_jobs(&s);
-    assert_eq!(rows_ms(&o, 0)[0], (0, Some(0), Some(3), false));
-    assert_eq!(rows_ms(&o, 1)[0], (2, Some(3), Some(5), false));
+    let o = run(PolicyKind::Edf, 10, vec![task("a", None, 3, 6, 0), b]);
+    assert_eq!(first_job(&o, 0), (0, Some(0), Some(3), false));
+    assert_eq!(first_job(&o, 1), (2, Some(3), Some(5), false));
 }
 
-/// Rule 5: a job completing exactly at its deadline meets it. `a` (C = 2) is preempted by
-/// `high` (C = 2, offset 0): `a` runs [2,4) and completes at 4, its deadline (T = D = 4).
+/// Rule 5: a job completing exactly at its deadline meets it. `a` (C = 2, T = D = 4) waits for
+/// `high` (C = 2, released with it), runs [2,4) and completes at 4, its deadline.
 #[test]
 fn a_completion_at_the_deadline_meets_it() {
-    let s = scenario(
+    let a = task("a", Some(1), 2, 4, 0);
+    let o = run(
         PolicyKind::FixedPriority,
-        1,
-        ms(8),
-        vec![
-            periodic("a", 0, Some(1), ms(2), ms(4), ms(0)),
-            periodic("high", 0, Some(2), ms(2), ms(8), ms(0)),
-        ],
+        8,
+        vec![a, task("high", Some(2), 2, 8, 0)],
     );
-    let o = run_jobs(&s);
-    assert_eq!(rows_ms(&o, 0)[0], (0, Some(2), Some(4), false));
+    assert_eq!(first_job(&o, 0), (0, Some(2), Some(4), false));
     assert_eq!(o.tasks[0].misses, 0);
 }
 
@@ -110,21 +99,17 @@ fn a_completion_at_the_deadline_meets_it() {
 /// the third is unfinished with its deadline (15) beyond the run, so it is not a miss.
 #[test]
 fn the_horizon_is_inclusive() {
-    let s = scenario(
+    let o = run(
         PolicyKind::FixedPriority,
-        1,
-        ms(10),
-        vec![periodic("a", 0, Some(1), ms(3), ms(5), ms(0))],
+        10,
+        vec![task("a", Some(1), 3, 5, 0)],
     );
-    let o = run_jobs(&s);
-    assert_eq!(
-        rows_ms(&o, 0),
-        vec![
-            (0, Some(0), Some(3), false),
-            (5, Some(5), Some(8), false),
-            (10, Some(10), None, false),
-        ]
-    );
+    let expected = vec![
+        (0, Some(0), Some(3), false),
+        (5, Some(5), Some(8), false),
+        (10, Some(10), None, false),
+    ];
+    assert_eq!(rows_ms(&o, 0), expected);
     assert_eq!(o.tasks[0].jobs, 3);
     assert_eq!(o.until, Instant::from_nanos(10_000_000));
 }
