@@ -106,11 +106,11 @@ fn protocols(c: &mut Criterion) {
 
     let propagate = PropagateCpi::new(CEILING, 4);
     let mut serving = propagate.clone();
-    let (thread, _) = serving.request(req(10, 1)).unwrap();
+    let (thread, _) = serving.request(req(10, 1), &mut Work::default()).unwrap();
     g.bench_function("propagated_call", |b| {
         b.iter_batched_ref(
             || propagate.clone(),
-            |cpi| cpi.request(black_box(req(10, 1))),
+            |cpi| cpi.request(black_box(req(10, 1)), &mut Work::default()),
             BatchSize::SmallInput,
         )
     });

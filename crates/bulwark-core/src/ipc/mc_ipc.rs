@@ -138,13 +138,22 @@ pub struct McIpcGate {
     arrivals: u64,
 }
 
-fn remove(queue: &mut VecDeque<TaskId>, task: TaskId) -> bool {
+/// Removes `task` from a FIFO queue, reporting the work as it is: the entries the scan
+/// examines (up to and including `task`, or all of them if it is absent) plus the entries
+/// `VecDeque::remove` shifts to close the gap (those on the shorter side).
+fn remove(queue: &mut VecDeque<TaskId>, task: TaskId, work: &mut Work) -> bool {
+    let len = queue.len();
     match queue.iter().position(|&t| t == task) {
-        Some(i) => {
-            queue.remove(i);
+        Some(at) => {
+            queue.remove(at);
+            let shifted = at.min(len - 1 - at);
+            work.queue_entries_moved += (at + 1 + shifted) as u32;
             true
         }
-        None => false,
+        None => {
+            work.queue_entries_moved += len as u32;
+            false
+        }
     }
 }
 
@@ -264,7 +273,7 @@ impl McIpcGate {
         if self.place.get(task.index()) != Some(&Place::Background) {
             return false;
         }
-        remove(&mut self.background_queue, task);
+        remove(&mut self.background_queue, task, work);
         self.place[task.index()] = Place::Idle;
         self.invoke(task, client, work).is_ok()
     }
@@ -365,23 +374,23 @@ impl IpcGate for McIpcGate {
     fn abort(&mut self, task: TaskId, work: &mut Work) -> Result<Aborted, GateError> {
         let place = self.waiting(task)?;
         let k = self.cluster_of[task.index()];
-        work.queue_entries_moved += 1;
         let outcome = match place {
             Place::Idle => return Err(GateError::NotWaiting),
             Place::Background => {
                 // Best-effort tasks have no budget to exhaust; a transferred request is
                 // simply withdrawn.
-                remove(&mut self.background_queue, task);
+                remove(&mut self.background_queue, task, work);
                 Aborted::Pruned
             }
             // Lines 45-47.
             Place::Tail => {
                 self.clusters[k].tail_queue.remove(task);
+                work.heap_operations += 1;
                 Aborted::Pruned
             }
             // Lines 48-51.
             Place::Head => {
-                remove(&mut self.clusters[k].head_queue, task);
+                remove(&mut self.clusters[k].head_queue, task, work);
                 self.promote_tail(k, work);
                 Aborted::Pruned
             }
@@ -393,7 +402,7 @@ impl IpcGate for McIpcGate {
                     Aborted::InService
                 } else {
                     // Lines 53-54.
-                    remove(&mut self.global_queue, task);
+                    remove(&mut self.global_queue, task, work);
                     Aborted::Pruned
                 };
                 // Lines 57-59, refilling the head queue before taking its head, as mc_reply
@@ -537,9 +546,8 @@ impl IpcGate for FifoGate {
         if self.served == Some(task) {
             return Ok(Aborted::InService);
         }
-        remove(&mut self.queue, task);
+        remove(&mut self.queue, task, work);
         self.waiting[task.index()] = false;
-        work.queue_entries_moved += 1;
         Ok(Aborted::Pruned)
     }
 
@@ -771,6 +779,31 @@ mod tests {
 
     /// The opportunistic transfer: a pruned request waits in the background queue and is
     /// reissued with its priority on replenishment if still pending.
+    /// A linear removal reports its real length. Five clients queue at a FIFO gate, the
+    /// server takes client 0, so the queue holds 1, 2, 3, 4. Aborting client 4 (the last)
+    /// examines all 4 entries and shifts none; aborting client 1 (now first of 1, 2, 3)
+    /// examines 1 and shifts none (nothing before it); aborting client 3 (last of 2, 3)
+    /// examines 2. Aborting client 2 when it is alone examines 1.
+    #[test]
+    fn a_linear_removal_reports_its_length() {
+        let mut g = FifoGate::new(5);
+        let mut w = Work::default();
+        for client in 0..5 {
+            g.invoke(TaskId(client), rt(0, 1), &mut w).unwrap();
+        }
+        assert_eq!(g.wait(&mut w), Ok(Some(TaskId(0))));
+        let moved = |g: &mut FifoGate, client: u32| {
+            let mut w = Work::default();
+            assert_eq!(g.abort(TaskId(client), &mut w), Ok(Aborted::Pruned));
+            w.queue_entries_moved
+        };
+        assert_eq!(moved(&mut g, 4), 4);
+        assert_eq!(moved(&mut g, 1), 1);
+        assert_eq!(moved(&mut g, 3), 2);
+        assert_eq!(moved(&mut g, 2), 1);
+        g.check().unwrap();
+    }
+
     #[test]
     fn pruned_requests_wait_in_the_background_and_are_reissued() {
         let mut g = McIpcGate::new(4, &[1]);

@@ -130,7 +130,10 @@ impl NotificationManager {
     /// false if no thread waits for `requestor`. A scan of the pool: bounded by its size,
     /// which is fixed at configuration.
     pub fn raise(&mut self, requestor: TaskId, priority: Priority, work: &mut Work) -> bool {
-        let Some(thread) = self.requestor.iter().position(|r| *r == Some(requestor)) else {
+        let found = self.requestor.iter().position(|r| *r == Some(requestor));
+        // The scan is work too: every pool entry it examined.
+        work.queue_entries_moved += found.map_or(self.requestor.len(), |at| at + 1) as u32;
+        let Some(thread) = found else {
             return false;
         };
         let thread = thread as u32;
@@ -201,8 +204,16 @@ mod tests {
         m.wait(0, req(7, 10), &mut w).unwrap();
         m.wait(1, req(3, 11), &mut w).unwrap();
         m.wait(2, req(7, 12), &mut w).unwrap();
+        let mut w = Work::default();
         assert!(m.raise(TaskId(11), Priority(7), &mut w));
+        // The scan examined threads 0 and 1; the raise is one heap operation.
+        assert_eq!((w.queue_entries_moved, w.heap_operations), (2, 1));
+        let mut w = Work::default();
         assert!(!m.raise(TaskId(99), Priority(7), &mut w));
+        assert_eq!(
+            w.queue_entries_moved, 3,
+            "not waiting: the whole pool of 3 was scanned"
+        );
         // Thread 1 now has priority 7 and inserted second: 0, 1, 2.
         let order: Vec<(u32, u8)> = core::iter::from_fn(|| m.signal(&mut w))
             .map(|x| (x.thread, x.request.priority.0))

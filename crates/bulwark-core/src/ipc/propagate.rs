@@ -14,7 +14,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::{CpiId, Effect, Effects, IpcError, Request};
-use crate::{Priority, TaskId};
+use crate::{Priority, TaskId, Work};
 
 /// One thread-manager node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,13 +61,15 @@ impl PropagateCpi {
 
     /// A request arrives: steps 1-5, then the thread runs the procedure (6). Returns the
     /// pool thread that serves it.
-    pub fn request(&mut self, request: Request) -> Result<(u32, Effects), IpcError> {
-        // (1) a free node from the thread manager.
-        let thread = self
-            .nodes
-            .iter()
-            .position(Option::is_none)
-            .ok_or(IpcError::PoolExhausted)? as u32;
+    pub fn request(
+        &mut self,
+        request: Request,
+        work: &mut Work,
+    ) -> Result<(u32, Effects), IpcError> {
+        // (1) a free node from the thread manager: a scan of the pool, counted as it goes.
+        let free = self.nodes.iter().position(Option::is_none);
+        work.queue_entries_moved += free.map_or(self.nodes.len(), |at| at + 1) as u32;
+        let thread = free.ok_or(IpcError::PoolExhausted)? as u32;
         // (2) priority, (3) thread, (4) requestor.
         self.nodes[thread as usize] = Some(Node {
             priority: request.priority,
@@ -149,14 +151,15 @@ impl PropagateCpi {
 
     /// `nest` (steps 16-18): `requestor`'s request here now has `priority` if higher; its
     /// thread is raised, and the update goes further down if it waits on a nested request.
-    pub fn nest(&mut self, priority: Priority, requestor: TaskId) -> Effects {
+    pub fn nest(&mut self, priority: Priority, requestor: TaskId, work: &mut Work) -> Effects {
         let mut effects = Effects::default();
-        // (16) find the node serving the requestor.
-        let Some(thread) = self
+        // (16) find the node serving the requestor: a scan of the pool, counted as it goes.
+        let found = self
             .nodes
             .iter()
-            .position(|n| n.is_some_and(|n| n.requestor == requestor))
-        else {
+            .position(|n| n.is_some_and(|n| n.requestor == requestor));
+        work.queue_entries_moved += found.map_or(self.nodes.len(), |at| at + 1) as u32;
+        let Some(thread) = found else {
             return effects;
         };
         let Some(node) = self.nodes[thread].as_mut() else {
@@ -217,25 +220,31 @@ mod tests {
     /// Fig. 5, walked: two concurrent requests run at their requesters' priorities on
     /// distinct threads (1-6); a nested request goes out at the node's priority (7-10) and
     /// comes back (11-12); finishing frees the node (13-15); a third request finds a free
-    /// node; with the pool full a request is refused.
+    /// node; with the pool full a request is refused. Every scan of the pool reports the
+    /// nodes it examined: up to the one it finds, or the whole pool of 2.
     #[test]
     fn the_steps_of_fig_5() {
         let mut cpi = PropagateCpi::new(Priority(20), 2);
-        let (t0, e) = cpi.request(req(3, 1)).unwrap();
+        let mut w = Work::default();
+        let scanned = |w: &mut Work| core::mem::take(&mut w.queue_entries_moved);
+        let (t0, e) = cpi.request(req(3, 1), &mut w).unwrap();
         assert_eq!((t0, e.iter().collect::<Vec<_>>()), (0, vec![set(0, 3)]));
-        let (t1, e) = cpi.request(req(7, 2)).unwrap();
+        assert_eq!(scanned(&mut w), 1, "node 0 is free");
+        let (t1, e) = cpi.request(req(7, 2), &mut w).unwrap();
         assert_eq!((t1, e.iter().collect::<Vec<_>>()), (1, vec![set(1, 7)]));
+        assert_eq!(scanned(&mut w), 2, "node 0 busy, node 1 free");
         assert_eq!(
-            cpi.request(req(9, 3)).map(|x| x.0),
+            cpi.request(req(9, 3), &mut w).map(|x| x.0),
             Err(IpcError::PoolExhausted)
         );
+        assert_eq!(scanned(&mut w), 2, "the whole pool, in vain");
         let (nested, e) = cpi.begin_nested(0, CpiId(4)).unwrap();
         assert_eq!(
             (nested, e.iter().collect::<Vec<_>>()),
             (req(3, 1), vec![set(0, 20)])
         );
         // A PIP CPI upstream pushes 9 for task 1: its thread waits downstream, so pass it on.
-        let e = cpi.nest(Priority(9), TaskId(1));
+        let e = cpi.nest(Priority(9), TaskId(1), &mut w);
         assert_eq!(
             e.iter().collect::<Vec<_>>(),
             [Effect::Nest {
@@ -244,6 +253,7 @@ mod tests {
                 requestor: TaskId(1)
             }]
         );
+        assert_eq!(scanned(&mut w), 1, "task 1 is on node 0");
         // The reply: back to the (raised) node priority 9.
         let e = cpi.end_nested(0).unwrap();
         assert_eq!(e.iter().collect::<Vec<_>>(), [set(0, 9)]);
@@ -252,14 +262,21 @@ mod tests {
             [set(0, 20)]
         );
         assert_eq!(cpi.in_use(), 1);
-        let (t, _) = cpi.request(req(1, 5)).unwrap();
+        let (t, _) = cpi.request(req(1, 5), &mut w).unwrap();
         assert_eq!(t, 0, "the freed node serves the next request");
         // nest on a running thread raises it directly; a lower priority changes nothing.
         assert_eq!(
-            cpi.nest(Priority(8), TaskId(2)).iter().collect::<Vec<_>>(),
+            cpi.nest(Priority(8), TaskId(2), &mut w)
+                .iter()
+                .collect::<Vec<_>>(),
             [set(1, 8)]
         );
-        assert!(cpi.nest(Priority(2), TaskId(2)).is_empty());
+        assert!(cpi.nest(Priority(2), TaskId(2), &mut w).is_empty());
+        assert_eq!(
+            scanned(&mut w),
+            1 + 2 + 2,
+            "node 0 free; task 2 on node 1, twice"
+        );
         assert_eq!(cpi.finish(1).map(|e| e.len()), Ok(1));
         assert_eq!(cpi.finish(1), Err(IpcError::WrongState));
         cpi.check().unwrap();

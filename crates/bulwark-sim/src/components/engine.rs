@@ -635,7 +635,7 @@ impl<'a> Machine<'a> {
         match &mut self.cpis[c] {
             CpiState::Propagated(s) => {
                 // Fig. 5 steps 1-5.
-                match s.request(request) {
+                match s.request(request, &mut self.work) {
                     Ok((k, effects)) => {
                         self.idle[c].retain(|&i| i != k);
                         let t = self.pools[c][k as usize];
@@ -811,7 +811,7 @@ impl<'a> Machine<'a> {
                         }
                         Some(CpiState::Propagated(s)) => {
                             *extra = extra.saturating_add(costs.to_propagated);
-                            s.nest(priority, requestor)
+                            s.nest(priority, requestor, &mut self.work)
                         }
                         // Nested inheritance stops at a fixed CPI (section 4.2).
                         Some(CpiState::Fixed(_)) | None => Effects::default(),
