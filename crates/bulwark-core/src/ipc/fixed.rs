@@ -71,11 +71,8 @@ impl FixedCpi {
             return Err(IpcError::WrongState);
         }
         self.serving = self.queue.pop_front();
-        let mut effects = Effects::default();
-        if self.serving.is_some() {
-            effects.push(Effect::Wake { thread: 0 });
-        }
-        Ok((self.serving, effects))
+        let wake = self.serving.map(|_| Effect::Wake { thread: 0 });
+        Ok((self.serving, Effects::of([wake])))
     }
 
     /// Checks the invariant stated at the top of this module.

@@ -101,42 +101,41 @@ impl InheritCpi {
 
     /// Steps 2-5: `priority` is inherited by the holder if higher, and pushed down its
     /// outstanding nested request.
-    fn inherit(&mut self, priority: Priority, effects: &mut Effects) {
+    fn inherit(&mut self, priority: Priority) -> Effects {
         let (Some(holder), Some(requestor)) = (self.holder, self.requestor) else {
-            return;
+            return Effects::none();
         };
         // (2) compare with the inherited priority.
         if priority <= self.inherited {
-            return;
+            return Effects::none();
         }
         // (3) update it, (4) elevate the holder's TCB.
         self.inherited = priority;
-        effects.push(Effect::SetPriority {
+        let elevate = Effect::SetPriority {
             thread: holder,
             priority,
-        });
+        };
         // (5) the holder waits downstream: propagate through the nest pointer.
-        if let Some(cpi) = self.nest {
-            effects.push(Effect::Nest {
-                cpi,
-                priority,
-                requestor,
-            });
-        }
+        let propagate = self.nest.map(|cpi| Effect::Nest {
+            cpi,
+            priority,
+            requestor,
+        });
+        Effects::of([Some(elevate), propagate])
     }
 
     /// Steps 9-13: `thread` takes the free lock for `request` and drops to its priority.
-    fn acquire(&mut self, thread: u32, request: Request, effects: &mut Effects) {
+    fn acquire(&mut self, thread: u32, request: Request) -> Effect {
         // (9) lock, (10) inherited = request priority, (11) holder = self, (12) requestor.
         self.locked = true;
         self.inherited = request.priority;
         self.holder = Some(thread);
         self.requestor = Some(request.requestor);
         // (13) demote to the request priority to run the procedure (14).
-        effects.push(Effect::SetPriority {
+        Effect::SetPriority {
             thread,
             priority: request.priority,
-        });
+        }
     }
 
     /// A request arrives at pool thread `thread` (step 1 checks the lock).
@@ -150,17 +149,15 @@ impl InheritCpi {
         if self.holder == Some(thread) {
             return Err(IpcError::WrongState);
         }
-        let mut effects = Effects::default();
         if self.locked {
             // (6) wait for the signal; validated first so a refusal changes nothing.
             self.waiters
                 .wait(thread, request, work)
                 .map_err(|_| IpcError::WrongState)?;
-            self.inherit(request.priority, &mut effects);
-            Ok((Admission::Waiting, effects))
+            Ok((Admission::Waiting, self.inherit(request.priority)))
         } else {
-            self.acquire(thread, request, &mut effects);
-            Ok((Admission::Acquired, effects))
+            let demote = self.acquire(thread, request);
+            Ok((Admission::Acquired, Effects::one(demote)))
         }
     }
 
@@ -173,9 +170,8 @@ impl InheritCpi {
     ) -> Result<(Request, Effects), IpcError> {
         self.holds(thread)?;
         let requestor = self.requestor.ok_or(IpcError::WrongState)?;
-        let mut effects = Effects::default();
         // (15) elevate to the PC while the pointer is set.
-        effects.push(Effect::SetPriority {
+        let effects = Effects::one(Effect::SetPriority {
             thread,
             priority: self.ceiling,
         });
@@ -194,14 +190,12 @@ impl InheritCpi {
         if self.nest.is_none() {
             return Err(IpcError::WrongState);
         }
-        let mut effects = Effects::default();
         // (19) clear the function pointer, (20) demote to the inherited priority.
         self.nest = None;
-        effects.push(Effect::SetPriority {
+        Ok(Effects::one(Effect::SetPriority {
             thread,
             priority: self.inherited,
-        });
-        Ok(effects)
+        }))
     }
 
     /// Steps 21-24 (State Finished), then 7-13 for the waiter it wakes: the holder finishes
@@ -215,12 +209,11 @@ impl InheritCpi {
         if self.nest.is_some() {
             return Err(IpcError::WrongState);
         }
-        let mut effects = Effects::default();
         // (21) back to the ceiling, (22) unlock.
-        effects.push(Effect::SetPriority {
+        let to_ceiling = Effect::SetPriority {
             thread,
             priority: self.ceiling,
-        });
+        };
         self.locked = false;
         self.holder = None;
         self.requestor = None;
@@ -228,24 +221,20 @@ impl InheritCpi {
         // (23) signal the head; the woken thread (7) returns from wait, (8) pops its object
         // and (9) proceeds as if the lock were free. (24) the finisher replies.
         let woken = self.waiters.signal(work);
-        if let Some(w) = woken {
-            effects.push(Effect::Wake { thread: w.thread });
-            self.acquire(w.thread, w.request, &mut effects);
-        }
-        Ok((woken, effects))
+        let wake = woken.map(|w| Effect::Wake { thread: w.thread });
+        let demote = woken.map(|w| self.acquire(w.thread, w.request));
+        Ok((woken, Effects::of([Some(to_ceiling), wake, demote])))
     }
 
     /// `nest` (step 25): the request of `requestor`, outstanding here, now has `priority`.
     /// If it holds the lock, steps 2-5 apply to it; if it waits, its notification object is
     /// raised and sifted up, and then steps 2-5 raise the holder.
     pub fn nest(&mut self, priority: Priority, requestor: TaskId, work: &mut Work) -> Effects {
-        let mut effects = Effects::default();
         if self.requestor != Some(requestor) && !self.waiters.raise(requestor, priority, work) {
             // Not outstanding here (already replied): nothing to raise.
-            return effects;
+            return Effects::none();
         }
-        self.inherit(priority, &mut effects);
-        effects
+        self.inherit(priority)
     }
 
     /// Checks the invariants stated at the top of this module.

@@ -69,20 +69,59 @@ pub enum Effect {
     },
 }
 
-/// At most four effects per step; a fixed array, so no step allocates.
+/// The effects of one protocol step. Their number is bounded by type: a step builds them
+/// from a fixed-size array ([`Effects::of`]) whose length is checked against
+/// [`Effects::CAPACITY`] at compile time, so no effect can ever be dropped. A fixed array, so
+/// no step allocates.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Effects {
-    items: [Option<Effect>; 4],
+    items: [Option<Effect>; Effects::CAPACITY],
     len: usize,
 }
 
 impl Effects {
-    /// Appends one effect (a step produces at most four; more would be a bug, ignored).
-    pub fn push(&mut self, effect: Effect) {
-        if let Some(slot) = self.items.get_mut(self.len) {
-            *slot = Some(effect);
-            self.len += 1;
+    /// The most effects one step produces: PIP's finish (the finisher back to the ceiling,
+    /// the waiter woken, the waiter dropped to its request's priority).
+    pub const CAPACITY: usize = 3;
+
+    /// No effect.
+    pub const fn none() -> Self {
+        Effects {
+            items: [None; Effects::CAPACITY],
+            len: 0,
         }
+    }
+
+    /// One effect.
+    pub const fn one(effect: Effect) -> Self {
+        Effects::of([Some(effect)])
+    }
+
+    /// The effects present among `effects`, in order. `N` above [`Effects::CAPACITY`] does
+    /// not compile:
+    ///
+    /// ```compile_fail
+    /// use bulwark_core::ipc::Effects;
+    /// let too_many = Effects::of([None; Effects::CAPACITY + 1]);
+    /// ```
+    pub const fn of<const N: usize>(effects: [Option<Effect>; N]) -> Self {
+        const {
+            assert!(
+                N <= Effects::CAPACITY,
+                "a step produces at most CAPACITY effects"
+            )
+        };
+        let mut items = [None; Effects::CAPACITY];
+        let mut len = 0;
+        let mut at = 0;
+        while at < N {
+            if let Some(effect) = effects[at] {
+                items[len] = Some(effect);
+                len += 1;
+            }
+            at += 1;
+        }
+        Effects { items, len }
     }
 
     /// The effects, in order.
@@ -111,4 +150,22 @@ pub enum IpcError {
     WrongState = 2,
     /// Every thread of the pool is busy: the pool was sized too small for the system.
     PoolExhausted = 3,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    /// `of` keeps the effects present, in order, and drops only the absent ones.
+    #[test]
+    fn effects_keep_their_order_and_skip_absent_ones() {
+        let wake = |thread| Effect::Wake { thread };
+        let effects = Effects::of([Some(wake(1)), None, Some(wake(2))]);
+        assert_eq!(effects.iter().collect::<Vec<_>>(), [wake(1), wake(2)]);
+        assert_eq!(effects.len(), 2);
+        assert!(Effects::of([None, None]).is_empty());
+        assert_eq!(Effects::one(wake(3)).iter().collect::<Vec<_>>(), [wake(3)]);
+        assert_eq!(Effects::none(), Effects::default());
+    }
 }

@@ -76,9 +76,8 @@ impl PropagateCpi {
             requestor: request.requestor,
             nest: None,
         });
-        let mut effects = Effects::default();
         // (5) run at the requester's priority.
-        effects.push(Effect::SetPriority {
+        let effects = Effects::one(Effect::SetPriority {
             thread,
             priority: request.priority,
         });
@@ -104,9 +103,8 @@ impl PropagateCpi {
         if node.nest.is_some() {
             return Err(IpcError::WrongState);
         }
-        let mut effects = Effects::default();
         // (7) to the PC, (8) the request carries the node's priority, (9) set the pointer.
-        effects.push(Effect::SetPriority {
+        let effects = Effects::one(Effect::SetPriority {
             thread,
             priority: ceiling,
         });
@@ -127,12 +125,10 @@ impl PropagateCpi {
         if node.nest.take().is_none() {
             return Err(IpcError::WrongState);
         }
-        let mut effects = Effects::default();
-        effects.push(Effect::SetPriority {
+        Ok(Effects::one(Effect::SetPriority {
             thread,
             priority: node.priority,
-        });
-        Ok(effects)
+        }))
     }
 
     /// Steps 13-15: the procedure is done: back to the ceiling, the node freed, reply.
@@ -141,18 +137,15 @@ impl PropagateCpi {
             return Err(IpcError::WrongState);
         }
         self.nodes[thread as usize] = None;
-        let mut effects = Effects::default();
-        effects.push(Effect::SetPriority {
+        Ok(Effects::one(Effect::SetPriority {
             thread,
             priority: self.ceiling,
-        });
-        Ok(effects)
+        }))
     }
 
     /// `nest` (steps 16-18): `requestor`'s request here now has `priority` if higher; its
     /// thread is raised, and the update goes further down if it waits on a nested request.
     pub fn nest(&mut self, priority: Priority, requestor: TaskId, work: &mut Work) -> Effects {
-        let mut effects = Effects::default();
         // (16) find the node serving the requestor: a scan of the pool, counted as it goes.
         let found = self
             .nodes
@@ -160,30 +153,29 @@ impl PropagateCpi {
             .position(|n| n.is_some_and(|n| n.requestor == requestor));
         work.queue_entries_moved += found.map_or(self.nodes.len(), |at| at + 1) as u32;
         let Some(thread) = found else {
-            return effects;
+            return Effects::none();
         };
         let Some(node) = self.nodes[thread].as_mut() else {
-            return effects;
+            return Effects::none();
         };
         if priority <= node.priority {
-            return effects;
+            return Effects::none();
         }
         // (17) elevate. While it waits downstream it sits at the ceiling; step 12 will drop it
         // to this priority, so only a thread running its procedure changes now.
         node.priority = priority;
-        match node.nest {
-            None => effects.push(Effect::SetPriority {
+        Effects::one(match node.nest {
+            None => Effect::SetPriority {
                 thread: thread as u32,
                 priority,
-            }),
+            },
             // (18) blocked downstream: pass it on.
-            Some(cpi) => effects.push(Effect::Nest {
+            Some(cpi) => Effect::Nest {
                 cpi,
                 priority,
                 requestor,
-            }),
-        }
-        effects
+            },
+        })
     }
 
     /// Checks the invariants stated at the top of this module.
