@@ -31,7 +31,7 @@ pub mod work;
 pub use edf::Edf;
 pub use error::CoreError;
 pub use fixed_priority::FixedPriority;
-pub use policy::{Decision, Policy, Wake};
+pub use policy::{ContextChange, Decision, Policy, Wake};
 pub use task::{Priority, TaskId};
 pub use time::{Duration, Instant};
 pub use work::Work;

@@ -20,8 +20,7 @@
 //! Every call reports the bounded work it did into a [`Work`] record; a kernel may ignore it,
 //! the simulator charges it through its cost model, and tests assert the bounds on it.
 
-use crate::bandwidth::vbs::Action;
-use crate::{CoreError, Instant, TaskId, Work};
+use crate::{CoreError, Duration, Instant, TaskId, Work};
 
 /// What a task's wake-up starts.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -34,6 +33,18 @@ pub enum Wake {
         /// The new job's absolute deadline ([`Instant::NEVER`] when it has none).
         deadline: Instant,
     },
+}
+
+/// New parameters for a task's scheduling context ([`Policy::reconfigure`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ContextChange {
+    /// The budget per period (VBS: the action's limit `lambda`).
+    pub budget: Duration,
+    /// The period (VBS: `pi`).
+    pub period: Duration,
+    /// The work the task will do under these parameters, when it is known in advance (VBS:
+    /// the action's load `l`, which lets the scheduler plan its completion).
+    pub load: Option<Duration>,
 }
 
 /// A scheduler invocation's answer.
@@ -85,18 +96,20 @@ pub trait Policy {
         let _ = (now, work);
     }
 
-    /// The running (or idle) process `task` marks a switch to `action` at `now` (VBS paper,
-    /// section IV: "marking a change of action forces a scheduler invocation"); its current
-    /// action, if any, completes here. Only policies with actions accept it; the others
-    /// refuse it and change nothing.
-    fn switch_action(
+    /// `task` gives its scheduling context new parameters at `now`, as seL4 MCS's
+    /// `SchedControl_Configure` does; the call is a scheduler invocation. Under VBS this is an
+    /// action switch (section IV: "marking a change of action forces a scheduler invocation"):
+    /// the process's current action, if any, completes here and the next runs on the
+    /// resource `(budget, period)`. Policies whose contexts are fixed at configuration keep
+    /// this default, which refuses and changes nothing.
+    fn reconfigure(
         &mut self,
         now: Instant,
         task: TaskId,
-        action: Action,
+        context: ContextChange,
         work: &mut Work,
     ) -> Result<(), CoreError> {
-        let _ = (now, task, action, work);
+        let _ = (now, task, context, work);
         Err(CoreError::InvalidParameter)
     }
 

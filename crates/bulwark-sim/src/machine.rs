@@ -14,15 +14,15 @@
 //! the kernel would return to the task. Configuration before time zero is free.
 
 use bulwark_core::bandwidth::vbs::{
-    Action as VbsAction, ArrayQueue, BandwidthCap, ListQueue, MatrixQueue, Resource, TreeQueue,
-    Vbs, VbsConfig, VbsQueue,
+    ArrayQueue, BandwidthCap, ListQueue, MatrixQueue, TreeQueue, Vbs, VbsConfig, VbsQueue,
 };
 use bulwark_core::bandwidth::{Cbs, CbsServer};
 use bulwark_core::reservation::{
     DeferrableServer, ReplenishmentRule, Reservation, SporadicServer, Spr,
 };
 use bulwark_core::{
-    CoreError, Duration, Edf, FixedPriority, Instant, Policy, Priority, TaskId, Wake, Work,
+    ContextChange, CoreError, Duration, Edf, FixedPriority, Instant, Policy, Priority, TaskId,
+    Wake, Work,
 };
 use bulwark_spec::{CostModel, PolicyKind, Scenario, TaskSpec, VbsPlugin, VbsSpec};
 use rand::SeedableRng;
@@ -73,10 +73,11 @@ enum Entry {
     Exit {
         task: TaskId,
     },
-    /// `task` marks a switch to a new VBS action (a scheduler invocation).
-    Switch {
+    /// `task` gives its scheduling context new parameters (a VBS action switch): a scheduler
+    /// invocation.
+    Reconfigure {
         task: TaskId,
-        action: VbsAction,
+        context: ContextChange,
     },
     /// `task` terminates `target`'s process (or group), all at once or one step of it.
     Reclaim {
@@ -258,7 +259,7 @@ impl<'a> Machine<'a> {
                 }) = first
                 else {
                     return Err(self.refused(
-                        "switch_action",
+                        "reconfigure",
                         id,
                         Instant::ZERO,
                         CoreError::InvalidParameter,
@@ -269,11 +270,10 @@ impl<'a> Machine<'a> {
                     each: None,
                     done: Duration::ZERO,
                 });
-                let action = VbsAction::unknown_load(Resource::new(limit, period));
                 self.cores[core]
                     .policy
-                    .switch_action(Instant::ZERO, id, action, &mut work)
-                    .map_err(|error| self.refused("switch_action", id, Instant::ZERO, error))?;
+                    .reconfigure(Instant::ZERO, id, unknown_load(limit, period), &mut work)
+                    .map_err(|error| self.refused("reconfigure", id, Instant::ZERO, error))?;
                 continue;
             }
             let policy = &mut self.cores[core].policy;
@@ -396,11 +396,11 @@ impl<'a> Machine<'a> {
                     .block(now, task, &mut work)
                     .map_err(|error| self.refused("block", task, now, error))?;
             }
-            Entry::Switch { task, action } => {
+            Entry::Reconfigure { task, context } => {
                 let c = &mut self.cores[core as usize];
                 c.policy
-                    .switch_action(now, task, action, &mut work)
-                    .map_err(|error| self.refused("switch_action", task, now, error))?;
+                    .reconfigure(now, task, context, &mut work)
+                    .map_err(|error| self.refused("reconfigure", task, now, error))?;
             }
             Entry::Reclaim { task, target, step } => {
                 let reclaimed = self.reclamation.terminate(target, step);
@@ -564,8 +564,8 @@ impl<'a> Machine<'a> {
                         each: None,
                         done: Duration::ZERO,
                     });
-                    let action = VbsAction::unknown_load(Resource::new(limit, period));
-                    return Ok(Some(Step::Enter(Entry::Switch { task, action })));
+                    let context = unknown_load(limit, period);
+                    return Ok(Some(Step::Enter(Entry::Reconfigure { task, context })));
                 }
                 Action::Allocate { count, object } => {
                     // The system calls run as the task's own execution.
@@ -964,6 +964,16 @@ fn build_vbs(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimError
 fn server(spec: &TaskSpec) -> Result<(Priority, Reservation), CoreError> {
     let reservation = spec.reservation.ok_or(CoreError::InvalidParameter)?;
     Ok((spec.priority.unwrap_or_default(), reservation))
+}
+
+/// A VBS action on `(limit, period)` whose load the scheduler is not told: the next switch
+/// (or the end of the script) marks its completion.
+fn unknown_load(limit: Duration, period: Duration) -> ContextChange {
+    ContextChange {
+        budget: limit,
+        period,
+        load: None,
+    }
 }
 
 fn mark(trace: &mut Option<Trace>, task: TaskId, core: u16, kind: MarkKind, at: Instant, job: u64) {

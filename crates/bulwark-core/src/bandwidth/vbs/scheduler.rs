@@ -7,11 +7,11 @@ use alloc::vec::Vec;
 
 use super::process::{
     late, period_end, release_for, scaled_limit, Action, BandwidthCap, Budget, Periodic,
-    ReleaseStrategy,
+    ReleaseStrategy, Resource,
 };
 use super::queue::{Key, VbsQueue};
 use crate::timeouts::TimeoutQueue;
-use crate::{CoreError, Decision, Duration, Instant, Policy, TaskId, Wake, Work};
+use crate::{ContextChange, CoreError, Decision, Duration, Instant, Policy, TaskId, Wake, Work};
 
 /// A VBS scheduler's configuration: the release strategy and the time representation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -902,13 +902,18 @@ impl<Q: VbsQueue> Policy for Vbs<Q> {
         Decision { next, timer }
     }
 
-    fn switch_action(
+    /// An action switch: the next action runs on `(budget, period)` as its resource.
+    fn reconfigure(
         &mut self,
         now: Instant,
         task: TaskId,
-        action: Action,
+        context: ContextChange,
         work: &mut Work,
     ) -> Result<(), CoreError> {
+        let action = Action {
+            load: context.load,
+            resource: Resource::new(context.budget, context.period),
+        };
         Vbs::switch_action(self, now, task, action, work)
     }
 
