@@ -29,6 +29,9 @@ pub struct Series {
     pub name: String,
     /// `(x, y)` points, drawn in the order given.
     pub points: Vec<(f64, f64)>,
+    /// Drawn larger and outlined, for the few points a reader must not miss (a starved
+    /// request among a thousand served ones).
+    pub emphasised: bool,
 }
 
 impl Series {
@@ -37,7 +40,14 @@ impl Series {
         Series {
             name: name.into(),
             points,
+            emphasised: false,
         }
+    }
+
+    /// The same series, drawn larger and outlined.
+    pub fn emphasised(mut self) -> Self {
+        self.emphasised = true;
+        self
     }
 }
 
@@ -133,7 +143,7 @@ pub fn line_plot_scaled(
         Scale::Linear => Axis::linear(all().map(|p| p.0), false),
     };
     let y_axis = match y_scale {
-        Scale::Log => Axis::decades(all().map(|p| p.1)),
+        Scale::Log => Axis::decades(all().map(|p| p.1), true),
         Scale::Linear => Axis::linear(all().map(|p| p.1), true),
     };
     let frame = Frame::new(title, x_label, y_label, x_axis, y_axis, series, &[]);
@@ -191,7 +201,7 @@ pub fn scatter_plot(
     );
     let ys = || all().map(|p| p.1).chain(horizontal.iter().map(|h| h.0));
     let y_axis = if log_y {
-        Axis::decades(ys())
+        Axis::decades(ys(), true)
     } else {
         Axis::linear(ys(), true)
     };
@@ -202,15 +212,19 @@ pub fn scatter_plot(
     for (index, (s, drawn)) in series.iter().zip(&points).enumerate() {
         let (colour, marker) = style(index);
         frame.open_series(&mut svg, index, &s.name);
+        if s.emphasised {
+            svg.push_str("<g stroke=\"#000000\" stroke-width=\"1\">\n");
+        }
+        let radius = if s.emphasised {
+            EMPHASISED_MARKER
+        } else {
+            SCATTER_MARKER
+        };
         for &(px, py) in drawn {
-            write_marker(
-                &mut svg,
-                marker,
-                colour,
-                frame.x(px),
-                frame.y(py),
-                SCATTER_MARKER,
-            );
+            write_marker(&mut svg, marker, colour, frame.x(px), frame.y(py), radius);
+        }
+        if s.emphasised {
+            svg.push_str("</g>\n");
         }
         svg.push_str("</g>\n");
     }
@@ -252,6 +266,8 @@ const REFERENCE_COLOUR: &str = "#8b0000";
 const MARKER: f64 = 4.0;
 /// Marker radius on scatter charts: many points, small markers.
 const SCATTER_MARKER: f64 = 2.0;
+/// Marker radius of an emphasised series on a scatter chart.
+const EMPHASISED_MARKER: f64 = 5.0;
 
 /// The colour and marker of series `index`.
 fn style(index: usize) -> (&'static str, Marker) {
@@ -602,14 +618,14 @@ impl Axis {
     fn logarithmic(values: impl Iterator<Item = f64>) -> Axis {
         let values: Vec<f64> = values.collect();
         let Some((low, high)) = bounds(values.iter().copied()) else {
-            return Axis::decades(std::iter::empty());
+            return Axis::decades(std::iter::empty(), false);
         };
         let power_of_two = |value: f64| {
             let exponent = value.log2().round();
             (value - 2f64.powf(exponent)).abs() <= 1e-9 * value
         };
         if (high / low).log2() > 12.0 || !values.iter().all(|&value| power_of_two(value)) {
-            return Axis::decades(values.into_iter());
+            return Axis::decades(values.into_iter(), false);
         }
         let mut first = low.log2().round();
         let mut last = high.log2().round();
@@ -631,13 +647,15 @@ impl Axis {
 
     /// A base-10 logarithmic axis over positive `values`, widened to whole decades: ticks at
     /// 1, 2 and 5 x 10^k when it spans at most three decades, at powers of ten beyond (every
-    /// few decades when there are more than `MAX_TICKS` of them). The top decade lies strictly
-    /// above the largest value, so that no point sits on the plot's upper edge, under the
-    /// labels above it.
-    fn decades(values: impl Iterator<Item = f64>) -> Axis {
+    /// few decades when there are more than `MAX_TICKS` of them). With `headroom` (a y axis)
+    /// the range reaches at least a tenth of a decade beyond the smallest and the largest
+    /// value, so that no point sits on the plot's upper edge, under the labels above it, nor
+    /// on the x axis, where a flat curve would read as zero.
+    fn decades(values: impl Iterator<Item = f64>, headroom: bool) -> Axis {
         let (low, high) = bounds(values).unwrap_or((1.0, 10.0));
-        let mut first = low.log10().floor() as i32;
-        let mut last = high.log10().floor() as i32 + 1;
+        let room = if headroom { 0.1 } else { 0.0 };
+        let mut first = (low.log10() - room).floor() as i32;
+        let mut last = (high.log10() + room).ceil() as i32;
         if last <= first {
             first -= 1;
             last += 1;
@@ -962,8 +980,10 @@ mod tests {
             .unwrap();
         let phase_y: f64 = phase.attribute("y").unwrap().parse().unwrap();
         assert!(phase_y < PLOT_TOP, "{phase_y}");
+        // 1 to 100 with a tenth of a decade's room each side: 0.1 to 1000, four decades,
+        // ticked at powers of ten.
         let labels = tick_labels(&doc);
-        for tick in ["1", "2", "5", "10", "20", "50", "100"] {
+        for tick in ["0.1", "1", "10", "100", "1000"] {
             assert!(labels.contains(&tick), "{tick} in {labels:?}");
         }
         // The same input gives the same bytes.
@@ -1025,7 +1045,7 @@ mod tests {
 
     #[test]
     fn a_decade_axis_ticks_at_one_two_five() {
-        let axis = Axis::decades([0.5, 18.0, 70.0].into_iter());
+        let axis = Axis::decades([0.5, 18.0, 70.0].into_iter(), true);
         let labels: Vec<String> = axis.ticks.iter().map(|&t| axis.label(t)).collect();
         assert_eq!(
             labels,
@@ -1033,7 +1053,7 @@ mod tests {
         );
         assert_eq!((axis.low, axis.high), (0.1, 100.0));
         // Many decades: powers of ten only, no more than MAX_TICKS intervals, ending on a tick.
-        let wide = Axis::decades([1e-3, 1e9].into_iter());
+        let wide = Axis::decades([1e-3, 1e9].into_iter(), true);
         assert!(
             wide.ticks.len() as f64 <= MAX_TICKS + 1.0,
             "{:?}",
@@ -1042,14 +1062,24 @@ mod tests {
         assert_eq!(wide.ticks.last(), Some(&wide.high));
         assert_eq!(wide.ticks.first(), Some(&wide.low));
         // One value, or none, still gets a range.
-        let one = Axis::decades([10.0].into_iter());
+        let one = Axis::decades([10.0].into_iter(), true);
         assert!(
             one.low <= 10.0 && one.high > 10.0,
             "{} {}",
             one.low,
             one.high
         );
-        let none = Axis::decades(std::iter::empty());
+        // 9,999 is within a tenth of a decade of 10^4 (log10 3.99996 + 0.1 > 4): a y axis
+        // goes on to 10^5, so the point is not drawn on the top edge. An x axis ends at the
+        // decade that holds the largest value, with no empty decade after it.
+        let near = Axis::decades([2.0, 9_999.0].into_iter(), true);
+        assert_eq!(near.high, 1e5);
+        let x = Axis::decades([1e3, 1e6].into_iter(), false);
+        assert_eq!((x.low, x.high), (1e3, 1e6));
+        // A y axis does not start at its smallest value either: 1.0 goes above the x axis.
+        let floor = Axis::decades([1.0, 50.0].into_iter(), true);
+        assert_eq!((floor.low, floor.high), (0.1, 100.0));
+        let none = Axis::decades(std::iter::empty(), true);
         assert!(none.low < none.high);
     }
 
