@@ -480,7 +480,13 @@ impl<'a> Frame<'a> {
                     LEGEND_LEFT + 28.0
                 );
             }
-            write_marker(&mut svg, marker, colour, LEGEND_LEFT + 14.0, top, MARKER);
+            if s.emphasised {
+                svg.push_str("<g stroke=\"#000000\" stroke-width=\"1\">\n");
+                write_marker(&mut svg, marker, colour, LEGEND_LEFT + 14.0, top, MARKER);
+                svg.push_str("</g>\n");
+            } else {
+                write_marker(&mut svg, marker, colour, LEGEND_LEFT + 14.0, top, MARKER);
+            }
             let _ = writeln!(
                 svg,
                 "<text x=\"{}\" y=\"{}\">{}</text>",
@@ -745,9 +751,13 @@ fn nice_step(raw: f64) -> f64 {
         .unwrap_or(10.0 * magnitude)
 }
 
-/// `value` with `decimals` decimals; whole thousands and millions as "20k" and "3M".
+/// `value` with `decimals` decimals; whole thousands, millions and billions as "20k", "3M"
+/// and "1G".
 fn compact(value: f64, decimals: usize) -> String {
     let magnitude = value.abs();
+    if decimals == 0 && magnitude >= 1e9 && (value / 1e9).fract() == 0.0 {
+        return format!("{}G", value / 1e9);
+    }
     if decimals == 0 && magnitude >= 1e6 && (value / 1e6).fract() == 0.0 {
         return format!("{}M", value / 1e6);
     }
