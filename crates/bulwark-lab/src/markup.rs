@@ -25,28 +25,39 @@ pub(crate) fn escape(text: &str) -> String {
 }
 
 /// Plain `text` as Markdown that shows exactly that text, on one line: every character that
-/// could start emphasis, code, a link, raw HTML, an entity, a heading or a table cell is
+/// could start emphasis, a link, raw HTML, an entity, a heading or a table cell is
 /// backslash-escaped (CommonMark 2.4: any ASCII punctuation may be), and line breaks become
-/// spaces, since table cells and headings end at a newline.
+/// spaces, since table cells and headings end at a newline. The one markup kept is a code
+/// span between two backticks (`memory_bytes_for`), which the experiments' texts use for
+/// names from the code: it shows as code, its content as written (only a pipe is escaped, as
+/// GitHub tables need inside code spans too). An unpaired backtick is escaped.
 pub(crate) fn markdown_text(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    let mut words = text
+    let line = text
         .split(['\r', '\n'])
         .filter(|part| !part.is_empty())
-        .peekable();
-    while let Some(part) = words.next() {
-        for character in part.chars() {
-            if matches!(
+        .collect::<Vec<_>>()
+        .join(" ");
+    let paired = line.matches('`').count() % 2 == 0;
+    let mut escaped = String::with_capacity(line.len() + line.len() / 8);
+    let mut in_code = false;
+    for character in line.chars() {
+        if character == '`' && paired {
+            in_code = !in_code;
+            escaped.push(character);
+            continue;
+        }
+        let special = if in_code {
+            character == '|'
+        } else {
+            matches!(
                 character,
                 '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '|' | '#' | '!' | '~'
-            ) {
-                escaped.push('\\');
-            }
-            escaped.push(character);
+            )
+        };
+        if special {
+            escaped.push('\\');
         }
-        if words.peek().is_some() {
-            escaped.push(' ');
-        }
+        escaped.push(character);
     }
     escaped
 }
@@ -97,12 +108,21 @@ mod tests {
     /// Escaped plain text shows every character as written, and makes no element.
     #[test]
     fn escaped_text_renders_literally() {
-        let plain = "<b>x</b> & *not* `code` [no](link) a|b #1 _u_ \\ ~s~ !";
+        let plain = "<b>x</b> & *not* [no](link) a|b #1 _u_ \\ ~s~ ! one ` tick";
         let html = markdown_to_html(&markdown_text(plain));
         assert_eq!(
             html,
             format!("<p>{}</p>\n", escape(plain)).replace("&#39;", "'")
         );
+        // A pair of backticks is a code span, its content shown as written.
+        let html = markdown_to_html(&markdown_text("what `memory_bytes_for` <computes>"));
+        assert_eq!(
+            html,
+            "<p>what <code>memory_bytes_for</code> &lt;computes&gt;</p>\n"
+        );
+        let cell = format!("| {} |\n| --- |\n", markdown_text("`a|b` c"));
+        let html = markdown_to_html(&cell);
+        assert!(html.contains("<th><code>a|b</code> c</th>"), "{html}");
         // In a table cell, a pipe stays inside its cell.
         let table = format!("| {} | z |\n| --- | --- |\n", markdown_text("a | b"));
         let html = markdown_to_html(&table);
