@@ -219,6 +219,19 @@ pub fn read_summaries(dir: &Path, order: &[&str]) -> io::Result<Vec<Summary>> {
                 ),
             ));
         }
+        if let Some(figure) = summary
+            .figure
+            .as_deref()
+            .filter(|file| !is_figure_file(file))
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: figure {figure:?} must be a plain file name ending in .svg",
+                    path.display()
+                ),
+            ));
+        }
         summaries.push(summary);
     }
     let rank = |summary: &Summary| {
@@ -253,10 +266,19 @@ fn is_id(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// A figure's file name: ASCII letters, digits, `-`, `_` and `.`, not hidden, ending in `.svg`
+/// after at least one character.
+fn is_figure_file(file: &str) -> bool {
+    let file_character = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.';
+    file.chars().all(file_character)
+        && !file.starts_with('.')
+        && file.ends_with(".svg")
+        && file.len() > ".svg".len()
+}
+
 /// Names become paths and URLs: keep them to characters that are safe in both, so no name can
 /// climb out of `dir` or need percent-encoding.
 fn validate(reports: &[ExperimentReport]) -> io::Result<()> {
-    let file_character = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.';
     let mut names: Vec<&str> = Vec::with_capacity(reports.len());
     for report in reports {
         let name = report.name.as_str();
@@ -272,8 +294,7 @@ fn validate(reports: &[ExperimentReport]) -> io::Result<()> {
         let mut files: Vec<&str> = Vec::with_capacity(report.figures.len());
         for figure in &report.figures {
             let file = figure.file.as_str();
-            let plain = file.chars().all(file_character) && !file.starts_with('.');
-            if !plain || !file.ends_with(".svg") || file.len() <= ".svg".len() {
+            if !is_figure_file(file) {
                 return Err(invalid(format!(
                     "figure file {file:?} of {name:?} must be a plain name ending in .svg"
                 )));
@@ -441,7 +462,7 @@ const STYLE: &str = "\
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:68rem;margin:1.5rem auto;\
 padding:0 1rem;color:#1d1d1d;line-height:1.5}\
 nav.top{font-size:.95rem;margin-bottom:.5rem}\
-h1{margin:.25rem 0 .5rem;line-height:1.2}\
+h1{margin:.25rem 0 .5rem;line-height:1.2;font-size:1.75rem}\
 h2{border-bottom:1px solid #ddd;padding-bottom:.25rem;margin-top:2rem}\
 .verdict{font-size:1.1rem;font-weight:bold;padding:.4rem .75rem;border-radius:4px;display:inline-block}\
 .verdict.pass{background:#e3f4e1;color:#1e6b1a}.verdict.fail{background:#fbe4e4;color:#9b1c1c}\
@@ -771,6 +792,12 @@ mod tests {
             error.to_string().contains("directory's own name"),
             "{error}"
         );
+        // So could a figure that is not a plain file name.
+        let mut outside = Summary::of(&sample()[1]);
+        outside.figure = Some("../../secret.svg".into());
+        std::fs::write(&path, serde_json::to_string(&outside).unwrap()).unwrap();
+        let error = read_summaries(temporary.path(), &[]).unwrap_err();
+        assert!(error.to_string().contains("plain file name"), "{error}");
     }
 
     #[test]
