@@ -2,11 +2,16 @@
 //! style of the papers' evaluation figures.
 //!
 //! One polyline per series with a marker at every point, each series in its own colour and
-//! marker shape; axes with ticks, tick labels and axis labels; a legend beside the plot. The x
-//! axis can be logarithmic (sweeps over task counts double or quadruple N); the y axis is
-//! linear and starts at zero when every value is non-negative, so flat and growing curves are
-//! told apart at a glance. A scatter chart draws small markers only, on a linear or
-//! logarithmic y axis, with dashed reference lines (a predicted bound, phase boundaries).
+//! marker shape; axes with ticks, tick labels and axis labels; a legend beside the plot, never
+//! over it, so no label can hide a point. Either axis of a line chart can be logarithmic
+//! ([`Scale::Log`]): sweeps over task counts double or quadruple N, and latencies that span
+//! decades are unreadable on a linear axis. A logarithmic axis ticks at powers of two when
+//! every value is one (N = 1, 4, 16, ...), and at 1, 2 and 5 x 10^k otherwise. A linear y axis
+//! starts at zero when every value is non-negative, so flat and growing curves are told apart
+//! at a glance. Tick labels that would overlap are thinned to every second (third, ...) tick.
+//! A scatter chart draws small markers only, on a linear or logarithmic y axis, with dashed
+//! reference lines (a predicted bound, phase boundaries); a horizontal line is named in the
+//! legend, a vertical one above the plot.
 //!
 //! Output is byte-deterministic: coordinates are printed with two decimals and nothing
 //! iterates a hash. Points that cannot be drawn (not finite, or at or below zero on a
@@ -24,6 +29,9 @@ pub struct Series {
     pub name: String,
     /// `(x, y)` points, drawn in the order given.
     pub points: Vec<(f64, f64)>,
+    /// Drawn larger and outlined, for the few points a reader must not miss (a starved
+    /// request among a thousand served ones).
+    pub emphasised: bool,
 }
 
 impl Series {
@@ -32,7 +40,14 @@ impl Series {
         Series {
             name: name.into(),
             points,
+            emphasised: false,
         }
+    }
+
+    /// The same series, drawn larger and outlined.
+    pub fn emphasised(mut self) -> Self {
+        self.emphasised = true;
+        self
     }
 }
 
@@ -53,6 +68,9 @@ const LEGEND_LEFT: f64 = 560.0;
 const MAX_TICKS: f64 = 8.0;
 /// Tick length, in pixels.
 const TICK: f64 = 5.0;
+/// A tick label digit's width at 12 px, rounded up, and the least space between two labels.
+const TICK_CHARACTER_WIDTH: f64 = 7.0;
+const TICK_LABEL_GAP: f64 = 8.0;
 
 /// Series colours: told apart easily, and cycled past eight series.
 const COLOURS: [&str; 8] = [
@@ -77,9 +95,18 @@ const MARKERS: [Marker; 5] = [
     Marker::Cross,
 ];
 
-/// A line chart of `series` as a standalone SVG document. With `log_x` the x axis is
-/// logarithmic (base 2 ticks when the range spans at most twelve doublings, base 10 beyond),
-/// and points with `x <= 0` are left out.
+/// How an axis maps values to positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// Equal steps for equal differences; a y axis starts at zero when no value is negative.
+    Linear,
+    /// Equal steps for equal ratios; values at or below zero are left out.
+    Log,
+}
+
+/// A line chart of `series` as a standalone SVG document, on a linear y axis. With `log_x`
+/// the x axis is logarithmic and points with `x <= 0` are left out. The same as
+/// [`line_plot_scaled`] with [`Scale::Linear`] for y.
 pub fn line_plot(
     title: &str,
     x_label: &str,
@@ -87,19 +114,39 @@ pub fn line_plot(
     series: &[Series],
     log_x: bool,
 ) -> String {
-    let drawable = |&(x, y): &(f64, f64)| x.is_finite() && y.is_finite() && (!log_x || x > 0.0);
+    let x_scale = if log_x { Scale::Log } else { Scale::Linear };
+    line_plot_scaled(title, x_label, y_label, series, x_scale, Scale::Linear)
+}
+
+/// A line chart of `series` as a standalone SVG document, each axis on its own [`Scale`]. A
+/// logarithmic axis ticks at powers of two when every value on it is a power of two and they
+/// span at most twelve doublings, at 1, 2 and 5 x 10^k otherwise; points at or below zero on
+/// a logarithmic axis are left out.
+pub fn line_plot_scaled(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    x_scale: Scale,
+    y_scale: Scale,
+) -> String {
+    let fits =
+        |value: f64, scale: Scale| value.is_finite() && (scale == Scale::Linear || value > 0.0);
+    let drawable = |&(x, y): &(f64, f64)| fits(x, x_scale) && fits(y, y_scale);
     let points: Vec<Vec<(f64, f64)>> = series
         .iter()
         .map(|s| s.points.iter().copied().filter(drawable).collect())
         .collect();
     let all = || points.iter().flatten();
-    let x_axis = if log_x {
-        Axis::logarithmic(all().map(|p| p.0))
-    } else {
-        Axis::linear(all().map(|p| p.0), false)
+    let x_axis = match x_scale {
+        Scale::Log => Axis::logarithmic(all().map(|p| p.0)),
+        Scale::Linear => Axis::linear(all().map(|p| p.0), false),
     };
-    let y_axis = Axis::linear(all().map(|p| p.1), true);
-    let frame = Frame::new(title, x_label, y_label, x_axis, y_axis, series);
+    let y_axis = match y_scale {
+        Scale::Log => Axis::decades(all().map(|p| p.1), true),
+        Scale::Linear => Axis::linear(all().map(|p| p.1), true),
+    };
+    let frame = Frame::new(title, x_label, y_label, x_axis, y_axis, series, &[]);
     let mut svg = frame.open();
     for (index, (s, drawn)) in series.iter().zip(&points).enumerate() {
         let (colour, marker) = style(index);
@@ -118,16 +165,16 @@ pub fn line_plot(
         }
         svg.push_str("</g>\n");
     }
-    frame.close(svg, series, true)
+    frame.close(svg, series, true, &[])
 }
 
 /// A scatter chart of `series` as a standalone SVG document: small markers, no lines, as the
 /// papers plot one point per job. With `log_y` the y axis is logarithmic in whole decades
 /// (ticks at 1, 2 and 5 x 10^k over a few decades) and points with `y <= 0` are left out;
 /// otherwise it is linear from zero. The x axis is linear. `horizontal` draws dashed
-/// reference lines across the plot at those y values (a predicted bound), labelled at their
-/// right end; `vertical` draws dashed lines at those x values (phase boundaries), labelled at
-/// the top. Both are kept inside the axes' ranges.
+/// reference lines across the plot at those y values (a predicted bound), named in the
+/// legend; `vertical` draws dashed lines at those x values (phase boundaries), labelled
+/// above the plot. Both are kept inside the axes' ranges, and no label lies over the plot.
 pub fn scatter_plot(
     title: &str,
     x_label: &str,
@@ -154,25 +201,30 @@ pub fn scatter_plot(
     );
     let ys = || all().map(|p| p.1).chain(horizontal.iter().map(|h| h.0));
     let y_axis = if log_y {
-        Axis::decades(ys())
+        Axis::decades(ys(), true)
     } else {
         Axis::linear(ys(), true)
     };
-    let frame = Frame::new(title, x_label, y_label, x_axis, y_axis, series);
+    let references: Vec<String> = horizontal.iter().map(|h| h.1.clone()).collect();
+    let frame = Frame::new(title, x_label, y_label, x_axis, y_axis, series, &references);
     let mut svg = frame.open();
 
     for (index, (s, drawn)) in series.iter().zip(&points).enumerate() {
         let (colour, marker) = style(index);
         frame.open_series(&mut svg, index, &s.name);
+        if s.emphasised {
+            svg.push_str("<g stroke=\"#000000\" stroke-width=\"1\">\n");
+        }
+        let radius = if s.emphasised {
+            EMPHASISED_MARKER
+        } else {
+            SCATTER_MARKER
+        };
         for &(px, py) in drawn {
-            write_marker(
-                &mut svg,
-                marker,
-                colour,
-                frame.x(px),
-                frame.y(py),
-                SCATTER_MARKER,
-            );
+            write_marker(&mut svg, marker, colour, frame.x(px), frame.y(py), radius);
+        }
+        if s.emphasised {
+            svg.push_str("</g>\n");
         }
         svg.push_str("</g>\n");
     }
@@ -194,36 +246,28 @@ pub fn scatter_plot(
         );
     }
     for (y, label) in &horizontal {
-        let py = frame.y(*y);
         let _ = writeln!(
             svg,
             "<line x1=\"{PLOT_LEFT}\" y1=\"{0}\" x2=\"{PLOT_RIGHT}\" y2=\"{0}\" \
-             stroke=\"#8b0000\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>",
-            fixed(py)
-        );
-        // Just above the line; below it when the line runs along the top, where the labels
-        // of the vertical lines are.
-        let label_y = if py - 4.0 < PLOT_TOP + 12.0 {
-            py + 14.0
-        } else {
-            py - 4.0
-        };
-        let _ = writeln!(
-            svg,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"12\" fill=\"#8b0000\">{}</text>",
-            PLOT_RIGHT - 4.0,
-            fixed(label_y),
+             stroke=\"{REFERENCE_COLOUR}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\">\
+             <title>{1}</title></line>",
+            fixed(frame.y(*y)),
             escape(label)
         );
     }
     svg.push_str("</g>\n");
-    frame.close(svg, series, false)
+    frame.close(svg, series, false, &references)
 }
+
+/// The colour of a horizontal reference line (a bound) and of its legend entry.
+const REFERENCE_COLOUR: &str = "#8b0000";
 
 /// Marker radius on line charts, in pixels.
 const MARKER: f64 = 4.0;
 /// Marker radius on scatter charts: many points, small markers.
 const SCATTER_MARKER: f64 = 2.0;
+/// Marker radius of an emphasised series on a scatter chart.
+const EMPHASISED_MARKER: f64 = 5.0;
 
 /// The colour and marker of series `index`.
 fn style(index: usize) -> (&'static str, Marker) {
@@ -252,10 +296,12 @@ impl<'a> Frame<'a> {
         x_axis: Axis,
         y_axis: Axis,
         series: &[Series],
+        references: &[String],
     ) -> Frame<'a> {
         let longest = series
             .iter()
             .map(|s| s.name.chars().count())
+            .chain(references.iter().map(|r| r.chars().count()))
             .max()
             .unwrap_or(0);
         let width = WIDTH.max((LEGEND_LEFT + 46.0 + CHARACTER_WIDTH * longest as f64).ceil());
@@ -342,7 +388,7 @@ impl<'a> Frame<'a> {
         svg.push_str("</g>\n");
 
         svg.push_str("<g class=\"tick-labels\" fill=\"#333333\">\n");
-        for &tick in &self.x_axis.ticks {
+        for &tick in self.x_axis.ticks.iter().step_by(self.x_label_stride()) {
             let _ = writeln!(
                 svg,
                 "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
@@ -379,6 +425,31 @@ impl<'a> Frame<'a> {
         svg
     }
 
+    /// Label every this many x ticks, so that no two labels overlap: the narrowest gap
+    /// between neighbouring ticks must hold the widest label and some space.
+    fn x_label_stride(&self) -> usize {
+        let widest = self
+            .x_axis
+            .ticks
+            .iter()
+            .map(|&tick| self.x_axis.label(tick).chars().count())
+            .max()
+            .unwrap_or(0) as f64
+            * TICK_CHARACTER_WIDTH
+            + TICK_LABEL_GAP;
+        let narrowest = self
+            .x_axis
+            .ticks
+            .windows(2)
+            .map(|pair| (self.x(pair[1]) - self.x(pair[0])).abs())
+            .fold(f64::INFINITY, f64::min);
+        if narrowest.is_finite() && narrowest > 0.0 {
+            (widest / narrowest).ceil().max(1.0) as usize
+        } else {
+            1
+        }
+    }
+
     /// Starts series `index`'s group.
     fn open_series(&self, svg: &mut String, index: usize, name: &str) {
         let _ = writeln!(
@@ -388,12 +459,20 @@ impl<'a> Frame<'a> {
         );
     }
 
-    /// The legend (a line through each marker when `lines`) and the end of the document.
-    fn close(&self, mut svg: String, series: &[Series], lines: bool) -> String {
+    /// The legend (a line through each marker when `lines`), then a dashed entry per
+    /// reference line, and the end of the document.
+    fn close(
+        &self,
+        mut svg: String,
+        series: &[Series],
+        lines: bool,
+        references: &[String],
+    ) -> String {
         svg.push_str("<g class=\"legend\">\n");
+        let row_top = |row: usize| PLOT_TOP + 6.0 + 22.0 * row as f64;
         for (index, s) in series.iter().enumerate() {
             let (colour, marker) = style(index);
-            let top = PLOT_TOP + 6.0 + 22.0 * index as f64;
+            let top = row_top(index);
             if lines {
                 let _ = writeln!(
                     svg,
@@ -401,13 +480,35 @@ impl<'a> Frame<'a> {
                     LEGEND_LEFT + 28.0
                 );
             }
-            write_marker(&mut svg, marker, colour, LEGEND_LEFT + 14.0, top, MARKER);
+            if s.emphasised {
+                svg.push_str("<g stroke=\"#000000\" stroke-width=\"1\">\n");
+                write_marker(&mut svg, marker, colour, LEGEND_LEFT + 14.0, top, MARKER);
+                svg.push_str("</g>\n");
+            } else {
+                write_marker(&mut svg, marker, colour, LEGEND_LEFT + 14.0, top, MARKER);
+            }
             let _ = writeln!(
                 svg,
                 "<text x=\"{}\" y=\"{}\">{}</text>",
                 LEGEND_LEFT + 36.0,
                 top + 4.0,
                 escape(&s.name)
+            );
+        }
+        for (offset, label) in references.iter().enumerate() {
+            let top = row_top(series.len() + offset);
+            let _ = writeln!(
+                svg,
+                "<line x1=\"{LEGEND_LEFT}\" y1=\"{top}\" x2=\"{}\" y2=\"{top}\" \
+                 stroke=\"{REFERENCE_COLOUR}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>",
+                LEGEND_LEFT + 28.0
+            );
+            let _ = writeln!(
+                svg,
+                "<text x=\"{}\" y=\"{}\" fill=\"{REFERENCE_COLOUR}\">{}</text>",
+                LEGEND_LEFT + 36.0,
+                top + 4.0,
+                escape(label)
             );
         }
         svg.push_str("</g>\n</svg>\n");
@@ -517,36 +618,50 @@ impl Axis {
         }
     }
 
-    /// A logarithmic axis over positive `values`, widened to whole powers of its base.
+    /// A logarithmic axis over positive `values`: in powers of two, widened to whole ones,
+    /// when every value is a power of two spanning at most twelve doublings (N = 1, 4, 16, ...
+    /// ticks at the points themselves); otherwise [`Axis::decades`].
     fn logarithmic(values: impl Iterator<Item = f64>) -> Axis {
-        let (low, high) = bounds(values).unwrap_or((1.0, 10.0));
-        let doublings = (high / low).log2();
-        let base: f64 = if doublings <= 12.0 { 2.0 } else { 10.0 };
-        let mut first = low.log(base).floor();
-        let mut last = high.log(base).ceil();
+        let values: Vec<f64> = values.collect();
+        let Some((low, high)) = bounds(values.iter().copied()) else {
+            return Axis::decades(std::iter::empty(), false);
+        };
+        let power_of_two = |value: f64| {
+            let exponent = value.log2().round();
+            (value - 2f64.powf(exponent)).abs() <= 1e-9 * value
+        };
+        if (high / low).log2() > 12.0 || !values.iter().all(|&value| power_of_two(value)) {
+            return Axis::decades(values.into_iter(), false);
+        }
+        let mut first = low.log2().round();
+        let mut last = high.log2().round();
         if last <= first {
             first -= 1.0;
             last += 1.0;
         }
         let ticks = (first as i64..=last as i64)
-            .map(|k| base.powi(k as i32))
+            .map(|k| 2f64.powi(k as i32))
             .collect();
         Axis {
-            low: base.powf(first),
-            high: base.powf(last),
+            low: 2f64.powf(first),
+            high: 2f64.powf(last),
             ticks,
-            step: base,
+            step: 2.0,
             log: true,
         }
     }
 
     /// A base-10 logarithmic axis over positive `values`, widened to whole decades: ticks at
     /// 1, 2 and 5 x 10^k when it spans at most three decades, at powers of ten beyond (every
-    /// few decades when there are more than `MAX_TICKS` of them).
-    fn decades(values: impl Iterator<Item = f64>) -> Axis {
+    /// few decades when there are more than `MAX_TICKS` of them). With `headroom` (a y axis)
+    /// the range reaches at least a tenth of a decade beyond the smallest and the largest
+    /// value, so that no point sits on the plot's upper edge, under the labels above it, nor
+    /// on the x axis, where a flat curve would read as zero.
+    fn decades(values: impl Iterator<Item = f64>, headroom: bool) -> Axis {
         let (low, high) = bounds(values).unwrap_or((1.0, 10.0));
-        let mut first = low.log10().floor() as i32;
-        let mut last = high.log10().ceil() as i32;
+        let room = if headroom { 0.1 } else { 0.0 };
+        let mut first = (low.log10() - room).floor() as i32;
+        let mut last = (high.log10() + room).ceil() as i32;
         if last <= first {
             first -= 1;
             last += 1;
@@ -636,9 +751,13 @@ fn nice_step(raw: f64) -> f64 {
         .unwrap_or(10.0 * magnitude)
 }
 
-/// `value` with `decimals` decimals; whole thousands and millions as "20k" and "3M".
+/// `value` with `decimals` decimals; whole thousands, millions and billions as "20k", "3M"
+/// and "1G".
 fn compact(value: f64, decimals: usize) -> String {
     let magnitude = value.abs();
+    if decimals == 0 && magnitude >= 1e9 && (value / 1e9).fract() == 0.0 {
+        return format!("{}G", value / 1e9);
+    }
     if decimals == 0 && magnitude >= 1e6 && (value / 1e6).fract() == 0.0 {
         return format!("{}M", value / 1e6);
     }
@@ -844,7 +963,8 @@ mod tests {
             ys[0] > ys[1] && ys[1] > ys[2],
             "higher values drawn higher: {ys:?}"
         );
-        assert!(((ys[0] - ys[1]) - (ys[1] - ys[2])).abs() < 0.01, "{ys:?}");
+        // Each coordinate is rounded to 0.005, so two differences agree within 0.02.
+        assert!(((ys[0] - ys[1]) - (ys[1] - ys[2])).abs() <= 0.02, "{ys:?}");
         assert!(svg.contains(">bound 18 ms</text>"));
         assert!(svg.contains(">phase 2</text>"));
         let doc = parse(&svg);
@@ -852,24 +972,28 @@ mod tests {
             .descendants()
             .filter(|n| n.has_attribute("stroke-dasharray"))
             .count();
-        assert_eq!(dashed, 2);
-        // The bound's label sits just above its line.
-        let bound = doc
-            .descendants()
-            .find(|n| n.has_tag_name("line") && n.attribute("stroke") == Some("#8b0000"))
-            .unwrap();
+        assert_eq!(
+            dashed, 3,
+            "two lines in the plot and the bound's legend entry"
+        );
+        // The bound is named in the legend, right of the plot, not over the points; the
+        // phase label is above the plot.
         let label = doc
             .descendants()
-            .find(|n| n.text() == Some("bound 18 ms"))
+            .find(|n| n.has_tag_name("text") && n.text() == Some("bound 18 ms"))
             .unwrap();
-        let line_y: f64 = bound.attribute("y1").unwrap().parse().unwrap();
-        let label_y: f64 = label.attribute("y").unwrap().parse().unwrap();
-        assert!(
-            label_y < line_y && line_y - label_y < 10.0,
-            "{label_y} {line_y}"
-        );
+        let label_x: f64 = label.attribute("x").unwrap().parse().unwrap();
+        assert!(label_x > PLOT_RIGHT, "{label_x}");
+        let phase = doc
+            .descendants()
+            .find(|n| n.has_tag_name("text") && n.text() == Some("phase 2"))
+            .unwrap();
+        let phase_y: f64 = phase.attribute("y").unwrap().parse().unwrap();
+        assert!(phase_y < PLOT_TOP, "{phase_y}");
+        // 1 to 100 with a tenth of a decade's room each side: 0.1 to 1000, four decades,
+        // ticked at powers of ten.
         let labels = tick_labels(&doc);
-        for tick in ["1", "2", "5", "10", "20", "50", "100"] {
+        for tick in ["0.1", "1", "10", "100", "1000"] {
             assert!(labels.contains(&tick), "{tick} in {labels:?}");
         }
         // The same input gives the same bytes.
@@ -931,7 +1055,7 @@ mod tests {
 
     #[test]
     fn a_decade_axis_ticks_at_one_two_five() {
-        let axis = Axis::decades([0.5, 18.0, 70.0].into_iter());
+        let axis = Axis::decades([0.5, 18.0, 70.0].into_iter(), true);
         let labels: Vec<String> = axis.ticks.iter().map(|&t| axis.label(t)).collect();
         assert_eq!(
             labels,
@@ -939,7 +1063,7 @@ mod tests {
         );
         assert_eq!((axis.low, axis.high), (0.1, 100.0));
         // Many decades: powers of ten only, no more than MAX_TICKS intervals, ending on a tick.
-        let wide = Axis::decades([1e-3, 1e9].into_iter());
+        let wide = Axis::decades([1e-3, 1e9].into_iter(), true);
         assert!(
             wide.ticks.len() as f64 <= MAX_TICKS + 1.0,
             "{:?}",
@@ -948,10 +1072,118 @@ mod tests {
         assert_eq!(wide.ticks.last(), Some(&wide.high));
         assert_eq!(wide.ticks.first(), Some(&wide.low));
         // One value, or none, still gets a range.
-        let one = Axis::decades([10.0].into_iter());
-        assert!(one.low < 10.0 && one.high > 10.0);
-        let none = Axis::decades(std::iter::empty());
+        let one = Axis::decades([10.0].into_iter(), true);
+        assert!(
+            one.low <= 10.0 && one.high > 10.0,
+            "{} {}",
+            one.low,
+            one.high
+        );
+        // 9,999 is within a tenth of a decade of 10^4 (log10 3.99996 + 0.1 > 4): a y axis
+        // goes on to 10^5, so the point is not drawn on the top edge. An x axis ends at the
+        // decade that holds the largest value, with no empty decade after it.
+        let near = Axis::decades([2.0, 9_999.0].into_iter(), true);
+        assert_eq!(near.high, 1e5);
+        let x = Axis::decades([1e3, 1e6].into_iter(), false);
+        assert_eq!((x.low, x.high), (1e3, 1e6));
+        // A y axis does not start at its smallest value either: 1.0 goes above the x axis.
+        let floor = Axis::decades([1.0, 50.0].into_iter(), true);
+        assert_eq!((floor.low, floor.high), (0.1, 100.0));
+        let none = Axis::decades(std::iter::empty(), true);
         assert!(none.low < none.high);
+    }
+
+    /// A logarithmic y axis on a line chart: 1 us -> 10 us spans as many pixels as 10 us ->
+    /// 100 us, so a flat curve near the floor and a growing one far above are both readable.
+    #[test]
+    fn a_line_chart_on_log_log_axes() {
+        let series = [Series::new(
+            "grows",
+            vec![(1.0, 1.0), (16.0, 10.0), (256.0, 100.0), (512.0, -1.0)],
+        )];
+        let svg = line_plot_scaled("t", "x", "y", &series, Scale::Log, Scale::Log);
+        let ys = marker_ys(&svg, 0);
+        assert_eq!(ys.len(), 3, "y <= 0 left out on a log axis");
+        assert!(((ys[0] - ys[1]) - (ys[1] - ys[2])).abs() <= 0.02, "{ys:?}");
+        assert!(ys[0] > ys[1], "higher values drawn higher");
+        // 1, 16 and 256 are powers of two: base-two ticks at the points.
+        let doc = parse(&svg);
+        let labels = tick_labels(&doc);
+        for tick in ["1", "16", "256"] {
+            assert!(labels.contains(&tick), "{tick} in {labels:?}");
+        }
+        // The top decade is strictly above the largest value: no point on the edge.
+        assert!(ys.iter().all(|&y| y > PLOT_TOP), "{ys:?}");
+    }
+
+    /// Decimal sweeps (1,000 to 1,000,000) tick at powers of ten, not at 512, 1024, ...,
+    /// 1048576, whose labels ran into each other; no two x labels overlap.
+    #[test]
+    fn decimal_sweeps_tick_in_decades_without_overlap() {
+        let series = [Series::new(
+            "n",
+            vec![(1e3, 1.0), (1e4, 2.0), (1e5, 3.0), (1e6, 4.0)],
+        )];
+        let svg = line_plot("t", "x", "y", &series, true);
+        let doc = parse(&svg);
+        let group = doc
+            .descendants()
+            .find(|n| n.attribute("class") == Some("tick-labels"))
+            .unwrap();
+        let x_labels: Vec<(f64, &str)> = group
+            .children()
+            .filter(|n| n.attribute("text-anchor") == Some("middle"))
+            .map(|n| {
+                (
+                    n.attribute("x").unwrap().parse().unwrap(),
+                    n.text().unwrap(),
+                )
+            })
+            .collect();
+        let texts: Vec<&str> = x_labels.iter().map(|l| l.1).collect();
+        assert!(
+            !texts.contains(&"1024") && !texts.contains(&"131072"),
+            "{texts:?}"
+        );
+        for decade in ["1000", "10k", "100k", "1M"] {
+            assert!(texts.contains(&decade), "{decade} in {texts:?}");
+        }
+        // Centred labels overlap when their centres are closer than their half-widths.
+        for pair in x_labels.windows(2) {
+            let room = (pair[0].1.len() + pair[1].1.len()) as f64 * TICK_CHARACTER_WIDTH / 2.0;
+            assert!(pair[1].0 - pair[0].0 > room, "{pair:?}");
+        }
+    }
+
+    /// Many tick labels in a narrow range are thinned so that they do not overlap.
+    #[test]
+    fn crowded_labels_are_thinned() {
+        let series = [Series::new(
+            "n",
+            vec![(100_000_001.0, 1.0), (100_000_008.0, 2.0)],
+        )];
+        let svg = line_plot("t", "x", "y", &series, false);
+        let doc = parse(&svg);
+        let x_labels: Vec<(f64, String)> = doc
+            .descendants()
+            .find(|n| n.attribute("class") == Some("tick-labels"))
+            .unwrap()
+            .children()
+            .filter(|n| n.attribute("text-anchor") == Some("middle"))
+            .map(|n| {
+                (
+                    n.attribute("x").unwrap().parse().unwrap(),
+                    n.text().unwrap().to_string(),
+                )
+            })
+            .collect();
+        // Eight ticks, 100000001 to 100000008, over 454 px: 64.9 px apart, too close for
+        // nine digits (63 px, 71 px with the gap), so every second one is labelled.
+        assert_eq!(x_labels.len(), 4, "{x_labels:?}");
+        for pair in x_labels.windows(2) {
+            let room = (pair[0].1.len() + pair[1].1.len()) as f64 * TICK_CHARACTER_WIDTH / 2.0;
+            assert!(pair[1].0 - pair[0].0 > room, "{pair:?}");
+        }
     }
 
     #[test]

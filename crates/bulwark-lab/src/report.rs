@@ -1,23 +1,30 @@
-//! The reproduction report: every experiment's checks, tables and figures as Markdown and HTML.
+//! The reproduction report: every experiment's checks, tables and figures as Markdown and HTML,
+//! one page per experiment and an index of every experiment in the directory.
 //!
 //! Layout of the directory written:
 //!
 //! ```text
-//! dir/index.md            overall verdict, a summary table, then every experiment in full
-//! dir/index.html          the same as one self-contained page (inline CSS, figures by path)
-//! dir/NAME/report.md      one experiment on its own
+//! dir/index.md            overall verdict and one row per experiment, linking its page
+//! dir/index.html          the same, rendered, with each experiment's first figure
+//! dir/NAME/report.md      one experiment: source, summary, checks, tables, figures
+//! dir/NAME/index.html     the same, rendered (inline CSS, figures by path)
+//! dir/NAME/summary.json   what the index says of it: title, source, verdict, first figure
 //! dir/NAME/FILE           each figure's SVG
 //! ```
+//!
+//! The index is rebuilt from every `summary.json` in the directory, so running one experiment
+//! into an existing report adds or replaces its page and keeps every other one listed. The HTML
+//! is the Markdown rendered by pulldown-cmark, so both show the same thing.
 //!
 //! Every name that becomes a path is checked before anything is written, so a bad report
 //! leaves no half-written directory behind. All text is escaped for the format it lands in.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::markup::escape;
+use crate::markup::{escape, markdown_text, markdown_to_html};
 
 /// A figure: an SVG written beside the report and shown in it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -77,12 +84,69 @@ pub struct ExperimentReport {
 /// The report's heading, in both formats.
 const TITLE: &str = "Bulwark reproduction report";
 
-/// Writes the report for `reports` into `dir` (created if missing) and returns every path
-/// written: each experiment's figures and `report.md`, then `index.md` and `index.html`.
+/// Each experiment's summary file, from which the index is rebuilt.
+const SUMMARY_FILE: &str = "summary.json";
+
+/// What the index says of one experiment, kept in `dir/NAME/summary.json` so that an index
+/// can be rebuilt from every experiment in the directory, whichever run wrote it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// The experiment's id and directory.
+    pub name: String,
+    /// Human title.
+    pub title: String,
+    /// Which paper, figure or textbook it reproduces.
+    pub source: String,
+    /// Checks that hold.
+    pub passed: usize,
+    /// Checks in all.
+    pub total: usize,
+    /// The claims of the checks that fail.
+    pub failing: Vec<String>,
+    /// The first figure's file, shown small in the index, if the experiment has one.
+    pub figure: Option<String>,
+}
+
+impl Summary {
+    fn of(report: &ExperimentReport) -> Summary {
+        Summary {
+            name: report.name.clone(),
+            title: report.title.clone(),
+            source: report.source.clone(),
+            passed: report.checks.iter().filter(|check| check.pass).count(),
+            total: report.checks.len(),
+            failing: report
+                .checks
+                .iter()
+                .filter(|check| !check.pass)
+                .map(|check| check.claim.clone())
+                .collect(),
+            figure: report.figures.first().map(|figure| figure.file.clone()),
+        }
+    }
+
+    fn verdict(&self) -> String {
+        format!("{} of {} checks pass", self.passed, self.total)
+    }
+}
+
+/// Writes `reports` into `dir` (created if missing), one page per experiment, then rebuilds
+/// the index from every experiment's summary in `dir`, those of earlier runs included, and
+/// returns every path written: for each experiment its figures, `report.md`, `index.html` and
+/// `summary.json`, then `index.md` and `index.html`.
+///
+/// The index lists the experiments named in `order` first, in that order, then any others
+/// found in `dir` by name. An experiment written again replaces its earlier pages.
 ///
 /// Fails with [`io::ErrorKind::InvalidInput`] before writing anything if an experiment name or
-/// figure file is not a plain file name of the allowed characters, or is used twice.
-pub fn write_report(dir: &Path, reports: &[ExperimentReport]) -> io::Result<Vec<PathBuf>> {
+/// figure file is not a plain file name of the allowed characters, or is used twice; with
+/// [`io::ErrorKind::InvalidData`], naming the file, if a summary already in `dir` cannot be
+/// read back.
+pub fn write_report(
+    dir: &Path,
+    reports: &[ExperimentReport],
+    order: &[&str],
+) -> io::Result<Vec<PathBuf>> {
     validate(reports)?;
     std::fs::create_dir_all(dir)?;
     let mut written = Vec::new();
@@ -94,17 +158,90 @@ pub fn write_report(dir: &Path, reports: &[ExperimentReport]) -> io::Result<Vec<
             std::fs::write(&path, &figure.svg)?;
             written.push(path);
         }
+        let markdown = experiment_markdown(report);
         let path = experiment_dir.join("report.md");
-        std::fs::write(&path, experiment_markdown(report))?;
+        std::fs::write(&path, &markdown)?;
+        written.push(path);
+        let path = experiment_dir.join("index.html");
+        std::fs::write(&path, experiment_page(report, &markdown))?;
+        written.push(path);
+        let path = experiment_dir.join(SUMMARY_FILE);
+        let json = serde_json::to_string_pretty(&Summary::of(report)).map_err(io::Error::other)?;
+        std::fs::write(&path, json + "\n")?;
         written.push(path);
     }
+    let summaries = read_summaries(dir, order)?;
     let path = dir.join("index.md");
-    std::fs::write(&path, index_markdown(reports))?;
+    std::fs::write(&path, index_markdown(&summaries, Links::Markdown))?;
     written.push(path);
     let path = dir.join("index.html");
-    std::fs::write(&path, index_html(reports))?;
+    std::fs::write(&path, index_page(&summaries))?;
     written.push(path);
     Ok(written)
+}
+
+/// Every experiment's summary in `dir`: those named in `order` in that order, then the rest
+/// by name. A subdirectory without a summary is not an experiment and is passed over.
+pub fn read_summaries(dir: &Path, order: &[&str]) -> io::Result<Vec<Summary>> {
+    let mut summaries = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if !entry.file_type()?.is_dir() {
+            continue;
+        }
+        let path = entry.path().join(SUMMARY_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => continue,
+            Err(error) => return Err(error),
+        };
+        let summary: Summary = serde_json::from_str(&text).map_err(|error| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: line {}, column {}: {error}; delete the directory or run the \
+                     experiment again",
+                    path.display(),
+                    error.line(),
+                    error.column()
+                ),
+            )
+        })?;
+        // The summary names the directory it is in; anything else could link out of `dir`.
+        if entry.file_name().to_str() != Some(summary.name.as_str()) || !is_id(&summary.name) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: name {:?} must be the directory's own name, of ASCII letters, digits, \
+                     '-' or '_'",
+                    path.display(),
+                    summary.name
+                ),
+            ));
+        }
+        if let Some(figure) = summary
+            .figure
+            .as_deref()
+            .filter(|file| !is_figure_file(file))
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: figure {figure:?} must be a plain file name ending in .svg",
+                    path.display()
+                ),
+            ));
+        }
+        summaries.push(summary);
+    }
+    let rank = |summary: &Summary| {
+        order
+            .iter()
+            .position(|name| *name == summary.name)
+            .unwrap_or(order.len())
+    };
+    summaries.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.name.cmp(&b.name)));
+    Ok(summaries)
 }
 
 /// "N of M checks pass" over `checks`.
@@ -117,23 +254,35 @@ pub fn verdict<'a>(checks: impl IntoIterator<Item = &'a Check>) -> String {
     format!("{passed} of {total} checks pass")
 }
 
-fn all_checks(reports: &[ExperimentReport]) -> impl Iterator<Item = &Check> {
-    reports.iter().flat_map(|report| &report.checks)
-}
-
 fn invalid(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+/// ASCII letters, digits, `-` and `_`, at least one: safe as a path and in a URL.
+fn is_id(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// A figure's file name: ASCII letters, digits, `-`, `_` and `.`, not hidden, ending in `.svg`
+/// after at least one character.
+fn is_figure_file(file: &str) -> bool {
+    let file_character = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.';
+    file.chars().all(file_character)
+        && !file.starts_with('.')
+        && file.ends_with(".svg")
+        && file.len() > ".svg".len()
 }
 
 /// Names become paths and URLs: keep them to characters that are safe in both, so no name can
 /// climb out of `dir` or need percent-encoding.
 fn validate(reports: &[ExperimentReport]) -> io::Result<()> {
-    let id_character = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
-    let file_character = |c: char| id_character(c) || c == '.';
     let mut names: Vec<&str> = Vec::with_capacity(reports.len());
     for report in reports {
         let name = report.name.as_str();
-        if name.is_empty() || !name.chars().all(id_character) {
+        if !is_id(name) {
             return Err(invalid(format!(
                 "experiment name {name:?} must be non-empty ASCII letters, digits, '-' or '_'"
             )));
@@ -145,8 +294,7 @@ fn validate(reports: &[ExperimentReport]) -> io::Result<()> {
         let mut files: Vec<&str> = Vec::with_capacity(report.figures.len());
         for figure in &report.figures {
             let file = figure.file.as_str();
-            let plain = file.chars().all(file_character) && !file.starts_with('.');
-            if !plain || !file.ends_with(".svg") || file.len() <= ".svg".len() {
+            if !is_figure_file(file) {
                 return Err(invalid(format!(
                     "figure file {file:?} of {name:?} must be a plain name ending in .svg"
                 )));
@@ -164,57 +312,50 @@ fn validate(reports: &[ExperimentReport]) -> io::Result<()> {
 
 // ---------------------------------------------------------------- Markdown
 
-/// Text on one line: Markdown tables and headings end at a newline.
-fn markdown_line(text: &str) -> String {
-    text.split(['\r', '\n'])
-        .filter(|part| !part.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// A table cell: one line, with pipes escaped so they do not split the cell.
-fn markdown_cell(text: &str) -> String {
-    markdown_line(text).replace('|', "\\|")
-}
-
+/// A table row of plain-text cells.
 fn markdown_row(out: &mut String, cells: impl IntoIterator<Item = String>) {
     out.push('|');
     for cell in cells {
-        let _ = write!(out, " {} |", markdown_cell(&cell));
+        let _ = write!(out, " {} |", markdown_text(&cell));
     }
     out.push('\n');
 }
 
-/// One experiment's body below its heading; figures are linked as `figure_prefix` + file.
-fn experiment_body(out: &mut String, report: &ExperimentReport, figure_prefix: &str) {
-    let _ = writeln!(out, "Source: {}\n", markdown_line(&report.source));
+/// One experiment as Markdown, its figures linked beside it. Its own text (the summary) is
+/// Markdown; every other field is plain text and escaped.
+fn experiment_markdown(report: &ExperimentReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", markdown_text(&report.title));
+    let _ = writeln!(out, "*Source: {}*\n", markdown_text(&report.source));
     let summary = report.summary.trim();
     if !summary.is_empty() {
         let _ = writeln!(out, "{summary}\n");
     }
     if !report.checks.is_empty() {
-        let _ = writeln!(out, "**Checks: {}.**\n", verdict(&report.checks));
+        let _ = writeln!(out, "## Checks: {}\n", verdict(&report.checks));
         markdown_row(
-            out,
+            &mut out,
             ["claim", "expected", "measured", "result"].map(String::from),
         );
         out.push_str("| --- | --- | --- | --- |\n");
         for check in &report.checks {
-            let result = if check.pass { "pass" } else { "**FAIL**" };
-            markdown_row(
-                out,
-                [
-                    check.claim.clone(),
-                    check.expected.clone(),
-                    check.measured.clone(),
-                    result.to_string(),
-                ],
-            );
+            out.push('|');
+            for cell in [&check.claim, &check.expected, &check.measured] {
+                let _ = write!(out, " {} |", markdown_text(cell));
+            }
+            out.push_str(if check.pass {
+                " pass |\n"
+            } else {
+                " **FAIL** |\n"
+            });
         }
         out.push('\n');
     }
+    if !report.tables.is_empty() {
+        out.push_str("## Results\n\n");
+    }
     for table in &report.tables {
-        let _ = writeln!(out, "**{}**\n", markdown_line(&table.caption));
+        let _ = writeln!(out, "**{}**\n", markdown_text(&table.caption));
         let columns = table
             .header
             .len()
@@ -225,194 +366,192 @@ fn experiment_body(out: &mut String, report: &ExperimentReport, figure_prefix: &
             cells.resize(columns, String::new());
             cells
         };
-        markdown_row(out, padded(&table.header));
+        markdown_row(&mut out, padded(&table.header));
         let _ = writeln!(out, "|{}", " --- |".repeat(columns));
         for row in &table.rows {
-            markdown_row(out, padded(row));
+            markdown_row(&mut out, padded(row));
         }
         out.push('\n');
     }
-    for figure in &report.figures {
-        let alt = markdown_line(&figure.caption)
-            .replace('[', "\\[")
-            .replace(']', "\\]");
-        let _ = writeln!(out, "![{alt}]({figure_prefix}{})\n", figure.file);
-        let _ = writeln!(out, "*{}*\n", markdown_line(&figure.caption));
+    if !report.figures.is_empty() {
+        out.push_str("## Figures\n\n");
     }
-}
-
-fn experiment_markdown(report: &ExperimentReport) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "# {}\n", markdown_line(&report.title));
-    experiment_body(&mut out, report, "");
+    for figure in &report.figures {
+        let caption = markdown_text(&figure.caption);
+        let _ = writeln!(out, "![{caption}]({})\n", figure.file);
+        let _ = writeln!(out, "*{caption}*\n");
+    }
     out
 }
 
-fn index_markdown(reports: &[ExperimentReport]) -> String {
+/// Where the index's links go: the Markdown pages beside it, or the HTML ones.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Links {
+    Markdown,
+    Html,
+}
+
+impl Links {
+    fn page(self, name: &str) -> String {
+        match self {
+            Links::Markdown => format!("{name}/report.md"),
+            Links::Html => format!("{name}/index.html"),
+        }
+    }
+}
+
+/// The index: the overall verdict (the HTML page shows it in its banner instead), then one
+/// row per experiment with its verdict, and under the table every failing claim.
+fn index_markdown(summaries: &[Summary], links: Links) -> String {
+    let passed: usize = summaries.iter().map(|s| s.passed).sum();
+    let total: usize = summaries.iter().map(|s| s.total).sum();
     let mut out = String::new();
     let _ = writeln!(out, "# {TITLE}\n");
-    let _ = writeln!(out, "**{}.**\n", verdict(all_checks(reports)));
-    if !reports.is_empty() {
-        markdown_row(
-            &mut out,
-            ["experiment", "source", "checks"].map(String::from),
-        );
-        out.push_str("| --- | --- | --- |\n");
-        for report in reports {
-            let link = format!(
-                "[{}]({}/report.md)",
-                markdown_line(&report.title)
-                    .replace('[', "\\[")
-                    .replace(']', "\\]"),
-                report.name
-            );
-            markdown_row(
-                &mut out,
-                [link, report.source.clone(), verdict(&report.checks)],
+    let verdict = match links {
+        Links::Markdown => format!("**{passed} of {total} checks pass** in "),
+        Links::Html => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "{verdict}{} experiments. Each one's page has its claims, measurements, tables and \
+         figures.\n",
+        summaries.len()
+    );
+    if !summaries.is_empty() {
+        out.push_str("| experiment | source | checks |\n| --- | --- | --- |\n");
+        for summary in summaries {
+            let checks = if summary.passed == summary.total {
+                summary.verdict()
+            } else {
+                format!("**{}**", summary.verdict())
+            };
+            let _ = writeln!(
+                out,
+                "| [{}]({}) | {} | {checks} |",
+                markdown_text(&summary.title),
+                links.page(&summary.name),
+                markdown_text(&summary.source),
             );
         }
         out.push('\n');
     }
-    for report in reports {
-        let _ = writeln!(out, "## {}\n", markdown_line(&report.title));
-        experiment_body(&mut out, report, &format!("{}/", report.name));
+    let failing: Vec<&Summary> = summaries.iter().filter(|s| !s.failing.is_empty()).collect();
+    if !failing.is_empty() {
+        out.push_str("## Failing checks\n\n");
+        for summary in failing {
+            for claim in &summary.failing {
+                let _ = writeln!(
+                    out,
+                    "- [{}]({}): {}",
+                    markdown_text(&summary.name),
+                    links.page(&summary.name),
+                    markdown_text(claim)
+                );
+            }
+        }
+        out.push('\n');
     }
     out
 }
 
 // ---------------------------------------------------------------- HTML
 
-/// Page style: readable widths, visible pass and fail, figures that fit the column.
+/// Page style: readable widths, visible pass and fail, figures that fit the column, wide
+/// tables that scroll rather than overflow.
 const STYLE: &str = "\
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:72rem;margin:2rem auto;\
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:68rem;margin:1.5rem auto;\
 padding:0 1rem;color:#1d1d1d;line-height:1.5}\
-h1{margin-bottom:.25rem}h2{border-bottom:1px solid #ddd;padding-bottom:.25rem;margin-top:2.5rem}\
-.verdict{font-size:1.2rem;font-weight:bold;padding:.5rem .75rem;border-radius:4px;display:inline-block}\
+nav.top{font-size:.95rem;margin-bottom:.5rem}\
+h1{margin:.25rem 0 .5rem;line-height:1.2;font-size:1.75rem}\
+h2{border-bottom:1px solid #ddd;padding-bottom:.25rem;margin-top:2rem}\
+.verdict{font-size:1.1rem;font-weight:bold;padding:.4rem .75rem;border-radius:4px;display:inline-block}\
 .verdict.pass{background:#e3f4e1;color:#1e6b1a}.verdict.fail{background:#fbe4e4;color:#9b1c1c}\
-.source{color:#555;font-style:italic}\
-table{border-collapse:collapse;margin:1rem 0;font-size:.95rem}\
-caption{text-align:left;font-weight:bold;padding-bottom:.25rem}\
-th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:left;vertical-align:top}\
-th{background:#f3f3f3}tr.pass td.result{color:#1e6b1a;font-weight:bold}\
-tr.fail td.result{color:#9b1c1c;font-weight:bold}tr.fail{background:#fdf1f1}\
-figure{margin:1.5rem 0}figure img{max-width:100%;height:auto;border:1px solid #e4e4e4}\
-figcaption{color:#444;font-size:.95rem}";
+table{border-collapse:collapse;margin:.5rem 0 1.25rem;font-size:.9rem;display:block;overflow-x:auto}\
+th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}\
+th{background:#f3f3f3}td strong{color:#9b1c1c}tbody tr:nth-child(even){background:#fafafa}\
+code{background:#f2f2f2;padding:0 .2em;border-radius:3px;font-size:.9em}\
+p img{max-width:100%;height:auto;border:1px solid #e4e4e4}\
+p em{color:#444}\
+.index td:last-child{white-space:nowrap}\
+.gallery{display:grid;grid-template-columns:repeat(auto-fill,minmax(20rem,1fr));gap:1rem;margin:1rem 0}\
+.gallery a{display:block;border:1px solid #ddd;border-radius:4px;padding:.5rem;color:inherit;\
+text-decoration:none;font-size:.85rem}\
+.gallery a:hover{border-color:#4e79a7}.gallery img{width:100%;height:auto;display:block}";
 
 /// `class` of a verdict: `pass` only when every check passes.
-fn verdict_class<'a>(checks: impl IntoIterator<Item = &'a Check>) -> &'static str {
-    if checks.into_iter().all(|check| check.pass) {
+fn verdict_class(passed: usize, total: usize) -> &'static str {
+    if passed == total {
         "pass"
     } else {
         "fail"
     }
 }
 
-fn html_row(out: &mut String, cell: &str, cells: &[String]) {
-    out.push_str("<tr>");
-    for text in cells {
-        let _ = write!(out, "<{cell}>{}</{cell}>", escape(text));
-    }
-    out.push_str("</tr>\n");
+/// A whole page: `top`, then `body` with `banner` just under its first heading. Written as
+/// well-formed XML too (closed empty elements), so tools can parse it.
+fn page(title: &str, top: &str, banner: &str, body: &str) -> String {
+    let body = match body.find("</h1>\n") {
+        Some(end) => {
+            let (heading, rest) = body.split_at(end + "</h1>\n".len());
+            format!("{heading}{banner}{rest}")
+        }
+        None => format!("{banner}{body}"),
+    };
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{top}{body}</body>\n</html>\n",
+        escape(title)
+    )
 }
 
-fn experiment_html(out: &mut String, report: &ExperimentReport) {
-    let _ = writeln!(out, "<section id=\"{}\">", escape(&report.name));
-    let _ = writeln!(out, "<h2>{}</h2>", escape(&report.title));
-    let _ = writeln!(
-        out,
-        "<p class=\"source\">Source: {}</p>",
-        escape(&report.source)
+/// One experiment's page: a link back to the index and its verdict above its Markdown,
+/// rendered.
+fn experiment_page(report: &ExperimentReport, markdown: &str) -> String {
+    let passed = report.checks.iter().filter(|check| check.pass).count();
+    let total = report.checks.len();
+    let top = format!("<nav class=\"top\"><a href=\"../index.html\">&#8592; {TITLE}</a></nav>\n");
+    let banner = format!(
+        "<p class=\"verdict {}\">{}</p>\n",
+        verdict_class(passed, total),
+        verdict(&report.checks)
     );
-    for paragraph in report.summary.split("\n\n").map(str::trim) {
-        if !paragraph.is_empty() {
-            let _ = writeln!(out, "<p>{}</p>", escape(paragraph));
-        }
-    }
-    if !report.checks.is_empty() {
-        let _ = writeln!(
-            out,
-            "<table class=\"checks\">\n<caption>Checks: {}</caption>",
-            verdict(&report.checks)
-        );
-        out.push_str(
-            "<thead><tr><th>claim</th><th>expected</th><th>measured</th><th>result</th></tr></thead>\n<tbody>\n",
-        );
-        for check in &report.checks {
-            let (class, result) = if check.pass {
-                ("pass", "pass")
-            } else {
-                ("fail", "FAIL")
-            };
-            let _ = writeln!(
-                out,
-                "<tr class=\"{class}\"><td>{}</td><td>{}</td><td>{}</td><td class=\"result\">{result}</td></tr>",
-                escape(&check.claim),
-                escape(&check.expected),
-                escape(&check.measured),
-            );
-        }
-        out.push_str("</tbody>\n</table>\n");
-    }
-    for table in &report.tables {
-        let _ = writeln!(
-            out,
-            "<table>\n<caption>{}</caption>",
-            escape(&table.caption)
-        );
-        out.push_str("<thead>");
-        html_row(out, "th", &table.header);
-        out.push_str("</thead>\n<tbody>\n");
-        for row in &table.rows {
-            html_row(out, "td", row);
-        }
-        out.push_str("</tbody>\n</table>\n");
-    }
-    for figure in &report.figures {
-        let _ = writeln!(
-            out,
-            "<figure><img src=\"{}/{}\" alt=\"{}\"/><figcaption>{}</figcaption></figure>",
-            escape(&report.name),
-            escape(&figure.file),
-            escape(&figure.caption),
-            escape(&figure.caption),
-        );
-    }
-    out.push_str("</section>\n");
+    page(
+        &format!("{} - {TITLE}", report.title),
+        &top,
+        &banner,
+        &markdown_to_html(markdown),
+    )
 }
 
-/// The page; written as well-formed XML too (closed empty elements), so tools can parse it.
-fn index_html(reports: &[ExperimentReport]) -> String {
-    let mut out = String::new();
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n");
-    let _ = writeln!(
-        out,
-        "<title>{TITLE}</title>\n<style>{STYLE}</style>\n</head>\n<body>"
+/// The index page: the index's Markdown rendered, then each experiment's first figure, small,
+/// linking to its page.
+fn index_page(summaries: &[Summary]) -> String {
+    let passed: usize = summaries.iter().map(|s| s.passed).sum();
+    let total: usize = summaries.iter().map(|s| s.total).sum();
+    let banner = format!(
+        "<p class=\"verdict {}\">{passed} of {total} checks pass</p>\n",
+        verdict_class(passed, total)
     );
-    let _ = writeln!(out, "<h1>{TITLE}</h1>");
-    let _ = writeln!(
-        out,
-        "<p class=\"verdict {}\">{}</p>",
-        verdict_class(all_checks(reports)),
-        verdict(all_checks(reports))
-    );
-    if !reports.is_empty() {
-        out.push_str("<nav>\n<ul>\n");
-        for report in reports {
+    let mut body = String::from("<div class=\"index\">\n");
+    body.push_str(&markdown_to_html(&index_markdown(summaries, Links::Html)));
+    let with_figures: Vec<&Summary> = summaries.iter().filter(|s| s.figure.is_some()).collect();
+    if !with_figures.is_empty() {
+        body.push_str("<h2>Figures</h2>\n<div class=\"gallery\">\n");
+        for summary in with_figures {
+            let figure = summary.figure.as_deref().unwrap_or_default();
             let _ = writeln!(
-                out,
-                "<li><a href=\"#{}\">{}</a>: {}</li>",
-                escape(&report.name),
-                escape(&report.title),
-                verdict(&report.checks)
+                body,
+                "<a href=\"{0}/index.html\"><img src=\"{0}/{1}\" alt=\"{2}\" loading=\"lazy\"/>{2}</a>",
+                escape(&summary.name),
+                escape(figure),
+                escape(&summary.title),
             );
         }
-        out.push_str("</ul>\n</nav>\n");
+        body.push_str("</div>\n");
     }
-    for report in reports {
-        experiment_html(&mut out, report);
-    }
-    out.push_str("</body>\n</html>\n");
-    out
+    body.push_str("</div>\n");
+    page(TITLE, "", &banner, &body)
 }
 
 #[cfg(test)]
@@ -466,17 +605,33 @@ mod tests {
         std::fs::read_to_string(path).expect("written")
     }
 
+    fn names() -> [&'static str; 2] {
+        ["spr-overhead", "cbs_isolation"]
+    }
+
+    fn parse_html(html: &str) -> roxmltree::Document<'_> {
+        let options = roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..roxmltree::ParsingOptions::default()
+        };
+        roxmltree::Document::parse_with_options(html, options).expect("well-formed")
+    }
+
     #[test]
     fn writes_every_file_and_returns_the_paths() {
         let temporary = tempfile::tempdir().unwrap();
         let dir = temporary.path().join("out");
-        let written = write_report(&dir, &sample()).unwrap();
+        let written = write_report(&dir, &sample(), &names()).unwrap();
         assert_eq!(
             written,
             [
                 dir.join("spr-overhead/fp-gantt.svg"),
                 dir.join("spr-overhead/report.md"),
+                dir.join("spr-overhead/index.html"),
+                dir.join("spr-overhead/summary.json"),
                 dir.join("cbs_isolation/report.md"),
+                dir.join("cbs_isolation/index.html"),
+                dir.join("cbs_isolation/summary.json"),
                 dir.join("index.md"),
                 dir.join("index.html"),
             ]
@@ -491,91 +646,158 @@ mod tests {
     #[test]
     fn verdict_counts_passing_checks() {
         let reports = sample();
-        assert_eq!(verdict(all_checks(&reports)), "2 of 3 checks pass");
+        assert_eq!(verdict(&reports[0].checks), "1 of 2 checks pass");
         assert_eq!(verdict(&reports[1].checks), "1 of 1 checks pass");
         assert_eq!(verdict(&[]), "0 of 0 checks pass");
+        let summary = Summary::of(&reports[0]);
+        assert_eq!((summary.passed, summary.total), (1, 2));
+        assert_eq!(summary.failing, ["response | bound"]);
+        assert_eq!(summary.figure.as_deref(), Some("fp-gantt.svg"));
     }
 
     #[test]
-    fn markdown_index_has_verdict_checks_tables_and_figures() {
+    fn markdown_index_lists_every_experiment_with_its_verdict() {
         let temporary = tempfile::tempdir().unwrap();
-        write_report(temporary.path(), &sample()).unwrap();
+        write_report(temporary.path(), &sample(), &names()).unwrap();
         let index = read(&temporary.path().join("index.md"));
-        assert!(index.starts_with("# Bulwark reproduction report\n\n**2 of 3 checks pass.**\n"));
+        assert!(index.starts_with("# Bulwark reproduction report\n\n**2 of 3 checks pass** in 2"));
+        // The title's angle brackets and ampersand are escaped, so they stay text.
         assert!(index.contains(
-            "| [SPR <overhead> & bounds](spr-overhead/report.md) | Paper A, Figure 3 | 1 of 2 checks pass |\n"
+            "| [SPR \\<overhead\\> \\& bounds](spr-overhead/report.md) | Paper A, Figure 3 | **1 of 2 checks pass** |\n"
+        ), "{index}");
+        assert!(index.contains(
+            "| [CBS isolation](cbs_isolation/report.md) | Textbook | 1 of 1 checks pass |\n"
         ));
-        assert!(index.contains("| at most 2 reservations per invocation | <= 2 | 2 | pass |\n"));
-        assert!(index.contains("| response \\| bound | 3ms | 4ms | **FAIL** |\n"));
-        // The short row is padded to the header's two columns.
-        assert!(index.contains("| task | misses |\n| --- | --- |\n| ctl | 0 |\n| log |  |\n"));
-        assert!(index.contains("![Fixed priority \\[1 core\\]](spr-overhead/fp-gantt.svg)"));
-        assert!(index.contains("## CBS isolation\n"));
-        assert!(index.find("## SPR").unwrap() < index.find("## CBS").unwrap());
+        assert!(index.find("spr-overhead/").unwrap() < index.find("cbs_isolation/").unwrap());
+        assert!(index.contains(
+            "## Failing checks\n\n- [spr-overhead](spr-overhead/report.md): response \\| bound\n"
+        ));
     }
 
     #[test]
-    fn experiment_markdown_links_figures_beside_it() {
+    fn experiment_markdown_has_checks_tables_and_figures_beside_it() {
         let temporary = tempfile::tempdir().unwrap();
-        write_report(temporary.path(), &sample()).unwrap();
+        write_report(temporary.path(), &sample(), &names()).unwrap();
         let report = read(&temporary.path().join("spr-overhead/report.md"));
-        assert!(report.starts_with("# SPR <overhead> & bounds\n\nSource: Paper A, Figure 3\n"));
-        assert!(report.contains("**Checks: 1 of 2 checks pass.**\n"));
+        assert!(report.starts_with(
+            "# SPR \\<overhead\\> \\& bounds\n\n*Source: Paper A, Figure 3*\n\nFirst paragraph."
+        ), "{report}");
+        assert!(report.contains("## Checks: 1 of 2 checks pass\n"));
+        assert!(report.contains("| at most 2 reservations per invocation | \\<= 2 | 2 | pass |\n"));
+        assert!(report.contains("| response \\| bound | 3ms | 4ms | **FAIL** |\n"));
+        // The short row is padded to the header's two columns.
+        assert!(report.contains("| task | misses |\n| --- | --- |\n| ctl | 0 |\n| log |  |\n"));
         assert!(report.contains("![Fixed priority \\[1 core\\]](fp-gantt.svg)"));
         assert!(!report.contains("CBS isolation"));
     }
 
+    /// Each page is the Markdown rendered: elements, not markers; plain text escaped; the
+    /// summary's own Markdown (here raw HTML) passes as CommonMark says.
     #[test]
-    fn html_is_escaped_well_formed_and_complete() {
+    fn html_pages_are_rendered_well_formed_and_linked() {
         let temporary = tempfile::tempdir().unwrap();
-        write_report(temporary.path(), &sample()).unwrap();
-        let html = read(&temporary.path().join("index.html"));
-        assert!(html.contains("<p class=\"verdict fail\">2 of 3 checks pass</p>"));
-        assert!(html.contains("<h2>SPR &lt;overhead&gt; &amp; bounds</h2>"));
-        assert!(html.contains("<p>Second &lt;b&gt;paragraph&lt;/b&gt;.</p>"));
-        assert!(!html.contains("<b>"));
-        assert!(html.contains(
-            "<tr class=\"fail\"><td>response | bound</td><td>3ms</td><td>4ms</td><td class=\"result\">FAIL</td></tr>"
-        ));
-        assert!(html.contains("<td>&lt;= 2</td>"));
-
-        let options = roxmltree::ParsingOptions {
-            allow_dtd: true,
-            ..roxmltree::ParsingOptions::default()
-        };
-        let document =
-            roxmltree::Document::parse_with_options(&html, options).expect("well-formed");
-        let sections: Vec<_> = document
-            .descendants()
-            .filter(|node| node.has_tag_name("section"))
-            .map(|node| node.attribute("id").unwrap())
-            .collect();
-        assert_eq!(sections, ["spr-overhead", "cbs_isolation"]);
-        let check_rows = document
-            .descendants()
-            .filter(|node| node.has_tag_name("tr") && node.attribute("class").is_some())
-            .count();
-        assert_eq!(check_rows, 3);
+        write_report(temporary.path(), &sample(), &names()).unwrap();
+        let page = read(&temporary.path().join("spr-overhead/index.html"));
+        assert!(page.contains("<p class=\"verdict fail\">1 of 2 checks pass</p>"));
+        assert!(
+            page.contains("<h1>SPR &lt;overhead&gt; &amp; bounds</h1>"),
+            "{page}"
+        );
+        assert!(
+            page.contains(
+                "<td>response | bound</td><td>3ms</td><td>4ms</td><td><strong>FAIL</strong></td>"
+            ),
+            "{page}"
+        );
+        assert!(page.contains("<td>&lt;= 2</td>"));
+        assert!(page.contains("<a href=\"../index.html\">"));
+        for marker in ["**", "](", "| ---", "\n# "] {
+            assert!(!page.contains(marker), "{marker} in {page}");
+        }
+        let document = parse_html(&page);
         let image = document
             .descendants()
             .find(|node| node.has_tag_name("img"))
             .unwrap();
-        assert_eq!(image.attribute("src"), Some("spr-overhead/fp-gantt.svg"));
+        assert_eq!(image.attribute("src"), Some("fp-gantt.svg"));
         assert_eq!(image.attribute("alt"), Some("Fixed priority [1 core]"));
-        let caption = document
+
+        let index = read(&temporary.path().join("index.html"));
+        assert!(index.contains("<p class=\"verdict fail\">2 of 3 checks pass</p>"));
+        let document = parse_html(&index);
+        let links: Vec<&str> = document
             .descendants()
-            .find(|node| node.has_tag_name("figcaption"))
-            .unwrap();
-        assert_eq!(caption.text(), Some("Fixed priority [1 core]"));
+            .filter(|node| node.has_tag_name("a"))
+            .filter_map(|node| node.attribute("href"))
+            .collect();
+        for name in names() {
+            assert!(
+                links.contains(&format!("{name}/index.html").as_str()),
+                "{links:?}"
+            );
+        }
+        // The gallery shows the first figure of the experiments that have one.
+        let images: Vec<&str> = document
+            .descendants()
+            .filter(|node| node.has_tag_name("img"))
+            .filter_map(|node| node.attribute("src"))
+            .collect();
+        assert_eq!(images, ["spr-overhead/fp-gantt.svg"]);
+    }
+
+    /// Writing one experiment into a report that has others rebuilds the index from all of
+    /// them; writing one again replaces its own entry.
+    #[test]
+    fn a_second_run_keeps_the_first_in_the_index() {
+        let temporary = tempfile::tempdir().unwrap();
+        let mut reports = sample();
+        write_report(temporary.path(), &reports[1..], &names()).unwrap();
+        write_report(temporary.path(), &reports[..1], &names()).unwrap();
+        let index = read(&temporary.path().join("index.md"));
+        assert!(index.contains("(cbs_isolation/report.md)"), "{index}");
+        assert!(index.contains("(spr-overhead/report.md)"), "{index}");
+        // In `order`'s order, whichever ran last.
+        assert!(index.find("spr-overhead/").unwrap() < index.find("cbs_isolation/").unwrap());
+        reports[0].checks.retain(|check| check.pass);
+        write_report(temporary.path(), &reports[..1], &names()).unwrap();
+        let index = read(&temporary.path().join("index.md"));
+        assert!(index.contains("**2 of 2 checks pass**"), "{index}");
+        assert_eq!(index.matches("(spr-overhead/report.md)").count(), 1);
+        // Names not in `order` come last, by name; a folder without a summary is no
+        // experiment.
+        std::fs::create_dir(temporary.path().join("notes")).unwrap();
+        let summaries = read_summaries(temporary.path(), &["cbs_isolation"]).unwrap();
+        let listed: Vec<&str> = summaries.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(listed, ["cbs_isolation", "spr-overhead"]);
     }
 
     #[test]
-    fn all_passing_verdict_is_marked_pass() {
+    fn a_broken_summary_is_an_error_naming_its_file() {
         let temporary = tempfile::tempdir().unwrap();
-        let reports = &sample()[1..];
-        write_report(temporary.path(), reports).unwrap();
-        let html = read(&temporary.path().join("index.html"));
-        assert!(html.contains("<p class=\"verdict pass\">1 of 1 checks pass</p>"));
+        write_report(temporary.path(), &sample(), &names()).unwrap();
+        let path = temporary.path().join("cbs_isolation").join(SUMMARY_FILE);
+        std::fs::write(&path, "{\n  \"name\": 3\n}").unwrap();
+        let error = write_report(temporary.path(), &sample()[..1], &names()).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        let message = error.to_string();
+        assert!(
+            message.contains("summary.json: line 2, column"),
+            "{message}"
+        );
+        // A summary that names another directory could link anywhere: refused.
+        let moved = Summary::of(&sample()[0]);
+        std::fs::write(&path, serde_json::to_string(&moved).unwrap()).unwrap();
+        let error = read_summaries(temporary.path(), &[]).unwrap_err();
+        assert!(
+            error.to_string().contains("directory's own name"),
+            "{error}"
+        );
+        // So could a figure that is not a plain file name.
+        let mut outside = Summary::of(&sample()[1]);
+        outside.figure = Some("../../secret.svg".into());
+        std::fs::write(&path, serde_json::to_string(&outside).unwrap()).unwrap();
+        let error = read_summaries(temporary.path(), &[]).unwrap_err();
+        assert!(error.to_string().contains("plain file name"), "{error}");
     }
 
     #[test]
@@ -598,7 +820,7 @@ mod tests {
             let dir = temporary.path().join("out");
             let mut reports = sample();
             break_it(&mut reports);
-            let error = write_report(&dir, &reports).expect_err(&format!("case {index}"));
+            let error = write_report(&dir, &reports, &[]).expect_err(&format!("case {index}"));
             assert_eq!(error.kind(), io::ErrorKind::InvalidInput, "case {index}");
             assert!(!dir.exists(), "case {index} wrote something");
         }
@@ -607,8 +829,9 @@ mod tests {
     #[test]
     fn an_empty_report_still_has_an_index() {
         let temporary = tempfile::tempdir().unwrap();
-        let written = write_report(temporary.path(), &[]).unwrap();
+        let written = write_report(temporary.path(), &[], &[]).unwrap();
         assert_eq!(written.len(), 2);
-        assert!(read(&written[0]).contains("**0 of 0 checks pass.**"));
+        assert!(read(&written[0]).contains("**0 of 0 checks pass** in 0 experiments"));
+        assert!(read(&written[1]).contains("<p class=\"verdict pass\">0 of 0 checks pass</p>"));
     }
 }

@@ -87,9 +87,26 @@ fn a1_prints_both_policies_for_each_attacker_count() {
         .lines()
         .find(|l| l.starts_with("N "))
         .expect("a header");
-    for column in ["DS worst", "DS mean", "SPR-DS worst", "SPR-DS mean"] {
+    for column in [
+        "DS worst",
+        "DS mean",
+        "paper DS",
+        "SPR-DS worst",
+        "SPR-DS mean",
+        "paper SPR-DS",
+    ] {
         assert!(header.contains(column), "{header}");
     }
+    // The paper's values beside ours (section V-B names no value below 64 attackers).
+    let row = stdout.lines().find(|l| l.starts_with("16 ")).unwrap();
+    assert!(
+        row.contains("grows with N") && row.ends_with("constant"),
+        "{row}"
+    );
+    assert!(
+        stdout.contains("\npaper: SPR paper, section V-B"),
+        "{stdout}"
+    );
     let counts: Vec<&str> = stdout
         .lines()
         .skip_while(|l| !l.starts_with("N "))
@@ -149,7 +166,21 @@ fn a2_prints_both_policies_at_both_queue_sizes() {
             .map(str::trim)
             .filter(|c| !c.is_empty())
             .collect::<Vec<_>>(),
-        ["N", "SS S=16", "SS S=32", "SPR S=16", "SPR S=32"]
+        [
+            "N",
+            "SS S=16",
+            "SS S=32",
+            "paper SS",
+            "SPR S=16",
+            "SPR S=32",
+            "paper SPR"
+        ]
+    );
+    // The paper's values beside ours: its text gives SS's growth and SPR's flat line.
+    let row = stdout.lines().find(|l| l.starts_with("4 ")).unwrap();
+    assert!(
+        row.contains("grows with N and S") && row.ends_with("flat"),
+        "{row}"
     );
 }
 

@@ -19,7 +19,7 @@ use bulwark_sim::{Options, Outcome};
 use bulwark_spec::{Behaviour, Scenario, Step};
 
 use super::{Experiment, LabError};
-use crate::plot::{line_plot, Series};
+use crate::plot::{line_plot_scaled, Scale, Series};
 use crate::report::{Check, ExperimentReport, Figure, Table};
 use crate::scenarios::built_in;
 
@@ -238,12 +238,15 @@ fn report(points: &[Point], reference: Duration) -> ExperimentReport {
             Series::new(name(v), points)
         })
         .collect();
-    let svg = line_plot(
+    // Log-log: n spans three decades; the baseline's latency grows in proportion to n, a
+    // line of slope one, while the group's stays flat.
+    let svg = line_plot_scaled(
         "Start latency of the next function after killing a rogue one (cf. paper Fig. 1)",
-        "semaphores the rogue function asked for",
-        "next function's start latency (ms)",
+        "semaphores the rogue function asked for (log scale)",
+        "next function's start latency (ms, log scale)",
         &series,
-        true,
+        Scale::Log,
+        Scale::Log,
     );
     let at = |v: Variant, n: u64| {
         points
@@ -290,8 +293,8 @@ fn report(points: &[Point], reference: Duration) -> ExperimentReport {
         }],
         figures: vec![Figure {
             file: "start-latency.svg".into(),
-            caption: "The next function's start latency grows with the rogue's objects \
-                      without a group and stays flat with one"
+            caption: "The next function's start latency vs. the rogue's semaphores, both \
+                      axes logarithmic: it grows with n without a group and stays flat with one"
                 .into(),
             svg,
         }],

@@ -459,27 +459,49 @@ pub fn figures(results: &[PhaseResult]) -> Vec<Figure> {
         .map(|&protocol| {
             let bound = bound(results, protocol);
             let last = results.iter().map(|r| r.phase).max().unwrap_or(0);
-            let series: Vec<Series> = (1..=last)
+            // Within its phase, the k-th of a phase's n points is drawn at (k + 1) / (n + 1),
+            // so no point sits on a boundary line, under the phase's label.
+            let spread = |phase: usize, k: usize, n: usize| {
+                (phase - 1) as f64 + (k + 1) as f64 / (n + 1) as f64
+            };
+            let mut series: Vec<Series> = (1..=last)
                 .map(|phase| {
                     let points = results
                         .iter()
                         .filter(|r| r.protocol == protocol && r.phase == phase)
                         .flat_map(|r| {
-                            // A request still waiting at the end is drawn at the phase's end
-                            // with its lower bound: starvation shows as a point far above.
-                            let n = (r.delays.len() + 1) as f64;
+                            let n = r.delays.len() + usize::from(r.unfinished.is_some());
                             r.delays
                                 .iter()
-                                .chain(&r.unfinished)
                                 .enumerate()
-                                .map(move |(k, d)| {
-                                    ((phase - 1) as f64 + k as f64 / n, d.as_nanos() as f64 / 1e6)
-                                })
+                                .map(move |(k, d)| (spread(phase, k, n), d.as_nanos() as f64 / 1e6))
                         })
                         .collect();
                     Series::new(format!("phase {phase}"), points)
                 })
                 .collect();
+            // A request still waiting at the end of its phase is drawn with its delay so far,
+            // a lower bound: starvation shows as a point far above, in a series of its own so
+            // that the legend names it.
+            let unfinished: Vec<(f64, f64)> = results
+                .iter()
+                .filter(|r| r.protocol == protocol)
+                .flat_map(|r| {
+                    let n = r.delays.len() + usize::from(r.unfinished.is_some());
+                    r.unfinished.iter().map(move |d| {
+                        (
+                            spread(r.phase, r.delays.len(), n),
+                            d.as_nanos() as f64 / 1e6,
+                        )
+                    })
+                })
+                .collect();
+            if !unfinished.is_empty() {
+                series.push(
+                    Series::new("still waiting at phase end (delay so far)", unfinished)
+                        .emphasised(),
+                );
+            }
             let boundaries: Vec<(f64, String)> = (1..last)
                 .map(|p| (p as f64, format!("{}", p + 1)))
                 .collect();
@@ -487,8 +509,9 @@ pub fn figures(results: &[PhaseResult]) -> Vec<Figure> {
                 file: format!("{}.svg", protocol_name(protocol).to_lowercase()),
                 caption: format!(
                     "Delay of T1 invoking the key server under {}, one point per job, phases \
-                     side by side (log scale), against the predicted bound ({} ms); a request \
-                     still waiting when its phase ends is drawn with its delay so far",
+                     side by side, y axis logarithmic, against the predicted bound ({} ms); a \
+                     request still waiting when its phase ends is drawn with its delay so far \
+                     and named in the legend",
                     protocol_name(protocol),
                     millis(bound)
                 ),

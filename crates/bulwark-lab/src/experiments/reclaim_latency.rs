@@ -32,7 +32,7 @@ use bulwark_core::reclaim::{
 };
 
 use super::{Experiment, LabError};
-use crate::plot::{line_plot, Series};
+use crate::plot::{line_plot_scaled, Scale, Series};
 use crate::report::{Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -643,46 +643,47 @@ pub fn checks(points: &[TerminationPoint], creation: &[CreationPoint]) -> Vec<Ch
     checks
 }
 
-/// The log-log plot of termination latency against n (Fig. 8): the y axis shows log10 of the
-/// time in ns, since [`line_plot`]'s y axis is linear.
+/// The log-log plot of termination latency against n (Fig. 8), in microseconds on real
+/// logarithmic axes.
 pub fn figure(points: &[TerminationPoint]) -> String {
-    let log = |ns: f64| ns.max(1.0).log10();
+    let micros = |ns: f64| ns / 1e3;
     let series = vec![
         Series::new(
             "baseline, one by one (this code)",
             points
                 .iter()
-                .map(|p| (p.n as f64, log(p.baseline_ns)))
+                .map(|p| (p.n as f64, micros(p.baseline_ns)))
                 .collect(),
         ),
         Series::new(
             "reclamation group (this code)",
             points
                 .iter()
-                .map(|p| (p.n as f64, log(p.grouped_ns)))
+                .map(|p| (p.n as f64, micros(p.grouped_ns)))
                 .collect(),
         ),
         Series::new(
             "M3 baseline (paper, gem5)",
             PAPER_TERMINATION
                 .iter()
-                .map(|&(n, b, _)| (n as f64, log(b)))
+                .map(|&(n, b, _)| (n as f64, micros(b)))
                 .collect(),
         ),
         Series::new(
             "M3 reclamation group (paper, gem5)",
             PAPER_TERMINATION
                 .iter()
-                .map(|&(n, _, g)| (n as f64, log(g)))
+                .map(|&(n, _, g)| (n as f64, micros(g)))
                 .collect(),
         ),
     ];
-    line_plot(
+    line_plot_scaled(
         "Process termination latency vs. semaphores (cf. Reusch Fig. 8)",
-        "semaphores held by the terminated process",
-        "log10 of the median latency in ns (3 = 1 us, 6 = 1 ms)",
+        "semaphores held by the terminated process (log scale)",
+        "median termination latency (us, log scale)",
         &series,
-        true,
+        Scale::Log,
+        Scale::Log,
     )
 }
 
@@ -829,9 +830,9 @@ pub fn report(
         ],
         figures: vec![Figure {
             file: "termination-latency.svg".into(),
-            caption: "Termination latency vs. semaphores held, log-log: the baseline grows \
-                      with n, the reclamation group stays near flat (cf. the paper's Fig. 8, \
-                      whose M3 points are drawn too)"
+            caption: "Termination latency vs. semaphores held, both axes logarithmic: the \
+                      baseline grows with n, the reclamation group stays near flat (cf. the \
+                      paper's Fig. 8, whose M3 points are drawn too)"
                 .into(),
             svg: figure(points),
         }],

@@ -41,7 +41,7 @@ use bulwark_core::{Duration, Instant, Policy, TaskId, Work};
 use super::reclaim_latency::show_ns;
 use super::vbs_strategies::Rng;
 use super::{Experiment, LabError};
-use crate::plot::{line_plot, Series};
+use crate::plot::{line_plot_scaled, Scale, Series};
 use crate::report::{Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -876,16 +876,17 @@ fn series_of(points: &[Point]) -> Vec<(String, Vec<&Point>)> {
 fn plot_of(points: &[Point], title: &str, y: &str, value: fn(&Point) -> f64) -> String {
     let series: Vec<Series> = series_of(points)
         .into_iter()
-        .map(|(label, of)| {
-            Series::new(
-                label,
-                of.iter()
-                    .map(|p| (p.n as f64, value(p).max(1.0).log10()))
-                    .collect(),
-            )
-        })
+        .map(|(label, of)| Series::new(label, of.iter().map(|p| (p.n as f64, value(p))).collect()))
         .collect();
-    line_plot(title, "processes", y, &series, true)
+    // Times span decades: real log axes, not log10 values on a linear one.
+    line_plot_scaled(
+        title,
+        "processes (log scale)",
+        y,
+        &series,
+        Scale::Log,
+        Scale::Log,
+    )
 }
 
 /// The report; `clock` is the clock's own cost, `seconds` the run time.
@@ -993,19 +994,19 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
     let mean_svg = plot_of(
         points,
         "Mean scheduler invocation time vs processes (cf. VBS Fig. 3(b))",
-        "log10 of the mean time in ns (2 = 100 ns, 3 = 1 us)",
+        "mean time (ns, log scale)",
         |p| p.mean_ns,
     );
     let max_svg = plot_of(
         points,
         "Maximum scheduler invocation time vs processes (cf. VBS Fig. 3(a))",
-        "log10 of the maximum in ns (per-invocation minimum over replays)",
+        "maximum (ns, log scale; per-invocation minimum over replays)",
         |p| p.max_ns,
     );
     let std_svg = plot_of(
         points,
         "Standard deviation of the invocation time vs processes (cf. VBS Fig. 3(c))",
-        "log10 of the standard deviation in ns",
+        "standard deviation (ns, log scale)",
         |p| p.std_ns,
     );
     let hist_series: Vec<Series> = at_top
@@ -1018,18 +1019,21 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
                     .enumerate()
                     .map(|(i, &u)| {
                         let upper = if u == u64::MAX { 200_000 } else { u };
-                        (upper as f64, (p.histogram[i] as f64 + 1.0).log10())
+                        // One more than the count, so that an empty bucket stays on the
+                        // log axis, at 1.
+                        (upper as f64, p.histogram[i] as f64 + 1.0)
                     })
                     .collect(),
             )
         })
         .collect();
-    let hist_svg = line_plot(
+    let hist_svg = line_plot_scaled(
         &format!("Invocation times at {top} processes (cf. VBS Fig. 4)"),
-        "upper end of the time bucket, ns",
-        "log10 of (1 + invocations in the bucket)",
+        "upper end of the time bucket, ns (log scale)",
+        "1 + invocations in the bucket (log scale)",
         &hist_series,
-        true,
+        Scale::Log,
+        Scale::Log,
     );
     let memory_series: Vec<Series> = [Plugin::List, Plugin::Array, Plugin::Matrix, Plugin::Tree]
         .iter()
@@ -1041,19 +1045,21 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
                     .filter_map(|&bits| {
                         Some((
                             f64::from(bits),
-                            (plugin.memory_for(HISTOGRAM_AT, bits)? as f64).log10(),
+                            plugin.memory_for(HISTOGRAM_AT, bits)? as f64,
                         ))
                     })
                     .collect(),
             )
         })
         .collect();
-    let memory_svg = line_plot(
+    // The x axis is already logarithmic in t: it counts the bits of the resolution.
+    let memory_svg = line_plot_scaled(
         &format!("Plugin memory for {HISTOGRAM_AT} processes vs time resolution (cf. Fig. 3(d))"),
         "log2 of the distinguishable instants t",
-        "log10 of the bytes (6 = 1 MB, 9 = 1 GB)",
+        "bytes (log scale)",
         &memory_series,
-        false,
+        Scale::Linear,
+        Scale::Log,
     );
 
     let describe = |plugin: &str, bits: u32| {
@@ -1245,12 +1251,16 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
             },
             Figure {
                 file: "histogram.svg".into(),
-                caption: format!("Invocation times at {top} processes (cf. Fig. 4)"),
+                caption: format!(
+                    "Invocation times at {top} processes, both axes logarithmic (cf. Fig. 4)"
+                ),
                 svg: hist_svg,
             },
             Figure {
                 file: "memory.svg".into(),
-                caption: "Plugin memory against the time resolution (cf. Fig. 3(d))".into(),
+                caption: "Plugin memory against the time resolution in bits, y axis \
+                          logarithmic (cf. Fig. 3(d))"
+                    .into(),
                 svg: memory_svg,
             },
         ],

@@ -138,7 +138,7 @@ fn a1_results(counts: &[u32], points: &[a1::Point]) -> Result<Results, String> {
         .iter()
         .map(|&n| {
             let mut row = vec![n.to_string()];
-            for policy in [PolicyKind::DeferrableServer, PolicyKind::SprDeferrable] {
+            for policy in a1::POLICIES {
                 match at(policy, n) {
                     Some(p) => {
                         row.push(time(p.worst_latency_ns));
@@ -146,17 +146,28 @@ fn a1_results(counts: &[u32], points: &[a1::Point]) -> Result<Results, String> {
                     }
                     None => row.extend(["-".to_owned(), "-".to_owned()]),
                 }
+                row.push(a1::paper_value(policy, n).to_owned());
             }
             row
         })
         .collect();
     let text = format!(
         "A1 Thundering Herd: the victim's wake-up latency with N attackers, under the naive \
-         deferrable server (DS) and SPR with the deferrable rule (SPR-DS)\n\n{}",
+         deferrable server (DS) and SPR with the deferrable rule (SPR-DS), beside the paper's\n\n\
+         {}\npaper: {}\n",
         table::render(
-            &["N", "DS worst", "DS mean", "SPR-DS worst", "SPR-DS mean"],
+            &[
+                "N",
+                "DS worst",
+                "DS mean",
+                "paper DS",
+                "SPR-DS worst",
+                "SPR-DS mean",
+                "paper SPR-DS",
+            ],
             &rows
-        )
+        ),
+        a1::PAPER_NOTE
     );
     Ok(Results {
         text,
@@ -182,14 +193,31 @@ fn a2_results(counts: &[u32], points: &[a2::Point]) -> Result<Results, String> {
                     p.policy == policy.name() && p.replenishments == s && p.attackers == n
                 });
                 row.push(point.map_or_else(|| "-".to_owned(), |p| time(p.interference_ns)));
+                // The paper's value, once per policy, after its last S.
+                if s == a2::QUEUE_SIZES[a2::QUEUE_SIZES.len() - 1] {
+                    row.push(a2::paper_value(policy, n).to_owned());
+                }
             }
             row
         })
         .collect();
     let text = format!(
         "A2 coordinated timer interference: the victim's interference with N attackers, under \
-         the naive sporadic server (SS) and SPR, with replenishment queues of S entries\n\n{}",
-        table::render(&["N", "SS S=16", "SS S=32", "SPR S=16", "SPR S=32"], &rows)
+         the naive sporadic server (SS) and SPR, with replenishment queues of S entries, beside \
+         the paper's\n\n{}\npaper: {}\n",
+        table::render(
+            &[
+                "N",
+                "SS S=16",
+                "SS S=32",
+                "paper SS",
+                "SPR S=16",
+                "SPR S=32",
+                "paper SPR"
+            ],
+            &rows
+        ),
+        a2::PAPER_NOTE
     );
     Ok(Results {
         text,

@@ -33,7 +33,10 @@ pub fn run(args: &ReproduceArgs) -> Result<ExitCode, String> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    write_report(&args.out, &reports).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    // The index lists every experiment in the folder, earlier runs' too, in `ALL`'s order.
+    let order: Vec<&str> = experiments::ALL.iter().map(|e| e.name).collect();
+    write_report(&args.out, &reports, &order)
+        .map_err(|e| format!("{}: {e}", args.out.display()))?;
     let mut all_pass = true;
     for r in &reports {
         outln!("{:<24} {}", r.name, verdict(&r.checks));
