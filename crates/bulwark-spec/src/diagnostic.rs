@@ -158,6 +158,11 @@ impl Source {
         }
     }
 
+    /// The file name given to [`Source::new`].
+    pub(crate) fn file(&self) -> &str {
+        &self.file
+    }
+
     /// An error at `span`, with its line and column worked out.
     pub(crate) fn error(
         &self,
@@ -200,6 +205,27 @@ impl Source {
                 Err(errors)
             }
         }
+    }
+
+    /// An error at `span` when `text`, the name of `what`, is longer than
+    /// [`crate::MAX_NAME_CHARS`]; the message gives its length, not the name itself.
+    pub(crate) fn long_name(
+        &self,
+        span: Range<usize>,
+        text: &str,
+        what: &str,
+    ) -> Option<SpecError> {
+        let chars = text.chars().count();
+        (chars > crate::MAX_NAME_CHARS).then(|| {
+            self.error(
+                span,
+                format!("{what} is {chars} characters long"),
+                format!(
+                    "allowed: names of at most {} characters",
+                    crate::MAX_NAME_CHARS
+                ),
+            )
+        })
     }
 
     /// An error about the whole file that points at no text (it could not be read).

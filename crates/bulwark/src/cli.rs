@@ -158,8 +158,9 @@ pub struct CaseStudyArgs {
     /// (`scenarios/mcipc/case-study.toml`); T1 is its first task.
     #[arg(long, value_name = "FILE")]
     pub file: Option<PathBuf>,
-    /// Simulated time per phase (default 10s: 100 jobs of T1; the paper ran 60s).
-    #[arg(long, value_parser = parse_time, default_value = "10s")]
+    /// Simulated time per phase, more than 0 (default 10s: 100 jobs of T1; the paper ran
+    /// 60s).
+    #[arg(long, value_parser = parse_positive_time, default_value = "10s")]
     pub phase_length: Duration,
     /// Write one scatter plot per protocol (log scale, like the paper's Fig. 2) into this
     /// directory.
@@ -196,8 +197,8 @@ pub struct SimulateArgs {
     /// The scenario file (TOML), or a component system (`.camkes`, or TOML with
     /// `[[component]]` tables) whose tasks and CPIs have bodies.
     pub file: PathBuf,
-    /// Simulated time to run (default: the scenario's `duration`).
-    #[arg(long, value_parser = parse_time)]
+    /// Simulated time to run, more than 0 (default: the scenario's `duration`).
+    #[arg(long, value_parser = parse_positive_time)]
     pub until: Option<Duration>,
     /// Seed for every random draw (default: the scenario's `seed`).
     #[arg(long)]
@@ -305,6 +306,14 @@ fn parse_attackers(text: &str) -> Result<u32, String> {
     }
 }
 
-fn parse_time(text: &str) -> Result<Duration, String> {
-    bulwark_spec::parse_duration(text)
+/// A run's length: a time with its unit, more than zero, as a file's `duration` must be.
+fn parse_positive_time(text: &str) -> Result<Duration, String> {
+    let time = bulwark_spec::parse_duration(text)?;
+    if time == Duration::ZERO {
+        return Err(format!(
+            "{text} is zero: a run must last longer than 0 (allowed: a positive time with its \
+             unit, like 10ms)"
+        ));
+    }
+    Ok(time)
 }

@@ -6,6 +6,16 @@ use std::io::IsTerminal;
 use bulwark_spec::Diagnostics;
 use miette::{GraphicalReportHandler, GraphicalTheme};
 
+/// Every warning in `warnings`, each line prefixed `warning: ` (plain) or rendered with a
+/// warning severity (terminal).
+pub fn render_warnings(warnings: &Diagnostics) -> String {
+    warnings
+        .errors()
+        .iter()
+        .map(|w| format!("warning: {}\n", w.plain()))
+        .collect()
+}
+
 /// Every error in `diagnostics`, ready for standard error.
 pub fn render(diagnostics: &Diagnostics) -> String {
     if !std::io::stderr().is_terminal() {

@@ -457,6 +457,10 @@ impl Checker<'_> {
             );
             return None;
         }
+        if let Some(error) = self.source.long_name(raw.span(), raw.get_ref(), what) {
+            self.errors.push(error);
+            return None;
+        }
         Some(raw.get_ref().clone())
     }
 

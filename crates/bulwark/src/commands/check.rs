@@ -25,14 +25,30 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
             }
             continue;
         }
-        if let Some(system) = super::components::load(path) {
+        if let Some(system) = super::components::load_located(path) {
             match system {
-                Ok(s) => outln!(
-                    "{}: ok (component system: {} components, {} connections)",
-                    path.display(),
-                    s.components.len(),
-                    s.connections.len()
-                ),
+                Ok(located) => {
+                    // The configuration analyzer's call loops are visible without running.
+                    let (errors, warnings) = super::components::call_loops(&located);
+                    if !warnings.is_empty() {
+                        eprint!(
+                            "{}",
+                            diagnostics::render_warnings(&located.diagnostics(warnings))
+                        );
+                    }
+                    if errors.is_empty() {
+                        let s = &located.system;
+                        outln!(
+                            "{}: ok (component system: {} components, {} connections)",
+                            path.display(),
+                            s.components.len(),
+                            s.connections.len()
+                        );
+                    } else {
+                        failed = true;
+                        eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
+                    }
+                }
                 Err(d) => {
                     failed = true;
                     eprint!("{}", diagnostics::render(&d));

@@ -26,11 +26,16 @@ pub fn run(args: &CaseStudyArgs) -> Result<ExitCode, String> {
                 return Ok(ExitCode::FAILURE);
             }
             None => {
+                // Unreadable or not UTF-8: the reader's diagnostic says why, located.
+                if let Err(d) = bulwark_spec::read_text(path, "a readable UTF-8 MC-IPC TOML file") {
+                    eprint!("{}", diagnostics::render(&d));
+                    return Ok(ExitCode::FAILURE);
+                }
                 return Err(format!(
                     "{}: not an MC-IPC system (no [[cluster]], [[server]] or [[reservation]] \
                      tables)",
                     path.display()
-                ))
+                ));
             }
         },
     };

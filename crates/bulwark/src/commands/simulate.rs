@@ -11,9 +11,18 @@ use crate::cli::SimulateArgs;
 use crate::{diagnostics, table};
 
 pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
-    if let Some(system) = super::components::load(&args.file) {
+    if let Some(system) = super::components::load_located(&args.file) {
         return match system {
-            Ok(system) => super::components::simulate(&system, args),
+            Ok(located) => {
+                // A call loop deadlocks the machine: say where, before running anything.
+                let (errors, _) = super::components::call_loops(&located);
+                if errors.is_empty() {
+                    super::components::simulate(&located.system, args)
+                } else {
+                    eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
+                    Ok(ExitCode::FAILURE)
+                }
+            }
             Err(d) => {
                 eprint!("{}", diagnostics::render(&d));
                 Ok(ExitCode::FAILURE)
