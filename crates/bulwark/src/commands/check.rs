@@ -72,8 +72,9 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
             }
         }
     }
+    // An invalid file is bad input, whatever else was valid.
     Ok(if failed {
-        ExitCode::FAILURE
+        crate::exit::bad_input()
     } else {
         ExitCode::SUCCESS
     })

@@ -20,12 +20,12 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
                     super::components::simulate(&located.system, args)
                 } else {
                     eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
-                    Ok(ExitCode::FAILURE)
+                    Ok(crate::exit::bad_input())
                 }
             }
             Err(d) => {
                 eprint!("{}", diagnostics::render(&d));
-                Ok(ExitCode::FAILURE)
+                Ok(crate::exit::bad_input())
             }
         };
     }
@@ -33,7 +33,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
         Ok(s) => s,
         Err(d) => {
             eprint!("{}", diagnostics::render(&d));
-            return Ok(ExitCode::FAILURE);
+            return Ok(crate::exit::bad_input());
         }
     };
     let options = Options {
