@@ -58,6 +58,17 @@ use diagnostic::Source;
 
 /// Reads a scenario from `source`, naming it `file_name` in diagnostics.
 pub fn parse(source: &str, file_name: &str) -> Result<Scenario, Diagnostics> {
+    parse_checked(source, file_name).map(|(scenario, _)| scenario)
+}
+
+/// [`parse`], with the warnings about the valid scenario, in file order: located like
+/// errors, for things almost surely not meant (a core's utilisation above 1, execution
+/// longer than the period, jitter above the minimum inter-arrival time, an offset after the
+/// run, a non-preemptive region longer than the budget).
+pub fn parse_checked(
+    source: &str,
+    file_name: &str,
+) -> Result<(Scenario, Vec<SpecError>), Diagnostics> {
     let located = Source::new(file_name, source);
     let raw: raw::RawScenario = toml::from_str(source)
         .map_err(|e| Diagnostics::new(file_name, vec![toml_error::located(&located, &e)]))?;
@@ -66,9 +77,14 @@ pub fn parse(source: &str, file_name: &str) -> Result<Scenario, Diagnostics> {
 
 /// Reads the scenario file at `path`; a file that cannot be read is one diagnostic naming it.
 pub fn load(path: &Path) -> Result<Scenario, Diagnostics> {
+    load_checked(path).map(|(scenario, _)| scenario)
+}
+
+/// [`load`], with the warnings of [`parse_checked`].
+pub fn load_checked(path: &Path) -> Result<(Scenario, Vec<SpecError>), Diagnostics> {
     let file_name = path.display().to_string();
     let text = read_text(path, "a readable UTF-8 TOML scenario file")?;
-    parse(&text, &file_name)
+    parse_checked(&text, &file_name)
 }
 
 /// The text of the file at `path`, for any of Bulwark's file kinds: one unlocated

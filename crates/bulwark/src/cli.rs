@@ -31,8 +31,14 @@ pub enum Command {
     /// Validate scenario files (and component or MC-IPC systems); print every error with its
     /// file, line and column.
     #[command(
-        after_help = "Exit status: 0 when every file is valid (warnings allowed), 2 when one
-cannot be read or is invalid (bad input), or on a usage error. check gives no verdict, so never 1.
+        after_help = "Warnings (`warning: file:line:column: ...`) flag valid files that are almost
+surely not meant: a core's utilisation above 1, execution longer than the period, jitter above
+the minimum inter-arrival time, an offset after the run, a non-preemptive region longer than the
+budget, a possible call loop. --deny-warnings makes them errors.
+
+Exit status: 0 when every file is valid (warnings allowed), 2 when one cannot be read or is
+invalid (bad input; with --deny-warnings, also when one has a warning), or on a usage error.
+check gives no verdict, so never 1.
 
 Examples:
   bulwark check scenarios/*.toml"
@@ -42,9 +48,12 @@ Examples:
     #[command(
         after_help = "Times carry a unit (ns, us, ms, s): 150us, 2ms, 1.5ms, 3s.
 
+Warnings about the file (as `check` prints them) come first; --deny-warnings stops on them.
+
 Exit status: 0 when the run completed (missed deadlines are reported, not a verdict), 2 when
-the file cannot be read or is invalid (a call loop included), an argument is wrong (--until 0ns)
-or an output file cannot be written. simulate gives no verdict, so never 1.
+the file cannot be read or is invalid (a call loop included; with --deny-warnings, a warning),
+an argument is wrong (--until 0ns) or an output file cannot be written. simulate gives no
+verdict, so never 1.
 
 Examples:
   bulwark simulate scenarios/kernel-costs.toml
@@ -88,7 +97,8 @@ criticality levels beside what the file provisions. Exit 1 when a budget is too 
 
 Exit status: 0 when everything is admitted (every reservation, every task; no call loop; every
 MC-IPC budget enough), 1 when something is not (the verdict no), 2 when the file cannot be read
-or is invalid, when the scenario's policy has no reservation servers, or on a usage error.
+or is invalid (with --deny-warnings, has a warning), when the scenario's policy has no
+reservation servers, or on a usage error.
 
 Examples:
   bulwark analyze scenarios/table-i.toml
@@ -208,6 +218,9 @@ pub struct CheckArgs {
     /// Scenario files (TOML).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Treat warnings as errors (exit 2).
+    #[arg(long)]
+    pub deny_warnings: bool,
 }
 
 #[derive(Args, Debug)]
@@ -233,6 +246,9 @@ pub struct SimulateArgs {
     /// For a component system: the protocol overheads of the cost model.
     #[arg(long, value_enum, default_value_t = ProtocolOverheads::None)]
     pub overheads: ProtocolOverheads,
+    /// Treat warnings as errors (exit 2) instead of running.
+    #[arg(long)]
+    pub deny_warnings: bool,
 }
 
 /// Protocol overheads for component systems.
@@ -260,6 +276,9 @@ pub struct AnalyzeArgs {
     /// analysis adds (Eqs. 1, 7 and 8).
     #[arg(long, value_enum, default_value_t = ProtocolOverheads::None)]
     pub overheads: ProtocolOverheads,
+    /// Treat warnings as errors (exit 2) instead of analysing.
+    #[arg(long)]
+    pub deny_warnings: bool,
 }
 
 #[derive(Args, Debug)]

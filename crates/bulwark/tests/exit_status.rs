@@ -102,3 +102,42 @@ fn every_subcommand_help_says_what_its_exit_status_means() {
         );
     }
 }
+
+/// A valid spr scenario with one warning: eta (2 ms) above the budget (1 ms).
+const ETA_ABOVE_BUDGET: &str = r#"name = "w"
+policy = "spr"
+duration = "10ms"
+
+[[task]]
+name = "t"
+priority = 1
+period = "5ms"
+execution = "1ms"
+reservation = { budget = "1ms", period = "5ms", non-preemptive = "2ms" }
+"#;
+
+#[test]
+fn warnings_are_shown_and_deny_warnings_makes_them_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w.toml");
+    std::fs::write(&file, ETA_ABOVE_BUDGET).unwrap();
+    let file = file.to_str().unwrap();
+    // Column 66: see the hostile file s_warn_eta_above_budget.toml for the count.
+    let warning = format!("warning: {file}:10:66: task `t`'s non-preemptive region 2ms");
+    for command in ["check", "simulate", "analyze"] {
+        let out = bulwark(&[command, file]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&warning), "{command}: {stderr}");
+        // A warning is not bad input: check and simulate succeed, analyze gives its verdict.
+        assert_ne!(out.status.code(), Some(2), "{command}: {stderr}");
+        let denied = bulwark(&[command, "--deny-warnings", file]);
+        assert_eq!(denied.status.code(), Some(2), "{command} --deny-warnings");
+        let stderr = String::from_utf8_lossy(&denied.stderr);
+        assert!(
+            stderr.contains(&format!("{file}:10:66: ")) && stderr.contains("denied"),
+            "{command}: {stderr}"
+        );
+        // Denied: nothing was simulated or analysed.
+        assert!(denied.stdout.is_empty(), "{command}");
+    }
+}

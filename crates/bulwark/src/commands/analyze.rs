@@ -40,8 +40,11 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
             }
         });
     }
-    let scenario = match bulwark_spec::load(&args.file) {
-        Ok(s) => s,
+    let scenario = match bulwark_spec::load_checked(&args.file) {
+        Ok((_, warnings)) if diagnostics::report_warnings(&warnings, args.deny_warnings) => {
+            return Ok(crate::exit::bad_input());
+        }
+        Ok((s, _)) => s,
         Err(d) => {
             eprint!("{}", diagnostics::render(&d));
             return Ok(crate::exit::bad_input());

@@ -30,13 +30,9 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
                 Ok(located) => {
                     // The configuration analyzer's call loops are visible without running.
                     let (errors, warnings) = super::components::call_loops(&located);
-                    if !warnings.is_empty() {
-                        eprint!(
-                            "{}",
-                            diagnostics::render_warnings(&located.diagnostics(warnings))
-                        );
-                    }
-                    if errors.is_empty() {
+                    let denied = diagnostics::report_warnings(&warnings, args.deny_warnings);
+                    failed |= denied;
+                    if errors.is_empty() && !denied {
                         let s = &located.system;
                         outln!(
                             "{}: ok (component system: {} components, {} connections)",
@@ -44,7 +40,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
                             s.components.len(),
                             s.connections.len()
                         );
-                    } else {
+                    } else if !errors.is_empty() {
                         failed = true;
                         eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
                     }
@@ -56,8 +52,11 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
             }
             continue;
         }
-        match bulwark_spec::load(path) {
-            Ok(s) => outln!(
+        match bulwark_spec::load_checked(path) {
+            Ok((_, warnings)) if diagnostics::report_warnings(&warnings, args.deny_warnings) => {
+                failed = true;
+            }
+            Ok((s, _)) => outln!(
                 "{}: ok ({} tasks on {} core{}, {}, {})",
                 path.display(),
                 s.tasks.len(),
