@@ -53,6 +53,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
             continue;
         }
         match bulwark_spec::load_checked(path) {
+            // The guard prints the warnings; it holds only when --deny-warnings denies them.
             Ok((_, warnings)) if diagnostics::report_warnings(&warnings, args.deny_warnings) => {
                 failed = true;
             }

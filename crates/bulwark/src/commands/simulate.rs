@@ -30,6 +30,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
         };
     }
     let scenario = match bulwark_spec::load_checked(&args.file) {
+        // The guard prints the warnings; it holds only when --deny-warnings stops the command.
         Ok((_, warnings)) if diagnostics::report_warnings(&warnings, args.deny_warnings) => {
             return Ok(crate::exit::bad_input());
         }
