@@ -10,9 +10,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Parser, Debug)]
 #[command(name = "bulwark", version, propagate_version = true)]
 #[command(
-    after_help = "Exit status, the same for every command: 0 yes (success), 1 the verdict
-no (not admitted, a check that failed), 2 bad input or usage (a file that cannot be read or is
-invalid, a wrong argument).
+    after_help = "Exit status, the same for every command: 0 yes (success),
+1 the verdict no (not admitted, a check that failed), 2 bad input or usage (a file that cannot
+be read or is invalid, a wrong argument).
 
 Examples:
   bulwark check scenarios/textbook-rm.toml
@@ -31,10 +31,10 @@ pub enum Command {
     /// Validate scenario files (and component or MC-IPC systems); print every error with its
     /// file, line and column.
     #[command(
-        after_help = "Warnings (`warning: file:line:column: ...`) flag valid files that are almost
-surely not meant: a core's utilisation above 1, execution longer than the period, jitter above
-the minimum inter-arrival time, an offset after the run, a non-preemptive region longer than the
-budget, a possible call loop. --deny-warnings makes them errors.
+        after_help = "Warnings (`warning: file:line:column: ...`) flag valid files that are
+almost surely not meant: a core's utilisation above 1, execution longer than the period,
+jitter above the minimum inter-arrival time, an offset after the run, a non-preemptive region
+longer than the budget, a possible call loop. --deny-warnings makes them errors.
 
 Exit status: 0 when every file is valid (warnings allowed), 2 when one cannot be read or is
 invalid (bad input; with --deny-warnings, also when one has a warning), or on a usage error.
