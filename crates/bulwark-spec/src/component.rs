@@ -24,6 +24,9 @@
 //! - a CPI is `Fixed { npcs: true }` exactly when it is fixed at priority 255.
 
 use std::fmt;
+use std::ops::Range;
+
+use crate::diagnostic::{Diagnostics, Source, SpecError};
 
 use bulwark_core::{Duration, Priority};
 
@@ -42,6 +45,50 @@ pub struct ComponentSystem {
     /// The RPC connections, in file order; a connection's index here is its
     /// [`ConnectionId`].
     pub connections: Vec<Connection>,
+}
+
+/// A valid component system with where its connections are declared in its file, so that a
+/// problem found after validation (a call loop the configuration analyzer finds) is reported
+/// at a line and column like any other.
+pub struct LocatedSystem {
+    /// The system.
+    pub system: ComponentSystem,
+    source: Source,
+    connection_spans: Vec<Range<usize>>,
+}
+
+impl LocatedSystem {
+    pub(crate) fn new(
+        system: ComponentSystem,
+        source: Source,
+        connection_spans: Vec<Range<usize>>,
+    ) -> LocatedSystem {
+        LocatedSystem {
+            system,
+            source,
+            connection_spans,
+        }
+    }
+
+    /// An error at the declaration of `connection` (the file's start if there is none).
+    pub fn connection_error(
+        &self,
+        connection: usize,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> SpecError {
+        let span = self
+            .connection_spans
+            .get(connection)
+            .cloned()
+            .unwrap_or(0..0);
+        self.source.error(span, message, help)
+    }
+
+    /// `errors`, as the diagnostics of this system's file.
+    pub fn diagnostics(&self, errors: Vec<SpecError>) -> Diagnostics {
+        Diagnostics::new(self.source.file(), errors)
+    }
 }
 
 /// One component instance.

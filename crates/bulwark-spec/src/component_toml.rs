@@ -43,7 +43,7 @@ use toml::Spanned;
 
 use crate::component::{
     assign_requestors, Component, ComponentKind, ComponentSystem, Connection, ConnectionId, Cpi,
-    CpiId, ProcedureStep, Protocol, Task, MAX_REQUESTOR, MAX_THREADS,
+    CpiId, LocatedSystem, ProcedureStep, Protocol, Task, MAX_REQUESTOR, MAX_THREADS,
 };
 use crate::diagnostic::{Diagnostics, Source, SpecError};
 use crate::raw::{RawQuantity, RawTime};
@@ -54,6 +54,11 @@ const STEP_HELP: &str = "allowed: { execute = \"1ms\" } or { request = \"compone
 
 /// Reads a component system from TOML `source`, naming it `file` in diagnostics.
 pub fn parse_components(source: &str, file: &str) -> Result<ComponentSystem, Diagnostics> {
+    parse_components_located(source, file).map(|located| located.system)
+}
+
+/// [`parse_components`], keeping where each connection is declared, for problems found later.
+pub fn parse_components_located(source: &str, file: &str) -> Result<LocatedSystem, Diagnostics> {
     let located = Source::new(file, source);
     let raw: RawSystem = toml::from_str(source)
         .map_err(|e| Diagnostics::new(file, vec![toml_error::located(&located, &e)]))?;
@@ -62,9 +67,13 @@ pub fn parse_components(source: &str, file: &str) -> Result<ComponentSystem, Dia
         errors: Vec::new(),
     };
     let system = checker.system(&raw);
-    located
-        .finish(system, checker.errors)
-        .map_err(|errors| Diagnostics::new(file, errors))
+    let errors = checker.errors;
+    let system = located
+        .finish(system, errors)
+        .map_err(|errors| Diagnostics::new(file, errors))?;
+    // A valid system has one connection per [[connection]] table, in file order.
+    let spans = raw.connection.iter().map(Spanned::span).collect();
+    Ok(LocatedSystem::new(system, located, spans))
 }
 
 #[derive(Debug, Deserialize)]
@@ -178,6 +187,10 @@ impl Checker<'_> {
             for task in &c.task {
                 let t = task.get_ref();
                 let name = t.name.get_ref().as_str();
+                if let Some(error) = self.source.long_name(t.name.span(), name, "a task name") {
+                    self.errors.push(error);
+                    all_valid = false;
+                }
                 match task_names.get(name) {
                     Some(line) => {
                         self.report(
@@ -286,6 +299,8 @@ impl Checker<'_> {
                 format!("{what} is empty"),
                 "allowed: a name with at least one visible character, like \"server\"",
             );
+        } else if let Some(error) = self.source.long_name(name.span(), text, what) {
+            self.errors.push(error);
         } else if text.contains('.') {
             self.report(
                 name.span(),

@@ -136,14 +136,31 @@ impl<'a> IntoIterator for &'a Diagnostics {
 pub(crate) struct Source {
     file: String,
     text: Arc<str>,
+    /// The byte offset where each line starts (the first is 0), built once so that locating
+    /// an offset is a binary search rather than a rescan of the text before it: validation
+    /// locates every task's name, and rescanning made it quadratic in the number of tasks.
+    line_starts: Vec<usize>,
+    /// Whether every byte is ASCII, so that a column is a byte difference and needs no count.
+    ascii: bool,
 }
 
 impl Source {
     pub(crate) fn new(file: &str, text: &str) -> Source {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        scanned::add(text.len());
         Source {
             file: file.to_owned(),
             text: Arc::from(text),
+            line_starts,
+            ascii: text.is_ascii(),
         }
+    }
+
+    /// The file name given to [`Source::new`].
+    pub(crate) fn file(&self) -> &str {
+        &self.file
     }
 
     /// An error at `span`, with its line and column worked out.
@@ -190,6 +207,27 @@ impl Source {
         }
     }
 
+    /// An error at `span` when `text`, the name of `what`, is longer than
+    /// [`crate::MAX_NAME_CHARS`]; the message gives its length, not the name itself.
+    pub(crate) fn long_name(
+        &self,
+        span: Range<usize>,
+        text: &str,
+        what: &str,
+    ) -> Option<SpecError> {
+        let chars = text.chars().count();
+        (chars > crate::MAX_NAME_CHARS).then(|| {
+            self.error(
+                span,
+                format!("{what} is {chars} characters long"),
+                format!(
+                    "allowed: names of at most {} characters",
+                    crate::MAX_NAME_CHARS
+                ),
+            )
+        })
+    }
+
     /// An error about the whole file that points at no text (it could not be read).
     pub(crate) fn unlocated(
         &self,
@@ -225,13 +263,50 @@ impl Source {
         self.line_and_column(self.char_boundary(offset)).0
     }
 
+    /// The 1-based line and character column of `offset`, which is on a character boundary.
     fn line_and_column(&self, offset: usize) -> (usize, usize) {
-        let before = self.text.get(..offset).unwrap_or("");
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let line = before.matches('\n').count() + 1;
-        let column = before.get(line_start..).unwrap_or("").chars().count() + 1;
-        (line, column)
+        // The last line start at or before `offset`; `line_starts[0] == 0`, so one exists.
+        let index = self
+            .line_starts
+            .partition_point(|&start| start <= offset)
+            .saturating_sub(1);
+        let line_start = self.line_starts.get(index).copied().unwrap_or(0);
+        let column = if self.ascii {
+            offset.saturating_sub(line_start)
+        } else {
+            let prefix = self.text.get(line_start..offset).unwrap_or("");
+            scanned::add(prefix.len());
+            prefix.chars().count()
+        };
+        (index + 1, column + 1)
     }
+}
+
+/// How many bytes of source text were scanned to locate offsets, counted in tests only so
+/// that a test can show that locating is linear in the file's size.
+#[cfg(test)]
+pub(crate) mod scanned {
+    use std::cell::Cell;
+
+    thread_local! {
+        static BYTES: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub(crate) fn add(bytes: usize) {
+        BYTES.with(|b| b.set(b.get() + bytes));
+    }
+
+    /// The bytes scanned on this thread since the last call, and a fresh start.
+    pub(crate) fn take() -> usize {
+        BYTES.with(|b| b.replace(0))
+    }
+}
+
+#[cfg(not(test))]
+mod scanned {
+    /// Counting is for tests; elsewhere it compiles to nothing.
+    #[inline(always)]
+    pub(crate) fn add(_bytes: usize) {}
 }
 
 /// Messages are shown after `file:line:column:`, so they must stay on one line.
@@ -260,6 +335,45 @@ mod tests {
         // `x` is after two two-byte characters: byte 15, character column 8.
         let x = "a = 1\nb = \"\u{b5}\u{b5}".len();
         assert_eq!(source.line_and_column(x), (2, 8));
+    }
+
+    #[test]
+    fn offsets_at_line_ends_and_past_the_last_newline() {
+        let source = Source::new("f.toml", "ab\n\nc\n");
+        assert_eq!(source.line_and_column(2), (1, 3)); // the newline ending line 1
+        assert_eq!(source.line_and_column(3), (2, 1)); // the empty line 2
+        assert_eq!(source.line_and_column(4), (3, 1));
+        assert_eq!(source.line_and_column(6), (4, 1)); // the end, after the last newline
+        assert_eq!(source.line(999), 4);
+    }
+
+    /// Validating n tasks locates every task's name. Rescanning the text before each name
+    /// costs about n^2 / 2 task lengths; the line index costs one pass over the text plus,
+    /// for non-ASCII text, the located lines. With 2,000 tasks the old way scans about 1,000
+    /// times the file, so a bound of 3 times the file fails it and passes the index.
+    #[test]
+    fn validation_scans_the_text_a_bounded_number_of_times() {
+        for accent in ["", "\u{e9}"] {
+            let mut text =
+                String::from("name = \"many\"\npolicy = \"fixed-priority\"\nduration = \"10ms\"\n");
+            for i in 0..2_000 {
+                text.push_str(&format!(
+                    "\n[[task]] # t{accent}\nname = \"t{i}{accent}\"\npriority = 1\n\
+                     period = \"{}ms\"\nexecution = \"1us\"\n",
+                    1_000 + i
+                ));
+            }
+            scanned::take();
+            let scenario = crate::parse(&text, "many.toml").expect("valid");
+            assert_eq!(scenario.tasks.len(), 2_000);
+            let bytes = scanned::take();
+            assert!(
+                bytes <= 3 * text.len(),
+                "scanned {bytes} bytes for a {}-byte file",
+                text.len()
+            );
+            assert!(bytes >= text.len(), "the index reads the file once");
+        }
     }
 
     #[test]

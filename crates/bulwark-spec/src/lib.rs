@@ -58,6 +58,17 @@ use diagnostic::Source;
 
 /// Reads a scenario from `source`, naming it `file_name` in diagnostics.
 pub fn parse(source: &str, file_name: &str) -> Result<Scenario, Diagnostics> {
+    parse_checked(source, file_name).map(|(scenario, _)| scenario)
+}
+
+/// [`parse`], with the warnings about the valid scenario, in file order: located like
+/// errors, for things almost surely not meant (a core's utilisation above 1, execution
+/// longer than the period, jitter above the minimum inter-arrival time, an offset after the
+/// run, a non-preemptive region longer than the budget).
+pub fn parse_checked(
+    source: &str,
+    file_name: &str,
+) -> Result<(Scenario, Vec<SpecError>), Diagnostics> {
     let located = Source::new(file_name, source);
     let raw: raw::RawScenario = toml::from_str(source)
         .map_err(|e| Diagnostics::new(file_name, vec![toml_error::located(&located, &e)]))?;
@@ -66,15 +77,60 @@ pub fn parse(source: &str, file_name: &str) -> Result<Scenario, Diagnostics> {
 
 /// Reads the scenario file at `path`; a file that cannot be read is one diagnostic naming it.
 pub fn load(path: &Path) -> Result<Scenario, Diagnostics> {
+    load_checked(path).map(|(scenario, _)| scenario)
+}
+
+/// [`load`], with the warnings of [`parse_checked`].
+pub fn load_checked(path: &Path) -> Result<(Scenario, Vec<SpecError>), Diagnostics> {
     let file_name = path.display().to_string();
-    match std::fs::read_to_string(path) {
-        Ok(text) => parse(&text, &file_name),
-        Err(e) => {
-            let error = Source::new(&file_name, "").unlocated(
-                format!("cannot read this file: {e}"),
-                "allowed: a readable UTF-8 TOML scenario file",
-            );
-            Err(Diagnostics::new(&file_name, vec![error]))
-        }
-    }
+    let text = read_text(path, "a readable UTF-8 TOML scenario file")?;
+    parse_checked(&text, &file_name)
+}
+
+/// The text of the file at `path`, for any of Bulwark's file kinds: one unlocated
+/// diagnostic when it cannot be read (`allowed` says what file was expected), one located at
+/// the first offending byte when it is not UTF-8.
+pub fn read_text(path: &Path, allowed: &str) -> Result<String, Diagnostics> {
+    let file_name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| {
+        let error = Source::new(&file_name, "").unlocated(
+            format!("cannot read this file: {e}"),
+            format!("allowed: {allowed}"),
+        );
+        Diagnostics::new(&file_name, vec![error])
+    })?;
+    text_of(bytes, &file_name)
+}
+
+/// `bytes` as text, or a diagnostic at the first byte that is not UTF-8 (its line and
+/// column are those of the text before it, which is valid).
+pub fn text_of(bytes: Vec<u8>, file_name: &str) -> Result<String, Diagnostics> {
+    String::from_utf8(bytes).map_err(|e| {
+        let utf8 = e.utf8_error();
+        let at = utf8.valid_up_to();
+        let bytes = e.as_bytes();
+        let message = match utf8.error_len() {
+            Some(len) => {
+                let shown: Vec<String> = bytes[at..at + len]
+                    .iter()
+                    .map(|b| format!("0x{b:02X}"))
+                    .collect();
+                format!(
+                    "the file is not UTF-8: byte {} is not valid UTF-8 here",
+                    shown.join(" ")
+                )
+            }
+            None => "the file is not UTF-8: it ends inside a multi-byte character".to_owned(),
+        };
+        // The lossy text keeps every byte before `at` where it was, so the span points at
+        // the replacement character standing for the bad byte.
+        let lossy = String::from_utf8_lossy(bytes);
+        let error = Source::new(file_name, &lossy).error(
+            at..at + char::REPLACEMENT_CHARACTER.len_utf8(),
+            message,
+            "allowed: UTF-8 text only; re-save the file as UTF-8, re-encoding any Latin-1 or \
+             Windows-1252 letter such as \u{e9}",
+        );
+        Diagnostics::new(file_name, vec![error])
+    })
 }

@@ -73,7 +73,7 @@
 //!
 //! [[phase.add]]                   # zero or more: `count` copies of a task on each cluster
 //! clusters = ["C1", "C2"]         # [[cluster]] names
-//! count = 4                       # 1 or more
+//! count = 4                       # 1 or more; a phase adds at most 10,000 tasks in all
 //! reservation = { budget = "10ms", period = "1000ms", priority = 0 } # a new one per copy
 //! task = { period = "1000ms", offset = "90ms", stagger = "20us", script = [
 //!   { compute = "100us" }, "sleep",
@@ -154,6 +154,11 @@ use crate::{toml_error, units};
 
 /// Most cores a cluster may have, as for a scenario.
 pub const MAX_CORES: u64 = 1024;
+
+/// Most tasks one phase may add, over all its `[[phase.add]]` tables (count times clusters):
+/// each copy is a task and possibly a reservation on the machine, so a million of them would
+/// take about a gigabyte before the phase ran; the paper's case study adds at most 80.
+pub const MAX_ADDED_TASKS: u64 = 10_000;
 
 const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
 const KIND_HELP: &str = "allowed: slots = [[\"0ms\", \"50ms\"]] for a table-driven reservation, \
@@ -1331,6 +1336,28 @@ impl Checker<'_> {
             .map(|a| self.addition(a.get_ref(), names, servers, reservations))
             .collect();
         let additions: Option<Vec<Addition>> = additions.into_iter().collect();
+        // The phase's total, reported at the addition that first takes it over the limit.
+        let mut added: u64 = 0;
+        for raw_addition in &raw.add {
+            let a = raw_addition.get_ref();
+            let copies = u64::try_from(*a.count.get_ref()).unwrap_or(0);
+            let clusters = a.clusters.get_ref().len() as u64;
+            let before = added;
+            added = added.saturating_add(copies.saturating_mul(clusters));
+            if before <= MAX_ADDED_TASKS && added > MAX_ADDED_TASKS {
+                self.report(
+                    a.count.span(),
+                    format!(
+                        "this phase adds {added} tasks, counting {copies} on each of \
+                         {clusters} clusters here"
+                    ),
+                    format!("allowed: at most {MAX_ADDED_TASKS} added tasks per phase"),
+                );
+            }
+        }
+        if added > MAX_ADDED_TASKS {
+            return None;
+        }
         Some(Phase {
             name: raw.name.get_ref().clone(),
             floods: floods?,
@@ -1497,6 +1524,11 @@ impl Checker<'_> {
                     format!("a {what} name is empty"),
                     "allowed: a name with at least one visible character, like \"C1\"",
                 );
+            } else if let Some(error) =
+                self.source
+                    .long_name(name.span(), text, &format!("a {what} name"))
+            {
+                self.errors.push(error);
             } else if let Some(line) = first_line.get(text) {
                 self.report(
                     name.span(),

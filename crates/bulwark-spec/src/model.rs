@@ -8,6 +8,10 @@ pub use bulwark_core::reclaim::ObjectKind;
 
 pub use bulwark_core::reservation::Reservation;
 
+/// The longest name (of a task, group, component, CPI, reservation, server, ...) in
+/// characters: names are printed in table columns and reports, so they stay readable.
+pub const MAX_NAME_CHARS: usize = 256;
+
 /// A whole scenario: the machine, its policy, its cost model and its tasks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scenario {

@@ -32,6 +32,10 @@ fn split(message: &str) -> (String, String) {
     let help = match message {
         "duplicate key" => "allowed: each key once per table",
         "string values must be quoted" => "allowed: strings in quotes, like \"2ms\"",
+        "floating-point number overflowed" => {
+            "allowed: numbers of at most about 1.8e308; times are \
+             written in quotes with a unit, like \"5ms\""
+        }
         "cannot recurse further; max recursion depth met" => {
             "allowed: arrays and tables nested less deeply"
         }

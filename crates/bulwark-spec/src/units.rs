@@ -165,25 +165,39 @@ fn split(text: &str) -> Option<Split<'_>> {
     })
 }
 
+/// Longest value, in characters, that a message repeats in full.
+const SHOWN_CHARS: usize = 100;
+
+/// `text` as a message shows it: cut after [`SHOWN_CHARS`] characters, so that a value of a
+/// million digits gives a readable one-line error rather than a megabyte of it.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        None => text.to_owned(),
+        Some((end, _)) => format!("{}... ({} characters)", &text[..end], text.chars().count()),
+    }
+}
+
 fn parse_quantity(raw: &str, table: &UnitTable) -> Result<u64, UnitError> {
-    let text = raw.trim();
+    let full = raw.trim();
+    let text = shown(full);
+    let text = text.as_str();
     let error = |message: String| UnitError {
         message,
         help: allowed(table),
     };
-    if text.is_empty() {
+    if full.is_empty() {
         return Err(error(format!(
             "an empty {} has no number and no unit",
             table.what
         )));
     }
-    if text.starts_with('-') {
+    if full.starts_with('-') {
         return Err(error(format!(
             "{} cannot be negative: {text}",
             table.what_plural
         )));
     }
-    let Some(parts) = split(text) else {
+    let Some(parts) = split(full) else {
         return Err(error(format!(
             "{text} is not a {}: it must start with a number",
             table.what
@@ -194,7 +208,7 @@ fn parse_quantity(raw: &str, table: &UnitTable) -> Result<u64, UnitError> {
     }
     let Some(&(_, scale)) = table.units.iter().find(|(name, _)| *name == parts.unit) else {
         return Err(UnitError {
-            message: format!("unknown unit `{}` in {text}", parts.unit),
+            message: format!("unknown unit `{}` in {text}", shown(parts.unit)),
             help: format!("allowed units: {}", table.listed),
         });
     };
@@ -319,6 +333,12 @@ mod tests {
         assert_eq!(
             message("600000000000s"),
             format!("600000000000s {too_long}")
+        );
+        // Past 100 characters a value is cut in the message, with its length.
+        let digits = format!("{}s", "9".repeat(100_000));
+        assert_eq!(
+            message(&digits),
+            format!("{}... (100001 characters) {too_long}", "9".repeat(100))
         );
         let huge = format!("{}s", "9".repeat(80));
         assert_eq!(message(&huge), format!("{huge} {too_long}"));

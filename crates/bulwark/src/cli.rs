@@ -9,12 +9,18 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// deterministic machine, check scenario files, and reproduce published results.
 #[derive(Parser, Debug)]
 #[command(name = "bulwark", version, propagate_version = true)]
-#[command(after_help = "Examples:
+#[command(
+    after_help = "Exit status, the same for every command: 0 yes (success),
+1 the verdict no (not admitted, a check that failed), 2 bad input or usage (a file that cannot
+be read or is invalid, a wrong argument).
+
+Examples:
   bulwark check scenarios/textbook-rm.toml
   bulwark simulate scenarios/textbook-edf.toml --svg edf.svg --trace edf.json
   bulwark analyze scenarios/table-i.toml
   bulwark attack a1 --attackers 1,16,256
-  bulwark reproduce")]
+  bulwark reproduce"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -24,14 +30,30 @@ pub struct Cli {
 pub enum Command {
     /// Validate scenario files (and component or MC-IPC systems); print every error with its
     /// file, line and column.
-    #[command(after_help = "Exit status: 0 when every file is valid, 1 otherwise.
+    #[command(
+        after_help = "Warnings (`warning: file:line:column: ...`) flag valid files that are
+almost surely not meant: a core's utilisation above 1, execution longer than the period,
+jitter above the minimum inter-arrival time, an offset after the run, a non-preemptive region
+longer than the budget, a possible call loop. --deny-warnings makes them errors.
+
+Exit status: 0 when every file is valid (warnings allowed), 2 when one cannot be read or is
+invalid (bad input; with --deny-warnings, also when one has a warning), or on a usage error.
+check gives no verdict, so never 1.
 
 Examples:
-  bulwark check scenarios/*.toml")]
+  bulwark check scenarios/*.toml"
+    )]
     Check(CheckArgs),
     /// Run a scenario on the simulated machine and summarise every task.
     #[command(
         after_help = "Times carry a unit (ns, us, ms, s): 150us, 2ms, 1.5ms, 3s.
+
+Warnings about the file (as `check` prints them) come first; --deny-warnings stops on them.
+
+Exit status: 0 when the run completed (missed deadlines are reported, not a verdict), 2 when
+the file cannot be read or is invalid (a call loop included; with --deny-warnings, a warning),
+an argument is wrong (--until 0ns) or an output file cannot be written. simulate gives no
+verdict, so never 1.
 
 Examples:
   bulwark simulate scenarios/kernel-costs.toml
@@ -73,8 +95,10 @@ FIFO-IPC (n L_q) and PRIO-IPC ((h + 1 + b) L_q), and the budgets sized from them
 criticality levels beside what the file provisions. Exit 1 when a budget is too small.",
         after_help = "Times print with their unit; --json gives integer nanoseconds, null for unbounded.
 
-Exit status: 0 when every reservation is admitted, 1 when one is not (or the file is invalid),
-2 when the scenario's policy has no reservation servers.
+Exit status: 0 when everything is admitted (every reservation, every task; no call loop; every
+MC-IPC budget enough), 1 when something is not (the verdict no), 2 when the file cannot be read
+or is invalid (with --deny-warnings, has a warning), when the scenario's policy has no
+reservation servers, or on a usage error.
 
 Examples:
   bulwark analyze scenarios/table-i.toml
@@ -112,12 +136,15 @@ Examples:
     )]
     Attack(AttackArgs),
     /// Run the built-in experiments and write a report (Markdown, HTML, SVG).
-    #[command(after_help = "Exit status: 0 when every check holds, 1 when one fails.
+    #[command(
+        after_help = "Exit status: 0 when every check holds, 1 when one fails, 2 for an
+unknown experiment, a usage error or a report that cannot be written.
 
 Examples:
   bulwark reproduce
   bulwark reproduce textbook-fp-edf --out /tmp/report
-  bulwark reproduce --list")]
+  bulwark reproduce --list"
+    )]
     Reproduce(ReproduceArgs),
     /// The MC-IPC case study: T1's delay at a shared key server through eight phases of
     /// failures, under MC-IPC, FIFO-IPC and PRIO-IPC, against each protocol's bound.
@@ -134,7 +161,8 @@ phase it prints T1's longest delay (invoke to reply) against the predicted bound
 MC-IPC (Theorem 1), 28 ms for FIFO-IPC (n L), 8 ms for PRIO-IPC.",
         after_help = "Exit status: for the built-in study, 0 when every phase behaves as the paper
 reports (MC-IPC never over its bound; FIFO-IPC over it in phases 3 and 8, PRIO-IPC in 5 to 7),
-1 otherwise; for --file, 0 unless the file is invalid.
+1 otherwise; for --file, 0 when the runs complete (no verdict, so never 1). 2 when the file
+cannot be read, is invalid or is not an MC-IPC system, or for a wrong argument.
 
 Examples:
   bulwark mcipc-case-study
@@ -158,8 +186,9 @@ pub struct CaseStudyArgs {
     /// (`scenarios/mcipc/case-study.toml`); T1 is its first task.
     #[arg(long, value_name = "FILE")]
     pub file: Option<PathBuf>,
-    /// Simulated time per phase (default 10s: 100 jobs of T1; the paper ran 60s).
-    #[arg(long, value_parser = parse_time, default_value = "10s")]
+    /// Simulated time per phase, more than 0 (default 10s: 100 jobs of T1; the paper ran
+    /// 60s).
+    #[arg(long, value_parser = parse_positive_time, default_value = "10s")]
     pub phase_length: Duration,
     /// Write one scatter plot per protocol (log scale, like the paper's Fig. 2) into this
     /// directory.
@@ -189,6 +218,9 @@ pub struct CheckArgs {
     /// Scenario files (TOML).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Treat warnings as errors (exit 2).
+    #[arg(long)]
+    pub deny_warnings: bool,
 }
 
 #[derive(Args, Debug)]
@@ -196,8 +228,8 @@ pub struct SimulateArgs {
     /// The scenario file (TOML), or a component system (`.camkes`, or TOML with
     /// `[[component]]` tables) whose tasks and CPIs have bodies.
     pub file: PathBuf,
-    /// Simulated time to run (default: the scenario's `duration`).
-    #[arg(long, value_parser = parse_time)]
+    /// Simulated time to run, more than 0 (default: the scenario's `duration`).
+    #[arg(long, value_parser = parse_positive_time)]
     pub until: Option<Duration>,
     /// Seed for every random draw (default: the scenario's `seed`).
     #[arg(long)]
@@ -214,6 +246,9 @@ pub struct SimulateArgs {
     /// For a component system: the protocol overheads of the cost model.
     #[arg(long, value_enum, default_value_t = ProtocolOverheads::None)]
     pub overheads: ProtocolOverheads,
+    /// Treat warnings as errors (exit 2) instead of running.
+    #[arg(long)]
+    pub deny_warnings: bool,
 }
 
 /// Protocol overheads for component systems.
@@ -241,6 +276,9 @@ pub struct AnalyzeArgs {
     /// analysis adds (Eqs. 1, 7 and 8).
     #[arg(long, value_enum, default_value_t = ProtocolOverheads::None)]
     pub overheads: ProtocolOverheads,
+    /// Treat warnings as errors (exit 2) instead of analysing.
+    #[arg(long)]
+    pub deny_warnings: bool,
 }
 
 #[derive(Args, Debug)]
@@ -305,6 +343,14 @@ fn parse_attackers(text: &str) -> Result<u32, String> {
     }
 }
 
-fn parse_time(text: &str) -> Result<Duration, String> {
-    bulwark_spec::parse_duration(text)
+/// A run's length: a time with its unit, more than zero, as a file's `duration` must be.
+fn parse_positive_time(text: &str) -> Result<Duration, String> {
+    let time = bulwark_spec::parse_duration(text)?;
+    if time == Duration::ZERO {
+        return Err(format!(
+            "{text} is zero: a run must last longer than 0 (allowed: a positive time with its \
+             unit, like 10ms)"
+        ));
+    }
+    Ok(time)
 }

@@ -7,6 +7,7 @@
 mod cli;
 mod commands;
 mod diagnostics;
+mod exit;
 mod output;
 mod table;
 
@@ -28,7 +29,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(message) => {
             eprintln!("error: {message}");
-            ExitCode::from(2)
+            exit::bad_input()
         }
     }
 }

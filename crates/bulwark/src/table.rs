@@ -9,13 +9,19 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
             *w = (*w).max(cell.chars().count());
         }
     }
+    // Padding is pushed by hand: `format!`'s width argument panics at 65,536 and more, and a
+    // cell may be that wide.
     let line = |cells: &mut dyn Iterator<Item = &str>| {
         let mut out = String::new();
-        for (i, (cell, w)) in cells.zip(&widths).enumerate() {
+        for (i, (cell, &width)) in cells.zip(&widths).enumerate() {
+            let padding = " ".repeat(width.saturating_sub(cell.chars().count()));
             if i == 0 {
-                out.push_str(&format!("{cell:<w$}"));
+                out.push_str(cell);
+                out.push_str(&padding);
             } else {
-                out.push_str(&format!("  {cell:>w$}"));
+                out.push_str("  ");
+                out.push_str(&padding);
+                out.push_str(cell);
             }
         }
         out.trim_end().to_owned() + "\n"
@@ -39,5 +45,21 @@ mod tests {
             super::render(&["task", "jobs"], &rows),
             "task    jobs\nt1         5\nlonger    12\n"
         );
+    }
+
+    /// `format!("{:<w$}")` panics for w >= 65,536; padding by hand does not.
+    #[test]
+    fn cells_wider_than_formatting_allows_are_padded() {
+        let wide = "x".repeat(70_000);
+        let rows = vec![
+            vec![wide.clone(), "1".to_owned()],
+            vec!["t".to_owned(), "22".to_owned()],
+        ];
+        let text = super::render(&["task", "jobs"], &rows);
+        let lines: Vec<&str> = text.lines().collect();
+        // Header: "task", 70,000 - 4 spaces, two spaces, "jobs" right-aligned in 4.
+        assert_eq!(lines[0].len(), 70_000 + 2 + 4);
+        assert_eq!(lines[1], format!("{wide}     1"));
+        assert_eq!(lines[2], format!("t{}    22", " ".repeat(69_999)));
     }
 }

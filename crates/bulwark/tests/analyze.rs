@@ -230,7 +230,7 @@ fn analyze_needs_reservation_servers() {
 #[test]
 fn analyze_reports_an_invalid_file_like_check() {
     let out = bulwark(&["analyze", "no/such/file.toml"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no/such/file.toml: cannot read this file"));
 }
 

@@ -36,8 +36,9 @@ fn check_accepts_the_built_in_scenarios() {
     );
 }
 
-/// Every invalid fixture fails `check` with exit status 1, and each expected diagnostic line
-/// (`file:line:column: message`) appears on standard error, with its help after it.
+/// Every invalid fixture fails `check` with exit status 2 (bad input), and each expected
+/// diagnostic line (`file:line:column: message`) appears on standard error, with its help
+/// after it.
 #[test]
 fn check_reports_every_invalid_fixture_with_its_location() {
     let dir = root().join("crates/bulwark-spec/tests/invalid");
@@ -56,7 +57,7 @@ fn check_reports_every_invalid_fixture_with_its_location() {
             .unwrap()
             .to_owned();
         let out = bulwark(&["check", &relative]);
-        assert_eq!(out.status.code(), Some(1), "{relative}");
+        assert_eq!(out.status.code(), Some(2), "{relative}");
         let stderr = text(&out.stderr);
         let expected = std::fs::read_to_string(fixture.with_extension("expected")).unwrap();
         for line in expected.lines().filter(|l| !l.is_empty()) {
@@ -75,7 +76,7 @@ fn check_reports_every_invalid_fixture_with_its_location() {
 #[test]
 fn check_names_a_missing_file() {
     let out = bulwark(&["check", "no/such/file.toml"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no/such/file.toml: cannot read this file"));
 }
 

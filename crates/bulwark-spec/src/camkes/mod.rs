@@ -90,28 +90,32 @@ mod validate;
 
 use std::path::Path;
 
-use crate::component::ComponentSystem;
+use crate::component::{ComponentSystem, LocatedSystem};
 use crate::diagnostic::{Diagnostics, Source};
 
 /// Reads a CAmkES file's text, naming it `file` in diagnostics.
 pub fn parse_camkes(source: &str, file: &str) -> Result<ComponentSystem, Diagnostics> {
+    parse_camkes_located(source, file).map(|located| located.system)
+}
+
+/// [`parse_camkes`], keeping where each connection is declared, for problems found later.
+pub fn parse_camkes_located(source: &str, file: &str) -> Result<LocatedSystem, Diagnostics> {
     let located = Source::new(file, source);
     let tokens = lexer::tokens(&located, source).map_err(|e| Diagnostics::new(file, vec![*e]))?;
     let parsed = parser::file(&located, tokens).map_err(|e| Diagnostics::new(file, vec![*e]))?;
-    validate::validate(&parsed, &located, source).map_err(|errors| Diagnostics::new(file, errors))
+    let (system, connection_spans) = validate::validate(&parsed, &located, source)
+        .map_err(|errors| Diagnostics::new(file, errors))?;
+    Ok(LocatedSystem::new(system, located, connection_spans))
 }
 
 /// Reads the CAmkES file at `path`; a file that cannot be read is one diagnostic naming it.
 pub fn load_camkes(path: &Path) -> Result<ComponentSystem, Diagnostics> {
+    load_camkes_located(path).map(|located| located.system)
+}
+
+/// [`load_camkes`], keeping where each connection is declared.
+pub fn load_camkes_located(path: &Path) -> Result<LocatedSystem, Diagnostics> {
     let file = path.display().to_string();
-    match std::fs::read_to_string(path) {
-        Ok(text) => parse_camkes(&text, &file),
-        Err(e) => {
-            let error = Source::new(&file, "").unlocated(
-                format!("cannot read this file: {e}"),
-                "allowed: a readable UTF-8 CAmkES file",
-            );
-            Err(Diagnostics::new(&file, vec![error]))
-        }
-    }
+    let text = crate::read_text(path, "a readable UTF-8 CAmkES file")?;
+    parse_camkes_located(&text, &file)
 }

@@ -171,6 +171,9 @@ impl Parser<'_> {
             TokenKind::Name(text) => {
                 let text = text.clone();
                 let span = self.advance().span;
+                if let Some(error) = self.source.long_name(span.clone(), &text, what) {
+                    return Err(Box::new(error));
+                }
                 Ok(Name { text, span })
             }
             _ => Err(self.error_here(what, help)),

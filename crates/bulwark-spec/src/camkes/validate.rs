@@ -21,24 +21,31 @@ const ACTIVE_KEYS: &str = "_priority, _period, requestor, _body";
 const CPI_SUFFIXES: [&str; 4] = ["_priority_protocol", "_priority", "_num_threads", "_body"];
 
 /// Checks a parsed file; on failure, the errors sorted into file order.
+/// The system comes with the span of each connection's declaration, in connection order.
 pub(crate) fn validate(
     file: &File,
     source: &Source,
     text: &str,
-) -> Result<ComponentSystem, Vec<SpecError>> {
+) -> Result<(ComponentSystem, Vec<Range<usize>>), Vec<SpecError>> {
     let mut checker = Checker {
         source,
         text,
         errors: Vec::new(),
+        connection_spans: Vec::new(),
     };
     let system = checker.file(file);
-    source.finish(system, checker.errors)
+    let spans = std::mem::take(&mut checker.connection_spans);
+    source
+        .finish(system, checker.errors)
+        .map(|system| (system, spans))
 }
 
 struct Checker<'a> {
     source: &'a Source,
     text: &'a str,
     errors: Vec<SpecError>,
+    /// Where each connection of the built system is declared.
+    connection_spans: Vec<Range<usize>>,
 }
 
 /// A component type, checked.
@@ -200,9 +207,11 @@ impl<'f> Checker<'_> {
             return None;
         }
         assign_requestors(&mut components);
+        let (connections, spans) = connections.into_iter().unzip();
+        self.connection_spans = spans;
         Some(ComponentSystem {
             components,
-            connections: connections.into_iter().map(|(c, _)| c).collect(),
+            connections,
         })
     }
 

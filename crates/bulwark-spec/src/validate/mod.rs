@@ -8,6 +8,7 @@
 
 mod script;
 mod task;
+mod warnings;
 
 use std::ops::Range;
 
@@ -26,7 +27,11 @@ use crate::units::{self, UnitError};
 const MAX_CORES: u16 = 1024;
 
 /// Checks a whole file; on failure, the errors sorted into file order.
-pub(crate) fn validate(raw: &RawScenario, source: &Source) -> Result<Scenario, Vec<SpecError>> {
+/// The scenario with its warnings (see [`warnings`]), or every error.
+pub(crate) fn validate(
+    raw: &RawScenario,
+    source: &Source,
+) -> Result<(Scenario, Vec<SpecError>), Vec<SpecError>> {
     let mut checker = Checker {
         source,
         errors: Vec::new(),
@@ -35,7 +40,9 @@ pub(crate) fn validate(raw: &RawScenario, source: &Source) -> Result<Scenario, V
         actions: Vec::new(),
     };
     let scenario = checker.scenario(raw);
-    source.finish(scenario, checker.errors)
+    let scenario = source.finish(scenario, checker.errors)?;
+    let warnings = warnings::warnings(raw, &scenario, source);
+    Ok((scenario, warnings))
 }
 
 /// Collects errors while the checks run; each check yields `None` after reporting.
@@ -455,6 +462,10 @@ impl Checker<'_> {
                 format!("{what} is empty"),
                 "allowed: any name with at least one visible character, like \"tau1\"",
             );
+            return None;
+        }
+        if let Some(error) = self.source.long_name(raw.span(), raw.get_ref(), what) {
+            self.errors.push(error);
             return None;
         }
         Some(raw.get_ref().clone())

@@ -27,7 +27,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
             Ok(system) => super::mcipc_analyze::analyze(&system, args.json),
             Err(d) => {
                 eprint!("{}", diagnostics::render(&d));
-                Ok(ExitCode::FAILURE)
+                Ok(crate::exit::bad_input())
             }
         };
     }
@@ -36,15 +36,19 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
             Ok(system) => components(&system, args),
             Err(d) => {
                 eprint!("{}", diagnostics::render(&d));
-                ExitCode::FAILURE
+                crate::exit::bad_input()
             }
         });
     }
-    let scenario = match bulwark_spec::load(&args.file) {
-        Ok(s) => s,
+    let scenario = match bulwark_spec::load_checked(&args.file) {
+        // The guard prints the warnings; it holds only when --deny-warnings stops the command.
+        Ok((_, warnings)) if diagnostics::report_warnings(&warnings, args.deny_warnings) => {
+            return Ok(crate::exit::bad_input());
+        }
+        Ok((s, _)) => s,
         Err(d) => {
             eprint!("{}", diagnostics::render(&d));
-            return Ok(ExitCode::FAILURE);
+            return Ok(crate::exit::bad_input());
         }
     };
     if matches!(scenario.policy, PolicyKind::Cbs | PolicyKind::HardCbs) {
@@ -340,7 +344,8 @@ fn actions(steps: &[Step], out: &mut Vec<(Duration, Duration, Duration)>) {
 /// `ceil(l / lambda) pi + pi - 1` instants, and the late strategy's least response.
 fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
     let Some(spec) = scenario.vbs.as_ref() else {
-        return ExitCode::FAILURE;
+        eprintln!("error: a vbs scenario without its [vbs] table");
+        return crate::exit::bad_input();
     };
     let q = spec.quantum.as_nanos().max(1);
     let instants = |d: Duration| d.as_nanos().div_ceil(q);

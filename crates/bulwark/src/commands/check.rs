@@ -25,14 +25,26 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
             }
             continue;
         }
-        if let Some(system) = super::components::load(path) {
+        if let Some(system) = super::components::load_located(path) {
             match system {
-                Ok(s) => outln!(
-                    "{}: ok (component system: {} components, {} connections)",
-                    path.display(),
-                    s.components.len(),
-                    s.connections.len()
-                ),
+                Ok(located) => {
+                    // The configuration analyzer's call loops are visible without running.
+                    let (errors, warnings) = super::components::call_loops(&located);
+                    let denied = diagnostics::report_warnings(&warnings, args.deny_warnings);
+                    failed |= denied;
+                    if errors.is_empty() && !denied {
+                        let s = &located.system;
+                        outln!(
+                            "{}: ok (component system: {} components, {} connections)",
+                            path.display(),
+                            s.components.len(),
+                            s.connections.len()
+                        );
+                    } else if !errors.is_empty() {
+                        failed = true;
+                        eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
+                    }
+                }
                 Err(d) => {
                     failed = true;
                     eprint!("{}", diagnostics::render(&d));
@@ -40,8 +52,12 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
             }
             continue;
         }
-        match bulwark_spec::load(path) {
-            Ok(s) => outln!(
+        match bulwark_spec::load_checked(path) {
+            // The guard prints the warnings; it holds only when --deny-warnings denies them.
+            Ok((_, warnings)) if diagnostics::report_warnings(&warnings, args.deny_warnings) => {
+                failed = true;
+            }
+            Ok((s, _)) => outln!(
                 "{}: ok ({} tasks on {} core{}, {}, {})",
                 path.display(),
                 s.tasks.len(),
@@ -56,8 +72,9 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
             }
         }
     }
+    // An invalid file is bad input, whatever else was valid.
     Ok(if failed {
-        ExitCode::FAILURE
+        crate::exit::bad_input()
     } else {
         ExitCode::SUCCESS
     })

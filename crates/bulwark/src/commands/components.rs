@@ -8,11 +8,13 @@ use bulwark_analysis::blocking::{
     hyperbolic, hyperbolic_non_unique, liu_layland, response_times, Analysis, BlockingRule,
     Inapplicable, Response, Verdict,
 };
+use bulwark_analysis::component_graph::CycleKind;
 use bulwark_analysis::component_graph::{self, ComponentAnalysis};
 use bulwark_core::{Duration, Instant};
 use bulwark_lab::component_system::{lower, schedulability, Lowered};
 use bulwark_sim::components::{run, ComponentOutcome, ProtocolCosts, RunOptions};
-use bulwark_spec::component::ComponentSystem;
+use bulwark_spec::component::{ComponentSystem, Connection, CpiId, LocatedSystem};
+use bulwark_spec::SpecError;
 use serde_json::{json, Value};
 
 use crate::cli::{ProtocolOverheads, SimulateArgs};
@@ -22,14 +24,93 @@ use crate::table;
 /// The component system in `file`, if it is one: a `.camkes` file, or TOML whose top level
 /// has `[[component]]` tables.
 pub fn load(file: &Path) -> Option<Result<ComponentSystem, bulwark_spec::Diagnostics>> {
+    load_located(file).map(|result| result.map(|located| located.system))
+}
+
+/// [`load`], keeping where each connection is declared in the file.
+pub fn load_located(file: &Path) -> Option<Result<LocatedSystem, bulwark_spec::Diagnostics>> {
     if file.extension().is_some_and(|e| e == "camkes") {
-        return Some(bulwark_spec::camkes::load_camkes(file));
+        return Some(bulwark_spec::camkes::load_camkes_located(file));
     }
+    // A file that cannot be read, or is not UTF-8, is left to the scenario loader, whose
+    // diagnostic says why (located at the first bad byte for encoding errors).
     let text = std::fs::read_to_string(file).ok()?;
     let has_components = text
         .lines()
         .any(|l| l.trim_start().starts_with("[[component]]"));
-    has_components.then(|| bulwark_spec::parse_components(&text, &file.display().to_string()))
+    has_components.then(|| {
+        bulwark_spec::component_toml::parse_components_located(&text, &file.display().to_string())
+    })
+}
+
+/// The configuration analyzer's call loops (CAmkES paper, section 4.1), located at the
+/// connection that closes each loop: certain loops (a deadlock) as errors, loops that depend
+/// on procedures without bodies as warnings. A cycle of connections that the bodies show no
+/// request chain goes round is neither.
+pub fn call_loops(located: &LocatedSystem) -> (Vec<SpecError>, Vec<SpecError>) {
+    let system = &located.system;
+    let analysis = component_graph::analyze(system);
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    for cycle in &analysis.cycles {
+        let help = match cycle.kind {
+            CycleKind::ConnectionsOnly => continue,
+            CycleKind::CallLoop => {
+                "allowed: connections whose request chains never come back to a CPI they are in; \
+                 remove a connection or a request on the loop"
+            }
+            CycleKind::PossibleCallLoop => {
+                "give the CPIs on the loop bodies (<cpi>_body) to decide, or remove a connection"
+            }
+        };
+        let connection = closing_connection(system, cycle.cpis.first(), cycle.cpis.last());
+        let mut path = cycle.cpis.clone();
+        path.extend(cycle.cpis.first().cloned());
+        let (path, components) = (path.join(" -> "), cycle.components.join(", "));
+        let message = if cycle.kind == CycleKind::CallLoop {
+            format!(
+                "call loop {path} (components {components}): a request chain can come back to \
+                 a CPI it is already in and wait for itself (deadlock)"
+            )
+        } else {
+            format!(
+                "possible call loop {path} (components {components}): if the procedures \
+                 without bodies send these requests, a request chain comes back to a CPI it \
+                 is already in (deadlock)"
+            )
+        };
+        let error = located.connection_error(connection, message, help);
+        match cycle.kind {
+            CycleKind::CallLoop => errors.push(error),
+            _ => warnings.push(error),
+        }
+    }
+    (errors, warnings)
+}
+
+/// The connection from the component of the loop's last CPI to its first (the last CPI
+/// requests the first); else any connection to the first CPI; else the first connection.
+fn closing_connection(
+    system: &ComponentSystem,
+    first: Option<&String>,
+    last: Option<&String>,
+) -> usize {
+    let cpi_name = |id: CpiId| {
+        system.components.get(id.component).map(|c| {
+            let cpi = c.cpis().get(id.cpi).map_or("", |cpi| cpi.name.as_str());
+            format!("{}.{cpi}", c.name)
+        })
+    };
+    let from_component = last.and_then(|l| l.split_once('.')).map(|(c, _)| c);
+    let to_first = |c: &&Connection| cpi_name(c.to).as_ref() == first;
+    let connections = &system.connections;
+    connections
+        .iter()
+        .position(|c| {
+            to_first(&c) && system.components.get(c.from).map(|f| f.name.as_str()) == from_component
+        })
+        .or_else(|| connections.iter().position(|c| to_first(&c)))
+        .unwrap_or(0)
 }
 
 /// The cost model an `--overheads` value names.

@@ -11,20 +11,33 @@ use crate::cli::SimulateArgs;
 use crate::{diagnostics, table};
 
 pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
-    if let Some(system) = super::components::load(&args.file) {
+    if let Some(system) = super::components::load_located(&args.file) {
         return match system {
-            Ok(system) => super::components::simulate(&system, args),
+            Ok(located) => {
+                // A call loop deadlocks the machine: say where, before running anything.
+                let (errors, _) = super::components::call_loops(&located);
+                if errors.is_empty() {
+                    super::components::simulate(&located.system, args)
+                } else {
+                    eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
+                    Ok(crate::exit::bad_input())
+                }
+            }
             Err(d) => {
                 eprint!("{}", diagnostics::render(&d));
-                Ok(ExitCode::FAILURE)
+                Ok(crate::exit::bad_input())
             }
         };
     }
-    let scenario = match bulwark_spec::load(&args.file) {
-        Ok(s) => s,
+    let scenario = match bulwark_spec::load_checked(&args.file) {
+        // The guard prints the warnings; it holds only when --deny-warnings stops the command.
+        Ok((_, warnings)) if diagnostics::report_warnings(&warnings, args.deny_warnings) => {
+            return Ok(crate::exit::bad_input());
+        }
+        Ok((s, _)) => s,
         Err(d) => {
             eprint!("{}", diagnostics::render(&d));
-            return Ok(ExitCode::FAILURE);
+            return Ok(crate::exit::bad_input());
         }
     };
     let options = Options {

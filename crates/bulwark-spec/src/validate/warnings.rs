@@ -1,0 +1,140 @@
+//! Warnings: a valid scenario that is almost surely not what its author meant, located like
+//! errors. None of them stops a run; `--deny-warnings` on the command line makes them errors.
+//!
+//! - a core whose tasks' utilisation (sum of worst-case execution over period or minimum
+//!   inter-arrival time, Liu and Layland's U) is above 1: no policy can meet every deadline;
+//! - a task whose worst-case execution is longer than its period or minimum inter-arrival
+//!   time: every job overruns into the next;
+//! - a sporadic task whose jitter is above its minimum inter-arrival time;
+//! - a task whose first release (offset) is after the end of the run (`duration`);
+//! - a reservation whose non-preemptive region (eta) is longer than its budget.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use bulwark_core::Duration;
+
+use crate::diagnostic::{Source, SpecError};
+use crate::model::{Behaviour, Scenario};
+use crate::raw::{RawScenario, RawTask};
+
+/// Every warning about `scenario`, which was validated from `raw`, in file order.
+pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) -> Vec<SpecError> {
+    let mut found = Vec::new();
+    // Per core: the utilisation so far, and whether the warning was given.
+    let mut cores: BTreeMap<u16, (f64, bool)> = BTreeMap::new();
+    for (spanned, task) in raw.task.iter().zip(&scenario.tasks) {
+        let raw_task = spanned.get_ref();
+        let whole = spanned.span();
+        let name = &task.name;
+        let at = |field: Option<Range<usize>>| field.unwrap_or_else(|| whole.clone());
+        let (separation, word, jitter, offset, execution) = match &task.behaviour {
+            Behaviour::Periodic {
+                period,
+                offset,
+                execution,
+            } => (
+                *period,
+                "period",
+                None,
+                *offset,
+                Some(execution.worst_case()),
+            ),
+            Behaviour::Sporadic {
+                min_interarrival,
+                jitter,
+                offset,
+                execution,
+            } => (
+                *min_interarrival,
+                "minimum inter-arrival time",
+                Some(*jitter),
+                *offset,
+                Some(execution.worst_case()),
+            ),
+            Behaviour::Script { offset, .. } => (Duration::ZERO, "", None, *offset, None),
+        };
+        if offset > scenario.duration {
+            found.push(source.error(
+                at(raw_task.offset.as_ref().map(|o| o.span())),
+                format!(
+                    "task `{name}` is first released at {offset}, after the run ends at {}: it \
+                     never runs",
+                    scenario.duration
+                ),
+                "allowed: an offset within the run's duration, or a longer duration",
+            ));
+        }
+        if let Some(jitter) = jitter.filter(|j| *j > separation) {
+            found.push(source.error(
+                at(raw_task.jitter.as_ref().map(|j| j.span())),
+                format!(
+                    "task `{name}`'s jitter {jitter} is above its minimum inter-arrival time \
+                     {separation}"
+                ),
+                "allowed: jitter at most the minimum inter-arrival time (a release delayed by \
+                 more than the separation overlaps the next)",
+            ));
+        }
+        if let Some(execution) = execution {
+            if execution > separation {
+                found.push(source.error(
+                    at(raw_task.execution.as_ref().map(|e| e.span())),
+                    format!(
+                        "task `{name}` executes up to {execution}, longer than its {word} \
+                         {separation}: every such job overruns into the next"
+                    ),
+                    format!("allowed: a worst-case execution at most the {word}"),
+                ));
+            }
+            // Liu and Layland's utilisation U = sum C_i / T_i; f64 is exact enough here, as
+            // only a sum clearly above 1 is worth a warning.
+            let share = execution.as_nanos() as f64 / separation.as_nanos().max(1) as f64;
+            let (sum, warned) = cores.entry(task.core).or_insert((0.0, false));
+            *sum += share;
+            if *sum > 1.0 + 1e-9 && !*warned {
+                *warned = true;
+                found.push(source.error(
+                    at(raw_task.execution.as_ref().map(|e| e.span())),
+                    format!(
+                        "core {}'s utilisation reaches {sum:.3} with task `{name}` (sum of \
+                         worst-case execution over {word}): the core is overloaded",
+                        task.core
+                    ),
+                    "allowed: a utilisation of at most 1 per core; spread the tasks over more \
+                     cores or lengthen their periods",
+                ));
+            }
+        }
+        eta_above_budget(raw_task, task, source, &mut found);
+    }
+    found.sort_by_key(|w| w.span().map_or(0, |s| s.start));
+    found
+}
+
+/// A reservation's eta above its budget: the server cannot run a region that long at once.
+fn eta_above_budget(
+    raw: &RawTask,
+    task: &crate::model::TaskSpec,
+    source: &Source,
+    found: &mut Vec<SpecError>,
+) {
+    let (Some(reservation), Some(raw_reservation)) = (&task.reservation, &raw.reservation) else {
+        return;
+    };
+    if reservation.non_preemptive > reservation.budget {
+        let span = raw_reservation
+            .get_ref()
+            .non_preemptive
+            .as_ref()
+            .map_or_else(|| raw_reservation.span(), |eta| eta.span());
+        found.push(source.error(
+            span,
+            format!(
+                "task `{}`'s non-preemptive region {} is longer than its reservation's budget {}",
+                task.name, reservation.non_preemptive, reservation.budget
+            ),
+            "allowed: non-preemptive at most the budget (eta <= b, as the SPR paper assumes)",
+        ));
+    }
+}
