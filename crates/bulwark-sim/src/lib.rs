@@ -5,7 +5,7 @@
 //! by (time, sequence number), and every random draw comes from a per-task stream seeded by
 //! the scenario's seed.
 
-mod behaviour;
+pub mod behaviour;
 pub mod cluster;
 pub mod components;
 mod event;
@@ -16,7 +16,7 @@ pub mod trace;
 
 use bulwark_core::{CoreError, Duration, Instant};
 use bulwark_spec::Scenario;
-pub use machine::Machine;
+pub use machine::{build_policy, Machine};
 pub use metrics::{CoreMetrics, JobRecord, Stats, TaskMetrics};
 use serde::Serialize;
 pub use trace::{Mark, MarkKind, Slice, SliceKind, Trace};
