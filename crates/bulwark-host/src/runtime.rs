@@ -228,6 +228,7 @@ pub(crate) fn run<'s>(
                 .dispatcher_tid
                 .store(sys::gettid(), Ordering::Release);
             let _restore = ThreadGuard;
+            let _ = sys::least_timer_slack();
             while shared.go.load(Ordering::Acquire) == 0 {
                 sys::futex_wait(&shared.go, 0, None);
             }
