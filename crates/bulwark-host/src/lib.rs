@@ -15,7 +15,7 @@
 //! the policy idles the core (an exhausted reservation), which is exactly when it must not. So
 //! a thread also has a *gate*, a futex word only the dispatcher opens: a thread that suspends
 //! through the runtime waits on its closed gate, and a thread preempted in the middle of its
-//! own code is sent a real-time signal whose handler parks it on its gate. The handler runs
+//! own code is sent a signal (SIGURG) whose handler parks it on its gate. The handler runs
 //! before any more of the thread's code, so a preempted thread executes nothing until the
 //! dispatcher opens its gate again; the priorities make the chosen thread run first, before
 //! the preempted one even takes its signal.
@@ -55,6 +55,7 @@
 //! [`THROTTLE_SUSPECT_NS`] late is flagged `throttling_suspected`; keep the managed core's load
 //! below the limit (a reservation's budget over its period is its load) for meaningful runs.
 
+pub mod linux;
 mod runtime;
 pub mod sys;
 mod task;

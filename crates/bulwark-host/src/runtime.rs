@@ -144,7 +144,7 @@ impl Drop for RestoreGuard<'_> {
 }
 
 /// Puts the calling thread back under SCHED_OTHER when it ends, even by panic.
-struct ThreadGuard;
+pub(crate) struct ThreadGuard;
 
 impl Drop for ThreadGuard {
     fn drop(&mut self) {

@@ -13,8 +13,6 @@ use std::sync::Once;
 const FUTEX_WAIT_BITSET: libc::c_int = 9;
 /// `FUTEX_WAKE` (linux/futex.h).
 const FUTEX_WAKE: libc::c_int = 1;
-/// `FUTEX_PRIVATE_FLAG` (linux/futex.h): the word is not shared with another process.
-const FUTEX_PRIVATE_FLAG: libc::c_int = 128;
 /// `FUTEX_BITSET_MATCH_ANY` (linux/futex.h).
 const FUTEX_BITSET_MATCH_ANY: u32 = u32::MAX;
 /// `CAP_SYS_NICE` (linux/capability.h).
@@ -125,6 +123,30 @@ pub fn allowed_cores() -> io::Result<Vec<usize>> {
         .collect())
 }
 
+/// Sleeps until the absolute CLOCK_MONOTONIC time `deadline_ns` with the thread's own kernel
+/// timer (`clock_nanosleep(TIMER_ABSTIME)`). Only the Linux baseline uses it: under the
+/// runtime, task threads never arm a timer.
+pub fn sleep_until(deadline_ns: u64) {
+    let ts = libc::timespec {
+        tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long,
+    };
+    loop {
+        // SAFETY: `ts` is a valid timespec for the call; the remainder is not asked for.
+        let rc = unsafe {
+            libc::clock_nanosleep(
+                libc::CLOCK_MONOTONIC,
+                libc::TIMER_ABSTIME,
+                &ts,
+                std::ptr::null_mut(),
+            )
+        };
+        if rc != libc::EINTR {
+            return;
+        }
+    }
+}
+
 /// How a futex wait ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Woken {
@@ -137,6 +159,11 @@ pub enum Woken {
 /// Waits while `word` holds `expected`, until woken or until the absolute CLOCK_MONOTONIC
 /// time `deadline_ns` (no deadline when `None`). The deadline is the kernel's one-shot
 /// hrtimer, as `clock_nanosleep(TIMER_ABSTIME)` arms it.
+///
+/// The futexes are not marked private (`FUTEX_PRIVATE_FLAG`): recent kernels give each process
+/// a small private futex hash, and with a thousand task threads parked on their gates a wake
+/// walked a bucket chain that grew with the number of threads; shared futexes live in the
+/// global hash, sized by the number of processors, whose chains stay short.
 pub fn futex_wait(word: &AtomicU32, expected: u32, deadline_ns: Option<u64>) -> Woken {
     let ts = deadline_ns.map(|ns| libc::timespec {
         tv_sec: (ns / 1_000_000_000) as libc::time_t,
@@ -151,7 +178,7 @@ pub fn futex_wait(word: &AtomicU32, expected: u32, deadline_ns: Option<u64>) -> 
         libc::syscall(
             libc::SYS_futex,
             word.as_ptr(),
-            FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG,
+            FUTEX_WAIT_BITSET,
             expected,
             ts_ptr,
             std::ptr::null::<u32>(),
@@ -169,18 +196,16 @@ pub fn futex_wait(word: &AtomicU32, expected: u32, deadline_ns: Option<u64>) -> 
 pub fn futex_wake(word: &AtomicU32, count: i32) {
     // SAFETY: `word` is a live, aligned u32 for the call.
     unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            FUTEX_WAKE | FUTEX_PRIVATE_FLAG,
-            count,
-        );
+        libc::syscall(libc::SYS_futex, word.as_ptr(), FUTEX_WAKE, count);
     }
 }
 
-/// The real-time signal that stops a preempted task thread.
+/// The signal that stops a preempted task thread: SIGURG, a standard signal (one pending bit
+/// per thread, never refused), ignored by default, so a stray one is harmless. A real-time
+/// signal would queue one entry per send and be refused (EAGAIN) past RLIMIT_SIGPENDING when
+/// a thousand preempted threads each have one pending.
 pub fn preempt_signal() -> libc::c_int {
-    libc::SIGRTMIN() + 1
+    libc::SIGURG
 }
 
 /// Sends the preemption signal to thread `tid` of this process.

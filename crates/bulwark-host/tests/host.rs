@@ -113,14 +113,17 @@ fn two_fixed_priority_tasks_complete_in_the_simulators_order() {
     // Within one second: 100 jobs of hi and 40 of lo complete (U = 0.44, no misses), in the
     // same order as on the simulated machine.
     assert_eq!(host_order.len(), 140, "{host_order:?}");
-    assert_eq!(host_order, sim_order);
+    assert_eq!(host_order, sim_order, "{:?}", host.host);
     for task in &host.outcome.tasks {
-        assert_eq!(task.misses, 0, "{}", task.name);
+        assert_eq!(task.misses, 0, "{}: {:?}", task.name, host.host);
     }
     // Kernel slices were measured, and the dispatcher's work is small beside the jobs.
     let trace = host.outcome.trace.as_ref().expect("trace");
     assert!(trace.slices.iter().any(|s| s.kind == SliceKind::Kernel));
-    assert!(host.outcome.cores[0].kernel_ns < 50_000_000);
+    // (A tenth of the second: a few hundred entries of tens of microseconds each, with room
+    // for a shared, loaded machine.)
+    let kernel = host.outcome.cores[0].kernel_ns;
+    assert!(kernel < 100_000_000, "kernel time {kernel} ns");
     assert_no_real_time_thread();
 }
 
