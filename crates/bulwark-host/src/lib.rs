@@ -45,7 +45,8 @@
 //! and ends the run with [`HostError::WatchdogFired`]. Ctrl-C is caught during a run and ends
 //! it cleanly. Every thread puts itself back under SCHED_OTHER when it ends, by a drop guard
 //! that also runs on panic, and the run's own guard demotes every thread it created. Runs are
-//! bounded ([`HostConfig::max_run`]); script steps stop spinning when the run ends.
+//! bounded ([`HostConfig::max_run`]); script steps stop spinning when the run ends. Runs on
+//! one core exclude each other, across processes too, by a lock file named after the core.
 //!
 //! **Real-time throttling.** Linux lets real-time threads use only `sched_rt_runtime_us` of
 //! every `sched_rt_period_us` (950 ms of 1 s by default) on a core; past that it stops them,
@@ -258,7 +259,49 @@ pub fn run_with<'s>(
 ) -> Result<HostOutcome, HostError> {
     check_privileges(config)?;
     let scenario_core = validate(scenario, config, &bodies)?;
+    let _lock = CoreLock::acquire(config.core)?;
     runtime::run(scenario, scenario_core, config, bodies)
+}
+
+/// How long a run waits for another run on the same core to finish.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Exclusive use of a managed core among every process that runs the runtime on it (two
+/// dispatchers at the top priority on one core would each wreck the other's run): an
+/// advisory lock on a file named after the core, released when the run ends, even by a crash.
+pub(crate) struct CoreLock {
+    /// Held for its lock; closing it releases the lock.
+    _file: std::fs::File,
+}
+
+impl CoreLock {
+    pub(crate) fn acquire(core: usize) -> Result<Self, HostError> {
+        let path = std::env::temp_dir().join(format!("bulwark-host-core{core}.lock"));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|error| HostError::System {
+                call: "open (core lock)",
+                error,
+            })?;
+        let start = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(CoreLock { _file: file }),
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(_) => {
+                    return Err(HostError::Unsupported(format!(
+                        "core {core} is in use by another run of the host runtime (lock {})",
+                        path.display()
+                    )))
+                }
+            }
+        }
+    }
 }
 
 /// Checks what the host can run; returns the scenario core whose tasks it runs.

@@ -16,7 +16,7 @@ use std::thread;
 use bulwark_core::Duration;
 
 use crate::runtime::ThreadGuard;
-use crate::{check_privileges, sys, HostConfig, HostError};
+use crate::{check_privileges, sys, CoreLock, HostConfig, HostError};
 
 /// The victim's priority and the attackers'.
 const VICTIM_PRIORITY: i32 = 90;
@@ -47,6 +47,7 @@ pub struct Herd {
 /// in nanoseconds.
 pub fn herd(config: &HostConfig, herd: &Herd) -> Result<Vec<u64>, HostError> {
     check_privileges(config)?;
+    let _lock = CoreLock::acquire(config.core)?;
     let stop = AtomicBool::new(false);
     let go = AtomicU32::new(0);
     let origin = std::sync::atomic::AtomicU64::new(0);
