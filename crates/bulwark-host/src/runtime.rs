@@ -32,6 +32,8 @@ const HEARTBEAT_NS: u64 = 5_000_000;
 const WATCHDOG_POLL: std::time::Duration = std::time::Duration::from_millis(2);
 /// How long set-up may wait for a thread to start.
 const START_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+/// Stack of a thread running a scenario script.
+const SCRIPT_STACK: usize = 256 << 10;
 /// The longest a stalled dispatcher (a test fault) keeps the core before giving up itself.
 const STALL_LIMIT_NS: u64 = 3_000_000_000;
 
@@ -193,7 +195,13 @@ pub(crate) fn run<'s>(
                 .map(|at| bodies.swap_remove(at).1);
             let needs_flush = has_flush(&spec.behaviour);
             let core = config.core;
-            scope.spawn(move || {
+            // Scripts need little stack, and a thousand attackers should not reserve 2 MiB
+            // each; user code keeps the default.
+            let mut builder = thread::Builder::new();
+            if body.is_none() {
+                builder = builder.stack_size(SCRIPT_STACK);
+            }
+            let spawned = builder.spawn_scoped(scope, move || {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
                 // One stream per task, as the simulator draws them.
                 rng.set_stream(index as u64);
@@ -204,6 +212,13 @@ pub(crate) fn run<'s>(
                 };
                 task_main(shared, index, body, &spec.behaviour, &mut rng, &mut tools);
             });
+            if let Err(error) = spawned {
+                drop(guard);
+                return Err(HostError::System {
+                    call: "pthread_create",
+                    error,
+                });
+            }
         }
         let configure = || -> Result<(), HostError> {
             let tids = wait_for(|| {
