@@ -297,6 +297,12 @@ pub fn catch_interrupt() -> Option<SavedAction> {
     (rc == 0).then_some(SavedAction(old))
 }
 
+/// Sends SIGINT to this process, as Ctrl-C in its terminal would (for tests).
+pub fn interrupt_self() -> io::Result<()> {
+    // SAFETY: getpid and kill take plain values.
+    check(unsafe { libc::kill(libc::getpid(), libc::SIGINT) })
+}
+
 /// Puts back the SIGINT action saved by [`catch_interrupt`].
 pub fn restore_interrupt(saved: SavedAction) {
     // SAFETY: the saved action came from sigaction and is valid.

@@ -39,15 +39,24 @@ fn scenario(text: &str) -> bulwark_spec::Scenario {
     bulwark_spec::parse(text, "test.toml").expect("valid scenario")
 }
 
+/// The ids of this process's threads.
+fn threads() -> Vec<i32> {
+    std::fs::read_dir("/proc/self/task")
+        .expect("/proc/self/task")
+        .filter_map(|e| e.ok()?.file_name().to_string_lossy().parse().ok())
+        .collect()
+}
+
+fn any_real_time_thread() -> bool {
+    threads().into_iter().any(|tid| {
+        bulwark_host::sys::policy_of(tid)
+            .is_ok_and(|p| p == libc::SCHED_FIFO || p == libc::SCHED_RR)
+    })
+}
+
 /// No thread of this process is left under a real-time policy.
 fn assert_no_real_time_thread() {
-    for entry in std::fs::read_dir("/proc/self/task").expect("/proc/self/task") {
-        let tid: i32 = entry
-            .expect("entry")
-            .file_name()
-            .to_string_lossy()
-            .parse()
-            .expect("a thread id");
+    for tid in threads() {
         if let Ok(policy) = bulwark_host::sys::policy_of(tid) {
             assert!(
                 policy != libc::SCHED_FIFO && policy != libc::SCHED_RR,
@@ -291,4 +300,93 @@ fn a_missing_privilege_gives_the_documented_error() {
         .status()
         .expect("child test");
     assert!(status.success(), "the unprivileged child failed: {status}");
+}
+
+#[test]
+fn compute_and_flush_steps_run_for_real() {
+    let _serial = serial();
+    if !privileged() {
+        return;
+    }
+    // One job: flush the cache, then 20 units of 200 us of matrix multiplies, then exit.
+    // Alone on the core with no budget it finishes all 20 units well within 200 ms.
+    let scenario = scenario(
+        r#"
+name = "real-work"
+policy = "fixed-priority"
+duration = "200ms"
+
+[[task]]
+name = "worker"
+priority = 1
+script = [{ flush-cache = true }, { compute = 20, each = "200us" }]
+"#,
+    );
+    let host = bulwark_host::run(&scenario, &config()).expect("host run");
+    let worker = &host.outcome.tasks[0];
+    assert_eq!(worker.work_units, 20);
+    assert_eq!(worker.completed, 1);
+    // 20 units of at least 200 us of CPU each: at least 4 ms executed.
+    assert!(worker.executed_ns >= 4_000_000, "{}", worker.executed_ns);
+    assert!(host.host.matmul_ns > 0);
+    assert_no_real_time_thread();
+}
+
+#[test]
+fn ctrl_c_ends_the_run_and_restores_every_thread() {
+    let _serial = serial();
+    if !privileged() {
+        return;
+    }
+    let scenario = scenario(ENDLESS);
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            // Only once the run is under way (its threads are real-time), so that the
+            // runtime's handler, not the default action, takes the signal.
+            let waiting = std::time::Instant::now();
+            while !any_real_time_thread() {
+                if waiting.elapsed() > std::time::Duration::from_secs(10) {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            bulwark_host::sys::interrupt_self().expect("kill");
+        });
+        bulwark_host::run(&scenario, &config())
+    });
+    assert!(
+        matches!(result, Err(HostError::Interrupted)),
+        "expected an interrupted run, got {result:?}"
+    );
+    assert_no_real_time_thread();
+}
+
+#[test]
+fn a_panicking_task_leaves_no_real_time_thread() {
+    let _serial = serial();
+    if !privileged() {
+        return;
+    }
+    let scenario = scenario(
+        r#"
+name = "panics"
+policy = "fixed-priority"
+duration = "100ms"
+
+[[task]]
+name = "bad"
+priority = 1
+script = [{ run = "1ms" }]
+"#,
+    );
+    let body: bulwark_host::Body = Box::new(|ctx| {
+        let _ = ctx.run_for(Duration::from_millis(1));
+        panic!("task code failed");
+    });
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        bulwark_host::run_with(&scenario, &config(), vec![("bad".into(), body)])
+    }));
+    assert!(outcome.is_err(), "the task's panic reaches the caller");
+    assert_no_real_time_thread();
 }

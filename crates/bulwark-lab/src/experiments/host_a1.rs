@@ -385,6 +385,22 @@ mod tests {
         assert_eq!(summarize(Vec::new()), Summary::default());
     }
 
+    proptest::proptest! {
+        /// Whatever the samples: median <= p99 <= max, each one of the samples.
+        #[test]
+        fn the_summary_is_ordered_and_drawn_from_the_samples(
+            samples in proptest::collection::vec(0u64..10_000_000, 1..400)
+        ) {
+            let s = summarize(samples.clone());
+            proptest::prop_assert_eq!(s.count, samples.len());
+            proptest::prop_assert!(s.median <= s.p99 && s.p99 <= s.max);
+            for value in [s.median, s.p99, s.max] {
+                proptest::prop_assert!(samples.contains(&value));
+            }
+            proptest::prop_assert_eq!(Some(s.max), samples.iter().copied().max());
+        }
+    }
+
     #[test]
     fn the_period_grows_with_the_attackers() {
         assert_eq!(period(0), Duration::from_millis(5));
