@@ -55,6 +55,52 @@
 //! limit, and measures every timer wake-up's lateness. A run whose timers came more than
 //! [`THROTTLE_SUSPECT_NS`] late is flagged `throttling_suspected`; keep the managed core's load
 //! below the limit (a reservation's budget over its period is its load) for meaningful runs.
+//!
+//! # Your own code under a reservation
+//!
+//! ```no_run
+//! use bulwark_core::{Duration, Instant};
+//! use bulwark_host::{Body, HostConfig};
+//!
+//! // The scenario gives the policy and each task's parameters; the closure replaces the
+//! // behaviour of the task it names.
+//! let scenario = bulwark_spec::parse(
+//!     r#"
+//! name = "mine"
+//! policy = "spr"
+//! duration = "1s"
+//!
+//! [[task]]
+//! name = "control"
+//! priority = 1
+//! reservation = { budget = "2ms", period = "10ms" }
+//! script = [{ run = "1ms" }]
+//! "#,
+//!     "mine.toml",
+//! )
+//! .expect("a valid scenario");
+//! let body: Body = Box::new(|ctx| {
+//!     let mut release = Instant::ZERO;
+//!     loop {
+//!         // ... one job of real work; the reservation preempts it past 2 ms a period ...
+//!         if ctx.run_for(Duration::from_micros(500)).is_err() {
+//!             return;
+//!         }
+//!         release = release.saturating_add(Duration::from_millis(10));
+//!         // Ends the job; the wake-up time goes to the policy, no kernel timer is armed.
+//!         if ctx.sleep_until(release).is_err() {
+//!             return;
+//!         }
+//!     }
+//! });
+//! let outcome = bulwark_host::run_with(
+//!     &scenario,
+//!     &HostConfig::default(),
+//!     vec![("control".into(), body)],
+//! )?;
+//! println!("{} jobs", outcome.outcome.tasks[0].completed);
+//! # Ok::<(), bulwark_host::HostError>(())
+//! ```
 
 pub mod linux;
 mod runtime;
