@@ -634,14 +634,12 @@ impl<'a> Dispatcher<'a> {
     fn wait(&mut self) -> Result<Entry, HostError> {
         loop {
             let seen = self.shared.doorbell.load(Ordering::Acquire);
-            let posted = self.shared.posted.swap(0, Ordering::AcqRel);
-            if posted != 0 {
-                return Ok(Entry::Request(posted as usize - 1));
-            }
             let now = self.clock.now();
             self.shared
                 .heartbeat
                 .store(sys::monotonic_ns(), Ordering::Release);
+            // The end comes first: a task that keeps making requests (sleeps into the past)
+            // must not keep the run, or the heartbeat, going.
             if self.shared.abandoned.load(Ordering::Acquire)
                 || self.shared.stop_requested.load(Ordering::Acquire)
                 || now >= self.until
@@ -651,6 +649,10 @@ impl<'a> Dispatcher<'a> {
             if self.stall_at.is_some_and(|at| now >= at) {
                 self.stall();
                 return Ok(Entry::End);
+            }
+            let posted = self.shared.posted.swap(0, Ordering::AcqRel);
+            if posted != 0 {
+                return Ok(Entry::Request(posted as usize - 1));
             }
             if self.timer.is_some_and(|t| now >= t) {
                 return Ok(Entry::Timer);

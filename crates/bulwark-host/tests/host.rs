@@ -390,3 +390,35 @@ script = [{ run = "1ms" }]
     assert!(outcome.is_err(), "the task's panic reaches the caller");
     assert_no_real_time_thread();
 }
+
+#[test]
+fn a_task_that_only_sleeps_into_the_past_still_ends_on_time() {
+    let _serial = serial();
+    if !privileged() {
+        return;
+    }
+    // After 1 ms every sleep returns at once: the task makes requests back to back, and the
+    // run must still end at 100 ms, not by the watchdog.
+    let scenario = scenario(
+        r#"
+name = "busy-sleeper"
+policy = "fixed-priority"
+duration = "100ms"
+
+[[task]]
+name = "sleeper"
+priority = 1
+script = [{ loop = 1000000, body = [{ sleep-until = "1ms" }] }]
+"#,
+    );
+    let started = std::time::Instant::now();
+    let host = bulwark_host::run(&scenario, &config()).expect("host run, no watchdog");
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    // Every request is one job; there were many.
+    assert!(
+        host.outcome.tasks[0].jobs > 100,
+        "{}",
+        host.outcome.tasks[0].jobs
+    );
+    assert_no_real_time_thread();
+}
