@@ -4,7 +4,12 @@
 //! SCHED_FIFO with attackers arming their own `clock_nanosleep` timers; all in one run.
 //!
 //! The host scenario follows the simulated A1 ([`super::a1_thundering_herd`]): the victim,
-//! priority 200, runs 100 us per period in a reservation of 1 ms; N attackers, priority 1,
+//! priority 200, runs 100 us per period in a reservation of 3 ms (not the simulation's 1 ms:
+//! the dispatcher's real work at a release is charged to the task it chooses, as the policy's
+//! accounting starts at the invocation's `now`, and under the naive server with 1024 attackers
+//! that work alone approaches 1 ms in an unoptimised build on a loaded machine; the victim
+//! must not run out of budget, or its activations would be lost rather than late); N
+//! attackers, priority 1,
 //! run for ever in reservations of 3 us, so each depletes early in every period and is
 //! replenished at the victim's next release. The period grows with N (5 ms, or 40 us per
 //! attacker when more) so that the dispatcher's real per-attacker work keeps the core well
@@ -44,7 +49,7 @@ const BASE_PERIOD: Duration = Duration::from_millis(5);
 /// (a replenishment, a dispatch, a budget timer, a preemption) stays far below it.
 const PER_ATTACKER: Duration = Duration::from_micros(40);
 const VICTIM_RUN: Duration = Duration::from_micros(100);
-const VICTIM_BUDGET: Duration = Duration::from_millis(1);
+const VICTIM_BUDGET: Duration = Duration::from_millis(3);
 const ATTACKER_BUDGET: Duration = Duration::from_micros(3);
 
 /// The period used with `attackers` attackers.
@@ -228,7 +233,10 @@ fn us(ns: u64) -> String {
 fn report(columns: &[Column], simulated: &[Vec<u64>]) -> ExperimentReport {
     let mut rows = Vec::new();
     for (i, &n) in ATTACKERS.iter().enumerate() {
-        let mut row = vec![n.to_string(), us(period(n).as_nanos() * 1_000 / 1_000_000)];
+        let mut row = vec![
+            n.to_string(),
+            format!("{:.2}", period(n).as_nanos() as f64 / 1e6),
+        ];
         for column in columns {
             row.push(match &column.points[i] {
                 Ok(s) => format!("{} / {} / {}", us(s.median), us(s.p99), us(s.max)),
@@ -354,7 +362,7 @@ fn report(columns: &[Column], simulated: &[Vec<u64>]) -> ExperimentReport {
                 .into(),
             header: [
                 "N",
-                "period (us)",
+                "period (ms)",
                 "host DS",
                 "host SPR",
                 "Linux SCHED_FIFO",
