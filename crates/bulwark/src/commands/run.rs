@@ -181,8 +181,9 @@ fn host_note(h: &HostStats) -> String {
     ));
     if limit.is_some_and(|l| h.nominal_load_ppm >= l) {
         out.push_str(
-            "warning: the nominal load reaches the real-time limit: Linux throttles the core \
-             (dispatcher included) for the rest of each period\n",
+            "warning: the nominal load reaches the real-time limit: if the tasks use it, Linux \
+             throttles every real-time thread of the core (dispatcher included) for the rest of \
+             each period\n",
         );
     }
     if h.throttling_suspected {
