@@ -26,7 +26,7 @@
 //!    horizon counts as released; an unfinished job (the current one, and every job released
 //!    on plan behind it) misses when its deadline is at or before the horizon.
 
-mod behaviour;
+pub mod behaviour;
 pub mod cluster;
 pub mod components;
 mod event;
@@ -37,7 +37,7 @@ pub mod trace;
 
 use bulwark_core::{CoreError, Duration, Instant};
 use bulwark_spec::Scenario;
-pub use machine::Machine;
+pub use machine::{build_policy, Machine};
 pub use metrics::{CoreMetrics, JobRecord, Stats, TaskMetrics};
 use serde::Serialize;
 pub use trace::{Mark, MarkKind, Slice, SliceKind, Trace};

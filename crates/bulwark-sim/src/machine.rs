@@ -826,7 +826,7 @@ impl<'a> Machine<'a> {
 }
 
 /// The policy of core `core`, configured with the tasks partitioned onto it.
-fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimError> {
+pub fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimError> {
     let count = scenario.tasks.len();
     let on_core = scenario
         .tasks

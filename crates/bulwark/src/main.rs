@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         cli::Command::Attack(args) => commands::attack::run(&args),
         cli::Command::Reproduce(args) => commands::reproduce::run(&args),
         cli::Command::McipcCaseStudy(args) => commands::mcipc::run(&args),
+        cli::Command::Run(args) => commands::run::run(&args),
     };
     match result {
         Ok(code) => code,

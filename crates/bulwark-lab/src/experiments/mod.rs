@@ -7,6 +7,7 @@ pub mod a3_preemption_storm;
 pub mod camkes_synthetic;
 mod double_hit;
 mod faas_reclaim;
+pub mod host_a1;
 pub mod mcipc_case_study;
 pub mod platform;
 mod reclaim_latency;
@@ -59,6 +60,7 @@ pub const ALL: &[Experiment] = &[
     camkes_synthetic::EXPERIMENT,
     mcipc_case_study::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
+    host_a1::EXPERIMENT,
 ];
 
 /// The experiment called `name`.

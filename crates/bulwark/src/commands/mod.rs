@@ -8,4 +8,5 @@ pub mod components;
 pub mod mcipc;
 pub mod mcipc_analyze;
 pub mod reproduce;
+pub mod run;
 pub mod simulate;

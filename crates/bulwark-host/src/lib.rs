@@ -1,0 +1,429 @@
+//! Bulwark's hosted runtime: the same `bulwark-core` policies that drive the simulator, here
+//! scheduling real Linux threads against the real clock on one managed core.
+//!
+//! # Design
+//!
+//! **Dispatcher.** The managed core (core 1 unless configured) gets one dispatcher thread,
+//! pinned to it at the highest SCHED_FIFO priority. It is the kernel of the model: it drives
+//! the core's [`Policy`](bulwark_core::Policy) through exactly the simulator's kernel-entry
+//! sequence (one event — a task's request, or the timer — then one `schedule`), and it is the
+//! only thread that ever calls the policy.
+//!
+//! **Giving the core away.** Task threads are pinned to the same core under SCHED_FIFO. The
+//! policy's choice is raised to priority 2, every other task thread sits at priority 1. Raising
+//! alone is not enough: a lowered thread would still run whenever the chosen one suspends or
+//! the policy idles the core (an exhausted reservation), which is exactly when it must not. So
+//! a thread also has a *gate*, a futex word only the dispatcher opens: a thread that suspends
+//! through the runtime waits on its closed gate, and a thread preempted in the middle of its
+//! own code is sent a signal (SIGURG) whose handler parks it on its gate. The handler runs
+//! before any more of the thread's code, so a preempted thread executes nothing until the
+//! dispatcher opens its gate again; the priorities make the chosen thread run first, before
+//! the preempted one even takes its signal.
+//!
+//! **One timer per core, owned by the policy.** The dispatcher waits on a futex with an
+//! absolute CLOCK_MONOTONIC timeout (`FUTEX_WAIT_BITSET`): the kernel's one-shot hrtimer, the
+//! same one `clock_nanosleep(TIMER_ABSTIME)` arms, programmed to the policy's next timer after
+//! every `schedule`; one wait covers both that timer and the task threads' requests. A task's
+//! timed sleep is a request: the thread hands the wake-up time to the dispatcher, which hands
+//! it to the policy, and parks on its gate. No task thread ever arms a kernel timer, so
+//! however many tasks sleep, the core takes at most one timer interrupt at a time, when the
+//! policy says so. An overrunning thread is preempted when the policy's budget timer fires.
+//!
+//! **Measured kernel work.** The dispatcher reads the clock when it wakes (`now`, handed to
+//! the policy) and again when it has made its changes (priorities, gates, signals, the futex
+//! wake of the chosen thread); the stretch between is recorded as a kernel slice charged to
+//! the chosen task, as the simulator records its cost model. Task slices run from the end of
+//! one kernel slice to the next wake-up. Each job's first start is read by the task thread
+//! itself when it passes its gate.
+//!
+//! **Safety.** [`check_privileges`] refuses a run, saying what is missing and how to grant
+//! it, when the process may not use SCHED_FIFO at the priorities needed (CAP_SYS_NICE or
+//! RLIMIT_RTPRIO) or may not run on the managed core. A watchdog thread pinned to another core,
+//! under the ordinary time-sharing policy, checks the dispatcher's heartbeat (it wakes at least
+//! every few milliseconds even with no timer due): when it stays silent longer than the
+//! watchdog timeout, the watchdog demotes every managed thread to SCHED_OTHER, opens every gate
+//! and ends the run with [`HostError::WatchdogFired`]. Ctrl-C is caught during a run and ends
+//! it cleanly. Every thread puts itself back under SCHED_OTHER when it ends, by a drop guard
+//! that also runs on panic, and the run's own guard demotes every thread it created. Runs are
+//! bounded ([`HostConfig::max_run`]); script steps stop spinning when the run ends. Runs on
+//! one core exclude each other, across processes too, by a lock file named after the core.
+//!
+//! **Real-time throttling.** Linux lets real-time threads use only `sched_rt_runtime_us` of
+//! every `sched_rt_period_us` (950 ms of 1 s by default) on a core; past that it stops them,
+//! dispatcher included, for the rest of the period. The runtime does not fight it: it reads
+//! both values into [`HostStats`], reports the scenario's nominal load on the core beside the
+//! limit, and measures every timer wake-up's lateness. A run whose timers came more than
+//! [`THROTTLE_SUSPECT_NS`] late is flagged `throttling_suspected`; keep the managed core's load
+//! below the limit (a reservation's budget over its period is its load) for meaningful runs.
+//!
+//! # Your own code under a reservation
+//!
+//! ```no_run
+//! use bulwark_core::{Duration, Instant};
+//! use bulwark_host::{Body, HostConfig};
+//!
+//! // The scenario gives the policy and each task's parameters; the closure replaces the
+//! // behaviour of the task it names.
+//! let scenario = bulwark_spec::parse(
+//!     r#"
+//! name = "mine"
+//! policy = "spr"
+//! duration = "1s"
+//!
+//! [[task]]
+//! name = "control"
+//! priority = 1
+//! reservation = { budget = "2ms", period = "10ms" }
+//! script = [{ run = "1ms" }]
+//! "#,
+//!     "mine.toml",
+//! )
+//! .expect("a valid scenario");
+//! let body: Body = Box::new(|ctx| {
+//!     let mut release = Instant::ZERO;
+//!     loop {
+//!         // ... one job of real work; the reservation preempts it past 2 ms a period ...
+//!         if ctx.run_for(Duration::from_micros(500)).is_err() {
+//!             return;
+//!         }
+//!         release = release.saturating_add(Duration::from_millis(10));
+//!         // Ends the job; the wake-up time goes to the policy, no kernel timer is armed.
+//!         if ctx.sleep_until(release).is_err() {
+//!             return;
+//!         }
+//!     }
+//! });
+//! let outcome = bulwark_host::run_with(
+//!     &scenario,
+//!     &HostConfig::default(),
+//!     vec![("control".into(), body)],
+//! )?;
+//! println!("{} jobs", outcome.outcome.tasks[0].completed);
+//! # Ok::<(), bulwark_host::HostError>(())
+//! ```
+
+pub mod linux;
+mod runtime;
+pub mod sys;
+mod task;
+pub mod work;
+
+use bulwark_core::{Duration, Instant};
+use bulwark_sim::{Outcome, Stats};
+use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step};
+
+pub use task::{Stopped, TaskContext};
+
+/// A timer wake-up later than this (1 ms) counts as a sign of real-time throttling.
+pub const THROTTLE_SUSPECT_NS: u64 = 1_000_000;
+
+/// Priority of the task thread the policy chose.
+pub(crate) const PRIORITY_RUN: i32 = 2;
+/// Priority of every other task thread.
+pub(crate) const PRIORITY_READY: i32 = 1;
+
+/// How to run a scenario on this machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostConfig {
+    /// The core the runtime manages (dispatcher and every task thread).
+    pub core: usize,
+    /// The core of the watchdog thread; must differ from `core`.
+    pub watchdog_core: usize,
+    /// Time to run; the scenario's `duration` when `None`.
+    pub until: Option<Duration>,
+    /// The longest run allowed.
+    pub max_run: Duration,
+    /// Seed for random draws; the scenario's `seed` when `None`.
+    pub seed: Option<u64>,
+    /// Record a trace.
+    pub record_trace: bool,
+    /// Keep a record of every job.
+    pub record_jobs: bool,
+    /// How long the dispatcher may stay silent before the watchdog demotes every thread.
+    pub watchdog_timeout: Duration,
+    /// Testing aid: at this time the dispatcher stops answering (spins at its top priority
+    /// without a heartbeat), as a hung kernel would, so that the watchdog must step in.
+    #[doc(hidden)]
+    pub stall_dispatcher_at: Option<Duration>,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            core: 1,
+            watchdog_core: 0,
+            until: None,
+            max_run: Duration::from_secs(10),
+            seed: None,
+            record_trace: false,
+            record_jobs: false,
+            watchdog_timeout: Duration::from_millis(200),
+            stall_dispatcher_at: None,
+        }
+    }
+}
+
+/// Why a run could not start or did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// The process lacks a privilege the runtime needs.
+    #[error("missing privilege: {what}\n  how to grant it: {how}")]
+    MissingPrivilege {
+        /// What is missing.
+        what: String,
+        /// How to grant it.
+        how: String,
+    },
+    /// The configuration or scenario cannot run on the host.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The policy refused the scenario or a call.
+    #[error(transparent)]
+    Policy(#[from] bulwark_sim::SimError),
+    /// A system call failed during the run.
+    #[error("`{call}` failed: {error}")]
+    System {
+        /// The call.
+        call: &'static str,
+        /// The kernel's answer.
+        error: std::io::Error,
+    },
+    /// The dispatcher stopped answering and the watchdog demoted every managed thread.
+    #[error(
+        "the dispatcher was silent for {silent_for}; the watchdog demoted {demoted} threads to \
+         SCHED_OTHER ({still_real_time} still real-time afterwards)"
+    )]
+    WatchdogFired {
+        /// How long it had been silent.
+        silent_for: Duration,
+        /// Threads demoted.
+        demoted: usize,
+        /// Threads the watchdog found still under a real-time policy after demoting them.
+        still_real_time: usize,
+    },
+    /// Ctrl-C ended the run; every thread was restored.
+    #[error("interrupted (Ctrl-C); every managed thread was restored")]
+    Interrupted,
+}
+
+/// What the host measured about itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostStats {
+    /// The managed core.
+    pub core: usize,
+    /// Kernel entries (dispatcher invocations that called the policy).
+    pub entries: u64,
+    /// Lateness of every timer wake-up (wake-up minus the policy's timer).
+    pub timer_lateness: Stats,
+    /// Timer wake-ups later than [`THROTTLE_SUSPECT_NS`].
+    pub late_timers: u64,
+    /// Preemption signals sent.
+    pub preempt_signals: u64,
+    /// `sched_rt_runtime_us` (-1 means no limit; `None` when unreadable).
+    pub rt_runtime_us: Option<i64>,
+    /// `sched_rt_period_us`.
+    pub rt_period_us: Option<i64>,
+    /// The scenario's nominal load on the managed core, in parts per million (periodic
+    /// execution over period, reservation budget over period; scripts count as full load).
+    pub nominal_load_ppm: u64,
+    /// True when some timer woke more than [`THROTTLE_SUSPECT_NS`] late.
+    pub throttling_suspected: bool,
+    /// CPU time of one `compute` matrix multiply on this core, calibrated at start.
+    pub matmul_ns: u64,
+}
+
+/// A host run's outputs: the simulator's own outcome type, so that every exporter works on
+/// it, and what the host measured about itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostOutcome {
+    /// Per-task metrics, jobs and trace, as the simulator reports them.
+    pub outcome: Outcome,
+    /// The host's own measurements.
+    pub host: HostStats,
+}
+
+/// A task's code: a closure run in the task's thread under its policy. It should return
+/// when a [`TaskContext`] call answers [`Stopped`] (the run is over).
+pub type Body<'s> = Box<dyn FnOnce(&TaskContext) + Send + 's>;
+
+/// Checks that this process may run the runtime on `config.core`; the error names what is
+/// missing and how to grant it.
+pub fn check_privileges(config: &HostConfig) -> Result<(), HostError> {
+    let needed = sys::fifo_max();
+    let limit = sys::rtprio_limit();
+    if !sys::has_cap_sys_nice() && limit < needed.max(0) as u64 {
+        return Err(HostError::MissingPrivilege {
+            what: format!(
+                "SCHED_FIFO priority {needed}: the process has no CAP_SYS_NICE and its \
+                 RLIMIT_RTPRIO is {limit}"
+            ),
+            how: format!(
+                "run as root, or give the program the capability (`sudo setcap cap_sys_nice+ep \
+                 <program>`), or raise the limit to {needed} (`ulimit -r {needed}` in a shell \
+                 allowed to, or `<user> - rtprio {needed}` in /etc/security/limits.conf); in a \
+                 container, add CAP_SYS_NICE (`docker run --cap-add SYS_NICE`)"
+            ),
+        });
+    }
+    let allowed = sys::allowed_cores().map_err(|error| HostError::System {
+        call: "sched_getaffinity",
+        error,
+    })?;
+    for (role, core) in [("managed", config.core), ("watchdog", config.watchdog_core)] {
+        if !allowed.contains(&core) {
+            return Err(HostError::MissingPrivilege {
+                what: format!(
+                    "the {role} core {core} is not in this process's CPU affinity {allowed:?}"
+                ),
+                how: "run without a restricting `taskset`/cpuset, or choose cores from the \
+                      affinity (`--core`)"
+                    .to_owned(),
+            });
+        }
+    }
+    if config.core == config.watchdog_core {
+        return Err(HostError::Unsupported(format!(
+            "the watchdog must run on another core than the managed core {}",
+            config.core
+        )));
+    }
+    Ok(())
+}
+
+/// Runs `scenario`'s scripts for real on the managed core.
+pub fn run(scenario: &Scenario, config: &HostConfig) -> Result<HostOutcome, HostError> {
+    run_with(scenario, config, Vec::new())
+}
+
+/// Runs `scenario` with some tasks' behaviour replaced by user code: `bodies` pairs a task's
+/// name with its closure. The scenario still gives every task's policy parameters (priority,
+/// reservation) and its first release (its behaviour's offset).
+pub fn run_with<'s>(
+    scenario: &'s Scenario,
+    config: &HostConfig,
+    bodies: Vec<(String, Body<'s>)>,
+) -> Result<HostOutcome, HostError> {
+    check_privileges(config)?;
+    let scenario_core = validate(scenario, config, &bodies)?;
+    let _lock = CoreLock::acquire(config.core)?;
+    runtime::run(scenario, scenario_core, config, bodies)
+}
+
+/// How long a run waits for another run on the same core to finish.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Exclusive use of a managed core among every process that runs the runtime on it (two
+/// dispatchers at the top priority on one core would each wreck the other's run): an
+/// advisory lock on a file named after the core, released when the run ends, even by a crash.
+pub(crate) struct CoreLock {
+    /// Held for its lock; closing it releases the lock.
+    _file: std::fs::File,
+}
+
+impl CoreLock {
+    pub(crate) fn acquire(core: usize) -> Result<Self, HostError> {
+        let path = std::env::temp_dir().join(format!("bulwark-host-core{core}.lock"));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|error| HostError::System {
+                call: "open (core lock)",
+                error,
+            })?;
+        let start = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(CoreLock { _file: file }),
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(_) => {
+                    return Err(HostError::Unsupported(format!(
+                        "core {core} is in use by another run of the host runtime (lock {})",
+                        path.display()
+                    )))
+                }
+            }
+        }
+    }
+}
+
+/// Checks what the host can run; returns the scenario core whose tasks it runs.
+fn validate(
+    scenario: &Scenario,
+    config: &HostConfig,
+    bodies: &[(String, Body<'_>)],
+) -> Result<u16, HostError> {
+    if scenario.policy == PolicyKind::Vbs {
+        return Err(HostError::Unsupported(
+            "the host runtime does not run vbs scenarios yet (their actions are a different \
+             kernel entry); simulate them"
+                .to_owned(),
+        ));
+    }
+    let Some(first) = scenario.tasks.first() else {
+        return Err(HostError::Unsupported(
+            "the scenario has no task".to_owned(),
+        ));
+    };
+    if let Some(other) = scenario.tasks.iter().find(|t| t.core != first.core) {
+        return Err(HostError::Unsupported(format!(
+            "the host runtime manages one core, but task `{}` is on core {} and task `{}` on \
+             core {}",
+            first.name, first.core, other.name, other.core
+        )));
+    }
+    for (name, _) in bodies {
+        if !scenario.tasks.iter().any(|t| &t.name == name) {
+            return Err(HostError::Unsupported(format!(
+                "no task `{name}` in the scenario for the given code"
+            )));
+        }
+    }
+    for task in &scenario.tasks {
+        if let Behaviour::Script { steps, .. } = &task.behaviour {
+            if let Some(step) = unsupported_step(steps) {
+                return Err(HostError::Unsupported(format!(
+                    "task `{}`: the host runtime does not run `{step}` steps yet",
+                    task.name
+                )));
+            }
+        }
+    }
+    let until = config.until.unwrap_or(scenario.duration);
+    if until > config.max_run {
+        return Err(HostError::Unsupported(format!(
+            "a host run of {until} is longer than the {} allowed; pass a shorter --until",
+            config.max_run
+        )));
+    }
+    Ok(first.core)
+}
+
+fn unsupported_step(steps: &[Step]) -> Option<&'static str> {
+    steps.iter().find_map(|step| match step {
+        Step::Loop { body, .. } => unsupported_step(body),
+        Step::Action { .. } => Some("action"),
+        Step::Allocate { .. } => Some("allocate"),
+        Step::Terminate { .. } => Some("terminate"),
+        _ => None,
+    })
+}
+
+/// The time base of a run: policy instants are nanoseconds since `origin` on CLOCK_MONOTONIC.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clock {
+    pub origin: u64,
+}
+
+impl Clock {
+    pub fn now(self) -> Instant {
+        Instant::from_nanos(sys::monotonic_ns().saturating_sub(self.origin))
+    }
+
+    pub fn absolute(self, at: Instant) -> u64 {
+        self.origin.saturating_add(at.as_nanos())
+    }
+}

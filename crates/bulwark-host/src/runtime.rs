@@ -1,0 +1,895 @@
+//! The runtime proper: thread set-up, the dispatcher (the kernel-entry loop around the
+//! policy), the watchdog, and the restoration of every thread's scheduling on the way out.
+
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
+use std::thread;
+
+use bulwark_core::{Duration, Instant, Policy, TaskId, Wake, Work};
+use bulwark_sim::behaviour::Program;
+use bulwark_sim::{
+    build_policy, CoreMetrics, JobRecord, Mark, MarkKind, Outcome, SimError, Slice, SliceKind,
+    TaskMetrics, Trace,
+};
+use bulwark_spec::{Behaviour, Execution, Scenario, Step};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::sys::{self, GATE_CLOSED};
+use crate::task::{run_script, ScriptTools, TaskContext};
+use crate::work::{FlushBuffer, Matmul};
+use crate::{
+    Body, Clock, HostConfig, HostError, HostOutcome, HostStats, PRIORITY_READY, PRIORITY_RUN,
+    THROTTLE_SUSPECT_NS,
+};
+
+/// The gate is open: the thread was chosen.
+pub(crate) const GATE_OPEN: u32 = 1;
+/// The run is over: the gate stays open and every request answers at once.
+pub(crate) const GATE_STOP: u32 = 2;
+/// The dispatcher wakes at least this often, to prove to the watchdog that it lives.
+const HEARTBEAT_NS: u64 = 5_000_000;
+/// How often the watchdog looks.
+const WATCHDOG_POLL: std::time::Duration = std::time::Duration::from_millis(2);
+/// How long set-up may wait for a thread to start.
+const START_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+/// Stack of a thread running a scenario script.
+const SCRIPT_STACK: usize = 256 << 10;
+/// The longest a stalled dispatcher (a test fault) keeps the core before giving up itself.
+const STALL_LIMIT_NS: u64 = 3_000_000_000;
+
+/// A task thread's request to the dispatcher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub(crate) enum Request {
+    /// End the job and sleep (`until`, `release`).
+    Sleep = 1,
+    /// End the task.
+    Exit = 2,
+}
+
+/// What one task thread shares with the dispatcher.
+#[derive(Default)]
+pub(crate) struct Slot {
+    /// `GATE_CLOSED`, `GATE_OPEN` or `GATE_STOP`.
+    pub gate: AtomicU32,
+    /// The thread's kernel id, 0 until it started.
+    pub tid: AtomicI32,
+    /// The posted request's kind (0 for none) and arguments.
+    pub request: AtomicU32,
+    pub until: AtomicU64,
+    pub release: AtomicU64,
+    /// When the thread made the request (its job's completion).
+    pub at: AtomicU64,
+    /// The current job's sequence number, set by the dispatcher when it opens a job.
+    pub job_seq: AtomicU64,
+    /// The last job the thread started, and when (set by the thread as it passes its gate).
+    pub started_job: AtomicU64,
+    pub started_at: AtomicU64,
+    /// `compute` units finished.
+    pub work_units: AtomicU64,
+}
+
+/// What every thread of a run shares.
+#[derive(Default)]
+pub(crate) struct Shared {
+    /// Bumped by every request; the dispatcher's futex word.
+    pub doorbell: AtomicU32,
+    /// Index + 1 of the task whose request waits, 0 for none.
+    pub posted: AtomicU32,
+    /// The run is over.
+    pub stopping: AtomicBool,
+    /// Ctrl-C asked the run to end.
+    pub stop_requested: AtomicBool,
+    /// The watchdog took over: the dispatcher must leave.
+    pub abandoned: AtomicBool,
+    /// The dispatcher has returned.
+    pub dispatcher_done: AtomicBool,
+    /// CLOCK_MONOTONIC of the dispatcher's last sign of life.
+    pub heartbeat: AtomicU64,
+    /// CLOCK_MONOTONIC at time zero.
+    pub origin: AtomicU64,
+    /// The dispatcher's kernel id and its start signal.
+    pub dispatcher_tid: AtomicI32,
+    pub go: AtomicU32,
+    pub tasks: Vec<Slot>,
+}
+
+impl Shared {
+    pub fn now(&self) -> Instant {
+        Clock {
+            origin: self.origin.load(Ordering::Relaxed),
+        }
+        .now()
+    }
+
+    /// Ends the run for every task thread: demoted first, so that whatever they still do
+    /// runs as ordinary threads, then every gate opened for good.
+    fn release_all(&self) {
+        self.stopping.store(true, Ordering::Release);
+        for slot in &self.tasks {
+            let tid = slot.tid.load(Ordering::Acquire);
+            if tid != 0 {
+                let _ = sys::set_other(tid);
+            }
+        }
+        for slot in &self.tasks {
+            slot.gate.store(GATE_STOP, Ordering::Release);
+            sys::futex_wake(&slot.gate, i32::MAX);
+        }
+        self.go.store(GATE_STOP, Ordering::Release);
+        sys::futex_wake(&self.go, 1);
+        self.doorbell.fetch_add(1, Ordering::Release);
+        sys::futex_wake(&self.doorbell, 1);
+    }
+
+    /// Every managed thread's id.
+    fn tids(&self) -> Vec<i32> {
+        self.tasks
+            .iter()
+            .map(|s| s.tid.load(Ordering::Acquire))
+            .chain([self.dispatcher_tid.load(Ordering::Acquire)])
+            .filter(|&tid| tid != 0)
+            .collect()
+    }
+}
+
+/// Puts every thread of the run back under SCHED_OTHER when the run ends, however it ends.
+struct RestoreGuard<'a>(&'a Shared);
+
+impl Drop for RestoreGuard<'_> {
+    fn drop(&mut self) {
+        self.0.release_all();
+        for tid in self.0.tids() {
+            let _ = sys::set_other(tid);
+        }
+    }
+}
+
+/// Puts the calling thread back under SCHED_OTHER when it ends, even by panic.
+pub(crate) struct ThreadGuard;
+
+impl Drop for ThreadGuard {
+    fn drop(&mut self) {
+        let _ = sys::set_other(sys::gettid());
+        sys::set_thread_gate(None);
+    }
+}
+
+/// What the watchdog saw when it fired.
+struct Fired {
+    silent_for: u64,
+    demoted: usize,
+    still_real_time: usize,
+}
+
+pub(crate) fn run<'s>(
+    scenario: &'s Scenario,
+    scenario_core: u16,
+    config: &HostConfig,
+    mut bodies: Vec<(String, Body<'s>)>,
+) -> Result<HostOutcome, HostError> {
+    // The policy is built here once to report a refused configuration before any thread
+    // starts; the dispatcher builds its own (a policy need not be `Send`).
+    build_policy(scenario, scenario_core)?;
+    sys::install_park_handler().map_err(|error| HostError::System {
+        call: "sigaction",
+        error,
+    })?;
+    let mut matmul = Matmul::new();
+    let matmul_ns = matmul.calibrate();
+    let seed = config.seed.unwrap_or(scenario.seed);
+    let until = Instant::ZERO.saturating_add(config.until.unwrap_or(scenario.duration));
+    let shared = Shared {
+        tasks: (0..scenario.tasks.len()).map(|_| Slot::default()).collect(),
+        ..Shared::default()
+    };
+    let saved_interrupt = sys::catch_interrupt();
+    let interrupts_before = sys::interrupts();
+    let result = thread::scope(|scope| {
+        let guard = RestoreGuard(&shared);
+        let shared = &shared;
+        for (index, spec) in scenario.tasks.iter().enumerate() {
+            let body = bodies
+                .iter()
+                .position(|(name, _)| *name == spec.name)
+                .map(|at| bodies.swap_remove(at).1);
+            let needs_flush = has_flush(&spec.behaviour);
+            let core = config.core;
+            // Scripts need little stack, and a thousand attackers should not reserve 2 MiB
+            // each; user code keeps the default.
+            let mut builder = thread::Builder::new();
+            if body.is_none() {
+                builder = builder.stack_size(SCRIPT_STACK);
+            }
+            let spawned = builder.spawn_scoped(scope, move || {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                // One stream per task, as the simulator draws them.
+                rng.set_stream(index as u64);
+                let mut tools = ScriptTools {
+                    matmul: Matmul::new(),
+                    matmul_ns,
+                    flush: needs_flush.then(|| FlushBuffer::new(core)),
+                };
+                task_main(shared, index, body, &spec.behaviour, &mut rng, &mut tools);
+            });
+            if let Err(error) = spawned {
+                drop(guard);
+                return Err(HostError::System {
+                    call: "pthread_create",
+                    error,
+                });
+            }
+        }
+        let configure = || -> Result<(), HostError> {
+            let tids = wait_for(|| {
+                let tids: Vec<i32> = shared
+                    .tasks
+                    .iter()
+                    .map(|s| s.tid.load(Ordering::Acquire))
+                    .collect();
+                tids.iter().all(|&t| t != 0).then_some(tids)
+            })?;
+            for tid in tids {
+                setup_thread(tid, config.core, PRIORITY_READY)?;
+            }
+            Ok(())
+        };
+        if let Err(e) = configure() {
+            drop(guard);
+            return Err(e);
+        }
+        let dispatcher = scope.spawn(move || {
+            shared
+                .dispatcher_tid
+                .store(sys::gettid(), Ordering::Release);
+            let _restore = ThreadGuard;
+            let _ = sys::least_timer_slack();
+            while shared.go.load(Ordering::Acquire) == 0 {
+                sys::futex_wait(&shared.go, 0, None);
+            }
+            if shared.stopping.load(Ordering::Acquire) {
+                return Ok(None);
+            }
+            let mut dispatcher =
+                Dispatcher::new(scenario, scenario_core, config, shared, until, seed);
+            let result = dispatcher.run();
+            shared.release_all();
+            shared.dispatcher_done.store(true, Ordering::Release);
+            result.map(|()| Some(dispatcher.finish(scenario, scenario_core, matmul_ns)))
+        });
+        let started = wait_for(|| {
+            let tid = shared.dispatcher_tid.load(Ordering::Acquire);
+            (tid != 0).then_some(tid)
+        })
+        .and_then(|tid| setup_thread(tid, config.core, sys::fifo_max()));
+        if let Err(e) = started {
+            drop(guard);
+            return Err(e);
+        }
+        let watchdog_core = config.watchdog_core;
+        let timeout = config.watchdog_timeout.as_nanos();
+        let watchdog = scope.spawn(move || {
+            let _ = sys::pin(sys::gettid(), watchdog_core);
+            watchdog_main(shared, timeout, interrupts_before)
+        });
+        shared
+            .heartbeat
+            .store(sys::monotonic_ns(), Ordering::Release);
+        shared.go.store(1, Ordering::Release);
+        sys::futex_wake(&shared.go, 1);
+        let dispatched = dispatcher
+            .join()
+            .unwrap_or_else(|_| Err(HostError::Unsupported("the dispatcher panicked".into())));
+        shared.dispatcher_done.store(true, Ordering::Release);
+        let fired = watchdog.join().ok().flatten();
+        drop(guard);
+        if let Some(fired) = fired {
+            return Err(HostError::WatchdogFired {
+                silent_for: Duration::from_nanos(fired.silent_for),
+                demoted: fired.demoted,
+                still_real_time: fired.still_real_time,
+            });
+        }
+        if shared.stop_requested.load(Ordering::Acquire) {
+            return Err(HostError::Interrupted);
+        }
+        dispatched?.ok_or(HostError::Interrupted)
+    });
+    if let Some(saved) = saved_interrupt {
+        sys::restore_interrupt(saved);
+    }
+    result
+}
+
+fn has_flush(behaviour: &Behaviour) -> bool {
+    fn any(steps: &[Step]) -> bool {
+        steps.iter().any(|s| match s {
+            Step::FlushCache => true,
+            Step::Loop { body, .. } => any(body),
+            _ => false,
+        })
+    }
+    matches!(behaviour, Behaviour::Script { steps, .. } if any(steps))
+}
+
+/// Polls `probe` until it answers, for at most [`START_LIMIT`].
+fn wait_for<T>(mut probe: impl FnMut() -> Option<T>) -> Result<T, HostError> {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(value) = probe() {
+            return Ok(value);
+        }
+        if start.elapsed() > START_LIMIT {
+            return Err(HostError::Unsupported(
+                "a managed thread did not start within 2 s".to_owned(),
+            ));
+        }
+        thread::sleep(std::time::Duration::from_micros(200));
+    }
+}
+
+fn setup_thread(tid: i32, core: usize, priority: i32) -> Result<(), HostError> {
+    sys::pin(tid, core).map_err(|error| HostError::System {
+        call: "sched_setaffinity",
+        error,
+    })?;
+    sys::set_fifo(tid, priority).map_err(|error| {
+        if error.raw_os_error() == Some(libc::EPERM) {
+            HostError::MissingPrivilege {
+                what: format!("SCHED_FIFO priority {priority} was refused (EPERM)"),
+                how: "run as root or grant CAP_SYS_NICE (`sudo setcap cap_sys_nice+ep \
+                      <program>`), or raise RLIMIT_RTPRIO (`ulimit -r 99`)"
+                    .to_owned(),
+            }
+        } else {
+            HostError::System {
+                call: "sched_setscheduler",
+                error,
+            }
+        }
+    })
+}
+
+fn task_main(
+    shared: &Shared,
+    index: usize,
+    body: Option<Body<'_>>,
+    behaviour: &Behaviour,
+    rng: &mut ChaCha8Rng,
+    tools: &mut ScriptTools,
+) {
+    let slot = &shared.tasks[index];
+    sys::set_thread_gate(Some(&slot.gate));
+    let _restore = ThreadGuard;
+    slot.tid.store(sys::gettid(), Ordering::Release);
+    let ctx = TaskContext { shared, index };
+    if ctx.wait_granted().is_err() {
+        return;
+    }
+    match body {
+        Some(body) => {
+            body(&ctx);
+            ctx.exit();
+        }
+        None => run_script(&ctx, Program::new(behaviour), rng, tools),
+    }
+}
+
+/// Watches the dispatcher's heartbeat and Ctrl-C; demotes every managed thread when the
+/// dispatcher has been silent for `timeout_ns`.
+fn watchdog_main(shared: &Shared, timeout_ns: u64, interrupts_before: usize) -> Option<Fired> {
+    loop {
+        if shared.dispatcher_done.load(Ordering::Acquire) {
+            return None;
+        }
+        if sys::interrupts() != interrupts_before {
+            shared.stop_requested.store(true, Ordering::Release);
+        }
+        let silent = sys::monotonic_ns().saturating_sub(shared.heartbeat.load(Ordering::Acquire));
+        if silent > timeout_ns {
+            shared.abandoned.store(true, Ordering::Release);
+            let tids = shared.tids();
+            let demoted = tids
+                .iter()
+                .filter(|&&tid| sys::set_other(tid).is_ok())
+                .count();
+            shared.release_all();
+            let still_real_time = tids
+                .iter()
+                .filter(|&&tid| {
+                    sys::policy_of(tid).is_ok_and(|p| p == libc::SCHED_FIFO || p == libc::SCHED_RR)
+                })
+                .count();
+            return Some(Fired {
+                silent_for: silent,
+                demoted,
+                still_real_time,
+            });
+        }
+        thread::sleep(WATCHDOG_POLL);
+    }
+}
+
+/// A job the dispatcher tracks.
+struct Job {
+    index: u64,
+    seq: u64,
+    release: Instant,
+    deadline: Option<Instant>,
+}
+
+/// Why the dispatcher woke.
+enum Entry {
+    Request(usize),
+    Timer,
+    Heartbeat,
+    End,
+}
+
+/// The kernel of the managed core.
+pub(crate) struct Dispatcher<'a> {
+    policy: Box<dyn Policy>,
+    scenario: &'a Scenario,
+    shared: &'a Shared,
+    clock: Clock,
+    until: Instant,
+    seed: u64,
+    core: u16,
+    stall_at: Option<Instant>,
+    current: Option<TaskId>,
+    running_since: Instant,
+    timer: Option<Instant>,
+    jobs: Vec<Option<Job>>,
+    metrics: Vec<TaskMetrics>,
+    core_metrics: CoreMetrics,
+    records: Option<Vec<JobRecord>>,
+    trace: Option<Trace>,
+    stats: HostStats,
+    next_seq: u64,
+}
+
+impl<'a> Dispatcher<'a> {
+    fn new(
+        scenario: &'a Scenario,
+        core: u16,
+        config: &HostConfig,
+        shared: &'a Shared,
+        until: Instant,
+        seed: u64,
+    ) -> Self {
+        let policy = build_policy(scenario, core).unwrap_or_else(|_| {
+            // Checked before any thread started; an empty fixed-priority policy never runs.
+            Box::new(bulwark_core::FixedPriority::with_capacity(0))
+        });
+        Dispatcher {
+            policy,
+            scenario,
+            shared,
+            clock: Clock { origin: 0 },
+            until,
+            seed,
+            core,
+            stall_at: config
+                .stall_dispatcher_at
+                .map(|d| Instant::ZERO.saturating_add(d)),
+            current: None,
+            running_since: Instant::ZERO,
+            timer: None,
+            jobs: scenario.tasks.iter().map(|_| None).collect(),
+            metrics: scenario
+                .tasks
+                .iter()
+                .map(|t| TaskMetrics {
+                    name: t.name.clone(),
+                    core: t.core,
+                    ..TaskMetrics::default()
+                })
+                .collect(),
+            core_metrics: CoreMetrics::default(),
+            records: config.record_jobs.then(Vec::new),
+            trace: config.record_trace.then(Trace::default),
+            stats: HostStats {
+                core: config.core,
+                ..HostStats::default()
+            },
+            next_seq: 0,
+        }
+    }
+
+    fn refused(
+        &self,
+        call: &'static str,
+        task: TaskId,
+        at: Instant,
+        error: bulwark_core::CoreError,
+    ) -> HostError {
+        HostError::Policy(SimError::Refused {
+            call,
+            task: self.scenario.tasks[task.index()].name.clone(),
+            at,
+            error,
+        })
+    }
+
+    /// Boot, then kernel entries until the end of the run.
+    fn run(&mut self) -> Result<(), HostError> {
+        let origin = sys::monotonic_ns();
+        self.clock = Clock { origin };
+        self.shared.origin.store(origin, Ordering::Release);
+        let mut work = Work::default();
+        for index in 0..self.scenario.tasks.len() {
+            let id = TaskId(index as u32);
+            let release = Program::first_release(&self.scenario.tasks[index].behaviour);
+            let wake = self.open_job(id, 0, release);
+            let result = if release == Instant::ZERO {
+                self.policy.activate(Instant::ZERO, id, wake, &mut work)
+            } else {
+                self.policy
+                    .sleep(Instant::ZERO, id, release, wake, &mut work)
+            };
+            result.map_err(|e| self.refused("activate", id, Instant::ZERO, e))?;
+        }
+        let mut now = self.clock.now();
+        let mut suspended = None;
+        loop {
+            let decision = self.policy.schedule(now, &mut Work::default());
+            self.core_metrics.invocations += 1;
+            self.stats.entries += 1;
+            self.apply(decision.next, suspended)?;
+            self.timer = decision.timer;
+            let exit = self.clock.now();
+            self.record_slice(decision.next, SliceKind::Kernel, now, exit);
+            self.charge_kernel(decision.next, now, exit);
+            self.running_since = exit;
+            // Wait for the next kernel entry.
+            let entry = loop {
+                match self.wait()? {
+                    Entry::Heartbeat => {
+                        let woke = self.clock.now();
+                        self.charge_running(woke);
+                        let back = self.clock.now();
+                        self.record_slice(self.current, SliceKind::Kernel, woke, back);
+                        self.charge_kernel(self.current, woke, back);
+                        self.running_since = back;
+                    }
+                    entry => break entry,
+                }
+            };
+            now = self.clock.now();
+            self.charge_running(now);
+            suspended = None;
+            match entry {
+                Entry::End | Entry::Heartbeat => break,
+                Entry::Timer => {
+                    let planned = self.timer.unwrap_or(now);
+                    let late = now.saturating_duration_since(planned);
+                    self.stats.timer_lateness.record(late);
+                    if late.as_nanos() > THROTTLE_SUSPECT_NS {
+                        self.stats.late_timers += 1;
+                    }
+                    self.core_metrics.timer_interrupts += 1;
+                    self.timer = None;
+                    self.policy.timer_interrupt(now, &mut work);
+                }
+                Entry::Request(index) => {
+                    let id = TaskId(index as u32);
+                    suspended = Some(id);
+                    let slot = &self.shared.tasks[index];
+                    let kind = slot.request.swap(0, Ordering::Acquire);
+                    let at = Instant::from_nanos(slot.at.load(Ordering::Relaxed));
+                    let next_index = self.close_job(id, Some(at)) + 1;
+                    if kind == Request::Sleep as u32 {
+                        let until = Instant::from_nanos(slot.until.load(Ordering::Relaxed));
+                        let release = Instant::from_nanos(slot.release.load(Ordering::Relaxed));
+                        let wake = self.open_job(id, next_index, release);
+                        self.policy
+                            .sleep(now, id, until, wake, &mut work)
+                            .map_err(|e| self.refused("sleep", id, now, e))?;
+                    } else {
+                        self.policy
+                            .block(now, id, &mut work)
+                            .map_err(|e| self.refused("block", id, now, e))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives the core to `next`: the previous thread lowered and stopped (unless it suspended
+    /// itself by its request), the chosen one raised and let through its gate.
+    fn apply(&mut self, next: Option<TaskId>, suspended: Option<TaskId>) -> Result<(), HostError> {
+        let previous = self.current;
+        if next == previous && suspended.is_none() {
+            return Ok(());
+        }
+        let system = |call| move |error| HostError::System { call, error };
+        if let Some(p) = previous.filter(|&p| Some(p) != next) {
+            let slot = &self.shared.tasks[p.index()];
+            let tid = slot.tid.load(Ordering::Acquire);
+            slot.gate.store(GATE_CLOSED, Ordering::Release);
+            sys::set_fifo(tid, PRIORITY_READY).map_err(system("sched_setscheduler"))?;
+            if suspended != Some(p) {
+                // Preempted in its own code: the signal's handler parks it on its gate.
+                sys::send_preempt(tid).map_err(system("tgkill"))?;
+                self.stats.preempt_signals += 1;
+                self.metrics[p.index()].preemptions += 1;
+            }
+        }
+        if let Some(n) = next {
+            let slot = &self.shared.tasks[n.index()];
+            if previous != next {
+                let tid = slot.tid.load(Ordering::Acquire);
+                sys::set_fifo(tid, PRIORITY_RUN).map_err(system("sched_setscheduler"))?;
+                self.core_metrics.context_switches += 1;
+            }
+            slot.gate.store(GATE_OPEN, Ordering::Release);
+            sys::futex_wake(&slot.gate, 1);
+        }
+        self.current = next;
+        Ok(())
+    }
+
+    /// Sleeps until a request, the policy's timer, the end of the run or the next heartbeat.
+    fn wait(&mut self) -> Result<Entry, HostError> {
+        loop {
+            let seen = self.shared.doorbell.load(Ordering::Acquire);
+            let now = self.clock.now();
+            self.shared
+                .heartbeat
+                .store(sys::monotonic_ns(), Ordering::Release);
+            // The end comes first: a task that keeps making requests (sleeps into the past)
+            // must not keep the run, or the heartbeat, going.
+            if self.shared.abandoned.load(Ordering::Acquire)
+                || self.shared.stop_requested.load(Ordering::Acquire)
+                || now >= self.until
+            {
+                return Ok(Entry::End);
+            }
+            if self.stall_at.is_some_and(|at| now >= at) {
+                self.stall();
+                return Ok(Entry::End);
+            }
+            let posted = self.shared.posted.swap(0, Ordering::AcqRel);
+            if posted != 0 {
+                return Ok(Entry::Request(posted as usize - 1));
+            }
+            if self.timer.is_some_and(|t| now >= t) {
+                return Ok(Entry::Timer);
+            }
+            let beat = now.saturating_add(Duration::from_nanos(HEARTBEAT_NS));
+            let deadline = self
+                .timer
+                .unwrap_or(Instant::NEVER)
+                .min(self.until)
+                .min(beat);
+            let woke = sys::futex_wait(
+                &self.shared.doorbell,
+                seen,
+                Some(self.clock.absolute(deadline)),
+            );
+            if woke == sys::Woken::TimedOut && deadline == beat {
+                return Ok(Entry::Heartbeat);
+            }
+        }
+    }
+
+    /// The testing fault: keep the core at the top priority and stop answering, until the
+    /// watchdog notices (or a bound passes).
+    fn stall(&self) {
+        let start = sys::monotonic_ns();
+        while !self.shared.abandoned.load(Ordering::Acquire)
+            && sys::monotonic_ns().saturating_sub(start) < STALL_LIMIT_NS
+        {
+            std::hint::spin_loop();
+        }
+    }
+
+    fn charge_running(&mut self, now: Instant) {
+        let since = self.running_since;
+        let Some(task) = self.current else {
+            return;
+        };
+        let elapsed = now.saturating_duration_since(since);
+        self.metrics[task.index()].executed_ns += elapsed.as_nanos();
+        self.core_metrics.busy_ns += elapsed.as_nanos();
+        self.record_slice(Some(task), SliceKind::Task, since, now);
+        self.running_since = now;
+    }
+
+    fn charge_kernel(&mut self, task: Option<TaskId>, start: Instant, end: Instant) {
+        let spent = end.saturating_duration_since(start).as_nanos();
+        self.core_metrics.kernel_ns += spent;
+        if let Some(t) = task {
+            self.metrics[t.index()].kernel_ns += spent;
+        }
+    }
+
+    fn open_job(&mut self, task: TaskId, index: u64, release: Instant) -> Wake {
+        let spec = &self.scenario.tasks[task.index()];
+        let deadline = spec.deadline.map(|d| release.saturating_add(d));
+        self.next_seq += 1;
+        let seq = self.next_seq;
+        self.shared.tasks[task.index()]
+            .job_seq
+            .store(seq, Ordering::Release);
+        self.jobs[task.index()] = Some(Job {
+            index,
+            seq,
+            release,
+            deadline,
+        });
+        if release <= self.until {
+            self.mark(task, MarkKind::Release, release, index);
+        }
+        Wake::NextJob {
+            deadline: deadline.unwrap_or(Instant::NEVER),
+        }
+    }
+
+    /// Ends `task`'s job, completed at `completion` or unfinished (`None`); returns its index.
+    fn close_job(&mut self, task: TaskId, completion: Option<Instant>) -> u64 {
+        let Some(job) = self.jobs[task.index()].take() else {
+            return 0;
+        };
+        let slot = &self.shared.tasks[task.index()];
+        let first_start = (slot.started_job.load(Ordering::Acquire) == job.seq)
+            .then(|| Instant::from_nanos(slot.started_at.load(Ordering::Relaxed)));
+        let until = self.until;
+        let m = &mut self.metrics[task.index()];
+        m.jobs += 1;
+        if let Some(start) = first_start {
+            m.wakeup_latency
+                .record(start.saturating_duration_since(job.release));
+        }
+        let missed = job.deadline.is_some_and(|d| match completion {
+            Some(at) => at > d,
+            None => d <= until,
+        });
+        if let Some(at) = completion {
+            m.completed += 1;
+            m.response.record(at.saturating_duration_since(job.release));
+        }
+        if missed {
+            m.misses += 1;
+            let deadline = job.deadline.unwrap_or(Instant::NEVER);
+            m.first_miss.get_or_insert(deadline);
+            self.mark(task, MarkKind::DeadlineMiss, deadline, job.index);
+        }
+        if let Some(at) = completion {
+            self.mark(task, MarkKind::Completion, at, job.index);
+            self.mark(task, MarkKind::Suspend, at, job.index);
+        }
+        if let Some(records) = self.records.as_mut() {
+            records.push(JobRecord {
+                task,
+                job: job.index,
+                release: job.release,
+                first_start,
+                completion,
+                deadline: job.deadline,
+                missed,
+            });
+        }
+        job.index
+    }
+
+    fn mark(&mut self, task: TaskId, kind: MarkKind, at: Instant, job: u64) {
+        let core = self.core;
+        if let Some(trace) = self.trace.as_mut() {
+            trace.marks.push(Mark {
+                task,
+                core,
+                kind,
+                at,
+                job,
+            });
+        }
+    }
+
+    fn record_slice(
+        &mut self,
+        task: Option<TaskId>,
+        kind: SliceKind,
+        start: Instant,
+        end: Instant,
+    ) {
+        let core = self.core;
+        let end = end.min(self.until);
+        let Some(trace) = self.trace.as_mut() else {
+            return;
+        };
+        if end <= start {
+            return;
+        }
+        if let Some(last) = trace.slices.last_mut() {
+            if last.task == task && last.kind == kind && last.end == start {
+                last.end = end;
+                return;
+            }
+        }
+        trace.slices.push(Slice {
+            core,
+            task,
+            kind,
+            start,
+            end,
+        });
+    }
+
+    /// The run's outcome in the simulator's types, and the host's own figures.
+    fn finish(mut self, scenario: &Scenario, core: u16, matmul_ns: u64) -> HostOutcome {
+        for index in 0..self.jobs.len() {
+            let released = self.jobs[index]
+                .as_ref()
+                .is_some_and(|job| job.release <= self.until);
+            if released {
+                self.close_job(TaskId(index as u32), None);
+            } else {
+                self.jobs[index] = None;
+            }
+        }
+        for (metrics, slot) in self.metrics.iter_mut().zip(&self.shared.tasks) {
+            metrics.work_units = slot.work_units.load(Ordering::Acquire);
+        }
+        let mut cores = vec![CoreMetrics::default(); scenario.cores.max(core + 1) as usize];
+        cores[core as usize] = self.core_metrics;
+        let mut stats = self.stats;
+        stats.rt_runtime_us = read_proc("/proc/sys/kernel/sched_rt_runtime_us");
+        stats.rt_period_us = read_proc("/proc/sys/kernel/sched_rt_period_us");
+        stats.nominal_load_ppm = nominal_load_ppm(scenario);
+        stats.throttling_suspected = stats.late_timers > 0;
+        stats.matmul_ns = matmul_ns;
+        HostOutcome {
+            outcome: Outcome {
+                scenario: scenario.name.clone(),
+                policy: scenario.policy.name(),
+                seed: self.seed,
+                until: self.until,
+                events: stats.entries,
+                tasks: self.metrics,
+                cores,
+                jobs: self.records,
+                trace: self.trace,
+            },
+            host: stats,
+        }
+    }
+}
+
+fn read_proc(path: &str) -> Option<i64> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// The scenario's nominal load in parts per million: a reservation's budget over its period,
+/// else a periodic or sporadic task's (largest) execution over its separation; a script
+/// without a reservation counts as a full core.
+pub(crate) fn nominal_load_ppm(scenario: &Scenario) -> u64 {
+    let ratio = |c: Duration, t: Duration| {
+        (c.as_nanos() as u128 * 1_000_000 / t.as_nanos().max(1) as u128) as u64
+    };
+    scenario
+        .tasks
+        .iter()
+        .map(|task| {
+            if let Some(r) = task.reservation {
+                return ratio(r.budget, r.period);
+            }
+            let largest = |e: &Execution| match *e {
+                Execution::Fixed(d) => d,
+                Execution::Uniform { max, .. } => max,
+            };
+            match &task.behaviour {
+                Behaviour::Periodic {
+                    period, execution, ..
+                } => ratio(largest(execution), *period),
+                Behaviour::Sporadic {
+                    min_interarrival,
+                    execution,
+                    ..
+                } => ratio(largest(execution), *min_interarrival),
+                Behaviour::Script { .. } => 1_000_000,
+            }
+        })
+        .fold(0u64, u64::saturating_add)
+}

@@ -1,0 +1,189 @@
+//! The task side of the runtime: a task thread's requests to the dispatcher (sleep, exit),
+//! its gate, and the script interpreter that runs scenario steps for real.
+
+use std::sync::atomic::Ordering;
+
+use bulwark_core::{Duration, Instant};
+use bulwark_sim::behaviour::{Action, Program};
+use rand_chacha::ChaCha8Rng;
+
+use crate::runtime::{Request, Shared, Slot, GATE_STOP};
+use crate::sys::{self, GATE_CLOSED};
+use crate::work::{spin_cpu, FlushBuffer, Matmul};
+
+/// The run is over: every runtime call answers this at once, and the task should return.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the run is over")]
+pub struct Stopped;
+
+/// What a task's code may ask of the runtime. Handed to each task's closure.
+pub struct TaskContext<'r> {
+    pub(crate) shared: &'r Shared,
+    pub(crate) index: usize,
+}
+
+impl TaskContext<'_> {
+    fn slot(&self) -> &Slot {
+        &self.shared.tasks[self.index]
+    }
+
+    /// The run's time: zero is the dispatcher's boot.
+    pub fn now(&self) -> Instant {
+        self.shared.now()
+    }
+
+    /// True once the run is over.
+    pub fn stopping(&self) -> bool {
+        self.shared.stopping.load(Ordering::Relaxed)
+    }
+
+    /// Executes for `time` of this thread's CPU time (preempted time does not count).
+    pub fn run_for(&self, time: Duration) -> Result<(), Stopped> {
+        if spin_cpu(time.as_nanos(), &self.shared.stopping) {
+            Ok(())
+        } else {
+            Err(Stopped)
+        }
+    }
+
+    /// Ends the current job and sleeps until `until`; the next job is released then (or now,
+    /// for a time already past). The wake-up time goes to the policy: no kernel timer is armed
+    /// by this thread.
+    pub fn sleep_until(&self, until: Instant) -> Result<(), Stopped> {
+        let now = self.now();
+        self.request(Request::Sleep, until, until.max(now))
+    }
+
+    /// Ends the current job and sleeps for `time` from now.
+    pub fn sleep_for(&self, time: Duration) -> Result<(), Stopped> {
+        self.sleep_until(self.now().saturating_add(time))
+    }
+
+    /// Ends the current job and sleeps until `until`, releasing the next job at `release`
+    /// (the planned period boundary of a periodic task, which may already be past).
+    pub(crate) fn sleep_release(&self, until: Instant, release: Instant) -> Result<(), Stopped> {
+        self.request(Request::Sleep, until, release)
+    }
+
+    /// Ends the task for good.
+    pub(crate) fn exit(&self) {
+        let _ = self.request(Request::Exit, Instant::ZERO, Instant::ZERO);
+    }
+
+    /// Posts a request to the dispatcher and parks until it gives the core back.
+    ///
+    /// The gate is closed before the request is posted, so that however the dispatcher and
+    /// this thread interleave, the thread waits until the dispatcher has handled the request
+    /// and chosen it again. Posting wakes the dispatcher, which (at the highest priority on this
+    /// core) handles the request before this thread runs another instruction.
+    fn request(&self, kind: Request, until: Instant, release: Instant) -> Result<(), Stopped> {
+        if self.stopping() {
+            return Err(Stopped);
+        }
+        let slot = self.slot();
+        slot.gate.store(GATE_CLOSED, Ordering::Release);
+        slot.until.store(until.as_nanos(), Ordering::Relaxed);
+        slot.release.store(release.as_nanos(), Ordering::Relaxed);
+        slot.at.store(self.now().as_nanos(), Ordering::Relaxed);
+        slot.request.store(kind as u32, Ordering::Release);
+        self.shared
+            .posted
+            .store(self.index as u32 + 1, Ordering::Release);
+        self.shared.doorbell.fetch_add(1, Ordering::Release);
+        sys::futex_wake(&self.shared.doorbell, 1);
+        if kind == Request::Exit {
+            return Ok(());
+        }
+        self.wait_granted()
+    }
+
+    /// Parks until the gate opens; records the first start of a newly released job.
+    pub(crate) fn wait_granted(&self) -> Result<(), Stopped> {
+        let slot = self.slot();
+        loop {
+            match slot.gate.load(Ordering::Acquire) {
+                GATE_CLOSED => {
+                    sys::futex_wait(&slot.gate, GATE_CLOSED, None);
+                }
+                GATE_STOP => return Err(Stopped),
+                _ => break,
+            }
+        }
+        let job = slot.job_seq.load(Ordering::Acquire);
+        if slot.started_job.load(Ordering::Relaxed) != job {
+            slot.started_at
+                .store(self.now().as_nanos(), Ordering::Relaxed);
+            slot.started_job.store(job, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Counts one finished unit of `compute` work.
+    fn count_unit(&self) {
+        self.slot().work_units.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Real resources a script needs.
+pub(crate) struct ScriptTools {
+    pub matmul: Matmul,
+    /// Matrix multiplies per nanosecond of a `compute` unit, as calibrated.
+    pub matmul_ns: u64,
+    pub flush: Option<FlushBuffer>,
+}
+
+/// Runs a scenario behaviour for real: `run` spins on the CPU clock, `compute` multiplies
+/// matrices (one unit is as many multiplies as fit the unit's time on this core, counted only
+/// when all are done), `flush-cache` writes through a buffer twice the last-level cache, and
+/// every sleep is a request to the dispatcher.
+pub(crate) fn run_script(
+    ctx: &TaskContext,
+    mut program: Program<'_>,
+    rng: &mut ChaCha8Rng,
+    tools: &mut ScriptTools,
+) {
+    // A script that loops without time passing (`Err`) ends, as the simulator refuses it.
+    while let Ok(action) = program.next_action(ctx.now(), rng) {
+        let done = match action {
+            Action::Execute { time, each: None } => ctx.run_for(time),
+            Action::Execute {
+                time,
+                each: Some(each),
+            } => compute(ctx, time, each, tools),
+            Action::Sleep { until, release } => ctx.sleep_release(until, release),
+            Action::FlushCache => {
+                if let Some(buffer) = tools.flush.as_mut() {
+                    buffer.flush();
+                }
+                Ok(())
+            }
+            // Validation refused these before the run started.
+            Action::Switch { .. } | Action::Allocate { .. } | Action::Terminate { .. } => Ok(()),
+            Action::Exit => break,
+        };
+        if done.is_err() {
+            return;
+        }
+    }
+    ctx.exit();
+}
+
+fn compute(
+    ctx: &TaskContext,
+    time: Duration,
+    each: Duration,
+    tools: &mut ScriptTools,
+) -> Result<(), Stopped> {
+    let units = time.as_nanos() / each.as_nanos().max(1);
+    let per_unit = (each.as_nanos() / tools.matmul_ns.max(1)).max(1);
+    for _ in 0..units {
+        for _ in 0..per_unit {
+            if ctx.stopping() {
+                return Err(Stopped);
+            }
+            tools.matmul.multiply();
+        }
+        ctx.count_unit();
+    }
+    Ok(())
+}

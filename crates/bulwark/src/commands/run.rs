@@ -1,0 +1,279 @@
+//! `bulwark run`: execute a scenario for real on this machine's managed core, optionally
+//! beside the simulator.
+
+use std::process::ExitCode;
+
+use bulwark_core::{Duration, TaskId};
+use bulwark_host::{HostConfig, HostOutcome, HostStats};
+use bulwark_sim::{JobRecord, Outcome, Stats};
+
+use crate::cli::RunArgs;
+use crate::output::{out, outln};
+use crate::{diagnostics, table};
+
+pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
+    let scenario = match bulwark_spec::load_checked(&args.file) {
+        Ok((scenario, warnings)) => {
+            diagnostics::report_warnings(&warnings, false);
+            scenario
+        }
+        Err(d) => {
+            eprint!("{}", diagnostics::render(&d));
+            return Ok(crate::exit::bad_input());
+        }
+    };
+    let config = HostConfig {
+        core: args.core,
+        watchdog_core: args.watchdog_core,
+        until: args.until,
+        seed: args.seed,
+        record_trace: args.trace.is_some(),
+        record_jobs: args.json || args.compare,
+        ..HostConfig::default()
+    };
+    let host = bulwark_host::run(&scenario, &config)
+        .map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let simulated = if args.compare {
+        let options = bulwark_sim::Options {
+            until: args.until,
+            seed: args.seed,
+            record_trace: false,
+            record_jobs: true,
+        };
+        Some(
+            bulwark_sim::run(&scenario, &options)
+                .map_err(|e| format!("{}: {e}", args.file.display()))?,
+        )
+    } else {
+        None
+    };
+    if let Some(path) = &args.trace {
+        let json = bulwark_lab::chrome::chrome_trace_json(&host.outcome).unwrap_or_default();
+        std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if args.json {
+        outln!("{}", json(&host, simulated.as_ref()));
+    } else {
+        out!("{}", summary(&host));
+        if let Some(sim) = &simulated {
+            out!("\n{}", compare(&host.outcome, sim));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `simulate --json`'s document with a `host` object, and the simulated run's document as
+/// `simulated` when compared.
+fn json(host: &HostOutcome, simulated: Option<&Outcome>) -> String {
+    let document = |o: &Outcome| {
+        serde_json::from_str::<serde_json::Value>(&bulwark_lab::metrics_json::metrics_json(o))
+            .unwrap_or(serde_json::Value::Null)
+    };
+    let mut root = document(&host.outcome);
+    let h = &host.host;
+    let stats = |s: &Stats| {
+        serde_json::json!({
+            "count": s.count,
+            "min_ns": (s.count > 0).then_some(s.min_ns),
+            "mean_ns": s.mean_ns(),
+            "max_ns": (s.count > 0).then_some(s.max_ns),
+        })
+    };
+    if let Some(map) = root.as_object_mut() {
+        map.insert(
+            "host".to_owned(),
+            serde_json::json!({
+                "core": h.core,
+                "entries": h.entries,
+                "timer_lateness": stats(&h.timer_lateness),
+                "late_timers": h.late_timers,
+                "preempt_signals": h.preempt_signals,
+                "rt_runtime_us": h.rt_runtime_us,
+                "rt_period_us": h.rt_period_us,
+                "nominal_load_ppm": h.nominal_load_ppm,
+                "throttling_suspected": h.throttling_suspected,
+                "matmul_ns": h.matmul_ns,
+            }),
+        );
+        if let Some(sim) = simulated {
+            map.insert("simulated".to_owned(), document(sim));
+        }
+    }
+    serde_json::to_string_pretty(&root).unwrap_or_default()
+}
+
+fn time(ns: u64) -> String {
+    Duration::from_nanos(ns).to_string()
+}
+
+fn summary(host: &HostOutcome) -> String {
+    let o = &host.outcome;
+    let stats = |s: &Stats| match s.mean_ns() {
+        None => "-".to_owned(),
+        Some(mean) => format!("{} / {} / {}", time(s.min_ns), time(mean), time(s.max_ns)),
+    };
+    let rows: Vec<Vec<String>> = o
+        .tasks
+        .iter()
+        .map(|t| {
+            vec![
+                t.name.clone(),
+                t.jobs.to_string(),
+                t.misses.to_string(),
+                stats(&t.response),
+                stats(&t.wakeup_latency),
+                time(t.executed_ns),
+                time(t.kernel_ns),
+                t.preemptions.to_string(),
+                t.work_units.to_string(),
+            ]
+        })
+        .collect();
+    let mut out = format!(
+        "{} ({}, seed {}): {} on core {} of this machine, {} kernel entries\n",
+        o.scenario,
+        o.policy,
+        o.seed,
+        Duration::from_nanos(o.until.as_nanos()),
+        host.host.core,
+        host.host.entries
+    );
+    out.push_str(&table::render(
+        &[
+            "task",
+            "jobs",
+            "misses",
+            "response min / mean / max",
+            "wakeup latency min / mean / max",
+            "executed",
+            "kernel",
+            "preemptions",
+            "units",
+        ],
+        &rows,
+    ));
+    out.push_str(&host_note(&host.host));
+    out
+}
+
+fn host_note(h: &HostStats) -> String {
+    let mut out = format!(
+        "timer lateness min / mean / max: {}; preemption signals: {}\n",
+        match h.timer_lateness.mean_ns() {
+            None => "-".to_owned(),
+            Some(mean) => format!(
+                "{} / {} / {}",
+                time(h.timer_lateness.min_ns),
+                time(mean),
+                time(h.timer_lateness.max_ns)
+            ),
+        },
+        h.preempt_signals
+    );
+    let limit = match (h.rt_runtime_us, h.rt_period_us) {
+        (Some(runtime), Some(period)) if runtime >= 0 && period > 0 => {
+            Some(runtime as u64 * 1_000_000 / period as u64)
+        }
+        _ => None,
+    };
+    out.push_str(&format!(
+        "real-time limit: sched_rt_runtime_us {} of sched_rt_period_us {}; nominal load {:.1}%\n",
+        h.rt_runtime_us.map_or("?".to_owned(), |v| v.to_string()),
+        h.rt_period_us.map_or("?".to_owned(), |v| v.to_string()),
+        h.nominal_load_ppm as f64 / 10_000.0
+    ));
+    if limit.is_some_and(|l| h.nominal_load_ppm >= l) {
+        out.push_str(
+            "warning: the nominal load reaches the real-time limit: if the tasks use it, Linux \
+             throttles every real-time thread of the core (dispatcher included) for the rest of \
+             each period\n",
+        );
+    }
+    if h.throttling_suspected {
+        out.push_str(&format!(
+            "warning: {} timer wake-ups came more than 1 ms late: real-time throttling or \
+             interference from outside the managed core\n",
+            h.late_timers
+        ));
+    }
+    out
+}
+
+/// Median of `values` (the lower one of an even count), `None` when empty.
+fn median(mut values: Vec<u64>) -> Option<u64> {
+    values.sort_unstable();
+    values.get(values.len().saturating_sub(1) / 2).copied()
+}
+
+fn job_medians(jobs: &[JobRecord], task: usize) -> (Option<u64>, Option<u64>) {
+    let mine = || jobs.iter().filter(move |j| j.task == TaskId(task as u32));
+    let response = mine()
+        .filter_map(|j| j.completion.map(|c| c.saturating_duration_since(j.release)))
+        .map(|d| d.as_nanos())
+        .collect();
+    let wakeup = mine()
+        .filter_map(|j| {
+            j.first_start
+                .map(|s| s.saturating_duration_since(j.release))
+        })
+        .map(|d| d.as_nanos())
+        .collect();
+    (median(response), median(wakeup))
+}
+
+/// Host beside simulator, per task: jobs, misses, median and worst response and wake-up.
+fn compare(host: &Outcome, sim: &Outcome) -> String {
+    let opt = |v: Option<u64>| v.map_or("-".to_owned(), time);
+    let worst = |s: &Stats| (s.count > 0).then_some(s.max_ns);
+    let pair = |a: String, b: String| format!("{a} / {b}");
+    let empty = Vec::new();
+    let host_jobs = host.jobs.as_ref().unwrap_or(&empty);
+    let sim_jobs = sim.jobs.as_ref().unwrap_or(&empty);
+    let rows: Vec<Vec<String>> = host
+        .tasks
+        .iter()
+        .zip(&sim.tasks)
+        .enumerate()
+        .map(|(i, (h, s))| {
+            let (h_resp, h_wake) = job_medians(host_jobs, i);
+            let (s_resp, s_wake) = job_medians(sim_jobs, i);
+            vec![
+                h.name.clone(),
+                pair(h.jobs.to_string(), s.jobs.to_string()),
+                pair(h.misses.to_string(), s.misses.to_string()),
+                pair(opt(h_resp), opt(s_resp)),
+                pair(opt(worst(&h.response)), opt(worst(&s.response))),
+                pair(opt(h_wake), opt(s_wake)),
+                pair(opt(worst(&h.wakeup_latency)), opt(worst(&s.wakeup_latency))),
+            ]
+        })
+        .collect();
+    let mut out = "host / simulator:\n".to_owned();
+    out.push_str(&table::render(
+        &[
+            "task",
+            "jobs",
+            "misses",
+            "median response",
+            "worst response",
+            "median wake-up",
+            "worst wake-up",
+        ],
+        &rows,
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_is_the_middle_value() {
+        assert_eq!(median(vec![]), None);
+        assert_eq!(median(vec![7]), Some(7));
+        assert_eq!(median(vec![9, 1, 5]), Some(5));
+        // Even count: the lower of the two middle values.
+        assert_eq!(median(vec![4, 1, 3, 2]), Some(2));
+    }
+}

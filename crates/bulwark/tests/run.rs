@@ -1,0 +1,93 @@
+//! `bulwark run`: exit codes, errors and outputs of real runs on this machine's core 1. The
+//! real runs are all in one test so that two never share the managed core.
+
+use std::process::{Command, Output};
+
+fn bulwark(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bulwark"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .expect("bulwark runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_core_outside_the_affinity_is_a_missing_privilege_with_exit_2() {
+    let out = bulwark(&["run", "scenarios/textbook-rm.toml", "--core", "1000"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("core 1000 is not in this process's CPU affinity"),
+        "{err}"
+    );
+    assert!(err.contains("how to grant it"), "{err}");
+}
+
+#[test]
+fn an_invalid_file_exits_2_as_simulate_does() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, "name = \"x\"\npolicy = \"nope\"\n").expect("write");
+    let out = bulwark(&["run", path.to_str().expect("utf-8 path")]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
+    if bulwark_privileged().is_err() {
+        eprintln!("skipped: no SCHED_FIFO privilege");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let trace = dir.path().join("trace.json");
+    let out = bulwark(&[
+        "run",
+        "scenarios/textbook-edf.toml",
+        "--until",
+        "200ms",
+        "--compare",
+        "--trace",
+        trace.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("host / simulator:"), "{text}");
+    assert!(text.contains("sched_rt_runtime_us"), "{text}");
+    let chrome = std::fs::read_to_string(&trace).expect("trace written");
+    assert!(chrome.contains("traceEvents"), "{chrome}");
+
+    let out = bulwark(&[
+        "run",
+        "scenarios/textbook-edf.toml",
+        "--until",
+        "200ms",
+        "--json",
+        "--compare",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(
+        doc["host"]["entries"].as_u64().is_some_and(|n| n > 0),
+        "{doc}"
+    );
+    assert_eq!(doc["host"]["core"], 1);
+    // The same task list on both sides.
+    assert_eq!(
+        doc["tasks"].as_array().map(Vec::len),
+        doc["simulated"]["tasks"].as_array().map(Vec::len)
+    );
+}
+
+/// The privilege check of the runtime itself, for the default cores.
+fn bulwark_privileged() -> Result<(), String> {
+    let out = bulwark(&["run", "scenarios/textbook-edf.toml", "--until", "1ms"]);
+    if stderr(&out).contains("missing privilege") {
+        Err(stderr(&out))
+    } else {
+        Ok(())
+    }
+}
