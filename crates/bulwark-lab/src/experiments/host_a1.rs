@@ -30,7 +30,7 @@ use bulwark_host::HostConfig;
 use bulwark_spec::{Behaviour, Execution, PolicyKind, Reservation, Scenario, Step, TaskSpec};
 
 use super::{a1_thundering_herd, Experiment, LabError};
-use crate::plot::{line_plot, Series};
+use crate::plot::{line_plot_scaled, Scale, Series};
 use crate::report::{Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -324,12 +324,16 @@ fn report(columns: &[Column], simulated: &[Vec<u64>]) -> ExperimentReport {
             )
         })
         .collect();
-    let svg = line_plot(
+    // Log-log, as the simulated A1: N spans two decades and the latency more than one, and
+    // growth in proportion to N is a straight line of slope one (N = 0 cannot be drawn on a
+    // log axis; it is in the table).
+    let svg = line_plot_scaled(
         "Victim wake-up latency on this machine (median)",
-        "attackers N",
-        "median wake-up latency (us)",
+        "attackers N (log scale)",
+        "median wake-up latency (us, log scale)",
         &series,
-        true,
+        Scale::Log,
+        Scale::Log,
     );
     let summary = format!(
         "The Thundering Herd measured on this machine's core 1 in one run: {ACTIVATIONS} victim \
@@ -375,7 +379,9 @@ fn report(columns: &[Column], simulated: &[Vec<u64>]) -> ExperimentReport {
         }],
         figures: vec![Figure {
             file: "host-herd.svg".into(),
-            caption: "Median victim wake-up latency against N on this machine".into(),
+            caption: "Median victim wake-up latency against N on this machine, both axes \
+                      logarithmic (N = 0 is in the table)"
+                .into(),
             svg,
         }],
     }
