@@ -422,3 +422,24 @@ fn mc_ipc_bounds_of_the_case_study() {
     assert_eq!(r5["enough"], false);
     assert_eq!(json["reservations"][0]["enough"], true);
 }
+
+/// The component machine records no trace yet: `--trace` and `--svg` are refused with exit 2
+/// and a message naming the flag, never silently ignored.
+#[test]
+fn component_simulation_refuses_trace_flags_it_cannot_honour() {
+    for flag in ["--trace", "--svg"] {
+        let out = bulwark(&[
+            "simulate",
+            "scenarios/components/fig7.camkes",
+            flag,
+            "/tmp/bulwark-never-written",
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains(flag) && stderr.contains("fig7.camkes"),
+            "{stderr}"
+        );
+        assert!(text(&out.stdout).is_empty(), "nothing ran");
+    }
+}

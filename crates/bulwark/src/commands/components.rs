@@ -274,6 +274,20 @@ pub fn analyze_schedulability(
 
 /// `bulwark simulate` on a component system.
 pub fn simulate(system: &ComponentSystem, args: &SimulateArgs) -> Result<ExitCode, String> {
+    // The component machine records no trace yet: refuse the flags rather than ignore them.
+    for (flag, given) in [
+        ("--trace", args.trace.is_some()),
+        ("--svg", args.svg.is_some()),
+    ] {
+        if given {
+            eprintln!(
+                "error: {}: {flag} is not available for component systems yet (their machine \
+                 records no trace); allowed: --until, --overheads, --json",
+                args.file.display()
+            );
+            return Ok(crate::exit::bad_input());
+        }
+    }
     let analysis = component_graph::analyze(system);
     let lowered = match lower(system, &analysis, costs(args.overheads)) {
         Ok(l) => l,
