@@ -50,6 +50,12 @@ Examples:
 
 Warnings about the file (as `check` prints them) come first; --deny-warnings stops on them.
 
+Every file kind runs: a scenario on the machine; a component system (.camkes or TOML with
+[[component]]) on the component machine (--overheads); an MC-IPC system's phases on the
+cluster machine under the protocol the file names (all three when it names none), each phase
+--until long (default 10s), as `mcipc-case-study --file` prints them. --trace and --svg are
+available for scenarios only, and refused (exit 2) for the other kinds.
+
 Exit status: 0 when the run completed (missed deadlines are reported, not a verdict), 2 when
 the file cannot be read or is invalid (a call loop included; with --deny-warnings, a warning),
 an argument is wrong (--until 0ns) or an output file cannot be written. simulate gives no

@@ -443,3 +443,28 @@ fn component_simulation_refuses_trace_flags_it_cannot_honour() {
         assert!(text(&out.stdout).is_empty(), "nothing ran");
     }
 }
+
+/// `simulate` runs an MC-IPC file's phases on the cluster machine under the protocol the file
+/// names (the case study names mc-ipc): one row per phase, the bound of Theorem 1 (18 ms, as
+/// `mc_ipc_bounds_of_the_case_study` derives) in the header. `--trace` is refused, exit 2.
+#[test]
+fn simulate_runs_an_mc_ipc_file() {
+    let file = "scenarios/mcipc/case-study.toml";
+    let out = bulwark(&["simulate", file, "--until", "200ms"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("MC-IPC (bound 18.00ms)"), "{stdout}");
+    assert!(
+        !stdout.contains("FIFO-IPC"),
+        "only the file's protocol: {stdout}"
+    );
+    for phase in 1..=8 {
+        assert!(
+            stdout.contains(&format!("\n{phase}: ")),
+            "phase {phase}: {stdout}"
+        );
+    }
+    let out = bulwark(&["simulate", file, "--trace", "/tmp/bulwark-never-written"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--trace"));
+}
