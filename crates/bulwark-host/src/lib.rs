@@ -10,7 +10,9 @@
 //! only thread that ever calls the policy.
 //!
 //! **Giving the core away.** Task threads are pinned to the same core under SCHED_FIFO. The
-//! policy's choice is raised to priority 2, every other task thread sits at priority 1. Raising
+//! policy's choice is raised to priority 2, every other task thread sits at priority 1 (a
+//! thread that suspended itself keeps its priority while parked: it runs nothing until its
+//! gate opens, and dispatching it again then needs no priority change). Raising
 //! alone is not enough: a lowered thread would still run whenever the chosen one suspends or
 //! the policy idles the core (an exhausted reservation), which is exactly when it must not. So
 //! a thread also has a *gate*, a futex word only the dispatcher opens: a thread that suspends
@@ -28,6 +30,13 @@
 //! it to the policy, and parks on its gate. No task thread ever arms a kernel timer, so
 //! however many tasks sleep, the core takes at most one timer interrupt at a time, when the
 //! policy says so. An overrunning thread is preempted when the policy's budget timer fires.
+//! When the core is idle, the dispatcher sleeps to 200 us before the timer and spins the rest
+//! of the way, so that releases do not inherit the platform's timer-interrupt latency (tens of
+//! microseconds on a virtual machine, varying from one wake-up to the next); while a task runs
+//! it sleeps to the timer itself, so that no task loses time to a spin. For a run, the runtime
+//! also requests zero CPU wake-up latency through PM QoS (`/dev/cpu_dma_latency`, as latency
+//! tools such as cyclictest do; root only, skipped otherwise), which keeps the idle core out of
+//! deep idle states; the request ends with the run.
 //!
 //! **Measured kernel work.** The dispatcher reads the clock when it wakes (`now`, handed to
 //! the policy) and again when it has made its changes (priorities, gates, signals, the futex
@@ -315,9 +324,39 @@ const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
 /// Exclusive use of a managed core among every process that runs the runtime on it (two
 /// dispatchers at the top priority on one core would each wreck the other's run): an
 /// advisory lock on a file named after the core, released when the run ends, even by a crash.
+/// The lock also holds the run's idle-latency request ([`IdleLatency`]).
 pub(crate) struct CoreLock {
     /// Held for its lock; closing it releases the lock.
     _file: std::fs::File,
+    /// Held for the run; `None` where the request could not be made.
+    _idle: Option<IdleLatency>,
+}
+
+/// A PM QoS request for zero CPU wake-up latency, held while a run measures: written to
+/// `/dev/cpu_dma_latency` and withdrawn by the kernel when the file is closed (by drop, or by
+/// the process's end, even a crash). Without it a core that idles between releases sleeps in
+/// a deep idle state (on a virtual machine, a halt that exits to the hypervisor), and the time
+/// to leave it, tens of microseconds and varying from run to run, is added to every wake-up
+/// latency measured, under every scheduler alike. Latency tools make the same request
+/// (cyclictest's `--latency`, 0 by default). Needs root; without it the run goes on without.
+pub(crate) struct IdleLatency {
+    /// Held open: closing it withdraws the request.
+    _file: std::fs::File,
+}
+
+impl IdleLatency {
+    /// Requests zero wake-up latency; `None` when the system refuses (no permission, no
+    /// PM QoS interface).
+    pub(crate) fn request() -> Option<Self> {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/cpu_dma_latency")
+            .ok()?;
+        // The interface takes a native-endian 32-bit count of microseconds.
+        file.write_all(&0i32.to_ne_bytes()).ok()?;
+        Some(IdleLatency { _file: file })
+    }
 }
 
 impl CoreLock {
@@ -335,7 +374,12 @@ impl CoreLock {
         let start = std::time::Instant::now();
         loop {
             match file.try_lock() {
-                Ok(()) => return Ok(CoreLock { _file: file }),
+                Ok(()) => {
+                    return Ok(CoreLock {
+                        _file: file,
+                        _idle: IdleLatency::request(),
+                    })
+                }
                 Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
                     std::thread::sleep(std::time::Duration::from_millis(10));
                 }

@@ -28,6 +28,14 @@ pub(crate) const GATE_OPEN: u32 = 1;
 pub(crate) const GATE_STOP: u32 = 2;
 /// The dispatcher wakes at least this often, to prove to the watchdog that it lives.
 const HEARTBEAT_NS: u64 = 5_000_000;
+/// How early the dispatcher of an idle core wakes before the policy's timer, to spin the rest
+/// of the way to it. A kernel timer wakes a thread late by the platform's timer-interrupt
+/// latency (on a virtual machine tens of microseconds, varying from one wake-up to the next),
+/// and every release the policy makes at that timer would inherit it. Spinning costs no task
+/// anything when the core is idle; while a task runs the dispatcher sleeps to the timer
+/// itself, so that no task loses its time to the spin (its budget timer may then be late by
+/// the platform's latency, which is charged to it as the simulator charges interrupt entry).
+const IDLE_TIMER_ADVANCE_NS: u64 = 200_000;
 /// How often the watchdog looks.
 const WATCHDOG_POLL: std::time::Duration = std::time::Duration::from_millis(2);
 /// How long set-up may wait for a thread to start.
@@ -437,6 +445,9 @@ pub(crate) struct Dispatcher<'a> {
     core: u16,
     stall_at: Option<Instant>,
     current: Option<TaskId>,
+    /// Per task: whether its thread is at [`PRIORITY_RUN`] (so that raising it again is no
+    /// system call).
+    raised: Vec<bool>,
     running_since: Instant,
     timer: Option<Instant>,
     jobs: Vec<Option<Job>>,
@@ -473,6 +484,7 @@ impl<'a> Dispatcher<'a> {
                 .stall_dispatcher_at
                 .map(|d| Instant::ZERO.saturating_add(d)),
             current: None,
+            raised: vec![false; scenario.tasks.len()],
             running_since: Instant::ZERO,
             timer: None,
             jobs: scenario.tasks.iter().map(|_| None).collect(),
@@ -608,8 +620,13 @@ impl<'a> Dispatcher<'a> {
             let slot = &self.shared.tasks[p.index()];
             let tid = slot.tid.load(Ordering::Acquire);
             slot.gate.store(GATE_CLOSED, Ordering::Release);
-            sys::set_fifo(tid, PRIORITY_READY).map_err(system("sched_setscheduler"))?;
+            // A thread that suspended itself closed its gate before asking and is parked on
+            // it (or runs only the few instructions to get there): it keeps its priority,
+            // and its next dispatch costs no priority change. A preempted thread still runs
+            // its own code: lowered below the chosen one first, then told to park.
             if suspended != Some(p) {
+                sys::set_fifo(tid, PRIORITY_READY).map_err(system("sched_setscheduler"))?;
+                self.raised[p.index()] = false;
                 // Preempted in its own code: the signal's handler parks it on its gate.
                 sys::send_preempt(tid).map_err(system("tgkill"))?;
                 self.stats.preempt_signals += 1;
@@ -619,8 +636,11 @@ impl<'a> Dispatcher<'a> {
         if let Some(n) = next {
             let slot = &self.shared.tasks[n.index()];
             if previous != next {
-                let tid = slot.tid.load(Ordering::Acquire);
-                sys::set_fifo(tid, PRIORITY_RUN).map_err(system("sched_setscheduler"))?;
+                if !self.raised[n.index()] {
+                    let tid = slot.tid.load(Ordering::Acquire);
+                    sys::set_fifo(tid, PRIORITY_RUN).map_err(system("sched_setscheduler"))?;
+                    self.raised[n.index()] = true;
+                }
                 self.core_metrics.context_switches += 1;
             }
             slot.gate.store(GATE_OPEN, Ordering::Release);
@@ -663,12 +683,28 @@ impl<'a> Dispatcher<'a> {
                 .unwrap_or(Instant::NEVER)
                 .min(self.until)
                 .min(beat);
+            let idle_timer = self.current.is_none() && self.timer == Some(deadline);
+            let wake_at = if idle_timer {
+                deadline.saturating_sub(Duration::from_nanos(IDLE_TIMER_ADVANCE_NS))
+            } else {
+                deadline
+            };
+            if idle_timer && now >= wake_at {
+                // Within the advance: spin to the timer (bounded by the advance), watching
+                // the doorbell for a request or the end.
+                while self.clock.now() < deadline
+                    && self.shared.doorbell.load(Ordering::Acquire) == seen
+                {
+                    std::hint::spin_loop();
+                }
+                continue;
+            }
             let woke = sys::futex_wait(
                 &self.shared.doorbell,
                 seen,
-                Some(self.clock.absolute(deadline)),
+                Some(self.clock.absolute(wake_at)),
             );
-            if woke == sys::Woken::TimedOut && deadline == beat {
+            if woke == sys::Woken::TimedOut && wake_at == beat {
                 return Ok(Entry::Heartbeat);
             }
         }

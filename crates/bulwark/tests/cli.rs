@@ -146,7 +146,13 @@ fn simulate_refuses_a_time_without_unit() {
 fn reproduce_writes_a_passing_report() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("report");
-    let out = bulwark(&["reproduce", "--out", out_dir.to_str().unwrap()]);
+    // One experiment: the whole set is CI's main job, run after the tests.
+    let out = bulwark(&[
+        "reproduce",
+        "textbook-fp-edf",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     assert!(
         out.status.success(),
         "{}{}",
@@ -154,7 +160,7 @@ fn reproduce_writes_a_passing_report() {
         text(&out.stderr)
     );
     assert!(text(&out.stdout).contains("textbook-fp-edf          5 of 5 checks pass"));
-    assert!(text(&out.stdout).contains("deferrable-double-hit    5 of 5 checks pass"));
+    assert!(!text(&out.stdout).contains("deferrable-double-hit"));
     let html = std::fs::read_to_string(out_dir.join("index.html")).unwrap();
     assert!(html.contains("textbook-fp-edf/rm-gantt.svg"));
     assert!(out_dir.join("textbook-fp-edf/edf-gantt.svg").exists());
