@@ -258,9 +258,8 @@ mod tests {
         assert!(response_times(&[]).is_empty());
     }
 
-    /// A higher-priority server that takes the whole processor (b = p) leaves nothing: the
-    /// demand `1 ms + R` exceeds every R, so there is no fixed point at all and R is
-    /// unbounded (reported as `Duration::MAX`), decided without iterating.
+    /// A higher-priority server that takes the whole processor (b = p) leaves nothing: with
+    /// p = 1 ns the iterates grow by b_i each step, R > p after ten.
     #[test]
     fn a_full_higher_priority_server_starves_the_rest() {
         let hog = Server::new(
@@ -272,7 +271,32 @@ mod tests {
         let victim = server(1, 1, 10);
         let r = response_time(&[hog, victim], 1).unwrap();
         assert_eq!(r.verdict, Verdict::ExceedsPeriod);
-        assert_eq!(r.response, Duration::MAX);
+        // Start 1 ms, then 1 ms + ceil(1 ms / 1 ns) * 1 ns = 2 ms, ..., the first above 10 ms.
+        assert_eq!(r.response, ms(11));
+    }
+
+    /// The same hog in front of a server with a period of a year: no fixed point exists
+    /// (demand 1 ms + R > R for every R), so after the plain steps the answer is unbounded at
+    /// once instead of a year of millisecond steps.
+    #[test]
+    fn a_full_load_is_unbounded_without_walking_the_period() {
+        let hog = Server::new(
+            "hog",
+            Priority(2),
+            Reservation::new(Duration::from_nanos(1), Duration::from_nanos(1)),
+            ServerKind::Sporadic,
+        );
+        let victim = Server::new(
+            "victim",
+            Priority(1),
+            Reservation::new(ms(1), Duration::from_secs(365 * 24 * 3600)),
+            ServerKind::Sporadic,
+        );
+        let r = response_time(&[hog, victim], 1).unwrap();
+        assert_eq!(
+            (r.verdict, r.response),
+            (Verdict::ExceedsPeriod, Duration::MAX)
+        );
     }
 
     /// A 0.99999 higher-priority load (b = 99 999 ns, p = 100 000 ns) in front of a server of

@@ -133,6 +133,40 @@ pub fn admit(servers: &[(Duration, Duration)]) -> Admission {
     }
 }
 
+/// Whether `sum C_i / T_i <= 1` over `(C, T)` pairs of integers, exactly, without building
+/// the fraction: the sum is bracketed between its terms rounded down and rounded up to
+/// multiples of 2^-64 (one division per term), and only a sum within `n * 2^-64` of 1 falls
+/// back to the exact [`admit`]. A zero period counts as a full processor, as in [`admit`].
+pub fn sum_at_most_one<I>(terms: I) -> bool
+where
+    I: Iterator<Item = (u64, u64)> + Clone,
+{
+    const ONE: u128 = 1 << 64;
+    let (mut low, mut high) = (0u128, 0u128);
+    for (work, period) in terms.clone() {
+        if period == 0 {
+            low = low.saturating_add(ONE);
+            high = high.saturating_add(ONE);
+            continue;
+        }
+        let scaled = (work as u128) << 64;
+        let floor = scaled / period as u128;
+        let exact = floor * period as u128 == scaled;
+        low = low.saturating_add(floor);
+        high = high.saturating_add(floor + u128::from(!exact));
+    }
+    if high <= ONE {
+        return true;
+    }
+    if low > ONE {
+        return false;
+    }
+    let pairs: Vec<(Duration, Duration)> = terms
+        .map(|(work, period)| (Duration::from_nanos(work), Duration::from_nanos(period)))
+        .collect();
+    admit(&pairs).admitted
+}
+
 /// `sum Q_i / T_i` exactly, as a big-integer fraction in lowest terms (a zero period counts
 /// as a full processor, as in [`admit`]).
 fn big_total(servers: &[(Duration, Duration)]) -> Ratio<BigUint> {

@@ -49,13 +49,18 @@ pub enum EdfOutcome {
 /// The EDF analysis of one processor's tasks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EdfAnalysis {
-    /// `U = sum C_i / T_i`, exact, as `numerator / denominator` when it fits in 128 bits
-    /// (otherwise a safe upper bound; `utilisation_exact` says which).
-    pub utilisation: (u128, u128),
-    /// Whether `utilisation` is exact.
-    pub utilisation_exact: bool,
     /// The verdict with its reason.
     pub outcome: EdfOutcome,
+}
+
+/// `U = sum C_i / T_i` as an exact fraction when it fits in 128 bits (see
+/// [`bandwidth::admit`]), for reports.
+pub fn utilisation(tasks: &[Task]) -> bandwidth::Admission {
+    let pairs: Vec<(Duration, Duration)> = tasks
+        .iter()
+        .map(|t| (Duration::from_nanos(t.wcet), Duration::from_nanos(t.period)))
+        .collect();
+    bandwidth::admit(&pairs)
 }
 
 impl EdfAnalysis {
@@ -67,16 +72,20 @@ impl EdfAnalysis {
         )
     }
 
-    /// One sentence with the numbers.
-    pub fn explain(&self) -> String {
-        let (n, d) = self.utilisation;
-        let u = format!("U = {n}/{d} = {:.4}", n as f64 / d.max(1) as f64);
+    /// One sentence with the numbers; `utilisation` from [`utilisation`].
+    pub fn explain(&self, utilisation: &bandwidth::Admission) -> String {
+        let (n, d) = (utilisation.total.numerator, utilisation.total.denominator);
+        let u = format!(
+            "U = {}{n}/{d} = {:.4}",
+            if utilisation.exact { "" } else { "at most " },
+            utilisation.total.as_f64()
+        );
         match self.outcome {
             EdfOutcome::UtilisationAtMostOne => {
                 format!("implicit deadlines and {u} <= 1 (Liu and Layland)")
             }
             EdfOutcome::DemandMet { bound, steps } => format!(
-                "{u} <= 1; processor demand h(t) <= t at every deadline before L = {bound} (the \
+                "{u} <= 1; processor demand h(t) <= t at every deadline up to L = {bound} (the \
                  synchronous busy period), by QPA in {steps} steps"
             ),
             EdfOutcome::UtilisationAboveOne => format!("{u} > 1"),
@@ -94,8 +103,8 @@ pub fn demand(tasks: &[Task], t: u64) -> u128 {
         .iter()
         .filter(|task| t >= task.deadline)
         .map(|task| {
-            let jobs = (t - task.deadline) as u128 / task.period.max(1) as u128 + 1;
-            jobs * task.wcet as u128
+            let jobs = (t - task.deadline) / task.period.max(1) + 1;
+            jobs as u128 * task.wcet as u128
         })
         .sum()
 }
@@ -160,17 +169,8 @@ fn qpa(tasks: &[Task], below: u64, d_min: u64) -> Result<u64, u64> {
 
 /// The exact EDF test of `tasks` (run on one processor).
 pub fn analyse(tasks: &[Task]) -> EdfAnalysis {
-    let pairs: Vec<(Duration, Duration)> = tasks
-        .iter()
-        .map(|t| (Duration::from_nanos(t.wcet), Duration::from_nanos(t.period)))
-        .collect();
-    let admission = bandwidth::admit(&pairs);
-    let with = |outcome| EdfAnalysis {
-        utilisation: (admission.total.numerator, admission.total.denominator),
-        utilisation_exact: admission.exact,
-        outcome,
-    };
-    if !admission.admitted {
+    let with = |outcome| EdfAnalysis { outcome };
+    if !bandwidth::sum_at_most_one(tasks.iter().map(|t| (t.wcet, t.period))) {
         return with(EdfOutcome::UtilisationAboveOne);
     }
     if tasks.iter().all(|t| t.deadline == t.period) {

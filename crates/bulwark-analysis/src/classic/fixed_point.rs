@@ -26,8 +26,8 @@
 //! and the iterate would be a fixed point), so the steps are at most the release points
 //! between the first iterate and `min(t*, limit)`; (3) the linear jumps skip runs of such
 //! points, so the near-1 cases take a handful of steps (see the tests). When `U >= 1` and the
-//! constant is positive there is no fixed point at all (`f(t) >= constant + t`): the answer
-//! is "unbounded" at once. The iterates are `u128`; a demand of `u64::MAX` or more is
+//! constant is positive there is no fixed point at all (`f(t) >= constant + t`): once the
+//! plain steps are spent, the answer is "unbounded" at once. The iterates are `u128`; a demand of `u64::MAX` or more is
 //! reported as unbounded.
 
 /// One interfering term `cost * ceil((t + jitter) / period)`.
@@ -39,6 +39,29 @@ pub struct Interference {
     pub period: u64,
     /// `J_h`: release jitter, or any other shift of the first release forwards.
     pub jitter: u64,
+}
+
+/// Anything that interferes as an [`Interference`] term (the analysis passes its tasks
+/// directly, with no copy).
+pub trait Interferes {
+    /// The term.
+    fn term(&self) -> Interference;
+}
+
+impl Interferes for Interference {
+    fn term(&self) -> Interference {
+        *self
+    }
+}
+
+impl Interferes for super::Task {
+    fn term(&self) -> Interference {
+        Interference {
+            cost: self.wcet,
+            period: self.period,
+            jitter: self.jitter,
+        }
+    }
 }
 
 /// How the search ended.
@@ -72,9 +95,14 @@ fn utilisation_low(term: &Interference) -> u128 {
 }
 
 /// `f(t)`, saturating far above `u64::MAX`.
-fn demand(constant: u64, terms: &[Interference], t: u128) -> u128 {
+fn demand<H: Interferes>(constant: u64, terms: &[H], t: u128) -> u128 {
     terms.iter().fold(constant as u128, |sum, h| {
-        let releases = (t + h.jitter as u128).div_ceil(h.period.max(1) as u128);
+        let h = h.term();
+        // u64 division when the window fits (the common case), u128 otherwise.
+        let releases = match u64::try_from(t).ok().and_then(|t| t.checked_add(h.jitter)) {
+            Some(window) => window.div_ceil(h.period.max(1)) as u128,
+            None => (t + h.jitter as u128).div_ceil(h.period.max(1) as u128),
+        };
         sum.saturating_add(releases.saturating_mul(h.cost as u128))
     })
 }
@@ -88,9 +116,9 @@ fn linear_root(numerator: u128, utilisation: u128) -> u128 {
 /// The least fixed point of `t = constant + sum_h C_h ceil((t + J_h) / T_h)` that is at least
 /// `start`, searched up to `limit`. The caller guarantees `f(start) >= start` (for instance
 /// `start = constant + sum C_h` when every term counts at least one release).
-pub fn least_fixed_point(
+pub fn least_fixed_point<H: Interferes>(
     constant: u64,
-    terms: &[Interference],
+    terms: &[H],
     start: u64,
     limit: u64,
 ) -> FixedPoint {
@@ -98,11 +126,6 @@ pub fn least_fixed_point(
         value: u64::MAX,
         steps,
     };
-    let total_low: u128 = terms.iter().map(utilisation_low).sum();
-    if total_low >= ONE && constant > 0 {
-        // U >= 1 exactly (the rounded-down sum already reaches 1): f(t) >= constant + t.
-        return unbounded(0);
-    }
     let mut t = start as u128;
     let mut steps = 0u64;
     loop {
@@ -127,19 +150,28 @@ pub fn least_fixed_point(
             t = next;
             continue;
         }
-        if steps == PLAIN_STEPS && total_low < ONE && constant > 0 {
-            // First jump: t* >= constant / (1 - U) (all terms linear).
-            t = next.max(linear_root(constant as u128, total_low));
-            continue;
+        if steps == PLAIN_STEPS {
+            let total_low: u128 = terms.iter().map(|h| utilisation_low(&h.term())).sum();
+            if total_low >= ONE && constant > 0 {
+                // U >= 1 exactly (the rounded-down sum already reaches 1): f(t) >= constant
+                // + t, no fixed point at all.
+                return unbounded(steps);
+            }
+            if total_low < ONE && constant > 0 {
+                // First jump: t* >= constant / (1 - U) (all terms linear).
+                t = next.max(linear_root(constant as u128, total_low));
+                continue;
+            }
         }
         // Jump: terms whose ceiling steps up before `next` count linearly (set S).
         let mut kept = constant as u128;
         let mut linear = 0u128;
         for h in terms {
+            let h = h.term();
             let period = h.period.max(1) as u128;
             let releases = (t + h.jitter as u128).div_ceil(period);
             if releases * period < next + h.jitter as u128 {
-                linear += utilisation_low(h);
+                linear += utilisation_low(&h);
             } else {
                 kept += releases * h.cost as u128;
             }
@@ -217,10 +249,10 @@ mod tests {
     #[test]
     fn a_full_load_has_no_fixed_point() {
         assert_eq!(
-            least_fixed_point(1, &[term(5, 5)], 1, u64::MAX),
+            least_fixed_point(1, &[term(5, 5)], 1, u64::MAX - 1),
             FixedPoint::Exceeds {
                 value: u64::MAX,
-                steps: 0
+                steps: PLAIN_STEPS
             }
         );
     }

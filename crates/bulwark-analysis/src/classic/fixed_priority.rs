@@ -29,14 +29,14 @@
 //! [`super::resource_sharing`] for blocking terms from critical sections.
 //!
 //! When the utilisation of levels `<= i` exceeds 1 (decided exactly), task `i`'s backlog grows
-//! without bound and it is not schedulable; no iteration is needed. Otherwise every fixed
+//! without bound and it is not schedulable; this is checked once a busy window outlasts job 0
+//! (a window that closes after job 0 is finite, which already rules it out). Otherwise every fixed
 //! point is found by [`super::fixed_point::least_fixed_point`] and each search stops as soon
 //! as a job's completion passes its deadline, which is then an exact "not schedulable".
 
 use super::fixed_point::{least_fixed_point, FixedPoint, Interference};
 use super::Task;
 use crate::bandwidth;
-use bulwark_core::Duration;
 
 /// How the analysis of one task ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,13 +106,9 @@ impl Analysis {
     }
 }
 
-/// True when `sum_{j <= index} C_j / T_j > 1`, exactly.
+/// True when `sum_j C_j / T_j > 1` over `tasks`, exactly.
 fn overloaded(tasks: &[Task]) -> bool {
-    let pairs: Vec<(Duration, Duration)> = tasks
-        .iter()
-        .map(|t| (Duration::from_nanos(t.wcet), Duration::from_nanos(t.period)))
-        .collect();
-    !bandwidth::admit(&pairs).admitted
+    !bandwidth::sum_at_most_one(tasks.iter().map(|t| (t.wcet, t.period)))
 }
 
 fn interference(task: &Task, extra_jitter: u64) -> Interference {
@@ -153,21 +149,26 @@ fn completion_limit(task: &Task, job: u64) -> Option<u64> {
 pub fn response_time(tasks: &[Task], index: usize) -> Option<Analysis> {
     let task = tasks.get(index)?;
     let blocking = blocking(tasks, index);
-    if overloaded(&tasks[..=index]) {
-        return Some(Analysis {
-            blocking,
-            response: u64::MAX,
-            outcome: Outcome::Overloaded,
-            busy_window: None,
-            jobs_examined: 0,
-            worst_job: 0,
-        });
-    }
     Some(if task.final_region > 0 {
-        limited_preemptive(tasks, index, blocking)
+        if overloaded(&tasks[..=index]) {
+            overload(blocking)
+        } else {
+            limited_preemptive(tasks, index, blocking)
+        }
     } else {
         preemptive(tasks, index, blocking)
     })
+}
+
+fn overload(blocking: u64) -> Analysis {
+    Analysis {
+        blocking,
+        response: u64::MAX,
+        outcome: Outcome::Overloaded,
+        busy_window: None,
+        jobs_examined: 0,
+        worst_job: 0,
+    }
 }
 
 /// Every task's analysis, in the order given.
@@ -198,8 +199,8 @@ fn missed(blocking: u64, job: u64, response: u64, worst: (u64, u64), window: u64
 
 fn preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
     let task = &tasks[index];
-    let higher: Vec<Interference> = tasks[..index].iter().map(|t| interference(t, 0)).collect();
-    let higher_work: u128 = higher.iter().map(|h| h.cost as u128).sum();
+    let higher = &tasks[..index];
+    let higher_work: u128 = higher.iter().map(|h| h.wcet as u128).sum();
     let mut worst = (0u64, 0u64);
     let mut job = 0u64;
     loop {
@@ -212,7 +213,7 @@ fn preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
             return missed(blocking, job, u64::MAX, worst, u64::MAX);
         };
         let start = u64::try_from(own + higher_work).unwrap_or(u64::MAX);
-        match least_fixed_point(constant, &higher, start, limit) {
+        match least_fixed_point(constant, higher, start, limit) {
             FixedPoint::Exceeds { value, .. } => {
                 let response = response_of(task, job, value);
                 return missed(blocking, job, response, worst, value);
@@ -236,6 +237,11 @@ fn preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
                     };
                 }
             }
+        }
+        if job == 0 && overloaded(&tasks[..=index]) {
+            // Only now is the utilisation needed: a window that closes after job 0 is a
+            // finite level-i busy period, which rules out U > 1 (L >= U L).
+            return overload(blocking);
         }
         job += 1;
     }

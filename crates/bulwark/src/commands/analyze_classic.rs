@@ -6,6 +6,7 @@
 
 use std::process::ExitCode;
 
+use bulwark_analysis::bandwidth::Admission;
 use bulwark_analysis::classic::edf::{self, EdfAnalysis, EdfOutcome};
 use bulwark_analysis::classic::fixed_priority::{self, Analysis, Outcome};
 use bulwark_analysis::classic::Task;
@@ -70,7 +71,7 @@ struct Core {
     rows: Vec<Row>,
     /// Tasks that cannot be analysed, with why; the core then has no verdict.
     unanalysable: Vec<String>,
-    edf: Option<EdfAnalysis>,
+    edf: Option<(EdfAnalysis, Admission)>,
 }
 
 impl Core {
@@ -80,7 +81,7 @@ impl Core {
             .rows
             .iter()
             .any(|r| r.analysis.is_some_and(|a| !a.schedulable()))
-            || self.edf.is_some_and(|e| !e.schedulable());
+            || self.edf.is_some_and(|(e, _)| !e.schedulable());
         if refuted {
             Some(false)
         } else if !self.unanalysable.is_empty() {
@@ -112,7 +113,7 @@ fn analyse_core(scenario: &Scenario, core: u16) -> Option<Core> {
     if scenario.policy == PolicyKind::Edf {
         if unanalysable.is_empty() {
             let tasks: Vec<Task> = rows.iter().map(|r| r.task.clone()).collect();
-            edf_result = Some(edf::analyse(&tasks));
+            edf_result = Some((edf::analyse(&tasks), edf::utilisation(&tasks)));
         }
     } else if unanalysable.is_empty() {
         // Most important first; equal priorities are FIFO, so each counts the others of its
@@ -180,17 +181,17 @@ fn fp_why(task: &Task, a: &Analysis) -> String {
     }
 }
 
-fn utilisation_text(e: &EdfAnalysis) -> String {
-    let (n, d) = e.utilisation;
+fn utilisation_text(u: &Admission) -> String {
+    let (n, d) = (u.total.numerator, u.total.denominator);
     format!(
         "U = {}{n}/{d} = {:.4}",
-        if e.utilisation_exact { "" } else { "at most " },
-        n as f64 / d.max(1) as f64
+        if u.exact { "" } else { "at most " },
+        u.total.as_f64()
     )
 }
 
-fn edf_why(e: &EdfAnalysis) -> String {
-    let u = utilisation_text(e);
+fn edf_why(e: &EdfAnalysis, utilisation: &Admission) -> String {
+    let u = utilisation_text(utilisation);
     match e.outcome {
         EdfOutcome::UtilisationAtMostOne => {
             format!("implicit deadlines and {u} <= 1 (Liu and Layland): schedulable")
@@ -278,7 +279,7 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
                         time(r.task.blocking),
                         "-".to_owned(),
                         match (&core.edf, fp) {
-                            (Some(e), false) if e.schedulable() => "schedulable".to_owned(),
+                            (Some((e, _)), false) if e.schedulable() => "schedulable".to_owned(),
                             (Some(_), false) => "NOT schedulable".to_owned(),
                             _ => "not analysed".to_owned(),
                         },
@@ -298,10 +299,10 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
                 text.push_str(&format!("  {}: {}\n", r.task.name, fp_why(&r.task, a)));
             }
         }
-        if let Some(e) = &core.edf {
+        if let Some((e, u)) = &core.edf {
             text.push_str(&format!(
                 "  EDF (R is not computed by the demand test): {}\n",
-                edf_why(e)
+                edf_why(e, u)
             ));
         }
         for why in &core.unanalysable {
@@ -356,7 +357,7 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
                 "tasks": tasks,
                 "not_analysable": core.unanalysable,
             });
-            if let Some(e) = &core.edf {
+            if let Some((e, u)) = &core.edf {
                 let (test, bound, first_miss, demand) = match e.outcome {
                     EdfOutcome::UtilisationAtMostOne | EdfOutcome::UtilisationAboveOne => {
                         ("utilisation", None, None, None)
@@ -368,13 +369,13 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
                 };
                 value["edf"] = json!({
                     "test": test,
-                    "utilisation_numerator": e.utilisation.0.to_string(),
-                    "utilisation_denominator": e.utilisation.1.to_string(),
-                    "utilisation_exact": e.utilisation_exact,
+                    "utilisation_numerator": u.total.numerator.to_string(),
+                    "utilisation_denominator": u.total.denominator.to_string(),
+                    "utilisation_exact": u.exact,
                     "checked_up_to_ns": bound,
                     "first_miss_ns": first_miss,
                     "demand_at_first_miss_ns": demand,
-                    "why": edf_why(e),
+                    "why": edf_why(e, u),
                 });
             }
             value
