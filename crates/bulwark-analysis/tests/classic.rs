@@ -233,8 +233,11 @@ proptest! {
     /// over the hyperperiod, for any order, whenever U <= 1 (responses may exceed periods:
     /// the arbitrary-deadline busy window). Deadlines are set far out so RTA never stops early.
     #[test]
-    fn rta_equals_simulation(tasks in small_set()) {
-        prop_assume!(fits(&tasks));
+    fn rta_equals_simulation(mut tasks in small_set()) {
+        // Keep U <= 1 by dropping the last tasks (one task always fits: C <= T).
+        while !fits(&tasks) {
+            tasks.pop();
+        }
         let far: Vec<Task> = tasks.iter().map(|t| t.clone().with_deadline(10_000)).collect();
         let simulated = simulate_fixed_priority(&far);
         for (i, sim) in simulated.iter().enumerate() {

@@ -122,6 +122,18 @@ pub fn least_fixed_point<H: Interferes>(
     start: u64,
     limit: u64,
 ) -> FixedPoint {
+    search(constant, terms, start, limit, PLAIN_STEPS)
+}
+
+/// [`least_fixed_point`] with `plain_steps` plain iterations before the jumps (tests use 0
+/// to exercise the jumps on small inputs).
+fn search<H: Interferes>(
+    constant: u64,
+    terms: &[H],
+    start: u64,
+    limit: u64,
+    plain_steps: u64,
+) -> FixedPoint {
     let unbounded = |steps| FixedPoint::Exceeds {
         value: u64::MAX,
         steps,
@@ -146,11 +158,11 @@ pub fn least_fixed_point<H: Interferes>(
                 steps,
             };
         }
-        if steps < PLAIN_STEPS {
+        if steps < plain_steps {
             t = next;
             continue;
         }
-        if steps == PLAIN_STEPS {
+        if steps == plain_steps {
             let total_low: u128 = terms.iter().map(|h| utilisation_low(&h.term())).sum();
             if total_low >= ONE && constant > 0 {
                 // U >= 1 exactly (the rounded-down sum already reaches 1): f(t) >= constant
@@ -262,14 +274,21 @@ mod tests {
         #[test]
         fn jumps_agree_with_the_plain_iteration(
             constant in 1u64..50,
-            raw in proptest::collection::vec((1u64..20, 1u64..60), 0..5),
+            raw in proptest::collection::vec((1u64..20, 1u64..60, 0u64..30), 0..5),
             limit in 1u64..3000,
         ) {
-            let terms: Vec<Interference> = raw.iter().map(|&(c, t)| term(c.min(t), t)).collect();
+            let terms: Vec<Interference> = raw
+                .iter()
+                .map(|&(c, t, jitter)| Interference { cost: c.min(t), period: t, jitter })
+                .collect();
             let expected = plain(constant, &terms, limit);
-            match least_fixed_point(constant, &terms, constant, limit) {
-                FixedPoint::Found { value, .. } => proptest::prop_assert_eq!(Some(value), expected),
-                FixedPoint::Exceeds { .. } => proptest::prop_assert_eq!(None, expected),
+            for plain_steps in [PLAIN_STEPS, 0, 1] {
+                match search(constant, &terms, constant, limit, plain_steps) {
+                    FixedPoint::Found { value, .. } => {
+                        proptest::prop_assert_eq!(Some(value), expected)
+                    }
+                    FixedPoint::Exceeds { .. } => proptest::prop_assert_eq!(None, expected),
+                }
             }
         }
     }
