@@ -124,6 +124,36 @@ fn priority_assignment_by_hand() {
     ));
 }
 
+/// Blocking feeds the RTA: Buttazzo's set (1, 4), (2, 6), (3, 10) where the lowest task holds
+/// a semaphore shared with the highest for 1. Under PCP (ceiling = task 0) tasks 0 and 1 can
+/// each be blocked once for 1, the lowest not at all: R0 = 1 + 1 = 2; R1: 1 + 2 + ceil(w/4) 1:
+/// 4 -> 4, R1 = 4; R2 = 10 as without blocking. Under NPCS the same here (one section).
+#[test]
+fn critical_sections_feed_the_response_times() {
+    use bulwark_analysis::classic::resource_sharing::{with_blocking, CriticalSection, Protocol};
+    let set = [task("t1", 1, 4), task("t2", 2, 6), task("t3", 3, 10)];
+    let sections = [
+        CriticalSection {
+            task: 0,
+            resource: 0,
+            length: 1,
+        },
+        CriticalSection {
+            task: 2,
+            resource: 0,
+            length: 1,
+        },
+    ];
+    for protocol in [Protocol::Pcp, Protocol::Pip, Protocol::Npcs] {
+        let blocked = with_blocking(&set, &sections, protocol);
+        let r: Vec<(u64, u64)> = response_times(&blocked)
+            .iter()
+            .map(|a| (a.blocking, a.response))
+            .collect();
+        assert_eq!(r, vec![(1, 2), (1, 4), (0, 10)], "{protocol:?}");
+    }
+}
+
 /// EDF on (2, 5), (4, 7): implicit deadlines, U = 2/5 + 4/7 = 34/35 <= 1, schedulable.
 #[test]
 fn textbook_edf_pair() {
@@ -320,5 +350,40 @@ fn permute(order: &mut Vec<usize>, k: usize, visit: &mut dyn FnMut(&[usize])) {
         order.swap(k, i);
         permute(order, k + 1, visit);
         order.swap(k, i);
+    }
+}
+
+proptest! {
+    /// No input panics: zero periods, deadlines and costs, huge values, jitter and regions
+    /// longer than the job (which `validate` refuses) all get an answer.
+    #[test]
+    fn any_input_gets_an_answer(
+        raw in prop::collection::vec(
+            (
+                prop_oneof![Just(0u64), 0u64..20, Just(u64::MAX)],
+                prop_oneof![Just(0u64), 1u64..20, Just(u64::MAX)],
+                prop_oneof![Just(0u64), 0u64..40, Just(u64::MAX)],
+                0u64..5,
+                0u64..5,
+            ),
+            0..4,
+        )
+    ) {
+        let tasks: Vec<Task> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(c, t, d, j, q))| Task {
+                name: format!("t{i}"),
+                wcet: c,
+                period: t,
+                deadline: d,
+                jitter: j,
+                blocking: j,
+                final_region: q,
+            })
+            .collect();
+        let _ = response_times(&tasks);
+        let _ = edf::analyse(&tasks);
+        let _ = audsley(&tasks);
     }
 }

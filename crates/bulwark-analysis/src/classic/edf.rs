@@ -13,8 +13,8 @@
 //!   last deadline before t` when `h(t) = t`, until `h(t) <= d_min` (schedulable) or
 //!   `h(t) > t` (a violation).
 //!
-//! A violation found by QPA need not be the first; the first is then found by running QPA
-//! again below it until none is left (each run skips every point where demand is met).
+//! A violation found by QPA need not be the first; the first is then found by a binary search
+//! over the end of the checked interval, one QPA run per probe (at most 64 probes).
 //! Demand sums are `u128`; no float decides anything.
 
 use super::fixed_point::{least_fixed_point, FixedPoint, Interference};
@@ -181,11 +181,20 @@ pub fn analyse(tasks: &[Task]) -> EdfAnalysis {
     let bound = busy_period(tasks).unwrap_or(u64::MAX);
     match qpa(tasks, bound.saturating_add(1), d_min) {
         Ok(steps) => with(EdfOutcome::DemandMet { bound, steps }),
-        Err(mut first) => {
-            // Look for an earlier violation until there is none.
-            while let Err(earlier) = qpa(tasks, first, d_min) {
-                first = earlier;
+        Err(found) => {
+            // The first violation: binary search on X for the least X such that some
+            // deadline <= X violates (a monotone property; each probe is one QPA run on
+            // [d_min, X]), at most 64 probes.
+            let (mut low, mut high) = (d_min.min(found), found);
+            while low < high {
+                let middle = low + (high - low) / 2;
+                if qpa(tasks, middle.saturating_add(1), d_min).is_err() {
+                    high = middle;
+                } else {
+                    low = middle + 1;
+                }
             }
+            let first = low;
             with(EdfOutcome::DemandExceeds {
                 deadline: first,
                 demand: u64::try_from(demand(tasks, first)).unwrap_or(u64::MAX),

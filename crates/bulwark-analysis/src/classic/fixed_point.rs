@@ -164,9 +164,13 @@ fn search<H: Interferes>(
         }
         if steps == plain_steps {
             let total_low: u128 = terms.iter().map(|h| utilisation_low(&h.term())).sum();
-            if total_low >= ONE && constant > 0 {
+            let shifted = terms.iter().any(|h| {
+                let h = h.term();
+                h.cost > 0 && h.jitter > 0
+            });
+            if total_low >= ONE && (constant > 0 || shifted) {
                 // U >= 1 exactly (the rounded-down sum already reaches 1): f(t) >= constant
-                // + t, no fixed point at all.
+                // + t + sum C_h J_h / T_h > t, no fixed point at all.
                 return unbounded(steps);
             }
             if total_low < ONE && constant > 0 {

@@ -51,6 +51,10 @@ pub enum Outcome {
     /// The utilisation of this priority level and above exceeds 1: responses grow without
     /// bound.
     Overloaded,
+    /// The utilisation of this level and above is exactly 1 and blocking or jitter keeps the
+    /// level-i processor busy for ever: the busy window never ends, so this analysis gives
+    /// no verdict (counted as not shown schedulable).
+    EndlessBusyWindow,
 }
 
 /// The response-time analysis of one task, with what explains it.
@@ -102,9 +106,15 @@ impl Analysis {
                  without bound"
                     .to_owned()
             }
+            Outcome::EndlessBusyWindow => ENDLESS.to_owned(),
         }
     }
 }
+
+/// Why [`Outcome::EndlessBusyWindow`] has no verdict.
+pub const ENDLESS: &str = "the utilisation of this priority level and above is exactly 1 and \
+                           blocking or jitter keeps it busy for ever: the busy window never \
+                           ends, no verdict";
 
 /// True when `sum_j C_j / T_j > 1` over `tasks`, exactly.
 fn overloaded(tasks: &[Task]) -> bool {
@@ -160,6 +170,17 @@ pub fn response_time(tasks: &[Task], index: usize) -> Option<Analysis> {
     })
 }
 
+fn endless(blocking: u64, worst: (u64, u64)) -> Analysis {
+    Analysis {
+        blocking,
+        response: worst.0,
+        outcome: Outcome::EndlessBusyWindow,
+        busy_window: None,
+        jobs_examined: 1,
+        worst_job: worst.1,
+    }
+}
+
 fn overload(blocking: u64) -> Analysis {
     Analysis {
         blocking,
@@ -203,6 +224,8 @@ fn preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
     let higher_work: u128 = higher.iter().map(|h| h.wcet as u128).sum();
     let mut worst = (0u64, 0u64);
     let mut job = 0u64;
+    let mut last_job = u64::MAX;
+    let mut last_window: u64;
     loop {
         // w(q) = B + (q+1) C + sum ceil((w + J_j) / T_j) C_j.
         let own = blocking as u128 + (job as u128 + 1) * task.wcet as u128;
@@ -223,6 +246,7 @@ fn preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
                 if response > worst.0 || job == 0 {
                     worst = (response, job);
                 }
+                last_window = value;
                 // The window closes when job q ends before job q+1 arrives: w <= (q+1)T - J.
                 let next_arrival =
                     ((job as u128 + 1) * task.period as u128).saturating_sub(task.jitter as u128);
@@ -238,10 +262,37 @@ fn preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
                 }
             }
         }
-        if job == 0 && overloaded(&tasks[..=index]) {
-            // Only now is the utilisation needed: a window that closes after job 0 is a
-            // finite level-i busy period, which rules out U > 1 (L >= U L).
-            return overload(blocking);
+        if job == 0 {
+            // Only now are the utilisation and the busy period needed: a window that closes
+            // after job 0 is a finite level-i busy period, which rules out U > 1 (L >= U L).
+            if overloaded(&tasks[..=index]) {
+                return overload(blocking);
+            }
+            // The level-i busy period L = B + sum_{j <= i} ceil((L + J_j) / T_j) C_j bounds
+            // the jobs to examine: ceil((L + J_i) / T_i) (Davis et al. 2007, Eq. 15).
+            let level = &tasks[..=index];
+            let level_work: u128 = level.iter().map(|t| t.wcet as u128).sum();
+            let start = u64::try_from(blocking as u128 + level_work).unwrap_or(u64::MAX);
+            match least_fixed_point(blocking, level, start, u64::MAX - 1) {
+                FixedPoint::Found { value, .. } => {
+                    let jobs =
+                        (value as u128 + task.jitter as u128).div_ceil(task.period.max(1) as u128);
+                    last_job = u64::try_from(jobs).unwrap_or(u64::MAX).saturating_sub(1);
+                }
+                // U = 1 exactly with blocking or jitter: the level-i processor never idles.
+                FixedPoint::Exceeds { .. } => return endless(blocking, worst),
+            }
+        }
+        if job >= last_job {
+            // The window closes by the last job of the busy period (kept as a guard).
+            return Analysis {
+                blocking,
+                response: worst.0,
+                outcome: Outcome::Schedulable,
+                busy_window: Some(last_window),
+                jobs_examined: job + 1,
+                worst_job: worst.1,
+            };
         }
         job += 1;
     }
@@ -266,7 +317,7 @@ fn limited_preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
             }
         }
     };
-    let jobs = (active as u128 + task.jitter as u128).div_ceil(task.period as u128);
+    let jobs = (active as u128 + task.jitter as u128).div_ceil(task.period.max(1) as u128);
     let jobs = u64::try_from(jobs).unwrap_or(u64::MAX).max(1);
     // floor((S + J_j) / T_j) + 1 = ceil((S + J_j + 1) / T_j) in integers.
     let higher: Vec<Interference> = tasks[..index].iter().map(|t| interference(t, 1)).collect();

@@ -90,6 +90,23 @@ pub fn blocking_terms(tasks: usize, sections: &[CriticalSection], protocol: Prot
         .collect()
 }
 
+/// `tasks` (most important first) with each blocking term set to the larger of its own and
+/// the one `protocol` gives from `sections`, ready for [`super::fixed_priority`].
+pub fn with_blocking(
+    tasks: &[super::Task],
+    sections: &[CriticalSection],
+    protocol: Protocol,
+) -> Vec<super::Task> {
+    tasks
+        .iter()
+        .zip(blocking_terms(tasks.len(), sections, protocol))
+        .map(|(task, blocking)| {
+            let own = task.blocking;
+            task.clone().with_blocking(own.max(blocking))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

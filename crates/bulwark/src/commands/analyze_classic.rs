@@ -77,14 +77,18 @@ struct Core {
 impl Core {
     /// `Some(true/false)` when decided, `None` when a task could not be analysed.
     fn schedulable(&self) -> Option<bool> {
-        let refuted = self
-            .rows
-            .iter()
-            .any(|r| r.analysis.is_some_and(|a| !a.schedulable()))
-            || self.edf.is_some_and(|(e, _)| !e.schedulable());
+        let refuted = self.rows.iter().any(|r| {
+            r.analysis
+                .is_some_and(|a| !a.schedulable() && a.outcome != Outcome::EndlessBusyWindow)
+        }) || self.edf.is_some_and(|(e, _)| !e.schedulable());
         if refuted {
             Some(false)
-        } else if !self.unanalysable.is_empty() {
+        } else if !self.unanalysable.is_empty()
+            || self.rows.iter().any(|r| {
+                r.analysis
+                    .is_some_and(|a| a.outcome == Outcome::EndlessBusyWindow)
+            })
+        {
             None
         } else {
             Some(true)
@@ -144,6 +148,7 @@ fn fp_verdict(a: &Analysis) -> &'static str {
         Outcome::Schedulable => "schedulable",
         Outcome::Misses { .. } => "NOT schedulable",
         Outcome::Overloaded => "NOT schedulable (overload)",
+        Outcome::EndlessBusyWindow => "no verdict",
     }
 }
 
@@ -152,6 +157,7 @@ fn fp_key(a: &Analysis) -> &'static str {
         Outcome::Schedulable => "schedulable",
         Outcome::Misses { .. } => "misses-deadline",
         Outcome::Overloaded => "overloaded",
+        Outcome::EndlessBusyWindow => "no-verdict",
     }
 }
 
@@ -178,6 +184,7 @@ fn fp_why(task: &Task, a: &Analysis) -> String {
              without bound"
                 .to_owned()
         }
+        Outcome::EndlessBusyWindow => fixed_priority::ENDLESS.to_owned(),
     }
 }
 
