@@ -211,7 +211,8 @@ fn fits(tasks: &[Task]) -> bool {
 }
 
 /// A reference simulator: preemptive fixed priority (index 0 most important), synchronous
-/// release at 0, unit time steps, jobs of one task in release order. Returns each task's
+/// release at 0, unit time steps, jobs of one task in release order; a job that gets the
+/// processor with at most its final region left runs to completion. Returns each task's
 /// worst response over the jobs released in the first hyperperiod.
 fn simulate_fixed_priority(tasks: &[Task]) -> Vec<u64> {
     let h = hyperperiod(tasks);
@@ -219,6 +220,7 @@ fn simulate_fixed_priority(tasks: &[Task]) -> Vec<u64> {
     let mut pending: Vec<std::collections::VecDeque<(u64, u64)>> =
         vec![Default::default(); tasks.len()];
     let mut worst = vec![0u64; tasks.len()];
+    let mut locked: Option<usize> = None;
     let mut time = 0u64;
     loop {
         if time < 2 * h {
@@ -234,10 +236,16 @@ fn simulate_fixed_priority(tasks: &[Task]) -> Vec<u64> {
         if time >= h && !outstanding {
             return worst;
         }
-        if let Some(i) = pending.iter().position(|q| !q.is_empty()) {
+        // A job in its final non-preemptive region keeps the processor.
+        let chosen = locked.or_else(|| pending.iter().position(|q| !q.is_empty()));
+        if let Some(i) = chosen {
             let job = pending[i].front_mut().unwrap();
+            if job.1 <= tasks[i].final_region {
+                locked = Some(i);
+            }
             job.1 -= 1;
             if job.1 == 0 {
+                locked = None;
                 let (release, _) = pending[i].pop_front().unwrap();
                 if release < h {
                     worst[i] = worst[i].max(time + 1 - release);
@@ -285,6 +293,29 @@ proptest! {
                 at[i].deadline = r - 1;
                 prop_assert!(!response_time(&at, i).unwrap().schedulable());
             }
+        }
+    }
+
+    /// With a final non-preemptive region on the lowest task only (its blocking is 0, so the
+    /// synchronous release is its critical instant), the limited-preemptive RTA of that task
+    /// equals the simulated worst over the hyperperiod; every other task's RTA (blocked by the
+    /// region's whole length, the continuous-time bound) is at least what the simulator sees.
+    #[test]
+    fn limited_preemptive_rta_against_simulation(mut tasks in small_set(), region in 1u64..6) {
+        while !fits(&tasks) {
+            tasks.pop();
+        }
+        let last = tasks.len() - 1;
+        let q = region.min(tasks[last].wcet);
+        tasks[last].final_region = q;
+        let far: Vec<Task> = tasks.iter().map(|t| t.clone().with_deadline(10_000)).collect();
+        let simulated = simulate_fixed_priority(&far);
+        let lowest = response_time(&far, last).unwrap();
+        prop_assert!(lowest.schedulable());
+        prop_assert_eq!(lowest.response, simulated[last]);
+        for (i, sim) in simulated.iter().enumerate().take(last) {
+            let a = response_time(&far, i).unwrap();
+            prop_assert!(a.response >= *sim, "task {}: {} < {}", i, a.response, sim);
         }
     }
 
