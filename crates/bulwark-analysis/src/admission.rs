@@ -18,14 +18,18 @@
 //!   more than the FIFO schedule can serve) and reduces to the paper's test when priorities
 //!   are distinct. Equal-priority servers do not contribute to `I_i`: their regions are already
 //!   inside their budgets, which are counted whole.
-//! - **Where the iteration stops.** As soon as an iterate exceeds `p_i`, the server is not
-//!   admitted and that iterate is reported as `R_i` (it is a lower bound on the real response
-//!   time, not the response time itself). The iterates never decrease, because every `RBF` is
-//!   non-decreasing.
-//! - **Bounded work.** The iteration takes at most [`MAX_ITERATIONS`] steps. Hand-written
-//!   systems converge in a handful; only pathological inputs (nanosecond budgets against
-//!   periods of years, higher-priority utilisation a hair below one) can reach the limit, and
-//!   then the server is reported [`Verdict::IterationLimit`], which counts as not admitted.
+//! - **Deadlines.** A server whose task has a relative deadline `D` shorter than its period
+//!   (a constrained deadline) is admitted iff `R_i <= D`; otherwise `R_i <= p_i` as in Eq. 1.
+//! - **Where the iteration stops.** As soon as an iterate exceeds the bound (`p_i`, or `D`),
+//!   the server is not admitted and that iterate is reported as `R_i` (it is a lower bound on
+//!   the real response time, not the response time itself); `Duration::MAX` when no fixed
+//!   point exists at all (higher-priority utilisation at least 1). The iterates never
+//!   decrease, because every `RBF` is non-decreasing.
+//! - **Bounded work, no cap.** The fixed point is found by
+//!   [`crate::classic::fixed_point::least_fixed_point`], which jumps ahead to exact lower
+//!   bounds of the fixed point: a higher-priority load a hair below 1 in front of a long
+//!   period converges in a handful of steps, and every step crosses a higher-priority release
+//!   point below the bound, so the work is finite for every input. Every verdict is exact.
 //! - **Integer nanoseconds.** Demand is summed in `u128`; a demand that reaches `u64::MAX`
 //!   nanoseconds (584 years) counts as exceeding every period, so saturation can never make an
 //!   overloaded server look admitted.
@@ -36,10 +40,8 @@
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Priority};
 
-use crate::rbf::{rbf, ServerKind};
-
-/// The most iterations the fixed-point search takes before giving up (not admitted).
-pub const MAX_ITERATIONS: u32 = 100_000;
+use crate::classic::fixed_point::{least_fixed_point, FixedPoint, Interference};
+use crate::rbf::ServerKind;
 
 /// One reservation server under analysis: `(b, p, eta)` at priority `sigma`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +54,9 @@ pub struct Server {
     pub reservation: Reservation,
     /// How its budget comes back, which decides its request-bound function.
     pub kind: ServerKind,
+    /// The task's relative deadline, when it is shorter than the period matters: admission
+    /// then needs `R <= D` as well as `R <= p`.
+    pub deadline: Option<Duration>,
 }
 
 impl Server {
@@ -67,7 +72,20 @@ impl Server {
             priority,
             reservation,
             kind,
+            deadline: None,
         }
+    }
+
+    /// The same server with relative deadline `deadline`.
+    pub fn with_deadline(mut self, deadline: Option<Duration>) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// The bound `R_i` must meet: `min(D, p)`.
+    pub fn bound(&self) -> Duration {
+        self.deadline
+            .map_or(self.reservation.period, |d| d.min(self.reservation.period))
     }
 }
 
@@ -78,8 +96,8 @@ pub enum Verdict {
     Admitted,
     /// An iterate exceeded `p_i`: there is no fixed point within the period.
     ExceedsPeriod,
-    /// [`MAX_ITERATIONS`] iterations without deciding; treated as not admitted.
-    IterationLimit,
+    /// An iterate exceeded the task's constrained deadline `D < p_i`.
+    ExceedsDeadline,
 }
 
 /// Eq. 1 for one server.
@@ -87,8 +105,8 @@ pub enum Verdict {
 pub struct Response {
     /// `I_i`: the longest non-preemptive region of a strictly lower-priority server.
     pub blocking: Duration,
-    /// `R_i`: the response bound when admitted; otherwise the last iterate (the first one
-    /// above `p_i`, or the one where the iteration limit stopped the search).
+    /// `R_i`: the response bound when admitted; otherwise the first iterate found above the
+    /// bound (`Duration::MAX` when there is no fixed point at all).
     pub response: Duration,
     /// Whether the server is admitted.
     pub verdict: Verdict,
@@ -127,56 +145,57 @@ pub fn blocking(servers: &[Server], index: usize) -> Duration {
 pub fn response_time(servers: &[Server], index: usize) -> Option<Response> {
     let server = servers.get(index)?;
     let blocking = blocking(servers, index);
-    let period = server.reservation.period;
-    let interfering: Vec<&Server> = servers
+    let bound = server.bound();
+    // RBF_h(R) = alpha_h(R) * b_h (rbf.rs): ceil(R / p) for a sporadic server, and
+    // ceil((R + (p - b)) / p) for a deferrable one, i.e. a jitter of p - b.
+    let interfering: Vec<Interference> = servers
         .iter()
         .enumerate()
         .filter(|&(j, other)| j != index && interferes(server, other))
-        .map(|(_, other)| other)
+        .map(|(_, other)| {
+            let (budget, period) = (
+                other.reservation.budget.as_nanos(),
+                other.reservation.period.as_nanos().max(1),
+            );
+            Interference {
+                cost: budget,
+                period,
+                jitter: match other.kind {
+                    ServerKind::Sporadic => 0,
+                    ServerKind::Deferrable => period - budget.min(period),
+                },
+            }
+        })
         .collect();
-
-    let start = blocking.as_nanos() as u128 + server.reservation.budget.as_nanos() as u128;
-    // The demand in a window of length `r`; `None` when it reaches u64::MAX nanoseconds.
-    let demand = |r: Duration| -> Option<Duration> {
-        let total = interfering.iter().fold(start, |sum, h| {
-            sum + rbf(h.kind, r, h.reservation).as_nanos() as u128
+    let start = blocking
+        .as_nanos()
+        .checked_add(server.reservation.budget.as_nanos())
+        .filter(|&n| n < u64::MAX);
+    let Some(start) = start else {
+        return Some(Response {
+            blocking,
+            response: Duration::MAX,
+            verdict: Verdict::ExceedsPeriod,
         });
-        u64::try_from(total)
-            .ok()
-            .filter(|&n| n < u64::MAX)
-            .map(Duration::from_nanos)
     };
-    let not_admitted = |response: Duration, verdict: Verdict| Response {
-        blocking,
-        response,
-        verdict,
-    };
-
-    let Some(mut r) = u64::try_from(start)
-        .ok()
-        .filter(|&n| n < u64::MAX)
-        .map(Duration::from_nanos)
-    else {
-        return Some(not_admitted(Duration::MAX, Verdict::ExceedsPeriod));
-    };
-    for _ in 0..MAX_ITERATIONS {
-        if r > period {
-            return Some(not_admitted(r, Verdict::ExceedsPeriod));
-        }
-        let Some(next) = demand(r) else {
-            return Some(not_admitted(Duration::MAX, Verdict::ExceedsPeriod));
-        };
-        if next == r {
-            return Some(Response {
+    Some(
+        match least_fixed_point(start, &interfering, start, bound.as_nanos()) {
+            FixedPoint::Found { value, .. } => Response {
                 blocking,
-                response: r,
+                response: Duration::from_nanos(value),
                 verdict: Verdict::Admitted,
-            });
-        }
-        // `next > r`: the RBFs are non-decreasing and the first iterate is `start`.
-        r = next;
-    }
-    Some(not_admitted(r, Verdict::IterationLimit))
+            },
+            FixedPoint::Exceeds { value, .. } => Response {
+                blocking,
+                response: Duration::from_nanos(value),
+                verdict: if bound < server.reservation.period {
+                    Verdict::ExceedsDeadline
+                } else {
+                    Verdict::ExceedsPeriod
+                },
+            },
+        },
+    )
 }
 
 /// Eq. 1 for every server of one core, in the order given.
@@ -240,7 +259,7 @@ mod tests {
     }
 
     /// A higher-priority server that takes the whole processor (b = p) leaves nothing: with
-    /// p = 1 ns the iterates grow by b_i each step, R > p after one.
+    /// p = 1 ns the iterates grow by b_i each step, R > p after ten.
     #[test]
     fn a_full_higher_priority_server_starves_the_rest() {
         let hog = Server::new(
@@ -254,6 +273,80 @@ mod tests {
         assert_eq!(r.verdict, Verdict::ExceedsPeriod);
         // Start 1 ms, then 1 ms + ceil(1 ms / 1 ns) * 1 ns = 2 ms, ..., the first above 10 ms.
         assert_eq!(r.response, ms(11));
+    }
+
+    /// The same hog in front of a server with a period of a year: no fixed point exists
+    /// (demand 1 ms + R > R for every R), so after the plain steps the answer is unbounded at
+    /// once instead of a year of millisecond steps.
+    #[test]
+    fn a_full_load_is_unbounded_without_walking_the_period() {
+        let hog = Server::new(
+            "hog",
+            Priority(2),
+            Reservation::new(Duration::from_nanos(1), Duration::from_nanos(1)),
+            ServerKind::Sporadic,
+        );
+        let victim = Server::new(
+            "victim",
+            Priority(1),
+            Reservation::new(ms(1), Duration::from_secs(365 * 24 * 3600)),
+            ServerKind::Sporadic,
+        );
+        let r = response_time(&[hog, victim], 1).unwrap();
+        assert_eq!(
+            (r.verdict, r.response),
+            (Verdict::ExceedsPeriod, Duration::MAX)
+        );
+    }
+
+    /// A 0.99999 higher-priority load (b = 99 999 ns, p = 100 000 ns) in front of a server of
+    /// budget 5 ms and period 1000 s. By hand the fixed point is b + k * 99 999 with the least
+    /// k such that it fits in k periods: k >= 5e6 / (100 000 - 99 999) = 5e6, so
+    /// R = 5e6 + 5e6 * 99 999 ns = 5e11 ns = 500 s <= 1000 s: admitted. The plain iteration
+    /// would need about 1.5 million steps.
+    #[test]
+    fn a_load_close_to_one_gets_an_exact_answer() {
+        let hog = Server::new(
+            "hog",
+            Priority(2),
+            Reservation::new(Duration::from_nanos(99_999), Duration::from_nanos(100_000)),
+            ServerKind::Sporadic,
+        );
+        let long = Server::new(
+            "long",
+            Priority(1),
+            Reservation::new(ms(5), Duration::from_secs(1000)),
+            ServerKind::Sporadic,
+        );
+        let r = response_time(&[hog.clone(), long.clone()], 1).unwrap();
+        assert_eq!(r.verdict, Verdict::Admitted);
+        assert_eq!(r.response, Duration::from_secs(500));
+        // A period just below 500 s: exactly not admitted.
+        let short = Server {
+            reservation: Reservation::new(ms(5), Duration::from_nanos(499_999_999_999)),
+            ..long
+        };
+        let r = response_time(&[hog, short], 1).unwrap();
+        assert_eq!(r.verdict, Verdict::ExceedsPeriod);
+    }
+
+    /// A constrained deadline is the bound: mid of Table I (b 20, p 40 under b 10, p 30) has
+    /// R = 20 -> 30 -> 30 by hand; with D = 30 it is admitted, with D = 29 it is not.
+    #[test]
+    fn a_constrained_deadline_is_checked() {
+        let set = |d: u64| {
+            [
+                server(3, 10, 30),
+                server(2, 20, 40).with_deadline(Some(ms(d))),
+            ]
+        };
+        let r = response_time(&set(30), 1).unwrap();
+        assert_eq!((r.response, r.verdict), (ms(30), Verdict::Admitted));
+        let r = response_time(&set(29), 1).unwrap();
+        assert_eq!(r.verdict, Verdict::ExceedsDeadline);
+        // A deadline past the period changes nothing: R <= p is still required.
+        let r = response_time(&set(45), 1).unwrap();
+        assert_eq!(r.verdict, Verdict::Admitted);
     }
 
     /// A demand past u64::MAX nanoseconds is never admitted, even with p = u64::MAX.

@@ -3,9 +3,16 @@
 //! the VBS paper's O(1) admission test is the same sum over the caps).
 //!
 //! The sum is kept as an exact fraction, so a set that fills the processor exactly is
-//! admitted and one that exceeds it by a nanosecond in a year is not.
+//! admitted and one that exceeds it by a nanosecond in a year is not. The fraction lives in
+//! `u128` while its denominator fits; past that (long, pairwise coprime periods make the
+//! common denominator the product of up to 64 bits per server) the verdict is still decided
+//! exactly, by a big-integer rational sum (`num-rational` over `num-bigint`): its size grows
+//! by at most 64 bits per server, so the work is polynomial in the number of servers.
 
 use bulwark_core::Duration;
+use num_bigint::BigUint;
+use num_rational::Ratio;
+use num_traits::{One, ToPrimitive, Zero};
 
 /// A fraction `numerator / denominator` with `denominator > 0`, in lowest terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,10 +81,11 @@ fn reduced(numerator: u128, denominator: u128) -> Bandwidth {
 pub struct Admission {
     /// The total bandwidth, exact when `exact`.
     pub total: Bandwidth,
-    /// False when the exact sum overflowed and `total` is a safe upper bound instead
-    /// (each term rounded up to a multiple of 2^-64).
+    /// False when the exact total, in lowest terms, does not fit in 128 bits and `total` is a
+    /// safe upper bound instead (each term rounded up to a multiple of 2^-64). The verdict
+    /// `admitted` is exact either way.
     pub exact: bool,
-    /// Total at most 1.
+    /// Total at most 1, decided exactly.
     pub admitted: bool,
 }
 
@@ -87,30 +95,91 @@ pub fn admit(servers: &[(Duration, Duration)]) -> Admission {
     let exact = servers.iter().try_fold(Bandwidth::ZERO, |sum, &(q, t)| {
         Bandwidth::of(q, t).and_then(|b| sum.checked_add(b))
     });
-    match exact {
-        Some(total) => Admission {
+    if let Some(total) = exact {
+        return Admission {
             total,
             exact: true,
             admitted: total.at_most_one(),
-        },
-        None => {
-            // Fixed point with 64 fractional bits, each term rounded up: never admits a set
-            // the exact test would reject.
-            const ONE: u128 = 1 << 64;
-            let sum: u128 = servers
-                .iter()
-                .map(|&(q, t)| {
-                    let t = t.as_nanos().max(1) as u128;
-                    (q.as_nanos() as u128 * ONE).div_ceil(t)
-                })
-                .fold(0u128, u128::saturating_add);
-            Admission {
-                total: reduced(sum, ONE),
-                exact: false,
-                admitted: sum <= ONE,
-            }
-        }
+        };
     }
+    // The u128 sum overflowed: sum again as big-integer rationals, which cannot overflow.
+    let big = big_total(servers);
+    let admitted = big <= Ratio::one();
+    if let (Some(numerator), Some(denominator)) = (big.numer().to_u128(), big.denom().to_u128()) {
+        // Lowest terms fit after all (e.g. a total of exactly 1).
+        return Admission {
+            total: Bandwidth {
+                numerator,
+                denominator,
+            },
+            exact: true,
+            admitted,
+        };
+    }
+    // For the report only: fixed point with 64 fractional bits, each term rounded up, so the
+    // shown total is never below the exact one.
+    const ONE: u128 = 1 << 64;
+    let sum: u128 = servers
+        .iter()
+        .map(|&(q, t)| {
+            let t = t.as_nanos().max(1) as u128;
+            (q.as_nanos() as u128 * ONE).div_ceil(t)
+        })
+        .fold(0u128, u128::saturating_add);
+    Admission {
+        total: reduced(sum, ONE),
+        exact: false,
+        admitted,
+    }
+}
+
+/// Whether `sum C_i / T_i <= 1` over `(C, T)` pairs of integers, exactly, without building
+/// the fraction: the sum is bracketed between its terms rounded down and rounded up to
+/// multiples of 2^-64 (one division per term), and only a sum within `n * 2^-64` of 1 falls
+/// back to the exact [`admit`]. A zero period counts as a full processor, as in [`admit`].
+pub fn sum_at_most_one<I>(terms: I) -> bool
+where
+    I: Iterator<Item = (u64, u64)> + Clone,
+{
+    const ONE: u128 = 1 << 64;
+    let (mut low, mut high) = (0u128, 0u128);
+    for (work, period) in terms.clone() {
+        if period == 0 {
+            low = low.saturating_add(ONE);
+            high = high.saturating_add(ONE);
+            continue;
+        }
+        let scaled = (work as u128) << 64;
+        let floor = scaled / period as u128;
+        let exact = floor * period as u128 == scaled;
+        low = low.saturating_add(floor);
+        high = high.saturating_add(floor + u128::from(!exact));
+    }
+    if high <= ONE {
+        return true;
+    }
+    if low > ONE {
+        return false;
+    }
+    let pairs: Vec<(Duration, Duration)> = terms
+        .map(|(work, period)| (Duration::from_nanos(work), Duration::from_nanos(period)))
+        .collect();
+    admit(&pairs).admitted
+}
+
+/// `sum Q_i / T_i` exactly, as a big-integer fraction in lowest terms (a zero period counts
+/// as a full processor, as in [`admit`]).
+fn big_total(servers: &[(Duration, Duration)]) -> Ratio<BigUint> {
+    servers
+        .iter()
+        .fold(Ratio::zero(), |sum: Ratio<BigUint>, &(q, t)| {
+            let term = if t.is_zero() {
+                Ratio::one()
+            } else {
+                Ratio::new(BigUint::from(q.as_nanos()), BigUint::from(t.as_nanos()))
+            };
+            sum + term
+        })
 }
 
 #[cfg(test)]
@@ -148,6 +217,42 @@ mod tests {
             }
         );
         assert!(admit(&[]).admitted);
+    }
+
+    /// Three pairwise coprime p, q, r near 2^50 and 2^51 (coprime to 3 too), periods 3p, 3q,
+    /// 3r: the terms 1/(3p) + (p-1)/(3p) + ... add up to 1/3 + 1/3 + 1/3 = 1 exactly, by hand,
+    /// but the common denominator of the first three terms is 3pqr, about 2^153, which
+    /// overflows u128. The set fills the processor exactly and must be admitted; one more
+    /// nanosecond of budget must not be.
+    #[test]
+    fn a_total_of_exactly_one_is_admitted_past_128_bits() {
+        let (p, q, r) = (
+            (1u64 << 50) - 3,
+            (1u64 << 50) + 1,
+            2_251_799_813_685_247u64, // 2^51 - 1, coprime to p, q and 3
+        );
+        let ns = Duration::from_nanos;
+        let mut servers = vec![
+            (ns(1), ns(3 * p)),
+            (ns(1), ns(3 * q)),
+            (ns(1), ns(3 * r)),
+            (ns(p - 1), ns(3 * p)),
+            (ns(q - 1), ns(3 * q)),
+            (ns(r - 1), ns(3 * r)),
+        ];
+        let full = admit(&servers);
+        assert!(full.admitted, "{full:?}");
+        assert!(full.exact);
+        assert_eq!(
+            full.total,
+            Bandwidth {
+                numerator: 1,
+                denominator: 1
+            }
+        );
+        servers[5].0 = ns(r);
+        let over = admit(&servers);
+        assert!(!over.admitted, "1 + 1/(3r) > 1: {over:?}");
     }
 
     #[test]

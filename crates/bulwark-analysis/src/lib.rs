@@ -6,6 +6,7 @@
 pub mod admission;
 pub mod bandwidth;
 pub mod blocking;
+pub mod classic;
 pub mod component_graph;
 pub mod generate;
 pub mod mc_ipc;

@@ -273,7 +273,7 @@ fn wild_server() -> impl Strategy<Value = Server> {
 }
 
 /// Valid small servers (1 <= b <= p <= 60 ns, eta <= b): iterates grow by at least 1 and stop
-/// above p, so the iteration limit is never reached.
+/// above p, so every search ends within a few dozen steps.
 fn small_server() -> impl Strategy<Value = Server> {
     (0u8..4, 1u64..=60, kind())
         .prop_flat_map(|(p, period, kind)| (Just((p, period, kind)), 1..=period))

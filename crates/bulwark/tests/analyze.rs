@@ -215,16 +215,234 @@ fn analyze_a_naive_deferrable_server() {
     assert_eq!(row(&stdout, "lo")[7], "NOT");
 }
 
+/// Writes `body` as a scenario file in `dir` and analyzes it.
+fn analyze_file(dir: &tempfile::TempDir, body: &str, json: bool) -> Output {
+    let path = dir.path().join("set.toml");
+    std::fs::write(&path, body).unwrap();
+    let path = path.to_str().unwrap();
+    if json {
+        bulwark(&["analyze", path, "--json"])
+    } else {
+        bulwark(&["analyze", path])
+    }
+}
+
+/// Rate monotonic on (2, 5), (4, 7) (Liu and Layland; Buttazzo): R1 = 2 ms; for t2,
+/// w = 4 + ceil(w / 5) 2: 4 -> 6 -> 8 > 7 ms, a miss at its first deadline. Exit 1.
 #[test]
-fn analyze_needs_reservation_servers() {
+fn fixed_priority_textbook_set() {
     let out = bulwark(&["analyze", "scenarios/textbook-rm.toml"]);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("policy `fixed-priority` has no reservation servers"),
-        "{stderr}"
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    // task priority C T D J B R verdict
+    assert_eq!(
+        row(&stdout, "t1"),
+        [
+            "t1",
+            "2",
+            "2ms",
+            "5ms",
+            "5ms",
+            "0ns",
+            "0ns",
+            "2ms",
+            "schedulable"
+        ]
     );
-    assert!(stderr.contains("spr-deferrable"), "{stderr}");
+    assert_eq!(
+        &row(&stdout, "t2")[..7],
+        ["t2", "1", "4ms", "7ms", "7ms", "0ns", "0ns"]
+    );
+    assert_eq!(&row(&stdout, "t2")[8..], ["NOT", "schedulable"]);
+    assert!(
+        stdout.contains("t2: critical instant")
+            && stdout.contains("job 0 of the busy window misses"),
+        "{stdout}"
+    );
+    let out = bulwark(&["analyze", "scenarios/textbook-rm.toml", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schedulable"], false);
+    let tasks = &v["cores"][0]["tasks"];
+    assert_eq!(tasks[0]["response_ns"], 2_000_000);
+    assert_eq!(tasks[0]["jobs_examined"], 1);
+    assert_eq!(tasks[1]["verdict"], "misses-deadline");
+}
+
+/// EDF on the same pair: implicit deadlines, U = 2/5 + 4/7 = 34/35 = 0.9714 <= 1. Exit 0.
+#[test]
+fn edf_textbook_set() {
+    let out = bulwark(&["analyze", "scenarios/textbook-edf.toml"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("U = 34/35 = 0.9714 <= 1"), "{stdout}");
+    assert!(
+        stdout.contains("summary: every core schedulable"),
+        "{stdout}"
+    );
+    let out = bulwark(&["analyze", "scenarios/textbook-edf.toml", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schedulable"], true);
+    assert_eq!(v["cores"][0]["edf"]["test"], "utilisation");
+    assert_eq!(v["cores"][0]["edf"]["utilisation_numerator"], "34");
+    assert_eq!(v["cores"][0]["edf"]["utilisation_denominator"], "35");
+}
+
+/// Constrained deadlines under EDF, by hand: a (C 2, T 4, D 2), b (C 2, T 6, D 3):
+/// h(2 ms) = 2 ms, h(3 ms) = 4 ms > 3 ms: the first deadline where demand exceeds supply is
+/// 3 ms. Exit 1. On a second core, Tindell's arbitrary-deadline pair under fixed priority
+/// (a: C 26, T 70; b: C 62, T 100, D 118; see the analysis crate's tests): R_b = 118 ms at
+/// job 4 of 7; as EDF it is checked by QPA and schedulable (U = 0.9914).
+#[test]
+fn edf_constrained_and_arbitrary_deadlines() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = analyze_file(
+        &dir,
+        r#"name = "constrained"
+policy = "edf"
+duration = "24ms"
+cores = 2
+
+[[task]]
+name = "a"
+period = "4ms"
+deadline = "2ms"
+execution = "2ms"
+
+[[task]]
+name = "b"
+period = "6ms"
+deadline = "3ms"
+execution = "2ms"
+
+[[task]]
+name = "c"
+core = 1
+period = "70ms"
+execution = "26ms"
+
+[[task]]
+name = "d"
+core = 1
+period = "100ms"
+deadline = "118ms"
+execution = "62ms"
+"#,
+        true,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["cores"][0]["edf"]["first_miss_ns"], 3_000_000);
+    assert_eq!(v["cores"][0]["edf"]["demand_at_first_miss_ns"], 4_000_000);
+    assert_eq!(v["cores"][0]["schedulable"], false);
+    assert_eq!(v["cores"][1]["schedulable"], true);
+    assert_eq!(v["cores"][1]["edf"]["test"], "qpa");
+}
+
+/// Tindell's pair under fixed priority, in ms: R_a = 26; R_b = 118 <= 118 at job 4, seven
+/// jobs in a busy window of 694 ms (worked by hand in the analysis crate's tests). Exit 0.
+#[test]
+fn fixed_priority_arbitrary_deadlines() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = analyze_file(
+        &dir,
+        r#"name = "tindell"
+policy = "fixed-priority"
+duration = "700ms"
+
+[[task]]
+name = "a"
+priority = 2
+period = "70ms"
+execution = "26ms"
+
+[[task]]
+name = "b"
+priority = 1
+period = "100ms"
+deadline = "118ms"
+execution = "62ms"
+"#,
+        false,
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert_eq!(row(&stdout, "a")[7], "26ms");
+    assert_eq!(row(&stdout, "b")[7], "118ms");
+    assert!(
+        stdout.contains("busy window lasts 694ms and holds 7 job(s); the worst is job 4"),
+        "{stdout}"
+    );
+}
+
+/// A task running a script has no fixed execution time: the core gets no verdict, the
+/// message says why, exit 2.
+#[test]
+fn a_script_task_is_not_analysable() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = analyze_file(
+        &dir,
+        r#"name = "scripted"
+policy = "fixed-priority"
+duration = "10ms"
+
+[[task]]
+name = "t1"
+priority = 2
+period = "5ms"
+execution = "1ms"
+
+[[task]]
+name = "poller"
+priority = 1
+script = [{ run = "1ms" }, { sleep-for = "4ms" }]
+"#,
+        false,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("not analysable: task `poller` runs a script"),
+        "{stdout}"
+    );
+    assert!(text(&out.stderr).contains("task `poller` runs a script"));
+}
+
+/// A constrained deadline on a reserved task is the admission bound: Table I's mid has
+/// R = 30 ms by hand (20 -> 20 + 10 = 30 -> 30); its task's deadline of 25 ms makes it NOT
+/// admitted (exit 1) although R <= p = 40 ms.
+#[test]
+fn a_reserved_tasks_deadline_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = analyze_file(
+        &dir,
+        r#"name = "deadline"
+policy = "spr"
+duration = "120ms"
+
+[[task]]
+name = "hi"
+priority = 3
+period = "30ms"
+execution = "9ms"
+reservation = { budget = "10ms", period = "30ms" }
+
+[[task]]
+name = "mid"
+priority = 2
+period = "40ms"
+deadline = "25ms"
+execution = "19ms"
+reservation = { budget = "20ms", period = "40ms" }
+"#,
+        true,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mid = &v["cores"][0]["reservations"][1];
+    assert_eq!(mid["name"], "mid");
+    assert_eq!(mid["admitted"], false);
+    assert_eq!(mid["verdict"], "exceeds-deadline");
 }
 
 #[test]

@@ -15,7 +15,7 @@ use bulwark_analysis::rbf::ServerKind;
 use bulwark_analysis::vbs::Action as VbsAction;
 use bulwark_core::Duration;
 use bulwark_spec::component::ComponentSystem;
-use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step};
+use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step, TaskSpec};
 use serde_json::{json, Value};
 
 use crate::cli::AnalyzeArgs;
@@ -56,6 +56,9 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
     }
     if scenario.policy == PolicyKind::Vbs {
         return Ok(vbs_processes(&scenario, args.json));
+    }
+    if matches!(scenario.policy, PolicyKind::FixedPriority | PolicyKind::Edf) {
+        return Ok(super::analyze_classic::run(&scenario, args.json));
     }
     let Some(kind) = server_kind(scenario.policy) else {
         let servers: Vec<&str> = PolicyKind::ALL
@@ -124,12 +127,10 @@ fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
                 .iter()
                 .filter(|t| t.core == core)
                 .filter_map(|t| {
-                    Some(Server::new(
-                        t.name.clone(),
-                        t.priority?,
-                        t.reservation?,
-                        kind,
-                    ))
+                    Some(
+                        Server::new(t.name.clone(), t.priority?, t.reservation?, kind)
+                            .with_deadline(given_deadline(t)),
+                    )
                 })
                 .collect();
             if servers.is_empty() {
@@ -151,6 +152,19 @@ fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
             })
         })
         .collect()
+}
+
+/// The task's deadline when it constrains admission: one shorter than the task's own period
+/// (or inter-arrival time), which is the default; any deadline of a script.
+fn given_deadline(task: &TaskSpec) -> Option<Duration> {
+    let own = match &task.behaviour {
+        Behaviour::Periodic { period, .. } => Some(*period),
+        Behaviour::Sporadic {
+            min_interarrival, ..
+        } => Some(*min_interarrival),
+        Behaviour::Script { .. } => None,
+    };
+    task.deadline.filter(|&d| own.is_none_or(|own| d < own))
 }
 
 fn all_admitted(cores: &[CoreAnalysis]) -> bool {
@@ -469,7 +483,7 @@ fn verdict_text(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Admitted => "admitted",
         Verdict::ExceedsPeriod => "NOT admitted",
-        Verdict::IterationLimit => "NOT admitted (iteration limit)",
+        Verdict::ExceedsDeadline => "NOT admitted (deadline)",
     }
 }
 
@@ -477,7 +491,7 @@ fn verdict_key(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Admitted => "admitted",
         Verdict::ExceedsPeriod => "exceeds-period",
-        Verdict::IterationLimit => "iteration-limit",
+        Verdict::ExceedsDeadline => "exceeds-deadline",
     }
 }
 

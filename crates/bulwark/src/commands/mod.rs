@@ -2,6 +2,7 @@
 //! outside the scenario (files that cannot be written).
 
 pub mod analyze;
+pub mod analyze_classic;
 pub mod attack;
 pub mod check;
 pub mod components;

@@ -1,0 +1,420 @@
+//! Classic analysis (fixed-priority RTA, priority assignment, EDF with QPA) on textbook
+//! examples worked out by hand, and against brute force on small integer task sets.
+
+use bulwark_analysis::classic::edf::{self, EdfOutcome};
+use bulwark_analysis::classic::fixed_priority::{response_time, response_times, Outcome};
+use bulwark_analysis::classic::priority_assignment::{
+    audsley, deadline_monotonic, ordered, rate_monotonic, Unassignable,
+};
+use bulwark_analysis::classic::Task;
+use proptest::prelude::*;
+
+fn task(name: &str, wcet: u64, period: u64) -> Task {
+    Task::new(name, wcet, period)
+}
+
+/// Liu and Layland's / Buttazzo's two tasks (2, 5), (4, 7) under rate monotonic:
+/// R1 = 2; for t2, w = 4 + ceil(w / 5) 2: 4 -> 6 -> 8 > 7: t2 misses its first deadline.
+#[test]
+fn textbook_rate_monotonic_pair() {
+    let set = [task("t1", 2, 5), task("t2", 4, 7)];
+    let r = response_times(&set);
+    assert_eq!(r[0].response, 2);
+    assert!(r[0].schedulable());
+    assert_eq!(r[0].jobs_examined, 1);
+    assert_eq!(r[0].busy_window, Some(2));
+    assert_eq!(r[1].outcome, Outcome::Misses { job: 0 });
+    assert!(r[1].response > 7);
+}
+
+/// Buttazzo, Hard Real-Time Computing Systems (3rd ed., section 4.5.2, response time
+/// analysis example): (C, T) = (1, 4), (2, 6), (3, 10), D = T, RM order.
+/// R1 = 1; R2: 2 -> 2 + 1 = 3 -> 3; R3: 3 -> 3 + 1 + 2 = 6 -> 3 + 2 + 2 = 7 -> 3 + 2 + 4 = 9
+/// -> 3 + 3 + 4 = 10 -> 10 <= 10. All schedulable, one job each.
+#[test]
+fn buttazzo_response_time_example() {
+    let set = [task("t1", 1, 4), task("t2", 2, 6), task("t3", 3, 10)];
+    let r = response_times(&set);
+    let responses: Vec<u64> = r.iter().map(|a| a.response).collect();
+    assert_eq!(responses, vec![1, 3, 10]);
+    assert!(r.iter().all(|a| a.schedulable() && a.jobs_examined == 1));
+}
+
+/// Tindell's arbitrary-deadline example (Tindell, Burns and Wellings 1994; also Burns and
+/// Wellings, Real-Time Systems and Programming Languages, "arbitrary deadlines"): a = (C 26,
+/// T 70, D 70) above b = (C 62, T 100, D 118). By hand, w(q) = (q+1) 62 + ceil(w / 70) 26:
+/// q0: 62 -> 88 -> 114 -> 114, R = 114; q1: 124 -> 176 -> 202 -> 202, R = 102;
+/// q2: 186 -> 264 -> 290 -> 316 -> 316, R = 116; q3: 248 -> 352 -> 404 -> 404, R = 104;
+/// q4: 310 -> 440 -> 492 -> 518 -> 518, R = 118; q5: 372 -> 528 -> 580 -> 606 -> 606, R = 106;
+/// q6: 434 -> 616 -> 668 -> 694 -> 694 <= 700, the window ends, R = 94.
+/// So R_b = 118 <= 118 at job 4, 7 jobs in a window of 694. One unit less of deadline misses.
+#[test]
+fn tindell_arbitrary_deadlines() {
+    let set = [task("a", 26, 70), task("b", 62, 100).with_deadline(118)];
+    let b = response_time(&set, 1).unwrap();
+    assert!(b.schedulable(), "{b:?}");
+    assert_eq!(b.response, 118);
+    assert_eq!(b.worst_job, 4);
+    assert_eq!(b.jobs_examined, 7);
+    assert_eq!(b.busy_window, Some(694));
+    let tight = [task("a", 26, 70), task("b", 62, 100).with_deadline(117)];
+    let b = response_time(&tight, 1).unwrap();
+    assert_eq!(b.outcome, Outcome::Misses { job: 4 });
+}
+
+/// Jitter and blocking (Tindell, Burns and Wellings 1994, Eq. for R = J + w): hp (1, 4) with
+/// J = 2 above (2, 10) with J = 1, B = 1. w = 1 + 2 + ceil((w + 2) / 4) 1: 3 -> 3 + 2 = 5 ->
+/// 3 + 2 = 5; R = w + J = 6. Window: w = 5 <= 10 - 1, one job.
+#[test]
+fn jitter_and_blocking_by_hand() {
+    let set = [
+        task("hp", 1, 4).with_jitter(2),
+        task("lp", 2, 10).with_jitter(1).with_blocking(1),
+    ];
+    let lp = response_time(&set, 1).unwrap();
+    assert_eq!((lp.response, lp.blocking, lp.jobs_examined), (6, 1, 1));
+    // The hp task itself: w = 1 (nothing above), R = 1 + 2 = 3.
+    assert_eq!(response_time(&set, 0).unwrap().response, 3);
+}
+
+/// Final non-preemptive region (Bril, Lukkien and Verhaegh 2009, Eq. 14) by hand: t1 (2, 5)
+/// fully preemptive above t2 (4, 7) wholly non-preemptive (F = 4).
+/// t2: active period L = ceil(L/5) 2 + ceil(L/7) 4: 6 -> 8 -> 12 -> 14 -> 14, so
+/// ceil(14 / 7) = 2 jobs. Job 0: S = 0 + (floor(S/5) + 1) 2: 2 -> 2, ends 6, R = 6.
+/// Job 1: S = 4 + (floor(S/5) + 1) 2: 6 -> 8 -> 8, ends 12, R = 12 - 7 = 5. R2 = 6 (job 0).
+/// t1: blocked by F2 = 4 (continuous-time bound): w = 4 + 2 = 6 > 5, a miss.
+#[test]
+fn limited_preemptive_by_hand() {
+    let set = [task("t1", 2, 5), task("t2", 4, 7).with_final_region(4)];
+    let t2 = response_time(&set, 1).unwrap();
+    assert!(t2.schedulable(), "{t2:?}");
+    assert_eq!(
+        (t2.response, t2.worst_job, t2.jobs_examined, t2.busy_window),
+        (6, 0, 2, Some(14))
+    );
+    let t1 = response_time(&set, 0).unwrap();
+    assert_eq!(t1.blocking, 4);
+    assert!(!t1.schedulable());
+}
+
+/// Rate monotonic fails the (2, 5), (4, 7) pair however it is ordered, and so does OPA:
+/// t1 below t2 gives w = 2 + ceil(w/7) 4 = 6 > 5, t2 below t1 misses as above.
+/// Deadline monotonic beats rate monotonic on (C 3, T 6, D 6), (C 2, T 10, D 4) (by hand: DM
+/// puts the second first, R = 2 and 3 + 2 = 5 <= 6; RM gives R2 = 2 + 3 = 5 > 4), and OPA
+/// finds the DM order.
+#[test]
+fn priority_assignment_by_hand() {
+    let pair = [task("t1", 2, 5), task("t2", 4, 7)];
+    assert_eq!(rate_monotonic(&pair), vec![0, 1]);
+    assert_eq!(audsley(&pair), Err(Unassignable::NoTaskFits { level: 0 }));
+    let set = [task("a", 3, 6), task("b", 2, 10).with_deadline(4)];
+    assert_eq!(rate_monotonic(&set), vec![0, 1]);
+    assert_eq!(deadline_monotonic(&set), vec![1, 0]);
+    let rm = response_times(&ordered(&set, &rate_monotonic(&set)));
+    assert!(!rm[1].schedulable());
+    let opa = audsley(&set).unwrap();
+    assert_eq!(opa, vec![1, 0]);
+    assert!(response_times(&ordered(&set, &opa))
+        .iter()
+        .all(|a| a.schedulable()));
+    let lp = [task("a", 1, 5).with_final_region(1)];
+    assert!(matches!(
+        audsley(&lp),
+        Err(Unassignable::NotOpaCompatible { .. })
+    ));
+}
+
+/// Blocking feeds the RTA: Buttazzo's set (1, 4), (2, 6), (3, 10) where the lowest task holds
+/// a semaphore shared with the highest for 1. Under PCP (ceiling = task 0) tasks 0 and 1 can
+/// each be blocked once for 1, the lowest not at all: R0 = 1 + 1 = 2; R1: 1 + 2 + ceil(w/4) 1:
+/// 4 -> 4, R1 = 4; R2 = 10 as without blocking. Under NPCS the same here (one section).
+#[test]
+fn critical_sections_feed_the_response_times() {
+    use bulwark_analysis::classic::resource_sharing::{with_blocking, CriticalSection, Protocol};
+    let set = [task("t1", 1, 4), task("t2", 2, 6), task("t3", 3, 10)];
+    let sections = [
+        CriticalSection {
+            task: 0,
+            resource: 0,
+            length: 1,
+        },
+        CriticalSection {
+            task: 2,
+            resource: 0,
+            length: 1,
+        },
+    ];
+    for protocol in [Protocol::Pcp, Protocol::Pip, Protocol::Npcs] {
+        let blocked = with_blocking(&set, &sections, protocol);
+        let r: Vec<(u64, u64)> = response_times(&blocked)
+            .iter()
+            .map(|a| (a.blocking, a.response))
+            .collect();
+        assert_eq!(r, vec![(1, 2), (1, 4), (0, 10)], "{protocol:?}");
+    }
+}
+
+/// EDF on (2, 5), (4, 7): implicit deadlines, U = 2/5 + 4/7 = 34/35 <= 1, schedulable.
+#[test]
+fn textbook_edf_pair() {
+    let a = edf::analyse(&[task("t1", 2, 5), task("t2", 4, 7)]);
+    assert_eq!(a.outcome, EdfOutcome::UtilisationAtMostOne);
+    let u = edf::utilisation(&[task("t1", 2, 5), task("t2", 4, 7)]);
+    assert_eq!((u.total.numerator, u.total.denominator), (34, 35));
+}
+
+/// Constrained deadlines by hand: (C 2, D 3, T 4), (C 3, D 5, T 8): U = 7/8; busy period
+/// 5 -> 2*2 + 3 = 7 -> 7 = L; deadlines up to 7: h(3) = 2, h(5) = 5, h(7) = 4 + 3 = 7:
+/// all met. With (C 2, D 2, T 4), (C 2, D 3, T 6): h(2) = 2, h(3) = 4 > 3: the first miss is
+/// at 3 with demand 4.
+#[test]
+fn edf_constrained_by_hand() {
+    let ok = edf::analyse(&[
+        task("a", 2, 4).with_deadline(3),
+        task("b", 3, 8).with_deadline(5),
+    ]);
+    assert!(
+        matches!(ok.outcome, EdfOutcome::DemandMet { bound: 7, .. }),
+        "{ok:?}"
+    );
+    let late = edf::analyse(&[
+        task("a", 2, 4).with_deadline(2),
+        task("b", 2, 6).with_deadline(3),
+    ]);
+    assert_eq!(
+        late.outcome,
+        EdfOutcome::DemandExceeds {
+            deadline: 3,
+            demand: 4
+        }
+    );
+    let over = edf::analyse(&[task("a", 3, 4), task("b", 2, 6).with_deadline(12)]);
+    assert_eq!(over.outcome, EdfOutcome::UtilisationAboveOne);
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn hyperperiod(tasks: &[Task]) -> u64 {
+    tasks.iter().fold(1, |h, t| h / gcd(h, t.period) * t.period)
+}
+
+/// U <= 1 exactly: sum C_i H / T_i <= H.
+fn fits(tasks: &[Task]) -> bool {
+    let h = hyperperiod(tasks);
+    tasks.iter().map(|t| t.wcet * (h / t.period)).sum::<u64>() <= h
+}
+
+/// A reference simulator: preemptive fixed priority (index 0 most important), synchronous
+/// release at 0, unit time steps, jobs of one task in release order; a job that gets the
+/// processor with at most its final region left runs to completion. Returns each task's
+/// worst response over the jobs released in the first hyperperiod.
+fn simulate_fixed_priority(tasks: &[Task]) -> Vec<u64> {
+    let h = hyperperiod(tasks);
+    // Per task: remaining work of pending jobs (with release times), in order.
+    let mut pending: Vec<std::collections::VecDeque<(u64, u64)>> =
+        vec![Default::default(); tasks.len()];
+    let mut worst = vec![0u64; tasks.len()];
+    let mut locked: Option<usize> = None;
+    let mut time = 0u64;
+    loop {
+        if time < 2 * h {
+            for (i, t) in tasks.iter().enumerate() {
+                if time.is_multiple_of(t.period) {
+                    pending[i].push_back((time, t.wcet));
+                }
+            }
+        }
+        let outstanding = pending
+            .iter()
+            .any(|q| q.iter().any(|&(release, _)| release < h));
+        if time >= h && !outstanding {
+            return worst;
+        }
+        // A job in its final non-preemptive region keeps the processor.
+        let chosen = locked.or_else(|| pending.iter().position(|q| !q.is_empty()));
+        if let Some(i) = chosen {
+            let job = pending[i].front_mut().unwrap();
+            if job.1 <= tasks[i].final_region {
+                locked = Some(i);
+            }
+            job.1 -= 1;
+            if job.1 == 0 {
+                locked = None;
+                let (release, _) = pending[i].pop_front().unwrap();
+                if release < h {
+                    worst[i] = worst[i].max(time + 1 - release);
+                }
+            }
+        }
+        time += 1;
+    }
+}
+
+fn small_set() -> impl Strategy<Value = Vec<Task>> {
+    let periods = prop::sample::select(vec![2u64, 3, 4, 5, 6, 8, 10, 12]);
+    prop::collection::vec((periods, 1u64..6), 1..5).prop_map(|raw| {
+        raw.iter()
+            .enumerate()
+            .map(|(i, &(period, c))| task(&format!("t{i}"), c.min(period), period))
+            .collect()
+    })
+}
+
+proptest! {
+    /// RTA's worst response equals the worst the simulator sees from the synchronous release
+    /// over the hyperperiod, for any order, whenever U <= 1 (responses may exceed periods:
+    /// the arbitrary-deadline busy window). Deadlines are set far out so RTA never stops early.
+    #[test]
+    fn rta_equals_simulation(mut tasks in small_set()) {
+        // Keep U <= 1 by dropping the last tasks (one task always fits: C <= T).
+        while !fits(&tasks) {
+            tasks.pop();
+        }
+        let far: Vec<Task> = tasks.iter().map(|t| t.clone().with_deadline(10_000)).collect();
+        let simulated = simulate_fixed_priority(&far);
+        for (i, sim) in simulated.iter().enumerate() {
+            let a = response_time(&far, i).unwrap();
+            prop_assert!(a.schedulable());
+            prop_assert_eq!(a.response, *sim, "task {}", i);
+        }
+        // And the verdict against constrained deadlines D = R and D = R - 1.
+        for i in 0..tasks.len() {
+            let r = simulated[i];
+            let mut at = far.clone();
+            at[i].deadline = r;
+            prop_assert!(response_time(&at, i).unwrap().schedulable());
+            if r > 1 {
+                at[i].deadline = r - 1;
+                prop_assert!(!response_time(&at, i).unwrap().schedulable());
+            }
+        }
+    }
+
+    /// With a final non-preemptive region on the lowest task only (its blocking is 0, so the
+    /// synchronous release is its critical instant), the limited-preemptive RTA of that task
+    /// equals the simulated worst over the hyperperiod; every other task's RTA (blocked by the
+    /// region's whole length, the continuous-time bound) is at least what the simulator sees.
+    #[test]
+    fn limited_preemptive_rta_against_simulation(mut tasks in small_set(), region in 1u64..6) {
+        while !fits(&tasks) {
+            tasks.pop();
+        }
+        let last = tasks.len() - 1;
+        let q = region.min(tasks[last].wcet);
+        tasks[last].final_region = q;
+        let far: Vec<Task> = tasks.iter().map(|t| t.clone().with_deadline(10_000)).collect();
+        let simulated = simulate_fixed_priority(&far);
+        let lowest = response_time(&far, last).unwrap();
+        prop_assert!(lowest.schedulable());
+        prop_assert_eq!(lowest.response, simulated[last]);
+        for (i, sim) in simulated.iter().enumerate().take(last) {
+            let a = response_time(&far, i).unwrap();
+            prop_assert!(a.response >= *sim, "task {}: {} < {}", i, a.response, sim);
+        }
+    }
+
+    /// QPA agrees with the demand criterion checked at every integer t up to H + max D.
+    #[test]
+    fn qpa_equals_exhaustive_demand(
+        raw in prop::collection::vec(
+            (prop::sample::select(vec![2u64, 3, 4, 5, 6, 8, 10, 12]), 1u64..6, 1u64..25),
+            1..5,
+        )
+    ) {
+        let tasks: Vec<Task> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(period, c, d))| task(&format!("t{i}"), c.min(period), period).with_deadline(d))
+            .collect();
+        let a = edf::analyse(&tasks);
+        if !fits(&tasks) {
+            prop_assert_eq!(a.outcome, EdfOutcome::UtilisationAboveOne);
+            return Ok(());
+        }
+        let horizon = hyperperiod(&tasks) + tasks.iter().map(|t| t.deadline).max().unwrap();
+        let first_miss = (1..=horizon).find(|&t| edf::demand(&tasks, t) > t as u128);
+        match first_miss {
+            None => prop_assert!(a.schedulable(), "{:?}", a),
+            Some(t) => prop_assert_eq!(
+                a.outcome,
+                EdfOutcome::DemandExceeds { deadline: t, demand: edf::demand(&tasks, t) as u64 }
+            ),
+        }
+    }
+
+    /// OPA finds an order whenever an exhaustive search over all orders does.
+    #[test]
+    fn opa_is_optimal(tasks in small_set(), deadlines in prop::collection::vec(1u64..12, 4)) {
+        let tasks: Vec<Task> = tasks
+            .into_iter()
+            .zip(&deadlines)
+            .map(|(t, &d)| { let d = d.max(t.wcet); t.with_deadline(d) })
+            .collect();
+        let n = tasks.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut any = false;
+        permute(&mut order, 0, &mut |o| {
+            any |= response_times(&ordered(&tasks, o)).iter().all(|a| a.schedulable());
+        });
+        match audsley(&tasks) {
+            Ok(o) => {
+                prop_assert!(any);
+                prop_assert!(response_times(&ordered(&tasks, &o)).iter().all(|a| a.schedulable()));
+            }
+            Err(_) => prop_assert!(!any),
+        }
+    }
+}
+
+fn permute(order: &mut Vec<usize>, k: usize, visit: &mut dyn FnMut(&[usize])) {
+    if k == order.len() {
+        visit(order);
+        return;
+    }
+    for i in k..order.len() {
+        order.swap(k, i);
+        permute(order, k + 1, visit);
+        order.swap(k, i);
+    }
+}
+
+proptest! {
+    /// No input panics: zero periods, deadlines and costs, huge values, jitter and regions
+    /// longer than the job (which `validate` refuses) all get an answer.
+    #[test]
+    fn any_input_gets_an_answer(
+        raw in prop::collection::vec(
+            (
+                prop_oneof![Just(0u64), 0u64..20, Just(u64::MAX)],
+                prop_oneof![Just(0u64), 1u64..20, Just(u64::MAX)],
+                prop_oneof![Just(0u64), 0u64..40, Just(u64::MAX)],
+                0u64..5,
+                0u64..5,
+            ),
+            0..4,
+        )
+    ) {
+        let tasks: Vec<Task> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(c, t, d, j, q))| Task {
+                name: format!("t{i}"),
+                wcet: c,
+                period: t,
+                deadline: d,
+                jitter: j,
+                blocking: j,
+                final_region: q,
+            })
+            .collect();
+        let _ = response_times(&tasks);
+        let _ = edf::analyse(&tasks);
+        let _ = audsley(&tasks);
+    }
+}

@@ -1,0 +1,397 @@
+//! `bulwark analyze` for plain task sets (`policy = "fixed-priority"` and `"edf"`): exact
+//! response-time analysis and the exact EDF demand test, per core, each verdict with why.
+//!
+//! Exit codes: 0 every core schedulable, 1 some task or core not schedulable, 2 nothing
+//! refuted but some task cannot be analysed (a script has no fixed execution time).
+
+use std::process::ExitCode;
+
+use bulwark_analysis::bandwidth::Admission;
+use bulwark_analysis::classic::edf::{self, EdfAnalysis, EdfOutcome};
+use bulwark_analysis::classic::fixed_priority::{self, Analysis, Outcome};
+use bulwark_analysis::classic::Task;
+use bulwark_core::{Duration, Priority};
+use bulwark_spec::{Behaviour, PolicyKind, Scenario, TaskSpec};
+use serde_json::{json, Value};
+
+use crate::output::{out, outln};
+use crate::table;
+
+fn time(nanos: u64) -> String {
+    if nanos == u64::MAX {
+        "unbounded".to_owned()
+    } else {
+        Duration::from_nanos(nanos).to_string()
+    }
+}
+
+/// A task's analysable parameters, or why it has none.
+fn classic_task(spec: &TaskSpec) -> Result<Task, String> {
+    let (period, execution) = match &spec.behaviour {
+        Behaviour::Periodic {
+            period, execution, ..
+        } => (*period, execution.worst_case()),
+        // The extra inter-arrival delay only spaces releases further apart: T is the minimum.
+        Behaviour::Sporadic {
+            min_interarrival,
+            execution,
+            ..
+        } => (*min_interarrival, execution.worst_case()),
+        Behaviour::Script { .. } => {
+            return Err(format!(
+                "task `{}` runs a script, which has no fixed execution time or period; \
+                 give it `period` and `execution` to analyse it",
+                spec.name
+            ))
+        }
+    };
+    if period.is_zero() {
+        return Err(format!("task `{}` has period 0", spec.name));
+    }
+    let deadline = spec.deadline.unwrap_or(period);
+    if deadline.is_zero() {
+        return Err(format!("task `{}` has deadline 0", spec.name));
+    }
+    Ok(
+        Task::new(spec.name.clone(), execution.as_nanos(), period.as_nanos())
+            .with_deadline(deadline.as_nanos()),
+    )
+}
+
+/// One task's row: parameters, priority and (fixed priority) its analysis.
+struct Row {
+    task: Task,
+    priority: Option<Priority>,
+    analysis: Option<Analysis>,
+}
+
+/// One core's result.
+struct Core {
+    core: u16,
+    rows: Vec<Row>,
+    /// Tasks that cannot be analysed, with why; the core then has no verdict.
+    unanalysable: Vec<String>,
+    edf: Option<(EdfAnalysis, Admission)>,
+}
+
+impl Core {
+    /// `Some(true/false)` when decided, `None` when a task could not be analysed.
+    fn schedulable(&self) -> Option<bool> {
+        let refuted = self.rows.iter().any(|r| {
+            r.analysis
+                .is_some_and(|a| !a.schedulable() && a.outcome != Outcome::EndlessBusyWindow)
+        }) || self.edf.is_some_and(|(e, _)| !e.schedulable());
+        if refuted {
+            Some(false)
+        } else if !self.unanalysable.is_empty()
+            || self.rows.iter().any(|r| {
+                r.analysis
+                    .is_some_and(|a| a.outcome == Outcome::EndlessBusyWindow)
+            })
+        {
+            None
+        } else {
+            Some(true)
+        }
+    }
+}
+
+fn analyse_core(scenario: &Scenario, core: u16) -> Option<Core> {
+    let specs: Vec<&TaskSpec> = scenario.tasks.iter().filter(|t| t.core == core).collect();
+    if specs.is_empty() {
+        return None;
+    }
+    let mut unanalysable = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
+    for spec in specs {
+        match classic_task(spec) {
+            Ok(task) => rows.push(Row {
+                task,
+                priority: spec.priority,
+                analysis: None,
+            }),
+            Err(why) => unanalysable.push(why),
+        }
+    }
+    let mut edf_result = None;
+    if scenario.policy == PolicyKind::Edf {
+        if unanalysable.is_empty() {
+            let tasks: Vec<Task> = rows.iter().map(|r| r.task.clone()).collect();
+            edf_result = Some((edf::analyse(&tasks), edf::utilisation(&tasks)));
+        }
+    } else if unanalysable.is_empty() {
+        // Most important first; equal priorities are FIFO, so each counts the others of its
+        // priority as interference (conservative, exact when priorities are distinct).
+        rows.sort_by_key(|r| std::cmp::Reverse(r.priority));
+        for index in 0..rows.len() {
+            let own = rows[index].priority;
+            let mut view: Vec<Task> = rows
+                .iter()
+                .enumerate()
+                .filter(|&(j, r)| j != index && r.priority >= own)
+                .map(|(_, r)| r.task.clone())
+                .collect();
+            view.push(rows[index].task.clone());
+            rows[index].analysis = fixed_priority::response_time(&view, view.len() - 1);
+        }
+    }
+    Some(Core {
+        core,
+        rows,
+        unanalysable,
+        edf: edf_result,
+    })
+}
+
+fn fp_verdict(a: &Analysis) -> &'static str {
+    match a.outcome {
+        Outcome::Schedulable => "schedulable",
+        Outcome::Misses { .. } => "NOT schedulable",
+        Outcome::Overloaded => "NOT schedulable (overload)",
+        Outcome::EndlessBusyWindow => "no verdict",
+    }
+}
+
+fn fp_key(a: &Analysis) -> &'static str {
+    match a.outcome {
+        Outcome::Schedulable => "schedulable",
+        Outcome::Misses { .. } => "misses-deadline",
+        Outcome::Overloaded => "overloaded",
+        Outcome::EndlessBusyWindow => "no-verdict",
+    }
+}
+
+fn fp_why(task: &Task, a: &Analysis) -> String {
+    match a.outcome {
+        Outcome::Schedulable => format!(
+            "critical instant: every higher priority released with job 0; the level-i busy \
+             window lasts {} and holds {} job(s); the worst is job {} with R = {} <= D = {}",
+            time(a.busy_window.unwrap_or(0)),
+            a.jobs_examined,
+            a.worst_job,
+            time(a.response),
+            time(task.deadline)
+        ),
+        Outcome::Misses { job } => format!(
+            "critical instant: every higher priority released with job 0; job {job} of the \
+             busy window misses: its response reaches at least {} > D = {} ({} job(s) examined)",
+            time(a.response),
+            time(task.deadline),
+            a.jobs_examined
+        ),
+        Outcome::Overloaded => {
+            "the utilisation of this priority level and above exceeds 1: responses grow \
+             without bound"
+                .to_owned()
+        }
+        Outcome::EndlessBusyWindow => fixed_priority::ENDLESS.to_owned(),
+    }
+}
+
+fn utilisation_text(u: &Admission) -> String {
+    let (n, d) = (u.total.numerator, u.total.denominator);
+    format!(
+        "U = {}{n}/{d} = {:.4}",
+        if u.exact { "" } else { "at most " },
+        u.total.as_f64()
+    )
+}
+
+fn edf_why(e: &EdfAnalysis, utilisation: &Admission) -> String {
+    let u = utilisation_text(utilisation);
+    match e.outcome {
+        EdfOutcome::UtilisationAtMostOne => {
+            format!("implicit deadlines and {u} <= 1 (Liu and Layland): schedulable")
+        }
+        EdfOutcome::DemandMet { bound, steps } => format!(
+            "{u} <= 1; processor demand h(t) <= t at every deadline up to L = {} (the \
+             synchronous busy period), checked by QPA in {steps} steps: schedulable",
+            time(bound)
+        ),
+        EdfOutcome::UtilisationAboveOne => format!("{u} > 1: NOT schedulable"),
+        EdfOutcome::DemandExceeds { deadline, demand } => format!(
+            "{u}; the first deadline where demand exceeds supply is t = {}: h(t) = {} > t: \
+             NOT schedulable",
+            time(deadline),
+            time(demand)
+        ),
+    }
+}
+
+/// Analyses `scenario` (policy fixed-priority or edf) and prints the result.
+pub fn run(scenario: &Scenario, json: bool) -> ExitCode {
+    let cores: Vec<Core> = (0..scenario.cores)
+        .filter_map(|c| analyse_core(scenario, c))
+        .collect();
+    let verdicts: Vec<Option<bool>> = cores.iter().map(Core::schedulable).collect();
+    let refuted = verdicts.contains(&Some(false));
+    let undecided = verdicts.contains(&None);
+    let overall = if refuted {
+        Some(false)
+    } else if undecided {
+        None
+    } else {
+        Some(true)
+    };
+    if json {
+        outln!("{:#}", to_json(scenario, &cores, overall));
+    } else {
+        out!("{}", to_text(scenario, &cores, overall));
+    }
+    for core in &cores {
+        for why in &core.unanalysable {
+            eprintln!("core {}: not analysable: {why}", core.core);
+        }
+    }
+    match overall {
+        Some(true) => ExitCode::SUCCESS,
+        Some(false) => ExitCode::FAILURE,
+        None => ExitCode::from(2),
+    }
+}
+
+fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String {
+    let fp = scenario.policy == PolicyKind::FixedPriority;
+    let mut text = format!(
+        "{} ({}): {}\n",
+        scenario.name,
+        scenario.policy.name(),
+        if fp {
+            "exact response-time analysis (constrained and arbitrary deadlines, busy window)"
+        } else {
+            "exact EDF test (utilisation for implicit deadlines, processor demand with QPA)"
+        }
+    );
+    for core in cores {
+        text.push_str(&format!("\ncore {}:\n", core.core));
+        let rows: Vec<Vec<String>> = core
+            .rows
+            .iter()
+            .map(|r| {
+                let mut row = vec![r.task.name.clone()];
+                if fp {
+                    row.push(r.priority.map_or("-".to_owned(), |p| p.0.to_string()));
+                }
+                row.extend([
+                    time(r.task.wcet),
+                    time(r.task.period),
+                    time(r.task.deadline),
+                    time(r.task.jitter),
+                ]);
+                match (&r.analysis, fp) {
+                    (Some(a), true) => {
+                        row.extend([time(a.blocking), time(a.response), fp_verdict(a).to_owned()])
+                    }
+                    _ => row.extend([
+                        time(r.task.blocking),
+                        "-".to_owned(),
+                        match (&core.edf, fp) {
+                            (Some((e, _)), false) if e.schedulable() => "schedulable".to_owned(),
+                            (Some(_), false) => "NOT schedulable".to_owned(),
+                            _ => "not analysed".to_owned(),
+                        },
+                    ]),
+                }
+                row
+            })
+            .collect();
+        let mut header = vec!["task"];
+        if fp {
+            header.push("priority");
+        }
+        header.extend(["C", "T", "D", "J", "B", "R", "verdict"]);
+        text.push_str(&table::render(&header, &rows));
+        for r in &core.rows {
+            if let Some(a) = &r.analysis {
+                text.push_str(&format!("  {}: {}\n", r.task.name, fp_why(&r.task, a)));
+            }
+        }
+        if let Some((e, u)) = &core.edf {
+            text.push_str(&format!(
+                "  EDF (R is not computed by the demand test): {}\n",
+                edf_why(e, u)
+            ));
+        }
+        for why in &core.unanalysable {
+            text.push_str(&format!("  not analysable: {why}\n"));
+        }
+    }
+    text.push_str(&format!(
+        "\nsummary: {}\n",
+        match overall {
+            Some(true) => "every core schedulable",
+            Some(false) => "NOT schedulable on some core",
+            None => "no verdict: some task could not be analysed",
+        }
+    ));
+    text
+}
+
+fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value {
+    let cores: Vec<Value> = cores
+        .iter()
+        .map(|core| {
+            let tasks: Vec<Value> = core
+                .rows
+                .iter()
+                .map(|r| {
+                    let mut task = json!({
+                        "name": r.task.name,
+                        "priority": r.priority.map(|p| p.0),
+                        "wcet_ns": r.task.wcet,
+                        "period_ns": r.task.period,
+                        "deadline_ns": r.task.deadline,
+                        "jitter_ns": r.task.jitter,
+                        "blocking_ns": r.task.blocking,
+                        "response_ns": Value::Null,
+                    });
+                    if let Some(a) = &r.analysis {
+                        task["blocking_ns"] = json!(a.blocking);
+                        task["response_ns"] = (a.response != u64::MAX).then_some(a.response).into();
+                        task["schedulable"] = json!(a.schedulable());
+                        task["verdict"] = json!(fp_key(a));
+                        task["busy_window_ns"] = json!(a.busy_window);
+                        task["jobs_examined"] = json!(a.jobs_examined);
+                        task["worst_job"] = json!(a.worst_job);
+                        task["why"] = json!(fp_why(&r.task, a));
+                    }
+                    task
+                })
+                .collect();
+            let mut value = json!({
+                "core": core.core,
+                "schedulable": core.schedulable(),
+                "tasks": tasks,
+                "not_analysable": core.unanalysable,
+            });
+            if let Some((e, u)) = &core.edf {
+                let (test, bound, first_miss, demand) = match e.outcome {
+                    EdfOutcome::UtilisationAtMostOne | EdfOutcome::UtilisationAboveOne => {
+                        ("utilisation", None, None, None)
+                    }
+                    EdfOutcome::DemandMet { bound, .. } => ("qpa", Some(bound), None, None),
+                    EdfOutcome::DemandExceeds { deadline, demand } => {
+                        ("qpa", None, Some(deadline), Some(demand))
+                    }
+                };
+                value["edf"] = json!({
+                    "test": test,
+                    "utilisation_numerator": u.total.numerator.to_string(),
+                    "utilisation_denominator": u.total.denominator.to_string(),
+                    "utilisation_exact": u.exact,
+                    "checked_up_to_ns": bound,
+                    "first_miss_ns": first_miss,
+                    "demand_at_first_miss_ns": demand,
+                    "why": edf_why(e, u),
+                });
+            }
+            value
+        })
+        .collect();
+    json!({
+        "scenario": scenario.name,
+        "policy": scenario.policy.name(),
+        "schedulable": overall,
+        "cores": cores,
+    })
+}
