@@ -29,6 +29,7 @@
 pub mod behaviour;
 pub mod cluster;
 pub mod components;
+mod estimate;
 mod event;
 mod machine;
 pub mod metrics;
@@ -38,6 +39,7 @@ pub mod trace;
 
 use bulwark_core::{CoreError, Duration, Instant};
 use bulwark_spec::Scenario;
+pub use estimate::{estimate, Estimate, TRACE_EVENTS_PER_JOB};
 pub use machine::{build_policy, Machine};
 pub use metrics::{CoreMetrics, JobRecord, Stats, TaskMetrics};
 pub use record::{BudgetSample, Discard, OpenSlices, Recorder};
