@@ -119,4 +119,12 @@ pub trait Policy {
     /// Checks the invariants stated at the top of the policy's module; tests call it after
     /// every operation. `Err` names the first invariant found broken.
     fn check_invariants(&self) -> Result<(), &'static str>;
+
+    /// The budget `task` has left at `now`, for policies with reservations (SPR, the naive
+    /// servers, CBS): traces draw it as a counter. Policies without budgets keep this default,
+    /// `None`; so does a task the policy does not know. Reading it changes nothing.
+    fn remaining_budget(&self, task: TaskId, now: Instant) -> Option<Duration> {
+        let _ = (task, now);
+        None
+    }
 }

@@ -5,11 +5,20 @@
 //! to it, and its job events as instants. Timestamps are microseconds (the format's unit),
 //! written from integer nanoseconds as `{ns / 1000}.{ns % 1000:03}`: no floating point, so the
 //! same outcome always gives the same bytes.
+//!
+//! [`chrome_trace_json`] writes a finished run's in-memory trace; [`ChromeStream`] writes the
+//! same events to any `std::io::Write` while the run goes (a slice when it can no longer
+//! grow, a job event when it happens), so memory stays flat however long the run. The
+//! stream also draws each reservation's budget left as a counter track.
 
-use bulwark_core::TaskId;
-use bulwark_sim::{Mark, MarkKind, Outcome, Slice, SliceKind};
+use bulwark_core::{Instant, TaskId};
+use bulwark_sim::{
+    BudgetSample, Mark, MarkKind, OpenSlices, Options, Outcome, Recorder, Slice, SliceKind,
+};
+use bulwark_spec::Scenario;
 use serde_json::Value;
 use std::fmt::Write as _;
+use std::io;
 
 use crate::names::task_name;
 
@@ -25,48 +34,175 @@ const TASKS_PID: u32 = 2;
 pub fn chrome_trace_json(outcome: &Outcome) -> Option<String> {
     let trace = outcome.trace.as_ref()?;
     let mut events = Events::default();
+    let names = |task: TaskId| task_name(outcome, task);
 
     let cores = core_count(outcome);
     let tasks = task_count(outcome);
-    events.process(CORES_PID, "cores", 0);
-    for core in 0..cores {
-        events.thread(CORES_PID, u64::from(core), &format!("core {core}"));
-    }
-    events.process(TASKS_PID, "tasks", 1);
-    for task in 0..tasks {
-        events.thread(
-            TASKS_PID,
-            u64::from(task),
-            &task_name(outcome, TaskId(task)),
-        );
-    }
+    events.tracks(cores, tasks, &names);
 
     for slice in &trace.slices {
-        events.core_slice(outcome, slice);
-        if let Some(task) = slice.task {
-            events.task_slice(outcome, slice, task);
-        }
+        events.slice(&names, slice);
     }
     for mark in &trace.marks {
         events.mark(mark);
     }
 
     let mut document = String::with_capacity(events.text.len() + 256);
-    document.push_str("{\"traceEvents\":[\n");
+    document.push_str(OPENING);
     document.push_str(&events.text);
-    document.push_str("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{");
+    document.push_str(&closing(
+        &outcome.scenario,
+        outcome.policy,
+        outcome.seed,
+        outcome.until,
+    ));
+    Some(document)
+}
+
+/// What comes before the first event.
+const OPENING: &str = "{\"traceEvents\":[\n";
+
+/// What comes after the last event: the run's identity.
+fn closing(scenario: &str, policy: &str, seed: u64, until: Instant) -> String {
+    let mut text = String::from("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{");
     // The seed is written as a string: trace viewers read numbers as doubles, which would
     // silently round a 64-bit seed.
     let _ = write!(
-        document,
+        text,
         "\"scenario\":{},\"policy\":{},\"seed\":{},\"until_ns\":{}",
-        json_string(&outcome.scenario),
-        json_string(outcome.policy),
-        json_string(&outcome.seed.to_string()),
-        json_string(&outcome.until.as_nanos().to_string()),
+        json_string(scenario),
+        json_string(policy),
+        json_string(&seed.to_string()),
+        json_string(&until.as_nanos().to_string()),
     );
-    document.push_str("}}\n");
-    Some(document)
+    text.push_str("}}\n");
+    text
+}
+
+/// A Chrome trace written while the run goes: give it to `bulwark_sim::run_recorded`.
+///
+/// The opening and the track names are written at once; each slice when the machine moves its
+/// core on to something else (only the last slice of each core is held back), each job event
+/// when it happens, and each budget change of a reservation as a counter (`"ph":"C"`) named
+/// `budget <task>`, in integer nanoseconds. The closing comes at the end of the run, so the
+/// file is one valid JSON document. Apart from the counters, the events are those
+/// [`chrome_trace_json`] writes for the same run, in another order (the format does not care).
+///
+/// Writes go straight to the writer, one per event: wrap a file in a `std::io::BufWriter`.
+/// The first write error stops the stream; [`ChromeStream::into_inner`] returns it.
+pub struct ChromeStream<W: io::Write> {
+    writer: W,
+    names: Vec<String>,
+    events: Events,
+    open: OpenSlices,
+    closing: String,
+    error: Option<io::Error>,
+}
+
+impl<W: io::Write> ChromeStream<W> {
+    /// A stream for running `scenario` with `options`: writes the opening and the tracks.
+    pub fn new(writer: W, scenario: &Scenario, options: &Options) -> ChromeStream<W> {
+        let seed = options.seed.unwrap_or(scenario.seed);
+        // The horizon as the machine computes it.
+        let until = Instant::ZERO.saturating_add(options.until.unwrap_or(scenario.duration));
+        let mut stream = ChromeStream {
+            writer,
+            names: scenario
+                .tasks
+                .iter()
+                .map(|task| task.name.clone())
+                .collect(),
+            events: Events::default(),
+            open: OpenSlices::default(),
+            closing: closing(&scenario.name, scenario.policy.name(), seed, until),
+            error: None,
+        };
+        let tasks = u32::try_from(stream.names.len()).unwrap_or(u32::MAX);
+        let names = stream.names.clone();
+        stream
+            .events
+            .tracks(scenario.cores, tasks, &|task| name_of(&names, task));
+        stream.write_raw(OPENING);
+        stream.flush_events();
+        stream
+    }
+
+    /// The writer, once the run has finished; the first write error, if any.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        if let Some(error) = self.error.take() {
+            return Err(error);
+        }
+        self.writer.flush()?;
+        Ok(self.writer)
+    }
+
+    /// Slices held back, at most one per core: what streaming keeps in memory.
+    pub fn held_slices(&self) -> usize {
+        self.open.held()
+    }
+
+    fn write_raw(&mut self, text: &str) {
+        if self.error.is_none() {
+            if let Err(error) = self.writer.write_all(text.as_bytes()) {
+                self.error = Some(error);
+            }
+        }
+    }
+
+    fn flush_events(&mut self) {
+        let text = std::mem::take(&mut self.events.text);
+        self.write_raw(&text);
+        // Reuse the allocation: one event's worth, not the whole trace.
+        self.events.text = text;
+        self.events.text.clear();
+    }
+
+    fn write_slice(&mut self, slice: &Slice) {
+        let names = std::mem::take(&mut self.names);
+        self.events.slice(&|task| name_of(&names, task), slice);
+        self.names = names;
+        self.flush_events();
+    }
+}
+
+impl<W: io::Write> Recorder for ChromeStream<W> {
+    fn wants_trace(&self) -> bool {
+        true
+    }
+
+    fn slice(&mut self, piece: &Slice) {
+        if let Some(closed) = self.open.push(piece) {
+            self.write_slice(&closed);
+        }
+    }
+
+    fn mark(&mut self, mark: &Mark) {
+        self.events.mark(mark);
+        self.flush_events();
+    }
+
+    fn budget(&mut self, sample: &BudgetSample) {
+        let name = format!("budget {}", name_of(&self.names, sample.task));
+        self.events.counter(&name, sample);
+        self.flush_events();
+    }
+
+    fn finish(&mut self) {
+        let open: Vec<Slice> = self.open.drain().collect();
+        for slice in &open {
+            self.write_slice(slice);
+        }
+        let closing = std::mem::take(&mut self.closing);
+        self.write_raw(&closing);
+    }
+}
+
+/// A task's name from the scenario's list, or `task N` past its end.
+fn name_of(names: &[String], task: TaskId) -> String {
+    names
+        .get(task.index())
+        .cloned()
+        .unwrap_or_else(|| format!("task {}", task.0))
 }
 
 /// Nanoseconds as the format's microseconds, exactly: `1500` becomes `1.500`.
@@ -117,13 +253,52 @@ fn json_string(text: &str) -> String {
 #[derive(Default)]
 struct Events {
     text: String,
+    /// An event was written before (into `text`, or already streamed out of it).
+    any: bool,
 }
+
+/// Task names by id.
+type Names<'a> = dyn Fn(TaskId) -> String + 'a;
 
 impl Events {
     fn start(&mut self) {
-        if !self.text.is_empty() {
+        if self.any {
             self.text.push_str(",\n");
         }
+        self.any = true;
+    }
+
+    /// The two processes and their threads: one per core, one per task.
+    fn tracks(&mut self, cores: u16, tasks: u32, names: &Names<'_>) {
+        self.process(CORES_PID, "cores", 0);
+        for core in 0..cores {
+            self.thread(CORES_PID, u64::from(core), &format!("core {core}"));
+        }
+        self.process(TASKS_PID, "tasks", 1);
+        for task in 0..tasks {
+            self.thread(TASKS_PID, u64::from(task), &names(TaskId(task)));
+        }
+    }
+
+    /// A slice on its core's track, and on its task's when it has one.
+    fn slice(&mut self, names: &Names<'_>, slice: &Slice) {
+        self.core_slice(names, slice);
+        if let Some(task) = slice.task {
+            self.task_slice(names, slice, task);
+        }
+    }
+
+    /// A counter (`C`) sample of a reservation's budget left, in the tasks process.
+    fn counter(&mut self, name: &str, sample: &BudgetSample) {
+        self.start();
+        let _ = write!(
+            self.text,
+            "{{\"name\":{},\"cat\":\"budget\",\"ph\":\"C\",\"ts\":{},\"pid\":{TASKS_PID},\"tid\":{},\"args\":{{\"remaining_ns\":{}}}}}",
+            json_string(name),
+            micros(sample.at.as_nanos()),
+            sample.task.0,
+            sample.remaining.as_nanos(),
+        );
     }
 
     fn metadata(&mut self, what: &str, pid: u32, tid: u64, args: &str) {
@@ -188,8 +363,8 @@ impl Events {
 
     /// The slice on its core's track: the task's name when it executed, otherwise what the
     /// kernel or the refill did, naming the task charged.
-    fn core_slice(&mut self, outcome: &Outcome, slice: &Slice) {
-        let charged = slice.task.map(|task| task_name(outcome, task));
+    fn core_slice(&mut self, names: &Names<'_>, slice: &Slice) {
+        let charged = slice.task.map(names);
         let charged_arg = |name: &str| format!("\"task\":{}", json_string(name));
         let (name, category, args) = match (slice.kind, charged.as_deref()) {
             (SliceKind::Task, Some(name)) => (name.to_string(), "task", String::new()),
@@ -212,9 +387,9 @@ impl Events {
     }
 
     /// The slice on the track of the task it ran or was charged to.
-    fn task_slice(&mut self, outcome: &Outcome, slice: &Slice, task: TaskId) {
+    fn task_slice(&mut self, names: &Names<'_>, slice: &Slice, task: TaskId) {
         let (name, category) = match slice.kind {
-            SliceKind::Task => (task_name(outcome, task), "task"),
+            SliceKind::Task => (names(task), "task"),
             SliceKind::Kernel => ("kernel".to_string(), "kernel"),
             SliceKind::CacheRefill => ("refill".to_string(), "refill"),
         };

@@ -2,10 +2,15 @@
 //!
 //! Every time is integer nanoseconds, keys appear in the order the structs below declare them,
 //! and an empty statistic is `null` rather than a misleading zero.
+//!
+//! Per-job records can also stream as JSON Lines ([`JobLines`]): one job object per line,
+//! written when the job ends, with the fields of the document's `jobs` entries.
 
 use bulwark_core::Instant;
-use bulwark_sim::{CoreMetrics, JobRecord, Outcome, Stats, TaskMetrics};
+use bulwark_sim::{CoreMetrics, JobRecord, Outcome, Recorder, Stats, TaskMetrics};
+use bulwark_spec::Scenario;
 use serde::Serialize;
+use std::io;
 
 use crate::names::task_name;
 
@@ -192,8 +197,12 @@ fn core_document(core: usize, metrics: &CoreMetrics) -> CoreDocument<'_> {
 }
 
 fn job_document(outcome: &Outcome, job: &JobRecord) -> JobDocument {
+    job_named(task_name(outcome, job.task), job)
+}
+
+fn job_named(task: String, job: &JobRecord) -> JobDocument {
     JobDocument {
-        task: task_name(outcome, job.task),
+        task,
         task_id: job.task.0,
         job: job.job,
         release_ns: nanos(job.release),
@@ -201,6 +210,91 @@ fn job_document(outcome: &Outcome, job: &JobRecord) -> JobDocument {
         completion_ns: job.completion.map(nanos),
         deadline_ns: job.deadline.map(nanos),
         missed: job.missed,
+    }
+}
+
+/// The outcome's kept jobs as JSON Lines, exactly as [`JobLines`] streams them; `None` when
+/// the run kept no job records.
+pub fn job_lines(outcome: &Outcome) -> Option<String> {
+    let jobs = outcome.jobs.as_ref()?;
+    let mut text = String::new();
+    for job in jobs {
+        text.push_str(&job_line(&job_document(outcome, job)));
+    }
+    Some(text)
+}
+
+/// One job as one compact line.
+fn job_line(job: &JobDocument) -> String {
+    // Strings, integers, booleans and nulls only: serialization cannot fail.
+    let mut line = serde_json::to_string(job).expect("a job document always serializes");
+    line.push('\n');
+    line
+}
+
+/// Per-job records written as JSON Lines while the run goes: give it to
+/// `bulwark_sim::run_recorded`. Each job is written when it ends (completed, killed, or
+/// unfinished at the end), as one object per line with the fields of the metrics document's
+/// `jobs` entries; nothing is kept in memory.
+///
+/// Writes go straight to the writer, one per job: wrap a file in a `std::io::BufWriter`.
+/// The first write error stops the stream; [`JobLines::into_inner`] returns it.
+pub struct JobLines<W: io::Write> {
+    writer: W,
+    names: Vec<String>,
+    written: u64,
+    error: Option<io::Error>,
+}
+
+impl<W: io::Write> JobLines<W> {
+    /// Lines for the jobs of `scenario`'s tasks.
+    pub fn new(writer: W, scenario: &Scenario) -> JobLines<W> {
+        JobLines {
+            writer,
+            names: scenario
+                .tasks
+                .iter()
+                .map(|task| task.name.clone())
+                .collect(),
+            written: 0,
+            error: None,
+        }
+    }
+
+    /// Jobs written so far.
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// The writer, flushed; the first write error, if any.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        if let Some(error) = self.error.take() {
+            return Err(error);
+        }
+        self.writer.flush()?;
+        Ok(self.writer)
+    }
+}
+
+impl<W: io::Write> Recorder for JobLines<W> {
+    fn wants_jobs(&self) -> bool {
+        true
+    }
+
+    fn job(&mut self, record: &JobRecord) {
+        if self.error.is_some() {
+            return;
+        }
+        let name = self
+            .names
+            .get(record.task.index())
+            .cloned()
+            .unwrap_or_else(|| format!("task {}", record.task.0));
+        let line = job_line(&job_named(name, record));
+        match self.writer.write_all(line.as_bytes()) {
+            Ok(()) => self.written += 1,
+            Err(error) => self.error = Some(error),
+        }
     }
 }
 

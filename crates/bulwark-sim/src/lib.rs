@@ -29,16 +29,20 @@
 pub mod behaviour;
 pub mod cluster;
 pub mod components;
+mod estimate;
 mod event;
 mod machine;
 pub mod metrics;
 mod reclamation;
+pub mod record;
 pub mod trace;
 
 use bulwark_core::{CoreError, Duration, Instant};
 use bulwark_spec::Scenario;
+pub use estimate::{estimate, Estimate, TRACE_EVENTS_PER_JOB};
 pub use machine::{build_policy, Machine};
 pub use metrics::{CoreMetrics, JobRecord, Stats, TaskMetrics};
+pub use record::{BudgetSample, Discard, OpenSlices, Recorder};
 use serde::Serialize;
 pub use trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 
@@ -59,7 +63,7 @@ pub struct Outcome {
     pub tasks: Vec<TaskMetrics>,
     /// Per-core aggregates, indexed by core.
     pub cores: Vec<CoreMetrics>,
-    /// Every job, when asked for.
+    /// Every job, when asked for (`None` when they went only to a streaming recorder).
     pub jobs: Option<Vec<JobRecord>>,
     /// The trace, when asked for.
     pub trace: Option<Trace>,
@@ -141,4 +145,16 @@ pub fn run_with_progress(
     progress: &mut dyn FnMut(Instant),
 ) -> Result<Outcome, SimError> {
     Machine::new(scenario, options)?.run(progress)
+}
+
+/// Runs `scenario`, telling `recorder` every job and trace event as the run goes, so a
+/// streaming recorder keeps memory flat; the outcome holds only what `options` asks it to
+/// keep (nothing more when both `record_` flags are off).
+pub fn run_recorded(
+    scenario: &Scenario,
+    options: &Options,
+    recorder: &mut dyn Recorder,
+    progress: &mut dyn FnMut(Instant),
+) -> Result<Outcome, SimError> {
+    Machine::with_recorder(scenario, options, recorder)?.run(progress)
 }

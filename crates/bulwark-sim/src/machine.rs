@@ -32,7 +32,8 @@ use crate::behaviour::{Action, Program};
 use crate::event::{EventKind, EventQueue};
 use crate::metrics::{CoreMetrics, JobRecord, TaskMetrics};
 use crate::reclamation::Reclamation;
-use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
+use crate::record::{BudgetSample, Memory, Recorder};
+use crate::trace::{Mark, MarkKind, Slice, SliceKind};
 use crate::{Options, Outcome, SimError};
 
 /// How many steps a core may take at one instant before the run is declared a livelock.
@@ -102,7 +103,6 @@ struct Core {
     timer: Option<Instant>,
     irq_pending: bool,
     steps_at: (Instant, u32),
-    last_slice: Option<usize>,
     metrics: CoreMetrics,
 }
 
@@ -161,8 +161,16 @@ pub struct Machine<'a> {
     queue: EventQueue,
     cores: Vec<Core>,
     tasks: Vec<TaskRun<'a>>,
-    trace: Option<Trace>,
-    jobs: Option<Vec<JobRecord>>,
+    /// The outcome's own trace and job list, when `Options` asks for them.
+    memory: Memory,
+    /// A recorder the caller gave, told everything as it happens.
+    recorder: Option<&'a mut dyn Recorder>,
+    /// Some recorder wants trace events: slices, marks and budget samples.
+    tracing: bool,
+    /// Some recorder wants job records.
+    keeping_jobs: bool,
+    /// Per task, the budget last sampled, so a sample is recorded only when it changed.
+    budget_seen: Vec<Option<Duration>>,
     events: u64,
     scenario: &'a Scenario,
     seed: u64,
@@ -172,6 +180,24 @@ pub struct Machine<'a> {
 impl<'a> Machine<'a> {
     /// A machine configured for `scenario`, at time zero.
     pub fn new(scenario: &'a Scenario, options: &Options) -> Result<Self, SimError> {
+        Machine::build(scenario, options, None)
+    }
+
+    /// A machine that also tells `recorder` every job and trace event as the run goes (the
+    /// outcome still holds what `options` asks it to keep).
+    pub fn with_recorder(
+        scenario: &'a Scenario,
+        options: &Options,
+        recorder: &'a mut dyn Recorder,
+    ) -> Result<Self, SimError> {
+        Machine::build(scenario, options, Some(recorder))
+    }
+
+    fn build(
+        scenario: &'a Scenario,
+        options: &Options,
+        recorder: Option<&'a mut dyn Recorder>,
+    ) -> Result<Self, SimError> {
         let seed = options.seed.unwrap_or(scenario.seed);
         let until = Instant::ZERO.saturating_add(options.until.unwrap_or(scenario.duration));
         let count = scenario.tasks.len();
@@ -183,7 +209,6 @@ impl<'a> Machine<'a> {
                 timer: None,
                 irq_pending: false,
                 steps_at: (Instant::ZERO, 0),
-                last_slice: None,
                 metrics: CoreMetrics::default(),
             });
         }
@@ -218,8 +243,11 @@ impl<'a> Machine<'a> {
             queue: EventQueue::new(scenario.cores),
             cores,
             tasks,
-            trace: options.record_trace.then(Trace::default),
-            jobs: options.record_jobs.then(Vec::new),
+            memory: Memory::new(options.record_trace, options.record_jobs),
+            tracing: options.record_trace || recorder.as_ref().is_some_and(|r| r.wants_trace()),
+            keeping_jobs: options.record_jobs || recorder.as_ref().is_some_and(|r| r.wants_jobs()),
+            recorder,
+            budget_seen: vec![None; count],
             events: 0,
             scenario,
             seed,
@@ -427,6 +455,15 @@ impl<'a> Machine<'a> {
         c.metrics.invocations += 1;
         c.metrics.work_units += units;
         c.metrics.max_work_units = c.metrics.max_work_units.max(units);
+        if self.tracing {
+            // The policy has just accounted and scheduled: the budgets of the task that ran
+            // and the one chosen are exact at `now`.
+            self.sample_budget(core, now, previous);
+            if decision.next != previous {
+                self.sample_budget(core, now, decision.next);
+            }
+        }
+        let c = &mut self.cores[core as usize];
         if decision.timer != c.timer {
             c.timer = decision.timer;
             match decision.timer {
@@ -631,7 +668,7 @@ impl<'a> Machine<'a> {
             }
         }
         self.cores[core as usize].metrics.busy_ns += elapsed.as_nanos();
-        if self.trace.is_none() {
+        if !self.tracing {
             return;
         }
         let split = since.saturating_add(refill);
@@ -650,15 +687,9 @@ impl<'a> Machine<'a> {
             deadline,
             first_start: None,
         });
+        let core = t.spec.core;
         if release <= self.until {
-            mark(
-                &mut self.trace,
-                task,
-                t.spec.core,
-                MarkKind::Release,
-                release,
-                index,
-            );
+            self.mark(task, core, MarkKind::Release, release, index);
         }
         Wake::NextJob {
             deadline: deadline.unwrap_or(Instant::NEVER),
@@ -693,38 +724,18 @@ impl<'a> Machine<'a> {
             m.completed += 1;
             m.response
                 .record(now.saturating_duration_since(job.release));
-            mark(
-                &mut self.trace,
-                task,
-                core,
-                MarkKind::Completion,
-                now,
-                job.index,
-            );
-            mark(
-                &mut self.trace,
-                task,
-                core,
-                MarkKind::Suspend,
-                now,
-                job.index,
-            );
+            self.mark(task, core, MarkKind::Completion, now, job.index);
+            self.mark(task, core, MarkKind::Suspend, now, job.index);
         }
         if missed {
             let deadline = job.deadline.unwrap_or(Instant::NEVER);
+            let m = &mut self.tasks[task.index()].metrics;
             m.misses += 1;
             m.first_miss.get_or_insert(deadline);
-            mark(
-                &mut self.trace,
-                task,
-                core,
-                MarkKind::DeadlineMiss,
-                deadline,
-                job.index,
-            );
+            self.mark(task, core, MarkKind::DeadlineMiss, deadline, job.index);
         }
-        if let Some(jobs) = self.jobs.as_mut() {
-            jobs.push(JobRecord {
+        if self.keeping_jobs {
+            let record = JobRecord {
                 task,
                 job: job.index,
                 release: job.release,
@@ -732,7 +743,11 @@ impl<'a> Machine<'a> {
                 completion: finished.then_some(now),
                 deadline: job.deadline,
                 missed,
-            });
+            };
+            self.memory.job(&record);
+            if let Some(recorder) = self.recorder.as_mut() {
+                recorder.job(&record);
+            }
         }
         job.index
     }
@@ -745,27 +760,65 @@ impl<'a> Machine<'a> {
         start: Instant,
         end: Instant,
     ) {
-        let Some(trace) = self.trace.as_mut() else {
+        if !self.tracing {
             return;
-        };
+        }
         let end = end.min(self.until);
         if end <= start {
             return;
         }
-        let c = &mut self.cores[core as usize];
-        if let Some(last) = c.last_slice.and_then(|i| trace.slices.get_mut(i)) {
-            if last.task == task && last.kind == kind && last.end == start {
-                last.end = end;
-                return;
-            }
-        }
-        c.last_slice = Some(trace.slices.len());
-        trace.slices.push(Slice {
+        let piece = Slice {
             core,
             task,
             kind,
             start,
             end,
+        };
+        // Each recorder merges the pieces that continue a core's last slice.
+        self.memory.slice(&piece);
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.slice(&piece);
+        }
+    }
+
+    fn mark(&mut self, task: TaskId, core: u16, kind: MarkKind, at: Instant, job: u64) {
+        if !self.tracing {
+            return;
+        }
+        let mark = Mark {
+            task,
+            core,
+            kind,
+            at,
+            job,
+        };
+        self.memory.mark(&mark);
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.mark(&mark);
+        }
+    }
+
+    /// Records `task`'s budget at `now` if its policy has one and it changed since the last
+    /// sample. Only a caller's recorder hears of it: the outcome's trace has no budgets.
+    fn sample_budget(&mut self, core: u16, now: Instant, task: Option<TaskId>) {
+        let (Some(task), Some(recorder)) = (task, self.recorder.as_mut()) else {
+            return;
+        };
+        let Some(remaining) = self.cores[core as usize].policy.remaining_budget(task, now) else {
+            return;
+        };
+        let Some(seen) = self.budget_seen.get_mut(task.index()) else {
+            return;
+        };
+        if *seen == Some(remaining) {
+            return;
+        }
+        *seen = Some(remaining);
+        recorder.budget(&BudgetSample {
+            task,
+            core,
+            at: now,
+            remaining,
         });
     }
 
@@ -811,6 +864,9 @@ impl<'a> Machine<'a> {
                 self.close_job(id, Completion::Unfinished);
             }
         }
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.finish();
+        }
         Outcome {
             scenario: self.scenario.name.clone(),
             policy: self.scenario.policy.name(),
@@ -819,8 +875,8 @@ impl<'a> Machine<'a> {
             events: self.events,
             tasks: self.tasks.into_iter().map(|t| t.metrics).collect(),
             cores: self.cores.iter().map(|c| c.metrics).collect(),
-            jobs: self.jobs,
-            trace: self.trace,
+            jobs: self.memory.jobs,
+            trace: self.memory.trace,
         }
     }
 }
@@ -973,17 +1029,5 @@ fn unknown_load(limit: Duration, period: Duration) -> ContextChange {
         budget: limit,
         period,
         load: None,
-    }
-}
-
-fn mark(trace: &mut Option<Trace>, task: TaskId, core: u16, kind: MarkKind, at: Instant, job: u64) {
-    if let Some(trace) = trace.as_mut() {
-        trace.marks.push(Mark {
-            task,
-            core,
-            kind,
-            at,
-            job,
-        });
     }
 }

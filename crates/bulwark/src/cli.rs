@@ -48,7 +48,14 @@ Examples:
     #[command(
         after_help = "Times carry a unit (ns, us, ms, s): 150us, 2ms, 1.5ms, 3s.
 
-Warnings about the file (as `check` prints them) come first; --deny-warnings stops on them.
+Warnings about the file (as `check` prints them) come first, then warnings about the run's
+size: a trace estimated over 100 MB, a job list kept in memory estimated over 100 MB, or
+billions of jobs or trace events (estimated from the tasks' periods over the horizon).
+--deny-warnings stops on any of them.
+
+--trace and --jobs stream: they write as the run goes, so memory stays flat however long the
+run. --json alone keeps every job in memory for its `jobs` array; add --jobs FILE to stream
+them instead (the document then has no `jobs` array).
 
 Every file kind runs: a scenario on the machine; a component system (.camkes or TOML with
 [[component]]) on the component machine (--overheads); an MC-IPC system's phases on the
@@ -65,6 +72,7 @@ Examples:
   bulwark simulate scenarios/kernel-costs.toml
   bulwark simulate scenarios/textbook-rm.toml --until 70ms --svg rm.svg
   bulwark simulate scenarios/textbook-edf.toml --json > edf.json
+  bulwark simulate scenarios/textbook-edf.toml --json --jobs jobs.jsonl > edf.json
   bulwark simulate scenarios/kernel-costs.toml --trace trace.json   # open in ui.perfetto.dev
   bulwark simulate scenarios/components/fig7.camkes --overheads xeon --until 1s"
     )]
@@ -270,15 +278,23 @@ pub struct SimulateArgs {
     /// Seed for every random draw (default: the scenario's `seed`).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Write a Chrome trace (JSON) that opens in ui.perfetto.dev and chrome://tracing.
+    /// Write a Chrome trace (JSON) that opens in ui.perfetto.dev and chrome://tracing,
+    /// streamed to the file as the run goes (memory stays flat), with a budget counter per
+    /// reservation.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
-    /// Write an SVG Gantt chart of the run.
+    /// Write an SVG Gantt chart of the run (kept in memory: for short runs).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// Print metrics and every job as JSON (integer nanoseconds) instead of the table.
+    /// Print metrics and every job as JSON (integer nanoseconds) instead of the table. The
+    /// `jobs` array is kept in memory until the end; with --jobs FILE the jobs stream to the
+    /// file instead and the document has no `jobs` array.
     #[arg(long)]
     pub json: bool,
+    /// Stream every job to this file as JSON Lines while the run goes, one object per job
+    /// (the fields of --json's `jobs` entries, integer nanoseconds); memory stays flat.
+    #[arg(long, value_name = "FILE")]
+    pub jobs: Option<PathBuf>,
     /// For a component system: the protocol overheads of the cost model.
     #[arg(long, value_enum, default_value_t = ProtocolOverheads::None)]
     pub overheads: ProtocolOverheads,

@@ -269,6 +269,11 @@ impl Cbs {
 }
 
 impl Policy for Cbs {
+    fn remaining_budget(&self, task: TaskId, _now: Instant) -> Option<Duration> {
+        // As of the last accounting (every entry point accounts first).
+        self.server_state(task).map(|(remaining, _)| remaining)
+    }
+
     fn name(&self) -> &'static str {
         "cbs"
     }

@@ -131,6 +131,11 @@ impl DeferrableServer {
 }
 
 impl Policy for DeferrableServer {
+    fn remaining_budget(&self, task: TaskId, _now: Instant) -> Option<Duration> {
+        // As of the last accounting: every entry point charges the running task first.
+        self.remaining(task)
+    }
+
     fn name(&self) -> &'static str {
         "deferrable-server"
     }

@@ -182,6 +182,10 @@ fn arrived(queue: &ReplenishmentQueue, now: Instant) -> Duration {
 }
 
 impl Policy for SporadicServer {
+    fn remaining_budget(&self, task: TaskId, now: Instant) -> Option<Duration> {
+        self.remaining(task, now)
+    }
+
     fn name(&self) -> &'static str {
         "sporadic-server"
     }

@@ -461,6 +461,10 @@ fn align_down(at: Instant, period: Duration) -> Instant {
 }
 
 impl Policy for Spr {
+    fn remaining_budget(&self, task: TaskId, now: Instant) -> Option<Duration> {
+        self.remaining(task, now)
+    }
+
     fn name(&self) -> &'static str {
         match self.rule {
             ReplenishmentRule::Sporadic => "spr",
