@@ -5,17 +5,16 @@
 # 10 s on one input, or memory over 2 GB); libFuzzer then names the input it saved under
 # artifacts/<target>/.
 #
-# Needs the nightly toolchain and cargo-fuzz (`.ci/run` installs both). Sanitizers are off:
-# Bulwark forbids unsafe code, so AddressSanitizer would find nothing the checks miss, and
-# without it the targets build and run faster. Debug assertions (and so overflow checks)
-# stay on, as in `cargo test`.
+# Needs the nightly toolchain and cargo-fuzz (`.ci/run` installs both). The build is
+# cargo-fuzz's default, the same as the long runs in README.md: optimised, with
+# AddressSanitizer, and with debug assertions and overflow checks, so integer overflow is a
+# crash as it is under `cargo test`.
 set -eu
 cd "$(dirname "$0")"
 seconds=${FUZZ_SECONDS:-20}
-flags="--sanitizer none --debug-assertions"
 
 ./seed.sh
-cargo +nightly fuzz build $flags
+cargo +nightly fuzz build
 for target in scenario_parser:scenario.dict component_toml:component.dict \
     mc_ipc_toml:mc_ipc.dict camkes_parser:camkes.dict; do
     name=${target%%:*}
@@ -23,7 +22,7 @@ for target in scenario_parser:scenario.dict component_toml:component.dict \
     echo "fuzzing $name for ${seconds}s"
     log="artifacts/$name.log"
     mkdir -p artifacts
-    if cargo +nightly fuzz run $flags "$name" "corpus/$name" -- \
+    if cargo +nightly fuzz run "$name" "corpus/$name" -- \
         -dict="$dict" -max_total_time="$seconds" -max_len=16384 -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1; then
         grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true
