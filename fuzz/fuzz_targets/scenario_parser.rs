@@ -1,17 +1,25 @@
-//! Fuzz target: any bytes, read as UTF-8 (lossily), must never make `parse` panic, and every
-//! error it reports must point inside the text.
+//! Fuzz target: any bytes, read as Bulwark reads a scenario file (`text_of`, then
+//! `parse_checked`), must never panic; every error and warning must be located where its
+//! line and column say, and a scenario that parses must keep the rules of its type and parse
+//! the same way again.
 #![no_main]
 
+use bulwark_fuzz::{check_errors, check_located, check_scenario, text_or_checked_error};
 use libfuzzer_sys::fuzz_target;
 
+const FILE: &str = "fuzz.toml";
+
 fuzz_target!(|data: &[u8]| {
-    let source = String::from_utf8_lossy(data);
-    if let Err(diagnostics) = bulwark_spec::parse(&source, "fuzz.toml") {
-        assert!(!diagnostics.is_empty());
-        for error in &diagnostics {
-            let span = error.span().expect("every parse error is located");
-            assert!(span.start <= span.end && span.end <= source.len());
-            assert!(error.line().is_some() && error.column().is_some());
+    let Some(text) = text_or_checked_error(data, FILE) else {
+        return;
+    };
+    match bulwark_spec::parse_checked(&text, FILE) {
+        Err(diagnostics) => check_located(&diagnostics, &text, FILE),
+        Ok((scenario, warnings)) => {
+            check_errors(&warnings, &text, FILE);
+            check_scenario(&scenario);
+            let again = bulwark_spec::parse(&text, FILE).expect("parsed once, parses again");
+            assert_eq!(again, scenario, "parsing is deterministic");
         }
     }
 });

@@ -1,0 +1,283 @@
+//! Checks shared by the fuzz targets: bytes become text through `bulwark_spec::text_of`, and
+//! every diagnostic a parser returns must point where an independent count of lines and
+//! characters says it does.
+//!
+//! Each check panics on failure, which libFuzzer reports as a crash with the input saved.
+
+use std::collections::HashSet;
+use std::hash::Hash;
+
+use bulwark_spec::component::{ComponentKind, ComponentSystem, ProcedureStep};
+use bulwark_spec::mc_ipc_toml::{AddedReservation, McIpcSystem, ReservationKind, ScriptStep};
+use bulwark_spec::{Diagnostics, PolicyKind, Scenario, SpecError, MAX_NAME_CHARS};
+
+/// `data` as text, as Bulwark reads any file; `None` (after checking the diagnostic) when
+/// it is not UTF-8.
+pub fn text_or_checked_error(data: &[u8], file: &str) -> Option<String> {
+    match bulwark_spec::text_of(data.to_vec(), file) {
+        Ok(text) => {
+            assert_eq!(text.as_bytes(), data, "text_of must not change valid UTF-8");
+            Some(text)
+        }
+        Err(diagnostics) => {
+            let error = std::str::from_utf8(data).expect_err("text_of refused valid UTF-8");
+            let lossy = String::from_utf8_lossy(data);
+            assert_eq!(diagnostics.len(), 1, "one diagnostic for bad UTF-8");
+            let only = &diagnostics.errors()[0];
+            // The error sits at the first bad byte; the text before it is the same in the
+            // lossy text, so the span indexes both.
+            assert_eq!(
+                only.span().map(|span| span.start),
+                Some(error.valid_up_to())
+            );
+            assert!(only.message().contains("not UTF-8"), "{}", only.message());
+            check_located(&diagnostics, &lossy, file);
+            None
+        }
+    }
+}
+
+/// Every error in `diagnostics` names `file`, has a span inside `text`, and the line and
+/// column that counting `\n` and characters before the span's start gives.
+pub fn check_located(diagnostics: &Diagnostics, text: &str, file: &str) {
+    assert!(
+        !diagnostics.is_empty(),
+        "an error result holds at least one error"
+    );
+    check_errors(diagnostics.errors(), text, file);
+}
+
+/// [`check_located`] for a list of errors or warnings (which may be empty).
+pub fn check_errors(errors: &[SpecError], text: &str, file: &str) {
+    let mut previous = 0;
+    for error in errors {
+        assert_eq!(error.file(), file);
+        let span = error.span().expect("every error from text is located");
+        assert!(
+            span.start <= span.end && span.end <= text.len(),
+            "{span:?} outside the text"
+        );
+        assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+        let before = &text[..span.start];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
+        let column = before[line_start..].chars().count() + 1;
+        assert_eq!(
+            (error.line(), error.column()),
+            (Some(line), Some(column)),
+            "{error}"
+        );
+        assert!(!error.message().is_empty(), "{error}: empty message");
+        assert!(!error.help().is_empty(), "{error}: empty help");
+        let shown = error.plain();
+        assert!(!shown.contains(['\n', '\r']), "{shown:?} is not one line");
+        // Errors come in file order.
+        assert!(span.start >= previous, "errors out of file order");
+        previous = span.start;
+    }
+}
+
+fn unique<T: Eq + Hash>(items: impl IntoIterator<Item = T>) -> bool {
+    let mut seen = HashSet::new();
+    items.into_iter().all(|item| seen.insert(item))
+}
+
+fn short_name(name: &str) -> bool {
+    name.chars().count() <= MAX_NAME_CHARS
+}
+
+/// The rules `Scenario`'s documentation promises hold for every parsed scenario.
+pub fn check_scenario(scenario: &Scenario) {
+    assert!(!scenario.tasks.is_empty(), "a scenario has tasks");
+    assert!(scenario.cores >= 1);
+    assert!(unique(scenario.tasks.iter().map(|task| &task.name)));
+    assert!(unique(scenario.groups.iter().map(|group| &group.name)));
+    let policy = scenario.policy;
+    for task in &scenario.tasks {
+        assert!(short_name(&task.name));
+        assert!(
+            task.core < scenario.cores,
+            "task {} on core {}",
+            task.name,
+            task.core
+        );
+        assert_eq!(
+            task.priority.is_some(),
+            policy.has_priorities(),
+            "{}",
+            task.name
+        );
+        assert_eq!(
+            task.reservation.is_some(),
+            policy.has_reservations(),
+            "{}",
+            task.name
+        );
+    }
+    for group in &scenario.groups {
+        assert!(group
+            .members
+            .iter()
+            .all(|&member| member < scenario.tasks.len()));
+    }
+    assert_eq!(scenario.vbs.is_some(), policy == PolicyKind::Vbs);
+    if let Some(vbs) = &scenario.vbs {
+        assert_eq!(vbs.caps.len(), scenario.tasks.len());
+    }
+}
+
+/// The rules `ComponentSystem`'s documentation promises: indices in range, unique names,
+/// active components with tasks and passive ones with CPIs.
+pub fn check_components(system: &ComponentSystem) {
+    let components = &system.components;
+    assert!(unique(components.iter().map(|component| &component.name)));
+    let mut task_names = Vec::new();
+    let mut requestors = Vec::new();
+    for component in components {
+        assert!(short_name(&component.name));
+        match &component.kind {
+            ComponentKind::Active { tasks } => {
+                assert!(!tasks.is_empty(), "active {} has no task", component.name);
+                for task in tasks {
+                    assert!(task.period > bulwark_core::Duration::ZERO);
+                    task_names.push(&task.name);
+                    requestors.push(task.requestor);
+                    check_steps(system, task.body.as_deref());
+                }
+            }
+            ComponentKind::Passive { cpis } => {
+                assert!(!cpis.is_empty(), "passive {} has no CPI", component.name);
+                assert!(unique(cpis.iter().map(|cpi| &cpi.name)));
+                for cpi in cpis {
+                    check_steps(system, cpi.body.as_deref());
+                }
+            }
+        }
+    }
+    assert!(unique(task_names), "task names repeat");
+    assert!(unique(requestors), "requestors repeat");
+    for connection in &system.connections {
+        assert!(connection.from < components.len());
+        let ComponentKind::Passive { cpis } = &components[connection.to.component].kind else {
+            panic!("connection {} ends at an active component", connection.name);
+        };
+        assert!(connection.to.cpi < cpis.len());
+        if let Some(procedure) = connection.procedure {
+            let ComponentKind::Passive { cpis } = &components[connection.from].kind else {
+                panic!(
+                    "connection {} sent by a CPI of an active component",
+                    connection.name
+                );
+            };
+            assert!(procedure < cpis.len());
+        }
+    }
+}
+
+fn check_steps(system: &ComponentSystem, body: Option<&[ProcedureStep]>) {
+    for step in body.unwrap_or_default() {
+        match step {
+            ProcedureStep::Execute(time) => assert!(*time > bulwark_core::Duration::ZERO),
+            ProcedureStep::Request(connection) => {
+                assert!(connection.0 < system.connections.len())
+            }
+        }
+    }
+}
+
+/// The rules `McIpcSystem`'s documentation promises: indices in range, unique names, slots
+/// inside the cycle, budgets within periods, scripts that do something.
+pub fn check_mc_ipc(system: &McIpcSystem) {
+    let zero = bulwark_core::Duration::ZERO;
+    assert!(!system.clusters.is_empty(), "a system has clusters");
+    assert!(system.flood_gap > zero);
+    assert!(unique(system.clusters.iter().map(|cluster| &cluster.name)));
+    assert!(unique(system.servers.iter().map(|server| &server.name)));
+    assert!(unique(
+        system
+            .reservations
+            .iter()
+            .map(|reservation| &reservation.name)
+    ));
+    assert!(unique(system.tasks.iter().map(|task| &task.name)));
+    assert!(unique(system.phases.iter().map(|phase| &phase.name)));
+    for cluster in &system.clusters {
+        assert!(cluster.cores >= 1);
+    }
+    for server in &system.servers {
+        let length = &server.operation_length;
+        assert!(length.low > zero && length.low <= length.high);
+    }
+    for reservation in &system.reservations {
+        assert!(reservation.cluster < system.clusters.len());
+        let execution = &reservation.execution;
+        assert!(execution.low > zero && execution.low <= execution.high);
+        assert!(unique(
+            reservation
+                .invocations
+                .iter()
+                .map(|invocation| invocation.server)
+        ));
+        assert!(reservation
+            .invocations
+            .iter()
+            .all(|invocation| invocation.server < system.servers.len()));
+        match &reservation.kind {
+            ReservationKind::TableDriven { slots } => {
+                let cycle = system.cycle.expect("slots need a cycle");
+                assert!(!slots.is_empty());
+                for (index, slot) in slots.iter().enumerate() {
+                    assert!(slot.start < slot.end && slot.end <= cycle, "{slot}");
+                    assert!(slots[..index].iter().all(|other| !other.overlaps(*slot)));
+                }
+            }
+            ReservationKind::Sporadic { budget, period } => {
+                assert!(*budget > zero && budget <= period);
+            }
+        }
+    }
+    for task in &system.tasks {
+        assert!(task.reservation < system.reservations.len());
+        assert!(task.period > zero);
+        check_script(system, &task.script);
+    }
+    for phase in &system.phases {
+        assert!(phase.floods.iter().all(|&task| task < system.tasks.len()));
+        for addition in &phase.additions {
+            assert!(addition.count >= 1);
+            assert!(!addition.clusters.is_empty());
+            assert!(unique(&addition.clusters));
+            assert!(addition.clusters.iter().all(|&c| c < system.clusters.len()));
+            match &addition.reservation {
+                AddedReservation::Existing(reservation) => {
+                    assert!(*reservation < system.reservations.len());
+                }
+                AddedReservation::Sporadic { budget, period, .. } => {
+                    assert!(*budget > zero && budget <= period);
+                }
+                AddedReservation::BestEffort => {}
+            }
+            assert!(addition.task.period > zero);
+            check_script(system, &addition.task.script);
+        }
+    }
+}
+
+fn check_script(system: &McIpcSystem, script: &[ScriptStep]) {
+    let zero = bulwark_core::Duration::ZERO;
+    assert!(!script.is_empty(), "an empty script");
+    assert!(
+        script.iter().any(|step| !matches!(step, ScriptStep::Sleep)),
+        "a script that only sleeps"
+    );
+    for step in script {
+        match step {
+            ScriptStep::Compute { min, max } => assert!(*min > zero && min <= max),
+            ScriptStep::Invoke { server, min, max } => {
+                let server = system.servers.get(*server).expect("server in range");
+                assert!(*min > zero && min <= max && *max <= server.operation_length.high);
+            }
+            ScriptStep::Sleep => {}
+        }
+    }
+}
