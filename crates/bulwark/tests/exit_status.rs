@@ -61,7 +61,10 @@ fn an_invalid_file_is_bad_input_for_every_command() {
 fn a_verdict_no_is_one_and_yes_is_zero() {
     // Table I: tau5's reservation is not admitted (the SPR paper's Table I), exit 1.
     assert_eq!(code(&["analyze", "scenarios/table-i.toml"]), Some(1));
-    assert_eq!(code(&["analyze", "scenarios/textbook-edf.toml"]), Some(2));
+    // The classic EDF test: U = 34/35 <= 1 with implicit deadlines, schedulable (exit 0);
+    // rate monotonic on the same pair: R2 = 8 ms > T2 = 7 ms, not schedulable (exit 1).
+    assert_eq!(code(&["analyze", "scenarios/textbook-edf.toml"]), Some(0));
+    assert_eq!(code(&["analyze", "scenarios/textbook-rm.toml"]), Some(1));
     assert_eq!(code(&["check", "scenarios/textbook-rm.toml"]), Some(0));
     // rate monotonic misses at 7 ms; simulate reports it but gives no verdict.
     assert_eq!(code(&["simulate", "scenarios/textbook-rm.toml"]), Some(0));
