@@ -879,7 +879,7 @@ impl<'a> Dispatcher<'a> {
         HostOutcome {
             outcome: Outcome {
                 scenario: scenario.name.clone(),
-                policy: scenario.policy.name(),
+                policy: scenario.policy_label(),
                 seed: self.seed,
                 until: self.until,
                 events: stats.entries,

@@ -52,7 +52,7 @@ pub fn chrome_trace_json(outcome: &Outcome) -> Option<String> {
     document.push_str(&events.text);
     document.push_str(&closing(
         &outcome.scenario,
-        outcome.policy,
+        &outcome.policy,
         outcome.seed,
         outcome.until,
     ));
@@ -114,7 +114,7 @@ impl<W: io::Write> ChromeStream<W> {
                 .collect(),
             events: Events::default(),
             open: OpenSlices::default(),
-            closing: closing(&scenario.name, scenario.policy.name(), seed, until),
+            closing: closing(&scenario.name, &scenario.policy_label(), seed, until),
             error: None,
         };
         let tasks = u32::try_from(stream.names.len()).unwrap_or(u32::MAX);

@@ -20,7 +20,7 @@ pub struct MetricsDocument<'a> {
     /// The scenario's name.
     pub scenario: &'a str,
     /// The policy's name.
-    pub policy: &'static str,
+    pub policy: &'a str,
     /// The seed used.
     pub seed: u64,
     /// Where the run stopped.
@@ -123,7 +123,7 @@ pub struct JobDocument {
 pub fn metrics_document(outcome: &Outcome) -> MetricsDocument<'_> {
     MetricsDocument {
         scenario: &outcome.scenario,
-        policy: outcome.policy,
+        policy: &outcome.policy,
         seed: outcome.seed,
         until_ns: outcome.until.as_nanos(),
         events: outcome.events,

@@ -25,6 +25,7 @@ macro_rules! built_in {
 pub const BUILT_IN: &[BuiltIn] = built_in![
     "textbook-rm",
     "textbook-edf",
+    "mixed-policies",
     "kernel-costs",
     "deferrable-double-hit",
     "table-i",

@@ -76,7 +76,7 @@ fn two_tasks_one_core_with_name(second: &str) -> Outcome {
     log_wakeup.record(bulwark_core::Duration::from_nanos(1_002_250));
     Outcome {
         scenario: "two-tasks".to_string(),
-        policy: "fixed-priority",
+        policy: "fixed-priority".into(),
         seed: 42,
         until: at(4_000_000),
         events: 17,

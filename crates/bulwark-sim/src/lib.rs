@@ -52,7 +52,7 @@ pub struct Outcome {
     /// The scenario's name.
     pub scenario: String,
     /// The policy's name.
-    pub policy: &'static str,
+    pub policy: String,
     /// The seed used.
     pub seed: u64,
     /// Where the run stopped.

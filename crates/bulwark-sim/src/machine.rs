@@ -869,7 +869,7 @@ impl<'a> Machine<'a> {
         }
         Outcome {
             scenario: self.scenario.name.clone(),
-            policy: self.scenario.policy.name(),
+            policy: self.scenario.policy_label(),
             seed: self.seed,
             until,
             events: self.events,
@@ -881,7 +881,8 @@ impl<'a> Machine<'a> {
     }
 }
 
-/// The policy of core `core`, configured with the tasks partitioned onto it.
+/// The policy of core `core` (the scenario's, or its `[[core]]` table's), configured with the
+/// tasks partitioned onto it.
 pub fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimError> {
     let count = scenario.tasks.len();
     let on_core = scenario
@@ -894,7 +895,8 @@ pub fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, S
         task: spec.name.clone(),
         error,
     };
-    Ok(match scenario.policy {
+    let policy_kind = scenario.policy_of(core);
+    Ok(match policy_kind {
         PolicyKind::FixedPriority => {
             let mut policy = FixedPriority::with_capacity(count);
             for (id, spec) in on_core {
@@ -933,7 +935,7 @@ pub fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, S
             Box::new(policy)
         }
         PolicyKind::Spr | PolicyKind::SprDeferrable => {
-            let rule = if scenario.policy == PolicyKind::Spr {
+            let rule = if policy_kind == PolicyKind::Spr {
                 ReplenishmentRule::Sporadic
             } else {
                 ReplenishmentRule::Deferrable
@@ -953,7 +955,7 @@ pub fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, S
             for (id, spec) in on_core {
                 let (_, reservation) = server(spec).map_err(|e| refused(spec, e))?;
                 let mut server = CbsServer::new(reservation.budget, reservation.period);
-                if scenario.policy == PolicyKind::HardCbs {
+                if policy_kind == PolicyKind::HardCbs {
                     server = server.hard();
                 }
                 policy

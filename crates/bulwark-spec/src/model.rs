@@ -25,8 +25,11 @@ pub struct Scenario {
     pub duration: Duration,
     /// Number of cores; tasks are partitioned onto cores `0..cores`.
     pub cores: u16,
-    /// The scheduling policy every core runs.
+    /// The scheduling policy of every core without an entry in `core_policies`.
     pub policy: PolicyKind,
+    /// Cores that run another policy (`[[core]]` tables): core index, its policy. Sorted by
+    /// core, each core once, never vbs (its `[vbs]` table configures the whole scenario).
+    pub core_policies: Vec<(u16, PolicyKind)>,
     /// What kernel work costs.
     pub cost: CostModel,
     /// The tasks, in file order; a task's index here is its `TaskId`.
@@ -35,6 +38,68 @@ pub struct Scenario {
     pub groups: Vec<GroupSpec>,
     /// The variable-bandwidth servers' configuration: `Some` exactly when the policy is vbs.
     pub vbs: Option<VbsSpec>,
+}
+
+impl Scenario {
+    /// The policy core `core` runs.
+    pub fn policy_of(&self, core: u16) -> PolicyKind {
+        self.core_policies
+            .iter()
+            .find(|(c, _)| *c == core)
+            .map_or(self.policy, |(_, policy)| *policy)
+    }
+
+    /// True when some core runs another policy than the scenario's.
+    pub fn is_mixed(&self) -> bool {
+        self.core_policies.iter().any(|(_, p)| *p != self.policy)
+    }
+
+    /// The scenario cut into one scenario per policy, each with the tasks of the cores that
+    /// run it (cores keep their indices, tasks their names and order); one part, the scenario
+    /// itself, when every core runs the same policy. Partitioned cores share nothing a
+    /// per-core analysis sees, so each part can be analysed alone.
+    pub fn parts_by_policy(&self) -> Vec<Scenario> {
+        if !self.is_mixed() {
+            return vec![self.clone()];
+        }
+        let mut policies: Vec<PolicyKind> = Vec::new();
+        for core in 0..self.cores {
+            let policy = self.policy_of(core);
+            if !policies.contains(&policy) {
+                policies.push(policy);
+            }
+        }
+        policies
+            .into_iter()
+            .map(|policy| Scenario {
+                policy,
+                core_policies: Vec::new(),
+                tasks: self
+                    .tasks
+                    .iter()
+                    .filter(|t| self.policy_of(t.core) == policy)
+                    .cloned()
+                    .collect(),
+                // Groups name tasks by index; a part keeps none.
+                groups: Vec::new(),
+                ..self.clone()
+            })
+            .collect()
+    }
+
+    /// The policies as people read them: `spr`, or `spr (core 1: edf)` when cores differ.
+    pub fn policy_label(&self) -> String {
+        if !self.is_mixed() {
+            return self.policy.name().to_owned();
+        }
+        let others: Vec<String> = self
+            .core_policies
+            .iter()
+            .filter(|(_, p)| *p != self.policy)
+            .map(|(core, p)| format!("core {core}: {}", p.name()))
+            .collect();
+        format!("{} ({})", self.policy.name(), others.join(", "))
+    }
 }
 
 /// How a `vbs` scenario's scheduler is built (`[vbs]`) and every process's bandwidth cap.

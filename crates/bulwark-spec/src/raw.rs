@@ -34,6 +34,21 @@ pub(crate) struct RawScenario {
     pub(crate) group: Vec<Spanned<RawGroup>>,
     /// `[vbs]`: the variable-bandwidth servers' scheduler.
     pub(crate) vbs: Option<Spanned<RawVbs>>,
+    /// `[[core]]` tables: cores that run another policy than the scenario's.
+    #[serde(default)]
+    pub(crate) core: Vec<Spanned<RawCore>>,
+}
+
+/// One `[[core]]` table: the policy of one core, where it differs from the scenario's.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[core]] table, like { id = 1, policy = \"edf\" }"
+)]
+pub(crate) struct RawCore {
+    pub(crate) id: Spanned<i64>,
+    pub(crate) policy: Spanned<String>,
 }
 
 /// `[vbs]`: release strategy, queue plugin and time representation.

@@ -32,6 +32,7 @@ fn us(n: u64) -> Duration {
 #[test]
 fn every_feature_reads_into_the_exact_scenario() {
     let expected = Scenario {
+        core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "complete".into(),
@@ -134,6 +135,7 @@ fn every_feature_reads_into_the_exact_scenario() {
 #[test]
 fn omitted_keys_take_their_defaults() {
     let expected = Scenario {
+        core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "minimal".into(),
@@ -163,6 +165,7 @@ fn omitted_keys_take_their_defaults() {
 #[test]
 fn edf_tasks_have_no_priority_and_default_deadlines() {
     let expected = Scenario {
+        core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "rm-vs-edf".into(),
@@ -324,6 +327,7 @@ fn every_valid_file_parses() {
 #[test]
 fn spr_reservations_carry_their_queue_capacity_and_non_preemptive_region() {
     let expected = Scenario {
+        core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "spr".into(),

@@ -686,3 +686,23 @@ fn simulate_runs_an_mc_ipc_file() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--trace"));
 }
+
+/// Cores running different policies are analysed apart, each by its policy's own test: the
+/// rate-monotonic core's t2 has R = 8 ms > 7 ms (exit 1), the EDF core's U = 34/35 passes.
+#[test]
+fn a_mixed_scenario_is_analysed_per_policy() {
+    let out = bulwark(&["analyze", "scenarios/mixed-policies.toml"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("== cores 0: fixed-priority =="), "{stdout}");
+    assert!(stdout.contains("== cores 1: edf =="), "{stdout}");
+    let out = bulwark(&["analyze", "scenarios/mixed-policies.toml", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let parts = doc["parts"].as_array().expect("parts");
+    assert_eq!(parts.len(), 2);
+    assert_eq!(parts[0]["policy"], "fixed-priority");
+    assert_eq!(parts[0]["cores"], serde_json::json!([0]));
+    assert_eq!(parts[1]["policy"], "edf");
+    assert!(parts[0]["analysis"].is_object() && parts[1]["analysis"].is_object());
+}

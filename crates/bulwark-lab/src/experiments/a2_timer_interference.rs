@@ -154,6 +154,7 @@ pub fn scenario(policy: PolicyKind, replenishments: u16, attackers: u32) -> Scen
         },
     };
     Scenario {
+        core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "attack-a2".into(),

@@ -207,6 +207,7 @@ pub fn scenario(workload: Workload, eta: Duration, periods: u64) -> Scenario {
         Workload::CacheAttack => (Duration::ZERO, flood(true)),
     };
     Scenario {
+        core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "attack-a3".into(),

@@ -98,6 +98,7 @@ pub fn scenario(policy: PolicyKind, attackers: usize, activations: usize) -> Sce
         },
     };
     Scenario {
+        core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "host-a1".into(),

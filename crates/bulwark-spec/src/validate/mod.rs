@@ -38,6 +38,7 @@ pub(crate) fn validate(
         current_task: 0,
         terminations: Vec::new(),
         actions: Vec::new(),
+        core_policies: Vec::new(),
     };
     let scenario = checker.scenario(raw);
     let scenario = source.finish(scenario, checker.errors)?;
@@ -55,6 +56,8 @@ struct Checker<'a> {
     terminations: Vec<Termination>,
     /// Every `action` step seen, checked against its task's cap and the `[vbs]` time.
     actions: Vec<ActionRef>,
+    /// The `[[core]]` policies, known before the tasks are checked against their core's.
+    core_policies: Vec<(u16, PolicyKind)>,
 }
 
 /// An `action` step, as written.
@@ -91,6 +94,7 @@ impl Checker<'_> {
         };
         let cores = self.cores(raw.cores.as_ref());
         let policy = self.policy(&raw.policy);
+        let core_policies = self.core_policies(raw, policy, cores);
         let duration = self.positive_time(&raw.duration, "duration");
         let cost = match &raw.cost {
             None => Some(CostModel::default()),
@@ -109,6 +113,7 @@ impl Checker<'_> {
             duration: duration?,
             cores: cores?,
             policy: policy?,
+            core_policies: core_policies?,
             cost: cost?,
             tasks: tasks?,
             groups: groups?,
@@ -485,6 +490,63 @@ impl Checker<'_> {
                 None
             }
         }
+    }
+
+    /// `[[core]]` tables: each names a core of the scenario once and a policy other than vbs
+    /// (whose `[vbs]` table is the whole scenario's); sorted by core.
+    fn core_policies(
+        &mut self,
+        raw: &RawScenario,
+        policy: Option<PolicyKind>,
+        cores: Option<u16>,
+    ) -> Option<Vec<(u16, PolicyKind)>> {
+        let mut found: Vec<(u16, PolicyKind)> = Vec::new();
+        let mut all_valid = true;
+        for table in &raw.core {
+            let table = table.get_ref();
+            let id = *table.id.get_ref();
+            let core = match (u16::try_from(id), cores) {
+                (Ok(core), Some(cores)) if core < cores => Some(core),
+                (_, Some(cores)) => {
+                    self.report(
+                        table.id.span(),
+                        format!("core {id} is not a core of this scenario"),
+                        format!("allowed: 0..={} (cores = {cores})", cores - 1),
+                    );
+                    None
+                }
+                // `cores` is wrong and already reported.
+                (_, None) => None,
+            };
+            let kind = self.policy(&table.policy);
+            if kind == Some(PolicyKind::Vbs) || (policy == Some(PolicyKind::Vbs) && kind.is_some())
+            {
+                self.report(
+                    table.policy.span(),
+                    "vbs is the whole scenario's policy: its [vbs] table configures every core",
+                    "allowed: a [[core]] policy other than vbs, in a scenario whose policy is \
+                     not vbs",
+                );
+                all_valid = false;
+                continue;
+            }
+            match (core, kind) {
+                (Some(core), Some(_)) if found.iter().any(|(c, _)| *c == core) => {
+                    self.report(
+                        table.id.span(),
+                        format!("core {core} has a [[core]] table already"),
+                        "allowed: one [[core]] table per core",
+                    );
+                    all_valid = false;
+                }
+                (Some(core), Some(kind)) => found.push((core, kind)),
+                _ => all_valid = false,
+            }
+        }
+        found.sort_unstable_by_key(|(core, _)| *core);
+        // The tasks are checked against the valid tables even when others are wrong.
+        self.core_policies = found.clone();
+        all_valid.then_some(found)
     }
 
     fn policy(&mut self, raw: &Spanned<String>) -> Option<PolicyKind> {

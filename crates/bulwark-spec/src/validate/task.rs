@@ -96,6 +96,16 @@ impl Checker<'_> {
         let label = raw.name.get_ref().as_str();
         let name = self.name(&raw.name, "a task name");
         let core = self.core(raw, cores);
+        // The task is checked against its core's policy.
+        let policy = policy.map(|scenario_policy| {
+            core.and_then(|c| {
+                self.core_policies
+                    .iter()
+                    .find(|(on, _)| *on == c)
+                    .map(|(_, p)| *p)
+            })
+            .unwrap_or(scenario_policy)
+        });
         let priority = self.priority(raw, policy, whole.clone());
         // `None`: not given; `Some(None)`: given but wrong (already reported).
         let deadline = raw

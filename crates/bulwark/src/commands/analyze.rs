@@ -51,6 +51,66 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
             return Ok(crate::exit::bad_input());
         }
     };
+    if scenario.is_mixed() {
+        return mixed(&scenario, args);
+    }
+    analyse_scenario(&scenario, args)
+}
+
+/// A scenario whose cores run different policies: each policy's cores analysed apart (the
+/// cores are partitioned, so nothing one part's analysis sees depends on another part).
+/// Text: one section per policy. JSON: `{ "scenario", "parts": [ { "policy", "cores",
+/// "analysis" } ] }`, each `analysis` the document the policy's own analysis prints. Exit:
+/// 2 if a part could not be analysed, else 1 if a part admits not everything, else 0.
+fn mixed(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
+    let mut parts = Vec::new();
+    let mut codes = Vec::new();
+    for part in scenario.parts_by_policy() {
+        let cores: Vec<u16> = (0..scenario.cores)
+            .filter(|&c| scenario.policy_of(c) == part.policy)
+            .collect();
+        let list = cores
+            .iter()
+            .map(u16::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        if part.tasks.is_empty() {
+            continue;
+        }
+        if args.json {
+            let (text, code) = crate::output::capture(|| analyse_scenario(&part, args));
+            let code = code?;
+            let analysis: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            parts.push(json!({
+                "policy": part.policy.name(),
+                "cores": cores,
+                "analysis": analysis,
+            }));
+            codes.push(code);
+        } else {
+            outln!("== cores {list}: {} ==", part.policy.name());
+            codes.push(analyse_scenario(&part, args)?);
+            outln!("");
+        }
+    }
+    if args.json {
+        outln!(
+            "{:#}",
+            json!({ "scenario": scenario.name, "policy": scenario.policy_label(), "parts": parts })
+        );
+    }
+    Ok(if codes.contains(&crate::exit::bad_input()) {
+        crate::exit::bad_input()
+    } else if codes.contains(&ExitCode::FAILURE) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The analysis of a scenario whose cores all run `scenario.policy`.
+fn analyse_scenario(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
+    let scenario = scenario.clone();
     if matches!(scenario.policy, PolicyKind::Cbs | PolicyKind::HardCbs) {
         return Ok(bandwidth_servers(&scenario, args.json));
     }

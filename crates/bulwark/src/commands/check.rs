@@ -63,7 +63,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
                 s.tasks.len(),
                 s.cores,
                 if s.cores == 1 { "" } else { "s" },
-                s.policy.name(),
+                s.policy_label(),
                 s.duration
             ),
             Err(d) => {
