@@ -186,3 +186,17 @@ fn shards_parse() {
     assert!(Shard::parse("0/0").is_err());
     assert!(Shard::parse("x").is_err());
 }
+
+/// A shard file whose counts do not match its tests is refused, not indexed out of range.
+#[test]
+fn inconsistent_shard_files_are_refused() {
+    let e = experiment(0.0, PeriodKind::Uniform);
+    let part = run::run(&e, Shard { index: 0, count: 2 }, &|_| ());
+    let mut short = part.clone();
+    short.points[0].accepted.pop();
+    assert!(run::Counts::from_json(&short.to_json()).is_err());
+    let mut over = part.clone();
+    over.points[0].accepted[0] = over.points[0].sets + 1;
+    assert!(run::Counts::from_json(&over.to_json()).is_err());
+    assert!(run::Counts::from_json(&part.to_json()).is_ok());
+}

@@ -108,7 +108,7 @@ pub fn run(experiment: &Experiment, shard: Shard, progress: &(dyn Fn(u64) + Sync
     let grid = points(experiment);
     let tests = &experiment.tests;
     let per_point = experiment.sets_per_point;
-    let total = grid.len() as u64 * per_point;
+    let total = (grid.len() as u64).saturating_mul(per_point);
     let zero = || vec![(0u64, vec![0u64; tests.len()]); grid.len()];
     let sums = (0..total)
         .into_par_iter()
@@ -209,7 +209,19 @@ impl Counts {
 
     /// Reads what [`Counts::to_json`] wrote.
     pub fn from_json(text: &str) -> Result<Counts, String> {
-        serde_json::from_str(text).map_err(|e| e.to_string())
+        let counts: Counts = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        // A hand-edited file must not make the merge or the plot index out of range.
+        let fits = |p: &PointCounts| {
+            p.accepted.len() == counts.tests.len() && p.accepted.iter().all(|&a| a <= p.sets)
+        };
+        if counts.shard_count == 0 || !counts.points.iter().all(fits) {
+            return Err(
+                "the counts do not fit together (a test without a count, more sets \
+                        accepted than drawn, or a split into 0 shards)"
+                    .to_owned(),
+            );
+        }
+        Ok(counts)
     }
 
     /// One row per point: tasks, utilisation, sets, then each test's acceptance ratio.
@@ -286,7 +298,7 @@ impl Counts {
                     .map(|p| {
                         (
                             p.point.utilisation_ppb as f64 / PPB as f64,
-                            ratio(p.accepted[k], p.sets),
+                            ratio(p.accepted.get(k).copied().unwrap_or(0), p.sets),
                         )
                     })
                     .collect();
