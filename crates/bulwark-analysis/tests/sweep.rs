@@ -200,3 +200,16 @@ fn inconsistent_shard_files_are_refused() {
     assert!(run::Counts::from_json(&over.to_json()).is_err());
     assert!(run::Counts::from_json(&part.to_json()).is_ok());
 }
+
+proptest! {
+    /// Harmonic periods and implicit deadlines: RM is schedulable exactly when U <= 1 (Kuo
+    /// and Mok 1991), so fp-rta-rm, edf-utilisation and edf-qpa agree on every such set.
+    #[test]
+    fn harmonic_rate_monotonic_is_exactly_utilisation_one(set: u64, n in 1usize..8, u in 800_000_000u64..=PPB) {
+        let e = experiment(0.0, PeriodKind::Harmonic);
+        let tasks = sets::draw(&e, 5, set, n, u);
+        let rm = accepts("fp-rta-rm", &tasks);
+        prop_assert_eq!(rm, accepts("edf-utilisation", &tasks));
+        prop_assert_eq!(rm, accepts("edf-qpa", &tasks));
+    }
+}
