@@ -120,15 +120,15 @@ fn the_example_runs_and_shards_merge_to_the_same_bytes() {
 fn a_bad_file_is_located_and_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(root().join("scenarios/sweeps/fp-vs-edf.toml")).unwrap();
-    // Line 9 of the example is `generator = "uunifast"`; the value starts at column 13.
-    assert_eq!(text.lines().nth(8), Some("generator = \"uunifast\""));
+    // Line 12 of the example is `generator = "uunifast"`; the value starts at column 13.
+    assert_eq!(text.lines().nth(11), Some("generator = \"uunifast\""));
     let path = dir.path().join("bad.toml");
     std::fs::write(&path, text.replace("\"uunifast\"", "\"uunifastest\"")).unwrap();
     let run = bulwark(&["sweep", path.to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
-        stderr.contains("bad.toml:9:13: unknown generator `uunifastest`"),
+        stderr.contains("bad.toml:12:13: unknown generator `uunifastest`"),
         "{stderr}"
     );
     assert!(stderr.contains("allowed: uunifast, uunisort"), "{stderr}");
