@@ -13,5 +13,6 @@ pub mod mc_ipc;
 pub mod overhead;
 pub mod rbf;
 pub mod scenario;
+pub mod sweep;
 pub mod utilisation;
 pub mod vbs;

@@ -38,6 +38,7 @@ pub mod component;
 pub mod component_toml;
 pub mod mc_ipc_toml;
 pub mod model;
+pub mod sweep_toml;
 
 mod diagnostic;
 mod raw;
@@ -52,6 +53,7 @@ pub use component_toml::parse_components;
 pub use diagnostic::{Diagnostics, SpecError};
 pub use mc_ipc_toml::parse_mc_ipc;
 pub use model::*;
+pub use sweep_toml::{parse_sweep, Experiment};
 pub use units::parse_duration;
 
 use diagnostic::Source;

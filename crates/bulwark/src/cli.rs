@@ -186,6 +186,32 @@ Examples:
   bulwark mcipc-case-study --file my-system.toml"
     )]
     McipcCaseStudy(CaseStudyArgs),
+    /// Schedulability sweep: draw random task sets over a grid of task counts and
+    /// utilisations, and compare the acceptance ratio of schedulability tests.
+    #[command(
+        args_conflicts_with_subcommands = true,
+        after_help = "The experiment file names the seed, sets per point, the generator
+(uunifast or uunisort), the periods (log-uniform, uniform or harmonic between min and max),
+the task counts, the utilisation axis and the tests: fp-rta-rm, fp-rta-dm, fp-audsley,
+edf-qpa, edf-utilisation, liu-layland, hyperbolic. See scenarios/sweeps/fp-vs-edf.toml.
+
+Output: the CSV (one row per point: tasks, utilisation, sets, then each test's acceptance
+ratio) on stdout, or the JSON with --json; --out DIR writes results.csv, results.json and
+acceptance.svg there. The results depend only on the file: not on the thread count, nor on
+how the sweep is split. --shard i/N runs one slice and writes its counts as JSON
+(DIR/shard-i-of-N.json with --out, else stdout); `bulwark sweep merge` sums all N slices
+into the results a single run writes, byte for byte.
+
+Exit status: 0 when the sweep ran, 2 when a file cannot be read or is invalid, for shards that
+do not fit together or are missing, or for a wrong argument.
+
+Examples:
+  bulwark sweep scenarios/sweeps/fp-vs-edf.toml --out sweep
+  bulwark sweep scenarios/sweeps/fp-vs-edf.toml --shard 0/2 --out parts
+  bulwark sweep scenarios/sweeps/fp-vs-edf.toml --shard 1/2 --out parts
+  bulwark sweep merge parts/shard-0-of-2.json parts/shard-1-of-2.json --out sweep"
+    )]
+    Sweep(SweepArgs),
     /// Run a scenario for real on this machine: Bulwark's policy schedules real threads on
     /// one managed core (Linux, needs SCHED_FIFO).
     #[command(
@@ -432,4 +458,45 @@ fn parse_positive_time(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(time)
+}
+
+/// `bulwark sweep`: run an experiment, or `merge` shard counts.
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    #[command(subcommand)]
+    pub command: Option<SweepCommand>,
+    /// The experiment file (TOML).
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Write results.csv, results.json and acceptance.svg (or a shard's counts) into this
+    /// directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Run only slice i of N (0 <= i < N) and write its counts as JSON for `merge`.
+    #[arg(long, value_name = "i/N")]
+    pub shard: Option<String>,
+    /// Print the results as JSON instead of CSV.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `bulwark sweep` can do besides running a file.
+#[derive(Subcommand, Debug)]
+pub enum SweepCommand {
+    /// Sum the counts of every shard of one sweep into its results.
+    Merge(SweepMergeArgs),
+}
+
+/// `bulwark sweep merge`.
+#[derive(Args, Debug)]
+pub struct SweepMergeArgs {
+    /// The shard files written by `bulwark sweep --shard i/N`, all N of them.
+    #[arg(value_name = "FILES", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Write results.csv, results.json and acceptance.svg into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the results as JSON instead of CSV.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         cli::Command::Reproduce(args) => commands::reproduce::run(&args),
         cli::Command::McipcCaseStudy(args) => commands::mcipc::run(&args),
         cli::Command::Run(args) => commands::run::run(&args),
+        cli::Command::Sweep(args) => commands::sweep::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -11,3 +11,4 @@ pub mod mcipc_analyze;
 pub mod reproduce;
 pub mod run;
 pub mod simulate;
+pub mod sweep;

@@ -1,0 +1,328 @@
+//! Running a sweep: the grid of points, shards of the (point, set) index space, per-point
+//! acceptance counts, merging shards, and the CSV and JSON results.
+//!
+//! The global index of set `s` at point `p` is `p * sets_per_point + s`; shard `i/N` runs the
+//! indices congruent to `i` modulo `N` (so every shard gets a share of the slow, high-utilisation
+//! points). Counts are sums, so a merge of all `N` shards equals a single run exactly.
+
+use std::fmt::Write as _;
+
+use bulwark_spec::sweep_toml::Experiment;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::{sets, verdict};
+use crate::generate::PPB;
+
+/// One point of the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    /// Tasks per set.
+    pub tasks: usize,
+    /// Total utilisation, parts per billion.
+    pub utilisation_ppb: u64,
+}
+
+/// The grid: every task count, and for each every utilisation, in file order.
+pub fn points(experiment: &Experiment) -> Vec<Point> {
+    experiment
+        .task_counts
+        .iter()
+        .flat_map(|&tasks| {
+            experiment
+                .utilisations_ppb
+                .iter()
+                .map(move |&utilisation_ppb| Point {
+                    tasks,
+                    utilisation_ppb,
+                })
+        })
+        .collect()
+}
+
+/// Shard `index` of `count` (`index < count`): the `i/N` of `--shard`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shard {
+    /// `i`, from 0.
+    pub index: u64,
+    /// `N`, at least 1.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole sweep: shard 0 of 1.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Reads `i/N` with `0 <= i < N`.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let wrong = || format!("shard `{text}` is not i/N with 0 <= i < N, like 0/4");
+        let (index, count) = text.split_once('/').ok_or_else(wrong)?;
+        let index: u64 = index.trim().parse().map_err(|_| wrong())?;
+        let count: u64 = count.trim().parse().map_err(|_| wrong())?;
+        if index >= count {
+            return Err(wrong());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether the set with global index `global` belongs to this shard.
+    pub fn owns(self, global: u64) -> bool {
+        global % self.count.max(1) == self.index
+    }
+}
+
+/// Acceptance counts at one point.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PointCounts {
+    /// The point.
+    pub point: Point,
+    /// Sets drawn here (by this shard).
+    pub sets: u64,
+    /// Sets accepted, per test, in the experiment's test order.
+    pub accepted: Vec<u64>,
+}
+
+/// The counts of a run or of one shard: what a shard writes and a merge reads.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counts {
+    /// The experiment's name.
+    pub name: String,
+    /// The whole experiment as parsed, so a merge refuses shards of different experiments.
+    pub experiment: String,
+    /// The tests, in order.
+    pub tests: Vec<String>,
+    /// Which shards these counts cover: `[index]` of `count`; all of them after a merge.
+    pub shards: Vec<u64>,
+    /// `N`.
+    pub shard_count: u64,
+    /// One entry per point, in grid order.
+    pub points: Vec<PointCounts>,
+}
+
+/// Runs the sets of `shard` on the current rayon pool; `progress(1)` after each set.
+pub fn run(experiment: &Experiment, shard: Shard, progress: &(dyn Fn(u64) + Sync)) -> Counts {
+    let grid = points(experiment);
+    let tests = &experiment.tests;
+    let per_point = experiment.sets_per_point;
+    let total = (grid.len() as u64).saturating_mul(per_point);
+    let zero = || vec![(0u64, vec![0u64; tests.len()]); grid.len()];
+    let sums = (0..total)
+        .into_par_iter()
+        .filter(|&global| shard.owns(global))
+        .fold(zero, |mut acc, global| {
+            let (point, set) = (global / per_point, global % per_point);
+            let at = grid[point as usize];
+            let tasks = sets::draw(experiment, point, set, at.tasks, at.utilisation_ppb);
+            let slot = &mut acc[point as usize];
+            slot.0 += 1;
+            for (count, test) in slot.1.iter_mut().zip(tests) {
+                *count += u64::from(verdict::accepts(test, &tasks));
+            }
+            progress(1);
+            acc
+        })
+        .reduce(zero, add);
+    Counts {
+        name: experiment.name.clone(),
+        experiment: format!("{experiment:?}"),
+        tests: tests.clone(),
+        shards: vec![shard.index],
+        shard_count: shard.count,
+        points: grid
+            .into_iter()
+            .zip(sums)
+            .map(|(point, (sets, accepted))| PointCounts {
+                point,
+                sets,
+                accepted,
+            })
+            .collect(),
+    }
+}
+
+fn add(mut left: Vec<(u64, Vec<u64>)>, right: Vec<(u64, Vec<u64>)>) -> Vec<(u64, Vec<u64>)> {
+    for (l, r) in left.iter_mut().zip(right) {
+        l.0 += r.0;
+        for (a, b) in l.1.iter_mut().zip(r.1) {
+            *a += b;
+        }
+    }
+    left
+}
+
+/// Sums shard counts of one experiment; an error says why they do not fit together
+/// (different experiments, or a shard twice).
+pub fn merge(parts: &[Counts]) -> Result<Counts, String> {
+    let Some(first) = parts.first() else {
+        return Err("no shard files to merge".to_owned());
+    };
+    let mut merged = first.clone();
+    for part in &parts[1..] {
+        if part.experiment != first.experiment
+            || part.tests != first.tests
+            || part.shard_count != first.shard_count
+            || part.points.len() != first.points.len()
+            || part
+                .points
+                .iter()
+                .zip(&first.points)
+                .any(|(a, b)| a.point != b.point)
+        {
+            return Err(format!(
+                "shards of different experiments or splits: `{}` split {} ways and `{}` split {} ways",
+                first.name, first.shard_count, part.name, part.shard_count
+            ));
+        }
+        if let Some(twice) = part.shards.iter().find(|s| merged.shards.contains(s)) {
+            return Err(format!(
+                "shard {twice}/{} is given twice",
+                first.shard_count
+            ));
+        }
+        merged.shards.extend(&part.shards);
+        for (into, from) in merged.points.iter_mut().zip(&part.points) {
+            into.sets += from.sets;
+            for (a, b) in into.accepted.iter_mut().zip(&from.accepted) {
+                *a += b;
+            }
+        }
+    }
+    merged.shards.sort_unstable();
+    Ok(merged)
+}
+
+impl Counts {
+    /// Whether every shard of the split is here.
+    pub fn complete(&self) -> bool {
+        self.shards.len() as u64 == self.shard_count
+            && self.shards.iter().enumerate().all(|(i, &s)| s == i as u64)
+    }
+
+    /// The partial counts as JSON, for `merge`.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+
+    /// Reads what [`Counts::to_json`] wrote.
+    pub fn from_json(text: &str) -> Result<Counts, String> {
+        let counts: Counts = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        // A hand-edited file must not make the merge or the plot index out of range.
+        let fits = |p: &PointCounts| {
+            p.accepted.len() == counts.tests.len() && p.accepted.iter().all(|&a| a <= p.sets)
+        };
+        if counts.shard_count == 0 || !counts.points.iter().all(fits) {
+            return Err(
+                "the counts do not fit together (a test without a count, more sets \
+                        accepted than drawn, or a split into 0 shards)"
+                    .to_owned(),
+            );
+        }
+        Ok(counts)
+    }
+
+    /// One row per point: tasks, utilisation, sets, then each test's acceptance ratio.
+    pub fn csv(&self) -> String {
+        let mut out = String::from("tasks,utilisation,sets");
+        for test in &self.tests {
+            let _ = write!(out, ",{test}");
+        }
+        out.push('\n');
+        for p in &self.points {
+            let _ = write!(
+                out,
+                "{},{},{}",
+                p.point.tasks,
+                decimal(p.point.utilisation_ppb),
+                p.sets
+            );
+            for &accepted in &p.accepted {
+                let _ = write!(out, ",{:.6}", ratio(accepted, p.sets));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The results as JSON: per point the counts and ratios by test name.
+    pub fn results_json(&self) -> String {
+        let points: Vec<serde_json::Value> = self
+            .points
+            .iter()
+            .map(|p| {
+                let by_test = |f: &dyn Fn(u64) -> serde_json::Value| {
+                    self.tests
+                        .iter()
+                        .zip(&p.accepted)
+                        .map(|(t, &a)| (t.clone(), f(a)))
+                        .collect::<serde_json::Map<_, _>>()
+                };
+                serde_json::json!({
+                    "tasks": p.point.tasks,
+                    "utilisation": p.point.utilisation_ppb as f64 / PPB as f64,
+                    "sets": p.sets,
+                    "accepted": by_test(&|a| a.into()),
+                    "ratio": by_test(&|a| ratio(a, p.sets).into()),
+                })
+            })
+            .collect();
+        let value = serde_json::json!({
+            "name": self.name,
+            "tests": self.tests,
+            "points": points,
+        });
+        serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+    }
+
+    /// Per task count, the acceptance ratio of each test against utilisation: the curves of
+    /// the plot, `(series name, [(U, ratio)])`.
+    pub fn curves(&self) -> Vec<(String, Vec<(f64, f64)>)> {
+        let mut counts: Vec<usize> = self.points.iter().map(|p| p.point.tasks).collect();
+        counts.dedup();
+        let many = counts.len() > 1;
+        let mut curves = Vec::new();
+        for &n in &counts {
+            for (k, test) in self.tests.iter().enumerate() {
+                let name = if many {
+                    format!("{test} n={n}")
+                } else {
+                    test.clone()
+                };
+                let line = self
+                    .points
+                    .iter()
+                    .filter(|p| p.point.tasks == n)
+                    .map(|p| {
+                        (
+                            p.point.utilisation_ppb as f64 / PPB as f64,
+                            ratio(p.accepted.get(k).copied().unwrap_or(0), p.sets),
+                        )
+                    })
+                    .collect();
+                curves.push((name, line));
+            }
+        }
+        curves
+    }
+}
+
+fn ratio(accepted: u64, sets: u64) -> f64 {
+    if sets == 0 {
+        0.0
+    } else {
+        accepted as f64 / sets as f64
+    }
+}
+
+/// `ppb / 10^9` written exactly, without trailing zeros: 750000000 is `0.75`.
+fn decimal(ppb: u64) -> String {
+    let (whole, part) = (ppb / PPB, ppb % PPB);
+    if part == 0 {
+        return whole.to_string();
+    }
+    let digits = format!("{part:09}");
+    format!("{whole}.{}", digits.trim_end_matches('0'))
+}

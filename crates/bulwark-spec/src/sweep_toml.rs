@@ -1,0 +1,348 @@
+//! Schedulability-sweep experiment files (`bulwark sweep EXPERIMENT.toml`): which random task
+//! sets to draw, over which axes, and which schedulability tests to compare on them.
+//!
+//! ```
+//! let text = r#"
+//! name = "fp-vs-edf"
+//! seed = 7
+//! sets-per-point = 100
+//! generator = "uunifast"
+//! tasks = [4, 8]
+//! tests = ["fp-rta-rm", "edf-qpa"]
+//!
+//! [periods]
+//! kind = "log-uniform"
+//! min = "10ms"
+//! max = "1s"
+//!
+//! [utilisation]
+//! from = 0.5
+//! to = 1.0
+//! step = 0.25
+//! "#;
+//! let experiment = bulwark_spec::parse_sweep(text, "fp-vs-edf.toml").unwrap();
+//! assert_eq!(experiment.task_counts, vec![4, 8]);
+//! assert_eq!(experiment.utilisations_ppb, vec![500_000_000, 750_000_000, 1_000_000_000]);
+//!
+//! let wrong = text.replace("\"edf-qpa\"", "\"edf-exact\"");
+//! let errors = bulwark_spec::parse_sweep(&wrong, "fp-vs-edf.toml").unwrap_err();
+//! assert_eq!(
+//!     errors.errors()[0].to_string(),
+//!     "fp-vs-edf.toml:7:23: unknown test `edf-exact`"
+//! );
+//! ```
+
+use std::ops::Range;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::diagnostic::{Diagnostics, Source, SpecError};
+use crate::{toml_error, units};
+
+/// The tests a sweep can compare, by their names in experiment files.
+pub const SWEEP_TESTS: [&str; 7] = [
+    "fp-rta-rm",
+    "fp-rta-dm",
+    "fp-audsley",
+    "edf-qpa",
+    "edf-utilisation",
+    "liu-layland",
+    "hyperbolic",
+];
+
+/// Most sets per point, points and tasks per set a file may ask for: bounds that keep a
+/// mistyped number from asking for years of work or all the memory.
+pub const MAX_SETS_PER_POINT: u64 = 100_000_000;
+/// Most points on the utilisation axis.
+pub const MAX_UTILISATION_POINTS: usize = 100_000;
+/// Most tasks in one set.
+pub const MAX_TASKS: u64 = 10_000;
+
+/// How the task utilisations of one set are drawn (Bini and Buttazzo 2005).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UtilisationGenerator {
+    /// UUniFast.
+    UUniFast,
+    /// UUniSort.
+    UUniSort,
+}
+
+/// How task periods are drawn, in nanoseconds, within `min..=max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeriodKind {
+    /// Log-uniform (Emberson, Stafford and Davis 2010).
+    LogUniform,
+    /// Uniform.
+    Uniform,
+    /// Uniform over the harmonic chain `min, 2 min, 4 min, ...` up to `max`.
+    Harmonic,
+}
+
+/// A whole experiment, valid by construction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Experiment {
+    /// For reports.
+    pub name: String,
+    /// The experiment's seed; each set's generator is seeded from it, the point and the set.
+    pub seed: u64,
+    /// Task sets drawn at each point.
+    pub sets_per_point: u64,
+    /// How utilisations are split among tasks.
+    pub generator: UtilisationGenerator,
+    /// How periods are drawn.
+    pub period_kind: PeriodKind,
+    /// Shortest period, ns (positive).
+    pub period_min: u64,
+    /// Longest period, ns (at least `period_min`).
+    pub period_max: u64,
+    /// The fraction of sets (in `[0, 1]`) given constrained deadlines, `D` uniform in
+    /// `[C, T]`; the others have implicit deadlines.
+    pub constrained_fraction: f64,
+    /// The task-count axis (one value for a fixed count).
+    pub task_counts: Vec<usize>,
+    /// The utilisation axis, in parts per billion, increasing.
+    pub utilisations_ppb: Vec<u64>,
+    /// The tests to compare, names from [`SWEEP_TESTS`], each once.
+    pub tests: Vec<String>,
+}
+
+/// Reads an experiment from `text`, naming it `file` in diagnostics.
+pub fn parse_sweep(text: &str, file: &str) -> Result<Experiment, Diagnostics> {
+    let source = Source::new(file, text);
+    let raw: RawExperiment = toml::from_str(text)
+        .map_err(|e| Diagnostics::new(file, vec![toml_error::located(&source, &e)]))?;
+    let mut errors = Vec::new();
+    let experiment = check(&source, raw, &mut errors);
+    source
+        .finish(experiment, errors)
+        .map_err(|errors| Diagnostics::new(file, errors))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a sweep experiment: name, seed, sets-per-point, generator, tasks, tests, \
+                 [periods], [utilisation] and optionally [deadlines]"
+)]
+struct RawExperiment {
+    name: Spanned<String>,
+    seed: u64,
+    sets_per_point: Spanned<u64>,
+    generator: Spanned<String>,
+    tasks: Spanned<RawTaskCounts>,
+    tests: Spanned<Vec<Spanned<String>>>,
+    periods: RawPeriods,
+    utilisation: RawAxis,
+    deadlines: Option<RawDeadlines>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "a task count: a whole number like 8, or an array like [4, 8, 16]"
+)]
+enum RawTaskCounts {
+    One(u64),
+    Many(Vec<u64>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawPeriods {
+    kind: Spanned<String>,
+    min: Spanned<String>,
+    max: Spanned<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawAxis {
+    from: Spanned<f64>,
+    to: Spanned<f64>,
+    step: Spanned<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawDeadlines {
+    constrained_fraction: Spanned<f64>,
+}
+
+fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Option<Experiment> {
+    let mut fail = |span: Range<usize>, message: String, help: &str| {
+        errors.push(source.error(span, message, help));
+    };
+    if let Some(e) = source.long_name(raw.name.span(), raw.name.get_ref(), "the name") {
+        fail(e.span().unwrap_or(0..0), e.message().to_owned(), e.help());
+    }
+    let sets_per_point = *raw.sets_per_point.get_ref();
+    if sets_per_point == 0 || sets_per_point > MAX_SETS_PER_POINT {
+        fail(
+            raw.sets_per_point.span(),
+            format!("sets-per-point is {sets_per_point}"),
+            &format!("allowed: 1 to {MAX_SETS_PER_POINT}"),
+        );
+    }
+    let generator = match raw.generator.get_ref().as_str() {
+        "uunifast" => Some(UtilisationGenerator::UUniFast),
+        "uunisort" => Some(UtilisationGenerator::UUniSort),
+        other => {
+            fail(
+                raw.generator.span(),
+                format!("unknown generator `{other}`"),
+                "allowed: uunifast, uunisort",
+            );
+            None
+        }
+    };
+    let counts = match raw.tasks.get_ref() {
+        RawTaskCounts::One(n) => vec![*n],
+        RawTaskCounts::Many(ns) => ns.clone(),
+    };
+    if counts.is_empty() || counts.iter().any(|&n| n == 0 || n > MAX_TASKS) {
+        fail(
+            raw.tasks.span(),
+            format!("tasks is {counts:?}"),
+            &format!("allowed: one or more task counts, each 1 to {MAX_TASKS}"),
+        );
+    }
+    let mut tests = Vec::new();
+    for test in raw.tests.get_ref() {
+        let name = test.get_ref();
+        if !SWEEP_TESTS.contains(&name.as_str()) {
+            fail(
+                test.span(),
+                format!("unknown test `{name}`"),
+                &format!("allowed: {}", SWEEP_TESTS.join(", ")),
+            );
+        } else if tests.contains(name) {
+            fail(
+                test.span(),
+                format!("test `{name}` is listed twice"),
+                "allowed: each test once",
+            );
+        } else {
+            tests.push(name.clone());
+        }
+    }
+    if raw.tests.get_ref().is_empty() {
+        fail(
+            raw.tests.span(),
+            "no tests listed".to_owned(),
+            &format!("allowed: one or more of {}", SWEEP_TESTS.join(", ")),
+        );
+    }
+    let period_kind = match raw.periods.kind.get_ref().as_str() {
+        "log-uniform" => Some(PeriodKind::LogUniform),
+        "uniform" => Some(PeriodKind::Uniform),
+        "harmonic" => Some(PeriodKind::Harmonic),
+        other => {
+            fail(
+                raw.periods.kind.span(),
+                format!("unknown period kind `{other}`"),
+                "allowed: log-uniform, uniform, harmonic",
+            );
+            None
+        }
+    };
+    let mut time = |field: &Spanned<String>| match units::parse_time(field.get_ref()) {
+        Ok(d) if d.as_nanos() > 0 => Some(d.as_nanos()),
+        Ok(_) => {
+            fail(
+                field.span(),
+                "a period of 0".to_owned(),
+                "allowed: a positive time like \"10ms\"",
+            );
+            None
+        }
+        Err(e) => {
+            fail(field.span(), e.message, &e.help);
+            None
+        }
+    };
+    let (period_min, period_max) = (time(&raw.periods.min), time(&raw.periods.max));
+    if let (Some(min), Some(max)) = (period_min, period_max) {
+        if min > max {
+            fail(
+                raw.periods.max.span(),
+                format!("max period {max}ns is below min period {min}ns"),
+                "allowed: max at least min",
+            );
+        }
+    }
+    let utilisations = axis(&raw.utilisation, &mut fail);
+    let constrained_fraction = match &raw.deadlines {
+        None => 0.0,
+        Some(d) => {
+            let f = *d.constrained_fraction.get_ref();
+            if !(0.0..=1.0).contains(&f) {
+                fail(
+                    d.constrained_fraction.span(),
+                    format!("constrained-fraction is {f}"),
+                    "allowed: a fraction from 0.0 to 1.0",
+                );
+            }
+            f
+        }
+    };
+    Some(Experiment {
+        name: raw.name.get_ref().clone(),
+        seed: raw.seed,
+        sets_per_point,
+        generator: generator?,
+        period_kind: period_kind?,
+        period_min: period_min?,
+        period_max: period_max?,
+        constrained_fraction,
+        task_counts: counts.into_iter().map(|n| n as usize).collect(),
+        utilisations_ppb: utilisations?,
+        tests,
+    })
+}
+
+/// The points `from, from + step, ...` up to `to` (in ppb; an end within a ppb is kept).
+fn axis(raw: &RawAxis, fail: &mut impl FnMut(Range<usize>, String, &str)) -> Option<Vec<u64>> {
+    let ppb = |x: f64| (x * 1e9).round();
+    let (from, to, step) = (*raw.from.get_ref(), *raw.to.get_ref(), *raw.step.get_ref());
+    let fraction = |x: f64| x.is_finite() && x > 0.0 && x <= 1.0;
+    let mut ok = true;
+    for (value, span, what) in [
+        (from, raw.from.span(), "from"),
+        (to, raw.to.span(), "to"),
+        (step, raw.step.span(), "step"),
+    ] {
+        if !fraction(value) {
+            fail(
+                span,
+                format!("utilisation {what} is {value}"),
+                "allowed: a utilisation above 0.0 and at most 1.0 (one processor)",
+            );
+            ok = false;
+        }
+    }
+    if !ok {
+        return None;
+    }
+    if from > to {
+        fail(
+            raw.to.span(),
+            format!("utilisation to ({to}) is below from ({from})"),
+            "allowed: to at least from",
+        );
+        return None;
+    }
+    // Integer steps from integer ends: no float drift along the axis.
+    let (from, to, step) = (ppb(from) as u64, ppb(to) as u64, (ppb(step) as u64).max(1));
+    let count = (to - from) / step + 1;
+    if count > MAX_UTILISATION_POINTS as u64 {
+        fail(
+            raw.step.span(),
+            format!("the axis has {count} points"),
+            &format!("allowed: at most {MAX_UTILISATION_POINTS} points"),
+        );
+        return None;
+    }
+    Some((0..count).map(|k| from + k * step).collect())
+}

@@ -1,0 +1,149 @@
+//! `bulwark sweep`: the example experiment runs, shards merged through the CLI equal the
+//! single run byte for byte, and bad input is located and exits 2.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn bulwark(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bulwark"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("bulwark runs")
+}
+
+/// The example file with 10 sets per point instead of 200, to keep the test short.
+fn small_example(dir: &Path) -> String {
+    let text = std::fs::read_to_string(root().join("scenarios/sweeps/fp-vs-edf.toml")).unwrap();
+    assert!(text.contains("sets-per-point = 200"));
+    let path = dir.join("small.toml");
+    std::fs::write(
+        &path,
+        text.replace("sets-per-point = 200", "sets-per-point = 10"),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn the_example_runs_and_shards_merge_to_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = small_example(dir.path());
+    let whole_dir = dir.path().join("whole");
+    let run = bulwark(&["sweep", &file, "--out", whole_dir.to_str().unwrap()]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let csv = std::fs::read_to_string(whole_dir.join("results.csv")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), csv);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "tasks,utilisation,sets,liu-layland,hyperbolic,fp-rta-rm,fp-rta-dm,fp-audsley,\
+         edf-utilisation,edf-qpa"
+    );
+    // 2 task counts x 11 utilisations (0.5 to 1.0 by 0.05), plus the header.
+    assert_eq!(lines.len(), 1 + 22);
+    assert!(lines[1].starts_with("5,0.5,10,"));
+    assert!(lines[22].starts_with("10,1,10,"));
+    // Every ratio is in [0, 1].
+    for line in &lines[1..] {
+        for ratio in line.split(',').skip(3) {
+            let ratio: f64 = ratio.parse().unwrap();
+            assert!((0.0..=1.0).contains(&ratio), "{line}");
+        }
+    }
+    let svg = std::fs::read_to_string(whole_dir.join("acceptance.svg")).unwrap();
+    assert!(svg.starts_with("<svg") || svg.starts_with("<?xml"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(whole_dir.join("results.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["points"].as_array().unwrap().len(), 22);
+
+    let parts = dir.path().join("parts");
+    let mut shard_files = Vec::new();
+    for index in 0..3 {
+        let shard = format!("{index}/3");
+        let part = bulwark(&[
+            "sweep",
+            &file,
+            "--shard",
+            &shard,
+            "--out",
+            parts.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            part.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&part.stderr)
+        );
+        shard_files.push(
+            parts
+                .join(format!("shard-{index}-of-3.json"))
+                .display()
+                .to_string(),
+        );
+    }
+    let merged_dir = dir.path().join("merged");
+    let mut args = vec!["sweep", "merge"];
+    args.extend(shard_files.iter().map(String::as_str));
+    args.extend(["--out", merged_dir.to_str().unwrap()]);
+    let merge = bulwark(&args);
+    assert_eq!(
+        merge.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&merge.stderr)
+    );
+    for name in ["results.csv", "results.json", "acceptance.svg"] {
+        assert_eq!(
+            std::fs::read(merged_dir.join(name)).unwrap(),
+            std::fs::read(whole_dir.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    // Two of three shards: missing one, bad input.
+    let incomplete = bulwark(&["sweep", "merge", &shard_files[0], &shard_files[1]]);
+    assert_eq!(incomplete.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&incomplete.stderr).contains("shards missing: 2/3"));
+}
+
+#[test]
+fn a_bad_file_is_located_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("scenarios/sweeps/fp-vs-edf.toml")).unwrap();
+    // Line 12 of the example is `generator = "uunifast"`; the value starts at column 13.
+    assert_eq!(text.lines().nth(11), Some("generator = \"uunifast\""));
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, text.replace("\"uunifast\"", "\"uunifastest\"")).unwrap();
+    let run = bulwark(&["sweep", path.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("bad.toml:12:13: unknown generator `uunifastest`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("allowed: uunifast, uunisort"), "{stderr}");
+
+    // An unknown key is refused, located at the key.
+    std::fs::write(&path, format!("colour = 1\n{text}")).unwrap();
+    let run = bulwark(&["sweep", path.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&run.stderr).contains("bad.toml:1:1: unknown field `colour`"),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+
+    // A wrong shard is a usage error.
+    let run = bulwark(&["sweep", "scenarios/sweeps/fp-vs-edf.toml", "--shard", "3/3"]);
+    assert_eq!(run.status.code(), Some(2));
+}
