@@ -12,6 +12,7 @@ pub mod host_a1;
 pub mod mcipc_case_study;
 pub mod platform;
 mod reclaim_latency;
+mod spr_vbs_cores;
 mod textbook;
 mod vbs_isolation;
 mod vbs_overhead;
@@ -61,6 +62,7 @@ pub const ALL: &[Experiment] = &[
     camkes_synthetic::EXPERIMENT,
     camkes_sweep::EXPERIMENT,
     mcipc_case_study::EXPERIMENT,
+    spr_vbs_cores::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,
 ];
