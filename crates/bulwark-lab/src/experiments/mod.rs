@@ -8,6 +8,7 @@ pub mod camkes_synthetic;
 mod double_hit;
 mod faas_reclaim;
 pub mod host_a1;
+pub mod host_a2;
 pub mod mcipc_case_study;
 pub mod platform;
 mod reclaim_latency;
@@ -61,6 +62,7 @@ pub const ALL: &[Experiment] = &[
     mcipc_case_study::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,
+    host_a2::EXPERIMENT,
 ];
 
 /// The experiment called `name`.
