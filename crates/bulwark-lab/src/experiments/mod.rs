@@ -9,6 +9,7 @@ pub mod camkes_synthetic;
 mod double_hit;
 mod faas_reclaim;
 pub mod host_a1;
+pub mod host_a2;
 pub mod mcipc_case_study;
 pub mod platform;
 mod reclaim_latency;
@@ -65,6 +66,7 @@ pub const ALL: &[Experiment] = &[
     spr_vbs_cores::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,
+    host_a2::EXPERIMENT,
 ];
 
 /// The experiment called `name`.
