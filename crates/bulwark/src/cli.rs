@@ -61,9 +61,10 @@ Every file kind runs: a scenario on the machine; a component system (.camkes or 
 [[component]]) on the component machine (--overheads); an MC-IPC system's phases on the
 cluster machine under the protocol the file names (all three when it names none), each phase
 --until long (default 10s), as `mcipc-case-study --file` prints them. --trace and --svg work
-for scenarios and component systems (a server thread's time is drawn on the row of the task
-whose job it serves, its protocol steps as kernel time); they are refused (exit 2) for MC-IPC
-systems, and --jobs for both other kinds.
+for every kind: for a component system a server thread's time is drawn on the row of the task
+whose job it serves (its protocol steps as kernel time); for an MC-IPC system the phases are
+laid end to end (phase k from (k-1) x --until), a server's operation drawn as its client's
+time, and the file must name one protocol. --jobs is for scenarios only.
 
 Exit status: 0 when the run completed (missed deadlines are reported, not a verdict), 2 when
 the file cannot be read or is invalid (a call loop included; with --deny-warnings, a warning),

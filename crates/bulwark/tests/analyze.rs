@@ -673,7 +673,7 @@ fn component_simulation_writes_its_trace_and_gantt_chart() {
 
 /// `simulate` runs an MC-IPC file's phases on the cluster machine under the protocol the file
 /// names (the case study names mc-ipc): one row per phase, the bound of Theorem 1 (18 ms, as
-/// `mc_ipc_bounds_of_the_case_study` derives) in the header. `--trace` is refused, exit 2.
+/// `mc_ipc_bounds_of_the_case_study` derives) in the header.
 #[test]
 fn simulate_runs_an_mc_ipc_file() {
     let file = "scenarios/mcipc/case-study.toml";
@@ -691,9 +691,40 @@ fn simulate_runs_an_mc_ipc_file() {
             "phase {phase}: {stdout}"
         );
     }
-    let out = bulwark(&["simulate", file, "--trace", "/tmp/bulwark-never-written"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("--trace"));
+    // --trace: the phases end to end, 8 x 20 ms, every task's track named, slices inside.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("mcipc.json");
+    let out = bulwark(&[
+        "simulate",
+        file,
+        "--until",
+        "20ms",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    assert_eq!(json["otherData"]["until_ns"], "160000000");
+    let events = json["traceEvents"].as_array().unwrap();
+    let slices: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "X").collect();
+    assert!(!slices.is_empty());
+    for slice in &slices {
+        let end = slice["ts"].as_f64().unwrap() + slice["dur"].as_f64().unwrap();
+        assert!(end <= 160_000.0 + 1e-6, "{slice}");
+    }
+    // A file naming no protocol runs all three: one trace cannot show them, exit 2.
+    let all = dir.path().join("all.toml");
+    let source = std::fs::read_to_string(root().join(file)).unwrap();
+    let without: String = source
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("protocol ="))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&all, without).unwrap();
+    let out = bulwark(&["simulate", all.to_str().unwrap(), "--svg", "/tmp/never.svg"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("names none"));
 }
 
 /// Cores running different policies are analysed apart, each by its policy's own test: the

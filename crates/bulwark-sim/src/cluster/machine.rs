@@ -15,6 +15,8 @@ use bulwark_core::{Duration, Instant, TaskId, Work};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
+
 use super::{
     AbortRecord, ClusterOutcome, ClusterSimError, Config, GateKind, InvocationRecord, JobRecord,
     ModeRecord, PrunedRequests, Span, Step,
@@ -129,6 +131,12 @@ pub(super) struct Machine {
     /// Per cluster: its mode as last seen.
     modes: Vec<Mode>,
     mode_records: Vec<ModeRecord>,
+    /// The trace, when asked for; cores are numbered across clusters in order.
+    trace: Option<Trace>,
+    /// Per cluster: the number of its first core in the trace.
+    first_core: Vec<u16>,
+    /// Per trace core: the index of its last slice, which a next stretch may extend.
+    last_slice: Vec<Option<usize>>,
 }
 
 fn draw(span: Span, rng: &mut ChaCha8Rng) -> Duration {
@@ -215,7 +223,89 @@ impl Machine {
             aborts: Vec::new(),
             modes: vec![Mode::Low; config.clusters.len()],
             mode_records: Vec::new(),
+            trace: None,
+            first_core: cores
+                .iter()
+                .scan(0u16, |next, &m| {
+                    let first = *next;
+                    *next = next.saturating_add(u16::try_from(m).unwrap_or(u16::MAX));
+                    Some(first)
+                })
+                .collect(),
+            last_slice: vec![None; cores.iter().sum()],
         })
+    }
+
+    /// The same machine, recording a trace.
+    pub(super) fn recording(mut self) -> Self {
+        self.trace = Some(Trace::default());
+        self
+    }
+
+    /// What ran on each core from now to `next`: a task's computation is its slice, a
+    /// server's operation is drawn as its client's (the time it spends for that task).
+    fn record_slices(&mut self, next: Instant) {
+        let Some(trace) = self.trace.as_mut() else {
+            return;
+        };
+        for (k, cores) in self.cores.iter().enumerate() {
+            for (c, running) in cores.iter().enumerate() {
+                let task = match *running {
+                    Running::Task(i) => match self.tasks[i].state {
+                        TaskState::Ready { remaining } if !remaining.is_zero() => i,
+                        _ => continue,
+                    },
+                    Running::Server(q) => match self.servers[q].serving {
+                        Some((client, left)) if !left.is_zero() => client.index(),
+                        _ => continue,
+                    },
+                    Running::Idle => continue,
+                };
+                let core = self.first_core[k].saturating_add(c as u16);
+                let task = Some(TaskId(task as u32));
+                let open = self.last_slice.get(usize::from(core)).copied().flatten();
+                if let Some(last) = open.and_then(|index| trace.slices.get_mut(index)) {
+                    if last.task == task && last.end == self.now {
+                        last.end = next;
+                        continue;
+                    }
+                }
+                if let Some(slot) = self.last_slice.get_mut(usize::from(core)) {
+                    *slot = Some(trace.slices.len());
+                }
+                trace.slices.push(Slice {
+                    core,
+                    task,
+                    kind: SliceKind::Task,
+                    start: self.now,
+                    end: next,
+                });
+            }
+        }
+    }
+
+    /// Each job's release and completion, in time order, on its cluster's first core.
+    fn job_marks(&self) -> Vec<Mark> {
+        let mut seen = vec![0u64; self.tasks.len()];
+        let mut marks = Vec::new();
+        for job in &self.jobs {
+            let index = seen[job.task];
+            seen[job.task] += 1;
+            let core = self.first_core[self.tasks[job.task].cluster];
+            let mark = |kind, at| Mark {
+                task: TaskId(job.task as u32),
+                core,
+                kind,
+                at,
+                job: index,
+            };
+            marks.push(mark(MarkKind::Release, job.release));
+            if let Some(done) = job.completion {
+                marks.push(mark(MarkKind::Completion, done));
+            }
+        }
+        marks.sort_by_key(|m| m.at);
+        marks
     }
 
     pub(super) fn run(mut self, until: Instant) -> Result<ClusterOutcome, ClusterSimError> {
@@ -254,7 +344,13 @@ impl Machine {
                 .completion
                 .map(|c| c.saturating_duration_since(job.release));
         }
+        let marks = self.job_marks();
+        let trace = self.trace.take().map(|mut trace| {
+            trace.marks = marks;
+            trace
+        });
         Ok(ClusterOutcome {
+            trace,
             seed: self.seed,
             until,
             steps: self.steps,
@@ -336,6 +432,9 @@ impl Machine {
     /// Moves time to `next`: what runs progresses, selected reservations drain (A2).
     fn advance(&mut self, next: Instant) -> Result<(), ClusterSimError> {
         let elapsed = next.saturating_duration_since(self.now);
+        if !elapsed.is_zero() {
+            self.record_slices(next);
+        }
         for running in self.cores.iter().flatten() {
             match *running {
                 Running::Task(i) => {

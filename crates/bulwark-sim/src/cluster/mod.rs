@@ -247,6 +247,9 @@ pub struct ClusterOutcome {
     pub aborts: Vec<AbortRecord>,
     /// Every change of a cluster's criticality mode, in order.
     pub modes: Vec<ModeRecord>,
+    /// What ran where, from [`run_traced`]: cores numbered across clusters in order, a
+    /// server's operation drawn as its client task's time, each job's release and completion.
+    pub trace: Option<crate::trace::Trace>,
 }
 
 /// Why a configuration could not run.
@@ -308,6 +311,12 @@ pub enum ClusterSimError {
 pub fn run(config: &Config, until: Instant) -> Result<ClusterOutcome, ClusterSimError> {
     validate(config)?;
     machine::Machine::new(config)?.run(until)
+}
+
+/// [`run`], recording a trace (memory grows with simulated time); the run is the same.
+pub fn run_traced(config: &Config, until: Instant) -> Result<ClusterOutcome, ClusterSimError> {
+    validate(config)?;
+    machine::Machine::new(config)?.recording().run(until)
 }
 
 /// Every check that can fail, before anything runs.

@@ -390,3 +390,57 @@ fn a_mode_switch_aborts_and_reissues_the_requests_of_demoted_reservations() {
         (d(14), d(13), d(19))
     );
 }
+
+/// The trace of the lone client above: its computation 0..3, the server's operation on its
+/// behalf 3..5 and its computation 5..6 are one stretch of its time on core 0, then 10..16;
+/// releases at 0 and 10, completions at 6 and 16. Tracing changes nothing in the run.
+#[test]
+fn the_trace_draws_operations_as_the_clients_time() {
+    let c = config(
+        vec![cluster(&[(8, 10, 1)])],
+        GateKind::McIpc,
+        vec![task(
+            0,
+            0,
+            0,
+            10,
+            vec![
+                compute(3),
+                invoke(2),
+                compute(1),
+                Step::SleepUntilNextPeriod,
+            ],
+        )],
+    );
+    let mut traced = run_traced(&c, at(20)).unwrap();
+    let trace = traced.trace.take().expect("recorded");
+    assert_eq!(traced, run(&c, at(20)).unwrap());
+    let slices: Vec<(u16, Option<u32>, u64, u64)> = trace
+        .slices
+        .iter()
+        .map(|s| {
+            (
+                s.core,
+                s.task.map(|t| t.0),
+                s.start.as_nanos(),
+                s.end.as_nanos(),
+            )
+        })
+        .collect();
+    assert_eq!(slices, [(0, Some(0), 0, 6), (0, Some(0), 10, 16)]);
+    let marks: Vec<(crate::trace::MarkKind, u64, u64)> = trace
+        .marks
+        .iter()
+        .map(|m| (m.kind, m.at.as_nanos(), m.job))
+        .collect();
+    use crate::trace::MarkKind::{Completion, Release};
+    assert_eq!(
+        marks,
+        [
+            (Release, 0, 0),
+            (Completion, 6, 0),
+            (Release, 10, 1),
+            (Completion, 16, 1)
+        ]
+    );
+}

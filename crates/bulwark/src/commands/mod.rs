@@ -8,6 +8,7 @@ pub mod check;
 pub mod components;
 pub mod mcipc;
 pub mod mcipc_analyze;
+pub mod mcipc_trace;
 pub mod reproduce;
 pub mod run;
 pub mod simulate;

@@ -184,19 +184,24 @@ fn mc_ipc(
 ) -> Result<ExitCode, String> {
     use crate::cli::{CaseStudyArgs, IpcProtocol};
     use bulwark_spec::mc_ipc_toml::Protocol;
-    for (flag, given) in [
-        ("--trace", args.trace.is_some()),
-        ("--svg", args.svg.is_some()),
-        ("--jobs", args.jobs.is_some()),
-    ] {
-        if given {
+    if args.jobs.is_some() {
+        eprintln!(
+            "error: {}: --jobs is not available for MC-IPC systems (their jobs are summarised \
+             per phase); allowed: --until (each phase's length), --json, --trace, --svg",
+            args.file.display()
+        );
+        return Ok(crate::exit::bad_input());
+    }
+    if args.trace.is_some() || args.svg.is_some() {
+        let Some(protocol) = protocol else {
             eprintln!(
-                "error: {}: {flag} is not available for MC-IPC systems yet (their machine \
-                 records no trace); allowed: --until (each phase's length), --json",
+                "error: {}: --trace and --svg draw one protocol's run, but the file names none; \
+                 allowed: protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file",
                 args.file.display()
             );
             return Ok(crate::exit::bad_input());
-        }
+        };
+        super::mcipc_trace::write(&args.file, protocol, args)?;
     }
     let protocol = protocol.map(|p| match p {
         Protocol::McIpc => IpcProtocol::Mc,

@@ -1,0 +1,120 @@
+//! `simulate --trace/--svg` of an MC-IPC file: its phases laid end to end on one timeline
+//! (phase k from `(k - 1) x --until`), under the protocol the file names, one row per task
+//! and a track per core across clusters; a server's operation is drawn as its client's time.
+
+use std::path::Path;
+
+use bulwark_analysis::mc_ipc::Protocol as AnalysisProtocol;
+use bulwark_core::{Duration, Instant};
+use bulwark_lab::experiments::mcipc_case_study::{system, SEED};
+use bulwark_sim::cluster::run_traced;
+use bulwark_sim::trace::Trace;
+use bulwark_spec::mc_ipc_toml::Protocol;
+
+use crate::cli::SimulateArgs;
+
+/// Runs every phase of the file at `path` traced and writes `--trace` and `--svg`.
+pub fn write(path: &Path, protocol: Protocol, args: &SimulateArgs) -> Result<(), String> {
+    let study = match super::mcipc_analyze::load(path) {
+        Some(Ok(study)) => study,
+        // The run that follows reports an invalid or unreadable file, located.
+        _ => return Ok(()),
+    };
+    let protocol = match protocol {
+        Protocol::McIpc => AnalysisProtocol::McIpc,
+        Protocol::FifoIpc => AnalysisProtocol::FifoIpc,
+        Protocol::PrioIpc => AnalysisProtocol::PrioIpc,
+    };
+    let length = args.until.unwrap_or(Duration::from_secs(10));
+    let phases = study.phases.len().max(1);
+    let mut trace = Trace::default();
+    // Jobs are numbered on across phases, per task.
+    let mut jobs_before = vec![0u64; study.tasks.len()];
+    for phase in 1..=phases {
+        let config = system(&study, phase, protocol, SEED);
+        let outcome = run_traced(&config, Instant::ZERO.saturating_add(length))
+            .map_err(|e| format!("{}: phase {phase}: {e}", path.display()))?;
+        let start = length.saturating_mul(phase as u64 - 1);
+        let shift = |at: Instant| at.saturating_add(start);
+        let Some(part) = outcome.trace else {
+            continue;
+        };
+        trace
+            .slices
+            .extend(part.slices.into_iter().map(|mut slice| {
+                slice.start = shift(slice.start);
+                slice.end = shift(slice.end);
+                slice
+            }));
+        let mut jobs_here = vec![0u64; study.tasks.len()];
+        for mut mark in part.marks {
+            let task = mark.task.index();
+            if let (Some(before), Some(here)) = (jobs_before.get(task), jobs_here.get_mut(task)) {
+                *here = (*here).max(mark.job + 1);
+                mark.job += before;
+            }
+            mark.at = shift(mark.at);
+            trace.marks.push(mark);
+        }
+        for (before, here) in jobs_before.iter_mut().zip(jobs_here) {
+            *before += here;
+        }
+    }
+    let until = Instant::ZERO.saturating_add(length.saturating_mul(phases as u64));
+    let cores: u64 = study.clusters.iter().map(|c| c.cores).sum();
+    let first_core: Vec<u16> = study
+        .clusters
+        .iter()
+        .scan(0u64, |next, cluster| {
+            let first = *next;
+            *next += cluster.cores;
+            Some(u16::try_from(first).unwrap_or(u16::MAX))
+        })
+        .collect();
+    let view = bulwark_sim::Outcome {
+        scenario: path
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
+        policy: format!(
+            "clustered reservations ({})",
+            bulwark_lab::experiments::mcipc_case_study::protocol_name(protocol)
+        ),
+        seed: SEED,
+        until,
+        events: 0,
+        tasks: study
+            .tasks
+            .iter()
+            .map(|task| bulwark_sim::TaskMetrics {
+                name: task.name.clone(),
+                // Its cluster's first core: a task runs on any core of its cluster.
+                core: study
+                    .reservations
+                    .get(task.reservation)
+                    .and_then(|r| first_core.get(r.cluster))
+                    .copied()
+                    .unwrap_or(0),
+                ..bulwark_sim::TaskMetrics::default()
+            })
+            .collect(),
+        cores: vec![bulwark_sim::CoreMetrics::default(); cores as usize],
+        jobs: None,
+        trace: Some(trace),
+    };
+    let write = |to: &Path, text: String| {
+        std::fs::write(to, text).map_err(|e| format!("{}: {e}", to.display()))
+    };
+    if let Some(to) = &args.trace {
+        write(
+            to,
+            bulwark_lab::chrome::chrome_trace_json(&view).unwrap_or_default(),
+        )?;
+    }
+    if let Some(to) = &args.svg {
+        write(
+            to,
+            bulwark_lab::gantt::gantt_svg(&view, Instant::ZERO, until).unwrap_or_default(),
+        )?;
+    }
+    Ok(())
+}
