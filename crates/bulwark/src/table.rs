@@ -33,6 +33,20 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// A statistics cell, `min / mean / max` as times, or `-` when there were no samples.
+pub fn min_mean_max(stats: &bulwark_sim::Stats) -> String {
+    let time = |ns: u64| bulwark_core::Duration::from_nanos(ns).to_string();
+    match stats.mean_ns() {
+        None => "-".to_owned(),
+        Some(mean) => format!(
+            "{} / {} / {}",
+            time(stats.min_ns),
+            time(mean),
+            time(stats.max_ns)
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -265,8 +265,18 @@ pub fn protocols(configuration: Configuration) -> [CpiProtocol; 5] {
 /// A generated set for `configuration` at `tenths` / 10 utilisation from `seed`: its tasks'
 /// workloads after subtracting each chain's worst-case protocol overheads, divided by `split`.
 pub fn generate(configuration: Configuration, split: Split, tenths: u64, seed: u64) -> Built {
+    generate_ppb(configuration, split, tenths * PPB / 10, seed)
+}
+
+/// [`generate`] at any utilisation, in parts per billion.
+pub fn generate_ppb(
+    configuration: Configuration,
+    split: Split,
+    utilisation_ppb: u64,
+    seed: u64,
+) -> Built {
     let costs = ProtocolCosts::xeon_gold_6130_max();
-    let set = uunisort_task_set(4, tenths * PPB / 10, PeriodDistribution::PAPER, seed);
+    let set = uunisort_task_set(4, utilisation_ppb, PeriodDistribution::PAPER, seed);
     // The overhead of each task's chain: its WCET with no work anywhere.
     let bare: Vec<ChainTask> = set
         .iter()

@@ -4,6 +4,7 @@
 pub mod a1_thundering_herd;
 pub mod a2_timer_interference;
 pub mod a3_preemption_storm;
+mod camkes_sweep;
 pub mod camkes_synthetic;
 mod double_hit;
 mod faas_reclaim;
@@ -58,6 +59,7 @@ pub const ALL: &[Experiment] = &[
     vbs_overhead::EXPERIMENT,
     vbs_isolation::EXPERIMENT,
     camkes_synthetic::EXPERIMENT,
+    camkes_sweep::EXPERIMENT,
     mcipc_case_study::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,

@@ -108,10 +108,7 @@ fn time(ns: u64) -> String {
 
 fn summary(host: &HostOutcome) -> String {
     let o = &host.outcome;
-    let stats = |s: &Stats| match s.mean_ns() {
-        None => "-".to_owned(),
-        Some(mean) => format!("{} / {} / {}", time(s.min_ns), time(mean), time(s.max_ns)),
-    };
+    let stats = crate::table::min_mean_max;
     let rows: Vec<Vec<String>> = o
         .tasks
         .iter()

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use bulwark_core::{Duration, Instant};
 use bulwark_lab::chrome::ChromeStream;
 use bulwark_lab::metrics_json::JobLines;
-use bulwark_sim::{BudgetSample, JobRecord, Mark, Options, Outcome, Recorder, Slice, Stats};
+use bulwark_sim::{BudgetSample, JobRecord, Mark, Options, Outcome, Recorder, Slice};
 use bulwark_spec::Scenario;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -133,10 +133,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
 
 fn summary(o: &Outcome) -> String {
     let time = |ns: u64| Duration::from_nanos(ns).to_string();
-    let stats = |s: &Stats| match s.mean_ns() {
-        None => "-".to_owned(),
-        Some(mean) => format!("{} / {} / {}", time(s.min_ns), time(mean), time(s.max_ns)),
-    };
+    let stats = crate::table::min_mean_max;
     let rows: Vec<Vec<String>> = o
         .tasks
         .iter()
