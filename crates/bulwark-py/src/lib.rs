@@ -32,20 +32,38 @@ fn utilisation_ppb(utilisation: f64) -> PyResult<u64> {
     Ok((utilisation * PPB as f64).round() as u64)
 }
 
-fn task_count(n: usize) -> PyResult<usize> {
-    if n > MAX_GENERATED_TASKS {
-        return Err(PyValueError::new_err(format!(
-            "n = {n} tasks is too many (allowed: 0 to {MAX_GENERATED_TASKS})"
-        )));
-    }
-    Ok(n)
+/// An integer argument in `0..=max`, or a ValueError naming it. Arguments arrive as `i128`
+/// so that a negative number is this ValueError, not PyO3's OverflowError for unsigned types.
+fn in_range(name: &str, value: i128, max: u64) -> PyResult<u64> {
+    u64::try_from(value)
+        .ok()
+        .filter(|value| *value <= max)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "{name} = {value} is out of range (allowed: an integer from 0 to {max})"
+            ))
+        })
+}
+
+fn task_count(n: i128) -> PyResult<usize> {
+    let n = in_range("n", n, MAX_GENERATED_TASKS as u64)?;
+    // At most MAX_GENERATED_TASKS, so it fits a usize.
+    Ok(usize::try_from(n).unwrap_or(MAX_GENERATED_TASKS))
+}
+
+fn seed_of(seed: i128) -> PyResult<u64> {
+    in_range("seed", seed, u64::MAX)
 }
 
 /// `n` utilisations summing to `utilisation`, uniform over the simplex, by UUniFast (Bini and
 /// Buttazzo, 2005), drawn from `seed`; exact to a part per billion.
 #[pyfunction]
-fn uunifast(py: Python<'_>, n: usize, utilisation: f64, seed: u64) -> PyResult<Vec<f64>> {
-    let (n, total) = (task_count(n)?, utilisation_ppb(utilisation)?);
+fn uunifast(py: Python<'_>, n: i128, utilisation: f64, seed: i128) -> PyResult<Vec<f64>> {
+    let (n, total, seed) = (
+        task_count(n)?,
+        utilisation_ppb(utilisation)?,
+        seed_of(seed)?,
+    );
     let shares = py.detach(|| {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         generate::uunifast(n, total, &mut rng)
@@ -60,13 +78,19 @@ fn uunifast(py: Python<'_>, n: usize, utilisation: f64, seed: u64) -> PyResult<V
 #[pyo3(signature = (n, utilisation, seed, min_period = 10_000_000, max_period = 1_000_000_000))]
 fn task_set(
     py: Python<'_>,
-    n: usize,
+    n: i128,
     utilisation: f64,
-    seed: u64,
-    min_period: u64,
-    max_period: u64,
+    seed: i128,
+    min_period: i128,
+    max_period: i128,
 ) -> PyResult<Py<PyList>> {
-    let (n, total) = (task_count(n)?, utilisation_ppb(utilisation)?);
+    let (n, total, seed) = (
+        task_count(n)?,
+        utilisation_ppb(utilisation)?,
+        seed_of(seed)?,
+    );
+    let min_period = in_range("min_period", min_period, u64::MAX)?;
+    let max_period = in_range("max_period", max_period, u64::MAX)?;
     if min_period == 0 || min_period > max_period {
         return Err(PyValueError::new_err(format!(
             "periods {min_period}..={max_period} ns are not a range (allowed: 0 < min_period \
@@ -213,9 +237,13 @@ fn edf_utilisation(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<f64> {
 fn simulate<'py>(
     py: Python<'py>,
     scenario_toml: &str,
-    until_ns: Option<u64>,
-    seed: Option<u64>,
+    until_ns: Option<i128>,
+    seed: Option<i128>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let until_ns = until_ns
+        .map(|until| in_range("until_ns", until, u64::MAX))
+        .transpose()?;
+    let seed = seed.map(seed_of).transpose()?;
     if until_ns == Some(0) {
         return Err(PyValueError::new_err(
             "until_ns is zero: a run must last longer than 0 (allowed: a positive ns count)",
@@ -246,7 +274,16 @@ fn experiment(text: &str) -> PyResult<bulwark_spec::Experiment> {
 /// the sets whose global index is `index` mod `count`. Returns the shard's counts as the JSON
 /// text `bulwark sweep --shard index/count` writes.
 #[pyfunction]
-fn sweep_shard(py: Python<'_>, experiment_toml: &str, index: u64, count: u64) -> PyResult<String> {
+fn sweep_shard(
+    py: Python<'_>,
+    experiment_toml: &str,
+    index: i128,
+    count: i128,
+) -> PyResult<String> {
+    let (index, count) = (
+        in_range("index", index, u64::MAX)?,
+        in_range("count", count, u64::MAX)?,
+    );
     let shard = Shard::parse(&format!("{index}/{count}")).map_err(PyValueError::new_err)?;
     let experiment = experiment(experiment_toml)?;
     Ok(py.detach(|| sweep_run::run(&experiment, shard, &|_| ()).to_json()))
