@@ -4,6 +4,9 @@
 indices on ``client`` (a ``dask.distributed.Client``), gathers the shards' JSON and merges
 them with ``bulwark.sweep_merge``: the result is byte for byte the unsplit run's
 ``results.csv`` and ``results.json``.
+
+A script that starts a ``LocalCluster`` of worker processes must do so under
+``if __name__ == "__main__":``: the workers are spawned and import the script again.
 """
 
 from . import sweep_merge, sweep_shard
