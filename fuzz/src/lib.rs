@@ -92,8 +92,13 @@ pub fn check_scenario(scenario: &Scenario) {
     assert!(scenario.cores >= 1);
     assert!(unique(scenario.tasks.iter().map(|task| &task.name)));
     assert!(unique(scenario.groups.iter().map(|group| &group.name)));
-    let policy = scenario.policy;
+    for (core, _) in &scenario.core_policies {
+        assert!(*core < scenario.cores, "[[core]] {core}");
+    }
+    assert!(unique(scenario.core_policies.iter().map(|(core, _)| core)));
     for task in &scenario.tasks {
+        // Each task follows its own core's policy.
+        let policy = scenario.policy_of(task.core);
         assert!(short_name(&task.name));
         assert!(
             task.core < scenario.cores,
@@ -120,9 +125,19 @@ pub fn check_scenario(scenario: &Scenario) {
             .iter()
             .all(|&member| member < scenario.tasks.len()));
     }
-    assert_eq!(scenario.vbs.is_some(), policy == PolicyKind::Vbs);
+    let any_vbs = scenario.policy == PolicyKind::Vbs
+        || scenario
+            .core_policies
+            .iter()
+            .any(|(_, policy)| *policy == PolicyKind::Vbs);
+    assert_eq!(scenario.vbs.is_some(), any_vbs);
     if let Some(vbs) = &scenario.vbs {
         assert_eq!(vbs.caps.len(), scenario.tasks.len());
+        // A cap exactly on the tasks of vbs cores.
+        for (task, cap) in scenario.tasks.iter().zip(&vbs.caps) {
+            let on_vbs = scenario.policy_of(task.core) == PolicyKind::Vbs;
+            assert_eq!(cap.is_some(), on_vbs, "{}", task.name);
+        }
     }
 }
 

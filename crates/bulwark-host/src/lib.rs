@@ -400,7 +400,11 @@ fn validate(
     config: &HostConfig,
     bodies: &[(String, Body<'_>)],
 ) -> Result<u16, HostError> {
-    if scenario.policy == PolicyKind::Vbs {
+    if scenario
+        .tasks
+        .iter()
+        .any(|t| scenario.policy_of(t.core) == PolicyKind::Vbs)
+    {
         return Err(HostError::Unsupported(
             "the host runtime does not run vbs scenarios yet (their actions are a different \
              kernel entry); simulate them"

@@ -229,6 +229,7 @@ mod tests {
             RunOptions {
                 until: Instant::ZERO.saturating_add(Duration::from_millis(800)),
                 record_jobs: false,
+                record_trace: false,
             },
         )
         .unwrap();

@@ -26,6 +26,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "textbook-rm",
     "textbook-edf",
     "mixed-policies",
+    "spr-vbs-cores",
     "kernel-costs",
     "deferrable-double-hit",
     "table-i",

@@ -56,6 +56,7 @@ proptest! {
         let outcome = run(&built.machine, RunOptions {
             until: Instant::ZERO.saturating_add(Duration::from_millis(330)),
             record_jobs: false,
+            record_trace: false,
         }).unwrap();
         prop_assert_eq!(outcome.protocol_errors, 0);
         prop_assert_eq!(outcome.pool_exhausted, 0);

@@ -275,7 +275,7 @@ impl<'a> Machine<'a> {
             let wake = self.open_job(id, 0, release);
             let core = self.tasks[i].spec.core as usize;
             let mut work = Work::default();
-            if self.scenario.policy == PolicyKind::Vbs {
+            if self.scenario.policy_of(core as u16) == PolicyKind::Vbs {
                 // A VBS process exists through its actions: its first action arrives at time
                 // zero (validation puts one first, with no offset) and is its activation.
                 let t = &mut self.tasks[i];
@@ -993,7 +993,7 @@ fn build_vbs(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimError
             if task.core != core {
                 continue;
             }
-            let (n, d) = spec.caps.get(i).copied().unwrap_or((1, 1));
+            let (n, d) = spec.caps.get(i).copied().flatten().unwrap_or((1, 1));
             let refused = |error| SimError::Configuration {
                 task: task.name.clone(),
                 error,

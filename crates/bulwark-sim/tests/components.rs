@@ -42,6 +42,7 @@ fn simulate(config: &ComponentSystemConfig, until: u64) -> ComponentOutcome {
         RunOptions {
             until: Instant::ZERO.saturating_add(ms(until)),
             record_jobs: true,
+            record_trace: false,
         },
     )
     .unwrap();
@@ -288,6 +289,7 @@ fn bad_configurations_are_refused() {
         RunOptions {
             until: Instant::ZERO,
             record_jobs: false,
+            record_trace: false,
         },
     )
     .unwrap_err();
@@ -456,6 +458,7 @@ mod any_system {
             let options = RunOptions {
                 until: Instant::ZERO.saturating_add(ms(100)),
                 record_jobs: true,
+                record_trace: false,
             };
             let outcome = run(&config, options).unwrap();
             prop_assert_eq!(outcome.protocol_errors, 0);
@@ -467,4 +470,114 @@ mod any_system {
             prop_assert_eq!(run(&config, options).unwrap(), outcome);
         }
     }
+}
+
+/// The trace of the PIP schedule above, worked by hand: a server thread's time is drawn on
+/// the task whose job it serves, and back-to-back stretches of one task are one slice. Low
+/// runs 0-1 and its section 1-5 (high's call at 2 takes no time with zero costs), the woken
+/// thread serves high 5-9 and high ends 9-10, mid 10-13, low 13-14.
+#[test]
+fn the_trace_draws_server_time_on_the_callers_task() {
+    use bulwark_sim::trace::{MarkKind, SliceKind};
+    let outcome = run(
+        &classic(CpiProtocol::Inherited),
+        RunOptions {
+            until: Instant::ZERO.saturating_add(ms(50)),
+            record_jobs: false,
+            record_trace: true,
+        },
+    )
+    .unwrap();
+    let trace = outcome.trace.expect("recorded");
+    let slices: Vec<(u32, u64, u64)> = trace
+        .slices
+        .iter()
+        .map(|s| {
+            assert_eq!(s.kind, SliceKind::Task);
+            let ms = |t: Instant| t.as_nanos() / 1_000_000;
+            (s.task.expect("owned").0, ms(s.start), ms(s.end))
+        })
+        .collect();
+    let (low, high, mid) = (0, 1, 2);
+    assert_eq!(
+        slices,
+        [(low, 0, 5), (high, 5, 10), (mid, 10, 13), (low, 13, 14)]
+    );
+    let marks = |kind: MarkKind| -> Vec<(u32, Instant)> {
+        trace
+            .marks
+            .iter()
+            .filter(|m| m.kind == kind)
+            .map(|m| (m.task.0, m.at))
+            .collect()
+    };
+    let instant = |n: u64| Instant::ZERO.saturating_add(ms(n));
+    assert_eq!(
+        marks(MarkKind::Release),
+        [(low, instant(0)), (high, instant(2)), (mid, instant(3))]
+    );
+    assert_eq!(
+        marks(MarkKind::Completion),
+        [(high, instant(10)), (mid, instant(13)), (low, instant(14))]
+    );
+    assert!(marks(MarkKind::DeadlineMiss).is_empty());
+}
+
+/// With call and reply costs, protocol steps show as kernel time; every slice of the trace
+/// lies inside the run, slices never overlap, and the busy time is the slices' total.
+#[test]
+fn the_trace_covers_exactly_the_busy_time() {
+    let mut config = classic(CpiProtocol::Inherited);
+    config.costs = ProtocolCosts::xeon_gold_6130_max();
+    let outcome = run(
+        &config,
+        RunOptions {
+            until: Instant::ZERO.saturating_add(ms(250)),
+            record_jobs: false,
+            record_trace: true,
+        },
+    )
+    .unwrap();
+    let trace = outcome.trace.as_ref().expect("recorded");
+    let mut total = 0;
+    let mut last_end = 0;
+    for slice in &trace.slices {
+        assert!(slice.start.as_nanos() >= last_end, "{slice:?} overlaps");
+        assert!(slice.end > slice.start);
+        last_end = slice.end.as_nanos();
+        total += slice.end.as_nanos() - slice.start.as_nanos();
+    }
+    assert!(last_end <= 250_000_000);
+    assert_eq!(total, outcome.busy.as_nanos());
+    assert!(trace
+        .slices
+        .iter()
+        .any(|s| s.kind == bulwark_sim::trace::SliceKind::Kernel));
+}
+
+/// A late job gets a miss mark at its deadline: with high's period 7 ms, its first job
+/// (released at 2, done at 10 as above) misses at 9; every miss counted has its mark.
+#[test]
+fn a_late_job_is_marked_at_its_deadline() {
+    use bulwark_sim::trace::MarkKind;
+    let mut config = classic(CpiProtocol::Inherited);
+    config.tasks[1].period = ms(7);
+    let outcome = run(
+        &config,
+        RunOptions {
+            until: Instant::ZERO.saturating_add(ms(50)),
+            record_jobs: false,
+            record_trace: true,
+        },
+    )
+    .unwrap();
+    let trace = outcome.trace.as_ref().expect("recorded");
+    let misses: Vec<(u32, u64, u64)> = trace
+        .marks
+        .iter()
+        .filter(|m| m.kind == MarkKind::DeadlineMiss)
+        .map(|m| (m.task.0, m.job, m.at.as_nanos()))
+        .collect();
+    assert_eq!(misses.first(), Some(&(1, 0, 9_000_000)));
+    assert_eq!(misses.len() as u64, outcome.misses());
 }

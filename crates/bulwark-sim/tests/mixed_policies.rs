@@ -68,3 +68,39 @@ fn a_mixed_run_is_its_parts_run_alone() {
         )
     );
 }
+
+/// A vbs core beside an spr core: the vbs part keeps its processes' caps in task order (caps
+/// are by task index, and the spr tasks come first in the file), the spr part has no `[vbs]`.
+#[test]
+fn a_vbs_part_keeps_its_processes_caps() {
+    let composed = load("spr-vbs-cores.toml");
+    assert_eq!(composed.policy_of(0), PolicyKind::Spr);
+    assert_eq!(composed.policy_of(1), PolicyKind::Vbs);
+    let parts = composed.parts_by_policy();
+    let spr = parts
+        .iter()
+        .find(|p| p.policy == PolicyKind::Spr)
+        .expect("spr part");
+    let vbs = parts
+        .iter()
+        .find(|p| p.policy == PolicyKind::Vbs)
+        .expect("vbs part");
+    assert!(spr.vbs.is_none());
+    let names: Vec<&str> = vbs.tasks.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["control", "video", "logger"]);
+    let caps = &vbs.vbs.as_ref().expect("[vbs] kept").caps;
+    assert_eq!(caps, &[Some((3, 10)), Some((2, 5)), Some((1, 5))]);
+    // Both parts run alone, and the whole runs: every part's task is in the whole.
+    let whole = run(&composed, &Options::default()).expect("runs");
+    for part in &parts {
+        let alone = run(part, &Options::default()).expect("runs");
+        for task in &alone.tasks {
+            let same = whole
+                .tasks
+                .iter()
+                .find(|t| t.name == task.name)
+                .expect("present");
+            assert_eq!(same, task, "{} under {}", task.name, part.policy.name());
+        }
+    }
+}

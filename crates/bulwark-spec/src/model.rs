@@ -28,7 +28,7 @@ pub struct Scenario {
     /// The scheduling policy of every core without an entry in `core_policies`.
     pub policy: PolicyKind,
     /// Cores that run another policy (`[[core]]` tables): core index, its policy. Sorted by
-    /// core, each core once, never vbs (its `[vbs]` table configures the whole scenario).
+    /// core, each core once.
     pub core_policies: Vec<(u16, PolicyKind)>,
     /// What kernel work costs.
     pub cost: CostModel,
@@ -36,7 +36,8 @@ pub struct Scenario {
     pub tasks: Vec<TaskSpec>,
     /// Reclamation groups (`[[group]]`), in file order.
     pub groups: Vec<GroupSpec>,
-    /// The variable-bandwidth servers' configuration: `Some` exactly when the policy is vbs.
+    /// The variable-bandwidth servers' configuration, shared by every vbs core: `Some`
+    /// exactly when some core runs vbs.
     pub vbs: Option<VbsSpec>,
 }
 
@@ -71,18 +72,26 @@ impl Scenario {
         }
         policies
             .into_iter()
-            .map(|policy| Scenario {
-                policy,
-                core_policies: Vec::new(),
-                tasks: self
-                    .tasks
-                    .iter()
-                    .filter(|t| self.policy_of(t.core) == policy)
-                    .cloned()
-                    .collect(),
-                // Groups name tasks by index; a part keeps none.
-                groups: Vec::new(),
-                ..self.clone()
+            .map(|policy| {
+                let keep = |i: &usize| self.policy_of(self.tasks[*i].core) == policy;
+                let kept: Vec<usize> = (0..self.tasks.len()).filter(keep).collect();
+                Scenario {
+                    policy,
+                    core_policies: Vec::new(),
+                    tasks: kept.iter().map(|&i| self.tasks[i].clone()).collect(),
+                    // Groups name tasks by index; a part keeps none.
+                    groups: Vec::new(),
+                    // Caps are by task index too: a vbs part keeps its tasks' caps in order.
+                    vbs: self
+                        .vbs
+                        .as_ref()
+                        .filter(|_| policy == PolicyKind::Vbs)
+                        .map(|spec| VbsSpec {
+                            caps: kept.iter().map(|&i| spec.caps[i]).collect(),
+                            ..spec.clone()
+                        }),
+                    ..self.clone()
+                }
             })
             .collect()
     }
@@ -113,8 +122,9 @@ pub struct VbsSpec {
     pub quantum: Duration,
     /// The scheduler tells `2^resolution_bits` instants apart.
     pub resolution_bits: u32,
-    /// Each task's cap `u = numerator / denominator`, by task index.
-    pub caps: Vec<(u64, u64)>,
+    /// Each task's cap `u = numerator / denominator`, by task index; `None` for the tasks
+    /// of cores that run another policy.
+    pub caps: Vec<Option<(u64, u64)>>,
 }
 
 /// The VBS queue plugins (VBS paper, section V).

@@ -60,8 +60,10 @@ them instead (the document then has no `jobs` array).
 Every file kind runs: a scenario on the machine; a component system (.camkes or TOML with
 [[component]]) on the component machine (--overheads); an MC-IPC system's phases on the
 cluster machine under the protocol the file names (all three when it names none), each phase
---until long (default 10s), as `mcipc-case-study --file` prints them. --trace and --svg are
-available for scenarios only, and refused (exit 2) for the other kinds.
+--until long (default 10s), as `mcipc-case-study --file` prints them. --trace and --svg work
+for scenarios and component systems (a server thread's time is drawn on the row of the task
+whose job it serves, its protocol steps as kernel time); they are refused (exit 2) for MC-IPC
+systems, and --jobs for both other kinds.
 
 Exit status: 0 when the run completed (missed deadlines are reported, not a verdict), 2 when
 the file cannot be read or is invalid (a call loop included; with --deny-warnings, a warning),
@@ -136,7 +138,9 @@ Examples:
       low-priority reservation under SPR; its useful work per period with non-preemptive
       regions of 0, 1 ms and 2 ms. It has no attackers to count and no plot.
 
-Every run uses the calibrated platform costs of `bulwark reproduce`.",
+Every run uses the calibrated platform costs of `bulwark reproduce`. With --host, a1 and a2
+run for real on this machine's core 1 under Bulwark's hosted runtime instead, and print the
+host experiment's table, the simulation beside.",
         after_help = "Times print with their unit; --json gives integer nanoseconds.
 
 Exit status: 0 when every check of the experiment holds on the sweep, 1 when one fails, 2 on
@@ -146,6 +150,7 @@ Examples:
   bulwark attack a1
   bulwark attack a1 --attackers 1,16,256 --svg herd.svg
   bulwark attack a2 --attackers 4,64 --json > a2.json
+  bulwark attack a2 --host
   bulwark attack a3"
     )]
     Attack(AttackArgs),
@@ -380,6 +385,12 @@ pub struct AttackArgs {
     /// Write the sweep's plot as SVG (a1 and a2; a3 has none).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Run the attack on this machine's core 1 with Bulwark's hosted runtime instead of
+    /// simulating it (a1 and a2): the host experiment of `bulwark reproduce`
+    /// (host-a1-thundering-herd, host-a2-timer-interference) with its own attacker counts.
+    /// Needs real-time privileges (root or CAP_SYS_NICE) and takes about a minute.
+    #[arg(long)]
+    pub host: bool,
 }
 
 /// The attacks of the SPR paper.

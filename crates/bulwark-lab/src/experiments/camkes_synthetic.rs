@@ -359,6 +359,7 @@ pub fn evaluate(built: &Built, hyperperiods: u64) -> Result<ComponentOutcome, La
         RunOptions {
             until,
             record_jobs: false,
+            record_trace: false,
         },
     )
     .map_err(|e| LabError::Components(e.to_string()))

@@ -9,9 +9,11 @@ pub mod camkes_synthetic;
 mod double_hit;
 mod faas_reclaim;
 pub mod host_a1;
+pub mod host_a2;
 pub mod mcipc_case_study;
 pub mod platform;
 mod reclaim_latency;
+mod spr_vbs_cores;
 mod textbook;
 mod vbs_isolation;
 mod vbs_overhead;
@@ -61,8 +63,10 @@ pub const ALL: &[Experiment] = &[
     camkes_synthetic::EXPERIMENT,
     camkes_sweep::EXPERIMENT,
     mcipc_case_study::EXPERIMENT,
+    spr_vbs_cores::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,
+    host_a2::EXPERIMENT,
 ];
 
 /// The experiment called `name`.

@@ -7,6 +7,8 @@ use bulwark_core::ipc::{CpiId, Effect, Effects, FixedCpi, InheritCpi, PropagateC
 use bulwark_core::runqueue::PriorityRunqueue;
 use bulwark_core::{Duration, Instant, Priority, TaskId, Work};
 
+use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
+
 use super::{
     ComponentJob, ComponentOutcome, ComponentSystemConfig, ComponentTaskOutcome, CpiProtocol,
     RunOptions, Step,
@@ -170,6 +172,7 @@ struct Machine<'a> {
     work: Work,
     outcome: ComponentOutcome,
     record_jobs: bool,
+    trace: Option<Trace>,
 }
 
 /// Runs `config` from time zero until `options.until`.
@@ -179,6 +182,9 @@ pub fn run(
 ) -> Result<ComponentOutcome, ComponentConfigError> {
     validate(config)?;
     let mut machine = Machine::new(config, options.record_jobs);
+    if options.record_trace {
+        machine.trace = Some(Trace::default());
+    }
     loop {
         machine.dispatch();
         // What a thread does at the end of a stretch happens at that instant, before jobs
@@ -315,6 +321,7 @@ impl<'a> Machine<'a> {
             work: Work::default(),
             outcome: ComponentOutcome::default(),
             record_jobs,
+            trace: None,
         }
     }
 
@@ -396,6 +403,9 @@ impl<'a> Machine<'a> {
     /// of a strictly higher-priority task.
     fn advance(&mut self, to: Instant) {
         let dt = to.saturating_duration_since(self.now);
+        if let (Some(r), false) = (self.running, dt.is_zero()) {
+            self.record_slice(r, to);
+        }
         if let Some(r) = self.running {
             let thread = &mut self.threads[r];
             thread.remaining = thread.remaining.saturating_sub(dt);
@@ -416,6 +426,46 @@ impl<'a> Machine<'a> {
             }
         }
         self.now = to;
+    }
+
+    /// Thread `r` ran from now to `to`: a slice of the task whose job it worked for (a pool
+    /// thread's time is its caller's task's), kernel time while it ran protocol steps. A
+    /// slice that continues the last one extends it.
+    fn record_slice(&mut self, r: usize, to: Instant) {
+        let owner = self.owner(r).map(|(task, _)| task_id(task));
+        let Some(trace) = self.trace.as_mut() else {
+            return;
+        };
+        let kind = if self.threads[r].in_protocol || owner.is_none() {
+            SliceKind::Kernel
+        } else {
+            SliceKind::Task
+        };
+        if let Some(last) = trace.slices.last_mut() {
+            if last.task == owner && last.kind == kind && last.end == self.now {
+                last.end = to;
+                return;
+            }
+        }
+        trace.slices.push(Slice {
+            core: 0,
+            task: owner,
+            kind,
+            start: self.now,
+            end: to,
+        });
+    }
+
+    fn mark(&mut self, task: usize, kind: MarkKind, at: Instant, job: u64) {
+        if let Some(trace) = self.trace.as_mut() {
+            trace.marks.push(Mark {
+                task: task_id(task),
+                core: 0,
+                kind,
+                at,
+                job,
+            });
+        }
     }
 
     /// The task, and its job, the thread works for.
@@ -444,6 +494,7 @@ impl<'a> Machine<'a> {
                 });
                 task.released += 1;
                 task.outcome.jobs += 1;
+                let seq = task.released - 1;
                 released = true;
                 task.next_release = release.checked_add(period).unwrap_or(Instant::NEVER);
                 if task.jobs.len() == 1 {
@@ -452,6 +503,7 @@ impl<'a> Machine<'a> {
                     self.threads[t].cont = Cont::Step;
                     self.make_ready(t);
                 }
+                self.mark(i, MarkKind::Release, release, seq);
             }
         }
         released
@@ -544,12 +596,20 @@ impl<'a> Machine<'a> {
         let period = self.config.tasks[i].period;
         let record_jobs = self.record_jobs;
         let task = &mut self.tasks[i];
+        let mut marks = Vec::new();
         if let Some(job) = task.jobs.pop_front() {
             let out = &mut task.outcome;
             let response = now.saturating_duration_since(job.release);
             out.max_response = out.max_response.max(response);
+            marks.push((MarkKind::Completion, now, job.seq));
             if response > period {
                 out.misses += 1;
+                // Stamped at the deadline, as the scenario machine stamps a miss.
+                marks.push((
+                    MarkKind::DeadlineMiss,
+                    job.release.saturating_add(period),
+                    job.seq,
+                ));
             }
             out.max_inversion = out.max_inversion.max(job.inversion);
             out.max_lower_jobs = out.max_lower_jobs.max(job.lower.len() as u32);
@@ -562,7 +622,11 @@ impl<'a> Machine<'a> {
                 });
             }
         }
-        if task.jobs.is_empty() {
+        let idle = task.jobs.is_empty();
+        for (kind, at, seq) in marks {
+            self.mark(i, kind, at, seq);
+        }
+        if idle {
             self.block(r);
         } else {
             self.threads[r].pc = 0;
@@ -846,6 +910,15 @@ impl<'a> Machine<'a> {
                 let deadline = job.release.saturating_add(period);
                 if deadline <= until {
                     task.outcome.misses += 1;
+                    if let Some(trace) = self.trace.as_mut() {
+                        trace.marks.push(Mark {
+                            task: task_id(i),
+                            core: 0,
+                            kind: MarkKind::DeadlineMiss,
+                            at: deadline,
+                            job: job.seq,
+                        });
+                    }
                 }
                 task.outcome.max_inversion = task.outcome.max_inversion.max(job.inversion);
                 task.outcome.max_lower_jobs =
@@ -861,6 +934,7 @@ impl<'a> Machine<'a> {
             }
         }
         self.outcome.until = until;
+        self.outcome.trace = self.trace;
         self.outcome.tasks = self.tasks.into_iter().map(|t| t.outcome).collect();
         self.outcome
     }

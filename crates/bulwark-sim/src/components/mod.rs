@@ -267,6 +267,10 @@ pub struct ComponentOutcome {
     pub busy: Duration,
     /// Thread dispatches that switched threads.
     pub context_switches: u64,
+    /// What ran when, when asked for: one slice per stretch a thread ran, under the task
+    /// whose job it worked for (a server thread's time is its caller's task's; protocol
+    /// steps are kernel time), and each job's release, completion and miss.
+    pub trace: Option<crate::trace::Trace>,
 }
 
 impl ComponentOutcome {
@@ -283,4 +287,6 @@ pub struct RunOptions {
     pub until: Instant,
     /// Keep every job's record.
     pub record_jobs: bool,
+    /// Record a trace (memory grows with simulated time).
+    pub record_trace: bool,
 }

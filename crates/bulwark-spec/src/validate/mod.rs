@@ -94,7 +94,7 @@ impl Checker<'_> {
         };
         let cores = self.cores(raw.cores.as_ref());
         let policy = self.policy(&raw.policy);
-        let core_policies = self.core_policies(raw, policy, cores);
+        let core_policies = self.core_policies(raw, cores);
         let duration = self.positive_time(&raw.duration, "duration");
         let cost = match &raw.cost {
             None => Some(CostModel::default()),
@@ -102,7 +102,8 @@ impl Checker<'_> {
         };
         let tasks = self.tasks(&raw.task, policy, cores);
         let groups = self.groups(raw, cost.as_ref());
-        let vbs = self.vbs(raw, policy);
+        let task_policies = self.task_policies(raw, policy, cores);
+        let vbs = self.vbs(raw, policy, &task_policies);
         if let (Some(tasks), Some(groups)) = (&tasks, &groups) {
             self.terminations(tasks, groups);
         }
@@ -121,39 +122,94 @@ impl Checker<'_> {
         })
     }
 
-    /// `[vbs]`, every task's `cap` and every `action` step: `Some(None)` for other policies.
-    fn vbs(&mut self, raw: &RawScenario, policy: Option<PolicyKind>) -> Option<Option<VbsSpec>> {
-        let is_vbs = policy == Some(PolicyKind::Vbs);
+    /// The policy of each task's core, by task index: `None` where the core or the policy is
+    /// wrong (already reported).
+    fn task_policies(
+        &self,
+        raw: &RawScenario,
+        policy: Option<PolicyKind>,
+        cores: Option<u16>,
+    ) -> Vec<Option<PolicyKind>> {
+        raw.task
+            .iter()
+            .map(|task| {
+                let core = task.get_ref().core.as_ref().map_or(0, |c| *c.get_ref());
+                let core = u16::try_from(core)
+                    .ok()
+                    .filter(|&c| cores.is_some_and(|n| c < n))?;
+                self.core_policies
+                    .iter()
+                    .find(|(on, _)| *on == core)
+                    .map(|(_, p)| *p)
+                    .or(policy)
+            })
+            .collect()
+    }
+
+    /// `[vbs]`, every task's `cap` and every `action` step: `Some(None)` when no core runs
+    /// vbs. `task_policies` is the policy of each task's core: caps and actions belong to the
+    /// tasks of vbs cores only, and the `[vbs]` table configures every vbs core.
+    fn vbs(
+        &mut self,
+        raw: &RawScenario,
+        policy: Option<PolicyKind>,
+        task_policies: &[Option<PolicyKind>],
+    ) -> Option<Option<VbsSpec>> {
+        let is_vbs = |i: usize| task_policies.get(i).copied().flatten() == Some(PolicyKind::Vbs);
+        let any_vbs = (0..raw.task.len()).any(is_vbs)
+            || self
+                .core_policies
+                .iter()
+                .any(|(_, p)| *p == PolicyKind::Vbs);
         let mut valid = true;
-        if !is_vbs {
-            if let (Some(table), Some(_)) = (&raw.vbs, policy) {
+        for (i, task) in raw.task.iter().enumerate() {
+            let (Some(cap), Some(other)) = (&task.get_ref().cap, task_policies[i]) else {
+                continue;
+            };
+            if other != PolicyKind::Vbs {
                 self.report(
-                    table.span(),
-                    "a [vbs] table configures the vbs policy, but this scenario uses another",
-                    "set policy = \"vbs\", or remove the [vbs] table",
+                    cap.span(),
+                    format!(
+                        "a bandwidth cap is for vbs processes, but this task's core runs {}",
+                        other.name()
+                    ),
+                    "allowed: cap on tasks of a core whose policy is vbs; remove cap, or put \
+                     the task on a vbs core",
                 );
                 valid = false;
             }
-            for task in &raw.task {
-                if let (Some(cap), Some(_)) = (&task.get_ref().cap, policy) {
+        }
+        let (vbs_actions, other_actions): (Vec<ActionRef>, Vec<ActionRef>) =
+            std::mem::take(&mut self.actions)
+                .into_iter()
+                .partition(|a| is_vbs(a.task));
+        for action in other_actions {
+            if task_policies[action.task].is_some() {
+                self.report(
+                    action.span,
+                    "an action step is for vbs processes, but this task's core runs another \
+                     policy",
+                    "allowed: action steps on tasks of a vbs core; use run steps here",
+                );
+                valid = false;
+            }
+        }
+        if !any_vbs {
+            if let Some(table) = &raw.vbs {
+                // Unless the policy is wrong (reported already).
+                if policy.is_some() {
                     self.report(
-                        cap.span(),
-                        "a bandwidth cap is for vbs processes, but this scenario's policy is another",
-                        "set policy = \"vbs\", or remove cap",
+                        table.span(),
+                        "a [vbs] table configures the vbs policy, but no core of this scenario \
+                         runs it",
+                        "set policy = \"vbs\" (or a [[core]] policy), or remove the [vbs] table",
                     );
                     valid = false;
                 }
             }
-            for action in std::mem::take(&mut self.actions) {
-                self.report(
-                    action.span,
-                    "an action step is for vbs processes, but this scenario's policy is another",
-                    "set policy = \"vbs\", or use run steps",
-                );
-                valid = false;
-            }
             return valid.then_some(None);
         }
+        self.actions = vbs_actions;
         let config = raw.vbs.as_ref().map(|t| t.get_ref());
         let strategy = match config.and_then(|c| c.strategy.as_ref()) {
             None => Some(ReleaseStrategy::Early),
@@ -221,7 +277,12 @@ impl Checker<'_> {
             }
         }
         let mut caps = Vec::with_capacity(raw.task.len());
-        for task in &raw.task {
+        for (i, task) in raw.task.iter().enumerate() {
+            if !is_vbs(i) {
+                // Tasks of other cores have no cap (checked above).
+                caps.push(None);
+                continue;
+            }
             let t = task.get_ref();
             let cap = match &t.cap {
                 None => {
@@ -272,10 +333,9 @@ impl Checker<'_> {
                 );
                 valid = false;
             }
-            match cap {
-                Some(cap) => caps.push(cap),
-                None => valid = false,
-            }
+            // Pushed even when wrong, so that caps stay aligned with task indices.
+            valid &= cap.is_some();
+            caps.push(cap);
         }
         let (Some(strategy), Some(plugin), Some(quantum), Some(bits)) =
             (strategy, plugin, quantum, bits)
@@ -304,7 +364,7 @@ impl Checker<'_> {
                 );
                 valid = false;
             }
-            if let Some(&(n, d)) = caps.get(a.task) {
+            if let Some(&Some((n, d))) = caps.get(a.task) {
                 // limit / period <= n / d, exactly.
                 if a.limit.as_nanos() as u128 * d as u128 > n as u128 * a.period.as_nanos() as u128
                 {
@@ -492,12 +552,11 @@ impl Checker<'_> {
         }
     }
 
-    /// `[[core]]` tables: each names a core of the scenario once and a policy other than vbs
-    /// (whose `[vbs]` table is the whole scenario's); sorted by core.
+    /// `[[core]]` tables: each names a core of the scenario once and its policy (vbs cores
+    /// share the one `[vbs]` table); sorted by core.
     fn core_policies(
         &mut self,
         raw: &RawScenario,
-        policy: Option<PolicyKind>,
         cores: Option<u16>,
     ) -> Option<Vec<(u16, PolicyKind)>> {
         let mut found: Vec<(u16, PolicyKind)> = Vec::new();
@@ -519,17 +578,6 @@ impl Checker<'_> {
                 (_, None) => None,
             };
             let kind = self.policy(&table.policy);
-            if kind == Some(PolicyKind::Vbs) || (policy == Some(PolicyKind::Vbs) && kind.is_some())
-            {
-                self.report(
-                    table.policy.span(),
-                    "vbs is the whole scenario's policy: its [vbs] table configures every core",
-                    "allowed: a [[core]] policy other than vbs, in a scenario whose policy is \
-                     not vbs",
-                );
-                all_valid = false;
-                continue;
-            }
             match (core, kind) {
                 (Some(core), Some(_)) if found.iter().any(|(c, _)| *c == core) => {
                     self.report(

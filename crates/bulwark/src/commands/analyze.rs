@@ -432,26 +432,24 @@ fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
     );
     let mut cores_json = Vec::new();
     for core in 0..scenario.cores {
-        let members: Vec<usize> = (0..scenario.tasks.len())
+        // The core's processes with their caps (every task of a vbs core has one).
+        let members: Vec<(usize, (u64, u64))> = (0..scenario.tasks.len())
             .filter(|&i| scenario.tasks[i].core == core)
+            .filter_map(|i| Some((i, spec.caps.get(i).copied().flatten()?)))
             .collect();
         if members.is_empty() {
             continue;
         }
         let caps: Vec<(Duration, Duration)> = members
             .iter()
-            .map(|&i| {
-                let (n, d) = spec.caps[i];
-                (Duration::from_nanos(n), Duration::from_nanos(d))
-            })
+            .map(|&(_, (n, d))| (Duration::from_nanos(n), Duration::from_nanos(d)))
             .collect();
         let verdict = bandwidth::admit(&caps);
         all_admitted &= verdict.admitted;
         let mut rows = Vec::new();
         let mut processes = Vec::new();
-        for &i in &members {
+        for &(i, (n, d)) in &members {
             let task = &scenario.tasks[i];
-            let (n, d) = spec.caps[i];
             let mut list = Vec::new();
             if let Behaviour::Script { steps, .. } = &task.behaviour {
                 actions(steps, &mut list);

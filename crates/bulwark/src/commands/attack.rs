@@ -7,8 +7,10 @@ use std::process::ExitCode;
 use std::time::Duration as WallTime;
 
 use bulwark_core::Duration;
+use bulwark_host::HostConfig;
 use bulwark_lab::experiments::{
-    a1_thundering_herd as a1, a2_timer_interference as a2, a3_preemption_storm as a3, LabError,
+    a1_thundering_herd as a1, a2_timer_interference as a2, a3_preemption_storm as a3, host_a1,
+    host_a2, LabError,
 };
 use bulwark_lab::report::{verdict, Check, ExperimentReport};
 use bulwark_spec::PolicyKind;
@@ -30,6 +32,9 @@ struct Results {
 }
 
 pub fn run(args: &AttackArgs) -> Result<ExitCode, String> {
+    if args.host {
+        return run_host(args);
+    }
     if args.attack == Attack::A3 {
         if args.svg.is_some() {
             return Err(
@@ -102,6 +107,81 @@ pub fn run(args: &AttackArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `--host`: the attack's host experiment, run on this machine, its tables and checks shown.
+fn run_host(args: &AttackArgs) -> Result<ExitCode, String> {
+    let experiment = match args.attack {
+        Attack::A1 => &host_a1::EXPERIMENT,
+        Attack::A2 => &host_a2::EXPERIMENT,
+        Attack::A3 => {
+            return Err(
+                "a3 has no host experiment yet: its timer flood and cache attack run \
+                        in the simulator only; drop --host"
+                    .into(),
+            )
+        }
+    };
+    if args.attackers.is_some() {
+        return Err(format!(
+            "--host runs the host experiment with its own attacker counts ({}); drop \
+             --attackers",
+            match args.attack {
+                Attack::A1 => join(&host_a1::ATTACKERS),
+                _ => join(&host_a2::ATTACKERS),
+            }
+        ));
+    }
+    if args.svg.is_some() && args.attack != Attack::A1 {
+        return Err("the host a2 experiment draws no plot; drop --svg".into());
+    }
+    // Refused before any thread starts, saying what is missing and how to grant it.
+    bulwark_host::check_privileges(&HostConfig::default()).map_err(|e| e.to_string())?;
+    let spinner = ProgressBar::new_spinner().with_style(
+        ProgressStyle::with_template("{spinner} {msg} ({elapsed})").map_err(|e| e.to_string())?,
+    );
+    spinner.enable_steady_tick(WallTime::from_millis(120));
+    spinner.set_message(format!("{}: on this machine's core 1", experiment.name));
+    let report = (experiment.run)().map_err(|e| failed(experiment.name, &e))?;
+    spinner.finish_and_clear();
+    if let (Some(path), Some(figure)) = (&args.svg, report.figures.first()) {
+        write(path, &figure.svg)?;
+    }
+    if args.json {
+        let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        outln!("{json}");
+        for c in report.checks.iter().filter(|c| !c.pass) {
+            eprintln!("{}", failure(c));
+        }
+    } else {
+        outln!("{}\n", report.title);
+        for table in &report.tables {
+            outln!("{}", table.caption);
+            let header: Vec<&str> = table.header.iter().map(String::as_str).collect();
+            out!("{}", table::render(&header, &table.rows));
+            outln!("");
+        }
+        outln!("{}", report.summary);
+        outln!("\nchecks: {}", verdict(&report.checks));
+        for c in report.checks.iter().filter(|c| !c.pass) {
+            outln!("  {}", failure(c));
+        }
+    }
+    // A host experiment that ran always has checks; none would mean it was skipped.
+    let passed = !report.checks.is_empty() && report.checks.iter().all(|c| c.pass);
+    Ok(if passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn join(counts: &[usize]) -> String {
+    counts
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn failed(attack: &str, error: &LabError) -> String {

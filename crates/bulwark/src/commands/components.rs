@@ -274,20 +274,6 @@ pub fn analyze_schedulability(
 
 /// `bulwark simulate` on a component system.
 pub fn simulate(system: &ComponentSystem, args: &SimulateArgs) -> Result<ExitCode, String> {
-    // The component machine records no trace yet: refuse the flags rather than ignore them.
-    for (flag, given) in [
-        ("--trace", args.trace.is_some()),
-        ("--svg", args.svg.is_some()),
-    ] {
-        if given {
-            eprintln!(
-                "error: {}: {flag} is not available for component systems yet (their machine \
-                 records no trace); allowed: --until, --overheads, --json",
-                args.file.display()
-            );
-            return Ok(crate::exit::bad_input());
-        }
-    }
     let analysis = component_graph::analyze(system);
     let lowered = match lower(system, &analysis, costs(args.overheads)) {
         Ok(l) => l,
@@ -302,18 +288,75 @@ pub fn simulate(system: &ComponentSystem, args: &SimulateArgs) -> Result<ExitCod
         RunOptions {
             until: Instant::ZERO.saturating_add(until),
             record_jobs: args.json,
+            record_trace: args.trace.is_some() || args.svg.is_some(),
         },
     )
     .map_err(|e| format!("{}: {e}", args.file.display()))?;
     let blocking: Vec<Duration> = Schedulability::of(&lowered)
         .map(|s| s.analysis.timings().iter().map(|t| t.blocking).collect())
         .unwrap_or_default();
+    write_exports(args, &lowered, &outcome)?;
     if args.json {
         outln!("{:#}", outcome_json(&lowered, &outcome, &blocking));
     } else {
         out!("{}", summary(&lowered, &outcome, &blocking, until));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--trace` and `--svg`: the run's trace through the exporters every scenario uses, one
+/// row per task on core 0 (a server thread's time drawn on its caller's task's row).
+fn write_exports(
+    args: &SimulateArgs,
+    lowered: &Lowered,
+    outcome: &ComponentOutcome,
+) -> Result<(), String> {
+    if args.trace.is_none() && args.svg.is_none() {
+        return Ok(());
+    }
+    let name = args
+        .file
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let view = bulwark_sim::Outcome {
+        scenario: name,
+        policy: "fixed-priority (component IPC)".into(),
+        seed: 0,
+        until: outcome.until,
+        events: 0,
+        tasks: lowered
+            .machine
+            .tasks
+            .iter()
+            .zip(&outcome.tasks)
+            .map(|(task, o)| bulwark_sim::TaskMetrics {
+                name: task.name.clone(),
+                core: 0,
+                jobs: o.jobs,
+                misses: o.misses,
+                ..bulwark_sim::TaskMetrics::default()
+            })
+            .collect(),
+        cores: vec![bulwark_sim::CoreMetrics::default()],
+        jobs: None,
+        trace: outcome.trace.clone(),
+    };
+    let write = |path: &Path, text: String| {
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    if let Some(path) = &args.trace {
+        write(
+            path,
+            bulwark_lab::chrome::chrome_trace_json(&view).unwrap_or_default(),
+        )?;
+    }
+    if let Some(path) = &args.svg {
+        write(
+            path,
+            bulwark_lab::gantt::gantt_svg(&view, Instant::ZERO, outcome.until).unwrap_or_default(),
+        )?;
+    }
+    Ok(())
 }
 
 fn summary(
