@@ -215,7 +215,8 @@ Examples:
   bulwark sweep scenarios/sweeps/fp-vs-edf.toml --out sweep
   bulwark sweep scenarios/sweeps/fp-vs-edf.toml --shard 0/2 --out parts
   bulwark sweep scenarios/sweeps/fp-vs-edf.toml --shard 1/2 --out parts
-  bulwark sweep merge parts/shard-0-of-2.json parts/shard-1-of-2.json --out sweep"
+  bulwark sweep merge parts/shard-0-of-2.json parts/shard-1-of-2.json --out sweep
+  bulwark sweep slurm scenarios/sweeps/fp-vs-edf.toml --shards 64 --out sweep-slurm"
     )]
     Sweep(SweepArgs),
     /// Run a scenario for real on this machine: Bulwark's policy schedules real threads on
@@ -497,6 +498,41 @@ pub struct SweepArgs {
 pub enum SweepCommand {
     /// Sum the counts of every shard of one sweep into its results.
     Merge(SweepMergeArgs),
+    /// Write Slurm batch scripts that run the sweep as an array job of N shards, then merge.
+    #[command(after_help = "Writes into DIR:
+  sweep.sbatch  an array job (#SBATCH --array=0-(N-1)); array task i runs
+                bulwark sweep FILE --shard i/N --out DIR/shards
+  merge.sbatch  bulwark sweep merge DIR/shards/shard-{0..N-1}-of-N.json --out DIR
+  submit.sh     submits sweep.sbatch, then merge.sbatch once every array task succeeded
+                (sbatch --dependency=afterok)
+and prints `bash DIR/submit.sh`. Paths in the scripts are absolute; the bulwark binary is
+this one unless --bulwark names another (the path on the cluster's nodes). The scripts also
+run without Slurm: SLURM_ARRAY_TASK_ID=i bash DIR/sweep.sbatch runs shard i here.
+
+Exit status: 0 when the scripts were written, 2 when FILE cannot be read or is invalid, or
+for a wrong argument.
+
+Example:
+  bulwark sweep slurm scenarios/sweeps/fp-vs-edf.toml --shards 64 --out sweep-slurm")]
+    Slurm(SweepSlurmArgs),
+}
+
+/// `bulwark sweep slurm`.
+#[derive(Args, Debug)]
+pub struct SweepSlurmArgs {
+    /// The experiment file (TOML).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// How many shards (array tasks), 1 to 100000.
+    #[arg(long, value_name = "N")]
+    pub shards: u64,
+    /// Where the scripts, the shards' counts and the merged results go.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The bulwark command the jobs run: an absolute path or a bare name on the nodes' PATH
+    /// (default: the absolute path of this binary).
+    #[arg(long, value_name = "PATH")]
+    pub bulwark: Option<String>,
 }
 
 /// `bulwark sweep merge`.

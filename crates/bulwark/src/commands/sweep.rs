@@ -1,5 +1,6 @@
 //! `bulwark sweep`: run a schedulability-sweep experiment (whole or one shard), or merge the
-//! shards' counts; write the CSV, JSON and the acceptance-ratio plot.
+//! shards' counts; write the CSV, JSON and the acceptance-ratio plot; or write the Slurm
+//! scripts that run the shards as an array job.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -8,13 +9,15 @@ use bulwark_analysis::sweep::run::{self, Counts, Shard};
 use bulwark_lab::plot::{line_plot_scaled, Scale, Series};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::{SweepArgs, SweepCommand, SweepMergeArgs};
+use crate::cli::{SweepArgs, SweepCommand, SweepMergeArgs, SweepSlurmArgs};
 use crate::diagnostics;
-use crate::output::out;
+use crate::output::{out, outln};
 
 pub fn run(args: &SweepArgs) -> Result<ExitCode, String> {
-    if let Some(SweepCommand::Merge(merge)) = &args.command {
-        return run_merge(merge);
+    match &args.command {
+        Some(SweepCommand::Merge(merge)) => return run_merge(merge),
+        Some(SweepCommand::Slurm(slurm)) => return run_slurm(slurm),
+        None => {}
     }
     let Some(path) = &args.file else {
         return Err(
@@ -113,4 +116,155 @@ fn write(dir: &Path, file: &str, text: &str) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let path = dir.join(file);
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The most array tasks `sweep slurm` writes scripts for. The merge job names every shard file
+/// on one command line (about 30 bytes each): 100000 of them stay far below Linux's 2 MiB
+/// argument limit. (Slurm's own default MaxArraySize is 1001; sites raise it.)
+const MAX_SLURM_SHARDS: u64 = 100_000;
+
+fn run_slurm(args: &SweepSlurmArgs) -> Result<ExitCode, String> {
+    if !(1..=MAX_SLURM_SHARDS).contains(&args.shards) {
+        return Err(format!(
+            "--shards {} is out of range (allowed: 1 to {MAX_SLURM_SHARDS})",
+            args.shards
+        ));
+    }
+    let bulwark = match &args.bulwark {
+        // The merge job runs in DIR/shards: a relative path would point elsewhere there.
+        Some(command) if command.contains('/') && !command.starts_with('/') => {
+            return Err(format!(
+                "--bulwark {command} is a relative path (allowed: an absolute path, or a bare \
+                 command name found on the nodes' PATH)"
+            ));
+        }
+        Some(command) if command.is_empty() => {
+            return Err(
+                "--bulwark is empty (allowed: an absolute path, or a bare command name)".into(),
+            );
+        }
+        Some(command) => command.clone(),
+        None => std::env::current_exe()
+            .map_err(|e| format!("cannot find this bulwark binary's path ({e}); give --bulwark"))?
+            .display()
+            .to_string(),
+    };
+    // `#SBATCH --output=PATH` is not shell-quoted: Slurm splits it at blanks and expands `%`.
+    let dir_text = std::path::absolute(&args.out)
+        .map_err(|e| format!("{}: {e}", args.out.display()))?
+        .display()
+        .to_string();
+    if let Some(bad) = dir_text
+        .chars()
+        .find(|c| c.is_whitespace() || c.is_control() || *c == '%')
+    {
+        return Err(format!(
+            "--out {dir_text}: the directory's path has {bad:?}, which Slurm's #SBATCH --output \
+             cannot hold (allowed: a path without blanks, control characters or %)"
+        ));
+    }
+    // Checked now, not on the cluster after the job waited in the queue.
+    let file_name = args.file.display().to_string();
+    if let Err(d) = bulwark_spec::read_text(&args.file, "a readable UTF-8 sweep experiment file")
+        .and_then(|text| bulwark_spec::parse_sweep(&text, &file_name))
+    {
+        eprint!("{}", diagnostics::render(&d));
+        return Ok(crate::exit::bad_input());
+    }
+    // Array tasks start in the submission directory, maybe on another node: absolute paths.
+    let file =
+        std::fs::canonicalize(&args.file).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let dir =
+        std::fs::canonicalize(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let scripts = SlurmScripts {
+        bulwark: &bulwark,
+        file: &file.display().to_string(),
+        dir: &dir.display().to_string(),
+        shards: args.shards,
+    };
+    write(&dir, "sweep.sbatch", &scripts.array())?;
+    write(&dir, "merge.sbatch", &scripts.merge())?;
+    write(&dir, "submit.sh", &scripts.submit())?;
+    outln!(
+        "bash {}",
+        quote(&dir.join("submit.sh").display().to_string())
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The three scripts of a Slurm run of one sweep.
+struct SlurmScripts<'a> {
+    bulwark: &'a str,
+    file: &'a str,
+    dir: &'a str,
+    shards: u64,
+}
+
+impl SlurmScripts<'_> {
+    /// The array job: task i runs shard i and writes DIR/shards/shard-i-of-N.json.
+    fn array(&self) -> String {
+        let n = self.shards;
+        format!(
+            "#!/bin/bash\n\
+             #SBATCH --job-name=bulwark-sweep\n\
+             #SBATCH --array=0-{last}\n\
+             #SBATCH --ntasks=1\n\
+             #SBATCH --output={log}\n\
+             # Array task i runs shard i of {n}; merge.sbatch sums the {n} shards.\n\
+             set -euo pipefail\n\
+             : \"${{SLURM_ARRAY_TASK_ID:?is not set: submit with sbatch, or run one shard \
+             here with SLURM_ARRAY_TASK_ID=i bash sweep.sbatch}}\"\n\
+             {bulwark} sweep {file_quoted} --shard \"$SLURM_ARRAY_TASK_ID/{n}\" --out {shards}\n",
+            last = n - 1,
+            log = self.path("logs/shard-%a.out"),
+            bulwark = quote(self.bulwark),
+            file_quoted = quote(self.file),
+            shards = quote(&self.path("shards")),
+        )
+    }
+
+    /// The merge job: every shard's counts into DIR/results.csv, results.json, acceptance.svg.
+    /// It names the N shard files relative to DIR/shards (short names, one command line) and
+    /// by brace expansion, so a missing shard is an error, not silently left out by a glob.
+    fn merge(&self) -> String {
+        let n = self.shards;
+        format!(
+            "#!/bin/bash\n\
+             #SBATCH --job-name=bulwark-sweep-merge\n\
+             #SBATCH --ntasks=1\n\
+             #SBATCH --output={log}\n\
+             set -euo pipefail\n\
+             cd {shards}\n\
+             {bulwark} sweep merge shard-{{0..{last}}}-of-{n}.json --out {dir}\n",
+            log = self.path("logs/merge.out"),
+            bulwark = quote(self.bulwark),
+            shards = quote(&self.path("shards")),
+            last = n - 1,
+            dir = quote(self.dir),
+        )
+    }
+
+    /// Submits the array, then the merge once every array task has succeeded.
+    fn submit(&self) -> String {
+        format!(
+            "#!/bin/bash\n\
+             set -euo pipefail\n\
+             mkdir -p {logs}\n\
+             array=$(sbatch --parsable {array})\n\
+             sbatch --dependency=afterok:\"${{array%%;*}}\" {merge}\n",
+            logs = quote(&self.path("logs")),
+            array = quote(&self.path("sweep.sbatch")),
+            merge = quote(&self.path("merge.sbatch")),
+        )
+    }
+
+    fn path(&self, name: &str) -> String {
+        format!("{}/{name}", self.dir.trim_end_matches('/'))
+    }
+}
+
+/// `text` as one bash word: single-quoted, each `'` written `'\''`.
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
 }

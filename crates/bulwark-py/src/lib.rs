@@ -1,0 +1,360 @@
+//! `bulwark._bulwark`, the native half of the `bulwark` Python package: Bulwark's task-set
+//! generators, classic schedulability tests, simulator and sharded sweeps on plain Python data
+//! (lists, dicts, str, int, float).
+//!
+//! Times are integer nanoseconds, as in the CLI. Each function converts its arguments while it
+//! holds the GIL, then runs the Rust work detached from the interpreter (`Python::detach`,
+//! PyO3's name for `allow_threads` since 0.26), so Python threads and Dask's threaded workers
+//! run Bulwark in parallel.
+
+use bulwark_analysis::classic::{self, edf, fixed_priority, Task};
+use bulwark_analysis::generate::{self, PPB};
+use bulwark_analysis::sweep::run::{self as sweep_run, Counts, Shard};
+use bulwark_core::Duration;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// The most tasks one generator call may draw: more is a mistake, not an experiment.
+const MAX_GENERATED_TASKS: usize = 1_000_000;
+
+/// A utilisation in parts per billion, or an error saying what is allowed.
+fn utilisation_ppb(utilisation: f64) -> PyResult<u64> {
+    // 10^9 processors is far past any experiment and keeps the product exact in a u64.
+    if !utilisation.is_finite() || !(0.0..=1e9).contains(&utilisation) {
+        return Err(PyValueError::new_err(format!(
+            "utilisation {utilisation} is out of range (allowed: a finite number from 0 to 1e9, \
+             like 0.75)"
+        )));
+    }
+    Ok((utilisation * PPB as f64).round() as u64)
+}
+
+/// An integer argument in `0..=max`, or a ValueError naming it. Arguments arrive as `i128`
+/// so that a negative number is this ValueError, not PyO3's OverflowError for unsigned types.
+fn in_range(name: &str, value: i128, max: u64) -> PyResult<u64> {
+    u64::try_from(value)
+        .ok()
+        .filter(|value| *value <= max)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "{name} = {value} is out of range (allowed: an integer from 0 to {max})"
+            ))
+        })
+}
+
+fn task_count(n: i128) -> PyResult<usize> {
+    let n = in_range("n", n, MAX_GENERATED_TASKS as u64)?;
+    // At most MAX_GENERATED_TASKS, so it fits a usize.
+    Ok(usize::try_from(n).unwrap_or(MAX_GENERATED_TASKS))
+}
+
+fn seed_of(seed: i128) -> PyResult<u64> {
+    in_range("seed", seed, u64::MAX)
+}
+
+/// `n` utilisations summing to `utilisation`, uniform over the simplex, by UUniFast (Bini and
+/// Buttazzo, 2005), drawn from `seed`; exact to a part per billion.
+#[pyfunction]
+fn uunifast(py: Python<'_>, n: i128, utilisation: f64, seed: i128) -> PyResult<Vec<f64>> {
+    let (n, total, seed) = (
+        task_count(n)?,
+        utilisation_ppb(utilisation)?,
+        seed_of(seed)?,
+    );
+    let shares = py.detach(|| {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        generate::uunifast(n, total, &mut rng)
+    });
+    Ok(shares.into_iter().map(|u| u as f64 / PPB as f64).collect())
+}
+
+/// `n` implicit-deadline tasks of total utilisation `utilisation` (UUniFast), periods
+/// log-uniform in `min_period..=max_period` ns on a 1 us grid, from `seed`: a list of
+/// `{"wcet", "period", "deadline"}` dicts in ns.
+#[pyfunction]
+#[pyo3(signature = (n, utilisation, seed, min_period = 10_000_000, max_period = 1_000_000_000))]
+fn task_set(
+    py: Python<'_>,
+    n: i128,
+    utilisation: f64,
+    seed: i128,
+    min_period: i128,
+    max_period: i128,
+) -> PyResult<Py<PyList>> {
+    let (n, total, seed) = (
+        task_count(n)?,
+        utilisation_ppb(utilisation)?,
+        seed_of(seed)?,
+    );
+    let min_period = in_range("min_period", min_period, u64::MAX)?;
+    let max_period = in_range("max_period", max_period, u64::MAX)?;
+    if min_period == 0 || min_period > max_period {
+        return Err(PyValueError::new_err(format!(
+            "periods {min_period}..={max_period} ns are not a range (allowed: 0 < min_period \
+             <= max_period)"
+        )));
+    }
+    let tasks = py.detach(|| {
+        generate::task_set(
+            n,
+            total,
+            Duration::from_nanos(min_period),
+            Duration::from_nanos(max_period),
+            seed,
+        )
+    });
+    let list = PyList::empty(py);
+    for task in tasks {
+        let dict = PyDict::new(py);
+        dict.set_item("wcet", task.execution.as_nanos())?;
+        dict.set_item("period", task.period.as_nanos())?;
+        dict.set_item("deadline", task.period.as_nanos())?;
+        list.append(dict)?;
+    }
+    Ok(list.unbind())
+}
+
+/// An optional non-negative integer field of a task dict. Keys are interned strings
+/// (`intern!`): making a key string per lookup took about a third of a 10-task `fp_rta` call.
+fn field(
+    task: &Bound<'_, PyDict>,
+    index: usize,
+    key: &Bound<'_, PyString>,
+) -> PyResult<Option<u64>> {
+    match task.get_item(key)? {
+        None => Ok(None),
+        Some(value) if value.is_none() => Ok(None),
+        Some(value) => value.extract::<u64>().map(Some).map_err(|_| {
+            PyValueError::new_err(format!(
+                "task {index}: `{key}` = {value} is not a time (allowed: an integer number of \
+                 nanoseconds, 0 to 2^64 - 1)"
+            ))
+        }),
+    }
+}
+
+/// Tasks from a list of dicts `{"wcet", "period", "deadline"?, "jitter"?, "blocking"?,
+/// "name"?}` (ns), checked as every classic test assumes (`T > 0`, `D > 0`).
+fn tasks_from(tasks: &Bound<'_, PyList>) -> PyResult<Vec<Task>> {
+    let py = tasks.py();
+    let mut out = Vec::with_capacity(tasks.len());
+    for (index, item) in tasks.iter().enumerate() {
+        let dict = item.cast::<PyDict>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "task {index} is not a dict (allowed: {{\"wcet\": ns, \"period\": ns, \
+                 \"deadline\": ns}}; deadline, jitter, blocking and name optional)"
+            ))
+        })?;
+        let required = |key: &Bound<'_, PyString>| {
+            field(dict, index, key)?.ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "task {index} has no `{key}` (required: wcet and period, in ns)"
+                ))
+            })
+        };
+        let (wcet, period) = (
+            required(intern!(py, "wcet"))?,
+            required(intern!(py, "period"))?,
+        );
+        let name = match dict.get_item(intern!(py, "name"))? {
+            Some(name) if !name.is_none() => name.str()?.to_string(),
+            _ => format!("task{index}"),
+        };
+        let mut task = Task::new(name, wcet, period);
+        if let Some(deadline) = field(dict, index, intern!(py, "deadline"))? {
+            task = task.with_deadline(deadline);
+        }
+        if let Some(jitter) = field(dict, index, intern!(py, "jitter"))? {
+            task = task.with_jitter(jitter);
+        }
+        if let Some(blocking) = field(dict, index, intern!(py, "blocking"))? {
+            task = task.with_blocking(blocking);
+        }
+        out.push(task);
+    }
+    classic::validate(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(out)
+}
+
+/// Exact fixed-priority response-time analysis (Joseph and Pandya; Audsley et al.; Lehoczky's
+/// busy window for D > T), tasks most important first. One dict per task: `name`,
+/// `response` (ns; `None` when unbounded), `deadline`, `schedulable`, `outcome`.
+#[pyfunction]
+fn fp_rta(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
+    let tasks = tasks_from(tasks)?;
+    let analyses = py.detach(|| fixed_priority::response_times(&tasks));
+    let list = PyList::empty(py);
+    for (task, analysis) in tasks.iter().zip(&analyses) {
+        let dict = PyDict::new(py);
+        dict.set_item(intern!(py, "name"), &task.name)?;
+        let response = (analysis.response != u64::MAX).then_some(analysis.response);
+        dict.set_item(intern!(py, "response"), response)?;
+        dict.set_item(intern!(py, "deadline"), task.deadline)?;
+        dict.set_item(intern!(py, "schedulable"), analysis.schedulable())?;
+        let outcome = match analysis.outcome {
+            fixed_priority::Outcome::Schedulable => "schedulable",
+            fixed_priority::Outcome::Misses { .. } => "misses",
+            fixed_priority::Outcome::Overloaded => "overloaded",
+            fixed_priority::Outcome::EndlessBusyWindow => "endless-busy-window",
+        };
+        dict.set_item(intern!(py, "outcome"), outcome)?;
+        list.append(dict)?;
+    }
+    Ok(list.unbind())
+}
+
+/// The exact EDF test (processor demand, QPA by Zhang and Burns): `schedulable`, `reason`,
+/// and `first_failing_deadline` (ns from a synchronous release; `None` unless demand
+/// exceeds supply there), `demand` at it, and the `explanation` sentence of the CLI.
+#[pyfunction]
+fn edf_qpa(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyDict>> {
+    let tasks = tasks_from(tasks)?;
+    let (analysis, utilisation) = py.detach(|| (edf::analyse(&tasks), edf::utilisation(&tasks)));
+    let dict = PyDict::new(py);
+    dict.set_item("schedulable", analysis.schedulable())?;
+    let (reason, deadline, demand) = match analysis.outcome {
+        edf::EdfOutcome::UtilisationAtMostOne => ("utilisation-at-most-one", None, None),
+        edf::EdfOutcome::DemandMet { .. } => ("demand-met", None, None),
+        edf::EdfOutcome::UtilisationAboveOne => ("utilisation-above-one", None, None),
+        edf::EdfOutcome::DemandExceeds { deadline, demand } => {
+            ("demand-exceeds", Some(deadline), Some(demand))
+        }
+    };
+    dict.set_item("reason", reason)?;
+    dict.set_item("first_failing_deadline", deadline)?;
+    dict.set_item("demand", demand)?;
+    dict.set_item("explanation", analysis.explain(&utilisation))?;
+    Ok(dict.unbind())
+}
+
+/// `U = sum C_i / T_i` (a float; the EDF verdict `U <= 1` itself is decided exactly by
+/// [`edf_qpa`]).
+#[pyfunction]
+fn edf_utilisation(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<f64> {
+    let tasks = tasks_from(tasks)?;
+    Ok(py.detach(|| edf::utilisation(&tasks).total.as_f64()))
+}
+
+/// Simulates a scenario (TOML text, as `bulwark simulate` reads) and returns its metrics as
+/// the dict `bulwark simulate --json` prints, for `until` ns (default: the scenario's
+/// duration) and `seed` (default: the scenario's).
+#[pyfunction]
+#[pyo3(signature = (scenario_toml, until_ns = None, seed = None))]
+fn simulate<'py>(
+    py: Python<'py>,
+    scenario_toml: &str,
+    until_ns: Option<i128>,
+    seed: Option<i128>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let until_ns = until_ns
+        .map(|until| in_range("until_ns", until, u64::MAX))
+        .transpose()?;
+    let seed = seed.map(seed_of).transpose()?;
+    if until_ns == Some(0) {
+        return Err(PyValueError::new_err(
+            "until_ns is zero: a run must last longer than 0 (allowed: a positive ns count)",
+        ));
+    }
+    let text = scenario_toml.to_owned();
+    let metrics = py.detach(move || {
+        let scenario = bulwark_spec::parse(&text, "<scenario>")
+            .map_err(|d| PyValueError::new_err(d.plain()))?;
+        let options = bulwark_sim::Options {
+            until: until_ns.map(Duration::from_nanos),
+            seed,
+            record_trace: false,
+            record_jobs: false,
+        };
+        let outcome = bulwark_sim::run(&scenario, &options)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok::<_, PyErr>(bulwark_lab::metrics_json::metrics_json(&outcome))
+    })?;
+    py.import("json")?.call_method1("loads", (metrics,))
+}
+
+fn experiment(text: &str) -> PyResult<bulwark_spec::Experiment> {
+    bulwark_spec::parse_sweep(text, "<experiment>").map_err(|d| PyValueError::new_err(d.plain()))
+}
+
+/// Runs shard `index` of `count` of a sweep experiment (TOML text, as `bulwark sweep` reads):
+/// the sets whose global index is `index` mod `count`. Returns the shard's counts as the JSON
+/// text `bulwark sweep --shard index/count` writes.
+#[pyfunction]
+fn sweep_shard(
+    py: Python<'_>,
+    experiment_toml: &str,
+    index: i128,
+    count: i128,
+) -> PyResult<String> {
+    let (index, count) = (
+        in_range("index", index, u64::MAX)?,
+        in_range("count", count, u64::MAX)?,
+    );
+    let shard = Shard::parse(&format!("{index}/{count}")).map_err(PyValueError::new_err)?;
+    let experiment = experiment(experiment_toml)?;
+    Ok(py.detach(|| sweep_run::run(&experiment, shard, &|_| ()).to_json()))
+}
+
+/// Merges every shard's JSON text of one sweep: `{"csv": ..., "json": ...}`, byte for byte
+/// the `results.csv` and `results.json` of `bulwark sweep merge --out` (and of the unsplit
+/// run).
+#[pyfunction]
+fn sweep_merge<'py>(py: Python<'py>, shards: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+    let (csv, json) = py.detach(|| {
+        let mut parts = Vec::with_capacity(shards.len());
+        for (position, text) in shards.iter().enumerate() {
+            parts.push(Counts::from_json(text).map_err(|e| {
+                PyValueError::new_err(format!(
+                    "shard {position} of the list is not a shard's JSON from sweep_shard or \
+                     `bulwark sweep --shard`: {e}"
+                ))
+            })?);
+        }
+        let merged = sweep_run::merge(&parts).map_err(PyValueError::new_err)?;
+        if !merged.complete() {
+            let missing: Vec<String> = (0..merged.shard_count)
+                .filter(|i| !merged.shards.contains(i))
+                .map(|i| format!("{i}/{}", merged.shard_count))
+                .collect();
+            return Err(PyValueError::new_err(format!(
+                "shards missing: {}",
+                missing.join(", ")
+            )));
+        }
+        Ok((merged.csv(), merged.results_json()))
+    })?;
+    let dict = PyDict::new(py);
+    dict.set_item("csv", csv)?;
+    dict.set_item("json", json)?;
+    Ok(dict)
+}
+
+/// Runs a whole sweep experiment in-process: `{"csv": ..., "json": ...}` as [`sweep_merge`].
+#[pyfunction]
+fn sweep<'py>(py: Python<'py>, experiment_toml: &str) -> PyResult<Bound<'py, PyDict>> {
+    let experiment = experiment(experiment_toml)?;
+    let counts = py.detach(|| sweep_run::run(&experiment, Shard::WHOLE, &|_| ()));
+    let dict = PyDict::new(py);
+    dict.set_item("csv", counts.csv())?;
+    dict.set_item("json", counts.results_json())?;
+    Ok(dict)
+}
+
+#[pymodule]
+#[pyo3(name = "_bulwark")]
+fn bulwark(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(uunifast, module)?)?;
+    module.add_function(wrap_pyfunction!(task_set, module)?)?;
+    module.add_function(wrap_pyfunction!(fp_rta, module)?)?;
+    module.add_function(wrap_pyfunction!(edf_qpa, module)?)?;
+    module.add_function(wrap_pyfunction!(edf_utilisation, module)?)?;
+    module.add_function(wrap_pyfunction!(simulate, module)?)?;
+    module.add_function(wrap_pyfunction!(sweep_shard, module)?)?;
+    module.add_function(wrap_pyfunction!(sweep_merge, module)?)?;
+    module.add_function(wrap_pyfunction!(sweep, module)?)?;
+    Ok(())
+}

@@ -1,0 +1,149 @@
+"""Generation, the classic tests and simulation from Python, against hand-worked values and
+the CLI's own output."""
+
+import json
+import math
+import subprocess
+
+import pytest
+
+import bulwark
+from conftest import REPO
+
+MS = 1_000_000
+
+
+def implicit(*pairs):
+    """Tasks from (C, T) pairs in ms, deadlines equal to periods, most important first."""
+    return [{"wcet": c * MS, "period": t * MS} for c, t in pairs]
+
+
+def test_fp_rta_by_hand():
+    # C = (1, 2, 3), T = D = (4, 6, 12) ms, rate-monotonic order. R_i = C_i + sum_{j<i}
+    # ceil(R_i / T_j) C_j, iterated from R_i = C_i + sum C_j (Joseph and Pandya):
+    #   R1 = 1.
+    #   R2: 3 -> 2 + ceil(3/4)*1 = 3. Fixed point, R2 = 3.
+    #   R3: 6 -> 3 + ceil(6/4)*1 + ceil(6/6)*2 = 7 -> 3 + 2*1 + 2*2 = 9
+    #       -> 3 + ceil(9/4)*1 + ceil(9/6)*2 = 3 + 3 + 4 = 10 -> 3 + 3 + 4 = 10. R3 = 10 <= 12.
+    result = bulwark.fp_rta(implicit((1, 4), (2, 6), (3, 12)))
+    assert [task["response"] for task in result] == [1 * MS, 3 * MS, 10 * MS]
+    assert [task["deadline"] for task in result] == [4 * MS, 6 * MS, 12 * MS]
+    assert all(task["schedulable"] and task["outcome"] == "schedulable" for task in result)
+    assert [task["name"] for task in result] == ["task0", "task1", "task2"]
+
+
+def test_fp_rta_miss_by_hand():
+    # (C, T) = (2, 5), (4, 7) ms: R2: 6 -> 4 + ceil(6/5)*2 = 8 -> 4 + ceil(8/5)*2 = 8 > 7.
+    first, second = bulwark.fp_rta(implicit((2, 5), (4, 7)))
+    assert first["response"] == 2 * MS and first["schedulable"]
+    assert second["response"] == 8 * MS and not second["schedulable"]
+    assert second["outcome"] == "misses"
+
+
+def test_edf_qpa_at_u_equal_one():
+    # Implicit deadlines, U = 2/4 + 3/6 = 1: EDF-schedulable by Liu and Layland's U <= 1.
+    verdict = bulwark.edf_qpa(implicit((2, 4), (3, 6)))
+    assert verdict["schedulable"] and verdict["reason"] == "utilisation-at-most-one"
+    assert verdict["first_failing_deadline"] is None
+    assert bulwark.edf_utilisation(implicit((2, 4), (3, 6))) == pytest.approx(1.0, abs=1e-12)
+
+    # U = 1/2 + 2/4 = 1 with constrained deadlines (C, T, D) = (1, 2, 2), (2, 4, 3): the
+    # demand h(t) = (floor((t-2)/2)+1)*1 + (floor((t-3)/4)+1)*2 meets t exactly at
+    # t = 4k+3 (2k+1 + 2k+2) and stays below it elsewhere, so the demand test passes.
+    tight = [
+        {"wcet": 1, "period": 2, "deadline": 2},
+        {"wcet": 2, "period": 4, "deadline": 3},
+    ]
+    verdict = bulwark.edf_qpa(tight)
+    assert verdict["schedulable"] and verdict["reason"] == "demand-met"
+
+    # Same U = 1 with D = (1, 2): h(1) = 1 <= 1, h(2) = 1 + 2 = 3 > 2. The first failing
+    # deadline is t = 2 with demand 3: U <= 1 is not enough when D < T.
+    failing = [
+        {"wcet": 1, "period": 2, "deadline": 1},
+        {"wcet": 2, "period": 4, "deadline": 2},
+    ]
+    verdict = bulwark.edf_qpa(failing)
+    assert not verdict["schedulable"] and verdict["reason"] == "demand-exceeds"
+    assert verdict["first_failing_deadline"] == 2
+    assert verdict["demand"] == 3
+
+
+def test_edf_qpa_above_one():
+    # U = 3/4 + 2/6 = 13/12 > 1: no EDF schedule exists (demand over the hyperperiod 12 is 13).
+    tasks = implicit((3, 4), (2, 6))
+    verdict = bulwark.edf_qpa(tasks)
+    assert not verdict["schedulable"] and verdict["reason"] == "utilisation-above-one"
+    assert bulwark.edf_utilisation(tasks) == pytest.approx(13 / 12)
+
+
+@pytest.mark.parametrize("n,utilisation,seed", [(1, 0.3, 1), (5, 0.8, 2), (20, 0.95, 3),
+                                                (50, 1.0, 4), (3, 0.0, 5)])
+def test_uunifast_sums_to_u_and_each_share_is_a_utilisation(n, utilisation, seed):
+    shares = bulwark.uunifast(n, utilisation, seed)
+    assert len(shares) == n
+    assert all(0.0 <= share <= 1.0 for share in shares)
+    assert abs(math.fsum(shares) - utilisation) <= 1e-9
+    assert bulwark.uunifast(n, utilisation, seed) == shares  # same seed, same draw
+    if n > 1 and utilisation > 0:
+        assert bulwark.uunifast(n, utilisation, seed + 100) != shares
+
+
+def test_task_set_is_implicit_deadline_in_the_period_range():
+    tasks = bulwark.task_set(10, 0.7, 42, min_period=10 * MS, max_period=100 * MS)
+    assert len(tasks) == 10
+    for task in tasks:
+        assert 10 * MS <= task["period"] <= 100 * MS
+        assert task["deadline"] == task["period"]
+        assert 1 <= task["wcet"] <= task["period"]
+    # Execution times are rounded to whole ns of periods >= 10 ms: U is within 10 * 1e-7.
+    assert sum(t["wcet"] / t["period"] for t in tasks) == pytest.approx(0.7, abs=1e-6)
+
+
+@pytest.mark.parametrize("scenario", ["textbook-rm.toml", "textbook-edf.toml",
+                                      "cbs-isolation.toml"])
+def test_simulate_equals_the_cli_json(cli, scenario):
+    path = REPO / "scenarios" / scenario
+    from_python = bulwark.simulate(path.read_text())
+    run = subprocess.run([cli, "simulate", str(path), "--json"], capture_output=True,
+                         text=True, timeout=60, check=True)
+    from_cli = json.loads(run.stdout)
+    # The CLI's --json adds the job records; every other field must be the same.
+    from_cli.pop("jobs", None)
+    assert from_python == from_cli
+
+
+def test_simulate_textbook_rm_by_hand():
+    # (2, 5) and (4, 7) ms under RM: t1 runs 0..2, t2 2..5 (3 of its 4 ms), t1 preempts it
+    # 5..7, t2 runs 7..8. At 7 ms, t2's deadline, it still has 1 ms left: its first miss.
+    metrics = bulwark.simulate((REPO / "scenarios" / "textbook-rm.toml").read_text())
+    tasks = {task["name"]: task for task in metrics["tasks"]}
+    assert tasks["t2"]["first_miss_ns"] == 7 * MS
+    assert tasks["t1"]["misses"] == 0
+    # until_ns cuts the run short: by 6 ms no deadline of t2 has passed.
+    text = (REPO / "scenarios" / "textbook-rm.toml").read_text()
+    early = {task["name"]: task for task in bulwark.simulate(text, until_ns=6 * MS)["tasks"]}
+    assert early["t2"]["misses"] == 0
+
+
+BAD_CALLS = [
+    (lambda: bulwark.fp_rta([{"wcet": 1, "period": 2}, {"wcet": 1}]), "task 1 has no `period`"),
+    (lambda: bulwark.edf_qpa([{"wcet": -1, "period": 2}]), "task 0: `wcet` = -1"),
+    (lambda: bulwark.fp_rta([{"wcet": 1, "period": 0}]), "period"),
+    (lambda: bulwark.fp_rta(["not a dict"]), "task 0 is not a dict"),
+    (lambda: bulwark.edf_utilisation([{"wcet": "1", "period": 2}]), "`wcet` = 1 is not a time"),
+    (lambda: bulwark.uunifast(-1, 0.5, 1), "n = -1 is out of range"),
+    (lambda: bulwark.uunifast(3, float("nan"), 1), "utilisation NaN is out of range"),
+    (lambda: bulwark.uunifast(3, 0.5, -7), "seed = -7 is out of range"),
+    (lambda: bulwark.task_set(3, 0.5, 1, min_period=0), "not a range"),
+    (lambda: bulwark.simulate("this is = not a scenario"), "<scenario>"),
+    (lambda: bulwark.simulate("", until_ns=0), "until_ns is zero"),
+    (lambda: bulwark.simulate("", until_ns=-1), "until_ns = -1 is out of range"),
+]
+
+
+@pytest.mark.parametrize("call,message", BAD_CALLS)
+def test_bad_input_is_a_value_error_naming_it(call, message):
+    with pytest.raises(ValueError) as error:
+        call()
+    assert message in str(error.value)
