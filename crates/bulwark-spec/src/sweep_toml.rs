@@ -59,13 +59,23 @@ pub const MAX_UTILISATION_POINTS: usize = 100_000;
 /// Most tasks in one set.
 pub const MAX_TASKS: u64 = 10_000;
 
-/// How the task utilisations of one set are drawn (Bini and Buttazzo 2005).
+/// How the task utilisations of one set are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UtilisationGenerator {
-    /// UUniFast.
+    /// UUniFast (Bini and Buttazzo 2005).
     UUniFast,
-    /// UUniSort.
+    /// UUniSort (Bini and Buttazzo 2005).
     UUniSort,
+    /// Stafford's randfixedsum (Emberson, Stafford and Davis 2010): each share at most 1, so
+    /// the total may exceed one processor, up to the task count.
+    RandFixedSum,
+}
+
+impl UtilisationGenerator {
+    /// Whether sets above one processor (`U > 1`) can be drawn.
+    pub fn beyond_one_processor(self) -> bool {
+        self == UtilisationGenerator::RandFixedSum
+    }
 }
 
 /// How task periods are drawn, in nanoseconds, within `min..=max`.
@@ -188,11 +198,12 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
     let generator = match raw.generator.get_ref().as_str() {
         "uunifast" => Some(UtilisationGenerator::UUniFast),
         "uunisort" => Some(UtilisationGenerator::UUniSort),
+        "randfixedsum" => Some(UtilisationGenerator::RandFixedSum),
         other => {
             fail(
                 raw.generator.span(),
                 format!("unknown generator `{other}`"),
-                "allowed: uunifast, uunisort",
+                "allowed: uunifast, uunisort, randfixedsum",
             );
             None
         }
@@ -272,7 +283,12 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
             );
         }
     }
-    let utilisations = axis(&raw.utilisation, &mut fail);
+    // randfixedsum draws each share in [0, 1], so a set of n tasks reaches U = n at most.
+    let ceiling = match generator {
+        Some(g) if g.beyond_one_processor() => Ceiling::Tasks(counts.iter().copied().min()),
+        _ => Ceiling::OneProcessor,
+    };
+    let utilisations = axis(&raw.utilisation, ceiling, &mut fail);
     let constrained_fraction = match &raw.deadlines {
         None => 0.0,
         Some(d) => {
@@ -302,25 +318,54 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
     })
 }
 
-/// The points `from, from + step, ...` up to `to` (in ppb; an end within a ppb is kept).
-fn axis(raw: &RawAxis, fail: &mut impl FnMut(Range<usize>, String, &str)) -> Option<Vec<u64>> {
+/// The largest utilisation the axis may reach.
+#[derive(Clone, Copy, Debug)]
+enum Ceiling {
+    /// 1.0: the uniprocessor generators (UUniFast, UUniSort).
+    OneProcessor,
+    /// The smallest task count (randfixedsum); `None` when the counts are unreadable.
+    Tasks(Option<u64>),
+}
+
+/// The points `from, from + step, ...` up to `to` (in ppb; an end within a ppb is kept), each
+/// at most `ceiling`.
+fn axis(
+    raw: &RawAxis,
+    ceiling: Ceiling,
+    fail: &mut impl FnMut(Range<usize>, String, &str),
+) -> Option<Vec<u64>> {
     let ppb = |x: f64| (x * 1e9).round();
     let (from, to, step) = (*raw.from.get_ref(), *raw.to.get_ref(), *raw.step.get_ref());
-    let fraction = |x: f64| x.is_finite() && x > 0.0 && x <= 1.0;
+    let limit = match ceiling {
+        Ceiling::OneProcessor => 1.0,
+        // A sensible count is at most MAX_TASKS; a wrong one has its own error.
+        Ceiling::Tasks(n) => n.unwrap_or(1).clamp(1, MAX_TASKS) as f64,
+    };
     let mut ok = true;
     for (value, span, what) in [
         (from, raw.from.span(), "from"),
         (to, raw.to.span(), "to"),
         (step, raw.step.span(), "step"),
     ] {
-        if !fraction(value) {
-            fail(
-                span,
-                format!("utilisation {what} is {value}"),
-                "allowed: a utilisation above 0.0 and at most 1.0 (one processor)",
-            );
-            ok = false;
+        if value.is_finite() && value > 0.0 && value <= limit {
+            continue;
         }
+        ok = false;
+        let help = match ceiling {
+            Ceiling::OneProcessor if value.is_finite() && value > 1.0 => {
+                "allowed: a utilisation above 0.0 and at most 1.0 (one processor) with \
+                 uunifast and uunisort; generator = \"randfixedsum\" draws sets above 1.0"
+                    .to_owned()
+            }
+            Ceiling::OneProcessor => {
+                "allowed: a utilisation above 0.0 and at most 1.0 (one processor)".to_owned()
+            }
+            Ceiling::Tasks(_) => format!(
+                "allowed with randfixedsum: a utilisation above 0.0 and at most {limit} \
+                 (the smallest task count: each task takes at most one processor)"
+            ),
+        };
+        fail(span, format!("utilisation {what} is {value}"), &help);
     }
     if !ok {
         return None;
@@ -345,4 +390,86 @@ fn axis(raw: &RawAxis, fail: &mut impl FnMut(Range<usize>, String, &str)) -> Opt
         return None;
     }
     Some((0..count).map(|k| from + k * step).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"name = "multi"
+seed = 1
+sets-per-point = 10
+generator = "randfixedsum"
+tasks = [4, 8]
+tests = ["edf-qpa"]
+
+[periods]
+kind = "uniform"
+min = "1ms"
+max = "10ms"
+
+[utilisation]
+from = 0.5
+to = 3.5
+step = 1.5
+"#;
+
+    fn only_error(text: &str) -> (String, String) {
+        let errors = parse_sweep(text, "m.toml").unwrap_err();
+        assert_eq!(errors.errors().len(), 1, "{}", errors.plain());
+        let error = &errors.errors()[0];
+        (error.to_string(), error.help().to_owned())
+    }
+
+    #[test]
+    fn randfixedsum_reads_utilisations_above_one_processor() {
+        let experiment = parse_sweep(FILE, "m.toml").unwrap();
+        assert_eq!(experiment.generator, UtilisationGenerator::RandFixedSum);
+        assert_eq!(
+            experiment.utilisations_ppb,
+            vec![500_000_000, 2_000_000_000, 3_500_000_000]
+        );
+        // Up to the smallest task count (4 tasks of at most 1.0 each) exactly.
+        let four = FILE
+            .replace("to = 3.5", "to = 4.0")
+            .replace("from = 0.5", "from = 1");
+        assert_eq!(
+            parse_sweep(&four, "m.toml").unwrap().utilisations_ppb,
+            vec![1_000_000_000, 2_500_000_000, 4_000_000_000]
+        );
+    }
+
+    #[test]
+    fn randfixedsum_stops_at_the_smallest_task_count() {
+        // Line 15 is `to = 4.5`; the value starts at column 6.
+        let (message, help) = only_error(&FILE.replace("to = 3.5", "to = 4.5"));
+        assert_eq!(message, "m.toml:15:6: utilisation to is 4.5");
+        assert!(
+            help.contains("at most 4 (the smallest task count"),
+            "{help}"
+        );
+    }
+
+    #[test]
+    fn the_uniprocessor_generators_refuse_utilisations_above_one() {
+        for generator in ["uunifast", "uunisort"] {
+            let text = FILE.replace("randfixedsum", generator);
+            let fixed = text.replace("step = 1.5", "step = 0.5");
+            let (message, help) = only_error(&fixed);
+            assert_eq!(message, "m.toml:15:6: utilisation to is 3.5");
+            assert!(help.contains("randfixedsum"), "{help}");
+            assert!(help.contains("at most 1.0 (one processor)"), "{help}");
+        }
+        // Not positive: the message it always had.
+        let (message, help) = only_error(
+            &FILE
+                .replace("randfixedsum", "uunifast")
+                .replace("to = 3.5\nstep = 1.5", "to = 0.75\nstep = -0.25"),
+        );
+        assert_eq!(message, "m.toml:16:8: utilisation step is -0.25");
+        assert_eq!(
+            help,
+            "allowed: a utilisation above 0.0 and at most 1.0 (one processor)"
+        );
+    }
 }

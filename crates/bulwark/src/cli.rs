@@ -196,7 +196,8 @@ Examples:
     #[command(
         args_conflicts_with_subcommands = true,
         after_help = "The experiment file names the seed, sets per point, the generator
-(uunifast or uunisort), the periods (log-uniform, uniform or harmonic between min and max),
+(uunifast or uunisort; randfixedsum also draws utilisations above 1.0, up to the task count),
+the periods (log-uniform, uniform or harmonic between min and max),
 the task counts, the utilisation axis and the tests: fp-rta-rm, fp-rta-dm, fp-audsley,
 edf-qpa, edf-utilisation, liu-layland, hyperbolic. See scenarios/sweeps/fp-vs-edf.toml.
 
