@@ -58,6 +58,9 @@ pub const MAX_SETS_PER_POINT: u64 = 100_000_000;
 pub const MAX_UTILISATION_POINTS: usize = 100_000;
 /// Most tasks in one set.
 pub const MAX_TASKS: u64 = 10_000;
+/// Most tasks in one set when the sets are also simulated (`simulate = true`): the simulator
+/// gives each task its own fixed priority, and priorities are 1 to 254.
+pub const MAX_SIMULATED_TASKS: u64 = 254;
 
 /// How the task utilisations of one set are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +118,9 @@ pub struct Experiment {
     pub utilisations_ppb: Vec<u64>,
     /// The tests to compare, names from [`SWEEP_TESTS`], each once.
     pub tests: Vec<String>,
+    /// Whether every set is also simulated, to count the sets a test admitted that then
+    /// missed a deadline (`simulate = true`; default false).
+    pub simulate: bool,
 }
 
 /// Reads an experiment from `text`, naming it `file` in diagnostics.
@@ -134,7 +140,7 @@ pub fn parse_sweep(text: &str, file: &str) -> Result<Experiment, Diagnostics> {
     deny_unknown_fields,
     rename_all = "kebab-case",
     expecting = "a sweep experiment: name, seed, sets-per-point, generator, tasks, tests, \
-                 [periods], [utilisation] and optionally [deadlines]"
+                 [periods], [utilisation] and optionally simulate and [deadlines]"
 )]
 struct RawExperiment {
     name: Spanned<String>,
@@ -146,6 +152,7 @@ struct RawExperiment {
     periods: RawPeriods,
     utilisation: RawAxis,
     deadlines: Option<RawDeadlines>,
+    simulate: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -218,6 +225,19 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
             format!("tasks is {counts:?}"),
             &format!("allowed: one or more task counts, each 1 to {MAX_TASKS}"),
         );
+    }
+    let simulate = raw.simulate.as_ref().is_some_and(|s| *s.get_ref());
+    if let Some(flag) = raw.simulate.as_ref().filter(|s| *s.get_ref()) {
+        if let Some(&largest) = counts.iter().filter(|&&n| n > MAX_SIMULATED_TASKS).max() {
+            fail(
+                flag.span(),
+                format!("simulate = true with sets of {largest} tasks"),
+                &format!(
+                    "allowed: simulate = true with at most {MAX_SIMULATED_TASKS} tasks per set \
+                     (one fixed priority each), or simulate = false"
+                ),
+            );
+        }
     }
     let mut tests = Vec::new();
     for test in raw.tests.get_ref() {
@@ -315,6 +335,7 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
         task_counts: counts.into_iter().map(|n| n as usize).collect(),
         utilisations_ppb: utilisations?,
         tests,
+        simulate,
     })
 }
 
@@ -437,6 +458,20 @@ step = 1.5
             parse_sweep(&four, "m.toml").unwrap().utilisations_ppb,
             vec![1_000_000_000, 2_500_000_000, 4_000_000_000]
         );
+    }
+
+    #[test]
+    fn simulate_is_optional_and_bounded_by_the_priorities() {
+        assert!(!parse_sweep(FILE, "m.toml").unwrap().simulate);
+        let simulated = FILE.replace("seed = 1\n", "seed = 1\nsimulate = true\n");
+        assert!(parse_sweep(&simulated, "m.toml").unwrap().simulate);
+        // Line 3 is `simulate = true`; the value starts at column 12.
+        let (message, help) = only_error(&simulated.replace("[4, 8]", "[4, 300]"));
+        assert_eq!(
+            message,
+            "m.toml:3:12: simulate = true with sets of 300 tasks"
+        );
+        assert!(help.contains("at most 254 tasks"), "{help}");
     }
 
     #[test]

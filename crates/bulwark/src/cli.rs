@@ -208,8 +208,16 @@ how the sweep is split. --shard i/N runs one slice and writes its counts as JSON
 (DIR/shard-i-of-N.json with --out, else stdout); `bulwark sweep merge` sums all N slices
 into the results a single run writes, byte for byte.
 
-Exit status: 0 when the sweep ran, 2 when a file cannot be read or is invalid, for shards that
-do not fit together or are missing, or for a wrong argument.
+With simulate = true in the file, every set is also simulated (one core, zero kernel costs,
+synchronous release, each job its WCET) under the scheduler each test speaks for, up to the
+hyperperiod or 100 longest periods, and the CSV and JSON gain a TEST:admitted_but_missed count
+per test: the sets it admitted that missed a deadline.
+
+Exit status: 0 when the sweep ran (and, simulated, no test admitted a set that missed a
+deadline), 1 when a simulated sweep, a shard of one or their merge found a test that admitted
+a set that missed a deadline (the test is unsound there; each such test is named on stderr),
+2 when a file cannot be read or is invalid, for shards that do not fit together or are
+missing, or for a wrong argument.
 
 Examples:
   bulwark sweep scenarios/sweeps/fp-vs-edf.toml --out sweep

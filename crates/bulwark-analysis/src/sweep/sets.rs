@@ -118,6 +118,7 @@ mod tests {
             task_counts: vec![4],
             utilisations_ppb: vec![2_500_000_000],
             tests: SWEEP_TESTS.iter().map(|s| s.to_string()).collect(),
+            simulate: false,
         };
         for set in 0..20 {
             let tasks = draw(&experiment, 0, set, 4, 2_500_000_000);

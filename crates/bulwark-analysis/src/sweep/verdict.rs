@@ -25,6 +25,35 @@ pub fn accepts(test: &str, tasks: &[Task]) -> bool {
     }
 }
 
+/// The scheduler a test's verdict speaks for: what a simulation must run to check it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// Preemptive fixed priorities: task indices, most important first.
+    FixedPriority(Vec<usize>),
+    /// Preemptive EDF.
+    Edf,
+}
+
+/// The scheduler `test` claims schedules `tasks` when it admits them: the fixed-priority tests
+/// their own order (rate monotonic, deadline monotonic, or Audsley's assignment), the two
+/// utilisation bounds rate monotonic, the EDF tests EDF. `None` for an unknown test, and for
+/// fp-audsley when it finds no order (it then admits nothing either).
+pub fn schedule(test: &str, tasks: &[Task]) -> Option<Schedule> {
+    match test {
+        "fp-rta-rm" | "liu-layland" | "hyperbolic" => Some(Schedule::FixedPriority(
+            priority_assignment::rate_monotonic(tasks),
+        )),
+        "fp-rta-dm" => Some(Schedule::FixedPriority(
+            priority_assignment::deadline_monotonic(tasks),
+        )),
+        "fp-audsley" => priority_assignment::audsley(tasks)
+            .ok()
+            .map(Schedule::FixedPriority),
+        "edf-qpa" | "edf-utilisation" => Some(Schedule::Edf),
+        _ => None,
+    }
+}
+
 fn implicit(tasks: &[Task]) -> bool {
     tasks.iter().all(|t| t.deadline == t.period)
 }
