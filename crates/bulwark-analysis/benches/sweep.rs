@@ -27,6 +27,8 @@ fn experiment() -> Experiment {
         utilisations_ppb: vec![UTILISATION_PPB],
         tests: SWEEP_TESTS.iter().map(|s| s.to_string()).collect(),
         simulate: false,
+        cost: None,
+        non_preemptive: 0,
     }
 }
 

@@ -22,6 +22,8 @@ fn experiment(fraction: f64, kind: PeriodKind) -> Experiment {
         utilisations_ppb: vec![300_000_000, 600_000_000, 800_000_000, 950_000_000],
         tests: SWEEP_TESTS.iter().map(|s| s.to_string()).collect(),
         simulate: false,
+        cost: None,
+        non_preemptive: 0,
     }
 }
 

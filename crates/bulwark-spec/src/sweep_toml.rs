@@ -38,6 +38,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::diagnostic::{Diagnostics, Source, SpecError};
+use crate::model::CostModel;
+use crate::raw::{RawCost, RawFrequency, RawQuantity};
 use crate::{toml_error, units};
 
 /// The tests a sweep can compare, by their names in experiment files.
@@ -50,6 +52,16 @@ pub const SWEEP_TESTS: [&str; 7] = [
     "liu-layland",
     "hyperbolic",
 ];
+
+/// The tests on reservation servers rather than plain task sets: `spr-eq1` puts each task in
+/// its own SPR sporadic-server reservation and admits the set by the SPR paper's Eq. 1, with
+/// the overheads of Eq. 2 when the file has a `[cost]` table.
+pub const SERVER_TESTS: [&str; 1] = ["spr-eq1"];
+
+/// Every test name a file may list: [`SWEEP_TESTS`] then [`SERVER_TESTS`].
+pub fn test_names() -> Vec<&'static str> {
+    SWEEP_TESTS.iter().chain(&SERVER_TESTS).copied().collect()
+}
 
 /// Most sets per point, points and tasks per set a file may ask for: bounds that keep a
 /// mistyped number from asking for years of work or all the memory.
@@ -121,6 +133,12 @@ pub struct Experiment {
     /// Whether every set is also simulated, to count the sets a test admitted that then
     /// missed a deadline (`simulate = true`; default false).
     pub simulate: bool,
+    /// The kernel costs `spr-eq1` pays per dispatch (Eq. 2), from a `[cost]` table written as
+    /// in scenario files; `None` for zero overheads.
+    pub cost: Option<CostModel>,
+    /// `eta`, the non-preemptive region of every `spr-eq1` server, in ns (0: fully
+    /// preemptive; required above 0 with a `[cost]` table).
+    pub non_preemptive: u64,
 }
 
 /// Reads an experiment from `text`, naming it `file` in diagnostics.
@@ -140,7 +158,8 @@ pub fn parse_sweep(text: &str, file: &str) -> Result<Experiment, Diagnostics> {
     deny_unknown_fields,
     rename_all = "kebab-case",
     expecting = "a sweep experiment: name, seed, sets-per-point, generator, tasks, tests, \
-                 [periods], [utilisation] and optionally simulate and [deadlines]"
+                 [periods], [utilisation] and optionally simulate, non-preemptive, [deadlines] \
+                 and [cost]"
 )]
 struct RawExperiment {
     name: Spanned<String>,
@@ -153,6 +172,8 @@ struct RawExperiment {
     utilisation: RawAxis,
     deadlines: Option<RawDeadlines>,
     simulate: Option<Spanned<bool>>,
+    non_preemptive: Option<Spanned<String>>,
+    cost: Option<Spanned<RawCost>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -242,11 +263,11 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
     let mut tests = Vec::new();
     for test in raw.tests.get_ref() {
         let name = test.get_ref();
-        if !SWEEP_TESTS.contains(&name.as_str()) {
+        if !test_names().contains(&name.as_str()) {
             fail(
                 test.span(),
                 format!("unknown test `{name}`"),
-                &format!("allowed: {}", SWEEP_TESTS.join(", ")),
+                &format!("allowed: {}", test_names().join(", ")),
             );
         } else if tests.contains(name) {
             fail(
@@ -262,7 +283,7 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
         fail(
             raw.tests.span(),
             "no tests listed".to_owned(),
-            &format!("allowed: one or more of {}", SWEEP_TESTS.join(", ")),
+            &format!("allowed: one or more of {}", test_names().join(", ")),
         );
     }
     let period_kind = match raw.periods.kind.get_ref().as_str() {
@@ -323,6 +344,47 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
             f
         }
     };
+    let servers = tests.iter().any(|t| SERVER_TESTS.contains(&t.as_str()));
+    let non_preemptive = match &raw.non_preemptive {
+        None => Some(0),
+        Some(field) => match units::parse_time(field.get_ref()) {
+            Ok(eta) => Some(eta.as_nanos()),
+            Err(e) => {
+                fail(field.span(), e.message, &e.help);
+                None
+            }
+        },
+    };
+    let cost = raw
+        .cost
+        .as_ref()
+        .map(|table| cost(table.get_ref(), &mut fail));
+    for (span, what) in [
+        (
+            raw.non_preemptive.as_ref().map(|f| f.span()),
+            "non-preemptive",
+        ),
+        (raw.cost.as_ref().map(|t| t.span()), "a [cost] table"),
+    ] {
+        if let (Some(span), false) = (span, servers) {
+            fail(
+                span,
+                format!("{what} without a reservation test"),
+                &format!(
+                    "allowed: {what} with tests = [..., \"spr-eq1\"], the test that \
+                     runs each task in a reservation"
+                ),
+            );
+        }
+    }
+    if let (Some(table), Some(0), true) = (&raw.cost, non_preemptive, servers) {
+        fail(
+            table.span(),
+            "a [cost] table with non-preemptive regions of 0".to_owned(),
+            "allowed: [cost] with non-preemptive above 0, like non-preemptive = \"500us\" \
+             (Eq. 2 bounds the dispatches per period by ceil(b / eta))",
+        );
+    }
     Some(Experiment {
         name: raw.name.get_ref().clone(),
         seed: raw.seed,
@@ -336,7 +398,88 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
         utilisations_ppb: utilisations?,
         tests,
         simulate,
+        cost: match cost {
+            None => None,
+            Some(checked) => Some(checked?),
+        },
+        non_preemptive: non_preemptive?,
     })
+}
+
+/// A `[cost]` table as scenario files write it: a clock (default 1 GHz) and cycle counts
+/// (default 0), none negative.
+fn cost(raw: &RawCost, fail: &mut impl FnMut(Range<usize>, String, &str)) -> Option<CostModel> {
+    let defaults = CostModel::default();
+    let clock_hz = match &raw.clock {
+        None => Some(defaults.clock_hz),
+        Some(clock) => frequency(clock, fail),
+    };
+    let mut cycles = |field: &Option<Spanned<i64>>, what: &str| match field {
+        None => Some(0),
+        Some(value) => {
+            let n = *value.get_ref();
+            let cycles = u64::try_from(n).ok();
+            if cycles.is_none() {
+                fail(
+                    value.span(),
+                    format!("{what} {n} is negative"),
+                    "allowed: 0 or more cycles",
+                );
+            }
+            cycles
+        }
+    };
+    // Every field checked before any `?`, so each mistake is reported.
+    let timer_interrupt = cycles(&raw.timer_interrupt, "timer-interrupt");
+    let scheduler = cycles(&raw.scheduler, "scheduler");
+    let per_work_unit = cycles(&raw.per_work_unit, "per-work-unit");
+    let context_switch = cycles(&raw.context_switch, "context-switch");
+    let cache_refill = cycles(&raw.cache_refill, "cache-refill");
+    let cache_flush = cycles(&raw.cache_flush, "cache-flush");
+    let reclaim_per_unit = cycles(&raw.reclaim_per_unit, "reclaim-per-unit");
+    Some(CostModel {
+        clock_hz: clock_hz?,
+        timer_interrupt: timer_interrupt?,
+        scheduler: scheduler?,
+        per_work_unit: per_work_unit?,
+        context_switch: context_switch?,
+        cache_refill: cache_refill?,
+        cache_flush: cache_flush?,
+        reclaim_per_unit: reclaim_per_unit?,
+    })
+}
+
+/// A clock frequency with its unit, above zero.
+fn frequency(
+    raw: &Spanned<RawFrequency>,
+    fail: &mut impl FnMut(Range<usize>, String, &str),
+) -> Option<u64> {
+    let result = match &raw.get_ref().0 {
+        RawQuantity::Text(text) => units::parse_frequency(text),
+        RawQuantity::Integer(n) => Err(units::frequency_without_unit(&n.to_string())),
+        RawQuantity::Float(x) if x.is_finite() => {
+            Err(units::frequency_without_unit(&x.to_string()))
+        }
+        RawQuantity::Float(x) => Err(units::UnitError {
+            message: format!("{x} is not a number"),
+            help: units::frequency_help(),
+        }),
+    };
+    match result {
+        Ok(0) => {
+            fail(
+                raw.span(),
+                "clock cannot be zero".to_owned(),
+                "allowed: a frequency above zero, like \"1GHz\"",
+            );
+            None
+        }
+        Ok(hz) => Some(hz),
+        Err(e) => {
+            fail(raw.span(), e.message, &e.help);
+            None
+        }
+    }
 }
 
 /// The largest utilisation the axis may reach.
@@ -506,5 +649,50 @@ step = 1.5
             help,
             "allowed: a utilisation above 0.0 and at most 1.0 (one processor)"
         );
+    }
+
+    #[test]
+    fn spr_eq1_reads_a_cost_table_and_a_region() {
+        let text = FILE
+            .replace("[\"edf-qpa\"]", "[\"edf-qpa\", \"spr-eq1\"]")
+            .replace("seed = 1\n", "seed = 1\nnon-preemptive = \"500us\"\n")
+            + "\n[cost]\nclock = \"2GHz\"\ncontext-switch = 400\ncache-refill = 100\n";
+        let experiment = parse_sweep(&text, "m.toml").unwrap();
+        assert_eq!(experiment.tests, ["edf-qpa", "spr-eq1"]);
+        assert_eq!(experiment.non_preemptive, 500_000);
+        let cost = experiment.cost.unwrap();
+        assert_eq!(
+            (cost.clock_hz, cost.context_switch, cost.cache_refill),
+            (2_000_000_000, 400, 100)
+        );
+        assert_eq!((cost.timer_interrupt, cost.scheduler), (0, 0));
+        // Without the table and the region: zero overheads, eta = 0.
+        let plain = parse_sweep(&FILE.replace("[\"edf-qpa\"]", "[\"spr-eq1\"]"), "m.toml").unwrap();
+        assert_eq!((plain.cost, plain.non_preemptive), (None, 0));
+    }
+
+    #[test]
+    fn costs_need_the_reservation_test_and_a_region() {
+        let costly = format!("{FILE}\n[cost]\ncontext-switch = 400\n");
+        // The [cost] header is on line 18 (after the blank line 17).
+        let (message, help) = only_error(&costly);
+        assert_eq!(
+            message,
+            "m.toml:18:1: a [cost] table without a reservation test"
+        );
+        assert!(help.contains("spr-eq1"), "{help}");
+        let with_test = costly.replace("[\"edf-qpa\"]", "[\"spr-eq1\"]");
+        let (message, help) = only_error(&with_test);
+        assert_eq!(
+            message,
+            "m.toml:18:1: a [cost] table with non-preemptive regions of 0"
+        );
+        assert!(help.contains("ceil(b / eta)"), "{help}");
+        let negative = with_test
+            .replace("seed = 1\n", "seed = 1\nnon-preemptive = \"1ms\"\n")
+            .replace("context-switch = 400", "context-switch = -4");
+        let (message, help) = only_error(&negative);
+        assert_eq!(message, "m.toml:20:18: context-switch -4 is negative");
+        assert_eq!(help, "allowed: 0 or more cycles");
     }
 }

@@ -199,7 +199,10 @@ Examples:
 (uunifast or uunisort; randfixedsum also draws utilisations above 1.0, up to the task count),
 the periods (log-uniform, uniform or harmonic between min and max),
 the task counts, the utilisation axis and the tests: fp-rta-rm, fp-rta-dm, fp-audsley,
-edf-qpa, edf-utilisation, liu-layland, hyperbolic. See scenarios/sweeps/fp-vs-edf.toml.
+edf-qpa, edf-utilisation, liu-layland, hyperbolic, and spr-eq1 (each task in an SPR
+sporadic-server reservation of budget C and period T, rate-monotonic priorities, admitted by
+the SPR paper's Eq. 1; with a [cost] table written as in scenario files and non-preemptive =
+\"ETA\", the budgets also pay Eq. 2's overheads). See scenarios/sweeps/fp-vs-edf.toml.
 
 Output: the CSV (one row per point: tasks, utilisation, sets, then each test's acceptance
 ratio) on stdout, or the JSON with --json; --out DIR writes results.csv, results.json and
@@ -208,9 +211,10 @@ how the sweep is split. --shard i/N runs one slice and writes its counts as JSON
 (DIR/shard-i-of-N.json with --out, else stdout); `bulwark sweep merge` sums all N slices
 into the results a single run writes, byte for byte.
 
-With simulate = true in the file, every set is also simulated (one core, zero kernel costs,
-synchronous release, each job its WCET) under the scheduler each test speaks for, up to the
-hyperperiod or 100 longest periods, and the CSV and JSON gain a TEST:admitted_but_missed count
+With simulate = true in the file, every set is also simulated (one core, synchronous release,
+each job its WCET) under the scheduler each test speaks for (RM, DM or Audsley's order, EDF;
+SPR for spr-eq1, with the file's [cost], else zero kernel costs), up to the hyperperiod or 100
+longest periods, and the CSV and JSON gain a TEST:admitted_but_missed count
 per test: the sets it admitted that missed a deadline.
 
 Exit status: 0 when the sweep ran (and, simulated, no test admitted a set that missed a

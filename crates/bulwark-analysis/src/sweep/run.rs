@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::sets;
-use super::verdict::{self, Schedule};
+use super::verdict::{self, Overheads, Schedule};
 use crate::classic::Task;
 use crate::generate::PPB;
 
@@ -29,11 +29,13 @@ pub trait Simulator: Sync {
 }
 
 /// For each test, whether it admitted `tasks` (`admitted[k]`) and the simulation under its
-/// scheduler then missed a deadline. Each distinct schedule is simulated once per set.
+/// scheduler (with the file's `overheads` for `spr-eq1`) then missed a deadline. Each
+/// distinct schedule is simulated once per set.
 pub fn admitted_but_missed(
     tests: &[String],
     admitted: &[bool],
     tasks: &[Task],
+    overheads: &Overheads,
     simulator: &dyn Simulator,
 ) -> Vec<bool> {
     let mut simulated: Vec<(Schedule, bool)> = Vec::new();
@@ -45,7 +47,7 @@ pub fn admitted_but_missed(
                 return false;
             }
             // A test that admits without a schedule to show for it cannot be checked.
-            let Some(schedule) = verdict::schedule(test, tasks) else {
+            let Some(schedule) = verdict::schedule_with(test, tasks, overheads) else {
                 return false;
             };
             if let Some(&(_, missed)) = simulated.iter().find(|(s, _)| *s == schedule) {
@@ -175,6 +177,7 @@ pub fn run_simulated(
     let grid = points(experiment);
     let tests = &experiment.tests;
     let per_point = experiment.sets_per_point;
+    let overheads = Overheads::of(experiment);
     let total = (grid.len() as u64).saturating_mul(per_point);
     let zero = || {
         let slot = Slot {
@@ -191,14 +194,17 @@ pub fn run_simulated(
             let (point, set) = (global / per_point, global % per_point);
             let at = grid[point as usize];
             let tasks = sets::draw(experiment, point, set, at.tasks, at.utilisation_ppb);
-            let admitted: Vec<bool> = tests.iter().map(|t| verdict::accepts(t, &tasks)).collect();
+            let admitted: Vec<bool> = tests
+                .iter()
+                .map(|t| verdict::accepts_with(t, &tasks, &overheads))
+                .collect();
             let slot = &mut acc[point as usize];
             slot.sets += 1;
             for (count, &yes) in slot.accepted.iter_mut().zip(&admitted) {
                 *count += u64::from(yes);
             }
             if let Some(simulator) = simulator {
-                let missed = admitted_but_missed(tests, &admitted, &tasks, simulator);
+                let missed = admitted_but_missed(tests, &admitted, &tasks, &overheads, simulator);
                 for (count, yes) in slot.missed.iter_mut().zip(missed) {
                     *count += u64::from(yes);
                 }

@@ -119,6 +119,8 @@ mod tests {
             utilisations_ppb: vec![2_500_000_000],
             tests: SWEEP_TESTS.iter().map(|s| s.to_string()).collect(),
             simulate: false,
+            cost: None,
+            non_preemptive: 0,
         };
         for set in 0..20 {
             let tasks = draw(&experiment, 0, set, 4, 2_500_000_000);

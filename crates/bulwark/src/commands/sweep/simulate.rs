@@ -1,6 +1,8 @@
 //! The simulator behind `simulate = true` in a sweep file: each set runs on Bulwark's machine
 //! (bulwark-sim) on one core with zero kernel costs, every task released at 0 and then
 //! periodically, every job executing exactly its WCET, under the scheduler a test speaks for.
+//! `spr-eq1` runs under SPR, each task in its server, with the file's `[cost]` (zero
+//! without one): the budgets it admitted must carry each job and what the kernel costs it.
 //!
 //! The horizon is the hyperperiod, capped at [`HORIZON_PERIODS`] times the longest period, and
 //! never shorter than the longest deadline. For fixed priorities and constrained deadlines
@@ -20,7 +22,7 @@ use bulwark_spec::{Behaviour, CostModel, Execution, PolicyKind, Scenario, TaskSp
 /// is longer (log-uniform periods make hyperperiods of years).
 pub const HORIZON_PERIODS: u64 = 100;
 
-/// Bulwark's machine with zero kernel costs.
+/// Bulwark's machine: zero kernel costs, except the `[cost]` of an SPR schedule.
 pub struct ZeroCostMachine;
 
 impl Simulator for ZeroCostMachine {
@@ -66,14 +68,30 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
     a
 }
 
-/// One core, zero costs, each task periodic from 0 with a fixed execution time of its WCET.
-/// Under fixed priorities the `k`-th task of the order (from 0) gets priority `n - k`: every
-/// task its own level (the sweep file allows at most 254 tasks when simulating).
+/// One core, each task periodic from 0 with a fixed execution time of its WCET. Under fixed
+/// priorities the `k`-th task of the order (from 0) gets priority `n - k`: every task its own
+/// level (the sweep file allows at most 254 tasks when simulating). Under SPR each task gets
+/// its server's priority and reservation, and the machine the schedule's costs.
 fn scenario(tasks: &[Task], schedule: &Schedule) -> Scenario {
     let n = tasks.len();
     let mut priorities = vec![None; n];
+    let mut reservations = vec![None; n];
+    let mut cost = CostModel::default();
     let policy = match schedule {
         Schedule::Edf => PolicyKind::Edf,
+        Schedule::Spr {
+            servers,
+            cost: costs,
+        } => {
+            for ((priority, reservation), server) in
+                priorities.iter_mut().zip(&mut reservations).zip(servers)
+            {
+                *priority = Some(server.priority);
+                *reservation = Some(server.reservation);
+            }
+            cost = *costs;
+            PolicyKind::Spr
+        }
         Schedule::FixedPriority(order) => {
             for (rank, &index) in order.iter().enumerate() {
                 if let Some(slot) = priorities.get_mut(index) {
@@ -86,12 +104,12 @@ fn scenario(tasks: &[Task], schedule: &Schedule) -> Scenario {
     };
     let specs = tasks
         .iter()
-        .zip(priorities)
-        .map(|(task, priority)| TaskSpec {
+        .zip(priorities.into_iter().zip(reservations))
+        .map(|(task, (priority, reservation))| TaskSpec {
             name: task.name.clone(),
             core: 0,
             priority,
-            reservation: None,
+            reservation,
             deadline: Some(Duration::from_nanos(task.deadline)),
             behaviour: Behaviour::Periodic {
                 period: Duration::from_nanos(task.period),
@@ -108,7 +126,7 @@ fn scenario(tasks: &[Task], schedule: &Schedule) -> Scenario {
         cores: 1,
         policy,
         core_policies: Vec::new(),
-        cost: CostModel::default(),
+        cost,
         tasks: specs,
         groups: Vec::new(),
         vbs: None,
@@ -119,6 +137,7 @@ fn scenario(tasks: &[Task], schedule: &Schedule) -> Scenario {
 mod tests {
     use super::*;
     use bulwark_analysis::sweep::run::admitted_but_missed;
+    use bulwark_analysis::sweep::verdict::Overheads;
 
     /// Periods 4, 6, 10: hyperperiod lcm = 60 (below the cap 100 * 10).
     #[test]
@@ -171,21 +190,22 @@ mod tests {
     fn a_test_that_admits_overloaded_sets_is_counted() {
         let tests = ["fp-rta-rm".to_owned(), "edf-qpa".to_owned()];
         let machine = ZeroCostMachine;
+        let none = Overheads::default();
         // U = 0.6 + 0.6 = 1.2 with periods 10 and 15 (hyperperiod 30).
         let tasks = [Task::new("t1", 6, 10), Task::new("t2", 9, 15)];
         assert_eq!(
-            admitted_but_missed(&tests, &[true, true], &tasks, &machine),
+            admitted_but_missed(&tests, &[true, true], &tasks, &none, &machine),
             [true, true]
         );
         assert_eq!(
-            admitted_but_missed(&tests, &[false, false], &tasks, &machine),
+            admitted_but_missed(&tests, &[false, false], &tasks, &none, &machine),
             [false, false]
         );
         // A schedulable set (U = 0.5, RM-schedulable by Liu and Layland's bound) admitted:
         // nothing to count.
         let fine = [Task::new("t1", 2, 10), Task::new("t2", 4, 15)];
         assert_eq!(
-            admitted_but_missed(&tests, &[true, true], &fine, &machine),
+            admitted_but_missed(&tests, &[true, true], &fine, &none, &machine),
             [false, false]
         );
     }
