@@ -42,7 +42,8 @@ use crate::model::CostModel;
 use crate::raw::{RawCost, RawFrequency, RawQuantity};
 use crate::{toml_error, units};
 
-/// The tests a sweep can compare, by their names in experiment files.
+/// The tests on plain task sets a sweep can compare, by their names in experiment files (the
+/// reservation tests are [`SERVER_TESTS`]).
 pub const SWEEP_TESTS: [&str; 7] = [
     "fp-rta-rm",
     "fp-rta-dm",
