@@ -474,3 +474,86 @@ fn decimal(ppb: u64) -> String {
     let digits = format!("{part:09}");
     format!("{whole}.{}", digits.trim_end_matches('0'))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bulwark_spec::sweep_toml::{PeriodKind, UtilisationGenerator};
+
+    /// A stand-in simulator with a verdict that depends on the set alone: "misses" when the
+    /// first task's WCET is odd. Enough to follow the counts through threads and shards.
+    struct OddFirstWcet;
+
+    impl Simulator for OddFirstWcet {
+        fn misses(&self, tasks: &[Task], _: &Schedule) -> bool {
+            tasks.first().is_some_and(|t| t.wcet % 2 == 1)
+        }
+    }
+
+    fn experiment() -> Experiment {
+        Experiment {
+            name: "simulated".into(),
+            seed: 4,
+            sets_per_point: 40,
+            generator: UtilisationGenerator::UUniFast,
+            period_kind: PeriodKind::LogUniform,
+            period_min: 1_000_000,
+            period_max: 100_000_000,
+            constrained_fraction: 0.5,
+            task_counts: vec![3, 5],
+            utilisations_ppb: vec![400_000_000, 800_000_000],
+            tests: vec!["fp-rta-rm".into(), "edf-qpa".into(), "spr-eq1".into()],
+            simulate: true,
+            cost: None,
+            non_preemptive: 0,
+        }
+    }
+
+    /// The admitted-but-missed counts are sums like the others: the same for 1 and 3 threads
+    /// and for a merge of 3 shards, each at most the test's accepted count, and non-zero
+    /// (about half the admitted sets have an odd first WCET).
+    #[test]
+    fn simulated_counts_do_not_depend_on_threads_or_shards() {
+        let e = experiment();
+        let in_pool = |threads: usize, shard: Shard| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| run_simulated(&e, shard, &|_| {}, Some(&OddFirstWcet)))
+        };
+        let whole = in_pool(1, Shard::WHOLE);
+        assert_eq!(in_pool(3, Shard::WHOLE), whole);
+        let parts: Vec<Counts> = (0..3)
+            .map(|index| in_pool(2, Shard { index, count: 3 }))
+            .collect();
+        let merged = merge(&parts).unwrap();
+        assert_eq!(merged.csv(), whole.csv());
+        assert_eq!(merged.results_json(), whole.results_json());
+        assert!(whole.simulated());
+        let mut any = false;
+        for p in &whole.points {
+            let missed = p.admitted_but_missed.as_ref().unwrap();
+            for (m, a) in missed.iter().zip(&p.accepted) {
+                assert!(m <= a);
+                any |= *m > 0;
+            }
+        }
+        assert!(any);
+        // A shard file round-trips with its counts; one without them cannot join it.
+        let text = parts[0].to_json();
+        assert_eq!(Counts::from_json(&text).unwrap(), parts[0]);
+        let mut plain = parts[1].clone();
+        for p in &mut plain.points {
+            p.admitted_but_missed = None;
+        }
+        assert!(merge(&[parts[0].clone(), plain, parts[2].clone()]).is_err());
+        // Without a simulator: no column, and the CSV header is the plain one.
+        let unsimulated = run(&e, Shard::WHOLE, &|_| {});
+        assert!(!unsimulated.simulated());
+        assert_eq!(
+            unsimulated.csv().lines().next(),
+            Some("tasks,utilisation,sets,fp-rta-rm,edf-qpa,spr-eq1")
+        );
+    }
+}
