@@ -50,7 +50,8 @@ pub fn uunifast(n: usize, total_ppb: u64, rng: &mut ChaCha8Rng) -> Vec<u64> {
 ///
 /// The bounds are `a = 0`, `b = 1`, so Stafford's first step (rescale `[a, b]` to the unit
 /// cube) and last step (rescale back) are the identity. The steps below are numbered as in
-/// his MATLAB function `randfixedsum(n, m, s, a, b)` with `m = 1`.
+/// his MATLAB function `randfixedsum(n, m, s, a, b)` with `m = 1`. Time and memory grow as
+/// `n * min(floor(total) + 2, n)` (the table of step 2).
 pub fn randfixedsum_fractions(n: usize, total: f64, rng: &mut ChaCha8Rng) -> Vec<f64> {
     if n == 0 {
         return Vec::new();

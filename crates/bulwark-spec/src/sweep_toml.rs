@@ -71,6 +71,10 @@ pub const MAX_SETS_PER_POINT: u64 = 100_000_000;
 pub const MAX_UTILISATION_POINTS: usize = 100_000;
 /// Most tasks in one set.
 pub const MAX_TASKS: u64 = 10_000;
+/// Most tasks in one set drawn by randfixedsum: its probability table takes `n * min(U + 2, n)`
+/// numbers per set (8 MB at 1,000 tasks), so a set of 10,000 tasks above U = 5,000 would take
+/// 400 MB per thread.
+pub const MAX_RANDFIXEDSUM_TASKS: u64 = 1_000;
 /// Most tasks in one set when the sets are also simulated (`simulate = true`): the simulator
 /// gives each task its own fixed priority, and priorities are 1 to 254.
 pub const MAX_SIMULATED_TASKS: u64 = 254;
@@ -322,6 +326,18 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
                 raw.periods.max.span(),
                 format!("max period {max}ns is below min period {min}ns"),
                 "allowed: max at least min",
+            );
+        }
+    }
+    if generator == Some(UtilisationGenerator::RandFixedSum) {
+        if let Some(&largest) = counts.iter().filter(|&&n| n > MAX_RANDFIXEDSUM_TASKS).max() {
+            fail(
+                raw.tasks.span(),
+                format!("randfixedsum with sets of {largest} tasks"),
+                &format!(
+                    "allowed: at most {MAX_RANDFIXEDSUM_TASKS} tasks per set with randfixedsum \
+                     (its table grows with the tasks times the utilisation)"
+                ),
             );
         }
     }
@@ -616,6 +632,14 @@ step = 1.5
             "m.toml:3:12: simulate = true with sets of 300 tasks"
         );
         assert!(help.contains("at most 254 tasks"), "{help}");
+    }
+
+    #[test]
+    fn randfixedsum_sets_are_bounded() {
+        // Line 5 is `tasks = [4, 8]`; the value starts at column 9.
+        let (message, help) = only_error(&FILE.replace("[4, 8]", "[4, 1001]"));
+        assert_eq!(message, "m.toml:5:9: randfixedsum with sets of 1001 tasks");
+        assert!(help.contains("at most 1000 tasks"), "{help}");
     }
 
     #[test]
