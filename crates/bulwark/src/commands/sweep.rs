@@ -46,7 +46,7 @@ pub fn run(args: &SweepArgs) -> Result<ExitCode, String> {
         ProgressStyle::with_template("{bar:40} {pos}/{len} sets {eta}")
             .map_err(|e| e.to_string())?,
     );
-    let machine = simulate::ZeroCostMachine;
+    let machine = simulate::SimulatedCore;
     let simulator = experiment.simulate.then_some(&machine as &dyn Simulator);
     let counts = run::run_simulated(&experiment, shard, &|n| bar.inc(n), simulator);
     bar.finish_and_clear();

@@ -9,7 +9,9 @@
 //! the synchronous release is the critical instant (Liu and Layland 1973), so the first job
 //! of each task, inside the horizon, already shows any miss. For EDF a miss shows within the
 //! first synchronous busy period, which is at most the hyperperiod; when the cap cuts the
-//! hyperperiod short, a miss past the cap goes unseen, so the counts are lower bounds.
+//! hyperperiod short, a miss past the cap goes unseen, so the counts are lower bounds. Under
+//! SPR with kernel costs no critical-instant argument is made: the run to the horizon is a
+//! check of the budgets, not a proof.
 
 use bulwark_analysis::classic::Task;
 use bulwark_analysis::sweep::run::Simulator;
@@ -22,10 +24,11 @@ use bulwark_spec::{Behaviour, CostModel, Execution, PolicyKind, Scenario, TaskSp
 /// is longer (log-uniform periods make hyperperiods of years).
 pub const HORIZON_PERIODS: u64 = 100;
 
-/// Bulwark's machine: zero kernel costs, except the `[cost]` of an SPR schedule.
-pub struct ZeroCostMachine;
+/// One simulated core of Bulwark's machine: zero kernel costs, except the `[cost]` of an SPR
+/// schedule.
+pub struct SimulatedCore;
 
-impl Simulator for ZeroCostMachine {
+impl Simulator for SimulatedCore {
     fn misses(&self, tasks: &[Task], schedule: &Schedule) -> bool {
         let scenario = scenario(tasks, schedule);
         let options = Options {
@@ -178,7 +181,7 @@ mod tests {
     #[test]
     fn the_machine_sees_the_rate_monotonic_miss_and_not_the_edf_one() {
         let tasks = [Task::new("t1", 2, 5), Task::new("t2", 4, 7)];
-        let machine = ZeroCostMachine;
+        let machine = SimulatedCore;
         assert!(machine.misses(&tasks, &Schedule::FixedPriority(vec![0, 1])));
         assert!(!machine.misses(&tasks, &Schedule::Edf));
     }
@@ -189,7 +192,7 @@ mod tests {
     #[test]
     fn a_test_that_admits_overloaded_sets_is_counted() {
         let tests = ["fp-rta-rm".to_owned(), "edf-qpa".to_owned()];
-        let machine = ZeroCostMachine;
+        let machine = SimulatedCore;
         let none = Overheads::default();
         // U = 0.6 + 0.6 = 1.2 with periods 10 and 15 (hyperperiod 30).
         let tasks = [Task::new("t1", 6, 10), Task::new("t2", 9, 15)];
