@@ -26,6 +26,9 @@ fn experiment() -> Experiment {
         task_counts: vec![10],
         utilisations_ppb: vec![UTILISATION_PPB],
         tests: SWEEP_TESTS.iter().map(|s| s.to_string()).collect(),
+        simulate: false,
+        cost: None,
+        non_preemptive: 0,
     }
 }
 

@@ -1,4 +1,5 @@
-//! Random task sets: UUniFast and UUniSort utilisations (Bini and Buttazzo, 2005), log-uniform
+//! Random task sets: UUniFast and UUniSort utilisations (Bini and Buttazzo, 2005), Stafford's
+//! randfixedsum (Emberson, Stafford and Davis, 2010) for totals above one processor, log-uniform
 //! and harmonic periods, and the CAmkES paper's evaluation sets (section 6.2).
 //!
 //! Utilisations are kept in parts per billion so that sets are exact integers end to end:
@@ -39,6 +40,164 @@ pub fn uunifast(n: usize, total_ppb: u64, rng: &mut ChaCha8Rng) -> Vec<u64> {
         out.push(total_ppb.saturating_sub(used));
     }
     out
+}
+
+/// `n` fractions, each in `[0, 1]`, summing to `total`, uniformly distributed over that slice
+/// of the unit cube (the simplex `{u : 0 <= u_i <= 1, sum u_i = total}`), by Roger Stafford's
+/// randfixedsum (2006), as Emberson, Stafford and Davis (WATERS 2010, section 2) use it to draw
+/// task utilisations: unlike UUniFast it also works for `total > 1` (each task on at most one
+/// processor). `total` is clamped to `[0, n]`.
+///
+/// The bounds are `a = 0`, `b = 1`, so Stafford's first step (rescale `[a, b]` to the unit
+/// cube) and last step (rescale back) are the identity. The steps below are numbered as in
+/// his MATLAB function `randfixedsum(n, m, s, a, b)` with `m = 1`. Time and memory grow as
+/// `n * min(floor(total) + 2, n)` (the table of step 2).
+pub fn randfixedsum_fractions(n: usize, total: f64, rng: &mut ChaCha8Rng) -> Vec<f64> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let total = if total.is_nan() {
+        0.0
+    } else {
+        total.clamp(0.0, n as f64)
+    };
+    if n == 1 {
+        return vec![total];
+    }
+    // Step 1: the unit slab `k <= s <= k + 1` that the hyperplane `sum x = s` cuts, with
+    // `0 <= k <= n - 1`. The polytope is a union of simplices of the cube's triangulation.
+    let k = (total.floor() as usize).min(n - 1);
+    let s = total.clamp(k as f64, (k + 1) as f64);
+    // `s1[m] = s - (k - m)` and `s2[m] = (k + n - m) - s`, m = 0..n: distances from `s` to the
+    // integer levels below and above; never negative.
+    let s1: Vec<f64> = (0..n).map(|m| s - k as f64 + m as f64).collect();
+    let s2: Vec<f64> = (0..n).map(|m| (k + n - m) as f64 - s).collect();
+    let table = randfixedsum_table(n, k, &s1, &s2);
+    // Step 3: the sampling walk, from the last row of the table back to the first: at each
+    // dimension `i` choose with the table's probability whether to step down a level (`e`),
+    // then place the point within the chosen simplex by the `i`-th root of a uniform.
+    let mut out = vec![0.0; n];
+    let mut remaining = s;
+    // The table column (from 1, as in the MATLAB code): starts at `k + 1`.
+    let mut column = k + 1;
+    let mut sum = 0.0;
+    let mut product = 1.0;
+    for i in (1..n).rev() {
+        let choose: f64 = rng.random();
+        let place: f64 = rng.random();
+        let probability = column
+            .checked_sub(1)
+            .and_then(|c| table.get(i - 1).and_then(|row| row.get(c)))
+            .copied()
+            .unwrap_or(0.0);
+        // `choose` is in [0, 1), so `choose < p` has probability exactly `p`.
+        let step_down = choose < probability;
+        let root = place.powf(1.0 / i as f64);
+        sum += (1.0 - root) * product * remaining / (i + 1) as f64;
+        product *= root;
+        out[n - i - 1] = sum + if step_down { product } else { 0.0 };
+        if step_down {
+            remaining -= 1.0;
+            column = column.saturating_sub(1);
+        }
+    }
+    out[n - 1] = sum + product * remaining;
+    // Step 4: a uniformly random permutation of the coordinates (Stafford sorts `n` uniforms;
+    // a Fisher-Yates shuffle gives the same distribution over permutations). Without it the
+    // coordinates come out in the walk's order, not exchangeable.
+    for last in (1..n).rev() {
+        let other = rng.random_range(0..=last);
+        out.swap(last, other);
+    }
+    // Rounding can push a coordinate a hair outside the cube.
+    for x in &mut out {
+        *x = x.clamp(0.0, 1.0);
+    }
+    out
+}
+
+/// Step 2 of [`randfixedsum_fractions`]: the transition probabilities `t(i, j)` between the
+/// simplices of the subdivision, from the volumes `w(i, j)` of the cross-sections in `i`
+/// dimensions (Stafford's recurrence `w(i, j+1) = (w(i-1, j+1) s1(j) + w(i-1, j) s2(n-i+j)) / i`).
+///
+/// Row `r` of the result is MATLAB's `t(r + 1, :)`. Only columns up to `k + 2` are kept: the
+/// walk starts at column `k + 1` and only moves down, and column `c` of a row needs only
+/// columns `c` and `c - 1` of the row before. MATLAB starts from `w(1, 2) = realmax` so the
+/// volumes do not underflow for a few hundred dimensions; here each row is rescaled to a
+/// maximum of 1 instead (the probabilities are ratios within a row, so they do not change),
+/// which never underflows.
+fn randfixedsum_table(n: usize, k: usize, s1: &[f64], s2: &[f64]) -> Vec<Vec<f64>> {
+    let width = (k + 2).min(n);
+    // `w` columns 0..=width, MATLAB's columns 1..=width+1; row 1 is `w(1, 2) = 1`.
+    let mut previous = vec![0.0; width + 1];
+    previous[1] = 1.0;
+    let mut table = Vec::with_capacity(n - 1);
+    for i in 2..=n {
+        let mut row = vec![0.0; width + 1];
+        let mut probabilities = vec![0.0; width];
+        let scale = i as f64;
+        for c in 1..=i.min(width) {
+            // tmp1 and tmp2 of the MATLAB code: the two simplices the cross-section joins.
+            let from_same = previous[c] * s1[c - 1] / scale;
+            let from_below = previous[c - 1] * s2[n - i + c - 1] / scale;
+            let volume = from_same + from_below;
+            row[c] = volume;
+            // tiny keeps 0/0 away: then t is 0 on the left of the diagonal and 1 on the right.
+            let guarded = volume + f64::MIN_POSITIVE;
+            probabilities[c - 1] = if s2[n - i + c - 1] > s1[c - 1] {
+                from_below / guarded
+            } else {
+                1.0 - from_same / guarded
+            };
+        }
+        let largest = row.iter().copied().fold(0.0, f64::max);
+        if largest > 0.0 {
+            for v in &mut row {
+                *v /= largest;
+            }
+        }
+        table.push(probabilities);
+        previous = row;
+    }
+    table
+}
+
+/// [`randfixedsum_fractions`] in parts per billion: `n` shares, each at most [`PPB`], summing
+/// exactly to `total_ppb` (clamped to `n * PPB`). Each fraction is rounded down to a ppb, and
+/// the units lost to rounding go one each to the shares with the largest remainders (ties to
+/// the first), never past [`PPB`].
+pub fn randfixedsum(n: usize, total_ppb: u64, rng: &mut ChaCha8Rng) -> Vec<u64> {
+    let capacity = (n as u64).saturating_mul(PPB);
+    let total_ppb = total_ppb.min(capacity);
+    let fractions = randfixedsum_fractions(n, total_ppb as f64 / PPB as f64, rng);
+    let scaled: Vec<f64> = fractions.iter().map(|x| x * PPB as f64).collect();
+    let mut shares: Vec<u64> = scaled.iter().map(|x| (x.floor() as u64).min(PPB)).collect();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| {
+        let remainder = |i: usize| scaled[i] - scaled[i].floor();
+        remainder(b).total_cmp(&remainder(a)).then(a.cmp(&b))
+    });
+    let mut sum: u64 = shares.iter().sum();
+    // Each pass moves every share that can move by one unit; the total is within `n` of the
+    // target after rounding down, so one pass is the rule, and the loops end because the
+    // target is within [0, n * PPB].
+    while sum < total_ppb {
+        for &i in &order {
+            if sum < total_ppb && shares[i] < PPB {
+                shares[i] += 1;
+                sum += 1;
+            }
+        }
+    }
+    while sum > total_ppb {
+        for &i in order.iter().rev() {
+            if sum > total_ppb && shares[i] > 0 {
+                shares[i] -= 1;
+                sum -= 1;
+            }
+        }
+    }
+    shares
 }
 
 /// A period drawn log-uniformly from `min..=max`, rounded down to a multiple of `granule`.
@@ -367,6 +526,94 @@ mod tests {
             prop_assert!(p >= min && p <= max);
             prop_assert_eq!(p.as_nanos() % 1_000, 0);
         }
+    }
+
+    proptest! {
+        #[test]
+        fn randfixedsum_draws_sum_to_the_total_inside_the_unit_cube(
+            n in 2usize..=20,
+            position in 0.001f64..0.999,
+            seed: u64,
+        ) {
+            // U anywhere in (0, n): above one processor too.
+            let total = position * n as f64;
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let fractions = randfixedsum_fractions(n, total, &mut rng);
+            prop_assert_eq!(fractions.len(), n);
+            prop_assert!((fractions.iter().sum::<f64>() - total).abs() <= 1e-9);
+            prop_assert!(fractions.iter().all(|u| (0.0..=1.0).contains(u)));
+            let total_ppb = (total * PPB as f64).round() as u64;
+            let shares = randfixedsum(n, total_ppb, &mut rng);
+            prop_assert_eq!(shares.iter().sum::<u64>(), total_ppb);
+            prop_assert!(shares.iter().all(|&u| u <= PPB));
+        }
+
+        #[test]
+        fn randfixedsum_at_the_ends_of_the_cube(n in 1usize..=20, seed: u64) {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            // Sum 0: every share 0; sum n: every share a whole processor.
+            prop_assert!(randfixedsum(n, 0, &mut rng).iter().all(|&u| u == 0));
+            prop_assert!(randfixedsum(n, n as u64 * PPB, &mut rng).iter().all(|&u| u == PPB));
+        }
+    }
+
+    /// Mean and variance of the first coordinate over `rounds` draws.
+    fn first_coordinate_moments(n: usize, total: f64, seed: u64, rounds: usize) -> (f64, f64) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let draws: Vec<f64> = (0..rounds)
+            .map(|_| randfixedsum_fractions(n, total, &mut rng)[0])
+            .collect();
+        let mean = draws.iter().sum::<f64>() / rounds as f64;
+        let variance = draws.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / rounds as f64;
+        (mean, variance)
+    }
+
+    /// With two tasks the simplex is the segment `u_1 + u_2 = U`, `u_i in [0, 1]`, so `u_1` is
+    /// uniform on `[max(0, U - 1), min(1, U)]`: mean the midpoint, variance width^2 / 12.
+    #[test]
+    fn randfixedsum_with_two_tasks_is_uniform_on_the_segment() {
+        for (total, seed) in [(0.5, 1), (1.0, 2), (1.3, 3), (1.9, 4)] {
+            let (low, high) = (f64::max(0.0, total - 1.0), f64::min(1.0, total));
+            let (mean, variance) = first_coordinate_moments(2, total, seed, 20_000);
+            let expected_variance = (high - low) * (high - low) / 12.0;
+            assert!(
+                (mean - (low + high) / 2.0).abs() < 0.01,
+                "U {total}: mean {mean}"
+            );
+            assert!(
+                (variance / expected_variance - 1.0).abs() < 0.1,
+                "U {total}: variance {variance}, uniform {expected_variance}"
+            );
+        }
+    }
+
+    /// n = 3, U = 1: the cube's walls do not bind, so the draw is uniform on the standard
+    /// simplex, Dirichlet(1, 1, 1), whose marginal is Beta(1, 2): mean 1/3, variance
+    /// a b / ((a + b)^2 (a + b + 1)) = 2 / 36 = 1/18. With U = 2 the map u -> 1 - u takes the
+    /// slice onto that simplex, so the marginal mean is 2/3 with the same variance.
+    #[test]
+    fn randfixedsum_with_three_tasks_has_the_dirichlet_marginal() {
+        for (total, expected_mean, seed) in [(1.0, 1.0 / 3.0, 5), (2.0, 2.0 / 3.0, 6)] {
+            let (mean, variance) = first_coordinate_moments(3, total, seed, 20_000);
+            assert!(
+                (mean - expected_mean).abs() < 0.01,
+                "U {total}: mean {mean}"
+            );
+            assert!(
+                (variance * 18.0 - 1.0).abs() < 0.1,
+                "U {total}: variance {variance}, Beta(1, 2) 1/18"
+            );
+        }
+    }
+
+    #[test]
+    fn randfixedsum_is_deterministic_from_the_seed() {
+        let mut a = ChaCha8Rng::seed_from_u64(9);
+        let mut b = ChaCha8Rng::seed_from_u64(9);
+        assert_eq!(
+            randfixedsum(10, 3_500_000_000, &mut a),
+            randfixedsum(10, 3_500_000_000, &mut b)
+        );
     }
 
     #[test]

@@ -21,6 +21,9 @@ fn experiment(fraction: f64, kind: PeriodKind) -> Experiment {
         task_counts: vec![3, 6],
         utilisations_ppb: vec![300_000_000, 600_000_000, 800_000_000, 950_000_000],
         tests: SWEEP_TESTS.iter().map(|s| s.to_string()).collect(),
+        simulate: false,
+        cost: None,
+        non_preemptive: 0,
     }
 }
 

@@ -38,9 +38,12 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::diagnostic::{Diagnostics, Source, SpecError};
+use crate::model::CostModel;
+use crate::raw::{RawCost, RawFrequency, RawQuantity};
 use crate::{toml_error, units};
 
-/// The tests a sweep can compare, by their names in experiment files.
+/// The tests on plain task sets a sweep can compare, by their names in experiment files (the
+/// reservation tests are [`SERVER_TESTS`]).
 pub const SWEEP_TESTS: [&str; 7] = [
     "fp-rta-rm",
     "fp-rta-dm",
@@ -51,6 +54,16 @@ pub const SWEEP_TESTS: [&str; 7] = [
     "hyperbolic",
 ];
 
+/// The tests on reservation servers rather than plain task sets: `spr-eq1` puts each task in
+/// its own SPR sporadic-server reservation and admits the set by the SPR paper's Eq. 1, with
+/// the overheads of Eq. 2 when the file has a `[cost]` table.
+pub const SERVER_TESTS: [&str; 1] = ["spr-eq1"];
+
+/// Every test name a file may list: [`SWEEP_TESTS`] then [`SERVER_TESTS`].
+pub fn test_names() -> Vec<&'static str> {
+    SWEEP_TESTS.iter().chain(&SERVER_TESTS).copied().collect()
+}
+
 /// Most sets per point, points and tasks per set a file may ask for: bounds that keep a
 /// mistyped number from asking for years of work or all the memory.
 pub const MAX_SETS_PER_POINT: u64 = 100_000_000;
@@ -58,14 +71,31 @@ pub const MAX_SETS_PER_POINT: u64 = 100_000_000;
 pub const MAX_UTILISATION_POINTS: usize = 100_000;
 /// Most tasks in one set.
 pub const MAX_TASKS: u64 = 10_000;
+/// Most tasks in one set drawn by randfixedsum: its probability table takes `n * min(U + 2, n)`
+/// numbers per set (8 MB at 1,000 tasks), so a set of 10,000 tasks above U = 5,000 would take
+/// 400 MB per thread.
+pub const MAX_RANDFIXEDSUM_TASKS: u64 = 1_000;
+/// Most tasks in one set when the sets are also simulated (`simulate = true`): the simulator
+/// gives each task its own fixed priority, and priorities are 1 to 254.
+pub const MAX_SIMULATED_TASKS: u64 = 254;
 
-/// How the task utilisations of one set are drawn (Bini and Buttazzo 2005).
+/// How the task utilisations of one set are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UtilisationGenerator {
-    /// UUniFast.
+    /// UUniFast (Bini and Buttazzo 2005).
     UUniFast,
-    /// UUniSort.
+    /// UUniSort (Bini and Buttazzo 2005).
     UUniSort,
+    /// Stafford's randfixedsum (Emberson, Stafford and Davis 2010): each share at most 1, so
+    /// the total may exceed one processor, up to the task count.
+    RandFixedSum,
+}
+
+impl UtilisationGenerator {
+    /// Whether sets above one processor (`U > 1`) can be drawn.
+    pub fn beyond_one_processor(self) -> bool {
+        self == UtilisationGenerator::RandFixedSum
+    }
 }
 
 /// How task periods are drawn, in nanoseconds, within `min..=max`.
@@ -105,6 +135,15 @@ pub struct Experiment {
     pub utilisations_ppb: Vec<u64>,
     /// The tests to compare, names from [`SWEEP_TESTS`], each once.
     pub tests: Vec<String>,
+    /// Whether every set is also simulated, to count the sets a test admitted that then
+    /// missed a deadline (`simulate = true`; default false).
+    pub simulate: bool,
+    /// The kernel costs `spr-eq1` pays per dispatch (Eq. 2), from a `[cost]` table written as
+    /// in scenario files; `None` for zero overheads.
+    pub cost: Option<CostModel>,
+    /// `eta`, the non-preemptive region of every `spr-eq1` server, in ns (0: fully
+    /// preemptive; required above 0 with a `[cost]` table).
+    pub non_preemptive: u64,
 }
 
 /// Reads an experiment from `text`, naming it `file` in diagnostics.
@@ -124,7 +163,8 @@ pub fn parse_sweep(text: &str, file: &str) -> Result<Experiment, Diagnostics> {
     deny_unknown_fields,
     rename_all = "kebab-case",
     expecting = "a sweep experiment: name, seed, sets-per-point, generator, tasks, tests, \
-                 [periods], [utilisation] and optionally [deadlines]"
+                 [periods], [utilisation] and optionally simulate, non-preemptive, [deadlines] \
+                 and [cost]"
 )]
 struct RawExperiment {
     name: Spanned<String>,
@@ -136,6 +176,9 @@ struct RawExperiment {
     periods: RawPeriods,
     utilisation: RawAxis,
     deadlines: Option<RawDeadlines>,
+    simulate: Option<Spanned<bool>>,
+    non_preemptive: Option<Spanned<String>>,
+    cost: Option<Spanned<RawCost>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -188,11 +231,12 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
     let generator = match raw.generator.get_ref().as_str() {
         "uunifast" => Some(UtilisationGenerator::UUniFast),
         "uunisort" => Some(UtilisationGenerator::UUniSort),
+        "randfixedsum" => Some(UtilisationGenerator::RandFixedSum),
         other => {
             fail(
                 raw.generator.span(),
                 format!("unknown generator `{other}`"),
-                "allowed: uunifast, uunisort",
+                "allowed: uunifast, uunisort, randfixedsum",
             );
             None
         }
@@ -208,14 +252,27 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
             &format!("allowed: one or more task counts, each 1 to {MAX_TASKS}"),
         );
     }
+    let simulate = raw.simulate.as_ref().is_some_and(|s| *s.get_ref());
+    if let Some(flag) = raw.simulate.as_ref().filter(|s| *s.get_ref()) {
+        if let Some(&largest) = counts.iter().filter(|&&n| n > MAX_SIMULATED_TASKS).max() {
+            fail(
+                flag.span(),
+                format!("simulate = true with sets of {largest} tasks"),
+                &format!(
+                    "allowed: simulate = true with at most {MAX_SIMULATED_TASKS} tasks per set \
+                     (one fixed priority each), or simulate = false"
+                ),
+            );
+        }
+    }
     let mut tests = Vec::new();
     for test in raw.tests.get_ref() {
         let name = test.get_ref();
-        if !SWEEP_TESTS.contains(&name.as_str()) {
+        if !test_names().contains(&name.as_str()) {
             fail(
                 test.span(),
                 format!("unknown test `{name}`"),
-                &format!("allowed: {}", SWEEP_TESTS.join(", ")),
+                &format!("allowed: {}", test_names().join(", ")),
             );
         } else if tests.contains(name) {
             fail(
@@ -231,7 +288,7 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
         fail(
             raw.tests.span(),
             "no tests listed".to_owned(),
-            &format!("allowed: one or more of {}", SWEEP_TESTS.join(", ")),
+            &format!("allowed: one or more of {}", test_names().join(", ")),
         );
     }
     let period_kind = match raw.periods.kind.get_ref().as_str() {
@@ -272,7 +329,24 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
             );
         }
     }
-    let utilisations = axis(&raw.utilisation, &mut fail);
+    if generator == Some(UtilisationGenerator::RandFixedSum) {
+        if let Some(&largest) = counts.iter().filter(|&&n| n > MAX_RANDFIXEDSUM_TASKS).max() {
+            fail(
+                raw.tasks.span(),
+                format!("randfixedsum with sets of {largest} tasks"),
+                &format!(
+                    "allowed: at most {MAX_RANDFIXEDSUM_TASKS} tasks per set with randfixedsum \
+                     (its table grows with the tasks times the utilisation)"
+                ),
+            );
+        }
+    }
+    // randfixedsum draws each share in [0, 1], so a set of n tasks reaches U = n at most.
+    let ceiling = match generator {
+        Some(g) if g.beyond_one_processor() => Ceiling::Tasks(counts.iter().copied().min()),
+        _ => Ceiling::OneProcessor,
+    };
+    let utilisations = axis(&raw.utilisation, ceiling, &mut fail);
     let constrained_fraction = match &raw.deadlines {
         None => 0.0,
         Some(d) => {
@@ -287,6 +361,47 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
             f
         }
     };
+    let servers = tests.iter().any(|t| SERVER_TESTS.contains(&t.as_str()));
+    let non_preemptive = match &raw.non_preemptive {
+        None => Some(0),
+        Some(field) => match units::parse_time(field.get_ref()) {
+            Ok(eta) => Some(eta.as_nanos()),
+            Err(e) => {
+                fail(field.span(), e.message, &e.help);
+                None
+            }
+        },
+    };
+    let cost = raw
+        .cost
+        .as_ref()
+        .map(|table| cost(table.get_ref(), &mut fail));
+    for (span, what) in [
+        (
+            raw.non_preemptive.as_ref().map(|f| f.span()),
+            "non-preemptive",
+        ),
+        (raw.cost.as_ref().map(|t| t.span()), "a [cost] table"),
+    ] {
+        if let (Some(span), false) = (span, servers) {
+            fail(
+                span,
+                format!("{what} without a reservation test"),
+                &format!(
+                    "allowed: {what} with tests = [..., \"spr-eq1\"], the test that \
+                     runs each task in a reservation"
+                ),
+            );
+        }
+    }
+    if let (Some(table), Some(0), true) = (&raw.cost, non_preemptive, servers) {
+        fail(
+            table.span(),
+            "a [cost] table with non-preemptive regions of 0".to_owned(),
+            "allowed: [cost] with non-preemptive above 0, like non-preemptive = \"500us\" \
+             (Eq. 2 bounds the dispatches per period by ceil(b / eta))",
+        );
+    }
     Some(Experiment {
         name: raw.name.get_ref().clone(),
         seed: raw.seed,
@@ -299,28 +414,139 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
         task_counts: counts.into_iter().map(|n| n as usize).collect(),
         utilisations_ppb: utilisations?,
         tests,
+        simulate,
+        cost: match cost {
+            None => None,
+            Some(checked) => Some(checked?),
+        },
+        non_preemptive: non_preemptive?,
     })
 }
 
-/// The points `from, from + step, ...` up to `to` (in ppb; an end within a ppb is kept).
-fn axis(raw: &RawAxis, fail: &mut impl FnMut(Range<usize>, String, &str)) -> Option<Vec<u64>> {
+/// A `[cost]` table as scenario files write it: a clock (default 1 GHz) and cycle counts
+/// (default 0), none negative.
+fn cost(raw: &RawCost, fail: &mut impl FnMut(Range<usize>, String, &str)) -> Option<CostModel> {
+    let defaults = CostModel::default();
+    let clock_hz = match &raw.clock {
+        None => Some(defaults.clock_hz),
+        Some(clock) => frequency(clock, fail),
+    };
+    let mut cycles = |field: &Option<Spanned<i64>>, what: &str| match field {
+        None => Some(0),
+        Some(value) => {
+            let n = *value.get_ref();
+            let cycles = u64::try_from(n).ok();
+            if cycles.is_none() {
+                fail(
+                    value.span(),
+                    format!("{what} {n} is negative"),
+                    "allowed: 0 or more cycles",
+                );
+            }
+            cycles
+        }
+    };
+    // Every field checked before any `?`, so each mistake is reported.
+    let timer_interrupt = cycles(&raw.timer_interrupt, "timer-interrupt");
+    let scheduler = cycles(&raw.scheduler, "scheduler");
+    let per_work_unit = cycles(&raw.per_work_unit, "per-work-unit");
+    let context_switch = cycles(&raw.context_switch, "context-switch");
+    let cache_refill = cycles(&raw.cache_refill, "cache-refill");
+    let cache_flush = cycles(&raw.cache_flush, "cache-flush");
+    let reclaim_per_unit = cycles(&raw.reclaim_per_unit, "reclaim-per-unit");
+    Some(CostModel {
+        clock_hz: clock_hz?,
+        timer_interrupt: timer_interrupt?,
+        scheduler: scheduler?,
+        per_work_unit: per_work_unit?,
+        context_switch: context_switch?,
+        cache_refill: cache_refill?,
+        cache_flush: cache_flush?,
+        reclaim_per_unit: reclaim_per_unit?,
+    })
+}
+
+/// A clock frequency with its unit, above zero.
+fn frequency(
+    raw: &Spanned<RawFrequency>,
+    fail: &mut impl FnMut(Range<usize>, String, &str),
+) -> Option<u64> {
+    let result = match &raw.get_ref().0 {
+        RawQuantity::Text(text) => units::parse_frequency(text),
+        RawQuantity::Integer(n) => Err(units::frequency_without_unit(&n.to_string())),
+        RawQuantity::Float(x) if x.is_finite() => {
+            Err(units::frequency_without_unit(&x.to_string()))
+        }
+        RawQuantity::Float(x) => Err(units::UnitError {
+            message: format!("{x} is not a number"),
+            help: units::frequency_help(),
+        }),
+    };
+    match result {
+        Ok(0) => {
+            fail(
+                raw.span(),
+                "clock cannot be zero".to_owned(),
+                "allowed: a frequency above zero, like \"1GHz\"",
+            );
+            None
+        }
+        Ok(hz) => Some(hz),
+        Err(e) => {
+            fail(raw.span(), e.message, &e.help);
+            None
+        }
+    }
+}
+
+/// The largest utilisation the axis may reach.
+#[derive(Clone, Copy, Debug)]
+enum Ceiling {
+    /// 1.0: the uniprocessor generators (UUniFast, UUniSort).
+    OneProcessor,
+    /// The smallest task count (randfixedsum); `None` when the counts are unreadable.
+    Tasks(Option<u64>),
+}
+
+/// The points `from, from + step, ...` up to `to` (in ppb; an end within a ppb is kept), each
+/// at most `ceiling`.
+fn axis(
+    raw: &RawAxis,
+    ceiling: Ceiling,
+    fail: &mut impl FnMut(Range<usize>, String, &str),
+) -> Option<Vec<u64>> {
     let ppb = |x: f64| (x * 1e9).round();
     let (from, to, step) = (*raw.from.get_ref(), *raw.to.get_ref(), *raw.step.get_ref());
-    let fraction = |x: f64| x.is_finite() && x > 0.0 && x <= 1.0;
+    let limit = match ceiling {
+        Ceiling::OneProcessor => 1.0,
+        // A sensible count is at most MAX_TASKS; a wrong one has its own error.
+        Ceiling::Tasks(n) => n.unwrap_or(1).clamp(1, MAX_TASKS) as f64,
+    };
     let mut ok = true;
     for (value, span, what) in [
         (from, raw.from.span(), "from"),
         (to, raw.to.span(), "to"),
         (step, raw.step.span(), "step"),
     ] {
-        if !fraction(value) {
-            fail(
-                span,
-                format!("utilisation {what} is {value}"),
-                "allowed: a utilisation above 0.0 and at most 1.0 (one processor)",
-            );
-            ok = false;
+        if value.is_finite() && value > 0.0 && value <= limit {
+            continue;
         }
+        ok = false;
+        let help = match ceiling {
+            Ceiling::OneProcessor if value.is_finite() && value > 1.0 => {
+                "allowed: a utilisation above 0.0 and at most 1.0 (one processor) with \
+                 uunifast and uunisort; generator = \"randfixedsum\" draws sets above 1.0"
+                    .to_owned()
+            }
+            Ceiling::OneProcessor => {
+                "allowed: a utilisation above 0.0 and at most 1.0 (one processor)".to_owned()
+            }
+            Ceiling::Tasks(_) => format!(
+                "allowed with randfixedsum: a utilisation above 0.0 and at most {limit} \
+                 (the smallest task count: each task takes at most one processor)"
+            ),
+        };
+        fail(span, format!("utilisation {what} is {value}"), &help);
     }
     if !ok {
         return None;
@@ -345,4 +571,153 @@ fn axis(raw: &RawAxis, fail: &mut impl FnMut(Range<usize>, String, &str)) -> Opt
         return None;
     }
     Some((0..count).map(|k| from + k * step).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"name = "multi"
+seed = 1
+sets-per-point = 10
+generator = "randfixedsum"
+tasks = [4, 8]
+tests = ["edf-qpa"]
+
+[periods]
+kind = "uniform"
+min = "1ms"
+max = "10ms"
+
+[utilisation]
+from = 0.5
+to = 3.5
+step = 1.5
+"#;
+
+    fn only_error(text: &str) -> (String, String) {
+        let errors = parse_sweep(text, "m.toml").unwrap_err();
+        assert_eq!(errors.errors().len(), 1, "{}", errors.plain());
+        let error = &errors.errors()[0];
+        (error.to_string(), error.help().to_owned())
+    }
+
+    #[test]
+    fn randfixedsum_reads_utilisations_above_one_processor() {
+        let experiment = parse_sweep(FILE, "m.toml").unwrap();
+        assert_eq!(experiment.generator, UtilisationGenerator::RandFixedSum);
+        assert_eq!(
+            experiment.utilisations_ppb,
+            vec![500_000_000, 2_000_000_000, 3_500_000_000]
+        );
+        // Up to the smallest task count (4 tasks of at most 1.0 each) exactly.
+        let four = FILE
+            .replace("to = 3.5", "to = 4.0")
+            .replace("from = 0.5", "from = 1");
+        assert_eq!(
+            parse_sweep(&four, "m.toml").unwrap().utilisations_ppb,
+            vec![1_000_000_000, 2_500_000_000, 4_000_000_000]
+        );
+    }
+
+    #[test]
+    fn simulate_is_optional_and_bounded_by_the_priorities() {
+        assert!(!parse_sweep(FILE, "m.toml").unwrap().simulate);
+        let simulated = FILE.replace("seed = 1\n", "seed = 1\nsimulate = true\n");
+        assert!(parse_sweep(&simulated, "m.toml").unwrap().simulate);
+        // Line 3 is `simulate = true`; the value starts at column 12.
+        let (message, help) = only_error(&simulated.replace("[4, 8]", "[4, 300]"));
+        assert_eq!(
+            message,
+            "m.toml:3:12: simulate = true with sets of 300 tasks"
+        );
+        assert!(help.contains("at most 254 tasks"), "{help}");
+    }
+
+    #[test]
+    fn randfixedsum_sets_are_bounded() {
+        // Line 5 is `tasks = [4, 8]`; the value starts at column 9.
+        let (message, help) = only_error(&FILE.replace("[4, 8]", "[4, 1001]"));
+        assert_eq!(message, "m.toml:5:9: randfixedsum with sets of 1001 tasks");
+        assert!(help.contains("at most 1000 tasks"), "{help}");
+    }
+
+    #[test]
+    fn randfixedsum_stops_at_the_smallest_task_count() {
+        // Line 15 is `to = 4.5`; the value starts at column 6.
+        let (message, help) = only_error(&FILE.replace("to = 3.5", "to = 4.5"));
+        assert_eq!(message, "m.toml:15:6: utilisation to is 4.5");
+        assert!(
+            help.contains("at most 4 (the smallest task count"),
+            "{help}"
+        );
+    }
+
+    #[test]
+    fn the_uniprocessor_generators_refuse_utilisations_above_one() {
+        for generator in ["uunifast", "uunisort"] {
+            let text = FILE.replace("randfixedsum", generator);
+            let fixed = text.replace("step = 1.5", "step = 0.5");
+            let (message, help) = only_error(&fixed);
+            assert_eq!(message, "m.toml:15:6: utilisation to is 3.5");
+            assert!(help.contains("randfixedsum"), "{help}");
+            assert!(help.contains("at most 1.0 (one processor)"), "{help}");
+        }
+        // Not positive: the message it always had.
+        let (message, help) = only_error(
+            &FILE
+                .replace("randfixedsum", "uunifast")
+                .replace("to = 3.5\nstep = 1.5", "to = 0.75\nstep = -0.25"),
+        );
+        assert_eq!(message, "m.toml:16:8: utilisation step is -0.25");
+        assert_eq!(
+            help,
+            "allowed: a utilisation above 0.0 and at most 1.0 (one processor)"
+        );
+    }
+
+    #[test]
+    fn spr_eq1_reads_a_cost_table_and_a_region() {
+        let text = FILE
+            .replace("[\"edf-qpa\"]", "[\"edf-qpa\", \"spr-eq1\"]")
+            .replace("seed = 1\n", "seed = 1\nnon-preemptive = \"500us\"\n")
+            + "\n[cost]\nclock = \"2GHz\"\ncontext-switch = 400\ncache-refill = 100\n";
+        let experiment = parse_sweep(&text, "m.toml").unwrap();
+        assert_eq!(experiment.tests, ["edf-qpa", "spr-eq1"]);
+        assert_eq!(experiment.non_preemptive, 500_000);
+        let cost = experiment.cost.unwrap();
+        assert_eq!(
+            (cost.clock_hz, cost.context_switch, cost.cache_refill),
+            (2_000_000_000, 400, 100)
+        );
+        assert_eq!((cost.timer_interrupt, cost.scheduler), (0, 0));
+        // Without the table and the region: zero overheads, eta = 0.
+        let plain = parse_sweep(&FILE.replace("[\"edf-qpa\"]", "[\"spr-eq1\"]"), "m.toml").unwrap();
+        assert_eq!((plain.cost, plain.non_preemptive), (None, 0));
+    }
+
+    #[test]
+    fn costs_need_the_reservation_test_and_a_region() {
+        let costly = format!("{FILE}\n[cost]\ncontext-switch = 400\n");
+        // The [cost] header is on line 18 (after the blank line 17).
+        let (message, help) = only_error(&costly);
+        assert_eq!(
+            message,
+            "m.toml:18:1: a [cost] table without a reservation test"
+        );
+        assert!(help.contains("spr-eq1"), "{help}");
+        let with_test = costly.replace("[\"edf-qpa\"]", "[\"spr-eq1\"]");
+        let (message, help) = only_error(&with_test);
+        assert_eq!(
+            message,
+            "m.toml:18:1: a [cost] table with non-preemptive regions of 0"
+        );
+        assert!(help.contains("ceil(b / eta)"), "{help}");
+        let negative = with_test
+            .replace("seed = 1\n", "seed = 1\nnon-preemptive = \"1ms\"\n")
+            .replace("context-switch = 400", "context-switch = -4");
+        let (message, help) = only_error(&negative);
+        assert_eq!(message, "m.toml:20:18: context-switch -4 is negative");
+        assert_eq!(help, "allowed: 0 or more cycles");
+    }
 }

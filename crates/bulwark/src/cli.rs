@@ -197,9 +197,13 @@ Examples:
     #[command(
         args_conflicts_with_subcommands = true,
         after_help = "The experiment file names the seed, sets per point, the generator
-(uunifast or uunisort), the periods (log-uniform, uniform or harmonic between min and max),
-the task counts, the utilisation axis and the tests: fp-rta-rm, fp-rta-dm, fp-audsley,
-edf-qpa, edf-utilisation, liu-layland, hyperbolic. See scenarios/sweeps/fp-vs-edf.toml.
+(uunifast or uunisort; randfixedsum also draws utilisations above 1.0, up to the task count),
+the periods (log-uniform, uniform or harmonic between min and max), the task counts, the
+utilisation axis and the tests: fp-rta-rm, fp-rta-dm, fp-audsley, edf-qpa, edf-utilisation,
+liu-layland, hyperbolic, and spr-eq1 (each task in an SPR sporadic-server reservation of
+budget C and period T at rate-monotonic priorities, admitted by the SPR paper's Eq. 1; with a
+[cost] table written as in scenario files and non-preemptive = \"ETA\", the budgets also pay
+Eq. 2's overheads). See scenarios/sweeps/fp-vs-edf.toml.
 
 Output: the CSV (one row per point: tasks, utilisation, sets, then each test's acceptance
 ratio) on stdout, or the JSON with --json; --out DIR writes results.csv, results.json and
@@ -208,15 +212,25 @@ how the sweep is split. --shard i/N runs one slice and writes its counts as JSON
 (DIR/shard-i-of-N.json with --out, else stdout); `bulwark sweep merge` sums all N slices
 into the results a single run writes, byte for byte.
 
-Exit status: 0 when the sweep ran, 2 when a file cannot be read or is invalid, for shards that
-do not fit together or are missing, or for a wrong argument.
+With simulate = true in the file, every set is also simulated (one core, synchronous release,
+each job its WCET) under the scheduler each test speaks for (RM, DM or Audsley's order, EDF;
+SPR for spr-eq1, with the file's [cost], else zero kernel costs), up to the hyperperiod or 100
+longest periods, and the CSV and JSON gain a TEST:admitted_but_missed count per test: the sets
+it admitted that missed a deadline.
+
+Exit status: 0 when the sweep ran (and, simulated, no test admitted a set that missed a
+deadline), 1 when a simulated sweep, a shard of one or their merge found a test that admitted
+a set that missed a deadline (the test is unsound there; each such test is named on stderr),
+2 when a file cannot be read or is invalid, for shards that do not fit together or are
+missing, or for a wrong argument.
 
 Examples:
   bulwark sweep scenarios/sweeps/fp-vs-edf.toml --out sweep
   bulwark sweep scenarios/sweeps/fp-vs-edf.toml --shard 0/2 --out parts
   bulwark sweep scenarios/sweeps/fp-vs-edf.toml --shard 1/2 --out parts
   bulwark sweep merge parts/shard-0-of-2.json parts/shard-1-of-2.json --out sweep
-  bulwark sweep slurm scenarios/sweeps/fp-vs-edf.toml --shards 64 --out sweep-slurm"
+  bulwark sweep slurm scenarios/sweeps/fp-vs-edf.toml --shards 64 --out sweep-slurm
+  bulwark sweep scenarios/sweeps/million.toml --out million"
     )]
     Sweep(SweepArgs),
     /// Run a scenario for real on this machine: Bulwark's policy schedules real threads on

@@ -1,8 +1,9 @@
 //! One random task set of a sweep, drawn from its own seed.
 //!
 //! Steps: (1) utilisations `U_i` summing to the point's `U` by UUniFast or UUniSort (Bini and
-//! Buttazzo 2005, see [`crate::generate::uunifast`] and [`crate::generate::uunisort`]), in parts
-//! per billion; (2) periods `T_i` log-uniform in `[min, max]` (Emberson, Stafford and Davis
+//! Buttazzo 2005, see [`crate::generate::uunifast`] and [`crate::generate::uunisort`]) or by
+//! Stafford's randfixedsum (each `U_i <= 1`, so `U` may exceed 1; see
+//! [`crate::generate::randfixedsum`]), in parts per billion; (2) periods `T_i` log-uniform in `[min, max]` (Emberson, Stafford and Davis
 //! 2010, section 3: `T = exp(U(ln min, ln max))`), uniform, or uniform over the harmonic chain;
 //! (3) `C_i = round(U_i T_i)`, at least 1 ns; (4) for a fraction of the sets, constrained
 //! deadlines `D_i` uniform in `[C_i, T_i]`.
@@ -67,6 +68,9 @@ pub fn draw(
     let shares = match experiment.generator {
         UtilisationGenerator::UUniFast => generate::uunifast(tasks, utilisation_ppb, &mut rng),
         UtilisationGenerator::UUniSort => generate::uunisort(tasks, utilisation_ppb, &mut rng),
+        UtilisationGenerator::RandFixedSum => {
+            generate::randfixedsum(tasks, utilisation_ppb, &mut rng)
+        }
     };
     // Drawn whatever the fraction, so the rest of the stream does not depend on it.
     let constrained = rng.random::<f64>() < experiment.constrained_fraction;
@@ -90,4 +94,43 @@ pub fn draw(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bulwark_spec::sweep_toml::SWEEP_TESTS;
+
+    /// randfixedsum sets above one processor: each task fits its period (`C <= T`, since each
+    /// share is at most 1), and every uniprocessor test refuses them (`U > 1` overloads one
+    /// processor, so a test that admitted one would be unsound).
+    #[test]
+    fn sets_above_one_processor_are_drawn_and_refused() {
+        let experiment = Experiment {
+            name: "multi".into(),
+            seed: 3,
+            sets_per_point: 20,
+            generator: UtilisationGenerator::RandFixedSum,
+            period_kind: PeriodKind::LogUniform,
+            period_min: 1_000_000,
+            period_max: 100_000_000,
+            constrained_fraction: 0.5,
+            task_counts: vec![4],
+            utilisations_ppb: vec![2_500_000_000],
+            tests: SWEEP_TESTS.iter().map(|s| s.to_string()).collect(),
+            simulate: false,
+            cost: None,
+            non_preemptive: 0,
+        };
+        for set in 0..20 {
+            let tasks = draw(&experiment, 0, set, 4, 2_500_000_000);
+            assert_eq!(tasks.len(), 4);
+            assert!(tasks.iter().all(|t| t.wcet <= t.period));
+            let utilisation: f64 = tasks.iter().map(|t| t.wcet as f64 / t.period as f64).sum();
+            assert!((utilisation - 2.5).abs() < 1e-3, "U = {utilisation}");
+            for test in SWEEP_TESTS {
+                assert!(!crate::sweep::verdict::accepts(test, &tasks), "{test}");
+            }
+        }
+    }
 }

@@ -1,11 +1,15 @@
 //! `bulwark sweep`: run a schedulability-sweep experiment (whole or one shard), or merge the
 //! shards' counts; write the CSV, JSON and the acceptance-ratio plot; or write the Slurm
-//! scripts that run the shards as an array job.
+//! scripts that run the shards as an array job. With `simulate = true` every set is also
+//! simulated (module `simulate`), and a test that admitted a set which then missed a deadline
+//! makes the sweep exit 1.
+
+mod simulate;
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use bulwark_analysis::sweep::run::{self, Counts, Shard};
+use bulwark_analysis::sweep::run::{self, Counts, Shard, Simulator};
 use bulwark_lab::plot::{line_plot_scaled, Scale, Series};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -45,7 +49,9 @@ pub fn run(args: &SweepArgs) -> Result<ExitCode, String> {
         ProgressStyle::with_template("{bar:40} {pos}/{len} sets {eta}")
             .map_err(|e| e.to_string())?,
     );
-    let counts = run::run(&experiment, shard, &|n| bar.inc(n));
+    let machine = simulate::SimulatedCore;
+    let simulator = experiment.simulate.then_some(&machine as &dyn Simulator);
+    let counts = run::run_simulated(&experiment, shard, &|n| bar.inc(n), simulator);
     bar.finish_and_clear();
     if shard.count > 1 {
         let json = counts.to_json();
@@ -56,9 +62,27 @@ pub fn run(args: &SweepArgs) -> Result<ExitCode, String> {
             }
             None => out!("{json}"),
         }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(soundness(&counts));
     }
     results(&counts, args.out.as_deref(), args.json)
+}
+
+/// 1 (with a line per test on stderr) when a simulated sweep found a test that admitted a set
+/// which then missed a deadline; else 0.
+fn soundness(counts: &Counts) -> ExitCode {
+    let unsound: Vec<(String, u64)> = counts
+        .admitted_but_missed_totals()
+        .into_iter()
+        .filter(|(_, missed)| *missed > 0)
+        .collect();
+    for (test, missed) in &unsound {
+        eprintln!("{test} admitted {missed} set(s) that missed a deadline in simulation");
+    }
+    if unsound.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 fn run_merge(args: &SweepMergeArgs) -> Result<ExitCode, String> {
@@ -93,7 +117,7 @@ fn results(counts: &Counts, out: Option<&Path>, json: bool) -> Result<ExitCode, 
         write(dir, "acceptance.svg", &plot(counts))?;
     }
     out!("{}", if json { &document } else { &csv });
-    Ok(ExitCode::SUCCESS)
+    Ok(soundness(counts))
 }
 
 fn plot(counts: &Counts) -> String {

@@ -1,0 +1,315 @@
+//! `bulwark sweep` beyond one processor and one analysis: randfixedsum sets above U = 1.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn bulwark(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bulwark"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("bulwark runs")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+const MULTI: &str = r#"name = "multi"
+seed = 5
+sets-per-point = 20
+generator = "randfixedsum"
+tasks = 4
+tests = ["fp-rta-rm", "edf-qpa"]
+
+[periods]
+kind = "log-uniform"
+min = "1ms"
+max = "100ms"
+
+[utilisation]
+from = 0.5
+to = 2.0
+step = 0.5
+"#;
+
+/// Above one processor every uniprocessor test refuses every set; at U = 0.5 the exact EDF
+/// test admits every implicit-deadline set (U <= 1 is exact for EDF, Liu and Layland).
+#[test]
+fn randfixedsum_sweeps_past_one_processor() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "multi.toml", MULTI);
+    let run = bulwark(&["sweep", &file]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let csv = String::from_utf8_lossy(&run.stdout).into_owned();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "tasks,utilisation,sets,fp-rta-rm,edf-qpa",
+            lines[1],
+            lines[2],
+            "4,1.5,20,0.000000,0.000000",
+            "4,2,20,0.000000,0.000000",
+        ]
+    );
+    assert!(lines[1].starts_with("4,0.5,20,") && lines[1].ends_with(",1.000000"));
+    assert!(lines[2].starts_with("4,1,20,"));
+}
+
+#[test]
+fn the_uniprocessor_generators_point_to_randfixedsum_above_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "bad.toml",
+        &MULTI.replace("\"randfixedsum\"", "\"uunifast\""),
+    );
+    let run = bulwark(&["sweep", &file]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    // Line 15 is `to = 2.0`, the value at column 6.
+    assert!(
+        stderr.contains("bad.toml:15:6: utilisation to is 2"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("randfixedsum"), "{stderr}");
+}
+
+const SIMULATED: &str = r#"name = "simulated"
+seed = 9
+sets-per-point = 12
+generator = "uunifast"
+tasks = 4
+tests = ["liu-layland", "hyperbolic", "fp-rta-rm", "fp-rta-dm", "fp-audsley", "edf-utilisation", "edf-qpa"]
+simulate = true
+
+[periods]
+kind = "log-uniform"
+min = "1ms"
+max = "10ms"
+
+[utilisation]
+from = 0.6
+to = 1.0
+step = 0.1
+
+[deadlines]
+constrained-fraction = 0.5
+"#;
+
+/// Every exact test is sound, and so are the two sufficient bounds: no set they admit misses
+/// a deadline when simulated under their scheduler. edf-utilisation (U <= 1) is exact only
+/// for implicit deadlines; on the constrained-deadline half of the sets it admits sets whose
+/// demand exceeds a deadline, and the simulation catches it: the sweep exits 1 naming only
+/// that test. Shards merge to the same bytes.
+#[test]
+fn a_simulated_sweep_finds_the_exact_tests_sound() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "simulated.toml", SIMULATED);
+    let whole = dir.path().join("whole");
+    let run = bulwark(&["sweep", &file, "--out", whole.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.matches(" admitted ").count(), 1, "{stderr}");
+    assert!(stderr.contains("edf-utilisation admitted"), "{stderr}");
+    let csv = std::fs::read_to_string(whole.join("results.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    assert_eq!(header.len(), 3 + 7 + 7, "{}", lines[0]);
+    assert_eq!(header[10], "liu-layland:admitted_but_missed");
+    assert_eq!(header[15], "edf-utilisation:admitted_but_missed");
+    assert_eq!(header[16], "edf-qpa:admitted_but_missed");
+    assert_eq!(lines.len(), 1 + 5);
+    let mut edf_utilisation_missed = 0;
+    for line in &lines[1..] {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(&cells[10..15], ["0"; 5], "{line}");
+        assert_eq!(cells[16], "0", "{line}");
+        edf_utilisation_missed += cells[15].parse::<u64>().unwrap();
+    }
+    assert!(edf_utilisation_missed > 0);
+    // At U = 0.6 something is admitted, so the simulation had work to check.
+    let first: Vec<f64> = lines[1]
+        .split(',')
+        .skip(3)
+        .take(7)
+        .map(|r| r.parse().unwrap())
+        .collect();
+    assert!(first.iter().all(|&r| r > 0.0), "{}", lines[1]);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(whole.join("results.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["points"][0]["admitted_but_missed"]["fp-audsley"], 0);
+
+    // Two shards, merged: the same three files, and the same exit status.
+    let parts = dir.path().join("parts");
+    for index in 0..2 {
+        let shard = format!("{index}/2");
+        let part = bulwark(&[
+            "sweep",
+            &file,
+            "--shard",
+            &shard,
+            "--out",
+            parts.to_str().unwrap(),
+        ]);
+        assert!(part.status.code() == Some(0) || part.status.code() == Some(1));
+    }
+    let (zero, one) = (
+        parts.join("shard-0-of-2.json"),
+        parts.join("shard-1-of-2.json"),
+    );
+    let merged = dir.path().join("merged");
+    let merge = bulwark(&[
+        "sweep",
+        "merge",
+        zero.to_str().unwrap(),
+        one.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(merge.status.code(), Some(1));
+    for name in ["results.csv", "results.json", "acceptance.svg"] {
+        assert_eq!(
+            std::fs::read(merged.join(name)).unwrap(),
+            std::fs::read(whole.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+
+    // A shard whose fp-rta-rm count is made non-zero: the merge names fp-rta-rm too.
+    let mut shard: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&zero).unwrap()).unwrap();
+    let point = &mut shard["points"][0];
+    assert!(point["accepted"][2].as_u64().unwrap() > 0);
+    point["admitted_but_missed"][2] = 1.into();
+    let forged = dir.path().join("forged.json");
+    std::fs::write(&forged, serde_json::to_string(&shard).unwrap()).unwrap();
+    let merge = bulwark(&[
+        "sweep",
+        "merge",
+        forged.to_str().unwrap(),
+        one.to_str().unwrap(),
+    ]);
+    assert_eq!(merge.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&merge.stderr);
+    assert!(
+        stderr.contains("fp-rta-rm admitted 1 set(s) that missed a deadline in simulation"),
+        "{stderr}"
+    );
+}
+
+/// Without edf-utilisation every count is 0 and the sweep exits 0.
+#[test]
+fn a_simulated_sweep_of_sound_tests_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = SIMULATED.replace("\"edf-utilisation\", ", "");
+    let file = write(dir.path(), "sound.toml", &text);
+    let run = bulwark(&["sweep", &file]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let csv = String::from_utf8_lossy(&run.stdout).into_owned();
+    for line in csv.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(&cells[3 + 6..], ["0"; 6], "{line}");
+    }
+}
+
+const SERVERS: &str = r#"name = "servers"
+seed = 21
+sets-per-point = 25
+generator = "uunifast"
+tasks = 4
+tests = ["fp-rta-rm", "spr-eq1"]
+simulate = true
+
+[periods]
+kind = "log-uniform"
+min = "1ms"
+max = "20ms"
+
+[utilisation]
+from = 0.3
+to = 0.9
+step = 0.2
+
+[deadlines]
+constrained-fraction = 0.5
+"#;
+
+/// The acceptance ratios of fp-rta-rm and spr-eq1 per point, and spr-eq1's
+/// admitted_but_missed counts; asserts the sweep exited 0.
+fn ratios(file: &str) -> Vec<(f64, f64, u64)> {
+    let run = bulwark(&["sweep", file]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let csv = String::from_utf8_lossy(&run.stdout).into_owned();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "tasks,utilisation,sets,fp-rta-rm,spr-eq1,fp-rta-rm:admitted_but_missed,\
+             spr-eq1:admitted_but_missed"
+        )
+    );
+    lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            (
+                cells[3].parse().unwrap(),
+                cells[4].parse().unwrap(),
+                cells[6].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Without overheads and with fully preemptive servers (eta = 0), a sporadic server of
+/// budget C and period T serves its task exactly as the task alone, and Eq. 1 is the
+/// rate-monotonic RTA (log-uniform periods in ns, so no two periods tie): the same ratios.
+/// With eta = 200 us and the a3 attack's costs, blocking and overheads only add to every
+/// response time, so spr-eq1's ratio is at most fp-rta-rm's, and at U = 0.9 below it; every
+/// set it admits runs under SPR with those costs without a miss.
+#[test]
+fn spr_eq1_is_rm_without_overheads_and_sound_with_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let free = write(dir.path(), "free.toml", SERVERS);
+    for (rm, spr, missed) in ratios(&free) {
+        assert_eq!(rm, spr);
+        assert_eq!(missed, 0);
+    }
+    let costly = SERVERS.replace(
+        "simulate = true\n",
+        "simulate = true\nnon-preemptive = \"200us\"\n",
+    ) + "\n[cost]\nclock = \"1GHz\"\ntimer-interrupt = 1000\nscheduler = 300\n\
+           per-work-unit = 30\ncontext-switch = 500\ncache-refill = 3000\ncache-flush = 5000\n";
+    let costly = write(dir.path(), "costly.toml", &costly);
+    let points = ratios(&costly);
+    assert_eq!(points.len(), 4);
+    for &(rm, spr, missed) in &points {
+        assert!(spr <= rm, "{points:?}");
+        assert_eq!(missed, 0);
+    }
+    assert!(points[0].1 > 0.0, "{points:?}");
+    assert!(points[3].1 < points[3].0, "{points:?}");
+}
