@@ -19,7 +19,7 @@ use bulwark_spec::{PolicyKind, Scenario};
 
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{Check, ExperimentReport, Figure};
 use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -162,7 +162,7 @@ fn run() -> Result<ExperimentReport, LabError> {
                   alone."
             .into(),
         checks,
-        tables: vec![summary_table(&whole)],
+        tables: vec![super::textbook::summary_table(&whole)],
         figures,
     })
 }
@@ -245,32 +245,6 @@ fn slices_by_name(o: &Outcome, scenario: &Scenario, core: u16) -> Vec<(String, u
             Some((name, s.start.as_nanos(), s.end.as_nanos()))
         })
         .collect()
-}
-
-fn summary_table(o: &Outcome) -> Table {
-    Table {
-        caption: format!("{} ({})", o.scenario, o.policy),
-        header: ["task", "core", "jobs", "misses", "max response"]
-            .map(String::from)
-            .to_vec(),
-        rows: o
-            .tasks
-            .iter()
-            .map(|t| {
-                vec![
-                    t.name.clone(),
-                    t.core.to_string(),
-                    t.jobs.to_string(),
-                    t.misses.to_string(),
-                    if t.response.count == 0 {
-                        "-".into()
-                    } else {
-                        Duration::from_nanos(t.response.max_ns).to_string()
-                    },
-                ]
-            })
-            .collect(),
-    }
 }
 
 #[cfg(test)]

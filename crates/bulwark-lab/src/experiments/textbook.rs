@@ -141,7 +141,8 @@ fn completions_ms(o: &Outcome, task: u32) -> Vec<u64> {
         .collect()
 }
 
-fn summary_table(o: &Outcome) -> Table {
+/// Per task: jobs, misses, the first miss and the longest response.
+pub(super) fn summary_table(o: &Outcome) -> Table {
     Table {
         caption: format!("{} ({})", o.scenario, o.policy),
         header: ["task", "jobs", "misses", "first miss", "max response"]
