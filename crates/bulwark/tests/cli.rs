@@ -344,3 +344,26 @@ floods = ["T2"]
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("not an MC-IPC system"));
 }
+
+/// The table's first-miss column: under rate monotonic t2's first job misses its deadline at
+/// 7 ms (R2 = 4 + 2 x ceil(8 / 5) = 8 ms > 7 ms); t1 never misses.
+#[test]
+fn simulate_prints_each_tasks_first_miss() {
+    let out = bulwark(&["simulate", "scenarios/textbook-rm.toml"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let mut lines = stdout.lines().skip(1);
+    let header: Vec<&str> = lines.next().unwrap().split("  ").map(str::trim).collect();
+    let column = header
+        .iter()
+        .filter(|h| !h.is_empty())
+        .position(|h| *h == "first miss")
+        .expect("a first miss column");
+    assert_eq!(column, 4, "{header:?}");
+    let cells =
+        |line: &str| -> Vec<String> { line.split_whitespace().map(str::to_owned).collect() };
+    let t1 = cells(lines.next().unwrap());
+    let t2 = cells(lines.next().unwrap());
+    assert_eq!((t1[0].as_str(), t1[4].as_str()), ("t1", "-"));
+    assert_eq!((t2[0].as_str(), t2[4].as_str()), ("t2", "@7ms"));
+}

@@ -143,6 +143,8 @@ fn summary(o: &Outcome) -> String {
                 t.core.to_string(),
                 t.jobs.to_string(),
                 t.misses.to_string(),
+                t.first_miss
+                    .map_or_else(|| "-".to_owned(), |at| at.to_string()),
                 stats(&t.response),
                 stats(&t.wakeup_latency),
                 time(t.kernel_ns),
@@ -164,6 +166,7 @@ fn summary(o: &Outcome) -> String {
             "core",
             "jobs",
             "misses",
+            "first miss",
             "response min / mean / max",
             "wakeup latency min / mean / max",
             "kernel",
