@@ -1,26 +1,13 @@
 //! `bulwark analyze`, run as users run it: Eq. 1 and Eq. 2 on scenario files, with the
 //! expected numbers worked out by hand.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use common::{bulwark, root, text};
+
+use std::process::Output;
 
 use bulwark_core::reservation::spr::work_bound;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn bulwark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bulwark"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("bulwark runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// The table row of reservation `name`, split into cells (the verdict may be two words).
 fn row<'a>(stdout: &'a str, name: &str) -> Vec<&'a str> {

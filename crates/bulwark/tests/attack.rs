@@ -1,23 +1,8 @@
 //! `bulwark attack`, run as users run it, with few attackers so that it stays quick.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn bulwark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bulwark"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("bulwark runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{bulwark, text};
 
 /// The cells of a table line after its first column (which may hold spaces).
 fn cells_after<'a>(line: &'a str, first: &str) -> Vec<&'a str> {

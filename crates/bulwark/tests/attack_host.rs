@@ -1,24 +1,9 @@
 //! `bulwark attack --host`, run as users run it: what it refuses (exit 2) and, where this
 //! process may use real-time scheduling (root, as CI runs), a real run of the host A2.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn bulwark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bulwark"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("bulwark runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{bulwark, text};
 
 /// Every refusal is bad input (2) with a message naming what to drop, and none of them runs
 /// anything on the host.

@@ -1,23 +1,11 @@
 //! The `bulwark` binary, run as users run it.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{bulwark, root, text};
 
-fn bulwark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bulwark"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("bulwark runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use std::path::PathBuf;
+use std::process::Command;
 
 #[test]
 fn check_accepts_the_built_in_scenarios() {

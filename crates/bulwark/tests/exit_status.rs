@@ -2,20 +2,9 @@
 //! usage. Each case is a file or argument whose kind (valid, rejected verdict, invalid) is
 //! known by construction.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn bulwark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bulwark"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("bulwark runs")
-}
+use common::bulwark;
 
 fn code(args: &[&str]) -> Option<i32> {
     bulwark(args).status.code()

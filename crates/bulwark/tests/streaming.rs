@@ -2,8 +2,9 @@
 //! hold the same records as the in-memory exporters, keep nothing in memory, and the CLI
 //! warns before huge outputs.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use common::{bulwark, root};
 
 use bulwark_core::Duration;
 use bulwark_lab::chrome::{chrome_trace_json, ChromeStream};
@@ -11,10 +12,6 @@ use bulwark_lab::metrics_json::{job_lines, JobLines};
 use bulwark_sim::{BudgetSample, JobRecord, Mark, Options, Recorder, Slice};
 use bulwark_spec::Scenario;
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn load(path: &str) -> Scenario {
     bulwark_spec::load(&root().join(path)).expect("a valid scenario")
@@ -228,14 +225,6 @@ reservation = { budget = "1ms", period = "10ms" }
     // Fixed priority has no budgets: no counters.
     let (_, plain, _, _) = run_both(&load("scenarios/kernel-costs.toml"), &options);
     assert!(!plain.contains("\"ph\":\"C\""));
-}
-
-fn bulwark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bulwark"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("bulwark runs")
 }
 
 #[test]

@@ -1,20 +1,11 @@
 //! `bulwark sweep`: the example experiment runs, shards merged through the CLI equal the
 //! single run byte for byte, and bad input is located and exits 2.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{bulwark, root};
 
-fn bulwark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bulwark"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("bulwark runs")
-}
+use std::path::Path;
 
 /// The example file with 10 sets per point instead of 200, to keep the test short.
 fn small_example(dir: &Path) -> String {

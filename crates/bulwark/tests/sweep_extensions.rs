@@ -1,19 +1,10 @@
 //! `bulwark sweep` beyond one processor and one analysis: randfixedsum sets above U = 1.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::bulwark;
 
-fn bulwark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bulwark"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("bulwark runs")
-}
+use std::path::Path;
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);

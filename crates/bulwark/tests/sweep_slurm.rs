@@ -2,20 +2,12 @@
 //! hand, then the merge), give the unsplit sweep's files byte for byte; submit.sh chains the
 //! merge on the array with afterok; wrong arguments exit 2 and say what is allowed.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{bulwark, root};
+
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn bulwark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bulwark"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("bulwark runs")
-}
 
 fn bash(script: &Path, task: Option<u64>) -> Output {
     let mut command = Command::new("bash");
