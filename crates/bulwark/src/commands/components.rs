@@ -304,59 +304,32 @@ pub fn simulate(system: &ComponentSystem, args: &SimulateArgs) -> Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--trace` and `--svg`: the run's trace through the exporters every scenario uses, one
-/// row per task on core 0 (a server thread's time drawn on its caller's task's row).
+/// `--trace` and `--svg`: one row per task on core 0, a server thread's time drawn on the
+/// row of the task whose job it serves.
 fn write_exports(
     args: &SimulateArgs,
     lowered: &Lowered,
     outcome: &ComponentOutcome,
 ) -> Result<(), String> {
-    if args.trace.is_none() && args.svg.is_none() {
+    let Some(trace) = outcome.trace.clone() else {
         return Ok(());
-    }
-    let name = args
-        .file
-        .file_stem()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let view = bulwark_sim::Outcome {
-        scenario: name,
-        policy: "fixed-priority (component IPC)".into(),
-        seed: 0,
-        until: outcome.until,
-        events: 0,
-        tasks: lowered
-            .machine
-            .tasks
-            .iter()
-            .zip(&outcome.tasks)
-            .map(|(task, o)| bulwark_sim::TaskMetrics {
-                name: task.name.clone(),
-                core: 0,
-                jobs: o.jobs,
-                misses: o.misses,
-                ..bulwark_sim::TaskMetrics::default()
-            })
-            .collect(),
-        cores: vec![bulwark_sim::CoreMetrics::default()],
-        jobs: None,
-        trace: outcome.trace.clone(),
     };
-    let write = |path: &Path, text: String| {
-        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
-    };
-    if let Some(path) = &args.trace {
-        write(
-            path,
-            bulwark_lab::chrome::chrome_trace_json(&view).unwrap_or_default(),
-        )?;
-    }
-    if let Some(path) = &args.svg {
-        write(
-            path,
-            bulwark_lab::gantt::gantt_svg(&view, Instant::ZERO, outcome.until).unwrap_or_default(),
-        )?;
-    }
-    Ok(())
+    super::exports::write(
+        args,
+        super::exports::Recorded {
+            policy: "fixed-priority (component IPC)".into(),
+            seed: 0,
+            until: outcome.until,
+            tasks: lowered
+                .machine
+                .tasks
+                .iter()
+                .map(|task| (task.name.clone(), 0))
+                .collect(),
+            cores: 1,
+            trace,
+        },
+    )
 }
 
 fn summary(

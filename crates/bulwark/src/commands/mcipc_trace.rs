@@ -71,50 +71,31 @@ pub fn write(path: &Path, protocol: Protocol, args: &SimulateArgs) -> Result<(),
             Some(u16::try_from(first).unwrap_or(u16::MAX))
         })
         .collect();
-    let view = bulwark_sim::Outcome {
-        scenario: path
-            .file_stem()
-            .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
-        policy: format!(
-            "clustered reservations ({})",
-            bulwark_lab::experiments::mcipc_case_study::protocol_name(protocol)
-        ),
-        seed: SEED,
-        until,
-        events: 0,
-        tasks: study
-            .tasks
-            .iter()
-            .map(|task| bulwark_sim::TaskMetrics {
-                name: task.name.clone(),
-                // Its cluster's first core: a task runs on any core of its cluster.
-                core: study
-                    .reservations
-                    .get(task.reservation)
-                    .and_then(|r| first_core.get(r.cluster))
-                    .copied()
-                    .unwrap_or(0),
-                ..bulwark_sim::TaskMetrics::default()
-            })
-            .collect(),
-        cores: vec![bulwark_sim::CoreMetrics::default(); cores as usize],
-        jobs: None,
-        trace: Some(trace),
-    };
-    let write = |to: &Path, text: String| {
-        std::fs::write(to, text).map_err(|e| format!("{}: {e}", to.display()))
-    };
-    if let Some(to) = &args.trace {
-        write(
-            to,
-            bulwark_lab::chrome::chrome_trace_json(&view).unwrap_or_default(),
-        )?;
-    }
-    if let Some(to) = &args.svg {
-        write(
-            to,
-            bulwark_lab::gantt::gantt_svg(&view, Instant::ZERO, until).unwrap_or_default(),
-        )?;
-    }
-    Ok(())
+    super::exports::write(
+        args,
+        super::exports::Recorded {
+            policy: format!(
+                "clustered reservations ({})",
+                bulwark_lab::experiments::mcipc_case_study::protocol_name(protocol)
+            ),
+            seed: SEED,
+            until,
+            // A task's row sits under its cluster's first core: it runs on any of them.
+            tasks: study
+                .tasks
+                .iter()
+                .map(|task| {
+                    let core = study
+                        .reservations
+                        .get(task.reservation)
+                        .and_then(|r| first_core.get(r.cluster))
+                        .copied()
+                        .unwrap_or(0);
+                    (task.name.clone(), core)
+                })
+                .collect(),
+            cores: cores as usize,
+            trace,
+        },
+    )
 }

@@ -6,6 +6,7 @@ pub mod analyze_classic;
 pub mod attack;
 pub mod check;
 pub mod components;
+pub mod exports;
 pub mod mcipc;
 pub mod mcipc_analyze;
 pub mod mcipc_trace;

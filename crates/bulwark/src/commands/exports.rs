@@ -1,0 +1,67 @@
+//! `--trace` and `--svg` for the machines that record a whole trace (component systems and
+//! MC-IPC files): their run shown as a scenario run, written by the same Chrome trace and
+//! Gantt exporters as a scenario's.
+
+use std::path::Path;
+
+use bulwark_core::Instant;
+use bulwark_sim::trace::Trace;
+use bulwark_sim::{CoreMetrics, Outcome, TaskMetrics};
+
+use crate::cli::SimulateArgs;
+
+/// A recorded run as the exporters read it: `tasks` are (name, core) rows.
+pub struct Recorded {
+    pub policy: String,
+    pub seed: u64,
+    pub until: Instant,
+    pub tasks: Vec<(String, u16)>,
+    pub cores: usize,
+    pub trace: Trace,
+}
+
+/// Writes `--trace` (the Chrome trace) and `--svg` (the Gantt chart from 0 to the end) of
+/// `run`, named after the file's stem; does nothing when neither flag is given.
+pub fn write(args: &SimulateArgs, run: Recorded) -> Result<(), String> {
+    if args.trace.is_none() && args.svg.is_none() {
+        return Ok(());
+    }
+    let view = Outcome {
+        scenario: args
+            .file
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
+        policy: run.policy,
+        seed: run.seed,
+        until: run.until,
+        events: 0,
+        tasks: run
+            .tasks
+            .into_iter()
+            .map(|(name, core)| TaskMetrics {
+                name,
+                core,
+                ..TaskMetrics::default()
+            })
+            .collect(),
+        cores: vec![CoreMetrics::default(); run.cores.max(1)],
+        jobs: None,
+        trace: Some(run.trace),
+    };
+    let save = |path: &Path, text: String| {
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    if let Some(path) = &args.trace {
+        save(
+            path,
+            bulwark_lab::chrome::chrome_trace_json(&view).unwrap_or_default(),
+        )?;
+    }
+    if let Some(path) = &args.svg {
+        save(
+            path,
+            bulwark_lab::gantt::gantt_svg(&view, Instant::ZERO, view.until).unwrap_or_default(),
+        )?;
+    }
+    Ok(())
+}
