@@ -15,6 +15,7 @@ use bulwark_core::{Duration, Instant, TaskId, Work};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::record::OpenSlices;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 
 use super::{
@@ -135,8 +136,8 @@ pub(super) struct Machine {
     trace: Option<Trace>,
     /// Per cluster: the number of its first core in the trace.
     first_core: Vec<u16>,
-    /// Per trace core: the index of its last slice, which a next stretch may extend.
-    last_slice: Vec<Option<usize>>,
+    /// Per trace core, the slice that may still grow.
+    open: OpenSlices,
 }
 
 fn draw(span: Span, rng: &mut ChaCha8Rng) -> Duration {
@@ -232,7 +233,7 @@ impl Machine {
                     Some(first)
                 })
                 .collect(),
-            last_slice: vec![None; cores.iter().sum()],
+            open: OpenSlices::default(),
         })
     }
 
@@ -261,25 +262,14 @@ impl Machine {
                     },
                     Running::Idle => continue,
                 };
-                let core = self.first_core[k].saturating_add(c as u16);
-                let task = Some(TaskId(task as u32));
-                let open = self.last_slice.get(usize::from(core)).copied().flatten();
-                if let Some(last) = open.and_then(|index| trace.slices.get_mut(index)) {
-                    if last.task == task && last.end == self.now {
-                        last.end = next;
-                        continue;
-                    }
-                }
-                if let Some(slot) = self.last_slice.get_mut(usize::from(core)) {
-                    *slot = Some(trace.slices.len());
-                }
-                trace.slices.push(Slice {
-                    core,
-                    task,
+                let piece = Slice {
+                    core: self.first_core[k].saturating_add(c as u16),
+                    task: Some(TaskId(task as u32)),
                     kind: SliceKind::Task,
                     start: self.now,
                     end: next,
-                });
+                };
+                trace.slices.extend(self.open.push(&piece));
             }
         }
     }
@@ -345,7 +335,9 @@ impl Machine {
                 .map(|c| c.saturating_duration_since(job.release));
         }
         let marks = self.job_marks();
+        let open = &mut self.open;
         let trace = self.trace.take().map(|mut trace| {
+            trace.slices.extend(open.drain());
             trace.marks = marks;
             trace
         });

@@ -7,6 +7,7 @@ use bulwark_core::ipc::{CpiId, Effect, Effects, FixedCpi, InheritCpi, PropagateC
 use bulwark_core::runqueue::PriorityRunqueue;
 use bulwark_core::{Duration, Instant, Priority, TaskId, Work};
 
+use crate::record::OpenSlices;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 
 use super::{
@@ -173,6 +174,8 @@ struct Machine<'a> {
     outcome: ComponentOutcome,
     record_jobs: bool,
     trace: Option<Trace>,
+    /// The slice that may still grow, merged as the scenario machine's recorders merge.
+    open: OpenSlices,
 }
 
 /// Runs `config` from time zero until `options.until`.
@@ -322,6 +325,7 @@ impl<'a> Machine<'a> {
             outcome: ComponentOutcome::default(),
             record_jobs,
             trace: None,
+            open: OpenSlices::default(),
         }
     }
 
@@ -428,9 +432,8 @@ impl<'a> Machine<'a> {
         self.now = to;
     }
 
-    /// Thread `r` ran from now to `to`: a slice of the task whose job it worked for (a pool
-    /// thread's time is its caller's task's), kernel time while it ran protocol steps. A
-    /// slice that continues the last one extends it.
+    /// Thread `r` ran from now to `to`: a piece of the task whose job it worked for (a pool
+    /// thread's time is its caller's task's), kernel time while it ran protocol steps.
     fn record_slice(&mut self, r: usize, to: Instant) {
         let owner = self.owner(r).map(|(task, _)| task_id(task));
         let Some(trace) = self.trace.as_mut() else {
@@ -441,19 +444,14 @@ impl<'a> Machine<'a> {
         } else {
             SliceKind::Task
         };
-        if let Some(last) = trace.slices.last_mut() {
-            if last.task == owner && last.kind == kind && last.end == self.now {
-                last.end = to;
-                return;
-            }
-        }
-        trace.slices.push(Slice {
+        let piece = Slice {
             core: 0,
             task: owner,
             kind,
             start: self.now,
             end: to,
-        });
+        };
+        trace.slices.extend(self.open.push(&piece));
     }
 
     fn mark(&mut self, task: usize, kind: MarkKind, at: Instant, job: u64) {
@@ -934,6 +932,9 @@ impl<'a> Machine<'a> {
             }
         }
         self.outcome.until = until;
+        if let Some(trace) = self.trace.as_mut() {
+            trace.slices.extend(self.open.drain());
+        }
         self.outcome.trace = self.trace;
         self.outcome.tasks = self.tasks.into_iter().map(|t| t.outcome).collect();
         self.outcome
