@@ -116,35 +116,90 @@ pub struct Point {
     pub admitted: bool,
 }
 
+/// The times and costs of an A2 scenario: the simulated platform's ([`SIMULATED`]), or those
+/// fitted to a real core (the host experiment's).
+#[derive(Clone, Debug)]
+pub struct Timing {
+    /// The scenario's name.
+    pub name: &'static str,
+    /// The victim's release, job execution, reservation and period.
+    pub victim_release: Duration,
+    pub victim_execution: Duration,
+    pub victim_budget: Duration,
+    pub victim_period: Duration,
+    /// The attackers' reservation.
+    pub attacker_budget: Duration,
+    pub attacker_period: Duration,
+    /// Attacker `i` starts at `stagger x (i + 1)`.
+    pub stagger: Duration,
+    /// Each brief execution and each suspension of the filling phase.
+    pub chunk: Duration,
+    pub fill_sleep: Duration,
+    /// How long a run lasts.
+    pub duration: Duration,
+    /// What kernel work costs.
+    pub cost: bulwark_spec::CostModel,
+    /// Digits of the attackers' numbers in their names.
+    pub name_digits: usize,
+}
+
+/// The simulated A2: the paper's platform costs, a 250 ms victim job released at 1 s.
+pub const SIMULATED: Timing = Timing {
+    name: "attack-a2",
+    victim_release: VICTIM_RELEASE,
+    victim_execution: VICTIM_EXECUTION,
+    victim_budget: VICTIM_BUDGET,
+    victim_period: VICTIM_PERIOD,
+    attacker_budget: ATTACKER_BUDGET,
+    attacker_period: ATTACKER_PERIOD,
+    stagger: STAGGER,
+    chunk: CHUNK,
+    fill_sleep: CHUNK,
+    duration: DURATION,
+    cost: platform::PAPER_PLATFORM,
+    name_digits: 2,
+};
+
 /// The scenario: the victim and `attackers` attackers with queues of capacity
 /// `replenishments`, under `policy`. Task 0 is the victim; attacker `i` is task `i + 1`.
 pub fn scenario(policy: PolicyKind, replenishments: u16, attackers: u32) -> Scenario {
+    scenario_with(&SIMULATED, policy, replenishments, attackers as usize)
+}
+
+/// [`scenario`] with the times and costs of `timing`.
+pub fn scenario_with(
+    timing: &Timing,
+    policy: PolicyKind,
+    replenishments: u16,
+    attackers: usize,
+) -> Scenario {
     let victim = TaskSpec {
         name: "victim".into(),
         core: 0,
         priority: Some(VICTIM_PRIORITY),
-        reservation: Some(Reservation::new(VICTIM_BUDGET, VICTIM_PERIOD)),
-        deadline: Some(VICTIM_PERIOD),
+        reservation: Some(Reservation::new(timing.victim_budget, timing.victim_period)),
+        deadline: Some(timing.victim_period),
         behaviour: Behaviour::Periodic {
-            period: VICTIM_PERIOD,
-            offset: VICTIM_RELEASE,
-            execution: Execution::Fixed(VICTIM_EXECUTION),
+            period: timing.victim_period,
+            offset: timing.victim_release,
+            execution: Execution::Fixed(timing.victim_execution),
         },
     };
-    let attacker = |i: u32| TaskSpec {
-        name: format!("attacker-{i:02}"),
+    let attacker = |i: usize| TaskSpec {
+        name: format!("attacker-{i:0width$}", width = timing.name_digits),
         core: 0,
         priority: Some(ATTACKER_PRIORITY),
         reservation: Some(
-            Reservation::new(ATTACKER_BUDGET, ATTACKER_PERIOD).with_replenishments(replenishments),
+            Reservation::new(timing.attacker_budget, timing.attacker_period)
+                .with_replenishments(replenishments),
         ),
         deadline: None,
         behaviour: Behaviour::Script {
-            offset: STAGGER.saturating_mul(u64::from(i) + 1),
+            offset: timing.stagger.saturating_mul(i as u64 + 1),
             steps: vec![
                 Step::Loop {
                     count: Some(u64::from(replenishments.saturating_sub(1))),
-                    body: vec![Step::Run(CHUNK), Step::SleepFor(CHUNK)],
+                    body: vec![Step::Run(timing.chunk), Step::SleepFor(timing.fill_sleep)],
                 },
                 Step::Loop {
                     count: None,
@@ -157,16 +212,16 @@ pub fn scenario(policy: PolicyKind, replenishments: u16, attackers: u32) -> Scen
         core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),
-        name: "attack-a2".into(),
+        name: timing.name.into(),
         description: format!(
             "Coordinated timer interference: {attackers} attackers plant {replenishments} \
              replenishments each inside a victim's job"
         ),
         seed: 0,
-        duration: DURATION,
+        duration: timing.duration,
         cores: 1,
         policy,
-        cost: platform::PAPER_PLATFORM,
+        cost: timing.cost,
         tasks: std::iter::once(victim)
             .chain((0..attackers).map(attacker))
             .collect(),

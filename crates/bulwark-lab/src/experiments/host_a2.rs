@@ -34,9 +34,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use bulwark_core::{Duration, Instant, Priority};
+use bulwark_core::{Duration, Instant};
 use bulwark_host::{Body, HostConfig};
-use bulwark_spec::{Behaviour, Execution, PolicyKind, Reservation, Scenario, Step, TaskSpec};
+use bulwark_spec::{PolicyKind, Scenario};
 
 use super::{a2_timer_interference, Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
@@ -87,8 +87,6 @@ const CHUNK: Duration = Duration::from_micros(1);
 pub const FILL_SLEEP: Duration = Duration::from_micros(50);
 /// The run: the victim's release, its job and the interference it may suffer.
 const DURATION: Duration = Duration::from_millis(800);
-const VICTIM_PRIORITY: Priority = Priority(200);
-const ATTACKER_PRIORITY: Priority = Priority(1);
 
 /// The attackers' budget for queue capacity `replenishments`.
 pub fn attacker_budget(replenishments: u16) -> Duration {
@@ -96,62 +94,27 @@ pub fn attacker_budget(replenishments: u16) -> Duration {
 }
 
 /// The host scenario: the victim (task 0, its code given as a closure) and `attackers`
-/// attackers with queues of capacity `replenishments`, under `policy`.
+/// attackers with queues of capacity `replenishments`, under `policy`: the simulated A2's
+/// scenario with times fitted to a real core and no modelled kernel costs (the real ones
+/// apply).
 pub fn scenario(policy: PolicyKind, replenishments: u16, attackers: usize) -> Scenario {
-    let victim = TaskSpec {
-        name: "victim".into(),
-        core: 0,
-        priority: Some(VICTIM_PRIORITY),
-        reservation: Some(Reservation::new(VICTIM_BUDGET, VICTIM_PERIOD)),
-        deadline: Some(VICTIM_PERIOD),
-        behaviour: Behaviour::Periodic {
-            period: VICTIM_PERIOD,
-            offset: VICTIM_RELEASE,
-            // The closure replaces it; the simulator's equivalent.
-            execution: Execution::Fixed(VICTIM_EXECUTION),
-        },
-    };
-    let attacker = |i: usize| TaskSpec {
-        name: format!("attacker-{i:03}"),
-        core: 0,
-        priority: Some(ATTACKER_PRIORITY),
-        reservation: Some(
-            Reservation::new(attacker_budget(replenishments), ATTACKER_PERIOD)
-                .with_replenishments(replenishments),
-        ),
-        deadline: None,
-        behaviour: Behaviour::Script {
-            offset: STAGGER.saturating_mul(i as u64 + 1),
-            steps: vec![
-                Step::Loop {
-                    count: Some(u64::from(replenishments.saturating_sub(1))),
-                    body: vec![Step::Run(CHUNK), Step::SleepFor(FILL_SLEEP)],
-                },
-                Step::Loop {
-                    count: None,
-                    body: vec![Step::Run(Duration::from_millis(10))],
-                },
-            ],
-        },
-    };
-    Scenario {
-        vbs: None,
-        core_policies: Vec::new(),
-        groups: Vec::new(),
-        name: "host-a2".into(),
-        description: format!(
-            "Coordinated timer interference on the host: {attackers} attackers plant \
-             {replenishments} replenishments each inside a victim's job"
-        ),
-        seed: 0,
+    let timing = a2_timer_interference::Timing {
+        name: "host-a2",
+        victim_release: VICTIM_RELEASE,
+        // The closure replaces it; the simulator's equivalent.
+        victim_execution: VICTIM_EXECUTION,
+        victim_budget: VICTIM_BUDGET,
+        victim_period: VICTIM_PERIOD,
+        attacker_budget: attacker_budget(replenishments),
+        attacker_period: ATTACKER_PERIOD,
+        stagger: STAGGER,
+        chunk: CHUNK,
+        fill_sleep: FILL_SLEEP,
         duration: DURATION,
-        cores: 1,
-        policy,
         cost: bulwark_spec::CostModel::default(),
-        tasks: std::iter::once(victim)
-            .chain((0..attackers).map(attacker))
-            .collect(),
-    }
+        name_digits: 3,
+    };
+    a2_timer_interference::scenario_with(&timing, policy, replenishments, attackers)
 }
 
 /// What the victim saw in its job.
