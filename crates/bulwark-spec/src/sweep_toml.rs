@@ -39,7 +39,7 @@ use toml::Spanned;
 
 use crate::diagnostic::{Diagnostics, Source, SpecError};
 use crate::model::CostModel;
-use crate::raw::{RawCost, RawFrequency, RawQuantity};
+use crate::raw::RawCost;
 use crate::{toml_error, units};
 
 /// The tests on plain task sets a sweep can compare, by their names in experiment files (the
@@ -423,80 +423,11 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
     })
 }
 
-/// A `[cost]` table as scenario files write it: a clock (default 1 GHz) and cycle counts
-/// (default 0), none negative.
+/// A `[cost]` table as scenario files write it, checked as they are.
 fn cost(raw: &RawCost, fail: &mut impl FnMut(Range<usize>, String, &str)) -> Option<CostModel> {
-    let defaults = CostModel::default();
-    let clock_hz = match &raw.clock {
-        None => Some(defaults.clock_hz),
-        Some(clock) => frequency(clock, fail),
-    };
-    let mut cycles = |field: &Option<Spanned<i64>>, what: &str| match field {
-        None => Some(0),
-        Some(value) => {
-            let n = *value.get_ref();
-            let cycles = u64::try_from(n).ok();
-            if cycles.is_none() {
-                fail(
-                    value.span(),
-                    format!("{what} {n} is negative"),
-                    "allowed: 0 or more cycles",
-                );
-            }
-            cycles
-        }
-    };
-    // Every field checked before any `?`, so each mistake is reported.
-    let timer_interrupt = cycles(&raw.timer_interrupt, "timer-interrupt");
-    let scheduler = cycles(&raw.scheduler, "scheduler");
-    let per_work_unit = cycles(&raw.per_work_unit, "per-work-unit");
-    let context_switch = cycles(&raw.context_switch, "context-switch");
-    let cache_refill = cycles(&raw.cache_refill, "cache-refill");
-    let cache_flush = cycles(&raw.cache_flush, "cache-flush");
-    let reclaim_per_unit = cycles(&raw.reclaim_per_unit, "reclaim-per-unit");
-    Some(CostModel {
-        clock_hz: clock_hz?,
-        timer_interrupt: timer_interrupt?,
-        scheduler: scheduler?,
-        per_work_unit: per_work_unit?,
-        context_switch: context_switch?,
-        cache_refill: cache_refill?,
-        cache_flush: cache_flush?,
-        reclaim_per_unit: reclaim_per_unit?,
+    crate::validate::cost::cost_model(raw, &mut |span, message, help: String| {
+        fail(span, message, &help)
     })
-}
-
-/// A clock frequency with its unit, above zero.
-fn frequency(
-    raw: &Spanned<RawFrequency>,
-    fail: &mut impl FnMut(Range<usize>, String, &str),
-) -> Option<u64> {
-    let result = match &raw.get_ref().0 {
-        RawQuantity::Text(text) => units::parse_frequency(text),
-        RawQuantity::Integer(n) => Err(units::frequency_without_unit(&n.to_string())),
-        RawQuantity::Float(x) if x.is_finite() => {
-            Err(units::frequency_without_unit(&x.to_string()))
-        }
-        RawQuantity::Float(x) => Err(units::UnitError {
-            message: format!("{x} is not a number"),
-            help: units::frequency_help(),
-        }),
-    };
-    match result {
-        Ok(0) => {
-            fail(
-                raw.span(),
-                "clock cannot be zero".to_owned(),
-                "allowed: a frequency above zero, like \"1GHz\"",
-            );
-            None
-        }
-        Ok(hz) => Some(hz),
-        Err(e) => {
-            fail(raw.span(), e.message, &e.help);
-            None
-        }
-    }
 }
 
 /// The largest utilisation the axis may reach.

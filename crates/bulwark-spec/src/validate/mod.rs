@@ -6,6 +6,7 @@
 //! together, so a `Scenario` exists only if the whole file is right, and one run reports
 //! every problem in it, in file order.
 
+pub(crate) mod cost;
 mod script;
 mod task;
 mod warnings;
@@ -19,7 +20,7 @@ use crate::diagnostic::{Source, SpecError};
 use crate::model::{
     CostModel, GroupSpec, PolicyKind, ReleaseStrategy, Scenario, TaskSpec, VbsPlugin, VbsSpec,
 };
-use crate::raw::{RawCost, RawFrequency, RawQuantity, RawScenario, RawTime};
+use crate::raw::{RawCost, RawQuantity, RawScenario, RawTime};
 use crate::units::{self, UnitError};
 
 /// Most cores a scenario may have; enough for any machine we simulate, small enough that
@@ -613,57 +614,9 @@ impl Checker<'_> {
     }
 
     fn cost(&mut self, raw: &RawCost) -> Option<CostModel> {
-        let defaults = CostModel::default();
-        let clock_hz = match &raw.clock {
-            None => Some(defaults.clock_hz),
-            Some(clock) => self.clock(clock),
-        };
-        let mut cycles = |field: &Option<Spanned<i64>>, what: &str| match field {
-            None => Some(0),
-            Some(value) => self.non_negative(value, what, "allowed: 0 or more cycles"),
-        };
-        let timer_interrupt = cycles(&raw.timer_interrupt, "timer-interrupt");
-        let scheduler = cycles(&raw.scheduler, "scheduler");
-        let per_work_unit = cycles(&raw.per_work_unit, "per-work-unit");
-        let context_switch = cycles(&raw.context_switch, "context-switch");
-        let cache_refill = cycles(&raw.cache_refill, "cache-refill");
-        let cache_flush = cycles(&raw.cache_flush, "cache-flush");
-        let reclaim_per_unit = cycles(&raw.reclaim_per_unit, "reclaim-per-unit");
-        Some(CostModel {
-            clock_hz: clock_hz?,
-            timer_interrupt: timer_interrupt?,
-            scheduler: scheduler?,
-            per_work_unit: per_work_unit?,
-            context_switch: context_switch?,
-            cache_refill: cache_refill?,
-            cache_flush: cache_flush?,
-            reclaim_per_unit: reclaim_per_unit?,
+        cost::cost_model(raw, &mut |span, message, help| {
+            self.report(span, message, help)
         })
-    }
-
-    fn clock(&mut self, raw: &Spanned<RawFrequency>) -> Option<u64> {
-        let result = match &raw.get_ref().0 {
-            RawQuantity::Text(text) => units::parse_frequency(text),
-            RawQuantity::Integer(n) => Err(units::frequency_without_unit(&n.to_string())),
-            RawQuantity::Float(x) => Err(bare_float(*x, units::frequency_without_unit, || {
-                units::frequency_help()
-            })),
-        };
-        match result {
-            Ok(0) => {
-                self.report(
-                    raw.span(),
-                    "clock cannot be zero",
-                    "allowed: a frequency above zero, like \"1GHz\"",
-                );
-                None
-            }
-            Ok(hz) => Some(hz),
-            Err(e) => {
-                self.report(raw.span(), e.message, e.help);
-                None
-            }
-        }
     }
 
     fn non_negative(&mut self, raw: &Spanned<i64>, what: &str, help: &str) -> Option<u64> {
