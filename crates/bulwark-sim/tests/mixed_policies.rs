@@ -44,18 +44,7 @@ fn a_mixed_run_is_its_parts_run_alone() {
     let whole = run(&mixed, &Options::default()).expect("runs");
     let parts = mixed.parts_by_policy();
     assert_eq!(parts.len(), 2);
-    for part in &parts {
-        assert!(!part.is_mixed());
-        let alone = run(part, &Options::default()).expect("runs");
-        for task in &alone.tasks {
-            let same = whole
-                .tasks
-                .iter()
-                .find(|t| t.name == task.name)
-                .expect("every task of a part is in the whole");
-            assert_eq!(same, task, "{} under {}", task.name, part.policy.name());
-        }
-    }
+    assert_parts_run_as_in_the_whole(&parts, &whole);
     // And the parts are the textbook files: core 0 is textbook-rm, core 1 textbook-edf.
     let rm = run(&load("textbook-rm.toml"), &Options::default()).expect("runs");
     let t2 = whole.tasks.iter().find(|t| t.name == "t2").expect("t2");
@@ -92,14 +81,24 @@ fn a_vbs_part_keeps_its_processes_caps() {
     assert_eq!(caps, &[Some((3, 10)), Some((2, 5)), Some((1, 5))]);
     // Both parts run alone, and the whole runs: every part's task is in the whole.
     let whole = run(&composed, &Options::default()).expect("runs");
-    for part in &parts {
+    assert_parts_run_as_in_the_whole(&parts, &whole);
+}
+
+/// Each part, run alone, is a single-policy scenario whose every task has exactly the
+/// metrics it has in the whole run.
+fn assert_parts_run_as_in_the_whole(
+    parts: &[bulwark_spec::Scenario],
+    whole: &bulwark_sim::Outcome,
+) {
+    for part in parts {
+        assert!(!part.is_mixed());
         let alone = run(part, &Options::default()).expect("runs");
         for task in &alone.tasks {
             let same = whole
                 .tasks
                 .iter()
                 .find(|t| t.name == task.name)
-                .expect("present");
+                .expect("every task of a part is in the whole");
             assert_eq!(same, task, "{} under {}", task.name, part.policy.name());
         }
     }

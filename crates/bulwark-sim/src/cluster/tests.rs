@@ -74,9 +74,8 @@ fn config(clusters: Vec<ClusterConfig>, gate: GateKind, tasks: Vec<TaskConfig>) 
 }
 
 /// One task alone: compute 3, invoke (2), compute 1, sleep; period 10, budget 8.
-#[test]
-fn a_lone_client_computes_invokes_and_sleeps() {
-    let c = config(
+fn lone_client() -> Config {
+    config(
         vec![cluster(&[(8, 10, 1)])],
         GateKind::McIpc,
         vec![task(
@@ -91,7 +90,13 @@ fn a_lone_client_computes_invokes_and_sleeps() {
                 Step::SleepUntilNextPeriod,
             ],
         )],
-    );
+    )
+}
+
+/// The lone client's timeline.
+#[test]
+fn a_lone_client_computes_invokes_and_sleeps() {
+    let c = lone_client();
     let out = run(&c, at(20)).unwrap();
     // Job 1: computes 0..3, invokes at 3, the server runs on its reservation 3..5, computes
     // 5..6 and sleeps: response 6. Job 2 the same, 10 later.
@@ -396,22 +401,7 @@ fn a_mode_switch_aborts_and_reissues_the_requests_of_demoted_reservations() {
 /// releases at 0 and 10, completions at 6 and 16. Tracing changes nothing in the run.
 #[test]
 fn the_trace_draws_operations_as_the_clients_time() {
-    let c = config(
-        vec![cluster(&[(8, 10, 1)])],
-        GateKind::McIpc,
-        vec![task(
-            0,
-            0,
-            0,
-            10,
-            vec![
-                compute(3),
-                invoke(2),
-                compute(1),
-                Step::SleepUntilNextPeriod,
-            ],
-        )],
-    );
+    let c = lone_client();
     let mut traced = run_traced(&c, at(20)).unwrap();
     let trace = traced.trace.take().expect("recorded");
     assert_eq!(traced, run(&c, at(20)).unwrap());
