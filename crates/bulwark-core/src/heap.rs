@@ -125,30 +125,58 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
     /// Removes `member`; returns its key if it was in the heap.
     pub fn remove(&mut self, member: M) -> Option<K> {
         let at = *self.position.get(member.index())?;
-        if at == ABSENT {
-            return None;
-        }
-        let at = at as usize;
-        self.position[member.index()] = ABSENT;
-        let last = self.slots.len() - 1;
-        self.slots.swap(at, last);
-        let (key, _) = self.slots.pop()?;
-        if at != last {
-            // The former last slot fills the hole; it moves one way only.
-            self.position[self.slots[at].1.index()] = at as u32;
-            if at > 0 && self.slots[at].0 < self.slots[(at - 1) / 2].0 {
-                self.sift_up(at);
-            } else {
-                self.sift_down(at);
-            }
-        }
+        let &(key, _) = self.slots.get(at as usize)?;
+        self.take(at as usize);
         Some(key)
     }
 
     /// Removes and returns the member with the least key.
     pub fn pop(&mut self) -> Option<(M, K)> {
-        let (member, _) = self.peek()?;
-        self.remove(member).map(|k| (member, k))
+        let &(key, member) = self.slots.first()?;
+        self.take(0);
+        Some((member, key))
+    }
+
+    /// Empties slot `at` and closes the gap by Floyd's bottom-up removal: the hole sinks along
+    /// the smaller children to a leaf, one comparison per level, then the former last slot
+    /// fills it and rises as far as it must (past `at` too, when it is smaller than `at`'s
+    /// parent). A top-down sift pays a second comparison per level against the moving slot,
+    /// and the last slot of a heap of deadlines or timeouts is usually a late one that sinks to
+    /// the bottom anyway.
+    fn take(&mut self, at: usize) {
+        self.position[self.slots[at].1.index()] = ABSENT;
+        let Some(last) = self.slots.pop() else {
+            return;
+        };
+        let len = self.slots.len();
+        if at == len {
+            // The removed slot was the last one: nothing to fill.
+            return;
+        }
+        let mut hole = at;
+        loop {
+            let left = 2 * hole + 1;
+            if left >= len {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < len && self.slots[right].0 < self.slots[left].0 {
+                right
+            } else {
+                left
+            };
+            self.place(hole, self.slots[child]);
+            hole = child;
+        }
+        while hole > 0 {
+            let parent = (hole - 1) / 2;
+            if last.0 >= self.slots[parent].0 {
+                break;
+            }
+            self.place(hole, self.slots[parent]);
+            hole = parent;
+        }
+        self.place(hole, last);
     }
 
     /// Checks the heap property and the position index.

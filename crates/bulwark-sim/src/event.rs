@@ -58,14 +58,14 @@ const NOTHING: u128 = u128::MAX;
 /// Pending events, one per source, earliest first.
 #[derive(Debug)]
 pub struct EventQueue {
-    /// Per source, keyed by time (high 64 bits), rank (2 bits) and sequence number (62 bits)
-    /// in one `u128`, so ordering is the tuple's and a match is one wide compare; [`NOTHING`]
-    /// when the source has no event.
-    keys: Vec<u128>,
-    /// `winner[node]` is the source with the smallest key below internal node `node` (the
-    /// root is node 1; node `i` has children `2i` and `2i + 1`; leaf `leaves + s` is source
-    /// `s`). Node 0 is unused.
-    winner: Vec<u32>,
+    /// The tournament tree: the root is node 1, node `i` has children `2i` and `2i + 1`, and
+    /// leaf `leaves + s` holds source `s`'s key; an inner node holds the smaller key below it,
+    /// with its source. A key is time (high 64 bits), rank (2 bits) and sequence number (62
+    /// bits) in one `u128`, so ordering is the tuple's and a match is one wide compare;
+    /// [`NOTHING`] when the source has no event. Inner nodes keep the winner's key itself, not
+    /// an index to it, so replaying a match reads the two children and nothing else. Node 0
+    /// is unused.
+    nodes: Vec<(u128, u32)>,
     /// Leaves: the number of sources rounded up to a power of two, at least 2.
     leaves: usize,
     sequence: u64,
@@ -76,27 +76,28 @@ impl EventQueue {
     pub fn new(cores: u16) -> Self {
         let sources = cores as usize * 2;
         let leaves = sources.max(2).next_power_of_two();
-        let mut queue = EventQueue {
-            keys: vec![NOTHING; leaves],
-            winner: vec![0; leaves],
+        let mut nodes = vec![(NOTHING, 0); 2 * leaves];
+        for source in 0..leaves {
+            nodes[leaves + source].1 = source as u32;
+        }
+        // While every key is NOTHING, each node's winner is its leftmost leaf (ties go left).
+        for node in (1..leaves).rev() {
+            nodes[node] = nodes[2 * node];
+        }
+        EventQueue {
+            nodes,
             leaves,
             sequence: 0,
-        };
-        // Every node's winner is its leftmost leaf while all keys are NOTHING.
-        for node in (1..leaves).rev() {
-            queue.winner[node] = queue.champion(2 * node).0;
         }
-        queue
     }
 
     /// Sets `kind`'s source to happen at `at`, replacing what that source had pending.
     pub fn set(&mut self, at: Instant, kind: EventKind) {
         self.sequence += 1;
-        let source = kind.source();
-        self.keys[source] = ((at.as_nanos() as u128) << 64)
+        let key = ((at.as_nanos() as u128) << 64)
             | ((kind.rank() as u128) << 62)
             | (self.sequence as u128 & ((1 << 62) - 1));
-        self.replay(source);
+        self.replay(kind.source(), key);
     }
 
     /// Cancels whatever the timer of `core` had pending.
@@ -111,8 +112,7 @@ impl EventQueue {
 
     /// Takes the earliest event if it is due by `limit`.
     pub fn pop_until(&mut self, limit: Instant) -> Option<(Instant, EventKind)> {
-        let source = self.winner[1] as usize;
-        let key = self.keys[source];
+        let (key, source) = self.nodes[1];
         if key == NOTHING {
             return None;
         }
@@ -120,7 +120,8 @@ impl EventQueue {
         if at > limit {
             return None;
         }
-        self.clear(source);
+        let source = source as usize;
+        self.replay(source, NOTHING);
         // The source says which core and whether timer or processor; the rank, which of the
         // processor's two events it is.
         let core = (source / 2) as u16;
@@ -133,32 +134,20 @@ impl EventQueue {
     }
 
     fn clear(&mut self, source: usize) {
-        if self.keys[source] != NOTHING {
-            self.keys[source] = NOTHING;
-            self.replay(source);
+        if self.nodes[self.leaves + source].0 != NOTHING {
+            self.replay(source, NOTHING);
         }
     }
 
-    /// The winning source and its key at `node`, a leaf or an internal node.
-    fn champion(&self, node: usize) -> (u32, u128) {
-        let source = if node >= self.leaves {
-            node - self.leaves
-        } else {
-            self.winner[node] as usize
-        };
-        (source as u32, self.keys[source])
-    }
-
-    /// Replays the matches from `source`'s leaf up to the root. Equal keys cannot happen
-    /// between two pending events (sequence numbers differ); between empty sources the left
-    /// one wins, which is harmless.
-    fn replay(&mut self, source: usize) {
-        let mut node = (self.leaves + source) / 2;
-        while node >= 1 {
-            let left = self.champion(2 * node);
-            let right = self.champion(2 * node + 1);
-            self.winner[node] = if right.1 < left.1 { right.0 } else { left.0 };
+    /// Gives `source` the key `key` and replays the matches on its path to the root.
+    fn replay(&mut self, source: usize, key: u128) {
+        let mut node = self.leaves + source;
+        self.nodes[node].0 = key;
+        while node > 1 {
             node /= 2;
+            let (left, right) = (self.nodes[2 * node], self.nodes[2 * node + 1]);
+            // Ties go left, to the lower source; keys of pending events never tie (sequence).
+            self.nodes[node] = if right.0 < left.0 { right } else { left };
         }
     }
 }
@@ -166,6 +155,7 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn equal_times_and_ranks_come_out_first_set_first_out() {
@@ -211,5 +201,76 @@ mod tests {
             Some((Instant::from_nanos(4), EventKind::KernelExit { core: 0 }))
         );
         assert_eq!(q.pop_until(Instant::NEVER), None);
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Set(u64, EventKind),
+        CancelTimer(u16),
+        CancelProcessor(u16),
+        Pop(u64),
+    }
+
+    fn op(cores: u16) -> impl Strategy<Value = Op> {
+        use proptest::prelude::*;
+        let kind = (0..cores, 0u8..3).prop_map(|(core, k)| match k {
+            0 => EventKind::Timer { core },
+            1 => EventKind::ExecutionDone { core },
+            _ => EventKind::KernelExit { core },
+        });
+        prop_oneof![
+            (0u64..20, kind).prop_map(|(at, kind)| Op::Set(at, kind)),
+            (0..cores).prop_map(Op::CancelTimer),
+            (0..cores).prop_map(Op::CancelProcessor),
+            (0u64..25).prop_map(Op::Pop),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Against a model that keeps each source's latest event in a list and takes the least
+        /// (time, rank, order of setting) by a linear scan: the documented order, checked
+        /// without the tree.
+        #[test]
+        fn takes_events_in_the_documented_order(
+            (cores, ops) in (1u16..6).prop_flat_map(|cores| {
+                (proptest::strategy::Just(cores), proptest::collection::vec(op(cores), 0..200))
+            })
+        ) {
+            let mut queue = EventQueue::new(cores);
+            // Per source: (time, rank, when set, kind).
+            let mut model: Vec<Option<(u64, u8, usize, EventKind)>> = vec![None; 2 * cores as usize];
+            for (step, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Set(at, kind) => {
+                        queue.set(Instant::from_nanos(at), kind);
+                        model[kind.source()] = Some((at, kind.rank(), step, kind));
+                    }
+                    Op::CancelTimer(core) => {
+                        queue.cancel_timer(core);
+                        model[EventKind::Timer { core }.source()] = None;
+                    }
+                    Op::CancelProcessor(core) => {
+                        queue.cancel_processor(core);
+                        model[EventKind::ExecutionDone { core }.source()] = None;
+                    }
+                    Op::Pop(limit) => {
+                        let earliest = model
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(source, e)| e.map(|e| (e, source)))
+                            .min_by_key(|((at, rank, set, _), _)| (*at, *rank, *set));
+                        let expected = earliest.filter(|((at, ..), _)| *at <= limit);
+                        let got = queue.pop_until(Instant::from_nanos(limit));
+                        proptest::prop_assert_eq!(
+                            got,
+                            expected.map(|((at, _, _, kind), _)| (Instant::from_nanos(at), kind))
+                        );
+                        if let Some((_, source)) = expected {
+                            model[source] = None;
+                        }
+                    }
+                }
+            }
+        }
     }
 }
