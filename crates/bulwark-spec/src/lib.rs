@@ -39,6 +39,7 @@ pub mod component_toml;
 pub mod mc_ipc_toml;
 pub mod model;
 pub mod sweep_toml;
+pub mod system;
 
 mod diagnostic;
 mod raw;
@@ -54,6 +55,7 @@ pub use diagnostic::{Diagnostics, SpecError};
 pub use mc_ipc_toml::parse_mc_ipc;
 pub use model::*;
 pub use sweep_toml::{parse_sweep, Experiment};
+pub use system::{FileKind, SystemFile};
 pub use units::parse_duration;
 
 use diagnostic::Source;

@@ -15,41 +15,34 @@ use bulwark_analysis::rbf::ServerKind;
 use bulwark_analysis::vbs::Action as VbsAction;
 use bulwark_core::Duration;
 use bulwark_spec::component::ComponentSystem;
-use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step, TaskSpec};
+use bulwark_spec::{Behaviour, FileKind, PolicyKind, Scenario, Step, SystemFile, TaskSpec};
 use serde_json::{json, Value};
 
 use crate::cli::AnalyzeArgs;
 use crate::{diagnostics, table};
 
 pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
-    if let Some(system) = super::mcipc_analyze::load(&args.file) {
-        return match system {
-            Ok(system) => super::mcipc_analyze::analyze(&system, args.json),
-            Err(d) => {
-                eprint!("{}", diagnostics::render(&d));
-                Ok(crate::exit::bad_input())
-            }
-        };
-    }
-    if let Some(system) = super::components::load(&args.file) {
-        return Ok(match system {
-            Ok(system) => components(&system, args),
-            Err(d) => {
-                eprint!("{}", diagnostics::render(&d));
-                crate::exit::bad_input()
-            }
-        });
-    }
-    let scenario = match bulwark_spec::load_checked(&args.file) {
+    let Some(system) = super::load_system(&args.file) else {
+        return Ok(crate::exit::bad_input());
+    };
+    let scenario = match system {
+        SystemFile::McIpc(system) => return super::mcipc_analyze::analyze(&system, args.json),
+        SystemFile::Components(located) => return Ok(components(&located.system, args)),
+        SystemFile::Sweep(_) => {
+            return Ok(super::wrong_kind(
+                &args.file,
+                FileKind::Sweep,
+                "analyze",
+                "a scenario, a component system or an MC-IPC system",
+            ))
+        }
         // The guard prints the warnings; it holds only when --deny-warnings stops the command.
-        Ok((_, warnings)) if diagnostics::report_warnings(&warnings, args.deny_warnings) => {
+        SystemFile::Scenario(_, warnings)
+            if diagnostics::report_warnings(&warnings, args.deny_warnings) =>
+        {
             return Ok(crate::exit::bad_input());
         }
-        Ok((s, _)) => s,
-        Err(d) => {
-            eprint!("{}", diagnostics::render(&d));
-            return Ok(crate::exit::bad_input());
-        }
+        SystemFile::Scenario(scenario, _) => scenario,
     };
     if scenario.is_mixed() {
         return mixed(&scenario, args);

@@ -1,7 +1,10 @@
-//! `bulwark check`: validate scenario files, component systems and MC-IPC systems.
+//! `bulwark check`: validate files of every kind: scenarios, component systems, MC-IPC
+//! systems and sweep experiments.
 
 use crate::output::outln;
 use std::process::ExitCode;
+
+use bulwark_spec::SystemFile;
 
 use crate::cli::CheckArgs;
 use crate::diagnostics;
@@ -9,55 +12,53 @@ use crate::diagnostics;
 pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
     let mut failed = false;
     for path in &args.files {
-        if let Some(system) = super::mcipc_analyze::load(path) {
-            match system {
-                Ok(s) => outln!(
-                    "{}: ok (MC-IPC system: {} clusters, {} servers, {} reservations)",
-                    path.display(),
-                    s.clusters.len(),
-                    s.servers.len(),
-                    s.reservations.len()
-                ),
-                Err(d) => {
+        let Some(system) = super::load_system(path) else {
+            failed = true;
+            continue;
+        };
+        match system {
+            SystemFile::McIpc(s) => outln!(
+                "{}: ok (MC-IPC system: {} clusters, {} servers, {} reservations)",
+                path.display(),
+                s.clusters.len(),
+                s.servers.len(),
+                s.reservations.len()
+            ),
+            SystemFile::Components(located) => {
+                // The configuration analyzer's call loops are visible without running.
+                let (errors, warnings) = super::components::call_loops(&located);
+                let denied = diagnostics::report_warnings(&warnings, args.deny_warnings);
+                failed |= denied;
+                if errors.is_empty() && !denied {
+                    let s = &located.system;
+                    outln!(
+                        "{}: ok (component system: {} components, {} connections)",
+                        path.display(),
+                        s.components.len(),
+                        s.connections.len()
+                    );
+                } else if !errors.is_empty() {
                     failed = true;
-                    eprint!("{}", diagnostics::render(&d));
+                    eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
                 }
             }
-            continue;
-        }
-        if let Some(system) = super::components::load_located(path) {
-            match system {
-                Ok(located) => {
-                    // The configuration analyzer's call loops are visible without running.
-                    let (errors, warnings) = super::components::call_loops(&located);
-                    let denied = diagnostics::report_warnings(&warnings, args.deny_warnings);
-                    failed |= denied;
-                    if errors.is_empty() && !denied {
-                        let s = &located.system;
-                        outln!(
-                            "{}: ok (component system: {} components, {} connections)",
-                            path.display(),
-                            s.components.len(),
-                            s.connections.len()
-                        );
-                    } else if !errors.is_empty() {
-                        failed = true;
-                        eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
-                    }
-                }
-                Err(d) => {
-                    failed = true;
-                    eprint!("{}", diagnostics::render(&d));
-                }
-            }
-            continue;
-        }
-        match bulwark_spec::load_checked(path) {
+            SystemFile::Sweep(e) => outln!(
+                "{}: ok (sweep experiment: {} task count{}, {} set{} per point, {} test{})",
+                path.display(),
+                e.task_counts.len(),
+                if e.task_counts.len() == 1 { "" } else { "s" },
+                e.sets_per_point,
+                if e.sets_per_point == 1 { "" } else { "s" },
+                e.tests.len(),
+                if e.tests.len() == 1 { "" } else { "s" }
+            ),
             // The guard prints the warnings; it holds only when --deny-warnings denies them.
-            Ok((_, warnings)) if diagnostics::report_warnings(&warnings, args.deny_warnings) => {
+            SystemFile::Scenario(_, warnings)
+                if diagnostics::report_warnings(&warnings, args.deny_warnings) =>
+            {
                 failed = true;
             }
-            Ok((s, _)) => outln!(
+            SystemFile::Scenario(s, _) => outln!(
                 "{}: ok ({} tasks on {} core{}, {}, {})",
                 path.display(),
                 s.tasks.len(),
@@ -66,10 +67,6 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
                 s.policy_label(),
                 s.duration
             ),
-            Err(d) => {
-                failed = true;
-                eprint!("{}", diagnostics::render(&d));
-            }
         }
     }
     // An invalid file is bad input, whatever else was valid.

@@ -1,7 +1,6 @@
 //! Component systems on the command line: reading them, their schedulability (`analyze`) and
 //! running them on the component machine (`simulate`).
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use bulwark_analysis::blocking::{
@@ -20,28 +19,6 @@ use serde_json::{json, Value};
 use crate::cli::{ProtocolOverheads, SimulateArgs};
 use crate::output::{out, outln};
 use crate::table;
-
-/// The component system in `file`, if it is one: a `.camkes` file, or TOML whose top level
-/// has `[[component]]` tables.
-pub fn load(file: &Path) -> Option<Result<ComponentSystem, bulwark_spec::Diagnostics>> {
-    load_located(file).map(|result| result.map(|located| located.system))
-}
-
-/// [`load`], keeping where each connection is declared in the file.
-pub fn load_located(file: &Path) -> Option<Result<LocatedSystem, bulwark_spec::Diagnostics>> {
-    if file.extension().is_some_and(|e| e == "camkes") {
-        return Some(bulwark_spec::camkes::load_camkes_located(file));
-    }
-    // A file that cannot be read, or is not UTF-8, is left to the scenario loader, whose
-    // diagnostic says why (located at the first bad byte for encoding errors).
-    let text = std::fs::read_to_string(file).ok()?;
-    let has_components = text
-        .lines()
-        .any(|l| l.trim_start().starts_with("[[component]]"));
-    has_components.then(|| {
-        bulwark_spec::component_toml::parse_components_located(&text, &file.display().to_string())
-    })
-}
 
 /// The configuration analyzer's call loops (CAmkES paper, section 4.1), located at the
 /// connection that closes each loop: certain loops (a deadlock) as errors, loops that depend

@@ -9,25 +9,23 @@ use bulwark_analysis::mc_ipc::{analyse, McIpcBounds, Protocol};
 use bulwark_core::Duration;
 use bulwark_lab::mc_ipc_system::analysis_system;
 use bulwark_spec::mc_ipc_toml::{self, McIpcSystem, ReservationKind};
+use bulwark_spec::FileKind;
 use serde_json::{json, Value};
 
 use crate::output::{out, outln};
 use crate::table;
 
-/// The MC-IPC system in `file`, if it is one: TOML whose top level has `[[cluster]]`,
-/// `[[server]]` or `[[reservation]]` tables.
+/// The MC-IPC system in `file`, if it is one (TOML whose top-level keys are an MC-IPC
+/// system's): `None` for another kind, an error for a file that cannot be read or mixes kinds.
 pub fn load(file: &Path) -> Option<Result<McIpcSystem, bulwark_spec::Diagnostics>> {
-    if file.extension().is_some_and(|e| e == "camkes") {
-        return None;
+    match bulwark_spec::system::read_kind(file) {
+        Ok((FileKind::McIpc, Some(text))) => Some(bulwark_spec::parse_mc_ipc(
+            &text,
+            &file.display().to_string(),
+        )),
+        Ok(_) => None,
+        Err(d) => Some(Err(d)),
     }
-    let text = std::fs::read_to_string(file).ok()?;
-    let is_mc_ipc = text.lines().any(|l| {
-        let l = l.trim_start();
-        l.starts_with("[[cluster]]")
-            || l.starts_with("[[server]]")
-            || l.starts_with("[[reservation]]")
-    });
-    is_mc_ipc.then(|| bulwark_spec::parse_mc_ipc(&text, &file.display().to_string()))
 }
 
 fn protocol(p: mc_ipc_toml::Protocol) -> Protocol {

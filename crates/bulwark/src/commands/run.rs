@@ -6,20 +6,26 @@ use std::process::ExitCode;
 use bulwark_core::{Duration, TaskId};
 use bulwark_host::{HostConfig, HostOutcome, HostStats};
 use bulwark_sim::{JobRecord, Outcome, Stats};
+use bulwark_spec::SystemFile;
 
 use crate::cli::RunArgs;
 use crate::output::{out, outln};
 use crate::{diagnostics, table};
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
-    let scenario = match bulwark_spec::load_checked(&args.file) {
-        Ok((scenario, warnings)) => {
+    let scenario = match super::load_system(&args.file) {
+        None => return Ok(crate::exit::bad_input()),
+        Some(SystemFile::Scenario(scenario, warnings)) => {
             diagnostics::report_warnings(&warnings, false);
             scenario
         }
-        Err(d) => {
-            eprint!("{}", diagnostics::render(&d));
-            return Ok(crate::exit::bad_input());
+        Some(other) => {
+            return Ok(super::wrong_kind(
+                &args.file,
+                other.kind(),
+                "run",
+                "a scenario",
+            ))
         }
     };
     let config = HostConfig {

@@ -14,7 +14,7 @@ use bulwark_core::{Duration, Instant};
 use bulwark_lab::chrome::ChromeStream;
 use bulwark_lab::metrics_json::JobLines;
 use bulwark_sim::{BudgetSample, JobRecord, Mark, Options, Outcome, Recorder, Slice};
-use bulwark_spec::Scenario;
+use bulwark_spec::{FileKind, Scenario, SystemFile};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::SimulateArgs;
@@ -33,44 +33,40 @@ const TRACE_BYTES_PER_EVENT: u64 = 100;
 const KEPT_BYTES_PER_JOB: u64 = 424;
 
 pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
-    if let Some(system) = super::mcipc_analyze::load(&args.file) {
-        return mc_ipc(system.ok().and_then(|s| s.protocol), args);
-    }
-    if let Some(system) = super::components::load_located(&args.file) {
-        if args.jobs.is_some() {
-            return Err(format!(
-                "{}: --jobs streams the jobs of a scenario; for a component system use --json",
-                args.file.display()
-            ));
-        }
-        return match system {
-            Ok(located) => {
-                // A call loop deadlocks the machine: say where, before running anything.
-                let (errors, _) = super::components::call_loops(&located);
-                if errors.is_empty() {
-                    super::components::simulate(&located.system, args)
-                } else {
-                    eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
-                    Ok(crate::exit::bad_input())
-                }
-            }
-            Err(d) => {
-                eprint!("{}", diagnostics::render(&d));
-                Ok(crate::exit::bad_input())
-            }
-        };
-    }
-    let scenario = match bulwark_spec::load_checked(&args.file) {
-        // The guard prints the warnings; it holds only when --deny-warnings stops the command.
-        Ok((_, warnings)) if diagnostics::report_warnings(&warnings, args.deny_warnings) => {
-            return Ok(crate::exit::bad_input());
-        }
-        Ok((s, _)) => s,
-        Err(d) => {
-            eprint!("{}", diagnostics::render(&d));
-            return Ok(crate::exit::bad_input());
-        }
+    let Some(system) = super::load_system(&args.file) else {
+        return Ok(crate::exit::bad_input());
     };
+    let (scenario, warnings) = match system {
+        SystemFile::McIpc(system) => return mc_ipc(system.protocol, args),
+        SystemFile::Components(located) => {
+            if args.jobs.is_some() {
+                return Err(format!(
+                    "{}: --jobs streams the jobs of a scenario; for a component system use --json",
+                    args.file.display()
+                ));
+            }
+            // A call loop deadlocks the machine: say where, before running anything.
+            let (errors, _) = super::components::call_loops(&located);
+            if !errors.is_empty() {
+                eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
+                return Ok(crate::exit::bad_input());
+            }
+            return super::components::simulate(&located.system, args);
+        }
+        SystemFile::Sweep(_) => {
+            return Ok(super::wrong_kind(
+                &args.file,
+                FileKind::Sweep,
+                "simulate",
+                "a scenario, a component system or an MC-IPC system",
+            ))
+        }
+        SystemFile::Scenario(scenario, warnings) => (scenario, warnings),
+    };
+    // Prints the warnings; true only when --deny-warnings stops the command.
+    if diagnostics::report_warnings(&warnings, args.deny_warnings) {
+        return Ok(crate::exit::bad_input());
+    }
     // The trace and --jobs stream; only the Gantt chart and --json's job array stay in memory.
     let options = Options {
         until: args.until,

@@ -11,10 +11,10 @@ use std::process::ExitCode;
 
 use bulwark_analysis::sweep::run::{self, Counts, Shard, Simulator};
 use bulwark_lab::plot::{line_plot_scaled, Scale, Series};
+use bulwark_spec::SystemFile;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{SweepArgs, SweepCommand, SweepMergeArgs, SweepSlurmArgs};
-use crate::diagnostics;
 use crate::output::{out, outln};
 
 pub fn run(args: &SweepArgs) -> Result<ExitCode, String> {
@@ -32,14 +32,16 @@ pub fn run(args: &SweepArgs) -> Result<ExitCode, String> {
         None => Shard::WHOLE,
         Some(text) => Shard::parse(text)?,
     };
-    let file_name = path.display().to_string();
-    let experiment = match bulwark_spec::read_text(path, "a readable UTF-8 sweep experiment file")
-        .and_then(|text| bulwark_spec::parse_sweep(&text, &file_name))
-    {
-        Ok(experiment) => experiment,
-        Err(d) => {
-            eprint!("{}", diagnostics::render(&d));
-            return Ok(crate::exit::bad_input());
+    let experiment = match super::load_system(path) {
+        None => return Ok(crate::exit::bad_input()),
+        Some(SystemFile::Sweep(experiment)) => experiment,
+        Some(other) => {
+            return Ok(super::wrong_kind(
+                path,
+                other.kind(),
+                "sweep",
+                "a sweep experiment",
+            ))
         }
     };
     let grid = (run::points(&experiment).len() as u64).saturating_mul(experiment.sets_per_point);
@@ -188,12 +190,17 @@ fn run_slurm(args: &SweepSlurmArgs) -> Result<ExitCode, String> {
         ));
     }
     // Checked now, not on the cluster after the job waited in the queue.
-    let file_name = args.file.display().to_string();
-    if let Err(d) = bulwark_spec::read_text(&args.file, "a readable UTF-8 sweep experiment file")
-        .and_then(|text| bulwark_spec::parse_sweep(&text, &file_name))
-    {
-        eprint!("{}", diagnostics::render(&d));
-        return Ok(crate::exit::bad_input());
+    match super::load_system(&args.file) {
+        None => return Ok(crate::exit::bad_input()),
+        Some(SystemFile::Sweep(_)) => {}
+        Some(other) => {
+            return Ok(super::wrong_kind(
+                &args.file,
+                other.kind(),
+                "sweep slurm",
+                "a sweep experiment",
+            ))
+        }
     }
     // Array tasks start in the submission directory, maybe on another node: absolute paths.
     let file =

@@ -1,0 +1,264 @@
+//! One loader for every Bulwark file: a scenario, a component system, an MC-IPC system or a
+//! sweep experiment, told apart by the document's top-level keys rather than by searching
+//! its text for header lines.
+//!
+//! A TOML file is parsed once as a plain document; each top-level key that belongs to one
+//! file kind only (`policy` to a scenario, `component` to a component system, `cluster` to an
+//! MC-IPC system, `generator` to a sweep, ...) names the kind. Keys every kind may have
+//! (`name`, `seed`, `task`, `cost`, ...) decide nothing. A file whose keys name two kinds is
+//! refused at the first key of the second kind, since no loader would read all of it. A file
+//! whose keys name none is read as a scenario, whose validator then says what is missing. A
+//! `.camkes` file is CAmkES ADL, not TOML, and is a component system by its extension.
+//!
+//! A header written any way TOML allows (`[[ component ]]`, `[["component"]]`,
+//! `component = [{ ... }]`) is found, and a `[[component]]` inside a string is not.
+
+use std::ops::Range;
+use std::path::Path;
+
+use crate::component::LocatedSystem;
+use crate::diagnostic::{Diagnostics, Source};
+use crate::mc_ipc_toml::McIpcSystem;
+use crate::sweep_toml::Experiment;
+use crate::{Scenario, SpecError};
+
+/// What a file describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// A scenario: tasks on cores under a policy (`bulwark simulate`, `analyze`, `run`).
+    Scenario,
+    /// A component system: components, CPIs and connections (CAmkES ADL or TOML).
+    Components,
+    /// An MC-IPC system: clusters, servers, reservations and phases.
+    McIpc,
+    /// A schedulability sweep experiment (`bulwark sweep`).
+    Sweep,
+}
+
+impl FileKind {
+    /// The kind's name in messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            FileKind::Scenario => "a scenario",
+            FileKind::Components => "a component system",
+            FileKind::McIpc => "an MC-IPC system",
+            FileKind::Sweep => "a sweep experiment",
+        }
+    }
+}
+
+/// The top-level keys that belong to one kind only, as written in files.
+const OWN_KEYS: [(FileKind, &[&str]); 4] = [
+    (
+        FileKind::Scenario,
+        &["policy", "duration", "cores", "group", "vbs", "core"],
+    ),
+    (FileKind::Components, &["component", "connection"]),
+    (
+        FileKind::McIpc,
+        &[
+            "cluster",
+            "server",
+            "reservation",
+            "phase",
+            "protocol",
+            "cycle",
+            "flood-gap",
+        ],
+    ),
+    (
+        FileKind::Sweep,
+        &[
+            "sets-per-point",
+            "generator",
+            "tasks",
+            "tests",
+            "periods",
+            "utilisation",
+            "deadlines",
+            "simulate",
+            "non-preemptive",
+        ],
+    ),
+];
+
+/// The kind a top-level key names, if it names one.
+fn kind_of_key(key: &str) -> Option<FileKind> {
+    OWN_KEYS
+        .iter()
+        .find(|(_, keys)| keys.contains(&key))
+        .map(|(kind, _)| *kind)
+}
+
+/// The kind of the TOML document `text`, named `file` in diagnostics. A text that is not TOML
+/// is a scenario here: the scenario loader then reports where the syntax breaks.
+pub fn kind_of(text: &str, file: &str) -> Result<FileKind, Diagnostics> {
+    let Ok(document) = toml::de::DeTable::parse(text) else {
+        return Ok(FileKind::Scenario);
+    };
+    // (kind, key, span) of the first key of each kind, in file order.
+    let mut keys: Vec<(FileKind, String, Range<usize>)> = document
+        .get_ref()
+        .iter()
+        .filter_map(|(key, _)| {
+            let name = key.get_ref().as_ref();
+            kind_of_key(name).map(|kind| (kind, name.to_string(), key.span()))
+        })
+        .collect();
+    keys.sort_by_key(|(_, _, span)| span.start);
+    let Some((first, first_key, first_span)) = keys.first().cloned() else {
+        return Ok(FileKind::Scenario);
+    };
+    if let Some((other, key, span)) = keys.into_iter().find(|(kind, ..)| *kind != first) {
+        let source = Source::new(file, text);
+        let line = source.error(first_span, "", "").line().unwrap_or(1);
+        let error = source.error(
+            span,
+            format!(
+                "`{key}` belongs to {}, but `{first_key}` (line {line}) makes this file {}",
+                other.describe(),
+                first.describe()
+            ),
+            format!(
+                "a file describes one system; allowed at the top level of {}: {}, and the \
+                 shared keys",
+                first.describe(),
+                own_keys(first).join(", ")
+            ),
+        );
+        return Err(Diagnostics::new(file, vec![error]));
+    }
+    Ok(first)
+}
+
+fn own_keys(kind: FileKind) -> &'static [&'static str] {
+    OWN_KEYS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(&[], |(_, keys)| keys)
+}
+
+/// A file read and validated as whatever kind it is.
+pub enum SystemFile {
+    /// A valid scenario and the warnings about it.
+    Scenario(Scenario, Vec<SpecError>),
+    /// A valid component system, with where each connection is declared.
+    Components(LocatedSystem),
+    /// A valid MC-IPC system.
+    McIpc(McIpcSystem),
+    /// A valid sweep experiment.
+    Sweep(Experiment),
+}
+
+impl SystemFile {
+    /// Its kind.
+    pub fn kind(&self) -> FileKind {
+        match self {
+            SystemFile::Scenario(..) => FileKind::Scenario,
+            SystemFile::Components(_) => FileKind::Components,
+            SystemFile::McIpc(_) => FileKind::McIpc,
+            SystemFile::Sweep(_) => FileKind::Sweep,
+        }
+    }
+}
+
+/// The kind of the file at `path` and its text (`None` for a `.camkes` file, which its own
+/// front end reads); a file that cannot be read, or is not UTF-8, is one diagnostic.
+pub fn read_kind(path: &Path) -> Result<(FileKind, Option<String>), Diagnostics> {
+    if path.extension().is_some_and(|e| e == "camkes") {
+        return Ok((FileKind::Components, None));
+    }
+    let text = crate::read_text(
+        path,
+        "a readable UTF-8 file: a TOML scenario, component system, MC-IPC system or sweep \
+         experiment, or a .camkes file",
+    )?;
+    let kind = kind_of(&text, &path.display().to_string())?;
+    Ok((kind, Some(text)))
+}
+
+/// Reads and validates the file at `path`, whatever its kind: the one entry point for every
+/// command that takes a system file.
+pub fn load(path: &Path) -> Result<SystemFile, Diagnostics> {
+    let file = path.display().to_string();
+    let (kind, text) = read_kind(path)?;
+    let Some(text) = text else {
+        return crate::camkes::load_camkes_located(path).map(SystemFile::Components);
+    };
+    match kind {
+        FileKind::Scenario => crate::parse_checked(&text, &file)
+            .map(|(scenario, warnings)| SystemFile::Scenario(scenario, warnings)),
+        FileKind::Components => crate::component_toml::parse_components_located(&text, &file)
+            .map(SystemFile::Components),
+        FileKind::McIpc => crate::parse_mc_ipc(&text, &file).map(SystemFile::McIpc),
+        FileKind::Sweep => crate::sweep_toml::parse_sweep(&text, &file).map(SystemFile::Sweep),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(text: &str) -> Result<FileKind, String> {
+        kind_of(text, "f.toml").map_err(|d| d.errors()[0].to_string())
+    }
+
+    #[test]
+    fn each_kind_is_told_by_its_own_keys() {
+        assert_eq!(
+            kind("name = \"a\"\npolicy = \"edf\""),
+            Ok(FileKind::Scenario)
+        );
+        assert_eq!(
+            kind("[[component]]\nname = \"c\"\nkind = \"passive\""),
+            Ok(FileKind::Components)
+        );
+        assert_eq!(
+            kind("protocol = \"mc-ipc\"\n[[task]]\nname = \"t\""),
+            Ok(FileKind::McIpc)
+        );
+        assert_eq!(
+            kind("name = \"s\"\ngenerator = \"uunifast\""),
+            Ok(FileKind::Sweep)
+        );
+    }
+
+    #[test]
+    fn headers_are_found_however_they_are_written_and_not_inside_strings() {
+        // A spaced array-of-tables header, a quoted key and an inline array: all are
+        // `component` keys.
+        assert_eq!(
+            kind("[[ component ]]\nname = \"c\""),
+            Ok(FileKind::Components)
+        );
+        assert_eq!(
+            kind("[[\"component\"]]\nname = \"c\""),
+            Ok(FileKind::Components)
+        );
+        assert_eq!(
+            kind("component = [{ name = \"c\" }]"),
+            Ok(FileKind::Components)
+        );
+        // A header line inside a multi-line string is text, not a key.
+        assert_eq!(
+            kind("policy = \"edf\"\ndescription = \"\"\"\n[[cluster]]\n\"\"\""),
+            Ok(FileKind::Scenario)
+        );
+    }
+
+    #[test]
+    fn shared_keys_alone_decide_nothing_and_are_read_as_a_scenario() {
+        assert_eq!(kind("name = \"x\"\nseed = 3"), Ok(FileKind::Scenario));
+        assert_eq!(kind("this is not toml ["), Ok(FileKind::Scenario));
+    }
+
+    #[test]
+    fn keys_of_two_kinds_are_refused_at_the_second_kind_s_first_key() {
+        let error = kind("policy = \"edf\"\nduration = \"1s\"\n\n[[cluster]]\nid = 0").unwrap_err();
+        assert_eq!(
+            error,
+            "f.toml:4:3: `cluster` belongs to an MC-IPC system, but `policy` (line 1) makes \
+             this file a scenario"
+        );
+    }
+}

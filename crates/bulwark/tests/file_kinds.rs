@@ -1,0 +1,117 @@
+//! One loader for every command: each file kind is told by its top-level keys, every command
+//! accepts the kinds it can run and names the command for the others, and a file that mixes
+//! kinds is refused where the second kind starts.
+
+mod common;
+
+use common::{bulwark, text};
+
+/// The built-in file of each kind, and what `check` says it is.
+const KINDS: [(&str, &str); 4] = [
+    ("scenarios/spr-vbs-cores.toml", "ok (5 tasks on 2 cores"),
+    ("scenarios/components/fig7.camkes", "ok (component system"),
+    ("scenarios/mcipc/case-study.toml", "ok (MC-IPC system"),
+    ("scenarios/sweeps/fp-vs-edf.toml", "ok (sweep experiment"),
+];
+
+#[test]
+fn check_validates_every_kind() {
+    for (file, said) in KINDS {
+        let out = bulwark(&["check", file]);
+        assert_eq!(out.status.code(), Some(0), "{file}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).contains(said),
+            "{file}: {}",
+            text(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn a_command_given_a_kind_it_does_not_run_names_the_one_that_does() {
+    let sweep = "scenarios/sweeps/fp-vs-edf.toml";
+    for command in ["simulate", "analyze", "run"] {
+        let out = bulwark(&[command, sweep]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains("this file is a sweep experiment") && stderr.contains("bulwark sweep"),
+            "{command}: {stderr}"
+        );
+    }
+    for (file, _) in &KINDS[..3] {
+        let out = bulwark(&["sweep", file]);
+        assert_eq!(out.status.code(), Some(2), "{file}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains("`bulwark sweep` takes a sweep experiment"),
+            "{file}: {stderr}"
+        );
+    }
+    let out = bulwark(&["run", "scenarios/mcipc/case-study.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("this file is an MC-IPC system"));
+}
+
+/// A valid component system whose array-of-tables headers are written with blanks inside,
+/// which TOML allows: a search for the text `[[component]]` does not find them, and such a
+/// file used to be read as a scenario.
+const SPACED_COMPONENTS: &str = r#"[[ component ]]
+name = "client"
+kind = "active"
+
+[[ component.task ]]
+name = "tau1"
+priority = 10
+period = "10ms"
+
+[[ component ]]
+name = "server"
+kind = "passive"
+
+[[ component.cpi ]]
+name = "i"
+protocol = "inherited"
+
+[[ connection ]]
+from = "client"
+to = "server.i"
+"#;
+
+#[test]
+fn a_kind_is_told_by_the_document_not_by_header_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("spaced.toml");
+    std::fs::write(&file, SPACED_COMPONENTS).unwrap();
+    let out = bulwark(&["check", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("ok (component system: 2 components, 1 connections)"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn a_file_that_mixes_kinds_is_refused_where_the_second_kind_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mixed.toml");
+    std::fs::write(
+        &file,
+        "name = \"m\"\npolicy = \"edf\"\nduration = \"1s\"\n\n[[cluster]]\nid = 0\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    for command in ["check", "simulate", "analyze", "sweep"] {
+        let out = bulwark(&[command, path]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let stderr = text(&out.stderr);
+        // Line 5, column 3: the `cluster` key inside `[[cluster]]`.
+        assert!(
+            stderr.contains(&format!("{path}:5:3:"))
+                && stderr.contains("`cluster` belongs to an MC-IPC system")
+                && stderr.contains("`policy` (line 2) makes this file a scenario"),
+            "{command}: {stderr}"
+        );
+    }
+}
