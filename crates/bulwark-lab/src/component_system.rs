@@ -140,6 +140,7 @@ pub fn lower(
             period: task.period,
             offset: Duration::ZERO,
             body: body.iter().map(target).collect(),
+            reservation: None,
         });
         analysis_tasks.push(
             blocking::Task::new(

@@ -22,6 +22,7 @@ fn task(name: &str, priority: u8, offset: u64, body: Vec<Step>) -> TaskConfig {
         period: ms(100),
         offset: ms(offset),
         body,
+        reservation: None,
     }
 }
 
@@ -423,6 +424,7 @@ mod any_system {
                             period: ms(period),
                             offset: ms(offset),
                             body,
+                            reservation: None,
                         })
                         .collect(),
                     cpis: cpis

@@ -236,6 +236,7 @@ pub fn build(tasks: &[ChainTask], protocols: [CpiProtocol; 5], costs: ProtocolCo
             period: t.period,
             offset: Duration::ZERO,
             body: around(t.work[0], Some(path[0])),
+            reservation: None,
         });
         for (hop, &c) in path.iter().enumerate() {
             let next = path.get(hop + 1).copied();

@@ -10,6 +10,7 @@ use bulwark_core::{Duration, Instant, Priority, TaskId, Work};
 use crate::record::OpenSlices;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 
+use super::context::Context;
 use super::{
     ComponentJob, ComponentOutcome, ComponentSystemConfig, ComponentTaskOutcome, CpiProtocol,
     RunOptions, Step,
@@ -49,6 +50,12 @@ pub enum ComponentConfigError {
     EmptyPool {
         /// The CPI.
         cpi: String,
+    },
+    /// A reservation with no budget or no replenishment slot.
+    #[error("task {task} has a reservation with a zero budget or zero replenishment slots")]
+    EmptyReservation {
+        /// The task.
+        task: String,
     },
 }
 
@@ -104,6 +111,9 @@ struct Thread {
     in_protocol: bool,
     /// Not runnable: waiting for a release, a request, a reply or the lock.
     blocked: bool,
+    /// Runnable, but its scheduling context is out of budget: off the run queue until the
+    /// replenishment.
+    throttled: bool,
     remaining: Duration,
     cont: Cont,
     pc: usize,
@@ -118,6 +128,7 @@ impl Thread {
             priority: home,
             in_protocol: false,
             blocked: true,
+            throttled: false,
             remaining: Duration::ZERO,
             cont: Cont::Step,
             pc: 0,
@@ -170,6 +181,10 @@ struct Machine<'a> {
     /// Callers of the requests queued in a fixed CPI, in its queue's order.
     fixed_callers: Vec<VecDeque<(usize, bool)>>,
     tasks: Vec<TaskState>,
+    /// Each task's scheduling context, if it has a reservation.
+    contexts: Vec<Option<Context>>,
+    /// The running thread's non-preemptive region: the thread and when the region ends.
+    region: Option<(usize, Instant)>,
     work: Work,
     outcome: ComponentOutcome,
     record_jobs: bool,
@@ -199,13 +214,19 @@ pub fn run(
                 continue;
             }
         }
+        if machine.exhaust_running() {
+            continue;
+        }
         if machine.now >= options.until {
             break;
         }
-        if machine.release_due() {
+        if machine.release_due() || machine.replenish_due() {
             continue;
         }
-        let mut next = machine.next_release().min(options.until);
+        let mut next = machine
+            .next_release()
+            .min(machine.next_context_event())
+            .min(options.until);
         if let Some(r) = machine.running {
             next = next.min(machine.now.saturating_add(machine.threads[r].remaining));
         }
@@ -237,6 +258,14 @@ fn validate(config: &ComponentSystemConfig) -> Result<(), ComponentConfigError> 
             });
         }
         check(&task.name, &task.body)?;
+        if task
+            .reservation
+            .is_some_and(|r| r.budget.is_zero() || r.replenishments == 0)
+        {
+            return Err(ComponentConfigError::EmptyReservation {
+                task: task.name.clone(),
+            });
+        }
     }
     for cpi in &config.cpis {
         if cpi.threads == 0 {
@@ -321,6 +350,13 @@ impl<'a> Machine<'a> {
             overflow: vec![VecDeque::new(); n],
             fixed_callers: vec![VecDeque::new(); n],
             tasks,
+            // Validation refused the reservations `Context::new` cannot build.
+            contexts: config
+                .tasks
+                .iter()
+                .map(|task| task.reservation.and_then(Context::new))
+                .collect(),
+            region: None,
             work: Work::default(),
             outcome: ComponentOutcome::default(),
             record_jobs,
@@ -337,7 +373,10 @@ impl<'a> Machine<'a> {
     fn dispatch(&mut self) {
         if let Some(r) = self.running {
             let mine = self.threads[r].effective();
-            if self.runqueue.highest_priority().is_some_and(|p| p > mine) {
+            // Algorithm 2, line 6: inside its non-preemptive region the dispatched thread
+            // keeps the core, whatever became ready meanwhile.
+            let shielded = self.region.is_some_and(|(t, end)| t == r && self.now < end);
+            if !shielded && self.runqueue.highest_priority().is_some_and(|p| p > mine) {
                 self.runqueue.push_front(task_id(r), mine);
                 self.running = None;
             }
@@ -354,13 +393,27 @@ impl<'a> Machine<'a> {
                     thread.remaining = thread.remaining.saturating_add(cost);
                 }
                 self.last_dispatched = Some(t);
+                // Algorithm 2, line 5: x_n <- t_now at every dispatch.
+                self.region = self.context_of(t).and_then(|i| {
+                    let eta = self.contexts[i].as_ref()?.non_preemptive();
+                    (!eta.is_zero()).then(|| (t, self.now.saturating_add(eta)))
+                });
             }
         }
     }
 
     fn make_ready(&mut self, t: usize) {
+        let depleted = self
+            .context_of(t)
+            .and_then(|i| self.contexts[i].as_ref())
+            .is_some_and(|c| c.depleted);
         let thread = &mut self.threads[t];
         thread.blocked = false;
+        if depleted {
+            // Algorithm 1, lines 7-9: no budget, so it waits for the replenishment.
+            thread.throttled = true;
+            return;
+        }
         let p = thread.effective();
         if self.running != Some(t) {
             self.runqueue.push_back(task_id(t), p);
@@ -369,6 +422,7 @@ impl<'a> Machine<'a> {
 
     fn block(&mut self, t: usize) {
         self.threads[t].blocked = true;
+        self.threads[t].throttled = false;
         self.runqueue.remove(task_id(t));
         if self.running == Some(t) {
             self.running = None;
@@ -411,6 +465,11 @@ impl<'a> Machine<'a> {
             self.record_slice(r, to);
         }
         if let Some(r) = self.running {
+            if let Some(i) = self.context_of(r) {
+                if let Some(context) = self.contexts[i].as_mut() {
+                    context.charge(to, dt, &mut self.work);
+                }
+            }
             let thread = &mut self.threads[r];
             thread.remaining = thread.remaining.saturating_sub(dt);
             self.outcome.busy = self.outcome.busy.saturating_add(dt);
@@ -476,6 +535,87 @@ impl<'a> Machine<'a> {
         Some((task, seq))
     }
 
+    /// The task whose scheduling context thread `t` runs on, if that task has one: its own
+    /// task for a control thread, the request's originator for a serving pool thread.
+    fn context_of(&self, t: usize) -> Option<usize> {
+        let task = match self.threads[t].role {
+            Role::Task(i) => i,
+            Role::Pool { .. } => self.threads[t].serving?.request.requestor.index(),
+        };
+        self.contexts.get(task)?.as_ref().map(|_| task)
+    }
+
+    /// The running thread's context is out of budget at now: off the core until the
+    /// replenishment (Algorithm 1, lines 7-9). True if that happened.
+    fn exhaust_running(&mut self) -> bool {
+        let Some(r) = self.running else {
+            return false;
+        };
+        let Some(i) = self.context_of(r) else {
+            return false;
+        };
+        let now = self.now;
+        let Some(context) = self.contexts[i].as_mut() else {
+            return false;
+        };
+        if context.charge(now, Duration::ZERO, &mut self.work) {
+            return false;
+        }
+        context.depleted = true;
+        self.tasks[i].outcome.budget_exhaustions += 1;
+        self.threads[r].throttled = true;
+        self.running = None;
+        true
+    }
+
+    /// Gives back the budget of every depleted context whose replenishment is due (Algorithm
+    /// 3), and its threads the run queue; true if there was one.
+    fn replenish_due(&mut self) -> bool {
+        let mut replenished = false;
+        for i in 0..self.contexts.len() {
+            let now = self.now;
+            let Some(context) = self.contexts[i].as_mut() else {
+                continue;
+            };
+            if !context.depleted || context.replenishment_time() > now {
+                continue;
+            }
+            context.activate(now, &mut self.work);
+            replenished = true;
+            for t in 0..self.threads.len() {
+                if self.threads[t].throttled && self.context_of(t) == Some(i) {
+                    self.threads[t].throttled = false;
+                    self.make_ready(t);
+                }
+            }
+        }
+        replenished
+    }
+
+    /// The next instant a context changes the schedule: the running thread's depletion,
+    /// the end of its non-preemptive region, a depleted context's replenishment.
+    fn next_context_event(&mut self) -> Instant {
+        let mut next = Instant::NEVER;
+        if let Some(r) = self.running {
+            if let Some(i) = self.context_of(r) {
+                if let Some(context) = self.contexts[i].as_ref() {
+                    next = next.min(context.depletion_time(self.now, &mut self.work));
+                }
+            }
+            if let Some((t, end)) = self.region {
+                if t == r && end > self.now {
+                    next = next.min(end);
+                }
+            }
+        }
+        for context in self.contexts.iter().flatten() {
+            if context.depleted {
+                next = next.min(context.replenishment_time());
+            }
+        }
+        next
+    }
+
     /// Releases every job due by now; true if there was one.
     fn release_due(&mut self) -> bool {
         let mut released = false;
@@ -497,6 +637,10 @@ impl<'a> Machine<'a> {
                 task.next_release = release.checked_add(period).unwrap_or(Instant::NEVER);
                 if task.jobs.len() == 1 {
                     let t = task.thread;
+                    // Algorithm 3: the context activates with its task's job.
+                    if let Some(context) = self.contexts[i].as_mut() {
+                        context.activate(self.now, &mut self.work);
+                    }
                     self.threads[t].pc = 0;
                     self.threads[t].cont = Cont::Step;
                     self.make_ready(t);
@@ -625,6 +769,10 @@ impl<'a> Machine<'a> {
             self.mark(i, kind, at, seq);
         }
         if idle {
+            // Algorithm 1, lines 10-13: the context suspends with its task.
+            if let Some(context) = self.contexts[i].as_mut() {
+                context.suspend(now, &mut self.work);
+            }
             self.block(r);
         } else {
             self.threads[r].pc = 0;

@@ -37,10 +37,12 @@
 //! request) ran while the job was pending, and how many distinct lower jobs that work belonged
 //! to. The analysis bounds the first by `B_i`; under IPCP the second is at most one.
 
+mod context;
 mod engine;
 
 use bulwark_core::{Duration, Instant, Priority};
 
+pub use context::ContextConfig;
 pub use engine::{run, ComponentConfigError};
 
 /// One step of a task's job or of a procedure.
@@ -78,6 +80,9 @@ pub struct TaskConfig {
     pub offset: Duration,
     /// What a job does in its own component.
     pub body: Vec<Step>,
+    /// Its scheduling context, an SPR reservation that every thread working for it runs
+    /// on; `None`: unlimited budget and no non-preemptive region.
+    pub reservation: Option<ContextConfig>,
 }
 
 /// A CPI of a passive component.
@@ -249,6 +254,9 @@ pub struct ComponentTaskOutcome {
     pub max_lower_jobs: u32,
     /// Every job, when asked for.
     pub job_records: Vec<ComponentJob>,
+    /// Times its scheduling context ran out of budget and its threads waited for a
+    /// replenishment.
+    pub budget_exhaustions: u64,
 }
 
 /// What a run produced.
