@@ -384,6 +384,7 @@ fn build_system(
                     period: ms(period),
                     requestor: i as u32,
                     body: None,
+                    reservation: None,
                 }],
             },
         });

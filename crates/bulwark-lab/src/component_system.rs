@@ -14,9 +14,10 @@ use bulwark_analysis::blocking::{
 use bulwark_analysis::component_graph::{self, ComponentAnalysis, CycleKind};
 use bulwark_core::{Duration, Priority};
 use bulwark_sim::components::{
-    CallReplyCost, ComponentSystemConfig, CpiConfig, CpiProtocol, ProtocolCosts, Step, TaskConfig,
+    CallReplyCost, ComponentSystemConfig, ContextConfig, CpiConfig, CpiProtocol, ProtocolCosts,
+    Step, TaskConfig,
 };
-use bulwark_spec::component::{ComponentSystem, CpiId, ProcedureStep, Protocol};
+use bulwark_spec::component::{ComponentSystem, CpiId, ProcedureStep, Protocol, RESERVATION_SLOTS};
 
 /// Why a component system cannot be simulated or analysed for schedulability.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -140,7 +141,13 @@ pub fn lower(
             period: task.period,
             offset: Duration::ZERO,
             body: body.iter().map(target).collect(),
-            reservation: None,
+            // The task's scheduling context: an SPR reservation over its own period.
+            reservation: task.reservation.map(|r| ContextConfig {
+                budget: r.budget,
+                period: task.period,
+                replenishments: RESERVATION_SLOTS,
+                non_preemptive: r.non_preemptive,
+            }),
         });
         analysis_tasks.push(
             blocking::Task::new(

@@ -131,6 +131,57 @@ pub struct Task {
     /// request through every connection from its component, and its own execution time is
     /// unknown.
     pub body: Option<Vec<ProcedureStep>>,
+    /// Its scheduling context, when it runs in an SPR reservation.
+    pub reservation: Option<TaskReservation>,
+}
+
+/// A task's SPR reservation, its scheduling context: budget `b` every period `T_i`, with
+/// [`RESERVATION_SLOTS`] replenishment slots and a non-preemptive region `eta`. Every thread
+/// working for the task runs on it, servers serving its requests included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskReservation {
+    /// The budget `b`: more than zero, at most the period.
+    pub budget: Duration,
+    /// The non-preemptive region `eta`: at most the budget (zero: fully preemptive).
+    pub non_preemptive: Duration,
+}
+
+/// The replenishment queue capacity `S` of a component task's reservation (the scenario
+/// files' default).
+pub const RESERVATION_SLOTS: u16 = 8;
+
+/// Which value of a reservation a check refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReservationField {
+    Budget,
+    NonPreemptive,
+}
+
+/// A reservation of `budget` and `eta` for a task of `period`, or the field that is wrong
+/// with the message and help to report there (the same words from every front end).
+pub(crate) fn reservation(
+    budget: Duration,
+    non_preemptive: Duration,
+    period: Duration,
+) -> Result<TaskReservation, (ReservationField, String, String)> {
+    if budget.is_zero() || budget > period {
+        return Err((
+            ReservationField::Budget,
+            format!("budget {budget} is not within the task's period {period}"),
+            format!("allowed: a budget longer than zero and at most the period ({period})"),
+        ));
+    }
+    if non_preemptive > budget {
+        return Err((
+            ReservationField::NonPreemptive,
+            format!("eta {non_preemptive} is longer than the budget {budget}"),
+            format!("allowed: a non-preemptive region from 0 up to the budget ({budget})"),
+        ));
+    }
+    Ok(TaskReservation {
+        budget,
+        non_preemptive,
+    })
 }
 
 /// A component procedure interface: an endpoint with a pool of threads.
@@ -620,6 +671,7 @@ mod tests {
                             period: Duration::from_millis(10),
                             requestor: 0,
                             body: None,
+                            reservation: None,
                         }],
                     },
                 },

@@ -12,6 +12,8 @@
 //! period = "10ms"
 //! requestor = 1                   # optional, unique; default: the smallest unused
 //! body = [{ execute = "1ms" }, { request = "server.i" }, { execute = "500us" }]  # optional
+//! budget = "3ms"                  # optional: an SPR reservation of 3 ms every period
+//! eta = "1ms"                     # optional, with budget: its non-preemptive region
 //!
 //! [[component]]
 //! name = "server"
@@ -42,8 +44,9 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::component::{
-    assign_requestors, Component, ComponentKind, ComponentSystem, Connection, ConnectionId, Cpi,
-    CpiId, LocatedSystem, ProcedureStep, Protocol, Task, MAX_REQUESTOR, MAX_THREADS,
+    self, assign_requestors, Component, ComponentKind, ComponentSystem, Connection, ConnectionId,
+    Cpi, CpiId, LocatedSystem, ProcedureStep, Protocol, ReservationField, Task, TaskReservation,
+    MAX_REQUESTOR, MAX_THREADS,
 };
 use crate::diagnostic::{Diagnostics, Source, SpecError};
 use crate::raw::{RawQuantity, RawTime};
@@ -116,6 +119,11 @@ struct RawTask {
     period: Spanned<RawTime>,
     requestor: Option<Spanned<i64>>,
     body: Option<Spanned<Vec<Spanned<RawStep>>>>,
+    /// The SPR reservation's budget: the task then runs in a reservation of this budget
+    /// every period.
+    budget: Option<Spanned<RawTime>>,
+    /// The reservation's non-preemptive region (needs `budget`).
+    eta: Option<Spanned<RawTime>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -552,12 +560,14 @@ impl Checker<'_> {
                 .body(body, component, None, shapes, connections)
                 .map(Some),
         };
+        let reservation = self.reservation(raw, period);
         Some(Task {
             name: raw.name.get_ref().clone(),
             priority: priority?,
             period: period?,
             requestor: requestor?,
             body: body?,
+            reservation: reservation?,
         })
     }
 
@@ -625,6 +635,44 @@ impl Checker<'_> {
             );
         }
         p
+    }
+
+    /// The task's reservation from `budget` and `eta`: `Some(None)` without either, `None`
+    /// (reported) when a value is wrong or `eta` comes without `budget`.
+    fn reservation(
+        &mut self,
+        raw: &RawTask,
+        period: Option<Duration>,
+    ) -> Option<Option<TaskReservation>> {
+        let Some(budget_raw) = &raw.budget else {
+            if let Some(eta) = &raw.eta {
+                self.report(
+                    eta.span(),
+                    "eta without a budget",
+                    "allowed: eta only beside budget = \"2ms\", which puts the task in an SPR \
+                     reservation",
+                );
+                return None;
+            }
+            return Some(None);
+        };
+        let budget = self.time(budget_raw);
+        let eta = match &raw.eta {
+            Some(eta) => self.time(eta),
+            None => Some(Duration::ZERO),
+        };
+        let (budget, eta, period) = (budget?, eta?, period?);
+        match component::reservation(budget, eta, period) {
+            Ok(reservation) => Some(Some(reservation)),
+            Err((field, message, help)) => {
+                let span = match (field, &raw.eta) {
+                    (ReservationField::NonPreemptive, Some(eta)) => eta.span(),
+                    _ => budget_raw.span(),
+                };
+                self.report(span, message, help);
+                None
+            }
+        }
     }
 
     fn period(&mut self, raw: &Spanned<RawTime>) -> Option<Duration> {

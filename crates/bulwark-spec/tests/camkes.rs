@@ -108,6 +108,7 @@ fn complete_system() -> ComponentSystem {
                             ProcedureStep::Request(ConnectionId(0)),
                             ProcedureStep::Execute(us(500)),
                         ]),
+                        reservation: None,
                     }],
                 },
             },
@@ -120,6 +121,7 @@ fn complete_system() -> ComponentSystem {
                         period: ms(1000),
                         requestor: 5,
                         body: None,
+                        reservation: None,
                     }],
                 },
             },
@@ -561,6 +563,7 @@ fn camkes_system() -> impl Strategy<Value = ComponentSystem> {
                         period: us(period * 10),
                         requestor: (i * 3) as u32,
                         body: None,
+                        reservation: None,
                     }],
                 },
             });

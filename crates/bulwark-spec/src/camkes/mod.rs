@@ -39,6 +39,8 @@
 //! | `a._period` | `"10ms"` | required: the task's minimum inter-arrival time `T` |
 //! | `a.requestor` | `0..` or `__COUNTER__` | the paper's task identifier; unique; default: the smallest unused |
 //! | `a._body` | `"execute 1ms; request o; execute 500us"` | what a job does; default: request through every connected `uses` interface |
+//! | `a._budget` | `"3ms"` | optional: the task runs in an SPR reservation of this budget every period (its scheduling context, which servers serving it spend too) |
+//! | `a._eta` | `"1ms"` | optional, with `_budget`: the reservation's non-preemptive region, at most the budget |
 //!
 //! For each interface `i` that a passive instance `b` provides:
 //!

@@ -8,8 +8,9 @@ use bulwark_core::{Duration, Priority};
 
 use super::parser::{Assembly, ComponentType, File, Name, Setting, Value};
 use crate::component::{
-    assign_requestors, Component, ComponentKind, ComponentSystem, Connection, ConnectionId, Cpi,
-    CpiId, ProcedureStep, Protocol, Task, MAX_REQUESTOR, MAX_THREADS,
+    self, assign_requestors, Component, ComponentKind, ComponentSystem, Connection, ConnectionId,
+    Cpi, CpiId, ProcedureStep, Protocol, ReservationField, Task, TaskReservation, MAX_REQUESTOR,
+    MAX_THREADS,
 };
 use crate::diagnostic::{Source, SpecError};
 use crate::units;
@@ -17,7 +18,7 @@ use crate::units;
 const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
 const BODY_HELP: &str = "allowed: steps separated by `;`: execute <time> and \
      request <uses interface>, like \"execute 1ms; request out; execute 500us\"";
-const ACTIVE_KEYS: &str = "_priority, _period, requestor, _body";
+const ACTIVE_KEYS: &str = "_priority, _period, requestor, _body, _budget, _eta";
 const CPI_SUFFIXES: [&str; 4] = ["_priority_protocol", "_priority", "_num_threads", "_body"];
 
 /// Checks a parsed file; on failure, the errors sorted into file order.
@@ -69,6 +70,9 @@ struct InstanceInfo<'f> {
 struct Config<'f> {
     priority: Option<Priority>,
     period: Option<Duration>,
+    /// `_budget` and `_eta`: the task's SPR reservation, each with its setting.
+    budget: Option<(Duration, &'f Setting)>,
+    eta: Option<(Duration, &'f Setting)>,
     requestor: Option<(u32, &'f Setting)>,
     body: Option<&'f Setting>,
     cpis: HashMap<usize, CpiConfig<'f>>,
@@ -498,6 +502,14 @@ impl<'f> Checker<'_> {
                 config.period = self.period(setting);
                 config.period.is_some()
             }
+            "_budget" => {
+                config.budget = self.time(setting).map(|t| (t, setting));
+                config.budget.is_some()
+            }
+            "_eta" => {
+                config.eta = self.time(setting).map(|t| (t, setting));
+                config.eta.is_some()
+            }
             "requestor" => {
                 config.requestor = self.requestor(setting).map(|r| (r, setting));
                 config.requestor.is_some()
@@ -637,6 +649,20 @@ impl<'f> Checker<'_> {
     }
 
     fn period(&mut self, setting: &Setting) -> Option<Duration> {
+        let time = self.time(setting)?;
+        if time.is_zero() {
+            self.report(
+                setting.value_span.clone(),
+                "period cannot be zero",
+                "allowed: a time longer than zero, like \"10ms\"",
+            );
+            return None;
+        }
+        Some(time)
+    }
+
+    /// A time in quotes, zero included.
+    fn time(&mut self, setting: &Setting) -> Option<Duration> {
         let result = match &setting.value {
             Value::Text(text) => units::parse_time(text),
             Value::Integer(n) => Err(units::time_without_unit(&n.to_string())),
@@ -646,17 +672,45 @@ impl<'f> Checker<'_> {
             }
         };
         match result {
-            Ok(time) if time.is_zero() => {
-                self.report(
-                    setting.value_span.clone(),
-                    "period cannot be zero",
-                    "allowed: a time longer than zero, like \"10ms\"",
-                );
-                None
-            }
             Ok(time) => Some(time),
             Err(e) => {
                 self.report(setting.value_span.clone(), e.message, e.help);
+                None
+            }
+        }
+    }
+
+    /// The task's reservation from `_budget` and `_eta`: `Some(None)` without either, `None`
+    /// (reported) when they do not fit the period or `_eta` comes alone.
+    fn reservation(
+        &mut self,
+        name: &str,
+        config: &Config<'f>,
+        period: Duration,
+    ) -> Option<Option<TaskReservation>> {
+        let Some((budget, budget_setting)) = config.budget else {
+            if let Some((_, eta)) = config.eta {
+                self.report(
+                    eta.key.span.clone(),
+                    format!("`{name}._eta` without `{name}._budget`"),
+                    format!(
+                        "allowed: {name}._eta beside {name}._budget = \"2ms\";, which puts the \
+                         task in an SPR reservation"
+                    ),
+                );
+                return None;
+            }
+            return Some(None);
+        };
+        let eta = config.eta.map_or(Duration::ZERO, |(eta, _)| eta);
+        match component::reservation(budget, eta, period) {
+            Ok(reservation) => Some(Some(reservation)),
+            Err((field, message, help)) => {
+                let setting = match (field, config.eta) {
+                    (ReservationField::NonPreemptive, Some((_, eta))) => eta,
+                    _ => budget_setting,
+                };
+                self.report(setting.value_span.clone(), message, help);
                 None
             }
         }
@@ -759,13 +813,16 @@ impl<'f> Checker<'_> {
                 Some(setting) => Some(self.body(setting, index, info, connections)?),
                 None => None,
             };
+            let period = config.period?;
+            let reservation = self.reservation(&name, config, period)?;
             let task = Task {
                 name: name.clone(),
                 priority: config.priority?,
-                period: config.period?,
+                period,
                 // Assigned once every explicit requestor is known.
                 requestor: config.requestor.map_or(u32::MAX, |(id, _)| id),
                 body,
+                reservation,
             };
             return Some(Component {
                 name,
