@@ -485,7 +485,7 @@ fn helps_say_what_is_allowed() {
     );
     assert_eq!(
         first_help("unknown_active_attribute.camkes"),
-        "allowed: _priority, _period, requestor, _body"
+        "allowed: _priority, _period, requestor, _body, _budget, _eta"
     );
     assert_eq!(
         first_help("unknown_passive_attribute.camkes"),
