@@ -400,16 +400,27 @@ fn validate(
     config: &HostConfig,
     bodies: &[(String, Body<'_>)],
 ) -> Result<u16, HostError> {
-    if scenario
-        .tasks
-        .iter()
-        .any(|t| scenario.policy_of(t.core) == PolicyKind::Vbs)
-    {
-        return Err(HostError::Unsupported(
-            "the host runtime does not run vbs scenarios yet (their actions are a different \
-             kernel entry); simulate them"
-                .to_owned(),
-        ));
+    for task in &scenario.tasks {
+        let vbs = scenario.policy_of(task.core) == PolicyKind::Vbs;
+        // A VBS process exists through its actions: its first arrives at time zero, given
+        // by its script's first step (as the simulator's validation requires).
+        if vbs && runtime::first_action(&task.behaviour).is_none() {
+            return Err(HostError::Unsupported(format!(
+                "task `{}`: under vbs a task's script must start with an `action` step (its \
+                 first action, arriving at time zero)",
+                task.name
+            )));
+        }
+        if !vbs {
+            if let Behaviour::Script { steps, .. } = &task.behaviour {
+                if has_action(steps) {
+                    return Err(HostError::Unsupported(format!(
+                        "task `{}`: `action` steps need the vbs policy",
+                        task.name
+                    )));
+                }
+            }
+        }
     }
     let Some(first) = scenario.tasks.first() else {
         return Err(HostError::Unsupported(
@@ -450,10 +461,17 @@ fn validate(
     Ok(first.core)
 }
 
+fn has_action(steps: &[Step]) -> bool {
+    steps.iter().any(|step| match step {
+        Step::Loop { body, .. } => has_action(body),
+        Step::Action { .. } => true,
+        _ => false,
+    })
+}
+
 fn unsupported_step(steps: &[Step]) -> Option<&'static str> {
     steps.iter().find_map(|step| match step {
         Step::Loop { body, .. } => unsupported_step(body),
-        Step::Action { .. } => Some("action"),
         Step::Allocate { .. } => Some("allocate"),
         Step::Terminate { .. } => Some("terminate"),
         _ => None,
