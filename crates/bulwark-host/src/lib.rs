@@ -38,6 +38,16 @@
 //! tools such as cyclictest do; root only, skipped otherwise), which keeps the idle core out of
 //! deep idle states; the request ends with the run.
 //!
+//! **VBS actions.** Under the VBS policy a task is a process of actions. Its first action,
+//! its script's first step, arrives at time zero: the dispatcher hands it to the policy
+//! (`reconfigure`) at boot, as the simulator boots a VBS process, and the thread starts in
+//! its load. Each later action is one more kind of request, a switch
+//! ([`TaskContext::switch_action`]; a script's `action` step makes it, then spins the load):
+//! the dispatcher hands the new resource to the policy, which completes the current action
+//! there (the paper's marked switch, the load unknown to the scheduler until then), and the
+//! job goes on, as in the simulator. The switch answers the scheduler's `now`, from which
+//! the caller can place the action's termination as the scheduler does.
+//!
 //! **Measured kernel work.** The dispatcher reads the clock when it wakes (`now`, handed to
 //! the policy) and again when it has made its changes (priorities, gates, signals, the futex
 //! wake of the chosen thread); the stretch between is recorded as a kernel slice charged to

@@ -1003,3 +1003,64 @@ pub(crate) fn nominal_load_ppm(scenario: &Scenario) -> u64 {
         })
         .fold(0u64, u64::saturating_add)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Scenario {
+        bulwark_spec::parse(text, "test.toml").expect("a valid scenario")
+    }
+
+    const VBS: &str = r#"
+name = "vbs"
+policy = "vbs"
+duration = "10ms"
+
+[vbs]
+quantum = "10us"
+
+[[task]]
+name = "a"
+cap = "1/4"
+script = [{ loop = "forever", body = [{ action = "1ms", limit = "1ms", period = "4ms" }] }]
+
+[[task]]
+name = "b"
+cap = "3/10"
+script = [{ action = "2ms", limit = "3ms", period = "10ms" }, { run = "1ms" }]
+"#;
+
+    #[test]
+    fn a_vbs_processs_nominal_load_is_its_cap() {
+        // 1/4 + 3/10 = 550,000 parts per million, whatever the scripts do.
+        assert_eq!(nominal_load_ppm(&parse(VBS)), 550_000);
+    }
+
+    #[test]
+    fn the_first_action_is_the_scripts_first_step_even_inside_a_loop() {
+        let scenario = parse(VBS);
+        let ms = Duration::from_millis;
+        assert_eq!(
+            first_action(&scenario.tasks[0].behaviour),
+            Some((ms(1), ms(4)))
+        );
+        assert_eq!(
+            first_action(&scenario.tasks[1].behaviour),
+            Some((ms(3), ms(10)))
+        );
+        // A script that starts with anything else has none.
+        let run_first = Behaviour::Script {
+            offset: Duration::ZERO,
+            steps: vec![
+                Step::Run(ms(1)),
+                Step::Action {
+                    load: ms(1),
+                    limit: ms(1),
+                    period: ms(2),
+                },
+            ],
+        };
+        assert_eq!(first_action(&run_first), None);
+    }
+}
