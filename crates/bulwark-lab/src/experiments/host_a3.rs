@@ -48,7 +48,7 @@ use super::a3_preemption_storm::{
     self as a3, preemption_bound, show_eta, Workload, ATTACKER_RESERVATION, ETAS, FLOOD_RUN,
     FLOOD_SLEEP, RECOVERY_PERMILLE,
 };
-use super::host_rounds::{interleaved, median, Rounds};
+use super::host_rounds::{interleaved, median, Disturbance, Probe, Rounds};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
 
@@ -159,12 +159,17 @@ pub struct Round {
     pub preemptions: u64,
     /// Whether some timer of the run woke more than 1 ms late (suspected throttling).
     pub throttled: bool,
+    /// What the platform took from the managed core during the run.
+    pub disturbance: Disturbance,
 }
 
 /// One run of `point` on the host.
 fn host_round(point: Point) -> Result<Round, String> {
     let scenario = scenario(point);
-    let outcome = bulwark_host::run(&scenario, &HostConfig::default()).map_err(|e| e.to_string());
+    let config = HostConfig::default();
+    let probe = Probe::start(config.core);
+    let outcome = bulwark_host::run(&scenario, &config).map_err(|e| e.to_string());
+    let disturbance = probe.and_then(Probe::stop).unwrap_or_default();
     std::thread::sleep(PAUSE);
     let outcome = outcome?;
     let low = outcome
@@ -176,6 +181,7 @@ fn host_round(point: Point) -> Result<Round, String> {
         multiplies: low.work_units / PERIODS,
         preemptions: low.preemptions.div_ceil(PERIODS),
         throttled: outcome.host.throttling_suspected,
+        disturbance,
     })
 }
 
@@ -493,12 +499,20 @@ pub fn report(
     let failed: Vec<&Check> = checks.iter().filter(|c| !c.pass).collect();
     let runs = baseline_runs(measured);
     let noise = noise_permille(measured);
+    let platform = measured
+        .iter()
+        .filter_map(|m| m.rounds.as_ref().ok())
+        .flatten()
+        .fold(Disturbance::default(), |sum, r| sum.plus(r.disturbance));
     let noise_text = match (runs.first(), runs.last(), noise) {
         (Some(least), Some(most), Some(noise)) => format!(
             "The no-interference runs, all the same schedule, ranged from {least} to {most} \
              multiplies per period, their interquartile range {} of their median: that is \
-             the machine's noise, and the resolution of every share here.",
-            show_permille(noise)
+             the machine's noise, and the resolution of every share here (during all runs \
+             core 1 lost {} ms to the hypervisor's steal and took {} device interrupts).",
+            show_permille(noise),
+            platform.steal_ms,
+            platform.device_interrupts
         ),
         _ => "The no-interference runs did not all run.".into(),
     };
@@ -608,6 +622,7 @@ mod tests {
             multiplies,
             preemptions,
             throttled: false,
+            disturbance: Disturbance::default(),
         }
     }
 
