@@ -734,6 +734,29 @@ mod tests {
         assert_eq!(failing(&checks(&[])).len(), checks(&[]).len());
     }
 
+    /// A short real run (two runs of 100 ms): the mechanism's counts, which the machine's
+    /// speed does not move. Without the privileges it checks the skipped report instead.
+    #[test]
+    fn a_real_flood_is_a_storm_without_a_region_and_bounded_with_one() {
+        if let Err(e) = bulwark_host::check_privileges(&HostConfig::default()) {
+            let report = skipped(e.to_string());
+            assert!(report.title.ends_with("(skipped)"));
+            assert!(report.checks.is_empty());
+            return;
+        }
+        let flood = |eta| Point {
+            workload: Workload::TimerFlood,
+            eta,
+        };
+        let bounded = host_round(flood(Duration::from_millis(1))).expect("host run");
+        let storm = host_round(flood(Duration::ZERO)).expect("host run");
+        // ceil(10 ms / 1 ms) = 10 dispatches a period at most with the region; without it
+        // tau_h's every wake-up preempts tau_l, hundreds of times a period.
+        assert!(bounded.preemptions <= 10, "{bounded:?}");
+        assert!(storm.preemptions > 10, "{storm:?}");
+        assert!(bounded.multiplies > 0 && storm.multiplies > 0);
+    }
+
     #[test]
     fn the_scenario_is_the_simulated_one_with_the_hosts_reservation() {
         let ms = Duration::from_millis;

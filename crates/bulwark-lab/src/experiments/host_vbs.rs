@@ -707,6 +707,14 @@ mod tests {
     }
 
     #[test]
+    fn a_skipped_run_checks_nothing_and_says_why() {
+        let report = skipped("no CAP_SYS_NICE".into());
+        assert!(report.title.ends_with("(skipped)"));
+        assert!(report.summary.contains("no CAP_SYS_NICE"));
+        assert!(report.checks.is_empty());
+    }
+
+    #[test]
     fn the_bounds_are_eq_1() {
         // ceil(1000/320) 3550 + 3550 - 10 = 17,740 us; ceil(1200/500) 5340 + 5340 - 10 =
         // 21,350 us.
