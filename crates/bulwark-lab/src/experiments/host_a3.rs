@@ -20,14 +20,17 @@
 //! `ceil(b / eta_l)` times a period, and each dispatch costs it the runtime's real switch
 //! back (tens of microseconds here) and a cache refill, a few percent of `eta_l = 1 ms` at
 //! most; with `eta_l = 0` it is dispatched after every flood cycle. What `b` does decide is
-//! how much of the machine's noise a run catches. On this shared virtual machine a plain
-//! spin loop on core 1 sees its speed drop by a third to a half for 20 to 300 ms at a time,
-//! several times a second, with no reported steal time: a slowdown of the core, not an
-//! event the runtime can see. Only the stretches in which `tau_l` executes are exposed, so
-//! `b` is small, [`BUDGET`] = 10 ms of every [`PERIOD`] = 50 ms (b / p = 1/5, as the
-//! paper's), a run only [`PERIODS`] periods, and the points run in [`ROUNDS`] interleaved
-//! rounds: most runs then see no slowdown at all, and the median of each point's runs is an
-//! undisturbed one. A point's share of the no-interference throughput is its median over
+//! how much of the machine's noise a run catches. On this shared virtual machine, when the
+//! other core is busy, a plain spin loop on core 1 sees its speed drop by a third to a half
+//! for 20 to 300 ms at a time, several times a second, mostly with no reported steal time:
+//! a slowdown of the core that the runtime cannot see (the report gives the steal time and
+//! the device interrupts core 1 took during the runs). Only the stretches in which `tau_l`
+//! executes are exposed, so `b` is small, [`BUDGET`] = 10 ms of every [`PERIOD`] = 50 ms
+//! (b / p = 1/5, as the paper's), a run only [`PERIODS`] periods, and the points run in
+//! [`ROUNDS`] interleaved rounds: when slowdowns are rare most runs see none and each
+//! point's median is an undisturbed run; when they are frequent, the spread of the
+//! no-interference runs, which the report gives, says how far the shares can be trusted
+//! ([`noise_permille`]). A point's share of the no-interference throughput is its median over
 //! the median of every no-interference run, at any `eta_l` ([`ratio`]): the region changes
 //! nothing when `tau_h` never runs, so all of them measure the same schedule. Between runs
 //! the experiment pauses [`PAUSE`]: a run of 100 ms, set-up and the pause let at most seven
@@ -37,7 +40,10 @@
 //! Expected (SPR paper, section V-C and the issue): the flood and the cache attack cut
 //! `tau_l`'s progress without a region, and a region of 1 ms keeps at least 95% of the
 //! no-interference throughput. The check is that 95%, on this machine, not weakened: when
-//! the machine cannot meet it, the check fails and the report says by how much. Without the
+//! the machine cannot meet it, the check fails and the report says by how much. On a real
+//! core the cache attack's flush writes tens of megabytes out of `tau_h`'s own budget,
+//! which limits it to a few wake-ups a period: the report says so, and the cache attack is
+//! not checked for a loss without a region. Without the
 //! privileges the experiment is skipped, with the reason, and checks nothing.
 
 use bulwark_core::{Duration, Priority};
