@@ -340,7 +340,11 @@ impl Level {
                     .iter()
                     .filter(|s| s.response().as_nanos() > bound_ns(s.action))
                     .count();
-                level.busy_percent = all.iter().map(|r| r.busy_percent).fold(f64::MAX, f64::min);
+                level.busy_percent = all
+                    .iter()
+                    .map(|r| r.busy_percent)
+                    .reduce(f64::min)
+                    .unwrap_or(0.0);
                 level.throttled = all.iter().filter(|r| r.throttled).count();
                 level.disturbance = all
                     .iter()
@@ -763,6 +767,9 @@ mod tests {
         );
         // 9.4% + 9 x 9.2% = 92.2% nominal.
         let level = Level::of(MAX_EXTRA, &Ok(Vec::new()));
+        // No round: nothing busy, nothing counted.
+        assert_eq!(level.busy_percent, 0.0);
+        assert_eq!(level.actions[0].count, 0);
         assert!(
             (92.1..92.3).contains(&level.nominal_percent),
             "{}",
