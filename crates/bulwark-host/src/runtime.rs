@@ -4,13 +4,13 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::thread;
 
-use bulwark_core::{Duration, Instant, Policy, TaskId, Wake, Work};
-use bulwark_sim::behaviour::Program;
+use bulwark_core::{ContextChange, Duration, Instant, Policy, TaskId, Wake, Work};
+use bulwark_sim::behaviour::{Action, Program};
 use bulwark_sim::{
     build_policy, CoreMetrics, JobRecord, Mark, MarkKind, Outcome, SimError, Slice, SliceKind,
     TaskMetrics, Trace,
 };
-use bulwark_spec::{Behaviour, Execution, Scenario, Step};
+use bulwark_spec::{Behaviour, Execution, PolicyKind, Scenario, Step};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -53,6 +53,8 @@ pub(crate) enum Request {
     Sleep = 1,
     /// End the task.
     Exit = 2,
+    /// Switch to the next VBS action (`limit`, `period`) without ending the job.
+    Switch = 3,
 }
 
 /// What one task thread shares with the dispatcher.
@@ -66,6 +68,11 @@ pub(crate) struct Slot {
     pub request: AtomicU32,
     pub until: AtomicU64,
     pub release: AtomicU64,
+    /// A switch's resource: its limit and period, ns.
+    pub limit: AtomicU64,
+    pub period: AtomicU64,
+    /// The time the dispatcher handled the thread's last switch (the scheduler's `now`).
+    pub handled_at: AtomicU64,
     /// When the thread made the request (its job's completion).
     pub at: AtomicU64,
     /// The current job's sequence number, set by the dispatcher when it opens a job.
@@ -202,6 +209,7 @@ pub(crate) fn run<'s>(
                 .position(|(name, _)| *name == spec.name)
                 .map(|at| bodies.swap_remove(at).1);
             let needs_flush = has_flush(&spec.behaviour);
+            let vbs = scenario.policy_of(spec.core) == PolicyKind::Vbs;
             let core = config.core;
             // Scripts need little stack, and a thousand attackers should not reserve 2 MiB
             // each; user code keeps the default.
@@ -218,7 +226,15 @@ pub(crate) fn run<'s>(
                     matmul_ns,
                     flush: needs_flush.then(|| FlushBuffer::new(core)),
                 };
-                task_main(shared, index, body, &spec.behaviour, &mut rng, &mut tools);
+                task_main(
+                    shared,
+                    index,
+                    vbs,
+                    body,
+                    &spec.behaviour,
+                    &mut rng,
+                    &mut tools,
+                );
             });
             if let Err(error) = spawned {
                 drop(guard);
@@ -361,6 +377,7 @@ fn setup_thread(tid: i32, core: usize, priority: i32) -> Result<(), HostError> {
 fn task_main(
     shared: &Shared,
     index: usize,
+    vbs: bool,
     body: Option<Body<'_>>,
     behaviour: &Behaviour,
     rng: &mut ChaCha8Rng,
@@ -379,7 +396,7 @@ fn task_main(
             body(&ctx);
             ctx.exit();
         }
-        None => run_script(&ctx, Program::new(behaviour), rng, tools),
+        None => run_script(&ctx, Program::new(behaviour), rng, tools, vbs),
     }
 }
 
@@ -531,8 +548,21 @@ impl<'a> Dispatcher<'a> {
         let mut work = Work::default();
         for index in 0..self.scenario.tasks.len() {
             let id = TaskId(index as u32);
-            let release = Program::first_release(&self.scenario.tasks[index].behaviour);
+            let scenario = self.scenario;
+            let spec = &scenario.tasks[index];
+            let release = Program::first_release(&spec.behaviour);
             let wake = self.open_job(id, 0, release);
+            if scenario.policy_of(spec.core) == PolicyKind::Vbs {
+                // As the simulator boots a VBS process: it exists through its actions, and
+                // its first action (the script's first step, checked before the run) arrives
+                // at time zero and is its activation. The task's thread starts in that
+                // action's load.
+                let (limit, period) = first_action(&spec.behaviour).unwrap_or_default();
+                self.policy
+                    .reconfigure(Instant::ZERO, id, unknown_load(limit, period), &mut work)
+                    .map_err(|e| self.refused("reconfigure", id, Instant::ZERO, e))?;
+                continue;
+            }
             let result = if release == Instant::ZERO {
                 self.policy.activate(Instant::ZERO, id, wake, &mut work)
             } else {
@@ -589,8 +619,18 @@ impl<'a> Dispatcher<'a> {
                     let slot = &self.shared.tasks[index];
                     let kind = slot.request.swap(0, Ordering::Acquire);
                     let at = Instant::from_nanos(slot.at.load(Ordering::Relaxed));
-                    let next_index = self.close_job(id, Some(at)) + 1;
-                    if kind == Request::Sleep as u32 {
+                    if kind == Request::Switch as u32 {
+                        // A VBS action switch (section IV: "marking a change of action forces
+                        // a scheduler invocation"), as the simulator's: the job goes on. The
+                        // thread parked on its gate, as for any request.
+                        let limit = Duration::from_nanos(slot.limit.load(Ordering::Relaxed));
+                        let period = Duration::from_nanos(slot.period.load(Ordering::Relaxed));
+                        slot.handled_at.store(now.as_nanos(), Ordering::Relaxed);
+                        self.policy
+                            .reconfigure(now, id, unknown_load(limit, period), &mut work)
+                            .map_err(|e| self.refused("reconfigure", id, now, e))?;
+                    } else if kind == Request::Sleep as u32 {
+                        let next_index = self.close_job(id, Some(at)) + 1;
                         let until = Instant::from_nanos(slot.until.load(Ordering::Relaxed));
                         let release = Instant::from_nanos(slot.release.load(Ordering::Relaxed));
                         let wake = self.open_job(id, next_index, release);
@@ -598,6 +638,7 @@ impl<'a> Dispatcher<'a> {
                             .sleep(now, id, until, wake, &mut work)
                             .map_err(|e| self.refused("sleep", id, now, e))?;
                     } else {
+                        self.close_job(id, Some(at));
                         self.policy
                             .block(now, id, &mut work)
                             .map_err(|e| self.refused("block", id, now, e))?;
@@ -893,13 +934,37 @@ impl<'a> Dispatcher<'a> {
     }
 }
 
+/// A VBS action on `(limit, period)` whose load the scheduler is not told, as the simulator
+/// gives it: the next switch (or the end of the script) marks its completion.
+fn unknown_load(limit: Duration, period: Duration) -> ContextChange {
+    ContextChange {
+        budget: limit,
+        period,
+        load: None,
+    }
+}
+
+/// The resource `(limit, period)` of a script's first step when it is a VBS action.
+pub(crate) fn first_action(behaviour: &Behaviour) -> Option<(Duration, Duration)> {
+    // The first step of a script draws nothing: any generator will do.
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    match Program::new(behaviour).next_action(Instant::ZERO, &mut rng) {
+        Ok(Action::Switch { limit, period, .. })
+            if matches!(behaviour, Behaviour::Script { .. }) =>
+        {
+            Some((limit, period))
+        }
+        _ => None,
+    }
+}
+
 fn read_proc(path: &str) -> Option<i64> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
-/// The scenario's nominal load in parts per million: a reservation's budget over its period,
-/// else a periodic or sporadic task's (largest) execution over its separation; a script
-/// without a reservation counts as a full core.
+/// The scenario's nominal load in parts per million: a VBS process's bandwidth cap, a
+/// reservation's budget over its period, else a periodic or sporadic task's (largest)
+/// execution over its separation; a script without a reservation counts as a full core.
 pub(crate) fn nominal_load_ppm(scenario: &Scenario) -> u64 {
     let ratio = |c: Duration, t: Duration| {
         (c.as_nanos() as u128 * 1_000_000 / t.as_nanos().max(1) as u128) as u64
@@ -907,7 +972,16 @@ pub(crate) fn nominal_load_ppm(scenario: &Scenario) -> u64 {
     scenario
         .tasks
         .iter()
-        .map(|task| {
+        .enumerate()
+        .map(|(index, task)| {
+            let cap = scenario
+                .vbs
+                .as_ref()
+                .filter(|_| scenario.policy_of(task.core) == PolicyKind::Vbs)
+                .and_then(|spec| spec.caps.get(index).copied().flatten());
+            if let Some((numerator, denominator)) = cap {
+                return (u128::from(numerator) * 1_000_000 / u128::from(denominator.max(1))) as u64;
+            }
             if let Some(r) = task.reservation {
                 return ratio(r.budget, r.period);
             }
@@ -928,4 +1002,65 @@ pub(crate) fn nominal_load_ppm(scenario: &Scenario) -> u64 {
             }
         })
         .fold(0u64, u64::saturating_add)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Scenario {
+        bulwark_spec::parse(text, "test.toml").expect("a valid scenario")
+    }
+
+    const VBS: &str = r#"
+name = "vbs"
+policy = "vbs"
+duration = "10ms"
+
+[vbs]
+quantum = "10us"
+
+[[task]]
+name = "a"
+cap = "1/4"
+script = [{ loop = "forever", body = [{ action = "1ms", limit = "1ms", period = "4ms" }] }]
+
+[[task]]
+name = "b"
+cap = "3/10"
+script = [{ action = "2ms", limit = "3ms", period = "10ms" }, { run = "1ms" }]
+"#;
+
+    #[test]
+    fn a_vbs_processs_nominal_load_is_its_cap() {
+        // 1/4 + 3/10 = 550,000 parts per million, whatever the scripts do.
+        assert_eq!(nominal_load_ppm(&parse(VBS)), 550_000);
+    }
+
+    #[test]
+    fn the_first_action_is_the_scripts_first_step_even_inside_a_loop() {
+        let scenario = parse(VBS);
+        let ms = Duration::from_millis;
+        assert_eq!(
+            first_action(&scenario.tasks[0].behaviour),
+            Some((ms(1), ms(4)))
+        );
+        assert_eq!(
+            first_action(&scenario.tasks[1].behaviour),
+            Some((ms(3), ms(10)))
+        );
+        // A script that starts with anything else has none.
+        let run_first = Behaviour::Script {
+            offset: Duration::ZERO,
+            steps: vec![
+                Step::Run(ms(1)),
+                Step::Action {
+                    load: ms(1),
+                    limit: ms(1),
+                    period: ms(2),
+                },
+            ],
+        };
+        assert_eq!(first_action(&run_first), None);
+    }
 }

@@ -65,6 +65,25 @@ impl TaskContext<'_> {
         self.request(Request::Sleep, until, release)
     }
 
+    /// Marks the switch to this task's next VBS action, on the virtual periodic resource of
+    /// `limit` every `period` (VBS paper, section IV: marking a change of action forces a
+    /// scheduler invocation). The current action completes here, its load unknown to the
+    /// scheduler until now, as the simulator's `action` step; the next action's load is the
+    /// code that runs after this call returns, when the scheduler releases it. The job goes
+    /// on. Returns the time the scheduler took the switch (its `now`, from which it places
+    /// the current action's termination at the end of that period of its resource).
+    ///
+    /// The task's first action comes from its scenario script (its first step, an `action`)
+    /// and arrives at time zero, before the task's code runs: call this for the second
+    /// action on. Under a policy other than VBS the run ends with the policy's refusal.
+    pub fn switch_action(&self, limit: Duration, period: Duration) -> Result<Instant, Stopped> {
+        let slot = self.slot();
+        slot.limit.store(limit.as_nanos(), Ordering::Relaxed);
+        slot.period.store(period.as_nanos(), Ordering::Relaxed);
+        self.request(Request::Switch, Instant::ZERO, Instant::ZERO)?;
+        Ok(Instant::from_nanos(slot.handled_at.load(Ordering::Relaxed)))
+    }
+
     /// Ends the task for good.
     pub(crate) fn exit(&self) {
         let _ = self.request(Request::Exit, Instant::ZERO, Instant::ZERO);
@@ -134,16 +153,21 @@ pub(crate) struct ScriptTools {
 
 /// Runs a scenario behaviour for real: `run` spins on the CPU clock, `compute` multiplies
 /// matrices (one unit is as many multiplies as fit the unit's time on this core, counted only
-/// when all are done), `flush-cache` writes through a buffer twice the last-level cache, and
-/// every sleep is a request to the dispatcher.
+/// when all are done), `flush-cache` writes through a buffer twice the last-level cache, every
+/// sleep is a request to the dispatcher, and a VBS `action` is a switch request and then its
+/// load, spun on the CPU clock. Under VBS (`vbs`), the first action arrived at boot: the
+/// script starts in its load.
 pub(crate) fn run_script(
     ctx: &TaskContext,
     mut program: Program<'_>,
     rng: &mut ChaCha8Rng,
     tools: &mut ScriptTools,
+    vbs: bool,
 ) {
+    let mut arrived_at_boot = vbs;
     // A script that loops without time passing (`Err`) ends, as the simulator refuses it.
     while let Ok(action) = program.next_action(ctx.now(), rng) {
+        let first = std::mem::take(&mut arrived_at_boot);
         let done = match action {
             Action::Execute { time, each: None } => ctx.run_for(time),
             Action::Execute {
@@ -157,8 +181,20 @@ pub(crate) fn run_script(
                 }
                 Ok(())
             }
+            Action::Switch {
+                load,
+                limit,
+                period,
+            } => {
+                if first {
+                    ctx.run_for(load)
+                } else {
+                    ctx.switch_action(limit, period)
+                        .and_then(|_| ctx.run_for(load))
+                }
+            }
             // Validation refused these before the run started.
-            Action::Switch { .. } | Action::Allocate { .. } | Action::Terminate { .. } => Ok(()),
+            Action::Allocate { .. } | Action::Terminate { .. } => Ok(()),
             Action::Exit => break,
         };
         if done.is_err() {

@@ -422,3 +422,163 @@ script = [{ loop = 1000000, body = [{ sleep-until = "1ms" }] }]
     );
     assert_no_real_time_thread();
 }
+
+/// A VBS controller (its code a closure) beside a busy VBS process.
+const VBS_PAIR: &str = r#"
+name = "vbs-pair"
+policy = "vbs"
+duration = "300ms"
+
+[vbs]
+strategy = "early"
+plugin = "tree"
+quantum = "10us"
+
+[[task]]
+name = "control"
+cap = "1/5"
+script = [{ loop = "forever", body = [
+  { action = "600us", limit = "1ms", period = "5ms" },
+  { action = "1200us", limit = "2ms", period = "10ms" },
+] }]
+
+[[task]]
+name = "busy"
+cap = "3/5"
+script = [{ action = "10s", limit = "6ms", period = "10ms" }]
+"#;
+
+/// `kπ` with the scheduler's instant of `at` in `((k - 1)π, kπ]` (10 us instants).
+fn termination_ns(at: Instant, period_ns: u64) -> u64 {
+    let q = 10_000;
+    let pi = period_ns / q;
+    (at.as_nanos() / q).div_ceil(pi) * pi * q
+}
+
+#[test]
+fn vbs_actions_switch_for_real_within_eq_1_and_limits_hold() {
+    let _serial = serial();
+    if !privileged() {
+        return;
+    }
+    let scenario = scenario(VBS_PAIR);
+    // The controller's actions as (load, limit, period), ns: its script's, run as code.
+    let actions = [
+        (600_000, 1_000_000, 5_000_000),
+        (1_200_000, 2_000_000, 10_000_000),
+    ];
+    let responses = std::sync::Mutex::new(Vec::new());
+    let body: bulwark_host::Body = Box::new(|ctx| {
+        // The first action arrived at time zero, before this code runs.
+        let mut arrival = 0;
+        for index in 0.. {
+            let (load, _, period) = actions[index % 2];
+            let (_, limit, next_period) = actions[(index + 1) % 2];
+            if ctx.run_for(Duration::from_nanos(load)).is_err() {
+                return;
+            }
+            let Ok(at) = ctx.switch_action(
+                Duration::from_nanos(limit),
+                Duration::from_nanos(next_period),
+            ) else {
+                return;
+            };
+            let end = termination_ns(at, period);
+            responses
+                .lock()
+                .expect("responses")
+                .push((index % 2, end - arrival));
+            arrival = end;
+        }
+    });
+    let host = bulwark_host::run_with(&scenario, &config(), vec![("control".into(), body)])
+        .expect("host run");
+    let responses = responses.into_inner().expect("responses");
+    // Eq. (1), ceil(l / λ) π + π - 1 instant: one action fits one period's limit, so
+    // 5 + 5 - 0.01 = 9.99 ms for the first and 10 + 10 - 0.01 = 19.99 ms for the second.
+    // A pair takes about 5 + 10 ms, so 300 ms hold about twenty.
+    let bounds = [9_990_000, 19_990_000];
+    assert!(responses.len() >= 20, "{responses:?}");
+    for &(action, response) in &responses {
+        assert!(response <= bounds[action], "{responses:?}");
+        // At least the period the load starts in ends: never zero.
+        assert!(response > 0, "{responses:?}");
+    }
+    // The busy process gets at most its limit per period of its resource (6 ms of every
+    // 10 ms, instances aligned to zero), plus what the scheduler's whole instants may miss
+    // (less than one 10 us instant per dispatch, each task slice being at most one) and the
+    // budget timer's lateness.
+    let overrun = host.host.timer_lateness.max_ns;
+    let trace = host.outcome.trace.as_ref().expect("trace");
+    let period = 10_000_000;
+    let mut per_period = vec![(0u64, 0u64); 30];
+    for slice in trace
+        .slices
+        .iter()
+        .filter(|s| s.kind == SliceKind::Task && s.task == Some(TaskId(1)))
+    {
+        let mut start = slice.start.as_nanos();
+        while start < slice.end.as_nanos() {
+            let window = start / period;
+            let end = slice.end.as_nanos().min((window + 1) * period);
+            if let Some((total, slices)) = per_period.get_mut(window as usize) {
+                *total += end - start;
+                *slices += 1;
+            }
+            start = end;
+        }
+    }
+    for (k, &(received, slices)) in per_period.iter().enumerate() {
+        let bound = 6_000_000 + slices * 10_000 + overrun;
+        assert!(received <= bound, "period {k}: {received} ns > {bound}");
+    }
+    // The caps sum to 80%: the busy process is never starved, and gets its limit in most
+    // periods (the dispatcher's work is charged to it too).
+    let mean = per_period.iter().map(|p| p.0).sum::<u64>() / 30;
+    assert!(mean >= 5_000_000, "mean {mean}: {per_period:?}");
+    assert_no_real_time_thread();
+}
+
+#[test]
+fn a_vbs_script_must_start_with_an_action_and_actions_need_vbs() {
+    let _serial = serial();
+    if !privileged() {
+        return;
+    }
+    let no_first_action = scenario(VBS_PAIR);
+    let mut broken = no_first_action.clone();
+    if let bulwark_spec::Behaviour::Script { steps, .. } = &mut broken.tasks[1].behaviour {
+        steps.insert(0, bulwark_spec::Step::Run(Duration::from_micros(10)));
+    }
+    let error = bulwark_host::run(&broken, &config()).expect_err("refused");
+    assert!(
+        matches!(&error, HostError::Unsupported(m) if m.contains("`busy`") && m.contains("action")),
+        "{error}"
+    );
+    let not_vbs = scenario(
+        r#"
+name = "actions-without-vbs"
+policy = "fixed-priority"
+duration = "10ms"
+
+[[task]]
+name = "a"
+priority = 1
+script = [{ run = "1ms" }]
+"#,
+    );
+    let mut broken = not_vbs.clone();
+    if let bulwark_spec::Behaviour::Script { steps, .. } = &mut broken.tasks[0].behaviour {
+        steps.push(bulwark_spec::Step::Action {
+            load: Duration::from_millis(1),
+            limit: Duration::from_millis(1),
+            period: Duration::from_millis(2),
+        });
+    }
+    let error = bulwark_host::run(&broken, &config()).expect_err("refused");
+    assert!(
+        matches!(&error, HostError::Unsupported(m) if m.contains("vbs")),
+        "{error}"
+    );
+    assert_no_real_time_thread();
+}

@@ -32,6 +32,7 @@ use bulwark_host::linux::Herd;
 use bulwark_host::HostConfig;
 use bulwark_spec::{Behaviour, Execution, PolicyKind, Reservation, Scenario, Step, TaskSpec};
 
+use super::host_rounds::interleaved;
 use super::{a1_thundering_herd, Experiment, LabError};
 use crate::plot::{line_plot_scaled, Scale, Series};
 use crate::report::{Check, ExperimentReport, Figure, Table};
@@ -216,25 +217,22 @@ fn run() -> Result<ExperimentReport, LabError> {
             points: Vec::new(),
         },
     ];
+    // Every (N, column) pair is a point, N major, as the rounds run them.
+    let points: Vec<(usize, usize)> = ATTACKERS
+        .iter()
+        .flat_map(|&n| (0..columns.len()).map(move |column| (n, column)))
+        .collect();
+    let measured = interleaved(&points, ROUNDS, |&(n, column)| match column {
+        0 => host_round(PolicyKind::DeferrableServer, n),
+        1 => host_round(PolicyKind::SprDeferrable, n),
+        _ => linux_round(n),
+    });
     // samples[column][point]: pooled over the rounds; the first failure of a point stays.
     let mut samples: Vec<Vec<Result<Vec<u64>, String>>> =
         vec![vec![Ok(Vec::new()); ATTACKERS.len()]; columns.len()];
-    for _round in 0..ROUNDS {
-        for (point, &n) in ATTACKERS.iter().enumerate() {
-            let rounds = [
-                host_round(PolicyKind::DeferrableServer, n),
-                host_round(PolicyKind::SprDeferrable, n),
-                linux_round(n),
-            ];
-            for (column, round) in rounds.into_iter().enumerate() {
-                let pooled = &mut samples[column][point];
-                match (pooled.as_mut(), round) {
-                    (Ok(all), Ok(more)) => all.extend(more),
-                    (Ok(_), Err(e)) => *pooled = Err(e),
-                    (Err(_), _) => {}
-                }
-            }
-        }
+    for (k, result) in measured.into_iter().enumerate() {
+        let (point, column) = (k / columns.len(), k % columns.len());
+        samples[column][point] = result.map(|rounds| rounds.concat());
     }
     for (column, points) in columns.iter_mut().zip(samples) {
         column.points = points.into_iter().map(|p| p.map(summarize)).collect();

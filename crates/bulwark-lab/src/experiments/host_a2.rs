@@ -38,6 +38,7 @@ use bulwark_core::{Duration, Instant};
 use bulwark_host::{Body, HostConfig};
 use bulwark_spec::{PolicyKind, Scenario};
 
+use super::host_rounds::interleaved;
 use super::{a2_timer_interference, Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
 
@@ -240,24 +241,25 @@ fn run() -> Result<ExperimentReport, LabError> {
         .iter()
         .flat_map(|&policy| QUEUE_SIZES.iter().map(move |&s| Column { policy, s }))
         .collect();
+    // Every (N, column) pair is a point, N major, as the rounds run them.
+    let points: Vec<(usize, Column)> = ATTACKERS
+        .iter()
+        .flat_map(|&n| columns.iter().map(move |&column| (n, column)))
+        .collect();
+    let measured = interleaved(&points, ROUNDS, |&(n, column)| {
+        host_round(column.policy, column.s, n)
+    });
+    let throttled = measured
+        .iter()
+        .filter_map(|r| r.as_ref().ok())
+        .flatten()
+        .filter(|(_, suspected)| *suspected)
+        .count();
     // rounds[column][point]; the first failure of a point stays.
     let mut rounds: Vec<Vec<Rounds>> = vec![vec![Ok(Vec::new()); ATTACKERS.len()]; columns.len()];
-    let mut throttled = 0usize;
-    for _round in 0..ROUNDS {
-        for (point, &n) in ATTACKERS.iter().enumerate() {
-            for (c, column) in columns.iter().enumerate() {
-                let measured = host_round(column.policy, column.s, n);
-                let pooled = &mut rounds[c][point];
-                match (pooled.as_mut(), measured) {
-                    (Ok(all), Ok((gaps, suspected))) => {
-                        throttled += usize::from(suspected);
-                        all.push(gaps);
-                    }
-                    (Ok(_), Err(e)) => *pooled = Err(e),
-                    (Err(_), _) => {}
-                }
-            }
-        }
+    for (k, result) in measured.into_iter().enumerate() {
+        let (point, c) = (k / columns.len(), k % columns.len());
+        rounds[c][point] = result.map(|all| all.into_iter().map(|(gaps, _)| gaps).collect());
     }
     let host_time = started.elapsed();
     let attackers: Vec<u32> = ATTACKERS.iter().map(|&n| n as u32).collect();

@@ -10,6 +10,9 @@ mod double_hit;
 mod faas_reclaim;
 pub mod host_a1;
 pub mod host_a2;
+pub mod host_a3;
+mod host_rounds;
+pub mod host_vbs;
 pub mod mcipc_case_study;
 pub mod platform;
 mod reclaim_latency;
@@ -67,6 +70,8 @@ pub const ALL: &[Experiment] = &[
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,
     host_a2::EXPERIMENT,
+    host_a3::EXPERIMENT,
+    host_vbs::EXPERIMENT,
 ];
 
 /// The experiment called `name`.

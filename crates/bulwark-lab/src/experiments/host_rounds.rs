@@ -1,0 +1,206 @@
+//! The measuring shape of the host experiments: every point in several rounds, interleaved
+//! (every point's round k after every point's round k - 1), so that a slow stretch of the
+//! shared machine (another guest, a host interrupt storm) falls on every point alike instead
+//! of on whichever point was running; a point keeps its first failure. And what the
+//! platform took from the managed core during a run, which the runtime cannot see: the
+//! hypervisor's steal time and the device interrupts the core handled.
+
+/// A point's measurements over the rounds, or the first failure of one of its rounds.
+pub type Rounds<T> = Result<Vec<T>, String>;
+
+/// Measures every point of `points` in `rounds` interleaved rounds: `measure(point)` is one
+/// round of one point. Returns one entry per point, in `points`' order; a point whose round
+/// failed keeps that failure and is not measured again.
+pub fn interleaved<P, T>(
+    points: &[P],
+    rounds: usize,
+    mut measure: impl FnMut(&P) -> Result<T, String>,
+) -> Vec<Rounds<T>> {
+    let mut pooled: Vec<Rounds<T>> = points.iter().map(|_| Ok(Vec::new())).collect();
+    for _round in 0..rounds {
+        for (point, slot) in points.iter().zip(pooled.iter_mut()) {
+            let Ok(all) = slot.as_mut() else {
+                continue;
+            };
+            match measure(point) {
+                Ok(value) => all.push(value),
+                Err(e) => *slot = Err(e),
+            }
+        }
+    }
+    pooled
+}
+
+/// The median of `values` (the lower middle one for an even count, the ceil(n / 2)-th
+/// smallest); `None` when empty.
+pub fn median(values: &[u64]) -> Option<u64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    sorted.get(sorted.len().checked_sub(1)? / 2).copied()
+}
+
+/// What the platform took from a core over a stretch of time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Disturbance {
+    /// Time the hypervisor ran something else on the core's virtual processor (`steal` in
+    /// `/proc/stat`, in ticks of USER_HZ, which Linux's ABI fixes at 100 a second: 10 ms
+    /// each).
+    pub steal_ms: u64,
+    /// Device interrupts the core handled (the numbered lines of `/proc/interrupts`: disk,
+    /// network; not the local timer, which the runtime's own timers raise).
+    pub device_interrupts: u64,
+}
+
+impl Disturbance {
+    /// The sum of two stretches.
+    pub fn plus(self, other: Disturbance) -> Disturbance {
+        Disturbance {
+            steal_ms: self.steal_ms.saturating_add(other.steal_ms),
+            device_interrupts: self
+                .device_interrupts
+                .saturating_add(other.device_interrupts),
+        }
+    }
+}
+
+/// Milliseconds per USER_HZ tick of `/proc/stat`.
+const MS_PER_TICK: u64 = 10;
+
+/// The counters of one core at one moment.
+#[derive(Clone, Copy, Debug)]
+pub struct Probe {
+    core: usize,
+    steal_ticks: u64,
+    device_interrupts: u64,
+}
+
+impl Probe {
+    /// Reads `core`'s counters now; `None` where `/proc` does not give them.
+    pub fn start(core: usize) -> Option<Probe> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let interrupts = std::fs::read_to_string("/proc/interrupts").ok()?;
+        Some(Probe {
+            core,
+            steal_ticks: steal_ticks(&stat, core)?,
+            device_interrupts: device_interrupts(&interrupts, core)?,
+        })
+    }
+
+    /// What the platform took from the core since [`start`](Self::start).
+    pub fn stop(self) -> Option<Disturbance> {
+        let now = Probe::start(self.core)?;
+        Some(Disturbance {
+            steal_ms: now.steal_ticks.saturating_sub(self.steal_ticks) * MS_PER_TICK,
+            device_interrupts: now.device_interrupts.saturating_sub(self.device_interrupts),
+        })
+    }
+}
+
+/// The `steal` field (the eighth number) of the `cpu<core>` line of `/proc/stat`.
+pub fn steal_ticks(stat: &str, core: usize) -> Option<u64> {
+    let name = format!("cpu{core}");
+    let line = stat
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(name.as_str()))?;
+    line.split_whitespace().nth(8)?.parse().ok()
+}
+
+/// The sum of `core`'s column over the numbered (device) lines of `/proc/interrupts`.
+pub fn device_interrupts(text: &str, core: usize) -> Option<u64> {
+    let mut lines = text.lines();
+    let cores = lines.next()?.split_whitespace().count();
+    if core >= cores {
+        return None;
+    }
+    Some(
+        lines
+            .filter(|l| {
+                l.split(':')
+                    .next()
+                    .is_some_and(|irq| irq.trim().parse::<u64>().is_ok())
+            })
+            .filter_map(|l| l.split_whitespace().nth(1 + core)?.parse::<u64>().ok())
+            .sum(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STAT: &str = "cpu  2217481 236908 381360 4219025 13384 0 2061 2236 0 0
+cpu0 1120164 109051 160781 2140335 4159 0 125 1087 0 0
+cpu1 1097317 127856 220578 2078689 9224 0 1936 1149 0 0
+intr 1 2 3
+";
+
+    const INTERRUPTS: &str = "           CPU0       CPU1
+ 24:          1          0  IO-APIC   5-edge      ACPI:Ged
+ 36:          0    1360199  PCI-MSIX-0000:00:02.0   1-edge      virtio1-req.0
+ 42:         17      70789  PCI-MSIX-0000:00:04.0   2-edge      virtio3-tx
+LOC:    6293747    7809298   Local timer interrupts
+NMI:          0          0   Non-maskable interrupts
+";
+
+    #[test]
+    fn steal_is_the_eighth_number_of_the_cores_line() {
+        assert_eq!(steal_ticks(STAT, 1), Some(1149));
+        assert_eq!(steal_ticks(STAT, 0), Some(1087));
+        // `cpu` (all cores) is not core 1's line, and there is no core 2.
+        assert_eq!(steal_ticks(STAT, 2), None);
+        assert_eq!(steal_ticks("", 0), None);
+    }
+
+    #[test]
+    fn device_interrupts_sum_the_numbered_lines_of_the_cores_column() {
+        // Core 1: 0 + 1,360,199 + 70,789, not the local timer's 7,809,298.
+        assert_eq!(device_interrupts(INTERRUPTS, 1), Some(1_430_988));
+        assert_eq!(device_interrupts(INTERRUPTS, 0), Some(18));
+        assert_eq!(device_interrupts(INTERRUPTS, 2), None);
+        assert_eq!(device_interrupts("", 0), None);
+    }
+
+    #[test]
+    fn disturbances_add() {
+        let a = Disturbance {
+            steal_ms: 10,
+            device_interrupts: 3,
+        };
+        assert_eq!(
+            a.plus(a),
+            Disturbance {
+                steal_ms: 20,
+                device_interrupts: 6
+            }
+        );
+    }
+
+    #[test]
+    fn rounds_interleave_and_keep_the_first_failure() {
+        let mut order = Vec::new();
+        let mut calls = 0;
+        let pooled = interleaved(&['a', 'b', 'c'], 3, |&p| {
+            order.push(p);
+            calls += 1;
+            // Point b fails in its second round: it is not measured again.
+            if p == 'b' && calls > 3 {
+                Err(format!("b failed at call {calls}"))
+            } else {
+                Ok(calls)
+            }
+        });
+        assert_eq!(order, ['a', 'b', 'c', 'a', 'b', 'c', 'a', 'c']);
+        assert_eq!(pooled[0], Ok(vec![1, 4, 7]));
+        assert_eq!(pooled[1], Err("b failed at call 5".to_string()));
+        assert_eq!(pooled[2], Ok(vec![3, 6, 8]));
+    }
+
+    #[test]
+    fn median_is_the_lower_middle() {
+        // 3, 1, 2 sorted is 1, 2, 3: the middle is 2; of four, the 2nd smallest.
+        assert_eq!(median(&[3, 1, 2]), Some(2));
+        assert_eq!(median(&[40, 10, 30, 20]), Some(20));
+        assert_eq!(median(&[7]), Some(7));
+        assert_eq!(median(&[]), None);
+    }
+}
