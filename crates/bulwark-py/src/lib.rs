@@ -14,7 +14,7 @@ use bulwark_core::Duration;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -118,6 +118,30 @@ fn task_set(
     Ok(list.unbind())
 }
 
+/// Whether a conversion builds the tasks' names: only [`fp_rta`]'s dicts report them, and
+/// `format!("task{i}")` per task was a tenth of a 10-task call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Names {
+    /// `name` from a dict, else `task<index>`.
+    Fill,
+    /// Empty names (no allocation); an invalid set is converted again with names, so the
+    /// error still names its task.
+    Skip,
+}
+
+/// The fields of a task, in tuple order: `(wcet, period, deadline, jitter, blocking)`.
+const TUPLE_FIELDS: [&str; 5] = ["wcet", "period", "deadline", "jitter", "blocking"];
+
+/// A time of task `index`, or a ValueError naming the field and what is allowed.
+fn time_of(value: &Bound<'_, PyAny>, index: usize, key: &dyn std::fmt::Display) -> PyResult<u64> {
+    value.extract::<u64>().map_err(|_| {
+        PyValueError::new_err(format!(
+            "task {index}: `{key}` = {value} is not a time (allowed: an integer number of \
+             nanoseconds, 0 to 2^64 - 1)"
+        ))
+    })
+}
+
 /// An optional non-negative integer field of a task dict. Keys are interned strings
 /// (`intern!`): making a key string per lookup took about a third of a 10-task `fp_rta` call.
 fn field(
@@ -128,66 +152,130 @@ fn field(
     match task.get_item(key)? {
         None => Ok(None),
         Some(value) if value.is_none() => Ok(None),
-        Some(value) => value.extract::<u64>().map(Some).map_err(|_| {
-            PyValueError::new_err(format!(
-                "task {index}: `{key}` = {value} is not a time (allowed: an integer number of \
-                 nanoseconds, 0 to 2^64 - 1)"
-            ))
-        }),
+        Some(value) => time_of(&value, index, key).map(Some),
     }
 }
 
-/// Tasks from a list of dicts `{"wcet", "period", "deadline"?, "jitter"?, "blocking"?,
-/// "name"?}` (ns), checked as every classic test assumes (`T > 0`, `D > 0`).
-fn tasks_from(tasks: &Bound<'_, PyList>) -> PyResult<Vec<Task>> {
-    let py = tasks.py();
-    let mut out = Vec::with_capacity(tasks.len());
-    for (index, item) in tasks.iter().enumerate() {
-        let dict = item.cast::<PyDict>().map_err(|_| {
+/// A task from a tuple `(wcet, period[, deadline[, jitter[, blocking]]])` in ns: the fast
+/// form, read by position with no key lookup. `None` in an optional place means absent.
+fn task_from_tuple(tuple: &Bound<'_, PyTuple>, index: usize, names: Names) -> PyResult<Task> {
+    let length = tuple.len();
+    if !(2..=TUPLE_FIELDS.len()).contains(&length) {
+        return Err(PyValueError::new_err(format!(
+            "task {index} is a tuple of {length} items (allowed: (wcet, period), (wcet, \
+             period, deadline), (wcet, period, deadline, jitter) or (wcet, period, deadline, \
+             jitter, blocking), in ns)"
+        )));
+    }
+    // Places 2.. are optional: absent past the tuple's end, or None.
+    let time = |place: usize| -> PyResult<Option<u64>> {
+        if place >= length {
+            return Ok(None);
+        }
+        let value = tuple.get_borrowed_item(place)?;
+        if place >= 2 && value.is_none() {
+            return Ok(None);
+        }
+        time_of(&value, index, &TUPLE_FIELDS[place]).map(Some)
+    };
+    let (wcet, period) = (time(0)?.unwrap_or(0), time(1)?.unwrap_or(0));
+    let name = match names {
+        Names::Fill => format!("task{index}"),
+        Names::Skip => String::new(),
+    };
+    let mut task = Task::new(name, wcet, period);
+    if let Some(deadline) = time(2)? {
+        task = task.with_deadline(deadline);
+    }
+    Ok(task
+        .with_jitter(time(3)?.unwrap_or(0))
+        .with_blocking(time(4)?.unwrap_or(0)))
+}
+
+/// A task from a dict `{"wcet", "period", "deadline"?, "jitter"?, "blocking"?, "name"?}`.
+fn task_from_dict(dict: &Bound<'_, PyDict>, index: usize, names: Names) -> PyResult<Task> {
+    let py = dict.py();
+    let required = |key: &Bound<'_, PyString>| {
+        field(dict, index, key)?.ok_or_else(|| {
             PyValueError::new_err(format!(
-                "task {index} is not a dict (allowed: {{\"wcet\": ns, \"period\": ns, \
-                 \"deadline\": ns}}; deadline, jitter, blocking and name optional)"
+                "task {index} has no `{key}` (required: wcet and period, in ns)"
             ))
-        })?;
-        let required = |key: &Bound<'_, PyString>| {
-            field(dict, index, key)?.ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "task {index} has no `{key}` (required: wcet and period, in ns)"
-                ))
-            })
-        };
-        let (wcet, period) = (
-            required(intern!(py, "wcet"))?,
-            required(intern!(py, "period"))?,
-        );
-        let name = match dict.get_item(intern!(py, "name"))? {
+        })
+    };
+    let (wcet, period) = (
+        required(intern!(py, "wcet"))?,
+        required(intern!(py, "period"))?,
+    );
+    let name = match names {
+        Names::Skip => String::new(),
+        Names::Fill => match dict.get_item(intern!(py, "name"))? {
             Some(name) if !name.is_none() => name.str()?.to_string(),
             _ => format!("task{index}"),
+        },
+    };
+    let mut task = Task::new(name, wcet, period);
+    if let Some(deadline) = field(dict, index, intern!(py, "deadline"))? {
+        task = task.with_deadline(deadline);
+    }
+    if let Some(jitter) = field(dict, index, intern!(py, "jitter"))? {
+        task = task.with_jitter(jitter);
+    }
+    if let Some(blocking) = field(dict, index, intern!(py, "blocking"))? {
+        task = task.with_blocking(blocking);
+    }
+    Ok(task)
+}
+
+fn convert(tasks: &Bound<'_, PyList>, names: Names) -> PyResult<Vec<Task>> {
+    let mut out = Vec::with_capacity(tasks.len());
+    for (index, item) in tasks.iter().enumerate() {
+        // Exact types first: a tuple or a dict, as Python code writes them.
+        let task = if let Ok(tuple) = item.cast_exact::<PyTuple>() {
+            task_from_tuple(tuple, index, names)?
+        } else if let Ok(dict) = item.cast::<PyDict>() {
+            task_from_dict(dict, index, names)?
+        } else if let Ok(tuple) = item.cast::<PyTuple>() {
+            task_from_tuple(tuple, index, names)?
+        } else {
+            return Err(PyValueError::new_err(format!(
+                "task {index} is not a dict or a tuple (allowed: {{\"wcet\": ns, \"period\": \
+                 ns, \"deadline\": ns}} with deadline, jitter, blocking and name optional, or \
+                 (wcet, period[, deadline[, jitter[, blocking]]]) in ns)"
+            )));
         };
-        let mut task = Task::new(name, wcet, period);
-        if let Some(deadline) = field(dict, index, intern!(py, "deadline"))? {
-            task = task.with_deadline(deadline);
-        }
-        if let Some(jitter) = field(dict, index, intern!(py, "jitter"))? {
-            task = task.with_jitter(jitter);
-        }
-        if let Some(blocking) = field(dict, index, intern!(py, "blocking"))? {
-            task = task.with_blocking(blocking);
-        }
         out.push(task);
     }
-    classic::validate(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(out)
+}
+
+/// Tasks from a list of dicts `{"wcet", "period", "deadline"?, "jitter"?, "blocking"?,
+/// "name"?}` or tuples `(wcet, period[, deadline[, jitter[, blocking]]])` (ns; the two forms
+/// may be mixed), checked as every classic test assumes (`T > 0`, `D > 0`).
+fn tasks_from(tasks: &Bound<'_, PyList>, names: Names) -> PyResult<Vec<Task>> {
+    let converted = convert(tasks, names)?;
+    match classic::validate(&converted) {
+        Ok(()) => Ok(converted),
+        Err(error) => {
+            // The error path only: convert again with names so the message says which task.
+            let named = match names {
+                Names::Fill => converted,
+                Names::Skip => convert(tasks, Names::Fill)?,
+            };
+            let error = classic::validate(&named).err().unwrap_or(error);
+            Err(PyValueError::new_err(error.to_string()))
+        }
+    }
 }
 
 /// Exact fixed-priority response-time analysis (Joseph and Pandya; Audsley et al.; Lehoczky's
 /// busy window for D > T), tasks most important first. One dict per task: `name`,
 /// `response` (ns; `None` when unbounded), `deadline`, `schedulable`, `outcome`.
+/// [`fp_rta_responses`] gives the verdicts alone, several times faster.
 #[pyfunction]
 fn fp_rta(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
-    let tasks = tasks_from(tasks)?;
+    let tasks = tasks_from(tasks, Names::Fill)?;
     let analyses = py.detach(|| fixed_priority::response_times(&tasks));
-    let list = PyList::empty(py);
+    let mut dicts = Vec::with_capacity(analyses.len());
     for (task, analysis) in tasks.iter().zip(&analyses) {
         let dict = PyDict::new(py);
         dict.set_item(intern!(py, "name"), &task.name)?;
@@ -195,24 +283,40 @@ fn fp_rta(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
         dict.set_item(intern!(py, "response"), response)?;
         dict.set_item(intern!(py, "deadline"), task.deadline)?;
         dict.set_item(intern!(py, "schedulable"), analysis.schedulable())?;
+        // Interned: four fixed words, not a new string per task.
         let outcome = match analysis.outcome {
-            fixed_priority::Outcome::Schedulable => "schedulable",
-            fixed_priority::Outcome::Misses { .. } => "misses",
-            fixed_priority::Outcome::Overloaded => "overloaded",
-            fixed_priority::Outcome::EndlessBusyWindow => "endless-busy-window",
+            fixed_priority::Outcome::Schedulable => intern!(py, "schedulable"),
+            fixed_priority::Outcome::Misses { .. } => intern!(py, "misses"),
+            fixed_priority::Outcome::Overloaded => intern!(py, "overloaded"),
+            fixed_priority::Outcome::EndlessBusyWindow => intern!(py, "endless-busy-window"),
         };
         dict.set_item(intern!(py, "outcome"), outcome)?;
-        list.append(dict)?;
+        dicts.push(dict);
     }
-    Ok(list.unbind())
+    // Sized once, not grown by appends.
+    Ok(PyList::new(py, dicts)?.unbind())
+}
+
+/// [`fp_rta`]'s verdicts alone: per task, its worst-case response time (ns) when it meets its
+/// deadline, `None` when it does not. The fast form for sweeps: with tasks given as tuples
+/// `(wcet, period, deadline)` no key is looked up and no name or dict is made.
+#[pyfunction]
+fn fp_rta_responses(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
+    let tasks = tasks_from(tasks, Names::Skip)?;
+    let analyses = py.detach(|| fixed_priority::response_times(&tasks));
+    let responses = analyses
+        .iter()
+        .map(|analysis| analysis.schedulable().then_some(analysis.response));
+    Ok(PyList::new(py, responses)?.unbind())
 }
 
 /// The exact EDF test (processor demand, QPA by Zhang and Burns): `schedulable`, `reason`,
 /// and `first_failing_deadline` (ns from a synchronous release; `None` unless demand
 /// exceeds supply there), `demand` at it, and the `explanation` sentence of the CLI.
+/// [`edf_qpa_schedulable`] gives the verdict alone.
 #[pyfunction]
 fn edf_qpa(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyDict>> {
-    let tasks = tasks_from(tasks)?;
+    let tasks = tasks_from(tasks, Names::Skip)?;
     let (analysis, utilisation) = py.detach(|| (edf::analyse(&tasks), edf::utilisation(&tasks)));
     let dict = PyDict::new(py);
     dict.set_item("schedulable", analysis.schedulable())?;
@@ -231,11 +335,18 @@ fn edf_qpa(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyDict>> {
     Ok(dict.unbind())
 }
 
+/// [`edf_qpa`]'s verdict alone: `True` when the exact EDF test schedules the tasks.
+#[pyfunction]
+fn edf_qpa_schedulable(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<bool> {
+    let tasks = tasks_from(tasks, Names::Skip)?;
+    Ok(py.detach(|| edf::analyse(&tasks).schedulable()))
+}
+
 /// `U = sum C_i / T_i` (a float; the EDF verdict `U <= 1` itself is decided exactly by
 /// [`edf_qpa`]).
 #[pyfunction]
 fn edf_utilisation(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<f64> {
-    let tasks = tasks_from(tasks)?;
+    let tasks = tasks_from(tasks, Names::Skip)?;
     Ok(py.detach(|| edf::utilisation(&tasks).total.as_f64()))
 }
 
@@ -350,7 +461,9 @@ fn bulwark(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(uunifast, module)?)?;
     module.add_function(wrap_pyfunction!(task_set, module)?)?;
     module.add_function(wrap_pyfunction!(fp_rta, module)?)?;
+    module.add_function(wrap_pyfunction!(fp_rta_responses, module)?)?;
     module.add_function(wrap_pyfunction!(edf_qpa, module)?)?;
+    module.add_function(wrap_pyfunction!(edf_qpa_schedulable, module)?)?;
     module.add_function(wrap_pyfunction!(edf_utilisation, module)?)?;
     module.add_function(wrap_pyfunction!(simulate, module)?)?;
     module.add_function(wrap_pyfunction!(sweep_shard, module)?)?;
