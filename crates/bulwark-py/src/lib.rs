@@ -7,6 +7,8 @@
 //! PyO3's name for `allow_threads` since 0.26), so Python threads and Dask's threaded workers
 //! run Bulwark in parallel.
 
+mod components;
+
 use bulwark_analysis::classic::{self, edf, fixed_priority, Task};
 use bulwark_analysis::generate::{self, PPB};
 use bulwark_analysis::sweep::run::{self as sweep_run, Counts, Shard};
@@ -465,6 +467,8 @@ fn bulwark(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(edf_qpa, module)?)?;
     module.add_function(wrap_pyfunction!(edf_qpa_schedulable, module)?)?;
     module.add_function(wrap_pyfunction!(edf_utilisation, module)?)?;
+    module.add_function(wrap_pyfunction!(components::component_set, module)?)?;
+    module.add_function(wrap_pyfunction!(components::component_bounds, module)?)?;
     module.add_function(wrap_pyfunction!(simulate, module)?)?;
     module.add_function(wrap_pyfunction!(sweep_shard, module)?)?;
     module.add_function(wrap_pyfunction!(sweep_merge, module)?)?;

@@ -2,14 +2,16 @@
 
 Task-set generation (``uunifast``, ``task_set``), classic schedulability tests (``fp_rta``,
 ``edf_qpa``, ``edf_utilisation``, and the lean ``fp_rta_responses`` and ``edf_qpa_schedulable``),
-simulation (``simulate``) and sweeps (``sweep``,
-``sweep_shard``, ``sweep_merge``) on plain lists, dicts and strings; times in integer
-nanoseconds. ``bulwark.dask`` runs a sweep's shards on a Dask cluster.
+the CAmkES component paper's bounds on generated sets (``component_set``,
+``component_bounds``), simulation (``simulate``) and sweeps (``sweep``, ``sweep_shard``,
+``sweep_merge``) on plain lists, tuples, dicts and strings; times in integer nanoseconds. ``bulwark.dask`` runs a sweep's shards on a Dask cluster.
 
 Every function releases the GIL while the Rust code runs.
 """
 
 from ._bulwark import (
+    component_bounds,
+    component_set,
     edf_qpa,
     edf_qpa_schedulable,
     edf_utilisation,
@@ -24,6 +26,8 @@ from ._bulwark import (
 )
 
 __all__ = [
+    "component_bounds",
+    "component_set",
     "edf_qpa",
     "edf_qpa_schedulable",
     "edf_utilisation",
