@@ -58,11 +58,13 @@ def as_tuples(sets):
 
 
 def criterion_ns(directory, name):
-    """The mean of criterion's last run of `name`, ns; None when there is none."""
+    """Criterion's headline time of its last run of `name` (the slope estimate it prints;
+    the mean when there is no slope), ns; None when there is no run."""
     path = pathlib.Path(directory) / name / "new" / "estimates.json"
     try:
-        return json.loads(path.read_text())["mean"]["point_estimate"]
-    except (OSError, KeyError, ValueError):
+        estimates = json.loads(path.read_text())
+        return (estimates.get("slope") or estimates["mean"])["point_estimate"]
+    except (OSError, KeyError, TypeError, ValueError):
         return None
 
 

@@ -16,6 +16,7 @@ use bulwark_core::Duration;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -112,16 +113,18 @@ fn task_set(
     let list = PyList::empty(py);
     for task in tasks {
         let dict = PyDict::new(py);
-        dict.set_item("wcet", task.execution.as_nanos())?;
-        dict.set_item("period", task.period.as_nanos())?;
-        dict.set_item("deadline", task.period.as_nanos())?;
+        // Interned keys: the analysis calls read such dicts by walking them (walk_fields).
+        dict.set_item(intern!(py, "wcet"), task.execution.as_nanos())?;
+        dict.set_item(intern!(py, "period"), task.period.as_nanos())?;
+        dict.set_item(intern!(py, "deadline"), task.period.as_nanos())?;
         list.append(dict)?;
     }
     Ok(list.unbind())
 }
 
-/// Whether a conversion builds the tasks' names: only [`fp_rta`]'s dicts report them, and
-/// `format!("task{i}")` per task was a tenth of a 10-task call.
+/// Whether a conversion builds the tasks' names in Rust: only error messages need them
+/// (`format!("task{i}")` per task was a tenth of a 10-task call; [`fp_rta`] takes its result
+/// names from the list itself).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Names {
     /// `name` from a dict, else `task<index>`.
@@ -194,38 +197,98 @@ fn task_from_tuple(tuple: &Bound<'_, PyTuple>, index: usize, names: Names) -> Py
         .with_blocking(time(4)?.unwrap_or(0)))
 }
 
+/// The fields of a task dict: times in [`TUPLE_FIELDS`] order, and the name when given.
+struct DictFields<'py> {
+    times: [Option<u64>; TUPLE_FIELDS.len()],
+    name: Option<Bound<'py, PyAny>>,
+}
+
+/// The interned field names, in [`TUPLE_FIELDS`] order.
+fn field_keys(py: Python<'_>) -> [&Bound<'_, PyString>; TUPLE_FIELDS.len()] {
+    [
+        intern!(py, "wcet"),
+        intern!(py, "period"),
+        intern!(py, "deadline"),
+        intern!(py, "jitter"),
+        intern!(py, "blocking"),
+    ]
+}
+
+/// The fields read by walking the dict's items (three for a task of [`task_set`]) instead of
+/// looking up all six names, when every key is one of the interned names itself: string
+/// constants in Python source and [`task_set`]'s keys are. `None` when some key is not (a
+/// key built at run time, or an unknown one): the caller then looks the fields up.
+fn walk_fields<'py>(dict: &Bound<'py, PyDict>, index: usize) -> PyResult<Option<DictFields<'py>>> {
+    let py = dict.py();
+    let keys = field_keys(py);
+    let mut fields = DictFields {
+        times: [None; TUPLE_FIELDS.len()],
+        name: None,
+    };
+    for (key, value) in dict.iter() {
+        if key.is(intern!(py, "name")) {
+            fields.name = Some(value).filter(|name| !name.is_none());
+            continue;
+        }
+        let Some(place) = keys.iter().position(|field| key.is(*field)) else {
+            return Ok(None);
+        };
+        if !value.is_none() {
+            fields.times[place] = Some(time_of(&value, index, keys[place])?);
+        }
+    }
+    Ok(Some(fields))
+}
+
+/// The fields by one lookup per name.
+fn look_up_fields<'py>(
+    dict: &Bound<'py, PyDict>,
+    index: usize,
+    names: Names,
+) -> PyResult<DictFields<'py>> {
+    let py = dict.py();
+    let mut fields = DictFields {
+        times: [None; TUPLE_FIELDS.len()],
+        name: None,
+    };
+    for (time, key) in fields.times.iter_mut().zip(field_keys(py)) {
+        *time = field(dict, index, key)?;
+    }
+    if names == Names::Fill {
+        fields.name = dict
+            .get_item(intern!(py, "name"))?
+            .filter(|name| !name.is_none());
+    }
+    Ok(fields)
+}
+
 /// A task from a dict `{"wcet", "period", "deadline"?, "jitter"?, "blocking"?, "name"?}`.
 fn task_from_dict(dict: &Bound<'_, PyDict>, index: usize, names: Names) -> PyResult<Task> {
-    let py = dict.py();
-    let required = |key: &Bound<'_, PyString>| {
-        field(dict, index, key)?.ok_or_else(|| {
+    let fields = match walk_fields(dict, index)? {
+        Some(fields) => fields,
+        None => look_up_fields(dict, index, names)?,
+    };
+    let [wcet, period, deadline, jitter, blocking] = fields.times;
+    let required = |time: Option<u64>, key: &str| {
+        time.ok_or_else(|| {
             PyValueError::new_err(format!(
                 "task {index} has no `{key}` (required: wcet and period, in ns)"
             ))
         })
     };
-    let (wcet, period) = (
-        required(intern!(py, "wcet"))?,
-        required(intern!(py, "period"))?,
-    );
-    let name = match names {
-        Names::Skip => String::new(),
-        Names::Fill => match dict.get_item(intern!(py, "name"))? {
-            Some(name) if !name.is_none() => name.str()?.to_string(),
-            _ => format!("task{index}"),
-        },
+    let (wcet, period) = (required(wcet, "wcet")?, required(period, "period")?);
+    let name = match (names, fields.name) {
+        (Names::Skip, _) => String::new(),
+        (Names::Fill, Some(name)) => name.str()?.to_string(),
+        (Names::Fill, None) => format!("task{index}"),
     };
     let mut task = Task::new(name, wcet, period);
-    if let Some(deadline) = field(dict, index, intern!(py, "deadline"))? {
+    if let Some(deadline) = deadline {
         task = task.with_deadline(deadline);
     }
-    if let Some(jitter) = field(dict, index, intern!(py, "jitter"))? {
-        task = task.with_jitter(jitter);
-    }
-    if let Some(blocking) = field(dict, index, intern!(py, "blocking"))? {
-        task = task.with_blocking(blocking);
-    }
-    Ok(task)
+    Ok(task
+        .with_jitter(jitter.unwrap_or(0))
+        .with_blocking(blocking.unwrap_or(0)))
 }
 
 fn convert(tasks: &Bound<'_, PyList>, names: Names) -> PyResult<Vec<Task>> {
@@ -253,20 +316,53 @@ fn convert(tasks: &Bound<'_, PyList>, names: Names) -> PyResult<Vec<Task>> {
 /// Tasks from a list of dicts `{"wcet", "period", "deadline"?, "jitter"?, "blocking"?,
 /// "name"?}` or tuples `(wcet, period[, deadline[, jitter[, blocking]]])` (ns; the two forms
 /// may be mixed), checked as every classic test assumes (`T > 0`, `D > 0`).
-fn tasks_from(tasks: &Bound<'_, PyList>, names: Names) -> PyResult<Vec<Task>> {
-    let converted = convert(tasks, names)?;
-    match classic::validate(&converted) {
-        Ok(()) => Ok(converted),
-        Err(error) => {
-            // The error path only: convert again with names so the message says which task.
-            let named = match names {
-                Names::Fill => converted,
-                Names::Skip => convert(tasks, Names::Fill)?,
-            };
-            let error = classic::validate(&named).err().unwrap_or(error);
-            Err(PyValueError::new_err(error.to_string()))
+fn tasks_from(tasks: &Bound<'_, PyList>) -> PyResult<Vec<Task>> {
+    let converted = convert(tasks, Names::Skip)?;
+    classic::validate(&converted).map_err(|error| {
+        // The error path only: convert again with names so the message says which task.
+        let named = match convert(tasks, Names::Fill) {
+            Ok(named) => named,
+            Err(error) => return error,
+        };
+        let error = classic::validate(&named).err().unwrap_or(error);
+        PyValueError::new_err(error.to_string())
+    })?;
+    Ok(converted)
+}
+
+/// How many default names [`default_name`] keeps: ten-task sets and far larger ones.
+const CACHED_NAMES: usize = 64;
+
+/// `task0`, `task1`, ...: made once, not per call.
+static DEFAULT_NAMES: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
+
+/// `task<index>`, the name of a task given without one.
+fn default_name(py: Python<'_>, index: usize) -> Bound<'_, PyString> {
+    let cached = DEFAULT_NAMES.get_or_init(py, || {
+        (0..CACHED_NAMES)
+            .map(|i| PyString::new(py, &format!("task{i}")).unbind())
+            .collect()
+    });
+    match cached.get(index) {
+        Some(name) => name.bind(py).clone(),
+        None => PyString::new(py, &format!("task{index}")),
+    }
+}
+
+/// Task `index`'s name in [`fp_rta`]'s result: its dict's `name` (as `str`), else
+/// `task<index>`. (Read again from the list: only this call needs names.)
+fn result_name<'py>(list: &Bound<'py, PyList>, index: usize) -> PyResult<Bound<'py, PyString>> {
+    let py = list.py();
+    if let Ok(item) = list.get_item(index) {
+        if let Ok(dict) = item.cast::<PyDict>() {
+            if let Some(name) = dict.get_item(intern!(py, "name"))? {
+                if !name.is_none() {
+                    return name.str();
+                }
+            }
         }
     }
+    Ok(default_name(py, index))
 }
 
 /// Exact fixed-priority response-time analysis (Joseph and Pandya; Audsley et al.; Lehoczky's
@@ -274,13 +370,14 @@ fn tasks_from(tasks: &Bound<'_, PyList>, names: Names) -> PyResult<Vec<Task>> {
 /// `response` (ns; `None` when unbounded), `deadline`, `schedulable`, `outcome`.
 /// [`fp_rta_responses`] gives the verdicts alone, several times faster.
 #[pyfunction]
-fn fp_rta(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
-    let tasks = tasks_from(tasks, Names::Fill)?;
+fn fp_rta(py: Python<'_>, list: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
+    // The names go from the input to the result as Python strings, not through Rust.
+    let tasks = tasks_from(list)?;
     let analyses = py.detach(|| fixed_priority::response_times(&tasks));
     let mut dicts = Vec::with_capacity(analyses.len());
-    for (task, analysis) in tasks.iter().zip(&analyses) {
+    for (index, (task, analysis)) in tasks.iter().zip(&analyses).enumerate() {
         let dict = PyDict::new(py);
-        dict.set_item(intern!(py, "name"), &task.name)?;
+        dict.set_item(intern!(py, "name"), result_name(list, index)?)?;
         let response = (analysis.response != u64::MAX).then_some(analysis.response);
         dict.set_item(intern!(py, "response"), response)?;
         dict.set_item(intern!(py, "deadline"), task.deadline)?;
@@ -304,7 +401,7 @@ fn fp_rta(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
 /// `(wcet, period, deadline)` no key is looked up and no name or dict is made.
 #[pyfunction]
 fn fp_rta_responses(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
-    let tasks = tasks_from(tasks, Names::Skip)?;
+    let tasks = tasks_from(tasks)?;
     let analyses = py.detach(|| fixed_priority::response_times(&tasks));
     let responses = analyses
         .iter()
@@ -318,10 +415,10 @@ fn fp_rta_responses(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<Py
 /// [`edf_qpa_schedulable`] gives the verdict alone.
 #[pyfunction]
 fn edf_qpa(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyDict>> {
-    let tasks = tasks_from(tasks, Names::Skip)?;
+    let tasks = tasks_from(tasks)?;
     let (analysis, utilisation) = py.detach(|| (edf::analyse(&tasks), edf::utilisation(&tasks)));
     let dict = PyDict::new(py);
-    dict.set_item("schedulable", analysis.schedulable())?;
+    dict.set_item(intern!(py, "schedulable"), analysis.schedulable())?;
     let (reason, deadline, demand) = match analysis.outcome {
         edf::EdfOutcome::UtilisationAtMostOne => ("utilisation-at-most-one", None, None),
         edf::EdfOutcome::DemandMet { .. } => ("demand-met", None, None),
@@ -330,17 +427,17 @@ fn edf_qpa(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyDict>> {
             ("demand-exceeds", Some(deadline), Some(demand))
         }
     };
-    dict.set_item("reason", reason)?;
-    dict.set_item("first_failing_deadline", deadline)?;
-    dict.set_item("demand", demand)?;
-    dict.set_item("explanation", analysis.explain(&utilisation))?;
+    dict.set_item(intern!(py, "reason"), reason)?;
+    dict.set_item(intern!(py, "first_failing_deadline"), deadline)?;
+    dict.set_item(intern!(py, "demand"), demand)?;
+    dict.set_item(intern!(py, "explanation"), analysis.explain(&utilisation))?;
     Ok(dict.unbind())
 }
 
 /// [`edf_qpa`]'s verdict alone: `True` when the exact EDF test schedules the tasks.
 #[pyfunction]
 fn edf_qpa_schedulable(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<bool> {
-    let tasks = tasks_from(tasks, Names::Skip)?;
+    let tasks = tasks_from(tasks)?;
     Ok(py.detach(|| edf::analyse(&tasks).schedulable()))
 }
 
@@ -348,7 +445,7 @@ fn edf_qpa_schedulable(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<bo
 /// [`edf_qpa`]).
 #[pyfunction]
 fn edf_utilisation(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<f64> {
-    let tasks = tasks_from(tasks, Names::Skip)?;
+    let tasks = tasks_from(tasks)?;
     Ok(py.detach(|| edf::utilisation(&tasks).total.as_f64()))
 }
 

@@ -57,6 +57,18 @@ def test_fp_rta_on_tuples_by_hand():
     assert bulwark.fp_rta_responses(as_dicts) == [2, 4]
 
 
+def test_dict_keys_made_at_run_time_and_unknown_keys():
+    # Keys not interned (joined at run time, or from JSON) and an unknown key: read by lookup,
+    # with the same results as the hand-worked (1, 4), (2, 6) ms set above (R = 1, 3 ms).
+    built = [{"".join(["wc", "et"]): 1 * MS, "per" + "iod": 4 * MS, "note": "first"},
+             json.loads('{"wcet": 2000000, "period": 6000000, "name": "second"}')]
+    assert bulwark.fp_rta_responses(built) == [1 * MS, 3 * MS]
+    assert [task["name"] for task in bulwark.fp_rta(built)] == ["task0", "second"]
+    named = [{"wcet": 1 * MS, "period": 4 * MS, "name": "first", "deadline": None}]
+    assert bulwark.fp_rta(named)[0]["name"] == "first"
+    assert bulwark.fp_rta(named)[0]["deadline"] == 4 * MS  # None: D = T
+
+
 def test_lean_results_equal_the_full_ones_on_generated_sets():
     for seed in range(20):
         dicts = sorted(bulwark.task_set(10, 0.85, seed, min_period=MS, max_period=100 * MS),
