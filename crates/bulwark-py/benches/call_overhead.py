@@ -4,11 +4,15 @@ U = 0.8, log-uniform periods 1-100 ms, rate-monotonic order; for EDF the same co
 deadlines), with tasks given as dicts and as tuples, and each result as the full dicts and
 as the lean verdict. The sets are built before timing; each call takes the next set.
 
-The overhead of a call is its time here minus the criterion time of the Rust function alone
-(fp_rta_10_tasks, edf_qpa_10_tasks). Run criterion first, in the same session, and this script
-reads its estimates from $CARGO_TARGET_DIR/criterion (or --criterion DIR):
+The overhead of a call is its time here minus the criterion time of its Rust work alone on
+the same sets: fp_rta_10_tasks and edf_qpa_10_tasks (bulwark-analysis's classic bench) for
+fp_rta, fp_rta_responses and edf_qpa_schedulable; edf_qpa_explained_10_tasks (QPA, the exact
+utilisation and the explanation sentence) for edf_qpa; edf_utilisation_10_tasks for
+edf_utilisation (bulwark-py's rust_work bench). Run criterion first, in the same session, and
+this script reads its estimates from $CARGO_TARGET_DIR/criterion (or --criterion DIR):
 
-    cargo bench -p bulwark-analysis --bench classic -- '_10_tasks'
+    cargo bench -p bulwark-analysis --bench classic -- _10_tasks
+    cargo bench -p bulwark-py --bench rust_work
     python crates/bulwark-py/benches/call_overhead.py --calls 200000
 """
 
@@ -24,12 +28,13 @@ MS = 1_000_000
 POOL = 64
 
 
-def per_call_ns(function, arguments, calls):
-    """Mean wall time per call, ns, cycling through the prepared arguments; the best of
-    three runs, so a burst of other work on the machine counts less."""
+def per_call_ns(function, arguments, calls, repeat=7):
+    """Mean wall time per call, ns, over `calls` calls cycling through the prepared
+    arguments; the best of `repeat` such runs (as timeit advises), so that bursts of other
+    work on a shared machine count less."""
     count = len(arguments)
     best = float("inf")
-    for _ in range(3):
+    for _ in range(repeat):
         start = time.perf_counter_ns()
         for index in range(calls):
             function(arguments[index % count])
@@ -70,7 +75,8 @@ def criterion_ns(directory, name):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=100_000)
+    parser.add_argument("--calls", type=int, default=100_000, help="calls per run")
+    parser.add_argument("--repeat", type=int, default=7, help="runs; the best counts")
     target = os.environ.get("CARGO_TARGET_DIR", pathlib.Path(__file__).parents[3] / "target")
     parser.add_argument("--criterion", default=pathlib.Path(target) / "criterion",
                         help="criterion's output folder (default: $CARGO_TARGET_DIR/criterion)")
@@ -81,33 +87,36 @@ def main():
     edf_dicts = criterion_sets(constrained=True)
     edf_tuples = as_tuples(edf_dicts)
     single = [[(1_000, 10_000)]]
-    rust = {
-        "fp": criterion_ns(args.criterion, "fp_rta_10_tasks"),
-        "edf": criterion_ns(args.criterion, "edf_qpa_10_tasks"),
+    benches = {
+        "fp": "fp_rta_10_tasks",
+        "edf": "edf_qpa_10_tasks",
+        "edf-explained": "edf_qpa_explained_10_tasks",
+        "utilisation": "edf_utilisation_10_tasks",
     }
+    rust = {key: criterion_ns(args.criterion, name) for key, name in benches.items()}
 
     def show(label, function, arguments, rust_key=None):
-        python = per_call_ns(function, arguments, args.calls)
+        python = per_call_ns(function, arguments, args.calls, args.repeat)
         line = f"{label:<44} {python:8.0f} ns"
         if rust_key and rust[rust_key] is not None:
             line += f"   overhead {python - rust[rust_key]:6.0f} ns"
         print(line)
 
-    for key, name in (("fp", "fp_rta_10_tasks"), ("edf", "edf_qpa_10_tasks")):
+    for key, name in benches.items():
         figure = f"{rust[key]:8.0f} ns" if rust[key] is not None else "(not found)"
-        print(f"{'criterion ' + name + ' (Rust alone)':<44} {figure}")
+        print(f"{'criterion ' + name:<44} {figure}")
     show("empty Python call", lambda _: None, fp_tuples)
     show("fp_rta, 10 dicts -> dicts", bulwark.fp_rta, fp_dicts, "fp")
     show("fp_rta, 10 tuples -> dicts", bulwark.fp_rta, fp_tuples, "fp")
     show("fp_rta_responses, 10 dicts -> list", bulwark.fp_rta_responses, fp_dicts, "fp")
     show("fp_rta_responses, 10 tuples -> list", bulwark.fp_rta_responses, fp_tuples, "fp")
-    show("edf_qpa, 10 dicts -> dict", bulwark.edf_qpa, edf_dicts, "edf")
-    show("edf_qpa, 10 tuples -> dict", bulwark.edf_qpa, edf_tuples, "edf")
+    show("edf_qpa, 10 dicts -> dict", bulwark.edf_qpa, edf_dicts, "edf-explained")
+    show("edf_qpa, 10 tuples -> dict", bulwark.edf_qpa, edf_tuples, "edf-explained")
     show("edf_qpa_schedulable, 10 dicts -> bool", bulwark.edf_qpa_schedulable, edf_dicts, "edf")
     show("edf_qpa_schedulable, 10 tuples -> bool", bulwark.edf_qpa_schedulable, edf_tuples,
          "edf")
-    show("edf_utilisation, 10 dicts", bulwark.edf_utilisation, edf_dicts)
-    show("edf_utilisation, 10 tuples", bulwark.edf_utilisation, edf_tuples)
+    show("edf_utilisation, 10 dicts", bulwark.edf_utilisation, edf_dicts, "utilisation")
+    show("edf_utilisation, 10 tuples", bulwark.edf_utilisation, edf_tuples, "utilisation")
     show("edf_utilisation, 1 tuple", bulwark.edf_utilisation, single)
 
 
