@@ -122,9 +122,9 @@ fn task_set(
     Ok(list.unbind())
 }
 
-/// Whether a conversion builds the tasks' names in Rust: only error messages need them
-/// (`format!("task{i}")` per task was a tenth of a 10-task call; [`fp_rta`] takes its result
-/// names from the list itself).
+/// Whether a conversion builds the tasks' names in Rust. Only error messages need them
+/// ([`fp_rta`] takes its result names from the list itself), and a `String` per task on
+/// every call is a cost the lean calls need not pay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Names {
     /// `name` from a dict, else `task<index>`.

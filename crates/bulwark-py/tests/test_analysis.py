@@ -67,6 +67,9 @@ def test_dict_keys_made_at_run_time_and_unknown_keys():
     named = [{"wcet": 1 * MS, "period": 4 * MS, "name": "first", "deadline": None}]
     assert bulwark.fp_rta(named)[0]["name"] == "first"
     assert bulwark.fp_rta(named)[0]["deadline"] == 4 * MS  # None: D = T
+    # A name that is not a string is reported as its str(); None is no name.
+    odd = [{"wcet": 1, "period": 4, "name": 5}, (1, 4), {"wcet": 1, "period": 4, "name": None}]
+    assert [task["name"] for task in bulwark.fp_rta(odd)] == ["5", "task1", "task2"]
 
 
 def test_lean_results_equal_the_full_ones_on_generated_sets():
