@@ -1,6 +1,7 @@
 """The CAmkES component-IPC paper's schedulability tests (Eqs. 2, 3, 4 and RTA) from Python:
 against the equations as the paper writes them (recomputed here in exact fractions), against
-what theory says of their order, and against `bulwark reproduce camkes-sweep`."""
+what theory says of their order, and against `bulwark reproduce camkes-sweep` and
+`camkes-synthetic`."""
 
 import itertools
 import math
@@ -198,7 +199,37 @@ def test_example_equals_the_cli_report(cli, tmp_path):
                     split, configuration, point, key, row[key], ratio)
 
 
-def test_example_script_runs(capsys):
+@pytest.mark.timeout(300)
+def test_counts_equal_the_cli_camkes_synthetic_report(cli, tmp_path):
+    # camkes-synthetic prints counts, not ratios: ten sets per configuration and utilisation
+    # 0.1 .. 1.0, set k at tenths t seeded 0xCA3E5 + 1000 t + k, both splits. The same seeds
+    # through component_bounds must give the same count for every test, exactly.
+    subprocess.run([cli, "reproduce", "camkes-synthetic", "--out", str(tmp_path)], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=240)
+    text = (tmp_path / "camkes-synthetic" / "report.md").read_text()
+    header = None
+    compared = 0
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if cells[:2] == ["config", "U"]:
+            header = cells
+            continue
+        if header is None or len(cells) != len(header) or not cells[0].isdigit():
+            continue
+        row = dict(zip(header, cells))
+        configuration, tenths = int(row["config"]), round(float(row["U"]) * 10)
+        for split, tag in (("equal", "eq"), ("short", "short")):
+            counts = bulwark.component_bounds(configuration, split, tenths / 10, 10,
+                                              0xCA3E5 + 1000 * tenths)
+            printed = [int(row[f"{tag}: {bound}"]) for bound in ("hyp", "non-unique", "LL",
+                                                                  "RTA")]
+            assert [counts[key] for key in ("eq2", "eq4", "eq3", "rta")] == printed, (
+                configuration, tenths, split)
+            compared += 1
+    assert compared == len(CONFIGURATIONS) * 10 * len(SPLITS)
+
+
+def test_example_script_runs():
     rows = example.acceptance(3, "equal", 20, hundredths=(10, 50, 90))
     assert [row["utilisation"] for row in rows] == [0.1, 0.5, 0.9]
     text = example.table(rows)
