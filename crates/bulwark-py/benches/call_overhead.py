@@ -28,17 +28,24 @@ MS = 1_000_000
 POOL = 64
 
 
-def per_call_ns(function, arguments, calls, repeat=7):
-    """Mean wall time per call, ns, over `calls` calls cycling through the prepared
-    arguments; the best of `repeat` such runs (as timeit advises), so that bursts of other
-    work on a shared machine count less."""
+def run_ns(function, arguments, calls):
+    """Mean wall time per call, ns, of one run of `calls` calls cycling through the prepared
+    arguments."""
     count = len(arguments)
-    best = float("inf")
+    start = time.perf_counter_ns()
+    for index in range(calls):
+        function(arguments[index % count])
+    return (time.perf_counter_ns() - start) / calls
+
+
+def best_ns(lines, calls, repeat):
+    """For each (function, arguments), the best of `repeat` runs (as timeit advises). The
+    runs go round the lines in turn, so that a burst of other work on a shared machine
+    falls on all of them alike rather than on one."""
+    best = [float("inf")] * len(lines)
     for _ in range(repeat):
-        start = time.perf_counter_ns()
-        for index in range(calls):
-            function(arguments[index % count])
-        best = min(best, (time.perf_counter_ns() - start) / calls)
+        for position, (function, arguments) in enumerate(lines):
+            best[position] = min(best[position], run_ns(function, arguments, calls))
     return best
 
 
@@ -95,30 +102,32 @@ def main():
     }
     rust = {key: criterion_ns(args.criterion, name) for key, name in benches.items()}
 
-    def show(label, function, arguments, rust_key=None):
-        python = per_call_ns(function, arguments, args.calls, args.repeat)
+    lines = [
+        ("empty Python call", lambda _: None, fp_tuples, None),
+        ("fp_rta, 10 dicts -> dicts", bulwark.fp_rta, fp_dicts, "fp"),
+        ("fp_rta, 10 tuples -> dicts", bulwark.fp_rta, fp_tuples, "fp"),
+        ("fp_rta_responses, 10 dicts -> list", bulwark.fp_rta_responses, fp_dicts, "fp"),
+        ("fp_rta_responses, 10 tuples -> list", bulwark.fp_rta_responses, fp_tuples, "fp"),
+        ("edf_qpa, 10 dicts -> dict", bulwark.edf_qpa, edf_dicts, "edf-explained"),
+        ("edf_qpa, 10 tuples -> dict", bulwark.edf_qpa, edf_tuples, "edf-explained"),
+        ("edf_qpa_schedulable, 10 dicts -> bool", bulwark.edf_qpa_schedulable, edf_dicts,
+         "edf"),
+        ("edf_qpa_schedulable, 10 tuples -> bool", bulwark.edf_qpa_schedulable, edf_tuples,
+         "edf"),
+        ("edf_utilisation, 10 dicts", bulwark.edf_utilisation, edf_dicts, "utilisation"),
+        ("edf_utilisation, 10 tuples", bulwark.edf_utilisation, edf_tuples, "utilisation"),
+        ("edf_utilisation, 1 tuple", bulwark.edf_utilisation, single, None),
+    ]
+    for key, name in benches.items():
+        figure = f"{rust[key]:8.0f} ns" if rust[key] is not None else "(not found)"
+        print(f"{'criterion ' + name:<44} {figure}")
+    timed = best_ns([(function, arguments) for _, function, arguments, _ in lines],
+                    args.calls, args.repeat)
+    for (label, _, _, rust_key), python in zip(lines, timed):
         line = f"{label:<44} {python:8.0f} ns"
         if rust_key and rust[rust_key] is not None:
             line += f"   overhead {python - rust[rust_key]:6.0f} ns"
         print(line)
-
-    for key, name in benches.items():
-        figure = f"{rust[key]:8.0f} ns" if rust[key] is not None else "(not found)"
-        print(f"{'criterion ' + name:<44} {figure}")
-    show("empty Python call", lambda _: None, fp_tuples)
-    show("fp_rta, 10 dicts -> dicts", bulwark.fp_rta, fp_dicts, "fp")
-    show("fp_rta, 10 tuples -> dicts", bulwark.fp_rta, fp_tuples, "fp")
-    show("fp_rta_responses, 10 dicts -> list", bulwark.fp_rta_responses, fp_dicts, "fp")
-    show("fp_rta_responses, 10 tuples -> list", bulwark.fp_rta_responses, fp_tuples, "fp")
-    show("edf_qpa, 10 dicts -> dict", bulwark.edf_qpa, edf_dicts, "edf-explained")
-    show("edf_qpa, 10 tuples -> dict", bulwark.edf_qpa, edf_tuples, "edf-explained")
-    show("edf_qpa_schedulable, 10 dicts -> bool", bulwark.edf_qpa_schedulable, edf_dicts, "edf")
-    show("edf_qpa_schedulable, 10 tuples -> bool", bulwark.edf_qpa_schedulable, edf_tuples,
-         "edf")
-    show("edf_utilisation, 10 dicts", bulwark.edf_utilisation, edf_dicts, "utilisation")
-    show("edf_utilisation, 10 tuples", bulwark.edf_utilisation, edf_tuples, "utilisation")
-    show("edf_utilisation, 1 tuple", bulwark.edf_utilisation, single)
-
 
 if __name__ == "__main__":
     main()
