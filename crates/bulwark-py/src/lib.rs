@@ -370,8 +370,9 @@ fn result_name<'py>(list: &Bound<'py, PyList>, index: usize) -> PyResult<Bound<'
 /// `response` (ns; `None` when unbounded), `deadline`, `schedulable`, `outcome`.
 /// [`fp_rta_responses`] gives the verdicts alone, several times faster.
 #[pyfunction]
-fn fp_rta(py: Python<'_>, list: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
+fn fp_rta(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
     // The names go from the input to the result as Python strings, not through Rust.
+    let list = tasks;
     let tasks = tasks_from(list)?;
     let analyses = py.detach(|| fixed_priority::response_times(&tasks));
     let mut dicts = Vec::with_capacity(analyses.len());

@@ -85,6 +85,9 @@ def test_lean_results_equal_the_full_ones_on_generated_sets():
         assert bulwark.edf_qpa_schedulable(tuples) == bulwark.edf_qpa(dicts)["schedulable"]
         assert bulwark.edf_qpa(tuples) == bulwark.edf_qpa(dicts)
         assert bulwark.edf_utilisation(tuples) == bulwark.edf_utilisation(dicts)
+        # The argument keeps its keyword name.
+        assert bulwark.fp_rta(tasks=tuples) == full
+        assert bulwark.fp_rta_responses(tasks=tuples) == expected
         # Mixed forms in one list.
         mixed = [task if index % 2 else tuples[index] for index, task in enumerate(dicts)]
         assert bulwark.fp_rta_responses(mixed) == expected
