@@ -1,10 +1,14 @@
 """Bulwark from Python.
 
 Task-set generation (``uunifast``, ``task_set``), classic schedulability tests (``fp_rta``,
-``edf_qpa``, ``edf_utilisation``, and the lean ``fp_rta_responses`` and ``edf_qpa_schedulable``),
-the CAmkES component paper's bounds on generated sets (``component_set``,
-``component_bounds``), simulation (``simulate``) and sweeps (``sweep``, ``sweep_shard``,
-``sweep_merge``) on plain lists, tuples, dicts and strings; times in integer nanoseconds. ``bulwark.dask`` runs a sweep's shards on a Dask cluster.
+``edf_qpa``, ``edf_utilisation``, and the lean ``fp_rta_responses`` and
+``edf_qpa_schedulable``), the CAmkES component paper's bounds on generated sets
+(``component_set``, ``component_bounds``), simulation (``simulate``) and sweeps (``sweep``,
+``sweep_shard``, ``sweep_merge``) on plain lists, tuples, dicts and strings; times in integer
+nanoseconds. ``bulwark.dask`` runs a sweep's shards on a Dask cluster.
+
+Tasks are dicts ``{"wcet", "period", "deadline"?, "jitter"?, "blocking"?, "name"?}`` or,
+faster, tuples ``(wcet, period[, deadline[, jitter[, blocking]]])``.
 
 Every function releases the GIL while the Rust code runs.
 """
