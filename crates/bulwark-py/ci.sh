@@ -18,7 +18,11 @@ python="$venv/bin/python"
 # maturin builds the extension (release, abi3) with cargo; CARGO_TARGET_DIR is honoured.
 "$python" -m pip install --quiet ./crates/bulwark-py
 
-# The simulate and sweep tests compare with the CLI when one is built (target/release or
-# target/debug); they are skipped, alone, when none is.
+# The simulate, sweep and component-bounds tests compare with the CLI when one is built
+# (target/release or target/debug); they are skipped, alone, when none is.
 "$python" -m pytest crates/bulwark-py/tests -q -rs
 "$python" crates/bulwark-py/examples/schedulability.py --sets 20 --tasks 5
+# The component paper's comparison (Eqs. 2, 3, 4 and RTA); it exits non-zero if a bound admits
+# more sets than exact analysis at some utilisation. It plots only when matplotlib is there.
+"$python" crates/bulwark-py/examples/component_bounds.py --configuration 3 --split equal \
+    --sets 100 --plot "$venv/component_bounds.svg"

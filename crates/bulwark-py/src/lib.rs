@@ -7,6 +7,8 @@
 //! PyO3's name for `allow_threads` since 0.26), so Python threads and Dask's threaded workers
 //! run Bulwark in parallel.
 
+mod components;
+
 use bulwark_analysis::classic::{self, edf, fixed_priority, Task};
 use bulwark_analysis::generate::{self, PPB};
 use bulwark_analysis::sweep::run::{self as sweep_run, Counts, Shard};
@@ -14,7 +16,8 @@ use bulwark_core::Duration;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -110,12 +113,38 @@ fn task_set(
     let list = PyList::empty(py);
     for task in tasks {
         let dict = PyDict::new(py);
-        dict.set_item("wcet", task.execution.as_nanos())?;
-        dict.set_item("period", task.period.as_nanos())?;
-        dict.set_item("deadline", task.period.as_nanos())?;
+        // Interned keys: the analysis calls read such dicts by walking them (walk_fields).
+        dict.set_item(intern!(py, "wcet"), task.execution.as_nanos())?;
+        dict.set_item(intern!(py, "period"), task.period.as_nanos())?;
+        dict.set_item(intern!(py, "deadline"), task.period.as_nanos())?;
         list.append(dict)?;
     }
     Ok(list.unbind())
+}
+
+/// Whether a conversion builds the tasks' names in Rust. Only error messages need them
+/// ([`fp_rta`] takes its result names from the list itself), and a `String` per task on
+/// every call is a cost the lean calls need not pay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Names {
+    /// `name` from a dict, else `task<index>`.
+    Fill,
+    /// Empty names (no allocation); an invalid set is converted again with names, so the
+    /// error still names its task.
+    Skip,
+}
+
+/// The fields of a task, in tuple order: `(wcet, period, deadline, jitter, blocking)`.
+const TUPLE_FIELDS: [&str; 5] = ["wcet", "period", "deadline", "jitter", "blocking"];
+
+/// A time of task `index`, or a ValueError naming the field and what is allowed.
+fn time_of(value: &Bound<'_, PyAny>, index: usize, key: &dyn std::fmt::Display) -> PyResult<u64> {
+    value.extract::<u64>().map_err(|_| {
+        PyValueError::new_err(format!(
+            "task {index}: `{key}` = {value} is not a time (allowed: an integer number of \
+             nanoseconds, 0 to 2^64 - 1)"
+        ))
+    })
 }
 
 /// An optional non-negative integer field of a task dict. Keys are interned strings
@@ -128,94 +157,269 @@ fn field(
     match task.get_item(key)? {
         None => Ok(None),
         Some(value) if value.is_none() => Ok(None),
-        Some(value) => value.extract::<u64>().map(Some).map_err(|_| {
-            PyValueError::new_err(format!(
-                "task {index}: `{key}` = {value} is not a time (allowed: an integer number of \
-                 nanoseconds, 0 to 2^64 - 1)"
-            ))
-        }),
+        Some(value) => time_of(&value, index, key).map(Some),
     }
 }
 
-/// Tasks from a list of dicts `{"wcet", "period", "deadline"?, "jitter"?, "blocking"?,
-/// "name"?}` (ns), checked as every classic test assumes (`T > 0`, `D > 0`).
-fn tasks_from(tasks: &Bound<'_, PyList>) -> PyResult<Vec<Task>> {
-    let py = tasks.py();
+/// A task from a tuple `(wcet, period[, deadline[, jitter[, blocking]]])` in ns: the fast
+/// form, read by position with no key lookup. `None` in an optional place means absent.
+fn task_from_tuple(tuple: &Bound<'_, PyTuple>, index: usize, names: Names) -> PyResult<Task> {
+    let length = tuple.len();
+    if !(2..=TUPLE_FIELDS.len()).contains(&length) {
+        return Err(PyValueError::new_err(format!(
+            "task {index} is a tuple of {length} items (allowed: (wcet, period), (wcet, \
+             period, deadline), (wcet, period, deadline, jitter) or (wcet, period, deadline, \
+             jitter, blocking), in ns)"
+        )));
+    }
+    // Places 2.. are optional: absent past the tuple's end, or None.
+    let time = |place: usize| -> PyResult<Option<u64>> {
+        if place >= length {
+            return Ok(None);
+        }
+        let value = tuple.get_borrowed_item(place)?;
+        if place >= 2 && value.is_none() {
+            return Ok(None);
+        }
+        time_of(&value, index, &TUPLE_FIELDS[place]).map(Some)
+    };
+    let (wcet, period) = (time(0)?.unwrap_or(0), time(1)?.unwrap_or(0));
+    let name = match names {
+        Names::Fill => format!("task{index}"),
+        Names::Skip => String::new(),
+    };
+    let mut task = Task::new(name, wcet, period);
+    if let Some(deadline) = time(2)? {
+        task = task.with_deadline(deadline);
+    }
+    Ok(task
+        .with_jitter(time(3)?.unwrap_or(0))
+        .with_blocking(time(4)?.unwrap_or(0)))
+}
+
+/// The fields of a task dict: times in [`TUPLE_FIELDS`] order, and the name when given.
+struct DictFields<'py> {
+    times: [Option<u64>; TUPLE_FIELDS.len()],
+    name: Option<Bound<'py, PyAny>>,
+}
+
+/// The interned field names, in [`TUPLE_FIELDS`] order.
+fn field_keys(py: Python<'_>) -> [&Bound<'_, PyString>; TUPLE_FIELDS.len()] {
+    [
+        intern!(py, "wcet"),
+        intern!(py, "period"),
+        intern!(py, "deadline"),
+        intern!(py, "jitter"),
+        intern!(py, "blocking"),
+    ]
+}
+
+/// The fields read by walking the dict's items (three for a task of [`task_set`]) instead of
+/// looking up all six names, when every key is one of the interned names itself: string
+/// constants in Python source and [`task_set`]'s keys are. `None` when some key is not (a
+/// key built at run time, or an unknown one): the caller then looks the fields up.
+fn walk_fields<'py>(dict: &Bound<'py, PyDict>, index: usize) -> PyResult<Option<DictFields<'py>>> {
+    let py = dict.py();
+    let keys = field_keys(py);
+    let mut fields = DictFields {
+        times: [None; TUPLE_FIELDS.len()],
+        name: None,
+    };
+    for (key, value) in dict.iter() {
+        if key.is(intern!(py, "name")) {
+            fields.name = Some(value).filter(|name| !name.is_none());
+            continue;
+        }
+        let Some(place) = keys.iter().position(|field| key.is(*field)) else {
+            return Ok(None);
+        };
+        if !value.is_none() {
+            fields.times[place] = Some(time_of(&value, index, keys[place])?);
+        }
+    }
+    Ok(Some(fields))
+}
+
+/// The fields by one lookup per name.
+fn look_up_fields<'py>(
+    dict: &Bound<'py, PyDict>,
+    index: usize,
+    names: Names,
+) -> PyResult<DictFields<'py>> {
+    let py = dict.py();
+    let mut fields = DictFields {
+        times: [None; TUPLE_FIELDS.len()],
+        name: None,
+    };
+    for (time, key) in fields.times.iter_mut().zip(field_keys(py)) {
+        *time = field(dict, index, key)?;
+    }
+    if names == Names::Fill {
+        fields.name = dict
+            .get_item(intern!(py, "name"))?
+            .filter(|name| !name.is_none());
+    }
+    Ok(fields)
+}
+
+/// A task from a dict `{"wcet", "period", "deadline"?, "jitter"?, "blocking"?, "name"?}`.
+fn task_from_dict(dict: &Bound<'_, PyDict>, index: usize, names: Names) -> PyResult<Task> {
+    let fields = match walk_fields(dict, index)? {
+        Some(fields) => fields,
+        None => look_up_fields(dict, index, names)?,
+    };
+    let [wcet, period, deadline, jitter, blocking] = fields.times;
+    let required = |time: Option<u64>, key: &str| {
+        time.ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "task {index} has no `{key}` (required: wcet and period, in ns)"
+            ))
+        })
+    };
+    let (wcet, period) = (required(wcet, "wcet")?, required(period, "period")?);
+    let name = match (names, fields.name) {
+        (Names::Skip, _) => String::new(),
+        (Names::Fill, Some(name)) => name.str()?.to_string(),
+        (Names::Fill, None) => format!("task{index}"),
+    };
+    let mut task = Task::new(name, wcet, period);
+    if let Some(deadline) = deadline {
+        task = task.with_deadline(deadline);
+    }
+    Ok(task
+        .with_jitter(jitter.unwrap_or(0))
+        .with_blocking(blocking.unwrap_or(0)))
+}
+
+fn convert(tasks: &Bound<'_, PyList>, names: Names) -> PyResult<Vec<Task>> {
     let mut out = Vec::with_capacity(tasks.len());
     for (index, item) in tasks.iter().enumerate() {
-        let dict = item.cast::<PyDict>().map_err(|_| {
-            PyValueError::new_err(format!(
-                "task {index} is not a dict (allowed: {{\"wcet\": ns, \"period\": ns, \
-                 \"deadline\": ns}}; deadline, jitter, blocking and name optional)"
-            ))
-        })?;
-        let required = |key: &Bound<'_, PyString>| {
-            field(dict, index, key)?.ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "task {index} has no `{key}` (required: wcet and period, in ns)"
-                ))
-            })
+        // Exact types first: a tuple or a dict, as Python code writes them.
+        let task = if let Ok(tuple) = item.cast_exact::<PyTuple>() {
+            task_from_tuple(tuple, index, names)?
+        } else if let Ok(dict) = item.cast::<PyDict>() {
+            task_from_dict(dict, index, names)?
+        } else if let Ok(tuple) = item.cast::<PyTuple>() {
+            task_from_tuple(tuple, index, names)?
+        } else {
+            return Err(PyValueError::new_err(format!(
+                "task {index} is not a dict or a tuple (allowed: {{\"wcet\": ns, \"period\": \
+                 ns, \"deadline\": ns}} with deadline, jitter, blocking and name optional, or \
+                 (wcet, period[, deadline[, jitter[, blocking]]]) in ns)"
+            )));
         };
-        let (wcet, period) = (
-            required(intern!(py, "wcet"))?,
-            required(intern!(py, "period"))?,
-        );
-        let name = match dict.get_item(intern!(py, "name"))? {
-            Some(name) if !name.is_none() => name.str()?.to_string(),
-            _ => format!("task{index}"),
-        };
-        let mut task = Task::new(name, wcet, period);
-        if let Some(deadline) = field(dict, index, intern!(py, "deadline"))? {
-            task = task.with_deadline(deadline);
-        }
-        if let Some(jitter) = field(dict, index, intern!(py, "jitter"))? {
-            task = task.with_jitter(jitter);
-        }
-        if let Some(blocking) = field(dict, index, intern!(py, "blocking"))? {
-            task = task.with_blocking(blocking);
-        }
         out.push(task);
     }
-    classic::validate(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(out)
+}
+
+/// Tasks from a list of dicts `{"wcet", "period", "deadline"?, "jitter"?, "blocking"?,
+/// "name"?}` or tuples `(wcet, period[, deadline[, jitter[, blocking]]])` (ns; the two forms
+/// may be mixed), checked as every classic test assumes (`T > 0`, `D > 0`).
+fn tasks_from(tasks: &Bound<'_, PyList>) -> PyResult<Vec<Task>> {
+    let converted = convert(tasks, Names::Skip)?;
+    classic::validate(&converted).map_err(|error| {
+        // The error path only: convert again with names so the message says which task.
+        let named = match convert(tasks, Names::Fill) {
+            Ok(named) => named,
+            Err(error) => return error,
+        };
+        let error = classic::validate(&named).err().unwrap_or(error);
+        PyValueError::new_err(error.to_string())
+    })?;
+    Ok(converted)
+}
+
+/// How many default names [`default_name`] keeps: ten-task sets and far larger ones.
+const CACHED_NAMES: usize = 64;
+
+/// `task0`, `task1`, ...: made once, not per call.
+static DEFAULT_NAMES: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
+
+/// `task<index>`, the name of a task given without one.
+fn default_name(py: Python<'_>, index: usize) -> Bound<'_, PyString> {
+    let cached = DEFAULT_NAMES.get_or_init(py, || {
+        (0..CACHED_NAMES)
+            .map(|i| PyString::new(py, &format!("task{i}")).unbind())
+            .collect()
+    });
+    match cached.get(index) {
+        Some(name) => name.bind(py).clone(),
+        None => PyString::new(py, &format!("task{index}")),
+    }
+}
+
+/// Task `index`'s name in [`fp_rta`]'s result: its dict's `name` (as `str`), else
+/// `task<index>`. (Read again from the list: only this call needs names.)
+fn result_name<'py>(list: &Bound<'py, PyList>, index: usize) -> PyResult<Bound<'py, PyString>> {
+    let py = list.py();
+    if let Ok(item) = list.get_item(index) {
+        if let Ok(dict) = item.cast::<PyDict>() {
+            if let Some(name) = dict.get_item(intern!(py, "name"))? {
+                if !name.is_none() {
+                    return name.str();
+                }
+            }
+        }
+    }
+    Ok(default_name(py, index))
 }
 
 /// Exact fixed-priority response-time analysis (Joseph and Pandya; Audsley et al.; Lehoczky's
 /// busy window for D > T), tasks most important first. One dict per task: `name`,
 /// `response` (ns; `None` when unbounded), `deadline`, `schedulable`, `outcome`.
+/// [`fp_rta_responses`] gives the verdicts alone, several times faster.
 #[pyfunction]
 fn fp_rta(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
-    let tasks = tasks_from(tasks)?;
+    // The names go from the input to the result as Python strings, not through Rust.
+    let list = tasks;
+    let tasks = tasks_from(list)?;
     let analyses = py.detach(|| fixed_priority::response_times(&tasks));
-    let list = PyList::empty(py);
-    for (task, analysis) in tasks.iter().zip(&analyses) {
+    let mut dicts = Vec::with_capacity(analyses.len());
+    for (index, (task, analysis)) in tasks.iter().zip(&analyses).enumerate() {
         let dict = PyDict::new(py);
-        dict.set_item(intern!(py, "name"), &task.name)?;
+        dict.set_item(intern!(py, "name"), result_name(list, index)?)?;
         let response = (analysis.response != u64::MAX).then_some(analysis.response);
         dict.set_item(intern!(py, "response"), response)?;
         dict.set_item(intern!(py, "deadline"), task.deadline)?;
         dict.set_item(intern!(py, "schedulable"), analysis.schedulable())?;
+        // Interned: four fixed words, not a new string per task.
         let outcome = match analysis.outcome {
-            fixed_priority::Outcome::Schedulable => "schedulable",
-            fixed_priority::Outcome::Misses { .. } => "misses",
-            fixed_priority::Outcome::Overloaded => "overloaded",
-            fixed_priority::Outcome::EndlessBusyWindow => "endless-busy-window",
+            fixed_priority::Outcome::Schedulable => intern!(py, "schedulable"),
+            fixed_priority::Outcome::Misses { .. } => intern!(py, "misses"),
+            fixed_priority::Outcome::Overloaded => intern!(py, "overloaded"),
+            fixed_priority::Outcome::EndlessBusyWindow => intern!(py, "endless-busy-window"),
         };
         dict.set_item(intern!(py, "outcome"), outcome)?;
-        list.append(dict)?;
+        dicts.push(dict);
     }
-    Ok(list.unbind())
+    // Sized once, not grown by appends.
+    Ok(PyList::new(py, dicts)?.unbind())
+}
+
+/// [`fp_rta`]'s verdicts alone: per task, its worst-case response time (ns) when it meets its
+/// deadline, `None` when it does not. The fast form for sweeps: with tasks given as tuples
+/// `(wcet, period, deadline)` no key is looked up and no name or dict is made.
+#[pyfunction]
+fn fp_rta_responses(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
+    let tasks = tasks_from(tasks)?;
+    let analyses = py.detach(|| fixed_priority::response_times(&tasks));
+    let responses = analyses
+        .iter()
+        .map(|analysis| analysis.schedulable().then_some(analysis.response));
+    Ok(PyList::new(py, responses)?.unbind())
 }
 
 /// The exact EDF test (processor demand, QPA by Zhang and Burns): `schedulable`, `reason`,
 /// and `first_failing_deadline` (ns from a synchronous release; `None` unless demand
 /// exceeds supply there), `demand` at it, and the `explanation` sentence of the CLI.
+/// [`edf_qpa_schedulable`] gives the verdict alone.
 #[pyfunction]
 fn edf_qpa(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyDict>> {
     let tasks = tasks_from(tasks)?;
     let (analysis, utilisation) = py.detach(|| (edf::analyse(&tasks), edf::utilisation(&tasks)));
     let dict = PyDict::new(py);
-    dict.set_item("schedulable", analysis.schedulable())?;
+    dict.set_item(intern!(py, "schedulable"), analysis.schedulable())?;
     let (reason, deadline, demand) = match analysis.outcome {
         edf::EdfOutcome::UtilisationAtMostOne => ("utilisation-at-most-one", None, None),
         edf::EdfOutcome::DemandMet { .. } => ("demand-met", None, None),
@@ -224,11 +428,18 @@ fn edf_qpa(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyDict>> {
             ("demand-exceeds", Some(deadline), Some(demand))
         }
     };
-    dict.set_item("reason", reason)?;
-    dict.set_item("first_failing_deadline", deadline)?;
-    dict.set_item("demand", demand)?;
-    dict.set_item("explanation", analysis.explain(&utilisation))?;
+    dict.set_item(intern!(py, "reason"), reason)?;
+    dict.set_item(intern!(py, "first_failing_deadline"), deadline)?;
+    dict.set_item(intern!(py, "demand"), demand)?;
+    dict.set_item(intern!(py, "explanation"), analysis.explain(&utilisation))?;
     Ok(dict.unbind())
+}
+
+/// [`edf_qpa`]'s verdict alone: `True` when the exact EDF test schedules the tasks.
+#[pyfunction]
+fn edf_qpa_schedulable(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<bool> {
+    let tasks = tasks_from(tasks)?;
+    Ok(py.detach(|| edf::analyse(&tasks).schedulable()))
 }
 
 /// `U = sum C_i / T_i` (a float; the EDF verdict `U <= 1` itself is decided exactly by
@@ -350,8 +561,12 @@ fn bulwark(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(uunifast, module)?)?;
     module.add_function(wrap_pyfunction!(task_set, module)?)?;
     module.add_function(wrap_pyfunction!(fp_rta, module)?)?;
+    module.add_function(wrap_pyfunction!(fp_rta_responses, module)?)?;
     module.add_function(wrap_pyfunction!(edf_qpa, module)?)?;
+    module.add_function(wrap_pyfunction!(edf_qpa_schedulable, module)?)?;
     module.add_function(wrap_pyfunction!(edf_utilisation, module)?)?;
+    module.add_function(wrap_pyfunction!(components::component_set, module)?)?;
+    module.add_function(wrap_pyfunction!(components::component_bounds, module)?)?;
     module.add_function(wrap_pyfunction!(simulate, module)?)?;
     module.add_function(wrap_pyfunction!(sweep_shard, module)?)?;
     module.add_function(wrap_pyfunction!(sweep_merge, module)?)?;

@@ -40,6 +40,59 @@ def test_fp_rta_miss_by_hand():
     assert second["outcome"] == "misses"
 
 
+def test_fp_rta_on_tuples_by_hand():
+    # The sets worked by hand above, as (C, T) and (C, T, D) tuples: the same response times
+    # (1, 3, 10 ms; and 2 ms, then 8 > 7 ms), and the same dicts as from dict input.
+    tuples = [(1 * MS, 4 * MS), (2 * MS, 6 * MS, 6 * MS), (3 * MS, 12 * MS)]
+    assert bulwark.fp_rta_responses(tuples) == [1 * MS, 3 * MS, 10 * MS]
+    assert bulwark.fp_rta(tuples) == bulwark.fp_rta(implicit((1, 4), (2, 6), (3, 12)))
+    # A miss is None in the lean form (R2 = 8 ms > D2 = 7 ms).
+    assert bulwark.fp_rta_responses([(2 * MS, 5 * MS), (4 * MS, 7 * MS)]) == [2 * MS, None]
+    # Jitter and blocking by position: (C, T, D, J, B) = (1, 4, 4, 0, 1), (2, 6, 6, 1, 0).
+    # R1 = B1 + C1 = 2. R2: w = 2 + ceil(w / 4) * 1 from w = 3 -> 2 + 1 = 3, fixed point;
+    # R2 = w + J2 = 4 <= 6 (the task's jitter adds to its own response).
+    jittered = [(1, 4, 4, 0, 1), (2, 6, 6, 1, 0)]
+    assert bulwark.fp_rta_responses(jittered) == [2, 4]
+    as_dicts = [{"wcet": 1, "period": 4, "blocking": 1}, {"wcet": 2, "period": 6, "jitter": 1}]
+    assert bulwark.fp_rta_responses(as_dicts) == [2, 4]
+
+
+def test_dict_keys_made_at_run_time_and_unknown_keys():
+    # Keys not interned (joined at run time, or from JSON) and an unknown key: read by lookup,
+    # with the same results as the hand-worked (1, 4), (2, 6) ms set above (R = 1, 3 ms).
+    built = [{"".join(["wc", "et"]): 1 * MS, "per" + "iod": 4 * MS, "note": "first"},
+             json.loads('{"wcet": 2000000, "period": 6000000, "name": "second"}')]
+    assert bulwark.fp_rta_responses(built) == [1 * MS, 3 * MS]
+    assert [task["name"] for task in bulwark.fp_rta(built)] == ["task0", "second"]
+    named = [{"wcet": 1 * MS, "period": 4 * MS, "name": "first", "deadline": None}]
+    assert bulwark.fp_rta(named)[0]["name"] == "first"
+    assert bulwark.fp_rta(named)[0]["deadline"] == 4 * MS  # None: D = T
+    # A name that is not a string is reported as its str(); None is no name.
+    odd = [{"wcet": 1, "period": 4, "name": 5}, (1, 4), {"wcet": 1, "period": 4, "name": None}]
+    assert [task["name"] for task in bulwark.fp_rta(odd)] == ["5", "task1", "task2"]
+
+
+def test_lean_results_equal_the_full_ones_on_generated_sets():
+    for seed in range(20):
+        dicts = sorted(bulwark.task_set(10, 0.85, seed, min_period=MS, max_period=100 * MS),
+                       key=lambda task: task["period"])
+        tuples = [(t["wcet"], t["period"], t["deadline"]) for t in dicts]
+        full = bulwark.fp_rta(dicts)
+        expected = [t["response"] if t["schedulable"] else None for t in full]
+        assert bulwark.fp_rta_responses(tuples) == expected
+        assert bulwark.fp_rta_responses(dicts) == expected
+        assert bulwark.fp_rta(tuples) == full
+        assert bulwark.edf_qpa_schedulable(tuples) == bulwark.edf_qpa(dicts)["schedulable"]
+        assert bulwark.edf_qpa(tuples) == bulwark.edf_qpa(dicts)
+        assert bulwark.edf_utilisation(tuples) == bulwark.edf_utilisation(dicts)
+        # The argument keeps its keyword name.
+        assert bulwark.fp_rta(tasks=tuples) == full
+        assert bulwark.fp_rta_responses(tasks=tuples) == expected
+        # Mixed forms in one list.
+        mixed = [task if index % 2 else tuples[index] for index, task in enumerate(dicts)]
+        assert bulwark.fp_rta_responses(mixed) == expected
+
+
 def test_edf_qpa_at_u_equal_one():
     # Implicit deadlines, U = 2/4 + 3/6 = 1: EDF-schedulable by Liu and Layland's U <= 1.
     verdict = bulwark.edf_qpa(implicit((2, 4), (3, 6)))
@@ -67,6 +120,10 @@ def test_edf_qpa_at_u_equal_one():
     assert not verdict["schedulable"] and verdict["reason"] == "demand-exceeds"
     assert verdict["first_failing_deadline"] == 2
     assert verdict["demand"] == 3
+    # The same three sets as tuples, through the lean verdict.
+    assert bulwark.edf_qpa_schedulable([(2, 4), (3, 6)])
+    assert bulwark.edf_qpa_schedulable([(1, 2, 2), (2, 4, 3)])
+    assert not bulwark.edf_qpa_schedulable([(1, 2, 1), (2, 4, 2)])
 
 
 def test_edf_qpa_above_one():
@@ -75,6 +132,8 @@ def test_edf_qpa_above_one():
     verdict = bulwark.edf_qpa(tasks)
     assert not verdict["schedulable"] and verdict["reason"] == "utilisation-above-one"
     assert bulwark.edf_utilisation(tasks) == pytest.approx(13 / 12)
+    assert not bulwark.edf_qpa_schedulable([(3, 4), (2, 6)])
+    assert bulwark.edf_utilisation([(3, 4), (2, 6)]) == pytest.approx(13 / 12)
 
 
 @pytest.mark.parametrize("n,utilisation,seed", [(1, 0.3, 1), (5, 0.8, 2), (20, 0.95, 3),
@@ -131,6 +190,13 @@ BAD_CALLS = [
     (lambda: bulwark.edf_qpa([{"wcet": -1, "period": 2}]), "task 0: `wcet` = -1"),
     (lambda: bulwark.fp_rta([{"wcet": 1, "period": 0}]), "period"),
     (lambda: bulwark.fp_rta(["not a dict"]), "task 0 is not a dict"),
+    (lambda: bulwark.fp_rta_responses([(1, 2), (1,)]), "task 1 is a tuple of 1 items"),
+    (lambda: bulwark.fp_rta_responses([(1, 2, -3)]), "task 0: `deadline` = -3"),
+    (lambda: bulwark.edf_qpa_schedulable([(None, 2)]), "task 0: `wcet` = None is not a time"),
+    (lambda: bulwark.edf_utilisation([(1, 2.5)]), "task 0: `period` = 2.5 is not a time"),
+    # Lean calls skip names, yet the error names the task (given, or task<index>).
+    (lambda: bulwark.fp_rta_responses([(1, 2), (1, 0)]), "task1"),
+    (lambda: bulwark.edf_qpa_schedulable([{"wcet": 1, "period": 0, "name": "cam"}]), "cam"),
     (lambda: bulwark.edf_utilisation([{"wcet": "1", "period": 2}]), "`wcet` = 1 is not a time"),
     (lambda: bulwark.uunifast(-1, 0.5, 1), "n = -1 is out of range"),
     (lambda: bulwark.uunifast(3, float("nan"), 1), "utilisation NaN is out of range"),

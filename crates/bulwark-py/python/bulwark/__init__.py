@@ -1,17 +1,26 @@
 """Bulwark from Python.
 
 Task-set generation (``uunifast``, ``task_set``), classic schedulability tests (``fp_rta``,
-``edf_qpa``, ``edf_utilisation``), simulation (``simulate``) and sweeps (``sweep``,
-``sweep_shard``, ``sweep_merge``) on plain lists, dicts and strings; times in integer
+``edf_qpa``, ``edf_utilisation``, and the lean ``fp_rta_responses`` and
+``edf_qpa_schedulable``), the CAmkES component paper's bounds on generated sets
+(``component_set``, ``component_bounds``), simulation (``simulate``) and sweeps (``sweep``,
+``sweep_shard``, ``sweep_merge``) on plain lists, tuples, dicts and strings; times in integer
 nanoseconds. ``bulwark.dask`` runs a sweep's shards on a Dask cluster.
+
+Tasks are dicts ``{"wcet", "period", "deadline"?, "jitter"?, "blocking"?, "name"?}`` or,
+faster, tuples ``(wcet, period[, deadline[, jitter[, blocking]]])``.
 
 Every function releases the GIL while the Rust code runs.
 """
 
 from ._bulwark import (
+    component_bounds,
+    component_set,
     edf_qpa,
+    edf_qpa_schedulable,
     edf_utilisation,
     fp_rta,
+    fp_rta_responses,
     simulate,
     sweep,
     sweep_merge,
@@ -21,9 +30,13 @@ from ._bulwark import (
 )
 
 __all__ = [
+    "component_bounds",
+    "component_set",
     "edf_qpa",
+    "edf_qpa_schedulable",
     "edf_utilisation",
     "fp_rta",
+    "fp_rta_responses",
     "simulate",
     "sweep",
     "sweep_merge",
