@@ -6,6 +6,7 @@ pub mod a2_timer_interference;
 pub mod a3_preemption_storm;
 mod camkes_sweep;
 pub mod camkes_synthetic;
+mod component_spr;
 mod double_hit;
 mod faas_reclaim;
 pub mod host_a1;
@@ -65,6 +66,7 @@ pub const ALL: &[Experiment] = &[
     vbs_isolation::EXPERIMENT,
     camkes_synthetic::EXPERIMENT,
     camkes_sweep::EXPERIMENT,
+    component_spr::EXPERIMENT,
     mcipc_case_study::EXPERIMENT,
     spr_vbs_cores::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
