@@ -8,16 +8,22 @@
 
 use std::collections::HashMap;
 
+use bulwark_analysis::admission::{self, Server};
 use bulwark_analysis::blocking::{
     self, analyse, CallReply, FixedCeiling, Overheads, Protocol as AnalysisProtocol, System,
+    TaskTiming,
 };
 use bulwark_analysis::component_graph::{self, ComponentAnalysis, CycleKind};
+use bulwark_analysis::rbf::ServerKind;
+use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Priority};
 use bulwark_sim::components::{
     CallReplyCost, ComponentSystemConfig, ContextConfig, CpiConfig, CpiProtocol, ProtocolCosts,
     Step, TaskConfig,
 };
-use bulwark_spec::component::{ComponentSystem, CpiId, ProcedureStep, Protocol, RESERVATION_SLOTS};
+use bulwark_spec::component::{
+    ComponentSystem, CpiId, ProcedureStep, Protocol, Task, RESERVATION_SLOTS,
+};
 
 /// Why a component system cannot be simulated or analysed for schedulability.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -202,6 +208,84 @@ pub fn lower(
             cpis: analysis_cpis,
         },
         overheads: analysis_overheads(&costs),
+    })
+}
+
+/// What the tasks' SPR reservations add to the component analysis, task by task in the
+/// order of [`ComponentSystem::tasks`].
+#[derive(Clone, Debug)]
+pub struct ReservationTerms {
+    /// Each task's reservation, if it has one.
+    pub reservations: Vec<Option<Reservation>>,
+    /// `I_i`, SPR Eq. 1's blocking term: the longest non-preemptive region `eta` of a
+    /// strictly lower-priority task's reservation (zero if none). A job meets one such region
+    /// when it is released or woken while a lower-priority thread was just dispatched.
+    pub regions: Vec<Duration>,
+    /// SPR Eq. 1 over the reservations, when every task has one (it assumes every task on the
+    /// core is a reservation server); `None` otherwise.
+    pub eq1: Option<Vec<admission::Response>>,
+}
+
+impl ReservationTerms {
+    /// The timings with each task's blocking raised by its `I_i`: what the response-time
+    /// analysis reads once non-preemptive regions can delay a job.
+    pub fn with_regions(&self, timings: &[TaskTiming]) -> Vec<TaskTiming> {
+        timings
+            .iter()
+            .zip(&self.regions)
+            .map(|(t, region)| TaskTiming {
+                blocking: t.blocking.saturating_add(*region),
+                ..*t
+            })
+            .collect()
+    }
+}
+
+/// The reservation terms of `system`, `None` when no task has a reservation.
+pub fn reservation_terms(system: &ComponentSystem) -> Option<ReservationTerms> {
+    let tasks: Vec<&Task> = system.tasks().into_iter().map(|(_, t)| t).collect();
+    let reservations: Vec<Option<Reservation>> = tasks
+        .iter()
+        .map(|t| {
+            t.reservation.map(|r| Reservation {
+                budget: r.budget,
+                period: t.period,
+                replenishments: RESERVATION_SLOTS,
+                non_preemptive: r.non_preemptive,
+            })
+        })
+        .collect();
+    if reservations.iter().all(Option::is_none) {
+        return None;
+    }
+    let regions = tasks
+        .iter()
+        .map(|task| {
+            tasks
+                .iter()
+                .zip(&reservations)
+                .filter(|(lower, _)| lower.priority < task.priority)
+                .filter_map(|(_, r)| r.map(|r| r.non_preemptive))
+                .max()
+                .unwrap_or(Duration::ZERO)
+        })
+        .collect();
+    let servers: Option<Vec<Server>> = tasks
+        .iter()
+        .zip(&reservations)
+        .map(|(t, r)| {
+            Some(Server::new(
+                t.name.clone(),
+                t.priority,
+                (*r)?,
+                ServerKind::Sporadic,
+            ))
+        })
+        .collect();
+    Some(ReservationTerms {
+        eq1: servers.map(|s| admission::response_times(&s)),
+        regions,
+        reservations,
     })
 }
 

@@ -733,3 +733,36 @@ fn a_mixed_scenario_is_analysed_per_policy() {
     assert_eq!(parts[1]["policy"], "edf");
     assert!(parts[0]["analysis"].is_object() && parts[1]["analysis"].is_object());
 }
+
+/// Fig. 7 with every task in a 5 ms reservation with eta = 500 us: each task's I is the
+/// longest eta below it (500 us for t1-t3, none below t4), the response times count it
+/// (t1: the plain file's 9.071724 ms + 0.5 ms), and SPR Eq. 1 over the reservations is, by
+/// hand, t1: 0.5 + 5 = 5.5 ms; t2: 0.5 + 5 + 5 = 10.5 -> 0.5 + 5 + 2 * 5 = 15.5 ms (<= 20).
+/// Without reservations the JSON's new fields are null.
+#[test]
+fn analyze_counts_the_reservations_of_a_component_system() {
+    let file = "scenarios/components/fig7-spr.camkes";
+    let out = bulwark(&["analyze", file, "--overheads", "xeon"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    // The schedulability table, after the task list that also starts lines with t1..t4.
+    let table = stdout
+        .split("schedulability (")
+        .nth(1)
+        .expect("a schedulability table");
+    let t1 = row(table, "t1");
+    assert_eq!(&t1[..6], ["t1", "40", "10ms", "4.029586ms", "5.042138ms", "500us"]);
+    assert!(t1.contains(&"9.571724ms"), "{t1:?}");
+    assert_eq!(&row(table, "t4")[5], &"0ns");
+    let out = bulwark(&["analyze", file, "--overheads", "xeon", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tasks = &doc["schedulability"]["tasks"];
+    assert_eq!(tasks[0]["regions_ns"], 500_000);
+    assert_eq!(tasks[0]["reservation"]["eq1_response_ns"], 5_500_000);
+    assert_eq!(tasks[1]["reservation"]["eq1_response_ns"], 15_500_000);
+    assert_eq!(tasks[1]["reservation"]["budget_ns"], 5_000_000);
+    let plain = bulwark(&["analyze", "scenarios/components/fig7.camkes", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(doc["schedulability"]["tasks"][0]["reservation"].is_null());
+    assert!(doc["schedulability"]["tasks"][0]["regions_ns"].is_null());
+}

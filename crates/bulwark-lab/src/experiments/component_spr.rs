@@ -23,17 +23,14 @@
 //! The same system without reservations (`fig7.camkes`) runs beside it, for the inversion the
 //! regions add.
 
-use bulwark_analysis::admission::{self, Server};
 use bulwark_analysis::blocking::{self, TaskTiming};
 use bulwark_analysis::component_graph;
-use bulwark_analysis::rbf::ServerKind;
-use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::components::{run as run_machine, ComponentOutcome, ProtocolCosts, RunOptions};
-use bulwark_spec::component::{ComponentSystem, RESERVATION_SLOTS};
+use bulwark_spec::component::ComponentSystem;
 
 use super::{Experiment, LabError};
-use crate::component_system::{lower, schedulability};
+use crate::component_system::{lower, reservation_terms, schedulability};
 use crate::report::{Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -92,38 +89,12 @@ fn run() -> Result<ExperimentReport, LabError> {
     let (plain, _) = simulate(&parse(FIG7, "fig7.camkes")?)?;
     let tasks: Vec<_> = system.tasks().into_iter().map(|(_, t)| t.clone()).collect();
 
-    // SPR Eq. 1 over the reservations, highest priority first.
-    let servers: Vec<Server> = tasks
-        .iter()
-        .filter_map(|t| {
-            let r = t.reservation?;
-            Some(Server::new(
-                t.name.clone(),
-                t.priority,
-                Reservation {
-                    budget: r.budget,
-                    period: t.period,
-                    replenishments: RESERVATION_SLOTS,
-                    non_preemptive: r.non_preemptive,
-                },
-                ServerKind::Sporadic,
-            ))
-        })
-        .collect();
-    let eq1 = admission::response_times(&servers);
-    let all_reserved = servers.len() == tasks.len();
-    let admitted = all_reserved && eq1.iter().all(|r| r.admitted());
-
-    // RTA with blocking B_i + I_i (I_i is Eq. 1's blocking term, per task).
-    let composed: Vec<TaskTiming> = timings
-        .iter()
-        .enumerate()
-        .map(|(i, t)| TaskTiming {
-            blocking: t.blocking.saturating_add(admission::blocking(&servers, i)),
-            ..*t
-        })
-        .collect();
-    let responses = blocking::response_times(&composed);
+    let terms = reservation_terms(&system)
+        .ok_or_else(|| LabError::Components("fig7-spr.camkes has no reservation".into()))?;
+    let eq1 = terms.eq1.clone().unwrap_or_default();
+    let admitted = eq1.len() == tasks.len() && eq1.iter().all(|r| r.admitted());
+    // RTA with blocking B_i + I_i.
+    let responses = blocking::response_times(&terms.with_regions(&timings));
 
     let rows: Vec<Row> = tasks
         .iter()
@@ -133,7 +104,7 @@ fn run() -> Result<ExperimentReport, LabError> {
             execution: timings[i].execution,
             budget: task.reservation.map_or(Duration::ZERO, |r| r.budget),
             blocking: timings[i].blocking,
-            regions: admission::blocking(&servers, i),
+            regions: terms.regions[i],
             bound: responses
                 .get(i)
                 .filter(|r| r.verdict == blocking::Verdict::Admitted)
@@ -153,8 +124,8 @@ fn run() -> Result<ExperimentReport, LabError> {
             expected: "R_i <= p_i for t1..t4".into(),
             measured: eq1
                 .iter()
-                .zip(&servers)
-                .map(|(r, s)| format!("{} R = {}", s.name, r.response))
+                .zip(&tasks)
+                .map(|(r, t)| format!("{} R = {}", t.name, r.response))
                 .collect::<Vec<_>>()
                 .join(", "),
             pass: admitted,

@@ -10,7 +10,9 @@ use bulwark_analysis::blocking::{
 use bulwark_analysis::component_graph::CycleKind;
 use bulwark_analysis::component_graph::{self, ComponentAnalysis};
 use bulwark_core::{Duration, Instant};
-use bulwark_lab::component_system::{lower, schedulability, Lowered};
+use bulwark_lab::component_system::{
+    lower, reservation_terms, schedulability, Lowered, ReservationTerms,
+};
 use bulwark_sim::components::{run, ComponentOutcome, ProtocolCosts, RunOptions};
 use bulwark_spec::component::{ComponentSystem, Connection, CpiId, LocatedSystem};
 use bulwark_spec::SpecError;
@@ -104,14 +106,22 @@ pub struct Schedulability {
     responses: Vec<Response>,
     names: Vec<String>,
     bounds: [(&'static str, Verdict); 3],
+    /// What SPR reservations add, when a task has one: the response times and bounds above
+    /// then count each task's `I_i` in its blocking.
+    terms: Option<ReservationTerms>,
 }
 
 impl Schedulability {
-    /// Of `lowered`; `None` if its requests loop.
-    pub fn of(lowered: &Lowered) -> Option<Schedulability> {
+    /// Of `lowered`, the lowering of `system`; `None` if its requests loop.
+    pub fn of(lowered: &Lowered, system: &ComponentSystem) -> Option<Schedulability> {
         let analysis = schedulability(lowered)?;
-        let timings = analysis.timings();
+        let terms = reservation_terms(system);
+        let timings = match &terms {
+            Some(terms) => terms.with_regions(&analysis.timings()),
+            None => analysis.timings(),
+        };
         Some(Schedulability {
+            terms,
             responses: response_times(&timings),
             names: lowered
                 .system
@@ -137,9 +147,25 @@ impl Schedulability {
         })
     }
 
-    /// True when exact response-time analysis admits every task.
+    /// True when exact response-time analysis admits every task and, with reservations,
+    /// every budget covers its job (`C_i <= b_i`) and SPR Eq. 1 admits the reservations.
     pub fn admitted(&self) -> bool {
         self.responses.iter().all(|r| r.verdict.admitted())
+            && self.terms.as_ref().is_none_or(|terms| {
+                self.budgets_cover(terms)
+                    && terms
+                        .eq1
+                        .as_ref()
+                        .is_none_or(|eq1| eq1.iter().all(|r| r.admitted()))
+            })
+    }
+
+    fn budgets_cover(&self, terms: &ReservationTerms) -> bool {
+        self.analysis
+            .tasks
+            .iter()
+            .zip(&terms.reservations)
+            .all(|(t, r)| r.is_none_or(|r| t.timing.execution <= r.budget))
     }
 
     /// The tables.
@@ -150,28 +176,93 @@ impl Schedulability {
             .iter()
             .zip(&self.responses)
             .zip(&self.names)
-            .map(|((t, r), name)| {
-                vec![
+            .enumerate()
+            .map(|(i, ((t, r), name))| {
+                let mut row = vec![
                     name.clone(),
                     t.timing.priority.0.to_string(),
                     t.timing.period.to_string(),
                     t.timing.execution.to_string(),
                     t.timing.blocking.to_string(),
+                ];
+                if let Some(terms) = &self.terms {
+                    row.push(terms.regions[i].to_string());
+                }
+                row.extend([
                     rule(t.rule).to_string(),
                     response(r),
                     verdict(r.verdict).to_string(),
-                ]
+                ]);
+                row
             })
             .collect();
         let mut out = String::from("\nschedulability (CAmkES paper, section 3.2):\n");
-        out.push_str(&table::render(
+        let header: &[&str] = if self.terms.is_some() {
+            &[
+                "task", "prio", "T", "C", "B", "I", "blocking", "R (RTA)", "verdict",
+            ]
+        } else {
             &[
                 "task", "prio", "T", "C", "B", "blocking", "R (RTA)", "verdict",
-            ],
-            &rows,
-        ));
+            ]
+        };
+        out.push_str(&table::render(header, &rows));
         for (name, v) in &self.bounds {
             out.push_str(&format!("{name}: {}\n", verdict(*v)));
+        }
+        if let Some(terms) = &self.terms {
+            out.push_str(&self.render_reservations(terms));
+        }
+        out
+    }
+
+    /// The reservations' table: budget against the job's demand, and SPR Eq. 1.
+    fn render_reservations(&self, terms: &ReservationTerms) -> String {
+        let rows: Vec<Vec<String>> = self
+            .names
+            .iter()
+            .zip(&self.analysis.tasks)
+            .zip(&terms.reservations)
+            .enumerate()
+            .map(|(i, ((name, t), r))| match r {
+                None => vec![name.clone(), "-".into(), "-".into(), "-".into(), "-".into()],
+                Some(r) => {
+                    let eq1 = terms.eq1.as_ref().and_then(|eq1| eq1.get(i));
+                    vec![
+                        name.clone(),
+                        r.budget.to_string(),
+                        r.non_preemptive.to_string(),
+                        if t.timing.execution <= r.budget {
+                            "yes"
+                        } else {
+                            "no"
+                        }
+                        .into(),
+                        eq1.map_or("-".into(), |e| {
+                            format!(
+                                "{} ({})",
+                                e.response,
+                                if e.admitted() {
+                                    "admitted"
+                                } else {
+                                    "not admitted"
+                                }
+                            )
+                        }),
+                    ]
+                }
+            })
+            .collect();
+        let mut out = String::from(
+            "\nreservations (SPR paper: budget every period, eta; I above is Eq. 1's blocking \
+             term, the longest eta of a lower priority, counted in the response times):\n",
+        );
+        out.push_str(&table::render(
+            &["task", "budget", "eta", "C <= budget", "Eq. 1 R"],
+            &rows,
+        ));
+        if terms.eq1.is_none() {
+            out.push_str("Eq. 1: not applied (it needs every task in a reservation)\n");
         }
         out
     }
@@ -184,8 +275,22 @@ impl Schedulability {
             .iter()
             .zip(&self.responses)
             .zip(&self.names)
-            .map(|((t, r), name)| {
+            .enumerate()
+            .map(|(i, ((t, r), name))| {
+                let terms = self.terms.as_ref();
+                let reservation = terms.and_then(|terms| terms.reservations[i]).map(|res| {
+                    let eq1 = terms.and_then(|terms| terms.eq1.as_ref()?.get(i).copied());
+                    json!({
+                        "budget_ns": res.budget.as_nanos(),
+                        "period_ns": res.period.as_nanos(),
+                        "non_preemptive_ns": res.non_preemptive.as_nanos(),
+                        "eq1_response_ns": eq1.map(|e| e.response.as_nanos()),
+                        "eq1_admitted": eq1.map(|e| e.admitted()),
+                    })
+                });
                 json!({
+                    "reservation": reservation,
+                    "regions_ns": terms.map(|terms| terms.regions[i].as_nanos()),
                     "task": name,
                     "priority": t.timing.priority.0,
                     "period_ns": t.timing.period.as_nanos(),
@@ -246,7 +351,7 @@ pub fn analyze_schedulability(
     overheads: ProtocolOverheads,
 ) -> Result<Schedulability, String> {
     let lowered = lower(system, analysis, costs(overheads)).map_err(|e| e.to_string())?;
-    Schedulability::of(&lowered).ok_or_else(|| "request chains loop".to_string())
+    Schedulability::of(&lowered, system).ok_or_else(|| "request chains loop".to_string())
 }
 
 /// `bulwark simulate` on a component system.
@@ -269,7 +374,7 @@ pub fn simulate(system: &ComponentSystem, args: &SimulateArgs) -> Result<ExitCod
         },
     )
     .map_err(|e| format!("{}: {e}", args.file.display()))?;
-    let blocking: Vec<Duration> = Schedulability::of(&lowered)
+    let blocking: Vec<Duration> = Schedulability::of(&lowered, system)
         .map(|s| s.analysis.timings().iter().map(|t| t.blocking).collect())
         .unwrap_or_default();
     write_exports(args, &lowered, &outcome)?;
