@@ -751,7 +751,10 @@ fn analyze_counts_the_reservations_of_a_component_system() {
         .nth(1)
         .expect("a schedulability table");
     let t1 = row(table, "t1");
-    assert_eq!(&t1[..6], ["t1", "40", "10ms", "4.029586ms", "5.042138ms", "500us"]);
+    assert_eq!(
+        &t1[..6],
+        ["t1", "40", "10ms", "4.029586ms", "5.042138ms", "500us"]
+    );
     assert!(t1.contains(&"9.571724ms"), "{t1:?}");
     assert_eq!(&row(table, "t4")[5], &"0ns");
     let out = bulwark(&["analyze", file, "--overheads", "xeon", "--json"]);
