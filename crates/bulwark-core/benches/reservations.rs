@@ -16,10 +16,10 @@
 //! victim and prints its `Work` (deterministic, unlike the times) on stderr.
 //!
 //! Two groups time the same invocation:
-//! - `schedule_at_herd` (warm cache): each timed call runs on a clone made just before it,
-//!   outside the timing, so the state is as warm as a kernel's scheduler state between two
-//!   invocations (the whole state fits in this machine's 2 MB L2 for every N). SPR's instruction count per
-//!   invocation is the same for every N, so its time must stay flat here;
+//! - `schedule_at_herd`: on clones made in batches just before the timed loop. Cloning the
+//!   prepared state costs O(N) and so does its cache footprint, which leaves the invocation's
+//!   lines warm for small N and mostly out of L1/L2 for large N. SPR's instruction count per
+//!   invocation is the same for every N; what still grows here is cache misses;
 //! - `schedule_at_herd_cold`: the same cache state for every N (L1/L2 evicted before each
 //!   timed call), which separates work that grows with N from the clone's footprint.
 
@@ -174,13 +174,12 @@ fn bench_policy<P: AddTask>(
         };
         group.bench_with_input(BenchmarkId::new(name, n), &prepared, |b, prepared| {
             match cache {
-                // One clone just before each timed call (the clone is set-up, untimed): the
-                // state it touches is then as warm as a kernel's scheduler state between two
-                // invocations, in L2 for every N here (about 250 bytes per SPR task record
-                // with S = 8 inline slots: about 1 MB at N = 4096). Batched clones would instead leave a large N's clone out of
-                // cache, timing DRAM rather than the scheduler.
+                // SmallInput keeps a batch's clones (a tenth of a sample's iterations) in
+                // memory at once. Since warm-up counts the clones' time, a sample's
+                // iterations shrink as the prepared state grows, and so does a batch: a few
+                // tens of MB at most for N = 4096.
                 Cache::AsCloned => {
-                    b.iter_batched_ref(|| prepared.clone(), routine, BatchSize::PerIteration)
+                    b.iter_batched_ref(|| prepared.clone(), routine, BatchSize::SmallInput)
                 }
                 Cache::Evicted => b.iter_batched_ref(
                     || {
