@@ -246,8 +246,8 @@ every sleep goes through the policy. The dispatcher's own work is measured and s
 time. A watchdog on another core demotes every thread if the dispatcher stops answering.
 
 Needs CAP_SYS_NICE (root) or an RLIMIT_RTPRIO of 99, and both cores in the affinity. Every
-task must be on one core of the scenario; vbs scenarios and allocate/terminate steps are not
-run on the host yet. Runs are limited to 10 s; Linux's real-time throttling
+task must be on one core of the scenario; under vbs each `action` step is a switch request to
+the policy, as in the simulator. allocate/terminate steps are not run on the host yet. Runs are limited to 10 s; Linux's real-time throttling
 (sched_rt_runtime_us) applies, and timers that woke more than 1 ms late are reported.",
         after_help = "Times carry a unit (ns, us, ms, s). --json gives the same document as
 `simulate --json`, plus a `host` object (and `simulated` with --compare).
