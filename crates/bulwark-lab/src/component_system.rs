@@ -18,8 +18,7 @@ use bulwark_analysis::rbf::ServerKind;
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Priority};
 use bulwark_sim::components::{
-    CallReplyCost, ComponentSystemConfig, ContextConfig, CpiConfig, CpiProtocol, ProtocolCosts,
-    Step, TaskConfig,
+    CallReplyCost, ComponentSystemConfig, CpiConfig, CpiProtocol, ProtocolCosts, Step, TaskConfig,
 };
 use bulwark_spec::component::{
     ComponentSystem, CpiId, ProcedureStep, Protocol, Task, RESERVATION_SLOTS,
@@ -148,7 +147,7 @@ pub fn lower(
             offset: Duration::ZERO,
             body: body.iter().map(target).collect(),
             // The task's scheduling context: an SPR reservation over its own period.
-            reservation: task.reservation.map(|r| ContextConfig {
+            reservation: task.reservation.map(|r| Reservation {
                 budget: r.budget,
                 period: task.period,
                 replenishments: RESERVATION_SLOTS,

@@ -3,10 +3,11 @@
 //! and their non-preemptive regions, on schedules worked out by hand (the property over random
 //! systems is with the machine's other properties, in `components.rs`).
 
+use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::components::{
-    run, ComponentOutcome, ComponentSystemConfig, ContextConfig, CpiConfig, CpiProtocol,
-    ProtocolCosts, RunOptions, Step, TaskConfig,
+    run, ComponentOutcome, ComponentSystemConfig, CpiConfig, CpiProtocol, ProtocolCosts,
+    RunOptions, Step, TaskConfig,
 };
 use bulwark_sim::trace::Trace;
 
@@ -18,13 +19,8 @@ fn at_us(n: u64) -> Instant {
     Instant::ZERO.saturating_add(us(n))
 }
 
-fn reservation(budget: u64, period: u64, eta: u64) -> Option<ContextConfig> {
-    Some(ContextConfig {
-        budget: us(budget),
-        period: us(period),
-        replenishments: 8,
-        non_preemptive: us(eta),
-    })
+fn reservation(budget: u64, period: u64, eta: u64) -> Option<Reservation> {
+    Some(Reservation::new(us(budget), us(period)).with_non_preemptive(us(eta)))
 }
 
 fn task(name: &str, priority: u8, period: u64, offset: u64, body: Vec<Step>) -> TaskConfig {

@@ -1,10 +1,11 @@
 //! The component machine on schedules worked out by hand: PIP, IPCP, propagation, nested PIP
 //! (to PIP and to propagated) and the protocol overheads. Times in milliseconds unless said.
 
+use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::components::{
-    run, CallReplyCost, ComponentConfigError, ComponentOutcome, ComponentSystemConfig,
-    ContextConfig, CpiConfig, CpiProtocol, ProtocolCosts, RunOptions, Step, TaskConfig,
+    run, CallReplyCost, ComponentConfigError, ComponentOutcome, ComponentSystemConfig, CpiConfig,
+    CpiProtocol, ProtocolCosts, RunOptions, Step, TaskConfig,
 };
 use bulwark_sim::trace::{MarkKind, Trace};
 
@@ -436,7 +437,7 @@ mod any_system {
                             period: ms(period),
                             offset: ms(offset),
                             body,
-                            reservation: context.map(|(budget, eta, slots)| ContextConfig {
+                            reservation: context.map(|(budget, eta, slots)| Reservation {
                                 budget: Duration::from_micros(budget),
                                 period: ms(period),
                                 replenishments: slots,

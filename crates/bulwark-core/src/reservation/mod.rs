@@ -5,12 +5,14 @@
 //! the capacity `S` of the replenishment queue that sporadic-server rules keep.
 
 pub mod clustered;
+pub mod context;
 pub mod deferrable;
 pub mod priority_timeouts;
 pub mod replenishment;
 pub mod sporadic;
 pub mod spr;
 
+pub use context::SchedContext;
 pub use deferrable::DeferrableServer;
 pub use sporadic::SporadicServer;
 pub use spr::{ReplenishmentRule, Spr};

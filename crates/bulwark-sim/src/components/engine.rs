@@ -10,11 +10,11 @@ use bulwark_core::{Duration, Instant, Priority, TaskId, Work};
 use crate::record::OpenSlices;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 
-use super::context::Context;
 use super::{
     ComponentJob, ComponentOutcome, ComponentSystemConfig, ComponentTaskOutcome, CpiProtocol,
     RunOptions, Step,
 };
+use bulwark_core::reservation::SchedContext;
 
 /// Why a configuration cannot run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -182,7 +182,7 @@ struct Machine<'a> {
     fixed_callers: Vec<VecDeque<(usize, bool)>>,
     tasks: Vec<TaskState>,
     /// Each task's scheduling context, if it has a reservation.
-    contexts: Vec<Option<Context>>,
+    contexts: Vec<Option<SchedContext>>,
     /// The running thread's non-preemptive region: the thread and when the region ends.
     region: Option<(usize, Instant)>,
     work: Work,
@@ -350,11 +350,11 @@ impl<'a> Machine<'a> {
             overflow: vec![VecDeque::new(); n],
             fixed_callers: vec![VecDeque::new(); n],
             tasks,
-            // Validation refused the reservations `Context::new` cannot build.
+            // Validation refused the reservations `SchedContext::new` cannot build.
             contexts: config
                 .tasks
                 .iter()
-                .map(|task| task.reservation.and_then(Context::new))
+                .map(|task| task.reservation.and_then(|r| SchedContext::new(r).ok()))
                 .collect(),
             region: None,
             work: Work::default(),
@@ -406,7 +406,7 @@ impl<'a> Machine<'a> {
         let depleted = self
             .context_of(t)
             .and_then(|i| self.contexts[i].as_ref())
-            .is_some_and(|c| c.depleted);
+            .is_some_and(SchedContext::is_depleted);
         let thread = &mut self.threads[t];
         thread.blocked = false;
         if depleted {
@@ -561,7 +561,7 @@ impl<'a> Machine<'a> {
         if context.charge(now, Duration::ZERO, &mut self.work) {
             return false;
         }
-        context.depleted = true;
+        context.deplete();
         self.tasks[i].outcome.budget_exhaustions += 1;
         self.threads[r].throttled = true;
         self.running = None;
@@ -577,7 +577,7 @@ impl<'a> Machine<'a> {
             let Some(context) = self.contexts[i].as_mut() else {
                 continue;
             };
-            if !context.depleted || context.replenishment_time() > now {
+            if !context.is_depleted() || context.replenishment_time() > now {
                 continue;
             }
             context.activate(now, &mut self.work);
@@ -609,7 +609,7 @@ impl<'a> Machine<'a> {
             }
         }
         for context in self.contexts.iter().flatten() {
-            if context.depleted {
+            if context.is_depleted() {
                 next = next.min(context.replenishment_time());
             }
         }

@@ -37,12 +37,10 @@
 //! request) ran while the job was pending, and how many distinct lower jobs that work belonged
 //! to. The analysis bounds the first by `B_i`; under IPCP the second is at most one.
 
-mod context;
 mod engine;
 
 use bulwark_core::{Duration, Instant, Priority};
 
-pub use context::ContextConfig;
 pub use engine::{run, ComponentConfigError};
 
 /// One step of a task's job or of a procedure.
@@ -80,9 +78,10 @@ pub struct TaskConfig {
     pub offset: Duration,
     /// What a job does in its own component.
     pub body: Vec<Step>,
-    /// Its scheduling context, an SPR reservation that every thread working for it runs
-    /// on; `None`: unlimited budget and no non-preemptive region.
-    pub reservation: Option<ContextConfig>,
+    /// Its scheduling context's reservation (sporadic-server rule): every thread working for
+    /// it runs on the context ([`SchedContext`](bulwark_core::reservation::SchedContext));
+    /// `None`: unlimited budget and no non-preemptive region.
+    pub reservation: Option<bulwark_core::reservation::Reservation>,
 }
 
 /// A CPI of a passive component.
