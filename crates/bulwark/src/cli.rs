@@ -139,9 +139,10 @@ Examples:
       low-priority reservation under SPR; its useful work per period with non-preemptive
       regions of 0, 1 ms and 2 ms. It has no attackers to count and no plot.
 
-Every run uses the calibrated platform costs of `bulwark reproduce`. With --host, a1 and a2
-run for real on this machine's core 1 under Bulwark's hosted runtime instead, and print the
-host experiment's table, the simulation beside.",
+Every run uses the calibrated platform costs of `bulwark reproduce`. With --host, each attack
+runs for real on this machine's core 1 under Bulwark's hosted runtime instead, and prints the
+host experiment's table, the simulation beside (a3: real matrix multiplies against a real
+timer flood and a real cache attack).",
         after_help = "Times print with their unit; --json gives integer nanoseconds.
 
 Exit status: 0 when every check of the experiment holds on the sweep, 1 when one fails, 2 on
@@ -152,7 +153,8 @@ Examples:
   bulwark attack a1 --attackers 1,16,256 --svg herd.svg
   bulwark attack a2 --attackers 4,64 --json > a2.json
   bulwark attack a2 --host
-  bulwark attack a3"
+  bulwark attack a3
+  bulwark attack a3 --host"
     )]
     Attack(AttackArgs),
     /// Run the built-in experiments and write a report (Markdown, HTML, SVG).
@@ -401,8 +403,8 @@ pub struct AttackArgs {
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// Run the attack on this machine's core 1 with Bulwark's hosted runtime instead of
-    /// simulating it (a1 and a2): the host experiment of `bulwark reproduce`
-    /// (host-a1-thundering-herd, host-a2-timer-interference) with its own attacker counts.
+    /// simulating it: the host experiment of `bulwark reproduce` (host-a1-thundering-herd,
+    /// host-a2-timer-interference, host-a3-preemption-storm) with its own attacker counts.
     /// Needs real-time privileges (root or CAP_SYS_NICE) and takes about a minute.
     #[arg(long)]
     pub host: bool,

@@ -10,7 +10,14 @@ use common::{bulwark, text};
 #[test]
 fn host_refuses_what_it_cannot_do_with_exit_2() {
     for (args, says) in [
-        (&["attack", "a3", "--host"][..], "a3 has no host experiment"),
+        (
+            &["attack", "a3", "--host", "--attackers", "4"][..],
+            "a3 has no attackers to count",
+        ),
+        (
+            &["attack", "a3", "--host", "--svg", "/nonexistent/a3.svg"][..],
+            "drop --svg",
+        ),
         (
             &["attack", "a2", "--host", "--attackers", "4"][..],
             "drop --attackers",

@@ -10,7 +10,7 @@ use bulwark_core::Duration;
 use bulwark_host::HostConfig;
 use bulwark_lab::experiments::{
     a1_thundering_herd as a1, a2_timer_interference as a2, a3_preemption_storm as a3, host_a1,
-    host_a2, LabError,
+    host_a2, host_a3, LabError,
 };
 use bulwark_lab::report::{verdict, Check, ExperimentReport};
 use bulwark_spec::PolicyKind;
@@ -114,14 +114,15 @@ fn run_host(args: &AttackArgs) -> Result<ExitCode, String> {
     let experiment = match args.attack {
         Attack::A1 => &host_a1::EXPERIMENT,
         Attack::A2 => &host_a2::EXPERIMENT,
-        Attack::A3 => {
-            return Err(
-                "a3 has no host experiment yet: its timer flood and cache attack run \
-                        in the simulator only; drop --host"
-                    .into(),
-            )
-        }
+        Attack::A3 => &host_a3::EXPERIMENT,
     };
+    if args.attackers.is_some() && args.attack == Attack::A3 {
+        return Err(
+            "a3 has no attackers to count: its attacker is the table's row; drop \
+                    --attackers"
+                .into(),
+        );
+    }
     if args.attackers.is_some() {
         return Err(format!(
             "--host runs the host experiment with its own attacker counts ({}); drop \
@@ -133,7 +134,14 @@ fn run_host(args: &AttackArgs) -> Result<ExitCode, String> {
         ));
     }
     if args.svg.is_some() && args.attack != Attack::A1 {
-        return Err("the host a2 experiment draws no plot; drop --svg".into());
+        return Err(format!(
+            "the host {} experiment draws no plot; drop --svg",
+            if args.attack == Attack::A2 {
+                "a2"
+            } else {
+                "a3"
+            }
+        ));
     }
     // Refused before any thread starts, saying what is missing and how to grant it.
     bulwark_host::check_privileges(&HostConfig::default()).map_err(|e| e.to_string())?;
