@@ -190,8 +190,38 @@ pub fn preemption_bound(budget: Duration, eta: Duration) -> Option<u64> {
     preemptions_per_period(reservation).map(|involuntary| involuntary + 1)
 }
 
+/// The times and costs of an A3 scenario: the simulated experiment's ([`SIMULATED`]) or
+/// another platform's (the host's).
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    /// The scenario's name.
+    pub name: &'static str,
+    /// `tau_l`'s reservation `(b, p)`.
+    pub budget: Duration,
+    pub period: Duration,
+    /// The work unit `tau_l` computes and counts.
+    pub unit: Duration,
+    /// The modelled kernel costs (none on the host, where the real ones apply).
+    pub cost: bulwark_spec::CostModel,
+}
+
+/// The simulated experiment's timing: the paper's reservation scaled by 1/10, its platform.
+pub const SIMULATED: Timing = Timing {
+    name: "attack-a3",
+    budget: BUDGET,
+    period: PERIOD,
+    unit: UNIT,
+    cost: PAPER_PLATFORM,
+};
+
 /// The scenario of one cell, simulated for `periods` of `tau_l`'s periods.
 pub fn scenario(workload: Workload, eta: Duration, periods: u64) -> Scenario {
+    scenario_with(&SIMULATED, workload, eta, periods)
+}
+
+/// [`scenario`] with the reservation, unit and costs of `timing`: `tau_h` floods (and
+/// flushes) from a reservation of its own above `tau_l`, which computes for the whole run.
+pub fn scenario_with(timing: &Timing, workload: Workload, eta: Duration, periods: u64) -> Scenario {
     let flood = |flush: bool| {
         let mut body = vec![Step::Run(FLOOD_RUN)];
         if flush {
@@ -210,13 +240,13 @@ pub fn scenario(workload: Workload, eta: Duration, periods: u64) -> Scenario {
         core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),
-        name: "attack-a3".into(),
+        name: timing.name.into(),
         description: format!("A3 preemption storm: {}, eta_l = {eta}", workload.label()),
         seed: 0,
-        duration: PERIOD.saturating_mul(periods),
+        duration: timing.period.saturating_mul(periods),
         cores: 1,
         policy: PolicyKind::Spr,
-        cost: PAPER_PLATFORM,
+        cost: timing.cost,
         tasks: vec![
             TaskSpec {
                 name: "tau_h".into(),
@@ -230,14 +260,16 @@ pub fn scenario(workload: Workload, eta: Duration, periods: u64) -> Scenario {
                 name: "tau_l".into(),
                 core: 0,
                 priority: Some(Priority(1)),
-                reservation: Some(Reservation::new(BUDGET, PERIOD).with_non_preemptive(eta)),
+                reservation: Some(
+                    Reservation::new(timing.budget, timing.period).with_non_preemptive(eta),
+                ),
                 deadline: None,
                 behaviour: Behaviour::Script {
                     offset: Duration::ZERO,
                     // Far more than it can finish: it computes for the whole run.
                     steps: vec![Step::Compute {
                         count: 1 << 40,
-                        each: UNIT,
+                        each: timing.unit,
                     }],
                 },
             },

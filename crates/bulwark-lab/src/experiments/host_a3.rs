@@ -46,9 +46,9 @@
 //! not checked for a loss without a region. Without the
 //! privileges the experiment is skipped, with the reason, and checks nothing.
 
-use bulwark_core::{Duration, Priority};
+use bulwark_core::Duration;
 use bulwark_host::HostConfig;
-use bulwark_spec::{Behaviour, PolicyKind, Reservation, Scenario, Step, TaskSpec};
+use bulwark_spec::Scenario;
 
 use super::a3_preemption_storm::{
     self as a3, preemption_bound, show_eta, Workload, ATTACKER_RESERVATION, ETAS, FLOOD_RUN,
@@ -99,61 +99,14 @@ pub fn points() -> Vec<Point> {
 /// The host scenario of one point: the simulated A3's tasks with the host's reservation for
 /// `tau_l`, for [`PERIODS`] periods, with no modelled kernel costs (the real ones apply).
 pub fn scenario(point: Point) -> Scenario {
-    let flood = |flush: bool| {
-        let mut body = vec![Step::Run(FLOOD_RUN)];
-        if flush {
-            body.push(Step::FlushCache);
-        }
-        body.push(Step::SleepFor(FLOOD_SLEEP));
-        vec![Step::Loop { count: None, body }]
-    };
-    let (offset, steps) = match point.workload {
-        // Its first activation lies far past the run: it never runs.
-        Workload::NoInterference => (Duration::from_secs(1_000_000), vec![Step::Run(FLOOD_RUN)]),
-        Workload::TimerFlood => (Duration::ZERO, flood(false)),
-        Workload::CacheAttack => (Duration::ZERO, flood(true)),
-    };
-    Scenario {
-        core_policies: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: "host-a3".into(),
-        description: format!(
-            "A3 preemption storm on the host: {}, eta_l = {}",
-            point.workload.label(),
-            show_eta(point.eta)
-        ),
-        seed: 0,
-        duration: PERIOD.saturating_mul(PERIODS),
-        cores: 1,
-        policy: PolicyKind::Spr,
+    let timing = a3::Timing {
+        name: "host-a3",
+        budget: BUDGET,
+        period: PERIOD,
+        unit: UNIT,
         cost: bulwark_spec::CostModel::default(),
-        tasks: vec![
-            TaskSpec {
-                name: "tau_h".into(),
-                core: 0,
-                priority: Some(Priority(2)),
-                reservation: Some(ATTACKER_RESERVATION),
-                deadline: None,
-                behaviour: Behaviour::Script { offset, steps },
-            },
-            TaskSpec {
-                name: "tau_l".into(),
-                core: 0,
-                priority: Some(Priority(1)),
-                reservation: Some(Reservation::new(BUDGET, PERIOD).with_non_preemptive(point.eta)),
-                deadline: None,
-                behaviour: Behaviour::Script {
-                    offset: Duration::ZERO,
-                    // Far more than it can finish: it computes for the whole run.
-                    steps: vec![Step::Compute {
-                        count: 1 << 40,
-                        each: UNIT,
-                    }],
-                },
-            },
-        ],
-    }
+    };
+    a3::scenario_with(&timing, point.workload, point.eta, PERIODS)
 }
 
 /// What one run measured of `tau_l`.
@@ -774,7 +727,7 @@ mod tests {
             let low = &host.tasks[1];
             assert_eq!(
                 low.reservation,
-                Some(Reservation::new(ms(10), ms(50)).with_non_preemptive(point.eta))
+                Some(bulwark_spec::Reservation::new(ms(10), ms(50)).with_non_preemptive(point.eta))
             );
             assert_eq!(host.duration, ms(100));
         }
