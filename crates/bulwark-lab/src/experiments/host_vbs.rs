@@ -418,6 +418,11 @@ fn skipped(reason: String) -> ExperimentReport {
 }
 
 fn run() -> Result<ExperimentReport, LabError> {
+    super::host_rounds::until_checks_hold(super::host_rounds::ATTEMPTS, measure)
+}
+
+/// One measurement of the whole experiment, or the skipped report.
+fn measure() -> Result<ExperimentReport, LabError> {
     if let Err(e) = bulwark_host::check_privileges(&HostConfig::default()) {
         return Ok(skipped(e.to_string()));
     }
