@@ -1,13 +1,18 @@
 //! The sweep's unit of work: one 10-task set at utilisation 0.9 (UUniFast, log-uniform
-//! periods 10 ms to 1 s, half the sets with constrained deadlines), per test, and the draw of
-//! a set itself. The sets are drawn before timing; each timed call takes the next of a pool
-//! of 64 so no one set's shape dominates.
+//! periods 10 ms to 1 s, half the sets with constrained deadlines), per test (the plain-set
+//! tests and the SPR paper's Eq. 1 over one reservation per task, without and with Eq. 2's
+//! overheads), and the draw of a set itself, by UUniFast and by Stafford's randfixedsum. The
+//! sets are drawn before timing; each timed call takes the next of a pool of 64 so no one
+//! set's shape dominates. The pool stays warm in cache across calls.
 
 use std::hint::black_box;
 
 use bulwark_analysis::classic::Task;
+use bulwark_analysis::sweep::verdict::Overheads;
 use bulwark_analysis::sweep::{sets, verdict};
+use bulwark_core::Duration;
 use bulwark_spec::sweep_toml::{Experiment, PeriodKind, UtilisationGenerator, SWEEP_TESTS};
+use bulwark_spec::CostModel;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 const POOL: u64 = 64;
@@ -47,11 +52,56 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // spr-eq1 without overheads, and with a [cost] table at 1 GHz (2,000 cycles of interrupt,
+    // 1,000 of scheduler, 100 per work unit, 2,000 of context switch, 10,000 of cache refill)
+    // and eta = 200 us, which sizes every budget by Eq. 2.
+    let costly = Overheads {
+        cost: Some(CostModel {
+            clock_hz: 1_000_000_000,
+            timer_interrupt: 2_000,
+            scheduler: 1_000,
+            per_work_unit: 100,
+            context_switch: 2_000,
+            cache_refill: 10_000,
+            ..CostModel::default()
+        }),
+        non_preemptive: Duration::from_micros(200),
+    };
+    for (name, overheads) in [("spr-eq1", Overheads::default()), ("spr-eq1-eq2", costly)] {
+        let mut next = 0usize;
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                next = (next + 1) % pool.len();
+                black_box(verdict::accepts_with(
+                    "spr-eq1",
+                    black_box(&pool[next]),
+                    &overheads,
+                ))
+            })
+        });
+    }
     let mut set = 0u64;
     group.bench_function("draw", |b| {
         b.iter(|| {
             set += 1;
             black_box(sets::draw(&e, 0, black_box(set), 10, UTILISATION_PPB))
+        })
+    });
+    let stafford = Experiment {
+        generator: UtilisationGenerator::RandFixedSum,
+        ..experiment()
+    };
+    let mut set = 0u64;
+    group.bench_function("draw-randfixedsum", |b| {
+        b.iter(|| {
+            set += 1;
+            black_box(sets::draw(
+                &stafford,
+                0,
+                black_box(set),
+                10,
+                UTILISATION_PPB,
+            ))
         })
     });
     group.finish();
