@@ -144,25 +144,15 @@ fn host_round(point: Point) -> Result<Round, String> {
     })
 }
 
-fn skipped(reason: String) -> ExperimentReport {
-    ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: format!("{} (skipped)", EXPERIMENT.title),
-        source: "SPR paper, section V-C, Table III, on this machine".into(),
-        summary: format!("skipped: {reason}"),
-        ..ExperimentReport::default()
-    }
-}
+/// Where the results come from, for the report.
+const SOURCE: &str = "SPR paper, section V-C, Table III, on this machine";
 
 fn run() -> Result<ExperimentReport, LabError> {
-    super::host_rounds::until_checks_hold(super::host_rounds::ATTEMPTS, measure)
+    super::host_rounds::run_host(&EXPERIMENT, SOURCE, super::host_rounds::ATTEMPTS, measure)
 }
 
-/// One measurement of the whole experiment, or the skipped report.
+/// One measurement of the whole experiment.
 fn measure() -> Result<ExperimentReport, LabError> {
-    if let Err(e) = bulwark_host::check_privileges(&HostConfig::default()) {
-        return Ok(skipped(e.to_string()));
-    }
     let started = std::time::Instant::now();
     let points = points();
     let rounds = interleaved(&points, ROUNDS, |&point| host_round(point));
@@ -703,7 +693,7 @@ mod tests {
     #[test]
     fn a_real_flood_is_a_storm_without_a_region_and_bounded_with_one() {
         if let Err(e) = bulwark_host::check_privileges(&HostConfig::default()) {
-            let report = skipped(e.to_string());
+            let report = super::super::host_rounds::skipped(&EXPERIMENT, SOURCE, e.to_string());
             assert!(report.title.ends_with("(skipped)"));
             assert!(report.checks.is_empty());
             return;

@@ -5,7 +5,7 @@
 //! platform took from the managed core during a run, which the runtime cannot see: the
 //! hypervisor's steal time and the device interrupts the core handled.
 
-use super::LabError;
+use super::{Experiment, LabError};
 use crate::report::ExperimentReport;
 
 /// A point's measurements over the rounds, or the first failure of one of its rounds.
@@ -32,6 +32,32 @@ pub fn interleaved<P, T>(
         }
     }
     pooled
+}
+
+/// Runs the host experiment `experiment` (whose results come from `source`): when this
+/// process may not use real-time scheduling, its skipped report with the reason (no checks,
+/// so it passes nothing); else `measure`, up to `attempts` times ([`until_checks_hold`]).
+pub fn run_host(
+    experiment: &Experiment,
+    source: &str,
+    attempts: usize,
+    measure: impl FnMut() -> Result<ExperimentReport, LabError>,
+) -> Result<ExperimentReport, LabError> {
+    match bulwark_host::check_privileges(&bulwark_host::HostConfig::default()) {
+        Err(e) => Ok(skipped(experiment, source, e.to_string())),
+        Ok(()) => until_checks_hold(attempts, measure),
+    }
+}
+
+/// The report of a host experiment that could not run here, saying why.
+pub fn skipped(experiment: &Experiment, source: &str, reason: String) -> ExperimentReport {
+    ExperimentReport {
+        name: experiment.name.into(),
+        title: format!("{} (skipped)", experiment.title),
+        source: source.into(),
+        summary: format!("skipped: {reason}"),
+        ..ExperimentReport::default()
+    }
 }
 
 /// How many times a host experiment with statistical checks may measure before its report

@@ -407,25 +407,15 @@ impl Level {
     }
 }
 
-fn skipped(reason: String) -> ExperimentReport {
-    ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: format!("{} (skipped)", EXPERIMENT.title),
-        source: "VBS paper, section VII-A, Fig. 5, on this machine".into(),
-        summary: format!("skipped: {reason}"),
-        ..ExperimentReport::default()
-    }
-}
+/// Where the results come from, for the report.
+const SOURCE: &str = "VBS paper, section VII-A, Fig. 5, on this machine";
 
 fn run() -> Result<ExperimentReport, LabError> {
-    super::host_rounds::until_checks_hold(super::host_rounds::ATTEMPTS, measure)
+    super::host_rounds::run_host(&EXPERIMENT, SOURCE, super::host_rounds::ATTEMPTS, measure)
 }
 
-/// One measurement of the whole experiment, or the skipped report.
+/// One measurement of the whole experiment.
 fn measure() -> Result<ExperimentReport, LabError> {
-    if let Err(e) = bulwark_host::check_privileges(&HostConfig::default()) {
-        return Ok(skipped(e.to_string()));
-    }
     let started = std::time::Instant::now();
     let extras: Vec<usize> = (0..=MAX_EXTRA).collect();
     let rounds = interleaved(&extras, ROUNDS, |&extra| host_round(extra));
@@ -786,7 +776,8 @@ mod tests {
 
     #[test]
     fn a_skipped_run_checks_nothing_and_says_why() {
-        let report = skipped("no CAP_SYS_NICE".into());
+        let report =
+            super::super::host_rounds::skipped(&EXPERIMENT, SOURCE, "no CAP_SYS_NICE".into());
         assert!(report.title.ends_with("(skipped)"));
         assert!(report.summary.contains("no CAP_SYS_NICE"));
         assert!(report.checks.is_empty());
