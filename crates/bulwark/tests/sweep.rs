@@ -7,17 +7,8 @@ use common::{bulwark, root};
 
 use std::path::Path;
 
-/// The example file with 10 sets per point instead of 200, to keep the test short.
 fn small_example(dir: &Path) -> String {
-    let text = std::fs::read_to_string(root().join("scenarios/sweeps/fp-vs-edf.toml")).unwrap();
-    assert!(text.contains("sets-per-point = 200"));
-    let path = dir.join("small.toml");
-    std::fs::write(
-        &path,
-        text.replace("sets-per-point = 200", "sets-per-point = 10"),
-    )
-    .unwrap();
-    path.display().to_string()
+    common::small_sweep_example(dir)
 }
 
 #[test]

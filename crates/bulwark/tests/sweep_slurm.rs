@@ -27,17 +27,21 @@ fn assert_ok(output: &Output) {
     );
 }
 
-/// The example experiment with 10 sets per point instead of 200, to keep the test short.
+/// `bulwark sweep slurm FILE --shards 3 --out DIR`.
+fn write_scripts(file: &str, out: &Path) -> Output {
+    bulwark(&[
+        "sweep",
+        "slurm",
+        file,
+        "--shards",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ])
+}
+
 fn small_example(dir: &Path) -> String {
-    let text = std::fs::read_to_string(root().join("scenarios/sweeps/fp-vs-edf.toml")).unwrap();
-    assert!(text.contains("sets-per-point = 200"));
-    let path = dir.join("small.toml");
-    std::fs::write(
-        &path,
-        text.replace("sets-per-point = 200", "sets-per-point = 10"),
-    )
-    .unwrap();
-    path.display().to_string()
+    common::small_sweep_example(dir)
 }
 
 #[test]
@@ -53,15 +57,7 @@ fn array_tasks_run_here_then_merged_equal_the_unsplit_sweep() {
     ]));
 
     let slurm = dir.path().join("slurm");
-    let written = bulwark(&[
-        "sweep",
-        "slurm",
-        &file,
-        "--shards",
-        "3",
-        "--out",
-        slurm.to_str().unwrap(),
-    ]);
+    let written = write_scripts(&file, &slurm);
     assert_ok(&written);
     let slurm = slurm.canonicalize().unwrap();
     assert_eq!(
@@ -100,15 +96,7 @@ fn an_array_task_without_its_index_and_a_merge_missing_a_shard_fail() {
     let dir = tempfile::tempdir().unwrap();
     let file = small_example(dir.path());
     let slurm = dir.path().join("slurm");
-    assert_ok(&bulwark(&[
-        "sweep",
-        "slurm",
-        &file,
-        "--shards",
-        "3",
-        "--out",
-        slurm.to_str().unwrap(),
-    ]));
+    assert_ok(&write_scripts(&file, &slurm));
     let unset = bash(&slurm.join("sweep.sbatch"), None);
     assert_ne!(unset.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&unset.stderr).contains("SLURM_ARRAY_TASK_ID"));
@@ -131,15 +119,7 @@ fn submit_chains_the_merge_on_the_array_with_afterok() {
     let dir = tempfile::tempdir().unwrap();
     let file = small_example(dir.path());
     let slurm = dir.path().join("slurm");
-    assert_ok(&bulwark(&[
-        "sweep",
-        "slurm",
-        &file,
-        "--shards",
-        "3",
-        "--out",
-        slurm.to_str().unwrap(),
-    ]));
+    assert_ok(&write_scripts(&file, &slurm));
     // A stand-in sbatch: logs its arguments and answers --parsable as Slurm does ("id;cluster").
     let bin = dir.path().join("bin");
     std::fs::create_dir(&bin).unwrap();

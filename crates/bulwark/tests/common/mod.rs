@@ -23,3 +23,17 @@ pub fn bulwark(args: &[&str]) -> Output {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// The example sweep experiment written into `dir` with 10 sets per point instead of 200, to
+/// keep a test short; returns its path.
+pub fn small_sweep_example(dir: &Path) -> String {
+    let text = std::fs::read_to_string(root().join("scenarios/sweeps/fp-vs-edf.toml")).unwrap();
+    assert!(text.contains("sets-per-point = 200"));
+    let path = dir.join("small.toml");
+    std::fs::write(
+        &path,
+        text.replace("sets-per-point = 200", "sets-per-point = 10"),
+    )
+    .unwrap();
+    path.display().to_string()
+}
