@@ -11,7 +11,11 @@
 //! - a *sporadic reservation* `(e, p)`: its budget is set to `e` when a job is released while
 //!   the reservation is inactive, what is left is discarded when the job completes, and it is
 //!   not replenished again until `p` after the release. Its priority is its fixed priority, or
-//!   under EDF its deadline `t + p`: one ordering per cluster;
+//!   under EDF its deadline `t + p`: one ordering per cluster. Declared
+//!   [`Replenishment::ConstantBandwidth`], it is a soft constant-bandwidth server instead
+//!   (the case study's low-criticality reservations as CBS servers): it keeps its budget and
+//!   deadline while idle, and at depletion postpones its deadline by `p` and is recharged at
+//!   once, so it never waits for budget;
 //! - a *best-effort* reservation: lowest priority, no budget.
 //!
 //! The scheduler is driven as a kernel drives it: [`ClusteredScheduler::release`] (a job is
@@ -126,6 +130,21 @@ impl Slot {
     }
 }
 
+/// How a budgeted reservation's budget comes back.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Replenishment {
+    /// Section III's rule: the budget is set to `e` at a release while inactive (no sooner
+    /// than `p` after the last replenishment) and discarded when the last job completes.
+    #[default]
+    Sporadic,
+    /// A soft constant-bandwidth server (Abeni and Buttazzo; the VBS paper, section II):
+    /// the server keeps `(c, d)` while idle; a job arriving at `r` to an idle server keeps
+    /// them if `c < (d - r) e / p`, else starts afresh with `d = r + p`, `c = e`; at
+    /// depletion `d = d + p` and `c = e` at once. Its EDF priority therefore changes only
+    /// at an exhaustion (which is also a replenishment) or while inactive, as A1 asks.
+    ConstantBandwidth,
+}
+
 /// A sporadic reservation's parameters (section III).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Sporadic {
@@ -138,6 +157,9 @@ pub struct Sporadic {
     pub priority: Priority,
     /// Its criticality (section VII); `budget` is `e^H` for a high-criticality reservation.
     pub criticality: Criticality,
+    /// How its budget comes back. A constant-bandwidth server must be of low criticality:
+    /// section VII's monitor needs the per-job budget of the sporadic rule.
+    pub replenishment: Replenishment,
 }
 
 /// A sporadic reservation's criticality in Vestal's model with two levels (section VII).
@@ -170,7 +192,18 @@ impl Sporadic {
             period,
             priority: Priority::MIN,
             criticality: Criticality::Low,
+            replenishment: Replenishment::Sporadic,
         }
+    }
+
+    /// The same reservation as a soft constant-bandwidth server of `e` per `p`.
+    pub const fn with_constant_bandwidth(mut self) -> Sporadic {
+        self.replenishment = Replenishment::ConstantBandwidth;
+        self
+    }
+
+    const fn is_constant_bandwidth(&self) -> bool {
+        matches!(self.replenishment, Replenishment::ConstantBandwidth)
     }
 
     /// The same reservation of high criticality, its budget being `e^H` and `low_budget`
@@ -246,6 +279,9 @@ pub enum ClusterError {
     TooManyJobs = 9,
     /// More than [`MAX_RESERVATIONS`] reservations in one cluster.
     TooManyReservations = 10,
+    /// A constant-bandwidth server of high criticality: Vestal's monitor (section VII)
+    /// needs the sporadic rule's per-job budget.
+    HighCriticalityServer = 11,
 }
 
 /// The most reservations one cluster may have: a reservation's id fills the low 12 bits of
@@ -267,6 +303,9 @@ impl fmt::Display for ClusterError {
             ClusterError::TimeWentBackwards => "time went backwards",
             ClusterError::TooManyJobs => "too many pending jobs",
             ClusterError::TooManyReservations => "more than 4096 reservations in a cluster",
+            ClusterError::HighCriticalityServer => {
+                "a constant-bandwidth server must be of low criticality"
+            }
         })
     }
 }
@@ -352,6 +391,16 @@ pub struct ClusteredScheduler {
     now: Instant,
     mode: Mode,
     mode_switches: u64,
+}
+
+/// The CBS wake-up rule: a job arriving at `r` to an idle server keeps `(c, d)` only if the
+/// remaining budget can be used before `d` at the server's bandwidth, `c < (d - r) Q / T`
+/// (compared as `c T < (d - r) Q` in exact integers).
+fn cbs_starts_afresh(server: Sporadic, state: &State, arrival: Instant) -> bool {
+    let until_deadline = state.deadline.saturating_duration_since(arrival).as_nanos() as u128;
+    let budget_left = state.budget.as_nanos() as u128;
+    budget_left * server.period.as_nanos() as u128
+        >= until_deadline * server.budget.as_nanos() as u128
 }
 
 /// Within a cycle of `cycle` nanoseconds, at time `t`: the end of the slot containing `t`, if
@@ -460,6 +509,10 @@ impl ClusteredScheduler {
                         || low_budget_out_of_range
                     {
                         return Err(refuse(ClusterError::InvalidBudget, index));
+                    }
+                    if sporadic.is_constant_bandwidth() && sporadic.criticality != Criticality::Low
+                    {
+                        return Err(refuse(ClusterError::HighCriticalityServer, index));
                     }
                     Kind::Sporadic(*sporadic)
                 }
@@ -636,6 +689,15 @@ impl ClusteredScheduler {
         if state.pending_jobs == 0 {
             // Section VII's monitor counts what each job consumes.
             state.consumed = Duration::ZERO;
+            if let Kind::Sporadic(s) = self.kinds[i] {
+                if s.is_constant_bandwidth() && cbs_starts_afresh(s, state, now) {
+                    // CBS wake-up rule: d = r + T, c = Q.
+                    state.budget = s.budget;
+                    state.deadline = now.saturating_add(s.period);
+                    state.replenishments += 1;
+                    work.replenishments_processed = work.replenishments_processed.saturating_add(1);
+                }
+            }
         }
         state.pending_jobs += 1;
         work.reservations_touched = work.reservations_touched.saturating_add(1);
@@ -659,9 +721,11 @@ impl ClusteredScheduler {
             return Err(ClusterError::NotActive);
         }
         self.run_until(now, false, work);
+        let keeps_budget = matches!(self.kinds[i], Kind::Sporadic(s) if s.is_constant_bandwidth());
         let state = &mut self.states[i];
         state.pending_jobs -= 1;
-        if state.pending_jobs == 0 {
+        // A constant-bandwidth server keeps (c, d) while idle, for the wake-up rule.
+        if state.pending_jobs == 0 && !keeps_budget {
             state.budget = Duration::ZERO;
         }
         work.reservations_touched = work.reservations_touched.saturating_add(1);
@@ -877,11 +941,24 @@ impl ClusteredScheduler {
 
     /// Section III: an active sporadic reservation without budget is replenished (budget `e`,
     /// EDF priority `t + p`) once its replenishment time has come. One still holding budget
-    /// at that time is left alone until exhausted (see the module's readings: A1).
+    /// at that time is left alone until exhausted (see the module's readings: A1). An active
+    /// constant-bandwidth server is recharged at its depletion: `c = Q`, `d = d + T`.
     fn replenish_due(&mut self, work: &mut Work) {
         let now = self.now;
         for (kind, state) in self.kinds.iter().zip(self.states.iter_mut()) {
             if let Kind::Sporadic(s) = kind {
+                if s.is_constant_bandwidth() {
+                    if state.pending_jobs > 0 && state.budget.is_zero() {
+                        state.budget = s.budget;
+                        state.consumed = Duration::ZERO;
+                        state.deadline = state.deadline.saturating_add(s.period);
+                        state.replenishments += 1;
+                        work.replenishments_processed =
+                            work.replenishments_processed.saturating_add(1);
+                        work.reservations_touched = work.reservations_touched.saturating_add(1);
+                    }
+                    continue;
+                }
                 if state.pending_jobs > 0 && state.budget.is_zero() && state.deadline <= now {
                     state.budget = s.budget;
                     state.consumed = Duration::ZERO;
@@ -1055,8 +1132,15 @@ impl ClusteredScheduler {
                     if state.budget > s.budget {
                         return Err("a sporadic budget is at most e");
                     }
-                    if state.pending_jobs == 0 && !state.budget.is_zero() {
+                    if state.pending_jobs == 0
+                        && !state.budget.is_zero()
+                        && !s.is_constant_bandwidth()
+                    {
                         return Err("an inactive sporadic reservation has no budget");
+                    }
+                    if s.is_constant_bandwidth() && state.pending_jobs > 0 && state.budget.is_zero()
+                    {
+                        return Err("an active constant-bandwidth server is never without budget");
                     }
                     if let (Mode::Low, Criticality::High { low_budget }) =
                         (self.mode, s.criticality)
@@ -1142,6 +1226,74 @@ mod tests {
         let out = (selection.cores.to_vec(), selection.next_event);
         s.check_invariants().unwrap();
         out
+    }
+
+    /// One core, EDF: R0 a constant-bandwidth server (Q 2, T 10), R1 sporadic (e 5, p 20),
+    /// both released at 0. Worked by hand from the CBS rules.
+    #[test]
+    fn a_constant_bandwidth_server_postpones_its_deadline_and_keeps_it_while_idle() {
+        let server =
+            ReservationKind::Sporadic(Sporadic::new(d(2), d(10)).with_constant_bandwidth());
+        let mut s = scheduler(
+            1,
+            0,
+            SporadicOrder::EarliestDeadlineFirst,
+            alloc::vec![server, sporadic(5, 20)],
+        );
+        let mut w = Work::default();
+        s.release(at(0), r(0), &mut w).unwrap();
+        s.release(at(0), r(1), &mut w).unwrap();
+        // d0 = 10 < d1 = 20: R0 runs until its budget of 2 is gone.
+        assert_eq!(step(&mut s, 0), (alloc::vec![Some(r(0))], at(2)));
+        // Depleted at 2: d0 = 10 + 10 = 20, c0 = 2 at once; the tie with R1 goes to R0.
+        assert_eq!(step(&mut s, 2), (alloc::vec![Some(r(0))], at(4)));
+        assert_eq!(s.deadline(r(0)), Some(at(20)));
+        assert_eq!((s.exhaustions(r(0)), s.replenishments(r(0))), (1, 2));
+        // Depleted again at 4: d0 = 30 > 20, so R1 runs for its 5.
+        assert_eq!(step(&mut s, 4), (alloc::vec![Some(r(1))], at(9)));
+        assert_eq!(s.deadline(r(0)), Some(at(30)));
+        // R0's job completes while it waits: it keeps c = 2, d = 30.
+        s.complete(at(4), r(0), &mut w).unwrap();
+        assert_eq!(s.budget(r(0)), Some(d(2)));
+        // A job at 6: c T = 20 < (d - r) Q = 24 * 2 = 48, so (c, d) stay.
+        step(&mut s, 6);
+        s.release(at(6), r(0), &mut w).unwrap();
+        assert_eq!(s.deadline(r(0)), Some(at(30)));
+        assert_eq!(s.budget(r(0)), Some(d(2)));
+        // R1 is exhausted at 9 and waits for 20; R0 runs [9, 10) and completes with c = 1.
+        assert_eq!(step(&mut s, 9), (alloc::vec![Some(r(0))], at(11)));
+        step(&mut s, 10);
+        s.complete(at(10), r(0), &mut w).unwrap();
+        assert_eq!(s.budget(r(0)), Some(d(1)));
+        // R1: replenished at 20 (d1 = 40), runs [20, 25), waits for 40.
+        assert_eq!(step(&mut s, 20), (alloc::vec![Some(r(1))], at(25)));
+        assert_eq!(step(&mut s, 25), (alloc::vec![None], at(40)));
+        // A job at 28: c T = 10 >= (30 - 28) * 2 = 4, so the server starts afresh: d = 38,
+        // c = 2.
+        s.release(at(28), r(0), &mut w).unwrap();
+        assert_eq!(s.deadline(r(0)), Some(at(38)));
+        assert_eq!(s.budget(r(0)), Some(d(2)));
+        assert_eq!(step(&mut s, 28), (alloc::vec![Some(r(0))], at(30)));
+    }
+
+    #[test]
+    fn a_constant_bandwidth_server_of_high_criticality_is_refused() {
+        let server = Sporadic::new(d(2), d(10))
+            .with_constant_bandwidth()
+            .with_high_criticality(d(1));
+        let refused = ClusteredScheduler::new(&ClusterConfig {
+            cores: 1,
+            cycle: d(0),
+            order: SporadicOrder::EarliestDeadlineFirst,
+            reservations: alloc::vec![sporadic(1, 5), ReservationKind::Sporadic(server)],
+        });
+        assert_eq!(
+            refused.err(),
+            Some(ConfigurationError {
+                error: ClusterError::HighCriticalityServer,
+                reservation: Some(r(1)),
+            })
+        );
     }
 
     /// One core, EDF: R0 = (e 2, p 5), R1 = (e 3, p 10), R2 best effort, all released at 0.
@@ -1613,6 +1765,9 @@ mod tests {
                         .with_priority(Priority(priority));
                     if let Some(low) = low {
                         sporadic = sporadic.with_high_criticality(d(low.min(budget)));
+                    } else if priority % 3 == 0 {
+                        // A third of the low-criticality ones are constant-bandwidth servers.
+                        sporadic = sporadic.with_constant_bandwidth();
                     }
                     reservations.push(ReservationKind::Sporadic(sporadic));
                 }
@@ -1732,9 +1887,14 @@ mod tests {
                 for (i, kind) in config.reservations.iter().enumerate() {
                     let ReservationKind::Sporadic(sp) = kind else { continue };
                     let (e, p) = (sp.budget.as_nanos(), sp.period.as_nanos());
+                    let server = sp.replenishment == Replenishment::ConstantBandwidth;
+                    if server && s.is_active(r(i as u32)) {
+                        // A CBS is recharged at its depletion: it never waits for budget.
+                        prop_assert!(s.budget(r(i as u32)).is_some_and(|b| !b.is_zero()));
+                    }
                     if s.replenishments(r(i as u32)) != replenishments[i] {
                         prop_assert_eq!(s.replenishments(r(i as u32)), replenishments[i] + 1);
-                        if let Some(last) = last_replenishment[i] {
+                        if let (Some(last), false) = (last_replenishment[i], server) {
                             prop_assert!(t1 >= last + p, "replenished at {} after {}", t1, last);
                         }
                         prop_assert!(drained[i] <= e);
