@@ -116,6 +116,7 @@ pub fn machine_config(
                 offset: t.offset,
                 period: t.period,
                 script: script(&t.script),
+                group: None,
             }
         })
         .collect();
@@ -178,6 +179,8 @@ pub fn machine_config(
             .collect(),
         tasks,
         pruned,
+        groups: Vec::new(),
+        reclaim: Default::default(),
         seed,
     }
 }
@@ -192,6 +195,7 @@ fn copy_of(template: &TaskTemplate, cluster: usize, reservation: usize, copy: u3
             .saturating_add(template.stagger.saturating_mul(copy as u64)),
         period: template.period,
         script: script(&template.script),
+        group: None,
     }
 }
 

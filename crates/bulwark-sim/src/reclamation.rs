@@ -33,6 +33,15 @@ pub(crate) struct Termination {
     pub killed: Vec<usize>,
 }
 
+/// Which part of a configuration the capability tree refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Failed {
+    /// A group, by index.
+    Group(usize),
+    /// A task's process, by index.
+    Task(usize),
+}
+
 /// The capability tree and which process and group belong to each task.
 pub(crate) struct Reclamation {
     tree: CapabilityTree,
@@ -49,28 +58,52 @@ pub(crate) struct Reclamation {
 impl Reclamation {
     /// One process per task; groups created with their quotas converted to work units.
     pub(crate) fn new(scenario: &Scenario) -> Result<Self, SimError> {
-        let mut tree = CapabilityTree::default();
-        let per_unit = scenario.cost.reclaim_per_unit;
-        let clock_hz = scenario.cost.clock_hz;
         let mut group_of = vec![None; scenario.tasks.len()];
-        let mut groups = Vec::with_capacity(scenario.groups.len());
         for (g, spec) in scenario.groups.iter().enumerate() {
-            let quota = units_in(spec.quota.as_nanos(), per_unit, clock_hz);
-            let (id, _) = tree
-                .create_group(quota)
-                .map_err(|error| configuration(&spec.name, error))?;
-            groups.push(id);
             for &member in &spec.members {
                 group_of[member] = Some(g);
             }
         }
-        let mut process = Vec::with_capacity(scenario.tasks.len());
-        for (task, spec) in scenario.tasks.iter().enumerate() {
-            let created = match group_of[task] {
-                Some(g) => tree.spawn(groups[g]),
+        let quotas: Vec<_> = scenario.groups.iter().map(|g| g.quota).collect();
+        Self::with_groups(
+            scenario.cost.reclaim_per_unit,
+            scenario.cost.clock_hz,
+            &quotas,
+            group_of,
+        )
+        .map_err(|(failed, error)| {
+            let name = match failed {
+                Failed::Group(g) => &scenario.groups[g].name,
+                Failed::Task(t) => &scenario.tasks[t].name,
+            };
+            configuration(name, error)
+        })
+    }
+
+    /// One process per task, spawned into `group_of[task]` (an index into `quotas`) when it
+    /// has one; `per_unit` cycles per unit of work at `clock_hz`.
+    pub(crate) fn with_groups(
+        per_unit: u64,
+        clock_hz: u64,
+        quotas: &[bulwark_core::Duration],
+        group_of: Vec<Option<usize>>,
+    ) -> Result<Self, (Failed, ReclaimError)> {
+        let mut tree = CapabilityTree::default();
+        let mut groups = Vec::with_capacity(quotas.len());
+        for (g, quota) in quotas.iter().enumerate() {
+            let quota = units_in(quota.as_nanos(), per_unit, clock_hz);
+            let (id, _) = tree
+                .create_group(quota)
+                .map_err(|error| (Failed::Group(g), error))?;
+            groups.push(id);
+        }
+        let mut process = Vec::with_capacity(group_of.len());
+        for (task, group) in group_of.iter().enumerate() {
+            let created = match group.and_then(|g| groups.get(g)) {
+                Some(&id) => tree.spawn(id),
                 None => tree.create_process(),
             };
-            let (pid, _) = created.map_err(|error| configuration(&spec.name, error))?;
+            let (pid, _) = created.map_err(|error| (Failed::Task(task), error))?;
             process.push(Some(pid));
         }
         Ok(Reclamation {
@@ -86,6 +119,14 @@ impl Reclamation {
     /// Cycles of `units` of reclamation work.
     pub(crate) fn cycles(&self, units: u64) -> u64 {
         self.per_unit.saturating_mul(units)
+    }
+
+    /// Nanoseconds of `units` of reclamation work at the clock (rounded up: work that takes
+    /// any cycle takes time).
+    pub(crate) fn nanos(&self, units: u64) -> u64 {
+        let cycles = self.cycles(units) as u128;
+        let hz = self.clock_hz.max(1) as u128;
+        u64::try_from((cycles * 1_000_000_000).div_ceil(hz)).unwrap_or(u64::MAX)
     }
 
     /// `task` creates `count` objects of `kind`, until its group's quota refuses one; the

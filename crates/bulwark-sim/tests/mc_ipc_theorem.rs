@@ -4,18 +4,44 @@
 //! reservation budget, whatever the other clients do (MC-IPC paper, section IV-B). The bound
 //! is not vacuous: under FIFO-IPC, enough clients queued ahead push a victim past it.
 
+use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::reservation::clustered::{
     ClusterConfig, ReservationId, ReservationKind, Slot, Sporadic, SporadicOrder,
 };
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
-    run, ClusterOutcome, Config, GateKind, InvocationRecord, PrunedRequests, ServerConfig, Span,
-    Step, TaskConfig,
+    run, ClusterOutcome, ClusterSimError, Config, GateKind, GroupConfig, InvocationRecord,
+    PrunedRequests, ReclaimCost, ServerConfig, Span, Step, TaskConfig,
 };
 use proptest::prelude::*;
 
 fn d(n: u64) -> Duration {
     Duration::from_nanos(n)
+}
+
+/// How long cores were masked by reclamation while `record`'s request was under way: its
+/// client's reservation may be selected on a masked core, draining budget that the server
+/// cannot use there (the masking is blocking the theorem does not count).
+fn masked_during(outcome: &ClusterOutcome, record: &InvocationRecord) -> Duration {
+    outcome
+        .masks
+        .iter()
+        .map(|mask| {
+            let from = mask.from.max(record.issued);
+            let until = mask.until.min(record.replied);
+            until.saturating_duration_since(from)
+        })
+        .fold(Duration::ZERO, Duration::saturating_add)
+}
+
+/// Runs `config` for 1.5 us; `None` if a process does not fit in its group's quota (the
+/// random quotas may be too small for the group's members).
+fn run_system(config: &Config) -> Option<ClusterOutcome> {
+    match run(config, Instant::from_nanos(1_500)) {
+        Ok(outcome) => Some(outcome),
+        Err(ClusterSimError::Task { reason, .. }) if reason.contains("quota") => None,
+        Err(error) => panic!("{error}"),
+    }
 }
 
 /// Theorem 1's bound for `record`'s client.
@@ -34,7 +60,8 @@ fn is_best_effort(config: &Config, record: &InvocationRecord) -> bool {
     )
 }
 
-/// A raw step: kind (0-1 compute, 2-4 invoke, 5 sleep), amount, server.
+/// A raw step: kind (0-1 compute, 2-4 invoke, 5 sleep, 6 allocate with server 0, terminate
+/// with server 1), amount, server.
 type RawStep = (u8, u64, usize);
 
 /// A raw cluster: cores, EDF or not, an optional partition per core `(start, length)`,
@@ -75,15 +102,17 @@ fn raw_task() -> impl Strategy<Value = (u64, u64, Vec<RawStep>)> {
     (
         0u64..=30,
         20u64..=120,
-        proptest::collection::vec((0u8..6, 1u64..=4, 0usize..2), 1..=4),
+        proptest::collection::vec((0u8..7, 1u64..=4, 0usize..2), 1..=4),
     )
 }
 
 /// Random clusters (K in 1..=3, m_k in 1..=3) of partitions, sporadic reservations with small
 /// budgets (so they run out mid-request) or large ones (so they wait long), some of high
 /// criticality (so clusters switch mode and demote the others), and best-effort reservations;
-/// one client each, with scripts that may never sleep (request floods); one or two MC-IPC
-/// servers.
+/// one client each, with scripts that may never sleep (request floods), allocate kernel
+/// objects (some in reclamation groups) or terminate another client (masking their core
+/// while reclaiming); one or two MC-IPC servers. A third of the low-criticality sporadic
+/// reservations are constant-bandwidth servers.
 fn system() -> impl Strategy<Value = Config> {
     (
         proptest::collection::vec(raw_cluster(), 1..=3),
@@ -91,87 +120,126 @@ fn system() -> impl Strategy<Value = Config> {
         proptest::collection::vec(raw_task(), 40),
         any::<bool>(),
         any::<u64>(),
+        proptest::collection::vec(400u64..=4_000, 0..=2),
     )
-        .prop_map(|(raw_clusters, lengths, raw_tasks, transfer, seed)| {
-            let servers: Vec<ServerConfig> = lengths
-                .iter()
-                .map(|&l| ServerConfig {
-                    gate: GateKind::McIpc,
-                    max_operation: d(l),
-                })
-                .collect();
-            let mut clusters = Vec::new();
-            let mut tasks = Vec::new();
-            let mut raw_tasks = raw_tasks.into_iter().cycle();
-            for (k, (cores, edf, partitions, sporadics, best_effort)) in
-                raw_clusters.into_iter().enumerate()
-            {
-                let mut reservations = Vec::new();
-                for (core, partition) in partitions.into_iter().enumerate() {
-                    if let Some((start, length)) = partition {
-                        reservations.push(ReservationKind::TimePartition {
-                            core,
-                            priority: Priority(core as u8),
-                            slots: vec![Slot::new(d(start), d(start + length))],
+        .prop_map(
+            |(raw_clusters, lengths, raw_tasks, transfer, seed, quotas)| {
+                let servers: Vec<ServerConfig> = lengths
+                    .iter()
+                    .map(|&l| ServerConfig {
+                        gate: GateKind::McIpc,
+                        max_operation: d(l),
+                    })
+                    .collect();
+                let mut clusters = Vec::new();
+                let mut tasks = Vec::new();
+                let mut raw_tasks = raw_tasks.into_iter().cycle();
+                for (k, (cores, edf, partitions, sporadics, best_effort)) in
+                    raw_clusters.into_iter().enumerate()
+                {
+                    let mut reservations = Vec::new();
+                    for (core, partition) in partitions.into_iter().enumerate() {
+                        if let Some((start, length)) = partition {
+                            reservations.push(ReservationKind::TimePartition {
+                                core,
+                                priority: Priority(core as u8),
+                                slots: vec![Slot::new(d(start), d(start + length))],
+                            });
+                        }
+                    }
+                    for (e, extra, priority, low) in sporadics {
+                        let mut sporadic =
+                            Sporadic::new(d(e), d(e + extra)).with_priority(Priority(priority));
+                        if let Some(low) = low {
+                            sporadic = sporadic.with_high_criticality(d(low.min(e)));
+                        } else if priority % 3 == 0 {
+                            sporadic = sporadic.with_constant_bandwidth();
+                        }
+                        reservations.push(ReservationKind::Sporadic(sporadic));
+                    }
+                    reservations.extend((0..best_effort).map(|_| ReservationKind::BestEffort));
+                    for r in 0..reservations.len() {
+                        let (offset, period, raw_script) = raw_tasks.next().unwrap();
+                        let script = raw_script
+                            .into_iter()
+                            .map(|(kind, amount, server)| match kind {
+                                0 | 1 => Step::Compute(Span::exact(d(amount))),
+                                2..=4 => {
+                                    let server = server % servers.len();
+                                    Step::Invoke {
+                                        server,
+                                        length: Span::between(d(1), servers[server].max_operation),
+                                    }
+                                }
+                                5 => Step::SleepUntilNextPeriod,
+                                _ if server == 0 => Step::Allocate {
+                                    count: amount * 40,
+                                    object: ObjectKind::Semaphore,
+                                },
+                                // The target is fixed below, once every task is known.
+                                _ => Step::Terminate {
+                                    task: (amount * 7 + offset) as usize,
+                                },
+                            })
+                            .collect();
+                        let group = (!quotas.is_empty() && period % 3 != 0)
+                            .then(|| period as usize % quotas.len());
+                        tasks.push(TaskConfig {
+                            cluster: k,
+                            reservation: ReservationId(r as u32),
+                            offset: d(offset),
+                            period: d(period),
+                            script,
+                            group,
                         });
                     }
-                }
-                for (e, extra, priority, low) in sporadics {
-                    let mut sporadic =
-                        Sporadic::new(d(e), d(e + extra)).with_priority(Priority(priority));
-                    if let Some(low) = low {
-                        sporadic = sporadic.with_high_criticality(d(low.min(e)));
-                    }
-                    reservations.push(ReservationKind::Sporadic(sporadic));
-                }
-                reservations.extend((0..best_effort).map(|_| ReservationKind::BestEffort));
-                for r in 0..reservations.len() {
-                    let (offset, period, raw_script) = raw_tasks.next().unwrap();
-                    let script = raw_script
-                        .into_iter()
-                        .map(|(kind, amount, server)| match kind {
-                            0 | 1 => Step::Compute(Span::exact(d(amount))),
-                            2..=4 => {
-                                let server = server % servers.len();
-                                Step::Invoke {
-                                    server,
-                                    length: Span::between(d(1), servers[server].max_operation),
-                                }
-                            }
-                            _ => Step::SleepUntilNextPeriod,
-                        })
-                        .collect();
-                    tasks.push(TaskConfig {
-                        cluster: k,
-                        reservation: ReservationId(r as u32),
-                        offset: d(offset),
-                        period: d(period),
-                        script,
+                    clusters.push(ClusterConfig {
+                        cores,
+                        cycle: d(CYCLE),
+                        order: if edf {
+                            SporadicOrder::EarliestDeadlineFirst
+                        } else {
+                            SporadicOrder::FixedPriority
+                        },
+                        reservations,
                     });
                 }
-                clusters.push(ClusterConfig {
-                    cores,
-                    cycle: d(CYCLE),
-                    order: if edf {
-                        SporadicOrder::EarliestDeadlineFirst
+                let count = tasks.len();
+                for (i, task) in tasks.iter_mut().enumerate() {
+                    for step in &mut task.script {
+                        if let Step::Terminate { task: target } = step {
+                            *target %= count;
+                            if *target == i {
+                                *target = (i + 1) % count;
+                            }
+                            if *target == i {
+                                *step = Step::Compute(Span::exact(d(1)));
+                            }
+                        }
+                    }
+                }
+                Config {
+                    clusters,
+                    servers,
+                    tasks,
+                    pruned: if transfer {
+                        PrunedRequests::TransferToBackground
                     } else {
-                        SporadicOrder::FixedPriority
+                        PrunedRequests::Reissue
                     },
-                    reservations,
-                });
-            }
-            Config {
-                clusters,
-                servers,
-                tasks,
-                pruned: if transfer {
-                    PrunedRequests::TransferToBackground
-                } else {
-                    PrunedRequests::Reissue
-                },
-                seed,
-            }
-        })
+                    groups: quotas
+                        .iter()
+                        .map(|&q| GroupConfig { quota: d(q) })
+                        .collect(),
+                    // One nanosecond per unit: a baseline termination masks for its objects.
+                    reclaim: ReclaimCost {
+                        clock_hz: 1_000_000_000,
+                        per_unit: 1,
+                    },
+                    seed,
+                }
+            },
+        )
 }
 
 proptest! {
@@ -179,20 +247,35 @@ proptest! {
 
     /// Theorem 1: every completed invocation of a real-time client whose reservation did not
     /// run out of budget (or change priority with a mode switch) since the request was
-    /// (re)issued drained at most `(1 + 2 m_k K) L_q`.
+    /// (re)issued drained at most `(1 + 2 m_k K) L_q`, plus the time cores were masked by
+    /// reclamation meanwhile. And no core is masked longer than a group's quota when it
+    /// terminates a group; terminated tasks never run another job.
     #[test]
     fn mc_ipc_bounds_the_budget_a_request_drains(config in system()) {
-        let outcome = run(&config, Instant::from_nanos(1_500)).unwrap();
+        let Some(outcome) = run_system(&config) else { return Ok(()) };
         for record in &outcome.invocations {
             if record.exhausted || is_best_effort(&config, record) {
                 continue;
             }
+            let allowed = bound(&config, record).saturating_add(masked_during(&outcome, record));
             prop_assert!(
-                record.drained_since_issue <= bound(&config, record),
+                record.drained_since_issue <= allowed,
                 "{:?} drained more than {:?}",
                 record,
-                bound(&config, record)
+                allowed
             );
+        }
+        for mask in &outcome.masks {
+            if let Some(group) = config.tasks[mask.target].group {
+                let masked = mask.until.saturating_duration_since(mask.from);
+                prop_assert!(masked <= config.groups[group].quota, "{:?}", mask);
+            }
+            let later = outcome
+                .jobs
+                .iter()
+                .filter(|j| j.task == mask.target && j.release > mask.from)
+                .count();
+            prop_assert_eq!(later, 0, "{:?}", mask);
         }
     }
 }
@@ -209,7 +292,7 @@ proptest! {
         for server in &mut config.servers {
             server.gate = GateKind::Fifo;
         }
-        let outcome = run(&config, Instant::from_nanos(1_500)).unwrap();
+        let Some(outcome) = run_system(&config) else { return Ok(()) };
         for record in &outcome.invocations {
             if record.exhausted || is_best_effort(&config, record) {
                 continue;
@@ -264,6 +347,7 @@ fn flood(gate: GateKind) -> (ClusterOutcome, InvocationRecord) {
             },
             Step::SleepUntilNextPeriod,
         ],
+        group: None,
     };
     let mut tasks = vec![client(1, 0, 0)];
     tasks.extend((0..8).map(|f| client(0, f, 1)));
@@ -276,6 +360,8 @@ fn flood(gate: GateKind) -> (ClusterOutcome, InvocationRecord) {
         }],
         tasks,
         pruned: PrunedRequests::Reissue,
+        groups: Vec::new(),
+        reclaim: ReclaimCost::default(),
         seed: 0,
     };
     let outcome = run(&config, Instant::from_nanos(500)).unwrap();

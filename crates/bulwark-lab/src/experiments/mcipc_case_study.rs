@@ -670,6 +670,7 @@ mod tests {
             offset,
             period,
             script: Vec::new(),
+            group: None,
         }
     }
 
@@ -779,6 +780,8 @@ mod tests {
             // The prototype's opportunistic transfer of pruned requests (section V); the other
             // gates have no background queue and reissue.
             pruned: PrunedRequests::TransferToBackground,
+            groups: Vec::new(),
+            reclaim: Default::default(),
             seed,
         }
     }

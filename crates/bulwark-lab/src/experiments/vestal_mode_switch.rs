@@ -113,6 +113,7 @@ pub fn system(seed: u64) -> Config {
         offset,
         period,
         script,
+        group: None,
     };
     Config {
         clusters: vec![
@@ -132,6 +133,8 @@ pub fn system(seed: u64) -> Config {
             task(1, 1, ms(3), ms(40), job((ms(1), ms(3)))),
         ],
         pruned: PrunedRequests::Reissue,
+        groups: Vec::new(),
+        reclaim: Default::default(),
         seed,
     }
 }

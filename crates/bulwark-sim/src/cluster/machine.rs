@@ -10,6 +10,7 @@ use std::collections::BinaryHeap;
 
 use bulwark_core::ipc::mc_ipc::{Aborted, Client, GateError};
 use bulwark_core::ipc::{FifoGate, IpcGate, McIpcGate, PrioGate};
+use bulwark_core::reclaim::ReclaimError;
 use bulwark_core::reservation::clustered::{ClusterError, ClusteredScheduler, Mode, ReservationId};
 use bulwark_core::{Duration, Instant, TaskId, Work};
 use rand::{Rng, SeedableRng};
@@ -18,9 +19,11 @@ use rand_chacha::ChaCha8Rng;
 use crate::record::OpenSlices;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 
+use crate::reclamation::{Failed, Reclamation};
+
 use super::{
-    AbortRecord, ClusterOutcome, ClusterSimError, Config, GateKind, InvocationRecord, JobRecord,
-    ModeRecord, PrunedRequests, Span, Step,
+    AbortRecord, AllocationRecord, ClusterOutcome, ClusterSimError, Config, GateKind,
+    InvocationRecord, JobRecord, MaskRecord, ModeRecord, PrunedRequests, Span, Step,
 };
 
 /// A server's gate: MC-IPC's has the background transfer that the others lack.
@@ -51,6 +54,8 @@ enum TaskState {
     Waiting,
     /// Its request was pruned; it reissues it when its reservation has budget again.
     AwaitingReissue,
+    /// Its process was terminated: it never runs again.
+    Terminated,
 }
 
 /// The invocation a task has under way.
@@ -120,6 +125,12 @@ pub(super) struct Machine {
     servers: Vec<ServerRun>,
     /// Per cluster and core: what runs there until the next instant.
     cores: Vec<Vec<Running>>,
+    /// Per cluster and core: the task whose termination call masks it, until when.
+    masked: Vec<Vec<Option<(usize, Instant)>>>,
+    /// The kernel objects behind `allocate` and `terminate`.
+    reclamation: Reclamation,
+    masks: Vec<MaskRecord>,
+    allocations: Vec<AllocationRecord>,
     /// Job releases: (time, sequence number, task).
     releases: BinaryHeap<Reverse<(Instant, u64, usize)>>,
     sequence: u64,
@@ -188,6 +199,29 @@ impl Machine {
                 request: None,
             });
         }
+        let group_of = config.tasks.iter().map(|t| t.group).collect();
+        let quotas: Vec<Duration> = config.groups.iter().map(|g| g.quota).collect();
+        let reclamation = Reclamation::with_groups(
+            config.reclaim.per_unit,
+            config.reclaim.clock_hz,
+            &quotas,
+            group_of,
+        )
+        .map_err(|(failed, error)| match failed {
+            Failed::Group(group) => ClusterSimError::Group {
+                group,
+                reason: error.to_string(),
+            },
+            Failed::Task(task) => ClusterSimError::Task {
+                task,
+                reason: match error {
+                    ReclaimError::QuotaExceeded => {
+                        "its process does not fit in its reclamation group's quota"
+                    }
+                    _ => "its process could not be created",
+                },
+            },
+        })?;
         let servers = config
             .servers
             .iter()
@@ -211,6 +245,10 @@ impl Machine {
             members,
             cluster_tasks,
             cores: cores.iter().map(|&m| vec![Running::Idle; m]).collect(),
+            masked: cores.iter().map(|&m| vec![None; m]).collect(),
+            reclamation,
+            masks: Vec::new(),
+            allocations: Vec::new(),
             schedulers,
             tasks,
             servers,
@@ -262,10 +300,16 @@ impl Machine {
                     },
                     Running::Idle => continue,
                 };
+                // Reclamation with interrupts masked is kernel time on the caller's behalf.
+                let kind = if self.masked[k][c].is_some() {
+                    SliceKind::Kernel
+                } else {
+                    SliceKind::Task
+                };
                 let piece = Slice {
                     core: self.first_core[k].saturating_add(c as u16),
                     task: Some(TaskId(task as u32)),
-                    kind: SliceKind::Task,
+                    kind,
                     start: self.now,
                     end: next,
                 };
@@ -350,6 +394,8 @@ impl Machine {
             jobs: self.jobs,
             aborts: self.aborts,
             modes: self.mode_records,
+            masks: self.masks,
+            allocations: self.allocations,
         })
     }
 
@@ -415,6 +461,9 @@ impl Machine {
         for s in &self.schedulers {
             next = next.min(s.next_event());
         }
+        for (_, until) in self.masked.iter().flatten().flatten() {
+            next = next.min(*until);
+        }
         if let Some(Reverse((at, _, _))) = self.releases.peek() {
             next = next.min(*at);
         }
@@ -474,13 +523,16 @@ impl Machine {
         // Tasks on a core with a step due take it.
         for k in 0..self.cores.len() {
             for c in 0..self.cores[k].len() {
+                if self.masked[k][c].is_some_and(|(_, until)| until <= self.now) {
+                    self.masked[k][c] = None;
+                }
                 if let Running::Task(i) = self.cores[k][c] {
                     if self.tasks[i].state
                         == (TaskState::Ready {
                             remaining: Duration::ZERO,
                         })
                     {
-                        self.take_step(i)?;
+                        self.take_step(i, c)?;
                     }
                 }
             }
@@ -503,6 +555,9 @@ impl Machine {
     }
 
     fn release(&mut self, i: usize) -> Result<(), ClusterSimError> {
+        if self.tasks[i].state == TaskState::Terminated {
+            return Ok(());
+        }
         let (k, r) = (self.tasks[i].cluster, self.tasks[i].reservation);
         let now = self.now;
         self.schedulers[k]
@@ -514,6 +569,7 @@ impl Machine {
             release: now,
             completion: None,
             response: None,
+            killed: false,
         });
         self.tasks[i].state = TaskState::Ready {
             remaining: Duration::ZERO,
@@ -521,8 +577,8 @@ impl Machine {
         Ok(())
     }
 
-    /// Task `i`, on a core, takes its next step.
-    fn take_step(&mut self, i: usize) -> Result<(), ClusterSimError> {
+    /// Task `i`, on core `core` of its cluster, takes its next step.
+    fn take_step(&mut self, i: usize, core: usize) -> Result<(), ClusterSimError> {
         let task = &mut self.tasks[i];
         let Some(&step) = task.script.get(task.step) else {
             return Ok(());
@@ -577,6 +633,85 @@ impl Machine {
                     .complete(now, r, &mut Work::default())
                     .map_err(self.scheduler_error(k))?;
             }
+            Step::Allocate { count, object } => {
+                // The system calls run as the task's own execution; entering the kernel is at
+                // least one unit, even when every object is refused.
+                let made = self.reclamation.allocate(i, count, object);
+                let time = Duration::from_nanos(self.reclamation.nanos(made.units.max(1)));
+                self.tasks[i].state = TaskState::Ready { remaining: time };
+                self.allocations.push(AllocationRecord {
+                    at: self.now,
+                    task: i,
+                    created: made.created,
+                    refused: made.refused,
+                });
+            }
+            Step::Terminate { task: target } => {
+                let reclaimed = self.reclamation.terminate(target, None);
+                // At least one unit: terminating a task already gone still enters the kernel.
+                let time = Duration::from_nanos(self.reclamation.nanos(reclaimed.units.max(1)));
+                let k = self.tasks[i].cluster;
+                let until = self.now.saturating_add(time);
+                self.masks.push(MaskRecord {
+                    cluster: k,
+                    core,
+                    task: i,
+                    target,
+                    units: reclaimed.units,
+                    from: self.now,
+                    until,
+                });
+                for killed in reclaimed.killed {
+                    self.kill(killed)?;
+                }
+                if self.tasks[i].state != TaskState::Terminated {
+                    // The kernel reclaims with interrupts masked: the caller keeps the core.
+                    self.tasks[i].state = TaskState::Ready { remaining: time };
+                    if !time.is_zero() {
+                        self.masked[k][core] = Some((i, until));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Task `i`'s process is gone: its job ends (killed), its request is withdrawn from its
+    /// gate (one in service completes, its reply dropped), its reservation loses the job,
+    /// and it is never released again.
+    fn kill(&mut self, i: usize) -> Result<(), ClusterSimError> {
+        let previous = self.tasks[i].state;
+        if previous == TaskState::Terminated {
+            return Ok(());
+        }
+        self.tasks[i].state = TaskState::Terminated;
+        if let Some(request) = self.tasks[i].request {
+            if previous == TaskState::Waiting {
+                let q = request.server;
+                match self.servers[q]
+                    .gate
+                    .ipc()
+                    .abort(TaskId(i as u32), &mut Work::default())
+                {
+                    Ok(outcome) => self.aborts.push(AbortRecord {
+                        at: self.now,
+                        task: i,
+                        server: q,
+                        pruned: outcome == Aborted::Pruned,
+                    }),
+                    Err(GateError::NotWaiting) => {}
+                    Err(error) => return Err(self.gate_error(q)(error)),
+                }
+            }
+        }
+        self.tasks[i].request = None;
+        if let Some(job) = self.tasks[i].job.take() {
+            self.jobs[job].killed = true;
+            let (k, r) = (self.tasks[i].cluster, self.tasks[i].reservation);
+            let now = self.now;
+            self.schedulers[k]
+                .complete(now, r, &mut Work::default())
+                .map_err(self.scheduler_error(k))?;
         }
         Ok(())
     }
@@ -605,6 +740,10 @@ impl Machine {
         self.servers[q].serving = None;
         let i = task.index();
         let t = &mut self.tasks[i];
+        if t.state == TaskState::Terminated {
+            // The client is gone: the reply goes nowhere.
+            return Ok(());
+        }
         if let Some(request) = t.request.take() {
             let drained = self.drained[t.cluster][t.reservation.index()];
             self.invocations.push(InvocationRecord {
@@ -796,11 +935,23 @@ impl Machine {
         for cores in &mut self.cores {
             cores.iter_mut().for_each(|c| *c = Running::Idle);
         }
+        // A masked core keeps the task whose termination call masked it.
+        for (k, cores) in self.masked.iter().enumerate() {
+            for (c, mask) in cores.iter().enumerate() {
+                if let Some((i, _)) = *mask {
+                    self.cores[k][c] = Running::Task(i);
+                    taken.push(Running::Task(i));
+                }
+            }
+        }
         // A server keeps the core it ran on while that core's reservation dispatches it.
         for q in 0..self.servers.len() {
             let Some((k, c)) = self.servers[q].core else {
                 continue;
             };
+            if self.masked[k][c].is_some() {
+                continue;
+            }
             let Some(Some(r)) = self.schedulers[k].selection().get(c).copied() else {
                 continue;
             };

@@ -7,8 +7,20 @@
 //! The system: `K` clusters, cluster `k` of `m_k` cores with its own top-level scheduler
 //! ([`ClusterConfig`] from `bulwark-core`); client tasks, each bound to one reservation of one
 //! cluster and running a cyclic script ([`Step`]); and servers, each sequential (one request at
-//! a time) behind an [`IpcGate`]. Time is integer nanoseconds; the cost model is zero (the
-//! kernel takes no time), so only scripts and operations consume processor time.
+//! a time) behind an [`IpcGate`]. Time is integer nanoseconds. The kernel's scheduling and
+//! IPC take no time; only scripts, operations and reclamation do.
+//!
+//! Reclamation (the reclamation paper): each task is a process of `bulwark_core::reclaim`'s
+//! capability tree, spawned into its reclamation group ([`TaskConfig::group`]) when it has
+//! one. A [`Step::Allocate`] creates objects as the task's own execution, each charged to the
+//! group's quota, those that do not fit refused. A [`Step::Terminate`] reclaims the target's
+//! group (its arena and scrub list: at most the quota) or, without a group, its process
+//! object by object; the work, at [`ReclaimCost`], runs in the kernel on the caller's core
+//! with interrupts masked, so that core keeps the caller, whatever its scheduler selects,
+//! until the reclamation is done ([`MaskRecord`]). A selected reservation on a masked core
+//! still drains (A2). Killed tasks' pending jobs end (`killed`), their requests leave their
+//! gates, and they are never released again. Each such system call takes at least one unit of
+//! work.
 //!
 //! Rules the machine follows, with the paper's words:
 //! - a reservation selected by its cluster's scheduler dispatches its first ready task (in task
@@ -49,6 +61,7 @@ mod machine;
 
 use bulwark_core::ipc::mc_ipc::GateError;
 use bulwark_core::ipc::IpcGate;
+use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::reservation::clustered::{
     ClusterConfig, ClusterError, ClusteredScheduler, ConfigurationError, Mode, ReservationId,
 };
@@ -90,6 +103,23 @@ pub enum Step {
     },
     /// The job completes; the task sleeps until its next release.
     SleepUntilNextPeriod,
+    /// Create `count` kernel objects of `object` in the task's process: in a reclamation
+    /// group each is charged to the group's quota, and those that do not fit are refused
+    /// (the reclamation paper, section III). The work is the task's own execution.
+    Allocate {
+        /// How many (non-zero).
+        count: u64,
+        /// Of which kind.
+        object: ObjectKind,
+    },
+    /// Terminate task `task`'s process: its whole reclamation group when it has one, else
+    /// the process alone, object by object (the baseline). The reclamation runs in the
+    /// kernel on the caller's core with interrupts masked: that core switches to nothing
+    /// else until it is done, whatever its scheduler selects.
+    Terminate {
+        /// The task to terminate, not the caller.
+        task: usize,
+    },
 }
 
 /// A client task.
@@ -106,6 +136,38 @@ pub struct TaskConfig {
     pub period: Duration,
     /// The steps, run cyclically (non-empty).
     pub script: Vec<Step>,
+    /// The reclamation group its process is spawned into (an index into
+    /// [`Config::groups`]), if any.
+    pub group: Option<usize>,
+}
+
+/// A reclamation group: its processes' objects live in one arena, and every allocation is
+/// charged its anticipated reclamation time against `quota` (the reclamation paper, section
+/// III), so terminating the group masks a core for at most `quota`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupConfig {
+    /// The reclamation time the group may commit (non-zero).
+    pub quota: Duration,
+}
+
+/// What reclamation work costs: `per_unit` cycles of a `clock_hz` clock per unit of
+/// `bulwark_core::reclaim` work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReclaimCost {
+    /// The clock, in hertz (non-zero).
+    pub clock_hz: u64,
+    /// Cycles per unit of reclamation work.
+    pub per_unit: u64,
+}
+
+impl Default for ReclaimCost {
+    /// 1 GHz, and reclamation free.
+    fn default() -> Self {
+        ReclaimCost {
+            clock_hz: 1_000_000_000,
+            per_unit: 0,
+        }
+    }
 }
 
 /// Which IPC protocol a server's gate implements.
@@ -153,6 +215,10 @@ pub struct Config {
     pub tasks: Vec<TaskConfig>,
     /// What becomes of pruned requests.
     pub pruned: PrunedRequests,
+    /// The reclamation groups.
+    pub groups: Vec<GroupConfig>,
+    /// What reclamation work costs.
+    pub reclaim: ReclaimCost,
     /// The seed of every random draw.
     pub seed: u64,
 }
@@ -204,6 +270,40 @@ pub struct JobRecord {
     pub completion: Option<Instant>,
     /// `completion - release`.
     pub response: Option<Duration>,
+    /// True if the task was terminated before the job completed.
+    pub killed: bool,
+}
+
+/// A span during which a core was masked, reclaiming a terminated task's objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaskRecord {
+    /// The cluster.
+    pub cluster: usize,
+    /// The core, within the cluster.
+    pub core: usize,
+    /// The task that terminated another.
+    pub task: usize,
+    /// The task it terminated.
+    pub target: usize,
+    /// Units of reclamation work done.
+    pub units: u64,
+    /// When the core was masked.
+    pub from: Instant,
+    /// When it was unmasked.
+    pub until: Instant,
+}
+
+/// What one `allocate` step did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllocationRecord {
+    /// When.
+    pub at: Instant,
+    /// The task.
+    pub task: usize,
+    /// Objects created.
+    pub created: u64,
+    /// Objects refused by the group's quota.
+    pub refused: u64,
 }
 
 /// One abort of a request.
@@ -247,6 +347,10 @@ pub struct ClusterOutcome {
     pub aborts: Vec<AbortRecord>,
     /// Every change of a cluster's criticality mode, in order.
     pub modes: Vec<ModeRecord>,
+    /// Every masked span of reclamation, in order of start.
+    pub masks: Vec<MaskRecord>,
+    /// Every `allocate` step, in order.
+    pub allocations: Vec<AllocationRecord>,
     /// What ran where, from [`run_traced`]: cores numbered across clusters in order, a
     /// server's operation drawn as its client task's time, each job's release and completion.
     pub trace: Option<crate::trace::Trace>,
@@ -299,6 +403,14 @@ pub enum ClusterSimError {
         /// Its reason.
         error: GateError,
     },
+    /// The reclamation groups could not be built.
+    #[error("reclamation group {group}: {reason}")]
+    Group {
+        /// The group.
+        group: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// The machine kept stepping at one instant.
     #[error("no progress at {at}")]
     Livelock {
@@ -325,6 +437,18 @@ fn validate(config: &Config) -> Result<(), ClusterSimError> {
         return Err(ClusterSimError::Task {
             task: u32::MAX as usize,
             reason: "too many tasks",
+        });
+    }
+    if config.reclaim.clock_hz == 0 {
+        return Err(ClusterSimError::Group {
+            group: 0,
+            reason: "the clock must be above zero".into(),
+        });
+    }
+    if let Some(group) = config.groups.iter().position(|g| g.quota.is_zero()) {
+        return Err(ClusterSimError::Group {
+            group,
+            reason: "the quota must be above zero".into(),
         });
     }
     for (server, s) in config.servers.iter().enumerate() {
@@ -354,6 +478,17 @@ fn validate(config: &Config) -> Result<(), ClusterSimError> {
         if t.script.is_empty() {
             return refuse("the script is empty");
         }
+        if t.group.is_some_and(|g| g >= config.groups.len()) {
+            return refuse("no such reclamation group");
+        }
+        let system_calls = t
+            .script
+            .iter()
+            .any(|s| matches!(s, Step::Allocate { .. } | Step::Terminate { .. }));
+        if system_calls && config.reclaim.per_unit == 0 {
+            // Free system calls would let a script of them loop at one instant.
+            return refuse("allocate and terminate need a cost per unit of reclamation work");
+        }
         for step in &t.script {
             match *step {
                 Step::Compute(span) if span.min.is_zero() || span.min > span.max => {
@@ -370,7 +505,17 @@ fn validate(config: &Config) -> Result<(), ClusterSimError> {
                         return refuse("an operation is longer than the server's L_q");
                     }
                 }
-                Step::Compute(_) | Step::SleepUntilNextPeriod => {}
+                Step::Allocate { count: 0, .. } => return refuse("an allocation needs a count"),
+                Step::Terminate { task: target } if target == task => {
+                    return refuse("a task cannot terminate itself");
+                }
+                Step::Terminate { task: target } if target >= config.tasks.len() => {
+                    return refuse("no such task to terminate");
+                }
+                Step::Compute(_)
+                | Step::SleepUntilNextPeriod
+                | Step::Allocate { .. }
+                | Step::Terminate { .. } => {}
             }
         }
     }

@@ -1,6 +1,7 @@
 //! Hand-worked timelines of the cluster machine.
 
 use super::*;
+use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::reservation::clustered::{ReservationKind, Sporadic, SporadicOrder};
 use bulwark_core::Priority;
 
@@ -53,6 +54,7 @@ fn task(
         offset: d(offset),
         period: d(period),
         script,
+        group: None,
     }
 }
 
@@ -69,6 +71,8 @@ fn config(clusters: Vec<ClusterConfig>, gate: GateKind, tasks: Vec<TaskConfig>) 
         servers: vec![server(gate, 10)],
         tasks,
         pruned: PrunedRequests::Reissue,
+        groups: Vec::new(),
+        reclaim: ReclaimCost::default(),
         seed: 7,
     }
 }
@@ -433,4 +437,146 @@ fn the_trace_draws_operations_as_the_clients_time() {
             (Completion, 16, 1)
         ]
     );
+}
+
+/// One core, cycle 100 us: partition R0 in [50, 100) us runs T0 (10 us per cycle from 50
+/// us); R1 (e 40 us, p 100 us, priority 1) runs a rogue that allocates 1,000 semaphores and
+/// then computes; R2 (e 10 us, p 1 ms, priority 2) runs a watchdog that terminates the rogue
+/// at 40 us. Reclamation costs 10 cycles per unit at 1 GHz. `quota` puts the rogue in a
+/// reclamation group.
+fn rogue_on_a_partitioned_core(quota: Option<u64>) -> Config {
+    let partition = ReservationKind::TimePartition {
+        core: 0,
+        priority: Priority(9),
+        slots: vec![bulwark_core::reservation::clustered::Slot::new(
+            d(50_000),
+            d(100_000),
+        )],
+    };
+    let mut clusters = vec![cluster(&[(40_000, 100_000, 1), (10_000, 1_000_000, 2)])];
+    clusters[0].cycle = d(100_000);
+    clusters[0].reservations.insert(0, partition);
+    let mut rogue = task(
+        0,
+        1,
+        0,
+        1_000_000,
+        vec![
+            Step::Allocate {
+                count: 1_000,
+                object: ObjectKind::Semaphore,
+            },
+            compute(10_000_000),
+        ],
+    );
+    rogue.group = quota.map(|_| 0);
+    let tasks = vec![
+        task(
+            0,
+            0,
+            50_000,
+            100_000,
+            vec![compute(10_000), Step::SleepUntilNextPeriod],
+        ),
+        rogue,
+        task(
+            0,
+            2,
+            40_000,
+            1_000_000,
+            vec![Step::Terminate { task: 1 }, Step::SleepUntilNextPeriod],
+        ),
+    ];
+    let mut c = config(clusters, GateKind::McIpc, tasks);
+    c.groups = quota.map_or_else(Vec::new, |q| vec![GroupConfig { quota: d(q) }]);
+    c.reclaim = ReclaimCost {
+        clock_hz: 1_000_000_000,
+        per_unit: 10,
+    };
+    c
+}
+
+/// Without a group the kernel frees the rogue's 1,000 semaphores one by one: 3 units each
+/// plus one for the process (the baseline's cost, `bulwark_core::reclaim`), 3,001 units of 10
+/// ns, so the core is masked over [40, 70.01) us. The partition's slot opens at 50 us but
+/// T0 gets the core only at 70.01 us: its response is 30.01 us instead of 10.
+#[test]
+fn terminating_without_a_group_masks_the_core_into_a_partitions_slot() {
+    let out = run(&rogue_on_a_partitioned_core(None), at(100_000)).unwrap();
+    assert_eq!(out.allocations.len(), 1);
+    assert_eq!(
+        (out.allocations[0].created, out.allocations[0].refused),
+        (1_000, 0)
+    );
+    assert_eq!(out.masks.len(), 1);
+    let mask = out.masks[0];
+    assert_eq!((mask.task, mask.target, mask.units), (2, 1, 3_001));
+    assert_eq!((mask.from, mask.until), (at(40_000), at(70_010)));
+    let t0: Vec<_> = out.jobs.iter().filter(|j| j.task == 0).collect();
+    assert_eq!(t0[0].response, Some(d(30_010)));
+    let rogue: Vec<_> = out.jobs.iter().filter(|j| j.task == 1).collect();
+    assert_eq!(rogue.len(), 1);
+    assert!(rogue[0].killed && rogue[0].completion.is_none());
+}
+
+/// In a group with a 5 us quota (500 units), the rogue's allocations stop at the quota, and
+/// terminating the group releases its arena in one unit: masked for 10 ns, and T0 runs its
+/// slot untouched (response 10 us).
+#[test]
+fn terminating_a_group_masks_the_core_for_at_most_its_quota() {
+    let out = run(&rogue_on_a_partitioned_core(Some(5_000)), at(100_000)).unwrap();
+    let made = out.allocations[0];
+    assert!(made.created > 0 && made.refused > 0);
+    assert_eq!(made.created + made.refused, 1_000);
+    let mask = out.masks[0];
+    assert!(mask.until.saturating_duration_since(mask.from) <= d(5_000));
+    assert_eq!(mask.units, bulwark_core::reclaim::ARENA_RELEASE_UNITS);
+    let t0: Vec<_> = out.jobs.iter().filter(|j| j.task == 0).collect();
+    assert_eq!(t0[0].response, Some(d(10_000)));
+    // The rogue never runs again: nothing of it after 40 us.
+    assert!(out.jobs.iter().filter(|j| j.task == 1).all(|j| j.killed));
+}
+
+/// A terminated client's request is withdrawn from its gate; the server serves the others.
+#[test]
+fn a_terminated_clients_request_leaves_the_gate() {
+    // Two cores: A in R0 (priority 2) and B in R1 (priority 1) both invoke an operation of 5
+    // at 0; the server takes A's, B's waits. W in R2 (priority 3) terminates B at 2: B's
+    // request is pruned from the gate then (recorded as an abort), and A is served at once
+    // both times.
+    let mut two_cores = cluster(&[(50, 100, 2), (50, 100, 1), (50, 1_000, 3)]);
+    two_cores.cores = 2;
+    let mut c = config(
+        vec![two_cores],
+        GateKind::McIpc,
+        vec![
+            task(0, 0, 0, 100, vec![invoke(5), Step::SleepUntilNextPeriod]),
+            task(0, 1, 0, 100, vec![invoke(5), Step::SleepUntilNextPeriod]),
+            task(
+                0,
+                2,
+                2,
+                1_000,
+                vec![Step::Terminate { task: 1 }, Step::SleepUntilNextPeriod],
+            ),
+        ],
+    );
+    c.reclaim.per_unit = 1;
+    let out = run(&c, at(200)).unwrap();
+    let served: Vec<(usize, Instant, Instant)> = out
+        .invocations
+        .iter()
+        .map(|r| (r.task, r.invoked, r.replied))
+        .collect();
+    assert_eq!(served, vec![(0, at(0), at(5)), (0, at(100), at(105))]);
+    assert_eq!(
+        out.aborts,
+        vec![AbortRecord {
+            at: at(2),
+            task: 1,
+            server: 0,
+            pruned: true,
+        }]
+    );
+    assert!(out.jobs.iter().filter(|j| j.task == 1).all(|j| j.killed));
 }
