@@ -30,17 +30,19 @@ use bulwark_spec::mc_ipc_toml::{
     AddedReservation, Criticality, McIpcSystem, ReservationKind, ScriptStep, TaskTemplate,
 };
 
-/// The machine's steps for a file's script.
+/// The machine's steps for a file's script. This machine does no reclamation work, so
+/// `allocate` and `terminate` steps are left out.
 fn script(steps: &[ScriptStep]) -> Vec<Step> {
     steps
         .iter()
-        .map(|step| match *step {
-            ScriptStep::Compute { min, max } => Step::Compute(Span::between(min, max)),
-            ScriptStep::Invoke { server, min, max } => Step::Invoke {
+        .filter_map(|step| match *step {
+            ScriptStep::Compute { min, max } => Some(Step::Compute(Span::between(min, max))),
+            ScriptStep::Invoke { server, min, max } => Some(Step::Invoke {
                 server,
                 length: Span::between(min, max),
-            },
-            ScriptStep::Sleep => Step::SleepUntilNextPeriod,
+            }),
+            ScriptStep::Sleep => Some(Step::SleepUntilNextPeriod),
+            ScriptStep::Allocate { .. } | ScriptStep::Terminate { .. } => None,
         })
         .collect()
 }
@@ -97,7 +99,7 @@ pub fn machine_config(
                     slots,
                 }
             }
-            ReservationKind::Sporadic { budget, period } => MachineReservation::Sporadic(
+            ReservationKind::Sporadic { budget, period, .. } => MachineReservation::Sporadic(
                 Sporadic::new(*budget, *period).with_priority(r.priority),
             ),
         };
@@ -138,6 +140,7 @@ pub fn machine_config(
                             priority,
                             budget,
                             period,
+                            ..
                         } => {
                             let mut sporadic =
                                 Sporadic::new(budget, period).with_priority(priority);

@@ -11,6 +11,12 @@
 //! flood-gap = "10us"              # optional, default 10us: what a flooding task computes
 //!                                 # between two invocations
 //!
+//! [cost]                          # optional: the machine charges only reclamation work
+//! clock = "1GHz"                  # optional, default 1GHz, above zero
+//! reclaim-per-unit = 13           # optional, default 0: cycles per unit of reclamation
+//!                                 # work; above zero once there is a [[group]], an
+//!                                 # allocate or a terminate
+//!
 //! [[cluster]]                     # one or more: C_k
 //! name = "C1"
 //! cores = 1                       # m_k, 1..=1024
@@ -40,8 +46,14 @@
 //! priority = 1                    # EDF-ordered sporadic reservations share one priority
 //! budget = "20ms"                 # sporadic: budget <= period
 //! period = "100ms"
+//! replenishment = "cbs"           # optional: "sporadic" (default) or "cbs", a constant-
+//!                                 # bandwidth server (low criticality only)
 //! execution = "5ms"
 //! invokes = { key = 2 }
+//!
+//! [[group]]                       # zero or more: a reclamation group
+//! name = "services"
+//! quota = "1ms"                   # the reclamation time it may use, above zero
 //!
 //! [[task]]                        # zero or more: a task running in a reservation
 //! name = "T1"
@@ -59,7 +71,18 @@
 //! name = "T2"
 //! reservation = "R2"
 //! period = "100ms"
+//! group = "services"              # optional: a [[group]] name, its reclamation group
 //! script = [{ compute = "1ms" }, { invoke = "key" }, "sleep"] # length: default L^H, exact
+//!
+//! [[task]]
+//! name = "T3"
+//! reservation = "R2"
+//! period = "100ms"
+//! script = [
+//!   { allocate = 1000, object = "mapping" }, # kernel objects, 1 or more; object optional
+//!   { terminate = "T2" },         # another [[task]], whose objects are reclaimed
+//!   "sleep",
+//! ]
 //!
 //! [[phase]]                       # zero or more: the case study's phases, each run alone
 //! name = "normal operation"
@@ -111,23 +134,43 @@
 //! - `{ invoke = "server", length = ["min", "max"] }` invokes a server for an operation drawn
 //!   in `[min, max]`, `0 < min <= max <= L^H_q`; `length` is one time or left out (exactly
 //!   `L^H_q`);
+//! - `{ allocate = 1000, object = "semaphore" }` allocates that many kernel objects (1 or
+//!   more) of one kind: `"semaphore"` (when left out), `"mapping"` or `"endpoint"`;
+//! - `{ terminate = "T2" }` terminates another `[[task]]` (never the task itself; it may be
+//!   defined later in the file), reclaiming its kernel objects;
 //! - `"sleep"` completes the job; the task sleeps until its next period.
 //!
-//! A script has at least one step, and at least one `compute` or `invoke` (a script of only
-//! sleeps would spin).
+//! A script has at least one step, and at least one `compute`, `invoke`, `allocate` or
+//! `terminate` (a script of only sleeps would spin). A task may belong to one reclamation
+//! group (`group = "name"`, a `[[group]]`).
+//!
+//! **Replenishment.** A sporadic reservation (here or added by a phase) is replenished by
+//! section III's sporadic rule (`replenishment = "sporadic"`, the default: the budget is set
+//! at a release and discarded at completion) or is a soft constant-bandwidth server
+//! (`replenishment = "cbs"`, Abeni and Buttazzo: at depletion its deadline is postponed by
+//! the period and its budget recharged). A constant-bandwidth server is low-criticality
+//! only: Vestal's monitor of section VII needs the sporadic rule's per-job budget. A
+//! table-driven reservation has no `replenishment`.
+//!
+//! **Reclamation.** `[[group]]` tables (`name`, `quota` above zero) are reclamation groups, as
+//! in a scenario. `[cost]` gives what reclamation work costs: `clock` (as a scenario's) and
+//! `reclaim-per-unit` (cycles, 0 or more); the MC-IPC machine charges no other kernel work,
+//! so no other key is allowed. A `[[group]]`, an `allocate` or a `terminate` needs
+//! `reclaim-per-unit` above zero.
 //!
 //! **Phases.** Each `[[phase]]` describes one run of the system, on its own: the tasks in
 //! `floods` malfunction, invoking their scripts' servers back to back with `flood-gap` of
 //! computation between two invocations and never sleeping (so each must invoke a server),
 //! and each `[[phase.add]]` adds `count` copies of a task on each of `clusters`, copy `k`
 //! (from 0) released first at `offset + k * stagger`. The copies go into a new sporadic
-//! reservation each (`reservation = { budget, period, priority, criticality }`,
-//! `criticality` optional, default `"low"`), into one new best-effort reservation per cluster
+//! reservation each (`reservation = { budget, period, priority, criticality,
+//! replenishment }`, `criticality` optional, default `"low"`, `replenishment` as for a
+//! `[[reservation]]`), into one new best-effort reservation per cluster
 //! (`reservation = "best-effort"`: lowest priority, no budget), or into an existing
 //! reservation (`reservation = "R4"`, with `clusters` exactly that reservation's cluster).
 //!
-//! Names are unique among clusters, among servers, among reservations, among tasks and among
-//! phases. Every error is reported, in file order, with its line, column, what is wrong and
+//! Names are unique among clusters, among servers, among reservations, among tasks, among
+//! phases and among groups. Every error is reported, in file order, with its line, column, what is wrong and
 //! what is allowed.
 //!
 //! For `bulwark_analysis::mc_ipc::analyse`, the model maps one to one: a [`Cluster`] to its
@@ -136,20 +179,22 @@
 //! [`ReservationKind::TableDriven`] reservation, none for a sporadic one), and [`Protocol`]
 //! to its `Protocol`. The sporadic budgets and periods and the cycle are not inputs of the
 //! bounds: they say what the file provisions, to set beside the budgets the analysis sizes.
-//! Nor are the tasks and phases: they say what a simulation of the case study runs.
+//! Nor are the replenishment rules, tasks, phases, groups and reclamation costs: they say
+//! what a simulation of the case study runs.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Range;
 
+use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::{Duration, Priority};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use toml::Spanned;
 
 use crate::diagnostic::{Diagnostics, Source, SpecError};
-use crate::raw::{RawQuantity, RawTime};
+use crate::raw::{RawCost, RawFrequency, RawGroup, RawQuantity, RawTime};
 use crate::{toml_error, units};
 
 /// Most cores a cluster may have, as for a scenario.
@@ -163,10 +208,16 @@ pub const MAX_ADDED_TASKS: u64 = 10_000;
 const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
 const KIND_HELP: &str = "allowed: slots = [[\"0ms\", \"50ms\"]] for a table-driven reservation, \
                          or budget = \"20ms\" with period = \"100ms\" for a sporadic one";
-const SCRIPT_HELP: &str = "allowed: one or more steps, at least one computing or invoking, like \
-                           [{ compute = \"1ms\" }, { invoke = \"key\" }, \"sleep\"]";
+const SCRIPT_HELP: &str = "allowed: one or more steps, at least one computing, invoking, \
+                           allocating or terminating, like [{ compute = \"1ms\" }, { invoke = \
+                           \"key\" }, \"sleep\"]";
 const STEP_HELP: &str = "allowed: { compute = [\"min\", \"max\"] }, { invoke = \"key\", length = \
-                         [\"min\", \"max\"] } (length optional) or \"sleep\"";
+                         [\"min\", \"max\"] } (length optional), { allocate = 1000, object = \
+                         \"semaphore\" } (object optional), { terminate = \"task\" } or \"sleep\"";
+const OBJECT_HELP: &str =
+    "allowed: { allocate = 1000, object = \"semaphore\" } with object one of \
+                           semaphore, mapping, endpoint (semaphore when left out)";
+const REPLENISHMENT_HELP: &str = "allowed: sporadic (the default), cbs";
 const RANGE_HELP: &str =
     "allowed: a time above zero like \"1ms\", or [min, max] with 0 < min <= max, \
                           like [\"500us\", \"1500us\"]";
@@ -193,6 +244,43 @@ pub struct McIpcSystem {
     /// What a flooding task computes between two invocations (`flood-gap`, default 10 us),
     /// above zero.
     pub flood_gap: Duration,
+    /// The reclamation groups, in file order; a group's index here is its id.
+    pub groups: Vec<Group>,
+    /// What a unit of reclamation work costs (`[cost]`; no cost when not given).
+    pub reclaim: ReclaimCost,
+}
+
+/// A reclamation group (`[[group]]`): tasks whose kernel objects are reclaimed together,
+/// within a quota of reclamation time, as in a scenario's `[[group]]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// Its name, unique among groups.
+    pub name: String,
+    /// The reclamation time it may use at a time, above zero.
+    pub quota: Duration,
+}
+
+/// What reclamation work costs on the MC-IPC machine (`[cost]`): the only kernel work it
+/// charges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReclaimCost {
+    /// The clock the cycle counts are converted to time with, in hertz, above zero
+    /// (`clock`, default 1 GHz).
+    pub clock_hz: u64,
+    /// Cycles one unit of reclamation work takes (`reclaim-per-unit`, default 0); above zero
+    /// whenever the file has a `[[group]]`, an `allocate` or a `terminate`.
+    pub per_unit: u64,
+}
+
+impl Default for ReclaimCost {
+    /// A 1 GHz clock and free reclamation, as for a file without `[cost]`.
+    fn default() -> Self {
+        let scenario = crate::model::CostModel::default();
+        ReclaimCost {
+            clock_hz: scenario.clock_hz,
+            per_unit: scenario.reclaim_per_unit,
+        }
+    }
 }
 
 /// The `flood-gap` of a file that does not give one.
@@ -210,8 +298,10 @@ pub struct Task {
     pub period: Duration,
     /// Its first release (0 when not given).
     pub offset: Duration,
-    /// What each job does, in order: one or more steps, at least one computing or invoking.
+    /// What each job does, in order: one or more steps, not all of them sleeps.
     pub script: Vec<ScriptStep>,
+    /// Its reclamation group, an index into [`McIpcSystem::groups`] (`None`: in no group).
+    pub group: Option<usize>,
 }
 
 /// One step of a task's job.
@@ -236,6 +326,20 @@ pub enum ScriptStep {
     },
     /// The job completes; sleep until the next period.
     Sleep,
+    /// Allocate `count` kernel objects of kind `object` (`{ allocate = 1000, object =
+    /// "semaphore" }`), as in a scenario's script.
+    Allocate {
+        /// How many objects, 1 or more.
+        count: u64,
+        /// Their kind (`"semaphore"` when not given).
+        object: ObjectKind,
+    },
+    /// Terminate another task and reclaim its kernel objects (`{ terminate = "rogue" }`).
+    Terminate {
+        /// The task terminated, an index into [`McIpcSystem::tasks`]; never the task whose
+        /// script this is.
+        task: usize,
+    },
 }
 
 /// A phase of the case study (section VI-C): the system with some tasks flooding and some
@@ -283,6 +387,9 @@ pub enum AddedReservation {
         budget: Duration,
         /// Their replenishment period, above zero.
         period: Duration,
+        /// How their budgets are replenished (the sporadic rule when not given; a
+        /// constant-bandwidth server only at low criticality).
+        replenishment: Replenishment,
     },
     /// All copies on a cluster share one new best-effort reservation (lowest priority, no
     /// budget).
@@ -360,7 +467,44 @@ pub enum ReservationKind {
         budget: Duration,
         /// Its replenishment period, above zero.
         period: Duration,
+        /// How its budget is replenished (the sporadic rule when not given; a
+        /// constant-bandwidth server only at low criticality).
+        replenishment: Replenishment,
     },
+}
+
+/// How a budgeted reservation is replenished (`replenishment = "sporadic" | "cbs"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Replenishment {
+    /// Section III's sporadic rule (the default): budget set at a release, discarded at
+    /// completion.
+    #[default]
+    Sporadic,
+    /// A soft constant-bandwidth server (Abeni and Buttazzo): deadline postponed by the
+    /// period and budget recharged at depletion.
+    ConstantBandwidth,
+}
+
+impl Replenishment {
+    /// The values a file may use.
+    pub const NAMES: [&'static str; 2] = ["sporadic", "cbs"];
+
+    /// The rule a value names.
+    pub fn from_name(name: &str) -> Option<Replenishment> {
+        match name {
+            "sporadic" => Some(Replenishment::Sporadic),
+            "cbs" => Some(Replenishment::ConstantBandwidth),
+            _ => None,
+        }
+    }
+
+    /// The value a file writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Replenishment::Sporadic => "sporadic",
+            Replenishment::ConstantBandwidth => "cbs",
+        }
+    }
 }
 
 /// A slot `[start, end)` of a table-driven reservation, as offsets into the cycle `H`.
@@ -532,6 +676,7 @@ pub fn parse_mc_ipc(text: &str, file: &str) -> Result<McIpcSystem, Diagnostics> 
     let mut checker = Checker {
         source: &located,
         errors: Vec::new(),
+        first_reclaim_step: None,
     };
     let system = checker.system(&raw);
     located
@@ -560,6 +705,50 @@ struct RawSystem {
     task: Vec<Spanned<RawTask>>,
     #[serde(default)]
     phase: Vec<Spanned<RawPhase>>,
+    #[serde(default)]
+    group: Vec<Spanned<RawGroup>>,
+    cost: Option<Spanned<RawReclaimCost>>,
+}
+
+/// `[cost]`: a scenario's clock and `reclaim-per-unit`, as written; every other key is kept
+/// so that validation can say the MC-IPC machine charges only reclamation work.
+#[derive(Debug, Default)]
+struct RawReclaimCost {
+    clock: Option<Spanned<RawFrequency>>,
+    reclaim_per_unit: Option<Spanned<i64>>,
+    /// Keys this machine has no cost for.
+    unknown: Vec<Spanned<String>>,
+}
+
+struct ReclaimCostVisitor;
+
+impl<'de> Visitor<'de> for ReclaimCostVisitor {
+    type Value = RawReclaimCost;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a [cost] table, like { clock = \"1GHz\", reclaim-per-unit = 13 }")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawReclaimCost, A::Error> {
+        let mut cost = RawReclaimCost::default();
+        while let Some(key) = map.next_key::<Spanned<String>>()? {
+            match key.get_ref().as_str() {
+                "clock" => cost.clock = Some(map.next_value()?),
+                "reclaim-per-unit" => cost.reclaim_per_unit = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<de::IgnoredAny>()?;
+                    cost.unknown.push(key);
+                }
+            }
+        }
+        Ok(cost)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawReclaimCost {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(ReclaimCostVisitor)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -575,6 +764,7 @@ struct RawTask {
     period: Spanned<RawTime>,
     offset: Option<Spanned<RawTime>>,
     script: Spanned<RawScript>,
+    group: Option<Spanned<String>>,
 }
 
 /// `script = [{ compute = "1ms" }, { invoke = "key" }, "sleep"]`.
@@ -619,7 +809,8 @@ struct RawTemplate {
     script: Spanned<RawScript>,
 }
 
-/// `reservation = "R4"`, `"best-effort"` or `{ budget, period, priority, criticality }`.
+/// `reservation = "R4"`, `"best-effort"` or `{ budget, period, priority, criticality,
+/// replenishment }`.
 #[derive(Debug)]
 enum RawAddedReservation {
     /// `"best-effort"` or an existing reservation's name.
@@ -640,6 +831,7 @@ struct RawNewReservation {
     priority: Spanned<i64>,
     budget: Spanned<RawTime>,
     period: Spanned<RawTime>,
+    replenishment: Option<Spanned<String>>,
 }
 
 const ADDED_RESERVATION_EXPECTED: &str = "a reservation name, \"best-effort\", or a new sporadic \
@@ -677,8 +869,9 @@ impl<'de> Deserialize<'de> for RawAddedReservation {
 enum RawStep {
     /// `"sleep"`, or a word that is not a step.
     Word(String),
-    /// `{ compute = ... }` or `{ invoke = "key", length = ... }`, as written.
-    Table(RawStepTable),
+    /// `{ compute = ... }`, `{ invoke = "key", length = ... }`, `{ allocate = ... }` or `{
+    /// terminate = ... }`, as written (boxed: a table is much larger than a word).
+    Table(Box<RawStepTable>),
 }
 
 #[derive(Debug, Default)]
@@ -686,12 +879,15 @@ struct RawStepTable {
     compute: Option<Spanned<RawRange>>,
     invoke: Option<Spanned<String>>,
     length: Option<Spanned<RawRange>>,
+    allocate: Option<Spanned<i64>>,
+    object: Option<Spanned<String>>,
+    terminate: Option<Spanned<String>>,
     /// Keys that no step has.
     unknown: Vec<Spanned<String>>,
 }
 
-const STEP_EXPECTED: &str = "a script step: { compute = \"1ms\" }, { invoke = \"key\" } or \
-                             \"sleep\"";
+const STEP_EXPECTED: &str = "a script step: { compute = \"1ms\" }, { invoke = \"key\" }, { \
+                             allocate = 1000 }, { terminate = \"task\" } or \"sleep\"";
 
 struct StepVisitor;
 
@@ -713,13 +909,16 @@ impl<'de> Visitor<'de> for StepVisitor {
                 "compute" => table.compute = Some(map.next_value()?),
                 "invoke" => table.invoke = Some(map.next_value()?),
                 "length" => table.length = Some(map.next_value()?),
+                "allocate" => table.allocate = Some(map.next_value()?),
+                "object" => table.object = Some(map.next_value()?),
+                "terminate" => table.terminate = Some(map.next_value()?),
                 _ => {
                     map.next_value::<de::IgnoredAny>()?;
                     table.unknown.push(key);
                 }
             }
         }
-        Ok(RawStep::Table(table))
+        Ok(RawStep::Table(Box::new(table)))
     }
 }
 
@@ -818,6 +1017,7 @@ struct RawReservation {
     slots: Option<Spanned<RawSlots>>,
     budget: Option<Spanned<RawTime>>,
     period: Option<Spanned<RawTime>>,
+    replenishment: Option<Spanned<String>>,
     execution: Spanned<RawLevels<RawTime>>,
     invokes: Option<Spanned<RawInvokes>>,
 }
@@ -936,11 +1136,15 @@ struct Names<'r> {
     servers: Vec<&'r str>,
     reservations: Vec<&'r str>,
     tasks: Vec<&'r str>,
+    groups: Vec<&'r str>,
 }
 
 struct Checker<'a> {
     source: &'a Source,
     errors: Vec<SpecError>,
+    /// Where the first `allocate` or `terminate` step in the file is, for the check that
+    /// reclamation work has a cost.
+    first_reclaim_step: Option<Range<usize>>,
 }
 
 /// What the reservation checks learnt, for the checks across a cluster.
@@ -1051,6 +1255,23 @@ impl Checker<'_> {
         };
         self.unique_names(raw.task.iter().map(|t| &t.get_ref().name), "task");
         self.unique_names(raw.phase.iter().map(|p| &p.get_ref().name), "phase");
+        self.unique_names(raw.group.iter().map(|g| &g.get_ref().name), "group");
+        let reclaim = match &raw.cost {
+            None => Some(ReclaimCost::default()),
+            Some(cost) => self.reclaim_cost(cost.get_ref()),
+        };
+        let groups: Vec<Option<Group>> = raw
+            .group
+            .iter()
+            .map(|g| {
+                let g = g.get_ref();
+                let quota = self.positive_time(&g.quota, "quota")?;
+                Some(Group {
+                    name: g.name.get_ref().clone(),
+                    quota,
+                })
+            })
+            .collect();
         let names = Names {
             clusters: cluster_names,
             servers: server_names,
@@ -1064,11 +1285,17 @@ impl Checker<'_> {
                 .iter()
                 .map(|t| name_of(&t.get_ref().name))
                 .collect(),
+            groups: raw
+                .group
+                .iter()
+                .map(|g| name_of(&g.get_ref().name))
+                .collect(),
         };
         let tasks: Vec<Option<Task>> = raw
             .task
             .iter()
-            .map(|t| self.task(t.get_ref(), &names, &servers))
+            .enumerate()
+            .map(|(index, t)| self.task(t.get_ref(), index, &names, &servers))
             .collect();
         let phases: Vec<Option<Phase>> = raw
             .phase
@@ -1081,6 +1308,10 @@ impl Checker<'_> {
         let reservations: Option<Vec<Reservation>> = reservations.into_iter().collect();
         let tasks: Option<Vec<Task>> = tasks.into_iter().collect();
         let phases: Option<Vec<Phase>> = phases.into_iter().collect();
+        let groups: Option<Vec<Group>> = groups.into_iter().collect();
+        if let Some(reclaim) = reclaim {
+            self.reclaim_has_a_cost(raw, reclaim);
+        }
         if !self.errors.is_empty() {
             return None;
         }
@@ -1093,26 +1324,92 @@ impl Checker<'_> {
             tasks: tasks?,
             phases: phases?,
             flood_gap: flood_gap?,
+            groups: groups?,
+            reclaim: reclaim?,
         })
+    }
+
+    /// `[cost]`: a scenario's `clock` and `reclaim-per-unit`, checked as a scenario's are;
+    /// any other cost is refused, since this machine charges only reclamation work.
+    fn reclaim_cost(&mut self, raw: &RawReclaimCost) -> Option<ReclaimCost> {
+        for key in &raw.unknown {
+            self.report(
+                key.span(),
+                format!(
+                    "`{}` is not a cost of an MC-IPC system: its machine charges only \
+                     reclamation work",
+                    key.get_ref()
+                ),
+                "allowed: `clock` and `reclaim-per-unit`",
+            );
+        }
+        let scenario_cost = RawCost {
+            clock: raw.clock.clone(),
+            timer_interrupt: None,
+            scheduler: None,
+            per_work_unit: None,
+            context_switch: None,
+            cache_refill: None,
+            cache_flush: None,
+            reclaim_per_unit: raw.reclaim_per_unit.clone(),
+        };
+        let model =
+            crate::validate::cost::cost_model(&scenario_cost, &mut |span, message, help| {
+                self.report(span, message, help)
+            })?;
+        raw.unknown.is_empty().then_some(ReclaimCost {
+            clock_hz: model.clock_hz,
+            per_unit: model.reclaim_per_unit,
+        })
+    }
+
+    /// Reclamation needs its cost: a `[[group]]` (said at the first group's quota, as for a
+    /// scenario) and an `allocate` or `terminate` step (said at the first one) need
+    /// `reclaim-per-unit` above zero.
+    fn reclaim_has_a_cost(&mut self, raw: &RawSystem, reclaim: ReclaimCost) {
+        if reclaim.per_unit > 0 {
+            return;
+        }
+        if let Some(first) = raw.group.first() {
+            self.report(
+                first.get_ref().quota.span(),
+                "a quota of reclamation time needs the cost of a unit of reclamation work",
+                "add reclaim-per-unit = ... (cycles, above zero) to [cost]",
+            );
+        }
+        if let Some(step) = self.first_reclaim_step.clone() {
+            self.report(
+                step,
+                "allocating and terminating are reclamation work, which needs the cost of a \
+                 unit of it",
+                "add reclaim-per-unit = ... (cycles, above zero) to [cost]",
+            );
+        }
     }
 
     /// A `[[task]]`: its reservation, a period above zero, an offset and a script.
     fn task(
         &mut self,
         raw: &RawTask,
+        index: usize,
         names: &Names<'_>,
         servers: &[Option<Server>],
     ) -> Option<Task> {
         let reservation = self.named(&raw.reservation, &names.reservations, "reservation");
         let period = self.positive_time(&raw.period, "period");
         let offset = self.optional_time(&raw.offset);
-        let script = self.script(&raw.script, names, servers);
+        let script = self.script(&raw.script, Some(index), names, servers);
+        let group = match &raw.group {
+            None => Some(None),
+            Some(group) => self.named(group, &names.groups, "group").map(Some),
+        };
         Some(Task {
             name: raw.name.get_ref().clone(),
             reservation: reservation?,
             period: period?,
             offset: offset?,
             script: script?,
+            group: group?,
         })
     }
 
@@ -1124,10 +1421,12 @@ impl Checker<'_> {
         }
     }
 
-    /// A script: one or more valid steps, not all of them sleeps.
+    /// A script: one or more valid steps, not all of them sleeps. `caller` is the `[[task]]`
+    /// whose script it is (`None` for a phase's task template), which it may not terminate.
     fn script(
         &mut self,
         raw: &Spanned<RawScript>,
+        caller: Option<usize>,
         names: &Names<'_>,
         servers: &[Option<Server>],
     ) -> Option<Vec<ScriptStep>> {
@@ -1142,7 +1441,8 @@ impl Checker<'_> {
         if only_sleeps {
             self.report(
                 raw.span(),
-                "this script only sleeps: with nothing to compute or invoke, its task would spin",
+                "this script only sleeps: with nothing to compute, invoke, allocate or \
+                 terminate, its task would spin",
                 SCRIPT_HELP,
             );
             return None;
@@ -1150,15 +1450,17 @@ impl Checker<'_> {
         let steps: Vec<Option<ScriptStep>> = raw
             .get_ref()
             .iter()
-            .map(|step| self.step(step, names, servers))
+            .map(|step| self.step(step, caller, names, servers))
             .collect();
         steps.into_iter().collect()
     }
 
-    /// `"sleep"`, `{ compute = ... }` or `{ invoke = "key", length = ... }`.
+    /// `"sleep"`, or a table with one action: `{ compute = ... }`, `{ invoke = "key", length =
+    /// ... }`, `{ allocate = 1000, object = "semaphore" }` or `{ terminate = "T" }`.
     fn step(
         &mut self,
         raw: &Spanned<RawStep>,
+        caller: Option<usize>,
         names: &Names<'_>,
         servers: &[Option<Server>],
     ) -> Option<ScriptStep> {
@@ -1178,48 +1480,163 @@ impl Checker<'_> {
             self.report(
                 key.span(),
                 format!("unknown script step key `{}`", key.get_ref()),
-                "allowed: `compute`, or `invoke` with an optional `length`",
+                "allowed: `compute`; `invoke` with an optional `length`; `allocate` with an \
+                 optional `object`; `terminate`",
             );
         }
-        let step = match (&table.compute, &table.invoke) {
-            (Some(_), Some(invoke)) => {
+        // The keys that say what a step does, in file order, each with what the step then
+        // does.
+        let mut actions: Vec<(Range<usize>, &str)> = [
+            table.compute.as_ref().map(|v| (v.span(), "computes")),
+            table.invoke.as_ref().map(|v| (v.span(), "invokes")),
+            table.allocate.as_ref().map(|v| (v.span(), "allocates")),
+            table.terminate.as_ref().map(|v| (v.span(), "terminates")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        actions.sort_by_key(|(span, _)| span.start);
+        if let [(_, first), rest @ ..] = actions.as_slice() {
+            for (span, other) in rest {
                 self.report(
-                    invoke.span(),
-                    "a script step either computes or invokes, not both",
+                    span.clone(),
+                    format!("a script step either {first} or {other}, not both"),
                     STEP_HELP,
                 );
-                None
             }
-            (None, None) => {
-                if let Some(length) = &table.length {
-                    self.report(
-                        length.span(),
-                        "`length` is an invocation's, but this step has no `invoke`",
-                        STEP_HELP,
-                    );
-                } else if table.unknown.is_empty() {
-                    self.report(raw.span(), "this script step is empty", STEP_HELP);
-                }
-                None
-            }
-            (Some(compute), None) => {
-                if let Some(length) = &table.length {
-                    self.report(
-                        length.span(),
-                        "`length` is an invocation's, but this step computes",
-                        "allowed: { compute = [\"min\", \"max\"] } alone; { invoke = \"key\", \
-                         length = [\"min\", \"max\"] } for an operation's length",
-                    );
-                }
-                self.range(compute, "compute time")
-                    .map(|(min, max)| ScriptStep::Compute { min, max })
-            }
-            (None, Some(invoke)) => self.invoke(invoke, &table.length, names, servers),
+        }
+        let action = match actions.as_slice() {
+            [(_, only)] => Some(*only),
+            _ => None,
         };
-        if table.unknown.is_empty() {
-            step
-        } else {
-            None
+        let mut companions_fit = true;
+        if let (Some(length), None) = (&table.length, &table.invoke) {
+            match action {
+                Some("computes") => self.report(
+                    length.span(),
+                    "`length` is an invocation's, but this step computes",
+                    "allowed: { compute = [\"min\", \"max\"] } alone; { invoke = \"key\", \
+                     length = [\"min\", \"max\"] } for an operation's length",
+                ),
+                Some(other) => self.report(
+                    length.span(),
+                    format!("`length` is an invocation's, but this step {other}"),
+                    STEP_HELP,
+                ),
+                None => self.report(
+                    length.span(),
+                    "`length` is an invocation's, but this step has no `invoke`",
+                    STEP_HELP,
+                ),
+            }
+            companions_fit = false;
+        }
+        if let (Some(object), None) = (&table.object, &table.allocate) {
+            let message = match action {
+                Some(other) => format!("`object` is an allocation's, but this step {other}"),
+                None => "`object` is an allocation's, but this step has no `allocate`".to_owned(),
+            };
+            self.report(object.span(), message, OBJECT_HELP);
+            companions_fit = false;
+        }
+        if actions.is_empty() && companions_fit && table.unknown.is_empty() {
+            self.report(raw.span(), "this script step is empty", STEP_HELP);
+        }
+        let step = match (action?, &table.compute, &table.invoke) {
+            ("computes", Some(compute), _) => self
+                .range(compute, "compute time")
+                .map(|(min, max)| ScriptStep::Compute { min, max }),
+            ("invokes", _, Some(invoke)) => self.invoke(invoke, &table.length, names, servers),
+            _ => match (&table.allocate, &table.terminate) {
+                (Some(count), _) => self.allocate(count, &table.object),
+                (_, Some(target)) => self.terminate(target, caller, names),
+                (None, None) => None,
+            },
+        };
+        (companions_fit && table.unknown.is_empty()).then_some(step?)
+    }
+
+    /// `{ allocate = 1000, object = "semaphore" }`: a count of 1 or more, and the object's
+    /// kind, a semaphore when not given (as in a scenario's script).
+    fn allocate(
+        &mut self,
+        raw_count: &Spanned<i64>,
+        raw_object: &Option<Spanned<String>>,
+    ) -> Option<ScriptStep> {
+        self.note_reclaim_step(raw_count.span());
+        let n = *raw_count.get_ref();
+        let count = u64::try_from(n).ok().filter(|&count| count > 0);
+        if count.is_none() {
+            self.report(
+                raw_count.span(),
+                format!("allocate count {n} is less than 1"),
+                "allowed: how many kernel objects to allocate, 1 or more",
+            );
+        }
+        let object = match raw_object {
+            None => Some(ObjectKind::Semaphore),
+            Some(raw) => {
+                let kind = match raw.get_ref().as_str() {
+                    "semaphore" => Some(ObjectKind::Semaphore),
+                    "mapping" => Some(ObjectKind::MemoryMapping),
+                    "endpoint" => Some(ObjectKind::Endpoint),
+                    _ => None,
+                };
+                if kind.is_none() {
+                    self.report(
+                        raw.span(),
+                        format!("unknown kernel object `{}`", raw.get_ref()),
+                        "allowed: semaphore, mapping, endpoint",
+                    );
+                }
+                kind
+            }
+        };
+        Some(ScriptStep::Allocate {
+            count: count?,
+            object: object?,
+        })
+    }
+
+    /// `{ terminate = "T" }`: another `[[task]]`, named anywhere in the file.
+    fn terminate(
+        &mut self,
+        raw: &Spanned<String>,
+        caller: Option<usize>,
+        names: &Names<'_>,
+    ) -> Option<ScriptStep> {
+        self.note_reclaim_step(raw.span());
+        let task = self.named(raw, &names.tasks, "task")?;
+        if Some(task) == caller {
+            let others: Vec<&str> = names
+                .tasks
+                .iter()
+                .enumerate()
+                .filter(|&(index, _)| index != task)
+                .map(|(_, name)| *name)
+                .collect();
+            self.report(
+                raw.span(),
+                format!("task `{}` terminates itself", raw.get_ref()),
+                if others.is_empty() {
+                    "allowed: another [[task]]; this system has no other".to_owned()
+                } else {
+                    format!("allowed: another task: {}", others.join(", "))
+                },
+            );
+            return None;
+        }
+        Some(ScriptStep::Terminate { task })
+    }
+
+    /// Keeps the earliest `allocate` or `terminate` step in the file.
+    fn note_reclaim_step(&mut self, span: Range<usize>) {
+        if self
+            .first_reclaim_step
+            .as_ref()
+            .is_none_or(|first| span.start < first.start)
+        {
+            self.first_reclaim_step = Some(span);
         }
     }
 
@@ -1424,17 +1841,24 @@ impl Checker<'_> {
             RawAddedReservation::New(new) => {
                 let criticality = self.criticality(&new.criticality);
                 let priority = self.priority(&new.priority);
-                let kind = self.sporadic(&new.budget, &new.period);
+                let written = new.criticality.as_ref().map(|c| c.get_ref().as_str());
+                let replenishment = self.replenishment(&new.replenishment, written);
+                let kind = self.sporadic(&new.budget, &new.period, replenishment);
                 match (criticality, priority, kind) {
                     (
                         Some(criticality),
                         Some(priority),
-                        Some(ReservationKind::Sporadic { budget, period }),
+                        Some(ReservationKind::Sporadic {
+                            budget,
+                            period,
+                            replenishment,
+                        }),
                     ) => Some(AddedReservation::Sporadic {
                         criticality,
                         priority,
                         budget,
                         period,
+                        replenishment,
                     }),
                     _ => None,
                 }
@@ -1492,7 +1916,7 @@ impl Checker<'_> {
         let period = self.positive_time(&raw.period, "period");
         let offset = self.optional_time(&raw.offset);
         let stagger = self.optional_time(&raw.stagger);
-        let script = self.script(&raw.script, names, servers);
+        let script = self.script(&raw.script, None, names, servers);
         Some(TaskTemplate {
             period: period?,
             offset: offset?,
@@ -1755,11 +2179,25 @@ impl Checker<'_> {
             }
             (None, Some(budget), Some(period)) => {
                 seen.table_driven = Some(false);
-                self.sporadic(budget, period)
+                let criticality = raw.criticality.as_ref().map(|c| c.get_ref().as_str());
+                let replenishment = self.replenishment(&raw.replenishment, criticality);
+                self.sporadic(budget, period, replenishment)
             }
             (Some(slots), None, None) => {
                 seen.table_driven = Some(true);
-                self.slots(slots, cycle, seen)
+                if let Some(replenishment) = &raw.replenishment {
+                    self.report(
+                        replenishment.span(),
+                        format!(
+                            "reservation `{name}` is table-driven (slots), but replenishment \
+                             is a budgeted reservation's"
+                        ),
+                        "allowed: replenishment only with budget and period; a table-driven \
+                         reservation is open in its slots, with no budget to replenish",
+                    );
+                }
+                let kind = self.slots(slots, cycle, seen);
+                kind.filter(|_| raw.replenishment.is_none())
             }
         }
     }
@@ -1768,6 +2206,7 @@ impl Checker<'_> {
         &mut self,
         raw_budget: &Spanned<RawTime>,
         raw_period: &Spanned<RawTime>,
+        replenishment: Option<Replenishment>,
     ) -> Option<ReservationKind> {
         let budget = self.positive_time(raw_budget, "budget");
         let period = self.positive_time(raw_period, "period");
@@ -1780,7 +2219,43 @@ impl Checker<'_> {
             );
             return None;
         }
-        Some(ReservationKind::Sporadic { budget, period })
+        Some(ReservationKind::Sporadic {
+            budget,
+            period,
+            replenishment: replenishment?,
+        })
+    }
+
+    /// `replenishment = "sporadic" | "cbs"` (the sporadic rule when not given). A
+    /// constant-bandwidth server postpones its deadline instead of keeping a job's budget, so
+    /// it is refused at high criticality (`criticality` as written).
+    fn replenishment(
+        &mut self,
+        raw: &Option<Spanned<String>>,
+        criticality: Option<&str>,
+    ) -> Option<Replenishment> {
+        let Some(raw) = raw else {
+            return Some(Replenishment::Sporadic);
+        };
+        let Some(found) = Replenishment::from_name(raw.get_ref()) else {
+            self.report(
+                raw.span(),
+                format!("unknown replenishment `{}`", raw.get_ref()),
+                REPLENISHMENT_HELP,
+            );
+            return None;
+        };
+        if found == Replenishment::ConstantBandwidth && criticality == Some("high") {
+            self.report(
+                raw.span(),
+                "a constant-bandwidth server is low-criticality only, but this reservation is \
+                 high-criticality",
+                "allowed: replenishment = \"sporadic\" at high criticality: Vestal's monitor \
+                 (section VII) needs the sporadic rule's per-job budget; or criticality = \"low\"",
+            );
+            return None;
+        }
+        Some(found)
     }
 
     /// A table-driven reservation's slots: each `[start, end]` with `start < end <= cycle`,

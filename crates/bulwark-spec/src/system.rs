@@ -4,8 +4,8 @@
 //!
 //! A TOML file is parsed once as a plain document; each top-level key that belongs to one
 //! file kind only (`policy` to a scenario, `component` to a component system, `cluster` to an
-//! MC-IPC system, `generator` to a sweep, ...) names the kind. Keys every kind may have
-//! (`name`, `seed`, `task`, `cost`, ...) decide nothing. A file whose keys name two kinds is
+//! MC-IPC system, `generator` to a sweep, ...) names the kind. Keys more than one kind may
+//! have (`name`, `seed`, `task`, `cost`, `group`, ...) decide nothing. A file whose keys name two kinds is
 //! refused at the first key of the second kind, since no loader would read all of it. A file
 //! whose keys name none is read as a scenario, whose validator then says what is missing. A
 //! `.camkes` file is CAmkES ADL, not TOML, and is a component system by its extension.
@@ -51,7 +51,7 @@ impl FileKind {
 const OWN_KEYS: [(FileKind, &[&str]); 4] = [
     (
         FileKind::Scenario,
-        &["policy", "duration", "cores", "group", "vbs", "core"],
+        &["policy", "duration", "cores", "vbs", "core"],
     ),
     (FileKind::Components, &["component", "connection"]),
     (
@@ -250,6 +250,23 @@ mod tests {
     fn shared_keys_alone_decide_nothing_and_are_read_as_a_scenario() {
         assert_eq!(kind("name = \"x\"\nseed = 3"), Ok(FileKind::Scenario));
         assert_eq!(kind("this is not toml ["), Ok(FileKind::Scenario));
+    }
+
+    #[test]
+    fn reclamation_groups_decide_nothing() {
+        // Scenarios and MC-IPC systems both have `[[group]]`: their other keys tell them apart,
+        // whether the group comes first or last.
+        let group = "[[group]]\nname = \"g\"\nquota = \"1ms\"\n";
+        let cluster = "[[cluster]]\nname = \"C1\"\ncores = 1\n";
+        assert_eq!(kind(&format!("{cluster}\n{group}")), Ok(FileKind::McIpc));
+        assert_eq!(kind(&format!("{group}\n{cluster}")), Ok(FileKind::McIpc));
+        let scenario = "policy = \"edf\"\nduration = \"1s\"\n";
+        assert_eq!(
+            kind(&format!("{scenario}\n{group}")),
+            Ok(FileKind::Scenario)
+        );
+        // With nothing else, a file is read as a scenario, as a file of shared keys is.
+        assert_eq!(kind(group), Ok(FileKind::Scenario));
     }
 
     #[test]

@@ -9,11 +9,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::mc_ipc_toml::{
-    AddedReservation, Addition, Cluster, Criticality, Invocation, McIpcSystem, PerCriticality,
-    Phase, Protocol, Reservation, ReservationKind, ScriptStep, Server, Slot, Task, TaskTemplate,
-    DEFAULT_FLOOD_GAP,
+    AddedReservation, Addition, Cluster, Criticality, Group, Invocation, McIpcSystem,
+    PerCriticality, Phase, Protocol, ReclaimCost, Replenishment, Reservation, ReservationKind,
+    ScriptStep, Server, Slot, Task, TaskTemplate, DEFAULT_FLOOD_GAP,
 };
 use bulwark_spec::{parse_mc_ipc, Diagnostics};
 use proptest::prelude::*;
@@ -171,7 +172,7 @@ fn helps_say_what_is_allowed() {
     assert_eq!(
         first_help("unknown_key.toml"),
         "allowed: `name`, `cluster`, `criticality`, `priority`, `slots`, `budget`, `period`, \
-         `execution`, `invokes`"
+         `replenishment`, `execution`, `invokes`"
     );
     assert_eq!(
         first_help("unknown_level_key.toml"),
@@ -197,7 +198,8 @@ fn helps_say_what_is_allowed() {
     assert_eq!(
         first_help("unknown_script_steps.toml"),
         "allowed: { compute = [\"min\", \"max\"] }, { invoke = \"key\", length = [\"min\", \
-         \"max\"] } (length optional) or \"sleep\""
+         \"max\"] } (length optional), { allocate = 1000, object = \"semaphore\" } (object \
+         optional), { terminate = \"task\" } or \"sleep\""
     );
     assert_eq!(
         first_help("existing_reservation_on_other_clusters.toml"),
@@ -209,7 +211,8 @@ fn helps_say_what_is_allowed() {
     );
     assert_eq!(first_help("unknown_task_references.toml"), "allowed: R1");
     assert!(first_help("flood_without_invoke.toml").contains("invoke"));
-    assert!(first_help("sleep_only_script.toml").contains("at least one computing or invoking"));
+    assert!(first_help("sleep_only_script.toml")
+        .contains("at least one computing, invoking, allocating or terminating"));
     let plain = diagnostics_of(&invalid_dir().join("unknown_protocol.toml")).plain();
     assert_eq!(
         plain,
@@ -251,6 +254,7 @@ fn case_study() -> McIpcSystem {
                 kind: ReservationKind::Sporadic {
                     budget: ms(20),
                     period: ms(period),
+                    replenishment: Replenishment::Sporadic,
                 },
                 execution: PerCriticality::uniform(ms(2)),
                 invocations: key.clone(),
@@ -263,6 +267,7 @@ fn case_study() -> McIpcSystem {
         period: ms(period),
         offset: ms(offset),
         script,
+        group: None,
     };
     // T1..T4 in the partitions, T3 at 50 ms.
     let mut tasks: Vec<Task> = [0, 0, 50, 0]
@@ -309,6 +314,7 @@ fn case_study() -> McIpcSystem {
                     priority: Priority(0),
                     budget: ms(100),
                     period: ms(3000),
+                    replenishment: Replenishment::Sporadic,
                 },
                 task: TaskTemplate {
                     period: ms(3000),
@@ -364,6 +370,8 @@ fn case_study() -> McIpcSystem {
         tasks,
         phases,
         flood_gap: us(10),
+        groups: vec![],
+        reclaim: ReclaimCost::default(),
     }
 }
 
@@ -438,7 +446,8 @@ fn the_case_study_has_its_tasks_and_phases() {
             criticality: Criticality::Low,
             priority: Priority(0),
             budget: ms(100),
-            period: ms(3000)
+            period: ms(3000),
+            replenishment: Replenishment::Sporadic,
         }
     );
     assert_eq!(third.task.period, ms(3000));
@@ -538,6 +547,7 @@ fn the_documented_example_reads_into_its_system() {
                 kind: ReservationKind::Sporadic {
                     budget: ms(20),
                     period: ms(100),
+                    replenishment: Replenishment::ConstantBandwidth,
                 },
                 execution: PerCriticality::uniform(ms(5)),
                 invocations: vec![Invocation {
@@ -558,6 +568,7 @@ fn the_documented_example_reads_into_its_system() {
                     compute(us(200), us(200)),
                     ScriptStep::Sleep,
                 ],
+                group: None,
             },
             Task {
                 name: "T2".into(),
@@ -566,6 +577,22 @@ fn the_documented_example_reads_into_its_system() {
                 offset: ms(0),
                 // The length left out: exactly the server's L^H.
                 script: vec![compute(ms(1), ms(1)), key(ms(2), ms(2)), ScriptStep::Sleep],
+                group: Some(0),
+            },
+            Task {
+                name: "T3".into(),
+                reservation: 1,
+                period: ms(100),
+                offset: ms(0),
+                script: vec![
+                    ScriptStep::Allocate {
+                        count: 1000,
+                        object: ObjectKind::MemoryMapping,
+                    },
+                    ScriptStep::Terminate { task: 1 },
+                    ScriptStep::Sleep,
+                ],
+                group: None,
             },
         ],
         phases: vec![
@@ -591,6 +618,7 @@ fn the_documented_example_reads_into_its_system() {
                             priority: Priority(0),
                             budget: ms(10),
                             period: ms(1000),
+                            replenishment: Replenishment::Sporadic,
                         },
                         task: TaskTemplate {
                             period: ms(1000),
@@ -625,6 +653,14 @@ fn the_documented_example_reads_into_its_system() {
             },
         ],
         flood_gap: us(10),
+        groups: vec![Group {
+            name: "services".into(),
+            quota: ms(1),
+        }],
+        reclaim: ReclaimCost {
+            clock_hz: 1_000_000_000,
+            per_unit: 13,
+        },
     };
     assert_eq!(system, expected);
 }
@@ -653,7 +689,7 @@ fn script_steps_and_additions_are_judged() {
     );
     assert_eq!(
         errors(&task("[\"sleep\", \"sleep\"]")),
-        ["f.toml:56:10: this script only sleeps: with nothing to compute or invoke, its task would spin"]
+        ["f.toml:56:10: this script only sleeps: with nothing to compute, invoke, allocate or terminate, its task would spin"]
     );
     assert_eq!(
         errors(&task("[{ compute = \"1ms\", invoke = \"key\" }]")),
@@ -929,7 +965,7 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
                     return Some(format!("slots of {}", r.name));
                 }
             }
-            ReservationKind::Sporadic { budget, period } => {
+            ReservationKind::Sporadic { budget, period, .. } => {
                 if budget.is_zero() || budget > period {
                     return Some(format!("budget of {}", r.name));
                 }
@@ -950,6 +986,8 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
                         && max <= servers[server].operation_length.high
                 }
                 ScriptStep::Sleep => true,
+                ScriptStep::Allocate { count, .. } => count > 0,
+                ScriptStep::Terminate { task } => task < system.tasks.len(),
             })
     };
     if system.flood_gap.is_zero() {
