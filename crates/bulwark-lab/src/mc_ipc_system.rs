@@ -8,7 +8,10 @@
 //! - sporadic reservations of one cluster that all share one priority are EDF-ordered (the
 //!   paper's "EDF-ordered" low-criticality reservations); otherwise they keep their fixed
 //!   priorities. A high-criticality sporadic reservation is monitored against the budget it
-//!   is given, so it never switches its cluster's mode here;
+//!   is given, so it never switches its cluster's mode here. One declared `replenishment =
+//!   "cbs"` is a constant-bandwidth server;
+//! - tasks keep their reclamation groups, and the file's `[cost]` prices reclamation work;
+//!   `allocate` and `terminate` steps are the machine's own;
 //! - a phase's additions append, on each of their clusters, `count` new sporadic
 //!   reservations (one per task), one best-effort reservation shared by the copies, or tasks
 //!   in an existing reservation; copy `k` is first released at `offset + k * stagger`;
@@ -24,27 +27,43 @@ use bulwark_core::reservation::clustered::{
 };
 use bulwark_core::{Duration, Priority};
 use bulwark_sim::cluster::{
-    Config, GateKind, PrunedRequests, ServerConfig, Span, Step, TaskConfig,
+    Config, GateKind, GroupConfig, PrunedRequests, ReclaimCost, ServerConfig, Span, Step,
+    TaskConfig,
 };
 use bulwark_spec::mc_ipc_toml::{
-    AddedReservation, Criticality, McIpcSystem, ReservationKind, ScriptStep, TaskTemplate,
+    AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, ScriptStep,
+    TaskTemplate,
 };
 
-/// The machine's steps for a file's script. This machine does no reclamation work, so
-/// `allocate` and `terminate` steps are left out.
+/// The machine's steps for a file's script, one for one.
 fn script(steps: &[ScriptStep]) -> Vec<Step> {
     steps
         .iter()
-        .filter_map(|step| match *step {
-            ScriptStep::Compute { min, max } => Some(Step::Compute(Span::between(min, max))),
-            ScriptStep::Invoke { server, min, max } => Some(Step::Invoke {
+        .map(|step| match *step {
+            ScriptStep::Compute { min, max } => Step::Compute(Span::between(min, max)),
+            ScriptStep::Invoke { server, min, max } => Step::Invoke {
                 server,
                 length: Span::between(min, max),
-            }),
-            ScriptStep::Sleep => Some(Step::SleepUntilNextPeriod),
-            ScriptStep::Allocate { .. } | ScriptStep::Terminate { .. } => None,
+            },
+            ScriptStep::Sleep => Step::SleepUntilNextPeriod,
+            ScriptStep::Allocate { count, object } => Step::Allocate { count, object },
+            ScriptStep::Terminate { task } => Step::Terminate { task },
         })
         .collect()
+}
+
+/// The machine's reservation for a file's sporadic one, replenished as the file says.
+fn budgeted(
+    budget: Duration,
+    period: Duration,
+    priority: Priority,
+    replenishment: Replenishment,
+) -> Sporadic {
+    let sporadic = Sporadic::new(budget, period).with_priority(priority);
+    match replenishment {
+        Replenishment::Sporadic => sporadic,
+        Replenishment::ConstantBandwidth => sporadic.with_constant_bandwidth(),
+    }
 }
 
 /// A flooding version of `steps`: `gap` of computation, then the first invocation, forever.
@@ -99,9 +118,13 @@ pub fn machine_config(
                     slots,
                 }
             }
-            ReservationKind::Sporadic { budget, period, .. } => MachineReservation::Sporadic(
-                Sporadic::new(*budget, *period).with_priority(r.priority),
-            ),
+            ReservationKind::Sporadic {
+                budget,
+                period,
+                replenishment,
+            } => {
+                MachineReservation::Sporadic(budgeted(*budget, *period, r.priority, *replenishment))
+            }
         };
         placed.push((r.cluster, clusters[r.cluster].len()));
         clusters[r.cluster].push(kind);
@@ -118,7 +141,7 @@ pub fn machine_config(
                 offset: t.offset,
                 period: t.period,
                 script: script(&t.script),
-                group: None,
+                group: t.group,
             }
         })
         .collect();
@@ -140,10 +163,9 @@ pub fn machine_config(
                             priority,
                             budget,
                             period,
-                            ..
+                            replenishment,
                         } => {
-                            let mut sporadic =
-                                Sporadic::new(budget, period).with_priority(priority);
+                            let mut sporadic = budgeted(budget, period, priority, replenishment);
                             if criticality == Criticality::High {
                                 sporadic = sporadic.with_high_criticality(budget);
                             }
@@ -182,8 +204,15 @@ pub fn machine_config(
             .collect(),
         tasks,
         pruned,
-        groups: Vec::new(),
-        reclaim: Default::default(),
+        groups: system
+            .groups
+            .iter()
+            .map(|g| GroupConfig { quota: g.quota })
+            .collect(),
+        reclaim: ReclaimCost {
+            clock_hz: system.reclaim.clock_hz,
+            per_unit: system.reclaim.per_unit,
+        },
         seed,
     }
 }

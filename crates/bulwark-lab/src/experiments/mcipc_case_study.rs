@@ -251,7 +251,7 @@ pub fn run_phase(
 /// The longest computation before T1's request.
 const BEFORE_REQUEST: Duration = us(1500);
 
-fn summarise(
+pub(crate) fn summarise(
     phase: usize,
     protocol: Protocol,
     config: &Config,

@@ -15,6 +15,7 @@ pub mod host_a3;
 mod host_rounds;
 pub mod host_vbs;
 pub mod mcipc_case_study;
+pub mod mcipc_cbs_rogue;
 pub mod platform;
 mod reclaim_latency;
 mod spr_vbs_cores;
@@ -68,6 +69,7 @@ pub const ALL: &[Experiment] = &[
     camkes_sweep::EXPERIMENT,
     component_spr::EXPERIMENT,
     mcipc_case_study::EXPERIMENT,
+    mcipc_cbs_rogue::EXPERIMENT,
     spr_vbs_cores::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,

@@ -34,9 +34,6 @@ pub fn run(args: &CaseStudyArgs) -> Result<ExitCode, String> {
             }
         },
     };
-    if study.phases.is_empty() {
-        return Err("the system has no [[phase]]: nothing to run".into());
-    }
     let protocols: Vec<Protocol> = match args.protocol {
         None => PROTOCOLS.to_vec(),
         Some(IpcProtocol::Mc) => vec![Protocol::McIpc],
@@ -44,8 +41,15 @@ pub fn run(args: &CaseStudyArgs) -> Result<ExitCode, String> {
         Some(IpcProtocol::Prio) => vec![Protocol::PrioIpc],
     };
     let phases: Vec<usize> = match args.phase {
+        // A system without phases runs once, as given (phase 0).
+        None if study.phases.is_empty() => vec![0],
         None => (1..=study.phases.len()).collect(),
         Some(p) if (p as usize) <= study.phases.len() => vec![p as usize],
+        Some(p) if study.phases.is_empty() => {
+            return Err(format!(
+                "phase {p}: the system has no [[phase]]; leave out --phase to run it as given"
+            ))
+        }
         Some(p) => {
             return Err(format!(
                 "phase {p}: the system has phases 1 to {}",
