@@ -928,6 +928,27 @@ impl<'de> Deserialize<'de> for RawStep {
     }
 }
 
+/// The key that says what a script step table does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StepAction {
+    Compute,
+    Invoke,
+    Allocate,
+    Terminate,
+}
+
+impl StepAction {
+    /// What a step with this key does, in messages.
+    fn verb(self) -> &'static str {
+        match self {
+            StepAction::Compute => "computes",
+            StepAction::Invoke => "invokes",
+            StepAction::Allocate => "allocates",
+            StepAction::Terminate => "terminates",
+        }
+    }
+}
+
 /// `"1ms"` or `["500us", "1500us"]`: each time as written, the range judged later.
 #[derive(Debug)]
 enum RawRange {
@@ -1486,11 +1507,23 @@ impl Checker<'_> {
         }
         // The keys that say what a step does, in file order, each with what the step then
         // does.
-        let mut actions: Vec<(Range<usize>, &str)> = [
-            table.compute.as_ref().map(|v| (v.span(), "computes")),
-            table.invoke.as_ref().map(|v| (v.span(), "invokes")),
-            table.allocate.as_ref().map(|v| (v.span(), "allocates")),
-            table.terminate.as_ref().map(|v| (v.span(), "terminates")),
+        let mut actions: Vec<(Range<usize>, StepAction)> = [
+            table
+                .compute
+                .as_ref()
+                .map(|v| (v.span(), StepAction::Compute)),
+            table
+                .invoke
+                .as_ref()
+                .map(|v| (v.span(), StepAction::Invoke)),
+            table
+                .allocate
+                .as_ref()
+                .map(|v| (v.span(), StepAction::Allocate)),
+            table
+                .terminate
+                .as_ref()
+                .map(|v| (v.span(), StepAction::Terminate)),
         ]
         .into_iter()
         .flatten()
@@ -1500,7 +1533,11 @@ impl Checker<'_> {
             for (span, other) in rest {
                 self.report(
                     span.clone(),
-                    format!("a script step either {first} or {other}, not both"),
+                    format!(
+                        "a script step either {} or {}, not both",
+                        first.verb(),
+                        other.verb()
+                    ),
                     STEP_HELP,
                 );
             }
@@ -1512,7 +1549,7 @@ impl Checker<'_> {
         let mut companions_fit = true;
         if let (Some(length), None) = (&table.length, &table.invoke) {
             match action {
-                Some("computes") => self.report(
+                Some(StepAction::Compute) => self.report(
                     length.span(),
                     "`length` is an invocation's, but this step computes",
                     "allowed: { compute = [\"min\", \"max\"] } alone; { invoke = \"key\", \
@@ -1520,7 +1557,10 @@ impl Checker<'_> {
                 ),
                 Some(other) => self.report(
                     length.span(),
-                    format!("`length` is an invocation's, but this step {other}"),
+                    format!(
+                        "`length` is an invocation's, but this step {}",
+                        other.verb()
+                    ),
                     STEP_HELP,
                 ),
                 None => self.report(
@@ -1533,7 +1573,10 @@ impl Checker<'_> {
         }
         if let (Some(object), None) = (&table.object, &table.allocate) {
             let message = match action {
-                Some(other) => format!("`object` is an allocation's, but this step {other}"),
+                Some(other) => format!(
+                    "`object` is an allocation's, but this step {}",
+                    other.verb()
+                ),
                 None => "`object` is an allocation's, but this step has no `allocate`".to_owned(),
             };
             self.report(object.span(), message, OBJECT_HELP);
@@ -1542,18 +1585,26 @@ impl Checker<'_> {
         if actions.is_empty() && companions_fit && table.unknown.is_empty() {
             self.report(raw.span(), "this script step is empty", STEP_HELP);
         }
-        let step = match (action?, &table.compute, &table.invoke) {
-            ("computes", Some(compute), _) => self
-                .range(compute, "compute time")
+        let step = match action? {
+            StepAction::Compute => table
+                .compute
+                .as_ref()
+                .and_then(|compute| self.range(compute, "compute time"))
                 .map(|(min, max)| ScriptStep::Compute { min, max }),
-            ("invokes", _, Some(invoke)) => self.invoke(invoke, &table.length, names, servers),
-            _ => match (&table.allocate, &table.terminate) {
-                (Some(count), _) => self.allocate(count, &table.object),
-                (_, Some(target)) => self.terminate(target, caller, names),
-                (None, None) => None,
-            },
-        };
-        (companions_fit && table.unknown.is_empty()).then_some(step?)
+            StepAction::Invoke => table
+                .invoke
+                .as_ref()
+                .and_then(|invoke| self.invoke(invoke, &table.length, names, servers)),
+            StepAction::Allocate => table
+                .allocate
+                .as_ref()
+                .and_then(|count| self.allocate(count, &table.object)),
+            StepAction::Terminate => table
+                .terminate
+                .as_ref()
+                .and_then(|target| self.terminate(target, caller, names)),
+        }?;
+        (companions_fit && table.unknown.is_empty()).then_some(step)
     }
 
     /// `{ allocate = 1000, object = "semaphore" }`: a count of 1 or more, and the object's
