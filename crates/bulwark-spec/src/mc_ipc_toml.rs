@@ -53,7 +53,7 @@
 //!
 //! [[group]]                       # zero or more: a reclamation group
 //! name = "services"
-//! quota = "1ms"                   # the reclamation time it may use, above zero
+//! quota = "1ms"                   # the reclamation time it may commit, above zero
 //!
 //! [[task]]                        # zero or more: a task running in a reservation
 //! name = "T1"
@@ -170,8 +170,8 @@
 //! reservation (`reservation = "R4"`, with `clusters` exactly that reservation's cluster).
 //!
 //! Names are unique among clusters, among servers, among reservations, among tasks, among
-//! phases and among groups. Every error is reported, in file order, with its line, column, what is wrong and
-//! what is allowed.
+//! phases and among groups. Every error is reported, in file order, with its line, column,
+//! what is wrong and what is allowed.
 //!
 //! For `bulwark_analysis::mc_ipc::analyse`, the model maps one to one: a [`Cluster`] to its
 //! `Cluster`, a [`Server`] to its `Server` (same `PerCriticality` fields), a [`Reservation`]
@@ -214,8 +214,7 @@ const SCRIPT_HELP: &str = "allowed: one or more steps, at least one computing, i
 const STEP_HELP: &str = "allowed: { compute = [\"min\", \"max\"] }, { invoke = \"key\", length = \
                          [\"min\", \"max\"] } (length optional), { allocate = 1000, object = \
                          \"semaphore\" } (object optional), { terminate = \"task\" } or \"sleep\"";
-const OBJECT_HELP: &str =
-    "allowed: { allocate = 1000, object = \"semaphore\" } with object one of \
+const OBJECT_HELP: &str = "allowed: { allocate = 1000, object = \"semaphore\" }, object one of \
                            semaphore, mapping, endpoint (semaphore when left out)";
 const REPLENISHMENT_HELP: &str = "allowed: sporadic (the default), cbs";
 const RANGE_HELP: &str =
@@ -250,13 +249,16 @@ pub struct McIpcSystem {
     pub reclaim: ReclaimCost,
 }
 
-/// A reclamation group (`[[group]]`): tasks whose kernel objects are reclaimed together,
-/// within a quota of reclamation time, as in a scenario's `[[group]]`.
+/// A reclamation group (`[[group]]`, bounded resource reclamation, section III): its member
+/// tasks' kernel objects are reclaimed together, within `quota`, as in a scenario's
+/// [`GroupSpec`](crate::model::GroupSpec). Its members are the tasks whose
+/// [`Task::group`] names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Group {
     /// Its name, unique among groups.
     pub name: String,
-    /// The reclamation time it may use at a time, above zero.
+    /// The reclamation time the group may commit, above zero: every allocation charges its
+    /// anticipated reclamation time, and is refused when the quota would be exceeded.
     pub quota: Duration,
 }
 
@@ -688,8 +690,8 @@ pub fn parse_mc_ipc(text: &str, file: &str) -> Result<McIpcSystem, Diagnostics> 
 #[serde(
     deny_unknown_fields,
     rename_all = "kebab-case",
-    expecting = "an MC-IPC system: [[cluster]], [[server]], [[reservation]], [[task]] and \
-                 [[phase]] tables"
+    expecting = "an MC-IPC system: [[cluster]], [[server]], [[reservation]], [[task]], \
+                 [[phase]] and [[group]] tables"
 )]
 struct RawSystem {
     protocol: Option<Spanned<String>>,
