@@ -53,7 +53,7 @@
 //!
 //! [[group]]                       # zero or more: a reclamation group
 //! name = "services"
-//! quota = "1ms"                   # the reclamation time it may use, above zero
+//! quota = "1ms"                   # the reclamation time it may commit, above zero
 //!
 //! [[task]]                        # zero or more: a task running in a reservation
 //! name = "T1"
@@ -170,8 +170,8 @@
 //! reservation (`reservation = "R4"`, with `clusters` exactly that reservation's cluster).
 //!
 //! Names are unique among clusters, among servers, among reservations, among tasks, among
-//! phases and among groups. Every error is reported, in file order, with its line, column, what is wrong and
-//! what is allowed.
+//! phases and among groups. Every error is reported, in file order, with its line, column,
+//! what is wrong and what is allowed.
 //!
 //! For `bulwark_analysis::mc_ipc::analyse`, the model maps one to one: a [`Cluster`] to its
 //! `Cluster`, a [`Server`] to its `Server` (same `PerCriticality` fields), a [`Reservation`]
@@ -214,8 +214,7 @@ const SCRIPT_HELP: &str = "allowed: one or more steps, at least one computing, i
 const STEP_HELP: &str = "allowed: { compute = [\"min\", \"max\"] }, { invoke = \"key\", length = \
                          [\"min\", \"max\"] } (length optional), { allocate = 1000, object = \
                          \"semaphore\" } (object optional), { terminate = \"task\" } or \"sleep\"";
-const OBJECT_HELP: &str =
-    "allowed: { allocate = 1000, object = \"semaphore\" } with object one of \
+const OBJECT_HELP: &str = "allowed: { allocate = 1000, object = \"semaphore\" }, object one of \
                            semaphore, mapping, endpoint (semaphore when left out)";
 const REPLENISHMENT_HELP: &str = "allowed: sporadic (the default), cbs";
 const RANGE_HELP: &str =
@@ -250,13 +249,16 @@ pub struct McIpcSystem {
     pub reclaim: ReclaimCost,
 }
 
-/// A reclamation group (`[[group]]`): tasks whose kernel objects are reclaimed together,
-/// within a quota of reclamation time, as in a scenario's `[[group]]`.
+/// A reclamation group (`[[group]]`, bounded resource reclamation, section III): its member
+/// tasks' kernel objects are reclaimed together, within `quota`, as in a scenario's
+/// [`GroupSpec`](crate::model::GroupSpec). Its members are the tasks whose
+/// [`Task::group`] names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Group {
     /// Its name, unique among groups.
     pub name: String,
-    /// The reclamation time it may use at a time, above zero.
+    /// The reclamation time the group may commit, above zero: every allocation charges its
+    /// anticipated reclamation time, and is refused when the quota would be exceeded.
     pub quota: Duration,
 }
 
@@ -688,8 +690,8 @@ pub fn parse_mc_ipc(text: &str, file: &str) -> Result<McIpcSystem, Diagnostics> 
 #[serde(
     deny_unknown_fields,
     rename_all = "kebab-case",
-    expecting = "an MC-IPC system: [[cluster]], [[server]], [[reservation]], [[task]] and \
-                 [[phase]] tables"
+    expecting = "an MC-IPC system: [[cluster]], [[server]], [[reservation]], [[task]], \
+                 [[phase]] and [[group]] tables"
 )]
 struct RawSystem {
     protocol: Option<Spanned<String>>,
@@ -925,6 +927,27 @@ impl<'de> Visitor<'de> for StepVisitor {
 impl<'de> Deserialize<'de> for RawStep {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(StepVisitor)
+    }
+}
+
+/// The key that says what a script step table does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StepAction {
+    Compute,
+    Invoke,
+    Allocate,
+    Terminate,
+}
+
+impl StepAction {
+    /// What a step with this key does, in messages.
+    fn verb(self) -> &'static str {
+        match self {
+            StepAction::Compute => "computes",
+            StepAction::Invoke => "invokes",
+            StepAction::Allocate => "allocates",
+            StepAction::Terminate => "terminates",
+        }
     }
 }
 
@@ -1486,11 +1509,23 @@ impl Checker<'_> {
         }
         // The keys that say what a step does, in file order, each with what the step then
         // does.
-        let mut actions: Vec<(Range<usize>, &str)> = [
-            table.compute.as_ref().map(|v| (v.span(), "computes")),
-            table.invoke.as_ref().map(|v| (v.span(), "invokes")),
-            table.allocate.as_ref().map(|v| (v.span(), "allocates")),
-            table.terminate.as_ref().map(|v| (v.span(), "terminates")),
+        let mut actions: Vec<(Range<usize>, StepAction)> = [
+            table
+                .compute
+                .as_ref()
+                .map(|v| (v.span(), StepAction::Compute)),
+            table
+                .invoke
+                .as_ref()
+                .map(|v| (v.span(), StepAction::Invoke)),
+            table
+                .allocate
+                .as_ref()
+                .map(|v| (v.span(), StepAction::Allocate)),
+            table
+                .terminate
+                .as_ref()
+                .map(|v| (v.span(), StepAction::Terminate)),
         ]
         .into_iter()
         .flatten()
@@ -1500,7 +1535,11 @@ impl Checker<'_> {
             for (span, other) in rest {
                 self.report(
                     span.clone(),
-                    format!("a script step either {first} or {other}, not both"),
+                    format!(
+                        "a script step either {} or {}, not both",
+                        first.verb(),
+                        other.verb()
+                    ),
                     STEP_HELP,
                 );
             }
@@ -1512,7 +1551,7 @@ impl Checker<'_> {
         let mut companions_fit = true;
         if let (Some(length), None) = (&table.length, &table.invoke) {
             match action {
-                Some("computes") => self.report(
+                Some(StepAction::Compute) => self.report(
                     length.span(),
                     "`length` is an invocation's, but this step computes",
                     "allowed: { compute = [\"min\", \"max\"] } alone; { invoke = \"key\", \
@@ -1520,7 +1559,10 @@ impl Checker<'_> {
                 ),
                 Some(other) => self.report(
                     length.span(),
-                    format!("`length` is an invocation's, but this step {other}"),
+                    format!(
+                        "`length` is an invocation's, but this step {}",
+                        other.verb()
+                    ),
                     STEP_HELP,
                 ),
                 None => self.report(
@@ -1533,7 +1575,10 @@ impl Checker<'_> {
         }
         if let (Some(object), None) = (&table.object, &table.allocate) {
             let message = match action {
-                Some(other) => format!("`object` is an allocation's, but this step {other}"),
+                Some(other) => format!(
+                    "`object` is an allocation's, but this step {}",
+                    other.verb()
+                ),
                 None => "`object` is an allocation's, but this step has no `allocate`".to_owned(),
             };
             self.report(object.span(), message, OBJECT_HELP);
@@ -1542,18 +1587,26 @@ impl Checker<'_> {
         if actions.is_empty() && companions_fit && table.unknown.is_empty() {
             self.report(raw.span(), "this script step is empty", STEP_HELP);
         }
-        let step = match (action?, &table.compute, &table.invoke) {
-            ("computes", Some(compute), _) => self
-                .range(compute, "compute time")
+        let step = match action? {
+            StepAction::Compute => table
+                .compute
+                .as_ref()
+                .and_then(|compute| self.range(compute, "compute time"))
                 .map(|(min, max)| ScriptStep::Compute { min, max }),
-            ("invokes", _, Some(invoke)) => self.invoke(invoke, &table.length, names, servers),
-            _ => match (&table.allocate, &table.terminate) {
-                (Some(count), _) => self.allocate(count, &table.object),
-                (_, Some(target)) => self.terminate(target, caller, names),
-                (None, None) => None,
-            },
-        };
-        (companions_fit && table.unknown.is_empty()).then_some(step?)
+            StepAction::Invoke => table
+                .invoke
+                .as_ref()
+                .and_then(|invoke| self.invoke(invoke, &table.length, names, servers)),
+            StepAction::Allocate => table
+                .allocate
+                .as_ref()
+                .and_then(|count| self.allocate(count, &table.object)),
+            StepAction::Terminate => table
+                .terminate
+                .as_ref()
+                .and_then(|target| self.terminate(target, caller, names)),
+        }?;
+        (companions_fit && table.unknown.is_empty()).then_some(step)
     }
 
     /// `{ allocate = 1000, object = "semaphore" }`: a count of 1 or more, and the object's

@@ -213,6 +213,50 @@ fn helps_say_what_is_allowed() {
     assert!(first_help("flood_without_invoke.toml").contains("invoke"));
     assert!(first_help("sleep_only_script.toml")
         .contains("at least one computing, invoking, allocating or terminating"));
+    assert_eq!(
+        first_help("unknown_replenishment.toml"),
+        "allowed: sporadic (the default), cbs"
+    );
+    let cbs_help = first_help("cbs_high_criticality.toml");
+    assert!(cbs_help.contains("section VII") && cbs_help.contains("per-job budget"));
+    assert!(first_help("replenishment_with_slots.toml").contains("budget and period"));
+    assert_eq!(
+        first_help("unknown_group.toml"),
+        "allowed: services, drivers"
+    );
+    assert_eq!(
+        first_help("terminate_itself.toml"),
+        "allowed: another task: rogue"
+    );
+    assert_eq!(
+        first_help("terminate_unknown_task.toml"),
+        "allowed: guard, rogue"
+    );
+    assert_eq!(
+        first_help("allocate_bad_object.toml"),
+        "allowed: semaphore, mapping, endpoint"
+    );
+    assert_eq!(
+        first_help("allocate_zero.toml"),
+        "allowed: how many kernel objects to allocate, 1 or more"
+    );
+    assert_eq!(
+        first_help("unknown_cost_key.toml"),
+        "allowed: `clock` and `reclaim-per-unit`"
+    );
+    for name in [
+        "group_without_reclaim_cost.toml",
+        "reclaim_steps_without_cost.toml",
+    ] {
+        assert_eq!(
+            first_help(name),
+            "add reclaim-per-unit = ... (cycles, above zero) to [cost]"
+        );
+    }
+    assert_eq!(
+        first_help("duplicate_group_names.toml"),
+        "allowed: a name no other group in this system has"
+    );
     let plain = diagnostics_of(&invalid_dir().join("unknown_protocol.toml")).plain();
     assert_eq!(
         plain,
@@ -965,12 +1009,42 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
                     return Some(format!("slots of {}", r.name));
                 }
             }
-            ReservationKind::Sporadic { budget, period, .. } => {
+            ReservationKind::Sporadic {
+                budget,
+                period,
+                replenishment,
+            } => {
                 if budget.is_zero() || budget > period {
                     return Some(format!("budget of {}", r.name));
                 }
+                // Vestal's monitor needs the sporadic rule at high criticality.
+                if *replenishment == Replenishment::ConstantBandwidth
+                    && r.criticality == Criticality::High
+                {
+                    return Some(format!("a high-criticality server {}", r.name));
+                }
             }
         }
+    }
+    if system.groups.iter().any(|g| g.quota.is_zero()) || system.reclaim.clock_hz == 0 {
+        return Some("a group without quota, or no clock".into());
+    }
+    let reclaims = |script: &[ScriptStep]| {
+        script.iter().any(|s| {
+            matches!(
+                s,
+                ScriptStep::Allocate { .. } | ScriptStep::Terminate { .. }
+            )
+        })
+    };
+    let scripts_reclaim = system.tasks.iter().any(|t| reclaims(&t.script))
+        || system
+            .phases
+            .iter()
+            .flat_map(|p| &p.additions)
+            .any(|a| reclaims(&a.task.script));
+    if (scripts_reclaim || !system.groups.is_empty()) && system.reclaim.per_unit == 0 {
+        return Some("reclamation work without a cost".into());
     }
     let servers = &system.servers;
     let reservations = system.reservations.len();
@@ -993,8 +1067,14 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
     if system.flood_gap.is_zero() {
         return Some("flood gap".into());
     }
-    for t in &system.tasks {
-        if t.reservation >= reservations || t.period.is_zero() || !script_valid(&t.script) {
+    for (index, t) in system.tasks.iter().enumerate() {
+        let terminates_itself = t.script.contains(&ScriptStep::Terminate { task: index });
+        if t.reservation >= reservations
+            || t.period.is_zero()
+            || !script_valid(&t.script)
+            || terminates_itself
+            || t.group.is_some_and(|g| g >= system.groups.len())
+        {
             return Some(format!("task {}", t.name));
         }
     }
@@ -1011,8 +1091,17 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
                 AddedReservation::Existing(r) => {
                     r < reservations && a.clusters == [system.reservations[r].cluster]
                 }
-                AddedReservation::Sporadic { budget, period, .. } => {
-                    !budget.is_zero() && budget <= period
+                AddedReservation::Sporadic {
+                    budget,
+                    period,
+                    criticality,
+                    replenishment,
+                    ..
+                } => {
+                    !budget.is_zero()
+                        && budget <= period
+                        && !(criticality == Criticality::High
+                            && replenishment == Replenishment::ConstantBandwidth)
                 }
                 AddedReservation::BestEffort => true,
             };
@@ -1036,6 +1125,31 @@ proptest! {
     #[test]
     fn no_text_makes_the_parser_panic(text in "\\PC{0,200}") {
         let _ = parse_mc_ipc(&text, "f.toml");
+    }
+
+    /// Any one line of the documented example (which has every key) replaced by another of
+    /// its lines (or removed): never a panic; what is accepted keeps every promise, what is
+    /// rejected is located.
+    #[test]
+    fn edits_of_the_documented_example_are_judged(line in 0usize..200, with in 0usize..210) {
+        let text = documented_example();
+        let lines: Vec<&str> = text.lines().collect();
+        let line = line % lines.len();
+        let mut edited = lines.clone();
+        if with >= lines.len() {
+            edited.remove(line);
+        } else {
+            edited[line] = lines[with];
+        }
+        let edited = edited.join("\n");
+        match parse_mc_ipc(&edited, "f.toml") {
+            Ok(system) => prop_assert_eq!(invariant_violation(&system), None),
+            Err(d) => {
+                for e in &d {
+                    prop_assert!(e.line().is_some() && !e.help().is_empty(), "{}", e);
+                }
+            }
+        }
     }
 
     /// Any one line of the case study replaced by another of its lines (or removed): the
