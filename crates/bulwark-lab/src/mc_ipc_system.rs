@@ -27,8 +27,7 @@ use bulwark_core::reservation::clustered::{
 };
 use bulwark_core::{Duration, Priority};
 use bulwark_sim::cluster::{
-    Config, GateKind, GroupConfig, PrunedRequests, ReclaimCost, ServerConfig, Span, Step,
-    TaskConfig,
+    Config, GateKind, GroupConfig, PrunedRequests, ServerConfig, Span, Step, TaskConfig,
 };
 use bulwark_spec::mc_ipc_toml::{
     AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, ScriptStep,
@@ -209,10 +208,7 @@ pub fn machine_config(
             .iter()
             .map(|g| GroupConfig { quota: g.quota })
             .collect(),
-        reclaim: ReclaimCost {
-            clock_hz: system.reclaim.clock_hz,
-            per_unit: system.reclaim.per_unit,
-        },
+        reclaim: system.reclaim,
         seed,
     }
 }

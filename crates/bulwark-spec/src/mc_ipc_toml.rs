@@ -1629,17 +1629,12 @@ impl Checker<'_> {
         let object = match raw_object {
             None => Some(ObjectKind::Semaphore),
             Some(raw) => {
-                let kind = match raw.get_ref().as_str() {
-                    "semaphore" => Some(ObjectKind::Semaphore),
-                    "mapping" => Some(ObjectKind::MemoryMapping),
-                    "endpoint" => Some(ObjectKind::Endpoint),
-                    _ => None,
-                };
+                let kind = crate::validate::script::object_kind(raw.get_ref());
                 if kind.is_none() {
                     self.report(
                         raw.span(),
                         format!("unknown kernel object `{}`", raw.get_ref()),
-                        "allowed: semaphore, mapping, endpoint",
+                        crate::validate::script::OBJECT_NAMES_HELP,
                     );
                 }
                 kind

@@ -150,25 +150,9 @@ pub struct GroupConfig {
     pub quota: Duration,
 }
 
-/// What reclamation work costs: `per_unit` cycles of a `clock_hz` clock per unit of
-/// `bulwark_core::reclaim` work.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReclaimCost {
-    /// The clock, in hertz (non-zero).
-    pub clock_hz: u64,
-    /// Cycles per unit of reclamation work.
-    pub per_unit: u64,
-}
-
-impl Default for ReclaimCost {
-    /// 1 GHz, and reclamation free.
-    fn default() -> Self {
-        ReclaimCost {
-            clock_hz: 1_000_000_000,
-            per_unit: 0,
-        }
-    }
-}
+/// What reclamation work costs: the MC-IPC file's own `[cost]` model (`per_unit` cycles of a
+/// `clock_hz` clock per unit of `bulwark_core::reclaim` work).
+pub use bulwark_spec::mc_ipc_toml::ReclaimCost;
 
 /// Which IPC protocol a server's gate implements.
 #[derive(Clone, Copy, Debug)]

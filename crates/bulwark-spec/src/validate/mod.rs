@@ -7,7 +7,7 @@
 //! every problem in it, in file order.
 
 pub(crate) mod cost;
-mod script;
+pub(crate) mod script;
 mod task;
 mod warnings;
 

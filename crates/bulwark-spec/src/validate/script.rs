@@ -259,17 +259,12 @@ impl Checker<'_> {
 
     /// `object = "semaphore" | "mapping" | "endpoint"`.
     fn object(&mut self, raw: &Spanned<String>) -> Option<ObjectKind> {
-        let kind = match raw.get_ref().as_str() {
-            "semaphore" => Some(ObjectKind::Semaphore),
-            "mapping" => Some(ObjectKind::MemoryMapping),
-            "endpoint" => Some(ObjectKind::Endpoint),
-            _ => None,
-        };
+        let kind = object_kind(raw.get_ref());
         if kind.is_none() {
             self.report(
                 raw.span(),
                 format!("unknown kernel object `{}`", raw.get_ref()),
-                "allowed: semaphore, mapping, endpoint",
+                OBJECT_NAMES_HELP,
             );
         }
         kind
@@ -327,5 +322,18 @@ fn takes_time(step: &Step) -> bool {
         Step::FlushCache | Step::Allocate { .. } | Step::Terminate { .. } => false,
         Step::Action { load, .. } => !load.is_zero(),
         Step::Loop { body, .. } => body.iter().any(takes_time),
+    }
+}
+
+/// What `object = ...` may name, in every file kind that allocates.
+pub(crate) const OBJECT_NAMES_HELP: &str = "allowed: semaphore, mapping, endpoint";
+
+/// The kernel object an `allocate` step's `object` names.
+pub(crate) fn object_kind(name: &str) -> Option<ObjectKind> {
+    match name {
+        "semaphore" => Some(ObjectKind::Semaphore),
+        "mapping" => Some(ObjectKind::MemoryMapping),
+        "endpoint" => Some(ObjectKind::Endpoint),
+        _ => None,
     }
 }
