@@ -8,7 +8,9 @@ use std::collections::HashSet;
 use std::hash::Hash;
 
 use bulwark_spec::component::{ComponentKind, ComponentSystem, ProcedureStep};
-use bulwark_spec::mc_ipc_toml::{AddedReservation, McIpcSystem, ReservationKind, ScriptStep};
+use bulwark_spec::mc_ipc_toml::{
+    AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, ScriptStep,
+};
 use bulwark_spec::{Diagnostics, PolicyKind, Scenario, SpecError, MAX_NAME_CHARS};
 
 /// `data` as text, as Bulwark reads any file; `None` (after checking the diagnostic) when
@@ -246,16 +248,40 @@ pub fn check_mc_ipc(system: &McIpcSystem) {
                     assert!(slots[..index].iter().all(|other| !other.overlaps(*slot)));
                 }
             }
-            ReservationKind::Sporadic { budget, period } => {
+            ReservationKind::Sporadic {
+                budget,
+                period,
+                replenishment,
+            } => {
                 assert!(*budget > zero && budget <= period);
+                // A constant-bandwidth server is of low criticality only.
+                assert!(
+                    *replenishment == Replenishment::Sporadic
+                        || reservation.criticality == Criticality::Low
+                );
             }
         }
     }
-    for task in &system.tasks {
+    assert!(system.groups.iter().all(|g| g.quota > zero));
+    for (index, task) in system.tasks.iter().enumerate() {
         assert!(task.reservation < system.reservations.len());
         assert!(task.period > zero);
-        check_script(system, &task.script);
+        assert!(task.group.is_none_or(|g| g < system.groups.len()));
+        check_script(system, &task.script, Some(index));
     }
+    let reclaims = !system.groups.is_empty()
+        || system.tasks.iter().any(|t| {
+            t.script.iter().any(|s| {
+                matches!(
+                    s,
+                    ScriptStep::Allocate { .. } | ScriptStep::Terminate { .. }
+                )
+            })
+        });
+    assert!(
+        !reclaims || system.reclaim.per_unit > 0,
+        "reclamation needs a cost"
+    );
     for phase in &system.phases {
         assert!(phase.floods.iter().all(|&task| task < system.tasks.len()));
         for addition in &phase.additions {
@@ -267,18 +293,29 @@ pub fn check_mc_ipc(system: &McIpcSystem) {
                 AddedReservation::Existing(reservation) => {
                     assert!(*reservation < system.reservations.len());
                 }
-                AddedReservation::Sporadic { budget, period, .. } => {
+                AddedReservation::Sporadic {
+                    budget,
+                    period,
+                    criticality,
+                    replenishment,
+                    ..
+                } => {
                     assert!(*budget > zero && budget <= period);
+                    assert!(
+                        *replenishment == Replenishment::Sporadic
+                            || *criticality == Criticality::Low
+                    );
                 }
                 AddedReservation::BestEffort => {}
             }
             assert!(addition.task.period > zero);
-            check_script(system, &addition.task.script);
+            check_script(system, &addition.task.script, None);
         }
     }
 }
 
-fn check_script(system: &McIpcSystem, script: &[ScriptStep]) {
+/// `own` is the script's task, when it is a `[[task]]` (a phase's copies have none).
+fn check_script(system: &McIpcSystem, script: &[ScriptStep], own: Option<usize>) {
     let zero = bulwark_core::Duration::ZERO;
     assert!(!script.is_empty(), "an empty script");
     assert!(
@@ -293,6 +330,11 @@ fn check_script(system: &McIpcSystem, script: &[ScriptStep]) {
                 assert!(*min > zero && min <= max && *max <= server.operation_length.high);
             }
             ScriptStep::Sleep => {}
+            ScriptStep::Allocate { count, .. } => assert!(*count >= 1),
+            ScriptStep::Terminate { task } => {
+                assert!(*task < system.tasks.len());
+                assert_ne!(Some(*task), own, "a task terminating itself");
+            }
         }
     }
 }
