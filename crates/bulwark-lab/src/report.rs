@@ -51,6 +51,16 @@ pub struct Check {
     pub pass: bool,
 }
 
+/// The claims of the checks that failed, in order: what a test names when it expects some
+/// checks to fail and the others to hold.
+pub fn failing_claims(checks: &[Check]) -> Vec<String> {
+    checks
+        .iter()
+        .filter(|c| !c.pass)
+        .map(|c| c.claim.clone())
+        .collect()
+}
+
 /// A table of results.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Table {

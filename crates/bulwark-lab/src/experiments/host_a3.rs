@@ -570,6 +570,7 @@ pub fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::failing_claims as failing;
 
     fn round(multiplies: u64, preemptions: u64) -> Round {
         Round {
@@ -594,14 +595,6 @@ mod tests {
                 };
                 Measured::of(point, Ok(vec![round(units, preemptions); ROUNDS]))
             })
-            .collect()
-    }
-
-    fn failing(checks: &[Check]) -> Vec<String> {
-        checks
-            .iter()
-            .filter(|c| !c.pass)
-            .map(|c| c.claim.clone())
             .collect()
     }
 

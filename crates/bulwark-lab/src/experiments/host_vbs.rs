@@ -738,14 +738,7 @@ pub fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn failing(checks: &[Check]) -> Vec<String> {
-        checks
-            .iter()
-            .filter(|c| !c.pass)
-            .map(|c| c.claim.clone())
-            .collect()
-    }
+    use crate::report::failing_claims as failing;
 
     fn stats(min: u64, max: u64) -> Stats {
         Stats {

@@ -842,6 +842,7 @@ pub fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::failing_claims as failing;
 
     /// A synthetic sweep with the paper's shape: baseline linear, grouped flat.
     fn good_points() -> Vec<TerminationPoint> {
@@ -872,14 +873,6 @@ mod tests {
                     paper: paper_creation(what),
                 }
             })
-            .collect()
-    }
-
-    fn failing(checks: &[Check]) -> Vec<String> {
-        checks
-            .iter()
-            .filter(|c| !c.pass)
-            .map(|c| c.claim.clone())
             .collect()
     }
 

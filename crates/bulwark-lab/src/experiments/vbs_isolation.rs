@@ -629,14 +629,7 @@ pub fn report(levels: &[Level], seconds: f64) -> ExperimentReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn failing(checks: &[Check]) -> Vec<String> {
-        checks
-            .iter()
-            .filter(|c| !c.pass)
-            .map(|c| c.claim.clone())
-            .collect()
-    }
+    use crate::report::failing_claims as failing;
 
     fn stats(min: u64, max: u64, completion: f64) -> Stats {
         Stats {

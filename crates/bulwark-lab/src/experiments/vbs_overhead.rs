@@ -1270,14 +1270,7 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn failing(checks: &[Check]) -> Vec<String> {
-        checks
-            .iter()
-            .filter(|c| !c.pass)
-            .map(|c| c.claim.clone())
-            .collect()
-    }
+    use crate::report::failing_claims as failing;
 
     /// A synthetic sweep of the expected shape: list linear in n, the others flat.
     fn good_points() -> Vec<Point> {

@@ -642,14 +642,7 @@ pub fn report(sets: &[Pair], single: &[Pair], seconds: f64) -> ExperimentReport 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn failing(checks: &[Check]) -> Vec<String> {
-        checks
-            .iter()
-            .filter(|c| !c.pass)
-            .map(|c| c.claim.clone())
-            .collect()
-    }
+    use crate::report::failing_claims as failing;
 
     fn outcome(actions: usize, total: u64) -> Outcome {
         Outcome {
