@@ -154,17 +154,7 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
             return;
         }
         let mut hole = at;
-        loop {
-            let left = 2 * hole + 1;
-            if left >= len {
-                break;
-            }
-            let right = left + 1;
-            let child = if right < len && self.slots[right].0 < self.slots[left].0 {
-                right
-            } else {
-                left
-            };
+        while let Some(child) = self.smaller_child(hole, len) {
             self.place(hole, self.slots[child]);
             hole = child;
         }
@@ -220,17 +210,7 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
         let start = at;
         let len = self.slots.len();
         let moving = self.slots[at];
-        loop {
-            let left = 2 * at + 1;
-            if left >= len {
-                break;
-            }
-            let right = left + 1;
-            let child = if right < len && self.slots[right].0 < self.slots[left].0 {
-                right
-            } else {
-                left
-            };
+        while let Some(child) = self.smaller_child(at, len) {
             if self.slots[child].0 >= moving.0 {
                 break;
             }
@@ -240,6 +220,21 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
         if at != start {
             self.place(at, moving);
         }
+    }
+
+    /// The child of `at` with the smaller key among the first `len` slots, if it has one.
+    #[inline]
+    fn smaller_child(&self, at: usize, len: usize) -> Option<usize> {
+        let left = 2 * at + 1;
+        if left >= len {
+            return None;
+        }
+        let right = left + 1;
+        Some(if right < len && self.slots[right].0 < self.slots[left].0 {
+            right
+        } else {
+            left
+        })
     }
 
     fn place(&mut self, at: usize, slot: (K, M)) {
