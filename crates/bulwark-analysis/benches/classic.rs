@@ -10,42 +10,14 @@ use std::hint::black_box;
 
 use bulwark_analysis::classic::edf;
 use bulwark_analysis::classic::fixed_priority::response_times;
-use bulwark_analysis::classic::priority_assignment::{ordered, rate_monotonic};
+use bulwark_analysis::classic::reference_sets::pool;
 use bulwark_analysis::classic::Task;
-use bulwark_analysis::generate::task_set;
-use bulwark_core::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 const POOL: u64 = 64;
 
 fn sets(constrained: bool) -> Vec<Vec<Task>> {
-    (0..POOL)
-        .map(|seed| {
-            let raw = task_set(
-                10,
-                800_000_000,
-                Duration::from_millis(1),
-                Duration::from_millis(100),
-                seed,
-            );
-            let tasks: Vec<Task> = raw
-                .iter()
-                .enumerate()
-                .map(|(i, g)| {
-                    let (c, t) = (g.execution.as_nanos(), g.period.as_nanos());
-                    let task = Task::new(format!("t{i}"), c, t);
-                    if constrained {
-                        // A deterministic spread of deadlines between (C + T) / 2 and T.
-                        let slack = (t - c) / 2;
-                        task.with_deadline(c + slack + slack * (i as u64 % 3) / 3)
-                    } else {
-                        task
-                    }
-                })
-                .collect();
-            ordered(&tasks, &rate_monotonic(&tasks))
-        })
-        .collect()
+    pool(POOL, constrained)
 }
 
 fn classic(c: &mut Criterion) {

@@ -11,41 +11,15 @@
 use std::hint::black_box;
 
 use bulwark_analysis::classic::edf;
-use bulwark_analysis::classic::priority_assignment::{ordered, rate_monotonic};
+use bulwark_analysis::classic::reference_sets::pool;
 use bulwark_analysis::classic::Task;
-use bulwark_analysis::generate::task_set;
-use bulwark_core::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 const POOL: u64 = 64;
 
-/// The constrained sets of bulwark-analysis's benches/classic.rs, built the same way:
-/// UUniFast at U = 0.8, log-uniform periods 1-100 ms, deadlines spread between (C + T) / 2
-/// and T by the task's index, rate-monotonic order.
+/// The constrained sets of bulwark-analysis's benches/classic.rs: the same pool.
 fn constrained_sets() -> Vec<Vec<Task>> {
-    (0..POOL)
-        .map(|seed| {
-            let raw = task_set(
-                10,
-                800_000_000,
-                Duration::from_millis(1),
-                Duration::from_millis(100),
-                seed,
-            );
-            let tasks: Vec<Task> = raw
-                .iter()
-                .enumerate()
-                .map(|(i, generated)| {
-                    let (wcet, period) =
-                        (generated.execution.as_nanos(), generated.period.as_nanos());
-                    let slack = (period - wcet) / 2;
-                    Task::new(format!("t{i}"), wcet, period)
-                        .with_deadline(wcet + slack + slack * (i as u64 % 3) / 3)
-                })
-                .collect();
-            ordered(&tasks, &rate_monotonic(&tasks))
-        })
-        .collect()
+    pool(POOL, true)
 }
 
 fn rust_work(c: &mut Criterion) {

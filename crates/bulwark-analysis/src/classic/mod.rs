@@ -10,6 +10,7 @@ pub mod edf;
 pub mod fixed_point;
 pub mod fixed_priority;
 pub mod priority_assignment;
+pub mod reference_sets;
 pub mod resource_sharing;
 
 /// One sporadic task: a job of at most `wcet` released at least `period` apart, each with a
