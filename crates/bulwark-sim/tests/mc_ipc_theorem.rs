@@ -10,8 +10,8 @@ use bulwark_core::reservation::clustered::{
 };
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
-    run, ClusterOutcome, ClusterSimError, Config, GateKind, GroupConfig, InvocationRecord,
-    PrunedRequests, ReclaimCost, ServerConfig, Span, Step, TaskConfig,
+    run, run_traced, ClusterOutcome, ClusterSimError, Config, GateKind, GroupConfig,
+    InvocationRecord, PrunedRequests, ReclaimCost, ServerConfig, Span, Step, TaskConfig,
 };
 use proptest::prelude::*;
 
@@ -408,4 +408,50 @@ fn mc_ipc_and_prio_ipc_keep_the_victim_within_the_bound() {
         (victim.replied, victim.drained_since_issue),
         (Instant::from_nanos(20), d(18))
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The machine's per-task processor time is what its trace draws for the task, no core
+    /// runs two things at once, and the machine hands out at most its cores' time.
+    #[test]
+    fn executed_time_matches_the_trace(config in system()) {
+        let until = Instant::from_nanos(1_500);
+        let outcome = match run_traced(&config, until) {
+            Ok(outcome) => outcome,
+            Err(ClusterSimError::Task { reason, .. }) if reason.contains("quota") => {
+                return Ok(())
+            }
+            Err(error) => panic!("{error}"),
+        };
+        let trace = outcome.trace.as_ref().expect("recorded");
+        let mut drawn = vec![Duration::ZERO; config.tasks.len()];
+        for slice in &trace.slices {
+            if let Some(task) = slice.task {
+                let length = slice.end.saturating_duration_since(slice.start);
+                drawn[task.0 as usize] = drawn[task.0 as usize].saturating_add(length);
+            }
+        }
+        prop_assert_eq!(&outcome.executed, &drawn);
+        // A server's operation runs on its own core for a client of any cluster, so the
+        // capacity is the machine's, and each core's slices never overlap.
+        let cores: u64 = config.clusters.iter().map(|c| c.cores as u64).sum();
+        let used = outcome
+            .executed
+            .iter()
+            .fold(Duration::ZERO, |sum, e| sum.saturating_add(*e));
+        let capacity = Duration::from_nanos(until.as_nanos() * cores);
+        prop_assert!(used <= capacity, "{used:?} > {capacity:?}");
+        let mut per_core: Vec<Vec<(Instant, Instant)>> = vec![Vec::new(); cores as usize];
+        for slice in &trace.slices {
+            per_core[slice.core as usize].push((slice.start, slice.end));
+        }
+        for spans in &mut per_core {
+            spans.sort();
+            for pair in spans.windows(2) {
+                prop_assert!(pair[0].1 <= pair[1].0, "overlap {:?}", pair);
+            }
+        }
+    }
 }

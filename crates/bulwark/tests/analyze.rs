@@ -714,6 +714,64 @@ fn simulate_runs_an_mc_ipc_file() {
     assert!(text(&out.stderr).contains("names none"));
 }
 
+/// `simulate` of the composed MC-IPC file shows its reclamation, in the table and the JSON,
+/// with the figures the file's comments derive by hand (and `mcipc_cbs_rogue`'s test checks
+/// on the machine): 19,230 of the rogue's million semaphores fit its group's 1 ms quota at
+/// 13 ns per unit, 980,770 are refused, and terminating the group is one arena release, 1
+/// unit, 13 ns. With `--trace` the same run also draws that span as kernel time at 4.99 s.
+#[test]
+fn simulate_reports_the_reclamation_of_an_mc_ipc_file() {
+    let file = "scenarios/mcipc/cbs-rogue.toml";
+    let out = bulwark(&["simulate", file, "--until", "6s"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("MC-IPC ") && l.contains("the system as given"))
+        .unwrap_or_else(|| panic!("a reclamation row: {stdout}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cells[cells.len() - 5..],
+        ["19230", "980770", "1", "13ns", "13ns"]
+    );
+    let out = bulwark(&["simulate", file, "--until", "6s", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let run = &doc["runs"][0];
+    assert_eq!(run["objects_created"], 19_230);
+    assert_eq!(run["allocations_refused"], 980_770);
+    assert_eq!(run["terminations"], 1);
+    assert_eq!(run["masked_ns"], 13);
+    assert_eq!(run["longest_mask_ns"], 13);
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("rogue.json");
+    let out = bulwark(&[
+        "simulate",
+        file,
+        "--until",
+        "6s",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("980770"), "the table as well");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    // The watchdog's termination at 4.99 s: 13 ns of kernel time.
+    let kernel: Vec<&serde_json::Value> = json["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["cat"] == "kernel")
+        .collect();
+    assert!(
+        kernel
+            .iter()
+            .any(|e| (e["ts"].as_f64().unwrap() - 4_990_000.0).abs() < 1e-3),
+        "{kernel:?}"
+    );
+}
+
 /// Cores running different policies are analysed apart, each by its policy's own test: the
 /// rate-monotonic core's t2 has R = 8 ms > 7 ms (exit 1), the EDF core's U = 34/35 passes.
 #[test]

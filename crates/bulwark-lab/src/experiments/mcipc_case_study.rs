@@ -48,7 +48,10 @@ use bulwark_analysis::mc_ipc::{
 };
 use bulwark_core::reservation::clustered::ReservationKind;
 use bulwark_core::{Duration, Instant};
-use bulwark_sim::cluster::{run as run_cluster, ClusterOutcome, Config, GateKind, PrunedRequests};
+use bulwark_sim::cluster::{
+    run as run_cluster, run_traced, ClusterOutcome, Config, GateKind, PrunedRequests,
+};
+use bulwark_sim::trace::Trace;
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 
 use super::{Experiment, LabError};
@@ -203,6 +206,42 @@ pub struct PhaseResult {
     pub over_theorem: usize,
     /// Invocations of all clients.
     pub invocations: usize,
+    /// What `allocate` and `terminate` steps did in the phase.
+    pub reclaimed: Reclaimed,
+}
+
+/// The reclamation work of one run: objects made and refused, and the time cores were masked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reclaimed {
+    /// Objects created by every `allocate` step.
+    pub created: u64,
+    /// Objects refused by a group's quota.
+    pub refused: u64,
+    /// Terminations, each one masked span.
+    pub terminations: usize,
+    /// The masked time of all terminations.
+    pub masked: Duration,
+    /// The longest one masked span.
+    pub longest_mask: Duration,
+}
+
+impl Reclaimed {
+    /// The sums over `outcome`'s allocation and mask records.
+    pub fn of(outcome: &ClusterOutcome) -> Reclaimed {
+        let spans = || {
+            outcome
+                .masks
+                .iter()
+                .map(|m| m.until.saturating_duration_since(m.from))
+        };
+        Reclaimed {
+            created: outcome.allocations.iter().map(|a| a.created).sum(),
+            refused: outcome.allocations.iter().map(|a| a.refused).sum(),
+            terminations: outcome.masks.len(),
+            masked: spans().fold(Duration::ZERO, Duration::saturating_add),
+            longest_mask: spans().max().unwrap_or(Duration::ZERO),
+        }
+    }
 }
 
 impl PhaseResult {
@@ -236,16 +275,32 @@ pub fn run_phase(
     length: Duration,
     seed: u64,
 ) -> Result<PhaseResult, LabError> {
+    run_phase_with(study, bounds, phase, protocol, length, seed, false).map(|(result, _)| result)
+}
+
+/// [`run_phase`], also returning the run's trace when `traced`: one run gives both the
+/// summary and what `simulate --trace` draws.
+pub fn run_phase_with(
+    study: &McIpcSystem,
+    bounds: &[Duration; 3],
+    phase: usize,
+    protocol: Protocol,
+    length: Duration,
+    seed: u64,
+    traced: bool,
+) -> Result<(PhaseResult, Option<Trace>), LabError> {
     let config = system(study, phase, protocol, seed);
-    let outcome = run_cluster(&config, Instant::ZERO.saturating_add(length))
-        .map_err(|e| LabError::Components(format!("phase {phase}: {e}")))?;
+    let until = Instant::ZERO.saturating_add(length);
+    let run = if traced { run_traced } else { run_cluster };
+    let mut outcome =
+        run(&config, until).map_err(|e| LabError::Components(format!("phase {phase}: {e}")))?;
     let mut result = summarise(phase, protocol, &config, &outcome);
     result.name = study
         .phases
         .get(phase.wrapping_sub(1))
         .map_or_else(|| "the system as given".into(), |p| p.name.clone());
     result.bound = bound_of(bounds, protocol);
-    Ok(result)
+    Ok((result, outcome.trace.take()))
 }
 
 /// The longest computation before T1's request.
@@ -321,6 +376,7 @@ pub(crate) fn summarise(
             0
         },
         invocations: outcome.invocations.len(),
+        reclaimed: Reclaimed::of(outcome),
     }
 }
 
@@ -898,6 +954,7 @@ mod tests {
             completed: 100,
             over_theorem: 0,
             invocations: 100,
+            reclaimed: Reclaimed::default(),
         }
     }
 

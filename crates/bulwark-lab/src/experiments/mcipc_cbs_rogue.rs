@@ -18,8 +18,8 @@
 //!   T1's job of 5.0 s is late by as much.
 
 use bulwark_analysis::mc_ipc::Protocol;
-use bulwark_core::{Duration, Instant, TaskId};
-use bulwark_sim::cluster::{run_traced, ClusterOutcome, Config, GateKind, PrunedRequests};
+use bulwark_core::{Duration, Instant};
+use bulwark_sim::cluster::{run as run_cluster, ClusterOutcome, Config, GateKind, PrunedRequests};
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 
 use super::mcipc_case_study::{bound_of, bounds, paper_bound, summarise, PhaseResult, T1};
@@ -118,17 +118,15 @@ pub fn run_study(study: &McIpcSystem, seed: u64) -> Result<RunResult, LabError> 
         PrunedRequests::TransferToBackground,
         seed,
     );
-    let outcome = run_traced(&config, Instant::ZERO.saturating_add(LENGTH))
+    let outcome = run_cluster(&config, Instant::ZERO.saturating_add(LENGTH))
         .map_err(|e| LabError::Components(format!("{FILE}: {e}")))?;
     let phase = summarise(0, Protocol::McIpc, &config, &outcome);
-    let rogue_time = outcome.trace.as_ref().map_or(Duration::ZERO, |trace| {
-        trace
-            .slices
-            .iter()
-            .filter(|s| s.task == Some(TaskId(rogue as u32)) && s.start < TERMINATION)
-            .map(|s| s.end.min(TERMINATION).saturating_duration_since(s.start))
-            .fold(Duration::ZERO, Duration::saturating_add)
-    });
+    // Terminated at TERMINATION, the rogue runs no more after it.
+    let rogue_time = outcome
+        .executed
+        .get(rogue)
+        .copied()
+        .unwrap_or(Duration::ZERO);
     Ok(RunResult {
         phase,
         outcome,

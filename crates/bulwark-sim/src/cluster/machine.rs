@@ -131,6 +131,8 @@ pub(super) struct Machine {
     reclamation: Reclamation,
     masks: Vec<MaskRecord>,
     allocations: Vec<AllocationRecord>,
+    /// Per task: processor time used on its behalf so far.
+    executed: Vec<Duration>,
     /// Job releases: (time, sequence number, task).
     releases: BinaryHeap<Reverse<(Instant, u64, usize)>>,
     sequence: u64,
@@ -249,6 +251,7 @@ impl Machine {
             reclamation,
             masks: Vec::new(),
             allocations: Vec::new(),
+            executed: vec![Duration::ZERO; capacity],
             schedulers,
             tasks,
             servers,
@@ -396,6 +399,7 @@ impl Machine {
             modes: self.mode_records,
             masks: self.masks,
             allocations: self.allocations,
+            executed: self.executed,
         })
     }
 
@@ -480,11 +484,15 @@ impl Machine {
             match *running {
                 Running::Task(i) => {
                     if let TaskState::Ready { remaining } = &mut self.tasks[i].state {
+                        self.executed[i] = self.executed[i].saturating_add(elapsed.min(*remaining));
                         *remaining = remaining.saturating_sub(elapsed);
                     }
                 }
                 Running::Server(q) => {
-                    if let Some((_, left)) = &mut self.servers[q].serving {
+                    // A server's operation is time spent on its client's behalf.
+                    if let Some((client, left)) = &mut self.servers[q].serving {
+                        let spent = &mut self.executed[client.index()];
+                        *spent = spent.saturating_add(elapsed.min(*left));
                         *left = left.saturating_sub(elapsed);
                     }
                 }

@@ -335,6 +335,9 @@ pub struct ClusterOutcome {
     pub masks: Vec<MaskRecord>,
     /// Every `allocate` step, in order.
     pub allocations: Vec<AllocationRecord>,
+    /// Per task, in configuration order: the processor time used on its behalf (its own
+    /// computation, masked reclamation it started, and servers' operations for its requests).
+    pub executed: Vec<Duration>,
     /// What ran where, from [`run_traced`]: cores numbered across clusters in order, a
     /// server's operation drawn as its client task's time, each job's release and completion.
     pub trace: Option<crate::trace::Trace>,

@@ -114,6 +114,8 @@ fn a_lone_client_computes_invokes_and_sleeps() {
     let responses: Vec<_> = out.jobs.iter().map(|j| (j.release, j.response)).collect();
     assert_eq!(responses, vec![(at(0), Some(d(6))), (at(10), Some(d(6)))]);
     assert!(out.aborts.is_empty());
+    // Two jobs of 3 + 1 computed and 2 served on the task's behalf.
+    assert_eq!(out.executed, vec![d(12)]);
 }
 
 /// Bandwidth inheritance, idling (A2) and slack. Cluster 0 (one core): A in R0 (e 20, p 100,
@@ -517,6 +519,9 @@ fn terminating_without_a_group_masks_the_core_into_a_partitions_slot() {
     let rogue: Vec<_> = out.jobs.iter().filter(|j| j.task == 1).collect();
     assert_eq!(rogue.len(), 1);
     assert!(rogue[0].killed && rogue[0].completion.is_none());
+    // T0 its 10 us; the rogue the core from 0 until the watchdog's release at 40 us (its
+    // budget is 40 us); the watchdog the masked 30.01 us it spent reclaiming.
+    assert_eq!(out.executed, vec![d(10_000), d(40_000), d(30_010)]);
 }
 
 /// In a group with a 5 us quota (500 units), the rogue's allocations stop at the quota, and

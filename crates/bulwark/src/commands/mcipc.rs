@@ -6,9 +6,11 @@ use std::process::ExitCode;
 use bulwark_analysis::mc_ipc::Protocol;
 use bulwark_core::Duration;
 use bulwark_lab::experiments::mcipc_case_study::{
-    bounds, case_study, expected_over, figures, protocol_name, run_phase, PhaseResult, PROTOCOLS,
-    SEED,
+    bounds, case_study, expected_over, figures, protocol_name, run_phase_with, PhaseResult,
+    PROTOCOLS, SEED,
 };
+use bulwark_sim::trace::Trace;
+use bulwark_spec::mc_ipc_toml::McIpcSystem;
 use serde_json::json;
 
 use crate::cli::{CaseStudyArgs, IpcProtocol};
@@ -17,6 +19,15 @@ use crate::output::{out, outln};
 use crate::table;
 
 pub fn run(args: &CaseStudyArgs) -> Result<ExitCode, String> {
+    run_drawing(args, None)
+}
+
+/// What draws a traced run: the system and each phase's trace, in phase order.
+pub type Drawing<'a> = &'a mut dyn FnMut(&McIpcSystem, Vec<Trace>) -> Result<(), String>;
+
+/// [`run`], and when `drawing` is given, each phase traced in the same run and handed to it
+/// (the caller asks for one protocol).
+pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<ExitCode, String> {
     let study = match &args.file {
         None => case_study().map_err(|e| e.to_string())?,
         Some(path) => match super::mcipc_analyze::load(path) {
@@ -58,14 +69,27 @@ pub fn run(args: &CaseStudyArgs) -> Result<ExitCode, String> {
         }
     };
     let bounds = bounds(&study).map_err(|e| e.to_string())?;
+    let traced = drawing.is_some();
     let mut results = Vec::new();
+    let mut traces = Vec::new();
     for &protocol in &protocols {
         for &phase in &phases {
-            results.push(
-                run_phase(&study, &bounds, phase, protocol, args.phase_length, SEED)
-                    .map_err(|e| e.to_string())?,
-            );
+            let (result, trace) = run_phase_with(
+                &study,
+                &bounds,
+                phase,
+                protocol,
+                args.phase_length,
+                SEED,
+                traced,
+            )
+            .map_err(|e| e.to_string())?;
+            results.push(result);
+            traces.extend(trace);
         }
+    }
+    if let Some(draw) = drawing {
+        draw(&study, traces)?;
     }
     if let Some(dir) = &args.svg {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -87,6 +111,11 @@ pub fn run(args: &CaseStudyArgs) -> Result<ExitCode, String> {
                     "completed": r.completed,
                     "delays_ns": r.delays.iter().map(|d| d.as_nanos()).collect::<Vec<_>>(),
                     "unfinished_at_least_ns": r.unfinished.map(|d| d.as_nanos()),
+                    "objects_created": r.reclaimed.created,
+                    "allocations_refused": r.reclaimed.refused,
+                    "terminations": r.reclaimed.terminations,
+                    "masked_ns": r.reclaimed.masked.as_nanos(),
+                    "longest_mask_ns": r.reclaimed.longest_mask.as_nanos(),
                 })
             })
             .collect();
@@ -169,5 +198,44 @@ fn render(
          '>' marks a request still waiting when the phase ended\n"
     );
     out.push_str(&table::render(&headers, &rows));
+    if results.iter().any(|r| r.reclaimed != Default::default()) {
+        out.push_str(&reclamation(results));
+    }
     out
+}
+
+/// Per run with reclamation work: objects made and refused, and how long cores were masked.
+fn reclamation(results: &[PhaseResult]) -> String {
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .filter(|r| r.reclaimed != Default::default())
+        .map(|r| {
+            let done = r.reclaimed;
+            vec![
+                protocol_name(r.protocol).to_string(),
+                format!("{}: {}", r.phase, r.name),
+                done.created.to_string(),
+                done.refused.to_string(),
+                done.terminations.to_string(),
+                done.masked.to_string(),
+                done.longest_mask.to_string(),
+            ]
+        })
+        .collect();
+    format!(
+        "\nReclamation: objects allocated and refused by a group's quota, and the time \
+         terminations masked a core\n{}",
+        table::render(
+            &[
+                "protocol",
+                "phase",
+                "created",
+                "refused",
+                "terminations",
+                "masked",
+                "longest mask",
+            ],
+            &rows,
+        )
+    )
 }

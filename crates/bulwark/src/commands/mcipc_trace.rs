@@ -2,43 +2,35 @@
 //! (phase k from `(k - 1) x --until`), under the protocol the file names, one row per task
 //! and a track per core across clusters; a server's operation is drawn as its client's time.
 
-use std::path::Path;
-
 use bulwark_analysis::mc_ipc::Protocol as AnalysisProtocol;
 use bulwark_core::{Duration, Instant};
-use bulwark_lab::experiments::mcipc_case_study::{system, SEED};
-use bulwark_sim::cluster::run_traced;
+use bulwark_lab::experiments::mcipc_case_study::SEED;
 use bulwark_sim::trace::Trace;
-use bulwark_spec::mc_ipc_toml::Protocol;
+use bulwark_spec::mc_ipc_toml::McIpcSystem;
 
-use crate::cli::SimulateArgs;
+use crate::cli::{IpcProtocol, SimulateArgs};
 
-/// Runs every phase of the file at `path` traced and writes `--trace` and `--svg`.
-pub fn write(path: &Path, protocol: Protocol, args: &SimulateArgs) -> Result<(), String> {
-    let study = match super::mcipc_analyze::load(path) {
-        Some(Ok(study)) => study,
-        // The run that follows reports an invalid or unreadable file, located.
-        _ => return Ok(()),
-    };
+/// Lays `traces` (one per phase, in order, from the run that also made the table) end to end
+/// and writes `--trace` and `--svg`.
+pub fn write(
+    study: &McIpcSystem,
+    traces: Vec<Trace>,
+    protocol: Option<IpcProtocol>,
+    args: &SimulateArgs,
+) -> Result<(), String> {
     let protocol = match protocol {
-        Protocol::McIpc => AnalysisProtocol::McIpc,
-        Protocol::FifoIpc => AnalysisProtocol::FifoIpc,
-        Protocol::PrioIpc => AnalysisProtocol::PrioIpc,
+        Some(IpcProtocol::Mc) | None => AnalysisProtocol::McIpc,
+        Some(IpcProtocol::Fifo) => AnalysisProtocol::FifoIpc,
+        Some(IpcProtocol::Prio) => AnalysisProtocol::PrioIpc,
     };
     let length = args.until.unwrap_or(Duration::from_secs(10));
-    let phases = study.phases.len().max(1);
+    let phases = traces.len();
     let mut trace = Trace::default();
     // Jobs are numbered on across phases, per task.
     let mut jobs_before = vec![0u64; study.tasks.len()];
-    for phase in 1..=phases {
-        let config = system(&study, phase, protocol, SEED);
-        let outcome = run_traced(&config, Instant::ZERO.saturating_add(length))
-            .map_err(|e| format!("{}: phase {phase}: {e}", path.display()))?;
-        let start = length.saturating_mul(phase as u64 - 1);
+    for (index, part) in traces.into_iter().enumerate() {
+        let start = length.saturating_mul(index as u64);
         let shift = |at: Instant| at.saturating_add(start);
-        let Some(part) = outcome.trace else {
-            continue;
-        };
         trace
             .slices
             .extend(part.slices.into_iter().map(|mut slice| {

@@ -191,30 +191,35 @@ fn mc_ipc(
         );
         return Ok(crate::exit::bad_input());
     }
-    if args.trace.is_some() || args.svg.is_some() {
-        let Some(protocol) = protocol else {
-            eprintln!(
-                "error: {}: --trace and --svg draw one protocol's run, but the file names none; \
-                 allowed: protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file",
-                args.file.display()
-            );
-            return Ok(crate::exit::bad_input());
-        };
-        super::mcipc_trace::write(&args.file, protocol, args)?;
+    let drawn = args.trace.is_some() || args.svg.is_some();
+    if drawn && protocol.is_none() {
+        eprintln!(
+            "error: {}: --trace and --svg draw one protocol's run, but the file names none; \
+             allowed: protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file",
+            args.file.display()
+        );
+        return Ok(crate::exit::bad_input());
     }
     let protocol = protocol.map(|p| match p {
         Protocol::McIpc => IpcProtocol::Mc,
         Protocol::FifoIpc => IpcProtocol::Fifo,
         Protocol::PrioIpc => IpcProtocol::Prio,
     });
-    super::mcipc::run(&CaseStudyArgs {
+    let case_study = CaseStudyArgs {
         protocol,
         phase: None,
         file: Some(args.file.clone()),
         phase_length: args.until.unwrap_or(Duration::from_secs(10)),
         svg: None,
         json: args.json,
-    })
+    };
+    if !drawn {
+        return super::mcipc::run(&case_study);
+    }
+    let mut draw = |study: &bulwark_spec::mc_ipc_toml::McIpcSystem, traces| {
+        super::mcipc_trace::write(study, traces, protocol, args)
+    };
+    super::mcipc::run_drawing(&case_study, Some(&mut draw))
 }
 
 /// The streaming outputs of one run, told everything as the machine produces it.
