@@ -15,7 +15,10 @@
 //!   [`Replenishment::ConstantBandwidth`], it is a soft constant-bandwidth server instead
 //!   (the case study's low-criticality reservations as CBS servers): it keeps its budget and
 //!   deadline while idle, and at depletion postpones its deadline by `p` and is recharged at
-//!   once, so it never waits for budget;
+//!   once, so it never waits for budget. Declared [`Replenishment::Spr`], it is an SPR
+//!   sporadic server (SPR paper, section IV): its budget lives in a replenishment queue of
+//!   `S` entries, each consumed chunk coming back `p` after the activation it was used from,
+//!   so a client of an MC-IPC server can sit in the same reservation it has on one core;
 //! - a *best-effort* reservation: lowest priority, no budget.
 //!
 //! The scheduler is driven as a kernel drives it: [`ClusteredScheduler::release`] (a job is
@@ -81,8 +84,9 @@
 //! - an active partition inside one of its slots is selected on its core;
 //! - no reservation that is not selected, active and has budget outranks a selected sporadic
 //!   or best-effort reservation, and none waits while a core is free;
-//! - a sporadic reservation's budget is at most `e`; an inactive one has none; an active one
-//!   without budget waits for a replenishment still in the future;
+//! - a sporadic reservation's budget is at most `e`; an inactive one has none (a CBS or SPR
+//!   server keeps what it has); an active one without budget waits for a replenishment still
+//!   in the future; an SPR server's queue keeps its own invariants (entries sum to `e`);
 //! - in low mode, no job of a high-criticality reservation has consumed more than `e^L`; in
 //!   high mode, some partition or sporadic reservation is active.
 
@@ -90,6 +94,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::replenishment::ReplenishmentQueue;
 use crate::{Duration, Instant, Priority, Work};
 
 /// A reservation of one cluster: an index into [`ClusterConfig::reservations`].
@@ -143,7 +148,19 @@ pub enum Replenishment {
     /// depletion `d = d + p` and `c = e` at once. Its EDF priority therefore changes only
     /// at an exhaustion (which is also a replenishment) or while inactive, as A1 asks.
     ConstantBandwidth,
+    /// An SPR sporadic server (SPR paper, section IV) with a replenishment queue of `slots`
+    /// entries (`S`, 1 to [`MAX_SPR_SLOTS`]): budget consumed from an activation comes back
+    /// `p` after it (Alg. 1), a suspension splits the head (Alg. 1, lines 10-13), and an
+    /// activation merges every due entry (Alg. 3). Fixed priorities only, so A1 holds: its
+    /// priority never moves. Of low criticality, like a constant-bandwidth server.
+    Spr {
+        /// `S`, the queue's capacity.
+        slots: u16,
+    },
 }
+
+/// The largest replenishment queue an SPR reservation may ask for.
+pub const MAX_SPR_SLOTS: u16 = 256;
 
 /// A sporadic reservation's parameters (section III).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -157,8 +174,8 @@ pub struct Sporadic {
     pub priority: Priority,
     /// Its criticality (section VII); `budget` is `e^H` for a high-criticality reservation.
     pub criticality: Criticality,
-    /// How its budget comes back. A constant-bandwidth server must be of low criticality:
-    /// section VII's monitor needs the per-job budget of the sporadic rule.
+    /// How its budget comes back. A constant-bandwidth or SPR server must be of low
+    /// criticality: section VII's monitor needs the per-job budget of the sporadic rule.
     pub replenishment: Replenishment,
 }
 
@@ -204,6 +221,17 @@ impl Sporadic {
 
     const fn is_constant_bandwidth(&self) -> bool {
         matches!(self.replenishment, Replenishment::ConstantBandwidth)
+    }
+
+    /// The same reservation as an SPR sporadic server with a queue of `slots` entries.
+    pub const fn with_spr(mut self, slots: u16) -> Sporadic {
+        self.replenishment = Replenishment::Spr { slots };
+        self
+    }
+
+    /// True for a server that keeps its budget while inactive (CBS and SPR).
+    const fn keeps_budget(&self) -> bool {
+        !matches!(self.replenishment, Replenishment::Sporadic)
     }
 
     /// The same reservation of high criticality, its budget being `e^H` and `low_budget`
@@ -279,9 +307,13 @@ pub enum ClusterError {
     TooManyJobs = 9,
     /// More than [`MAX_RESERVATIONS`] reservations in one cluster.
     TooManyReservations = 10,
-    /// A constant-bandwidth server of high criticality: Vestal's monitor (section VII)
-    /// needs the sporadic rule's per-job budget.
+    /// A constant-bandwidth or SPR server of high criticality: Vestal's monitor (section
+    /// VII) needs the sporadic rule's per-job budget.
     HighCriticalityServer = 11,
+    /// An SPR server in a cluster ordered by EDF: SPR is a fixed-priority server.
+    SprNeedsFixedPriority = 12,
+    /// An SPR server's queue capacity `S` is zero or above [`MAX_SPR_SLOTS`].
+    InvalidSprSlots = 13,
 }
 
 /// The most reservations one cluster may have: a reservation's id fills the low 12 bits of
@@ -304,8 +336,12 @@ impl fmt::Display for ClusterError {
             ClusterError::TooManyJobs => "too many pending jobs",
             ClusterError::TooManyReservations => "more than 4096 reservations in a cluster",
             ClusterError::HighCriticalityServer => {
-                "a constant-bandwidth server must be of low criticality"
+                "a constant-bandwidth or SPR server must be of low criticality"
             }
+            ClusterError::SprNeedsFixedPriority => {
+                "an SPR server needs a cluster ordered by fixed priority"
+            }
+            ClusterError::InvalidSprSlots => "an SPR server needs 1 <= slots <= 256",
         })
     }
 }
@@ -391,6 +427,28 @@ pub struct ClusteredScheduler {
     now: Instant,
     mode: Mode,
     mode_switches: u64,
+    /// Per reservation: an SPR server's replenishment queue and the budget `u` used from its
+    /// head; `None` for every other kind.
+    spr: Vec<Option<SprBudget>>,
+}
+
+/// An SPR server's budget: the queue `R_i` and the used budget `u` (SPR paper, section IV).
+#[derive(Clone, Debug)]
+struct SprBudget {
+    queue: ReplenishmentQueue,
+    used: Duration,
+}
+
+impl SprBudget {
+    /// The budget available at `now`: what is left of the head if it is due, else none.
+    fn available(&self, now: Instant) -> Duration {
+        let head = self.queue.head();
+        if head.at <= now {
+            head.amount.saturating_sub(self.used)
+        } else {
+            Duration::ZERO
+        }
+    }
 }
 
 /// The CBS wake-up rule: a job arriving at `r` to an idle server keeps `(c, d)` only if the
@@ -510,9 +568,16 @@ impl ClusteredScheduler {
                     {
                         return Err(refuse(ClusterError::InvalidBudget, index));
                     }
-                    if sporadic.is_constant_bandwidth() && sporadic.criticality != Criticality::Low
-                    {
+                    if sporadic.keeps_budget() && sporadic.criticality != Criticality::Low {
                         return Err(refuse(ClusterError::HighCriticalityServer, index));
+                    }
+                    if let Replenishment::Spr { slots: capacity } = sporadic.replenishment {
+                        if config.order != SporadicOrder::FixedPriority {
+                            return Err(refuse(ClusterError::SprNeedsFixedPriority, index));
+                        }
+                        if capacity == 0 || capacity > MAX_SPR_SLOTS {
+                            return Err(refuse(ClusterError::InvalidSprSlots, index));
+                        }
                     }
                     Kind::Sporadic(*sporadic)
                 }
@@ -520,7 +585,25 @@ impl ClusteredScheduler {
             });
         }
         let n = kinds.len();
+        // Each SPR server's queue holds its whole budget, due at time zero (Fig. 8a).
+        let spr = kinds
+            .iter()
+            .map(|kind| match kind {
+                Kind::Sporadic(Sporadic {
+                    budget,
+                    replenishment: Replenishment::Spr { slots },
+                    ..
+                }) => ReplenishmentQueue::new(*slots as usize, *budget, Instant::ZERO)
+                    .ok()
+                    .map(|queue| SprBudget {
+                        queue,
+                        used: Duration::ZERO,
+                    }),
+                _ => None,
+            })
+            .collect();
         Ok(ClusteredScheduler {
+            spr,
             order: config.order,
             cycle,
             kinds,
@@ -689,6 +772,12 @@ impl ClusteredScheduler {
         if state.pending_jobs == 0 {
             // Section VII's monitor counts what each job consumes.
             state.consumed = Duration::ZERO;
+            if let Some(server) = self.spr[i].as_mut() {
+                // Alg. 3: the activation merges every due replenishment into the head and
+                // restarts it now; the budget is the head's, if it is due.
+                server.queue.activate(now, Instant::NEVER, work);
+                state.budget = server.available(now);
+            }
             if let Kind::Sporadic(s) = self.kinds[i] {
                 if s.is_constant_bandwidth() && cbs_starts_afresh(s, state, now) {
                     // CBS wake-up rule: d = r + T, c = Q.
@@ -721,12 +810,20 @@ impl ClusteredScheduler {
             return Err(ClusterError::NotActive);
         }
         self.run_until(now, false, work);
-        let keeps_budget = matches!(self.kinds[i], Kind::Sporadic(s) if s.is_constant_bandwidth());
+        let keeps_budget = matches!(self.kinds[i], Kind::Sporadic(s) if s.keeps_budget());
         let state = &mut self.states[i];
         state.pending_jobs -= 1;
         // A constant-bandwidth server keeps (c, d) while idle, for the wake-up rule.
         if state.pending_jobs == 0 && !keeps_budget {
             state.budget = Duration::ZERO;
+        }
+        if state.pending_jobs == 0 {
+            if let (Some(server), Kind::Sporadic(s)) = (self.spr[i].as_mut(), self.kinds[i]) {
+                // Alg. 1, lines 10-13: suspended with budget left, the used part is planned
+                // for t_head + p and the head keeps the rest.
+                server.queue.split(&mut server.used, s.period, work);
+                state.budget = server.available(now);
+            }
         }
         work.reservations_touched = work.reservations_touched.saturating_add(1);
         self.run_until(now, false, work);
@@ -784,7 +881,11 @@ impl ClusteredScheduler {
                     }
                     self.now.saturating_add(left)
                 }
-                Kind::Sporadic(_) if state.budget.is_zero() => state.deadline,
+                Kind::Sporadic(_) if state.budget.is_zero() => match &self.spr[i] {
+                    // An SPR server's next replenishment is its queue's head.
+                    Some(server) => server.queue.head().at,
+                    None => state.deadline,
+                },
                 Kind::Sporadic(_) | Kind::BestEffort => Instant::NEVER,
             };
             next = next.min(event);
@@ -945,7 +1046,25 @@ impl ClusteredScheduler {
     /// constant-bandwidth server is recharged at its depletion: `c = Q`, `d = d + T`.
     fn replenish_due(&mut self, work: &mut Work) {
         let now = self.now;
-        for (kind, state) in self.kinds.iter().zip(self.states.iter_mut()) {
+        for ((kind, state), spr) in self
+            .kinds
+            .iter()
+            .zip(self.states.iter_mut())
+            .zip(self.spr.iter_mut())
+        {
+            if let Some(server) = spr.as_mut() {
+                // Alg. 3 at the replenishment: an exhausted, active server's due entries
+                // merge into the head, which restarts now.
+                if state.pending_jobs > 0 && state.budget.is_zero() && server.queue.head().at <= now
+                {
+                    server.queue.activate(now, Instant::NEVER, work);
+                    state.budget = server.available(now);
+                    state.replenishments += 1;
+                    work.replenishments_processed = work.replenishments_processed.saturating_add(1);
+                    work.reservations_touched = work.reservations_touched.saturating_add(1);
+                }
+                continue;
+            }
             if let Kind::Sporadic(s) = kind {
                 if s.is_constant_bandwidth() {
                     if state.pending_jobs > 0 && state.budget.is_zero() {
@@ -981,8 +1100,16 @@ impl ClusteredScheduler {
                 continue;
             }
             match self.kinds[i] {
-                Kind::Sporadic(_) if state.core.is_some() => {
-                    let left = state.budget.saturating_sub(elapsed);
+                Kind::Sporadic(s) if state.core.is_some() => {
+                    let mut left = state.budget.saturating_sub(elapsed);
+                    if let Some(server) = self.spr[i].as_mut() {
+                        // Alg. 1, lines 1-4: the used budget consumes whole heads, each
+                        // planned for t_head + p; a next head already due carries on at once
+                        // (early replenishment, Alg. 2), else the server is exhausted.
+                        server.used = server.used.saturating_add(elapsed);
+                        server.queue.consume(&mut server.used, s.period, work);
+                        left = server.available(step);
+                    }
                     self.states[i].budget = left;
                     self.states[i].consumed = state.consumed.saturating_add(elapsed);
                     if left.is_zero() {
@@ -1132,11 +1259,17 @@ impl ClusteredScheduler {
                     if state.budget > s.budget {
                         return Err("a sporadic budget is at most e");
                     }
-                    if state.pending_jobs == 0
-                        && !state.budget.is_zero()
-                        && !s.is_constant_bandwidth()
-                    {
+                    if state.pending_jobs == 0 && !state.budget.is_zero() && !s.keeps_budget() {
                         return Err("an inactive sporadic reservation has no budget");
+                    }
+                    if let Some(server) = &self.spr[i] {
+                        server.queue.check()?;
+                        if server.queue.head().amount <= server.used {
+                            return Err("an SPR server's used budget is less than its head");
+                        }
+                        if state.pending_jobs > 0 && state.budget != server.available(self.now) {
+                            return Err("an SPR server's budget is its due head's rest");
+                        }
                     }
                     if s.is_constant_bandwidth() && state.pending_jobs > 0 && state.budget.is_zero()
                     {
@@ -1149,9 +1282,12 @@ impl ClusteredScheduler {
                             return Err("in low mode no high-criticality job exceeds e^L");
                         }
                     }
+                    let next_replenishment = self.spr[i]
+                        .as_ref()
+                        .map_or(state.deadline, |server| server.queue.head().at);
                     if state.pending_jobs > 0
                         && state.budget.is_zero()
-                        && state.deadline <= self.now
+                        && next_replenishment <= self.now
                     {
                         return Err(
                             "an exhausted sporadic reservation waits for a future replenishment",
@@ -1274,6 +1410,73 @@ mod tests {
         assert_eq!(s.deadline(r(0)), Some(at(38)));
         assert_eq!(s.budget(r(0)), Some(d(2)));
         assert_eq!(step(&mut s, 28), (alloc::vec![Some(r(0))], at(30)));
+    }
+
+    /// An SPR server (e 2, p 10, S = 2) on one core, worked by the SPR paper's algorithms:
+    /// released at 0, it runs 1 and completes (Alg. 1, lines 10-13: the used 1 is planned for
+    /// 0 + 10, the head keeps 1). Released again at 3 (Alg. 3: the head restarts at 3), it
+    /// never completes: it runs [3, 4) and is exhausted (the head's 1 is planned for 13), is
+    /// replenished at 10 with the entry (10, 1), runs [10, 11) (planned for 20), is
+    /// replenished at 13, runs [13, 14), and so on: never more than 2 in any 10.
+    #[test]
+    fn an_spr_server_returns_each_chunk_a_period_after_its_activation() {
+        let server = ReservationKind::Sporadic(Sporadic::new(d(2), d(10)).with_spr(2));
+        let mut s = scheduler(1, 0, SporadicOrder::FixedPriority, alloc::vec![server]);
+        let mut w = Work::default();
+        s.release(at(0), r(0), &mut w).unwrap();
+        assert_eq!(step(&mut s, 0), (alloc::vec![Some(r(0))], at(2)));
+        step(&mut s, 1);
+        s.complete(at(1), r(0), &mut w).unwrap();
+        // Inactive, it keeps the head's rest.
+        assert_eq!(s.budget(r(0)), Some(d(1)));
+        assert!(s.check_invariants().is_ok());
+        step(&mut s, 3);
+        s.release(at(3), r(0), &mut w).unwrap();
+        assert_eq!(step(&mut s, 3), (alloc::vec![Some(r(0))], at(4)));
+        assert_eq!(step(&mut s, 4), (alloc::vec![None], at(10)));
+        assert_eq!((s.exhaustions(r(0)), s.replenishments(r(0))), (1, 0));
+        assert_eq!(step(&mut s, 10), (alloc::vec![Some(r(0))], at(11)));
+        assert_eq!(step(&mut s, 11), (alloc::vec![None], at(13)));
+        assert_eq!(step(&mut s, 13), (alloc::vec![Some(r(0))], at(14)));
+        assert_eq!(step(&mut s, 14), (alloc::vec![None], at(20)));
+        assert_eq!(step(&mut s, 20), (alloc::vec![Some(r(0))], at(21)));
+        // Exhausted at 4, 11 and 14; replenished at 10, 13 and 20.
+        assert_eq!((s.exhaustions(r(0)), s.replenishments(r(0))), (3, 3));
+        assert!(s.check_invariants().is_ok());
+    }
+
+    /// SPR is a fixed-priority server of low criticality, with 1 to 256 queue entries.
+    #[test]
+    fn spr_servers_are_checked() {
+        let refusal = |order, server: Sporadic| {
+            ClusteredScheduler::new(&ClusterConfig {
+                cores: 1,
+                cycle: d(0),
+                order,
+                reservations: alloc::vec![ReservationKind::Sporadic(server)],
+            })
+            .err()
+            .map(|e| e.error)
+        };
+        let spr = Sporadic::new(d(2), d(10)).with_spr(4);
+        assert_eq!(refusal(SporadicOrder::FixedPriority, spr), None);
+        assert_eq!(
+            refusal(SporadicOrder::EarliestDeadlineFirst, spr),
+            Some(ClusterError::SprNeedsFixedPriority)
+        );
+        assert_eq!(
+            refusal(
+                SporadicOrder::FixedPriority,
+                spr.with_high_criticality(d(1))
+            ),
+            Some(ClusterError::HighCriticalityServer)
+        );
+        for slots in [0, MAX_SPR_SLOTS + 1] {
+            assert_eq!(
+                refusal(SporadicOrder::FixedPriority, spr.with_spr(slots)),
+                Some(ClusterError::InvalidSprSlots)
+            );
+        }
     }
 
     #[test]
@@ -1768,6 +1971,9 @@ mod tests {
                     } else if priority % 3 == 0 {
                         // A third of the low-criticality ones are constant-bandwidth servers.
                         sporadic = sporadic.with_constant_bandwidth();
+                    } else if priority % 3 == 1 && !edf {
+                        // Under fixed priorities, another third are SPR servers, S = 1..4.
+                        sporadic = sporadic.with_spr(u16::from(priority % 4) + 1);
                     }
                     reservations.push(ReservationKind::Sporadic(sporadic));
                 }
@@ -1842,6 +2048,8 @@ mod tests {
             let mut drained = vec![0u64; n];
             let mut last_replenishment: Vec<Option<u64>> = vec![None; n];
             let mut replenishments = vec![0u64; n];
+            // Per reservation: the spans it was selected over.
+            let mut history: Vec<Vec<(u64, u64)>> = vec![Vec::new(); n];
             let mut w = Work::default();
             for op in ops {
                 let before = format!("{s:?}");
@@ -1870,6 +2078,9 @@ mod tests {
                 // The selection held over [t0, t1): charge it.
                 for reservation in selected.iter().flatten() {
                     drained[reservation.index()] += t1 - t0;
+                    if t1 > t0 {
+                        history[reservation.index()].push((t0, t1));
+                    }
                 }
                 let cores = s.selection();
                 prop_assert_eq!(cores.len(), config.cores);
@@ -1887,6 +2098,11 @@ mod tests {
                 for (i, kind) in config.reservations.iter().enumerate() {
                     let ReservationKind::Sporadic(sp) = kind else { continue };
                     let (e, p) = (sp.budget.as_nanos(), sp.period.as_nanos());
+                    if matches!(sp.replenishment, Replenishment::Spr { .. }) {
+                        // SPR's promise is the sliding window checked after the run.
+                        prop_assert!(s.budget(r(i as u32)).unwrap().as_nanos() <= e);
+                        continue;
+                    }
                     let server = sp.replenishment == Replenishment::ConstantBandwidth;
                     if server && s.is_active(r(i as u32)) {
                         // A CBS is recharged at its depletion: it never waits for budget.
@@ -1910,6 +2126,28 @@ mod tests {
                         budget,
                         e
                     );
+                }
+            }
+            // SPR (section IV): a chunk of budget used from an activation at `a` comes back
+            // no sooner than `a + p`, and activations are at or after 0, so by any time `t`
+            // each unit of `e` has been used at most `1 + floor((t - 1) / p)` times: no more
+            // than a periodic task (e, p) released at 0 could run. In a window of length p,
+            // as for that task run back to back, at most 2e.
+            for (i, kind) in config.reservations.iter().enumerate() {
+                let ReservationKind::Sporadic(sp) = kind else { continue };
+                if !matches!(sp.replenishment, Replenishment::Spr { .. }) {
+                    continue;
+                }
+                let (e, p) = (sp.budget.as_nanos(), sp.period.as_nanos());
+                let mut used = 0;
+                for &(start, end) in &history[i] {
+                    used += end - start;
+                    prop_assert!(used <= e * (1 + (end - 1) / p), "{} by {} > e (1 + (t - 1) / p)", used, end);
+                    let window: u64 = history[i]
+                        .iter()
+                        .map(|&(a, b)| b.min(start + p).saturating_sub(a.max(start)))
+                        .sum();
+                    prop_assert!(window <= 2 * e, "{} in [{}, {}) > 2e", window, start, start + p);
                 }
             }
         }
