@@ -22,8 +22,8 @@ use bulwark_analysis::mc_ipc::{
     self, Client, Cluster, ClusterId, PerCriticality, Server, ServerId, System,
 };
 use bulwark_core::reservation::clustered::{
-    ClusterConfig, ReservationId, ReservationKind as MachineReservation, Slot, Sporadic,
-    SporadicOrder,
+    ClusterConfig, Replenishment as MachineReplenishment, ReservationId,
+    ReservationKind as MachineReservation, Slot, Sporadic, SporadicOrder,
 };
 use bulwark_core::{Duration, Priority};
 use bulwark_sim::cluster::{
@@ -62,6 +62,7 @@ fn budgeted(
     match replenishment {
         Replenishment::Sporadic => sporadic,
         Replenishment::ConstantBandwidth => sporadic.with_constant_bandwidth(),
+        Replenishment::Spr { replenishments } => sporadic.with_spr(replenishments),
     }
 }
 
@@ -228,8 +229,17 @@ fn copy_of(template: &TaskTemplate, cluster: usize, reservation: usize, copy: u3
 }
 
 /// EDF when the cluster's sporadic reservations all share one priority, else fixed
-/// priorities.
+/// priorities; fixed priorities whenever one is an SPR server (a fixed-priority server).
 fn order_of(reservations: &[MachineReservation]) -> SporadicOrder {
+    let spr = reservations.iter().any(|r| {
+        matches!(
+            r,
+            MachineReservation::Sporadic(s) if matches!(s.replenishment, MachineReplenishment::Spr { .. })
+        )
+    });
+    if spr {
+        return SporadicOrder::FixedPriority;
+    }
     let mut priorities = reservations.iter().filter_map(|r| match r {
         MachineReservation::Sporadic(s) => Some(s.priority),
         _ => None,

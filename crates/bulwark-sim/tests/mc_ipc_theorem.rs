@@ -154,6 +154,9 @@ fn system() -> impl Strategy<Value = Config> {
                             sporadic = sporadic.with_high_criticality(d(low.min(e)));
                         } else if priority % 3 == 0 {
                             sporadic = sporadic.with_constant_bandwidth();
+                        } else if priority % 3 == 1 && !edf {
+                            // SPR servers, fixed-priority clusters only: S = 1..4.
+                            sporadic = sporadic.with_spr(u16::from(priority % 4) + 1);
                         }
                         reservations.push(ReservationKind::Sporadic(sporadic));
                     }

@@ -46,8 +46,10 @@
 //! priority = 1                    # EDF-ordered sporadic reservations share one priority
 //! budget = "20ms"                 # sporadic: budget <= period
 //! period = "100ms"
-//! replenishment = "cbs"           # optional: "sporadic" (default) or "cbs", a constant-
-//!                                 # bandwidth server (low criticality only)
+//! replenishment = "cbs"           # optional: "sporadic" (default), "cbs", a constant-
+//!                                 # bandwidth server, or "spr", an SPR sporadic server
+//!                                 # (both low criticality only)
+//! # replenishments = 8            # with "spr" only: S, its queue's capacity, 1 to 256
 //! execution = "5ms"
 //! invokes = { key = 2 }
 //!
@@ -148,9 +150,14 @@
 //! section III's sporadic rule (`replenishment = "sporadic"`, the default: the budget is set
 //! at a release and discarded at completion) or is a soft constant-bandwidth server
 //! (`replenishment = "cbs"`, Abeni and Buttazzo: at depletion its deadline is postponed by
-//! the period and its budget recharged). A constant-bandwidth server is low-criticality
-//! only: Vestal's monitor of section VII needs the sporadic rule's per-job budget. A
-//! table-driven reservation has no `replenishment`.
+//! the period and its budget recharged) or an SPR sporadic server (`replenishment = "spr"`,
+//! the SPR paper's section IV: each chunk of budget comes back a period after the activation
+//! it was used from, through a queue of `replenishments = S` entries, 8 when left out, 1 to
+//! 256). Constant-bandwidth and SPR servers are low-criticality only: Vestal's monitor of
+//! section VII needs the sporadic rule's per-job budget. SPR is a fixed-priority server: a
+//! cluster with one is ordered by fixed priority, whatever its reservations' priorities (a
+//! cluster's sporadic reservations are otherwise ordered by EDF when they all share one
+//! priority). A table-driven reservation has no `replenishment`.
 //!
 //! **Reclamation.** `[[group]]` tables (`name`, `quota` above zero) are reclamation groups, as
 //! in a scenario. `[cost]` gives what reclamation work costs: `clock` (as a scenario's) and
@@ -216,7 +223,7 @@ const STEP_HELP: &str = "allowed: { compute = [\"min\", \"max\"] }, { invoke = \
                          \"semaphore\" } (object optional), { terminate = \"task\" } or \"sleep\"";
 const OBJECT_HELP: &str = "allowed: { allocate = 1000, object = \"semaphore\" }, object one of \
                            semaphore, mapping, endpoint (semaphore when left out)";
-const REPLENISHMENT_HELP: &str = "allowed: sporadic (the default), cbs";
+const REPLENISHMENT_HELP: &str = "allowed: sporadic (the default), cbs, spr";
 const RANGE_HELP: &str =
     "allowed: a time above zero like \"1ms\", or [min, max] with 0 < min <= max, \
                           like [\"500us\", \"1500us\"]";
@@ -485,17 +492,31 @@ pub enum Replenishment {
     /// A soft constant-bandwidth server (Abeni and Buttazzo): deadline postponed by the
     /// period and budget recharged at depletion.
     ConstantBandwidth,
+    /// An SPR sporadic server (SPR paper, section IV) with a queue of `replenishments`
+    /// entries (`S`).
+    Spr {
+        /// `S`, 1 to [`MAX_SPR_REPLENISHMENTS`].
+        replenishments: u16,
+    },
 }
+
+/// An SPR server's queue capacity when the file gives none (the SPR paper's default `S`).
+pub const DEFAULT_SPR_REPLENISHMENTS: u16 = 8;
+/// The largest queue an SPR server may ask for.
+pub const MAX_SPR_REPLENISHMENTS: u16 = 256;
 
 impl Replenishment {
     /// The values a file may use.
-    pub const NAMES: [&'static str; 2] = ["sporadic", "cbs"];
+    pub const NAMES: [&'static str; 3] = ["sporadic", "cbs", "spr"];
 
-    /// The rule a value names.
+    /// The rule a value names (an SPR server with the default queue).
     pub fn from_name(name: &str) -> Option<Replenishment> {
         match name {
             "sporadic" => Some(Replenishment::Sporadic),
             "cbs" => Some(Replenishment::ConstantBandwidth),
+            "spr" => Some(Replenishment::Spr {
+                replenishments: DEFAULT_SPR_REPLENISHMENTS,
+            }),
             _ => None,
         }
     }
@@ -505,6 +526,7 @@ impl Replenishment {
         match self {
             Replenishment::Sporadic => "sporadic",
             Replenishment::ConstantBandwidth => "cbs",
+            Replenishment::Spr { .. } => "spr",
         }
     }
 }
@@ -834,6 +856,7 @@ struct RawNewReservation {
     budget: Spanned<RawTime>,
     period: Spanned<RawTime>,
     replenishment: Option<Spanned<String>>,
+    replenishments: Option<Spanned<i64>>,
 }
 
 const ADDED_RESERVATION_EXPECTED: &str = "a reservation name, \"best-effort\", or a new sporadic \
@@ -1041,6 +1064,7 @@ struct RawReservation {
     budget: Option<Spanned<RawTime>>,
     period: Option<Spanned<RawTime>>,
     replenishment: Option<Spanned<String>>,
+    replenishments: Option<Spanned<i64>>,
     execution: Spanned<RawLevels<RawTime>>,
     invokes: Option<Spanned<RawInvokes>>,
 }
@@ -1890,7 +1914,8 @@ impl Checker<'_> {
                 let criticality = self.criticality(&new.criticality);
                 let priority = self.priority(&new.priority);
                 let written = new.criticality.as_ref().map(|c| c.get_ref().as_str());
-                let replenishment = self.replenishment(&new.replenishment, written);
+                let replenishment =
+                    self.replenishment(&new.replenishment, &new.replenishments, written);
                 let kind = self.sporadic(&new.budget, &new.period, replenishment);
                 match (criticality, priority, kind) {
                     (
@@ -2228,11 +2253,22 @@ impl Checker<'_> {
             (None, Some(budget), Some(period)) => {
                 seen.table_driven = Some(false);
                 let criticality = raw.criticality.as_ref().map(|c| c.get_ref().as_str());
-                let replenishment = self.replenishment(&raw.replenishment, criticality);
+                let replenishment =
+                    self.replenishment(&raw.replenishment, &raw.replenishments, criticality);
                 self.sporadic(budget, period, replenishment)
             }
             (Some(slots), None, None) => {
                 seen.table_driven = Some(true);
+                if let Some(queue) = &raw.replenishments {
+                    self.report(
+                        queue.span(),
+                        format!(
+                            "reservation `{name}` is table-driven (slots), but replenishments \
+                             is an SPR server's queue capacity"
+                        ),
+                        "allowed: replenishments only with replenishment = \"spr\"",
+                    );
+                }
                 if let Some(replenishment) = &raw.replenishment {
                     self.report(
                         replenishment.span(),
@@ -2245,7 +2281,7 @@ impl Checker<'_> {
                     );
                 }
                 let kind = self.slots(slots, cycle, seen);
-                kind.filter(|_| raw.replenishment.is_none())
+                kind.filter(|_| raw.replenishment.is_none() && raw.replenishments.is_none())
             }
         }
     }
@@ -2280,8 +2316,19 @@ impl Checker<'_> {
     fn replenishment(
         &mut self,
         raw: &Option<Spanned<String>>,
+        queue: &Option<Spanned<i64>>,
         criticality: Option<&str>,
     ) -> Option<Replenishment> {
+        let is_spr = raw.as_ref().is_some_and(|r| r.get_ref() == "spr");
+        if let (Some(queue), false) = (queue, is_spr) {
+            self.report(
+                queue.span(),
+                "replenishments is an SPR server's queue capacity, but this reservation is not \
+                 an SPR server",
+                "allowed: replenishments only with replenishment = \"spr\"",
+            );
+            return None;
+        }
         let Some(raw) = raw else {
             return Some(Replenishment::Sporadic);
         };
@@ -2293,17 +2340,41 @@ impl Checker<'_> {
             );
             return None;
         };
-        if found == Replenishment::ConstantBandwidth && criticality == Some("high") {
+        if found != Replenishment::Sporadic && criticality == Some("high") {
             self.report(
                 raw.span(),
-                "a constant-bandwidth server is low-criticality only, but this reservation is \
-                 high-criticality",
+                format!(
+                    "{} server is low-criticality only, but this reservation is \
+                     high-criticality",
+                    if is_spr {
+                        "an SPR"
+                    } else {
+                        "a constant-bandwidth"
+                    }
+                ),
                 "allowed: replenishment = \"sporadic\" at high criticality: Vestal's monitor \
                  (section VII) needs the sporadic rule's per-job budget; or criticality = \"low\"",
             );
             return None;
         }
-        Some(found)
+        let Some(queue) = queue else {
+            return Some(found);
+        };
+        let capacity = *queue.get_ref();
+        match u16::try_from(capacity) {
+            Ok(replenishments) if (1..=MAX_SPR_REPLENISHMENTS).contains(&replenishments) => {
+                Some(Replenishment::Spr { replenishments })
+            }
+            _ => {
+                self.report(
+                    queue.span(),
+                    format!("replenishments = {capacity} is outside 1..=256"),
+                    "allowed: S from 1 to 256, the most replenishments an SPR server keeps \
+                     pending (8 when left out)",
+                );
+                None
+            }
+        }
     }
 
     /// A table-driven reservation's slots: each `[start, end]` with `start < end <= cycle`,

@@ -172,7 +172,7 @@ fn helps_say_what_is_allowed() {
     assert_eq!(
         first_help("unknown_key.toml"),
         "allowed: `name`, `cluster`, `criticality`, `priority`, `slots`, `budget`, `period`, \
-         `replenishment`, `execution`, `invokes`"
+         `replenishment`, `replenishments`, `execution`, `invokes`"
     );
     assert_eq!(
         first_help("unknown_level_key.toml"),
@@ -215,7 +215,7 @@ fn helps_say_what_is_allowed() {
         .contains("at least one computing, invoking, allocating or terminating"));
     assert_eq!(
         first_help("unknown_replenishment.toml"),
-        "allowed: sporadic (the default), cbs"
+        "allowed: sporadic (the default), cbs, spr"
     );
     let cbs_help = first_help("cbs_high_criticality.toml");
     assert!(cbs_help.contains("section VII") && cbs_help.contains("per-job budget"));

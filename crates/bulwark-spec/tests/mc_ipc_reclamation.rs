@@ -161,6 +161,89 @@ task = {{ period = "10ms", script = [{{ compute = "100us" }}, "sleep"] }}
     assert_eq!(Replenishment::from_name("CBS"), None);
 }
 
+/// `replenishment = "spr"` is an SPR server with the paper's default S = 8, or the
+/// `replenishments` written, in a [[reservation]] and in a phase's new reservation.
+#[test]
+fn an_spr_server_takes_its_queue_capacity() {
+    let text = format!(
+        r#"{BASE}replenishment = "spr"
+
+[[reservation]]
+name = "R2"
+cluster = "C1"
+priority = 1
+budget = "5ms"
+period = "40ms"
+replenishment = "spr"
+replenishments = 2
+execution = "1ms"
+
+[[phase]]
+name = "more"
+
+[[phase.add]]
+clusters = ["C1"]
+count = 1
+reservation = {{ budget = "1ms", period = "10ms", priority = 2, replenishment = "spr", replenishments = 256 }}
+task = {{ period = "10ms", script = [{{ compute = "100us" }}, "sleep"] }}
+"#
+    );
+    let system = read(&text);
+    let rules: Vec<Replenishment> = system
+        .reservations
+        .iter()
+        .map(|r| match r.kind {
+            ReservationKind::Sporadic { replenishment, .. } => replenishment,
+            _ => panic!("sporadic"),
+        })
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            Replenishment::Spr { replenishments: 8 },
+            Replenishment::Spr { replenishments: 2 },
+        ]
+    );
+    assert!(matches!(
+        system.phases[0].additions[0].reservation,
+        AddedReservation::Sporadic {
+            replenishment: Replenishment::Spr {
+                replenishments: 256
+            },
+            ..
+        }
+    ));
+}
+
+/// The queue capacity belongs to an SPR server only, from 1 to 256, and SPR is low
+/// criticality only. BASE's reservation ends on line 16; each case adds lines 17 and 18.
+#[test]
+fn spr_mistakes_are_located() {
+    let cases = [
+        (
+            "replenishment = \"cbs\"\nreplenishments = 4\n",
+            "f.toml:18:18: replenishments is an SPR server's queue capacity, but this \
+             reservation is not an SPR server",
+        ),
+        (
+            "replenishment = \"spr\"\nreplenishments = 0\n",
+            "f.toml:18:18: replenishments = 0 is outside 1..=256",
+        ),
+        (
+            "replenishment = \"spr\"\nreplenishments = 257\n",
+            "f.toml:18:18: replenishments = 257 is outside 1..=256",
+        ),
+        (
+            "replenishment = \"spr\"\ncriticality = \"high\"\n",
+            "f.toml:17:17: an SPR server is low-criticality only, but this reservation is \
+             high-criticality",
+        ),
+    ];
+    for (lines, expected) in cases {
+        assert_eq!(errors(&format!("{BASE}{lines}")), [expected], "{lines}");
+    }
+}
+
 #[test]
 fn a_replenishment_mistake_does_not_hide_the_budget_s() {
     // Line 14's budget becomes three lines: budget, replenishment, criticality.
