@@ -16,6 +16,7 @@ mod host_rounds;
 pub mod host_vbs;
 pub mod mcipc_case_study;
 pub mod mcipc_cbs_rogue;
+pub mod mcipc_spr_clients;
 pub mod platform;
 mod reclaim_latency;
 mod spr_vbs_cores;
@@ -70,6 +71,7 @@ pub const ALL: &[Experiment] = &[
     component_spr::EXPERIMENT,
     mcipc_case_study::EXPERIMENT,
     mcipc_cbs_rogue::EXPERIMENT,
+    mcipc_spr_clients::EXPERIMENT,
     spr_vbs_cores::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,

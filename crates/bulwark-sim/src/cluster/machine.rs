@@ -400,6 +400,7 @@ impl Machine {
             masks: self.masks,
             allocations: self.allocations,
             executed: self.executed,
+            drained: self.drained,
         })
     }
 

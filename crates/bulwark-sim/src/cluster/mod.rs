@@ -338,6 +338,9 @@ pub struct ClusterOutcome {
     /// Per task, in configuration order: the processor time used on its behalf (its own
     /// computation, masked reclamation it started, and servers' operations for its requests).
     pub executed: Vec<Duration>,
+    /// Per cluster, per reservation: the budget it drained, i.e. the time it was selected
+    /// (A2: a selected reservation drains whether or not anything runs in it).
+    pub drained: Vec<Vec<Duration>>,
     /// What ran where, from [`run_traced`]: cores numbered across clusters in order, a
     /// server's operation drawn as its client task's time, each job's release and completion.
     pub trace: Option<crate::trace::Trace>,

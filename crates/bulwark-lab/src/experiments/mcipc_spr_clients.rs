@@ -1,0 +1,333 @@
+//! A composed MC-IPC system (`scenarios/mcipc/spr-clients.toml`): the MC-IPC case study with
+//! its ten low-criticality reservations as SPR servers (SPR paper, section IV) at
+//! rate-monotonic priorities, so the key server is invoked by clients in SPR reservations.
+//!
+//! What it shows, each as a check, over the case study's eight phases of failures under
+//! MC-IPC:
+//! - T1 stays within Theorem 1's `(1 + 2 m K) L_key = 18 ms` in every phase, and no lone
+//!   budgeted client's invocation drains more than its own Theorem 1 bound: an SPR server's
+//!   priority never moves (A1) and it drains while selected (A2), which is all the theorem
+//!   asks of a reservation;
+//! - the SPR rule bounds a flooding client: in phase 2 the flooder on C4 runs back to back,
+//!   yet by any time `t` its server has drained at most `e (1 + floor((t - 1) / p))` (each
+//!   chunk of budget comes back a period after the activation it was used from), and, since
+//!   its budget does come back, most of that: the flood is contained, not starved. (What the
+//!   flooder's requests get from the server can be more: other clients' reservations help
+//!   the operation in service, within their own Theorem 1 bound.)
+//! - the flooder's exhaustions abort its pending requests, as MC-IPC's platform must.
+
+use bulwark_analysis::mc_ipc::Protocol;
+use bulwark_core::{Duration, Instant};
+use bulwark_sim::cluster::{run as run_cluster, ClusterOutcome};
+use bulwark_spec::mc_ipc_toml::{McIpcSystem, ReservationKind};
+
+use super::mcipc_case_study::{bound_of, bounds, paper_bound, summarise, system, PhaseResult};
+use super::{Experiment, LabError};
+use crate::report::{Check, ExperimentReport, Table};
+
+pub const EXPERIMENT: Experiment = Experiment {
+    name: "mcipc-spr-clients",
+    title: "MC-IPC composed: the key server invoked by clients in SPR reservations",
+    run,
+};
+
+/// Where the file is, for messages.
+pub const FILE: &str = "scenarios/mcipc/spr-clients.toml";
+
+const TEXT: &str = include_str!("../../../../scenarios/mcipc/spr-clients.toml");
+
+/// How long each phase runs: 100 cycles, as the case study.
+pub const LENGTH: Duration = Duration::from_secs(10);
+
+/// The seed of every run.
+pub const SEED: u64 = 0x5EC0;
+
+/// The phase whose flooder the SPR checks follow (1-based): a low-criticality task on C4.
+const FLOOD_PHASE: usize = 2;
+
+/// The built-in system.
+pub fn study() -> Result<McIpcSystem, LabError> {
+    Ok(bulwark_spec::parse_mc_ipc(TEXT, FILE)?)
+}
+
+/// One phase's summary and what its flooder (if any) received.
+pub struct PhaseRun {
+    /// T1's summary.
+    pub result: PhaseResult,
+    /// The run itself.
+    pub outcome: ClusterOutcome,
+}
+
+/// A flooder's reservation `(e, p)` and what its client ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flood {
+    /// The task, an index into the file's tasks.
+    pub task: usize,
+    /// Its SPR server's budget `e`.
+    pub budget: Duration,
+    /// Its period `p`.
+    pub period: Duration,
+    /// The budget its reservation drained (the time it was selected).
+    pub drained: Duration,
+    /// Its requests aborted by an exhaustion.
+    pub aborts: usize,
+}
+
+impl Flood {
+    /// The SPR rule's most by the end of a run of `length`: `e (1 + floor((L - 1) / p))`.
+    pub fn allowed(&self, length: Duration) -> Duration {
+        let periods = length.as_nanos().saturating_sub(1) / self.period.as_nanos().max(1);
+        self.budget.saturating_mul(1 + periods)
+    }
+}
+
+/// Every phase of `study` under MC-IPC, [`LENGTH`] each.
+pub fn run_phases(study: &McIpcSystem, seed: u64) -> Result<Vec<PhaseRun>, LabError> {
+    let bounds = bounds(study)?;
+    (1..=study.phases.len())
+        .map(|phase| {
+            let config = system(study, phase, Protocol::McIpc, seed);
+            let outcome = run_cluster(&config, Instant::ZERO.saturating_add(LENGTH))
+                .map_err(|e| LabError::Components(format!("{FILE}: phase {phase}: {e}")))?;
+            let mut result = summarise(phase, Protocol::McIpc, &config, &outcome);
+            result.name = study.phases[phase - 1].name.clone();
+            result.bound = bound_of(&bounds, Protocol::McIpc);
+            Ok(PhaseRun { result, outcome })
+        })
+        .collect()
+}
+
+/// The first flooder of phase `phase` (1-based) in an SPR-or-sporadic reservation.
+pub fn flood(study: &McIpcSystem, runs: &[PhaseRun], phase: usize) -> Option<Flood> {
+    let task = *study.phases.get(phase - 1)?.floods.first()?;
+    let reservation = &study.reservations[study.tasks.get(task)?.reservation];
+    let ReservationKind::Sporadic { budget, period, .. } = reservation.kind else {
+        return None;
+    };
+    let outcome = &runs.get(phase - 1)?.outcome;
+    // The machine's reservations of a cluster come in file order, as the file's.
+    let index = study
+        .reservations
+        .iter()
+        .take(study.tasks[task].reservation)
+        .filter(|r| r.cluster == reservation.cluster)
+        .count();
+    Some(Flood {
+        task,
+        budget,
+        period,
+        drained: *outcome.drained.get(reservation.cluster)?.get(index)?,
+        aborts: outcome.aborts.iter().filter(|a| a.task == task).count(),
+    })
+}
+
+fn run() -> Result<ExperimentReport, LabError> {
+    let study = study()?;
+    let bound = bound_of(&bounds(&study)?, Protocol::McIpc);
+    let runs = run_phases(&study, SEED)?;
+    let flooder = flood(&study, &runs, FLOOD_PHASE);
+    Ok(report(bound, &runs, flooder))
+}
+
+/// 90% of `d`, rounded down.
+fn nine_tenths(d: Duration) -> Duration {
+    Duration::from_nanos(d.as_nanos() / 10 * 9)
+}
+
+fn millis(d: Duration) -> String {
+    format!("{:.3} ms", d.as_nanos() as f64 / 1e6)
+}
+
+/// The checks of the eight runs.
+pub fn checks(bound: Duration, runs: &[PhaseRun], flooder: Option<Flood>) -> Vec<Check> {
+    let worst = runs
+        .iter()
+        .map(|r| r.result.max_delay())
+        .max()
+        .unwrap_or(Duration::ZERO);
+    let over: usize = runs.iter().map(|r| r.result.over(bound)).sum();
+    let over_theorem: usize = runs.iter().map(|r| r.result.over_theorem).sum();
+    let unfinished = runs
+        .iter()
+        .filter(|r| r.result.unfinished.is_some())
+        .count();
+    let allowed = flooder.map(|f| f.allowed(LENGTH));
+    vec![
+        Check {
+            claim: "Theorem 1 holds with SPR clients: T1 drains at most (1 + 2 m K) L_key in \
+                    every phase, and no lone budgeted client exceeds its bound"
+                .into(),
+            expected: format!(
+                "T1 <= {} (the paper's {}) in all 8 phases; 0 invocations over",
+                millis(bound),
+                millis(paper_bound(Protocol::McIpc))
+            ),
+            measured: format!(
+                "{} phases, T1 worst {}, {over} over, {unfinished} unfinished; {over_theorem} \
+                 invocations over Theorem 1",
+                runs.len(),
+                millis(worst)
+            ),
+            pass: runs.len() == 8
+                && bound == paper_bound(Protocol::McIpc)
+                && over == 0
+                && unfinished == 0
+                && over_theorem == 0,
+        },
+        Check {
+            claim: "The SPR rule bounds the phase-2 flooder: by the end its server drained at \
+                    most e (1 + floor((L - 1) / p)), and at least 90% of it (its budget comes \
+                    back)"
+                .into(),
+            expected: allowed.map_or("a flooder in an SPR server".into(), |a| {
+                format!("{} <= drained <= {}", millis(nine_tenths(a)), millis(a))
+            }),
+            measured: flooder.map_or("no flooder".into(), |f| {
+                format!(
+                    "drained {} (e {}, p {})",
+                    millis(f.drained),
+                    f.budget,
+                    f.period
+                )
+            }),
+            pass: flooder
+                .zip(allowed)
+                .is_some_and(|(f, a)| f.drained <= a && f.drained >= nine_tenths(a)),
+        },
+        Check {
+            claim: "The flooder's exhaustions abort its pending requests (MC-IPC's platform \
+                    rule)"
+                .into(),
+            expected: "at least one abort".into(),
+            measured: flooder.map_or("no flooder".into(), |f| format!("{} aborts", f.aborts)),
+            pass: flooder.is_some_and(|f| f.aborts > 0),
+        },
+    ]
+}
+
+/// The report of the eight runs.
+pub fn report(bound: Duration, runs: &[PhaseRun], flooder: Option<Flood>) -> ExperimentReport {
+    let rows = runs
+        .iter()
+        .map(|r| {
+            vec![
+                format!("{}: {}", r.result.phase, r.result.name),
+                millis(r.result.max_delay()),
+                r.result.over(bound).to_string(),
+                r.result.over_theorem.to_string(),
+                r.outcome.aborts.len().to_string(),
+            ]
+        })
+        .collect();
+    ExperimentReport {
+        name: EXPERIMENT.name.into(),
+        title: EXPERIMENT.title.into(),
+        source: "MC-IPC paper (Brandenburg), section VI, with the SPR servers of the SPR \
+                 paper, section IV"
+            .into(),
+        summary: format!(
+            "The case study's system from `{FILE}`: four one-core clusters, the key server, \
+             the high-criticality partitions R1..R4 and the ten low-criticality reservations \
+             as SPR servers (S = 8) at rate-monotonic priorities, through the case study's \
+             eight phases of failures, {LENGTH} each under MC-IPC, seed {SEED:#x}."
+        ),
+        checks: checks(bound, runs, flooder),
+        tables: vec![Table {
+            caption: format!(
+                "Per phase: T1's worst delay at the key server (Theorem 1: {}), its delays \
+                 over it, invocations over their own Theorem 1 bound, and requests aborted \
+                 by an exhaustion",
+                millis(bound)
+            ),
+            header: [
+                "phase",
+                "T1 worst delay",
+                "over",
+                "over Theorem 1",
+                "aborts",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+        }],
+        figures: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The file is the case study with R5..R14 as SPR servers at rate-monotonic priorities.
+    #[test]
+    fn the_file_puts_the_low_criticality_reservations_on_spr_servers() {
+        use bulwark_spec::mc_ipc_toml::Replenishment;
+        let study = study().unwrap();
+        let spr: Vec<&str> = study
+            .reservations
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r.kind,
+                    ReservationKind::Sporadic {
+                        replenishment: Replenishment::Spr { replenishments: 8 },
+                        ..
+                    }
+                )
+            })
+            .map(|r| r.name.as_str())
+            .collect();
+        assert_eq!(
+            spr,
+            ["R5", "R6", "R7", "R8", "R9", "R10", "R11", "R12", "R13", "R14"]
+        );
+        assert_eq!(study.phases.len(), 8);
+        assert_eq!(study.phases[FLOOD_PHASE - 1].floods.len(), 1);
+    }
+
+    /// The bound of the SPR rule, by hand: e = 20 ms, p = 100 ms over 10 s gives
+    /// 20 ms * (1 + floor((10 s - 1 ns) / 100 ms)) = 20 ms * 100 = 2 s.
+    #[test]
+    fn the_spr_allowance_is_one_budget_per_period_begun() {
+        let flood = Flood {
+            task: 0,
+            budget: Duration::from_millis(20),
+            period: Duration::from_millis(100),
+            drained: Duration::ZERO,
+            aborts: 0,
+        };
+        assert_eq!(flood.allowed(LENGTH), Duration::from_secs(2));
+        assert_eq!(
+            flood.allowed(Duration::from_millis(100)),
+            Duration::from_millis(20)
+        );
+        assert_eq!(
+            flood.allowed(Duration::from_nanos(100_000_001)),
+            Duration::from_millis(40)
+        );
+    }
+
+    /// Every check passes on the built-in file, and each fails on results that break it.
+    #[test]
+    fn the_checks_hold_and_can_fail() {
+        let study = study().unwrap();
+        let bound = bound_of(&bounds(&study).unwrap(), Protocol::McIpc);
+        let runs = run_phases(&study, SEED).unwrap();
+        let flooder = flood(&study, &runs, FLOOD_PHASE);
+        let passed = checks(bound, &runs, flooder);
+        assert!(passed.iter().all(|c| c.pass), "{passed:#?}");
+        let greedy = flooder.map(|f| Flood {
+            drained: f.allowed(LENGTH).saturating_add(Duration::from_nanos(1)),
+            ..f
+        });
+        assert!(!checks(bound, &runs, greedy)[1].pass);
+        let starved = flooder.map(|f| Flood {
+            drained: Duration::ZERO,
+            aborts: 0,
+            ..f
+        });
+        let failed = checks(bound, &runs, starved);
+        assert!(!failed[1].pass && !failed[2].pass);
+        assert!(!checks(Duration::from_millis(4), &runs, flooder)[0].pass);
+    }
+}
