@@ -113,30 +113,35 @@ impl TaskContext<'_> {
             }
             let batch = (count - total.created - total.refused).min(ALLOCATION_BATCH);
             let made = {
-                // Without the mask the batch is still correct, only preemptible while
-                // holding the lock; the dispatcher would then wait for the thread's next
-                // dispatch, never given. Holding it back cannot fail on Linux.
+                // Holding the signal back cannot fail on Linux; were it to, a preemption inside
+                // the batch would park the thread with the lock held until the watchdog ends
+                // the run.
                 let _held = sys::hold_preemption().ok();
                 let mut objects = self
                     .shared
                     .objects
                     .lock()
                     .unwrap_or_else(|e| e.into_inner());
-                match objects.as_mut() {
+                let made = match objects.as_mut() {
                     Some(store) => store.allocate(self.index, batch, kind),
                     None => bulwark_sim::Allocation::default(),
+                };
+                // Counted before the lock is released: the dispatcher, waiting for it, takes
+                // the core at once, and may kill this task before it runs another line.
+                slot.objects_allocated
+                    .fetch_add(made.created, Ordering::Relaxed);
+                if made.refused > 0 {
+                    // Refused once: every later object would be refused too (the
+                    // simulator's rule).
+                    slot.allocations_refused
+                        .fetch_add(count - total.created - made.created, Ordering::Relaxed);
                 }
+                made
             };
             total.units += made.units;
             total.created += made.created;
-            slot.objects_allocated
-                .fetch_add(made.created, Ordering::Relaxed);
             if made.refused > 0 {
-                // Refused once: every later object would be refused too (the simulator's
-                // rule).
-                let rest = count - total.created;
-                total.refused = rest;
-                slot.allocations_refused.fetch_add(rest, Ordering::Relaxed);
+                total.refused = count - total.created;
                 break;
             }
             if made.created < batch {

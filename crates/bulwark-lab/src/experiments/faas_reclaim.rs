@@ -39,7 +39,7 @@ const NEXT: usize = 2;
 pub(super) const ROGUE: usize = 3;
 
 /// Cycles per unit in the scenario (1 GHz, so nanoseconds) and the group's quota in units.
-const PER_UNIT_NS: u64 = 13;
+pub(super) const PER_UNIT_NS: u64 = 13;
 const QUOTA_UNITS: u64 = 1_000_000 / PER_UNIT_NS;
 /// Semaphores a group of that quota admits: the arena (1) and the process (2) are charged
 /// first, then 4 units per semaphore (its object and its capability).
