@@ -611,12 +611,13 @@ script = [{ run = "1ms" }]
 /// A function-as-a-service node shortened from scenarios/faas-reclaim.toml: two rogue
 /// functions each ask for 200,000 semaphores, one alone (the baseline: no reclamation
 /// group), one in a group whose quota is 100 us of reclamation; a controller terminates both
-/// at 150 ms, one after the other. The free rogue spins when it is killed, the grouped one
-/// sleeps.
+/// at 250 ms (time enough for the allocations, in an unoptimised build on a loaded machine),
+/// one after the other. The free rogue spins when it is killed; the grouped one sleeps, and
+/// its wake-up at 300 ms, the policy's timer, comes after its death: it must not run then.
 const FAAS_RECLAIM: &str = r#"
 name = "faas-reclaim-short"
 policy = "fixed-priority"
-duration = "300ms"
+duration = "400ms"
 
 [cost]
 clock = "1GHz"
@@ -636,7 +637,7 @@ execution = "500us"
 name = "controller"
 priority = 20
 script = [
-    { sleep-until = "150ms" },
+    { sleep-until = "250ms" },
     { terminate = "free-rogue" },
     { terminate = "grouped-rogue" },
     { sleep-until = "1s" },
@@ -646,7 +647,7 @@ script = [
 name = "grouped-rogue"
 priority = 11
 group = "grouped-function"
-script = [{ allocate = 200000, object = "semaphore" }, { sleep-until = "1s" }]
+script = [{ allocate = 200000, object = "semaphore" }, { sleep-until = "300ms" }, { run = "1s" }]
 
 [[task]]
 name = "free-rogue"
@@ -700,12 +701,12 @@ fn terminate_reclaims_for_real_kills_the_rogue_and_the_group_bounds_it() {
     // its arena wholesale, 1 unit however much it holds.
     assert_eq!(reclaimed[0].units, 600_001);
     assert_eq!(reclaimed[1].units, 1);
-    assert!(reclaimed[0].start >= Instant::from_nanos(150_000_000));
+    assert!(reclaimed[0].start >= Instant::from_nanos(250_000_000));
 
     // (b) Both rogues are killed: their current job ends neither completed nor missed, and
     // neither runs after the first termination started. The free rogue's only job was
     // spinning; the grouped rogue's first job completed when it slept, and its second (due
-    // at 1 s) is the one killed. The simulator counts the same.
+    // at 300 ms) is the one killed. The simulator counts the same.
     let counts = |m: &bulwark_sim::TaskMetrics| (m.killed_jobs, m.completed, m.misses);
     assert_eq!(counts(&tasks[free.index()]), (1, 0, 0));
     assert_eq!(counts(&tasks[grouped.index()]), (1, 1, 0));
@@ -725,7 +726,7 @@ fn terminate_reclaims_for_real_kills_the_rogue_and_the_group_bounds_it() {
             );
         }
     }
-    // The free rogue spun until the controller preempted it at 150 ms: it did run.
+    // The free rogue spun until the controller preempted it at 250 ms: it did run.
     assert!(tasks[free.index()].executed_ns > 50_000_000);
     // The sensor kept its jobs after the rogues died (the run goes on for 150 ms more).
     assert!(host
