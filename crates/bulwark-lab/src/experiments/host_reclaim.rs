@@ -9,8 +9,8 @@
 //!   each and 1 for the process, which the simulator costs at 13 ns each: 39 ms for a
 //!   million; the sensor (1 ms every 5 ms) cannot run meanwhile. On the host the rogue
 //!   creates its objects for real, on its own time, so it holds as many as it could create by
-//!   the 50 ms kill (about half a million here, at some 70 ns each with page faults on fresh
-//!   memory); the simulator creates all of them in one step and charges the time after.
+//!   the 50 ms kill (a quarter to half a million here, 70 to 170 ns each with page faults on
+//!   fresh memory); the simulator creates all of them in one step and charges the time after.
 //! - **grouped** (a 1 ms quota): the rogue gets 19,230 semaphores and its termination
 //!   releases the group's arena in one unit (13 ns in the simulator); the sensor misses
 //!   nothing.
