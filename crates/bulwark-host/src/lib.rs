@@ -48,6 +48,22 @@
 //! job goes on, as in the simulator. The switch answers the scheduler's `now`, from which
 //! the caller can place the action's termination as the scheduler does.
 //!
+//! **Kernel objects and their reclamation.** A run keeps the simulator's object store
+//! ([`bulwark_sim::Reclamation`]: one process per task, in its reclamation group when it has
+//! one, over `bulwark_core::reclaim`'s capability tree), so `allocate` and `terminate` steps
+//! run the same code as in the simulator. An `allocate` step runs on the task's own thread,
+//! on its own time and budget, under the store's lock, in batches with the preemption signal
+//! held back (a thread parked while holding the lock would stall the dispatcher); the objects
+//! created and refused are the task's `objects_allocated` and `allocations_refused`. A
+//! `terminate` step is a request: the dispatcher, at the top priority of the core so that no
+//! task runs meanwhile (the paper's reclamation with interrupts masked), reclaims the target's
+//! process or group (a step of it at a time when the step says so, the scheduler running
+//! between steps), measures the reclamation on the monotonic clock ([`Reclaimed`], the core's
+//! `reclaim_ns`, inside the entry's kernel slice) and kills the processes it ended: each one's
+//! job ends as killed (neither completed nor missed) and the policy never dispatches it
+//! again. Its thread stays parked on its closed gate until the run ends, then returns like
+//! every other and is joined and restored.
+//!
 //! **Measured kernel work.** The dispatcher reads the clock when it wakes (`now`, handed to
 //! the policy) and again when it has made its changes (priorities, gates, signals, the futex
 //! wake of the chosen thread); the stretch between is recorded as a kernel slice charged to
@@ -127,7 +143,7 @@ pub mod sys;
 mod task;
 pub mod work;
 
-use bulwark_core::{Duration, Instant};
+use bulwark_core::{Duration, Instant, TaskId};
 use bulwark_sim::{Outcome, Stats};
 use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step};
 
@@ -249,6 +265,35 @@ pub struct HostStats {
     pub throttling_suspected: bool,
     /// CPU time of one `compute` matrix multiply on this core, calibrated at start.
     pub matmul_ns: u64,
+    /// Every termination (or step of one) the dispatcher ran, in order.
+    pub reclamations: Vec<Reclaimed>,
+}
+
+/// One termination, or one step of a stepwise one, as the dispatcher ran it: the real time
+/// of the object store's reclamation alone, read on the monotonic clock around it. The core
+/// ran no task meanwhile (the dispatcher holds it at the top priority), as the paper's kernel
+/// reclaims with interrupts masked; the kernel slice of the entry contains this stretch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reclaimed {
+    /// The task whose `terminate` step asked.
+    pub by: TaskId,
+    /// The task whose process (or group) was terminated.
+    pub target: TaskId,
+    /// When the reclamation started.
+    pub start: Instant,
+    /// When it ended.
+    pub end: Instant,
+    /// Work units the store reports for it (the simulator's measure of the same call).
+    pub units: u64,
+    /// Tasks whose processes it ended (every member of a group, on its first step).
+    pub killed: u64,
+}
+
+impl Reclaimed {
+    /// The measured real time of the reclamation.
+    pub fn duration(&self) -> Duration {
+        self.end.saturating_duration_since(self.start)
+    }
 }
 
 /// A host run's outputs: the simulator's own outcome type, so that every exporter works on
@@ -451,16 +496,6 @@ fn validate(
             )));
         }
     }
-    for task in &scenario.tasks {
-        if let Behaviour::Script { steps, .. } = &task.behaviour {
-            if let Some(step) = unsupported_step(steps) {
-                return Err(HostError::Unsupported(format!(
-                    "task `{}`: the host runtime does not run `{step}` steps yet",
-                    task.name
-                )));
-            }
-        }
-    }
     let until = config.until.unwrap_or(scenario.duration);
     if until > config.max_run {
         return Err(HostError::Unsupported(format!(
@@ -476,15 +511,6 @@ fn has_action(steps: &[Step]) -> bool {
         Step::Loop { body, .. } => has_action(body),
         Step::Action { .. } => true,
         _ => false,
-    })
-}
-
-fn unsupported_step(steps: &[Step]) -> Option<&'static str> {
-    steps.iter().find_map(|step| match step {
-        Step::Loop { body, .. } => unsupported_step(body),
-        Step::Allocate { .. } => Some("allocate"),
-        Step::Terminate { .. } => Some("terminate"),
-        _ => None,
     })
 }
 

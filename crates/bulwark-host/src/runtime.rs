@@ -2,13 +2,14 @@
 //! policy), the watchdog, and the restoration of every thread's scheduling on the way out.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::thread;
 
 use bulwark_core::{ContextChange, Duration, Instant, Policy, TaskId, Wake, Work};
 use bulwark_sim::behaviour::{Action, Program};
 use bulwark_sim::{
-    build_policy, CoreMetrics, JobRecord, Mark, MarkKind, Outcome, SimError, Slice, SliceKind,
-    TaskMetrics, Trace,
+    build_policy, CoreMetrics, JobRecord, Mark, MarkKind, Outcome, Reclamation, SimError, Slice,
+    SliceKind, TaskMetrics, Trace,
 };
 use bulwark_spec::{Behaviour, Execution, PolicyKind, Scenario, Step};
 use rand::SeedableRng;
@@ -18,8 +19,8 @@ use crate::sys::{self, GATE_CLOSED};
 use crate::task::{run_script, ScriptTools, TaskContext};
 use crate::work::{FlushBuffer, Matmul};
 use crate::{
-    Body, Clock, HostConfig, HostError, HostOutcome, HostStats, PRIORITY_READY, PRIORITY_RUN,
-    THROTTLE_SUSPECT_NS,
+    Body, Clock, HostConfig, HostError, HostOutcome, HostStats, Reclaimed, PRIORITY_READY,
+    PRIORITY_RUN, THROTTLE_SUSPECT_NS,
 };
 
 /// The gate is open: the thread was chosen.
@@ -55,7 +56,12 @@ pub(crate) enum Request {
     Exit = 2,
     /// Switch to the next VBS action (`limit`, `period`) without ending the job.
     Switch = 3,
+    /// Terminate another task's process (`target`, `step_ns`) without ending the job.
+    Terminate = 4,
 }
+
+/// A termination's `step_ns` when it is to be done in one call.
+pub(crate) const WHOLE: u64 = u64::MAX;
 
 /// What one task thread shares with the dispatcher.
 #[derive(Default)]
@@ -82,6 +88,15 @@ pub(crate) struct Slot {
     pub started_at: AtomicU64,
     /// `compute` units finished.
     pub work_units: AtomicU64,
+    /// Objects the task's `allocate` steps created, and those its group's quota refused.
+    pub objects_allocated: AtomicU64,
+    pub allocations_refused: AtomicU64,
+    /// A termination's target (a task index) and its step of kernel time, ns ([`WHOLE`] for
+    /// none).
+    pub target: AtomicU64,
+    pub step_ns: AtomicU64,
+    /// Set by the dispatcher when a stepwise termination has more to do.
+    pub reclaim_pending: AtomicBool,
 }
 
 /// What every thread of a run shares.
@@ -107,6 +122,11 @@ pub(crate) struct Shared {
     pub dispatcher_tid: AtomicI32,
     pub go: AtomicU32,
     pub tasks: Vec<Slot>,
+    /// Every task's name, to find a termination's target.
+    pub names: Vec<String>,
+    /// The run's kernel objects: one process per task, in its reclamation group. Task
+    /// threads allocate in it (on their own time), the dispatcher reclaims from it.
+    pub objects: Mutex<Option<Reclamation>>,
 }
 
 impl Shared {
@@ -196,6 +216,8 @@ pub(crate) fn run<'s>(
     let until = Instant::ZERO.saturating_add(config.until.unwrap_or(scenario.duration));
     let shared = Shared {
         tasks: (0..scenario.tasks.len()).map(|_| Slot::default()).collect(),
+        names: scenario.tasks.iter().map(|t| t.name.clone()).collect(),
+        objects: Mutex::new(Some(Reclamation::new(scenario)?)),
         ..Shared::default()
     };
     let saved_interrupt = sys::catch_interrupt();
@@ -443,6 +465,17 @@ struct Job {
     deadline: Option<Instant>,
 }
 
+/// How a job ends.
+#[derive(Clone, Copy, Debug)]
+enum Completion {
+    /// It completed at this time.
+    At(Instant),
+    /// The run ended first.
+    Unfinished,
+    /// Another task terminated its process.
+    Killed,
+}
+
 /// Why the dispatcher woke.
 enum Entry {
     Request(usize),
@@ -474,6 +507,9 @@ pub(crate) struct Dispatcher<'a> {
     trace: Option<Trace>,
     stats: HostStats,
     next_seq: u64,
+    /// Per task: its process was terminated. The policy never gets it back: when it would
+    /// dispatch it, the task exits instead.
+    killed: Vec<bool>,
 }
 
 impl<'a> Dispatcher<'a> {
@@ -522,6 +558,7 @@ impl<'a> Dispatcher<'a> {
                 ..HostStats::default()
             },
             next_seq: 0,
+            killed: vec![false; scenario.tasks.len()],
         }
     }
 
@@ -574,7 +611,17 @@ impl<'a> Dispatcher<'a> {
         let mut now = self.clock.now();
         let mut suspended = None;
         loop {
-            let decision = self.policy.schedule(now, &mut Work::default());
+            let mut decision = self.policy.schedule(now, &mut Work::default());
+            while let Some(dead) = decision.next.filter(|n| self.killed[n.index()]) {
+                // A killed task the policy still held (asleep when it was killed: its wake-up
+                // was the policy's timer) exits when next dispatched, as in the simulator,
+                // without running again. Blocking a ready task leaves the policy one task
+                // fewer, so this ends.
+                self.policy
+                    .block(now, dead, &mut work)
+                    .map_err(|e| self.refused("block", dead, now, e))?;
+                decision = self.policy.schedule(now, &mut Work::default());
+            }
             self.core_metrics.invocations += 1;
             self.stats.entries += 1;
             self.apply(decision.next, suspended)?;
@@ -629,8 +676,16 @@ impl<'a> Dispatcher<'a> {
                         self.policy
                             .reconfigure(now, id, unknown_load(limit, period), &mut work)
                             .map_err(|e| self.refused("reconfigure", id, now, e))?;
+                    } else if kind == Request::Terminate as u32 {
+                        // The job goes on; the thread parked on its gate, as for any request.
+                        let target = slot.target.load(Ordering::Relaxed) as usize;
+                        let step = match slot.step_ns.load(Ordering::Relaxed) {
+                            WHOLE => None,
+                            ns => Some(Duration::from_nanos(ns)),
+                        };
+                        self.reclaim(now, id, target, step, &mut work);
                     } else if kind == Request::Sleep as u32 {
-                        let next_index = self.close_job(id, Some(at)) + 1;
+                        let next_index = self.close_job(id, Completion::At(at)) + 1;
                         let until = Instant::from_nanos(slot.until.load(Ordering::Relaxed));
                         let release = Instant::from_nanos(slot.release.load(Ordering::Relaxed));
                         let wake = self.open_job(id, next_index, release);
@@ -638,7 +693,7 @@ impl<'a> Dispatcher<'a> {
                             .sleep(now, id, until, wake, &mut work)
                             .map_err(|e| self.refused("sleep", id, now, e))?;
                     } else {
-                        self.close_job(id, Some(at));
+                        self.close_job(id, Completion::At(at));
                         self.policy
                             .block(now, id, &mut work)
                             .map_err(|e| self.refused("block", id, now, e))?;
@@ -647,6 +702,65 @@ impl<'a> Dispatcher<'a> {
             }
         }
         Ok(())
+    }
+
+    /// `task` terminates `target`'s process (its whole group when it has one), all at once or
+    /// one `step` of it, in this kernel entry: the dispatcher, at the top priority of the
+    /// core, runs the store's reclamation with every task of the core held off (the paper's
+    /// termination with interrupts masked). Its real time, read on the monotonic clock
+    /// around the reclamation alone, is recorded; the kernel slice of this entry contains it.
+    /// The processes it ended are killed.
+    fn reclaim(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        target: usize,
+        step: Option<Duration>,
+        work: &mut Work,
+    ) {
+        // A task thread holds the lock only with its preemption signal held back, for one
+        // bounded batch of allocations; while the dispatcher waits for it, the holder is the
+        // only thread of the core that can run, so the wait is that batch's end.
+        let mut objects = self
+            .shared
+            .objects
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let Some(store) = objects.as_mut() else {
+            return;
+        };
+        let start = self.clock.now();
+        let reclaimed = store.terminate(target, step);
+        let end = self.clock.now();
+        drop(objects);
+        let spent = end.saturating_duration_since(start).as_nanos();
+        self.core_metrics.reclaim_ns += spent;
+        self.core_metrics.max_reclaim_ns = self.core_metrics.max_reclaim_ns.max(spent);
+        self.shared.tasks[task.index()]
+            .reclaim_pending
+            .store(!reclaimed.done, Ordering::Relaxed);
+        self.stats.reclamations.push(Reclaimed {
+            by: task,
+            target: TaskId(target as u32),
+            start,
+            end,
+            units: reclaimed.units,
+            killed: reclaimed.killed.len() as u64,
+        });
+        for killed in reclaimed.killed {
+            self.kill(now, TaskId(killed as u32), work);
+        }
+    }
+
+    /// `task`'s process was terminated at `now`: its job ends (killed: neither completed nor
+    /// missed), a ready task leaves the policy's run queue, and a suspended one exits when
+    /// the policy would next dispatch it (`block` refuses a sleeping task, changing nothing),
+    /// as in the simulator. Its thread stays parked on its closed gate until the run ends,
+    /// when it returns [`Stopped`](crate::Stopped) and is joined like every other.
+    fn kill(&mut self, now: Instant, task: TaskId, work: &mut Work) {
+        self.close_job(task, Completion::Killed);
+        self.killed[task.index()] = true;
+        let _ = self.policy.block(now, task, work);
     }
 
     /// Gives the core to `next`: the previous thread lowered and stopped (unless it suspended
@@ -804,8 +918,8 @@ impl<'a> Dispatcher<'a> {
         }
     }
 
-    /// Ends `task`'s job, completed at `completion` or unfinished (`None`); returns its index.
-    fn close_job(&mut self, task: TaskId, completion: Option<Instant>) -> u64 {
+    /// Ends `task`'s job as `completion` says; returns its index.
+    fn close_job(&mut self, task: TaskId, completion: Completion) -> u64 {
         let Some(job) = self.jobs[task.index()].take() else {
             return 0;
         };
@@ -819,10 +933,19 @@ impl<'a> Dispatcher<'a> {
             m.wakeup_latency
                 .record(start.saturating_duration_since(job.release));
         }
+        // A killed job neither completes nor misses (the simulator's rule).
         let missed = job.deadline.is_some_and(|d| match completion {
-            Some(at) => at > d,
-            None => d <= until,
+            Completion::At(at) => at > d,
+            Completion::Unfinished => d <= until,
+            Completion::Killed => false,
         });
+        if matches!(completion, Completion::Killed) {
+            m.killed_jobs += 1;
+        }
+        let completion = match completion {
+            Completion::At(at) => Some(at),
+            Completion::Unfinished | Completion::Killed => None,
+        };
         if let Some(at) = completion {
             m.completed += 1;
             m.response.record(at.saturating_duration_since(job.release));
@@ -901,13 +1024,15 @@ impl<'a> Dispatcher<'a> {
                 .as_ref()
                 .is_some_and(|job| job.release <= self.until);
             if released {
-                self.close_job(TaskId(index as u32), None);
+                self.close_job(TaskId(index as u32), Completion::Unfinished);
             } else {
                 self.jobs[index] = None;
             }
         }
         for (metrics, slot) in self.metrics.iter_mut().zip(&self.shared.tasks) {
             metrics.work_units = slot.work_units.load(Ordering::Acquire);
+            metrics.objects_allocated = slot.objects_allocated.load(Ordering::Acquire);
+            metrics.allocations_refused = slot.allocations_refused.load(Ordering::Acquire);
         }
         let mut cores = vec![CoreMetrics::default(); scenario.cores.max(core + 1) as usize];
         cores[core as usize] = self.core_metrics;

@@ -215,6 +215,43 @@ pub fn send_preempt(tid: i32) -> io::Result<()> {
     check(unsafe { libc::tgkill(libc::getpid(), tid, preempt_signal()) })
 }
 
+/// While alive, the preemption signal is held back from the calling thread (blocked, left
+/// pending), so that the thread cannot park in the middle of a critical section: a thread
+/// parked while holding a lock the dispatcher needs would wait for the dispatcher forever.
+/// Dropping it unblocks the signal, and a preemption that came meanwhile parks the thread
+/// then.
+pub struct PreemptionHeld {
+    /// The signal set to unblock; the guard is not `Send` (the mask is per thread).
+    set: libc::sigset_t,
+    _thread: std::marker::PhantomData<*const ()>,
+}
+
+/// Holds the preemption signal back from the calling thread until the guard drops.
+pub fn hold_preemption() -> io::Result<PreemptionHeld> {
+    // SAFETY: sigset_t is plain data; sigemptyset initialises it before use.
+    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid, writable sigset_t.
+    check(unsafe { libc::sigemptyset(&mut set) })?;
+    // SAFETY: as above; the signal number is valid.
+    check(unsafe { libc::sigaddset(&mut set, preempt_signal()) })?;
+    // SAFETY: `set` is valid for the call; the old mask is not needed.
+    let rc = unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
+    if rc != 0 {
+        return Err(io::Error::from_raw_os_error(rc));
+    }
+    Ok(PreemptionHeld {
+        set,
+        _thread: std::marker::PhantomData,
+    })
+}
+
+impl Drop for PreemptionHeld {
+    fn drop(&mut self) {
+        // SAFETY: `self.set` was initialised by `hold_preemption`; the old mask is not needed.
+        unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &self.set, std::ptr::null_mut()) };
+    }
+}
+
 thread_local! {
     /// The address of the calling task thread's gate word (0 for other threads). Constant
     /// initialised and without destructor, so reading it in a signal handler allocates nothing.

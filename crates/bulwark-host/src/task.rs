@@ -1,15 +1,23 @@
-//! The task side of the runtime: a task thread's requests to the dispatcher (sleep, exit),
-//! its gate, and the script interpreter that runs scenario steps for real.
+//! The task side of the runtime: a task thread's requests to the dispatcher (sleep, exit,
+//! switch, terminate), its gate, its allocations in the run's object store, and the script
+//! interpreter that runs scenario steps for real.
 
 use std::sync::atomic::Ordering;
 
+use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::behaviour::{Action, Program};
 use rand_chacha::ChaCha8Rng;
 
-use crate::runtime::{Request, Shared, Slot, GATE_STOP};
+use crate::runtime::{Request, Shared, Slot, GATE_STOP, WHOLE};
 use crate::sys::{self, GATE_CLOSED};
 use crate::work::{spin_cpu, FlushBuffer, Matmul};
+
+/// Objects one batch of an allocation creates under the store's lock. The thread holds its
+/// preemption back for the batch (see [`TaskContext::allocate`]), so this bounds how long a
+/// preemption, or the dispatcher's wait for the lock, can be delayed: about a thousand
+/// creations, tens of microseconds.
+const ALLOCATION_BATCH: u64 = 1024;
 
 /// The run is over: every runtime call answers this at once, and the task should return.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -82,6 +90,86 @@ impl TaskContext<'_> {
         slot.period.store(period.as_nanos(), Ordering::Relaxed);
         self.request(Request::Switch, Instant::ZERO, Instant::ZERO)?;
         Ok(Instant::from_nanos(slot.handled_at.load(Ordering::Relaxed)))
+    }
+
+    /// Creates `count` kernel objects of `kind` in this task's process, as the simulator's
+    /// `allocate` step: until its group's quota refuses one, and then the rest are refused
+    /// too (a refused call changes nothing). The work is real, on this thread, so on this
+    /// task's own time and budget. The store is shared with the dispatcher, so the thread
+    /// takes its lock for batches of [`ALLOCATION_BATCH`] objects with its preemption signal
+    /// held back (a thread parked while holding it would stall the dispatcher): a preemption
+    /// takes effect at the end of the batch, as a kernel finishes a short system call.
+    /// Returns what was created and refused (also counted in the task's metrics).
+    pub(crate) fn allocate(
+        &self,
+        count: u64,
+        kind: ObjectKind,
+    ) -> Result<bulwark_sim::Allocation, Stopped> {
+        let mut total = bulwark_sim::Allocation::default();
+        let slot = self.slot();
+        while total.created + total.refused < count {
+            if self.stopping() {
+                return Err(Stopped);
+            }
+            let batch = (count - total.created - total.refused).min(ALLOCATION_BATCH);
+            let made = {
+                // Holding the signal back cannot fail on Linux; were it to, a preemption inside
+                // the batch would park the thread with the lock held until the watchdog ends
+                // the run.
+                let _held = sys::hold_preemption().ok();
+                let mut objects = self
+                    .shared
+                    .objects
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                let made = match objects.as_mut() {
+                    Some(store) => store.allocate(self.index, batch, kind),
+                    None => bulwark_sim::Allocation::default(),
+                };
+                // Counted before the lock is released: the dispatcher, waiting for it, takes
+                // the core at once, and may kill this task before it runs another line.
+                slot.objects_allocated
+                    .fetch_add(made.created, Ordering::Relaxed);
+                if made.refused > 0 {
+                    // Refused once: every later object would be refused too (the
+                    // simulator's rule).
+                    slot.allocations_refused
+                        .fetch_add(count - total.created - made.created, Ordering::Relaxed);
+                }
+                made
+            };
+            total.units += made.units;
+            total.created += made.created;
+            if made.refused > 0 {
+                total.refused = count - total.created;
+                break;
+            }
+            if made.created < batch {
+                // The process is gone (terminated): the store neither creates nor refuses.
+                break;
+            }
+        }
+        Ok(total)
+    }
+
+    /// Terminates the process of task `target` (its whole group when it has one), all at
+    /// once, or in steps of at most `step` of kernel time with the scheduler running between
+    /// them; the dispatcher reclaims, the core masked, and kills the processes ended. The job
+    /// goes on.
+    pub(crate) fn terminate(&self, target: usize, step: Option<Duration>) -> Result<(), Stopped> {
+        let slot = self.slot();
+        slot.target.store(target as u64, Ordering::Relaxed);
+        slot.step_ns.store(
+            step.map_or(WHOLE, |s| s.as_nanos().min(WHOLE - 1)),
+            Ordering::Relaxed,
+        );
+        loop {
+            slot.reclaim_pending.store(false, Ordering::Relaxed);
+            self.request(Request::Terminate, Instant::ZERO, Instant::ZERO)?;
+            if !slot.reclaim_pending.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+        }
     }
 
     /// Ends the task for good.
@@ -193,8 +281,14 @@ pub(crate) fn run_script(
                         .and_then(|_| ctx.run_for(load))
                 }
             }
-            // Validation refused these before the run started.
-            Action::Allocate { .. } | Action::Terminate { .. } => Ok(()),
+            Action::Allocate { count, object } => ctx.allocate(count, object).map(|_| ()),
+            Action::Terminate { task, step } => {
+                // The scenario's validation made the target a task of this scenario.
+                match ctx.shared.names.iter().position(|name| name == task) {
+                    Some(target) => ctx.terminate(target, step),
+                    None => Ok(()),
+                }
+            }
             Action::Exit => break,
         };
         if done.is_err() {

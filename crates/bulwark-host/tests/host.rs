@@ -607,3 +607,154 @@ script = [{ run = "1ms" }]
     );
     assert_no_real_time_thread();
 }
+
+/// A function-as-a-service node shortened from scenarios/faas-reclaim.toml: two rogue
+/// functions each ask for 200,000 semaphores, one alone (the baseline: no reclamation
+/// group), one in a group whose quota is 100 us of reclamation; a controller terminates both
+/// at 250 ms (time enough for the allocations, in an unoptimised build on a loaded machine),
+/// one after the other. The free rogue spins when it is killed; the grouped one sleeps, and
+/// its wake-up at 300 ms, the policy's timer, comes after its death: it must not run then.
+const FAAS_RECLAIM: &str = r#"
+name = "faas-reclaim-short"
+policy = "fixed-priority"
+duration = "400ms"
+
+[cost]
+clock = "1GHz"
+reclaim-per-unit = 13
+
+[[group]]
+name = "grouped-function"
+quota = "100us"
+
+[[task]]
+name = "sensor"
+priority = 30
+period = "5ms"
+execution = "500us"
+
+[[task]]
+name = "controller"
+priority = 20
+script = [
+    { sleep-until = "250ms" },
+    { terminate = "free-rogue" },
+    { terminate = "grouped-rogue" },
+    { sleep-until = "1s" },
+]
+
+[[task]]
+name = "grouped-rogue"
+priority = 11
+group = "grouped-function"
+script = [{ allocate = 200000, object = "semaphore" }, { sleep-until = "300ms" }, { run = "1s" }]
+
+[[task]]
+name = "free-rogue"
+priority = 10
+script = [{ allocate = 200000, object = "semaphore" }, { run = "1s" }]
+"#;
+
+#[test]
+fn terminate_reclaims_for_real_kills_the_rogue_and_the_group_bounds_it() {
+    let _serial = serial();
+    if !privileged() {
+        return;
+    }
+    let scenario = scenario(FAAS_RECLAIM);
+    let host = bulwark_host::run(&scenario, &config()).expect("host run");
+    let sim = bulwark_sim::run(&scenario, &bulwark_sim::Options::default()).expect("simulation");
+    let (controller, grouped, free) = (TaskId(1), TaskId(2), TaskId(3));
+    let tasks = &host.outcome.tasks;
+
+    // (a) The quota: 100 us at 1 GHz is 100,000 cycles, 7,692 whole units of 13 cycles. The
+    // group's arena is charged 1 unit and the rogue's process 2 at creation; each semaphore
+    // costs its object (1) and its capability (3): (7,692 - 3) / 4 = 1,922 semaphores, and
+    // the other 198,078 are refused. The free rogue has no quota: all 200,000.
+    assert_eq!(tasks[grouped.index()].objects_allocated, 1_922);
+    assert_eq!(tasks[grouped.index()].allocations_refused, 198_078);
+    assert_eq!(tasks[free.index()].objects_allocated, 200_000);
+    assert_eq!(tasks[free.index()].allocations_refused, 0);
+    // The store is the simulator's own code: the same counts.
+    for rogue in [grouped, free] {
+        let (h, s) = (&tasks[rogue.index()], &sim.tasks[rogue.index()]);
+        assert_eq!(
+            (h.objects_allocated, h.allocations_refused),
+            (s.objects_allocated, s.allocations_refused),
+            "{}",
+            h.name
+        );
+    }
+
+    // Two terminations, each ending one process, in the controller's order.
+    let reclaimed = &host.host.reclamations;
+    assert_eq!(reclaimed.len(), 2, "{reclaimed:?}");
+    assert_eq!((reclaimed[0].by, reclaimed[0].target), (controller, free));
+    assert_eq!(
+        (reclaimed[1].by, reclaimed[1].target),
+        (controller, grouped)
+    );
+    assert!(reclaimed.iter().all(|r| r.killed == 1), "{reclaimed:?}");
+    // The baseline walks the process's holdings one by one (`terminate_process`): per
+    // semaphore it unlinks the capability from its holder and frees the capability's and the
+    // object's slots, 3 units, then frees the process, 1: 600,001 units. The group releases
+    // its arena wholesale, 1 unit however much it holds.
+    assert_eq!(reclaimed[0].units, 600_001);
+    assert_eq!(reclaimed[1].units, 1);
+    assert!(reclaimed[0].start >= Instant::from_nanos(250_000_000));
+
+    // (b) Both rogues are killed: their current job ends neither completed nor missed, and
+    // neither runs after the first termination started. The free rogue's only job was
+    // spinning; the grouped rogue's first job completed when it slept, and its second (due
+    // at 300 ms) is the one killed. The simulator counts the same.
+    let counts = |m: &bulwark_sim::TaskMetrics| (m.killed_jobs, m.completed, m.misses);
+    assert_eq!(counts(&tasks[free.index()]), (1, 0, 0));
+    assert_eq!(counts(&tasks[grouped.index()]), (1, 1, 0));
+    for rogue in [grouped, free] {
+        assert_eq!(
+            counts(&tasks[rogue.index()]),
+            counts(&sim.tasks[rogue.index()])
+        );
+    }
+    let trace = host.outcome.trace.as_ref().expect("trace");
+    let after = reclaimed[0].start;
+    for slice in &trace.slices {
+        if matches!(slice.task, Some(t) if t == grouped || t == free) {
+            assert!(
+                slice.end <= after,
+                "a killed rogue ran or was charged after {after}: {slice:?}"
+            );
+        }
+    }
+    // The free rogue spun until the controller preempted it at 250 ms: it did run.
+    assert!(tasks[free.index()].executed_ns > 50_000_000);
+    // The sensor kept its jobs after the rogues died (the run goes on for 150 ms more).
+    assert!(host
+        .outcome
+        .jobs
+        .as_deref()
+        .unwrap_or_default()
+        .iter()
+        .any(|j| j.task == TaskId(0) && j.release > reclaimed[1].end && j.completion.is_some()));
+
+    // (c) Measured in this one run: the baseline's reclamation of 200,000 semaphores takes
+    // far longer than the group's, whose arena goes in one step (600,001 units against 1; a
+    // factor of ten leaves room for a noisy machine).
+    let (baseline, bounded) = (reclaimed[0].duration(), reclaimed[1].duration());
+    assert!(
+        baseline.as_nanos() > 10 * bounded.as_nanos().max(1),
+        "baseline {baseline}, group {bounded}"
+    );
+    // The core records both as reclamation, part of its kernel time.
+    let core = &host.outcome.cores[0];
+    assert_eq!(core.reclaim_ns, baseline.as_nanos() + bounded.as_nanos());
+    assert_eq!(core.max_reclaim_ns, baseline.as_nanos());
+    assert!(core.kernel_ns >= core.reclaim_ns);
+    eprintln!(
+        "reclamation: baseline {baseline} ({} units), group {bounded} ({} units)",
+        reclaimed[0].units, reclaimed[1].units
+    );
+
+    // (d) Every thread, the killed ones too, was joined and restored.
+    assert_no_real_time_thread();
+}

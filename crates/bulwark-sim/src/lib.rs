@@ -33,7 +33,7 @@ mod estimate;
 mod event;
 mod machine;
 pub mod metrics;
-mod reclamation;
+pub mod reclamation;
 pub mod record;
 pub mod trace;
 
@@ -42,6 +42,7 @@ use bulwark_spec::Scenario;
 pub use estimate::{estimate, Estimate, TRACE_EVENTS_PER_JOB};
 pub use machine::{build_policy, Machine};
 pub use metrics::{CoreMetrics, JobRecord, Stats, TaskMetrics};
+pub use reclamation::{Allocation, Reclamation, Termination};
 pub use record::{BudgetSample, Discard, OpenSlices, Recorder};
 use serde::Serialize;
 pub use trace::{Mark, MarkKind, Slice, SliceKind, Trace};

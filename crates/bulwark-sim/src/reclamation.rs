@@ -1,7 +1,8 @@
-//! The machine's kernel objects: one process per task in `bulwark_core::reclaim`'s capability
+//! A scenario's kernel objects: one process per task in `bulwark_core::reclaim`'s capability
 //! tree, spawned into its reclamation group when it has one, so that `allocate` and
-//! `terminate` steps run the real reclamation code and their work becomes time through the
-//! cost model's `reclaim_per_unit`.
+//! `terminate` steps run the real reclamation code. The simulator turns their work into time
+//! through the cost model's `reclaim_per_unit`; the hosted runtime runs the same calls on its
+//! threads and measures them on the real clock.
 
 use bulwark_core::reclaim::{
     CapabilityTree, GroupId, ObjectKind, ProcessId, Progress, ReclaimError, ReclaimWork,
@@ -12,7 +13,7 @@ use crate::SimError;
 
 /// What one `allocate` step did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Allocation {
+pub struct Allocation {
     /// Work units spent (the refused attempts cost nothing: they are refused before any
     /// change).
     pub units: u64,
@@ -24,7 +25,7 @@ pub(crate) struct Allocation {
 
 /// What one termination call (or step of one) did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Termination {
+pub struct Termination {
     /// Work units spent.
     pub units: u64,
     /// False while a stepwise termination has more to do.
@@ -35,15 +36,17 @@ pub(crate) struct Termination {
 
 /// Which part of a configuration the capability tree refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Failed {
+pub enum Failed {
     /// A group, by index.
     Group(usize),
     /// A task's process, by index.
     Task(usize),
 }
 
-/// The capability tree and which process and group belong to each task.
-pub(crate) struct Reclamation {
+/// The capability tree and which process and group belong to each task of a scenario: the
+/// object store that `allocate` and `terminate` steps work on, shared by the simulator and
+/// the hosted runtime so that both run the same reclamation code on the same objects.
+pub struct Reclamation {
     tree: CapabilityTree,
     /// Each task's process, `None` once terminated.
     process: Vec<Option<ProcessId>>,
@@ -57,7 +60,7 @@ pub(crate) struct Reclamation {
 
 impl Reclamation {
     /// One process per task; groups created with their quotas converted to work units.
-    pub(crate) fn new(scenario: &Scenario) -> Result<Self, SimError> {
+    pub fn new(scenario: &Scenario) -> Result<Self, SimError> {
         let mut group_of = vec![None; scenario.tasks.len()];
         for (g, spec) in scenario.groups.iter().enumerate() {
             for &member in &spec.members {
@@ -82,7 +85,7 @@ impl Reclamation {
 
     /// One process per task, spawned into `group_of[task]` (an index into `quotas`) when it
     /// has one; `per_unit` cycles per unit of work at `clock_hz`.
-    pub(crate) fn with_groups(
+    pub fn with_groups(
         per_unit: u64,
         clock_hz: u64,
         quotas: &[bulwark_core::Duration],
@@ -117,13 +120,13 @@ impl Reclamation {
     }
 
     /// Cycles of `units` of reclamation work.
-    pub(crate) fn cycles(&self, units: u64) -> u64 {
+    pub fn cycles(&self, units: u64) -> u64 {
         self.per_unit.saturating_mul(units)
     }
 
     /// Nanoseconds of `units` of reclamation work at the clock (rounded up: work that takes
     /// any cycle takes time).
-    pub(crate) fn nanos(&self, units: u64) -> u64 {
+    pub fn nanos(&self, units: u64) -> u64 {
         let cycles = self.cycles(units) as u128;
         let hz = self.clock_hz.max(1) as u128;
         u64::try_from((cycles * 1_000_000_000).div_ceil(hz)).unwrap_or(u64::MAX)
@@ -132,7 +135,7 @@ impl Reclamation {
     /// `task` creates `count` objects of `kind`, until its group's quota refuses one; the
     /// rest are refused too (a refused call changes nothing, so retrying would be refused
     /// again).
-    pub(crate) fn allocate(&mut self, task: usize, count: u64, kind: ObjectKind) -> Allocation {
+    pub fn allocate(&mut self, task: usize, count: u64, kind: ObjectKind) -> Allocation {
         let mut result = Allocation::default();
         let Some(pid) = self.process[task] else {
             return result;
@@ -154,7 +157,7 @@ impl Reclamation {
 
     /// Terminates `target`'s process: its whole group when it has one (in steps of at most
     /// `step` of kernel time when given), else the process alone, one object at a time.
-    pub(crate) fn terminate(
+    pub fn terminate(
         &mut self,
         target: usize,
         step: Option<bulwark_core::Duration>,

@@ -249,7 +249,11 @@ time. A watchdog on another core demotes every thread if the dispatcher stops an
 
 Needs CAP_SYS_NICE (root) or an RLIMIT_RTPRIO of 99, and both cores in the affinity. Every
 task must be on one core of the scenario; under vbs each `action` step is a switch request to
-the policy, as in the simulator. allocate/terminate steps are not run on the host yet. Runs are limited to 10 s; Linux's real-time throttling
+the policy, as in the simulator. `allocate` steps create objects for real in the scenario's
+object store (the simulator's), on the task's own time; a `terminate` step makes the dispatcher
+reclaim the target's objects (its group's arena, if it has one) with the core held, measure the
+reclamation on the monotonic clock (the core's reclaim time, inside its kernel time) and kill the
+target, which never runs again. Runs are limited to 10 s; Linux's real-time throttling
 (sched_rt_runtime_us) applies, and timers that woke more than 1 ms late are reported.",
         after_help = "Times carry a unit (ns, us, ms, s). --json gives the same document as
 `simulate --json`, plus a `host` object (and `simulated` with --compare).

@@ -80,6 +80,38 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
         doc["tasks"].as_array().map(Vec::len),
         doc["simulated"]["tasks"].as_array().map(Vec::len)
     );
+
+    // Allocation and termination for real: the rogue in its group gets the quota's
+    // semaphores, (floor(1 ms / 13 ns) - 3) / 4 = 19,230 (the file's comment), as in the
+    // simulator, and the controller's termination kills it.
+    let out = bulwark(&["run", "scenarios/faas-reclaim.toml", "--json", "--compare"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let rogue = &doc["tasks"][3];
+    assert_eq!(rogue["name"], "rogue");
+    assert_eq!(rogue["objects_allocated"], 19_230, "{rogue}");
+    assert_eq!(rogue["allocations_refused"], 1_000_000 - 19_230, "{rogue}");
+    assert_eq!(rogue["killed_jobs"], 1, "{rogue}");
+    assert_eq!(
+        rogue["objects_allocated"],
+        doc["simulated"]["tasks"][3]["objects_allocated"]
+    );
+    assert!(
+        doc["cores"][0]["reclaim_ns"]
+            .as_u64()
+            .is_some_and(|ns| ns > 0),
+        "{doc}"
+    );
+    let out = bulwark(&["run", "scenarios/faas-reclaim.toml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "rogue: 19230 objects created, 980770 refused by its group's quota, 1 job(s) killed"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("controller terminated rogue"), "{text}");
 }
 
 /// The privilege check of the runtime itself, for the default cores.

@@ -33,20 +33,20 @@ pub const EXPERIMENT: Experiment = Experiment {
 const OBJECTS: [u64; 4] = [1_000, 10_000, 100_000, 1_000_000];
 
 /// Task indices in the scenario file.
-const SENSOR: usize = 0;
+pub(super) const SENSOR: usize = 0;
 const CONTROLLER: usize = 1;
 const NEXT: usize = 2;
-const ROGUE: usize = 3;
+pub(super) const ROGUE: usize = 3;
 
 /// Cycles per unit in the scenario (1 GHz, so nanoseconds) and the group's quota in units.
-const PER_UNIT_NS: u64 = 13;
+pub(super) const PER_UNIT_NS: u64 = 13;
 const QUOTA_UNITS: u64 = 1_000_000 / PER_UNIT_NS;
 /// Semaphores a group of that quota admits: the arena (1) and the process (2) are charged
 /// first, then 4 units per semaphore (its object and its capability).
-const GROUP_ADMITS: u64 = (QUOTA_UNITS - 3) / 4;
+pub(super) const GROUP_ADMITS: u64 = (QUOTA_UNITS - 3) / 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Variant {
+pub(super) enum Variant {
     Baseline,
     Grouped,
 }
@@ -87,7 +87,7 @@ fn simulate(scenario: &Scenario) -> Result<Outcome, LabError> {
 }
 
 /// The scenario with the rogue allocating `n`, in its group or not.
-fn with(base: &Scenario, n: u64, variant: Variant) -> Scenario {
+pub(super) fn with(base: &Scenario, n: u64, variant: Variant) -> Scenario {
     let mut s = base.clone();
     if let Behaviour::Script { steps, .. } = &mut s.tasks[ROGUE].behaviour {
         for step in steps.iter_mut() {

@@ -12,6 +12,7 @@ mod faas_reclaim;
 pub mod host_a1;
 pub mod host_a2;
 pub mod host_a3;
+pub mod host_reclaim;
 mod host_rounds;
 pub mod host_vbs;
 pub mod mcipc_case_study;
@@ -78,6 +79,7 @@ pub const ALL: &[Experiment] = &[
     host_a2::EXPERIMENT,
     host_a3::EXPERIMENT,
     host_vbs::EXPERIMENT,
+    host_reclaim::EXPERIMENT,
 ];
 
 /// The experiment called `name`.

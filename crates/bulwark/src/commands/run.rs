@@ -155,7 +155,37 @@ fn summary(host: &HostOutcome) -> String {
         ],
         &rows,
     ));
+    out.push_str(&reclamation_note(host));
     out.push_str(&host_note(&host.host));
+    out
+}
+
+/// The kernel objects the tasks' `allocate` steps created and the terminations the
+/// dispatcher ran: one line per task that allocated or was killed, one per termination.
+fn reclamation_note(host: &HostOutcome) -> String {
+    let o = &host.outcome;
+    let name = |task: TaskId| o.tasks.get(task.index()).map_or("?", |t| t.name.as_str());
+    let mut out = String::new();
+    for t in &o.tasks {
+        if t.objects_allocated + t.allocations_refused + t.killed_jobs > 0 {
+            out.push_str(&format!(
+                "{}: {} objects created, {} refused by its group's quota, {} job(s) killed\n",
+                t.name, t.objects_allocated, t.allocations_refused, t.killed_jobs
+            ));
+        }
+    }
+    for r in &host.host.reclamations {
+        out.push_str(&format!(
+            "at {}: {} terminated {}: reclamation took {} (measured, core held), {} units, {} \
+             process(es) killed\n",
+            time(r.start.as_nanos()),
+            name(r.by),
+            name(r.target),
+            time(r.duration().as_nanos()),
+            r.units,
+            r.killed
+        ));
+    }
     out
 }
 
