@@ -34,6 +34,7 @@ fn experiment() -> Experiment {
         simulate: false,
         cost: None,
         non_preemptive: 0,
+        vbs_periods_per_job: 4,
     }
 }
 
@@ -66,6 +67,7 @@ fn bench(c: &mut Criterion) {
             ..CostModel::default()
         }),
         non_preemptive: Duration::from_micros(200),
+        ..Overheads::default()
     };
     for (name, overheads) in [("spr-eq1", Overheads::default()), ("spr-eq1-eq2", costly)] {
         let mut next = 0usize;

@@ -24,6 +24,7 @@ fn experiment(fraction: f64, kind: PeriodKind) -> Experiment {
         simulate: false,
         cost: None,
         non_preemptive: 0,
+        vbs_periods_per_job: 4,
     }
 }
 

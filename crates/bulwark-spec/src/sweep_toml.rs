@@ -59,10 +59,36 @@ pub const SWEEP_TESTS: [&str; 7] = [
 /// the overheads of Eq. 2 when the file has a `[cost]` table.
 pub const SERVER_TESTS: [&str; 1] = ["spr-eq1"];
 
-/// Every test name a file may list: [`SWEEP_TESTS`] then [`SERVER_TESTS`].
+/// The other papers' admission tests, each on the sweep's sets mapped onto that paper's
+/// mechanism:
+///
+/// - `vbs-eq2` (VBS paper, section III-C): each task a VBS process whose jobs are actions of
+///   load `C`, on the least resource `(lambda, pi)` whose Eq. (1) bound spans
+///   `vbs-periods-per-job` periods and meets the deadline; the set admitted when every task
+///   has such a resource and the caps `lambda / pi` pass Eq. (2), `sum <= 1`.
+pub const PAPER_TESTS: [&str; 1] = ["vbs-eq2"];
+
+/// The tests `simulate = true` cannot check: the sweep's simulation runs each set on one
+/// core under fixed priorities, EDF or SPR, not under these tests' mechanisms, so a file
+/// asking for both is refused rather than counted as if checked.
+pub const UNSIMULATED_TESTS: [&str; 1] = ["vbs-eq2"];
+
+/// Every test name a file may list: [`SWEEP_TESTS`], [`SERVER_TESTS`], then [`PAPER_TESTS`].
 pub fn test_names() -> Vec<&'static str> {
-    SWEEP_TESTS.iter().chain(&SERVER_TESTS).copied().collect()
+    SWEEP_TESTS
+        .iter()
+        .chain(&SERVER_TESTS)
+        .chain(&PAPER_TESTS)
+        .copied()
+        .collect()
 }
+
+/// `vbs-periods-per-job` when the file does not give it: each job's Eq. (1) bound spans 4
+/// resource periods (plus the period of its arrival).
+pub const DEFAULT_VBS_PERIODS_PER_JOB: u64 = 4;
+/// Most `vbs-periods-per-job`: at a 1 s deadline, 10^6 periods per job are 1 us each; finer
+/// resources than that only lose admissions (each needs `pi >= lambda >= 1` ns).
+pub const MAX_VBS_PERIODS_PER_JOB: u64 = 1_000_000;
 
 /// Most sets per point, points and tasks per set a file may ask for: bounds that keep a
 /// mistyped number from asking for years of work or all the memory.
@@ -144,6 +170,10 @@ pub struct Experiment {
     /// `eta`, the non-preemptive region of every `spr-eq1` server, in ns (0: fully
     /// preemptive; required above 0 with a `[cost]` table).
     pub non_preemptive: u64,
+    /// `k`, the resource periods each job's load is spread over by `vbs-eq2`
+    /// (`vbs-periods-per-job`, 1 to [`MAX_VBS_PERIODS_PER_JOB`]; default
+    /// [`DEFAULT_VBS_PERIODS_PER_JOB`]; only with `vbs-eq2` listed).
+    pub vbs_periods_per_job: u64,
 }
 
 /// Reads an experiment from `text`, naming it `file` in diagnostics.
@@ -163,8 +193,8 @@ pub fn parse_sweep(text: &str, file: &str) -> Result<Experiment, Diagnostics> {
     deny_unknown_fields,
     rename_all = "kebab-case",
     expecting = "a sweep experiment: name, seed, sets-per-point, generator, tasks, tests, \
-                 [periods], [utilisation] and optionally simulate, non-preemptive, [deadlines] \
-                 and [cost]"
+                 [periods], [utilisation] and optionally simulate, non-preemptive, \
+                 vbs-periods-per-job, [deadlines] and [cost]"
 )]
 struct RawExperiment {
     name: Spanned<String>,
@@ -179,6 +209,7 @@ struct RawExperiment {
     simulate: Option<Spanned<bool>>,
     non_preemptive: Option<Spanned<String>>,
     cost: Option<Spanned<RawCost>>,
+    vbs_periods_per_job: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -282,6 +313,21 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
             );
         } else {
             tests.push(name.clone());
+        }
+    }
+    if simulate {
+        for test in raw.tests.get_ref() {
+            if UNSIMULATED_TESTS.contains(&test.get_ref().as_str()) {
+                fail(
+                    test.span(),
+                    format!("test `{}` cannot be simulated", test.get_ref()),
+                    &format!(
+                        "allowed: simulate = true with tests the simulation runs (every test \
+                         but {}), or simulate = false",
+                        UNSIMULATED_TESTS.join(", ")
+                    ),
+                );
+            }
         }
     }
     if raw.tests.get_ref().is_empty() {
@@ -402,6 +448,7 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
              (Eq. 2 bounds the dispatches per period by ceil(b / eta))",
         );
     }
+    let vbs_periods_per_job = vbs_periods_per_job(&raw, &tests, &mut fail);
     Some(Experiment {
         name: raw.name.get_ref().clone(),
         seed: raw.seed,
@@ -420,7 +467,44 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
             Some(checked) => Some(checked?),
         },
         non_preemptive: non_preemptive?,
+        vbs_periods_per_job: vbs_periods_per_job?,
     })
+}
+
+/// `vbs-periods-per-job`: 1 to [`MAX_VBS_PERIODS_PER_JOB`], and only with `vbs-eq2` listed
+/// (elsewhere it would silently mean nothing).
+fn vbs_periods_per_job(
+    raw: &RawExperiment,
+    tests: &[String],
+    fail: &mut impl FnMut(Range<usize>, String, &str),
+) -> Option<u64> {
+    let Some(field) = &raw.vbs_periods_per_job else {
+        return Some(DEFAULT_VBS_PERIODS_PER_JOB);
+    };
+    let k = *field.get_ref();
+    if !tests.iter().any(|t| t == "vbs-eq2") {
+        fail(
+            field.span(),
+            "vbs-periods-per-job without the vbs-eq2 test".to_owned(),
+            "allowed: vbs-periods-per-job with tests = [..., \"vbs-eq2\"], the test that \
+             sizes each task's VBS resource",
+        );
+        return None;
+    }
+    match u64::try_from(k) {
+        Ok(k) if (1..=MAX_VBS_PERIODS_PER_JOB).contains(&k) => Some(k),
+        _ => {
+            fail(
+                field.span(),
+                format!("vbs-periods-per-job is {k}"),
+                &format!(
+                    "allowed: a whole number of resource periods per job, 1 to \
+                     {MAX_VBS_PERIODS_PER_JOB}"
+                ),
+            );
+            None
+        }
+    }
 }
 
 /// A `[cost]` table as scenario files write it, checked as they are.

@@ -118,3 +118,56 @@ fn each_mistake_is_located() {
         "sets-per-point",
     );
 }
+
+/// VALID with `vbs-eq2` listed and `line` added after the seed (so `line` is line 3).
+fn with_vbs(line: &str) -> String {
+    VALID
+        .replace("\"hyperbolic\"]", "\"vbs-eq2\"]")
+        .replace("seed = 1\n", &format!("seed = 1\n{line}\n"))
+}
+
+/// The single error of `text`, as `file:line:column: message` and its help.
+fn only_error(text: &str) -> (String, String) {
+    let errors = parse_sweep(text, "s.toml").unwrap_err();
+    assert_eq!(errors.errors().len(), 1, "{}", errors.plain());
+    let error = &errors.errors()[0];
+    (error.to_string(), error.help().to_owned())
+}
+
+#[test]
+fn vbs_periods_per_job_defaults_to_4_and_is_bounded() {
+    let plain = parse_sweep(&with_vbs(""), "s.toml").unwrap();
+    assert_eq!(plain.tests, ["edf-qpa", "vbs-eq2"]);
+    assert_eq!(plain.vbs_periods_per_job, 4);
+    let seven = parse_sweep(&with_vbs("vbs-periods-per-job = 7"), "s.toml").unwrap();
+    assert_eq!(seven.vbs_periods_per_job, 7);
+    // `vbs-periods-per-job = ` is 22 characters: the value starts at column 23 of line 3.
+    for (value, shown) in [("0", "0"), ("-3", "-3"), ("1000001", "1000001")] {
+        let (message, help) = only_error(&with_vbs(&format!("vbs-periods-per-job = {value}")));
+        assert_eq!(
+            message,
+            format!("s.toml:3:23: vbs-periods-per-job is {shown}")
+        );
+        assert!(help.contains("1 to 1000000"), "{help}");
+    }
+    let (message, _) = only_error(&with_vbs("vbs-periods-per-job = \"four\""));
+    assert!(message.starts_with("s.toml:3:23: "), "{message}");
+    // Without the test it would mean nothing.
+    let unused = VALID.replace("seed = 1\n", "seed = 1\nvbs-periods-per-job = 2\n");
+    let (message, help) = only_error(&unused);
+    assert_eq!(
+        message,
+        "s.toml:3:23: vbs-periods-per-job without the vbs-eq2 test"
+    );
+    assert!(help.contains("\"vbs-eq2\""), "{help}");
+}
+
+/// The simulation does not run VBS: asking for both is refused at the test's name, not
+/// counted as checked. Line 7 is `tests = ["edf-qpa", "vbs-eq2"]`; "vbs-eq2" starts at
+/// column 21.
+#[test]
+fn vbs_eq2_cannot_be_simulated() {
+    let (message, help) = only_error(&with_vbs("simulate = true"));
+    assert_eq!(message, "s.toml:7:21: test `vbs-eq2` cannot be simulated");
+    assert!(help.contains("simulate = false"), "{help}");
+}
