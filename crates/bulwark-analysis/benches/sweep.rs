@@ -35,6 +35,7 @@ fn experiment() -> Experiment {
         cost: None,
         non_preemptive: 0,
         vbs_periods_per_job: 4,
+        mcipc_server: None,
     }
 }
 

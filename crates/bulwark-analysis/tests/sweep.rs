@@ -25,6 +25,7 @@ fn experiment(fraction: f64, kind: PeriodKind) -> Experiment {
         cost: None,
         non_preemptive: 0,
         vbs_periods_per_job: 4,
+        mcipc_server: None,
     }
 }
 

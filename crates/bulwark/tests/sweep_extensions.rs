@@ -353,7 +353,9 @@ fn small_papers(dir: &Path, edit: impl Fn(String) -> String) -> String {
 /// has lambda >= C / k and pi <= (D + 1) / (k + 1) with D >= k), so a set it admits has
 /// total density at most 1 and EDF admits it; spr-eq1 without overheads is rate-monotonic
 /// RTA, and EDF is optimal on one processor. So both admit at most as many sets as edf-qpa,
-/// and vbs-eq2 at most as many as edf-utilisation.
+/// and vbs-eq2 at most as many as edf-utilisation. mcipc-budget's budgets are at least the
+/// WCETs and EDF's demand grows with them, so it admits at most what edf-qpa admits; with
+/// operations of length 0 its budgets are the WCETs and its counts are edf-qpa's.
 ///
 /// With implicit deadlines only (k = 4, periods of at least 10 ms): each cap is at least
 /// ceil(C/4) / floor((T+1)/5) >= 1.25 C / (T + 1), so at U >= 0.9 the caps sum above 1.12
@@ -370,6 +372,16 @@ fn the_papers_tests_sit_below_edf() {
         assert!(r["vbs-eq2"] <= r["edf-qpa"], "U = {u}: {r:?}");
         assert!(r["vbs-eq2"] <= r["edf-utilisation"], "U = {u}: {r:?}");
         assert!(r["spr-eq1"] <= r["edf-qpa"], "U = {u}: {r:?}");
+        assert!(r["mcipc-budget"] <= r["edf-qpa"], "U = {u}: {r:?}");
+    }
+    // Something admitted, something refused: the relations above had sets to bite on.
+    assert!(points[0].1["mcipc-budget"] > 0.0, "{points:?}");
+    assert!(points[9].1["mcipc-budget"] < points[9].1["edf-qpa"] || points[9].1["edf-qpa"] == 0.0);
+    let free = small_papers(dir.path(), |t| {
+        t.replace("operation-length = \"50us\"", "operation-length = \"0ns\"")
+    });
+    for (u, r) in ratios_by_test(&free) {
+        assert_eq!(r["mcipc-budget"], r["edf-qpa"], "U = {u}: {r:?}");
     }
     let implicit = small_papers(dir.path(), |t| {
         t.replace("constrained-fraction = 0.5", "constrained-fraction = 0.0")

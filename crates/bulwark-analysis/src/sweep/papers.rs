@@ -3,11 +3,19 @@
 //!
 //! - `vbs-eq2` (VBS paper, section III-C): [`vbs_resources`] sizes one VBS resource per task
 //!   by Eq. (1), [`vbs_eq2`] admits the caps by Eq. (2).
+//! - `mcipc-budget` (MC-IPC paper, sections IV-C and V): [`mcipc_budgets`] sizes each task's
+//!   reservation budget by Theorem 1, [`mcipc_budget`] admits the reservations by EDF.
 
 use bulwark_core::Duration;
+use bulwark_spec::sweep_toml::McIpcServer;
 
-use crate::classic::Task;
+use crate::classic::{edf, Task};
+use crate::mc_ipc::{reservation_budget, ServerInvocations};
 use crate::vbs::{self, Action};
+
+/// Cores per cluster in `mcipc-budget`: the paper's prototype schedules partitioned
+/// (section IV-C closes on "partitioned scheduling (c = 1 and K = m)"; section V).
+pub const MCIPC_CLUSTER_CORES: u64 = 1;
 
 /// The VBS resource `(lambda_i, pi_i)` of each task (in the sweep's nanoseconds as the
 /// paper's instants), spreading each job's load over `k` resource periods; `None` when some
@@ -70,6 +78,59 @@ pub fn vbs_eq2(tasks: &[Task], periods_per_job: u64) -> bool {
     vbs::admit(&caps).admitted
 }
 
+/// Each task's reservation budget, `C_i + N (1 + 2 m K) L` (section IV-C: Theorem 1 bounds
+/// the budget one invocation drains by `(1 + 2 m_k K) L_q`, and a job invokes the server
+/// `N_iq = N` times), with `m = m_k =` [`MCIPC_CLUSTER_CORES`]; `None` (not admissible) on
+/// overflow. Without a server (`None`) the budgets are the WCETs.
+pub fn mcipc_budgets(tasks: &[Task], server: Option<&McIpcServer>) -> Option<Vec<u64>> {
+    let servers: Vec<ServerInvocations> = server
+        .map(|s| ServerInvocations {
+            invocations: s.invocations,
+            operation_length: Duration::from_nanos(s.operation_length),
+            clusters: s.clusters,
+        })
+        .into_iter()
+        .collect();
+    tasks
+        .iter()
+        .map(|task| {
+            reservation_budget(
+                Duration::from_nanos(task.wcet),
+                MCIPC_CLUSTER_CORES,
+                &servers,
+            )
+            .map(Duration::as_nanos)
+        })
+        .collect()
+}
+
+/// `mcipc-budget`: every task in its own sporadic reservation of budget [`mcipc_budgets`] and
+/// period `T_i` on one core. Theorem 1 holds "assuming the set of admitted reservations in
+/// `C_k` is schedulable (i.e., `R_j` can always consume its entire budget by its deadline)"
+/// (section IV-C), and the prototype's sporadic reservations on each core take EDF priorities
+/// (section V; section III: `Y_j = t + p_i`). So the set is admitted when every budget is at
+/// most its deadline and EDF's exact processor-demand test (QPA, [`edf::analyse`]) admits the
+/// reservations as sporadic tasks `(budget, T_i, D_i)`. With `D_i = T_i` that is section
+/// III's reservation exactly; with `D_i < T_i` the reservation takes the task's deadline as
+/// its EDF deadline, `Y_j = t + D_i`, so that consuming its budget by then meets `D_i`.
+pub fn mcipc_budget(tasks: &[Task], server: Option<&McIpcServer>) -> bool {
+    let Some(budgets) = mcipc_budgets(tasks, server) else {
+        return false;
+    };
+    if budgets.iter().zip(tasks).any(|(&b, t)| b > t.deadline) {
+        return false;
+    }
+    let reservations: Vec<Task> = tasks
+        .iter()
+        .zip(budgets)
+        .map(|(task, budget)| Task {
+            wcet: budget,
+            ..task.clone()
+        })
+        .collect();
+    edf::analyse(&reservations).schedulable()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +191,64 @@ mod tests {
         );
     }
 
+    fn server(invocations: u64, operation_length: u64, clusters: u64) -> McIpcServer {
+        McIpcServer {
+            invocations,
+            operation_length,
+            clusters,
+        }
+    }
+
+    /// N = 2 invocations of L = 1 from K = 3 clusters on one-core clusters: each costs
+    /// (1 + 2 * 1 * 3) L = 7, a job 14. t1 = (C 10, T 50): budget 24; t2 = (C 20, T 100):
+    /// budget 34. Implicit deadlines: EDF by utilisation, 24/50 + 34/100 = 0.82 <= 1:
+    /// admitted. With t2 = (C 40, T 100): budget 54, 0.48 + 0.54 = 1.02 > 1: refused, though
+    /// the unsized set (0.2 + 0.4) is far below 1.
+    #[test]
+    fn budgets_by_theorem_1_by_hand() {
+        let tasks = [Task::new("t1", 10, 50), Task::new("t2", 20, 100)];
+        let s = server(2, 1, 3);
+        assert_eq!(mcipc_budgets(&tasks, Some(&s)).unwrap(), [24, 34]);
+        assert!(mcipc_budget(&tasks, Some(&s)));
+        let heavier = [Task::new("t1", 10, 50), Task::new("t2", 40, 100)];
+        assert_eq!(mcipc_budgets(&heavier, Some(&s)).unwrap(), [24, 54]);
+        assert!(!mcipc_budget(&heavier, Some(&s)));
+        assert!(accepts("edf-qpa", &heavier));
+    }
+
+    /// A budget beyond its deadline, and EDF's demand test on constrained deadlines.
+    /// (C 5, T 100, D 18) with N = 1, L = 2, K = 6: budget 5 + 13 * 2 = 31 > 18: refused
+    /// alone. With K = 2: budget 5 + 5 * 2 = 15 <= 18. Beside it (C 3, T 100, D 16):
+    /// budget 13; at t = 18 (a's deadline) the demand is 15 + 13 = 28 > 18: refused by QPA,
+    /// though the unsized demand 5 + 3 = 8 fits.
+    #[test]
+    fn budgets_against_deadlines_by_hand() {
+        let a = Task::new("a", 5, 100).with_deadline(18);
+        assert_eq!(
+            mcipc_budgets(std::slice::from_ref(&a), Some(&server(1, 2, 6))).unwrap(),
+            [31]
+        );
+        assert!(!mcipc_budget(
+            std::slice::from_ref(&a),
+            Some(&server(1, 2, 6))
+        ));
+        assert!(mcipc_budget(
+            std::slice::from_ref(&a),
+            Some(&server(1, 2, 2))
+        ));
+        let pair = [a, Task::new("b", 3, 100).with_deadline(16)];
+        assert_eq!(
+            mcipc_budgets(&pair, Some(&server(1, 2, 2))).unwrap(),
+            [15, 13]
+        );
+        assert!(!mcipc_budget(&pair, Some(&server(1, 2, 2))));
+        assert!(accepts("edf-qpa", &pair));
+        // Overflow is refused, not wrapped: (1 + 2 * 4096) * 2^60 does not fit in 64 bits.
+        let huge = server(1, 1 << 60, 4_096);
+        assert_eq!(mcipc_budgets(&[Task::new("c", 1, 100)], Some(&huge)), None);
+        assert!(!mcipc_budget(&[Task::new("c", 1, 100)], Some(&huge)));
+    }
+
     fn task_set() -> impl Strategy<Value = Vec<Task>> {
         proptest::collection::vec((1u64..5_000, 1u64..50_000, 0u64..=100), 1..6).prop_map(
             |triples| {
@@ -169,6 +288,30 @@ mod tests {
                 prop_assert!(accepts("edf-utilisation", &tasks));
                 prop_assert!(accepts("edf-qpa", &tasks));
             }
+        }
+
+        /// Sized budgets are at least the WCETs and EDF's demand grows with the WCETs, so
+        /// mcipc-budget admits only what edf-qpa admits; with L = 0 (or N = 0) the budgets
+        /// are the WCETs and the verdicts are edf-qpa's.
+        #[test]
+        fn mcipc_budget_is_edf_qpa_with_larger_budgets(
+            tasks in task_set(),
+            invocations in 0u64..5,
+            length in 0u64..500,
+            clusters in 1u64..8,
+        ) {
+            let s = server(invocations, length, clusters);
+            if mcipc_budget(&tasks, Some(&s)) {
+                prop_assert!(accepts("edf-qpa", &tasks));
+            }
+            prop_assert_eq!(
+                mcipc_budget(&tasks, Some(&server(invocations, 0, clusters))),
+                accepts("edf-qpa", &tasks)
+            );
+            prop_assert_eq!(
+                mcipc_budget(&tasks, Some(&server(0, length, clusters))),
+                accepts("edf-qpa", &tasks)
+            );
         }
     }
 }

@@ -509,6 +509,7 @@ mod tests {
             cost: None,
             non_preemptive: 0,
             vbs_periods_per_job: 4,
+            mcipc_server: None,
         }
     }
 

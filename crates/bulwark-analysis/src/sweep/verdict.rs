@@ -7,11 +7,11 @@
 //! `spr-eq1` puts each task in its own sporadic-server reservation and asks the SPR paper's
 //! Eq. 1 ([`crate::admission`]), with the overheads of Eq. 2 ([`crate::overhead`]) folded into
 //! the budgets when the sweep file has a `[cost]` table (see [`spr_servers`]). The other
-//! papers' tests (`vbs-eq2`) live in [`crate::sweep::papers`].
+//! papers' tests (`vbs-eq2`, `mcipc-budget`) live in [`crate::sweep::papers`].
 
 use bulwark_core::reservation::Reservation;
 use bulwark_core::Duration;
-use bulwark_spec::sweep_toml::{Experiment, DEFAULT_VBS_PERIODS_PER_JOB};
+use bulwark_spec::sweep_toml::{Experiment, McIpcServer, DEFAULT_VBS_PERIODS_PER_JOB};
 use bulwark_spec::{CostModel, PolicyKind};
 use num_bigint::BigUint;
 
@@ -32,6 +32,9 @@ pub struct Overheads {
     pub non_preemptive: Duration,
     /// `k` of `vbs-eq2`: resource periods per job (`vbs-periods-per-job`).
     pub vbs_periods_per_job: u64,
+    /// The shared server of `mcipc-budget` (`[mcipc-server]`); `None`: no invocations, the
+    /// budgets are the WCETs.
+    pub mcipc_server: Option<McIpcServer>,
 }
 
 impl Default for Overheads {
@@ -41,6 +44,7 @@ impl Default for Overheads {
             cost: None,
             non_preemptive: Duration::ZERO,
             vbs_periods_per_job: DEFAULT_VBS_PERIODS_PER_JOB,
+            mcipc_server: None,
         }
     }
 }
@@ -52,6 +56,7 @@ impl Overheads {
             cost: experiment.cost,
             non_preemptive: Duration::from_nanos(experiment.non_preemptive),
             vbs_periods_per_job: experiment.vbs_periods_per_job,
+            mcipc_server: experiment.mcipc_server,
         }
     }
 }
@@ -68,6 +73,7 @@ pub fn accepts_with(test: &str, tasks: &[Task], overheads: &Overheads) -> bool {
     match test {
         "spr-eq1" => spr_eq1(tasks, overheads),
         "vbs-eq2" => papers::vbs_eq2(tasks, overheads.vbs_periods_per_job),
+        "mcipc-budget" => papers::mcipc_budget(tasks, overheads.mcipc_server.as_ref()),
         "fp-rta-rm" => fixed_priority_with(tasks, &priority_assignment::rate_monotonic(tasks)),
         "fp-rta-dm" => fixed_priority_with(tasks, &priority_assignment::deadline_monotonic(tasks)),
         "fp-audsley" => priority_assignment::audsley(tasks).is_ok(),
@@ -101,7 +107,7 @@ pub enum Schedule {
 /// their own order (rate monotonic, deadline monotonic, or Audsley's assignment), the two
 /// utilisation bounds rate monotonic, the EDF tests EDF. `None` for an unknown test, for
 /// fp-audsley when it finds no order (it then admits nothing either), and for the tests of
-/// [`bulwark_spec::sweep_toml::UNSIMULATED_TESTS`] (`vbs-eq2`), whose mechanisms the sweep's
+/// [`bulwark_spec::sweep_toml::UNSIMULATED_TESTS`] (`vbs-eq2`, `mcipc-budget`), whose mechanisms the sweep's
 /// simulation does not run: a file cannot ask to simulate them.
 pub fn schedule(test: &str, tasks: &[Task]) -> Option<Schedule> {
     schedule_with(test, tasks, &Overheads::default())
