@@ -397,6 +397,39 @@ fn the_papers_tests_sit_below_edf() {
     }
 }
 
+/// The papers' tests are sums like the others: two shards of papers.toml merge into the
+/// unsplit run's CSV byte for byte.
+#[test]
+fn the_papers_sweep_shards_merge_to_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = small_papers(dir.path(), |t| t);
+    let whole = bulwark(&["sweep", &file]);
+    assert_eq!(whole.status.code(), Some(0));
+    let parts = dir.path().join("parts");
+    for shard in ["0/2", "1/2"] {
+        let run = bulwark(&[
+            "sweep",
+            &file,
+            "--shard",
+            shard,
+            "--out",
+            parts.to_str().unwrap(),
+        ]);
+        assert_eq!(run.status.code(), Some(0));
+    }
+    let merged = bulwark(&[
+        "sweep",
+        "merge",
+        parts.join("shard-0-of-2.json").to_str().unwrap(),
+        parts.join("shard-1-of-2.json").to_str().unwrap(),
+    ]);
+    assert_eq!(merged.status.code(), Some(0));
+    assert_eq!(merged.stdout, whole.stdout);
+    assert!(String::from_utf8_lossy(&whole.stdout).starts_with(
+        "tasks,utilisation,sets,edf-qpa,edf-utilisation,spr-eq1,vbs-eq2,mcipc-budget\n"
+    ));
+}
+
 /// vbs-eq2 cannot be simulated: the sweep refuses the file (exit 2) at the test's name.
 #[test]
 fn simulating_vbs_eq2_is_refused() {
