@@ -1,7 +1,7 @@
 //! The sweep's unit of work: one 10-task set at utilisation 0.9 (UUniFast, log-uniform
 //! periods 10 ms to 1 s, half the sets with constrained deadlines), per test (the plain-set
 //! tests and the SPR paper's Eq. 1 over one reservation per task, without and with Eq. 2's
-//! overheads), and the draw of a set itself, by UUniFast and by Stafford's randfixedsum. The
+//! overheads; the VBS paper's Eq. (2) and the MC-IPC paper's budget sizing), and the draw of a set itself, by UUniFast and by Stafford's randfixedsum. The
 //! sets are drawn before timing; each timed call takes the next of a pool of 64 so no one
 //! set's shape dominates. The pool stays warm in cache across calls.
 
@@ -11,7 +11,9 @@ use bulwark_analysis::classic::Task;
 use bulwark_analysis::sweep::verdict::Overheads;
 use bulwark_analysis::sweep::{sets, verdict};
 use bulwark_core::Duration;
-use bulwark_spec::sweep_toml::{Experiment, PeriodKind, UtilisationGenerator, SWEEP_TESTS};
+use bulwark_spec::sweep_toml::{
+    Experiment, McIpcServer, PeriodKind, UtilisationGenerator, PAPER_TESTS, SWEEP_TESTS,
+};
 use bulwark_spec::CostModel;
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -34,6 +36,8 @@ fn experiment() -> Experiment {
         simulate: false,
         cost: None,
         non_preemptive: 0,
+        vbs_periods_per_job: 4,
+        mcipc_server: None,
     }
 }
 
@@ -66,6 +70,7 @@ fn bench(c: &mut Criterion) {
             ..CostModel::default()
         }),
         non_preemptive: Duration::from_micros(200),
+        ..Overheads::default()
     };
     for (name, overheads) in [("spr-eq1", Overheads::default()), ("spr-eq1-eq2", costly)] {
         let mut next = 0usize;
@@ -77,6 +82,25 @@ fn bench(c: &mut Criterion) {
                     black_box(&pool[next]),
                     &overheads,
                 ))
+            })
+        });
+    }
+    // The other papers' tests: vbs-eq2 with k = 4, and mcipc-budget with a server invoked
+    // twice per job for 50 us operations from 4 clusters (the example papers.toml).
+    let papers = Overheads {
+        mcipc_server: Some(McIpcServer {
+            invocations: 2,
+            operation_length: 50_000,
+            clusters: 4,
+        }),
+        ..Overheads::default()
+    };
+    for test in PAPER_TESTS {
+        let mut next = 0usize;
+        group.bench_function(test, |b| {
+            b.iter(|| {
+                next = (next + 1) % pool.len();
+                black_box(verdict::accepts_with(test, black_box(&pool[next]), &papers))
             })
         });
     }

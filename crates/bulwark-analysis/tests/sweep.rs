@@ -24,6 +24,8 @@ fn experiment(fraction: f64, kind: PeriodKind) -> Experiment {
         simulate: false,
         cost: None,
         non_preemptive: 0,
+        vbs_periods_per_job: 4,
+        mcipc_server: None,
     }
 }
 

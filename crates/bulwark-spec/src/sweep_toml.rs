@@ -59,9 +59,56 @@ pub const SWEEP_TESTS: [&str; 7] = [
 /// the overheads of Eq. 2 when the file has a `[cost]` table.
 pub const SERVER_TESTS: [&str; 1] = ["spr-eq1"];
 
-/// Every test name a file may list: [`SWEEP_TESTS`] then [`SERVER_TESTS`].
+/// The other papers' admission tests, each on the sweep's sets mapped onto that paper's
+/// mechanism:
+///
+/// - `vbs-eq2` (VBS paper, section III-C): each task a VBS process whose jobs are actions of
+///   load `C`, on the least resource `(lambda, pi)` whose Eq. (1) bound spans
+///   `vbs-periods-per-job` periods and meets the deadline; the set admitted when every task
+///   has such a resource and the caps `lambda / pi` pass Eq. (2), `sum <= 1`.
+/// - `mcipc-budget` (MC-IPC paper, sections IV-C and V): each task a client in its own
+///   EDF-scheduled sporadic reservation on a cluster of one core, invoking the shared server
+///   of the `[mcipc-server]` table `N` times per job; its budget sized by Theorem 1 to
+///   `C + N (1 + 2 m K) L` with `m = 1`, and the set admitted when every budget fits its
+///   deadline and EDF's exact processor-demand test admits the budgets.
+pub const PAPER_TESTS: [&str; 2] = ["vbs-eq2", "mcipc-budget"];
+
+/// The tests `simulate = true` cannot check: the sweep's simulation runs each set on one
+/// core under fixed priorities, EDF or SPR, not under these tests' mechanisms, so a file
+/// asking for both is refused rather than counted as if checked.
+pub const UNSIMULATED_TESTS: [&str; 2] = ["vbs-eq2", "mcipc-budget"];
+
+/// Every test name a file may list: [`SWEEP_TESTS`], [`SERVER_TESTS`], then [`PAPER_TESTS`].
 pub fn test_names() -> Vec<&'static str> {
-    SWEEP_TESTS.iter().chain(&SERVER_TESTS).copied().collect()
+    SWEEP_TESTS
+        .iter()
+        .chain(&SERVER_TESTS)
+        .chain(&PAPER_TESTS)
+        .copied()
+        .collect()
+}
+
+/// `vbs-periods-per-job` when the file does not give it: each job's Eq. (1) bound spans 4
+/// resource periods (plus the period of its arrival).
+pub const DEFAULT_VBS_PERIODS_PER_JOB: u64 = 4;
+/// Most `vbs-periods-per-job`: at a 1 s deadline, 10^6 periods per job are 1 us each; finer
+/// resources than that only lose admissions (each needs `pi >= lambda >= 1` ns).
+pub const MAX_VBS_PERIODS_PER_JOB: u64 = 1_000_000;
+/// Most invocations of the server per job in `[mcipc-server]`.
+pub const MAX_SERVER_INVOCATIONS: u64 = 1_000_000;
+/// Most clusters the server may be invoked from in `[mcipc-server]` (the paper's `K`).
+pub const MAX_SERVER_CLUSTERS: u64 = 4_096;
+
+/// The shared server every `mcipc-budget` client invokes (`[mcipc-server]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct McIpcServer {
+    /// `N`: invocations per job (`invocations`, 0 to [`MAX_SERVER_INVOCATIONS`]; default 1).
+    pub invocations: u64,
+    /// `L`: the server's longest operation, ns (`operation-length`, required).
+    pub operation_length: u64,
+    /// `K`: the clusters the server is invoked from (`clusters`, 1 to
+    /// [`MAX_SERVER_CLUSTERS`]; default 1, only this task's own).
+    pub clusters: u64,
 }
 
 /// Most sets per point, points and tasks per set a file may ask for: bounds that keep a
@@ -144,6 +191,13 @@ pub struct Experiment {
     /// `eta`, the non-preemptive region of every `spr-eq1` server, in ns (0: fully
     /// preemptive; required above 0 with a `[cost]` table).
     pub non_preemptive: u64,
+    /// `k`, the resource periods each job's load is spread over by `vbs-eq2`
+    /// (`vbs-periods-per-job`, 1 to [`MAX_VBS_PERIODS_PER_JOB`]; default
+    /// [`DEFAULT_VBS_PERIODS_PER_JOB`]; only with `vbs-eq2` listed).
+    pub vbs_periods_per_job: u64,
+    /// The shared server of `mcipc-budget` (`[mcipc-server]`): `Some` exactly when that test
+    /// is listed.
+    pub mcipc_server: Option<McIpcServer>,
 }
 
 /// Reads an experiment from `text`, naming it `file` in diagnostics.
@@ -163,8 +217,8 @@ pub fn parse_sweep(text: &str, file: &str) -> Result<Experiment, Diagnostics> {
     deny_unknown_fields,
     rename_all = "kebab-case",
     expecting = "a sweep experiment: name, seed, sets-per-point, generator, tasks, tests, \
-                 [periods], [utilisation] and optionally simulate, non-preemptive, [deadlines] \
-                 and [cost]"
+                 [periods], [utilisation] and optionally simulate, non-preemptive, \
+                 vbs-periods-per-job, [deadlines], [cost] and [mcipc-server]"
 )]
 struct RawExperiment {
     name: Spanned<String>,
@@ -179,6 +233,21 @@ struct RawExperiment {
     simulate: Option<Spanned<bool>>,
     non_preemptive: Option<Spanned<String>>,
     cost: Option<Spanned<RawCost>>,
+    vbs_periods_per_job: Option<Spanned<i64>>,
+    mcipc_server: Option<Spanned<RawServer>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "the shared server of mcipc-budget: operation-length and optionally \
+                 invocations and clusters"
+)]
+struct RawServer {
+    invocations: Option<Spanned<i64>>,
+    operation_length: Spanned<String>,
+    clusters: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -282,6 +351,21 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
             );
         } else {
             tests.push(name.clone());
+        }
+    }
+    if simulate {
+        for test in raw.tests.get_ref() {
+            if UNSIMULATED_TESTS.contains(&test.get_ref().as_str()) {
+                fail(
+                    test.span(),
+                    format!("test `{}` cannot be simulated", test.get_ref()),
+                    &format!(
+                        "allowed: simulate = true with tests the simulation runs (every test \
+                         but {}), or simulate = false",
+                        UNSIMULATED_TESTS.join(", ")
+                    ),
+                );
+            }
         }
     }
     if raw.tests.get_ref().is_empty() {
@@ -402,6 +486,8 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
              (Eq. 2 bounds the dispatches per period by ceil(b / eta))",
         );
     }
+    let vbs_periods_per_job = vbs_periods_per_job(&raw, &tests, &mut fail);
+    let mcipc_server = mcipc_server(&raw, &tests, &mut fail);
     Some(Experiment {
         name: raw.name.get_ref().clone(),
         seed: raw.seed,
@@ -420,7 +506,119 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
             Some(checked) => Some(checked?),
         },
         non_preemptive: non_preemptive?,
+        vbs_periods_per_job: vbs_periods_per_job?,
+        mcipc_server: mcipc_server?,
     })
+}
+
+/// `[mcipc-server]`: required exactly when `mcipc-budget` is listed (the error then points at
+/// the test's name), refused without it (it would silently mean nothing).
+fn mcipc_server(
+    raw: &RawExperiment,
+    tests: &[String],
+    fail: &mut impl FnMut(Range<usize>, String, &str),
+) -> Option<Option<McIpcServer>> {
+    let listed = raw
+        .tests
+        .get_ref()
+        .iter()
+        .find(|t| t.get_ref() == "mcipc-budget");
+    let table = match (&raw.mcipc_server, listed) {
+        (None, None) => return Some(None),
+        (None, Some(test)) => {
+            fail(
+                test.span(),
+                "test `mcipc-budget` without a [mcipc-server] table".to_owned(),
+                "allowed: mcipc-budget with a table like [mcipc-server] operation-length = \
+                 \"50us\" (and optionally invocations = N per job, default 1, and clusters = \
+                 K, default 1)",
+            );
+            return None;
+        }
+        (Some(table), _) if !tests.iter().any(|t| t == "mcipc-budget") => {
+            fail(
+                table.span(),
+                "a [mcipc-server] table without the mcipc-budget test".to_owned(),
+                "allowed: [mcipc-server] with tests = [..., \"mcipc-budget\"], the test whose \
+                 clients invoke it",
+            );
+            return None;
+        }
+        (Some(table), _) => table.get_ref(),
+    };
+    let mut whole = |field: &Option<Spanned<i64>>, what: &str, low: u64, high: u64, default| {
+        let Some(field) = field else {
+            return Some(default);
+        };
+        let value = *field.get_ref();
+        match u64::try_from(value) {
+            Ok(v) if (low..=high).contains(&v) => Some(v),
+            _ => {
+                fail(
+                    field.span(),
+                    format!("{what} is {value}"),
+                    &format!("allowed: a whole number from {low} to {high}"),
+                );
+                None
+            }
+        }
+    };
+    let invocations = whole(
+        &table.invocations,
+        "invocations",
+        0,
+        MAX_SERVER_INVOCATIONS,
+        1,
+    );
+    let clusters = whole(&table.clusters, "clusters", 1, MAX_SERVER_CLUSTERS, 1);
+    let operation_length = match units::parse_time(table.operation_length.get_ref()) {
+        Ok(length) => Some(length.as_nanos()),
+        Err(e) => {
+            fail(table.operation_length.span(), e.message, &e.help);
+            None
+        }
+    };
+    Some(Some(McIpcServer {
+        invocations: invocations?,
+        operation_length: operation_length?,
+        clusters: clusters?,
+    }))
+}
+
+/// `vbs-periods-per-job`: 1 to [`MAX_VBS_PERIODS_PER_JOB`], and only with `vbs-eq2` listed
+/// (elsewhere it would silently mean nothing).
+fn vbs_periods_per_job(
+    raw: &RawExperiment,
+    tests: &[String],
+    fail: &mut impl FnMut(Range<usize>, String, &str),
+) -> Option<u64> {
+    let Some(field) = &raw.vbs_periods_per_job else {
+        return Some(DEFAULT_VBS_PERIODS_PER_JOB);
+    };
+    let k = *field.get_ref();
+    if !tests.iter().any(|t| t == "vbs-eq2") {
+        fail(
+            field.span(),
+            "vbs-periods-per-job without the vbs-eq2 test".to_owned(),
+            "allowed: vbs-periods-per-job with tests = [..., \"vbs-eq2\"], the test that \
+             sizes each task's VBS resource",
+        );
+        return None;
+    }
+    match u64::try_from(k) {
+        Ok(k) if (1..=MAX_VBS_PERIODS_PER_JOB).contains(&k) => Some(k),
+        _ => {
+            fail(
+                field.span(),
+                format!("vbs-periods-per-job is {k}"),
+                &format!(
+                    "allowed: a whole number of resource periods per job, 1 to \
+                     {MAX_VBS_PERIODS_PER_JOB}"
+                ),
+            );
+            None
+        }
+    }
 }
 
 /// A `[cost]` table as scenario files write it, checked as they are.

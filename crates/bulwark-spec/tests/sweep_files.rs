@@ -118,3 +118,139 @@ fn each_mistake_is_located() {
         "sets-per-point",
     );
 }
+
+/// VALID with `vbs-eq2` listed and `line` added after the seed (so `line` is line 3).
+fn with_vbs(line: &str) -> String {
+    VALID
+        .replace("\"hyperbolic\"]", "\"vbs-eq2\"]")
+        .replace("seed = 1\n", &format!("seed = 1\n{line}\n"))
+}
+
+/// The single error of `text`, as `file:line:column: message` and its help.
+fn only_error(text: &str) -> (String, String) {
+    let errors = parse_sweep(text, "s.toml").unwrap_err();
+    assert_eq!(errors.errors().len(), 1, "{}", errors.plain());
+    let error = &errors.errors()[0];
+    (error.to_string(), error.help().to_owned())
+}
+
+#[test]
+fn vbs_periods_per_job_defaults_to_4_and_is_bounded() {
+    let plain = parse_sweep(&with_vbs(""), "s.toml").unwrap();
+    assert_eq!(plain.tests, ["edf-qpa", "vbs-eq2"]);
+    assert_eq!(plain.vbs_periods_per_job, 4);
+    let seven = parse_sweep(&with_vbs("vbs-periods-per-job = 7"), "s.toml").unwrap();
+    assert_eq!(seven.vbs_periods_per_job, 7);
+    // `vbs-periods-per-job = ` is 22 characters: the value starts at column 23 of line 3.
+    for (value, shown) in [("0", "0"), ("-3", "-3"), ("1000001", "1000001")] {
+        let (message, help) = only_error(&with_vbs(&format!("vbs-periods-per-job = {value}")));
+        assert_eq!(
+            message,
+            format!("s.toml:3:23: vbs-periods-per-job is {shown}")
+        );
+        assert!(help.contains("1 to 1000000"), "{help}");
+    }
+    let (message, _) = only_error(&with_vbs("vbs-periods-per-job = \"four\""));
+    assert!(message.starts_with("s.toml:3:23: "), "{message}");
+    // Without the test it would mean nothing.
+    let unused = VALID.replace("seed = 1\n", "seed = 1\nvbs-periods-per-job = 2\n");
+    let (message, help) = only_error(&unused);
+    assert_eq!(
+        message,
+        "s.toml:3:23: vbs-periods-per-job without the vbs-eq2 test"
+    );
+    assert!(help.contains("\"vbs-eq2\""), "{help}");
+}
+
+/// The simulation does not run VBS: asking for both is refused at the test's name, not
+/// counted as checked. Line 7 is `tests = ["edf-qpa", "vbs-eq2"]`; "vbs-eq2" starts at
+/// column 21.
+#[test]
+fn vbs_eq2_cannot_be_simulated() {
+    let (message, help) = only_error(&with_vbs("simulate = true"));
+    assert_eq!(message, "s.toml:7:21: test `vbs-eq2` cannot be simulated");
+    assert!(help.contains("simulate = false"), "{help}");
+}
+
+/// VALID with `mcipc-budget` listed and `table` appended.
+fn with_server(table: &str) -> String {
+    VALID.replace("\"hyperbolic\"]", "\"mcipc-budget\"]") + table
+}
+
+#[test]
+fn the_mcipc_server_table_reads_with_defaults() {
+    // VALID ends on line 19; a blank line 20, the table header on 21.
+    let e = parse_sweep(
+        &with_server("\n[mcipc-server]\noperation-length = \"50us\"\n"),
+        "s.toml",
+    )
+    .unwrap();
+    let server = e.mcipc_server.unwrap();
+    assert_eq!(
+        (server.invocations, server.operation_length, server.clusters),
+        (1, 50_000, 1)
+    );
+    let e = parse_sweep(
+        &with_server(
+            "\n[mcipc-server]\ninvocations = 3\noperation-length = \"0ns\"\nclusters = 4\n",
+        ),
+        "s.toml",
+    )
+    .unwrap();
+    let server = e.mcipc_server.unwrap();
+    assert_eq!(
+        (server.invocations, server.operation_length, server.clusters),
+        (3, 0, 4)
+    );
+    assert_eq!(parse_sweep(VALID, "s.toml").unwrap().mcipc_server, None);
+}
+
+#[test]
+fn the_mcipc_server_table_is_checked() {
+    // Line 6 is `tests = ["edf-qpa", "mcipc-budget"]`; the name starts at column 21.
+    let (message, help) = only_error(&with_server(""));
+    assert_eq!(
+        message,
+        "s.toml:6:21: test `mcipc-budget` without a [mcipc-server] table"
+    );
+    assert!(help.contains("operation-length"), "{help}");
+    // The table without the test: at its header, line 21.
+    let table = "\n[mcipc-server]\noperation-length = \"50us\"\n";
+    let (message, help) = only_error(&(VALID.to_owned() + table));
+    assert_eq!(
+        message,
+        "s.toml:21:1: a [mcipc-server] table without the mcipc-budget test"
+    );
+    assert!(help.contains("\"mcipc-budget\""), "{help}");
+    // Line 22 holds the key under test; `invocations = ` is 14 characters, `clusters = ` 11.
+    let (message, help) = only_error(&with_server(
+        "\n[mcipc-server]\ninvocations = -1\noperation-length = \"50us\"\n",
+    ));
+    assert_eq!(message, "s.toml:22:15: invocations is -1");
+    assert!(help.contains("0 to 1000000"), "{help}");
+    let (message, help) = only_error(&with_server(
+        "\n[mcipc-server]\nclusters = 0\noperation-length = \"50us\"\n",
+    ));
+    assert_eq!(message, "s.toml:22:12: clusters is 0");
+    assert!(help.contains("1 to 4096"), "{help}");
+    // `operation-length = ` is 19 characters.
+    let (message, _) = only_error(&with_server(
+        "\n[mcipc-server]\noperation-length = \"-5us\"\n",
+    ));
+    assert!(message.starts_with("s.toml:22:20: "), "{message}");
+    let (message, _) = only_error(&with_server("\n[mcipc-server]\noperation-length = 50\n"));
+    assert!(message.starts_with("s.toml:22:20: "), "{message}");
+    // A missing key and an unknown key: located in the table.
+    let (message, _) = only_error(&with_server("\n[mcipc-server]\ninvocations = 2\n"));
+    assert!(message.starts_with("s.toml:21:1: "), "{message}");
+    assert!(message.contains("operation-length"), "{message}");
+    // mcipc-budget cannot be simulated either.
+    let (message, _) = only_error(
+        &with_server("\n[mcipc-server]\noperation-length = \"50us\"\n")
+            .replace("seed = 1\n", "seed = 1\nsimulate = true\n"),
+    );
+    assert_eq!(
+        message,
+        "s.toml:7:21: test `mcipc-budget` cannot be simulated"
+    );
+}

@@ -205,7 +205,12 @@ utilisation axis and the tests: fp-rta-rm, fp-rta-dm, fp-audsley, edf-qpa, edf-u
 liu-layland, hyperbolic, and spr-eq1 (each task in an SPR sporadic-server reservation of
 budget C and period T at rate-monotonic priorities, admitted by the SPR paper's Eq. 1; with a
 [cost] table written as in scenario files and non-preemptive = \"ETA\", the budgets also pay
-Eq. 2's overheads). See scenarios/sweeps/fp-vs-edf.toml.
+Eq. 2's overheads), vbs-eq2 (each task a VBS process on the least resource whose Eq. (1)
+bound over vbs-periods-per-job = k periods, default 4, meets its deadline, admitted by Eq. (2))
+and mcipc-budget (each task an MC-IPC client whose budget C + N (1 + 2K) L, Theorem 1, pays
+for the server of the required [mcipc-server] table: operation-length L, invocations N,
+clusters K; admitted by EDF's exact test). See scenarios/sweeps/fp-vs-edf.toml and
+scenarios/sweeps/papers.toml.
 
 Output: the CSV (one row per point: tasks, utilisation, sets, then each test's acceptance
 ratio) on stdout, or the JSON with --json; --out DIR writes results.csv, results.json and
@@ -218,7 +223,9 @@ With simulate = true in the file, every set is also simulated (one core, synchro
 each job its WCET) under the scheduler each test speaks for (RM, DM or Audsley's order, EDF;
 SPR for spr-eq1, with the file's [cost], else zero kernel costs), up to the hyperperiod or 100
 longest periods, and the CSV and JSON gain a TEST:admitted_but_missed count per test: the sets
-it admitted that missed a deadline.
+it admitted that missed a deadline. vbs-eq2 and mcipc-budget cannot be simulated (the
+simulation runs neither VBS nor the MC-IPC server): a file listing them with simulate = true
+is refused.
 
 Exit status: 0 when the sweep ran (and, simulated, no test admitted a set that missed a
 deadline), 1 when a simulated sweep, a shard of one or their merge found a test that admitted

@@ -304,3 +304,163 @@ fn spr_eq1_is_rm_without_overheads_and_sound_with_them() {
     assert!(points[0].1 > 0.0, "{points:?}");
     assert!(points[3].1 < points[3].0, "{points:?}");
 }
+
+/// Per point (in file order): the utilisation and the acceptance ratio of each test, by the
+/// CSV header's names. Asserts the sweep exited 0.
+fn ratios_by_test(file: &str) -> Vec<(f64, std::collections::HashMap<String, f64>)> {
+    let run = bulwark(&["sweep", file]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let csv = String::from_utf8_lossy(&run.stdout).into_owned();
+    let mut lines = csv.lines();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_owned)
+        .collect();
+    lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            let by_test = header[3..]
+                .iter()
+                .zip(&cells[3..])
+                .map(|(test, cell)| (test.clone(), cell.parse().unwrap()))
+                .collect();
+            (cells[1].parse().unwrap(), by_test)
+        })
+        .collect()
+}
+
+/// scenarios/sweeps/papers.toml with 20 sets per point.
+fn small_papers(dir: &Path, edit: impl Fn(String) -> String) -> String {
+    let text =
+        std::fs::read_to_string(common::root().join("scenarios/sweeps/papers.toml")).unwrap();
+    assert!(text.contains("sets-per-point = 200"));
+    write(
+        dir,
+        "papers.toml",
+        &edit(text.replace("sets-per-point = 200", "sets-per-point = 20")),
+    )
+}
+
+/// The example comparison of the papers' tests, shortened. Theory on every point, whatever
+/// the deadlines: vbs-eq2's caps are each at least the task's density C / D (its resource
+/// has lambda >= C / k and pi <= (D + 1) / (k + 1) with D >= k), so a set it admits has
+/// total density at most 1 and EDF admits it; spr-eq1 without overheads is rate-monotonic
+/// RTA, and EDF is optimal on one processor. So both admit at most as many sets as edf-qpa,
+/// and vbs-eq2 at most as many as edf-utilisation. mcipc-budget's budgets are at least the
+/// WCETs and EDF's demand grows with them, so it admits at most what edf-qpa admits; with
+/// operations of length 0 its budgets are the WCETs and its counts are edf-qpa's.
+///
+/// With implicit deadlines only (k = 4, periods of at least 10 ms): each cap is at least
+/// ceil(C/4) / floor((T+1)/5) >= 1.25 C / (T + 1), so at U >= 0.9 the caps sum above 1.12
+/// and nothing is admitted; each cap is at most (C/4 + 1) / ((T+1)/5 - 1), within 1e-5 of
+/// 1.25 C / T, so at U <= 0.6 they sum below 0.76 and every task has lambda <= pi
+/// (U_i <= 0.6 < 0.8): every set is admitted.
+#[test]
+fn the_papers_tests_sit_below_edf() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = small_papers(dir.path(), |t| t);
+    let points = ratios_by_test(&file);
+    assert_eq!(points.len(), 10);
+    for (u, r) in &points {
+        assert!(r["vbs-eq2"] <= r["edf-qpa"], "U = {u}: {r:?}");
+        assert!(r["vbs-eq2"] <= r["edf-utilisation"], "U = {u}: {r:?}");
+        assert!(r["spr-eq1"] <= r["edf-qpa"], "U = {u}: {r:?}");
+        assert!(r["mcipc-budget"] <= r["edf-qpa"], "U = {u}: {r:?}");
+    }
+    // Something admitted, something refused: the relations above had sets to bite on.
+    assert!(points[0].1["mcipc-budget"] > 0.0, "{points:?}");
+    assert!(points[9].1["mcipc-budget"] < points[9].1["edf-qpa"] || points[9].1["edf-qpa"] == 0.0);
+    let free = small_papers(dir.path(), |t| {
+        t.replace("operation-length = \"50us\"", "operation-length = \"0ns\"")
+    });
+    for (u, r) in ratios_by_test(&free) {
+        assert_eq!(r["mcipc-budget"], r["edf-qpa"], "U = {u}: {r:?}");
+    }
+    let implicit = small_papers(dir.path(), |t| {
+        t.replace("constrained-fraction = 0.5", "constrained-fraction = 0.0")
+    });
+    for (u, r) in ratios_by_test(&implicit) {
+        assert!(r["vbs-eq2"] <= r["edf-utilisation"], "U = {u}: {r:?}");
+        if u <= 0.6 {
+            assert_eq!(r["vbs-eq2"], 1.0, "U = {u}: {r:?}");
+        }
+        if u >= 0.9 {
+            assert_eq!(r["vbs-eq2"], 0.0, "U = {u}: {r:?}");
+        }
+    }
+}
+
+/// The papers' tests are sums like the others: two shards of papers.toml merge into the
+/// unsplit run's CSV byte for byte.
+#[test]
+fn the_papers_sweep_shards_merge_to_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = small_papers(dir.path(), |t| t);
+    let whole = bulwark(&["sweep", &file]);
+    assert_eq!(whole.status.code(), Some(0));
+    let parts = dir.path().join("parts");
+    for shard in ["0/2", "1/2"] {
+        let run = bulwark(&[
+            "sweep",
+            &file,
+            "--shard",
+            shard,
+            "--out",
+            parts.to_str().unwrap(),
+        ]);
+        assert_eq!(run.status.code(), Some(0));
+    }
+    let merged = bulwark(&[
+        "sweep",
+        "merge",
+        parts.join("shard-0-of-2.json").to_str().unwrap(),
+        parts.join("shard-1-of-2.json").to_str().unwrap(),
+    ]);
+    assert_eq!(merged.status.code(), Some(0));
+    assert_eq!(merged.stdout, whole.stdout);
+    assert!(String::from_utf8_lossy(&whole.stdout).starts_with(
+        "tasks,utilisation,sets,edf-qpa,edf-utilisation,spr-eq1,vbs-eq2,mcipc-budget\n"
+    ));
+}
+
+/// vbs-eq2 cannot be simulated: the sweep refuses the file (exit 2) at the test's name.
+#[test]
+fn simulating_vbs_eq2_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = small_papers(dir.path(), |t| {
+        t.replace(
+            "vbs-periods-per-job = 4\n",
+            "vbs-periods-per-job = 4\nsimulate = true\n",
+        )
+    });
+    let run = bulwark(&["sweep", &file]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let tests_line = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .position(|l| l.starts_with("tests = "))
+        .unwrap()
+        + 1;
+    let column = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .nth(tests_line - 1)
+        .unwrap()
+        .find("\"vbs-eq2\"")
+        .unwrap()
+        + 1;
+    assert!(
+        stderr.contains(&format!(
+            "papers.toml:{tests_line}:{column}: test `vbs-eq2` cannot be simulated"
+        )),
+        "{stderr}"
+    );
+}

@@ -46,7 +46,9 @@ pub fn admitted_but_missed(
             if !yes {
                 return false;
             }
-            // A test that admits without a schedule to show for it cannot be checked.
+            // No schedule: fp-audsley without an order (it then admitted nothing), or a test
+            // of UNSIMULATED_TESTS, which a file with `simulate = true` cannot list (the
+            // spec refuses it at the test's name), so nothing admitted goes unchecked here.
             let Some(schedule) = verdict::schedule_with(test, tasks, overheads) else {
                 return false;
             };
@@ -506,6 +508,8 @@ mod tests {
             simulate: true,
             cost: None,
             non_preemptive: 0,
+            vbs_periods_per_job: 4,
+            mcipc_server: None,
         }
     }
 

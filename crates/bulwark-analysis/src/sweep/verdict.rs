@@ -6,11 +6,12 @@
 //!
 //! `spr-eq1` puts each task in its own sporadic-server reservation and asks the SPR paper's
 //! Eq. 1 ([`crate::admission`]), with the overheads of Eq. 2 ([`crate::overhead`]) folded into
-//! the budgets when the sweep file has a `[cost]` table (see [`spr_servers`]).
+//! the budgets when the sweep file has a `[cost]` table (see [`spr_servers`]). The other
+//! papers' tests (`vbs-eq2`, `mcipc-budget`) live in [`crate::sweep::papers`].
 
 use bulwark_core::reservation::Reservation;
 use bulwark_core::Duration;
-use bulwark_spec::sweep_toml::Experiment;
+use bulwark_spec::sweep_toml::{Experiment, McIpcServer, DEFAULT_VBS_PERIODS_PER_JOB};
 use bulwark_spec::{CostModel, PolicyKind};
 use num_bigint::BigUint;
 
@@ -20,14 +21,32 @@ use crate::classic::{edf, fixed_priority, priority_assignment, Task};
 use crate::generate::rate_monotonic_priorities;
 use crate::overhead::{overhead, preemption_overhead, work_per_invocation};
 use crate::rbf::ServerKind;
+use crate::sweep::papers;
 
-/// What the reservation test needs from the sweep file besides the tasks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What the reservation and paper tests need from the sweep file besides the tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Overheads {
     /// The `[cost]` table; `None` for zero overheads.
     pub cost: Option<CostModel>,
     /// `eta`, every server's non-preemptive region (`non-preemptive`; 0 when not given).
     pub non_preemptive: Duration,
+    /// `k` of `vbs-eq2`: resource periods per job (`vbs-periods-per-job`).
+    pub vbs_periods_per_job: u64,
+    /// The shared server of `mcipc-budget` (`[mcipc-server]`); `None`: no invocations, the
+    /// budgets are the WCETs.
+    pub mcipc_server: Option<McIpcServer>,
+}
+
+impl Default for Overheads {
+    /// Zero overheads, and the file's defaults for the paper tests.
+    fn default() -> Overheads {
+        Overheads {
+            cost: None,
+            non_preemptive: Duration::ZERO,
+            vbs_periods_per_job: DEFAULT_VBS_PERIODS_PER_JOB,
+            mcipc_server: None,
+        }
+    }
 }
 
 impl Overheads {
@@ -36,6 +55,8 @@ impl Overheads {
         Overheads {
             cost: experiment.cost,
             non_preemptive: Duration::from_nanos(experiment.non_preemptive),
+            vbs_periods_per_job: experiment.vbs_periods_per_job,
+            mcipc_server: experiment.mcipc_server,
         }
     }
 }
@@ -47,10 +68,12 @@ pub fn accepts(test: &str, tasks: &[Task]) -> bool {
     accepts_with(test, tasks, &Overheads::default())
 }
 
-/// [`accepts`] with the sweep file's overheads (they matter to `spr-eq1` only).
+/// [`accepts`] with the sweep file's overheads and paper-test parameters.
 pub fn accepts_with(test: &str, tasks: &[Task], overheads: &Overheads) -> bool {
     match test {
         "spr-eq1" => spr_eq1(tasks, overheads),
+        "vbs-eq2" => papers::vbs_eq2(tasks, overheads.vbs_periods_per_job),
+        "mcipc-budget" => papers::mcipc_budget(tasks, overheads.mcipc_server.as_ref()),
         "fp-rta-rm" => fixed_priority_with(tasks, &priority_assignment::rate_monotonic(tasks)),
         "fp-rta-dm" => fixed_priority_with(tasks, &priority_assignment::deadline_monotonic(tasks)),
         "fp-audsley" => priority_assignment::audsley(tasks).is_ok(),
@@ -82,8 +105,10 @@ pub enum Schedule {
 
 /// The scheduler `test` claims schedules `tasks` when it admits them: the fixed-priority tests
 /// their own order (rate monotonic, deadline monotonic, or Audsley's assignment), the two
-/// utilisation bounds rate monotonic, the EDF tests EDF. `None` for an unknown test, and for
-/// fp-audsley when it finds no order (it then admits nothing either).
+/// utilisation bounds rate monotonic, the EDF tests EDF. `None` for an unknown test, for
+/// fp-audsley when it finds no order (it then admits nothing either), and for the tests of
+/// [`bulwark_spec::sweep_toml::UNSIMULATED_TESTS`] (`vbs-eq2`, `mcipc-budget`), whose mechanisms the sweep's
+/// simulation does not run: a file cannot ask to simulate them.
 pub fn schedule(test: &str, tasks: &[Task]) -> Option<Schedule> {
     schedule_with(test, tasks, &Overheads::default())
 }
@@ -272,6 +297,7 @@ mod tests {
         let free = Overheads {
             cost: None,
             non_preemptive: eta,
+            ..Overheads::default()
         };
         let servers = spr_servers(&pair(), &free).unwrap();
         assert_eq!(
@@ -286,6 +312,7 @@ mod tests {
         let costly = Overheads {
             cost: Some(hundred_microseconds()),
             non_preemptive: eta,
+            ..Overheads::default()
         };
         let servers = spr_servers(&pair(), &costly).unwrap();
         let budgets: Vec<u64> = servers
@@ -338,6 +365,7 @@ mod tests {
         let with_eta = |eta: u64| Overheads {
             cost: Some(hundred_microseconds()),
             non_preemptive: Duration::from_nanos(eta),
+            ..Overheads::default()
         };
         assert_eq!(spr_servers(&tasks, &with_eta(99_800)), None);
         assert!(!accepts_with("spr-eq1", &tasks, &with_eta(99_800)));
@@ -368,7 +396,11 @@ mod tests {
                 })
                 .collect();
             for cost in [None, Some(CostModel { context_switch: switch, ..CostModel::default() })] {
-                let overheads = Overheads { cost, non_preemptive: Duration::from_nanos(eta) };
+                let overheads = Overheads {
+                    cost,
+                    non_preemptive: Duration::from_nanos(eta),
+                    ..Overheads::default()
+                };
                 prop_assert!(
                     !accepts_with("spr-eq1", &tasks, &overheads) || accepts("fp-rta-rm", &tasks)
                 );
@@ -387,6 +419,7 @@ mod tests {
             let overheads = Overheads {
                 cost: Some(cost),
                 non_preemptive: Duration::from_nanos(eta),
+                ..Overheads::default()
             };
             let tasks = vec![Task::new("t", wcet, 1_000_000_000)];
             let servers = spr_servers(&tasks, &overheads);

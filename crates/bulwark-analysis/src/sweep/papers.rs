@@ -1,0 +1,324 @@
+//! The other papers' admission tests on a sweep's plain task sets: each task mapped onto the
+//! paper's mechanism, then the paper's own test.
+//!
+//! - `vbs-eq2` (VBS paper, section III-C): [`vbs_resources`] sizes one VBS resource per task
+//!   by Eq. (1), [`vbs_eq2`] admits the caps by Eq. (2).
+//! - `mcipc-budget` (MC-IPC paper, sections IV-C and V): [`mcipc_budgets`] sizes each task's
+//!   reservation budget by Theorem 1, [`mcipc_budget`] admits the reservations by EDF.
+
+use bulwark_core::Duration;
+use bulwark_spec::sweep_toml::McIpcServer;
+
+use crate::bandwidth;
+use crate::classic::{edf, Task};
+use crate::mc_ipc::{reservation_budget, ServerInvocations};
+use crate::vbs::Action;
+
+/// Cores per cluster in `mcipc-budget`: the paper's prototype schedules partitioned
+/// (section IV-C closes on "partitioned scheduling (c = 1 and K = m)"; section V).
+pub const MCIPC_CLUSTER_CORES: u64 = 1;
+
+/// The VBS resource `(lambda_i, pi_i)` of each task (in the sweep's nanoseconds as the
+/// paper's instants), spreading each job's load over `k` resource periods; `None` when some
+/// task has no such resource (the set is then refused).
+///
+/// Each task is a VBS process whose jobs are its actions, each of load `l = C_i` (section
+/// III-A: a process is a sequence of actions; a job's action arrives at its release and
+/// terminates by the end of the period in which it completes). Eq. (1) bounds an action's
+/// response by `b = ceil(l / lambda) pi + pi - 1`. With `lambda = ceil(C / k)`,
+/// `ceil(C / lambda) <= k` (since `k lambda >= C`), so `b <= k pi + pi - 1 = (k + 1) pi - 1`,
+/// and `b <= D` holds whenever `(k + 1) pi <= D + 1`: the longest such period is
+/// `pi = floor((D + 1) / (k + 1))`. Of the resources whose Eq. (1) bound over `k` periods
+/// meets `D`, this one has the longest period and the least limit for it, so the least cap
+/// `lambda / pi` among them (a shorter `pi` only raises the cap for the same `lambda`, and a
+/// lower `lambda` would need more than `k` periods). The task is infeasible when
+/// `lambda > pi` (the resource would exceed one processor, which VBS forbids: `lambda <= pi`)
+/// or `pi = 0` (`D < k`: not even one instant per period).
+///
+/// The bound aimed at is `min(D, T)`, not `D` alone: every action then terminates before the
+/// next job's release, so a process's actions never queue behind each other and Eq. (1) is
+/// each job's response time. The sweep's sets have `D <= T`, where this is `D`.
+///
+/// Why the cap is at least the task's density: `lambda >= C / k` and `pi <= (D + 1) / (k + 1)`
+/// give `lambda / pi >= C (k + 1) / (k (D + 1))`, which is at least `C / D` when `D >= k`,
+/// and a feasible `pi >= 1` needs `D + 1 >= k + 1`.
+pub fn vbs_resources(tasks: &[Task], periods_per_job: u64) -> Option<Vec<Action>> {
+    let k = periods_per_job.max(1);
+    tasks
+        .iter()
+        .map(|task| {
+            let target = task.deadline.min(task.period);
+            let period = target.checked_add(1)? / k.checked_add(1)?;
+            let limit = task.wcet.div_ceil(k);
+            // Action::new refuses `lambda > pi`, `pi = 0` (through `lambda >= 1 > pi`) and a
+            // load of 0.
+            let action = Action::new(task.wcet, limit, period)?;
+            // Eq. (1) on the resource found: met by construction, checked by the module that
+            // owns it.
+            (action.response_bound() <= target).then_some(action)
+        })
+        .collect()
+}
+
+/// `vbs-eq2`: every task has a resource ([`vbs_resources`]) and their caps `lambda_i / pi_i`
+/// (one resource per process, so its cap is that resource's utilisation) sum to at most 1
+/// (Eq. (2)). Decided exactly by [`bandwidth::sum_at_most_one`], the verdict of
+/// [`crate::vbs::admit`] without its exact total: the total's lowest terms rarely fit 128 bits when
+/// the periods are nanosecond counts, and [`crate::vbs::admit`] then sums big rationals, over 200
+/// times slower per set in the sweep bench.
+pub fn vbs_eq2(tasks: &[Task], periods_per_job: u64) -> bool {
+    let Some(actions) = vbs_resources(tasks, periods_per_job) else {
+        return false;
+    };
+    bandwidth::sum_at_most_one(actions.iter().map(|a| (a.limit, a.period)))
+}
+
+/// Each task's reservation budget, `C_i + N (1 + 2 m K) L` (section IV-C: Theorem 1 bounds
+/// the budget one invocation drains by `(1 + 2 m_k K) L_q`, and a job invokes the server
+/// `N_iq = N` times), with `m = m_k =` [`MCIPC_CLUSTER_CORES`]; `None` (not admissible) on
+/// overflow. Without a server (`None`) the budgets are the WCETs.
+pub fn mcipc_budgets(tasks: &[Task], server: Option<&McIpcServer>) -> Option<Vec<u64>> {
+    let servers: Vec<ServerInvocations> = server
+        .map(|s| ServerInvocations {
+            invocations: s.invocations,
+            operation_length: Duration::from_nanos(s.operation_length),
+            clusters: s.clusters,
+        })
+        .into_iter()
+        .collect();
+    tasks
+        .iter()
+        .map(|task| {
+            reservation_budget(
+                Duration::from_nanos(task.wcet),
+                MCIPC_CLUSTER_CORES,
+                &servers,
+            )
+            .map(Duration::as_nanos)
+        })
+        .collect()
+}
+
+/// `mcipc-budget`: every task in its own sporadic reservation of budget [`mcipc_budgets`] and
+/// period `T_i` on one core. Theorem 1 holds "assuming the set of admitted reservations in
+/// `C_k` is schedulable (i.e., `R_j` can always consume its entire budget by its deadline)"
+/// (section IV-C), and the prototype's sporadic reservations on each core take EDF priorities
+/// (section V; section III: `Y_j = t + p_i`). So the set is admitted when every budget is at
+/// most its deadline and EDF's exact processor-demand test (QPA, [`edf::analyse`]) admits the
+/// reservations as sporadic tasks `(budget, T_i, D_i)`. With `D_i = T_i` that is section
+/// III's reservation exactly; with `D_i < T_i` the reservation takes the task's deadline as
+/// its EDF deadline, `Y_j = t + D_i`, so that consuming its budget by then meets `D_i`.
+pub fn mcipc_budget(tasks: &[Task], server: Option<&McIpcServer>) -> bool {
+    let Some(budgets) = mcipc_budgets(tasks, server) else {
+        return false;
+    };
+    if budgets.iter().zip(tasks).any(|(&b, t)| b > t.deadline) {
+        return false;
+    }
+    let reservations: Vec<Task> = tasks
+        .iter()
+        .zip(budgets)
+        .map(|(task, budget)| Task {
+            wcet: budget,
+            ..task.clone()
+        })
+        .collect();
+    edf::analyse(&reservations).schedulable()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::verdict::accepts;
+    use crate::vbs;
+    use proptest::prelude::*;
+
+    /// Two implicit-deadline tasks, k = 4. t1 = (C 8, T 19): pi = floor(20 / 5) = 4,
+    /// lambda = ceil(8 / 4) = 2; Eq. (1): ceil(8/2) 4 + 3 = 19 <= 19. t2 = (C 3, T 24):
+    /// pi = floor(25 / 5) = 5, lambda = ceil(3 / 4) = 1; Eq. (1): 3 * 5 + 4 = 19 <= 24.
+    /// Caps 2/4 + 1/5 = 0.7 <= 1: admitted.
+    #[test]
+    fn a_set_admitted_by_hand() {
+        let tasks = [Task::new("t1", 8, 19), Task::new("t2", 3, 24)];
+        let actions = vbs_resources(&tasks, 4).unwrap();
+        assert_eq!(
+            actions,
+            [Action::new(8, 2, 4).unwrap(), Action::new(3, 1, 5).unwrap()]
+        );
+        assert_eq!(actions[0].response_bound(), 19);
+        assert_eq!(actions[1].response_bound(), 19);
+        assert!(vbs_eq2(&tasks, 4));
+    }
+
+    /// Each task feasible, the caps too large. t1 = (C 8, T 19) has cap 2/4 as above;
+    /// t2 = (C 12, T 24): pi = 5, lambda = ceil(12 / 4) = 3, Eq. (1): 4 * 5 + 4 = 24 <= 24,
+    /// cap 3/5. 1/2 + 3/5 = 1.1 > 1: refused by Eq. (2), though U = 8/19 + 12/24 = 0.92
+    /// (EDF would admit it).
+    #[test]
+    fn a_set_refused_by_eq2_by_hand() {
+        let tasks = [Task::new("t1", 8, 19), Task::new("t2", 12, 24)];
+        let actions = vbs_resources(&tasks, 4).unwrap();
+        assert_eq!(actions[1], Action::new(12, 3, 5).unwrap());
+        assert_eq!(actions[1].response_bound(), 24);
+        assert!(!vbs_eq2(&tasks, 4));
+        assert!(accepts("edf-utilisation", &tasks));
+    }
+
+    /// A task with no resource meeting Eq. (1). (C 9, T 19), k = 4: pi = 4, lambda =
+    /// ceil(9 / 4) = 3 <= 4, fine; but (C 17, T 19): lambda = ceil(17 / 4) = 5 > pi = 4.
+    /// With k = 1 instead: pi = floor(20 / 2) = 10, lambda = 17 > 10, infeasible too. And
+    /// D = 3 < k = 4: pi = floor(4 / 5) = 0.
+    #[test]
+    fn a_set_refused_by_eq1_by_hand() {
+        assert!(vbs_eq2(&[Task::new("a", 9, 19)], 4));
+        assert_eq!(vbs_resources(&[Task::new("b", 17, 19)], 4), None);
+        assert_eq!(vbs_resources(&[Task::new("b", 17, 19)], 1), None);
+        assert!(!vbs_eq2(
+            &[Task::new("a", 9, 19), Task::new("b", 17, 19)],
+            4
+        ));
+        assert_eq!(vbs_resources(&[Task::new("c", 1, 3)], 4), None);
+        // A constrained deadline: (C 2, T 100, D 9), k = 2: pi = floor(10 / 3) = 3,
+        // lambda = 1, Eq. (1): 2 * 3 + 2 = 8 <= 9.
+        let constrained = [Task::new("d", 2, 100).with_deadline(9)];
+        assert_eq!(
+            vbs_resources(&constrained, 2).unwrap(),
+            [Action::new(2, 1, 3).unwrap()]
+        );
+    }
+
+    fn server(invocations: u64, operation_length: u64, clusters: u64) -> McIpcServer {
+        McIpcServer {
+            invocations,
+            operation_length,
+            clusters,
+        }
+    }
+
+    /// N = 2 invocations of L = 1 from K = 3 clusters on one-core clusters: each costs
+    /// (1 + 2 * 1 * 3) L = 7, a job 14. t1 = (C 10, T 50): budget 24; t2 = (C 20, T 100):
+    /// budget 34. Implicit deadlines: EDF by utilisation, 24/50 + 34/100 = 0.82 <= 1:
+    /// admitted. With t2 = (C 40, T 100): budget 54, 0.48 + 0.54 = 1.02 > 1: refused, though
+    /// the unsized set (0.2 + 0.4) is far below 1.
+    #[test]
+    fn budgets_by_theorem_1_by_hand() {
+        let tasks = [Task::new("t1", 10, 50), Task::new("t2", 20, 100)];
+        let s = server(2, 1, 3);
+        assert_eq!(mcipc_budgets(&tasks, Some(&s)).unwrap(), [24, 34]);
+        assert!(mcipc_budget(&tasks, Some(&s)));
+        let heavier = [Task::new("t1", 10, 50), Task::new("t2", 40, 100)];
+        assert_eq!(mcipc_budgets(&heavier, Some(&s)).unwrap(), [24, 54]);
+        assert!(!mcipc_budget(&heavier, Some(&s)));
+        assert!(accepts("edf-qpa", &heavier));
+    }
+
+    /// A budget beyond its deadline, and EDF's demand test on constrained deadlines.
+    /// (C 5, T 100, D 18) with N = 1, L = 2, K = 6: budget 5 + 13 * 2 = 31 > 18: refused
+    /// alone. With K = 2: budget 5 + 5 * 2 = 15 <= 18. Beside it (C 3, T 100, D 16):
+    /// budget 13; at t = 18 (a's deadline) the demand is 15 + 13 = 28 > 18: refused by QPA,
+    /// though the unsized demand 5 + 3 = 8 fits.
+    #[test]
+    fn budgets_against_deadlines_by_hand() {
+        let a = Task::new("a", 5, 100).with_deadline(18);
+        assert_eq!(
+            mcipc_budgets(std::slice::from_ref(&a), Some(&server(1, 2, 6))).unwrap(),
+            [31]
+        );
+        assert!(!mcipc_budget(
+            std::slice::from_ref(&a),
+            Some(&server(1, 2, 6))
+        ));
+        assert!(mcipc_budget(
+            std::slice::from_ref(&a),
+            Some(&server(1, 2, 2))
+        ));
+        let pair = [a, Task::new("b", 3, 100).with_deadline(16)];
+        assert_eq!(
+            mcipc_budgets(&pair, Some(&server(1, 2, 2))).unwrap(),
+            [15, 13]
+        );
+        assert!(!mcipc_budget(&pair, Some(&server(1, 2, 2))));
+        assert!(accepts("edf-qpa", &pair));
+        // Overflow is refused, not wrapped: (1 + 2 * 4096) * 2^60 does not fit in 64 bits.
+        let huge = server(1, 1 << 60, 4_096);
+        assert_eq!(mcipc_budgets(&[Task::new("c", 1, 100)], Some(&huge)), None);
+        assert!(!mcipc_budget(&[Task::new("c", 1, 100)], Some(&huge)));
+    }
+
+    fn task_set() -> impl Strategy<Value = Vec<Task>> {
+        proptest::collection::vec((1u64..5_000, 1u64..50_000, 0u64..=100), 1..6).prop_map(
+            |triples| {
+                triples
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (c, t, cut))| {
+                        let (c, t) = (c.min(t), t.max(c));
+                        // D from C to T: `cut` percent of the slack taken away.
+                        let d = t - (t - c) * cut / 100;
+                        Task::new(format!("t{i}"), c, t).with_deadline(d)
+                    })
+                    .collect()
+            },
+        )
+    }
+
+    proptest! {
+        /// Every resource found meets Eq. (1) within min(D, T), has a cap at least the
+        /// task's density C / D (see vbs_resources), and uses at most k periods of load.
+        /// Hence whatever vbs-eq2 admits has sum C / D <= 1, so EDF's density test admits
+        /// it, and so do edf-utilisation (C / T <= C / D) and the exact edf-qpa.
+        #[test]
+        fn vbs_eq2_admits_only_what_edf_admits(tasks in task_set(), k in 1u64..10) {
+            if let Some(actions) = vbs_resources(&tasks, k) {
+                for (action, task) in actions.iter().zip(&tasks) {
+                    prop_assert!(action.response_bound() <= task.deadline.min(task.period));
+                    prop_assert!(action.load.div_ceil(action.limit) <= k);
+                    // lambda / pi >= C / D  <=>  lambda D >= C pi.
+                    prop_assert!(
+                        u128::from(action.limit) * u128::from(task.deadline)
+                            >= u128::from(task.wcet) * u128::from(action.period)
+                    );
+                }
+            }
+            // The fast verdict is Eq. (2) as vbs::admit decides it.
+            let caps: Option<Vec<(Duration, Duration)>> = vbs_resources(&tasks, k).map(|actions| {
+                actions
+                    .iter()
+                    .map(|a| (Duration::from_nanos(a.limit), Duration::from_nanos(a.period)))
+                    .collect()
+            });
+            prop_assert_eq!(
+                vbs_eq2(&tasks, k),
+                caps.is_some_and(|caps| vbs::admit(&caps).admitted)
+            );
+            if vbs_eq2(&tasks, k) {
+                prop_assert!(accepts("edf-utilisation", &tasks));
+                prop_assert!(accepts("edf-qpa", &tasks));
+            }
+        }
+
+        /// Sized budgets are at least the WCETs and EDF's demand grows with the WCETs, so
+        /// mcipc-budget admits only what edf-qpa admits; with L = 0 (or N = 0) the budgets
+        /// are the WCETs and the verdicts are edf-qpa's.
+        #[test]
+        fn mcipc_budget_is_edf_qpa_with_larger_budgets(
+            tasks in task_set(),
+            invocations in 0u64..5,
+            length in 0u64..500,
+            clusters in 1u64..8,
+        ) {
+            let s = server(invocations, length, clusters);
+            if mcipc_budget(&tasks, Some(&s)) {
+                prop_assert!(accepts("edf-qpa", &tasks));
+            }
+            prop_assert_eq!(
+                mcipc_budget(&tasks, Some(&server(invocations, 0, clusters))),
+                accepts("edf-qpa", &tasks)
+            );
+            prop_assert_eq!(
+                mcipc_budget(&tasks, Some(&server(0, length, clusters))),
+                accepts("edf-qpa", &tasks)
+            );
+        }
+    }
+}
