@@ -308,3 +308,15 @@ pub fn analysis_system(system: &McIpcSystem) -> System {
             .collect(),
     }
 }
+
+/// The names of `system`'s budgeted reservations replenished by `rule`, in file order.
+pub fn replenished_by(system: &McIpcSystem, rule: Replenishment) -> Vec<&str> {
+    system
+        .reservations
+        .iter()
+        .filter(|r| {
+            matches!(r.kind, ReservationKind::Sporadic { replenishment, .. } if replenishment == rule)
+        })
+        .map(|r| r.name.as_str())
+        .collect()
+}

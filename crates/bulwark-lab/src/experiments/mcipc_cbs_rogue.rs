@@ -341,25 +341,13 @@ pub fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mc_ipc_system::replenished_by;
     use bulwark_spec::mc_ipc_toml::{Replenishment, ReservationKind};
 
     #[test]
     fn the_file_makes_every_low_criticality_reservation_a_cbs_server() {
         let study = system().unwrap();
-        let servers: Vec<&str> = study
-            .reservations
-            .iter()
-            .filter(|r| {
-                matches!(
-                    r.kind,
-                    ReservationKind::Sporadic {
-                        replenishment: Replenishment::ConstantBandwidth,
-                        ..
-                    }
-                )
-            })
-            .map(|r| r.name.as_str())
-            .collect();
+        let servers = replenished_by(&study, Replenishment::ConstantBandwidth);
         let expected: Vec<String> = (5..=16).map(|i| format!("R{i}")).collect();
         assert_eq!(servers, expected);
         // The four partitions stay table-driven.

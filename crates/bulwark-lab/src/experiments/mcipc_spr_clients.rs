@@ -261,22 +261,10 @@ mod tests {
     /// The file is the case study with R5..R14 as SPR servers at rate-monotonic priorities.
     #[test]
     fn the_file_puts_the_low_criticality_reservations_on_spr_servers() {
+        use crate::mc_ipc_system::replenished_by;
         use bulwark_spec::mc_ipc_toml::Replenishment;
         let study = study().unwrap();
-        let spr: Vec<&str> = study
-            .reservations
-            .iter()
-            .filter(|r| {
-                matches!(
-                    r.kind,
-                    ReservationKind::Sporadic {
-                        replenishment: Replenishment::Spr { replenishments: 8 },
-                        ..
-                    }
-                )
-            })
-            .map(|r| r.name.as_str())
-            .collect();
+        let spr = replenished_by(&study, Replenishment::Spr { replenishments: 8 });
         assert_eq!(
             spr,
             ["R5", "R6", "R7", "R8", "R9", "R10", "R11", "R12", "R13", "R14"]
