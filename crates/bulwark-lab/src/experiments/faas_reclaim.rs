@@ -133,14 +133,16 @@ fn measure(outcome: &Outcome, objects: u64, variant: Variant, reference: Duratio
     }
 }
 
-fn name(variant: Variant) -> &'static str {
+/// A variant's name in tables.
+pub(super) fn name(variant: Variant) -> &'static str {
     match variant {
         Variant::Baseline => "baseline (no group)",
         Variant::Grouped => "reclamation group, 1 ms quota",
     }
 }
 
-fn show(ns: u64) -> String {
+/// Nanoseconds as a duration.
+pub(super) fn show(ns: u64) -> String {
     Duration::from_nanos(ns).to_string()
 }
 

@@ -21,11 +21,10 @@
 //! quota's count and the store's units (the simulator's code). Without the privileges the
 //! experiment is skipped, with the reason, and checks nothing.
 
-use bulwark_core::Duration;
 use bulwark_host::HostConfig;
 use bulwark_spec::Scenario;
 
-use super::faas_reclaim::{with, Variant, GROUP_ADMITS, PER_UNIT_NS, ROGUE, SENSOR};
+use super::faas_reclaim::{name, show, with, Variant, GROUP_ADMITS, PER_UNIT_NS, ROGUE, SENSOR};
 use super::host_rounds::{interleaved, median, Rounds};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
@@ -122,17 +121,6 @@ fn measure() -> Result<ExperimentReport, LabError> {
         });
     }
     Ok(report(&sides))
-}
-
-fn name(variant: Variant) -> &'static str {
-    match variant {
-        Variant::Baseline => "baseline (no group)",
-        Variant::Grouped => "reclamation group, 1 ms quota",
-    }
-}
-
-fn show(ns: u64) -> String {
-    Duration::from_nanos(ns).to_string()
 }
 
 /// The median measured reclamation of a side's rounds.
