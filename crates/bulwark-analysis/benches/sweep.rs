@@ -12,7 +12,8 @@ use bulwark_analysis::sweep::verdict::Overheads;
 use bulwark_analysis::sweep::{sets, verdict};
 use bulwark_core::Duration;
 use bulwark_spec::sweep_toml::{
-    Experiment, McIpcServer, PeriodKind, UtilisationGenerator, PAPER_TESTS, SWEEP_TESTS,
+    ComponentSplit, Components, Experiment, McIpcServer, PeriodKind, UtilisationGenerator,
+    PAPER_TESTS, SWEEP_TESTS,
 };
 use bulwark_spec::CostModel;
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -38,6 +39,7 @@ fn experiment() -> Experiment {
         non_preemptive: 0,
         vbs_periods_per_job: 4,
         mcipc_server: None,
+        components: None,
     }
 }
 
@@ -92,6 +94,10 @@ fn bench(c: &mut Criterion) {
             invocations: 2,
             operation_length: 50_000,
             clusters: 4,
+        }),
+        components: Some(Components {
+            configuration: 1,
+            split: ComponentSplit::Equal,
         }),
         ..Overheads::default()
     };

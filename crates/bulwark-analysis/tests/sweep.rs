@@ -26,6 +26,7 @@ fn experiment(fraction: f64, kind: PeriodKind) -> Experiment {
         non_preemptive: 0,
         vbs_periods_per_job: 4,
         mcipc_server: None,
+        components: None,
     }
 }
 

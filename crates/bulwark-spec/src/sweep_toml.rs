@@ -71,12 +71,39 @@ pub const SERVER_TESTS: [&str; 1] = ["spr-eq1"];
 ///   of the `[mcipc-server]` table `N` times per job; its budget sized by Theorem 1 to
 ///   `C + N (1 + 2 m K) L` with `m = 1`, and the set admitted when every budget fits its
 ///   deadline and EDF's exact processor-demand test admits the budgets.
-pub const PAPER_TESTS: [&str; 2] = ["vbs-eq2", "mcipc-budget"];
+/// - [`COMPONENT_TESTS`] (CAmkES component paper, section 6 and Appendix A): each set mapped
+///   onto the Fig. 7 topology with the `[components]` table's Table 3 configuration and
+///   work split, then the paper's Eq. 2, Eq. 3, Eq. 4 or exact response-time analysis.
+pub const PAPER_TESTS: [&str; 6] = [
+    "vbs-eq2",
+    "mcipc-budget",
+    "component-eq2",
+    "component-eq3",
+    "component-eq4",
+    "component-rta",
+];
+
+/// The CAmkES component paper's four tests, each needing the `[components]` table: the
+/// hyperbolic bound with blocking (Eq. 2), Liu and Layland with blocking (Eq. 3), the bound
+/// for non-unique priorities (Eq. 4) and exact response-time analysis.
+pub const COMPONENT_TESTS: [&str; 4] = [
+    "component-eq2",
+    "component-eq3",
+    "component-eq4",
+    "component-rta",
+];
 
 /// The tests `simulate = true` cannot check: the sweep's simulation runs each set on one
 /// core under fixed priorities, EDF or SPR, not under these tests' mechanisms, so a file
 /// asking for both is refused rather than counted as if checked.
-pub const UNSIMULATED_TESTS: [&str; 2] = ["vbs-eq2", "mcipc-budget"];
+pub const UNSIMULATED_TESTS: [&str; 6] = [
+    "vbs-eq2",
+    "mcipc-budget",
+    "component-eq2",
+    "component-eq3",
+    "component-eq4",
+    "component-rta",
+];
 
 /// Every test name a file may list: [`SWEEP_TESTS`], [`SERVER_TESTS`], then [`PAPER_TESTS`].
 pub fn test_names() -> Vec<&'static str> {
@@ -91,6 +118,26 @@ pub fn test_names() -> Vec<&'static str> {
 /// `vbs-periods-per-job` when the file does not give it: each job's Eq. (1) bound spans 4
 /// resource periods (plus the period of its arrival).
 pub const DEFAULT_VBS_PERIODS_PER_JOB: u64 = 4;
+/// How the component tests divide each task's execution time among its subtasks
+/// (`[components]` `split`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComponentSplit {
+    /// `"equal"`: a quarter in its own component and in each CPI of its chain.
+    Equal,
+    /// `"short-sections"`: 85 % in its own component, 5 % in each CPI.
+    ShortSections,
+}
+
+/// The CAmkES topology the component tests map each set onto (`[components]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Components {
+    /// Table 3's configuration, 1 to 4 (`configuration`, required): the protocols of C, D
+    /// and E.
+    pub configuration: u8,
+    /// The work split (`split`; default [`ComponentSplit::Equal`]).
+    pub split: ComponentSplit,
+}
+
 /// Most `vbs-periods-per-job`: at a 1 s deadline, 10^6 periods per job are 1 us each; finer
 /// resources than that only lose admissions (each needs `pi >= lambda >= 1` ns).
 pub const MAX_VBS_PERIODS_PER_JOB: u64 = 1_000_000;
@@ -198,6 +245,9 @@ pub struct Experiment {
     /// The shared server of `mcipc-budget` (`[mcipc-server]`): `Some` exactly when that test
     /// is listed.
     pub mcipc_server: Option<McIpcServer>,
+    /// The topology of the component tests (`[components]`): `Some` exactly when one of
+    /// [`COMPONENT_TESTS`] is listed.
+    pub components: Option<Components>,
 }
 
 /// Reads an experiment from `text`, naming it `file` in diagnostics.
@@ -218,7 +268,7 @@ pub fn parse_sweep(text: &str, file: &str) -> Result<Experiment, Diagnostics> {
     rename_all = "kebab-case",
     expecting = "a sweep experiment: name, seed, sets-per-point, generator, tasks, tests, \
                  [periods], [utilisation] and optionally simulate, non-preemptive, \
-                 vbs-periods-per-job, [deadlines], [cost] and [mcipc-server]"
+                 vbs-periods-per-job, [deadlines], [cost], [mcipc-server] and [components]"
 )]
 struct RawExperiment {
     name: Spanned<String>,
@@ -235,6 +285,18 @@ struct RawExperiment {
     cost: Option<Spanned<RawCost>>,
     vbs_periods_per_job: Option<Spanned<i64>>,
     mcipc_server: Option<Spanned<RawServer>>,
+    components: Option<Spanned<RawComponents>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "the topology of the component tests: configuration and optionally split"
+)]
+struct RawComponents {
+    configuration: Spanned<i64>,
+    split: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -488,6 +550,7 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
     }
     let vbs_periods_per_job = vbs_periods_per_job(&raw, &tests, &mut fail);
     let mcipc_server = mcipc_server(&raw, &tests, &mut fail);
+    let components = components(&raw, &tests, &mut fail);
     Some(Experiment {
         name: raw.name.get_ref().clone(),
         seed: raw.seed,
@@ -508,7 +571,80 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
         non_preemptive: non_preemptive?,
         vbs_periods_per_job: vbs_periods_per_job?,
         mcipc_server: mcipc_server?,
+        components: components?,
     })
+}
+
+/// `[components]`: required when any of [`COMPONENT_TESTS`] is listed (the error then points
+/// at the first such test's name), refused without one (it would silently mean nothing).
+fn components(
+    raw: &RawExperiment,
+    tests: &[String],
+    fail: &mut impl FnMut(Range<usize>, String, &str),
+) -> Option<Option<Components>> {
+    let listed = raw
+        .tests
+        .get_ref()
+        .iter()
+        .find(|t| COMPONENT_TESTS.contains(&t.get_ref().as_str()));
+    let table = match (&raw.components, listed) {
+        (None, None) => return Some(None),
+        (None, Some(test)) => {
+            fail(
+                test.span(),
+                format!("test `{}` without a [components] table", test.get_ref()),
+                "allowed: the component tests with a table like [components] configuration = 1 \
+                 (Table 3's configuration, 1 to 4) and optionally split = \"equal\" or \
+                 \"short-sections\"",
+            );
+            return None;
+        }
+        (Some(table), _) if !tests.iter().any(|t| COMPONENT_TESTS.contains(&t.as_str())) => {
+            fail(
+                table.span(),
+                "a [components] table without a component test".to_owned(),
+                &format!(
+                    "allowed: [components] with tests = [..., \"component-rta\"], one of {}",
+                    COMPONENT_TESTS.join(", ")
+                ),
+            );
+            return None;
+        }
+        (Some(table), _) => table.get_ref(),
+    };
+    let number = *table.configuration.get_ref();
+    let configuration = match u8::try_from(number) {
+        Ok(n) if (1..=4).contains(&n) => Some(n),
+        _ => {
+            fail(
+                table.configuration.span(),
+                format!("configuration is {number}"),
+                "allowed: a configuration of the paper's Table 3, 1, 2, 3 or 4",
+            );
+            None
+        }
+    };
+    let split = match table.split.as_ref() {
+        None => Some(ComponentSplit::Equal),
+        Some(name) => match name.get_ref().as_str() {
+            "equal" => Some(ComponentSplit::Equal),
+            "short-sections" => Some(ComponentSplit::ShortSections),
+            other => {
+                fail(
+                    name.span(),
+                    format!("unknown split `{other}`"),
+                    "allowed: \"equal\" (a quarter of each task's work in its own component \
+                     and in each CPI of its chain) or \"short-sections\" (85 % in its own \
+                     component, 5 % in each CPI)",
+                );
+                None
+            }
+        },
+    };
+    Some(Some(Components {
+        configuration: configuration?,
+        split: split?,
+    }))
 }
 
 /// `[mcipc-server]`: required exactly when `mcipc-budget` is listed (the error then points at

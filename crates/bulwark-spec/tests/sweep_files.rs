@@ -254,3 +254,71 @@ fn the_mcipc_server_table_is_checked() {
         "s.toml:7:21: test `mcipc-budget` cannot be simulated"
     );
 }
+
+/// VALID with `component-rta` listed and `table` appended.
+fn with_components(table: &str) -> String {
+    VALID.replace("\"hyperbolic\"]", "\"component-rta\"]") + table
+}
+
+#[test]
+fn the_components_table_reads_with_defaults() {
+    use bulwark_spec::sweep_toml::{ComponentSplit, Components};
+    let e = parse_sweep(
+        &with_components("\n[components]\nconfiguration = 3\n"),
+        "s.toml",
+    )
+    .unwrap();
+    assert_eq!(
+        e.components,
+        Some(Components {
+            configuration: 3,
+            split: ComponentSplit::Equal
+        })
+    );
+    let e = parse_sweep(
+        &with_components("\n[components]\nconfiguration = 4\nsplit = \"short-sections\"\n"),
+        "s.toml",
+    )
+    .unwrap();
+    assert_eq!(e.components.unwrap().split, ComponentSplit::ShortSections);
+    assert_eq!(parse_sweep(VALID, "s.toml").unwrap().components, None);
+}
+
+#[test]
+fn the_components_table_is_checked() {
+    // Line 6 is `tests = ["edf-qpa", "component-rta"]`; the name starts at column 21.
+    let (message, help) = only_error(&with_components(""));
+    assert_eq!(
+        message,
+        "s.toml:6:21: test `component-rta` without a [components] table"
+    );
+    assert!(help.contains("configuration = 1"), "{help}");
+    // The table without a component test: at its header, line 21.
+    let (message, help) = only_error(&(VALID.to_owned() + "\n[components]\nconfiguration = 1\n"));
+    assert_eq!(
+        message,
+        "s.toml:21:1: a [components] table without a component test"
+    );
+    assert!(help.contains("component-eq2"), "{help}");
+    // Line 22 holds the key under test; `configuration = ` is 16 characters, `split = ` 8.
+    for bad in [0, 5, -1] {
+        let (message, help) = only_error(&with_components(&format!(
+            "\n[components]\nconfiguration = {bad}\n"
+        )));
+        assert_eq!(message, format!("s.toml:22:17: configuration is {bad}"));
+        assert!(help.contains("1, 2, 3 or 4"), "{help}");
+    }
+    let (message, help) = only_error(&with_components(
+        "\n[components]\nsplit = \"halves\"\nconfiguration = 1\n",
+    ));
+    assert_eq!(message, "s.toml:22:9: unknown split `halves`");
+    assert!(help.contains("\"short-sections\""), "{help}");
+    // Not simulated: line 7 `simulate = true` after the tests, the error at the test name.
+    let simulated = with_components("\n[components]\nconfiguration = 1\n")
+        .replace("tests = [", "simulate = true\ntests = [");
+    let (message, _) = only_error(&simulated);
+    assert_eq!(
+        message,
+        "s.toml:7:21: test `component-rta` cannot be simulated"
+    );
+}

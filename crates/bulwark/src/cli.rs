@@ -209,8 +209,12 @@ Eq. 2's overheads), vbs-eq2 (each task a VBS process on the least resource whose
 bound over vbs-periods-per-job = k periods, default 4, meets its deadline, admitted by Eq. (2))
 and mcipc-budget (each task an MC-IPC client whose budget C + N (1 + 2K) L, Theorem 1, pays
 for the server of the required [mcipc-server] table: operation-length L, invocations N,
-clusters K; admitted by EDF's exact test). See scenarios/sweeps/fp-vs-edf.toml and
-scenarios/sweeps/papers.toml.
+clusters K; admitted by EDF's exact test), and the CAmkES component paper's component-eq2,
+component-eq3, component-eq4 and component-rta (each set on the Fig. 7 topology with the
+required [components] table: configuration = 1..4 from Table 3, split = \"equal\" or
+\"short-sections\"; Eqs. 2, 3, 4 and exact RTA, zero protocol overheads). See
+scenarios/sweeps/fp-vs-edf.toml, scenarios/sweeps/papers.toml and
+scenarios/sweeps/components.toml.
 
 Output: the CSV (one row per point: tasks, utilisation, sets, then each test's acceptance
 ratio) on stdout, or the JSON with --json; --out DIR writes results.csv, results.json and
@@ -223,9 +227,9 @@ With simulate = true in the file, every set is also simulated (one core, synchro
 each job its WCET) under the scheduler each test speaks for (RM, DM or Audsley's order, EDF;
 SPR for spr-eq1, with the file's [cost], else zero kernel costs), up to the hyperperiod or 100
 longest periods, and the CSV and JSON gain a TEST:admitted_but_missed count per test: the sets
-it admitted that missed a deadline. vbs-eq2 and mcipc-budget cannot be simulated (the
-simulation runs neither VBS nor the MC-IPC server): a file listing them with simulate = true
-is refused.
+it admitted that missed a deadline. vbs-eq2, mcipc-budget and the component tests cannot be
+simulated (the simulation runs neither VBS, the MC-IPC server nor the components): a file
+listing them with simulate = true is refused.
 
 Exit status: 0 when the sweep ran (and, simulated, no test admitted a set that missed a
 deadline), 1 when a simulated sweep, a shard of one or their merge found a test that admitted

@@ -464,3 +464,32 @@ fn simulating_vbs_eq2_is_refused() {
         "{stderr}"
     );
 }
+
+/// The CAmkES component tests on scenarios/sweeps/components.toml, shortened to 40 sets per
+/// point. Theory on every point (each implication holds set by set, so it holds for the
+/// counts): Eqs. 2, 3 and 4 are sufficient for exact RTA, so none admits more than
+/// component-rta; Eq. 2 refuses sets with shared priorities and equals Eq. 4 on the others,
+/// so it admits at most what Eq. 4 does.
+#[test]
+fn the_component_tests_keep_the_theory_relations_per_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        std::fs::read_to_string(common::root().join("scenarios/sweeps/components.toml")).unwrap();
+    assert!(text.contains("sets-per-point = 200"));
+    let file = write(
+        dir.path(),
+        "components.toml",
+        &text.replace("sets-per-point = 200", "sets-per-point = 40"),
+    );
+    let points = ratios_by_test(&file);
+    assert_eq!(points.len(), 10);
+    for (u, r) in &points {
+        for bound in ["component-eq2", "component-eq3", "component-eq4"] {
+            assert!(r[bound] <= r["component-rta"], "{bound}, U = {u}: {r:?}");
+        }
+        assert!(r["component-eq2"] <= r["component-eq4"], "U = {u}: {r:?}");
+    }
+    // The relations had sets to bite on: admissions at 0.1, refusals at 1.0.
+    assert!(points[0].1["component-eq4"] > 0.0, "{points:?}");
+    assert!(points[9].1["component-rta"] < 1.0, "{points:?}");
+}

@@ -5,12 +5,23 @@
 //!   by Eq. (1), [`vbs_eq2`] admits the caps by Eq. (2).
 //! - `mcipc-budget` (MC-IPC paper, sections IV-C and V): [`mcipc_budgets`] sizes each task's
 //!   reservation budget by Theorem 1, [`mcipc_budget`] admits the reservations by EDF.
+//! - `component-eq2`, `component-eq3`, `component-eq4`, `component-rta` (CAmkES component
+//!   paper, section 6 and Appendix A): [`component_timings`] maps each set onto the Fig. 7
+//!   topology ([`crate::component_sets`]), [`component_test`] asks Eq. 2, Eq. 3, Eq. 4 or
+//!   exact response-time analysis. As the paper does, these take `D = T`: on a set with a
+//!   deadline shorter than its period the three utilisation bounds answer no (they hold for
+//!   implicit deadlines only, as the sweep's `liu-layland` and `hyperbolic`), and
+//!   `component-rta` compares each `R_i` with `D_i`. Overheads are zero: the sweep's `[cost]`
+//!   table is the SPR kernel's cost model, not Table 2's protocol costs, so it does not apply.
 
 use bulwark_core::Duration;
-use bulwark_spec::sweep_toml::McIpcServer;
+use bulwark_spec::sweep_toml::{ComponentSplit, Components, McIpcServer};
 
 use crate::bandwidth;
+use crate::blocking::{self, Overheads, TaskTiming};
 use crate::classic::{edf, Task};
+use crate::component_sets::{self, ChainTask, Split, TABLE_3};
+use crate::generate::rate_monotonic_priorities;
 use crate::mc_ipc::{reservation_budget, ServerInvocations};
 use crate::vbs::Action;
 
@@ -124,6 +135,72 @@ pub fn mcipc_budget(tasks: &[Task], server: Option<&McIpcServer>) -> bool {
         })
         .collect();
     edf::analyse(&reservations).schedulable()
+}
+
+/// The sweep's split as the component sets name it.
+fn split_of(split: ComponentSplit) -> Split {
+    match split {
+        ComponentSplit::Equal => Split::Equal,
+        ComponentSplit::ShortSections => Split::ShortSections,
+    }
+}
+
+/// `tasks` on the Fig. 7 topology under `components`, as the paper's tests see them (`C_i`,
+/// `T_i`, `p_i`, `B_i`), with zero protocol overheads; `None` for a configuration outside
+/// Table 3 (the file checks refuse it) or a system the analysis cannot read.
+///
+/// Task `i` of `n` goes through A-C-E when `i < ceil(n / 2)`, else B-D-E
+/// ([`component_sets::chain`]), at its rate-monotonic priority by
+/// [`rate_monotonic_priorities`] (equal periods share one, as in the paper); its `C` is divided among its own
+/// component, the first CPI, the second and E by the split's percentages, the rounding
+/// remainder in its own component ([`Split::divide`], as the lab's generated sets).
+pub fn component_timings(tasks: &[Task], components: Components) -> Option<Vec<TaskTiming>> {
+    let configuration = *TABLE_3
+        .iter()
+        .find(|c| c.number == components.configuration)?;
+    let split = split_of(components.split);
+    let periods: Vec<Duration> = tasks
+        .iter()
+        .map(|t| Duration::from_nanos(t.period))
+        .collect();
+    let priorities = rate_monotonic_priorities(&periods);
+    let chain_tasks: Vec<ChainTask> = tasks
+        .iter()
+        .zip(periods.iter().zip(&priorities))
+        .map(|(task, (&period, &priority))| ChainTask {
+            period,
+            priority,
+            work: split.divide(Duration::from_nanos(task.wcet)),
+        })
+        .collect();
+    let set = component_sets::build(
+        &chain_tasks,
+        component_sets::protocols(configuration),
+        &Overheads::ZERO,
+    )
+    .ok()?;
+    Some(set.analysis.timings())
+}
+
+/// Whether the component test `test` (`component-eq2`, `-eq3`, `-eq4` or `-rta`) admits
+/// `tasks` mapped onto the topology by [`component_timings`]; an unknown name admits nothing.
+pub fn component_test(test: &str, tasks: &[Task], components: Components) -> bool {
+    let Some(timings) = component_timings(tasks, components) else {
+        return false;
+    };
+    // The paper's bounds take D = T (section 3.2): implicit deadlines only.
+    let implicit = tasks.iter().all(|t| t.deadline >= t.period);
+    match test {
+        "component-eq2" => implicit && blocking::hyperbolic(&timings).verdict.admitted(),
+        "component-eq3" => implicit && blocking::liu_layland(&timings).verdict.admitted(),
+        "component-eq4" => implicit && blocking::hyperbolic_non_unique(&timings).verdict.admitted(),
+        // R_i by the fixed point of the paper's RTA (admitted means R_i <= T_i), then R_i <= D_i.
+        "component-rta" => blocking::response_times(&timings)
+            .iter()
+            .zip(tasks)
+            .all(|(r, task)| r.verdict.admitted() && r.response.as_nanos() <= task.deadline),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -319,6 +396,148 @@ mod tests {
                 mcipc_budget(&tasks, Some(&server(0, length, clusters))),
                 accepts("edf-qpa", &tasks)
             );
+        }
+    }
+
+    const MS: u64 = 1_000_000;
+
+    fn components(configuration: u8, split: ComponentSplit) -> Components {
+        Components {
+            configuration,
+            split,
+        }
+    }
+
+    /// Two tasks, t1 = (C 5 ms, T 10 ms) on A-C-E and t2 = (C 10 ms, T 20 ms) on B-D-E,
+    /// U = 1. Configuration 2 (C PIP, D and E propagated): the only locked CPIs the two
+    /// share are none (A, C are t1's alone, B is t2's, D and E are reentrant), so
+    /// `B_1 = B_2 = 0`. Eq. 2: (1 + 5/10)(1 + 10/20) = 2.25 > 2, refused; Eq. 3:
+    /// 1 > 2 (sqrt 2 - 1) = 0.83, refused; Eq. 4 the same product (unique priorities).
+    /// RTA (t1 priority 2 by rate monotonic, t2 priority 1): R_1 = 5 <= 10;
+    /// R_2 = 10 + ceil(R/10) 5: 10 -> 15 -> 20 -> 20 <= 20, admitted.
+    #[test]
+    fn rta_admits_what_eq2_refuses_by_hand() {
+        let tasks = [
+            Task::new("t1", 5 * MS, 10 * MS),
+            Task::new("t2", 10 * MS, 20 * MS),
+        ];
+        let topology = components(2, ComponentSplit::Equal);
+        let timings = component_timings(&tasks, topology).unwrap();
+        let blocking: Vec<u64> = timings.iter().map(|t| t.blocking.as_nanos()).collect();
+        assert_eq!(blocking, [0, 0]);
+        let execution: Vec<u64> = timings.iter().map(|t| t.execution.as_nanos()).collect();
+        assert_eq!(execution, [5 * MS, 10 * MS]);
+        let responses: Vec<u64> = blocking::response_times(&timings)
+            .iter()
+            .map(|r| r.response.as_nanos())
+            .collect();
+        assert_eq!(responses, [5 * MS, 20 * MS]);
+        assert!(component_test("component-rta", &tasks, topology));
+        for bound in ["component-eq2", "component-eq3", "component-eq4"] {
+            assert!(!component_test(bound, &tasks, topology), "{bound}");
+        }
+    }
+
+    /// The same two tasks under configuration 1 (E under PIP): t2's 2.5 ms in E (a quarter
+    /// of its 10 ms) can block t1, `B_1 = 2.5 ms`, so R_1 = 5 + 2.5 = 7.5 ms. With a
+    /// constrained deadline D_1 = 7 ms RTA refuses (7.5 > 7), with D_1 = 8 ms it admits,
+    /// and the utilisation bounds answer no on either constrained set (implicit only).
+    #[test]
+    fn blocking_and_constrained_deadlines_by_hand() {
+        let t2 = Task::new("t2", 10 * MS, 20 * MS);
+        let topology = components(1, ComponentSplit::Equal);
+        let implicit = [Task::new("t1", 5 * MS, 10 * MS), t2.clone()];
+        let timings = component_timings(&implicit, topology).unwrap();
+        assert_eq!(timings[0].blocking.as_nanos(), 2_500_000);
+        assert_eq!(
+            blocking::response_times(&timings)[0].response.as_nanos(),
+            7_500_000
+        );
+        let with_deadline = |deadline: u64| {
+            let mut t1 = Task::new("t1", 5 * MS, 10 * MS);
+            t1.deadline = deadline;
+            [t1, t2.clone()]
+        };
+        assert!(!component_test(
+            "component-rta",
+            &with_deadline(7 * MS),
+            topology
+        ));
+        assert!(component_test(
+            "component-rta",
+            &with_deadline(8 * MS),
+            topology
+        ));
+        // A light set every bound admits with D = T, refused by the bounds once constrained.
+        let light = |deadline: u64| {
+            let mut t1 = Task::new("t1", MS, 10 * MS);
+            t1.deadline = deadline;
+            [t1, Task::new("t2", MS, 20 * MS)]
+        };
+        for bound in ["component-eq2", "component-eq3", "component-eq4"] {
+            assert!(component_test(bound, &light(10 * MS), topology), "{bound}");
+            assert!(!component_test(bound, &light(9 * MS), topology), "{bound}");
+        }
+        assert!(component_test("component-rta", &light(9 * MS), topology));
+    }
+
+    fn component_set() -> impl Strategy<Value = (Vec<Task>, Components)> {
+        (
+            proptest::collection::vec((1u64..=400, 0u32..6), 1..9),
+            1u8..=4,
+            any::<bool>(),
+        )
+            .prop_map(|(drawn, configuration, short)| {
+                let tasks = drawn
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(per_mille, k))| {
+                        // Harmonic periods 10 ms .. 320 ms, utilisation up to 0.4 each.
+                        let period = (10 * MS) << k;
+                        Task::new(format!("t{i}"), period / 1000 * per_mille, period)
+                    })
+                    .collect();
+                let split = if short {
+                    ComponentSplit::ShortSections
+                } else {
+                    ComponentSplit::Equal
+                };
+                (tasks, components(configuration, split))
+            })
+    }
+
+    proptest! {
+        /// The theory relations the lab's camkes-sweep checks: the three bounds are
+        /// sufficient for exact RTA; with unique priorities Eq. 3 implies Eq. 2 (AM-GM: a sum
+        /// within `i (2^(1/i) - 1)` keeps the product within 2) and Eq. 4 is Eq. 2 (its
+        /// product counts equal-priority tasks, and there are none); with shared ones Eq. 2
+        /// does not apply and refuses.
+        #[test]
+        fn the_component_tests_keep_the_theory_relations((tasks, topology) in component_set()) {
+            let verdict = |test| component_test(test, &tasks, topology);
+            let [eq2, eq3, eq4, rta] = ["component-eq2", "component-eq3", "component-eq4", "component-rta"]
+                .map(verdict);
+            prop_assert!(!eq2 || rta);
+            prop_assert!(!eq3 || rta);
+            prop_assert!(!eq4 || rta);
+            let periods: Vec<u64> = tasks.iter().map(|t| t.period).collect();
+            let unique = (1..periods.len()).all(|i| !periods[..i].contains(&periods[i]));
+            if unique {
+                prop_assert!(!eq3 || eq2);
+                prop_assert_eq!(eq4, eq2);
+            } else {
+                prop_assert!(!eq2, "Eq. 2 needs unique priorities");
+            }
+            // The same verdicts through the sweep's dispatcher, with the table in its overheads.
+            let with_table = crate::sweep::verdict::Overheads {
+                components: Some(topology),
+                ..crate::sweep::verdict::Overheads::default()
+            };
+            prop_assert_eq!(
+                crate::sweep::verdict::accepts_with("component-rta", &tasks, &with_table),
+                rta
+            );
+            prop_assert!(!accepts("component-rta", &tasks), "no table, no admission");
         }
     }
 }

@@ -510,6 +510,7 @@ mod tests {
             non_preemptive: 0,
             vbs_periods_per_job: 4,
             mcipc_server: None,
+            components: None,
         }
     }
 

@@ -123,6 +123,7 @@ mod tests {
             non_preemptive: 0,
             vbs_periods_per_job: 4,
             mcipc_server: None,
+            components: None,
         };
         for set in 0..20 {
             let tasks = draw(&experiment, 0, set, 4, 2_500_000_000);

@@ -7,11 +7,11 @@
 //! `spr-eq1` puts each task in its own sporadic-server reservation and asks the SPR paper's
 //! Eq. 1 ([`crate::admission`]), with the overheads of Eq. 2 ([`crate::overhead`]) folded into
 //! the budgets when the sweep file has a `[cost]` table (see [`spr_servers`]). The other
-//! papers' tests (`vbs-eq2`, `mcipc-budget`) live in [`crate::sweep::papers`].
+//! papers' tests (`vbs-eq2`, `mcipc-budget`, the four `component-*`) live in [`crate::sweep::papers`].
 
 use bulwark_core::reservation::Reservation;
 use bulwark_core::Duration;
-use bulwark_spec::sweep_toml::{Experiment, McIpcServer, DEFAULT_VBS_PERIODS_PER_JOB};
+use bulwark_spec::sweep_toml::{Components, Experiment, McIpcServer, DEFAULT_VBS_PERIODS_PER_JOB};
 use bulwark_spec::{CostModel, PolicyKind};
 use num_bigint::BigUint;
 
@@ -35,6 +35,8 @@ pub struct Overheads {
     /// The shared server of `mcipc-budget` (`[mcipc-server]`); `None`: no invocations, the
     /// budgets are the WCETs.
     pub mcipc_server: Option<McIpcServer>,
+    /// The topology of the component tests (`[components]`); `None`: they admit nothing.
+    pub components: Option<Components>,
 }
 
 impl Default for Overheads {
@@ -45,6 +47,7 @@ impl Default for Overheads {
             non_preemptive: Duration::ZERO,
             vbs_periods_per_job: DEFAULT_VBS_PERIODS_PER_JOB,
             mcipc_server: None,
+            components: None,
         }
     }
 }
@@ -57,6 +60,7 @@ impl Overheads {
             non_preemptive: Duration::from_nanos(experiment.non_preemptive),
             vbs_periods_per_job: experiment.vbs_periods_per_job,
             mcipc_server: experiment.mcipc_server,
+            components: experiment.components,
         }
     }
 }
@@ -74,6 +78,9 @@ pub fn accepts_with(test: &str, tasks: &[Task], overheads: &Overheads) -> bool {
         "spr-eq1" => spr_eq1(tasks, overheads),
         "vbs-eq2" => papers::vbs_eq2(tasks, overheads.vbs_periods_per_job),
         "mcipc-budget" => papers::mcipc_budget(tasks, overheads.mcipc_server.as_ref()),
+        "component-eq2" | "component-eq3" | "component-eq4" | "component-rta" => overheads
+            .components
+            .is_some_and(|components| papers::component_test(test, tasks, components)),
         "fp-rta-rm" => fixed_priority_with(tasks, &priority_assignment::rate_monotonic(tasks)),
         "fp-rta-dm" => fixed_priority_with(tasks, &priority_assignment::deadline_monotonic(tasks)),
         "fp-audsley" => priority_assignment::audsley(tasks).is_ok(),

@@ -280,12 +280,13 @@ fn report(results: &[Verdicts]) -> ExperimentReport {
     }
 }
 
-fn protocols_label(protocols: [bulwark_sim::components::CpiProtocol; 3]) -> String {
+fn protocols_label(protocols: [bulwark_analysis::blocking::Protocol; 3]) -> String {
+    use bulwark_analysis::blocking::Protocol;
     protocols
         .map(|p| match p {
-            bulwark_sim::components::CpiProtocol::Inherited => "PIP",
-            bulwark_sim::components::CpiProtocol::Propagated => "propagated",
-            bulwark_sim::components::CpiProtocol::Ipcp => "IPCP",
+            Protocol::Inherited => "PIP",
+            Protocol::Propagated => "propagated",
+            Protocol::IPCP => "IPCP",
             _ => "other",
         })
         .join(", ")

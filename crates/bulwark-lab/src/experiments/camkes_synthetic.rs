@@ -30,9 +30,9 @@
 //! only), the paper's bound for non-unique priorities (Eq. 4), Liu and Layland with blocking
 //! (Eq. 3) and exact response-time analysis.
 
-use bulwark_analysis::blocking::{
-    analyse, hyperbolic, hyperbolic_non_unique, liu_layland, response_times, schedulable, Analysis,
-    Cpi, CpiId, Overheads, System, Task, TaskTiming,
+use bulwark_analysis::blocking::{response_times, Analysis, Overheads, Protocol, System};
+pub use bulwark_analysis::component_sets::{
+    chain, protocols, verdicts, ChainTask, Configuration, Split, A, B, C, CPI_NAMES, D, E, TABLE_3,
 };
 use bulwark_analysis::generate::{uunisort_task_set, PeriodDistribution, PPB};
 use bulwark_core::{Duration, Instant, Priority};
@@ -53,97 +53,12 @@ pub const EXPERIMENT: Experiment = Experiment {
     run,
 };
 
-/// CPI indices of the Fig. 7 topology.
-pub const A: usize = 0;
-/// CPI B.
-pub const B: usize = 1;
-/// CPI C.
-pub const C: usize = 2;
-/// CPI D.
-pub const D: usize = 3;
-/// CPI E.
-pub const E: usize = 4;
-/// Names, by index.
-pub const CPI_NAMES: [&str; 5] = ["A", "B", "C", "D", "E"];
 /// Utilisations, in tenths.
 pub const UTILISATIONS: std::ops::RangeInclusive<u64> = 1..=10;
 /// Task sets per configuration and utilisation.
 pub const SETS: u64 = 10;
 /// Hyperperiods simulated per set.
 pub const HYPERPERIODS: u64 = 10;
-
-/// One row of Table 3: the protocols of CPIs C, D and E (A and B are always PIP).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Configuration {
-    /// Its number in Table 3.
-    pub number: u8,
-    /// Protocols of C, D and E.
-    pub protocols: [CpiProtocol; 3],
-}
-
-/// Table 3.
-pub const TABLE_3: [Configuration; 4] = {
-    use CpiProtocol::{Inherited as Pip, Ipcp, Propagated as Prop};
-    [
-        Configuration {
-            number: 1,
-            protocols: [Pip, Prop, Pip],
-        },
-        Configuration {
-            number: 2,
-            protocols: [Pip, Prop, Prop],
-        },
-        Configuration {
-            number: 3,
-            protocols: [Ipcp, Pip, Prop],
-        },
-        Configuration {
-            number: 4,
-            protocols: [Ipcp, Prop, Pip],
-        },
-    ]
-};
-
-/// How a task's workload is divided among its subtasks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Split {
-    /// A quarter in each of its own component, the first CPI, the second and E.
-    Equal,
-    /// 85 % in its own component, 5 % in each CPI.
-    ShortSections,
-}
-
-impl Split {
-    /// Both, in report order.
-    pub const ALL: [Split; 2] = [Split::Equal, Split::ShortSections];
-
-    /// Shares of own component, first CPI, second CPI and E, in percent.
-    pub fn percent(self) -> [u64; 4] {
-        match self {
-            Split::Equal => [25, 25, 25, 25],
-            Split::ShortSections => [85, 5, 5, 5],
-        }
-    }
-
-    /// For reports.
-    pub fn label(self) -> &'static str {
-        match self {
-            Split::Equal => "equal split",
-            Split::ShortSections => "short sections",
-        }
-    }
-}
-
-/// A task of the topology: its own work and its work in each CPI of its chain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChainTask {
-    /// `T_i`.
-    pub period: Duration,
-    /// `p_i`.
-    pub priority: Priority,
-    /// Time in its own component, and in the first CPI (A or B), the second (C or D) and E.
-    pub work: [Duration; 4],
-}
 
 /// The same system, for the machine and for the analysis.
 #[derive(Clone, Debug)]
@@ -158,51 +73,35 @@ pub struct Built {
     pub analysis: Analysis,
 }
 
-/// The chain of CPIs task `i` (0-based: t1..t4) goes through.
-pub fn chain(i: usize) -> [usize; 3] {
-    if i < 2 {
-        [A, C, E]
-    } else {
-        [B, D, E]
-    }
-}
-
 /// `d` split in two halves (the first rounded down).
 fn halves(d: Duration) -> (Duration, Duration) {
     let first = Duration::from_nanos(d.as_nanos() / 2);
     (first, d.saturating_sub(first))
 }
 
-/// Builds the Fig. 7 system with `protocols` for A..E and the given tasks (t1..t4).
+/// The component machine's protocol for an analysis protocol (the inverse of
+/// [`analysis_protocol`]).
+pub fn machine_protocol(protocol: Protocol) -> CpiProtocol {
+    use bulwark_analysis::blocking::FixedCeiling;
+    match protocol {
+        Protocol::Propagated => CpiProtocol::Propagated,
+        Protocol::Inherited => CpiProtocol::Inherited,
+        Protocol::Fixed(FixedCeiling::Immediate) => CpiProtocol::Ipcp,
+        Protocol::Fixed(FixedCeiling::NonPreemptive) => CpiProtocol::Npcs,
+    }
+}
+
+/// Builds the Fig. 7 system with `protocols` for A..E and the given tasks (t1..t4): the
+/// analysis half by [`bulwark_analysis::component_sets::build`], the machine half here.
 pub fn build(tasks: &[ChainTask], protocols: [CpiProtocol; 5], costs: ProtocolCosts) -> Built {
     let overheads = analysis_overheads(&costs);
-    let requests: [&[CpiId]; 5] = [&[CpiId(C)], &[CpiId(D)], &[CpiId(E)], &[CpiId(E)], &[]];
-    let cpis: Vec<Cpi> = (0..5)
-        .map(|c| {
-            Cpi::new(
-                CPI_NAMES[c],
-                Duration::ZERO,
-                analysis_protocol(protocols[c]),
-            )
-            .requesting(requests[c])
-        })
-        .collect();
-    let system = System {
-        tasks: tasks
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let path = chain(i);
-                Task::new(format!("t{}", i + 1), t.work[0], t.period, t.priority)
-                    .requesting(&[CpiId(path[0])])
-                    .with_procedure_time(CpiId(path[0]), t.work[1])
-                    .with_procedure_time(CpiId(path[1]), t.work[2])
-                    .with_procedure_time(CpiId(path[2]), t.work[3])
-            })
-            .collect(),
-        cpis,
-    };
-    let analysis = analyse(&system, &overheads).expect("the Fig. 7 topology is acyclic");
+    let set = bulwark_analysis::component_sets::build(
+        tasks,
+        protocols.map(analysis_protocol),
+        &overheads,
+    )
+    .expect("the Fig. 7 topology is acyclic and names only its own CPIs");
+    let (system, analysis) = (set.system, set.analysis);
 
     // Half of each component's work before its request, half after.
     let around = |d: Duration, next: Option<usize>| -> Vec<Step> {
@@ -229,7 +128,7 @@ pub fn build(tasks: &[ChainTask], protocols: [CpiProtocol; 5], costs: ProtocolCo
         .collect();
     let mut machine_tasks = Vec::new();
     for (i, t) in tasks.iter().enumerate() {
-        let path = chain(i);
+        let path = chain(i, tasks.len());
         machine_tasks.push(TaskConfig {
             name: format!("t{}", i + 1),
             priority: t.priority,
@@ -257,12 +156,6 @@ pub fn build(tasks: &[ChainTask], protocols: [CpiProtocol; 5], costs: ProtocolCo
     }
 }
 
-/// The protocols of A..E for a Table 3 configuration.
-pub fn protocols(configuration: Configuration) -> [CpiProtocol; 5] {
-    let [c, d, e] = configuration.protocols;
-    [CpiProtocol::Inherited, CpiProtocol::Inherited, c, d, e]
-}
-
 /// A generated set for `configuration` at `tenths` / 10 utilisation from `seed`: its tasks'
 /// workloads after subtracting each chain's worst-case protocol overheads, divided by `split`.
 pub fn generate(configuration: Configuration, split: Split, tenths: u64, seed: u64) -> Built {
@@ -287,24 +180,17 @@ pub fn generate_ppb(
             work: [Duration::ZERO; 4],
         })
         .collect();
-    let protocols = protocols(configuration);
+    let protocols = protocols(configuration).map(machine_protocol);
     let overhead = build(&bare, protocols, costs).analysis;
     let tasks: Vec<ChainTask> = set
         .iter()
         .zip(&overhead.tasks)
         .map(|(t, o)| {
-            let left = t
-                .task
-                .execution
-                .saturating_sub(o.timing.execution)
-                .as_nanos();
-            let [_, first, second, last] = split.percent().map(|p| left * p / 100);
-            // The rounding remainder stays in the task's own component.
-            let own = left - first - second - last;
+            let left = t.task.execution.saturating_sub(o.timing.execution);
             ChainTask {
                 period: t.task.period,
                 priority: t.priority,
-                work: [own, first, second, last].map(Duration::from_nanos),
+                work: split.divide(left),
             }
         })
         .collect();
@@ -338,16 +224,6 @@ pub struct SetResult {
     pub faults: u64,
     /// Longest inversion suffered, as a fraction of its task's `B_i` (0 when `B_i = 0`).
     pub worst_inversion_ratio: f64,
-}
-
-/// The bounds' verdicts: Eq. 2, Eq. 4, Eq. 3, RTA.
-pub fn verdicts(timings: &[TaskTiming]) -> [bool; 4] {
-    [
-        hyperbolic(timings).verdict.admitted(),
-        hyperbolic_non_unique(timings).verdict.admitted(),
-        liu_layland(timings).verdict.admitted(),
-        schedulable(timings),
-    ]
 }
 
 /// Simulates `built` for `hyperperiods` of its longest period (harmonic periods: the
@@ -569,8 +445,8 @@ pub fn report(results: &[SetResult]) -> ExperimentReport {
     }
 }
 
-fn label(protocol: CpiProtocol) -> &'static str {
-    match protocol {
+fn label(protocol: Protocol) -> &'static str {
+    match machine_protocol(protocol) {
         CpiProtocol::Propagated => "propagation",
         CpiProtocol::Inherited => "PIP",
         CpiProtocol::Ipcp => "IPCP",
@@ -676,7 +552,11 @@ mod tests {
             work: [ms(1), ms(2), ms(3), ms(4)],
         };
         let tasks = [task(4), task(3), task(2), task(1)];
-        let built = build(&tasks, protocols(TABLE_3[0]), ProtocolCosts::ZERO);
+        let built = build(
+            &tasks,
+            protocols(TABLE_3[0]).map(machine_protocol),
+            ProtocolCosts::ZERO,
+        );
         let c: Vec<Duration> = built
             .analysis
             .tasks
@@ -730,7 +610,7 @@ mod tests {
                                 priority: t.priority,
                                 work: [Duration::ZERO; 4],
                             }],
-                            protocols(TABLE_3[0]),
+                            protocols(TABLE_3[0]).map(machine_protocol),
                             ProtocolCosts::xeon_gold_6130_max(),
                         )
                         .analysis
