@@ -188,7 +188,13 @@ impl TaskContext<'_> {
             return Err(Stopped);
         }
         let slot = self.slot();
-        slot.gate.store(GATE_CLOSED, Ordering::Release);
+        // The run may end between the check above and closing the gate: the dispatcher's
+        // last act opens every gate for good (GATE_STOP). Closing by a swap sees that, and
+        // puts it back, where a plain store would overwrite it and park this thread forever.
+        if slot.gate.swap(GATE_CLOSED, Ordering::AcqRel) == GATE_STOP {
+            slot.gate.store(GATE_STOP, Ordering::Release);
+            return Err(Stopped);
+        }
         slot.until.store(until.as_nanos(), Ordering::Relaxed);
         slot.release.store(release.as_nanos(), Ordering::Relaxed);
         slot.at.store(self.now().as_nanos(), Ordering::Relaxed);
@@ -316,4 +322,39 @@ fn compute(
         ctx.count_unit();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    /// The run ends (every gate set to GATE_STOP) after a task thread checked `stopping` but
+    /// before it closed its gate to post a request: the request must see the stop and return,
+    /// not overwrite it and park forever. The request runs on its own thread so that a
+    /// regression fails after two seconds instead of hanging the suite.
+    #[test]
+    fn a_request_racing_the_end_of_the_run_returns() {
+        let (done, finished) = mpsc::channel();
+        std::thread::spawn(move || {
+            let shared = Shared {
+                tasks: vec![Slot::default()],
+                ..Shared::default()
+            };
+            // The state that interleaving leaves: gates stopped, the flag as read earlier.
+            shared.tasks[0].gate.store(GATE_STOP, Ordering::Release);
+            let ctx = TaskContext {
+                shared: &shared,
+                index: 0,
+            };
+            let answer = ctx.request(Request::Sleep, Instant::NEVER, Instant::NEVER);
+            let gate = shared.tasks[0].gate.load(Ordering::Acquire);
+            let _ = done.send((answer.is_err(), gate));
+        });
+        let (stopped, gate) = finished
+            .recv_timeout(std::time::Duration::from_secs(2))
+            .expect("the request returned instead of parking forever");
+        assert!(stopped);
+        assert_eq!(gate, GATE_STOP, "the stop stays visible to later calls");
+    }
 }
