@@ -575,6 +575,54 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
     })
 }
 
+/// A table that only some tests read, and what to say when it and they do not come together.
+struct TableRule<'r> {
+    /// As written, e.g. `[components]`.
+    header: &'r str,
+    /// The tests that read it.
+    needed_by: &'r [&'r str],
+    /// Those tests in a sentence, e.g. "a component test".
+    needed_name: &'r str,
+    /// The help when a test is listed without the table.
+    missing_help: &'r str,
+    /// The help when the table comes without any of its tests.
+    orphan_help: &'r str,
+}
+
+/// `rule`'s table: required when one of its tests is listed (the error points at the first
+/// such test's name), refused when none is (it would silently mean nothing; the error points
+/// at the table). `Some(None)`: no table and no such test; `None`: an error was reported.
+fn table_for_tests<'a, T>(
+    table: Option<&'a Spanned<T>>,
+    rule: &TableRule<'_>,
+    raw: &RawExperiment,
+    tests: &[String],
+    fail: &mut impl FnMut(Range<usize>, String, &str),
+) -> Option<Option<&'a T>> {
+    let needed = |name: &str| rule.needed_by.contains(&name);
+    let listed = raw.tests.get_ref().iter().find(|t| needed(t.get_ref()));
+    match (table, listed) {
+        (None, None) => Some(None),
+        (None, Some(test)) => {
+            fail(
+                test.span(),
+                format!("test `{}` without a {} table", test.get_ref(), rule.header),
+                rule.missing_help,
+            );
+            None
+        }
+        (Some(table), _) if !tests.iter().any(|t| needed(t)) => {
+            fail(
+                table.span(),
+                format!("a {} table without {}", rule.header, rule.needed_name),
+                rule.orphan_help,
+            );
+            None
+        }
+        (Some(table), _) => Some(Some(table.get_ref())),
+    }
+}
+
 /// `[components]`: required when any of [`COMPONENT_TESTS`] is listed (the error then points
 /// at the first such test's name), refused without one (it would silently mean nothing).
 fn components(
@@ -582,35 +630,22 @@ fn components(
     tests: &[String],
     fail: &mut impl FnMut(Range<usize>, String, &str),
 ) -> Option<Option<Components>> {
-    let listed = raw
-        .tests
-        .get_ref()
-        .iter()
-        .find(|t| COMPONENT_TESTS.contains(&t.get_ref().as_str()));
-    let table = match (&raw.components, listed) {
-        (None, None) => return Some(None),
-        (None, Some(test)) => {
-            fail(
-                test.span(),
-                format!("test `{}` without a [components] table", test.get_ref()),
-                "allowed: the component tests with a table like [components] configuration = 1 \
-                 (Table 3's configuration, 1 to 4) and optionally split = \"equal\" or \
-                 \"short-sections\"",
-            );
-            return None;
-        }
-        (Some(table), _) if !tests.iter().any(|t| COMPONENT_TESTS.contains(&t.as_str())) => {
-            fail(
-                table.span(),
-                "a [components] table without a component test".to_owned(),
-                &format!(
-                    "allowed: [components] with tests = [..., \"component-rta\"], one of {}",
-                    COMPONENT_TESTS.join(", ")
-                ),
-            );
-            return None;
-        }
-        (Some(table), _) => table.get_ref(),
+    let orphan_help = format!(
+        "allowed: [components] with tests = [..., \"component-rta\"], one of {}",
+        COMPONENT_TESTS.join(", ")
+    );
+    let rule = TableRule {
+        header: "[components]",
+        needed_by: &COMPONENT_TESTS,
+        needed_name: "a component test",
+        missing_help: "allowed: the component tests with a table like [components] \
+                       configuration = 1 (Table 3's configuration, 1 to 4) and optionally \
+                       split = \"equal\" or \"short-sections\"",
+        orphan_help: &orphan_help,
+    };
+    let table = table_for_tests(raw.components.as_ref(), &rule, raw, tests, fail)?;
+    let Some(table) = table else {
+        return Some(None);
     };
     let number = *table.configuration.get_ref();
     let configuration = match u8::try_from(number) {
@@ -654,33 +689,19 @@ fn mcipc_server(
     tests: &[String],
     fail: &mut impl FnMut(Range<usize>, String, &str),
 ) -> Option<Option<McIpcServer>> {
-    let listed = raw
-        .tests
-        .get_ref()
-        .iter()
-        .find(|t| t.get_ref() == "mcipc-budget");
-    let table = match (&raw.mcipc_server, listed) {
-        (None, None) => return Some(None),
-        (None, Some(test)) => {
-            fail(
-                test.span(),
-                "test `mcipc-budget` without a [mcipc-server] table".to_owned(),
-                "allowed: mcipc-budget with a table like [mcipc-server] operation-length = \
-                 \"50us\" (and optionally invocations = N per job, default 1, and clusters = \
-                 K, default 1)",
-            );
-            return None;
-        }
-        (Some(table), _) if !tests.iter().any(|t| t == "mcipc-budget") => {
-            fail(
-                table.span(),
-                "a [mcipc-server] table without the mcipc-budget test".to_owned(),
-                "allowed: [mcipc-server] with tests = [..., \"mcipc-budget\"], the test whose \
-                 clients invoke it",
-            );
-            return None;
-        }
-        (Some(table), _) => table.get_ref(),
+    let rule = TableRule {
+        header: "[mcipc-server]",
+        needed_by: &["mcipc-budget"],
+        needed_name: "the mcipc-budget test",
+        missing_help: "allowed: mcipc-budget with a table like [mcipc-server] operation-length = \
+         \"50us\" (and optionally invocations = N per job, default 1, and clusters = \
+         K, default 1)",
+        orphan_help: "allowed: [mcipc-server] with tests = [..., \"mcipc-budget\"], the test \
+                      whose clients invoke it",
+    };
+    let table = table_for_tests(raw.mcipc_server.as_ref(), &rule, raw, tests, fail)?;
+    let Some(table) = table else {
+        return Some(None);
     };
     let mut whole = |field: &Option<Spanned<i64>>, what: &str, low: u64, high: u64, default| {
         let Some(field) = field else {
