@@ -245,31 +245,26 @@ constrained-fraction = 0.5
 "#;
 
 /// The acceptance ratios of fp-rta-rm and spr-eq1 per point, and spr-eq1's
-/// admitted_but_missed counts; asserts the sweep exited 0.
+/// admitted_but_missed counts; asserts the sweep exited 0 with exactly those columns.
 fn ratios(file: &str) -> Vec<(f64, f64, u64)> {
-    let run = bulwark(&["sweep", file]);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let csv = String::from_utf8_lossy(&run.stdout).into_owned();
-    let mut lines = csv.lines();
-    assert_eq!(
-        lines.next(),
-        Some(
-            "tasks,utilisation,sets,fp-rta-rm,spr-eq1,fp-rta-rm:admitted_but_missed,\
-             spr-eq1:admitted_but_missed"
-        )
-    );
-    lines
-        .map(|line| {
-            let cells: Vec<&str> = line.split(',').collect();
+    ratios_by_test(file)
+        .into_iter()
+        .map(|(_, columns)| {
+            let mut names: Vec<&str> = columns.keys().map(String::as_str).collect();
+            names.sort_unstable();
+            assert_eq!(
+                names,
+                [
+                    "fp-rta-rm",
+                    "fp-rta-rm:admitted_but_missed",
+                    "spr-eq1",
+                    "spr-eq1:admitted_but_missed"
+                ]
+            );
             (
-                cells[3].parse().unwrap(),
-                cells[4].parse().unwrap(),
-                cells[6].parse().unwrap(),
+                columns["fp-rta-rm"],
+                columns["spr-eq1"],
+                columns["spr-eq1:admitted_but_missed"] as u64,
             )
         })
         .collect()
