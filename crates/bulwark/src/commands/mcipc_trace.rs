@@ -6,22 +6,22 @@ use bulwark_analysis::mc_ipc::Protocol as AnalysisProtocol;
 use bulwark_core::{Duration, Instant};
 use bulwark_lab::experiments::mcipc_case_study::SEED;
 use bulwark_sim::trace::Trace;
-use bulwark_spec::mc_ipc_toml::McIpcSystem;
+use bulwark_spec::mc_ipc_toml::{McIpcSystem, Protocol};
 
-use crate::cli::{IpcProtocol, SimulateArgs};
+use crate::cli::SimulateArgs;
 
 /// Lays `traces` (one per phase, in order, from the run that also made the table) end to end
 /// and writes `--trace` and `--svg`.
 pub fn write(
     study: &McIpcSystem,
     traces: Vec<Trace>,
-    protocol: Option<IpcProtocol>,
+    protocol: Protocol,
     args: &SimulateArgs,
 ) -> Result<(), String> {
     let protocol = match protocol {
-        Some(IpcProtocol::Mc) | None => AnalysisProtocol::McIpc,
-        Some(IpcProtocol::Fifo) => AnalysisProtocol::FifoIpc,
-        Some(IpcProtocol::Prio) => AnalysisProtocol::PrioIpc,
+        Protocol::McIpc => AnalysisProtocol::McIpc,
+        Protocol::FifoIpc => AnalysisProtocol::FifoIpc,
+        Protocol::PrioIpc => AnalysisProtocol::PrioIpc,
     };
     let length = args.until.unwrap_or(Duration::from_secs(10));
     let phases = traces.len();

@@ -192,7 +192,8 @@ fn mc_ipc(
         return Ok(crate::exit::bad_input());
     }
     let drawn = args.trace.is_some() || args.svg.is_some();
-    if drawn && protocol.is_none() {
+    let named = protocol;
+    if drawn && named.is_none() {
         eprintln!(
             "error: {}: --trace and --svg draw one protocol's run, but the file names none; \
              allowed: protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file",
@@ -213,11 +214,11 @@ fn mc_ipc(
         svg: None,
         json: args.json,
     };
-    if !drawn {
+    let Some(drawn_protocol) = named.filter(|_| drawn) else {
         return super::mcipc::run(&case_study);
-    }
+    };
     let mut draw = |study: &bulwark_spec::mc_ipc_toml::McIpcSystem, traces| {
-        super::mcipc_trace::write(study, traces, protocol, args)
+        super::mcipc_trace::write(study, traces, drawn_protocol, args)
     };
     super::mcipc::run_drawing(&case_study, Some(&mut draw))
 }
