@@ -80,6 +80,22 @@ fn flood(steps: &[ScriptStep], gap: Duration) -> Option<Vec<Step>> {
     })
 }
 
+/// Where each file reservation goes on the machine, in file order: (cluster, index among
+/// that cluster's reservations). A cluster's reservations keep the file's order, so a
+/// reservation's index counts the file's earlier ones on its cluster.
+pub fn placements(system: &McIpcSystem) -> Vec<(usize, usize)> {
+    let mut per_cluster = vec![0usize; system.clusters.len()];
+    system
+        .reservations
+        .iter()
+        .map(|r| {
+            let index = per_cluster[r.cluster];
+            per_cluster[r.cluster] += 1;
+            (r.cluster, index)
+        })
+        .collect()
+}
+
 /// Builds the cluster machine's configuration for phase `phase` (0-based index into
 /// `system.phases`; `None` for the system without any phase's changes).
 pub fn machine_config(
@@ -91,8 +107,7 @@ pub fn machine_config(
 ) -> Config {
     let cycle = system.cycle.unwrap_or(Duration::ZERO);
     let mut clusters: Vec<Vec<MachineReservation>> = vec![Vec::new(); system.clusters.len()];
-    // Where each file reservation went: (cluster, index in that cluster).
-    let mut placed: Vec<(usize, usize)> = Vec::with_capacity(system.reservations.len());
+    let placed = placements(system);
     let mut core_slots: Vec<Vec<Vec<Slot>>> = system
         .clusters
         .iter()
@@ -126,7 +141,6 @@ pub fn machine_config(
                 MachineReservation::Sporadic(budgeted(*budget, *period, r.priority, *replenishment))
             }
         };
-        placed.push((r.cluster, clusters[r.cluster].len()));
         clusters[r.cluster].push(kind);
     }
 

@@ -23,6 +23,7 @@ use bulwark_spec::mc_ipc_toml::{McIpcSystem, ReservationKind};
 
 use super::mcipc_case_study::{bound_of, bounds, paper_bound, summarise, system, PhaseResult};
 use super::{Experiment, LabError};
+use crate::mc_ipc_system::placements;
 use crate::report::{Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -105,18 +106,12 @@ pub fn flood(study: &McIpcSystem, runs: &[PhaseRun], phase: usize) -> Option<Flo
         return None;
     };
     let outcome = &runs.get(phase - 1)?.outcome;
-    // The machine's reservations of a cluster come in file order, as the file's.
-    let index = study
-        .reservations
-        .iter()
-        .take(study.tasks[task].reservation)
-        .filter(|r| r.cluster == reservation.cluster)
-        .count();
+    let (cluster, index) = *placements(study).get(study.tasks.get(task)?.reservation)?;
     Some(Flood {
         task,
         budget,
         period,
-        drained: *outcome.drained.get(reservation.cluster)?.get(index)?,
+        drained: *outcome.drained.get(cluster)?.get(index)?,
         aborts: outcome.aborts.iter().filter(|a| a.task == task).count(),
     })
 }
