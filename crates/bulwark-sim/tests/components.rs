@@ -5,7 +5,7 @@ use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::components::{
     run, CallReplyCost, ComponentConfigError, ComponentOutcome, ComponentSystemConfig, CpiConfig,
-    CpiProtocol, ProtocolCosts, RunOptions, Step, TaskConfig,
+    CpiProtocol, Kernel, ProtocolCosts, RunOptions, Step, TaskConfig, Timing,
 };
 use bulwark_sim::trace::{MarkKind, Trace};
 
@@ -499,6 +499,33 @@ mod any_system {
             .collect()
     }
 
+    /// Drives the kernel as a platform with real threads does ([`Timing::Reported`]): the
+    /// platform, not the kernel, knows when a stretch's work is done. This one plays the
+    /// threads by keeping each stretch's work done itself and reports the stretch done the
+    /// instant that work reaches the stretch's length, so it must give exactly `run`'s
+    /// outcome when the protocols cost nothing.
+    fn run_reported(config: &ComponentSystemConfig, options: RunOptions) -> ComponentOutcome {
+        let mut kernel = Kernel::new(config, options, Timing::Reported).unwrap();
+        let mut worked: std::collections::HashMap<(usize, u64), Duration> = Default::default();
+        while let Some(stretch) = kernel.settle() {
+            let now = kernel.now();
+            let next = stretch.timer.min(options.until);
+            let Some(thread) = stretch.thread else {
+                kernel.advance(next);
+                continue;
+            };
+            let done = worked.entry((thread, stretch.serial)).or_default();
+            let end = now.saturating_add(stretch.remaining.saturating_sub(*done));
+            let to = end.min(next);
+            *done = done.saturating_add(to.saturating_duration_since(now));
+            kernel.advance(to);
+            if to == end {
+                kernel.stretch_done(thread, stretch.serial);
+            }
+        }
+        kernel.finish()
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -521,6 +548,19 @@ mod any_system {
                 prop_assert_eq!(task.job_records.len() as u64, task.jobs);
             }
             prop_assert_eq!(run(&config, options).unwrap(), outcome);
+        }
+
+        /// A platform that reports each stretch's end gets the simulator's outcome: the
+        /// kernel's decisions depend on when stretches end, not on who measures it.
+        #[test]
+        fn reported_stretches_give_the_simulated_outcome(config in system()) {
+            let config = ComponentSystemConfig { costs: ProtocolCosts::ZERO, ..config };
+            let options = RunOptions {
+                until: Instant::ZERO.saturating_add(ms(100)),
+                record_jobs: true,
+                record_trace: true,
+            };
+            prop_assert_eq!(run_reported(&config, options), run(&config, options).unwrap());
         }
 
         /// The sporadic-server guarantee, from the trace alone: from the instant a reserved

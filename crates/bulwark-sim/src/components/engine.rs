@@ -12,7 +12,7 @@ use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 
 use super::{
     ComponentJob, ComponentOutcome, ComponentSystemConfig, ComponentTaskOutcome, CpiProtocol,
-    RunOptions, Step,
+    ProtocolCosts, RunOptions, Step,
 };
 use bulwark_core::reservation::SchedContext;
 
@@ -115,6 +115,9 @@ struct Thread {
     /// replenishment.
     throttled: bool,
     remaining: Duration,
+    /// Counts the `Execute` stretches it started: a platform whose threads do the work tells
+    /// a new stretch from one resumed after a preemption by it.
+    stretch: u64,
     cont: Cont,
     pc: usize,
     serving: Option<Serving>,
@@ -130,6 +133,7 @@ impl Thread {
             blocked: true,
             throttled: false,
             remaining: Duration::ZERO,
+            stretch: 0,
             cont: Cont::Step,
             pc: 0,
             serving: None,
@@ -166,6 +170,11 @@ struct TaskState {
 
 struct Machine<'a> {
     config: &'a ComponentSystemConfig,
+    /// The protocol overheads charged: the configuration's, or none when the platform's
+    /// own kernel work takes real time ([`Timing::Reported`]).
+    costs: ProtocolCosts,
+    /// How an `Execute` stretch ends.
+    timing: Timing,
     now: Instant,
     threads: Vec<Thread>,
     runqueue: PriorityRunqueue,
@@ -193,46 +202,170 @@ struct Machine<'a> {
     open: OpenSlices,
 }
 
+/// How a thread's `Execute` stretch ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timing {
+    /// Time runs it down: the simulator's model, with the configuration's protocol costs.
+    Simulated,
+    /// The platform reports it ([`Kernel::stretch_done`]): a real thread did the work, on
+    /// the real clock. Protocol steps cost nothing in the model, since the platform's own
+    /// kernel work takes real time (measured there).
+    Reported,
+}
+
+/// Where the kernel stands once it has done everything due at its current instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stretch {
+    /// The thread that runs from now, if any ([`Kernel::threads`] index).
+    pub thread: Option<usize>,
+    /// Its work left in the current stretch (simulated timing: the time to its end).
+    pub remaining: Duration,
+    /// Which of the thread's `Execute` stretches it is (see [`Kernel::threads`]).
+    pub serial: u64,
+    /// The next instant the kernel must be entered whatever the threads do: a release, a
+    /// depletion, the end of a non-preemptive region or a replenishment ([`Instant::NEVER`]
+    /// for none).
+    pub timer: Instant,
+}
+
+/// A thread of the system, for a platform that gives each one a real thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadInfo {
+    /// `t1`, or `E.work#0` for thread 0 of CPI `E.work`'s pool.
+    pub name: String,
+    /// The priority it waits at.
+    pub home: Priority,
+}
+
+/// The component kernel, driven step by step by a platform: the simulator's loop in [`run`],
+/// or a runtime whose real threads do each `Execute` stretch on a real clock.
+///
+/// A platform alternates [`settle`](Kernel::settle), which does every kernel action due at
+/// the current instant and says who runs and until when, with [`advance`](Kernel::advance),
+/// which lets time pass with that thread running.
+pub struct Kernel<'a> {
+    machine: Machine<'a>,
+    until: Instant,
+}
+
+impl<'a> Kernel<'a> {
+    /// A kernel at time zero for `config`, which it validates.
+    pub fn new(
+        config: &'a ComponentSystemConfig,
+        options: RunOptions,
+        timing: Timing,
+    ) -> Result<Kernel<'a>, ComponentConfigError> {
+        validate(config)?;
+        let mut machine = Machine::new(config, options.record_jobs, timing);
+        if options.record_trace {
+            machine.trace = Some(Trace::default());
+        }
+        Ok(Kernel {
+            machine,
+            until: options.until,
+        })
+    }
+
+    /// The kernel's current instant.
+    pub fn now(&self) -> Instant {
+        self.machine.now
+    }
+
+    /// The threads: every task's control thread by task index, then each CPI's pool in
+    /// order. A [`Stretch`]'s `thread` indexes this.
+    pub fn threads(&self) -> Vec<ThreadInfo> {
+        let config = self.machine.config;
+        self.machine
+            .threads
+            .iter()
+            .map(|thread| ThreadInfo {
+                name: match thread.role {
+                    Role::Task(i) => config.tasks[i].name.clone(),
+                    Role::Pool { cpi, index } => format!("{}#{index}", config.cpis[cpi].name),
+                },
+                home: thread.home,
+            })
+            .collect()
+    }
+
+    /// Does everything due at the current instant (dispatch, the running thread's next
+    /// action once its stretch is over, a depletion, releases, replenishments) and says who
+    /// runs from now; `None` once the run's end is reached.
+    pub fn settle(&mut self) -> Option<Stretch> {
+        let machine = &mut self.machine;
+        loop {
+            machine.dispatch();
+            // What a thread does at the end of a stretch happens at that instant, before jobs
+            // released at the same instant can preempt it: a job whose last step ends at `t`
+            // completes at `t`.
+            if let Some(r) = machine.running {
+                if machine.threads[r].remaining.is_zero() {
+                    machine.continue_thread(r);
+                    continue;
+                }
+            }
+            if machine.exhaust_running() {
+                continue;
+            }
+            if machine.now >= self.until {
+                return None;
+            }
+            if machine.release_due() || machine.replenish_due() {
+                continue;
+            }
+            let timer = machine.next_release().min(machine.next_context_event());
+            let running = machine.running.map(|r| &machine.threads[r]);
+            return Some(Stretch {
+                thread: machine.running,
+                remaining: running.map_or(Duration::ZERO, |t| t.remaining),
+                serial: running.map_or(0, |t| t.stretch),
+                timer,
+            });
+        }
+    }
+
+    /// Time passes to `to` (no earlier than now, no later than the end of the run) with the
+    /// settled thread running: its work, its context's budget and the priority inversion it
+    /// causes are charged.
+    pub fn advance(&mut self, to: Instant) {
+        let to = to.max(self.machine.now).min(self.until);
+        self.machine.advance(to);
+    }
+
+    /// Reported timing: `thread`'s current `Execute` stretch is done (its real thread did
+    /// the work). Ignored for a thread that is not running or not in a stretch.
+    pub fn stretch_done(&mut self, thread: usize, serial: u64) {
+        let machine = &mut self.machine;
+        if machine.running == Some(thread)
+            && machine
+                .threads
+                .get(thread)
+                .is_some_and(|t| t.stretch == serial)
+        {
+            machine.threads[thread].remaining = Duration::ZERO;
+        }
+    }
+
+    /// Ends the run: unfinished jobs are counted, the record handed over.
+    pub fn finish(self) -> ComponentOutcome {
+        self.machine.finish(self.until)
+    }
+}
+
 /// Runs `config` from time zero until `options.until`.
 pub fn run(
     config: &ComponentSystemConfig,
     options: RunOptions,
 ) -> Result<ComponentOutcome, ComponentConfigError> {
-    validate(config)?;
-    let mut machine = Machine::new(config, options.record_jobs);
-    if options.record_trace {
-        machine.trace = Some(Trace::default());
+    let mut kernel = Kernel::new(config, options, Timing::Simulated)?;
+    while let Some(stretch) = kernel.settle() {
+        let mut next = stretch.timer.min(options.until);
+        if stretch.thread.is_some() {
+            next = next.min(kernel.now().saturating_add(stretch.remaining));
+        }
+        kernel.advance(next);
     }
-    loop {
-        machine.dispatch();
-        // What a thread does at the end of a stretch happens at that instant, before jobs
-        // released at the same instant can preempt it: a job whose last step ends at `t`
-        // completes at `t`.
-        if let Some(r) = machine.running {
-            if machine.threads[r].remaining.is_zero() {
-                machine.continue_thread(r);
-                continue;
-            }
-        }
-        if machine.exhaust_running() {
-            continue;
-        }
-        if machine.now >= options.until {
-            break;
-        }
-        if machine.release_due() || machine.replenish_due() {
-            continue;
-        }
-        let mut next = machine
-            .next_release()
-            .min(machine.next_context_event())
-            .min(options.until);
-        if let Some(r) = machine.running {
-            next = next.min(machine.now.saturating_add(machine.threads[r].remaining));
-        }
-        machine.advance(next);
-    }
-    Ok(machine.finish(options.until))
+    Ok(kernel.finish())
 }
 
 fn validate(config: &ComponentSystemConfig) -> Result<(), ComponentConfigError> {
@@ -289,7 +422,7 @@ fn validate(config: &ComponentSystemConfig) -> Result<(), ComponentConfigError> 
 }
 
 impl<'a> Machine<'a> {
-    fn new(config: &'a ComponentSystemConfig, record_jobs: bool) -> Machine<'a> {
+    fn new(config: &'a ComponentSystemConfig, record_jobs: bool, timing: Timing) -> Machine<'a> {
         let mut threads = Vec::new();
         let mut tasks = Vec::new();
         for (i, task) in config.tasks.iter().enumerate() {
@@ -339,6 +472,11 @@ impl<'a> Machine<'a> {
         let n = config.cpis.len();
         Machine {
             config,
+            costs: match timing {
+                Timing::Simulated => config.costs,
+                Timing::Reported => ProtocolCosts::ZERO,
+            },
+            timing,
             now: Instant::ZERO,
             runqueue: PriorityRunqueue::with_capacity(threads.len()),
             threads,
@@ -388,7 +526,7 @@ impl<'a> Machine<'a> {
                 self.running = Some(t);
                 if self.last_dispatched != Some(t) {
                     self.outcome.context_switches += 1;
-                    let cost = self.config.costs.context_switch;
+                    let cost = self.costs.context_switch;
                     let thread = &mut self.threads[t];
                     thread.remaining = thread.remaining.saturating_add(cost);
                 }
@@ -471,7 +609,9 @@ impl<'a> Machine<'a> {
                 }
             }
             let thread = &mut self.threads[r];
-            thread.remaining = thread.remaining.saturating_sub(dt);
+            if self.timing == Timing::Simulated {
+                thread.remaining = thread.remaining.saturating_sub(dt);
+            }
             self.outcome.busy = self.outcome.busy.saturating_add(dt);
             if let Some((owner, seq)) = self.owner(r) {
                 let p = self.config.tasks[owner].priority;
@@ -712,6 +852,7 @@ impl<'a> Machine<'a> {
                 Some(Step::Execute(d)) if d.is_zero() => self.threads[r].pc += 1,
                 Some(Step::Execute(d)) => {
                     self.threads[r].remaining = *d;
+                    self.threads[r].stretch += 1;
                     self.threads[r].cont = Cont::StepDone;
                     return;
                 }
@@ -831,7 +972,7 @@ impl<'a> Machine<'a> {
     /// A request reaches CPI `c`'s endpoint: a waiting pool thread takes it and runs the
     /// protocol's call steps at the ceiling.
     fn deliver(&mut self, c: usize, request: Request, caller: usize, from_pip: bool) {
-        let costs = self.config.costs;
+        let costs = self.costs;
         let serving = Serving {
             request,
             caller,
@@ -909,7 +1050,7 @@ impl<'a> Machine<'a> {
     }
 
     fn reply_cost(&self, c: usize, index: u32, t: usize) -> Duration {
-        let costs = self.config.costs;
+        let costs = self.costs;
         let from_pip = self.threads[t].serving.is_some_and(|s| s.from_pip);
         match &self.cpis[c] {
             CpiState::Propagated(_) if from_pip => costs.pip_to_propagated.reply,
@@ -958,7 +1099,7 @@ impl<'a> Machine<'a> {
                 caller,
                 from_pip,
             });
-            let cost = self.config.costs.fixed.call;
+            let cost = self.costs.fixed.call;
             let thread = &mut self.threads[r];
             thread.remaining = cost;
             thread.cont = Cont::EntryDone { waiting: false };
@@ -1013,7 +1154,7 @@ impl<'a> Machine<'a> {
                     requestor,
                 } => {
                     let d = cpi.0 as usize;
-                    let costs = self.config.costs.nest;
+                    let costs = self.costs.nest;
                     let more = match self.cpis.get_mut(d) {
                         Some(CpiState::Inherited(s)) => {
                             *extra = extra.saturating_add(costs.to_inherited);

@@ -41,7 +41,7 @@ mod engine;
 
 use bulwark_core::{Duration, Instant, Priority};
 
-pub use engine::{run, ComponentConfigError};
+pub use engine::{run, ComponentConfigError, Kernel, Stretch, ThreadInfo, Timing};
 
 /// One step of a task's job or of a procedure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
