@@ -137,6 +137,7 @@
 //! # Ok::<(), bulwark_host::HostError>(())
 //! ```
 
+mod handover;
 pub mod linux;
 mod runtime;
 pub mod sys;

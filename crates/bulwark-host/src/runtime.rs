@@ -15,37 +15,24 @@ use bulwark_spec::{Behaviour, Execution, PolicyKind, Scenario, Step};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::sys::{self, GATE_CLOSED};
+use crate::handover::{supervise, Entry, Handover};
+use crate::sys;
 use crate::task::{run_script, ScriptTools, TaskContext};
 use crate::work::{FlushBuffer, Matmul};
 use crate::{
-    Body, Clock, HostConfig, HostError, HostOutcome, HostStats, Reclaimed, PRIORITY_READY,
-    PRIORITY_RUN, THROTTLE_SUSPECT_NS,
+    Body, Clock, HostConfig, HostError, HostOutcome, HostStats, Reclaimed, THROTTLE_SUSPECT_NS,
 };
 
 /// The gate is open: the thread was chosen.
 pub(crate) const GATE_OPEN: u32 = 1;
 /// The run is over: the gate stays open and every request answers at once.
 pub(crate) const GATE_STOP: u32 = 2;
-/// The dispatcher wakes at least this often, to prove to the watchdog that it lives.
-const HEARTBEAT_NS: u64 = 5_000_000;
-/// How early the dispatcher of an idle core wakes before the policy's timer, to spin the rest
-/// of the way to it. A kernel timer wakes a thread late by the platform's timer-interrupt
-/// latency (on a virtual machine tens of microseconds, varying from one wake-up to the next),
-/// and every release the policy makes at that timer would inherit it. Spinning costs no task
-/// anything when the core is idle; while a task runs the dispatcher sleeps to the timer
-/// itself, so that no task loses its time to the spin (its budget timer may then be late by
-/// the platform's latency, which is charged to it as the simulator charges interrupt entry).
-const IDLE_TIMER_ADVANCE_NS: u64 = 200_000;
 /// How often the watchdog looks.
 const WATCHDOG_POLL: std::time::Duration = std::time::Duration::from_millis(2);
 /// How long set-up may wait for a thread to start.
 const START_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
 /// Stack of a thread running a scenario script.
 const SCRIPT_STACK: usize = 256 << 10;
-/// The longest a stalled dispatcher (a test fault) keeps the core before giving up itself.
-const STALL_LIMIT_NS: u64 = 3_000_000_000;
-
 /// A task thread's request to the dispatcher.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
@@ -139,7 +126,7 @@ impl Shared {
 
     /// Ends the run for every task thread: demoted first, so that whatever they still do
     /// runs as ordinary threads, then every gate opened for good.
-    fn release_all(&self) {
+    pub(crate) fn release_all(&self) {
         self.stopping.store(true, Ordering::Release);
         for slot in &self.tasks {
             let tid = slot.tid.load(Ordering::Acquire);
@@ -169,7 +156,7 @@ impl Shared {
 }
 
 /// Puts every thread of the run back under SCHED_OTHER when the run ends, however it ends.
-struct RestoreGuard<'a>(&'a Shared);
+pub(crate) struct RestoreGuard<'a>(pub &'a Shared);
 
 impl Drop for RestoreGuard<'_> {
     fn drop(&mut self) {
@@ -191,10 +178,10 @@ impl Drop for ThreadGuard {
 }
 
 /// What the watchdog saw when it fired.
-struct Fired {
-    silent_for: u64,
-    demoted: usize,
-    still_real_time: usize,
+pub(crate) struct Fired {
+    pub silent_for: u64,
+    pub demoted: usize,
+    pub still_real_time: usize,
 }
 
 pub(crate) fn run<'s>(
@@ -220,131 +207,60 @@ pub(crate) fn run<'s>(
         objects: Mutex::new(Some(Reclamation::new(scenario)?)),
         ..Shared::default()
     };
-    let saved_interrupt = sys::catch_interrupt();
-    let interrupts_before = sys::interrupts();
-    let result = thread::scope(|scope| {
-        let guard = RestoreGuard(&shared);
-        let shared = &shared;
-        for (index, spec) in scenario.tasks.iter().enumerate() {
-            let body = bodies
-                .iter()
-                .position(|(name, _)| *name == spec.name)
-                .map(|at| bodies.swap_remove(at).1);
-            let needs_flush = has_flush(&spec.behaviour);
-            let vbs = scenario.policy_of(spec.core) == PolicyKind::Vbs;
-            let core = config.core;
-            // Scripts need little stack, and a thousand attackers should not reserve 2 MiB
-            // each; user code keeps the default.
-            let mut builder = thread::Builder::new();
-            if body.is_none() {
-                builder = builder.stack_size(SCRIPT_STACK);
-            }
-            let spawned = builder.spawn_scoped(scope, move || {
-                let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                // One stream per task, as the simulator draws them.
-                rng.set_stream(index as u64);
-                let mut tools = ScriptTools {
-                    matmul: Matmul::new(),
-                    matmul_ns,
-                    flush: needs_flush.then(|| FlushBuffer::new(core)),
-                };
-                task_main(
-                    shared,
-                    index,
-                    vbs,
-                    body,
-                    &spec.behaviour,
-                    &mut rng,
-                    &mut tools,
-                );
-            });
-            if let Err(error) = spawned {
-                drop(guard);
-                return Err(HostError::System {
-                    call: "pthread_create",
-                    error,
-                });
-            }
-        }
-        let configure = || -> Result<(), HostError> {
-            let tids = wait_for(|| {
-                let tids: Vec<i32> = shared
-                    .tasks
+    let shared = &shared;
+    supervise(
+        shared,
+        config,
+        |scope| {
+            for (index, spec) in scenario.tasks.iter().enumerate() {
+                let body = bodies
                     .iter()
-                    .map(|s| s.tid.load(Ordering::Acquire))
-                    .collect();
-                tids.iter().all(|&t| t != 0).then_some(tids)
-            })?;
-            for tid in tids {
-                setup_thread(tid, config.core, PRIORITY_READY)?;
+                    .position(|(name, _)| *name == spec.name)
+                    .map(|at| bodies.swap_remove(at).1);
+                let needs_flush = has_flush(&spec.behaviour);
+                let vbs = scenario.policy_of(spec.core) == PolicyKind::Vbs;
+                let core = config.core;
+                // Scripts need little stack, and a thousand attackers should not reserve 2 MiB
+                // each; user code keeps the default.
+                let mut builder = thread::Builder::new();
+                if body.is_none() {
+                    builder = builder.stack_size(SCRIPT_STACK);
+                }
+                builder
+                    .spawn_scoped(scope, move || {
+                        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                        // One stream per task, as the simulator draws them.
+                        rng.set_stream(index as u64);
+                        let mut tools = ScriptTools {
+                            matmul: Matmul::new(),
+                            matmul_ns,
+                            flush: needs_flush.then(|| FlushBuffer::new(core)),
+                        };
+                        task_main(
+                            shared,
+                            index,
+                            vbs,
+                            body,
+                            &spec.behaviour,
+                            &mut rng,
+                            &mut tools,
+                        );
+                    })
+                    .map_err(|error| HostError::System {
+                        call: "pthread_create",
+                        error,
+                    })?;
             }
             Ok(())
-        };
-        if let Err(e) = configure() {
-            drop(guard);
-            return Err(e);
-        }
-        let dispatcher = scope.spawn(move || {
-            shared
-                .dispatcher_tid
-                .store(sys::gettid(), Ordering::Release);
-            let _restore = ThreadGuard;
-            let _ = sys::least_timer_slack();
-            while shared.go.load(Ordering::Acquire) == 0 {
-                sys::futex_wait(&shared.go, 0, None);
-            }
-            if shared.stopping.load(Ordering::Acquire) {
-                return Ok(None);
-            }
+        },
+        move || {
             let mut dispatcher =
                 Dispatcher::new(scenario, scenario_core, config, shared, until, seed);
-            let result = dispatcher.run();
+            dispatcher.run()?;
             shared.release_all();
-            shared.dispatcher_done.store(true, Ordering::Release);
-            result.map(|()| Some(dispatcher.finish(scenario, scenario_core, matmul_ns)))
-        });
-        let started = wait_for(|| {
-            let tid = shared.dispatcher_tid.load(Ordering::Acquire);
-            (tid != 0).then_some(tid)
-        })
-        .and_then(|tid| setup_thread(tid, config.core, sys::fifo_max()));
-        if let Err(e) = started {
-            drop(guard);
-            return Err(e);
-        }
-        let watchdog_core = config.watchdog_core;
-        let timeout = config.watchdog_timeout.as_nanos();
-        let watchdog = scope.spawn(move || {
-            let _ = sys::pin(sys::gettid(), watchdog_core);
-            watchdog_main(shared, timeout, interrupts_before)
-        });
-        shared
-            .heartbeat
-            .store(sys::monotonic_ns(), Ordering::Release);
-        shared.go.store(1, Ordering::Release);
-        sys::futex_wake(&shared.go, 1);
-        let dispatched = dispatcher
-            .join()
-            .unwrap_or_else(|_| Err(HostError::Unsupported("the dispatcher panicked".into())));
-        shared.dispatcher_done.store(true, Ordering::Release);
-        let fired = watchdog.join().ok().flatten();
-        drop(guard);
-        if let Some(fired) = fired {
-            return Err(HostError::WatchdogFired {
-                silent_for: Duration::from_nanos(fired.silent_for),
-                demoted: fired.demoted,
-                still_real_time: fired.still_real_time,
-            });
-        }
-        if shared.stop_requested.load(Ordering::Acquire) {
-            return Err(HostError::Interrupted);
-        }
-        dispatched?.ok_or(HostError::Interrupted)
-    });
-    if let Some(saved) = saved_interrupt {
-        sys::restore_interrupt(saved);
-    }
-    result
+            Ok(dispatcher.finish(scenario, scenario_core, matmul_ns))
+        },
+    )
 }
 
 fn has_flush(behaviour: &Behaviour) -> bool {
@@ -359,7 +275,7 @@ fn has_flush(behaviour: &Behaviour) -> bool {
 }
 
 /// Polls `probe` until it answers, for at most [`START_LIMIT`].
-fn wait_for<T>(mut probe: impl FnMut() -> Option<T>) -> Result<T, HostError> {
+pub(crate) fn wait_for<T>(mut probe: impl FnMut() -> Option<T>) -> Result<T, HostError> {
     let start = std::time::Instant::now();
     loop {
         if let Some(value) = probe() {
@@ -374,7 +290,7 @@ fn wait_for<T>(mut probe: impl FnMut() -> Option<T>) -> Result<T, HostError> {
     }
 }
 
-fn setup_thread(tid: i32, core: usize, priority: i32) -> Result<(), HostError> {
+pub(crate) fn setup_thread(tid: i32, core: usize, priority: i32) -> Result<(), HostError> {
     sys::pin(tid, core).map_err(|error| HostError::System {
         call: "sched_setaffinity",
         error,
@@ -424,7 +340,11 @@ fn task_main(
 
 /// Watches the dispatcher's heartbeat and Ctrl-C; demotes every managed thread when the
 /// dispatcher has been silent for `timeout_ns`.
-fn watchdog_main(shared: &Shared, timeout_ns: u64, interrupts_before: usize) -> Option<Fired> {
+pub(crate) fn watchdog_main(
+    shared: &Shared,
+    timeout_ns: u64,
+    interrupts_before: usize,
+) -> Option<Fired> {
     loop {
         if shared.dispatcher_done.load(Ordering::Acquire) {
             return None;
@@ -476,14 +396,6 @@ enum Completion {
     Killed,
 }
 
-/// Why the dispatcher woke.
-enum Entry {
-    Request(usize),
-    Timer,
-    Heartbeat,
-    End,
-}
-
 /// The kernel of the managed core.
 pub(crate) struct Dispatcher<'a> {
     policy: Box<dyn Policy>,
@@ -493,13 +405,9 @@ pub(crate) struct Dispatcher<'a> {
     until: Instant,
     seed: u64,
     core: u16,
-    stall_at: Option<Instant>,
-    current: Option<TaskId>,
-    /// Per task: whether its thread is at [`PRIORITY_RUN`] (so that raising it again is no
-    /// system call).
-    raised: Vec<bool>,
+    /// The core's owner and its one timer.
+    handover: Handover<'a>,
     running_since: Instant,
-    timer: Option<Instant>,
     jobs: Vec<Option<Job>>,
     metrics: Vec<TaskMetrics>,
     core_metrics: CoreMetrics,
@@ -533,13 +441,8 @@ impl<'a> Dispatcher<'a> {
             until,
             seed,
             core,
-            stall_at: config
-                .stall_dispatcher_at
-                .map(|d| Instant::ZERO.saturating_add(d)),
-            current: None,
-            raised: vec![false; scenario.tasks.len()],
+            handover: Handover::new(shared, config, until),
             running_since: Instant::ZERO,
-            timer: None,
             jobs: scenario.tasks.iter().map(|_| None).collect(),
             metrics: scenario
                 .tasks
@@ -579,9 +482,7 @@ impl<'a> Dispatcher<'a> {
 
     /// Boot, then kernel entries until the end of the run.
     fn run(&mut self) -> Result<(), HostError> {
-        let origin = sys::monotonic_ns();
-        self.clock = Clock { origin };
-        self.shared.origin.store(origin, Ordering::Release);
+        self.clock = self.handover.boot();
         let mut work = Work::default();
         for index in 0..self.scenario.tasks.len() {
             let id = TaskId(index as u32);
@@ -625,20 +526,21 @@ impl<'a> Dispatcher<'a> {
             self.core_metrics.invocations += 1;
             self.stats.entries += 1;
             self.apply(decision.next, suspended)?;
-            self.timer = decision.timer;
+            self.handover.timer = decision.timer;
             let exit = self.clock.now();
             self.record_slice(decision.next, SliceKind::Kernel, now, exit);
             self.charge_kernel(decision.next, now, exit);
             self.running_since = exit;
             // Wait for the next kernel entry.
             let entry = loop {
-                match self.wait()? {
+                match self.handover.wait()? {
                     Entry::Heartbeat => {
                         let woke = self.clock.now();
                         self.charge_running(woke);
                         let back = self.clock.now();
-                        self.record_slice(self.current, SliceKind::Kernel, woke, back);
-                        self.charge_kernel(self.current, woke, back);
+                        let current = self.current();
+                        self.record_slice(current, SliceKind::Kernel, woke, back);
+                        self.charge_kernel(current, woke, back);
                         self.running_since = back;
                     }
                     entry => break entry,
@@ -650,14 +552,14 @@ impl<'a> Dispatcher<'a> {
             match entry {
                 Entry::End | Entry::Heartbeat => break,
                 Entry::Timer => {
-                    let planned = self.timer.unwrap_or(now);
+                    let planned = self.handover.timer.unwrap_or(now);
                     let late = now.saturating_duration_since(planned);
                     self.stats.timer_lateness.record(late);
                     if late.as_nanos() > THROTTLE_SUSPECT_NS {
                         self.stats.late_timers += 1;
                     }
                     self.core_metrics.timer_interrupts += 1;
-                    self.timer = None;
+                    self.handover.timer = None;
                     self.policy.timer_interrupt(now, &mut work);
                 }
                 Entry::Request(index) => {
@@ -763,122 +665,29 @@ impl<'a> Dispatcher<'a> {
         let _ = self.policy.block(now, task, work);
     }
 
-    /// Gives the core to `next`: the previous thread lowered and stopped (unless it suspended
-    /// itself by its request), the chosen one raised and let through its gate.
+    /// The task whose thread has the core.
+    fn current(&self) -> Option<TaskId> {
+        self.handover.current.map(|slot| TaskId(slot as u32))
+    }
+
+    /// Gives the core to `next` (see [`Handover::give`]), counting the preemption and the
+    /// context switch.
     fn apply(&mut self, next: Option<TaskId>, suspended: Option<TaskId>) -> Result<(), HostError> {
-        let previous = self.current;
-        if next == previous && suspended.is_none() {
-            return Ok(());
+        let handed = self
+            .handover
+            .give(next.map(TaskId::index), suspended.map(TaskId::index))?;
+        if let Some(preempted) = handed.preempted {
+            self.metrics[preempted].preemptions += 1;
         }
-        let system = |call| move |error| HostError::System { call, error };
-        if let Some(p) = previous.filter(|&p| Some(p) != next) {
-            let slot = &self.shared.tasks[p.index()];
-            let tid = slot.tid.load(Ordering::Acquire);
-            slot.gate.store(GATE_CLOSED, Ordering::Release);
-            // A thread that suspended itself closed its gate before asking and is parked on
-            // it (or runs only the few instructions to get there): it keeps its priority,
-            // and its next dispatch costs no priority change. A preempted thread still runs
-            // its own code: lowered below the chosen one first, then told to park.
-            if suspended != Some(p) {
-                sys::set_fifo(tid, PRIORITY_READY).map_err(system("sched_setscheduler"))?;
-                self.raised[p.index()] = false;
-                // Preempted in its own code: the signal's handler parks it on its gate.
-                sys::send_preempt(tid).map_err(system("tgkill"))?;
-                self.stats.preempt_signals += 1;
-                self.metrics[p.index()].preemptions += 1;
-            }
+        if handed.switched {
+            self.core_metrics.context_switches += 1;
         }
-        if let Some(n) = next {
-            let slot = &self.shared.tasks[n.index()];
-            if previous != next {
-                if !self.raised[n.index()] {
-                    let tid = slot.tid.load(Ordering::Acquire);
-                    sys::set_fifo(tid, PRIORITY_RUN).map_err(system("sched_setscheduler"))?;
-                    self.raised[n.index()] = true;
-                }
-                self.core_metrics.context_switches += 1;
-            }
-            slot.gate.store(GATE_OPEN, Ordering::Release);
-            sys::futex_wake(&slot.gate, 1);
-        }
-        self.current = next;
         Ok(())
-    }
-
-    /// Sleeps until a request, the policy's timer, the end of the run or the next heartbeat.
-    fn wait(&mut self) -> Result<Entry, HostError> {
-        loop {
-            let seen = self.shared.doorbell.load(Ordering::Acquire);
-            let now = self.clock.now();
-            self.shared
-                .heartbeat
-                .store(sys::monotonic_ns(), Ordering::Release);
-            // The end comes first: a task that keeps making requests (sleeps into the past)
-            // must not keep the run, or the heartbeat, going.
-            if self.shared.abandoned.load(Ordering::Acquire)
-                || self.shared.stop_requested.load(Ordering::Acquire)
-                || now >= self.until
-            {
-                return Ok(Entry::End);
-            }
-            if self.stall_at.is_some_and(|at| now >= at) {
-                self.stall();
-                return Ok(Entry::End);
-            }
-            let posted = self.shared.posted.swap(0, Ordering::AcqRel);
-            if posted != 0 {
-                return Ok(Entry::Request(posted as usize - 1));
-            }
-            if self.timer.is_some_and(|t| now >= t) {
-                return Ok(Entry::Timer);
-            }
-            let beat = now.saturating_add(Duration::from_nanos(HEARTBEAT_NS));
-            let deadline = self
-                .timer
-                .unwrap_or(Instant::NEVER)
-                .min(self.until)
-                .min(beat);
-            let idle_timer = self.current.is_none() && self.timer == Some(deadline);
-            let wake_at = if idle_timer {
-                deadline.saturating_sub(Duration::from_nanos(IDLE_TIMER_ADVANCE_NS))
-            } else {
-                deadline
-            };
-            if idle_timer && now >= wake_at {
-                // Within the advance: spin to the timer (bounded by the advance), watching
-                // the doorbell for a request or the end.
-                while self.clock.now() < deadline
-                    && self.shared.doorbell.load(Ordering::Acquire) == seen
-                {
-                    std::hint::spin_loop();
-                }
-                continue;
-            }
-            let woke = sys::futex_wait(
-                &self.shared.doorbell,
-                seen,
-                Some(self.clock.absolute(wake_at)),
-            );
-            if woke == sys::Woken::TimedOut && wake_at == beat {
-                return Ok(Entry::Heartbeat);
-            }
-        }
-    }
-
-    /// The testing fault: keep the core at the top priority and stop answering, until the
-    /// watchdog notices (or a bound passes).
-    fn stall(&self) {
-        let start = sys::monotonic_ns();
-        while !self.shared.abandoned.load(Ordering::Acquire)
-            && sys::monotonic_ns().saturating_sub(start) < STALL_LIMIT_NS
-        {
-            std::hint::spin_loop();
-        }
     }
 
     fn charge_running(&mut self, now: Instant) {
         let since = self.running_since;
-        let Some(task) = self.current else {
+        let Some(task) = self.current() else {
             return;
         };
         let elapsed = now.saturating_duration_since(since);
@@ -1037,6 +846,7 @@ impl<'a> Dispatcher<'a> {
         let mut cores = vec![CoreMetrics::default(); scenario.cores.max(core + 1) as usize];
         cores[core as usize] = self.core_metrics;
         let mut stats = self.stats;
+        stats.preempt_signals = self.handover.preempt_signals;
         stats.rt_runtime_us = read_proc("/proc/sys/kernel/sched_rt_runtime_us");
         stats.rt_period_us = read_proc("/proc/sys/kernel/sched_rt_period_us");
         stats.nominal_load_ppm = nominal_load_ppm(scenario);
