@@ -137,6 +137,7 @@
 //! # Ok::<(), bulwark_host::HostError>(())
 //! ```
 
+mod components;
 mod handover;
 pub mod linux;
 mod runtime;
@@ -148,6 +149,7 @@ use bulwark_core::{Duration, Instant, TaskId};
 use bulwark_sim::{Outcome, Stats};
 use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step};
 
+pub use components::{run_components, HostComponentOutcome};
 pub use task::{Stopped, TaskContext};
 
 /// A timer wake-up later than this (1 ms) counts as a sign of real-time throttling.

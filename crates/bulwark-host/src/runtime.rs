@@ -45,6 +45,8 @@ pub(crate) enum Request {
     Switch = 3,
     /// Terminate another task's process (`target`, `step_ns`) without ending the job.
     Terminate = 4,
+    /// A component thread's `Execute` stretch is done (`until` carries its serial).
+    StretchDone = 5,
 }
 
 /// A termination's `step_ns` when it is to be done in one call.
@@ -84,6 +86,9 @@ pub(crate) struct Slot {
     pub step_ns: AtomicU64,
     /// Set by the dispatcher when a stepwise termination has more to do.
     pub reclaim_pending: AtomicBool,
+    /// A component thread's current stretch: its serial (published last) and its CPU time.
+    pub stretch_serial: AtomicU64,
+    pub stretch_ns: AtomicU64,
 }
 
 /// What every thread of a run shares.
@@ -893,7 +898,7 @@ pub(crate) fn first_action(behaviour: &Behaviour) -> Option<(Duration, Duration)
     }
 }
 
-fn read_proc(path: &str) -> Option<i64> {
+pub(crate) fn read_proc(path: &str) -> Option<i64> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 

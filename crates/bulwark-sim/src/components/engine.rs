@@ -332,17 +332,14 @@ impl<'a> Kernel<'a> {
         self.machine.advance(to);
     }
 
-    /// Reported timing: `thread`'s current `Execute` stretch is done (its real thread did
-    /// the work). Ignored for a thread that is not running or not in a stretch.
+    /// Reported timing: `thread`'s `Execute` stretch `serial` is done (its real thread did
+    /// the work). A thread preempted after its last instruction but before its report is
+    /// continued when next dispatched. Ignored for any stretch but the thread's latest.
     pub fn stretch_done(&mut self, thread: usize, serial: u64) {
-        let machine = &mut self.machine;
-        if machine.running == Some(thread)
-            && machine
-                .threads
-                .get(thread)
-                .is_some_and(|t| t.stretch == serial)
-        {
-            machine.threads[thread].remaining = Duration::ZERO;
+        if let Some(t) = self.machine.threads.get_mut(thread) {
+            if t.stretch == serial {
+                t.remaining = Duration::ZERO;
+            }
         }
     }
 

@@ -1,0 +1,209 @@
+//! Component systems on this machine's core 1: the component kernel as the dispatcher, real
+//! threads doing the work. Each test runs a system on the host and in the simulator (zero
+//! protocol costs: on the host the dispatcher's real time is the cost) and compares. They need
+//! SCHED_FIFO (CI runs as root); without it each test says so and checks the error instead.
+//! Runs are short (at most half a second) and watched by the runtime's watchdog.
+
+use std::sync::{Mutex, MutexGuard};
+
+use bulwark_core::reservation::Reservation;
+use bulwark_core::{Duration, Instant, Priority};
+use bulwark_host::HostConfig;
+use bulwark_sim::components::{
+    run, ComponentOutcome, ComponentSystemConfig, CpiConfig, CpiProtocol, ProtocolCosts,
+    RunOptions, Step, TaskConfig,
+};
+
+/// One host run at a time: they all manage the same core.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// How much later than the simulator's a host job may complete: the dispatcher's entries
+/// and the platform's wake-up latencies over one job (a few microseconds each here; a loaded
+/// virtual machine can add a few hundred).
+const SLACK: Duration = Duration::from_micros(1_500);
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn config(until: Duration) -> HostConfig {
+    HostConfig {
+        until: Some(until),
+        record_jobs: true,
+        ..HostConfig::default()
+    }
+}
+
+fn privileged() -> bool {
+    match bulwark_host::check_privileges(&HostConfig::default()) {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            false
+        }
+    }
+}
+
+fn task(name: &str, priority: u8, period: u64, offset: u64, body: Vec<Step>) -> TaskConfig {
+    TaskConfig {
+        name: name.into(),
+        priority: Priority(priority),
+        period: ms(period),
+        offset: ms(offset),
+        body,
+        reservation: None,
+    }
+}
+
+fn simulate(system: &ComponentSystemConfig, until: Duration) -> ComponentOutcome {
+    run(
+        system,
+        RunOptions {
+            until: Instant::ZERO.saturating_add(until),
+            record_jobs: true,
+            record_trace: false,
+        },
+    )
+    .expect("a valid system")
+}
+
+/// Every job's completion, in (release, task) order, from the host and the simulator.
+fn completions(outcome: &ComponentOutcome) -> Vec<(Instant, usize, Option<Instant>)> {
+    let mut all: Vec<_> = outcome
+        .tasks
+        .iter()
+        .enumerate()
+        .flat_map(|(i, t)| t.job_records.iter().map(move |j| (j.release, i, j.completion)))
+        .collect();
+    all.sort();
+    all
+}
+
+/// The classic inversion of the component tests, every 50 ms: `low` (10) holds CPI `A`
+/// (PIP, 4 ms) from 1 ms; `high` (20) asks for it at 2 ms; `mid` (15, 3 ms) arrives at 3 ms.
+/// Worked by hand (the simulator's test of the same schedule): high completes at 10, mid at
+/// 13, low at 14, in every period; high is inverted 3 ms (low's section, 2-5), mid 2 ms.
+fn classic() -> ComponentSystemConfig {
+    ComponentSystemConfig {
+        tasks: vec![
+            task(
+                "low",
+                10,
+                50,
+                0,
+                vec![Step::Execute(ms(1)), Step::Request(0), Step::Execute(ms(1))],
+            ),
+            task("high", 20, 50, 2, vec![Step::Request(0), Step::Execute(ms(1))]),
+            task("mid", 15, 50, 3, vec![Step::Execute(ms(3))]),
+        ],
+        cpis: vec![CpiConfig {
+            name: "A".into(),
+            protocol: CpiProtocol::Inherited,
+            ceiling: Priority(20),
+            threads: 3,
+            body: vec![Step::Execute(ms(4))],
+            task_bodies: Vec::new(),
+        }],
+        costs: ProtocolCosts::ZERO,
+    }
+}
+
+#[test]
+fn pip_on_real_threads_keeps_the_simulators_schedule_and_inversion() {
+    let _serial = serial();
+    if !privileged() {
+        return;
+    }
+    let system = classic();
+    let until = ms(500);
+    let simulated = simulate(&system, until);
+    // The hand-worked schedule, first period: the simulator agrees before the host is judged.
+    let first: Vec<_> = simulated
+        .tasks
+        .iter()
+        .map(|t| t.job_records[0].completion)
+        .collect();
+    let at = |n| Some(Instant::ZERO.saturating_add(ms(n)));
+    assert_eq!(first, [at(14), at(10), at(13)]);
+    let host = bulwark_host::run_components(&system, &config(until)).expect("the host run");
+    let outcome = &host.outcome;
+    assert_eq!(outcome.protocol_errors, 0);
+    assert_eq!(outcome.pool_exhausted, 0);
+    let (real, model) = (completions(outcome), completions(&simulated));
+    assert_eq!(real.len(), model.len(), "the same jobs are released");
+    for (r, m) in real.iter().zip(&model) {
+        assert_eq!((r.0, r.1), (m.0, m.1), "the same release");
+        let (Some(done), Some(expected)) = (r.2, m.2) else {
+            panic!("job of task {} released at {:?} did not complete", r.1, r.0);
+        };
+        assert!(
+            done >= expected && done <= expected.saturating_add(SLACK),
+            "task {} released at {:?}: completed at {:?}, the simulator at {:?}",
+            r.1,
+            r.0,
+            done,
+            expected
+        );
+    }
+    // The protocol bounds inversion to low's one section, on real threads too.
+    let high = &outcome.tasks[1];
+    assert!(high.max_inversion >= ms(3), "{:?}", high.max_inversion);
+    assert!(
+        high.max_inversion <= ms(3).saturating_add(SLACK),
+        "{:?}",
+        high.max_inversion
+    );
+    assert_eq!(high.max_lower_jobs, 1);
+    assert_eq!(outcome.misses(), 0);
+    assert!(host.host.entries > 0);
+}
+
+/// A task in an SPR reservation of 2 ms every 10 ms (S = 2) whose job needs 5 ms: the budget
+/// is enforced for real. Worked by hand: it runs 0-2, is exhausted; the replenishment of the
+/// 2 ms spent from 0 comes at 10, so 10-12, exhausted; 20-21 completes it at 21 ms. Without
+/// enforcement it would complete at 5 ms.
+#[test]
+fn a_reservation_throttles_a_real_thread_at_its_budget() {
+    let _serial = serial();
+    if !privileged() {
+        return;
+    }
+    let system = ComponentSystemConfig {
+        tasks: vec![TaskConfig {
+            reservation: Some(Reservation {
+                budget: ms(2),
+                period: ms(10),
+                replenishments: 2,
+                non_preemptive: Duration::ZERO,
+            }),
+            ..task("greedy", 10, 50, 0, vec![Step::Execute(ms(5))])
+        }],
+        cpis: Vec::new(),
+        costs: ProtocolCosts::ZERO,
+    };
+    let until = ms(200);
+    let simulated = simulate(&system, until);
+    let model = &simulated.tasks[0];
+    assert_eq!(model.max_response, ms(21));
+    assert_eq!(model.budget_exhaustions, 8);
+    let host = bulwark_host::run_components(&system, &config(until)).expect("the host run");
+    let real = &host.outcome.tasks[0];
+    assert_eq!(real.jobs, model.jobs);
+    assert_eq!(real.budget_exhaustions, model.budget_exhaustions);
+    // Each exhaustion stopped the thread in its own code: the preemption signal parked it.
+    assert!(host.host.preempt_signals >= model.budget_exhaustions);
+    for job in &real.job_records {
+        let response = job
+            .completion
+            .expect("completed")
+            .saturating_duration_since(job.release);
+        assert!(
+            response >= ms(21) && response <= ms(21).saturating_add(SLACK),
+            "{response:?}"
+        );
+    }
+}
