@@ -166,10 +166,7 @@ impl ComponentDispatcher<'_> {
         let mut now = clock.now();
         self.kernel.advance(now);
         let mut suspended = None;
-        loop {
-            let Some(stretch) = self.kernel.settle() else {
-                break;
-            };
+        while let Some(stretch) = self.kernel.settle() {
             if let Some(thread) = stretch.thread {
                 let slot = &shared.tasks[thread];
                 if slot.stretch_serial.load(Ordering::Relaxed) != stretch.serial {

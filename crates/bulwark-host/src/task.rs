@@ -174,7 +174,11 @@ impl TaskContext<'_> {
 
     /// A component thread's stretch `serial` is done; parks until the core comes back.
     pub(crate) fn stretch_done(&self, serial: u64) -> Result<(), Stopped> {
-        self.request(Request::StretchDone, Instant::from_nanos(serial), Instant::ZERO)
+        self.request(
+            Request::StretchDone,
+            Instant::from_nanos(serial),
+            Instant::ZERO,
+        )
     }
 
     /// Ends the task for good.

@@ -77,7 +77,11 @@ fn completions(outcome: &ComponentOutcome) -> Vec<(Instant, usize, Option<Instan
         .tasks
         .iter()
         .enumerate()
-        .flat_map(|(i, t)| t.job_records.iter().map(move |j| (j.release, i, j.completion)))
+        .flat_map(|(i, t)| {
+            t.job_records
+                .iter()
+                .map(move |j| (j.release, i, j.completion))
+        })
         .collect();
     all.sort();
     all
@@ -97,7 +101,13 @@ fn classic() -> ComponentSystemConfig {
                 0,
                 vec![Step::Execute(ms(1)), Step::Request(0), Step::Execute(ms(1))],
             ),
-            task("high", 20, 50, 2, vec![Step::Request(0), Step::Execute(ms(1))]),
+            task(
+                "high",
+                20,
+                50,
+                2,
+                vec![Step::Request(0), Step::Execute(ms(1))],
+            ),
             task("mid", 15, 50, 3, vec![Step::Execute(ms(3))]),
         ],
         cpis: vec![CpiConfig {

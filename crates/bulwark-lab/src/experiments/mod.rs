@@ -12,6 +12,7 @@ mod faas_reclaim;
 pub mod host_a1;
 pub mod host_a2;
 pub mod host_a3;
+pub mod host_components;
 pub mod host_reclaim;
 mod host_rounds;
 pub mod host_vbs;
@@ -80,6 +81,7 @@ pub const ALL: &[Experiment] = &[
     host_a3::EXPERIMENT,
     host_vbs::EXPERIMENT,
     host_reclaim::EXPERIMENT,
+    host_components::EXPERIMENT,
 ];
 
 /// The experiment called `name`.
