@@ -79,11 +79,18 @@ fn parse(text: &str, file: &str) -> Result<ComponentSystem, LabError> {
     Ok(bulwark_spec::camkes::parse_camkes(text, file)?)
 }
 
+/// A system ready to run, with its bounds.
+struct Analysed {
+    machine: ComponentSystemConfig,
+    /// Per task: `B_i + I_i`.
+    blocking: Vec<Duration>,
+    /// Per task: the response-time bound, as [`Measured::bound`].
+    bound: Vec<Option<Duration>>,
+}
+
 /// The machine configuration with zero protocol costs and its analysis: `B_i + I_i` and the
 /// response bounds with [`PER_JOB`] added to every job's execution.
-fn analyse(
-    system: &ComponentSystem,
-) -> Result<(ComponentSystemConfig, Vec<Duration>, Vec<Option<Duration>>), LabError> {
+fn analyse(system: &ComponentSystem) -> Result<Analysed, LabError> {
     let analysis = component_graph::analyze(system);
     let lowered = lower(system, &analysis, ProtocolCosts::ZERO)
         .map_err(|e| LabError::Components(e.to_string()))?;
@@ -106,7 +113,11 @@ fn analyse(
         .map(|r| (r.verdict == blocking::Verdict::Admitted).then_some(r.response))
         .collect();
     let blocking = timings.iter().map(|t| t.blocking).collect();
-    Ok((lowered.machine, blocking, bound))
+    Ok(Analysed {
+        machine: lowered.machine,
+        blocking,
+        bound,
+    })
 }
 
 fn measure_one(
@@ -115,7 +126,11 @@ fn measure_one(
     config: &HostConfig,
 ) -> Result<Result<Measured, String>, LabError> {
     let system = parse(text, file)?;
-    let (machine, blocking, bound) = analyse(&system)?;
+    let Analysed {
+        machine,
+        blocking,
+        bound,
+    } = analyse(&system)?;
     let simulated = bulwark_sim::components::run(
         &machine,
         RunOptions {
