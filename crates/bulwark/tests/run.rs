@@ -112,6 +112,55 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
         "{text}"
     );
     assert!(text.contains("controller terminated rogue"), "{text}");
+
+    // A component system on real threads: Fig. 7 for one hyperperiod (80 ms), beside the
+    // simulator, its trace written. t1..t4 release 8, 4, 2 and 1 jobs (periods 10, 20, 40
+    // and 80 ms) on both sides.
+    let out = bulwark(&[
+        "run",
+        "scenarios/components/fig7.camkes",
+        "--until",
+        "80ms",
+        "--json",
+        "--compare",
+        "--trace",
+        trace.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    for (side, tasks) in [
+        ("host", &doc["tasks"]),
+        ("simulated", &doc["simulated"]["tasks"]),
+    ] {
+        let jobs: Vec<u64> = (0..4)
+            .map(|i| tasks[i]["jobs"].as_u64().unwrap_or(0))
+            .collect();
+        assert_eq!(jobs, [8, 4, 2, 1], "{side}: {doc}");
+    }
+    assert!(
+        doc["host"]["entries"].as_u64().is_some_and(|n| n > 0),
+        "{doc}"
+    );
+    assert_eq!(doc["pool_exhausted"], 0, "{doc}");
+    let chrome = std::fs::read_to_string(&trace).expect("trace written");
+    assert!(chrome.contains("\"t4\""), "{chrome}");
+    let out = bulwark(&["run", "scenarios/components/fig7.camkes", "--until", "40ms"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("40ms on core 1 of this machine"), "{text}");
+    assert!(text.contains("dispatcher entries"), "{text}");
+}
+
+/// Nothing in a component system is drawn: a seed is refused, not ignored.
+#[test]
+fn a_seed_for_a_component_system_is_refused_with_exit_2() {
+    let out = bulwark(&["run", "scenarios/components/fig7.camkes", "--seed", "3"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--seed does not apply to a component system"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// The privilege check of the runtime itself, for the default cores.

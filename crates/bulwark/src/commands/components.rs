@@ -18,7 +18,7 @@ use bulwark_spec::component::{ComponentSystem, Connection, CpiId, LocatedSystem}
 use bulwark_spec::SpecError;
 use serde_json::{json, Value};
 
-use crate::cli::{ProtocolOverheads, SimulateArgs};
+use crate::cli::{ProtocolOverheads, RunArgs, SimulateArgs};
 use crate::output::{out, outln};
 use crate::table;
 
@@ -381,7 +381,10 @@ pub fn simulate(system: &ComponentSystem, args: &SimulateArgs) -> Result<ExitCod
     if args.json {
         outln!("{:#}", outcome_json(&lowered, &outcome, &blocking));
     } else {
-        out!("{}", summary(&lowered, &outcome, &blocking, until));
+        out!(
+            "{}",
+            summary(&lowered, &outcome, &blocking, &format!("{until} simulated"))
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -393,11 +396,29 @@ fn write_exports(
     lowered: &Lowered,
     outcome: &ComponentOutcome,
 ) -> Result<(), String> {
+    write_recorded(
+        &args.file,
+        args.trace.as_deref(),
+        args.svg.as_deref(),
+        lowered,
+        outcome,
+    )
+}
+
+fn write_recorded(
+    file: &std::path::Path,
+    trace_path: Option<&std::path::Path>,
+    svg_path: Option<&std::path::Path>,
+    lowered: &Lowered,
+    outcome: &ComponentOutcome,
+) -> Result<(), String> {
     let Some(trace) = outcome.trace.clone() else {
         return Ok(());
     };
-    super::exports::write(
-        args,
+    super::exports::write_to(
+        file,
+        trace_path,
+        svg_path,
         super::exports::Recorded {
             policy: "fixed-priority (component IPC)".into(),
             seed: 0,
@@ -414,11 +435,167 @@ fn write_exports(
     )
 }
 
+/// `bulwark run` on a component system: its threads real on the managed core, the component
+/// kernel the dispatcher, with zero protocol costs in the model (the dispatcher's real time
+/// is the cost); `--compare` also simulates it with zero costs.
+pub fn run_on_host(located: &LocatedSystem, args: &RunArgs) -> Result<ExitCode, String> {
+    // A call loop deadlocks the kernel: say where, before any thread starts.
+    let (errors, _) = call_loops(located);
+    if !errors.is_empty() {
+        eprint!(
+            "{}",
+            crate::diagnostics::render(&located.diagnostics(errors))
+        );
+        return Ok(crate::exit::bad_input());
+    }
+    let system = &located.system;
+    if args.seed.is_some() {
+        return Err(format!(
+            "{}: --seed does not apply to a component system (nothing in it is drawn); \
+             leave it out",
+            args.file.display()
+        ));
+    }
+    let analysis = component_graph::analyze(system);
+    let lowered = lower(system, &analysis, ProtocolCosts::ZERO)
+        .map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let until = args
+        .until
+        .unwrap_or(lowered.machine.longest_period().saturating_mul(10));
+    let config = bulwark_host::HostConfig {
+        core: args.core,
+        watchdog_core: args.watchdog_core,
+        until: Some(until),
+        record_trace: args.trace.is_some(),
+        record_jobs: args.json,
+        ..bulwark_host::HostConfig::default()
+    };
+    let host = bulwark_host::run_components(&lowered.machine, &config)
+        .map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let simulated = if args.compare {
+        let options = RunOptions {
+            until: Instant::ZERO.saturating_add(until),
+            record_jobs: args.json,
+            record_trace: false,
+        };
+        Some(run(&lowered.machine, options).map_err(|e| format!("{}: {e}", args.file.display()))?)
+    } else {
+        None
+    };
+    let blocking: Vec<Duration> = Schedulability::of(&lowered, system)
+        .map(|s| s.analysis.timings().iter().map(|t| t.blocking).collect())
+        .unwrap_or_default();
+    write_recorded(
+        &args.file,
+        args.trace.as_deref(),
+        None,
+        &lowered,
+        &host.outcome,
+    )?;
+    if args.json {
+        let mut root = outcome_json(&lowered, &host.outcome, &blocking);
+        let h = &host.host;
+        let stats = |s: &bulwark_sim::Stats| {
+            json!({
+                "count": s.count,
+                "min_ns": (s.count > 0).then_some(s.min_ns),
+                "mean_ns": s.mean_ns(),
+                "max_ns": (s.count > 0).then_some(s.max_ns),
+            })
+        };
+        if let Some(map) = root.as_object_mut() {
+            map.insert(
+                "host".to_owned(),
+                json!({
+                    "core": h.core,
+                    "entries": h.entries,
+                    "entry_cost": stats(&host.entry_cost),
+                    "timer_lateness": stats(&h.timer_lateness),
+                    "late_timers": h.late_timers,
+                    "preempt_signals": h.preempt_signals,
+                    "rt_runtime_us": h.rt_runtime_us,
+                    "rt_period_us": h.rt_period_us,
+                    "throttling_suspected": h.throttling_suspected,
+                }),
+            );
+            if let Some(sim) = &simulated {
+                map.insert(
+                    "simulated".to_owned(),
+                    outcome_json(&lowered, sim, &blocking),
+                );
+            }
+        }
+        outln!("{root:#}");
+    } else {
+        let ran = format!("{until} on core {} of this machine", host.host.core);
+        out!("{}", summary(&lowered, &host.outcome, &blocking, &ran));
+        let cost = &host.entry_cost;
+        outln!(
+            "host: core {}, {} dispatcher entries ({} each on average, at most {}), {} \
+             preemption signals, {} late timers",
+            host.host.core,
+            host.host.entries,
+            Duration::from_nanos(cost.mean_ns().unwrap_or(0)),
+            Duration::from_nanos(cost.max_ns),
+            host.host.preempt_signals,
+            host.host.late_timers
+        );
+        if host.host.throttling_suspected {
+            outln!(
+                "warning: {} timer wake-ups came more than 1 ms late: the machine was busy or \
+                 real-time throttling stopped the core; this run's figures are not meaningful",
+                host.host.late_timers
+            );
+        }
+        if let Some(sim) = &simulated {
+            out!("\n{}", compare(&lowered, &host.outcome, sim));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Host and simulator side by side, per task.
+fn compare(lowered: &Lowered, host: &ComponentOutcome, sim: &ComponentOutcome) -> String {
+    let pair = |a: String, b: String| format!("{a} / {b}");
+    let rows: Vec<Vec<String>> = lowered
+        .machine
+        .tasks
+        .iter()
+        .zip(host.tasks.iter().zip(&sim.tasks))
+        .map(|(t, (h, s))| {
+            vec![
+                t.name.clone(),
+                pair(h.jobs.to_string(), s.jobs.to_string()),
+                pair(h.misses.to_string(), s.misses.to_string()),
+                pair(h.max_response.to_string(), s.max_response.to_string()),
+                pair(h.max_inversion.to_string(), s.max_inversion.to_string()),
+                pair(
+                    h.budget_exhaustions.to_string(),
+                    s.budget_exhaustions.to_string(),
+                ),
+            ]
+        })
+        .collect();
+    let mut out = "host / simulator (zero protocol costs):\n".to_owned();
+    out.push_str(&table::render(
+        &[
+            "task",
+            "jobs",
+            "misses",
+            "max response",
+            "max inversion",
+            "exhaustions",
+        ],
+        &rows,
+    ));
+    out
+}
+
 fn summary(
     lowered: &Lowered,
     outcome: &ComponentOutcome,
     blocking: &[Duration],
-    until: Duration,
+    ran: &str,
 ) -> String {
     let rows: Vec<Vec<String>> = lowered
         .machine
@@ -439,8 +616,7 @@ fn summary(
         })
         .collect();
     let mut out = format!(
-        "component machine: {} tasks, {} CPIs, {until} simulated, core busy {}, {} context \
-         switches\n",
+        "component machine: {} tasks, {} CPIs, {ran}, core busy {}, {} context switches\n",
         lowered.machine.tasks.len(),
         lowered.machine.cpis.len(),
         outcome.busy,

@@ -23,12 +23,22 @@ pub struct Recorded {
 /// Writes `--trace` (the Chrome trace) and `--svg` (the Gantt chart from 0 to the end) of
 /// `run`, named after the file's stem; does nothing when neither flag is given.
 pub fn write(args: &SimulateArgs, run: Recorded) -> Result<(), String> {
-    if args.trace.is_none() && args.svg.is_none() {
+    write_to(&args.file, args.trace.as_deref(), args.svg.as_deref(), run)
+}
+
+/// Writes the Chrome trace to `trace` and the Gantt chart to `svg` of `run` of `file`, each
+/// when given.
+pub fn write_to(
+    file: &Path,
+    trace: Option<&Path>,
+    svg: Option<&Path>,
+    run: Recorded,
+) -> Result<(), String> {
+    if trace.is_none() && svg.is_none() {
         return Ok(());
     }
     let view = Outcome {
-        scenario: args
-            .file
+        scenario: file
             .file_stem()
             .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
         policy: run.policy,
@@ -51,13 +61,13 @@ pub fn write(args: &SimulateArgs, run: Recorded) -> Result<(), String> {
     let save = |path: &Path, text: String| {
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
     };
-    if let Some(path) = &args.trace {
+    if let Some(path) = trace {
         save(
             path,
             bulwark_lab::chrome::chrome_trace_json(&view).unwrap_or_default(),
         )?;
     }
-    if let Some(path) = &args.svg {
+    if let Some(path) = svg {
         save(
             path,
             bulwark_lab::gantt::gantt_svg(&view, Instant::ZERO, view.until).unwrap_or_default(),

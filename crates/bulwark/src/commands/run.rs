@@ -19,12 +19,15 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             diagnostics::report_warnings(&warnings, false);
             scenario
         }
+        Some(SystemFile::Components(located)) => {
+            return super::components::run_on_host(&located, args);
+        }
         Some(other) => {
             return Ok(super::wrong_kind(
                 &args.file,
                 other.kind(),
                 "run",
-                "a scenario",
+                "a scenario or a component system",
             ))
         }
     };
