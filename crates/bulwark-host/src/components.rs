@@ -37,7 +37,7 @@ use crate::runtime::{Request, Shared, Slot, ThreadGuard};
 use crate::sys;
 use crate::task::TaskContext;
 use crate::work::spin_cpu;
-use crate::{check_privileges, CoreLock, HostConfig, HostError, HostStats, THROTTLE_SUSPECT_NS};
+use crate::{check_privileges, CoreLock, HostConfig, HostError, HostStats};
 
 /// Stack of an executor thread: it only spins and asks.
 const EXECUTOR_STACK: usize = 64 << 10;
@@ -193,11 +193,7 @@ impl ComponentDispatcher<'_> {
                 Entry::End | Entry::Heartbeat => break,
                 Entry::Timer => {
                     let planned = self.handover.timer.unwrap_or(now);
-                    let late = now.saturating_duration_since(planned);
-                    self.stats.timer_lateness.record(late);
-                    if late.as_nanos() > THROTTLE_SUSPECT_NS {
-                        self.stats.late_timers += 1;
-                    }
+                    self.stats.timer_fired(planned, now);
                     self.handover.timer = None;
                     self.kernel.advance(now);
                 }

@@ -276,6 +276,18 @@ pub struct HostStats {
 /// of the object store's reclamation alone, read on the monotonic clock around it. The core
 /// ran no task meanwhile (the dispatcher holds it at the top priority), as the paper's kernel
 /// reclaims with interrupts masked; the kernel slice of the entry contains this stretch.
+impl HostStats {
+    /// The kernel's timer planned for `planned` woke the dispatcher at `now`: its lateness
+    /// is recorded, and one over [`THROTTLE_SUSPECT_NS`] counted as a late timer.
+    pub(crate) fn timer_fired(&mut self, planned: Instant, now: Instant) {
+        let late = now.saturating_duration_since(planned);
+        self.timer_lateness.record(late);
+        if late.as_nanos() > THROTTLE_SUSPECT_NS {
+            self.late_timers += 1;
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reclaimed {
     /// The task whose `terminate` step asked.

@@ -19,9 +19,7 @@ use crate::handover::{supervise, Entry, Handover};
 use crate::sys;
 use crate::task::{run_script, ScriptTools, TaskContext};
 use crate::work::{FlushBuffer, Matmul};
-use crate::{
-    Body, Clock, HostConfig, HostError, HostOutcome, HostStats, Reclaimed, THROTTLE_SUSPECT_NS,
-};
+use crate::{Body, Clock, HostConfig, HostError, HostOutcome, HostStats, Reclaimed};
 
 /// The gate is open: the thread was chosen.
 pub(crate) const GATE_OPEN: u32 = 1;
@@ -558,11 +556,7 @@ impl<'a> Dispatcher<'a> {
                 Entry::End | Entry::Heartbeat => break,
                 Entry::Timer => {
                     let planned = self.handover.timer.unwrap_or(now);
-                    let late = now.saturating_duration_since(planned);
-                    self.stats.timer_lateness.record(late);
-                    if late.as_nanos() > THROTTLE_SUSPECT_NS {
-                        self.stats.late_timers += 1;
-                    }
+                    self.stats.timer_fired(planned, now);
                     self.core_metrics.timer_interrupts += 1;
                     self.handover.timer = None;
                     self.policy.timer_interrupt(now, &mut work);

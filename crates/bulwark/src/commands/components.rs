@@ -495,14 +495,7 @@ pub fn run_on_host(located: &LocatedSystem, args: &RunArgs) -> Result<ExitCode, 
     if args.json {
         let mut root = outcome_json(&lowered, &host.outcome, &blocking);
         let h = &host.host;
-        let stats = |s: &bulwark_sim::Stats| {
-            json!({
-                "count": s.count,
-                "min_ns": (s.count > 0).then_some(s.min_ns),
-                "mean_ns": s.mean_ns(),
-                "max_ns": (s.count > 0).then_some(s.max_ns),
-            })
-        };
+        let stats = super::run::stats;
         if let Some(map) = root.as_object_mut() {
             map.insert(
                 "host".to_owned(),

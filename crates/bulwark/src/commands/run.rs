@@ -71,6 +71,16 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A sample's summary in `--json`: count, least, mean and largest (null when empty).
+pub(super) fn stats(sample: &Stats) -> serde_json::Value {
+    serde_json::json!({
+        "count": sample.count,
+        "min_ns": (sample.count > 0).then_some(sample.min_ns),
+        "mean_ns": sample.mean_ns(),
+        "max_ns": (sample.count > 0).then_some(sample.max_ns),
+    })
+}
+
 /// `simulate --json`'s document with a `host` object, and the simulated run's document as
 /// `simulated` when compared.
 fn json(host: &HostOutcome, simulated: Option<&Outcome>) -> String {
@@ -80,14 +90,6 @@ fn json(host: &HostOutcome, simulated: Option<&Outcome>) -> String {
     };
     let mut root = document(&host.outcome);
     let h = &host.host;
-    let stats = |s: &Stats| {
-        serde_json::json!({
-            "count": s.count,
-            "min_ns": (s.count > 0).then_some(s.min_ns),
-            "mean_ns": s.mean_ns(),
-            "max_ns": (s.count > 0).then_some(s.max_ns),
-        })
-    };
     if let Some(map) = root.as_object_mut() {
         map.insert(
             "host".to_owned(),
