@@ -489,6 +489,9 @@ impl Machine {
         scheduler
             .decide(now, &mut self.decisions[k], notices, &mut Work::default())
             .map_err(error)?;
+        if notices.is_empty() {
+            return Ok(());
+        }
         for notice in notices.iter() {
             if let Notice::BudgetExhausted { task } | Notice::ModeChange { task } = notice {
                 if let Some(count) = self.aborting[k].get_mut(task.index()) {
