@@ -5,7 +5,9 @@
 //! panics on any sequence of calls. A kernel links this crate; so do Bulwark's simulator, its
 //! benchmarks and its property tests, which is why they all exercise the same code.
 //!
-//! The entry point is [`Policy`]: one trait, one file per scheduling policy.
+//! The entry points are [`Policy`] (one trait, one file per per-core scheduling policy) and
+//! [`ClusterScheduler`], the one interface for a cluster of cores that per-core policies meet
+//! through [`PerCore`] and the clustered reservation scheduler implements directly.
 #![no_std]
 #![deny(missing_docs)]
 
@@ -22,6 +24,7 @@ pub mod policy;
 pub mod reclaim;
 pub mod reservation;
 pub mod runqueue;
+pub mod scheduler;
 pub mod suspension;
 pub mod task;
 pub mod time;
@@ -32,6 +35,9 @@ pub use edf::Edf;
 pub use error::CoreError;
 pub use fixed_priority::FixedPriority;
 pub use policy::{ContextChange, Decision, Policy, Wake};
+pub use scheduler::{
+    ClusterScheduler, CoreDecision, Event, Notice, Notices, PerCore, SchedulerError,
+};
 pub use task::{Priority, TaskId};
 pub use time::{Duration, Instant};
 pub use work::Work;

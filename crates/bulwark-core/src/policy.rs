@@ -128,3 +128,62 @@ pub trait Policy {
         None
     }
 }
+
+/// A boxed policy is a policy, so that `PerCore<Box<dyn Policy>>` (a policy chosen at run
+/// time) is a cluster scheduler as a concrete policy is.
+impl<P: Policy + ?Sized> Policy for alloc::boxed::Box<P> {
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+
+    fn activate(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        wake: Wake,
+        work: &mut Work,
+    ) -> Result<(), CoreError> {
+        (**self).activate(now, task, wake, work)
+    }
+
+    fn sleep(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        until: Instant,
+        wake: Wake,
+        work: &mut Work,
+    ) -> Result<(), CoreError> {
+        (**self).sleep(now, task, until, wake, work)
+    }
+
+    fn block(&mut self, now: Instant, task: TaskId, work: &mut Work) -> Result<(), CoreError> {
+        (**self).block(now, task, work)
+    }
+
+    fn timer_interrupt(&mut self, now: Instant, work: &mut Work) {
+        (**self).timer_interrupt(now, work)
+    }
+
+    fn reconfigure(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        context: ContextChange,
+        work: &mut Work,
+    ) -> Result<(), CoreError> {
+        (**self).reconfigure(now, task, context, work)
+    }
+
+    fn schedule(&mut self, now: Instant, work: &mut Work) -> Decision {
+        (**self).schedule(now, work)
+    }
+
+    fn check_invariants(&self) -> Result<(), &'static str> {
+        (**self).check_invariants()
+    }
+
+    fn remaining_budget(&self, task: TaskId, now: Instant) -> Option<Duration> {
+        (**self).remaining_budget(task, now)
+    }
+}

@@ -88,14 +88,19 @@
 //!   server keeps what it has); an active one without budget waits for a replenishment still
 //!   in the future; an SPR server's queue keeps its own invariants (entries sum to `e`);
 //! - in low mode, no job of a high-criticality reservation has consumed more than `e^L`; in
-//!   high mode, some partition or sporadic reservation is active.
+//!   high mode, some partition or sporadic reservation is active;
+//! - the counters last reported as [`ClusterScheduler`] notices are at most the counters.
+//!
+//! The scheduler also implements the one cluster interface, [`ClusterScheduler`]: how its
+//! events map onto the calls above is written at the `impl`.
 
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
 use super::replenishment::ReplenishmentQueue;
-use crate::{Duration, Instant, Priority, Work};
+use crate::scheduler::{ClusterScheduler, CoreDecision, Event, Notice, Notices, SchedulerError};
+use crate::{Duration, Instant, Priority, TaskId, Wake, Work};
 
 /// A reservation of one cluster: an index into [`ClusterConfig::reservations`].
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -430,6 +435,18 @@ pub struct ClusteredScheduler {
     /// Per reservation: an SPR server's replenishment queue and the budget `u` used from its
     /// head; `None` for every other kind.
     spr: Vec<Option<SprBudget>>,
+    /// Per reservation: its counters as last reported through [`ClusterScheduler`] notices.
+    reported: Vec<Counters>,
+    /// [`Self::mode_switches`] as last reported through [`ClusterScheduler`] notices.
+    reported_mode_switches: u64,
+}
+
+/// A reservation's exhaustion, replenishment and mode-change counts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+struct Counters {
+    exhaustions: u64,
+    replenishments: u64,
+    mode_changes: u64,
 }
 
 /// An SPR server's budget: the queue `R_i` and the used budget `u` (SPR paper, section IV).
@@ -615,6 +632,8 @@ impl ClusteredScheduler {
             now: Instant::ZERO,
             mode: Mode::Low,
             mode_switches: 0,
+            reported: vec![Counters::default(); n],
+            reported_mode_switches: 0,
         })
     }
 
@@ -1210,6 +1229,16 @@ impl ClusteredScheduler {
         if self.cores.len() != self.next_cores.len() || self.states.len() != self.kinds.len() {
             return Err("the selection has one entry per core");
         }
+        let overreported = self.reported.len() != self.states.len()
+            || self.reported_mode_switches > self.mode_switches
+            || self.reported.iter().zip(&self.states).any(|(seen, state)| {
+                seen.exhaustions > state.exhaustions
+                    || seen.replenishments > state.replenishments
+                    || seen.mode_changes > state.mode_changes
+            });
+        if overreported {
+            return Err("notices never report more than the counters counted");
+        }
         let mut selected = vec![false; self.kinds.len()];
         for (core, entry) in self.cores.iter().enumerate() {
             if let Some(r) = entry {
@@ -1309,6 +1338,175 @@ impl ClusteredScheduler {
     }
 }
 
+/// The clustered scheduler through the one cluster interface. Each reservation is one thread
+/// of the interface: [`TaskId`] `n` is [`ReservationId`] `n` (the platform runs the
+/// reservation's member tasks and servers in it, as section III has the reservation, not a
+/// task, be what the scheduler selects).
+///
+/// - `Activate` with [`Wake::NextJob`] releases a job of the reservation ([`release`]); the
+///   deadline it carries is ignored, as a reservation's priority is its own rule's
+///   (section III). Activating an active reservation counts one more pending job.
+/// - `Sleep` with [`Wake::NextJob`] and `until` = [`Instant::NEVER`] completes the
+///   reservation's current job ([`complete`]). The scheduler keeps no activation timers:
+///   the caller keeps the next release and reports it as an `Activate`, so a `Sleep` with a
+///   finite `until` is refused ([`SchedulerError::Unsupported`]), as is one with
+///   [`Wake::SameJob`].
+/// - `Block`, and `Activate` with [`Wake::SameJob`], of an active reservation change nothing
+///   but charge time up to `now`: a reservation whose job is pending stays active whether or
+///   not its thread is ready (A2: "the scheduler is never told whether a client is ready").
+///   Of an inactive one they are refused ([`ClusterError::NotActive`]).
+/// - `Timer` is [`advance`]: at the instant already reached, it closes the instant (a pending
+///   switch to high mode happens).
+/// - `Reconfigure` is refused: reservations are fixed at configuration.
+/// - [`decide`](ClusterScheduler::decide) charges up to `now` without closing the instant
+///   and writes the selection, core by core; the cluster's next event is core 0's timer
+///   (one timer per cluster; the other cores' are disarmed).
+///
+/// Notices report the changes of the per-reservation counters since the last call through
+/// this interface: [`exhaustions`] as [`Notice::BudgetExhausted`], [`replenishments`] as
+/// [`Notice::Replenished`], [`mode_changes`] as [`Notice::ModeChange`], and
+/// [`mode_switches`] as [`Notice::ModeSwitch`].
+///
+/// [`release`]: ClusteredScheduler::release
+/// [`complete`]: ClusteredScheduler::complete
+/// [`advance`]: ClusteredScheduler::advance
+/// [`exhaustions`]: ClusteredScheduler::exhaustions
+/// [`replenishments`]: ClusteredScheduler::replenishments
+/// [`mode_changes`]: ClusteredScheduler::mode_changes
+/// [`mode_switches`]: ClusteredScheduler::mode_switches
+impl ClusterScheduler for ClusteredScheduler {
+    fn name(&self) -> &'static str {
+        "clustered-reservations"
+    }
+
+    fn core_count(&self) -> usize {
+        self.cores.len()
+    }
+
+    fn notice_capacity(&self) -> usize {
+        self.kinds.len()
+    }
+
+    fn handle(
+        &mut self,
+        now: Instant,
+        event: Event,
+        notices: &mut Notices,
+        work: &mut Work,
+    ) -> Result<(), SchedulerError> {
+        if notices.capacity() < self.kinds.len() {
+            return Err(SchedulerError::NoticeCapacity);
+        }
+        let reservation = |task: TaskId| ReservationId(task.0);
+        match event {
+            Event::Activate {
+                task,
+                wake: Wake::NextJob { .. },
+            } => self.release(now, reservation(task), work)?,
+            Event::Activate {
+                task,
+                wake: Wake::SameJob,
+            }
+            | Event::Block { task } => {
+                let i = self.known(reservation(task))?;
+                self.not_before(now)?;
+                if self.states[i].pending_jobs == 0 {
+                    return Err(ClusterError::NotActive.into());
+                }
+                self.run_until(now, false, work);
+            }
+            Event::Sleep {
+                task,
+                until: Instant::NEVER,
+                wake: Wake::NextJob { .. },
+            } => self.complete(now, reservation(task), work)?,
+            Event::Sleep { .. } | Event::Reconfigure { .. } => {
+                return Err(SchedulerError::Unsupported)
+            }
+            Event::Timer => self.advance(now, work)?,
+        }
+        self.report(notices);
+        Ok(())
+    }
+
+    fn decide(
+        &mut self,
+        now: Instant,
+        decisions: &mut [CoreDecision],
+        notices: &mut Notices,
+        work: &mut Work,
+    ) -> Result<(), SchedulerError> {
+        if decisions.len() != self.cores.len() {
+            return Err(SchedulerError::CoreCount);
+        }
+        if notices.capacity() < self.kinds.len() {
+            return Err(SchedulerError::NoticeCapacity);
+        }
+        self.not_before(now)?;
+        self.run_until(now, false, work);
+        let next_event = self.next_event();
+        for (core, (decision, selected)) in decisions.iter_mut().zip(&self.cores).enumerate() {
+            *decision = CoreDecision {
+                next: selected.map(|r| TaskId(r.0)),
+                timer: (core == 0 && next_event != Instant::NEVER).then_some(next_event),
+            };
+        }
+        self.report(notices);
+        Ok(())
+    }
+
+    fn check_invariants(&self) -> Result<(), &'static str> {
+        ClusteredScheduler::check_invariants(self)
+    }
+}
+
+impl ClusteredScheduler {
+    /// Adds to `notices` every counter change since the last report. The caller has checked
+    /// that `notices` holds every reservation's id, so no notice is refused.
+    fn report(&mut self, notices: &mut Notices) {
+        for (i, (state, seen)) in self.states.iter().zip(&mut self.reported).enumerate() {
+            let task = TaskId(i as u32);
+            let now = Counters {
+                exhaustions: state.exhaustions,
+                replenishments: state.replenishments,
+                mode_changes: state.mode_changes,
+            };
+            if now == *seen {
+                continue;
+            }
+            let changes = [
+                (
+                    now.exhaustions,
+                    seen.exhaustions,
+                    Notice::BudgetExhausted { task },
+                ),
+                (
+                    now.replenishments,
+                    seen.replenishments,
+                    Notice::Replenished { task },
+                ),
+                (
+                    now.mode_changes,
+                    seen.mode_changes,
+                    Notice::ModeChange { task },
+                ),
+            ];
+            for (count, reported, notice) in changes {
+                if count != reported {
+                    let recorded = notices.record(notice);
+                    debug_assert!(recorded.is_ok(), "notice capacity checked by the caller");
+                }
+            }
+            *seen = now;
+        }
+        if self.mode_switches != self.reported_mode_switches {
+            let recorded = notices.record(Notice::ModeSwitch);
+            debug_assert!(recorded.is_ok(), "a mode switch needs no capacity");
+            self.reported_mode_switches = self.mode_switches;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1362,6 +1560,201 @@ mod tests {
         let out = (selection.cores.to_vec(), selection.next_event);
         s.check_invariants().unwrap();
         out
+    }
+
+    /// Drives `s` through [`ClusterScheduler`] with a `Timer` at `t` then a decision, as
+    /// [`step`] does directly; returns the selection, the next event and the notices.
+    fn step_through_trait(
+        s: &mut ClusteredScheduler,
+        t: u64,
+    ) -> (Vec<Option<ReservationId>>, Instant, Vec<Notice>) {
+        let mut w = Work::default();
+        let mut notices = Notices::with_capacity(s.notice_capacity());
+        s.handle(at(t), Event::Timer, &mut notices, &mut w).unwrap();
+        let mut decisions = alloc::vec![CoreDecision::default(); s.core_count()];
+        s.decide(at(t), &mut decisions, &mut notices, &mut w)
+            .unwrap();
+        ClusterScheduler::check_invariants(s).unwrap();
+        let cores = decisions
+            .iter()
+            .map(|c| c.next.map(|task| r(task.0)))
+            .collect();
+        let next = decisions[0].timer.unwrap_or(Instant::NEVER);
+        (cores, next, notices.iter().collect())
+    }
+
+    fn through_trait(s: &mut ClusteredScheduler, t: u64, event: Event) -> Vec<Notice> {
+        let mut notices = Notices::with_capacity(s.notice_capacity());
+        s.handle(at(t), event, &mut notices, &mut Work::default())
+            .unwrap();
+        notices.iter().collect()
+    }
+
+    fn release_event(i: u32) -> Event {
+        Event::Activate {
+            task: TaskId(i),
+            wake: Wake::NextJob {
+                deadline: Instant::NEVER,
+            },
+        }
+    }
+
+    fn complete_event(i: u32) -> Event {
+        Event::Sleep {
+            task: TaskId(i),
+            until: Instant::NEVER,
+            wake: Wake::NextJob {
+                deadline: Instant::NEVER,
+            },
+        }
+    }
+
+    /// The EDF timeline above, worked by hand there, through [`ClusterScheduler`]: the same
+    /// selections and next events as the direct calls, step by step, and the notices are the
+    /// exhaustions and replenishments that timeline lists, each at the step it happens.
+    #[test]
+    fn the_edf_timeline_through_the_cluster_interface_equals_the_direct_calls() {
+        let kinds = alloc::vec![sporadic(2, 5), sporadic(3, 10), ReservationKind::BestEffort];
+        let mut direct = scheduler(1, 0, SporadicOrder::EarliestDeadlineFirst, kinds.clone());
+        let mut s = scheduler(1, 0, SporadicOrder::EarliestDeadlineFirst, kinds);
+        let mut w = Work::default();
+        let exhausted = |i| Notice::BudgetExhausted { task: TaskId(i) };
+        let replenished = |i| Notice::Replenished { task: TaskId(i) };
+        let mut released = Vec::new();
+        for i in 0..3 {
+            direct.release(at(0), r(i), &mut w).unwrap();
+            released.extend(through_trait(&mut s, 0, release_event(i)));
+        }
+        // R0 and R1 get their budgets at their releases; best effort has none to get.
+        assert_eq!(released, [replenished(0), replenished(1)]);
+        let lockstep = |direct: &mut ClusteredScheduler,
+                        s: &mut ClusteredScheduler,
+                        t: u64,
+                        notices: &[Notice]| {
+            let (cores, next) = step(direct, t);
+            assert_eq!(
+                step_through_trait(s, t),
+                (cores, next, notices.to_vec()),
+                "at {t}"
+            );
+        };
+        lockstep(&mut direct, &mut s, 0, &[]);
+        lockstep(&mut direct, &mut s, 2, &[exhausted(0)]);
+        lockstep(&mut direct, &mut s, 5, &[replenished(0), exhausted(1)]);
+        lockstep(&mut direct, &mut s, 7, &[exhausted(0)]);
+        lockstep(&mut direct, &mut s, 10, &[replenished(0), replenished(1)]);
+        direct.complete(at(11), r(0), &mut w).unwrap();
+        assert_eq!(through_trait(&mut s, 11, complete_event(0)), []);
+        lockstep(&mut direct, &mut s, 11, &[]);
+        direct.release(at(13), r(0), &mut w).unwrap();
+        assert_eq!(through_trait(&mut s, 13, release_event(0)), []);
+        lockstep(&mut direct, &mut s, 13, &[]);
+        lockstep(&mut direct, &mut s, 14, &[exhausted(1)]);
+        lockstep(&mut direct, &mut s, 15, &[replenished(0)]);
+        assert_eq!((s.replenishments(r(0)), s.exhaustions(r(0))), (4, 2));
+    }
+
+    /// Vestal's switch through [`ClusterScheduler`] (the timeline of the test above, by hand):
+    /// closing t=2 with a `Timer` switches to high mode and demotes L (R0); L's restoration at
+    /// the idle instant 6 is a mode change too.
+    #[test]
+    fn a_mode_switch_through_the_cluster_interface_is_noticed() {
+        let mut s = scheduler(
+            1,
+            0,
+            SporadicOrder::FixedPriority,
+            alloc::vec![
+                ReservationKind::Sporadic(Sporadic::new(d(4), d(20)).with_priority(Priority(20))),
+                ReservationKind::Sporadic(
+                    Sporadic::new(d(8), d(20))
+                        .with_priority(Priority(10))
+                        .with_high_criticality(d(2))
+                ),
+                ReservationKind::BestEffort,
+            ],
+        );
+        let replenished = |i| Notice::Replenished { task: TaskId(i) };
+        assert_eq!(through_trait(&mut s, 0, release_event(1)), [replenished(1)]);
+        assert_eq!(through_trait(&mut s, 0, release_event(2)), []);
+        assert_eq!(
+            step_through_trait(&mut s, 0),
+            (alloc::vec![Some(r(1))], at(2), alloc::vec![])
+        );
+        // Moving to 2 does not close it: the switch waits, the next event is now.
+        assert_eq!(
+            step_through_trait(&mut s, 2),
+            (alloc::vec![Some(r(1))], at(2), alloc::vec![])
+        );
+        let change = Notice::ModeChange { task: TaskId(0) };
+        assert_eq!(
+            step_through_trait(&mut s, 2),
+            (
+                alloc::vec![Some(r(1))],
+                at(8),
+                alloc::vec![Notice::ModeSwitch, change]
+            )
+        );
+        // L released at 3 gets its budget (a replenishment) while demoted.
+        assert_eq!(through_trait(&mut s, 3, release_event(0)), [replenished(0)]);
+        assert_eq!(through_trait(&mut s, 5, complete_event(1)), []);
+        assert_eq!(through_trait(&mut s, 6, complete_event(0)), [change]);
+        assert_eq!(s.mode(), Mode::Low);
+    }
+
+    /// Events the clustered scheduler has no meaning for are refused and change nothing.
+    #[test]
+    fn unsupported_events_and_small_records_are_refused() {
+        let mut s = scheduler(
+            2,
+            0,
+            SporadicOrder::FixedPriority,
+            alloc::vec![sporadic(2, 5)],
+        );
+        let before = s.clone();
+        let mut w = Work::default();
+        let mut notices = Notices::with_capacity(1);
+        let timed_sleep = Event::Sleep {
+            task: TaskId(0),
+            until: at(4),
+            wake: Wake::NextJob {
+                deadline: Instant::NEVER,
+            },
+        };
+        let refusals = [
+            (timed_sleep, SchedulerError::Unsupported),
+            (
+                Event::Reconfigure {
+                    task: TaskId(0),
+                    change: crate::ContextChange {
+                        budget: d(1),
+                        period: d(5),
+                        load: None,
+                    },
+                },
+                SchedulerError::Unsupported,
+            ),
+            (
+                Event::Block { task: TaskId(0) },
+                ClusterError::NotActive.into(),
+            ),
+            (complete_event(0), ClusterError::NotActive.into()),
+            (release_event(1), ClusterError::UnknownReservation.into()),
+        ];
+        for (event, error) in refusals {
+            assert_eq!(s.handle(at(1), event, &mut notices, &mut w), Err(error));
+        }
+        let mut small = Notices::with_capacity(0);
+        assert_eq!(
+            s.handle(at(1), release_event(0), &mut small, &mut w),
+            Err(SchedulerError::NoticeCapacity)
+        );
+        let mut one = [CoreDecision::default()];
+        assert_eq!(
+            s.decide(at(1), &mut one, &mut notices, &mut w),
+            Err(SchedulerError::CoreCount)
+        );
+        assert_eq!(format!("{s:?}"), format!("{before:?}"));
+        assert!(notices.is_empty());
     }
 
     /// One core, EDF: R0 a constant-bandwidth server (Q 2, T 10), R1 sporadic (e 5, p 20),

@@ -11,8 +11,11 @@ use std::collections::BinaryHeap;
 use bulwark_core::ipc::mc_ipc::{Aborted, Client, GateError};
 use bulwark_core::ipc::{FifoGate, IpcGate, McIpcGate, PrioGate};
 use bulwark_core::reclaim::ReclaimError;
-use bulwark_core::reservation::clustered::{ClusterError, ClusteredScheduler, Mode, ReservationId};
-use bulwark_core::{Duration, Instant, TaskId, Work};
+use bulwark_core::reservation::clustered::{ClusteredScheduler, Mode, ReservationId};
+use bulwark_core::{
+    ClusterScheduler, CoreDecision, Duration, Event, Instant, Notice, Notices, SchedulerError,
+    TaskId, Wake, Work,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -67,10 +70,8 @@ struct Request {
     drained_at_invoke: Duration,
     issued: Instant,
     drained_at_issue: Duration,
-    /// The reservation's exhaustion count when the request was last issued.
-    exhaustions_at_issue: u64,
-    /// The reservation's count of priority changes with the mode when it was last issued.
-    mode_changes_at_issue: u64,
+    /// The reservation's count of aborting notices when the request was last issued.
+    aborting_at_issue: u64,
     reissues: u32,
     exhausted: bool,
     /// Already aborted for the exhaustion since it was last issued (pruned, transferred, or
@@ -114,7 +115,18 @@ enum Running {
 
 pub(super) struct Machine {
     now: Instant,
+    /// Per cluster: its scheduler, driven only through [`ClusterScheduler`] (events, then a
+    /// decision); its other methods are read for what gates ask (urgency, eligibility).
     schedulers: Vec<ClusteredScheduler>,
+    /// Per cluster: the last decision, one entry per core; core 0's timer is the cluster's
+    /// next event.
+    decisions: Vec<Vec<CoreDecision>>,
+    /// Per cluster: the notices of the call under way (cleared after each).
+    notices: Vec<Notices>,
+    /// Per cluster and reservation: how many calls noticed its budget exhausted or its
+    /// priority changed with the mode, which abort its clients' requests (section IV-A,
+    /// section VII).
+    aborting: Vec<Vec<u64>>,
     /// Per cluster and reservation: budget drained so far (time selected, A2).
     drained: Vec<Vec<Duration>>,
     /// Per cluster and reservation: its tasks, in order.
@@ -151,6 +163,18 @@ pub(super) struct Machine {
     first_core: Vec<u16>,
     /// Per trace core, the slice that may still grow.
     open: OpenSlices,
+}
+
+/// The end of reservation `r`'s current job: its thread sleeps into its next job, which the
+/// machine releases itself (the clustered scheduler keeps no activation timers).
+fn complete(r: ReservationId) -> Event {
+    Event::Sleep {
+        task: TaskId(r.0),
+        until: Instant::NEVER,
+        wake: Wake::NextJob {
+            deadline: Instant::NEVER,
+        },
+    }
 }
 
 fn draw(span: Span, rng: &mut ChaCha8Rng) -> Duration {
@@ -240,6 +264,18 @@ impl Machine {
             .collect();
         Ok(Machine {
             now: Instant::ZERO,
+            decisions: schedulers
+                .iter()
+                .map(|s| vec![CoreDecision::default(); s.core_count()])
+                .collect(),
+            notices: schedulers
+                .iter()
+                .map(|s| Notices::with_capacity(s.notice_capacity()))
+                .collect(),
+            aborting: schedulers
+                .iter()
+                .map(|s| vec![0; s.reservation_count()])
+                .collect(),
             drained: schedulers
                 .iter()
                 .map(|s| vec![Duration::ZERO; s.reservation_count()])
@@ -410,24 +446,61 @@ impl Machine {
     fn close_instant(&mut self) -> Result<bool, ClusterSimError> {
         let now = self.now;
         let mut closed = false;
-        for (k, scheduler) in self.schedulers.iter_mut().enumerate() {
-            if scheduler.next_event() <= now {
-                scheduler
-                    .advance(now, &mut Work::default())
-                    .map_err(|error| ClusterSimError::Scheduler {
-                        cluster: k,
-                        at: now,
-                        error,
-                    })?;
+        for k in 0..self.schedulers.len() {
+            if self.next_event(k) <= now {
+                // The timer at the instant already reached closes it.
+                self.drive(k, now, Event::Timer)?;
                 closed = true;
             }
         }
         Ok(closed)
     }
 
-    fn scheduler_error(&self, cluster: usize) -> impl Fn(ClusterError) -> ClusterSimError {
+    /// Cluster `k`'s next event: its decision's timer.
+    fn next_event(&self, k: usize) -> Instant {
+        self.decisions[k]
+            .first()
+            .and_then(|d| d.timer)
+            .unwrap_or(Instant::NEVER)
+    }
+
+    /// The reservation selected on core `c` of cluster `k`, if any.
+    fn selected(&self, k: usize, c: usize) -> Option<ReservationId> {
+        self.decisions[k]
+            .get(c)
+            .and_then(|d| d.next)
+            .map(|task| ReservationId(task.0))
+    }
+
+    /// Reports `event` at `now` to cluster `k`'s scheduler, then asks it for a decision, and
+    /// counts the notices that abort requests. Reservation `r` is the interface's thread `r`.
+    fn drive(&mut self, k: usize, now: Instant, event: Event) -> Result<(), ClusterSimError> {
         let at = self.now;
-        move |error| ClusterSimError::Scheduler { cluster, at, error }
+        let error = |error: SchedulerError| ClusterSimError::Scheduler {
+            cluster: k,
+            at,
+            error,
+        };
+        let scheduler = &mut self.schedulers[k];
+        let notices = &mut self.notices[k];
+        scheduler
+            .handle(now, event, notices, &mut Work::default())
+            .map_err(error)?;
+        scheduler
+            .decide(now, &mut self.decisions[k], notices, &mut Work::default())
+            .map_err(error)?;
+        if notices.is_empty() {
+            return Ok(());
+        }
+        for notice in notices.iter() {
+            if let Notice::BudgetExhausted { task } | Notice::ModeChange { task } = notice {
+                if let Some(count) = self.aborting[k].get_mut(task.index()) {
+                    *count += 1;
+                }
+            }
+        }
+        notices.clear();
+        Ok(())
     }
 
     fn gate_error(&self, server: usize) -> impl Fn(GateError) -> ClusterSimError {
@@ -463,8 +536,8 @@ impl Machine {
             };
             next = next.min(self.now.saturating_add(left));
         }
-        for s in &self.schedulers {
-            next = next.min(s.next_event());
+        for k in 0..self.schedulers.len() {
+            next = next.min(self.next_event(k));
         }
         for (_, until) in self.masked.iter().flatten().flatten() {
             next = next.min(*until);
@@ -500,19 +573,14 @@ impl Machine {
                 Running::Idle => {}
             }
         }
-        for (k, scheduler) in self.schedulers.iter_mut().enumerate() {
-            for r in scheduler.selection().iter().flatten() {
-                let d = &mut self.drained[k][r.index()];
-                *d = d.saturating_add(elapsed);
+        for k in 0..self.schedulers.len() {
+            for decision in &self.decisions[k] {
+                if let Some(task) = decision.next {
+                    let d = &mut self.drained[k][task.index()];
+                    *d = d.saturating_add(elapsed);
+                }
             }
-            let at = self.now;
-            scheduler
-                .advance(next, &mut Work::default())
-                .map_err(|error| ClusterSimError::Scheduler {
-                    cluster: k,
-                    at,
-                    error,
-                })?;
+            self.drive(k, next, Event::Timer)?;
         }
         self.now = next;
         Ok(())
@@ -568,14 +636,21 @@ impl Machine {
             return Ok(());
         }
         let (k, r) = (self.tasks[i].cluster, self.tasks[i].reservation);
-        let now = self.now;
-        self.schedulers[k]
-            .release(now, r, &mut Work::default())
-            .map_err(self.scheduler_error(k))?;
+        // A release is the activation of the reservation's thread with a new job.
+        self.drive(
+            k,
+            self.now,
+            Event::Activate {
+                task: TaskId(r.0),
+                wake: Wake::NextJob {
+                    deadline: Instant::NEVER,
+                },
+            },
+        )?;
         self.tasks[i].job = Some(self.jobs.len());
         self.jobs.push(JobRecord {
             task: i,
-            release: now,
+            release: self.now,
             completion: None,
             response: None,
             killed: false,
@@ -602,8 +677,7 @@ impl Machine {
             Step::Invoke { server, length } => {
                 let length = draw(length, &mut task.rng);
                 let drained = self.drained[task.cluster][task.reservation.index()];
-                let exhaustions = self.schedulers[task.cluster].exhaustions(task.reservation);
-                let mode_changes = self.schedulers[task.cluster].mode_changes(task.reservation);
+                let aborting = self.aborting[task.cluster][task.reservation.index()];
                 task.request = Some(Request {
                     server,
                     length,
@@ -611,8 +685,7 @@ impl Machine {
                     drained_at_invoke: drained,
                     issued: self.now,
                     drained_at_issue: drained,
-                    exhaustions_at_issue: exhaustions,
-                    mode_changes_at_issue: mode_changes,
+                    aborting_at_issue: aborting,
                     reissues: 0,
                     exhausted: false,
                     settled: false,
@@ -637,10 +710,7 @@ impl Machine {
                 }
                 self.releases.push(Reverse((next, self.sequence, i)));
                 self.sequence += 1;
-                let now = self.now;
-                self.schedulers[k]
-                    .complete(now, r, &mut Work::default())
-                    .map_err(self.scheduler_error(k))?;
+                self.drive(k, self.now, complete(r))?;
             }
             Step::Allocate { count, object } => {
                 // The system calls run as the task's own execution; entering the kernel is at
@@ -717,10 +787,7 @@ impl Machine {
         if let Some(job) = self.tasks[i].job.take() {
             self.jobs[job].killed = true;
             let (k, r) = (self.tasks[i].cluster, self.tasks[i].reservation);
-            let now = self.now;
-            self.schedulers[k]
-                .complete(now, r, &mut Work::default())
-                .map_err(self.scheduler_error(k))?;
+            self.drive(k, self.now, complete(r))?;
         }
         Ok(())
     }
@@ -819,8 +886,8 @@ impl Machine {
                 continue;
             }
             let scheduler = &self.schedulers[t.cluster];
-            let exhausted = scheduler.exhaustions(t.reservation) > request.exhaustions_at_issue
-                || scheduler.mode_changes(t.reservation) > request.mode_changes_at_issue;
+            let exhausted =
+                self.aborting[t.cluster][t.reservation.index()] > request.aborting_at_issue;
             if !exhausted && scheduler.is_eligible(t.reservation) {
                 continue;
             }
@@ -887,8 +954,7 @@ impl Machine {
             };
             let (k, r) = (self.tasks[i].cluster, self.tasks[i].reservation);
             let drained = self.drained[k][r.index()];
-            let exhaustions = self.schedulers[k].exhaustions(r);
-            let mode_changes = self.schedulers[k].mode_changes(r);
+            let aborting = self.aborting[k][r.index()];
             let now = self.now;
             let t = &mut self.tasks[i];
             if let Some(request) = &mut t.request {
@@ -896,8 +962,7 @@ impl Machine {
                 if reissued {
                     request.issued = now;
                     request.drained_at_issue = drained;
-                    request.exhaustions_at_issue = exhaustions;
-                    request.mode_changes_at_issue = mode_changes;
+                    request.aborting_at_issue = aborting;
                     request.reissues += 1;
                     request.exhausted = false;
                     request.settled = false;
@@ -961,7 +1026,7 @@ impl Machine {
             if self.masked[k][c].is_some() {
                 continue;
             }
-            let Some(Some(r)) = self.schedulers[k].selection().get(c).copied() else {
+            let Some(r) = self.selected(k, c) else {
                 continue;
             };
             let members = &self.members[k][r.index()];
@@ -982,7 +1047,7 @@ impl Machine {
                 if self.cores[k][c] != Running::Idle {
                     continue;
                 }
-                if let Some(Some(r)) = self.schedulers[k].selection().get(c).copied() {
+                if let Some(r) = self.selected(k, c) {
                     let running = self.choice(k, r, &taken);
                     self.cores[k][c] = running;
                     taken.push(running);

@@ -63,7 +63,7 @@ use bulwark_core::ipc::mc_ipc::GateError;
 use bulwark_core::ipc::IpcGate;
 use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::reservation::clustered::{
-    ClusterConfig, ClusterError, ClusteredScheduler, ConfigurationError, Mode, ReservationId,
+    ClusterConfig, ClusteredScheduler, ConfigurationError, Mode, ReservationId,
 };
 use bulwark_core::{Duration, Instant};
 
@@ -381,7 +381,7 @@ pub enum ClusterSimError {
         /// When.
         at: Instant,
         /// Its reason.
-        error: ClusterError,
+        error: bulwark_core::SchedulerError,
     },
     /// A gate refused a call (a bug in the machine or the gate).
     #[error("the gate of server {server} refused a call at {at}: {error:?}")]
