@@ -35,6 +35,7 @@ mod machine;
 pub mod metrics;
 pub mod reclamation;
 pub mod record;
+mod timing;
 pub mod trace;
 
 use bulwark_core::{CoreError, Duration, Instant};
@@ -45,6 +46,7 @@ pub use metrics::{CoreMetrics, JobRecord, Stats, TaskMetrics};
 pub use reclamation::{Allocation, Reclamation, Termination};
 pub use record::{BudgetSample, Discard, OpenSlices, Recorder};
 use serde::Serialize;
+pub use timing::Timing;
 pub use trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 
 /// What a run produced.

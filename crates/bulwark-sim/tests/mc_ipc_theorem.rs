@@ -11,7 +11,8 @@ use bulwark_core::reservation::clustered::{
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
     run, run_traced, ClusterOutcome, ClusterSimError, Config, GateKind, GroupConfig,
-    InvocationRecord, PrunedRequests, ReclaimCost, ServerConfig, Span, Step, TaskConfig,
+    InvocationRecord, Kernel, PrunedRequests, ReclaimCost, ServerConfig, Span, Step, TaskConfig,
+    Timing, Worker,
 };
 use proptest::prelude::*;
 
@@ -457,4 +458,128 @@ proptest! {
             }
         }
     }
+}
+
+/// `config` without its `allocate` and `terminate` steps (a script left empty computes 1 ns
+/// and sleeps), which only the simulator runs.
+fn without_reclamation(mut config: Config) -> Config {
+    for task in &mut config.tasks {
+        task.script
+            .retain(|step| !matches!(step, Step::Allocate { .. } | Step::Terminate { .. }));
+        if task.script.is_empty() {
+            task.script = vec![Step::Compute(Span::exact(d(1))), Step::SleepUntilNextPeriod];
+        }
+    }
+    config
+}
+
+/// Drives the kernel as a platform with real threads does ([`Timing::Reported`]): the
+/// platform knows when each computation and operation is done. This one plays the threads,
+/// keeping each stretch's work itself, and reports a stretch done the instant its work
+/// reaches its length, so it must give exactly the simulator's outcome.
+fn run_reported(config: &Config, until: Instant) -> Result<ClusterOutcome, ClusterSimError> {
+    let mut kernel = Kernel::new(config, until, Timing::Reported, true)?;
+    let mut worked: std::collections::HashMap<(Worker, u64), Duration> = Default::default();
+    while let Some(settled) = kernel.settle()? {
+        let now = kernel.now();
+        let left =
+            |stretch: &bulwark_sim::cluster::Stretch,
+             worked: &std::collections::HashMap<(Worker, u64), Duration>| {
+                let done = worked
+                    .get(&(stretch.worker, stretch.serial))
+                    .copied()
+                    .unwrap_or_default();
+                stretch.remaining.saturating_sub(done)
+            };
+        let to = settled
+            .workers
+            .iter()
+            .flatten()
+            .map(|stretch| now.saturating_add(left(stretch, &worked)))
+            .fold(settled.timer.min(until), Instant::min);
+        kernel.advance(to)?;
+        for stretch in settled.workers.iter().flatten() {
+            let rest = left(stretch, &worked);
+            let ran = to.saturating_duration_since(now);
+            let done = worked.entry((stretch.worker, stretch.serial)).or_default();
+            *done = done.saturating_add(ran);
+            if ran >= rest {
+                kernel.stretch_done(stretch.worker, stretch.serial);
+            }
+        }
+    }
+    Ok(kernel.finish())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A platform that reports each computation's and operation's end gets the simulator's
+    /// outcome, trace included: the kernel's decisions depend on when stretches end, not on
+    /// who measures it.
+    #[test]
+    fn reported_stretches_give_the_simulated_outcome(config in system()) {
+        let config = without_reclamation(config);
+        let until = Instant::from_nanos(1_500);
+        let simulated = run_traced(&config, until);
+        let reported = run_reported(&config, until);
+        match (simulated, reported) {
+            (Ok(simulated), Ok(reported)) => prop_assert_eq!(reported, simulated),
+            (simulated, reported) => prop_assert_eq!(
+                simulated.map(|_| ()).map_err(|e| e.to_string()),
+                reported.map(|_| ()).map_err(|e| e.to_string())
+            ),
+        }
+    }
+}
+
+/// Only the simulator runs reclamation steps: a reported-timing kernel refuses them, saying
+/// which task has one.
+#[test]
+fn reported_timing_refuses_reclamation_steps() {
+    let config = Config {
+        clusters: vec![ClusterConfig {
+            cores: 1,
+            cycle: Duration::ZERO,
+            order: SporadicOrder::FixedPriority,
+            reservations: vec![ReservationKind::Sporadic(Sporadic::new(d(100), d(1_000)))],
+        }],
+        servers: Vec::new(),
+        tasks: vec![TaskConfig {
+            cluster: 0,
+            reservation: ReservationId(0),
+            offset: d(0),
+            period: d(1_000),
+            script: vec![
+                Step::Allocate {
+                    count: 1,
+                    object: ObjectKind::Semaphore,
+                },
+                Step::SleepUntilNextPeriod,
+            ],
+            group: None,
+        }],
+        pruned: PrunedRequests::Reissue,
+        groups: Vec::new(),
+        reclaim: ReclaimCost {
+            clock_hz: 1_000_000_000,
+            per_unit: 1,
+        },
+        seed: 0,
+    };
+    assert!(
+        run(&config, Instant::from_nanos(100)).is_ok(),
+        "the simulator runs it"
+    );
+    let error = Kernel::new(&config, Instant::from_nanos(100), Timing::Reported, false)
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(error, ClusterSimError::Task { task: 0, .. }),
+        "{error}"
+    );
+    assert!(
+        error.to_string().contains("only in the simulator"),
+        "{error}"
+    );
 }

@@ -21,6 +21,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::record::OpenSlices;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
+use crate::Timing;
 
 use crate::reclamation::{Failed, Reclamation};
 
@@ -163,6 +164,51 @@ pub(super) struct Machine {
     first_core: Vec<u16>,
     /// Per trace core, the slice that may still grow.
     open: OpenSlices,
+    /// How a stretch of work ends: time runs it down, or the platform reports it.
+    timing: Timing,
+    /// Which stretch each task and server is in.
+    serials: Serials,
+}
+
+/// Counts of the stretches each worker started: a platform whose threads do the work tells
+/// a new stretch from one resumed after a preemption.
+#[derive(Clone, Debug, Default)]
+struct Serials {
+    tasks: Vec<u64>,
+    servers: Vec<u64>,
+}
+
+/// Who does a stretch of work on a core: a task computing, or a server's operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Worker {
+    /// Task `i` of [`Config::tasks`](super::Config::tasks).
+    Task(usize),
+    /// Server `q` of [`Config::servers`](super::Config::servers).
+    Server(usize),
+}
+
+/// A core's stretch of work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stretch {
+    /// Who works.
+    pub worker: Worker,
+    /// Its work left (simulated timing: the time to the stretch's end; reported timing: the
+    /// whole stretch).
+    pub remaining: Duration,
+    /// Which of the worker's stretches it is.
+    pub serial: u64,
+}
+
+/// Where the machine stands once everything due at the current instant is done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settled {
+    /// The next instant anything happens, stretches' ends included (what the simulator
+    /// advances to).
+    pub next: Instant,
+    /// The next instant the kernel must act whatever the workers do.
+    pub timer: Instant,
+    /// Per core (clusters in order): its stretch, if one runs.
+    pub workers: Vec<Option<Stretch>>,
 }
 
 /// The end of reservation `r`'s current job: its thread sleeps into its next job, which the
@@ -311,10 +357,21 @@ impl Machine {
                 })
                 .collect(),
             open: OpenSlices::default(),
+            timing: Timing::Simulated,
+            serials: Serials {
+                tasks: vec![0; config.tasks.len()],
+                servers: vec![0; config.servers.len()],
+            },
         })
     }
 
     /// The same machine, recording a trace.
+    /// Stretches end when the platform reports them ([`Timing::Reported`]).
+    pub(super) fn timed(mut self, timing: Timing) -> Self {
+        self.timing = timing;
+        self
+    }
+
     pub(super) fn recording(mut self) -> Self {
         self.trace = Some(Trace::default());
         self
@@ -381,37 +438,102 @@ impl Machine {
         marks
     }
 
-    pub(super) fn run(mut self, until: Instant) -> Result<ClusterOutcome, ClusterSimError> {
+    /// Does everything due at the current instant, round after round, until time must pass;
+    /// `None` once `until` is reached (or nothing can happen any more). `rounds` counts the
+    /// rounds at one instant across calls, against a livelock.
+    pub(super) fn settle(
+        &mut self,
+        until: Instant,
+        rounds: &mut u64,
+    ) -> Result<Option<Settled>, ClusterSimError> {
         // Each round at one instant either lets time pass or has a task take a step that
         // blocks, sleeps or starts a computation; a bounded backlog of late releases aside,
         // that ends quickly.
         let limit = 1_000 + 16 * self.tasks.len() as u64;
-        let mut rounds = 0u64;
-        while self.now < until {
+        loop {
+            if self.now >= until {
+                return Ok(None);
+            }
             self.process_instant()?;
             self.dispatch();
             self.steps += 1;
             if self.stepping_now() {
-                rounds += 1;
-                if rounds > limit {
+                *rounds += 1;
+                if *rounds > limit {
                     return Err(ClusterSimError::Livelock { at: self.now });
                 }
                 continue;
             }
-            rounds = 0;
+            *rounds = 0;
             let next = self.next_instant().min(until);
             if next <= self.now {
                 if self.close_instant()? {
-                    rounds += 1;
-                    if rounds > limit {
+                    *rounds += 1;
+                    if *rounds > limit {
                         return Err(ClusterSimError::Livelock { at: self.now });
                     }
                     continue;
                 }
-                break;
+                return Ok(None);
             }
-            self.advance(next)?;
+            return Ok(Some(Settled {
+                next,
+                timer: self.next_kernel_event().min(until),
+                workers: self.workers(),
+            }));
         }
+    }
+
+    /// What each core runs now, by global core index (clusters in order), with its stretch.
+    fn workers(&self) -> Vec<Option<Stretch>> {
+        self.cores
+            .iter()
+            .flatten()
+            .map(|running| match *running {
+                Running::Task(i) => match self.tasks[i].state {
+                    TaskState::Ready { remaining } if !remaining.is_zero() => Some(Stretch {
+                        worker: Worker::Task(i),
+                        remaining,
+                        serial: self.serials.tasks[i],
+                    }),
+                    _ => None,
+                },
+                Running::Server(q) => self.servers[q].serving.map(|(_, left)| Stretch {
+                    worker: Worker::Server(q),
+                    remaining: left,
+                    serial: self.serials.servers[q],
+                }),
+                Running::Idle => None,
+            })
+            .collect()
+    }
+
+    /// Reported timing: `worker`'s stretch `serial` is done. Ignored for any other stretch.
+    pub(super) fn stretch_done(&mut self, worker: Worker, serial: u64) {
+        match worker {
+            Worker::Task(i) => {
+                if self.serials.tasks.get(i) == Some(&serial) {
+                    if let TaskState::Ready { remaining } = &mut self.tasks[i].state {
+                        *remaining = Duration::ZERO;
+                    }
+                }
+            }
+            Worker::Server(q) => {
+                if self.serials.servers.get(q) == Some(&serial) {
+                    if let Some((_, left)) = &mut self.servers[q].serving {
+                        *left = Duration::ZERO;
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// The run's record, up to `until`.
+    pub(super) fn finish(mut self, until: Instant) -> ClusterOutcome {
         for job in &mut self.jobs {
             job.response = job
                 .completion
@@ -424,7 +546,7 @@ impl Machine {
             trace.marks = marks;
             trace
         });
-        Ok(ClusterOutcome {
+        ClusterOutcome {
             trace,
             seed: self.seed,
             until,
@@ -437,7 +559,7 @@ impl Machine {
             allocations: self.allocations,
             executed: self.executed,
             drained: self.drained,
-        })
+        }
     }
 
     /// A scheduler whose next event is now waits for the instant to be closed (a switch to
@@ -524,7 +646,7 @@ impl Machine {
 
     /// The next instant something happens.
     fn next_instant(&self) -> Instant {
-        let mut next = Instant::NEVER;
+        let mut next = self.next_kernel_event();
         for running in self.cores.iter().flatten() {
             let left = match *running {
                 Running::Task(i) => match self.tasks[i].state {
@@ -536,6 +658,13 @@ impl Machine {
             };
             next = next.min(self.now.saturating_add(left));
         }
+        next
+    }
+
+    /// The next instant the kernel must act whatever runs: a scheduler event, the end of a
+    /// masked interval, a release.
+    fn next_kernel_event(&self) -> Instant {
+        let mut next = Instant::NEVER;
         for k in 0..self.schedulers.len() {
             next = next.min(self.next_event(k));
         }
@@ -549,7 +678,7 @@ impl Machine {
     }
 
     /// Moves time to `next`: what runs progresses, selected reservations drain (A2).
-    fn advance(&mut self, next: Instant) -> Result<(), ClusterSimError> {
+    pub(super) fn advance(&mut self, next: Instant) -> Result<(), ClusterSimError> {
         let elapsed = next.saturating_duration_since(self.now);
         if !elapsed.is_zero() {
             self.record_slices(next);
@@ -558,16 +687,31 @@ impl Machine {
             match *running {
                 Running::Task(i) => {
                     if let TaskState::Ready { remaining } = &mut self.tasks[i].state {
-                        self.executed[i] = self.executed[i].saturating_add(elapsed.min(*remaining));
-                        *remaining = remaining.saturating_sub(elapsed);
+                        // Reported timing: the stretch lasts until the platform says so.
+                        let ran = match self.timing {
+                            Timing::Simulated => elapsed.min(*remaining),
+                            Timing::Reported if remaining.is_zero() => Duration::ZERO,
+                            Timing::Reported => elapsed,
+                        };
+                        self.executed[i] = self.executed[i].saturating_add(ran);
+                        if self.timing == Timing::Simulated {
+                            *remaining = remaining.saturating_sub(elapsed);
+                        }
                     }
                 }
                 Running::Server(q) => {
                     // A server's operation is time spent on its client's behalf.
                     if let Some((client, left)) = &mut self.servers[q].serving {
+                        let ran = match self.timing {
+                            Timing::Simulated => elapsed.min(*left),
+                            Timing::Reported if left.is_zero() => Duration::ZERO,
+                            Timing::Reported => elapsed,
+                        };
                         let spent = &mut self.executed[client.index()];
-                        *spent = spent.saturating_add(elapsed.min(*left));
-                        *left = left.saturating_sub(elapsed);
+                        *spent = spent.saturating_add(ran);
+                        if self.timing == Timing::Simulated {
+                            *left = left.saturating_sub(elapsed);
+                        }
                     }
                 }
                 Running::Idle => {}
@@ -673,6 +817,7 @@ impl Machine {
                 task.state = TaskState::Ready {
                     remaining: draw(span, &mut task.rng),
                 };
+                self.serials.tasks[i] += 1;
             }
             Step::Invoke { server, length } => {
                 let length = draw(length, &mut task.rng);
@@ -859,6 +1004,7 @@ impl Machine {
                 request.transferred = false;
             }
             self.servers[q].serving = Some((task, length));
+            self.serials.servers[q] += 1;
         }
         Ok(())
     }

@@ -59,6 +59,9 @@
 
 mod machine;
 
+pub use crate::Timing;
+pub use machine::{Settled, Stretch, Worker};
+
 use bulwark_core::ipc::mc_ipc::GateError;
 use bulwark_core::ipc::IpcGate;
 use bulwark_core::reclaim::ObjectKind;
@@ -411,14 +414,96 @@ pub enum ClusterSimError {
 
 /// Checks `config` and runs it from time zero until `until` (exclusive).
 pub fn run(config: &Config, until: Instant) -> Result<ClusterOutcome, ClusterSimError> {
-    validate(config)?;
-    machine::Machine::new(config)?.run(until)
+    Kernel::new(config, until, Timing::Simulated, false)?.run()
 }
 
 /// [`run`], recording a trace (memory grows with simulated time); the run is the same.
 pub fn run_traced(config: &Config, until: Instant) -> Result<ClusterOutcome, ClusterSimError> {
-    validate(config)?;
-    machine::Machine::new(config)?.recording().run(until)
+    Kernel::new(config, until, Timing::Simulated, true)?.run()
+}
+
+/// The cluster machine's kernel, stepped by a platform: the simulator's loop in [`run`], or a
+/// runtime whose real threads do each task's computations and each server's operations.
+///
+/// A platform alternates [`settle`](Kernel::settle), which does everything due at the current
+/// instant and says what each core runs, with [`advance`](Kernel::advance).
+pub struct Kernel {
+    machine: machine::Machine,
+    until: Instant,
+    /// Rounds taken at the current instant, against a livelock.
+    rounds: u64,
+}
+
+impl Kernel {
+    /// A kernel at time zero for `config`, which it validates, to run until `until`. Under
+    /// [`Timing::Reported`] a script may not `allocate` or `terminate` (their work is the
+    /// model's reclamation cost, which no real thread does yet).
+    pub fn new(
+        config: &Config,
+        until: Instant,
+        timing: Timing,
+        record_trace: bool,
+    ) -> Result<Kernel, ClusterSimError> {
+        validate(config)?;
+        if timing == Timing::Reported {
+            let reclaims =
+                |step: &Step| matches!(step, Step::Allocate { .. } | Step::Terminate { .. });
+            if let Some(task) = config
+                .tasks
+                .iter()
+                .position(|t| t.script.iter().any(reclaims))
+            {
+                return Err(ClusterSimError::Task {
+                    task,
+                    reason: "allocate and terminate steps run only in the simulator",
+                });
+            }
+        }
+        let mut machine = machine::Machine::new(config)?.timed(timing);
+        if record_trace {
+            machine = machine.recording();
+        }
+        Ok(Kernel {
+            machine,
+            until,
+            rounds: 0,
+        })
+    }
+
+    /// The kernel's current instant.
+    pub fn now(&self) -> Instant {
+        self.machine.now()
+    }
+
+    /// Does everything due at the current instant and says what each core runs and when the
+    /// kernel must act next; `None` once the run's end is reached.
+    pub fn settle(&mut self) -> Result<Option<Settled>, ClusterSimError> {
+        self.machine.settle(self.until, &mut self.rounds)
+    }
+
+    /// Time passes to `to` (no earlier than now, no later than the end) with the settled
+    /// workers working and the selected reservations draining.
+    pub fn advance(&mut self, to: Instant) -> Result<(), ClusterSimError> {
+        let to = to.max(self.machine.now()).min(self.until);
+        self.machine.advance(to)
+    }
+
+    /// Reported timing: `worker`'s stretch `serial` is done.
+    pub fn stretch_done(&mut self, worker: Worker, serial: u64) {
+        self.machine.stretch_done(worker, serial);
+    }
+
+    /// Ends the run and hands its record over.
+    pub fn finish(self) -> ClusterOutcome {
+        self.machine.finish(self.until)
+    }
+
+    fn run(mut self) -> Result<ClusterOutcome, ClusterSimError> {
+        while let Some(settled) = self.settle()? {
+            self.advance(settled.next)?;
+        }
+        Ok(self.finish())
+    }
 }
 
 /// Every check that can fail, before anything runs.

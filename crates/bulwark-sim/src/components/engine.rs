@@ -16,6 +16,8 @@ use super::{
 };
 use bulwark_core::reservation::SchedContext;
 
+use crate::Timing;
+
 /// Why a configuration cannot run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ComponentConfigError {
@@ -200,17 +202,6 @@ struct Machine<'a> {
     trace: Option<Trace>,
     /// The slice that may still grow, merged as the scenario machine's recorders merge.
     open: OpenSlices,
-}
-
-/// How a thread's `Execute` stretch ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Timing {
-    /// Time runs it down: the simulator's model, with the configuration's protocol costs.
-    Simulated,
-    /// The platform reports it ([`Kernel::stretch_done`]): a real thread did the work, on
-    /// the real clock. Protocol steps cost nothing in the model, since the platform's own
-    /// kernel work takes real time (measured there).
-    Reported,
 }
 
 /// Where the kernel stands once it has done everything due at its current instant.

@@ -41,7 +41,8 @@ mod engine;
 
 use bulwark_core::{Duration, Instant, Priority};
 
-pub use engine::{run, ComponentConfigError, Kernel, Stretch, ThreadInfo, Timing};
+pub use crate::Timing;
+pub use engine::{run, ComponentConfigError, Kernel, Stretch, ThreadInfo};
 
 /// One step of a task's job or of a procedure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
