@@ -140,7 +140,9 @@
 mod components;
 mod handover;
 pub mod linux;
+mod mc_ipc;
 mod runtime;
+mod stretches;
 pub mod sys;
 mod task;
 pub mod work;
@@ -150,6 +152,7 @@ use bulwark_sim::{Outcome, Stats};
 use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step};
 
 pub use components::{run_components, HostComponentOutcome};
+pub use mc_ipc::{run_mc_ipc, HostClusterOutcome, DEFAULT_RUN};
 pub use task::{Stopped, TaskContext};
 
 /// A timer wake-up later than this (1 ms) counts as a sign of real-time throttling.

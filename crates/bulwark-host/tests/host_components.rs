@@ -217,3 +217,95 @@ fn a_reservation_throttles_a_real_thread_at_its_budget() {
         );
     }
 }
+
+mod mc_ipc {
+    use super::*;
+    use bulwark_core::reservation::clustered::{
+        ClusterConfig, ReservationId, ReservationKind, Sporadic, SporadicOrder,
+    };
+    use bulwark_sim::cluster::{
+        Config, GateKind, PrunedRequests, ReclaimCost, ServerConfig, Span, Step,
+        TaskConfig as Client,
+    };
+
+    /// One client in a sporadic reservation of 10 ms every 100 ms on a one-core cluster, and
+    /// one MC-IPC server: each job computes 1 ms, invokes the server for 2 ms, computes 1 ms
+    /// and sleeps. Worked by hand: the server runs the operation on the client's
+    /// reservation from 1 to 3 ms, so every invocation's delay is 2 ms and every job
+    /// completes 4 ms after its release.
+    fn lone_client(cores: usize) -> Config {
+        Config {
+            clusters: vec![ClusterConfig {
+                cores,
+                cycle: Duration::ZERO,
+                order: SporadicOrder::FixedPriority,
+                reservations: vec![ReservationKind::Sporadic(Sporadic::new(ms(10), ms(100)))],
+            }],
+            servers: vec![ServerConfig {
+                gate: GateKind::McIpc,
+                max_operation: ms(2),
+            }],
+            tasks: vec![Client {
+                cluster: 0,
+                reservation: ReservationId(0),
+                offset: Duration::ZERO,
+                period: ms(100),
+                script: vec![
+                    Step::Compute(Span::exact(ms(1))),
+                    Step::Invoke {
+                        server: 0,
+                        length: Span::exact(ms(2)),
+                    },
+                    Step::Compute(Span::exact(ms(1))),
+                    Step::SleepUntilNextPeriod,
+                ],
+                group: None,
+            }],
+            pruned: PrunedRequests::TransferToBackground,
+            groups: Vec::new(),
+            reclaim: ReclaimCost::default(),
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn a_real_server_thread_serves_a_client_on_its_reservation() {
+        let _serial = serial();
+        if !privileged() {
+            return;
+        }
+        let host =
+            bulwark_host::run_mc_ipc(&lone_client(1), &config(ms(300))).expect("the host run");
+        let outcome = &host.outcome;
+        assert_eq!(outcome.jobs.len(), 3, "releases at 0, 100 and 200 ms");
+        for job in &outcome.jobs {
+            let response = job.response.expect("completed");
+            assert!(
+                response >= ms(4) && response <= ms(4).saturating_add(SLACK),
+                "{response:?}"
+            );
+        }
+        assert_eq!(outcome.invocations.len(), 3);
+        for invocation in &outcome.invocations {
+            assert!(
+                invocation.delay >= ms(2) && invocation.delay <= ms(2).saturating_add(SLACK),
+                "{:?}",
+                invocation.delay
+            );
+        }
+        // The server's 2 ms are its client's time, as in the simulator: 4 ms a job.
+        assert!(outcome.executed[0] >= ms(12), "{:?}", outcome.executed);
+        assert!(host.host.entries > 0);
+    }
+
+    /// The runtime manages one core: a cluster of two cores is refused, saying why, before
+    /// anything starts (no privilege needed to see it).
+    #[test]
+    fn a_system_of_more_than_one_core_is_refused() {
+        let error = bulwark_host::run_mc_ipc(&lone_client(2), &config(ms(100))).unwrap_err();
+        assert!(
+            error.to_string().contains("one cluster of one core"),
+            "{error}"
+        );
+    }
+}
