@@ -13,6 +13,7 @@ pub mod host_a1;
 pub mod host_a2;
 pub mod host_a3;
 pub mod host_components;
+pub mod host_mcipc;
 pub mod host_reclaim;
 mod host_rounds;
 pub mod host_vbs;
@@ -82,6 +83,7 @@ pub const ALL: &[Experiment] = &[
     host_vbs::EXPERIMENT,
     host_reclaim::EXPERIMENT,
     host_components::EXPERIMENT,
+    host_mcipc::EXPERIMENT,
 ];
 
 /// The experiment called `name`.
