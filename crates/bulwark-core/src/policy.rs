@@ -132,10 +132,12 @@ pub trait Policy {
 /// A boxed policy is a policy, so that `PerCore<Box<dyn Policy>>` (a policy chosen at run
 /// time) is a cluster scheduler as a concrete policy is.
 impl<P: Policy + ?Sized> Policy for alloc::boxed::Box<P> {
+    #[inline]
     fn name(&self) -> &'static str {
         (**self).name()
     }
 
+    #[inline]
     fn activate(
         &mut self,
         now: Instant,
@@ -146,6 +148,7 @@ impl<P: Policy + ?Sized> Policy for alloc::boxed::Box<P> {
         (**self).activate(now, task, wake, work)
     }
 
+    #[inline]
     fn sleep(
         &mut self,
         now: Instant,
@@ -157,14 +160,17 @@ impl<P: Policy + ?Sized> Policy for alloc::boxed::Box<P> {
         (**self).sleep(now, task, until, wake, work)
     }
 
+    #[inline]
     fn block(&mut self, now: Instant, task: TaskId, work: &mut Work) -> Result<(), CoreError> {
         (**self).block(now, task, work)
     }
 
+    #[inline]
     fn timer_interrupt(&mut self, now: Instant, work: &mut Work) {
         (**self).timer_interrupt(now, work)
     }
 
+    #[inline]
     fn reconfigure(
         &mut self,
         now: Instant,
@@ -175,14 +181,17 @@ impl<P: Policy + ?Sized> Policy for alloc::boxed::Box<P> {
         (**self).reconfigure(now, task, context, work)
     }
 
+    #[inline]
     fn schedule(&mut self, now: Instant, work: &mut Work) -> Decision {
         (**self).schedule(now, work)
     }
 
+    #[inline]
     fn check_invariants(&self) -> Result<(), &'static str> {
         (**self).check_invariants()
     }
 
+    #[inline]
     fn remaining_budget(&self, task: TaskId, now: Instant) -> Option<Duration> {
         (**self).remaining_budget(task, now)
     }

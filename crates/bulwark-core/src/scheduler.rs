@@ -352,6 +352,7 @@ impl<P: Policy> ClusterScheduler for PerCore<P> {
         0
     }
 
+    #[inline]
     fn handle(
         &mut self,
         now: Instant,
@@ -373,6 +374,7 @@ impl<P: Policy> ClusterScheduler for PerCore<P> {
         Ok(())
     }
 
+    #[inline]
     fn decide(
         &mut self,
         now: Instant,
