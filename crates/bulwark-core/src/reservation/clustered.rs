@@ -1659,20 +1659,7 @@ mod tests {
     /// the idle instant 6 is a mode change too.
     #[test]
     fn a_mode_switch_through_the_cluster_interface_is_noticed() {
-        let mut s = scheduler(
-            1,
-            0,
-            SporadicOrder::FixedPriority,
-            alloc::vec![
-                ReservationKind::Sporadic(Sporadic::new(d(4), d(20)).with_priority(Priority(20))),
-                ReservationKind::Sporadic(
-                    Sporadic::new(d(8), d(20))
-                        .with_priority(Priority(10))
-                        .with_high_criticality(d(2))
-                ),
-                ReservationKind::BestEffort,
-            ],
-        );
+        let mut s = vestal();
         let replenished = |i| Notice::Replenished { task: TaskId(i) };
         assert_eq!(through_trait(&mut s, 0, release_event(1)), [replenished(1)]);
         assert_eq!(through_trait(&mut s, 0, release_event(2)), []);
@@ -2239,9 +2226,8 @@ mod tests {
 
     /// Vestal's mode switch, one core, fixed priorities: L = low criticality (e 4, p 20,
     /// priority 20); H = high criticality (e^H 8, e^L 2, p 20, priority 10); B best effort.
-    #[test]
-    fn a_high_criticality_overrun_demotes_low_criticality_reservations() {
-        let mut s = scheduler(
+    fn vestal() -> ClusteredScheduler {
+        scheduler(
             1,
             0,
             SporadicOrder::FixedPriority,
@@ -2254,7 +2240,13 @@ mod tests {
                 ),
                 ReservationKind::BestEffort,
             ],
-        );
+        )
+    }
+
+    /// Vestal's mode switch on [`vestal`]'s system, worked by hand below.
+    #[test]
+    fn a_high_criticality_overrun_demotes_low_criticality_reservations() {
+        let mut s = vestal();
         let mut w = Work::default();
         s.release(at(0), r(1), &mut w).unwrap();
         s.release(at(0), r(2), &mut w).unwrap();
