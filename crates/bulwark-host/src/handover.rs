@@ -111,7 +111,14 @@ impl<'a> Handover<'a> {
         if let Some(p) = previous.filter(|&p| Some(p) != next) {
             let slot = &self.shared.tasks[p];
             let tid = slot.tid.load(Ordering::Acquire);
-            slot.gate.store(GATE_CLOSED, Ordering::Release);
+            // Never over the run's end: the watchdog (or the end) may have opened every gate
+            // for good (GATE_STOP) from its own thread while this dispatcher was late.
+            let _ = slot.gate.compare_exchange(
+                GATE_OPEN,
+                GATE_CLOSED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
             // A thread that suspended itself closed its gate before asking and is parked on
             // it (or runs only the few instructions to get there): it keeps its priority,
             // and its next dispatch costs no priority change. A preempted thread still runs
@@ -135,7 +142,13 @@ impl<'a> Handover<'a> {
                 }
                 handed.switched = true;
             }
-            slot.gate.store(GATE_OPEN, Ordering::Release);
+            // A stopped gate stays stopped: the thread runs on and sees the end.
+            let _ = slot.gate.compare_exchange(
+                GATE_CLOSED,
+                GATE_OPEN,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
             sys::futex_wake(&slot.gate, 1);
         }
         self.current = next;
@@ -315,4 +328,39 @@ where
         sys::restore_interrupt(saved);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::{Slot, GATE_STOP};
+
+    /// Two slots; slot 0's thread has the core and its gate is `gate`.
+    fn shared_with(gate: u32) -> Shared {
+        let shared = Shared {
+            tasks: vec![Slot::default(), Slot::default()],
+            ..Shared::default()
+        };
+        shared.tasks[0].gate.store(gate, Ordering::Relaxed);
+        shared
+    }
+
+    /// Taking the core from a thread closes its gate, but never over the run's end: a gate the
+    /// watchdog stopped from its own thread while the dispatcher was late stays stopped, or
+    /// its thread would park for good. (The thread suspended itself here, so no system call
+    /// is made.)
+    #[test]
+    fn taking_the_core_closes_an_open_gate_and_leaves_a_stopped_one() {
+        for (before, after) in [(GATE_OPEN, GATE_CLOSED), (GATE_STOP, GATE_STOP)] {
+            let shared = shared_with(before);
+            let mut handover = Handover::new(&shared, &HostConfig::default(), Instant::NEVER);
+            handover.current = Some(0);
+            let handed = handover
+                .give(None, Some(0))
+                .expect("no system call to fail");
+            assert_eq!(shared.tasks[0].gate.load(Ordering::Relaxed), after);
+            assert!(handed.preempted.is_none() && !handed.switched);
+            assert_eq!(handover.current, None);
+        }
+    }
 }
