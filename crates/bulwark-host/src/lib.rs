@@ -5,9 +5,11 @@
 //!
 //! **Dispatcher.** The managed core (core 1 unless configured) gets one dispatcher thread,
 //! pinned to it at the highest SCHED_FIFO priority. It is the kernel of the model: it drives
-//! the core's [`Policy`](bulwark_core::Policy) through exactly the simulator's kernel-entry
-//! sequence (one event — a task's request, or the timer — then one `schedule`), and it is the
-//! only thread that ever calls the policy.
+//! the core's [`Policy`](bulwark_core::Policy), as a cluster of one through the one scheduler
+//! interface ([`ClusterScheduler`](bulwark_core::ClusterScheduler) over
+//! [`PerCore`](bulwark_core::PerCore)), through exactly the simulator's kernel-entry sequence
+//! (one event — a task's request, or the timer — then one decision), and it is the only thread
+//! that ever calls the policy.
 //!
 //! **Giving the core away.** Task threads are pinned to the same core under SCHED_FIFO. The
 //! policy's choice is raised to priority 2, every other task thread sits at priority 1 (a

@@ -5,7 +5,10 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::thread;
 
-use bulwark_core::{ContextChange, Duration, Instant, Policy, TaskId, Wake, Work};
+use bulwark_core::{
+    ClusterScheduler, ContextChange, CoreDecision, CoreError, Duration, Event, Instant, Notices,
+    PerCore, Policy, SchedulerError, TaskId, Wake, Work,
+};
 use bulwark_sim::behaviour::{Action, Program};
 use bulwark_sim::{
     build_policy, CoreMetrics, JobRecord, Mark, MarkKind, Outcome, Reclamation, SimError, Slice,
@@ -401,7 +404,10 @@ enum Completion {
 
 /// The kernel of the managed core.
 pub(crate) struct Dispatcher<'a> {
-    policy: Box<dyn Policy>,
+    /// The core's policy as a cluster of one, driven through the one scheduler interface.
+    policy: PerCore<Box<dyn Policy>>,
+    /// Where it reports notices (a per-core policy reports none).
+    notices: Notices,
     scenario: &'a Scenario,
     shared: &'a Shared,
     clock: Clock,
@@ -437,7 +443,8 @@ impl<'a> Dispatcher<'a> {
             Box::new(bulwark_core::FixedPriority::with_capacity(0))
         });
         Dispatcher {
-            policy,
+            policy: PerCore::new(policy),
+            notices: Notices::default(),
             scenario,
             shared,
             clock: Clock { origin: 0 },
@@ -466,6 +473,28 @@ impl<'a> Dispatcher<'a> {
             next_seq: 0,
             killed: vec![false; scenario.tasks.len()],
         }
+    }
+
+    /// Reports `event` to the core's scheduler.
+    fn handle(&mut self, now: Instant, event: Event, work: &mut Work) -> Result<(), CoreError> {
+        self.policy
+            .handle(now, event, &mut self.notices, work)
+            .map_err(|error| match error {
+                SchedulerError::Policy(error) => error,
+                // A cluster of one refuses an event only with its policy's own error.
+                _ => CoreError::InvalidParameter,
+            })
+    }
+
+    /// The scheduler's decision for the core at `now`.
+    fn decide(&mut self, now: Instant) -> CoreDecision {
+        let mut decisions = [CoreDecision::default()];
+        // A cluster of one given a one-entry slice cannot refuse.
+        let _ = self
+            .policy
+            .decide(now, &mut decisions, &mut self.notices, &mut Work::default());
+        let [decision] = decisions;
+        decision
     }
 
     fn refused(
@@ -499,32 +528,39 @@ impl<'a> Dispatcher<'a> {
                 // at time zero and is its activation. The task's thread starts in that
                 // action's load.
                 let (limit, period) = first_action(&spec.behaviour).unwrap_or_default();
-                self.policy
-                    .reconfigure(Instant::ZERO, id, unknown_load(limit, period), &mut work)
-                    .map_err(|e| self.refused("reconfigure", id, Instant::ZERO, e))?;
+                let change = unknown_load(limit, period);
+                self.handle(
+                    Instant::ZERO,
+                    Event::Reconfigure { task: id, change },
+                    &mut work,
+                )
+                .map_err(|e| self.refused("reconfigure", id, Instant::ZERO, e))?;
                 continue;
             }
-            let result = if release == Instant::ZERO {
-                self.policy.activate(Instant::ZERO, id, wake, &mut work)
+            let event = if release == Instant::ZERO {
+                Event::Activate { task: id, wake }
             } else {
-                self.policy
-                    .sleep(Instant::ZERO, id, release, wake, &mut work)
+                Event::Sleep {
+                    task: id,
+                    until: release,
+                    wake,
+                }
             };
+            let result = self.handle(Instant::ZERO, event, &mut work);
             result.map_err(|e| self.refused("activate", id, Instant::ZERO, e))?;
         }
         let mut now = self.clock.now();
         let mut suspended = None;
         loop {
-            let mut decision = self.policy.schedule(now, &mut Work::default());
+            let mut decision = self.decide(now);
             while let Some(dead) = decision.next.filter(|n| self.killed[n.index()]) {
                 // A killed task the policy still held (asleep when it was killed: its wake-up
                 // was the policy's timer) exits when next dispatched, as in the simulator,
                 // without running again. Blocking a ready task leaves the policy one task
                 // fewer, so this ends.
-                self.policy
-                    .block(now, dead, &mut work)
+                self.handle(now, Event::Block { task: dead }, &mut work)
                     .map_err(|e| self.refused("block", dead, now, e))?;
-                decision = self.policy.schedule(now, &mut Work::default());
+                decision = self.decide(now);
             }
             self.core_metrics.invocations += 1;
             self.stats.entries += 1;
@@ -559,7 +595,8 @@ impl<'a> Dispatcher<'a> {
                     self.stats.timer_fired(planned, now);
                     self.core_metrics.timer_interrupts += 1;
                     self.handover.timer = None;
-                    self.policy.timer_interrupt(now, &mut work);
+                    // A per-core policy cannot refuse the timer.
+                    let _ = self.handle(now, Event::Timer, &mut work);
                 }
                 Entry::Request(index) => {
                     let id = TaskId(index as u32);
@@ -574,8 +611,8 @@ impl<'a> Dispatcher<'a> {
                         let limit = Duration::from_nanos(slot.limit.load(Ordering::Relaxed));
                         let period = Duration::from_nanos(slot.period.load(Ordering::Relaxed));
                         slot.handled_at.store(now.as_nanos(), Ordering::Relaxed);
-                        self.policy
-                            .reconfigure(now, id, unknown_load(limit, period), &mut work)
+                        let change = unknown_load(limit, period);
+                        self.handle(now, Event::Reconfigure { task: id, change }, &mut work)
                             .map_err(|e| self.refused("reconfigure", id, now, e))?;
                     } else if kind == Request::Terminate as u32 {
                         // The job goes on; the thread parked on its gate, as for any request.
@@ -590,13 +627,16 @@ impl<'a> Dispatcher<'a> {
                         let until = Instant::from_nanos(slot.until.load(Ordering::Relaxed));
                         let release = Instant::from_nanos(slot.release.load(Ordering::Relaxed));
                         let wake = self.open_job(id, next_index, release);
-                        self.policy
-                            .sleep(now, id, until, wake, &mut work)
+                        let event = Event::Sleep {
+                            task: id,
+                            until,
+                            wake,
+                        };
+                        self.handle(now, event, &mut work)
                             .map_err(|e| self.refused("sleep", id, now, e))?;
                     } else {
                         self.close_job(id, Completion::At(at));
-                        self.policy
-                            .block(now, id, &mut work)
+                        self.handle(now, Event::Block { task: id }, &mut work)
                             .map_err(|e| self.refused("block", id, now, e))?;
                     }
                 }
@@ -661,7 +701,7 @@ impl<'a> Dispatcher<'a> {
     fn kill(&mut self, now: Instant, task: TaskId, work: &mut Work) {
         self.close_job(task, Completion::Killed);
         self.killed[task.index()] = true;
-        let _ = self.policy.block(now, task, work);
+        let _ = self.handle(now, Event::Block { task }, work);
     }
 
     /// The task whose thread has the core.
