@@ -265,19 +265,29 @@ object store (the simulator's), on the task's own time; a `terminate` step makes
 reclaim the target's objects (its group's arena, if it has one) with the core held, measure the
 reclamation on the monotonic clock (the core's reclaim time, inside its kernel time) and kill the
 target, which never runs again. Runs are limited to 10 s; Linux's real-time throttling
-(sched_rt_runtime_us) applies, and timers that woke more than 1 ms late are reported.",
+(sched_rt_runtime_us) applies, and timers that woke more than 1 ms late are reported.
+
+A component system (.camkes or component TOML) runs with every task's control thread and CPI
+pool thread a real thread spinning its work and the component kernel as the dispatcher
+(--until defaults to ten longest periods; --seed is refused). An MC-IPC system of one cluster
+of one core runs each phase (--until each, 1 s by default) with every client and server a real
+thread and the cluster kernel as the dispatcher, under the file's protocol; --trace is refused.",
         after_help = "Times carry a unit (ns, us, ms, s). --json gives the same document as
-`simulate --json`, plus a `host` object (and `simulated` with --compare).
+`simulate --json`, plus a `host` object (and `simulated` with --compare); for an MC-IPC
+system, {seed, core, runs: [{protocol, phase, name, bound_ns, host, simulated, entries,
+late_timers}]} with T1's jobs, completed jobs, delays and invocations per side.
 
 Exit status: 0 when the run completed (deadline misses are results, as in `simulate`), 2 when
-the scenario file cannot be read or is invalid, on missing privileges, a scenario the host
+the system file cannot be read or is invalid, on missing privileges, a system the host
 cannot run, a run that failed or was interrupted, or a file that cannot be written.
 
 Examples:
   bulwark run scenarios/textbook-rm.toml --until 1s
   bulwark run scenarios/textbook-rm.toml --until 1s --compare
   bulwark run scenarios/attack-a1.toml --until 500ms --json > host.json
-  bulwark run scenarios/textbook-edf.toml --trace host-trace.json"
+  bulwark run scenarios/textbook-edf.toml --trace host-trace.json
+  bulwark run scenarios/components/fig7-spr.camkes --until 400ms --compare
+  bulwark run scenarios/mcipc/one-core.toml --until 2s --compare"
     )]
     Run(RunArgs),
 }
@@ -438,9 +448,10 @@ pub enum Attack {
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The scenario file (TOML).
+    /// The system file: a scenario, a component system or an MC-IPC system of one core.
     pub file: PathBuf,
-    /// Time to run (default: the scenario's `duration`; at most 10 s).
+    /// Time to run (default: the scenario's `duration`, ten longest periods of a component
+    /// system, 1 s per phase of an MC-IPC system; at most 10 s).
     #[arg(long, value_parser = parse_positive_time)]
     pub until: Option<Duration>,
     /// Seed for every random draw (default: the scenario's `seed`).

@@ -48,9 +48,10 @@ fn a_command_given_a_kind_it_does_not_run_names_the_one_that_does() {
             "{file}: {stderr}"
         );
     }
+    // run takes an MC-IPC system of one core; the four-core case study is refused with why.
     let out = bulwark(&["run", "scenarios/mcipc/case-study.toml"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("this file is an MC-IPC system"));
+    assert!(text(&out.stderr).contains("one cluster of one core"));
 }
 
 /// A valid component system whose array-of-tables headers are written with blanks inside,

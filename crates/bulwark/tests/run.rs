@@ -149,6 +149,35 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("40ms on core 1 of this machine"), "{text}");
     assert!(text.contains("dispatcher entries"), "{text}");
+
+    // An MC-IPC system of one core: its four phases for 200 ms each on real threads, beside
+    // the simulator. T1 (period 100 ms) releases 2 jobs a phase on both sides, and each of
+    // its invocations stays within Theorem 1's 6 ms (plus 1 ms on the host).
+    let out = bulwark(&[
+        "run",
+        "scenarios/mcipc/one-core.toml",
+        "--until",
+        "200ms",
+        "--json",
+        "--compare",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let runs = doc["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 4, "{doc}");
+    for run in runs {
+        assert_eq!(run["bound_ns"], 6_000_000, "{run}");
+        assert_eq!(run["host"]["jobs"], 2, "{run}");
+        assert_eq!(run["simulated"]["jobs"], 2, "{run}");
+        let delays = run["host"]["delays_ns"].as_array().expect("delays");
+        assert!(!delays.is_empty(), "{run}");
+        assert!(
+            delays
+                .iter()
+                .all(|d| d.as_u64().is_some_and(|ns| ns <= 7_000_000)),
+            "{run}"
+        );
+    }
 }
 
 /// Nothing in a component system is drawn: a seed is refused, not ignored.

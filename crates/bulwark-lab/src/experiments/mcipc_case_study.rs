@@ -306,7 +306,9 @@ pub fn run_phase_with(
 /// The longest computation before T1's request.
 const BEFORE_REQUEST: Duration = us(1500);
 
-pub(crate) fn summarise(
+/// T1's figures from one run of phase `phase` under `protocol`: its delays, its jobs, and
+/// (under MC-IPC) the invocations over Theorem 1; `name` and `bound` are left for the caller.
+pub fn summarise(
     phase: usize,
     protocol: Protocol,
     config: &Config,

@@ -9,6 +9,7 @@ pub mod components;
 pub mod exports;
 pub mod mcipc;
 pub mod mcipc_analyze;
+pub mod mcipc_run;
 pub mod mcipc_trace;
 pub mod reproduce;
 pub mod run;

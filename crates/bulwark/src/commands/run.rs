@@ -22,12 +22,15 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         Some(SystemFile::Components(located)) => {
             return super::components::run_on_host(&located, args);
         }
+        Some(SystemFile::McIpc(system)) => {
+            return super::mcipc_run::run_on_host(&system, args);
+        }
         Some(other) => {
             return Ok(super::wrong_kind(
                 &args.file,
                 other.kind(),
                 "run",
-                "a scenario or a component system",
+                "a scenario, a component system or an MC-IPC system",
             ))
         }
     };

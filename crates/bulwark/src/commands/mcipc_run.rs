@@ -1,0 +1,184 @@
+//! `bulwark run` on an MC-IPC system: each phase (or the system as given) on this machine's
+//! managed core, every client task and server a real thread and the cluster kernel the
+//! dispatcher; with `--compare`, beside the simulator with the same seed.
+
+use std::process::ExitCode;
+
+use bulwark_analysis::mc_ipc::Protocol;
+use bulwark_core::{Duration, Instant};
+use bulwark_lab::experiments::mcipc_case_study::{
+    bound_of, bounds, protocol_name, summarise, system, PhaseResult, SEED,
+};
+use bulwark_spec::mc_ipc_toml::{McIpcSystem, Protocol as FileProtocol};
+use serde_json::{json, Value};
+
+use crate::cli::RunArgs;
+use crate::output::{out, outln};
+use crate::table;
+
+/// Each phase's length when `--until` does not say.
+const PHASE_LENGTH: Duration = Duration::from_secs(1);
+
+/// A phase run on the host, and in the simulator when compared.
+struct Phase {
+    host: PhaseResult,
+    simulated: Option<PhaseResult>,
+    entries: u64,
+    late_timers: u64,
+}
+
+pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, String> {
+    let file = args.file.display();
+    let Some(named) = study.protocol else {
+        return Err(format!(
+            "{file}: a run uses the file's protocol, and this file names none; allowed: \
+             protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file"
+        ));
+    };
+    if args.trace.is_some() {
+        return Err(format!(
+            "{file}: --trace is not available for an MC-IPC run on this machine; allowed: \
+             --until (each phase's length), --seed, --json, --compare (`bulwark simulate \
+             --trace` draws the simulated run)"
+        ));
+    }
+    let protocol = match named {
+        FileProtocol::McIpc => Protocol::McIpc,
+        FileProtocol::FifoIpc => Protocol::FifoIpc,
+        FileProtocol::PrioIpc => Protocol::PrioIpc,
+    };
+    let seed = args.seed.unwrap_or(SEED);
+    let length = args.until.unwrap_or(PHASE_LENGTH);
+    let bounds = bounds(study).map_err(|e| format!("{file}: {e}"))?;
+    let phases: Vec<usize> = if study.phases.is_empty() {
+        vec![0]
+    } else {
+        (1..=study.phases.len()).collect()
+    };
+    let config = bulwark_host::HostConfig {
+        core: args.core,
+        watchdog_core: args.watchdog_core,
+        until: Some(length),
+        ..bulwark_host::HostConfig::default()
+    };
+    let name_of = |phase: usize| {
+        study
+            .phases
+            .get(phase.wrapping_sub(1))
+            .map_or_else(|| "the system as given".to_owned(), |p| p.name.clone())
+    };
+    let named_result = |mut result: PhaseResult, phase: usize| {
+        result.name = name_of(phase);
+        result.bound = bound_of(&bounds, protocol);
+        result
+    };
+    let mut runs = Vec::new();
+    for &phase in &phases {
+        let machine = system(study, phase, protocol, seed);
+        let host = bulwark_host::run_mc_ipc(&machine, &config)
+            .map_err(|e| format!("{file}: phase {phase}: {e}"))?;
+        let simulated = if args.compare {
+            let until = Instant::ZERO.saturating_add(length);
+            let outcome = bulwark_sim::cluster::run(&machine, until)
+                .map_err(|e| format!("{file}: phase {phase}: {e}"))?;
+            Some(named_result(
+                summarise(phase, protocol, &machine, &outcome),
+                phase,
+            ))
+        } else {
+            None
+        };
+        runs.push(Phase {
+            host: named_result(summarise(phase, protocol, &machine, &host.outcome), phase),
+            simulated,
+            entries: host.host.entries,
+            late_timers: host.host.late_timers,
+        });
+    }
+    if args.json {
+        let summary = |r: &PhaseResult| {
+            json!({
+                "jobs": r.jobs,
+                "completed": r.completed,
+                "delays_ns": r.delays.iter().map(|d| d.as_nanos()).collect::<Vec<_>>(),
+                "unfinished_at_least_ns": r.unfinished.map(|d| d.as_nanos()),
+                "invocations": r.invocations,
+                "over_theorem": r.over_theorem,
+            })
+        };
+        let documents: Vec<Value> = runs
+            .iter()
+            .map(|run| {
+                let mut document = json!({
+                    "protocol": protocol_name(protocol),
+                    "phase": run.host.phase,
+                    "name": run.host.name,
+                    "bound_ns": run.host.bound.as_nanos(),
+                    "host": summary(&run.host),
+                    "entries": run.entries,
+                    "late_timers": run.late_timers,
+                });
+                if let (Some(map), Some(sim)) = (document.as_object_mut(), &run.simulated) {
+                    map.insert("simulated".to_owned(), summary(sim));
+                }
+                document
+            })
+            .collect();
+        outln!(
+            "{:#}",
+            json!({ "seed": seed, "core": args.core, "runs": documents })
+        );
+    } else {
+        out!("{}", render(&runs, protocol, length, args.core));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn worst(result: &PhaseResult) -> String {
+    let unfinished = if result.unfinished.is_some() { ">" } else { "" };
+    format!("{unfinished}{}", result.max_delay())
+}
+
+fn render(runs: &[Phase], protocol: Protocol, length: Duration, core: usize) -> String {
+    let compared = runs.iter().any(|r| r.simulated.is_some());
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|run| {
+            let mut row = vec![
+                format!("{}: {}", run.host.phase, run.host.name),
+                worst(&run.host),
+            ];
+            if let Some(sim) = &run.simulated {
+                row.push(worst(sim));
+            }
+            row.extend([
+                run.host.over(run.host.bound).to_string(),
+                format!("{}/{}", run.host.completed, run.host.jobs),
+                run.host.invocations.to_string(),
+                run.entries.to_string(),
+                run.late_timers.to_string(),
+            ]);
+            row
+        })
+        .collect();
+    let mut header = vec!["phase", "T1 worst delay (host)"];
+    if compared {
+        header.push("simulated");
+    }
+    header.extend([
+        "over bound",
+        "T1 jobs done",
+        "invocations",
+        "dispatcher entries",
+        "late timers",
+    ]);
+    let bound = runs.first().map_or(Duration::ZERO, |r| r.host.bound);
+    let mut out = format!(
+        "MC-IPC system on core {core} of this machine under {}: T1's delay at its server \
+         (bound {bound}), {length} per phase; '>' marks a request still waiting when the phase \
+         ended\n",
+        protocol_name(protocol)
+    );
+    out.push_str(&table::render(&header, &rows));
+    out
+}
