@@ -227,6 +227,29 @@ impl<'a> Handover<'a> {
     }
 }
 
+/// Starts one managed thread of a run in `scope`, with a stack of `stack` bytes (the
+/// platform's default when `None`).
+pub(crate) fn spawn_managed<'scope, 'env, Body>(
+    scope: &'scope thread::Scope<'scope, 'env>,
+    stack: Option<usize>,
+    body: Body,
+) -> Result<(), HostError>
+where
+    Body: FnOnce() + Send + 'scope,
+{
+    let mut builder = thread::Builder::new();
+    if let Some(bytes) = stack {
+        builder = builder.stack_size(bytes);
+    }
+    builder
+        .spawn_scoped(scope, body)
+        .map(drop)
+        .map_err(|error| HostError::System {
+            call: "pthread_create",
+            error,
+        })
+}
+
 /// Runs one dispatched run: `spawn` starts one thread per slot of `shared` (each stores its
 /// kernel id in its slot and waits on its gate), every one is pinned to the managed core at
 /// [`PRIORITY_READY`], then `dispatch` runs on a dispatcher thread at the core's top

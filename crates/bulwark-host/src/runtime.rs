@@ -18,7 +18,7 @@ use bulwark_spec::{Behaviour, Execution, PolicyKind, Scenario, Step};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::handover::{supervise, Entry, Handover};
+use crate::handover::{spawn_managed, supervise, Entry, Handover};
 use crate::sys;
 use crate::task::{run_script, ScriptTools, TaskContext};
 use crate::work::{FlushBuffer, Matmul};
@@ -228,34 +228,26 @@ pub(crate) fn run<'s>(
                 let core = config.core;
                 // Scripts need little stack, and a thousand attackers should not reserve 2 MiB
                 // each; user code keeps the default.
-                let mut builder = thread::Builder::new();
-                if body.is_none() {
-                    builder = builder.stack_size(SCRIPT_STACK);
-                }
-                builder
-                    .spawn_scoped(scope, move || {
-                        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                        // One stream per task, as the simulator draws them.
-                        rng.set_stream(index as u64);
-                        let mut tools = ScriptTools {
-                            matmul: Matmul::new(),
-                            matmul_ns,
-                            flush: needs_flush.then(|| FlushBuffer::new(core)),
-                        };
-                        task_main(
-                            shared,
-                            index,
-                            vbs,
-                            body,
-                            &spec.behaviour,
-                            &mut rng,
-                            &mut tools,
-                        );
-                    })
-                    .map_err(|error| HostError::System {
-                        call: "pthread_create",
-                        error,
-                    })?;
+                let stack = body.is_none().then_some(SCRIPT_STACK);
+                spawn_managed(scope, stack, move || {
+                    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                    // One stream per task, as the simulator draws them.
+                    rng.set_stream(index as u64);
+                    let mut tools = ScriptTools {
+                        matmul: Matmul::new(),
+                        matmul_ns,
+                        flush: needs_flush.then(|| FlushBuffer::new(core)),
+                    };
+                    task_main(
+                        shared,
+                        index,
+                        vbs,
+                        body,
+                        &spec.behaviour,
+                        &mut rng,
+                        &mut tools,
+                    );
+                })?;
             }
             Ok(())
         },

@@ -11,12 +11,11 @@
 //! accounting starts at the entry), as the scheduler's work is in the scenario runtime.
 
 use std::sync::atomic::Ordering;
-use std::thread;
 
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::Stats;
 
-use crate::handover::{supervise, Entry, Handover};
+use crate::handover::{spawn_managed, supervise, Entry, Handover};
 use crate::runtime::{read_proc, Request, Shared, Slot, ThreadGuard};
 use crate::sys;
 use crate::task::TaskContext;
@@ -87,13 +86,9 @@ where
         host,
         |scope| {
             for index in 0..workers.len() {
-                thread::Builder::new()
-                    .stack_size(WORKER_STACK)
-                    .spawn_scoped(scope, move || worker_main(shared, index))
-                    .map_err(|error| HostError::System {
-                        call: "pthread_create",
-                        error,
-                    })?;
+                spawn_managed(scope, Some(WORKER_STACK), move || {
+                    worker_main(shared, index)
+                })?;
             }
             Ok(())
         },
