@@ -85,16 +85,20 @@ impl SteppedKernel for Cluster {
 
     fn settle(&mut self) -> Result<Option<Turn>, HostError> {
         let tasks = self.tasks;
-        Ok(self.kernel.settle().map_err(refused)?.map(|settled| Turn {
-            // One cluster of one core: its only core's stretch.
-            worker: settled.workers.first().copied().flatten().map(|stretch| {
-                let slot = match stretch.worker {
-                    Worker::Task(i) => i,
-                    Worker::Server(q) => tasks + q,
-                };
-                (slot, stretch.remaining, stretch.serial)
-            }),
-            timer: settled.timer,
+        if self.kernel.settle().map_err(refused)?.is_none() {
+            return Ok(None);
+        }
+        // One cluster of one core: its only core's stretch.
+        let worker = self.kernel.stretch_on(0).map(|stretch| {
+            let slot = match stretch.worker {
+                Worker::Task(i) => i,
+                Worker::Server(q) => tasks + q,
+            };
+            (slot, stretch.remaining, stretch.serial)
+        });
+        Ok(Some(Turn {
+            worker,
+            timer: self.kernel.timer(),
         }))
     }
 

@@ -11,10 +11,11 @@ use bulwark_core::reservation::clustered::{
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
     run, run_traced, ClusterOutcome, ClusterSimError, Config, GateKind, GroupConfig,
-    InvocationRecord, Kernel, PrunedRequests, ReclaimCost, ServerConfig, Span, Step, TaskConfig,
-    Timing, Worker,
+    InvocationRecord, Kernel, PrunedRequests, ReclaimCost, ServerConfig, Span, Step, Stretch,
+    TaskConfig, Timing, Worker,
 };
 use proptest::prelude::*;
+use std::collections::HashMap;
 
 fn d(n: u64) -> Duration {
     Duration::from_nanos(n)
@@ -479,26 +480,24 @@ fn without_reclamation(mut config: Config) -> Config {
 /// reaches its length, so it must give exactly the simulator's outcome.
 fn run_reported(config: &Config, until: Instant) -> Result<ClusterOutcome, ClusterSimError> {
     let mut kernel = Kernel::new(config, until, Timing::Reported, true)?;
-    let mut worked: std::collections::HashMap<(Worker, u64), Duration> = Default::default();
-    while let Some(settled) = kernel.settle()? {
+    let mut worked: HashMap<(Worker, u64), Duration> = HashMap::new();
+    let cores: usize = config.clusters.iter().map(|c| c.cores).sum();
+    while kernel.settle()?.is_some() {
         let now = kernel.now();
-        let left =
-            |stretch: &bulwark_sim::cluster::Stretch,
-             worked: &std::collections::HashMap<(Worker, u64), Duration>| {
-                let done = worked
-                    .get(&(stretch.worker, stretch.serial))
-                    .copied()
-                    .unwrap_or_default();
-                stretch.remaining.saturating_sub(done)
-            };
-        let to = settled
-            .workers
+        let stretches: Vec<Stretch> = (0..cores).filter_map(|c| kernel.stretch_on(c)).collect();
+        let left = |stretch: &Stretch, worked: &HashMap<(Worker, u64), Duration>| {
+            let done = worked
+                .get(&(stretch.worker, stretch.serial))
+                .copied()
+                .unwrap_or_default();
+            stretch.remaining.saturating_sub(done)
+        };
+        let to = stretches
             .iter()
-            .flatten()
             .map(|stretch| now.saturating_add(left(stretch, &worked)))
-            .fold(settled.timer.min(until), Instant::min);
+            .fold(kernel.timer(), Instant::min);
         kernel.advance(to)?;
-        for stretch in settled.workers.iter().flatten() {
+        for stretch in &stretches {
             let rest = left(stretch, &worked);
             let ran = to.saturating_duration_since(now);
             let done = worked.entry((stretch.worker, stretch.serial)).or_default();

@@ -199,18 +199,6 @@ pub struct Stretch {
     pub serial: u64,
 }
 
-/// Where the machine stands once everything due at the current instant is done.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Settled {
-    /// The next instant anything happens, stretches' ends included (what the simulator
-    /// advances to).
-    pub next: Instant,
-    /// The next instant the kernel must act whatever the workers do.
-    pub timer: Instant,
-    /// Per core (clusters in order): its stretch, if one runs.
-    pub workers: Vec<Option<Stretch>>,
-}
-
 /// The end of reservation `r`'s current job: its thread sleeps into its next job, which the
 /// machine releases itself (the clustered scheduler keeps no activation timers).
 fn complete(r: ReservationId) -> Event {
@@ -445,7 +433,7 @@ impl Machine {
         &mut self,
         until: Instant,
         rounds: &mut u64,
-    ) -> Result<Option<Settled>, ClusterSimError> {
+    ) -> Result<Option<Instant>, ClusterSimError> {
         // Each round at one instant either lets time pass or has a task take a step that
         // blocks, sleeps or starts a computation; a bounded backlog of late releases aside,
         // that ends quickly.
@@ -476,36 +464,28 @@ impl Machine {
                 }
                 return Ok(None);
             }
-            return Ok(Some(Settled {
-                next,
-                timer: self.next_kernel_event().min(until),
-                workers: self.workers(),
-            }));
+            return Ok(Some(next));
         }
     }
 
-    /// What each core runs now, by global core index (clusters in order), with its stretch.
-    fn workers(&self) -> Vec<Option<Stretch>> {
-        self.cores
-            .iter()
-            .flatten()
-            .map(|running| match *running {
-                Running::Task(i) => match self.tasks[i].state {
-                    TaskState::Ready { remaining } if !remaining.is_zero() => Some(Stretch {
-                        worker: Worker::Task(i),
-                        remaining,
-                        serial: self.serials.tasks[i],
-                    }),
-                    _ => None,
-                },
-                Running::Server(q) => self.servers[q].serving.map(|(_, left)| Stretch {
-                    worker: Worker::Server(q),
-                    remaining: left,
-                    serial: self.serials.servers[q],
+    /// The stretch core `core` (numbered across clusters in order) runs now, if any.
+    pub(super) fn stretch_on(&self, core: usize) -> Option<Stretch> {
+        match *self.cores.iter().flatten().nth(core)? {
+            Running::Task(i) => match self.tasks[i].state {
+                TaskState::Ready { remaining } if !remaining.is_zero() => Some(Stretch {
+                    worker: Worker::Task(i),
+                    remaining,
+                    serial: self.serials.tasks[i],
                 }),
-                Running::Idle => None,
-            })
-            .collect()
+                _ => None,
+            },
+            Running::Server(q) => self.servers[q].serving.map(|(_, left)| Stretch {
+                worker: Worker::Server(q),
+                remaining: left,
+                serial: self.serials.servers[q],
+            }),
+            Running::Idle => None,
+        }
     }
 
     /// Reported timing: `worker`'s stretch `serial` is done. Ignored for any other stretch.
@@ -663,7 +643,7 @@ impl Machine {
 
     /// The next instant the kernel must act whatever runs: a scheduler event, the end of a
     /// masked interval, a release.
-    fn next_kernel_event(&self) -> Instant {
+    pub(super) fn next_kernel_event(&self) -> Instant {
         let mut next = Instant::NEVER;
         for k in 0..self.schedulers.len() {
             next = next.min(self.next_event(k));

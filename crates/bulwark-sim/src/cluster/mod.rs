@@ -60,7 +60,7 @@
 mod machine;
 
 pub use crate::Timing;
-pub use machine::{Settled, Stretch, Worker};
+pub use machine::{Stretch, Worker};
 
 use bulwark_core::ipc::mc_ipc::GateError;
 use bulwark_core::ipc::IpcGate;
@@ -475,10 +475,23 @@ impl Kernel {
         self.machine.now()
     }
 
-    /// Does everything due at the current instant and says what each core runs and when the
-    /// kernel must act next; `None` once the run's end is reached.
-    pub fn settle(&mut self) -> Result<Option<Settled>, ClusterSimError> {
+    /// Does everything due at the current instant; then says when the next thing happens,
+    /// stretches' ends as the model times them included (what the simulator advances to), or
+    /// `None` once the run's end is reached. A platform whose threads do the work reads
+    /// [`stretch_on`](Kernel::stretch_on) and [`timer`](Kernel::timer) instead.
+    pub fn settle(&mut self) -> Result<Option<Instant>, ClusterSimError> {
         self.machine.settle(self.until, &mut self.rounds)
+    }
+
+    /// The stretch core `core` (numbered across clusters in order) runs from now, if any.
+    pub fn stretch_on(&self, core: usize) -> Option<Stretch> {
+        self.machine.stretch_on(core)
+    }
+
+    /// The next instant the kernel must act whatever the workers do: a scheduler's event, the
+    /// end of a masked interval or a release (no later than the end of the run).
+    pub fn timer(&self) -> Instant {
+        self.machine.next_kernel_event().min(self.until)
     }
 
     /// Time passes to `to` (no earlier than now, no later than the end) with the settled
@@ -499,8 +512,8 @@ impl Kernel {
     }
 
     fn run(mut self) -> Result<ClusterOutcome, ClusterSimError> {
-        while let Some(settled) = self.settle()? {
-            self.advance(settled.next)?;
+        while let Some(next) = self.settle()? {
+            self.advance(next)?;
         }
         Ok(self.finish())
     }
