@@ -25,21 +25,12 @@ use bulwark_core::Instant;
 use bulwark_sim::components::{
     ComponentConfigError, ComponentOutcome, ComponentSystemConfig, Kernel, RunOptions, Timing,
 };
-use bulwark_sim::Stats;
 
-use crate::stretches::{self, SteppedKernel, Turn};
-use crate::{HostConfig, HostError, HostStats};
+use crate::stretches::{self, HostRun, SteppedKernel, Turn};
+use crate::{HostConfig, HostError};
 
 /// A component system's run on this machine.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HostComponentOutcome {
-    /// The run in the simulator's record.
-    pub outcome: ComponentOutcome,
-    /// The host's own figures.
-    pub host: HostStats,
-    /// The dispatcher's time per kernel entry (scheduler, protocol steps, handover).
-    pub entry_cost: Stats,
-}
+pub type HostComponentOutcome = HostRun<ComponentOutcome>;
 
 /// Runs `config` on the managed core, with its threads real and its kernel the dispatcher,
 /// for `host.until` (ten of its longest periods when `None`, as `simulate` runs it; bounded
@@ -64,15 +55,10 @@ pub fn run_components(
         .into_iter()
         .map(|t| t.name)
         .collect();
-    let ran = stretches::run(host, &threads, options.until, || {
+    stretches::run(host, &threads, options.until, || {
         Kernel::new(config, options, Timing::Reported)
             .map(Components)
             .map_err(refused)
-    })?;
-    Ok(HostComponentOutcome {
-        outcome: ran.outcome,
-        host: ran.host,
-        entry_cost: ran.entry_cost,
     })
 }
 

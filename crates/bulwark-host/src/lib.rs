@@ -155,6 +155,7 @@ use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step};
 
 pub use components::{run_components, HostComponentOutcome};
 pub use mc_ipc::{run_mc_ipc, HostClusterOutcome, DEFAULT_RUN};
+pub use stretches::HostRun;
 pub use task::{Stopped, TaskContext};
 
 /// A timer wake-up later than this (1 ms) counts as a sign of real-time throttling.

@@ -15,21 +15,12 @@
 
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::cluster::{ClusterOutcome, ClusterSimError, Config, Kernel, Timing, Worker};
-use bulwark_sim::Stats;
 
-use crate::stretches::{self, SteppedKernel, Turn};
-use crate::{HostConfig, HostError, HostStats};
+use crate::stretches::{self, HostRun, SteppedKernel, Turn};
+use crate::{HostConfig, HostError};
 
 /// An MC-IPC system's run on this machine.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HostClusterOutcome {
-    /// The run in the simulator's record.
-    pub outcome: ClusterOutcome,
-    /// The host's own figures.
-    pub host: HostStats,
-    /// The dispatcher's time per kernel entry (scheduler, gates, handover).
-    pub entry_cost: Stats,
-}
+pub type HostClusterOutcome = HostRun<ClusterOutcome>;
 
 /// How long a run lasts when `HostConfig::until` does not say.
 pub const DEFAULT_RUN: Duration = Duration::from_secs(1);
@@ -62,12 +53,7 @@ pub fn run_mc_ipc(config: &Config, host: &HostConfig) -> Result<HostClusterOutco
         .map(|i| format!("task {i}"))
         .chain((0..config.servers.len()).map(|q| format!("server {q}")))
         .collect();
-    let ran = stretches::run(host, &workers, until, build)?;
-    Ok(HostClusterOutcome {
-        outcome: ran.outcome,
-        host: ran.host,
-        entry_cost: ran.entry_cost,
-    })
+    stretches::run(host, &workers, until, build)
 }
 
 fn refused(error: ClusterSimError) -> HostError {

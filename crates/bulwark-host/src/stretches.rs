@@ -48,11 +48,16 @@ pub(crate) trait SteppedKernel {
     fn finish(self) -> Self::Outcome;
 }
 
-/// A run's record and the host's figures.
-pub(crate) struct Ran<O> {
+/// A stepped kernel's run on this machine: its record in the simulator's types, the host's
+/// own figures, and the dispatcher's time per kernel entry (the kernel's work and the
+/// handover).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostRun<O> {
+    /// The run in the simulator's record.
     pub outcome: O,
+    /// The host's own figures.
     pub host: HostStats,
-    /// The dispatcher's time per kernel entry (the kernel's work and the handover).
+    /// The dispatcher's time per kernel entry.
     pub entry_cost: Stats,
 }
 
@@ -63,7 +68,7 @@ pub(crate) fn run<K, Build>(
     workers: &[String],
     until: Instant,
     build: Build,
-) -> Result<Ran<K::Outcome>, HostError>
+) -> Result<HostRun<K::Outcome>, HostError>
 where
     K: SteppedKernel,
     K::Outcome: Send,
@@ -109,7 +114,7 @@ where
             stats.throttling_suspected = stats.late_timers > 0;
             stats.rt_runtime_us = read_proc("/proc/sys/kernel/sched_rt_runtime_us");
             stats.rt_period_us = read_proc("/proc/sys/kernel/sched_rt_period_us");
-            Ok(Ran {
+            Ok(HostRun {
                 outcome: dispatcher.kernel.finish(),
                 host: stats,
                 entry_cost: dispatcher.entry_cost,
