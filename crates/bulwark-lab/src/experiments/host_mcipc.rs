@@ -26,7 +26,7 @@ use bulwark_sim::cluster::run as run_cluster;
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 
 use super::host_rounds::{skipped, until_checks_hold, ATTEMPTS};
-use super::mcipc_case_study::{bound_of, bounds, summarise, system, PhaseResult, SEED};
+use super::mcipc_case_study::{bounds, phase_result, system, PhaseResult, SEED};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
 
@@ -69,7 +69,6 @@ fn measure(
     config: &HostConfig,
 ) -> Result<Result<Vec<Measured>, String>, LabError> {
     let bounds = bounds(study)?;
-    let bound = bound_of(&bounds, Protocol::McIpc);
     let mut measured = Vec::new();
     for phase in 1..=PHASES {
         let machine = system(study, phase, Protocol::McIpc, SEED);
@@ -80,15 +79,16 @@ fn measure(
             Ok(host) => host,
             Err(e) => return Ok(Err(e.to_string())),
         };
-        let name = study.phases[phase - 1].name.clone();
-        let named = |mut result: PhaseResult| {
-            result.name = name.clone();
-            result.bound = bound;
-            result
-        };
         measured.push(Measured {
-            simulated: named(summarise(phase, Protocol::McIpc, &machine, &outcome)),
-            host: named(summarise(phase, Protocol::McIpc, &machine, &host.outcome)),
+            simulated: phase_result(study, &bounds, phase, Protocol::McIpc, &machine, &outcome),
+            host: phase_result(
+                study,
+                &bounds,
+                phase,
+                Protocol::McIpc,
+                &machine,
+                &host.outcome,
+            ),
             entries: host.host.entries,
             entry_mean: Duration::from_nanos(host.entry_cost.mean_ns().unwrap_or(0)),
             late_timers: host.host.late_timers,
@@ -110,13 +110,6 @@ fn run() -> Result<ExperimentReport, LabError> {
         Ok(measured) => Ok(report(&measured)),
         Err(reason) => Ok(skipped(&EXPERIMENT, SOURCE, reason)),
     })
-}
-
-fn mean(delays: &[Duration]) -> Duration {
-    let total = delays
-        .iter()
-        .fold(Duration::ZERO, |sum, d| sum.saturating_add(*d));
-    Duration::from_nanos(total.as_nanos() / (delays.len().max(1) as u64))
 }
 
 /// The checks over the measured phases.
@@ -190,7 +183,7 @@ fn report(measured: &[Measured]) -> ExperimentReport {
             vec![
                 format!("{}: {}", m.host.phase, m.host.name),
                 format!("{} / {}", m.host.max_delay(), m.simulated.max_delay()),
-                format!("{} / {}", mean(&m.host.delays), mean(&m.simulated.delays)),
+                format!("{} / {}", m.host.mean_delay(), m.simulated.mean_delay()),
                 m.host.bound.to_string(),
                 format!("{} / {}", m.host.invocations, m.simulated.invocations),
                 format!("{} ({} each)", m.entries, m.entry_mean),
@@ -241,6 +234,7 @@ fn report(measured: &[Measured]) -> ExperimentReport {
 
 #[cfg(test)]
 mod tests {
+    use super::super::mcipc_case_study::bound_of;
     use super::*;
 
     /// The folded file's own analysis: one cluster of one core, so Theorem 1 is 3 L_key.

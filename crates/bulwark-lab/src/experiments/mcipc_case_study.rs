@@ -255,6 +255,12 @@ impl PhaseResult {
             .unwrap_or(Duration::ZERO)
     }
 
+    /// The mean delay of the completed invocations (zero without any).
+    pub fn mean_delay(&self) -> Duration {
+        let total: u64 = self.delays.iter().map(|d| d.as_nanos()).sum();
+        Duration::from_nanos(total / (self.delays.len().max(1) as u64))
+    }
+
     /// Delays above `bound`, an unfinished request's lower bound included.
     pub fn over(&self, bound: Duration) -> usize {
         self.delays
@@ -294,20 +300,36 @@ pub fn run_phase_with(
     let run = if traced { run_traced } else { run_cluster };
     let mut outcome =
         run(&config, until).map_err(|e| LabError::Components(format!("phase {phase}: {e}")))?;
-    let mut result = summarise(phase, protocol, &config, &outcome);
+    let result = phase_result(study, bounds, phase, protocol, &config, &outcome);
+    Ok((result, outcome.trace.take()))
+}
+
+/// T1's figures from `outcome`, a run of `study`'s phase `phase` (0: the system as given)
+/// under `protocol` on `config`, named after the phase and judged against T1's bound among
+/// `bounds`. Whichever platform ran it: the simulator, or real threads on this machine.
+pub fn phase_result(
+    study: &McIpcSystem,
+    bounds: &[Duration; 3],
+    phase: usize,
+    protocol: Protocol,
+    config: &Config,
+    outcome: &ClusterOutcome,
+) -> PhaseResult {
+    let mut result = summarise(phase, protocol, config, outcome);
     result.name = study
         .phases
         .get(phase.wrapping_sub(1))
         .map_or_else(|| "the system as given".into(), |p| p.name.clone());
     result.bound = bound_of(bounds, protocol);
-    Ok((result, outcome.trace.take()))
+    result
 }
 
 /// The longest computation before T1's request.
 const BEFORE_REQUEST: Duration = us(1500);
 
 /// T1's figures from one run of phase `phase` under `protocol`: its delays, its jobs, and
-/// (under MC-IPC) the invocations over Theorem 1; `name` and `bound` are left for the caller.
+/// (under MC-IPC) the invocations over Theorem 1; `name` and `bound` are left unset
+/// ([`phase_result`] sets them).
 pub fn summarise(
     phase: usize,
     protocol: Protocol,

@@ -21,7 +21,7 @@ use bulwark_core::{Duration, Instant};
 use bulwark_sim::cluster::{run as run_cluster, ClusterOutcome};
 use bulwark_spec::mc_ipc_toml::{McIpcSystem, ReservationKind};
 
-use super::mcipc_case_study::{bound_of, bounds, paper_bound, summarise, system, PhaseResult};
+use super::mcipc_case_study::{bound_of, bounds, paper_bound, phase_result, system, PhaseResult};
 use super::{Experiment, LabError};
 use crate::mc_ipc_system::placements;
 use crate::report::{Check, ExperimentReport, Table};
@@ -90,9 +90,7 @@ pub fn run_phases(study: &McIpcSystem, seed: u64) -> Result<Vec<PhaseRun>, LabEr
             let config = system(study, phase, Protocol::McIpc, seed);
             let outcome = run_cluster(&config, Instant::ZERO.saturating_add(LENGTH))
                 .map_err(|e| LabError::Components(format!("{FILE}: phase {phase}: {e}")))?;
-            let mut result = summarise(phase, Protocol::McIpc, &config, &outcome);
-            result.name = study.phases[phase - 1].name.clone();
-            result.bound = bound_of(&bounds, Protocol::McIpc);
+            let result = phase_result(study, &bounds, phase, Protocol::McIpc, &config, &outcome);
             Ok(PhaseRun { result, outcome })
         })
         .collect()

@@ -145,13 +145,7 @@ fn millis(d: Duration) -> String {
 
 fn cell(r: &PhaseResult) -> String {
     let over = r.over(r.bound);
-    let mean = if r.delays.is_empty() {
-        Duration::ZERO
-    } else {
-        Duration::from_nanos(
-            r.delays.iter().map(|d| d.as_nanos()).sum::<u64>() / r.delays.len() as u64,
-        )
-    };
+    let mean = r.mean_delay();
     let worst = match r.unfinished {
         Some(_) => format!(">{}", millis(r.max_delay())),
         None => millis(r.max_delay()),

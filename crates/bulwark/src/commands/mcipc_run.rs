@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use bulwark_analysis::mc_ipc::Protocol;
 use bulwark_core::{Duration, Instant};
 use bulwark_lab::experiments::mcipc_case_study::{
-    bound_of, bounds, protocol_name, summarise, system, PhaseResult, SEED,
+    bounds, phase_result, protocol_name, system, PhaseResult, SEED,
 };
 use bulwark_spec::mc_ipc_toml::{McIpcSystem, Protocol as FileProtocol};
 use serde_json::{json, Value};
@@ -61,17 +61,6 @@ pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, Stri
         until: Some(length),
         ..bulwark_host::HostConfig::default()
     };
-    let name_of = |phase: usize| {
-        study
-            .phases
-            .get(phase.wrapping_sub(1))
-            .map_or_else(|| "the system as given".to_owned(), |p| p.name.clone())
-    };
-    let named_result = |mut result: PhaseResult, phase: usize| {
-        result.name = name_of(phase);
-        result.bound = bound_of(&bounds, protocol);
-        result
-    };
     let mut runs = Vec::new();
     for &phase in &phases {
         let machine = system(study, phase, protocol, seed);
@@ -81,15 +70,14 @@ pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, Stri
             let until = Instant::ZERO.saturating_add(length);
             let outcome = bulwark_sim::cluster::run(&machine, until)
                 .map_err(|e| format!("{file}: phase {phase}: {e}"))?;
-            Some(named_result(
-                summarise(phase, protocol, &machine, &outcome),
-                phase,
+            Some(phase_result(
+                study, &bounds, phase, protocol, &machine, &outcome,
             ))
         } else {
             None
         };
         runs.push(Phase {
-            host: named_result(summarise(phase, protocol, &machine, &host.outcome), phase),
+            host: phase_result(study, &bounds, phase, protocol, &machine, &host.outcome),
             simulated,
             entries: host.host.entries,
             late_timers: host.host.late_timers,
