@@ -645,7 +645,9 @@ impl<'a> Machine<'a> {
     }
 
     /// Charges `task` for running on `core` from `since` to `now`: cache refill first, then
-    /// its own execution.
+    /// its own execution. Inlined: it runs at every event, and a call would save and restore
+    /// the whole loop's registers around a few additions.
+    #[inline]
     fn charge(&mut self, core: u16, task: TaskId, since: Instant, now: Instant) {
         let elapsed = now.saturating_duration_since(since);
         if elapsed.is_zero() {
@@ -668,10 +670,21 @@ impl<'a> Machine<'a> {
             }
         }
         self.cores[core as usize].metrics.busy_ns += elapsed.as_nanos();
-        if !self.tracing {
-            return;
+        if self.tracing {
+            self.record_charge(core, task, since, since.saturating_add(refill), now);
         }
-        let split = since.saturating_add(refill);
+    }
+
+    /// The trace's two slices of a charge: the cache refill up to `split`, then the task.
+    #[cold]
+    fn record_charge(
+        &mut self,
+        core: u16,
+        task: TaskId,
+        since: Instant,
+        split: Instant,
+        now: Instant,
+    ) {
         self.record_slice(core, Some(task), SliceKind::CacheRefill, since, split);
         self.record_slice(core, Some(task), SliceKind::Task, split, now);
     }
