@@ -21,7 +21,15 @@
 //!   lines warm for small N and mostly out of L1/L2 for large N. SPR's instruction count per
 //!   invocation is the same for every N; what still grows here is cache misses;
 //! - `schedule_at_herd_cold`: the same cache state for every N (L1/L2 evicted before each
-//!   timed call), which separates work that grows with N from the clone's footprint.
+//!   timed call), which separates work that grows with N from the clone's footprint;
+//! - `schedule_at_herd_warm` (SPR only): the same invocation with the lines it touches warm,
+//!   for every N. No clone: one prepared state is driven round a cycle in which, untimed, the
+//!   victim sleeps until the next period, and then the timed `schedule` meets the herd again
+//!   (the N attackers' replenishments expired and pending, the victim's wake-up due). The
+//!   harness invokes the scheduler only at the victim's timer, not at the idle instant after
+//!   its sleep, where SPR would start releasing attackers one per invocation: that keeps
+//!   every timed call on the same herd. The naive servers process all N timeouts in the
+//!   first invocation, so their herd does not come back and they are not in this group.
 
 use std::hint::black_box;
 
@@ -221,5 +229,103 @@ fn schedule_at_herd_cold(c: &mut Criterion) {
     run_group(c, "schedule_at_herd_cold", Cache::Evicted);
 }
 
-criterion_group!(benches, schedule_at_herd, schedule_at_herd_cold);
+/// One herd invocation of the warm cycle: `schedule(now)` must dispatch the victim after
+/// processing its timeout alone; then, untimed in the benchmark, the victim sleeps one period.
+fn herd_invocation<P: AddTask>(policy: &mut P, now: Instant) -> (bulwark_core::Decision, Work) {
+    let mut work = Work::default();
+    let decision = policy.schedule(now, &mut work);
+    (decision, work)
+}
+
+/// The victim's sleep that closes a cycle: until the next period, so the next herd
+/// invocation is at `now + T`.
+fn victim_sleeps<P: AddTask>(policy: &mut P, victim: TaskId, now: Instant) -> Instant {
+    let next = now.saturating_add(Duration::from_nanos(T));
+    let mut work = Work::default();
+    policy
+        .sleep(now, victim, next, JOB, &mut work)
+        .expect("the victim sleeps");
+    next
+}
+
+/// Checks, untimed, that the warm cycle comes back to the herd: three cycles, each invocation
+/// dispatching the victim with one timeout processed and at most two reservations touched.
+fn verify_cycle<P: AddTask>(prepared: &P, n: u32, id: &str) {
+    let mut policy = prepared.clone();
+    let victim = TaskId(n);
+    let mut now = Instant::from_nanos(T);
+    for cycle in 0..3 {
+        let (decision, work) = herd_invocation(&mut policy, now);
+        assert_eq!(
+            decision.next,
+            Some(victim),
+            "{id}: cycle {cycle} dispatches the victim"
+        );
+        assert_eq!(work.timeouts_processed, 1, "{id}: cycle {cycle}: {work:?}");
+        assert!(
+            work.reservations_touched <= 2,
+            "{id}: cycle {cycle}: {work:?}"
+        );
+        policy.check_invariants().expect("invariants in the cycle");
+        now = victim_sleeps(&mut policy, victim, now);
+    }
+}
+
+fn bench_warm<P: AddTask>(group: &mut BenchmarkGroup<'_, WallTime>, with_capacity: fn(usize) -> P) {
+    for n in ATTACKERS {
+        let prepared = herd(n, with_capacity);
+        let name = prepared.name();
+        verify_cycle(&prepared, n, &format!("schedule_at_herd_warm/{name}/{n}"));
+        let victim = TaskId(n);
+        group.bench_with_input(BenchmarkId::new(name, n), &prepared, |b, prepared| {
+            b.iter_custom(|iterations| {
+                // Set-up, untimed: one clone per sample, then one cycle to warm its lines.
+                let mut policy = prepared.clone();
+                let mut now = Instant::from_nanos(T);
+                black_box(herd_invocation(&mut policy, now));
+                now = victim_sleeps(&mut policy, victim, now);
+                let mut timed = std::time::Duration::ZERO;
+                for _ in 0..iterations {
+                    let start = std::time::Instant::now();
+                    black_box(herd_invocation(&mut policy, black_box(now)));
+                    timed += start.elapsed();
+                    now = victim_sleeps(&mut policy, victim, now);
+                }
+                timed
+            })
+        });
+    }
+}
+
+/// The herd invocation with its lines warm, for every N (SPR only; see the module's docs).
+/// Each call is timed on its own, so the group also times an empty region the same way: the
+/// clock's own cost, which every entry of the group includes.
+fn schedule_at_herd_warm(c: &mut Criterion) {
+    let mut group = c.benchmark_group("schedule_at_herd_warm");
+    group.bench_function("clock-only", |b| {
+        b.iter_custom(|iterations| {
+            let mut timed = std::time::Duration::ZERO;
+            for _ in 0..iterations {
+                let start = std::time::Instant::now();
+                black_box(());
+                timed += start.elapsed();
+            }
+            timed
+        })
+    });
+    bench_warm(&mut group, |n| {
+        Spr::with_capacity(n, ReplenishmentRule::Sporadic)
+    });
+    bench_warm(&mut group, |n| {
+        Spr::with_capacity(n, ReplenishmentRule::Deferrable)
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    schedule_at_herd,
+    schedule_at_herd_cold,
+    schedule_at_herd_warm
+);
 criterion_main!(benches);
