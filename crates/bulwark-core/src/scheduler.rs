@@ -28,7 +28,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::reservation::clustered::ClusterError;
-use crate::{ContextChange, CoreError, Instant, Policy, TaskId, Wake, Work};
+use crate::{ContextChange, CoreError, Duration, Instant, Policy, TaskId, Wake, Work};
 
 /// What the kernel reports to the scheduler of a cluster.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -298,6 +298,11 @@ pub trait ClusterScheduler {
 
     /// Checks the scheduler's stated invariants; `Err` names the first found broken.
     fn check_invariants(&self) -> Result<(), &'static str>;
+
+    /// The budget left in `thread`'s scheduling context at `now`, when its context has one
+    /// (a reservation, a server); `None` for a context without a budget or a thread the
+    /// scheduler does not know. Traces draw it as a counter; reading it changes nothing.
+    fn remaining_budget(&self, thread: TaskId, now: Instant) -> Option<Duration>;
 }
 
 /// A per-core [`Policy`] as a cluster of one core.
@@ -396,6 +401,11 @@ impl<P: Policy> ClusterScheduler for PerCore<P> {
 
     fn check_invariants(&self) -> Result<(), &'static str> {
         self.policy.check_invariants()
+    }
+
+    #[inline]
+    fn remaining_budget(&self, thread: TaskId, now: Instant) -> Option<Duration> {
+        self.policy.remaining_budget(thread, now)
     }
 }
 

@@ -6,12 +6,11 @@ use std::sync::Mutex;
 use std::thread;
 
 use bulwark_core::{
-    ClusterScheduler, ContextChange, CoreDecision, CoreError, Duration, Event, Instant, Notices,
-    PerCore, Policy, SchedulerError, TaskId, Wake, Work,
+    ContextChange, CoreDecision, Duration, Event, Instant, SchedulerError, TaskId, Wake, Work,
 };
 use bulwark_sim::behaviour::{Action, Program};
 use bulwark_sim::{
-    build_policy, CoreMetrics, JobRecord, Mark, MarkKind, Outcome, Reclamation, SimError, Slice,
+    CoreMetrics, CoreScheduler, JobRecord, Mark, MarkKind, Outcome, Reclamation, SimError, Slice,
     SliceKind, TaskMetrics, Trace,
 };
 use bulwark_spec::{Behaviour, Execution, PolicyKind, Scenario, Step};
@@ -198,7 +197,7 @@ pub(crate) fn run<'s>(
 ) -> Result<HostOutcome, HostError> {
     // The policy is built here once to report a refused configuration before any thread
     // starts; the dispatcher builds its own (a policy need not be `Send`).
-    build_policy(scenario, scenario_core)?;
+    CoreScheduler::build(scenario, scenario_core)?;
     sys::install_park_handler().map_err(|error| HostError::System {
         call: "sigaction",
         error,
@@ -396,10 +395,9 @@ enum Completion {
 
 /// The kernel of the managed core.
 pub(crate) struct Dispatcher<'a> {
-    /// The core's policy as a cluster of one, driven through the one scheduler interface.
-    policy: PerCore<Box<dyn Policy>>,
-    /// Where it reports notices (a per-core policy reports none).
-    notices: Notices,
+    /// The core's policy as a cluster of one, driven through the one scheduler interface as
+    /// the simulator drives it.
+    scheduler: CoreScheduler,
     scenario: &'a Scenario,
     shared: &'a Shared,
     clock: Clock,
@@ -430,13 +428,12 @@ impl<'a> Dispatcher<'a> {
         until: Instant,
         seed: u64,
     ) -> Self {
-        let policy = build_policy(scenario, core).unwrap_or_else(|_| {
+        let scheduler = CoreScheduler::build(scenario, core).unwrap_or_else(|_| {
             // Checked before any thread started; an empty fixed-priority policy never runs.
-            Box::new(bulwark_core::FixedPriority::with_capacity(0))
+            CoreScheduler::new(Box::new(bulwark_core::FixedPriority::with_capacity(0)))
         });
         Dispatcher {
-            policy: PerCore::new(policy),
-            notices: Notices::default(),
+            scheduler,
             scenario,
             shared,
             clock: Clock { origin: 0 },
@@ -468,25 +465,21 @@ impl<'a> Dispatcher<'a> {
     }
 
     /// Reports `event` to the core's scheduler.
-    fn handle(&mut self, now: Instant, event: Event, work: &mut Work) -> Result<(), CoreError> {
-        self.policy
-            .handle(now, event, &mut self.notices, work)
-            .map_err(|error| match error {
-                SchedulerError::Policy(error) => error,
-                // A cluster of one refuses an event only with its policy's own error.
-                _ => CoreError::InvalidParameter,
-            })
+    fn handle(
+        &mut self,
+        now: Instant,
+        event: Event,
+        work: &mut Work,
+    ) -> Result<(), SchedulerError> {
+        self.scheduler.handle(now, event, work)
     }
 
     /// The scheduler's decision for the core at `now`.
     fn decide(&mut self, now: Instant) -> CoreDecision {
-        let mut decisions = [CoreDecision::default()];
-        // A cluster of one given a one-entry slice cannot refuse.
-        let _ = self
-            .policy
-            .decide(now, &mut decisions, &mut self.notices, &mut Work::default());
-        let [decision] = decisions;
-        decision
+        // A cluster of one, given its one-entry slice, cannot refuse.
+        self.scheduler
+            .decide(now, &mut Work::default())
+            .unwrap_or_default()
     }
 
     fn refused(
@@ -494,13 +487,13 @@ impl<'a> Dispatcher<'a> {
         call: &'static str,
         task: TaskId,
         at: Instant,
-        error: bulwark_core::CoreError,
+        error: impl Into<SchedulerError>,
     ) -> HostError {
         HostError::Policy(SimError::Refused {
             call,
             task: self.scenario.tasks[task.index()].name.clone(),
             at,
-            error,
+            error: error.into(),
         })
     }
 

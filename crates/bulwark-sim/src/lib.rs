@@ -29,6 +29,7 @@
 pub mod behaviour;
 pub mod cluster;
 pub mod components;
+mod core_scheduler;
 mod estimate;
 mod event;
 mod machine;
@@ -38,10 +39,11 @@ pub mod record;
 mod timing;
 pub mod trace;
 
-use bulwark_core::{CoreError, Duration, Instant};
+use bulwark_core::{CoreError, Duration, Instant, SchedulerError};
 use bulwark_spec::Scenario;
+pub use core_scheduler::CoreScheduler;
 pub use estimate::{estimate, Estimate, TRACE_EVENTS_PER_JOB};
-pub use machine::{build_policy, Machine};
+pub use machine::Machine;
 pub use metrics::{CoreMetrics, JobRecord, Stats, TaskMetrics};
 pub use reclamation::{Allocation, Reclamation, Termination};
 pub use record::{BudgetSample, Discard, OpenSlices, Recorder};
@@ -107,7 +109,20 @@ pub enum SimError {
         /// When.
         at: Instant,
         /// The policy's reason.
-        error: CoreError,
+        error: SchedulerError,
+    },
+    /// A core's scheduler refused an event that names no task, or a decision (a bug in the
+    /// scheduler or the machine).
+    #[error("the scheduler of core {core} refused `{call}` at {at}: {error}")]
+    Scheduler {
+        /// The core.
+        core: u16,
+        /// The call.
+        call: &'static str,
+        /// When.
+        at: Instant,
+        /// The scheduler's reason.
+        error: SchedulerError,
     },
     /// A script kept stepping without executing or sleeping.
     #[error("task `{task}` loops without letting time pass at {at}")]

@@ -1458,6 +1458,12 @@ impl ClusterScheduler for ClusteredScheduler {
     fn check_invariants(&self) -> Result<(), &'static str> {
         ClusteredScheduler::check_invariants(self)
     }
+
+    /// A thread here is a reservation: its budget as [`ClusteredScheduler::budget`] gives it,
+    /// at the scheduler's own clock (the last event or decision), which `now` does not move.
+    fn remaining_budget(&self, thread: TaskId, _now: Instant) -> Option<Duration> {
+        self.budget(ReservationId(thread.0))
+    }
 }
 
 impl ClusteredScheduler {
