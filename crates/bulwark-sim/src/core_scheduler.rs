@@ -94,57 +94,52 @@ impl CoreScheduler {
     }
 }
 
+/// Adds one task, given its id and its specification, to the policy being built.
+type AddTask<'a> = Box<dyn FnMut(TaskId, &TaskSpec) -> Result<(), CoreError> + 'a>;
+
 /// The policy of core `core` (the scenario's, or its `[[core]]` table's), configured with the
 /// tasks partitioned onto it.
 fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimError> {
     let count = scenario.tasks.len();
-    let on_core = scenario
-        .tasks
-        .iter()
-        .enumerate()
-        .filter(|(_, spec)| spec.core == core)
-        .map(|(i, spec)| (TaskId(i as u32), spec));
-    let refused = |spec: &TaskSpec, error| SimError::Configuration {
-        task: spec.name.clone(),
-        error,
+    let on_core = || {
+        scenario
+            .tasks
+            .iter()
+            .enumerate()
+            .filter(move |(_, spec)| spec.core == core)
+            .map(|(i, spec)| (TaskId(i as u32), spec))
+    };
+    // Adds every task of the core with `add`, naming the task a refusal is about.
+    let add_each = |mut add: AddTask<'_>| {
+        on_core().try_for_each(|(id, spec)| {
+            add(id, spec).map_err(|error| SimError::Configuration {
+                task: spec.name.clone(),
+                error,
+            })
+        })
     };
     let policy_kind = scenario.policy_of(core);
     Ok(match policy_kind {
         PolicyKind::FixedPriority => {
             let mut policy = FixedPriority::with_capacity(count);
-            for (id, spec) in on_core {
-                let priority = spec.priority.unwrap_or_default();
-                policy
-                    .add_task(id, priority)
-                    .map_err(|e| refused(spec, e))?;
-            }
+            add_each(Box::new(|id, spec| {
+                policy.add_task(id, spec.priority.unwrap_or_default())
+            }))?;
             Box::new(policy)
         }
         PolicyKind::Edf => {
             let mut policy = Edf::with_capacity(count);
-            for (id, spec) in on_core {
-                policy.add_task(id).map_err(|e| refused(spec, e))?;
-            }
+            add_each(Box::new(|id, _| policy.add_task(id)))?;
             Box::new(policy)
         }
         PolicyKind::DeferrableServer => {
             let mut policy = DeferrableServer::with_capacity(count);
-            for (id, spec) in on_core {
-                let (priority, reservation) = server(spec).map_err(|e| refused(spec, e))?;
-                policy
-                    .add_task(id, priority, reservation)
-                    .map_err(|e| refused(spec, e))?;
-            }
+            add_each(server_adder(|id, p, r| policy.add_task(id, p, r)))?;
             Box::new(policy)
         }
         PolicyKind::SporadicServer => {
             let mut policy = SporadicServer::with_capacity(count);
-            for (id, spec) in on_core {
-                let (priority, reservation) = server(spec).map_err(|e| refused(spec, e))?;
-                policy
-                    .add_task(id, priority, reservation)
-                    .map_err(|e| refused(spec, e))?;
-            }
+            add_each(server_adder(|id, p, r| policy.add_task(id, p, r)))?;
             Box::new(policy)
         }
         PolicyKind::Spr | PolicyKind::SprDeferrable => {
@@ -154,29 +149,34 @@ fn build_policy(scenario: &Scenario, core: u16) -> Result<Box<dyn Policy>, SimEr
                 ReplenishmentRule::Deferrable
             };
             let mut policy = Spr::with_capacity(count, rule);
-            for (id, spec) in on_core {
-                let (priority, reservation) = server(spec).map_err(|e| refused(spec, e))?;
-                policy
-                    .add_task(id, priority, reservation)
-                    .map_err(|e| refused(spec, e))?;
-            }
+            add_each(server_adder(|id, p, r| policy.add_task(id, p, r)))?;
             Box::new(policy)
         }
         PolicyKind::Vbs => build_vbs(scenario, core)?,
         PolicyKind::Cbs | PolicyKind::HardCbs => {
             let mut policy = Cbs::with_capacity(count);
-            for (id, spec) in on_core {
-                let (_, reservation) = server(spec).map_err(|e| refused(spec, e))?;
-                let mut server = CbsServer::new(reservation.budget, reservation.period);
-                if policy_kind == PolicyKind::HardCbs {
-                    server = server.hard();
-                }
-                policy
-                    .add_server(id, server)
-                    .map_err(|e| refused(spec, e))?;
-            }
+            add_each(server_adder(|id, _, reservation| {
+                let server = CbsServer::new(reservation.budget, reservation.period);
+                let server = if policy_kind == PolicyKind::HardCbs {
+                    server.hard()
+                } else {
+                    server
+                };
+                policy.add_server(id, server)
+            }))?;
             Box::new(policy)
         }
+    })
+}
+
+/// Adds a task of a reservation-server policy with the priority and reservation that
+/// validation gave it.
+fn server_adder<'a>(
+    mut add: impl FnMut(TaskId, Priority, Reservation) -> Result<(), CoreError> + 'a,
+) -> AddTask<'a> {
+    Box::new(move |id, spec| {
+        let (priority, reservation) = server(spec)?;
+        add(id, priority, reservation)
     })
 }
 
