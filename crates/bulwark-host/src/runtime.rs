@@ -489,12 +489,7 @@ impl<'a> Dispatcher<'a> {
         at: Instant,
         error: impl Into<SchedulerError>,
     ) -> HostError {
-        HostError::Policy(SimError::Refused {
-            call,
-            task: self.scenario.tasks[task.index()].name.clone(),
-            at,
-            error: error.into(),
-        })
+        HostError::Policy(SimError::refused(self.scenario, call, task, at, error))
     }
 
     /// Boot, then kernel entries until the end of the run.

@@ -150,6 +150,27 @@ pub enum SimError {
     },
 }
 
+impl SimError {
+    /// A scheduler refused `call` for `scenario`'s `task` at `at`.
+    pub fn refused(
+        scenario: &Scenario,
+        call: &'static str,
+        task: bulwark_core::TaskId,
+        at: Instant,
+        error: impl Into<SchedulerError>,
+    ) -> SimError {
+        SimError::Refused {
+            call,
+            task: scenario
+                .tasks
+                .get(task.index())
+                .map_or_else(String::new, |spec| spec.name.clone()),
+            at,
+            error: error.into(),
+        }
+    }
+}
+
 /// Runs `scenario` to the end.
 pub fn run(scenario: &Scenario, options: &Options) -> Result<Outcome, SimError> {
     run_with_progress(scenario, options, &mut |_| {})

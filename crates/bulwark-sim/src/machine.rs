@@ -875,12 +875,7 @@ impl<'a> Machine<'a> {
         at: Instant,
         error: impl Into<SchedulerError>,
     ) -> SimError {
-        SimError::Refused {
-            call,
-            task: self.tasks[task.index()].spec.name.clone(),
-            at,
-            error: error.into(),
-        }
+        SimError::refused(self.scenario, call, task, at, error)
     }
 
     fn finish(mut self) -> Outcome {
