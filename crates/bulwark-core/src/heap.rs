@@ -276,10 +276,15 @@ mod tests {
         Pop,
     }
 
+    /// Room for three full levels and part of a fourth (1 + 4 + 16 + 27), so sifts cross
+    /// full and partial sets of children; ids up to `MEMBERS` include some beyond it.
+    const CAPACITY: u32 = 48;
+    const MEMBERS: u32 = 56;
+
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
-            (0u32..20, any::<u16>()).prop_map(|(t, k)| Op::Upsert(t, k)),
-            (0u32..20).prop_map(Op::Remove),
+            (0u32..MEMBERS, any::<u16>()).prop_map(|(t, k)| Op::Upsert(t, k)),
+            (0u32..MEMBERS).prop_map(Op::Remove),
             Just(Op::Pop),
         ]
     }
@@ -287,14 +292,14 @@ mod tests {
     proptest! {
         /// The heap agrees with a sorted reference model after every operation.
         #[test]
-        fn matches_a_reference_model(ops in proptest::collection::vec(op(), 0..200)) {
-            let mut heap = IndexedHeap::<(u16, u32)>::with_capacity(16);
+        fn matches_a_reference_model(ops in proptest::collection::vec(op(), 0..400)) {
+            let mut heap = IndexedHeap::<(u16, u32)>::with_capacity(CAPACITY as usize);
             let mut model: alloc::collections::BTreeMap<u32, u16> = Default::default();
             for op in ops {
                 match op {
                     Op::Upsert(t, k) => {
                         let accepted = heap.upsert(TaskId(t), (k, t));
-                        prop_assert_eq!(accepted, t < 16);
+                        prop_assert_eq!(accepted, t < CAPACITY);
                         if accepted { model.insert(t, k); }
                     }
                     Op::Remove(t) => {
