@@ -127,6 +127,15 @@ pub trait Policy {
         let _ = (task, now);
         None
     }
+
+    /// The period instance `task` is served in, `(release, deadline)`, for policies that
+    /// serve tasks in period instances of their own (VBS: the paper's tasks of Fig. 1), as of
+    /// the last invocation; `None` otherwise, and for a task the policy does not know. A
+    /// simulator records it beside the time the task ran. Reading it changes nothing.
+    fn period_instance(&self, task: TaskId) -> Option<(Instant, Instant)> {
+        let _ = task;
+        None
+    }
 }
 
 /// A boxed policy is a policy, so that `PerCore<Box<dyn Policy>>` (a policy chosen at run
@@ -194,5 +203,10 @@ impl<P: Policy + ?Sized> Policy for alloc::boxed::Box<P> {
     #[inline]
     fn remaining_budget(&self, task: TaskId, now: Instant) -> Option<Duration> {
         (**self).remaining_budget(task, now)
+    }
+
+    #[inline]
+    fn period_instance(&self, task: TaskId) -> Option<(Instant, Instant)> {
+        (**self).period_instance(task)
     }
 }

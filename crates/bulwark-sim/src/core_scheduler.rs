@@ -92,6 +92,12 @@ impl CoreScheduler {
     pub fn check_invariants(&self) -> Result<(), &'static str> {
         self.scheduler.check_invariants()
     }
+
+    /// The period instance `(release, deadline)` `task` is served in, for policies that have
+    /// them (VBS), as of the last decision.
+    pub fn period_instance(&self, task: TaskId) -> Option<(Instant, Instant)> {
+        self.scheduler.policy().period_instance(task)
+    }
 }
 
 /// Adds one task, given its id and its specification, to the policy being built.

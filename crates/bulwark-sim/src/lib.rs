@@ -38,6 +38,7 @@ pub mod reclamation;
 pub mod record;
 mod timing;
 pub mod trace;
+pub mod vbs;
 
 use bulwark_core::{CoreError, Duration, Instant, SchedulerError};
 use bulwark_spec::Scenario;
@@ -50,6 +51,10 @@ pub use record::{BudgetSample, Discard, OpenSlices, Recorder};
 use serde::Serialize;
 pub use timing::Timing;
 pub use trace::{Mark, MarkKind, Slice, SliceKind, Trace};
+pub use vbs::{
+    ActionRecord, ActionSlice, PeriodRecord, VbsOptions, VbsProcess, VbsRecords, VbsRun, VbsSystem,
+    VbsSystemError,
+};
 
 /// What a run produced.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -140,6 +145,18 @@ pub enum SimError {
         /// The model's reason.
         error: bulwark_core::reclaim::ReclaimError,
     },
+    /// A policy's invariant broke (with [`VbsOptions::check_invariants`]).
+    #[error("core {core}: the policy broke an invariant after `{call}` at {at}: {what}")]
+    Invariant {
+        /// The core.
+        core: u16,
+        /// The call after which it broke.
+        call: &'static str,
+        /// When.
+        at: Instant,
+        /// The invariant.
+        what: &'static str,
+    },
     /// A core kept being invoked at one instant (for example a timer always in the past).
     #[error("core {core} made no progress at {at}: a livelock in the policy or the scenario")]
     Livelock {
@@ -184,6 +201,16 @@ pub fn run_with_progress(
     progress: &mut dyn FnMut(Instant),
 ) -> Result<Outcome, SimError> {
     Machine::new(scenario, options)?.run(progress)
+}
+
+/// Runs `scenario` keeping a record of every VBS action and period instance (memory grows
+/// with simulated time; no records when no core runs VBS).
+pub fn run_vbs(
+    scenario: &Scenario,
+    options: &Options,
+    vbs: VbsOptions,
+) -> Result<VbsRun, SimError> {
+    Machine::recording_vbs(scenario, options, vbs)?.run_vbs(&mut |_| {})
 }
 
 /// Runs `scenario`, telling `recorder` every job and trace event as the run goes, so a

@@ -15,6 +15,7 @@
 //! Interrupts stay masked in the kernel: a timer that fires during kernel time is taken when
 //! the kernel would return to the task. Configuration before time zero is free.
 
+use bulwark_core::bandwidth::vbs::Resource;
 use bulwark_core::{
     ContextChange, CoreError, Duration, Event, Instant, SchedulerError, TaskId, Wake, Work,
 };
@@ -29,6 +30,8 @@ use crate::metrics::{CoreMetrics, JobRecord, TaskMetrics};
 use crate::reclamation::Reclamation;
 use crate::record::{BudgetSample, Memory, Recorder};
 use crate::trace::{Mark, MarkKind, Slice, SliceKind};
+use crate::vbs::records::VbsLog;
+use crate::vbs::{VbsOptions, VbsRecords, VbsRun};
 use crate::{Options, Outcome, SimError};
 
 /// How many steps a core may take at one instant before the run is declared a livelock.
@@ -81,6 +84,19 @@ enum Entry {
         target: usize,
         step: Option<Duration>,
     },
+}
+
+impl Entry {
+    /// The scheduler call the entry makes, as invariant failures name it.
+    fn call(self) -> &'static str {
+        match self {
+            Entry::Boot => "boot",
+            Entry::Timer => "timer",
+            Entry::Sleep { .. } => "sleep",
+            Entry::Exit { .. } | Entry::Reclaim { .. } => "block",
+            Entry::Reconfigure { .. } => "reconfigure",
+        }
+    }
 }
 
 /// The next thing a core does at the same instant; the core's loop runs these until one
@@ -170,12 +186,30 @@ pub struct Machine<'a> {
     scenario: &'a Scenario,
     seed: u64,
     reclamation: Reclamation,
+    /// VBS first arrivals and records, when some core runs VBS.
+    vbs: Option<Box<VbsLog>>,
+    /// VBS schedulers are told each action's load.
+    disclose_vbs_loads: bool,
+    /// Check the schedulers' invariants after every call.
+    check_invariants: bool,
+    /// `vbs` is kept or invariants are checked: the kernel is entered with its extras.
+    extras: bool,
 }
 
 impl<'a> Machine<'a> {
     /// A machine configured for `scenario`, at time zero.
     pub fn new(scenario: &'a Scenario, options: &Options) -> Result<Self, SimError> {
-        Machine::build(scenario, options, None)
+        Machine::build(scenario, options, None, None)
+    }
+
+    /// A machine that keeps a record of every VBS action and period instance
+    /// ([`run_vbs`](Machine::run_vbs) returns them).
+    pub fn recording_vbs(
+        scenario: &'a Scenario,
+        options: &Options,
+        vbs: VbsOptions,
+    ) -> Result<Self, SimError> {
+        Machine::build(scenario, options, None, Some(vbs))
     }
 
     /// A machine that also tells `recorder` every job and trace event as the run goes (the
@@ -185,14 +219,16 @@ impl<'a> Machine<'a> {
         options: &Options,
         recorder: &'a mut dyn Recorder,
     ) -> Result<Self, SimError> {
-        Machine::build(scenario, options, Some(recorder))
+        Machine::build(scenario, options, Some(recorder), None)
     }
 
     fn build(
         scenario: &'a Scenario,
         options: &Options,
         recorder: Option<&'a mut dyn Recorder>,
+        record_vbs: Option<VbsOptions>,
     ) -> Result<Self, SimError> {
+        let vbs_options = record_vbs.unwrap_or_default();
         let seed = options.seed.unwrap_or(scenario.seed);
         let until = Instant::ZERO.saturating_add(options.until.unwrap_or(scenario.duration));
         let count = scenario.tasks.len();
@@ -230,7 +266,17 @@ impl<'a> Machine<'a> {
                 reclaiming: None,
             });
         }
+        let vbs = (0..scenario.cores)
+            .any(|core| scenario.policy_of(core) == PolicyKind::Vbs)
+            .then(|| {
+                Box::new(VbsLog::new(
+                    count,
+                    scenario.cores as usize,
+                    record_vbs.is_some(),
+                ))
+            });
         Ok(Machine {
+            extras: vbs.is_some() || vbs_options.check_invariants,
             cost: scenario.cost,
             refill: scenario.cost.time_of(scenario.cost.cache_refill),
             flush: scenario.cost.time_of(scenario.cost.cache_flush),
@@ -247,11 +293,21 @@ impl<'a> Machine<'a> {
             scenario,
             seed,
             reclamation: Reclamation::new(scenario)?,
+            vbs,
+            disclose_vbs_loads: vbs_options.disclose_loads,
+            check_invariants: vbs_options.check_invariants,
         })
     }
 
     /// Runs to the end, calling `progress` now and then with the simulated time reached.
     pub fn run(mut self, progress: &mut dyn FnMut(Instant)) -> Result<Outcome, SimError> {
+        self.drive(progress)?;
+        Ok(self.finish())
+    }
+
+    /// Boots and handles every event to the end (the one loop over events, so that its
+    /// event handler has one caller and stays inlined).
+    fn drive(&mut self, progress: &mut dyn FnMut(Instant)) -> Result<(), SimError> {
         self.boot()?;
         while let Some((now, kind)) = self.queue.pop_until(self.until) {
             self.handle(now, kind)?;
@@ -260,7 +316,18 @@ impl<'a> Machine<'a> {
             }
         }
         progress(self.until);
-        Ok(self.finish())
+        Ok(())
+    }
+
+    /// Runs to the end as [`run`](Machine::run) does, with the VBS records (empty unless
+    /// built by [`recording_vbs`](Machine::recording_vbs) with a core running VBS).
+    pub fn run_vbs(mut self, progress: &mut dyn FnMut(Instant)) -> Result<VbsRun, SimError> {
+        self.drive(progress)?;
+        let (outcome, records) = self.finish_with_vbs();
+        Ok(VbsRun {
+            outcome,
+            records: records.unwrap_or_default(),
+        })
     }
 
     fn boot(&mut self) -> Result<(), SimError> {
@@ -271,37 +338,14 @@ impl<'a> Machine<'a> {
             let core = self.tasks[i].spec.core as usize;
             let mut work = Work::default();
             if self.scenario.policy_of(core as u16) == PolicyKind::Vbs {
-                // A VBS process exists through its actions: its first action arrives at time
-                // zero (validation puts one first, with no offset) and is its activation.
-                let t = &mut self.tasks[i];
-                let first = t.program.next_action(Instant::ZERO, &mut t.rng);
-                let Ok(Action::Switch {
-                    load,
-                    limit,
-                    period,
-                }) = first
-                else {
-                    return Err(self.refused(
-                        "reconfigure",
-                        id,
-                        Instant::ZERO,
-                        CoreError::InvalidParameter,
-                    ));
-                };
-                t.executing = Some(Execution {
-                    left: load,
-                    each: None,
-                    done: Duration::ZERO,
-                });
-                let change = unknown_load(limit, period);
-                self.cores[core]
-                    .scheduler
-                    .handle(
-                        Instant::ZERO,
-                        Event::Reconfigure { task: id, change },
-                        &mut work,
-                    )
-                    .map_err(|error| self.refused("reconfigure", id, Instant::ZERO, error))?;
+                // A VBS process exists through its actions: its first action arrives at its
+                // script's offset (zero in scenario files) and is its activation.
+                match self.vbs.as_deref_mut() {
+                    Some(vbs) if release > Instant::ZERO => {
+                        vbs.arrive_later(core as u16, id, release)
+                    }
+                    _ => self.first_action(core as u16, id, Instant::ZERO, &mut work)?,
+                }
                 continue;
             }
             let event = if release == Instant::ZERO {
@@ -320,6 +364,120 @@ impl<'a> Machine<'a> {
         }
         for core in 0..self.cores.len() {
             self.run_core(core as u16, Instant::ZERO, Step::Enter(Entry::Boot))?;
+        }
+        Ok(())
+    }
+
+    /// `task`'s first VBS action arrives at `now`: the process marks the switch to it.
+    fn first_action(
+        &mut self,
+        core: u16,
+        task: TaskId,
+        now: Instant,
+        work: &mut Work,
+    ) -> Result<(), SimError> {
+        let t = &mut self.tasks[task.index()];
+        let first = t.program.next_action(now, &mut t.rng);
+        let Ok(Action::Switch {
+            load,
+            limit,
+            period,
+        }) = first
+        else {
+            return Err(self.refused("reconfigure", task, now, CoreError::InvalidParameter));
+        };
+        t.executing = Some(Execution {
+            left: load,
+            each: None,
+            done: Duration::ZERO,
+        });
+        if let Some(vbs) = self.vbs.as_deref_mut() {
+            vbs.switch(task, now, load, Resource::new(limit, period));
+        }
+        let change = vbs_action(load, limit, period, self.disclose_vbs_loads);
+        self.cores[core as usize]
+            .scheduler
+            .handle(now, Event::Reconfigure { task, change }, work)
+            .map_err(|error| self.refused("reconfigure", task, now, error))?;
+        if self.check_invariants {
+            self.check(core, "reconfigure", now)?;
+        }
+        Ok(())
+    }
+
+    /// `core`'s scheduler's invariants after `call` at `now` (with invariant checks on).
+    #[cold]
+    #[inline(never)]
+    fn check(&self, core: u16, call: &'static str, now: Instant) -> Result<(), SimError> {
+        self.cores[core as usize]
+            .scheduler
+            .check_invariants()
+            .map_err(|what| SimError::Invariant {
+                core,
+                call,
+                at: now,
+                what,
+            })
+    }
+
+    // The kernel entry's extras (`enter_kernel::<true>`): VBS first arrivals and records, and
+    // invariant checks.
+
+    /// `core`'s timer fired at `now`: the VBS first arrivals due come with it (see
+    /// `VbsLog::timer`).
+    #[inline(never)]
+    fn extras_timer(&mut self, core: u16, now: Instant, work: &mut Work) -> Result<(), SimError> {
+        while let Some(task) = self.vbs.as_deref_mut().and_then(|v| v.due(core, now)) {
+            self.first_action(core, task, now, work)?;
+        }
+        Ok(())
+    }
+
+    /// The entry's scheduler `call` on `core` at `now` is done.
+    #[inline(never)]
+    fn extras_called(&self, core: u16, call: &'static str, now: Instant) -> Result<(), SimError> {
+        if self.check_invariants {
+            self.check(core, call, now)?;
+        }
+        Ok(())
+    }
+
+    /// `core`'s scheduler decided at `now`: `next` runs after `overhead`, and the timer asked
+    /// for, `timer`, is already programmed. The invariants are checked; the VBS log closes
+    /// what ran until `now` and notes `next`'s period instance; the core's timer becomes the
+    /// earlier of `timer` and the core's next VBS first arrival.
+    #[inline(never)]
+    fn extras_scheduled(
+        &mut self,
+        core: u16,
+        now: Instant,
+        next: Option<TaskId>,
+        timer: Option<Instant>,
+        overhead: Duration,
+    ) -> Result<(), SimError> {
+        if self.check_invariants {
+            self.check(core, "schedule", now)?;
+        }
+        let Some(vbs) = self.vbs.as_deref_mut() else {
+            return Ok(());
+        };
+        vbs.entered(core, now);
+        let c = &mut self.cores[core as usize];
+        if let Some(next) = next {
+            vbs.chosen(
+                core,
+                next,
+                now.saturating_add(overhead),
+                c.scheduler.period_instance(next),
+            );
+        }
+        let timer = vbs.timer(core, timer);
+        if timer != c.timer {
+            c.timer = timer;
+            match timer {
+                Some(at) => self.queue.set(at.max(now), EventKind::Timer { core }),
+                None => self.queue.cancel_timer(core),
+            }
         }
         Ok(())
     }
@@ -374,7 +532,10 @@ impl<'a> Machine<'a> {
                 c.steps_at = (now, 1);
             }
             step = match s {
-                Step::Enter(entry) => self.enter_kernel(core, now, entry)?,
+                // A run with extras enters the kernel through their own copy of the entry, so
+                // a run without them pays nothing for them there.
+                Step::Enter(entry) if self.extras => self.enter_kernel_extras(core, now, entry)?,
+                Step::Enter(entry) => self.enter_kernel::<false>(core, now, entry)?,
                 Step::Dispatch(next) => self.dispatch(core, now, next),
                 Step::Continue(task) => self.continue_task(core, now, task)?,
             };
@@ -382,7 +543,20 @@ impl<'a> Machine<'a> {
         Ok(())
     }
 
-    fn enter_kernel(
+    /// The kernel entry with its extras, out of line.
+    #[inline(never)]
+    fn enter_kernel_extras(
+        &mut self,
+        core: u16,
+        now: Instant,
+        entry: Entry,
+    ) -> Result<Option<Step>, SimError> {
+        self.enter_kernel::<true>(core, now, entry)
+    }
+
+    /// With `EXTRAS`, the kernel entry also runs its extras (VBS first arrivals and records,
+    /// invariant checks).
+    fn enter_kernel<const EXTRAS: bool>(
         &mut self,
         core: u16,
         now: Instant,
@@ -415,6 +589,9 @@ impl<'a> Machine<'a> {
                         at: now,
                         error,
                     })?;
+                if EXTRAS {
+                    self.extras_timer(core, now, &mut work)?;
+                }
             }
             Entry::Sleep {
                 task,
@@ -464,6 +641,9 @@ impl<'a> Machine<'a> {
                 }
             }
         }
+        if EXTRAS {
+            self.extras_called(core, entry.call(), now)?;
+        }
         let c = &mut self.cores[core as usize];
         let decision = c
             .scheduler
@@ -511,6 +691,9 @@ impl<'a> Machine<'a> {
         } else {
             self.cost.time_of(cycles)
         };
+        if EXTRAS {
+            self.extras_scheduled(core, now, decision.next, decision.timer, overhead)?;
+        }
         if overhead.is_zero() {
             return Ok(Some(Step::Dispatch(decision.next)));
         }
@@ -629,7 +812,10 @@ impl<'a> Machine<'a> {
                         each: None,
                         done: Duration::ZERO,
                     });
-                    let context = unknown_load(limit, period);
+                    if let Some(vbs) = self.vbs.as_deref_mut() {
+                        vbs.switch(task, now, load, Resource::new(limit, period));
+                    }
+                    let context = vbs_action(load, limit, period, self.disclose_vbs_loads);
                     return Ok(Some(Step::Enter(Entry::Reconfigure { task, context })));
                 }
                 Action::Allocate { count, object } => {
@@ -655,7 +841,12 @@ impl<'a> Machine<'a> {
                         .unwrap_or(task.index());
                     return Ok(Some(Step::Enter(Entry::Reclaim { task, target, step })));
                 }
-                Action::Exit => return Ok(Some(Step::Enter(Entry::Exit { task }))),
+                Action::Exit => {
+                    if let Some(vbs) = self.vbs.as_deref_mut() {
+                        vbs.complete(task, now);
+                    }
+                    return Ok(Some(Step::Enter(Entry::Exit { task })));
+                }
             }
         }
     }
@@ -878,7 +1069,12 @@ impl<'a> Machine<'a> {
         SimError::refused(self.scenario, call, task, at, error)
     }
 
-    fn finish(mut self) -> Outcome {
+    fn finish(self) -> Outcome {
+        self.finish_with_vbs().0
+    }
+
+    /// The outcome, and the VBS records if kept.
+    fn finish_with_vbs(mut self) -> (Outcome, Option<VbsRecords>) {
         let until = self.until;
         for core in 0..self.cores.len() {
             match self.cores[core].occupant {
@@ -914,7 +1110,8 @@ impl<'a> Machine<'a> {
         if let Some(recorder) = self.recorder.as_mut() {
             recorder.finish();
         }
-        Outcome {
+        let vbs = self.vbs.take().and_then(|v| v.finish(until));
+        let outcome = Outcome {
             scenario: self.scenario.name.clone(),
             policy: self.scenario.policy_label(),
             seed: self.seed,
@@ -924,16 +1121,17 @@ impl<'a> Machine<'a> {
             cores: self.cores.iter().map(|c| c.metrics).collect(),
             jobs: self.memory.jobs,
             trace: self.memory.trace,
-        }
+        };
+        (outcome, vbs)
     }
 }
 
-/// A VBS action on `(limit, period)` whose load the scheduler is not told: the next switch
-/// (or the end of the script) marks its completion.
-fn unknown_load(limit: Duration, period: Duration) -> ContextChange {
+/// A VBS action of `load` on `(limit, period)`. Unless `disclose`d, the scheduler is not told
+/// the load: the next switch (or the end of the script) marks its completion.
+fn vbs_action(load: Duration, limit: Duration, period: Duration, disclose: bool) -> ContextChange {
     ContextChange {
         budget: limit,
         period,
-        load: None,
+        load: disclose.then_some(load),
     }
 }

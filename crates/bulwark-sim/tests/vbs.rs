@@ -10,7 +10,8 @@ use bulwark_core::bandwidth::vbs::{
     VbsConfig, VbsQueue,
 };
 use bulwark_core::{Duration, Instant, TaskId};
-use bulwark_sim::{Options, SliceKind};
+use bulwark_sim::{Options, SliceKind, VbsOptions, VbsProcess, VbsSystem};
+use bulwark_spec::VbsPlugin;
 use proptest::prelude::*;
 
 /// Times in milliseconds: (load, limit, period) per action.
@@ -163,6 +164,153 @@ proptest! {
             prop_assert_eq!(&machine_slices(&ps, name, "tree"), &expected, "{} tree", name);
             prop_assert_eq!(&machine_slices(&ps, name, "list"), &driver_slices::<ListQueue>(&ps, strategy));
             prop_assert_eq!(&machine_slices(&ps, name, "array"), &driver_slices::<ArrayQueue>(&ps, strategy));
+        }
+    }
+}
+
+/// The machine's records and the core driver's for the same processes arriving at
+/// `arrivals` (ms), loads disclosed or not: (actions, periods) as plain tuples.
+type Records = (
+    Vec<(u32, usize, u64, u64, u64)>,
+    Vec<(u32, usize, u64, u64, u64)>,
+);
+
+fn machine_records(
+    ps: &[(u64, Actions)],
+    arrivals: &[u64],
+    strategy: ReleaseStrategy,
+    disclose: bool,
+) -> Records {
+    let mut system = VbsSystem::new(strategy, ms(1), 10, Duration::from_secs(1));
+    system.plugin = VbsPlugin::Tree;
+    for (i, (share, a)) in ps.iter().enumerate() {
+        system.processes.push(VbsProcess {
+            cap: BandwidthCap::from_ratio(1, *share).unwrap(),
+            arrival: ms(arrivals[i]),
+            actions: a
+                .iter()
+                .map(|&(l, lambda, pi)| Action::new(ms(l), Resource::new(ms(lambda), ms(pi))))
+                .collect(),
+        });
+    }
+    let options = VbsOptions {
+        disclose_loads: disclose,
+        check_invariants: true,
+    };
+    let records = bulwark_sim::run_vbs(&system.scenario().unwrap(), &Options::default(), options)
+        .expect("runs")
+        .records;
+    let m = |i: Instant| i.as_nanos() / 1_000_000;
+    (
+        records
+            .actions
+            .iter()
+            .map(|r| {
+                (
+                    r.task.0,
+                    r.action,
+                    m(r.arrival),
+                    m(r.completion),
+                    m(r.termination),
+                )
+            })
+            .collect(),
+        records
+            .periods
+            .iter()
+            .map(|r| {
+                (
+                    r.task.0,
+                    r.action,
+                    m(r.release),
+                    m(r.deadline),
+                    r.executed.as_nanos() / 1_000_000,
+                )
+            })
+            .collect(),
+    )
+}
+
+fn driver_records(
+    ps: &[(u64, Actions)],
+    arrivals: &[u64],
+    strategy: ReleaseStrategy,
+    disclose: bool,
+) -> Records {
+    let config = VbsConfig::new(strategy)
+        .with_quantum(ms(1))
+        .with_horizon_bits(10);
+    let mut vbs = Vbs::<TreeQueue>::with_capacity(ps.len(), config).unwrap();
+    let actions: Vec<Vec<Action>> = ps
+        .iter()
+        .map(|(_, a)| {
+            a.iter()
+                .map(|&(l, lambda, pi)| Action::new(ms(l), Resource::new(ms(lambda), ms(pi))))
+                .collect()
+        })
+        .collect();
+    let scripts: Vec<ProcessScript<'_>> = ps
+        .iter()
+        .enumerate()
+        .map(|(i, (share, _))| ProcessScript {
+            task: TaskId(i as u32),
+            cap: BandwidthCap::from_ratio(1, *share).unwrap(),
+            arrival: Instant::from_nanos(arrivals[i] * 1_000_000),
+            actions: &actions[i],
+        })
+        .collect();
+    let options = RunOptions {
+        disclose_loads: disclose,
+        check_invariants: true,
+        until: Instant::from_nanos(1_000_000_000),
+    };
+    let run = run(&mut vbs, &scripts, options).unwrap();
+    let m = |i: Instant| i.as_nanos() / 1_000_000;
+    (
+        run.actions
+            .iter()
+            .map(|r| {
+                (
+                    r.task.0,
+                    r.action,
+                    m(r.arrival),
+                    m(r.completion),
+                    m(r.termination),
+                )
+            })
+            .collect(),
+        run.periods
+            .iter()
+            .map(|r| {
+                (
+                    r.task.0,
+                    r.action,
+                    m(r.release),
+                    m(r.deadline),
+                    r.executed.as_nanos() / 1_000_000,
+                )
+            })
+            .collect(),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn the_machine_records_what_the_core_driver_records(
+        ps in processes(),
+        arrivals in proptest::collection::vec(0u64..=20, 4),
+    ) {
+        for strategy in [ReleaseStrategy::Early, ReleaseStrategy::Late] {
+            for disclose in [false, true] {
+                let expected = driver_records(&ps, &arrivals, strategy, disclose);
+                prop_assert_eq!(
+                    machine_records(&ps, &arrivals, strategy, disclose),
+                    expected,
+                    "{:?} disclose {}", strategy, disclose
+                );
+            }
         }
     }
 }

@@ -917,6 +917,12 @@ impl<Q: VbsQueue> Policy for Vbs<Q> {
         Vbs::switch_action(self, now, task, action, work)
     }
 
+    /// `(r_i, d_i)` of the process's current period instance (see [`ProcessState`]).
+    fn period_instance(&self, task: TaskId) -> Option<(Instant, Instant)> {
+        self.process_state(task)
+            .map(|state| (state.release, state.deadline))
+    }
+
     fn check_invariants(&self) -> Result<(), &'static str> {
         self.queue.check()?;
         self.sleepers.check()?;
