@@ -43,10 +43,10 @@
 
 use std::sync::{Arc, Mutex};
 
-use bulwark_core::bandwidth::vbs::run::ActionRecord;
 use bulwark_core::bandwidth::vbs::{Action, BandwidthCap, ReleaseStrategy};
 use bulwark_core::{Duration, Instant, TaskId};
 use bulwark_host::{Body, HostConfig};
+use bulwark_sim::ActionRecord;
 use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step, TaskSpec, VbsPlugin, VbsSpec};
 
 use super::host_rounds::{interleaved, Disturbance, Probe, Rounds};
@@ -689,7 +689,7 @@ pub fn report(
          simulated experiment's scripts; {ROUNDS} interleaved rounds of {RUN} per level, \
          which took {seconds:.1} s. Eq. (1) bounds α1's response by {} us and α2's by {} us.\n\n\
          Jitter within one period, the bound with no scheduler overhead: {}. The simulator's \
-         columns (the same processes run by `run::run`, loads exact, no overhead) give the \
+         columns (the same processes on the scenario machine, loads exact, no overhead) give the \
          same responses at every level; the host's differ from them because the real \
          dispatcher's work and every switch are charged to the running process out of its \
          limit, so an action can need part of one more period than its load alone, and \

@@ -12,22 +12,18 @@
 //! 1.13 to 9.91 ms (non-harmonic with each other and with R1 and R2) and random loads of 2 to
 //! 12 limits, enough of them to compete until the controller is done.
 //!
-//! **Run.** The real scheduler (tree plugin, early release), driven by [`run::run`] with
-//! every load disclosed, for 0 to 9 additional processes; one instant is 10 us (which divides
+//! **Run.** The real scheduler (tree plugin, early release), run by the scenario machine
+//! (`bulwark-sim`, no kernel costs) with every load disclosed, for 0 to 9 additional processes; one instant is 10 us (which divides
 //! every limit and period) and the horizon `2^12` instants (periods up to 10.24 ms). All
 //! processes arrive at 0. The paper's response time is arrival to termination (the end of
 //! the period in which the action completed, section III-B), and its jitter bound is one
 //! period with zero scheduler overhead, which is what a simulation has. The time to
 //! completion (arrival to the end of the load) is reported beside it: that is what the other
 //! processes do shift, within the period that the termination then rounds up to.
-//!
-//! [`run::run`]: bulwark_core::bandwidth::vbs::run::run
 
-use bulwark_core::bandwidth::vbs::run::{run as run_vbs, ActionRecord, ProcessScript, RunOptions};
-use bulwark_core::bandwidth::vbs::{
-    Action, BandwidthCap, ReleaseStrategy, Resource, TreeQueue, Vbs, VbsConfig,
-};
+use bulwark_core::bandwidth::vbs::{Action, BandwidthCap, ReleaseStrategy, Resource};
 use bulwark_core::{Duration, Instant, TaskId};
+use bulwark_sim::{ActionRecord, Options, SliceKind, VbsOptions, VbsProcess, VbsSystem};
 
 use super::vbs_strategies::{eq1_bound_ns, Rng};
 use super::{Experiment, LabError};
@@ -217,46 +213,51 @@ pub fn level(extra: usize, pairs: usize) -> Level {
     let span: u64 = control.iter().map(bound_us).sum();
     let extras: Vec<Vec<Action>> = (0..extra).map(|j| extra_script(j, span)).collect();
     let extra_cap = BandwidthCap::from_ratio(EXTRA_PERMILLE, 1_000).expect("a valid ratio");
-    let mut scripts = vec![ProcessScript {
-        task: CONTROL,
+    let until = Duration::from_nanos(span.saturating_mul(4_000));
+    let mut system = VbsSystem::new(ReleaseStrategy::Early, QUANTUM, HORIZON_BITS, until);
+    // The controller is task 0 (`CONTROL`), additional process `j` task `j + 1`.
+    system.processes.push(VbsProcess {
         cap: control_cap(),
-        arrival: Instant::ZERO,
-        actions: &control,
-    }];
-    for (j, actions) in extras.iter().enumerate() {
-        scripts.push(ProcessScript {
-            task: TaskId(j as u32 + 1),
+        arrival: Duration::ZERO,
+        actions: control.clone(),
+    });
+    for actions in &extras {
+        system.processes.push(VbsProcess {
             cap: extra_cap,
-            arrival: Instant::ZERO,
-            actions,
+            arrival: Duration::ZERO,
+            actions: actions.clone(),
         });
     }
-    let caps: u64 = scripts.iter().map(|s| s.cap.parts()).sum();
+    let caps: u64 = system.processes.iter().map(|p| p.cap.parts()).sum();
     let mut out = Level {
         extra,
         nominal_percent: caps as f64 * 100.0 / BandwidthCap::SCALE as f64,
         ..Level::default()
     };
-    let config = VbsConfig::new(ReleaseStrategy::Early)
-        .with_quantum(QUANTUM)
-        .with_horizon_bits(HORIZON_BITS);
-    let mut vbs = match Vbs::<TreeQueue>::with_capacity(scripts.len(), config) {
-        Ok(v) => v,
+    let scenario = match system.scenario() {
+        Ok(s) => s,
         Err(e) => {
-            out.error = Some(format!("scheduler: {e:?}"));
+            out.error = Some(format!("system: {e}"));
             return out;
         }
     };
-    let until = Instant::from_nanos(span.saturating_mul(4_000));
-    let run = match run_vbs(&mut vbs, &scripts, RunOptions::new(until)) {
+    let options = Options {
+        record_trace: true,
+        ..Options::default()
+    };
+    let vbs_options = VbsOptions {
+        disclose_loads: true,
+        check_invariants: false,
+    };
+    let run = match bulwark_sim::run_vbs(&scenario, &options, vbs_options) {
         Ok(run) => run,
         Err(e) => {
-            out.error = Some(format!("run: {e:?}"));
+            out.error = Some(format!("run: {e}"));
             return out;
         }
     };
     let q = QUANTUM.as_nanos();
-    for record in &run.actions {
+    for record in &run.records.actions {
         out.bounded += 1;
         let response = record.response().as_nanos();
         match eq1_bound_ns(record, q) {
@@ -267,8 +268,12 @@ pub fn level(extra: usize, pairs: usize) -> Level {
             None => out.over_bound += 1,
         }
     }
-    let control_records: Vec<&ActionRecord> =
-        run.actions.iter().filter(|r| r.task == CONTROL).collect();
+    let control_records: Vec<&ActionRecord> = run
+        .records
+        .actions
+        .iter()
+        .filter(|r| r.task == CONTROL)
+        .collect();
     if control_records.len() != control.len() {
         out.error = Some(format!(
             "{} of {} control actions completed",
@@ -289,9 +294,10 @@ pub fn level(extra: usize, pairs: usize) -> Level {
         .map(|r| r.termination.as_nanos())
         .max()
         .unwrap_or(0);
-    let busy: u64 = run
-        .slices
+    let slices = run.outcome.trace.map(|t| t.slices).unwrap_or_default();
+    let busy: u64 = slices
         .iter()
+        .filter(|s| s.kind == SliceKind::Task)
         .map(|s| s.end.as_nanos().min(end).saturating_sub(s.start.as_nanos()))
         .sum();
     out.busy_percent = busy as f64 * 100.0 / end.max(1) as f64;
@@ -548,7 +554,7 @@ pub fn report(levels: &[Level], seconds: f64) -> ExperimentReport {
          us), cap 500/5340 = 9.4%, runs {} pairs of actions beside 0 to {MAX_EXTRA} additional \
          processes of cap 9.2% each (each alternating between two resources of its own, with \
          random loads, busy throughout), on the real VBS scheduler (tree plugin, early release, \
-         one instant = 10 us, 2^12 instants) driven by `run::run`.\n\n\
+         one instant = 10 us, 2^12 instants) run by the scenario machine with no kernel costs.\n\n\
          Readings: the paper gives R1, R2 and the loads of the system (9% alone, about 10% per \
          additional process, 92% with 9) but not α1's and α2's loads, nor the other processes' \
          resources: α1's load is taken as 1,000 us and α2's as 1,200 us (Eq. (1): {} us and {} \

@@ -1,5 +1,6 @@
 //! Early against late release of actions in variable-bandwidth servers (VBS paper, sections
-//! III-C and VI-B), on the real scheduler of `bulwark-core` driven by [`run::run`].
+//! III-C and VI-B), on the real scheduler of `bulwark-core` run by the scenario machine
+//! (`bulwark-sim`, no kernel costs, loads disclosed to the scheduler).
 //!
 //! The paper reports that "the early strategy improves average response times over the late
 //! strategy both for a single process with increasingly non-harmonic periods and for an
@@ -20,15 +21,11 @@
 //! arrival) to termination (the end of the period in which the action completed). Every
 //! response is checked against Eq. (1), `ceil(l/λ)π + π − 1` ([`VbsAction::response_bound`]),
 //! and a sample of runs checks the scheduler's invariants after every call.
-//!
-//! [`run::run`]: bulwark_core::bandwidth::vbs::run::run
 
 use bulwark_analysis::vbs::Action as VbsAction;
-use bulwark_core::bandwidth::vbs::run::{run as run_vbs, ActionRecord, ProcessScript, RunOptions};
-use bulwark_core::bandwidth::vbs::{
-    Action, BandwidthCap, ReleaseStrategy, Resource, TreeQueue, Vbs, VbsConfig,
-};
-use bulwark_core::{Duration, Instant, TaskId};
+use bulwark_core::bandwidth::vbs::{Action, BandwidthCap, ReleaseStrategy, Resource};
+use bulwark_core::Duration;
+use bulwark_sim::{ActionRecord, Options, VbsOptions, VbsProcess, VbsSystem};
 
 use super::{Experiment, LabError};
 use crate::plot::{line_plot, Series};
@@ -177,21 +174,12 @@ pub fn simulate(
     strategy: ReleaseStrategy,
     check_invariants: bool,
 ) -> Outcome {
-    let config = VbsConfig::new(strategy)
-        .with_quantum(QUANTUM)
-        .with_horizon_bits(HORIZON_BITS);
     let mut outcome = Outcome {
         checked: check_invariants,
         ..Outcome::default()
     };
-    let mut vbs = match Vbs::<TreeQueue>::with_capacity(processes.len(), config) {
-        Ok(v) => v,
-        Err(e) => {
-            outcome.error = Some(format!("scheduler: {e:?}"));
-            return outcome;
-        }
-    };
-    let mut scripts = Vec::with_capacity(processes.len());
+    // At most an hour: every set here completes in well under a second.
+    let mut system = VbsSystem::new(strategy, QUANTUM, HORIZON_BITS, Duration::from_secs(3_600));
     for (i, p) in processes.iter().enumerate() {
         let cap = match BandwidthCap::from_parts(p.cap_parts) {
             Ok(c) => c,
@@ -200,21 +188,27 @@ pub fn simulate(
                 return outcome;
             }
         };
-        scripts.push(ProcessScript {
-            task: TaskId(i as u32),
+        system.processes.push(VbsProcess {
             cap,
-            arrival: Instant::from_nanos(p.arrival * QUANTUM.as_nanos()),
-            actions: &p.actions,
+            arrival: us(p.arrival),
+            actions: p.actions.clone(),
         });
     }
-    let options = RunOptions {
-        check_invariants,
-        ..RunOptions::new(Instant::from_nanos(3_600_000_000_000))
+    let scenario = match system.scenario() {
+        Ok(s) => s,
+        Err(e) => {
+            outcome.error = Some(format!("system: {e}"));
+            return outcome;
+        }
     };
-    match run_vbs(&mut vbs, &scripts, options) {
+    let options = VbsOptions {
+        disclose_loads: true,
+        check_invariants,
+    };
+    match bulwark_sim::run_vbs(&scenario, &Options::default(), options) {
         Ok(run) => {
             let q = QUANTUM.as_nanos();
-            for record in &run.actions {
+            for record in &run.records.actions {
                 let response = record.response().as_nanos();
                 outcome.actions += 1;
                 outcome.total_response += response / q;
@@ -235,7 +229,7 @@ pub fn simulate(
                 ));
             }
         }
-        Err(e) => outcome.error = Some(format!("run: {e:?}")),
+        Err(e) => outcome.error = Some(format!("run: {e}")),
     }
     outcome
 }
@@ -545,7 +539,7 @@ pub fn report(sets: &[Pair], single: &[Pair], seconds: f64) -> ExperimentReport 
     let (he, hl) = averages(single.iter().filter(|p| p.harmonic));
     let summary = format!(
         "Both release strategies of the real VBS scheduler (tree plugin, one instant = 1 us, \
-         `2^14` instants), driven by `run::run`; in a sample of runs (the first seed of every \
+         `2^14` instants), run by the scenario machine with no kernel costs; in a sample of runs (the first seed of every \
          size up to 4) the scheduler's invariants are checked after every call. Response time \
          is arrival (the previous action's termination) to termination (the end of the period \
          in which the action completed), as in the paper; every response is checked against \
