@@ -10,12 +10,12 @@
 //! boundary releases tens to hundreds of processes at once, the case the paper finds
 //! dominates (Fig. 4(d)). Early release (the scheduler's default); one instant = 1 us.
 //!
-//! **Driver.** As a kernel would (and as `run::run` does): all first actions arrive at 0; then
-//! at every event (the running process's load done, or the scheduler's one-shot timer), the
-//! process marks its next action if its load is done ([`Vbs::switch_action`]), and the
-//! scheduler is invoked ([`Policy::schedule`]). One *invocation*, timed with the wall clock,
-//! is that pair of calls: steps 1-3 of the paper's algorithm. The first `t/4` instants (every
-//! process's first period) are not timed; then [`INVOCATIONS`] invocations are.
+//! **Driver.** As a kernel would (and as the scenario machine does): all first actions arrive
+//! at 0; then at every event (the running process's load done, or the scheduler's one-shot
+//! timer), the process marks its next action if its load is done ([`Vbs::switch_action`]),
+//! and the scheduler is invoked ([`Policy::schedule`]). One *invocation*, timed with the wall
+//! clock, is that pair of calls: steps 1-3 of the paper's algorithm. The first `t/4` instants
+//! (every process's first period) are not timed; then [`INVOCATIONS`] invocations are.
 //!
 //! **Noise.** The run is deterministic, so it is replayed [`REPLAYS`] times and each
 //! invocation keeps the least of its times: an interrupt or a preemption of this VM's vCPU

@@ -49,8 +49,9 @@
 //! are written at the code that implements them: the early strategy's zero limit, the release
 //! case's deadline at a zero-length run, switches after a gap, and self-suspension.
 //!
-//! [`run::run`] drives a process set to completion on one core, as a kernel would, with no
-//! simulator; the Fig. 1 example and the property tests use it.
+//! A process set runs to completion as a kernel runs it on Bulwark's scenario machine
+//! (`bulwark-sim`: `VbsSystem`, `run_vbs`), which records each action's arrival, completion
+//! and termination; the Fig. 1 example and the process-set properties run there.
 //!
 //! # Time
 //!
@@ -83,7 +84,6 @@
 
 pub mod process;
 pub mod queue;
-pub mod run;
 mod scheduler;
 
 pub use process::{Action, BandwidthCap, ReleaseStrategy, Resource};
