@@ -16,9 +16,7 @@
 //! the kernel would return to the task. Configuration before time zero is free.
 
 use bulwark_core::bandwidth::vbs::Resource;
-use bulwark_core::{
-    ContextChange, CoreError, Duration, Event, Instant, SchedulerError, TaskId, Wake, Work,
-};
+use bulwark_core::{ContextChange, Duration, Event, Instant, SchedulerError, TaskId, Wake, Work};
 use bulwark_spec::{CostModel, PolicyKind, Scenario, TaskSpec};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -33,6 +31,9 @@ use crate::trace::{Mark, MarkKind, Slice, SliceKind};
 use crate::vbs::records::VbsLog;
 use crate::vbs::{VbsOptions, VbsRecords, VbsRun};
 use crate::{Options, Outcome, SimError};
+
+mod extras;
+use extras::vbs_action;
 
 /// How many steps a core may take at one instant before the run is declared a livelock.
 const MAX_STEPS_PER_INSTANT: u32 = 4_000_000;
@@ -84,19 +85,6 @@ enum Entry {
         target: usize,
         step: Option<Duration>,
     },
-}
-
-impl Entry {
-    /// The scheduler call the entry makes, as invariant failures name it.
-    fn call(self) -> &'static str {
-        match self {
-            Entry::Boot => "boot",
-            Entry::Timer => "timer",
-            Entry::Sleep { .. } => "sleep",
-            Entry::Exit { .. } | Entry::Reclaim { .. } => "block",
-            Entry::Reconfigure { .. } => "reconfigure",
-        }
-    }
 }
 
 /// The next thing a core does at the same instant; the core's loop runs these until one
@@ -364,120 +352,6 @@ impl<'a> Machine<'a> {
         }
         for core in 0..self.cores.len() {
             self.run_core(core as u16, Instant::ZERO, Step::Enter(Entry::Boot))?;
-        }
-        Ok(())
-    }
-
-    /// `task`'s first VBS action arrives at `now`: the process marks the switch to it.
-    fn first_action(
-        &mut self,
-        core: u16,
-        task: TaskId,
-        now: Instant,
-        work: &mut Work,
-    ) -> Result<(), SimError> {
-        let t = &mut self.tasks[task.index()];
-        let first = t.program.next_action(now, &mut t.rng);
-        let Ok(Action::Switch {
-            load,
-            limit,
-            period,
-        }) = first
-        else {
-            return Err(self.refused("reconfigure", task, now, CoreError::InvalidParameter));
-        };
-        t.executing = Some(Execution {
-            left: load,
-            each: None,
-            done: Duration::ZERO,
-        });
-        if let Some(vbs) = self.vbs.as_deref_mut() {
-            vbs.switch(task, now, load, Resource::new(limit, period));
-        }
-        let change = vbs_action(load, limit, period, self.disclose_vbs_loads);
-        self.cores[core as usize]
-            .scheduler
-            .handle(now, Event::Reconfigure { task, change }, work)
-            .map_err(|error| self.refused("reconfigure", task, now, error))?;
-        if self.check_invariants {
-            self.check(core, "reconfigure", now)?;
-        }
-        Ok(())
-    }
-
-    /// `core`'s scheduler's invariants after `call` at `now` (with invariant checks on).
-    #[cold]
-    #[inline(never)]
-    fn check(&self, core: u16, call: &'static str, now: Instant) -> Result<(), SimError> {
-        self.cores[core as usize]
-            .scheduler
-            .check_invariants()
-            .map_err(|what| SimError::Invariant {
-                core,
-                call,
-                at: now,
-                what,
-            })
-    }
-
-    // The kernel entry's extras (`enter_kernel::<true>`): VBS first arrivals and records, and
-    // invariant checks.
-
-    /// `core`'s timer fired at `now`: the VBS first arrivals due come with it (see
-    /// `VbsLog::timer`).
-    #[inline(never)]
-    fn extras_timer(&mut self, core: u16, now: Instant, work: &mut Work) -> Result<(), SimError> {
-        while let Some(task) = self.vbs.as_deref_mut().and_then(|v| v.due(core, now)) {
-            self.first_action(core, task, now, work)?;
-        }
-        Ok(())
-    }
-
-    /// The entry's scheduler `call` on `core` at `now` is done.
-    #[inline(never)]
-    fn extras_called(&self, core: u16, call: &'static str, now: Instant) -> Result<(), SimError> {
-        if self.check_invariants {
-            self.check(core, call, now)?;
-        }
-        Ok(())
-    }
-
-    /// `core`'s scheduler decided at `now`: `next` runs after `overhead`, and the timer asked
-    /// for, `timer`, is already programmed. The invariants are checked; the VBS log closes
-    /// what ran until `now` and notes `next`'s period instance; the core's timer becomes the
-    /// earlier of `timer` and the core's next VBS first arrival.
-    #[inline(never)]
-    fn extras_scheduled(
-        &mut self,
-        core: u16,
-        now: Instant,
-        next: Option<TaskId>,
-        timer: Option<Instant>,
-        overhead: Duration,
-    ) -> Result<(), SimError> {
-        if self.check_invariants {
-            self.check(core, "schedule", now)?;
-        }
-        let Some(vbs) = self.vbs.as_deref_mut() else {
-            return Ok(());
-        };
-        vbs.entered(core, now);
-        let c = &mut self.cores[core as usize];
-        if let Some(next) = next {
-            vbs.chosen(
-                core,
-                next,
-                now.saturating_add(overhead),
-                c.scheduler.period_instance(next),
-            );
-        }
-        let timer = vbs.timer(core, timer);
-        if timer != c.timer {
-            c.timer = timer;
-            match timer {
-                Some(at) => self.queue.set(at.max(now), EventKind::Timer { core }),
-                None => self.queue.cancel_timer(core),
-            }
         }
         Ok(())
     }
@@ -1123,15 +997,5 @@ impl<'a> Machine<'a> {
             trace: self.memory.trace,
         };
         (outcome, vbs)
-    }
-}
-
-/// A VBS action of `load` on `(limit, period)`. Unless `disclose`d, the scheduler is not told
-/// the load: the next switch (or the end of the script) marks its completion.
-fn vbs_action(load: Duration, limit: Duration, period: Duration, disclose: bool) -> ContextChange {
-    ContextChange {
-        budget: limit,
-        period,
-        load: disclose.then_some(load),
     }
 }
