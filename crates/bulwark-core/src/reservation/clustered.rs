@@ -2522,8 +2522,12 @@ mod tests {
             // SPR (section IV): a chunk of budget used from an activation at `a` comes back
             // no sooner than `a + p`, and activations are at or after 0, so by any time `t`
             // each unit of `e` has been used at most `1 + floor((t - 1) / p)` times: no more
-            // than a periodic task (e, p) released at 0 could run. In a window of length p,
-            // as for that task run back to back, at most 2e.
+            // than a periodic task (e, p) released at 0 could run. There is no bound of 2e per
+            // window of p: like a periodic task whose jobs were held back, a server kept from
+            // its core while active keeps its activation time, so the chunks it then uses come
+            // back at once. In one case found here (e = 1, p = 3), a server active with budget
+            // from 42 but not selected until 48 ran [48, 51) back to back, as a periodic
+            // task's jobs of 42, 45 and 48 would.
             for (i, kind) in config.reservations.iter().enumerate() {
                 let ReservationKind::Sporadic(sp) = kind else { continue };
                 if !matches!(sp.replenishment, Replenishment::Spr { .. }) {
@@ -2534,11 +2538,6 @@ mod tests {
                 for &(start, end) in &history[i] {
                     used += end - start;
                     prop_assert!(used <= e * (1 + (end - 1) / p), "{} by {} > e (1 + (t - 1) / p)", used, end);
-                    let window: u64 = history[i]
-                        .iter()
-                        .map(|&(a, b)| b.min(start + p).saturating_sub(a.max(start)))
-                        .sum();
-                    prop_assert!(window <= 2 * e, "{} in [{}, {}) > 2e", window, start, start + p);
                 }
             }
         }
