@@ -318,15 +318,16 @@ where
             drop(guard);
             return Err(e);
         }
+        // The first heartbeat is stored before the watchdog can look at it.
+        shared
+            .heartbeat
+            .store(sys::monotonic_ns(), Ordering::Release);
         let watchdog_core = config.watchdog_core;
         let timeout = config.watchdog_timeout.as_nanos();
         let watchdog = scope.spawn(move || {
             let _ = sys::pin(sys::gettid(), watchdog_core);
             watchdog_main(shared, timeout, interrupts_before)
         });
-        shared
-            .heartbeat
-            .store(sys::monotonic_ns(), Ordering::Release);
         shared.go.store(1, Ordering::Release);
         sys::futex_wake(&shared.go, 1);
         let dispatched = dispatcher
@@ -366,6 +367,27 @@ mod tests {
         };
         shared.tasks[0].gate.store(gate, Ordering::Relaxed);
         shared
+    }
+
+    /// A watchdog that looks before the dispatcher's first heartbeat (still zero) counts the
+    /// silence from its own start, not from the clock's origin: it stays quiet while the
+    /// dispatcher finishes within the timeout. Counting from zero, it fired at once, having
+    /// "seen" a dispatcher silent since boot.
+    #[test]
+    fn a_watchdog_started_before_the_first_heartbeat_does_not_fire() {
+        let shared = shared_with(GATE_OPEN);
+        assert_eq!(shared.heartbeat.load(Ordering::Relaxed), 0);
+        let fired = std::thread::scope(|scope| {
+            let watchdog = scope.spawn(|| watchdog_main(&shared, 2_000_000_000, sys::interrupts()));
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            shared.dispatcher_done.store(true, Ordering::Release);
+            watchdog.join().expect("the watchdog returns")
+        });
+        assert!(
+            fired.is_none(),
+            "the watchdog fired: {:?}",
+            fired.map(|f| f.silent_for)
+        );
     }
 
     /// Taking the core from a thread closes its gate, but never over the run's end: a gate the

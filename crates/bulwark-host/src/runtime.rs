@@ -336,12 +336,16 @@ fn task_main(
 }
 
 /// Watches the dispatcher's heartbeat and Ctrl-C; demotes every managed thread when the
-/// dispatcher has been silent for `timeout_ns`.
+/// dispatcher has been silent for `timeout_ns`. Silence is counted from the last heartbeat
+/// or from the watchdog's own start, whichever is later: a watchdog that looks before the
+/// first heartbeat is stored must not read the zero it starts from as a dispatcher silent
+/// since boot.
 pub(crate) fn watchdog_main(
     shared: &Shared,
     timeout_ns: u64,
     interrupts_before: usize,
 ) -> Option<Fired> {
+    let started = sys::monotonic_ns();
     loop {
         if shared.dispatcher_done.load(Ordering::Acquire) {
             return None;
@@ -349,7 +353,8 @@ pub(crate) fn watchdog_main(
         if sys::interrupts() != interrupts_before {
             shared.stop_requested.store(true, Ordering::Release);
         }
-        let silent = sys::monotonic_ns().saturating_sub(shared.heartbeat.load(Ordering::Acquire));
+        let last_sign = shared.heartbeat.load(Ordering::Acquire).max(started);
+        let silent = sys::monotonic_ns().saturating_sub(last_sign);
         if silent > timeout_ns {
             shared.abandoned.store(true, Ordering::Release);
             let tids = shared.tids();
