@@ -679,17 +679,8 @@ impl<'a> Machine<'a> {
                     period,
                 } => {
                     // The switch is a system call; the load runs when the task is dispatched
-                    // again. The scheduler is not told the load: the next switch (or the
-                    // end of the script) marks the completion.
-                    t.executing = Some(Execution {
-                        left: load,
-                        each: None,
-                        done: Duration::ZERO,
-                    });
-                    if let Some(vbs) = self.vbs.as_deref_mut() {
-                        vbs.switch(task, now, load, Resource::new(limit, period));
-                    }
-                    let context = vbs_action(load, limit, period, self.disclose_vbs_loads);
+                    // again.
+                    let context = self.start_action(task, now, load, Resource::new(limit, period));
                     return Ok(Some(Step::Enter(Entry::Reconfigure { task, context })));
                 }
                 Action::Allocate { count, object } => {
@@ -737,6 +728,33 @@ impl<'a> Machine<'a> {
         let _ = self.cores[core as usize]
             .scheduler
             .handle(now, Event::Block { task }, work);
+    }
+
+    /// `task` starts a VBS action of `load` on `resource` at `now`: it will execute the load,
+    /// the records note the switch, and the returned change tells the scheduler, with the
+    /// load when the run discloses loads (else the next switch, or the end of the script,
+    /// marks the completion).
+    fn start_action(
+        &mut self,
+        task: TaskId,
+        now: Instant,
+        load: Duration,
+        resource: Resource,
+    ) -> ContextChange {
+        self.tasks[task.index()].executing = Some(Execution {
+            left: load,
+            each: None,
+            done: Duration::ZERO,
+        });
+        if let Some(vbs) = self.vbs.as_deref_mut() {
+            vbs.switch(task, now, load, resource);
+        }
+        vbs_action(
+            load,
+            resource.limit,
+            resource.period,
+            self.disclose_vbs_loads,
+        )
     }
 
     /// Charges `task` for running on `core` from `since` to `now`: cache refill first, then

@@ -5,7 +5,7 @@
 use bulwark_core::bandwidth::vbs::Resource;
 use bulwark_core::{ContextChange, CoreError, Duration, Event, Instant, TaskId, Work};
 
-use super::{Entry, Execution, Machine};
+use super::{Entry, Machine};
 use crate::behaviour::Action;
 use crate::event::EventKind;
 use crate::SimError;
@@ -42,15 +42,7 @@ impl Machine<'_> {
         else {
             return Err(self.refused("reconfigure", task, now, CoreError::InvalidParameter));
         };
-        t.executing = Some(Execution {
-            left: load,
-            each: None,
-            done: Duration::ZERO,
-        });
-        if let Some(vbs) = self.vbs.as_deref_mut() {
-            vbs.switch(task, now, load, Resource::new(limit, period));
-        }
-        let change = vbs_action(load, limit, period, self.disclose_vbs_loads);
+        let change = self.start_action(task, now, load, Resource::new(limit, period));
         self.cores[core as usize]
             .scheduler
             .handle(now, Event::Reconfigure { task, change }, work)
