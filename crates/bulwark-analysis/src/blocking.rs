@@ -8,7 +8,7 @@
 //! A [`System`] is a set of [`Task`]s `tau_i = (C(c_i), T_i, p_i)` (implicit deadlines,
 //! `D_i = T_i`; larger priority is more important, possibly shared) and a set of [`Cpi`]s. A
 //! task's job runs `C(c_i)` in its originating component and makes requests to CPIs; a CPI's
-//! procedure runs `C(c)` and may itself make nested requests. Every CPI has a [`Protocol`]:
+//! procedure runs `C(c)` and may itself make nested requests. Every CPI has a [`CpiProtocol`]:
 //! `propagated` (reentrant, section 3.2.1), `inherited` (PIP, section 3.2.3) or `fixed` (one
 //! thread at a fixed priority: IPCP at the CPI's ceiling, or NPCS at 255; section 3.2.2).
 //! Requests form a directed acyclic graph (a cycle is a [`ModelError::Cycle`], the deadlock
@@ -101,6 +101,7 @@
 
 use core::cmp::Ordering;
 
+pub use bulwark_core::ipc::CpiProtocol;
 use bulwark_core::{Duration, Priority};
 
 use crate::utilisation::liu_layland_bound;
@@ -115,33 +116,6 @@ pub const LIU_LAYLAND_MARGIN: f64 = 1e-9;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CpiId(pub usize);
 
-/// The priority a `fixed` CPI's single thread runs at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FixedCeiling {
-    /// IPCP: the CPI's ceiling, the highest priority a request to it can carry.
-    Immediate,
-    /// NPCS: the highest system priority, 255.
-    NonPreemptive,
-}
-
-/// A CPI's `_priority_protocol` attribute (section 5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Protocol {
-    /// "propagated": reentrant, runs each request at the requester's priority.
-    Propagated,
-    /// "inherited": one request at a time under the Priority Inheritance Protocol.
-    Inherited,
-    /// "fixed": one thread at a fixed priority (IPCP or NPCS).
-    Fixed(FixedCeiling),
-}
-
-impl Protocol {
-    /// The Immediate Priority Ceiling Protocol.
-    pub const IPCP: Protocol = Protocol::Fixed(FixedCeiling::Immediate);
-    /// Non-Preemptive Critical Sections.
-    pub const NPCS: Protocol = Protocol::Fixed(FixedCeiling::NonPreemptive);
-}
-
 /// A component procedure interface hosted by a passive component.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cpi {
@@ -150,14 +124,14 @@ pub struct Cpi {
     /// `C(c)`: the procedure's worst-case execution time, nested requests excluded.
     pub execution: Duration,
     /// Its protocol.
-    pub protocol: Protocol,
+    pub protocol: CpiProtocol,
     /// The nested requests one run of the procedure makes (repeat an id to request it twice).
     pub requests: Vec<CpiId>,
 }
 
 impl Cpi {
     /// A CPI making no nested request.
-    pub fn new(name: impl Into<String>, execution: Duration, protocol: Protocol) -> Self {
+    pub fn new(name: impl Into<String>, execution: Duration, protocol: CpiProtocol) -> Self {
         Cpi {
             name: name.into(),
             execution,
@@ -315,11 +289,11 @@ pub fn inherited_overhead(overheads: &Overheads, chain: usize) -> Duration {
 
 /// The overhead one request to a CPI adds to a WCET: `C_prop` (Eq. 1), `C_fix` (Eq. 7) or
 /// Eq. 8.
-pub fn request_overhead(protocol: Protocol, overheads: &Overheads, chain: usize) -> Duration {
+pub fn request_overhead(protocol: CpiProtocol, overheads: &Overheads, chain: usize) -> Duration {
     match protocol {
-        Protocol::Propagated => overheads.propagated.total(),
-        Protocol::Fixed(_) => overheads.fixed.total(),
-        Protocol::Inherited => inherited_overhead(overheads, chain),
+        CpiProtocol::Propagated => overheads.propagated.total(),
+        CpiProtocol::Ipcp | CpiProtocol::Npcs => overheads.fixed.total(),
+        CpiProtocol::Inherited => inherited_overhead(overheads, chain),
     }
 }
 
@@ -468,8 +442,8 @@ pub fn analyse(system: &System, overheads: &Overheads) -> Result<Analysis, Model
     // `B(c)` of one request of a task: the whole request for an exclusive CPI, the longer
     // protocol step at the ceiling for a propagated one.
     let blocking_of = |c: usize, request: Duration| match cpis[c].protocol {
-        Protocol::Propagated => overheads.propagated.longer(),
-        Protocol::Inherited | Protocol::Fixed(_) => request,
+        CpiProtocol::Propagated => overheads.propagated.longer(),
+        CpiProtocol::Inherited | CpiProtocol::Ipcp | CpiProtocol::Npcs => request,
     };
     let per_task_blocking: Vec<Vec<Duration>> = per_task
         .iter()
@@ -587,7 +561,7 @@ fn task_blocking(
         .cpis
         .iter()
         .zip(cpis)
-        .any(|(cpi, c)| cpi.protocol == Protocol::Inherited && can_block(c, priority));
+        .any(|(cpi, c)| cpi.protocol == CpiProtocol::Inherited && can_block(c, priority));
     if inherited {
         // Once per strictly lower task, its longest request that can run at `priority` or above.
         let sum = lower_sections(system, cpis, blocking, reach, priority, |c| {
@@ -712,7 +686,7 @@ fn ceilings(system: &System, callees_first: &[usize]) -> Vec<Option<Priority>> {
     }
     for &c in callees_first.iter().rev() {
         let cpi = &system.cpis[c];
-        if cpi.protocol == Protocol::NPCS {
+        if cpi.protocol == CpiProtocol::Npcs {
             ceiling[c] = Some(Priority::MAX);
         }
         if let Some(p) = ceiling[c] {
@@ -1055,8 +1029,8 @@ mod tests {
                     .requesting(&[CpiId(0)]),
             ],
             cpis: vec![
-                Cpi::new("a", Duration::ZERO, Protocol::Propagated).requesting(&[CpiId(1)]),
-                Cpi::new("b", Duration::ZERO, Protocol::Propagated).requesting(&[CpiId(0)]),
+                Cpi::new("a", Duration::ZERO, CpiProtocol::Propagated).requesting(&[CpiId(1)]),
+                Cpi::new("b", Duration::ZERO, CpiProtocol::Propagated).requesting(&[CpiId(0)]),
             ],
         };
         assert!(matches!(

@@ -49,7 +49,7 @@ use std::fmt::Write as _;
 
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::component::{
-    ComponentSystem, CpiId, Procedure, ProcedureStep, Protocol, TaskRef,
+    ComponentSystem, CpiId, CpiProtocol, Procedure, ProcedureStep, TaskRef,
 };
 
 /// The first caveat of section 5 (and footnote 7), shown with every cycle.
@@ -87,7 +87,7 @@ pub struct CpiReport {
     /// Its name (the interface name).
     pub interface: String,
     /// Its protocol.
-    pub protocol: Protocol,
+    pub protocol: CpiProtocol,
     /// The tasks it may execute for, by name, in task order.
     pub tasks: Vec<String>,
     /// Who sends it requests, each at most one at a time.
@@ -231,7 +231,7 @@ pub enum Warning {
         /// `component.cpi`.
         cpi: String,
         /// Its protocol.
-        protocol: Protocol,
+        protocol: CpiProtocol,
         /// The priority the file gives.
         configured: Priority,
         /// The ceiling.
@@ -274,7 +274,7 @@ impl Warning {
                 configured,
                 ceiling,
             } => match protocol {
-                Protocol::Fixed { .. } => format!(
+                CpiProtocol::Ipcp | CpiProtocol::Npcs => format!(
                     "`{cpi}` is fixed at priority {}, below its ceiling {}: requests of higher \
                      priority can be blocked by lower-priority tasks' work in it (IPCP runs at \
                      the ceiling)",
@@ -312,7 +312,7 @@ struct Graph<'s> {
     task_edges: Vec<Vec<(usize, bool)>>,
     /// Per CPI: (CPI, known) for each connection its procedure may send on.
     cpi_edges: Vec<Vec<(usize, bool)>>,
-    protocol: Vec<Protocol>,
+    protocol: Vec<CpiProtocol>,
 }
 
 impl<'s> Graph<'s> {
@@ -370,7 +370,7 @@ pub fn analyze(system: &ComponentSystem) -> ComponentAnalysis {
         let minimum = arrivals[c].first().map(|&p| Priority(p));
         let ceiling = arrivals[c].last().map(|&p| Priority(p));
         let priority = match protocol {
-            Protocol::Fixed { npcs: true } => Some(Priority::MAX),
+            CpiProtocol::Npcs => Some(Priority::MAX),
             _ => cpi.priority.or(ceiling),
         };
         let concurrent = largest_matching(&lanes[c], &reach);
@@ -389,7 +389,7 @@ pub fn analyze(system: &ComponentSystem) -> ComponentAnalysis {
                 needed: threads,
             });
         }
-        let npcs = protocol == Protocol::Fixed { npcs: true };
+        let npcs = protocol == CpiProtocol::Npcs;
         if let (Some(configured), Some(ceiling), false) = (cpi.priority, ceiling, npcs) {
             if configured < ceiling {
                 warnings.push(Warning::PriorityBelowCeiling {
@@ -488,7 +488,9 @@ fn ceilings(graph: &Graph<'_>, reach: &[BTreeSet<usize>]) -> Vec<Option<u8>> {
                 continue;
             }
             let sent = match graph.protocol[u] {
-                Protocol::Fixed { .. } => graph.configured_priority(u).or(ceiling[u]),
+                CpiProtocol::Ipcp | CpiProtocol::Npcs => {
+                    graph.configured_priority(u).or(ceiling[u])
+                }
                 _ => ceiling[u],
             };
             for &(c, _) in &graph.cpi_edges[u] {
@@ -524,7 +526,7 @@ fn arrivals(
                 continue;
             }
             let sent: BTreeSet<u8> = match graph.protocol[u] {
-                Protocol::Fixed { .. } => graph
+                CpiProtocol::Ipcp | CpiProtocol::Npcs => graph
                     .configured_priority(u)
                     .or(ceilings[u])
                     .into_iter()
@@ -547,7 +549,7 @@ fn nest(graph: &Graph<'_>, reach: &[BTreeSet<usize>]) -> Vec<bool> {
     let n = graph.cpis.len();
     let mut nest = vec![false; n];
     let mut stack: Vec<usize> = (0..n)
-        .filter(|&u| graph.protocol[u] == Protocol::Inherited && !reach[u].is_empty())
+        .filter(|&u| graph.protocol[u] == CpiProtocol::Inherited && !reach[u].is_empty())
         .collect();
     let mut expanded = vec![false; n];
     while let Some(u) = stack.pop() {
@@ -937,7 +939,7 @@ pub fn camkes_configuration(analysis: &ComponentAnalysis) -> String {
     for c in &analysis.cpis {
         let name = c.name();
         match (c.protocol, c.ceiling) {
-            (Protocol::Fixed { npcs: true }, _) => {
+            (CpiProtocol::Npcs, _) => {
                 let _ = writeln!(out, "{name}_priority = 255; /* NPCS */");
             }
             (_, Some(ceiling)) => {

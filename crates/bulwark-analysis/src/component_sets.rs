@@ -16,7 +16,7 @@ use bulwark_core::{Duration, Priority};
 
 use crate::blocking::{
     analyse, hyperbolic, hyperbolic_non_unique, liu_layland, schedulable, Analysis, Cpi, CpiId,
-    ModelError, Overheads, Protocol, System, Task, TaskTiming,
+    CpiProtocol, ModelError, Overheads, System, Task, TaskTiming,
 };
 
 /// CPI indices of the Fig. 7 topology.
@@ -38,13 +38,13 @@ pub struct Configuration {
     /// Its number in Table 3.
     pub number: u8,
     /// Protocols of C, D and E.
-    pub protocols: [Protocol; 3],
+    pub protocols: [CpiProtocol; 3],
 }
 
 /// Table 3.
 pub const TABLE_3: [Configuration; 4] = {
-    use Protocol::{Inherited as Pip, Propagated as Prop};
-    const IPCP: Protocol = Protocol::IPCP;
+    use CpiProtocol::{Inherited as Pip, Propagated as Prop};
+    const IPCP: CpiProtocol = CpiProtocol::Ipcp;
     [
         Configuration {
             number: 1,
@@ -66,9 +66,9 @@ pub const TABLE_3: [Configuration; 4] = {
 };
 
 /// The protocols of A..E for a Table 3 configuration.
-pub fn protocols(configuration: Configuration) -> [Protocol; 5] {
+pub fn protocols(configuration: Configuration) -> [CpiProtocol; 5] {
     let [c, d, e] = configuration.protocols;
-    [Protocol::Inherited, Protocol::Inherited, c, d, e]
+    [CpiProtocol::Inherited, CpiProtocol::Inherited, c, d, e]
 }
 
 /// How a task's workload is divided among its subtasks. The paper's page that gives its
@@ -152,7 +152,7 @@ pub struct ComponentSet {
 /// [`chain`]), and analyses it with `overheads`.
 pub fn build(
     tasks: &[ChainTask],
-    protocols: [Protocol; 5],
+    protocols: [CpiProtocol; 5],
     overheads: &Overheads,
 ) -> Result<ComponentSet, ModelError> {
     let requests: [&[CpiId]; 5] = [&[CpiId(C)], &[CpiId(D)], &[CpiId(E)], &[CpiId(E)], &[]];

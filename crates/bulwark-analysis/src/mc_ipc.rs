@@ -59,6 +59,7 @@
 //! Durations are `u64` nanoseconds; every function here uses checked arithmetic and returns
 //! `None` (or [`McIpcError::Overflow`]) when a product or sum leaves that range.
 
+pub use bulwark_core::ipc::GateProtocol;
 use bulwark_core::{Duration, Priority};
 
 /// Theorem 1 (section IV-B): the budget a reservation in a cluster of `cluster_cores` (`m_k`)
@@ -393,17 +394,6 @@ impl Client {
     }
 }
 
-/// The IPC protocol every server is invoked with, which decides how budgets are sized.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Protocol {
-    /// MC-IPC (section IV): budgets from Theorem 1.
-    McIpc,
-    /// FIFO-IPC (section VI): one FIFO queue, as in the MBWI protocol.
-    FifoIpc,
-    /// PRIO-IPC (section VI): one priority queue, as in Fiasco.OC.
-    PrioIpc,
-}
-
 /// Clusters, servers and clients, as [`analyse`] takes them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct System {
@@ -486,7 +476,7 @@ impl ClientBounds {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct McIpcBounds {
     /// The protocol the budgets are sized for.
-    pub protocol: Protocol,
+    pub protocol: GateProtocol,
     /// One entry per client, in [`System::clients`] order.
     pub clients: Vec<ClientBounds>,
 }
@@ -561,11 +551,11 @@ impl InvocationBounds {
     }
 
     /// The bound of `protocol`.
-    fn of(&self, protocol: Protocol) -> Duration {
+    fn of(&self, protocol: GateProtocol) -> Duration {
         match protocol {
-            Protocol::McIpc => self.mc_ipc,
-            Protocol::FifoIpc => self.fifo_ipc,
-            Protocol::PrioIpc => self.prio_ipc,
+            GateProtocol::McIpc => self.mc_ipc,
+            GateProtocol::FifoIpc => self.fifo_ipc,
+            GateProtocol::PrioIpc => self.prio_ipc,
         }
     }
 }
@@ -574,7 +564,7 @@ impl InvocationBounds {
 /// budgets sized for `protocol` as section VII sizes them for MC-IPC:
 /// `e^X_i + sum_q N_iq B^X_iq` at each level `X`, where `B^X_iq` is `protocol`'s
 /// per-invocation bound at level `X` (`high` is `low` for a low-criticality client).
-pub fn analyse(system: &System, protocol: Protocol) -> Result<McIpcBounds, McIpcError> {
+pub fn analyse(system: &System, protocol: GateProtocol) -> Result<McIpcBounds, McIpcError> {
     // K; a count beyond u64 (impossible on 64-bit targets) saturates and then overflows below.
     let clusters = u64::try_from(system.clusters.len()).unwrap_or(u64::MAX);
     let mut clients = Vec::with_capacity(system.clients.len());
@@ -728,7 +718,7 @@ mod tests {
         assert_eq!(fifo_ipc_invocation_bound(14, ms(2)), Some(ms(28)));
         assert_eq!(prio_ipc_invocation_bound(2, true, ms(2)), Some(ms(8)));
 
-        let report = analyse(&case_study(), Protocol::McIpc).unwrap();
+        let report = analyse(&case_study(), GateProtocol::McIpc).unwrap();
         let first = &report.clients[0];
         assert_eq!(first.client, "R1");
         assert_eq!(
@@ -758,7 +748,7 @@ mod tests {
     ///   `(4 + 9 + 1 + 0) 2 = 28 ms`.
     #[test]
     fn the_case_studys_other_clients() {
-        let report = analyse(&case_study(), Protocol::PrioIpc).unwrap();
+        let report = analyse(&case_study(), GateProtocol::PrioIpc).unwrap();
         let prio: Vec<Duration> = report
             .clients
             .iter()
@@ -774,7 +764,7 @@ mod tests {
         assert_eq!(report.clients[0].budgets, PerCriticality::uniform(ms(18)));
         assert_eq!(report.clients[4].budgets, PerCriticality::uniform(ms(30)));
         // Sized for FIFO-IPC: 10 + 28 = 38 ms.
-        let fifo = analyse(&case_study(), Protocol::FifoIpc).unwrap();
+        let fifo = analyse(&case_study(), GateProtocol::FifoIpc).unwrap();
         assert_eq!(fifo.clients[0].provisioned_budget(), ms(38));
     }
 
@@ -790,7 +780,7 @@ mod tests {
             task.name = format!("R4 extra {number}");
             system.clients.push(task);
         }
-        let first = &analyse(&system, Protocol::McIpc).unwrap().clients[0];
+        let first = &analyse(&system, GateProtocol::McIpc).unwrap().clients[0];
         assert_eq!(first.servers[0].prio_ipc, ms(38));
         assert_eq!(first.servers[0].fifo_ipc, ms(58));
         assert_eq!(first.servers[0].mc_ipc, ms(18));
@@ -817,7 +807,7 @@ mod tests {
                 );
             }
         }
-        let first = &analyse(&system, Protocol::McIpc).unwrap().clients[0];
+        let first = &analyse(&system, GateProtocol::McIpc).unwrap().clients[0];
         assert_eq!(first.servers[0].fifo_ipc, ms(156));
         assert_eq!(first.servers[0].prio_ipc, ms(8));
         assert_eq!(first.servers[0].mc_ipc, ms(18));
@@ -898,7 +888,7 @@ mod tests {
                     .invoking(ServerId(0), 2),
             ],
         };
-        let report = analyse(&system, Protocol::McIpc).unwrap();
+        let report = analyse(&system, GateProtocol::McIpc).unwrap();
         assert_eq!(report.clients[0].budgets.low, ms(13));
         assert_eq!(report.clients[0].budgets.high, ms(41));
         assert_eq!(report.clients[0].provisioned_budget(), ms(41));
@@ -926,7 +916,7 @@ mod tests {
         let mut system = case_study();
         system.clients[1].cluster = ClusterId(9);
         assert_eq!(
-            analyse(&system, Protocol::McIpc),
+            analyse(&system, GateProtocol::McIpc),
             Err(McIpcError::UnknownCluster {
                 client: 1,
                 cluster: ClusterId(9),
@@ -935,7 +925,7 @@ mod tests {
         let mut system = case_study();
         system.clients[2].invocations.push((ServerId(1), 1));
         assert_eq!(
-            analyse(&system, Protocol::McIpc),
+            analyse(&system, GateProtocol::McIpc),
             Err(McIpcError::UnknownServer {
                 client: 2,
                 server: ServerId(1),
@@ -944,7 +934,7 @@ mod tests {
         let mut system = case_study();
         system.servers[0] = Server::new("key", Duration::MAX);
         assert_eq!(
-            analyse(&system, Protocol::McIpc),
+            analyse(&system, GateProtocol::McIpc),
             Err(McIpcError::Overflow { client: 0 })
         );
     }
@@ -1081,7 +1071,7 @@ mod tests {
         fn mc_ipc_budgets_ignore_other_clients(
             extra in proptest::collection::vec((0usize..4, 0u8..20, 1u64..5), 1..30),
         ) {
-            let before = analyse(&case_study(), Protocol::McIpc).unwrap();
+            let before = analyse(&case_study(), GateProtocol::McIpc).unwrap();
             let mut system = case_study();
             for (index, &(cluster, priority, count)) in extra.iter().enumerate() {
                 system.clients.push(
@@ -1095,7 +1085,7 @@ mod tests {
                     .invoking(ServerId(0), count),
                 );
             }
-            let after = analyse(&system, Protocol::McIpc).unwrap();
+            let after = analyse(&system, GateProtocol::McIpc).unwrap();
             for (old, new) in before.clients.iter().zip(&after.clients) {
                 prop_assert_eq!(old.budgets, new.budgets);
                 prop_assert_eq!(old.servers[0].mc_ipc, new.servers[0].mc_ipc);

@@ -5,7 +5,7 @@
 use bulwark_analysis::blocking::{
     analyse, ceiling_blocking, hyperbolic, hyperbolic_non_unique, inherited_overhead, liu_layland,
     request_overhead, response_time, response_times, schedulable, BlockingRule, CallReply, Cpi,
-    CpiId, Inapplicable, ModelError, Overheads, Protocol, Requester, System, Task, TaskTiming,
+    CpiId, CpiProtocol, Inapplicable, ModelError, Overheads, Requester, System, Task, TaskTiming,
     Verdict,
 };
 use bulwark_analysis::generate::{uunisort_task_set, PeriodDistribution, PPB};
@@ -60,8 +60,8 @@ fn eq_1_propagated_wcet_and_blocking_by_hand() {
     };
     let system = System {
         cpis: vec![
-            Cpi::new("A", us(100), Protocol::Propagated).requesting(&[CpiId(1)]),
-            Cpi::new("B", us(50), Protocol::Propagated),
+            Cpi::new("A", us(100), CpiProtocol::Propagated).requesting(&[CpiId(1)]),
+            Cpi::new("B", us(50), CpiProtocol::Propagated),
         ],
         tasks: vec![
             Task::new("t1", ms(1), ms(10), Priority(3)).requesting(&[CpiId(0)]),
@@ -122,10 +122,10 @@ fn eq_5_6_7_fixed_priority_cpis_by_hand() {
         fixed: CallReply::new(us(3), us(2)),
         ..Overheads::ZERO
     };
-    let system = |n: Protocol| System {
+    let system = |n: CpiProtocol| System {
         cpis: vec![
-            Cpi::new("F", us(200), Protocol::IPCP).requesting(&[CpiId(1)]),
-            Cpi::new("P", us(40), Protocol::Propagated),
+            Cpi::new("F", us(200), CpiProtocol::Ipcp).requesting(&[CpiId(1)]),
+            Cpi::new("P", us(40), CpiProtocol::Propagated),
             Cpi::new("N", us(300), n),
         ],
         tasks: vec![
@@ -135,7 +135,7 @@ fn eq_5_6_7_fixed_priority_cpis_by_hand() {
             Task::new("z", ms(1), ms(40), Priority(1)),
         ],
     };
-    let a = analyse(&system(Protocol::NPCS), &overheads).unwrap();
+    let a = analyse(&system(CpiProtocol::Npcs), &overheads).unwrap();
     let t = a.timings();
     assert_eq!(
         t.iter().map(|t| t.execution).collect::<Vec<_>>(),
@@ -155,7 +155,7 @@ fn eq_5_6_7_fixed_priority_cpis_by_hand() {
     );
     assert_eq!(ceiling_blocking(&a.cpis, Priority(5)), us(305));
 
-    let ipcp = analyse(&system(Protocol::IPCP), &overheads).unwrap();
+    let ipcp = analyse(&system(CpiProtocol::Ipcp), &overheads).unwrap();
     assert_eq!(ipcp.cpis[2].ceiling, Priority(2));
     assert_eq!(
         ipcp.timings()
@@ -187,14 +187,17 @@ fn eq_8_inherited_overhead_by_hand() {
         ..o
     };
     assert_eq!(inherited_overhead(&unlocked_worse, 0), us(15));
-    assert_eq!(request_overhead(Protocol::Inherited, &o, 2), us(13));
+    assert_eq!(request_overhead(CpiProtocol::Inherited, &o, 2), us(13));
     let with_prop = Overheads {
         propagated: CallReply::new(us(2), us(1)),
         fixed: CallReply::new(us(6), us(4)),
         ..o
     };
-    assert_eq!(request_overhead(Protocol::Propagated, &with_prop, 5), us(3));
-    assert_eq!(request_overhead(Protocol::NPCS, &with_prop, 5), us(10));
+    assert_eq!(
+        request_overhead(CpiProtocol::Propagated, &with_prop, 5),
+        us(3)
+    );
+    assert_eq!(request_overhead(CpiProtocol::Npcs, &with_prop, 5), us(10));
 }
 
 /// Nested PIP (Eq. 8 in the WCET) and the once-per-lower-task PIP blocking.
@@ -227,9 +230,9 @@ fn nested_inheritance_by_hand() {
     };
     let system = System {
         cpis: vec![
-            Cpi::new("X", us(100), Protocol::Inherited).requesting(&[CpiId(1)]),
-            Cpi::new("Y", us(50), Protocol::Inherited).requesting(&[CpiId(2)]),
-            Cpi::new("Z", us(10), Protocol::Propagated),
+            Cpi::new("X", us(100), CpiProtocol::Inherited).requesting(&[CpiId(1)]),
+            Cpi::new("Y", us(50), CpiProtocol::Inherited).requesting(&[CpiId(2)]),
+            Cpi::new("Z", us(10), CpiProtocol::Propagated),
         ],
         tasks: vec![
             Task::new("a", ms(1), ms(10), Priority(3)).requesting(&[CpiId(0)]),
@@ -280,7 +283,7 @@ fn nested_inheritance_by_hand() {
 #[test]
 fn per_task_procedure_times_by_hand() {
     let a = CpiId(0);
-    for protocol in [Protocol::Inherited, Protocol::IPCP] {
+    for protocol in [CpiProtocol::Inherited, CpiProtocol::Ipcp] {
         let system = System {
             cpis: vec![Cpi::new("A", ms(1), protocol)],
             tasks: vec![
@@ -311,7 +314,7 @@ fn per_task_procedure_times_by_hand() {
 #[test]
 fn malformed_systems_are_errors() {
     let unknown = System {
-        cpis: vec![Cpi::new("A", us(1), Protocol::Propagated).requesting(&[CpiId(4)])],
+        cpis: vec![Cpi::new("A", us(1), CpiProtocol::Propagated).requesting(&[CpiId(4)])],
         tasks: vec![Task::new("t", us(1), ms(1), Priority(1)).requesting(&[CpiId(0)])],
     };
     assert_eq!(
@@ -322,7 +325,7 @@ fn malformed_systems_are_errors() {
         })
     );
     let self_loop = System {
-        cpis: vec![Cpi::new("A", us(1), Protocol::IPCP).requesting(&[CpiId(0)])],
+        cpis: vec![Cpi::new("A", us(1), CpiProtocol::Ipcp).requesting(&[CpiId(0)])],
         tasks: vec![],
     };
     assert_eq!(
@@ -724,10 +727,10 @@ fn component_system() -> impl Strategy<Value = (System, Overheads)> {
         .prop_map(|(cpis, tasks, o)| {
             let m = cpis.len();
             let protocols = [
-                Protocol::Propagated,
-                Protocol::Inherited,
-                Protocol::IPCP,
-                Protocol::NPCS,
+                CpiProtocol::Propagated,
+                CpiProtocol::Inherited,
+                CpiProtocol::Ipcp,
+                CpiProtocol::Npcs,
             ];
             let cpis: Vec<Cpi> = cpis
                 .into_iter()

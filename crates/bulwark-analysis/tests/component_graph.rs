@@ -8,8 +8,8 @@ use bulwark_analysis::component_graph::{
 };
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::component::{
-    Component, ComponentKind, ComponentSystem, Connection, ConnectionId, Cpi, CpiId, ProcedureStep,
-    Protocol, Task,
+    Component, ComponentKind, ComponentSystem, Connection, ConnectionId, Cpi, CpiId, CpiProtocol,
+    ProcedureStep, Task,
 };
 use bulwark_spec::parse_camkes;
 use proptest::prelude::*;
@@ -203,7 +203,7 @@ fn fig3_with_fixed_cpis() {
     assert_eq!(summary(&a, "B.b"), (10, 30, 2, false));
     // A fixed at 255 is NPCS, and B then hears requests at 255.
     let a = fig3("fixed", "propagated", "A.a_priority = 255;");
-    assert_eq!(cpi(&a, "A.a").protocol, Protocol::Fixed { npcs: true });
+    assert_eq!(cpi(&a, "A.a").protocol, CpiProtocol::Npcs);
     assert_eq!(cpi(&a, "A.a").priority, Some(Priority(255)));
     assert_eq!(summary(&a, "B.b"), (10, 255, 2, false));
     assert!(camkes_configuration(&a).contains("A.a_priority = 255; /* NPCS */\n"));
@@ -214,7 +214,7 @@ fn fig3_with_fixed_cpis() {
         a.warnings,
         vec![Warning::PriorityBelowCeiling {
             cpi: "A.a".into(),
-            protocol: Protocol::Fixed { npcs: false },
+            protocol: CpiProtocol::Ipcp,
             configured: Priority(25),
             ceiling: Priority(30),
         }]
@@ -396,10 +396,10 @@ fn build_system(
             .enumerate()
             .map(|(j, &(protocol, with_body))| {
                 let (protocol, priority) = match protocol {
-                    0 => (Protocol::Propagated, None),
-                    1 => (Protocol::Inherited, None),
-                    2 => (Protocol::Fixed { npcs: false }, None),
-                    _ => (Protocol::Fixed { npcs: true }, Some(Priority::MAX)),
+                    0 => (CpiProtocol::Propagated, None),
+                    1 => (CpiProtocol::Inherited, None),
+                    2 => (CpiProtocol::Ipcp, None),
+                    _ => (CpiProtocol::Npcs, Some(Priority::MAX)),
                 };
                 Cpi {
                     name: format!("i{j}"),
@@ -507,7 +507,7 @@ proptest! {
         for component in &mut system.components {
             if let ComponentKind::Passive { cpis } = &mut component.kind {
                 for cpi in cpis.iter_mut() {
-                    cpi.protocol = Protocol::Propagated;
+                    cpi.protocol = CpiProtocol::Propagated;
                     cpi.priority = None;
                 }
             }

@@ -224,7 +224,7 @@ mod mc_ipc {
         ClusterConfig, ReservationId, ReservationKind, Sporadic, SporadicOrder,
     };
     use bulwark_sim::cluster::{
-        Config, GateKind, PrunedRequests, ReclaimCost, ServerConfig, Span, Step,
+        Config, GateKind, GateProtocol, PrunedRequests, ReclaimCost, ServerConfig, Span, Step,
         TaskConfig as Client,
     };
 
@@ -242,7 +242,7 @@ mod mc_ipc {
                 reservations: vec![ReservationKind::Sporadic(Sporadic::new(ms(10), ms(100)))],
             }],
             servers: vec![ServerConfig {
-                gate: GateKind::McIpc,
+                gate: GateKind::Protocol(GateProtocol::McIpc),
                 max_operation: ms(2),
             }],
             tasks: vec![Client {

@@ -9,20 +9,15 @@
 use std::collections::HashMap;
 
 use bulwark_analysis::admission::{self, Server};
-use bulwark_analysis::blocking::{
-    self, analyse, CallReply, FixedCeiling, Overheads, Protocol as AnalysisProtocol, System,
-    TaskTiming,
-};
+use bulwark_analysis::blocking::{self, analyse, CallReply, Overheads, System, TaskTiming};
 use bulwark_analysis::component_graph::{self, ComponentAnalysis, CycleKind};
 use bulwark_analysis::rbf::ServerKind;
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Priority};
 use bulwark_sim::components::{
-    CallReplyCost, ComponentSystemConfig, CpiConfig, CpiProtocol, ProtocolCosts, Step, TaskConfig,
+    CallReplyCost, ComponentSystemConfig, CpiConfig, ProtocolCosts, Step, TaskConfig,
 };
-use bulwark_spec::component::{
-    ComponentSystem, CpiId, ProcedureStep, Protocol, Task, RESERVATION_SLOTS,
-};
+use bulwark_spec::component::{ComponentSystem, CpiId, ProcedureStep, Task, RESERVATION_SLOTS};
 
 /// Why a component system cannot be simulated or analysed for schedulability.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -53,26 +48,6 @@ pub struct Lowered {
     pub system: System,
     /// The analysis's overheads for the machine's costs.
     pub overheads: Overheads,
-}
-
-/// The machine's protocol for a CPI's.
-pub fn machine_protocol(protocol: Protocol) -> CpiProtocol {
-    match protocol {
-        Protocol::Propagated => CpiProtocol::Propagated,
-        Protocol::Inherited => CpiProtocol::Inherited,
-        Protocol::Fixed { npcs: false } => CpiProtocol::Ipcp,
-        Protocol::Fixed { npcs: true } => CpiProtocol::Npcs,
-    }
-}
-
-/// The analysis's protocol for a machine protocol.
-pub fn analysis_protocol(protocol: CpiProtocol) -> AnalysisProtocol {
-    match protocol {
-        CpiProtocol::Propagated => AnalysisProtocol::Propagated,
-        CpiProtocol::Inherited => AnalysisProtocol::Inherited,
-        CpiProtocol::Ipcp => AnalysisProtocol::Fixed(FixedCeiling::Immediate),
-        CpiProtocol::Npcs => AnalysisProtocol::Fixed(FixedCeiling::NonPreemptive),
-    }
 }
 
 fn larger(a: CallReplyCost, b: CallReplyCost) -> CallReply {
@@ -175,7 +150,7 @@ pub fn lower(
             (None, false) => &[],
             (None, true) => return Err(LowerError::CpiWithoutBody(name)),
         };
-        let protocol = machine_protocol(cpi.protocol);
+        let protocol = cpi.protocol;
         machine_cpis.push(CpiConfig {
             name: name.clone(),
             protocol,
@@ -188,12 +163,8 @@ pub fn lower(
             task_bodies: Vec::new(),
         });
         analysis_cpis.push(
-            blocking::Cpi::new(
-                name,
-                cpi.execution().unwrap_or(Duration::ZERO),
-                analysis_protocol(protocol),
-            )
-            .requesting(&requests_of(body)),
+            blocking::Cpi::new(name, cpi.execution().unwrap_or(Duration::ZERO), protocol)
+                .requesting(&requests_of(body)),
         );
     }
     Ok(Lowered {

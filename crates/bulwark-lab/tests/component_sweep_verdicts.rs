@@ -7,7 +7,7 @@ use bulwark_analysis::generate::rate_monotonic_priorities;
 use bulwark_analysis::sweep::papers::component_test;
 use bulwark_core::Duration;
 use bulwark_lab::experiments::camkes_synthetic::{
-    build, machine_protocol, protocols, verdicts, ChainTask, Split, TABLE_3,
+    build, protocols, verdicts, ChainTask, Split, TABLE_3,
 };
 use bulwark_sim::components::ProtocolCosts;
 use bulwark_spec::sweep_toml::{ComponentSplit, Components};
@@ -54,7 +54,7 @@ proptest! {
             .collect();
         let built = build(
             &chain_tasks,
-            protocols(TABLE_3[configuration]).map(machine_protocol),
+            protocols(TABLE_3[configuration]),
             ProtocolCosts::ZERO,
         );
         // verdicts(): Eq. 2, Eq. 4, Eq. 3, RTA.

@@ -10,7 +10,7 @@ use bulwark_core::reservation::clustered::{
 };
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
-    run, run_traced, ClusterOutcome, ClusterSimError, Config, GateKind, GroupConfig,
+    run, run_traced, ClusterOutcome, ClusterSimError, Config, GateKind, GateProtocol, GroupConfig,
     InvocationRecord, Kernel, PrunedRequests, ReclaimCost, ServerConfig, Span, Step, Stretch,
     TaskConfig, Timing, Worker,
 };
@@ -129,7 +129,7 @@ fn system() -> impl Strategy<Value = Config> {
                 let servers: Vec<ServerConfig> = lengths
                     .iter()
                     .map(|&l| ServerConfig {
-                        gate: GateKind::McIpc,
+                        gate: GateKind::Protocol(GateProtocol::McIpc),
                         max_operation: d(l),
                     })
                     .collect();
@@ -296,7 +296,7 @@ proptest! {
     fn fifo_ipc_bounds_a_request_by_the_number_of_clients(config in system()) {
         let mut config = config;
         for server in &mut config.servers {
-            server.gate = GateKind::Fifo;
+            server.gate = GateKind::Protocol(GateProtocol::FifoIpc);
         }
         let Some(outcome) = run_system(&config) else { return Ok(()) };
         for record in &outcome.invocations {
@@ -390,7 +390,7 @@ fn flood(gate: GateKind) -> (ClusterOutcome, InvocationRecord) {
 /// drains 100 - 2 = 98 > 50.
 #[test]
 fn fifo_ipc_exceeds_the_bound_when_many_clients_share_a_server() {
-    let (outcome, victim) = flood(GateKind::Fifo);
+    let (outcome, victim) = flood(GateKind::Protocol(GateProtocol::FifoIpc));
     assert_eq!(outcome.invocations.len(), 10);
     assert_eq!(victim.replied, Instant::from_nanos(100));
     assert_eq!((victim.drained_since_issue, victim.delay), (d(98), d(98)));
@@ -403,12 +403,12 @@ fn fifo_ipc_exceeds_the_bound_when_many_clients_share_a_server() {
 /// 20..30. V drains 30 - 2 = 28 <= 50. Under PRIO-IPC, V is served right after X, 10..20: 18.
 #[test]
 fn mc_ipc_and_prio_ipc_keep_the_victim_within_the_bound() {
-    let (_, victim) = flood(GateKind::McIpc);
+    let (_, victim) = flood(GateKind::Protocol(GateProtocol::McIpc));
     assert_eq!(
         (victim.replied, victim.drained_since_issue),
         (Instant::from_nanos(30), d(28))
     );
-    let (_, victim) = flood(GateKind::Prio);
+    let (_, victim) = flood(GateKind::Protocol(GateProtocol::PrioIpc));
     assert_eq!(
         (victim.replied, victim.drained_since_issue),
         (Instant::from_nanos(20), d(18))

@@ -23,11 +23,11 @@
 //!   connection names its sending procedure, it is this body's;
 //! - a CPI is `Fixed { npcs: true }` exactly when it is fixed at priority 255.
 
-use std::fmt;
 use std::ops::Range;
 
 use crate::diagnostic::{Diagnostics, Source, SpecError};
 
+pub use bulwark_core::ipc::CpiProtocol;
 use bulwark_core::{Duration, Priority};
 
 /// Largest thread pool a file may ask for (`<cpi>_num_threads`, `threads`).
@@ -190,7 +190,7 @@ pub struct Cpi {
     /// Unique within its component.
     pub name: String,
     /// The `<cpi>_priority_protocol` attribute.
-    pub protocol: Protocol,
+    pub protocol: CpiProtocol,
     /// The `<cpi>_priority` attribute when set: the priority its threads wait at (the
     /// priority ceiling for `propagated` and `inherited`), or run at (`fixed`: 255 is NPCS).
     /// `None` leaves it to the analyzer, which computes the ceiling.
@@ -200,84 +200,6 @@ pub struct Cpi {
     /// What the procedure does per request, or `None` when not given: then it may request
     /// through every connection from its component (the over-estimate the paper warns of).
     pub body: Option<Vec<ProcedureStep>>,
-}
-
-/// How a CPI schedules the requests it serves (section 4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Protocol {
-    /// Reentrant: each request runs at the requesting task's priority (`"propagated"`).
-    Propagated,
-    /// Exclusive, Priority Inheritance Protocol (`"inherited"`).
-    Inherited,
-    /// Exclusive, one thread at a fixed priority (`"fixed"`): the Immediate Priority Ceiling
-    /// Protocol at the priority ceiling, or Non-Preemptive Critical Sections when `npcs`
-    /// (fixed at the maximum priority, 255).
-    Fixed {
-        /// True when fixed at priority 255.
-        npcs: bool,
-    },
-}
-
-impl Protocol {
-    /// The attribute values a file may use, in the paper's order.
-    pub const NAMES: [&'static str; 3] = ["propagated", "inherited", "fixed"];
-
-    /// The protocol an attribute value names; `fixed` is IPCP until its priority says NPCS.
-    pub fn from_name(name: &str) -> Option<Protocol> {
-        match name {
-            "propagated" => Some(Protocol::Propagated),
-            "inherited" => Some(Protocol::Inherited),
-            "fixed" => Some(Protocol::Fixed { npcs: false }),
-            _ => None,
-        }
-    }
-
-    /// The attribute value (`"fixed"` for both IPCP and NPCS).
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::Propagated => "propagated",
-            Protocol::Inherited => "inherited",
-            Protocol::Fixed { .. } => "fixed",
-        }
-    }
-
-    /// The protocol's usual name: propagation, PIP, IPCP or NPCS.
-    pub fn label(self) -> &'static str {
-        match self {
-            Protocol::Propagated => "propagation",
-            Protocol::Inherited => "PIP",
-            Protocol::Fixed { npcs: false } => "IPCP",
-            Protocol::Fixed { npcs: true } => "NPCS",
-        }
-    }
-
-    /// True for `fixed` (one thread, a fixed priority).
-    pub fn is_fixed(self) -> bool {
-        matches!(self, Protocol::Fixed { .. })
-    }
-
-    /// True when the CPI encapsulates a critical section (PIP, IPCP, NPCS): at most one
-    /// request at a time runs its procedure, so it sends at most one nested request at a
-    /// time.
-    pub fn is_exclusive(self) -> bool {
-        !matches!(self, Protocol::Propagated)
-    }
-
-    /// `fixed` with its configured priority: NPCS at 255, IPCP otherwise.
-    pub fn with_priority(self, priority: Option<Priority>) -> Protocol {
-        match self {
-            Protocol::Fixed { .. } => Protocol::Fixed {
-                npcs: priority == Some(Priority::MAX),
-            },
-            other => other,
-        }
-    }
-}
-
-impl fmt::Display for Protocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
 }
 
 /// One step of a procedure (or of a task's job in its originating component).
@@ -647,7 +569,7 @@ pub(crate) fn assign_requestors(components: &mut [Component]) {
 mod tests {
     use super::*;
 
-    fn cpi(name: &str, protocol: Protocol, body: Option<Vec<ProcedureStep>>) -> Cpi {
+    fn cpi(name: &str, protocol: CpiProtocol, body: Option<Vec<ProcedureStep>>) -> Cpi {
         Cpi {
             name: name.into(),
             protocol,
@@ -679,10 +601,10 @@ mod tests {
                     name: "server".into(),
                     kind: ComponentKind::Passive {
                         cpis: vec![
-                            cpi("a", Protocol::Propagated, body(vec![])),
+                            cpi("a", CpiProtocol::Propagated, body(vec![])),
                             cpi(
                                 "b",
-                                Protocol::Inherited,
+                                CpiProtocol::Inherited,
                                 body(vec![ProcedureStep::Request(ConnectionId(1))]),
                             ),
                         ],
@@ -691,7 +613,7 @@ mod tests {
                 Component {
                     name: "other".into(),
                     kind: ComponentKind::Passive {
-                        cpis: vec![cpi("x", Protocol::Fixed { npcs: false }, None)],
+                        cpis: vec![cpi("x", CpiProtocol::Ipcp, None)],
                     },
                 },
             ],
@@ -750,25 +672,6 @@ mod tests {
         let senders = s.senders(ConnectionId(1));
         assert_eq!(senders.len(), 2);
         assert!(senders.iter().all(|s| !s.known));
-    }
-
-    #[test]
-    fn protocols_read_their_names_and_npcs_is_fixed_at_the_maximum() {
-        for name in Protocol::NAMES {
-            assert_eq!(Protocol::from_name(name).map(Protocol::name), Some(name));
-        }
-        assert_eq!(Protocol::from_name("pip"), None);
-        let fixed = Protocol::Fixed { npcs: false };
-        assert_eq!(
-            fixed.with_priority(Some(Priority::MAX)),
-            Protocol::Fixed { npcs: true }
-        );
-        assert_eq!(fixed.with_priority(Some(Priority(9))).label(), "IPCP");
-        assert_eq!(
-            Protocol::Inherited.with_priority(Some(Priority::MAX)),
-            Protocol::Inherited
-        );
-        assert!(Protocol::Inherited.is_exclusive() && !Protocol::Propagated.is_exclusive());
     }
 
     #[test]

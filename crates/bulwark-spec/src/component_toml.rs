@@ -45,7 +45,7 @@ use toml::Spanned;
 
 use crate::component::{
     self, assign_requestors, Component, ComponentKind, ComponentSystem, Connection, ConnectionId,
-    Cpi, CpiId, LocatedSystem, ProcedureStep, Protocol, ReservationField, Task, TaskReservation,
+    Cpi, CpiId, CpiProtocol, LocatedSystem, ProcedureStep, ReservationField, Task, TaskReservation,
     MAX_REQUESTOR, MAX_THREADS,
 };
 use crate::diagnostic::{Diagnostics, Source, SpecError};
@@ -579,7 +579,7 @@ impl Checker<'_> {
         shapes: &[Shape<'_>],
         connections: &[Option<Connection>],
     ) -> Option<Cpi> {
-        let protocol = Protocol::from_name(raw.protocol.get_ref());
+        let protocol = CpiProtocol::from_name(raw.protocol.get_ref());
         if protocol.is_none() {
             self.report(
                 raw.protocol.span(),

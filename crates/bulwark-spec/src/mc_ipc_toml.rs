@@ -183,8 +183,8 @@
 //! For `bulwark_analysis::mc_ipc::analyse`, the model maps one to one: a [`Cluster`] to its
 //! `Cluster`, a [`Server`] to its `Server` (same `PerCriticality` fields), a [`Reservation`]
 //! to a `Client` (cluster and servers by index, `ClusterId` and `ServerId`; the slots of a
-//! [`ReservationKind::TableDriven`] reservation, none for a sporadic one), and [`Protocol`]
-//! to its `Protocol`. The sporadic budgets and periods and the cycle are not inputs of the
+//! [`ReservationKind::TableDriven`] reservation, none for a sporadic one); both use the one
+//! [`GateProtocol`]. The sporadic budgets and periods and the cycle are not inputs of the
 //! bounds: they say what the file provisions, to set beside the budgets the analysis sizes.
 //! Nor are the replenishment rules, tasks, phases, groups and reclamation costs: they say
 //! what a simulation of the case study runs.
@@ -194,6 +194,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Range;
 
+pub use bulwark_core::ipc::GateProtocol;
 use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::{Duration, Priority};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -233,7 +234,7 @@ const SLOT_HELP: &str = "allowed: [start, end] with start < end <= cycle, like [
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct McIpcSystem {
     /// The protocol budgets are sized for, if the file names one.
-    pub protocol: Option<Protocol>,
+    pub protocol: Option<GateProtocol>,
     /// `H`: the cycle every table-driven reservation's slots repeat in; `Some` whenever a
     /// reservation has slots.
     pub cycle: Option<Duration>,
@@ -622,41 +623,6 @@ impl<T: Copy> PerCriticality<T> {
         match criticality {
             Criticality::Low => self.low,
             Criticality::High => self.high,
-        }
-    }
-}
-
-/// The IPC protocol budgets are sized for (section VI compares the three).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Protocol {
-    /// MC-IPC (`"mc-ipc"`, section IV).
-    McIpc,
-    /// One FIFO queue, as in the MBWI protocol (`"fifo-ipc"`).
-    FifoIpc,
-    /// One priority queue, as in Fiasco.OC (`"prio-ipc"`).
-    PrioIpc,
-}
-
-impl Protocol {
-    /// The values a file may use.
-    pub const NAMES: [&'static str; 3] = ["mc-ipc", "fifo-ipc", "prio-ipc"];
-
-    /// The protocol a value names.
-    pub fn from_name(name: &str) -> Option<Protocol> {
-        match name {
-            "mc-ipc" => Some(Protocol::McIpc),
-            "fifo-ipc" => Some(Protocol::FifoIpc),
-            "prio-ipc" => Some(Protocol::PrioIpc),
-            _ => None,
-        }
-    }
-
-    /// The value a file writes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::McIpc => "mc-ipc",
-            Protocol::FifoIpc => "fifo-ipc",
-            Protocol::PrioIpc => "prio-ipc",
         }
     }
 }
@@ -1998,13 +1964,13 @@ impl Checker<'_> {
         })
     }
 
-    fn protocol(&mut self, raw: &Spanned<String>) -> Option<Protocol> {
-        let found = Protocol::from_name(raw.get_ref());
+    fn protocol(&mut self, raw: &Spanned<String>) -> Option<GateProtocol> {
+        let found = GateProtocol::from_name(raw.get_ref());
         if found.is_none() {
             self.report(
                 raw.span(),
                 format!("unknown protocol `{}`", raw.get_ref()),
-                format!("allowed: {}", Protocol::NAMES.join(", ")),
+                format!("allowed: {}", GateProtocol::NAMES.join(", ")),
             );
         }
         found

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::camkes::load_camkes;
 use bulwark_spec::component::{
-    Component, ComponentKind, ComponentSystem, Connection, ConnectionId, Cpi, CpiId, ProcedureStep,
-    Protocol, Task,
+    Component, ComponentKind, ComponentSystem, Connection, ConnectionId, Cpi, CpiId, CpiProtocol,
+    ProcedureStep, Task,
 };
 use bulwark_spec::{parse_camkes, parse_components, Diagnostics};
 use proptest::prelude::*;
@@ -131,14 +131,14 @@ fn complete_system() -> ComponentSystem {
                     cpis: vec![
                         cpi(
                             "read",
-                            Protocol::Propagated,
+                            CpiProtocol::Propagated,
                             None,
                             None,
                             Some(vec![ProcedureStep::Execute(us(250))]),
                         ),
                         cpi(
                             "write",
-                            Protocol::Inherited,
+                            CpiProtocol::Inherited,
                             Some(Priority(30)),
                             Some(3),
                             Some(vec![
@@ -154,7 +154,7 @@ fn complete_system() -> ComponentSystem {
                 kind: ComponentKind::Passive {
                     cpis: vec![cpi(
                         "append",
-                        Protocol::Fixed { npcs: true },
+                        CpiProtocol::Npcs,
                         Some(Priority::MAX),
                         None,
                         None,
@@ -576,9 +576,9 @@ fn camkes_system() -> impl Strategy<Value = ComponentSystem> {
                 .map(|(j, &(protocol, priority, threads, _))| {
                     let priority = priority.map(Priority);
                     let protocol = match protocol {
-                        0 => Protocol::Propagated,
-                        1 => Protocol::Inherited,
-                        _ => Protocol::Fixed { npcs: false },
+                        0 => CpiProtocol::Propagated,
+                        1 => CpiProtocol::Inherited,
+                        _ => CpiProtocol::Ipcp,
                     };
                     Cpi {
                         name: format!("i{j}"),

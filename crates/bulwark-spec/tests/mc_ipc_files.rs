@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::mc_ipc_toml::{
-    AddedReservation, Addition, Cluster, Criticality, Group, Invocation, McIpcSystem,
-    PerCriticality, Phase, Protocol, ReclaimCost, Replenishment, Reservation, ReservationKind,
-    ScriptStep, Server, Slot, Task, TaskTemplate, DEFAULT_FLOOD_GAP,
+    AddedReservation, Addition, Cluster, Criticality, GateProtocol, Group, Invocation, McIpcSystem,
+    PerCriticality, Phase, ReclaimCost, Replenishment, Reservation, ReservationKind, ScriptStep,
+    Server, Slot, Task, TaskTemplate, DEFAULT_FLOOD_GAP,
 };
 use bulwark_spec::{parse_mc_ipc, Diagnostics};
 use proptest::prelude::*;
@@ -397,7 +397,7 @@ fn case_study() -> McIpcSystem {
         ),
     ];
     McIpcSystem {
-        protocol: Some(Protocol::McIpc),
+        protocol: Some(GateProtocol::McIpc),
         cycle: Some(ms(100)),
         clusters: (1..=4)
             .map(|k| Cluster {
@@ -545,7 +545,7 @@ fn the_documented_example_reads_into_its_system() {
     let system = read(&documented_example());
     let key = |min, max| invoke(0, min, max);
     let expected = McIpcSystem {
-        protocol: Some(Protocol::McIpc),
+        protocol: Some(GateProtocol::McIpc),
         cycle: Some(ms(100)),
         clusters: vec![
             Cluster {
@@ -897,7 +897,7 @@ execution = "1ms"
 invokes = { key = 0 }
 "#;
     let system = read(text);
-    assert_eq!(system.protocol, Some(Protocol::PrioIpc));
+    assert_eq!(system.protocol, Some(GateProtocol::PrioIpc));
     assert_eq!(system.cycle, None);
     assert_eq!(
         system.servers[0].invoking_clusters,
@@ -916,8 +916,12 @@ invokes = { key = 0 }
         2,
         "at() picks the level"
     );
-    for protocol in [Protocol::McIpc, Protocol::FifoIpc, Protocol::PrioIpc] {
-        assert_eq!(Protocol::from_name(protocol.name()), Some(protocol));
+    for protocol in [
+        GateProtocol::McIpc,
+        GateProtocol::FifoIpc,
+        GateProtocol::PrioIpc,
+    ] {
+        assert_eq!(GateProtocol::from_name(protocol.name()), Some(protocol));
     }
     for level in [Criticality::Low, Criticality::High] {
         assert_eq!(Criticality::from_name(level.name()), Some(level));

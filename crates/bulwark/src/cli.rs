@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
+use bulwark_core::ipc::GateProtocol;
 use bulwark_core::Duration;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Temporal isolation you can attack, measure and admit: simulate scheduling policies on a
@@ -295,8 +297,8 @@ Examples:
 #[derive(Args, Debug)]
 pub struct CaseStudyArgs {
     /// Run only this protocol (default: all three).
-    #[arg(long, value_enum)]
-    pub protocol: Option<IpcProtocol>,
+    #[arg(long, value_parser = gate_protocol())]
+    pub protocol: Option<GateProtocol>,
     /// Run only this phase, from 1 (default: all; the built-in study has 8).
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..))]
     pub phase: Option<u8>,
@@ -315,20 +317,6 @@ pub struct CaseStudyArgs {
     /// Print every delay as JSON (integer nanoseconds) instead of the table.
     #[arg(long)]
     pub json: bool,
-}
-
-/// An IPC protocol of the case study.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IpcProtocol {
-    /// MC-IPC (Fig. 1).
-    #[value(name = "mc-ipc")]
-    Mc,
-    /// One FIFO queue.
-    #[value(name = "fifo-ipc")]
-    Fifo,
-    /// One priority queue.
-    #[value(name = "prio-ipc")]
-    Prio,
 }
 
 #[derive(Args, Debug)]
@@ -504,6 +492,20 @@ fn parse_attackers(text: &str) -> Result<u32, String> {
 }
 
 /// A run's length: a time with its unit, more than zero, as a file's `duration` must be.
+/// `--protocol`'s values: the names a system file uses for the gate protocols.
+fn gate_protocol() -> impl TypedValueParser<Value = GateProtocol> {
+    let described = [
+        (GateProtocol::McIpc, "MC-IPC (Fig. 1)"),
+        (GateProtocol::FifoIpc, "One FIFO queue"),
+        (GateProtocol::PrioIpc, "One priority queue"),
+    ]
+    .map(|(protocol, help)| PossibleValue::new(protocol.name()).help(help));
+    PossibleValuesParser::new(described).try_map(|name| {
+        GateProtocol::from_name(&name)
+            .ok_or_else(|| format!("allowed: {}", GateProtocol::NAMES.join(", ")))
+    })
+}
+
 fn parse_positive_time(text: &str) -> Result<Duration, String> {
     let time = bulwark_spec::parse_duration(text)?;
     if time == Duration::ZERO {

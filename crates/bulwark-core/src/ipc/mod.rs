@@ -20,12 +20,14 @@ pub mod inherit;
 pub mod mc_ipc;
 pub mod notification;
 pub mod propagate;
+pub mod protocol;
 
 pub use fixed::FixedCpi;
 pub use inherit::InheritCpi;
 pub use mc_ipc::{FifoGate, IpcGate, McIpcGate, PrioGate};
 pub use notification::NotificationManager;
 pub use propagate::PropagateCpi;
+pub use protocol::{CpiProtocol, GateProtocol};
 
 use crate::{Priority, TaskId};
 

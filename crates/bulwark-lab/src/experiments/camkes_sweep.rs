@@ -21,6 +21,7 @@
 use rayon::prelude::*;
 
 use bulwark_analysis::generate::PPB;
+use bulwark_core::ipc::CpiProtocol;
 use bulwark_core::Priority;
 
 use super::camkes_synthetic::{generate_ppb, verdicts, Split, TABLE_3};
@@ -280,14 +281,11 @@ fn report(results: &[Verdicts]) -> ExperimentReport {
     }
 }
 
-fn protocols_label(protocols: [bulwark_analysis::blocking::Protocol; 3]) -> String {
-    use bulwark_analysis::blocking::Protocol;
+fn protocols_label(protocols: [CpiProtocol; 3]) -> String {
     protocols
-        .map(|p| match p {
-            Protocol::Inherited => "PIP",
-            Protocol::Propagated => "propagated",
-            Protocol::IPCP => "IPCP",
-            _ => "other",
+        .map(|protocol| match protocol {
+            CpiProtocol::Propagated => "propagated",
+            other => other.label(),
         })
         .join(", ")
 }

@@ -30,7 +30,7 @@
 //! only), the paper's bound for non-unique priorities (Eq. 4), Liu and Layland with blocking
 //! (Eq. 3) and exact response-time analysis.
 
-use bulwark_analysis::blocking::{response_times, Analysis, Overheads, Protocol, System};
+use bulwark_analysis::blocking::{response_times, Analysis, Overheads, System};
 pub use bulwark_analysis::component_sets::{
     chain, protocols, verdicts, ChainTask, Configuration, Split, A, B, C, CPI_NAMES, D, E, TABLE_3,
 };
@@ -42,7 +42,7 @@ use bulwark_sim::components::{
 };
 
 use super::{Experiment, LabError};
-use crate::component_system::{analysis_overheads, analysis_protocol};
+use crate::component_system::analysis_overheads;
 use crate::plot::{line_plot, Series};
 use crate::report::{Check, ExperimentReport, Figure, Table};
 
@@ -79,28 +79,12 @@ fn halves(d: Duration) -> (Duration, Duration) {
     (first, d.saturating_sub(first))
 }
 
-/// The component machine's protocol for an analysis protocol (the inverse of
-/// [`analysis_protocol`]).
-pub fn machine_protocol(protocol: Protocol) -> CpiProtocol {
-    use bulwark_analysis::blocking::FixedCeiling;
-    match protocol {
-        Protocol::Propagated => CpiProtocol::Propagated,
-        Protocol::Inherited => CpiProtocol::Inherited,
-        Protocol::Fixed(FixedCeiling::Immediate) => CpiProtocol::Ipcp,
-        Protocol::Fixed(FixedCeiling::NonPreemptive) => CpiProtocol::Npcs,
-    }
-}
-
 /// Builds the Fig. 7 system with `protocols` for A..E and the given tasks (t1..t4): the
 /// analysis half by [`bulwark_analysis::component_sets::build`], the machine half here.
 pub fn build(tasks: &[ChainTask], protocols: [CpiProtocol; 5], costs: ProtocolCosts) -> Built {
     let overheads = analysis_overheads(&costs);
-    let set = bulwark_analysis::component_sets::build(
-        tasks,
-        protocols.map(analysis_protocol),
-        &overheads,
-    )
-    .expect("the Fig. 7 topology is acyclic and names only its own CPIs");
+    let set = bulwark_analysis::component_sets::build(tasks, protocols, &overheads)
+        .expect("the Fig. 7 topology is acyclic and names only its own CPIs");
     let (system, analysis) = (set.system, set.analysis);
 
     // Half of each component's work before its request, half after.
@@ -180,7 +164,7 @@ pub fn generate_ppb(
             work: [Duration::ZERO; 4],
         })
         .collect();
-    let protocols = protocols(configuration).map(machine_protocol);
+    let protocols = protocols(configuration);
     let overhead = build(&bare, protocols, costs).analysis;
     let tasks: Vec<ChainTask> = set
         .iter()
@@ -369,7 +353,7 @@ pub fn report(results: &[SetResult]) -> ExperimentReport {
                 "simulated: no miss",
                 fraction(&|r: &SetResult| r.misses == 0),
             ));
-            let [c, d, e] = configuration.protocols.map(label);
+            let [c, d, e] = configuration.protocols.map(CpiProtocol::label);
             let slug = match split {
                 Split::Equal => "equal",
                 Split::ShortSections => "short",
@@ -442,15 +426,6 @@ pub fn report(results: &[SetResult]) -> ExperimentReport {
             rows,
         }],
         figures,
-    }
-}
-
-fn label(protocol: Protocol) -> &'static str {
-    match machine_protocol(protocol) {
-        CpiProtocol::Propagated => "propagation",
-        CpiProtocol::Inherited => "PIP",
-        CpiProtocol::Ipcp => "IPCP",
-        CpiProtocol::Npcs => "NPCS",
     }
 }
 
@@ -552,11 +527,7 @@ mod tests {
             work: [ms(1), ms(2), ms(3), ms(4)],
         };
         let tasks = [task(4), task(3), task(2), task(1)];
-        let built = build(
-            &tasks,
-            protocols(TABLE_3[0]).map(machine_protocol),
-            ProtocolCosts::ZERO,
-        );
+        let built = build(&tasks, protocols(TABLE_3[0]), ProtocolCosts::ZERO);
         let c: Vec<Duration> = built
             .analysis
             .tasks
@@ -610,7 +581,7 @@ mod tests {
                                 priority: t.priority,
                                 work: [Duration::ZERO; 4],
                             }],
-                            protocols(TABLE_3[0]).map(machine_protocol),
+                            protocols(TABLE_3[0]),
                             ProtocolCosts::xeon_gold_6130_max(),
                         )
                         .analysis

@@ -19,7 +19,7 @@
 //! where they differ. Without the privileges the experiment is skipped, with the reason, and
 //! checks nothing.
 
-use bulwark_analysis::mc_ipc::Protocol;
+use bulwark_analysis::mc_ipc::GateProtocol;
 use bulwark_core::{Duration, Instant};
 use bulwark_host::HostConfig;
 use bulwark_sim::cluster::run as run_cluster;
@@ -71,7 +71,7 @@ fn measure(
     let bounds = bounds(study)?;
     let mut measured = Vec::new();
     for phase in 1..=PHASES {
-        let machine = system(study, phase, Protocol::McIpc, SEED);
+        let machine = system(study, phase, GateProtocol::McIpc, SEED);
         let until = Instant::ZERO.saturating_add(PHASE);
         let outcome = run_cluster(&machine, until)
             .map_err(|e| LabError::Components(format!("phase {phase}: {e}")))?;
@@ -80,12 +80,19 @@ fn measure(
             Err(e) => return Ok(Err(e.to_string())),
         };
         measured.push(Measured {
-            simulated: phase_result(study, &bounds, phase, Protocol::McIpc, &machine, &outcome),
+            simulated: phase_result(
+                study,
+                &bounds,
+                phase,
+                GateProtocol::McIpc,
+                &machine,
+                &outcome,
+            ),
             host: phase_result(
                 study,
                 &bounds,
                 phase,
-                Protocol::McIpc,
+                GateProtocol::McIpc,
                 &machine,
                 &host.outcome,
             ),
@@ -242,7 +249,10 @@ mod tests {
     fn theorem_1_for_t1_is_three_operations_on_one_core() {
         let study = study().expect("the built-in file");
         let bounds = bounds(&study).expect("T1 invokes the key server");
-        assert_eq!(bound_of(&bounds, Protocol::McIpc), Duration::from_millis(6));
+        assert_eq!(
+            bound_of(&bounds, GateProtocol::McIpc),
+            Duration::from_millis(6)
+        );
         assert_eq!(study.phases.len(), PHASES);
     }
 

@@ -44,7 +44,7 @@
 
 use bulwark_analysis::mc_ipc::{
     analyse, fifo_ipc_invocation_bound, invocation_budget_bound, prio_ipc_invocation_bound,
-    Protocol,
+    GateProtocol,
 };
 use bulwark_core::reservation::clustered::ReservationKind;
 use bulwark_core::{Duration, Instant};
@@ -84,26 +84,21 @@ pub const CORES: usize = 4;
 /// The low-criticality reservations' periods, per core.
 pub const LOW_PERIODS: [u64; 5] = [100, 150, 250, 500, 1000];
 /// The three protocols, in report order.
-pub const PROTOCOLS: [Protocol; 3] = [Protocol::McIpc, Protocol::FifoIpc, Protocol::PrioIpc];
-
-/// A protocol's short name.
-pub fn protocol_name(protocol: Protocol) -> &'static str {
-    match protocol {
-        Protocol::McIpc => "MC-IPC",
-        Protocol::FifoIpc => "FIFO-IPC",
-        Protocol::PrioIpc => "PRIO-IPC",
-    }
-}
+pub const PROTOCOLS: [GateProtocol; 3] = [
+    GateProtocol::McIpc,
+    GateProtocol::FifoIpc,
+    GateProtocol::PrioIpc,
+];
 
 /// The bound the paper predicts for T1 under `protocol` (section VI-B), from its formulas.
-pub fn paper_bound(protocol: Protocol) -> Duration {
+pub fn paper_bound(protocol: GateProtocol) -> Duration {
     let bound = match protocol {
         // Theorem 1 with m_k = 1 core per cluster and K = 4 clusters.
-        Protocol::McIpc => invocation_budget_bound(1, CORES as u64, L_KEY),
+        GateProtocol::McIpc => invocation_budget_bound(1, CORES as u64, L_KEY),
         // n = 14 expected tasks.
-        Protocol::FifoIpc => fifo_ipc_invocation_bound(14, L_KEY),
+        GateProtocol::FifoIpc => fifo_ipc_invocation_bound(14, L_KEY),
         // R2 and R4 overlap R1's slot, one request each; one lower request in service.
-        Protocol::PrioIpc => prio_ipc_invocation_bound(2, true, L_KEY),
+        GateProtocol::PrioIpc => prio_ipc_invocation_bound(2, true, L_KEY),
     };
     bound.unwrap_or(Duration::MAX)
 }
@@ -124,12 +119,8 @@ pub const T1: usize = 0;
 /// The cluster machine's configuration of `study`'s phase `phase` (1-based; 0 for the system
 /// without any phase's changes) under `protocol`. MC-IPC moves pruned requests to its
 /// background queue, as the prototype does (section V); the other gates reissue them.
-pub fn system(study: &McIpcSystem, phase: usize, protocol: Protocol, seed: u64) -> Config {
-    let gate = match protocol {
-        Protocol::McIpc => GateKind::McIpc,
-        Protocol::FifoIpc => GateKind::Fifo,
-        Protocol::PrioIpc => GateKind::Prio,
-    };
+pub fn system(study: &McIpcSystem, phase: usize, protocol: GateProtocol, seed: u64) -> Config {
+    let gate = GateKind::Protocol(protocol);
     machine_config(
         study,
         phase.checked_sub(1),
@@ -164,16 +155,16 @@ pub fn bounds(study: &McIpcSystem) -> Result<[Duration; 3], LabError> {
             .find(|b| &b.server == name)
             .ok_or_else(no_bound)?;
         *slot = match protocol {
-            Protocol::McIpc => bound.mc_ipc,
-            Protocol::FifoIpc => bound.fifo_ipc,
-            Protocol::PrioIpc => bound.prio_ipc,
+            GateProtocol::McIpc => bound.mc_ipc,
+            GateProtocol::FifoIpc => bound.fifo_ipc,
+            GateProtocol::PrioIpc => bound.prio_ipc,
         };
     }
     Ok(out)
 }
 
 /// The bound of `protocol` among `bounds`.
-pub fn bound_of(bounds: &[Duration; 3], protocol: Protocol) -> Duration {
+pub fn bound_of(bounds: &[Duration; 3], protocol: GateProtocol) -> Duration {
     PROTOCOLS
         .iter()
         .position(|&p| p == protocol)
@@ -190,7 +181,7 @@ pub struct PhaseResult {
     /// T1's predicted bound under this protocol.
     pub bound: Duration,
     /// The protocol.
-    pub protocol: Protocol,
+    pub protocol: GateProtocol,
     /// T1's delay (invoke to reply) per completed invocation, in order.
     pub delays: Vec<Duration>,
     /// For a job of T1 still unfinished when the phase ends, a lower bound on its delay: from
@@ -277,7 +268,7 @@ pub fn run_phase(
     study: &McIpcSystem,
     bounds: &[Duration; 3],
     phase: usize,
-    protocol: Protocol,
+    protocol: GateProtocol,
     length: Duration,
     seed: u64,
 ) -> Result<PhaseResult, LabError> {
@@ -290,7 +281,7 @@ pub fn run_phase_with(
     study: &McIpcSystem,
     bounds: &[Duration; 3],
     phase: usize,
-    protocol: Protocol,
+    protocol: GateProtocol,
     length: Duration,
     seed: u64,
     traced: bool,
@@ -311,7 +302,7 @@ pub fn phase_result(
     study: &McIpcSystem,
     bounds: &[Duration; 3],
     phase: usize,
-    protocol: Protocol,
+    protocol: GateProtocol,
     config: &Config,
     outcome: &ClusterOutcome,
 ) -> PhaseResult {
@@ -332,7 +323,7 @@ const BEFORE_REQUEST: Duration = us(1500);
 /// ([`phase_result`] sets them).
 pub fn summarise(
     phase: usize,
-    protocol: Protocol,
+    protocol: GateProtocol,
     config: &Config,
     outcome: &ClusterOutcome,
 ) -> PhaseResult {
@@ -386,7 +377,7 @@ pub fn summarise(
             .iter()
             .filter(|j| j.task == T1 && j.completion.is_some())
             .count(),
-        over_theorem: if protocol == Protocol::McIpc {
+        over_theorem: if protocol == GateProtocol::McIpc {
             outcome
                 .invocations
                 .iter()
@@ -433,17 +424,17 @@ fn millis(d: Duration) -> String {
 }
 
 /// The paper's expectation: which phases exceed each protocol's bound.
-pub fn expected_over(protocol: Protocol) -> &'static [usize] {
+pub fn expected_over(protocol: GateProtocol) -> &'static [usize] {
     match protocol {
-        Protocol::McIpc => &[],
-        Protocol::FifoIpc => &[3, 8],
-        Protocol::PrioIpc => &[5, 6, 7],
+        GateProtocol::McIpc => &[],
+        GateProtocol::FifoIpc => &[3, 8],
+        GateProtocol::PrioIpc => &[5, 6, 7],
     }
 }
 
 /// The report of `results`.
 pub fn report(results: &[PhaseResult]) -> ExperimentReport {
-    let find = |protocol: Protocol, phase: usize| {
+    let find = |protocol: GateProtocol, phase: usize| {
         results
             .iter()
             .find(|r| r.protocol == protocol && r.phase == phase)
@@ -475,7 +466,7 @@ pub fn report(results: &[PhaseResult]) -> ExperimentReport {
     for protocol in PROTOCOLS {
         header.push(format!(
             "{} max (bound {} ms)",
-            protocol_name(protocol),
+            protocol.label(),
             millis(bound(results, protocol))
         ));
     }
@@ -488,9 +479,9 @@ pub fn report(results: &[PhaseResult]) -> ExperimentReport {
          arrive, PRIO-IPC when higher-priority tasks flood or multiply.",
         PHASE.as_nanos() / 1_000_000_000,
         results.first().map_or(0, |r| r.jobs),
-        worst(results, Protocol::McIpc),
-        worst(results, Protocol::FifoIpc),
-        worst(results, Protocol::PrioIpc),
+        worst(results, GateProtocol::McIpc),
+        worst(results, GateProtocol::FifoIpc),
+        worst(results, GateProtocol::PrioIpc),
     );
     ExperimentReport {
         name: EXPERIMENT.name.into(),
@@ -512,14 +503,14 @@ pub fn report(results: &[PhaseResult]) -> ExperimentReport {
 }
 
 /// The bound `results` carry for `protocol` (the same in every phase).
-fn bound(results: &[PhaseResult], protocol: Protocol) -> Duration {
+fn bound(results: &[PhaseResult], protocol: GateProtocol) -> Duration {
     results
         .iter()
         .find(|r| r.protocol == protocol)
         .map_or(Duration::MAX, |r| r.bound)
 }
 
-fn worst(results: &[PhaseResult], protocol: Protocol) -> String {
+fn worst(results: &[PhaseResult], protocol: GateProtocol) -> String {
     millis(
         results
             .iter()
@@ -586,19 +577,19 @@ pub fn figures(results: &[PhaseResult]) -> Vec<Figure> {
                 .map(|p| (p as f64, format!("{}", p + 1)))
                 .collect();
             Figure {
-                file: format!("{}.svg", protocol_name(protocol).to_lowercase()),
+                file: format!("{}.svg", protocol.label().to_lowercase()),
                 caption: format!(
                     "Delay of T1 invoking the key server under {}, one point per job, phases \
                      side by side, y axis logarithmic, against the predicted bound ({} ms); a \
                      request still waiting when its phase ends is drawn with its delay so far \
                      and named in the legend",
-                    protocol_name(protocol),
+                    protocol.label(),
                     millis(bound)
                 ),
                 svg: scatter_plot(
                     &format!(
                         "T1's delay under {} (bound {} ms)",
-                        protocol_name(protocol),
+                        protocol.label(),
                         millis(bound)
                     ),
                     "phase",
@@ -621,7 +612,7 @@ fn checks(results: &[PhaseResult]) -> Vec<Check> {
     let theorem: usize = results.iter().map(|r| r.over_theorem).sum();
     let mc_invocations: usize = results
         .iter()
-        .filter(|r| r.protocol == Protocol::McIpc)
+        .filter(|r| r.protocol == GateProtocol::McIpc)
         .map(|r| r.invocations)
         .sum();
     checks.push(Check {
@@ -658,7 +649,7 @@ fn checks(results: &[PhaseResult]) -> Vec<Check> {
             claim: format!(
                 "{}: T1's delay exceeds the predicted {} ms exactly in the phases the paper \
                  reports",
-                protocol_name(protocol),
+                protocol.label(),
                 millis(bound)
             ),
             expected: format!("phases over: {}", list(expected)),
@@ -755,7 +746,7 @@ mod tests {
     }
 
     /// The system of `phase` (1 to 8) under `protocol`.
-    fn hand_built(phase: usize, protocol: Protocol, seed: u64) -> Config {
+    fn hand_built(phase: usize, protocol: GateProtocol, seed: u64) -> Config {
         let mut clusters: Vec<Vec<ReservationKind>> = vec![
             vec![partition(1, 0, 50)],
             vec![partition(2, 0, 50), partition(3, 50, 100)],
@@ -837,11 +828,7 @@ mod tests {
             }
             _ => {}
         }
-        let gate = match protocol {
-            Protocol::McIpc => GateKind::McIpc,
-            Protocol::FifoIpc => GateKind::Fifo,
-            Protocol::PrioIpc => GateKind::Prio,
-        };
+        let gate = GateKind::Protocol(protocol);
         Config {
             clusters: clusters
                 .into_iter()
@@ -877,8 +864,8 @@ mod tests {
         let study = study();
         assert_eq!(study.phases.len(), 8);
         for phase in 1..=8 {
-            let file = system(&study, phase, Protocol::McIpc, SEED);
-            let hand = hand_built(phase, Protocol::McIpc, SEED);
+            let file = system(&study, phase, GateProtocol::McIpc, SEED);
+            let hand = hand_built(phase, GateProtocol::McIpc, SEED);
             assert_eq!(file.clusters, hand.clusters, "phase {phase}");
             assert_eq!(file.tasks, hand.tasks, "phase {phase}");
             assert_eq!(
@@ -904,7 +891,7 @@ mod tests {
     fn the_phases_build_the_paper_systems() {
         let study = study();
         let system = |phase, protocol, seed| system(&study, phase, protocol, seed);
-        let normal = system(1, Protocol::McIpc, SEED);
+        let normal = system(1, GateProtocol::McIpc, SEED);
         assert_eq!(counts(&normal), [1, 2, 6, 5]);
         assert_eq!(normal.tasks.len(), 14);
         let flood = |config: &Config, task: usize| {
@@ -913,22 +900,22 @@ mod tests {
                 .contains(&Step::SleepUntilNextPeriod)
         };
         assert!((0..14).all(|t| !flood(&normal, t)));
-        assert!(flood(&system(2, Protocol::McIpc, SEED), 9));
-        let extra = system(3, Protocol::McIpc, SEED);
+        assert!(flood(&system(2, GateProtocol::McIpc, SEED), 9));
+        let extra = system(3, GateProtocol::McIpc, SEED);
         assert_eq!(counts(&extra), [17, 18, 22, 21]);
         assert_eq!(extra.tasks.len(), 14 + 64);
-        assert!(flood(&system(4, Protocol::McIpc, SEED), 3));
-        let five = system(5, Protocol::McIpc, SEED);
+        assert!(flood(&system(4, GateProtocol::McIpc, SEED), 3));
+        let five = system(5, GateProtocol::McIpc, SEED);
         assert!(flood(&five, 1) && flood(&five, 3));
-        let six = system(6, Protocol::McIpc, SEED);
+        let six = system(6, GateProtocol::McIpc, SEED);
         assert_eq!(six.tasks.len(), 29);
         assert!(six.tasks[14..]
             .iter()
             .all(|t| t.cluster == 2 && t.reservation == ReservationId(0)));
-        let seven = system(7, Protocol::McIpc, SEED);
+        let seven = system(7, GateProtocol::McIpc, SEED);
         assert_eq!(seven.tasks.len(), 29);
         assert!(flood(&seven, 1) && !flood(&seven, 3));
-        let eight = system(8, Protocol::McIpc, SEED);
+        let eight = system(8, GateProtocol::McIpc, SEED);
         assert_eq!(counts(&eight), [2, 3, 7, 6]);
         assert_eq!(eight.tasks.len(), 14 + 80);
     }
@@ -937,9 +924,9 @@ mod tests {
     /// 8 ms.
     #[test]
     fn the_predicted_bounds_are_the_papers() {
-        assert_eq!(paper_bound(Protocol::McIpc), ms(18));
-        assert_eq!(paper_bound(Protocol::FifoIpc), ms(28));
-        assert_eq!(paper_bound(Protocol::PrioIpc), ms(8));
+        assert_eq!(paper_bound(GateProtocol::McIpc), ms(18));
+        assert_eq!(paper_bound(GateProtocol::FifoIpc), ms(28));
+        assert_eq!(paper_bound(GateProtocol::PrioIpc), ms(8));
         // The analysis of the file gives T1 the same.
         assert_eq!(bounds(&study()).unwrap(), [ms(18), ms(28), ms(8)]);
     }
@@ -954,7 +941,7 @@ mod tests {
             &study,
             &bounds,
             1,
-            Protocol::McIpc,
+            GateProtocol::McIpc,
             Duration::from_secs(1),
             SEED,
         )
@@ -966,7 +953,7 @@ mod tests {
         assert_eq!(r.unfinished, None);
     }
 
-    fn result(protocol: Protocol, phase: usize, delay: Duration) -> PhaseResult {
+    fn result(protocol: GateProtocol, phase: usize, delay: Duration) -> PhaseResult {
         PhaseResult {
             phase,
             name: format!("phase {phase}"),

@@ -17,7 +17,7 @@
 //!   `3 * 10^6 + 1` units of 13 ns, and C1 stays masked for 39 ms, 29 ms into R1's slot:
 //!   T1's job of 5.0 s is late by as much.
 
-use bulwark_analysis::mc_ipc::Protocol;
+use bulwark_analysis::mc_ipc::GateProtocol;
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::cluster::{run as run_cluster, ClusterOutcome, Config, GateKind, PrunedRequests};
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
@@ -114,13 +114,13 @@ pub fn run_study(study: &McIpcSystem, seed: u64) -> Result<RunResult, LabError> 
     let config: Config = machine_config(
         study,
         None,
-        GateKind::McIpc,
+        GateKind::Protocol(GateProtocol::McIpc),
         PrunedRequests::TransferToBackground,
         seed,
     );
     let outcome = run_cluster(&config, Instant::ZERO.saturating_add(LENGTH))
         .map_err(|e| LabError::Components(format!("{FILE}: {e}")))?;
-    let phase = summarise(0, Protocol::McIpc, &config, &outcome);
+    let phase = summarise(0, GateProtocol::McIpc, &config, &outcome);
     // Terminated at TERMINATION, the rogue runs no more after it.
     let rogue_time = outcome
         .executed
@@ -144,7 +144,7 @@ pub fn without_group(study: &McIpcSystem) -> Result<McIpcSystem, LabError> {
 
 fn run() -> Result<ExperimentReport, LabError> {
     let study = system()?;
-    let bound = bound_of(&bounds(&study)?, Protocol::McIpc);
+    let bound = bound_of(&bounds(&study)?, GateProtocol::McIpc);
     let grouped = run_study(&study, SEED)?;
     let baseline = run_study(&without_group(&study)?, SEED)?;
     let quota = study.groups.first().map_or(Duration::ZERO, |g| g.quota);
@@ -192,7 +192,7 @@ pub fn checks(
             expected: format!(
                 "T1 <= {} (the paper's {}); 0 invocations over",
                 millis(bound),
-                millis(paper_bound(Protocol::McIpc))
+                millis(paper_bound(GateProtocol::McIpc))
             ),
             measured: format!(
                 "T1 worst {} over {} invocations; {} over",
@@ -200,7 +200,7 @@ pub fn checks(
                 t1.delays.len(),
                 t1.over_theorem
             ),
-            pass: bound == paper_bound(Protocol::McIpc)
+            pass: bound == paper_bound(GateProtocol::McIpc)
                 && t1.max_delay() <= bound
                 && t1.over_theorem == 0
                 && t1.delays.len() + 1 >= t1.jobs,
@@ -382,7 +382,7 @@ mod tests {
                 TERMINATION.saturating_add(Duration::from_nanos(39_000_013))
             )
         );
-        let bound = bound_of(&bounds(&study).unwrap(), Protocol::McIpc);
+        let bound = bound_of(&bounds(&study).unwrap(), GateProtocol::McIpc);
         let quota = study.groups[0].quota;
         for check in checks(bound, quota, &grouped, &baseline) {
             assert!(check.pass, "{check:?}");

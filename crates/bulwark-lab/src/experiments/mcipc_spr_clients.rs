@@ -16,7 +16,7 @@
 //!   the operation in service, within their own Theorem 1 bound.)
 //! - the flooder's exhaustions abort its pending requests, as MC-IPC's platform must.
 
-use bulwark_analysis::mc_ipc::Protocol;
+use bulwark_analysis::mc_ipc::GateProtocol;
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::cluster::{run as run_cluster, ClusterOutcome};
 use bulwark_spec::mc_ipc_toml::{McIpcSystem, ReservationKind};
@@ -87,10 +87,17 @@ pub fn run_phases(study: &McIpcSystem, seed: u64) -> Result<Vec<PhaseRun>, LabEr
     let bounds = bounds(study)?;
     (1..=study.phases.len())
         .map(|phase| {
-            let config = system(study, phase, Protocol::McIpc, seed);
+            let config = system(study, phase, GateProtocol::McIpc, seed);
             let outcome = run_cluster(&config, Instant::ZERO.saturating_add(LENGTH))
                 .map_err(|e| LabError::Components(format!("{FILE}: phase {phase}: {e}")))?;
-            let result = phase_result(study, &bounds, phase, Protocol::McIpc, &config, &outcome);
+            let result = phase_result(
+                study,
+                &bounds,
+                phase,
+                GateProtocol::McIpc,
+                &config,
+                &outcome,
+            );
             Ok(PhaseRun { result, outcome })
         })
         .collect()
@@ -116,7 +123,7 @@ pub fn flood(study: &McIpcSystem, runs: &[PhaseRun], phase: usize) -> Option<Flo
 
 fn run() -> Result<ExperimentReport, LabError> {
     let study = study()?;
-    let bound = bound_of(&bounds(&study)?, Protocol::McIpc);
+    let bound = bound_of(&bounds(&study)?, GateProtocol::McIpc);
     let runs = run_phases(&study, SEED)?;
     let flooder = flood(&study, &runs, FLOOD_PHASE);
     Ok(report(bound, &runs, flooder))
@@ -153,7 +160,7 @@ pub fn checks(bound: Duration, runs: &[PhaseRun], flooder: Option<Flood>) -> Vec
             expected: format!(
                 "T1 <= {} (the paper's {}) in all 8 phases; 0 invocations over",
                 millis(bound),
-                millis(paper_bound(Protocol::McIpc))
+                millis(paper_bound(GateProtocol::McIpc))
             ),
             measured: format!(
                 "{} phases, T1 worst {}, {over} over, {unfinished} unfinished; {over_theorem} \
@@ -162,7 +169,7 @@ pub fn checks(bound: Duration, runs: &[PhaseRun], flooder: Option<Flood>) -> Vec
                 millis(worst)
             ),
             pass: runs.len() == 8
-                && bound == paper_bound(Protocol::McIpc)
+                && bound == paper_bound(GateProtocol::McIpc)
                 && over == 0
                 && unfinished == 0
                 && over_theorem == 0,
@@ -292,7 +299,7 @@ mod tests {
     #[test]
     fn the_checks_hold_and_can_fail() {
         let study = study().unwrap();
-        let bound = bound_of(&bounds(&study).unwrap(), Protocol::McIpc);
+        let bound = bound_of(&bounds(&study).unwrap(), GateProtocol::McIpc);
         let runs = run_phases(&study, SEED).unwrap();
         let flooder = flood(&study, &runs, FLOOD_PHASE);
         let passed = checks(bound, &runs, flooder);

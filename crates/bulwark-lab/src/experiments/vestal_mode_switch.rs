@@ -19,7 +19,7 @@
 //! every invocation of `H` drains at most `(1 + 2 m_k K) L^H = 10 ms` (Theorem 1 at the high
 //! level, the bound section VII sizes `e^H` with).
 
-use bulwark_analysis::mc_ipc::invocation_budget_bound;
+use bulwark_analysis::mc_ipc::{invocation_budget_bound, GateProtocol};
 use bulwark_core::reservation::clustered::{
     ClusterConfig, Mode, ReservationId, ReservationKind, Sporadic, SporadicOrder,
 };
@@ -121,7 +121,7 @@ pub fn system(seed: u64) -> Config {
             cluster(vec![sporadic(10, 20, 10), sporadic(10, 40, 5)]),
         ],
         servers: vec![ServerConfig {
-            gate: GateKind::McIpc,
+            gate: GateKind::Protocol(GateProtocol::McIpc),
             max_operation: L_HIGH,
         }],
         tasks: vec![

@@ -9,7 +9,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use bulwark_core::ipc::mc_ipc::{Aborted, Client, GateError};
-use bulwark_core::ipc::{FifoGate, IpcGate, McIpcGate, PrioGate};
+use bulwark_core::ipc::{FifoGate, GateProtocol, IpcGate, McIpcGate, PrioGate};
 use bulwark_core::reclaim::ReclaimError;
 use bulwark_core::reservation::clustered::{ClusteredScheduler, Mode, ReservationId};
 use bulwark_core::{
@@ -287,9 +287,15 @@ impl Machine {
             .iter()
             .map(|s| ServerRun {
                 gate: match s.gate {
-                    GateKind::McIpc => Gate::McIpc(McIpcGate::new(capacity, &cores)),
-                    GateKind::Fifo => Gate::Other(Box::new(FifoGate::new(capacity))),
-                    GateKind::Prio => Gate::Other(Box::new(PrioGate::new(capacity))),
+                    GateKind::Protocol(GateProtocol::McIpc) => {
+                        Gate::McIpc(McIpcGate::new(capacity, &cores))
+                    }
+                    GateKind::Protocol(GateProtocol::FifoIpc) => {
+                        Gate::Other(Box::new(FifoGate::new(capacity)))
+                    }
+                    GateKind::Protocol(GateProtocol::PrioIpc) => {
+                        Gate::Other(Box::new(PrioGate::new(capacity)))
+                    }
                     GateKind::Custom(build) => Gate::Other(build(capacity, &cores)),
                 },
                 serving: None,

@@ -63,6 +63,7 @@ pub use crate::Timing;
 pub use machine::{Stretch, Worker};
 
 use bulwark_core::ipc::mc_ipc::GateError;
+pub use bulwark_core::ipc::GateProtocol;
 use bulwark_core::ipc::IpcGate;
 use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::reservation::clustered::{
@@ -160,12 +161,10 @@ pub use bulwark_spec::mc_ipc_toml::ReclaimCost;
 /// Which IPC protocol a server's gate implements.
 #[derive(Clone, Copy, Debug)]
 pub enum GateKind {
-    /// [`McIpcGate`](bulwark_core::ipc::McIpcGate): the MC-IPC protocol of Fig. 1.
-    McIpc,
-    /// [`FifoGate`](bulwark_core::ipc::FifoGate): one FIFO queue (FIFO-IPC).
-    Fifo,
-    /// [`PrioGate`](bulwark_core::ipc::PrioGate): one priority queue (PRIO-IPC).
-    Prio,
+    /// The gate of one of the paper's protocols: [`McIpcGate`](bulwark_core::ipc::McIpcGate)
+    /// (Fig. 1), [`FifoGate`](bulwark_core::ipc::FifoGate) or
+    /// [`PrioGate`](bulwark_core::ipc::PrioGate).
+    Protocol(GateProtocol),
     /// Any other gate, built from the number of tasks (the client ids are `0..tasks`) and the
     /// cores of each cluster.
     Custom(fn(usize, &[usize]) -> Box<dyn IpcGate>),

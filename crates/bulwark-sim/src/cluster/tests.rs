@@ -81,7 +81,7 @@ fn config(clusters: Vec<ClusterConfig>, gate: GateKind, tasks: Vec<TaskConfig>) 
 fn lone_client() -> Config {
     config(
         vec![cluster(&[(8, 10, 1)])],
-        GateKind::McIpc,
+        GateKind::Protocol(GateProtocol::McIpc),
         vec![task(
             0,
             0,
@@ -128,7 +128,7 @@ fn a_waiting_reservation_idles_and_lends_its_core() {
             cluster(&[(20, 100, 2), (20, 100, 1)]),
             cluster(&[(20, 100, 1)]),
         ],
-        GateKind::Fifo,
+        GateKind::Protocol(GateProtocol::FifoIpc),
         vec![
             task(0, 0, 1, 100, vec![invoke(4), Step::SleepUntilNextPeriod]),
             task(0, 1, 0, 100, vec![compute(10), Step::SleepUntilNextPeriod]),
@@ -171,7 +171,7 @@ fn a_waiting_reservation_idles_and_lends_its_core() {
 fn exhaustion_scenario(pruned: PrunedRequests) -> ClusterOutcome {
     let mut c = config(
         vec![cluster(&[(30, 100, 1)]), cluster(&[(3, 20, 1)])],
-        GateKind::McIpc,
+        GateKind::Protocol(GateProtocol::McIpc),
         vec![
             task(0, 0, 0, 100, vec![invoke(10), Step::SleepUntilNextPeriod]),
             task(1, 0, 1, 100, vec![invoke(2), Step::SleepUntilNextPeriod]),
@@ -238,7 +238,7 @@ fn a_pruned_request_may_be_served_from_the_background_queue() {
 fn runs_are_deterministic() {
     let mut c = config(
         vec![cluster(&[(6, 20, 2), (6, 15, 1)]), cluster(&[(9, 30, 1)])],
-        GateKind::McIpc,
+        GateKind::Protocol(GateProtocol::McIpc),
         vec![
             task(
                 0,
@@ -295,7 +295,7 @@ fn configurations_are_checked() {
     let good = || {
         config(
             vec![cluster(&[(3, 10, 1)])],
-            GateKind::Prio,
+            GateKind::Protocol(GateProtocol::PrioIpc),
             vec![task(0, 0, 0, 10, vec![invoke(2)])],
         )
     };
@@ -340,7 +340,7 @@ fn a_mode_switch_aborts_and_reissues_the_requests_of_demoted_reservations() {
     cluster_0.reservations.push(ReservationKind::Sporadic(h));
     let c = config(
         vec![cluster_0, cluster(&[(30, 100, 1)])],
-        GateKind::McIpc,
+        GateKind::Protocol(GateProtocol::McIpc),
         vec![
             task(1, 0, 0, 100, vec![invoke(10), Step::SleepUntilNextPeriod]),
             task(0, 0, 1, 100, vec![invoke(10), Step::SleepUntilNextPeriod]),
@@ -489,7 +489,7 @@ fn rogue_on_a_partitioned_core(quota: Option<u64>) -> Config {
             vec![Step::Terminate { task: 1 }, Step::SleepUntilNextPeriod],
         ),
     ];
-    let mut c = config(clusters, GateKind::McIpc, tasks);
+    let mut c = config(clusters, GateKind::Protocol(GateProtocol::McIpc), tasks);
     c.groups = quota.map_or_else(Vec::new, |q| vec![GroupConfig { quota: d(q) }]);
     c.reclaim = ReclaimCost {
         clock_hz: 1_000_000_000,
@@ -553,7 +553,7 @@ fn a_terminated_clients_request_leaves_the_gate() {
     two_cores.cores = 2;
     let mut c = config(
         vec![two_cores],
-        GateKind::McIpc,
+        GateKind::Protocol(GateProtocol::McIpc),
         vec![
             task(0, 0, 0, 100, vec![invoke(5), Step::SleepUntilNextPeriod]),
             task(0, 1, 0, 100, vec![invoke(5), Step::SleepUntilNextPeriod]),

@@ -39,6 +39,7 @@
 
 mod engine;
 
+pub use bulwark_core::ipc::CpiProtocol;
 use bulwark_core::{Duration, Instant, Priority};
 
 pub use crate::Timing;
@@ -51,19 +52,6 @@ pub enum Step {
     Execute(Duration),
     /// Call the CPI at this index of [`ComponentSystemConfig::cpis`] and wait for the reply.
     Request(usize),
-}
-
-/// A CPI's protocol, with the priority its threads run at settled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CpiProtocol {
-    /// Priority propagation (Fig. 5).
-    Propagated,
-    /// The priority inheritance protocol with nesting (Fig. 4).
-    Inherited,
-    /// One thread at the ceiling (IPCP).
-    Ipcp,
-    /// One thread at the maximum priority (NPCS).
-    Npcs,
 }
 
 /// A periodic task originating in an active component.

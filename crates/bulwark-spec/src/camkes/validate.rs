@@ -9,7 +9,7 @@ use bulwark_core::{Duration, Priority};
 use super::parser::{Assembly, ComponentType, File, Name, Setting, Value};
 use crate::component::{
     self, assign_requestors, Component, ComponentKind, ComponentSystem, Connection, ConnectionId,
-    Cpi, CpiId, ProcedureStep, Protocol, ReservationField, Task, TaskReservation, MAX_REQUESTOR,
+    Cpi, CpiId, CpiProtocol, ProcedureStep, ReservationField, Task, TaskReservation, MAX_REQUESTOR,
     MAX_THREADS,
 };
 use crate::diagnostic::{Source, SpecError};
@@ -84,7 +84,7 @@ struct Config<'f> {
 
 #[derive(Default)]
 struct CpiConfig<'f> {
-    protocol: Option<Protocol>,
+    protocol: Option<CpiProtocol>,
     priority: Option<Priority>,
     threads: Option<u32>,
     body: Option<&'f Setting>,
@@ -716,14 +716,14 @@ impl<'f> Checker<'_> {
         }
     }
 
-    fn protocol(&mut self, setting: &Setting) -> Option<Protocol> {
+    fn protocol(&mut self, setting: &Setting) -> Option<CpiProtocol> {
         const HELP: &str = "allowed: \"propagated\", \"inherited\", \"fixed\" \
              (fixed with <interface>_priority = 255 is NPCS)";
         let Value::Text(text) = &setting.value else {
             self.wrong_kind(setting, "a protocol in quotes", HELP);
             return None;
         };
-        let protocol = Protocol::from_name(text);
+        let protocol = CpiProtocol::from_name(text);
         if protocol.is_none() {
             self.report(
                 setting.value_span.clone(),

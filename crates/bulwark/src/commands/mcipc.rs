@@ -3,17 +3,16 @@
 
 use std::process::ExitCode;
 
-use bulwark_analysis::mc_ipc::Protocol;
+use bulwark_analysis::mc_ipc::GateProtocol;
 use bulwark_core::Duration;
 use bulwark_lab::experiments::mcipc_case_study::{
-    bounds, case_study, expected_over, figures, protocol_name, run_phase_with, PhaseResult,
-    PROTOCOLS, SEED,
+    bounds, case_study, expected_over, figures, run_phase_with, PhaseResult, PROTOCOLS, SEED,
 };
 use bulwark_sim::trace::Trace;
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 use serde_json::json;
 
-use crate::cli::{CaseStudyArgs, IpcProtocol};
+use crate::cli::CaseStudyArgs;
 use crate::diagnostics;
 use crate::output::{out, outln};
 use crate::table;
@@ -45,11 +44,9 @@ pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<Exi
             }
         },
     };
-    let protocols: Vec<Protocol> = match args.protocol {
+    let protocols: Vec<GateProtocol> = match args.protocol {
         None => PROTOCOLS.to_vec(),
-        Some(IpcProtocol::Mc) => vec![Protocol::McIpc],
-        Some(IpcProtocol::Fifo) => vec![Protocol::FifoIpc],
-        Some(IpcProtocol::Prio) => vec![Protocol::PrioIpc],
+        Some(protocol) => vec![protocol],
     };
     let phases: Vec<usize> = match args.phase {
         // A system without phases runs once, as given (phase 0).
@@ -103,7 +100,7 @@ pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<Exi
             .iter()
             .map(|r| {
                 json!({
-                    "protocol": protocol_name(r.protocol),
+                    "protocol": r.protocol.label(),
                     "phase": r.phase,
                     "name": r.name,
                     "bound_ns": r.bound.as_nanos(),
@@ -155,7 +152,7 @@ fn cell(r: &PhaseResult) -> String {
 
 fn render(
     results: &[PhaseResult],
-    protocols: &[Protocol],
+    protocols: &[GateProtocol],
     phases: &[usize],
     length: Duration,
 ) -> String {
@@ -165,7 +162,7 @@ fn render(
             .iter()
             .find(|r| r.protocol == p)
             .map_or(Duration::MAX, |r| r.bound);
-        header.push(format!("{} (bound {})", protocol_name(p), millis(bound)));
+        header.push(format!("{} (bound {})", p.label(), millis(bound)));
     }
     let rows: Vec<Vec<String>> = phases
         .iter()
@@ -206,7 +203,7 @@ fn reclamation(results: &[PhaseResult]) -> String {
         .map(|r| {
             let done = r.reclaimed;
             vec![
-                protocol_name(r.protocol).to_string(),
+                r.protocol.label().to_string(),
                 format!("{}: {}", r.phase, r.name),
                 done.created.to_string(),
                 done.refused.to_string(),

@@ -5,10 +5,10 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use bulwark_analysis::mc_ipc::{analyse, McIpcBounds, Protocol};
+use bulwark_analysis::mc_ipc::{analyse, GateProtocol, McIpcBounds};
 use bulwark_core::Duration;
 use bulwark_lab::mc_ipc_system::analysis_system;
-use bulwark_spec::mc_ipc_toml::{self, McIpcSystem, ReservationKind};
+use bulwark_spec::mc_ipc_toml::{McIpcSystem, ReservationKind};
 use bulwark_spec::FileKind;
 use serde_json::{json, Value};
 
@@ -28,14 +28,6 @@ pub fn load(file: &Path) -> Option<Result<McIpcSystem, bulwark_spec::Diagnostics
     }
 }
 
-fn protocol(p: mc_ipc_toml::Protocol) -> Protocol {
-    match p {
-        mc_ipc_toml::Protocol::McIpc => Protocol::McIpc,
-        mc_ipc_toml::Protocol::FifoIpc => Protocol::FifoIpc,
-        mc_ipc_toml::Protocol::PrioIpc => Protocol::PrioIpc,
-    }
-}
-
 /// What the file provisions for a reservation per cycle or period: a sporadic budget, or the
 /// total length of a partition's slots.
 fn provisioned(kind: &ReservationKind) -> Duration {
@@ -47,17 +39,9 @@ fn provisioned(kind: &ReservationKind) -> Duration {
     }
 }
 
-fn protocol_name(p: Protocol) -> &'static str {
-    match p {
-        Protocol::McIpc => "MC-IPC",
-        Protocol::FifoIpc => "FIFO-IPC",
-        Protocol::PrioIpc => "PRIO-IPC",
-    }
-}
-
 /// Prints the bounds; exit 1 when a reservation provisions less than its sized budget.
 pub fn analyze(system: &McIpcSystem, json: bool) -> Result<ExitCode, String> {
-    let sizing = system.protocol.map_or(Protocol::McIpc, protocol);
+    let sizing = system.protocol.unwrap_or(GateProtocol::McIpc);
     let bounds = analyse(&analysis_system(system), sizing).map_err(|e| format!("{e:?}"))?;
     let short: Vec<bool> = system
         .reservations
@@ -142,7 +126,7 @@ fn render(system: &McIpcSystem, bounds: &McIpcBounds, short: &[bool]) -> String 
         .collect();
     out.push_str(&format!(
         "\nbudgets sized for {} (e_i + sum_q N_iq x bound; section VII's low and high levels):\n",
-        protocol_name(bounds.protocol)
+        bounds.protocol.label()
     ));
     out.push_str(&table::render(
         &["reservation", "low", "high", "provisioned", "verdict"],
@@ -185,7 +169,7 @@ fn to_json(system: &McIpcSystem, bounds: &McIpcBounds, short: &[bool]) -> Value 
         })
         .collect();
     json!({
-        "protocol": protocol_name(bounds.protocol),
+        "protocol": bounds.protocol.label(),
         "reservations": reservations,
     })
 }

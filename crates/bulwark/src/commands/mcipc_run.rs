@@ -4,12 +4,10 @@
 
 use std::process::ExitCode;
 
-use bulwark_analysis::mc_ipc::Protocol;
+use bulwark_analysis::mc_ipc::GateProtocol;
 use bulwark_core::{Duration, Instant};
-use bulwark_lab::experiments::mcipc_case_study::{
-    bounds, phase_result, protocol_name, system, PhaseResult, SEED,
-};
-use bulwark_spec::mc_ipc_toml::{McIpcSystem, Protocol as FileProtocol};
+use bulwark_lab::experiments::mcipc_case_study::{bounds, phase_result, system, PhaseResult, SEED};
+use bulwark_spec::mc_ipc_toml::McIpcSystem;
 use serde_json::{json, Value};
 
 use crate::cli::RunArgs;
@@ -42,11 +40,7 @@ pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, Stri
              --trace` draws the simulated run)"
         ));
     }
-    let protocol = match named {
-        FileProtocol::McIpc => Protocol::McIpc,
-        FileProtocol::FifoIpc => Protocol::FifoIpc,
-        FileProtocol::PrioIpc => Protocol::PrioIpc,
-    };
+    let protocol = named;
     let seed = args.seed.unwrap_or(SEED);
     let length = args.until.unwrap_or(PHASE_LENGTH);
     let bounds = bounds(study).map_err(|e| format!("{file}: {e}"))?;
@@ -98,7 +92,7 @@ pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, Stri
             .iter()
             .map(|run| {
                 let mut document = json!({
-                    "protocol": protocol_name(protocol),
+                    "protocol": protocol.label(),
                     "phase": run.host.phase,
                     "name": run.host.name,
                     "bound_ns": run.host.bound.as_nanos(),
@@ -127,7 +121,7 @@ fn worst(result: &PhaseResult) -> String {
     format!("{unfinished}{}", result.max_delay())
 }
 
-fn render(runs: &[Phase], protocol: Protocol, length: Duration, core: usize) -> String {
+fn render(runs: &[Phase], protocol: GateProtocol, length: Duration, core: usize) -> String {
     let compared = runs.iter().any(|r| r.simulated.is_some());
     let rows: Vec<Vec<String>> = runs
         .iter()
@@ -165,7 +159,7 @@ fn render(runs: &[Phase], protocol: Protocol, length: Duration, core: usize) -> 
         "MC-IPC system on core {core} of this machine under {}: T1's delay at its server \
          (bound {bound}), {length} per phase; '>' marks a request still waiting when the phase \
          ended\n",
-        protocol_name(protocol)
+        protocol.label()
     );
     out.push_str(&table::render(&header, &rows));
     out

@@ -2,11 +2,10 @@
 //! (phase k from `(k - 1) x --until`), under the protocol the file names, one row per task
 //! and a track per core across clusters; a server's operation is drawn as its client's time.
 
-use bulwark_analysis::mc_ipc::Protocol as AnalysisProtocol;
 use bulwark_core::{Duration, Instant};
 use bulwark_lab::experiments::mcipc_case_study::SEED;
 use bulwark_sim::trace::Trace;
-use bulwark_spec::mc_ipc_toml::{McIpcSystem, Protocol};
+use bulwark_spec::mc_ipc_toml::{GateProtocol, McIpcSystem};
 
 use crate::cli::SimulateArgs;
 
@@ -15,14 +14,9 @@ use crate::cli::SimulateArgs;
 pub fn write(
     study: &McIpcSystem,
     traces: Vec<Trace>,
-    protocol: Protocol,
+    protocol: GateProtocol,
     args: &SimulateArgs,
 ) -> Result<(), String> {
-    let protocol = match protocol {
-        Protocol::McIpc => AnalysisProtocol::McIpc,
-        Protocol::FifoIpc => AnalysisProtocol::FifoIpc,
-        Protocol::PrioIpc => AnalysisProtocol::PrioIpc,
-    };
     let length = args.until.unwrap_or(Duration::from_secs(10));
     let phases = traces.len();
     let mut trace = Trace::default();
@@ -66,10 +60,7 @@ pub fn write(
     super::exports::write(
         args,
         super::exports::Recorded {
-            policy: format!(
-                "clustered reservations ({})",
-                bulwark_lab::experiments::mcipc_case_study::protocol_name(protocol)
-            ),
+            policy: format!("clustered reservations ({})", protocol.label()),
             seed: SEED,
             until,
             // A task's row sits under its cluster's first core: it runs on any of them.

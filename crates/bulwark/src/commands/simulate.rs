@@ -178,11 +178,10 @@ fn summary(o: &Outcome) -> String {
 /// `--until` (default 10 s, that command's default phase length). An invalid file is reported
 /// by that command, located.
 fn mc_ipc(
-    protocol: Option<bulwark_spec::mc_ipc_toml::Protocol>,
+    protocol: Option<bulwark_spec::mc_ipc_toml::GateProtocol>,
     args: &SimulateArgs,
 ) -> Result<ExitCode, String> {
-    use crate::cli::{CaseStudyArgs, IpcProtocol};
-    use bulwark_spec::mc_ipc_toml::Protocol;
+    use crate::cli::CaseStudyArgs;
     if args.jobs.is_some() {
         eprintln!(
             "error: {}: --jobs is not available for MC-IPC systems (their jobs are summarised \
@@ -201,11 +200,6 @@ fn mc_ipc(
         );
         return Ok(crate::exit::bad_input());
     }
-    let protocol = protocol.map(|p| match p {
-        Protocol::McIpc => IpcProtocol::Mc,
-        Protocol::FifoIpc => IpcProtocol::Fifo,
-        Protocol::PrioIpc => IpcProtocol::Prio,
-    });
     let case_study = CaseStudyArgs {
         protocol,
         phase: None,
