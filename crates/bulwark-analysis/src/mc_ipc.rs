@@ -59,7 +59,9 @@
 //! Durations are `u64` nanoseconds; every function here uses checked arithmetic and returns
 //! `None` (or [`McIpcError::Overflow`]) when a product or sum leaves that range.
 
+pub use bulwark_core::criticality::{Criticality, PerCriticality};
 pub use bulwark_core::ipc::GateProtocol;
+pub use bulwark_core::reservation::clustered::Slot;
 use bulwark_core::{Duration, Priority};
 
 /// Theorem 1 (section IV-B): the budget a reservation in a cluster of `cluster_cores` (`m_k`)
@@ -137,44 +139,6 @@ fn sized_budget(
             invocation_budget_bound(cluster_cores, server.clusters, server.operation_length)?;
         budget.checked_add(bound.checked_mul(server.invocations)?)
     })
-}
-
-/// A criticality level of Vestal's model with two levels (section VII).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Criticality {
-    /// Low criticality: analysed with the low-assurance estimates, demoted in
-    /// high-criticality mode.
-    Low,
-    /// High criticality: provisioned with the high-assurance estimates.
-    High,
-}
-
-/// A value at each of the two criticality levels (section VII): the low-assurance estimate and
-/// the high-assurance one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PerCriticality<T> {
-    /// The value at the low level of assurance (superscript `L`).
-    pub low: T,
-    /// The value at the high level of assurance (superscript `H`).
-    pub high: T,
-}
-
-impl<T: Copy> PerCriticality<T> {
-    /// The same value at both levels.
-    pub const fn uniform(value: T) -> Self {
-        PerCriticality {
-            low: value,
-            high: value,
-        }
-    }
-
-    /// The value at `criticality`.
-    pub fn at(&self, criticality: Criticality) -> T {
-        match criticality {
-            Criticality::Low => self.low,
-            Criticality::High => self.high,
-        }
-    }
 }
 
 /// One server's share of a reservation's budget under Vestal's model (section VII).
@@ -290,28 +254,6 @@ impl Server {
             high: Some(high),
         };
         self
-    }
-}
-
-/// A slot `[start, end)` of a table-driven reservation, as offsets into the cycle `H` that all
-/// table-driven reservations share (section III).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Slot {
-    /// The slot's first instant, from the start of the cycle.
-    pub start: Duration,
-    /// The end of the slot (excluded), from the start of the cycle.
-    pub end: Duration,
-}
-
-impl Slot {
-    /// `[start, end)`.
-    pub const fn new(start: Duration, end: Duration) -> Self {
-        Slot { start, end }
-    }
-
-    /// True if the two slots share an instant.
-    pub fn overlaps(self, other: Slot) -> bool {
-        self.start < other.end && other.start < self.end
     }
 }
 

@@ -15,6 +15,7 @@ extern crate alloc;
 
 pub mod bandwidth;
 pub mod bitmap;
+pub mod criticality;
 pub mod edf;
 pub mod error;
 pub mod fixed_priority;

@@ -18,9 +18,7 @@
 //! - a flooding task invokes its first invocation's server back to back, computing the
 //!   file's `flood-gap` between two invocations, and never sleeps.
 
-use bulwark_analysis::mc_ipc::{
-    self, Client, Cluster, ClusterId, PerCriticality, Server, ServerId, System,
-};
+use bulwark_analysis::mc_ipc::{Client, Cluster, ClusterId, Server, ServerId, System};
 use bulwark_core::reservation::clustered::{
     ClusterConfig, Replenishment as MachineReplenishment, ReservationId,
     ReservationKind as MachineReservation, Slot, Sporadic, SporadicOrder,
@@ -116,12 +114,11 @@ pub fn machine_config(
     for r in &system.reservations {
         let kind = match &r.kind {
             ReservationKind::TableDriven { slots } => {
-                let slots: Vec<Slot> = slots.iter().map(|s| Slot::new(s.start, s.end)).collect();
                 let cores = &mut core_slots[r.cluster];
                 let free = |taken: &Vec<Slot>| {
                     slots
                         .iter()
-                        .all(|s| taken.iter().all(|t| s.end <= t.start || t.end <= s.start))
+                        .all(|slot| taken.iter().all(|other| !slot.overlaps(*other)))
                 };
                 let core = cores.iter().position(free).unwrap_or(0);
                 if let Some(taken) = cores.get_mut(core) {
@@ -130,7 +127,7 @@ pub fn machine_config(
                 MachineReservation::TimePartition {
                     core,
                     priority: r.priority,
-                    slots,
+                    slots: slots.clone(),
                 }
             }
             ReservationKind::Sporadic {
@@ -269,10 +266,6 @@ fn order_of(reservations: &[MachineReservation]) -> SporadicOrder {
 /// The analysis's view of a file, one to one (as `bulwark_spec::mc_ipc_toml` documents):
 /// clusters, servers, and a client per reservation with its slots and invocations.
 pub fn analysis_system(system: &McIpcSystem) -> System {
-    let level = |p: bulwark_spec::mc_ipc_toml::PerCriticality<Duration>| PerCriticality {
-        low: p.low,
-        high: p.high,
-    };
     System {
         clusters: system
             .clusters
@@ -284,26 +277,19 @@ pub fn analysis_system(system: &McIpcSystem) -> System {
             .iter()
             .map(|s| Server {
                 name: s.name.clone(),
-                operation_length: level(s.operation_length),
-                invoking_clusters: PerCriticality {
-                    low: s.invoking_clusters.low,
-                    high: s.invoking_clusters.high,
-                },
+                operation_length: s.operation_length,
+                invoking_clusters: s.invoking_clusters,
             })
             .collect(),
         clients: system
             .reservations
             .iter()
             .map(|r| {
-                let criticality = match r.criticality {
-                    Criticality::Low => mc_ipc::Criticality::Low,
-                    Criticality::High => mc_ipc::Criticality::High,
-                };
                 let mut client = Client::new(
                     r.name.clone(),
                     ClusterId(r.cluster),
                     r.priority,
-                    criticality,
+                    r.criticality,
                     r.execution.low,
                 )
                 .with_executions(r.execution.low, r.execution.high);
@@ -311,11 +297,7 @@ pub fn analysis_system(system: &McIpcSystem) -> System {
                     client = client.invoking(ServerId(i.server), i.count);
                 }
                 if let ReservationKind::TableDriven { slots } = &r.kind {
-                    let slots: Vec<mc_ipc::Slot> = slots
-                        .iter()
-                        .map(|s| mc_ipc::Slot::new(s.start, s.end))
-                        .collect();
-                    client = client.in_slots(&slots);
+                    client = client.in_slots(slots);
                 }
                 client
             })

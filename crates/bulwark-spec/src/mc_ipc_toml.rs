@@ -181,10 +181,11 @@
 //! what is wrong and what is allowed.
 //!
 //! For `bulwark_analysis::mc_ipc::analyse`, the model maps one to one: a [`Cluster`] to its
-//! `Cluster`, a [`Server`] to its `Server` (same `PerCriticality` fields), a [`Reservation`]
-//! to a `Client` (cluster and servers by index, `ClusterId` and `ServerId`; the slots of a
-//! [`ReservationKind::TableDriven`] reservation, none for a sporadic one); both use the one
-//! [`GateProtocol`]. The sporadic budgets and periods and the cycle are not inputs of the
+//! `Cluster`, a [`Server`] to its `Server`, a [`Reservation`] to a `Client` (cluster and
+//! servers by index, `ClusterId` and `ServerId`; the slots of a
+//! [`ReservationKind::TableDriven`] reservation, none for a sporadic one). The file, the
+//! analysis and the kernel share one [`Criticality`], [`PerCriticality`], [`Slot`] and
+//! [`GateProtocol`] (from `bulwark_core`), so the values pass through unconverted. The sporadic budgets and periods and the cycle are not inputs of the
 //! bounds: they say what the file provisions, to set beside the budgets the analysis sizes.
 //! Nor are the replenishment rules, tasks, phases, groups and reclamation costs: they say
 //! what a simulation of the case study runs.
@@ -194,8 +195,10 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Range;
 
+pub use bulwark_core::criticality::{Criticality, PerCriticality};
 pub use bulwark_core::ipc::GateProtocol;
 use bulwark_core::reclaim::ObjectKind;
+pub use bulwark_core::reservation::clustered::Slot;
 use bulwark_core::{Duration, Priority};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
@@ -532,33 +535,6 @@ impl Replenishment {
     }
 }
 
-/// A slot `[start, end)` of a table-driven reservation, as offsets into the cycle `H`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Slot {
-    /// The slot's first instant, from the start of the cycle.
-    pub start: Duration,
-    /// The end of the slot (excluded), after `start` and at most `H`.
-    pub end: Duration,
-}
-
-impl Slot {
-    /// `[start, end)`.
-    pub const fn new(start: Duration, end: Duration) -> Self {
-        Slot { start, end }
-    }
-
-    /// True if the two slots share an instant.
-    pub fn overlaps(self, other: Slot) -> bool {
-        self.start < other.end && other.start < self.end
-    }
-}
-
-impl fmt::Display for Slot {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[{}, {})", self.start, self.end)
-    }
-}
-
 /// `N_iq`: a reservation's task invokes a server at most `count` times per job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Invocation {
@@ -566,65 +542,6 @@ pub struct Invocation {
     pub server: usize,
     /// The most invocations per job.
     pub count: u64,
-}
-
-/// A criticality level of Vestal's model with two levels (section VII).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Criticality {
-    /// Low criticality (`"low"`): analysed with the low-assurance estimates.
-    Low,
-    /// High criticality (`"high"`): provisioned with the high-assurance estimates.
-    High,
-}
-
-impl Criticality {
-    /// The values a file may use.
-    pub const NAMES: [&'static str; 2] = ["low", "high"];
-
-    /// The level a value names.
-    pub fn from_name(name: &str) -> Option<Criticality> {
-        match name {
-            "low" => Some(Criticality::Low),
-            "high" => Some(Criticality::High),
-            _ => None,
-        }
-    }
-
-    /// The value a file writes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Criticality::Low => "low",
-            Criticality::High => "high",
-        }
-    }
-}
-
-/// A value at each of the two criticality levels: the low-assurance estimate and the
-/// high-assurance one (section VII), `low <= high` wherever the file gives them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PerCriticality<T> {
-    /// The value at the low level of assurance (superscript `L`).
-    pub low: T,
-    /// The value at the high level of assurance (superscript `H`).
-    pub high: T,
-}
-
-impl<T: Copy> PerCriticality<T> {
-    /// The same value at both levels.
-    pub const fn uniform(value: T) -> Self {
-        PerCriticality {
-            low: value,
-            high: value,
-        }
-    }
-
-    /// The value at `criticality`.
-    pub fn at(&self, criticality: Criticality) -> T {
-        match criticality {
-            Criticality::Low => self.low,
-            Criticality::High => self.high,
-        }
-    }
 }
 
 /// Reads an MC-IPC system from TOML `text`, naming it `file` in diagnostics.

@@ -138,6 +138,17 @@ impl Slot {
     pub const fn new(start: Duration, end: Duration) -> Slot {
         Slot { start, end }
     }
+
+    /// True if the two slots share an instant.
+    pub fn overlaps(self, other: Slot) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+}
+
+impl core::fmt::Display for Slot {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "[{}, {})", self.start, self.end)
+    }
 }
 
 /// How a budgeted reservation's budget comes back.
@@ -178,15 +189,17 @@ pub struct Sporadic {
     /// important); ignored under EDF.
     pub priority: Priority,
     /// Its criticality (section VII); `budget` is `e^H` for a high-criticality reservation.
-    pub criticality: Criticality,
+    pub criticality: SporadicCriticality,
     /// How its budget comes back. A constant-bandwidth or SPR server must be of low
     /// criticality: section VII's monitor needs the per-job budget of the sporadic rule.
     pub replenishment: Replenishment,
 }
 
-/// A sporadic reservation's criticality in Vestal's model with two levels (section VII).
+/// A sporadic reservation's criticality in Vestal's model with two levels (section VII),
+/// with the low budget a high-criticality reservation is expected to stay within (the level
+/// alone is [`crate::criticality::Criticality`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Criticality {
+pub enum SporadicCriticality {
     /// Low: demoted to just above best-effort while the cluster is in high mode.
     Low,
     /// High, expected to stay within `low_budget` (`e^L`, non-zero, at most the budget
@@ -213,7 +226,7 @@ impl Sporadic {
             budget,
             period,
             priority: Priority::MIN,
-            criticality: Criticality::Low,
+            criticality: SporadicCriticality::Low,
             replenishment: Replenishment::Sporadic,
         }
     }
@@ -242,7 +255,7 @@ impl Sporadic {
     /// The same reservation of high criticality, its budget being `e^H` and `low_budget`
     /// being `e^L`.
     pub const fn with_high_criticality(mut self, low_budget: Duration) -> Sporadic {
-        self.criticality = Criticality::High { low_budget };
+        self.criticality = SporadicCriticality::High { low_budget };
         self
     }
 
@@ -573,10 +586,10 @@ impl ClusteredScheduler {
                 }
                 ReservationKind::Sporadic(sporadic) => {
                     let low_budget_out_of_range = match sporadic.criticality {
-                        Criticality::High { low_budget } => {
+                        SporadicCriticality::High { low_budget } => {
                             low_budget.is_zero() || low_budget > sporadic.budget
                         }
-                        Criticality::Low => false,
+                        SporadicCriticality::Low => false,
                     };
                     if sporadic.budget.is_zero()
                         || sporadic.period.is_zero()
@@ -585,7 +598,7 @@ impl ClusteredScheduler {
                     {
                         return Err(refuse(ClusterError::InvalidBudget, index));
                     }
-                    if sporadic.keeps_budget() && sporadic.criticality != Criticality::Low {
+                    if sporadic.keeps_budget() && sporadic.criticality != SporadicCriticality::Low {
                         return Err(refuse(ClusterError::HighCriticalityServer, index));
                     }
                     if let Replenishment::Spr { slots: capacity } = sporadic.replenishment {
@@ -893,7 +906,7 @@ impl ClusteredScheduler {
                 }
                 Kind::Sporadic(s) if state.core.is_some() => {
                     let mut left = state.budget;
-                    if let (Mode::Low, Criticality::High { low_budget }) =
+                    if let (Mode::Low, SporadicCriticality::High { low_budget }) =
                         (self.mode, s.criticality)
                     {
                         left = left.min(low_budget.saturating_sub(state.consumed));
@@ -955,7 +968,7 @@ impl ClusteredScheduler {
             && matches!(
                 self.kinds[i],
                 Kind::Sporadic(Sporadic {
-                    criticality: Criticality::Low,
+                    criticality: SporadicCriticality::Low,
                     ..
                 })
             )
@@ -990,7 +1003,7 @@ impl ClusteredScheduler {
                 .zip(&self.states)
                 .any(|(kind, state)| match kind {
                     Kind::Sporadic(Sporadic {
-                        criticality: Criticality::High { low_budget },
+                        criticality: SporadicCriticality::High { low_budget },
                         ..
                     }) => state.pending_jobs > 0 && state.consumed >= *low_budget,
                     _ => false,
@@ -1021,7 +1034,7 @@ impl ClusteredScheduler {
     fn count_mode_change(&mut self, work: &mut Work) {
         for (kind, state) in self.kinds.iter().zip(self.states.iter_mut()) {
             if let Kind::Sporadic(Sporadic {
-                criticality: Criticality::Low,
+                criticality: SporadicCriticality::Low,
                 ..
             }) = kind
             {
@@ -1304,7 +1317,7 @@ impl ClusteredScheduler {
                     {
                         return Err("an active constant-bandwidth server is never without budget");
                     }
-                    if let (Mode::Low, Criticality::High { low_budget }) =
+                    if let (Mode::Low, SporadicCriticality::High { low_budget }) =
                         (self.mode, s.criticality)
                     {
                         if state.pending_jobs > 0 && state.consumed > low_budget {
