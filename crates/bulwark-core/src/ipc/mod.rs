@@ -15,6 +15,7 @@
 //! change, a wake-up, a `nest` call to a downstream CPI), so the same code serves a kernel,
 //! the simulator and the tests. Nothing here blocks or allocates after construction.
 
+pub mod cpi;
 pub mod fixed;
 pub mod inherit;
 pub mod mc_ipc;
@@ -22,6 +23,7 @@ pub mod notification;
 pub mod propagate;
 pub mod protocol;
 
+pub use cpi::{Cpi, Invoked, Replied};
 pub use fixed::FixedCpi;
 pub use inherit::InheritCpi;
 pub use mc_ipc::{FifoGate, IpcGate, McIpcGate, PrioGate};

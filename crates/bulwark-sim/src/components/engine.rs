@@ -2,8 +2,7 @@
 
 use std::collections::VecDeque;
 
-use bulwark_core::ipc::inherit::Admission;
-use bulwark_core::ipc::{CpiId, Effect, Effects, FixedCpi, InheritCpi, PropagateCpi, Request};
+use bulwark_core::ipc::{Cpi, CpiId, Effect, Effects, Invoked, Replied, Request};
 use bulwark_core::runqueue::PriorityRunqueue;
 use bulwark_core::{Duration, Instant, Priority, TaskId, Work};
 
@@ -59,14 +58,6 @@ pub enum ComponentConfigError {
         /// The task.
         task: String,
     },
-}
-
-/// The protocol state of one CPI.
-#[derive(Clone, Debug)]
-enum CpiState {
-    Propagated(PropagateCpi),
-    Inherited(InheritCpi),
-    Fixed(FixedCpi),
 }
 
 /// Whose thread it is.
@@ -182,7 +173,7 @@ struct Machine<'a> {
     runqueue: PriorityRunqueue,
     running: Option<usize>,
     last_dispatched: Option<usize>,
-    cpis: Vec<CpiState>,
+    cpis: Vec<Cpi>,
     /// Global thread ids of each CPI's pool, by pool index.
     pools: Vec<Vec<usize>>,
     /// Each CPI's endpoint: pool threads waiting for a request, first come first served.
@@ -429,24 +420,9 @@ impl<'a> Machine<'a> {
         let mut pools = Vec::new();
         let mut idle = Vec::new();
         for (c, cpi) in config.cpis.iter().enumerate() {
-            let (state, home, size) = match cpi.protocol {
-                CpiProtocol::Propagated => (
-                    CpiState::Propagated(PropagateCpi::new(cpi.ceiling, cpi.threads)),
-                    cpi.ceiling,
-                    cpi.threads,
-                ),
-                CpiProtocol::Inherited => (
-                    CpiState::Inherited(InheritCpi::new(cpi.ceiling, cpi.threads)),
-                    cpi.ceiling,
-                    cpi.threads,
-                ),
-                CpiProtocol::Ipcp => (
-                    CpiState::Fixed(FixedCpi::ipcp(cpi.ceiling, capacity)),
-                    cpi.ceiling,
-                    1,
-                ),
-                CpiProtocol::Npcs => (CpiState::Fixed(FixedCpi::npcs(capacity)), Priority::MAX, 1),
-            };
+            let state = Cpi::new(cpi.protocol, cpi.ceiling, cpi.threads, capacity);
+            let home = state.waiting_priority();
+            let size = if state.is_pooled() { cpi.threads } else { 1 };
             cpis.push(state);
             let ids: Vec<usize> = (0..size)
                 .map(|index| {
@@ -805,11 +781,7 @@ impl<'a> Machine<'a> {
             Cont::ExitDone => self.exit_done(r),
             Cont::AfterReply => {
                 if let Role::Pool { cpi, index } = self.threads[r].role {
-                    let effects = match &mut self.cpis[cpi] {
-                        CpiState::Inherited(s) => s.end_nested(index),
-                        CpiState::Propagated(s) => s.end_nested(index),
-                        CpiState::Fixed(_) => Ok(Effects::default()),
-                    };
+                    let effects = self.cpis[cpi].nested_reply(index);
                     self.apply_or_count(cpi, effects);
                 }
                 // Back at the (inherited) priority (Fig. 4 step 20, Fig. 5 step 12): a
@@ -920,30 +892,9 @@ impl<'a> Machine<'a> {
                 false,
             )),
             Role::Pool { cpi, index } => {
-                let downstream = CpiId(c as u32);
-                let sent = match &mut self.cpis[cpi] {
-                    // Fig. 4 steps 15-18.
-                    CpiState::Inherited(s) => s
-                        .begin_nested(index, downstream)
-                        .map(|(request, effects)| (request, effects, true)),
-                    // Fig. 5 steps 7-10.
-                    CpiState::Propagated(s) => s
-                        .begin_nested(index, downstream)
-                        .map(|(request, effects)| (request, effects, false)),
-                    // Section 4.1: a nested request carries the thread's fixed priority.
-                    CpiState::Fixed(s) => match self.threads[r].serving {
-                        Some(serving) => Ok((
-                            Request {
-                                priority: s.nested_priority(),
-                                requestor: serving.request.requestor,
-                            },
-                            Effects::default(),
-                            false,
-                        )),
-                        None => Err(bulwark_core::ipc::IpcError::WrongState),
-                    },
-                };
-                sent.map(|(request, effects, from_pip)| {
+                let from_pip = self.cpis[cpi].protocol() == CpiProtocol::Inherited;
+                let sent = self.cpis[cpi].send_nested(index, CpiId(c as u32));
+                sent.map(|(request, effects)| {
                     let mut extra = Duration::ZERO;
                     self.apply(cpi, effects, &mut extra);
                     (request, from_pip)
@@ -967,60 +918,35 @@ impl<'a> Machine<'a> {
             from_pip,
         };
         let mut extra = Duration::ZERO;
-        let pooled = !matches!(self.cpis[c], CpiState::Fixed(_));
-        if pooled && self.idle[c].is_empty() {
+        let idle = self.idle[c].front().copied();
+        if self.cpis[c].is_pooled() && idle.is_none() {
             return self.queue_overflow(c, request, caller, from_pip);
         }
-        match &mut self.cpis[c] {
-            CpiState::Propagated(s) => {
-                // Fig. 5 steps 1-5.
-                match s.request(request, &mut self.work) {
-                    Ok((k, effects)) => {
-                        self.idle[c].retain(|&i| i != k);
-                        let t = self.pools[c][k as usize];
-                        self.threads[t].serving = Some(serving);
-                        self.apply(c, effects, &mut extra);
-                        let call = if from_pip {
-                            costs.pip_to_propagated.call
-                        } else {
-                            costs.propagated.call
-                        };
-                        self.start_entry(t, call.saturating_add(extra), false);
-                    }
-                    Err(_) => self.outcome.protocol_errors += 1,
-                }
+        let protocol = self.cpis[c].protocol();
+        match self.cpis[c].invoke(idle, request, &mut self.work) {
+            Ok(Invoked::Served {
+                thread: k,
+                effects,
+                waits,
+                contended,
+            }) => {
+                self.idle[c].retain(|&i| i != k);
+                let t = self.pools[c][k as usize];
+                self.threads[t].serving = Some(serving);
+                self.apply(c, effects, &mut extra);
+                let call = match (protocol, from_pip, contended) {
+                    (CpiProtocol::Propagated, true, _) => costs.pip_to_propagated.call,
+                    (CpiProtocol::Propagated, false, _) => costs.propagated.call,
+                    (CpiProtocol::Inherited, true, _) => costs.pip_to_pip.call,
+                    (CpiProtocol::Inherited, false, true) => costs.inherited_locked.call,
+                    (CpiProtocol::Inherited, false, false) => costs.inherited_unlocked.call,
+                    (CpiProtocol::Ipcp | CpiProtocol::Npcs, _, _) => costs.fixed.call,
+                };
+                self.start_entry(t, call.saturating_add(extra), waits);
             }
-            CpiState::Inherited(s) => {
-                let k = self.idle[c].front().copied().unwrap_or(0);
-                let locked = s.holder().is_some();
-                // Fig. 4 step 1, then 2-6 (locked) or 9-13 (unlocked).
-                match s.request(k, request, &mut self.work) {
-                    Ok((admission, effects)) => {
-                        self.idle[c].pop_front();
-                        let t = self.pools[c][k as usize];
-                        self.threads[t].serving = Some(serving);
-                        self.apply(c, effects, &mut extra);
-                        let call = match (from_pip, locked) {
-                            (true, _) => costs.pip_to_pip.call,
-                            (false, true) => costs.inherited_locked.call,
-                            (false, false) => costs.inherited_unlocked.call,
-                        };
-                        let waiting = admission == Admission::Waiting;
-                        self.start_entry(t, call.saturating_add(extra), waiting);
-                    }
-                    Err(_) => self.outcome.protocol_errors += 1,
-                }
-            }
-            CpiState::Fixed(s) => match s.request(request) {
-                Ok(true) => {
-                    let t = self.pools[c][0];
-                    self.threads[t].serving = Some(serving);
-                    self.start_entry(t, costs.fixed.call, false);
-                }
-                // Queued on the endpoint behind the request being served (FIFO).
-                Ok(false) => self.fixed_callers[c].push_back((caller, from_pip)),
-                Err(_) => self.outcome.protocol_errors += 1,
-            },
+            // Queued on the endpoint behind the request being served (FIFO).
+            Ok(Invoked::Queued) => self.fixed_callers[c].push_back((caller, from_pip)),
+            Err(_) => self.outcome.protocol_errors += 1,
         }
     }
 
@@ -1040,15 +966,14 @@ impl<'a> Machine<'a> {
     fn reply_cost(&self, c: usize, index: u32, t: usize) -> Duration {
         let costs = self.costs;
         let from_pip = self.threads[t].serving.is_some_and(|s| s.from_pip);
-        match &self.cpis[c] {
-            CpiState::Propagated(_) if from_pip => costs.pip_to_propagated.reply,
-            CpiState::Propagated(_) => costs.propagated.reply,
-            CpiState::Inherited(_) if from_pip => costs.pip_to_pip.reply,
-            CpiState::Inherited(s) if s.holder() == Some(index) && !s.waiters().is_empty() => {
-                costs.inherited_locked.reply
-            }
-            CpiState::Inherited(_) => costs.inherited_unlocked.reply,
-            CpiState::Fixed(_) => costs.fixed.reply,
+        let cpi = &self.cpis[c];
+        match cpi.protocol() {
+            CpiProtocol::Propagated if from_pip => costs.pip_to_propagated.reply,
+            CpiProtocol::Propagated => costs.propagated.reply,
+            CpiProtocol::Inherited if from_pip => costs.pip_to_pip.reply,
+            CpiProtocol::Inherited if cpi.reply_hands_over(index) => costs.inherited_locked.reply,
+            CpiProtocol::Inherited => costs.inherited_unlocked.reply,
+            CpiProtocol::Ipcp | CpiProtocol::Npcs => costs.fixed.reply,
         }
     }
 
@@ -1060,21 +985,14 @@ impl<'a> Machine<'a> {
         };
         let serving = self.threads[r].serving.take();
         let mut next_fixed = None;
-        match &mut self.cpis[c] {
-            // Fig. 5 steps 13-15.
-            CpiState::Propagated(s) => {
-                let effects = s.finish(index);
-                self.apply_or_count(c, effects);
-            }
-            // Fig. 4 steps 21-24 (and 7-13 for the waiter it wakes).
-            CpiState::Inherited(s) => {
-                let effects = s.finish(index, &mut self.work).map(|(_, e)| e);
-                self.apply_or_count(c, effects);
-            }
-            CpiState::Fixed(s) => match s.finish() {
-                Ok((next, _)) => next_fixed = next,
-                Err(_) => self.outcome.protocol_errors += 1,
-            },
+        match self.cpis[c].reply(index, &mut self.work) {
+            // A fixed CPI's one effect then wakes this very thread for the queued request,
+            // which it takes below.
+            Ok(Replied {
+                next: Some(next), ..
+            }) => next_fixed = Some(next),
+            Ok(Replied { effects, .. }) => self.apply_or_count(c, Ok(effects)),
+            Err(_) => self.outcome.protocol_errors += 1,
         }
         if let Some(s) = serving {
             self.reply(s.caller);
@@ -1143,19 +1061,18 @@ impl<'a> Machine<'a> {
                 } => {
                     let d = cpi.0 as usize;
                     let costs = self.costs.nest;
-                    let more = match self.cpis.get_mut(d) {
-                        Some(CpiState::Inherited(s)) => {
-                            *extra = extra.saturating_add(costs.to_inherited);
-                            s.nest(priority, requestor, &mut self.work)
-                        }
-                        Some(CpiState::Propagated(s)) => {
-                            *extra = extra.saturating_add(costs.to_propagated);
-                            s.nest(priority, requestor, &mut self.work)
-                        }
-                        // Nested inheritance stops at a fixed CPI (section 4.2).
-                        Some(CpiState::Fixed(_)) | None => Effects::default(),
+                    let Some(downstream) = self.cpis.get_mut(d) else {
+                        continue;
                     };
-                    self.apply(d, more, extra);
+                    let hop = match downstream.protocol() {
+                        CpiProtocol::Inherited => costs.to_inherited,
+                        _ => costs.to_propagated,
+                    };
+                    // Nested inheritance stops at a fixed CPI (section 4.2): no hop.
+                    if let Some(more) = downstream.nest(priority, requestor, &mut self.work) {
+                        *extra = extra.saturating_add(hop);
+                        self.apply(d, more, extra);
+                    }
                 }
             }
         }
