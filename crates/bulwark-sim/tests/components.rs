@@ -466,6 +466,27 @@ mod any_system {
         })
     }
 
+    /// True when some CPI's requests lead back to it (depth-first search of the request
+    /// graph, white-grey-black).
+    fn requests_loop(config: &ComponentSystemConfig) -> bool {
+        fn visit(config: &ComponentSystemConfig, cpi: usize, state: &mut [u8]) -> bool {
+            match state[cpi] {
+                1 => return true,
+                2 => return false,
+                _ => {}
+            }
+            state[cpi] = 1;
+            let looped = config.cpis[cpi].body.iter().any(|step| match *step {
+                Step::Request(next) => next < state.len() && visit(config, next, state),
+                Step::Execute(_) => false,
+            });
+            state[cpi] = 2;
+            looped
+        }
+        let mut state = vec![0u8; config.cpis.len()];
+        (0..config.cpis.len()).any(|cpi| visit(config, cpi, &mut state))
+    }
+
     /// How much of `slices` lies in `[start, start + length)`.
     fn covered(slices: &[(Instant, Instant)], start: Instant, length: Duration) -> Duration {
         let end = start.saturating_add(length);
@@ -531,8 +552,10 @@ mod any_system {
 
         /// Any system runs to the end without a panic, whatever its priorities (ceilings too
         /// low included), pools (too small included), request graph (loops, which deadlock,
-        /// included) and reservations; no protocol step is refused; the core is never busier than
-        /// the run is long; and two runs give the same outcome.
+        /// included) and reservations; no protocol step is refused unless requests loop (a
+        /// task re-entering a CPI that serves it is refused, as the configuration analyzer
+        /// refuses such a system); the core is never busier than the run is long; and two
+        /// runs give the same outcome.
         #[test]
         fn any_system_runs_to_the_end(config in system()) {
             let options = RunOptions {
@@ -541,7 +564,9 @@ mod any_system {
                 record_trace: false,
             };
             let outcome = run(&config, options).unwrap();
-            prop_assert_eq!(outcome.protocol_errors, 0);
+            if !requests_loop(&config) {
+                prop_assert_eq!(outcome.protocol_errors, 0);
+            }
             prop_assert!(outcome.busy <= ms(100));
             prop_assert_eq!(outcome.until, Instant::ZERO.saturating_add(ms(100)));
             for task in &outcome.tasks {

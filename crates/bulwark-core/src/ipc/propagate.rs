@@ -7,7 +7,8 @@
 //! in-use singly-linked lists; here the node of a thread is its pool index, so finding a free
 //! one is a scan of a fixed-size pool and finding a requestor's node for `nest` likewise.
 //!
-//! Invariants (checked by [`PropagateCpi::check`]): a requestor has at most one node in use;
+//! Invariants (checked by [`PropagateCpi::check`]): a requestor has at most one node in use
+//! (a second request of a task already served here is refused: `nest` must find one node);
 //! a `nest` pointer is set only on a node in use.
 
 use alloc::vec;
@@ -66,9 +67,22 @@ impl PropagateCpi {
         request: Request,
         work: &mut Work,
     ) -> Result<(u32, Effects), IpcError> {
-        // (1) a free node from the thread manager: a scan of the pool, counted as it goes.
-        let free = self.nodes.iter().position(Option::is_none);
-        work.queue_entries_moved += free.map_or(self.nodes.len(), |at| at + 1) as u32;
+        // (1) a free node from the thread manager. The same scan of the whole pool, counted,
+        // refuses a second request of a requestor already served here: a task has one
+        // outstanding request, and the node `nest` finds must be unique.
+        work.queue_entries_moved += self.nodes.len() as u32;
+        let mut free = None;
+        for (at, node) in self.nodes.iter().enumerate() {
+            match node {
+                Some(node) if node.requestor == request.requestor => {
+                    return Err(IpcError::WrongState);
+                }
+                Some(_) => {}
+                None => {
+                    free.get_or_insert(at);
+                }
+            }
+        }
         let thread = free.ok_or(IpcError::PoolExhausted)? as u32;
         // (2) priority, (3) thread, (4) requestor.
         self.nodes[thread as usize] = Some(Node {
@@ -212,8 +226,9 @@ mod tests {
     /// Fig. 5, walked: two concurrent requests run at their requesters' priorities on
     /// distinct threads (1-6); a nested request goes out at the node's priority (7-10) and
     /// comes back (11-12); finishing frees the node (13-15); a third request finds a free
-    /// node; with the pool full a request is refused. Every scan of the pool reports the
-    /// nodes it examined: up to the one it finds, or the whole pool of 2.
+    /// node; with the pool full a request is refused, and so is a second request of a task
+    /// already served. A request's scan covers the whole pool of 2 (a free node, and no
+    /// node of the same requestor); `nest`'s scan stops at the node it finds.
     #[test]
     fn the_steps_of_fig_5() {
         let mut cpi = PropagateCpi::new(Priority(20), 2);
@@ -221,10 +236,24 @@ mod tests {
         let scanned = |w: &mut Work| core::mem::take(&mut w.queue_entries_moved);
         let (t0, e) = cpi.request(req(3, 1), &mut w).unwrap();
         assert_eq!((t0, e.iter().collect::<Vec<_>>()), (0, vec![set(0, 3)]));
-        assert_eq!(scanned(&mut w), 1, "node 0 is free");
+        assert_eq!(
+            scanned(&mut w),
+            2,
+            "the whole pool: node 0 free, no node of task 1"
+        );
         let (t1, e) = cpi.request(req(7, 2), &mut w).unwrap();
         assert_eq!((t1, e.iter().collect::<Vec<_>>()), (1, vec![set(1, 7)]));
-        assert_eq!(scanned(&mut w), 2, "node 0 busy, node 1 free");
+        assert_eq!(
+            scanned(&mut w),
+            2,
+            "the whole pool: node 0 busy, node 1 free"
+        );
+        // Task 2 asking again while served here is refused, and changes nothing.
+        assert_eq!(
+            cpi.request(req(8, 2), &mut w).map(|x| x.0),
+            Err(IpcError::WrongState)
+        );
+        assert_eq!((cpi.in_use(), scanned(&mut w)), (2, 2));
         assert_eq!(
             cpi.request(req(9, 3), &mut w).map(|x| x.0),
             Err(IpcError::PoolExhausted)
@@ -266,8 +295,8 @@ mod tests {
         assert!(cpi.nest(Priority(2), TaskId(2), &mut w).is_empty());
         assert_eq!(
             scanned(&mut w),
-            1 + 2 + 2,
-            "node 0 free; task 2 on node 1, twice"
+            2 + 2 + 2,
+            "the whole pool for the request; task 2 on node 1, twice"
         );
         assert_eq!(cpi.finish(1).map(|e| e.len()), Ok(1));
         assert_eq!(cpi.finish(1), Err(IpcError::WrongState));
