@@ -4,7 +4,11 @@
 //! - a task is in the run queue exactly when it is ready, at its own priority;
 //! - the task chosen to run is the head of the highest non-empty priority list. A preempted
 //!   task stays at the head of its list (POSIX `SCHED_FIFO`), so it resumes before its peers;
-//!   a task that wakes joins the tail.
+//!   a task that wakes joins the tail;
+//! - a priority change (`seL4_TCB_SetPriority`) moves a ready task to the tail of its new
+//!   priority, except the task last chosen, which moves to the head: seL4 puts the current
+//!   thread back at the head of its queue when it reschedules;
+//! - the task last chosen, if any, is ready.
 //!
 //! Timeouts are processed eagerly: every `schedule` wakes all sleepers that are due.
 
@@ -21,6 +25,8 @@ pub struct FixedPriority {
     priority: Vec<Priority>,
     runqueue: PriorityRunqueue,
     tasks: Suspensions,
+    /// The task the last `schedule` chose, while it stays ready.
+    chosen: Option<TaskId>,
 }
 
 impl FixedPriority {
@@ -30,6 +36,14 @@ impl FixedPriority {
             priority: vec![Priority::MIN; capacity],
             runqueue: PriorityRunqueue::with_capacity(capacity),
             tasks: Suspensions::with_capacity(capacity),
+            chosen: None,
+        }
+    }
+
+    /// `task` suspends: it is no longer the chosen one.
+    fn forget_chosen(&mut self, task: TaskId) {
+        if self.chosen == Some(task) {
+            self.chosen = None;
         }
     }
 
@@ -52,6 +66,7 @@ impl Policy for FixedPriority {
         "fixed-priority"
     }
 
+    #[inline]
     fn activate(
         &mut self,
         _now: Instant,
@@ -74,6 +89,7 @@ impl Policy for FixedPriority {
         work: &mut Work,
     ) -> Result<(), CoreError> {
         self.tasks.expect_sleepable(task)?;
+        self.forget_chosen(task);
         if self.runqueue.remove(task) {
             work.queue_entries_moved += 1;
         }
@@ -84,20 +100,48 @@ impl Policy for FixedPriority {
         Ok(())
     }
 
+    #[inline]
     fn block(&mut self, _now: Instant, task: TaskId, work: &mut Work) -> Result<(), CoreError> {
         self.tasks.expect_ready(task)?;
+        self.forget_chosen(task);
         self.runqueue.remove(task);
         work.queue_entries_moved += 1;
         self.tasks.block(task);
         Ok(())
     }
 
+    #[inline]
+    fn set_priority(
+        &mut self,
+        _now: Instant,
+        task: TaskId,
+        priority: Priority,
+        work: &mut Work,
+    ) -> Result<(), CoreError> {
+        if self.tasks.state(task) == TaskState::Absent {
+            return Err(CoreError::UnknownTask);
+        }
+        self.priority[task.index()] = priority;
+        // A suspended task takes its new priority when it wakes.
+        if self.runqueue.remove(task) {
+            if self.chosen == Some(task) {
+                self.runqueue.push_front(task, priority);
+            } else {
+                self.runqueue.push_back(task, priority);
+            }
+            work.queue_entries_moved += 2;
+        }
+        Ok(())
+    }
+
+    #[inline]
     fn schedule(&mut self, now: Instant, work: &mut Work) -> Decision {
         while let Some((task, _)) = self.tasks.wake_expired(now, work) {
             self.enqueue(task, work);
         }
+        self.chosen = self.runqueue.highest();
         Decision {
-            next: self.runqueue.highest(),
+            next: self.chosen,
             timer: self.tasks.next_timeout(work),
         }
     }
@@ -111,6 +155,79 @@ impl Policy for FixedPriority {
                 return Err("a task is in the run queue exactly when it is ready");
             }
         }
+        if self
+            .chosen
+            .is_some_and(|task| self.tasks.state(task) != TaskState::Ready)
+        {
+            return Err("the task last chosen is ready");
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(nanos: u64) -> Instant {
+        Instant::from_nanos(nanos)
+    }
+
+    fn next(fp: &mut FixedPriority, work: &mut Work) -> Option<TaskId> {
+        let decision = fp.schedule(at(0), work);
+        fp.check_invariants().unwrap();
+        decision.next
+    }
+
+    /// Worked by hand from seL4's rules: `a` and `b` at 2, `c` at 1, activated c, a, b.
+    /// `a` runs. `b` lowered to 1 joins the tail behind `c`; `a` lowered to 1 while chosen
+    /// goes to the head, so it keeps the core (nothing is strictly higher). `c` raised to 3
+    /// preempts it; when `c` blocks, `a` resumes before its peers, then `b` after `a`
+    /// blocks. A blocked task's new priority holds when it wakes.
+    #[test]
+    fn a_priority_change_queues_at_the_tail_except_for_the_chosen_task() {
+        let (a, b, c) = (TaskId(0), TaskId(1), TaskId(2));
+        let mut fp = FixedPriority::with_capacity(3);
+        let mut work = Work::default();
+        fp.add_task(a, Priority(2)).unwrap();
+        fp.add_task(b, Priority(2)).unwrap();
+        fp.add_task(c, Priority(1)).unwrap();
+        for task in [c, a, b] {
+            fp.activate(at(0), task, Wake::SameJob, &mut work).unwrap();
+        }
+        assert_eq!(next(&mut fp, &mut work), Some(a));
+        fp.set_priority(at(0), b, Priority(1), &mut work).unwrap();
+        fp.set_priority(at(0), a, Priority(1), &mut work).unwrap();
+        assert_eq!(next(&mut fp, &mut work), Some(a));
+        fp.set_priority(at(0), c, Priority(3), &mut work).unwrap();
+        assert_eq!(next(&mut fp, &mut work), Some(c));
+        fp.block(at(0), c, &mut work).unwrap();
+        assert_eq!(next(&mut fp, &mut work), Some(a), "a resumes before b");
+        fp.block(at(0), a, &mut work).unwrap();
+        assert_eq!(next(&mut fp, &mut work), Some(b));
+        fp.block(at(0), b, &mut work).unwrap();
+        fp.set_priority(at(0), a, Priority(4), &mut work).unwrap();
+        fp.activate(at(0), c, Wake::SameJob, &mut work).unwrap();
+        fp.activate(at(0), a, Wake::SameJob, &mut work).unwrap();
+        assert_eq!(
+            next(&mut fp, &mut work),
+            Some(a),
+            "woken at its new priority 4"
+        );
+    }
+
+    #[test]
+    fn a_priority_change_of_an_unknown_task_is_refused_and_changes_nothing() {
+        let mut fp = FixedPriority::with_capacity(2);
+        let mut work = Work::default();
+        fp.add_task(TaskId(0), Priority(1)).unwrap();
+        for unknown in [TaskId(1), TaskId(7)] {
+            assert_eq!(
+                fp.set_priority(at(0), unknown, Priority(5), &mut work),
+                Err(CoreError::UnknownTask)
+            );
+        }
+        assert_eq!(work, Work::default());
+        fp.check_invariants().unwrap();
     }
 }

@@ -20,7 +20,7 @@
 //! Every call reports the bounded work it did into a [`Work`] record; a kernel may ignore it,
 //! the simulator charges it through its cost model, and tests assert the bounds on it.
 
-use crate::{CoreError, Duration, Instant, TaskId, Work};
+use crate::{CoreError, Duration, Instant, Priority, TaskId, Work};
 
 /// What a task's wake-up starts.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -113,6 +113,23 @@ pub trait Policy {
         Err(CoreError::InvalidParameter)
     }
 
+    /// `task`'s priority becomes `priority` at `now`, as `seL4_TCB_SetPriority` sets it (the
+    /// component protocols change their threads' priorities at every step). A ready task
+    /// joins the tail of its new priority, except the one last chosen to run, which keeps
+    /// its place at the head: it keeps the core unless a strictly higher priority is ready,
+    /// and resumes before its new peers if preempted. Policies whose priorities are fixed at
+    /// configuration keep this default, which refuses and changes nothing.
+    fn set_priority(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        priority: Priority,
+        work: &mut Work,
+    ) -> Result<(), CoreError> {
+        let _ = (now, task, priority, work);
+        Err(CoreError::InvalidParameter)
+    }
+
     /// Chooses the task to run from `now` and when to interrupt it.
     fn schedule(&mut self, now: Instant, work: &mut Work) -> Decision;
 
@@ -188,6 +205,17 @@ impl<P: Policy + ?Sized> Policy for alloc::boxed::Box<P> {
         work: &mut Work,
     ) -> Result<(), CoreError> {
         (**self).reconfigure(now, task, context, work)
+    }
+
+    #[inline]
+    fn set_priority(
+        &mut self,
+        now: Instant,
+        task: TaskId,
+        priority: Priority,
+        work: &mut Work,
+    ) -> Result<(), CoreError> {
+        (**self).set_priority(now, task, priority, work)
     }
 
     #[inline]

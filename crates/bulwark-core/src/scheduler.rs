@@ -28,7 +28,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::reservation::clustered::ClusterError;
-use crate::{ContextChange, CoreError, Duration, Instant, Policy, TaskId, Wake, Work};
+use crate::{ContextChange, CoreError, Duration, Instant, Policy, Priority, TaskId, Wake, Work};
 
 /// What the kernel reports to the scheduler of a cluster.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -57,6 +57,14 @@ pub enum Event {
     },
     /// The one-shot timer fired.
     Timer,
+    /// A thread's priority changes (`seL4_TCB_SetPriority`, as the component protocols do
+    /// when a request carries, inherits or gives back a priority).
+    SetPriority {
+        /// The thread.
+        task: TaskId,
+        /// Its new priority.
+        priority: Priority,
+    },
     /// A thread's scheduling context gets new parameters (seL4 MCS's
     /// `SchedControl_Configure`; VBS's action switch).
     Reconfigure {
@@ -372,6 +380,9 @@ impl<P: Policy> ClusterScheduler for PerCore<P> {
             }
             Event::Block { task } => self.policy.block(now, task, work)?,
             Event::Timer => self.policy.timer_interrupt(now, work),
+            Event::SetPriority { task, priority } => {
+                self.policy.set_priority(now, task, priority, work)?
+            }
             Event::Reconfigure { task, change } => {
                 self.policy.reconfigure(now, task, change, work)?
             }

@@ -42,6 +42,7 @@ impl Suspensions {
     }
 
     /// The state of `task` (`Absent` for ids beyond the capacity).
+    #[inline]
     pub fn state(&self, task: TaskId) -> TaskState {
         self.state
             .get(task.index())
@@ -62,6 +63,7 @@ impl Suspensions {
     }
 
     /// Fails unless `task` is ready.
+    #[inline]
     pub fn expect_ready(&self, task: TaskId) -> Result<(), CoreError> {
         match self.state(task) {
             TaskState::Absent => Err(CoreError::UnknownTask),
@@ -71,6 +73,7 @@ impl Suspensions {
     }
 
     /// Fails unless `task` is sleeping or blocked.
+    #[inline]
     pub fn expect_suspended(&self, task: TaskId) -> Result<(), CoreError> {
         match self.state(task) {
             TaskState::Absent => Err(CoreError::UnknownTask),
@@ -80,6 +83,7 @@ impl Suspensions {
     }
 
     /// Marks a suspended `task` ready, cancelling its timeout if it had one.
+    #[inline]
     pub fn make_ready(&mut self, task: TaskId, work: &mut Work) {
         if self.state(task) == TaskState::Sleeping {
             self.timeouts.cancel(task, work);
@@ -119,12 +123,14 @@ impl Suspensions {
     }
 
     /// Marks a ready `task` blocked.
+    #[inline]
     pub fn block(&mut self, task: TaskId) {
         self.state[task.index()] = TaskState::Blocked;
     }
 
     /// Wakes the earliest sleeper whose timeout is due by `now`: it becomes ready and is
     /// returned with the wake-up it asked for. Call repeatedly to drain every due timeout.
+    #[inline]
     pub fn wake_expired(&mut self, now: Instant, work: &mut Work) -> Option<(TaskId, Wake)> {
         let (task, _) = self.timeouts.pop_expired(now, work)?;
         self.state[task.index()] = TaskState::Ready;
@@ -132,6 +138,7 @@ impl Suspensions {
     }
 
     /// When the next sleeper wakes.
+    #[inline]
     pub fn next_timeout(&self, work: &mut Work) -> Option<Instant> {
         self.timeouts.earliest(work).map(|(_, at)| at)
     }

@@ -49,12 +49,14 @@ impl TimeoutQueue {
     }
 
     /// The earliest pending timeout. Counts as one timeout examined.
+    #[inline]
     pub fn earliest(&self, work: &mut Work) -> Option<(TaskId, Instant)> {
         work.timeouts_examined += 1;
         self.heap.peek().map(|(t, k)| (t, key_time(k)))
     }
 
     /// Removes and returns the earliest timeout if it is due at or before `now`.
+    #[inline]
     pub fn pop_expired(&mut self, now: Instant, work: &mut Work) -> Option<(TaskId, Instant)> {
         let (task, at) = self.earliest(work)?;
         if at > now {

@@ -15,6 +15,7 @@ enum Call {
     Activate(u32, u16),
     Sleep(u32, u16, u16),
     Block(u32),
+    SetPriority(u32, u8),
     Timer,
     Schedule,
     Advance(u16),
@@ -26,7 +27,8 @@ fn call() -> impl Strategy<Value = Call> {
     prop_oneof![
         (task.clone(), any::<u16>()).prop_map(|(t, d)| Call::Activate(t, d)),
         (task.clone(), any::<u16>(), any::<u16>()).prop_map(|(t, u, d)| Call::Sleep(t, u, d)),
-        task.prop_map(Call::Block),
+        task.clone().prop_map(Call::Block),
+        (task, 0u8..6).prop_map(|(t, p)| Call::SetPriority(t, p)),
         Just(Call::Timer),
         Just(Call::Schedule),
         (0u16..500).prop_map(Call::Advance),
@@ -87,6 +89,7 @@ fn drive<P: Policy + Clone + core::fmt::Debug>(
     calls: Vec<Call>,
     check_pick: impl Fn(&P, &Model, &Decision) -> Result<(), TestCaseError>,
     budgets: bool,
+    priorities: bool,
 ) -> Result<(), TestCaseError> {
     let mut now = Instant::ZERO;
     for c in calls {
@@ -132,6 +135,15 @@ fn drive<P: Policy + Clone + core::fmt::Debug>(
                 prop_assert_eq!(r.is_ok(), known && model.state[t as usize] == State::Ready);
                 if r.is_ok() {
                     model.state[t as usize] = State::Blocked;
+                }
+                r
+            }
+            Call::SetPriority(t, p) => {
+                let r = policy.set_priority(now, TaskId(t), Priority(p), &mut work);
+                let known = (t as usize) < model.state.len();
+                prop_assert_eq!(r.is_ok(), priorities && known);
+                if r.is_ok() {
+                    model.priority[t as usize] = Priority(p);
                 }
                 r
             }
@@ -206,7 +218,7 @@ proptest! {
                 }
             }
             Ok(())
-        }, false)?;
+        }, false, true)?;
     }
 
     /// EDF always runs a ready task with the earliest deadline.
@@ -228,7 +240,7 @@ proptest! {
                 }
             }
             Ok(())
-        }, false)?;
+        }, false, false)?;
     }
 }
 
@@ -261,7 +273,7 @@ proptest! {
                 }
             }
             Ok(())
-        }, true)?;
+        }, true, false)?;
     }
 }
 

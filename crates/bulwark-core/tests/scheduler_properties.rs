@@ -49,6 +49,8 @@ fn event() -> impl Strategy<Value = Event> {
             .prop_map(|(task, until, wake)| Event::Sleep { task, until, wake }),
         1 => task.clone().prop_map(|task| Event::Block { task }),
         2 => Just(Event::Timer),
+        2 => (task.clone(), 0u8..4)
+            .prop_map(|(task, priority)| Event::SetPriority { task, priority: Priority(priority) }),
         1 => (task, 1u64..50, 50u64..100).prop_map(|(task, budget, period)| {
             Event::Reconfigure {
                 task,
@@ -97,6 +99,9 @@ fn adapter_answers_as_the_policy<P: Policy + Clone>(
                     Event::Timer => {
                         direct.timer_interrupt(now, &mut direct_work);
                         Ok(())
+                    }
+                    Event::SetPriority { task, priority } => {
+                        direct.set_priority(now, task, priority, &mut direct_work)
                     }
                     Event::Reconfigure { task, change } => {
                         direct.reconfigure(now, task, change, &mut direct_work)
@@ -315,7 +320,7 @@ proptest! {
                             Event::Sleep { until, wake, .. } => {
                                 until == Instant::NEVER && matches!(wake, Wake::NextJob { .. })
                             }
-                            Event::Reconfigure { .. } => false,
+                            Event::Reconfigure { .. } | Event::SetPriority { .. } => false,
                             _ => true,
                         };
                         if supported {

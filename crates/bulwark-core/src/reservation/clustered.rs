@@ -1433,7 +1433,9 @@ impl ClusterScheduler for ClusteredScheduler {
                 until: Instant::NEVER,
                 wake: Wake::NextJob { .. },
             } => self.complete(now, reservation(task), work)?,
-            Event::Sleep { .. } | Event::Reconfigure { .. } => {
+            // A reservation's priority is its own (EDF or fixed at configuration), not its
+            // thread's: section III has no priority change.
+            Event::Sleep { .. } | Event::Reconfigure { .. } | Event::SetPriority { .. } => {
                 return Err(SchedulerError::Unsupported)
             }
             Event::Timer => self.advance(now, work)?,
@@ -1728,6 +1730,13 @@ mod tests {
         };
         let refusals = [
             (timed_sleep, SchedulerError::Unsupported),
+            (
+                Event::SetPriority {
+                    task: TaskId(0),
+                    priority: crate::Priority(3),
+                },
+                SchedulerError::Unsupported,
+            ),
             (
                 Event::Reconfigure {
                     task: TaskId(0),

@@ -3,8 +3,7 @@
 use std::collections::VecDeque;
 
 use bulwark_core::ipc::{Cpi, CpiId, Effect, Effects, Invoked, Replied, Request};
-use bulwark_core::runqueue::PriorityRunqueue;
-use bulwark_core::{Duration, Instant, Priority, TaskId, Work};
+use bulwark_core::{Duration, FixedPriority, Instant, Policy, Priority, TaskId, Wake, Work};
 
 use crate::record::OpenSlices;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
@@ -102,6 +101,8 @@ struct Thread {
     priority: Priority,
     /// Running protocol steps, which run at the ceiling.
     in_protocol: bool,
+    /// The priority the scheduler last learnt for it.
+    scheduled: Priority,
     /// Not runnable: waiting for a release, a request, a reply or the lock.
     blocked: bool,
     /// Runnable, but its scheduling context is out of budget: off the run queue until the
@@ -123,6 +124,7 @@ impl Thread {
             home,
             priority: home,
             in_protocol: false,
+            scheduled: home,
             blocked: true,
             throttled: false,
             remaining: Duration::ZERO,
@@ -170,7 +172,10 @@ struct Machine<'a> {
     timing: Timing,
     now: Instant,
     threads: Vec<Thread>,
-    runqueue: PriorityRunqueue,
+    /// The core's scheduler, driven through the policy interface: every thread is a task
+    /// of it (by thread index) at its effective priority; a throttled thread is blocked
+    /// there.
+    scheduler: FixedPriority,
     running: Option<usize>,
     last_dispatched: Option<usize>,
     cpis: Vec<Cpi>,
@@ -442,7 +447,7 @@ impl<'a> Machine<'a> {
             },
             timing,
             now: Instant::ZERO,
-            runqueue: PriorityRunqueue::with_capacity(threads.len()),
+            scheduler: Self::scheduler_for(&threads),
             threads,
             running: None,
             last_dispatched: None,
@@ -469,38 +474,52 @@ impl<'a> Machine<'a> {
 
     // ----- scheduling ------------------------------------------------------------------------
 
+    /// Fixed priority for `threads`, each added blocked at its home priority.
+    fn scheduler_for(threads: &[Thread]) -> FixedPriority {
+        let mut scheduler = FixedPriority::with_capacity(threads.len());
+        for (t, thread) in threads.iter().enumerate() {
+            let added = scheduler.add_task(task_id(t), thread.home);
+            debug_assert!(added.is_ok(), "thread ids are distinct and within capacity");
+        }
+        scheduler
+    }
+
+    /// The engine keeps every thread's state and calls the scheduler only in the states
+    /// each call accepts, so a refusal is a bug here, caught by the tests.
+    fn scheduler_accepted(result: Result<(), bulwark_core::CoreError>) {
+        debug_assert_eq!(result, Ok(()), "the scheduler refused a call");
+    }
+
     /// Picks the thread to run: the running one keeps the core unless a strictly higher
-    /// priority is ready (equal priorities run to completion); a preempted thread goes back
-    /// to the head of its priority.
+    /// priority is ready (equal priorities run to completion); a preempted thread stays at
+    /// the head of its priority (the scheduler's `SCHED_FIFO` rule).
     fn dispatch(&mut self) {
         if let Some(r) = self.running {
-            let mine = self.threads[r].effective();
             // Algorithm 2, line 6: inside its non-preemptive region the dispatched thread
             // keeps the core, whatever became ready meanwhile.
-            let shielded = self.region.is_some_and(|(t, end)| t == r && self.now < end);
-            if !shielded && self.runqueue.highest_priority().is_some_and(|p| p > mine) {
-                self.runqueue.push_front(task_id(r), mine);
-                self.running = None;
+            if self.region.is_some_and(|(t, end)| t == r && self.now < end) {
+                return;
             }
         }
-        if self.running.is_none() {
-            if let Some(next) = self.runqueue.highest() {
-                self.runqueue.remove(next);
-                let t = next.index();
-                self.running = Some(t);
-                if self.last_dispatched != Some(t) {
-                    self.outcome.context_switches += 1;
-                    let cost = self.costs.context_switch;
-                    let thread = &mut self.threads[t];
-                    thread.remaining = thread.remaining.saturating_add(cost);
-                }
-                self.last_dispatched = Some(t);
-                // Algorithm 2, line 5: x_n <- t_now at every dispatch.
-                self.region = self.context_of(t).and_then(|i| {
-                    let eta = self.contexts[i].as_ref()?.non_preemptive();
-                    (!eta.is_zero()).then(|| (t, self.now.saturating_add(eta)))
-                });
+        let decision = self.scheduler.schedule(self.now, &mut self.work);
+        let next = decision.next.map(TaskId::index);
+        if next == self.running {
+            return;
+        }
+        self.running = next;
+        if let Some(t) = next {
+            if self.last_dispatched != Some(t) {
+                self.outcome.context_switches += 1;
+                let cost = self.costs.context_switch;
+                let thread = &mut self.threads[t];
+                thread.remaining = thread.remaining.saturating_add(cost);
             }
+            self.last_dispatched = Some(t);
+            // Algorithm 2, line 5: x_n <- t_now at every dispatch.
+            self.region = self.context_of(t).and_then(|i| {
+                let eta = self.contexts[i].as_ref()?.non_preemptive();
+                (!eta.is_zero()).then(|| (t, self.now.saturating_add(eta)))
+            });
         }
     }
 
@@ -516,16 +535,28 @@ impl<'a> Machine<'a> {
             thread.throttled = true;
             return;
         }
-        let p = thread.effective();
         if self.running != Some(t) {
-            self.runqueue.push_back(task_id(t), p);
+            // At the priority it has now: protocol steps may have begun while it waited.
+            if self.threads[t].effective() != self.threads[t].scheduled {
+                self.requeue(t);
+            }
+            let woken =
+                self.scheduler
+                    .activate(self.now, task_id(t), Wake::SameJob, &mut self.work);
+            Self::scheduler_accepted(woken);
         }
     }
 
     fn block(&mut self, t: usize) {
-        self.threads[t].blocked = true;
-        self.threads[t].throttled = false;
-        self.runqueue.remove(task_id(t));
+        let thread = &mut self.threads[t];
+        // Only a runnable thread is ready in the scheduler.
+        let ready = !thread.blocked && !thread.throttled;
+        thread.blocked = true;
+        thread.throttled = false;
+        if ready {
+            let blocked = self.scheduler.block(self.now, task_id(t), &mut self.work);
+            Self::scheduler_accepted(blocked);
+        }
         if self.running == Some(t) {
             self.running = None;
         }
@@ -542,11 +573,15 @@ impl<'a> Machine<'a> {
         self.requeue(t);
     }
 
+    /// `seL4_TCB_SetPriority` with the thread's effective priority: a queued thread moves to
+    /// the tail of it, the running one stays at its head.
     fn requeue(&mut self, t: usize) {
-        if self.runqueue.remove(task_id(t)) {
-            let p = self.threads[t].effective();
-            self.runqueue.push_back(task_id(t), p);
-        }
+        let priority = self.threads[t].effective();
+        self.threads[t].scheduled = priority;
+        let set = self
+            .scheduler
+            .set_priority(self.now, task_id(t), priority, &mut self.work);
+        Self::scheduler_accepted(set);
     }
 
     // ----- time ------------------------------------------------------------------------------
@@ -669,6 +704,8 @@ impl<'a> Machine<'a> {
         self.tasks[i].outcome.budget_exhaustions += 1;
         self.threads[r].throttled = true;
         self.running = None;
+        let throttled = self.scheduler.block(now, task_id(r), &mut self.work);
+        Self::scheduler_accepted(throttled);
         true
     }
 
