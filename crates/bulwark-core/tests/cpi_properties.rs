@@ -53,12 +53,7 @@ fn call() -> impl Strategy<Value = Call> {
 }
 
 fn protocol() -> impl Strategy<Value = CpiProtocol> {
-    prop_oneof![
-        Just(CpiProtocol::Propagated),
-        Just(CpiProtocol::Inherited),
-        Just(CpiProtocol::Ipcp),
-        Just(CpiProtocol::Npcs),
-    ]
+    proptest::sample::select(CpiProtocol::ALL.to_vec())
 }
 
 /// Every thread an effect names is in the pool (one thread for a fixed CPI).

@@ -14,12 +14,7 @@ use bulwark_sim::components::{run, CpiProtocol, ProtocolCosts, RunOptions};
 use proptest::prelude::*;
 
 fn protocol() -> impl Strategy<Value = CpiProtocol> {
-    prop_oneof![
-        Just(CpiProtocol::Propagated),
-        Just(CpiProtocol::Inherited),
-        Just(CpiProtocol::Ipcp),
-        Just(CpiProtocol::Npcs),
-    ]
+    proptest::sample::select(CpiProtocol::ALL.to_vec())
 }
 
 /// A task: period 10, 20, 40 or 80 ms, priority 1-4 (ties allowed), work 0-3 ms per part in

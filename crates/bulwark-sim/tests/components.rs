@@ -389,12 +389,7 @@ mod any_system {
     use proptest::prelude::*;
 
     fn protocol() -> impl Strategy<Value = CpiProtocol> {
-        prop_oneof![
-            Just(CpiProtocol::Propagated),
-            Just(CpiProtocol::Inherited),
-            Just(CpiProtocol::Ipcp),
-            Just(CpiProtocol::Npcs),
-        ]
+        proptest::sample::select(CpiProtocol::ALL.to_vec())
     }
 
     /// A body of up to four steps: execute 0-2 ms, or request any of `cpis` CPIs (loops and

@@ -249,12 +249,7 @@ mod tests {
 
     #[test]
     fn each_protocol_builds_the_object_that_reports_it() {
-        for protocol in [
-            CpiProtocol::Propagated,
-            CpiProtocol::Inherited,
-            CpiProtocol::Ipcp,
-            CpiProtocol::Npcs,
-        ] {
+        for protocol in CpiProtocol::ALL {
             let cpi = Cpi::new(protocol, Priority(9), 2, 4);
             assert_eq!(cpi.protocol(), protocol);
             assert_eq!(cpi.is_pooled(), !protocol.is_fixed());

@@ -28,6 +28,14 @@ pub enum CpiProtocol {
 }
 
 impl CpiProtocol {
+    /// Every protocol, in the paper's order.
+    pub const ALL: [CpiProtocol; 4] = [
+        CpiProtocol::Propagated,
+        CpiProtocol::Inherited,
+        CpiProtocol::Ipcp,
+        CpiProtocol::Npcs,
+    ];
+
     /// The `_priority_protocol` values a file may use, in the paper's order.
     pub const NAMES: [&'static str; 3] = ["propagated", "inherited", "fixed"];
 
