@@ -224,8 +224,8 @@ mod mc_ipc {
         ClusterConfig, ReservationId, ReservationKind, Sporadic, SporadicOrder,
     };
     use bulwark_sim::cluster::{
-        Config, GateKind, GateProtocol, PrunedRequests, ReclaimCost, ServerConfig, Span, Step,
-        TaskConfig as Client,
+        Config, GateKind, GateProtocol, PrunedRequests, ReclaimCost, ScriptStep, ServerConfig,
+        Span, TaskConfig as Client,
     };
 
     /// One client in a sporadic reservation of 10 ms every 100 ms on a one-core cluster, and
@@ -251,13 +251,13 @@ mod mc_ipc {
                 offset: Duration::ZERO,
                 period: ms(100),
                 script: vec![
-                    Step::Compute(Span::exact(ms(1))),
-                    Step::Invoke {
+                    ScriptStep::Compute(Span::exact(ms(1))),
+                    ScriptStep::Invoke {
                         server: 0,
                         length: Span::exact(ms(2)),
                     },
-                    Step::Compute(Span::exact(ms(1))),
-                    Step::SleepUntilNextPeriod,
+                    ScriptStep::Compute(Span::exact(ms(1))),
+                    ScriptStep::SleepUntilNextPeriod,
                 ],
                 group: None,
             }],

@@ -25,29 +25,11 @@ use bulwark_core::reservation::clustered::{
 };
 use bulwark_core::{Duration, Priority};
 use bulwark_sim::cluster::{
-    Config, GateKind, GroupConfig, PrunedRequests, ServerConfig, Span, Step, TaskConfig,
+    Config, GateKind, GroupConfig, PrunedRequests, ScriptStep, ServerConfig, Span, TaskConfig,
 };
 use bulwark_spec::mc_ipc_toml::{
-    AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, ScriptStep,
-    TaskTemplate,
+    AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, TaskTemplate,
 };
-
-/// The machine's steps for a file's script, one for one.
-fn script(steps: &[ScriptStep]) -> Vec<Step> {
-    steps
-        .iter()
-        .map(|step| match *step {
-            ScriptStep::Compute { min, max } => Step::Compute(Span::between(min, max)),
-            ScriptStep::Invoke { server, min, max } => Step::Invoke {
-                server,
-                length: Span::between(min, max),
-            },
-            ScriptStep::Sleep => Step::SleepUntilNextPeriod,
-            ScriptStep::Allocate { count, object } => Step::Allocate { count, object },
-            ScriptStep::Terminate { task } => Step::Terminate { task },
-        })
-        .collect()
-}
 
 /// The machine's reservation for a file's sporadic one, replenished as the file says.
 fn budgeted(
@@ -65,17 +47,11 @@ fn budgeted(
 }
 
 /// A flooding version of `steps`: `gap` of computation, then the first invocation, forever.
-fn flood(steps: &[ScriptStep], gap: Duration) -> Option<Vec<Step>> {
-    steps.iter().find_map(|step| match *step {
-        ScriptStep::Invoke { server, min, max } => Some(vec![
-            Step::Compute(Span::exact(gap)),
-            Step::Invoke {
-                server,
-                length: Span::between(min, max),
-            },
-        ]),
-        _ => None,
-    })
+fn flood(steps: &[ScriptStep], gap: Duration) -> Option<Vec<ScriptStep>> {
+    let invoke = steps
+        .iter()
+        .find(|step| matches!(step, ScriptStep::Invoke { .. }))?;
+    Some(vec![ScriptStep::Compute(Span::exact(gap)), *invoke])
 }
 
 /// Where each file reservation goes on the machine, in file order: (cluster, index among
@@ -151,7 +127,7 @@ pub fn machine_config(
                 reservation: ReservationId(index as u32),
                 offset: t.offset,
                 period: t.period,
-                script: script(&t.script),
+                script: t.script.clone(),
                 group: t.group,
             }
         })
@@ -234,7 +210,7 @@ fn copy_of(template: &TaskTemplate, cluster: usize, reservation: usize, copy: u3
             .offset
             .saturating_add(template.stagger.saturating_mul(copy as u64)),
         period: template.period,
-        script: script(&template.script),
+        script: template.script.clone(),
         group: None,
     }
 }

@@ -11,7 +11,7 @@ use bulwark_core::reservation::clustered::{
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
     run, run_traced, ClusterOutcome, ClusterSimError, Config, GateKind, GateProtocol, GroupConfig,
-    InvocationRecord, Kernel, PrunedRequests, ReclaimCost, ServerConfig, Span, Step, Stretch,
+    InvocationRecord, Kernel, PrunedRequests, ReclaimCost, ScriptStep, ServerConfig, Span, Stretch,
     TaskConfig, Timing, Worker,
 };
 use proptest::prelude::*;
@@ -168,21 +168,21 @@ fn system() -> impl Strategy<Value = Config> {
                         let script = raw_script
                             .into_iter()
                             .map(|(kind, amount, server)| match kind {
-                                0 | 1 => Step::Compute(Span::exact(d(amount))),
+                                0 | 1 => ScriptStep::Compute(Span::exact(d(amount))),
                                 2..=4 => {
                                     let server = server % servers.len();
-                                    Step::Invoke {
+                                    ScriptStep::Invoke {
                                         server,
                                         length: Span::between(d(1), servers[server].max_operation),
                                     }
                                 }
-                                5 => Step::SleepUntilNextPeriod,
-                                _ if server == 0 => Step::Allocate {
+                                5 => ScriptStep::SleepUntilNextPeriod,
+                                _ if server == 0 => ScriptStep::Allocate {
                                     count: amount * 40,
                                     object: ObjectKind::Semaphore,
                                 },
                                 // The target is fixed below, once every task is known.
-                                _ => Step::Terminate {
+                                _ => ScriptStep::Terminate {
                                     task: (amount * 7 + offset) as usize,
                                 },
                             })
@@ -212,13 +212,13 @@ fn system() -> impl Strategy<Value = Config> {
                 let count = tasks.len();
                 for (i, task) in tasks.iter_mut().enumerate() {
                     for step in &mut task.script {
-                        if let Step::Terminate { task: target } = step {
+                        if let ScriptStep::Terminate { task: target } = step {
                             *target %= count;
                             if *target == i {
                                 *target = (i + 1) % count;
                             }
                             if *target == i {
-                                *step = Step::Compute(Span::exact(d(1)));
+                                *step = ScriptStep::Compute(Span::exact(d(1)));
                             }
                         }
                     }
@@ -309,7 +309,7 @@ proptest! {
                 .filter(|t| {
                     t.script
                         .iter()
-                        .any(|s| matches!(s, Step::Invoke { server, .. } if *server == record.server))
+                        .any(|s| matches!(s, ScriptStep::Invoke { server, .. } if *server == record.server))
                 })
                 .count() as u64;
             let bound = config.servers[record.server]
@@ -350,11 +350,11 @@ fn flood(gate: GateKind) -> (ClusterOutcome, InvocationRecord) {
         offset: d(offset),
         period: d(1_000),
         script: vec![
-            Step::Invoke {
+            ScriptStep::Invoke {
                 server: 0,
                 length: Span::exact(d(10)),
             },
-            Step::SleepUntilNextPeriod,
+            ScriptStep::SleepUntilNextPeriod,
         ],
         group: None,
     };
@@ -465,10 +465,17 @@ proptest! {
 /// and sleeps), which only the simulator runs.
 fn without_reclamation(mut config: Config) -> Config {
     for task in &mut config.tasks {
-        task.script
-            .retain(|step| !matches!(step, Step::Allocate { .. } | Step::Terminate { .. }));
+        task.script.retain(|step| {
+            !matches!(
+                step,
+                ScriptStep::Allocate { .. } | ScriptStep::Terminate { .. }
+            )
+        });
         if task.script.is_empty() {
-            task.script = vec![Step::Compute(Span::exact(d(1))), Step::SleepUntilNextPeriod];
+            task.script = vec![
+                ScriptStep::Compute(Span::exact(d(1))),
+                ScriptStep::SleepUntilNextPeriod,
+            ];
         }
     }
     config
@@ -550,11 +557,11 @@ fn reported_timing_refuses_reclamation_steps() {
             offset: d(0),
             period: d(1_000),
             script: vec![
-                Step::Allocate {
+                ScriptStep::Allocate {
                     count: 1,
                     object: ObjectKind::Semaphore,
                 },
-                Step::SleepUntilNextPeriod,
+                ScriptStep::SleepUntilNextPeriod,
             ],
             group: None,
         }],

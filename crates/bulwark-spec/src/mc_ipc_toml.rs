@@ -317,28 +317,46 @@ pub struct Task {
     pub group: Option<usize>,
 }
 
-/// One step of a task's job.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A duration drawn uniformly from `[min, max]` each time it is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// The shortest.
+    pub min: Duration,
+    /// The longest.
+    pub max: Duration,
+}
+
+impl Span {
+    /// Always `length`.
+    pub const fn exact(length: Duration) -> Span {
+        Span {
+            min: length,
+            max: length,
+        }
+    }
+
+    /// Uniform in `[min, max]`.
+    pub const fn between(min: Duration, max: Duration) -> Span {
+        Span { min, max }
+    }
+}
+
+/// One step of a task's job: what the file's script says and what the cluster machine runs,
+/// one type for both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScriptStep {
-    /// Compute for a time drawn uniformly in [min, max] (0 < min <= max).
-    Compute {
-        /// The shortest computation, above zero.
-        min: Duration,
-        /// The longest computation, at least `min`.
-        max: Duration,
-    },
-    /// Invoke server `server` (index into servers) for an operation drawn in [min, max],
-    /// 0 < min <= max <= that server's high operation length.
+    /// Compute for a time drawn from the span (`0 < min <= max`).
+    Compute(Span),
+    /// Invoke server `server` for an operation whose length is drawn from `length` (`0 < min
+    /// <= max <=` that server's high operation length `L^H_q`), and wait for the reply.
     Invoke {
         /// The server, an index into [`McIpcSystem::servers`].
         server: usize,
-        /// The shortest operation, above zero.
-        min: Duration,
-        /// The longest operation, at least `min` and at most the server's `L^H_q`.
-        max: Duration,
+        /// The operation's length, drawn once per invocation.
+        length: Span,
     },
-    /// The job completes; sleep until the next period.
-    Sleep,
+    /// The job completes; the task sleeps until its next release (`"sleep"`).
+    SleepUntilNextPeriod,
     /// Allocate `count` kernel objects of kind `object` (`{ allocate = 1000, object =
     /// "semaphore" }`), as in a scenario's script.
     Allocate {
@@ -1395,7 +1413,9 @@ impl Checker<'_> {
         servers: &[Option<Server>],
     ) -> Option<ScriptStep> {
         let table = match raw.get_ref() {
-            RawStep::Word(word) if word == "sleep" => return Some(ScriptStep::Sleep),
+            RawStep::Word(word) if word == "sleep" => {
+                return Some(ScriptStep::SleepUntilNextPeriod)
+            }
             RawStep::Word(word) => {
                 self.report(
                     raw.span(),
@@ -1499,7 +1519,7 @@ impl Checker<'_> {
                 .compute
                 .as_ref()
                 .and_then(|compute| self.range(compute, "compute time"))
-                .map(|(min, max)| ScriptStep::Compute { min, max }),
+                .map(|(min, max)| ScriptStep::Compute(Span::between(min, max))),
             StepAction::Invoke => table
                 .invoke
                 .as_ref()
@@ -1625,8 +1645,7 @@ impl Checker<'_> {
         }
         Some(ScriptStep::Invoke {
             server: server?,
-            min,
-            max,
+            length: Span::between(min, max),
         })
     }
 

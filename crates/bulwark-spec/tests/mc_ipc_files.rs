@@ -14,7 +14,7 @@ use bulwark_core::{Duration, Priority};
 use bulwark_spec::mc_ipc_toml::{
     AddedReservation, Addition, Cluster, Criticality, GateProtocol, Group, Invocation, McIpcSystem,
     PerCriticality, Phase, ReclaimCost, Replenishment, Reservation, ReservationKind, ScriptStep,
-    Server, Slot, Task, TaskTemplate, DEFAULT_FLOOD_GAP,
+    Server, Slot, Span, Task, TaskTemplate, DEFAULT_FLOOD_GAP,
 };
 use bulwark_spec::{parse_mc_ipc, Diagnostics};
 use proptest::prelude::*;
@@ -28,11 +28,14 @@ const fn us(n: u64) -> Duration {
 }
 
 fn compute(min: Duration, max: Duration) -> ScriptStep {
-    ScriptStep::Compute { min, max }
+    ScriptStep::Compute(Span::between(min, max))
 }
 
 fn invoke(server: usize, min: Duration, max: Duration) -> ScriptStep {
-    ScriptStep::Invoke { server, min, max }
+    ScriptStep::Invoke {
+        server,
+        length: Span::between(min, max),
+    }
 }
 
 /// Compute, sign with the key server (1.5-2 ms), compute, sleep: the case study's jobs.
@@ -41,7 +44,7 @@ fn acquisition(before: (Duration, Duration), after: (Duration, Duration)) -> Vec
         compute(before.0, before.1),
         invoke(0, us(1500), ms(2)),
         compute(after.0, after.1),
-        ScriptStep::Sleep,
+        ScriptStep::SleepUntilNextPeriod,
     ]
 }
 
@@ -454,20 +457,13 @@ fn the_case_study_has_its_tasks_and_phases() {
     assert_eq!(
         t10.script,
         [
-            ScriptStep::Compute {
-                min: ms(1),
-                max: us(1500)
-            },
+            ScriptStep::Compute(Span::between(ms(1), us(1500))),
             ScriptStep::Invoke {
                 server: 0,
-                min: us(1500),
-                max: ms(2)
+                length: Span::between(us(1500), ms(2))
             },
-            ScriptStep::Compute {
-                min: us(200),
-                max: us(500)
-            },
-            ScriptStep::Sleep,
+            ScriptStep::Compute(Span::between(us(200), us(500))),
+            ScriptStep::SleepUntilNextPeriod,
         ]
     );
 
@@ -610,7 +606,7 @@ fn the_documented_example_reads_into_its_system() {
                     compute(us(500), us(1500)),
                     key(us(1500), ms(2)),
                     compute(us(200), us(200)),
-                    ScriptStep::Sleep,
+                    ScriptStep::SleepUntilNextPeriod,
                 ],
                 group: None,
             },
@@ -620,7 +616,11 @@ fn the_documented_example_reads_into_its_system() {
                 period: ms(100),
                 offset: ms(0),
                 // The length left out: exactly the server's L^H.
-                script: vec![compute(ms(1), ms(1)), key(ms(2), ms(2)), ScriptStep::Sleep],
+                script: vec![
+                    compute(ms(1), ms(1)),
+                    key(ms(2), ms(2)),
+                    ScriptStep::SleepUntilNextPeriod,
+                ],
                 group: Some(0),
             },
             Task {
@@ -634,7 +634,7 @@ fn the_documented_example_reads_into_its_system() {
                         object: ObjectKind::MemoryMapping,
                     },
                     ScriptStep::Terminate { task: 1 },
-                    ScriptStep::Sleep,
+                    ScriptStep::SleepUntilNextPeriod,
                 ],
                 group: None,
             },
@@ -668,7 +668,10 @@ fn the_documented_example_reads_into_its_system() {
                             period: ms(1000),
                             offset: ms(90),
                             stagger: us(20),
-                            script: vec![compute(us(100), us(100)), ScriptStep::Sleep],
+                            script: vec![
+                                compute(us(100), us(100)),
+                                ScriptStep::SleepUntilNextPeriod,
+                            ],
                         },
                     },
                     Addition {
@@ -679,7 +682,7 @@ fn the_documented_example_reads_into_its_system() {
                             period: ms(100),
                             offset: ms(0),
                             stagger: ms(0),
-                            script: vec![key(ms(1), ms(1)), ScriptStep::Sleep],
+                            script: vec![key(ms(1), ms(1)), ScriptStep::SleepUntilNextPeriod],
                         },
                     },
                     Addition {
@@ -690,7 +693,7 @@ fn the_documented_example_reads_into_its_system() {
                             period: ms(100),
                             offset: ms(0),
                             stagger: ms(0),
-                            script: vec![compute(ms(1), ms(1)), ScriptStep::Sleep],
+                            script: vec![compute(ms(1), ms(1)), ScriptStep::SleepUntilNextPeriod],
                         },
                     },
                 ],
@@ -1054,16 +1057,21 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
     let reservations = system.reservations.len();
     let script_valid = |script: &[ScriptStep]| {
         !script.is_empty()
-            && script.iter().any(|s| *s != ScriptStep::Sleep)
+            && script
+                .iter()
+                .any(|s| *s != ScriptStep::SleepUntilNextPeriod)
             && script.iter().all(|step| match *step {
-                ScriptStep::Compute { min, max } => !min.is_zero() && min <= max,
-                ScriptStep::Invoke { server, min, max } => {
+                ScriptStep::Compute(Span { min, max }) => !min.is_zero() && min <= max,
+                ScriptStep::Invoke {
+                    server,
+                    length: Span { min, max },
+                } => {
                     server < servers.len()
                         && !min.is_zero()
                         && min <= max
                         && max <= servers[server].operation_length.high
                 }
-                ScriptStep::Sleep => true,
+                ScriptStep::SleepUntilNextPeriod => true,
                 ScriptStep::Allocate { count, .. } => count > 0,
                 ScriptStep::Terminate { task } => task < system.tasks.len(),
             })

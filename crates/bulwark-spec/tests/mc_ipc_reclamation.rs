@@ -442,7 +442,7 @@ task = {{ period = "10ms", script = [{{ terminate = "T2" }}, {{ allocate = 5 }},
             },
             // T2 is defined later in the file.
             ScriptStep::Terminate { task: 1 },
-            ScriptStep::Sleep,
+            ScriptStep::SleepUntilNextPeriod,
         ]
     );
     // A script that only terminates does something, so it is no spinning script.
@@ -455,7 +455,7 @@ task = {{ period = "10ms", script = [{{ terminate = "T2" }}, {{ allocate = 5 }},
                 count: 5,
                 object: ObjectKind::Semaphore,
             },
-            ScriptStep::Sleep,
+            ScriptStep::SleepUntilNextPeriod,
         ]
     );
 }
@@ -500,7 +500,7 @@ fn step_tables_do_one_thing_with_their_own_companions() {
                 count: 2,
                 object: ObjectKind::Semaphore,
             },
-            ScriptStep::Sleep,
+            ScriptStep::SleepUntilNextPeriod,
         ]
     );
 }

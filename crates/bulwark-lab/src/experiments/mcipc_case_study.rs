@@ -681,48 +681,48 @@ mod tests {
         ClusterConfig, ReservationId, Slot, Sporadic, SporadicOrder,
     };
     use bulwark_core::Priority;
-    use bulwark_sim::cluster::{ServerConfig, Span, Step, TaskConfig};
+    use bulwark_sim::cluster::{ScriptStep, ServerConfig, Span, TaskConfig};
 
     // ---- The paper's description, built by hand (section VI), to check the file against.
 
-    fn operation() -> Step {
-        Step::Invoke {
+    fn operation() -> ScriptStep {
+        ScriptStep::Invoke {
             server: 0,
             length: Span::between(us(1500), L_KEY),
         }
     }
 
-    fn compute(min: Duration, max: Duration) -> Step {
-        Step::Compute(Span::between(min, max))
+    fn compute(min: Duration, max: Duration) -> ScriptStep {
+        ScriptStep::Compute(Span::between(min, max))
     }
 
     /// A correct data-acquisition job: compute, sign, assemble, sleep.
-    fn acquisition(before: (Duration, Duration), after: (Duration, Duration)) -> Vec<Step> {
+    fn acquisition(before: (Duration, Duration), after: (Duration, Duration)) -> Vec<ScriptStep> {
         vec![
             compute(before.0, before.1),
             operation(),
             compute(after.0, after.1),
-            Step::SleepUntilNextPeriod,
+            ScriptStep::SleepUntilNextPeriod,
         ]
     }
 
     /// A malfunctioning task: requests back to back, 10 us of system call between them.
-    fn flood() -> Vec<Step> {
+    fn flood() -> Vec<ScriptStep> {
         vec![compute(us(10), us(10)), operation()]
     }
 
-    fn high_criticality_job() -> Vec<Step> {
+    fn high_criticality_job() -> Vec<ScriptStep> {
         acquisition((us(500), us(1500)), (us(200), us(500)))
     }
 
     /// At most 2 ms, like the high-criticality jobs: with Theorem 1's 18 ms for its one
     /// invocation, exactly the paper's 20 ms budget (`scenarios/mcipc/case-study.toml`).
-    fn low_criticality_job() -> Vec<Step> {
+    fn low_criticality_job() -> Vec<ScriptStep> {
         acquisition((ms(1), us(1500)), (us(200), us(500)))
     }
 
     /// The short jobs of the extra tasks of phases 3 and 8.
-    fn short_job() -> Vec<Step> {
+    fn short_job() -> Vec<ScriptStep> {
         acquisition((us(100), us(300)), (us(100), us(300)))
     }
 
@@ -897,7 +897,7 @@ mod tests {
         let flood = |config: &Config, task: usize| {
             !config.tasks[task]
                 .script
-                .contains(&Step::SleepUntilNextPeriod)
+                .contains(&ScriptStep::SleepUntilNextPeriod)
         };
         assert!((0..14).all(|t| !flood(&normal, t)));
         assert!(flood(&system(2, GateProtocol::McIpc, SEED), 9));

@@ -25,8 +25,8 @@ use bulwark_core::reservation::clustered::{
 };
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
-    run as run_cluster, ClusterOutcome, Config, GateKind, PrunedRequests, ServerConfig, Span, Step,
-    TaskConfig,
+    run as run_cluster, ClusterOutcome, Config, GateKind, PrunedRequests, ScriptStep, ServerConfig,
+    Span, TaskConfig,
 };
 
 use super::{Experiment, LabError};
@@ -63,23 +63,23 @@ pub const H: usize = 0;
 /// `L1`, in `H`'s cluster.
 pub const L1: usize = 1;
 
-fn invoke() -> Step {
-    Step::Invoke {
+fn invoke() -> ScriptStep {
+    ScriptStep::Invoke {
         server: 0,
         length: Span::between(us(500), ms(1)),
     }
 }
 
-fn compute(min: Duration, max: Duration) -> Step {
-    Step::Compute(Span::between(min, max))
+fn compute(min: Duration, max: Duration) -> ScriptStep {
+    ScriptStep::Compute(Span::between(min, max))
 }
 
-fn job(before: (Duration, Duration)) -> Vec<Step> {
+fn job(before: (Duration, Duration)) -> Vec<ScriptStep> {
     vec![
         compute(before.0, before.1),
         invoke(),
         compute(us(500), ms(1)),
-        Step::SleepUntilNextPeriod,
+        ScriptStep::SleepUntilNextPeriod,
     ]
 }
 

@@ -27,7 +27,7 @@ use crate::reclamation::{Failed, Reclamation};
 
 use super::{
     AbortRecord, AllocationRecord, ClusterOutcome, ClusterSimError, Config, GateKind,
-    InvocationRecord, JobRecord, MaskRecord, ModeRecord, PrunedRequests, Span, Step,
+    InvocationRecord, JobRecord, MaskRecord, ModeRecord, PrunedRequests, ScriptStep, Span,
 };
 
 /// A server's gate: MC-IPC's has the background transfer that the others lack.
@@ -86,7 +86,7 @@ struct TaskRun {
     cluster: usize,
     reservation: ReservationId,
     period: Duration,
-    script: Vec<Step>,
+    script: Vec<ScriptStep>,
     /// The next step to take.
     step: usize,
     state: TaskState,
@@ -799,13 +799,13 @@ impl Machine {
         };
         task.step = (task.step + 1) % task.script.len();
         match step {
-            Step::Compute(span) => {
+            ScriptStep::Compute(span) => {
                 task.state = TaskState::Ready {
                     remaining: draw(span, &mut task.rng),
                 };
                 self.serials.tasks[i] += 1;
             }
-            Step::Invoke { server, length } => {
+            ScriptStep::Invoke { server, length } => {
                 let length = draw(length, &mut task.rng);
                 let drained = self.drained[task.cluster][task.reservation.index()];
                 let aborting = self.aborting[task.cluster][task.reservation.index()];
@@ -831,7 +831,7 @@ impl Machine {
                     .invoke(TaskId(i as u32), client, &mut Work::default())
                     .map_err(self.gate_error(server))?;
             }
-            Step::SleepUntilNextPeriod => {
+            ScriptStep::SleepUntilNextPeriod => {
                 let (k, r) = (task.cluster, task.reservation);
                 task.state = TaskState::Sleeping;
                 task.nominal = task.nominal.saturating_add(task.period);
@@ -843,7 +843,7 @@ impl Machine {
                 self.sequence += 1;
                 self.drive(k, self.now, complete(r))?;
             }
-            Step::Allocate { count, object } => {
+            ScriptStep::Allocate { count, object } => {
                 // The system calls run as the task's own execution; entering the kernel is at
                 // least one unit, even when every object is refused.
                 let made = self.reclamation.allocate(i, count, object);
@@ -856,7 +856,7 @@ impl Machine {
                     refused: made.refused,
                 });
             }
-            Step::Terminate { task: target } => {
+            ScriptStep::Terminate { task: target } => {
                 let reclaimed = self.reclamation.terminate(target, None);
                 // At least one unit: terminating a task already gone still enters the kernel.
                 let time = Duration::from_nanos(self.reclamation.nanos(reclaimed.units.max(1)));

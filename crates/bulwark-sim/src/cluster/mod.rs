@@ -6,14 +6,14 @@
 //!
 //! The system: `K` clusters, cluster `k` of `m_k` cores with its own top-level scheduler
 //! ([`ClusterConfig`] from `bulwark-core`); client tasks, each bound to one reservation of one
-//! cluster and running a cyclic script ([`Step`]); and servers, each sequential (one request at
+//! cluster and running a cyclic script ([`ScriptStep`]); and servers, each sequential (one request at
 //! a time) behind an [`IpcGate`]. Time is integer nanoseconds. The kernel's scheduling and
 //! IPC take no time; only scripts, operations and reclamation do.
 //!
 //! Reclamation (the reclamation paper): each task is a process of `bulwark_core::reclaim`'s
 //! capability tree, spawned into its reclamation group ([`TaskConfig::group`]) when it has
-//! one. A [`Step::Allocate`] creates objects as the task's own execution, each charged to the
-//! group's quota, those that do not fit refused. A [`Step::Terminate`] reclaims the target's
+//! one. A [`ScriptStep::Allocate`] creates objects as the task's own execution, each charged to the
+//! group's quota, those that do not fit refused. A [`ScriptStep::Terminate`] reclaims the target's
 //! group (its arena and scrub list: at most the quota) or, without a group, its process
 //! object by object; the work, at [`ReclaimCost`], runs in the kernel on the caller's core
 //! with interrupts masked, so that core keeps the caller, whatever its scheduler selects,
@@ -48,7 +48,7 @@
 //!   instant (lets the switch happen) once everything due at it has been done;
 //! - a task's job is released at `offset + j * period`, or when the previous job completes if
 //!   that is later (jobs of one task never overlap); it runs the script from where the last job
-//!   stopped until a [`Step::SleepUntilNextPeriod`]. A task needs its core to take any step,
+//!   stopped until a [`ScriptStep::SleepUntilNextPeriod`]. A task needs its core to take any step,
 //!   even one that takes no time (an invocation, or the step after a reply).
 //!
 //! Determinism: at one instant the machine finishes operations (servers in order), then steps
@@ -65,66 +65,10 @@ pub use machine::{Stretch, Worker};
 use bulwark_core::ipc::mc_ipc::GateError;
 pub use bulwark_core::ipc::GateProtocol;
 use bulwark_core::ipc::IpcGate;
-use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::reservation::clustered::{
     ClusterConfig, ClusteredScheduler, ConfigurationError, Mode, ReservationId,
 };
 use bulwark_core::{Duration, Instant};
-
-/// A duration drawn uniformly from `[min, max]` each time it is used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Span {
-    /// The shortest.
-    pub min: Duration,
-    /// The longest.
-    pub max: Duration,
-}
-
-impl Span {
-    /// Always `d`.
-    pub const fn exact(d: Duration) -> Span {
-        Span { min: d, max: d }
-    }
-
-    /// Uniform in `[min, max]`.
-    pub const fn between(min: Duration, max: Duration) -> Span {
-        Span { min, max }
-    }
-}
-
-/// One step of a task's script.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// Run for this long (non-zero).
-    Compute(Span),
-    /// Invoke server `server` for an operation of this length (non-zero, at most the server's
-    /// `L_q`), and wait for the reply.
-    Invoke {
-        /// The server's index in [`Config::servers`].
-        server: usize,
-        /// The operation's length, drawn once per invocation.
-        length: Span,
-    },
-    /// The job completes; the task sleeps until its next release.
-    SleepUntilNextPeriod,
-    /// Create `count` kernel objects of `object` in the task's process: in a reclamation
-    /// group each is charged to the group's quota, and those that do not fit are refused
-    /// (the reclamation paper, section III). The work is the task's own execution.
-    Allocate {
-        /// How many (non-zero).
-        count: u64,
-        /// Of which kind.
-        object: ObjectKind,
-    },
-    /// Terminate task `task`'s process: its whole reclamation group when it has one, else
-    /// the process alone, object by object (the baseline). The reclamation runs in the
-    /// kernel on the caller's core with interrupts masked: that core switches to nothing
-    /// else until it is done, whatever its scheduler selects.
-    Terminate {
-        /// The task to terminate, not the caller.
-        task: usize,
-    },
-}
 
 /// A client task.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -139,7 +83,7 @@ pub struct TaskConfig {
     /// The time between releases (non-zero).
     pub period: Duration,
     /// The steps, run cyclically (non-empty).
-    pub script: Vec<Step>,
+    pub script: Vec<ScriptStep>,
     /// The reclamation group its process is spawned into (an index into
     /// [`Config::groups`]), if any.
     pub group: Option<usize>,
@@ -157,6 +101,9 @@ pub struct GroupConfig {
 /// What reclamation work costs: the MC-IPC file's own `[cost]` model (`per_unit` cycles of a
 /// `clock_hz` clock per unit of `bulwark_core::reclaim` work).
 pub use bulwark_spec::mc_ipc_toml::ReclaimCost;
+
+/// A task's script: the MC-IPC file's own steps, run as they are.
+pub use bulwark_spec::mc_ipc_toml::{ScriptStep, Span};
 
 /// Which IPC protocol a server's gate implements.
 #[derive(Clone, Copy, Debug)]
@@ -445,8 +392,12 @@ impl Kernel {
     ) -> Result<Kernel, ClusterSimError> {
         validate(config)?;
         if timing == Timing::Reported {
-            let reclaims =
-                |step: &Step| matches!(step, Step::Allocate { .. } | Step::Terminate { .. });
+            let reclaims = |step: &ScriptStep| {
+                matches!(
+                    step,
+                    ScriptStep::Allocate { .. } | ScriptStep::Terminate { .. }
+                )
+            };
             if let Some(task) = config
                 .tasks
                 .iter()
@@ -568,20 +519,22 @@ fn validate(config: &Config) -> Result<(), ClusterSimError> {
         if t.group.is_some_and(|g| g >= config.groups.len()) {
             return refuse("no such reclamation group");
         }
-        let system_calls = t
-            .script
-            .iter()
-            .any(|s| matches!(s, Step::Allocate { .. } | Step::Terminate { .. }));
+        let system_calls = t.script.iter().any(|s| {
+            matches!(
+                s,
+                ScriptStep::Allocate { .. } | ScriptStep::Terminate { .. }
+            )
+        });
         if system_calls && config.reclaim.per_unit == 0 {
             // Free system calls would let a script of them loop at one instant.
             return refuse("allocate and terminate need a cost per unit of reclamation work");
         }
         for step in &t.script {
             match *step {
-                Step::Compute(span) if span.min.is_zero() || span.min > span.max => {
+                ScriptStep::Compute(span) if span.min.is_zero() || span.min > span.max => {
                     return refuse("a computation needs 0 < min <= max");
                 }
-                Step::Invoke { server, length } => {
+                ScriptStep::Invoke { server, length } => {
                     let Some(s) = config.servers.get(server) else {
                         return refuse("no such server");
                     };
@@ -592,17 +545,19 @@ fn validate(config: &Config) -> Result<(), ClusterSimError> {
                         return refuse("an operation is longer than the server's L_q");
                     }
                 }
-                Step::Allocate { count: 0, .. } => return refuse("an allocation needs a count"),
-                Step::Terminate { task: target } if target == task => {
+                ScriptStep::Allocate { count: 0, .. } => {
+                    return refuse("an allocation needs a count")
+                }
+                ScriptStep::Terminate { task: target } if target == task => {
                     return refuse("a task cannot terminate itself");
                 }
-                Step::Terminate { task: target } if target >= config.tasks.len() => {
+                ScriptStep::Terminate { task: target } if target >= config.tasks.len() => {
                     return refuse("no such task to terminate");
                 }
-                Step::Compute(_)
-                | Step::SleepUntilNextPeriod
-                | Step::Allocate { .. }
-                | Step::Terminate { .. } => {}
+                ScriptStep::Compute(_)
+                | ScriptStep::SleepUntilNextPeriod
+                | ScriptStep::Allocate { .. }
+                | ScriptStep::Terminate { .. } => {}
             }
         }
     }

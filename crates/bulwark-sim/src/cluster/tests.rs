@@ -13,12 +13,12 @@ fn at(n: u64) -> Instant {
     Instant::from_nanos(n)
 }
 
-fn compute(n: u64) -> Step {
-    Step::Compute(Span::exact(d(n)))
+fn compute(n: u64) -> ScriptStep {
+    ScriptStep::Compute(Span::exact(d(n)))
 }
 
-fn invoke(length: u64) -> Step {
-    Step::Invoke {
+fn invoke(length: u64) -> ScriptStep {
+    ScriptStep::Invoke {
         server: 0,
         length: Span::exact(d(length)),
     }
@@ -46,7 +46,7 @@ fn task(
     reservation: u32,
     offset: u64,
     period: u64,
-    script: Vec<Step>,
+    script: Vec<ScriptStep>,
 ) -> TaskConfig {
     TaskConfig {
         cluster,
@@ -91,7 +91,7 @@ fn lone_client() -> Config {
                 compute(3),
                 invoke(2),
                 compute(1),
-                Step::SleepUntilNextPeriod,
+                ScriptStep::SleepUntilNextPeriod,
             ],
         )],
     )
@@ -130,9 +130,27 @@ fn a_waiting_reservation_idles_and_lends_its_core() {
         ],
         GateKind::Protocol(GateProtocol::FifoIpc),
         vec![
-            task(0, 0, 1, 100, vec![invoke(4), Step::SleepUntilNextPeriod]),
-            task(0, 1, 0, 100, vec![compute(10), Step::SleepUntilNextPeriod]),
-            task(1, 0, 0, 100, vec![invoke(5), Step::SleepUntilNextPeriod]),
+            task(
+                0,
+                0,
+                1,
+                100,
+                vec![invoke(4), ScriptStep::SleepUntilNextPeriod],
+            ),
+            task(
+                0,
+                1,
+                0,
+                100,
+                vec![compute(10), ScriptStep::SleepUntilNextPeriod],
+            ),
+            task(
+                1,
+                0,
+                0,
+                100,
+                vec![invoke(5), ScriptStep::SleepUntilNextPeriod],
+            ),
         ],
     );
     let out = run(&c, at(50)).unwrap();
@@ -173,8 +191,20 @@ fn exhaustion_scenario(pruned: PrunedRequests) -> ClusterOutcome {
         vec![cluster(&[(30, 100, 1)]), cluster(&[(3, 20, 1)])],
         GateKind::Protocol(GateProtocol::McIpc),
         vec![
-            task(0, 0, 0, 100, vec![invoke(10), Step::SleepUntilNextPeriod]),
-            task(1, 0, 1, 100, vec![invoke(2), Step::SleepUntilNextPeriod]),
+            task(
+                0,
+                0,
+                0,
+                100,
+                vec![invoke(10), ScriptStep::SleepUntilNextPeriod],
+            ),
+            task(
+                1,
+                0,
+                1,
+                100,
+                vec![invoke(2), ScriptStep::SleepUntilNextPeriod],
+            ),
         ],
     );
     c.pruned = pruned;
@@ -246,12 +276,12 @@ fn runs_are_deterministic() {
                 0,
                 20,
                 vec![
-                    Step::Compute(Span::between(d(1), d(3))),
-                    Step::Invoke {
+                    ScriptStep::Compute(Span::between(d(1), d(3))),
+                    ScriptStep::Invoke {
                         server: 0,
                         length: Span::between(d(1), d(10)),
                     },
-                    Step::SleepUntilNextPeriod,
+                    ScriptStep::SleepUntilNextPeriod,
                 ],
             ),
             task(
@@ -259,7 +289,7 @@ fn runs_are_deterministic() {
                 1,
                 2,
                 15,
-                vec![Step::Invoke {
+                vec![ScriptStep::Invoke {
                     server: 0,
                     length: Span::between(d(1), d(10)),
                 }],
@@ -270,12 +300,12 @@ fn runs_are_deterministic() {
                 1,
                 30,
                 vec![
-                    Step::Compute(Span::between(d(1), d(5))),
-                    Step::Invoke {
+                    ScriptStep::Compute(Span::between(d(1), d(5))),
+                    ScriptStep::Invoke {
                         server: 0,
                         length: Span::between(d(1), d(10)),
                     },
-                    Step::SleepUntilNextPeriod,
+                    ScriptStep::SleepUntilNextPeriod,
                 ],
             ),
         ],
@@ -342,9 +372,27 @@ fn a_mode_switch_aborts_and_reissues_the_requests_of_demoted_reservations() {
         vec![cluster_0, cluster(&[(30, 100, 1)])],
         GateKind::Protocol(GateProtocol::McIpc),
         vec![
-            task(1, 0, 0, 100, vec![invoke(10), Step::SleepUntilNextPeriod]),
-            task(0, 0, 1, 100, vec![invoke(10), Step::SleepUntilNextPeriod]),
-            task(0, 1, 2, 100, vec![compute(5), Step::SleepUntilNextPeriod]),
+            task(
+                1,
+                0,
+                0,
+                100,
+                vec![invoke(10), ScriptStep::SleepUntilNextPeriod],
+            ),
+            task(
+                0,
+                0,
+                1,
+                100,
+                vec![invoke(10), ScriptStep::SleepUntilNextPeriod],
+            ),
+            task(
+                0,
+                1,
+                2,
+                100,
+                vec![compute(5), ScriptStep::SleepUntilNextPeriod],
+            ),
         ],
     );
     let out = run(&c, at(60)).unwrap();
@@ -464,7 +512,7 @@ fn rogue_on_a_partitioned_core(quota: Option<u64>) -> Config {
         0,
         1_000_000,
         vec![
-            Step::Allocate {
+            ScriptStep::Allocate {
                 count: 1_000,
                 object: ObjectKind::Semaphore,
             },
@@ -478,7 +526,7 @@ fn rogue_on_a_partitioned_core(quota: Option<u64>) -> Config {
             0,
             50_000,
             100_000,
-            vec![compute(10_000), Step::SleepUntilNextPeriod],
+            vec![compute(10_000), ScriptStep::SleepUntilNextPeriod],
         ),
         rogue,
         task(
@@ -486,7 +534,10 @@ fn rogue_on_a_partitioned_core(quota: Option<u64>) -> Config {
             2,
             40_000,
             1_000_000,
-            vec![Step::Terminate { task: 1 }, Step::SleepUntilNextPeriod],
+            vec![
+                ScriptStep::Terminate { task: 1 },
+                ScriptStep::SleepUntilNextPeriod,
+            ],
         ),
     ];
     let mut c = config(clusters, GateKind::Protocol(GateProtocol::McIpc), tasks);
@@ -555,14 +606,29 @@ fn a_terminated_clients_request_leaves_the_gate() {
         vec![two_cores],
         GateKind::Protocol(GateProtocol::McIpc),
         vec![
-            task(0, 0, 0, 100, vec![invoke(5), Step::SleepUntilNextPeriod]),
-            task(0, 1, 0, 100, vec![invoke(5), Step::SleepUntilNextPeriod]),
+            task(
+                0,
+                0,
+                0,
+                100,
+                vec![invoke(5), ScriptStep::SleepUntilNextPeriod],
+            ),
+            task(
+                0,
+                1,
+                0,
+                100,
+                vec![invoke(5), ScriptStep::SleepUntilNextPeriod],
+            ),
             task(
                 0,
                 2,
                 2,
                 1_000,
-                vec![Step::Terminate { task: 1 }, Step::SleepUntilNextPeriod],
+                vec![
+                    ScriptStep::Terminate { task: 1 },
+                    ScriptStep::SleepUntilNextPeriod,
+                ],
             ),
         ],
     );
