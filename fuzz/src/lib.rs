@@ -9,7 +9,7 @@ use std::hash::Hash;
 
 use bulwark_spec::component::{ComponentKind, ComponentSystem, ProcedureStep};
 use bulwark_spec::mc_ipc_toml::{
-    AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, ScriptStep,
+    AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, ScriptStep, Span,
 };
 use bulwark_spec::{Diagnostics, PolicyKind, Scenario, SpecError, MAX_NAME_CHARS};
 
@@ -319,17 +319,22 @@ fn check_script(system: &McIpcSystem, script: &[ScriptStep], own: Option<usize>)
     let zero = bulwark_core::Duration::ZERO;
     assert!(!script.is_empty(), "an empty script");
     assert!(
-        script.iter().any(|step| !matches!(step, ScriptStep::Sleep)),
+        script
+            .iter()
+            .any(|step| !matches!(step, ScriptStep::SleepUntilNextPeriod)),
         "a script that only sleeps"
     );
     for step in script {
         match step {
-            ScriptStep::Compute { min, max } => assert!(*min > zero && min <= max),
-            ScriptStep::Invoke { server, min, max } => {
+            ScriptStep::Compute(Span { min, max }) => assert!(*min > zero && min <= max),
+            ScriptStep::Invoke {
+                server,
+                length: Span { min, max },
+            } => {
                 let server = system.servers.get(*server).expect("server in range");
                 assert!(*min > zero && min <= max && *max <= server.operation_length.high);
             }
-            ScriptStep::Sleep => {}
+            ScriptStep::SleepUntilNextPeriod => {}
             ScriptStep::Allocate { count, .. } => assert!(*count >= 1),
             ScriptStep::Terminate { task } => {
                 assert!(*task < system.tasks.len());
