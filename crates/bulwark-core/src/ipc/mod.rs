@@ -17,6 +17,7 @@
 
 pub mod cpi;
 pub mod fixed;
+pub mod gate;
 pub mod inherit;
 pub mod mc_ipc;
 pub mod notification;
@@ -25,6 +26,7 @@ pub mod protocol;
 
 pub use cpi::{Cpi, Invoked, Replied};
 pub use fixed::FixedCpi;
+pub use gate::Gate;
 pub use inherit::InheritCpi;
 pub use mc_ipc::{FifoGate, IpcGate, McIpcGate, PrioGate};
 pub use notification::NotificationManager;

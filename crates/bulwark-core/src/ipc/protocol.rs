@@ -112,6 +112,13 @@ pub enum GateProtocol {
 }
 
 impl GateProtocol {
+    /// Every protocol, in the paper's order.
+    pub const ALL: [GateProtocol; 3] = [
+        GateProtocol::McIpc,
+        GateProtocol::FifoIpc,
+        GateProtocol::PrioIpc,
+    ];
+
     /// The values a file may use.
     pub const NAMES: [&'static str; 3] = ["mc-ipc", "fifo-ipc", "prio-ipc"];
 

@@ -84,11 +84,7 @@ pub const CORES: usize = 4;
 /// The low-criticality reservations' periods, per core.
 pub const LOW_PERIODS: [u64; 5] = [100, 150, 250, 500, 1000];
 /// The three protocols, in report order.
-pub const PROTOCOLS: [GateProtocol; 3] = [
-    GateProtocol::McIpc,
-    GateProtocol::FifoIpc,
-    GateProtocol::PrioIpc,
-];
+pub const PROTOCOLS: [GateProtocol; 3] = GateProtocol::ALL;
 
 /// The bound the paper predicts for T1 under `protocol` (section VI-B), from its formulas.
 pub fn paper_bound(protocol: GateProtocol) -> Duration {

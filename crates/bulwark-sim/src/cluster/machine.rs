@@ -9,7 +9,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use bulwark_core::ipc::mc_ipc::{Aborted, Client, GateError};
-use bulwark_core::ipc::{FifoGate, GateProtocol, IpcGate, McIpcGate, PrioGate};
+use bulwark_core::ipc::{Gate, IpcGate};
 use bulwark_core::reclaim::ReclaimError;
 use bulwark_core::reservation::clustered::{ClusteredScheduler, Mode, ReservationId};
 use bulwark_core::{
@@ -29,21 +29,6 @@ use super::{
     AbortRecord, AllocationRecord, ClusterOutcome, ClusterSimError, Config, GateKind,
     InvocationRecord, JobRecord, MaskRecord, ModeRecord, PrunedRequests, ScriptStep, Span,
 };
-
-/// A server's gate: MC-IPC's has the background transfer that the others lack.
-enum Gate {
-    McIpc(McIpcGate),
-    Other(Box<dyn IpcGate>),
-}
-
-impl Gate {
-    fn ipc(&mut self) -> &mut dyn IpcGate {
-        match self {
-            Gate::McIpc(g) => g,
-            Gate::Other(g) => g.as_mut(),
-        }
-    }
-}
 
 /// What a task is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -287,15 +272,7 @@ impl Machine {
             .iter()
             .map(|s| ServerRun {
                 gate: match s.gate {
-                    GateKind::Protocol(GateProtocol::McIpc) => {
-                        Gate::McIpc(McIpcGate::new(capacity, &cores))
-                    }
-                    GateKind::Protocol(GateProtocol::FifoIpc) => {
-                        Gate::Other(Box::new(FifoGate::new(capacity)))
-                    }
-                    GateKind::Protocol(GateProtocol::PrioIpc) => {
-                        Gate::Other(Box::new(PrioGate::new(capacity)))
-                    }
+                    GateKind::Protocol(protocol) => Gate::new(protocol, capacity, &cores),
                     GateKind::Custom(build) => Gate::Other(build(capacity, &cores)),
                 },
                 serving: None,
@@ -827,7 +804,6 @@ impl Machine {
                 // Fig. 1, lines 7-20: enqueue; the server inherits from now on (line 19).
                 self.servers[server]
                     .gate
-                    .ipc()
                     .invoke(TaskId(i as u32), client, &mut Work::default())
                     .map_err(self.gate_error(server))?;
             }
@@ -900,7 +876,6 @@ impl Machine {
                 let q = request.server;
                 match self.servers[q]
                     .gate
-                    .ipc()
                     .abort(TaskId(i as u32), &mut Work::default())
                 {
                     Ok(outcome) => self.aborts.push(AbortRecord {
@@ -941,7 +916,6 @@ impl Machine {
     fn reply(&mut self, q: usize) -> Result<(), ClusterSimError> {
         let task = self.servers[q]
             .gate
-            .ipc()
             .reply(&mut Work::default())
             .map_err(self.gate_error(q))?;
         self.servers[q].serving = None;
@@ -979,7 +953,6 @@ impl Machine {
     fn serve(&mut self, q: usize) -> Result<(), ClusterSimError> {
         let next = self.servers[q]
             .gate
-            .ipc()
             .wait(&mut Work::default())
             .map_err(self.gate_error(q))?;
         if let Some(task) = next {
@@ -1026,7 +999,6 @@ impl Machine {
             let q = request.server;
             let outcome = self.servers[q]
                 .gate
-                .ipc()
                 .abort(TaskId(i as u32), &mut Work::default())
                 .map_err(self.gate_error(q))?;
             self.aborts.push(AbortRecord {
@@ -1045,9 +1017,9 @@ impl Machine {
             match outcome {
                 Aborted::InService => {}
                 Aborted::Pruned => {
-                    let transferred = match &mut self.servers[q].gate {
-                        Gate::McIpc(g) if self.transfer => {
-                            g.transfer_to_background(TaskId(i as u32), cluster)
+                    let transferred = match self.servers[q].gate.mc_ipc() {
+                        Some(gate) if self.transfer => {
+                            gate.transfer_to_background(TaskId(i as u32), cluster)
                         }
                         _ => false,
                     };
@@ -1072,14 +1044,13 @@ impl Machine {
             let reissued = if request.transferred {
                 // Section V: "when R_j's budget is replenished, then its request, if it is
                 // still pending, is automatically reissued with its proper priority".
-                match &mut self.servers[q].gate {
-                    Gate::McIpc(g) => g.reissue(task, client, &mut Work::default()),
-                    Gate::Other(_) => false,
-                }
+                self.servers[q]
+                    .gate
+                    .mc_ipc()
+                    .is_some_and(|gate| gate.reissue(task, client, &mut Work::default()))
             } else {
                 self.servers[q]
                     .gate
-                    .ipc()
                     .invoke(task, client, &mut Work::default())
                     .map_err(self.gate_error(q))?;
                 true
