@@ -3,7 +3,10 @@
 use std::collections::VecDeque;
 
 use bulwark_core::ipc::{Cpi, CpiId, Effect, Effects, Invoked, Replied, Request};
-use bulwark_core::{Duration, FixedPriority, Instant, Policy, Priority, TaskId, Wake, Work};
+use bulwark_core::{
+    ClusterScheduler, CoreDecision, Duration, Event, FixedPriority, Instant, Notices, PerCore,
+    Priority, SchedulerError, TaskId, Wake, Work,
+};
 
 use crate::record::OpenSlices;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
@@ -172,10 +175,13 @@ struct Machine<'a> {
     timing: Timing,
     now: Instant,
     threads: Vec<Thread>,
-    /// The core's scheduler, driven through the policy interface: every thread is a task
+    /// The core's scheduler, a cluster of one driven through the scheduler interface (events
+    /// in, a decision out), as every machine drives its cores: every thread is a task
     /// of it (by thread index) at its effective priority; a throttled thread is blocked
     /// there.
-    scheduler: FixedPriority,
+    scheduler: PerCore<FixedPriority>,
+    /// Fixed priority reports no notices; the interface still takes a buffer.
+    notices: Notices,
     running: Option<usize>,
     last_dispatched: Option<usize>,
     cpis: Vec<Cpi>,
@@ -448,6 +454,7 @@ impl<'a> Machine<'a> {
             timing,
             now: Instant::ZERO,
             scheduler: Self::scheduler_for(&threads),
+            notices: Notices::with_capacity(0),
             threads,
             running: None,
             last_dispatched: None,
@@ -475,19 +482,22 @@ impl<'a> Machine<'a> {
     // ----- scheduling ------------------------------------------------------------------------
 
     /// Fixed priority for `threads`, each added blocked at its home priority.
-    fn scheduler_for(threads: &[Thread]) -> FixedPriority {
+    fn scheduler_for(threads: &[Thread]) -> PerCore<FixedPriority> {
         let mut scheduler = FixedPriority::with_capacity(threads.len());
         for (t, thread) in threads.iter().enumerate() {
             let added = scheduler.add_task(task_id(t), thread.home);
             debug_assert!(added.is_ok(), "thread ids are distinct and within capacity");
         }
-        scheduler
+        PerCore::new(scheduler)
     }
 
     /// The engine keeps every thread's state and calls the scheduler only in the states
     /// each call accepts, so a refusal is a bug here, caught by the tests.
-    fn scheduler_accepted(result: Result<(), bulwark_core::CoreError>) {
-        debug_assert_eq!(result, Ok(()), "the scheduler refused a call");
+    fn tell_scheduler(&mut self, event: Event) {
+        let result = self
+            .scheduler
+            .handle(self.now, event, &mut self.notices, &mut self.work);
+        debug_assert_eq!(result, Ok(()), "the scheduler refused {event:?}");
     }
 
     /// Picks the thread to run: the running one keeps the core unless a strictly higher
@@ -501,8 +511,16 @@ impl<'a> Machine<'a> {
                 return;
             }
         }
-        let decision = self.scheduler.schedule(self.now, &mut self.work);
-        let next = decision.next.map(TaskId::index);
+        let mut decision = [CoreDecision::default()];
+        let decided =
+            self.scheduler
+                .decide(self.now, &mut decision, &mut self.notices, &mut self.work);
+        debug_assert_eq!(
+            decided,
+            Ok::<(), SchedulerError>(()),
+            "one core, one decision"
+        );
+        let next = decision[0].next.map(TaskId::index);
         if next == self.running {
             return;
         }
@@ -540,10 +558,10 @@ impl<'a> Machine<'a> {
             if self.threads[t].effective() != self.threads[t].scheduled {
                 self.requeue(t);
             }
-            let woken =
-                self.scheduler
-                    .activate(self.now, task_id(t), Wake::SameJob, &mut self.work);
-            Self::scheduler_accepted(woken);
+            self.tell_scheduler(Event::Activate {
+                task: task_id(t),
+                wake: Wake::SameJob,
+            });
         }
     }
 
@@ -554,8 +572,7 @@ impl<'a> Machine<'a> {
         thread.blocked = true;
         thread.throttled = false;
         if ready {
-            let blocked = self.scheduler.block(self.now, task_id(t), &mut self.work);
-            Self::scheduler_accepted(blocked);
+            self.tell_scheduler(Event::Block { task: task_id(t) });
         }
         if self.running == Some(t) {
             self.running = None;
@@ -578,10 +595,10 @@ impl<'a> Machine<'a> {
     fn requeue(&mut self, t: usize) {
         let priority = self.threads[t].effective();
         self.threads[t].scheduled = priority;
-        let set = self
-            .scheduler
-            .set_priority(self.now, task_id(t), priority, &mut self.work);
-        Self::scheduler_accepted(set);
+        self.tell_scheduler(Event::SetPriority {
+            task: task_id(t),
+            priority,
+        });
     }
 
     // ----- time ------------------------------------------------------------------------------
@@ -704,8 +721,7 @@ impl<'a> Machine<'a> {
         self.tasks[i].outcome.budget_exhaustions += 1;
         self.threads[r].throttled = true;
         self.running = None;
-        let throttled = self.scheduler.block(now, task_id(r), &mut self.work);
-        Self::scheduler_accepted(throttled);
+        self.tell_scheduler(Event::Block { task: task_id(r) });
         true
     }
 
