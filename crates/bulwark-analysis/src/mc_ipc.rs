@@ -63,6 +63,9 @@ pub use bulwark_core::criticality::{Criticality, PerCriticality};
 pub use bulwark_core::ipc::GateProtocol;
 pub use bulwark_core::reservation::clustered::Slot;
 use bulwark_core::{Duration, Priority};
+/// The file's clusters and servers are the analysis's: `C_k` with `m_k`, and `S_q` with
+/// `L_q` and `K_q` per level.
+pub use bulwark_spec::mc_ipc_toml::{Cluster, Server};
 
 /// Theorem 1 (section IV-B): the budget a reservation in a cluster of `cluster_cores` (`m_k`)
 /// cores drains for one invocation of a server of operation length `operation_length` (`L_q`)
@@ -198,64 +201,6 @@ pub struct ClusterId(pub usize);
 /// A server's index in [`System::servers`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ServerId(pub usize);
-
-/// A cluster `C_k` of identical cores.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cluster {
-    /// Its name, for reports.
-    pub name: String,
-    /// `m_k`: its cores.
-    pub cores: u64,
-}
-
-impl Cluster {
-    /// A cluster of `cores` cores.
-    pub fn new(name: impl Into<String>, cores: u64) -> Self {
-        Cluster {
-            name: name.into(),
-            cores,
-        }
-    }
-}
-
-/// A resource server `S_q`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Server {
-    /// Its name, for reports.
-    pub name: String,
-    /// `L^L_q` and `L^H_q`: its maximum operation length at each level.
-    pub operation_length: PerCriticality<Duration>,
-    /// `K^L_q` and `K^H_q`: the clusters it is invoked from at each level; `None` is every
-    /// cluster, `K` (the safe choice).
-    pub invoking_clusters: PerCriticality<Option<u64>>,
-}
-
-impl Server {
-    /// A server of operation length `operation_length` at both levels, invoked from every
-    /// cluster.
-    pub fn new(name: impl Into<String>, operation_length: Duration) -> Self {
-        Server {
-            name: name.into(),
-            operation_length: PerCriticality::uniform(operation_length),
-            invoking_clusters: PerCriticality::uniform(None),
-        }
-    }
-
-    /// The same server with operation lengths `low` (`L^L_q`) and `high` (`L^H_q`).
-    pub fn with_operation_lengths(mut self, low: Duration, high: Duration) -> Self {
-        self.operation_length = PerCriticality { low, high };
-        self
-    }
-
-    /// The same server, invoked from at most `low` (`K^L_q`) and `high` (`K^H_q`) clusters.
-    pub fn invoked_from(mut self, low: u64, high: u64) -> Self {
-        self.invoking_clusters = PerCriticality {
-            low: Some(low),
-            high: Some(high),
-        };
-        self
-    }
-}
 
 /// A client: a task in its own reservation.
 #[derive(Clone, Debug, PartialEq, Eq)]

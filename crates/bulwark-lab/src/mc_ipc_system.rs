@@ -18,7 +18,7 @@
 //! - a flooding task invokes its first invocation's server back to back, computing the
 //!   file's `flood-gap` between two invocations, and never sleeps.
 
-use bulwark_analysis::mc_ipc::{Client, Cluster, ClusterId, Server, ServerId, System};
+use bulwark_analysis::mc_ipc::{Client, ClusterId, ServerId, System};
 use bulwark_core::reservation::clustered::{
     ClusterConfig, Replenishment as MachineReplenishment, ReservationId,
     ReservationKind as MachineReservation, Slot, Sporadic, SporadicOrder,
@@ -239,24 +239,12 @@ fn order_of(reservations: &[MachineReservation]) -> SporadicOrder {
     }
 }
 
-/// The analysis's view of a file, one to one (as `bulwark_spec::mc_ipc_toml` documents):
-/// clusters, servers, and a client per reservation with its slots and invocations.
+/// The analysis's view of a file (as `bulwark_spec::mc_ipc_toml` documents): the file's own
+/// clusters and servers, and a client per reservation with its slots and invocations.
 pub fn analysis_system(system: &McIpcSystem) -> System {
     System {
-        clusters: system
-            .clusters
-            .iter()
-            .map(|c| Cluster::new(c.name.clone(), c.cores))
-            .collect(),
-        servers: system
-            .servers
-            .iter()
-            .map(|s| Server {
-                name: s.name.clone(),
-                operation_length: s.operation_length,
-                invoking_clusters: s.invoking_clusters,
-            })
-            .collect(),
+        clusters: system.clusters.clone(),
+        servers: system.servers.clone(),
         clients: system
             .reservations
             .iter()

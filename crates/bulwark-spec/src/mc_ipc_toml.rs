@@ -180,15 +180,15 @@
 //! phases and among groups. Every error is reported, in file order, with its line, column,
 //! what is wrong and what is allowed.
 //!
-//! For `bulwark_analysis::mc_ipc::analyse`, the model maps one to one: a [`Cluster`] to its
-//! `Cluster`, a [`Server`] to its `Server`, a [`Reservation`] to a `Client` (cluster and
-//! servers by index, `ClusterId` and `ServerId`; the slots of a
-//! [`ReservationKind::TableDriven`] reservation, none for a sporadic one). The file, the
-//! analysis and the kernel share one [`Criticality`], [`PerCriticality`], [`Slot`] and
-//! [`GateProtocol`] (from `bulwark_core`), so the values pass through unconverted. The sporadic budgets and periods and the cycle are not inputs of the
-//! bounds: they say what the file provisions, to set beside the budgets the analysis sizes.
-//! Nor are the replenishment rules, tasks, phases, groups and reclamation costs: they say
-//! what a simulation of the case study runs.
+//! For `bulwark_analysis::mc_ipc::analyse`, the model maps one to one: the analysis takes the
+//! file's own [`Cluster`]s and [`Server`]s, and a [`Reservation`] becomes a `Client` (cluster and
+//! servers by index, `ClusterId` and `ServerId`; the slots of a [`ReservationKind::TableDriven`]
+//! reservation, none for a sporadic one). The file, the analysis and the kernel share one
+//! [`Criticality`], [`PerCriticality`], [`Slot`] and [`GateProtocol`] (from `bulwark_core`), so the
+//! values pass through unconverted. The sporadic budgets and periods and the cycle are not inputs
+//! of the bounds: they say what the file provisions, to set beside the budgets the analysis sizes.
+//! Nor are the replenishment rules, tasks, phases, groups and reclamation costs: they say what a
+//! simulation of the case study runs.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -461,6 +461,43 @@ pub struct Server {
     /// `K^L_q` and `K^H_q`: the most clusters it is invoked from at each level, each in
     /// `1..=K`, `low <= high`; `None` (the key left out) is every cluster, `K`.
     pub invoking_clusters: PerCriticality<Option<u64>>,
+}
+
+impl Cluster {
+    /// A cluster of `cores` cores.
+    pub fn new(name: impl Into<String>, cores: u64) -> Self {
+        Cluster {
+            name: name.into(),
+            cores,
+        }
+    }
+}
+
+impl Server {
+    /// A server of operation length `operation_length` at both levels, invoked from every
+    /// cluster.
+    pub fn new(name: impl Into<String>, operation_length: Duration) -> Self {
+        Server {
+            name: name.into(),
+            operation_length: PerCriticality::uniform(operation_length),
+            invoking_clusters: PerCriticality::uniform(None),
+        }
+    }
+
+    /// The same server with operation lengths `low` (`L^L_q`) and `high` (`L^H_q`).
+    pub fn with_operation_lengths(mut self, low: Duration, high: Duration) -> Self {
+        self.operation_length = PerCriticality { low, high };
+        self
+    }
+
+    /// The same server, invoked from at most `low` (`K^L_q`) and `high` (`K^H_q`) clusters.
+    pub fn invoked_from(mut self, low: u64, high: u64) -> Self {
+        self.invoking_clusters = PerCriticality {
+            low: Some(low),
+            high: Some(high),
+        };
+        self
+    }
 }
 
 /// A reservation `R_j` and its one task `T_i`.
