@@ -492,12 +492,16 @@ impl<'a> Machine<'a> {
     }
 
     /// The engine keeps every thread's state and calls the scheduler only in the states
-    /// each call accepts, so a refusal is a bug here, caught by the tests.
+    /// each call accepts, so a refusal is a bug here: tests fail on it in debug builds, and
+    /// every build counts it with the protocol errors.
     fn tell_scheduler(&mut self, event: Event) {
         let result = self
             .scheduler
             .handle(self.now, event, &mut self.notices, &mut self.work);
         debug_assert_eq!(result, Ok(()), "the scheduler refused {event:?}");
+        if result.is_err() {
+            self.outcome.protocol_errors += 1;
+        }
     }
 
     /// Picks the thread to run: the running one keeps the core unless a strictly higher
@@ -520,6 +524,9 @@ impl<'a> Machine<'a> {
             Ok::<(), SchedulerError>(()),
             "one core, one decision"
         );
+        if decided.is_err() {
+            self.outcome.protocol_errors += 1;
+        }
         let next = decision[0].next.map(TaskId::index);
         if next == self.running {
             return;

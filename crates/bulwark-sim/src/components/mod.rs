@@ -257,7 +257,8 @@ pub struct ComponentOutcome {
     /// Requests that found no free pool thread and queued on the endpoint: zero when the
     /// pools are sized as the configuration analyzer says.
     pub pool_exhausted: u64,
-    /// Protocol steps a CPI refused: zero unless the machine or a CPI is wrong.
+    /// Protocol steps a CPI refused, and calls the scheduler refused: zero unless the machine,
+    /// a CPI or the scheduler is wrong (or requests loop back to a CPI that serves them).
     pub protocol_errors: u64,
     /// Time the core ran threads, kernel overheads included.
     pub busy: Duration,
