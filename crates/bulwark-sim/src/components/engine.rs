@@ -182,6 +182,9 @@ struct Machine<'a> {
     scheduler: PerCore<FixedPriority>,
     /// Fixed priority reports no notices; the interface still takes a buffer.
     notices: Notices,
+    /// No event reached the scheduler since its last decision, which therefore still
+    /// stands: the engine never hands it a timeout, so only an event changes its answer.
+    decided: bool,
     running: Option<usize>,
     last_dispatched: Option<usize>,
     cpis: Vec<Cpi>,
@@ -455,6 +458,7 @@ impl<'a> Machine<'a> {
             now: Instant::ZERO,
             scheduler: Self::scheduler_for(&threads),
             notices: Notices::with_capacity(0),
+            decided: false,
             threads,
             running: None,
             last_dispatched: None,
@@ -499,6 +503,7 @@ impl<'a> Machine<'a> {
             .scheduler
             .handle(self.now, event, &mut self.notices, &mut self.work);
         debug_assert_eq!(result, Ok(()), "the scheduler refused {event:?}");
+        self.decided = false;
         if result.is_err() {
             self.outcome.protocol_errors += 1;
         }
@@ -515,6 +520,10 @@ impl<'a> Machine<'a> {
                 return;
             }
         }
+        if self.decided {
+            return;
+        }
+        self.decided = true;
         let mut decision = [CoreDecision::default()];
         let decided =
             self.scheduler
