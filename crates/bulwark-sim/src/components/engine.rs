@@ -1108,21 +1108,24 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// The machine's thread for thread `index` of CPI `c`'s pool.
+    fn pool_thread(&self, c: usize, index: u32) -> Option<usize> {
+        self.pools[c].get(index as usize).copied()
+    }
+
     /// Carries out the effects of a step of CPI `c`; `extra` collects the cost of the `nest`
     /// hops, which the thread that caused them spends.
     fn apply(&mut self, c: usize, effects: Effects, extra: &mut Duration) {
         for effect in effects.iter() {
             match effect {
-                Effect::SetPriority { thread, priority } => {
-                    if let Some(&t) = self.pools[c].get(thread as usize) {
-                        self.set_priority(t, priority);
-                    }
-                }
-                Effect::Wake { thread } => {
-                    if let Some(&t) = self.pools[c].get(thread as usize) {
-                        self.wake_holder(t);
-                    }
-                }
+                Effect::SetPriority { thread, priority } => match self.pool_thread(c, thread) {
+                    Some(t) => self.set_priority(t, priority),
+                    None => self.outcome.protocol_errors += 1,
+                },
+                Effect::Wake { thread } => match self.pool_thread(c, thread) {
+                    Some(t) => self.wake_holder(t),
+                    None => self.outcome.protocol_errors += 1,
+                },
                 Effect::Nest {
                     cpi,
                     priority,
@@ -1131,6 +1134,8 @@ impl<'a> Machine<'a> {
                     let d = cpi.0 as usize;
                     let costs = self.costs.nest;
                     let Some(downstream) = self.cpis.get_mut(d) else {
+                        // No effect is dropped unseen: a hop to no CPI is an error.
+                        self.outcome.protocol_errors += 1;
                         continue;
                     };
                     let hop = match downstream.protocol() {
