@@ -235,31 +235,37 @@ impl PriorityRunqueue {
     }
 
     /// True when `task` is queued.
+    #[inline]
     pub fn contains(&self, task: TaskId) -> bool {
         RunLists::contains(&self.links, task)
     }
 
     /// See [`RunLists::push_back`].
+    #[inline]
     pub fn push_back(&mut self, task: TaskId, priority: Priority) -> bool {
         self.lists.push_back(&mut self.links, task, priority)
     }
 
     /// See [`RunLists::push_front`].
+    #[inline]
     pub fn push_front(&mut self, task: TaskId, priority: Priority) -> bool {
         self.lists.push_front(&mut self.links, task, priority)
     }
 
     /// See [`RunLists::remove`].
+    #[inline]
     pub fn remove(&mut self, task: TaskId) -> bool {
         self.lists.remove(&mut self.links, task)
     }
 
     /// The head of the highest-priority non-empty list.
+    #[inline]
     pub fn highest(&self) -> Option<TaskId> {
         self.lists.highest()
     }
 
     /// The highest priority with a queued task.
+    #[inline]
     pub fn highest_priority(&self) -> Option<Priority> {
         self.lists.highest_priority()
     }
