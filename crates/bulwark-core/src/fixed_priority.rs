@@ -231,3 +231,133 @@ mod tests {
         fp.check_invariants().unwrap();
     }
 }
+
+#[cfg(test)]
+mod model_tests {
+    //! Fixed priority against a reference model of its queues, over any sequence of
+    //! activations, blocks, priority changes and decisions (no timeouts, so the order is
+    //! exactly the model's): FIFO within a priority, a preempted task at the head, and the
+    //! seL4 rule for a priority change (tail, except the chosen task: head).
+
+    use alloc::collections::VecDeque;
+    use alloc::vec::Vec;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const TASKS: u32 = 6;
+
+    #[derive(Clone, Copy, Debug)]
+    enum Call {
+        Activate(u32),
+        Block(u32),
+        SetPriority(u32, u8),
+        Schedule,
+    }
+
+    fn call() -> impl Strategy<Value = Call> {
+        // Ids up to TASKS + 1, so unknown tasks are tried too.
+        let task = 0..TASKS + 2;
+        prop_oneof![
+            2 => task.clone().prop_map(Call::Activate),
+            1 => task.clone().prop_map(Call::Block),
+            2 => (task, 0u8..4).prop_map(|(t, p)| Call::SetPriority(t, p)),
+            2 => Just(Call::Schedule),
+        ]
+    }
+
+    /// The queues kept the obvious way: one FIFO per priority.
+    struct Model {
+        priority: Vec<u8>,
+        ready: Vec<bool>,
+        queues: [VecDeque<u32>; 4],
+        chosen: Option<u32>,
+    }
+
+    impl Model {
+        fn unqueue(&mut self, task: u32) {
+            for queue in &mut self.queues {
+                queue.retain(|&t| t != task);
+            }
+        }
+
+        fn highest(&self) -> Option<u32> {
+            self.queues
+                .iter()
+                .rev()
+                .find_map(|queue| queue.front().copied())
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn fixed_priority_decides_as_its_queue_model(
+            priorities in proptest::collection::vec(0u8..4, TASKS as usize),
+            calls in proptest::collection::vec(call(), 1..100),
+        ) {
+            let mut fp = FixedPriority::with_capacity(TASKS as usize);
+            for (t, p) in priorities.iter().enumerate() {
+                fp.add_task(TaskId(t as u32), Priority(*p)).unwrap();
+            }
+            let mut model = Model {
+                priority: priorities.clone(),
+                ready: alloc::vec![false; TASKS as usize],
+                queues: Default::default(),
+                chosen: None,
+            };
+            let now = Instant::ZERO;
+            let mut work = Work::default();
+            for call in calls {
+                match call {
+                    Call::Activate(t) => {
+                        let result = fp.activate(now, TaskId(t), Wake::SameJob, &mut work);
+                        let allowed = t < TASKS && !model.ready[t as usize];
+                        prop_assert_eq!(result.is_ok(), allowed);
+                        if allowed {
+                            model.ready[t as usize] = true;
+                            model.queues[model.priority[t as usize] as usize].push_back(t);
+                        }
+                    }
+                    Call::Block(t) => {
+                        let result = fp.block(now, TaskId(t), &mut work);
+                        let allowed = t < TASKS && model.ready[t as usize];
+                        prop_assert_eq!(result.is_ok(), allowed);
+                        if allowed {
+                            model.ready[t as usize] = false;
+                            model.unqueue(t);
+                            if model.chosen == Some(t) {
+                                model.chosen = None;
+                            }
+                        }
+                    }
+                    Call::SetPriority(t, p) => {
+                        let result = fp.set_priority(now, TaskId(t), Priority(p), &mut work);
+                        prop_assert_eq!(result.is_ok(), t < TASKS);
+                        if t < TASKS {
+                            model.priority[t as usize] = p;
+                            if model.ready[t as usize] {
+                                model.unqueue(t);
+                                let queue = &mut model.queues[p as usize];
+                                if model.chosen == Some(t) {
+                                    queue.push_front(t);
+                                } else {
+                                    queue.push_back(t);
+                                }
+                            }
+                        }
+                    }
+                    Call::Schedule => {
+                        let decision = fp.schedule(now, &mut work);
+                        model.chosen = model.highest();
+                        prop_assert_eq!(decision.next, model.chosen.map(TaskId));
+                        prop_assert_eq!(decision.timer, None);
+                    }
+                }
+                prop_assert_eq!(fp.check_invariants(), Ok(()));
+            }
+        }
+    }
+}
