@@ -6,8 +6,6 @@
 //! - [`GateProtocol`]: how a resource server's gate orders its invocations (MC-IPC paper,
 //!   sections IV and VI): MC-IPC, FIFO-IPC or PRIO-IPC.
 
-use core::fmt;
-
 use crate::Priority;
 
 /// How a CPI schedules the requests it serves (CAmkES paper, section 4), with the priority
@@ -93,12 +91,6 @@ impl CpiProtocol {
     }
 }
 
-impl fmt::Display for CpiProtocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
-
 /// How a resource server's gate orders the invocations it serves (MC-IPC paper), which also
 /// decides how the clients' budgets are sized.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -148,12 +140,6 @@ impl GateProtocol {
             GateProtocol::FifoIpc => "FIFO-IPC",
             GateProtocol::PrioIpc => "PRIO-IPC",
         }
-    }
-}
-
-impl fmt::Display for GateProtocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
     }
 }
 
