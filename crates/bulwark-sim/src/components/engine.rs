@@ -1003,14 +1003,7 @@ impl<'a> Machine<'a> {
                 let t = self.pools[c][k as usize];
                 self.threads[t].serving = Some(serving);
                 self.apply(c, effects, &mut extra);
-                let call = match (protocol, from_pip, contended) {
-                    (CpiProtocol::Propagated, true, _) => costs.pip_to_propagated.call,
-                    (CpiProtocol::Propagated, false, _) => costs.propagated.call,
-                    (CpiProtocol::Inherited, true, _) => costs.pip_to_pip.call,
-                    (CpiProtocol::Inherited, false, true) => costs.inherited_locked.call,
-                    (CpiProtocol::Inherited, false, false) => costs.inherited_unlocked.call,
-                    (CpiProtocol::Ipcp | CpiProtocol::Npcs, _, _) => costs.fixed.call,
-                };
+                let call = costs.row(protocol, from_pip, contended).call;
                 self.start_entry(t, call.saturating_add(extra), waits);
             }
             // Queued on the endpoint behind the request being served (FIFO).
@@ -1036,14 +1029,9 @@ impl<'a> Machine<'a> {
         let costs = self.costs;
         let from_pip = self.threads[t].serving.is_some_and(|s| s.from_pip);
         let cpi = &self.cpis[c];
-        match cpi.protocol() {
-            CpiProtocol::Propagated if from_pip => costs.pip_to_propagated.reply,
-            CpiProtocol::Propagated => costs.propagated.reply,
-            CpiProtocol::Inherited if from_pip => costs.pip_to_pip.reply,
-            CpiProtocol::Inherited if cpi.reply_hands_over(index) => costs.inherited_locked.reply,
-            CpiProtocol::Inherited => costs.inherited_unlocked.reply,
-            CpiProtocol::Ipcp | CpiProtocol::Npcs => costs.fixed.reply,
-        }
+        costs
+            .row(cpi.protocol(), from_pip, cpi.reply_hands_over(index))
+            .reply
     }
 
     /// The reply's protocol steps are done: release the CPI, reply to the caller, and wait

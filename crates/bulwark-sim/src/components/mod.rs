@@ -152,6 +152,21 @@ pub struct NestCost {
 }
 
 impl ProtocolCosts {
+    /// The row of Table 2 a request to a CPI of `protocol` pays for its call and its reply:
+    /// the "PIP to ..." row when it was sent by a thread of an inherited CPI (`from_pip`),
+    /// else the protocol's own, for an inherited CPI the locked one when `contended` (the
+    /// lock was held at the call, or the reply hands it to a waiter).
+    pub fn row(&self, protocol: CpiProtocol, from_pip: bool, contended: bool) -> CallReplyCost {
+        match (protocol, from_pip, contended) {
+            (CpiProtocol::Propagated, true, _) => self.pip_to_propagated,
+            (CpiProtocol::Propagated, false, _) => self.propagated,
+            (CpiProtocol::Inherited, true, _) => self.pip_to_pip,
+            (CpiProtocol::Inherited, false, true) => self.inherited_locked,
+            (CpiProtocol::Inherited, false, false) => self.inherited_unlocked,
+            (CpiProtocol::Ipcp | CpiProtocol::Npcs, _, _) => self.fixed,
+        }
+    }
+
     /// Free protocols.
     pub const ZERO: ProtocolCosts = ProtocolCosts {
         propagated: CallReplyCost::from_nanos(0, 0),
