@@ -104,8 +104,6 @@ struct Thread {
     priority: Priority,
     /// Running protocol steps, which run at the ceiling.
     in_protocol: bool,
-    /// The priority the scheduler last learnt for it.
-    scheduled: Priority,
     /// Not runnable: waiting for a release, a request, a reply or the lock.
     blocked: bool,
     /// Runnable, but its scheduling context is out of budget: off the run queue until the
@@ -127,7 +125,6 @@ impl Thread {
             home,
             priority: home,
             in_protocol: false,
-            scheduled: home,
             blocked: true,
             throttled: false,
             remaining: Duration::ZERO,
@@ -570,10 +567,6 @@ impl<'a> Machine<'a> {
             return;
         }
         if self.running != Some(t) {
-            // At the priority it has now: protocol steps may have begun while it waited.
-            if self.threads[t].effective() != self.threads[t].scheduled {
-                self.requeue(t);
-            }
             self.tell_scheduler(Event::Activate {
                 task: task_id(t),
                 wake: Wake::SameJob,
@@ -610,7 +603,6 @@ impl<'a> Machine<'a> {
     /// the tail of it, the running one stays at its head.
     fn requeue(&mut self, t: usize) {
         let priority = self.threads[t].effective();
-        self.threads[t].scheduled = priority;
         self.tell_scheduler(Event::SetPriority {
             task: task_id(t),
             priority,
@@ -1021,7 +1013,7 @@ impl<'a> Machine<'a> {
         let thread = &mut self.threads[t];
         thread.remaining = cost;
         thread.cont = Cont::EntryDone { waiting };
-        thread.in_protocol = true;
+        self.set_in_protocol(t, true);
         self.make_ready(t);
     }
 
@@ -1151,7 +1143,7 @@ impl<'a> Machine<'a> {
         thread.cont = Cont::Step;
         thread.pc = 0;
         thread.remaining = Duration::ZERO;
-        thread.in_protocol = false;
+        self.set_in_protocol(t, false);
         self.make_ready(t);
     }
 
