@@ -27,7 +27,7 @@ struct Phase {
 
 pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, String> {
     let file = args.file.display();
-    let Some(named) = study.protocol else {
+    let Some(protocol) = study.protocol else {
         return Err(format!(
             "{file}: a run uses the file's protocol, and this file names none; allowed: \
              protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file"
@@ -40,7 +40,6 @@ pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, Stri
              --trace` draws the simulated run)"
         ));
     }
-    let protocol = named;
     let seed = args.seed.unwrap_or(SEED);
     let length = args.until.unwrap_or(PHASE_LENGTH);
     let bounds = bounds(study).map_err(|e| format!("{file}: {e}"))?;

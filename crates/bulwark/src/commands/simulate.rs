@@ -191,8 +191,7 @@ fn mc_ipc(
         return Ok(crate::exit::bad_input());
     }
     let drawn = args.trace.is_some() || args.svg.is_some();
-    let named = protocol;
-    if drawn && named.is_none() {
+    if drawn && protocol.is_none() {
         eprintln!(
             "error: {}: --trace and --svg draw one protocol's run, but the file names none; \
              allowed: protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file",
@@ -208,7 +207,7 @@ fn mc_ipc(
         svg: None,
         json: args.json,
     };
-    let Some(drawn_protocol) = named.filter(|_| drawn) else {
+    let Some(drawn_protocol) = protocol.filter(|_| drawn) else {
         return super::mcipc::run(&case_study);
     };
     let mut draw = |study: &bulwark_spec::mc_ipc_toml::McIpcSystem, traces| {
