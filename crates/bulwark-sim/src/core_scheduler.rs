@@ -1,7 +1,7 @@
-//! A core's scheduler as the scenario machine and the hosted runtime drive it: the core's
-//! policy as a cluster of one ([`PerCore`]) behind the one scheduler interface
-//! ([`ClusterScheduler`]), with its notice record, built from the scenario's `policy` or the
-//! core's `[[core]]` table.
+//! A core's scheduler as the machines and the hosted runtime drive it: the core's policy as
+//! a cluster of one ([`PerCore`]) behind the one scheduler interface ([`ClusterScheduler`]),
+//! with its notice record. The scenario machine builds it from the scenario's `policy` or
+//! the core's `[[core]]` table; the component machine drives fixed priority with it.
 //!
 //! The adapter is static and the policy boxed (`PerCore<Box<dyn Policy>>`): the adapter's
 //! match on the event folds away where the machine names the event, leaving one dynamic call
@@ -25,13 +25,14 @@ use bulwark_spec::{PolicyKind, Scenario, TaskSpec, VbsPlugin, VbsSpec};
 use crate::SimError;
 
 /// One core's scheduler and the notices it reports. Per-core policies report none: the
-/// record exists so that the calls are the trait's.
-pub struct CoreScheduler {
-    scheduler: PerCore<Box<dyn Policy>>,
+/// record exists so that the calls are the trait's. The policy is boxed where it is chosen
+/// at run time (the default) and concrete where the machine fixes it.
+pub struct CoreScheduler<P: Policy = Box<dyn Policy>> {
+    scheduler: PerCore<P>,
     notices: Notices,
 }
 
-impl core::fmt::Debug for CoreScheduler {
+impl<P: Policy> core::fmt::Debug for CoreScheduler<P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("CoreScheduler")
             .field("scheduler", &self.scheduler.name())
@@ -45,9 +46,11 @@ impl CoreScheduler {
     pub fn build(scenario: &Scenario, core: u16) -> Result<Self, SimError> {
         Ok(Self::new(build_policy(scenario, core)?))
     }
+}
 
+impl<P: Policy> CoreScheduler<P> {
     /// Drives `policy` as a cluster of one core.
-    pub fn new(policy: Box<dyn Policy>) -> Self {
+    pub fn new(policy: P) -> Self {
         let scheduler = PerCore::new(policy);
         let notices = Notices::with_capacity(scheduler.notice_capacity());
         CoreScheduler { scheduler, notices }

@@ -3,11 +3,9 @@
 use std::collections::VecDeque;
 
 use bulwark_core::ipc::{Cpi, CpiId, Effect, Effects, Invoked, Replied, Request};
-use bulwark_core::{
-    ClusterScheduler, CoreDecision, Duration, Event, FixedPriority, Instant, Notices, PerCore,
-    Priority, SchedulerError, TaskId, Wake, Work,
-};
+use bulwark_core::{Duration, Event, FixedPriority, Instant, Priority, TaskId, Wake, Work};
 
+use crate::core_scheduler::CoreScheduler;
 use crate::record::OpenSlices;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 
@@ -176,9 +174,7 @@ struct Machine<'a> {
     /// in, a decision out), as every machine drives its cores: every thread is a task
     /// of it (by thread index) at its effective priority; a throttled thread is blocked
     /// there.
-    scheduler: PerCore<FixedPriority>,
-    /// Fixed priority reports no notices; the interface still takes a buffer.
-    notices: Notices,
+    scheduler: CoreScheduler<FixedPriority>,
     /// No event reached the scheduler since its last decision, which therefore still
     /// stands: the engine never hands it a timeout, so only an event changes its answer.
     decided: bool,
@@ -454,7 +450,6 @@ impl<'a> Machine<'a> {
             timing,
             now: Instant::ZERO,
             scheduler: Self::scheduler_for(&threads),
-            notices: Notices::with_capacity(0),
             decided: false,
             threads,
             running: None,
@@ -483,22 +478,20 @@ impl<'a> Machine<'a> {
     // ----- scheduling ------------------------------------------------------------------------
 
     /// Fixed priority for `threads`, each added blocked at its home priority.
-    fn scheduler_for(threads: &[Thread]) -> PerCore<FixedPriority> {
+    fn scheduler_for(threads: &[Thread]) -> CoreScheduler<FixedPriority> {
         let mut scheduler = FixedPriority::with_capacity(threads.len());
         for (t, thread) in threads.iter().enumerate() {
             let added = scheduler.add_task(task_id(t), thread.home);
             debug_assert!(added.is_ok(), "thread ids are distinct and within capacity");
         }
-        PerCore::new(scheduler)
+        CoreScheduler::new(scheduler)
     }
 
     /// The engine keeps every thread's state and calls the scheduler only in the states
     /// each call accepts, so a refusal is a bug here: tests fail on it in debug builds, and
     /// every build counts it with the protocol errors.
     fn tell_scheduler(&mut self, event: Event) {
-        let result = self
-            .scheduler
-            .handle(self.now, event, &mut self.notices, &mut self.work);
+        let result = self.scheduler.handle(self.now, event, &mut self.work);
         debug_assert_eq!(result, Ok(()), "the scheduler refused {event:?}");
         self.decided = false;
         if result.is_err() {
@@ -521,19 +514,10 @@ impl<'a> Machine<'a> {
             return;
         }
         self.decided = true;
-        let mut decision = [CoreDecision::default()];
-        let decided =
-            self.scheduler
-                .decide(self.now, &mut decision, &mut self.notices, &mut self.work);
-        debug_assert_eq!(
-            decided,
-            Ok::<(), SchedulerError>(()),
-            "one core, one decision"
-        );
-        if decided.is_err() {
-            self.outcome.protocol_errors += 1;
-        }
-        let next = decision[0].next.map(TaskId::index);
+        // A cluster of one, given its one-entry slice, cannot refuse.
+        let decision = self.scheduler.decide(self.now, &mut self.work);
+        debug_assert!(decision.is_ok(), "one core, one decision");
+        let next = decision.unwrap_or_default().next.map(TaskId::index);
         if next == self.running {
             return;
         }
