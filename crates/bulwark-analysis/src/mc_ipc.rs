@@ -29,7 +29,8 @@
 //!   ([`prio_ipc_invocation_bound`]). The paper's numbers for task `T_1` (four single-core
 //!   clusters, `L_key = 2 ms`, 14 clients): 18 ms, 28 ms and 8 ms.
 //!
-//! [`analyse`] applies all of them to a described [`System`] and reports an [`McIpcBounds`].
+//! [`analyse`] applies all of them to a system file's model ([`McIpcSystem`], whose
+//! reservations are the clients) and reports an [`McIpcBounds`].
 //!
 //! # Readings written down here
 //!
@@ -42,7 +43,7 @@
 //! - **PRIO-IPC overlap.** Section VI-B counts only the higher-priority tasks that can run
 //!   while `T_1` waits: "since only the tasks in two higher-priority reservations can overlap
 //!   with `R^H_1`". `R^H_3`'s slot `[50 ms, 100 ms)` is disjoint from `R^H_1`'s
-//!   `[0 ms, 50 ms)`. A [`Client`] may list its table-driven [`Slot`]s; two clients can
+//!   `[0 ms, 50 ms)`. A client's [`Reservation`] may be table-driven, with [`Slot`]s; two clients can
 //!   overlap unless both list slots and no two of them intersect.
 //!   Equal priorities count as higher (a priority queue may put an equal request first), which
 //!   is how EDF-ordered reservations are described: give them one shared priority.
@@ -62,10 +63,13 @@
 pub use bulwark_core::criticality::{Criticality, PerCriticality};
 pub use bulwark_core::ipc::GateProtocol;
 pub use bulwark_core::reservation::clustered::Slot;
-use bulwark_core::{Duration, Priority};
+use bulwark_core::Duration;
 /// The file's clusters and servers are the analysis's: `C_k` with `m_k`, and `S_q` with
 /// `L_q` and `K_q` per level.
 pub use bulwark_spec::mc_ipc_toml::{Cluster, Server};
+/// The system the analysis reads is the file's own model: its clients are the reservations,
+/// one task each.
+pub use bulwark_spec::mc_ipc_toml::{Invocation, McIpcSystem, Reservation, ReservationKind};
 
 /// Theorem 1 (section IV-B): the budget a reservation in a cluster of `cluster_cores` (`m_k`)
 /// cores drains for one invocation of a server of operation length `operation_length` (`L_q`)
@@ -194,120 +198,44 @@ pub fn criticality_budgets(
     Some(PerCriticality { low, high })
 }
 
-/// A cluster's index in [`System::clusters`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ClusterId(pub usize);
-
-/// A server's index in [`System::servers`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ServerId(pub usize);
-
-/// A client: a task in its own reservation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Client {
-    /// Its name, for reports.
-    pub name: String,
-    /// `C(R_j)`: the cluster its reservation is assigned to.
-    pub cluster: ClusterId,
-    /// Its reservation's priority `Y_j` (larger is more important). EDF-ordered reservations
-    /// share one priority.
-    pub priority: Priority,
-    /// Its criticality.
-    pub criticality: Criticality,
-    /// `e^L_i` and `e^H_i`: its worst-case execution time at each level.
-    pub execution: PerCriticality<Duration>,
-    /// `N_iq`: the most invocations of each server one job makes (a server named twice is
-    /// invoked the sum of the counts).
-    pub invocations: Vec<(ServerId, u64)>,
-    /// Its table-driven slots; empty for a reservation that can run at any time (sporadic).
-    pub slots: Vec<Slot>,
+/// `N_iq`: a client's invocations of the server at index `server` per job (the sum, should a
+/// system built in code list the server twice); `None` on overflow.
+fn invocations_of(client: &Reservation, server: usize) -> Option<u64> {
+    client
+        .invocations
+        .iter()
+        .filter(|invocation| invocation.server == server)
+        .try_fold(0u64, |sum, invocation| sum.checked_add(invocation.count))
 }
 
-impl Client {
-    /// A sporadic client of execution `execution` at both levels, invoking nothing.
-    pub fn new(
-        name: impl Into<String>,
-        cluster: ClusterId,
-        priority: Priority,
-        criticality: Criticality,
-        execution: Duration,
-    ) -> Self {
-        Client {
-            name: name.into(),
-            cluster,
-            priority,
-            criticality,
-            execution: PerCriticality::uniform(execution),
-            invocations: Vec::new(),
-            slots: Vec::new(),
-        }
-    }
-
-    /// The same client with execution `low` (`e^L_i`) and `high` (`e^H_i`).
-    pub fn with_executions(mut self, low: Duration, high: Duration) -> Self {
-        self.execution = PerCriticality { low, high };
-        self
-    }
-
-    /// The same client, invoking `server` at most `count` times per job (added to any count
-    /// already given).
-    pub fn invoking(mut self, server: ServerId, count: u64) -> Self {
-        self.invocations.push((server, count));
-        self
-    }
-
-    /// The same client in a table-driven reservation with `slots`.
-    pub fn in_slots(mut self, slots: &[Slot]) -> Self {
-        self.slots = slots.to_vec();
-        self
-    }
-
-    /// `N_iq`: its invocations of `server` per job; `None` on overflow.
-    fn invocations_of(&self, server: ServerId) -> Option<u64> {
-        self.invocations
+/// True unless both clients are table-driven with disjoint slots.
+fn can_overlap(client: &Reservation, other: &Reservation) -> bool {
+    let (mine, theirs) = (client.slots(), other.slots());
+    mine.is_empty()
+        || theirs.is_empty()
+        || mine
             .iter()
-            .filter(|&&(id, _)| id == server)
-            .try_fold(0u64, |sum, &(_, count)| sum.checked_add(count))
-    }
-
-    /// True unless both clients are table-driven with disjoint slots.
-    fn can_overlap(&self, other: &Client) -> bool {
-        self.slots.is_empty()
-            || other.slots.is_empty()
-            || self
-                .slots
-                .iter()
-                .any(|&mine| other.slots.iter().any(|&theirs| mine.overlaps(theirs)))
-    }
-}
-
-/// Clusters, servers and clients, as [`analyse`] takes them.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct System {
-    /// The clusters, indexed by [`ClusterId`]; `K` is their number.
-    pub clusters: Vec<Cluster>,
-    /// The servers, indexed by [`ServerId`].
-    pub servers: Vec<Server>,
-    /// The clients.
-    pub clients: Vec<Client>,
+            .any(|&slot| theirs.iter().any(|&other_slot| slot.overlaps(other_slot)))
 }
 
 /// Why a system cannot be analysed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum McIpcError {
-    /// The client at this index of [`System::clients`] names a cluster that does not exist.
+    /// The client at this index of [`McIpcSystem::reservations`] names a cluster that does
+    /// not exist.
     UnknownCluster {
         /// The client's index.
         client: usize,
-        /// The missing id.
-        cluster: ClusterId,
+        /// The missing cluster index.
+        cluster: usize,
     },
-    /// The client at this index of [`System::clients`] invokes a server that does not exist.
+    /// The client at this index of [`McIpcSystem::reservations`] invokes a server that does
+    /// not exist.
     UnknownServer {
         /// The client's index.
         client: usize,
-        /// The missing id.
-        server: ServerId,
+        /// The missing server index.
+        server: usize,
     },
     /// A bound or budget of the client at this index exceeds [`Duration::MAX`].
     Overflow {
@@ -364,7 +292,7 @@ impl ClientBounds {
 pub struct McIpcBounds {
     /// The protocol the budgets are sized for.
     pub protocol: GateProtocol,
-    /// One entry per client, in [`System::clients`] order.
+    /// One entry per client, in [`McIpcSystem::reservations`] order.
     pub clients: Vec<ClientBounds>,
 }
 
@@ -380,26 +308,27 @@ struct Contention {
 }
 
 impl Contention {
-    /// The contention `system.clients[index]` meets on `server`; `None` on overflow.
-    fn of(system: &System, index: usize, server: ServerId) -> Option<Contention> {
-        let client = &system.clients[index];
+    /// The contention `system.reservations[index]` meets on the server at index `server`;
+    /// `None` on overflow.
+    fn of(system: &McIpcSystem, index: usize, server: usize) -> Option<Contention> {
+        let client = &system.reservations[index];
         let mut contention = Contention {
             clients: 1,
             preceding_requests: 0,
             lower_priority_blocking: false,
         };
-        for (other_index, other) in system.clients.iter().enumerate() {
+        for (other_index, other) in system.reservations.iter().enumerate() {
             if other_index == index {
                 continue;
             }
-            let requests = other.invocations_of(server)?;
+            let requests = invocations_of(other, server)?;
             if requests == 0 {
                 continue;
             }
             contention.clients = contention.clients.checked_add(1)?;
             if other.priority < client.priority {
                 contention.lower_priority_blocking = true;
-            } else if client.can_overlap(other) {
+            } else if can_overlap(client, other) {
                 contention.preceding_requests =
                     contention.preceding_requests.checked_add(requests)?;
             }
@@ -451,26 +380,26 @@ impl InvocationBounds {
 /// budgets sized for `protocol` as section VII sizes them for MC-IPC:
 /// `e^X_i + sum_q N_iq B^X_iq` at each level `X`, where `B^X_iq` is `protocol`'s
 /// per-invocation bound at level `X` (`high` is `low` for a low-criticality client).
-pub fn analyse(system: &System, protocol: GateProtocol) -> Result<McIpcBounds, McIpcError> {
+pub fn analyse(system: &McIpcSystem, protocol: GateProtocol) -> Result<McIpcBounds, McIpcError> {
     // K; a count beyond u64 (impossible on 64-bit targets) saturates and then overflows below.
     let clusters = u64::try_from(system.clusters.len()).unwrap_or(u64::MAX);
-    let mut clients = Vec::with_capacity(system.clients.len());
-    for (index, client) in system.clients.iter().enumerate() {
+    let mut clients = Vec::with_capacity(system.reservations.len());
+    for (index, client) in system.reservations.iter().enumerate() {
         let cluster = system
             .clusters
-            .get(client.cluster.0)
+            .get(client.cluster)
             .ok_or(McIpcError::UnknownCluster {
                 client: index,
                 cluster: client.cluster,
             })?;
-        if let Some(&(server, _)) = client
+        if let Some(invocation) = client
             .invocations
             .iter()
-            .find(|(server, _)| server.0 >= system.servers.len())
+            .find(|invocation| invocation.server >= system.servers.len())
         {
             return Err(McIpcError::UnknownServer {
                 client: index,
-                server,
+                server: invocation.server,
             });
         }
         let overflow = McIpcError::Overflow { client: index };
@@ -479,9 +408,8 @@ pub fn analyse(system: &System, protocol: GateProtocol) -> Result<McIpcBounds, M
             low: client.execution.low,
             high: client.execution.high,
         };
-        for (server_index, server) in system.servers.iter().enumerate() {
-            let id = ServerId(server_index);
-            let invocations = client.invocations_of(id).ok_or(overflow)?;
+        for (id, server) in system.servers.iter().enumerate() {
+            let invocations = invocations_of(client, id).ok_or(overflow)?;
             if invocations == 0 {
                 continue;
             }
@@ -533,6 +461,7 @@ pub fn analyse(system: &System, protocol: GateProtocol) -> Result<McIpcBounds, M
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bulwark_core::Priority;
     use proptest::prelude::*;
 
     const fn ms(millis: u64) -> Duration {
@@ -550,20 +479,20 @@ mod tests {
     ///
     /// The paper does not give the tasks' execution times: 10 ms (high) and 2 ms (low) are
     /// placeholders for the budget checks.
-    fn case_study() -> System {
-        let key = ServerId(0);
+    fn case_study() -> McIpcSystem {
+        let key = 0;
         let first_half = [Slot::new(ms(0), ms(50))];
         let second_half = [Slot::new(ms(50), ms(100))];
         let high = |name: &str, cluster: usize, priority: u8, slots: &[Slot]| {
-            Client::new(
+            Reservation::new(
                 name,
-                ClusterId(cluster),
-                Priority(priority),
+                cluster,
                 Criticality::High,
+                Priority(priority),
+                ReservationKind::table_driven(slots),
                 ms(10),
             )
             .invoking(key, 1)
-            .in_slots(slots)
         };
         let mut clients = vec![
             high("R1", 0, 10, &first_half),
@@ -574,22 +503,29 @@ mod tests {
         for (cluster, first) in [(2, 5), (3, 10)] {
             for number in first..first + 5 {
                 clients.push(
-                    Client::new(
+                    Reservation::new(
                         format!("R{number}"),
-                        ClusterId(cluster),
-                        Priority(1),
+                        cluster,
                         Criticality::Low,
+                        Priority(1),
+                        low_budget(),
                         ms(2),
                     )
                     .invoking(key, 1),
                 );
             }
         }
-        System {
-            clusters: (1..=4).map(|k| Cluster::new(format!("C{k}"), 1)).collect(),
-            servers: vec![Server::new("key", ms(2))],
+        McIpcSystem::new(
+            (1..=4).map(|k| Cluster::new(format!("C{k}"), 1)).collect(),
+            vec![Server::new("key", ms(2))],
             clients,
-        }
+        )
+    }
+
+    /// A low-criticality client's sporadic reservation. Its budget is not an input of the
+    /// bounds (the analysis sizes budgets), so any will do.
+    fn low_budget() -> ReservationKind {
+        ReservationKind::sporadic(ms(20), ms(100))
     }
 
     /// Section VI-B's three bounds for `T_1`, by hand:
@@ -661,11 +597,11 @@ mod tests {
     #[test]
     fn phase_6_extra_tasks_break_prio_ipc_but_not_mc_ipc() {
         let mut system = case_study();
-        let extra = system.clients[3].clone();
+        let extra = system.reservations[3].clone();
         for number in 0..15 {
             let mut task = extra.clone();
             task.name = format!("R4 extra {number}");
-            system.clients.push(task);
+            system.reservations.push(task);
         }
         let first = &analyse(&system, GateProtocol::McIpc).unwrap().clients[0];
         assert_eq!(first.servers[0].prio_ipc, ms(38));
@@ -682,15 +618,16 @@ mod tests {
         let mut system = case_study();
         for cluster in 0..4 {
             for number in 0..16 {
-                system.clients.push(
-                    Client::new(
+                system.reservations.push(
+                    Reservation::new(
                         format!("flood {cluster} {number}"),
-                        ClusterId(cluster),
-                        Priority(1),
+                        cluster,
                         Criticality::Low,
+                        Priority(1),
+                        low_budget(),
                         ms(100),
                     )
-                    .invoking(ServerId(0), 1),
+                    .invoking(0, 1),
                 );
             }
         }
@@ -760,21 +697,31 @@ mod tests {
         );
 
         // The same through `analyse`, with four single-core clusters.
-        let system = System {
-            clusters: (0..4).map(|k| Cluster::new(format!("C{k}"), 1)).collect(),
-            servers: vec![Server::new("S", ms(1))
+        let client = |name, cluster, criticality, priority| {
+            Reservation::new(
+                name,
+                cluster,
+                criticality,
+                Priority(priority),
+                low_budget(),
+                ms(3),
+            )
+            .with_executions(ms(3), ms(5))
+        };
+        // H lists the server twice (a file cannot, a system built in code can): the
+        // analysis adds the counts.
+        let mut high = client("H", 0, Criticality::High, 2).invoking(0, 1);
+        high.invocations.push(Invocation {
+            server: 0,
+            count: 1,
+        });
+        let system = McIpcSystem::new(
+            (0..4).map(|k| Cluster::new(format!("C{k}"), 1)).collect(),
+            vec![Server::new("S", ms(1))
                 .with_operation_lengths(ms(1), ms(2))
                 .invoked_from(2, 4)],
-            clients: vec![
-                Client::new("H", ClusterId(0), Priority(2), Criticality::High, ms(3))
-                    .with_executions(ms(3), ms(5))
-                    .invoking(ServerId(0), 1)
-                    .invoking(ServerId(0), 1),
-                Client::new("L", ClusterId(1), Priority(1), Criticality::Low, ms(3))
-                    .with_executions(ms(3), ms(5))
-                    .invoking(ServerId(0), 2),
-            ],
-        };
+            vec![high, client("L", 1, Criticality::Low, 1).invoking(0, 2)],
+        );
         let report = analyse(&system, GateProtocol::McIpc).unwrap();
         assert_eq!(report.clients[0].budgets.low, ms(13));
         assert_eq!(report.clients[0].budgets.high, ms(41));
@@ -801,21 +748,21 @@ mod tests {
         assert_eq!(reservation_budget(Duration::MAX, 1, &huge), None);
 
         let mut system = case_study();
-        system.clients[1].cluster = ClusterId(9);
+        system.reservations[1].cluster = 9;
         assert_eq!(
             analyse(&system, GateProtocol::McIpc),
             Err(McIpcError::UnknownCluster {
                 client: 1,
-                cluster: ClusterId(9),
+                cluster: 9,
             })
         );
         let mut system = case_study();
-        system.clients[2].invocations.push((ServerId(1), 1));
+        system.reservations[2] = system.reservations[2].clone().invoking(1, 1);
         assert_eq!(
             analyse(&system, GateProtocol::McIpc),
             Err(McIpcError::UnknownServer {
                 client: 2,
-                server: ServerId(1),
+                server: 1,
             })
         );
         let mut system = case_study();
@@ -961,15 +908,16 @@ mod tests {
             let before = analyse(&case_study(), GateProtocol::McIpc).unwrap();
             let mut system = case_study();
             for (index, &(cluster, priority, count)) in extra.iter().enumerate() {
-                system.clients.push(
-                    Client::new(
+                system.reservations.push(
+                    Reservation::new(
                         format!("extra {index}"),
-                        ClusterId(cluster),
-                        Priority(priority),
+                        cluster,
                         Criticality::Low,
+                        Priority(priority),
+                        low_budget(),
                         ms(1),
                     )
-                    .invoking(ServerId(0), count),
+                    .invoking(0, count),
                 );
             }
             let after = analyse(&system, GateProtocol::McIpc).unwrap();

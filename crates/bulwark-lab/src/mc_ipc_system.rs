@@ -1,5 +1,6 @@
-//! From an MC-IPC system file to the cluster machine (clusters, reservations, servers and the
-//! tasks of one phase) and to the analysis (`bulwark_analysis::mc_ipc`).
+//! From an MC-IPC system file to the cluster machine: clusters, reservations, servers and the
+//! tasks of one phase (the analysis, `bulwark_analysis::mc_ipc`, reads the file's model as it
+//! is).
 //!
 //! A file (`bulwark_spec::mc_ipc_toml`) describes the system and its phases; the cluster
 //! machine (`bulwark_sim::cluster`) runs one phase of it under one IPC protocol. The mapping:
@@ -18,7 +19,6 @@
 //! - a flooding task invokes its first invocation's server back to back, computing the
 //!   file's `flood-gap` between two invocations, and never sleeps.
 
-use bulwark_analysis::mc_ipc::{Client, ClusterId, ServerId, System};
 use bulwark_core::reservation::clustered::{
     ClusterConfig, Replenishment as MachineReplenishment, ReservationId,
     ReservationKind as MachineReservation, Slot, Sporadic, SporadicOrder,
@@ -236,36 +236,6 @@ fn order_of(reservations: &[MachineReservation]) -> SporadicOrder {
         SporadicOrder::EarliestDeadlineFirst
     } else {
         SporadicOrder::FixedPriority
-    }
-}
-
-/// The analysis's view of a file (as `bulwark_spec::mc_ipc_toml` documents): the file's own
-/// clusters and servers, and a client per reservation with its slots and invocations.
-pub fn analysis_system(system: &McIpcSystem) -> System {
-    System {
-        clusters: system.clusters.clone(),
-        servers: system.servers.clone(),
-        clients: system
-            .reservations
-            .iter()
-            .map(|r| {
-                let mut client = Client::new(
-                    r.name.clone(),
-                    ClusterId(r.cluster),
-                    r.priority,
-                    r.criticality,
-                    r.execution.low,
-                )
-                .with_executions(r.execution.low, r.execution.high);
-                for i in &r.invocations {
-                    client = client.invoking(ServerId(i.server), i.count);
-                }
-                if let ReservationKind::TableDriven { slots } = &r.kind {
-                    client = client.in_slots(slots);
-                }
-                client
-            })
-            .collect(),
     }
 }
 

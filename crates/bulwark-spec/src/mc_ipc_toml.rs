@@ -180,15 +180,15 @@
 //! phases and among groups. Every error is reported, in file order, with its line, column,
 //! what is wrong and what is allowed.
 //!
-//! For `bulwark_analysis::mc_ipc::analyse`, the model maps one to one: the analysis takes the
-//! file's own [`Cluster`]s and [`Server`]s, and a [`Reservation`] becomes a `Client` (cluster and
-//! servers by index, `ClusterId` and `ServerId`; the slots of a [`ReservationKind::TableDriven`]
-//! reservation, none for a sporadic one). The file, the analysis and the kernel share one
-//! [`Criticality`], [`PerCriticality`], [`Slot`] and [`GateProtocol`] (from `bulwark_core`), so the
-//! values pass through unconverted. The sporadic budgets and periods and the cycle are not inputs
-//! of the bounds: they say what the file provisions, to set beside the budgets the analysis sizes.
-//! Nor are the replenishment rules, tasks, phases, groups and reclamation costs: they say what a
-//! simulation of the case study runs.
+//! `bulwark_analysis::mc_ipc::analyse` reads this model as it is: its clients are the
+//! [`Reservation`]s (cluster and servers by index, the slots of a
+//! [`ReservationKind::TableDriven`] reservation, none for a sporadic one). The file, the
+//! analysis and the kernel share one [`Criticality`], [`PerCriticality`], [`Slot`] and
+//! [`GateProtocol`] (from `bulwark_core`), so the values pass through unconverted. The sporadic
+//! budgets and periods and the cycle are not inputs of the bounds: they say what the file
+//! provisions, to set beside the budgets the analysis sizes. Nor are the replenishment rules,
+//! tasks, phases, groups and reclamation costs: they say what a simulation of the case study
+//! runs.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -519,6 +519,95 @@ pub struct Reservation {
     pub execution: PerCriticality<Duration>,
     /// `N_iq`: how often each job invokes each server, in file order, each server at most once.
     pub invocations: Vec<Invocation>,
+}
+
+impl McIpcSystem {
+    /// A system of `clusters`, `servers` and `reservations` only, built in code (the analysis
+    /// reads nothing else): no protocol, cycle, tasks, phases or groups, the default flood gap
+    /// and free reclamation. It is not validated: the analysis reports a dangling index.
+    pub fn new(
+        clusters: Vec<Cluster>,
+        servers: Vec<Server>,
+        reservations: Vec<Reservation>,
+    ) -> Self {
+        McIpcSystem {
+            protocol: None,
+            cycle: None,
+            clusters,
+            servers,
+            reservations,
+            tasks: Vec::new(),
+            phases: Vec::new(),
+            flood_gap: DEFAULT_FLOOD_GAP,
+            groups: Vec::new(),
+            reclaim: ReclaimCost::default(),
+        }
+    }
+}
+
+impl Reservation {
+    /// A reservation of `kind` on the cluster at index `cluster`, whose task executes for
+    /// `execution` at both levels and invokes no server.
+    pub fn new(
+        name: impl Into<String>,
+        cluster: usize,
+        criticality: Criticality,
+        priority: Priority,
+        kind: ReservationKind,
+        execution: Duration,
+    ) -> Self {
+        Reservation {
+            name: name.into(),
+            cluster,
+            criticality,
+            priority,
+            kind,
+            execution: PerCriticality::uniform(execution),
+            invocations: Vec::new(),
+        }
+    }
+
+    /// The same reservation with execution `low` (`e^L_i`) and `high` (`e^H_i`).
+    pub fn with_executions(mut self, low: Duration, high: Duration) -> Self {
+        self.execution = PerCriticality { low, high };
+        self
+    }
+
+    /// The same reservation, its task invoking the server at index `server` `count` more
+    /// times per job (added to the count it already has, so each server is listed once).
+    pub fn invoking(mut self, server: usize, count: u64) -> Self {
+        match self.invocations.iter_mut().find(|i| i.server == server) {
+            Some(invocation) => invocation.count = invocation.count.saturating_add(count),
+            None => self.invocations.push(Invocation { server, count }),
+        }
+        self
+    }
+
+    /// Its table-driven slots; none for a sporadic reservation, which may run at any time.
+    pub fn slots(&self) -> &[Slot] {
+        match &self.kind {
+            ReservationKind::TableDriven { slots } => slots,
+            ReservationKind::Sporadic { .. } => &[],
+        }
+    }
+}
+
+impl ReservationKind {
+    /// A time partition open in `slots`.
+    pub fn table_driven(slots: &[Slot]) -> Self {
+        ReservationKind::TableDriven {
+            slots: slots.to_vec(),
+        }
+    }
+
+    /// A sporadic reservation of `budget` per `period`, replenished by the sporadic rule.
+    pub fn sporadic(budget: Duration, period: Duration) -> Self {
+        ReservationKind::Sporadic {
+            budget,
+            period,
+            replenishment: Replenishment::Sporadic,
+        }
+    }
 }
 
 /// How a reservation is replenished (section III).

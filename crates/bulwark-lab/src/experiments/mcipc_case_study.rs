@@ -55,7 +55,7 @@ use bulwark_sim::trace::Trace;
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 
 use super::{Experiment, LabError};
-use crate::mc_ipc_system::{analysis_system, machine_config};
+use crate::mc_ipc_system::machine_config;
 use crate::report::{Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -139,11 +139,10 @@ pub fn bounds(study: &McIpcSystem) -> Result<[Duration; 3], LabError> {
             _ => None,
         })
         .ok_or_else(no_bound)?;
-    let system = analysis_system(study);
     let name = &study.servers[server].name;
     let mut out = [Duration::ZERO; 3];
     for (slot, protocol) in out.iter_mut().zip(PROTOCOLS) {
-        let analysed = analyse(&system, protocol)
+        let analysed = analyse(study, protocol)
             .map_err(|e| LabError::Components(format!("analysis: {e:?}")))?;
         let bound = analysed.clients[t1.reservation]
             .servers

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use bulwark_analysis::mc_ipc::{analyse, GateProtocol, McIpcBounds};
 use bulwark_core::Duration;
-use bulwark_lab::mc_ipc_system::analysis_system;
 use bulwark_spec::mc_ipc_toml::{McIpcSystem, ReservationKind};
 use bulwark_spec::FileKind;
 use serde_json::{json, Value};
@@ -42,7 +41,7 @@ fn provisioned(kind: &ReservationKind) -> Duration {
 /// Prints the bounds; exit 1 when a reservation provisions less than its sized budget.
 pub fn analyze(system: &McIpcSystem, json: bool) -> Result<ExitCode, String> {
     let sizing = system.protocol.unwrap_or(GateProtocol::McIpc);
-    let bounds = analyse(&analysis_system(system), sizing).map_err(|e| format!("{e:?}"))?;
+    let bounds = analyse(system, sizing).map_err(|e| format!("{e:?}"))?;
     let short: Vec<bool> = system
         .reservations
         .iter()
