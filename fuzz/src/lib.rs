@@ -279,7 +279,7 @@ pub fn check_mc_ipc(system: &McIpcSystem) {
             })
         });
     assert!(
-        !reclaims || system.reclaim.per_unit > 0,
+        !reclaims || system.cost.reclaim_per_unit > 0,
         "reclamation needs a cost"
     );
     for phase in &system.phases {

@@ -224,8 +224,8 @@ mod mc_ipc {
         ClusterConfig, ReservationId, ReservationKind, Sporadic, SporadicOrder,
     };
     use bulwark_sim::cluster::{
-        Config, GateKind, GateProtocol, PrunedRequests, ReclaimCost, ScriptStep, ServerConfig,
-        Span, TaskConfig as Client,
+        Config, CostModel, GateKind, GateProtocol, PrunedRequests, ScriptStep, ServerConfig, Span,
+        TaskConfig as Client,
     };
 
     /// One client in a sporadic reservation of 10 ms every 100 ms on a one-core cluster, and
@@ -263,7 +263,7 @@ mod mc_ipc {
             }],
             pruned: PrunedRequests::TransferToBackground,
             groups: Vec::new(),
-            reclaim: ReclaimCost::default(),
+            cost: CostModel::default(),
             seed: 1,
         }
     }

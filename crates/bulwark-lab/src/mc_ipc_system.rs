@@ -196,7 +196,7 @@ pub fn machine_config(
             .iter()
             .map(|g| GroupConfig { quota: g.quota })
             .collect(),
-        reclaim: system.reclaim,
+        cost: system.cost,
         seed,
     }
 }

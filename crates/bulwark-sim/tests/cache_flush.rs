@@ -170,6 +170,7 @@ fn the_flush_refill_follows_the_kernel_time_like_the_ordinary_refill() {
         context_switch: 50,
         cache_refill: 300,
         cache_flush: 1000,
+        ..CostModel::FREE
     };
     let o = run_jobs(&s);
     assert_eq!(

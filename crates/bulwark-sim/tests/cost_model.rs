@@ -18,6 +18,7 @@ const COSTS: CostModel = CostModel {
     context_switch: 50,
     cache_refill: 300,
     cache_flush: 0,
+    ..CostModel::FREE
 };
 
 /// A slice of core 0, times in nanoseconds.

@@ -10,8 +10,8 @@ use bulwark_core::reservation::clustered::{
 };
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
-    run, run_traced, ClusterOutcome, ClusterSimError, Config, GateKind, GateProtocol, GroupConfig,
-    InvocationRecord, Kernel, PrunedRequests, ReclaimCost, ScriptStep, ServerConfig, Span, Stretch,
+    run, run_traced, ClusterOutcome, ClusterSimError, Config, CostModel, GateKind, GateProtocol,
+    GroupConfig, InvocationRecord, Kernel, PrunedRequests, ScriptStep, ServerConfig, Span, Stretch,
     TaskConfig, Timing, Worker,
 };
 use proptest::prelude::*;
@@ -237,9 +237,10 @@ fn system() -> impl Strategy<Value = Config> {
                         .map(|&q| GroupConfig { quota: d(q) })
                         .collect(),
                     // One nanosecond per unit: a baseline termination masks for its objects.
-                    reclaim: ReclaimCost {
+                    cost: CostModel {
                         clock_hz: 1_000_000_000,
-                        per_unit: 1,
+                        reclaim_per_unit: 1,
+                        ..CostModel::default()
                     },
                     seed,
                 }
@@ -370,7 +371,7 @@ fn flood(gate: GateKind) -> (ClusterOutcome, InvocationRecord) {
         tasks,
         pruned: PrunedRequests::Reissue,
         groups: Vec::new(),
-        reclaim: ReclaimCost::default(),
+        cost: CostModel::default(),
         seed: 0,
     };
     let outcome = run(&config, Instant::from_nanos(500)).unwrap();
@@ -567,9 +568,10 @@ fn reported_timing_refuses_reclamation_steps() {
         }],
         pruned: PrunedRequests::Reissue,
         groups: Vec::new(),
-        reclaim: ReclaimCost {
+        cost: CostModel {
             clock_hz: 1_000_000_000,
-            per_unit: 1,
+            reclaim_per_unit: 1,
+            ..CostModel::default()
         },
         seed: 0,
     };

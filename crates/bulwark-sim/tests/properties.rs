@@ -107,6 +107,7 @@ fn scenario(cost: bool) -> impl Strategy<Value = Scenario> {
                     context_switch: c[4],
                     cache_refill: c[5],
                     cache_flush: 0,
+                    ..CostModel::FREE
                 }
             } else {
                 CostModel::default()

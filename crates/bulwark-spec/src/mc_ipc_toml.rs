@@ -205,6 +205,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::diagnostic::{Diagnostics, Source, SpecError};
+use crate::model::CostModel;
 use crate::raw::{RawCost, RawFrequency, RawGroup, RawQuantity, RawTime};
 use crate::{toml_error, units};
 
@@ -256,8 +257,10 @@ pub struct McIpcSystem {
     pub flood_gap: Duration,
     /// The reclamation groups, in file order; a group's index here is its id.
     pub groups: Vec<Group>,
-    /// What a unit of reclamation work costs (`[cost]`; no cost when not given).
-    pub reclaim: ReclaimCost,
+    /// What kernel work costs (`[cost]`), in the cost table every Bulwark file uses. The
+    /// MC-IPC machine charges reclamation work only, so only the clock and
+    /// `reclaim_per_unit` can be set; every other cost is zero.
+    pub cost: CostModel,
 }
 
 /// A reclamation group (`[[group]]`, bounded resource reclamation, section III): its member
@@ -271,29 +274,6 @@ pub struct Group {
     /// The reclamation time the group may commit, above zero: every allocation charges its
     /// anticipated reclamation time, and is refused when the quota would be exceeded.
     pub quota: Duration,
-}
-
-/// What reclamation work costs on the MC-IPC machine (`[cost]`): the only kernel work it
-/// charges.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReclaimCost {
-    /// The clock the cycle counts are converted to time with, in hertz, above zero
-    /// (`clock`, default 1 GHz).
-    pub clock_hz: u64,
-    /// Cycles one unit of reclamation work takes (`reclaim-per-unit`, default 0); above zero
-    /// whenever the file has a `[[group]]`, an `allocate` or a `terminate`.
-    pub per_unit: u64,
-}
-
-impl Default for ReclaimCost {
-    /// A 1 GHz clock and free reclamation, as for a file without `[cost]`.
-    fn default() -> Self {
-        let scenario = crate::model::CostModel::default();
-        ReclaimCost {
-            clock_hz: scenario.clock_hz,
-            per_unit: scenario.reclaim_per_unit,
-        }
-    }
 }
 
 /// The `flood-gap` of a file that does not give one.
@@ -540,7 +520,7 @@ impl McIpcSystem {
             phases: Vec::new(),
             flood_gap: DEFAULT_FLOOD_GAP,
             groups: Vec::new(),
-            reclaim: ReclaimCost::default(),
+            cost: CostModel::default(),
         }
     }
 }
@@ -1330,8 +1310,8 @@ impl Checker<'_> {
         self.unique_names(raw.task.iter().map(|t| &t.get_ref().name), "task");
         self.unique_names(raw.phase.iter().map(|p| &p.get_ref().name), "phase");
         self.unique_names(raw.group.iter().map(|g| &g.get_ref().name), "group");
-        let reclaim = match &raw.cost {
-            None => Some(ReclaimCost::default()),
+        let cost = match &raw.cost {
+            None => Some(CostModel::default()),
             Some(cost) => self.reclaim_cost(cost.get_ref()),
         };
         let groups: Vec<Option<Group>> = raw
@@ -1383,8 +1363,8 @@ impl Checker<'_> {
         let tasks: Option<Vec<Task>> = tasks.into_iter().collect();
         let phases: Option<Vec<Phase>> = phases.into_iter().collect();
         let groups: Option<Vec<Group>> = groups.into_iter().collect();
-        if let Some(reclaim) = reclaim {
-            self.reclaim_has_a_cost(raw, reclaim);
+        if let Some(cost) = cost {
+            self.reclaim_has_a_cost(raw, cost);
         }
         if !self.errors.is_empty() {
             return None;
@@ -1399,13 +1379,13 @@ impl Checker<'_> {
             phases: phases?,
             flood_gap: flood_gap?,
             groups: groups?,
-            reclaim: reclaim?,
+            cost: cost?,
         })
     }
 
     /// `[cost]`: a scenario's `clock` and `reclaim-per-unit`, checked as a scenario's are;
     /// any other cost is refused, since this machine charges only reclamation work.
-    fn reclaim_cost(&mut self, raw: &RawReclaimCost) -> Option<ReclaimCost> {
+    fn reclaim_cost(&mut self, raw: &RawReclaimCost) -> Option<CostModel> {
         for key in &raw.unknown {
             self.report(
                 key.span(),
@@ -1431,17 +1411,14 @@ impl Checker<'_> {
             crate::validate::cost::cost_model(&scenario_cost, &mut |span, message, help| {
                 self.report(span, message, help)
             })?;
-        raw.unknown.is_empty().then_some(ReclaimCost {
-            clock_hz: model.clock_hz,
-            per_unit: model.reclaim_per_unit,
-        })
+        raw.unknown.is_empty().then_some(model)
     }
 
     /// Reclamation needs its cost: a `[[group]]` (said at the first group's quota, as for a
     /// scenario) and an `allocate` or `terminate` step (said at the first one) need
     /// `reclaim-per-unit` above zero.
-    fn reclaim_has_a_cost(&mut self, raw: &RawSystem, reclaim: ReclaimCost) {
-        if reclaim.per_unit > 0 {
+    fn reclaim_has_a_cost(&mut self, raw: &RawSystem, cost: CostModel) {
+        if cost.reclaim_per_unit > 0 {
             return;
         }
         if let Some(first) = raw.group.first() {

@@ -242,7 +242,8 @@ impl PolicyKind {
     }
 }
 
-/// The cost of kernel work, in cycles of a clock of `clock_hz`. All zero unless set.
+/// The cost of kernel work, in cycles of a clock of `clock_hz`: one cost table for every
+/// machine, each charging the costs of the work it models. All zero unless set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CostModel {
     /// Processor clock in Hz (default 1 GHz, so one cycle is one nanosecond).
@@ -264,24 +265,103 @@ pub struct CostModel {
     /// arena released; see `bulwark_core::reclaim::ReclaimWork`). Turns group quotas into
     /// units, allocations into their creator's time and terminations into kernel time.
     pub reclaim_per_unit: u64,
+    /// Each step of component IPC (the component paper's Table 2).
+    pub ipc: IpcCosts,
+}
+
+/// The cycles a call through a CPI and its reply take: one row of the component paper's
+/// Table 2.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallReplyCycles {
+    /// The call: from the requester's send to the server thread running the request.
+    pub call: u64,
+    /// The reply: from the server thread's reply to the requester running again.
+    pub reply: u64,
+}
+
+impl CallReplyCycles {
+    /// A row of `call` and `reply` cycles.
+    pub const fn new(call: u64, reply: u64) -> Self {
+        CallReplyCycles { call, reply }
+    }
+}
+
+/// Component IPC costs, by the rows of the component paper's Table 2, in cycles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IpcCosts {
+    /// "Call / Reply, propagated".
+    pub propagated: CallReplyCycles,
+    /// "Call / Reply, fixed" (IPCP and NPCS).
+    pub fixed: CallReplyCycles,
+    /// "Call / Reply, inherited, unlocked".
+    pub inherited_unlocked: CallReplyCycles,
+    /// "Call / Reply, inherited, locked".
+    pub inherited_locked: CallReplyCycles,
+    /// "Call / Reply, PIP to PIP": a nested request from an inherited CPI to another.
+    pub pip_to_pip: CallReplyCycles,
+    /// "Call / Reply, PIP to propagated".
+    pub pip_to_propagated: CallReplyCycles,
+    /// "Nest, PIP to PIP": one `nest` hop reaching an inherited CPI.
+    pub nest_to_inherited: u64,
+    /// "Nest, PIP to propagated": one `nest` hop reaching a propagated CPI.
+    pub nest_to_propagated: u64,
+}
+
+impl IpcCosts {
+    /// Free IPC.
+    pub const ZERO: IpcCosts = IpcCosts {
+        propagated: CallReplyCycles::new(0, 0),
+        fixed: CallReplyCycles::new(0, 0),
+        inherited_unlocked: CallReplyCycles::new(0, 0),
+        inherited_locked: CallReplyCycles::new(0, 0),
+        pip_to_pip: CallReplyCycles::new(0, 0),
+        pip_to_propagated: CallReplyCycles::new(0, 0),
+        nest_to_inherited: 0,
+        nest_to_propagated: 0,
+    };
+
+    /// The maxima of Table 2, measured on the paper's Intel Xeon Gold 6130 at 2.1 GHz.
+    pub const XEON_GOLD_6130_MAX: IpcCosts = IpcCosts {
+        propagated: CallReplyCycles::new(6830, 3960),
+        fixed: CallReplyCycles::new(4810, 3342),
+        inherited_unlocked: CallReplyCycles::new(6834, 4028),
+        inherited_locked: CallReplyCycles::new(6282, 3788),
+        pip_to_pip: CallReplyCycles::new(6878, 6300),
+        pip_to_propagated: CallReplyCycles::new(6306, 5318),
+        nest_to_inherited: 6720,
+        nest_to_propagated: 7530,
+    };
 }
 
 impl Default for CostModel {
     fn default() -> Self {
-        CostModel {
-            clock_hz: 1_000_000_000,
-            timer_interrupt: 0,
-            scheduler: 0,
-            per_work_unit: 0,
-            context_switch: 0,
-            cache_refill: 0,
-            cache_flush: 0,
-            reclaim_per_unit: 0,
-        }
+        CostModel::FREE
     }
 }
 
 impl CostModel {
+    /// A 1 GHz clock (one cycle is one nanosecond) and no cost at all: what a file without
+    /// `[cost]` gets.
+    pub const FREE: CostModel = CostModel {
+        clock_hz: 1_000_000_000,
+        timer_interrupt: 0,
+        scheduler: 0,
+        per_work_unit: 0,
+        context_switch: 0,
+        cache_refill: 0,
+        cache_flush: 0,
+        reclaim_per_unit: 0,
+        ipc: IpcCosts::ZERO,
+    };
+
+    /// The component paper's platform: its Intel Xeon Gold 6130's clock (2.1 GHz) and the
+    /// maxima of its Table 2; every other cost zero, as the paper's simulation has them.
+    pub const XEON_GOLD_6130_MAX: CostModel = CostModel {
+        clock_hz: 2_100_000_000,
+        ipc: IpcCosts::XEON_GOLD_6130_MAX,
+        ..CostModel::FREE
+    };
+
     /// The time `cycles` take at this clock, rounded up to whole nanoseconds.
     pub fn time_of(&self, cycles: u64) -> Duration {
         if cycles == 0 {

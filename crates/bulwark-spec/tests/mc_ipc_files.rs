@@ -13,10 +13,10 @@ use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::mc_ipc_toml::{
     AddedReservation, Addition, Cluster, Criticality, GateProtocol, Group, Invocation, McIpcSystem,
-    PerCriticality, Phase, ReclaimCost, Replenishment, Reservation, ReservationKind, ScriptStep,
-    Server, Slot, Span, Task, TaskTemplate, DEFAULT_FLOOD_GAP,
+    PerCriticality, Phase, Replenishment, Reservation, ReservationKind, ScriptStep, Server, Slot,
+    Span, Task, TaskTemplate, DEFAULT_FLOOD_GAP,
 };
-use bulwark_spec::{parse_mc_ipc, Diagnostics};
+use bulwark_spec::{parse_mc_ipc, CostModel, Diagnostics};
 use proptest::prelude::*;
 
 const fn ms(n: u64) -> Duration {
@@ -418,7 +418,7 @@ fn case_study() -> McIpcSystem {
         phases,
         flood_gap: us(10),
         groups: vec![],
-        reclaim: ReclaimCost::default(),
+        cost: CostModel::default(),
     }
 }
 
@@ -704,9 +704,10 @@ fn the_documented_example_reads_into_its_system() {
             name: "services".into(),
             quota: ms(1),
         }],
-        reclaim: ReclaimCost {
+        cost: CostModel {
             clock_hz: 1_000_000_000,
-            per_unit: 13,
+            reclaim_per_unit: 13,
+            ..CostModel::default()
         },
     };
     assert_eq!(system, expected);
@@ -1033,7 +1034,7 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
             }
         }
     }
-    if system.groups.iter().any(|g| g.quota.is_zero()) || system.reclaim.clock_hz == 0 {
+    if system.groups.iter().any(|g| g.quota.is_zero()) || system.cost.clock_hz == 0 {
         return Some("a group without quota, or no clock".into());
     }
     let reclaims = |script: &[ScriptStep]| {
@@ -1050,7 +1051,7 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
             .iter()
             .flat_map(|p| &p.additions)
             .any(|a| reclaims(&a.task.script));
-    if (scripts_reclaim || !system.groups.is_empty()) && system.reclaim.per_unit == 0 {
+    if (scripts_reclaim || !system.groups.is_empty()) && system.cost.reclaim_per_unit == 0 {
         return Some("reclamation work without a cost".into());
     }
     let servers = &system.servers;

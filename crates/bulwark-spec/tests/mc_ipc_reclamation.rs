@@ -7,11 +7,10 @@
 use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::mc_ipc_toml::{
-    AddedReservation, Criticality, Group, McIpcSystem, ReclaimCost, Replenishment, ReservationKind,
-    ScriptStep,
+    AddedReservation, Criticality, Group, McIpcSystem, Replenishment, ReservationKind, ScriptStep,
 };
-use bulwark_spec::parse_mc_ipc;
 use bulwark_spec::system::{kind_of, FileKind};
+use bulwark_spec::{parse_mc_ipc, CostModel};
 
 const fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -312,10 +311,11 @@ quota = "2ms"
     let groups: Vec<Option<usize>> = system.tasks.iter().map(|t| t.group).collect();
     assert_eq!(groups, [Some(1), None, Some(0)]);
     assert_eq!(
-        system.reclaim,
-        ReclaimCost {
+        system.cost,
+        CostModel {
             clock_hz: 1_000_000_000,
-            per_unit: 13,
+            reclaim_per_unit: 13,
+            ..CostModel::default()
         }
     );
     // A file with groups is still an MC-IPC system.
@@ -338,29 +338,28 @@ fn a_group_name_without_groups_says_how_to_add_one() {
 #[test]
 fn the_cost_has_a_scenario_s_clock_and_defaults() {
     let system = read(BASE);
-    assert_eq!(system.reclaim, ReclaimCost::default());
+    assert_eq!(system.cost, CostModel::default());
     assert_eq!(
-        ReclaimCost::default(),
-        ReclaimCost {
+        CostModel::default(),
+        CostModel {
             clock_hz: 1_000_000_000,
-            per_unit: 0,
+            reclaim_per_unit: 0,
+            ..CostModel::default()
         }
     );
     assert!(system.groups.is_empty());
-    assert_eq!(
-        read(&format!("{BASE}[cost]\n")).reclaim,
-        ReclaimCost::default()
-    );
-    let cost = |table: &str| read(&format!("{BASE}[cost]\n{table}\n")).reclaim;
+    assert_eq!(read(&format!("{BASE}[cost]\n")).cost, CostModel::default());
+    let cost = |table: &str| read(&format!("{BASE}[cost]\n{table}\n")).cost;
     assert_eq!(
         cost("clock = \"2GHz\"\nreclaim-per-unit = 13"),
-        ReclaimCost {
+        CostModel {
             clock_hz: 2_000_000_000,
-            per_unit: 13,
+            reclaim_per_unit: 13,
+            ..CostModel::default()
         }
     );
     assert_eq!(cost("clock = \"500MHz\"").clock_hz, 500_000_000);
-    assert_eq!(cost("reclaim-per-unit = 0").per_unit, 0);
+    assert_eq!(cost("reclaim-per-unit = 0").reclaim_per_unit, 0);
     // `[cost]` on line 17, its first key on line 18.
     let cost_errors = |table: &str| errors(&format!("{BASE}[cost]\n{table}\n"));
     assert_eq!(

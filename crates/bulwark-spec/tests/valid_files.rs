@@ -50,6 +50,7 @@ fn every_feature_reads_into_the_exact_scenario() {
             context_switch: 200,
             cache_refill: 1000,
             cache_flush: 40_000,
+            ..CostModel::FREE
         },
         tasks: vec![
             TaskSpec {

@@ -843,7 +843,7 @@ mod tests {
             // gates have no background queue and reissue.
             pruned: PrunedRequests::TransferToBackground,
             groups: Vec::new(),
-            reclaim: Default::default(),
+            cost: Default::default(),
             seed,
         }
     }

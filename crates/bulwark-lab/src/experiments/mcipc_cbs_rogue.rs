@@ -356,7 +356,7 @@ mod tests {
             .all(|r| matches!(r.kind, ReservationKind::TableDriven { .. })));
         let rogue = rogue(&study).unwrap();
         assert_eq!(study.tasks[rogue].group, Some(0));
-        assert_eq!(study.reclaim.per_unit, 13);
+        assert_eq!(study.cost.reclaim_per_unit, 13);
     }
 
     /// The numbers the file's comments derive by hand: 19,230 semaphores fit a 1 ms quota at

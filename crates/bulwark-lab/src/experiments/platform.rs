@@ -32,6 +32,7 @@ pub const PAPER_PLATFORM: CostModel = CostModel {
     context_switch: 500,
     cache_refill: 3_000,
     cache_flush: 5_000,
+    ..CostModel::FREE
 };
 
 /// The calibration as table rows (cost, cycles), for the reports.

@@ -134,7 +134,7 @@ pub fn system(seed: u64) -> Config {
         ],
         pruned: PrunedRequests::Reissue,
         groups: Vec::new(),
-        reclaim: Default::default(),
+        cost: Default::default(),
         seed,
     }
 }

@@ -247,8 +247,8 @@ impl Machine {
         let group_of = config.tasks.iter().map(|t| t.group).collect();
         let quotas: Vec<Duration> = config.groups.iter().map(|g| g.quota).collect();
         let reclamation = Reclamation::with_groups(
-            config.reclaim.per_unit,
-            config.reclaim.clock_hz,
+            config.cost.reclaim_per_unit,
+            config.cost.clock_hz,
             &quotas,
             group_of,
         )

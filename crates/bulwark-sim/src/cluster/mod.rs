@@ -15,7 +15,7 @@
 //! one. A [`ScriptStep::Allocate`] creates objects as the task's own execution, each charged to the
 //! group's quota, those that do not fit refused. A [`ScriptStep::Terminate`] reclaims the target's
 //! group (its arena and scrub list: at most the quota) or, without a group, its process
-//! object by object; the work, at [`ReclaimCost`], runs in the kernel on the caller's core
+//! object by object; the work, at [`CostModel::reclaim_per_unit`], runs in the kernel on the caller's core
 //! with interrupts masked, so that core keeps the caller, whatever its scheduler selects,
 //! until the reclamation is done ([`MaskRecord`]). A selected reservation on a masked core
 //! still drains (A2). Killed tasks' pending jobs end (`killed`), their requests leave their
@@ -100,7 +100,7 @@ pub struct GroupConfig {
 
 /// What reclamation work costs: the MC-IPC file's own `[cost]` model (`per_unit` cycles of a
 /// `clock_hz` clock per unit of `bulwark_core::reclaim` work).
-pub use bulwark_spec::mc_ipc_toml::ReclaimCost;
+pub use bulwark_spec::CostModel;
 
 /// A task's script: the MC-IPC file's own steps, run as they are.
 pub use bulwark_spec::mc_ipc_toml::{ScriptStep, Span};
@@ -150,8 +150,9 @@ pub struct Config {
     pub pruned: PrunedRequests,
     /// The reclamation groups.
     pub groups: Vec<GroupConfig>,
-    /// What reclamation work costs.
-    pub reclaim: ReclaimCost,
+    /// What kernel work costs; this machine charges reclamation work only (the clock and
+    /// `reclaim_per_unit`).
+    pub cost: CostModel,
     /// The seed of every random draw.
     pub seed: u64,
 }
@@ -477,7 +478,7 @@ fn validate(config: &Config) -> Result<(), ClusterSimError> {
             reason: "too many tasks",
         });
     }
-    if config.reclaim.clock_hz == 0 {
+    if config.cost.clock_hz == 0 {
         return Err(ClusterSimError::Group {
             group: 0,
             reason: "the clock must be above zero".into(),
@@ -525,7 +526,7 @@ fn validate(config: &Config) -> Result<(), ClusterSimError> {
                 ScriptStep::Allocate { .. } | ScriptStep::Terminate { .. }
             )
         });
-        if system_calls && config.reclaim.per_unit == 0 {
+        if system_calls && config.cost.reclaim_per_unit == 0 {
             // Free system calls would let a script of them loop at one instant.
             return refuse("allocate and terminate need a cost per unit of reclamation work");
         }

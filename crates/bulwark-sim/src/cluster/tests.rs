@@ -72,7 +72,7 @@ fn config(clusters: Vec<ClusterConfig>, gate: GateKind, tasks: Vec<TaskConfig>) 
         tasks,
         pruned: PrunedRequests::Reissue,
         groups: Vec::new(),
-        reclaim: ReclaimCost::default(),
+        cost: CostModel::default(),
         seed: 7,
     }
 }
@@ -542,9 +542,10 @@ fn rogue_on_a_partitioned_core(quota: Option<u64>) -> Config {
     ];
     let mut c = config(clusters, GateKind::Protocol(GateProtocol::McIpc), tasks);
     c.groups = quota.map_or_else(Vec::new, |q| vec![GroupConfig { quota: d(q) }]);
-    c.reclaim = ReclaimCost {
+    c.cost = CostModel {
         clock_hz: 1_000_000_000,
-        per_unit: 10,
+        reclaim_per_unit: 10,
+        ..CostModel::default()
     };
     c
 }
@@ -632,7 +633,7 @@ fn a_terminated_clients_request_leaves_the_gate() {
             ),
         ],
     );
-    c.reclaim.per_unit = 1;
+    c.cost.reclaim_per_unit = 1;
     let out = run(&c, at(200)).unwrap();
     let served: Vec<(usize, Instant, Instant)> = out
         .invocations

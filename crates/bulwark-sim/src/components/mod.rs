@@ -41,6 +41,7 @@ mod engine;
 
 pub use bulwark_core::ipc::CpiProtocol;
 use bulwark_core::{Duration, Instant, Priority};
+use bulwark_spec::{CallReplyCycles, CostModel};
 
 pub use crate::Timing;
 pub use engine::{run, ComponentConfigError, Kernel, Stretch, ThreadInfo};
@@ -182,27 +183,34 @@ impl ProtocolCosts {
         context_switch: Duration::ZERO,
     };
 
+    /// The costs of `cost`, turned from cycles into time at its clock (rounded up to whole
+    /// nanoseconds): its Table 2 rows and its context switch.
+    pub fn of(cost: &CostModel) -> ProtocolCosts {
+        let time = |cycles| cost.time_of(cycles);
+        let row = |cycles: CallReplyCycles| CallReplyCost {
+            call: time(cycles.call),
+            reply: time(cycles.reply),
+        };
+        let ipc = &cost.ipc;
+        ProtocolCosts {
+            propagated: row(ipc.propagated),
+            fixed: row(ipc.fixed),
+            inherited_unlocked: row(ipc.inherited_unlocked),
+            inherited_locked: row(ipc.inherited_locked),
+            pip_to_pip: row(ipc.pip_to_pip),
+            pip_to_propagated: row(ipc.pip_to_propagated),
+            nest: NestCost {
+                to_inherited: time(ipc.nest_to_inherited),
+                to_propagated: time(ipc.nest_to_propagated),
+            },
+            context_switch: time(cost.context_switch),
+        }
+    }
+
     /// The maxima of Table 2 on the paper's Intel Xeon Gold 6130 (cycles at 2.1 GHz, rounded
     /// up to whole nanoseconds).
     pub fn xeon_gold_6130_max() -> ProtocolCosts {
-        let ns = |cycles: u64| Duration::from_nanos((cycles * 10).div_ceil(21));
-        let pair = |call, reply| CallReplyCost {
-            call: ns(call),
-            reply: ns(reply),
-        };
-        ProtocolCosts {
-            propagated: pair(6830, 3960),
-            fixed: pair(4810, 3342),
-            inherited_unlocked: pair(6834, 4028),
-            inherited_locked: pair(6282, 3788),
-            pip_to_pip: pair(6878, 6300),
-            pip_to_propagated: pair(6306, 5318),
-            nest: NestCost {
-                to_inherited: ns(6720),
-                to_propagated: ns(7530),
-            },
-            context_switch: Duration::ZERO,
-        }
+        ProtocolCosts::of(&CostModel::XEON_GOLD_6130_MAX)
     }
 }
 
@@ -301,4 +309,35 @@ pub struct RunOptions {
     pub record_jobs: bool,
     /// Record a trace (memory grows with simulated time).
     pub record_trace: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cycles become time at the cost table's clock, rounded up: at 2.1 GHz a cycle is
+    /// 10/21 ns, so Table 2's propagated call of 6,830 cycles is 3,252.38 ns, 3,253 ns; its
+    /// reply of 3,960 cycles is 1,885.71 ns, 1,886 ns; the 7,530-cycle nest hop to a
+    /// propagated CPI is 3,585.71 ns, 3,586 ns. A 1,000-cycle context switch at 1 GHz is 1 us.
+    #[test]
+    fn table_2_cycles_become_time_at_the_clock() {
+        let xeon = ProtocolCosts::xeon_gold_6130_max();
+        assert_eq!(xeon.propagated.call, Duration::from_nanos(3_253));
+        assert_eq!(xeon.propagated.reply, Duration::from_nanos(1_886));
+        assert_eq!(xeon.nest.to_propagated, Duration::from_nanos(3_586));
+        assert_eq!(xeon.context_switch, Duration::ZERO);
+        let switching = CostModel {
+            context_switch: 1_000,
+            ..CostModel::FREE
+        };
+        let costs = ProtocolCosts::of(&switching);
+        assert_eq!(costs.context_switch, Duration::from_micros(1));
+        assert_eq!(
+            ProtocolCosts {
+                context_switch: Duration::ZERO,
+                ..costs
+            },
+            ProtocolCosts::ZERO
+        );
+    }
 }

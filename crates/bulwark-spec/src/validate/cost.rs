@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use toml::Spanned;
 
-use crate::model::CostModel;
+use crate::model::{CostModel, IpcCosts};
 use crate::raw::{RawCost, RawFrequency, RawQuantity};
 use crate::units;
 
@@ -52,6 +52,9 @@ pub(crate) fn cost_model(
         cache_refill: cache_refill?,
         cache_flush: cache_flush?,
         reclaim_per_unit: reclaim_per_unit?,
+        // No `[cost]` key sets them: component systems take their IPC costs from the command
+        // line (`--overheads`).
+        ipc: IpcCosts::ZERO,
     })
 }
 
