@@ -101,7 +101,7 @@
 
 use core::cmp::Ordering;
 
-pub use bulwark_core::ipc::CpiProtocol;
+pub use bulwark_core::ipc::{CallReply, CpiProtocol};
 use bulwark_core::{Duration, Priority};
 
 use crate::utilisation::liu_layland_bound;
@@ -214,35 +214,6 @@ pub struct System {
     pub tasks: Vec<Task>,
     /// The CPIs, indexed by [`CpiId`].
     pub cpis: Vec<Cpi>,
-}
-
-/// The cost of sending a request and of replying to it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CallReply {
-    /// Sending the request (`C_*_send`).
-    pub call: Duration,
-    /// Replying (`C_*_reply`).
-    pub reply: Duration,
-}
-
-impl CallReply {
-    /// No cost.
-    pub const ZERO: CallReply = CallReply::new(Duration::ZERO, Duration::ZERO);
-
-    /// `call` to send, `reply` to reply.
-    pub const fn new(call: Duration, reply: Duration) -> Self {
-        CallReply { call, reply }
-    }
-
-    /// `call + reply`: the overhead one request adds to a WCET.
-    pub fn total(self) -> Duration {
-        self.call.saturating_add(self.reply)
-    }
-
-    /// `max(call, reply)`: the longer of the two sections run at the ceiling.
-    pub fn longer(self) -> Duration {
-        self.call.max(self.reply)
-    }
 }
 
 /// Worst-case protocol overheads (the paper's Table 2 maxima, converted to time). For nested

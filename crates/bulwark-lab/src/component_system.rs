@@ -14,9 +14,7 @@ use bulwark_analysis::component_graph::{self, ComponentAnalysis, CycleKind};
 use bulwark_analysis::rbf::ServerKind;
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Priority};
-use bulwark_sim::components::{
-    CallReplyCost, ComponentSystemConfig, CpiConfig, ProtocolCosts, Step, TaskConfig,
-};
+use bulwark_sim::components::{ComponentSystemConfig, CpiConfig, ProtocolCosts, Step, TaskConfig};
 use bulwark_spec::component::{ComponentSystem, CpiId, ProcedureStep, Task, RESERVATION_SLOTS};
 
 /// Why a component system cannot be simulated or analysed for schedulability.
@@ -50,7 +48,7 @@ pub struct Lowered {
     pub overheads: Overheads,
 }
 
-fn larger(a: CallReplyCost, b: CallReplyCost) -> CallReply {
+fn larger(a: CallReply, b: CallReply) -> CallReply {
     CallReply::new(a.call.max(b.call), a.reply.max(b.reply))
 }
 
@@ -60,7 +58,7 @@ fn larger(a: CallReplyCost, b: CallReplyCost) -> CallReply {
 pub fn analysis_overheads(costs: &ProtocolCosts) -> Overheads {
     Overheads {
         propagated: larger(costs.propagated, costs.pip_to_propagated),
-        fixed: CallReply::new(costs.fixed.call, costs.fixed.reply),
+        fixed: costs.fixed,
         inherited_unlocked: larger(costs.inherited_unlocked, costs.pip_to_pip),
         inherited_locked: larger(costs.inherited_locked, costs.pip_to_pip),
         queue: Duration::ZERO,

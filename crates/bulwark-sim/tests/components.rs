@@ -4,7 +4,7 @@
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::components::{
-    run, CallReplyCost, ComponentConfigError, ComponentOutcome, ComponentSystemConfig, CpiConfig,
+    run, CallReply, ComponentConfigError, ComponentOutcome, ComponentSystemConfig, CpiConfig,
     CpiProtocol, Kernel, ProtocolCosts, RunOptions, Step, TaskConfig, Timing,
 };
 use bulwark_sim::trace::{MarkKind, Trace};
@@ -231,11 +231,11 @@ fn waiters_are_woken_by_priority_then_in_arrival_order() {
 fn protocol_overheads_are_charged_by_the_cost_model() {
     let us = Duration::from_micros;
     let mut costs = ProtocolCosts::ZERO;
-    costs.propagated = CallReplyCost {
+    costs.propagated = CallReply {
         call: us(100),
         reply: us(50),
     };
-    costs.inherited_unlocked = CallReplyCost {
+    costs.inherited_unlocked = CallReply {
         call: us(200),
         reply: us(70),
     };
@@ -354,7 +354,7 @@ fn a_job_ending_at_a_release_completes_before_the_preemption() {
 fn a_priority_drop_is_a_reschedule_point() {
     let (b, d) = (0, 1);
     let mut costs = ProtocolCosts::ZERO;
-    costs.propagated = CallReplyCost {
+    costs.propagated = CallReply {
         call: ms(1),
         reply: Duration::from_micros(500),
     };

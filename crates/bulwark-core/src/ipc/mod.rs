@@ -33,7 +33,7 @@ pub use notification::NotificationManager;
 pub use propagate::PropagateCpi;
 pub use protocol::{CpiProtocol, GateProtocol};
 
-use crate::{Priority, TaskId};
+use crate::{Duration, Priority, TaskId};
 
 /// A request to a CPI: the priority it is served at and the task it originates from.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -42,6 +42,36 @@ pub struct Request {
     pub priority: Priority,
     /// The unique id of the originating task.
     pub requestor: TaskId,
+}
+
+/// The cost of sending a request and of replying to it: one row of the component paper's
+/// Table 2 in time, as the machine charges it and the analysis bounds it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallReply {
+    /// Sending the request (the paper's `C_*_send`).
+    pub call: Duration,
+    /// Replying (`C_*_reply`).
+    pub reply: Duration,
+}
+
+impl CallReply {
+    /// No cost.
+    pub const ZERO: CallReply = CallReply::new(Duration::ZERO, Duration::ZERO);
+
+    /// `call` to send, `reply` to reply.
+    pub const fn new(call: Duration, reply: Duration) -> Self {
+        CallReply { call, reply }
+    }
+
+    /// `call + reply`: the overhead one request adds to a WCET.
+    pub fn total(self) -> Duration {
+        self.call.saturating_add(self.reply)
+    }
+
+    /// `max(call, reply)`: the longer of the two sections run at the ceiling.
+    pub fn longer(self) -> Duration {
+        self.call.max(self.reply)
+    }
 }
 
 /// A downstream CPI, as the `nest` function pointer of Fig. 4 step 17 names it.

@@ -102,40 +102,23 @@ impl CpiConfig {
     }
 }
 
-/// The cost of a call and of its reply.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CallReplyCost {
-    /// Sending the request, up to the procedure.
-    pub call: Duration,
-    /// Replying, after the procedure.
-    pub reply: Duration,
-}
-
-impl CallReplyCost {
-    /// From nanoseconds.
-    pub const fn from_nanos(call: u64, reply: u64) -> Self {
-        CallReplyCost {
-            call: Duration::from_nanos(call),
-            reply: Duration::from_nanos(reply),
-        }
-    }
-}
+pub use bulwark_core::ipc::CallReply;
 
 /// Protocol overheads, by the rows of the paper's Table 2.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ProtocolCosts {
     /// "Call / Reply, propagated".
-    pub propagated: CallReplyCost,
+    pub propagated: CallReply,
     /// "Call / Reply, fixed" (IPCP and NPCS).
-    pub fixed: CallReplyCost,
+    pub fixed: CallReply,
     /// "Call / Reply, inherited, unlocked".
-    pub inherited_unlocked: CallReplyCost,
+    pub inherited_unlocked: CallReply,
     /// "Call / Reply, inherited, locked".
-    pub inherited_locked: CallReplyCost,
+    pub inherited_locked: CallReply,
     /// "Call / Reply, PIP to PIP": a nested request from an inherited CPI to another.
-    pub pip_to_pip: CallReplyCost,
+    pub pip_to_pip: CallReply,
     /// "Call / Reply, PIP to propagated".
-    pub pip_to_propagated: CallReplyCost,
+    pub pip_to_propagated: CallReply,
     /// "Nest, PIP to PIP" and "Nest, PIP to propagated": one `nest` hop, by the kind of CPI
     /// it reaches.
     pub nest: NestCost,
@@ -157,7 +140,7 @@ impl ProtocolCosts {
     /// the "PIP to ..." row when it was sent by a thread of an inherited CPI (`from_pip`),
     /// else the protocol's own, for an inherited CPI the locked one when `contended` (the
     /// lock was held at the call, or the reply hands it to a waiter).
-    pub fn row(&self, protocol: CpiProtocol, from_pip: bool, contended: bool) -> CallReplyCost {
+    pub fn row(&self, protocol: CpiProtocol, from_pip: bool, contended: bool) -> CallReply {
         match (protocol, from_pip, contended) {
             (CpiProtocol::Propagated, true, _) => self.pip_to_propagated,
             (CpiProtocol::Propagated, false, _) => self.propagated,
@@ -170,12 +153,12 @@ impl ProtocolCosts {
 
     /// Free protocols.
     pub const ZERO: ProtocolCosts = ProtocolCosts {
-        propagated: CallReplyCost::from_nanos(0, 0),
-        fixed: CallReplyCost::from_nanos(0, 0),
-        inherited_unlocked: CallReplyCost::from_nanos(0, 0),
-        inherited_locked: CallReplyCost::from_nanos(0, 0),
-        pip_to_pip: CallReplyCost::from_nanos(0, 0),
-        pip_to_propagated: CallReplyCost::from_nanos(0, 0),
+        propagated: CallReply::ZERO,
+        fixed: CallReply::ZERO,
+        inherited_unlocked: CallReply::ZERO,
+        inherited_locked: CallReply::ZERO,
+        pip_to_pip: CallReply::ZERO,
+        pip_to_propagated: CallReply::ZERO,
         nest: NestCost {
             to_inherited: Duration::ZERO,
             to_propagated: Duration::ZERO,
@@ -187,7 +170,7 @@ impl ProtocolCosts {
     /// nanoseconds): its Table 2 rows and its context switch.
     pub fn of(cost: &CostModel) -> ProtocolCosts {
         let time = |cycles| cost.time_of(cycles);
-        let row = |cycles: CallReplyCycles| CallReplyCost {
+        let row = |cycles: CallReplyCycles| CallReply {
             call: time(cycles.call),
             reply: time(cycles.reply),
         };
