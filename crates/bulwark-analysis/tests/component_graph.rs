@@ -463,6 +463,7 @@ fn build_system(
         }
     }
     ComponentSystem {
+        cost: bulwark_spec::CostModel::FREE,
         components,
         connections,
     }

@@ -26,6 +26,7 @@
 use std::ops::Range;
 
 use crate::diagnostic::{Diagnostics, Source, SpecError};
+use crate::model::CostModel;
 
 pub use bulwark_core::ipc::CpiProtocol;
 use bulwark_core::{Duration, Priority};
@@ -45,6 +46,10 @@ pub struct ComponentSystem {
     /// The RPC connections, in file order; a connection's index here is its
     /// [`ConnectionId`].
     pub connections: Vec<Connection>,
+    /// What the component machine charges (`[cost]` of a TOML file: the clock, context
+    /// switches and Table 2's IPC steps); free for a `.camkes` file, which has no place for
+    /// it.
+    pub cost: CostModel,
 }
 
 /// A valid component system with where its connections are declared in its file, so that a
@@ -583,6 +588,7 @@ mod tests {
     fn system(server_bodies: bool) -> ComponentSystem {
         let body = |steps: Vec<ProcedureStep>| server_bodies.then_some(steps);
         ComponentSystem {
+            cost: CostModel::FREE,
             components: vec![
                 Component {
                     name: "client".into(),

@@ -30,7 +30,26 @@
 //! from = "client"                 # a component, or "server.i": sent by that CPI's procedure
 //! to = "server.i"                 # a CPI
 //! name = "c1"                     # optional, for messages
+//!
+//! [cost]                          # optional: what the component machine charges, in cycles
+//! clock = "2.1GHz"                # optional, default 1GHz
+//! context-switch = 0              # optional, default 0
+//!
+//! [cost.ipc]                      # optional: the component paper's Table 2, each row
+//! propagated = { call = 6830, reply = 3960 }          # default { call = 0, reply = 0 }
+//! fixed = { call = 4810, reply = 3342 }
+//! inherited-unlocked = { call = 6834, reply = 4028 }
+//! inherited-locked = { call = 6282, reply = 3788 }
+//! pip-to-pip = { call = 6878, reply = 6300 }
+//! pip-to-propagated = { call = 6306, reply = 5318 }
+//! nest-to-inherited = 6720                            # one `nest` hop; default 0
+//! nest-to-propagated = 7530
 //! ```
+//!
+//! `[cost]` is the cost table of every Bulwark file; the component machine charges its clock,
+//! context switches and `[cost.ipc]` only, so any other cost is refused. `--overheads` on the
+//! command line replaces it. A `.camkes` file has no place for it: its costs are free unless
+//! `--overheads` names others.
 //!
 //! A body's `request` names the CPI it calls; a connection from the body's component (or
 //! from the body's own CPI) to that CPI must exist. Without a body, a procedure may request
@@ -49,7 +68,8 @@ use crate::component::{
     MAX_REQUESTOR, MAX_THREADS,
 };
 use crate::diagnostic::{Diagnostics, Source, SpecError};
-use crate::raw::{RawQuantity, RawTime};
+use crate::model::CostModel;
+use crate::raw::{RawCost, RawQuantity, RawTime};
 use crate::{toml_error, units};
 
 const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
@@ -90,6 +110,7 @@ struct RawSystem {
     component: Vec<Spanned<RawComponent>>,
     #[serde(default)]
     connection: Vec<Spanned<RawConnection>>,
+    cost: Option<Spanned<RawCost>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -183,6 +204,19 @@ impl Checker<'_> {
     }
 
     fn system(&mut self, raw: &RawSystem) -> Option<ComponentSystem> {
+        let cost = match &raw.cost {
+            None => Some(CostModel::FREE),
+            Some(cost) => {
+                let charged = &crate::validate::cost::COMPONENTS;
+                let text = self.source.text();
+                crate::validate::cost::cost_model(
+                    cost.get_ref(),
+                    charged,
+                    text,
+                    &mut |span, m, help| self.report(span, m, help),
+                )
+            }
+        };
         let shapes = self.shapes(&raw.component);
         let connections = self.connections(&raw.connection, &shapes);
         let mut components = Vec::new();
@@ -241,6 +275,7 @@ impl Checker<'_> {
         Some(ComponentSystem {
             components,
             connections: connections?,
+            cost: cost?,
         })
     }
 

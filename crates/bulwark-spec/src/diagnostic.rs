@@ -159,6 +159,11 @@ impl Source {
     }
 
     /// The file name given to [`Source::new`].
+    /// The text diagnostics point into.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
     pub(crate) fn file(&self) -> &str {
         &self.file
     }

@@ -206,7 +206,7 @@ use toml::Spanned;
 
 use crate::diagnostic::{Diagnostics, Source, SpecError};
 use crate::model::CostModel;
-use crate::raw::{RawCost, RawFrequency, RawGroup, RawQuantity, RawTime};
+use crate::raw::{RawCost, RawGroup, RawQuantity, RawTime};
 use crate::{toml_error, units};
 
 /// Most cores a cluster may have, as for a scenario.
@@ -738,48 +738,7 @@ struct RawSystem {
     phase: Vec<Spanned<RawPhase>>,
     #[serde(default)]
     group: Vec<Spanned<RawGroup>>,
-    cost: Option<Spanned<RawReclaimCost>>,
-}
-
-/// `[cost]`: a scenario's clock and `reclaim-per-unit`, as written; every other key is kept
-/// so that validation can say the MC-IPC machine charges only reclamation work.
-#[derive(Debug, Default)]
-struct RawReclaimCost {
-    clock: Option<Spanned<RawFrequency>>,
-    reclaim_per_unit: Option<Spanned<i64>>,
-    /// Keys this machine has no cost for.
-    unknown: Vec<Spanned<String>>,
-}
-
-struct ReclaimCostVisitor;
-
-impl<'de> Visitor<'de> for ReclaimCostVisitor {
-    type Value = RawReclaimCost;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a [cost] table, like { clock = \"1GHz\", reclaim-per-unit = 13 }")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawReclaimCost, A::Error> {
-        let mut cost = RawReclaimCost::default();
-        while let Some(key) = map.next_key::<Spanned<String>>()? {
-            match key.get_ref().as_str() {
-                "clock" => cost.clock = Some(map.next_value()?),
-                "reclaim-per-unit" => cost.reclaim_per_unit = Some(map.next_value()?),
-                _ => {
-                    map.next_value::<de::IgnoredAny>()?;
-                    cost.unknown.push(key);
-                }
-            }
-        }
-        Ok(cost)
-    }
-}
-
-impl<'de> Deserialize<'de> for RawReclaimCost {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(ReclaimCostVisitor)
-    }
+    cost: Option<Spanned<RawCost>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1383,35 +1342,14 @@ impl Checker<'_> {
         })
     }
 
-    /// `[cost]`: a scenario's `clock` and `reclaim-per-unit`, checked as a scenario's are;
-    /// any other cost is refused, since this machine charges only reclamation work.
-    fn reclaim_cost(&mut self, raw: &RawReclaimCost) -> Option<CostModel> {
-        for key in &raw.unknown {
-            self.report(
-                key.span(),
-                format!(
-                    "`{}` is not a cost of an MC-IPC system: its machine charges only \
-                     reclamation work",
-                    key.get_ref()
-                ),
-                "allowed: `clock` and `reclaim-per-unit`",
-            );
-        }
-        let scenario_cost = RawCost {
-            clock: raw.clock.clone(),
-            timer_interrupt: None,
-            scheduler: None,
-            per_work_unit: None,
-            context_switch: None,
-            cache_refill: None,
-            cache_flush: None,
-            reclaim_per_unit: raw.reclaim_per_unit.clone(),
-        };
-        let model =
-            crate::validate::cost::cost_model(&scenario_cost, &mut |span, message, help| {
-                self.report(span, message, help)
-            })?;
-        raw.unknown.is_empty().then_some(model)
+    /// `[cost]`: the cost table of every file kind, of which this machine charges only the
+    /// clock and `reclaim-per-unit`; any other cost is refused.
+    fn reclaim_cost(&mut self, raw: &RawCost) -> Option<CostModel> {
+        let charged = &crate::validate::cost::MC_IPC;
+        let text = self.source.text();
+        crate::validate::cost::cost_model(raw, charged, text, &mut |span, message, help| {
+            self.report(span, message, help)
+        })
     }
 
     /// Reclamation needs its cost: a `[[group]]` (said at the first group's quota, as for a

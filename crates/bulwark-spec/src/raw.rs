@@ -93,6 +93,38 @@ pub(crate) struct RawCost {
     pub(crate) cache_refill: Option<Spanned<i64>>,
     pub(crate) cache_flush: Option<Spanned<i64>>,
     pub(crate) reclaim_per_unit: Option<Spanned<i64>>,
+    /// `[cost.ipc]`: component IPC, Table 2's rows (component systems only).
+    pub(crate) ipc: Option<Spanned<RawIpcCosts>>,
+}
+
+/// `[cost.ipc]`: the cycles of each component IPC step, by the rows of the component paper's
+/// Table 2.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [cost.ipc] table, like { propagated = { call = 6830, reply = 3960 } }"
+)]
+pub(crate) struct RawIpcCosts {
+    pub(crate) propagated: Option<Spanned<RawCallReply>>,
+    pub(crate) fixed: Option<Spanned<RawCallReply>>,
+    pub(crate) inherited_unlocked: Option<Spanned<RawCallReply>>,
+    pub(crate) inherited_locked: Option<Spanned<RawCallReply>>,
+    pub(crate) pip_to_pip: Option<Spanned<RawCallReply>>,
+    pub(crate) pip_to_propagated: Option<Spanned<RawCallReply>>,
+    pub(crate) nest_to_inherited: Option<Spanned<i64>>,
+    pub(crate) nest_to_propagated: Option<Spanned<i64>>,
+}
+
+/// One row of Table 2: the cycles of a call and of its reply.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a call and its reply in cycles, like { call = 6830, reply = 3960 }"
+)]
+pub(crate) struct RawCallReply {
+    pub(crate) call: Spanned<i64>,
+    pub(crate) reply: Spanned<i64>,
 }
 
 /// One `[[task]]` table. Its kind (periodic, sporadic, script) is whichever of `period`,

@@ -521,7 +521,7 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
     let cost = raw
         .cost
         .as_ref()
-        .map(|table| cost(table.get_ref(), &mut fail));
+        .map(|table| cost(table.get_ref(), source.text(), &mut fail));
     for (span, what) in [
         (
             raw.non_preemptive.as_ref().map(|f| f.span()),
@@ -779,8 +779,13 @@ fn vbs_periods_per_job(
 }
 
 /// A `[cost]` table as scenario files write it, checked as they are.
-fn cost(raw: &RawCost, fail: &mut impl FnMut(Range<usize>, String, &str)) -> Option<CostModel> {
-    crate::validate::cost::cost_model(raw, &mut |span, message, help: String| {
+fn cost(
+    raw: &RawCost,
+    text: &str,
+    fail: &mut impl FnMut(Range<usize>, String, &str),
+) -> Option<CostModel> {
+    let charged = &crate::validate::cost::SCENARIO;
+    crate::validate::cost::cost_model(raw, charged, text, &mut |span, message, help: String| {
         fail(span, message, &help)
     })
 }

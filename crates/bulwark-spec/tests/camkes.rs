@@ -94,6 +94,7 @@ fn complete_system() -> ComponentSystem {
         body,
     };
     ComponentSystem {
+        cost: bulwark_spec::CostModel::FREE,
         components: vec![
             Component {
                 name: "fast".into(),
@@ -635,6 +636,7 @@ fn camkes_system() -> impl Strategy<Value = ComponentSystem> {
             }
         }
         ComponentSystem {
+            cost: bulwark_spec::CostModel::FREE,
             components,
             connections,
         }

@@ -357,9 +357,10 @@ pub struct SimulateArgs {
     /// (the fields of --json's `jobs` entries, integer nanoseconds); memory stays flat.
     #[arg(long, value_name = "FILE")]
     pub jobs: Option<PathBuf>,
-    /// For a component system: the protocol overheads of the cost model.
-    #[arg(long, value_enum, default_value_t = ProtocolOverheads::None)]
-    pub overheads: ProtocolOverheads,
+    /// For a component system: the protocol overheads, in place of the file's `[cost]`
+    /// (default: the file's, free without one).
+    #[arg(long, value_enum)]
+    pub overheads: Option<ProtocolOverheads>,
     /// Treat warnings as errors (exit 2) instead of running.
     #[arg(long)]
     pub deny_warnings: bool,
@@ -387,9 +388,10 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub camkes: bool,
     /// For a component system with bodies: the protocol overheads the schedulability
-    /// analysis adds (Eqs. 1, 7 and 8).
-    #[arg(long, value_enum, default_value_t = ProtocolOverheads::None)]
-    pub overheads: ProtocolOverheads,
+    /// analysis adds (Eqs. 1, 7 and 8), in place of the file's `[cost]` (default: the
+    /// file's, free without one).
+    #[arg(long, value_enum)]
+    pub overheads: Option<ProtocolOverheads>,
     /// Treat warnings as errors (exit 2) instead of analysing.
     #[arg(long)]
     pub deny_warnings: bool,

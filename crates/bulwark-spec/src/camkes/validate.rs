@@ -13,6 +13,7 @@ use crate::component::{
     MAX_THREADS,
 };
 use crate::diagnostic::{Source, SpecError};
+use crate::model::CostModel;
 use crate::units;
 
 const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
@@ -216,6 +217,7 @@ impl<'f> Checker<'_> {
         Some(ComponentSystem {
             components,
             connections,
+            cost: CostModel::FREE,
         })
     }
 

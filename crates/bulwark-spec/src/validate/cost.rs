@@ -1,21 +1,130 @@
-//! The `[cost]` table, as scenario files and sweep files write it: a clock (default 1 GHz)
-//! and cycle counts (default 0), none negative. One check for both, each file reporting the
-//! problems its own way.
+//! The `[cost]` table, one for every file kind: a clock (default 1 GHz) and cycle counts
+//! (default 0), none negative. One check for all, each file reporting the problems its own
+//! way and allowing only the costs its machine charges ([`Charged`]): a cost nothing would
+//! charge is refused where it is written, never ignored.
 
 use std::ops::Range;
 
 use toml::Spanned;
 
-use crate::model::{CostModel, IpcCosts};
-use crate::raw::{RawCost, RawFrequency, RawQuantity};
+use crate::model::{CallReplyCycles, CostModel, IpcCosts};
+use crate::raw::{RawCallReply, RawCost, RawFrequency, RawIpcCosts, RawQuantity};
 use crate::units;
 
-/// The cost model of `raw`; every problem goes to `report(span, message, help)`, all of them
-/// before `None` is returned.
+/// The costs a file kind's machine charges, and how a file of that kind is told of another.
+pub(crate) struct Charged {
+    /// The keys allowed, as written (`ipc` for `[cost.ipc]`).
+    pub(crate) keys: &'static [&'static str],
+    /// What is said of a key outside `keys`, given the key.
+    pub(crate) refusal: fn(&str) -> String,
+    /// What is allowed instead.
+    pub(crate) help: &'static str,
+}
+
+/// A scenario's or a sweep's machine: every cost but component IPC's.
+pub(crate) const SCENARIO: Charged = Charged {
+    keys: &[
+        "clock",
+        "timer-interrupt",
+        "scheduler",
+        "per-work-unit",
+        "context-switch",
+        "cache-refill",
+        "cache-flush",
+        "reclaim-per-unit",
+    ],
+    refusal: |key| format!("`{key}` is not a cost of a scenario: a scenario has no components"),
+    help: "allowed: clock, timer-interrupt, scheduler, per-work-unit, context-switch, \
+           cache-refill, cache-flush, reclaim-per-unit; [cost.ipc] belongs in a component \
+           system",
+};
+
+/// The component machine: IPC steps and context switches.
+pub(crate) const COMPONENTS: Charged = Charged {
+    keys: &["clock", "context-switch", "ipc"],
+    refusal: |key| {
+        format!(
+            "`{key}` is not a cost of a component system: its machine charges IPC steps and \
+             context switches only"
+        )
+    },
+    help: "allowed: clock, context-switch and [cost.ipc]",
+};
+
+/// The MC-IPC machine: reclamation work only.
+pub(crate) const MC_IPC: Charged = Charged {
+    keys: &["clock", "reclaim-per-unit"],
+    refusal: |key| {
+        format!(
+            "`{key}` is not a cost of an MC-IPC system: its machine charges only reclamation \
+             work"
+        )
+    },
+    help: "allowed: `clock` and `reclaim-per-unit`",
+};
+
+/// Where the key of the value at `value` is written in `text` (`key = value`, the key bare or
+/// quoted), so that a refused cost is pointed at by its name; the value's own span when no
+/// key stands before it.
+fn key_span(text: &str, value: Range<usize>) -> Range<usize> {
+    let before = text.get(..value.start).unwrap_or("").trim_end();
+    let Some(before) = before.strip_suffix('=') else {
+        return value;
+    };
+    let before = before.trim_end();
+    let end = before.len();
+    let start = if let Some(quoted) = before.strip_suffix('"') {
+        quoted.rfind('"').unwrap_or(end)
+    } else {
+        before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .map_or(0, |at| at + 1)
+    };
+    if start < end {
+        start..end
+    } else {
+        value
+    }
+}
+
+/// The keys `raw` sets, each with its value's span, in file order.
+fn keys_set(raw: &RawCost) -> Vec<(&'static str, Range<usize>)> {
+    let cycles = [
+        ("timer-interrupt", &raw.timer_interrupt),
+        ("scheduler", &raw.scheduler),
+        ("per-work-unit", &raw.per_work_unit),
+        ("context-switch", &raw.context_switch),
+        ("cache-refill", &raw.cache_refill),
+        ("cache-flush", &raw.cache_flush),
+        ("reclaim-per-unit", &raw.reclaim_per_unit),
+    ];
+    let mut keys: Vec<(&'static str, Range<usize>)> = cycles
+        .into_iter()
+        .filter_map(|(key, value)| value.as_ref().map(|v| (key, v.span())))
+        .collect();
+    keys.extend(raw.clock.as_ref().map(|c| ("clock", c.span())));
+    keys.extend(raw.ipc.as_ref().map(|ipc| ("ipc", ipc.span())));
+    keys.sort_by_key(|(_, span)| span.start);
+    keys
+}
+
+/// The cost model of `raw`, read from the file `text`, in which a file may set only what
+/// `charged` allows; every problem goes to `report(span, message, help)`, all of them before
+/// `None` is returned.
 pub(crate) fn cost_model(
     raw: &RawCost,
+    charged: &Charged,
+    text: &str,
     report: &mut impl FnMut(Range<usize>, String, String),
 ) -> Option<CostModel> {
+    let mut refused = false;
+    for (key, span) in keys_set(raw) {
+        if !charged.keys.contains(&key) {
+            let at = key_span(text, span);
+            report(at, (charged.refusal)(key), charged.help.to_owned());
+            refused = true;
+        }
+    }
     let clock_hz = match &raw.clock {
         None => Some(CostModel::default().clock_hz),
         Some(clock) => frequency(clock, report),
@@ -43,6 +152,13 @@ pub(crate) fn cost_model(
     let cache_refill = cycles(&raw.cache_refill, "cache-refill");
     let cache_flush = cycles(&raw.cache_flush, "cache-flush");
     let reclaim_per_unit = cycles(&raw.reclaim_per_unit, "reclaim-per-unit");
+    let ipc = match &raw.ipc {
+        None => Some(IpcCosts::ZERO),
+        Some(ipc) => ipc_costs(ipc.get_ref(), report),
+    };
+    if refused {
+        return None;
+    }
     Some(CostModel {
         clock_hz: clock_hz?,
         timer_interrupt: timer_interrupt?,
@@ -52,9 +168,58 @@ pub(crate) fn cost_model(
         cache_refill: cache_refill?,
         cache_flush: cache_flush?,
         reclaim_per_unit: reclaim_per_unit?,
-        // No `[cost]` key sets them: component systems take their IPC costs from the command
-        // line (`--overheads`).
-        ipc: IpcCosts::ZERO,
+        ipc: ipc?,
+    })
+}
+
+/// `[cost.ipc]`: Table 2's rows, each 0 or more cycles (default 0).
+fn ipc_costs(
+    raw: &RawIpcCosts,
+    report: &mut impl FnMut(Range<usize>, String, String),
+) -> Option<IpcCosts> {
+    let mut count = |value: &Spanned<i64>, what: &str| {
+        let n = *value.get_ref();
+        let cycles = u64::try_from(n).ok();
+        if cycles.is_none() {
+            report(
+                value.span(),
+                format!("{what} {n} is negative"),
+                "allowed: 0 or more cycles".to_owned(),
+            );
+        }
+        cycles
+    };
+    let mut row = |row: &Option<Spanned<RawCallReply>>, what: &str| match row {
+        None => Some(CallReplyCycles::default()),
+        Some(row) => {
+            let RawCallReply { call, reply } = row.get_ref();
+            let call = count(call, &format!("{what}'s call"));
+            let reply = count(reply, &format!("{what}'s reply"));
+            Some(CallReplyCycles::new(call?, reply?))
+        }
+    };
+    // Every row checked before any `?`, so each mistake is reported.
+    let propagated = row(&raw.propagated, "propagated");
+    let fixed = row(&raw.fixed, "fixed");
+    let inherited_unlocked = row(&raw.inherited_unlocked, "inherited-unlocked");
+    let inherited_locked = row(&raw.inherited_locked, "inherited-locked");
+    let pip_to_pip = row(&raw.pip_to_pip, "pip-to-pip");
+    let pip_to_propagated = row(&raw.pip_to_propagated, "pip-to-propagated");
+    let mut nest = |value: &Option<Spanned<i64>>, what: &str| match value {
+        None => Some(0),
+        Some(value) => count(value, what),
+    };
+    let nest_to_inherited = nest(&raw.nest_to_inherited, "nest-to-inherited");
+    let nest_to_propagated = nest(&raw.nest_to_propagated, "nest-to-propagated");
+    Some(IpcCosts {
+        propagated: propagated?,
+        fixed: fixed?,
+        inherited_unlocked: inherited_unlocked?,
+        inherited_locked: inherited_locked?,
+        pip_to_pip: pip_to_pip?,
+        pip_to_propagated: pip_to_propagated?,
+        nest_to_inherited: nest_to_inherited?,
+        nest_to_propagated: nest_to_propagated?,
     })
 }
 

@@ -614,7 +614,8 @@ impl Checker<'_> {
     }
 
     fn cost(&mut self, raw: &RawCost) -> Option<CostModel> {
-        cost::cost_model(raw, &mut |span, message, help| {
+        let text = self.source.text();
+        cost::cost_model(raw, &cost::SCENARIO, text, &mut |span, message, help| {
             self.report(span, message, help)
         })
     }

@@ -25,6 +25,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
     let Some(system) = super::load_system(&args.file) else {
         return Ok(crate::exit::bad_input());
     };
+    super::components::refuse_overheads(&args.file, args.overheads, &system)?;
     let scenario = match system {
         SystemFile::McIpc(system) => return super::mcipc_analyze::analyze(&system, args.json),
         SystemFile::Components(located) => return Ok(components(&located.system, args)),

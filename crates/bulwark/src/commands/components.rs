@@ -15,7 +15,7 @@ use bulwark_lab::component_system::{
 };
 use bulwark_sim::components::{run, ComponentOutcome, ProtocolCosts, RunOptions};
 use bulwark_spec::component::{ComponentSystem, Connection, CpiId, LocatedSystem};
-use bulwark_spec::SpecError;
+use bulwark_spec::{SpecError, SystemFile};
 use serde_json::{json, Value};
 
 use crate::cli::{ProtocolOverheads, RunArgs, SimulateArgs};
@@ -92,11 +92,32 @@ fn closing_connection(
         .unwrap_or(0)
 }
 
-/// The cost model an `--overheads` value names.
-pub fn costs(overheads: ProtocolOverheads) -> ProtocolCosts {
+/// The protocol costs of `system`: those `--overheads` names, else its file's `[cost]`.
+pub fn costs(overheads: Option<ProtocolOverheads>, system: &ComponentSystem) -> ProtocolCosts {
     match overheads {
-        ProtocolOverheads::None => ProtocolCosts::ZERO,
-        ProtocolOverheads::Xeon => ProtocolCosts::xeon_gold_6130_max(),
+        None => ProtocolCosts::of(&system.cost),
+        Some(ProtocolOverheads::None) => ProtocolCosts::ZERO,
+        Some(ProtocolOverheads::Xeon) => ProtocolCosts::xeon_gold_6130_max(),
+    }
+}
+
+/// `--overheads` prices component IPC: on any other file it would be ignored, so it is
+/// refused.
+pub fn refuse_overheads(
+    file: &std::path::Path,
+    overheads: Option<ProtocolOverheads>,
+    system: &SystemFile,
+) -> Result<(), String> {
+    match (overheads, system) {
+        (Some(_), SystemFile::Scenario(..) | SystemFile::McIpc(_) | SystemFile::Sweep(_)) => {
+            Err(format!(
+                "{}: --overheads prices the IPC of a component system, and this file is {}; \
+                 leave it out",
+                file.display(),
+                system.kind().describe()
+            ))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -348,16 +369,16 @@ fn verdict(v: Verdict) -> &'static str {
 pub fn analyze_schedulability(
     system: &ComponentSystem,
     analysis: &ComponentAnalysis,
-    overheads: ProtocolOverheads,
+    overheads: Option<ProtocolOverheads>,
 ) -> Result<Schedulability, String> {
-    let lowered = lower(system, analysis, costs(overheads)).map_err(|e| e.to_string())?;
+    let lowered = lower(system, analysis, costs(overheads, system)).map_err(|e| e.to_string())?;
     Schedulability::of(&lowered, system).ok_or_else(|| "request chains loop".to_string())
 }
 
 /// `bulwark simulate` on a component system.
 pub fn simulate(system: &ComponentSystem, args: &SimulateArgs) -> Result<ExitCode, String> {
     let analysis = component_graph::analyze(system);
-    let lowered = match lower(system, &analysis, costs(args.overheads)) {
+    let lowered = match lower(system, &analysis, costs(args.overheads, system)) {
         Ok(l) => l,
         Err(e) => return Err(format!("{}: {e}", args.file.display())),
     };

@@ -36,6 +36,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
     let Some(system) = super::load_system(&args.file) else {
         return Ok(crate::exit::bad_input());
     };
+    super::components::refuse_overheads(&args.file, args.overheads, &system)?;
     let (scenario, warnings) = match system {
         SystemFile::McIpc(system) => return mc_ipc(system.protocol, args),
         SystemFile::Components(located) => {

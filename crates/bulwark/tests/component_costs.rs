@@ -1,0 +1,123 @@
+//! A component system's protocol costs come from its file's `[cost]`, unless `--overheads`
+//! names others; `--overheads` on a file without components is refused, not ignored.
+
+mod common;
+
+use common::{bulwark, text};
+
+/// A client requesting an inherited CPI that requests a propagated one (so a call pays the
+/// "PIP to propagated" row and a `nest` hop can happen), with `cost` appended.
+fn system(cost: &str) -> String {
+    format!(
+        r#"[[component]]
+name = "client"
+kind = "active"
+
+[[component.task]]
+name = "high"
+priority = 20
+period = "10ms"
+body = [{{ execute = "1ms" }}, {{ request = "server.work" }}]
+
+[[component.task]]
+name = "low"
+priority = 10
+period = "20ms"
+body = [{{ request = "server.work" }}, {{ execute = "2ms" }}]
+
+[[component]]
+name = "server"
+kind = "passive"
+
+[[component.cpi]]
+name = "work"
+protocol = "inherited"
+body = [{{ execute = "1ms" }}, {{ request = "store.put" }}]
+
+[[component]]
+name = "store"
+kind = "passive"
+
+[[component.cpi]]
+name = "put"
+protocol = "propagated"
+body = [{{ execute = "500us" }}]
+
+[[connection]]
+from = "client"
+to = "server.work"
+
+[[connection]]
+from = "server.work"
+to = "store.put"
+
+{cost}"#
+    )
+}
+
+/// Table 2 of the component paper, as a file writes it.
+const XEON_TABLE: &str = r#"[cost]
+clock = "2.1GHz"
+
+[cost.ipc]
+propagated = { call = 6830, reply = 3960 }
+fixed = { call = 4810, reply = 3342 }
+inherited-unlocked = { call = 6834, reply = 4028 }
+inherited-locked = { call = 6282, reply = 3788 }
+pip-to-pip = { call = 6878, reply = 6300 }
+pip-to-propagated = { call = 6306, reply = 5318 }
+nest-to-inherited = 6720
+nest-to-propagated = 7530
+"#;
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = bulwark(args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+#[test]
+fn the_file_s_table_2_is_what_overheads_xeon_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_table = dir.path().join("with-table.toml");
+    let plain = dir.path().join("plain.toml");
+    std::fs::write(&with_table, system(XEON_TABLE)).unwrap();
+    std::fs::write(&plain, system("")).unwrap();
+    let (with_table, plain) = (with_table.to_str().unwrap(), plain.to_str().unwrap());
+    for command in ["simulate", "analyze"] {
+        let from_file = stdout_of(&[command, with_table, "--json"]);
+        let from_flag = stdout_of(&[command, plain, "--json", "--overheads", "xeon"]);
+        let free = stdout_of(&[command, plain, "--json"]);
+        assert_eq!(from_file, from_flag, "{command}");
+        // The costs change the outcome: a free system is not the same run.
+        assert_ne!(from_file, free, "{command}");
+        // The flag overrides the file.
+        let overridden = stdout_of(&[command, with_table, "--json", "--overheads", "none"]);
+        assert_eq!(overridden, free, "{command}");
+    }
+}
+
+#[test]
+fn overheads_on_a_file_without_components_is_refused() {
+    for (file, kind) in [
+        ("scenarios/textbook-edf.toml", "a scenario"),
+        ("scenarios/mcipc/case-study.toml", "an MC-IPC system"),
+    ] {
+        for command in ["simulate", "analyze"] {
+            let out = bulwark(&[command, file, "--overheads", "xeon"]);
+            assert_eq!(out.status.code(), Some(2), "{command} {file}");
+            let stderr = text(&out.stderr);
+            assert!(
+                stderr.contains(&format!(
+                    "--overheads prices the IPC of a component system, and this file is {kind}"
+                )),
+                "{command} {file}: {stderr}"
+            );
+        }
+    }
+}
