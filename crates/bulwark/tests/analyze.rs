@@ -711,7 +711,9 @@ fn simulate_runs_an_mc_ipc_file() {
     std::fs::write(&all, without).unwrap();
     let out = bulwark(&["simulate", all.to_str().unwrap(), "--svg", "/tmp/never.svg"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("names none"));
+    assert!(text(&out.stderr).contains(
+        "names none; allowed: protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file"
+    ));
 }
 
 /// `simulate` of the composed MC-IPC file shows its reclamation, in the table and the JSON,

@@ -25,12 +25,26 @@ struct Phase {
     late_timers: u64,
 }
 
+/// What a file's `protocol` may be, for messages: `"mc-ipc", "fifo-ipc" or "prio-ipc"`.
+pub fn protocol_choices() -> String {
+    let quoted: Vec<String> = bulwark_core::ipc::GateProtocol::NAMES
+        .iter()
+        .map(|name| format!("\"{name}\""))
+        .collect();
+    match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, String> {
     let file = args.file.display();
     let Some(protocol) = study.protocol else {
         return Err(format!(
             "{file}: a run uses the file's protocol, and this file names none; allowed: \
-             protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file"
+             protocol = {} in the file",
+            protocol_choices()
         ));
     };
     if args.trace.is_some() {

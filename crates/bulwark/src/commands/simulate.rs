@@ -195,8 +195,9 @@ fn mc_ipc(
     if drawn && protocol.is_none() {
         eprintln!(
             "error: {}: --trace and --svg draw one protocol's run, but the file names none; \
-             allowed: protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file",
-            args.file.display()
+             allowed: protocol = {} in the file",
+            args.file.display(),
+            super::mcipc_run::protocol_choices()
         );
         return Ok(crate::exit::bad_input());
     }
