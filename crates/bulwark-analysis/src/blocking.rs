@@ -103,6 +103,7 @@ use core::cmp::Ordering;
 
 pub use bulwark_core::ipc::{CallReply, CpiProtocol};
 use bulwark_core::{Duration, Priority};
+use bulwark_spec::lowered::{LoweredCpi, LoweredTask, Step};
 
 use crate::utilisation::liu_layland_bound;
 
@@ -214,6 +215,60 @@ pub struct System {
     pub tasks: Vec<Task>,
     /// The CPIs, indexed by [`CpiId`].
     pub cpis: Vec<Cpi>,
+}
+
+impl System {
+    /// The system a lowered component system describes, read from the very bodies the
+    /// component machine runs: `C(c_i)` is the sum of a task body's `execute` steps and its
+    /// requests are the body's `request` steps, in order; `C(c)` and a CPI's nested requests
+    /// are those of its shared body. A per-task body gives that task's procedure time in the
+    /// CPI (its requests are taken to be the shared body's).
+    pub fn lowered(tasks: &[LoweredTask], cpis: &[LoweredCpi]) -> System {
+        let execution = |body: &[Step]| {
+            body.iter().fold(Duration::ZERO, |sum, step| match *step {
+                Step::Execute(time) => sum.saturating_add(time),
+                Step::Request(_) => sum,
+            })
+        };
+        let requests = |body: &[Step]| -> Vec<CpiId> {
+            body.iter()
+                .filter_map(|step| match *step {
+                    Step::Request(cpi) => Some(CpiId(cpi)),
+                    Step::Execute(_) => None,
+                })
+                .collect()
+        };
+        System {
+            tasks: tasks
+                .iter()
+                .enumerate()
+                .map(|(index, task)| {
+                    let mut analysed = Task::new(
+                        &task.name,
+                        execution(&task.body),
+                        task.period,
+                        task.priority,
+                    )
+                    .requesting(&requests(&task.body));
+                    for (cpi, lowered) in cpis.iter().enumerate() {
+                        if let Some((_, body)) =
+                            lowered.task_bodies.iter().find(|(t, _)| *t == index)
+                        {
+                            analysed = analysed.with_procedure_time(CpiId(cpi), execution(body));
+                        }
+                    }
+                    analysed
+                })
+                .collect(),
+            cpis: cpis
+                .iter()
+                .map(|cpi| {
+                    Cpi::new(&cpi.name, execution(&cpi.body), cpi.protocol)
+                        .requesting(&requests(&cpi.body))
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Worst-case protocol overheads (the paper's Table 2 maxima, converted to time). For nested

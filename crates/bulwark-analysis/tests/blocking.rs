@@ -903,3 +903,59 @@ proptest! {
         }
     }
 }
+
+/// The analysis reads a lowered system's bodies, by hand: t's body executes 1 + 2 ms around
+/// its request to A, so `C(c_t)` is 3 ms and it requests A; A's shared body executes 500 us
+/// and requests B; B's shared body is empty, but t's own body in B executes 4 ms, so t's
+/// procedure time in B is 4 ms while B's `C(c)` is 0.
+#[test]
+fn a_lowered_system_is_read_from_its_bodies() {
+    use bulwark_spec::lowered::{LoweredCpi, LoweredTask, Step};
+    let task = LoweredTask {
+        name: "t".into(),
+        priority: Priority(5),
+        period: ms(10),
+        offset: Duration::ZERO,
+        body: vec![Step::Execute(ms(1)), Step::Request(0), Step::Execute(ms(2))],
+        reservation: None,
+    };
+    let cpi = |name: &str, protocol, body, task_bodies| LoweredCpi {
+        name: name.into(),
+        protocol,
+        ceiling: Priority(5),
+        threads: 1,
+        body,
+        task_bodies,
+    };
+    let cpis = [
+        cpi(
+            "A",
+            CpiProtocol::Inherited,
+            vec![Step::Execute(us(500)), Step::Request(1)],
+            vec![],
+        ),
+        cpi(
+            "B",
+            CpiProtocol::Propagated,
+            vec![],
+            vec![(0, vec![Step::Execute(ms(4))])],
+        ),
+    ];
+    let system = System::lowered(&[task], &cpis);
+    let expected = System {
+        tasks: vec![Task::new("t", ms(3), ms(10), Priority(5))
+            .requesting(&[CpiId(0)])
+            .with_procedure_time(CpiId(1), ms(4))],
+        cpis: vec![
+            Cpi::new("A", us(500), CpiProtocol::Inherited).requesting(&[CpiId(1)]),
+            Cpi::new("B", Duration::ZERO, CpiProtocol::Propagated),
+        ],
+    };
+    assert_eq!(system, expected);
+    // With no overheads, t's WCET is its own 3 ms, A's 500 us and its 4 ms in B.
+    let analysis = analyse(&system, &Overheads::ZERO).unwrap();
+    assert_eq!(
+        analysis.tasks[0].timing.execution,
+        Duration::from_micros(7_500)
+    );
+}

@@ -2,9 +2,10 @@
 //!
 //! A [`ComponentSystem`] (read from a `.camkes` file or TOML) says who requests what; the
 //! configuration analyzer ([`component_graph`]) settles each CPI's priority and pool. With
-//! the bodies of every task and of every CPI a task reaches, [`lower`] builds the same system
-//! twice: for the component machine ([`ComponentSystemConfig`]) and for the blocking analysis
-//! ([`System`]), with the same protocol overheads ([`analysis_overheads`]).
+//! the bodies of every task and of every CPI a task reaches, [`lower`] builds the lowered
+//! model (`bulwark_spec::lowered`) once: the component machine runs it
+//! ([`ComponentSystemConfig`]) and the blocking analysis reads the same bodies
+//! ([`System::lowered`]), with the same protocol overheads ([`analysis_overheads`]).
 
 use std::collections::HashMap;
 
@@ -95,19 +96,7 @@ pub fn lower(
             ProcedureStep::Request(c) => Step::Request(index[&system.connections[c.0].to]),
         }
     };
-    let requests_of = |body: &[ProcedureStep]| -> Vec<blocking::CpiId> {
-        body.iter()
-            .filter_map(|s| match *s {
-                ProcedureStep::Request(c) => {
-                    Some(blocking::CpiId(index[&system.connections[c.0].to]))
-                }
-                ProcedureStep::Execute(_) => None,
-            })
-            .collect()
-    };
-
     let mut machine_tasks = Vec::new();
-    let mut analysis_tasks = Vec::new();
     for (_, task) in system.tasks() {
         let body = task
             .body
@@ -127,18 +116,8 @@ pub fn lower(
                 non_preemptive: r.non_preemptive,
             }),
         });
-        analysis_tasks.push(
-            blocking::Task::new(
-                task.name.clone(),
-                task.execution().unwrap_or(Duration::ZERO),
-                task.period,
-                task.priority,
-            )
-            .requesting(&requests_of(body)),
-        );
     }
     let mut machine_cpis = Vec::new();
-    let mut analysis_cpis = Vec::new();
     for (id, cpi) in &cpis {
         let report = reports.get(id);
         let name = report.map_or_else(|| cpi.name.clone(), |r| r.name());
@@ -148,10 +127,9 @@ pub fn lower(
             (None, false) => &[],
             (None, true) => return Err(LowerError::CpiWithoutBody(name)),
         };
-        let protocol = cpi.protocol;
         machine_cpis.push(CpiConfig {
-            name: name.clone(),
-            protocol,
+            name,
+            protocol: cpi.protocol,
             ceiling: report.and_then(|r| r.priority).unwrap_or(Priority::MIN),
             threads: report
                 .map(|r| r.configured_threads.unwrap_or(r.threads))
@@ -160,20 +138,13 @@ pub fn lower(
             body: body.iter().map(target).collect(),
             task_bodies: Vec::new(),
         });
-        analysis_cpis.push(
-            blocking::Cpi::new(name, cpi.execution().unwrap_or(Duration::ZERO), protocol)
-                .requesting(&requests_of(body)),
-        );
     }
     Ok(Lowered {
+        system: System::lowered(&machine_tasks, &machine_cpis),
         machine: ComponentSystemConfig {
             tasks: machine_tasks,
             cpis: machine_cpis,
             costs,
-        },
-        system: System {
-            tasks: analysis_tasks,
-            cpis: analysis_cpis,
         },
         overheads: analysis_overheads(&costs),
     })
