@@ -131,18 +131,7 @@ pub(crate) fn cost_model(
     };
     let mut cycles = |field: &Option<Spanned<i64>>, what: &str| match field {
         None => Some(0),
-        Some(value) => {
-            let n = *value.get_ref();
-            let cycles = u64::try_from(n).ok();
-            if cycles.is_none() {
-                report(
-                    value.span(),
-                    format!("{what} {n} is negative"),
-                    "allowed: 0 or more cycles".to_owned(),
-                );
-            }
-            cycles
-        }
+        Some(value) => count(value, what, report),
     };
     // Every field checked before any `?`, so each mistake is reported.
     let timer_interrupt = cycles(&raw.timer_interrupt, "timer-interrupt");
@@ -172,23 +161,30 @@ pub(crate) fn cost_model(
     })
 }
 
+/// A count of cycles, 0 or more; a negative one is reported as `what`.
+fn count(
+    value: &Spanned<i64>,
+    what: &str,
+    report: &mut impl FnMut(Range<usize>, String, String),
+) -> Option<u64> {
+    let n = *value.get_ref();
+    let cycles = u64::try_from(n).ok();
+    if cycles.is_none() {
+        report(
+            value.span(),
+            format!("{what} {n} is negative"),
+            "allowed: 0 or more cycles".to_owned(),
+        );
+    }
+    cycles
+}
+
 /// `[cost.ipc]`: Table 2's rows, each 0 or more cycles (default 0).
 fn ipc_costs(
     raw: &RawIpcCosts,
     report: &mut impl FnMut(Range<usize>, String, String),
 ) -> Option<IpcCosts> {
-    let mut count = |value: &Spanned<i64>, what: &str| {
-        let n = *value.get_ref();
-        let cycles = u64::try_from(n).ok();
-        if cycles.is_none() {
-            report(
-                value.span(),
-                format!("{what} {n} is negative"),
-                "allowed: 0 or more cycles".to_owned(),
-            );
-        }
-        cycles
-    };
+    let mut count = |value: &Spanned<i64>, what: &str| count(value, what, report);
     let mut row = |row: &Option<Spanned<RawCallReply>>, what: &str| match row {
         None => Some(CallReplyCycles::default()),
         Some(row) => {
