@@ -9,7 +9,7 @@ use std::hash::Hash;
 
 use bulwark_spec::component::{ComponentKind, ComponentSystem, ProcedureStep};
 use bulwark_spec::mc_ipc_toml::{
-    AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, ScriptStep, Span,
+    AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, ScriptStep,
 };
 use bulwark_spec::{Diagnostics, PolicyKind, Scenario, SpecError, MAX_NAME_CHARS};
 
@@ -326,13 +326,13 @@ fn check_script(system: &McIpcSystem, script: &[ScriptStep], own: Option<usize>)
     );
     for step in script {
         match step {
-            ScriptStep::Compute(Span { min, max }) => assert!(*min > zero && min <= max),
-            ScriptStep::Invoke {
-                server,
-                length: Span { min, max },
-            } => {
+            ScriptStep::Compute(time) => {
+                assert!(time.best_case() > zero && time.best_case() <= time.worst_case())
+            }
+            ScriptStep::Invoke { server, length } => {
                 let server = system.servers.get(*server).expect("server in range");
-                assert!(*min > zero && min <= max && *max <= server.operation_length.high);
+                let (min, max) = (length.best_case(), length.worst_case());
+                assert!(min > zero && min <= max && max <= server.operation_length.high);
             }
             ScriptStep::SleepUntilNextPeriod => {}
             ScriptStep::Allocate { count, .. } => assert!(*count >= 1),

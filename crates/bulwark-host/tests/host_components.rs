@@ -224,8 +224,8 @@ mod mc_ipc {
         ClusterConfig, ReservationId, ReservationKind, Sporadic, SporadicOrder,
     };
     use bulwark_sim::cluster::{
-        Config, CostModel, GateKind, GateProtocol, PrunedRequests, ScriptStep, ServerConfig, Span,
-        TaskConfig as Client,
+        Config, CostModel, Execution, GateKind, GateProtocol, PrunedRequests, ScriptStep,
+        ServerConfig, TaskConfig as Client,
     };
 
     /// One client in a sporadic reservation of 10 ms every 100 ms on a one-core cluster, and
@@ -251,12 +251,12 @@ mod mc_ipc {
                 offset: Duration::ZERO,
                 period: ms(100),
                 script: vec![
-                    ScriptStep::Compute(Span::exact(ms(1))),
+                    ScriptStep::Compute(Execution::exact(ms(1))),
                     ScriptStep::Invoke {
                         server: 0,
-                        length: Span::exact(ms(2)),
+                        length: Execution::exact(ms(2)),
                     },
-                    ScriptStep::Compute(Span::exact(ms(1))),
+                    ScriptStep::Compute(Execution::exact(ms(1))),
                     ScriptStep::SleepUntilNextPeriod,
                 ],
                 group: None,

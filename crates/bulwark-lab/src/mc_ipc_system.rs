@@ -25,7 +25,7 @@ use bulwark_core::reservation::clustered::{
 };
 use bulwark_core::{Duration, Priority};
 use bulwark_sim::cluster::{
-    Config, GateKind, GroupConfig, PrunedRequests, ScriptStep, ServerConfig, Span, TaskConfig,
+    Config, Execution, GateKind, GroupConfig, PrunedRequests, ScriptStep, ServerConfig, TaskConfig,
 };
 use bulwark_spec::mc_ipc_toml::{
     AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, TaskTemplate,
@@ -51,7 +51,7 @@ fn flood(steps: &[ScriptStep], gap: Duration) -> Option<Vec<ScriptStep>> {
     let invoke = steps
         .iter()
         .find(|step| matches!(step, ScriptStep::Invoke { .. }))?;
-    Some(vec![ScriptStep::Compute(Span::exact(gap)), *invoke])
+    Some(vec![ScriptStep::Compute(Execution::exact(gap)), *invoke])
 }
 
 /// Where each file reservation goes on the machine, in file order: (cluster, index among

@@ -218,7 +218,9 @@ impl<'a> Program<'a> {
     }
 }
 
-fn draw(execution: &Execution, rng: &mut ChaCha8Rng) -> Duration {
+/// One execution time drawn from `execution` with `rng` (nothing drawn for a fixed one):
+/// every machine's scripts draw their times here.
+pub(crate) fn draw(execution: &Execution, rng: &mut ChaCha8Rng) -> Duration {
     match *execution {
         Execution::Fixed(d) => d,
         Execution::Uniform { min, max } => {

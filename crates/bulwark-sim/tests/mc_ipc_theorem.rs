@@ -10,9 +10,9 @@ use bulwark_core::reservation::clustered::{
 };
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
-    run, run_traced, ClusterOutcome, ClusterSimError, Config, CostModel, GateKind, GateProtocol,
-    GroupConfig, InvocationRecord, Kernel, PrunedRequests, ScriptStep, ServerConfig, Span, Stretch,
-    TaskConfig, Timing, Worker,
+    run, run_traced, ClusterOutcome, ClusterSimError, Config, CostModel, Execution, GateKind,
+    GateProtocol, GroupConfig, InvocationRecord, Kernel, PrunedRequests, ScriptStep, ServerConfig,
+    Stretch, TaskConfig, Timing, Worker,
 };
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -168,12 +168,15 @@ fn system() -> impl Strategy<Value = Config> {
                         let script = raw_script
                             .into_iter()
                             .map(|(kind, amount, server)| match kind {
-                                0 | 1 => ScriptStep::Compute(Span::exact(d(amount))),
+                                0 | 1 => ScriptStep::Compute(Execution::exact(d(amount))),
                                 2..=4 => {
                                     let server = server % servers.len();
                                     ScriptStep::Invoke {
                                         server,
-                                        length: Span::between(d(1), servers[server].max_operation),
+                                        length: Execution::between(
+                                            d(1),
+                                            servers[server].max_operation,
+                                        ),
                                     }
                                 }
                                 5 => ScriptStep::SleepUntilNextPeriod,
@@ -218,7 +221,7 @@ fn system() -> impl Strategy<Value = Config> {
                                 *target = (i + 1) % count;
                             }
                             if *target == i {
-                                *step = ScriptStep::Compute(Span::exact(d(1)));
+                                *step = ScriptStep::Compute(Execution::exact(d(1)));
                             }
                         }
                     }
@@ -353,7 +356,7 @@ fn flood(gate: GateKind) -> (ClusterOutcome, InvocationRecord) {
         script: vec![
             ScriptStep::Invoke {
                 server: 0,
-                length: Span::exact(d(10)),
+                length: Execution::exact(d(10)),
             },
             ScriptStep::SleepUntilNextPeriod,
         ],
@@ -474,7 +477,7 @@ fn without_reclamation(mut config: Config) -> Config {
         });
         if task.script.is_empty() {
             task.script = vec![
-                ScriptStep::Compute(Span::exact(d(1))),
+                ScriptStep::Compute(Execution::exact(d(1))),
                 ScriptStep::SleepUntilNextPeriod,
             ];
         }

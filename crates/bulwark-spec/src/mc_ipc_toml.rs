@@ -206,6 +206,8 @@ use toml::Spanned;
 
 use crate::diagnostic::{Diagnostics, Source, SpecError};
 use crate::model::CostModel;
+/// A script step's time: drawn as a scenario's execution time is.
+pub use crate::model::Execution;
 use crate::raw::{RawCost, RawGroup, RawQuantity, RawTime};
 use crate::{toml_error, units};
 
@@ -297,43 +299,20 @@ pub struct Task {
     pub group: Option<usize>,
 }
 
-/// A duration drawn uniformly from `[min, max]` each time it is used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Span {
-    /// The shortest.
-    pub min: Duration,
-    /// The longest.
-    pub max: Duration,
-}
-
-impl Span {
-    /// Always `length`.
-    pub const fn exact(length: Duration) -> Span {
-        Span {
-            min: length,
-            max: length,
-        }
-    }
-
-    /// Uniform in `[min, max]`.
-    pub const fn between(min: Duration, max: Duration) -> Span {
-        Span { min, max }
-    }
-}
-
 /// One step of a task's job: what the file's script says and what the cluster machine runs,
 /// one type for both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScriptStep {
-    /// Compute for a time drawn from the span (`0 < min <= max`).
-    Compute(Span),
+    /// Compute for a time drawn uniformly from `[min, max]` (`0 < min <= max`), as a
+    /// scenario's execution time is drawn.
+    Compute(Execution),
     /// Invoke server `server` for an operation whose length is drawn from `length` (`0 < min
     /// <= max <=` that server's high operation length `L^H_q`), and wait for the reply.
     Invoke {
         /// The server, an index into [`McIpcSystem::servers`].
         server: usize,
         /// The operation's length, drawn once per invocation.
-        length: Span,
+        length: Execution,
     },
     /// The job completes; the task sleeps until its next release (`"sleep"`).
     SleepUntilNextPeriod,
@@ -1560,7 +1539,7 @@ impl Checker<'_> {
                 .compute
                 .as_ref()
                 .and_then(|compute| self.range(compute, "compute time"))
-                .map(|(min, max)| ScriptStep::Compute(Span::between(min, max))),
+                .map(|(min, max)| ScriptStep::Compute(Execution::between(min, max))),
             StepAction::Invoke => table
                 .invoke
                 .as_ref()
@@ -1686,7 +1665,7 @@ impl Checker<'_> {
         }
         Some(ScriptStep::Invoke {
             server: server?,
-            length: Span::between(min, max),
+            length: Execution::between(min, max),
         })
     }
 

@@ -441,6 +441,28 @@ pub enum Execution {
 }
 
 impl Execution {
+    /// Always `length`.
+    pub const fn exact(length: Duration) -> Execution {
+        Execution::Fixed(length)
+    }
+
+    /// Uniform in `min..=max`; `Fixed` when the two are equal, so that nothing is drawn.
+    pub const fn between(min: Duration, max: Duration) -> Execution {
+        if min.as_nanos() == max.as_nanos() {
+            Execution::Fixed(min)
+        } else {
+            Execution::Uniform { min, max }
+        }
+    }
+
+    /// The shortest execution time this can produce.
+    pub fn best_case(&self) -> Duration {
+        match *self {
+            Execution::Fixed(d) => d,
+            Execution::Uniform { min, .. } => min,
+        }
+    }
+
     /// The longest execution time this can produce.
     pub fn worst_case(&self) -> Duration {
         match *self {
@@ -514,4 +536,27 @@ pub enum Step {
         /// The repeated steps (non-empty).
         body: Vec<Step>,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An MC-IPC `[min, max]` with equal ends is a fixed time, so nothing is drawn for it
+    /// (the seeded draws of every other step stay where they were); distinct ends are uniform.
+    #[test]
+    fn between_is_fixed_when_its_ends_meet() {
+        let ms = Duration::from_millis;
+        assert_eq!(Execution::between(ms(2), ms(2)), Execution::Fixed(ms(2)));
+        assert_eq!(Execution::exact(ms(2)), Execution::Fixed(ms(2)));
+        let uniform = Execution::between(ms(1), ms(3));
+        assert_eq!(
+            uniform,
+            Execution::Uniform {
+                min: ms(1),
+                max: ms(3)
+            }
+        );
+        assert_eq!((uniform.best_case(), uniform.worst_case()), (ms(1), ms(3)));
+    }
 }

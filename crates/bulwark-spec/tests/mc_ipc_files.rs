@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::mc_ipc_toml::{
-    AddedReservation, Addition, Cluster, Criticality, GateProtocol, Group, Invocation, McIpcSystem,
-    PerCriticality, Phase, Replenishment, Reservation, ReservationKind, ScriptStep, Server, Slot,
-    Span, Task, TaskTemplate, DEFAULT_FLOOD_GAP,
+    AddedReservation, Addition, Cluster, Criticality, Execution, GateProtocol, Group, Invocation,
+    McIpcSystem, PerCriticality, Phase, Replenishment, Reservation, ReservationKind, ScriptStep,
+    Server, Slot, Task, TaskTemplate, DEFAULT_FLOOD_GAP,
 };
 use bulwark_spec::{parse_mc_ipc, CostModel, Diagnostics};
 use proptest::prelude::*;
@@ -28,13 +28,13 @@ const fn us(n: u64) -> Duration {
 }
 
 fn compute(min: Duration, max: Duration) -> ScriptStep {
-    ScriptStep::Compute(Span::between(min, max))
+    ScriptStep::Compute(Execution::between(min, max))
 }
 
 fn invoke(server: usize, min: Duration, max: Duration) -> ScriptStep {
     ScriptStep::Invoke {
         server,
-        length: Span::between(min, max),
+        length: Execution::between(min, max),
     }
 }
 
@@ -457,12 +457,12 @@ fn the_case_study_has_its_tasks_and_phases() {
     assert_eq!(
         t10.script,
         [
-            ScriptStep::Compute(Span::between(ms(1), us(1500))),
+            ScriptStep::Compute(Execution::between(ms(1), us(1500))),
             ScriptStep::Invoke {
                 server: 0,
-                length: Span::between(us(1500), ms(2))
+                length: Execution::between(us(1500), ms(2))
             },
-            ScriptStep::Compute(Span::between(us(200), us(500))),
+            ScriptStep::Compute(Execution::between(us(200), us(500))),
             ScriptStep::SleepUntilNextPeriod,
         ]
     );
@@ -1062,11 +1062,11 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
                 .iter()
                 .any(|s| *s != ScriptStep::SleepUntilNextPeriod)
             && script.iter().all(|step| match *step {
-                ScriptStep::Compute(Span { min, max }) => !min.is_zero() && min <= max,
-                ScriptStep::Invoke {
-                    server,
-                    length: Span { min, max },
-                } => {
+                ScriptStep::Compute(time) => {
+                    !time.best_case().is_zero() && time.best_case() <= time.worst_case()
+                }
+                ScriptStep::Invoke { server, length } => {
+                    let (min, max) = (length.best_case(), length.worst_case());
                     server < servers.len()
                         && !min.is_zero()
                         && min <= max

@@ -676,19 +676,19 @@ mod tests {
         ClusterConfig, ReservationId, Slot, Sporadic, SporadicOrder,
     };
     use bulwark_core::Priority;
-    use bulwark_sim::cluster::{ScriptStep, ServerConfig, Span, TaskConfig};
+    use bulwark_sim::cluster::{Execution, ScriptStep, ServerConfig, TaskConfig};
 
     // ---- The paper's description, built by hand (section VI), to check the file against.
 
     fn operation() -> ScriptStep {
         ScriptStep::Invoke {
             server: 0,
-            length: Span::between(us(1500), L_KEY),
+            length: Execution::between(us(1500), L_KEY),
         }
     }
 
     fn compute(min: Duration, max: Duration) -> ScriptStep {
-        ScriptStep::Compute(Span::between(min, max))
+        ScriptStep::Compute(Execution::between(min, max))
     }
 
     /// A correct data-acquisition job: compute, sign, assemble, sleep.

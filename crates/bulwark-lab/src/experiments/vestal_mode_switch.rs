@@ -25,8 +25,8 @@ use bulwark_core::reservation::clustered::{
 };
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
-    run as run_cluster, ClusterOutcome, Config, GateKind, PrunedRequests, ScriptStep, ServerConfig,
-    Span, TaskConfig,
+    run as run_cluster, ClusterOutcome, Config, Execution, GateKind, PrunedRequests, ScriptStep,
+    ServerConfig, TaskConfig,
 };
 
 use super::{Experiment, LabError};
@@ -66,12 +66,12 @@ pub const L1: usize = 1;
 fn invoke() -> ScriptStep {
     ScriptStep::Invoke {
         server: 0,
-        length: Span::between(us(500), ms(1)),
+        length: Execution::between(us(500), ms(1)),
     }
 }
 
 fn compute(min: Duration, max: Duration) -> ScriptStep {
-    ScriptStep::Compute(Span::between(min, max))
+    ScriptStep::Compute(Execution::between(min, max))
 }
 
 fn job(before: (Duration, Duration)) -> Vec<ScriptStep> {

@@ -16,9 +16,10 @@ use bulwark_core::{
     ClusterScheduler, CoreDecision, Duration, Event, Instant, Notice, Notices, SchedulerError,
     TaskId, Wake, Work,
 };
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::behaviour::draw;
 use crate::record::OpenSlices;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 use crate::Timing;
@@ -27,7 +28,7 @@ use crate::reclamation::{Failed, Reclamation};
 
 use super::{
     AbortRecord, AllocationRecord, ClusterOutcome, ClusterSimError, Config, GateKind,
-    InvocationRecord, JobRecord, MaskRecord, ModeRecord, PrunedRequests, ScriptStep, Span,
+    InvocationRecord, JobRecord, MaskRecord, ModeRecord, PrunedRequests, ScriptStep,
 };
 
 /// What a task is doing.
@@ -193,14 +194,6 @@ fn complete(r: ReservationId) -> Event {
         wake: Wake::NextJob {
             deadline: Instant::NEVER,
         },
-    }
-}
-
-fn draw(span: Span, rng: &mut ChaCha8Rng) -> Duration {
-    if span.min >= span.max {
-        span.min
-    } else {
-        Duration::from_nanos(rng.random_range(span.min.as_nanos()..=span.max.as_nanos()))
     }
 }
 
@@ -776,14 +769,14 @@ impl Machine {
         };
         task.step = (task.step + 1) % task.script.len();
         match step {
-            ScriptStep::Compute(span) => {
+            ScriptStep::Compute(time) => {
                 task.state = TaskState::Ready {
-                    remaining: draw(span, &mut task.rng),
+                    remaining: draw(&time, &mut task.rng),
                 };
                 self.serials.tasks[i] += 1;
             }
             ScriptStep::Invoke { server, length } => {
-                let length = draw(length, &mut task.rng);
+                let length = draw(&length, &mut task.rng);
                 let drained = self.drained[task.cluster][task.reservation.index()];
                 let aborting = self.aborting[task.cluster][task.reservation.index()];
                 task.request = Some(Request {

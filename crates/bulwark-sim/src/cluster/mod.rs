@@ -103,7 +103,8 @@ pub struct GroupConfig {
 pub use bulwark_spec::CostModel;
 
 /// A task's script: the MC-IPC file's own steps, run as they are.
-pub use bulwark_spec::mc_ipc_toml::{ScriptStep, Span};
+pub use bulwark_spec::mc_ipc_toml::ScriptStep;
+pub use bulwark_spec::Execution;
 
 /// Which IPC protocol a server's gate implements.
 #[derive(Clone, Copy, Debug)]
@@ -532,17 +533,19 @@ fn validate(config: &Config) -> Result<(), ClusterSimError> {
         }
         for step in &t.script {
             match *step {
-                ScriptStep::Compute(span) if span.min.is_zero() || span.min > span.max => {
+                ScriptStep::Compute(time)
+                    if time.best_case().is_zero() || time.best_case() > time.worst_case() =>
+                {
                     return refuse("a computation needs 0 < min <= max");
                 }
                 ScriptStep::Invoke { server, length } => {
                     let Some(s) = config.servers.get(server) else {
                         return refuse("no such server");
                     };
-                    if length.min.is_zero() || length.min > length.max {
+                    if length.best_case().is_zero() || length.best_case() > length.worst_case() {
                         return refuse("an operation needs 0 < min <= max");
                     }
-                    if length.max > s.max_operation {
+                    if length.worst_case() > s.max_operation {
                         return refuse("an operation is longer than the server's L_q");
                     }
                 }

@@ -14,13 +14,13 @@ fn at(n: u64) -> Instant {
 }
 
 fn compute(n: u64) -> ScriptStep {
-    ScriptStep::Compute(Span::exact(d(n)))
+    ScriptStep::Compute(Execution::exact(d(n)))
 }
 
 fn invoke(length: u64) -> ScriptStep {
     ScriptStep::Invoke {
         server: 0,
-        length: Span::exact(d(length)),
+        length: Execution::exact(d(length)),
     }
 }
 
@@ -276,10 +276,10 @@ fn runs_are_deterministic() {
                 0,
                 20,
                 vec![
-                    ScriptStep::Compute(Span::between(d(1), d(3))),
+                    ScriptStep::Compute(Execution::between(d(1), d(3))),
                     ScriptStep::Invoke {
                         server: 0,
-                        length: Span::between(d(1), d(10)),
+                        length: Execution::between(d(1), d(10)),
                     },
                     ScriptStep::SleepUntilNextPeriod,
                 ],
@@ -291,7 +291,7 @@ fn runs_are_deterministic() {
                 15,
                 vec![ScriptStep::Invoke {
                     server: 0,
-                    length: Span::between(d(1), d(10)),
+                    length: Execution::between(d(1), d(10)),
                 }],
             ),
             task(
@@ -300,10 +300,10 @@ fn runs_are_deterministic() {
                 1,
                 30,
                 vec![
-                    ScriptStep::Compute(Span::between(d(1), d(5))),
+                    ScriptStep::Compute(Execution::between(d(1), d(5))),
                     ScriptStep::Invoke {
                         server: 0,
-                        length: Span::between(d(1), d(10)),
+                        length: Execution::between(d(1), d(10)),
                     },
                     ScriptStep::SleepUntilNextPeriod,
                 ],
