@@ -263,10 +263,20 @@ pub fn check_mc_ipc(system: &McIpcSystem) {
         }
     }
     assert!(system.groups.iter().all(|g| g.quota > zero));
+    // Every member is a task, in at most one group.
+    let mut members: Vec<usize> = system
+        .groups
+        .iter()
+        .flat_map(|g| g.members.clone())
+        .collect();
+    let listed = members.len();
+    members.sort_unstable();
+    members.dedup();
+    assert_eq!(members.len(), listed);
+    assert!(members.iter().all(|&m| m < system.tasks.len()));
     for (index, task) in system.tasks.iter().enumerate() {
         assert!(task.reservation < system.reservations.len());
         assert!(task.period > zero);
-        assert!(task.group.is_none_or(|g| g < system.groups.len()));
         check_script(system, &task.script, Some(index));
     }
     let reclaims = !system.groups.is_empty()

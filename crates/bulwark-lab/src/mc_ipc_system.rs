@@ -120,7 +120,8 @@ pub fn machine_config(
     let mut tasks: Vec<TaskConfig> = system
         .tasks
         .iter()
-        .map(|t| {
+        .enumerate()
+        .map(|(i, t)| {
             let (cluster, index) = placed[t.reservation];
             TaskConfig {
                 cluster,
@@ -128,7 +129,7 @@ pub fn machine_config(
                 offset: t.offset,
                 period: t.period,
                 script: t.script.clone(),
-                group: t.group,
+                group: group_of(system, i),
             }
         })
         .collect();
@@ -213,6 +214,11 @@ fn copy_of(template: &TaskTemplate, cluster: usize, reservation: usize, copy: u3
         script: template.script.clone(),
         group: None,
     }
+}
+
+/// The reclamation group task `task` of `system` is a member of, if any.
+pub fn group_of(system: &McIpcSystem, task: usize) -> Option<usize> {
+    system.groups.iter().position(|g| g.members.contains(&task))
 }
 
 /// EDF when the cluster's sporadic reservations all share one priority, else fixed

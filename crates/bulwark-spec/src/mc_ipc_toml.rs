@@ -205,9 +205,9 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::diagnostic::{Diagnostics, Source, SpecError};
-use crate::model::CostModel;
 /// A script step's time: drawn as a scenario's execution time is.
 pub use crate::model::Execution;
+use crate::model::{CostModel, GroupSpec};
 use crate::raw::{RawCost, RawGroup, RawQuantity, RawTime};
 use crate::{toml_error, units};
 
@@ -257,25 +257,14 @@ pub struct McIpcSystem {
     /// What a flooding task computes between two invocations (`flood-gap`, default 10 us),
     /// above zero.
     pub flood_gap: Duration,
-    /// The reclamation groups, in file order; a group's index here is its id.
-    pub groups: Vec<Group>,
+    /// The reclamation groups (`[[group]]`), in file order, as a scenario's are; a group's
+    /// index here is its id, and its members are the tasks naming it, by index into
+    /// [`McIpcSystem::tasks`].
+    pub groups: Vec<GroupSpec>,
     /// What kernel work costs (`[cost]`), in the cost table every Bulwark file uses. The
     /// MC-IPC machine charges reclamation work only, so only the clock and
     /// `reclaim_per_unit` can be set; every other cost is zero.
     pub cost: CostModel,
-}
-
-/// A reclamation group (`[[group]]`, bounded resource reclamation, section III): its member
-/// tasks' kernel objects are reclaimed together, within `quota`, as in a scenario's
-/// [`GroupSpec`](crate::model::GroupSpec). Its members are the tasks whose
-/// [`Task::group`] names it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Group {
-    /// Its name, unique among groups.
-    pub name: String,
-    /// The reclamation time the group may commit, above zero: every allocation charges its
-    /// anticipated reclamation time, and is refused when the quota would be exceeded.
-    pub quota: Duration,
 }
 
 /// The `flood-gap` of a file that does not give one.
@@ -295,8 +284,6 @@ pub struct Task {
     pub offset: Duration,
     /// What each job does, in order: one or more steps, not all of them sleeps.
     pub script: Vec<ScriptStep>,
-    /// Its reclamation group, an index into [`McIpcSystem::groups`] (`None`: in no group).
-    pub group: Option<usize>,
 }
 
 /// One step of a task's job: what the file's script says and what the cluster machine runs,
@@ -1252,15 +1239,16 @@ impl Checker<'_> {
             None => Some(CostModel::default()),
             Some(cost) => self.reclaim_cost(cost.get_ref()),
         };
-        let groups: Vec<Option<Group>> = raw
+        let mut groups: Vec<Option<GroupSpec>> = raw
             .group
             .iter()
             .map(|g| {
                 let g = g.get_ref();
                 let quota = self.positive_time(&g.quota, "quota")?;
-                Some(Group {
+                Some(GroupSpec {
                     name: g.name.get_ref().clone(),
                     quota,
+                    members: Vec::new(),
                 })
             })
             .collect();
@@ -1283,11 +1271,23 @@ impl Checker<'_> {
                 .map(|g| name_of(&g.get_ref().name))
                 .collect(),
         };
-        let tasks: Vec<Option<Task>> = raw
+        let tasks_in_groups: Vec<Option<(Task, Option<usize>)>> = raw
             .task
             .iter()
             .enumerate()
             .map(|(index, t)| self.task(t.get_ref(), index, &names, &servers))
+            .collect();
+        // A group's members are the tasks naming it, in file order.
+        for (index, entry) in tasks_in_groups.iter().enumerate() {
+            if let Some((_, Some(group))) = entry {
+                if let Some(Some(group)) = groups.get_mut(*group) {
+                    group.members.push(index);
+                }
+            }
+        }
+        let tasks: Vec<Option<Task>> = tasks_in_groups
+            .into_iter()
+            .map(|entry| entry.map(|(task, _)| task))
             .collect();
         let phases: Vec<Option<Phase>> = raw
             .phase
@@ -1300,7 +1300,7 @@ impl Checker<'_> {
         let reservations: Option<Vec<Reservation>> = reservations.into_iter().collect();
         let tasks: Option<Vec<Task>> = tasks.into_iter().collect();
         let phases: Option<Vec<Phase>> = phases.into_iter().collect();
-        let groups: Option<Vec<Group>> = groups.into_iter().collect();
+        let groups: Option<Vec<GroupSpec>> = groups.into_iter().collect();
         if let Some(cost) = cost {
             self.reclaim_has_a_cost(raw, cost);
         }
@@ -1355,14 +1355,15 @@ impl Checker<'_> {
         }
     }
 
-    /// A `[[task]]`: its reservation, a period above zero, an offset and a script.
+    /// A `[[task]]`: its reservation, a period above zero, an offset and a script; and the
+    /// index of the group it names, if any.
     fn task(
         &mut self,
         raw: &RawTask,
         index: usize,
         names: &Names<'_>,
         servers: &[Option<Server>],
-    ) -> Option<Task> {
+    ) -> Option<(Task, Option<usize>)> {
         let reservation = self.named(&raw.reservation, &names.reservations, "reservation");
         let period = self.positive_time(&raw.period, "period");
         let offset = self.optional_time(&raw.offset);
@@ -1371,14 +1372,14 @@ impl Checker<'_> {
             None => Some(None),
             Some(group) => self.named(group, &names.groups, "group").map(Some),
         };
-        Some(Task {
+        let task = Task {
             name: raw.name.get_ref().clone(),
             reservation: reservation?,
             period: period?,
             offset: offset?,
             script: script?,
-            group: group?,
-        })
+        };
+        Some((task, group?))
     }
 
     /// A time that is zero when not given.

@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::mc_ipc_toml::{
-    AddedReservation, Addition, Cluster, Criticality, Execution, GateProtocol, Group, Invocation,
+    AddedReservation, Addition, Cluster, Criticality, Execution, GateProtocol, Invocation,
     McIpcSystem, PerCriticality, Phase, Replenishment, Reservation, ReservationKind, ScriptStep,
     Server, Slot, Task, TaskTemplate, DEFAULT_FLOOD_GAP,
 };
-use bulwark_spec::{parse_mc_ipc, CostModel, Diagnostics};
+use bulwark_spec::{parse_mc_ipc, CostModel, Diagnostics, GroupSpec};
 use proptest::prelude::*;
 
 const fn ms(n: u64) -> Duration {
@@ -314,7 +314,6 @@ fn case_study() -> McIpcSystem {
         period: ms(period),
         offset: ms(offset),
         script,
-        group: None,
     };
     // T1..T4 in the partitions, T3 at 50 ms.
     let mut tasks: Vec<Task> = [0, 0, 50, 0]
@@ -608,7 +607,6 @@ fn the_documented_example_reads_into_its_system() {
                     compute(us(200), us(200)),
                     ScriptStep::SleepUntilNextPeriod,
                 ],
-                group: None,
             },
             Task {
                 name: "T2".into(),
@@ -621,7 +619,6 @@ fn the_documented_example_reads_into_its_system() {
                     key(ms(2), ms(2)),
                     ScriptStep::SleepUntilNextPeriod,
                 ],
-                group: Some(0),
             },
             Task {
                 name: "T3".into(),
@@ -636,7 +633,6 @@ fn the_documented_example_reads_into_its_system() {
                     ScriptStep::Terminate { task: 1 },
                     ScriptStep::SleepUntilNextPeriod,
                 ],
-                group: None,
             },
         ],
         phases: vec![
@@ -700,9 +696,11 @@ fn the_documented_example_reads_into_its_system() {
             },
         ],
         flood_gap: us(10),
-        groups: vec![Group {
+        // T2 (task 1) names the group.
+        groups: vec![GroupSpec {
             name: "services".into(),
             quota: ms(1),
+            members: vec![1],
         }],
         cost: CostModel {
             clock_hz: 1_000_000_000,
@@ -1034,6 +1032,18 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
             }
         }
     }
+    // Every member is a task, and no task is in two groups.
+    let mut members: Vec<usize> = system
+        .groups
+        .iter()
+        .flat_map(|g| g.members.clone())
+        .collect();
+    let listed = members.len();
+    members.sort_unstable();
+    members.dedup();
+    if members.len() != listed || members.iter().any(|&m| m >= system.tasks.len()) {
+        return Some("group members".into());
+    }
     if system.groups.iter().any(|g| g.quota.is_zero()) || system.cost.clock_hz == 0 {
         return Some("a group without quota, or no clock".into());
     }
@@ -1086,7 +1096,6 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
             || t.period.is_zero()
             || !script_valid(&t.script)
             || terminates_itself
-            || t.group.is_some_and(|g| g >= system.groups.len())
         {
             return Some(format!("task {}", t.name));
         }

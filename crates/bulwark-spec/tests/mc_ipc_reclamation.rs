@@ -7,10 +7,10 @@
 use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::mc_ipc_toml::{
-    AddedReservation, Criticality, Group, McIpcSystem, Replenishment, ReservationKind, ScriptStep,
+    AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, ScriptStep,
 };
 use bulwark_spec::system::{kind_of, FileKind};
-use bulwark_spec::{parse_mc_ipc, CostModel};
+use bulwark_spec::{parse_mc_ipc, CostModel, GroupSpec};
 
 const fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -298,18 +298,19 @@ quota = "2ms"
     assert_eq!(
         system.groups,
         [
-            Group {
+            // T3 (task 2) names "services", T1 (task 0) "drivers", T2 neither.
+            GroupSpec {
                 name: "services".into(),
                 quota: us(500),
+                members: vec![2],
             },
-            Group {
+            GroupSpec {
                 name: "drivers".into(),
                 quota: ms(2),
+                members: vec![0],
             },
         ]
     );
-    let groups: Vec<Option<usize>> = system.tasks.iter().map(|t| t.group).collect();
-    assert_eq!(groups, [Some(1), None, Some(0)]);
     assert_eq!(
         system.cost,
         CostModel {

@@ -138,7 +138,9 @@ pub fn run_study(study: &McIpcSystem, seed: u64) -> Result<RunResult, LabError> 
 pub fn without_group(study: &McIpcSystem) -> Result<McIpcSystem, LabError> {
     let mut baseline = study.clone();
     let rogue = rogue(&baseline)?;
-    baseline.tasks[rogue].group = None;
+    for group in &mut baseline.groups {
+        group.members.retain(|&member| member != rogue);
+    }
     Ok(baseline)
 }
 
@@ -355,7 +357,7 @@ mod tests {
             .iter()
             .all(|r| matches!(r.kind, ReservationKind::TableDriven { .. })));
         let rogue = rogue(&study).unwrap();
-        assert_eq!(study.tasks[rogue].group, Some(0));
+        assert_eq!(crate::mc_ipc_system::group_of(&study, rogue), Some(0));
         assert_eq!(study.cost.reclaim_per_unit, 13);
     }
 
