@@ -10,8 +10,8 @@ use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_host::HostConfig;
 use bulwark_sim::components::{
-    run, ComponentOutcome, ComponentSystemConfig, CpiConfig, CpiProtocol, ProtocolCosts,
-    RunOptions, Step, TaskConfig,
+    run, ComponentOutcome, ComponentSystemConfig, CpiProtocol, LoweredCpi, LoweredTask,
+    ProtocolCosts, RunOptions, Step,
 };
 
 /// One host run at a time: they all manage the same core.
@@ -48,8 +48,8 @@ fn privileged() -> bool {
     }
 }
 
-fn task(name: &str, priority: u8, period: u64, offset: u64, body: Vec<Step>) -> TaskConfig {
-    TaskConfig {
+fn task(name: &str, priority: u8, period: u64, offset: u64, body: Vec<Step>) -> LoweredTask {
+    LoweredTask {
         name: name.into(),
         priority: Priority(priority),
         period: ms(period),
@@ -110,7 +110,7 @@ fn classic() -> ComponentSystemConfig {
             ),
             task("mid", 15, 50, 3, vec![Step::Execute(ms(3))]),
         ],
-        cpis: vec![CpiConfig {
+        cpis: vec![LoweredCpi {
             name: "A".into(),
             protocol: CpiProtocol::Inherited,
             ceiling: Priority(20),
@@ -183,7 +183,7 @@ fn a_reservation_throttles_a_real_thread_at_its_budget() {
         return;
     }
     let system = ComponentSystemConfig {
-        tasks: vec![TaskConfig {
+        tasks: vec![LoweredTask {
             reservation: Some(Reservation {
                 budget: ms(2),
                 period: ms(10),

@@ -15,7 +15,9 @@ use bulwark_analysis::component_graph::{self, ComponentAnalysis, CycleKind};
 use bulwark_analysis::rbf::ServerKind;
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Priority};
-use bulwark_sim::components::{ComponentSystemConfig, CpiConfig, ProtocolCosts, Step, TaskConfig};
+use bulwark_sim::components::{
+    ComponentSystemConfig, LoweredCpi, LoweredTask, ProtocolCosts, Step,
+};
 use bulwark_spec::component::{ComponentSystem, CpiId, ProcedureStep, Task, RESERVATION_SLOTS};
 
 /// Why a component system cannot be simulated or analysed for schedulability.
@@ -102,7 +104,7 @@ pub fn lower(
             .body
             .as_deref()
             .ok_or_else(|| LowerError::TaskWithoutBody(task.name.clone()))?;
-        machine_tasks.push(TaskConfig {
+        machine_tasks.push(LoweredTask {
             name: task.name.clone(),
             priority: task.priority,
             period: task.period,
@@ -127,7 +129,7 @@ pub fn lower(
             (None, false) => &[],
             (None, true) => return Err(LowerError::CpiWithoutBody(name)),
         };
-        machine_cpis.push(CpiConfig {
+        machine_cpis.push(LoweredCpi {
             name,
             protocol: cpi.protocol,
             ceiling: report.and_then(|r| r.priority).unwrap_or(Priority::MIN),

@@ -6,8 +6,8 @@
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::components::{
-    run, ComponentOutcome, ComponentSystemConfig, CpiConfig, CpiProtocol, ProtocolCosts,
-    RunOptions, Step, TaskConfig,
+    run, ComponentOutcome, ComponentSystemConfig, CpiProtocol, LoweredCpi, LoweredTask,
+    ProtocolCosts, RunOptions, Step,
 };
 use bulwark_sim::trace::Trace;
 
@@ -23,8 +23,8 @@ fn reservation(budget: u64, period: u64, eta: u64) -> Option<Reservation> {
     Some(Reservation::new(us(budget), us(period)).with_non_preemptive(us(eta)))
 }
 
-fn task(name: &str, priority: u8, period: u64, offset: u64, body: Vec<Step>) -> TaskConfig {
-    TaskConfig {
+fn task(name: &str, priority: u8, period: u64, offset: u64, body: Vec<Step>) -> LoweredTask {
+    LoweredTask {
         name: name.into(),
         priority: Priority(priority),
         period: us(period),
@@ -34,7 +34,7 @@ fn task(name: &str, priority: u8, period: u64, offset: u64, body: Vec<Step>) -> 
     }
 }
 
-fn system(tasks: Vec<TaskConfig>, cpis: Vec<CpiConfig>) -> ComponentSystemConfig {
+fn system(tasks: Vec<LoweredTask>, cpis: Vec<LoweredCpi>) -> ComponentSystemConfig {
     ComponentSystemConfig {
         tasks,
         cpis,
@@ -112,7 +112,7 @@ fn a_server_spends_its_caller_s_budget() {
         ],
     );
     client.reservation = reservation(3_000, 10_000, 0);
-    let server = CpiConfig {
+    let server = LoweredCpi {
         name: "server".into(),
         protocol: CpiProtocol::Propagated,
         ceiling: Priority(10),

@@ -4,8 +4,8 @@
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::components::{
-    run, CallReply, ComponentConfigError, ComponentOutcome, ComponentSystemConfig, CpiConfig,
-    CpiProtocol, Kernel, ProtocolCosts, RunOptions, Step, TaskConfig, Timing,
+    run, CallReply, ComponentConfigError, ComponentOutcome, ComponentSystemConfig, CpiProtocol,
+    Kernel, LoweredCpi, LoweredTask, ProtocolCosts, RunOptions, Step, Timing,
 };
 use bulwark_sim::trace::{MarkKind, Trace};
 
@@ -17,8 +17,8 @@ fn at(n: u64) -> Option<Instant> {
     Some(Instant::ZERO.saturating_add(ms(n)))
 }
 
-fn task(name: &str, priority: u8, offset: u64, body: Vec<Step>) -> TaskConfig {
-    TaskConfig {
+fn task(name: &str, priority: u8, offset: u64, body: Vec<Step>) -> LoweredTask {
+    LoweredTask {
         name: name.into(),
         priority: Priority(priority),
         period: ms(100),
@@ -28,8 +28,8 @@ fn task(name: &str, priority: u8, offset: u64, body: Vec<Step>) -> TaskConfig {
     }
 }
 
-fn cpi(name: &str, protocol: CpiProtocol, ceiling: u8, body: Vec<Step>) -> CpiConfig {
-    CpiConfig {
+fn cpi(name: &str, protocol: CpiProtocol, ceiling: u8, body: Vec<Step>) -> LoweredCpi {
+    LoweredCpi {
         name: name.into(),
         protocol,
         ceiling: Priority(ceiling),
@@ -214,7 +214,7 @@ fn waiters_are_woken_by_priority_then_in_arrival_order() {
             task("b2", 20, 2, then_work.clone()),
             task("c", 25, 3, then_work),
         ],
-        cpis: vec![CpiConfig {
+        cpis: vec![LoweredCpi {
             threads: 4,
             ..cpi("A", CpiProtocol::Inherited, 25, vec![Step::Execute(ms(5))])
         }],
@@ -266,7 +266,7 @@ fn protocol_overheads_are_charged_by_the_cost_model() {
 #[test]
 fn an_overrun_is_a_miss_and_the_backlog_runs_next() {
     let config = ComponentSystemConfig {
-        tasks: vec![TaskConfig {
+        tasks: vec![LoweredTask {
             period: ms(3),
             ..task("t", 10, 0, vec![Step::Execute(ms(4))])
         }],
@@ -361,7 +361,7 @@ fn a_priority_drop_is_a_reschedule_point() {
     let config = ComponentSystemConfig {
         tasks: vec![
             task("low", 10, 0, vec![Step::Request(b)]),
-            TaskConfig {
+            LoweredTask {
                 offset: Duration::from_micros(500),
                 ..task("high", 20, 0, vec![Step::Execute(ms(1))])
             },
@@ -426,7 +426,7 @@ mod any_system {
                     tasks: tasks
                         .into_iter()
                         .enumerate()
-                        .map(|(i, (p, period, offset, body, context))| TaskConfig {
+                        .map(|(i, (p, period, offset, body, context))| LoweredTask {
                             name: format!("t{i}"),
                             priority: Priority(p),
                             period: ms(period),
@@ -443,7 +443,7 @@ mod any_system {
                     cpis: cpis
                         .into_iter()
                         .enumerate()
-                        .map(|(c, (protocol, ceiling, threads, body))| CpiConfig {
+                        .map(|(c, (protocol, ceiling, threads, body))| LoweredCpi {
                             name: format!("c{c}"),
                             protocol,
                             ceiling: Priority(ceiling),

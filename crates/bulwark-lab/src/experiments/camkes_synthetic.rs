@@ -37,8 +37,8 @@ pub use bulwark_analysis::component_sets::{
 use bulwark_analysis::generate::{uunisort_task_set, PeriodDistribution, PPB};
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::components::{
-    run as run_components, ComponentOutcome, ComponentSystemConfig, CpiConfig, CpiProtocol,
-    ProtocolCosts, RunOptions, Step, TaskConfig,
+    run as run_components, ComponentOutcome, ComponentSystemConfig, CpiProtocol, LoweredCpi,
+    LoweredTask, ProtocolCosts, RunOptions, Step,
 };
 
 use super::{Experiment, LabError};
@@ -99,8 +99,8 @@ pub fn build(tasks: &[ChainTask], protocols: [CpiProtocol; 5], costs: ProtocolCo
             None => vec![Step::Execute(d)],
         }
     };
-    let mut machine_cpis: Vec<CpiConfig> = (0..5)
-        .map(|c| CpiConfig {
+    let mut machine_cpis: Vec<LoweredCpi> = (0..5)
+        .map(|c| LoweredCpi {
             name: CPI_NAMES[c].into(),
             protocol: protocols[c],
             ceiling: analysis.cpis[c].ceiling,
@@ -113,7 +113,7 @@ pub fn build(tasks: &[ChainTask], protocols: [CpiProtocol; 5], costs: ProtocolCo
     let mut machine_tasks = Vec::new();
     for (i, t) in tasks.iter().enumerate() {
         let path = chain(i, tasks.len());
-        machine_tasks.push(TaskConfig {
+        machine_tasks.push(LoweredTask {
             name: format!("t{}", i + 1),
             priority: t.priority,
             period: t.period,

@@ -46,8 +46,8 @@ use bulwark_spec::{CallReplyCycles, CostModel};
 pub use crate::Timing;
 pub use engine::{run, ComponentConfigError, Kernel, Stretch, ThreadInfo};
 
-/// The machine runs the system file's lowered model as it is (the machine's names for it).
-pub use bulwark_spec::lowered::{LoweredCpi as CpiConfig, LoweredTask as TaskConfig, Step};
+/// The machine runs the system file's lowered model as it is.
+pub use bulwark_spec::lowered::{LoweredCpi, LoweredTask, Step};
 
 pub use bulwark_core::ipc::CallReply;
 
@@ -148,9 +148,9 @@ impl ProtocolCosts {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ComponentSystemConfig {
     /// The tasks, by index (the index is the requestor id requests carry).
-    pub tasks: Vec<TaskConfig>,
+    pub tasks: Vec<LoweredTask>,
     /// The CPIs, by index.
-    pub cpis: Vec<CpiConfig>,
+    pub cpis: Vec<LoweredCpi>,
     /// The protocol overheads.
     pub costs: ProtocolCosts,
 }
