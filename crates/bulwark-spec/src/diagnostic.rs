@@ -158,12 +158,12 @@ impl Source {
         }
     }
 
-    /// The file name given to [`Source::new`].
     /// The text diagnostics point into.
     pub(crate) fn text(&self) -> &str {
         &self.text
     }
 
+    /// The file name given to [`Source::new`].
     pub(crate) fn file(&self) -> &str {
         &self.file
     }

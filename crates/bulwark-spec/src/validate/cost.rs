@@ -11,12 +11,15 @@ use crate::model::{CallReplyCycles, CostModel, IpcCosts};
 use crate::raw::{RawCallReply, RawCost, RawFrequency, RawIpcCosts, RawQuantity};
 use crate::units;
 
-/// The costs a file kind's machine charges, and how a file of that kind is told of another.
+/// The costs a file kind's machine charges: a key outside `keys` is refused as "`key` is not
+/// a cost of {kind}: {why}".
 pub(crate) struct Charged {
     /// The keys allowed, as written (`ipc` for `[cost.ipc]`).
     pub(crate) keys: &'static [&'static str],
-    /// What is said of a key outside `keys`, given the key.
-    pub(crate) refusal: fn(&str) -> String,
+    /// The file kind, as messages name it.
+    pub(crate) kind: &'static str,
+    /// Why its machine has no use for another cost.
+    pub(crate) why: &'static str,
     /// What is allowed instead.
     pub(crate) help: &'static str,
 }
@@ -33,7 +36,8 @@ pub(crate) const SCENARIO: Charged = Charged {
         "cache-flush",
         "reclaim-per-unit",
     ],
-    refusal: |key| format!("`{key}` is not a cost of a scenario: a scenario has no components"),
+    kind: "a scenario",
+    why: "a scenario has no components",
     help: "allowed: clock, timer-interrupt, scheduler, per-work-unit, context-switch, \
            cache-refill, cache-flush, reclaim-per-unit; [cost.ipc] belongs in a component \
            system",
@@ -42,24 +46,16 @@ pub(crate) const SCENARIO: Charged = Charged {
 /// The component machine: IPC steps and context switches.
 pub(crate) const COMPONENTS: Charged = Charged {
     keys: &["clock", "context-switch", "ipc"],
-    refusal: |key| {
-        format!(
-            "`{key}` is not a cost of a component system: its machine charges IPC steps and \
-             context switches only"
-        )
-    },
+    kind: "a component system",
+    why: "its machine charges IPC steps and context switches only",
     help: "allowed: clock, context-switch and [cost.ipc]",
 };
 
 /// The MC-IPC machine: reclamation work only.
 pub(crate) const MC_IPC: Charged = Charged {
     keys: &["clock", "reclaim-per-unit"],
-    refusal: |key| {
-        format!(
-            "`{key}` is not a cost of an MC-IPC system: its machine charges only reclamation \
-             work"
-        )
-    },
+    kind: "an MC-IPC system",
+    why: "its machine charges only reclamation work",
     help: "allowed: `clock` and `reclaim-per-unit`",
 };
 
@@ -121,7 +117,8 @@ pub(crate) fn cost_model(
     for (key, span) in keys_set(raw) {
         if !charged.keys.contains(&key) {
             let at = key_span(text, span);
-            report(at, (charged.refusal)(key), charged.help.to_owned());
+            let message = format!("`{key}` is not a cost of {}: {}", charged.kind, charged.why);
+            report(at, message, charged.help.to_owned());
             refused = true;
         }
     }
@@ -129,10 +126,7 @@ pub(crate) fn cost_model(
         None => Some(CostModel::default().clock_hz),
         Some(clock) => frequency(clock, report),
     };
-    let mut cycles = |field: &Option<Spanned<i64>>, what: &str| match field {
-        None => Some(0),
-        Some(value) => count(value, what, report),
-    };
+    let mut cycles = |field: &Option<Spanned<i64>>, what: &str| optional_count(field, what, report);
     // Every field checked before any `?`, so each mistake is reported.
     let timer_interrupt = cycles(&raw.timer_interrupt, "timer-interrupt");
     let scheduler = cycles(&raw.scheduler, "scheduler");
@@ -161,6 +155,17 @@ pub(crate) fn cost_model(
     })
 }
 
+/// A count of cycles that may be left out (0), as [`count`] checks it.
+fn optional_count(
+    field: &Option<Spanned<i64>>,
+    what: &str,
+    report: &mut impl FnMut(Range<usize>, String, String),
+) -> Option<u64> {
+    field
+        .as_ref()
+        .map_or(Some(0), |value| count(value, what, report))
+}
+
 /// A count of cycles, 0 or more; a negative one is reported as `what`.
 fn count(
     value: &Spanned<i64>,
@@ -184,13 +189,12 @@ fn ipc_costs(
     raw: &RawIpcCosts,
     report: &mut impl FnMut(Range<usize>, String, String),
 ) -> Option<IpcCosts> {
-    let mut count = |value: &Spanned<i64>, what: &str| count(value, what, report);
     let mut row = |row: &Option<Spanned<RawCallReply>>, what: &str| match row {
         None => Some(CallReplyCycles::default()),
         Some(row) => {
             let RawCallReply { call, reply } = row.get_ref();
-            let call = count(call, &format!("{what}'s call"));
-            let reply = count(reply, &format!("{what}'s reply"));
+            let call = count(call, &format!("{what}'s call"), report);
+            let reply = count(reply, &format!("{what}'s reply"), report);
             Some(CallReplyCycles::new(call?, reply?))
         }
     };
@@ -201,12 +205,8 @@ fn ipc_costs(
     let inherited_locked = row(&raw.inherited_locked, "inherited-locked");
     let pip_to_pip = row(&raw.pip_to_pip, "pip-to-pip");
     let pip_to_propagated = row(&raw.pip_to_propagated, "pip-to-propagated");
-    let mut nest = |value: &Option<Spanned<i64>>, what: &str| match value {
-        None => Some(0),
-        Some(value) => count(value, what),
-    };
-    let nest_to_inherited = nest(&raw.nest_to_inherited, "nest-to-inherited");
-    let nest_to_propagated = nest(&raw.nest_to_propagated, "nest-to-propagated");
+    let nest_to_inherited = optional_count(&raw.nest_to_inherited, "nest-to-inherited", report);
+    let nest_to_propagated = optional_count(&raw.nest_to_propagated, "nest-to-propagated", report);
     Some(IpcCosts {
         propagated: propagated?,
         fixed: fixed?,
