@@ -117,11 +117,12 @@ pub fn machine_config(
         clusters[r.cluster].push(kind);
     }
 
+    let groups = groups_of_tasks(system);
     let mut tasks: Vec<TaskConfig> = system
         .tasks
         .iter()
-        .enumerate()
-        .map(|(i, t)| {
+        .zip(groups)
+        .map(|(t, group)| {
             let (cluster, index) = placed[t.reservation];
             TaskConfig {
                 cluster,
@@ -129,7 +130,7 @@ pub fn machine_config(
                 offset: t.offset,
                 period: t.period,
                 script: t.script.clone(),
-                group: group_of(system, i),
+                group,
             }
         })
         .collect();
@@ -216,9 +217,17 @@ fn copy_of(template: &TaskTemplate, cluster: usize, reservation: usize, copy: u3
     }
 }
 
-/// The reclamation group task `task` of `system` is a member of, if any.
-pub fn group_of(system: &McIpcSystem, task: usize) -> Option<usize> {
-    system.groups.iter().position(|g| g.members.contains(&task))
+/// The reclamation group each task of `system` is a member of, if any, by task index.
+pub fn groups_of_tasks(system: &McIpcSystem) -> Vec<Option<usize>> {
+    let mut groups = vec![None; system.tasks.len()];
+    for (index, group) in system.groups.iter().enumerate() {
+        for &member in &group.members {
+            if let Some(slot) = groups.get_mut(member) {
+                *slot = Some(index);
+            }
+        }
+    }
+    groups
 }
 
 /// EDF when the cluster's sporadic reservations all share one priority, else fixed

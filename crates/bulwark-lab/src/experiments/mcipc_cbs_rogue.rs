@@ -357,7 +357,10 @@ mod tests {
             .iter()
             .all(|r| matches!(r.kind, ReservationKind::TableDriven { .. })));
         let rogue = rogue(&study).unwrap();
-        assert_eq!(crate::mc_ipc_system::group_of(&study, rogue), Some(0));
+        assert_eq!(
+            crate::mc_ipc_system::groups_of_tasks(&study)[rogue],
+            Some(0)
+        );
         assert_eq!(study.cost.reclaim_per_unit, 13);
     }
 

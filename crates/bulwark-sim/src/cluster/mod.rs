@@ -15,8 +15,8 @@
 //! one. A [`ScriptStep::Allocate`] creates objects as the task's own execution, each charged to the
 //! group's quota, those that do not fit refused. A [`ScriptStep::Terminate`] reclaims the target's
 //! group (its arena and scrub list: at most the quota) or, without a group, its process
-//! object by object; the work, at [`CostModel::reclaim_per_unit`], runs in the kernel on the caller's core
-//! with interrupts masked, so that core keeps the caller, whatever its scheduler selects,
+//! object by object; the work, at [`CostModel::reclaim_per_unit`], runs in the kernel on the
+//! caller's core with interrupts masked, so that core keeps the caller, whatever its scheduler selects,
 //! until the reclamation is done ([`MaskRecord`]). A selected reservation on a masked core
 //! still drains (A2). Killed tasks' pending jobs end (`killed`), their requests leave their
 //! gates, and they are never released again. Each such system call takes at least one unit of
@@ -98,8 +98,9 @@ pub struct GroupConfig {
     pub quota: Duration,
 }
 
-/// What reclamation work costs: the MC-IPC file's own `[cost]` model (`per_unit` cycles of a
-/// `clock_hz` clock per unit of `bulwark_core::reclaim` work).
+/// What kernel work costs: the cost table of every Bulwark file, of which this machine
+/// charges `reclaim_per_unit` cycles of a `clock_hz` clock per unit of
+/// `bulwark_core::reclaim` work.
 pub use bulwark_spec::CostModel;
 
 /// A task's script: the MC-IPC file's own steps, run as they are.

@@ -15,7 +15,7 @@ use bulwark_lab::component_system::{
 };
 use bulwark_sim::components::{run, ComponentOutcome, ProtocolCosts, RunOptions};
 use bulwark_spec::component::{ComponentSystem, Connection, CpiId, LocatedSystem};
-use bulwark_spec::{SpecError, SystemFile};
+use bulwark_spec::{CostModel, FileKind, SpecError, SystemFile};
 use serde_json::{json, Value};
 
 use crate::cli::{ProtocolOverheads, RunArgs, SimulateArgs};
@@ -92,13 +92,14 @@ fn closing_connection(
         .unwrap_or(0)
 }
 
-/// The protocol costs of `system`: those `--overheads` names, else its file's `[cost]`.
+/// The protocol costs of `system`: the cost table `--overheads` names, else its file's.
 pub fn costs(overheads: Option<ProtocolOverheads>, system: &ComponentSystem) -> ProtocolCosts {
-    match overheads {
-        None => ProtocolCosts::of(&system.cost),
-        Some(ProtocolOverheads::None) => ProtocolCosts::ZERO,
-        Some(ProtocolOverheads::Xeon) => ProtocolCosts::xeon_gold_6130_max(),
-    }
+    let table = match overheads {
+        None => system.cost,
+        Some(ProtocolOverheads::None) => CostModel::FREE,
+        Some(ProtocolOverheads::Xeon) => CostModel::XEON_GOLD_6130_MAX,
+    };
+    ProtocolCosts::of(&table)
 }
 
 /// `--overheads` prices component IPC: on any other file it would be ignored, so it is
@@ -108,17 +109,15 @@ pub fn refuse_overheads(
     overheads: Option<ProtocolOverheads>,
     system: &SystemFile,
 ) -> Result<(), String> {
-    match (overheads, system) {
-        (Some(_), SystemFile::Scenario(..) | SystemFile::McIpc(_) | SystemFile::Sweep(_)) => {
-            Err(format!(
-                "{}: --overheads prices the IPC of a component system, and this file is {}; \
-                 leave it out",
-                file.display(),
-                system.kind().describe()
-            ))
-        }
-        _ => Ok(()),
+    if overheads.is_none() || system.kind() == FileKind::Components {
+        return Ok(());
     }
+    Err(format!(
+        "{}: --overheads prices the IPC of a component system, and this file is {}; leave it \
+         out",
+        file.display(),
+        system.kind().describe()
+    ))
 }
 
 /// The schedulability of a lowered system: WCETs, blocking, response times, bounds.
