@@ -307,30 +307,6 @@ impl Component {
     }
 }
 
-impl Task {
-    /// `C(c_i)`: the time a job executes in its own component (the sum of its `Execute`
-    /// steps), or `None` when it has no body.
-    pub fn execution(&self) -> Option<Duration> {
-        self.body.as_deref().map(execution_of)
-    }
-}
-
-impl Cpi {
-    /// `C(c)`: the time its procedure executes per request, nested requests excluded, or
-    /// `None` when it has no body.
-    pub fn execution(&self) -> Option<Duration> {
-        self.body.as_deref().map(execution_of)
-    }
-}
-
-/// The sum of a body's `Execute` steps, saturating.
-fn execution_of(body: &[ProcedureStep]) -> Duration {
-    body.iter().fold(Duration::ZERO, |sum, step| match step {
-        ProcedureStep::Execute(d) => sum.saturating_add(*d),
-        ProcedureStep::Request(_) => sum,
-    })
-}
-
 impl ComponentSystem {
     /// Every task, in component order, with its reference.
     pub fn tasks(&self) -> Vec<(TaskRef, &Task)> {
