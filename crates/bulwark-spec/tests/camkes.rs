@@ -211,7 +211,11 @@ fn every_key_reads_into_the_exact_system() {
     assert_eq!(system, complete_system());
     assert_eq!(system.invariant_violation(), None);
     // The first task's body executes 1.5 ms in all.
-    let body = system.task(system.tasks()[0].0).body.clone().unwrap_or_default();
+    let body = system
+        .task(system.tasks()[0].0)
+        .body
+        .clone()
+        .unwrap_or_default();
     let executed = body.iter().fold(Duration::ZERO, |sum, step| match step {
         ProcedureStep::Execute(time) => sum.saturating_add(*time),
         ProcedureStep::Request(_) => sum,
