@@ -11,7 +11,7 @@
 //!   priorities. A high-criticality sporadic reservation is monitored against the budget it
 //!   is given, so it never switches its cluster's mode here. One declared `replenishment =
 //!   "cbs"` is a constant-bandwidth server;
-//! - tasks keep their reclamation groups, and the file's `[cost]` prices reclamation work;
+//! - tasks keep their reclamation groups, and the file's `[cost]` prices reclamation work and context switches;
 //!   `allocate` and `terminate` steps are the machine's own;
 //! - a phase's additions append, on each of their clusters, `count` new sporadic
 //!   reservations (one per task), one best-effort reservation shared by the copies, or tasks

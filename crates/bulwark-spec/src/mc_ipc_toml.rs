@@ -12,7 +12,10 @@
 //!                                 # between two invocations
 //!
 //! [cost]                          # optional: the machine charges only reclamation work
+//!                                 # and context switches
 //! clock = "1GHz"                  # optional, default 1GHz, above zero
+//! context-switch = 0              # optional, default 0: cycles per switch of a core to
+//!                                 # another task or server, added to its work
 //! reclaim-per-unit = 13           # optional, default 0: cycles per unit of reclamation
 //!                                 # work; above zero once there is a [[group]], an
 //!                                 # allocate or a terminate
@@ -160,9 +163,10 @@
 //! priority). A table-driven reservation has no `replenishment`.
 //!
 //! **Reclamation.** `[[group]]` tables (`name`, `quota` above zero) are reclamation groups, as
-//! in a scenario. `[cost]` gives what reclamation work costs: `clock` (as a scenario's) and
-//! `reclaim-per-unit` (cycles, 0 or more); the MC-IPC machine charges no other kernel work,
-//! so no other key is allowed. A `[[group]]`, an `allocate` or a `terminate` needs
+//! in a scenario. `[cost]` gives what kernel work costs: `clock` (as a scenario's),
+//! `reclaim-per-unit` and `context-switch` (cycles, 0 or more); the MC-IPC machine charges
+//! no other kernel work, so no other key is allowed. Theorem 1 takes each `L_q` as written:
+//! it does not add context switches (see `bulwark analyze`). A `[[group]]`, an `allocate` or a `terminate` needs
 //! `reclaim-per-unit` above zero.
 //!
 //! **Phases.** Each `[[phase]]` describes one run of the system, on its own: the tasks in

@@ -146,19 +146,22 @@ fn a_scenario_and_an_mc_ipc_system_refuse_component_ipc_costs() {
     );
 
     let mc_ipc = "[[cluster]]\nname = \"C1\"\ncores = 1\n\n[[server]]\nname = \"key\"\n\
-                  operation = \"2ms\"\n\n[cost]\ncontext-switch = 5\n";
+                  operation = \"2ms\"\n\n[cost]\ncache-refill = 5\n";
     // The system has no reservation either: that is reported too.
     let diagnostics = parse_mc_ipc(mc_ipc, "m.toml").unwrap_err();
     let refused = diagnostics
         .errors()
         .iter()
-        .find(|e| e.message().contains("context-switch"))
+        .find(|e| e.message().contains("cache-refill"))
         .expect("the cost is refused");
     let (error, help) = (refused.to_string(), refused.help());
     assert_eq!(
         error,
-        "m.toml:10:1: `context-switch` is not a cost of an MC-IPC system: its machine charges \
-         only reclamation work"
+        "m.toml:10:1: `cache-refill` is not a cost of an MC-IPC system: its machine charges \
+         only reclamation work and context switches"
     );
-    assert_eq!(help, "allowed: `clock` and `reclaim-per-unit`");
+    assert_eq!(
+        help,
+        "allowed: `clock`, `context-switch` and `reclaim-per-unit`"
+    );
 }

@@ -245,7 +245,7 @@ fn helps_say_what_is_allowed() {
     );
     assert_eq!(
         first_help("unknown_cost_key.toml"),
-        "allowed: `clock` and `reclaim-per-unit`"
+        "allowed: `clock`, `context-switch` and `reclaim-per-unit`"
     );
     for name in [
         "group_without_reclaim_cost.toml",

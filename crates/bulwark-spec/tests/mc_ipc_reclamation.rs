@@ -374,14 +374,16 @@ fn the_cost_has_a_scenario_s_clock_and_defaults() {
     let bare = cost_errors("clock = 3");
     assert_eq!(bare.len(), 1);
     assert!(bare[0].starts_with("f.toml:18:9: "), "{bare:?}");
-    // Every cost but reclamation's is refused, each where it is written.
+    assert_eq!(cost("context-switch = 500").context_switch, 500);
+    // Every cost but reclamation's and the context switch's is refused, each where it is
+    // written.
     assert_eq!(
         cost_errors("timer-interrupt = 5\nclock = \"1GHz\"\nscheduler = 7"),
         [
             "f.toml:18:1: `timer-interrupt` is not a cost of an MC-IPC system: its machine \
-             charges only reclamation work",
+             charges only reclamation work and context switches",
             "f.toml:20:1: `scheduler` is not a cost of an MC-IPC system: its machine charges \
-             only reclamation work",
+             only reclamation work and context switches",
         ]
     );
 }

@@ -829,3 +829,91 @@ fn analyze_counts_the_reservations_of_a_component_system() {
     assert!(doc["schedulability"]["tasks"][0]["reservation"].is_null());
     assert!(doc["schedulability"]["tasks"][0]["regions_ns"].is_null());
 }
+
+/// An MC-IPC file's `[cost] context-switch`: the cluster machine adds it to the work of each
+/// task or server a core switches to, and the analysis says its bounds leave it out. One
+/// client T1 (compute 1 ms, invoke 2 ms, compute 1 ms, sleep; period 100 ms) alone on one
+/// core, over three jobs: job 1 switches to T1, to the server and back (3); later jobs find
+/// T1 still loaded on the idle core (2 each): 7 switches. Each invocation waits for the switch
+/// to the server, 1 us at 1 GHz, then the 2 ms operation.
+#[test]
+fn an_mc_ipc_context_switch_is_charged_and_left_out_of_the_bounds() {
+    let free = "protocol = \"mc-ipc\"\n\n[[cluster]]\nname = \"C1\"\ncores = 1\n\n\
+                [[server]]\nname = \"key\"\noperation = \"2ms\"\n\n\
+                [[reservation]]\nname = \"R1\"\ncluster = \"C1\"\npriority = 1\n\
+                budget = \"20ms\"\nperiod = \"100ms\"\nexecution = \"2ms\"\n\
+                invokes = { key = 1 }\n\n\
+                [[task]]\nname = \"T1\"\nreservation = \"R1\"\nperiod = \"100ms\"\n\
+                script = [{ compute = \"1ms\" }, { invoke = \"key\", length = \"2ms\" }, \
+                { compute = \"1ms\" }, \"sleep\"]\n";
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, body: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, body).unwrap();
+        let path = path.to_str().unwrap().to_owned();
+        let simulated = bulwark(&["simulate", &path, "--json", "--until", "300ms"]);
+        assert_eq!(
+            simulated.status.code(),
+            Some(0),
+            "{}",
+            text(&simulated.stderr)
+        );
+        let analysed = bulwark(&["analyze", &path, "--json"]);
+        assert_eq!(
+            analysed.status.code(),
+            Some(0),
+            "{}",
+            text(&analysed.stderr)
+        );
+        let json = |out: &Output| -> serde_json::Value {
+            serde_json::from_str(&text(&out.stdout)).unwrap()
+        };
+        (json(&simulated)["runs"][0].clone(), json(&analysed))
+    };
+    let (run_free, bounds_free) = run("free.toml", free);
+    let (run_costly, bounds_costly) = run(
+        "costly.toml",
+        &format!("{free}\n[cost]\ncontext-switch = 1000\n"),
+    );
+    assert_eq!(run_free["context_switches"], 7);
+    assert_eq!(run_costly["context_switches"], 7);
+    assert_eq!(
+        run_free["delays_ns"],
+        serde_json::json!([2_000_000, 2_000_000, 2_000_000])
+    );
+    assert_eq!(
+        run_costly["delays_ns"],
+        serde_json::json!([2_001_000, 2_001_000, 2_001_000])
+    );
+    assert_eq!(bounds_free["costs_not_in_bounds"], serde_json::json!([]));
+    assert_eq!(
+        bounds_costly["costs_not_in_bounds"],
+        serde_json::json!(["context-switch"])
+    );
+    // The bounds themselves do not move: Theorem 1 reads L_q as written.
+    assert_eq!(bounds_free["reservations"], bounds_costly["reservations"]);
+}
+
+/// `simulate` of an MC-IPC file with no task says what is missing, naming the file.
+#[test]
+fn simulating_an_mc_ipc_file_without_tasks_says_what_to_add() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bare.toml");
+    std::fs::write(
+        &path,
+        "[[cluster]]\nname = \"C1\"\ncores = 1\n\n[[server]]\nname = \"key\"\n\
+         operation = \"2ms\"\n\n[[reservation]]\nname = \"R1\"\ncluster = \"C1\"\n\
+         priority = 1\nbudget = \"20ms\"\nperiod = \"100ms\"\nexecution = \"2ms\"\n",
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    let out = bulwark(&["simulate", path]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{path}: MC-IPC system: the system has no [[task]]"
+        )),
+        "{stderr}"
+    );
+}

@@ -74,7 +74,7 @@ fn measure(
         let machine = system(study, phase, GateProtocol::McIpc, SEED);
         let until = Instant::ZERO.saturating_add(PHASE);
         let outcome = run_cluster(&machine, until)
-            .map_err(|e| LabError::Components(format!("phase {phase}: {e}")))?;
+            .map_err(|e| LabError::McIpc(format!("phase {phase}: {e}")))?;
         let host = match bulwark_host::run_mc_ipc(&machine, config) {
             Ok(host) => host,
             Err(e) => return Ok(Err(e.to_string())),

@@ -129,8 +129,20 @@ pub fn system(study: &McIpcSystem, phase: usize, protocol: GateProtocol, seed: u
 /// T1's predicted per-invocation bound under each of [`PROTOCOLS`], from the analysis of
 /// `study`: its reservation's bounds at the first server it invokes.
 pub fn bounds(study: &McIpcSystem) -> Result<[Duration; 3], LabError> {
-    let no_bound = || LabError::Components("T1 invokes no server: nothing to bound".into());
-    let t1 = study.tasks.get(T1).ok_or_else(no_bound)?;
+    let t1 = study.tasks.get(T1).ok_or_else(|| {
+        LabError::McIpc(
+            "the system has no [[task]], so nothing to simulate; add [[task]] tables with \
+             scripts (the first task is the one whose invocations are measured)"
+                .into(),
+        )
+    })?;
+    let no_bound = || {
+        LabError::McIpc(format!(
+            "task `{}`, the first in the file, invokes no server, and its invocations are what \
+             is measured; allowed: a first task whose script has an `invoke` step",
+            t1.name
+        ))
+    };
     let server = t1
         .script
         .iter()
@@ -142,8 +154,8 @@ pub fn bounds(study: &McIpcSystem) -> Result<[Duration; 3], LabError> {
     let name = &study.servers[server].name;
     let mut out = [Duration::ZERO; 3];
     for (slot, protocol) in out.iter_mut().zip(PROTOCOLS) {
-        let analysed = analyse(study, protocol)
-            .map_err(|e| LabError::Components(format!("analysis: {e:?}")))?;
+        let analysed =
+            analyse(study, protocol).map_err(|e| LabError::McIpc(format!("analysis: {e:?}")))?;
         let bound = analysed.clients[t1.reservation]
             .servers
             .iter()
@@ -194,6 +206,8 @@ pub struct PhaseResult {
     pub invocations: usize,
     /// What `allocate` and `terminate` steps did in the phase.
     pub reclaimed: Reclaimed,
+    /// Context switches on all cores (each charged the file's `context-switch` cycles).
+    pub context_switches: u64,
 }
 
 /// The reclamation work of one run: objects made and refused, and the time cores were masked.
@@ -285,7 +299,7 @@ pub fn run_phase_with(
     let until = Instant::ZERO.saturating_add(length);
     let run = if traced { run_traced } else { run_cluster };
     let mut outcome =
-        run(&config, until).map_err(|e| LabError::Components(format!("phase {phase}: {e}")))?;
+        run(&config, until).map_err(|e| LabError::McIpc(format!("phase {phase}: {e}")))?;
     let result = phase_result(study, bounds, phase, protocol, &config, &outcome);
     Ok((result, outcome.trace.take()))
 }
@@ -387,6 +401,7 @@ pub fn summarise(
         },
         invocations: outcome.invocations.len(),
         reclaimed: Reclaimed::of(outcome),
+        context_switches: outcome.context_switches,
     }
 }
 
@@ -961,6 +976,7 @@ mod tests {
             over_theorem: 0,
             invocations: 100,
             reclaimed: Reclaimed::default(),
+            context_switches: 0,
         }
     }
 

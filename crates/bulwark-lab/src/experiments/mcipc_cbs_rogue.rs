@@ -63,7 +63,7 @@ fn rogue(study: &McIpcSystem) -> Result<usize, LabError> {
         .tasks
         .iter()
         .position(|t| t.name == "T15")
-        .ok_or_else(|| LabError::Components(format!("{FILE}: no task T15")))
+        .ok_or_else(|| LabError::McIpc(format!("{FILE}: no task T15")))
 }
 
 /// One run's figures.
@@ -119,7 +119,7 @@ pub fn run_study(study: &McIpcSystem, seed: u64) -> Result<RunResult, LabError> 
         seed,
     );
     let outcome = run_cluster(&config, Instant::ZERO.saturating_add(LENGTH))
-        .map_err(|e| LabError::Components(format!("{FILE}: {e}")))?;
+        .map_err(|e| LabError::McIpc(format!("{FILE}: {e}")))?;
     let phase = summarise(0, GateProtocol::McIpc, &config, &outcome);
     // Terminated at TERMINATION, the rogue runs no more after it.
     let rogue_time = outcome

@@ -89,7 +89,7 @@ pub fn run_phases(study: &McIpcSystem, seed: u64) -> Result<Vec<PhaseRun>, LabEr
         .map(|phase| {
             let config = system(study, phase, GateProtocol::McIpc, seed);
             let outcome = run_cluster(&config, Instant::ZERO.saturating_add(LENGTH))
-                .map_err(|e| LabError::Components(format!("{FILE}: phase {phase}: {e}")))?;
+                .map_err(|e| LabError::McIpc(format!("{FILE}: phase {phase}: {e}")))?;
             let result = phase_result(
                 study,
                 &bounds,

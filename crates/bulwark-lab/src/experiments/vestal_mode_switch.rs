@@ -168,7 +168,7 @@ pub struct Summary {
 pub fn evaluate(seed: u64) -> Result<(Summary, ClusterOutcome), LabError> {
     let config = system(seed);
     let outcome = run_cluster(&config, Instant::ZERO.saturating_add(LENGTH))
-        .map_err(|e| LabError::Components(e.to_string()))?;
+        .map_err(|e| LabError::McIpc(e.to_string()))?;
     let h_jobs: Vec<_> = outcome.jobs.iter().filter(|j| j.task == H).collect();
     // Job k of H (0-based) overruns when k % 5 == 4; count those released in the run.
     let overruns = (0..h_jobs.len() as u64)

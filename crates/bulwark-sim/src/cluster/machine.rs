@@ -124,6 +124,13 @@ pub(super) struct Machine {
     servers: Vec<ServerRun>,
     /// Per cluster and core: what runs there until the next instant.
     cores: Vec<Vec<Running>>,
+    /// Per cluster and core: whose context the core holds, the last task or server that ran
+    /// there (an idle core keeps it).
+    loaded: Vec<Vec<Running>>,
+    /// The time of one context switch (zero under reported timing, where the platform's own
+    /// switches take their real time).
+    switch_cost: Duration,
+    context_switches: u64,
     /// Per cluster and core: the task whose termination call masks it, until when.
     masked: Vec<Vec<Option<(usize, Instant)>>>,
     /// The kernel objects behind `allocate` and `terminate`.
@@ -293,6 +300,9 @@ impl Machine {
             members,
             cluster_tasks,
             cores: cores.iter().map(|&m| vec![Running::Idle; m]).collect(),
+            loaded: cores.iter().map(|&m| vec![Running::Idle; m]).collect(),
+            switch_cost: config.cost.time_of(config.cost.context_switch),
+            context_switches: 0,
             masked: cores.iter().map(|&m| vec![None; m]).collect(),
             reclamation,
             masks: Vec::new(),
@@ -333,6 +343,9 @@ impl Machine {
     /// Stretches end when the platform reports them ([`Timing::Reported`]).
     pub(super) fn timed(mut self, timing: Timing) -> Self {
         self.timing = timing;
+        if timing == Timing::Reported {
+            self.switch_cost = Duration::ZERO;
+        }
         self
     }
 
@@ -429,6 +442,7 @@ impl Machine {
                 continue;
             }
             *rounds = 0;
+            self.switch_contexts();
             let next = self.next_instant().min(until);
             if next <= self.now {
                 if self.close_instant()? {
@@ -515,6 +529,7 @@ impl Machine {
             allocations: self.allocations,
             executed: self.executed,
             drained: self.drained,
+            context_switches: self.context_switches,
         }
     }
 
@@ -584,6 +599,43 @@ impl Machine {
     fn gate_error(&self, server: usize) -> impl Fn(GateError) -> ClusterSimError {
         let at = self.now;
         move |error| ClusterSimError::Gate { server, at, error }
+    }
+
+    /// Time is about to pass: a core whose task or server is not the one whose context it
+    /// holds switches first, at the cost of one context switch added to the work of the
+    /// switched-to occupant, before it progresses (as the component machine charges it, and
+    /// as ARCHITECTURE.md puts it: after `now`, charged to the next thread's context, here
+    /// the selected reservation, which drains meanwhile). Charged here, once time passes, so
+    /// that a choice replaced at the same instant costs nothing. A masked core holds the
+    /// task whose termination call masked it.
+    fn switch_contexts(&mut self) {
+        for k in 0..self.cores.len() {
+            for c in 0..self.cores[k].len() {
+                let running = self.cores[k][c];
+                if running == Running::Idle || running == self.loaded[k][c] {
+                    continue;
+                }
+                self.loaded[k][c] = running;
+                if self.masked[k][c].is_some() {
+                    continue;
+                }
+                self.context_switches += 1;
+                let cost = self.switch_cost;
+                match running {
+                    Running::Task(i) => {
+                        if let TaskState::Ready { remaining } = &mut self.tasks[i].state {
+                            *remaining = remaining.saturating_add(cost);
+                        }
+                    }
+                    Running::Server(q) => {
+                        if let Some((_, left)) = &mut self.servers[q].serving {
+                            *left = left.saturating_add(cost);
+                        }
+                    }
+                    Running::Idle => {}
+                }
+            }
+        }
     }
 
     /// True when a task on a core has a step due now (it takes it in another round at this

@@ -99,8 +99,9 @@ pub struct GroupConfig {
 }
 
 /// What kernel work costs: the cost table of every Bulwark file, of which this machine
-/// charges `reclaim_per_unit` cycles of a `clock_hz` clock per unit of
-/// `bulwark_core::reclaim` work.
+/// charges, at a `clock_hz` clock, `reclaim_per_unit` cycles per unit of
+/// `bulwark_core::reclaim` work and `context_switch` cycles per switch of a core to another
+/// task or server (simulated timing only).
 pub use bulwark_spec::CostModel;
 
 /// A task's script: the MC-IPC file's own steps, run as they are.
@@ -152,8 +153,8 @@ pub struct Config {
     pub pruned: PrunedRequests,
     /// The reclamation groups.
     pub groups: Vec<GroupConfig>,
-    /// What kernel work costs; this machine charges reclamation work only (the clock and
-    /// `reclaim_per_unit`).
+    /// What kernel work costs; this machine charges reclamation work and context switches
+    /// (the clock, `reclaim_per_unit` and `context_switch`).
     pub cost: CostModel,
     /// The seed of every random draw.
     pub seed: u64,
@@ -293,6 +294,9 @@ pub struct ClusterOutcome {
     /// Per cluster, per reservation: the budget it drained, i.e. the time it was selected
     /// (A2: a selected reservation drains whether or not anything runs in it).
     pub drained: Vec<Vec<Duration>>,
+    /// How many times a core switched to another task or server than the last one it ran,
+    /// each charged `cost.context_switch` cycles under simulated timing.
+    pub context_switches: u64,
     /// What ran where, from [`run_traced`]: cores numbered across clusters in order, a
     /// server's operation drawn as its client task's time, each job's release and completion.
     pub trace: Option<crate::trace::Trace>,

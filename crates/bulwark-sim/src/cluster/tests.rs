@@ -652,3 +652,81 @@ fn a_terminated_clients_request_leaves_the_gate() {
     );
     assert!(out.jobs.iter().filter(|j| j.task == 1).all(|j| j.killed));
 }
+
+/// A lone client as in [`a_lone_client_computes_invokes_and_sleeps`], budget 9, with a
+/// context switch of 1 ns (1 cycle at 1 GHz) added to the work of whoever a core switches
+/// to. Job 1: switch to the task, which computes 0..4; it invokes at 4, the core switches to
+/// the server, which serves 4..7; back to the task, which computes 7..9: response 9, three
+/// switches. Job 2 at 10: the idle core still holds the task, so no switch: 10..13, the
+/// server 13..16, the task 16..18: response 8, two switches.
+#[test]
+fn a_context_switch_is_added_to_the_work_of_whom_the_core_switches_to() {
+    let mut c = config(
+        vec![cluster(&[(9, 10, 1)])],
+        GateKind::Protocol(GateProtocol::McIpc),
+        vec![task(
+            0,
+            0,
+            0,
+            10,
+            vec![
+                compute(3),
+                invoke(2),
+                compute(1),
+                ScriptStep::SleepUntilNextPeriod,
+            ],
+        )],
+    );
+    let free = run(&c, at(20)).unwrap();
+    assert_eq!(free.context_switches, 5, "counted even when free");
+    c.cost.context_switch = 1;
+    let out = run(&c, at(20)).unwrap();
+    assert_eq!(out.context_switches, 5);
+    let served: Vec<_> = out
+        .invocations
+        .iter()
+        .map(|r| (r.invoked, r.replied, r.delay, r.drained))
+        .collect();
+    assert_eq!(
+        served,
+        vec![(at(4), at(7), d(3), d(3)), (at(13), at(16), d(3), d(3))]
+    );
+    let responses: Vec<_> = out.jobs.iter().map(|j| (j.release, j.response)).collect();
+    assert_eq!(responses, vec![(at(0), Some(d(9))), (at(10), Some(d(8)))]);
+    // The switches are time on the task's behalf: 9 + 8.
+    assert_eq!(out.executed, vec![d(17)]);
+    assert!(out.aborts.is_empty());
+}
+
+/// A preempted task pays a switch again when it resumes. One core: L in R1 (priority 1)
+/// computes 10 from 0; H in R0 (priority 2) computes 2 from its release at 5. Switches of
+/// 1 ns: L runs 0..5 (1 of switch, 4 of work), H 5..8, L resumes 8..15 (1 of switch, its 6
+/// left). Free switches: H 5..7, L done at 12.
+#[test]
+fn a_preempted_task_pays_a_switch_when_it_resumes() {
+    let lone = |work: u64| vec![compute(work), ScriptStep::SleepUntilNextPeriod];
+    let mut c = config(
+        vec![cluster(&[(50, 100, 2), (50, 100, 1)])],
+        GateKind::Protocol(GateProtocol::McIpc),
+        vec![task(0, 0, 5, 100, lone(2)), task(0, 1, 0, 100, lone(10))],
+    );
+    let responses = |out: &ClusterOutcome| -> Vec<_> {
+        out.jobs
+            .iter()
+            .map(|j| (j.task, j.release, j.response))
+            .collect()
+    };
+    let free = run(&c, at(50)).unwrap();
+    assert_eq!(
+        responses(&free),
+        vec![(1, at(0), Some(d(12))), (0, at(5), Some(d(2)))]
+    );
+    c.cost.context_switch = 1;
+    let out = run(&c, at(50)).unwrap();
+    assert_eq!(
+        responses(&out),
+        vec![(1, at(0), Some(d(15))), (0, at(5), Some(d(3)))]
+    );
+    assert_eq!((free.context_switches, out.context_switches), (3, 3));
+    assert_eq!(out.executed, vec![d(3), d(12)]);
+}

@@ -51,12 +51,12 @@ pub(crate) const COMPONENTS: Charged = Charged {
     help: "allowed: clock, context-switch and [cost.ipc]",
 };
 
-/// The MC-IPC machine: reclamation work only.
+/// The MC-IPC machine: reclamation work and context switches.
 pub(crate) const MC_IPC: Charged = Charged {
-    keys: &["clock", "reclaim-per-unit"],
+    keys: &["clock", "context-switch", "reclaim-per-unit"],
     kind: "an MC-IPC system",
-    why: "its machine charges only reclamation work",
-    help: "allowed: `clock` and `reclaim-per-unit`",
+    why: "its machine charges only reclamation work and context switches",
+    help: "allowed: `clock`, `context-switch` and `reclaim-per-unit`",
 };
 
 /// Where the key of the value at `value` is written in `text` (`key = value`, the key bare or

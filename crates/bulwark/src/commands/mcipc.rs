@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use bulwark_analysis::mc_ipc::GateProtocol;
 use bulwark_core::Duration;
 use bulwark_lab::experiments::mcipc_case_study::{
-    bounds, case_study, expected_over, figures, run_phase_with, PhaseResult, PROTOCOLS, SEED,
+    bounds, case_study, expected_over, figures, run_phase_with, PhaseResult, CASE_STUDY_FILE,
+    PROTOCOLS, SEED,
 };
 use bulwark_sim::trace::Trace;
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
@@ -65,7 +66,11 @@ pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<Exi
             ))
         }
     };
-    let bounds = bounds(&study).map_err(|e| e.to_string())?;
+    let file = args
+        .file
+        .as_deref()
+        .map_or_else(|| CASE_STUDY_FILE.into(), |path| path.display().to_string());
+    let bounds = bounds(&study).map_err(|e| format!("{file}: {e}"))?;
     let traced = drawing.is_some();
     let mut results = Vec::new();
     let mut traces = Vec::new();
@@ -113,6 +118,7 @@ pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<Exi
                     "terminations": r.reclaimed.terminations,
                     "masked_ns": r.reclaimed.masked.as_nanos(),
                     "longest_mask_ns": r.reclaimed.longest_mask.as_nanos(),
+                    "context_switches": r.context_switches,
                 })
             })
             .collect();
