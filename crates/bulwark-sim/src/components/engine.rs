@@ -190,8 +190,13 @@ struct Machine<'a> {
     /// Callers of the requests queued in a fixed CPI, in its queue's order.
     fixed_callers: Vec<VecDeque<(usize, bool)>>,
     tasks: Vec<TaskState>,
+    /// The earliest of the tasks' next releases, kept so that an instant with no release due
+    /// costs one comparison rather than a scan of every task.
+    next_release: Instant,
     /// Each task's scheduling context, if it has a reservation.
     contexts: Vec<Option<SchedContext>>,
+    /// The tasks that have a context, so that a system without reservations scans none.
+    reserved: Vec<usize>,
     /// The running thread's non-preemptive region: the thread and when the region ends.
     region: Option<(usize, Instant)>,
     work: Work,
@@ -302,7 +307,7 @@ impl<'a> Kernel<'a> {
             if machine.release_due() || machine.replenish_due() {
                 continue;
             }
-            let timer = machine.next_release().min(machine.next_context_event());
+            let timer = machine.next_release.min(machine.next_context_event());
             let running = machine.running.map(|r| &machine.threads[r]);
             return Some(Stretch {
                 thread: machine.running,
@@ -441,6 +446,12 @@ impl<'a> Machine<'a> {
             idle.push((0..size).collect());
         }
         let n = config.cpis.len();
+        // Validation refused the reservations `SchedContext::new` cannot build.
+        let contexts: Vec<Option<SchedContext>> = config
+            .tasks
+            .iter()
+            .map(|task| task.reservation.and_then(|r| SchedContext::new(r).ok()))
+            .collect();
         Machine {
             config,
             costs: match timing {
@@ -459,13 +470,12 @@ impl<'a> Machine<'a> {
             idle,
             overflow: vec![VecDeque::new(); n],
             fixed_callers: vec![VecDeque::new(); n],
+            next_release: earliest_release(&tasks),
             tasks,
-            // Validation refused the reservations `SchedContext::new` cannot build.
-            contexts: config
-                .tasks
-                .iter()
-                .map(|task| task.reservation.and_then(|r| SchedContext::new(r).ok()))
+            reserved: (0..contexts.len())
+                .filter(|&i| contexts[i].is_some())
                 .collect(),
+            contexts,
             region: None,
             work: Work::default(),
             outcome: ComponentOutcome::default(),
@@ -595,14 +605,6 @@ impl<'a> Machine<'a> {
 
     // ----- time ------------------------------------------------------------------------------
 
-    fn next_release(&self) -> Instant {
-        self.tasks
-            .iter()
-            .map(|t| t.next_release)
-            .min()
-            .unwrap_or(Instant::NEVER)
-    }
-
     /// Runs the running thread up to `to`, charging priority inversion to every pending job
     /// of a strictly higher-priority task.
     fn advance(&mut self, to: Instant) {
@@ -721,7 +723,8 @@ impl<'a> Machine<'a> {
     /// 3), and its threads the run queue; true if there was one.
     fn replenish_due(&mut self) -> bool {
         let mut replenished = false;
-        for i in 0..self.contexts.len() {
+        for index in 0..self.reserved.len() {
+            let i = self.reserved[index];
             let now = self.now;
             let Some(context) = self.contexts[i].as_mut() else {
                 continue;
@@ -757,7 +760,10 @@ impl<'a> Machine<'a> {
                 }
             }
         }
-        for context in self.contexts.iter().flatten() {
+        for &i in &self.reserved {
+            let Some(context) = self.contexts[i].as_ref() else {
+                continue;
+            };
             if context.is_depleted() {
                 next = next.min(context.replenishment_time());
             }
@@ -767,6 +773,9 @@ impl<'a> Machine<'a> {
 
     /// Releases every job due by now; true if there was one.
     fn release_due(&mut self) -> bool {
+        if self.next_release > self.now {
+            return false;
+        }
         let mut released = false;
         for i in 0..self.tasks.len() {
             while self.tasks[i].next_release <= self.now {
@@ -797,6 +806,7 @@ impl<'a> Machine<'a> {
                 self.mark(i, MarkKind::Release, release, seq);
             }
         }
+        self.next_release = earliest_release(&self.tasks);
         released
     }
 
@@ -1171,6 +1181,15 @@ impl<'a> Machine<'a> {
         self.outcome.tasks = self.tasks.into_iter().map(|t| t.outcome).collect();
         self.outcome
     }
+}
+
+/// The earliest of `tasks`' next releases.
+fn earliest_release(tasks: &[TaskState]) -> Instant {
+    tasks
+        .iter()
+        .map(|t| t.next_release)
+        .min()
+        .unwrap_or(Instant::NEVER)
 }
 
 fn task_id(thread: usize) -> TaskId {
