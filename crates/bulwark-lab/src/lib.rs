@@ -8,7 +8,6 @@ pub mod chrome;
 pub mod component_system;
 pub mod experiments;
 pub mod gantt;
-pub mod mc_ipc_system;
 pub mod metrics_json;
 pub mod plot;
 pub mod report;

@@ -493,6 +493,30 @@ impl McIpcSystem {
             cost: CostModel::default(),
         }
     }
+
+    /// The reclamation group each task is a member of, if any, by task index.
+    pub fn groups_of_tasks(&self) -> Vec<Option<usize>> {
+        let mut groups = vec![None; self.tasks.len()];
+        for (index, group) in self.groups.iter().enumerate() {
+            for &member in &group.members {
+                if let Some(slot) = groups.get_mut(member) {
+                    *slot = Some(index);
+                }
+            }
+        }
+        groups
+    }
+
+    /// The names of the budgeted reservations replenished by `rule`, in file order.
+    pub fn replenished_by(&self, rule: Replenishment) -> Vec<&str> {
+        self.reservations
+            .iter()
+            .filter(|r| {
+                matches!(r.kind, ReservationKind::Sporadic { replenishment, .. } if replenishment == rule)
+            })
+            .map(|r| r.name.as_str())
+            .collect()
+    }
 }
 
 impl Reservation {

@@ -15,7 +15,7 @@
 //! for the others). Offsets of the low-criticality tasks are spread over their periods.
 //!
 //! The whole study, system, tasks and phases, is the built-in file
-//! `scenarios/mcipc/case-study.toml`; [`crate::mc_ipc_system`] turns it into the cluster
+//! `scenarios/mcipc/case-study.toml`; [`Config::from_system`] turns it into the cluster
 //! machine's configuration for each phase, and the tests check it against the paper's
 //! description built by hand.
 //!
@@ -55,7 +55,6 @@ use bulwark_sim::trace::Trace;
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 
 use super::{Experiment, LabError};
-use crate::mc_ipc_system::machine_config;
 use crate::report::{Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -117,7 +116,7 @@ pub const T1: usize = 0;
 /// background queue, as the prototype does (section V); the other gates reissue them.
 pub fn system(study: &McIpcSystem, phase: usize, protocol: GateProtocol, seed: u64) -> Config {
     let gate = GateKind::Protocol(protocol);
-    machine_config(
+    Config::from_system(
         study,
         phase.checked_sub(1),
         gate,

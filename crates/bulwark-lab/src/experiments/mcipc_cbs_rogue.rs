@@ -24,7 +24,6 @@ use bulwark_spec::mc_ipc_toml::McIpcSystem;
 
 use super::mcipc_case_study::{bound_of, bounds, paper_bound, summarise, PhaseResult, T1};
 use super::{Experiment, LabError};
-use crate::mc_ipc_system::machine_config;
 use crate::report::{Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -111,7 +110,7 @@ impl RunResult {
 /// Runs `study` under MC-IPC for [`LENGTH`].
 pub fn run_study(study: &McIpcSystem, seed: u64) -> Result<RunResult, LabError> {
     let rogue = rogue(study)?;
-    let config: Config = machine_config(
+    let config: Config = Config::from_system(
         study,
         None,
         GateKind::Protocol(GateProtocol::McIpc),
@@ -343,13 +342,12 @@ pub fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mc_ipc_system::replenished_by;
     use bulwark_spec::mc_ipc_toml::{Replenishment, ReservationKind};
 
     #[test]
     fn the_file_makes_every_low_criticality_reservation_a_cbs_server() {
         let study = system().unwrap();
-        let servers = replenished_by(&study, Replenishment::ConstantBandwidth);
+        let servers = study.replenished_by(Replenishment::ConstantBandwidth);
         let expected: Vec<String> = (5..=16).map(|i| format!("R{i}")).collect();
         assert_eq!(servers, expected);
         // The four partitions stay table-driven.
@@ -357,10 +355,7 @@ mod tests {
             .iter()
             .all(|r| matches!(r.kind, ReservationKind::TableDriven { .. })));
         let rogue = rogue(&study).unwrap();
-        assert_eq!(
-            crate::mc_ipc_system::groups_of_tasks(&study)[rogue],
-            Some(0)
-        );
+        assert_eq!(study.groups_of_tasks()[rogue], Some(0));
         assert_eq!(study.cost.reclaim_per_unit, 13);
     }
 

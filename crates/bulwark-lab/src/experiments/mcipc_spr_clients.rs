@@ -23,8 +23,8 @@ use bulwark_spec::mc_ipc_toml::{McIpcSystem, ReservationKind};
 
 use super::mcipc_case_study::{bound_of, bounds, paper_bound, phase_result, system, PhaseResult};
 use super::{Experiment, LabError};
-use crate::mc_ipc_system::placements;
 use crate::report::{Check, ExperimentReport, Table};
+use bulwark_sim::cluster::placements;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "mcipc-spr-clients",
@@ -261,10 +261,9 @@ mod tests {
     /// The file is the case study with R5..R14 as SPR servers at rate-monotonic priorities.
     #[test]
     fn the_file_puts_the_low_criticality_reservations_on_spr_servers() {
-        use crate::mc_ipc_system::replenished_by;
         use bulwark_spec::mc_ipc_toml::Replenishment;
         let study = study().unwrap();
-        let spr = replenished_by(&study, Replenishment::Spr { replenishments: 8 });
+        let spr = study.replenished_by(Replenishment::Spr { replenishments: 8 });
         assert_eq!(
             spr,
             ["R5", "R6", "R7", "R8", "R9", "R10", "R11", "R12", "R13", "R14"]

@@ -8,7 +8,9 @@
 //! ([`ClusterConfig`] from `bulwark-core`); client tasks, each bound to one reservation of one
 //! cluster and running a cyclic script ([`ScriptStep`]); and servers, each sequential (one request at
 //! a time) behind an [`IpcGate`]. Time is integer nanoseconds. The kernel's scheduling and
-//! IPC take no time; only scripts, operations and reclamation do.
+//! IPC take no time; scripts, operations and reclamation do, and so does a context switch
+//! when the cost table gives one (added to the work of the task or server switched to).
+//! [`Config::from_system`] builds a configuration from an MC-IPC file's model.
 //!
 //! Reclamation (the reclamation paper): each task is a process of `bulwark_core::reclaim`'s
 //! capability tree, spawned into its reclamation group ([`TaskConfig::group`]) when it has
@@ -57,9 +59,11 @@
 //! chooses the dispatch in (cluster, core) order. Random draws come from one ChaCha stream per
 //! task seeded with [`Config::seed`]. So a configuration always gives the same outcome.
 
+mod from_system;
 mod machine;
 
 pub use crate::Timing;
+pub use from_system::placements;
 pub use machine::{Stretch, Worker};
 
 use bulwark_core::ipc::mc_ipc::GateError;

@@ -1,6 +1,6 @@
-//! From an MC-IPC system file to the cluster machine: clusters, reservations, servers and the
-//! tasks of one phase (the analysis, `bulwark_analysis::mc_ipc`, reads the file's model as it
-//! is).
+//! From an MC-IPC system file's model to the cluster machine: clusters, reservations, servers
+//! and the tasks of one phase, as [`Config::from_system`] builds them (the analysis,
+//! `bulwark_analysis::mc_ipc`, reads the same model as it is).
 //!
 //! A file (`bulwark_spec::mc_ipc_toml`) describes the system and its phases; the cluster
 //! machine (`bulwark_sim::cluster`) runs one phase of it under one IPC protocol. The mapping:
@@ -11,22 +11,22 @@
 //!   priorities. A high-criticality sporadic reservation is monitored against the budget it
 //!   is given, so it never switches its cluster's mode here. One declared `replenishment =
 //!   "cbs"` is a constant-bandwidth server;
-//! - tasks keep their reclamation groups, and the file's `[cost]` prices reclamation work and context switches;
-//!   `allocate` and `terminate` steps are the machine's own;
+//! - tasks keep their reclamation groups, and the file's `[cost]` prices reclamation work
+//!   and context switches; `allocate` and `terminate` steps are the machine's own;
 //! - a phase's additions append, on each of their clusters, `count` new sporadic
 //!   reservations (one per task), one best-effort reservation shared by the copies, or tasks
 //!   in an existing reservation; copy `k` is first released at `offset + k * stagger`;
 //! - a flooding task invokes its first invocation's server back to back, computing the
 //!   file's `flood-gap` between two invocations, and never sleeps.
 
+use super::{
+    Config, Execution, GateKind, GroupConfig, PrunedRequests, ScriptStep, ServerConfig, TaskConfig,
+};
 use bulwark_core::reservation::clustered::{
     ClusterConfig, Replenishment as MachineReplenishment, ReservationId,
     ReservationKind as MachineReservation, Slot, Sporadic, SporadicOrder,
 };
 use bulwark_core::{Duration, Priority};
-use bulwark_sim::cluster::{
-    Config, Execution, GateKind, GroupConfig, PrunedRequests, ScriptStep, ServerConfig, TaskConfig,
-};
 use bulwark_spec::mc_ipc_toml::{
     AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, TaskTemplate,
 };
@@ -70,9 +70,22 @@ pub fn placements(system: &McIpcSystem) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Builds the cluster machine's configuration for phase `phase` (0-based index into
-/// `system.phases`; `None` for the system without any phase's changes).
-pub fn machine_config(
+impl Config {
+    /// The cluster machine's configuration of `system`'s phase `phase` (0-based index into
+    /// `system.phases`; `None` for the system without any phase's changes), its servers
+    /// behind `gate`, pruned requests handled as `pruned`, its draws from `seed`.
+    pub fn from_system(
+        system: &McIpcSystem,
+        phase: Option<usize>,
+        gate: GateKind,
+        pruned: PrunedRequests,
+        seed: u64,
+    ) -> Config {
+        from_system(system, phase, gate, pruned, seed)
+    }
+}
+
+fn from_system(
     system: &McIpcSystem,
     phase: Option<usize>,
     gate: GateKind,
@@ -117,7 +130,7 @@ pub fn machine_config(
         clusters[r.cluster].push(kind);
     }
 
-    let groups = groups_of_tasks(system);
+    let groups = system.groups_of_tasks();
     let mut tasks: Vec<TaskConfig> = system
         .tasks
         .iter()
@@ -217,19 +230,6 @@ fn copy_of(template: &TaskTemplate, cluster: usize, reservation: usize, copy: u3
     }
 }
 
-/// The reclamation group each task of `system` is a member of, if any, by task index.
-pub fn groups_of_tasks(system: &McIpcSystem) -> Vec<Option<usize>> {
-    let mut groups = vec![None; system.tasks.len()];
-    for (index, group) in system.groups.iter().enumerate() {
-        for &member in &group.members {
-            if let Some(slot) = groups.get_mut(member) {
-                *slot = Some(index);
-            }
-        }
-    }
-    groups
-}
-
 /// EDF when the cluster's sporadic reservations all share one priority, else fixed
 /// priorities; fixed priorities whenever one is an SPR server (a fixed-priority server).
 fn order_of(reservations: &[MachineReservation]) -> SporadicOrder {
@@ -252,16 +252,4 @@ fn order_of(reservations: &[MachineReservation]) -> SporadicOrder {
     } else {
         SporadicOrder::FixedPriority
     }
-}
-
-/// The names of `system`'s budgeted reservations replenished by `rule`, in file order.
-pub fn replenished_by(system: &McIpcSystem, rule: Replenishment) -> Vec<&str> {
-    system
-        .reservations
-        .iter()
-        .filter(|r| {
-            matches!(r.kind, ReservationKind::Sporadic { replenishment, .. } if replenishment == rule)
-        })
-        .map(|r| r.name.as_str())
-        .collect()
 }
