@@ -732,3 +732,26 @@ fn a_late_job_is_marked_at_its_deadline() {
     assert_eq!(misses.first(), Some(&(1, 0, 9_000_000)));
     assert_eq!(misses.len() as u64, outcome.misses());
 }
+
+/// A core that idled switches to whoever runs next, as from the idle thread (the scenario
+/// machine's rule): a lone task (4 ms every 100 ms) pays a 1 ms switch at each of its two
+/// jobs, completing at 5 and 105; two switches.
+#[test]
+fn a_switch_from_an_idle_core_is_charged() {
+    let config = ComponentSystemConfig {
+        tasks: vec![task("lone", 10, 0, vec![Step::Execute(ms(4))])],
+        cpis: Vec::new(),
+        costs: ProtocolCosts {
+            context_switch: ms(1),
+            ..ProtocolCosts::ZERO
+        },
+    };
+    let outcome = simulate(&config, 200);
+    assert_eq!(outcome.context_switches, 2);
+    let done: Vec<Option<Instant>> = outcome.tasks[0]
+        .job_records
+        .iter()
+        .map(|j| j.completion)
+        .collect();
+    assert_eq!(done, [at(5), at(105)]);
+}

@@ -254,7 +254,9 @@ pub struct CostModel {
     pub scheduler: u64,
     /// One unit of policy work (see `bulwark_core::Work::units`).
     pub per_work_unit: u64,
-    /// Switching to a different task.
+    /// Switching a core to a task (or server thread) other than what it ran last; an idle
+    /// core ran none, so the task after an idle stretch is switched to. Every machine
+    /// follows this rule.
     pub context_switch: u64,
     /// Cache refill a task pays when it resumes after being preempted.
     pub cache_refill: u64,

@@ -833,9 +833,9 @@ fn analyze_counts_the_reservations_of_a_component_system() {
 /// An MC-IPC file's `[cost] context-switch`: the cluster machine adds it to the work of each
 /// task or server a core switches to, and the analysis says its bounds leave it out. One
 /// client T1 (compute 1 ms, invoke 2 ms, compute 1 ms, sleep; period 100 ms) alone on one
-/// core, over three jobs: job 1 switches to T1, to the server and back (3); later jobs find
-/// T1 still loaded on the idle core (2 each): 7 switches. Each invocation waits for the switch
-/// to the server, 1 us at 1 GHz, then the 2 ms operation.
+/// core, over three jobs, each switching from the idle core to T1, to the server and back:
+/// 9 switches. Each invocation waits for the switch to the server, 1 us at 1 GHz, then the
+/// 2 ms operation.
 #[test]
 fn an_mc_ipc_context_switch_is_charged_and_left_out_of_the_bounds() {
     let free = "protocol = \"mc-ipc\"\n\n[[cluster]]\nname = \"C1\"\ncores = 1\n\n\
@@ -875,8 +875,8 @@ fn an_mc_ipc_context_switch_is_charged_and_left_out_of_the_bounds() {
         "costly.toml",
         &format!("{free}\n[cost]\ncontext-switch = 1000\n"),
     );
-    assert_eq!(run_free["context_switches"], 7);
-    assert_eq!(run_costly["context_switches"], 7);
+    assert_eq!(run_free["context_switches"], 9);
+    assert_eq!(run_costly["context_switches"], 9);
     assert_eq!(
         run_free["delays_ns"],
         serde_json::json!([2_000_000, 2_000_000, 2_000_000])

@@ -124,8 +124,8 @@ pub(super) struct Machine {
     servers: Vec<ServerRun>,
     /// Per cluster and core: what runs there until the next instant.
     cores: Vec<Vec<Running>>,
-    /// Per cluster and core: whose context the core holds, the last task or server that ran
-    /// there (an idle core keeps it).
+    /// Per cluster and core: what ran there during the last stretch of time (idle included,
+    /// as the idle thread is a thread).
     loaded: Vec<Vec<Running>>,
     /// The time of one context switch (zero under reported timing, where the platform's own
     /// switches take their real time).
@@ -601,21 +601,24 @@ impl Machine {
         move |error| ClusterSimError::Gate { server, at, error }
     }
 
-    /// Time is about to pass: a core whose task or server is not the one whose context it
-    /// holds switches first, at the cost of one context switch added to the work of the
-    /// switched-to occupant, before it progresses (as the component machine charges it, and
-    /// as ARCHITECTURE.md puts it: after `now`, charged to the next thread's context, here
-    /// the selected reservation, which drains meanwhile). Charged here, once time passes, so
-    /// that a choice replaced at the same instant costs nothing. A masked core holds the
-    /// task whose termination call masked it.
+    /// Time is about to pass: a core that runs a task or server other than what ran there
+    /// during the last stretch of time (an idle core ran nothing) switches first, at the cost
+    /// of one context switch added to the work of the switched-to occupant, before it
+    /// progresses. This is the scenario machine's rule, and ARCHITECTURE.md's: after `now`,
+    /// charged to the next thread's context, here the selected reservation, which drains
+    /// meanwhile. Charged once time passes, so that a choice replaced at the same instant
+    /// costs nothing. A masked core holds the task whose termination call masked it.
     fn switch_contexts(&mut self) {
         for k in 0..self.cores.len() {
             for c in 0..self.cores[k].len() {
                 let running = self.cores[k][c];
-                if running == Running::Idle || running == self.loaded[k][c] {
+                if running == self.loaded[k][c] {
                     continue;
                 }
                 self.loaded[k][c] = running;
+                if running == Running::Idle {
+                    continue;
+                }
                 if self.masked[k][c].is_some() {
                     continue;
                 }

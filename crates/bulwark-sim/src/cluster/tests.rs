@@ -657,8 +657,7 @@ fn a_terminated_clients_request_leaves_the_gate() {
 /// context switch of 1 ns (1 cycle at 1 GHz) added to the work of whoever a core switches
 /// to. Job 1: switch to the task, which computes 0..4; it invokes at 4, the core switches to
 /// the server, which serves 4..7; back to the task, which computes 7..9: response 9, three
-/// switches. Job 2 at 10: the idle core still holds the task, so no switch: 10..13, the
-/// server 13..16, the task 16..18: response 8, two switches.
+/// switches. Job 2 at 10, after the core idled, the same 10 later.
 #[test]
 fn a_context_switch_is_added_to_the_work_of_whom_the_core_switches_to() {
     let mut c = config(
@@ -678,10 +677,10 @@ fn a_context_switch_is_added_to_the_work_of_whom_the_core_switches_to() {
         )],
     );
     let free = run(&c, at(20)).unwrap();
-    assert_eq!(free.context_switches, 5, "counted even when free");
+    assert_eq!(free.context_switches, 6, "counted even when free");
     c.cost.context_switch = 1;
     let out = run(&c, at(20)).unwrap();
-    assert_eq!(out.context_switches, 5);
+    assert_eq!(out.context_switches, 6);
     let served: Vec<_> = out
         .invocations
         .iter()
@@ -689,12 +688,12 @@ fn a_context_switch_is_added_to_the_work_of_whom_the_core_switches_to() {
         .collect();
     assert_eq!(
         served,
-        vec![(at(4), at(7), d(3), d(3)), (at(13), at(16), d(3), d(3))]
+        vec![(at(4), at(7), d(3), d(3)), (at(14), at(17), d(3), d(3))]
     );
     let responses: Vec<_> = out.jobs.iter().map(|j| (j.release, j.response)).collect();
-    assert_eq!(responses, vec![(at(0), Some(d(9))), (at(10), Some(d(8)))]);
-    // The switches are time on the task's behalf: 9 + 8.
-    assert_eq!(out.executed, vec![d(17)]);
+    assert_eq!(responses, vec![(at(0), Some(d(9))), (at(10), Some(d(9)))]);
+    // The switches are time on the task's behalf: 9 + 9.
+    assert_eq!(out.executed, vec![d(18)]);
     assert!(out.aborts.is_empty());
 }
 

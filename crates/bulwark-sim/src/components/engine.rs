@@ -612,6 +612,10 @@ impl<'a> Machine<'a> {
         if let (Some(r), false) = (self.running, dt.is_zero()) {
             self.record_slice(r, to);
         }
+        if self.running.is_none() && !dt.is_zero() {
+            // The core idled: whoever runs next is switched to, as from the idle thread.
+            self.last_dispatched = None;
+        }
         if let Some(r) = self.running {
             if let Some(i) = self.context_of(r) {
                 if let Some(context) = self.contexts[i].as_mut() {

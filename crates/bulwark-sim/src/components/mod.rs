@@ -215,7 +215,8 @@ pub struct ComponentOutcome {
     pub protocol_errors: u64,
     /// Time the core ran threads, kernel overheads included.
     pub busy: Duration,
-    /// Thread dispatches that switched threads.
+    /// Thread dispatches that switched threads: to a thread other than the one that ran last,
+    /// or after the core idled.
     pub context_switches: u64,
     /// What ran when, when asked for: one slice per stretch a thread ran, under the task
     /// whose job it worked for (a server thread's time is its caller's task's; protocol
