@@ -145,11 +145,13 @@ pub trait Policy {
         None
     }
 
-    /// The period instance `task` is served in, `(release, deadline)`, for policies that
-    /// serve tasks in period instances of their own (VBS: the paper's tasks of Fig. 1), as of
-    /// the last invocation; `None` otherwise, and for a task the policy does not know. A
-    /// simulator records it beside the time the task ran. Reading it changes nothing.
-    fn period_instance(&self, task: TaskId) -> Option<(Instant, Instant)> {
+    /// The window `(start, deadline)` by whose deadline the policy schedules `task` now, for
+    /// policies that schedule a task in windows of their own: a CBS server's current server
+    /// period `[d - T, d)` while it has a pending job, a VBS process's period instance
+    /// `(r_i, d_i)` (the paper's tasks of Fig. 1); as of the last invocation. `None`
+    /// otherwise, and for a task the policy does not know. A simulator records it beside the
+    /// time the task ran. Reading it changes nothing.
+    fn scheduling_window(&self, task: TaskId) -> Option<(Instant, Instant)> {
         let _ = task;
         None
     }
@@ -234,7 +236,7 @@ impl<P: Policy + ?Sized> Policy for alloc::boxed::Box<P> {
     }
 
     #[inline]
-    fn period_instance(&self, task: TaskId) -> Option<(Instant, Instant)> {
-        (**self).period_instance(task)
+    fn scheduling_window(&self, task: TaskId) -> Option<(Instant, Instant)> {
+        (**self).scheduling_window(task)
     }
 }

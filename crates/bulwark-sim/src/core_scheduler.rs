@@ -96,10 +96,10 @@ impl<P: Policy> CoreScheduler<P> {
         self.scheduler.check_invariants()
     }
 
-    /// The period instance `(release, deadline)` `task` is served in, for policies that have
-    /// them (VBS), as of the last decision.
-    pub fn period_instance(&self, task: TaskId) -> Option<(Instant, Instant)> {
-        self.scheduler.policy().period_instance(task)
+    /// The window `(start, deadline)` by whose deadline the policy schedules `task`, for
+    /// policies that have them (CBS, VBS), as of the last decision.
+    pub fn scheduling_window(&self, task: TaskId) -> Option<(Instant, Instant)> {
+        self.scheduler.policy().scheduling_window(task)
     }
 }
 

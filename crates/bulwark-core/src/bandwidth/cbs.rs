@@ -274,6 +274,14 @@ impl Policy for Cbs {
         self.server_state(task).map(|(remaining, _)| remaining)
     }
 
+    /// The server period `[d - T, d)` of a server with a pending job (active or throttled):
+    /// EDF schedules it by `d`, and it may use `Q` in the period.
+    fn scheduling_window(&self, task: TaskId) -> Option<(Instant, Instant)> {
+        let s = self.servers.get(task.index())?;
+        matches!(s.phase, Phase::Active | Phase::Throttled)
+            .then(|| (s.deadline.saturating_sub(s.server.period), s.deadline))
+    }
+
     fn name(&self) -> &'static str {
         "cbs"
     }
@@ -456,6 +464,26 @@ mod tests {
         let d = cbs.schedule(at(7), &mut w);
         assert_eq!((d.next, d.timer), (Some(TaskId(0)), Some(at(9))));
         cbs.check_invariants().unwrap();
+    }
+
+    /// The scheduling window is the server period `[d - T, d)` while a job is pending, none
+    /// otherwise: (2, 10) activated at 3 gets d = 13, window [3, 13); soft CBS postpones it on
+    /// depletion at 5 to [13, 23); once its task blocks, no window; an unknown task, none.
+    #[test]
+    fn the_scheduling_window_is_the_server_period() {
+        let mut cbs = Cbs::with_capacity(1);
+        let mut w = Work::default();
+        cbs.add_server(TaskId(0), CbsServer::new(ms(2), ms(10)))
+            .unwrap();
+        assert_eq!(cbs.scheduling_window(TaskId(0)), None, "idle");
+        cbs.activate(at(3), TaskId(0), JOB, &mut w).unwrap();
+        assert_eq!(cbs.scheduling_window(TaskId(0)), Some((at(3), at(13))));
+        cbs.schedule(at(3), &mut w);
+        cbs.schedule(at(5), &mut w);
+        assert_eq!(cbs.scheduling_window(TaskId(0)), Some((at(13), at(23))));
+        cbs.block(at(6), TaskId(0), &mut w).unwrap();
+        assert_eq!(cbs.scheduling_window(TaskId(0)), None, "blocked");
+        assert_eq!(cbs.scheduling_window(TaskId(7)), None, "unknown");
     }
 
     /// Hard CBS throttles: the same endless job on (2, 10) alone depletes at 2 and is idle

@@ -123,7 +123,7 @@ impl Machine<'_> {
                 core,
                 next,
                 now.saturating_add(overhead),
-                c.scheduler.period_instance(next),
+                c.scheduler.scheduling_window(next),
             );
         }
         let timer = vbs.timer(core, timer);

@@ -918,7 +918,7 @@ impl<Q: VbsQueue> Policy for Vbs<Q> {
     }
 
     /// `(r_i, d_i)` of the process's current period instance (see [`ProcessState`]).
-    fn period_instance(&self, task: TaskId) -> Option<(Instant, Instant)> {
+    fn scheduling_window(&self, task: TaskId) -> Option<(Instant, Instant)> {
         self.process_state(task)
             .map(|state| (state.release, state.deadline))
     }
