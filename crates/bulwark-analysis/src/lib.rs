@@ -8,6 +8,7 @@ pub mod bandwidth;
 pub mod blocking;
 pub mod classic;
 pub mod component_graph;
+pub mod component_lowering;
 pub mod component_sets;
 pub mod generate;
 pub mod mc_ipc;

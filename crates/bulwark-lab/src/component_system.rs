@@ -1,44 +1,19 @@
 //! From a component system file to the component machine and to the schedulability analysis.
 //!
 //! A [`ComponentSystem`] (read from a `.camkes` file or TOML) says who requests what; the
-//! configuration analyzer ([`component_graph`]) settles each CPI's priority and pool. With
-//! the bodies of every task and of every CPI a task reaches, [`lower`] builds the lowered
-//! model (`bulwark_spec::lowered`) once: the component machine runs it
-//! ([`ComponentSystemConfig`]) and the blocking analysis reads the same bodies
-//! ([`System::lowered`]), with the same protocol overheads ([`analysis_overheads`]).
+//! configuration analyzer ([`bulwark_analysis::component_graph`]) settles each CPI's priority and pool, and
+//! [`component_lowering::lower`] builds the lowered model (`bulwark_spec::lowered`) once.
+//! Here it meets a cost table: the component machine runs it ([`ComponentSystemConfig`]) and
+//! the blocking analysis reads the same bodies ([`System::lowered`]), with the same protocol
+//! overheads ([`analysis_overheads`]).
 
-use std::collections::HashMap;
-
-use bulwark_analysis::admission::{self, Server};
-use bulwark_analysis::blocking::{self, analyse, CallReply, Overheads, System, TaskTiming};
-use bulwark_analysis::component_graph::{self, ComponentAnalysis, CycleKind};
-use bulwark_analysis::rbf::ServerKind;
-use bulwark_core::reservation::Reservation;
-use bulwark_core::{Duration, Priority};
-use bulwark_sim::components::{
-    ComponentSystemConfig, LoweredCpi, LoweredTask, ProtocolCosts, Step,
-};
-use bulwark_spec::component::{ComponentSystem, CpiId, ProcedureStep, Task, RESERVATION_SLOTS};
-
-/// Why a component system cannot be simulated or analysed for schedulability.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum LowerError {
-    /// A task without a body: its execution time is unknown.
-    #[error(
-        "task `{0}` has no body, so its execution time is unknown; give it one (CAmkES \
-         `{0}._body = \"execute 1ms; request out\";`, TOML `body = [...]`)"
-    )]
-    TaskWithoutBody(String),
-    /// A CPI some task reaches without a body.
-    #[error(
-        "CPI `{0}` is requested but has no body, so its execution time is unknown; give it \
-         one (CAmkES `<component>.<interface>_body = \"execute 1ms\";`)"
-    )]
-    CpiWithoutBody(String),
-    /// A request chain loops: the system would deadlock.
-    #[error("request chains loop through {0}: the system would deadlock")]
-    CallLoop(String),
-}
+use bulwark_analysis::blocking::{self, analyse, CallReply, Overheads, System};
+use bulwark_analysis::component_graph::ComponentAnalysis;
+use bulwark_analysis::component_lowering;
+pub use bulwark_analysis::component_lowering::{reservation_terms, LowerError, ReservationTerms};
+use bulwark_core::Duration;
+use bulwark_sim::components::{ComponentSystemConfig, ProtocolCosts};
+use bulwark_spec::component::ComponentSystem;
 
 /// The system lowered for the machine and for the analysis.
 #[derive(Clone, Debug)]
@@ -69,164 +44,19 @@ pub fn analysis_overheads(costs: &ProtocolCosts) -> Overheads {
     }
 }
 
-/// Lowers `system`, whose configuration analysis is `analysis`, with protocol costs `costs`.
-/// Each CPI's threads wait at the priority the analyzer settled (configured, 255 for NPCS,
-/// else its ceiling) and its pool is the configured size, else the analyzer's.
+/// Lowers `system`, whose configuration analysis is `analysis`, with protocol costs `costs`:
+/// the lowered model ([`component_lowering::lower`]) for the machine, and the analysis's
+/// system and overheads for the same bodies and costs.
 pub fn lower(
     system: &ComponentSystem,
     analysis: &ComponentAnalysis,
     costs: ProtocolCosts,
 ) -> Result<Lowered, LowerError> {
-    if let Some(cycle) = analysis
-        .cycles
-        .iter()
-        .find(|c| c.kind != CycleKind::ConnectionsOnly)
-    {
-        return Err(LowerError::CallLoop(cycle.cpis.join(" -> ")));
-    }
-    let cpis = system.cpis();
-    let index: HashMap<CpiId, usize> = cpis
-        .iter()
-        .enumerate()
-        .map(|(i, (id, _))| (*id, i))
-        .collect();
-    let reports: HashMap<CpiId, &component_graph::CpiReport> =
-        analysis.cpis.iter().map(|r| (r.id, r)).collect();
-    let target = |step: &ProcedureStep| -> Step {
-        match *step {
-            ProcedureStep::Execute(d) => Step::Execute(d),
-            ProcedureStep::Request(c) => Step::Request(index[&system.connections[c.0].to]),
-        }
-    };
-    let mut machine_tasks = Vec::new();
-    for (_, task) in system.tasks() {
-        let body = task
-            .body
-            .as_deref()
-            .ok_or_else(|| LowerError::TaskWithoutBody(task.name.clone()))?;
-        machine_tasks.push(LoweredTask {
-            name: task.name.clone(),
-            priority: task.priority,
-            period: task.period,
-            offset: Duration::ZERO,
-            body: body.iter().map(target).collect(),
-            // The task's scheduling context: an SPR reservation over its own period.
-            reservation: task.reservation.map(|r| Reservation {
-                budget: r.budget,
-                period: task.period,
-                replenishments: RESERVATION_SLOTS,
-                non_preemptive: r.non_preemptive,
-            }),
-        });
-    }
-    let mut machine_cpis = Vec::new();
-    for (id, cpi) in &cpis {
-        let report = reports.get(id);
-        let name = report.map_or_else(|| cpi.name.clone(), |r| r.name());
-        let reached = report.is_some_and(|r| !r.tasks.is_empty());
-        let body = match (&cpi.body, reached) {
-            (Some(body), _) => body.as_slice(),
-            (None, false) => &[],
-            (None, true) => return Err(LowerError::CpiWithoutBody(name)),
-        };
-        machine_cpis.push(LoweredCpi {
-            name,
-            protocol: cpi.protocol,
-            ceiling: report.and_then(|r| r.priority).unwrap_or(Priority::MIN),
-            threads: report
-                .map(|r| r.configured_threads.unwrap_or(r.threads))
-                .unwrap_or(1)
-                .max(1),
-            body: body.iter().map(target).collect(),
-            task_bodies: Vec::new(),
-        });
-    }
+    let (tasks, cpis) = component_lowering::lower(system, analysis)?;
     Ok(Lowered {
-        system: System::lowered(&machine_tasks, &machine_cpis),
-        machine: ComponentSystemConfig {
-            tasks: machine_tasks,
-            cpis: machine_cpis,
-            costs,
-        },
+        system: System::lowered(&tasks, &cpis),
+        machine: ComponentSystemConfig { tasks, cpis, costs },
         overheads: analysis_overheads(&costs),
-    })
-}
-
-/// What the tasks' SPR reservations add to the component analysis, task by task in the
-/// order of [`ComponentSystem::tasks`].
-#[derive(Clone, Debug)]
-pub struct ReservationTerms {
-    /// Each task's reservation, if it has one.
-    pub reservations: Vec<Option<Reservation>>,
-    /// `I_i`, SPR Eq. 1's blocking term: the longest non-preemptive region `eta` of a
-    /// strictly lower-priority task's reservation (zero if none). A job meets one such region
-    /// when it is released or woken while a lower-priority thread was just dispatched.
-    pub regions: Vec<Duration>,
-    /// SPR Eq. 1 over the reservations, when every task has one (it assumes every task on the
-    /// core is a reservation server); `None` otherwise.
-    pub eq1: Option<Vec<admission::Response>>,
-}
-
-impl ReservationTerms {
-    /// The timings with each task's blocking raised by its `I_i`: what the response-time
-    /// analysis reads once non-preemptive regions can delay a job.
-    pub fn with_regions(&self, timings: &[TaskTiming]) -> Vec<TaskTiming> {
-        timings
-            .iter()
-            .zip(&self.regions)
-            .map(|(t, region)| TaskTiming {
-                blocking: t.blocking.saturating_add(*region),
-                ..*t
-            })
-            .collect()
-    }
-}
-
-/// The reservation terms of `system`, `None` when no task has a reservation.
-pub fn reservation_terms(system: &ComponentSystem) -> Option<ReservationTerms> {
-    let tasks: Vec<&Task> = system.tasks().into_iter().map(|(_, t)| t).collect();
-    let reservations: Vec<Option<Reservation>> = tasks
-        .iter()
-        .map(|t| {
-            t.reservation.map(|r| Reservation {
-                budget: r.budget,
-                period: t.period,
-                replenishments: RESERVATION_SLOTS,
-                non_preemptive: r.non_preemptive,
-            })
-        })
-        .collect();
-    if reservations.iter().all(Option::is_none) {
-        return None;
-    }
-    let regions = tasks
-        .iter()
-        .map(|task| {
-            tasks
-                .iter()
-                .zip(&reservations)
-                .filter(|(lower, _)| lower.priority < task.priority)
-                .filter_map(|(_, r)| r.map(|r| r.non_preemptive))
-                .max()
-                .unwrap_or(Duration::ZERO)
-        })
-        .collect();
-    let servers: Option<Vec<Server>> = tasks
-        .iter()
-        .zip(&reservations)
-        .map(|(t, r)| {
-            Some(Server::new(
-                t.name.clone(),
-                t.priority,
-                (*r)?,
-                ServerKind::Sporadic,
-            ))
-        })
-        .collect();
-    Some(ReservationTerms {
-        eq1: servers.map(|s| admission::response_times(&s)),
-        regions,
-        reservations,
     })
 }
 
@@ -239,6 +69,7 @@ pub fn schedulability(lowered: &Lowered) -> Option<blocking::Analysis> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bulwark_analysis::component_graph;
     use bulwark_core::Instant;
     use bulwark_sim::components::{run, RunOptions};
 
