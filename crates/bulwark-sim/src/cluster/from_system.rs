@@ -81,138 +81,132 @@ impl Config {
         pruned: PrunedRequests,
         seed: u64,
     ) -> Config {
-        from_system(system, phase, gate, pruned, seed)
-    }
-}
-
-fn from_system(
-    system: &McIpcSystem,
-    phase: Option<usize>,
-    gate: GateKind,
-    pruned: PrunedRequests,
-    seed: u64,
-) -> Config {
-    let cycle = system.cycle.unwrap_or(Duration::ZERO);
-    let mut clusters: Vec<Vec<MachineReservation>> = vec![Vec::new(); system.clusters.len()];
-    let placed = placements(system);
-    let mut core_slots: Vec<Vec<Vec<Slot>>> = system
-        .clusters
-        .iter()
-        .map(|c| vec![Vec::new(); c.cores as usize])
-        .collect();
-    for r in &system.reservations {
-        let kind = match &r.kind {
-            ReservationKind::TableDriven { slots } => {
-                let cores = &mut core_slots[r.cluster];
-                let free = |taken: &Vec<Slot>| {
-                    slots
-                        .iter()
-                        .all(|slot| taken.iter().all(|other| !slot.overlaps(*other)))
-                };
-                let core = cores.iter().position(free).unwrap_or(0);
-                if let Some(taken) = cores.get_mut(core) {
-                    taken.extend(slots.iter().copied());
-                }
-                MachineReservation::TimePartition {
-                    core,
-                    priority: r.priority,
-                    slots: slots.clone(),
-                }
-            }
-            ReservationKind::Sporadic {
-                budget,
-                period,
-                replenishment,
-            } => {
-                MachineReservation::Sporadic(budgeted(*budget, *period, r.priority, *replenishment))
-            }
-        };
-        clusters[r.cluster].push(kind);
-    }
-
-    let groups = system.groups_of_tasks();
-    let mut tasks: Vec<TaskConfig> = system
-        .tasks
-        .iter()
-        .zip(groups)
-        .map(|(t, group)| {
-            let (cluster, index) = placed[t.reservation];
-            TaskConfig {
-                cluster,
-                reservation: ReservationId(index as u32),
-                offset: t.offset,
-                period: t.period,
-                script: t.script.clone(),
-                group,
-            }
-        })
-        .collect();
-
-    if let Some(phase) = phase.and_then(|p| system.phases.get(p)) {
-        for &task in &phase.floods {
-            if let Some(steps) = flood(&system.tasks[task].script, system.flood_gap) {
-                tasks[task].script = steps;
-            }
-        }
-        for addition in &phase.additions {
-            for &cluster in &addition.clusters {
-                let mut shared = None;
-                for copy in 0..addition.count {
-                    let reservation = match addition.reservation {
-                        AddedReservation::Existing(r) => placed[r].1,
-                        AddedReservation::Sporadic {
-                            criticality,
-                            priority,
-                            budget,
-                            period,
-                            replenishment,
-                        } => {
-                            let mut sporadic = budgeted(budget, period, priority, replenishment);
-                            if criticality == Criticality::High {
-                                sporadic = sporadic.with_high_criticality(budget);
-                            }
-                            clusters[cluster].push(MachineReservation::Sporadic(sporadic));
-                            clusters[cluster].len() - 1
-                        }
-                        AddedReservation::BestEffort => *shared.get_or_insert_with(|| {
-                            clusters[cluster].push(MachineReservation::BestEffort);
-                            clusters[cluster].len() - 1
-                        }),
+        let cycle = system.cycle.unwrap_or(Duration::ZERO);
+        let mut clusters: Vec<Vec<MachineReservation>> = vec![Vec::new(); system.clusters.len()];
+        let placed = placements(system);
+        let mut core_slots: Vec<Vec<Vec<Slot>>> = system
+            .clusters
+            .iter()
+            .map(|c| vec![Vec::new(); c.cores as usize])
+            .collect();
+        for r in &system.reservations {
+            let kind = match &r.kind {
+                ReservationKind::TableDriven { slots } => {
+                    let cores = &mut core_slots[r.cluster];
+                    let free = |taken: &Vec<Slot>| {
+                        slots
+                            .iter()
+                            .all(|slot| taken.iter().all(|other| !slot.overlaps(*other)))
                     };
-                    tasks.push(copy_of(&addition.task, cluster, reservation, copy));
+                    let core = cores.iter().position(free).unwrap_or(0);
+                    if let Some(taken) = cores.get_mut(core) {
+                        taken.extend(slots.iter().copied());
+                    }
+                    MachineReservation::TimePartition {
+                        core,
+                        priority: r.priority,
+                        slots: slots.clone(),
+                    }
+                }
+                ReservationKind::Sporadic {
+                    budget,
+                    period,
+                    replenishment,
+                } => MachineReservation::Sporadic(budgeted(
+                    *budget,
+                    *period,
+                    r.priority,
+                    *replenishment,
+                )),
+            };
+            clusters[r.cluster].push(kind);
+        }
+
+        let groups = system.groups_of_tasks();
+        let mut tasks: Vec<TaskConfig> = system
+            .tasks
+            .iter()
+            .zip(groups)
+            .map(|(t, group)| {
+                let (cluster, index) = placed[t.reservation];
+                TaskConfig {
+                    cluster,
+                    reservation: ReservationId(index as u32),
+                    offset: t.offset,
+                    period: t.period,
+                    script: t.script.clone(),
+                    group,
+                }
+            })
+            .collect();
+
+        if let Some(phase) = phase.and_then(|p| system.phases.get(p)) {
+            for &task in &phase.floods {
+                if let Some(steps) = flood(&system.tasks[task].script, system.flood_gap) {
+                    tasks[task].script = steps;
+                }
+            }
+            for addition in &phase.additions {
+                for &cluster in &addition.clusters {
+                    let mut shared = None;
+                    for copy in 0..addition.count {
+                        let reservation = match addition.reservation {
+                            AddedReservation::Existing(r) => placed[r].1,
+                            AddedReservation::Sporadic {
+                                criticality,
+                                priority,
+                                budget,
+                                period,
+                                replenishment,
+                            } => {
+                                let mut sporadic =
+                                    budgeted(budget, period, priority, replenishment);
+                                if criticality == Criticality::High {
+                                    sporadic = sporadic.with_high_criticality(budget);
+                                }
+                                clusters[cluster].push(MachineReservation::Sporadic(sporadic));
+                                clusters[cluster].len() - 1
+                            }
+                            AddedReservation::BestEffort => *shared.get_or_insert_with(|| {
+                                clusters[cluster].push(MachineReservation::BestEffort);
+                                clusters[cluster].len() - 1
+                            }),
+                        };
+                        tasks.push(copy_of(&addition.task, cluster, reservation, copy));
+                    }
                 }
             }
         }
-    }
 
-    Config {
-        clusters: clusters
-            .into_iter()
-            .zip(&system.clusters)
-            .map(|(reservations, c)| ClusterConfig {
-                cores: c.cores as usize,
-                cycle,
-                order: order_of(&reservations),
-                reservations,
-            })
-            .collect(),
-        servers: system
-            .servers
-            .iter()
-            .map(|s| ServerConfig {
-                gate,
-                max_operation: s.operation_length.high,
-            })
-            .collect(),
-        tasks,
-        pruned,
-        groups: system
-            .groups
-            .iter()
-            .map(|g| GroupConfig { quota: g.quota })
-            .collect(),
-        cost: system.cost,
-        seed,
+        Config {
+            clusters: clusters
+                .into_iter()
+                .zip(&system.clusters)
+                .map(|(reservations, c)| ClusterConfig {
+                    cores: c.cores as usize,
+                    cycle,
+                    order: order_of(&reservations),
+                    reservations,
+                })
+                .collect(),
+            servers: system
+                .servers
+                .iter()
+                .map(|s| ServerConfig {
+                    gate,
+                    max_operation: s.operation_length.high,
+                })
+                .collect(),
+            tasks,
+            pruned,
+            groups: system
+                .groups
+                .iter()
+                .map(|g| GroupConfig { quota: g.quota })
+                .collect(),
+            cost: system.cost,
+            seed,
+        }
     }
 }
 

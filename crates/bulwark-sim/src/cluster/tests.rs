@@ -79,8 +79,13 @@ fn config(clusters: Vec<ClusterConfig>, gate: GateKind, tasks: Vec<TaskConfig>) 
 
 /// One task alone: compute 3, invoke (2), compute 1, sleep; period 10, budget 8.
 fn lone_client() -> Config {
+    lone_client_with_budget(8)
+}
+
+/// [`lone_client`] with budget `budget`.
+fn lone_client_with_budget(budget: u64) -> Config {
     config(
-        vec![cluster(&[(8, 10, 1)])],
+        vec![cluster(&[(budget, 10, 1)])],
         GateKind::Protocol(GateProtocol::McIpc),
         vec![task(
             0,
@@ -660,22 +665,7 @@ fn a_terminated_clients_request_leaves_the_gate() {
 /// switches. Job 2 at 10, after the core idled, the same 10 later.
 #[test]
 fn a_context_switch_is_added_to_the_work_of_whom_the_core_switches_to() {
-    let mut c = config(
-        vec![cluster(&[(9, 10, 1)])],
-        GateKind::Protocol(GateProtocol::McIpc),
-        vec![task(
-            0,
-            0,
-            0,
-            10,
-            vec![
-                compute(3),
-                invoke(2),
-                compute(1),
-                ScriptStep::SleepUntilNextPeriod,
-            ],
-        )],
-    );
+    let mut c = lone_client_with_budget(9);
     let free = run(&c, at(20)).unwrap();
     assert_eq!(free.context_switches, 6, "counted even when free");
     c.cost.context_switch = 1;
