@@ -832,10 +832,10 @@ fn analyze_counts_the_reservations_of_a_component_system() {
 
 /// An MC-IPC file's `[cost] context-switch`: the cluster machine adds it to the work of each
 /// task or server a core switches to, and the analysis says its bounds leave it out. One
-/// client T1 (compute 1 ms, invoke 2 ms, compute 1 ms, sleep; period 100 ms) alone on one
-/// core, over three jobs, each switching from the idle core to T1, to the server and back:
-/// 9 switches. Each invocation waits for the switch to the server, 1 us at 1 GHz, then the
-/// 2 ms operation.
+/// task `client` (compute 1 ms, invoke 2 ms, compute 1 ms, sleep; period 100 ms) alone on one
+/// core, over three jobs, each switching from the idle core to the client, to the server and
+/// back: 9 switches. Each invocation waits for the switch to the server, 1 us at 1 GHz, then
+/// the 2 ms operation. The table names the client, the file's first task.
 #[test]
 fn an_mc_ipc_context_switch_is_charged_and_left_out_of_the_bounds() {
     let free = "protocol = \"mc-ipc\"\n\n[[cluster]]\nname = \"C1\"\ncores = 1\n\n\
@@ -843,7 +843,7 @@ fn an_mc_ipc_context_switch_is_charged_and_left_out_of_the_bounds() {
                 [[reservation]]\nname = \"R1\"\ncluster = \"C1\"\npriority = 1\n\
                 budget = \"20ms\"\nperiod = \"100ms\"\nexecution = \"2ms\"\n\
                 invokes = { key = 1 }\n\n\
-                [[task]]\nname = \"T1\"\nreservation = \"R1\"\nperiod = \"100ms\"\n\
+                [[task]]\nname = \"client\"\nreservation = \"R1\"\nperiod = \"100ms\"\n\
                 script = [{ compute = \"1ms\" }, { invoke = \"key\", length = \"2ms\" }, \
                 { compute = \"1ms\" }, \"sleep\"]\n";
     let dir = tempfile::tempdir().unwrap();
@@ -892,6 +892,18 @@ fn an_mc_ipc_context_switch_is_charged_and_left_out_of_the_bounds() {
     );
     // The bounds themselves do not move: Theorem 1 reads L_q as written.
     assert_eq!(bounds_free["reservations"], bounds_costly["reservations"]);
+    // The table names the task whose delays it gives: the file's first.
+    let table = bulwark(&[
+        "simulate",
+        dir.path().join("free.toml").to_str().unwrap(),
+        "--until",
+        "300ms",
+    ]);
+    assert!(
+        text(&table.stdout).starts_with("MC-IPC: client's worst delay at its server, 300ms"),
+        "{}",
+        text(&table.stdout)
+    );
 }
 
 /// `simulate` of an MC-IPC file with no task says what is missing, naming the file.
