@@ -511,8 +511,9 @@ impl McIpcSystem {
     pub fn replenished_by(&self, rule: Replenishment) -> Vec<&str> {
         self.reservations
             .iter()
-            .filter(|r| {
-                matches!(r.kind, ReservationKind::Sporadic { replenishment, .. } if replenishment == rule)
+            .filter(|r| match r.kind {
+                ReservationKind::Sporadic { replenishment, .. } => replenishment == rule,
+                ReservationKind::TableDriven { .. } => false,
             })
             .map(|r| r.name.as_str())
             .collect()
