@@ -206,14 +206,20 @@ fn a_reservation_throttles_a_real_thread_at_its_budget() {
     assert_eq!(real.budget_exhaustions, model.budget_exhaustions);
     // Each exhaustion stopped the thread in its own code: the preemption signal parked it.
     assert!(host.host.preempt_signals >= model.budget_exhaustions);
+    // The thread spins until it has had 5 ms of CPU. Until the late budget timer wakes the
+    // dispatcher, it keeps running past its exhaustion (the kernel charges that to the budget
+    // too), so each of a job's two exhaustions can bring its completion forward by as much as
+    // a timer's lateness.
+    let overrun = Duration::from_nanos(host.host.timer_lateness.max_ns.saturating_mul(2));
     for job in &real.job_records {
         let response = job
             .completion
             .expect("completed")
             .saturating_duration_since(job.release);
         assert!(
-            response >= ms(21) && response <= ms(21).saturating_add(SLACK),
-            "{response:?}"
+            response >= ms(21).saturating_sub(overrun) && response <= ms(21).saturating_add(SLACK),
+            "{response:?}, the timer late by at most {} ns",
+            host.host.timer_lateness.max_ns
         );
     }
 }
