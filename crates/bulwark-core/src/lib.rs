@@ -21,6 +21,7 @@ pub mod error;
 pub mod fixed_priority;
 pub mod heap;
 pub mod ipc;
+pub mod kernel;
 pub mod policy;
 pub mod reclaim;
 pub mod reservation;

@@ -1,27 +1,19 @@
-//! A scenario's kernel objects: one process per task in `bulwark_core::reclaim`'s capability
-//! tree, spawned into its reclamation group when it has one, so that `allocate` and
-//! `terminate` steps run the real reclamation code. The simulator turns their work into time
-//! through the cost model's `reclaim_per_unit`; the hosted runtime runs the same calls on its
-//! threads and measures them on the real clock.
+//! A system's kernel objects on a platform: the core's [`Kernel`] (one process per task in
+//! the capability tree, spawned into its reclamation group when it has one; the servers'
+//! gates, when the system has any), reached through its syscall layer, so that `allocate`
+//! and `terminate` steps and IPC run the real kernel code. The simulator turns reclamation
+//! work into time through the cost model's `reclaim_per_unit`; the hosted runtime runs the
+//! same calls on its threads and measures them on the real clock.
 
-use bulwark_core::reclaim::{
-    CapabilityTree, GroupId, ObjectKind, ProcessId, Progress, ReclaimError, ReclaimWork,
-};
+use bulwark_core::ipc::Gate;
+use bulwark_core::kernel::{self, Ended, Kernel, ObjectStore, StoreError, Syscall, SyscallError};
+use bulwark_core::reclaim::{ObjectKind, ReclaimError};
+use bulwark_core::{TaskId, Work};
 use bulwark_spec::Scenario;
 
 use crate::SimError;
 
-/// What one `allocate` step did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Allocation {
-    /// Work units spent (the refused attempts cost nothing: they are refused before any
-    /// change).
-    pub units: u64,
-    /// Objects created.
-    pub created: u64,
-    /// Objects refused because the group's quota was used up.
-    pub refused: u64,
-}
+pub use bulwark_core::kernel::Allocation;
 
 /// What one termination call (or step of one) did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -43,16 +35,11 @@ pub enum Failed {
     Task(usize),
 }
 
-/// The capability tree and which process and group belong to each task of a scenario: the
-/// object store that `allocate` and `terminate` steps work on, shared by the simulator and
-/// the hosted runtime so that both run the same reclamation code on the same objects.
+/// A system's kernel and the clock that turns its reclamation work into time, shared by the
+/// simulator and the hosted runtime so that both run the same kernel code on the same
+/// objects.
 pub struct Reclamation {
-    tree: CapabilityTree,
-    /// Each task's process, `None` once terminated.
-    process: Vec<Option<ProcessId>>,
-    /// Each task's group (index into the scenario's groups).
-    group_of: Vec<Option<usize>>,
-    groups: Vec<GroupId>,
+    kernel: Kernel,
     /// Cycles per unit and the clock, to turn time into units.
     per_unit: u64,
     clock_hz: u64,
@@ -73,6 +60,7 @@ impl Reclamation {
             scenario.cost.clock_hz,
             &quotas,
             group_of,
+            Vec::new(),
         )
         .map_err(|(failed, error)| {
             let name = match failed {
@@ -84,39 +72,41 @@ impl Reclamation {
     }
 
     /// One process per task, spawned into `group_of[task]` (an index into `quotas`) when it
-    /// has one; `per_unit` cycles per unit of work at `clock_hz`.
+    /// has one, and the servers' `gates`; `per_unit` cycles per unit of work at `clock_hz`.
     pub fn with_groups(
         per_unit: u64,
         clock_hz: u64,
         quotas: &[bulwark_core::Duration],
         group_of: Vec<Option<usize>>,
+        gates: Vec<Gate>,
     ) -> Result<Self, (Failed, ReclaimError)> {
-        let mut tree = CapabilityTree::default();
-        let mut groups = Vec::with_capacity(quotas.len());
-        for (g, quota) in quotas.iter().enumerate() {
-            let quota = units_in(quota.as_nanos(), per_unit, clock_hz);
-            let (id, _) = tree
-                .create_group(quota)
-                .map_err(|error| (Failed::Group(g), error))?;
-            groups.push(id);
-        }
-        let mut process = Vec::with_capacity(group_of.len());
-        for (task, group) in group_of.iter().enumerate() {
-            let created = match group.and_then(|g| groups.get(g)) {
-                Some(&id) => tree.spawn(id),
-                None => tree.create_process(),
-            };
-            let (pid, _) = created.map_err(|error| (Failed::Task(task), error))?;
-            process.push(Some(pid));
-        }
+        let quotas: Vec<u64> = quotas
+            .iter()
+            .map(|quota| units_in(quota.as_nanos(), per_unit, clock_hz))
+            .collect();
+        let store = ObjectStore::new(&quotas, group_of).map_err(|error| match error {
+            StoreError::Group(g, error) => (Failed::Group(g), error),
+            StoreError::Thread(t, error) => (Failed::Task(t), error),
+        })?;
         Ok(Reclamation {
-            tree,
-            process,
-            group_of,
-            groups,
+            kernel: Kernel::new(Vec::new(), gates, store),
             per_unit,
             clock_hz,
         })
+    }
+
+    /// Carries out one system call on the kernel's objects.
+    pub fn call<S: Syscall>(
+        &mut self,
+        call: S,
+        work: &mut Work,
+    ) -> Result<S::Outcome, SyscallError> {
+        self.kernel.call(call, work)
+    }
+
+    /// The kernel, to read its objects.
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
     }
 
     /// Cycles of `units` of reclamation work.
@@ -132,77 +122,53 @@ impl Reclamation {
         u64::try_from((cycles * 1_000_000_000).div_ceil(hz)).unwrap_or(u64::MAX)
     }
 
-    /// `task` creates `count` objects of `kind`, until its group's quota refuses one; the
-    /// rest are refused too (a refused call changes nothing, so retrying would be refused
-    /// again).
+    /// `task` creates `count` objects of `kind` (the `allocate` call); a task beyond the
+    /// system allocates nothing.
     pub fn allocate(&mut self, task: usize, count: u64, kind: ObjectKind) -> Allocation {
-        let mut result = Allocation::default();
-        let Some(pid) = self.process[task] else {
-            return result;
+        let call = kernel::Allocate {
+            thread: TaskId(task as u32),
+            kind,
+            count,
         };
-        for done in 0..count {
-            match self.tree.create_object(pid, kind) {
-                Ok((_, work)) => {
-                    result.units += work.units();
-                    result.created += 1;
-                }
-                Err(_) => {
-                    result.refused = count - done;
-                    break;
-                }
-            }
-        }
-        result
+        self.kernel
+            .call(call, &mut Work::default())
+            .unwrap_or_default()
     }
 
-    /// Terminates `target`'s process: its whole group when it has one (in steps of at most
-    /// `step` of kernel time when given), else the process alone, one object at a time.
+    /// Terminates `target`'s process (the `terminate` call): its whole group when it has one
+    /// (in steps of at most `step` of kernel time when given), else the process alone, one
+    /// object at a time.
     pub fn terminate(
         &mut self,
         target: usize,
         step: Option<bulwark_core::Duration>,
     ) -> Termination {
-        let mut result = Termination {
-            done: true,
-            ..Termination::default()
+        let call = kernel::Terminate {
+            thread: TaskId(target as u32),
+            budget: step.map(|step| units_in(step.as_nanos(), self.per_unit, self.clock_hz)),
         };
-        match self.group_of[target] {
-            Some(g) => {
-                let group = self.groups[g];
-                let starting = !self.tree.is_terminating(group).unwrap_or(true);
-                let work = match step {
-                    Some(step) => {
-                        let budget = units_in(step.as_nanos(), self.per_unit, self.clock_hz);
-                        match self.tree.terminate_step(group, budget.max(1)) {
-                            Ok(Progress::Pending(work)) => {
-                                result.done = false;
-                                work
-                            }
-                            Ok(Progress::Done(work)) => work,
-                            Err(_) => ReclaimWork::default(),
-                        }
-                    }
-                    None => self.tree.terminate_group(group).unwrap_or_default(),
-                };
-                result.units = work.units();
-                if starting {
-                    let members = (0..self.process.len()).filter(|&t| self.group_of[t] == Some(g));
-                    for member in members.collect::<Vec<_>>() {
-                        if self.process[member].take().is_some() {
-                            result.killed.push(member);
-                        }
-                    }
-                }
-            }
-            None => {
-                if let Some(pid) = self.process[target].take() {
-                    let work: ReclaimWork = self.tree.terminate_process(pid).unwrap_or_default();
-                    result.units = work.units();
-                    result.killed.push(target);
-                }
-            }
+        let Ok(ended) = self.kernel.call(call, &mut Work::default()) else {
+            return Termination {
+                done: true,
+                ..Termination::default()
+            };
+        };
+        let killed = match ended.ended {
+            Ended::Nothing => Vec::new(),
+            Ended::Group(g) => self
+                .kernel
+                .store()
+                .members(g)
+                .iter()
+                .map(|member| member.index())
+                .collect(),
+            Ended::Thread(thread) => vec![thread.index()],
+        };
+        Termination {
+            units: ended.units,
+            done: ended.done,
+            killed,
         }
-        result
     }
 }
 

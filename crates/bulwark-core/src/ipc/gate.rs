@@ -13,8 +13,9 @@ use crate::{TaskId, Work};
 pub enum Gate {
     /// MC-IPC (Fig. 1), with its background queue.
     McIpc(McIpcGate),
-    /// FIFO-IPC, PRIO-IPC, or a gate a platform supplies.
-    Other(Box<dyn IpcGate>),
+    /// FIFO-IPC, PRIO-IPC, or a gate a platform supplies (`Send`, so that a platform may
+    /// hand its kernel objects to the thread that runs them).
+    Other(Box<dyn IpcGate + Send>),
 }
 
 impl Gate {

@@ -9,7 +9,10 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use bulwark_core::ipc::mc_ipc::{Aborted, Client, GateError};
-use bulwark_core::ipc::{Gate, IpcGate};
+use bulwark_core::ipc::Gate;
+use bulwark_core::kernel::{
+    Abort, GateId, InvokeGate, Reissue, ReplyGate, SyscallError, TransferToBackground, Wait,
+};
 use bulwark_core::reclaim::ReclaimError;
 use bulwark_core::reservation::clustered::{ClusteredScheduler, Mode, ReservationId};
 use bulwark_core::{
@@ -84,8 +87,8 @@ struct TaskRun {
     request: Option<Request>,
 }
 
+/// A server; its gate is the kernel's gate of the same index.
 struct ServerRun {
-    gate: Gate,
     /// The request in service and the operation time it still needs.
     serving: Option<(TaskId, Duration)>,
     /// The core it ran on during the last interval.
@@ -133,8 +136,9 @@ pub(super) struct Machine {
     context_switches: u64,
     /// Per cluster and core: the task whose termination call masks it, until when.
     masked: Vec<Vec<Option<(usize, Instant)>>>,
-    /// The kernel objects behind `allocate` and `terminate`.
-    reclamation: Reclamation,
+    /// The kernel objects: the servers' gates and the store behind `allocate` and
+    /// `terminate`.
+    objects: Reclamation,
     masks: Vec<MaskRecord>,
     allocations: Vec<AllocationRecord>,
     /// Per task: processor time used on its behalf so far.
@@ -246,11 +250,20 @@ impl Machine {
         }
         let group_of = config.tasks.iter().map(|t| t.group).collect();
         let quotas: Vec<Duration> = config.groups.iter().map(|g| g.quota).collect();
-        let reclamation = Reclamation::with_groups(
+        let gates = config
+            .servers
+            .iter()
+            .map(|s| match s.gate {
+                GateKind::Protocol(protocol) => Gate::new(protocol, capacity, &cores),
+                GateKind::Custom(build) => Gate::Other(build(capacity, &cores)),
+            })
+            .collect();
+        let objects = Reclamation::with_groups(
             config.cost.reclaim_per_unit,
             config.cost.clock_hz,
             &quotas,
             group_of,
+            gates,
         )
         .map_err(|(failed, error)| match failed {
             Failed::Group(group) => ClusterSimError::Group {
@@ -270,11 +283,7 @@ impl Machine {
         let servers = config
             .servers
             .iter()
-            .map(|s| ServerRun {
-                gate: match s.gate {
-                    GateKind::Protocol(protocol) => Gate::new(protocol, capacity, &cores),
-                    GateKind::Custom(build) => Gate::Other(build(capacity, &cores)),
-                },
+            .map(|_| ServerRun {
                 serving: None,
                 core: None,
             })
@@ -304,7 +313,7 @@ impl Machine {
             switch_cost: config.cost.time_of(config.cost.context_switch),
             context_switches: 0,
             masked: cores.iter().map(|&m| vec![None; m]).collect(),
-            reclamation,
+            objects,
             masks: Vec::new(),
             allocations: Vec::new(),
             executed: vec![Duration::ZERO; capacity],
@@ -596,9 +605,18 @@ impl Machine {
         Ok(())
     }
 
-    fn gate_error(&self, server: usize) -> impl Fn(GateError) -> ClusterSimError {
+    /// The refusal of a call on server `server`'s gate. The machine names only gates it has,
+    /// so a refusal is the gate's own.
+    fn gate_error(&self, server: usize) -> impl Fn(SyscallError) -> ClusterSimError {
         let at = self.now;
-        move |error| ClusterSimError::Gate { server, at, error }
+        move |error| ClusterSimError::Gate {
+            server,
+            at,
+            error: match error {
+                SyscallError::Gate(error) => error,
+                _ => GateError::Unknown,
+            },
+        }
     }
 
     /// Time is about to pass: a core that runs a task or server other than what ran there
@@ -850,9 +868,13 @@ impl Machine {
                 task.state = TaskState::Waiting;
                 let client = self.client(i);
                 // Fig. 1, lines 7-20: enqueue; the server inherits from now on (line 19).
-                self.servers[server]
-                    .gate
-                    .invoke(TaskId(i as u32), client, &mut Work::default())
+                let invoke = InvokeGate {
+                    gate: GateId(server as u32),
+                    task: TaskId(i as u32),
+                    client,
+                };
+                self.objects
+                    .call(invoke, &mut Work::default())
                     .map_err(self.gate_error(server))?;
             }
             ScriptStep::SleepUntilNextPeriod => {
@@ -870,8 +892,8 @@ impl Machine {
             ScriptStep::Allocate { count, object } => {
                 // The system calls run as the task's own execution; entering the kernel is at
                 // least one unit, even when every object is refused.
-                let made = self.reclamation.allocate(i, count, object);
-                let time = Duration::from_nanos(self.reclamation.nanos(made.units.max(1)));
+                let made = self.objects.allocate(i, count, object);
+                let time = Duration::from_nanos(self.objects.nanos(made.units.max(1)));
                 self.tasks[i].state = TaskState::Ready { remaining: time };
                 self.allocations.push(AllocationRecord {
                     at: self.now,
@@ -881,9 +903,9 @@ impl Machine {
                 });
             }
             ScriptStep::Terminate { task: target } => {
-                let reclaimed = self.reclamation.terminate(target, None);
+                let reclaimed = self.objects.terminate(target, None);
                 // At least one unit: terminating a task already gone still enters the kernel.
-                let time = Duration::from_nanos(self.reclamation.nanos(reclaimed.units.max(1)));
+                let time = Duration::from_nanos(self.objects.nanos(reclaimed.units.max(1)));
                 let k = self.tasks[i].cluster;
                 let until = self.now.saturating_add(time);
                 self.masks.push(MaskRecord {
@@ -922,17 +944,18 @@ impl Machine {
         if let Some(request) = self.tasks[i].request {
             if previous == TaskState::Waiting {
                 let q = request.server;
-                match self.servers[q]
-                    .gate
-                    .abort(TaskId(i as u32), &mut Work::default())
-                {
+                let abort = Abort {
+                    gate: GateId(q as u32),
+                    task: TaskId(i as u32),
+                };
+                match self.objects.call(abort, &mut Work::default()) {
                     Ok(outcome) => self.aborts.push(AbortRecord {
                         at: self.now,
                         task: i,
                         server: q,
                         pruned: outcome == Aborted::Pruned,
                     }),
-                    Err(GateError::NotWaiting) => {}
+                    Err(SyscallError::Gate(GateError::NotWaiting)) => {}
                     Err(error) => return Err(self.gate_error(q)(error)),
                 }
             }
@@ -962,9 +985,12 @@ impl Machine {
 
     /// Fig. 1, lines 32-42: the request in service is done; its client resumes.
     fn reply(&mut self, q: usize) -> Result<(), ClusterSimError> {
-        let task = self.servers[q]
-            .gate
-            .reply(&mut Work::default())
+        let reply = ReplyGate {
+            gate: GateId(q as u32),
+        };
+        let task = self
+            .objects
+            .call(reply, &mut Work::default())
             .map_err(self.gate_error(q))?;
         self.servers[q].serving = None;
         let i = task.index();
@@ -999,9 +1025,12 @@ impl Machine {
 
     /// Fig. 1, lines 22-30: an idle server takes the next request, if any.
     fn serve(&mut self, q: usize) -> Result<(), ClusterSimError> {
-        let next = self.servers[q]
-            .gate
-            .wait(&mut Work::default())
+        let wait = Wait {
+            gate: GateId(q as u32),
+        };
+        let next = self
+            .objects
+            .call(wait, &mut Work::default())
             .map_err(self.gate_error(q))?;
         if let Some(task) = next {
             let length = self.tasks[task.index()]
@@ -1045,9 +1074,13 @@ impl Machine {
                 continue;
             }
             let q = request.server;
-            let outcome = self.servers[q]
-                .gate
-                .abort(TaskId(i as u32), &mut Work::default())
+            let abort = Abort {
+                gate: GateId(q as u32),
+                task: TaskId(i as u32),
+            };
+            let outcome = self
+                .objects
+                .call(abort, &mut Work::default())
                 .map_err(self.gate_error(q))?;
             self.aborts.push(AbortRecord {
                 at: self.now,
@@ -1065,12 +1098,17 @@ impl Machine {
             match outcome {
                 Aborted::InService => {}
                 Aborted::Pruned => {
-                    let transferred = match self.servers[q].gate.mc_ipc() {
-                        Some(gate) if self.transfer => {
-                            gate.transfer_to_background(TaskId(i as u32), cluster)
-                        }
-                        _ => false,
+                    let transfer = TransferToBackground {
+                        gate: GateId(q as u32),
+                        task: TaskId(i as u32),
+                        cluster,
                     };
+                    // A refusal leaves the request where it is: it waits to be reissued.
+                    let transferred = self.transfer
+                        && self
+                            .objects
+                            .call(transfer, &mut Work::default())
+                            .unwrap_or(false);
                     if transferred {
                         request.transferred = true;
                     } else {
@@ -1092,14 +1130,22 @@ impl Machine {
             let reissued = if request.transferred {
                 // Section V: "when R_j's budget is replenished, then its request, if it is
                 // still pending, is automatically reissued with its proper priority".
-                self.servers[q]
-                    .gate
-                    .mc_ipc()
-                    .is_some_and(|gate| gate.reissue(task, client, &mut Work::default()))
+                let reissue = Reissue {
+                    gate: GateId(q as u32),
+                    task,
+                    client,
+                };
+                self.objects
+                    .call(reissue, &mut Work::default())
+                    .unwrap_or(false)
             } else {
-                self.servers[q]
-                    .gate
-                    .invoke(task, client, &mut Work::default())
+                let invoke = InvokeGate {
+                    gate: GateId(q as u32),
+                    task,
+                    client,
+                };
+                self.objects
+                    .call(invoke, &mut Work::default())
                     .map_err(self.gate_error(q))?;
                 true
             };

@@ -121,7 +121,7 @@ pub enum GateKind {
     Protocol(GateProtocol),
     /// Any other gate, built from the number of tasks (the client ids are `0..tasks`) and the
     /// cores of each cluster.
-    Custom(fn(usize, &[usize]) -> Box<dyn IpcGate>),
+    Custom(fn(usize, &[usize]) -> Box<dyn IpcGate + Send>),
 }
 
 /// A resource server.

@@ -3,6 +3,10 @@
 use std::collections::VecDeque;
 
 use bulwark_core::ipc::{Cpi, CpiId, Effect, Effects, Invoked, Replied, Request};
+use bulwark_core::kernel::{
+    InvokeCpi, Kernel as KernelObjects, Nest, NestedReply, ObjectStore, ReplyCpi, SendNested,
+    SyscallError,
+};
 use bulwark_core::{Duration, Event, FixedPriority, Instant, Priority, TaskId, Wake, Work};
 
 use crate::core_scheduler::CoreScheduler;
@@ -180,7 +184,8 @@ struct Machine<'a> {
     decided: bool,
     running: Option<usize>,
     last_dispatched: Option<usize>,
-    cpis: Vec<Cpi>,
+    /// The CPIs, as kernel objects reached through the syscall layer; CPI `c` is `CpiId(c)`.
+    objects: KernelObjects,
     /// Global thread ids of each CPI's pool, by pool index.
     pools: Vec<Vec<usize>>,
     /// Each CPI's endpoint: pool threads waiting for a request, first come first served.
@@ -465,7 +470,7 @@ impl<'a> Machine<'a> {
             threads,
             running: None,
             last_dispatched: None,
-            cpis,
+            objects: KernelObjects::new(cpis, Vec::new(), ObjectStore::default()),
             pools,
             idle,
             overflow: vec![VecDeque::new(); n],
@@ -840,7 +845,11 @@ impl<'a> Machine<'a> {
             Cont::ExitDone => self.exit_done(r),
             Cont::AfterReply => {
                 if let Role::Pool { cpi, index } = self.threads[r].role {
-                    let effects = self.cpis[cpi].nested_reply(index);
+                    let reply = NestedReply {
+                        cpi: CpiId(cpi as u32),
+                        thread: index,
+                    };
+                    let effects = self.objects.call(reply, &mut self.work);
                     self.apply_or_count(cpi, effects);
                 }
                 // Back at the (inherited) priority (Fig. 4 step 20, Fig. 5 step 12): a
@@ -951,8 +960,13 @@ impl<'a> Machine<'a> {
                 false,
             )),
             Role::Pool { cpi, index } => {
-                let from_pip = self.cpis[cpi].protocol() == CpiProtocol::Inherited;
-                let sent = self.cpis[cpi].send_nested(index, CpiId(c as u32));
+                let from_pip = self.cpi(cpi).protocol() == CpiProtocol::Inherited;
+                let send = SendNested {
+                    cpi: CpiId(cpi as u32),
+                    thread: index,
+                    downstream: CpiId(c as u32),
+                };
+                let sent = self.objects.call(send, &mut self.work);
                 sent.map(|(request, effects)| {
                     let mut extra = Duration::ZERO;
                     self.apply(cpi, effects, &mut extra);
@@ -978,11 +992,16 @@ impl<'a> Machine<'a> {
         };
         let mut extra = Duration::ZERO;
         let idle = self.idle[c].front().copied();
-        if self.cpis[c].is_pooled() && idle.is_none() {
+        if self.cpi(c).is_pooled() && idle.is_none() {
             return self.queue_overflow(c, request, caller, from_pip);
         }
-        let protocol = self.cpis[c].protocol();
-        match self.cpis[c].invoke(idle, request, &mut self.work) {
+        let protocol = self.cpi(c).protocol();
+        let invoke = InvokeCpi {
+            cpi: CpiId(c as u32),
+            idle,
+            request,
+        };
+        match self.objects.call(invoke, &mut self.work) {
             Ok(Invoked::Served {
                 thread: k,
                 effects,
@@ -1018,7 +1037,7 @@ impl<'a> Machine<'a> {
     fn reply_cost(&self, c: usize, index: u32, t: usize) -> Duration {
         let costs = self.costs;
         let from_pip = self.threads[t].serving.is_some_and(|s| s.from_pip);
-        let cpi = &self.cpis[c];
+        let cpi = self.cpi(c);
         costs
             .row(cpi.protocol(), from_pip, cpi.reply_hands_over(index))
             .reply
@@ -1032,7 +1051,11 @@ impl<'a> Machine<'a> {
         };
         let serving = self.threads[r].serving.take();
         let mut next_fixed = None;
-        match self.cpis[c].reply(index, &mut self.work) {
+        let reply = ReplyCpi {
+            cpi: CpiId(c as u32),
+            thread: index,
+        };
+        match self.objects.call(reply, &mut self.work) {
             // A fixed CPI's one effect then wakes this very thread for the queued request,
             // which it takes below.
             Ok(Replied {
@@ -1076,7 +1099,7 @@ impl<'a> Machine<'a> {
 
     // ----- effects ---------------------------------------------------------------------------
 
-    fn apply_or_count(&mut self, c: usize, effects: Result<Effects, bulwark_core::ipc::IpcError>) {
+    fn apply_or_count(&mut self, c: usize, effects: Result<Effects, SyscallError>) {
         match effects {
             Ok(effects) => {
                 let mut extra = Duration::ZERO;
@@ -1084,6 +1107,13 @@ impl<'a> Machine<'a> {
             }
             Err(_) => self.outcome.protocol_errors += 1,
         }
+    }
+
+    /// CPI `c`, to read. The machine names only the CPIs it configured, one per lowered CPI.
+    fn cpi(&self, c: usize) -> &Cpi {
+        self.objects
+            .cpi(CpiId(c as u32))
+            .expect("the machine names only the CPIs it configured")
     }
 
     /// The machine's thread for thread `index` of CPI `c`'s pool.
@@ -1111,7 +1141,7 @@ impl<'a> Machine<'a> {
                 } => {
                     let d = cpi.0 as usize;
                     let costs = self.costs.nest;
-                    let Some(downstream) = self.cpis.get_mut(d) else {
+                    let Some(downstream) = self.objects.cpi(cpi) else {
                         // No effect is dropped unseen: a hop to no CPI is an error.
                         self.outcome.protocol_errors += 1;
                         continue;
@@ -1120,8 +1150,13 @@ impl<'a> Machine<'a> {
                         CpiProtocol::Inherited => costs.to_inherited,
                         _ => costs.to_propagated,
                     };
+                    let nest = Nest {
+                        cpi,
+                        priority,
+                        requestor,
+                    };
                     // Nested inheritance stops at a fixed CPI (section 4.2): no hop.
-                    if let Some(more) = downstream.nest(priority, requestor, &mut self.work) {
+                    if let Ok(Some(more)) = self.objects.call(nest, &mut self.work) {
                         *extra = extra.saturating_add(hop);
                         self.apply(d, more, extra);
                     }

@@ -1,0 +1,139 @@
+//! The kernel's objects behind one syscall layer: component CPIs (CAmkES paper), resource
+//! servers' gates (MC-IPC paper) and the object store with its reclamation groups
+//! (reclamation paper), reached only through [`Kernel::call`].
+//!
+//! A platform (the simulator, the hosted runtime, a kernel) owns one [`Kernel`] with the
+//! objects its system declares and calls it as a thread traps: every call is a value of a
+//! type implementing [`Syscall`] ([`calls`] for IPC, [`store`] for allocation and
+//! termination), its outcome is typed, and the effects it returns on other threads are
+//! bounded by type ([`Effects`](crate::ipc::Effects)), so none is dropped.
+//!
+//! Validate, then commit (seL4's decode/invoke split): a call first resolves the object it
+//! names, and a name that resolves to nothing is refused with
+//! [`SyscallError::UnknownObject`] before any state changes; the objects themselves refuse a
+//! call in the wrong state without changing anything. Every call adds the work it did to the
+//! caller's [`Work`]; allocation and termination report their reclamation work in
+//! their outcome, in the reclamation paper's units.
+//!
+//! Invariants (checked by [`Kernel::check`]): every CPI's, gate's and the store's own.
+
+pub mod calls;
+pub mod store;
+
+use alloc::vec::Vec;
+
+use crate::ipc::mc_ipc::GateError;
+use crate::ipc::{Cpi, CpiId, Gate, IpcError, IpcGate};
+use crate::reclaim::ReclaimError;
+use crate::Work;
+
+pub use calls::{
+    Abort, InvokeCpi, InvokeGate, Nest, NestedReply, Reissue, ReplyCpi, ReplyGate, SendNested,
+    TransferToBackground, Wait,
+};
+pub use store::{Allocate, Allocation, Ended, ObjectStore, StoreError, Terminate, Termination};
+
+/// A resource server's gate, by index in the kernel's table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GateId(pub u32);
+
+/// Why a call was refused; a refused call changed nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyscallError {
+    /// The call names a CPI, gate or thread the kernel does not have.
+    UnknownObject,
+    /// The CPI refused it.
+    Ipc(IpcError),
+    /// The gate refused it.
+    Gate(GateError),
+    /// The object store refused it.
+    Reclaim(ReclaimError),
+}
+
+/// One system call: what it names, and the step it takes on the kernel's objects.
+pub trait Syscall {
+    /// What the caller learns.
+    type Outcome;
+
+    /// Carries the call out, adding its work to `work`. A refused call changes nothing.
+    fn commit(self, kernel: &mut Kernel, work: &mut Work) -> Result<Self::Outcome, SyscallError>;
+}
+
+/// The kernel objects of one system.
+#[derive(Default)]
+pub struct Kernel {
+    cpis: Vec<Cpi>,
+    gates: Vec<Gate>,
+    store: ObjectStore,
+}
+
+impl Kernel {
+    /// A kernel with the given objects (configuration time: this is where they allocate).
+    pub fn new(cpis: Vec<Cpi>, gates: Vec<Gate>, store: ObjectStore) -> Self {
+        Kernel { cpis, gates, store }
+    }
+
+    /// The one entry point: carries out `call`.
+    pub fn call<S: Syscall>(
+        &mut self,
+        call: S,
+        work: &mut Work,
+    ) -> Result<S::Outcome, SyscallError> {
+        call.commit(self, work)
+    }
+
+    /// CPI `id`, to read.
+    pub fn cpi(&self, id: CpiId) -> Option<&Cpi> {
+        self.cpis.get(id.0 as usize)
+    }
+
+    /// The number of CPIs.
+    pub fn cpi_count(&self) -> usize {
+        self.cpis.len()
+    }
+
+    /// Gate `id`, to read.
+    pub fn gate(&self, id: GateId) -> Option<&Gate> {
+        self.gates.get(id.0 as usize)
+    }
+
+    /// The number of gates.
+    pub fn gate_count(&self) -> usize {
+        self.gates.len()
+    }
+
+    /// The object store, to read.
+    pub fn store(&self) -> &ObjectStore {
+        &self.store
+    }
+
+    fn cpi_mut(&mut self, id: CpiId) -> Result<&mut Cpi, SyscallError> {
+        self.cpis
+            .get_mut(id.0 as usize)
+            .ok_or(SyscallError::UnknownObject)
+    }
+
+    fn gate_mut(&mut self, id: GateId) -> Result<&mut Gate, SyscallError> {
+        self.gates
+            .get_mut(id.0 as usize)
+            .ok_or(SyscallError::UnknownObject)
+    }
+
+    fn store_mut(&mut self) -> &mut ObjectStore {
+        &mut self.store
+    }
+
+    /// Checks the invariants stated at the top of this module.
+    pub fn check(&self) -> Result<(), &'static str> {
+        for cpi in &self.cpis {
+            cpi.check()?;
+        }
+        for gate in &self.gates {
+            gate.check()?;
+        }
+        self.store.check()
+    }
+}
+
+#[cfg(test)]
+mod tests;
