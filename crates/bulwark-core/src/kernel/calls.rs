@@ -22,6 +22,7 @@ pub struct InvokeCpi {
 impl Syscall for InvokeCpi {
     type Outcome = Invoked;
 
+    #[inline]
     fn commit(self, kernel: &mut Kernel, work: &mut Work) -> Result<Invoked, SyscallError> {
         let cpi = kernel.cpi_mut(self.cpi)?;
         cpi.invoke(self.idle, self.request, work)
@@ -44,6 +45,7 @@ pub struct SendNested {
 impl Syscall for SendNested {
     type Outcome = (Request, Effects);
 
+    #[inline]
     fn commit(self, kernel: &mut Kernel, _: &mut Work) -> Result<(Request, Effects), SyscallError> {
         if kernel.cpi(self.downstream).is_none() {
             return Err(SyscallError::UnknownObject);
@@ -67,6 +69,7 @@ pub struct NestedReply {
 impl Syscall for NestedReply {
     type Outcome = Effects;
 
+    #[inline]
     fn commit(self, kernel: &mut Kernel, _: &mut Work) -> Result<Effects, SyscallError> {
         let cpi = kernel.cpi_mut(self.cpi)?;
         cpi.nested_reply(self.thread).map_err(SyscallError::Ipc)
@@ -86,6 +89,7 @@ pub struct ReplyCpi {
 impl Syscall for ReplyCpi {
     type Outcome = Replied;
 
+    #[inline]
     fn commit(self, kernel: &mut Kernel, work: &mut Work) -> Result<Replied, SyscallError> {
         let cpi = kernel.cpi_mut(self.cpi)?;
         cpi.reply(self.thread, work).map_err(SyscallError::Ipc)
@@ -107,6 +111,7 @@ pub struct Nest {
 impl Syscall for Nest {
     type Outcome = Option<Effects>;
 
+    #[inline]
     fn commit(self, kernel: &mut Kernel, work: &mut Work) -> Result<Option<Effects>, SyscallError> {
         let cpi = kernel.cpi_mut(self.cpi)?;
         Ok(cpi.nest(self.priority, self.requestor, work))
@@ -127,6 +132,7 @@ pub struct InvokeGate {
 impl Syscall for InvokeGate {
     type Outcome = ();
 
+    #[inline]
     fn commit(self, kernel: &mut Kernel, work: &mut Work) -> Result<(), SyscallError> {
         let gate = kernel.gate_mut(self.gate)?;
         gate.invoke(self.task, self.client, work)
@@ -144,6 +150,7 @@ pub struct Wait {
 impl Syscall for Wait {
     type Outcome = Option<TaskId>;
 
+    #[inline]
     fn commit(self, kernel: &mut Kernel, work: &mut Work) -> Result<Option<TaskId>, SyscallError> {
         kernel
             .gate_mut(self.gate)?
@@ -162,6 +169,7 @@ pub struct ReplyGate {
 impl Syscall for ReplyGate {
     type Outcome = TaskId;
 
+    #[inline]
     fn commit(self, kernel: &mut Kernel, work: &mut Work) -> Result<TaskId, SyscallError> {
         kernel
             .gate_mut(self.gate)?
@@ -182,6 +190,7 @@ pub struct Abort {
 impl Syscall for Abort {
     type Outcome = Aborted;
 
+    #[inline]
     fn commit(self, kernel: &mut Kernel, work: &mut Work) -> Result<Aborted, SyscallError> {
         kernel
             .gate_mut(self.gate)?
@@ -206,6 +215,7 @@ pub struct TransferToBackground {
 impl Syscall for TransferToBackground {
     type Outcome = bool;
 
+    #[inline]
     fn commit(self, kernel: &mut Kernel, _: &mut Work) -> Result<bool, SyscallError> {
         let gate = kernel.gate_mut(self.gate)?;
         Ok(gate
@@ -229,6 +239,7 @@ pub struct Reissue {
 impl Syscall for Reissue {
     type Outcome = bool;
 
+    #[inline]
     fn commit(self, kernel: &mut Kernel, work: &mut Work) -> Result<bool, SyscallError> {
         let gate = kernel.gate_mut(self.gate)?;
         Ok(gate

@@ -74,6 +74,7 @@ impl Kernel {
     }
 
     /// The one entry point: carries out `call`.
+    #[inline]
     pub fn call<S: Syscall>(
         &mut self,
         call: S,
@@ -83,6 +84,7 @@ impl Kernel {
     }
 
     /// CPI `id`, to read.
+    #[inline]
     pub fn cpi(&self, id: CpiId) -> Option<&Cpi> {
         self.cpis.get(id.0 as usize)
     }
@@ -107,18 +109,21 @@ impl Kernel {
         &self.store
     }
 
+    #[inline]
     fn cpi_mut(&mut self, id: CpiId) -> Result<&mut Cpi, SyscallError> {
         self.cpis
             .get_mut(id.0 as usize)
             .ok_or(SyscallError::UnknownObject)
     }
 
+    #[inline]
     fn gate_mut(&mut self, id: GateId) -> Result<&mut Gate, SyscallError> {
         self.gates
             .get_mut(id.0 as usize)
             .ok_or(SyscallError::UnknownObject)
     }
 
+    #[inline]
     fn store_mut(&mut self) -> &mut ObjectStore {
         &mut self.store
     }

@@ -144,6 +144,7 @@ impl Syscall for Allocate {
     type Outcome = Allocation;
 
     /// A terminated thread allocates nothing (its process is gone).
+    #[inline]
     fn commit(self, kernel: &mut Kernel, _: &mut Work) -> Result<Allocation, SyscallError> {
         let store = kernel.store_mut();
         let Some(slot) = store.process.get(self.thread.index()) else {
@@ -206,6 +207,7 @@ pub struct Termination {
 impl Syscall for Terminate {
     type Outcome = Termination;
 
+    #[inline]
     fn commit(self, kernel: &mut Kernel, _: &mut Work) -> Result<Termination, SyscallError> {
         let store = kernel.store_mut();
         let Some(&group) = store.group_of.get(self.thread.index()) else {
