@@ -929,3 +929,53 @@ fn simulating_an_mc_ipc_file_without_tasks_says_what_to_add() {
         "{stderr}"
     );
 }
+
+/// The classic tests and the bandwidth admissions analyse execution times as written, while
+/// the machine charges the file's kernel-entry and cache costs: each analysis names those
+/// costs (a note, and `costs_not_in_bounds` in `--json`) rather than leave them out unsaid.
+/// kernel-costs sets five of them; a file without `[cost]` has none to name.
+#[test]
+fn every_scenario_analysis_names_the_costs_its_bounds_leave_out() {
+    let json = |file: &str| -> serde_json::Value {
+        let out = bulwark(&["analyze", file, "--json"]);
+        serde_json::from_str(&text(&out.stdout)).unwrap()
+    };
+    assert_eq!(
+        json("scenarios/kernel-costs.toml")["costs_not_in_bounds"],
+        serde_json::json!([
+            "timer-interrupt",
+            "scheduler",
+            "per-work-unit",
+            "context-switch",
+            "cache-refill"
+        ])
+    );
+    for free in [
+        "scenarios/textbook-rm.toml",
+        "scenarios/cbs-isolation.toml",
+        "scenarios/vbs-processes.toml",
+    ] {
+        assert_eq!(
+            json(free)["costs_not_in_bounds"],
+            serde_json::json!([]),
+            "{free}"
+        );
+    }
+    let note = |file: &str| {
+        text(&bulwark(&["analyze", file]).stdout).contains("note: the bounds leave out the file's")
+    };
+    assert!(note("scenarios/kernel-costs.toml"));
+    assert!(!note("scenarios/textbook-rm.toml"));
+    // A constant-bandwidth server with a context-switch cost: named, singular.
+    let dir = tempfile::tempdir().unwrap();
+    let costly = dir.path().join("cbs-costly.toml");
+    let cbs = std::fs::read_to_string(root().join("scenarios/cbs-isolation.toml")).unwrap();
+    std::fs::write(&costly, format!("{cbs}\n[cost]\ncontext-switch = 500\n")).unwrap();
+    let costly = costly.to_str().unwrap();
+    assert_eq!(
+        json(costly)["costs_not_in_bounds"],
+        serde_json::json!(["context-switch"])
+    );
+    assert!(text(&bulwark(&["analyze", costly]).stdout)
+        .contains("the file's `context-switch` cost, which the simulator charges"));
+}

@@ -309,9 +309,13 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
                 "policy": scenario.policy.name(),
                 "admitted": all_admitted,
                 "cores": cores_json,
+                "costs_not_in_bounds": super::uncounted::kernel_costs(&scenario.cost),
             })
         );
     } else {
+        text.push_str(&super::uncounted::note(&super::uncounted::kernel_costs(
+            &scenario.cost,
+        )));
         text.push_str(&format!(
             "\nsummary: {}\n",
             if all_admitted {
@@ -519,9 +523,13 @@ fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
                 "policy": "vbs",
                 "admitted": all_admitted,
                 "cores": cores_json,
+                "costs_not_in_bounds": super::uncounted::kernel_costs(&scenario.cost),
             })
         );
     } else {
+        text.push_str(&super::uncounted::note(&super::uncounted::kernel_costs(
+            &scenario.cost,
+        )));
         out!("{text}");
     }
     if all_admitted {

@@ -316,6 +316,9 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
             text.push_str(&format!("  not analysable: {why}\n"));
         }
     }
+    text.push_str(&super::uncounted::note(&super::uncounted::kernel_costs(
+        &scenario.cost,
+    )));
     text.push_str(&format!(
         "\nsummary: {}\n",
         match overall {
@@ -393,5 +396,6 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
         "policy": scenario.policy.name(),
         "schedulable": overall,
         "cores": cores,
+        "costs_not_in_bounds": super::uncounted::kernel_costs(&scenario.cost),
     })
 }

@@ -15,6 +15,7 @@ pub mod reproduce;
 pub mod run;
 pub mod simulate;
 pub mod sweep;
+pub mod uncounted;
 
 use std::path::Path;
 use std::process::ExitCode;
