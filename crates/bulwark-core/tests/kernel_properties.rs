@@ -1,14 +1,18 @@
 //! The syscall layer under any sequence of calls: no panic, every object's invariants after
-//! every call, and the reclamation paper's bound on every group's termination (each step
-//! within its budget plus one scrub entry's overshoot, the whole within the quota).
+//! every call, the reclamation paper's bound on every group's termination (each step within
+//! its budget plus one scrub entry's overshoot, the whole within the quota), and donation
+//! handing over exactly the context the donor holds.
 
 use bulwark_core::ipc::mc_ipc::Client;
 use bulwark_core::ipc::{Cpi, CpiId, CpiProtocol, Gate, GateProtocol, Request};
 use bulwark_core::kernel::{
-    Abort, Allocate, Ended, GateId, InvokeCpi, InvokeGate, Kernel, Nest, NestedReply, ObjectStore,
-    Reissue, ReplyCpi, ReplyGate, SendNested, Terminate, TransferToBackground, Wait,
+    Abort, Allocate, ContextId, Contexts, Donate, Ended, GateId, InvokeCpi, InvokeGate, Kernel,
+    Nest, NestedReply, ObjectStore, Reissue, ReplyCpi, ReplyGate, Return, SendNested, Terminate,
+    TransferToBackground, Wait,
 };
 use bulwark_core::reclaim::{ObjectKind, STEP_OVERSHOOT_UNITS};
+use bulwark_core::reservation::{Reservation, SchedContext};
+use bulwark_core::Duration;
 use bulwark_core::{Priority, TaskId, Work};
 use proptest::prelude::*;
 
@@ -75,6 +79,13 @@ enum Call {
         thread: u32,
         budget: Option<u64>,
     },
+    Donate {
+        from: u32,
+        to: u32,
+    },
+    Return {
+        thread: u32,
+    },
 }
 
 fn call() -> impl Strategy<Value = Call> {
@@ -122,8 +133,10 @@ fn call() -> impl Strategy<Value = Call> {
         (gate.clone(), task.clone()).prop_map(|(gate, task)| Call::Transfer { gate, task }),
         (gate, task.clone()).prop_map(|(gate, task)| Call::Reissue { gate, task }),
         (task.clone(), 0..20u64).prop_map(|(thread, count)| Call::Allocate { thread, count }),
-        (task, proptest::option::of(0..8u64))
+        (task.clone(), proptest::option::of(0..8u64))
             .prop_map(|(thread, budget)| Call::Terminate { thread, budget }),
+        (task.clone(), task.clone()).prop_map(|(from, to)| Call::Donate { from, to }),
+        task.prop_map(|thread| Call::Return { thread }),
     ]
 }
 
@@ -141,7 +154,24 @@ fn kernel(first: CpiProtocol, second: CpiProtocol) -> Kernel {
     ];
     let group_of = vec![Some(0), Some(0), None, Some(1)];
     let store = ObjectStore::new(&[QUOTA, QUOTA / 2], group_of).expect("quotas fit");
-    Kernel::new(cpis, gates, store)
+    Kernel::new(cpis, gates, store).with_contexts(contexts())
+}
+
+/// Threads 0 and 1 own contexts 0 and 1; threads 2 and 3 are passive (none of their own).
+fn contexts() -> Contexts {
+    let context = || {
+        let reservation = Reservation::new(Duration::from_millis(2), Duration::from_millis(10));
+        SchedContext::new(reservation).ok()
+    };
+    Contexts::new(
+        vec![context(), context()],
+        vec![Some(ContextId(0)), Some(ContextId(1)), None, None],
+    )
+}
+
+/// Each thread's own context, as [`contexts`] binds them.
+fn own(thread: u32) -> Option<ContextId> {
+    (thread < 2).then_some(ContextId(thread))
 }
 
 fn client(task: u32, urgency: Option<u64>) -> Client {
@@ -236,6 +266,33 @@ proptest! {
                         Err(_) => prop_assert!(thread >= THREADS),
                     }
                 }
+                // A donation hands over exactly the context the donor holds; a return gives
+                // back the thread's own; a thread that does not exist changes nothing.
+                Call::Donate { from, to } => {
+                    let held = kernel.context_of(TaskId(from));
+                    let before = kernel.context_of(TaskId(to));
+                    match kernel.call(Donate { from: TaskId(from), to: TaskId(to) }, &mut work) {
+                        Ok(now) => {
+                            prop_assert_eq!(now, held);
+                            prop_assert_eq!(kernel.context_of(TaskId(to)), held);
+                        }
+                        Err(_) => {
+                            prop_assert!(from >= THREADS || to >= THREADS);
+                            prop_assert_eq!(kernel.context_of(TaskId(to)), before);
+                        }
+                    }
+                }
+                Call::Return { thread } => {
+                    match kernel.call(Return { thread: TaskId(thread) }, &mut work) {
+                        Ok(now) => prop_assert_eq!(now, own(thread)),
+                        Err(_) => prop_assert!(thread >= THREADS),
+                    }
+                }
+            }
+            // Whatever the calls, a thread holds its own context, one of the others, or none.
+            for thread in 0..THREADS {
+                let held = kernel.context_of(TaskId(thread));
+                prop_assert!(held.is_none_or(|id| kernel.context(id).is_some()));
             }
             prop_assert_eq!(kernel.check(), Ok(()));
         }

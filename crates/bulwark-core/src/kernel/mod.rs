@@ -1,12 +1,14 @@
 //! The kernel's objects behind one syscall layer: component CPIs (CAmkES paper), resource
-//! servers' gates (MC-IPC paper) and the object store with its reclamation groups
-//! (reclamation paper), reached only through [`Kernel::call`].
+//! servers' gates (MC-IPC paper), the object store with its reclamation groups (reclamation
+//! paper) and the scheduling contexts threads run on (SPR paper; donated with requests),
+//! reached through [`Kernel::call`].
 //!
 //! A platform (the simulator, the hosted runtime, a kernel) owns one [`Kernel`] with the
 //! objects its system declares and calls it as a thread traps: every call is a value of a
 //! type implementing [`Syscall`] ([`calls`] for IPC, [`store`] for allocation and
-//! termination), its outcome is typed, and the effects it returns on other threads are
-//! bounded by type ([`Effects`](crate::ipc::Effects)), so none is dropped.
+//! termination, [`context`] for donation), its outcome is typed, and the effects it returns
+//! on other threads are bounded by type ([`Effects`](crate::ipc::Effects)), so none is
+//! dropped.
 //!
 //! Validate, then commit (seL4's decode/invoke split): a call first resolves the object it
 //! names, and a name that resolves to nothing is refused with
@@ -15,9 +17,11 @@
 //! caller's [`Work`]; allocation and termination report their reclamation work in
 //! their outcome, in the reclamation paper's units.
 //!
-//! Invariants (checked by [`Kernel::check`]): every CPI's, gate's and the store's own.
+//! Invariants (checked by [`Kernel::check`]): every CPI's, gate's, context's and the store's
+//! own.
 
 pub mod calls;
+pub mod context;
 pub mod store;
 
 use alloc::vec::Vec;
@@ -31,6 +35,7 @@ pub use calls::{
     Abort, InvokeCpi, InvokeGate, Nest, NestedReply, Reissue, ReplyCpi, ReplyGate, SendNested,
     TransferToBackground, Wait,
 };
+pub use context::{ContextId, Contexts, Donate, Return};
 pub use store::{Allocate, Allocation, Ended, ObjectStore, StoreError, Terminate, Termination};
 
 /// A resource server's gate, by index in the kernel's table.
@@ -65,12 +70,23 @@ pub struct Kernel {
     cpis: Vec<Cpi>,
     gates: Vec<Gate>,
     store: ObjectStore,
+    contexts: Contexts,
 }
 
 impl Kernel {
     /// A kernel with the given objects (configuration time: this is where they allocate).
     pub fn new(cpis: Vec<Cpi>, gates: Vec<Gate>, store: ObjectStore) -> Self {
-        Kernel { cpis, gates, store }
+        Kernel {
+            cpis,
+            gates,
+            store,
+            contexts: Contexts::default(),
+        }
+    }
+
+    /// The same kernel with scheduling contexts (configuration time).
+    pub fn with_contexts(self, contexts: Contexts) -> Self {
+        Kernel { contexts, ..self }
     }
 
     /// The one entry point: carries out `call`.
@@ -136,7 +152,8 @@ impl Kernel {
         for gate in &self.gates {
             gate.check()?;
         }
-        self.store.check()
+        self.store.check()?;
+        self.contexts.check()
     }
 }
 

@@ -239,3 +239,66 @@ fn a_store_configuration_names_what_it_refuses() {
     assert_eq!(store.members(0), [TaskId(1)]);
     store.check().unwrap();
 }
+
+/// Thread 0 owns context 0 (2 ms every 10 ms), thread 1 context 1; threads 2 and 3 are
+/// passive servers with none. A request from thread 0 donates its context to server 2, and
+/// a nested request from 2 on to server 3; each reply gives a server its own (none) back,
+/// and the client keeps its context throughout.
+#[test]
+fn a_context_follows_a_request_chain_and_comes_back_with_the_replies() {
+    use crate::reservation::{Reservation, SchedContext};
+    use crate::Duration;
+    let context = || {
+        SchedContext::new(Reservation::new(
+            Duration::from_millis(2),
+            Duration::from_millis(10),
+        ))
+        .ok()
+    };
+    let contexts = Contexts::new(
+        vec![context(), context()],
+        // Thread 3's binding names a context that does not exist: it has none.
+        vec![
+            Some(ContextId(0)),
+            Some(ContextId(1)),
+            None,
+            Some(ContextId(7)),
+        ],
+    );
+    let mut kernel = Kernel::default().with_contexts(contexts);
+    let mut work = Work::default();
+    let thread = |t: u32| TaskId(t);
+    assert_eq!(kernel.context_ids(), [ContextId(0), ContextId(1)]);
+    assert_eq!(kernel.context_of(thread(3)), None);
+    let donate = |from, to| Donate {
+        from: thread(from),
+        to: thread(to),
+    };
+    assert_eq!(kernel.call(donate(0, 2), &mut work), Ok(Some(ContextId(0))));
+    assert_eq!(kernel.call(donate(2, 3), &mut work), Ok(Some(ContextId(0))));
+    assert_eq!(kernel.context_of(thread(3)), Some(ContextId(0)));
+    // A thread that does not exist neither gives nor takes: nothing changes.
+    assert_eq!(
+        kernel.call(donate(9, 2), &mut work),
+        Err(SyscallError::UnknownObject)
+    );
+    assert_eq!(
+        kernel.call(donate(1, 9), &mut work),
+        Err(SyscallError::UnknownObject)
+    );
+    assert_eq!(kernel.context_of(thread(2)), Some(ContextId(0)));
+    let back = |t| Return { thread: thread(t) };
+    assert_eq!(kernel.call(back(3), &mut work), Ok(None));
+    assert_eq!(kernel.call(back(2), &mut work), Ok(None));
+    assert_eq!(kernel.context_of(thread(0)), Some(ContextId(0)));
+    assert_eq!(kernel.context_of(thread(1)), Some(ContextId(1)));
+    // A client that served someone else gets its own back, not none.
+    assert_eq!(kernel.call(donate(1, 0), &mut work), Ok(Some(ContextId(1))));
+    assert_eq!(kernel.call(back(0), &mut work), Ok(Some(ContextId(0))));
+    assert_eq!(
+        kernel.call(back(9), &mut work),
+        Err(SyscallError::UnknownObject)
+    );
+    assert!(kernel.context(ContextId(1)).is_some() && kernel.context(ContextId(2)).is_none());
+    kernel.check().unwrap();
+}

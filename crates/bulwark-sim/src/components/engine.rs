@@ -4,8 +4,8 @@ use std::collections::VecDeque;
 
 use bulwark_core::ipc::{Cpi, CpiId, Effect, Effects, Invoked, Replied, Request};
 use bulwark_core::kernel::{
-    InvokeCpi, Kernel as KernelObjects, Nest, NestedReply, ObjectStore, ReplyCpi, SendNested,
-    SyscallError,
+    ContextId, Contexts, Donate, InvokeCpi, Kernel as KernelObjects, Nest, NestedReply,
+    ObjectStore, ReplyCpi, Return, SendNested, SyscallError,
 };
 use bulwark_core::{Duration, Event, FixedPriority, Instant, Priority, TaskId, Wake, Work};
 
@@ -198,10 +198,6 @@ struct Machine<'a> {
     /// The earliest of the tasks' next releases, kept so that an instant with no release due
     /// costs one comparison rather than a scan of every task.
     next_release: Instant,
-    /// Each task's scheduling context, if it has a reservation.
-    contexts: Vec<Option<SchedContext>>,
-    /// The tasks that have a context, so that a system without reservations scans none.
-    reserved: Vec<usize>,
     /// The running thread's non-preemptive region: the thread and when the region ends.
     region: Option<(usize, Instant)>,
     work: Work,
@@ -451,12 +447,23 @@ impl<'a> Machine<'a> {
             idle.push((0..size).collect());
         }
         let n = config.cpis.len();
-        // Validation refused the reservations `SchedContext::new` cannot build.
-        let contexts: Vec<Option<SchedContext>> = config
-            .tasks
-            .iter()
-            .map(|task| task.reservation.and_then(|r| SchedContext::new(r).ok()))
-            .collect();
+        // Validation refused the reservations `SchedContext::new` cannot build. Task `i`'s
+        // context is `ContextId(i)`, bound to its own thread; pool threads have none of their
+        // own and run on the contexts donated to them with requests.
+        let contexts = Contexts::new(
+            config
+                .tasks
+                .iter()
+                .map(|task| task.reservation.and_then(|r| SchedContext::new(r).ok()))
+                .collect(),
+            threads
+                .iter()
+                .map(|thread| match thread.role {
+                    Role::Task(i) => Some(context_id(i)),
+                    Role::Pool { .. } => None,
+                })
+                .collect(),
+        );
         Machine {
             config,
             costs: match timing {
@@ -470,17 +477,14 @@ impl<'a> Machine<'a> {
             threads,
             running: None,
             last_dispatched: None,
-            objects: KernelObjects::new(cpis, Vec::new(), ObjectStore::default()),
+            objects: KernelObjects::new(cpis, Vec::new(), ObjectStore::default())
+                .with_contexts(contexts),
             pools,
             idle,
             overflow: vec![VecDeque::new(); n],
             fixed_callers: vec![VecDeque::new(); n],
             next_release: earliest_release(&tasks),
             tasks,
-            reserved: (0..contexts.len())
-                .filter(|&i| contexts[i].is_some())
-                .collect(),
-            contexts,
             region: None,
             work: Work::default(),
             outcome: ComponentOutcome::default(),
@@ -547,7 +551,7 @@ impl<'a> Machine<'a> {
             self.last_dispatched = Some(t);
             // Algorithm 2, line 5: x_n <- t_now at every dispatch.
             self.region = self.context_of(t).and_then(|i| {
-                let eta = self.contexts[i].as_ref()?.non_preemptive();
+                let eta = self.objects.context(context_id(i))?.non_preemptive();
                 (!eta.is_zero()).then(|| (t, self.now.saturating_add(eta)))
             });
         }
@@ -556,7 +560,7 @@ impl<'a> Machine<'a> {
     fn make_ready(&mut self, t: usize) {
         let depleted = self
             .context_of(t)
-            .and_then(|i| self.contexts[i].as_ref())
+            .and_then(|i| self.objects.context(context_id(i)))
             .is_some_and(SchedContext::is_depleted);
         let thread = &mut self.threads[t];
         thread.blocked = false;
@@ -623,7 +627,7 @@ impl<'a> Machine<'a> {
         }
         if let Some(r) = self.running {
             if let Some(i) = self.context_of(r) {
-                if let Some(context) = self.contexts[i].as_mut() {
+                if let Some(context) = self.objects.context_mut(context_id(i)) {
                     context.charge(to, dt, &mut self.work);
                 }
             }
@@ -695,13 +699,22 @@ impl<'a> Machine<'a> {
     }
 
     /// The task whose scheduling context thread `t` runs on, if that task has one: its own
-    /// task for a control thread, the request's originator for a serving pool thread.
+    /// task for a control thread; for a serving pool thread, the request's originator, whose
+    /// context came with the request (donated along every nested request).
     fn context_of(&self, t: usize) -> Option<usize> {
-        let task = match self.threads[t].role {
-            Role::Task(i) => i,
-            Role::Pool { .. } => self.threads[t].serving?.request.requestor.index(),
+        let held = self.objects.context_of(task_id(t))?;
+        Some(held.0 as usize)
+    }
+
+    /// Thread `to` takes a request from thread `from`: it runs on `from`'s context until it
+    /// replies. The machine names only its own threads, so the kernel cannot refuse.
+    fn donate(&mut self, from: usize, to: usize) {
+        let donate = Donate {
+            from: task_id(from),
+            to: task_id(to),
         };
-        self.contexts.get(task)?.as_ref().map(|_| task)
+        let donated = self.objects.call(donate, &mut self.work);
+        debug_assert!(donated.is_ok(), "both threads are the machine's");
     }
 
     /// The running thread's context is out of budget at now: off the core until the
@@ -714,7 +727,7 @@ impl<'a> Machine<'a> {
             return false;
         };
         let now = self.now;
-        let Some(context) = self.contexts[i].as_mut() else {
+        let Some(context) = self.objects.context_mut(context_id(i)) else {
             return false;
         };
         if context.charge(now, Duration::ZERO, &mut self.work) {
@@ -732,10 +745,10 @@ impl<'a> Machine<'a> {
     /// 3), and its threads the run queue; true if there was one.
     fn replenish_due(&mut self) -> bool {
         let mut replenished = false;
-        for index in 0..self.reserved.len() {
-            let i = self.reserved[index];
+        for index in 0..self.objects.context_ids().len() {
+            let i = self.objects.context_ids()[index].0 as usize;
             let now = self.now;
-            let Some(context) = self.contexts[i].as_mut() else {
+            let Some(context) = self.objects.context_mut(context_id(i)) else {
                 continue;
             };
             if !context.is_depleted() || context.replenishment_time() > now {
@@ -759,7 +772,7 @@ impl<'a> Machine<'a> {
         let mut next = Instant::NEVER;
         if let Some(r) = self.running {
             if let Some(i) = self.context_of(r) {
-                if let Some(context) = self.contexts[i].as_ref() {
+                if let Some(context) = self.objects.context(context_id(i)) {
                     next = next.min(context.depletion_time(self.now, &mut self.work));
                 }
             }
@@ -769,8 +782,8 @@ impl<'a> Machine<'a> {
                 }
             }
         }
-        for &i in &self.reserved {
-            let Some(context) = self.contexts[i].as_ref() else {
+        for &id in self.objects.context_ids() {
+            let Some(context) = self.objects.context(id) else {
                 continue;
             };
             if context.is_depleted() {
@@ -805,7 +818,7 @@ impl<'a> Machine<'a> {
                 if task.jobs.len() == 1 {
                     let t = task.thread;
                     // Algorithm 3: the context activates with its task's job.
-                    if let Some(context) = self.contexts[i].as_mut() {
+                    if let Some(context) = self.objects.context_mut(context_id(i)) {
                         context.activate(self.now, &mut self.work);
                     }
                     self.threads[t].pc = 0;
@@ -939,7 +952,7 @@ impl<'a> Machine<'a> {
         }
         if idle {
             // Algorithm 1, lines 10-13: the context suspends with its task.
-            if let Some(context) = self.contexts[i].as_mut() {
+            if let Some(context) = self.objects.context_mut(context_id(i)) {
                 context.suspend(now, &mut self.work);
             }
             self.block(r);
@@ -1011,6 +1024,7 @@ impl<'a> Machine<'a> {
                 self.idle[c].retain(|&i| i != k);
                 let t = self.pools[c][k as usize];
                 self.threads[t].serving = Some(serving);
+                self.donate(caller, t);
                 self.apply(c, effects, &mut extra);
                 let call = costs.row(protocol, from_pip, contended).call;
                 self.start_entry(t, call.saturating_add(extra), waits);
@@ -1050,6 +1064,11 @@ impl<'a> Machine<'a> {
             return;
         };
         let serving = self.threads[r].serving.take();
+        // Done with the request: its context goes back with the reply.
+        let returned = self
+            .objects
+            .call(Return { thread: task_id(r) }, &mut self.work);
+        debug_assert!(returned.is_ok(), "the thread is the machine's");
         let mut next_fixed = None;
         let reply = ReplyCpi {
             cpi: CpiId(c as u32),
@@ -1075,6 +1094,7 @@ impl<'a> Machine<'a> {
                 caller,
                 from_pip,
             });
+            self.donate(caller, r);
             let cost = self.costs.fixed.call;
             let thread = &mut self.threads[r];
             thread.remaining = cost;
@@ -1229,6 +1249,11 @@ fn earliest_release(tasks: &[TaskState]) -> Instant {
         .map(|t| t.next_release)
         .min()
         .unwrap_or(Instant::NEVER)
+}
+
+/// Task `i`'s scheduling context.
+fn context_id(i: usize) -> ContextId {
+    ContextId(i as u32)
 }
 
 fn task_id(thread: usize) -> TaskId {
