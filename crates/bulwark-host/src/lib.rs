@@ -51,9 +51,9 @@
 //! the caller can place the action's termination as the scheduler does.
 //!
 //! **Kernel objects and their reclamation.** A run keeps the simulator's object store
-//! ([`bulwark_sim::Reclamation`]: one process per task, in its reclamation group when it has
-//! one, over `bulwark_core::reclaim`'s capability tree), so `allocate` and `terminate` steps
-//! run the same code as in the simulator. An `allocate` step runs on the task's own thread,
+//! ([`bulwark_sim::KernelObjects`]: one process per task, in its reclamation group when it has
+//! one, over `bulwark_core::reclaim`'s capability tree, reached through the core's syscall
+//! layer), so `allocate` and `terminate` steps run the same code as in the simulator. An `allocate` step runs on the task's own thread,
 //! on its own time and budget, under the store's lock, in batches with the preemption signal
 //! held back (a thread parked while holding the lock would stall the dispatcher); the objects
 //! created and refused are the task's `objects_allocated` and `allocations_refused`. A

@@ -10,7 +10,7 @@ use bulwark_core::{
 };
 use bulwark_sim::behaviour::{Action, Program};
 use bulwark_sim::{
-    CoreMetrics, CoreScheduler, JobRecord, Mark, MarkKind, Outcome, Reclamation, SimError, Slice,
+    CoreMetrics, CoreScheduler, JobRecord, KernelObjects, Mark, MarkKind, Outcome, SimError, Slice,
     SliceKind, TaskMetrics, Trace,
 };
 use bulwark_spec::{Behaviour, Execution, PolicyKind, Scenario, Step};
@@ -118,7 +118,7 @@ pub(crate) struct Shared {
     pub names: Vec<String>,
     /// The run's kernel objects: one process per task, in its reclamation group. Task
     /// threads allocate in it (on their own time), the dispatcher reclaims from it.
-    pub objects: Mutex<Option<Reclamation>>,
+    pub objects: Mutex<Option<KernelObjects>>,
 }
 
 impl Shared {
@@ -209,7 +209,7 @@ pub(crate) fn run<'s>(
     let shared = Shared {
         tasks: (0..scenario.tasks.len()).map(|_| Slot::default()).collect(),
         names: scenario.tasks.iter().map(|t| t.name.clone()).collect(),
-        objects: Mutex::new(Some(Reclamation::new(scenario)?)),
+        objects: Mutex::new(Some(KernelObjects::new(scenario)?)),
         ..Shared::default()
     };
     let shared = &shared;

@@ -24,8 +24,8 @@ use rand_chacha::ChaCha8Rng;
 use crate::behaviour::{Action, Program};
 use crate::core_scheduler::CoreScheduler;
 use crate::event::{EventKind, EventQueue};
+use crate::kernel_objects::KernelObjects;
 use crate::metrics::{CoreMetrics, JobRecord, TaskMetrics};
-use crate::reclamation::Reclamation;
 use crate::record::{BudgetSample, Memory, Recorder};
 use crate::trace::{Mark, MarkKind, Slice, SliceKind};
 use crate::vbs::records::VbsLog;
@@ -173,7 +173,7 @@ pub struct Machine<'a> {
     events: u64,
     scenario: &'a Scenario,
     seed: u64,
-    reclamation: Reclamation,
+    objects: KernelObjects,
     /// VBS first arrivals and records, when some core runs VBS.
     vbs: Option<Box<VbsLog>>,
     /// VBS schedulers are told each action's load.
@@ -280,7 +280,7 @@ impl<'a> Machine<'a> {
             events: 0,
             scenario,
             seed,
-            reclamation: Reclamation::new(scenario)?,
+            objects: KernelObjects::new(scenario)?,
             vbs,
             disclose_vbs_loads: vbs_options.disclose_loads,
             check_invariants: vbs_options.check_invariants,
@@ -502,8 +502,8 @@ impl<'a> Machine<'a> {
                     .map_err(|error| self.refused("reconfigure", task, now, error))?;
             }
             Entry::Reclaim { task, target, step } => {
-                let reclaimed = self.reclamation.terminate(target, step);
-                let reclaim = self.reclamation.cycles(reclaimed.units);
+                let reclaimed = self.objects.terminate(target, step);
+                let reclaim = self.objects.cycles(reclaimed.units);
                 cycles = cycles.saturating_add(reclaim);
                 let time = self.cost.time_of(reclaim).as_nanos();
                 let m = &mut self.cores[core as usize].metrics;
@@ -685,8 +685,8 @@ impl<'a> Machine<'a> {
                 }
                 Action::Allocate { count, object } => {
                     // The system calls run as the task's own execution.
-                    let made = self.reclamation.allocate(task.index(), count, object);
-                    let time = self.cost.time_of(self.reclamation.cycles(made.units));
+                    let made = self.objects.allocate(task.index(), count, object);
+                    let time = self.cost.time_of(self.objects.cycles(made.units));
                     let t = &mut self.tasks[task.index()];
                     t.metrics.objects_allocated += made.created;
                     t.metrics.allocations_refused += made.refused;

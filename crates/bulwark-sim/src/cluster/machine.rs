@@ -27,7 +27,7 @@ use crate::record::OpenSlices;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 use crate::Timing;
 
-use crate::reclamation::{Failed, Reclamation};
+use crate::kernel_objects::{Failed, KernelObjects};
 
 use super::{
     AbortRecord, AllocationRecord, ClusterOutcome, ClusterSimError, Config, GateKind,
@@ -138,7 +138,7 @@ pub(super) struct Machine {
     masked: Vec<Vec<Option<(usize, Instant)>>>,
     /// The kernel objects: the servers' gates and the store behind `allocate` and
     /// `terminate`.
-    objects: Reclamation,
+    objects: KernelObjects,
     masks: Vec<MaskRecord>,
     allocations: Vec<AllocationRecord>,
     /// Per task: processor time used on its behalf so far.
@@ -258,7 +258,7 @@ impl Machine {
                 GateKind::Custom(build) => Gate::Other(build(capacity, &cores)),
             })
             .collect();
-        let objects = Reclamation::with_groups(
+        let objects = KernelObjects::with_groups(
             config.cost.reclaim_per_unit,
             config.cost.clock_hz,
             &quotas,

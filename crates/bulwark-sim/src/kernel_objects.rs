@@ -38,14 +38,14 @@ pub enum Failed {
 /// A system's kernel and the clock that turns its reclamation work into time, shared by the
 /// simulator and the hosted runtime so that both run the same kernel code on the same
 /// objects.
-pub struct Reclamation {
+pub struct KernelObjects {
     kernel: Kernel,
     /// Cycles per unit and the clock, to turn time into units.
     per_unit: u64,
     clock_hz: u64,
 }
 
-impl Reclamation {
+impl KernelObjects {
     /// One process per task; groups created with their quotas converted to work units.
     pub fn new(scenario: &Scenario) -> Result<Self, SimError> {
         let mut group_of = vec![None; scenario.tasks.len()];
@@ -88,7 +88,7 @@ impl Reclamation {
             StoreError::Group(g, error) => (Failed::Group(g), error),
             StoreError::Thread(t, error) => (Failed::Task(t), error),
         })?;
-        Ok(Reclamation {
+        Ok(KernelObjects {
             kernel: Kernel::new(Vec::new(), gates, store),
             per_unit,
             clock_hz,
