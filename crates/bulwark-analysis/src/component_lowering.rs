@@ -121,8 +121,10 @@ pub struct ReservationTerms {
     /// Each task's reservation, if it has one.
     pub reservations: Vec<Option<Reservation>>,
     /// `I_i`, SPR Eq. 1's blocking term: the longest non-preemptive region `eta` of a
-    /// strictly lower-priority task's reservation (zero if none). A job meets one such region
-    /// when it is released or woken while a lower-priority thread was just dispatched.
+    /// strictly lower-priority task's reservation (zero if none). A job meets at most one
+    /// such region, when it is released during it: the component machine's regions defer
+    /// only activations that come during them (SPR section III-F), and a request's server
+    /// thread continues its caller's region rather than starting one.
     pub regions: Vec<Duration>,
     /// SPR Eq. 1 over the reservations, when every task has one (it assumes every task on the
     /// core is a reservation server); `None` otherwise.

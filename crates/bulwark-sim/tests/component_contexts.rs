@@ -6,7 +6,7 @@
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::components::{
-    run, ComponentOutcome, ComponentSystemConfig, CpiProtocol, LoweredCpi, LoweredTask,
+    run, CallReply, ComponentOutcome, ComponentSystemConfig, CpiProtocol, LoweredCpi, LoweredTask,
     ProtocolCosts, RunOptions, Step,
 };
 use bulwark_sim::trace::Trace;
@@ -164,4 +164,74 @@ fn a_region_ends_when_the_budget_does() {
     let high = &outcome.tasks[1].job_records[0];
     assert_eq!(high.completion, Some(at_us(1_200)));
     assert_eq!(high.inversion, us(300));
+}
+
+/// A region belongs to the context, not the thread (Algorithm 2, line 5: `x_n <- t_now`
+/// only when another reservation ran before). `low` (eta 1 ms) is dispatched at 0 and calls
+/// CPI `A` at 0.1 ms; the server thread that takes its context continues the region begun at
+/// 0, it does not start one of its own, so `high`, released at 1.05 ms, preempts at once:
+/// it completes at 1.55 ms with no inversion. (Were the region restarted at the call, it
+/// would last until 1.1 ms and `high` would complete at 1.6 ms.)
+#[test]
+fn a_server_thread_continues_its_caller_s_region() {
+    let a = 0;
+    let mut low = task(
+        "low",
+        1,
+        100_000,
+        0,
+        vec![Step::Execute(us(100)), Step::Request(a)],
+    );
+    low.reservation = reservation(10_000, 100_000, 1_000);
+    let high = task("high", 9, 100_000, 1_050, vec![Step::Execute(us(500))]);
+    let cpis = vec![LoweredCpi {
+        name: "A".into(),
+        protocol: CpiProtocol::Propagated,
+        ceiling: Priority(1),
+        threads: 1,
+        body: vec![Step::Execute(us(2_000))],
+        task_bodies: Vec::new(),
+    }];
+    let (outcome, _) = simulate(&system(vec![low, high], cpis), 20_000);
+    let high = &outcome.tasks[1].job_records[0];
+    assert_eq!(high.completion, Some(at_us(1_550)));
+    assert_eq!(high.inversion, Duration::ZERO);
+}
+
+/// A region defers activations that come during it, not a thread that was ready before it
+/// (SPR section III-F). `low` (eta 0.4 ms) calls CPI `A` at 0, whose server thread spends
+/// 0.6 ms of call steps at A's ceiling 9; its region ends at 0.4, so `top` (priority 10,
+/// released at 0.5) preempts it, and `high` (9, released at 0.55) queues behind it at 9.
+/// At 0.7 `top` is done and the preempted server resumes first (the head of its priority),
+/// starting a new region until 1.1; its call steps end at 0.8 and it drops to `low`'s
+/// priority. `high` was ready before that region began, so it preempts then: it runs
+/// 0.8-1.3, its inversion the 0.1 ms of call steps. (Were every ready thread deferred until
+/// the region's end, `high` would wait until 1.1 and complete at 1.6, 0.4 ms inverted.)
+#[test]
+fn a_region_does_not_defer_a_thread_ready_before_it() {
+    let a = 0;
+    let mut low = task("low", 1, 100_000, 0, vec![Step::Request(a)]);
+    low.reservation = reservation(10_000, 100_000, 400);
+    let top = task("top", 10, 100_000, 500, vec![Step::Execute(us(200))]);
+    let high = task("high", 9, 100_000, 550, vec![Step::Execute(us(500))]);
+    let cpis = vec![LoweredCpi {
+        name: "A".into(),
+        protocol: CpiProtocol::Propagated,
+        ceiling: Priority(9),
+        threads: 1,
+        body: vec![Step::Execute(us(1_000))],
+        task_bodies: Vec::new(),
+    }];
+    let config = ComponentSystemConfig {
+        costs: ProtocolCosts {
+            propagated: CallReply::new(us(600), Duration::ZERO),
+            ..ProtocolCosts::ZERO
+        },
+        ..system(vec![low, top, high], cpis)
+    };
+    let (outcome, _) = simulate(&config, 20_000);
+    assert_eq!(outcome.tasks[1].job_records[0].completion, Some(at_us(700)));
+    let high = &outcome.tasks[2].job_records[0];
+    assert_eq!(high.completion, Some(at_us(1_300)));
+    assert_eq!(high.inversion, us(100));
 }

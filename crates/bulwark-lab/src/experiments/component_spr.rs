@@ -13,11 +13,13 @@
 //!   so no job waits for a replenishment;
 //! - a job's priority inversion is bounded by the component paper's `B_i` plus SPR's
 //!   `I_i = max eta` of the lower-priority reservations (Eq. 1's blocking term): one
-//!   non-preemptive region, met when the job is released or woken while a lower-priority
-//!   thread has just been dispatched. One region per job suffices here because every server
-//!   thread's work ends with its procedure: the lock it releases is its last act, so no
-//!   lower-priority thread runs on after waking a higher one. A system where one could
-//!   would meet a region per such wake-up; that case is not analysed here;
+//!   non-preemptive region, met when the job is released during it. A region defers only
+//!   activations that come during it (section III-F), and belongs to the context: a server
+//!   thread that takes a context with a request continues its region, and a thread that was
+//!   ready before a region began, or that a call, reply or lock hand-over woke, preempts the
+//!   region's thread as soon as it outranks it. So no job meets a second region, whatever
+//!   its requests and waits (the property `a_job_meets_at_most_one_lower_region` checks it
+//!   on random systems);
 //! - the response-time analysis with blocking `B_i + I_i` bounds each task's response.
 //!
 //! The same system without reservations (`fig7.camkes`) runs beside it, for the inversion the

@@ -118,6 +118,10 @@ struct Thread {
     cont: Cont,
     pc: usize,
     serving: Option<Serving>,
+    /// When a timer (its job's release, its context's replenishment) last made it ready, if
+    /// that was its last wake-up and it has not run since: the wake-ups a non-preemptive
+    /// region defers.
+    timer_woken: Option<Instant>,
 }
 
 impl Thread {
@@ -134,6 +138,7 @@ impl Thread {
             cont: Cont::Step,
             pc: 0,
             serving: None,
+            timer_woken: None,
         }
     }
 
@@ -145,6 +150,17 @@ impl Thread {
             self.priority
         }
     }
+}
+
+/// A context's non-preemptive region (SPR section III-F).
+#[derive(Clone, Copy, Debug)]
+struct Region {
+    /// The context, by its task's index.
+    context: usize,
+    /// When it started: its first dispatch after another context ran (Algorithm 2, line 5).
+    start: Instant,
+    /// `start + eta`.
+    end: Instant,
 }
 
 /// A pending job.
@@ -198,8 +214,11 @@ struct Machine<'a> {
     /// The earliest of the tasks' next releases, kept so that an instant with no release due
     /// costs one comparison rather than a scan of every task.
     next_release: Instant,
-    /// The running thread's non-preemptive region: the thread and when the region ends.
-    region: Option<(usize, Instant)>,
+    /// The non-preemptive region of the context on the core: the context (its task's index),
+    /// when the region started and when it ends. Every thread running on that context keeps
+    /// the core until then against what the region defers ([`Machine::defers_all_above`]): a request
+    /// that passes the context to a server thread does not end the region, nor start another.
+    region: Option<Region>,
     work: Work,
     outcome: ComponentOutcome,
     record_jobs: bool,
@@ -523,9 +542,10 @@ impl<'a> Machine<'a> {
     /// the head of its priority (the scheduler's `SCHED_FIFO` rule).
     fn dispatch(&mut self) {
         if let Some(r) = self.running {
-            // Algorithm 2, line 6: inside its non-preemptive region the dispatched thread
-            // keeps the core, whatever became ready meanwhile.
-            if self.region.is_some_and(|(t, end)| t == r && self.now < end) {
+            // Algorithm 2, line 6: inside its context's non-preemptive region the dispatched
+            // thread keeps the core against every thread that outranks it only by a wake-up
+            // the region defers.
+            if self.in_region(r) && self.defers_all_above(r) {
                 return;
             }
         }
@@ -542,6 +562,9 @@ impl<'a> Machine<'a> {
         }
         self.running = next;
         if let Some(t) = next {
+            self.threads[t].timer_woken = None;
+            // The context that ran last: none after an idle stretch.
+            let previous = self.last_dispatched.and_then(|p| self.context_of(p));
             if self.last_dispatched != Some(t) {
                 self.outcome.context_switches += 1;
                 let cost = self.costs.context_switch;
@@ -549,15 +572,62 @@ impl<'a> Machine<'a> {
                 thread.remaining = thread.remaining.saturating_add(cost);
             }
             self.last_dispatched = Some(t);
-            // Algorithm 2, line 5: x_n <- t_now at every dispatch.
-            self.region = self.context_of(t).and_then(|i| {
-                let eta = self.objects.context(context_id(i))?.non_preemptive();
-                (!eta.is_zero()).then(|| (t, self.now.saturating_add(eta)))
-            });
+            // Algorithm 2, line 5: if tau_p != tau_n then x_n <- t_now. The reservation is
+            // the context, not the thread: a thread of the context that ran last (a server
+            // taking its caller's context with a request, the caller taking it back with
+            // the reply) continues its region; a thread of another context, or of any after
+            // an idle stretch, starts a region of its own.
+            let context = self.context_of(t);
+            if context.is_none() || context != previous {
+                let now = self.now;
+                self.region = context.and_then(|i| {
+                    let eta = self.objects.context(context_id(i))?.non_preemptive();
+                    (!eta.is_zero()).then(|| Region {
+                        context: i,
+                        start: now,
+                        end: now.saturating_add(eta),
+                    })
+                });
+            }
         }
     }
 
+    /// True while thread `t` runs inside its context's non-preemptive region.
+    fn in_region(&self, t: usize) -> bool {
+        self.region.is_some_and(|region| {
+            self.context_of(t) == Some(region.context) && self.now < region.end
+        })
+    }
+
+    /// True when the region defers every ready thread that outranks `r`. Section III-F: a
+    /// region defers "any higher-priority activations and replenishments until the end of
+    /// the non-preemptive region", that is, threads a timer made ready since it started. A
+    /// thread that was ready before (which a thread raised to a ceiling was dispatched ahead
+    /// of), or that `r`'s own call or reply woke, is no activation: once it outranks `r`
+    /// (when `r`'s priority drops at the end of its protocol steps) it preempts as usual.
+    fn defers_all_above(&self, r: usize) -> bool {
+        let Some(region) = self.region else {
+            return false;
+        };
+        let priority = self.threads[r].effective();
+        self.threads.iter().enumerate().all(|(t, thread)| {
+            t == r
+                || thread.blocked
+                || thread.throttled
+                || thread.effective() <= priority
+                || thread.timer_woken.is_some_and(|at| at >= region.start)
+        })
+    }
+
+    /// A timer (a job's release, a context's replenishment) makes thread `t` ready: a wake-up
+    /// a non-preemptive region defers.
+    fn wake_by_timer(&mut self, t: usize) {
+        self.make_ready(t);
+        self.threads[t].timer_woken = Some(self.now);
+    }
+
     fn make_ready(&mut self, t: usize) {
+        self.threads[t].timer_woken = None;
         let depleted = self
             .context_of(t)
             .and_then(|i| self.objects.context(context_id(i)))
@@ -759,7 +829,7 @@ impl<'a> Machine<'a> {
             for t in 0..self.threads.len() {
                 if self.threads[t].throttled && self.context_of(t) == Some(i) {
                     self.threads[t].throttled = false;
-                    self.make_ready(t);
+                    self.wake_by_timer(t);
                 }
             }
         }
@@ -776,10 +846,8 @@ impl<'a> Machine<'a> {
                     next = next.min(context.depletion_time(self.now, &mut self.work));
                 }
             }
-            if let Some((t, end)) = self.region {
-                if t == r && end > self.now {
-                    next = next.min(end);
-                }
+            if let Some(region) = self.region.filter(|_| self.in_region(r)) {
+                next = next.min(region.end);
             }
         }
         for &id in self.objects.context_ids() {
@@ -823,7 +891,7 @@ impl<'a> Machine<'a> {
                     }
                     self.threads[t].pc = 0;
                     self.threads[t].cont = Cont::Step;
-                    self.make_ready(t);
+                    self.wake_by_timer(t);
                 }
                 self.mark(i, MarkKind::Release, release, seq);
             }
