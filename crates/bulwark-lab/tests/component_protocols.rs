@@ -11,8 +11,10 @@
 use bulwark_analysis::component_lowering::ReservationTerms;
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority};
-use bulwark_lab::experiments::camkes_synthetic::{build, evaluate, ChainTask};
-use bulwark_sim::components::{run, CpiProtocol, ProtocolCosts, RunOptions};
+use bulwark_lab::experiments::camkes_synthetic::{build, evaluate, Built, ChainTask};
+use bulwark_sim::components::{
+    run, ComponentOutcome, ComponentSystemConfig, CpiProtocol, ProtocolCosts, RunOptions,
+};
 use proptest::prelude::*;
 
 fn protocol() -> impl Strategy<Value = CpiProtocol> {
@@ -32,6 +34,38 @@ fn chain_task() -> impl Strategy<Value = ChainTask> {
     })
 }
 
+/// A random system of `tasks` and `protocols`, with the paper's Table 2 costs when
+/// `overheads`, its releases staggered by `offsets` steps of 250 us (up to 10 ms, so sections
+/// overlap releases in many ways: synchronous release is the critical instant only without
+/// blocking).
+fn staggered(
+    tasks: &[ChainTask; 4],
+    protocols: [CpiProtocol; 5],
+    overheads: bool,
+    offsets: [u64; 4],
+) -> Built {
+    let costs = if overheads {
+        ProtocolCosts::xeon_gold_6130_max()
+    } else {
+        ProtocolCosts::ZERO
+    };
+    let mut built = build(tasks, protocols, costs);
+    for (t, o) in built.machine.tasks.iter_mut().zip(offsets) {
+        t.offset = Duration::from_micros(250 * o);
+    }
+    built
+}
+
+/// 330 ms of `machine`: every task's releases over more than four of its longest periods.
+fn run_330ms(machine: &ComponentSystemConfig) -> ComponentOutcome {
+    let options = RunOptions {
+        until: Instant::ZERO.saturating_add(Duration::from_millis(330)),
+        record_jobs: false,
+        record_trace: false,
+    };
+    run(machine, options).unwrap()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
 
@@ -42,19 +76,9 @@ proptest! {
         overheads in any::<bool>(),
         offsets in proptest::array::uniform4(0u64..=40),
     ) {
-        let costs = if overheads { ProtocolCosts::xeon_gold_6130_max() } else { ProtocolCosts::ZERO };
-        let mut built = build(&tasks, protocols, costs);
-        // Releases staggered by up to 10 ms in steps of 250 us, so sections overlap releases
-        // in many ways (synchronous release is the critical instant only without blocking).
-        for (t, o) in built.machine.tasks.iter_mut().zip(offsets) {
-            t.offset = Duration::from_micros(250 * o);
-        }
+        let built = staggered(&tasks, protocols, overheads, offsets);
         let timings = built.analysis.timings();
-        let outcome = run(&built.machine, RunOptions {
-            until: Instant::ZERO.saturating_add(Duration::from_millis(330)),
-            record_jobs: false,
-            record_trace: false,
-        }).unwrap();
+        let outcome = run_330ms(&built.machine);
         prop_assert_eq!(outcome.protocol_errors, 0);
         prop_assert_eq!(outcome.pool_exhausted, 0);
         let pip = protocols.contains(&CpiProtocol::Inherited);
@@ -86,8 +110,7 @@ proptest! {
     /// The composed system of `component-spr`, on random systems over the Fig. 7 topology:
     /// every task in an SPR reservation (its whole period as budget, so no job waits for a
     /// replenishment) with a non-preemptive region of 0 to 1 ms, whatever the protocols,
-    /// with and without the paper's Table 2 costs. A
-    /// job's priority inversion stays within the component paper's `B_i` plus SPR Eq. 1's
+    /// with and without the paper's Table 2 costs. A job's priority inversion stays within the component paper's `B_i` plus SPR Eq. 1's
     /// blocking term `I_i` (the longest region of a strictly lower-priority task), and every
     /// task the response-time analysis admits with that blocking responds within its bound,
     /// as `analyze` computes it ([`ReservationTerms::with_regions`]). A region defers only
@@ -100,10 +123,8 @@ proptest! {
         offsets in proptest::array::uniform4(0u64..=40),
         overheads in any::<bool>(),
     ) {
-        let costs = if overheads { ProtocolCosts::xeon_gold_6130_max() } else { ProtocolCosts::ZERO };
-        let mut built = build(&tasks, protocols, costs);
-        for ((t, o), eta) in built.machine.tasks.iter_mut().zip(offsets).zip(regions) {
-            t.offset = Duration::from_micros(250 * o);
+        let mut built = staggered(&tasks, protocols, overheads, offsets);
+        for (t, eta) in built.machine.tasks.iter_mut().zip(regions) {
             t.reservation = Some(
                 Reservation::new(t.period, t.period)
                     .with_non_preemptive(Duration::from_micros(250 * eta)),
@@ -124,11 +145,7 @@ proptest! {
             eq1: None,
         };
         let timings = built.analysis.timings();
-        let outcome = run(machine, RunOptions {
-            until: Instant::ZERO.saturating_add(Duration::from_millis(330)),
-            record_jobs: false,
-            record_trace: false,
-        }).unwrap();
+        let outcome = run_330ms(machine);
         prop_assert_eq!(outcome.protocol_errors, 0);
         prop_assert_eq!(outcome.pool_exhausted, 0);
         let responses = bulwark_analysis::blocking::response_times(&terms.with_regions(&timings));

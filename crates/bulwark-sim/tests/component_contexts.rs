@@ -42,6 +42,19 @@ fn system(tasks: Vec<LoweredTask>, cpis: Vec<LoweredCpi>) -> ComponentSystemConf
     }
 }
 
+/// A propagated CPI `name` of one thread waiting at `ceiling`, whose procedure runs `work`
+/// microseconds.
+fn propagated(name: &str, ceiling: u8, work: u64) -> LoweredCpi {
+    LoweredCpi {
+        name: name.into(),
+        protocol: CpiProtocol::Propagated,
+        ceiling: Priority(ceiling),
+        threads: 1,
+        body: vec![Step::Execute(us(work))],
+        task_bodies: Vec::new(),
+    }
+}
+
 fn simulate(config: &ComponentSystemConfig, until_us: u64) -> (ComponentOutcome, Trace) {
     let mut outcome = run(
         config,
@@ -112,14 +125,7 @@ fn a_server_spends_its_caller_s_budget() {
         ],
     );
     client.reservation = reservation(3_000, 10_000, 0);
-    let server = LoweredCpi {
-        name: "server".into(),
-        protocol: CpiProtocol::Propagated,
-        ceiling: Priority(10),
-        threads: 1,
-        body: vec![Step::Execute(us(5_000))],
-        task_bodies: Vec::new(),
-    };
+    let server = propagated("server", 10, 5_000);
     let (outcome, trace) = simulate(&system(vec![client], vec![server]), 50_000);
     assert_eq!(
         slices_of(&trace, 0),
@@ -184,14 +190,7 @@ fn a_server_thread_continues_its_caller_s_region() {
     );
     low.reservation = reservation(10_000, 100_000, 1_000);
     let high = task("high", 9, 100_000, 1_050, vec![Step::Execute(us(500))]);
-    let cpis = vec![LoweredCpi {
-        name: "A".into(),
-        protocol: CpiProtocol::Propagated,
-        ceiling: Priority(1),
-        threads: 1,
-        body: vec![Step::Execute(us(2_000))],
-        task_bodies: Vec::new(),
-    }];
+    let cpis = vec![propagated("A", 1, 2_000)];
     let (outcome, _) = simulate(&system(vec![low, high], cpis), 20_000);
     let high = &outcome.tasks[1].job_records[0];
     assert_eq!(high.completion, Some(at_us(1_550)));
@@ -214,14 +213,7 @@ fn a_region_does_not_defer_a_thread_ready_before_it() {
     low.reservation = reservation(10_000, 100_000, 400);
     let top = task("top", 10, 100_000, 500, vec![Step::Execute(us(200))]);
     let high = task("high", 9, 100_000, 550, vec![Step::Execute(us(500))]);
-    let cpis = vec![LoweredCpi {
-        name: "A".into(),
-        protocol: CpiProtocol::Propagated,
-        ceiling: Priority(9),
-        threads: 1,
-        body: vec![Step::Execute(us(1_000))],
-        task_bodies: Vec::new(),
-    }];
+    let cpis = vec![propagated("A", 9, 1_000)];
     let config = ComponentSystemConfig {
         costs: ProtocolCosts {
             propagated: CallReply::new(us(600), Duration::ZERO),
