@@ -177,24 +177,31 @@ fn a_region_ends_when_the_budget_does() {
 /// CPI `A` at 0.1 ms; the server thread that takes its context continues the region begun at
 /// 0, it does not start one of its own, so `high`, released at 1.05 ms, preempts at once:
 /// it completes at 1.55 ms with no inversion. (Were the region restarted at the call, it
-/// would last until 1.1 ms and `high` would complete at 1.6 ms.)
+/// would last until 1.1 ms and `high` would complete at 1.6 ms.) The same when `A` replies
+/// at 0.4 ms and `low` runs on: its thread takes back a region that still ends at 1 ms
+/// (restarted at the reply, it would last until 1.4 ms, and `high` complete at 1.9 ms).
 #[test]
 fn a_server_thread_continues_its_caller_s_region() {
     let a = 0;
-    let mut low = task(
-        "low",
-        1,
-        100_000,
-        0,
-        vec![Step::Execute(us(100)), Step::Request(a)],
-    );
-    low.reservation = reservation(10_000, 100_000, 1_000);
-    let high = task("high", 9, 100_000, 1_050, vec![Step::Execute(us(500))]);
-    let cpis = vec![propagated("A", 1, 2_000)];
-    let (outcome, _) = simulate(&system(vec![low, high], cpis), 20_000);
-    let high = &outcome.tasks[1].job_records[0];
-    assert_eq!(high.completion, Some(at_us(1_550)));
-    assert_eq!(high.inversion, Duration::ZERO);
+    // (A's procedure, what `low` does after the reply.)
+    for (procedure, after) in [(2_000, 0), (300, 2_000)] {
+        let mut body = vec![Step::Execute(us(100)), Step::Request(a)];
+        if after > 0 {
+            body.push(Step::Execute(us(after)));
+        }
+        let mut low = task("low", 1, 100_000, 0, body);
+        low.reservation = reservation(10_000, 100_000, 1_000);
+        let high = task("high", 9, 100_000, 1_050, vec![Step::Execute(us(500))]);
+        let cpis = vec![propagated("A", 1, procedure)];
+        let (outcome, _) = simulate(&system(vec![low, high], cpis), 20_000);
+        let high = &outcome.tasks[1].job_records[0];
+        assert_eq!(
+            high.completion,
+            Some(at_us(1_550)),
+            "procedure {procedure} us"
+        );
+        assert_eq!(high.inversion, Duration::ZERO);
+    }
 }
 
 /// A region defers activations that come during it, not a thread that was ready before it

@@ -216,9 +216,13 @@ struct Machine<'a> {
     next_release: Instant,
     /// The non-preemptive region of the context on the core: the context (its task's index),
     /// when the region started and when it ends. Every thread running on that context keeps
-    /// the core until then against what the region defers ([`Machine::defers_all_above`]): a request
-    /// that passes the context to a server thread does not end the region, nor start another.
+    /// the core until then against what the region defers
+    /// ([`Machine::defers_all_above`]): a request that passes the context to a server thread
+    /// does not end the region, nor start another, and neither does the reply.
     region: Option<Region>,
+    /// The context that ran when time last passed (its task's index; `None` after an idle
+    /// stretch or a thread without one): `tau_p` of Algorithm 2, line 5.
+    ran_on: Option<usize>,
     work: Work,
     outcome: ComponentOutcome,
     record_jobs: bool,
@@ -505,6 +509,7 @@ impl<'a> Machine<'a> {
             next_release: earliest_release(&tasks),
             tasks,
             region: None,
+            ran_on: None,
             work: Work::default(),
             outcome: ComponentOutcome::default(),
             record_jobs,
@@ -563,8 +568,6 @@ impl<'a> Machine<'a> {
         self.running = next;
         if let Some(t) = next {
             self.threads[t].timer_woken = None;
-            // The context that ran last: none after an idle stretch.
-            let previous = self.last_dispatched.and_then(|p| self.context_of(p));
             if self.last_dispatched != Some(t) {
                 self.outcome.context_switches += 1;
                 let cost = self.costs.context_switch;
@@ -578,7 +581,7 @@ impl<'a> Machine<'a> {
             // the reply) continues its region; a thread of another context, or of any after
             // an idle stretch, starts a region of its own.
             let context = self.context_of(t);
-            if context.is_none() || context != previous {
+            if context.is_none() || context != self.ran_on {
                 let now = self.now;
                 self.region = context.and_then(|i| {
                     let eta = self.objects.context(context_id(i))?.non_preemptive();
@@ -690,6 +693,9 @@ impl<'a> Machine<'a> {
         let dt = to.saturating_duration_since(self.now);
         if let (Some(r), false) = (self.running, dt.is_zero()) {
             self.record_slice(r, to);
+        }
+        if !dt.is_zero() {
+            self.ran_on = self.running.and_then(|r| self.context_of(r));
         }
         if self.running.is_none() && !dt.is_zero() {
             // The core idled: whoever runs next is switched to, as from the idle thread.
