@@ -5,9 +5,11 @@
 //! panics on any sequence of calls. A kernel links this crate; so do Bulwark's simulator, its
 //! benchmarks and its property tests, which is why they all exercise the same code.
 //!
-//! The entry points are [`Policy`] (one trait, one file per per-core scheduling policy) and
+//! The entry points are [`Policy`] (one trait, one file per per-core scheduling policy),
 //! [`ClusterScheduler`], the one interface for a cluster of cores that per-core policies meet
-//! through [`PerCore`] and the clustered reservation scheduler implements directly.
+//! through [`PerCore`] and the clustered reservation scheduler implements directly, and
+//! [`kernel::Kernel`], the one syscall layer over the kernel objects (CPIs, gates, the object
+//! store and scheduling contexts).
 #![no_std]
 #![deny(missing_docs)]
 
