@@ -26,15 +26,6 @@ pub struct Termination {
     pub killed: Vec<usize>,
 }
 
-/// Which part of a configuration the capability tree refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Failed {
-    /// A group, by index.
-    Group(usize),
-    /// A task's process, by index.
-    Task(usize),
-}
-
 /// A system's kernel and the clock that turns its reclamation work into time, shared by the
 /// simulator and the hosted runtime so that both run the same kernel code on the same
 /// objects.
@@ -62,12 +53,9 @@ impl KernelObjects {
             group_of,
             Vec::new(),
         )
-        .map_err(|(failed, error)| {
-            let name = match failed {
-                Failed::Group(g) => &scenario.groups[g].name,
-                Failed::Task(t) => &scenario.tasks[t].name,
-            };
-            configuration(name, error)
+        .map_err(|refused| match refused {
+            StoreError::Group(g, error) => configuration(&scenario.groups[g].name, error),
+            StoreError::Thread(t, error) => configuration(&scenario.tasks[t].name, error),
         })
     }
 
@@ -79,15 +67,12 @@ impl KernelObjects {
         quotas: &[bulwark_core::Duration],
         group_of: Vec<Option<usize>>,
         gates: Vec<Gate>,
-    ) -> Result<Self, (Failed, ReclaimError)> {
+    ) -> Result<Self, StoreError> {
         let quotas: Vec<u64> = quotas
             .iter()
             .map(|quota| units_in(quota.as_nanos(), per_unit, clock_hz))
             .collect();
-        let store = ObjectStore::new(&quotas, group_of).map_err(|error| match error {
-            StoreError::Group(g, error) => (Failed::Group(g), error),
-            StoreError::Thread(t, error) => (Failed::Task(t), error),
-        })?;
+        let store = ObjectStore::new(&quotas, group_of)?;
         Ok(KernelObjects {
             kernel: Kernel::new(Vec::new(), gates, store),
             per_unit,

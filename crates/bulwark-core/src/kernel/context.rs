@@ -28,7 +28,8 @@ pub struct ContextId(pub u32);
 #[derive(Clone, Debug, Default)]
 pub struct Contexts {
     contexts: Vec<Option<SchedContext>>,
-    /// The contexts that exist, in order.
+    /// The contexts that exist, in order: an index kept so that a platform's scan for
+    /// replenishments skips the ids without one (a system without reservations scans none).
     ids: Vec<ContextId>,
     /// Each thread's own context.
     bound: Vec<Option<ContextId>>,

@@ -15,7 +15,8 @@
 //! [`SyscallError::UnknownObject`] before any state changes; the objects themselves refuse a
 //! call in the wrong state without changing anything. Every call adds the work it did to the
 //! caller's [`Work`]; allocation and termination report their reclamation work in
-//! their outcome, in the reclamation paper's units.
+//! their outcome, in the reclamation paper's units (a creation the quota refuses is counted
+//! there as refused, not as an error).
 //!
 //! Invariants (checked by [`Kernel::check`]): every CPI's, gate's, context's and the store's
 //! own.
@@ -28,7 +29,6 @@ use alloc::vec::Vec;
 
 use crate::ipc::mc_ipc::GateError;
 use crate::ipc::{Cpi, CpiId, Gate, IpcError, IpcGate};
-use crate::reclaim::ReclaimError;
 use crate::Work;
 
 pub use calls::{
@@ -51,8 +51,6 @@ pub enum SyscallError {
     Ipc(IpcError),
     /// The gate refused it.
     Gate(GateError),
-    /// The object store refused it.
-    Reclaim(ReclaimError),
 }
 
 /// One system call: what it names, and the step it takes on the kernel's objects.
@@ -105,21 +103,6 @@ impl Kernel {
         self.cpis.get(id.0 as usize)
     }
 
-    /// The number of CPIs.
-    pub fn cpi_count(&self) -> usize {
-        self.cpis.len()
-    }
-
-    /// Gate `id`, to read.
-    pub fn gate(&self, id: GateId) -> Option<&Gate> {
-        self.gates.get(id.0 as usize)
-    }
-
-    /// The number of gates.
-    pub fn gate_count(&self) -> usize {
-        self.gates.len()
-    }
-
     /// The object store, to read.
     pub fn store(&self) -> &ObjectStore {
         &self.store
@@ -137,11 +120,6 @@ impl Kernel {
         self.gates
             .get_mut(id.0 as usize)
             .ok_or(SyscallError::UnknownObject)
-    }
-
-    #[inline]
-    fn store_mut(&mut self) -> &mut ObjectStore {
-        &mut self.store
     }
 
     /// Checks the invariants stated at the top of this module.

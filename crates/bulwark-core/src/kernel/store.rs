@@ -91,11 +91,6 @@ impl ObjectStore {
             .is_some_and(Option::is_some)
     }
 
-    /// The capability tree, to read.
-    pub fn tree(&self) -> &CapabilityTree {
-        &self.tree
-    }
-
     /// Checks the invariants stated at the top of this module.
     pub fn check(&self) -> Result<(), &'static str> {
         self.tree.check()?;
@@ -146,7 +141,7 @@ impl Syscall for Allocate {
     /// A terminated thread allocates nothing (its process is gone).
     #[inline]
     fn commit(self, kernel: &mut Kernel, _: &mut Work) -> Result<Allocation, SyscallError> {
-        let store = kernel.store_mut();
+        let store = &mut kernel.store;
         let Some(slot) = store.process.get(self.thread.index()) else {
             return Err(SyscallError::UnknownObject);
         };
@@ -209,7 +204,7 @@ impl Syscall for Terminate {
 
     #[inline]
     fn commit(self, kernel: &mut Kernel, _: &mut Work) -> Result<Termination, SyscallError> {
-        let store = kernel.store_mut();
+        let store = &mut kernel.store;
         let Some(&group) = store.group_of.get(self.thread.index()) else {
             return Err(SyscallError::UnknownObject);
         };

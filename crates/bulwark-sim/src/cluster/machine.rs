@@ -11,7 +11,8 @@ use std::collections::BinaryHeap;
 use bulwark_core::ipc::mc_ipc::{Aborted, Client, GateError};
 use bulwark_core::ipc::Gate;
 use bulwark_core::kernel::{
-    Abort, GateId, InvokeGate, Reissue, ReplyGate, SyscallError, TransferToBackground, Wait,
+    Abort, GateId, InvokeGate, Reissue, ReplyGate, StoreError, SyscallError, TransferToBackground,
+    Wait,
 };
 use bulwark_core::reclaim::ReclaimError;
 use bulwark_core::reservation::clustered::{ClusteredScheduler, Mode, ReservationId};
@@ -27,7 +28,7 @@ use crate::record::OpenSlices;
 use crate::trace::{Mark, MarkKind, Slice, SliceKind, Trace};
 use crate::Timing;
 
-use crate::kernel_objects::{Failed, KernelObjects};
+use crate::kernel_objects::KernelObjects;
 
 use super::{
     AbortRecord, AllocationRecord, ClusterOutcome, ClusterSimError, Config, GateKind,
@@ -265,12 +266,12 @@ impl Machine {
             group_of,
             gates,
         )
-        .map_err(|(failed, error)| match failed {
-            Failed::Group(group) => ClusterSimError::Group {
+        .map_err(|refused| match refused {
+            StoreError::Group(group, error) => ClusterSimError::Group {
                 group,
                 reason: error.to_string(),
             },
-            Failed::Task(task) => ClusterSimError::Task {
+            StoreError::Thread(task, error) => ClusterSimError::Task {
                 task,
                 reason: match error {
                     ReclaimError::QuotaExceeded => {
