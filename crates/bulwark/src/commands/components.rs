@@ -129,21 +129,9 @@ pub struct Schedulability {
     /// What SPR reservations add, when a task has one: the response times and bounds above
     /// then count each task's `I_i` in its blocking.
     terms: Option<ReservationTerms>,
-    /// The costs the machine charges that the bounds leave out (see [`uncounted_costs`]).
+    /// The costs of the cost table in use that the machine charges and the bounds leave out
+    /// ([`super::uncounted::context_switch`]).
     uncounted: Vec<&'static str>,
-}
-
-/// The costs of the cost table in use that the component machine charges and the bounds
-/// leave out: the paper's analysis (section 3.2) adds Table 2's IPC rows to the WCETs, but
-/// has no term for the context switches that preemptions and blocking cause (a job is
-/// switched to again each time it resumes), so a `context-switch` cost makes jobs longer than
-/// the response times say.
-fn uncounted_costs(lowered: &Lowered) -> Vec<&'static str> {
-    if lowered.machine.costs.context_switch.is_zero() {
-        Vec::new()
-    } else {
-        vec!["context-switch"]
-    }
 }
 
 impl Schedulability {
@@ -156,7 +144,9 @@ impl Schedulability {
             None => analysis.timings(),
         };
         Some(Schedulability {
-            uncounted: uncounted_costs(lowered),
+            uncounted: super::uncounted::context_switch(
+                !lowered.machine.costs.context_switch.is_zero(),
+            ),
             terms,
             responses: response_times(&timings),
             names: lowered

@@ -141,15 +141,9 @@ fn render(system: &McIpcSystem, bounds: &McIpcBounds, short: &[bool]) -> String 
 }
 
 /// The costs of the file's `[cost]` table that the simulator charges and the bounds leave
-/// out: a context switch makes a request and its operation longer than `L_q` says, and the
-/// analysis has no bound on how many switches a request causes (a server is switched in each
-/// time its client's reservation is selected again).
+/// out.
 fn uncounted_costs(system: &McIpcSystem) -> Vec<&'static str> {
-    if system.cost.context_switch > 0 {
-        vec!["context-switch"]
-    } else {
-        Vec::new()
-    }
+    super::uncounted::context_switch(system.cost.context_switch > 0)
 }
 
 fn to_json(system: &McIpcSystem, bounds: &McIpcBounds, short: &[bool]) -> Value {
