@@ -793,6 +793,16 @@ impl<'a> Machine<'a> {
         debug_assert!(donated.is_ok(), "both threads are the machine's");
     }
 
+    /// Thread `t` is done with the request it served: the context goes back with the reply
+    /// (a pool thread has none of its own). The machine names only its own threads, so the
+    /// kernel cannot refuse.
+    fn give_back(&mut self, t: usize) {
+        let returned = self
+            .objects
+            .call(Return { thread: task_id(t) }, &mut self.work);
+        debug_assert!(returned.is_ok(), "the thread is the machine's");
+    }
+
     /// The running thread's context is out of budget at now: off the core until the
     /// replenishment (Algorithm 1, lines 7-9). True if that happened.
     fn exhaust_running(&mut self) -> bool {
@@ -1138,11 +1148,7 @@ impl<'a> Machine<'a> {
             return;
         };
         let serving = self.threads[r].serving.take();
-        // Done with the request: its context goes back with the reply.
-        let returned = self
-            .objects
-            .call(Return { thread: task_id(r) }, &mut self.work);
-        debug_assert!(returned.is_ok(), "the thread is the machine's");
+        self.give_back(r);
         let mut next_fixed = None;
         let reply = ReplyCpi {
             cpi: CpiId(c as u32),
