@@ -28,6 +28,7 @@ pub fn periodic_set(
         rank[i] = (r * 255 / set.len().max(1)) as u8;
     }
     Scenario {
+        servers: Vec::new(),
         core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),

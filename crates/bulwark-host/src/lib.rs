@@ -498,6 +498,15 @@ fn validate(
             }
         }
     }
+    if let Some(server) = scenario.servers.first() {
+        // A passive server's operation runs on its caller's thread in the simulator; the
+        // host has no server threads yet.
+        return Err(HostError::Unsupported(format!(
+            "server `{}`: the host runtime does not run servers or `invoke` steps yet; \
+             `bulwark simulate` runs them",
+            server.name
+        )));
+    }
     let Some(first) = scenario.tasks.first() else {
         return Err(HostError::Unsupported(
             "the scenario has no task".to_owned(),

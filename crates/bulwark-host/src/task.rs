@@ -304,6 +304,8 @@ pub(crate) fn run_script(
                     None => Ok(()),
                 }
             }
+            // Refused before the run starts (no servers on the host).
+            Action::Invoke { .. } => break,
             Action::Exit => break,
         };
         if done.is_err() {

@@ -375,6 +375,8 @@ impl Events {
                 ("refill".to_string(), "refill", charged_arg(name))
             }
             (SliceKind::CacheRefill, None) => ("refill".to_string(), "refill", String::new()),
+            (SliceKind::Server, Some(name)) => ("server".to_string(), "server", charged_arg(name)),
+            (SliceKind::Server, None) => ("server".to_string(), "server", String::new()),
         };
         self.complete(
             &name,
@@ -392,6 +394,7 @@ impl Events {
             SliceKind::Task => (names(task), "task"),
             SliceKind::Kernel => ("kernel".to_string(), "kernel"),
             SliceKind::CacheRefill => ("refill".to_string(), "refill"),
+            SliceKind::Server => ("server".to_string(), "server"),
         };
         let args = format!("\"core\":{}", slice.core);
         self.complete(&name, category, slice, TASKS_PID, u64::from(task.0), &args);

@@ -43,6 +43,9 @@ const MAX_TICKS: u64 = 10;
 
 /// Kernel time: dark grey, whatever the task.
 const KERNEL_COLOUR: &str = "#3a3a3a";
+/// A server's operation run on the task's scheduling context: the same for every task, since
+/// the work is the server's, the budget the task's.
+const SERVER_COLOUR: &str = "#7a5195";
 /// Deadline misses: red, which no task colour is.
 const MISS_COLOUR: &str = "#d62728";
 /// Task colours, chosen to be told apart and to avoid red; cycled past twelve tasks.
@@ -94,6 +97,7 @@ pub fn gantt_svg(outcome: &Outcome, from: Instant, to: Instant) -> Option<String
                         SliceKind::Task => &mut row.execution,
                         SliceKind::CacheRefill => &mut row.refill,
                         SliceKind::Kernel => &mut row.kernel,
+                        SliceKind::Server => &mut row.server,
                     };
                     lane.push((start, end));
                 }
@@ -177,7 +181,8 @@ pub fn gantt_svg(outcome: &Outcome, from: Instant, to: Instant) -> Option<String
     }
 
     write_axis(&mut svg, &scale, &ticks, axis_y);
-    write_legend(&mut svg, axis_y + 44, show_deadlines);
+    let show_server = trace.slices.iter().any(|s| s.kind == SliceKind::Server);
+    write_legend(&mut svg, axis_y + 44, show_deadlines, show_server);
     svg.push_str("</svg>\n");
     Some(svg)
 }
@@ -305,6 +310,7 @@ impl Layout {
 #[derive(Default)]
 struct RowContent {
     execution: Vec<(u64, u64)>,
+    server: Vec<(u64, u64)>,
     refill: Vec<(u64, u64)>,
     kernel: Vec<(u64, u64)>,
     releases: Vec<i64>,
@@ -470,6 +476,18 @@ fn write_row(
         box_top,
         box_bottom,
     );
+    let server = merged(&mut row.server, merge_gap);
+    if !server.is_empty() {
+        write_lane(
+            svg,
+            scale,
+            "server",
+            SERVER_COLOUR,
+            &server,
+            box_top,
+            box_bottom,
+        );
+    }
     let refill = merged(&mut row.refill, merge_gap);
     write_lane(
         svg,
@@ -610,13 +628,16 @@ enum Symbol {
 }
 
 /// The legend, on one line below the axis; `top` is the text's baseline.
-fn write_legend(svg: &mut String, top: i64, show_deadlines: bool) {
-    let mut entries = vec![
-        ("execution", Symbol::Swatch(hex(PALETTE[0]))),
+fn write_legend(svg: &mut String, top: i64, show_deadlines: bool, show_server: bool) {
+    let mut entries = vec![("execution", Symbol::Swatch(hex(PALETTE[0])))];
+    if show_server {
+        entries.push(("server", Symbol::Swatch(SERVER_COLOUR.to_string())));
+    }
+    entries.extend([
         ("cache refill", Symbol::Swatch(hex(lighter(PALETTE[0])))),
         ("kernel", Symbol::Swatch(KERNEL_COLOUR.to_string())),
         ("release", Symbol::Release),
-    ];
+    ]);
     if show_deadlines {
         entries.push(("deadline", Symbol::Deadline));
     }
@@ -624,6 +645,8 @@ fn write_legend(svg: &mut String, top: i64, show_deadlines: bool) {
     entries.push(("deadline miss", Symbol::Miss));
 
     svg.push_str("<g class=\"legend\">\n");
+    // 130 px an entry, closer when that would run past the plot (with a server lane).
+    let step = 13_000.min(PLOT_WIDTH * 100 / entries.len() as i64);
     let mut x = LABEL_WIDTH * 100;
     for (text, symbol) in entries {
         let middle = x + 700;
@@ -648,7 +671,7 @@ fn write_legend(svg: &mut String, top: i64, show_deadlines: bool) {
             "<text x=\"{}\" y=\"{top}\">{text}</text>",
             centi(x + 2000)
         );
-        x += 13_000;
+        x += step;
     }
     svg.push_str("</g>\n");
 }

@@ -73,6 +73,12 @@ pub struct TaskDocument<'a> {
     pub allocations_refused: u64,
     /// Jobs cut short when another task terminated its process.
     pub killed_jobs: u64,
+    /// Server operations its `invoke` steps asked for.
+    pub invocations: u64,
+    /// Time its scheduling context ran servers' operations (part of `executed_ns`).
+    pub server_ns: u64,
+    /// Per invocation that found its server busy, the time it waited at the gate.
+    pub gate_wait: StatsDocument,
 }
 
 /// A duration statistic; `min_ns`, `mean_ns` and `max_ns` are `null` when `count` is 0.
@@ -186,6 +192,9 @@ fn task_document(id: usize, task: &TaskMetrics) -> TaskDocument<'_> {
         objects_allocated: task.objects_allocated,
         allocations_refused: task.allocations_refused,
         killed_jobs: task.killed_jobs,
+        invocations: task.invocations,
+        server_ns: task.server_ns,
+        gate_wait: stats_document(&task.gate_wait),
     }
 }
 
@@ -338,7 +347,9 @@ mod tests {
                 "wakeup_latency": {"min_ns": 1_002_250, "mean_ns": 1_002_250, "max_ns": 1_002_250, "count": 1},
                 "executed_ns": 1_947_750, "kernel_ns": 750, "refill_ns": 50_000,
                 "preemptions": 0, "work_units": 3, "objects_allocated": 0,
-                "allocations_refused": 0, "killed_jobs": 0
+                "allocations_refused": 0, "killed_jobs": 0, "invocations": 0,
+                "server_ns": 0,
+                "gate_wait": {"min_ns": null, "mean_ns": null, "max_ns": null, "count": 0}
             })
         );
         assert_eq!(document["tasks"][0]["first_miss_ns"], Value::Null);

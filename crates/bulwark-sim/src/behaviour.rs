@@ -58,6 +58,11 @@ pub enum Action<'a> {
         /// Reclamation in steps of at most this much kernel time.
         step: Option<Duration>,
     },
+    /// Call the server at this index of the scenario's servers and wait for its reply.
+    Invoke {
+        /// The server.
+        server: usize,
+    },
     /// The task is finished for good.
     Exit,
 }
@@ -283,6 +288,7 @@ fn next_step<'a>(frames: &mut Vec<Frame<'a>>, now: Instant) -> Result<Action<'a>
                 task: task.as_str(),
                 step: *step,
             },
+            Step::Invoke(server) => Action::Invoke { server: *server },
             Step::Loop { count, body } => {
                 frames.push(Frame {
                     steps: body,

@@ -1,6 +1,6 @@
 //! A system's kernel objects on a platform: the core's [`Kernel`] (one process per task in
 //! the capability tree, spawned into its reclamation group when it has one; the servers'
-//! gates, when the system has any), reached through its syscall layer, so that `allocate`
+//! gates, server `i`'s as gate `i`, when the system has any), reached through its syscall layer, so that `allocate`
 //! and `terminate` steps and IPC run the real kernel code. The simulator turns reclamation
 //! work into time through the cost model's `reclaim_per_unit`; the hosted runtime runs the
 //! same calls on its threads and measures them on the real clock.
@@ -46,12 +46,18 @@ impl KernelObjects {
             }
         }
         let quotas: Vec<_> = scenario.groups.iter().map(|g| g.quota).collect();
+        // Server `i` is gate `i`; every task may call it (one cluster: the caller's core).
+        let gates = scenario
+            .servers
+            .iter()
+            .map(|server| Gate::new(server.gate, scenario.tasks.len(), &[1]))
+            .collect();
         Self::with_groups(
             scenario.cost.reclaim_per_unit,
             scenario.cost.clock_hz,
             &quotas,
             group_of,
-            Vec::new(),
+            gates,
         )
         .map_err(|refused| match refused {
             StoreError::Group(g, error) => configuration(&scenario.groups[g].name, error),

@@ -157,6 +157,18 @@ pub enum SimError {
         /// The invariant.
         what: &'static str,
     },
+    /// A server's gate refused a call (a bug in the gate or the machine).
+    #[error("the gate refused `{call}` for task `{task}` at {at}: {error}")]
+    Gate {
+        /// The call.
+        call: &'static str,
+        /// The task.
+        task: String,
+        /// When.
+        at: Instant,
+        /// The gate's reason.
+        error: String,
+    },
     /// A core kept being invoked at one instant (for example a timer always in the past).
     #[error("core {core} made no progress at {at}: a livelock in the policy or the scenario")]
     Livelock {

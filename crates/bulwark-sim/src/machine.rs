@@ -33,6 +33,7 @@ use crate::vbs::{VbsOptions, VbsRecords, VbsRun};
 use crate::{Options, Outcome, SimError};
 
 mod extras;
+mod servers;
 use extras::vbs_action;
 
 /// How many steps a core may take at one instant before the run is declared a livelock.
@@ -78,6 +79,16 @@ enum Entry {
     Reconfigure {
         task: TaskId,
         context: ContextChange,
+    },
+    /// `task` calls `server` (an index into the scenario's servers).
+    Invoke {
+        task: TaskId,
+        server: usize,
+    },
+    /// `task`'s context has run `server`'s operation to its end: the server replies.
+    Reply {
+        task: TaskId,
+        server: usize,
     },
     /// `task` terminates `target`'s process (or group), all at once or one step of it.
     Reclaim {
@@ -147,6 +158,10 @@ struct TaskRun<'a> {
     killed: bool,
     /// A stepwise termination it started and has not finished: (target, step).
     reclaiming: Option<(usize, Option<Duration>)>,
+    /// The server whose operation its context is running (`executing` is the operation).
+    serving: Option<usize>,
+    /// The server at whose gate it is blocked, and since when.
+    waiting: Option<(usize, Instant)>,
 }
 
 /// One run of a scenario.
@@ -252,6 +267,8 @@ impl<'a> Machine<'a> {
                 },
                 killed: false,
                 reclaiming: None,
+                serving: None,
+                waiting: None,
             });
         }
         let vbs = (0..scenario.cores)
@@ -501,6 +518,16 @@ impl<'a> Machine<'a> {
                     )
                     .map_err(|error| self.refused("reconfigure", task, now, error))?;
             }
+            Entry::Invoke { task, server } => {
+                cycles = cycles.saturating_add(self.cost.context_switch);
+                if self.invoke(core, task, server, now, &mut work)? {
+                    suspended = Some(task);
+                }
+            }
+            Entry::Reply { task, server } => {
+                cycles = cycles.saturating_add(self.cost.context_switch);
+                self.reply(core, task, server, now, &mut work)?;
+            }
             Entry::Reclaim { task, target, step } => {
                 let reclaimed = self.objects.terminate(target, step);
                 let reclaim = self.objects.cycles(reclaimed.units);
@@ -511,7 +538,7 @@ impl<'a> Machine<'a> {
                 m.max_reclaim_ns = m.max_reclaim_ns.max(time);
                 self.tasks[task.index()].reclaiming = (!reclaimed.done).then_some((target, step));
                 for killed in reclaimed.killed {
-                    self.kill(core, now, TaskId(killed as u32), &mut work);
+                    self.kill(core, now, TaskId(killed as u32), &mut work)?;
                 }
             }
         }
@@ -641,6 +668,9 @@ impl<'a> Machine<'a> {
                     return Ok(None);
                 }
                 t.executing = None;
+                if let Some(server) = t.serving {
+                    return Ok(Some(Step::Enter(Entry::Reply { task, server })));
+                }
             }
             let action =
                 t.program
@@ -706,6 +736,9 @@ impl<'a> Machine<'a> {
                         .unwrap_or(task.index());
                     return Ok(Some(Step::Enter(Entry::Reclaim { task, target, step })));
                 }
+                Action::Invoke { server } => {
+                    return Ok(Some(Step::Enter(Entry::Invoke { task, server })));
+                }
                 Action::Exit => {
                     if let Some(vbs) = self.vbs.as_deref_mut() {
                         vbs.complete(task, now);
@@ -719,7 +752,15 @@ impl<'a> Machine<'a> {
     /// `task`'s process was terminated at `now`: its job ends (killed, not missed), a ready
     /// task leaves the policy's run queue, and a suspended one exits when next dispatched
     /// (the policy owns its wake-up timer; `block` refuses a sleeping task, changing nothing).
-    fn kill(&mut self, core: u16, now: Instant, task: TaskId, work: &mut Work) {
+    /// It leaves the server it waits for or is served by.
+    fn kill(
+        &mut self,
+        core: u16,
+        now: Instant,
+        task: TaskId,
+        work: &mut Work,
+    ) -> Result<(), SimError> {
+        self.leave_server(core, task, now, work)?;
         self.close_job(task, Completion::Killed);
         let t = &mut self.tasks[task.index()];
         t.killed = true;
@@ -728,6 +769,7 @@ impl<'a> Machine<'a> {
         let _ = self.cores[core as usize]
             .scheduler
             .handle(now, Event::Block { task }, work);
+        Ok(())
     }
 
     /// `task` starts a VBS action of `load` on `resource` at `now`: it will execute the load,
@@ -772,6 +814,10 @@ impl<'a> Machine<'a> {
         t.metrics.refill_ns += refill.as_nanos();
         let own = elapsed.saturating_sub(refill);
         t.metrics.executed_ns += own.as_nanos();
+        let serving = t.serving.is_some();
+        if serving {
+            t.metrics.server_ns += own.as_nanos();
+        }
         if let Some(e) = t.executing.as_mut() {
             let own = own.min(e.left);
             e.left = e.left.saturating_sub(own);
@@ -784,22 +830,29 @@ impl<'a> Machine<'a> {
         }
         self.cores[core as usize].metrics.busy_ns += elapsed.as_nanos();
         if self.tracing {
-            self.record_charge(core, task, since, since.saturating_add(refill), now);
+            let kind = if serving {
+                SliceKind::Server
+            } else {
+                SliceKind::Task
+            };
+            self.record_charge(core, task, kind, since, since.saturating_add(refill), now);
         }
     }
 
-    /// The trace's two slices of a charge: the cache refill up to `split`, then the task.
+    /// The trace's two slices of a charge: the cache refill up to `split`, then the task's
+    /// own code or a server's operation (`kind`).
     #[cold]
     fn record_charge(
         &mut self,
         core: u16,
         task: TaskId,
+        kind: SliceKind,
         since: Instant,
         split: Instant,
         now: Instant,
     ) {
         self.record_slice(core, Some(task), SliceKind::CacheRefill, since, split);
-        self.record_slice(core, Some(task), SliceKind::Task, split, now);
+        self.record_slice(core, Some(task), kind, split, now);
     }
 
     /// Starts job `index` of `task`, released at `release`; returns the wake-up the policy

@@ -90,6 +90,12 @@ pub struct TaskMetrics {
     pub allocations_refused: u64,
     /// Jobs cut short because another task terminated its process.
     pub killed_jobs: u64,
+    /// Server operations its `invoke` steps asked for.
+    pub invocations: u64,
+    /// Time its scheduling context ran servers' operations for it (part of `executed_ns`).
+    pub server_ns: u64,
+    /// Per invocation that found its server busy: the time it waited at the gate.
+    pub gate_wait: Stats,
 }
 
 /// Per-core aggregates.

@@ -18,6 +18,8 @@ pub enum SliceKind {
     Kernel,
     /// The task refilled its cache after a preemption: it executes, but does no useful work.
     CacheRefill,
+    /// A server's operation ran on the task's scheduling context (an `invoke` step).
+    Server,
 }
 
 /// A span of time a core spent on one thing.

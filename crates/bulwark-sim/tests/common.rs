@@ -21,6 +21,7 @@ pub fn scenario(
     tasks: Vec<TaskSpec>,
 ) -> Scenario {
     Scenario {
+        servers: Vec::new(),
         core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),

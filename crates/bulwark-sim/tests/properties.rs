@@ -84,6 +84,7 @@ fn scenario(cost: bool) -> impl Strategy<Value = Scenario> {
         proptest::array::uniform6(0u64..3_000),
     )
         .prop_map(move |(edf, cores, tasks, seed, c)| Scenario {
+            servers: Vec::new(),
             core_policies: Vec::new(),
             vbs: None,
             groups: Vec::new(),

@@ -36,6 +36,8 @@ pub struct Scenario {
     pub tasks: Vec<TaskSpec>,
     /// Reclamation groups (`[[group]]`), in file order.
     pub groups: Vec<GroupSpec>,
+    /// Passive servers (`[[server]]`) that `invoke` steps call, in file order.
+    pub servers: Vec<ServerSpec>,
     /// The variable-bandwidth servers' configuration, shared by every vbs core: `Some`
     /// exactly when some core runs vbs.
     pub vbs: Option<VbsSpec>,
@@ -81,6 +83,19 @@ impl Scenario {
                     tasks: kept.iter().map(|&i| self.tasks[i].clone()).collect(),
                     // Groups name tasks by index; a part keeps none.
                     groups: Vec::new(),
+                    // A server's callers share a core, so they are all in one part.
+                    servers: self
+                        .servers
+                        .iter()
+                        .map(|server| ServerSpec {
+                            clients: server
+                                .clients
+                                .iter()
+                                .filter_map(|c| kept.iter().position(|k| k == c))
+                                .collect(),
+                            ..server.clone()
+                        })
+                        .collect(),
                     // Caps are by task index too: a vbs part keeps its tasks' caps in order.
                     vbs: self
                         .vbs
@@ -153,6 +168,22 @@ pub struct GroupSpec {
     pub quota: Duration,
     /// The tasks whose processes are spawned into it (indices into `Scenario::tasks`).
     pub members: Vec<usize>,
+}
+
+/// A passive server (`[[server]]`): a thread with no scheduling context of its own, behind an
+/// IPC gate. An `invoke` step donates the caller's context to it for one operation (seL4
+/// MCS's passive server), so the operation runs at the caller's priority and on its budget;
+/// the gate orders the callers that wait while it serves another.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerSpec {
+    /// Unique name.
+    pub name: String,
+    /// The gate's queueing rule: FIFO-IPC or PRIO-IPC (MC-IPC paper, section VI).
+    pub gate: bulwark_core::ipc::GateProtocol,
+    /// What one operation executes.
+    pub operation: Execution,
+    /// The tasks whose scripts invoke it (indices into `Scenario::tasks`), in task order.
+    pub clients: Vec<usize>,
 }
 
 /// The scheduling policies a scenario can name.
@@ -530,6 +561,9 @@ pub enum Step {
         /// `pi`: the resource's period.
         period: Duration,
     },
+    /// Call the server with this index in `Scenario::servers` and wait for its reply
+    /// (`{ invoke = "log" }`): the task's scheduling context runs the server's operation.
+    Invoke(usize),
     /// Repeat `body` `count` times, or forever when `count` is `None`
     /// (`{ loop = 3, body = [...] }`, `{ loop = "forever", body = [...] }`).
     Loop {

@@ -32,6 +32,9 @@ pub(crate) struct RawScenario {
     /// `[[group]]` tables: reclamation groups.
     #[serde(default)]
     pub(crate) group: Vec<Spanned<RawGroup>>,
+    /// `[[server]]` tables: passive servers that `invoke` steps call.
+    #[serde(default)]
+    pub(crate) server: Vec<Spanned<RawServer>>,
     /// `[vbs]`: the variable-bandwidth servers' scheduler.
     pub(crate) vbs: Option<Spanned<RawVbs>>,
     /// `[[core]]` tables: cores that run another policy than the scenario's.
@@ -75,6 +78,19 @@ pub(crate) struct RawVbs {
 pub(crate) struct RawGroup {
     pub(crate) name: Spanned<String>,
     pub(crate) quota: Spanned<RawTime>,
+}
+
+/// One `[[server]]` table: a passive server, its gate and its operation.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[server]] table, like { name = \"log\", gate = \"fifo-ipc\", operation = \"2ms\" }"
+)]
+pub(crate) struct RawServer {
+    pub(crate) name: Spanned<String>,
+    pub(crate) gate: Spanned<String>,
+    pub(crate) operation: Spanned<RawExecution>,
 }
 
 /// `[cost]`: the clock and the cycles each kind of kernel work takes.
@@ -186,6 +202,7 @@ pub(crate) struct RawStep {
     pub(crate) object: Option<Spanned<String>>,
     pub(crate) terminate: Option<Spanned<String>>,
     pub(crate) step: Option<Spanned<RawTime>>,
+    pub(crate) invoke: Option<Spanned<String>>,
     pub(crate) action: Option<Spanned<RawTime>>,
     pub(crate) limit: Option<Spanned<RawTime>>,
     pub(crate) period: Option<Spanned<RawTime>>,

@@ -47,7 +47,8 @@ impl FileKind {
     }
 }
 
-/// The top-level keys that belong to one kind only, as written in files.
+/// The top-level keys that belong to one kind only, as written in files. `server` is
+/// shared: scenarios and MC-IPC systems both have servers.
 const OWN_KEYS: [(FileKind, &[&str]); 4] = [
     (
         FileKind::Scenario,
@@ -58,7 +59,6 @@ const OWN_KEYS: [(FileKind, &[&str]); 4] = [
         FileKind::McIpc,
         &[
             "cluster",
-            "server",
             "reservation",
             "phase",
             "protocol",

@@ -51,13 +51,13 @@ fn assert_model_promises(scenario: &Scenario) {
                 if scenario.policy == PolicyKind::Edf {
                     assert!(task.deadline.is_some());
                 }
-                assert_steps(steps);
+                assert_steps(steps, scenario.servers.len());
             }
         }
     }
 }
 
-fn assert_steps(steps: &[Step]) {
+fn assert_steps(steps: &[Step], servers: usize) {
     assert!(!steps.is_empty());
     for step in steps {
         match step {
@@ -65,7 +65,7 @@ fn assert_steps(steps: &[Step]) {
             Step::SleepUntilAligned(period) => assert!(!period.is_zero()),
             Step::Loop { count, body } => {
                 assert!(count.is_none_or(|c| c >= 1));
-                assert_steps(body);
+                assert_steps(body, servers);
             }
             Step::Allocate { count, .. } => assert!(*count >= 1),
             Step::Action {
@@ -76,6 +76,7 @@ fn assert_steps(steps: &[Step]) {
                 assert!(!load.is_zero() && !limit.is_zero() && limit <= period)
             }
             Step::Terminate { step, .. } => assert!(step.is_none_or(|s| !s.is_zero())),
+            Step::Invoke(server) => assert!(*server < servers),
             Step::Run(_) | Step::SleepFor(_) | Step::SleepUntil(_) | Step::FlushCache => {}
         }
     }

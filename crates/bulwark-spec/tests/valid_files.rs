@@ -32,6 +32,7 @@ fn us(n: u64) -> Duration {
 #[test]
 fn every_feature_reads_into_the_exact_scenario() {
     let expected = Scenario {
+        servers: Vec::new(),
         core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),
@@ -136,6 +137,7 @@ fn every_feature_reads_into_the_exact_scenario() {
 #[test]
 fn omitted_keys_take_their_defaults() {
     let expected = Scenario {
+        servers: Vec::new(),
         core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),
@@ -166,6 +168,7 @@ fn omitted_keys_take_their_defaults() {
 #[test]
 fn edf_tasks_have_no_priority_and_default_deadlines() {
     let expected = Scenario {
+        servers: Vec::new(),
         core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),
@@ -328,6 +331,7 @@ fn every_valid_file_parses() {
 #[test]
 fn spr_reservations_carry_their_queue_capacity_and_non_preemptive_region() {
     let expected = Scenario {
+        servers: Vec::new(),
         core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),

@@ -75,3 +75,32 @@ fn exactly_one_is_no_warning_and_just_above_is() {
          execution over period): the core is overloaded"
     );
 }
+
+/// A server that no script invokes is declared for nothing: one warning at its name (line 6,
+/// after `name = `); the one that is invoked gets none.
+#[test]
+fn a_server_nobody_invokes_is_a_warning() {
+    let text = r#"name = "servers"
+policy = "fixed-priority"
+duration = "10ms"
+
+[[server]]
+name = "idle"
+gate = "fifo-ipc"
+operation = "1ms"
+
+[[server]]
+name = "used"
+gate = "prio-ipc"
+operation = "1ms"
+
+[[task]]
+name = "caller"
+priority = 1
+script = [{ invoke = "used" }]
+"#;
+    let (scenario, warnings) = parse_checked(text, "s.toml").expect("valid");
+    assert_eq!(scenario.servers[1].clients, vec![0]);
+    let lines: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(lines, vec!["s.toml:6:8: no task invokes server `idle`"]);
+}

@@ -29,7 +29,7 @@ use alloc::vec::Vec;
 
 use crate::ipc::mc_ipc::GateError;
 use crate::ipc::{Cpi, CpiId, Gate, IpcError, IpcGate};
-use crate::Work;
+use crate::{TaskId, Work};
 
 pub use calls::{
     Abort, InvokeCpi, InvokeGate, Nest, NestedReply, Reissue, ReplyCpi, ReplyGate, SendNested,
@@ -101,6 +101,12 @@ impl Kernel {
     #[inline]
     pub fn cpi(&self, id: CpiId) -> Option<&Cpi> {
         self.cpis.get(id.0 as usize)
+    }
+
+    /// The request gate `id` is serving, if any (`None` too for a gate the kernel lacks).
+    #[inline]
+    pub fn served(&self, id: GateId) -> Option<TaskId> {
+        self.gates.get(id.0 as usize).and_then(IpcGate::served)
     }
 
     /// The object store, to read.

@@ -124,6 +124,7 @@ pub fn scenario(policy: PolicyKind, attackers: u32) -> Scenario {
         },
     };
     Scenario {
+        servers: Vec::new(),
         core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),

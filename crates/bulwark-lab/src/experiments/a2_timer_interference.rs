@@ -209,6 +209,7 @@ pub fn scenario_with(
         },
     };
     Scenario {
+        servers: Vec::new(),
         core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),

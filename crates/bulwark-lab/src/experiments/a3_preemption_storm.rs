@@ -237,6 +237,7 @@ pub fn scenario_with(timing: &Timing, workload: Workload, eta: Duration, periods
         Workload::CacheAttack => (Duration::ZERO, flood(true)),
     };
     Scenario {
+        servers: Vec::new(),
         core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),

@@ -104,6 +104,7 @@ pub fn scenario(policy: PolicyKind, attackers: usize, activations: usize) -> Sce
         },
     };
     Scenario {
+        servers: Vec::new(),
         core_policies: Vec::new(),
         vbs: None,
         groups: Vec::new(),

@@ -125,6 +125,7 @@ pub fn scenario(extra: usize) -> Scenario {
     let mut caps = vec![Some(control_cap())];
     caps.extend((0..extra).map(|_| Some((EXTRA_PERMILLE, 1_000))));
     Scenario {
+        servers: Vec::new(),
         core_policies: Vec::new(),
         vbs: Some(VbsSpec {
             strategy: ReleaseStrategy::Early,

@@ -19,6 +19,8 @@ impl Entry {
             Entry::Sleep { .. } => "sleep",
             Entry::Exit { .. } | Entry::Reclaim { .. } => "block",
             Entry::Reconfigure { .. } => "reconfigure",
+            Entry::Invoke { .. } => "invoke",
+            Entry::Reply { .. } => "reply",
         }
     }
 }

@@ -104,6 +104,7 @@ impl VbsSystem {
             });
         }
         Ok(Scenario {
+            servers: Vec::new(),
             name: "vbs".to_owned(),
             description: String::new(),
             seed: 0,

@@ -8,6 +8,7 @@
 
 pub(crate) mod cost;
 pub(crate) mod script;
+mod server;
 mod task;
 mod warnings;
 
@@ -40,6 +41,8 @@ pub(crate) fn validate(
         terminations: Vec::new(),
         actions: Vec::new(),
         core_policies: Vec::new(),
+        server_names: Vec::new(),
+        invocations: Vec::new(),
     };
     let scenario = checker.scenario(raw);
     let scenario = source.finish(scenario, checker.errors)?;
@@ -59,6 +62,10 @@ struct Checker<'a> {
     actions: Vec<ActionRef>,
     /// The `[[core]]` policies, known before the tasks are checked against their core's.
     core_policies: Vec<(u16, PolicyKind)>,
+    /// Every `[[server]]` name, in file order, known before the tasks' `invoke` steps.
+    server_names: Vec<String>,
+    /// Every `invoke` step seen, checked once all tasks are known.
+    invocations: Vec<server::Invocation>,
 }
 
 /// An `action` step, as written.
@@ -101,7 +108,11 @@ impl Checker<'_> {
             None => Some(CostModel::default()),
             Some(cost) => self.cost(cost.get_ref()),
         };
+        let mut servers = self.servers(raw);
         let tasks = self.tasks(&raw.task, policy, cores);
+        if let Some(tasks) = &tasks {
+            self.server_clients(tasks, servers.as_mut());
+        }
         let groups = self.groups(raw, cost.as_ref());
         let task_policies = self.task_policies(raw, policy, cores);
         let vbs = self.vbs(raw, policy, &task_policies);
@@ -119,6 +130,7 @@ impl Checker<'_> {
             cost: cost?,
             tasks: tasks?,
             groups: groups?,
+            servers: servers?,
             vbs: vbs?,
         })
     }

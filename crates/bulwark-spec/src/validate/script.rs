@@ -1,6 +1,7 @@
 //! Script checks: one action per step, counts of at least one, loops that let time pass,
 //! `flush-cache` only as `true`, `allocate` and `terminate` with their companions (the task
-//! a `terminate` names is checked once every task is known, in `mod.rs`).
+//! a `terminate` names is checked once every task is known, in `mod.rs`; the server an
+//! `invoke` names, in `server.rs`).
 
 use std::ops::Range;
 
@@ -14,7 +15,7 @@ use crate::raw::{RawLoopCount, RawStep};
 const STEP_HELP: &str = "allowed: exactly one of run, compute (with each), sleep-for, \
                          sleep-until, sleep-until-aligned, flush-cache, action (with limit and \
                          period), allocate (with object), \
-                         terminate (with step), loop (with body)";
+                         terminate (with step), invoke, loop (with body)";
 const ACTION_HELP: &str = "allowed: { action = \"5ms\", limit = \"2ms\", period = \"4ms\" }: \
                            the load, then the resource's limit per period (limit <= period)";
 const OBJECT_HELP: &str = "allowed: { allocate = 1000, object = \"semaphore\" } with object one \
@@ -70,6 +71,7 @@ impl Checker<'_> {
             Some(v.get_ref().clone())
         });
         let step = raw.step.as_ref().map(|v| self.positive_time(v, "step"));
+        let invoke = raw.invoke.as_ref().and_then(|v| self.invoked(v));
         let load = raw
             .action
             .as_ref()
@@ -145,6 +147,7 @@ impl Checker<'_> {
                 });
                 Step::Terminate { task, step }
             }
+            "invoke" => Step::Invoke(invoke?),
             _ => {
                 let count = repeat?;
                 let body = body?;
@@ -179,6 +182,7 @@ impl Checker<'_> {
             at(&raw.action, "action"),
             at(&raw.allocate, "allocate"),
             at(&raw.terminate, "terminate"),
+            at(&raw.invoke, "invoke"),
             at(&raw.repeat, "loop"),
         ]
         .into_iter()
@@ -321,6 +325,8 @@ fn takes_time(step: &Step) -> bool {
         // Their time comes from the cost model, which may make it zero.
         Step::FlushCache | Step::Allocate { .. } | Step::Terminate { .. } => false,
         Step::Action { load, .. } => !load.is_zero(),
+        // A server's operation always takes time (validated).
+        Step::Invoke(_) => true,
         Step::Loop { body, .. } => body.iter().any(takes_time),
     }
 }

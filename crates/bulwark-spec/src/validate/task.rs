@@ -381,7 +381,7 @@ impl Checker<'_> {
         }
     }
 
-    fn execution(&mut self, raw: &Spanned<RawExecution>) -> Option<Execution> {
+    pub(super) fn execution(&mut self, raw: &Spanned<RawExecution>) -> Option<Execution> {
         match raw.get_ref() {
             RawExecution::Fixed(time) => {
                 let fixed = self.time_at(time, raw.span())?;

@@ -7,7 +7,8 @@
 //!   time: every job overruns into the next;
 //! - a sporadic task whose jitter is above its minimum inter-arrival time;
 //! - a task whose first release (offset) is after the end of the run (`duration`);
-//! - a reservation whose non-preemptive region (eta) is longer than its budget.
+//! - a reservation whose non-preemptive region (eta) is longer than its budget;
+//! - a server no task's script invokes.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -107,6 +108,19 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
             }
         }
         eta_above_budget(raw_task, task, source, &mut found);
+    }
+    for (spanned, server) in raw.server.iter().zip(&scenario.servers) {
+        if server.clients.is_empty() {
+            found.push(source.error(
+                spanned.get_ref().name.span(),
+                format!("no task invokes server `{}`", server.name),
+                format!(
+                    "allowed: a script step {{ invoke = \"{}\" }} in a task that calls it, or \
+                     no [[server]] table",
+                    server.name
+                ),
+            ));
+        }
     }
     found.sort_by_key(|w| w.span().map_or(0, |s| s.start));
     found

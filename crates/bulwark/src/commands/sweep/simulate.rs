@@ -122,6 +122,7 @@ fn scenario(tasks: &[Task], schedule: &Schedule) -> Scenario {
         })
         .collect();
     Scenario {
+        servers: Vec::new(),
         name: "sweep-set".to_owned(),
         description: String::new(),
         seed: 0,

@@ -1,0 +1,320 @@
+//! Passive servers (`[[server]]`, `invoke` steps): hand-worked schedules for the gates'
+//! orders, a termination in service, and the trace's server slices; and a property over random
+//! callers in SPR reservations: the policy's invariants hold after every call, and a caller's
+//! own execution plus the operations its context runs never exceed its budget in a period.
+
+use bulwark_core::ipc::GateProtocol;
+use bulwark_core::{Duration, Instant, Priority};
+use bulwark_sim::{Options, Outcome, SliceKind, VbsOptions};
+use bulwark_spec::{
+    Behaviour, CostModel, Execution, PolicyKind, Reservation, Scenario, ServerSpec, Step, TaskSpec,
+};
+use proptest::prelude::*;
+
+fn run(source: &str) -> Outcome {
+    let scenario = bulwark_spec::parse(source, "servers.toml").expect("valid");
+    let options = Options {
+        record_trace: true,
+        record_jobs: true,
+        ..Options::default()
+    };
+    bulwark_sim::run(&scenario, &options).expect("runs")
+}
+
+/// Three callers of one 2 ms operation on a fixed-priority core: `a` (priority 1) calls at 0,
+/// `b` (5) at 0.1 ms and `c` (9) at 0.2 ms; each arrival preempts and blocks. `a`'s context
+/// finishes the operation at 2 ms (0.3 ms of it before the arrivals' preemptions, which take
+/// no time here). Then FIFO-IPC serves `b` (2..4 ms) before `c` (4..6 ms); PRIO-IPC serves `c`
+/// first (2..4 ms), then `b` (4..6 ms).
+fn three_callers(gate: &str) -> String {
+    format!(
+        r#"
+name = "three-callers"
+policy = "fixed-priority"
+duration = "20ms"
+
+[[server]]
+name = "store"
+gate = "{gate}"
+operation = "2ms"
+
+[[task]]
+name = "a"
+priority = 1
+script = [{{ invoke = "store" }}, {{ sleep-until = "20ms" }}]
+
+[[task]]
+name = "b"
+priority = 5
+script = [{{ sleep-until = "100us" }}, {{ invoke = "store" }}, {{ sleep-until = "20ms" }}]
+
+[[task]]
+name = "c"
+priority = 9
+script = [{{ sleep-until = "200us" }}, {{ invoke = "store" }}, {{ sleep-until = "20ms" }}]
+"#
+    )
+}
+
+fn wait_of(outcome: &Outcome, name: &str) -> (u64, u64) {
+    let task = outcome.tasks.iter().find(|t| t.name == name).expect(name);
+    (task.gate_wait.count, task.gate_wait.max_ns)
+}
+
+#[test]
+fn fifo_serves_in_arrival_order() {
+    let outcome = run(&three_callers("fifo-ipc"));
+    assert_eq!(wait_of(&outcome, "a"), (0, 0));
+    // b waits from 0.1 to 2 ms, c from 0.2 to 4 ms.
+    assert_eq!(wait_of(&outcome, "b"), (1, 1_900_000));
+    assert_eq!(wait_of(&outcome, "c"), (1, 3_800_000));
+    for task in &outcome.tasks {
+        assert_eq!(task.invocations, 1, "{}", task.name);
+        assert_eq!(task.server_ns, 2_000_000, "{}", task.name);
+        assert_eq!(task.executed_ns, task.server_ns, "{}", task.name);
+    }
+}
+
+#[test]
+fn prio_serves_the_most_urgent_first() {
+    let outcome = run(&three_callers("prio-ipc"));
+    // c waits from 0.2 to 2 ms, b from 0.1 to 4 ms.
+    assert_eq!(wait_of(&outcome, "c"), (1, 1_800_000));
+    assert_eq!(wait_of(&outcome, "b"), (1, 3_900_000));
+}
+
+/// The trace shows each operation as server time on its caller's context, and the server
+/// slices of every caller add up to its `server_ns`.
+#[test]
+fn operations_are_server_slices_charged_to_the_caller() {
+    let outcome = run(&three_callers("fifo-ipc"));
+    let trace = outcome.trace.as_ref().expect("recorded");
+    let server: Vec<(u32, u64, u64)> = trace
+        .slices
+        .iter()
+        .filter(|s| s.kind == SliceKind::Server)
+        .map(|s| {
+            (
+                s.task.expect("charged").0,
+                s.start.as_nanos(),
+                s.end.as_nanos(),
+            )
+        })
+        .collect();
+    // a: [0, 0.1), [0.1, 0.2), [0.2, 2) (the preemptions split it); then b and c.
+    let merged: Vec<(u32, u64, u64)> = server.iter().fold(Vec::new(), |mut out, &s| {
+        match out.last_mut() {
+            Some(last) if last.0 == s.0 && last.2 == s.1 => last.2 = s.2,
+            _ => out.push(s),
+        }
+        out
+    });
+    assert_eq!(
+        merged,
+        vec![
+            (0, 0, 2_000_000),
+            (1, 2_000_000, 4_000_000),
+            (2, 4_000_000, 6_000_000)
+        ]
+    );
+    assert!(!trace.slices.iter().any(|s| s.kind == SliceKind::Task));
+}
+
+/// A caller terminated while its context runs the operation: the request ends unanswered
+/// and the server takes the next one at once. `a` (priority 1) calls at 0 (a 5 ms
+/// operation), `b` (5) calls at 1 ms and blocks, `k` (9) terminates `a` at 2 ms: `b`'s request
+/// runs 2..7 ms, so `b` waited 1 ms and completes at 7 ms.
+#[test]
+fn a_terminated_caller_hands_the_server_on() {
+    let outcome = run(r#"
+name = "terminated-caller"
+policy = "fixed-priority"
+duration = "20ms"
+
+[[server]]
+name = "store"
+gate = "fifo-ipc"
+operation = "5ms"
+
+[[task]]
+name = "a"
+priority = 1
+script = [{ invoke = "store" }, { sleep-until = "20ms" }]
+
+[[task]]
+name = "b"
+priority = 5
+script = [{ sleep-until = "1ms" }, { invoke = "store" }, { sleep-until = "20ms" }]
+
+[[task]]
+name = "k"
+priority = 9
+script = [{ sleep-until = "2ms" }, { terminate = "a" }, { sleep-until = "20ms" }]
+"#);
+    let a = &outcome.tasks[0];
+    assert_eq!((a.killed_jobs, a.server_ns), (1, 2_000_000));
+    assert_eq!(wait_of(&outcome, "b"), (1, 1_000_000));
+    let jobs = outcome.jobs.as_ref().expect("recorded");
+    let b_done: Vec<Option<Instant>> = jobs
+        .iter()
+        .filter(|j| j.task.0 == 1 && j.job == 1)
+        .map(|j| j.completion)
+        .collect();
+    assert_eq!(b_done, vec![Some(Instant::from_nanos(7_000_000))]);
+}
+
+const PERIOD_US: u64 = 5_000;
+
+/// A caller's script: a loop of runs, sleeps and calls to one of two servers.
+fn caller_step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        (1u64..600).prop_map(|d| Step::Run(Duration::from_micros(d))),
+        (1u64..3_000).prop_map(|d| Step::SleepFor(Duration::from_micros(d))),
+        (0usize..2).prop_map(Step::Invoke),
+    ]
+}
+
+fn callers() -> impl Strategy<Value = Scenario> {
+    let caller = (
+        1u8..20,
+        100u64..2_000,
+        proptest::collection::vec(caller_step(), 1..5),
+    );
+    (
+        proptest::collection::vec(caller, 1..6),
+        any::<bool>(),
+        (50u64..1_500, 50u64..3_000),
+        any::<u64>(),
+    )
+        .prop_map(|(tasks, prio, (op0, op1), seed)| Scenario {
+            name: "callers".into(),
+            description: String::new(),
+            seed,
+            duration: Duration::from_millis(60),
+            cores: 1,
+            policy: PolicyKind::Spr,
+            core_policies: Vec::new(),
+            cost: CostModel::default(),
+            groups: Vec::new(),
+            vbs: None,
+            servers: vec![
+                ServerSpec {
+                    name: "s0".into(),
+                    gate: if prio {
+                        GateProtocol::PrioIpc
+                    } else {
+                        GateProtocol::FifoIpc
+                    },
+                    operation: Execution::Fixed(Duration::from_micros(op0)),
+                    clients: Vec::new(),
+                },
+                ServerSpec {
+                    name: "s1".into(),
+                    gate: GateProtocol::FifoIpc,
+                    operation: Execution::Uniform {
+                        min: Duration::from_micros(op1 / 2 + 1),
+                        max: Duration::from_micros(op1),
+                    },
+                    clients: Vec::new(),
+                },
+            ],
+            tasks: tasks
+                .into_iter()
+                .enumerate()
+                .map(|(i, (priority, budget, mut body))| {
+                    // A loop for ever must let time pass.
+                    body.push(Step::Run(Duration::from_micros(10)));
+                    TaskSpec {
+                        name: format!("t{i}"),
+                        core: 0,
+                        priority: Some(Priority(priority)),
+                        reservation: Some(Reservation::new(
+                            Duration::from_micros(budget),
+                            Duration::from_micros(PERIOD_US),
+                        )),
+                        deadline: None,
+                        behaviour: Behaviour::Script {
+                            offset: Duration::ZERO,
+                            steps: vec![Step::Loop { count: None, body }],
+                        },
+                    }
+                })
+                .collect(),
+        })
+}
+
+/// Fails if `slices` run more than `limit` in a window of length `period` starting at any
+/// slice start (where the maximum is reached), or, `aligned`, in any period `[kp, (k+1)p)`.
+fn check_budget(
+    slices: &[(u64, u64)],
+    limit: u64,
+    period: u64,
+    aligned: bool,
+) -> Result<(), String> {
+    for &(start, _) in slices {
+        let from = if aligned {
+            start - start % period
+        } else {
+            start
+        };
+        let to = from + period;
+        let used: u64 = slices
+            .iter()
+            .map(|&(a, z)| z.min(to).saturating_sub(a.max(from)))
+            .sum();
+        if used > limit {
+            return Err(format!("ran {used} > {limit} in [{from}, {to})"));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever the callers do, SPR's invariants hold after every call (blocking at a gate
+    /// and waking for the operation included), and a caller's context runs at most its
+    /// budget, its own code and servers' operations together: in every period under the
+    /// deferrable rule; under the sporadic rule in any window of a period for the one task at
+    /// the top priority (a task kept waiting by more important work may run its backlog, as
+    /// `bulwark-core`'s reservation properties state).
+    #[test]
+    fn donated_contexts_keep_their_budgets(mut scenario in callers(), deferrable in any::<bool>()) {
+        if deferrable {
+            scenario.policy = PolicyKind::SprDeferrable;
+        }
+        let options = Options { record_trace: true, ..Options::default() };
+        let checked = VbsOptions { check_invariants: true, ..VbsOptions::default() };
+        let run = bulwark_sim::run_vbs(&scenario, &options, checked).expect("runs");
+        let trace = run.outcome.trace.as_ref().expect("recorded");
+        let top = scenario.tasks.iter().filter_map(|t| t.priority).max();
+        let at_top = scenario.tasks.iter().filter(|t| t.priority == top).count();
+        for (index, task) in scenario.tasks.iter().enumerate() {
+            let slices: Vec<(u64, u64, SliceKind)> = trace
+                .slices
+                .iter()
+                .filter(|s| s.task.is_some_and(|t| t.index() == index))
+                .filter(|s| matches!(s.kind, SliceKind::Task | SliceKind::Server))
+                .map(|s| (s.start.as_nanos(), s.end.as_nanos(), s.kind))
+                .collect();
+            let server: u64 = slices
+                .iter()
+                .filter(|s| s.2 == SliceKind::Server)
+                .map(|s| s.1 - s.0)
+                .sum();
+            prop_assert_eq!(server, run.outcome.tasks[index].server_ns);
+            if !deferrable && (task.priority != top || at_top > 1) {
+                continue;
+            }
+            let reservation = task.reservation.expect("reserved");
+            let spans: Vec<(u64, u64)> = slices.iter().map(|s| (s.0, s.1)).collect();
+            let checked = check_budget(
+                &spans,
+                reservation.budget.as_nanos(),
+                reservation.period.as_nanos(),
+                deferrable,
+            );
+            prop_assert!(checked.is_ok(), "{}: {:?}", task.name, checked);
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! `[[server]]` checks: a unique name, a gate the scenario machine runs, an operation that
+//! always takes time; and, once every task is known, that each `invoke` step names a server
+//! and that a server's callers share one core.
+
+use std::ops::Range;
+
+use bulwark_core::ipc::GateProtocol;
+use toml::Spanned;
+
+use super::Checker;
+use crate::model::{Execution, ServerSpec, TaskSpec};
+use crate::raw::RawScenario;
+
+const GATE_HELP: &str = "allowed: fifo-ipc (callers served in arrival order) or prio-ipc \
+                         (the most urgent caller first)";
+
+/// An `invoke` step, as written, with the server it named (an index into the servers).
+pub(super) struct Invocation {
+    pub(super) caller: usize,
+    pub(super) server: usize,
+    pub(super) span: Range<usize>,
+}
+
+impl Checker<'_> {
+    /// The servers, checked before the tasks so that `invoke` steps can name them.
+    pub(super) fn servers(&mut self, raw: &RawScenario) -> Option<Vec<ServerSpec>> {
+        let mut servers = Vec::with_capacity(raw.server.len());
+        let mut all_valid = true;
+        for server in &raw.server {
+            let s = server.get_ref();
+            let name = self.name(&s.name, "a server name");
+            if self.server_names.contains(s.name.get_ref()) {
+                self.report(
+                    s.name.span(),
+                    format!("server name `{}` is already used", s.name.get_ref()),
+                    "allowed: a name no other server in this scenario has",
+                );
+                all_valid = false;
+            }
+            self.server_names.push(s.name.get_ref().clone());
+            let gate = self.gate(&s.gate);
+            let operation = self.operation(&s.operation);
+            match (name, gate, operation) {
+                (Some(name), Some(gate), Some(operation)) => servers.push(ServerSpec {
+                    name,
+                    gate,
+                    operation,
+                    clients: Vec::new(),
+                }),
+                _ => all_valid = false,
+            }
+        }
+        all_valid.then_some(servers)
+    }
+
+    /// `gate = "fifo-ipc" | "prio-ipc"`.
+    fn gate(&mut self, raw: &Spanned<String>) -> Option<GateProtocol> {
+        match GateProtocol::from_name(raw.get_ref()) {
+            Some(GateProtocol::McIpc) => {
+                self.report(
+                    raw.span(),
+                    "an mc-ipc gate aborts a request when its caller's budget runs out, and \
+                     a scenario's per-core policies do not report that",
+                    format!("{GATE_HELP}; an MC-IPC system file runs mc-ipc gates"),
+                );
+                None
+            }
+            Some(gate) => Some(gate),
+            None => {
+                self.report(
+                    raw.span(),
+                    format!("unknown gate `{}`", raw.get_ref()),
+                    GATE_HELP,
+                );
+                None
+            }
+        }
+    }
+
+    /// An operation's execution, whose shortest time is above zero: a loop of invocations
+    /// then always lets time pass.
+    fn operation(&mut self, raw: &Spanned<crate::raw::RawExecution>) -> Option<Execution> {
+        let operation = self.execution(raw)?;
+        if let Execution::Uniform { min, .. } = operation {
+            if min.is_zero() {
+                self.report(
+                    raw.span(),
+                    "an operation that may take no time would let a loop of invocations spin",
+                    "allowed: a time above zero, or { uniform = [min, max] } with min above zero",
+                );
+                return None;
+            }
+        }
+        Some(operation)
+    }
+
+    /// The server an `invoke` step names, by index; recorded for the core check.
+    pub(super) fn invoked(&mut self, raw: &Spanned<String>) -> Option<usize> {
+        let Some(server) = self.server_names.iter().position(|n| n == raw.get_ref()) else {
+            let help = if self.server_names.is_empty() {
+                "add a [[server]] table with this name, a gate and an operation".to_owned()
+            } else {
+                let mut names: Vec<&str> = Vec::new();
+                for name in &self.server_names {
+                    if !names.contains(&name.as_str()) {
+                        names.push(name);
+                    }
+                }
+                format!("allowed: {}", names.join(", "))
+            };
+            self.report(
+                raw.span(),
+                format!("no [[server]] is called `{}`", raw.get_ref()),
+                help,
+            );
+            return None;
+        };
+        self.invocations.push(Invocation {
+            caller: self.current_task,
+            server,
+            span: raw.span(),
+        });
+        Some(server)
+    }
+
+    /// Each server's callers, in task order, into `servers` when they are valid; every
+    /// caller of a server runs on the core of its first caller, since the operation runs on
+    /// the caller's core and one server thread cannot run on two cores at once.
+    pub(super) fn server_clients(
+        &mut self,
+        tasks: &[TaskSpec],
+        servers: Option<&mut Vec<ServerSpec>>,
+    ) {
+        let mut callers: Vec<Vec<usize>> = vec![Vec::new(); self.server_names.len()];
+        for invocation in std::mem::take(&mut self.invocations) {
+            let clients = &mut callers[invocation.server];
+            let caller = &tasks[invocation.caller];
+            if let Some(&first) = clients.first() {
+                let first: &TaskSpec = &tasks[first];
+                if first.core != caller.core {
+                    let message = format!(
+                        "server `{}` is called by `{}` on core {} and by `{}` on core {}",
+                        self.server_names[invocation.server],
+                        first.name,
+                        first.core,
+                        caller.name,
+                        caller.core
+                    );
+                    self.report(
+                        invocation.span,
+                        message,
+                        "allowed: callers of one server on one core; give each core its own \
+                         server",
+                    );
+                    continue;
+                }
+            }
+            if !clients.contains(&invocation.caller) {
+                clients.push(invocation.caller);
+            }
+        }
+        if let Some(servers) = servers {
+            for (server, clients) in servers.iter_mut().zip(callers) {
+                server.clients = clients;
+            }
+        }
+    }
+}
