@@ -310,11 +310,15 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
                 "admitted": all_admitted,
                 "cores": cores_json,
                 "costs_not_in_bounds": super::uncounted::kernel_costs(&scenario.cost),
+                "gate_waits_not_in_bounds": super::uncounted::gate_waits(scenario),
             })
         );
     } else {
         text.push_str(&super::uncounted::note(&super::uncounted::kernel_costs(
             &scenario.cost,
+        )));
+        text.push_str(&super::uncounted::gate_note(&super::uncounted::gate_waits(
+            scenario,
         )));
         text.push_str(&format!(
             "\nsummary: {}\n",
@@ -524,11 +528,15 @@ fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
                 "admitted": all_admitted,
                 "cores": cores_json,
                 "costs_not_in_bounds": super::uncounted::kernel_costs(&scenario.cost),
+                "gate_waits_not_in_bounds": super::uncounted::gate_waits(scenario),
             })
         );
     } else {
         text.push_str(&super::uncounted::note(&super::uncounted::kernel_costs(
             &scenario.cost,
+        )));
+        text.push_str(&super::uncounted::gate_note(&super::uncounted::gate_waits(
+            scenario,
         )));
         out!("{text}");
     }
@@ -625,6 +633,9 @@ fn to_text(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Str
                 .map(|(s, _)| s.name.as_str()),
         );
     }
+    out.push_str(&super::uncounted::gate_note(&super::uncounted::gate_waits(
+        scenario,
+    )));
     out.push('\n');
     if rejected.is_empty() {
         out.push_str(&format!("summary: all {total} reservations admitted\n"));
@@ -684,5 +695,6 @@ fn to_json(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Val
         "server_kind": kind_name(kind),
         "admitted": admitted,
         "cores": cores,
+        "gate_waits_not_in_bounds": super::uncounted::gate_waits(scenario),
     })
 }

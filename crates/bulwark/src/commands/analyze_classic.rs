@@ -319,6 +319,9 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
     text.push_str(&super::uncounted::note(&super::uncounted::kernel_costs(
         &scenario.cost,
     )));
+    text.push_str(&super::uncounted::gate_note(&super::uncounted::gate_waits(
+        scenario,
+    )));
     text.push_str(&format!(
         "\nsummary: {}\n",
         match overall {
@@ -397,5 +400,6 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
         "schedulable": overall,
         "cores": cores,
         "costs_not_in_bounds": super::uncounted::kernel_costs(&scenario.cost),
+        "gate_waits_not_in_bounds": super::uncounted::gate_waits(scenario),
     })
 }

@@ -2,7 +2,7 @@
 //! text (a note) and in `--json` (`costs_not_in_bounds`), so that a bound never omits a
 //! charged cost unsaid.
 
-use bulwark_spec::CostModel;
+use bulwark_spec::{CostModel, Scenario};
 
 /// The kernel-entry and cache costs the scenario machine charges to every task (as the file
 /// names them, those above zero), which the classic tests and the bandwidth admissions take
@@ -54,6 +54,38 @@ pub fn note(costs: &[&str]) -> String {
     )
 }
 
+/// The tasks of `scenario` that invoke a server: a call that finds its server busy waits at
+/// the gate, for as long as the request in service takes to be finished on its own caller's
+/// context, and no scenario analysis has a term for that wait. Named in the text (a note)
+/// and in `--json` (`gate_waits_not_in_bounds`).
+pub fn gate_waits(scenario: &Scenario) -> Vec<&str> {
+    let mut callers: Vec<usize> = scenario
+        .servers
+        .iter()
+        .flat_map(|server| server.clients.iter().copied())
+        .collect();
+    callers.sort_unstable();
+    callers.dedup();
+    callers
+        .into_iter()
+        .filter_map(|task| scenario.tasks.get(task).map(|t| t.name.as_str()))
+        .collect()
+}
+
+/// The note under a table whose bounds leave out `callers`' gate waits; empty when none.
+pub fn gate_note(callers: &[&str]) -> String {
+    if callers.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = callers.iter().map(|c| format!("`{c}`")).collect();
+    format!(
+        "note: {} invoke{} servers, and the bounds have no term for a call's wait at a busy \
+         server's gate (a caller out of budget holds its server until its replenishment)\n",
+        names.join(", "),
+        if callers.len() == 1 { "s" } else { "" },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +105,45 @@ mod tests {
             "note: the bounds leave out the file's `context-switch`, `cache-refill` costs,"
         ));
         assert!(note(&["scheduler"]).contains("`scheduler` cost, which"));
+    }
+
+    #[test]
+    fn callers_of_servers_are_named_once_in_task_order() {
+        let text = r#"name = "s"
+policy = "fixed-priority"
+duration = "10ms"
+
+[[server]]
+name = "a"
+gate = "fifo-ipc"
+operation = "1ms"
+
+[[server]]
+name = "b"
+gate = "fifo-ipc"
+operation = "1ms"
+
+[[task]]
+name = "first"
+priority = 1
+script = [{ invoke = "b" }, { invoke = "a" }]
+
+[[task]]
+name = "second"
+priority = 2
+period = "5ms"
+execution = "1ms"
+
+[[task]]
+name = "third"
+priority = 3
+script = [{ invoke = "a" }]
+"#;
+        let scenario = bulwark_spec::parse(text, "s.toml").expect("valid");
+        assert_eq!(gate_waits(&scenario), ["first", "third"]);
+        assert!(
+            gate_note(&gate_waits(&scenario)).starts_with("note: `first`, `third` invoke servers,")
+        );
+        assert_eq!(gate_note(&[]), "");
     }
 }
