@@ -27,6 +27,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "textbook-edf",
     "mixed-policies",
     "spr-vbs-cores",
+    "passive-servers",
     "kernel-costs",
     "deferrable-double-hit",
     "table-i",

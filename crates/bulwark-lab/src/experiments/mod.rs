@@ -20,6 +20,7 @@ pub mod host_vbs;
 pub mod mcipc_case_study;
 pub mod mcipc_cbs_rogue;
 pub mod mcipc_spr_clients;
+mod passive_servers;
 pub mod platform;
 mod reclaim_latency;
 mod spr_vbs_cores;
@@ -79,6 +80,7 @@ pub const ALL: &[Experiment] = &[
     mcipc_cbs_rogue::EXPERIMENT,
     mcipc_spr_clients::EXPERIMENT,
     spr_vbs_cores::EXPERIMENT,
+    passive_servers::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,
     host_a2::EXPERIMENT,

@@ -1,0 +1,251 @@
+//! Passive servers composed with per-core policies (`scenarios/passive-servers.toml`): an
+//! `invoke` step donates the caller's scheduling context to the server for one operation, as
+//! seL4 MCS does, behind the MC-IPC paper's two baseline gates (FIFO-IPC on core 0, PRIO-IPC
+//! on core 1, section VI). The gates order the waiting callers and nothing more: no waiting
+//! caller lends its context to the request in service. The file's comments work out both
+//! cores' schedules by hand; the checks compare the run with them:
+//!
+//! - core 0, SPR: the rogue's context runs out of budget 1 ms into a 2 ms operation, so the
+//!   server waits for its replenishment at 20 ms; the victim, blocked at the gate since 0.5 ms,
+//!   waits `(20 - 0.5) + (2 - 1) = 20.5 ms` and misses its deadline. The rogue's context still
+//!   gets exactly its budget per period: the donation does not lift the reservation;
+//! - core 1, fixed priority: the server runs at `low`'s priority, so `mid` (released at 1 ms,
+//!   4 ms) runs ahead of it while `high` waits: `high` waits `2 - 0.5 + 4 = 5.5 ms`, 4 of them
+//!   for a task it outranks.
+
+use bulwark_core::{Duration, Instant};
+use bulwark_sim::{Options, Outcome, SliceKind, TaskMetrics};
+
+use super::{Experiment, LabError};
+use crate::gantt::gantt_svg;
+use crate::report::{Check, ExperimentReport, Figure};
+use crate::scenarios::built_in;
+
+pub const EXPERIMENT: Experiment = Experiment {
+    name: "passive-servers",
+    title: "Passive servers on SPR and fixed-priority cores: donation without helping",
+    run,
+};
+
+const fn ms_tenths(tenths: u64) -> Duration {
+    Duration::from_micros(tenths * 100)
+}
+
+/// Core 0's numbers, from the file (rogue's budget and period, the operation).
+const ROGUE_BUDGET: Duration = Duration::from_millis(1);
+const ROGUE_PERIOD: Duration = Duration::from_millis(20);
+/// The victim's wait by hand: until the rogue's replenishment, then the operation's rest.
+const VICTIM_WAIT: Duration = ms_tenths(205);
+/// The victim's first job: released at 0.5 ms, complete at 24 ms.
+const VICTIM_RESPONSE: Duration = ms_tenths(235);
+/// Core 1's numbers by hand: high's wait, mid's part of it, and high's first response.
+const HIGH_WAIT: Duration = ms_tenths(55);
+const MID_EXECUTION: Duration = Duration::from_millis(4);
+const HIGH_RESPONSE: Duration = ms_tenths(85);
+
+fn run() -> Result<ExperimentReport, LabError> {
+    let scenario = built_in("passive-servers").expect("built in").scenario()?;
+    let options = Options {
+        record_trace: true,
+        record_jobs: true,
+        ..Options::default()
+    };
+    let outcome = bulwark_sim::run(&scenario, &options)?;
+    let task = |name: &str| {
+        outcome
+            .tasks
+            .iter()
+            .position(|t| t.name == name)
+            .expect("the file names its tasks")
+    };
+    let (rogue, victim, mid, high) = (task("rogue"), task("victim"), task("mid"), task("high"));
+    let metrics = |index: usize| &outcome.tasks[index];
+    let periods = scenario.duration.as_nanos() / ROGUE_PERIOD.as_nanos();
+    let rogue_server: Vec<u64> = (0..periods)
+        .map(|k| {
+            let start = k * ROGUE_PERIOD.as_nanos();
+            time_in(
+                &outcome,
+                rogue,
+                SliceKind::Server,
+                start,
+                start + ROGUE_PERIOD.as_nanos(),
+            )
+        })
+        .collect();
+    // `high` waits from 0.5 ms for HIGH_WAIT.
+    let wait_start = ms_tenths(5).as_nanos();
+    let mid_in_wait = time_in(
+        &outcome,
+        mid,
+        SliceKind::Task,
+        wait_start,
+        wait_start + HIGH_WAIT.as_nanos(),
+    );
+    let checks = vec![
+        waited(
+            "core 0 (SPR, FIFO-IPC): the victim waits for the rogue's replenishment, then the \
+             rest of its operation: (20 - 0.5) + (2 - 1) ms",
+            metrics(victim),
+            VICTIM_WAIT,
+        ),
+        Check {
+            claim: "core 0: the victim's first job, released at 0.5 ms, completes at 24 ms and \
+                    misses its 10 ms deadline"
+                .into(),
+            expected: format!("max response {VICTIM_RESPONSE}, first miss at 10.5 ms"),
+            measured: format!(
+                "max response {}, first miss at {}",
+                Duration::from_nanos(metrics(victim).response.max_ns),
+                metrics(victim)
+                    .first_miss
+                    .map_or("none".into(), |at| at.to_string())
+            ),
+            pass: metrics(victim).response.max_ns == VICTIM_RESPONSE.as_nanos()
+                && metrics(victim).first_miss == Some(Instant::ZERO.saturating_add(ms_tenths(105))),
+        },
+        Check {
+            claim: "core 0: the donated context keeps its reservation: the server runs for the \
+                    rogue exactly its budget in each period"
+                .into(),
+            expected: format!("{ROGUE_BUDGET} in each of the {periods} periods"),
+            measured: format!("{:?} ms", millis(&rogue_server)),
+            pass: rogue_server.len() == periods as usize
+                && rogue_server.iter().all(|&ns| ns == ROGUE_BUDGET.as_nanos()),
+        },
+        waited(
+            "core 1 (fixed priority, PRIO-IPC): high waits for low's operation, which runs at \
+             low's priority: 2 - 0.5 + 4 ms",
+            metrics(high),
+            HIGH_WAIT,
+        ),
+        Check {
+            claim: "core 1: mid, below high, runs its whole job while high waits (priority \
+                    inversion)"
+                .into(),
+            expected: format!("{MID_EXECUTION} of mid in high's wait [0.5, 6) ms"),
+            measured: Duration::from_nanos(mid_in_wait).to_string(),
+            pass: mid_in_wait == MID_EXECUTION.as_nanos(),
+        },
+        Check {
+            claim: "core 1: high's first job completes at 9 ms (its request runs 6..8 ms)".into(),
+            expected: format!("max response {HIGH_RESPONSE}, no miss"),
+            measured: format!(
+                "max response {}, {} misses",
+                Duration::from_nanos(metrics(high).response.max_ns),
+                metrics(high).misses
+            ),
+            pass: metrics(high).response.max_ns == HIGH_RESPONSE.as_nanos()
+                && metrics(high).misses == 0,
+        },
+    ];
+    let span = Instant::ZERO.saturating_add(Duration::from_millis(30));
+    let figures = gantt_svg(&outcome, Instant::ZERO, span)
+        .map(|svg| Figure {
+            file: "passive-servers-gantt.svg".into(),
+            caption: "The first 30 ms: servers' operations (purple) on their callers' contexts"
+                .into(),
+            svg,
+        })
+        .into_iter()
+        .collect();
+    Ok(ExperimentReport {
+        name: EXPERIMENT.name.into(),
+        title: EXPERIMENT.title.into(),
+        source: "seL4 MCS passive servers; MC-IPC paper, section VI (FIFO-IPC, PRIO-IPC); SPR \
+                 paper (sporadic rule)"
+            .into(),
+        summary: "One system file, `scenarios/passive-servers.toml`, with a server per core \
+                  that tasks call with `invoke` steps. A call donates the caller's scheduling \
+                  context to the server for the operation, so the operation runs at the \
+                  caller's priority and on its budget, and the gate queues the callers that \
+                  find the server busy. Without helping (MC-IPC's bandwidth inheritance and \
+                  abort), a caller out of budget holds the server until its replenishment, and \
+                  a middle-priority task delays a server working for a low caller while a high \
+                  caller waits."
+            .into(),
+        checks,
+        tables: vec![super::textbook::summary_table(&outcome)],
+        figures,
+    })
+}
+
+/// The check that `task` waited at its gate once, for `expected`.
+fn waited(claim: &str, task: &TaskMetrics, expected: Duration) -> Check {
+    Check {
+        claim: claim.into(),
+        expected: format!("one wait of {expected}"),
+        measured: format!(
+            "{} waits, the longest {}",
+            task.gate_wait.count,
+            Duration::from_nanos(task.gate_wait.max_ns)
+        ),
+        pass: task.gate_wait.count == 1 && task.gate_wait.max_ns == expected.as_nanos(),
+    }
+}
+
+/// Nanoseconds of `kind` slices charged to task `task` within `[start, end)`.
+fn time_in(outcome: &Outcome, task: usize, kind: SliceKind, start: u64, end: u64) -> u64 {
+    let Some(trace) = outcome.trace.as_ref() else {
+        return 0;
+    };
+    trace
+        .slices
+        .iter()
+        .filter(|s| s.kind == kind && s.task.is_some_and(|t| t.index() == task))
+        .map(|s| {
+            s.end
+                .as_nanos()
+                .min(end)
+                .saturating_sub(s.start.as_nanos().max(start))
+        })
+        .sum()
+}
+
+fn millis(nanos: &[u64]) -> Vec<f64> {
+    nanos.iter().map(|&ns| ns as f64 / 1e6).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_check_holds() {
+        let report = run().expect("runs");
+        for c in &report.checks {
+            assert!(
+                c.pass,
+                "{}: expected {}, measured {}",
+                c.claim, c.expected, c.measured
+            );
+        }
+    }
+
+    /// The checks can fail: with a budget that covers the operation, the rogue's context
+    /// finishes it at 2 ms and the victim waits 1.5 ms, not 20.5.
+    #[test]
+    fn a_budget_that_covers_the_operation_releases_the_server() {
+        let mut scenario = built_in("passive-servers")
+            .expect("built in")
+            .scenario()
+            .expect("valid");
+        let rogue = scenario
+            .tasks
+            .iter_mut()
+            .find(|t| t.name == "rogue")
+            .expect("rogue");
+        let reservation = rogue.reservation.as_mut().expect("reserved");
+        reservation.budget = Duration::from_millis(3);
+        let outcome = bulwark_sim::run(&scenario, &Options::default()).expect("runs");
+        let victim = outcome
+            .tasks
+            .iter()
+            .find(|t| t.name == "victim")
+            .expect("victim");
+        let check = waited("victim", victim, VICTIM_WAIT);
+        assert!(!check.pass, "{}", check.measured);
+        assert_eq!(victim.gate_wait.max_ns, ms_tenths(15).as_nanos());
+        assert_eq!(victim.misses, 0);
+    }
+}

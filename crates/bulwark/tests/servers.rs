@@ -1,0 +1,88 @@
+//! Passive servers through the CLI, as users script them: `simulate --json` counts each
+//! task's calls, server time and gate waits (the values worked out in
+//! `scenarios/passive-servers.toml`), `--trace` and `--svg` draw the operations as server
+//! time, `analyze --json` names the callers whose waits its bounds leave out, and `run`
+//! refuses a file with servers (exit 2) before touching the host.
+
+mod common;
+
+use common::{bulwark, text};
+use serde_json::Value;
+
+const FILE: &str = "scenarios/passive-servers.toml";
+
+#[test]
+fn simulate_reports_calls_server_time_and_gate_waits() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let trace = dir.path().join("trace.json");
+    let svg = dir.path().join("gantt.svg");
+    let out = bulwark(&[
+        "simulate",
+        FILE,
+        "--json",
+        "--trace",
+        trace.to_str().expect("utf-8"),
+        "--svg",
+        svg.to_str().expect("utf-8"),
+    ]);
+    // simulate gives no verdict: a missed deadline is output, not an exit status.
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let document: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let task = |name: &str| {
+        document["tasks"]
+            .as_array()
+            .expect("tasks")
+            .iter()
+            .find(|t| t["name"] == name)
+            .cloned()
+            .expect(name)
+    };
+    let victim = task("victim");
+    assert_eq!(victim["gate_wait"]["max_ns"], 20_500_000, "{victim}");
+    assert_eq!(victim["gate_wait"]["count"], 1, "{victim}");
+    assert_eq!(victim["misses"], 1, "{victim}");
+    // Three 20 ms periods of the rogue's 1 ms budget, all of it spent in the server.
+    let rogue = task("rogue");
+    assert_eq!(rogue["server_ns"], 3_000_000, "{rogue}");
+    assert_eq!(rogue["executed_ns"], rogue["server_ns"], "{rogue}");
+    assert_eq!(task("high")["gate_wait"]["max_ns"], 5_500_000);
+    assert_eq!(task("mid")["invocations"], 0);
+    let trace = std::fs::read_to_string(&trace).expect("trace written");
+    assert!(trace.contains("\"cat\":\"server\""), "no server slices");
+    let svg = std::fs::read_to_string(&svg).expect("svg written");
+    assert!(svg.contains("<g class=\"server\""), "no server lane");
+}
+
+#[test]
+fn analyze_names_the_callers_whose_waits_the_bounds_leave_out() {
+    let out = bulwark(&["analyze", FILE, "--json"]);
+    let document: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let callers: Vec<Value> = document["parts"]
+        .as_array()
+        .expect("one part per policy")
+        .iter()
+        .map(|part| part["analysis"]["gate_waits_not_in_bounds"].clone())
+        .collect();
+    assert_eq!(
+        callers,
+        vec![
+            serde_json::json!(["rogue", "victim"]),
+            serde_json::json!(["low", "high"])
+        ]
+    );
+    let out = bulwark(&["analyze", "scenarios/textbook-rm.toml", "--json"]);
+    let document: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(document["gate_waits_not_in_bounds"], serde_json::json!([]));
+}
+
+#[test]
+fn run_refuses_servers_with_exit_2() {
+    let out = bulwark(&["run", FILE, "--core", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("the host runtime does not run servers"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+}
