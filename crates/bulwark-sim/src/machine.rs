@@ -158,10 +158,13 @@ struct TaskRun<'a> {
     killed: bool,
     /// A stepwise termination it started and has not finished: (target, step).
     reclaiming: Option<(usize, Option<Duration>)>,
-    /// The server whose operation its context is running (`executing` is the operation).
+    /// The server serving its request.
     serving: Option<usize>,
-    /// The server at whose gate it is blocked, and since when.
+    /// The server at whose gate its request waits, and since when.
     waiting: Option<(usize, Instant)>,
+    /// The server whose operation its context runs when dispatched: its own request's, or,
+    /// waiting at a gate with bandwidth inheritance, the request in service.
+    lends_to: Option<usize>,
 }
 
 /// One run of a scenario.
@@ -189,6 +192,8 @@ pub struct Machine<'a> {
     scenario: &'a Scenario,
     seed: u64,
     objects: KernelObjects,
+    /// Per server: what is left of the operation in service.
+    operations: Vec<Option<Execution>>,
     /// VBS first arrivals and records, when some core runs VBS.
     vbs: Option<Box<VbsLog>>,
     /// VBS schedulers are told each action's load.
@@ -269,6 +274,7 @@ impl<'a> Machine<'a> {
                 reclaiming: None,
                 serving: None,
                 waiting: None,
+                lends_to: None,
             });
         }
         let vbs = (0..scenario.cores)
@@ -298,6 +304,7 @@ impl<'a> Machine<'a> {
             scenario,
             seed,
             objects: KernelObjects::new(scenario)?,
+            operations: vec![None; scenario.servers.len()],
             vbs,
             disclose_vbs_loads: vbs_options.disclose_loads,
             check_invariants: vbs_options.check_invariants,
@@ -661,6 +668,16 @@ impl<'a> Machine<'a> {
                 // The next step of a stepwise termination: the scheduler ran in between.
                 return Ok(Some(Step::Enter(Entry::Reclaim { task, target, step })));
             }
+            if let Some(server) = t.lends_to {
+                // Its context runs the server's operation in service; at its end, the reply.
+                let left = self.operations[server].map_or(Duration::ZERO, |op| op.left);
+                if !left.is_zero() || !t.refill_left.is_zero() {
+                    let end = now.saturating_add(t.refill_left).saturating_add(left);
+                    self.queue.set(end, EventKind::ExecutionDone { core });
+                    return Ok(None);
+                }
+                return Ok(Some(Step::Enter(Entry::Reply { task, server })));
+            }
             if let Some(e) = t.executing {
                 if !e.left.is_zero() || !t.refill_left.is_zero() {
                     let end = now.saturating_add(t.refill_left).saturating_add(e.left);
@@ -668,9 +685,6 @@ impl<'a> Machine<'a> {
                     return Ok(None);
                 }
                 t.executing = None;
-                if let Some(server) = t.serving {
-                    return Ok(Some(Step::Enter(Entry::Reply { task, server })));
-                }
             }
             let action =
                 t.program
@@ -814,11 +828,15 @@ impl<'a> Machine<'a> {
         t.metrics.refill_ns += refill.as_nanos();
         let own = elapsed.saturating_sub(refill);
         t.metrics.executed_ns += own.as_nanos();
-        let serving = t.serving.is_some();
-        if serving {
-            t.metrics.server_ns += own.as_nanos();
-        }
-        if let Some(e) = t.executing.as_mut() {
+        let serving = t.lends_to.is_some();
+        let executing = match t.lends_to {
+            Some(server) => {
+                t.metrics.server_ns += own.as_nanos();
+                self.operations[server].as_mut()
+            }
+            None => t.executing.as_mut(),
+        };
+        if let Some(e) = executing {
             let own = own.min(e.left);
             e.left = e.left.saturating_sub(own);
             if let Some(each) = e.each {

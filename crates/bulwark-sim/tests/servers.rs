@@ -27,6 +27,10 @@ fn run(source: &str) -> Outcome {
 /// no time here). Then FIFO-IPC serves `b` (2..4 ms) before `c` (4..6 ms); PRIO-IPC serves `c`
 /// first (2..4 ms), then `b` (4..6 ms).
 fn three_callers(gate: &str) -> String {
+    three_callers_with(gate, false)
+}
+
+fn three_callers_with(gate: &str, inheritance: bool) -> String {
     format!(
         r#"
 name = "three-callers"
@@ -37,6 +41,7 @@ duration = "20ms"
 name = "store"
 gate = "{gate}"
 operation = "2ms"
+bandwidth-inheritance = {inheritance}
 
 [[task]]
 name = "a"
@@ -79,6 +84,28 @@ fn fifo_serves_in_arrival_order() {
 fn prio_serves_the_most_urgent_first() {
     let outcome = run(&three_callers("prio-ipc"));
     // c waits from 0.2 to 2 ms, b from 0.1 to 4 ms.
+    assert_eq!(wait_of(&outcome, "c"), (1, 1_800_000));
+    assert_eq!(wait_of(&outcome, "b"), (1, 3_900_000));
+}
+
+fn server_ns(outcome: &Outcome) -> Vec<u64> {
+    outcome.tasks.iter().map(|t| t.server_ns).collect()
+}
+
+/// With bandwidth inheritance the waiting callers stay ready, and the most important one's
+/// context runs the request in service. FIFO: `a`'s operation runs 0..0.1 ms on `a`, 0.1..0.2
+/// on `b`, 0.2..2 on `c`; then `b`'s request (2..4) and `c`'s own (4..6) both on `c`, the
+/// most important caller throughout. The waits are as without inheritance (`c` was the one
+/// running anyway); the budgets spent are not.
+#[test]
+fn inheritance_runs_the_request_in_service_on_the_waiting_callers() {
+    let outcome = run(&three_callers_with("fifo-ipc", true));
+    assert_eq!(server_ns(&outcome), [100_000, 100_000, 5_800_000]);
+    assert_eq!(wait_of(&outcome, "b"), (1, 1_900_000));
+    assert_eq!(wait_of(&outcome, "c"), (1, 3_800_000));
+    // PRIO: after a's request, c's own (2..4 ms, on c), then b's (4..6 ms, on b).
+    let outcome = run(&three_callers_with("prio-ipc", true));
+    assert_eq!(server_ns(&outcome), [100_000, 2_100_000, 3_800_000]);
     assert_eq!(wait_of(&outcome, "c"), (1, 1_800_000));
     assert_eq!(wait_of(&outcome, "b"), (1, 3_900_000));
 }
@@ -185,8 +212,9 @@ fn callers() -> impl Strategy<Value = Scenario> {
         any::<bool>(),
         (50u64..1_500, 50u64..3_000),
         any::<u64>(),
+        any::<bool>(),
     )
-        .prop_map(|(tasks, prio, (op0, op1), seed)| Scenario {
+        .prop_map(|(tasks, prio, (op0, op1), seed, inherit)| Scenario {
             name: "callers".into(),
             description: String::new(),
             seed,
@@ -206,6 +234,7 @@ fn callers() -> impl Strategy<Value = Scenario> {
                         GateProtocol::FifoIpc
                     },
                     operation: Execution::Fixed(Duration::from_micros(op0)),
+                    bandwidth_inheritance: inherit,
                     clients: Vec::new(),
                 },
                 ServerSpec {
@@ -215,6 +244,7 @@ fn callers() -> impl Strategy<Value = Scenario> {
                         min: Duration::from_micros(op1 / 2 + 1),
                         max: Duration::from_micros(op1),
                     },
+                    bandwidth_inheritance: inherit,
                     clients: Vec::new(),
                 },
             ],

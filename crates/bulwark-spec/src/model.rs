@@ -173,7 +173,8 @@ pub struct GroupSpec {
 /// A passive server (`[[server]]`): a thread with no scheduling context of its own, behind an
 /// IPC gate. An `invoke` step donates the caller's context to it for one operation (seL4
 /// MCS's passive server), so the operation runs at the caller's priority and on its budget;
-/// the gate orders the callers that wait while it serves another.
+/// the gate orders the callers that wait while it serves another, and with bandwidth
+/// inheritance their contexts run the request in service too.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerSpec {
     /// Unique name.
@@ -182,6 +183,9 @@ pub struct ServerSpec {
     pub gate: bulwark_core::ipc::GateProtocol,
     /// What one operation executes.
     pub operation: Execution,
+    /// Callers waiting at the gate lend their scheduling contexts to the request in service
+    /// (bandwidth inheritance, the MC-IPC paper's section III) instead of blocking.
+    pub bandwidth_inheritance: bool,
     /// The tasks whose scripts invoke it (indices into `Scenario::tasks`), in task order.
     pub clients: Vec<usize>,
 }

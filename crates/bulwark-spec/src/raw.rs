@@ -91,6 +91,7 @@ pub(crate) struct RawServer {
     pub(crate) name: Spanned<String>,
     pub(crate) gate: Spanned<String>,
     pub(crate) operation: Spanned<RawExecution>,
+    pub(crate) bandwidth_inheritance: Option<Spanned<bool>>,
 }
 
 /// `[cost]`: the clock and the cycles each kind of kernel work takes.

@@ -46,6 +46,11 @@ fn simulate_reports_calls_server_time_and_gate_waits() {
     assert_eq!(rogue["server_ns"], 3_000_000, "{rogue}");
     assert_eq!(rogue["executed_ns"], rogue["server_ns"], "{rogue}");
     assert_eq!(task("high")["gate_wait"]["max_ns"], 5_500_000);
+    // With bandwidth inheritance, victim2's waits are the rogue's rests it ran: 1.5, 1.5, 1 ms.
+    let victim2 = task("victim2");
+    assert_eq!(victim2["gate_wait"]["max_ns"], 1_500_000, "{victim2}");
+    assert_eq!(victim2["gate_wait"]["count"], 3, "{victim2}");
+    assert_eq!(victim2["misses"], 0, "{victim2}");
     assert_eq!(task("mid")["invocations"], 0);
     let trace = std::fs::read_to_string(&trace).expect("trace written");
     assert!(trace.contains("\"cat\":\"server\""), "no server slices");
@@ -66,7 +71,7 @@ fn analyze_names_the_callers_whose_waits_the_bounds_leave_out() {
     assert_eq!(
         callers,
         vec![
-            serde_json::json!(["rogue", "victim"]),
+            serde_json::json!(["rogue", "victim", "rogue2", "victim2"]),
             serde_json::json!(["low", "high"])
         ]
     );

@@ -11,7 +11,11 @@
 //!   gets exactly its budget per period: the donation does not lift the reservation;
 //! - core 1, fixed priority: the server runs at `low`'s priority, so `mid` (released at 1 ms,
 //!   4 ms) runs ahead of it while `high` waits: `high` waits `2 - 0.5 + 4 = 5.5 ms`, 4 of them
-//!   for a task it outranks.
+//!   for a task it outranks;
+//! - core 2, core 0 with bandwidth inheritance (the MC-IPC paper, section III): the waiting
+//!   victim's context runs the rogue's request, so each of its waits is within one operation
+//!   (1.5, 1.5 and 1 ms by hand), no deadline is missed, and its budget pays those 4 ms; the
+//!   rogue's context still gets exactly its budget per period.
 
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::{Options, Outcome, SliceKind, TaskMetrics};
@@ -23,7 +27,8 @@ use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "passive-servers",
-    title: "Passive servers on SPR and fixed-priority cores: donation without helping",
+    title: "Passive servers on SPR and fixed-priority cores: donation, with and without \
+            bandwidth inheritance",
     run,
 };
 
@@ -42,6 +47,10 @@ const VICTIM_RESPONSE: Duration = ms_tenths(235);
 const HIGH_WAIT: Duration = ms_tenths(55);
 const MID_EXECUTION: Duration = Duration::from_millis(4);
 const HIGH_RESPONSE: Duration = ms_tenths(85);
+/// Core 2's numbers by hand: the operation `L`, victim2's three waits and worst response.
+const OPERATION: Duration = Duration::from_millis(2);
+const VICTIM2_WAITS: [Duration; 3] = [ms_tenths(15), ms_tenths(15), ms_tenths(10)];
+const VICTIM2_RESPONSE: Duration = ms_tenths(45);
 
 fn run() -> Result<ExperimentReport, LabError> {
     let scenario = built_in("passive-servers").expect("built in").scenario()?;
@@ -59,20 +68,27 @@ fn run() -> Result<ExperimentReport, LabError> {
             .expect("the file names its tasks")
     };
     let (rogue, victim, mid, high) = (task("rogue"), task("victim"), task("mid"), task("high"));
+    let (rogue2, victim2) = (task("rogue2"), task("victim2"));
     let metrics = |index: usize| &outcome.tasks[index];
     let periods = scenario.duration.as_nanos() / ROGUE_PERIOD.as_nanos();
-    let rogue_server: Vec<u64> = (0..periods)
-        .map(|k| {
-            let start = k * ROGUE_PERIOD.as_nanos();
-            time_in(
-                &outcome,
-                rogue,
-                SliceKind::Server,
-                start,
-                start + ROGUE_PERIOD.as_nanos(),
-            )
-        })
-        .collect();
+    let per_period = |task: usize| -> Vec<u64> {
+        (0..periods)
+            .map(|k| {
+                let start = k * ROGUE_PERIOD.as_nanos();
+                let end = start + ROGUE_PERIOD.as_nanos();
+                time_in(&outcome, task, SliceKind::Server, start, end)
+            })
+            .collect()
+    };
+    let rogue_server = per_period(rogue);
+    let rogue2_server = per_period(rogue2);
+    let v2 = metrics(victim2);
+    let v2_waits: Duration = VICTIM2_WAITS
+        .iter()
+        .fold(Duration::ZERO, |sum, w| sum.saturating_add(*w));
+    // victim2's context ran its three jobs' operations and, waiting, the rogue's rests (its
+    // fourth call, at the horizon, has not run).
+    let v2_server = OPERATION.saturating_mul(3).saturating_add(v2_waits);
     // `high` waits from 0.5 ms for HIGH_WAIT.
     let wait_start = ms_tenths(5).as_nanos();
     let mid_in_wait = time_in(
@@ -138,12 +154,61 @@ fn run() -> Result<ExperimentReport, LabError> {
             pass: metrics(high).response.max_ns == HIGH_RESPONSE.as_nanos()
                 && metrics(high).misses == 0,
         },
+        Check {
+            claim: "core 2 (SPR, FIFO-IPC with bandwidth inheritance): victim2's context runs the \
+                    rogue's request while it waits, so each wait is within one operation L"
+                .into(),
+            expected: format!(
+                "3 waits, at most {OPERATION}: {} at most, {} in all",
+                VICTIM2_WAITS[0], v2_waits
+            ),
+            measured: format!(
+                "{} waits, the longest {}, {} in all",
+                v2.gate_wait.count,
+                Duration::from_nanos(v2.gate_wait.max_ns),
+                Duration::from_nanos(u64::try_from(v2.gate_wait.sum_ns).unwrap_or(u64::MAX))
+            ),
+            pass: v2.gate_wait.count == 3
+                && v2.gate_wait.max_ns == VICTIM2_WAITS[0].as_nanos()
+                && v2.gate_wait.sum_ns == u128::from(v2_waits.as_nanos())
+                && v2.gate_wait.max_ns <= OPERATION.as_nanos(),
+        },
+        Check {
+            claim: "core 2: the waits are paid from victim2's own budget, which covers them: \
+                    every deadline met"
+                .into(),
+            expected: format!(
+                "{v2_server} of server time on victim2's context (3 x {OPERATION} of its own, \
+                 {v2_waits} of the rogue's), max response {VICTIM2_RESPONSE}, no miss"
+            ),
+            measured: format!(
+                "{} of server time, max response {}, {} misses",
+                Duration::from_nanos(v2.server_ns),
+                Duration::from_nanos(v2.response.max_ns),
+                v2.misses
+            ),
+            pass: v2.server_ns == v2_server.as_nanos()
+                && v2.response.max_ns == VICTIM2_RESPONSE.as_nanos()
+                && v2.misses == 0,
+        },
+        Check {
+            claim: "core 2: the rogue's context still runs the server exactly its budget per \
+                    period"
+                .into(),
+            expected: format!("{ROGUE_BUDGET} in each of the {periods} periods"),
+            measured: format!("{:?} ms", millis(&rogue2_server)),
+            pass: rogue2_server.len() == periods as usize
+                && rogue2_server
+                    .iter()
+                    .all(|&ns| ns == ROGUE_BUDGET.as_nanos()),
+        },
     ];
     let span = Instant::ZERO.saturating_add(Duration::from_millis(30));
     let figures = gantt_svg(&outcome, Instant::ZERO, span)
         .map(|svg| Figure {
             file: "passive-servers-gantt.svg".into(),
-            caption: "The first 30 ms: servers' operations (purple) on their callers' contexts"
+            caption: "The first 30 ms: servers' operations (purple) on the contexts that ran \
+                      them; core 2's victim2 runs rogue2's request while it waits"
                 .into(),
             svg,
         })
@@ -152,17 +217,19 @@ fn run() -> Result<ExperimentReport, LabError> {
     Ok(ExperimentReport {
         name: EXPERIMENT.name.into(),
         title: EXPERIMENT.title.into(),
-        source: "seL4 MCS passive servers; MC-IPC paper, section VI (FIFO-IPC, PRIO-IPC); SPR \
-                 paper (sporadic rule)"
+        source: "seL4 MCS passive servers; MC-IPC paper, sections III (bandwidth inheritance) \
+                 and VI (FIFO-IPC, PRIO-IPC); SPR paper (sporadic rule)"
             .into(),
         summary: "One system file, `scenarios/passive-servers.toml`, with a server per core \
                   that tasks call with `invoke` steps. A call donates the caller's scheduling \
                   context to the server for the operation, so the operation runs at the \
                   caller's priority and on its budget, and the gate queues the callers that \
-                  find the server busy. Without helping (MC-IPC's bandwidth inheritance and \
-                  abort), a caller out of budget holds the server until its replenishment, and \
-                  a middle-priority task delays a server working for a low caller while a high \
-                  caller waits."
+                  find the server busy. Without bandwidth inheritance (cores 0 and 1), a \
+                  caller out of budget holds the server until its replenishment, and a \
+                  middle-priority task delays a server working for a low caller while a high \
+                  caller waits. With it (core 2), the waiting caller's own context finishes \
+                  the request in service, so its wait is bounded by the operations ahead of \
+                  it and paid from its own budget."
             .into(),
         checks,
         tables: vec![super::textbook::summary_table(&outcome)],
@@ -247,5 +314,29 @@ mod tests {
         assert!(!check.pass, "{}", check.measured);
         assert_eq!(victim.gate_wait.max_ns, ms_tenths(15).as_nanos());
         assert_eq!(victim.misses, 0);
+    }
+
+    /// And with bandwidth inheritance switched off on core 2, victim2 waits as core 0's
+    /// victim does, for the rogue's replenishment: (20 - 0.5) + (2 - 1) ms, and misses.
+    #[test]
+    fn without_inheritance_core_2_waits_for_the_replenishment() {
+        let mut scenario = built_in("passive-servers")
+            .expect("built in")
+            .scenario()
+            .expect("valid");
+        let log2 = scenario
+            .servers
+            .iter_mut()
+            .find(|s| s.name == "log2")
+            .expect("log2");
+        log2.bandwidth_inheritance = false;
+        let outcome = bulwark_sim::run(&scenario, &Options::default()).expect("runs");
+        let victim2 = outcome
+            .tasks
+            .iter()
+            .find(|t| t.name == "victim2")
+            .expect("victim2");
+        assert_eq!(victim2.gate_wait.max_ns, VICTIM_WAIT.as_nanos());
+        assert_eq!(victim2.misses, 1);
     }
 }

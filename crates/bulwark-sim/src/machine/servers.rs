@@ -1,24 +1,33 @@
 //! Passive servers on the machine. An `invoke` step donates the caller's scheduling context
 //! to the server for one operation (seL4 MCS's passive server): the core's scheduler goes on
 //! seeing the caller, ready or running at its own priority and on its own budget, while the
-//! server's operation executes. A caller that finds the server busy blocks at the gate, which
-//! orders the waiting callers (FIFO-IPC or PRIO-IPC, the MC-IPC paper's section VI
-//! baselines); the reply hands the server, with the next caller's context, to the next
-//! request. No context is lent to another caller's request, so a request progresses only
-//! while its own caller's context is scheduled and has budget.
+//! server's operation executes. The gate orders the callers that find the server busy
+//! (FIFO-IPC or PRIO-IPC, the MC-IPC paper's section VI queues), and the reply hands the
+//! server to the next request.
+//!
+//! What a waiting caller's context does depends on the server:
+//! - without bandwidth inheritance the caller blocks: the request in service progresses only
+//!   while its own caller's context is scheduled and has budget;
+//! - with it (MC-IPC paper, section III: the server "is dispatched using R_j's budget whenever
+//!   T_i would have been dispatched"; Fig. 1, line 19) the caller stays ready, and whenever the
+//!   core's scheduler dispatches its context, that context runs the operation in service,
+//!   charged to its own budget. Requests are not aborted when a budget runs out (Fig. 1's
+//!   `mc_abort`): a scenario's per-core policies do not report exhaustion.
+//!
+//! One core runs a server's every caller (validated), so the operation never runs on two
+//! contexts at once.
 
 use bulwark_core::ipc::mc_ipc::Client;
-use bulwark_core::kernel::{GateId, InvokeGate, ReplyGate, Wait};
-use bulwark_core::{Event, Instant, TaskId, Wake, Work};
+use bulwark_core::kernel::{Abort, GateId, InvokeGate, ReplyGate, SyscallError, Wait};
+use bulwark_core::{Duration, Event, Instant, TaskId, Wake, Work};
 
 use super::{Execution, Machine};
 use crate::behaviour::draw;
 use crate::SimError;
 
 impl Machine<'_> {
-    /// `task` invokes `server` at `now`, in the kernel on `core`. True when the server is
-    /// busy and `task` blocks at its gate; false when the server takes the request and
-    /// `task`'s context runs the operation from now.
+    /// `task` invokes `server` at `now`, in the kernel on `core`. True when `task` blocks at
+    /// the gate (the server is busy and does not inherit bandwidth).
     pub(super) fn invoke(
         &mut self,
         core: u16,
@@ -37,21 +46,27 @@ impl Machine<'_> {
         self.objects
             .call(call, work)
             .map_err(|error| self.gate_refused("invoke", task, now, error))?;
-        if self.objects.kernel().served(gate).is_some() {
-            let t = &mut self.tasks[task.index()];
-            t.waiting = Some((server, now));
-            self.cores[core as usize]
-                .scheduler
-                .handle(now, Event::Block { task }, work)
-                .map_err(|error| self.refused("block", task, now, error))?;
-            return Ok(true);
+        if self.objects.kernel().served(gate).is_none() {
+            self.serve_next(core, server, now, work)?;
+            return Ok(false);
         }
-        self.serve_next(core, server, now, work)?;
-        Ok(false)
+        let inherits = self.scenario.servers[server].bandwidth_inheritance;
+        let t = &mut self.tasks[task.index()];
+        t.waiting = Some((server, now));
+        if inherits {
+            // Fig. 1, line 19: the server may consume this caller's budget from now on.
+            t.lends_to = Some(server);
+            return Ok(false);
+        }
+        self.cores[core as usize]
+            .scheduler
+            .handle(now, Event::Block { task }, work)
+            .map_err(|error| self.refused("block", task, now, error))?;
+        Ok(true)
     }
 
-    /// `task`'s context finished `server`'s operation at `now`: the server replies, and
-    /// takes the next request if one waits.
+    /// `server`'s operation in service ended at `now` on `task`'s context: the server replies
+    /// to the request's caller and takes the next request, if one waits.
     pub(super) fn reply(
         &mut self,
         core: u16,
@@ -60,17 +75,21 @@ impl Machine<'_> {
         now: Instant,
         work: &mut Work,
     ) -> Result<(), SimError> {
-        self.tasks[task.index()].serving = None;
         let gate = GateId(server as u32);
-        self.objects
+        let caller = self
+            .objects
             .call(ReplyGate { gate }, work)
             .map_err(|error| self.gate_refused("reply", task, now, error))?;
+        self.operations[server] = None;
+        let t = &mut self.tasks[caller.index()];
+        t.serving = None;
+        t.lends_to = None;
         self.serve_next(core, server, now, work)
     }
 
-    /// The idle `server` takes its next request, if one waits (`mc_wait`): the caller's
-    /// context now runs the operation. A caller that waited is woken for it, continuing its
-    /// job; one that has just invoked is running already.
+    /// The idle `server` takes its next request, if one waits (`mc_wait`), and draws its
+    /// operation: the caller's context runs it from now. A caller that blocked is woken for
+    /// it, continuing its job.
     fn serve_next(
         &mut self,
         core: u16,
@@ -88,16 +107,22 @@ impl Machine<'_> {
         };
         let operation = self.scenario.servers[server].operation;
         let t = &mut self.tasks[caller.index()];
-        t.serving = Some(server);
-        t.executing = Some(Execution {
+        self.operations[server] = Some(Execution {
             left: draw(&operation, &mut t.rng),
             each: None,
-            done: bulwark_core::Duration::ZERO,
+            done: Duration::ZERO,
         });
-        if let Some((_, since)) = t.waiting.take() {
-            t.metrics
-                .gate_wait
-                .record(now.saturating_duration_since(since));
+        t.serving = Some(server);
+        let blocked = t.lends_to.is_none();
+        t.lends_to = Some(server);
+        let Some((_, since)) = t.waiting.take() else {
+            // It has just invoked, and runs.
+            return Ok(());
+        };
+        t.metrics
+            .gate_wait
+            .record(now.saturating_duration_since(since));
+        if blocked {
             let event = Event::Activate {
                 task: caller,
                 wake: Wake::SameJob,
@@ -110,8 +135,8 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// The killed `task` leaves the server it waits at (its request is pruned) or is served
-    /// by (the request ends unanswered and the server takes the next one).
+    /// The killed `task` leaves the server serving its request (the request ends unanswered
+    /// and the server takes the next one) or the gate its request waits at (pruned).
     pub(super) fn leave_server(
         &mut self,
         core: u16,
@@ -120,11 +145,12 @@ impl Machine<'_> {
         work: &mut Work,
     ) -> Result<(), SimError> {
         let t = &mut self.tasks[task.index()];
-        if let Some(server) = t.serving.take() {
+        t.lends_to = None;
+        if let Some(server) = t.serving {
             return self.reply(core, task, server, now, work);
         }
         if let Some((server, _)) = t.waiting.take() {
-            let call = bulwark_core::kernel::Abort {
+            let call = Abort {
                 gate: GateId(server as u32),
                 task,
             };
@@ -155,7 +181,7 @@ impl Machine<'_> {
         call: &'static str,
         task: TaskId,
         at: Instant,
-        error: bulwark_core::kernel::SyscallError,
+        error: SyscallError,
     ) -> SimError {
         SimError::Gate {
             call,

@@ -1,5 +1,5 @@
 //! `[[server]]` checks: a unique name, a gate the scenario machine runs, an operation that
-//! always takes time; and, once every task is known, that each `invoke` step names a server
+//! always takes time (`bandwidth-inheritance` is a plain boolean, off when left out); and, once every task is known, that each `invoke` step names a server
 //! and that a server's callers share one core.
 
 use std::ops::Range;
@@ -45,6 +45,10 @@ impl Checker<'_> {
                     name,
                     gate,
                     operation,
+                    bandwidth_inheritance: s
+                        .bandwidth_inheritance
+                        .as_ref()
+                        .is_some_and(|b| *b.get_ref()),
                     clients: Vec::new(),
                 }),
                 _ => all_valid = false,
