@@ -1,7 +1,8 @@
 //! Passive servers (`[[server]]`, `invoke` steps): hand-worked schedules for the gates'
-//! orders, a termination in service, and the trace's server slices; and a property over random
-//! callers in SPR reservations: the policy's invariants hold after every call, and a caller's
-//! own execution plus the operations its context runs never exceed its budget in a period.
+//! orders, with and without bandwidth inheritance, a termination in service, and the trace's
+//! server slices; and properties over random callers: in SPR reservations a caller's own
+//! execution plus the operations its context runs never exceed its budget in a period, and
+//! under every per-core policy but VBS the policy's invariants hold after every call.
 
 use bulwark_core::ipc::GateProtocol;
 use bulwark_core::{Duration, Instant, Priority};
@@ -345,6 +346,50 @@ proptest! {
                 deferrable,
             );
             prop_assert!(checked.is_ok(), "{}: {:?}", task.name, checked);
+        }
+    }
+
+    /// Under every per-core policy but VBS (whose tasks run actions), random callers of both
+    /// servers, with and without inheritance, never make a policy refuse a call or break an
+    /// invariant (blocking at a gate, waking for the operation, lending a context), and every
+    /// caller's server time in the trace is what its metrics say.
+    #[test]
+    fn every_policy_takes_gate_blocking_and_lending(
+        mut scenario in callers(),
+        policy in prop::sample::select(vec![
+            PolicyKind::FixedPriority,
+            PolicyKind::Edf,
+            PolicyKind::DeferrableServer,
+            PolicyKind::SporadicServer,
+            PolicyKind::Spr,
+            PolicyKind::SprDeferrable,
+            PolicyKind::Cbs,
+            PolicyKind::HardCbs,
+        ]),
+    ) {
+        scenario.policy = policy;
+        for task in &mut scenario.tasks {
+            if !policy.has_priorities() {
+                task.priority = None;
+            }
+            if matches!(policy, PolicyKind::FixedPriority | PolicyKind::Edf) {
+                task.reservation = None;
+            }
+            task.deadline = Some(Duration::from_micros(PERIOD_US));
+        }
+        let options = Options { record_trace: true, ..Options::default() };
+        let checked = VbsOptions { check_invariants: true, ..VbsOptions::default() };
+        let run = bulwark_sim::run_vbs(&scenario, &options, checked).expect("runs");
+        let trace = run.outcome.trace.as_ref().expect("recorded");
+        for (index, metrics) in run.outcome.tasks.iter().enumerate() {
+            let server: u64 = trace
+                .slices
+                .iter()
+                .filter(|s| s.kind == SliceKind::Server && s.task.is_some_and(|t| t.index() == index))
+                .map(|s| s.end.as_nanos() - s.start.as_nanos())
+                .sum();
+            prop_assert_eq!(server, metrics.server_ns);
+            prop_assert!(metrics.server_ns <= metrics.executed_ns);
         }
     }
 }
