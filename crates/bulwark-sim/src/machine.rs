@@ -32,6 +32,7 @@ use crate::vbs::records::VbsLog;
 use crate::vbs::{VbsOptions, VbsRecords, VbsRun};
 use crate::{Options, Outcome, SimError};
 
+mod calls;
 mod extras;
 mod servers;
 use extras::vbs_action;
@@ -512,41 +513,13 @@ impl<'a> Machine<'a> {
                     .handle(now, Event::Block { task }, &mut work)
                     .map_err(|error| self.refused("block", task, now, error))?;
             }
-            Entry::Reconfigure { task, context } => {
-                let c = &mut self.cores[core as usize];
-                c.scheduler
-                    .handle(
-                        now,
-                        Event::Reconfigure {
-                            task,
-                            change: context,
-                        },
-                        &mut work,
-                    )
-                    .map_err(|error| self.refused("reconfigure", task, now, error))?;
-            }
-            Entry::Invoke { task, server } => {
-                cycles = cycles.saturating_add(self.cost.context_switch);
-                if self.invoke(core, task, server, now, &mut work)? {
-                    suspended = Some(task);
-                }
-            }
-            Entry::Reply { task, server } => {
-                cycles = cycles.saturating_add(self.cost.context_switch);
-                self.reply(core, task, server, now, &mut work)?;
-            }
-            Entry::Reclaim { task, target, step } => {
-                let reclaimed = self.objects.terminate(target, step);
-                let reclaim = self.objects.cycles(reclaimed.units);
-                cycles = cycles.saturating_add(reclaim);
-                let time = self.cost.time_of(reclaim).as_nanos();
-                let m = &mut self.cores[core as usize].metrics;
-                m.reclaim_ns += time;
-                m.max_reclaim_ns = m.max_reclaim_ns.max(time);
-                self.tasks[task.index()].reclaiming = (!reclaimed.done).then_some((target, step));
-                for killed in reclaimed.killed {
-                    self.kill(core, now, TaskId(killed as u32), &mut work)?;
-                }
+            Entry::Reconfigure { .. }
+            | Entry::Invoke { .. }
+            | Entry::Reply { .. }
+            | Entry::Reclaim { .. } => {
+                let (extra, blocked) = self.system_call(core, now, entry, &mut work)?;
+                cycles = cycles.saturating_add(extra);
+                suspended = blocked;
             }
         }
         if EXTRAS {
@@ -669,14 +642,7 @@ impl<'a> Machine<'a> {
                 return Ok(Some(Step::Enter(Entry::Reclaim { task, target, step })));
             }
             if let Some(server) = t.lends_to {
-                // Its context runs the server's operation in service; at its end, the reply.
-                let left = self.operations[server].map_or(Duration::ZERO, |op| op.left);
-                if !left.is_zero() || !t.refill_left.is_zero() {
-                    let end = now.saturating_add(t.refill_left).saturating_add(left);
-                    self.queue.set(end, EventKind::ExecutionDone { core });
-                    return Ok(None);
-                }
-                return Ok(Some(Step::Enter(Entry::Reply { task, server })));
+                return Ok(self.run_operation(core, now, task, server));
             }
             if let Some(e) = t.executing {
                 if !e.left.is_zero() || !t.refill_left.is_zero() {
@@ -763,29 +729,6 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// `task`'s process was terminated at `now`: its job ends (killed, not missed), a ready
-    /// task leaves the policy's run queue, and a suspended one exits when next dispatched
-    /// (the policy owns its wake-up timer; `block` refuses a sleeping task, changing nothing).
-    /// It leaves the server it waits for or is served by.
-    fn kill(
-        &mut self,
-        core: u16,
-        now: Instant,
-        task: TaskId,
-        work: &mut Work,
-    ) -> Result<(), SimError> {
-        self.leave_server(core, task, now, work)?;
-        self.close_job(task, Completion::Killed);
-        let t = &mut self.tasks[task.index()];
-        t.killed = true;
-        t.executing = None;
-        t.reclaiming = None;
-        let _ = self.cores[core as usize]
-            .scheduler
-            .handle(now, Event::Block { task }, work);
-        Ok(())
-    }
-
     /// `task` starts a VBS action of `load` on `resource` at `now`: it will execute the load,
     /// the records note the switch, and the returned change tells the scheduler, with the
     /// load when the run discloses loads (else the next switch, or the end of the script,
@@ -828,15 +771,9 @@ impl<'a> Machine<'a> {
         t.metrics.refill_ns += refill.as_nanos();
         let own = elapsed.saturating_sub(refill);
         t.metrics.executed_ns += own.as_nanos();
-        let serving = t.lends_to.is_some();
-        let executing = match t.lends_to {
-            Some(server) => {
-                t.metrics.server_ns += own.as_nanos();
-                self.operations[server].as_mut()
-            }
-            None => t.executing.as_mut(),
-        };
-        if let Some(e) = executing {
+        if let Some(server) = t.lends_to {
+            self.charge_operation(task, server, own);
+        } else if let Some(e) = t.executing.as_mut() {
             let own = own.min(e.left);
             e.left = e.left.saturating_sub(own);
             if let Some(each) = e.each {
@@ -848,27 +785,26 @@ impl<'a> Machine<'a> {
         }
         self.cores[core as usize].metrics.busy_ns += elapsed.as_nanos();
         if self.tracing {
-            let kind = if serving {
-                SliceKind::Server
-            } else {
-                SliceKind::Task
-            };
-            self.record_charge(core, task, kind, since, since.saturating_add(refill), now);
+            self.record_charge(core, task, since, since.saturating_add(refill), now);
         }
     }
 
     /// The trace's two slices of a charge: the cache refill up to `split`, then the task's
-    /// own code or a server's operation (`kind`).
+    /// own code or the server's operation its context runs.
     #[cold]
     fn record_charge(
         &mut self,
         core: u16,
         task: TaskId,
-        kind: SliceKind,
         since: Instant,
         split: Instant,
         now: Instant,
     ) {
+        let kind = if self.tasks[task.index()].lends_to.is_some() {
+            SliceKind::Server
+        } else {
+            SliceKind::Task
+        };
         self.record_slice(core, Some(task), SliceKind::CacheRefill, since, split);
         self.record_slice(core, Some(task), kind, split, now);
     }

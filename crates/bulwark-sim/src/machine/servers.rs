@@ -21,13 +21,16 @@ use bulwark_core::ipc::mc_ipc::Client;
 use bulwark_core::kernel::{Abort, GateId, InvokeGate, ReplyGate, SyscallError, Wait};
 use bulwark_core::{Duration, Event, Instant, TaskId, Wake, Work};
 
-use super::{Execution, Machine};
+use super::{Entry, Execution, Machine, Step};
 use crate::behaviour::draw;
+use crate::event::EventKind;
 use crate::SimError;
 
 impl Machine<'_> {
     /// `task` invokes `server` at `now`, in the kernel on `core`. True when `task` blocks at
     /// the gate (the server is busy and does not inherit bandwidth).
+    #[cold]
+    #[inline(never)]
     pub(super) fn invoke(
         &mut self,
         core: u16,
@@ -67,6 +70,8 @@ impl Machine<'_> {
 
     /// `server`'s operation in service ended at `now` on `task`'s context: the server replies
     /// to the request's caller and takes the next request, if one waits.
+    #[cold]
+    #[inline(never)]
     pub(super) fn reply(
         &mut self,
         core: u16,
@@ -137,6 +142,8 @@ impl Machine<'_> {
 
     /// The killed `task` leaves the server serving its request (the request ends unanswered
     /// and the server takes the next one) or the gate its request waits at (pruned).
+    #[cold]
+    #[inline(never)]
     pub(super) fn leave_server(
         &mut self,
         core: u16,
@@ -159,6 +166,37 @@ impl Machine<'_> {
                 .map_err(|error| self.gate_refused("abort", task, now, error))?;
         }
         Ok(())
+    }
+
+    /// `task`'s context, running, goes on with `server`'s operation at `now`: an event when
+    /// it ends, or, ended, the reply.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn run_operation(
+        &mut self,
+        core: u16,
+        now: Instant,
+        task: TaskId,
+        server: usize,
+    ) -> Option<Step> {
+        let refill = self.tasks[task.index()].refill_left;
+        let left = self.operations[server].map_or(Duration::ZERO, |op| op.left);
+        if left.is_zero() && refill.is_zero() {
+            return Some(Step::Enter(Entry::Reply { task, server }));
+        }
+        let end = now.saturating_add(refill).saturating_add(left);
+        self.queue.set(end, EventKind::ExecutionDone { core });
+        None
+    }
+
+    /// Charges `own` nanoseconds of execution of `task`'s context to `server`'s operation.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn charge_operation(&mut self, task: TaskId, server: usize, own: Duration) {
+        self.tasks[task.index()].metrics.server_ns += own.as_nanos();
+        if let Some(operation) = self.operations[server].as_mut() {
+            operation.left = operation.left.saturating_sub(own);
+        }
     }
 
     /// How urgent `task`'s request is to a PRIO-IPC gate (smaller first): `255 - priority`

@@ -1,0 +1,82 @@
+//! The kernel entries of the system calls a task makes now and then (a VBS action switch,
+//! `invoke` and its reply, `terminate`), out of the line of the entries every job makes
+//! (timer, sleep, exit): they are rare, and inlined they would crowd the hot loop.
+
+use bulwark_core::{Event, Instant, TaskId, Work};
+
+use super::{Completion, Entry, Machine};
+use crate::SimError;
+
+impl Machine<'_> {
+    /// Carries out `entry` on `core` at `now`, before the scheduler decides: returns the
+    /// kernel cycles it adds and the task it suspends, if any.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn system_call(
+        &mut self,
+        core: u16,
+        now: Instant,
+        entry: Entry,
+        work: &mut Work,
+    ) -> Result<(u64, Option<TaskId>), SimError> {
+        match entry {
+            Entry::Reconfigure { task, context } => {
+                let event = Event::Reconfigure {
+                    task,
+                    change: context,
+                };
+                self.cores[core as usize]
+                    .scheduler
+                    .handle(now, event, work)
+                    .map_err(|error| self.refused("reconfigure", task, now, error))?;
+                Ok((0, None))
+            }
+            // The thread switches to the server and back: a context switch each way.
+            Entry::Invoke { task, server } => {
+                let blocks = self.invoke(core, task, server, now, work)?;
+                Ok((self.cost.context_switch, blocks.then_some(task)))
+            }
+            Entry::Reply { task, server } => {
+                self.reply(core, task, server, now, work)?;
+                Ok((self.cost.context_switch, None))
+            }
+            Entry::Reclaim { task, target, step } => {
+                let reclaimed = self.objects.terminate(target, step);
+                let cycles = self.objects.cycles(reclaimed.units);
+                let time = self.cost.time_of(cycles).as_nanos();
+                let m = &mut self.cores[core as usize].metrics;
+                m.reclaim_ns += time;
+                m.max_reclaim_ns = m.max_reclaim_ns.max(time);
+                self.tasks[task.index()].reclaiming = (!reclaimed.done).then_some((target, step));
+                for killed in reclaimed.killed {
+                    self.kill(core, now, TaskId(killed as u32), work)?;
+                }
+                Ok((cycles, None))
+            }
+            Entry::Boot | Entry::Timer | Entry::Sleep { .. } | Entry::Exit { .. } => Ok((0, None)),
+        }
+    }
+
+    /// `task`'s process was terminated at `now`: its job ends (killed, not missed), a ready
+    /// task leaves the policy's run queue, and a suspended one exits when next dispatched
+    /// (the policy owns its wake-up timer; `block` refuses a sleeping task, changing nothing).
+    /// It leaves the server it waits for or is served by.
+    fn kill(
+        &mut self,
+        core: u16,
+        now: Instant,
+        task: TaskId,
+        work: &mut Work,
+    ) -> Result<(), SimError> {
+        self.leave_server(core, task, now, work)?;
+        self.close_job(task, Completion::Killed);
+        let t = &mut self.tasks[task.index()];
+        t.killed = true;
+        t.executing = None;
+        t.reclaiming = None;
+        let _ = self.cores[core as usize]
+            .scheduler
+            .handle(now, Event::Block { task }, work);
+        Ok(())
+    }
+}
