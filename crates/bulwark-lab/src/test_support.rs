@@ -147,3 +147,14 @@ fn two_tasks_one_core_with_name(second: &str) -> Outcome {
         trace: Some(Trace { slices, marks }),
     }
 }
+
+/// Fails on the first check that does not pass, saying what it claimed, expected and measured.
+pub fn assert_every_check_passes<'a>(checks: impl IntoIterator<Item = &'a crate::report::Check>) {
+    for check in checks {
+        assert!(
+            check.pass,
+            "{}: expected {}, measured {}",
+            check.claim, check.expected, check.measured
+        );
+    }
+}

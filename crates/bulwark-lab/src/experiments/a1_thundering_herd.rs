@@ -533,13 +533,7 @@ mod tests {
         assert_eq!(points.len(), 6);
         let checks = checks(&points);
         assert_eq!(checks.len(), 7);
-        for c in &checks {
-            assert!(
-                c.pass,
-                "{}: expected {}, measured {}",
-                c.claim, c.expected, c.measured
-            );
-        }
+        crate::test_support::assert_every_check_passes(&checks);
         for p in &points {
             assert_eq!(p.jobs, JOBS, "{p:?}");
         }

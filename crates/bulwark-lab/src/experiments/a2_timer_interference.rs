@@ -692,13 +692,7 @@ mod tests {
         assert_eq!(points.len(), 12);
         let checks = checks(&points);
         assert_eq!(checks.len(), 10);
-        for c in &checks {
-            assert!(
-                c.pass,
-                "{}: expected {}, measured {}",
-                c.claim, c.expected, c.measured
-            );
-        }
+        crate::test_support::assert_every_check_passes(&checks);
     }
 
     /// The paper's values stand beside ours: section V-A says SS reaches "about 2.5 ms" at

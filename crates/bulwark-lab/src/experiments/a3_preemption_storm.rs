@@ -736,13 +736,7 @@ mod tests {
         assert_eq!(rows.len(), 9);
         let report = report(&rows);
         assert_eq!(report.checks.len(), 10);
-        for c in &report.checks {
-            assert!(
-                c.pass,
-                "{}: expected {}, measured {}",
-                c.claim, c.expected, c.measured
-            );
-        }
+        crate::test_support::assert_every_check_passes(&report.checks);
         for row in &rows {
             assert_eq!(row.units_per_period.len(), 2);
             assert_eq!(row.preemptions_per_period.len(), 2);

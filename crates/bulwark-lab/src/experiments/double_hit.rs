@@ -139,12 +139,6 @@ mod tests {
     fn every_check_of_the_double_hit_experiment_holds() {
         let report = run().expect("runs");
         assert_eq!(report.checks.len(), 5);
-        for c in &report.checks {
-            assert!(
-                c.pass,
-                "{}: expected {}, measured {}",
-                c.claim, c.expected, c.measured
-            );
-        }
+        crate::test_support::assert_every_check_passes(&report.checks);
     }
 }

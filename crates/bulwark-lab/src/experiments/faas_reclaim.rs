@@ -311,13 +311,7 @@ mod tests {
     fn every_check_holds() {
         let report = run().expect("runs");
         assert_eq!(report.checks.len(), 2 * OBJECTS.len() + 2);
-        for c in &report.checks {
-            assert!(
-                c.pass,
-                "{}: expected {}, measured {}",
-                c.claim, c.expected, c.measured
-            );
-        }
+        crate::test_support::assert_every_check_passes(&report.checks);
     }
 
     #[test]

@@ -277,26 +277,24 @@ fn millis(nanos: &[u64]) -> Vec<f64> {
 mod tests {
     use super::*;
 
+    fn the_file() -> bulwark_spec::Scenario {
+        built_in("passive-servers")
+            .expect("built in")
+            .scenario()
+            .expect("valid")
+    }
+
     #[test]
     fn every_check_holds() {
         let report = run().expect("runs");
-        for c in &report.checks {
-            assert!(
-                c.pass,
-                "{}: expected {}, measured {}",
-                c.claim, c.expected, c.measured
-            );
-        }
+        crate::test_support::assert_every_check_passes(&report.checks);
     }
 
     /// The checks can fail: with a budget that covers the operation, the rogue's context
     /// finishes it at 2 ms and the victim waits 1.5 ms, not 20.5.
     #[test]
     fn a_budget_that_covers_the_operation_releases_the_server() {
-        let mut scenario = built_in("passive-servers")
-            .expect("built in")
-            .scenario()
-            .expect("valid");
+        let mut scenario = the_file();
         let rogue = scenario
             .tasks
             .iter_mut()
@@ -320,10 +318,7 @@ mod tests {
     /// victim does, for the rogue's replenishment: (20 - 0.5) + (2 - 1) ms, and misses.
     #[test]
     fn without_inheritance_core_2_waits_for_the_replenishment() {
-        let mut scenario = built_in("passive-servers")
-            .expect("built in")
-            .scenario()
-            .expect("valid");
+        let mut scenario = the_file();
         let log2 = scenario
             .servers
             .iter_mut()

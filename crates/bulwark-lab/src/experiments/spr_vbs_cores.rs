@@ -242,13 +242,7 @@ mod tests {
     #[test]
     fn every_check_holds() {
         let report = run().expect("runs");
-        for c in &report.checks {
-            assert!(
-                c.pass,
-                "{}: expected {}, measured {}",
-                c.claim, c.expected, c.measured
-            );
-        }
+        crate::test_support::assert_every_check_passes(&report.checks);
     }
 
     /// The checks can fail: a rogue without SPR's confinement (a plain fixed-priority core)

@@ -171,13 +171,7 @@ mod tests {
     #[test]
     fn every_check_of_the_textbook_experiment_holds() {
         let report = run().expect("runs");
-        for c in &report.checks {
-            assert!(
-                c.pass,
-                "{}: expected {}, measured {}",
-                c.claim, c.expected, c.measured
-            );
-        }
+        crate::test_support::assert_every_check_passes(&report.checks);
         assert_eq!(report.figures.len(), 2);
     }
 }

@@ -25,10 +25,7 @@ impl Machine<'_> {
                     task,
                     change: context,
                 };
-                self.cores[core as usize]
-                    .scheduler
-                    .handle(now, event, work)
-                    .map_err(|error| self.refused("reconfigure", task, now, error))?;
+                self.tell(core, now, "reconfigure", task, event, work)?;
                 Ok((0, None))
             }
             // The thread switches to the server and back: a context switch each way.
@@ -78,5 +75,22 @@ impl Machine<'_> {
             .scheduler
             .handle(now, Event::Block { task }, work);
         Ok(())
+    }
+
+    /// Tells `core`'s scheduler `event`, the `call` of `task`, at `now`; a refusal is the
+    /// run's error.
+    pub(super) fn tell(
+        &mut self,
+        core: u16,
+        now: Instant,
+        call: &'static str,
+        task: TaskId,
+        event: Event,
+        work: &mut Work,
+    ) -> Result<(), SimError> {
+        self.cores[core as usize]
+            .scheduler
+            .handle(now, event, work)
+            .map_err(|error| self.refused(call, task, now, error))
     }
 }

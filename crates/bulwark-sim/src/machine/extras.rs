@@ -45,10 +45,14 @@ impl Machine<'_> {
             return Err(self.refused("reconfigure", task, now, CoreError::InvalidParameter));
         };
         let change = self.start_action(task, now, load, Resource::new(limit, period));
-        self.cores[core as usize]
-            .scheduler
-            .handle(now, Event::Reconfigure { task, change }, work)
-            .map_err(|error| self.refused("reconfigure", task, now, error))?;
+        self.tell(
+            core,
+            now,
+            "reconfigure",
+            task,
+            Event::Reconfigure { task, change },
+            work,
+        )?;
         if self.check_invariants {
             self.check(core, "reconfigure", now)?;
         }

@@ -18,7 +18,7 @@
 //! contexts at once.
 
 use bulwark_core::ipc::mc_ipc::Client;
-use bulwark_core::kernel::{Abort, GateId, InvokeGate, ReplyGate, SyscallError, Wait};
+use bulwark_core::kernel::{Abort, GateId, InvokeGate, ReplyGate, Syscall, Wait};
 use bulwark_core::{Duration, Event, Instant, TaskId, Wake, Work};
 
 use super::{Entry, Execution, Machine, Step};
@@ -45,10 +45,7 @@ impl Machine<'_> {
             urgency: self.urgency(task),
         };
         self.tasks[task.index()].metrics.invocations += 1;
-        let call = InvokeGate { gate, task, client };
-        self.objects
-            .call(call, work)
-            .map_err(|error| self.gate_refused("invoke", task, now, error))?;
+        self.gate_call(InvokeGate { gate, task, client }, "invoke", task, now, work)?;
         if self.objects.kernel().served(gate).is_none() {
             self.serve_next(core, server, now, work)?;
             return Ok(false);
@@ -61,10 +58,7 @@ impl Machine<'_> {
             t.lends_to = Some(server);
             return Ok(false);
         }
-        self.cores[core as usize]
-            .scheduler
-            .handle(now, Event::Block { task }, work)
-            .map_err(|error| self.refused("block", task, now, error))?;
+        self.tell(core, now, "block", task, Event::Block { task }, work)?;
         Ok(true)
     }
 
@@ -81,10 +75,7 @@ impl Machine<'_> {
         work: &mut Work,
     ) -> Result<(), SimError> {
         let gate = GateId(server as u32);
-        let caller = self
-            .objects
-            .call(ReplyGate { gate }, work)
-            .map_err(|error| self.gate_refused("reply", task, now, error))?;
+        let caller = self.gate_call(ReplyGate { gate }, "reply", task, now, work)?;
         self.operations[server] = None;
         let t = &mut self.tasks[caller.index()];
         t.serving = None;
@@ -103,10 +94,7 @@ impl Machine<'_> {
         work: &mut Work,
     ) -> Result<(), SimError> {
         let gate = GateId(server as u32);
-        let next = self
-            .objects
-            .call(Wait { gate }, work)
-            .map_err(|error| self.gate_refused("wait", TaskId(0), now, error))?;
+        let next = self.gate_call(Wait { gate }, "wait", TaskId(0), now, work)?;
         let Some(caller) = next else {
             return Ok(());
         };
@@ -132,10 +120,7 @@ impl Machine<'_> {
                 task: caller,
                 wake: Wake::SameJob,
             };
-            self.cores[core as usize]
-                .scheduler
-                .handle(now, event, work)
-                .map_err(|error| self.refused("activate", caller, now, error))?;
+            self.tell(core, now, "activate", caller, event, work)?;
         }
         Ok(())
     }
@@ -157,13 +142,8 @@ impl Machine<'_> {
             return self.reply(core, task, server, now, work);
         }
         if let Some((server, _)) = t.waiting.take() {
-            let call = Abort {
-                gate: GateId(server as u32),
-                task,
-            };
-            self.objects
-                .call(call, work)
-                .map_err(|error| self.gate_refused("abort", task, now, error))?;
+            let gate = GateId(server as u32);
+            self.gate_call(Abort { gate, task }, "abort", task, now, work)?;
         }
         Ok(())
     }
@@ -214,22 +194,27 @@ impl Machine<'_> {
         }
     }
 
-    fn gate_refused(
-        &self,
-        call: &'static str,
+    /// Makes the gate call `call` for `task` at `now`; a refusal (a bug in the gate or the
+    /// machine) is the run's error, naming the call `name`.
+    fn gate_call<S: Syscall>(
+        &mut self,
+        call: S,
+        name: &'static str,
         task: TaskId,
-        at: Instant,
-        error: SyscallError,
-    ) -> SimError {
-        SimError::Gate {
-            call,
-            task: self
-                .scenario
-                .tasks
-                .get(task.index())
-                .map_or_else(String::new, |spec| spec.name.clone()),
-            at,
-            error: format!("{error:?}"),
-        }
+        now: Instant,
+        work: &mut Work,
+    ) -> Result<S::Outcome, SimError> {
+        self.objects
+            .call(call, work)
+            .map_err(|error| SimError::Gate {
+                call: name,
+                task: self
+                    .scenario
+                    .tasks
+                    .get(task.index())
+                    .map_or_else(String::new, |spec| spec.name.clone()),
+                at: now,
+                error: format!("{error:?}"),
+            })
     }
 }
