@@ -160,7 +160,7 @@ def test_task_set_is_implicit_deadline_in_the_period_range():
 
 
 @pytest.mark.parametrize("scenario", ["textbook-rm.toml", "textbook-edf.toml",
-                                      "cbs-isolation.toml"])
+                                      "cbs-isolation.toml", "passive-servers.toml"])
 def test_simulate_equals_the_cli_json(cli, scenario):
     path = REPO / "scenarios" / scenario
     from_python = bulwark.simulate(path.read_text())
@@ -183,6 +183,21 @@ def test_simulate_textbook_rm_by_hand():
     text = (REPO / "scenarios" / "textbook-rm.toml").read_text()
     early = {task["name"]: task for task in bulwark.simulate(text, until_ns=6 * MS)["tasks"]}
     assert early["t2"]["misses"] == 0
+
+
+def test_simulate_passive_servers_by_hand():
+    # The file works the schedules out: on core 0 the victim waits for the rogue's
+    # replenishment at 20 ms and the rest of its operation, (20 - 0.5) + (2 - 1) ms; on core 2,
+    # with bandwidth inheritance, victim2's own context finishes the rogue's request, so its
+    # waits are 1.5, 1.5 and 1 ms.
+    metrics = bulwark.simulate((REPO / "scenarios" / "passive-servers.toml").read_text())
+    tasks = {task["name"]: task for task in metrics["tasks"]}
+    assert tasks["victim"]["gate_wait"]["max_ns"] == 20_500_000
+    assert tasks["victim"]["misses"] == 1
+    assert tasks["victim2"]["gate_wait"]["max_ns"] == 1_500_000
+    assert tasks["victim2"]["gate_wait"]["count"] == 3
+    assert tasks["victim2"]["misses"] == 0
+    assert tasks["rogue"]["server_ns"] == 3 * MS
 
 
 BAD_CALLS = [
