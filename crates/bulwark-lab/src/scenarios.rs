@@ -28,6 +28,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "mixed-policies",
     "spr-vbs-cores",
     "passive-servers",
+    "shared-server",
     "kernel-costs",
     "deferrable-double-hit",
     "table-i",

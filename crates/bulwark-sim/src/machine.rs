@@ -113,6 +113,9 @@ struct Core {
     occupant: Occupant,
     timer: Option<Instant>,
     irq_pending: bool,
+    /// Threads of this core that a server on another core took a request of: the interrupt
+    /// that core raised wakes them here.
+    woken: Vec<TaskId>,
     steps_at: (Instant, u32),
     metrics: CoreMetrics,
 }
@@ -248,6 +251,7 @@ impl<'a> Machine<'a> {
                 occupant: Occupant::Idle,
                 timer: None,
                 irq_pending: false,
+                woken: Vec::new(),
                 steps_at: (Instant::ZERO, 0),
                 metrics: CoreMetrics::default(),
             });
@@ -488,6 +492,9 @@ impl<'a> Machine<'a> {
                         at: now,
                         error,
                     })?;
+                if !c.woken.is_empty() {
+                    self.take_wake_ups(core, now, &mut work)?;
+                }
                 if EXTRAS {
                     self.extras_timer(core, now, &mut work)?;
                 }

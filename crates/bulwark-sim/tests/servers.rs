@@ -191,6 +191,56 @@ script = [{ sleep-until = "2ms" }, { terminate = "a" }, { sleep-until = "20ms" }
     assert_eq!(b_done, vec![Some(Instant::from_nanos(7_000_000))]);
 }
 
+/// A server without bandwidth inheritance may have callers on two cores: `a` (core 0) calls
+/// at 0 and its context runs the 2 ms operation; `b` (core 1) calls at 0.5 ms and blocks. The
+/// reply at 2 ms hands the server to `b`, whose core takes an interrupt and wakes it: its
+/// request runs 2..4 ms on core 1, after a wait of 1.5 ms.
+#[test]
+fn a_reply_wakes_the_next_caller_on_its_own_core() {
+    let outcome = run(r#"
+name = "two-cores"
+policy = "fixed-priority"
+cores = 2
+duration = "10ms"
+
+[[server]]
+name = "store"
+gate = "fifo-ipc"
+operation = "2ms"
+
+[[task]]
+name = "a"
+core = 0
+priority = 1
+script = [{ invoke = "store" }, { sleep-until = "10ms" }]
+
+[[task]]
+name = "b"
+core = 1
+priority = 1
+script = [{ sleep-until = "500us" }, { invoke = "store" }, { sleep-until = "10ms" }]
+"#);
+    assert_eq!(wait_of(&outcome, "b"), (1, 1_500_000));
+    let trace = outcome.trace.as_ref().expect("recorded");
+    let server: Vec<(u16, u32, u64, u64)> = trace
+        .slices
+        .iter()
+        .filter(|s| s.kind == SliceKind::Server)
+        .map(|s| {
+            (
+                s.core,
+                s.task.expect("charged").0,
+                s.start.as_nanos(),
+                s.end.as_nanos(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        server,
+        vec![(0, 0, 0, 2_000_000), (1, 1, 2_000_000, 4_000_000)]
+    );
+}
+
 const PERIOD_US: u64 = 5_000;
 
 /// A caller's script: a loop of runs, sleeps and calls to one of two servers.
@@ -390,6 +440,50 @@ proptest! {
                 .sum();
             prop_assert_eq!(server, metrics.server_ns);
             prop_assert!(metrics.server_ns <= metrics.executed_ns);
+        }
+    }
+
+    /// Callers of one server without inheritance spread over two cores: no policy refuses a
+    /// call or breaks an invariant, and the operation never runs on both cores at once.
+    #[test]
+    fn one_server_runs_on_one_core_at_a_time(mut scenario in callers()) {
+        scenario.cores = 2;
+        for server in &mut scenario.servers {
+            server.bandwidth_inheritance = false;
+        }
+        for (index, task) in scenario.tasks.iter_mut().enumerate() {
+            task.core = (index % 2) as u16;
+            if let Behaviour::Script { steps, .. } = &mut task.behaviour {
+                to_first_server(steps);
+            }
+        }
+        let options = Options { record_trace: true, ..Options::default() };
+        let checked = VbsOptions { check_invariants: true, ..VbsOptions::default() };
+        let run = bulwark_sim::run_vbs(&scenario, &options, checked).expect("runs");
+        let trace = run.outcome.trace.as_ref().expect("recorded");
+        let on = |core: u16| -> Vec<(u64, u64)> {
+            trace
+                .slices
+                .iter()
+                .filter(|s| s.kind == SliceKind::Server && s.core == core)
+                .map(|s| (s.start.as_nanos(), s.end.as_nanos()))
+                .collect()
+        };
+        for (a, b) in on(0) {
+            for (c, d) in on(1) {
+                prop_assert!(b <= c || d <= a, "[{a}, {b}) on core 0 and [{c}, {d}) on core 1");
+            }
+        }
+    }
+}
+
+/// Every `invoke` in `steps` calls server 0.
+fn to_first_server(steps: &mut [Step]) {
+    for step in steps {
+        match step {
+            Step::Invoke(server) => *server = 0,
+            Step::Loop { body, .. } => to_first_server(body),
+            _ => {}
         }
     }
 }

@@ -1,9 +1,9 @@
-//! Passive servers composed with per-core policies (`scenarios/passive-servers.toml`): an
-//! `invoke` step donates the caller's scheduling context to the server for one operation, as
-//! seL4 MCS does, behind the MC-IPC paper's two baseline gates (FIFO-IPC on core 0, PRIO-IPC
-//! on core 1, section VI). The gates order the waiting callers and nothing more: no waiting
-//! caller lends its context to the request in service. The file's comments work out both
-//! cores' schedules by hand; the checks compare the run with them:
+//! Passive servers composed with per-core policies (`scenarios/passive-servers.toml` and
+//! `scenarios/shared-server.toml`): an `invoke` step donates the caller's scheduling context
+//! to the server for one operation, as seL4 MCS does, behind the MC-IPC paper's gate queues
+//! (FIFO-IPC, PRIO-IPC, section VI). Without bandwidth inheritance a waiting caller blocks;
+//! with it, its context runs the request in service. The files' comments work out every
+//! schedule by hand; the checks compare the runs with them:
 //!
 //! - core 0, SPR: the rogue's context runs out of budget 1 ms into a 2 ms operation, so the
 //!   server waits for its replenishment at 20 ms; the victim, blocked at the gate since 0.5 ms,
@@ -15,7 +15,10 @@
 //! - core 2, core 0 with bandwidth inheritance (the MC-IPC paper, section III): the waiting
 //!   victim's context runs the rogue's request, so each of its waits is within one operation
 //!   (1.5, 1.5 and 1 ms by hand), no deadline is missed, and its budget pays those 4 ms; the
-//!   rogue's context still gets exactly its budget per period.
+//!   rogue's context still gets exactly its budget per period;
+//! - `scenarios/shared-server.toml`: one server without inheritance shared by an SPR core and a
+//!   CBS core; the rogue's exhaustion on core 0 becomes the client's 20.5 ms wait on core 1,
+//!   whom the reply wakes with an interrupt at 21 ms.
 
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::{Options, Outcome, SliceKind, TaskMetrics};
@@ -98,7 +101,7 @@ fn run() -> Result<ExperimentReport, LabError> {
         wait_start,
         wait_start + HIGH_WAIT.as_nanos(),
     );
-    let checks = vec![
+    let mut checks = vec![
         waited(
             "core 0 (SPR, FIFO-IPC): the victim waits for the rogue's replenishment, then the \
              rest of its operation: (20 - 0.5) + (2 - 1) ms",
@@ -203,6 +206,8 @@ fn run() -> Result<ExperimentReport, LabError> {
                     .all(|&ns| ns == ROGUE_BUDGET.as_nanos()),
         },
     ];
+    let (shared, shared_checks) = shared_server(&options)?;
+    checks.extend(shared_checks);
     let span = Instant::ZERO.saturating_add(Duration::from_millis(30));
     let figures = gantt_svg(&outcome, Instant::ZERO, span)
         .map(|svg| Figure {
@@ -232,9 +237,67 @@ fn run() -> Result<ExperimentReport, LabError> {
                   it and paid from its own budget."
             .into(),
         checks,
-        tables: vec![super::textbook::summary_table(&outcome)],
+        tables: vec![
+            super::textbook::summary_table(&outcome),
+            super::textbook::summary_table(&shared),
+        ],
         figures,
     })
+}
+
+/// `scenarios/shared-server.toml`, run, and its checks: the server shared by an SPR core and
+/// a CBS core carries the rogue's exhaustion on core 0 to the client on core 1.
+fn shared_server(options: &Options) -> Result<(Outcome, Vec<Check>), LabError> {
+    let scenario = built_in("shared-server").expect("built in").scenario()?;
+    let outcome = bulwark_sim::run(&scenario, options)?;
+    let client = outcome
+        .tasks
+        .iter()
+        .position(|t| t.name == "client")
+        .expect("the file has a client");
+    let metrics = &outcome.tasks[client];
+    // The client's request runs on core 1 from the reply on core 0 at 21 ms, for 2 ms.
+    let on_core_1: Vec<(u64, u64)> = outcome
+        .trace
+        .iter()
+        .flat_map(|trace| &trace.slices)
+        .filter(|s| s.kind == SliceKind::Server && s.core == 1)
+        .map(|s| (s.start.as_nanos(), s.end.as_nanos()))
+        .collect();
+    let expected_run = (ms_tenths(210).as_nanos(), ms_tenths(230).as_nanos());
+    let checks = vec![
+        waited(
+            "shared-server.toml: the client on the CBS core waits for the rogue's \
+             replenishment on the SPR core, then the rest of its operation: (20 - 0.5) + \
+             (2 - 1) ms",
+            metrics,
+            VICTIM_WAIT,
+        ),
+        Check {
+            claim: "shared-server.toml: the reply on core 0 wakes the client on core 1 at once: \
+                    its request runs 21..23 ms there, and its first job misses"
+                .into(),
+            expected: format!(
+                "server time on core 1 in [21, 23) ms only; max response {VICTIM_RESPONSE}, \
+                 first miss at 10.5 ms"
+            ),
+            measured: format!(
+                "{:?} ms; max response {}, first miss at {}",
+                on_core_1
+                    .iter()
+                    .map(|&(a, b)| (a as f64 / 1e6, b as f64 / 1e6))
+                    .collect::<Vec<_>>(),
+                Duration::from_nanos(metrics.response.max_ns),
+                metrics
+                    .first_miss
+                    .map_or("none".into(), |at| at.to_string())
+            ),
+            pass: on_core_1 == [expected_run]
+                && metrics.response.max_ns == VICTIM_RESPONSE.as_nanos()
+                && metrics.first_miss == Some(Instant::ZERO.saturating_add(ms_tenths(105))),
+        },
+    ];
+    Ok((outcome, checks))
 }
 
 /// The check that `task` waited at its gate once, for `expected`.

@@ -14,8 +14,10 @@
 //!   charged to its own budget. Requests are not aborted when a budget runs out (Fig. 1's
 //!   `mc_abort`): a scenario's per-core policies do not report exhaustion.
 //!
-//! One core runs a server's every caller (validated), so the operation never runs on two
-//! contexts at once.
+//! The callers of a server with bandwidth inheritance share one core (validated), so the
+//! operation never runs on two contexts at once. Without inheritance callers may be on any
+//! core: only the request's own caller runs it, and a reply that hands the server to a caller
+//! on another core raises an interrupt there, which wakes it on its own core.
 
 use bulwark_core::ipc::mc_ipc::Client;
 use bulwark_core::kernel::{Abort, GateId, InvokeGate, ReplyGate, Syscall, Wait};
@@ -115,12 +117,39 @@ impl Machine<'_> {
         t.metrics
             .gate_wait
             .record(now.saturating_duration_since(since));
-        if blocked {
+        if !blocked {
+            return Ok(());
+        }
+        let home = t.spec.core;
+        if home != core {
+            // The caller's core takes an interrupt and wakes it there (its scheduler is that
+            // core's): taken as the timer's, at once, or when its kernel returns.
+            self.cores[home as usize].woken.push(caller);
+            self.queue.set(now, EventKind::Timer { core: home });
+            return Ok(());
+        }
+        let event = Event::Activate {
+            task: caller,
+            wake: Wake::SameJob,
+        };
+        self.tell(core, now, "activate", caller, event, work)
+    }
+
+    /// `core` took the interrupt another core raised: the threads it woke become ready.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn take_wake_ups(
+        &mut self,
+        core: u16,
+        now: Instant,
+        work: &mut Work,
+    ) -> Result<(), SimError> {
+        for task in std::mem::take(&mut self.cores[core as usize].woken) {
             let event = Event::Activate {
-                task: caller,
+                task,
                 wake: Wake::SameJob,
             };
-            self.tell(core, now, "activate", caller, event, work)?;
+            self.tell(core, now, "activate", task, event, work)?;
         }
         Ok(())
     }

@@ -42,6 +42,7 @@ pub(crate) fn validate(
         actions: Vec::new(),
         core_policies: Vec::new(),
         server_names: Vec::new(),
+        server_inherits: Vec::new(),
         invocations: Vec::new(),
     };
     let scenario = checker.scenario(raw);
@@ -64,6 +65,8 @@ struct Checker<'a> {
     core_policies: Vec<(u16, PolicyKind)>,
     /// Every `[[server]]` name, in file order, known before the tasks' `invoke` steps.
     server_names: Vec<String>,
+    /// Whether each `[[server]]` inherits bandwidth, in file order.
+    server_inherits: Vec<bool>,
     /// Every `invoke` step seen, checked once all tasks are known.
     invocations: Vec<server::Invocation>,
 }

@@ -1,6 +1,7 @@
 //! `[[server]]` checks: a unique name, a gate the scenario machine runs, an operation that
-//! always takes time (`bandwidth-inheritance` is a plain boolean, off when left out); and, once every task is known, that each `invoke` step names a server
-//! and that a server's callers share one core.
+//! always takes time (`bandwidth-inheritance` is a plain boolean, off when left out); and,
+//! once every task is known, that each `invoke` step names a server and that the callers of
+//! a server with bandwidth inheritance share one core.
 
 use std::ops::Range;
 
@@ -38,6 +39,11 @@ impl Checker<'_> {
                 all_valid = false;
             }
             self.server_names.push(s.name.get_ref().clone());
+            let inherits = s
+                .bandwidth_inheritance
+                .as_ref()
+                .is_some_and(|b| *b.get_ref());
+            self.server_inherits.push(inherits);
             let gate = self.gate(&s.gate);
             let operation = self.operation(&s.operation);
             match (name, gate, operation) {
@@ -45,10 +51,7 @@ impl Checker<'_> {
                     name,
                     gate,
                     operation,
-                    bandwidth_inheritance: s
-                        .bandwidth_inheritance
-                        .as_ref()
-                        .is_some_and(|b| *b.get_ref()),
+                    bandwidth_inheritance: inherits,
                     clients: Vec::new(),
                 }),
                 _ => all_valid = false,
@@ -127,9 +130,11 @@ impl Checker<'_> {
         Some(server)
     }
 
-    /// Each server's callers, in task order, into `servers` when they are valid; every
-    /// caller of a server runs on the core of its first caller, since the operation runs on
-    /// the caller's core and one server thread cannot run on two cores at once.
+    /// Each server's callers, in task order, into `servers` when they are valid. A server
+    /// with bandwidth inheritance has all its callers on the core of its first: a waiting
+    /// caller's context runs the request in service, which it can only do on the core where
+    /// the server is. Without inheritance callers may be on any core (a reply wakes the next
+    /// caller on its own).
     pub(super) fn server_clients(
         &mut self,
         tasks: &[TaskSpec],
@@ -141,9 +146,10 @@ impl Checker<'_> {
             let caller = &tasks[invocation.caller];
             if let Some(&first) = clients.first() {
                 let first: &TaskSpec = &tasks[first];
-                if first.core != caller.core {
+                if first.core != caller.core && self.server_inherits[invocation.server] {
                     let message = format!(
-                        "server `{}` is called by `{}` on core {} and by `{}` on core {}",
+                        "server `{}` inherits bandwidth, so its callers share a core, but it \
+                         is called by `{}` on core {} and by `{}` on core {}",
                         self.server_names[invocation.server],
                         first.name,
                         first.core,
@@ -153,8 +159,8 @@ impl Checker<'_> {
                     self.report(
                         invocation.span,
                         message,
-                        "allowed: callers of one server on one core; give each core its own \
-                         server",
+                        "allowed: the callers of a server with bandwidth-inheritance on one \
+                         core; without it, callers on any core",
                     );
                     continue;
                 }
