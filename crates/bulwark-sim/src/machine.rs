@@ -492,9 +492,7 @@ impl<'a> Machine<'a> {
                         at: now,
                         error,
                     })?;
-                if !c.woken.is_empty() {
-                    self.take_wake_ups(core, now, &mut work)?;
-                }
+
                 if EXTRAS {
                     self.extras_timer(core, now, &mut work)?;
                 }
@@ -528,6 +526,11 @@ impl<'a> Machine<'a> {
                 cycles = cycles.saturating_add(extra);
                 suspended = blocked;
             }
+        }
+        // Wake-ups another core raised are taken by whichever entry comes first: the
+        // interrupt's own, or one at the same instant that reprograms the timer over it.
+        if !self.cores[core as usize].woken.is_empty() {
+            self.take_wake_ups(core, now, &mut work)?;
         }
         if EXTRAS {
             self.extras_called(core, entry.call(), now)?;

@@ -241,6 +241,58 @@ script = [{ sleep-until = "500us" }, { invoke = "store" }, { sleep-until = "10ms
     );
 }
 
+/// The wake-up survives the woken core's own kernel entry at the same instant: on core 1,
+/// `c` (below `b`) runs 0.5..2 ms while `b` waits, and sleeps at 2 ms, just as the reply on
+/// core 0 hands the server to `b`. Its sleep programs core 1's timer for 10 ms; `b` must
+/// still wake at 2 ms (a wait of 1.5 ms), not at 10.
+#[test]
+fn a_wake_up_from_another_core_is_not_lost_to_a_timer_reprogrammed_at_the_same_instant() {
+    let outcome = run(r#"
+name = "two-cores"
+policy = "fixed-priority"
+cores = 2
+duration = "10ms"
+
+[[server]]
+name = "store"
+gate = "fifo-ipc"
+operation = "2ms"
+
+[[task]]
+name = "a"
+core = 0
+priority = 1
+script = [{ invoke = "store" }, { sleep-until = "10ms" }]
+
+[[task]]
+name = "b"
+core = 1
+priority = 5
+script = [{ sleep-until = "500us" }, { invoke = "store" }, { sleep-until = "10ms" }]
+
+[[task]]
+name = "c"
+core = 1
+priority = 1
+script = [{ sleep-until = "500us" }, { run = "1500us" }, { sleep-until = "10ms" }]
+"#);
+    assert_eq!(wait_of(&outcome, "b"), (1, 1_500_000));
+    let trace = outcome.trace.as_ref().expect("recorded");
+    let on_core_1: Vec<(u32, u64, u64)> = trace
+        .slices
+        .iter()
+        .filter(|s| s.kind == SliceKind::Server && s.core == 1)
+        .map(|s| {
+            (
+                s.task.expect("charged").0,
+                s.start.as_nanos(),
+                s.end.as_nanos(),
+            )
+        })
+        .collect();
+    assert_eq!(on_core_1, vec![(1, 2_000_000, 4_000_000)]);
+}
+
 const PERIOD_US: u64 = 5_000;
 
 /// A caller's script: a loop of runs, sleeps and calls to one of two servers.

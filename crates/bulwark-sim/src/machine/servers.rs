@@ -123,7 +123,8 @@ impl Machine<'_> {
         let home = t.spec.core;
         if home != core {
             // The caller's core takes an interrupt and wakes it there (its scheduler is that
-            // core's): taken as the timer's, at once, or when its kernel returns.
+            // core's): at its next kernel entry, which the interrupt makes now (or when its
+            // kernel returns), charged as a timer interrupt.
             self.cores[home as usize].woken.push(caller);
             self.queue.set(now, EventKind::Timer { core: home });
             return Ok(());
@@ -135,7 +136,7 @@ impl Machine<'_> {
         self.tell(core, now, "activate", caller, event, work)
     }
 
-    /// `core` took the interrupt another core raised: the threads it woke become ready.
+    /// `core` is in its kernel with wake-ups another core raised: the threads become ready.
     #[cold]
     #[inline(never)]
     pub(super) fn take_wake_ups(
