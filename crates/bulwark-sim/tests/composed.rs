@@ -162,6 +162,7 @@ fn scenario(plan: &Plan) -> Scenario {
         gate,
         operation: Execution::Fixed(Duration::from_micros(operation)),
         bandwidth_inheritance: inherits,
+        priority: None,
         clients: Vec::new(),
     };
     let second_gate = if plan.prio_gate {

@@ -293,6 +293,56 @@ script = [{ sleep-until = "500us" }, { run = "1500us" }, { sleep-until = "10ms" 
     assert_eq!(on_core_1, vec![(1, 2_000_000, 4_000_000)]);
 }
 
+/// A server's priority is a ceiling the caller's thread runs its operation at. Core 1 of
+/// `scenarios/passive-servers.toml` with `log1` at priority 9: `low`'s operation (from 0)
+/// runs at 9, so neither `high` (9, ready at 0.5 ms, behind it in FIFO order) nor `mid` (5,
+/// at 1 ms) preempts it. At 2 ms the reply drops `low` back to 1: `high` calls the idle server
+/// and runs 2..4 ms, then its own 1 ms, completing at 5 ms (4.5 ms after its release, against
+/// 8.5 without the ceiling: its blocking is the 1.5 ms rest of one operation); `mid` runs 5..9.
+#[test]
+fn a_server_priority_is_a_ceiling_that_bounds_blocking_to_one_operation() {
+    let outcome = run(r#"
+name = "ceiling"
+policy = "fixed-priority"
+duration = "20ms"
+
+[[server]]
+name = "log1"
+gate = "prio-ipc"
+operation = "2ms"
+priority = 9
+
+[[task]]
+name = "low"
+priority = 1
+script = [{ invoke = "log1" }, { sleep-until = "20ms" }]
+
+[[task]]
+name = "mid"
+priority = 5
+offset = "1ms"
+period = "20ms"
+execution = "4ms"
+
+[[task]]
+name = "high"
+priority = 9
+script = [
+  { sleep-until = "500us" },
+  { loop = "forever", body = [{ invoke = "log1" }, { run = "1ms" }, { sleep-until-aligned = "20ms" }] },
+]
+"#);
+    let task = |name: &str| outcome.tasks.iter().find(|t| t.name == name).expect(name);
+    assert_eq!(task("high").response.max_ns, 4_500_000);
+    assert_eq!(
+        task("high").gate_wait.count,
+        0,
+        "it never found the server busy"
+    );
+    assert_eq!(task("mid").response.max_ns, 8_000_000);
+    assert_eq!(task("low").response.max_ns, 9_000_000);
+}
+
 const PERIOD_US: u64 = 5_000;
 
 /// A caller's script: a loop of runs, sleeps and calls to one of two servers.
@@ -338,6 +388,7 @@ fn callers() -> impl Strategy<Value = Scenario> {
                     },
                     operation: Execution::Fixed(Duration::from_micros(op0)),
                     bandwidth_inheritance: inherit,
+                    priority: None,
                     clients: Vec::new(),
                 },
                 ServerSpec {
@@ -348,6 +399,7 @@ fn callers() -> impl Strategy<Value = Scenario> {
                         max: Duration::from_micros(op1),
                     },
                     bandwidth_inheritance: inherit,
+                    priority: None,
                     clients: Vec::new(),
                 },
             ],
@@ -470,6 +522,10 @@ proptest! {
         ]),
     ) {
         scenario.policy = policy;
+        // On a fixed-priority core a server may run at its callers' ceiling.
+        if policy == PolicyKind::FixedPriority && !scenario.servers[1].bandwidth_inheritance {
+            scenario.servers[1].priority = Some(Priority(30));
+        }
         for task in &mut scenario.tasks {
             if !policy.has_priorities() {
                 task.priority = None;

@@ -186,6 +186,10 @@ pub struct ServerSpec {
     /// Callers waiting at the gate lend their scheduling contexts to the request in service
     /// (bandwidth inheritance, the MC-IPC paper's section III) instead of blocking.
     pub bandwidth_inheritance: bool,
+    /// The priority its operation runs at, as an seL4 MCS passive server's thread has its
+    /// own (the component paper's IPCP ceiling: at least every caller's); `None`: the
+    /// caller's. Only on fixed-priority cores, and not with bandwidth inheritance.
+    pub priority: Option<bulwark_core::Priority>,
     /// The tasks whose scripts invoke it (indices into `Scenario::tasks`), in task order.
     pub clients: Vec<usize>,
 }

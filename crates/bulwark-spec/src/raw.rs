@@ -92,6 +92,7 @@ pub(crate) struct RawServer {
     pub(crate) gate: Spanned<String>,
     pub(crate) operation: Spanned<RawExecution>,
     pub(crate) bandwidth_inheritance: Option<Spanned<bool>>,
+    pub(crate) priority: Option<Spanned<i64>>,
 }
 
 /// `[cost]`: the clock and the cycles each kind of kernel work takes.

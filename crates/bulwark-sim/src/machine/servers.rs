@@ -21,7 +21,7 @@
 
 use bulwark_core::ipc::mc_ipc::Client;
 use bulwark_core::kernel::{Abort, GateId, InvokeGate, ReplyGate, Syscall, Wait};
-use bulwark_core::{Duration, Event, Instant, TaskId, Wake, Work};
+use bulwark_core::{Duration, Event, Instant, Priority, TaskId, Wake, Work};
 
 use super::{Entry, Execution, Machine, Step};
 use crate::behaviour::draw;
@@ -82,6 +82,15 @@ impl Machine<'_> {
         let t = &mut self.tasks[caller.index()];
         t.serving = None;
         t.lends_to = None;
+        if self.scenario.servers[server].priority.is_some() {
+            // Back from the server's priority to its own (validated: a fixed-priority core).
+            let own = t.spec.priority.unwrap_or(Priority::MIN);
+            let event = Event::SetPriority {
+                task: caller,
+                priority: own,
+            };
+            self.tell(core, now, "set-priority", caller, event, work)?;
+        }
         self.serve_next(core, server, now, work)
     }
 
@@ -111,8 +120,8 @@ impl Machine<'_> {
         let blocked = t.lends_to.is_none();
         t.lends_to = Some(server);
         let Some((_, since)) = t.waiting.take() else {
-            // It has just invoked, and runs.
-            return Ok(());
+            // It has just invoked, and runs: at the server's priority, if it has one.
+            return self.raise(core, server, caller, now, work);
         };
         t.metrics
             .gate_wait
@@ -129,11 +138,32 @@ impl Machine<'_> {
             self.queue.set(now, EventKind::Timer { core: home });
             return Ok(());
         }
+        self.raise(core, server, caller, now, work)?;
         let event = Event::Activate {
             task: caller,
             wake: Wake::SameJob,
         };
         self.tell(core, now, "activate", caller, event, work)
+    }
+
+    /// `caller`'s request to `server` is taken: its thread takes the server's priority, if
+    /// the server has one (an seL4 MCS passive server's own priority, the IPCP ceiling).
+    fn raise(
+        &mut self,
+        core: u16,
+        server: usize,
+        caller: TaskId,
+        now: Instant,
+        work: &mut Work,
+    ) -> Result<(), SimError> {
+        let Some(priority) = self.scenario.servers[server].priority else {
+            return Ok(());
+        };
+        let event = Event::SetPriority {
+            task: caller,
+            priority,
+        };
+        self.tell(core, now, "set-priority", caller, event, work)
     }
 
     /// `core` is in its kernel with wake-ups another core raised: the threads become ready.
@@ -146,6 +176,9 @@ impl Machine<'_> {
         work: &mut Work,
     ) -> Result<(), SimError> {
         for task in std::mem::take(&mut self.cores[core as usize].woken) {
+            if let Some(server) = self.tasks[task.index()].serving {
+                self.raise(core, server, task, now, work)?;
+            }
             let event = Event::Activate {
                 task,
                 wake: Wake::SameJob,

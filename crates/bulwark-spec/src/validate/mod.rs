@@ -43,6 +43,7 @@ pub(crate) fn validate(
         core_policies: Vec::new(),
         server_names: Vec::new(),
         server_inherits: Vec::new(),
+        server_priorities: Vec::new(),
         invocations: Vec::new(),
     };
     let scenario = checker.scenario(raw);
@@ -67,6 +68,8 @@ struct Checker<'a> {
     server_names: Vec<String>,
     /// Whether each `[[server]]` inherits bandwidth, in file order.
     server_inherits: Vec<bool>,
+    /// Each `[[server]]`'s priority as written, with where, in file order.
+    server_priorities: Vec<Option<(i64, Range<usize>)>>,
     /// Every `invoke` step seen, checked once all tasks are known.
     invocations: Vec<server::Invocation>,
 }
@@ -113,8 +116,15 @@ impl Checker<'_> {
         };
         let mut servers = self.servers(raw);
         let tasks = self.tasks(&raw.task, policy, cores);
-        if let Some(tasks) = &tasks {
-            self.server_clients(tasks, servers.as_mut());
+        if let (Some(tasks), Some(policy)) = (&tasks, policy) {
+            let core_policies = self.core_policies.clone();
+            let policy_of = |core: u16| {
+                core_policies
+                    .iter()
+                    .find(|(c, _)| *c == core)
+                    .map_or(policy, |(_, p)| *p)
+            };
+            self.server_clients(tasks, &policy_of, servers.as_mut());
         }
         let groups = self.groups(raw, cost.as_ref());
         let task_policies = self.task_policies(raw, policy, cores);

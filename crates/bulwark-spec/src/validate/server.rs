@@ -9,7 +9,7 @@ use bulwark_core::ipc::GateProtocol;
 use toml::Spanned;
 
 use super::Checker;
-use crate::model::{Execution, ServerSpec, TaskSpec};
+use crate::model::{Execution, PolicyKind, ServerSpec, TaskSpec};
 use crate::raw::RawScenario;
 
 const GATE_HELP: &str = "allowed: fifo-ipc (callers served in arrival order) or prio-ipc \
@@ -46,14 +46,32 @@ impl Checker<'_> {
             self.server_inherits.push(inherits);
             let gate = self.gate(&s.gate);
             let operation = self.operation(&s.operation);
-            match (name, gate, operation) {
-                (Some(name), Some(gate), Some(operation)) => servers.push(ServerSpec {
-                    name,
-                    gate,
-                    operation,
-                    bandwidth_inheritance: inherits,
-                    clients: Vec::new(),
-                }),
+            let priority = match &s.priority {
+                None => Some(None),
+                Some(raw) if inherits => {
+                    self.report(
+                        raw.span(),
+                        "a server with bandwidth inheritance runs its operation on the waiting \
+                         callers' contexts too, at their own priorities",
+                        "allowed: priority or bandwidth-inheritance = true, not both",
+                    );
+                    None
+                }
+                Some(raw) => self.priority_value(raw).map(Some),
+            };
+            self.server_priorities
+                .push(s.priority.as_ref().map(|p| (*p.get_ref(), p.span())));
+            match (name, gate, operation, priority) {
+                (Some(name), Some(gate), Some(operation), Some(priority)) => {
+                    servers.push(ServerSpec {
+                        name,
+                        gate,
+                        operation,
+                        bandwidth_inheritance: inherits,
+                        priority,
+                        clients: Vec::new(),
+                    })
+                }
                 _ => all_valid = false,
             }
         }
@@ -138,6 +156,7 @@ impl Checker<'_> {
     pub(super) fn server_clients(
         &mut self,
         tasks: &[TaskSpec],
+        policy_of: &dyn Fn(u16) -> PolicyKind,
         servers: Option<&mut Vec<ServerSpec>>,
     ) {
         let mut callers: Vec<Vec<usize>> = vec![Vec::new(); self.server_names.len()];
@@ -166,6 +185,7 @@ impl Checker<'_> {
                 }
             }
             if !clients.contains(&invocation.caller) {
+                self.ceiling(invocation.server, caller, policy_of(caller.core));
                 clients.push(invocation.caller);
             }
         }
@@ -173,6 +193,42 @@ impl Checker<'_> {
             for (server, clients) in servers.iter_mut().zip(callers) {
                 server.clients = clients;
             }
+        }
+    }
+
+    /// A server's priority is a ceiling: the caller's core changes priorities (fixed
+    /// priority), and the caller is no more important than the server.
+    fn ceiling(&mut self, server: usize, caller: &TaskSpec, policy: PolicyKind) {
+        let Some((priority, span)) = self.server_priorities[server].clone() else {
+            return;
+        };
+        let name = &self.server_names[server];
+        if policy != PolicyKind::FixedPriority {
+            let message = format!(
+                "server `{name}` runs at priority {priority}, but its caller `{}` is on core {}, \
+                 which runs {}, where a thread's priority does not change",
+                caller.name,
+                caller.core,
+                policy.name()
+            );
+            self.report(
+                span,
+                message,
+                "allowed: priority on a server whose callers are all on fixed-priority cores",
+            );
+        } else if caller.priority.is_some_and(|p| i64::from(p.0) > priority) {
+            let message = format!(
+                "server `{name}` runs at priority {priority}, below its caller `{}` (priority \
+                 {})",
+                caller.name,
+                caller.priority.map_or(0, |p| p.0)
+            );
+            self.report(
+                span,
+                message,
+                "allowed: a priority at least every caller's (the ceiling), or no priority: \
+                 the caller's",
+            );
         }
     }
 }

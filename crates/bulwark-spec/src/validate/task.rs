@@ -280,7 +280,7 @@ impl Checker<'_> {
         }
     }
 
-    fn priority_value(&mut self, raw: &Spanned<i64>) -> Option<Priority> {
+    pub(super) fn priority_value(&mut self, raw: &Spanned<i64>) -> Option<Priority> {
         let n = *raw.get_ref();
         let found = u8::try_from(n).ok().map(Priority);
         if found.is_none() {
