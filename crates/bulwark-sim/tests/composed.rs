@@ -1,6 +1,6 @@
 //! Random composed scenarios: every per-core policy but VBS, a different one per core, tasks
 //! that call servers (one with bandwidth inheritance, whose callers share core 0, one without,
-//! called from every core), allocate in reclamation groups, terminate each other, flush the
+//! called from every core, and one whose body calls that one), allocate in reclamation groups, terminate each other, flush the
 //! cache, all with random kernel costs. Whatever the mix, the machine never fails: no policy
 //! refuses a call or breaks an invariant after any call, the same scenario and seed give the
 //! same trace, and what the records say adds up (each task's server slices are its
@@ -12,7 +12,7 @@ use bulwark_core::{Duration, Priority};
 use bulwark_sim::{Options, SliceKind, VbsOptions};
 use bulwark_spec::{
     Behaviour, CostModel, Execution, GroupSpec, PolicyKind, Reservation, Scenario, ServerSpec,
-    Step, TaskSpec,
+    ServerStep, Step, TaskSpec,
 };
 use proptest::prelude::*;
 
@@ -35,7 +35,7 @@ enum Drawn {
     Sleep(u64),
     Flush,
     Allocate(u64),
-    Invoke,
+    Invoke(usize),
     Terminate(usize, bool),
 }
 
@@ -45,7 +45,7 @@ fn drawn() -> impl Strategy<Value = Drawn> {
         3 => (1u64..3_000).prop_map(Drawn::Sleep),
         1 => Just(Drawn::Flush),
         1 => (1u64..2_000).prop_map(Drawn::Allocate),
-        3 => Just(Drawn::Invoke),
+        3 => (0usize..6).prop_map(Drawn::Invoke),
         1 => (0usize..8, any::<bool>()).prop_map(|(t, s)| Drawn::Terminate(t, s)),
     ]
 }
@@ -119,7 +119,10 @@ fn scenario(plan: &Plan) -> Scenario {
                             count,
                             object: ObjectKind::Semaphore,
                         }),
-                        Drawn::Invoke => Some(Step::Invoke(usize::from(core != 0))),
+                        // Core 0 may call all three servers, the others the two that do not
+                        // inherit bandwidth.
+                        Drawn::Invoke(pick) if core == 0 => Some(Step::Invoke(pick % 3)),
+                        Drawn::Invoke(pick) => Some(Step::Invoke(1 + pick % 2)),
                         Drawn::Terminate(pick, step) => {
                             let target = (0..plan.tasks.len())
                                 .cycle()
@@ -160,7 +163,9 @@ fn scenario(plan: &Plan) -> Scenario {
     let server = |name: &str, inherits: bool, gate: GateProtocol, operation: u64| ServerSpec {
         name: name.into(),
         gate,
-        operation: Execution::Fixed(Duration::from_micros(operation)),
+        body: vec![ServerStep::Run(Execution::Fixed(Duration::from_micros(
+            operation,
+        )))],
         bandwidth_inheritance: inherits,
         priority: None,
         clients: Vec::new(),
@@ -197,6 +202,14 @@ fn scenario(plan: &Plan) -> Scenario {
         servers: vec![
             server("inherits", true, GateProtocol::FifoIpc, plan.operations.0),
             server("shared", false, second_gate, plan.operations.1),
+            ServerSpec {
+                body: vec![
+                    ServerStep::Run(Execution::Fixed(Duration::from_micros(plan.operations.0))),
+                    ServerStep::Invoke(1),
+                    ServerStep::Run(Execution::Fixed(Duration::from_micros(20))),
+                ],
+                ..server("front", false, GateProtocol::FifoIpc, 0)
+            },
         ],
         tasks,
         vbs: None,

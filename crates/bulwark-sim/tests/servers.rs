@@ -8,7 +8,8 @@ use bulwark_core::ipc::GateProtocol;
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::{Options, Outcome, SliceKind, VbsOptions};
 use bulwark_spec::{
-    Behaviour, CostModel, Execution, PolicyKind, Reservation, Scenario, ServerSpec, Step, TaskSpec,
+    Behaviour, CostModel, Execution, PolicyKind, Reservation, Scenario, ServerSpec, ServerStep,
+    Step, TaskSpec,
 };
 use proptest::prelude::*;
 
@@ -343,6 +344,73 @@ script = [
     assert_eq!(task("low").response.max_ns, 9_000_000);
 }
 
+/// A nested call: `front`'s body runs 1 ms, calls `db` (2 ms) and runs 1 ms more, all on its
+/// caller's context. `a` (priority 1) calls `front` at 0: its context runs front 0..1 ms, then
+/// db from 1 ms. `b` (5) calls `db` at 1.5 ms, finds it busy (a's nested request) and blocks;
+/// a's context finishes db at 3 ms, and the reply wakes `b`, which outranks `a`: b's request
+/// runs 3..5 ms. Then a's context returns to front's body, 5..6 ms, and front replies.
+#[test]
+fn a_server_body_calls_another_server_on_the_same_context() {
+    let outcome = run(r#"
+name = "nested"
+policy = "fixed-priority"
+duration = "20ms"
+
+[[server]]
+name = "front"
+gate = "fifo-ipc"
+body = [{ run = "1ms" }, { invoke = "db" }, { run = "1ms" }]
+
+[[server]]
+name = "db"
+gate = "fifo-ipc"
+operation = "2ms"
+
+[[task]]
+name = "a"
+priority = 1
+script = [{ invoke = "front" }, { sleep-until = "20ms" }]
+
+[[task]]
+name = "b"
+priority = 5
+script = [{ sleep-until = "1500us" }, { invoke = "db" }, { sleep-until = "20ms" }]
+"#);
+    assert_eq!(wait_of(&outcome, "b"), (1, 1_500_000));
+    let (a, b) = (&outcome.tasks[0], &outcome.tasks[1]);
+    assert_eq!((a.invocations, a.server_ns), (2, 4_000_000));
+    assert_eq!((b.invocations, b.server_ns), (1, 2_000_000));
+    let trace = outcome.trace.as_ref().expect("recorded");
+    let merged = trace
+        .slices
+        .iter()
+        .filter(|s| s.kind == SliceKind::Server)
+        .map(|s| {
+            (
+                s.task.expect("charged").0,
+                s.start.as_nanos(),
+                s.end.as_nanos(),
+            )
+        })
+        .fold(Vec::<(u32, u64, u64)>::new(), |mut out, s| {
+            match out.last_mut() {
+                Some(last) if last.0 == s.0 && last.2 == s.1 => last.2 = s.2,
+                _ => out.push(s),
+            }
+            out
+        });
+    assert_eq!(
+        merged,
+        vec![
+            (0, 0, 3_000_000),
+            (1, 3_000_000, 5_000_000),
+            (0, 5_000_000, 6_000_000)
+        ]
+    );
+    // a's job ends when front replies, at 6 ms.
+    assert_eq!(a.response.max_ns, 6_000_000);
+}
+
 const PERIOD_US: u64 = 5_000;
 
 /// A caller's script: a loop of runs, sleeps and calls to one of two servers.
@@ -386,7 +454,9 @@ fn callers() -> impl Strategy<Value = Scenario> {
                     } else {
                         GateProtocol::FifoIpc
                     },
-                    operation: Execution::Fixed(Duration::from_micros(op0)),
+                    body: vec![ServerStep::Run(Execution::Fixed(Duration::from_micros(
+                        op0,
+                    )))],
                     bandwidth_inheritance: inherit,
                     priority: None,
                     clients: Vec::new(),
@@ -394,10 +464,10 @@ fn callers() -> impl Strategy<Value = Scenario> {
                 ServerSpec {
                     name: "s1".into(),
                     gate: GateProtocol::FifoIpc,
-                    operation: Execution::Uniform {
+                    body: vec![ServerStep::Run(Execution::Uniform {
                         min: Duration::from_micros(op1 / 2 + 1),
                         max: Duration::from_micros(op1),
-                    },
+                    })],
                     bandwidth_inheritance: inherit,
                     priority: None,
                     clients: Vec::new(),

@@ -181,8 +181,8 @@ pub struct ServerSpec {
     pub name: String,
     /// The gate's queueing rule: FIFO-IPC or PRIO-IPC (MC-IPC paper, section VI).
     pub gate: bulwark_core::ipc::GateProtocol,
-    /// What one operation executes.
-    pub operation: Execution,
+    /// What it does per request, in order (`operation = "2ms"` is one run).
+    pub body: Vec<ServerStep>,
     /// Callers waiting at the gate lend their scheduling contexts to the request in service
     /// (bandwidth inheritance, the MC-IPC paper's section III) instead of blocking.
     pub bandwidth_inheritance: bool,
@@ -192,6 +192,16 @@ pub struct ServerSpec {
     pub priority: Option<bulwark_core::Priority>,
     /// The tasks whose scripts invoke it (indices into `Scenario::tasks`), in task order.
     pub clients: Vec<usize>,
+}
+
+/// One step of a server's body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServerStep {
+    /// Execute for this long, on the context running the request.
+    Run(Execution),
+    /// Call the server with this index in `Scenario::servers` and wait for its reply: the
+    /// same context runs that server's body (a nested call).
+    Invoke(usize),
 }
 
 /// The scheduling policies a scenario can name.

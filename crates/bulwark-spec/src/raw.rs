@@ -90,7 +90,8 @@ pub(crate) struct RawGroup {
 pub(crate) struct RawServer {
     pub(crate) name: Spanned<String>,
     pub(crate) gate: Spanned<String>,
-    pub(crate) operation: Spanned<RawExecution>,
+    pub(crate) operation: Option<Spanned<RawExecution>>,
+    pub(crate) body: Option<Spanned<Vec<Spanned<RawStep>>>>,
     pub(crate) bandwidth_inheritance: Option<Spanned<bool>>,
     pub(crate) priority: Option<Spanned<i64>>,
 }

@@ -76,8 +76,8 @@ fn exactly_one_is_no_warning_and_just_above_is() {
     );
 }
 
-/// A server that no script invokes is declared for nothing: one warning at its name (line 6,
-/// after `name = `); the one that is invoked gets none.
+/// A server that nothing invokes is declared for nothing: one warning at its name (line 6,
+/// after `name = `); the one a task invokes gets none, nor does one only a body invokes.
 #[test]
 fn a_server_nobody_invokes_is_a_warning() {
     let text = r#"name = "servers"
@@ -94,13 +94,23 @@ name = "used"
 gate = "prio-ipc"
 operation = "1ms"
 
+[[server]]
+name = "nested"
+gate = "fifo-ipc"
+operation = "1ms"
+
+[[server]]
+name = "front"
+gate = "fifo-ipc"
+body = [{ invoke = "nested" }]
+
 [[task]]
 name = "caller"
 priority = 1
-script = [{ invoke = "used" }]
+script = [{ invoke = "used" }, { invoke = "front" }]
 "#;
     let (scenario, warnings) = parse_checked(text, "s.toml").expect("valid");
     assert_eq!(scenario.servers[1].clients, vec![0]);
     let lines: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
-    assert_eq!(lines, vec!["s.toml:6:8: no task invokes server `idle`"]);
+    assert_eq!(lines, vec!["s.toml:6:8: nothing invokes server `idle`"]);
 }

@@ -23,10 +23,20 @@ use bulwark_core::ipc::mc_ipc::Client;
 use bulwark_core::kernel::{Abort, GateId, InvokeGate, ReplyGate, Syscall, Wait};
 use bulwark_core::{Duration, Event, Instant, Priority, TaskId, Wake, Work};
 
-use super::{Entry, Execution, Machine, Step};
+use bulwark_spec::ServerStep;
+
+use super::{Entry, Machine, Step};
 use crate::behaviour::draw;
 use crate::event::EventKind;
 use crate::SimError;
+
+/// Where the request a server is serving stands: the index of the body's next step, and what
+/// is left of the run in progress.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Progress {
+    next: usize,
+    left: Duration,
+}
 
 impl Machine<'_> {
     /// `task` invokes `server` at `now`, in the kernel on `core`. True when `task` blocks at
@@ -46,7 +56,10 @@ impl Machine<'_> {
             cluster: 0,
             urgency: self.urgency(task),
         };
-        self.tasks[task.index()].metrics.invocations += 1;
+        let t = &mut self.tasks[task.index()];
+        t.metrics.invocations += 1;
+        // A call from a server's body: the context stops running that body until the reply.
+        t.lends_to = None;
         self.gate_call(InvokeGate { gate, task, client }, "invoke", task, now, work)?;
         if self.objects.kernel().served(gate).is_none() {
             self.serve_next(core, server, now, work)?;
@@ -79,9 +92,11 @@ impl Machine<'_> {
         let gate = GateId(server as u32);
         let caller = self.gate_call(ReplyGate { gate }, "reply", task, now, work)?;
         self.operations[server] = None;
+        // A nested request's reply returns the context to the body that made it.
+        let parent = self.parents[server].take();
         let t = &mut self.tasks[caller.index()];
-        t.serving = None;
-        t.lends_to = None;
+        t.serving = parent;
+        t.lends_to = parent;
         if self.scenario.servers[server].priority.is_some() {
             // Back from the server's priority to its own (validated: a fixed-priority core).
             let own = t.spec.priority.unwrap_or(Priority::MIN);
@@ -109,13 +124,20 @@ impl Machine<'_> {
         let Some(caller) = next else {
             return Ok(());
         };
-        let operation = self.scenario.servers[server].operation;
         let t = &mut self.tasks[caller.index()];
-        self.operations[server] = Some(Execution {
-            left: draw(&operation, &mut t.rng),
-            each: None,
-            done: Duration::ZERO,
-        });
+        self.parents[server] = t.serving;
+        // The first run is drawn now, from the caller's stream, as every later one is.
+        let mut progress = Progress {
+            next: 0,
+            left: Duration::ZERO,
+        };
+        if let Some(ServerStep::Run(run)) = self.scenario.servers[server].body.first() {
+            progress = Progress {
+                next: 1,
+                left: draw(run, &mut t.rng),
+            };
+        }
+        self.operations[server] = Some(progress);
         t.serving = Some(server);
         let blocked = t.lends_to.is_none();
         t.lends_to = Some(server);
@@ -201,12 +223,13 @@ impl Machine<'_> {
     ) -> Result<(), SimError> {
         let t = &mut self.tasks[task.index()];
         t.lends_to = None;
-        if let Some(server) = t.serving {
-            return self.reply(core, task, server, now, work);
-        }
         if let Some((server, _)) = t.waiting.take() {
             let gate = GateId(server as u32);
             self.gate_call(Abort { gate, task }, "abort", task, now, work)?;
+        }
+        // Every request it holds, innermost first: each reply returns to its parent's.
+        while let Some(server) = self.tasks[task.index()].serving {
+            self.reply(core, task, server, now, work)?;
         }
         Ok(())
     }
@@ -223,11 +246,31 @@ impl Machine<'_> {
         server: usize,
     ) -> Option<Step> {
         let refill = self.tasks[task.index()].refill_left;
-        let left = self.operations[server].map_or(Duration::ZERO, |op| op.left);
-        if left.is_zero() && refill.is_zero() {
-            return Some(Step::Enter(Entry::Reply { task, server }));
+        let mut progress = self.operations[server]?;
+        if progress.left.is_zero() {
+            // The body's next step: a run (drawn from the request's caller's stream), a
+            // nested call, or the end and the reply.
+            match self.scenario.servers[server].body.get(progress.next) {
+                None => return Some(Step::Enter(Entry::Reply { task, server })),
+                Some(ServerStep::Invoke(callee)) => {
+                    progress.next += 1;
+                    self.operations[server] = Some(progress);
+                    let server = *callee;
+                    return Some(Step::Enter(Entry::Invoke { task, server }));
+                }
+                Some(ServerStep::Run(run)) => {
+                    let caller = self
+                        .objects
+                        .kernel()
+                        .served(GateId(server as u32))
+                        .unwrap_or(task);
+                    progress.next += 1;
+                    progress.left = draw(run, &mut self.tasks[caller.index()].rng);
+                    self.operations[server] = Some(progress);
+                }
+            }
         }
-        let end = now.saturating_add(refill).saturating_add(left);
+        let end = now.saturating_add(refill).saturating_add(progress.left);
         self.queue.set(end, EventKind::ExecutionDone { core });
         None
     }

@@ -168,7 +168,7 @@ impl Checker<'_> {
     }
 
     /// The one key that says what a step does.
-    fn action(&mut self, raw: &RawStep, whole: Range<usize>) -> Option<&'static str> {
+    pub(super) fn action(&mut self, raw: &RawStep, whole: Range<usize>) -> Option<&'static str> {
         fn at<T>(value: &Option<Spanned<T>>, key: &'static str) -> Option<(usize, &'static str)> {
             value.as_ref().map(|v| (v.span().start, key))
         }
@@ -209,7 +209,7 @@ impl Checker<'_> {
     }
 
     /// `each` goes with `compute` and `body` with `loop`, both ways.
-    fn companions(&mut self, raw: &RawStep, whole: Range<usize>) {
+    pub(super) fn companions(&mut self, raw: &RawStep, whole: Range<usize>) {
         match (&raw.compute, &raw.each) {
             (Some(_), None) => self.report(
                 whole.clone(),

@@ -9,9 +9,12 @@ use bulwark_core::ipc::GateProtocol;
 use toml::Spanned;
 
 use super::Checker;
-use crate::model::{Execution, PolicyKind, ServerSpec, TaskSpec};
+use crate::model::{Execution, PolicyKind, ServerSpec, ServerStep, TaskSpec};
 use crate::raw::RawScenario;
 
+const BODY_HELP: &str = "allowed: operation = \"2ms\" (or { uniform = [min, max] }), or body = \
+                         [{ run = \"1ms\" }, { invoke = \"other\" }, ...]: runs and calls of \
+                         other servers, in order";
 const GATE_HELP: &str = "allowed: fifo-ipc (callers served in arrival order) or prio-ipc \
                          (the most urgent caller first)";
 
@@ -25,12 +28,25 @@ pub(super) struct Invocation {
 impl Checker<'_> {
     /// The servers, checked before the tasks so that `invoke` steps can name them.
     pub(super) fn servers(&mut self, raw: &RawScenario) -> Option<Vec<ServerSpec>> {
-        let mut servers = Vec::with_capacity(raw.server.len());
-        let mut all_valid = true;
+        // Every name and flag first: a body may call a server declared after it.
         for server in &raw.server {
             let s = server.get_ref();
+            self.server_names.push(s.name.get_ref().clone());
+            let inherits = s
+                .bandwidth_inheritance
+                .as_ref()
+                .is_some_and(|b| *b.get_ref());
+            self.server_inherits.push(inherits);
+            self.server_priorities
+                .push(s.priority.as_ref().map(|p| (*p.get_ref(), p.span())));
+        }
+        let mut servers = Vec::with_capacity(raw.server.len());
+        let mut calls: Vec<Vec<(usize, Range<usize>)>> = Vec::with_capacity(raw.server.len());
+        let mut all_valid = true;
+        for (index, server) in raw.server.iter().enumerate() {
+            let s = server.get_ref();
             let name = self.name(&s.name, "a server name");
-            if self.server_names.contains(s.name.get_ref()) {
+            if self.server_names[..index].contains(s.name.get_ref()) {
                 self.report(
                     s.name.span(),
                     format!("server name `{}` is already used", s.name.get_ref()),
@@ -38,14 +54,11 @@ impl Checker<'_> {
                 );
                 all_valid = false;
             }
-            self.server_names.push(s.name.get_ref().clone());
-            let inherits = s
-                .bandwidth_inheritance
-                .as_ref()
-                .is_some_and(|b| *b.get_ref());
-            self.server_inherits.push(inherits);
+            let inherits = self.server_inherits[index];
             let gate = self.gate(&s.gate);
-            let operation = self.operation(&s.operation);
+            let mut called = Vec::new();
+            let body = self.server_body(index, server, &mut called);
+            calls.push(called);
             let priority = match &s.priority {
                 None => Some(None),
                 Some(raw) if inherits => {
@@ -59,23 +72,199 @@ impl Checker<'_> {
                 }
                 Some(raw) => self.priority_value(raw).map(Some),
             };
-            self.server_priorities
-                .push(s.priority.as_ref().map(|p| (*p.get_ref(), p.span())));
-            match (name, gate, operation, priority) {
-                (Some(name), Some(gate), Some(operation), Some(priority)) => {
-                    servers.push(ServerSpec {
-                        name,
-                        gate,
-                        operation,
-                        bandwidth_inheritance: inherits,
-                        priority,
-                        clients: Vec::new(),
-                    })
-                }
+            match (name, gate, body, priority) {
+                (Some(name), Some(gate), Some(body), Some(priority)) => servers.push(ServerSpec {
+                    name,
+                    gate,
+                    body,
+                    bandwidth_inheritance: inherits,
+                    priority,
+                    clients: Vec::new(),
+                }),
                 _ => all_valid = false,
             }
         }
+        all_valid &= self.no_call_cycles(&calls);
         all_valid.then_some(servers)
+    }
+
+    /// What server `index` does per request: `operation = ...` (one run) or `body = [...]`
+    /// (runs and calls of other servers, in order), exactly one of them. The calls it makes
+    /// go into `called`, with where.
+    fn server_body(
+        &mut self,
+        index: usize,
+        server: &Spanned<crate::raw::RawServer>,
+        called: &mut Vec<(usize, Range<usize>)>,
+    ) -> Option<Vec<ServerStep>> {
+        let s = server.get_ref();
+        match (&s.operation, &s.body) {
+            (Some(operation), None) => Some(vec![ServerStep::Run(self.operation(operation)?)]),
+            (None, Some(body)) => {
+                if body.get_ref().is_empty() {
+                    self.report(
+                        body.span(),
+                        "a server's body needs at least one step",
+                        BODY_HELP,
+                    );
+                    return None;
+                }
+                let steps: Vec<Option<ServerStep>> = body
+                    .get_ref()
+                    .iter()
+                    .map(|step| self.server_step(index, step, called))
+                    .collect();
+                steps.into_iter().collect()
+            }
+            (Some(operation), Some(body)) => {
+                let start = operation.span().start.max(body.span().start);
+                self.report(
+                    start..start,
+                    format!(
+                        "server `{}` has both an operation and a body",
+                        s.name.get_ref()
+                    ),
+                    BODY_HELP,
+                );
+                None
+            }
+            (None, None) => {
+                self.report(
+                    server.span(),
+                    format!("server `{}` has no operation", s.name.get_ref()),
+                    BODY_HELP,
+                );
+                None
+            }
+        }
+    }
+
+    /// One step of a server's body: a run above zero, or a call of a server that neither
+    /// inherits bandwidth nor has a priority, from a server that does not inherit bandwidth
+    /// (a context waiting at this server must be able to run its request, which cannot wait
+    /// at another gate meanwhile).
+    fn server_step(
+        &mut self,
+        index: usize,
+        spanned: &Spanned<crate::raw::RawStep>,
+        called: &mut Vec<(usize, Range<usize>)>,
+    ) -> Option<ServerStep> {
+        let raw = spanned.get_ref();
+        let action = self.action(raw, spanned.span());
+        self.companions(raw, spanned.span());
+        match action? {
+            "run" => {
+                let run = raw.run.as_ref()?;
+                Some(ServerStep::Run(Execution::Fixed(
+                    self.positive_time(run, "run")?,
+                )))
+            }
+            "invoke" => {
+                let target = raw.invoke.as_ref()?;
+                let Some(callee) = self.server_names.iter().position(|n| n == target.get_ref())
+                else {
+                    self.report(
+                        target.span(),
+                        format!("no [[server]] is called `{}`", target.get_ref()),
+                        format!("allowed: {}", self.unique_server_names().join(", ")),
+                    );
+                    return None;
+                };
+                if self.server_inherits[index] {
+                    self.report(
+                        target.span(),
+                        format!(
+                            "server `{}` inherits bandwidth, so its body cannot call another \
+                             server",
+                            self.server_names[index]
+                        ),
+                        "allowed: run steps only in the body of a server with \
+                         bandwidth-inheritance",
+                    );
+                    return None;
+                }
+                if self.server_inherits[callee] || self.server_priorities[callee].is_some() {
+                    self.report(
+                        target.span(),
+                        format!(
+                            "server `{}` inherits bandwidth or has a priority, so only tasks call \
+                             it",
+                            target.get_ref()
+                        ),
+                        "allowed: calls from a body to servers without bandwidth-inheritance \
+                         and without priority",
+                    );
+                    return None;
+                }
+                called.push((callee, target.span()));
+                Some(ServerStep::Invoke(callee))
+            }
+            other => {
+                let start = spanned.span().start;
+                self.report(
+                    start..start,
+                    format!("a server's body runs and calls, but this step is {other}"),
+                    BODY_HELP,
+                );
+                None
+            }
+        }
+    }
+
+    /// No server calls itself, directly or through others (its caller would wait for it at
+    /// its own gate for ever). Reported at the call that closes a cycle.
+    fn no_call_cycles(&mut self, calls: &[Vec<(usize, Range<usize>)>]) -> bool {
+        let mut valid = true;
+        for start in 0..calls.len() {
+            // Depth-first from `start`, the path of servers so far.
+            let mut path = vec![start];
+            let mut stack = vec![(start, 0usize)];
+            let mut seen = vec![false; calls.len()];
+            seen[start] = true;
+            while let Some((server, next)) = stack.pop() {
+                let Some((callee, span)) = calls[server].get(next).cloned() else {
+                    path.pop();
+                    continue;
+                };
+                stack.push((server, next + 1));
+                // A cycle is reported once, from its first server in file order.
+                if callee == start && path.iter().all(|&s| s >= start) {
+                    let names: Vec<&str> = path
+                        .iter()
+                        .chain(std::iter::once(&start))
+                        .map(|&s| self.server_names[s].as_str())
+                        .collect();
+                    let message = format!(
+                        "server `{}` would call itself: {}",
+                        self.server_names[start],
+                        names.join(" -> ")
+                    );
+                    self.report(
+                        span,
+                        message,
+                        "allowed: calls that end; a server never waits at its own gate",
+                    );
+                    valid = false;
+                    break;
+                }
+                if !seen[callee] {
+                    seen[callee] = true;
+                    path.push(callee);
+                    stack.push((callee, 0));
+                }
+            }
+        }
+        valid
+    }
+
+    fn unique_server_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for name in &self.server_names {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+        names
     }
 
     /// `gate = "fifo-ipc" | "prio-ipc"`.
@@ -125,13 +314,7 @@ impl Checker<'_> {
             let help = if self.server_names.is_empty() {
                 "add a [[server]] table with this name, a gate and an operation".to_owned()
             } else {
-                let mut names: Vec<&str> = Vec::new();
-                for name in &self.server_names {
-                    if !names.contains(&name.as_str()) {
-                        names.push(name);
-                    }
-                }
-                format!("allowed: {}", names.join(", "))
+                format!("allowed: {}", self.unique_server_names().join(", "))
             };
             self.report(
                 raw.span(),

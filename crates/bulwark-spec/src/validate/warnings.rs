@@ -8,7 +8,7 @@
 //! - a sporadic task whose jitter is above its minimum inter-arrival time;
 //! - a task whose first release (offset) is after the end of the run (`duration`);
 //! - a reservation whose non-preemptive region (eta) is longer than its budget;
-//! - a server no task's script invokes.
+//! - a server that neither a task's script nor another server's body invokes.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -109,11 +109,16 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
         }
         eta_above_budget(raw_task, task, source, &mut found);
     }
-    for (spanned, server) in raw.server.iter().zip(&scenario.servers) {
-        if server.clients.is_empty() {
+    for (index, (spanned, server)) in raw.server.iter().zip(&scenario.servers).enumerate() {
+        let call = crate::model::ServerStep::Invoke(index);
+        let called_by_a_server = scenario
+            .servers
+            .iter()
+            .any(|other| other.body.contains(&call));
+        if server.clients.is_empty() && !called_by_a_server {
             found.push(source.error(
                 spanned.get_ref().name.span(),
-                format!("no task invokes server `{}`", server.name),
+                format!("nothing invokes server `{}`", server.name),
                 format!(
                     "allowed: a script step {{ invoke = \"{}\" }} in a task that calls it, or \
                      no [[server]] table",
