@@ -228,16 +228,18 @@ fn run() -> Result<ExperimentReport, LabError> {
         source: "seL4 MCS passive servers; MC-IPC paper, sections III (bandwidth inheritance) \
                  and VI (FIFO-IPC, PRIO-IPC); SPR paper (sporadic rule)"
             .into(),
-        summary: "One system file, `scenarios/passive-servers.toml`, with a server per core \
-                  that tasks call with `invoke` steps. A call donates the caller's scheduling \
-                  context to the server for the operation, so the operation runs at the \
-                  caller's priority and on its budget, and the gate queues the callers that \
-                  find the server busy. Without bandwidth inheritance (cores 0 and 1), a \
-                  caller out of budget holds the server until its replenishment, and a \
-                  middle-priority task delays a server working for a low caller while a high \
-                  caller waits. With it (core 2), the waiting caller's own context finishes \
-                  the request in service, so its wait is bounded by the operations ahead of \
-                  it and paid from its own budget."
+        summary: "Two system files, `scenarios/passive-servers.toml` (three cores) and \
+                  `scenarios/shared-server.toml` (two cores), whose tasks call servers with \
+                  `invoke` steps. A call donates the caller's scheduling context to the server \
+                  for the operation, so the operation runs on the caller's budget (at its \
+                  priority, or at the server's ceiling), and the gate queues the callers that \
+                  find the server busy. Without bandwidth inheritance a caller out of budget \
+                  holds the server until its replenishment, on its own core or, through a \
+                  shared server, on another; and a middle-priority task delays a server working \
+                  for a low caller while a high caller waits, unless the server has a ceiling. \
+                  With it (core 2), the waiting caller's own context finishes the request in \
+                  service: while its budget lasts, it waits only for the operations ahead of \
+                  it, and pays for them."
             .into(),
         checks,
         tables: vec![
