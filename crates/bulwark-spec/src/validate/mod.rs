@@ -116,18 +116,11 @@ impl Checker<'_> {
         };
         let mut servers = self.servers(raw);
         let tasks = self.tasks(&raw.task, policy, cores);
-        if let (Some(tasks), Some(policy)) = (&tasks, policy) {
-            let core_policies = self.core_policies.clone();
-            let policy_of = |core: u16| {
-                core_policies
-                    .iter()
-                    .find(|(c, _)| *c == core)
-                    .map_or(policy, |(_, p)| *p)
-            };
-            self.server_clients(tasks, &policy_of, servers.as_mut());
+        let task_policies = self.task_policies(raw, policy, cores);
+        if let Some(tasks) = &tasks {
+            self.server_clients(tasks, &task_policies, servers.as_mut());
         }
         let groups = self.groups(raw, cost.as_ref());
-        let task_policies = self.task_policies(raw, policy, cores);
         let vbs = self.vbs(raw, policy, &task_policies);
         if let (Some(tasks), Some(groups)) = (&tasks, &groups) {
             self.terminations(tasks, groups);

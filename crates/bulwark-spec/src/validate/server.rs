@@ -339,7 +339,7 @@ impl Checker<'_> {
     pub(super) fn server_clients(
         &mut self,
         tasks: &[TaskSpec],
-        policy_of: &dyn Fn(u16) -> PolicyKind,
+        task_policies: &[Option<PolicyKind>],
         servers: Option<&mut Vec<ServerSpec>>,
     ) {
         let mut callers: Vec<Vec<usize>> = vec![Vec::new(); self.server_names.len()];
@@ -368,7 +368,9 @@ impl Checker<'_> {
                 }
             }
             if !clients.contains(&invocation.caller) {
-                self.ceiling(invocation.server, caller, policy_of(caller.core));
+                if let Some(policy) = task_policies[invocation.caller] {
+                    self.ceiling(invocation.server, caller, policy);
+                }
                 clients.push(invocation.caller);
             }
         }
