@@ -196,10 +196,8 @@ pub struct Machine<'a> {
     scenario: &'a Scenario,
     seed: u64,
     objects: KernelObjects,
-    /// Per server: where the request in service stands.
-    operations: Vec<Option<servers::Progress>>,
-    /// Per server: the server whose body made the request in service (a nested call).
-    parents: Vec<Option<usize>>,
+    /// Per server: the request in service, if any.
+    in_service: Vec<Option<servers::InService>>,
     /// VBS first arrivals and records, when some core runs VBS.
     vbs: Option<Box<VbsLog>>,
     /// VBS schedulers are told each action's load.
@@ -311,8 +309,7 @@ impl<'a> Machine<'a> {
             scenario,
             seed,
             objects: KernelObjects::new(scenario)?,
-            operations: vec![None; scenario.servers.len()],
-            parents: vec![None; scenario.servers.len()],
+            in_service: vec![None; scenario.servers.len()],
             vbs,
             disclose_vbs_loads: vbs_options.disclose_loads,
             check_invariants: vbs_options.check_invariants,

@@ -30,12 +30,14 @@ use crate::behaviour::draw;
 use crate::event::EventKind;
 use crate::SimError;
 
-/// Where the request a server is serving stands: the index of the body's next step, and what
-/// is left of the run in progress.
+/// The request a server is serving: where its body stands (the index of the next step, and
+/// what is left of the run in progress), and the server whose body made it, for a nested
+/// call, whose reply returns the context there.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Progress {
+pub(super) struct InService {
     next: usize,
     left: Duration,
+    parent: Option<usize>,
 }
 
 impl Machine<'_> {
@@ -62,7 +64,7 @@ impl Machine<'_> {
         t.lends_to = None;
         self.gate_call(InvokeGate { gate, task, client }, "invoke", task, now, work)?;
         if self.objects.kernel().served(gate).is_none() {
-            self.serve_next(core, server, now, work)?;
+            self.serve_next(core, task, server, now, work)?;
             return Ok(false);
         }
         let inherits = self.scenario.servers[server].bandwidth_inheritance;
@@ -91,9 +93,10 @@ impl Machine<'_> {
     ) -> Result<(), SimError> {
         let gate = GateId(server as u32);
         let caller = self.gate_call(ReplyGate { gate }, "reply", task, now, work)?;
-        self.operations[server] = None;
         // A nested request's reply returns the context to the body that made it.
-        let parent = self.parents[server].take();
+        let parent = self.in_service[server]
+            .take()
+            .and_then(|request| request.parent);
         let t = &mut self.tasks[caller.index()];
         t.serving = parent;
         t.lends_to = parent;
@@ -106,38 +109,37 @@ impl Machine<'_> {
             };
             self.tell(core, now, "set-priority", caller, event, work)?;
         }
-        self.serve_next(core, server, now, work)
+        self.serve_next(core, task, server, now, work)
     }
 
-    /// The idle `server` takes its next request, if one waits (`mc_wait`), and draws its
-    /// operation: the caller's context runs it from now. A caller that blocked is woken for
-    /// it, continuing its job.
+    /// The idle `server` takes its next request, if one waits (`mc_wait`, made by `task`'s
+    /// call), and draws its first run: the caller's context runs it from now. A caller that
+    /// blocked is woken for it, continuing its job.
     fn serve_next(
         &mut self,
         core: u16,
+        task: TaskId,
         server: usize,
         now: Instant,
         work: &mut Work,
     ) -> Result<(), SimError> {
         let gate = GateId(server as u32);
-        let next = self.gate_call(Wait { gate }, "wait", TaskId(0), now, work)?;
+        let next = self.gate_call(Wait { gate }, "wait", task, now, work)?;
         let Some(caller) = next else {
             return Ok(());
         };
         let t = &mut self.tasks[caller.index()];
-        self.parents[server] = t.serving;
         // The first run is drawn now, from the caller's stream, as every later one is.
-        let mut progress = Progress {
+        let mut request = InService {
             next: 0,
             left: Duration::ZERO,
+            parent: t.serving,
         };
         if let Some(ServerStep::Run(run)) = self.scenario.servers[server].body.first() {
-            progress = Progress {
-                next: 1,
-                left: draw(run, &mut t.rng),
-            };
+            request.next = 1;
+            request.left = draw(run, &mut t.rng);
         }
-        self.operations[server] = Some(progress);
+        self.in_service[server] = Some(request);
         t.serving = Some(server);
         let blocked = t.lends_to.is_none();
         t.lends_to = Some(server);
@@ -246,7 +248,7 @@ impl Machine<'_> {
         server: usize,
     ) -> Option<Step> {
         let refill = self.tasks[task.index()].refill_left;
-        let mut progress = self.operations[server]?;
+        let mut progress = self.in_service[server]?;
         if progress.left.is_zero() {
             // The body's next step: a run (drawn from the request's caller's stream), a
             // nested call, or the end and the reply.
@@ -254,7 +256,7 @@ impl Machine<'_> {
                 None => return Some(Step::Enter(Entry::Reply { task, server })),
                 Some(ServerStep::Invoke(callee)) => {
                     progress.next += 1;
-                    self.operations[server] = Some(progress);
+                    self.in_service[server] = Some(progress);
                     let server = *callee;
                     return Some(Step::Enter(Entry::Invoke { task, server }));
                 }
@@ -266,7 +268,7 @@ impl Machine<'_> {
                         .unwrap_or(task);
                     progress.next += 1;
                     progress.left = draw(run, &mut self.tasks[caller.index()].rng);
-                    self.operations[server] = Some(progress);
+                    self.in_service[server] = Some(progress);
                 }
             }
         }
@@ -280,7 +282,7 @@ impl Machine<'_> {
     #[inline(never)]
     pub(super) fn charge_operation(&mut self, task: TaskId, server: usize, own: Duration) {
         self.tasks[task.index()].metrics.server_ns += own.as_nanos();
-        if let Some(operation) = self.operations[server].as_mut() {
+        if let Some(operation) = self.in_service[server].as_mut() {
             operation.left = operation.left.saturating_sub(own);
         }
     }
