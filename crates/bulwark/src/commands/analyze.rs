@@ -314,12 +314,7 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
             })
         );
     } else {
-        text.push_str(&super::uncounted::note(&super::uncounted::kernel_costs(
-            &scenario.cost,
-        )));
-        text.push_str(&super::uncounted::gate_note(&super::uncounted::gate_waits(
-            scenario,
-        )));
+        text.push_str(&super::uncounted::notes(scenario));
         text.push_str(&format!(
             "\nsummary: {}\n",
             if all_admitted {
@@ -532,12 +527,7 @@ fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
             })
         );
     } else {
-        text.push_str(&super::uncounted::note(&super::uncounted::kernel_costs(
-            &scenario.cost,
-        )));
-        text.push_str(&super::uncounted::gate_note(&super::uncounted::gate_waits(
-            scenario,
-        )));
+        text.push_str(&super::uncounted::notes(scenario));
         out!("{text}");
     }
     if all_admitted {

@@ -316,12 +316,7 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
             text.push_str(&format!("  not analysable: {why}\n"));
         }
     }
-    text.push_str(&super::uncounted::note(&super::uncounted::kernel_costs(
-        &scenario.cost,
-    )));
-    text.push_str(&super::uncounted::gate_note(&super::uncounted::gate_waits(
-        scenario,
-    )));
+    text.push_str(&super::uncounted::notes(scenario));
     text.push_str(&format!(
         "\nsummary: {}\n",
         match overall {

@@ -72,6 +72,12 @@ pub fn gate_waits(scenario: &Scenario) -> Vec<&str> {
         .collect()
 }
 
+/// The notes under a scenario analysis's table: the kernel costs and the gate waits its
+/// bounds leave out (each empty when there are none).
+pub fn notes(scenario: &Scenario) -> String {
+    note(&kernel_costs(&scenario.cost)) + &gate_note(&gate_waits(scenario))
+}
+
 /// The note under a table whose bounds leave out `callers`' gate waits; empty when none.
 pub fn gate_note(callers: &[&str]) -> String {
     if callers.is_empty() {
