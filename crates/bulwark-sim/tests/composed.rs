@@ -16,16 +16,9 @@ use bulwark_spec::{
 };
 use proptest::prelude::*;
 
-const POLICIES: [PolicyKind; 8] = [
-    PolicyKind::FixedPriority,
-    PolicyKind::Edf,
-    PolicyKind::DeferrableServer,
-    PolicyKind::SporadicServer,
-    PolicyKind::Spr,
-    PolicyKind::SprDeferrable,
-    PolicyKind::Cbs,
-    PolicyKind::HardCbs,
-];
+/// How many policies a core may draw: `PolicyKind::ALL` but its last, VBS.
+const POLICIES: usize = PolicyKind::ALL.len() - 1;
+const _: () = assert!(matches!(PolicyKind::ALL[POLICIES].0, PolicyKind::Vbs));
 
 /// What a random step may be; a `Terminate` and an `Invoke` are resolved against the task's
 /// core once the tasks are known.
@@ -64,7 +57,7 @@ struct Plan {
 fn plan() -> impl Strategy<Value = Plan> {
     (
         1u16..4,
-        proptest::collection::vec(0usize..POLICIES.len(), 3),
+        proptest::collection::vec(0usize..POLICIES, 3),
         proptest::collection::vec(
             (
                 0u16..3,
@@ -98,7 +91,8 @@ fn plan() -> impl Strategy<Value = Plan> {
 /// group (with `step` only for a target in a group), and the inheriting server is called
 /// from core 0 only.
 fn scenario(plan: &Plan) -> Scenario {
-    let policy_of = |core: u16| POLICIES[plan.policies[core as usize]];
+    // Every policy but the last, VBS, whose tasks run actions.
+    let policy_of = |core: u16| PolicyKind::ALL[plan.policies[core as usize]].0;
     let core_of: Vec<u16> = plan.tasks.iter().map(|t| t.0 % plan.cores).collect();
     // Odd tasks are in the one group; a terminate from a group member targets a non-member.
     let in_group = |task: usize| task % 2 == 1;

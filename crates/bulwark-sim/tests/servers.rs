@@ -90,6 +90,33 @@ fn prio_serves_the_most_urgent_first() {
     assert_eq!(wait_of(&outcome, "b"), (1, 3_900_000));
 }
 
+/// The trace's server slices as (core, task, start ns, end ns), in the order recorded.
+fn server_slices(outcome: &Outcome) -> Vec<(u16, u32, u64, u64)> {
+    let trace = outcome.trace.as_ref().expect("recorded");
+    trace
+        .slices
+        .iter()
+        .filter(|s| s.kind == SliceKind::Server)
+        .map(|s| {
+            let task = s.task.expect("charged").0;
+            (s.core, task, s.start.as_nanos(), s.end.as_nanos())
+        })
+        .collect()
+}
+
+/// Server slices as (task, start ns, end ns), those that continue one another on the same
+/// task's context joined (a preemption splits one stretch into several slices).
+fn joined(slices: &[(u16, u32, u64, u64)]) -> Vec<(u32, u64, u64)> {
+    let mut out: Vec<(u32, u64, u64)> = Vec::new();
+    for &(_, task, start, end) in slices {
+        match out.last_mut() {
+            Some(last) if last.0 == task && last.2 == start => last.2 = end,
+            _ => out.push((task, start, end)),
+        }
+    }
+    out
+}
+
 fn server_ns(outcome: &Outcome) -> Vec<u64> {
     outcome.tasks.iter().map(|t| t.server_ns).collect()
 }
@@ -118,26 +145,8 @@ fn inheritance_runs_the_request_in_service_on_the_waiting_callers() {
 fn operations_are_server_slices_charged_to_the_caller() {
     let outcome = run(&three_callers("fifo-ipc"));
     let trace = outcome.trace.as_ref().expect("recorded");
-    let server: Vec<(u32, u64, u64)> = trace
-        .slices
-        .iter()
-        .filter(|s| s.kind == SliceKind::Server)
-        .map(|s| {
-            (
-                s.task.expect("charged").0,
-                s.start.as_nanos(),
-                s.end.as_nanos(),
-            )
-        })
-        .collect();
     // a: [0, 0.1), [0.1, 0.2), [0.2, 2) (the preemptions split it); then b and c.
-    let merged: Vec<(u32, u64, u64)> = server.iter().fold(Vec::new(), |mut out, &s| {
-        match out.last_mut() {
-            Some(last) if last.0 == s.0 && last.2 == s.1 => last.2 = s.2,
-            _ => out.push(s),
-        }
-        out
-    });
+    let merged = joined(&server_slices(&outcome));
     assert_eq!(
         merged,
         vec![
@@ -192,13 +201,11 @@ script = [{ sleep-until = "2ms" }, { terminate = "a" }, { sleep-until = "20ms" }
     assert_eq!(b_done, vec![Some(Instant::from_nanos(7_000_000))]);
 }
 
-/// A server without bandwidth inheritance may have callers on two cores: `a` (core 0) calls
-/// at 0 and its context runs the 2 ms operation; `b` (core 1) calls at 0.5 ms and blocks. The
-/// reply at 2 ms hands the server to `b`, whose core takes an interrupt and wakes it: its
-/// request runs 2..4 ms on core 1, after a wait of 1.5 ms.
-#[test]
-fn a_reply_wakes_the_next_caller_on_its_own_core() {
-    let outcome = run(r#"
+/// Two cores sharing `store` (2 ms, FIFO-IPC, no inheritance): `a` (core 0, priority 1)
+/// calls it at 0, `b` (core 1, priority `b`) at 0.5 ms; `extra` adds tasks.
+fn two_cores(b: u8, extra: &str) -> String {
+    format!(
+        r#"
 name = "two-cores"
 policy = "fixed-priority"
 cores = 2
@@ -213,31 +220,27 @@ operation = "2ms"
 name = "a"
 core = 0
 priority = 1
-script = [{ invoke = "store" }, { sleep-until = "10ms" }]
+script = [{{ invoke = "store" }}, {{ sleep-until = "10ms" }}]
 
 [[task]]
 name = "b"
 core = 1
-priority = 1
-script = [{ sleep-until = "500us" }, { invoke = "store" }, { sleep-until = "10ms" }]
-"#);
+priority = {b}
+script = [{{ sleep-until = "500us" }}, {{ invoke = "store" }}, {{ sleep-until = "10ms" }}]
+{extra}"#
+    )
+}
+
+/// A server without bandwidth inheritance may have callers on two cores: `a` (core 0) calls
+/// at 0 and its context runs the 2 ms operation; `b` (core 1) calls at 0.5 ms and blocks. The
+/// reply at 2 ms hands the server to `b`, whose core takes an interrupt and wakes it: its
+/// request runs 2..4 ms on core 1, after a wait of 1.5 ms.
+#[test]
+fn a_reply_wakes_the_next_caller_on_its_own_core() {
+    let outcome = run(&two_cores(1, ""));
     assert_eq!(wait_of(&outcome, "b"), (1, 1_500_000));
-    let trace = outcome.trace.as_ref().expect("recorded");
-    let server: Vec<(u16, u32, u64, u64)> = trace
-        .slices
-        .iter()
-        .filter(|s| s.kind == SliceKind::Server)
-        .map(|s| {
-            (
-                s.core,
-                s.task.expect("charged").0,
-                s.start.as_nanos(),
-                s.end.as_nanos(),
-            )
-        })
-        .collect();
     assert_eq!(
-        server,
+        server_slices(&outcome),
         vec![(0, 0, 0, 2_000_000), (1, 1, 2_000_000, 4_000_000)]
     );
 }
@@ -248,50 +251,20 @@ script = [{ sleep-until = "500us" }, { invoke = "store" }, { sleep-until = "10ms
 /// still wake at 2 ms (a wait of 1.5 ms), not at 10.
 #[test]
 fn a_wake_up_from_another_core_is_not_lost_to_a_timer_reprogrammed_at_the_same_instant() {
-    let outcome = run(r#"
-name = "two-cores"
-policy = "fixed-priority"
-cores = 2
-duration = "10ms"
-
-[[server]]
-name = "store"
-gate = "fifo-ipc"
-operation = "2ms"
-
-[[task]]
-name = "a"
-core = 0
-priority = 1
-script = [{ invoke = "store" }, { sleep-until = "10ms" }]
-
-[[task]]
-name = "b"
-core = 1
-priority = 5
-script = [{ sleep-until = "500us" }, { invoke = "store" }, { sleep-until = "10ms" }]
-
+    let c = r#"
 [[task]]
 name = "c"
 core = 1
 priority = 1
 script = [{ sleep-until = "500us" }, { run = "1500us" }, { sleep-until = "10ms" }]
-"#);
+"#;
+    let outcome = run(&two_cores(5, c));
     assert_eq!(wait_of(&outcome, "b"), (1, 1_500_000));
-    let trace = outcome.trace.as_ref().expect("recorded");
-    let on_core_1: Vec<(u32, u64, u64)> = trace
-        .slices
-        .iter()
-        .filter(|s| s.kind == SliceKind::Server && s.core == 1)
-        .map(|s| {
-            (
-                s.task.expect("charged").0,
-                s.start.as_nanos(),
-                s.end.as_nanos(),
-            )
-        })
+    let on_core_1: Vec<_> = server_slices(&outcome)
+        .into_iter()
+        .filter(|s| s.0 == 1)
         .collect();
-    assert_eq!(on_core_1, vec![(1, 2_000_000, 4_000_000)]);
+    assert_eq!(on_core_1, vec![(1, 1, 2_000_000, 4_000_000)]);
 }
 
 /// A server's priority is a ceiling the caller's thread runs its operation at. Core 1 of
@@ -380,25 +353,7 @@ script = [{ sleep-until = "1500us" }, { invoke = "db" }, { sleep-until = "20ms" 
     let (a, b) = (&outcome.tasks[0], &outcome.tasks[1]);
     assert_eq!((a.invocations, a.server_ns), (2, 4_000_000));
     assert_eq!((b.invocations, b.server_ns), (1, 2_000_000));
-    let trace = outcome.trace.as_ref().expect("recorded");
-    let merged = trace
-        .slices
-        .iter()
-        .filter(|s| s.kind == SliceKind::Server)
-        .map(|s| {
-            (
-                s.task.expect("charged").0,
-                s.start.as_nanos(),
-                s.end.as_nanos(),
-            )
-        })
-        .fold(Vec::<(u32, u64, u64)>::new(), |mut out, s| {
-            match out.last_mut() {
-                Some(last) if last.0 == s.0 && last.2 == s.1 => last.2 = s.2,
-                _ => out.push(s),
-            }
-            out
-        });
+    let merged = joined(&server_slices(&outcome));
     assert_eq!(
         merged,
         vec![
@@ -580,16 +535,7 @@ proptest! {
     #[test]
     fn every_policy_takes_gate_blocking_and_lending(
         mut scenario in callers(),
-        policy in prop::sample::select(vec![
-            PolicyKind::FixedPriority,
-            PolicyKind::Edf,
-            PolicyKind::DeferrableServer,
-            PolicyKind::SporadicServer,
-            PolicyKind::Spr,
-            PolicyKind::SprDeferrable,
-            PolicyKind::Cbs,
-            PolicyKind::HardCbs,
-        ]),
+        policy in prop::sample::select(per_core_policies_but_vbs()),
     ) {
         scenario.policy = policy;
         // On a fixed-priority core a server may run at its callers' ceiling.
@@ -653,6 +599,15 @@ proptest! {
             }
         }
     }
+}
+
+/// Every policy a scenario can name but VBS, whose tasks run actions.
+fn per_core_policies_but_vbs() -> Vec<PolicyKind> {
+    PolicyKind::ALL
+        .iter()
+        .map(|&(policy, _)| policy)
+        .filter(|&policy| policy != PolicyKind::Vbs)
+        .collect()
 }
 
 /// Every `invoke` in `steps` calls server 0.
