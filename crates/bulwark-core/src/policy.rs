@@ -20,7 +20,9 @@
 //! Every call reports the bounded work it did into a [`Work`] record; a kernel may ignore it,
 //! the simulator charges it through its cost model, and tests assert the bounds on it.
 
-use crate::{CoreError, Duration, Instant, Priority, TaskId, Work};
+#[cfg(doc)]
+use crate::Notice;
+use crate::{CoreError, Duration, Instant, Notices, Priority, TaskId, Work};
 
 /// What a task's wake-up starts.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -155,6 +157,23 @@ pub trait Policy {
         let _ = task;
         None
     }
+
+    /// The task ids `0..capacity` the policy reports budget notices of
+    /// ([`take_notices`](Policy::take_notices)); policies without budgets keep this default,
+    /// zero.
+    fn notice_capacity(&self) -> usize {
+        0
+    }
+
+    /// Moves the budget notices recorded since the last call into `notices`, which holds at
+    /// least [`notice_capacity`](Policy::notice_capacity) ids: a task's budget ran out while
+    /// it ran ([`Notice::BudgetExhausted`]), a depleted task's budget came back
+    /// ([`Notice::Replenished`]). The MC-IPC gate aborts a waiting client's request on the
+    /// first and reissues it on the second. Policies without budgets keep this default,
+    /// which reports none.
+    fn take_notices(&mut self, notices: &mut Notices) {
+        let _ = notices;
+    }
 }
 
 /// A boxed policy is a policy, so that `PerCore<Box<dyn Policy>>` (a policy chosen at run
@@ -238,5 +257,15 @@ impl<P: Policy + ?Sized> Policy for alloc::boxed::Box<P> {
     #[inline]
     fn scheduling_window(&self, task: TaskId) -> Option<(Instant, Instant)> {
         (**self).scheduling_window(task)
+    }
+
+    #[inline]
+    fn notice_capacity(&self) -> usize {
+        (**self).notice_capacity()
+    }
+
+    #[inline]
+    fn take_notices(&mut self, notices: &mut Notices) {
+        (**self).take_notices(notices)
     }
 }

@@ -191,6 +191,29 @@ impl Notices {
         Ok(())
     }
 
+    /// Moves every notice of `other` into this record and clears `other`: a notice already
+    /// recorded here stays one entry. Refused, with nothing moved, when `other` may name
+    /// thread ids beyond this record's capacity.
+    pub fn take_from(&mut self, other: &mut Notices) -> Result<(), SchedulerError> {
+        if other.is_empty() {
+            return Ok(());
+        }
+        if other.flags.len() > self.flags.len() {
+            return Err(SchedulerError::NoticeCapacity);
+        }
+        for (mine, theirs) in self.flags.iter_mut().zip(&other.flags) {
+            let new = theirs & !*mine;
+            *mine |= new;
+            self.count += new.count_ones() as usize;
+        }
+        if other.mode_switch && !self.mode_switch {
+            self.mode_switch = true;
+            self.count += 1;
+        }
+        other.clear();
+        Ok(())
+    }
+
     /// The recorded notices: the mode switch first, then by thread id and kind.
     pub fn iter(&self) -> impl Iterator<Item = Notice> + '_ {
         let switch = self.mode_switch.then_some(Notice::ModeSwitch);
@@ -319,10 +342,9 @@ pub trait ClusterScheduler {
 /// to [`Policy::sleep`], `Block` to [`Policy::block`], `Timer` to
 /// [`Policy::timer_interrupt`], `Reconfigure` to [`Policy::reconfigure`]) and
 /// [`decide`](ClusterScheduler::decide) to [`Policy::schedule`], whose [`crate::Decision`] is
-/// core 0's. The adapter reports no notices: the [`Policy`] interface does not say when a
-/// budget is exhausted or replenished (only [`Policy::remaining_budget`] at one instant, which
-/// misses an exhaustion followed by a replenishment within one call), and a notice that could
-/// be missed is not one kernel objects may rely on.
+/// core 0's. The policy's budget notices ([`Policy::take_notices`]: a budget exhausted while
+/// its task ran, a depleted budget replenished) are reported by `decide`, which follows every
+/// event at the same instant, so a kernel object acts on them before anything runs.
 ///
 /// Generic, so each policy's calls are monomorphised; `PerCore<Box<dyn Policy>>` works too.
 #[derive(Clone, Debug)]
@@ -362,7 +384,7 @@ impl<P: Policy> ClusterScheduler for PerCore<P> {
     }
 
     fn notice_capacity(&self) -> usize {
-        0
+        self.policy.notice_capacity()
     }
 
     #[inline]
@@ -395,18 +417,22 @@ impl<P: Policy> ClusterScheduler for PerCore<P> {
         &mut self,
         now: Instant,
         decisions: &mut [CoreDecision],
-        _notices: &mut Notices,
+        notices: &mut Notices,
         work: &mut Work,
     ) -> Result<(), SchedulerError> {
         // Validate before scheduling: a refused call must leave the policy as it was.
         let [core] = decisions else {
             return Err(SchedulerError::CoreCount);
         };
+        if notices.capacity() < self.policy.notice_capacity() {
+            return Err(SchedulerError::NoticeCapacity);
+        }
         let decision = self.policy.schedule(now, work);
         *core = CoreDecision {
             next: decision.next,
             timer: decision.timer,
         };
+        self.policy.take_notices(notices);
         Ok(())
     }
 

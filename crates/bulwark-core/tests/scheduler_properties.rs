@@ -4,6 +4,7 @@
 //! the clustered scheduler answers as its direct calls do under the documented mapping, with
 //! notices exactly the counters' changes.
 
+use bulwark_core::bandwidth::{Cbs, CbsServer};
 use bulwark_core::reservation::clustered::{
     ClusterConfig, ClusteredScheduler, ReservationId, ReservationKind, Slot, Sporadic,
     SporadicOrder,
@@ -80,6 +81,9 @@ fn adapter_answers_as_the_policy<P: Policy + Clone>(
     let mut direct = policy.clone();
     let mut cluster = PerCore::new(policy);
     let mut notices = Notices::with_capacity(cluster.notice_capacity());
+    let mut direct_notices = Notices::with_capacity(direct.notice_capacity());
+    // The task the last decision chose: the only one whose budget can run out meanwhile.
+    let mut ran: Option<TaskId> = None;
     let mut now = Instant::ZERO;
     for &(gap, call) in calls {
         now = now.saturating_add(Duration::from_nanos(gap));
@@ -117,12 +121,42 @@ fn adapter_answers_as_the_policy<P: Policy + Clone>(
                 let straight = direct.schedule(now, &mut direct_work);
                 prop_assert_eq!(decision[0].next, straight.next);
                 prop_assert_eq!(decision[0].timer, straight.timer);
+                direct.take_notices(&mut direct_notices);
+                prop_assert_eq!(&notices, &direct_notices);
+                notices_mean_what_they_say(&direct, &notices, ran, now)?;
+                notices.clear();
+                direct_notices.clear();
+                ran = straight.next;
             }
         }
         prop_assert_eq!(work, direct_work);
+        // A per-core policy's notices come with the decision that follows the event.
         prop_assert!(notices.is_empty());
         cluster.check_invariants().map_err(TestCaseError::fail)?;
         direct.check_invariants().map_err(TestCaseError::fail)?;
+    }
+    Ok(())
+}
+
+/// An exhaustion is of the task that ran until `now`; a replenishment of a task with a budget.
+fn notices_mean_what_they_say<P: Policy>(
+    policy: &P,
+    notices: &Notices,
+    ran: Option<TaskId>,
+    now: Instant,
+) -> Result<(), TestCaseError> {
+    for notice in notices.iter() {
+        match notice {
+            Notice::BudgetExhausted { task } => {
+                prop_assert_eq!(Some(task), ran, "only the running task exhausts its budget");
+            }
+            Notice::Replenished { task } => {
+                // Of a task with a budget (which an overrun the random calls allow may still
+                // owe, so the amount is not checked here).
+                prop_assert!(policy.remaining_budget(task, now).is_some());
+            }
+            other => prop_assert!(false, "a per-core policy reported {:?}", other),
+        }
     }
     Ok(())
 }
@@ -274,6 +308,26 @@ proptest! {
         calls in calls(),
     ) {
         adapter_answers_as_the_policy(spr(&plans), &calls)?;
+    }
+
+    #[test]
+    fn spr_deferrable_and_cbs_through_the_adapter_answer_as_the_policies(
+        plans in proptest::collection::vec((0u8..4, 1u64..40, 20u64..100, 1u16..4), 1..=TASKS as usize),
+        calls in calls(),
+    ) {
+        let mut deferrable = Spr::with_capacity(TASKS as usize, ReplenishmentRule::Deferrable);
+        let mut soft = Cbs::with_capacity(TASKS as usize);
+        let mut hard = Cbs::with_capacity(TASKS as usize);
+        for (i, &(priority, budget, period, _)) in plans.iter().enumerate() {
+            let (budget, period) = (Duration::from_nanos(budget.min(period)), Duration::from_nanos(period));
+            let task = TaskId(i as u32);
+            deferrable.add_task(task, Priority(priority), Reservation::new(budget, period)).unwrap();
+            soft.add_server(task, CbsServer::new(budget, period)).unwrap();
+            hard.add_server(task, CbsServer::new(budget, period).hard()).unwrap();
+        }
+        adapter_answers_as_the_policy(deferrable, &calls)?;
+        adapter_answers_as_the_policy(soft, &calls)?;
+        adapter_answers_as_the_policy(hard, &calls)?;
     }
 
     #[test]

@@ -181,3 +181,41 @@ fn one_timeout_per_invocation_however_many_expire() {
         assert!(processed[2] > n, "naive SS: {} for n = {n}", processed[2]);
     }
 }
+
+/// The notices an MC-IPC gate acts on, under both rules: a task with b 2, p 5 that keeps
+/// running from 0. Its budget runs out at 2 (the timer the decision at 0 set): the decision at
+/// 2 reports the exhaustion and idles. Both rules bring the budget back at 5 (sporadic: the
+/// 2 used from the activation at 0 return at 0 + 5; deferrable: the period boundary), so
+/// the decision at 5 reports the replenishment and dispatches it. Nothing else is reported.
+#[test]
+fn exhaustion_and_replenishment_are_noticed_when_they_happen() {
+    use bulwark_core::{Notice, Notices};
+    for rule in [ReplenishmentRule::Sporadic, ReplenishmentRule::Deferrable] {
+        let mut spr = Spr::with_capacity(1, rule);
+        spr.add_task(HI, Priority(1), Reservation::new(d(2), d(5)))
+            .unwrap();
+        spr.activate(at(0), HI, JOB, &mut Work::default()).unwrap();
+        let mut notices = Notices::with_capacity(spr.notice_capacity());
+        let decide = |spr: &mut Spr, now: u64, notices: &mut Notices| {
+            notices.clear();
+            let decision = spr.schedule(at(now), &mut Work::default());
+            spr.take_notices(notices);
+            decision
+        };
+        assert_eq!(
+            decide(&mut spr, 0, &mut notices),
+            decision(Some(0), Some(2))
+        );
+        assert!(notices.is_empty(), "{rule:?}: nothing at 0");
+        assert_eq!(decide(&mut spr, 2, &mut notices).next, None);
+        let exhausted: Vec<Notice> = notices.iter().collect();
+        assert_eq!(
+            exhausted,
+            [Notice::BudgetExhausted { task: HI }],
+            "{rule:?}"
+        );
+        assert_eq!(decide(&mut spr, 5, &mut notices).next, Some(HI));
+        let replenished: Vec<Notice> = notices.iter().collect();
+        assert_eq!(replenished, [Notice::Replenished { task: HI }], "{rule:?}");
+    }
+}

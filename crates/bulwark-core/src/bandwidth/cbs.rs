@@ -27,7 +27,7 @@ use alloc::vec::Vec;
 use crate::heap::IndexedHeap;
 use crate::suspension::{Suspensions, TaskState};
 use crate::timeouts::{key_time, order_key, TimeoutQueue};
-use crate::{CoreError, Decision, Duration, Instant, Policy, TaskId, Wake, Work};
+use crate::{CoreError, Decision, Duration, Instant, Notice, Notices, Policy, TaskId, Wake, Work};
 
 /// A server's parameters: `budget` (`Q`) per `period` (`T`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,6 +111,8 @@ pub struct Cbs {
     tasks: Suspensions,
     /// The server chosen at the last invocation and when its accounting last advanced.
     running: Option<(TaskId, Instant)>,
+    /// Budget notices not yet taken ([`Policy::take_notices`]).
+    notices: Notices,
 }
 
 impl Cbs {
@@ -123,6 +125,7 @@ impl Cbs {
             replenishments: TimeoutQueue::with_capacity(capacity),
             tasks: Suspensions::with_capacity(capacity),
             running: None,
+            notices: Notices::with_capacity(capacity),
         }
     }
 
@@ -222,7 +225,14 @@ impl Cbs {
         let (k, rest) = (excess / q, Duration::from_nanos(excess % q));
         let forfeited = s.server.period.as_nanos().saturating_mul(k);
         work.replenishments_processed += 1;
-        if s.server.hard {
+        let hard = s.server.hard;
+        self.note(Notice::BudgetExhausted { task });
+        if !hard {
+            // Soft CBS recharges at once (with a later deadline).
+            self.note(Notice::Replenished { task });
+        }
+        let s = &mut self.servers[task.index()];
+        if hard {
             // Throttled until d, pushed by the k budgets the overrun already used.
             s.deadline = s.deadline.saturating_add(Duration::from_nanos(forfeited));
             s.debt = rest;
@@ -256,9 +266,16 @@ impl Cbs {
         }
     }
 
+    /// Records `notice` of a server of this scheduler, which the record has room for.
+    fn note(&mut self, notice: Notice) {
+        let recorded = self.notices.record(notice);
+        debug_assert!(recorded.is_ok(), "the record holds every task id");
+    }
+
     /// Hard CBS: recharges the throttled server whose deadline has come.
     fn recharge(&mut self, task: TaskId, work: &mut Work) {
         work.replenishments_processed += 1;
+        self.note(Notice::Replenished { task });
         let s = &mut self.servers[task.index()];
         s.deadline = s.deadline.saturating_add(s.server.period);
         s.remaining = s.server.budget.saturating_sub(s.debt);
@@ -272,6 +289,17 @@ impl Policy for Cbs {
     fn remaining_budget(&self, task: TaskId, _now: Instant) -> Option<Duration> {
         // As of the last accounting (every entry point accounts first).
         self.server_state(task).map(|(remaining, _)| remaining)
+    }
+
+    fn notice_capacity(&self) -> usize {
+        self.servers.len()
+    }
+
+    /// A server whose budget runs out while its task runs (the depletion rule); a soft server
+    /// is recharged in the same step, a hard one when its deadline comes.
+    fn take_notices(&mut self, notices: &mut Notices) {
+        let taken = notices.take_from(&mut self.notices);
+        debug_assert!(taken.is_ok(), "the caller's record holds every task id");
     }
 
     /// The server period `[d - T, d)` of a server with a pending job (active or throttled):
@@ -409,6 +437,41 @@ mod tests {
     const JOB: Wake = Wake::NextJob {
         deadline: Instant::NEVER,
     };
+
+    /// The notices of a server that keeps running, Q = 2, T = 10, arrival at 0: its budget
+    /// runs out at 2. A soft server is recharged at once (d = 20), so the decision at 2
+    /// reports the exhaustion and the replenishment together; a hard one is throttled until
+    /// d = 10, where the recharge is reported.
+    #[test]
+    fn depletion_and_recharge_are_noticed() {
+        use crate::Notice;
+        let task = TaskId(0);
+        for hard in [false, true] {
+            let server = CbsServer::new(ms(2), ms(10));
+            let mut cbs = Cbs::with_capacity(1);
+            cbs.add_server(task, if hard { server.hard() } else { server })
+                .unwrap();
+            let mut w = Work::default();
+            let mut notices = Notices::with_capacity(cbs.notice_capacity());
+            cbs.activate(at(0), task, JOB, &mut w).unwrap();
+            cbs.schedule(at(0), &mut w);
+            cbs.take_notices(&mut notices);
+            assert!(notices.is_empty());
+            let at_2 = cbs.schedule(at(2), &mut w);
+            cbs.take_notices(&mut notices);
+            let exhausted = Notice::BudgetExhausted { task };
+            let replenished = Notice::Replenished { task };
+            assert!(notices.contains(exhausted));
+            assert_eq!(notices.contains(replenished), !hard, "hard: {hard}");
+            assert_eq!(at_2.next, (!hard).then_some(task));
+            notices.clear();
+            if hard {
+                assert_eq!(cbs.schedule(at(10), &mut w).next, Some(task));
+                cbs.take_notices(&mut notices);
+                assert_eq!(notices.iter().collect::<Vec<_>>(), [replenished]);
+            }
+        }
+    }
 
     /// The wake-up rule, both branches, by hand: Q = 2, T = 10 (bandwidth 0.2).
     #[test]

@@ -35,7 +35,9 @@ use super::priority_timeouts::{PriorityTimeouts, TimerSlot};
 use super::replenishment::ReplenishmentQueue;
 use super::Reservation;
 use crate::runqueue::{Link, Linked, RunLists};
-use crate::{CoreError, Decision, Duration, Instant, Policy, Priority, TaskId, Wake, Work};
+use crate::{
+    CoreError, Decision, Duration, Instant, Notice, Notices, Policy, Priority, TaskId, Wake, Work,
+};
 
 /// Which replenishment rule an SPR reservation follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,6 +149,8 @@ pub struct Spr {
     /// The reservations this invocation has touched so far (at most three slots are needed:
     /// an external activation, the previous task and the next one).
     touched: [Option<TaskId>; 3],
+    /// Budget notices not yet taken ([`Policy::take_notices`]).
+    notices: Notices,
 }
 
 impl Spr {
@@ -159,6 +163,7 @@ impl Spr {
             timeouts: PriorityTimeouts::new(),
             running: None,
             touched: [None; 3],
+            notices: Notices::with_capacity(capacity),
         }
     }
 
@@ -391,10 +396,17 @@ impl Spr {
             if self.runqueue.remove(&mut self.tasks, task) {
                 work.queue_entries_moved += 1;
             }
+            self.note(Notice::BudgetExhausted { task });
             self.tasks[task.index()].state = State::Depleted;
             let at = self.replenishment_time(task);
             self.arm_timeout(task, at, work);
         }
+    }
+
+    /// Records `notice` of a task of this scheduler, which the record has room for.
+    fn note(&mut self, notice: Notice) {
+        let recorded = self.notices.record(notice);
+        debug_assert!(recorded.is_ok(), "the record holds every task id");
     }
 
     /// Section IV-B, timeout processing: of all expired timeouts, process only that of the
@@ -415,6 +427,7 @@ impl Spr {
                 self.touch(task, work);
                 work.replenishments_processed += 1;
                 if self.settle(task, now, work) {
+                    self.note(Notice::Replenished { task });
                     self.tasks[task.index()].state = State::Ready;
                     let priority = self.tasks[task.index()].priority;
                     if self.runqueue.push_back(&mut self.tasks, task, priority) {
@@ -463,6 +476,18 @@ fn align_down(at: Instant, period: Duration) -> Instant {
 impl Policy for Spr {
     fn remaining_budget(&self, task: TaskId, now: Instant) -> Option<Duration> {
         self.remaining(task, now)
+    }
+
+    fn notice_capacity(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// A task that runs out of budget while it runs (Algorithm 1, lines 14-18) and the
+    /// replenishment that makes a depleted task ready again (section IV-B's timeout
+    /// processing, so no earlier than SPR processes it).
+    fn take_notices(&mut self, notices: &mut Notices) {
+        let taken = notices.take_from(&mut self.notices);
+        debug_assert!(taken.is_ok(), "the caller's record holds every task id");
     }
 
     fn name(&self) -> &'static str {
