@@ -118,10 +118,14 @@ const MODE_CHANGE: u8 = 4;
 /// one flag for the mode switch. A notice reported twice before the caller clears the record
 /// is one entry ("at least once since the last clear"), so the record can never overflow;
 /// a scheduler refuses a call, before changing anything, when the record is too small for
-/// its threads ([`SchedulerError::NoticeCapacity`]).
+/// its threads ([`SchedulerError::NoticeCapacity`]). The threads with a notice are also kept
+/// in id order, so clearing, moving and reading the record cost the notices it holds, not
+/// its capacity.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Notices {
     flags: Vec<u8>,
+    /// The ids whose flags are not zero, ascending (room for every id is reserved).
+    flagged: Vec<u32>,
     mode_switch: bool,
     count: usize,
 }
@@ -131,6 +135,7 @@ impl Notices {
     pub fn with_capacity(capacity: usize) -> Notices {
         Notices {
             flags: vec![0; capacity],
+            flagged: Vec::with_capacity(capacity),
             mode_switch: false,
             count: 0,
         }
@@ -153,11 +158,12 @@ impl Notices {
 
     /// Forgets every notice.
     pub fn clear(&mut self) {
-        if self.count > 0 {
-            self.flags.iter_mut().for_each(|f| *f = 0);
-            self.mode_switch = false;
-            self.count = 0;
+        for &task in &self.flagged {
+            self.flags[task as usize] = 0;
         }
+        self.flagged.clear();
+        self.mode_switch = false;
+        self.count = 0;
     }
 
     /// True if `notice` is recorded.
@@ -176,18 +182,29 @@ impl Notices {
                     self.mode_switch = true;
                     self.count += 1;
                 }
+                Ok(())
             }
-            Some((task, bit)) => {
-                let flags = self
-                    .flags
-                    .get_mut(task.index())
-                    .ok_or(SchedulerError::NoticeCapacity)?;
-                if *flags & bit == 0 {
-                    *flags |= bit;
-                    self.count += 1;
-                }
-            }
+            Some((task, bit)) => self.set(task.0, bit),
         }
+    }
+
+    /// Sets `bits` of thread `task`'s flags.
+    fn set(&mut self, task: u32, bits: u8) -> Result<(), SchedulerError> {
+        let flags = self
+            .flags
+            .get_mut(task as usize)
+            .ok_or(SchedulerError::NoticeCapacity)?;
+        let new = bits & !*flags;
+        if new == 0 {
+            return Ok(());
+        }
+        if *flags == 0 {
+            // Reserved for every id at construction: the insertion never allocates.
+            let at = self.flagged.partition_point(|&t| t < task);
+            self.flagged.insert(at, task);
+        }
+        *flags |= new;
+        self.count += new.count_ones() as usize;
         Ok(())
     }
 
@@ -201,10 +218,8 @@ impl Notices {
         if other.flags.len() > self.flags.len() {
             return Err(SchedulerError::NoticeCapacity);
         }
-        for (mine, theirs) in self.flags.iter_mut().zip(&other.flags) {
-            let new = theirs & !*mine;
-            *mine |= new;
-            self.count += new.count_ones() as usize;
+        for &task in &other.flagged {
+            self.set(task, other.flags[task as usize])?;
         }
         if other.mode_switch && !self.mode_switch {
             self.mode_switch = true;
@@ -217,22 +232,18 @@ impl Notices {
     /// The recorded notices: the mode switch first, then by thread id and kind.
     pub fn iter(&self) -> impl Iterator<Item = Notice> + '_ {
         let switch = self.mode_switch.then_some(Notice::ModeSwitch);
-        let per_task = self
-            .flags
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| **f != 0)
-            .flat_map(|(i, &f)| {
-                let task = TaskId(i as u32);
-                [
-                    (EXHAUSTED, Notice::BudgetExhausted { task }),
-                    (REPLENISHED, Notice::Replenished { task }),
-                    (MODE_CHANGE, Notice::ModeChange { task }),
-                ]
-                .into_iter()
-                .filter(move |(bit, _)| f & bit != 0)
-                .map(|(_, notice)| notice)
-            });
+        let per_task = self.flagged.iter().flat_map(|&i| {
+            let task = TaskId(i);
+            let f = self.flags[i as usize];
+            [
+                (EXHAUSTED, Notice::BudgetExhausted { task }),
+                (REPLENISHED, Notice::Replenished { task }),
+                (MODE_CHANGE, Notice::ModeChange { task }),
+            ]
+            .into_iter()
+            .filter(move |(bit, _)| f & bit != 0)
+            .map(|(_, notice)| notice)
+        });
         switch.into_iter().chain(per_task)
     }
 

@@ -79,6 +79,11 @@ pub struct TaskDocument<'a> {
     pub server_ns: u64,
     /// Per invocation that found its server busy, the time it waited at the gate.
     pub gate_wait: StatsDocument,
+    /// Per issue of a request to a server with bandwidth inheritance, the execution its
+    /// context gave servers' operations until the reply or the abort.
+    pub request_drain: StatsDocument,
+    /// Its requests an mc-ipc gate aborted when its budget ran out.
+    pub requests_aborted: u64,
 }
 
 /// A duration statistic; `min_ns`, `mean_ns` and `max_ns` are `null` when `count` is 0.
@@ -195,6 +200,8 @@ fn task_document(id: usize, task: &TaskMetrics) -> TaskDocument<'_> {
         invocations: task.invocations,
         server_ns: task.server_ns,
         gate_wait: stats_document(&task.gate_wait),
+        request_drain: stats_document(&task.request_drain),
+        requests_aborted: task.requests_aborted,
     }
 }
 
@@ -349,7 +356,9 @@ mod tests {
                 "preemptions": 0, "work_units": 3, "objects_allocated": 0,
                 "allocations_refused": 0, "killed_jobs": 0, "invocations": 0,
                 "server_ns": 0,
-                "gate_wait": {"min_ns": null, "mean_ns": null, "max_ns": null, "count": 0}
+                "gate_wait": {"min_ns": null, "mean_ns": null, "max_ns": null, "count": 0},
+                "request_drain": {"min_ns": null, "mean_ns": null, "max_ns": null, "count": 0},
+                "requests_aborted": 0
             })
         );
         assert_eq!(document["tasks"][0]["first_miss_ns"], Value::Null);

@@ -18,14 +18,14 @@ use bulwark_core::reservation::{
 };
 use bulwark_core::{
     ClusterScheduler, CoreDecision, CoreError, Duration, Edf, Event, FixedPriority, Instant,
-    Notices, PerCore, Policy, Priority, SchedulerError, TaskId, Work,
+    Notice, Notices, PerCore, Policy, Priority, SchedulerError, TaskId, Work,
 };
 use bulwark_spec::{PolicyKind, Scenario, TaskSpec, VbsPlugin, VbsSpec};
 
 use crate::SimError;
 
-/// One core's scheduler and the notices it reports. Per-core policies report none: the
-/// record exists so that the calls are the trait's. The policy is boxed where it is chosen
+/// One core's scheduler and the notices it reports (budget exhaustions and replenishments,
+/// from the policies with budgets that report them). The policy is boxed where it is chosen
 /// at run time (the default) and concrete where the machine fixes it.
 pub struct CoreScheduler<P: Policy = Box<dyn Policy>> {
     scheduler: PerCore<P>,
@@ -84,6 +84,18 @@ impl<P: Policy> CoreScheduler<P> {
             .decide(now, &mut decisions, &mut self.notices, work)?;
         let [decision] = decisions;
         Ok(decision)
+    }
+
+    /// True when the scheduler reported notices that were not taken yet.
+    #[inline]
+    pub fn has_notices(&self) -> bool {
+        !self.notices.is_empty()
+    }
+
+    /// Appends the notices not taken yet to `into`, in the record's order, and forgets them.
+    pub fn take_notices(&mut self, into: &mut Vec<Notice>) {
+        into.extend(self.notices.iter());
+        self.notices.clear();
     }
 
     /// The budget left in `task`'s context at `now`, if it has one.

@@ -16,7 +16,10 @@
 //! the kernel would return to the task. Configuration before time zero is free.
 
 use bulwark_core::bandwidth::vbs::Resource;
-use bulwark_core::{ContextChange, Duration, Event, Instant, SchedulerError, TaskId, Wake, Work};
+use bulwark_core::ipc::GateProtocol;
+use bulwark_core::{
+    ContextChange, Duration, Event, Instant, Notice, SchedulerError, TaskId, Wake, Work,
+};
 use bulwark_spec::{CostModel, PolicyKind, Scenario, TaskSpec};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -169,6 +172,11 @@ struct TaskRun<'a> {
     /// The server whose operation its context runs when dispatched: its own request's, or,
     /// waiting at a gate with bandwidth inheritance, the request in service.
     lends_to: Option<usize>,
+    /// Its request waiting at an mc-ipc gate was aborted: it is reissued when its budget is
+    /// back (`waiting` still names the server).
+    pruned: bool,
+    /// Its `server_ns` when its request to a server with bandwidth inheritance was issued.
+    drain_from: u64,
 }
 
 /// One run of a scenario.
@@ -198,6 +206,10 @@ pub struct Machine<'a> {
     objects: KernelObjects,
     /// Per server: the request in service, if any.
     in_service: Vec<Option<servers::InService>>,
+    /// Some server has an mc-ipc gate, which acts on the schedulers' budget notices.
+    mc_ipc: bool,
+    /// The notices being acted on, kept to reuse its allocation.
+    notices: Vec<Notice>,
     /// VBS first arrivals and records, when some core runs VBS.
     vbs: Option<Box<VbsLog>>,
     /// VBS schedulers are told each action's load.
@@ -280,6 +292,8 @@ impl<'a> Machine<'a> {
                 serving: None,
                 waiting: None,
                 lends_to: None,
+                pruned: false,
+                drain_from: 0,
             });
         }
         let vbs = (0..scenario.cores)
@@ -310,6 +324,11 @@ impl<'a> Machine<'a> {
             seed,
             objects: KernelObjects::new(scenario)?,
             in_service: vec![None; scenario.servers.len()],
+            mc_ipc: scenario
+                .servers
+                .iter()
+                .any(|server| server.gate == GateProtocol::McIpc),
+            notices: Vec::new(),
             vbs,
             disclose_vbs_loads: vbs_options.disclose_loads,
             check_invariants: vbs_options.check_invariants,
@@ -545,6 +564,10 @@ impl<'a> Machine<'a> {
                 at: now,
                 error,
             })?;
+        if self.mc_ipc && c.scheduler.has_notices() {
+            self.act_on_notices(core, now, &mut work)?;
+        }
+        let c = &mut self.cores[core as usize];
         let units = work.units();
         cycles = cycles.saturating_add(self.cost.per_work_unit.saturating_mul(units));
         if decision.next.is_some() && decision.next != previous {

@@ -383,14 +383,19 @@ fn callers() -> impl Strategy<Value = Scenario> {
         100u64..2_000,
         proptest::collection::vec(caller_step(), 1..5),
     );
+    let gate = prop::sample::select(vec![
+        GateProtocol::FifoIpc,
+        GateProtocol::PrioIpc,
+        GateProtocol::McIpc,
+    ]);
     (
         proptest::collection::vec(caller, 1..6),
-        any::<bool>(),
+        gate,
         (50u64..1_500, 50u64..3_000),
         any::<u64>(),
         any::<bool>(),
     )
-        .prop_map(|(tasks, prio, (op0, op1), seed, inherit)| Scenario {
+        .prop_map(|(tasks, gate, (op0, op1), seed, inherit)| Scenario {
             name: "callers".into(),
             description: String::new(),
             seed,
@@ -404,15 +409,12 @@ fn callers() -> impl Strategy<Value = Scenario> {
             servers: vec![
                 ServerSpec {
                     name: "s0".into(),
-                    gate: if prio {
-                        GateProtocol::PrioIpc
-                    } else {
-                        GateProtocol::FifoIpc
-                    },
+                    gate,
                     body: vec![ServerStep::Run(Execution::Fixed(Duration::from_micros(
                         op0,
                     )))],
-                    bandwidth_inheritance: inherit,
+                    // An mc-ipc gate always inherits (validation sets it).
+                    bandwidth_inheritance: inherit || gate == GateProtocol::McIpc,
                     priority: None,
                     clients: Vec::new(),
                 },
@@ -538,6 +540,11 @@ proptest! {
         policy in prop::sample::select(per_core_policies_but_vbs()),
     ) {
         scenario.policy = policy;
+        let noticing = [PolicyKind::Spr, PolicyKind::SprDeferrable, PolicyKind::Cbs, PolicyKind::HardCbs];
+        if !noticing.contains(&policy) && scenario.servers[0].gate == GateProtocol::McIpc {
+            // Validation refuses an mc-ipc gate whose callers' budgets report no exhaustion.
+            scenario.servers[0].gate = GateProtocol::FifoIpc;
+        }
         // On a fixed-priority core a server may run at its callers' ceiling.
         if policy == PolicyKind::FixedPriority && !scenario.servers[1].bandwidth_inheritance {
             scenario.servers[1].priority = Some(Priority(30));
@@ -619,4 +626,106 @@ fn to_first_server(steps: &mut [Step]) {
             _ => {}
         }
     }
+}
+
+/// Two rogues and a victim share a 2 ms operation on one SPR core, zero costs, every budget
+/// per 20 ms: `rogue1` (priority 9, budget 0.5 ms) and `rogue2` (8, 0.5 ms) invoke at 0, the
+/// victim (5, budget 10 ms) at 0.1 ms, when it wakes; every waiting caller lends its budget.
+///
+/// - 0..0.5: `rogue1`'s request is served on its context, until its budget runs out;
+/// - 0.5..1: `rogue2` invokes, waits, and its context runs `rogue1`'s request until its own
+///   budget runs out;
+/// - 1..2: the victim invokes, waits, and runs the last 1 ms of `rogue1`'s request; the reply
+///   at 2 hands the server to the next request.
+///
+/// With an mc-ipc gate, `rogue2`'s exhaustion at 1 aborted its waiting request (pruned:
+/// `mc_abort`, Fig. 1), while `rogue1`'s, in service, was left to complete. So at 2 the
+/// victim's own request is next: served 2..4, a 1 ms wait, and its context drains 1 + 2 = 3 ms,
+/// within Theorem 1's (1 + 2 m K) L = 3 * 2 ms for one core and one cluster. `rogue2` drained
+/// 0.5 ms before it was pruned; its budget is back at 20 ms, after the run, so it is never
+/// reissued. With a PRIO-IPC gate nothing is aborted: `rogue2` (priority 8) is next at 2, and
+/// the victim's context serves it, 2..4, before its own request, 4..6: a 3 ms wait and a 5 ms
+/// drain.
+fn rogues_and_victim(gate: &str) -> Outcome {
+    rogues_and_victim_for(gate, "10ms", "20ms")
+}
+
+fn rogues_and_victim_for(gate: &str, duration: &str, sleep: &str) -> Outcome {
+    run(&format!(
+        r#"
+name = "aborted"
+policy = "spr"
+duration = "{duration}"
+
+[[server]]
+name = "keys"
+gate = "{gate}"
+operation = "2ms"
+bandwidth-inheritance = true
+
+[[task]]
+name = "rogue1"
+priority = 9
+reservation = {{ budget = "500us", period = "20ms" }}
+script = [{{ invoke = "keys" }}, {{ sleep-until = "{sleep}" }}]
+
+[[task]]
+name = "rogue2"
+priority = 8
+reservation = {{ budget = "500us", period = "20ms" }}
+script = [{{ invoke = "keys" }}, {{ sleep-until = "{sleep}" }}]
+
+[[task]]
+name = "victim"
+priority = 5
+reservation = {{ budget = "10ms", period = "20ms" }}
+script = [{{ sleep-until = "100us" }}, {{ invoke = "keys" }}, {{ sleep-until = "{sleep}" }}]
+"#
+    ))
+}
+
+fn drain_of(outcome: &Outcome, name: &str) -> (u64, u64, u64) {
+    let task = outcome.tasks.iter().find(|t| t.name == name).expect(name);
+    let drain = &task.request_drain;
+    (drain.count, drain.max_ns, task.requests_aborted)
+}
+
+#[test]
+fn an_mc_ipc_gate_prunes_a_request_whose_budget_ran_out() {
+    let mc_ipc = rogues_and_victim("mc-ipc");
+    assert_eq!(wait_of(&mc_ipc, "victim"), (1, 1_000_000));
+    assert_eq!(drain_of(&mc_ipc, "victim"), (1, 3_000_000, 0));
+    assert_eq!(drain_of(&mc_ipc, "rogue2"), (1, 500_000, 1));
+    // In service when its budget ran out: completed on the others' budgets, not aborted.
+    assert_eq!(drain_of(&mc_ipc, "rogue1"), (1, 500_000, 0));
+    let served: Vec<(u32, u64, u64)> = joined(&server_slices(&mc_ipc));
+    assert_eq!(
+        served,
+        [
+            (0, 0, 500_000),
+            (1, 500_000, 1_000_000),
+            (2, 1_000_000, 4_000_000)
+        ]
+    );
+
+    let prio = rogues_and_victim("prio-ipc");
+    assert_eq!(wait_of(&prio, "victim"), (1, 3_000_000));
+    assert_eq!(drain_of(&prio, "victim"), (1, 5_000_000, 0));
+    assert_eq!(drain_of(&prio, "rogue2").2, 0, "PRIO-IPC aborts nothing");
+}
+
+/// The same system run to 30 ms, every task sleeping past the run once its request is
+/// answered. `rogue2`'s budget comes back at 20 ms (SPR: the 0.5 ms it used from its
+/// activation at 0 return at 0 + 20), and its pruned request is issued again: the server is
+/// idle, so it is served at once, 19.5 ms after the invoke at 0.5. Its context runs it
+/// 20..20.5, until the budget is out again; in service now, the request is left to complete
+/// and nobody lends, so the run ends with it unanswered and one abort counted.
+#[test]
+fn a_pruned_request_is_reissued_when_its_budget_is_back() {
+    let outcome = rogues_and_victim_for("mc-ipc", "30ms", "40ms");
+    assert_eq!(wait_of(&outcome, "rogue2"), (1, 19_500_000));
+    assert_eq!(drain_of(&outcome, "rogue2"), (1, 500_000, 1));
+    let served = joined(&server_slices(&outcome));
+    assert_eq!(served.last(), Some(&(1, 20_000_000, 20_500_000)));
+    assert_eq!(served.len(), 4);
 }

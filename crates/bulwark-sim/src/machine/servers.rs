@@ -11,17 +11,23 @@
 //! - with it (MC-IPC paper, section III: the server "is dispatched using R_j's budget whenever
 //!   T_i would have been dispatched"; Fig. 1, line 19) the caller stays ready, and whenever the
 //!   core's scheduler dispatches its context, that context runs the operation in service,
-//!   charged to its own budget. Requests are not aborted when a budget runs out (Fig. 1's
-//!   `mc_abort`): a scenario's per-core policies do not report exhaustion.
+//!   charged to its own budget.
+//!
+//! An mc-ipc gate (which always inherits) also acts on the core scheduler's budget notices
+//! (SPR and CBS report them): when a caller's budget runs out, `mc_abort` (Fig. 1, lines
+//! 44-59) prunes its waiting request, so no other caller's budget serves it, or, if it is in
+//! service, lets it complete; when the budget is back, the pruned request is issued again
+//! (section IV-A). FIFO-IPC and PRIO-IPC gates abort nothing.
 //!
 //! The callers of a server with bandwidth inheritance share one core (validated), so the
 //! operation never runs on two contexts at once. Without inheritance callers may be on any
 //! core: only the request's own caller runs it, and a reply that hands the server to a caller
 //! on another core raises an interrupt there, which wakes it on its own core.
 
-use bulwark_core::ipc::mc_ipc::Client;
+use bulwark_core::ipc::mc_ipc::{Aborted, Client};
+use bulwark_core::ipc::GateProtocol;
 use bulwark_core::kernel::{Abort, GateId, InvokeGate, ReplyGate, Syscall, Wait};
-use bulwark_core::{Duration, Event, Instant, Priority, TaskId, Wake, Work};
+use bulwark_core::{Duration, Event, Instant, Notice, Priority, TaskId, Wake, Work};
 
 use bulwark_spec::ServerStep;
 
@@ -58,8 +64,12 @@ impl Machine<'_> {
             cluster: 0,
             urgency: self.urgency(task),
         };
+        let inherits = self.scenario.servers[server].bandwidth_inheritance;
         let t = &mut self.tasks[task.index()];
         t.metrics.invocations += 1;
+        if inherits {
+            t.drain_from = t.metrics.server_ns;
+        }
         // A call from a server's body: the context stops running that body until the reply.
         t.lends_to = None;
         self.gate_call(InvokeGate { gate, task, client }, "invoke", task, now, work)?;
@@ -67,7 +77,6 @@ impl Machine<'_> {
             self.serve_next(core, task, server, now, work)?;
             return Ok(false);
         }
-        let inherits = self.scenario.servers[server].bandwidth_inheritance;
         let t = &mut self.tasks[task.index()];
         t.waiting = Some((server, now));
         if inherits {
@@ -97,9 +106,16 @@ impl Machine<'_> {
         let parent = self.in_service[server]
             .take()
             .and_then(|request| request.parent);
+        let inherits = self.scenario.servers[server].bandwidth_inheritance;
         let t = &mut self.tasks[caller.index()];
         t.serving = parent;
         t.lends_to = parent;
+        if inherits {
+            let drained = t.metrics.server_ns.saturating_sub(t.drain_from);
+            t.metrics
+                .request_drain
+                .record(Duration::from_nanos(drained));
+        }
         if self.scenario.servers[server].priority.is_some() {
             // Back from the server's priority to its own (validated: a fixed-priority core).
             let own = t.spec.priority.unwrap_or(Priority::MIN);
@@ -190,6 +206,101 @@ impl Machine<'_> {
         self.tell(core, now, "set-priority", caller, event, work)
     }
 
+    /// `core`'s scheduler reported budget notices at `now` (there are mc-ipc gates): a
+    /// caller's exhausted budget aborts its request, a replenished one reissues it.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn act_on_notices(
+        &mut self,
+        core: u16,
+        now: Instant,
+        work: &mut Work,
+    ) -> Result<(), SimError> {
+        let mut notices = std::mem::take(&mut self.notices);
+        self.cores[core as usize]
+            .scheduler
+            .take_notices(&mut notices);
+        // By task, an exhaustion before a replenishment: a soft CBS server's request is
+        // aborted and issued again at once, with its postponed deadline.
+        let mut result = Ok(());
+        for notice in notices.drain(..) {
+            result = result.and_then(|()| match notice {
+                Notice::BudgetExhausted { task } => self.abort_request(task, now, work),
+                Notice::Replenished { task } => self.reissue_request(core, task, now, work),
+                _ => Ok(()),
+            });
+        }
+        self.notices = notices;
+        result
+    }
+
+    /// `mc_abort` (Fig. 1, lines 44-59) for `task`, whose budget ran out, if its request is
+    /// at an mc-ipc gate: a waiting request is pruned (no caller's budget serves it until it
+    /// is reissued); one in service is left to complete (local wait, line 56).
+    fn abort_request(
+        &mut self,
+        task: TaskId,
+        now: Instant,
+        work: &mut Work,
+    ) -> Result<(), SimError> {
+        let t = &self.tasks[task.index()];
+        let server = match (t.waiting, t.serving) {
+            (Some((server, _)), _) if !t.pruned => server,
+            (None, Some(server)) => server,
+            _ => return Ok(()),
+        };
+        if self.scenario.servers[server].gate != GateProtocol::McIpc {
+            return Ok(());
+        }
+        let gate = GateId(server as u32);
+        let aborted = self.gate_call(Abort { gate, task }, "abort", task, now, work)?;
+        if aborted == Aborted::Pruned {
+            let t = &mut self.tasks[task.index()];
+            t.pruned = true;
+            t.lends_to = None;
+            t.metrics.requests_aborted += 1;
+            let drained = t.metrics.server_ns.saturating_sub(t.drain_from);
+            t.metrics
+                .request_drain
+                .record(Duration::from_nanos(drained));
+        }
+        Ok(())
+    }
+
+    /// `task`'s budget is back: its pruned request is issued again (section IV-A), and its
+    /// context lends to the server from now on; an idle server takes it at once.
+    fn reissue_request(
+        &mut self,
+        core: u16,
+        task: TaskId,
+        now: Instant,
+        work: &mut Work,
+    ) -> Result<(), SimError> {
+        let t = &mut self.tasks[task.index()];
+        let Some((server, _)) = t.waiting.filter(|_| t.pruned) else {
+            return Ok(());
+        };
+        t.pruned = false;
+        t.lends_to = Some(server);
+        t.drain_from = t.metrics.server_ns;
+        let gate = GateId(server as u32);
+        let client = Client::RealTime {
+            cluster: 0,
+            urgency: self.urgency(task),
+        };
+        self.gate_call(
+            InvokeGate { gate, task, client },
+            "reissue",
+            task,
+            now,
+            work,
+        )?;
+        if self.objects.kernel().served(gate).is_none() {
+            self.serve_next(core, task, server, now, work)?;
+        }
+        Ok(())
+    }
+
     /// `core` is in its kernel with wake-ups another core raised: the threads become ready.
     #[cold]
     #[inline(never)]
@@ -225,7 +336,9 @@ impl Machine<'_> {
     ) -> Result<(), SimError> {
         let t = &mut self.tasks[task.index()];
         t.lends_to = None;
-        if let Some((server, _)) = t.waiting.take() {
+        // A pruned request is in no queue of its gate.
+        let pruned = std::mem::take(&mut t.pruned);
+        if let Some((server, _)) = t.waiting.take().filter(|_| !pruned) {
             let gate = GateId(server as u32);
             self.gate_call(Abort { gate, task }, "abort", task, now, work)?;
         }

@@ -43,6 +43,7 @@ pub(crate) fn validate(
         core_policies: Vec::new(),
         server_names: Vec::new(),
         server_inherits: Vec::new(),
+        server_mc_ipc: Vec::new(),
         server_priorities: Vec::new(),
         invocations: Vec::new(),
     };
@@ -68,6 +69,8 @@ struct Checker<'a> {
     server_names: Vec<String>,
     /// Whether each `[[server]]` inherits bandwidth, in file order.
     server_inherits: Vec<bool>,
+    /// Whether each `[[server]]` has an `mc-ipc` gate, in file order.
+    server_mc_ipc: Vec<bool>,
     /// Each `[[server]]`'s priority as written, with where, in file order.
     server_priorities: Vec<Option<(i64, Range<usize>)>>,
     /// Every `invoke` step seen, checked once all tasks are known.

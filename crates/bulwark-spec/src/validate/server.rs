@@ -1,7 +1,8 @@
-//! `[[server]]` checks: a unique name, a gate the scenario machine runs, an operation that
-//! always takes time (`bandwidth-inheritance` is a plain boolean, off when left out); and,
-//! once every task is known, that each `invoke` step names a server and that the callers of
-//! a server with bandwidth inheritance share one core.
+//! `[[server]]` checks: a unique name, a gate, an operation that always takes time
+//! (`bandwidth-inheritance` is a plain boolean, off when left out but for an `mc-ipc` gate,
+//! which always inherits); and, once every task is known, that each `invoke` step names a
+//! server, that the callers of a server with bandwidth inheritance share one core, and that
+//! an `mc-ipc` gate's callers have budgets whose exhaustion their core's policy reports.
 
 use std::ops::Range;
 
@@ -15,8 +16,17 @@ use crate::raw::RawScenario;
 const BODY_HELP: &str = "allowed: operation = \"2ms\" (or { uniform = [min, max] }), or body = \
                          [{ run = \"1ms\" }, { invoke = \"other\" }, ...]: runs and calls of \
                          other servers, in order";
-const GATE_HELP: &str = "allowed: fifo-ipc (callers served in arrival order) or prio-ipc \
-                         (the most urgent caller first)";
+const GATE_HELP: &str = "allowed: fifo-ipc (callers served in arrival order), prio-ipc (the \
+                         most urgent caller first) or mc-ipc (the MC-IPC gate: a request is \
+                         aborted when its caller's budget runs out)";
+/// The policies that report a budget's exhaustion and replenishment, which an `mc-ipc` gate
+/// aborts and reissues its callers' requests on.
+const NOTICING: [PolicyKind; 4] = [
+    PolicyKind::Spr,
+    PolicyKind::SprDeferrable,
+    PolicyKind::Cbs,
+    PolicyKind::HardCbs,
+];
 
 /// An `invoke` step, as written, with the server it named (an index into the servers).
 pub(super) struct Invocation {
@@ -32,11 +42,14 @@ impl Checker<'_> {
         for server in &raw.server {
             let s = server.get_ref();
             self.server_names.push(s.name.get_ref().clone());
+            // Fig. 1, line 19: an MC-IPC gate's waiting clients always lend their budgets.
+            let mc_ipc = GateProtocol::from_name(s.gate.get_ref()) == Some(GateProtocol::McIpc);
             let inherits = s
                 .bandwidth_inheritance
                 .as_ref()
-                .is_some_and(|b| *b.get_ref());
+                .map_or(mc_ipc, |b| *b.get_ref());
             self.server_inherits.push(inherits);
+            self.server_mc_ipc.push(mc_ipc);
             self.server_priorities
                 .push(s.priority.as_ref().map(|p| (*p.get_ref(), p.span())));
         }
@@ -55,7 +68,19 @@ impl Checker<'_> {
                 all_valid = false;
             }
             let inherits = self.server_inherits[index];
-            let gate = self.gate(&s.gate);
+            let mut gate = self.gate(&s.gate);
+            if let Some(off) = s.bandwidth_inheritance.as_ref().filter(|_| !inherits) {
+                if gate == Some(GateProtocol::McIpc) {
+                    self.report(
+                        off.span(),
+                        "an mc-ipc gate's waiting callers lend their budgets to the request in \
+                         service (MC-IPC paper, Fig. 1, line 19)",
+                        "allowed: bandwidth-inheritance = true, or left out, with an mc-ipc \
+                         gate; fifo-ipc or prio-ipc without inheritance",
+                    );
+                    gate = None;
+                }
+            }
             let mut called = Vec::new();
             let body = self.server_body(index, server, &mut called);
             calls.push(called);
@@ -267,18 +292,9 @@ impl Checker<'_> {
         names
     }
 
-    /// `gate = "fifo-ipc" | "prio-ipc"`.
+    /// `gate = "fifo-ipc" | "prio-ipc" | "mc-ipc"`.
     fn gate(&mut self, raw: &Spanned<String>) -> Option<GateProtocol> {
         match GateProtocol::from_name(raw.get_ref()) {
-            Some(GateProtocol::McIpc) => {
-                self.report(
-                    raw.span(),
-                    "an mc-ipc gate aborts a request when its caller's budget runs out, and \
-                     a scenario's per-core policies do not report that",
-                    format!("{GATE_HELP}; an MC-IPC system file runs mc-ipc gates"),
-                );
-                None
-            }
             Some(gate) => Some(gate),
             None => {
                 self.report(
@@ -370,6 +386,7 @@ impl Checker<'_> {
             if !clients.contains(&invocation.caller) {
                 if let Some(policy) = task_policies[invocation.caller] {
                     self.ceiling(invocation.server, caller, policy);
+                    self.noticed(&invocation, caller, policy);
                 }
                 clients.push(invocation.caller);
             }
@@ -379,6 +396,32 @@ impl Checker<'_> {
                 server.clients = clients;
             }
         }
+    }
+
+    /// An `mc-ipc` gate aborts a request when its caller's budget runs out and reissues it
+    /// when the budget is back (Fig. 1, `mc_abort`): its callers' cores must report both.
+    fn noticed(&mut self, invocation: &Invocation, caller: &TaskSpec, policy: PolicyKind) {
+        if !self.server_mc_ipc[invocation.server] || NOTICING.contains(&policy) {
+            return;
+        }
+        let message = format!(
+            "server `{}` has an mc-ipc gate, which aborts a request when its caller's budget \
+             runs out, but its caller `{}` is on core {}, which runs {}, whose budgets report \
+             no exhaustion",
+            self.server_names[invocation.server],
+            caller.name,
+            caller.core,
+            policy.name()
+        );
+        let allowed: Vec<&str> = NOTICING.iter().map(|policy| policy.name()).collect();
+        self.report(
+            invocation.span.clone(),
+            message,
+            format!(
+                "allowed: callers of an mc-ipc gate on cores that run {}",
+                allowed.join(", ")
+            ),
+        );
     }
 
     /// A server's priority is a ceiling: the caller's core changes priorities (fixed
