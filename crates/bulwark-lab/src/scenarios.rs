@@ -29,6 +29,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "spr-vbs-cores",
     "passive-servers",
     "shared-server",
+    "mc-ipc-reservations",
     "kernel-costs",
     "deferrable-double-hit",
     "table-i",

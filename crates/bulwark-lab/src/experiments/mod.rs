@@ -17,6 +17,7 @@ pub mod host_mcipc;
 pub mod host_reclaim;
 mod host_rounds;
 pub mod host_vbs;
+mod mc_ipc_reservations;
 pub mod mcipc_case_study;
 pub mod mcipc_cbs_rogue;
 pub mod mcipc_spr_clients;
@@ -81,6 +82,7 @@ pub const ALL: &[Experiment] = &[
     mcipc_spr_clients::EXPERIMENT,
     spr_vbs_cores::EXPERIMENT,
     passive_servers::EXPERIMENT,
+    mc_ipc_reservations::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,
     host_a2::EXPERIMENT,
