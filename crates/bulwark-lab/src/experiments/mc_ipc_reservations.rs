@@ -34,7 +34,7 @@ pub const EXPERIMENT: Experiment = Experiment {
 /// The operation `L`.
 const OPERATION: Duration = Duration::from_millis(2);
 /// Theorem 1's `(1 + 2 m_k K) L` for one core (`m_k = 1`) and one cluster (`K = 1`).
-const THEOREM_1: Duration = Duration::from_millis(6);
+const THEOREM_1: Duration = Duration::from_nanos(3 * OPERATION.as_nanos());
 /// By hand, per request: the victim's drain with mc-ipc (the in-service request's last
 /// 0.5 ms and its own 2 ms) and without pruning (also two queued rogue requests).
 const DRAIN_MC_IPC: Duration = Duration::from_micros(2_500);
@@ -234,6 +234,13 @@ fn hard_cbs(mc_ipc: &Outcome, fifo: &Outcome) -> Vec<Check> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bound the checks use is the analysis's Theorem 1 for one core and one cluster.
+    #[test]
+    fn the_bound_is_theorem_1() {
+        let bound = bulwark_analysis::mc_ipc::invocation_budget_bound(1, 1, OPERATION);
+        assert_eq!(bound, Some(THEOREM_1));
+    }
 
     #[test]
     fn every_check_holds() {
