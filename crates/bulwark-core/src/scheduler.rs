@@ -361,12 +361,20 @@ pub trait ClusterScheduler {
 #[derive(Clone, Debug)]
 pub struct PerCore<P: Policy> {
     policy: P,
+    /// The policy's notice capacity, read once: a policy fixes it at construction, and a
+    /// policy without budgets (zero) is not asked for notices, which saves a boxed policy a
+    /// dynamic call per decision.
+    notice_capacity: usize,
 }
 
 impl<P: Policy> PerCore<P> {
     /// `policy` as a cluster of one.
     pub fn new(policy: P) -> Self {
-        PerCore { policy }
+        let notice_capacity = policy.notice_capacity();
+        PerCore {
+            policy,
+            notice_capacity,
+        }
     }
 
     /// The wrapped policy.
@@ -395,7 +403,7 @@ impl<P: Policy> ClusterScheduler for PerCore<P> {
     }
 
     fn notice_capacity(&self) -> usize {
-        self.policy.notice_capacity()
+        self.notice_capacity
     }
 
     #[inline]
@@ -435,7 +443,7 @@ impl<P: Policy> ClusterScheduler for PerCore<P> {
         let [core] = decisions else {
             return Err(SchedulerError::CoreCount);
         };
-        if notices.capacity() < self.policy.notice_capacity() {
+        if notices.capacity() < self.notice_capacity {
             return Err(SchedulerError::NoticeCapacity);
         }
         let decision = self.policy.schedule(now, work);
@@ -443,7 +451,9 @@ impl<P: Policy> ClusterScheduler for PerCore<P> {
             next: decision.next,
             timer: decision.timer,
         };
-        self.policy.take_notices(notices);
+        if self.notice_capacity > 0 {
+            self.policy.take_notices(notices);
+        }
         Ok(())
     }
 
