@@ -9,7 +9,9 @@ use bulwark_core::reservation::clustered::{
     ClusterConfig, ClusteredScheduler, ReservationId, ReservationKind, Slot, Sporadic,
     SporadicOrder,
 };
-use bulwark_core::reservation::{ReplenishmentRule, Reservation, Spr};
+use bulwark_core::reservation::{
+    DeferrableServer, ReplenishmentRule, Reservation, SporadicServer, Spr,
+};
 use bulwark_core::{
     ClusterScheduler, CoreDecision, Duration, Edf, Event, FixedPriority, Instant, Notice, Notices,
     PerCore, Policy, Priority, SchedulerError, TaskId, Wake, Work,
@@ -311,7 +313,7 @@ proptest! {
     }
 
     #[test]
-    fn spr_deferrable_and_cbs_through_the_adapter_answer_as_the_policies(
+    fn budget_policies_through_the_adapter_answer_as_the_policies(
         plans in proptest::collection::vec((0u8..4, 1u64..40, 20u64..100, 1u16..4), 1..=TASKS as usize),
         calls in calls(),
     ) {
@@ -326,6 +328,20 @@ proptest! {
             hard.add_server(task, CbsServer::new(budget, period).hard()).unwrap();
         }
         adapter_answers_as_the_policy(deferrable, &calls)?;
+        let mut eager_deferrable = DeferrableServer::with_capacity(TASKS as usize);
+        let mut eager_sporadic = SporadicServer::with_capacity(TASKS as usize);
+        for (i, &(priority, budget, period, slots)) in plans.iter().enumerate() {
+            let reservation = Reservation::new(
+                Duration::from_nanos(budget.min(period)),
+                Duration::from_nanos(period),
+            )
+            .with_replenishments(slots);
+            let task = TaskId(i as u32);
+            eager_deferrable.add_task(task, Priority(priority), reservation).unwrap();
+            eager_sporadic.add_task(task, Priority(priority), reservation).unwrap();
+        }
+        adapter_answers_as_the_policy(eager_deferrable, &calls)?;
+        adapter_answers_as_the_policy(eager_sporadic, &calls)?;
         adapter_answers_as_the_policy(soft, &calls)?;
         adapter_answers_as_the_policy(hard, &calls)?;
     }

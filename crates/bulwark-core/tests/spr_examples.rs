@@ -182,40 +182,46 @@ fn one_timeout_per_invocation_however_many_expire() {
     }
 }
 
-/// The notices an MC-IPC gate acts on, under both rules: a task with b 2, p 5 that keeps
-/// running from 0. Its budget runs out at 2 (the timer the decision at 0 set): the decision at
-/// 2 reports the exhaustion and idles. Both rules bring the budget back at 5 (sporadic: the
-/// 2 used from the activation at 0 return at 0 + 5; deferrable: the period boundary), so
-/// the decision at 5 reports the replenishment and dispatches it. Nothing else is reported.
+/// The notices an MC-IPC gate acts on, under SPR's two rules and the eager deferrable and
+/// sporadic servers: a task with b 2, p 5 that keeps running from 0. Its budget runs out at 2
+/// (the timer the decision at 0 set): the decision at 2 reports the exhaustion and idles.
+/// Every rule brings the budget back at 5 (sporadic: the 2 used from the activation at 0
+/// return at 0 + 5; deferrable: the period boundary), so the decision at 5 reports the
+/// replenishment and dispatches it. Nothing else is reported.
 #[test]
 fn exhaustion_and_replenishment_are_noticed_when_they_happen() {
     use bulwark_core::{Notice, Notices};
+    let reservation = Reservation::new(d(2), d(5));
+    let mut policies: Vec<Box<dyn Policy>> = Vec::new();
     for rule in [ReplenishmentRule::Sporadic, ReplenishmentRule::Deferrable] {
         let mut spr = Spr::with_capacity(1, rule);
-        spr.add_task(HI, Priority(1), Reservation::new(d(2), d(5)))
+        spr.add_task(HI, Priority(1), reservation).unwrap();
+        policies.push(Box::new(spr));
+    }
+    let mut ds = DeferrableServer::with_capacity(1);
+    ds.add_task(HI, Priority(1), reservation).unwrap();
+    policies.push(Box::new(ds));
+    let mut ss = SporadicServer::with_capacity(1);
+    ss.add_task(HI, Priority(1), reservation).unwrap();
+    policies.push(Box::new(ss));
+    for mut policy in policies {
+        let name = policy.name();
+        policy
+            .activate(at(0), HI, JOB, &mut Work::default())
             .unwrap();
-        spr.activate(at(0), HI, JOB, &mut Work::default()).unwrap();
-        let mut notices = Notices::with_capacity(spr.notice_capacity());
-        let decide = |spr: &mut Spr, now: u64, notices: &mut Notices| {
+        let mut notices = Notices::with_capacity(policy.notice_capacity());
+        let mut decide = |now: u64| {
             notices.clear();
-            let decision = spr.schedule(at(now), &mut Work::default());
-            spr.take_notices(notices);
-            decision
+            let decision = policy.schedule(at(now), &mut Work::default());
+            policy.take_notices(&mut notices);
+            (decision, notices.iter().collect::<Vec<Notice>>())
         };
-        assert_eq!(
-            decide(&mut spr, 0, &mut notices),
-            decision(Some(0), Some(2))
-        );
-        assert!(notices.is_empty(), "{rule:?}: nothing at 0");
-        assert_eq!(decide(&mut spr, 2, &mut notices).next, None);
-        let exhausted: Vec<Notice> = notices.iter().collect();
-        assert_eq!(
-            exhausted,
-            [Notice::BudgetExhausted { task: HI }],
-            "{rule:?}"
-        );
-        assert_eq!(decide(&mut spr, 5, &mut notices).next, Some(HI));
-        let replenished: Vec<Notice> = notices.iter().collect();
-        assert_eq!(replenished, [Notice::Replenished { task: HI }], "{rule:?}");
+        assert_eq!(decide(0), (decision(Some(0), Some(2)), vec![]), "{name}");
+        let (at_2, exhausted) = decide(2);
+        assert_eq!(at_2.next, None, "{name}");
+        assert_eq!(exhausted, [Notice::BudgetExhausted { task: HI }], "{name}");
+        let (at_5, replenished) = decide(5);
+        assert_eq!(at_5.next, Some(HI), "{name}");
+        assert_eq!(replenished, [Notice::Replenished { task: HI }], "{name}");
     }
 }

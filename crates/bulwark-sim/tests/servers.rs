@@ -540,8 +540,7 @@ proptest! {
         policy in prop::sample::select(per_core_policies_but_vbs()),
     ) {
         scenario.policy = policy;
-        let noticing = [PolicyKind::Spr, PolicyKind::SprDeferrable, PolicyKind::Cbs, PolicyKind::HardCbs];
-        if !noticing.contains(&policy) && scenario.servers[0].gate == GateProtocol::McIpc {
+        if !policy.reports_budget_notices() && scenario.servers[0].gate == GateProtocol::McIpc {
             // Validation refuses an mc-ipc gate whose callers' budgets report no exhaustion.
             scenario.servers[0].gate = GateProtocol::FifoIpc;
         }
@@ -647,14 +646,14 @@ fn to_first_server(steps: &mut [Step]) {
 /// the victim's context serves it, 2..4, before its own request, 4..6: a 3 ms wait and a 5 ms
 /// drain.
 fn rogues_and_victim(gate: &str) -> Outcome {
-    rogues_and_victim_for(gate, "10ms", "20ms")
+    rogues_and_victim_under("spr", gate, "10ms", "20ms")
 }
 
-fn rogues_and_victim_for(gate: &str, duration: &str, sleep: &str) -> Outcome {
+fn rogues_and_victim_under(policy: &str, gate: &str, duration: &str, sleep: &str) -> Outcome {
     run(&format!(
         r#"
 name = "aborted"
-policy = "spr"
+policy = "{policy}"
 duration = "{duration}"
 
 [[server]]
@@ -722,10 +721,23 @@ fn an_mc_ipc_gate_prunes_a_request_whose_budget_ran_out() {
 /// and nobody lends, so the run ends with it unanswered and one abort counted.
 #[test]
 fn a_pruned_request_is_reissued_when_its_budget_is_back() {
-    let outcome = rogues_and_victim_for("mc-ipc", "30ms", "40ms");
+    let outcome = rogues_and_victim_under("spr", "mc-ipc", "30ms", "40ms");
     assert_eq!(wait_of(&outcome, "rogue2"), (1, 19_500_000));
     assert_eq!(drain_of(&outcome, "rogue2"), (1, 500_000, 1));
     let served = joined(&server_slices(&outcome));
     assert_eq!(served.last(), Some(&(1, 20_000_000, 20_500_000)));
     assert_eq!(served.len(), 4);
+}
+
+/// The first 10 ms of the same system under the eager sporadic and deferrable servers: no
+/// budget comes back before 20 ms under either rule, so the schedule, the abort and the
+/// victim's 1 ms wait and 3 ms drain are SPR's.
+#[test]
+fn the_eager_servers_notice_the_exhaustion_as_spr_does() {
+    for policy in ["sporadic-server", "deferrable-server"] {
+        let outcome = rogues_and_victim_under(policy, "mc-ipc", "10ms", "20ms");
+        assert_eq!(wait_of(&outcome, "victim"), (1, 1_000_000), "{policy}");
+        assert_eq!(drain_of(&outcome, "victim"), (1, 3_000_000, 0), "{policy}");
+        assert_eq!(drain_of(&outcome, "rogue2"), (1, 500_000, 1), "{policy}");
+    }
 }

@@ -276,6 +276,20 @@ impl PolicyKind {
         matches!(self, PolicyKind::SporadicServer | PolicyKind::Spr)
     }
 
+    /// True when the policy reports each budget's exhaustion and replenishment (the notices
+    /// an mc-ipc gate aborts and reissues requests on): every reservation policy but VBS.
+    pub fn reports_budget_notices(self) -> bool {
+        matches!(
+            self,
+            PolicyKind::Spr
+                | PolicyKind::SprDeferrable
+                | PolicyKind::DeferrableServer
+                | PolicyKind::SporadicServer
+                | PolicyKind::Cbs
+                | PolicyKind::HardCbs
+        )
+    }
+
     /// True when reservations may have non-preemptive regions `eta` (SPR only).
     pub fn has_non_preemptive_regions(self) -> bool {
         matches!(self, PolicyKind::Spr | PolicyKind::SprDeferrable)

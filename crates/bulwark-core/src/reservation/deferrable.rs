@@ -24,7 +24,9 @@ use super::Reservation;
 use crate::runqueue::PriorityRunqueue;
 use crate::suspension::{Suspensions, TaskState};
 use crate::timeouts::TimeoutQueue;
-use crate::{CoreError, Decision, Duration, Instant, Policy, Priority, TaskId, Wake, Work};
+use crate::{
+    CoreError, Decision, Duration, Instant, Notice, Notices, Policy, Priority, TaskId, Wake, Work,
+};
 
 /// Fixed-priority scheduling with a deferrable server per task, for one core.
 #[derive(Clone, Debug)]
@@ -38,6 +40,8 @@ pub struct DeferrableServer {
     replenishments: TimeoutQueue,
     /// The task chosen at the last invocation and when its accounting last advanced.
     running: Option<(TaskId, Instant)>,
+    /// Budget notices not yet taken ([`Policy::take_notices`]).
+    notices: Notices,
 }
 
 impl DeferrableServer {
@@ -51,6 +55,7 @@ impl DeferrableServer {
             tasks: Suspensions::with_capacity(capacity),
             replenishments: TimeoutQueue::with_capacity(capacity),
             running: None,
+            notices: Notices::with_capacity(capacity),
         }
     }
 
@@ -97,6 +102,12 @@ impl DeferrableServer {
         self.used[task.index()] < self.reservation[task.index()].budget
     }
 
+    /// Records `notice` of a task of this scheduler, which the record has room for.
+    fn note(&mut self, notice: Notice) {
+        let recorded = self.notices.record(notice);
+        debug_assert!(recorded.is_ok(), "the record holds every task id");
+    }
+
     /// Makes a ready `task` runnable if it has budget; deadlines play no part here.
     fn enqueue(&mut self, task: TaskId, work: &mut Work) {
         if self.has_budget(task) && self.runqueue.push_back(task, self.priority[task.index()]) {
@@ -111,10 +122,14 @@ impl DeferrableServer {
     }
 
     /// Processes every expired replenishment: the budget is reset to full and the next one is
-    /// armed at the next multiple of the period.
+    /// armed at the next multiple of the period. A ready task that was out of budget is
+    /// noticed replenished.
     fn replenish_expired(&mut self, now: Instant, work: &mut Work) {
         while let Some((task, _)) = self.replenishments.pop_expired(now, work) {
             let t = task.index();
+            if !self.has_budget(task) && self.tasks.state(task) == TaskState::Ready {
+                self.note(Notice::Replenished { task });
+            }
             self.used[t] = Duration::ZERO;
             work.replenishments_processed += 1;
             let period = self.reservation[t].period.as_nanos().max(1);
@@ -134,6 +149,15 @@ impl Policy for DeferrableServer {
     fn remaining_budget(&self, task: TaskId, _now: Instant) -> Option<Duration> {
         // As of the last accounting: every entry point charges the running task first.
         self.remaining(task)
+    }
+
+    fn notice_capacity(&self) -> usize {
+        self.notices.capacity()
+    }
+
+    fn take_notices(&mut self, notices: &mut Notices) {
+        let taken = notices.take_from(&mut self.notices);
+        debug_assert!(taken.is_ok(), "the caller's record holds every task id");
     }
 
     fn name(&self) -> &'static str {
@@ -182,9 +206,10 @@ impl Policy for DeferrableServer {
     fn schedule(&mut self, now: Instant, work: &mut Work) -> Decision {
         self.account(now);
         if let Some((task, _)) = self.running {
-            if !self.has_budget(task) {
-                // Depleted: out of the run queue until its next replenishment.
-                self.dequeue(task, work);
+            if !self.has_budget(task) && self.runqueue.remove(task) {
+                // Depleted while it ran: out of the run queue until its next replenishment.
+                work.queue_entries_moved += 1;
+                self.note(Notice::BudgetExhausted { task });
             }
         }
         // Eager timer handling: every expired replenishment and activation, whatever its

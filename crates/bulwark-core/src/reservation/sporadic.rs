@@ -29,7 +29,9 @@ use super::Reservation;
 use crate::runqueue::PriorityRunqueue;
 use crate::suspension::{Suspensions, TaskState};
 use crate::timeouts::TimeoutQueue;
-use crate::{CoreError, Decision, Duration, Instant, Policy, Priority, TaskId, Wake, Work};
+use crate::{
+    CoreError, Decision, Duration, Instant, Notice, Notices, Policy, Priority, TaskId, Wake, Work,
+};
 
 /// Fixed-priority scheduling with a sporadic server per task and eager timers, for one core.
 #[derive(Clone, Debug)]
@@ -45,9 +47,17 @@ pub struct SporadicServer {
     runqueue: PriorityRunqueue,
     tasks: Suspensions,
     running: Option<(TaskId, Instant)>,
+    /// Budget notices not yet taken ([`Policy::take_notices`]).
+    notices: Notices,
 }
 
 impl SporadicServer {
+    /// Records `notice` of a task of this scheduler, which the record has room for.
+    fn note(&mut self, notice: Notice) {
+        let recorded = self.notices.record(notice);
+        debug_assert!(recorded.is_ok(), "the record holds every task id");
+    }
+
     /// A scheduler for task ids `0..capacity`, with no tasks yet.
     pub fn with_capacity(capacity: usize) -> Self {
         SporadicServer {
@@ -60,6 +70,7 @@ impl SporadicServer {
             runqueue: PriorityRunqueue::with_capacity(capacity),
             tasks: Suspensions::with_capacity(capacity),
             running: None,
+            notices: Notices::with_capacity(capacity),
         }
     }
 
@@ -186,6 +197,15 @@ impl Policy for SporadicServer {
         self.remaining(task, now)
     }
 
+    fn notice_capacity(&self) -> usize {
+        self.notices.capacity()
+    }
+
+    fn take_notices(&mut self, notices: &mut Notices) {
+        let taken = notices.take_from(&mut self.notices);
+        debug_assert!(taken.is_ok(), "the caller's record holds every task id");
+    }
+
     fn name(&self) -> &'static str {
         "sporadic-server"
     }
@@ -244,6 +264,7 @@ impl Policy for SporadicServer {
                 // Depleted: out of the run queue until a replenishment timer fires.
                 if self.runqueue.remove(task) {
                     work.queue_entries_moved += 1;
+                    self.note(Notice::BudgetExhausted { task });
                 }
             }
         }
@@ -258,7 +279,9 @@ impl Policy for SporadicServer {
                 && due
                 && self.runqueue.push_back(task, self.priority[t])
             {
+                // A ready task out of budget until now.
                 work.queue_entries_moved += 1;
+                self.note(Notice::Replenished { task });
             }
         }
         while let Some((task, _)) = self.tasks.wake_expired(now, work) {

@@ -19,14 +19,6 @@ const BODY_HELP: &str = "allowed: operation = \"2ms\" (or { uniform = [min, max]
 const GATE_HELP: &str = "allowed: fifo-ipc (callers served in arrival order), prio-ipc (the \
                          most urgent caller first) or mc-ipc (the MC-IPC gate: a request is \
                          aborted when its caller's budget runs out)";
-/// The policies that report a budget's exhaustion and replenishment, which an `mc-ipc` gate
-/// aborts and reissues its callers' requests on.
-const NOTICING: [PolicyKind; 4] = [
-    PolicyKind::Spr,
-    PolicyKind::SprDeferrable,
-    PolicyKind::Cbs,
-    PolicyKind::HardCbs,
-];
 
 /// An `invoke` step, as written, with the server it named (an index into the servers).
 pub(super) struct Invocation {
@@ -401,7 +393,7 @@ impl Checker<'_> {
     /// An `mc-ipc` gate aborts a request when its caller's budget runs out and reissues it
     /// when the budget is back (Fig. 1, `mc_abort`): its callers' cores must report both.
     fn noticed(&mut self, invocation: &Invocation, caller: &TaskSpec, policy: PolicyKind) {
-        if !self.server_mc_ipc[invocation.server] || NOTICING.contains(&policy) {
+        if !self.server_mc_ipc[invocation.server] || policy.reports_budget_notices() {
             return;
         }
         let message = format!(
@@ -413,7 +405,11 @@ impl Checker<'_> {
             caller.core,
             policy.name()
         );
-        let allowed: Vec<&str> = NOTICING.iter().map(|policy| policy.name()).collect();
+        let allowed: Vec<&str> = PolicyKind::ALL
+            .iter()
+            .filter(|(kind, _)| kind.reports_budget_notices())
+            .map(|(_, name)| *name)
+            .collect();
         self.report(
             invocation.span.clone(),
             message,
