@@ -185,6 +185,20 @@ def test_simulate_textbook_rm_by_hand():
     assert early["t2"]["misses"] == 0
 
 
+def test_simulate_mc_ipc_reservations_by_hand():
+    # The file works the SPR core out: every period the two waiting rogue requests are aborted
+    # when their budgets run out, so the victim's context pays 0.5 ms of the request in service
+    # and 2 ms of its own, within Theorem 1's 6 ms, and completes 5 ms into the period.
+    metrics = bulwark.simulate((REPO / "scenarios" / "mc-ipc-reservations.toml").read_text())
+    tasks = {task["name"]: task for task in metrics["tasks"]}
+    assert tasks["victim"]["request_drain"]["count"] == 3
+    assert tasks["victim"]["request_drain"]["max_ns"] == 2_500_000
+    assert tasks["victim"]["request_drain"]["min_ns"] == 2_500_000
+    assert tasks["victim"]["misses"] == 0
+    assert [tasks[f"rogue{i}"]["requests_aborted"] for i in (1, 2, 3)] == [0, 3, 3]
+    assert tasks["cbs-victim"]["request_drain"]["max_ns"] <= 6 * MS
+
+
 def test_simulate_passive_servers_by_hand():
     # The file works the schedules out: on core 0 the victim waits for the rogue's
     # replenishment at 20 ms and the rest of its operation, (20 - 0.5) + (2 - 1) ms; on core 2,
