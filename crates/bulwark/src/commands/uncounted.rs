@@ -86,7 +86,9 @@ pub fn gate_note(callers: &[&str]) -> String {
     let names: Vec<String> = callers.iter().map(|c| format!("`{c}`")).collect();
     format!(
         "note: {} invoke{} servers, and the bounds have no term for a call's wait at a busy \
-         server's gate (a caller out of budget holds its server until its replenishment)\n",
+         server's gate (without bandwidth inheritance a caller out of budget holds its server \
+         until its replenishment; with it the waiting callers' budgets pay for the requests \
+         ahead, and an mc-ipc gate aborts those whose callers' budgets ran out)\n",
         names.join(", "),
         if callers.len() == 1 { "s" } else { "" },
     )
