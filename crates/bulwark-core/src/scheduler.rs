@@ -391,6 +391,13 @@ impl<P: Policy> PerCore<P> {
     pub fn into_inner(self) -> P {
         self.policy
     }
+
+    /// Moves the policy's notices into `notices`, out of line: the decision's hot path keeps
+    /// only the test of whether the policy reports any.
+    #[inline(never)]
+    fn take_notices(&mut self, notices: &mut Notices) {
+        self.policy.take_notices(notices);
+    }
 }
 
 impl<P: Policy> ClusterScheduler for PerCore<P> {
@@ -443,7 +450,9 @@ impl<P: Policy> ClusterScheduler for PerCore<P> {
         let [core] = decisions else {
             return Err(SchedulerError::CoreCount);
         };
-        if notices.capacity() < self.notice_capacity {
+        // A policy without budgets reports nothing: any record will do, and it is not asked.
+        let reports = self.notice_capacity > 0;
+        if reports && notices.capacity() < self.notice_capacity {
             return Err(SchedulerError::NoticeCapacity);
         }
         let decision = self.policy.schedule(now, work);
@@ -451,8 +460,8 @@ impl<P: Policy> ClusterScheduler for PerCore<P> {
             next: decision.next,
             timer: decision.timer,
         };
-        if self.notice_capacity > 0 {
-            self.policy.take_notices(notices);
+        if reports {
+            self.take_notices(notices);
         }
         Ok(())
     }

@@ -216,7 +216,8 @@ pub struct Machine<'a> {
     disclose_vbs_loads: bool,
     /// Check the schedulers' invariants after every call.
     check_invariants: bool,
-    /// `vbs` is kept or invariants are checked: the kernel is entered with its extras.
+    /// `vbs` is kept, invariants are checked or mc-ipc gates act on budget notices: the
+    /// kernel is entered with its extras.
     extras: bool,
 }
 
@@ -305,8 +306,12 @@ impl<'a> Machine<'a> {
                     record_vbs.is_some(),
                 ))
             });
+        let mc_ipc = scenario
+            .servers
+            .iter()
+            .any(|server| server.gate == GateProtocol::McIpc);
         Ok(Machine {
-            extras: vbs.is_some() || vbs_options.check_invariants,
+            extras: vbs.is_some() || vbs_options.check_invariants || mc_ipc,
             cost: scenario.cost,
             refill: scenario.cost.time_of(scenario.cost.cache_refill),
             flush: scenario.cost.time_of(scenario.cost.cache_flush),
@@ -324,10 +329,7 @@ impl<'a> Machine<'a> {
             seed,
             objects: KernelObjects::new(scenario)?,
             in_service: vec![None; scenario.servers.len()],
-            mc_ipc: scenario
-                .servers
-                .iter()
-                .any(|server| server.gate == GateProtocol::McIpc),
+            mc_ipc,
             notices: Vec::new(),
             vbs,
             disclose_vbs_loads: vbs_options.disclose_loads,
@@ -477,7 +479,7 @@ impl<'a> Machine<'a> {
     }
 
     /// With `EXTRAS`, the kernel entry also runs its extras (VBS first arrivals and records,
-    /// invariant checks).
+    /// invariant checks, mc-ipc gates acting on budget notices).
     fn enter_kernel<const EXTRAS: bool>(
         &mut self,
         core: u16,
@@ -564,7 +566,7 @@ impl<'a> Machine<'a> {
                 at: now,
                 error,
             })?;
-        if self.mc_ipc && c.scheduler.has_notices() {
+        if EXTRAS && self.mc_ipc && c.scheduler.has_notices() {
             self.act_on_notices(core, now, &mut work)?;
         }
         let c = &mut self.cores[core as usize];
