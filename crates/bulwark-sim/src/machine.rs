@@ -152,7 +152,9 @@ struct Job {
 struct TaskRun<'a> {
     spec: &'a TaskSpec,
     program: Program<'a>,
-    rng: ChaCha8Rng,
+    /// Boxed: the generator's block buffer is large and only draws touch it, so the fields
+    /// every event touches stay on fewer cache lines.
+    rng: Box<ChaCha8Rng>,
     executing: Option<Execution>,
     refill_left: Duration,
     needs_refill: bool,
@@ -277,7 +279,7 @@ impl<'a> Machine<'a> {
             tasks.push(TaskRun {
                 spec,
                 program: Program::new(&spec.behaviour),
-                rng,
+                rng: Box::new(rng),
                 executing: None,
                 refill_left: Duration::ZERO,
                 needs_refill: false,
