@@ -1,5 +1,6 @@
 //! Random composed scenarios: every per-core policy but VBS, a different one per core, tasks
-//! that call servers (one with bandwidth inheritance, whose callers share core 0, one without,
+//! that call servers (one with bandwidth inheritance, whose callers share core 0, behind an
+//! mc-ipc gate when core 0's policy reports budget notices, one without,
 //! called from every core, and one whose body calls that one), allocate in reclamation groups, terminate each other, flush the
 //! cache, all with random kernel costs. Whatever the mix, the machine never fails: no policy
 //! refuses a call or breaks an invariant after any call, the same scenario and seed give the
@@ -164,6 +165,13 @@ fn scenario(plan: &Plan) -> Scenario {
         priority: None,
         clients: Vec::new(),
     };
+    // Core 0's inheriting server is behind an mc-ipc gate when core 0's policy reports
+    // budget notices (every other seed), so aborts and reissues mix with the rest.
+    let first_gate = if policy_of(0).reports_budget_notices() && plan.seed % 2 == 0 {
+        GateProtocol::McIpc
+    } else {
+        GateProtocol::FifoIpc
+    };
     let second_gate = if plan.prio_gate {
         GateProtocol::PrioIpc
     } else {
@@ -194,7 +202,7 @@ fn scenario(plan: &Plan) -> Scenario {
             members: (0..tasks.len()).filter(|&t| in_group(t)).collect(),
         }],
         servers: vec![
-            server("inherits", true, GateProtocol::FifoIpc, plan.operations.0),
+            server("inherits", true, first_gate, plan.operations.0),
             server("shared", false, second_gate, plan.operations.1),
             ServerSpec {
                 body: vec![
@@ -232,6 +240,11 @@ proptest! {
                 .map(|s| s.end.as_nanos() - s.start.as_nanos())
                 .sum();
             prop_assert_eq!(server, task.server_ns, "{}", &task.name);
+            // A request's drain is server time of its context; only an mc-ipc gate aborts.
+            prop_assert!(task.request_drain.sum_ns <= u128::from(task.server_ns), "{}", task.name);
+            if scenario.servers[0].gate != GateProtocol::McIpc {
+                prop_assert_eq!(task.requests_aborted, 0, "{}", &task.name);
+            }
         }
     }
 }
