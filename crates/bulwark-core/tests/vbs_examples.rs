@@ -448,3 +448,34 @@ fn the_end_of_time_saturates() {
     end_of_time::<MatrixQueue>();
     end_of_time::<TreeQueue>();
 }
+
+/// The budget notices an MC-IPC gate acts on: a process with load 5 on (2, 4), alone, from 0.
+/// Its limit runs out at 2 (step 1's limit case: the timer the decision at 0 set at t_l = 2),
+/// so the decision at 2 reports the exhaustion and idles until its next period instance at 4;
+/// the decision at 4 dispatches it on the new limit and reports the replenishment.
+fn limit_notices<Q: VbsQueue>() {
+    use bulwark_core::{Notice, Notices};
+    let mut vbs = Vbs::<Q>::with_capacity(1, seconds(EARLY)).unwrap();
+    let a = TaskId(0);
+    vbs.add_process(a, half()).unwrap();
+    vbs.switch_action(at(0), a, action(5, 2, 4), &mut Work::default())
+        .unwrap();
+    let mut notices = Notices::with_capacity(vbs.notice_capacity());
+    let mut decide = |now: u64| {
+        notices.clear();
+        let decision = vbs.schedule(at(now), &mut Work::default());
+        vbs.take_notices(&mut notices);
+        (decision.next, notices.iter().collect::<Vec<Notice>>())
+    };
+    assert_eq!(decide(0), (Some(a), vec![]));
+    assert_eq!(decide(2), (None, vec![Notice::BudgetExhausted { task: a }]));
+    assert_eq!(decide(4), (Some(a), vec![Notice::Replenished { task: a }]));
+}
+
+#[test]
+fn a_limit_run_out_and_back_is_noticed_with_every_plugin() {
+    limit_notices::<ListQueue>();
+    limit_notices::<ArrayQueue>();
+    limit_notices::<MatrixQueue>();
+    limit_notices::<TreeQueue>();
+}

@@ -741,3 +741,61 @@ fn the_eager_servers_notice_the_exhaustion_as_spr_does() {
         assert_eq!(drain_of(&outcome, "rogue2"), (1, 500_000, 1), "{policy}");
     }
 }
+
+/// VBS processes calling an mc-ipc server (L = 2 ms): two rogues whose limit, 0.5 ms per
+/// 10 ms, cannot pay for one operation, and a victim (8 ms per 20 ms) that calls once per
+/// 20 ms. VBS reports a limit run out (step 1's limit case) and its next period instance, so
+/// the gate aborts a rogue's waiting request and reissues it; the victim's context never pays
+/// more than Theorem 1's 3 L per request. Behind a FIFO-IPC gate nothing is aborted and the
+/// victim pays more.
+#[test]
+fn vbs_processes_call_an_mc_ipc_server() {
+    let source = |gate: &str| {
+        format!(
+            r#"
+name = "vbs-mc-ipc"
+policy = "vbs"
+duration = "100ms"
+
+[vbs]
+strategy = "early"
+plugin = "tree"
+quantum = "10us"
+
+[[server]]
+name = "keys"
+gate = "{gate}"
+operation = "2ms"
+bandwidth-inheritance = true
+
+[[task]]
+name = "rogue1"
+cap = "1/10"
+script = [{{ action = "100us", limit = "500us", period = "10ms" }}, {{ loop = "forever", body = [{{ invoke = "keys" }}] }}]
+
+[[task]]
+name = "rogue2"
+cap = "1/10"
+script = [{{ action = "100us", limit = "500us", period = "10ms" }}, {{ loop = "forever", body = [{{ invoke = "keys" }}] }}]
+
+[[task]]
+name = "victim"
+cap = "1/2"
+script = [{{ action = "100us", limit = "8ms", period = "20ms" }}, {{ loop = "forever", body = [{{ invoke = "keys" }}, {{ sleep-until-aligned = "20ms" }}] }}]
+"#
+        )
+    };
+    let mc_ipc = run(&source("mc-ipc"));
+    let fifo = run(&source("fifo-ipc"));
+    let aborted =
+        |outcome: &Outcome| -> u64 { outcome.tasks.iter().map(|t| t.requests_aborted).sum() };
+    let victim_drain = |outcome: &Outcome| drain_of(outcome, "victim").1;
+    assert!(aborted(&mc_ipc) > 0);
+    assert_eq!(aborted(&fifo), 0);
+    assert!(
+        drain_of(&mc_ipc, "victim").0 >= 4,
+        "the victim's requests are answered"
+    );
+    assert!(victim_drain(&mc_ipc) <= 6_000_000);
+    assert!(victim_drain(&fifo) > victim_drain(&mc_ipc));
+}

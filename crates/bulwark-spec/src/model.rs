@@ -277,17 +277,10 @@ impl PolicyKind {
     }
 
     /// True when the policy reports each budget's exhaustion and replenishment (the notices
-    /// an mc-ipc gate aborts and reissues requests on): every reservation policy but VBS.
+    /// an mc-ipc gate aborts and reissues requests on): every policy with budgets, that is
+    /// all but fixed priority and EDF.
     pub fn reports_budget_notices(self) -> bool {
-        matches!(
-            self,
-            PolicyKind::Spr
-                | PolicyKind::SprDeferrable
-                | PolicyKind::DeferrableServer
-                | PolicyKind::SporadicServer
-                | PolicyKind::Cbs
-                | PolicyKind::HardCbs
-        )
+        !matches!(self, PolicyKind::FixedPriority | PolicyKind::Edf)
     }
 
     /// True when reservations may have non-preemptive regions `eta` (SPR only).

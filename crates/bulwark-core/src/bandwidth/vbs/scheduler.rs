@@ -11,7 +11,10 @@ use super::process::{
 };
 use super::queue::{Key, VbsQueue};
 use crate::timeouts::TimeoutQueue;
-use crate::{ContextChange, CoreError, Decision, Duration, Instant, Policy, TaskId, Wake, Work};
+use crate::{
+    ContextChange, CoreError, Decision, Duration, Instant, Notice, Notices, Policy, TaskId, Wake,
+    Work,
+};
 
 /// A VBS scheduler's configuration: the release strategy and the time representation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,6 +228,11 @@ pub struct Vbs<Q: VbsQueue> {
     floor: u64,
     /// The sum of the admitted caps, in parts.
     admitted: u64,
+    /// Per process: its limit ran out and it has not run since (its budget comes back with
+    /// its next period instance).
+    exhausted: Vec<bool>,
+    /// Budget notices not yet taken ([`Policy::take_notices`]).
+    notices: Notices,
 }
 
 impl<Q: VbsQueue> Vbs<Q> {
@@ -250,7 +258,15 @@ impl<Q: VbsQueue> Vbs<Q> {
             last: 0,
             floor: u64::MAX,
             admitted: 0,
+            exhausted: alloc::vec![false; capacity],
+            notices: Notices::with_capacity(capacity),
         })
+    }
+
+    /// Records `notice` of a process of this scheduler, which the record has room for.
+    fn note(&mut self, notice: Notice) {
+        let recorded = self.notices.record(notice);
+        debug_assert!(recorded.is_ok(), "the record holds every task id");
     }
 
     /// The configuration.
@@ -495,6 +511,8 @@ impl<Q: VbsQueue> Vbs<Q> {
                 p.load = p.load.map(|l| l.saturating_sub(elapsed));
                 let budget = late(now, p.resource);
                 self.enqueue(task, budget, budget.release, work);
+                self.exhausted[task.index()] = true;
+                self.note(Notice::BudgetExhausted { task });
             }
             _ => {
                 // Release: l^c -= (t - t_s), λ^c -= (t - t_s), d unchanged.
@@ -790,6 +808,17 @@ impl<Q: VbsQueue> Policy for Vbs<Q> {
         Q::POLICY_NAME
     }
 
+    fn notice_capacity(&self) -> usize {
+        self.exhausted.len()
+    }
+
+    /// A process whose current limit ran out while it ran (step 1's limit case), and its
+    /// next dispatch, on the limit of its next period instance.
+    fn take_notices(&mut self, notices: &mut Notices) {
+        let taken = notices.take_from(&mut self.notices);
+        debug_assert!(taken.is_ok(), "the caller's record holds every task id");
+    }
+
     /// A suspended process wakes (`SameJob`: its action resumes; `NextJob`: the action
     /// completes as of the suspension and a new one like it arrives), or an idle process
     /// starts a new action like its last (the kernel's way to say "the next action, same
@@ -887,6 +916,11 @@ impl<Q: VbsQueue> Policy for Vbs<Q> {
         let mut timer = t_r;
         self.floor = t_r.unwrap_or(u64::MAX);
         if let Some(task) = next {
+            if core::mem::take(&mut self.exhausted[task.index()]) {
+                // Its next period instance gave it a limit again: noticed when it runs, as
+                // SPR notices a deferred replenishment.
+                self.note(Notice::Replenished { task });
+            }
             self.queue.remove(task.0, work);
             let p = &mut self.processes[task.index()];
             p.phase = Phase::Running;
