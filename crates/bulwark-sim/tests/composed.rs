@@ -167,7 +167,7 @@ fn scenario(plan: &Plan) -> Scenario {
     };
     // Core 0's inheriting server is behind an mc-ipc gate when core 0's policy reports
     // budget notices (every other seed), so aborts and reissues mix with the rest.
-    let first_gate = if policy_of(0).reports_budget_notices() && plan.seed % 2 == 0 {
+    let first_gate = if policy_of(0).reports_budget_notices() && plan.seed.is_multiple_of(2) {
         GateProtocol::McIpc
     } else {
         GateProtocol::FifoIpc
