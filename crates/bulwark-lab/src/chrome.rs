@@ -377,6 +377,8 @@ impl Events {
             (SliceKind::CacheRefill, None) => ("refill".to_string(), "refill", String::new()),
             (SliceKind::Server, Some(name)) => ("server".to_string(), "server", charged_arg(name)),
             (SliceKind::Server, None) => ("server".to_string(), "server", String::new()),
+            (SliceKind::Spin, Some(name)) => ("spin".to_string(), "spin", charged_arg(name)),
+            (SliceKind::Spin, None) => ("spin".to_string(), "spin", String::new()),
         };
         self.complete(
             &name,
@@ -395,6 +397,7 @@ impl Events {
             SliceKind::Kernel => ("kernel".to_string(), "kernel"),
             SliceKind::CacheRefill => ("refill".to_string(), "refill"),
             SliceKind::Server => ("server".to_string(), "server"),
+            SliceKind::Spin => ("spin".to_string(), "spin"),
         };
         let args = format!("\"core\":{}", slice.core);
         self.complete(&name, category, slice, TASKS_PID, u64::from(task.0), &args);

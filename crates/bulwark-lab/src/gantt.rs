@@ -95,7 +95,9 @@ pub fn gantt_svg(outcome: &Outcome, from: Instant, to: Instant) -> Option<String
                 if let Some(row) = rows.get_mut(task.index()) {
                     let lane = match slice.kind {
                         SliceKind::Task => &mut row.execution,
-                        SliceKind::CacheRefill => &mut row.refill,
+                        // A lender's idle drain is drawn as a refill is: its budget goes, and
+                        // nothing useful runs.
+                        SliceKind::CacheRefill | SliceKind::Spin => &mut row.refill,
                         SliceKind::Kernel => &mut row.kernel,
                         SliceKind::Server => &mut row.server,
                     };
@@ -181,8 +183,14 @@ pub fn gantt_svg(outcome: &Outcome, from: Instant, to: Instant) -> Option<String
     }
 
     write_axis(&mut svg, &scale, &ticks, axis_y);
-    let show_server = trace.slices.iter().any(|s| s.kind == SliceKind::Server);
-    write_legend(&mut svg, axis_y + 44, show_deadlines, show_server);
+    let shown = |kind: SliceKind| trace.slices.iter().any(|s| s.kind == kind);
+    write_legend(
+        &mut svg,
+        axis_y + 44,
+        show_deadlines,
+        shown(SliceKind::Server),
+        shown(SliceKind::Spin),
+    );
     svg.push_str("</svg>\n");
     Some(svg)
 }
@@ -628,13 +636,24 @@ enum Symbol {
 }
 
 /// The legend, on one line below the axis; `top` is the text's baseline.
-fn write_legend(svg: &mut String, top: i64, show_deadlines: bool, show_server: bool) {
+fn write_legend(
+    svg: &mut String,
+    top: i64,
+    show_deadlines: bool,
+    show_server: bool,
+    show_spin: bool,
+) {
+    let refill = if show_spin {
+        "refill or spin"
+    } else {
+        "cache refill"
+    };
     let mut entries = vec![("execution", Symbol::Swatch(hex(PALETTE[0])))];
     if show_server {
         entries.push(("server", Symbol::Swatch(SERVER_COLOUR.to_string())));
     }
     entries.extend([
-        ("cache refill", Symbol::Swatch(hex(lighter(PALETTE[0])))),
+        (refill, Symbol::Swatch(hex(lighter(PALETTE[0])))),
         ("kernel", Symbol::Swatch(KERNEL_COLOUR.to_string())),
         ("release", Symbol::Release),
     ]);

@@ -79,8 +79,8 @@ pub struct TaskDocument<'a> {
     pub server_ns: u64,
     /// Per invocation that found its server busy, the time it waited at the gate.
     pub gate_wait: StatsDocument,
-    /// Per issue of a request to a server with bandwidth inheritance, the execution its
-    /// context gave servers' operations until the reply or the abort.
+    /// Per issue of a request to a server with bandwidth inheritance, its context's execution
+    /// until the reply or the abort: operations it ran, and spins while one ran elsewhere.
     pub request_drain: StatsDocument,
     /// Its requests an mc-ipc gate aborted when its budget ran out.
     pub requests_aborted: u64,

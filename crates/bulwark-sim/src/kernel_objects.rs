@@ -46,11 +46,13 @@ impl KernelObjects {
             }
         }
         let quotas: Vec<_> = scenario.groups.iter().map(|g| g.quota).collect();
-        // Server `i` is gate `i`; every task may call it (one cluster: the caller's core).
+        // Server `i` is gate `i`; every task may call it. Each core is a cluster of one (the
+        // MC-IPC gate's per-cluster queues; the others have none).
+        let clusters = vec![1; usize::from(scenario.cores).max(1)];
         let gates = scenario
             .servers
             .iter()
-            .map(|server| Gate::new(server.gate, scenario.tasks.len(), &[1]))
+            .map(|server| Gate::new(server.gate, scenario.tasks.len(), &clusters))
             .collect();
         Self::with_groups(
             scenario.cost.reclaim_per_unit,

@@ -177,7 +177,8 @@ struct TaskRun<'a> {
     /// Its request waiting at an mc-ipc gate was aborted: it is reissued when its budget is
     /// back (`waiting` still names the server).
     pruned: bool,
-    /// Its `server_ns` when its request to a server with bandwidth inheritance was issued.
+    /// Its `executed_ns` when its request to a server with bandwidth inheritance was issued:
+    /// while the request is pending its context runs operations or spins, nothing else.
     drain_from: u64,
 }
 
@@ -568,7 +569,14 @@ impl<'a> Machine<'a> {
                 at: now,
                 error,
             })?;
-        if EXTRAS && self.mc_ipc && c.scheduler.has_notices() {
+        if let Some(p) = previous.filter(|&p| decision.next != Some(p)) {
+            if self.tasks[p.index()].lends_to.is_some() {
+                // It no longer runs an operation here: a context spinning for it elsewhere
+                // takes the operation over.
+                self.leave_operation(core, p, now);
+            }
+        }
+        if EXTRAS && self.mc_ipc && self.cores[core as usize].scheduler.has_notices() {
             self.act_on_notices(core, now, &mut work)?;
         }
         let c = &mut self.cores[core as usize];
@@ -809,7 +817,7 @@ impl<'a> Machine<'a> {
         let own = elapsed.saturating_sub(refill);
         t.metrics.executed_ns += own.as_nanos();
         if let Some(server) = t.lends_to {
-            self.charge_operation(task, server, own);
+            self.charge_operation(core, task, server, own);
         } else if let Some(e) = t.executing.as_mut() {
             let own = own.min(e.left);
             e.left = e.left.saturating_sub(own);
@@ -837,10 +845,11 @@ impl<'a> Machine<'a> {
         split: Instant,
         now: Instant,
     ) {
-        let kind = if self.tasks[task.index()].lends_to.is_some() {
-            SliceKind::Server
-        } else {
-            SliceKind::Task
+        let kind = match self.tasks[task.index()].lends_to {
+            Some(server) if self.runs_operation(core, server) => SliceKind::Server,
+            // Lending to an operation that runs on another core: the budget drains idle.
+            Some(_) => SliceKind::Spin,
+            None => SliceKind::Task,
         };
         self.record_slice(core, Some(task), SliceKind::CacheRefill, since, split);
         self.record_slice(core, Some(task), kind, split, now);

@@ -97,9 +97,10 @@ pub struct TaskMetrics {
     /// Per invocation that found its server busy: the time it waited at the gate.
     pub gate_wait: Stats,
     /// Per issue of a request to a server with bandwidth inheritance (an invoke, or the
-    /// reissue of an aborted request), until its reply or its abort: the execution its
-    /// context gave servers' operations, its own and those it lent its budget to (the
-    /// MC-IPC paper's drain, bounded by Theorem 1 at an mc-ipc gate).
+    /// reissue of an aborted request), until its reply or its abort: its context's
+    /// execution meanwhile, the operations it ran (its own and those it lent its budget to)
+    /// and its spins while the operation ran on another core (the MC-IPC paper's drain,
+    /// bounded by Theorem 1 at an mc-ipc gate).
     pub request_drain: Stats,
     /// Its requests an mc-ipc gate aborted (pruned) because its budget ran out; each is
     /// reissued when the budget is back.

@@ -20,6 +20,10 @@ pub enum SliceKind {
     CacheRefill,
     /// A server's operation ran on the task's scheduling context (an `invoke` step).
     Server,
+    /// The task's context, lending its budget to a server's operation that ran on another
+    /// core, drained its budget with nothing to run (the MC-IPC paper's assumption A2: a
+    /// dispatched reservation drains whether or not anything runs in it).
+    Spin,
 }
 
 /// A span of time a core spent on one thing.

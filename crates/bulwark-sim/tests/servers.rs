@@ -573,14 +573,12 @@ proptest! {
         }
     }
 
-    /// Callers of one server without inheritance spread over two cores: no policy refuses a
-    /// call or breaks an invariant, and the operation never runs on both cores at once.
+    /// Callers of one server spread over two SPR cores, with and without inheritance, at
+    /// every gate: no policy refuses a call or breaks an invariant, and the operation never
+    /// runs on both cores at once (a lender on the other core spins meanwhile).
     #[test]
     fn one_server_runs_on_one_core_at_a_time(mut scenario in callers()) {
         scenario.cores = 2;
-        for server in &mut scenario.servers {
-            server.bandwidth_inheritance = false;
-        }
         for (index, task) in scenario.tasks.iter_mut().enumerate() {
             task.core = (index % 2) as u16;
             if let Behaviour::Script { steps, .. } = &mut task.behaviour {
@@ -603,6 +601,9 @@ proptest! {
             for (c, d) in on(1) {
                 prop_assert!(b <= c || d <= a, "[{a}, {b}) on core 0 and [{c}, {d}) on core 1");
             }
+        }
+        for task in &run.outcome.tasks {
+            prop_assert!(task.request_drain.sum_ns <= u128::from(task.executed_ns), "{}", task.name);
         }
     }
 }
@@ -798,4 +799,63 @@ script = [{{ action = "100us", limit = "8ms", period = "20ms" }}, {{ loop = "for
     );
     assert!(victim_drain(&mc_ipc) <= 6_000_000);
     assert!(victim_drain(&fifo) > victim_drain(&mc_ipc));
+}
+
+/// Callers on two SPR cores lend to one mc-ipc server (L = 2 ms, zero costs; each core a
+/// cluster of one): `rogue` on core 0 (budget 0.5 ms per 20 ms) invokes at 0, the victim on
+/// core 1 (10 ms per 20 ms) at 0.1 ms.
+///
+/// - 0..0.5: the rogue's context runs its request on core 0, until its budget runs out;
+/// - 0.1..0.5: the victim waits and lends, but the operation runs on core 0: its context
+///   spins on core 1, its budget draining (assumption A2);
+/// - 0.5: core 0 idles, so core 1 takes an interrupt and the victim's context runs the rest of
+///   the rogue's request, 0.5..2, then its own, 2..4.
+///
+/// So the victim waits 1.9 ms and drains 0.4 + 1.5 + 2 = 3.9 ms, within Theorem 1's
+/// (1 + 2 m K) L = 5 L = 10 ms for two clusters of one core; it runs operations for 3.5 ms.
+#[test]
+fn a_lender_on_another_core_spins_then_takes_the_operation_over() {
+    let outcome = run(r#"
+name = "two-core-lending"
+policy = "spr"
+cores = 2
+duration = "10ms"
+
+[[server]]
+name = "keys"
+gate = "mc-ipc"
+operation = "2ms"
+
+[[task]]
+name = "rogue"
+priority = 9
+reservation = { budget = "500us", period = "20ms" }
+script = [{ invoke = "keys" }, { sleep-until = "40ms" }]
+
+[[task]]
+name = "victim"
+core = 1
+priority = 5
+reservation = { budget = "10ms", period = "20ms" }
+script = [{ sleep-until = "100us" }, { invoke = "keys" }, { sleep-until = "40ms" }]
+"#);
+    assert_eq!(wait_of(&outcome, "victim"), (1, 1_900_000));
+    assert_eq!(drain_of(&outcome, "victim"), (1, 3_900_000, 0));
+    assert_eq!(drain_of(&outcome, "rogue"), (1, 500_000, 0));
+    let victim = outcome
+        .tasks
+        .iter()
+        .find(|t| t.name == "victim")
+        .expect("victim");
+    assert_eq!(victim.server_ns, 3_500_000);
+    let served = joined(&server_slices(&outcome));
+    assert_eq!(served, [(0, 0, 500_000), (1, 500_000, 4_000_000)]);
+    let trace = outcome.trace.as_ref().expect("recorded");
+    let spins: Vec<(u16, u64, u64)> = trace
+        .slices
+        .iter()
+        .filter(|s| s.kind == SliceKind::Spin)
+        .map(|s| (s.core, s.start.as_nanos(), s.end.as_nanos()))
+        .collect();
+    assert_eq!(spins, [(1, 100_000, 500_000)]);
 }

@@ -19,10 +19,15 @@
 //! service, lets it complete; when the budget is back, the pruned request is issued again
 //! (section IV-A). FIFO-IPC and PRIO-IPC gates abort nothing.
 //!
-//! The callers of a server with bandwidth inheritance share one core (validated), so the
-//! operation never runs on two contexts at once. Without inheritance callers may be on any
-//! core: only the request's own caller runs it, and a reply that hands the server to a caller
-//! on another core raises an interrupt there, which wakes it on its own core.
+//! An operation runs on one core at a time. With inheritance, callers on several cores may
+//! lend at once: the first dispatched runs the operation, and a lender dispatched on another
+//! core meanwhile spins, its budget draining with nothing to run (the MC-IPC paper's
+//! assumption A2, a dispatched reservation drains whether or not anything runs in it; each
+//! core is a cluster of one at an mc-ipc gate). When the running context stops (preempted,
+//! out of budget, the reply), the cores where lenders spin take an interrupt, and the first
+//! to take it runs the operation on. Without inheritance only the request's own caller runs
+//! it, and a reply that hands the server to a caller on another core raises an interrupt
+//! there, which wakes it on its own core.
 
 use bulwark_core::ipc::mc_ipc::{Aborted, Client};
 use bulwark_core::ipc::GateProtocol;
@@ -31,7 +36,7 @@ use bulwark_core::{Duration, Event, Instant, Notice, Priority, TaskId, Wake, Wor
 
 use bulwark_spec::ServerStep;
 
-use super::{Entry, Machine, Step};
+use super::{Entry, Machine, Occupant, Step};
 use crate::behaviour::draw;
 use crate::event::EventKind;
 use crate::SimError;
@@ -44,6 +49,8 @@ pub(super) struct InService {
     next: usize,
     left: Duration,
     parent: Option<usize>,
+    /// The core whose context runs the operation now, if one does.
+    runner: Option<u16>,
 }
 
 impl Machine<'_> {
@@ -61,14 +68,14 @@ impl Machine<'_> {
     ) -> Result<bool, SimError> {
         let gate = GateId(server as u32);
         let client = Client::RealTime {
-            cluster: 0,
+            cluster: usize::from(self.tasks[task.index()].spec.core),
             urgency: self.urgency(task),
         };
         let inherits = self.scenario.servers[server].bandwidth_inheritance;
         let t = &mut self.tasks[task.index()];
         t.metrics.invocations += 1;
         if inherits {
-            t.drain_from = t.metrics.server_ns;
+            t.drain_from = t.metrics.executed_ns;
         }
         // A call from a server's body: the context stops running that body until the reply.
         t.lends_to = None;
@@ -111,7 +118,7 @@ impl Machine<'_> {
         t.serving = parent;
         t.lends_to = parent;
         if inherits {
-            let drained = t.metrics.server_ns.saturating_sub(t.drain_from);
+            let drained = t.metrics.executed_ns.saturating_sub(t.drain_from);
             t.metrics
                 .request_drain
                 .record(Duration::from_nanos(drained));
@@ -150,12 +157,16 @@ impl Machine<'_> {
             next: 0,
             left: Duration::ZERO,
             parent: t.serving,
+            runner: None,
         };
         if let Some(ServerStep::Run(run)) = self.scenario.servers[server].body.first() {
             request.next = 1;
             request.left = draw(run, &mut t.rng);
         }
         self.in_service[server] = Some(request);
+        // The lenders spinning elsewhere may run the new request.
+        self.kick_spinners(core, server, now);
+        let t = &mut self.tasks[caller.index()];
         t.serving = Some(server);
         let blocked = t.lends_to.is_none();
         t.lends_to = Some(server);
@@ -255,11 +266,13 @@ impl Machine<'_> {
         let gate = GateId(server as u32);
         let aborted = self.gate_call(Abort { gate, task }, "abort", task, now, work)?;
         if aborted == Aborted::Pruned {
+            let home = self.tasks[task.index()].spec.core;
+            self.leave_operation(home, task, now);
             let t = &mut self.tasks[task.index()];
             t.pruned = true;
             t.lends_to = None;
             t.metrics.requests_aborted += 1;
-            let drained = t.metrics.server_ns.saturating_sub(t.drain_from);
+            let drained = t.metrics.executed_ns.saturating_sub(t.drain_from);
             t.metrics
                 .request_drain
                 .record(Duration::from_nanos(drained));
@@ -282,10 +295,10 @@ impl Machine<'_> {
         };
         t.pruned = false;
         t.lends_to = Some(server);
-        t.drain_from = t.metrics.server_ns;
+        t.drain_from = t.metrics.executed_ns;
         let gate = GateId(server as u32);
         let client = Client::RealTime {
-            cluster: 0,
+            cluster: usize::from(self.tasks[task.index()].spec.core),
             urgency: self.urgency(task),
         };
         self.gate_call(
@@ -334,6 +347,8 @@ impl Machine<'_> {
         now: Instant,
         work: &mut Work,
     ) -> Result<(), SimError> {
+        let home = self.tasks[task.index()].spec.core;
+        self.leave_operation(home, task, now);
         let t = &mut self.tasks[task.index()];
         t.lends_to = None;
         // A pruned request is in no queue of its gate.
@@ -362,6 +377,12 @@ impl Machine<'_> {
     ) -> Option<Step> {
         let refill = self.tasks[task.index()].refill_left;
         let mut progress = self.in_service[server]?;
+        match progress.runner {
+            // Running on another core: this lender spins until an interrupt.
+            Some(other) if other != core => return None,
+            _ => progress.runner = Some(core),
+        }
+        self.in_service[server] = Some(progress);
         if progress.left.is_zero() {
             // The body's next step: a run (drawn from the request's caller's stream), a
             // nested call, or the end and the reply.
@@ -390,13 +411,59 @@ impl Machine<'_> {
         None
     }
 
-    /// Charges `own` nanoseconds of execution of `task`'s context to `server`'s operation.
+    /// Charges `own` nanoseconds of execution of `task`'s context on `core` to `server`'s
+    /// operation, if it ran the operation rather than spin for it.
     #[cold]
     #[inline(never)]
-    pub(super) fn charge_operation(&mut self, task: TaskId, server: usize, own: Duration) {
+    pub(super) fn charge_operation(
+        &mut self,
+        core: u16,
+        task: TaskId,
+        server: usize,
+        own: Duration,
+    ) {
+        if !self.runs_operation(core, server) {
+            return;
+        }
         self.tasks[task.index()].metrics.server_ns += own.as_nanos();
         if let Some(operation) = self.in_service[server].as_mut() {
             operation.left = operation.left.saturating_sub(own);
+        }
+    }
+
+    /// True when `core` runs `server`'s operation.
+    pub(super) fn runs_operation(&self, core: u16, server: usize) -> bool {
+        self.in_service[server].is_some_and(|operation| operation.runner == Some(core))
+    }
+
+    /// `task`, lending on `core`, is no longer dispatched there at `now`: if it ran its
+    /// server's operation, the operation stops, and lenders spinning on other cores are
+    /// interrupted to take it over.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn leave_operation(&mut self, core: u16, task: TaskId, now: Instant) {
+        let Some(server) = self.tasks[task.index()].lends_to else {
+            return;
+        };
+        if !self.runs_operation(core, server) {
+            return;
+        }
+        if let Some(operation) = self.in_service[server].as_mut() {
+            operation.runner = None;
+        }
+        self.kick_spinners(core, server, now);
+    }
+
+    /// Interrupts at `now` every core but `core` whose running context lends to `server`
+    /// while no core runs its operation: the first to take the interrupt runs it.
+    fn kick_spinners(&mut self, core: u16, server: usize, now: Instant) {
+        for other in 0..self.cores.len() {
+            let Occupant::Running { task, .. } = self.cores[other].occupant else {
+                continue;
+            };
+            if other != usize::from(core) && self.tasks[task.index()].lends_to == Some(server) {
+                self.queue.set(now, EventKind::Timer { core: other as u16 });
+            }
         }
     }
 

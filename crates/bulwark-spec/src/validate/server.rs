@@ -1,8 +1,8 @@
 //! `[[server]]` checks: a unique name, a gate, an operation that always takes time
 //! (`bandwidth-inheritance` is a plain boolean, off when left out but for an `mc-ipc` gate,
 //! which always inherits); and, once every task is known, that each `invoke` step names a
-//! server, that the callers of a server with bandwidth inheritance share one core, and that
-//! an `mc-ipc` gate's callers have budgets whose exhaustion their core's policy reports.
+//! server and that an `mc-ipc` gate's callers have budgets whose exhaustion their core's
+//! policy reports. Callers may sit on any core, with or without inheritance.
 
 use std::ops::Range;
 
@@ -339,11 +339,10 @@ impl Checker<'_> {
         Some(server)
     }
 
-    /// Each server's callers, in task order, into `servers` when they are valid. A server
-    /// with bandwidth inheritance has all its callers on the core of its first: a waiting
-    /// caller's context runs the request in service, which it can only do on the core where
-    /// the server is. Without inheritance callers may be on any core (a reply wakes the next
-    /// caller on its own).
+    /// Each server's callers, in task order, into `servers` when they are valid, on any
+    /// core: with bandwidth inheritance a waiting caller dispatched while the operation runs
+    /// on another core spins (the machine runs it on one core at a time); without it a reply
+    /// wakes the next caller on its own core.
     pub(super) fn server_clients(
         &mut self,
         tasks: &[TaskSpec],
@@ -354,27 +353,6 @@ impl Checker<'_> {
         for invocation in std::mem::take(&mut self.invocations) {
             let clients = &mut callers[invocation.server];
             let caller = &tasks[invocation.caller];
-            if let Some(&first) = clients.first() {
-                let first: &TaskSpec = &tasks[first];
-                if first.core != caller.core && self.server_inherits[invocation.server] {
-                    let message = format!(
-                        "server `{}` inherits bandwidth, so its callers share a core, but it \
-                         is called by `{}` on core {} and by `{}` on core {}",
-                        self.server_names[invocation.server],
-                        first.name,
-                        first.core,
-                        caller.name,
-                        caller.core
-                    );
-                    self.report(
-                        invocation.span,
-                        message,
-                        "allowed: the callers of a server with bandwidth-inheritance on one \
-                         core; without it, callers on any core",
-                    );
-                    continue;
-                }
-            }
             if !clients.contains(&invocation.caller) {
                 if let Some(policy) = task_policies[invocation.caller] {
                     self.ceiling(invocation.server, caller, policy);
