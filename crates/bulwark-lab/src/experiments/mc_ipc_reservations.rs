@@ -13,7 +13,11 @@
 //! - the same core with PRIO-IPC or FIFO-IPC: nothing is pruned, the victim's context serves
 //!   every rogue request queued ahead of it, 6.5 ms per request, and it misses every deadline;
 //! - hard-CBS core: the first period is the SPR core's (2.5 ms, complete at 5 ms; FIFO-IPC:
-//!   complete at 9 ms), and no request drains more than Theorem 1's bound.
+//!   complete at 9 ms), and no request drains more than Theorem 1's bound;
+//! - cores 2 to 4, one server called from three cores (three clusters of one): a waiting
+//!   caller spins while the operation runs on another core, so a rogue's budget runs out
+//!   while it waits and its request is pruned; the victim drains 3.9 ms per request, within
+//!   Theorem 1's 14 ms, where FIFO-IPC makes it 5.9 ms and a deadline miss per period.
 
 use bulwark_core::ipc::GateProtocol;
 use bulwark_core::Duration;
@@ -108,6 +112,7 @@ fn run() -> Result<ExperimentReport, LabError> {
         checks.push(check);
     }
     checks.extend(hard_cbs(&mc_ipc, &fifo));
+    checks.extend(across_cores(&mc_ipc, &fifo));
     Ok(ExperimentReport {
         name: EXPERIMENT.name.into(),
         title: EXPERIMENT.title.into(),
@@ -122,9 +127,12 @@ fn run() -> Result<ExperimentReport, LabError> {
                   budget ran out is pruned, so no other caller's budget serves it, and issued \
                   again when the budget is back. A waiting caller lends its budget to the \
                   request in service (bandwidth inheritance), so the victim pays for at most the \
-                  rest of one rogue request besides its own. The same file with PRIO-IPC or \
-                  FIFO-IPC gates, inheritance kept, makes the victim pay for every queued rogue \
-                  request and miss its deadlines."
+                  rest of one rogue request besides its own. Cores 2 to 4 share a third \
+                  server across cores: a waiting caller dispatched while the operation runs on \
+                  another core spins, its budget draining (assumption A2), and takes the \
+                  operation over when that core lets it go. The same file with PRIO-IPC or \
+                  FIFO-IPC gates, inheritance kept, makes the victims pay for every queued \
+                  rogue request and miss their deadlines."
             .into(),
         checks,
         tables: vec![
@@ -231,6 +239,70 @@ fn hard_cbs(mc_ipc: &Outcome, fifo: &Outcome) -> Vec<Check> {
     ]
 }
 
+/// Theorem 1's bound for cores 2 to 4: three clusters of one core, `(1 + 2 * 1 * 3) L`.
+const THEOREM_1_THREE_CLUSTERS: Duration = Duration::from_nanos(7 * OPERATION.as_nanos());
+/// By hand, per request of the cross-victim: 0.4 ms spinning, the 1.5 ms rest of rogue-a's
+/// request and its own 2 ms; with FIFO-IPC also rogue-b's 2 ms.
+const DRAIN_ACROSS: Duration = Duration::from_micros(3_900);
+const DRAIN_ACROSS_QUEUED: Duration = Duration::from_micros(5_900);
+/// Its completions, from its 0.1 ms wake-up: 5 ms and, with FIFO-IPC, 7 ms into the period.
+const RESPONSE_ACROSS: Duration = Duration::from_micros(4_900);
+const RESPONSE_ACROSS_QUEUED: Duration = Duration::from_micros(6_900);
+
+/// Cores 2 to 4: one server called from three cores, each a cluster of one; the waiting
+/// callers spin while the operation runs elsewhere, by hand in the file's comments.
+fn across_cores(mc_ipc: &Outcome, fifo: &Outcome) -> Vec<Check> {
+    let victim = task(mc_ipc, "cross-victim");
+    let queued = task(fifo, "cross-victim");
+    let mut mc_check = drained(
+        "cores 2-4, mc-ipc across cores: the victim spins 0.1..0.5 ms while rogue-a's request \
+         runs on another core, then runs its rest and its own: 0.4 + 1.5 + 2 ms per request, \
+         within Theorem 1's (1 + 2 m K) L = 14 ms for three clusters; it completes 4.9 ms \
+         after waking, every deadline met",
+        victim,
+        DRAIN_ACROSS,
+        3,
+    );
+    mc_check.expected += &format!(", max response {RESPONSE_ACROSS}, no miss");
+    mc_check.measured += &format!(
+        ", max response {}, {} misses",
+        Duration::from_nanos(victim.response.max_ns),
+        victim.misses
+    );
+    mc_check.pass &= victim.response.max_ns == RESPONSE_ACROSS.as_nanos()
+        && victim.misses == 0
+        && victim.request_drain.max_ns <= THEOREM_1_THREE_CLUSTERS.as_nanos();
+    let pruned = task(mc_ipc, "rogue-b").requests_aborted;
+    let mut fifo_check = drained(
+        "cores 2-4, FIFO-IPC: rogue-b's request, queued when its budget ran out while it spun, \
+         is served on the victim's context too: 5.9 ms per request, complete 6.9 ms after \
+         waking, past the 6 ms deadline in every period",
+        queued,
+        DRAIN_ACROSS_QUEUED,
+        3,
+    );
+    fifo_check.expected += &format!(", max response {RESPONSE_ACROSS_QUEUED}, 3 misses");
+    fifo_check.measured += &format!(
+        ", max response {}, {} misses",
+        Duration::from_nanos(queued.response.max_ns),
+        queued.misses
+    );
+    fifo_check.pass &=
+        queued.response.max_ns == RESPONSE_ACROSS_QUEUED.as_nanos() && queued.misses == 3;
+    vec![
+        mc_check,
+        Check {
+            claim: "cores 2-4, mc-ipc: rogue-b's waiting request is aborted every period, when \
+                    its budget runs out while it spins"
+                .into(),
+            expected: "3 aborted requests".into(),
+            measured: format!("{pruned} aborted requests"),
+            pass: pruned == 3,
+        },
+        fifo_check,
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +312,8 @@ mod tests {
     fn the_bound_is_theorem_1() {
         let bound = bulwark_analysis::mc_ipc::invocation_budget_bound(1, 1, OPERATION);
         assert_eq!(bound, Some(THEOREM_1));
+        let three = bulwark_analysis::mc_ipc::invocation_budget_bound(1, 3, OPERATION);
+        assert_eq!(three, Some(THEOREM_1_THREE_CLUSTERS));
     }
 
     #[test]
