@@ -219,8 +219,9 @@ pub struct Machine<'a> {
     disclose_vbs_loads: bool,
     /// Check the schedulers' invariants after every call.
     check_invariants: bool,
-    /// `vbs` is kept, invariants are checked or mc-ipc gates act on budget notices: the
-    /// kernel is entered with its extras.
+    /// `vbs` is kept, invariants are checked, or some server inherits bandwidth (its lenders
+    /// may spin on other cores, and mc-ipc gates act on budget notices): the kernel is
+    /// entered with its extras.
     extras: bool,
 }
 
@@ -314,7 +315,9 @@ impl<'a> Machine<'a> {
             .iter()
             .any(|server| server.gate == GateProtocol::McIpc);
         Ok(Machine {
-            extras: vbs.is_some() || vbs_options.check_invariants || mc_ipc,
+            extras: vbs.is_some()
+                || vbs_options.check_invariants
+                || scenario.servers.iter().any(|s| s.bandwidth_inheritance),
             cost: scenario.cost,
             refill: scenario.cost.time_of(scenario.cost.cache_refill),
             flush: scenario.cost.time_of(scenario.cost.cache_flush),
@@ -482,7 +485,7 @@ impl<'a> Machine<'a> {
     }
 
     /// With `EXTRAS`, the kernel entry also runs its extras (VBS first arrivals and records,
-    /// invariant checks, mc-ipc gates acting on budget notices).
+    /// invariant checks, lenders leaving an operation, mc-ipc gates acting on budget notices).
     fn enter_kernel<const EXTRAS: bool>(
         &mut self,
         core: u16,
@@ -569,7 +572,7 @@ impl<'a> Machine<'a> {
                 at: now,
                 error,
             })?;
-        if let Some(p) = previous.filter(|&p| decision.next != Some(p)) {
+        if let Some(p) = previous.filter(|&p| EXTRAS && decision.next != Some(p)) {
             if self.tasks[p.index()].lends_to.is_some() {
                 // It no longer runs an operation here: a context spinning for it elsewhere
                 // takes the operation over.
