@@ -266,11 +266,9 @@ impl Machine<'_> {
         let gate = GateId(server as u32);
         let aborted = self.gate_call(Abort { gate, task }, "abort", task, now, work)?;
         if aborted == Aborted::Pruned {
-            let home = self.tasks[task.index()].spec.core;
-            self.leave_operation(home, task, now);
+            self.stop_lending(task, now);
             let t = &mut self.tasks[task.index()];
             t.pruned = true;
-            t.lends_to = None;
             t.metrics.requests_aborted += 1;
             let drained = t.metrics.executed_ns.saturating_sub(t.drain_from);
             t.metrics
@@ -347,10 +345,8 @@ impl Machine<'_> {
         now: Instant,
         work: &mut Work,
     ) -> Result<(), SimError> {
-        let home = self.tasks[task.index()].spec.core;
-        self.leave_operation(home, task, now);
+        self.stop_lending(task, now);
         let t = &mut self.tasks[task.index()];
-        t.lends_to = None;
         // A pruned request is in no queue of its gate.
         let pruned = std::mem::take(&mut t.pruned);
         if let Some((server, _)) = t.waiting.take().filter(|_| !pruned) {
@@ -452,6 +448,14 @@ impl Machine<'_> {
             operation.runner = None;
         }
         self.kick_spinners(core, server, now);
+    }
+
+    /// `task` lends no more (its request was pruned, or it was killed): the operation leaves
+    /// its core if it ran there.
+    fn stop_lending(&mut self, task: TaskId, now: Instant) {
+        let home = self.tasks[task.index()].spec.core;
+        self.leave_operation(home, task, now);
+        self.tasks[task.index()].lends_to = None;
     }
 
     /// Interrupts at `now` every core but `core` whose running context lends to `server`
