@@ -14,10 +14,10 @@
 //!   charged to its own budget.
 //!
 //! An mc-ipc gate (which always inherits) also acts on the core scheduler's budget notices
-//! (SPR and CBS report them): when a caller's budget runs out, `mc_abort` (Fig. 1, lines
-//! 44-59) prunes its waiting request, so no other caller's budget serves it, or, if it is in
-//! service, lets it complete; when the budget is back, the pruned request is issued again
-//! (section IV-A). FIFO-IPC and PRIO-IPC gates abort nothing.
+//! (every policy with budgets reports them): when a caller's budget runs out, `mc_abort`
+//! (Fig. 1, lines 44-59) prunes its waiting request, so no other caller's budget serves it,
+//! or, if it is in service, lets it complete; when the budget is back, the pruned request is
+//! issued again (section IV-A). FIFO-IPC and PRIO-IPC gates abort nothing.
 //!
 //! An operation runs on one core at a time. With inheritance, callers on several cores may
 //! lend at once: the first dispatched runs the operation, and a lender dispatched on another
