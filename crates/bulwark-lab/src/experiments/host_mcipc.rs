@@ -26,7 +26,7 @@ use bulwark_sim::cluster::run as run_cluster;
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 
 use super::host_rounds::{skipped, until_checks_hold, ATTEMPTS};
-use super::mcipc_case_study::{bounds, phase_result, system, PhaseResult, SEED};
+use super::mcipc_case_study::{bounds, over_theorem, phase_result, system, PhaseResult, SEED};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
 
@@ -88,14 +88,19 @@ fn measure(
                 &machine,
                 &outcome,
             ),
-            host: phase_result(
-                study,
-                &bounds,
-                phase,
-                GateProtocol::McIpc,
-                &machine,
-                &host.outcome,
-            ),
+            host: PhaseResult {
+                // The host's drains include its dispatcher's entries and wake-up latencies,
+                // which the theorem's model has no term for: the same slack as the delays.
+                over_theorem: over_theorem(&machine, &host.outcome, SLACK),
+                ..phase_result(
+                    study,
+                    &bounds,
+                    phase,
+                    GateProtocol::McIpc,
+                    &machine,
+                    &host.outcome,
+                )
+            },
             entries: host.host.entries,
             entry_mean: Duration::from_nanos(host.entry_cost.mean_ns().unwrap_or(0)),
             late_timers: host.host.late_timers,
@@ -151,9 +156,9 @@ fn checks(measured: &[Measured]) -> Vec<Check> {
         },
         Check {
             claim: "no invocation of a client alone in a budgeted reservation drains more than \
-                    Theorem 1 allows while its reservation had budget, on the host"
+                    Theorem 1 allows, plus the host's slack, while its reservation had budget"
                 .into(),
-            expected: "0 over the theorem in every phase".into(),
+            expected: format!("0 over the theorem + {SLACK} in every phase"),
             measured: each(&|m| {
                 format!(
                     "{} of {} invocations over",

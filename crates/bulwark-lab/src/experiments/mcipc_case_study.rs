@@ -326,15 +326,10 @@ pub fn phase_result(
 /// The longest computation before T1's request.
 const BEFORE_REQUEST: Duration = us(1500);
 
-/// T1's figures from one run of phase `phase` under `protocol`: its delays, its jobs, and
-/// (under MC-IPC) the invocations over Theorem 1; `name` and `bound` are left unset
-/// ([`phase_result`] sets them).
-pub fn summarise(
-    phase: usize,
-    protocol: GateProtocol,
-    config: &Config,
-    outcome: &ClusterOutcome,
-) -> PhaseResult {
+/// The invocations of `outcome` that drained more than Theorem 1 allows plus `slack` while
+/// their reservation had budget, counting only clients alone in a budgeted reservation, which
+/// the theorem covers. A host run passes the slack its dispatcher and wake-ups may add.
+pub fn over_theorem(config: &Config, outcome: &ClusterOutcome, slack: Duration) -> usize {
     // Theorem 1's bound for an invocation: (1 + 2 m_k K) L_q of its client's cluster.
     let theorem = |cluster: usize, server: usize| {
         invocation_budget_bound(
@@ -358,6 +353,26 @@ pub fn summarise(
         );
         sharing == 1 && budgeted
     };
+    outcome
+        .invocations
+        .iter()
+        .filter(|r| {
+            alone(r.task)
+                && !r.exhausted
+                && r.drained_since_issue > theorem(r.cluster, r.server).saturating_add(slack)
+        })
+        .count()
+}
+
+/// T1's figures from one run of phase `phase` under `protocol`: its delays, its jobs, and
+/// (under MC-IPC) the invocations over Theorem 1; `name` and `bound` are left unset
+/// ([`phase_result`] sets them).
+pub fn summarise(
+    phase: usize,
+    protocol: GateProtocol,
+    config: &Config,
+    outcome: &ClusterOutcome,
+) -> PhaseResult {
     PhaseResult {
         phase,
         name: String::new(),
@@ -386,15 +401,7 @@ pub fn summarise(
             .filter(|j| j.task == T1 && j.completion.is_some())
             .count(),
         over_theorem: if protocol == GateProtocol::McIpc {
-            outcome
-                .invocations
-                .iter()
-                .filter(|r| {
-                    alone(r.task)
-                        && !r.exhausted
-                        && r.drained_since_issue > theorem(r.cluster, r.server)
-                })
-                .count()
+            over_theorem(config, outcome, Duration::ZERO)
         } else {
             0
         },
