@@ -229,6 +229,20 @@ impl Notices {
         Ok(())
     }
 
+    /// Records `notice` of a thread this record was sized for: a scheduler's own record of
+    /// its own threads, which cannot refuse it.
+    pub fn note(&mut self, notice: Notice) {
+        let recorded = self.record(notice);
+        debug_assert!(recorded.is_ok(), "the record holds every thread id");
+    }
+
+    /// Moves this record's notices into `into`, sized for at least as many threads (a
+    /// policy's [`take_notices`](crate::Policy::take_notices), whose caller checked that).
+    pub fn move_into(&mut self, into: &mut Notices) {
+        let moved = into.take_from(self);
+        debug_assert!(moved.is_ok(), "the caller's record holds every thread id");
+    }
+
     /// The recorded notices: the mode switch first, then by thread id and kind.
     pub fn iter(&self) -> impl Iterator<Item = Notice> + '_ {
         let switch = self.mode_switch.then_some(Notice::ModeSwitch);

@@ -225,14 +225,8 @@ impl Cbs {
         let (k, rest) = (excess / q, Duration::from_nanos(excess % q));
         let forfeited = s.server.period.as_nanos().saturating_mul(k);
         work.replenishments_processed += 1;
-        let hard = s.server.hard;
-        self.note(Notice::BudgetExhausted { task });
-        if !hard {
-            // Soft CBS recharges at once (with a later deadline).
-            self.note(Notice::Replenished { task });
-        }
-        let s = &mut self.servers[task.index()];
-        if hard {
+        self.notices.note(Notice::BudgetExhausted { task });
+        if s.server.hard {
             // Throttled until d, pushed by the k budgets the overrun already used.
             s.deadline = s.deadline.saturating_add(Duration::from_nanos(forfeited));
             s.debt = rest;
@@ -241,6 +235,8 @@ impl Cbs {
             self.throttle(task, work);
         } else {
             // Postponed once for the budget used, k more times for the overrun.
+            // Recharged at once (with a later deadline).
+            self.notices.note(Notice::Replenished { task });
             let postpone = forfeited.saturating_add(s.server.period.as_nanos());
             s.deadline = s.deadline.saturating_add(Duration::from_nanos(postpone));
             s.remaining = s.server.budget.saturating_sub(rest);
@@ -266,16 +262,10 @@ impl Cbs {
         }
     }
 
-    /// Records `notice` of a server of this scheduler, which the record has room for.
-    fn note(&mut self, notice: Notice) {
-        let recorded = self.notices.record(notice);
-        debug_assert!(recorded.is_ok(), "the record holds every task id");
-    }
-
     /// Hard CBS: recharges the throttled server whose deadline has come.
     fn recharge(&mut self, task: TaskId, work: &mut Work) {
         work.replenishments_processed += 1;
-        self.note(Notice::Replenished { task });
+        self.notices.note(Notice::Replenished { task });
         let s = &mut self.servers[task.index()];
         s.deadline = s.deadline.saturating_add(s.server.period);
         s.remaining = s.server.budget.saturating_sub(s.debt);
@@ -292,14 +282,13 @@ impl Policy for Cbs {
     }
 
     fn notice_capacity(&self) -> usize {
-        self.servers.len()
+        self.notices.capacity()
     }
 
     /// A server whose budget runs out while its task runs (the depletion rule); a soft server
     /// is recharged in the same step, a hard one when its deadline comes.
     fn take_notices(&mut self, notices: &mut Notices) {
-        let taken = notices.take_from(&mut self.notices);
-        debug_assert!(taken.is_ok(), "the caller's record holds every task id");
+        self.notices.move_into(notices);
     }
 
     /// The server period `[d - T, d)` of a server with a pending job (active or throttled):

@@ -102,12 +102,6 @@ impl DeferrableServer {
         self.used[task.index()] < self.reservation[task.index()].budget
     }
 
-    /// Records `notice` of a task of this scheduler, which the record has room for.
-    fn note(&mut self, notice: Notice) {
-        let recorded = self.notices.record(notice);
-        debug_assert!(recorded.is_ok(), "the record holds every task id");
-    }
-
     /// Makes a ready `task` runnable if it has budget; deadlines play no part here.
     fn enqueue(&mut self, task: TaskId, work: &mut Work) {
         if self.has_budget(task) && self.runqueue.push_back(task, self.priority[task.index()]) {
@@ -128,7 +122,7 @@ impl DeferrableServer {
         while let Some((task, _)) = self.replenishments.pop_expired(now, work) {
             let t = task.index();
             if !self.has_budget(task) && self.tasks.state(task) == TaskState::Ready {
-                self.note(Notice::Replenished { task });
+                self.notices.note(Notice::Replenished { task });
             }
             self.used[t] = Duration::ZERO;
             work.replenishments_processed += 1;
@@ -156,8 +150,7 @@ impl Policy for DeferrableServer {
     }
 
     fn take_notices(&mut self, notices: &mut Notices) {
-        let taken = notices.take_from(&mut self.notices);
-        debug_assert!(taken.is_ok(), "the caller's record holds every task id");
+        self.notices.move_into(notices);
     }
 
     fn name(&self) -> &'static str {
@@ -209,7 +202,7 @@ impl Policy for DeferrableServer {
             if !self.has_budget(task) && self.runqueue.remove(task) {
                 // Depleted while it ran: out of the run queue until its next replenishment.
                 work.queue_entries_moved += 1;
-                self.note(Notice::BudgetExhausted { task });
+                self.notices.note(Notice::BudgetExhausted { task });
             }
         }
         // Eager timer handling: every expired replenishment and activation, whatever its

@@ -52,12 +52,6 @@ pub struct SporadicServer {
 }
 
 impl SporadicServer {
-    /// Records `notice` of a task of this scheduler, which the record has room for.
-    fn note(&mut self, notice: Notice) {
-        let recorded = self.notices.record(notice);
-        debug_assert!(recorded.is_ok(), "the record holds every task id");
-    }
-
     /// A scheduler for task ids `0..capacity`, with no tasks yet.
     pub fn with_capacity(capacity: usize) -> Self {
         SporadicServer {
@@ -202,8 +196,7 @@ impl Policy for SporadicServer {
     }
 
     fn take_notices(&mut self, notices: &mut Notices) {
-        let taken = notices.take_from(&mut self.notices);
-        debug_assert!(taken.is_ok(), "the caller's record holds every task id");
+        self.notices.move_into(notices);
     }
 
     fn name(&self) -> &'static str {
@@ -264,7 +257,7 @@ impl Policy for SporadicServer {
                 // Depleted: out of the run queue until a replenishment timer fires.
                 if self.runqueue.remove(task) {
                     work.queue_entries_moved += 1;
-                    self.note(Notice::BudgetExhausted { task });
+                    self.notices.note(Notice::BudgetExhausted { task });
                 }
             }
         }
@@ -281,7 +274,7 @@ impl Policy for SporadicServer {
             {
                 // A ready task out of budget until now.
                 work.queue_entries_moved += 1;
-                self.note(Notice::Replenished { task });
+                self.notices.note(Notice::Replenished { task });
             }
         }
         while let Some((task, _)) = self.tasks.wake_expired(now, work) {

@@ -396,17 +396,11 @@ impl Spr {
             if self.runqueue.remove(&mut self.tasks, task) {
                 work.queue_entries_moved += 1;
             }
-            self.note(Notice::BudgetExhausted { task });
+            self.notices.note(Notice::BudgetExhausted { task });
             self.tasks[task.index()].state = State::Depleted;
             let at = self.replenishment_time(task);
             self.arm_timeout(task, at, work);
         }
-    }
-
-    /// Records `notice` of a task of this scheduler, which the record has room for.
-    fn note(&mut self, notice: Notice) {
-        let recorded = self.notices.record(notice);
-        debug_assert!(recorded.is_ok(), "the record holds every task id");
     }
 
     /// Section IV-B, timeout processing: of all expired timeouts, process only that of the
@@ -427,7 +421,7 @@ impl Spr {
                 self.touch(task, work);
                 work.replenishments_processed += 1;
                 if self.settle(task, now, work) {
-                    self.note(Notice::Replenished { task });
+                    self.notices.note(Notice::Replenished { task });
                     self.tasks[task.index()].state = State::Ready;
                     let priority = self.tasks[task.index()].priority;
                     if self.runqueue.push_back(&mut self.tasks, task, priority) {
@@ -479,15 +473,14 @@ impl Policy for Spr {
     }
 
     fn notice_capacity(&self) -> usize {
-        self.tasks.len()
+        self.notices.capacity()
     }
 
     /// A task that runs out of budget while it runs (Algorithm 1, lines 14-18) and the
     /// replenishment that makes a depleted task ready again (section IV-B's timeout
     /// processing, so no earlier than SPR processes it).
     fn take_notices(&mut self, notices: &mut Notices) {
-        let taken = notices.take_from(&mut self.notices);
-        debug_assert!(taken.is_ok(), "the caller's record holds every task id");
+        self.notices.move_into(notices);
     }
 
     fn name(&self) -> &'static str {

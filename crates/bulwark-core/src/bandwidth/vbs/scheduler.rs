@@ -263,12 +263,6 @@ impl<Q: VbsQueue> Vbs<Q> {
         })
     }
 
-    /// Records `notice` of a process of this scheduler, which the record has room for.
-    fn note(&mut self, notice: Notice) {
-        let recorded = self.notices.record(notice);
-        debug_assert!(recorded.is_ok(), "the record holds every task id");
-    }
-
     /// The configuration.
     pub fn config(&self) -> VbsConfig {
         self.config
@@ -512,7 +506,7 @@ impl<Q: VbsQueue> Vbs<Q> {
                 let budget = late(now, p.resource);
                 self.enqueue(task, budget, budget.release, work);
                 self.exhausted[task.index()] = true;
-                self.note(Notice::BudgetExhausted { task });
+                self.notices.note(Notice::BudgetExhausted { task });
             }
             _ => {
                 // Release: l^c -= (t - t_s), λ^c -= (t - t_s), d unchanged.
@@ -809,14 +803,13 @@ impl<Q: VbsQueue> Policy for Vbs<Q> {
     }
 
     fn notice_capacity(&self) -> usize {
-        self.exhausted.len()
+        self.notices.capacity()
     }
 
     /// A process whose current limit ran out while it ran (step 1's limit case), and its
     /// next dispatch, on the limit of its next period instance.
     fn take_notices(&mut self, notices: &mut Notices) {
-        let taken = notices.take_from(&mut self.notices);
-        debug_assert!(taken.is_ok(), "the caller's record holds every task id");
+        self.notices.move_into(notices);
     }
 
     /// A suspended process wakes (`SameJob`: its action resumes; `NextJob`: the action
@@ -919,7 +912,7 @@ impl<Q: VbsQueue> Policy for Vbs<Q> {
             if core::mem::take(&mut self.exhausted[task.index()]) {
                 // Its next period instance gave it a limit again: noticed when it runs, as
                 // SPR notices a deferred replenishment.
-                self.note(Notice::Replenished { task });
+                self.notices.note(Notice::Replenished { task });
             }
             self.queue.remove(task.0, work);
             let p = &mut self.processes[task.index()];
