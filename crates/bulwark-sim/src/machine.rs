@@ -182,6 +182,17 @@ struct TaskRun<'a> {
     drain_from: u64,
 }
 
+impl TaskRun<'_> {
+    /// Its pending request to a server with bandwidth inheritance is answered or aborted:
+    /// what its context executed since the request was issued is one drain.
+    fn end_drain(&mut self) {
+        let drained = self.metrics.executed_ns.saturating_sub(self.drain_from);
+        self.metrics
+            .request_drain
+            .record(Duration::from_nanos(drained));
+    }
+}
+
 /// One run of a scenario.
 pub struct Machine<'a> {
     cost: CostModel,
@@ -519,7 +530,6 @@ impl<'a> Machine<'a> {
                         at: now,
                         error,
                     })?;
-
                 if EXTRAS {
                     self.extras_timer(core, now, &mut work)?;
                 }

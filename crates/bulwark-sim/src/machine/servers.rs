@@ -66,24 +66,14 @@ impl Machine<'_> {
         now: Instant,
         work: &mut Work,
     ) -> Result<bool, SimError> {
-        let gate = GateId(server as u32);
-        let client = Client::RealTime {
-            cluster: usize::from(self.tasks[task.index()].spec.core),
-            urgency: self.urgency(task),
-        };
-        let inherits = self.scenario.servers[server].bandwidth_inheritance;
         let t = &mut self.tasks[task.index()];
         t.metrics.invocations += 1;
-        if inherits {
-            t.drain_from = t.metrics.executed_ns;
-        }
         // A call from a server's body: the context stops running that body until the reply.
         t.lends_to = None;
-        self.gate_call(InvokeGate { gate, task, client }, "invoke", task, now, work)?;
-        if self.objects.kernel().served(gate).is_none() {
-            self.serve_next(core, task, server, now, work)?;
+        if self.issue(core, task, server, now, work)? {
             return Ok(false);
         }
+        let inherits = self.scenario.servers[server].bandwidth_inheritance;
         let t = &mut self.tasks[task.index()];
         t.waiting = Some((server, now));
         if inherits {
@@ -113,16 +103,12 @@ impl Machine<'_> {
         let parent = self.in_service[server]
             .take()
             .and_then(|request| request.parent);
-        let inherits = self.scenario.servers[server].bandwidth_inheritance;
+        if self.scenario.servers[server].bandwidth_inheritance {
+            self.tasks[caller.index()].end_drain();
+        }
         let t = &mut self.tasks[caller.index()];
         t.serving = parent;
         t.lends_to = parent;
-        if inherits {
-            let drained = t.metrics.executed_ns.saturating_sub(t.drain_from);
-            t.metrics
-                .request_drain
-                .record(Duration::from_nanos(drained));
-        }
         if self.scenario.servers[server].priority.is_some() {
             // Back from the server's priority to its own (validated: a fixed-priority core).
             let own = t.spec.priority.unwrap_or(Priority::MIN);
@@ -233,16 +219,14 @@ impl Machine<'_> {
             .take_notices(&mut notices);
         // By task, an exhaustion before a replenishment: a soft CBS server's request is
         // aborted and issued again at once, with its postponed deadline.
-        let mut result = Ok(());
-        for notice in notices.drain(..) {
-            result = result.and_then(|()| match notice {
-                Notice::BudgetExhausted { task } => self.abort_request(task, now, work),
-                Notice::Replenished { task } => self.reissue_request(core, task, now, work),
-                _ => Ok(()),
-            });
-        }
+        let acted = notices.iter().try_for_each(|&notice| match notice {
+            Notice::BudgetExhausted { task } => self.abort_request(task, now, work),
+            Notice::Replenished { task } => self.reissue_request(core, task, now, work),
+            _ => Ok(()),
+        });
+        notices.clear();
         self.notices = notices;
-        result
+        acted
     }
 
     /// `mc_abort` (Fig. 1, lines 44-59) for `task`, whose budget ran out, if its request is
@@ -270,10 +254,7 @@ impl Machine<'_> {
             let t = &mut self.tasks[task.index()];
             t.pruned = true;
             t.metrics.requests_aborted += 1;
-            let drained = t.metrics.executed_ns.saturating_sub(t.drain_from);
-            t.metrics
-                .request_drain
-                .record(Duration::from_nanos(drained));
+            t.end_drain();
         }
         Ok(())
     }
@@ -293,23 +274,36 @@ impl Machine<'_> {
         };
         t.pruned = false;
         t.lends_to = Some(server);
-        t.drain_from = t.metrics.executed_ns;
+        self.issue(core, task, server, now, work)?;
+        Ok(())
+    }
+
+    /// `task`'s request goes to `server`'s gate at `now` (`mc_invoke`), from its core's
+    /// cluster and at its urgency; with inheritance its drain counts from here. True when the
+    /// server was idle and takes it at once.
+    fn issue(
+        &mut self,
+        core: u16,
+        task: TaskId,
+        server: usize,
+        now: Instant,
+        work: &mut Work,
+    ) -> Result<bool, SimError> {
+        if self.scenario.servers[server].bandwidth_inheritance {
+            let t = &mut self.tasks[task.index()];
+            t.drain_from = t.metrics.executed_ns;
+        }
         let gate = GateId(server as u32);
         let client = Client::RealTime {
             cluster: usize::from(self.tasks[task.index()].spec.core),
             urgency: self.urgency(task),
         };
-        self.gate_call(
-            InvokeGate { gate, task, client },
-            "reissue",
-            task,
-            now,
-            work,
-        )?;
-        if self.objects.kernel().served(gate).is_none() {
-            self.serve_next(core, task, server, now, work)?;
+        self.gate_call(InvokeGate { gate, task, client }, "invoke", task, now, work)?;
+        if self.objects.kernel().served(gate).is_some() {
+            return Ok(false);
         }
-        Ok(())
+        self.serve_next(core, task, server, now, work)?;
+        Ok(true)
     }
 
     /// `core` is in its kernel with wake-ups another core raised: the threads become ready.
