@@ -9,7 +9,7 @@
 
 use bulwark_core::ipc::GateProtocol;
 use bulwark_core::reclaim::ObjectKind;
-use bulwark_core::{Duration, Priority};
+use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::{Options, SliceKind, VbsOptions};
 use bulwark_spec::{
     Behaviour, CostModel, Execution, GroupSpec, PolicyKind, Reservation, Scenario, ServerSpec,
@@ -231,12 +231,7 @@ proptest! {
         let trace = outcome.trace.as_ref().expect("recorded");
         for (index, task) in outcome.tasks.iter().enumerate() {
             prop_assert!(task.server_ns <= task.executed_ns, "{}", task.name);
-            let server: u64 = trace
-                .slices
-                .iter()
-                .filter(|s| s.kind == SliceKind::Server && s.task.is_some_and(|t| t.index() == index))
-                .map(|s| s.end.as_nanos() - s.start.as_nanos())
-                .sum();
+            let server = trace.time_in(TaskId(index as u32), SliceKind::Server, Instant::ZERO, Instant::NEVER);
             prop_assert_eq!(server, task.server_ns, "{}", &task.name);
             // A request's drain is server time of its context; only an mc-ipc gate aborts.
             prop_assert!(task.request_drain.sum_ns <= u128::from(task.executed_ns), "{}", task.name);

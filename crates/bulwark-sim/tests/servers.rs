@@ -5,7 +5,7 @@
 //! under every per-core policy but VBS the policy's invariants hold after every call.
 
 use bulwark_core::ipc::GateProtocol;
-use bulwark_core::{Duration, Instant, Priority};
+use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::{Options, Outcome, SliceKind, VbsOptions};
 use bulwark_spec::{
     Behaviour, CostModel, Execution, PolicyKind, Reservation, Scenario, ServerSpec, ServerStep,
@@ -562,12 +562,7 @@ proptest! {
         let run = bulwark_sim::run_vbs(&scenario, &options, checked).expect("runs");
         let trace = run.outcome.trace.as_ref().expect("recorded");
         for (index, metrics) in run.outcome.tasks.iter().enumerate() {
-            let server: u64 = trace
-                .slices
-                .iter()
-                .filter(|s| s.kind == SliceKind::Server && s.task.is_some_and(|t| t.index() == index))
-                .map(|s| s.end.as_nanos() - s.start.as_nanos())
-                .sum();
+            let server = trace.time_in(TaskId(index as u32), SliceKind::Server, Instant::ZERO, Instant::NEVER);
             prop_assert_eq!(server, metrics.server_ns);
             prop_assert!(metrics.server_ns <= metrics.executed_ns);
         }

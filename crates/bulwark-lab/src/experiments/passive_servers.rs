@@ -22,7 +22,7 @@
 //!   CBS core; the rogue's exhaustion on core 0 becomes the client's 20.5 ms wait on core 1,
 //!   whom the reply wakes with an interrupt at 21 ms.
 
-use bulwark_core::{Duration, Instant};
+use bulwark_core::{Duration, Instant, TaskId};
 use bulwark_sim::{Options, Outcome, SliceKind, TaskMetrics};
 
 use super::{Experiment, LabError};
@@ -352,21 +352,16 @@ fn waited(claim: &str, task: &TaskMetrics, expected: Duration) -> Check {
 }
 
 /// Nanoseconds of `kind` slices charged to task `task` within `[start, end)`.
+/// Nanoseconds of `kind` slices charged to task `task` within `[start, end)` ns.
 fn time_in(outcome: &Outcome, task: usize, kind: SliceKind, start: u64, end: u64) -> u64 {
-    let Some(trace) = outcome.trace.as_ref() else {
-        return 0;
-    };
-    trace
-        .slices
-        .iter()
-        .filter(|s| s.kind == kind && s.task.is_some_and(|t| t.index() == task))
-        .map(|s| {
-            s.end
-                .as_nanos()
-                .min(end)
-                .saturating_sub(s.start.as_nanos().max(start))
-        })
-        .sum()
+    outcome.trace.as_ref().map_or(0, |trace| {
+        trace.time_in(
+            TaskId(task as u32),
+            kind,
+            Instant::from_nanos(start),
+            Instant::from_nanos(end),
+        )
+    })
 }
 
 fn millis(nanos: &[u64]) -> Vec<f64> {
