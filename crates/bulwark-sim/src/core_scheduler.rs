@@ -257,3 +257,38 @@ fn server(spec: &TaskSpec) -> Result<(Priority, Reservation), CoreError> {
     let reservation = spec.reservation.ok_or(CoreError::InvalidParameter)?;
     Ok((spec.priority.unwrap_or_default(), reservation))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Validation lets mc-ipc callers sit only under policies that report budget notices
+    /// (`PolicyKind::reports_budget_notices`); this is what the built schedulers do.
+    #[test]
+    fn the_policies_said_to_report_notices_are_those_that_do() {
+        for (kind, name) in PolicyKind::ALL {
+            let priority = if kind.has_priorities() {
+                "priority = 1\n"
+            } else {
+                ""
+            };
+            let task = match kind {
+                PolicyKind::Vbs => "cap = \"1/2\"\nscript = [{ action = \"1ms\", limit = \"1ms\", period = \"2ms\" }]",
+                PolicyKind::FixedPriority | PolicyKind::Edf => "period = \"10ms\"\nexecution = \"1ms\"",
+                _ => "period = \"10ms\"\nexecution = \"1ms\"\nreservation = { budget = \"1ms\", period = \"10ms\" }",
+            };
+            let vbs = if kind == PolicyKind::Vbs {
+                "[vbs]\nstrategy = \"early\"\nplugin = \"tree\"\nquantum = \"10us\"\n"
+            } else {
+                ""
+            };
+            let source = format!(
+                "name = \"n\"\npolicy = \"{name}\"\nduration = \"10ms\"\n{vbs}\n[[task]]\nname = \"t\"\n{priority}{task}\n"
+            );
+            let scenario = bulwark_spec::parse(&source, "n.toml").expect(name);
+            let scheduler = CoreScheduler::build(&scenario, 0).expect(name);
+            let reports = scheduler.scheduler.notice_capacity() > 0;
+            assert_eq!(reports, kind.reports_budget_notices(), "{name}");
+        }
+    }
+}
