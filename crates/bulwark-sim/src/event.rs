@@ -55,37 +55,35 @@ impl EventKind {
 /// The key of a source with nothing pending: after every real key.
 const NOTHING: u128 = u128::MAX;
 
+/// Bits of a key that hold its source (up to 2,048 sources: 1,024 cores).
+const SOURCE_BITS: u32 = 11;
+/// Bits of a key that hold its sequence number: 2^51 events set, years of simulated events
+/// at ten million a second, before two keys could tie.
+const SEQUENCE_BITS: u32 = 62 - SOURCE_BITS;
+
 /// Pending events, one per source, earliest first.
 #[derive(Debug)]
 pub struct EventQueue {
     /// The tournament tree: the root is node 1, node `i` has children `2i` and `2i + 1`, and
-    /// leaf `leaves + s` holds source `s`'s key; an inner node holds the smaller key below it,
-    /// with its source. A key is time (high 64 bits), rank (2 bits) and sequence number (62
-    /// bits) in one `u128`, so ordering is the tuple's and a match is one wide compare;
-    /// [`NOTHING`] when the source has no event. Inner nodes keep the winner's key itself, not
-    /// an index to it, so replaying a match reads the two children and nothing else. Node 0
-    /// is unused.
-    nodes: Vec<(u128, u32)>,
+    /// leaf `leaves + s` holds source `s`'s key; an inner node holds the smaller key below
+    /// it. A key is time (high 64 bits), rank (2 bits), sequence number (51 bits) and source
+    /// (11 bits) in one `u128`, so ordering is the tuple's (the sequence number is unique, so
+    /// the source never decides), a match is one wide compare, and the winner carries its
+    /// source; [`NOTHING`] when the source has no event. Node 0 is unused.
+    nodes: Vec<u128>,
     /// Leaves: the number of sources rounded up to a power of two, at least 2.
     leaves: usize,
     sequence: u64,
 }
 
 impl EventQueue {
-    /// An empty queue for `cores` cores.
+    /// An empty queue for `cores` cores (at most 1,024).
     pub fn new(cores: u16) -> Self {
         let sources = cores as usize * 2;
+        debug_assert!(sources <= 1 << SOURCE_BITS, "at most 1,024 cores");
         let leaves = sources.max(2).next_power_of_two();
-        let mut nodes = vec![(NOTHING, 0); 2 * leaves];
-        for source in 0..leaves {
-            nodes[leaves + source].1 = source as u32;
-        }
-        // While every key is NOTHING, each node's winner is its leftmost leaf (ties go left).
-        for node in (1..leaves).rev() {
-            nodes[node] = nodes[2 * node];
-        }
         EventQueue {
-            nodes,
+            nodes: vec![NOTHING; 2 * leaves],
             leaves,
             sequence: 0,
         }
@@ -94,10 +92,12 @@ impl EventQueue {
     /// Sets `kind`'s source to happen at `at`, replacing what that source had pending.
     pub fn set(&mut self, at: Instant, kind: EventKind) {
         self.sequence += 1;
+        let source = kind.source();
         let key = ((at.as_nanos() as u128) << 64)
             | ((kind.rank() as u128) << 62)
-            | (self.sequence as u128 & ((1 << 62) - 1));
-        self.replay(kind.source(), key);
+            | ((self.sequence as u128 & ((1 << SEQUENCE_BITS) - 1)) << SOURCE_BITS)
+            | source as u128;
+        self.replay(source, key);
     }
 
     /// Cancels whatever the timer of `core` had pending.
@@ -112,7 +112,7 @@ impl EventQueue {
 
     /// Takes the earliest event if it is due by `limit`.
     pub fn pop_until(&mut self, limit: Instant) -> Option<(Instant, EventKind)> {
-        let (key, source) = self.nodes[1];
+        let key = self.nodes[1];
         if key == NOTHING {
             return None;
         }
@@ -120,7 +120,7 @@ impl EventQueue {
         if at > limit {
             return None;
         }
-        let source = source as usize;
+        let source = (key & ((1 << SOURCE_BITS) - 1)) as usize;
         self.replay(source, NOTHING);
         // The source says which core and whether timer or processor; the rank, which of the
         // processor's two events it is.
@@ -134,7 +134,7 @@ impl EventQueue {
     }
 
     fn clear(&mut self, source: usize) {
-        if self.nodes[self.leaves + source].0 != NOTHING {
+        if self.nodes[self.leaves + source] != NOTHING {
             self.replay(source, NOTHING);
         }
     }
@@ -142,12 +142,13 @@ impl EventQueue {
     /// Gives `source` the key `key` and replays the matches on its path to the root.
     fn replay(&mut self, source: usize, key: u128) {
         let mut node = self.leaves + source;
-        self.nodes[node].0 = key;
+        self.nodes[node] = key;
         while node > 1 {
+            // The two children of the parent: `node` and its sibling, in one slice.
+            let pair = &self.nodes[node & !1..(node | 1) + 1];
+            let winner = pair[0].min(pair[1]);
             node /= 2;
-            let (left, right) = (self.nodes[2 * node], self.nodes[2 * node + 1]);
-            // Ties go left, to the lower source; keys of pending events never tie (sequence).
-            self.nodes[node] = if right.0 < left.0 { right } else { left };
+            self.nodes[node] = winner;
         }
     }
 }
@@ -200,6 +201,24 @@ mod tests {
             q.pop_until(Instant::NEVER),
             Some((Instant::from_nanos(4), EventKind::KernelExit { core: 0 }))
         );
+        assert_eq!(q.pop_until(Instant::NEVER), None);
+    }
+
+    /// The key packs the source into its low bits: the largest machine's last core comes
+    /// back as itself, and equal times still go first set, first out across cores.
+    #[test]
+    fn the_last_core_of_the_largest_machine_keeps_its_events() {
+        let mut q = EventQueue::new(1024);
+        let t = Instant::from_nanos(7);
+        q.set(t, EventKind::Timer { core: 1023 });
+        q.set(t, EventKind::Timer { core: 0 });
+        q.set(t, EventKind::KernelExit { core: 1023 });
+        assert_eq!(
+            q.pop_until(t),
+            Some((t, EventKind::KernelExit { core: 1023 }))
+        );
+        assert_eq!(q.pop_until(t), Some((t, EventKind::Timer { core: 1023 })));
+        assert_eq!(q.pop_until(t), Some((t, EventKind::Timer { core: 0 })));
         assert_eq!(q.pop_until(Instant::NEVER), None);
     }
 
