@@ -5,7 +5,9 @@
 //! The rules, as the VBS paper (section II) and the CBS paper state them:
 //! - **wake-up**: a job arriving at `r` to an idle server keeps the server's `(c, d)` if the
 //!   remaining budget can be used before `d` at the server's bandwidth,
-//!   `c < (d - r) * Q / T`; otherwise the server starts afresh, `d = r + T`, `c = Q`;
+//!   `c < (d - r) * Q / T`; otherwise the server starts afresh, `d = r + T`, `c = Q`. A job
+//!   arriving while the server is active (its predecessor pending) is queued, and served
+//!   with the server's `(c, d)` as they are;
 //! - **depletion (soft CBS)**: when `c` reaches zero the deadline is postponed, `d = d + T`,
 //!   and the budget recharged, `c = Q`; the server stays active and EDF decides whether it
 //!   keeps the processor;
@@ -329,9 +331,18 @@ impl Policy for Cbs {
     ) -> Result<(), CoreError> {
         self.tasks.expect_sleepable(task)?;
         self.account(now, work);
+        if until < now && self.is_backlogged(task) {
+            // The next job arrived before this one completed: the CBS paper queues it at
+            // the active server, which serves it with the budget and deadline it has (the
+            // wake-up rule is for a job arriving at an idle server). A job arriving exactly
+            // now finds the server idle: the completion comes first (lib.rs of bulwark-sim,
+            // "Ties", 1).
+            self.tasks.sleep(now, task, until, wake, work);
+            return Ok(());
+        }
         self.retire(task, work);
         if self.tasks.sleep(now, task, until, wake, work) {
-            // A sleep into the past: the next job arrives at once.
+            // A sleep to now: the next job arrives at once, at an idle server.
             self.wake_up(now, task, work);
         }
         Ok(())
@@ -431,6 +442,51 @@ mod tests {
     /// runs out at 2. A soft server is recharged at once (d = 20), so the decision at 2
     /// reports the exhaustion and the replenishment together; a hard one is throttled until
     /// d = 10, where the recharge is reported.
+    /// A job released while its predecessor is still pending is queued at the active server
+    /// (the CBS paper), which keeps its budget and deadline. Task 1 (Q 8, T 9) has the
+    /// earlier deadline and runs 0-8; task 0 (Q 2, T 10, d = 10) runs from 8 and completes
+    /// at 9.5 with c = 0.5, its next job released at 5. The wake-up rule for an idle server
+    /// would have renewed it, since c T = 5 >= (d - r) Q = 1 (d = 19.5, c = 2); queued at
+    /// the active server, the job keeps c = 0.5 and d = 10.
+    #[test]
+    fn a_job_released_during_its_predecessor_keeps_the_servers_deadline() {
+        let mut cbs = Cbs::with_capacity(2);
+        let mut w = Work::default();
+        cbs.add_server(TaskId(0), CbsServer::new(ms(2), ms(10)))
+            .unwrap();
+        cbs.add_server(TaskId(1), CbsServer::new(ms(8), ms(9)))
+            .unwrap();
+        cbs.activate(at(0), TaskId(0), JOB, &mut w).unwrap();
+        cbs.activate(at(0), TaskId(1), JOB, &mut w).unwrap();
+        assert_eq!(cbs.schedule(at(0), &mut w).next, Some(TaskId(1)));
+        assert_eq!(cbs.schedule(at(8), &mut w).next, Some(TaskId(0)));
+        let done = Instant::from_nanos(9_500_000);
+        cbs.sleep(done, TaskId(0), at(5), JOB, &mut w).unwrap();
+        assert_eq!(
+            cbs.server_state(TaskId(0)),
+            Some((Duration::from_micros(500), at(10)))
+        );
+        assert_eq!(cbs.schedule(done, &mut w).next, Some(TaskId(0)));
+        cbs.check_invariants().unwrap();
+        // The next job completes at 9.75 with c = 0.25. Released exactly then, the job after
+        // it finds the server idle and the rule renews it (c T = 2.5 >= (d - r) Q = 0.5):
+        // d = 19.75, c = 2. Released before, it keeps c = 0.25 and d = 10.
+        let later = Instant::from_nanos(9_750_000);
+        let mut at_completion = cbs.clone();
+        at_completion
+            .sleep(later, TaskId(0), later, JOB, &mut w)
+            .unwrap();
+        assert_eq!(
+            at_completion.server_state(TaskId(0)),
+            Some((ms(2), Instant::from_nanos(19_750_000)))
+        );
+        cbs.sleep(later, TaskId(0), at(6), JOB, &mut w).unwrap();
+        assert_eq!(
+            cbs.server_state(TaskId(0)),
+            Some((Duration::from_micros(250), at(10)))
+        );
+    }
+
     #[test]
     fn depletion_and_recharge_are_noticed() {
         use crate::Notice;
