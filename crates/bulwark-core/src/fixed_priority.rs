@@ -4,7 +4,8 @@
 //! - a task is in the run queue exactly when it is ready, at its own priority;
 //! - the task chosen to run is the head of the highest non-empty priority list. A preempted
 //!   task stays at the head of its list (POSIX `SCHED_FIFO`), so it resumes before its peers;
-//!   a task that wakes joins the tail;
+//!   a task that wakes joins the tail; a task whose absolute sleep ends at or before `now`
+//!   never suspends and keeps its place;
 //! - a priority change (`seL4_TCB_SetPriority`) moves a ready task to the tail of its new
 //!   priority, except the task last chosen, which moves to the head: seL4 puts the current
 //!   thread back at the head of its queue when it reschedules;
@@ -89,12 +90,18 @@ impl Policy for FixedPriority {
         work: &mut Work,
     ) -> Result<(), CoreError> {
         self.tasks.expect_sleepable(task)?;
+        if until <= now && self.tasks.state(task) == TaskState::Ready {
+            // An absolute sleep into the past returns at once (POSIX `clock_nanosleep`): the
+            // task never suspends, so it keeps its place among its peers.
+            self.tasks.sleep(now, task, until, wake, work);
+            return Ok(());
+        }
         self.forget_chosen(task);
         if self.runqueue.remove(task) {
             work.queue_entries_moved += 1;
         }
         if self.tasks.sleep(now, task, until, wake, work) {
-            // Back at once, behind the task's peers.
+            // A blocked task given a wake-up in the past wakes at once, behind its peers.
             self.enqueue(task, work);
         }
         Ok(())

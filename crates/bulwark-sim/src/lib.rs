@@ -18,7 +18,10 @@
 //!    instant are activated in the order their timeouts were armed, which at time zero is the
 //!    order of the file.
 //! 3. **A preempted task** keeps the head of its priority list (POSIX `SCHED_FIFO`) and
-//!    resumes before its peers; a task that wakes joins the tail.
+//!    resumes before its peers; a task that wakes joins the tail. A task whose next job was
+//!    released by the time its current one completed never suspends (its sleep until that
+//!    release returns at once, as `clock_nanosleep` does), so it keeps its place; under CBS
+//!    that job is queued at the active server, which keeps its budget and deadline.
 //! 4. **Equal absolute deadlines under EDF** (and CBS): the earlier activation wins, so a
 //!    running job is never preempted by an equal deadline.
 //! 5. **A completion exactly at the deadline** meets it.

@@ -67,6 +67,28 @@ fn a_preempted_task_resumes_before_its_peers() {
     assert_eq!(first_job(&o, 2), (1, Some(1), Some(2), false));
 }
 
+/// Rule 3: a task whose next job was released before its current one completed never
+/// suspends (its sleep until that release returns at once), so it keeps its place. `a`
+/// (C = 5, T = D = 4) is overloaded; `b` shares its priority and is released at 1, behind
+/// `a`. `a` runs job 0 [0,5), then job 1 (released at 4) [5,10), and at the horizon 10 is
+/// dispatched for job 2 (released at 8): `b` never runs. Jobs 0 and 1 miss (5 > 4, 10 > 8);
+/// job 2's deadline 12 is after the horizon.
+#[test]
+fn a_task_with_a_backlog_keeps_its_place() {
+    let a = task("a", Some(1), 5, 4, 0);
+    let b = task("b", Some(1), 1, 100, 1);
+    let o = run(PolicyKind::FixedPriority, 10, vec![a, b]);
+    assert_eq!(
+        rows_ms(&o, 0),
+        [
+            (0, Some(0), Some(5), true),
+            (4, Some(5), Some(10), true),
+            (8, Some(10), None, false),
+        ]
+    );
+    assert_eq!(rows_ms(&o, 1), [(1, None, None, false)]);
+}
+
 /// Rule 4: under EDF equal absolute deadlines go to the earlier activation, so a running job
 /// is never preempted by an equal deadline. `a` (C = 3, D = 6) runs from 0; `b` is released at
 /// 2 with D = 4, absolute deadline 6 as well: `a` keeps the core to 3, `b` runs [3,5).
