@@ -70,14 +70,8 @@ fn deadline_ns(task: &Drawn, i: usize) -> u64 {
     task.period * MS - i as u64
 }
 
-/// Task `i`'s priority: earlier tasks in `order` are more important (a larger number).
-fn priority_of(order: &[usize], i: usize) -> u8 {
-    let rank = order.iter().position(|&t| t == i).expect("a permutation");
-    (order.len() - rank) as u8
-}
-
 /// The reference schedule: every job of every task, in release order per task.
-fn reference(rule: Rule, tasks: &[Drawn], order: &[usize], horizon: u64) -> Vec<Vec<JobRow>> {
+fn reference(rule: Rule, tasks: &[Drawn], priorities: &[u8], horizon: u64) -> Vec<Vec<JobRow>> {
     let mut jobs: Vec<Vec<JobRow>> = vec![Vec::new(); tasks.len()];
     // Per task: the index of its oldest unfinished job and the work it still needs (ms).
     let mut head: Vec<usize> = vec![0; tasks.len()];
@@ -85,12 +79,34 @@ fn reference(rule: Rule, tasks: &[Drawn], order: &[usize], horizon: u64) -> Vec<
     let mut budget: Vec<u64> = tasks.iter().map(|t| t.budget).collect();
     // Per CBS server: its budget left and its deadline, in nanoseconds.
     let mut server: Vec<(u64, u64)> = vec![(0, 0); tasks.len()];
+    // Equal priorities (lib.rs, "Ties", 2 and 3): the tasks not suspended, in the order they
+    // last woke. A task suspends when its job completes before its next release, arming its
+    // release timer then (at boot, in file order); tasks released together wake in the order
+    // their timers were armed. A preempted task keeps its place, and so does one whose next
+    // job was released by the time its job completed: it never suspends.
+    let mut woken: Vec<usize> = Vec::new();
+    let mut suspended = vec![true; tasks.len()];
+    let mut armed: Vec<u64> = (0..tasks.len() as u64).collect();
+    let mut arming = tasks.len() as u64;
     for now in 0..=horizon {
+        let mut waking: Vec<usize> = (0..tasks.len())
+            .filter(|&i| {
+                let task = &tasks[i];
+                suspended[i]
+                    && now >= task.offset
+                    && (now - task.offset).is_multiple_of(task.period)
+            })
+            .collect();
+        waking.sort_by_key(|&i| armed[i]);
+        for i in waking {
+            suspended[i] = false;
+            woken.push(i);
+        }
         for (i, task) in tasks.iter().enumerate() {
-            if rule == Rule::Deferrable && now % task.period == 0 {
+            if rule == Rule::Deferrable && now.is_multiple_of(task.period) {
                 budget[i] = task.budget;
             }
-            if now >= task.offset && (now - task.offset) % task.period == 0 {
+            if now >= task.offset && (now - task.offset).is_multiple_of(task.period) {
                 let idle = head[i] == left[i].len();
                 jobs[i].push((now * MS, None, None, false));
                 left[i].push(task.execution);
@@ -112,9 +128,10 @@ fn reference(rule: Rule, tasks: &[Drawn], order: &[usize], horizon: u64) -> Vec<
         let eligible = (0..tasks.len())
             .filter(|&i| head[i] < left[i].len() && (rule != Rule::Deferrable || budget[i] > 0));
         let chosen = match rule {
-            Rule::FixedPriority | Rule::Deferrable => {
-                eligible.max_by_key(|&i| priority_of(order, i))
-            }
+            Rule::FixedPriority | Rule::Deferrable => eligible.max_by_key(|&i| {
+                let place = woken.iter().position(|&t| t == i).expect("not suspended");
+                (priorities[i], std::cmp::Reverse(place))
+            }),
             Rule::Edf => eligible.min_by_key(|&i| jobs[i][head[i]].0 + deadline_ns(&tasks[i], i)),
             Rule::SoftCbs => eligible.min_by_key(|&i| server[i].1),
         };
@@ -142,6 +159,13 @@ fn reference(rule: Rule, tasks: &[Drawn], order: &[usize], horizon: u64) -> Vec<
         if left[i][head[i]] == 0 {
             job.2 = Some((now + 1) * MS);
             head[i] += 1;
+            let next_release = tasks[i].offset + jobs[i].len() as u64 * tasks[i].period;
+            if head[i] == left[i].len() && next_release > now + 1 {
+                suspended[i] = true;
+                woken.retain(|&t| t != i);
+                armed[i] = arming;
+                arming += 1;
+            }
         }
     }
     // A job misses when it completes after its deadline, or is unfinished at the end with
@@ -159,12 +183,12 @@ fn reference(rule: Rule, tasks: &[Drawn], order: &[usize], horizon: u64) -> Vec<
 }
 
 /// The same set on the machine, as a scenario built from model values.
-fn machine(policy: PolicyKind, tasks: &[Drawn], order: &[usize], horizon: u64) -> Outcome {
+fn machine(policy: PolicyKind, tasks: &[Drawn], priorities: &[u8], horizon: u64) -> Outcome {
     let specs: Vec<TaskSpec> = tasks
         .iter()
         .enumerate()
         .map(|(i, task)| {
-            let priority = policy.has_priorities().then(|| priority_of(order, i));
+            let priority = policy.has_priorities().then_some(priorities[i]);
             let mut spec = periodic(
                 &format!("t{i}"),
                 0,
@@ -215,11 +239,11 @@ fn agree(
     policy: PolicyKind,
     rule: Rule,
     tasks: &[Drawn],
-    order: &[usize],
+    priorities: &[u8],
     horizon: u64,
 ) -> Result<(), TestCaseError> {
-    let expected = reference(rule, tasks, order, horizon);
-    let outcome = machine(policy, tasks, order, horizon);
+    let expected = reference(rule, tasks, priorities, horizon);
+    let outcome = machine(policy, tasks, priorities, horizon);
     let got = rows(&outcome, tasks.len());
     for (i, (got, expected)) in got.iter().zip(&expected).enumerate() {
         prop_assert_eq!(got, expected, "task {} under {:?}", i, policy);
@@ -234,8 +258,8 @@ fn agree(
 }
 
 /// Up to five tasks: periods 2-12 ms, executions up to the period (so overload is common),
-/// offsets up to 6 ms, budgets 1 ms to the period; and a priority order.
-fn task_set() -> impl Strategy<Value = (Vec<Drawn>, Vec<usize>)> {
+/// offsets up to 6 ms, budgets 1 ms to the period.
+fn drawn_tasks() -> impl Strategy<Value = Vec<Drawn>> {
     let task = (2u64..=12, 1u64..=12, 0u64..=6, 1u64..=12).prop_map(
         |(period, execution, offset, budget)| Drawn {
             period,
@@ -244,9 +268,22 @@ fn task_set() -> impl Strategy<Value = (Vec<Drawn>, Vec<usize>)> {
             budget: budget.min(period),
         },
     );
-    proptest::collection::vec(task, 1..=5).prop_flat_map(|tasks| {
-        let order: Vec<usize> = (0..tasks.len()).collect();
-        (Just(tasks), Just(order).prop_shuffle())
+    proptest::collection::vec(task, 1..=5)
+}
+
+/// A task set with distinct priorities: a random order of importance.
+fn task_set() -> impl Strategy<Value = (Vec<Drawn>, Vec<u8>)> {
+    drawn_tasks().prop_flat_map(|tasks| {
+        let priorities: Vec<u8> = (1..=tasks.len() as u8).collect();
+        (Just(tasks), Just(priorities).prop_shuffle())
+    })
+}
+
+/// A task set whose priorities are 1 or 2, so most sets have ties.
+fn tied_task_set() -> impl Strategy<Value = (Vec<Drawn>, Vec<u8>)> {
+    drawn_tasks().prop_flat_map(|tasks| {
+        let n = tasks.len();
+        (Just(tasks), proptest::collection::vec(1u8..=2, n))
     })
 }
 
@@ -254,22 +291,30 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn fixed_priority_schedules_as_the_reference((tasks, order) in task_set(), horizon in 1u64..=80) {
-        agree(PolicyKind::FixedPriority, Rule::FixedPriority, &tasks, &order, horizon)?;
+    fn fixed_priority_schedules_as_the_reference((tasks, priorities) in task_set(), horizon in 1u64..=80) {
+        agree(PolicyKind::FixedPriority, Rule::FixedPriority, &tasks, &priorities, horizon)?;
     }
 
     #[test]
-    fn edf_schedules_as_the_reference((tasks, order) in task_set(), horizon in 1u64..=80) {
-        agree(PolicyKind::Edf, Rule::Edf, &tasks, &order, horizon)?;
+    fn fixed_priority_breaks_ties_as_the_reference(
+        (tasks, priorities) in tied_task_set(),
+        horizon in 1u64..=80,
+    ) {
+        agree(PolicyKind::FixedPriority, Rule::FixedPriority, &tasks, &priorities, horizon)?;
+    }
+
+    #[test]
+    fn edf_schedules_as_the_reference((tasks, priorities) in task_set(), horizon in 1u64..=80) {
+        agree(PolicyKind::Edf, Rule::Edf, &tasks, &priorities, horizon)?;
     }
 
     #[test]
     fn deferrable_servers_schedule_as_the_reference(
-        (tasks, order) in task_set(),
+        (tasks, priorities) in task_set(),
         horizon in 1u64..=80,
     ) {
-        agree(PolicyKind::DeferrableServer, Rule::Deferrable, &tasks, &order, horizon)?;
-        agree(PolicyKind::SprDeferrable, Rule::Deferrable, &tasks, &order, horizon)?;
+        agree(PolicyKind::DeferrableServer, Rule::Deferrable, &tasks, &priorities, horizon)?;
+        agree(PolicyKind::SprDeferrable, Rule::Deferrable, &tasks, &priorities, horizon)?;
     }
 }
 
@@ -278,7 +323,7 @@ proptest! {
 
     #[test]
     fn soft_constant_bandwidth_servers_schedule_as_the_reference(
-        (tasks, order) in task_set(),
+        (tasks, priorities) in task_set(),
         horizon in 1u64..=80,
     ) {
         // A budget below the period: the server's period is the task's less a few ns.
@@ -286,7 +331,7 @@ proptest! {
             .into_iter()
             .map(|task| Drawn { budget: task.budget.min(task.period - 1), ..task })
             .collect();
-        agree(PolicyKind::Cbs, Rule::SoftCbs, &tasks, &order, horizon)?;
+        agree(PolicyKind::Cbs, Rule::SoftCbs, &tasks, &priorities, horizon)?;
     }
 }
 
@@ -310,7 +355,7 @@ fn the_reference_runs_a_hand_worked_set() {
             budget: 6,
         },
     ];
-    let jobs = reference(Rule::FixedPriority, &tasks, &[0, 1], 12);
+    let jobs = reference(Rule::FixedPriority, &tasks, &[2, 1], 12);
     assert_eq!(
         jobs[1],
         [
