@@ -29,6 +29,9 @@ struct Drawn {
     offset: u64,
     /// Its budget per period under the deferrable-server rule.
     budget: u64,
+    /// Nanoseconds its relative deadline falls short of its period: distinct per task to
+    /// rule out equal deadlines, zero to have them.
+    deadline_shift: u64,
 }
 
 /// One job as the reference sees it: (release, first start, completion, missed), with times
@@ -40,7 +43,9 @@ type JobRow = (u64, Option<u64>, Option<u64>, bool);
 enum Rule {
     /// Preemptive fixed priority: the most important pending task runs.
     FixedPriority,
-    /// Preemptive EDF: the pending job with the earliest absolute deadline runs.
+    /// Preemptive EDF: the pending job with the earliest absolute deadline runs; among
+    /// equal deadlines, the task activated first ("Ties", 4): a task is activated when it
+    /// wakes, and again when its job completes with the next one already released.
     Edf,
     /// Fixed priority, each task in a deferrable server: its budget is reset to `budget` at
     /// every multiple of its period, and it runs only while it has some left.
@@ -64,10 +69,9 @@ fn server_period_ns(task: &Drawn, i: usize) -> u64 {
 
 const MS: u64 = 1_000_000;
 
-/// Task `i`'s relative deadline in nanoseconds: its period minus `i` ns (see the module's
-/// docs).
-fn deadline_ns(task: &Drawn, i: usize) -> u64 {
-    task.period * MS - i as u64
+/// A task's relative deadline in nanoseconds.
+fn deadline_ns(task: &Drawn) -> u64 {
+    task.period * MS - task.deadline_shift
 }
 
 /// The reference schedule: every job of every task, in release order per task.
@@ -88,6 +92,8 @@ fn reference(rule: Rule, tasks: &[Drawn], priorities: &[u8], horizon: u64) -> Ve
     let mut suspended = vec![true; tasks.len()];
     let mut armed: Vec<u64> = (0..tasks.len() as u64).collect();
     let mut arming = tasks.len() as u64;
+    let mut activation: Vec<u64> = vec![0; tasks.len()];
+    let mut activating = 0u64;
     for now in 0..=horizon {
         let mut waking: Vec<usize> = (0..tasks.len())
             .filter(|&i| {
@@ -101,6 +107,8 @@ fn reference(rule: Rule, tasks: &[Drawn], priorities: &[u8], horizon: u64) -> Ve
         for i in waking {
             suspended[i] = false;
             woken.push(i);
+            activation[i] = activating;
+            activating += 1;
         }
         for (i, task) in tasks.iter().enumerate() {
             if rule == Rule::Deferrable && now.is_multiple_of(task.period) {
@@ -132,7 +140,8 @@ fn reference(rule: Rule, tasks: &[Drawn], priorities: &[u8], horizon: u64) -> Ve
                 let place = woken.iter().position(|&t| t == i).expect("not suspended");
                 (priorities[i], std::cmp::Reverse(place))
             }),
-            Rule::Edf => eligible.min_by_key(|&i| jobs[i][head[i]].0 + deadline_ns(&tasks[i], i)),
+            Rule::Edf => eligible
+                .min_by_key(|&i| (jobs[i][head[i]].0 + deadline_ns(&tasks[i]), activation[i])),
             Rule::SoftCbs => eligible.min_by_key(|&i| server[i].1),
         };
         let Some(i) = chosen else {
@@ -165,6 +174,9 @@ fn reference(rule: Rule, tasks: &[Drawn], priorities: &[u8], horizon: u64) -> Ve
                 woken.retain(|&t| t != i);
                 armed[i] = arming;
                 arming += 1;
+            } else {
+                activation[i] = activating;
+                activating += 1;
             }
         }
     }
@@ -172,7 +184,7 @@ fn reference(rule: Rule, tasks: &[Drawn], priorities: &[u8], horizon: u64) -> Ve
     // its deadline at or before the horizon.
     for (i, task) in tasks.iter().enumerate() {
         for job in &mut jobs[i] {
-            let deadline = job.0 + deadline_ns(task, i);
+            let deadline = job.0 + deadline_ns(task);
             job.3 = match job.2 {
                 Some(done) => done > deadline,
                 None => deadline <= horizon * MS,
@@ -197,7 +209,7 @@ fn machine(policy: PolicyKind, tasks: &[Drawn], priorities: &[u8], horizon: u64)
                 ms(task.period),
                 ms(task.offset),
             );
-            spec.deadline = Some(Duration::from_nanos(deadline_ns(task, i)));
+            spec.deadline = Some(Duration::from_nanos(deadline_ns(task)));
             spec.reservation = match policy {
                 PolicyKind::FixedPriority | PolicyKind::Edf => None,
                 PolicyKind::Cbs => Some(Reservation::new(
@@ -266,17 +278,32 @@ fn drawn_tasks() -> impl Strategy<Value = Vec<Drawn>> {
             execution: execution.min(period),
             offset,
             budget: budget.min(period),
+            deadline_shift: 0,
         },
     );
     proptest::collection::vec(task, 1..=5)
 }
 
+/// Shifts task `i`'s deadline by `i` ns, so no two tasks' absolute deadlines are equal.
+fn distinct_deadlines(tasks: Vec<Drawn>) -> Vec<Drawn> {
+    tasks
+        .into_iter()
+        .enumerate()
+        .map(|(i, task)| Drawn {
+            deadline_shift: i as u64,
+            ..task
+        })
+        .collect()
+}
+
 /// A task set with distinct priorities: a random order of importance.
 fn task_set() -> impl Strategy<Value = (Vec<Drawn>, Vec<u8>)> {
-    drawn_tasks().prop_flat_map(|tasks| {
-        let priorities: Vec<u8> = (1..=tasks.len() as u8).collect();
-        (Just(tasks), Just(priorities).prop_shuffle())
-    })
+    drawn_tasks()
+        .prop_map(distinct_deadlines)
+        .prop_flat_map(|tasks| {
+            let priorities: Vec<u8> = (1..=tasks.len() as u8).collect();
+            (Just(tasks), Just(priorities).prop_shuffle())
+        })
 }
 
 /// A task set whose priorities are 1 or 2, so most sets have ties.
@@ -305,6 +332,12 @@ proptest! {
 
     #[test]
     fn edf_schedules_as_the_reference((tasks, priorities) in task_set(), horizon in 1u64..=80) {
+        agree(PolicyKind::Edf, Rule::Edf, &tasks, &priorities, horizon)?;
+    }
+
+    #[test]
+    fn edf_breaks_ties_as_the_reference(tasks in drawn_tasks(), horizon in 1u64..=80) {
+        let priorities = vec![0; tasks.len()];
         agree(PolicyKind::Edf, Rule::Edf, &tasks, &priorities, horizon)?;
     }
 
@@ -347,12 +380,14 @@ fn the_reference_runs_a_hand_worked_set() {
             execution: 2,
             offset: 0,
             budget: 4,
+            deadline_shift: 0,
         },
         Drawn {
             period: 6,
             execution: 3,
             offset: 0,
             budget: 6,
+            deadline_shift: 1,
         },
     ];
     let jobs = reference(Rule::FixedPriority, &tasks, &[2, 1], 12);
