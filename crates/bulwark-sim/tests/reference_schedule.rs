@@ -1,16 +1,16 @@
 //! The machine against an independent reference: for random periodic task sets on one core
 //! with zero kernel costs, every job's release, first start, completion and miss under fixed
-//! priority, EDF and the deferrable-server rule (the eager deferrable server and SPR with
-//! that rule) must be those of a plain millisecond-by-millisecond simulation written here
-//! from the textbook rules, sharing no code with the machine or the policies.
+//! priority, EDF, the deferrable-server rule (the eager deferrable server and SPR with that
+//! rule) and soft and hard CBS must be those of a plain millisecond-by-millisecond simulation
+//! written here from the textbook rules, sharing no code with the machine or the policies.
 //!
 //! Every parameter is whole milliseconds and costs are zero, so every release, completion,
 //! budget exhaustion and replenishment falls on a millisecond boundary, and stepping one
 //! millisecond at a time is exact. Overloaded sets are drawn on purpose: they exercise jobs
 //! queued behind an unfinished predecessor and the end-of-run rules (lib.rs, "Ties", 6).
-//! Ties the documented rules would have to break are avoided by construction: fixed
-//! priorities are distinct, and task `i`'s relative deadline is its period minus `i` ns, so
-//! no two tasks' absolute deadlines are ever equal.
+//! Ties are either avoided by construction (distinct priorities; task `i`'s relative deadline
+//! its period minus `i` ns) or drawn on purpose and broken as the "Ties" section documents
+//! (equal priorities, equal EDF deadlines, equal CBS server deadlines).
 
 mod common;
 
@@ -50,21 +50,13 @@ enum Rule {
     /// Fixed priority, each task in a deferrable server: its budget is reset to `budget` at
     /// every multiple of its period, and it runs only while it has some left.
     Deferrable,
-    /// EDF over soft constant-bandwidth servers (Abeni and Buttazzo, RTSS 1998), one per
-    /// task, with budget `budget` and period [`server_period_ns`]: a job arriving at an idle
-    /// server at `r` gets a new server deadline `r + T` and a full budget when the budget
-    /// left is at least `(d - r) Q / T`; an exhausted budget is recharged at once and the
-    /// deadline postponed by `T`.
-    SoftCbs,
-}
-
-/// Task `i`'s server period under CBS, in nanoseconds: its period less a distinct prime
-/// number of nanoseconds (none for task 0). A server deadline is a whole number of
-/// milliseconds less `n` such primes, `n` the number of periods added to it (fewer than 200
-/// here), so two servers' deadlines are never equal: no tie for the rules to break.
-fn server_period_ns(task: &Drawn, i: usize) -> u64 {
-    const SHIFTS: [u64; 5] = [0, 211, 223, 227, 229];
-    task.period * MS - SHIFTS[i]
+    /// EDF over constant-bandwidth servers (Abeni and Buttazzo, RTSS 1998), one per task,
+    /// with budget `budget` and the task's period: see [`Cbs`].
+    Cbs {
+        /// Hard CBS: an exhausted server waits for its deadline instead of being
+        /// recharged at once.
+        hard: bool,
+    },
 }
 
 const MS: u64 = 1_000_000;
@@ -74,124 +66,276 @@ fn deadline_ns(task: &Drawn) -> u64 {
     task.period * MS - task.deadline_shift
 }
 
-/// The reference schedule: every job of every task, in release order per task.
-fn reference(rule: Rule, tasks: &[Drawn], priorities: &[u8], horizon: u64) -> Vec<Vec<JobRow>> {
-    let mut jobs: Vec<Vec<JobRow>> = vec![Vec::new(); tasks.len()];
-    // Per task: the index of its oldest unfinished job and the work it still needs (ms).
-    let mut head: Vec<usize> = vec![0; tasks.len()];
-    let mut left: Vec<Vec<u64>> = vec![Vec::new(); tasks.len()];
-    let mut budget: Vec<u64> = tasks.iter().map(|t| t.budget).collect();
-    // Per CBS server: its budget left and its deadline, in nanoseconds.
-    let mut server: Vec<(u64, u64)> = vec![(0, 0); tasks.len()];
-    // Equal priorities (lib.rs, "Ties", 2 and 3): the tasks not suspended, in the order they
-    // last woke. A task suspends when its job completes before its next release, arming its
-    // release timer then (at boot, in file order); tasks released together wake in the order
-    // their timers were armed. A preempted task keeps its place, and so does one whose next
-    // job was released by the time its job completed: it never suspends.
-    let mut woken: Vec<usize> = Vec::new();
-    let mut suspended = vec![true; tasks.len()];
-    let mut armed: Vec<u64> = (0..tasks.len() as u64).collect();
-    let mut arming = tasks.len() as u64;
-    let mut activation: Vec<u64> = vec![0; tasks.len()];
-    let mut activating = 0u64;
-    for now in 0..=horizon {
-        let mut waking: Vec<usize> = (0..tasks.len())
-            .filter(|&i| {
-                let task = &tasks[i];
-                suspended[i]
-                    && now >= task.offset
-                    && (now - task.offset).is_multiple_of(task.period)
-            })
-            .collect();
-        waking.sort_by_key(|&i| armed[i]);
-        for i in waking {
-            suspended[i] = false;
-            woken.push(i);
-            activation[i] = activating;
-            activating += 1;
+/// Where a CBS server is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// No pending job.
+    Idle,
+    /// A pending job and budget: it competes by (deadline, order).
+    Active,
+    /// Hard CBS: a pending job, no budget until its deadline.
+    Throttled,
+}
+
+/// One constant-bandwidth server, as the CBS paper states its rules:
+/// - a job arriving at `r` to an idle server keeps `(c, d)` while `c < (d - r) Q / T`, and
+///   otherwise renews them, `d = r + T`, `c = Q`; a job arriving while the server is active
+///   is queued and served with `(c, d)` as they are;
+/// - an exhausted budget (soft) is recharged at once and the deadline postponed by `T`; or
+///   (hard) the server waits until `d`, then gets `c = Q`, `d = d + T`.
+///
+/// Equal deadlines go in the order they were assigned (a server queued again gets a new
+/// place, so a postponed server goes behind its peers); recharges due together, in the order
+/// the servers were throttled. At one instant an exhaustion is handled first, then job
+/// arrivals, then recharges.
+#[derive(Clone, Copy, Debug)]
+struct Cbs {
+    budget: u64,
+    deadline: u64,
+    phase: Phase,
+    /// When it was last queued (its place among equal deadlines).
+    order: u64,
+    /// When it was last throttled (its place among recharges due together).
+    throttled: u64,
+}
+
+/// The reference simulation's state.
+struct Reference<'a> {
+    rule: Rule,
+    tasks: &'a [Drawn],
+    priorities: &'a [u8],
+    /// Per task: every job released so far.
+    jobs: Vec<Vec<JobRow>>,
+    /// Per task: the index of its oldest unfinished job, and each job's work left (ms).
+    head: Vec<usize>,
+    left: Vec<Vec<u64>>,
+    /// Per task: its deferrable-server budget left (ms).
+    budget: Vec<u64>,
+    /// Per task: its CBS server.
+    servers: Vec<Cbs>,
+    /// Equal priorities (lib.rs, "Ties", 2 and 3): the tasks not suspended, in the order
+    /// they last woke. A task suspends when its job completes before its next release,
+    /// arming its release timer then (at boot, in file order); tasks released together wake
+    /// in the order their timers were armed. A preempted task keeps its place, and so does
+    /// one whose next job was released by the time its job completed: it never suspends.
+    woken: Vec<usize>,
+    suspended: Vec<bool>,
+    armed: Vec<u64>,
+    activation: Vec<u64>,
+    /// One counter for every order the rules keep (arming, activation, queueing): only
+    /// comparisons between numbers of one kind matter.
+    sequence: u64,
+}
+
+impl<'a> Reference<'a> {
+    fn new(rule: Rule, tasks: &'a [Drawn], priorities: &'a [u8]) -> Self {
+        let idle = Cbs {
+            budget: 0,
+            deadline: 0,
+            phase: Phase::Idle,
+            order: 0,
+            throttled: 0,
+        };
+        Reference {
+            rule,
+            tasks,
+            priorities,
+            jobs: vec![Vec::new(); tasks.len()],
+            head: vec![0; tasks.len()],
+            left: vec![Vec::new(); tasks.len()],
+            budget: tasks.iter().map(|t| t.budget).collect(),
+            servers: vec![idle; tasks.len()],
+            woken: Vec::new(),
+            suspended: vec![true; tasks.len()],
+            armed: (0..tasks.len() as u64).collect(),
+            activation: vec![0; tasks.len()],
+            sequence: tasks.len() as u64,
         }
-        for (i, task) in tasks.iter().enumerate() {
-            if rule == Rule::Deferrable && now.is_multiple_of(task.period) {
-                budget[i] = task.budget;
+    }
+
+    fn next(&mut self) -> u64 {
+        self.sequence += 1;
+        self.sequence
+    }
+
+    fn released_at(&self, i: usize, now: u64) -> bool {
+        let task = &self.tasks[i];
+        now >= task.offset && (now - task.offset).is_multiple_of(task.period)
+    }
+
+    /// CBS: a job of task `i` arrives at its idle server at `now` ms.
+    fn arrive(&mut self, i: usize, now: u64) {
+        let (big_q, big_t) = (self.tasks[i].budget * MS, self.tasks[i].period * MS);
+        let arrival = now * MS;
+        let server = self.servers[i];
+        // c >= (d - r) Q / T, cross-multiplied; a deadline passed always renews.
+        let renews = arrival >= server.deadline
+            || (server.budget as u128) * (big_t as u128)
+                >= ((server.deadline - arrival) as u128) * (big_q as u128);
+        if renews {
+            self.servers[i].budget = big_q;
+            self.servers[i].deadline = arrival + big_t;
+        }
+        if self.servers[i].budget == 0 {
+            self.throttle(i);
+        } else {
+            self.queue(i);
+        }
+    }
+
+    fn queue(&mut self, i: usize) {
+        self.servers[i].order = self.next();
+        self.servers[i].phase = Phase::Active;
+    }
+
+    fn throttle(&mut self, i: usize) {
+        self.servers[i].throttled = self.next();
+        self.servers[i].phase = Phase::Throttled;
+        self.servers[i].budget = 0;
+    }
+
+    /// What happens at instant `now` before the choice: releases, then (hard CBS) recharges.
+    fn release(&mut self, now: u64) {
+        let mut waking: Vec<usize> = (0..self.tasks.len())
+            .filter(|&i| self.suspended[i] && self.released_at(i, now))
+            .collect();
+        waking.sort_by_key(|&i| self.armed[i]);
+        for &i in &waking {
+            self.suspended[i] = false;
+            self.woken.push(i);
+            self.activation[i] = self.next();
+        }
+        for i in 0..self.tasks.len() {
+            let task = self.tasks[i];
+            if self.rule == Rule::Deferrable && now.is_multiple_of(task.period) {
+                self.budget[i] = task.budget;
             }
-            if now >= task.offset && (now - task.offset).is_multiple_of(task.period) {
-                let idle = head[i] == left[i].len();
-                jobs[i].push((now * MS, None, None, false));
-                left[i].push(task.execution);
-                let (q, d) = server[i];
-                let (big_q, big_t) = (task.budget * MS, server_period_ns(task, i));
-                let arrival = now * MS;
-                // q >= (d - r) Q / T, cross-multiplied.
-                let keeps = d > arrival
-                    && (q as u128) * (big_t as u128) < ((d - arrival) as u128) * (big_q as u128);
-                if rule == Rule::SoftCbs && idle && !keeps {
-                    server[i] = (big_q, arrival + big_t);
+            if self.released_at(i, now) {
+                self.jobs[i].push((now * MS, None, None, false));
+                self.left[i].push(task.execution);
+            }
+        }
+        if matches!(self.rule, Rule::Cbs { .. }) {
+            for &i in &waking {
+                self.arrive(i, now);
+            }
+            let mut due: Vec<usize> = (0..self.tasks.len())
+                .filter(|&i| {
+                    let server = &self.servers[i];
+                    server.phase == Phase::Throttled && server.deadline <= now * MS
+                })
+                .collect();
+            due.sort_by_key(|&i| self.servers[i].throttled);
+            for i in due {
+                self.servers[i].budget = self.tasks[i].budget * MS;
+                self.servers[i].deadline += self.tasks[i].period * MS;
+                self.queue(i);
+            }
+        }
+    }
+
+    /// The task that runs from `now`.
+    fn choose(&self) -> Option<usize> {
+        let eligible = (0..self.tasks.len()).filter(|&i| {
+            let pending = self.head[i] < self.left[i].len();
+            pending
+                && match self.rule {
+                    Rule::Deferrable => self.budget[i] > 0,
+                    Rule::Cbs { .. } => self.servers[i].phase == Phase::Active,
+                    Rule::FixedPriority | Rule::Edf => true,
+                }
+        });
+        match self.rule {
+            Rule::FixedPriority | Rule::Deferrable => eligible.max_by_key(|&i| {
+                let place = self.woken.iter().position(|&t| t == i);
+                (self.priorities[i], std::cmp::Reverse(place))
+            }),
+            Rule::Edf => eligible.min_by_key(|&i| {
+                let release = self.jobs[i][self.head[i]].0;
+                (release + deadline_ns(&self.tasks[i]), self.activation[i])
+            }),
+            Rule::Cbs { .. } => {
+                eligible.min_by_key(|&i| (self.servers[i].deadline, self.servers[i].order))
+            }
+        }
+    }
+
+    /// Task `i` runs from `now` for one millisecond.
+    fn run(&mut self, i: usize, now: u64) {
+        let job = self.head[i];
+        self.left[i][job] -= 1;
+        match self.rule {
+            Rule::Deferrable => self.budget[i] -= 1,
+            Rule::Cbs { hard } => {
+                self.servers[i].budget -= MS;
+                if self.servers[i].budget == 0 {
+                    if hard {
+                        self.throttle(i);
+                    } else {
+                        self.servers[i].budget = self.tasks[i].budget * MS;
+                        self.servers[i].deadline += self.tasks[i].period * MS;
+                        self.queue(i);
+                    }
                 }
             }
+            Rule::FixedPriority | Rule::Edf => {}
         }
-        // The task that runs in [now, now + 1 ms): among those with an unfinished job (and
-        // budget, under the deferrable rule), the most important, or the earliest deadline.
-        // At the horizon it is dispatched and runs no further: its job has started then
-        // (lib.rs, "Ties", 6).
-        let eligible = (0..tasks.len())
-            .filter(|&i| head[i] < left[i].len() && (rule != Rule::Deferrable || budget[i] > 0));
-        let chosen = match rule {
-            Rule::FixedPriority | Rule::Deferrable => eligible.max_by_key(|&i| {
-                let place = woken.iter().position(|&t| t == i).expect("not suspended");
-                (priorities[i], std::cmp::Reverse(place))
-            }),
-            Rule::Edf => eligible
-                .min_by_key(|&i| (jobs[i][head[i]].0 + deadline_ns(&tasks[i]), activation[i])),
-            Rule::SoftCbs => eligible.min_by_key(|&i| server[i].1),
-        };
-        let Some(i) = chosen else {
-            continue;
-        };
-        let job = &mut jobs[i][head[i]];
-        job.1.get_or_insert(now * MS);
-        if now == horizon {
-            break;
+        if self.left[i][job] > 0 {
+            return;
         }
-        left[i][head[i]] -= 1;
-        if rule == Rule::Deferrable {
-            budget[i] -= 1;
+        let done = now + 1;
+        self.jobs[i][job].2 = Some(done * MS);
+        self.head[i] += 1;
+        let task = &self.tasks[i];
+        let next_release = task.offset + self.jobs[i].len() as u64 * task.period;
+        let backlog = self.head[i] < self.left[i].len();
+        if !backlog && next_release > done {
+            self.suspended[i] = true;
+            self.woken.retain(|&t| t != i);
+            self.armed[i] = self.next();
+        } else {
+            self.activation[i] = self.next();
         }
-        if rule == Rule::SoftCbs {
-            server[i].0 -= MS;
-            if server[i].0 == 0 {
-                server[i] = (
-                    tasks[i].budget * MS,
-                    server[i].1 + server_period_ns(&tasks[i], i),
-                );
-            }
-        }
-        if left[i][head[i]] == 0 {
-            job.2 = Some((now + 1) * MS);
-            head[i] += 1;
-            let next_release = tasks[i].offset + jobs[i].len() as u64 * tasks[i].period;
-            if head[i] == left[i].len() && next_release > now + 1 {
-                suspended[i] = true;
-                woken.retain(|&t| t != i);
-                armed[i] = arming;
-                arming += 1;
-            } else {
-                activation[i] = activating;
-                activating += 1;
+        if matches!(self.rule, Rule::Cbs { .. }) && !backlog {
+            // The server goes idle; a job released exactly now arrives at once.
+            self.servers[i].phase = Phase::Idle;
+            if next_release == done {
+                self.arrive(i, done);
             }
         }
     }
-    // A job misses when it completes after its deadline, or is unfinished at the end with
-    // its deadline at or before the horizon.
-    for (i, task) in tasks.iter().enumerate() {
-        for job in &mut jobs[i] {
-            let deadline = job.0 + deadline_ns(task);
-            job.3 = match job.2 {
-                Some(done) => done > deadline,
-                None => deadline <= horizon * MS,
+
+    /// Every job up to the horizon, with its miss: a job misses when it completes after its
+    /// deadline, or is unfinished at the end with its deadline at or before the horizon.
+    fn schedule(mut self, horizon: u64) -> Vec<Vec<JobRow>> {
+        for now in 0..=horizon {
+            self.release(now);
+            // At the horizon the chosen task is dispatched and runs no further: its job has
+            // started then (lib.rs, "Ties", 6).
+            let Some(i) = self.choose() else {
+                continue;
             };
+            self.jobs[i][self.head[i]].1.get_or_insert(now * MS);
+            if now < horizon {
+                self.run(i, now);
+            }
         }
+        for (i, task) in self.tasks.iter().enumerate() {
+            for job in &mut self.jobs[i] {
+                let deadline = job.0 + deadline_ns(task);
+                job.3 = match job.2 {
+                    Some(done) => done > deadline,
+                    None => deadline <= horizon * MS,
+                };
+            }
+        }
+        self.jobs
     }
-    jobs
+}
+
+/// The reference schedule: every job of every task, in release order per task.
+fn reference(rule: Rule, tasks: &[Drawn], priorities: &[u8], horizon: u64) -> Vec<Vec<JobRow>> {
+    Reference::new(rule, tasks, priorities).schedule(horizon)
 }
 
 /// The same set on the machine, as a scenario built from model values.
@@ -212,10 +356,6 @@ fn machine(policy: PolicyKind, tasks: &[Drawn], priorities: &[u8], horizon: u64)
             spec.deadline = Some(Duration::from_nanos(deadline_ns(task)));
             spec.reservation = match policy {
                 PolicyKind::FixedPriority | PolicyKind::Edf => None,
-                PolicyKind::Cbs => Some(Reservation::new(
-                    ms(task.budget),
-                    Duration::from_nanos(server_period_ns(task, i)),
-                )),
                 _ => Some(Reservation::new(ms(task.budget), ms(task.period))),
             };
             spec
@@ -355,16 +495,12 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn soft_constant_bandwidth_servers_schedule_as_the_reference(
+    fn constant_bandwidth_servers_schedule_as_the_reference(
         (tasks, priorities) in task_set(),
         horizon in 1u64..=80,
     ) {
-        // A budget below the period: the server's period is the task's less a few ns.
-        let tasks: Vec<Drawn> = tasks
-            .into_iter()
-            .map(|task| Drawn { budget: task.budget.min(task.period - 1), ..task })
-            .collect();
-        agree(PolicyKind::Cbs, Rule::SoftCbs, &tasks, &priorities, horizon)?;
+        agree(PolicyKind::Cbs, Rule::Cbs { hard: false }, &tasks, &priorities, horizon)?;
+        agree(PolicyKind::HardCbs, Rule::Cbs { hard: true }, &tasks, &priorities, horizon)?;
     }
 }
 
