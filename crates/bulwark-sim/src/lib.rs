@@ -23,7 +23,11 @@
 //!    release returns at once, as `clock_nanosleep` does), so it keeps its place; under CBS
 //!    that job is queued at the active server, which keeps its budget and deadline.
 //! 4. **Equal absolute deadlines under EDF** (and CBS): the earlier activation wins, so a
-//!    running job is never preempted by an equal deadline.
+//!    running job is never preempted by an equal deadline. Under CBS a server is activated
+//!    each time it is queued with a deadline (renewed, kept at a wake-up, postponed,
+//!    recharged), so a postponed server goes behind its peers; at one instant an exhaustion
+//!    is handled before job arrivals, and arrivals before hard-CBS recharges, which come in
+//!    the order the servers were throttled.
 //! 5. **A completion exactly at the deadline** meets it.
 //! 6. **The horizon is inclusive**: events at the horizon are handled; a job released at the
 //!    horizon counts as released; an unfinished job (the current one, and every job released
