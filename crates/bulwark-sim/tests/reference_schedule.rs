@@ -504,6 +504,23 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The sporadic-server rule has no reference here; SPR with that rule must schedule as
+    /// the eager sporadic server does, since SPR changes when timers are processed, not
+    /// what the reservations allow (SPR paper, section IV), and costs are zero.
+    #[test]
+    fn spr_schedules_as_the_eager_sporadic_server(
+        (tasks, priorities) in task_set(),
+        horizon in 1u64..=80,
+    ) {
+        let spr = machine(PolicyKind::Spr, &tasks, &priorities, horizon);
+        let eager = machine(PolicyKind::SporadicServer, &tasks, &priorities, horizon);
+        prop_assert_eq!(rows(&spr, tasks.len()), rows(&eager, tasks.len()));
+    }
+}
+
 /// The reference itself, on a set worked by hand: t0 (priority high, 2 ms every 4 ms) and
 /// t1 (3 ms every 6 ms). Fixed priority: t0 runs 0-2, 4-6, 8-10; t1 runs 2-4 and 6-7, so
 /// completes at 7 > 6 and misses; its second job (released 6) runs 7-8 and 10-12, completing
