@@ -32,6 +32,8 @@ struct Drawn {
     /// Nanoseconds its relative deadline falls short of its period: distinct per task to
     /// rule out equal deadlines, zero to have them.
     deadline_shift: u64,
+    /// Its non-preemptive region under SPR (SPR paper, section III-F), in milliseconds.
+    non_preemptive: u64,
 }
 
 /// One job as the reference sees it: (release, first start, completion, missed), with times
@@ -48,7 +50,9 @@ enum Rule {
     /// wakes, and again when its job completes with the next one already released.
     Edf,
     /// Fixed priority, each task in a deferrable server: its budget is reset to `budget` at
-    /// every multiple of its period, and it runs only while it has some left.
+    /// every multiple of its period, and it runs only while it has some left. A task
+    /// switched to at `x` keeps the processor, while it has budget and work, until
+    /// `x + non_preemptive` (SPR's non-preemptive region, section III-F).
     Deferrable,
     /// EDF over constant-bandwidth servers (Abeni and Buttazzo, RTSS 1998), one per task,
     /// with budget `budget` and the task's period: see [`Cbs`].
@@ -122,6 +126,9 @@ struct Reference<'a> {
     suspended: Vec<bool>,
     armed: Vec<u64>,
     activation: Vec<u64>,
+    /// The task that ran in the last millisecond, and per task when it was last switched to.
+    previous: Option<usize>,
+    switched: Vec<u64>,
     /// One counter for every order the rules keep (arming, activation, queueing): only
     /// comparisons between numbers of one kind matter.
     sequence: u64,
@@ -149,6 +156,8 @@ impl<'a> Reference<'a> {
             suspended: vec![true; tasks.len()],
             armed: (0..tasks.len() as u64).collect(),
             activation: vec![0; tasks.len()],
+            previous: None,
+            switched: vec![0; tasks.len()],
             sequence: tasks.len() as u64,
         }
     }
@@ -234,17 +243,26 @@ impl<'a> Reference<'a> {
         }
     }
 
+    /// Whether task `i` may run: a pending job, and budget where the rule has one.
+    fn eligible(&self, i: usize) -> bool {
+        let pending = self.head[i] < self.left[i].len();
+        pending
+            && match self.rule {
+                Rule::Deferrable => self.budget[i] > 0,
+                Rule::Cbs { .. } => self.servers[i].phase == Phase::Active,
+                Rule::FixedPriority | Rule::Edf => true,
+            }
+    }
+
     /// The task that runs from `now`.
-    fn choose(&self) -> Option<usize> {
-        let eligible = (0..self.tasks.len()).filter(|&i| {
-            let pending = self.head[i] < self.left[i].len();
-            pending
-                && match self.rule {
-                    Rule::Deferrable => self.budget[i] > 0,
-                    Rule::Cbs { .. } => self.servers[i].phase == Phase::Active,
-                    Rule::FixedPriority | Rule::Edf => true,
-                }
-        });
+    fn choose(&self, now: u64) -> Option<usize> {
+        if let Some(p) = self.previous {
+            let region_end = self.switched[p] + self.tasks[p].non_preemptive;
+            if self.rule == Rule::Deferrable && self.eligible(p) && now < region_end {
+                return Some(p);
+            }
+        }
+        let eligible = (0..self.tasks.len()).filter(|&i| self.eligible(i));
         match self.rule {
             Rule::FixedPriority | Rule::Deferrable => eligible.max_by_key(|&i| {
                 let place = self.woken.iter().position(|&t| t == i);
@@ -312,9 +330,14 @@ impl<'a> Reference<'a> {
             self.release(now);
             // At the horizon the chosen task is dispatched and runs no further: its job has
             // started then (lib.rs, "Ties", 6).
-            let Some(i) = self.choose() else {
+            let chosen = self.choose(now);
+            let previous = std::mem::replace(&mut self.previous, chosen);
+            let Some(i) = chosen else {
                 continue;
             };
+            if previous != chosen {
+                self.switched[i] = now;
+            }
             self.jobs[i][self.head[i]].1.get_or_insert(now * MS);
             if now < horizon {
                 self.run(i, now);
@@ -356,7 +379,10 @@ fn machine(policy: PolicyKind, tasks: &[Drawn], priorities: &[u8], horizon: u64)
             spec.deadline = Some(Duration::from_nanos(deadline_ns(task)));
             spec.reservation = match policy {
                 PolicyKind::FixedPriority | PolicyKind::Edf => None,
-                _ => Some(Reservation::new(ms(task.budget), ms(task.period))),
+                _ => Some(
+                    Reservation::new(ms(task.budget), ms(task.period))
+                        .with_non_preemptive(ms(task.non_preemptive)),
+                ),
             };
             spec
         })
@@ -419,6 +445,7 @@ fn drawn_tasks() -> impl Strategy<Value = Vec<Drawn>> {
             offset,
             budget: budget.min(period),
             deadline_shift: 0,
+            non_preemptive: 0,
         },
     );
     proptest::collection::vec(task, 1..=5)
@@ -473,6 +500,20 @@ proptest! {
     #[test]
     fn edf_schedules_as_the_reference((tasks, priorities) in task_set(), horizon in 1u64..=80) {
         agree(PolicyKind::Edf, Rule::Edf, &tasks, &priorities, horizon)?;
+    }
+
+    #[test]
+    fn spr_non_preemptive_regions_schedule_as_the_reference(
+        (tasks, priorities) in task_set(),
+        regions in proptest::collection::vec(0u64..=4, 5),
+        horizon in 1u64..=80,
+    ) {
+        let tasks: Vec<Drawn> = tasks
+            .into_iter()
+            .zip(regions)
+            .map(|(task, non_preemptive)| Drawn { non_preemptive, ..task })
+            .collect();
+        agree(PolicyKind::SprDeferrable, Rule::Deferrable, &tasks, &priorities, horizon)?;
     }
 
     #[test]
@@ -534,6 +575,7 @@ fn the_reference_runs_a_hand_worked_set() {
             offset: 0,
             budget: 4,
             deadline_shift: 0,
+            non_preemptive: 0,
         },
         Drawn {
             period: 6,
@@ -541,6 +583,7 @@ fn the_reference_runs_a_hand_worked_set() {
             offset: 0,
             budget: 6,
             deadline_shift: 1,
+            non_preemptive: 0,
         },
     ];
     let jobs = reference(Rule::FixedPriority, &tasks, &[2, 1], 12);
