@@ -23,7 +23,9 @@
 //!    release returns at once, as `clock_nanosleep` does), so it keeps its place; under CBS
 //!    that job is queued at the active server, which keeps its budget and deadline.
 //! 4. **Equal absolute deadlines under EDF** (and CBS): the earlier activation wins, so a
-//!    running job is never preempted by an equal deadline. Under CBS a server is activated
+//!    running job is never preempted by an equal deadline. A task whose next job was
+//!    released before its current one completed is activated again at that completion,
+//!    with the next job's deadline. Under CBS a server is activated
 //!    each time it is queued with a deadline (renewed, kept at a wake-up, postponed,
 //!    recharged), so a postponed server goes behind its peers; at one instant an exhaustion
 //!    is handled before job arrivals, and arrivals before hard-CBS recharges, which come in
