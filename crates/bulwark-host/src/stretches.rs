@@ -215,6 +215,10 @@ impl<K: SteppedKernel> Dispatcher<'_, K> {
                 }
             }
         }
-        self.kernel.advance(now)
+        self.kernel.advance(now)?;
+        // What is due at the end itself (jobs released at an inclusive horizon) is taken as
+        // the simulator takes it; nothing runs after it.
+        self.kernel.settle()?;
+        Ok(())
     }
 }

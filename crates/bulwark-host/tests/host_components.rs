@@ -190,8 +190,15 @@ fn pip_on_real_threads_keeps_the_simulators_schedule_and_inversion() {
     assert_eq!(outcome.pool_exhausted, 0);
     let (real, model) = (completions(outcome), completions(&simulated));
     assert_eq!(real.len(), model.len(), "the same jobs are released");
+    let end = Instant::ZERO.saturating_add(until);
     for (r, m) in real.iter().zip(&model) {
         assert_eq!((r.0, r.1), (m.0, m.1), "the same release");
+        if r.0 == end {
+            // Released at the (inclusive) end of the run: `low` at 500 ms, unfinished on
+            // both.
+            assert_eq!((r.2, m.2), (None, None));
+            continue;
+        }
         let (Some(done), Some(expected)) = (r.2, m.2) else {
             panic!("job of task {} released at {:?} did not complete", r.1, r.0);
         };
@@ -260,7 +267,13 @@ fn a_reservation_throttles_a_real_thread_at_its_budget() {
     // too), so each of a job's two exhaustions can bring its completion forward by as much as
     // a timer's lateness.
     let overrun = Duration::from_nanos(host.host.timer_lateness.max_ns.saturating_mul(2));
-    for job in &real.job_records {
+    // Releases at 0, 50, 100, 150 and at the run's (inclusive) end, 200 ms: that last job is
+    // unfinished on both.
+    assert_eq!(model.jobs, 5);
+    let (finished, last) = real.job_records.split_at(4);
+    assert_eq!(last[0].release, Instant::ZERO.saturating_add(until));
+    assert_eq!(last[0].completion, None);
+    for job in finished {
         let response = job
             .completion
             .expect("completed")

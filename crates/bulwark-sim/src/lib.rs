@@ -33,7 +33,9 @@
 //! 5. **A completion exactly at the deadline** meets it.
 //! 6. **The horizon is inclusive**: events at the horizon are handled; a job released at the
 //!    horizon counts as released; an unfinished job (the current one, and every job released
-//!    on plan behind it) misses when its deadline is at or before the horizon.
+//!    on plan behind it) misses when its deadline is at or before the horizon. The component
+//!    machine follows the same rule. The MC-IPC machine does not: its phases are laid end to
+//!    end, so a job released at a phase's end belongs to the next phase.
 
 pub mod behaviour;
 pub mod cluster;

@@ -734,8 +734,9 @@ fn a_late_job_is_marked_at_its_deadline() {
 }
 
 /// A core that idled switches to whoever runs next, as from the idle thread (the scenario
-/// machine's rule): a lone task (4 ms every 100 ms) pays a 1 ms switch at each of its two
-/// jobs, completing at 5 and 105; two switches.
+/// machine's rule): a lone task (4 ms every 100 ms) pays a 1 ms switch at each of its jobs,
+/// completing at 5 and 105. The run's end, 200 ms, is inclusive: the third job is released
+/// and switched to then, and is unfinished; three switches.
 #[test]
 fn a_switch_from_an_idle_core_is_charged() {
     let config = ComponentSystemConfig {
@@ -747,11 +748,11 @@ fn a_switch_from_an_idle_core_is_charged() {
         },
     };
     let outcome = simulate(&config, 200);
-    assert_eq!(outcome.context_switches, 2);
+    assert_eq!(outcome.context_switches, 3);
     let done: Vec<Option<Instant>> = outcome.tasks[0]
         .job_records
         .iter()
         .map(|j| j.completion)
         .collect();
-    assert_eq!(done, [at(5), at(105)]);
+    assert_eq!(done, [at(5), at(105), None]);
 }

@@ -564,12 +564,14 @@ fn component_schedulability_on_fig_7() {
     assert!(stdout.contains("Liu-Layland with blocking (Eq. 3): not admitted"));
 
     // The simulation stays within those bounds: t4's worst response is its RTA bound, 20 ms
-    // (the synchronous release is its critical instant); nothing misses.
+    // (the synchronous release is its critical instant); nothing misses. The run is 800 ms
+    // with an inclusive horizon: t4 (80 ms) is released at 0, 80, ..., 800, 11 jobs, and t1
+    // (10 ms) 81; the jobs released at 800 are unfinished, their deadlines after the end.
     let out = bulwark(&["simulate", "scenarios/components/fig7.camkes"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
-    assert_eq!(row(&stdout, "t4")[2..5], ["10", "0", "20ms"]);
-    assert_eq!(row(&stdout, "t1")[2..4], ["80", "0"]);
+    assert_eq!(row(&stdout, "t4")[2..5], ["11", "0", "20ms"]);
+    assert_eq!(row(&stdout, "t1")[2..4], ["81", "0"]);
 
     // With Table 2's overheads every C and B grows; JSON carries the same analysis.
     let out = bulwark(&[

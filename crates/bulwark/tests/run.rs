@@ -114,8 +114,8 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
     assert!(text.contains("controller terminated rogue"), "{text}");
 
     // A component system on real threads: Fig. 7 for one hyperperiod (80 ms), beside the
-    // simulator, its trace written. t1..t4 release 8, 4, 2 and 1 jobs (periods 10, 20, 40
-    // and 80 ms) on both sides.
+    // simulator, its trace written. t1..t4 release 9, 5, 3 and 2 jobs (periods 10, 20, 40
+    // and 80 ms, releases at 0 up to the inclusive end, 80 ms) on both sides.
     let out = bulwark(&[
         "run",
         "scenarios/components/fig7.camkes",
@@ -135,7 +135,7 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
         let jobs: Vec<u64> = (0..4)
             .map(|i| tasks[i]["jobs"].as_u64().unwrap_or(0))
             .collect();
-        assert_eq!(jobs, [8, 4, 2, 1], "{side}: {doc}");
+        assert_eq!(jobs, [9, 5, 3, 2], "{side}: {doc}");
     }
     assert!(
         doc["host"]["entries"].as_u64().is_some_and(|n| n > 0),

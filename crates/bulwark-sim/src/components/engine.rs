@@ -325,11 +325,13 @@ impl<'a> Kernel<'a> {
             if machine.exhaust_running() {
                 continue;
             }
-            if machine.now >= self.until {
-                return None;
-            }
+            // The horizon is inclusive, as on the scenario machine (bulwark-sim's "Ties", 6):
+            // jobs released at the end of the run count as released.
             if machine.release_due() || machine.replenish_due() {
                 continue;
+            }
+            if machine.now >= self.until {
+                return None;
             }
             let timer = machine.next_release.min(machine.next_context_event());
             let running = machine.running.map(|r| &machine.threads[r]);
