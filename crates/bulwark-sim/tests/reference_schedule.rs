@@ -562,6 +562,105 @@ proptest! {
     }
 }
 
+/// Per task, each job's (release, completion) in nanoseconds.
+type Completions = Vec<Vec<(u64, Option<u64>)>>;
+
+/// The component machine's jobs of each task, as (release, completion) in nanoseconds, and
+/// its per-task misses: the same set as `tasks`, each job one `execute` step and no CPI.
+fn component_machine(
+    tasks: &[Drawn],
+    priorities: &[u8],
+    spr: bool,
+    horizon: u64,
+) -> (Completions, Vec<u64>) {
+    use bulwark_sim::components::{run, ComponentSystemConfig, LoweredTask, ProtocolCosts};
+    use bulwark_sim::components::{RunOptions, Step as ComponentStep};
+    let system = ComponentSystemConfig {
+        tasks: tasks
+            .iter()
+            .zip(priorities)
+            .enumerate()
+            .map(|(i, (task, &priority))| LoweredTask {
+                name: format!("t{i}"),
+                priority: bulwark_core::Priority(priority),
+                period: ms(task.period),
+                offset: ms(task.offset),
+                body: vec![ComponentStep::Execute(ms(task.execution))],
+                reservation: spr.then(|| Reservation::new(ms(task.budget), ms(task.period))),
+            })
+            .collect(),
+        cpis: Vec::new(),
+        costs: ProtocolCosts::ZERO,
+    };
+    let options = RunOptions {
+        until: Instant::ZERO.saturating_add(ms(horizon)),
+        record_jobs: true,
+        record_trace: false,
+    };
+    let outcome = run(&system, options).expect("a valid system");
+    let jobs = outcome
+        .tasks
+        .iter()
+        .map(|t| {
+            t.job_records
+                .iter()
+                .map(|j| (j.release.as_nanos(), j.completion.map(Instant::as_nanos)))
+                .collect()
+        })
+        .collect();
+    (jobs, outcome.tasks.iter().map(|t| t.misses).collect())
+}
+
+/// The machine's rows without first starts and misses, to compare with the component
+/// machine's records.
+fn releases_and_completions(rows: &[Vec<JobRow>]) -> Completions {
+    rows.iter()
+        .map(|jobs| jobs.iter().map(|j| (j.0, j.2)).collect())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The component machine is a second fixed-priority machine: with no CPI it must release
+    /// and complete every job as the reference does, and count the same misses (its
+    /// deadlines are the periods).
+    #[test]
+    fn the_component_machine_without_cpis_schedules_as_the_reference(
+        (tasks, priorities) in task_set(),
+        horizon in 1u64..=80,
+    ) {
+        let tasks: Vec<Drawn> = tasks
+            .into_iter()
+            .map(|task| Drawn { deadline_shift: 0, ..task })
+            .collect();
+        let expected = reference(Rule::FixedPriority, &tasks, &priorities, horizon);
+        let (jobs, misses) = component_machine(&tasks, &priorities, false, horizon);
+        prop_assert_eq!(&jobs, &releases_and_completions(&expected));
+        let expected_misses: Vec<u64> = expected
+            .iter()
+            .map(|jobs| jobs.iter().filter(|j| j.3).count() as u64)
+            .collect();
+        prop_assert_eq!(misses, expected_misses);
+    }
+
+    /// And with each task in an SPR reservation (the component machine's scheduling
+    /// contexts, sporadic rule), as the scenario machine's SPR.
+    #[test]
+    fn the_component_machine_in_reservations_schedules_as_the_scenario_machine(
+        (tasks, priorities) in task_set(),
+        horizon in 1u64..=80,
+    ) {
+        let tasks: Vec<Drawn> = tasks
+            .into_iter()
+            .map(|task| Drawn { deadline_shift: 0, ..task })
+            .collect();
+        let scenario = machine(PolicyKind::Spr, &tasks, &priorities, horizon);
+        let (jobs, _) = component_machine(&tasks, &priorities, true, horizon);
+        prop_assert_eq!(jobs, releases_and_completions(&rows(&scenario, tasks.len())));
+    }
+}
+
 /// The reference itself, on a set worked by hand: t0 (priority high, 2 ms every 4 ms) and
 /// t1 (3 ms every 6 ms). Fixed priority: t0 runs 0-2, 4-6, 8-10; t1 runs 2-4 and 6-7, so
 /// completes at 7 > 6 and misses; its second job (released 6) runs 7-8 and 10-12, completing
