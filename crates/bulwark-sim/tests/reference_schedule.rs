@@ -611,6 +611,17 @@ fn component_machine(
     (jobs, outcome.tasks.iter().map(|t| t.misses).collect())
 }
 
+/// The same tasks with their deadlines at their periods, as the component machine has them.
+fn period_deadlines(tasks: Vec<Drawn>) -> Vec<Drawn> {
+    tasks
+        .into_iter()
+        .map(|task| Drawn {
+            deadline_shift: 0,
+            ..task
+        })
+        .collect()
+}
+
 /// The machine's rows without first starts and misses, to compare with the component
 /// machine's records.
 fn releases_and_completions(rows: &[Vec<JobRow>]) -> Completions {
@@ -630,10 +641,7 @@ proptest! {
         (tasks, priorities) in task_set(),
         horizon in 1u64..=80,
     ) {
-        let tasks: Vec<Drawn> = tasks
-            .into_iter()
-            .map(|task| Drawn { deadline_shift: 0, ..task })
-            .collect();
+        let tasks = period_deadlines(tasks);
         let expected = reference(Rule::FixedPriority, &tasks, &priorities, horizon);
         let (jobs, misses) = component_machine(&tasks, &priorities, false, horizon);
         prop_assert_eq!(&jobs, &releases_and_completions(&expected));
@@ -651,10 +659,7 @@ proptest! {
         (tasks, priorities) in task_set(),
         horizon in 1u64..=80,
     ) {
-        let tasks: Vec<Drawn> = tasks
-            .into_iter()
-            .map(|task| Drawn { deadline_shift: 0, ..task })
-            .collect();
+        let tasks = period_deadlines(tasks);
         let scenario = machine(PolicyKind::Spr, &tasks, &priorities, horizon);
         let (jobs, _) = component_machine(&tasks, &priorities, true, horizon);
         prop_assert_eq!(jobs, releases_and_completions(&rows(&scenario, tasks.len())));
