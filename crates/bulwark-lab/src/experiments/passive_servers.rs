@@ -351,7 +351,6 @@ fn waited(claim: &str, task: &TaskMetrics, expected: Duration) -> Check {
     }
 }
 
-/// Nanoseconds of `kind` slices charged to task `task` within `[start, end)`.
 /// Nanoseconds of `kind` slices charged to task `task` within `[start, end)` ns.
 fn time_in(outcome: &Outcome, task: usize, kind: SliceKind, start: u64, end: u64) -> u64 {
     outcome.trace.as_ref().map_or(0, |trace| {
