@@ -172,7 +172,7 @@ impl Machine<'_> {
             // core's): at its next kernel entry, which the interrupt makes now (or when its
             // kernel returns), charged as a timer interrupt.
             self.cores[home as usize].woken.push(caller);
-            self.queue.set(now, EventKind::Timer { core: home });
+            self.interrupt(home, now);
             return Ok(());
         }
         self.raise(core, server, caller, now, work)?;
@@ -460,9 +460,16 @@ impl Machine<'_> {
                 continue;
             };
             if other != usize::from(core) && self.tasks[task.index()].lends_to == Some(server) {
-                self.queue.set(now, EventKind::Timer { core: other as u16 });
+                self.interrupt(other as u16, now);
             }
         }
+    }
+
+    /// An inter-processor interrupt to `core` at `now`: the core enters its kernel then (or
+    /// when its kernel returns), taken and charged as a timer interrupt; its scheduler then
+    /// programs its timer again.
+    fn interrupt(&mut self, core: u16, now: Instant) {
+        self.queue.set(now, EventKind::Timer { core });
     }
 
     /// How urgent `task`'s request is to a PRIO-IPC gate (smaller first): `255 - priority`
