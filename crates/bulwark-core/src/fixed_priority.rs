@@ -90,10 +90,7 @@ impl Policy for FixedPriority {
         work: &mut Work,
     ) -> Result<(), CoreError> {
         self.tasks.expect_sleepable(task)?;
-        if until <= now && self.tasks.state(task) == TaskState::Ready {
-            // An absolute sleep into the past returns at once (POSIX `clock_nanosleep`): the
-            // task never suspends, so it keeps its place among its peers.
-            self.tasks.sleep(now, task, until, wake, work);
+        if self.tasks.returns_at_once(now, task, until) {
             return Ok(());
         }
         self.forget_chosen(task);

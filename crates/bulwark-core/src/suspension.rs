@@ -101,6 +101,14 @@ impl Suspensions {
         }
     }
 
+    /// True when `task` is ready and its absolute sleep until `until` ends at or before
+    /// `now`: the sleep returns at once (POSIX `clock_nanosleep`), so the task never
+    /// suspends and keeps its place in its policy's queue (bulwark-sim's "Ties", rule 3).
+    #[inline]
+    pub fn returns_at_once(&self, now: Instant, task: TaskId, until: Instant) -> bool {
+        until <= now && self.state(task) == TaskState::Ready
+    }
+
     /// Marks a ready or blocked `task` sleeping until `until`, to wake as `wake`; an `until`
     /// at or before `now` leaves it ready at once (an absolute sleep into the past returns
     /// immediately). Returns true in that case: the caller then queues it as woken.

@@ -336,8 +336,7 @@ impl Policy for Cbs {
             // the active server, which serves it with the budget and deadline it has (the
             // wake-up rule is for a job arriving at an idle server). A job arriving exactly
             // now finds the server idle: the completion comes first (lib.rs of bulwark-sim,
-            // "Ties", 1).
-            self.tasks.sleep(now, task, until, wake, work);
+            // "Ties", 1). The task is ready and stays so.
             return Ok(());
         }
         self.retire(task, work);

@@ -181,10 +181,8 @@ impl Policy for DeferrableServer {
     ) -> Result<(), CoreError> {
         self.tasks.expect_sleepable(task)?;
         self.account(now);
-        if until <= now && self.tasks.state(task) == TaskState::Ready {
-            // An absolute sleep into the past returns at once: the task never suspends, so
-            // it keeps its place (or, out of budget, waits for its replenishment as before).
-            self.tasks.sleep(now, task, until, wake, work);
+        if self.tasks.returns_at_once(now, task, until) {
+            // It keeps its place (or, out of budget, waits for its replenishment as before).
             return Ok(());
         }
         self.dequeue(task, work);
