@@ -10,7 +10,9 @@
 //!
 //! A task's place in these heaps, its [`TimerSlot`], is handed out at registration and kept by
 //! the caller in its own per-task record (intrusive, like the run queue's links), so arming or
-//! cancelling a task's timeout reads no table indexed by task.
+//! cancelling a task's timeout reads no table indexed by task. A heap entry carries its task's
+//! id beside the slot index, so the sweep learns the task from the top entry it reads already:
+//! no second table is chased on the way from an expired timeout to its task's record.
 //!
 //! Invariants (checked by [`PriorityTimeouts::check`]): a level's bit is set exactly when its
 //! heap is non-empty; every registered task has one slot, in the heap of its own level.
@@ -18,25 +20,39 @@
 use alloc::vec::Vec;
 
 use crate::bitmap::PriorityBitmap;
-use crate::heap::IndexedHeap;
+use crate::heap::{IndexedHeap, Member};
 use crate::timeouts::{key_time, order_key};
 use crate::{Instant, Priority, TaskId, Work};
 
 const NO_HEAP: u16 = u16::MAX;
 
-/// A registered task's level and its index inside that level's heap.
+/// A registered task's level, its index inside that level's heap, and the task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimerSlot {
     priority: Priority,
+    entry: Entry,
+}
+
+/// What a level's heap holds per timeout: the task's index inside the level (which the heap
+/// indexes its positions by) and the task itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
     local: u32,
+    task: TaskId,
+}
+
+impl Member for Entry {
+    fn index(self) -> usize {
+        self.local as usize
+    }
 }
 
 /// Per-priority timeout heaps.
 #[derive(Clone, Debug)]
 pub struct PriorityTimeouts {
-    /// The tasks of each heap, by index inside the heap.
-    tasks: Vec<Vec<TaskId>>,
-    heaps: Vec<IndexedHeap<u128, u32>>,
+    /// How many tasks each heap has registered: the next task's index inside it.
+    registered: Vec<u32>,
+    heaps: Vec<IndexedHeap<u128, Entry>>,
     heap_of_level: [u16; Priority::LEVELS],
     nonempty: PriorityBitmap,
     armed: u64,
@@ -52,7 +68,7 @@ impl PriorityTimeouts {
     /// No task registered.
     pub fn new() -> Self {
         PriorityTimeouts {
-            tasks: Vec::new(),
+            registered: Vec::new(),
             heaps: Vec::new(),
             heap_of_level: [NO_HEAP; Priority::LEVELS],
             nonempty: PriorityBitmap::default(),
@@ -67,12 +83,12 @@ impl PriorityTimeouts {
         if self.heap_of_level[level] == NO_HEAP {
             self.heap_of_level[level] = self.heaps.len() as u16;
             self.heaps.push(IndexedHeap::with_capacity(4));
-            self.tasks.push(Vec::new());
+            self.registered.push(0);
         }
         let h = self.heap_of_level[level] as usize;
-        let local = self.tasks[h].len();
-        self.tasks[h].push(task);
-        if local >= self.heaps[h].capacity() {
+        let local = self.registered[h];
+        self.registered[h] += 1;
+        if local as usize >= self.heaps[h].capacity() {
             // Grow by doubling, keeping whatever is queued.
             let mut bigger = IndexedHeap::with_capacity(2 * self.heaps[h].capacity());
             while let Some((m, k)) = self.heaps[h].pop() {
@@ -82,7 +98,7 @@ impl PriorityTimeouts {
         }
         TimerSlot {
             priority,
-            local: local as u32,
+            entry: Entry { local, task },
         }
     }
 
@@ -99,7 +115,7 @@ impl PriorityTimeouts {
         };
         self.armed += 1;
         work.heap_operations += 1;
-        if !heap.upsert(slot.local, order_key(at, self.armed)) {
+        if !heap.upsert(slot.entry, order_key(at, self.armed)) {
             return false;
         }
         self.nonempty.set(slot.priority);
@@ -110,7 +126,7 @@ impl PriorityTimeouts {
     pub fn cancel(&mut self, slot: TimerSlot, work: &mut Work) -> Option<Instant> {
         let h = self.heap(slot);
         let heap = self.heaps.get_mut(h)?;
-        let key = heap.remove(slot.local)?;
+        let key = heap.remove(slot.entry)?;
         work.heap_operations += 1;
         if heap.is_empty() {
             self.nonempty.clear(slot.priority);
@@ -122,16 +138,14 @@ impl PriorityTimeouts {
     pub fn timeout(&self, slot: TimerSlot) -> Option<Instant> {
         self.heaps
             .get(self.heap(slot))?
-            .key(slot.local)
+            .key(slot.entry)
             .map(key_time)
     }
 
-    /// The task registered in `slot`.
+    /// The task registered in `slot`, if this queue handed the slot out.
     pub fn task_of(&self, slot: TimerSlot) -> Option<TaskId> {
-        self.tasks
-            .get(self.heap(slot))?
-            .get(slot.local as usize)
-            .copied()
+        let registered = *self.registered.get(self.heap(slot))?;
+        (slot.entry.local < registered).then_some(slot.entry.task)
     }
 
     /// The most important task whose timeout is due by `now`, among the levels strictly
@@ -148,10 +162,9 @@ impl PriorityTimeouts {
             if floor.is_some_and(|f| p <= f) {
                 return None;
             }
-            let (local, at) = self.top(p, work)?;
+            let (entry, at) = self.top(p, work)?;
             if at <= now {
-                let h = self.heap_of_level[p.0 as usize] as usize;
-                return Some(self.tasks[h][local as usize]);
+                return Some(entry.task);
             }
             level = self.nonempty.highest_below(p);
         }
@@ -175,13 +188,13 @@ impl PriorityTimeouts {
         earliest
     }
 
-    fn top(&self, p: Priority, work: &mut Work) -> Option<(u32, Instant)> {
+    fn top(&self, p: Priority, work: &mut Work) -> Option<(Entry, Instant)> {
         work.timeouts_examined += 1;
         let h = self.heap_of_level[p.0 as usize] as usize;
         self.heaps
             .get(h)?
             .peek()
-            .map(|(local, key)| (local, key_time(key)))
+            .map(|(entry, key)| (entry, key_time(key)))
     }
 
     /// True when the task in `slot` has a pending timeout.
@@ -202,7 +215,7 @@ impl PriorityTimeouts {
         }
         for (h, heap) in self.heaps.iter().enumerate() {
             heap.check()?;
-            if heap.capacity() < self.tasks[h].len() {
+            if heap.capacity() < self.registered[h] as usize {
                 return Err("every registered task has a slot in the heap of its own level");
             }
         }
