@@ -68,3 +68,53 @@ fn fig_6_without_regions_every_wake_up_preempts() {
         "nine preemptions, then the depletion at 20"
     );
 }
+
+/// A wake-up SPR defers (section III-D) gets the budget an on-time one would. `lo` (T 3,
+/// C 1, b 2 per 5 ms, S 8) runs [0, 1) and blocks with 1 ms left: the 1 ms it used comes back
+/// at 0 + 5, so its queue is (0, 1), (5, 1). It asks to wake at 3, when `hi` is released and
+/// runs [3, 5), so SPR activates it at 5. Read at 3 (Algorithm 3, line 5's `min(now,
+/// timeout)`) nothing else has expired: the head restarts at 3 and the queue is (3, 1),
+/// (5, 1), as on the eager sporadic server. `lo` runs its jobs of 3 and 6 in [5, 7), the two
+/// units coming back at 8 and 10; out of budget when it blocks at 7, its wake-up for the job
+/// of 9 stays at 9 (the head is due by then) and it runs [9, 10). Merging (5, 1) at 5
+/// instead made the head (5, 2), both units back at 10, so the wake-up was postponed to 10
+/// and the job of 9 ran [10, 11).
+#[test]
+fn a_deferred_wake_up_merges_only_what_expired_when_it_was_due() {
+    for policy in ["spr", "sporadic-server"] {
+        let text = format!(
+            r#"
+name = "deferred-wake-up"
+duration = "12ms"
+policy = "{policy}"
+
+[[task]]
+name = "lo"
+priority = 1
+period = "3ms"
+execution = "1ms"
+reservation = {{ budget = "2ms", period = "5ms" }}
+
+[[task]]
+name = "hi"
+priority = 2
+offset = "3ms"
+period = "100ms"
+execution = "2ms"
+reservation = {{ budget = "10ms", period = "100ms" }}
+"#
+        );
+        let scenario = bulwark_spec::parse(&text, "deferred-wake-up.toml").expect("valid");
+        let rows = common::rows_ms(&common::run_jobs(&scenario), 0);
+        assert_eq!(
+            rows[..4],
+            [
+                (0, Some(0), Some(1), false),
+                (3, Some(5), Some(6), false),
+                (6, Some(6), Some(7), false),
+                (9, Some(9), Some(10), false),
+            ],
+            "{policy}"
+        );
+    }
+}

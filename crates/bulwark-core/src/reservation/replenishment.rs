@@ -166,10 +166,18 @@ impl ReplenishmentQueue {
     /// `max(min(now, timeout), t_head)` so later replenishments are planned from this
     /// activation, and return true (budget is available). `timeout` is the wake-up the task
     /// asked for, or [`Instant::NEVER`] when it was woken by an event.
+    ///
+    /// "Expired" is read at the activation the task asked for, `min(now, timeout)`, as line 5
+    /// reads it, not at `now` as line 1's text does. SPR defers a lower-priority wake-up until
+    /// the task can run (section III-D: such timers are "safely delayed"); merging the entries
+    /// that came due while it waited would plan their budget one period after the head's time
+    /// instead of their own, so deferral would take budget from the task. Left apart, they
+    /// are due anyway and serve as early replenishments, as on a wake-up processed on time.
     pub fn activate(&mut self, now: Instant, timeout: Instant, work: &mut Work) -> bool {
+        let activation = now.min(timeout);
         while self.len > 1 {
             let next = self.index(1);
-            if self.slots()[next].at > now {
+            if self.slots()[next].at > activation {
                 break;
             }
             let head = self.head();
@@ -293,6 +301,35 @@ mod tests {
         q.iter()
             .map(|r| (r.at.as_nanos(), r.amount.as_nanos()))
             .collect()
+    }
+
+    /// A wake-up asked for at 21 and processed at 22 (deferred) merges only what expired by
+    /// 21: (22, 2) stays apart, as it would had the wake-up been processed at 21, and the
+    /// head restarts at 21. Merging it would plan all three units for 22 + p.
+    #[test]
+    fn a_deferred_activation_merges_what_expired_by_its_wake_up() {
+        let mut w = Work::default();
+        // b = 4 in three entries: (20, 1), (22, 2), (24, 1).
+        let mut asleep = ReplenishmentQueue::new(4, d(1), at(20)).unwrap();
+        for (t, b) in [(22, 2), (24, 1)] {
+            let r = Replenishment {
+                at: at(t),
+                amount: d(b),
+            };
+            asleep.enqueue(r, &mut w);
+        }
+        asleep.budget = d(4);
+        asleep.check().unwrap();
+
+        let mut deferred = asleep.clone();
+        assert!(deferred.activate(at(22), at(21), &mut w));
+        assert_eq!(entries(&deferred), [(21, 1), (22, 2), (24, 1)]);
+        // Woken by an event at 22 (no wake-up asked for), (22, 2) has expired: it merges.
+        let mut by_event = asleep;
+        assert!(by_event.activate(at(22), Instant::NEVER, &mut w));
+        assert_eq!(entries(&by_event), [(22, 3), (24, 1)]);
+        deferred.check().unwrap();
+        by_event.check().unwrap();
     }
 
     /// Fig. 8's transitions on a reservation with b = 10, p = 50, S = 4:
