@@ -1,8 +1,10 @@
 //! The machine against an independent reference: for random periodic task sets on one core
 //! with zero kernel costs, every job's release, first start, completion and miss under fixed
 //! priority, EDF, the deferrable-server rule (the eager deferrable server and SPR with that
-//! rule) and soft and hard CBS must be those of a plain millisecond-by-millisecond simulation
-//! written here from the textbook rules, sharing no code with the machine or the policies.
+//! rule), the sporadic-server rule (SPR and the eager sporadic server, with small queues that
+//! fill) and soft and hard CBS must be those of a plain millisecond-by-millisecond simulation
+//! written here from the textbook rules and the SPR paper's algorithms, sharing no code with
+//! the machine or the policies.
 //!
 //! Every parameter is whole milliseconds and costs are zero, so every release, completion,
 //! budget exhaustion and replenishment falls on a millisecond boundary, and stepping one
@@ -27,13 +29,17 @@ struct Drawn {
     period: u64,
     execution: u64,
     offset: u64,
-    /// Its budget per period under the deferrable-server rule.
+    /// Its budget per server period under the rules with budgets.
     budget: u64,
+    /// The period of its reservation or server (its own period unless drawn apart).
+    server_period: u64,
     /// Nanoseconds its relative deadline falls short of its period: distinct per task to
     /// rule out equal deadlines, zero to have them.
     deadline_shift: u64,
     /// Its non-preemptive region under SPR (SPR paper, section III-F), in milliseconds.
     non_preemptive: u64,
+    /// `S`, its replenishment queue's capacity under the sporadic-server rule.
+    replenishments: u16,
 }
 
 /// One job as the reference sees it: (release, first start, completion, missed), with times
@@ -54,6 +60,9 @@ enum Rule {
     /// switched to at `x` keeps the processor, while it has budget and work, until
     /// `x + non_preemptive` (SPR's non-preemptive region, section III-F).
     Deferrable,
+    /// Fixed priority, each task in a sporadic server as the SPR paper's Algorithms 1 and 3
+    /// state it (see [`Sporadic`]), with the same non-preemptive regions.
+    Sporadic,
     /// EDF over constant-bandwidth servers (Abeni and Buttazzo, RTSS 1998), one per task,
     /// with budget `budget` and the task's period: see [`Cbs`].
     Cbs {
@@ -103,6 +112,96 @@ struct Cbs {
     throttled: u64,
 }
 
+/// Where a sporadic server's task is (SPR paper, section IV-A, "Per-task data").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Standing {
+    /// No pending job: it wakes at `at` (its next release, or later if it blocked out of
+    /// budget), having asked for `wanted`.
+    Blocked { at: u64, wanted: u64 },
+    /// Pending work and budget due.
+    Ready,
+    /// Pending work, no budget until the queue's head is due.
+    Depleted,
+}
+
+/// One sporadic server, in milliseconds: its replenishment queue `R` of `(t, b)` entries
+/// (capacity `S`, head first), its used budget `u` and its standing.
+#[derive(Clone, Debug)]
+struct Sporadic {
+    queue: Vec<(u64, u64)>,
+    capacity: usize,
+    used: u64,
+    standing: Standing,
+}
+
+impl Sporadic {
+    /// Fig. 8a: the whole budget at the first activation; asleep until the first release.
+    fn new(task: &Drawn) -> Self {
+        Sporadic {
+            queue: vec![(0, task.budget)],
+            capacity: usize::from(task.replenishments),
+            used: 0,
+            standing: Standing::Blocked {
+                at: task.offset,
+                wanted: task.offset,
+            },
+        }
+    }
+
+    /// Plans `b` at `t`; a full queue postpones its last entry to `t` and adds `b` to it
+    /// (section IV-A, after Stanovich et al.).
+    fn enqueue(&mut self, at: u64, amount: u64) {
+        if self.queue.len() < self.capacity {
+            self.queue.push((at, amount));
+        } else {
+            let last = self.queue.last_mut().expect("the head always exists");
+            *last = (last.0.max(at), last.1 + amount);
+        }
+    }
+
+    /// Algorithm 1, lines 1-4: every head the used budget covers comes back one period after
+    /// its time. The head leaves before its replenishment is queued, so a full queue has room
+    /// for it (the paper's order, enqueue first, would merge a one-entry queue into itself).
+    fn consume(&mut self, period: u64) {
+        while self.queue[0].1 <= self.used {
+            let (at, amount) = self.queue.remove(0);
+            self.used -= amount;
+            self.enqueue(at + period, amount);
+        }
+    }
+
+    /// Algorithm 1 for a task whose job completes at `now` and that sleeps until `wanted`:
+    /// with budget due the used part is split off to `t_head + p` (lines 10-13); a head not
+    /// due (then, or after a full queue merged the split into it) postpones the wake-up to it
+    /// (lines 7-9).
+    fn block(&mut self, now: u64, wanted: u64, period: u64) {
+        self.consume(period);
+        if self.queue[0].0 <= now && self.used > 0 {
+            let used = std::mem::take(&mut self.used);
+            self.enqueue(self.queue[0].0 + period, used);
+            self.queue[0].1 -= used;
+        }
+        let at = wanted.max(self.queue[0].0);
+        self.standing = Standing::Blocked { at, wanted };
+    }
+
+    /// Algorithm 3 at `now`: merge the expired entries into one head (lines 1-3); with it
+    /// due, restart it at `max(min(now, wanted), t_head)` and be ready (lines 4-7), else wait
+    /// for it (lines 8-11).
+    fn activate(&mut self, now: u64, wanted: u64) {
+        while self.queue.len() > 1 && self.queue[1].0 <= now {
+            let (_, amount) = self.queue.remove(0);
+            self.queue[0].1 += amount;
+        }
+        if self.queue[0].0 <= now {
+            self.queue[0].0 = self.queue[0].0.max(now.min(wanted));
+            self.standing = Standing::Ready;
+        } else {
+            self.standing = Standing::Depleted;
+        }
+    }
+}
+
 /// The reference simulation's state.
 struct Reference<'a> {
     rule: Rule,
@@ -117,6 +216,8 @@ struct Reference<'a> {
     budget: Vec<u64>,
     /// Per task: its CBS server.
     servers: Vec<Cbs>,
+    /// Per task: its sporadic server.
+    sporadic: Vec<Sporadic>,
     /// Equal priorities (lib.rs, "Ties", 2 and 3): the tasks not suspended, in the order
     /// they last woke. A task suspends when its job completes before its next release,
     /// arming its release timer then (at boot, in file order); tasks released together wake
@@ -152,6 +253,7 @@ impl<'a> Reference<'a> {
             left: vec![Vec::new(); tasks.len()],
             budget: tasks.iter().map(|t| t.budget).collect(),
             servers: vec![idle; tasks.len()],
+            sporadic: tasks.iter().map(Sporadic::new).collect(),
             woken: Vec::new(),
             suspended: vec![true; tasks.len()],
             armed: (0..tasks.len() as u64).collect(),
@@ -174,7 +276,7 @@ impl<'a> Reference<'a> {
 
     /// CBS: a job of task `i` arrives at its idle server at `now` ms.
     fn arrive(&mut self, i: usize, now: u64) {
-        let (big_q, big_t) = (self.tasks[i].budget * MS, self.tasks[i].period * MS);
+        let (big_q, big_t) = (self.tasks[i].budget * MS, self.tasks[i].server_period * MS);
         let arrival = now * MS;
         let server = self.servers[i];
         // c >= (d - r) Q / T, cross-multiplied; a deadline passed always renews.
@@ -216,12 +318,24 @@ impl<'a> Reference<'a> {
         }
         for i in 0..self.tasks.len() {
             let task = self.tasks[i];
-            if self.rule == Rule::Deferrable && now.is_multiple_of(task.period) {
+            if self.rule == Rule::Deferrable && now.is_multiple_of(task.server_period) {
                 self.budget[i] = task.budget;
             }
             if self.released_at(i, now) {
                 self.jobs[i].push((now * MS, None, None, false));
                 self.left[i].push(task.execution);
+            }
+        }
+        if self.rule == Rule::Sporadic {
+            for server in &mut self.sporadic {
+                match server.standing {
+                    Standing::Blocked { at, wanted } if at <= now => server.activate(now, wanted),
+                    // A depleted task's replenishment: it is ready again, nothing merged.
+                    Standing::Depleted if server.queue[0].0 <= now => {
+                        server.standing = Standing::Ready;
+                    }
+                    _ => {}
+                }
             }
         }
         if matches!(self.rule, Rule::Cbs { .. }) {
@@ -237,7 +351,7 @@ impl<'a> Reference<'a> {
             due.sort_by_key(|&i| self.servers[i].throttled);
             for i in due {
                 self.servers[i].budget = self.tasks[i].budget * MS;
-                self.servers[i].deadline += self.tasks[i].period * MS;
+                self.servers[i].deadline += self.tasks[i].server_period * MS;
                 self.queue(i);
             }
         }
@@ -249,6 +363,7 @@ impl<'a> Reference<'a> {
         pending
             && match self.rule {
                 Rule::Deferrable => self.budget[i] > 0,
+                Rule::Sporadic => self.sporadic[i].standing == Standing::Ready,
                 Rule::Cbs { .. } => self.servers[i].phase == Phase::Active,
                 Rule::FixedPriority | Rule::Edf => true,
             }
@@ -258,13 +373,14 @@ impl<'a> Reference<'a> {
     fn choose(&self, now: u64) -> Option<usize> {
         if let Some(p) = self.previous {
             let region_end = self.switched[p] + self.tasks[p].non_preemptive;
-            if self.rule == Rule::Deferrable && self.eligible(p) && now < region_end {
+            let regions = matches!(self.rule, Rule::Deferrable | Rule::Sporadic);
+            if regions && self.eligible(p) && now < region_end {
                 return Some(p);
             }
         }
         let eligible = (0..self.tasks.len()).filter(|&i| self.eligible(i));
         match self.rule {
-            Rule::FixedPriority | Rule::Deferrable => eligible.max_by_key(|&i| {
+            Rule::FixedPriority | Rule::Deferrable | Rule::Sporadic => eligible.max_by_key(|&i| {
                 let place = self.woken.iter().position(|&t| t == i);
                 (self.priorities[i], std::cmp::Reverse(place))
             }),
@@ -284,6 +400,17 @@ impl<'a> Reference<'a> {
         self.left[i][job] -= 1;
         match self.rule {
             Rule::Deferrable => self.budget[i] -= 1,
+            Rule::Sporadic => {
+                // Accounting at the end of the millisecond: what the used budget covers is
+                // planned (Algorithm 1, lines 1-4); a head not yet due depletes the task
+                // (lines 14-18), unless its job completes now and it blocks instead.
+                let server = &mut self.sporadic[i];
+                server.used += 1;
+                server.consume(self.tasks[i].server_period);
+                if server.queue[0].0 > now + 1 {
+                    server.standing = Standing::Depleted;
+                }
+            }
             Rule::Cbs { hard } => {
                 self.servers[i].budget -= MS;
                 if self.servers[i].budget == 0 {
@@ -291,7 +418,7 @@ impl<'a> Reference<'a> {
                         self.throttle(i);
                     } else {
                         self.servers[i].budget = self.tasks[i].budget * MS;
-                        self.servers[i].deadline += self.tasks[i].period * MS;
+                        self.servers[i].deadline += self.tasks[i].server_period * MS;
                         self.queue(i);
                     }
                 }
@@ -311,6 +438,9 @@ impl<'a> Reference<'a> {
             self.suspended[i] = true;
             self.woken.retain(|&t| t != i);
             self.armed[i] = self.next();
+            if self.rule == Rule::Sporadic {
+                self.sporadic[i].block(done, next_release, task.server_period);
+            }
         } else {
             self.activation[i] = self.next();
         }
@@ -380,8 +510,9 @@ fn machine(policy: PolicyKind, tasks: &[Drawn], priorities: &[u8], horizon: u64)
             spec.reservation = match policy {
                 PolicyKind::FixedPriority | PolicyKind::Edf => None,
                 _ => Some(
-                    Reservation::new(ms(task.budget), ms(task.period))
-                        .with_non_preemptive(ms(task.non_preemptive)),
+                    Reservation::new(ms(task.budget), ms(task.server_period))
+                        .with_non_preemptive(ms(task.non_preemptive))
+                        .with_replenishments(task.replenishments),
                 ),
             };
             spec
@@ -444,8 +575,10 @@ fn drawn_tasks() -> impl Strategy<Value = Vec<Drawn>> {
             execution: execution.min(period),
             offset,
             budget: budget.min(period),
+            server_period: period,
             deadline_shift: 0,
             non_preemptive: 0,
+            replenishments: Reservation::DEFAULT_REPLENISHMENTS,
         },
     );
     proptest::collection::vec(task, 1..=5)
@@ -545,20 +678,85 @@ proptest! {
     }
 }
 
+/// What a sporadic-rule set draws beyond its tasks, per task: the queue capacity `S`, the
+/// non-preemptive region (ms) and the server period (ms, drawn apart from the task's, so
+/// activations fall out of step with replenishments and queues fill).
+#[derive(Clone, Debug)]
+struct ServerDraw {
+    queues: Vec<u16>,
+    regions: Vec<u64>,
+    periods: Vec<u64>,
+}
+
+fn server_draw(regions: bool) -> impl Strategy<Value = ServerDraw> {
+    let max_region = if regions { 4 } else { 0 };
+    (
+        proptest::collection::vec(1u16..=4, 5),
+        proptest::collection::vec(0u64..=max_region, 5),
+        proptest::collection::vec(2u64..=12, 5),
+    )
+        .prop_map(|(queues, regions, periods)| ServerDraw {
+            queues,
+            regions,
+            periods,
+        })
+}
+
+/// Gives task `i` the `i`-th of each drawn server parameter, its budget cut to its server
+/// period.
+fn with_servers(tasks: Vec<Drawn>, draw: &ServerDraw) -> Vec<Drawn> {
+    tasks
+        .into_iter()
+        .enumerate()
+        .map(|(i, task)| Drawn {
+            replenishments: draw.queues[i],
+            non_preemptive: draw.regions[i],
+            server_period: draw.periods[i],
+            budget: task.budget.min(draw.periods[i]),
+            ..task
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
-    /// The sporadic-server rule has no reference here; SPR with that rule must schedule as
-    /// the eager sporadic server does, since SPR changes when timers are processed, not
-    /// what the reservations allow (SPR paper, section IV), and costs are zero.
+    /// Queues of 1 to 4 entries and server periods apart from the tasks' fill the queues and
+    /// put activations between replenishments, so the merge into the last entry, the merge of
+    /// expired entries on activation and a wake-up postponed to the head are all exercised.
     #[test]
-    fn spr_schedules_as_the_eager_sporadic_server(
+    fn sporadic_servers_schedule_as_the_reference(
         (tasks, priorities) in task_set(),
+        draw in server_draw(false),
         horizon in 1u64..=80,
     ) {
-        let spr = machine(PolicyKind::Spr, &tasks, &priorities, horizon);
-        let eager = machine(PolicyKind::SporadicServer, &tasks, &priorities, horizon);
-        prop_assert_eq!(rows(&spr, tasks.len()), rows(&eager, tasks.len()));
+        let tasks = with_servers(tasks, &draw);
+        agree(PolicyKind::Spr, Rule::Sporadic, &tasks, &priorities, horizon)?;
+        agree(PolicyKind::SporadicServer, Rule::Sporadic, &tasks, &priorities, horizon)?;
+    }
+
+    #[test]
+    fn spr_sporadic_non_preemptive_regions_schedule_as_the_reference(
+        (tasks, priorities) in task_set(),
+        draw in server_draw(true),
+        horizon in 1u64..=80,
+    ) {
+        let tasks = with_servers(tasks, &draw);
+        agree(PolicyKind::Spr, Rule::Sporadic, &tasks, &priorities, horizon)?;
+    }
+
+    /// Deferrable and constant-bandwidth servers whose periods are not their tasks'.
+    #[test]
+    fn servers_with_their_own_periods_schedule_as_the_reference(
+        (tasks, priorities) in task_set(),
+        draw in server_draw(false),
+        horizon in 1u64..=80,
+    ) {
+        let tasks = with_servers(tasks, &draw);
+        agree(PolicyKind::DeferrableServer, Rule::Deferrable, &tasks, &priorities, horizon)?;
+        agree(PolicyKind::SprDeferrable, Rule::Deferrable, &tasks, &priorities, horizon)?;
+        agree(PolicyKind::Cbs, Rule::Cbs { hard: false }, &tasks, &priorities, horizon)?;
+        agree(PolicyKind::HardCbs, Rule::Cbs { hard: true }, &tasks, &priorities, horizon)?;
     }
 }
 
@@ -678,16 +876,20 @@ fn the_reference_runs_a_hand_worked_set() {
             execution: 2,
             offset: 0,
             budget: 4,
+            server_period: 4,
             deadline_shift: 0,
             non_preemptive: 0,
+            replenishments: Reservation::DEFAULT_REPLENISHMENTS,
         },
         Drawn {
             period: 6,
             execution: 3,
             offset: 0,
             budget: 6,
+            server_period: 6,
             deadline_shift: 1,
             non_preemptive: 0,
+            replenishments: Reservation::DEFAULT_REPLENISHMENTS,
         },
     ];
     let jobs = reference(Rule::FixedPriority, &tasks, &[2, 1], 12);
