@@ -417,6 +417,9 @@ struct State {
     /// `Y_j` (section III: "Y_j is set to t + p_i") and the earliest next replenishment
     /// ("not replenished again until time t + p_i").
     deadline: Instant,
+    /// Sporadic only: `deadline` before the last replenishment, to undo a replenishment its
+    /// instant's completion makes moot (see [`ClusteredScheduler::complete`]).
+    previous_deadline: Instant,
     /// Sporadic only: budget consumed since the later of the job's release and the last
     /// replenishment (what section VII's monitor compares with `e^L`).
     consumed: Duration,
@@ -845,6 +848,18 @@ impl ClusteredScheduler {
         let keeps_budget = matches!(self.kinds[i], Kind::Sporadic(s) if s.keeps_budget());
         let state = &mut self.states[i];
         state.pending_jobs -= 1;
+        if let (Kind::Sporadic(s), false, 0) = (self.kinds[i], keeps_budget, state.pending_jobs) {
+            // A replenishment at this very instant (the budget ran out as the job completed,
+            // and the still active reservation was replenished) is undone: a completion comes
+            // first at its instant, so the reservation was inactive then and owed nothing.
+            // Its budget goes with the job, and the next release, not that exhaustion,
+            // starts the next period ("not replenished again until t + p"). The deadline is
+            // always the last replenishment plus p, so it tells one made now. The counter
+            // keeps it: it is what the notices report, and it only grows.
+            if state.deadline == now.saturating_add(s.period) && state.replenishments > 0 {
+                state.deadline = state.previous_deadline;
+            }
+        }
         // A constant-bandwidth server keeps (c, d) while idle, for the wake-up rule.
         if state.pending_jobs == 0 && !keeps_budget {
             state.budget = Duration::ZERO;
@@ -1113,6 +1128,7 @@ impl ClusteredScheduler {
                 if state.pending_jobs > 0 && state.budget.is_zero() && state.deadline <= now {
                     state.budget = s.budget;
                     state.consumed = Duration::ZERO;
+                    state.previous_deadline = state.deadline;
                     state.deadline = now.saturating_add(s.period);
                     state.replenishments += 1;
                     work.replenishments_processed = work.replenishments_processed.saturating_add(1);
@@ -2460,6 +2476,8 @@ mod tests {
             let n = config.reservations.len();
             let mut drained = vec![0u64; n];
             let mut last_replenishment: Vec<Option<u64>> = vec![None; n];
+            // The one before, for a replenishment undone by a completion at its instant.
+            let mut previous_replenishment: Vec<Option<u64>> = vec![None; n];
             let mut replenishments = vec![0u64; n];
             // Per reservation: the spans it was selected over.
             let mut history: Vec<Vec<(u64, u64)>> = vec![Vec::new(); n];
@@ -2529,7 +2547,18 @@ mod tests {
                         prop_assert!(drained[i] <= e);
                         replenishments[i] += 1;
                         drained[i] = 0;
+                        previous_replenishment[i] = last_replenishment[i];
                         last_replenishment[i] = Some(t1);
+                    }
+                    if matches!(op, Op::Complete(c) if c as usize == i)
+                        && !server
+                        && !s.is_active(r(i as u32))
+                        && last_replenishment[i] == Some(t1)
+                    {
+                        // A completion at the instant of a replenishment (the budget ran out
+                        // as the job completed) undoes it: nothing was drained from it.
+                        prop_assert_eq!(drained[i], 0);
+                        last_replenishment[i] = previous_replenishment[i];
                     }
                     let budget = s.budget(r(i as u32)).unwrap().as_nanos();
                     prop_assert!(
