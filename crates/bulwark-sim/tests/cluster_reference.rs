@@ -1,13 +1,16 @@
 //! The MC-IPC machine against an independent reference: global scheduling of sporadic
-//! reservations on one cluster of one to three cores, by fixed priority and by EDF, with one
-//! periodic task per reservation and no server. Every job's release and completion must be
-//! those of a plain millisecond-by-millisecond simulation written here from the MC-IPC
-//! paper's section III rules, sharing no code with the machine or the clustered scheduler:
+//! reservations on one cluster of one to three cores, by fixed priority and by EDF, beside
+//! table-driven time partitions, with one periodic task per reservation and no server. Every
+//! job's release and completion must be those of a plain millisecond-by-millisecond
+//! simulation written here from the MC-IPC paper's section III rules, sharing no code with
+//! the machine or the clustered scheduler:
 //!
-//! - at each instant the `m` most important reservations that are active (a pending job) and
-//!   have budget are selected, and each selected reservation's task runs (one task per
-//!   reservation, so a selected reservation always has a ready task) and drains its budget;
-//!   ties go to the lower reservation id;
+//! - a time partition runs on its own core whenever it is active (a pending job) during one
+//!   of its slots, which repeat with the cycle `H`; it outranks every sporadic reservation;
+//! - on the other cores, at each instant, the most important sporadic reservations that are
+//!   active and have budget are selected, and each selected reservation's task runs (one task
+//!   per reservation, so a selected reservation always has a ready task) and drains its
+//!   budget; ties go to the lower reservation id;
 //! - a reservation's budget is set to `e` when a job is released while it is inactive, at the
 //!   earliest `p` after its last replenishment; what is left is discarded when the job
 //!   completes; a reservation still active when its budget runs out is replenished then, or
@@ -20,7 +23,7 @@
 //! time is exact. The machine's run is exclusive of its end: nothing happens at the horizon.
 
 use bulwark_core::reservation::clustered::{
-    ClusterConfig, ReservationId, ReservationKind, Sporadic, SporadicOrder,
+    ClusterConfig, ReservationId, ReservationKind, Slot, Sporadic, SporadicOrder,
 };
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
@@ -40,6 +43,62 @@ struct Drawn {
     offset: u64,
 }
 
+/// A partition's task, in milliseconds: the partition owns the milliseconds of the cycle
+/// marked `owner` in its core's row of the [`Table`].
+#[derive(Clone, Copy, Debug)]
+struct Partitioned {
+    core: usize,
+    owner: u8,
+    period: u64,
+    execution: u64,
+    offset: u64,
+}
+
+/// The partitions' table: the cycle `H` (ms) and, per core, each millisecond's owner (0:
+/// none). A partition's slots are the runs of its owner on its core, so two of its slots
+/// never touch.
+#[derive(Clone, Debug, Default)]
+struct Table {
+    cycle: u64,
+    owners: Vec<Vec<u8>>,
+}
+
+impl Table {
+    fn owns(&self, partition: &Partitioned, now: u64) -> bool {
+        self.owners[partition.core][(now % self.cycle) as usize] == partition.owner
+    }
+
+    /// The runs of `owner` on `core`, as `[start, end)` in ms within the cycle.
+    fn slots(&self, core: usize, owner: u8) -> Vec<(u64, u64)> {
+        let row = &self.owners[core];
+        let mut slots = Vec::new();
+        let mut start = None;
+        for (ms, &o) in row.iter().enumerate().chain([(row.len(), &0)]) {
+            match (o == owner, start) {
+                (true, None) => start = Some(ms as u64),
+                (false, Some(from)) => {
+                    slots.push((from, ms as u64));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        slots
+    }
+}
+
+/// A cluster to run: sporadic reservations (ids `0..sets.len()`, their tasks first), then the
+/// partitions.
+#[derive(Clone, Debug)]
+struct System {
+    sets: Vec<Drawn>,
+    priorities: Vec<u8>,
+    edf: bool,
+    cores: usize,
+    table: Table,
+    partitions: Vec<Partitioned>,
+}
+
 /// One job: (release, completion), in milliseconds.
 type JobRow = (u64, Option<u64>);
 
@@ -54,17 +113,24 @@ struct Reserve {
     deadline: u64,
 }
 
-fn reference(
-    sets: &[Drawn],
-    priorities: &[u8],
-    edf: bool,
-    cores: usize,
-    horizon: u64,
-) -> Vec<Vec<JobRow>> {
+fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
+    let sets = &system.sets;
     let n = sets.len();
-    let mut jobs: Vec<Vec<JobRow>> = vec![Vec::new(); n];
-    let mut left: Vec<Option<u64>> = vec![None; n];
-    let mut next_release: Vec<u64> = sets.iter().map(|s| s.offset).collect();
+    let tasks = n + system.partitions.len();
+    // Per task: (period, execution, offset).
+    let shape: Vec<(u64, u64, u64)> = sets
+        .iter()
+        .map(|s| (s.period, s.execution, s.offset))
+        .chain(
+            system
+                .partitions
+                .iter()
+                .map(|p| (p.period, p.execution, p.offset)),
+        )
+        .collect();
+    let mut jobs: Vec<Vec<JobRow>> = vec![Vec::new(); tasks];
+    let mut left: Vec<Option<u64>> = vec![None; tasks];
+    let mut next_release: Vec<u64> = shape.iter().map(|s| s.2).collect();
     let mut reserves = vec![Reserve::default(); n];
     let replenish = |reserve: &mut Reserve, set: &Drawn, now: u64| {
         let allowed = reserve
@@ -79,27 +145,42 @@ fn reference(
         }
     };
     for now in 0..horizon {
-        for i in 0..n {
-            if left[i].is_none() && next_release[i] == now {
-                // Released while inactive: the budget is set, if `p` has passed.
+        for i in 0..tasks {
+            let released = left[i].is_none() && next_release[i] == now;
+            if released {
                 jobs[i].push((now, None));
-                left[i] = Some(sets[i].execution);
+                left[i] = Some(shape[i].1);
+            }
+            if i >= n {
+                continue;
+            }
+            if released {
+                // Released while inactive: the budget is set, if `p` has passed.
                 replenish(&mut reserves[i], &sets[i], now);
             } else if left[i].is_some() && reserves[i].budget == 0 {
                 // Active and out of budget: replenished once `p` has passed.
                 replenish(&mut reserves[i], &sets[i], now);
             }
         }
+        // Partitions in their slots take their cores; the sporadic ones share the rest.
+        let mut running: Vec<usize> = (0..system.partitions.len())
+            .filter(|&k| left[n + k].is_some() && system.table.owns(&system.partitions[k], now))
+            .map(|k| n + k)
+            .collect();
+        let free = system.cores - running.len();
         let mut ready: Vec<usize> = (0..n)
             .filter(|&i| left[i].is_some() && reserves[i].budget > 0)
             .collect();
-        if edf {
+        if system.edf {
             ready.sort_by_key(|&i| (reserves[i].deadline, i));
         } else {
-            ready.sort_by_key(|&i| (std::cmp::Reverse(priorities[i]), i));
+            ready.sort_by_key(|&i| (std::cmp::Reverse(system.priorities[i]), i));
         }
-        for &i in ready.iter().take(cores) {
+        for &i in ready.iter().take(free) {
             reserves[i].budget -= 1;
+            running.push(i);
+        }
+        for i in running {
             let work = left[i].as_mut().expect("a pending job");
             *work -= 1;
             if *work == 0 {
@@ -107,9 +188,12 @@ fn reference(
                 let job = jobs[i].len() as u64;
                 jobs[i].last_mut().expect("its job").1 = Some(done);
                 left[i] = None;
-                // The budget is discarded with the job.
-                reserves[i].budget = 0;
-                next_release[i] = (sets[i].offset + job * sets[i].period).max(done);
+                if i < n {
+                    // The budget is discarded with the job.
+                    reserves[i].budget = 0;
+                }
+                let (period, _, offset) = shape[i];
+                next_release[i] = (offset + job * period).max(done);
             }
         }
     }
@@ -124,48 +208,66 @@ fn reference(
     jobs
 }
 
-fn machine(
-    sets: &[Drawn],
-    priorities: &[u8],
-    edf: bool,
-    cores: usize,
-    horizon: u64,
-) -> Vec<Vec<JobRow>> {
+fn machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
     let ms = |n: u64| Duration::from_nanos(n * MS);
+    let sporadic = system
+        .sets
+        .iter()
+        .zip(&system.priorities)
+        .map(|(set, &priority)| {
+            ReservationKind::Sporadic(
+                Sporadic::new(ms(set.budget), ms(set.server_period))
+                    .with_priority(Priority(priority)),
+            )
+        });
+    let partitions = system
+        .partitions
+        .iter()
+        .map(|p| ReservationKind::TimePartition {
+            core: p.core,
+            priority: Priority(p.owner),
+            slots: system
+                .table
+                .slots(p.core, p.owner)
+                .into_iter()
+                .map(|(start, end)| Slot::new(ms(start), ms(end)))
+                .collect(),
+        });
     let cluster = ClusterConfig {
-        cores,
-        cycle: Duration::ZERO,
-        order: if edf {
+        cores: system.cores,
+        cycle: ms(system.table.cycle),
+        order: if system.edf {
             SporadicOrder::EarliestDeadlineFirst
         } else {
             SporadicOrder::FixedPriority
         },
-        reservations: sets
-            .iter()
-            .zip(priorities)
-            .map(|(set, &priority)| {
-                ReservationKind::Sporadic(
-                    Sporadic::new(ms(set.budget), ms(set.server_period))
-                        .with_priority(Priority(priority)),
-                )
-            })
-            .collect(),
+        reservations: sporadic.chain(partitions).collect(),
     };
-    let tasks = sets
+    let shapes = system
+        .sets
         .iter()
+        .map(|s| (s.period, s.execution, s.offset))
+        .chain(
+            system
+                .partitions
+                .iter()
+                .map(|p| (p.period, p.execution, p.offset)),
+        );
+    let tasks = shapes
         .enumerate()
-        .map(|(i, set)| TaskConfig {
+        .map(|(i, (period, execution, offset))| TaskConfig {
             cluster: 0,
             reservation: ReservationId(i as u32),
-            offset: ms(set.offset),
-            period: ms(set.period),
+            offset: ms(offset),
+            period: ms(period),
             script: vec![
-                ScriptStep::Compute(Execution::exact(ms(set.execution))),
+                ScriptStep::Compute(Execution::exact(ms(execution))),
                 ScriptStep::SleepUntilNextPeriod,
             ],
             group: None,
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let task_count = tasks.len();
     let config = Config {
         clusters: vec![cluster],
         servers: Vec::new(),
@@ -177,13 +279,25 @@ fn machine(
     };
     let until = Instant::ZERO.saturating_add(ms(horizon));
     let outcome = run(&config, until).expect("a valid configuration");
-    let mut rows = vec![Vec::new(); sets.len()];
+    let mut rows = vec![Vec::new(); task_count];
     for job in &outcome.jobs {
         assert!(!job.killed, "nothing is terminated");
         let to_ms = |t: Instant| t.as_nanos() / MS;
         rows[job.task].push((to_ms(job.release), job.completion.map(to_ms)));
     }
     rows
+}
+
+/// Sporadic reservations alone, on `cores` cores.
+fn sporadic_only(sets: Vec<Drawn>, priorities: Vec<u8>, edf: bool, cores: usize) -> System {
+    System {
+        sets,
+        priorities,
+        edf,
+        cores,
+        table: Table::default(),
+        partitions: Vec::new(),
+    }
 }
 
 /// Up to six reservations: budgets 1 ms to the server period, server periods and task
@@ -209,6 +323,33 @@ fn prioritised_sets() -> impl Strategy<Value = (Vec<Drawn>, Vec<u8>)> {
     })
 }
 
+/// A table on `cores` cores (cycle 4-12 ms, each millisecond of each core owned by one of two
+/// partitions of that core or by none), with a periodic task per partition present.
+fn tables(cores: usize) -> impl Strategy<Value = (Table, Vec<Partitioned>)> {
+    (4u64..=12).prop_flat_map(move |cycle| {
+        let row = proptest::collection::vec(0u8..=2, cycle as usize);
+        let shapes = proptest::collection::vec((2u64..=12, 1u64..=12, 0u64..=6), 2 * cores);
+        (proptest::collection::vec(row, cores), shapes).prop_map(move |(owners, shapes)| {
+            let mut partitions = Vec::new();
+            for (core, row) in owners.iter().enumerate() {
+                for owner in 1..=2u8 {
+                    if row.contains(&owner) {
+                        let (period, execution, offset) = shapes[2 * core + usize::from(owner) - 1];
+                        partitions.push(Partitioned {
+                            core,
+                            owner,
+                            period,
+                            execution: execution.min(period),
+                            offset,
+                        });
+                    }
+                }
+            }
+            (Table { cycle, owners }, partitions)
+        })
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -218,8 +359,8 @@ proptest! {
         cores in 1usize..=3,
         horizon in 1u64..=80,
     ) {
-        let expected = reference(&sets, &priorities, false, cores, horizon);
-        prop_assert_eq!(machine(&sets, &priorities, false, cores, horizon), expected);
+        let system = sporadic_only(sets, priorities, false, cores);
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
     }
 
     #[test]
@@ -229,8 +370,19 @@ proptest! {
         horizon in 1u64..=80,
     ) {
         let priorities = vec![1; sets.len()];
-        let expected = reference(&sets, &priorities, true, cores, horizon);
-        prop_assert_eq!(machine(&sets, &priorities, true, cores, horizon), expected);
+        let system = sporadic_only(sets, priorities, true, cores);
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+
+    #[test]
+    fn partitions_and_sporadic_reservations_schedule_as_the_reference(
+        (sets, priorities) in prioritised_sets(),
+        ((table, partitions), cores) in (1usize..=3).prop_flat_map(|m| (tables(m), Just(m))),
+        edf in any::<bool>(),
+        horizon in 1u64..=80,
+    ) {
+        let system = System { table, partitions, ..sporadic_only(sets, priorities, edf, cores) };
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
     }
 }
 
@@ -253,8 +405,9 @@ fn the_reference_and_the_machine_run_a_hand_worked_set() {
     let high = [(0, Some(5)), (5, Some(13)), (13, None)];
     let low = [(0, Some(6)), (6, Some(14)), (14, None)];
     let expected = vec![high.to_vec(), high.to_vec(), low.to_vec()];
-    assert_eq!(reference(&[set; 3], &[3, 2, 1], false, 2, 16), expected);
-    assert_eq!(machine(&[set; 3], &[3, 2, 1], false, 2, 16), expected);
+    let system = sporadic_only(vec![set; 3], vec![3, 2, 1], false, 2);
+    assert_eq!(reference(&system, 16), expected);
+    assert_eq!(machine(&system, 16), expected);
 }
 
 /// A job that ends as its budget runs out: e = p = 3, C = T = 3, released at 2, one core.
@@ -274,7 +427,8 @@ fn a_job_ending_with_its_budget_leaves_the_next_release_its_period() {
     };
     let expected = vec![vec![(2, Some(5)), (5, Some(8)), (8, Some(11)), (11, None)]];
     for edf in [false, true] {
-        assert_eq!(reference(&[set], &[1], edf, 1, 12), expected);
-        assert_eq!(machine(&[set], &[1], edf, 1, 12), expected, "edf: {edf}");
+        let system = sporadic_only(vec![set], vec![1], edf, 1);
+        assert_eq!(reference(&system, 12), expected);
+        assert_eq!(machine(&system, 12), expected, "edf: {edf}");
     }
 }
