@@ -16,6 +16,10 @@
 //!   completes; a reservation still active when its budget runs out is replenished then, or
 //!   `p` after its last replenishment if that is later. Under EDF its deadline is the
 //!   replenishment time plus `p`;
+//! - a constant-bandwidth server (EDF only) instead keeps its budget `c` and deadline `d`
+//!   while idle; a job released at `r` while it is idle keeps them if `c < (d - r) e / p`,
+//!   else renews them (`d = r + p`, `c = e`); an exhausted budget is recharged at once and
+//!   the deadline postponed by `p`;
 //! - a task's jobs never overlap: job `j` is released at `offset + j T`, or when job `j - 1`
 //!   completes if that is later.
 //!
@@ -41,6 +45,8 @@ struct Drawn {
     period: u64,
     execution: u64,
     offset: u64,
+    /// A soft constant-bandwidth server instead of a sporadic reservation (EDF only).
+    bandwidth: bool,
 }
 
 /// A partition's task, in milliseconds: the partition owns the milliseconds of the cycle
@@ -154,7 +160,17 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
             if i >= n {
                 continue;
             }
-            if released {
+            if released && sets[i].bandwidth {
+                // A job arriving at an idle server: keep (c, d) while c < (d - r) e / p.
+                let reserve = &mut reserves[i];
+                let keeps = now < reserve.deadline
+                    && reserve.budget * sets[i].server_period
+                        < (reserve.deadline - now) * sets[i].budget;
+                if !keeps {
+                    reserve.budget = sets[i].budget;
+                    reserve.deadline = now + sets[i].server_period;
+                }
+            } else if released {
                 // Released while inactive: the budget is set, if `p` has passed.
                 replenish(&mut reserves[i], &sets[i], now);
             } else if left[i].is_some() && reserves[i].budget == 0 {
@@ -177,7 +193,13 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
             ready.sort_by_key(|&i| (std::cmp::Reverse(system.priorities[i]), i));
         }
         for &i in ready.iter().take(free) {
-            reserves[i].budget -= 1;
+            let reserve = &mut reserves[i];
+            reserve.budget -= 1;
+            if sets[i].bandwidth && reserve.budget == 0 {
+                // Recharged at once, the deadline postponed.
+                reserve.budget = sets[i].budget;
+                reserve.deadline += sets[i].server_period;
+            }
             running.push(i);
         }
         for i in running {
@@ -188,8 +210,8 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
                 let job = jobs[i].len() as u64;
                 jobs[i].last_mut().expect("its job").1 = Some(done);
                 left[i] = None;
-                if i < n {
-                    // The budget is discarded with the job.
+                if i < n && !sets[i].bandwidth {
+                    // The budget is discarded with the job (a server keeps (c, d)).
                     reserves[i].budget = 0;
                 }
                 let (period, _, offset) = shape[i];
@@ -215,10 +237,13 @@ fn machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
         .iter()
         .zip(&system.priorities)
         .map(|(set, &priority)| {
-            ReservationKind::Sporadic(
-                Sporadic::new(ms(set.budget), ms(set.server_period))
-                    .with_priority(Priority(priority)),
-            )
+            let sporadic = Sporadic::new(ms(set.budget), ms(set.server_period))
+                .with_priority(Priority(priority));
+            ReservationKind::Sporadic(if set.bandwidth {
+                sporadic.with_constant_bandwidth()
+            } else {
+                sporadic
+            })
         });
     let partitions = system
         .partitions
@@ -310,6 +335,7 @@ fn drawn_sets() -> impl Strategy<Value = Vec<Drawn>> {
             period,
             execution: execution.min(period),
             offset,
+            bandwidth: false,
         },
     );
     proptest::collection::vec(set, 1..=6)
@@ -374,6 +400,24 @@ proptest! {
         prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
     }
 
+    /// About half the reservations are constant-bandwidth servers, under EDF with the rest.
+    #[test]
+    fn constant_bandwidth_servers_schedule_as_the_reference(
+        sets in drawn_sets(),
+        servers in proptest::collection::vec(any::<bool>(), 6),
+        cores in 1usize..=3,
+        horizon in 1u64..=80,
+    ) {
+        let sets: Vec<Drawn> = sets
+            .into_iter()
+            .zip(servers)
+            .map(|(set, bandwidth)| Drawn { bandwidth, ..set })
+            .collect();
+        let priorities = vec![1; sets.len()];
+        let system = sporadic_only(sets, priorities, true, cores);
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+
     #[test]
     fn partitions_and_sporadic_reservations_schedule_as_the_reference(
         (sets, priorities) in prioritised_sets(),
@@ -401,6 +445,7 @@ fn the_reference_and_the_machine_run_a_hand_worked_set() {
         period: 4,
         execution: 3,
         offset: 0,
+        bandwidth: false,
     };
     let high = [(0, Some(5)), (5, Some(13)), (13, None)];
     let low = [(0, Some(6)), (6, Some(14)), (14, None)];
@@ -424,6 +469,7 @@ fn a_job_ending_with_its_budget_leaves_the_next_release_its_period() {
         period: 3,
         execution: 3,
         offset: 2,
+        bandwidth: false,
     };
     let expected = vec![vec![(2, Some(5)), (5, Some(8)), (8, Some(11)), (11, None)]];
     for edf in [false, true] {
