@@ -105,7 +105,8 @@ struct TaskRecord {
     state: State,
     priority: Priority,
     reservation: Reservation,
-    /// `tau.timeout` as the task asked for it: its wake-up, or `NEVER` when it blocked.
+    /// `tau.timeout`: the wake-up the task asked for (postponed to its replenishment when it
+    /// suspended out of budget, Algorithm 1 line 8), or `NEVER` when it blocked.
     wanted: Instant,
     /// The used budget `u_i` (so that the current budget is `b_head - u_i`).
     used: Duration,
@@ -376,6 +377,9 @@ impl Spr {
             wanted.max(self.replenishment_time(task))
         };
         if wanted != Instant::NEVER {
+            // Line 8: the postponed wake-up is the task's timeout from now on, so its
+            // activation (Algorithm 3) reads expired entries at it, not at the earlier one.
+            self.tasks[t].wanted = timeout;
             self.arm_timeout(task, timeout, work);
         } else {
             self.cancel_timeout(task, work);
