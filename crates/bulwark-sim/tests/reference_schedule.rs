@@ -15,6 +15,7 @@
 //! (equal priorities, equal EDF deadlines, equal CBS server deadlines).
 
 mod common;
+mod replenishment_queue;
 
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant};
@@ -22,6 +23,7 @@ use bulwark_sim::Outcome;
 use bulwark_spec::{PolicyKind, TaskSpec};
 use common::{ms, periodic, run_jobs, scenario};
 use proptest::prelude::*;
+use replenishment_queue::Queue;
 
 /// One task of a drawn set, in milliseconds.
 #[derive(Clone, Copy, Debug)]
@@ -124,13 +126,10 @@ enum Standing {
     Depleted,
 }
 
-/// One sporadic server, in milliseconds: its replenishment queue `R` of `(t, b)` entries
-/// (capacity `S`, head first), its used budget `u` and its standing.
+/// One sporadic server: its replenishment queue and its task's standing.
 #[derive(Clone, Debug)]
 struct Sporadic {
-    queue: Vec<(u64, u64)>,
-    capacity: usize,
-    used: u64,
+    queue: Queue,
     standing: Standing,
 }
 
@@ -138,9 +137,7 @@ impl Sporadic {
     /// Fig. 8a: the whole budget at the first activation; asleep until the first release.
     fn new(task: &Drawn) -> Self {
         Sporadic {
-            queue: vec![(0, task.budget)],
-            capacity: usize::from(task.replenishments),
-            used: 0,
+            queue: Queue::new(task.budget, task.replenishments),
             standing: Standing::Blocked {
                 at: task.offset,
                 wanted: task.offset,
@@ -148,57 +145,23 @@ impl Sporadic {
         }
     }
 
-    /// Plans `b` at `t`; a full queue postpones its last entry to `t` and adds `b` to it
-    /// (section IV-A, after Stanovich et al.).
-    fn enqueue(&mut self, at: u64, amount: u64) {
-        if self.queue.len() < self.capacity {
-            self.queue.push((at, amount));
-        } else {
-            let last = self.queue.last_mut().expect("the head always exists");
-            *last = (last.0.max(at), last.1 + amount);
-        }
-    }
-
-    /// Algorithm 1, lines 1-4: every head the used budget covers comes back one period after
-    /// its time. The head leaves before its replenishment is queued, so a full queue has room
-    /// for it (the paper's order, enqueue first, would merge a one-entry queue into itself).
-    fn consume(&mut self, period: u64) {
-        while self.queue[0].1 <= self.used {
-            let (at, amount) = self.queue.remove(0);
-            self.used -= amount;
-            self.enqueue(at + period, amount);
-        }
-    }
-
     /// Algorithm 1 for a task whose job completes at `now` and that sleeps until `wanted`:
-    /// with budget due the used part is split off to `t_head + p` (lines 10-13); a head not
-    /// due (then, or after a full queue merged the split into it) postpones the wake-up to it
-    /// (lines 7-9).
+    /// with budget due the used part is split off (lines 10-13); a head not due (then, or
+    /// after a full queue merged the split into it) postpones the wake-up to it, which
+    /// becomes the task's timeout (lines 7-9: `tau.timeout <- t_head`).
     fn block(&mut self, now: u64, wanted: u64, period: u64) {
-        self.consume(period);
-        if self.queue[0].0 <= now && self.used > 0 {
-            let used = std::mem::take(&mut self.used);
-            self.enqueue(self.queue[0].0 + period, used);
-            self.queue[0].1 -= used;
-        }
-        let at = wanted.max(self.queue[0].0);
-        self.standing = Standing::Blocked { at, wanted };
+        self.queue.suspend(now, period);
+        let at = wanted.max(self.queue.head_time());
+        self.standing = Standing::Blocked { at, wanted: at };
     }
 
-    /// Algorithm 3 at `now`: merge the expired entries into one head (lines 1-3); with it
-    /// due, restart it at `max(min(now, wanted), t_head)` and be ready (lines 4-7), else wait
-    /// for it (lines 8-11).
+    /// Algorithm 3 at `now`: ready with budget due, else waiting for it.
     fn activate(&mut self, now: u64, wanted: u64) {
-        while self.queue.len() > 1 && self.queue[1].0 <= now {
-            let (_, amount) = self.queue.remove(0);
-            self.queue[0].1 += amount;
-        }
-        if self.queue[0].0 <= now {
-            self.queue[0].0 = self.queue[0].0.max(now.min(wanted));
-            self.standing = Standing::Ready;
+        self.standing = if self.queue.activate(now, wanted) {
+            Standing::Ready
         } else {
-            self.standing = Standing::Depleted;
-        }
+            Standing::Depleted
+        };
     }
 }
 
@@ -331,7 +294,7 @@ impl<'a> Reference<'a> {
                 match server.standing {
                     Standing::Blocked { at, wanted } if at <= now => server.activate(now, wanted),
                     // A depleted task's replenishment: it is ready again, nothing merged.
-                    Standing::Depleted if server.queue[0].0 <= now => {
+                    Standing::Depleted if server.queue.head_time() <= now => {
                         server.standing = Standing::Ready;
                     }
                     _ => {}
@@ -405,9 +368,8 @@ impl<'a> Reference<'a> {
                 // planned (Algorithm 1, lines 1-4); a head not yet due depletes the task
                 // (lines 14-18), unless its job completes now and it blocks instead.
                 let server = &mut self.sporadic[i];
-                server.used += 1;
-                server.consume(self.tasks[i].server_period);
-                if server.queue[0].0 > now + 1 {
+                server.queue.run(self.tasks[i].server_period);
+                if server.queue.head_time() > now + 1 {
                     server.standing = Standing::Depleted;
                 }
             }
