@@ -20,6 +20,9 @@
 //!   while idle; a job released at `r` while it is idle keeps them if `c < (d - r) e / p`,
 //!   else renews them (`d = r + p`, `c = e`); an exhausted budget is recharged at once and
 //!   the deadline postponed by `p`;
+//! - an SPR server (fixed priority only) keeps the SPR paper's replenishment queue: budget used
+//!   from an activation comes back `p` after it, a completion splits the head, a release
+//!   merges the due entries and restarts the head;
 //! - a task's jobs never overlap: job `j` is released at `offset + j T`, or when job `j - 1`
 //!   completes if that is later.
 //!
@@ -34,6 +37,9 @@ use bulwark_sim::cluster::{
     run, Config, CostModel, Execution, PrunedRequests, ScriptStep, TaskConfig,
 };
 use proptest::prelude::*;
+use replenishment_queue::Queue;
+
+mod replenishment_queue;
 
 const MS: u64 = 1_000_000;
 
@@ -47,6 +53,8 @@ struct Drawn {
     offset: u64,
     /// A soft constant-bandwidth server instead of a sporadic reservation (EDF only).
     bandwidth: bool,
+    /// An SPR server with a queue of this many entries instead (fixed priority only).
+    spr: Option<u16>,
 }
 
 /// A partition's task, in milliseconds: the partition owns the milliseconds of the cycle
@@ -138,6 +146,10 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
     let mut left: Vec<Option<u64>> = vec![None; tasks];
     let mut next_release: Vec<u64> = shape.iter().map(|s| s.2).collect();
     let mut reserves = vec![Reserve::default(); n];
+    let mut queues: Vec<Option<Queue>> = sets
+        .iter()
+        .map(|s| s.spr.map(|capacity| Queue::new(s.budget, capacity)))
+        .collect();
     let replenish = |reserve: &mut Reserve, set: &Drawn, now: u64| {
         let allowed = reserve
             .replenished
@@ -160,7 +172,14 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
             if i >= n {
                 continue;
             }
-            if released && sets[i].bandwidth {
+            if let Some(queue) = queues[i].as_mut() {
+                if released {
+                    // Algorithm 3 at the release (an event: no wake-up time asked for).
+                    queue.activate(now, u64::MAX);
+                }
+                // The budget in use is the head's, once it is due.
+                reserves[i].budget = u64::from(queue.head_time() <= now);
+            } else if released && sets[i].bandwidth {
                 // A job arriving at an idle server: keep (c, d) while c < (d - r) e / p.
                 let reserve = &mut reserves[i];
                 let keeps = now < reserve.deadline
@@ -195,6 +214,10 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
         for &i in ready.iter().take(free) {
             let reserve = &mut reserves[i];
             reserve.budget -= 1;
+            if let Some(queue) = queues[i].as_mut() {
+                // Algorithm 1, lines 1-4: a consumed head comes back p after its time.
+                queue.run(sets[i].server_period);
+            }
             if sets[i].bandwidth && reserve.budget == 0 {
                 // Recharged at once, the deadline postponed.
                 reserve.budget = sets[i].budget;
@@ -210,7 +233,10 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
                 let job = jobs[i].len() as u64;
                 jobs[i].last_mut().expect("its job").1 = Some(done);
                 left[i] = None;
-                if i < n && !sets[i].bandwidth {
+                if let Some(queue) = queues.get_mut(i).and_then(Option::as_mut) {
+                    // Algorithm 1, lines 10-13: the used part is split off the head.
+                    queue.suspend(done, sets[i].server_period);
+                } else if i < n && !sets[i].bandwidth {
                     // The budget is discarded with the job (a server keeps (c, d)).
                     reserves[i].budget = 0;
                 }
@@ -239,10 +265,10 @@ fn machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
         .map(|(set, &priority)| {
             let sporadic = Sporadic::new(ms(set.budget), ms(set.server_period))
                 .with_priority(Priority(priority));
-            ReservationKind::Sporadic(if set.bandwidth {
-                sporadic.with_constant_bandwidth()
-            } else {
-                sporadic
+            ReservationKind::Sporadic(match (set.bandwidth, set.spr) {
+                (true, _) => sporadic.with_constant_bandwidth(),
+                (false, Some(capacity)) => sporadic.with_spr(capacity),
+                (false, None) => sporadic,
             })
         });
     let partitions = system
@@ -336,6 +362,7 @@ fn drawn_sets() -> impl Strategy<Value = Vec<Drawn>> {
             execution: execution.min(period),
             offset,
             bandwidth: false,
+            spr: None,
         },
     );
     proptest::collection::vec(set, 1..=6)
@@ -418,6 +445,24 @@ proptest! {
         prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
     }
 
+    /// About half the reservations are SPR servers (queues of 1 to 4 entries), under fixed
+    /// priorities with the rest.
+    #[test]
+    fn spr_servers_schedule_as_the_reference(
+        (sets, priorities) in prioritised_sets(),
+        queues in proptest::collection::vec(proptest::option::of(1u16..=4), 6),
+        cores in 1usize..=3,
+        horizon in 1u64..=80,
+    ) {
+        let sets: Vec<Drawn> = sets
+            .into_iter()
+            .zip(queues)
+            .map(|(set, spr)| Drawn { spr, ..set })
+            .collect();
+        let system = sporadic_only(sets, priorities, false, cores);
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+
     #[test]
     fn partitions_and_sporadic_reservations_schedule_as_the_reference(
         (sets, priorities) in prioritised_sets(),
@@ -446,6 +491,7 @@ fn the_reference_and_the_machine_run_a_hand_worked_set() {
         execution: 3,
         offset: 0,
         bandwidth: false,
+        spr: None,
     };
     let high = [(0, Some(5)), (5, Some(13)), (13, None)];
     let low = [(0, Some(6)), (6, Some(14)), (14, None)];
@@ -470,6 +516,7 @@ fn a_job_ending_with_its_budget_leaves_the_next_release_its_period() {
         execution: 3,
         offset: 2,
         bandwidth: false,
+        spr: None,
     };
     let expected = vec![vec![(2, Some(5)), (5, Some(8)), (8, Some(11)), (11, None)]];
     for edf in [false, true] {
