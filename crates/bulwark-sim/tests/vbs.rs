@@ -1,6 +1,8 @@
 //! VBS on the machine: a scenario file of VBS processes (scripts of actions) run with no
 //! kernel costs schedules them as the same processes built as a `VbsSystem`, loads hidden or
-//! disclosed, for the plugins and both release strategies; and one process by hand.
+//! disclosed, for the plugins and both release strategies, and as an independent
+//! millisecond-stepped reference written from the VBS paper's section IV; and one process by
+//! hand.
 
 use bulwark_core::bandwidth::vbs::{Action, BandwidthCap, ReleaseStrategy, Resource};
 use bulwark_core::{Duration, Instant};
@@ -136,6 +138,134 @@ fn merge(slices: Vec<(u32, u64, u64)>) -> Vec<(u32, u64, u64)> {
     out
 }
 
+/// One VBS process as the reference steps it (VBS paper, section IV), in milliseconds.
+#[derive(Clone, Debug)]
+struct Stepped {
+    actions: Actions,
+    /// The action being served; `actions.len()` once the script is done.
+    action: usize,
+    load: u64,
+    /// `r`, `d` and `λ^c` of its current period instance.
+    release: u64,
+    deadline: u64,
+    limit: u64,
+    /// When it last entered the queues: its period's release, or the instant it went on
+    /// within its period with a new action. Ties between equal deadlines go to the earlier.
+    queued: u64,
+    /// Its place among equal (deadline, queued): smaller first.
+    place: i64,
+}
+
+/// The end of the period of `period` in which `t` falls, `kπ` with `t ∈ ((k-1)π, kπ]`.
+fn period_end(t: u64, period: u64) -> u64 {
+    t.div_ceil(period) * period
+}
+
+/// `(r, d, λ^c)` of an action `(λ, π)` arriving at `base` (section IV): late `r = kπ`,
+/// `d = (k + 1)π`, `λ`; early `r = base`, `d = kπ`, `floor((d - r) λ / π)`, with
+/// `base ∈ ((k-1)π, kπ]`, or the late values when that limit is zero.
+fn released(base: u64, limit: u64, period: u64, early: bool) -> (u64, u64, u64) {
+    let end = period_end(base, period);
+    let scaled = (end - base) * limit / period;
+    if early && scaled > 0 {
+        (base, end, scaled)
+    } else {
+        (end, end + period, limit)
+    }
+}
+
+/// The reference schedule of `ps` over `horizon` ms: each process's run slices, merged.
+///
+/// Each millisecond the released process with the earliest deadline runs; ties go to the one
+/// that entered the queues earlier (its period's release, or when it went on within its
+/// period), then to the first in, and a process that ran stays ahead of its equals (it is
+/// requeued at their front). When its load is done the action completes (ahead
+/// of a limit reached at the same time) and the next one arrives at once, behind its equals
+/// ("moved to Ready"): with the same resource inside the current period it keeps `r`, `d`
+/// and the limit left (a limit left of zero is the limit case below); otherwise it is
+/// released from the termination, the end of the period in which the action completed, by
+/// the strategy. A used-up limit moves the process to its next period, `late` from now.
+fn reference_slices(ps: &[(u64, Actions)], early: bool, horizon: u64) -> Vec<(u32, u64, u64)> {
+    let mut next_place = 0i64;
+    let mut processes: Vec<Stepped> = ps
+        .iter()
+        .map(|(_, actions)| {
+            let (_, limit, period) = actions[0];
+            let (release, deadline, limit) = released(0, limit, period, early);
+            next_place += 1;
+            Stepped {
+                actions: actions.clone(),
+                action: 0,
+                load: actions[0].0,
+                release,
+                deadline,
+                limit,
+                queued: release,
+                place: next_place,
+            }
+        })
+        .collect();
+    let mut front = 0i64;
+    let mut slices = Vec::new();
+    for now in 0..horizon {
+        let chosen = (0..processes.len())
+            .filter(|&i| {
+                let p = &processes[i];
+                p.action < p.actions.len() && p.queued <= now
+            })
+            .min_by_key(|&i| {
+                let p = &processes[i];
+                (p.deadline, p.queued, p.place)
+            });
+        let Some(i) = chosen else { continue };
+        slices.push((i as u32, now, now + 1));
+        front -= 1;
+        let p = &mut processes[i];
+        p.place = front;
+        p.load -= 1;
+        p.limit -= 1;
+        let t = now + 1;
+        if p.load == 0 {
+            let (_, limit, period) = p.actions[p.action];
+            let termination = period_end(t, period);
+            p.action += 1;
+            let Some(&(load, next_limit, next_period)) = p.actions.get(p.action) else {
+                continue;
+            };
+            p.load = load;
+            let same = (next_limit, next_period) == (limit, period);
+            if same && t < p.deadline && p.limit > 0 {
+                // "Moved to Ready" as an arrival, now: behind its equals.
+                next_place += 1;
+                (p.queued, p.place) = (t, next_place);
+                continue;
+            }
+            let base = if same && t < p.deadline {
+                t
+            } else {
+                termination
+            };
+            let (release, deadline, limit) = if same && t < p.deadline {
+                // The limit left is zero: the limit case.
+                let release = period_end(t, period);
+                (release, release + period, limit)
+            } else {
+                released(base, next_limit, next_period, early)
+            };
+            next_place += 1;
+            (p.release, p.deadline, p.limit) = (release, deadline, limit);
+            (p.queued, p.place) = (release, next_place);
+        } else if p.limit == 0 {
+            let (_, limit, period) = p.actions[p.action];
+            let release = period_end(t, period);
+            next_place += 1;
+            (p.release, p.deadline, p.limit) = (release, release + period, limit);
+            (p.queued, p.place) = (release, next_place);
+        }
+    }
+    merge(slices)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -157,6 +287,33 @@ proptest! {
                 prop_assert_eq!(&from_file, &hidden, "{} {}", name, plugin_name);
                 prop_assert_eq!(&hidden, &disclosed, "{} {} disclosed", name, plugin_name);
             }
+        }
+    }
+}
+
+/// Two to four processes of cap 1/4 whose resources are (1, 4), (1, 8) or (2, 8): equal
+/// deadlines are the rule, so the tie rules decide most schedules.
+fn contended() -> impl Strategy<Value = Vec<(u64, Actions)>> {
+    let action = (
+        1u64..=6,
+        prop_oneof![Just((1, 4)), Just((1, 8)), Just((2, 8))],
+    )
+        .prop_map(|(load, (limit, period))| (load, limit, period));
+    let process = proptest::collection::vec(action, 1..=3).prop_map(|actions| (4, actions));
+    proptest::collection::vec(process, 2..=4)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The machine schedules as the reference, under both release strategies.
+    #[test]
+    fn scenario_files_schedule_as_the_reference(
+        ps in prop_oneof![processes(), contended()],
+    ) {
+        for (name, early) in [("early", true), ("late", false)] {
+            let expected = reference_slices(&ps, early, 1000);
+            prop_assert_eq!(machine_slices(&ps, name, "tree"), expected, "{}", name);
         }
     }
 }

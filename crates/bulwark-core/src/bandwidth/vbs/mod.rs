@@ -30,8 +30,10 @@
 //! 2. **step 2**, every process of Blocked with `r_i <= t` moves to Ready.
 //!
 //! [`schedule`](crate::Policy::schedule) then wakes due sleepers and does **step 3**: the
-//! earliest deadline runs (ties: earlier release, then first in; a preempted process goes
-//! back ahead of its equals, so equal deadlines never preempt each other), and the timer is
+//! earliest deadline runs (ties: the earlier queued release, which is `r_i` except for a
+//! process going on within its period, with a new action or after a suspension, queued at
+//! that instant; then first in; a preempted process goes back ahead of its equals, so equal
+//! deadlines never preempt each other), and the timer is
 //! `min(t_c, t_l, t_r)` with `t_c = t + l^c` (known loads only), `t_l = t + λ^c`, `t_r` the
 //! next release (and the next sleeper's timeout).
 //!
