@@ -228,8 +228,12 @@ pub fn median_round(rounds: &[Gaps]) -> Gaps {
 const SOURCE: &str = "SPR paper, section V-A, Figs. 9 and 10, on this machine";
 
 fn run() -> Result<ExperimentReport, LabError> {
-    // Measured once: its checks are far from the machine's noise.
-    super::host_rounds::run_host(&EXPERIMENT, SOURCE, 1, measure)
+    // Up to ATTEMPTS measurements: the checks are far from the machine's noise, but a round
+    // whose 500 ms window the shared machine stalls for 300 ms leaves the victim's job
+    // unfinished (a clean-clone CI run here once lost one round of 80 so, at N = 64 under
+    // SPR, while the same binary passed every round twice on a rerun). A victim a mechanism
+    // starves fails every attempt.
+    super::host_rounds::run_host(&EXPERIMENT, SOURCE, super::host_rounds::ATTEMPTS, measure)
 }
 
 /// One measurement of the whole experiment.
