@@ -113,6 +113,15 @@ struct System {
     partitions: Vec<Partitioned>,
 }
 
+impl System {
+    /// Per task, in task order: (period, execution, offset).
+    fn shapes(&self) -> Vec<(u64, u64, u64)> {
+        let sporadic = self.sets.iter().map(|s| (s.period, s.execution, s.offset));
+        let partitions = (self.partitions.iter()).map(|p| (p.period, p.execution, p.offset));
+        sporadic.chain(partitions).collect()
+    }
+}
+
 /// One job: (release, completion), in milliseconds.
 type JobRow = (u64, Option<u64>);
 
@@ -131,17 +140,7 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
     let sets = &system.sets;
     let n = sets.len();
     let tasks = n + system.partitions.len();
-    // Per task: (period, execution, offset).
-    let shape: Vec<(u64, u64, u64)> = sets
-        .iter()
-        .map(|s| (s.period, s.execution, s.offset))
-        .chain(
-            system
-                .partitions
-                .iter()
-                .map(|p| (p.period, p.execution, p.offset)),
-        )
-        .collect();
+    let shape = system.shapes();
     let mut jobs: Vec<Vec<JobRow>> = vec![Vec::new(); tasks];
     let mut left: Vec<Option<u64>> = vec![None; tasks];
     let mut next_release: Vec<u64> = shape.iter().map(|s| s.2).collect();
@@ -294,17 +293,9 @@ fn machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
         },
         reservations: sporadic.chain(partitions).collect(),
     };
-    let shapes = system
-        .sets
-        .iter()
-        .map(|s| (s.period, s.execution, s.offset))
-        .chain(
-            system
-                .partitions
-                .iter()
-                .map(|p| (p.period, p.execution, p.offset)),
-        );
-    let tasks = shapes
+    let tasks = system
+        .shapes()
+        .into_iter()
         .enumerate()
         .map(|(i, (period, execution, offset))| TaskConfig {
             cluster: 0,
@@ -376,6 +367,14 @@ fn prioritised_sets() -> impl Strategy<Value = (Vec<Drawn>, Vec<u8>)> {
     })
 }
 
+/// `sets`, each given its own draw of `extras` by `give`.
+fn each<T>(sets: Vec<Drawn>, extras: Vec<T>, give: impl Fn(Drawn, T) -> Drawn) -> Vec<Drawn> {
+    sets.into_iter()
+        .zip(extras)
+        .map(|(set, extra)| give(set, extra))
+        .collect()
+}
+
 /// A table on `cores` cores (cycle 4-12 ms, each millisecond of each core owned by one of two
 /// partitions of that core or by none), with a periodic task per partition present.
 fn tables(cores: usize) -> impl Strategy<Value = (Table, Vec<Partitioned>)> {
@@ -435,11 +434,7 @@ proptest! {
         cores in 1usize..=3,
         horizon in 1u64..=80,
     ) {
-        let sets: Vec<Drawn> = sets
-            .into_iter()
-            .zip(servers)
-            .map(|(set, bandwidth)| Drawn { bandwidth, ..set })
-            .collect();
+        let sets = each(sets, servers, |set, bandwidth| Drawn { bandwidth, ..set });
         let priorities = vec![1; sets.len()];
         let system = sporadic_only(sets, priorities, true, cores);
         prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
@@ -454,11 +449,7 @@ proptest! {
         cores in 1usize..=3,
         horizon in 1u64..=80,
     ) {
-        let sets: Vec<Drawn> = sets
-            .into_iter()
-            .zip(queues)
-            .map(|(set, spr)| Drawn { spr, ..set })
-            .collect();
+        let sets = each(sets, queues, |set, spr| Drawn { spr, ..set });
         let system = sporadic_only(sets, priorities, false, cores);
         prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
     }
