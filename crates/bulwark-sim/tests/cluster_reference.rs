@@ -125,15 +125,120 @@ impl System {
 /// One job: (release, completion), in milliseconds.
 type JobRow = (u64, Option<u64>);
 
-/// A reservation as the reference tracks it.
-#[derive(Clone, Copy, Debug, Default)]
-struct Reserve {
-    /// Budget left (ms).
-    budget: u64,
-    /// The last replenishment, if any.
-    replenished: Option<u64>,
-    /// EDF: the last replenishment plus `p`.
-    deadline: u64,
+/// A reservation's budget under its rule, as the reference keeps it (milliseconds).
+#[derive(Clone, Debug)]
+enum Budget {
+    /// Section III's sporadic reservation: the budget left, the last replenishment, and the
+    /// EDF deadline (the last replenishment plus `p`).
+    Sporadic {
+        left: u64,
+        replenished: Option<u64>,
+        deadline: u64,
+    },
+    /// A soft constant-bandwidth server's `(c, d)`.
+    Bandwidth { left: u64, deadline: u64 },
+    /// An SPR server's replenishment queue.
+    Spr(Queue),
+}
+
+impl Budget {
+    fn new(set: &Drawn) -> Self {
+        match (set.bandwidth, set.spr) {
+            (true, _) => Budget::Bandwidth {
+                left: 0,
+                deadline: 0,
+            },
+            (false, Some(capacity)) => Budget::Spr(Queue::new(set.budget, capacity)),
+            (false, None) => Budget::Sporadic {
+                left: 0,
+                replenished: None,
+                deadline: 0,
+            },
+        }
+    }
+
+    /// A job is released at `now` to the inactive reservation.
+    fn release(&mut self, set: &Drawn, now: u64) {
+        match self {
+            // A job arriving at an idle server: keep (c, d) while c < (d - r) e / p.
+            Budget::Bandwidth { left, deadline } => {
+                let keeps =
+                    now < *deadline && *left * set.server_period < (*deadline - now) * set.budget;
+                if !keeps {
+                    (*left, *deadline) = (set.budget, now + set.server_period);
+                }
+            }
+            // Algorithm 3 at the release (an event: no wake-up time asked for).
+            Budget::Spr(queue) => {
+                queue.activate(now, u64::MAX);
+            }
+            // The budget is set, if `p` has passed since the last replenishment.
+            Budget::Sporadic { .. } => self.replenish(set, now),
+        }
+    }
+
+    /// At `now`, the reservation active: a sporadic one out of budget is replenished once
+    /// `p` has passed since its last replenishment.
+    fn replenish(&mut self, set: &Drawn, now: u64) {
+        if let Budget::Sporadic {
+            left,
+            replenished,
+            deadline,
+        } = self
+        {
+            let allowed = replenished.is_none_or(|last| now >= last + set.server_period);
+            if *left == 0 && allowed {
+                (*left, *replenished) = (set.budget, Some(now));
+                *deadline = now + set.server_period;
+            }
+        }
+    }
+
+    /// Whether budget is available at `now`.
+    fn available(&self, now: u64) -> bool {
+        match self {
+            Budget::Sporadic { left, .. } | Budget::Bandwidth { left, .. } => *left > 0,
+            // The budget in use is the head's, once it is due.
+            Budget::Spr(queue) => queue.head_time() <= now,
+        }
+    }
+
+    /// The EDF priority (SPR servers are under fixed priorities only).
+    fn deadline(&self) -> u64 {
+        match self {
+            Budget::Sporadic { deadline, .. } | Budget::Bandwidth { deadline, .. } => *deadline,
+            Budget::Spr(_) => u64::MAX,
+        }
+    }
+
+    /// The reservation is selected for one millisecond.
+    fn run(&mut self, set: &Drawn) {
+        match self {
+            Budget::Sporadic { left, .. } => *left -= 1,
+            Budget::Bandwidth { left, deadline } => {
+                *left -= 1;
+                if *left == 0 {
+                    // Recharged at once, the deadline postponed.
+                    *left = set.budget;
+                    *deadline += set.server_period;
+                }
+            }
+            // Algorithm 1, lines 1-4: a consumed head comes back p after its time.
+            Budget::Spr(queue) => queue.run(set.server_period),
+        }
+    }
+
+    /// The reservation's job completes at `done`, leaving it inactive.
+    fn complete(&mut self, set: &Drawn, done: u64) {
+        match self {
+            // The budget is discarded with the job.
+            Budget::Sporadic { left, .. } => *left = 0,
+            // A server keeps (c, d).
+            Budget::Bandwidth { .. } => {}
+            // Algorithm 1, lines 10-13: the used part is split off the head.
+            Budget::Spr(queue) => queue.suspend(done, set.server_period),
+        }
+    }
 }
 
 fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
@@ -144,23 +249,7 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
     let mut jobs: Vec<Vec<JobRow>> = vec![Vec::new(); tasks];
     let mut left: Vec<Option<u64>> = vec![None; tasks];
     let mut next_release: Vec<u64> = shape.iter().map(|s| s.2).collect();
-    let mut reserves = vec![Reserve::default(); n];
-    let mut queues: Vec<Option<Queue>> = sets
-        .iter()
-        .map(|s| s.spr.map(|capacity| Queue::new(s.budget, capacity)))
-        .collect();
-    let replenish = |reserve: &mut Reserve, set: &Drawn, now: u64| {
-        let allowed = reserve
-            .replenished
-            .is_none_or(|last| now >= last + set.server_period);
-        if allowed {
-            *reserve = Reserve {
-                budget: set.budget,
-                replenished: Some(now),
-                deadline: now + set.server_period,
-            };
-        }
-    };
+    let mut budgets: Vec<Budget> = sets.iter().map(Budget::new).collect();
     for now in 0..horizon {
         for i in 0..tasks {
             let released = left[i].is_none() && next_release[i] == now;
@@ -171,29 +260,10 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
             if i >= n {
                 continue;
             }
-            if let Some(queue) = queues[i].as_mut() {
-                if released {
-                    // Algorithm 3 at the release (an event: no wake-up time asked for).
-                    queue.activate(now, u64::MAX);
-                }
-                // The budget in use is the head's, once it is due.
-                reserves[i].budget = u64::from(queue.head_time() <= now);
-            } else if released && sets[i].bandwidth {
-                // A job arriving at an idle server: keep (c, d) while c < (d - r) e / p.
-                let reserve = &mut reserves[i];
-                let keeps = now < reserve.deadline
-                    && reserve.budget * sets[i].server_period
-                        < (reserve.deadline - now) * sets[i].budget;
-                if !keeps {
-                    reserve.budget = sets[i].budget;
-                    reserve.deadline = now + sets[i].server_period;
-                }
-            } else if released {
-                // Released while inactive: the budget is set, if `p` has passed.
-                replenish(&mut reserves[i], &sets[i], now);
-            } else if left[i].is_some() && reserves[i].budget == 0 {
-                // Active and out of budget: replenished once `p` has passed.
-                replenish(&mut reserves[i], &sets[i], now);
+            if released {
+                budgets[i].release(&sets[i], now);
+            } else if left[i].is_some() {
+                budgets[i].replenish(&sets[i], now);
             }
         }
         // Partitions in their slots take their cores; the sporadic ones share the rest.
@@ -203,25 +273,15 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
             .collect();
         let free = system.cores - running.len();
         let mut ready: Vec<usize> = (0..n)
-            .filter(|&i| left[i].is_some() && reserves[i].budget > 0)
+            .filter(|&i| left[i].is_some() && budgets[i].available(now))
             .collect();
         if system.edf {
-            ready.sort_by_key(|&i| (reserves[i].deadline, i));
+            ready.sort_by_key(|&i| (budgets[i].deadline(), i));
         } else {
             ready.sort_by_key(|&i| (std::cmp::Reverse(system.priorities[i]), i));
         }
         for &i in ready.iter().take(free) {
-            let reserve = &mut reserves[i];
-            reserve.budget -= 1;
-            if let Some(queue) = queues[i].as_mut() {
-                // Algorithm 1, lines 1-4: a consumed head comes back p after its time.
-                queue.run(sets[i].server_period);
-            }
-            if sets[i].bandwidth && reserve.budget == 0 {
-                // Recharged at once, the deadline postponed.
-                reserve.budget = sets[i].budget;
-                reserve.deadline += sets[i].server_period;
-            }
+            budgets[i].run(&sets[i]);
             running.push(i);
         }
         for i in running {
@@ -232,12 +292,8 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
                 let job = jobs[i].len() as u64;
                 jobs[i].last_mut().expect("its job").1 = Some(done);
                 left[i] = None;
-                if let Some(queue) = queues.get_mut(i).and_then(Option::as_mut) {
-                    // Algorithm 1, lines 10-13: the used part is split off the head.
-                    queue.suspend(done, sets[i].server_period);
-                } else if i < n && !sets[i].bandwidth {
-                    // The budget is discarded with the job (a server keeps (c, d)).
-                    reserves[i].budget = 0;
+                if let Some(budget) = budgets.get_mut(i) {
+                    budget.complete(&sets[i], done);
                 }
                 let (period, _, offset) = shape[i];
                 next_release[i] = (offset + job * period).max(done);
