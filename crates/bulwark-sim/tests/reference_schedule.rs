@@ -117,9 +117,9 @@ struct Cbs {
 /// Where a sporadic server's task is (SPR paper, section IV-A, "Per-task data").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Standing {
-    /// No pending job: it wakes at `at` (its next release, or later if it blocked out of
-    /// budget), having asked for `wanted`.
-    Blocked { at: u64, wanted: u64 },
+    /// No pending job: it wakes at `at`, its timeout (its next release, or later if it
+    /// blocked out of budget: Algorithm 1, line 8), processed on time.
+    Blocked { at: u64 },
     /// Pending work and budget due.
     Ready,
     /// Pending work, no budget until the queue's head is due.
@@ -138,10 +138,7 @@ impl Sporadic {
     fn new(task: &Drawn) -> Self {
         Sporadic {
             queue: Queue::new(task.budget, task.replenishments),
-            standing: Standing::Blocked {
-                at: task.offset,
-                wanted: task.offset,
-            },
+            standing: Standing::Blocked { at: task.offset },
         }
     }
 
@@ -152,12 +149,12 @@ impl Sporadic {
     fn block(&mut self, now: u64, wanted: u64, period: u64) {
         self.queue.suspend(now, period);
         let at = wanted.max(self.queue.head_time());
-        self.standing = Standing::Blocked { at, wanted: at };
+        self.standing = Standing::Blocked { at };
     }
 
-    /// Algorithm 3 at `now`: ready with budget due, else waiting for it.
-    fn activate(&mut self, now: u64, wanted: u64) {
-        self.standing = if self.queue.activate(now, wanted) {
+    /// Algorithm 3 at `now`, the timeout: ready with budget due, else waiting for it.
+    fn activate(&mut self, now: u64) {
+        self.standing = if self.queue.activate(now, now) {
             Standing::Ready
         } else {
             Standing::Depleted
@@ -292,7 +289,7 @@ impl<'a> Reference<'a> {
         if self.rule == Rule::Sporadic {
             for server in &mut self.sporadic {
                 match server.standing {
-                    Standing::Blocked { at, wanted } if at <= now => server.activate(now, wanted),
+                    Standing::Blocked { at } if at <= now => server.activate(now),
                     // A depleted task's replenishment: it is ready again, nothing merged.
                     Standing::Depleted if server.queue.head_time() <= now => {
                         server.standing = Standing::Ready;

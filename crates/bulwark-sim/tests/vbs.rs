@@ -145,12 +145,12 @@ struct Stepped {
     /// The action being served; `actions.len()` once the script is done.
     action: usize,
     load: u64,
-    /// `r`, `d` and `λ^c` of its current period instance.
-    release: u64,
+    /// `d` and `λ^c` of its current period instance.
     deadline: u64,
     limit: u64,
-    /// When it last entered the queues: its period's release, or the instant it went on
-    /// within its period with a new action. Ties between equal deadlines go to the earlier.
+    /// When it last entered the queues: its period's release `r`, or the instant it went on
+    /// within its period with a new action. It runs from then; ties between equal deadlines
+    /// go to the earlier.
     queued: u64,
     /// Its place among equal (deadline, queued): smaller first.
     place: i64,
@@ -197,7 +197,6 @@ fn reference_slices(ps: &[(u64, Actions)], early: bool, horizon: u64) -> Vec<(u3
                 actions: actions.clone(),
                 action: 0,
                 load: actions[0].0,
-                release,
                 deadline,
                 limit,
                 queued: release,
@@ -233,33 +232,28 @@ fn reference_slices(ps: &[(u64, Actions)], early: bool, horizon: u64) -> Vec<(u3
                 continue;
             };
             p.load = load;
-            let same = (next_limit, next_period) == (limit, period);
-            if same && t < p.deadline && p.limit > 0 {
+            let within = (next_limit, next_period) == (limit, period) && t < p.deadline;
+            if within && p.limit > 0 {
                 // "Moved to Ready" as an arrival, now: behind its equals.
                 next_place += 1;
                 (p.queued, p.place) = (t, next_place);
                 continue;
             }
-            let base = if same && t < p.deadline {
-                t
-            } else {
-                termination
-            };
-            let (release, deadline, limit) = if same && t < p.deadline {
+            let (release, deadline, limit) = if within {
                 // The limit left is zero: the limit case.
-                let release = period_end(t, period);
-                (release, release + period, limit)
+                released(t, limit, period, false)
             } else {
-                released(base, next_limit, next_period, early)
+                released(termination, next_limit, next_period, early)
             };
             next_place += 1;
-            (p.release, p.deadline, p.limit) = (release, deadline, limit);
+            (p.deadline, p.limit) = (deadline, limit);
             (p.queued, p.place) = (release, next_place);
         } else if p.limit == 0 {
+            // The limit case: the late values from now.
             let (_, limit, period) = p.actions[p.action];
-            let release = period_end(t, period);
+            let (release, deadline, limit) = released(t, limit, period, false);
             next_place += 1;
-            (p.release, p.deadline, p.limit) = (release, release + period, limit);
+            (p.deadline, p.limit) = (deadline, limit);
             (p.queued, p.place) = (release, next_place);
         }
     }
