@@ -25,11 +25,11 @@
 //! 4. **Equal absolute deadlines under EDF** (and CBS): the earlier activation wins, so a
 //!    running job is never preempted by an equal deadline. A task whose next job was
 //!    released before its current one completed is activated again at that completion,
-//!    with the next job's deadline. Under CBS a server is activated
-//!    each time it is queued with a deadline (renewed, kept at a wake-up, postponed,
-//!    recharged), so a postponed server goes behind its peers; at one instant an exhaustion
-//!    is handled before job arrivals, and arrivals before hard-CBS recharges, which come in
-//!    the order the servers were throttled.
+//!    with the next job's deadline. Under CBS a server is activated each time it is queued
+//!    with a deadline (renewed, kept at a wake-up, postponed, recharged), so a postponed
+//!    server goes behind its peers; at one instant an exhaustion is handled before job
+//!    arrivals, and arrivals before hard-CBS recharges, which come in the order the servers
+//!    were throttled.
 //! 5. **A completion exactly at the deadline** meets it.
 //! 6. **The horizon is inclusive**: events at the horizon are handled; a job released at the
 //!    horizon counts as released; an unfinished job (the current one, and every job released

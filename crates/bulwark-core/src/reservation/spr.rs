@@ -357,7 +357,6 @@ impl Spr {
         }
         let has_budget = self.settle(task, now, work);
         self.tasks[t].state = State::Suspended;
-        self.tasks[t].wanted = wanted;
         let record = &mut self.tasks[t];
         if has_budget {
             if let Some(Budget::Sporadic(queue)) = record.budget.as_mut() {
@@ -376,10 +375,10 @@ impl Spr {
         } else {
             wanted.max(self.replenishment_time(task))
         };
+        // Line 8: the postponed wake-up is the task's timeout from now on, so its activation
+        // (Algorithm 3) reads expired entries at it, not at the earlier one (NEVER stays NEVER).
+        self.tasks[t].wanted = timeout;
         if wanted != Instant::NEVER {
-            // Line 8: the postponed wake-up is the task's timeout from now on, so its
-            // activation (Algorithm 3) reads expired entries at it, not at the earlier one.
-            self.tasks[t].wanted = timeout;
             self.arm_timeout(task, timeout, work);
         } else {
             self.cancel_timeout(task, work);
