@@ -24,7 +24,15 @@
 //!   from an activation comes back `p` after it, a completion splits the head, a release
 //!   merges the due entries and restarts the head;
 //! - a task's jobs never overlap: job `j` is released at `offset + j T`, or when job `j - 1`
-//!   completes if that is later.
+//!   completes if that is later;
+//! - Vestal's mode switch (section VII), for sporadic reservations of high criticality with a
+//!   low budget `e^L`: in low mode, once such a reservation's job has consumed `e^L` since the
+//!   later of its release and its last replenishment and is still pending when the instant's
+//!   completions, releases and replenishments are done, the cluster switches to high mode,
+//!   which ranks every low-criticality sporadic reservation (servers included) below every
+//!   other one, keeping its budget and deadline. The cluster returns to low mode at the first
+//!   instant at which no partition or sporadic reservation has a pending job, before that
+//!   instant's releases. Partitions are neither monitored nor demoted.
 //!
 //! Every parameter is whole milliseconds and costs are zero, so stepping one millisecond at a
 //! time is exact. The machine's run is exclusive of its end: nothing happens at the horizon.
@@ -55,6 +63,9 @@ struct Drawn {
     bandwidth: bool,
     /// An SPR server with a queue of this many entries instead (fixed priority only).
     spr: Option<u16>,
+    /// Of high criticality with this low budget `e^L` (at most `budget`, which is then
+    /// `e^H`; plain sporadic reservations only), instead of low criticality.
+    low_budget: Option<u64>,
 }
 
 /// A partition's task, in milliseconds: the partition owns the milliseconds of the cycle
@@ -128,12 +139,14 @@ type JobRow = (u64, Option<u64>);
 /// A reservation's budget under its rule, as the reference keeps it (milliseconds).
 #[derive(Clone, Debug)]
 enum Budget {
-    /// Section III's sporadic reservation: the budget left, the last replenishment, and the
-    /// EDF deadline (the last replenishment plus `p`).
+    /// Section III's sporadic reservation: the budget left, the last replenishment, the EDF
+    /// deadline (the last replenishment plus `p`) and what section VII's monitor counts: the
+    /// budget consumed since the later of the job's release and the last replenishment.
     Sporadic {
         left: u64,
         replenished: Option<u64>,
         deadline: u64,
+        consumed: u64,
     },
     /// A soft constant-bandwidth server's `(c, d)`.
     Bandwidth { left: u64, deadline: u64 },
@@ -153,6 +166,7 @@ impl Budget {
                 left: 0,
                 replenished: None,
                 deadline: 0,
+                consumed: 0,
             },
         }
     }
@@ -172,8 +186,12 @@ impl Budget {
             Budget::Spr(queue) => {
                 queue.activate(now, u64::MAX);
             }
-            // The budget is set, if `p` has passed since the last replenishment.
-            Budget::Sporadic { .. } => self.replenish(set, now),
+            // The budget is set, if `p` has passed since the last replenishment; the monitor
+            // counts the new job from zero.
+            Budget::Sporadic { consumed, .. } => {
+                *consumed = 0;
+                self.replenish(set, now);
+            }
         }
     }
 
@@ -184,11 +202,12 @@ impl Budget {
             left,
             replenished,
             deadline,
+            consumed,
         } = self
         {
             let allowed = replenished.is_none_or(|last| now >= last + set.server_period);
             if *left == 0 && allowed {
-                (*left, *replenished) = (set.budget, Some(now));
+                (*left, *replenished, *consumed) = (set.budget, Some(now), 0);
                 *deadline = now + set.server_period;
             }
         }
@@ -214,7 +233,10 @@ impl Budget {
     /// The reservation is selected for one millisecond.
     fn run(&mut self, set: &Drawn) {
         match self {
-            Budget::Sporadic { left, .. } => *left -= 1,
+            Budget::Sporadic { left, consumed, .. } => {
+                *left -= 1;
+                *consumed += 1;
+            }
             Budget::Bandwidth { left, deadline } => {
                 *left -= 1;
                 if *left == 0 {
@@ -225,6 +247,14 @@ impl Budget {
             }
             // Algorithm 1, lines 1-4: a consumed head comes back p after its time.
             Budget::Spr(queue) => queue.run(set.server_period),
+        }
+    }
+
+    /// Section VII: a high-criticality reservation's pending job has consumed its low budget.
+    fn overran(&self, set: &Drawn) -> bool {
+        match (self, set.low_budget) {
+            (Budget::Sporadic { consumed, .. }, Some(low_budget)) => *consumed >= low_budget,
+            _ => false,
         }
     }
 
@@ -250,7 +280,12 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
     let mut left: Vec<Option<u64>> = vec![None; tasks];
     let mut next_release: Vec<u64> = shape.iter().map(|s| s.2).collect();
     let mut budgets: Vec<Budget> = sets.iter().map(Budget::new).collect();
+    let mut high_mode = false;
     for now in 0..horizon {
+        // Back to low mode at an idle instant, before its releases.
+        if left.iter().all(Option::is_none) {
+            high_mode = false;
+        }
         for i in 0..tasks {
             let released = left[i].is_none() && next_release[i] == now;
             if released {
@@ -266,6 +301,12 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
                 budgets[i].replenish(&sets[i], now);
             }
         }
+        // Once the instant's completions, releases and replenishments are done, a pending job
+        // past its low budget switches the cluster to high mode.
+        if (0..n).any(|i| left[i].is_some() && budgets[i].overran(&sets[i])) {
+            high_mode = true;
+        }
+        let demoted = |i: usize| high_mode && sets[i].low_budget.is_none();
         // Partitions in their slots take their cores; the sporadic ones share the rest.
         let mut running: Vec<usize> = (0..system.partitions.len())
             .filter(|&k| left[n + k].is_some() && system.table.owns(&system.partitions[k], now))
@@ -276,9 +317,9 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
             .filter(|&i| left[i].is_some() && budgets[i].available(now))
             .collect();
         if system.edf {
-            ready.sort_by_key(|&i| (budgets[i].deadline(), i));
+            ready.sort_by_key(|&i| (demoted(i), budgets[i].deadline(), i));
         } else {
-            ready.sort_by_key(|&i| (std::cmp::Reverse(system.priorities[i]), i));
+            ready.sort_by_key(|&i| (demoted(i), std::cmp::Reverse(system.priorities[i]), i));
         }
         for &i in ready.iter().take(free) {
             budgets[i].run(&sets[i]);
@@ -320,10 +361,11 @@ fn machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
         .map(|(set, &priority)| {
             let sporadic = Sporadic::new(ms(set.budget), ms(set.server_period))
                 .with_priority(Priority(priority));
-            ReservationKind::Sporadic(match (set.bandwidth, set.spr) {
-                (true, _) => sporadic.with_constant_bandwidth(),
-                (false, Some(capacity)) => sporadic.with_spr(capacity),
-                (false, None) => sporadic,
+            ReservationKind::Sporadic(match (set.bandwidth, set.spr, set.low_budget) {
+                (true, _, _) => sporadic.with_constant_bandwidth(),
+                (false, Some(capacity), _) => sporadic.with_spr(capacity),
+                (false, None, Some(low_budget)) => sporadic.with_high_criticality(ms(low_budget)),
+                (false, None, None) => sporadic,
             })
         });
     let partitions = system
@@ -410,6 +452,7 @@ fn drawn_sets() -> impl Strategy<Value = Vec<Drawn>> {
             offset,
             bandwidth: false,
             spr: None,
+            low_budget: None,
         },
     );
     proptest::collection::vec(set, 1..=6)
@@ -417,7 +460,29 @@ fn drawn_sets() -> impl Strategy<Value = Vec<Drawn>> {
 
 /// A set with priorities drawn from 1 to 3, so ties (broken by reservation id) are common.
 fn prioritised_sets() -> impl Strategy<Value = (Vec<Drawn>, Vec<u8>)> {
-    drawn_sets().prop_flat_map(|sets| {
+    with_priorities(drawn_sets())
+}
+
+/// Two to four reservations whose tasks execute at most half their periods, so that the
+/// cluster has idle instants (and so returns to low mode) within the horizon.
+fn light_sets() -> impl Strategy<Value = (Vec<Drawn>, Vec<u8>)> {
+    let light = |set: Drawn| Drawn {
+        execution: set.execution.min(set.period / 2).max(1),
+        ..set
+    };
+    with_priorities(
+        drawn_sets().prop_filter_map("two to four reservations", move |sets| {
+            (2..=4)
+                .contains(&sets.len())
+                .then(|| sets.into_iter().map(light).collect())
+        }),
+    )
+}
+
+fn with_priorities(
+    sets: impl Strategy<Value = Vec<Drawn>>,
+) -> impl Strategy<Value = (Vec<Drawn>, Vec<u8>)> {
+    sets.prop_flat_map(|sets| {
         let n = sets.len();
         (Just(sets), proptest::collection::vec(1u8..=3, n))
     })
@@ -429,6 +494,35 @@ fn each<T>(sets: Vec<Drawn>, extras: Vec<T>, give: impl Fn(Drawn, T) -> Drawn) -
         .zip(extras)
         .map(|(set, extra)| give(set, extra))
         .collect()
+}
+
+/// A reservation's kind in Vestal's model: 0 low criticality, 1 high with the drawn low
+/// budget (ms), 2 a server with the drawn queue capacity if SPR.
+fn criticality() -> impl Strategy<Value = (u8, u64, u16)> {
+    (0u8..3, 1u64..=12, 1u16..=4)
+}
+
+/// `sets` given their drawn kinds: servers are CBS under EDF and SPR under fixed priorities.
+fn critical(sets: Vec<Drawn>, kinds: Vec<(u8, u64, u16)>, edf: bool) -> Vec<Drawn> {
+    each(
+        sets,
+        kinds,
+        |set, (kind, low_budget, capacity)| match kind {
+            0 => set,
+            1 => Drawn {
+                low_budget: Some(low_budget.min(set.budget)),
+                ..set
+            },
+            _ if edf => Drawn {
+                bandwidth: true,
+                ..set
+            },
+            _ => Drawn {
+                spr: Some(capacity),
+                ..set
+            },
+        },
+    )
 }
 
 /// A table on `cores` cores (cycle 4-12 ms, each millisecond of each core owned by one of two
@@ -510,6 +604,38 @@ proptest! {
         prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
     }
 
+    /// Vestal's mode switch: each reservation of high criticality (low budget 1 ms up to its
+    /// budget), of low criticality, or a server (CBS under EDF, SPR under fixed priorities),
+    /// beside partitions on some draws.
+    #[test]
+    fn mode_switches_schedule_as_the_reference(
+        (sets, priorities) in prioritised_sets(),
+        kinds in proptest::collection::vec(criticality(), 6),
+        ((table, partitions), cores) in (1usize..=3).prop_flat_map(|m| (tables(m), Just(m))),
+        with_partitions in any::<bool>(),
+        edf in any::<bool>(),
+        horizon in 1u64..=80,
+    ) {
+        let mut system = sporadic_only(critical(sets, kinds, edf), priorities, edf, cores);
+        if with_partitions {
+            (system.table, system.partitions) = (table, partitions);
+        }
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+
+    /// The same on light sets, whose idle instants take the cluster back to low mode.
+    #[test]
+    fn returns_to_low_mode_schedule_as_the_reference(
+        (sets, priorities) in light_sets(),
+        kinds in proptest::collection::vec(criticality(), 4),
+        cores in 1usize..=2,
+        edf in any::<bool>(),
+        horizon in 1u64..=80,
+    ) {
+        let system = sporadic_only(critical(sets, kinds, edf), priorities, edf, cores);
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+
     #[test]
     fn partitions_and_sporadic_reservations_schedule_as_the_reference(
         (sets, priorities) in prioritised_sets(),
@@ -539,6 +665,7 @@ fn the_reference_and_the_machine_run_a_hand_worked_set() {
         offset: 0,
         bandwidth: false,
         spr: None,
+        low_budget: None,
     };
     let high = [(0, Some(5)), (5, Some(13)), (13, None)];
     let low = [(0, Some(6)), (6, Some(14)), (14, None)];
@@ -564,6 +691,7 @@ fn a_job_ending_with_its_budget_leaves_the_next_release_its_period() {
         offset: 2,
         bandwidth: false,
         spr: None,
+        low_budget: None,
     };
     let expected = vec![vec![(2, Some(5)), (5, Some(8)), (8, Some(11)), (11, None)]];
     for edf in [false, true] {
@@ -571,4 +699,64 @@ fn a_job_ending_with_its_budget_leaves_the_next_release_its_period() {
         assert_eq!(reference(&system, 12), expected);
         assert_eq!(machine(&system, 12), expected, "edf: {edf}");
     }
+}
+
+/// Vestal's mode switch worked by hand, one core, fixed priorities: H of high criticality
+/// (e^H = 6, e^L = 2, p = 10, priority 1) with C = 6, T = 10 from 0; L of low criticality
+/// (e = 3, p = 10, priority 2) with C = 3, T = 10 from 3.
+///
+/// ```text
+/// 0-2   H runs; at 2 its job has consumed e^L and is pending: high mode, L demoted
+/// 3     L is released, below H now: H runs on                         H [2, 6)
+/// 6     H completes (its budget runs out as it does); L is pending: still high mode
+/// 6-9   L runs and completes; at 9 nothing is pending: low mode again   L [6, 9)
+/// 10-20 the same again: H (10, 16), L (13, 19)
+/// ```
+///
+/// Without the switch L, the more important, would run [3, 6) and H complete at 9.
+#[test]
+fn a_high_criticality_overrun_demotes_the_low_reservation() {
+    let high = Drawn {
+        budget: 6,
+        server_period: 10,
+        period: 10,
+        execution: 6,
+        offset: 0,
+        bandwidth: false,
+        spr: None,
+        low_budget: Some(2),
+    };
+    let low = Drawn {
+        budget: 3,
+        execution: 3,
+        offset: 3,
+        low_budget: None,
+        ..high
+    };
+    let expected = vec![
+        vec![(0, Some(6)), (10, Some(16))],
+        vec![(3, Some(9)), (13, Some(19))],
+    ];
+    let system = sporadic_only(vec![high, low], vec![1, 2], false, 1);
+    assert_eq!(reference(&system, 20), expected);
+    assert_eq!(machine(&system, 20), expected);
+    // The same set with H of low criticality: L preempts H at 3.
+    let plain = sporadic_only(
+        vec![
+            Drawn {
+                low_budget: None,
+                ..high
+            },
+            low,
+        ],
+        vec![1, 2],
+        false,
+        1,
+    );
+    let preempted = vec![
+        vec![(0, Some(9)), (10, Some(19)), (20, None)],
+        vec![(3, Some(6)), (13, Some(16))],
+    ];
+    assert_eq!(reference(&plain, 21), preempted);
+    assert_eq!(machine(&plain, 21), preempted);
 }
