@@ -58,8 +58,9 @@ enum Occupant {
         task: TaskId,
         since: Instant,
     },
-    /// The kernel was returning to `task` when a masked interrupt was taken: its context is
-    /// loaded, but it has not executed, so it cannot have been preempted.
+    /// The kernel was returning to `task` when a masked interrupt (or one due at that very
+    /// instant) was taken: its context is loaded, but it has not executed, so it cannot have
+    /// been preempted.
     Dispatching {
         task: TaskId,
     },
@@ -445,7 +446,17 @@ impl<'a> Machine<'a> {
                 };
                 self.record_slice(core, next, SliceKind::Kernel, entered, now);
                 let c = &mut self.cores[core as usize];
-                if c.irq_pending {
+                // A timer due at the very instant the kernel returns is taken here, before
+                // the chosen task runs a cycle, as a masked one is ("Ties", 1); its event is
+                // handled here, not from the queue.
+                let due = c.timer.is_some_and(|at| at <= now);
+                if due {
+                    c.timer = None;
+                    self.queue.cancel_timer(core);
+                    self.events += 1;
+                }
+                let c = &mut self.cores[core as usize];
+                if c.irq_pending || due {
                     // The masked timer interrupt is taken before the chosen task runs a cycle.
                     c.irq_pending = false;
                     c.occupant = match next {

@@ -4,9 +4,9 @@
 
 mod common;
 
-use bulwark_core::Instant;
+use bulwark_core::{Duration, Instant, TaskId};
 use bulwark_sim::Outcome;
-use bulwark_spec::{PolicyKind, TaskSpec};
+use bulwark_spec::{CostModel, PolicyKind, TaskSpec};
 use common::*;
 
 /// A task on core 0: (name, priority, C, T = D, offset).
@@ -38,6 +38,56 @@ fn a_completion_at_a_release_completes_first() {
     assert_eq!(first_job(&o, 0), (0, Some(0), Some(2), false));
     assert_eq!(first_job(&o, 1), (2, Some(2), Some(3), false));
     assert_eq!(o.tasks[0].preemptions, 0, "low was never preempted");
+}
+
+/// Rule 1, at a kernel return: a timer due at the very instant the kernel returns is taken
+/// before the chosen task runs, as one that fires during the kernel's time is. One core at
+/// 1 GHz, a scheduler call of 1 us, a cache refill of 500 ns, times in ns: `low` (C = 2 ms)
+/// runs from 0; `mid` (1 ms) is released at 1,000,000 and the kernel, charged to it, returns
+/// at 1,001,000, exactly when `high` (1 ms) is released. `mid` has run nothing, so it is
+/// neither started nor preempted: the kernel runs [1,001,000, 1,002,000) for `high`, which
+/// runs [1,002,000, 2,002,000); the kernel returns to `mid` at 2,003,000 and it runs its 1 ms
+/// with no refill to 3,003,000. `low`, preempted at 1,000,000, refills 500 ns and completes
+/// at 3,004,000 + 500 + 1,000,000.
+#[test]
+fn a_timer_at_a_kernel_return_is_taken_before_the_task_runs() {
+    let nanos = Duration::from_nanos;
+    let task = |name, priority, offset| {
+        let execution = if name == "low" { ms(2) } else { ms(1) };
+        periodic(name, 0, Some(priority), execution, ms(10), nanos(offset))
+    };
+    let mut scenario = scenario(
+        PolicyKind::FixedPriority,
+        1,
+        ms(6),
+        vec![
+            task("low", 1, 0),
+            task("mid", 2, 1_000_000),
+            task("high", 3, 1_001_000),
+        ],
+    );
+    scenario.cost = CostModel {
+        clock_hz: 1_000_000_000,
+        scheduler: 1_000,
+        cache_refill: 500,
+        ..CostModel::FREE
+    };
+    let o = run_jobs(&scenario);
+    let first = |task: u32| {
+        let mut jobs = o.jobs.as_ref().expect("jobs were recorded").iter();
+        let job = jobs.find(|j| j.task == TaskId(task)).expect("a job");
+        let at = |t: Option<Instant>| t.map(Instant::as_nanos);
+        (
+            job.release.as_nanos(),
+            at(job.first_start),
+            at(job.completion),
+        )
+    };
+    assert_eq!(first(2), (1_001_000, Some(1_002_000), Some(2_002_000)));
+    assert_eq!(first(1), (1_000_000, Some(2_003_000), Some(3_003_000)));
+    assert_eq!((o.tasks[1].preemptions, o.tasks[1].refill_ns), (0, 0));
+    assert_eq!(first(0), (0, Some(0), Some(4_004_500)));
+    assert_eq!((o.tasks[0].preemptions, o.tasks[0].refill_ns), (1, 500));
 }
 
 /// Rule 2: equal fixed priorities run first-come first-served; tasks released at the same
