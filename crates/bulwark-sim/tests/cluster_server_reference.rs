@@ -1,0 +1,1334 @@
+//! The MC-IPC machine against an independent reference *with a shared resource server*: one
+//! sequential server `S` reached through an IPC gate (FIFO-IPC, PRIO-IPC or MC-IPC), clients
+//! in sporadic reservations of one or two clusters of one or two cores, by fixed priority or
+//! by EDF. Every job's release and completion, every completed invocation, every abort and
+//! every reservation's drained budget must be those of a plain millisecond-by-millisecond
+//! simulation written here from the MC-IPC paper (sections III, IV and VI) and the machine's
+//! documented rules, sharing no code with the machine, the clustered scheduler or the gates.
+//!
+//! Each reservation `R_j` holds one periodic task `T_j`, whose job computes `a`, invokes `S`
+//! for an operation of `b`, computes `c` and sleeps until its next period (`a`, `c` may be 0).
+//! Rules covered:
+//!
+//! - sporadic reservations (section III): `B_j` is set to `e` when a job is released while
+//!   `R_j` is inactive, no sooner than `p` after the last replenishment; what is left is
+//!   discarded at completion; an active reservation out of budget is replenished then, or `p`
+//!   after its last replenishment if later (a replenishment at the instant its job completes
+//!   is moot: completions come first). Each cluster selects its `m_k` most urgent active
+//!   reservations with budget (fixed priority or EDF deadline `t + p`, ties by id); a selected
+//!   reservation keeps its core, newcomers take the lowest free cores in id order;
+//! - A2: a selected reservation drains at unit speed whatever it dispatches, even nothing;
+//! - bandwidth inheritance (section III): a selected reservation whose task waits for `S`
+//!   dispatches `S` with its budget when `S` is serving a request (any client's) and is not
+//!   "already executing on another processor"; `S` keeps the core it ran on while the
+//!   reservation selected there still waits on it; otherwise the reservation idles;
+//! - slack (section III: "tasks from other reservations may be dispatched instead"): an idle
+//!   core runs the most urgent ready task of a reservation of its cluster that has budget
+//!   but is not selected; that time is charged to nobody. Modelled, not avoided;
+//! - the gates: FIFO-IPC serves in arrival order, PRIO-IPC by the client reservation's
+//!   urgency at (re)issue (ties in arrival order), MC-IPC as in Fig. 1 (local head, head
+//!   queue of at most `m_k - 1`, tail queue by urgency, local wait, global FIFO queue) with
+//!   the gate's two documented readings of lines 39-40 and 57-59;
+//! - mc_abort (section IV): a waiting request is aborted when its reservation exhausts its
+//!   budget after the request was issued, or has none when the instant's steps, releases and
+//!   completions are done; a queued one is pruned, one in service completes normally (MC-IPC
+//!   sets local wait); a pruned request is reissued, with its urgency of then, as soon as the
+//!   reservation has budget again (`PrunedRequests::Reissue`);
+//! - the machine's order at one instant: operations end (reply, then the next request is
+//!   taken), tasks that were on a core take their due step (cores in order), jobs are
+//!   released in (time, sequence) order, aborts then reissues (tasks in order), an idle
+//!   server takes a request; then the dispatch, in (cluster, core) order. A task needs a core
+//!   to take any step, even one that takes no time, so the instant repeats while a
+//!   dispatched task has a step due.
+//!
+//! Readings where the paper leaves a choice, each following the machine's documentation:
+//!
+//! - an exhaustion happens at the end of the millisecond that empties the budget, before
+//!   anything else at that instant; so a request issued at that instant is not aborted for
+//!   it, but is aborted (pruned) at once if the reservation then has no budget;
+//! - a reservation exhausted when `p` has already passed is replenished at once, yet its
+//!   queued request is still pruned and reissued at the same instant, behind the others;
+//! - a client resumes from a reply (or a task from its release) only once it has a core: its
+//!   reservation's, or a lent one, on which it may take its steps (even invoke the server);
+//! - a pruned task is not ready, so it is never lent a core; a client whose request is in
+//!   service keeps lending its reservation's budget to `S` after an abort.
+//!
+//! Not covered: best-effort reservations and the background queue (so
+//! `PrunedRequests::TransferToBackground`), time partitions, CBS and SPR servers, Vestal's
+//! mode switch, several servers, several tasks per reservation, random execution times,
+//! reclamation and costs. Every parameter is whole milliseconds and costs are zero, so
+//! stepping one millisecond at a time is exact. The run is exclusive of its end: nothing
+//! happens at the horizon, but the last millisecond's drain counts.
+
+use std::collections::VecDeque;
+
+use bulwark_core::reservation::clustered::{
+    ClusterConfig, ReservationId, ReservationKind, Sporadic, SporadicOrder,
+};
+use bulwark_core::{Duration, Instant, Priority};
+use bulwark_sim::cluster::{
+    run, Config, CostModel, Execution, GateKind, GateProtocol, PrunedRequests, ScriptStep,
+    ServerConfig, TaskConfig,
+};
+use proptest::prelude::*;
+
+const MS: u64 = 1_000_000;
+
+/// `L_q`: no operation is longer.
+const MAX_OPERATION: u64 = 5;
+
+/// The server's IPC gate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Protocol {
+    Fifo,
+    Prio,
+    McIpc,
+}
+
+/// A sporadic reservation `(e, p)` of fixed priority `priority`, and its one task, in ms: the
+/// task is released at `offset + j * period` and computes `before`, invokes the server for
+/// `operation`, computes `after`, then sleeps.
+#[derive(Clone, Copy, Debug)]
+struct Client {
+    budget: u64,
+    replenishment_period: u64,
+    priority: u8,
+    offset: u64,
+    period: u64,
+    before: u64,
+    operation: u64,
+    after: u64,
+}
+
+/// A cluster: its cores and its reservations (ids in order), one client each.
+#[derive(Clone, Debug)]
+struct ClusterSpec {
+    cores: usize,
+    clients: Vec<Client>,
+}
+
+/// The system: tasks are numbered cluster by cluster, in reservation order.
+#[derive(Clone, Debug)]
+struct System {
+    clusters: Vec<ClusterSpec>,
+    edf: bool,
+    protocol: Protocol,
+}
+
+/// One completed invocation, in ms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Invocation {
+    task: usize,
+    invoked: u64,
+    issued: u64,
+    replied: u64,
+    reissues: u32,
+    drained: u64,
+    drained_since_issue: u64,
+    exhausted: bool,
+}
+
+/// One abort, in ms: pruned, or left in service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Abort {
+    at: u64,
+    task: usize,
+    pruned: bool,
+}
+
+/// What a run gives, in ms.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Outcome {
+    /// Per task: (release, completion) of each job.
+    jobs: Vec<Vec<(u64, Option<u64>)>>,
+    /// In order of reply.
+    invocations: Vec<Invocation>,
+    /// In order.
+    aborts: Vec<Abort>,
+    /// Per cluster, per reservation.
+    drained: Vec<Vec<u64>>,
+}
+
+/// A reservation's current priority as a key: smaller is more urgent. Fixed priority:
+/// `(255 - priority, id)`; EDF: `(deadline, id)`.
+type Urgency = (u64, usize);
+
+// ---------------------------------------------------------------------------------------
+// The gates, written from Fig. 1 and section VI. The reference itself decides whether an
+// aborted request is in service; a gate only keeps its queues.
+// ---------------------------------------------------------------------------------------
+
+trait Queueing {
+    /// mc_invoke: `task` of cluster `cluster`, its reservation at `urgency`, enqueues.
+    fn invoke(&mut self, task: usize, cluster: usize, urgency: Urgency);
+    /// mc_wait: the next request to serve, if any.
+    fn take(&mut self) -> Option<usize>;
+    /// mc_reply: `task`'s request, the one in service, is done.
+    fn reply(&mut self, task: usize);
+    /// mc_abort: `task`'s reservation is exhausted; its request is in service or queued.
+    fn abort(&mut self, task: usize, in_service: bool);
+}
+
+/// FIFO-IPC: one FIFO queue (the MBWI-like baseline).
+#[derive(Default)]
+struct FifoQueue {
+    queue: VecDeque<usize>,
+}
+
+impl Queueing for FifoQueue {
+    fn invoke(&mut self, task: usize, _cluster: usize, _urgency: Urgency) {
+        self.queue.push_back(task);
+    }
+
+    fn take(&mut self) -> Option<usize> {
+        self.queue.pop_front()
+    }
+
+    fn reply(&mut self, _task: usize) {}
+
+    fn abort(&mut self, task: usize, in_service: bool) {
+        if !in_service {
+            self.queue.retain(|&queued| queued != task);
+        }
+    }
+}
+
+/// PRIO-IPC: one priority queue by urgency, ties in arrival order (Fiasco.OC-like).
+#[derive(Default)]
+struct PriorityQueue {
+    /// (urgency, arrival, task).
+    queue: Vec<(Urgency, u64, usize)>,
+    arrivals: u64,
+}
+
+/// Takes the most urgent entry (earliest arrival among equals) out of `queue`.
+fn pop_most_urgent(queue: &mut Vec<(Urgency, u64, usize)>) -> Option<usize> {
+    let best = (0..queue.len()).min_by_key(|&at| (queue[at].0, queue[at].1))?;
+    Some(queue.remove(best).2)
+}
+
+impl Queueing for PriorityQueue {
+    fn invoke(&mut self, task: usize, _cluster: usize, urgency: Urgency) {
+        self.queue.push((urgency, self.arrivals, task));
+        self.arrivals += 1;
+    }
+
+    fn take(&mut self) -> Option<usize> {
+        pop_most_urgent(&mut self.queue)
+    }
+
+    fn reply(&mut self, _task: usize) {}
+
+    fn abort(&mut self, task: usize, in_service: bool) {
+        if !in_service {
+            self.queue.retain(|entry| entry.2 != task);
+        }
+    }
+}
+
+/// One cluster's part of an MC-IPC gate.
+struct LocalQueues {
+    cores: usize,
+    local_head: Option<usize>,
+    /// FIFO, at most `m_k - 1` tasks.
+    head_queue: VecDeque<usize>,
+    /// (urgency, arrival, task), served most urgent first.
+    tail_queue: Vec<(Urgency, u64, usize)>,
+    local_wait: bool,
+}
+
+/// MC-IPC (Fig. 1), real-time clients only.
+struct McIpcQueues {
+    clusters: Vec<LocalQueues>,
+    global_queue: VecDeque<usize>,
+    cluster_of: Vec<usize>,
+    arrivals: u64,
+}
+
+impl McIpcQueues {
+    fn new(system: &System) -> Self {
+        let cluster_of = (system.clusters.iter().enumerate())
+            .flat_map(|(cluster, spec)| spec.clients.iter().map(move |_| cluster))
+            .collect();
+        McIpcQueues {
+            clusters: (system.clusters.iter())
+                .map(|spec| LocalQueues {
+                    cores: spec.cores,
+                    local_head: None,
+                    head_queue: VecDeque::new(),
+                    tail_queue: Vec::new(),
+                    local_wait: false,
+                })
+                .collect(),
+            global_queue: VecDeque::new(),
+            cluster_of,
+            arrivals: 0,
+        }
+    }
+
+    /// `move_head_to_tail(tail_queue[k], head_queue[k])`.
+    fn promote_tail(&mut self, cluster: usize) {
+        let local = &mut self.clusters[cluster];
+        if let Some(task) = pop_most_urgent(&mut local.tail_queue) {
+            local.head_queue.push_back(task);
+        }
+    }
+
+    /// `local_head[k] <- dequeue_head_or_null(head_queue[k])`.
+    fn next_local_head(&mut self, cluster: usize) {
+        let local = &mut self.clusters[cluster];
+        local.local_head = local.head_queue.pop_front();
+    }
+
+    /// The local head enters the global queue unless it is there already.
+    fn enter_global(&mut self, cluster: usize) {
+        if let Some(head) = self.clusters[cluster].local_head {
+            if !self.global_queue.contains(&head) {
+                self.global_queue.push_back(head);
+            }
+        }
+    }
+}
+
+impl Queueing for McIpcQueues {
+    fn invoke(&mut self, task: usize, cluster: usize, urgency: Urgency) {
+        let local = &mut self.clusters[cluster];
+        if local.local_head.is_none() {
+            // Lines 11-14.
+            local.local_head = Some(task);
+            if !local.local_wait {
+                self.global_queue.push_back(task);
+            }
+        } else if local.head_queue.len() < local.cores - 1 {
+            // Lines 15-16.
+            local.head_queue.push_back(task);
+        } else {
+            // Lines 17-18.
+            local.tail_queue.push((urgency, self.arrivals, task));
+            self.arrivals += 1;
+        }
+    }
+
+    fn take(&mut self) -> Option<usize> {
+        // Line 29 (no background queue here).
+        self.global_queue.pop_front()
+    }
+
+    fn reply(&mut self, task: usize) {
+        let cluster = self.cluster_of[task];
+        // Line 35.
+        self.clusters[cluster].local_wait = false;
+        // Lines 36-38.
+        if self.clusters[cluster].local_head == Some(task) {
+            self.promote_tail(cluster);
+            self.next_local_head(cluster);
+        }
+        // Lines 39-40, read as: the local head enters the global queue whether or not line
+        // 36 promoted it (the gate's first documented reading).
+        self.enter_global(cluster);
+    }
+
+    fn abort(&mut self, task: usize, in_service: bool) {
+        let cluster = self.cluster_of[task];
+        let local = &mut self.clusters[cluster];
+        if let Some(at) = local.tail_queue.iter().position(|entry| entry.2 == task) {
+            // Lines 45-47.
+            local.tail_queue.remove(at);
+            return;
+        }
+        if let Some(at) = local.head_queue.iter().position(|&queued| queued == task) {
+            // Lines 48-51.
+            local.head_queue.remove(at);
+            self.promote_tail(cluster);
+            return;
+        }
+        if in_service {
+            // Line 56.
+            local.local_wait = true;
+        } else {
+            // Lines 53-54.
+            self.global_queue.retain(|&queued| queued != task);
+        }
+        // Lines 57-59, the head queue refilled before its head is taken, the new local head
+        // entering the global queue unless local wait blocks it (the second reading).
+        if self.clusters[cluster].local_head == Some(task) {
+            self.promote_tail(cluster);
+            self.next_local_head(cluster);
+            if !self.clusters[cluster].local_wait {
+                self.enter_global(cluster);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The reference.
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Compute(u64),
+    Invoke,
+    Sleep,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Sleeping,
+    /// Computing, with this much (non-zero) left.
+    Computing(u64),
+    /// Its next step is due as soon as it has a core.
+    StepDue,
+    /// Its request is queued or in service.
+    Waiting,
+    /// Its request was pruned; it waits for budget to reissue it.
+    Pruned,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    invoked: u64,
+    issued: u64,
+    reissues: u32,
+    drained_at_invoke: u64,
+    drained_at_issue: u64,
+    exhaustions_at_issue: u64,
+    /// Aborted since it was last issued (then in service: it completes, exhausted).
+    aborted: bool,
+}
+
+struct TaskRun {
+    cluster: usize,
+    reservation: usize,
+    client: Client,
+    steps: Vec<Step>,
+    next_step: usize,
+    phase: Phase,
+    /// The nominal release of the current (or last) job.
+    nominal: u64,
+    request: Option<Request>,
+}
+
+/// A sporadic reservation's budget (section III).
+#[derive(Clone, Copy, Debug, Default)]
+struct Budget {
+    left: u64,
+    active: bool,
+    replenished: Option<u64>,
+    /// The replenishment before `replenished`, to undo one its instant's completion makes
+    /// moot.
+    replenished_before: Option<u64>,
+    exhaustions: u64,
+    drained: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Occupant {
+    Idle,
+    Task(usize),
+    Server,
+}
+
+struct Reference<'a> {
+    system: &'a System,
+    now: u64,
+    tasks: Vec<TaskRun>,
+    /// Per cluster, the task of its first reservation.
+    first_task: Vec<usize>,
+    /// Per cluster and reservation.
+    budgets: Vec<Vec<Budget>>,
+    /// Per cluster and core: the reservation the top-level scheduler selected there.
+    selected: Vec<Vec<Option<usize>>>,
+    /// Per cluster and core: what it runs.
+    running: Vec<Vec<Occupant>>,
+    /// The request in service: its client and the operation time left.
+    serving: Option<(usize, u64)>,
+    /// Where the server ran during the last dispatch.
+    server_core: Option<(usize, usize)>,
+    gate: Box<dyn Queueing>,
+    /// Pending releases: (time, sequence, task).
+    releases: Vec<(u64, u64, usize)>,
+    sequence: u64,
+    outcome: Outcome,
+}
+
+impl<'a> Reference<'a> {
+    fn new(system: &'a System) -> Self {
+        let mut tasks = Vec::new();
+        let mut first_task = Vec::new();
+        let mut releases = Vec::new();
+        for (cluster, spec) in system.clusters.iter().enumerate() {
+            first_task.push(tasks.len());
+            for (reservation, &client) in spec.clients.iter().enumerate() {
+                let mut steps = Vec::new();
+                if client.before > 0 {
+                    steps.push(Step::Compute(client.before));
+                }
+                steps.push(Step::Invoke);
+                if client.after > 0 {
+                    steps.push(Step::Compute(client.after));
+                }
+                steps.push(Step::Sleep);
+                // The first releases come in task order.
+                releases.push((client.offset, tasks.len() as u64, tasks.len()));
+                tasks.push(TaskRun {
+                    cluster,
+                    reservation,
+                    client,
+                    steps,
+                    next_step: 0,
+                    phase: Phase::Sleeping,
+                    nominal: client.offset,
+                    request: None,
+                });
+            }
+        }
+        let gate: Box<dyn Queueing> = match system.protocol {
+            Protocol::Fifo => Box::<FifoQueue>::default(),
+            Protocol::Prio => Box::<PriorityQueue>::default(),
+            Protocol::McIpc => Box::new(McIpcQueues::new(system)),
+        };
+        let clusters = &system.clusters;
+        Reference {
+            system,
+            now: 0,
+            sequence: tasks.len() as u64,
+            outcome: Outcome {
+                jobs: vec![Vec::new(); tasks.len()],
+                ..Outcome::default()
+            },
+            tasks,
+            first_task,
+            budgets: (clusters.iter())
+                .map(|spec| vec![Budget::default(); spec.clients.len()])
+                .collect(),
+            selected: clusters.iter().map(|spec| vec![None; spec.cores]).collect(),
+            running: (clusters.iter())
+                .map(|spec| vec![Occupant::Idle; spec.cores])
+                .collect(),
+            serving: None,
+            server_core: None,
+            gate,
+            releases,
+        }
+    }
+
+    fn run(mut self, horizon: u64) -> Outcome {
+        for now in 0..horizon {
+            if now > 0 {
+                self.advance(now);
+            }
+            self.settle();
+        }
+        // Nothing happens at the horizon, but the last millisecond drains.
+        self.advance(horizon);
+        self.outcome.drained = (self.budgets.iter())
+            .map(|cluster| cluster.iter().map(|budget| budget.drained).collect())
+            .collect();
+        self.outcome
+    }
+
+    fn budget(&self, task: usize) -> &Budget {
+        let run = &self.tasks[task];
+        &self.budgets[run.cluster][run.reservation]
+    }
+
+    fn eligible(&self, cluster: usize, reservation: usize) -> bool {
+        let budget = &self.budgets[cluster][reservation];
+        budget.active && budget.left > 0
+    }
+
+    fn urgency(&self, cluster: usize, reservation: usize) -> Urgency {
+        let client = &self.system.clusters[cluster].clients[reservation];
+        if self.system.edf {
+            let replenished = self.budgets[cluster][reservation].replenished;
+            let deadline = replenished.map_or(0, |at| at + client.replenishment_period);
+            (deadline, reservation)
+        } else {
+            (255 - u64::from(client.priority), reservation)
+        }
+    }
+
+    /// Section III: an active reservation out of budget is replenished once `p` has passed
+    /// since its last replenishment.
+    fn replenish_if_due(&mut self, cluster: usize, reservation: usize) {
+        let period = self.system.clusters[cluster].clients[reservation].replenishment_period;
+        let budget = self.system.clusters[cluster].clients[reservation].budget;
+        let now = self.now;
+        let state = &mut self.budgets[cluster][reservation];
+        let allowed = state.replenished.is_none_or(|last| now >= last + period);
+        if state.active && state.left == 0 && allowed {
+            state.left = budget;
+            state.replenished_before = state.replenished;
+            state.replenished = Some(now);
+        }
+    }
+
+    /// The top-level scheduler: the `m_k` most urgent active reservations with budget; those
+    /// selected already keep their cores, newcomers take the lowest free ones in id order.
+    fn select(&mut self, cluster: usize) {
+        let count = self.system.clusters[cluster].clients.len();
+        let mut candidates: Vec<usize> = (0..count)
+            .filter(|&reservation| self.eligible(cluster, reservation))
+            .collect();
+        candidates.sort_by_key(|&reservation| self.urgency(cluster, reservation));
+        candidates.truncate(self.system.clusters[cluster].cores);
+        let cores = &mut self.selected[cluster];
+        for core in cores.iter_mut() {
+            if core.is_some_and(|reservation| !candidates.contains(&reservation)) {
+                *core = None;
+            }
+        }
+        candidates.sort_unstable();
+        for reservation in candidates {
+            if !cores.contains(&Some(reservation)) {
+                let free = cores.iter().position(Option::is_none).expect("a free core");
+                cores[free] = Some(reservation);
+            }
+        }
+    }
+
+    /// Time passes from `now` to `to` (one millisecond): what runs progresses, and every
+    /// selected reservation drains (A2), running something or not.
+    fn advance(&mut self, to: u64) {
+        let elapsed = to - self.now;
+        for occupant in self.running.iter().flatten() {
+            match *occupant {
+                Occupant::Task(task) => {
+                    if let Phase::Computing(left) = self.tasks[task].phase {
+                        self.tasks[task].phase = match left - elapsed {
+                            0 => Phase::StepDue,
+                            left => Phase::Computing(left),
+                        };
+                    }
+                }
+                Occupant::Server => {
+                    let serving = self.serving.as_mut().expect("a request in service");
+                    serving.1 -= elapsed;
+                }
+                Occupant::Idle => {}
+            }
+        }
+        for (cluster, cores) in self.selected.iter().enumerate() {
+            for reservation in cores.iter().flatten() {
+                let budget = &mut self.budgets[cluster][*reservation];
+                budget.left -= elapsed;
+                budget.drained += elapsed;
+                if budget.left == 0 {
+                    budget.exhaustions += 1;
+                }
+            }
+        }
+        self.now = to;
+        for cluster in 0..self.system.clusters.len() {
+            for reservation in 0..self.system.clusters[cluster].clients.len() {
+                self.replenish_if_due(cluster, reservation);
+            }
+            self.select(cluster);
+        }
+    }
+
+    /// Everything due at `now`, round after round while a dispatched task has a step due.
+    fn settle(&mut self) {
+        loop {
+            self.finish_operation();
+            self.step_tasks_on_cores();
+            self.release_due_jobs();
+            self.abort_and_reissue();
+            if self.serving.is_none() {
+                self.serve_next();
+            }
+            self.dispatch();
+            let step_due = |occupant: &Occupant| match *occupant {
+                Occupant::Task(task) => self.tasks[task].phase == Phase::StepDue,
+                Occupant::Idle | Occupant::Server => false,
+            };
+            if !self.running.iter().flatten().any(step_due) {
+                return;
+            }
+        }
+    }
+
+    /// mc_reply: the operation in service is done; its client resumes; then mc_wait.
+    fn finish_operation(&mut self) {
+        let Some((task, 0)) = self.serving else {
+            return;
+        };
+        self.serving = None;
+        let drained = self.budget(task).drained;
+        let request = self.tasks[task].request.take().expect("a request");
+        self.outcome.invocations.push(Invocation {
+            task,
+            invoked: request.invoked,
+            issued: request.issued,
+            replied: self.now,
+            reissues: request.reissues,
+            drained: drained - request.drained_at_invoke,
+            drained_since_issue: drained - request.drained_at_issue,
+            exhausted: request.aborted,
+        });
+        self.tasks[task].phase = Phase::StepDue;
+        self.gate.reply(task);
+        self.serve_next();
+    }
+
+    /// mc_wait: the server takes the next request, if any.
+    fn serve_next(&mut self) {
+        if let Some(task) = self.gate.take() {
+            self.serving = Some((task, self.tasks[task].client.operation));
+        }
+    }
+
+    /// Tasks that were on a core with a step due take it, cores in order.
+    fn step_tasks_on_cores(&mut self) {
+        let occupants: Vec<Occupant> = self.running.iter().flatten().copied().collect();
+        for occupant in occupants {
+            if let Occupant::Task(task) = occupant {
+                if self.tasks[task].phase == Phase::StepDue {
+                    self.take_step(task);
+                }
+            }
+        }
+    }
+
+    fn take_step(&mut self, task: usize) {
+        let run = &mut self.tasks[task];
+        let step = run.steps[run.next_step];
+        run.next_step = (run.next_step + 1) % run.steps.len();
+        let (cluster, reservation) = (run.cluster, run.reservation);
+        match step {
+            Step::Compute(time) => run.phase = Phase::Computing(time),
+            Step::Invoke => {
+                run.phase = Phase::Waiting;
+                let budget = self.budgets[cluster][reservation];
+                self.tasks[task].request = Some(Request {
+                    invoked: self.now,
+                    issued: self.now,
+                    reissues: 0,
+                    drained_at_invoke: budget.drained,
+                    drained_at_issue: budget.drained,
+                    exhaustions_at_issue: budget.exhaustions,
+                    aborted: false,
+                });
+                let urgency = self.urgency(cluster, reservation);
+                self.gate.invoke(task, cluster, urgency);
+            }
+            Step::Sleep => {
+                run.phase = Phase::Sleeping;
+                run.nominal += run.client.period;
+                let next = run.nominal.max(self.now);
+                let job = self.outcome.jobs[task].last_mut().expect("a job");
+                job.1 = Some(self.now);
+                self.releases.push((next, self.sequence, task));
+                self.sequence += 1;
+                self.complete(cluster, reservation);
+            }
+        }
+    }
+
+    /// A job completes: the reservation goes inactive and discards its budget; a
+    /// replenishment at this very instant is undone (the completion came first).
+    fn complete(&mut self, cluster: usize, reservation: usize) {
+        let now = self.now;
+        let budget = &mut self.budgets[cluster][reservation];
+        budget.active = false;
+        budget.left = 0;
+        if budget.replenished == Some(now) {
+            budget.replenished = budget.replenished_before;
+        }
+        self.select(cluster);
+    }
+
+    fn release_due_jobs(&mut self) {
+        loop {
+            let due = (0..self.releases.len())
+                .filter(|&at| self.releases[at].0 <= self.now)
+                .min_by_key(|&at| (self.releases[at].0, self.releases[at].1));
+            let Some(at) = due else {
+                return;
+            };
+            let (_, _, task) = self.releases.remove(at);
+            let (cluster, reservation) = (self.tasks[task].cluster, self.tasks[task].reservation);
+            self.budgets[cluster][reservation].active = true;
+            self.replenish_if_due(cluster, reservation);
+            self.select(cluster);
+            self.outcome.jobs[task].push((self.now, None));
+            self.tasks[task].phase = Phase::StepDue;
+        }
+    }
+
+    /// mc_abort for every waiting client whose reservation ran out of budget since it issued
+    /// its request, or has none now; then every pruned request whose reservation has budget
+    /// again is reissued.
+    fn abort_and_reissue(&mut self) {
+        for task in 0..self.tasks.len() {
+            let run = &self.tasks[task];
+            let (cluster, reservation) = (run.cluster, run.reservation);
+            let Some(request) = run.request else {
+                continue;
+            };
+            if run.phase != Phase::Waiting || request.aborted {
+                continue;
+            }
+            let exhausted =
+                self.budgets[cluster][reservation].exhaustions > request.exhaustions_at_issue;
+            if !exhausted && self.eligible(cluster, reservation) {
+                continue;
+            }
+            // Section IV-C: a request in service is not aborted; it completes normally.
+            let in_service = self.serving.is_some_and(|(served, _)| served == task);
+            self.gate.abort(task, in_service);
+            self.outcome.aborts.push(Abort {
+                at: self.now,
+                task,
+                pruned: !in_service,
+            });
+            self.tasks[task]
+                .request
+                .as_mut()
+                .expect("a request")
+                .aborted = true;
+            if !in_service {
+                self.tasks[task].phase = Phase::Pruned;
+            }
+        }
+        for task in 0..self.tasks.len() {
+            let (cluster, reservation) = (self.tasks[task].cluster, self.tasks[task].reservation);
+            if self.tasks[task].phase != Phase::Pruned || !self.eligible(cluster, reservation) {
+                continue;
+            }
+            let budget = self.budgets[cluster][reservation];
+            let urgency = self.urgency(cluster, reservation);
+            self.gate.invoke(task, cluster, urgency);
+            let request = self.tasks[task].request.as_mut().expect("a request");
+            request.issued = self.now;
+            request.drained_at_issue = budget.drained;
+            request.exhaustions_at_issue = budget.exhaustions;
+            request.reissues += 1;
+            request.aborted = false;
+            self.tasks[task].phase = Phase::Waiting;
+        }
+    }
+
+    fn ready(&self, task: usize) -> bool {
+        matches!(self.tasks[task].phase, Phase::Computing(_) | Phase::StepDue)
+    }
+
+    /// Bandwidth inheritance: `task` waits for the server, which serves a request (so it
+    /// can run on `task`'s reservation's budget).
+    fn inherits(&self, task: usize) -> bool {
+        self.tasks[task].phase == Phase::Waiting && self.serving.is_some()
+    }
+
+    /// What each core runs until the next instant, in (cluster, core) order.
+    fn dispatch(&mut self) {
+        for cores in &mut self.running {
+            cores.fill(Occupant::Idle);
+        }
+        let mut server_placed = false;
+        // The server stays where it ran while the reservation selected there waits on it.
+        if let Some((cluster, core)) = self.server_core {
+            if let Some(reservation) = self.selected[cluster][core] {
+                if self.inherits(self.first_task[cluster] + reservation) {
+                    self.running[cluster][core] = Occupant::Server;
+                    server_placed = true;
+                }
+            }
+        }
+        for cluster in 0..self.running.len() {
+            for core in 0..self.running[cluster].len() {
+                if self.running[cluster][core] != Occupant::Idle {
+                    continue;
+                }
+                let Some(reservation) = self.selected[cluster][core] else {
+                    continue;
+                };
+                let task = self.first_task[cluster] + reservation;
+                if self.ready(task) {
+                    self.running[cluster][core] = Occupant::Task(task);
+                } else if self.inherits(task) && !server_placed {
+                    self.running[cluster][core] = Occupant::Server;
+                    server_placed = true;
+                }
+                // Otherwise the reservation idles, still draining (A2).
+            }
+        }
+        // Slack: an idle core runs the most urgent ready task of a reservation of its cluster
+        // with budget that is not selected.
+        for cluster in 0..self.running.len() {
+            for core in 0..self.running[cluster].len() {
+                if self.running[cluster][core] != Occupant::Idle {
+                    continue;
+                }
+                let reservations = self.system.clusters[cluster].clients.len();
+                let lent = (0..reservations)
+                    .filter(|&reservation| {
+                        let task = self.first_task[cluster] + reservation;
+                        self.ready(task)
+                            && self.eligible(cluster, reservation)
+                            && !self.selected[cluster].contains(&Some(reservation))
+                            && !self.running[cluster].contains(&Occupant::Task(task))
+                    })
+                    .min_by_key(|&reservation| self.urgency(cluster, reservation));
+                if let Some(reservation) = lent {
+                    self.running[cluster][core] =
+                        Occupant::Task(self.first_task[cluster] + reservation);
+                }
+            }
+        }
+        self.server_core = None;
+        for (cluster, cores) in self.running.iter().enumerate() {
+            if let Some(core) = cores
+                .iter()
+                .position(|&occupant| occupant == Occupant::Server)
+            {
+                self.server_core = Some((cluster, core));
+            }
+        }
+    }
+}
+
+fn reference(system: &System, horizon: u64) -> Outcome {
+    Reference::new(system).run(horizon)
+}
+
+// ---------------------------------------------------------------------------------------
+// The machine, configured from the same system.
+// ---------------------------------------------------------------------------------------
+
+fn ms(n: u64) -> Duration {
+    Duration::from_nanos(n * MS)
+}
+
+fn to_ms(time: Instant) -> u64 {
+    assert_eq!(time.as_nanos() % MS, 0, "every event is on a millisecond");
+    time.as_nanos() / MS
+}
+
+fn machine(system: &System, horizon: u64) -> Outcome {
+    let order = if system.edf {
+        SporadicOrder::EarliestDeadlineFirst
+    } else {
+        SporadicOrder::FixedPriority
+    };
+    let clusters = (system.clusters.iter())
+        .map(|spec| ClusterConfig {
+            cores: spec.cores,
+            cycle: Duration::ZERO,
+            order,
+            reservations: (spec.clients.iter())
+                .map(|client| {
+                    let sporadic =
+                        Sporadic::new(ms(client.budget), ms(client.replenishment_period))
+                            .with_priority(Priority(client.priority));
+                    ReservationKind::Sporadic(sporadic)
+                })
+                .collect(),
+        })
+        .collect();
+    let mut tasks = Vec::new();
+    for (cluster, spec) in system.clusters.iter().enumerate() {
+        for (reservation, client) in spec.clients.iter().enumerate() {
+            let mut script = Vec::new();
+            if client.before > 0 {
+                script.push(ScriptStep::Compute(Execution::exact(ms(client.before))));
+            }
+            script.push(ScriptStep::Invoke {
+                server: 0,
+                length: Execution::exact(ms(client.operation)),
+            });
+            if client.after > 0 {
+                script.push(ScriptStep::Compute(Execution::exact(ms(client.after))));
+            }
+            script.push(ScriptStep::SleepUntilNextPeriod);
+            tasks.push(TaskConfig {
+                cluster,
+                reservation: ReservationId(reservation as u32),
+                offset: ms(client.offset),
+                period: ms(client.period),
+                script,
+                group: None,
+            });
+        }
+    }
+    let task_count = tasks.len();
+    let protocol = match system.protocol {
+        Protocol::Fifo => GateProtocol::FifoIpc,
+        Protocol::Prio => GateProtocol::PrioIpc,
+        Protocol::McIpc => GateProtocol::McIpc,
+    };
+    let config = Config {
+        clusters,
+        servers: vec![ServerConfig {
+            gate: GateKind::Protocol(protocol),
+            max_operation: ms(MAX_OPERATION),
+        }],
+        tasks,
+        pruned: PrunedRequests::Reissue,
+        groups: Vec::new(),
+        cost: CostModel::default(),
+        seed: 1,
+    };
+    let until = Instant::ZERO.saturating_add(ms(horizon));
+    let outcome = run(&config, until).expect("a valid configuration");
+    let mut jobs = vec![Vec::new(); task_count];
+    for job in &outcome.jobs {
+        assert!(!job.killed, "nothing is terminated");
+        jobs[job.task].push((to_ms(job.release), job.completion.map(to_ms)));
+    }
+    let to_ms_duration = |length: Duration| {
+        assert_eq!(
+            length.as_nanos() % MS,
+            0,
+            "every drain is whole milliseconds"
+        );
+        length.as_nanos() / MS
+    };
+    Outcome {
+        jobs,
+        invocations: (outcome.invocations.iter())
+            .map(|record| {
+                assert_eq!(record.server, 0);
+                Invocation {
+                    task: record.task,
+                    invoked: to_ms(record.invoked),
+                    issued: to_ms(record.issued),
+                    replied: to_ms(record.replied),
+                    reissues: record.reissues,
+                    drained: to_ms_duration(record.drained),
+                    drained_since_issue: to_ms_duration(record.drained_since_issue),
+                    exhausted: record.exhausted,
+                }
+            })
+            .collect(),
+        aborts: (outcome.aborts.iter())
+            .map(|abort| Abort {
+                at: to_ms(abort.at),
+                task: abort.task,
+                pruned: abort.pruned,
+            })
+            .collect(),
+        drained: (outcome.drained.iter())
+            .map(|cluster| {
+                cluster
+                    .iter()
+                    .map(|&drained| to_ms_duration(drained))
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Random systems.
+// ---------------------------------------------------------------------------------------
+
+/// A client: budgets 1 ms up to the replenishment period (3-16 ms), task periods 3-16 ms,
+/// offsets up to 6 ms, computations of 0-3 ms around an operation of 1-5 ms. Small budgets
+/// and short periods overload the cluster, so exhaustions, prunes and reissues are common.
+fn client() -> impl Strategy<Value = Client> {
+    (
+        (1u64..=16, 3u64..=16, 1u8..=3),
+        (0u64..=6, 3u64..=16),
+        (0u64..=3, 1u64..=MAX_OPERATION, 0u64..=3),
+    )
+        .prop_map(
+            |(
+                (budget, replenishment_period, priority),
+                (offset, period),
+                (before, operation, after),
+            )| {
+                Client {
+                    budget: budget.min(replenishment_period),
+                    replenishment_period,
+                    priority,
+                    offset,
+                    period,
+                    before,
+                    operation,
+                    after,
+                }
+            },
+        )
+}
+
+/// A cluster of 1-2 cores and 1-4 reservations.
+fn cluster() -> impl Strategy<Value = ClusterSpec> {
+    (1usize..=2, proptest::collection::vec(client(), 1..=4))
+        .prop_map(|(cores, clients)| ClusterSpec { cores, clients })
+}
+
+fn protocol() -> impl Strategy<Value = Protocol> {
+    prop_oneof![
+        Just(Protocol::Fifo),
+        Just(Protocol::Prio),
+        Just(Protocol::McIpc)
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Step a: one cluster, fixed priorities, the two baseline gates.
+    #[test]
+    fn fifo_and_prio_gates_under_fixed_priority_match_the_reference(
+        cluster in cluster(),
+        prio in any::<bool>(),
+        horizon in 1u64..=80,
+    ) {
+        let protocol = if prio { Protocol::Prio } else { Protocol::Fifo };
+        let system = System { clusters: vec![cluster], edf: false, protocol };
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+
+    /// Step b: one cluster, fixed priorities, the MC-IPC gate with prunes and reissues.
+    #[test]
+    fn the_mc_ipc_gate_under_fixed_priority_matches_the_reference(
+        cluster in cluster(),
+        horizon in 1u64..=80,
+    ) {
+        let system = System { clusters: vec![cluster], edf: false, protocol: Protocol::McIpc };
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+
+    /// Step c: one cluster under EDF, any gate.
+    #[test]
+    fn edf_clusters_match_the_reference(
+        cluster in cluster(),
+        protocol in protocol(),
+        horizon in 1u64..=80,
+    ) {
+        let system = System { clusters: vec![cluster], edf: true, protocol };
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+
+    /// Step c: two clusters sharing the server, fixed priorities or EDF, any gate.
+    #[test]
+    fn two_clusters_match_the_reference(
+        clusters in proptest::collection::vec(cluster(), 2),
+        edf in any::<bool>(),
+        protocol in protocol(),
+        horizon in 1u64..=80,
+    ) {
+        let system = System { clusters, edf, protocol };
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Cases worked by hand from the rules above.
+// ---------------------------------------------------------------------------------------
+
+/// A client with a budget of `budget` per 20 ms, released every 20 ms from `offset`.
+fn hand_client(budget: u64, priority: u8, offset: u64, script: (u64, u64, u64)) -> Client {
+    let (before, operation, after) = script;
+    Client {
+        budget,
+        replenishment_period: 20,
+        priority,
+        offset,
+        period: 20,
+        before,
+        operation,
+        after,
+    }
+}
+
+fn invocation(task: usize, invoked: u64, issued: u64, replied: u64, drained: u64) -> Invocation {
+    Invocation {
+        task,
+        invoked,
+        issued,
+        replied,
+        reissues: 0,
+        drained,
+        drained_since_issue: drained,
+        exhausted: false,
+    }
+}
+
+/// One core, fixed priorities, `e = 10` each. L (priority 1) invokes 3 at 0; M (2) invokes 2
+/// at 1, then computes 1; H (3) invokes 2 at 2, then computes 1. Each newly released, more
+/// urgent reservation is selected and, its task waiting, runs the server on its own budget
+/// (inheritance), so L's operation ends at 3 whatever the gate:
+///
+/// ```text
+///            0   1   2   3   4   5   6   7   8   9
+/// FIFO-IPC   S:L S:L S:L S:M S:M S:H S:H H   M   .     L, M and H done at 9, 9, 8
+///   selected L   M   H   H   H   H   H   H   M   L
+/// PRIO-IPC   S:L S:L S:L S:H S:H H   S:M S:M M   .     L, M and H done at 9, 9, 6
+///   selected L   M   H   H   H   H   M   M   M   L
+/// ```
+///
+/// (`S:X` is the server serving X's request.) At 3 FIFO-IPC serves M, who asked first, on
+/// H's budget; PRIO-IPC serves H. Under PRIO-IPC, M's request is taken at 5 but waits for a
+/// selected reservation to inherit from until H completes at 6. L, replied at 3, has no core
+/// until 9 (no core is idle), when it sleeps at once.
+#[test]
+fn fifo_and_prio_gates_order_a_hand_worked_queue() {
+    let clients = vec![
+        hand_client(10, 1, 0, (0, 3, 0)),
+        hand_client(10, 2, 1, (0, 2, 1)),
+        hand_client(10, 3, 2, (0, 2, 1)),
+    ];
+    let system = |protocol| System {
+        clusters: vec![ClusterSpec {
+            cores: 1,
+            clients: clients.clone(),
+        }],
+        edf: false,
+        protocol,
+    };
+    let fifo = Outcome {
+        jobs: vec![vec![(0, Some(9))], vec![(1, Some(9))], vec![(2, Some(8))]],
+        invocations: vec![
+            invocation(0, 0, 0, 3, 1),
+            invocation(1, 1, 1, 5, 1),
+            invocation(2, 2, 2, 7, 5),
+        ],
+        aborts: Vec::new(),
+        drained: vec![vec![1, 2, 6]],
+    };
+    let prio = Outcome {
+        jobs: vec![vec![(0, Some(9))], vec![(1, Some(9))], vec![(2, Some(6))]],
+        invocations: vec![
+            invocation(0, 0, 0, 3, 1),
+            invocation(2, 2, 2, 5, 3),
+            invocation(1, 1, 1, 8, 3),
+        ],
+        aborts: Vec::new(),
+        drained: vec![vec![1, 4, 4]],
+    };
+    for (protocol, expected) in [(Protocol::Fifo, fifo), (Protocol::Prio, prio)] {
+        let system = system(protocol);
+        assert_eq!(reference(&system, 12), expected, "{protocol:?}");
+        assert_eq!(machine(&system, 12), expected, "{protocol:?}");
+    }
+}
+
+/// Two cores, FIFO-IPC, fixed priorities. A (priority 3, `e = 5`) invokes 4 at 0; B (2,
+/// `e = 10`) invokes 1 at 1; C (1, `e = 10`) computes 3 from 0, then invokes 1.
+///
+/// ```text
+///              0   1   2   3   4   5   6
+/// core 0       S:A S:A S:A S:A A|  S:C C|     A sleeps at 4, C at 6
+///   selected   A   A   A   A   A,C C   C
+/// core 1       C   C*  C*  .   S:B B|
+///   selected   C   B   B   B   B   B
+/// ```
+///
+/// (`X|`: X's sleep, which takes no time, at that instant; the core then idles.) At 1, B
+/// outranks C and takes core 1; its request queues behind A's, and the server is already
+/// executing on core 0 (A's), so B idles, draining (A2), and lends core 1 to C, whose
+/// reservation has budget but is not selected (`C*`: slack, charged to nobody). C invokes at
+/// 3, still on slack. At 4 the server replies to A, who sleeps at once; B's request follows
+/// on B's core, C's on C's at 5. Drained: A 4, B 4 for an operation of 1, C 3.
+#[test]
+fn a_waiting_reservation_drains_and_lends_its_core_while_the_server_runs_elsewhere() {
+    let system = System {
+        clusters: vec![ClusterSpec {
+            cores: 2,
+            clients: vec![
+                hand_client(5, 3, 0, (0, 4, 0)),
+                hand_client(10, 2, 1, (0, 1, 0)),
+                hand_client(10, 1, 0, (3, 1, 0)),
+            ],
+        }],
+        edf: false,
+        protocol: Protocol::Fifo,
+    };
+    let expected = Outcome {
+        jobs: vec![vec![(0, Some(4))], vec![(1, Some(5))], vec![(0, Some(6))]],
+        invocations: vec![
+            invocation(0, 0, 0, 4, 4),
+            invocation(1, 1, 1, 5, 4),
+            invocation(2, 3, 3, 6, 2),
+        ],
+        aborts: Vec::new(),
+        drained: vec![vec![4, 4, 3]],
+    };
+    assert_eq!(reference(&system, 12), expected);
+    assert_eq!(machine(&system, 12), expected);
+}
+
+/// One core, MC-IPC, fixed priorities. X (priority 1, `e = 2`, `p = 30`) invokes 5 at 0;
+/// Y (priority 2, `e = 2`, `p = 10`) is released at 1 and every 10 ms, and invokes 2.
+///
+/// ```text
+///            0   1   2   3   4 .. 11  12  13 .. 21  22 .. 30
+/// server     S:X S:X S:X S:X .    S:X S:Y .    S:Y
+/// selected   X   Y   Y   X   -    Y   Y   -    Y   -
+/// ```
+///
+/// - 1: Y's request goes to the tail queue (X is the local head, in service); Y's
+///   reservation runs the server on its budget and is exhausted at 3: its queued request is
+///   pruned;
+/// - 4: X's budget is exhausted with its request in service: not pruned (local wait is set,
+///   and the local head X is replaced by nobody); the server has no one to inherit from
+///   until 11;
+/// - 11: Y's budget is back (`p` after 1): its request is reissued and becomes the local
+///   head, kept out of the global queue by local wait; Y's budget runs the server, X's
+///   operation ends at 12; the reply clears local wait and puts Y in the global queue;
+/// - 12: Y is served, and exhausted at 13 in service: aborted but not pruned;
+/// - 21: Y's budget is back, its operation ends at 22 and Y sleeps; its next job, released
+///   at 22 (nominal 11), waits for budget until 31; X has none until 30 (the horizon).
+#[test]
+fn an_exhausted_request_is_pruned_when_queued_and_completes_when_in_service() {
+    let client_x = Client {
+        replenishment_period: 30,
+        period: 30,
+        ..hand_client(2, 1, 0, (0, 5, 0))
+    };
+    let client_y = Client {
+        replenishment_period: 10,
+        period: 10,
+        ..hand_client(2, 2, 1, (0, 2, 0))
+    };
+    let system = System {
+        clusters: vec![ClusterSpec {
+            cores: 1,
+            clients: vec![client_x, client_y],
+        }],
+        edf: false,
+        protocol: Protocol::McIpc,
+    };
+    let expected = Outcome {
+        jobs: vec![vec![(0, None)], vec![(1, Some(22)), (22, None)]],
+        invocations: vec![
+            Invocation {
+                exhausted: true,
+                ..invocation(0, 0, 0, 12, 2)
+            },
+            Invocation {
+                task: 1,
+                invoked: 1,
+                issued: 11,
+                replied: 22,
+                reissues: 1,
+                drained: 5,
+                drained_since_issue: 3,
+                exhausted: true,
+            },
+        ],
+        aborts: vec![
+            Abort {
+                at: 3,
+                task: 1,
+                pruned: true,
+            },
+            Abort {
+                at: 4,
+                task: 0,
+                pruned: false,
+            },
+            Abort {
+                at: 13,
+                task: 1,
+                pruned: false,
+            },
+        ],
+        drained: vec![vec![2, 5]],
+    };
+    assert_eq!(reference(&system, 30), expected);
+    assert_eq!(machine(&system, 30), expected);
+}
