@@ -109,19 +109,21 @@ impl InheritCpi {
         if priority <= self.inherited {
             return Effects::none();
         }
-        // (3) update it, (4) elevate the holder's TCB.
+        // (3) update it, (4) elevate the holder's TCB; unless it waits downstream, where it
+        // runs at the ceiling from step 15 until step 20 drops it to the inherited priority
+        // (section 4.2: steps 16-20 run at the ceiling), so its TCB is left there.
         self.inherited = priority;
-        let elevate = Effect::SetPriority {
+        let elevate = self.nest.is_none().then_some(Effect::SetPriority {
             thread: holder,
             priority,
-        };
+        });
         // (5) the holder waits downstream: propagate through the nest pointer.
         let propagate = self.nest.map(|cpi| Effect::Nest {
             cpi,
             priority,
             requestor,
         });
-        Effects::of([Some(elevate), propagate])
+        Effects::of([elevate, propagate])
     }
 
     /// Steps 9-13: `thread` takes the free lock for `request` and drops to its priority.
@@ -344,8 +346,9 @@ mod tests {
     /// Nested PIP to PIP (steps 15-20 and 25): A's holder (task 1, priority 2) sends a nested
     /// request to B at its inherited priority; B's lock is held by task 4 (priority 1), so it
     /// waits there and B's holder inherits 2. Then task 3 (priority 9) requests A: A's holder
-    /// inherits 9 and, waiting on B, has `nest` called on B, which raises its waiting
-    /// notification object and B's holder to 9.
+    /// inherits 9 but, waiting on B, stays at the ceiling (its TCB is not touched until step
+    /// 20), and `nest` is called on B, which raises its waiting notification object and B's
+    /// holder to 9.
     #[test]
     fn nested_inheritance_through_a_chain() {
         let (a_id, mut a) = (CpiId(0), InheritCpi::new(Priority(10), 2));
@@ -360,18 +363,17 @@ mod tests {
         let (adm, e) = b.request(1, nested, &mut w).unwrap();
         assert_eq!(adm, Admission::Waiting);
         assert_eq!(effects(&e), [set(0, 2)], "B's holder inherits 2");
-        // Task 3 at 9 requests A: (2)-(4) raise A's holder, (5) nest on B.
+        // Task 3 at 9 requests A: (2)-(3) A inherits 9, its holder stays at the PC, (5) nest
+        // on B.
         let (_, e) = a.request(1, req(9, 3), &mut w).unwrap();
+        assert_eq!(a.inherited(), Priority(9));
         assert_eq!(
             effects(&e),
-            [
-                set(0, 9),
-                Effect::Nest {
-                    cpi: CpiId(1),
-                    priority: Priority(9),
-                    requestor: TaskId(1)
-                }
-            ]
+            [Effect::Nest {
+                cpi: CpiId(1),
+                priority: Priority(9),
+                requestor: TaskId(1)
+            }]
         );
         // B's nest (25): task 1 waits in B, so its object is raised; then B's holder to 9.
         let e = b.nest(Priority(9), TaskId(1), &mut w);

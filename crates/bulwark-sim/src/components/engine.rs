@@ -1267,7 +1267,10 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// A waiter of an inherited CPI got the lock (Fig. 4 steps 7-9): it runs the procedure.
+    /// A waiter of an inherited CPI got the lock: it wakes at the ceiling, where it runs Fig.
+    /// 4 steps 7-9 itself (section 4.2: "the signaled thread ... proceed[s] through steps
+    /// (7)-(9)" at the priority ceiling), then drops to its request's priority to run the
+    /// procedure, as a thread leaving its call steps does.
     fn wake_holder(&mut self, t: usize) {
         let thread = &mut self.threads[t];
         if thread.cont == (Cont::EntryDone { waiting: true }) && !thread.blocked {
@@ -1275,10 +1278,9 @@ impl<'a> Machine<'a> {
             thread.cont = Cont::EntryDone { waiting: false };
             return;
         }
-        thread.cont = Cont::Step;
-        thread.pc = 0;
+        thread.cont = Cont::EntryDone { waiting: false };
         thread.remaining = Duration::ZERO;
-        self.set_in_protocol(t, false);
+        self.set_in_protocol(t, true);
         self.make_ready(t);
     }
 
