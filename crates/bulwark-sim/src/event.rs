@@ -101,6 +101,13 @@ impl EventQueue {
     }
 
     /// Cancels whatever the timer of `core` had pending.
+    /// True when `core`'s timer source holds an event due at or before `at`: its one-shot
+    /// timer, or an interrupt another core raised.
+    pub fn timer_due(&self, core: u16, at: Instant) -> bool {
+        let key = self.nodes[self.leaves + EventKind::Timer { core }.source()];
+        key != NOTHING && (key >> 64) as u64 <= at.as_nanos()
+    }
+
     pub fn cancel_timer(&mut self, core: u16) {
         self.clear(EventKind::Timer { core }.source());
     }
@@ -187,6 +194,21 @@ mod tests {
             Some((t, EventKind::ExecutionDone { core: 0 }))
         );
         assert_eq!(q.pop_until(t), Some((t, EventKind::Timer { core: 0 })));
+    }
+
+    #[test]
+    fn a_timer_is_due_at_or_after_its_time_and_not_once_cancelled() {
+        let mut q = EventQueue::new(2);
+        q.set(Instant::from_nanos(5), EventKind::Timer { core: 1 });
+        q.set(Instant::from_nanos(3), EventKind::KernelExit { core: 1 });
+        assert!(!q.timer_due(1, Instant::from_nanos(4)));
+        assert!(q.timer_due(1, Instant::from_nanos(5)));
+        assert!(
+            !q.timer_due(0, Instant::from_nanos(9)),
+            "core 0 has no timer"
+        );
+        q.cancel_timer(1);
+        assert!(!q.timer_due(1, Instant::from_nanos(9)));
     }
 
     #[test]

@@ -445,17 +445,16 @@ impl<'a> Machine<'a> {
                     return Ok(());
                 };
                 self.record_slice(core, next, SliceKind::Kernel, entered, now);
+                // A timer or inter-processor interrupt due at the very instant the kernel
+                // returns is taken here, before the chosen task runs a cycle, as a masked one
+                // is ("Ties", 1); its event is handled here, not from the queue.
+                let due = self.queue.timer_due(core, now);
                 let c = &mut self.cores[core as usize];
-                // A timer due at the very instant the kernel returns is taken here, before
-                // the chosen task runs a cycle, as a masked one is ("Ties", 1); its event is
-                // handled here, not from the queue.
-                let due = c.timer.is_some_and(|at| at <= now);
                 if due {
                     c.timer = None;
                     self.queue.cancel_timer(core);
                     self.events += 1;
                 }
-                let c = &mut self.cores[core as usize];
                 if c.irq_pending || due {
                     // The masked timer interrupt is taken before the chosen task runs a cycle.
                     c.irq_pending = false;
