@@ -13,9 +13,10 @@
 //! 1. **A completion and a release at the same instant**: the execution that ends is handled
 //!    first (events at one instant go: executions ending, then kernel exits, then timer
 //!    interrupts; within a rank, first set first), so the job completes and is not preempted
-//!    with no work left. A core's timer due at the instant its kernel returns is taken before
-//!    the chosen task runs, as one that fired during the kernel's time is, so that task has
-//!    neither started nor been preempted (it owes no cache refill).
+//!    with no work left. A core's timer, or an interrupt another core raised, due at the
+//!    instant its kernel returns is taken before the chosen task runs, as one that fired
+//!    during the kernel's time is, so that task has neither started nor been preempted (it
+//!    owes no cache refill).
 //! 2. **Equal fixed priorities**: first come, first served. Tasks released at the same
 //!    instant are activated in the order their timeouts were armed, which at time zero is the
 //!    order of the file.

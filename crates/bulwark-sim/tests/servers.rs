@@ -854,3 +854,57 @@ script = [{ sleep-until = "100us" }, { invoke = "keys" }, { sleep-until = "40ms"
         .collect();
     assert_eq!(spins, [(1, 100_000, 500_000)]);
 }
+
+/// "Ties", 1, for an inter-processor interrupt: one raised for the very instant a core's
+/// kernel returns is taken before the chosen task runs. 1 GHz, a scheduler call of 1 us,
+/// no other cost. `x` (core 0) invokes the 2 ms operation at 0: its system call runs
+/// [0, 1 us), the operation [1 us, 2.001 ms). `y` (core 1) runs 0.5 ms and invokes: the
+/// server is busy, so it blocks. `r` (core 1, priority 9) is released at 2 ms: core 1's
+/// kernel runs [2, 2.001 ms) and chooses it. At 2.001 ms `x`'s reply hands the server to
+/// `y`, whose core takes an interrupt then, exactly as its kernel returns to `r`: the
+/// interrupt comes first, so `r` has not started: its first start is 2.002 ms, after the
+/// interrupt's 1 us (it used to be dispatched at 2.001 ms and interrupted at once).
+#[test]
+fn an_interrupt_at_a_kernel_return_is_taken_before_the_task_runs() {
+    let outcome = run(r#"
+name = "interrupt-at-return"
+policy = "fixed-priority"
+cores = 2
+duration = "5ms"
+
+[cost]
+clock = "1GHz"
+scheduler = 1000
+
+[[server]]
+name = "store"
+gate = "fifo-ipc"
+operation = "2ms"
+
+[[task]]
+name = "x"
+core = 0
+priority = 1
+script = [{ invoke = "store" }, { sleep-until = "5ms" }]
+
+[[task]]
+name = "y"
+core = 1
+priority = 1
+script = [{ run = "500us" }, { invoke = "store" }, { sleep-until = "5ms" }]
+
+[[task]]
+name = "r"
+core = 1
+priority = 9
+period = "10ms"
+offset = "2ms"
+execution = "1ms"
+"#);
+    let r = outcome.tasks.iter().find(|t| t.name == "r").expect("r");
+    assert_eq!(r.preemptions, 0, "r ran nothing before the interrupt");
+    let jobs = outcome.jobs.as_ref().expect("jobs");
+    let job = jobs.iter().find(|j| j.task == TaskId(2)).expect("r's job");
+    assert_eq!(job.first_start, Some(Instant::from_nanos(2_002_000)));
+    assert_eq!(job.completion, Some(Instant::from_nanos(3_002_000)));
+}
