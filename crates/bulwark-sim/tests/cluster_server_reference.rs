@@ -1,45 +1,72 @@
 //! The MC-IPC machine against an independent reference *with a shared resource server*: one
 //! sequential server `S` reached through an IPC gate (FIFO-IPC, PRIO-IPC or MC-IPC), clients
-//! in sporadic reservations of one or two clusters of one or two cores, by fixed priority or
-//! by EDF. Every job's release and completion, every completed invocation, every abort and
-//! every reservation's drained budget must be those of a plain millisecond-by-millisecond
-//! simulation written here from the MC-IPC paper (sections III, IV and VI) and the machine's
-//! documented rules, sharing no code with the machine, the clustered scheduler or the gates.
+//! in sporadic (low- or high-criticality) and best-effort reservations of one or two clusters
+//! of one or two cores, by fixed priority or by EDF. Every job's release and completion,
+//! every completed invocation, every abort, every reservation's drained budget and every
+//! change of a cluster's mode must be those of a plain millisecond-by-millisecond simulation
+//! written here from the MC-IPC paper (sections III-VII) and the machine's documented rules,
+//! sharing no code with the machine, the clustered scheduler or the gates.
 //!
-//! Each reservation `R_j` holds one periodic task `T_j`, whose job computes `a`, invokes `S`
-//! for an operation of `b`, computes `c` and sleeps until its next period (`a`, `c` may be 0).
+//! A reservation holds one or more periodic tasks (a client that `shares` joins the
+//! reservation of the client before it), each of whose jobs computes `a`, invokes `S` for an
+//! operation of `b`, computes `c` and sleeps until its next period (`a`, `c` may be 0).
 //! Rules covered:
 //!
-//! - sporadic reservations (section III): `B_j` is set to `e` when a job is released while
-//!   `R_j` is inactive, no sooner than `p` after the last replenishment; what is left is
-//!   discarded at completion; an active reservation out of budget is replenished then, or `p`
-//!   after its last replenishment if later (a replenishment at the instant its job completes
-//!   is moot: completions come first). Each cluster selects its `m_k` most urgent active
-//!   reservations with budget (fixed priority or EDF deadline `t + p`, ties by id); a selected
-//!   reservation keeps its core, newcomers take the lowest free cores in id order;
+//! - sporadic reservations (section III): a reservation is active while one of its tasks has
+//!   a pending job; `B_j` is set to `e` when a job is released while `R_j` is inactive, no
+//!   sooner than `p` after the last replenishment; what is left is discarded when its last
+//!   pending job completes; an active reservation out of budget is replenished then, or `p`
+//!   after its last replenishment if later (a replenishment at the instant its last job
+//!   completes is moot: completions come first). Each cluster selects its `m_k` most urgent
+//!   active reservations with budget (fixed priority or EDF deadline `t + p`, ties by id); a
+//!   selected reservation keeps its core, newcomers take the lowest free cores in id order;
+//! - best-effort reservations (section III): no budget, so never exhausted nor aborted;
+//!   eligible while active, selected after every sporadic reservation (ties by id); the time
+//!   one is selected counts as drained (the machine's A2 accounting);
 //! - A2: a selected reservation drains at unit speed whatever it dispatches, even nothing;
-//! - bandwidth inheritance (section III): a selected reservation whose task waits for `S`
-//!   dispatches `S` with its budget when `S` is serving a request (any client's) and is not
-//!   "already executing on another processor"; `S` keeps the core it ran on while the
-//!   reservation selected there still waits on it; otherwise the reservation idles;
+//! - dispatch and bandwidth inheritance (section III): a selected reservation dispatches its
+//!   first ready task in task order; if none, it dispatches `S` with its budget when one of
+//!   its tasks waits for `S`, `S` is serving a request (any client's) and is not "already
+//!   executing on another processor"; `S` keeps the core it ran on while the reservation
+//!   selected there has no ready task and one of its tasks waits on it; otherwise the
+//!   reservation idles;
 //! - slack (section III: "tasks from other reservations may be dispatched instead"): an idle
-//!   core runs the most urgent ready task of a reservation of its cluster that has budget
-//!   but is not selected; that time is charged to nobody. Modelled, not avoided;
+//!   core runs the most urgent ready task (ties in task order) of a reservation of its
+//!   cluster that is eligible (best-effort ones included) but not selected, so never another
+//!   task of a selected reservation; that time is charged to nobody. Modelled, not avoided;
 //! - the gates: FIFO-IPC serves in arrival order, PRIO-IPC by the client reservation's
-//!   urgency at (re)issue (ties in arrival order), MC-IPC as in Fig. 1 (local head, head
-//!   queue of at most `m_k - 1`, tail queue by urgency, local wait, global FIFO queue) with
-//!   the gate's two documented readings of lines 39-40 and 57-59;
+//!   urgency at (re)issue (best-effort clients last; ties in arrival order), MC-IPC as in
+//!   Fig. 1 (local head, head queue of at most `m_k - 1`, tail queue by urgency, local wait,
+//!   global FIFO queue) with the gate's two documented readings of lines 39-40 and 57-59,
+//!   and its FIFO background queue (lines 8-9, 24-27): best-effort requests, served only when
+//!   the global queue is empty, setting the client's cluster's local wait until the reply;
 //! - mc_abort (section IV): a waiting request is aborted when its reservation exhausts its
-//!   budget after the request was issued, or has none when the instant's steps, releases and
-//!   completions are done; a queued one is pruned, one in service completes normally (MC-IPC
-//!   sets local wait); a pruned request is reissued, with its urgency of then, as soon as the
-//!   reservation has budget again (`PrunedRequests::Reissue`);
+//!   budget or changes priority with its cluster's mode after the request was issued, or has
+//!   no budget when the instant's steps, releases and completions are done; a queued one is
+//!   pruned, one in service completes normally (MC-IPC sets local wait); a pruned request is
+//!   reissued, with its urgency of then, as soon as the reservation has budget again
+//!   (`PrunedRequests::Reissue`, and with FIFO-IPC or PRIO-IPC, which have no background
+//!   queue, `TransferToBackground` too);
+//! - `PrunedRequests::TransferToBackground` with MC-IPC (section V): a pruned request moves
+//!   to the end of the background queue, its task still waiting; served from there, it
+//!   completes, exhausted, never reissued; otherwise, as soon as the reservation has budget,
+//!   it leaves the background queue and is reissued with its urgency of then;
+//! - Vestal's mode switch (section VII), per cluster: a high-criticality sporadic reservation
+//!   counts the budget it consumes since the later of the release that activated it and its
+//!   last replenishment. Once nothing more is due at an instant (the machine closes it), a
+//!   cluster in low mode where such a reservation is active and has consumed its `e^L`
+//!   switches to high mode: its low-criticality sporadic reservations rank below every other
+//!   sporadic one and above best-effort ones, keeping budget and deadline (their gate urgency
+//!   too, behind every other real-time client of any cluster); their waiting requests are
+//!   aborted as above (so reissued at once, demoted, if they have budget), and the instant's
+//!   processing runs again. A completion that leaves no sporadic reservation of the cluster
+//!   active returns it to low mode at once, before the instant's later releases;
 //! - the machine's order at one instant: operations end (reply, then the next request is
 //!   taken), tasks that were on a core take their due step (cores in order), jobs are
 //!   released in (time, sequence) order, aborts then reissues (tasks in order), an idle
 //!   server takes a request; then the dispatch, in (cluster, core) order. A task needs a core
 //!   to take any step, even one that takes no time, so the instant repeats while a
-//!   dispatched task has a step due.
+//!   dispatched task has a step due, and after a switch to high mode.
 //!
 //! Readings where the paper leaves a choice, each following the machine's documentation:
 //!
@@ -51,19 +78,24 @@
 //! - a client resumes from a reply (or a task from its release) only once it has a core: its
 //!   reservation's, or a lent one, on which it may take its steps (even invoke the server);
 //! - a pruned task is not ready, so it is never lent a core; a client whose request is in
-//!   service keeps lending its reservation's budget to `S` after an abort.
+//!   service keeps lending its reservation's budget to `S` after an abort;
+//! - a transferred request served from the background queue keeps `issued` and `reissues`
+//!   and is recorded `exhausted`;
+//! - no switch happens for a job that completes at the instant it has consumed `e^L`, nor
+//!   for one whose reservation is replenished then (the count starts again); the return to
+//!   low mode, a change of priority too, finds no low-criticality request waiting (none of
+//!   their reservations is active).
 //!
-//! Not covered: best-effort reservations and the background queue (so
-//! `PrunedRequests::TransferToBackground`), time partitions, CBS and SPR servers, Vestal's
-//! mode switch, several servers, several tasks per reservation, random execution times,
-//! reclamation and costs. Every parameter is whole milliseconds and costs are zero, so
+//! Not covered: time partitions, CBS and SPR servers, several servers, random execution
+//! times, reclamation and costs, and the machine's `executed`, `steps` and
+//! `context_switches` records. Every parameter is whole milliseconds and costs are zero, so
 //! stepping one millisecond at a time is exact. The run is exclusive of its end: nothing
 //! happens at the horizon, but the last millisecond's drain counts.
 
 use std::collections::VecDeque;
 
 use bulwark_core::reservation::clustered::{
-    ClusterConfig, ReservationId, ReservationKind, Sporadic, SporadicOrder,
+    ClusterConfig, Mode, ReservationId, ReservationKind, Sporadic, SporadicOrder,
 };
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
@@ -85,11 +117,26 @@ enum Protocol {
     McIpc,
 }
 
-/// A sporadic reservation `(e, p)` of fixed priority `priority`, and its one task, in ms: the
-/// task is released at `offset + j * period` and computes `before`, invokes the server for
-/// `operation`, computes `after`, then sleeps.
+/// What a client's reservation is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tier {
+    /// Sporadic, of low criticality: demoted in high mode (section VII).
+    Low,
+    /// Sporadic, of high criticality, expected to stay within this `e^L` (`0 < e^L <= e`).
+    High(u64),
+    /// Best-effort: lowest tier, no budget (`budget`, its period and `priority` unused).
+    BestEffort,
+}
+
+/// A reservation (a sporadic one `(e, p)` of fixed priority `priority`, or best-effort), and
+/// its one task, in ms: the task is released at `offset + j * period` and computes `before`,
+/// invokes the server for `operation`, computes `after`, then sleeps.
 #[derive(Clone, Copy, Debug)]
 struct Client {
+    /// The task runs in the reservation of the cluster's previous client, whose parameters
+    /// hold (its own `tier` to `priority` are unused); ignored for a cluster's first client.
+    shares: bool,
+    tier: Tier,
     budget: u64,
     replenishment_period: u64,
     priority: u8,
@@ -100,11 +147,33 @@ struct Client {
     after: u64,
 }
 
-/// A cluster: its cores and its reservations (ids in order), one client each.
+/// A cluster: its cores and its clients; each client that does not share opens the next
+/// reservation (ids in order), whose tasks are that client's and the sharing ones after it.
 #[derive(Clone, Debug)]
 struct ClusterSpec {
     cores: usize,
     clients: Vec<Client>,
+}
+
+impl ClusterSpec {
+    /// Per client, its reservation.
+    fn reservation_of(&self) -> Vec<usize> {
+        let opens = |(at, client): (usize, &Client)| at == 0 || !client.shares;
+        let opened = self.clients.iter().enumerate().map(opens);
+        opened
+            .scan(0, |count, opens| {
+                *count += usize::from(opens);
+                Some(*count - 1)
+            })
+            .collect()
+    }
+
+    /// The reservations: the client that opens each.
+    fn reservations(&self) -> Vec<Client> {
+        let opens = |(at, client): &(usize, &Client)| *at == 0 || !client.shares;
+        let opened = self.clients.iter().enumerate().filter(opens);
+        opened.map(|(_, client)| *client).collect()
+    }
 }
 
 /// The system: tasks are numbered cluster by cluster, in reservation order.
@@ -113,6 +182,8 @@ struct System {
     clusters: Vec<ClusterSpec>,
     edf: bool,
     protocol: Protocol,
+    /// `PrunedRequests::TransferToBackground` rather than `Reissue`.
+    transfer: bool,
 }
 
 /// One completed invocation, in ms.
@@ -147,11 +218,19 @@ struct Outcome {
     aborts: Vec<Abort>,
     /// Per cluster, per reservation.
     drained: Vec<Vec<u64>>,
+    /// Each change of a cluster's mode: (when, cluster, to high mode), by (time, cluster).
+    modes: Vec<(u64, usize, bool)>,
 }
 
 /// A reservation's current priority as a key: smaller is more urgent. Fixed priority:
-/// `(255 - priority, id)`; EDF: `(deadline, id)`.
+/// `(255 - priority, id)`; EDF: `(deadline, id)`; `DEMOTED` added to the key of a demoted
+/// reservation; every best-effort reservation is `BEST_EFFORT` (ties in arrival order).
 type Urgency = (u64, usize);
+
+/// Added to a demoted reservation's key: below every sporadic one, above best effort.
+const DEMOTED: u64 = 1 << 40;
+
+const BEST_EFFORT: Urgency = (u64::MAX, usize::MAX);
 
 // ---------------------------------------------------------------------------------------
 // The gates, written from Fig. 1 and section VI. The reference itself decides whether an
@@ -167,6 +246,13 @@ trait Queueing {
     fn reply(&mut self, task: usize);
     /// mc_abort: `task`'s reservation is exhausted; its request is in service or queued.
     fn abort(&mut self, task: usize, in_service: bool);
+    /// Section V: `task`'s pruned request moves to the background queue; false if the gate
+    /// has none (it is then reissued on replenishment instead).
+    fn to_background(&mut self, _task: usize) -> bool {
+        false
+    }
+    /// The replenished `task`'s request leaves the background queue, to be invoked anew.
+    fn leave_background(&mut self, _task: usize) {}
 }
 
 /// FIFO-IPC: one FIFO queue (the MBWI-like baseline).
@@ -237,10 +323,12 @@ struct LocalQueues {
     local_wait: bool,
 }
 
-/// MC-IPC (Fig. 1), real-time clients only.
+/// MC-IPC (Fig. 1).
 struct McIpcQueues {
     clusters: Vec<LocalQueues>,
     global_queue: VecDeque<usize>,
+    /// Best-effort requests and transferred ones, FIFO (line 9).
+    background_queue: VecDeque<usize>,
     cluster_of: Vec<usize>,
     arrivals: u64,
 }
@@ -261,6 +349,7 @@ impl McIpcQueues {
                 })
                 .collect(),
             global_queue: VecDeque::new(),
+            background_queue: VecDeque::new(),
             cluster_of,
             arrivals: 0,
         }
@@ -293,7 +382,10 @@ impl McIpcQueues {
 impl Queueing for McIpcQueues {
     fn invoke(&mut self, task: usize, cluster: usize, urgency: Urgency) {
         let local = &mut self.clusters[cluster];
-        if local.local_head.is_none() {
+        if urgency == BEST_EFFORT {
+            // Lines 8-9.
+            self.background_queue.push_back(task);
+        } else if local.local_head.is_none() {
             // Lines 11-14.
             local.local_head = Some(task);
             if !local.local_wait {
@@ -310,8 +402,13 @@ impl Queueing for McIpcQueues {
     }
 
     fn take(&mut self) -> Option<usize> {
-        // Line 29 (no background queue here).
-        self.global_queue.pop_front()
+        // Line 29, or lines 24-27: the background queue only when no real-time request
+        // waits, its client's cluster then blocked by local wait.
+        self.global_queue.pop_front().or_else(|| {
+            let task = self.background_queue.pop_front()?;
+            self.clusters[self.cluster_of[task]].local_wait = true;
+            Some(task)
+        })
     }
 
     fn reply(&mut self, task: usize) {
@@ -359,6 +456,15 @@ impl Queueing for McIpcQueues {
             }
         }
     }
+
+    fn to_background(&mut self, task: usize) -> bool {
+        self.background_queue.push_back(task);
+        true
+    }
+
+    fn leave_background(&mut self, task: usize) {
+        self.background_queue.retain(|&queued| queued != task);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -392,9 +498,12 @@ struct Request {
     reissues: u32,
     drained_at_invoke: u64,
     drained_at_issue: u64,
-    exhaustions_at_issue: u64,
-    /// Aborted since it was last issued (then in service: it completes, exhausted).
+    aborting_at_issue: u64,
+    /// Aborted since it was last issued (then in service, or transferred: it completes,
+    /// exhausted).
     aborted: bool,
+    /// Pruned into the background queue and not yet served or reissued.
+    transferred: bool,
 }
 
 struct TaskRun {
@@ -413,12 +522,17 @@ struct TaskRun {
 #[derive(Clone, Copy, Debug, Default)]
 struct Budget {
     left: u64,
-    active: bool,
+    /// Jobs released and not completed: active while there is one.
+    pending: u32,
     replenished: Option<u64>,
     /// The replenishment before `replenished`, to undo one its instant's completion makes
     /// moot.
     replenished_before: Option<u64>,
-    exhaustions: u64,
+    /// Exhaustions and changes of priority with the mode, which abort requests.
+    aborting: u64,
+    /// Section VII's monitor: consumed since the later of the release and the last
+    /// replenishment.
+    consumed: u64,
     drained: u64,
 }
 
@@ -433,14 +547,18 @@ struct Reference<'a> {
     system: &'a System,
     now: u64,
     tasks: Vec<TaskRun>,
-    /// Per cluster, the task of its first reservation.
-    first_task: Vec<usize>,
+    /// Per cluster and reservation: its parameters (the client that opens it).
+    reservations: Vec<Vec<Client>>,
+    /// Per cluster and reservation: its tasks, in order.
+    members: Vec<Vec<Vec<usize>>>,
     /// Per cluster and reservation.
     budgets: Vec<Vec<Budget>>,
     /// Per cluster and core: the reservation the top-level scheduler selected there.
     selected: Vec<Vec<Option<usize>>>,
     /// Per cluster and core: what it runs.
     running: Vec<Vec<Occupant>>,
+    /// Per cluster: in high mode (section VII).
+    high_mode: Vec<bool>,
     /// The request in service: its client and the operation time left.
     serving: Option<(usize, u64)>,
     /// Where the server ran during the last dispatch.
@@ -455,11 +573,12 @@ struct Reference<'a> {
 impl<'a> Reference<'a> {
     fn new(system: &'a System) -> Self {
         let mut tasks = Vec::new();
-        let mut first_task = Vec::new();
+        let mut members = Vec::new();
         let mut releases = Vec::new();
         for (cluster, spec) in system.clusters.iter().enumerate() {
-            first_task.push(tasks.len());
-            for (reservation, &client) in spec.clients.iter().enumerate() {
+            members.push(vec![Vec::new(); spec.reservations().len()]);
+            for (&client, reservation) in spec.clients.iter().zip(spec.reservation_of()) {
+                members[cluster][reservation].push(tasks.len());
                 let mut steps = Vec::new();
                 if client.before > 0 {
                     steps.push(Step::Compute(client.before));
@@ -498,14 +617,16 @@ impl<'a> Reference<'a> {
                 ..Outcome::default()
             },
             tasks,
-            first_task,
-            budgets: (clusters.iter())
-                .map(|spec| vec![Budget::default(); spec.clients.len()])
+            reservations: clusters.iter().map(ClusterSpec::reservations).collect(),
+            budgets: (members.iter())
+                .map(|reservations| vec![Budget::default(); reservations.len()])
                 .collect(),
+            members,
             selected: clusters.iter().map(|spec| vec![None; spec.cores]).collect(),
             running: (clusters.iter())
                 .map(|spec| vec![Occupant::Idle; spec.cores])
                 .collect(),
+            high_mode: vec![false; clusters.len()],
             serving: None,
             server_core: None,
             gate,
@@ -525,6 +646,7 @@ impl<'a> Reference<'a> {
         self.outcome.drained = (self.budgets.iter())
             .map(|cluster| cluster.iter().map(|budget| budget.drained).collect())
             .collect();
+        self.outcome.modes.sort_unstable();
         self.outcome
     }
 
@@ -533,32 +655,74 @@ impl<'a> Reference<'a> {
         &self.budgets[run.cluster][run.reservation]
     }
 
+    fn tier(&self, cluster: usize, reservation: usize) -> Tier {
+        self.reservations[cluster][reservation].tier
+    }
+
+    /// Active with budget (a best-effort reservation: active).
     fn eligible(&self, cluster: usize, reservation: usize) -> bool {
         let budget = &self.budgets[cluster][reservation];
-        budget.active && budget.left > 0
+        let best_effort = self.tier(cluster, reservation) == Tier::BestEffort;
+        budget.pending > 0 && (best_effort || budget.left > 0)
     }
 
     fn urgency(&self, cluster: usize, reservation: usize) -> Urgency {
-        let client = &self.system.clusters[cluster].clients[reservation];
-        if self.system.edf {
+        let client = &self.reservations[cluster][reservation];
+        let key = if client.tier == Tier::BestEffort {
+            return BEST_EFFORT;
+        } else if self.system.edf {
             let replenished = self.budgets[cluster][reservation].replenished;
-            let deadline = replenished.map_or(0, |at| at + client.replenishment_period);
-            (deadline, reservation)
+            replenished.map_or(0, |at| at + client.replenishment_period)
         } else {
-            (255 - u64::from(client.priority), reservation)
+            255 - u64::from(client.priority)
+        };
+        let demoted = self.high_mode[cluster] && client.tier == Tier::Low;
+        (key + if demoted { DEMOTED } else { 0 }, reservation)
+    }
+
+    /// Section VII: a cluster's mode changes; its low-criticality reservations change
+    /// priority, which aborts their requests as an exhaustion does.
+    fn change_mode(&mut self, cluster: usize, high: bool) {
+        self.high_mode[cluster] = high;
+        self.outcome.modes.push((self.now, cluster, high));
+        for reservation in 0..self.budgets[cluster].len() {
+            if self.tier(cluster, reservation) == Tier::Low {
+                self.budgets[cluster][reservation].aborting += 1;
+            }
         }
+        self.select(cluster);
+    }
+
+    /// Closing the instant: a cluster in low mode switches to high mode when a pending job
+    /// of a high-criticality reservation has consumed its `e^L`. True if one did.
+    fn switch_modes(&mut self) -> bool {
+        let mut switched = false;
+        for cluster in 0..self.budgets.len() {
+            let overran = (0..self.budgets[cluster].len()).any(|reservation| {
+                let budget = &self.budgets[cluster][reservation];
+                let tier = self.tier(cluster, reservation);
+                matches!(tier, Tier::High(low) if budget.pending > 0 && budget.consumed >= low)
+            });
+            if !self.high_mode[cluster] && overran {
+                self.change_mode(cluster, true);
+                switched = true;
+            }
+        }
+        switched
     }
 
     /// Section III: an active reservation out of budget is replenished once `p` has passed
     /// since its last replenishment.
     fn replenish_if_due(&mut self, cluster: usize, reservation: usize) {
-        let period = self.system.clusters[cluster].clients[reservation].replenishment_period;
-        let budget = self.system.clusters[cluster].clients[reservation].budget;
+        let period = self.reservations[cluster][reservation].replenishment_period;
+        let budget = self.reservations[cluster][reservation].budget;
         let now = self.now;
+        let best_effort = self.tier(cluster, reservation) == Tier::BestEffort;
         let state = &mut self.budgets[cluster][reservation];
         let allowed = state.replenished.is_none_or(|last| now >= last + period);
-        if state.active && state.left == 0 && allowed {
+        if state.pending > 0 && state.left == 0 && allowed && !best_effort {
             state.left = budget;
+            state.consumed = 0;
             state.replenished_before = state.replenished;
             state.replenished = Some(now);
         }
@@ -567,7 +731,7 @@ impl<'a> Reference<'a> {
     /// The top-level scheduler: the `m_k` most urgent active reservations with budget; those
     /// selected already keep their cores, newcomers take the lowest free ones in id order.
     fn select(&mut self, cluster: usize) {
-        let count = self.system.clusters[cluster].clients.len();
+        let count = self.reservations[cluster].len();
         let mut candidates: Vec<usize> = (0..count)
             .filter(|&reservation| self.eligible(cluster, reservation))
             .collect();
@@ -610,18 +774,23 @@ impl<'a> Reference<'a> {
             }
         }
         for (cluster, cores) in self.selected.iter().enumerate() {
-            for reservation in cores.iter().flatten() {
-                let budget = &mut self.budgets[cluster][*reservation];
-                budget.left -= elapsed;
+            for &reservation in cores.iter().flatten() {
+                let best_effort = self.tier(cluster, reservation) == Tier::BestEffort;
+                let budget = &mut self.budgets[cluster][reservation];
                 budget.drained += elapsed;
+                if best_effort {
+                    continue;
+                }
+                budget.left -= elapsed;
+                budget.consumed += elapsed;
                 if budget.left == 0 {
-                    budget.exhaustions += 1;
+                    budget.aborting += 1;
                 }
             }
         }
         self.now = to;
         for cluster in 0..self.system.clusters.len() {
-            for reservation in 0..self.system.clusters[cluster].clients.len() {
+            for reservation in 0..self.reservations[cluster].len() {
                 self.replenish_if_due(cluster, reservation);
             }
             self.select(cluster);
@@ -643,7 +812,9 @@ impl<'a> Reference<'a> {
                 Occupant::Task(task) => self.tasks[task].phase == Phase::StepDue,
                 Occupant::Idle | Occupant::Server => false,
             };
-            if !self.running.iter().flatten().any(step_due) {
+            // Once nothing more is due, the instant is closed: a mode switch may happen,
+            // and the instant's processing runs again.
+            if !self.running.iter().flatten().any(step_due) && !self.switch_modes() {
                 return;
             }
         }
@@ -676,6 +847,11 @@ impl<'a> Reference<'a> {
     fn serve_next(&mut self) {
         if let Some(task) = self.gate.take() {
             self.serving = Some((task, self.tasks[task].client.operation));
+            self.tasks[task]
+                .request
+                .as_mut()
+                .expect("a request")
+                .transferred = false;
         }
     }
 
@@ -707,8 +883,9 @@ impl<'a> Reference<'a> {
                     reissues: 0,
                     drained_at_invoke: budget.drained,
                     drained_at_issue: budget.drained,
-                    exhaustions_at_issue: budget.exhaustions,
+                    aborting_at_issue: budget.aborting,
                     aborted: false,
+                    transferred: false,
                 });
                 let urgency = self.urgency(cluster, reservation);
                 self.gate.invoke(task, cluster, urgency);
@@ -726,15 +903,26 @@ impl<'a> Reference<'a> {
         }
     }
 
-    /// A job completes: the reservation goes inactive and discards its budget; a
-    /// replenishment at this very instant is undone (the completion came first).
+    /// A job completes; the last pending one leaves the reservation inactive, discarding its
+    /// budget, and undoes a replenishment at this very instant (the completion came first). A
+    /// cluster in high mode with no sporadic reservation active any more (an idle instant)
+    /// returns to low mode.
     fn complete(&mut self, cluster: usize, reservation: usize) {
         let now = self.now;
         let budget = &mut self.budgets[cluster][reservation];
-        budget.active = false;
-        budget.left = 0;
-        if budget.replenished == Some(now) {
-            budget.replenished = budget.replenished_before;
+        budget.pending -= 1;
+        if budget.pending == 0 {
+            budget.left = 0;
+            if budget.replenished == Some(now) {
+                budget.replenished = budget.replenished_before;
+            }
+        }
+        let busy = (0..self.budgets[cluster].len()).any(|reservation| {
+            self.budgets[cluster][reservation].pending > 0
+                && self.tier(cluster, reservation) != Tier::BestEffort
+        });
+        if self.high_mode[cluster] && !busy {
+            self.change_mode(cluster, false);
         }
         self.select(cluster);
     }
@@ -749,7 +937,11 @@ impl<'a> Reference<'a> {
             };
             let (_, _, task) = self.releases.remove(at);
             let (cluster, reservation) = (self.tasks[task].cluster, self.tasks[task].reservation);
-            self.budgets[cluster][reservation].active = true;
+            let budget = &mut self.budgets[cluster][reservation];
+            if budget.pending == 0 {
+                budget.consumed = 0;
+            }
+            budget.pending += 1;
             self.replenish_if_due(cluster, reservation);
             self.select(cluster);
             self.outcome.jobs[task].push((self.now, None));
@@ -757,9 +949,10 @@ impl<'a> Reference<'a> {
         }
     }
 
-    /// mc_abort for every waiting client whose reservation ran out of budget since it issued
-    /// its request, or has none now; then every pruned request whose reservation has budget
-    /// again is reissued.
+    /// mc_abort for every waiting client whose reservation ran out of budget or changed
+    /// priority with its cluster's mode since it issued its request, or has no budget now;
+    /// a pruned request goes to the background queue if asked and the gate has one; then
+    /// every pruned or transferred request whose reservation has budget again is reissued.
     fn abort_and_reissue(&mut self) {
         for task in 0..self.tasks.len() {
             let run = &self.tasks[task];
@@ -770,8 +963,7 @@ impl<'a> Reference<'a> {
             if run.phase != Phase::Waiting || request.aborted {
                 continue;
             }
-            let exhausted =
-                self.budgets[cluster][reservation].exhaustions > request.exhaustions_at_issue;
+            let exhausted = self.budgets[cluster][reservation].aborting > request.aborting_at_issue;
             if !exhausted && self.eligible(cluster, reservation) {
                 continue;
             }
@@ -783,19 +975,25 @@ impl<'a> Reference<'a> {
                 task,
                 pruned: !in_service,
             });
-            self.tasks[task]
-                .request
-                .as_mut()
-                .expect("a request")
-                .aborted = true;
-            if !in_service {
+            // Section V: a transferred request stays at the gate, its task waiting, until it
+            // is served from the background queue or reissued.
+            let transferred = !in_service && self.system.transfer && self.gate.to_background(task);
+            let request = self.tasks[task].request.as_mut().expect("a request");
+            request.aborted = true;
+            request.transferred = transferred;
+            if !in_service && !transferred {
                 self.tasks[task].phase = Phase::Pruned;
             }
         }
         for task in 0..self.tasks.len() {
             let (cluster, reservation) = (self.tasks[task].cluster, self.tasks[task].reservation);
-            if self.tasks[task].phase != Phase::Pruned || !self.eligible(cluster, reservation) {
+            let transferred = self.tasks[task].request.is_some_and(|r| r.transferred);
+            let pruned = self.tasks[task].phase == Phase::Pruned || transferred;
+            if !pruned || !self.eligible(cluster, reservation) {
                 continue;
+            }
+            if transferred {
+                self.gate.leave_background(task);
             }
             let budget = self.budgets[cluster][reservation];
             let urgency = self.urgency(cluster, reservation);
@@ -803,9 +1001,10 @@ impl<'a> Reference<'a> {
             let request = self.tasks[task].request.as_mut().expect("a request");
             request.issued = self.now;
             request.drained_at_issue = budget.drained;
-            request.exhaustions_at_issue = budget.exhaustions;
+            request.aborting_at_issue = budget.aborting;
             request.reissues += 1;
             request.aborted = false;
+            request.transferred = false;
             self.tasks[task].phase = Phase::Waiting;
         }
     }
@@ -826,10 +1025,13 @@ impl<'a> Reference<'a> {
             cores.fill(Occupant::Idle);
         }
         let mut server_placed = false;
-        // The server stays where it ran while the reservation selected there waits on it.
+        // The server stays where it ran while the reservation selected there waits on it
+        // (and has no ready task).
         if let Some((cluster, core)) = self.server_core {
             if let Some(reservation) = self.selected[cluster][core] {
-                if self.inherits(self.first_task[cluster] + reservation) {
+                let members = &self.members[cluster][reservation];
+                let ready = members.iter().any(|&task| self.ready(task));
+                if !ready && members.iter().any(|&task| self.inherits(task)) {
                     self.running[cluster][core] = Occupant::Server;
                     server_placed = true;
                 }
@@ -843,10 +1045,11 @@ impl<'a> Reference<'a> {
                 let Some(reservation) = self.selected[cluster][core] else {
                     continue;
                 };
-                let task = self.first_task[cluster] + reservation;
-                if self.ready(task) {
+                // Its first ready task in task order, or the server one of its tasks waits on.
+                let members = &self.members[cluster][reservation];
+                if let Some(&task) = members.iter().find(|&&task| self.ready(task)) {
                     self.running[cluster][core] = Occupant::Task(task);
-                } else if self.inherits(task) && !server_placed {
+                } else if members.iter().any(|&task| self.inherits(task)) && !server_placed {
                     self.running[cluster][core] = Occupant::Server;
                     server_placed = true;
                 }
@@ -860,19 +1063,17 @@ impl<'a> Reference<'a> {
                 if self.running[cluster][core] != Occupant::Idle {
                     continue;
                 }
-                let reservations = self.system.clusters[cluster].clients.len();
-                let lent = (0..reservations)
-                    .filter(|&reservation| {
-                        let task = self.first_task[cluster] + reservation;
-                        self.ready(task)
-                            && self.eligible(cluster, reservation)
-                            && !self.selected[cluster].contains(&Some(reservation))
+                let lent = (self.tasks.iter().enumerate())
+                    .filter(|&(task, run)| {
+                        run.cluster == cluster
+                            && self.ready(task)
+                            && self.eligible(cluster, run.reservation)
+                            && !self.selected[cluster].contains(&Some(run.reservation))
                             && !self.running[cluster].contains(&Occupant::Task(task))
                     })
-                    .min_by_key(|&reservation| self.urgency(cluster, reservation));
-                if let Some(reservation) = lent {
-                    self.running[cluster][core] =
-                        Occupant::Task(self.first_task[cluster] + reservation);
+                    .min_by_key(|&(task, run)| (self.urgency(cluster, run.reservation), task));
+                if let Some((task, _)) = lent {
+                    self.running[cluster][core] = Occupant::Task(task);
                 }
             }
         }
@@ -916,19 +1117,25 @@ fn machine(system: &System, horizon: u64) -> Outcome {
             cores: spec.cores,
             cycle: Duration::ZERO,
             order,
-            reservations: (spec.clients.iter())
+            reservations: (spec.reservations().iter())
                 .map(|client| {
                     let sporadic =
                         Sporadic::new(ms(client.budget), ms(client.replenishment_period))
                             .with_priority(Priority(client.priority));
-                    ReservationKind::Sporadic(sporadic)
+                    match client.tier {
+                        Tier::Low => ReservationKind::Sporadic(sporadic),
+                        Tier::High(low) => {
+                            ReservationKind::Sporadic(sporadic.with_high_criticality(ms(low)))
+                        }
+                        Tier::BestEffort => ReservationKind::BestEffort,
+                    }
                 })
                 .collect(),
         })
         .collect();
     let mut tasks = Vec::new();
     for (cluster, spec) in system.clusters.iter().enumerate() {
-        for (reservation, client) in spec.clients.iter().enumerate() {
+        for (client, reservation) in spec.clients.iter().zip(spec.reservation_of()) {
             let mut script = Vec::new();
             if client.before > 0 {
                 script.push(ScriptStep::Compute(Execution::exact(ms(client.before))));
@@ -964,7 +1171,11 @@ fn machine(system: &System, horizon: u64) -> Outcome {
             max_operation: ms(MAX_OPERATION),
         }],
         tasks,
-        pruned: PrunedRequests::Reissue,
+        pruned: if system.transfer {
+            PrunedRequests::TransferToBackground
+        } else {
+            PrunedRequests::Reissue
+        },
         groups: Vec::new(),
         cost: CostModel::default(),
         seed: 1,
@@ -1016,6 +1227,13 @@ fn machine(system: &System, horizon: u64) -> Outcome {
                     .collect()
             })
             .collect(),
+        modes: {
+            let mut modes: Vec<_> = (outcome.modes.iter())
+                .map(|record| (to_ms(record.at), record.cluster, record.mode == Mode::High))
+                .collect();
+            modes.sort_unstable();
+            modes
+        },
     }
 }
 
@@ -1026,20 +1244,32 @@ fn machine(system: &System, horizon: u64) -> Outcome {
 /// A client: budgets 1 ms up to the replenishment period (3-16 ms), task periods 3-16 ms,
 /// offsets up to 6 ms, computations of 0-3 ms around an operation of 1-5 ms. Small budgets
 /// and short periods overload the cluster, so exhaustions, prunes and reissues are common.
-fn client() -> impl Strategy<Value = Client> {
+/// Of low criticality, or with `best_effort` one in four best-effort, with `high` one in
+/// four of high criticality with `e^L` of 1 ms up to `e`; with `shared`, one in three
+/// shares the previous client's reservation.
+fn client(best_effort: bool, high: bool, shared: bool) -> impl Strategy<Value = Client> {
     (
         (1u64..=16, 3u64..=16, 1u8..=3),
         (0u64..=6, 3u64..=16),
         (0u64..=3, 1u64..=MAX_OPERATION, 0u64..=3),
+        (0u8..4, 1u64..=16, 0u8..3),
     )
         .prop_map(
-            |(
+            move |(
                 (budget, replenishment_period, priority),
                 (offset, period),
                 (before, operation, after),
+                (tier, low_budget, share),
             )| {
+                let budget = budget.min(replenishment_period);
                 Client {
-                    budget: budget.min(replenishment_period),
+                    shares: shared && share == 0,
+                    tier: match tier {
+                        0 if best_effort => Tier::BestEffort,
+                        1 if high => Tier::High(low_budget.min(budget)),
+                        _ => Tier::Low,
+                    },
+                    budget,
                     replenishment_period,
                     priority,
                     offset,
@@ -1052,10 +1282,16 @@ fn client() -> impl Strategy<Value = Client> {
         )
 }
 
-/// A cluster of 1-2 cores and 1-4 reservations.
+/// A cluster of 1-2 cores and 1-4 reservations of low criticality.
 fn cluster() -> impl Strategy<Value = ClusterSpec> {
-    (1usize..=2, proptest::collection::vec(client(), 1..=4))
-        .prop_map(|(cores, clients)| ClusterSpec { cores, clients })
+    cluster_with(false, false, false)
+}
+
+/// A cluster of 1-2 cores and 1-4 clients, some best-effort, of high criticality or sharing
+/// a reservation as [`client`] says.
+fn cluster_with(best_effort: bool, high: bool, shared: bool) -> impl Strategy<Value = ClusterSpec> {
+    let clients = proptest::collection::vec(client(best_effort, high, shared), 1..=4);
+    (1usize..=2, clients).prop_map(|(cores, clients)| ClusterSpec { cores, clients })
 }
 
 fn protocol() -> impl Strategy<Value = Protocol> {
@@ -1077,7 +1313,7 @@ proptest! {
         horizon in 1u64..=80,
     ) {
         let protocol = if prio { Protocol::Prio } else { Protocol::Fifo };
-        let system = System { clusters: vec![cluster], edf: false, protocol };
+        let system = System { clusters: vec![cluster], edf: false, protocol, transfer: false };
         prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
     }
 
@@ -1087,7 +1323,12 @@ proptest! {
         cluster in cluster(),
         horizon in 1u64..=80,
     ) {
-        let system = System { clusters: vec![cluster], edf: false, protocol: Protocol::McIpc };
+        let system = System {
+            clusters: vec![cluster],
+            edf: false,
+            protocol: Protocol::McIpc,
+            transfer: false,
+        };
         prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
     }
 
@@ -1098,7 +1339,7 @@ proptest! {
         protocol in protocol(),
         horizon in 1u64..=80,
     ) {
-        let system = System { clusters: vec![cluster], edf: true, protocol };
+        let system = System { clusters: vec![cluster], edf: true, protocol, transfer: false };
         prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
     }
 
@@ -1110,7 +1351,48 @@ proptest! {
         protocol in protocol(),
         horizon in 1u64..=80,
     ) {
-        let system = System { clusters, edf, protocol };
+        let system = System { clusters, edf, protocol, transfer: false };
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+
+    /// Step d: best-effort clients beside sporadic ones, one or two clusters, any gate,
+    /// pruned requests reissued or (MC-IPC) transferred to the background queue.
+    #[test]
+    fn best_effort_clients_and_the_background_queue_match_the_reference(
+        clusters in proptest::collection::vec(cluster_with(true, false, false), 1..=2),
+        edf in any::<bool>(),
+        protocol in protocol(),
+        transfer in any::<bool>(),
+        horizon in 1u64..=80,
+    ) {
+        let system = System { clusters, edf, protocol, transfer };
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+
+    /// Step e: Vestal's mode switch, with reservations of high and low criticality and
+    /// best-effort ones, one or two clusters, any gate, either fate of pruned requests.
+    #[test]
+    fn mode_switches_match_the_reference(
+        clusters in proptest::collection::vec(cluster_with(true, true, false), 1..=2),
+        edf in any::<bool>(),
+        protocol in protocol(),
+        transfer in any::<bool>(),
+        horizon in 1u64..=80,
+    ) {
+        let system = System { clusters, edf, protocol, transfer };
+        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+
+    /// Step f: reservations of several tasks, with everything above.
+    #[test]
+    fn reservations_of_several_tasks_match_the_reference(
+        clusters in proptest::collection::vec(cluster_with(true, true, true), 1..=2),
+        edf in any::<bool>(),
+        protocol in protocol(),
+        transfer in any::<bool>(),
+        horizon in 1u64..=80,
+    ) {
+        let system = System { clusters, edf, protocol, transfer };
         prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
     }
 }
@@ -1123,6 +1405,8 @@ proptest! {
 fn hand_client(budget: u64, priority: u8, offset: u64, script: (u64, u64, u64)) -> Client {
     let (before, operation, after) = script;
     Client {
+        shares: false,
+        tier: Tier::Low,
         budget,
         replenishment_period: 20,
         priority,
@@ -1178,6 +1462,7 @@ fn fifo_and_prio_gates_order_a_hand_worked_queue() {
         }],
         edf: false,
         protocol,
+        transfer: false,
     };
     let fifo = Outcome {
         jobs: vec![vec![(0, Some(9))], vec![(1, Some(9))], vec![(2, Some(8))]],
@@ -1188,6 +1473,7 @@ fn fifo_and_prio_gates_order_a_hand_worked_queue() {
         ],
         aborts: Vec::new(),
         drained: vec![vec![1, 2, 6]],
+        modes: Vec::new(),
     };
     let prio = Outcome {
         jobs: vec![vec![(0, Some(9))], vec![(1, Some(9))], vec![(2, Some(6))]],
@@ -1198,6 +1484,7 @@ fn fifo_and_prio_gates_order_a_hand_worked_queue() {
         ],
         aborts: Vec::new(),
         drained: vec![vec![1, 4, 4]],
+        modes: Vec::new(),
     };
     for (protocol, expected) in [(Protocol::Fifo, fifo), (Protocol::Prio, prio)] {
         let system = system(protocol);
@@ -1236,6 +1523,7 @@ fn a_waiting_reservation_drains_and_lends_its_core_while_the_server_runs_elsewhe
         }],
         edf: false,
         protocol: Protocol::Fifo,
+        transfer: false,
     };
     let expected = Outcome {
         jobs: vec![vec![(0, Some(4))], vec![(1, Some(5))], vec![(0, Some(6))]],
@@ -1246,6 +1534,7 @@ fn a_waiting_reservation_drains_and_lends_its_core_while_the_server_runs_elsewhe
         ],
         aborts: Vec::new(),
         drained: vec![vec![4, 4, 3]],
+        modes: Vec::new(),
     };
     assert_eq!(reference(&system, 12), expected);
     assert_eq!(machine(&system, 12), expected);
@@ -1291,6 +1580,7 @@ fn an_exhausted_request_is_pruned_when_queued_and_completes_when_in_service() {
         }],
         edf: false,
         protocol: Protocol::McIpc,
+        transfer: false,
     };
     let expected = Outcome {
         jobs: vec![vec![(0, None)], vec![(1, Some(22)), (22, None)]],
@@ -1328,7 +1618,231 @@ fn an_exhausted_request_is_pruned_when_queued_and_completes_when_in_service() {
             },
         ],
         drained: vec![vec![2, 5]],
+        modes: Vec::new(),
     };
     assert_eq!(reference(&system, 30), expected);
     assert_eq!(machine(&system, 30), expected);
+}
+
+/// One core, MC-IPC, fixed priorities, `p = 20`. A (priority 3, `e = 2`) invokes 4 at 0; C
+/// (priority 2, `e = 1`) invokes 1; B is best-effort and invokes 1. All are released at 0.
+///
+/// ```text
+///                 0    1    2    3    4    5    6 .. 20
+/// transfer        S:A  S:A  S:A  S:A  S:C  S:B  .          B sleeps at 6
+///   selected      A    A    C    B    B    B    -
+/// reissue         S:A  S:A  S:A  S:A  S:B  .               B sleeps at 5
+///   selected      A    A    C    B    B    -
+/// ```
+///
+/// - 2: A is exhausted in service: aborted, not pruned; local wait is set and the local head
+///   A is replaced by nobody. C is selected, invokes, and becomes the local head, kept out
+///   of the global queue by local wait; its reservation runs the server (A's operation);
+/// - 3: C is exhausted with its request queued: pruned. Transferred, it waits in the
+///   background queue; reissued instead, it waits for budget (until 20). B, selected at
+///   last, invokes into the background queue (behind C's if transferred) and runs the
+///   server on its selection (a best-effort reservation drains nothing but is charged the
+///   time it is selected);
+/// - 4: A's operation ends (A has no core until 20); no real-time request waits, so the
+///   background queue is served: C's transferred request, on B's selection, then B's;
+///   served, C's request is not reissued and completes exhausted.
+#[test]
+fn pruned_requests_are_served_from_the_background_queue_when_no_real_time_request_waits() {
+    let best_effort = Client {
+        tier: Tier::BestEffort,
+        ..hand_client(0, 1, 0, (0, 1, 0))
+    };
+    let system = |transfer| System {
+        clusters: vec![ClusterSpec {
+            cores: 1,
+            clients: vec![
+                hand_client(2, 3, 0, (0, 4, 0)),
+                hand_client(1, 2, 0, (0, 1, 0)),
+                best_effort,
+            ],
+        }],
+        edf: false,
+        protocol: Protocol::McIpc,
+        transfer,
+    };
+    let request_a = Invocation {
+        exhausted: true,
+        ..invocation(0, 0, 0, 4, 2)
+    };
+    let aborts = vec![
+        Abort {
+            at: 2,
+            task: 0,
+            pruned: false,
+        },
+        Abort {
+            at: 3,
+            task: 1,
+            pruned: true,
+        },
+    ];
+    let transferred = Outcome {
+        jobs: vec![vec![(0, None)], vec![(0, None)], vec![(0, Some(6))]],
+        invocations: vec![
+            request_a,
+            Invocation {
+                exhausted: true,
+                ..invocation(1, 2, 2, 5, 1)
+            },
+            invocation(2, 3, 3, 6, 3),
+        ],
+        aborts: aborts.clone(),
+        drained: vec![vec![2, 1, 3]],
+        modes: Vec::new(),
+    };
+    let reissued = Outcome {
+        jobs: vec![vec![(0, None)], vec![(0, None)], vec![(0, Some(5))]],
+        invocations: vec![request_a, invocation(2, 3, 3, 5, 2)],
+        aborts,
+        drained: vec![vec![2, 1, 2]],
+        modes: Vec::new(),
+    };
+    for (transfer, expected) in [(true, transferred), (false, reissued)] {
+        let system = system(transfer);
+        assert_eq!(reference(&system, 20), expected, "transfer: {transfer}");
+        assert_eq!(machine(&system, 20), expected, "transfer: {transfer}");
+    }
+}
+
+/// Two cores, PRIO-IPC, fixed priorities, `p = 20`, all released at 0. H (priority 3, high
+/// criticality, `e = 6`, `e^L = 2`) invokes 3; L (2, low, `e = 6`) invokes 1; G (1, high,
+/// `e = e^L = 4`) invokes 1. H and L are selected; G, not selected, invokes at 0 on the core
+/// L idles (slack, `G*`: a step that takes no time), so the queue holds L then G behind H's
+/// request in service.
+///
+/// ```text
+///                 0    1    2    3    4    5
+/// core 0          S:H  S:H  S:H  H|   S:L  L|     H, G, L sleep at 3, 4, 5
+///   selected      H    H    H    H,L  L    L
+/// core 1          G*   .    .    S:G  G|
+///   selected      L    L    G    G    G
+/// mode            low       high           low
+/// ```
+///
+/// At 2, H's pending job has consumed `e^L`: once the instant is done the cluster switches
+/// to high mode and demotes L below G, which takes L's core. L's queued request is aborted
+/// as on an exhaustion and, L still having budget, reissued at once with its demoted
+/// priority: the server, replying to H at 3, takes G's request before L's. L is selected
+/// again at 3 (H done). At 5 L completes: no sporadic reservation is active, so the cluster
+/// returns to low mode. With `e^L = 3`, H's job completes at 3 having consumed exactly
+/// `e^L`: no switch, and L (priority 2) is served before G:
+///
+/// ```text
+///                 0    1    2    3    4    5
+/// core 0          S:H  S:H  S:H  H|   S:G  G|     H, L, G sleep at 3, 4, 5
+///   selected      H    H    H    H,G  G    G
+/// core 1          G*   .    .    S:L  L|
+///   selected      L    L    L    L    L
+/// ```
+#[test]
+fn a_mode_switch_aborts_and_reissues_demoted_requests_until_an_idle_instant() {
+    let high = |low_budget, client| Client {
+        tier: Tier::High(low_budget),
+        ..client
+    };
+    let system = |low_budget| System {
+        clusters: vec![ClusterSpec {
+            cores: 2,
+            clients: vec![
+                high(low_budget, hand_client(6, 3, 0, (0, 3, 0))),
+                hand_client(6, 2, 0, (0, 1, 0)),
+                high(4, hand_client(4, 1, 0, (0, 1, 0))),
+            ],
+        }],
+        edf: false,
+        protocol: Protocol::Prio,
+        transfer: false,
+    };
+    let switched = Outcome {
+        jobs: vec![vec![(0, Some(3))], vec![(0, Some(5))], vec![(0, Some(4))]],
+        invocations: vec![
+            invocation(0, 0, 0, 3, 3),
+            invocation(2, 0, 0, 4, 2),
+            Invocation {
+                issued: 2,
+                reissues: 1,
+                drained_since_issue: 2,
+                ..invocation(1, 0, 0, 5, 4)
+            },
+        ],
+        aborts: vec![Abort {
+            at: 2,
+            task: 1,
+            pruned: true,
+        }],
+        drained: vec![vec![3, 4, 2]],
+        modes: vec![(2, 0, true), (5, 0, false)],
+    };
+    let not_switched = Outcome {
+        jobs: vec![vec![(0, Some(3))], vec![(0, Some(4))], vec![(0, Some(5))]],
+        invocations: vec![
+            invocation(0, 0, 0, 3, 3),
+            invocation(1, 0, 0, 4, 4),
+            invocation(2, 0, 0, 5, 2),
+        ],
+        aborts: Vec::new(),
+        drained: vec![vec![3, 4, 2]],
+        modes: Vec::new(),
+    };
+    for (low_budget, expected) in [(2, switched), (3, not_switched)] {
+        let system = system(low_budget);
+        assert_eq!(reference(&system, 20), expected, "e^L = {low_budget}");
+        assert_eq!(machine(&system, 20), expected, "e^L = {low_budget}");
+    }
+}
+
+/// Two cores, FIFO-IPC, fixed priorities, `e = 10`, `p = 20`, all released at 0. R
+/// (priority 2) holds two tasks: T0 invokes 3; T1 computes 2, then invokes 1. Q (priority 1)
+/// holds U, which invokes 1, then computes 1.
+///
+/// ```text
+///                 0    1    2    3    4    5
+/// core 0          T1   T1   .    T0|  S:T1 T1|    T0, U, T1 done at 3, 5, 5
+///   selected      R    R    R    R    R    R
+/// core 1          S:T0 S:T0 S:T0 S:U  U    U|
+///   selected      Q    Q    Q    Q    Q    Q
+/// ```
+///
+/// At 0 R dispatches T0, its first ready task, and Q dispatches U; both invoke (T0 first,
+/// core order). R's next ready task, T1, then runs on R's core while T0 waits; Q, whose task
+/// waits, runs the server (T0's operation) on Q's budget. At 2 T1 invokes too and R, no task
+/// of it ready, idles: the server is already executing on core 1, where it stays while Q has
+/// no ready task. At 3 R dispatches T0, which sleeps (R stays active for T1); at 4 U is ready
+/// again, so the server moves to R's core for T1's request.
+#[test]
+fn a_reservation_dispatches_its_first_ready_task_or_the_server_its_tasks_wait_on() {
+    let system = System {
+        clusters: vec![ClusterSpec {
+            cores: 2,
+            clients: vec![
+                hand_client(10, 2, 0, (0, 3, 0)),
+                Client {
+                    shares: true,
+                    ..hand_client(10, 2, 0, (2, 1, 0))
+                },
+                hand_client(10, 1, 0, (0, 1, 1)),
+            ],
+        }],
+        edf: false,
+        protocol: Protocol::Fifo,
+        transfer: false,
+    };
+    let expected = Outcome {
+        jobs: vec![vec![(0, Some(3))], vec![(0, Some(5))], vec![(0, Some(5))]],
+        invocations: vec![
+            invocation(0, 0, 0, 3, 3),
+            invocation(2, 0, 0, 4, 4),
+            invocation(1, 2, 2, 5, 3),
+        ],
+        aborts: Vec::new(),
+        drained: vec![vec![5, 5]],
+        modes: Vec::new(),
+    };
+    assert_eq!(reference(&system, 20), expected);
+    assert_eq!(machine(&system, 20), expected);
 }
