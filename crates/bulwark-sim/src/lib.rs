@@ -8,7 +8,7 @@
 //! # Ties
 //!
 //! Every rule by which the machine breaks a tie, in one place (each is pinned by a
-//! hand-worked schedule in `tests/ties.rs`):
+//! hand-worked schedule in `tests/ties.rs`, or where it says):
 //!
 //! 1. **A completion and a release at the same instant**: the execution that ends is handled
 //!    first (events at one instant go: executions ending, then kernel exits, then timer
@@ -39,6 +39,11 @@
 //!    on plan behind it) misses when its deadline is at or before the horizon. The component
 //!    machine follows the same rule. The MC-IPC machine does not: its phases are laid end to
 //!    end, so a job released at a phase's end belongs to the next phase.
+//! 7. **Budget notices of one scheduler decision** (which an mc-ipc gate acts on) are taken
+//!    by task id, each task's exhaustion before its replenishment, not in the order the
+//!    budgets ran out and came back: a task whose request is reissued in that decision can
+//!    become the gate's local head ahead of one aborted in it. Pinned in
+//!    `tests/server_reference.rs` (`one_decisions_notices_are_acted_on_by_task`).
 
 pub mod behaviour;
 pub mod cluster;
