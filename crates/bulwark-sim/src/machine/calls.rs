@@ -66,7 +66,15 @@ impl Machine<'_> {
         work: &mut Work,
     ) -> Result<(), SimError> {
         self.leave_server(core, task, now, work)?;
-        self.close_job(task, Completion::Killed);
+        // A job planned after the run's end is never released within it, so it does not
+        // count ("Ties", 6): it is dropped, not closed as killed.
+        let until = self.until;
+        let t = &mut self.tasks[task.index()];
+        if t.job.as_ref().is_some_and(|job| job.release > until) {
+            t.job = None;
+        } else {
+            self.close_job(task, Completion::Killed);
+        }
         let t = &mut self.tasks[task.index()];
         t.killed = true;
         t.executing = None;
