@@ -1,4 +1,5 @@
-//! The machine's passive servers against an independent reference: one core, one server, and
+//! The machine's passive servers against an independent reference: one or two cores, one
+//! server, and
 //! periodic callers whose job runs `before`, invokes the server (an operation of `operation`),
 //! runs `after` and sleeps until its next period (`sleep-until-aligned`). Every job's release,
 //! first start, completion and miss, and per task its invocations, server time, execution,
@@ -28,7 +29,19 @@
 //!   replenishment;
 //! - the MC-IPC gate's budget notices: an exhaustion prunes a waiting request (counted, its
 //!   drain ended) or leaves one in service to complete; the replenishment reissues a pruned
-//!   one (a new arrival, its drain counted afresh, its wait still from the invoke).
+//!   one (a new arrival, its drain counted afresh, its wait still from the invoke);
+//! - two cores, fixed priority on each, distinct priorities, FIFO-IPC and PRIO-IPC, callers
+//!   homed on either: without inheritance the reply that hands the server to a blocked
+//!   caller on the other core interrupts that core, which wakes it at its next kernel entry;
+//!   with it, the first lender dispatched runs the operation (the core it runs on is kept),
+//!   a lender dispatched on the other core meanwhile spins (executed, budget drained, no
+//!   server time), and when the running context stops (not chosen again at a decision, or
+//!   the reply taking the next request) every other core whose dispatched context lends takes
+//!   an interrupt, and the first to take it runs the operation on. Across cores, one instant
+//!   goes as the machine's event queue: executions ending, first set first (set at each
+//!   core's last decision), then timer interrupts (a core's next release, or an interrupt
+//!   another core raised, which replaces it) first set first; a core's decision at an
+//!   instant releases its jobs due then and takes the wake-ups raised for it.
 //!
 //! Readings where the rules leave a choice, each following the machine's documentation or
 //! code comments:
@@ -39,15 +52,19 @@
 //!   acted on by task id, per task an exhaustion first (lib.rs "Ties", 7);
 //! - a task whose execution and budget end at one instant takes its step there first (an
 //!   invoke, a reply, a sleep; "Ties" 1), then is charged: a request it issued then is
-//!   aborted at once (pruned if it waits).
+//!   aborted at once (pruned if it waits);
+//! - on two cores, a reply to a caller whose context spins on the other core interrupts
+//!   that core ("the running context stops ... the reply"): the caller goes on at once.
 //!
-//! Three hand-worked schedules pin the reference and the machine (inheritance on and off,
-//! a caller out of budget holding the server, prune and reissue), and one case found at
-//! 20,000 cases pins the notices' order.
+//! Five hand-worked schedules pin the reference and the machine (inheritance on and off,
+//! a caller out of budget holding the server, prune and reissue, two cores woken or
+//! spinning, a caller spinning elsewhere answered), and one case found at 20,000 cases pins
+//! the notices' order.
 //!
-//! Not covered: several cores (lenders spinning), several servers and nested calls, server
-//! priorities, other policies, random operation times, terminations, costs. Every parameter
-//! is whole milliseconds and costs are zero, so stepping one millisecond at a time is exact.
+//! Not covered: SPR, MC-IPC, tied priorities and more than two cores on several cores;
+//! several servers and nested calls, server priorities, other policies, random operation
+//! times, terminations, costs. Every parameter is whole milliseconds and costs are zero, so
+//! stepping one millisecond at a time is exact.
 
 mod common;
 mod replenishment_queue;
@@ -73,12 +90,14 @@ struct Caller {
     priority: u8,
     /// Its SPR budget per period (policy `spr` only).
     budget: u64,
+    core: usize,
 }
 
-/// A drawn system: the callers of one server on one core.
+/// A drawn system: the callers of one server on `cores` cores.
 #[derive(Clone, Debug)]
 struct System {
     callers: Vec<Caller>,
+    cores: usize,
     operation: u64,
     gate: GateProtocol,
     inheritance: bool,
@@ -235,6 +254,18 @@ struct Reference<'a> {
     gate: Gate,
     /// The request in service: its caller and the ms of operation left.
     in_service: Option<(usize, u64)>,
+    /// The core whose context runs the operation, if one does.
+    runner: Option<usize>,
+    /// Per core: the task dispatched; when its execution's end was set (an event sequence
+    /// number: executions ending at one instant are handled first set first); its timer as
+    /// programmed, and the timer source's pending event (time, sequence), which an
+    /// interrupt replaces; callers another core's reply woke, taken at its next entry.
+    running: Vec<Option<usize>>,
+    end_set: Vec<u64>,
+    programmed: Vec<Option<u64>>,
+    timer: Vec<Option<(u64, u64)>>,
+    wake_ups: Vec<Vec<usize>>,
+    events: u64,
     /// Ready tasks in the order they last woke (equal priorities: first come, first served).
     woken: Vec<usize>,
     /// When each task armed its release timer (tasks released together wake in this order).
@@ -266,6 +297,13 @@ impl<'a> Reference<'a> {
             tasks,
             gate: Gate::new(system.gate),
             in_service: None,
+            runner: None,
+            running: vec![None; system.cores],
+            end_set: vec![0; system.cores],
+            programmed: vec![None; system.cores],
+            timer: vec![None; system.cores],
+            wake_ups: vec![Vec::new(); system.cores],
+            events: 0,
             woken: Vec::new(),
             armed: (0..count).collect(),
             sequence: count,
@@ -282,22 +320,52 @@ impl<'a> Reference<'a> {
         awake && (!self.system.spr || t.standing == Standing::Ready)
     }
 
-    /// The most important eligible task; equal priorities, the first woken.
-    fn choose(&self) -> Option<usize> {
+    /// The most important eligible task on `core`; equal priorities, the first woken.
+    fn choose(&self, core: usize) -> Option<usize> {
         (0..self.tasks.len())
-            .filter(|&task| self.eligible(task))
+            .filter(|&task| self.caller(task).core == core && self.eligible(task))
             .max_by_key(|&task| {
                 let place = self.woken.iter().position(|&t| t == task);
                 (self.caller(task).priority, std::cmp::Reverse(place))
             })
     }
 
-    /// The task, dispatched, has a step that takes no time (a kernel entry) due.
+    /// The task, dispatched, has a step that takes no time (a kernel entry) due: a lender
+    /// only when its core ran the operation to its end.
     fn step_due(&self, task: usize) -> bool {
         match self.tasks[task].stage {
             Stage::Before { left } | Stage::After { left } => left == 0,
-            Stage::Served | Stage::Waiting { .. } => self.in_service.is_some_and(|s| s.1 == 0),
+            Stage::Served | Stage::Waiting { .. } => {
+                self.runner == Some(self.caller(task).core)
+                    && self.in_service.is_some_and(|s| s.1 == 0)
+            }
             Stage::Asleep { .. } => false,
+        }
+    }
+
+    /// The task's context, dispatched, runs (or spins for) the request in service.
+    fn lends(&self, task: usize) -> bool {
+        let t = &self.tasks[task];
+        match t.stage {
+            Stage::Served => true,
+            Stage::Waiting { .. } => self.system.inherits() && !t.blocked && !t.pruned,
+            _ => false,
+        }
+    }
+
+    /// An interrupt to `core` at `now`: its timer source's event, replacing the pending one.
+    fn interrupt(&mut self, core: usize, now: u64) {
+        self.events += 1;
+        self.timer[core] = Some((now, self.events));
+    }
+
+    /// The operation stopped on `core`: every other core whose dispatched context lends
+    /// (spins) takes an interrupt.
+    fn kick_spinners(&mut self, core: usize, now: u64) {
+        for other in 0..self.system.cores {
+            if other != core && self.running[other].is_some_and(|task| self.lends(task)) {
+                self.interrupt(other, now);
+            }
         }
     }
 
@@ -315,12 +383,12 @@ impl<'a> Reference<'a> {
         }
     }
 
-    /// The task's step due at `now`: invoke, reply or sleep.
-    fn take_step(&mut self, task: usize, now: u64) {
+    /// The task's step due at `now` on `core`: invoke, reply or sleep.
+    fn take_step(&mut self, task: usize, core: usize, now: u64) {
         match self.tasks[task].stage {
             Stage::Before { .. } => self.invoke(task, now),
             Stage::After { .. } => self.sleep(task, now),
-            Stage::Served | Stage::Waiting { .. } => self.reply(now),
+            Stage::Served | Stage::Waiting { .. } => self.reply(core, now),
             Stage::Asleep { .. } => unreachable!("an asleep task takes no step"),
         }
     }
@@ -352,9 +420,16 @@ impl<'a> Reference<'a> {
         }
     }
 
-    /// The operation in service ended at `now`: the reply, and the next request is taken.
-    fn reply(&mut self, now: u64) {
+    /// The operation in service ended at `now` on `core`: the reply, and the next request
+    /// is taken.
+    fn reply(&mut self, core: usize, now: u64) {
         let (caller, _) = self.in_service.take().expect("a request in service");
+        self.runner = None;
+        // A caller spinning elsewhere is a lender the reply stops: its core is interrupted.
+        let home = self.caller(caller).core;
+        if home != core && self.running[home] == Some(caller) {
+            self.interrupt(home, now);
+        }
         self.gate.reply(caller);
         let after = self.caller(caller).after;
         let inherits = self.system.inherits();
@@ -363,21 +438,29 @@ impl<'a> Reference<'a> {
             t.counts.drains.push(t.counts.executed - t.drain_from);
         }
         t.stage = Stage::After { left: after };
-        self.serve_next(now);
+        self.serve_next(core, now);
     }
 
-    fn serve_next(&mut self, now: u64) {
+    /// The idle server takes its next request at `now`, made on `core`. Spinning lenders
+    /// elsewhere take an interrupt; a blocked caller homed elsewhere is woken there, by one.
+    fn serve_next(&mut self, core: usize, now: u64) {
         let Some(next) = self.gate.wait() else {
             return;
         };
         self.in_service = Some((next, self.system.operation));
+        self.runner = None;
+        self.kick_spinners(core, now);
+        let home = self.caller(next).core;
         let t = &mut self.tasks[next];
         let Stage::Waiting { since } = t.stage else {
             unreachable!("the gate serves waiting requests")
         };
         t.counts.gate_waits.push(now - since);
         t.stage = Stage::Served;
-        if std::mem::take(&mut t.blocked) {
+        if t.blocked && home != core {
+            self.wake_ups[home].push(next);
+            self.interrupt(home, now);
+        } else if std::mem::take(&mut t.blocked) {
             self.wake(next, now);
         }
     }
@@ -456,7 +539,7 @@ impl<'a> Reference<'a> {
                     t.drain_from = t.counts.executed;
                     self.gate.invoke(task, priority);
                     if self.in_service.is_none() {
-                        self.serve_next(now);
+                        self.serve_next(self.caller(task).core, now);
                     }
                 }
                 Stage::Waiting { .. } if !replenished && !t.pruned => {
@@ -475,10 +558,12 @@ impl<'a> Reference<'a> {
         }
     }
 
-    /// Jobs released at `now`, woken in the order their timers were armed; SPR timeouts due.
-    fn release(&mut self, now: u64) {
+    /// Jobs of `core` released at `now`, woken in the order their timers were armed; SPR
+    /// timeouts due.
+    fn release(&mut self, core: usize, now: u64) {
         let mut due: Vec<usize> = (0..self.tasks.len())
             .filter(|&task| self.tasks[task].stage == Stage::Asleep { release: now })
+            .filter(|&task| self.caller(task).core == core)
             .collect();
         due.sort_by_key(|&task| self.armed[task]);
         for task in due {
@@ -499,9 +584,11 @@ impl<'a> Reference<'a> {
         }
     }
 
-    /// `task` runs for one millisecond.
+    /// `task` runs for one millisecond: a lender runs the operation if its core does, and
+    /// spins otherwise, its budget draining.
     fn run(&mut self, task: usize) {
         let period = self.caller(task).period;
+        let runs = self.runner == Some(self.caller(task).core);
         let t = &mut self.tasks[task];
         t.counts.executed += 1;
         if self.system.spr {
@@ -511,48 +598,120 @@ impl<'a> Reference<'a> {
             Stage::Before { left } | Stage::After { left } => *left -= 1,
             Stage::Served | Stage::Waiting { .. } => {
                 assert!(!t.blocked && !t.pruned, "only lenders run operations");
-                t.counts.server += 1;
-                self.in_service.as_mut().expect("in service").1 -= 1;
+                if runs {
+                    t.counts.server += 1;
+                    self.in_service.as_mut().expect("in service").1 -= 1;
+                }
             }
             Stage::Asleep { .. } => unreachable!("an asleep task does not run"),
         }
     }
 
+    /// `core` enters its kernel at `now`: for its dispatched task's step (`step`), or a timer
+    /// interrupt (`timer`), or the scheduler's every-millisecond look under SPR. Each step
+    /// that takes no time is a kernel entry, after which the scheduler chooses again ("Ties"
+    /// 6: at the horizon too).
+    fn enter(&mut self, core: usize, now: u64, step: bool, timer: bool) {
+        if timer {
+            self.timer[core] = None;
+            self.programmed[core] = None;
+        }
+        let mut previous = self.running[core];
+        let mut exhausted = None;
+        if let Some(task) = previous {
+            if step {
+                self.take_step(task, core, now);
+            }
+            exhausted = self.charge(task, now).then_some(task);
+        }
+        for task in std::mem::take(&mut self.wake_ups[core]) {
+            self.tasks[task].blocked = false;
+            self.wake(task, now);
+        }
+        // "Ties" 1: the execution that ends is handled before the instant's releases.
+        self.release(core, now);
+        self.running[core] = loop {
+            let replenished = self.replenish(now);
+            self.act_on_notices(exhausted.take(), replenished, now);
+            let next = self.choose(core);
+            // The timer: the core's next release.
+            let release = (0..self.tasks.len())
+                .filter(|&task| self.caller(task).core == core)
+                .filter_map(|task| match self.tasks[task].stage {
+                    Stage::Asleep { release } => Some(release),
+                    _ => None,
+                })
+                .min();
+            if release != self.programmed[core] {
+                self.programmed[core] = release;
+                self.events += 1;
+                self.timer[core] = release.map(|at| (at, self.events));
+            }
+            // A context that ran the operation and is not chosen again leaves it.
+            if previous.is_some_and(|p| next != Some(p) && self.lends(p))
+                && self.runner == Some(core)
+            {
+                self.runner = None;
+                self.kick_spinners(core, now);
+            }
+            let Some(task) = next else {
+                break None;
+            };
+            self.tasks[task]
+                .jobs
+                .last_mut()
+                .expect("a job")
+                .1
+                .get_or_insert(now * MS);
+            if self.lends(task) && self.runner.is_none() {
+                self.runner = Some(core);
+            }
+            if !self.step_due(task) {
+                break Some(task);
+            }
+            self.take_step(task, core, now);
+            previous = Some(task);
+        };
+        self.events += 1;
+        self.end_set[core] = self.events;
+    }
+
     fn schedule(mut self) -> (Vec<Vec<JobRow>>, Vec<Counts>) {
         let horizon = self.system.horizon;
-        let mut ran: Option<usize> = None;
+        let cores = self.system.cores;
+        for core in 0..cores {
+            self.enter(core, 0, false, false);
+        }
         for now in 0..=horizon {
-            // "Ties" 1: the execution that ends is handled before the instant's releases.
-            let mut exhausted = None;
-            if let Some(task) = ran {
-                if self.step_due(task) {
-                    self.take_step(task, now);
-                }
-                exhausted = self.charge(task, now).then_some(task);
+            // Executions ending at `now`, first set first; then timer interrupts, first set
+            // first (an entry may raise more); under SPR every core looks each ms.
+            let mut ending: Vec<usize> = (0..cores)
+                .filter(|&core| self.running[core].is_some_and(|task| self.step_due(task)))
+                .collect();
+            ending.sort_by_key(|&core| self.end_set[core]);
+            // At 0 every core has booted.
+            let mut entered = vec![now == 0; cores];
+            for core in ending {
+                self.enter(core, now, true, false);
+                entered[core] = true;
             }
-            self.release(now);
-            // Each step that takes no time is a kernel entry, after which the scheduler
-            // chooses again ("Ties" 6: at the horizon too).
-            ran = loop {
-                let replenished = self.replenish(now);
-                self.act_on_notices(exhausted.take(), replenished, now);
-                let Some(task) = self.choose() else {
-                    break None;
+            loop {
+                let due = (0..cores)
+                    .filter_map(|core| Some((self.timer[core]?, core)))
+                    .filter(|&((at, _), _)| at <= now)
+                    .min_by_key(|&((_, set), _)| set);
+                let look = (0..cores).find(|&core| self.system.spr && !entered[core]);
+                let Some(core) = due.map(|d| d.1).or(look) else {
+                    break;
                 };
-                self.tasks[task]
-                    .jobs
-                    .last_mut()
-                    .expect("a job")
-                    .1
-                    .get_or_insert(now * MS);
-                if !self.step_due(task) {
-                    break Some(task);
+                self.enter(core, now, false, due.is_some());
+                entered[core] = true;
+            }
+            for core in 0..cores {
+                match self.running[core] {
+                    Some(task) if now < horizon => self.run(task),
+                    _ => self.running[core] = None,
                 }
-                self.take_step(task, now);
-            };
-            match ran {
-                Some(task) if now < horizon => self.run(task),
-                _ => ran = None,
             }
         }
         let mut jobs = Vec::new();
@@ -595,7 +754,7 @@ fn machine(system: &System) -> Outcome {
             body.push(Step::SleepUntilAligned(ms(caller.period)));
             TaskSpec {
                 name: format!("t{i}"),
-                core: 0,
+                core: caller.core as u16,
                 priority: Some(Priority(caller.priority)),
                 reservation: system
                     .spr
@@ -613,7 +772,7 @@ fn machine(system: &System) -> Outcome {
     } else {
         PolicyKind::FixedPriority
     };
-    let mut scenario = scenario(policy, 1, ms(system.horizon), tasks);
+    let mut scenario = scenario(policy, system.cores as u16, ms(system.horizon), tasks);
     scenario.servers = vec![ServerSpec {
         name: "server".into(),
         gate: system.gate,
@@ -719,6 +878,7 @@ fn callers(tied: bool) -> impl Strategy<Value = Vec<Caller>> {
             after,
             priority,
             budget: budget.min(period),
+            core: 0,
         },
     );
     proptest::collection::vec(caller, 2..=4).prop_flat_map(move |callers| {
@@ -752,11 +912,29 @@ fn system(spr: bool, tied: bool, gates: Vec<GateProtocol>) -> impl Strategy<Valu
                 inheritance,
                 spr,
                 horizon,
+                cores: 1,
             },
         )
 }
 
 const FIFO_PRIO: [GateProtocol; 2] = [GateProtocol::FifoIpc, GateProtocol::PrioIpc];
+
+/// A fixed-priority system on two cores, each caller homed on either, priorities distinct.
+fn two_cores(inheritance: bool) -> impl Strategy<Value = System> {
+    let homes = proptest::collection::vec(0usize..=1, 4);
+    (system(false, false, FIFO_PRIO.to_vec()), homes).prop_map(move |(system, homes)| {
+        let mut callers = system.callers;
+        for (caller, home) in callers.iter_mut().zip(homes) {
+            caller.core = home;
+        }
+        System {
+            callers,
+            cores: 2,
+            inheritance,
+            ..system
+        }
+    })
+}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
@@ -779,6 +957,16 @@ proptest! {
     fn spr_callers_are_served_as_the_reference(
         system in system(true, false, FIFO_PRIO.to_vec()),
     ) {
+        agree(&system)?;
+    }
+
+    #[test]
+    fn two_cores_without_inheritance_are_served_as_the_reference(system in two_cores(false)) {
+        agree(&system)?;
+    }
+
+    #[test]
+    fn two_cores_with_inheritance_are_served_as_the_reference(system in two_cores(true)) {
         agree(&system)?;
     }
 
@@ -837,6 +1025,7 @@ fn caller(priority: u8, offset: u64, before: u64, after: u64, budget: u64) -> Ca
         after,
         priority,
         budget,
+        core: 0,
     }
 }
 
@@ -876,6 +1065,7 @@ fn inheritance_lets_a_waiting_caller_run_the_request_ahead() {
         inheritance: false,
         spr: false,
         horizon: 19,
+        cores: 1,
     };
     hand_worked(
         &system,
@@ -925,6 +1115,7 @@ fn a_caller_out_of_budget_holds_the_server_until_its_replenishment() {
         inheritance: false,
         spr: true,
         horizon: 30,
+        cores: 1,
     };
     hand_worked(
         &system,
@@ -965,6 +1156,7 @@ fn mc_ipc_prunes_a_waiting_request_and_reissues_it_at_the_replenishment() {
         inheritance: true,
         spr: true,
         horizon: 30,
+        cores: 1,
     };
     hand_worked(
         &system,
@@ -1000,6 +1192,7 @@ fn one_decisions_notices_are_acted_on_by_task() {
         after,
         priority,
         budget,
+        core: 0,
     };
     let system = System {
         callers: vec![
@@ -1013,9 +1206,135 @@ fn one_decisions_notices_are_acted_on_by_task() {
         inheritance: true,
         spr: true,
         horizon: 36,
+        cores: 1,
     };
     let (jobs, counts) = reference(&system);
     assert_eq!(jobs[0][0].2, Some(20 * MS));
     assert_eq!(counts[0].gate_waits[0], 8);
     agree(&system).expect("the machine agrees");
+}
+
+/// Two cores, fixed priority, one FIFO-IPC server of 3 ms, periods 20. On core 0, `low`
+/// (priority 1) calls at 0 and runs 1 ms after the reply; `high` (3) is released at 2, runs
+/// 1 ms and calls. On core 1, `far` (2) runs 1 ms, calls, and runs 1 ms after its reply.
+/// `S` the operation on that context, `s` spinning for it, `r` own code, `|` a completion.
+///
+/// Without inheritance, the blocked callers are woken on their own cores by the reply's
+/// interrupt (far at 4 by low's reply on core 0, high at 7 by far's on core 1):
+/// ```text
+///        0  1  2  3  4  5  6  7  8  9 10
+/// low    S  S  .  S  r  |                    core 0
+/// high   .  .  r  .  .  .  .  S  S  S  |     core 0
+/// far    r  .  .  .  S  S  S  r  |           core 1
+/// ```
+/// With inheritance, far spins from 1 while core 0 runs the operation; high's release at 2
+/// stops low's context, so core 1 takes an interrupt and far runs low's request on (2..3).
+/// At 3 high calls and spins (its execution's end was set at 2, before far's: core 0 is
+/// handled first); far's reply at 3 hands the server to far's own request, which core 1 runs
+/// on while high spins; far's reply at 6 interrupts core 0, where high runs its own (6..9):
+/// ```text
+///        0  1  2  3  4  5  6  7  8  9 10
+/// low    S  S  .  .  .  .  .  .  .  r  |     core 0
+/// high   .  .  r  s  s  s  S  S  S  |        core 0
+/// far    r  s  S  S  S  S  r  |              core 1
+/// ```
+#[test]
+fn callers_on_two_cores_are_woken_or_spin_then_take_over() {
+    let mut system = System {
+        callers: vec![
+            caller(1, 0, 0, 1, 20),
+            caller(3, 2, 1, 0, 20),
+            Caller {
+                core: 1,
+                ..caller(2, 0, 1, 1, 20)
+            },
+        ],
+        cores: 2,
+        operation: 3,
+        gate: GateProtocol::FifoIpc,
+        inheritance: false,
+        spr: false,
+        horizon: 19,
+    };
+    hand_worked(
+        &system,
+        &[
+            &[(0, Some(0), Some(5), false)],
+            &[(2, Some(2), Some(10), false)],
+            &[(0, Some(0), Some(8), false)],
+        ],
+        &[
+            (1, 3, 4, &[], &[], 0),
+            (1, 3, 4, &[4], &[], 0),
+            (1, 3, 5, &[3], &[], 0),
+        ],
+    );
+    system.inheritance = true;
+    hand_worked(
+        &system,
+        &[
+            &[(0, Some(0), Some(10), false)],
+            &[(2, Some(2), Some(9), false)],
+            &[(0, Some(0), Some(7), false)],
+        ],
+        &[
+            (1, 2, 3, &[], &[2], 0),
+            (1, 3, 7, &[3], &[6], 0),
+            (1, 4, 7, &[2], &[5], 0),
+        ],
+    );
+}
+
+/// A caller spinning on another core goes on after its reply (found by the two-core
+/// property, reduced by hand). Two cores, fixed priority, a PRIO-IPC server of 3 ms with inheritance,
+/// periods 20: on core 0 `low` (priority 1) calls at 0 and `mid` (3) is released at 1 and
+/// calls at once; on core 1 `far` (4) runs 2 ms, calls, and runs 1 ms after its reply.
+/// - 1: mid waits and, dispatched, runs low's request on (1..3);
+/// - 2: far calls; the operation runs on core 0, so far spins;
+/// - 3: mid's reply to low hands the server to far's request (PRIO: 4 before 3); core 1 is
+///   interrupted, but core 0's scheduler has already dispatched mid, which runs far's
+///   request (3..6) while far spins;
+/// - 6: the reply to far stops far's context lending, so its core takes an interrupt
+///   ("when the running context stops ... the reply"), and far runs its own code 6..7;
+///   mid's request runs 6..9.
+/// ```text
+///        0  1  2  3  4  5  6  7  8  9
+/// low    S  .  .  .  .  .  .  .  .  |        core 0
+/// mid    .  S  S  S  S  S  S  S  S  |        core 0
+/// far    r  r  s  s  s  s  r  |              core 1
+/// ```
+/// The machine used to interrupt only the cores whose context still lent after the reply,
+/// so core 1 got no interrupt and, with no timer due, far never resumed: its job never
+/// completed. Its drain was also recorded without the spin in progress.
+#[test]
+fn a_caller_spinning_elsewhere_goes_on_after_its_reply() {
+    let system = System {
+        callers: vec![
+            caller(1, 0, 0, 0, 20),
+            caller(3, 1, 0, 0, 20),
+            Caller {
+                core: 1,
+                ..caller(4, 0, 2, 1, 20)
+            },
+        ],
+        cores: 2,
+        operation: 3,
+        gate: GateProtocol::PrioIpc,
+        inheritance: true,
+        spr: false,
+        horizon: 12,
+    };
+    hand_worked(
+        &system,
+        &[
+            &[(0, Some(0), Some(9), false)],
+            &[(1, Some(1), Some(9), false)],
+            &[(0, Some(0), Some(7), false)],
+        ],
+        &[
+            (1, 1, 1, &[], &[1], 0),
+            (1, 8, 8, &[5], &[8], 0),
+            (1, 0, 7, &[1], &[4], 0),
+        ],
+    );
 }

@@ -104,6 +104,7 @@ impl Machine<'_> {
             .take()
             .and_then(|request| request.parent);
         if self.scenario.servers[server].bandwidth_inheritance {
+            self.answer_spinner(core, caller, now);
             self.tasks[caller.index()].end_drain();
         }
         let t = &mut self.tasks[caller.index()];
@@ -119,6 +120,25 @@ impl Machine<'_> {
             self.tell(core, now, "set-priority", caller, event, work)?;
         }
         self.serve_next(core, task, server, now, work)
+    }
+
+    /// The reply on `core` answers `caller`, which may be spinning on its own core, another
+    /// one, while a context there ran its request: its spin is charged up to `now` (so its
+    /// drain counts it) and its core takes an interrupt, so that it goes on with its job.
+    fn answer_spinner(&mut self, core: u16, caller: TaskId, now: Instant) {
+        let home = self.tasks[caller.index()].spec.core;
+        if home == core {
+            return;
+        }
+        let Occupant::Running { task, since } = self.cores[usize::from(home)].occupant else {
+            return;
+        };
+        if task != caller {
+            return;
+        }
+        self.charge(home, caller, since, now);
+        self.cores[usize::from(home)].occupant = Occupant::Running { task, since: now };
+        self.interrupt(home, now);
     }
 
     /// The idle `server` takes its next request, if one waits (`mc_wait`, made by `task`'s
