@@ -88,9 +88,10 @@ pub fn run_jobs(scenario: &Scenario) -> Outcome {
     bulwark_sim::run(scenario, &options).expect("the run completes")
 }
 
-/// (release, first start, completion, missed) of every job of `task`, in milliseconds.
+/// (release, first start, completion, missed) of one job.
 pub type Row = (u64, Option<u64>, Option<u64>, bool);
 
+/// The rows of every job of `task`, in milliseconds.
 pub fn rows_ms(outcome: &Outcome, task: u32) -> Vec<Row> {
     let to_ms = |t: Instant| {
         assert_eq!(
@@ -121,4 +122,27 @@ pub fn rows_ms(outcome: &Outcome, task: u32) -> Vec<Row> {
             )
         })
         .collect()
+}
+
+/// Every job of each of the `tasks` tasks, in job order, as (release, first start,
+/// completion, missed) in nanoseconds: the rows the references compare.
+pub fn rows(outcome: &Outcome, tasks: usize) -> Vec<Vec<Row>> {
+    let mut rows = vec![Vec::new(); tasks];
+    let mut jobs: Vec<&JobRecord> = outcome
+        .jobs
+        .as_ref()
+        .expect("jobs recorded")
+        .iter()
+        .collect();
+    jobs.sort_by_key(|j| (j.task, j.job));
+    for job in jobs {
+        let ns = |t: Option<Instant>| t.map(Instant::as_nanos);
+        rows[job.task.index()].push((
+            job.release.as_nanos(),
+            ns(job.first_start),
+            ns(job.completion),
+            job.missed,
+        ));
+    }
+    rows
 }

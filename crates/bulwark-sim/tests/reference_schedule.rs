@@ -21,7 +21,7 @@ use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::Outcome;
 use bulwark_spec::{PolicyKind, TaskSpec};
-use common::{ms, periodic, run_jobs, scenario};
+use common::{ms, periodic, rows, run_jobs, scenario};
 use proptest::prelude::*;
 use replenishment_queue::Queue;
 
@@ -478,28 +478,6 @@ fn machine(policy: PolicyKind, tasks: &[Drawn], priorities: &[u8], horizon: u64)
         })
         .collect();
     run_jobs(&scenario(policy, 1, ms(horizon), specs))
-}
-
-/// The machine's jobs of each task, as the reference's rows.
-fn rows(outcome: &Outcome, tasks: usize) -> Vec<Vec<JobRow>> {
-    let mut rows = vec![Vec::new(); tasks];
-    let mut jobs: Vec<_> = outcome
-        .jobs
-        .as_ref()
-        .expect("jobs recorded")
-        .iter()
-        .collect();
-    jobs.sort_by_key(|j| (j.task, j.job));
-    for job in jobs {
-        let ns = |t: Option<Instant>| t.map(Instant::as_nanos);
-        rows[job.task.index()].push((
-            job.release.as_nanos(),
-            ns(job.first_start),
-            ns(job.completion),
-            job.missed,
-        ));
-    }
-    rows
 }
 
 /// Checks the machine's jobs and its per-task counts against the reference's.

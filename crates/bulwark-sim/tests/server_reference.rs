@@ -71,10 +71,10 @@ mod replenishment_queue;
 
 use bulwark_core::ipc::GateProtocol;
 use bulwark_core::reservation::Reservation;
-use bulwark_core::{Instant, Priority};
+use bulwark_core::Priority;
 use bulwark_sim::{Outcome, Stats};
 use bulwark_spec::{Behaviour, Execution, PolicyKind, ServerSpec, ServerStep, Step, TaskSpec};
-use common::{ms, run_jobs, scenario};
+use common::{ms, rows, run_jobs, scenario};
 use proptest::prelude::*;
 use replenishment_queue::Queue;
 
@@ -797,28 +797,6 @@ fn stats(samples: &[u64]) -> (u64, u64, u64, u128) {
 
 fn of(stats: &Stats) -> (u64, u64, u64, u128) {
     (stats.count, stats.min_ns, stats.max_ns, stats.sum_ns)
-}
-
-/// The machine's jobs of each task, as the reference's rows.
-fn rows(outcome: &Outcome, tasks: usize) -> Vec<Vec<JobRow>> {
-    let mut rows = vec![Vec::new(); tasks];
-    let mut jobs: Vec<_> = outcome
-        .jobs
-        .as_ref()
-        .expect("jobs recorded")
-        .iter()
-        .collect();
-    jobs.sort_by_key(|j| (j.task, j.job));
-    for job in jobs {
-        let ns = |t: Option<Instant>| t.map(Instant::as_nanos);
-        rows[job.task.index()].push((
-            job.release.as_nanos(),
-            ns(job.first_start),
-            ns(job.completion),
-            job.missed,
-        ));
-    }
-    rows
 }
 
 fn agree(system: &System) -> Result<(), TestCaseError> {
