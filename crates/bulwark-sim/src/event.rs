@@ -100,7 +100,6 @@ impl EventQueue {
         self.replay(source, key);
     }
 
-    /// Cancels whatever the timer of `core` had pending.
     /// True when `core`'s timer source holds an event due at or before `at`: its one-shot
     /// timer, or an interrupt another core raised.
     pub fn timer_due(&self, core: u16, at: Instant) -> bool {
@@ -108,6 +107,7 @@ impl EventQueue {
         key != NOTHING && (key >> 64) as u64 <= at.as_nanos()
     }
 
+    /// Cancels whatever the timer of `core` had pending.
     pub fn cancel_timer(&mut self, core: u16) {
         self.clear(EventKind::Timer { core }.source());
     }
