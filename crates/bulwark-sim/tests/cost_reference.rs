@@ -57,10 +57,10 @@
 
 mod common;
 
-use bulwark_core::{Duration, Instant};
+use bulwark_core::Duration;
 use bulwark_sim::{Outcome, SliceKind};
 use bulwark_spec::{CostModel, PolicyKind, TaskSpec};
-use common::{periodic, run_jobs, scenario};
+use common::{periodic, rows, run_jobs, scenario};
 use proptest::prelude::*;
 
 const US: u64 = 1_000;
@@ -625,17 +625,7 @@ fn machine(rule: Rule, tasks: &[DrawnTask], costs: Costs, horizon: u64) -> Outco
 
 /// The machine's outcome in the reference's terms.
 fn observe(outcome: &Outcome, horizon: u64) -> Observed {
-    let mut jobs = vec![Vec::new(); outcome.tasks.len()];
-    let mut records: Vec<_> = outcome.jobs.iter().flatten().collect();
-    records.sort_by_key(|record| (record.task, record.job));
-    for record in records {
-        jobs[record.task.index()].push((
-            record.release.as_nanos(),
-            record.first_start.map(Instant::as_nanos),
-            record.completion.map(Instant::as_nanos),
-            record.missed,
-        ));
-    }
+    let jobs = rows(outcome, outcome.tasks.len());
     let tasks = outcome
         .tasks
         .iter()

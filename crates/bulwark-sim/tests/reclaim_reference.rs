@@ -638,19 +638,13 @@ fn observe(o: &Outcome) -> Expected {
         assert_eq!(t.as_nanos() % US, 0, "every time is a whole microsecond");
         t.as_nanos() / US
     };
-    let jobs = o.jobs.as_ref().expect("jobs were recorded");
-    let rows = (0..o.tasks.len())
-        .map(|task| {
-            let mut mine: Vec<_> = jobs.iter().filter(|j| j.task.index() == task).collect();
-            mine.sort_by_key(|j| j.job);
-            mine.iter()
-                .map(|j| {
-                    (
-                        to_us(j.release),
-                        j.first_start.map(to_us),
-                        j.completion.map(to_us),
-                        j.missed,
-                    )
+    let rows = common::rows(o, o.tasks.len())
+        .into_iter()
+        .map(|jobs| {
+            let us = |ns: u64| to_us(Instant::from_nanos(ns));
+            jobs.into_iter()
+                .map(|(release, start, done, missed)| {
+                    (us(release), start.map(us), done.map(us), missed)
                 })
                 .collect()
         })
