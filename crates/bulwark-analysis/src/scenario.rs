@@ -30,6 +30,7 @@ pub fn periodic_set(
     Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
+        clusters: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: format!("generated-{n}"),

@@ -23,6 +23,7 @@ pub fn scenario(
     Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
+        clusters: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "test".into(),

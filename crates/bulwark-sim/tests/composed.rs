@@ -185,6 +185,7 @@ fn scenario(plan: &Plan) -> Scenario {
         core_policies: (1..plan.cores)
             .map(|core| (core, policy_of(core)))
             .collect(),
+        clusters: Vec::new(),
         cost: CostModel {
             timer_interrupt: plan.costs[0],
             scheduler: plan.costs[1],

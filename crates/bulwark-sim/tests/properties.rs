@@ -86,6 +86,7 @@ fn scenario(cost: bool) -> impl Strategy<Value = Scenario> {
         .prop_map(move |(edf, cores, tasks, seed, c)| Scenario {
             servers: Vec::new(),
             core_policies: Vec::new(),
+            clusters: Vec::new(),
             vbs: None,
             groups: Vec::new(),
             name: "random".into(),

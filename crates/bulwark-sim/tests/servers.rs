@@ -403,6 +403,7 @@ fn callers() -> impl Strategy<Value = Scenario> {
             cores: 1,
             policy: PolicyKind::Spr,
             core_policies: Vec::new(),
+            clusters: Vec::new(),
             cost: CostModel::default(),
             groups: Vec::new(),
             vbs: None,

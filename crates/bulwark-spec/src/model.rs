@@ -6,6 +6,7 @@ use bulwark_core::{Duration, Instant, Priority};
 
 pub use bulwark_core::reclaim::ObjectKind;
 
+pub use bulwark_core::reservation::clustered::{Replenishment, SporadicOrder};
 pub use bulwark_core::reservation::Reservation;
 
 /// The longest name (of a task, group, component, CPI, reservation, server, ...) in
@@ -41,10 +42,48 @@ pub struct Scenario {
     /// The variable-bandwidth servers' configuration, shared by every vbs core: `Some`
     /// exactly when some core runs vbs.
     pub vbs: Option<VbsSpec>,
+    /// Clusters of cores scheduled together (`[[cluster]]`), in file order; a core is in at
+    /// most one, and a core in a cluster has no policy of its own.
+    pub clusters: Vec<ClusterSpec>,
+}
+
+/// Cores scheduled together by the MC-IPC paper's clustered reservation scheduler (section
+/// III): at each instant the `m` most important active reservations with budget run, on any
+/// of the cluster's `m` cores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterSpec {
+    /// Unique among the clusters.
+    pub name: String,
+    /// The scenario's cores it schedules, distinct, in file order (its core `0` first: the
+    /// one whose timer the cluster's scheduler programs).
+    pub cores: Vec<u16>,
+    /// How its sporadic reservations are ordered: by the tasks' fixed priorities or by EDF.
+    pub order: SporadicOrder,
+    /// Its tasks, by index into [`Scenario::tasks`], in file order, each in a sporadic
+    /// reservation of its own with the task's `reservation` as `(e, p)` (and its `priority`
+    /// under fixed priority), replenished as given. A member's `core` is the cluster's first
+    /// core.
+    pub members: Vec<(usize, Replenishment)>,
 }
 
 impl Scenario {
-    /// The policy core `core` runs.
+    /// The cluster `core` belongs to, if any (an index into [`Scenario::clusters`]).
+    pub fn cluster_of(&self, core: u16) -> Option<usize> {
+        self.clusters.iter().position(|c| c.cores.contains(&core))
+    }
+
+    /// The cluster task `task` (an index into [`Scenario::tasks`]) runs in, if any, and how
+    /// its reservation is replenished.
+    pub fn cluster_of_task(&self, task: usize) -> Option<(usize, Replenishment)> {
+        self.clusters.iter().enumerate().find_map(|(k, c)| {
+            c.members
+                .iter()
+                .find(|(t, _)| *t == task)
+                .map(|&(_, rule)| (k, rule))
+        })
+    }
+
+    /// The policy core `core` runs (a core of a cluster: the scenario's, unused).
     pub fn policy_of(&self, core: u16) -> PolicyKind {
         self.core_policies
             .iter()
@@ -80,6 +119,7 @@ impl Scenario {
                 Scenario {
                     policy,
                     core_policies: Vec::new(),
+                    clusters: Vec::new(),
                     tasks: kept.iter().map(|&i| self.tasks[i].clone()).collect(),
                     // Groups name tasks by index; a part keeps none.
                     groups: Vec::new(),

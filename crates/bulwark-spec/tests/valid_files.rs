@@ -34,6 +34,7 @@ fn every_feature_reads_into_the_exact_scenario() {
     let expected = Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
+        clusters: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "complete".into(),
@@ -139,6 +140,7 @@ fn omitted_keys_take_their_defaults() {
     let expected = Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
+        clusters: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "minimal".into(),
@@ -170,6 +172,7 @@ fn edf_tasks_have_no_priority_and_default_deadlines() {
     let expected = Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
+        clusters: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "rm-vs-edf".into(),
@@ -333,6 +336,7 @@ fn spr_reservations_carry_their_queue_capacity_and_non_preemptive_region() {
     let expected = Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
+        clusters: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "spr".into(),

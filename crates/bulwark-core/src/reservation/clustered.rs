@@ -332,6 +332,9 @@ pub enum ClusterError {
     SprNeedsFixedPriority = 12,
     /// An SPR server's queue capacity `S` is zero or above [`MAX_SPR_SLOTS`].
     InvalidSprSlots = 13,
+    /// A timed sleep for a reservation whose next release is already timed: its thread is
+    /// asleep, so it cannot sleep again.
+    AlreadySleeping = 14,
 }
 
 /// The most reservations one cluster may have: a reservation's id fills the low 12 bits of
@@ -360,6 +363,7 @@ impl fmt::Display for ClusterError {
                 "an SPR server needs a cluster ordered by fixed priority"
             }
             ClusterError::InvalidSprSlots => "an SPR server needs 1 <= slots <= 256",
+            ClusterError::AlreadySleeping => "the reservation's next release is already timed",
         })
     }
 }
@@ -455,6 +459,12 @@ pub struct ClusteredScheduler {
     reported: Vec<Counters>,
     /// [`Self::mode_switches`] as last reported through [`ClusterScheduler`] notices.
     reported_mode_switches: u64,
+    /// Per reservation: when a timed [`Event::Sleep`] releases its next job
+    /// ([`Instant::NEVER`]: no timed release). The scheduler owns these timers, as every
+    /// policy owns its tasks' wake-ups.
+    wakes: Vec<Instant>,
+    /// How many entries of `wakes` are timed, so that a cluster without any pays nothing.
+    timed_wakes: usize,
 }
 
 /// A reservation's exhaustion, replenishment and mode-change counts.
@@ -650,6 +660,8 @@ impl ClusteredScheduler {
             mode_switches: 0,
             reported: vec![Counters::default(); n],
             reported_mode_switches: 0,
+            wakes: vec![Instant::NEVER; n],
+            timed_wakes: 0,
         })
     }
 
@@ -1258,6 +1270,17 @@ impl ClusteredScheduler {
         if self.cores.len() != self.next_cores.len() || self.states.len() != self.kinds.len() {
             return Err("the selection has one entry per core");
         }
+        let timed = self
+            .wakes
+            .iter()
+            .filter(|at| **at != Instant::NEVER)
+            .count();
+        if self.wakes.len() != self.kinds.len() || timed != self.timed_wakes {
+            return Err("the timed releases are counted");
+        }
+        if self.wakes.iter().any(|at| *at < self.now) {
+            return Err("no timed release is left behind the clock");
+        }
         let overreported = self.reported.len() != self.states.len()
             || self.reported_mode_switches > self.mode_switches
             || self.reported.iter().zip(&self.states).any(|(seen, state)| {
@@ -1427,30 +1450,84 @@ impl ClusterScheduler for ClusteredScheduler {
             return Err(SchedulerError::NoticeCapacity);
         }
         let reservation = |task: TaskId| ReservationId(task.0);
+        self.not_before(now)?;
+        // Every check comes before the timed releases due by `now` are processed, so that a
+        // refused call changes nothing.
         match event {
-            Event::Activate {
-                task,
-                wake: Wake::NextJob { .. },
-            } => self.release(now, reservation(task), work)?,
+            Event::Sleep {
+                wake: Wake::SameJob,
+                ..
+            }
+            | Event::Reconfigure { .. }
+            | Event::SetPriority { .. } => return Err(SchedulerError::Unsupported),
+            Event::Sleep { task, until, .. } => {
+                let i = self.known(reservation(task))?;
+                if until != Instant::NEVER && self.wakes[i] != Instant::NEVER {
+                    return Err(ClusterError::AlreadySleeping.into());
+                }
+                // An untimed sleep completes a job: one must be pending, or due by `now`.
+                if until == Instant::NEVER
+                    && self.states[i].pending_jobs == 0
+                    && self.wakes[i] > now
+                {
+                    return Err(ClusterError::NotActive.into());
+                }
+            }
             Event::Activate {
                 task,
                 wake: Wake::SameJob,
             }
             | Event::Block { task } => {
+                // Active now, or by a release timed at or before `now`.
                 let i = self.known(reservation(task))?;
-                self.not_before(now)?;
-                if self.states[i].pending_jobs == 0 {
+                if self.states[i].pending_jobs == 0 && self.wakes[i] > now {
                     return Err(ClusterError::NotActive.into());
                 }
-                self.run_until(now, false, work);
             }
+            Event::Activate { task, .. } => {
+                let i = self.known(reservation(task))?;
+                if self.states[i].pending_jobs == u32::MAX {
+                    return Err(ClusterError::TooManyJobs.into());
+                }
+            }
+            Event::Timer => {}
+        }
+        // Releases timed before `now` come first, each at its own time, so budgets are
+        // charged and replenished in time order up to it.
+        self.release_due(now, work);
+        match event {
+            Event::Activate {
+                task,
+                wake: Wake::NextJob { .. },
+            } => {
+                // An activation replaces the thread's own timed wake-up, if it had one.
+                self.disarm(reservation(task).index());
+                self.release(now, reservation(task), work)?;
+            }
+            Event::Activate {
+                wake: Wake::SameJob,
+                ..
+            }
+            | Event::Block { .. } => self.run_until(now, false, work),
             Event::Sleep {
                 task,
-                until: Instant::NEVER,
+                until,
                 wake: Wake::NextJob { .. },
-            } => self.complete(now, reservation(task), work)?,
-            // A reservation's priority is its own (EDF or fixed at configuration), not its
-            // thread's: section III has no priority change.
+            } => {
+                let r = reservation(task);
+                // A thread with a pending job ends it; one without (its first release is
+                // ahead) only times that release.
+                if self.states[r.index()].pending_jobs > 0 {
+                    self.complete(now, r, work)?;
+                }
+                if until <= now {
+                    // The next job is already due: an overrun's successor is released at once.
+                    self.release(now, r, work)?;
+                } else if until != Instant::NEVER {
+                    self.wakes[r.index()] = until;
+                    self.timed_wakes += 1;
+                }
+            }
             Event::Sleep { .. } | Event::Reconfigure { .. } | Event::SetPriority { .. } => {
                 return Err(SchedulerError::Unsupported)
             }
@@ -1474,8 +1551,9 @@ impl ClusterScheduler for ClusteredScheduler {
             return Err(SchedulerError::NoticeCapacity);
         }
         self.not_before(now)?;
+        self.release_due(now, work);
         self.run_until(now, false, work);
-        let next_event = self.next_event();
+        let next_event = self.next_event().min(self.next_wake(work));
         for (core, (decision, selected)) in decisions.iter_mut().zip(&self.cores).enumerate() {
             *decision = CoreDecision {
                 next: selected.map(|r| TaskId(r.0)),
@@ -1494,6 +1572,54 @@ impl ClusterScheduler for ClusteredScheduler {
     /// at the scheduler's own clock (the last event or decision), which `now` does not move.
     fn remaining_budget(&self, thread: TaskId, _now: Instant) -> Option<Duration> {
         self.budget(ReservationId(thread.0))
+    }
+}
+
+impl ClusteredScheduler {
+    /// Releases, in time order (ties by reservation id), every job whose timed release is
+    /// at or before `now`, each at its own time. Each release found costs a scan of every
+    /// reservation, counted as examined timeouts: clusters are small, and the work is honest.
+    fn release_due(&mut self, now: Instant, work: &mut Work) {
+        while self.timed_wakes > 0 {
+            work.timeouts_examined = work
+                .timeouts_examined
+                .saturating_add(self.wakes.len() as u32);
+            let Some((at, i)) = self
+                .wakes
+                .iter()
+                .enumerate()
+                .filter(|(_, at)| **at <= now)
+                .map(|(i, at)| (*at, i))
+                .min()
+            else {
+                return;
+            };
+            self.disarm(i);
+            work.timeouts_processed = work.timeouts_processed.saturating_add(1);
+            // Cannot fail: `i` is known, `at` is not before the scheduler's clock (it was
+            // timed after it), and a sleeping reservation counts fewer than `u32::MAX` jobs.
+            let released = self.release(at.max(self.now), ReservationId(i as u32), work);
+            debug_assert!(released.is_ok(), "a timed release is always accepted");
+        }
+    }
+
+    /// The earliest timed release ([`Instant::NEVER`] if none).
+    fn next_wake(&self, work: &mut Work) -> Instant {
+        if self.timed_wakes == 0 {
+            return Instant::NEVER;
+        }
+        work.timeouts_examined = work
+            .timeouts_examined
+            .saturating_add(self.wakes.len() as u32);
+        self.wakes.iter().copied().min().unwrap_or(Instant::NEVER)
+    }
+
+    /// Forgets reservation `i`'s timed release, if it had one.
+    fn disarm(&mut self, i: usize) {
+        if self.wakes[i] != Instant::NEVER {
+            self.wakes[i] = Instant::NEVER;
+            self.timed_wakes -= 1;
+        }
     }
 }
 
@@ -1725,6 +1851,101 @@ mod tests {
         assert_eq!(s.mode(), Mode::Low);
     }
 
+    /// A timed sleep hands the next release to the scheduler, which owns the timer: worked
+    /// by hand for `(2, 5)` and `(1, 5)` under fixed priority on one core.
+    /// - 0: both time their first release (A at 3, B at 3): nothing runs, the timer is 3;
+    /// - 3: the timer releases both, in id order; A (priority 2) runs, its budget out at 5;
+    /// - 4: A's job ends, its next release timed at 8; B runs until its budget is out at 5;
+    /// - 5: B exhausted; it is replenished `p` after its budget was set, at 8; A's release
+    ///   is also at 8: both fall due at 8 and A runs first, without a timer event (a
+    ///   decision alone processes what is due).
+    #[test]
+    fn a_timed_sleep_times_the_next_release() {
+        let high = Sporadic::new(d(2), d(5)).with_priority(Priority(2));
+        let low = Sporadic::new(d(1), d(5)).with_priority(Priority(1));
+        let mut s = scheduler(
+            1,
+            0,
+            SporadicOrder::FixedPriority,
+            alloc::vec![
+                ReservationKind::Sporadic(high),
+                ReservationKind::Sporadic(low)
+            ],
+        );
+        let sleep = |i: u32, until: u64| Event::Sleep {
+            task: TaskId(i),
+            until: at(until),
+            wake: Wake::NextJob {
+                deadline: Instant::NEVER,
+            },
+        };
+        let decide = |s: &mut ClusteredScheduler, t: u64| {
+            let mut decisions = [CoreDecision::default()];
+            let mut notices = Notices::with_capacity(2);
+            s.decide(at(t), &mut decisions, &mut notices, &mut Work::default())
+                .unwrap();
+            ClusterScheduler::check_invariants(s).unwrap();
+            (decisions[0].next.map(|t| t.0), decisions[0].timer)
+        };
+        through_trait(&mut s, 0, sleep(0, 3));
+        through_trait(&mut s, 0, sleep(1, 3));
+        assert_eq!(decide(&mut s, 0), (None, Some(at(3))));
+        through_trait(&mut s, 3, Event::Timer);
+        assert_eq!(s.pending_jobs(r(0)), 1);
+        assert_eq!(s.pending_jobs(r(1)), 1);
+        assert_eq!(decide(&mut s, 3), (Some(0), Some(at(5))));
+        through_trait(&mut s, 4, sleep(0, 8));
+        assert_eq!(s.pending_jobs(r(0)), 0);
+        // Asleep already: a second timed sleep is refused and changes nothing.
+        let before = format!("{s:?}");
+        let mut notices = Notices::with_capacity(2);
+        assert_eq!(
+            s.handle(at(4), sleep(0, 9), &mut notices, &mut Work::default()),
+            Err(ClusterError::AlreadySleeping.into())
+        );
+        assert_eq!(format!("{s:?}"), before);
+        assert_eq!(decide(&mut s, 4), (Some(1), Some(at(5))));
+        through_trait(&mut s, 5, Event::Timer);
+        assert_eq!(decide(&mut s, 5), (None, Some(at(8))));
+        let mut work = Work::default();
+        let mut decisions = [CoreDecision::default()];
+        s.decide(at(8), &mut decisions, &mut notices, &mut work)
+            .unwrap();
+        assert_eq!(decisions[0].next, Some(TaskId(0)));
+        assert_eq!(work.timeouts_processed, 1);
+        assert_eq!(s.pending_jobs(r(0)), 1);
+    }
+
+    /// A sleep timed at or before `now` (an overrun: the next release has passed) releases
+    /// the next job at once, and an activation cancels a timed release.
+    #[test]
+    fn a_past_timed_sleep_releases_at_once_and_an_activation_cancels_the_timer() {
+        let mut s = scheduler(
+            1,
+            0,
+            SporadicOrder::FixedPriority,
+            alloc::vec![sporadic(2, 5)],
+        );
+        through_trait(&mut s, 0, release_event(0));
+        let sleep = |until: u64| Event::Sleep {
+            task: TaskId(0),
+            until: at(until),
+            wake: Wake::NextJob {
+                deadline: Instant::NEVER,
+            },
+        };
+        through_trait(&mut s, 1, sleep(1));
+        assert_eq!(s.pending_jobs(r(0)), 1);
+        through_trait(&mut s, 1, sleep(7));
+        assert_eq!(s.pending_jobs(r(0)), 0);
+        through_trait(&mut s, 2, release_event(0));
+        assert_eq!(s.pending_jobs(r(0)), 1);
+        ClusterScheduler::check_invariants(&s).unwrap();
+        // The timer at 7 is gone: nothing more is released there.
+        through_trait(&mut s, 9, Event::Timer);
+        assert_eq!(s.pending_jobs(r(0)), 1);
+    }
+
     /// Events the clustered scheduler has no meaning for are refused and change nothing.
     #[test]
     fn unsupported_events_and_small_records_are_refused() {
@@ -1737,15 +1958,13 @@ mod tests {
         let before = s.clone();
         let mut w = Work::default();
         let mut notices = Notices::with_capacity(1);
-        let timed_sleep = Event::Sleep {
+        let self_suspension = Event::Sleep {
             task: TaskId(0),
             until: at(4),
-            wake: Wake::NextJob {
-                deadline: Instant::NEVER,
-            },
+            wake: Wake::SameJob,
         };
         let refusals = [
-            (timed_sleep, SchedulerError::Unsupported),
+            (self_suspension, SchedulerError::Unsupported),
             (
                 Event::SetPriority {
                     task: TaskId(0),

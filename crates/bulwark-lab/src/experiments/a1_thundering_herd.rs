@@ -126,6 +126,7 @@ pub fn scenario(policy: PolicyKind, attackers: u32) -> Scenario {
     Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
+        clusters: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "attack-a1".into(),

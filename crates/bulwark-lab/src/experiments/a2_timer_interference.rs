@@ -211,6 +211,7 @@ pub fn scenario_with(
     Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
+        clusters: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: timing.name.into(),

@@ -239,6 +239,7 @@ pub fn scenario_with(timing: &Timing, workload: Workload, eta: Duration, periods
     Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
+        clusters: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: timing.name.into(),

@@ -106,6 +106,7 @@ pub fn scenario(policy: PolicyKind, attackers: usize, activations: usize) -> Sce
     Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
+        clusters: Vec::new(),
         vbs: None,
         groups: Vec::new(),
         name: "host-a1".into(),

@@ -127,6 +127,7 @@ pub fn scenario(extra: usize) -> Scenario {
     Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
+        clusters: Vec::new(),
         vbs: Some(VbsSpec {
             strategy: ReleaseStrategy::Early,
             plugin: VbsPlugin::Tree,

@@ -112,6 +112,7 @@ impl VbsSystem {
             cores: 1,
             policy: PolicyKind::Vbs,
             core_policies: Vec::new(),
+            clusters: Vec::new(),
             cost: self.cost,
             tasks,
             groups: Vec::new(),

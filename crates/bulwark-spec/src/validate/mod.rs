@@ -136,6 +136,7 @@ impl Checker<'_> {
             cores: cores?,
             policy: policy?,
             core_policies: core_policies?,
+            clusters: Vec::new(),
             cost: cost?,
             tasks: tasks?,
             groups: groups?,

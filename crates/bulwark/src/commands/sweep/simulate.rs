@@ -130,6 +130,7 @@ fn scenario(tasks: &[Task], schedule: &Schedule) -> Scenario {
         cores: 1,
         policy,
         core_policies: Vec::new(),
+        clusters: Vec::new(),
         cost,
         tasks: specs,
         groups: Vec::new(),
