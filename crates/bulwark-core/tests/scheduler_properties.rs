@@ -7,8 +7,8 @@
 use bulwark_core::bandwidth::vbs::{BandwidthCap, ReleaseStrategy, TreeQueue, Vbs, VbsConfig};
 use bulwark_core::bandwidth::{Cbs, CbsServer};
 use bulwark_core::reservation::clustered::{
-    ClusterConfig, ClusteredScheduler, ReservationId, ReservationKind, Slot, Sporadic,
-    SporadicOrder,
+    ClusterConfig, ClusterError, ClusteredScheduler, ReservationId, ReservationKind, Slot,
+    Sporadic, SporadicOrder,
 };
 use bulwark_core::reservation::{
     DeferrableServer, ReplenishmentRule, Reservation, SporadicServer, Spr,
@@ -252,28 +252,153 @@ fn cluster() -> impl Strategy<Value = ClusterConfig> {
         })
 }
 
-/// The clustered scheduler's documented mapping, called directly.
-fn direct_event(
-    s: &mut ClusteredScheduler,
-    now: Instant,
-    event: Event,
-    work: &mut Work,
-) -> Result<(), SchedulerError> {
-    let reservation = |task: TaskId| ReservationId(task.0);
-    match event {
-        Event::Activate {
-            task,
-            wake: Wake::NextJob { .. },
-        } => Ok(s.release(now, reservation(task), work)?),
-        Event::Sleep {
-            task,
-            until: Instant::NEVER,
-            wake: Wake::NextJob { .. },
-        } => Ok(s.complete(now, reservation(task), work)?),
-        Event::Timer => Ok(s.advance(now, work)?),
-        // The rest change nothing but the time charged, or are refused: checked by the
-        // caller against the state before.
-        _ => Ok(()),
+/// A decision as the direct calls give it: the selection, and the cluster's next timer.
+type Decided = (Vec<Option<ReservationId>>, Instant);
+
+/// The clustered scheduler's documented mapping, called directly, with the timed releases it
+/// owns kept here: `wakes[r]` is when reservation `r`'s next job is released by a timed
+/// sleep ([`Instant::NEVER`]: none).
+struct Direct {
+    scheduler: ClusteredScheduler,
+    wakes: Vec<Instant>,
+}
+
+impl Direct {
+    fn new(scheduler: ClusteredScheduler) -> Self {
+        let wakes = vec![Instant::NEVER; scheduler.reservation_count()];
+        Direct { scheduler, wakes }
+    }
+
+    /// Releases every timed job due by `now`, in time order, then by reservation id, each at
+    /// its own time.
+    fn release_due(&mut self, now: Instant) -> Result<(), TestCaseError> {
+        loop {
+            let due = (self.wakes.iter().enumerate())
+                .filter(|(_, at)| **at <= now)
+                .map(|(i, at)| (*at, i))
+                .min();
+            let Some((at, i)) = due else {
+                return Ok(());
+            };
+            self.wakes[i] = Instant::NEVER;
+            let at = at.max(self.scheduler.now());
+            let r = ReservationId(i as u32);
+            self.scheduler
+                .release(at, r, &mut Work::default())
+                .map_err(|e| refused(e.into()))?;
+        }
+    }
+
+    /// Will `r` have a pending job at `now`, counting a timed release due by then?
+    fn active_by(&self, r: ReservationId, now: Instant) -> bool {
+        self.scheduler.is_active(r) || self.wakes[r.index()] <= now
+    }
+
+    /// What [`ClusterScheduler::handle`] must answer for `event` at `now`, made with direct
+    /// calls; `Err` is the refusal expected, with nothing changed.
+    fn event(
+        &mut self,
+        now: Instant,
+        event: Event,
+    ) -> Result<Result<(), SchedulerError>, TestCaseError> {
+        let reservation = |task: TaskId| ReservationId(task.0);
+        let known = |task: TaskId| task.0 < self.scheduler.reservation_count() as u32;
+        if now < self.scheduler.now() {
+            return Ok(Err(ClusterError::TimeWentBackwards.into()));
+        }
+        // The refusals, checked before anything happens.
+        let refusal: Option<SchedulerError> = match event {
+            Event::Sleep {
+                wake: Wake::SameJob,
+                ..
+            }
+            | Event::Reconfigure { .. }
+            | Event::SetPriority { .. } => Some(SchedulerError::Unsupported),
+            Event::Sleep { task, .. } | Event::Activate { task, .. } | Event::Block { task }
+                if !known(task) =>
+            {
+                Some(ClusterError::UnknownReservation.into())
+            }
+            Event::Sleep { task, until, .. } => {
+                let i = task.index();
+                if until != Instant::NEVER && self.wakes[i] != Instant::NEVER {
+                    Some(ClusterError::AlreadySleeping.into())
+                } else if until == Instant::NEVER && !self.active_by(reservation(task), now) {
+                    Some(ClusterError::NotActive.into())
+                } else {
+                    None
+                }
+            }
+            Event::Activate {
+                wake: Wake::SameJob,
+                task,
+            }
+            | Event::Block { task } => {
+                (!self.active_by(reservation(task), now)).then_some(ClusterError::NotActive.into())
+            }
+            Event::Activate { .. } | Event::Timer => None,
+        };
+        if let Some(error) = refusal {
+            return Ok(Err(error));
+        }
+        self.release_due(now)?;
+        let work = &mut Work::default();
+        let done: Result<(), SchedulerError> = match event {
+            Event::Activate {
+                task,
+                wake: Wake::NextJob { .. },
+            } => {
+                self.wakes[task.index()] = Instant::NEVER;
+                self.scheduler
+                    .release(now, reservation(task), work)
+                    .map_err(Into::into)
+            }
+            Event::Sleep { task, until, .. } => {
+                let r = reservation(task);
+                if self.scheduler.is_active(r) {
+                    self.scheduler
+                        .complete(now, r, work)
+                        .map_err(|e| refused(e.into()))?;
+                }
+                if until <= now {
+                    self.scheduler
+                        .release(now, r, work)
+                        .map_err(|e| refused(e.into()))?;
+                } else if until != Instant::NEVER {
+                    self.wakes[task.index()] = until;
+                }
+                Ok(())
+            }
+            Event::Timer => self.scheduler.advance(now, work).map_err(Into::into),
+            // Readiness is not the scheduler's business (A2): time is charged, as a
+            // decision's first step does.
+            _ => {
+                let mut cores = vec![CoreDecision::default(); self.scheduler.core_count()];
+                let mut scratch = Notices::with_capacity(self.scheduler.notice_capacity());
+                self.scheduler
+                    .decide(now, &mut cores, &mut scratch, work)
+                    .map_err(refused)?;
+                Ok(())
+            }
+        };
+        Ok(done)
+    }
+
+    /// The selection and the timer a decision at `now` must give.
+    fn decide(&mut self, now: Instant) -> Result<Result<Decided, SchedulerError>, TestCaseError> {
+        if now < self.scheduler.now() {
+            return Ok(Err(ClusterError::TimeWentBackwards.into()));
+        }
+        self.release_due(now)?;
+        let selection = self
+            .scheduler
+            .select(now, &mut Work::default())
+            .map_err(|e| refused(e.into()))?;
+        let cores = selection.cores.to_vec();
+        let timer = selection
+            .next_event
+            .min(self.wakes.iter().copied().min().unwrap_or(Instant::NEVER));
+        Ok(Ok((cores, timer)))
     }
 }
 
@@ -360,8 +485,8 @@ proptest! {
         config in cluster(),
         calls in calls(),
     ) {
-        let mut direct = ClusteredScheduler::new(&config).unwrap();
-        let mut s = direct.clone();
+        let mut s = ClusteredScheduler::new(&config).unwrap();
+        let mut direct = Direct::new(s.clone());
         let mut notices = Notices::with_capacity(s.notice_capacity());
         let mut now = Instant::ZERO;
         for (gap, call) in calls {
@@ -372,66 +497,40 @@ proptest! {
             let mut work = Work::default();
             match call {
                 Call::Event(event) => {
+                    let before_refusal = format!("{s:?}");
                     let through = s.handle(now, event, &mut notices, &mut work);
-                    let passes_time = matches!(
-                        event,
-                        Event::Block { .. } | Event::Activate { wake: Wake::SameJob, .. }
-                    );
-                    if passes_time {
-                        // No direct call: a reservation's readiness is not the scheduler's
-                        // business (A2); accepted exactly for an active reservation.
-                        let r = ReservationId(match event {
-                            Event::Block { task } | Event::Activate { task, .. } => task.0,
-                            _ => unreachable!("matched above"),
-                        });
-                        prop_assert_eq!(through.is_ok(), direct.is_active(r) && now >= direct.now());
-                        if through.is_ok() {
-                            // Charging time is what a decision does first.
-                            let mut cores = vec![CoreDecision::default(); direct.core_count()];
-                            let mut scratch = Notices::with_capacity(direct.notice_capacity());
-                            direct
-                                .decide(now, &mut cores, &mut scratch, &mut Work::default())
-                                .map_err(refused)?;
-                        }
-                    } else {
-                        let straight = direct_event(&mut direct, now, event, &mut Work::default());
-                        let supported = match event {
-                            Event::Sleep { until, wake, .. } => {
-                                until == Instant::NEVER && matches!(wake, Wake::NextJob { .. })
-                            }
-                            Event::Reconfigure { .. } | Event::SetPriority { .. } => false,
-                            _ => true,
-                        };
-                        if supported {
-                            prop_assert_eq!(through, straight);
-                        } else {
-                            prop_assert_eq!(through, Err(SchedulerError::Unsupported));
-                        }
+                    let straight = direct.event(now, event)?;
+                    prop_assert_eq!(through, straight);
+                    if through.is_err() {
+                        prop_assert_eq!(format!("{s:?}"), before_refusal, "a refusal changes nothing");
                     }
                 }
                 Call::Decide => {
                     let mut cores = vec![CoreDecision::default(); s.core_count()];
                     let through = s.decide(now, &mut cores, &mut notices, &mut work);
-                    let mut direct_cores = vec![CoreDecision::default(); direct.core_count()];
-                    let mut scratch = Notices::with_capacity(direct.notice_capacity());
-                    let straight = direct.decide(now, &mut direct_cores, &mut scratch, &mut Work::default());
-                    prop_assert_eq!(through, straight);
-                    if through.is_ok() {
-                        // The selection, and the next event on core 0 only.
+                    let straight = direct.decide(now)?;
+                    prop_assert_eq!(through.is_ok(), straight.is_ok());
+                    if let (Ok(()), Ok((selection, timer))) = (through, straight) {
+                        // The selection, and the next event (budget or timed release) on core
+                        // 0 only.
                         for (c, decision) in cores.iter().enumerate() {
-                            prop_assert_eq!(decision.next, s.selection()[c].map(|r| TaskId(r.0)));
-                            let timer = (c == 0 && s.next_event() != Instant::NEVER)
-                                .then_some(s.next_event());
-                            prop_assert_eq!(decision.timer, timer);
+                            prop_assert_eq!(decision.next, selection[c].map(|r| TaskId(r.0)));
+                            let expected = (c == 0 && timer != Instant::NEVER).then_some(timer);
+                            prop_assert_eq!(decision.timer, expected);
                         }
                     }
                 }
             }
             // The two schedulers stay the same.
-            prop_assert_eq!(s.now(), direct.now());
-            prop_assert_eq!(s.mode(), direct.mode());
-            prop_assert_eq!(s.selection(), direct.selection());
-            prop_assert_eq!(counters(&s), counters(&direct));
+            let twin = &direct.scheduler;
+            prop_assert_eq!(s.now(), twin.now());
+            prop_assert_eq!(s.mode(), twin.mode());
+            prop_assert_eq!(s.selection(), twin.selection());
+            prop_assert_eq!(counters(&s), counters(twin));
+            for r in 0..s.reservation_count() {
+                let r = ReservationId(r as u32);
+                prop_assert_eq!(s.pending_jobs(r), twin.pending_jobs(r));
+            }
             // Notices are exactly the counters that changed in this call.
             let after = counters(&s);
             for (i, (was, is)) in before.iter().zip(&after).enumerate() {

@@ -44,6 +44,15 @@
 //!    budgets ran out and came back: a task whose request is reissued in that decision can
 //!    become the gate's local head ahead of one aborted in it. Pinned in
 //!    `tests/server_reference.rs` (`one_decisions_notices_are_acted_on_by_task`).
+//! 8. **In a cluster** (`[[cluster]]`), the scheduler decides for every core of the cluster
+//!    at once, whichever core entered its kernel: the other cores whose thread changed take
+//!    an interrupt at the same instant and follow the decision (so a core never runs a thread
+//!    its cluster did not select for it after that instant's entries). Releases due at one
+//!    instant are made in time order, then by member order; equal EDF deadlines and equal
+//!    fixed priorities go to the earlier member; a selected reservation keeps its core, and
+//!    a newcomer takes the lowest free one. Pinned in `tests/cluster_reference.rs`, which
+//!    runs the same systems on the MC-IPC machine, on this machine and on a millisecond
+//!    reference.
 
 pub mod behaviour;
 pub mod cluster;
@@ -122,6 +131,16 @@ pub enum SimError {
         task: String,
         /// The policy's reason.
         error: CoreError,
+    },
+    /// A cluster's scheduler refused its configuration.
+    #[error("cluster `{cluster}` could not be set up{}: {error}", task.as_ref().map(|t| format!(" (task `{t}`)")).unwrap_or_default())]
+    Cluster {
+        /// The cluster.
+        cluster: String,
+        /// The member task whose reservation was refused, if one was.
+        task: Option<String>,
+        /// The scheduler's reason.
+        error: bulwark_core::reservation::clustered::ClusterError,
     },
     /// A policy refused a kernel call (a bug in the policy or the machine).
     #[error("the policy refused `{call}` for task `{task}` at {at}: {error}")]

@@ -36,8 +36,10 @@ use crate::vbs::{VbsOptions, VbsRecords, VbsRun};
 use crate::{Options, Outcome, SimError};
 
 mod calls;
+mod cluster;
 mod extras;
 mod servers;
+use cluster::{ClusterRun, Membership};
 use extras::vbs_action;
 
 /// How many steps a core may take at one instant before the run is declared a livelock.
@@ -113,7 +115,10 @@ enum Step {
 }
 
 struct Core {
+    /// Its own scheduler (a core of a cluster: an idle one, never asked).
     scheduler: CoreScheduler,
+    /// Its cluster, if it is in one: that cluster's scheduler decides for it.
+    membership: Option<Membership>,
     occupant: Occupant,
     timer: Option<Instant>,
     irq_pending: bool,
@@ -204,6 +209,10 @@ pub struct Machine<'a> {
     until: Instant,
     queue: EventQueue,
     cores: Vec<Core>,
+    /// The clusters of cores scheduled together (`[[cluster]]`), by index.
+    clusters: Vec<ClusterRun>,
+    /// Every core is deciding at boot: no core interrupts another.
+    booting: bool,
     tasks: Vec<TaskRun<'a>>,
     /// The outcome's own trace and job list, when `Options` asks for them.
     memory: Memory,
@@ -274,9 +283,27 @@ impl<'a> Machine<'a> {
         let until = Instant::ZERO.saturating_add(options.until.unwrap_or(scenario.duration));
         let count = scenario.tasks.len();
         let mut cores = Vec::with_capacity(scenario.cores as usize);
+        let clusters = scenario
+            .clusters
+            .iter()
+            .map(|spec| ClusterRun::build(scenario, spec))
+            .collect::<Result<Vec<_>, _>>()?;
         for core in 0..scenario.cores {
+            let membership = scenario.cluster_of(core).map(|cluster| Membership {
+                cluster: cluster as u16,
+                position: scenario.clusters[cluster]
+                    .cores
+                    .iter()
+                    .position(|&c| c == core)
+                    .unwrap_or_default() as u16,
+            });
+            let scheduler = match membership {
+                Some(_) => cluster::idle_scheduler(),
+                None => CoreScheduler::build(scenario, core)?,
+            };
             cores.push(Core {
-                scheduler: CoreScheduler::build(scenario, core)?,
+                scheduler,
+                membership,
                 occupant: Occupant::Idle,
                 timer: None,
                 irq_pending: false,
@@ -327,7 +354,10 @@ impl<'a> Machine<'a> {
             .iter()
             .any(|server| server.gate == GateProtocol::McIpc);
         Ok(Machine {
+            // A run with clusters enters the kernel with its extras, which ask the clusters'
+            // schedulers, so the per-core entry never tests for one.
             extras: vbs.is_some()
+                || !scenario.clusters.is_empty()
                 || vbs_options.check_invariants
                 || scenario.servers.iter().any(|s| s.bandwidth_inheritance),
             cost: scenario.cost,
@@ -336,6 +366,8 @@ impl<'a> Machine<'a> {
             until,
             queue: EventQueue::new(scenario.cores),
             cores,
+            clusters,
+            booting: false,
             tasks,
             memory: Memory::new(options.record_trace, options.record_jobs),
             tracing: options.record_trace || recorder.as_ref().is_some_and(|r| r.wants_trace()),
@@ -413,14 +445,15 @@ impl<'a> Machine<'a> {
                     wake,
                 }
             };
-            let result = self.cores[core]
-                .scheduler
-                .handle(Instant::ZERO, event, &mut work);
+            let result =
+                self.scheduler_handle::<true>(core as u16, Instant::ZERO, event, &mut work);
             result.map_err(|error| self.refused("activate", id, Instant::ZERO, error))?;
         }
+        self.booting = true;
         for core in 0..self.cores.len() {
             self.run_core(core as u16, Instant::ZERO, Step::Enter(Entry::Boot))?;
         }
+        self.booting = false;
         Ok(())
     }
 
@@ -532,8 +565,7 @@ impl<'a> Machine<'a> {
             Entry::Timer => {
                 cycles = cycles.saturating_add(self.cost.timer_interrupt);
                 c.metrics.timer_interrupts += 1;
-                c.scheduler
-                    .handle(now, Event::Timer, &mut work)
+                self.scheduler_handle::<EXTRAS>(core, now, Event::Timer, &mut work)
                     .map_err(|error| SimError::Scheduler {
                         core,
                         call: "timer",
@@ -552,17 +584,18 @@ impl<'a> Machine<'a> {
                 suspended = Some(task);
                 let next_index = self.close_job(task, Completion::At(now)) + 1;
                 let wake = self.open_job(task, next_index, release);
-                let c = &mut self.cores[core as usize];
-                c.scheduler
-                    .handle(now, Event::Sleep { task, until, wake }, &mut work)
-                    .map_err(|error| self.refused("sleep", task, now, error))?;
+                self.scheduler_handle::<EXTRAS>(
+                    core,
+                    now,
+                    Event::Sleep { task, until, wake },
+                    &mut work,
+                )
+                .map_err(|error| self.refused("sleep", task, now, error))?;
             }
             Entry::Exit { task } => {
                 suspended = Some(task);
                 self.close_job(task, Completion::At(now));
-                let c = &mut self.cores[core as usize];
-                c.scheduler
-                    .handle(now, Event::Block { task }, &mut work)
+                self.scheduler_handle::<EXTRAS>(core, now, Event::Block { task }, &mut work)
                     .map_err(|error| self.refused("block", task, now, error))?;
             }
             Entry::Reconfigure { .. }
@@ -582,10 +615,8 @@ impl<'a> Machine<'a> {
         if EXTRAS {
             self.extras_called(core, entry.call(), now)?;
         }
-        let c = &mut self.cores[core as usize];
-        let decision = c
-            .scheduler
-            .decide(now, &mut work)
+        let decision = self
+            .scheduler_decide::<EXTRAS>(core, now, &mut work)
             .map_err(|error| SimError::Scheduler {
                 core,
                 call: "schedule",
@@ -599,7 +630,7 @@ impl<'a> Machine<'a> {
                 self.leave_operation(core, p, now);
             }
         }
-        if EXTRAS && self.mc_ipc && self.cores[core as usize].scheduler.has_notices() {
+        if EXTRAS && self.mc_ipc && self.scheduler_has_notices(core) {
             self.act_on_notices(core, now, &mut work)?;
         }
         let c = &mut self.cores[core as usize];
@@ -1003,13 +1034,10 @@ impl<'a> Machine<'a> {
     /// Records `task`'s budget at `now` if its policy has one and it changed since the last
     /// sample. Only a caller's recorder hears of it: the outcome's trace has no budgets.
     fn sample_budget(&mut self, core: u16, now: Instant, task: Option<TaskId>) {
-        let (Some(task), Some(recorder)) = (task, self.recorder.as_mut()) else {
+        let Some(task) = task.filter(|_| self.recorder.is_some()) else {
             return;
         };
-        let Some(remaining) = self.cores[core as usize]
-            .scheduler
-            .remaining_budget(task, now)
-        else {
+        let Some(remaining) = self.remaining_budget(core, task, now) else {
             return;
         };
         let Some(seen) = self.budget_seen.get_mut(task.index()) else {
@@ -1019,6 +1047,9 @@ impl<'a> Machine<'a> {
             return;
         }
         *seen = Some(remaining);
+        let Some(recorder) = self.recorder.as_mut() else {
+            return;
+        };
         recorder.budget(&BudgetSample {
             task,
             core,

@@ -37,13 +37,17 @@
 //! Every parameter is whole milliseconds and costs are zero, so stepping one millisecond at a
 //! time is exact. The machine's run is exclusive of its end: nothing happens at the horizon.
 
+use bulwark_core::reservation::clustered::Replenishment;
 use bulwark_core::reservation::clustered::{
     ClusterConfig, ReservationId, ReservationKind, Slot, Sporadic, SporadicOrder,
 };
+use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::cluster::{
     run, Config, CostModel, Execution, PrunedRequests, ScriptStep, TaskConfig,
 };
+use bulwark_sim::{Options, VbsOptions};
+use bulwark_spec::{Behaviour, ClusterSpec, PolicyKind, Scenario, TaskSpec};
 use proptest::prelude::*;
 use replenishment_queue::Queue;
 
@@ -428,6 +432,114 @@ fn machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
     rows
 }
 
+/// The same system as a scenario with one `[[cluster]]` on the scenario machine (sporadic,
+/// constant-bandwidth and SPR reservations; no partition, no criticality), its jobs read as
+/// the reference writes them. The scenario machine releases a periodic job on plan even
+/// behind an unfinished predecessor and runs through the horizon itself, so: a job's release
+/// is the later of its planned one and its predecessor's completion, a job queued behind an
+/// unfinished one or released at the horizon is not the reference's, and a completion at
+/// the horizon is not seen.
+fn scenario_machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
+    assert!(
+        system.partitions.is_empty(),
+        "the scenario machine has no partitions yet"
+    );
+    let ms = |n: u64| Duration::from_nanos(n * MS);
+    let tasks = system
+        .sets
+        .iter()
+        .zip(&system.priorities)
+        .enumerate()
+        .map(|(i, (set, &priority))| {
+            assert!(
+                set.low_budget.is_none(),
+                "no criticality in scenario clusters yet"
+            );
+            TaskSpec {
+                name: format!("t{i}"),
+                core: 0,
+                priority: (!system.edf).then_some(Priority(priority)),
+                reservation: Some(Reservation::new(ms(set.budget), ms(set.server_period))),
+                deadline: None,
+                behaviour: Behaviour::Periodic {
+                    period: ms(set.period),
+                    offset: ms(set.offset),
+                    execution: bulwark_spec::Execution::Fixed(ms(set.execution)),
+                },
+            }
+        })
+        .collect::<Vec<_>>();
+    let members = system
+        .sets
+        .iter()
+        .enumerate()
+        .map(|(i, set)| {
+            let rule = match (set.bandwidth, set.spr) {
+                (true, _) => Replenishment::ConstantBandwidth,
+                (false, Some(slots)) => Replenishment::Spr { slots },
+                (false, None) => Replenishment::Sporadic,
+            };
+            (i, rule)
+        })
+        .collect();
+    let cores = system.cores as u16;
+    let scenario = Scenario {
+        name: "cluster".into(),
+        description: String::new(),
+        seed: 1,
+        duration: ms(horizon),
+        cores,
+        policy: PolicyKind::FixedPriority,
+        core_policies: Vec::new(),
+        clusters: vec![ClusterSpec {
+            name: "c".into(),
+            cores: (0..cores).collect(),
+            order: if system.edf {
+                SporadicOrder::EarliestDeadlineFirst
+            } else {
+                SporadicOrder::FixedPriority
+            },
+            members,
+        }],
+        cost: bulwark_spec::CostModel::default(),
+        tasks,
+        groups: Vec::new(),
+        servers: Vec::new(),
+        vbs: None,
+    };
+    let options = Options {
+        record_jobs: true,
+        ..Options::default()
+    };
+    // The scheduler's invariants are checked after every call.
+    let checked = VbsOptions {
+        check_invariants: true,
+        ..VbsOptions::default()
+    };
+    let outcome = bulwark_sim::run_vbs(&scenario, &options, checked)
+        .expect("the run completes")
+        .outcome;
+    let mut jobs: Vec<_> = outcome.jobs.expect("jobs were recorded");
+    jobs.sort_by_key(|job| (job.task, job.job));
+    let to_ms = |t: Instant| t.as_nanos() / MS;
+    let mut rows = vec![Vec::new(); system.sets.len()];
+    for job in &jobs {
+        let task_rows: &mut Vec<JobRow> = &mut rows[job.task.index()];
+        let release = match task_rows.last() {
+            None => to_ms(job.release),
+            Some(&(_, Some(done))) => to_ms(job.release).max(done),
+            // Queued behind an unfinished job: the reference never releases it.
+            Some(&(_, None)) => continue,
+        };
+        if release >= horizon {
+            continue;
+        }
+        let completion = job.completion.map(to_ms).filter(|&done| done < horizon);
+        task_rows.push((release, completion));
+    }
+    rows
+}
+
 /// Sporadic reservations alone, on `cores` cores.
 fn sporadic_only(sets: Vec<Drawn>, priorities: Vec<u8>, edf: bool, cores: usize) -> System {
     System {
@@ -562,7 +674,9 @@ proptest! {
         horizon in 1u64..=80,
     ) {
         let system = sporadic_only(sets, priorities, false, cores);
-        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+        let expected = reference(&system, horizon);
+        prop_assert_eq!(machine(&system, horizon), expected.clone());
+        prop_assert_eq!(scenario_machine(&system, horizon), expected);
     }
 
     #[test]
@@ -573,7 +687,9 @@ proptest! {
     ) {
         let priorities = vec![1; sets.len()];
         let system = sporadic_only(sets, priorities, true, cores);
-        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+        let expected = reference(&system, horizon);
+        prop_assert_eq!(machine(&system, horizon), expected.clone());
+        prop_assert_eq!(scenario_machine(&system, horizon), expected);
     }
 
     /// About half the reservations are constant-bandwidth servers, under EDF with the rest.
@@ -587,7 +703,9 @@ proptest! {
         let sets = each(sets, servers, |set, bandwidth| Drawn { bandwidth, ..set });
         let priorities = vec![1; sets.len()];
         let system = sporadic_only(sets, priorities, true, cores);
-        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+        let expected = reference(&system, horizon);
+        prop_assert_eq!(machine(&system, horizon), expected.clone());
+        prop_assert_eq!(scenario_machine(&system, horizon), expected);
     }
 
     /// About half the reservations are SPR servers (queues of 1 to 4 entries), under fixed
@@ -601,7 +719,9 @@ proptest! {
     ) {
         let sets = each(sets, queues, |set, spr| Drawn { spr, ..set });
         let system = sporadic_only(sets, priorities, false, cores);
-        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+        let expected = reference(&system, horizon);
+        prop_assert_eq!(machine(&system, horizon), expected.clone());
+        prop_assert_eq!(scenario_machine(&system, horizon), expected);
     }
 
     /// Vestal's mode switch: each reservation of high criticality (low budget 1 ms up to its

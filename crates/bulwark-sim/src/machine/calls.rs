@@ -79,9 +79,7 @@ impl Machine<'_> {
         t.killed = true;
         t.executing = None;
         t.reclaiming = None;
-        let _ = self.cores[core as usize]
-            .scheduler
-            .handle(now, Event::Block { task }, work);
+        let _ = self.scheduler_handle::<true>(core, now, Event::Block { task }, work);
         Ok(())
     }
 
@@ -96,9 +94,7 @@ impl Machine<'_> {
         event: Event,
         work: &mut Work,
     ) -> Result<(), SimError> {
-        self.cores[core as usize]
-            .scheduler
-            .handle(now, event, work)
+        self.scheduler_handle::<true>(core, now, event, work)
             .map_err(|error| self.refused(call, task, now, error))
     }
 }

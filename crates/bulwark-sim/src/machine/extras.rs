@@ -63,9 +63,7 @@ impl Machine<'_> {
     #[cold]
     #[inline(never)]
     fn check(&self, core: u16, call: &'static str, now: Instant) -> Result<(), SimError> {
-        self.cores[core as usize]
-            .scheduler
-            .check_invariants()
+        self.scheduler_invariants(core)
             .map_err(|what| SimError::Invariant {
                 core,
                 call,
@@ -119,19 +117,20 @@ impl Machine<'_> {
         if self.check_invariants {
             self.check(core, "schedule", now)?;
         }
+        if self.vbs.is_none() {
+            return Ok(());
+        }
+        // Read before the log is borrowed.
+        let window =
+            next.and_then(|next| self.cores[core as usize].scheduler.scheduling_window(next));
         let Some(vbs) = self.vbs.as_deref_mut() else {
             return Ok(());
         };
         vbs.entered(core, now);
-        let c = &mut self.cores[core as usize];
         if let Some(next) = next {
-            vbs.chosen(
-                core,
-                next,
-                now.saturating_add(overhead),
-                c.scheduler.scheduling_window(next),
-            );
+            vbs.chosen(core, next, now.saturating_add(overhead), window);
         }
+        let c = &mut self.cores[core as usize];
         let timer = vbs.timer(core, timer);
         if timer != c.timer {
             c.timer = timer;

@@ -488,7 +488,7 @@ impl Machine<'_> {
     /// An inter-processor interrupt to `core` at `now`: the core enters its kernel then (or
     /// when its kernel returns), taken and charged as a timer interrupt; its scheduler then
     /// programs its timer again.
-    fn interrupt(&mut self, core: u16, now: Instant) {
+    pub(super) fn interrupt(&mut self, core: u16, now: Instant) {
         self.queue.set(now, EventKind::Timer { core });
     }
 
