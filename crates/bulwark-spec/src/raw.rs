@@ -40,6 +40,22 @@ pub(crate) struct RawScenario {
     /// `[[core]]` tables: cores that run another policy than the scenario's.
     #[serde(default)]
     pub(crate) core: Vec<Spanned<RawCore>>,
+    /// `[[cluster]]` tables: cores scheduled together by the clustered reservation scheduler.
+    #[serde(default)]
+    pub(crate) cluster: Vec<Spanned<RawCluster>>,
+}
+
+/// One `[[cluster]]` table: cores whose tasks' reservations are scheduled globally.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a [[cluster]] table, like { name = \"global\", cores = [1, 2], order = \"edf\" }"
+)]
+pub(crate) struct RawCluster {
+    pub(crate) name: Spanned<String>,
+    pub(crate) cores: Spanned<Vec<Spanned<i64>>>,
+    pub(crate) order: Spanned<String>,
 }
 
 /// One `[[core]]` table: the policy of one core, where it differs from the scenario's.
@@ -157,6 +173,8 @@ pub(crate) struct RawCallReply {
 pub(crate) struct RawTask {
     pub(crate) name: Spanned<String>,
     pub(crate) core: Option<Spanned<i64>>,
+    /// The `[[cluster]]` the task runs in, instead of a `core`.
+    pub(crate) cluster: Option<Spanned<String>>,
     pub(crate) priority: Option<Spanned<i64>>,
     pub(crate) deadline: Option<Spanned<RawTime>>,
     pub(crate) offset: Option<Spanned<RawTime>>,
@@ -171,7 +189,8 @@ pub(crate) struct RawTask {
 }
 
 /// `reservation = { budget = "2ms", period = "10ms" }`, optionally with `replenishments = 16`
-/// (sporadic-server rules) and `non-preemptive = "1ms"` (SPR).
+/// (sporadic-server rules), `non-preemptive = "1ms"` (SPR) and, in a cluster,
+/// `replenishment = "cbs"`.
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
@@ -183,6 +202,8 @@ pub(crate) struct RawReservation {
     pub(crate) period: Spanned<RawTime>,
     pub(crate) replenishments: Option<Spanned<i64>>,
     pub(crate) non_preemptive: Option<Spanned<RawTime>>,
+    /// How a cluster task's reservation is replenished: `sporadic`, `cbs` or `spr`.
+    pub(crate) replenishment: Option<Spanned<String>>,
 }
 
 /// One script step. Every key is optional here so that validation can say which step keys

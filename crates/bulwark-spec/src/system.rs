@@ -3,12 +3,18 @@
 //! its text for header lines.
 //!
 //! A TOML file is parsed once as a plain document; each top-level key that belongs to one
-//! file kind only (`policy` to a scenario, `component` to a component system, `cluster` to an
-//! MC-IPC system, `generator` to a sweep, ...) names the kind. Keys more than one kind may
-//! have (`name`, `seed`, `task`, `cost`, `group`, ...) decide nothing. A file whose keys name two kinds is
-//! refused at the first key of the second kind, since no loader would read all of it. A file
-//! whose keys name none is read as a scenario, whose validator then says what is missing. A
-//! `.camkes` file is CAmkES ADL, not TOML, and is a component system by its extension.
+//! file kind only (`policy` to a scenario, `component` to a component system, `protocol` to
+//! an MC-IPC system, `generator` to a sweep, ...) names the kind. Keys more than one kind may
+//! have (`name`, `seed`, `task`, `cost`, `group`, `server`, `cluster`, ...) decide nothing. A
+//! file whose keys name two kinds is refused at the first key of the second kind, since no
+//! loader would read all of it. A file whose keys name none is read by its content when it
+//! has `[[cluster]]` tables: as an MC-IPC system when the first cluster's `cores` is a count
+//! (`cores = 2`, an MC-IPC cluster's `m`), as a scenario when it is an array of core ids
+//! (`cores = [1, 2]`, a scenario's cluster), and as an MC-IPC system when it is anything else
+//! or missing, whose validator then says what is wrong (`cluster` was an MC-IPC key before
+//! scenarios had clusters). Any other file whose keys name no kind is read as a scenario,
+//! whose validator then says what is missing. A `.camkes` file is CAmkES ADL, not TOML, and
+//! is a component system by its extension.
 //!
 //! A header written any way TOML allows (`[[ component ]]`, `[["component"]]`,
 //! `component = [{ ... }]`) is found, and a `[[component]]` inside a string is not.
@@ -47,8 +53,8 @@ impl FileKind {
     }
 }
 
-/// The top-level keys that belong to one kind only, as written in files. `server` is
-/// shared: scenarios and MC-IPC systems both have servers.
+/// The top-level keys that belong to one kind only, as written in files. `server` and
+/// `cluster` are shared: scenarios and MC-IPC systems both have servers and clusters.
 const OWN_KEYS: [(FileKind, &[&str]); 4] = [
     (
         FileKind::Scenario,
@@ -57,14 +63,7 @@ const OWN_KEYS: [(FileKind, &[&str]); 4] = [
     (FileKind::Components, &["component", "connection"]),
     (
         FileKind::McIpc,
-        &[
-            "cluster",
-            "reservation",
-            "phase",
-            "protocol",
-            "cycle",
-            "flood-gap",
-        ],
+        &["reservation", "phase", "protocol", "cycle", "flood-gap"],
     ),
     (
         FileKind::Sweep,
@@ -107,7 +106,7 @@ pub fn kind_of(text: &str, file: &str) -> Result<FileKind, Diagnostics> {
         .collect();
     keys.sort_by_key(|(_, _, span)| span.start);
     let Some((first, first_key, first_span)) = keys.first().cloned() else {
-        return Ok(FileKind::Scenario);
+        return Ok(kind_by_clusters(document.get_ref()));
     };
     if let Some((other, key, span)) = keys.into_iter().find(|(kind, ..)| *kind != first) {
         let source = Source::new(file, text);
@@ -129,6 +128,34 @@ pub fn kind_of(text: &str, file: &str) -> Result<FileKind, Diagnostics> {
         return Err(Diagnostics::new(file, vec![error]));
     }
     Ok(first)
+}
+
+/// The kind of a file whose keys name none: by its first `[[cluster]]`'s `cores`, an array
+/// of core ids in a scenario and a core count in an MC-IPC system; a scenario without
+/// clusters.
+fn kind_by_clusters(document: &toml::de::DeTable<'_>) -> FileKind {
+    use toml::de::DeValue;
+    let Some((_, clusters)) = document
+        .iter()
+        .find(|(key, _)| key.get_ref().as_ref() == "cluster")
+    else {
+        return FileKind::Scenario;
+    };
+    let first = match clusters.get_ref() {
+        DeValue::Array(tables) => tables.first().map(|t| t.get_ref()),
+        _ => None,
+    };
+    let cores = match first {
+        Some(DeValue::Table(table)) => table
+            .iter()
+            .find(|(key, _)| key.get_ref().as_ref() == "cores")
+            .map(|(_, value)| value.get_ref()),
+        _ => None,
+    };
+    match cores {
+        Some(DeValue::Array(_)) => FileKind::Scenario,
+        _ => FileKind::McIpc,
+    }
 }
 
 fn own_keys(kind: FileKind) -> &'static [&'static str] {
@@ -254,8 +281,8 @@ mod tests {
 
     #[test]
     fn reclamation_groups_decide_nothing() {
-        // Scenarios and MC-IPC systems both have `[[group]]`: their other keys tell them apart,
-        // whether the group comes first or last.
+        // Scenarios and MC-IPC systems both have `[[group]]`: their other keys (here an MC-IPC
+        // cluster's core count) tell them apart, whether the group comes first or last.
         let group = "[[group]]\nname = \"g\"\nquota = \"1ms\"\n";
         let cluster = "[[cluster]]\nname = \"C1\"\ncores = 1\n";
         assert_eq!(kind(&format!("{cluster}\n{group}")), Ok(FileKind::McIpc));
@@ -271,11 +298,75 @@ mod tests {
 
     #[test]
     fn keys_of_two_kinds_are_refused_at_the_second_kind_s_first_key() {
-        let error = kind("policy = \"edf\"\nduration = \"1s\"\n\n[[cluster]]\nid = 0").unwrap_err();
+        let error = kind("policy = \"edf\"\nduration = \"1s\"\n\n[[reservation]]\nname = \"R1\"")
+            .unwrap_err();
         assert_eq!(
             error,
-            "f.toml:4:3: `cluster` belongs to an MC-IPC system, but `policy` (line 1) makes \
+            "f.toml:4:3: `reservation` belongs to an MC-IPC system, but `policy` (line 1) makes \
              this file a scenario"
+        );
+    }
+
+    #[test]
+    fn clusters_are_shared_and_other_keys_decide() {
+        // A scenario's cluster beside scenario keys, whichever comes first.
+        let scenario = "policy = \"edf\"\nduration = \"1s\"\n";
+        let scenario_cluster = "[[cluster]]\nname = \"g\"\ncores = [0, 1]\norder = \"edf\"\n";
+        assert_eq!(
+            kind(&format!("{scenario}\n{scenario_cluster}")),
+            Ok(FileKind::Scenario)
+        );
+        assert_eq!(
+            kind(&format!("{scenario_cluster}\n{scenario}")),
+            Ok(FileKind::Scenario)
+        );
+        // An MC-IPC cluster beside MC-IPC keys.
+        let mc_ipc_cluster = "[[cluster]]\nname = \"C1\"\ncores = 2\n";
+        assert_eq!(
+            kind(&format!("{mc_ipc_cluster}\nprotocol = \"mc-ipc\"")),
+            Ok(FileKind::McIpc)
+        );
+        // A cluster does not reconcile keys of two kinds.
+        let error = kind(&format!(
+            "{scenario}\n{scenario_cluster}\n[[reservation]]\nname = \"R1\""
+        ))
+        .unwrap_err();
+        assert!(
+            error.starts_with("f.toml:9:3: `reservation` belongs to an MC-IPC system"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn without_other_keys_the_first_cluster_s_cores_decide() {
+        // An array of core ids: a scenario's cluster; a count: an MC-IPC cluster's m.
+        assert_eq!(
+            kind("[[cluster]]\nname = \"g\"\ncores = [1, 2]\n"),
+            Ok(FileKind::Scenario)
+        );
+        assert_eq!(
+            kind("[[cluster]]\nname = \"C1\"\ncores = 2\n"),
+            Ok(FileKind::McIpc)
+        );
+        // However the table is written, and whatever later clusters have.
+        assert_eq!(
+            kind("cluster = [{ name = \"g\", cores = [0] }, { name = \"h\", cores = 1 }]"),
+            Ok(FileKind::Scenario)
+        );
+        assert_eq!(
+            kind("[[cluster]]\nname = \"C1\"\ncores = 1\n\n[[cluster]]\ncores = [1]\n"),
+            Ok(FileKind::McIpc)
+        );
+        // Anything else (missing, a string) stays MC-IPC's, whose validator says what is wrong.
+        assert_eq!(kind("[[cluster]]\nname = \"C1\"\n"), Ok(FileKind::McIpc));
+        assert_eq!(
+            kind("[[cluster]]\nname = \"C1\"\ncores = \"2\"\n"),
+            Ok(FileKind::McIpc)
+        );
+        // Text that looks like a cluster, inside a string, is no cluster.
+        assert_eq!(
+            kind("description = \"\"\"\n[[cluster]]\ncores = 2\n\"\"\"\n"),
+            Ok(FileKind::Scenario)
         );
     }
 }

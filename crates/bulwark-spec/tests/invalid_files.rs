@@ -110,7 +110,7 @@ fn helps_say_what_is_allowed() {
     );
     assert_eq!(
         first_help("unknown_field.toml"),
-        "allowed: `name`, `core`, `priority`, `deadline`, `offset`, `period`, \
+        "allowed: `name`, `core`, `cluster`, `priority`, `deadline`, `offset`, `period`, \
          `min-interarrival`, `jitter`, `script`, `execution`, `reservation`, `group`, `cap`"
     );
     assert_eq!(
@@ -158,7 +158,7 @@ fn reservation_fields_name_the_policies_that_allow_them() {
     );
     assert_eq!(
         first_help("unknown_reservation_field.toml"),
-        "allowed: `budget`, `period`, `replenishments`, `non-preemptive`"
+        "allowed: `budget`, `period`, `replenishments`, `non-preemptive`, `replenishment`"
     );
     assert_eq!(
         first_help("flush_cache_false.toml"),

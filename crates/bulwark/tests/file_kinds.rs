@@ -99,7 +99,7 @@ fn a_file_that_mixes_kinds_is_refused_where_the_second_kind_starts() {
     let file = dir.path().join("mixed.toml");
     std::fs::write(
         &file,
-        "name = \"m\"\npolicy = \"edf\"\nduration = \"1s\"\n\n[[cluster]]\nid = 0\n",
+        "name = \"m\"\npolicy = \"edf\"\nduration = \"1s\"\n\n[[reservation]]\nname = \"R\"\n",
     )
     .unwrap();
     let path = file.to_str().unwrap();
@@ -107,10 +107,11 @@ fn a_file_that_mixes_kinds_is_refused_where_the_second_kind_starts() {
         let out = bulwark(&[command, path]);
         assert_eq!(out.status.code(), Some(2), "{command}");
         let stderr = text(&out.stderr);
-        // Line 5, column 3: the `cluster` key inside `[[cluster]]`.
+        // Line 5, column 3: the `reservation` key inside `[[reservation]]` (`cluster` is
+        // shared: scenarios have clusters too).
         assert!(
             stderr.contains(&format!("{path}:5:3:"))
-                && stderr.contains("`cluster` belongs to an MC-IPC system")
+                && stderr.contains("`reservation` belongs to an MC-IPC system")
                 && stderr.contains("`policy` (line 2) makes this file a scenario"),
             "{command}: {stderr}"
         );

@@ -6,6 +6,7 @@
 //! together, so a `Scenario` exists only if the whole file is right, and one run reports
 //! every problem in it, in file order.
 
+mod cluster;
 pub(crate) mod cost;
 pub(crate) mod script;
 mod server;
@@ -46,6 +47,8 @@ pub(crate) fn validate(
         server_mc_ipc: Vec::new(),
         server_priorities: Vec::new(),
         invocations: Vec::new(),
+        clusters: Vec::new(),
+        cluster_members: Vec::new(),
     };
     let scenario = checker.scenario(raw);
     let scenario = source.finish(scenario, checker.errors)?;
@@ -75,6 +78,10 @@ struct Checker<'a> {
     server_priorities: Vec<Option<(i64, Range<usize>)>>,
     /// Every `invoke` step seen, checked once all tasks are known.
     invocations: Vec<server::Invocation>,
+    /// The `[[cluster]]` tables, known before the tasks are checked against them.
+    clusters: Vec<cluster::KnownCluster>,
+    /// Each task checked into a cluster, in task order.
+    cluster_members: Vec<cluster::Member>,
 }
 
 /// An `action` step, as written.
@@ -112,6 +119,7 @@ impl Checker<'_> {
         let cores = self.cores(raw.cores.as_ref());
         let policy = self.policy(&raw.policy);
         let core_policies = self.core_policies(raw, cores);
+        let mut clusters = self.clusters(raw, cores);
         let duration = self.positive_time(&raw.duration, "duration");
         let cost = match &raw.cost {
             None => Some(CostModel::default()),
@@ -128,6 +136,9 @@ impl Checker<'_> {
         if let (Some(tasks), Some(groups)) = (&tasks, &groups) {
             self.terminations(tasks, groups);
         }
+        if let Some(clusters) = clusters.as_mut() {
+            self.add_members(clusters);
+        }
         Some(Scenario {
             name: name?,
             description,
@@ -136,7 +147,7 @@ impl Checker<'_> {
             cores: cores?,
             policy: policy?,
             core_policies: core_policies?,
-            clusters: Vec::new(),
+            clusters: clusters?,
             cost: cost?,
             tasks: tasks?,
             groups: groups?,
@@ -146,7 +157,8 @@ impl Checker<'_> {
     }
 
     /// The policy of each task's core, by task index: `None` where the core or the policy is
-    /// wrong (already reported).
+    /// wrong (already reported), and for a task in a cluster or on a cluster's core (which
+    /// follow their cluster's rules, or are wrong).
     fn task_policies(
         &self,
         raw: &RawScenario,
@@ -156,10 +168,14 @@ impl Checker<'_> {
         raw.task
             .iter()
             .map(|task| {
+                if task.get_ref().cluster.is_some() {
+                    return None;
+                }
                 let core = task.get_ref().core.as_ref().map_or(0, |c| *c.get_ref());
                 let core = u16::try_from(core)
                     .ok()
-                    .filter(|&c| cores.is_some_and(|n| c < n))?;
+                    .filter(|&c| cores.is_some_and(|n| c < n))
+                    .filter(|&c| self.cluster_with(c).is_none())?;
                 self.core_policies
                     .iter()
                     .find(|(on, _)| *on == core)
@@ -509,7 +525,17 @@ impl Checker<'_> {
                 continue;
             };
             let caller = &tasks[t.caller];
-            if target == t.caller {
+            if self.is_cluster_member(target) {
+                self.report(
+                    t.span,
+                    format!(
+                        "`{}` runs in a cluster: terminating a task is not supported yet in a \
+                         cluster",
+                        t.target
+                    ),
+                    "allowed: a task on a core in no cluster",
+                );
+            } else if target == t.caller {
                 self.report(
                     t.span,
                     format!("task `{}` terminates itself", caller.name),

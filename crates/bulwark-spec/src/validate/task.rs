@@ -21,7 +21,7 @@ const EXECUTION_HELP: &str =
 
 /// The three kinds of task, named by the key that chooses them.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Periodic,
     Sporadic,
     Script,
@@ -35,6 +35,23 @@ impl Kind {
             Kind::Script => "script",
         }
     }
+}
+
+/// Where a task runs and what its scheduler needs of it; a `None` is wrong (reported).
+pub(super) struct Placement {
+    pub(super) core: Option<u16>,
+    /// `Some(None)`: no priority, as the scheduler wants.
+    pub(super) priority: Option<Option<Priority>>,
+    /// `Some(None)`: no reservation, as the scheduler wants.
+    pub(super) reservation: Option<Option<Reservation>>,
+}
+
+impl Placement {
+    pub(super) const WRONG: Placement = Placement {
+        core: None,
+        priority: None,
+        reservation: None,
+    };
 }
 
 impl Checker<'_> {
@@ -95,18 +112,6 @@ impl Checker<'_> {
         let whole = spanned.span();
         let label = raw.name.get_ref().as_str();
         let name = self.name(&raw.name, "a task name");
-        let core = self.core(raw, cores);
-        // The task is checked against its core's policy.
-        let policy = policy.map(|scenario_policy| {
-            core.and_then(|c| {
-                self.core_policies
-                    .iter()
-                    .find(|(on, _)| *on == c)
-                    .map(|(_, p)| *p)
-            })
-            .unwrap_or(scenario_policy)
-        });
-        let priority = self.priority(raw, policy, whole.clone());
         // `None`: not given; `Some(None)`: given but wrong (already reported).
         let deadline = raw
             .deadline
@@ -127,35 +132,17 @@ impl Checker<'_> {
             .and_then(|m| self.positive_time(m, "min-interarrival"));
         let jitter = self.jitter(raw, kind, label);
         let execution = self.execution_for(raw, kind, label, whole.clone());
+        // A task in a cluster follows its cluster's rules, not a core's policy.
+        let placement = match &raw.cluster {
+            Some(cluster) => self.cluster_placement(raw, cluster, kind, whole),
+            None => self.core_placement(raw, policy, cores, kind, whole),
+        };
+        // A cluster's script is refused (so its steps are not read).
         let steps = raw
             .script
             .as_ref()
+            .filter(|_| raw.cluster.is_none())
             .and_then(|s| self.steps(s, "a script needs at least one step"));
-        if kind == Some(Kind::Script) && policy == Some(PolicyKind::Edf) && raw.deadline.is_none() {
-            self.report(
-                whole.clone(),
-                format!(
-                    "script task `{label}` has no deadline, but edf needs a deadline for every job"
-                ),
-                "add deadline = ... to this script task, like deadline = \"10ms\"",
-            );
-        }
-        // `Some(None)`: the policy has no reservations; `None`: an error was reported.
-        let reservation = match (&raw.reservation, policy) {
-            (Some(reservation), _) => self.reservation(reservation, policy).map(Some),
-            (None, Some(p)) if p.has_reservations() => {
-                self.report(
-                    whole,
-                    format!(
-                        "task `{label}` has no reservation, but {} needs one on every task",
-                        p.name()
-                    ),
-                    "add reservation = { budget = \"2ms\", period = \"10ms\" } (budget <= period)",
-                );
-                None
-            }
-            (None, _) => Some(None),
-        };
 
         // Commit: every check above has run; put the pieces together.
         let offset = offset?;
@@ -194,12 +181,85 @@ impl Checker<'_> {
         };
         Some(TaskSpec {
             name: name?,
-            core: core?,
-            priority: priority?,
-            reservation: reservation?,
+            core: placement.core?,
+            priority: placement.priority?,
+            reservation: placement.reservation?,
             deadline,
             behaviour,
         })
+    }
+
+    /// Where a task with a core (given or the default, 0) runs: the checks of its core's
+    /// policy, on a core in no cluster.
+    fn core_placement(
+        &mut self,
+        raw: &RawTask,
+        policy: Option<PolicyKind>,
+        cores: Option<u16>,
+        kind: Option<Kind>,
+        whole: Range<usize>,
+    ) -> Placement {
+        let label = raw.name.get_ref().as_str();
+        let mut core = self.core(raw, cores);
+        let cluster = core.and_then(|c| self.cluster_with(c));
+        if let (Some(on), Some(cluster)) = (core, cluster) {
+            let name = self.cluster_name(cluster).to_owned();
+            let span = raw
+                .core
+                .as_ref()
+                .map_or_else(|| whole.clone(), |c| c.span());
+            self.report(
+                span,
+                format!("task `{label}` is on core {on}, which cluster `{name}` schedules"),
+                format!(
+                    "allowed: cluster = \"{name}\" (the task then runs in a reservation of its \
+                     own in that cluster), or a core in no cluster"
+                ),
+            );
+            core = None;
+        }
+        // The task is checked against its core's policy; a cluster's core has none (the
+        // error above says so).
+        let policy = policy.filter(|_| cluster.is_none()).map(|scenario_policy| {
+            core.and_then(|c| {
+                self.core_policies
+                    .iter()
+                    .find(|(on, _)| *on == c)
+                    .map(|(_, p)| *p)
+            })
+            .unwrap_or(scenario_policy)
+        });
+        let priority = self.priority(raw, policy, whole.clone());
+        if kind == Some(Kind::Script) && policy == Some(PolicyKind::Edf) && raw.deadline.is_none() {
+            self.report(
+                whole.clone(),
+                format!(
+                    "script task `{label}` has no deadline, but edf needs a deadline for every job"
+                ),
+                "add deadline = ... to this script task, like deadline = \"10ms\"",
+            );
+        }
+        // `Some(None)`: the policy has no reservations; `None`: an error was reported.
+        let reservation = match (&raw.reservation, policy) {
+            (Some(reservation), _) => self.reservation(reservation, policy).map(Some),
+            (None, Some(p)) if p.has_reservations() => {
+                self.report(
+                    whole,
+                    format!(
+                        "task `{label}` has no reservation, but {} needs one on every task",
+                        p.name()
+                    ),
+                    "add reservation = { budget = \"2ms\", period = \"10ms\" } (budget <= period)",
+                );
+                None
+            }
+            (None, _) => Some(None),
+        };
+        Placement {
+            core,
+            priority,
+            reservation,
+        }
     }
 
     fn core(&mut self, raw: &RawTask, cores: Option<u16>) -> Option<u16> {
@@ -435,6 +495,19 @@ impl Checker<'_> {
         let raw = spanned.get_ref();
         let budget = self.positive_time(&raw.budget, "budget");
         let period = self.positive_time(&raw.period, "period");
+        // Outside a cluster the rule is the policy's; choosing one must not be ignored.
+        let rule_refused = if let Some(rule) = &raw.replenishment {
+            self.report(
+                rule.span(),
+                "replenishment chooses how the reservation of a task in a [[cluster]] comes \
+                 back; on a core in no cluster the core's policy decides",
+                "allowed: replenishment only in the reservation of a task with cluster = ...; \
+                 remove it, or choose the rule with the core's policy",
+            );
+            true
+        } else {
+            false
+        };
         // `None`: not given; `Some(None)`: given but wrong (already reported).
         let replenishments = raw
             .replenishments
@@ -444,7 +517,7 @@ impl Checker<'_> {
             .non_preemptive
             .as_ref()
             .map(|eta| self.non_preemptive(eta, policy));
-        let (Some(budget), Some(period)) = (budget, period) else {
+        let (Some(budget), Some(period), false) = (budget, period, rule_refused) else {
             return None;
         };
         if budget > period {

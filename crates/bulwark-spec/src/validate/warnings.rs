@@ -2,7 +2,10 @@
 //! errors. None of them stops a run; `--deny-warnings` on the command line makes them errors.
 //!
 //! - a core whose tasks' utilisation (sum of worst-case execution over period or minimum
-//!   inter-arrival time, Liu and Layland's U) is above 1: no policy can meet every deadline;
+//!   inter-arrival time, Liu and Layland's U) is above 1: no policy can meet every deadline
+//!   (a cluster's tasks count for no core);
+//! - a cluster whose reservations' bandwidth (sum of budget over period) is above its number
+//!   of cores: its reservations cannot all have their budgets;
 //! - a task whose worst-case execution is longer than its period or minimum inter-arrival
 //!   time: every job overruns into the next;
 //! - a sporadic task whose jitter is above its minimum inter-arrival time;
@@ -24,7 +27,10 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
     let mut found = Vec::new();
     // Per core: the utilisation so far, and whether the warning was given.
     let mut cores: BTreeMap<u16, (f64, bool)> = BTreeMap::new();
-    for (spanned, task) in raw.task.iter().zip(&scenario.tasks) {
+    // Per cluster: the bandwidth so far, exactly, and whether the warning was given.
+    let mut clusters: BTreeMap<usize, (Bandwidth, bool)> = BTreeMap::new();
+    for (index, (spanned, task)) in raw.task.iter().zip(&scenario.tasks).enumerate() {
+        let cluster = scenario.cluster_of_task(index).map(|(cluster, _)| cluster);
         let raw_task = spanned.get_ref();
         let whole = spanned.span();
         let name = &task.name;
@@ -88,6 +94,9 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
                     format!("allowed: a worst-case execution at most the {word}"),
                 ));
             }
+        }
+        // A cluster's tasks run in reservations (counted below), on no core of their own.
+        if let (Some(execution), None) = (execution, cluster) {
             // Liu and Layland's utilisation U = sum C_i / T_i; f64 is exact enough here, as
             // only a sum clearly above 1 is worth a warning.
             let share = execution.as_nanos() as f64 / separation.as_nanos().max(1) as f64;
@@ -108,6 +117,28 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
             }
         }
         eta_above_budget(raw_task, task, source, &mut found);
+        if let (Some(cluster), Some(reservation)) = (cluster, &task.reservation) {
+            let spec = &scenario.clusters[cluster];
+            let (sum, warned) = clusters.entry(cluster).or_insert((Bandwidth::ZERO, false));
+            sum.add(reservation.budget.as_nanos(), reservation.period.as_nanos());
+            let count = spec.cores.len();
+            if sum.above(count as u64) && !*warned {
+                *warned = true;
+                let plural = if count == 1 { "core" } else { "cores" };
+                found.push(source.error(
+                    at(raw_task.reservation.as_ref().map(|r| r.span())),
+                    format!(
+                        "cluster `{}`'s bandwidth reaches {:.3} with task `{name}` (sum of \
+                         budget over period), above its {count} {plural}: the cluster is \
+                         overloaded",
+                        spec.name,
+                        sum.approximate()
+                    ),
+                    "allowed: a bandwidth of at most the cluster's number of cores; shorten \
+                     budgets, lengthen periods or give the cluster more cores",
+                ));
+            }
+        }
     }
     for (index, (spanned, server)) in raw.server.iter().zip(&scenario.servers).enumerate() {
         let call = crate::model::ServerStep::Invoke(index);
@@ -129,6 +160,79 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
     }
     found.sort_by_key(|w| w.span().map_or(0, |s| s.start));
     found
+}
+
+/// A sum of bandwidths `budget / period`, as the exact fraction `numerator / denominator`
+/// while it fits in 128 bits (always for periods of whole microseconds or coarser with few
+/// distinct prime factors), else approximately.
+#[derive(Clone, Copy)]
+enum Bandwidth {
+    Exact { numerator: u128, denominator: u128 },
+    Approximate(f64),
+}
+
+impl Bandwidth {
+    const ZERO: Bandwidth = Bandwidth::Exact {
+        numerator: 0,
+        denominator: 1,
+    };
+
+    fn add(&mut self, budget: u64, period: u64) {
+        let (budget, period) = (u128::from(budget), u128::from(period.max(1)));
+        *self = match *self {
+            Bandwidth::Exact {
+                numerator,
+                denominator,
+            } => {
+                // a/b + c/d = (a (l/b) + c (l/d)) / l with l = lcm(b, d), then reduced.
+                let exact = (|| {
+                    let common = denominator.checked_mul(period / gcd(denominator, period))?;
+                    let left = numerator.checked_mul(common / denominator)?;
+                    let right = budget.checked_mul(common / period)?;
+                    let sum = left.checked_add(right)?;
+                    let divisor = gcd(sum, common);
+                    Some(Bandwidth::Exact {
+                        numerator: sum / divisor,
+                        denominator: common / divisor,
+                    })
+                })();
+                exact.unwrap_or(Bandwidth::Approximate(
+                    self.approximate() + budget as f64 / period as f64,
+                ))
+            }
+            Bandwidth::Approximate(sum) => {
+                Bandwidth::Approximate(sum + budget as f64 / period as f64)
+            }
+        };
+    }
+
+    /// True when the sum is above `cores`.
+    fn above(self, cores: u64) -> bool {
+        match self {
+            Bandwidth::Exact {
+                numerator,
+                denominator,
+            } => numerator > u128::from(cores).saturating_mul(denominator),
+            Bandwidth::Approximate(sum) => sum > cores as f64 + 1e-9,
+        }
+    }
+
+    fn approximate(self) -> f64 {
+        match self {
+            Bandwidth::Exact {
+                numerator,
+                denominator,
+            } => numerator as f64 / denominator as f64,
+            Bandwidth::Approximate(sum) => sum,
+        }
+    }
+}
+
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.max(1)
 }
 
 /// A reservation's eta above its budget: the server cannot run a region that long at once.
