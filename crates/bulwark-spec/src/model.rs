@@ -96,16 +96,30 @@ impl Scenario {
         self.core_policies.iter().any(|(_, p)| *p != self.policy)
     }
 
+    /// The cores outside every cluster, in order: each schedules the tasks partitioned onto
+    /// it by its own policy.
+    pub fn partitioned_cores(&self) -> impl Iterator<Item = u16> + '_ {
+        (0..self.cores).filter(|&core| self.cluster_of(core).is_none())
+    }
+
+    /// True when task `task` (an index into [`Scenario::tasks`]) is partitioned onto its
+    /// `core`: a cluster's member only names the cluster's first core there.
+    pub fn is_partitioned(&self, task: usize) -> bool {
+        self.cluster_of_task(task).is_none()
+    }
+
     /// The scenario cut into one scenario per policy, each with the tasks of the cores that
     /// run it (cores keep their indices, tasks their names and order); one part, the scenario
-    /// itself, when every core runs the same policy. Partitioned cores share nothing a
-    /// per-core analysis sees, so each part can be analysed alone.
+    /// itself, when every core runs the same policy and there is no cluster. Partitioned
+    /// cores share nothing a per-core analysis sees, so each part can be analysed alone.
+    /// Clusters are in no part: their cores have no policy of their own and their members
+    /// are scheduled globally, so neither appears in any part (the parts keep no cluster).
     pub fn parts_by_policy(&self) -> Vec<Scenario> {
-        if !self.is_mixed() {
+        if !self.is_mixed() && self.clusters.is_empty() {
             return vec![self.clone()];
         }
         let mut policies: Vec<PolicyKind> = Vec::new();
-        for core in 0..self.cores {
+        for core in self.partitioned_cores() {
             let policy = self.policy_of(core);
             if !policies.contains(&policy) {
                 policies.push(policy);
@@ -114,7 +128,9 @@ impl Scenario {
         policies
             .into_iter()
             .map(|policy| {
-                let keep = |i: &usize| self.policy_of(self.tasks[*i].core) == policy;
+                let keep = |i: &usize| {
+                    self.is_partitioned(*i) && self.policy_of(self.tasks[*i].core) == policy
+                };
                 let kept: Vec<usize> = (0..self.tasks.len()).filter(keep).collect();
                 Scenario {
                     policy,

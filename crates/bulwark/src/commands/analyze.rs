@@ -45,8 +45,11 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
         }
         SystemFile::Scenario(scenario, _) => scenario,
     };
+    if !scenario.clusters.is_empty() {
+        return clusters::clustered(&scenario, args);
+    }
     if scenario.is_mixed() {
-        return mixed(&scenario, args);
+        return mixed(&scenario, &scenario.parts_by_policy(), args);
     }
     analyse_scenario(&scenario, args)
 }
@@ -56,11 +59,18 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
 /// Text: one section per policy. JSON: `{ "scenario", "parts": [ { "policy", "cores",
 /// "analysis" } ] }`, each `analysis` the document the policy's own analysis prints. Exit:
 /// 2 if a part could not be analysed, else 1 if a part admits not everything, else 0.
-fn mixed(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
+/// `by_policy` are the scenario's [`Scenario::parts_by_policy`].
+fn mixed(
+    scenario: &Scenario,
+    by_policy: &[Scenario],
+    args: &AnalyzeArgs,
+) -> Result<ExitCode, String> {
     let mut parts = Vec::new();
     let mut codes = Vec::new();
-    for part in scenario.parts_by_policy() {
-        let cores: Vec<u16> = (0..scenario.cores)
+    for part in by_policy {
+        // A cluster's cores are in no part (`policy_of` gives them the scenario's, unused).
+        let cores: Vec<u16> = scenario
+            .partitioned_cores()
             .filter(|&c| scenario.policy_of(c) == part.policy)
             .collect();
         let list = cores
@@ -72,7 +82,7 @@ fn mixed(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
             continue;
         }
         if args.json {
-            let (text, code) = crate::output::capture(|| analyse_scenario(&part, args));
+            let (text, code) = crate::output::capture(|| analyse_scenario(part, args));
             let code = code?;
             let analysis: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
             parts.push(json!({
@@ -83,7 +93,7 @@ fn mixed(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
             codes.push(code);
         } else {
             outln!("== cores {list}: {} ==", part.policy.name());
-            codes.push(analyse_scenario(&part, args)?);
+            codes.push(analyse_scenario(part, args)?);
             outln!("");
         }
     }
@@ -688,3 +698,5 @@ fn to_json(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Val
         "gate_waits_not_in_bounds": super::uncounted::gate_waits(scenario),
     })
 }
+
+mod clusters;

@@ -4,7 +4,7 @@
 use crate::output::outln;
 use std::process::ExitCode;
 
-use bulwark_spec::SystemFile;
+use bulwark_spec::{Scenario, SporadicOrder, SystemFile};
 
 use crate::cli::CheckArgs;
 use crate::diagnostics;
@@ -59,13 +59,14 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
                 failed = true;
             }
             SystemFile::Scenario(s, _) => outln!(
-                "{}: ok ({} tasks on {} core{}, {}, {})",
+                "{}: ok ({} tasks on {} core{}, {}, {}{})",
                 path.display(),
                 s.tasks.len(),
                 s.cores,
                 if s.cores == 1 { "" } else { "s" },
                 s.policy_label(),
-                s.duration
+                s.duration,
+                clusters(&s)
             ),
         }
     }
@@ -75,4 +76,36 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The scenario's clusters for its summary line, `; clusters: g (cores 1, 2, edf, 2 tasks)`;
+/// empty without any. Their cores run none of the policies the line names.
+fn clusters(scenario: &Scenario) -> String {
+    if scenario.clusters.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = scenario
+        .clusters
+        .iter()
+        .map(|c| {
+            let cores: Vec<String> = c.cores.iter().map(u16::to_string).collect();
+            let order = match c.order {
+                SporadicOrder::EarliestDeadlineFirst => "edf",
+                SporadicOrder::FixedPriority => "fixed-priority",
+            };
+            format!(
+                "{} (core{} {}, {order}, {} task{})",
+                c.name,
+                if c.cores.len() == 1 { "" } else { "s" },
+                cores.join(", "),
+                c.members.len(),
+                if c.members.len() == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    format!(
+        "; cluster{}: {}",
+        if each.len() == 1 { "" } else { "s" },
+        each.join(", ")
+    )
 }

@@ -1,0 +1,406 @@
+//! Scenarios with clusters (`[[cluster]]`): the partitioned cores analysed as without
+//! clusters, and each cluster by [`bulwark_analysis::cluster`].
+
+use std::process::ExitCode;
+
+use bulwark_analysis::bandwidth::{Admission, Bandwidth};
+use bulwark_analysis::cluster::{self, ClusterAnalysis, ClusterVerdict, Fit};
+use bulwark_analysis::global_edf::Gfb;
+use bulwark_spec::{Replenishment, Scenario, SporadicOrder};
+use serde_json::{json, Value};
+
+use super::super::uncounted::kernel_costs;
+use crate::cli::AnalyzeArgs;
+use crate::output::{capture, out, outln};
+use crate::table;
+
+/// Text: the partitioned cores' analysis as without clusters, then a section per
+/// cluster. JSON: the same document with a `clusters` array added (a document of just
+/// `scenario`, `policy` and `clusters` when no task is partitioned). Exit: 2 if a part
+/// could not be analysed (as for mixed scenarios), else 1 if a part admits not
+/// everything or Goossens, Funk and Baruah's test does not show an EDF cluster
+/// schedulable, else 2 if a fixed-priority cluster is not analysed (no verdict, as the
+/// classic analysis gives for a task it cannot analyse), else 0.
+pub(super) fn clustered(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
+    let analyses = cluster::analyse(scenario);
+    let parts = scenario.parts_by_policy();
+    let per_core = || -> Result<Option<ExitCode>, String> {
+        match parts.as_slice() {
+            [] => Ok(None),
+            [part] if part.tasks.is_empty() => Ok(None),
+            [part] => super::analyse_scenario(part, args).map(Some),
+            _ => super::mixed(scenario, &parts, args).map(Some),
+        }
+    };
+    let per_core = if args.json {
+        let (text, code) = capture(per_core);
+        let code = code?;
+        let mut document = serde_json::from_str::<Value>(&text)
+            .ok()
+            .filter(Value::is_object)
+            .unwrap_or_else(
+                || json!({ "scenario": scenario.name, "policy": scenario.policy_label() }),
+            );
+        document["clusters"] = analyses
+            .iter()
+            .map(|analysis| {
+                let mut value = to_json(analysis);
+                value["costs_not_in_bounds"] = json!(kernel_costs(&scenario.cost));
+                value["gate_waits_not_in_bounds"] = json!(gate_waits(scenario, analysis));
+                value
+            })
+            .collect();
+        outln!("{document:#}");
+        code
+    } else {
+        let code = per_core()?;
+        if code.is_none() {
+            outln!(
+                "{} ({}): no task is partitioned outside the clusters",
+                scenario.name,
+                scenario.policy_label()
+            );
+        }
+        for analysis in &analyses {
+            out!("\n{}", to_text(analysis));
+            out!("{}", notes(scenario, analysis));
+        }
+        // The per-core summary above speaks of the partitioned cores only.
+        let each: Vec<String> = analyses
+            .iter()
+            .map(|a| format!("{} {}", a.name, verdict_text(&a.verdict)))
+            .collect();
+        outln!("\nclusters: {}", each.join("; "));
+        code
+    };
+    for analysis in &analyses {
+        if analysis.verdict == ClusterVerdict::NotAnalysed {
+            eprintln!(
+                "cluster `{}`: not analysed: {}",
+                analysis.name,
+                cluster::NO_GLOBAL_FIXED_PRIORITY_TEST
+            );
+        }
+    }
+    let verdicts: Vec<Option<bool>> = analyses.iter().map(|a| a.verdict.schedulable()).collect();
+    Ok(match per_core {
+        Some(code) if code == crate::exit::bad_input() => code,
+        Some(code) if code == ExitCode::FAILURE => code,
+        _ if verdicts.contains(&Some(false)) => ExitCode::FAILURE,
+        _ if verdicts.contains(&None) => crate::exit::bad_input(),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+/// The cluster's members that invoke servers: the test has no term for their waits at
+/// a gate (see [`super::super::uncounted::gate_waits`]).
+fn gate_waits<'s>(scenario: &'s Scenario, analysis: &ClusterAnalysis) -> Vec<&'s str> {
+    super::super::uncounted::gate_waits(scenario)
+        .into_iter()
+        .filter(|name| analysis.members.iter().any(|m| m.name == *name))
+        .collect()
+}
+
+/// The kernel costs and gate waits the cluster's figures leave out, as notes.
+fn notes(scenario: &Scenario, analysis: &ClusterAnalysis) -> String {
+    let costs = kernel_costs(&scenario.cost);
+    super::super::uncounted::note(&costs)
+        + &super::super::uncounted::gate_note(&gate_waits(scenario, analysis))
+}
+
+fn order_name(order: SporadicOrder) -> &'static str {
+    match order {
+        SporadicOrder::EarliestDeadlineFirst => "edf",
+        SporadicOrder::FixedPriority => "fixed-priority",
+    }
+}
+
+fn replenishment_name(rule: Replenishment) -> String {
+    match rule {
+        Replenishment::Sporadic => "sporadic".to_owned(),
+        Replenishment::ConstantBandwidth => "cbs".to_owned(),
+        Replenishment::Spr { slots } => format!("spr ({slots} slots)"),
+    }
+}
+
+fn fraction(value: Bandwidth) -> String {
+    format!("{}/{}", value.numerator, value.denominator)
+}
+
+/// `U` as `n/d = x`, `at most` when the exact sum did not fit (see [`Admission`]).
+fn total_text(total: &Admission) -> String {
+    format!(
+        "{}{} = {:.4}",
+        if total.exact { "" } else { "at most " },
+        fraction(total.total),
+        total.total.as_f64()
+    )
+}
+
+/// The verdict and why, in a sentence.
+fn why(analysis: &ClusterAnalysis) -> String {
+    let cores = analysis.cores.len();
+    let total = total_text(&analysis.bandwidth);
+    match &analysis.verdict {
+        ClusterVerdict::Schedulable(test) => format!(
+            "{}: U = {total} <= {}: every reservation gets its budget e within p of each \
+             replenishment",
+            gfb_intro(cores),
+            bound_text(test, cores)
+        ),
+        ClusterVerdict::NotShownSchedulable(test) => format!(
+            "{}: U = {total} > {}: NOT shown schedulable (the test is sufficient only)",
+            gfb_intro(cores),
+            bound_text(test, cores)
+        ),
+        ClusterVerdict::NotAnalysed => format!(
+            "global fixed priority over {cores} core(s), U = {total}: not analysed: {}",
+            cluster::NO_GLOBAL_FIXED_PRIORITY_TEST
+        ),
+    }
+}
+
+fn gfb_intro(cores: usize) -> String {
+    format!(
+        "global EDF over {cores} core(s), the reservations taken as implicit-deadline \
+         sporadic tasks (e, p); Goossens, Funk and Baruah's test U <= m - (m - 1) U_max"
+    )
+}
+
+fn bound_text(test: &Gfb, cores: usize) -> String {
+    format!(
+        "{cores} - {} * {} = {:.4}",
+        cores.saturating_sub(1),
+        fraction(test.largest),
+        test.bound_as_f64()
+    )
+}
+
+fn verdict_text(verdict: &ClusterVerdict) -> &'static str {
+    match verdict {
+        ClusterVerdict::Schedulable(_) => "schedulable (GFB)",
+        ClusterVerdict::NotShownSchedulable(_) => "NOT shown schedulable (GFB)",
+        ClusterVerdict::NotAnalysed => "not analysed (global fixed priority)",
+    }
+}
+
+fn verdict_key(verdict: &ClusterVerdict) -> &'static str {
+    match verdict {
+        ClusterVerdict::Schedulable(_) => "schedulable",
+        ClusterVerdict::NotShownSchedulable(_) => "not-shown-schedulable",
+        ClusterVerdict::NotAnalysed => "not-analysed",
+    }
+}
+
+fn fit_cell(fit: &Fit) -> &'static str {
+    match fit {
+        Fit::Carried => "yes",
+        Fit::Exceeds(_) => "NO",
+        Fit::Unchecked(_) => "not checked",
+    }
+}
+
+fn to_text(analysis: &ClusterAnalysis) -> String {
+    let cores: Vec<String> = analysis.cores.iter().map(u16::to_string).collect();
+    let mut text = format!(
+        "== cluster {} (cores {}): {} ==\n",
+        analysis.name,
+        cores.join(", "),
+        order_name(analysis.order)
+    );
+    let rows: Vec<Vec<String>> = analysis
+        .members
+        .iter()
+        .map(|m| {
+            let share = Bandwidth::of(m.reservation.budget, m.reservation.period)
+                .map_or(0.0, Bandwidth::as_f64);
+            vec![
+                m.name.clone(),
+                m.priority.map_or("-".to_owned(), |p| p.0.to_string()),
+                m.reservation.budget.to_string(),
+                m.reservation.period.to_string(),
+                format!("{share:.4}"),
+                replenishment_name(m.replenishment),
+                fit_cell(&m.fit).to_owned(),
+            ]
+        })
+        .collect();
+    text.push_str(&table::render(
+        &[
+            "task",
+            "priority",
+            "e",
+            "p",
+            "e/p",
+            "replenishment",
+            "fits reservation",
+        ],
+        &rows,
+    ));
+    for member in &analysis.members {
+        if let Fit::Exceeds(why) | Fit::Unchecked(why) = &member.fit {
+            text.push_str(&format!("  {}: {why}\n", member.name));
+        }
+    }
+    text.push_str(&format!("  {}\n", why(analysis)));
+    text
+}
+
+fn to_json(analysis: &ClusterAnalysis) -> Value {
+    let members: Vec<Value> = analysis
+        .members
+        .iter()
+        .map(|m| {
+            let (fits, why) = match &m.fit {
+                Fit::Carried => (Some(true), None),
+                Fit::Exceeds(why) => (Some(false), Some(why)),
+                Fit::Unchecked(why) => (None, Some(why)),
+            };
+            json!({
+                "name": m.name,
+                "priority": m.priority.map(|p| p.0),
+                "budget_ns": m.reservation.budget.as_nanos(),
+                "period_ns": m.reservation.period.as_nanos(),
+                "replenishment": replenishment_name(m.replenishment),
+                "fits_reservation": fits,
+                "fit_why": why,
+            })
+        })
+        .collect();
+    let total = &analysis.bandwidth;
+    let mut value = json!({
+        "name": analysis.name,
+        "cores": analysis.cores,
+        "order": order_name(analysis.order),
+        "bandwidth_numerator": total.total.numerator.to_string(),
+        "bandwidth_denominator": total.total.denominator.to_string(),
+        "bandwidth": total.total.as_f64(),
+        "bandwidth_exact": total.exact,
+        "test": analysis.verdict.test().map(|_| "gfb"),
+        "schedulable": analysis.verdict.schedulable(),
+        "verdict": verdict_key(&analysis.verdict),
+        "why": why(analysis),
+        "members": members,
+    });
+    if let Some(test) = analysis.verdict.test() {
+        value["largest_bandwidth_numerator"] = json!(test.largest.numerator.to_string());
+        value["largest_bandwidth_denominator"] = json!(test.largest.denominator.to_string());
+        value["bound_numerator"] = json!(test.bound_numerator.to_string());
+        value["bound_denominator"] = json!(test.largest.denominator.to_string());
+        value["bound"] = json!(test.bound_as_f64());
+    }
+    value
+}
+
+/// The module's own checks, on scenarios built here (the CLI tests read the same from
+/// TOML files).
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bulwark_spec::ClusterSpec;
+
+    /// Core 0 partitioned under fixed priority (`p`), cores 1 and 2 a cluster of `a`
+    /// and `b`, reservations (3, 10) and (`budget`, 10).
+    fn scenario(order: SporadicOrder, budget: &str) -> Scenario {
+        let text = "name = \"global\"\npolicy = \"fixed-priority\"\ncores = 3\n\
+                    duration = \"100ms\"\n\n\
+                    [[task]]\nname = \"a\"\ncore = 1\npriority = 2\nperiod = \"10ms\"\n\
+                    execution = \"2ms\"\n\n\
+                    [[task]]\nname = \"b\"\ncore = 1\npriority = 3\nperiod = \"10ms\"\n\
+                    execution = \"2ms\"\n\n\
+                    [[task]]\nname = \"p\"\ncore = 0\npriority = 1\nperiod = \"10ms\"\n\
+                    execution = \"1ms\"\n";
+        let mut scenario = bulwark_spec::parse(text, "global.toml").expect("valid");
+        let ms = bulwark_core::Duration::from_millis;
+        let budget = bulwark_spec::parse_duration(budget).expect("a duration");
+        for (task, budget) in [(0, ms(3)), (1, budget)] {
+            scenario.tasks[task].reservation = Some(bulwark_spec::Reservation::new(budget, ms(10)));
+        }
+        scenario.clusters.push(ClusterSpec {
+            name: "g".to_owned(),
+            cores: vec![1, 2],
+            order,
+            members: vec![(0, Replenishment::Sporadic), (1, Replenishment::Sporadic)],
+        });
+        scenario
+    }
+
+    fn args(json: bool) -> AnalyzeArgs {
+        AnalyzeArgs {
+            file: "global.toml".into(),
+            json,
+            camkes: false,
+            overheads: None,
+            deny_warnings: false,
+        }
+    }
+
+    #[test]
+    fn the_parts_leave_the_cluster_out() {
+        let scenario = scenario(SporadicOrder::EarliestDeadlineFirst, "3ms");
+        assert_eq!(scenario.partitioned_cores().collect::<Vec<_>>(), [0]);
+        let parts = scenario.parts_by_policy();
+        assert_eq!(parts.len(), 1);
+        let names: Vec<&str> = parts[0].tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["p"]);
+        assert!(parts[0].clusters.is_empty());
+    }
+
+    /// U = 3/10 + 3/10 = 3/5 <= 2 - 3/10 = 17/10: exit 0; JSON: the classic document
+    /// with `clusters` added.
+    #[test]
+    fn an_edf_cluster_within_the_bound_passes() {
+        let scenario = scenario(SporadicOrder::EarliestDeadlineFirst, "3ms");
+        let (text, code) = capture(|| clustered(&scenario, &args(true)));
+        assert_eq!(code, Ok(ExitCode::SUCCESS), "{text}");
+        let doc: Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(doc["policy"], "fixed-priority");
+        assert_eq!(doc["cores"].as_array().map(Vec::len), Some(1), "{doc:#}");
+        assert_eq!(doc["cores"][0]["tasks"][0]["name"], "p");
+        let g = &doc["clusters"][0];
+        assert_eq!(g["name"], "g");
+        assert_eq!(g["cores"], json!([1, 2]));
+        assert_eq!(g["order"], "edf");
+        assert_eq!(
+            (&g["bandwidth_numerator"], &g["bandwidth_denominator"]),
+            (&json!("3"), &json!("5"))
+        );
+        assert_eq!(
+            (&g["bound_numerator"], &g["bound_denominator"]),
+            (&json!("17"), &json!("10"))
+        );
+        assert_eq!(g["verdict"], "schedulable");
+        assert_eq!(g["members"][1]["fits_reservation"], true);
+        let (text, code) = capture(|| clustered(&scenario, &args(false)));
+        assert_eq!(code, Ok(ExitCode::SUCCESS));
+        assert!(text.contains("== cluster g (cores 1, 2): edf =="), "{text}");
+        assert!(
+            text.contains("U = 3/5 = 0.6000 <= 2 - 1 * 3/10 = 1.7000"),
+            "{text}"
+        );
+    }
+
+    /// (3, 10) and (9, 10): U = 6/5 > 2 - 9/10 = 11/10: exit 1.
+    #[test]
+    fn an_edf_cluster_over_the_bound_fails() {
+        let scenario = scenario(SporadicOrder::EarliestDeadlineFirst, "9ms");
+        let (text, code) = capture(|| clustered(&scenario, &args(false)));
+        assert_eq!(code, Ok(ExitCode::FAILURE), "{text}");
+        assert!(
+            text.contains("U = 6/5 = 1.2000 > 2 - 1 * 9/10 = 1.1000: NOT shown schedulable"),
+            "{text}"
+        );
+    }
+
+    /// No test for global fixed priority: not analysed, exit 2 (no verdict).
+    #[test]
+    fn a_fixed_priority_cluster_is_not_analysed() {
+        let scenario = scenario(SporadicOrder::FixedPriority, "3ms");
+        let (text, code) = capture(|| clustered(&scenario, &args(true)));
+        assert_eq!(code, Ok(crate::exit::bad_input()), "{text}");
+        let doc: Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(doc["clusters"][0]["verdict"], "not-analysed");
+        assert_eq!(doc["clusters"][0]["schedulable"], Value::Null);
+        assert_eq!(doc["clusters"][0]["test"], Value::Null);
+    }
+}

@@ -1,0 +1,206 @@
+//! Scenarios with `[[cluster]]` tables in the commands other than `simulate`: `analyze` keeps
+//! the members out of the per-core analyses and tests each cluster on its own (Goossens,
+//! Funk and Baruah under EDF order; nothing under fixed priority), `check` names the
+//! clusters, `run` refuses them. Expected numbers worked out by hand.
+
+mod common;
+
+use common::{bulwark, text};
+
+use std::path::PathBuf;
+
+/// Core 0 partitioned under fixed priority (task `p`); cores 1 and 2 the cluster `g` under
+/// `order`, with `a` in a (3 ms, 10 ms) reservation and `b` in a (`budget`, 10 ms) one.
+/// `member_keys` go into both members (a priority under fixed-priority order).
+fn scenario(order: &str, budget: &str, member_keys: &str) -> String {
+    format!(
+        r#"name = "global"
+policy = "fixed-priority"
+cores = 3
+duration = "100ms"
+
+[[cluster]]
+name = "g"
+cores = [1, 2]
+order = "{order}"
+
+[[task]]
+name = "a"
+cluster = "g"
+period = "10ms"
+execution = "2ms"
+reservation = {{ budget = "3ms", period = "10ms" }}
+{member_keys}
+
+[[task]]
+name = "b"
+cluster = "g"
+period = "10ms"
+execution = "4ms"
+reservation = {{ budget = "{budget}", period = "10ms" }}
+{member_keys}
+
+[[task]]
+name = "p"
+core = 0
+priority = 1
+period = "10ms"
+execution = "1ms"
+"#
+    )
+}
+
+/// Writes `contents` to `name` in a fresh directory; the directory lives as long as the
+/// returned guard.
+fn file(name: &str, contents: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, contents).expect("write");
+    (dir, path)
+}
+
+fn run(args: &[&str], path: &std::path::Path) -> (Option<i32>, String, String) {
+    let mut all: Vec<&str> = args.to_vec();
+    all.push(path.to_str().expect("utf-8 path"));
+    let out = bulwark(&all);
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+/// U = 3/10 + 3/10 = 3/5 on m = 2; U_max = 3/10; bound 2 - 1 * 3/10 = 17/10 >= 3/5:
+/// schedulable. `b`'s jobs need 4 ms of its 3 ms budget: it does not fit its reservation,
+/// which is reported and changes no exit code. `p` alone on core 0: R = 1 ms. Exit 0.
+#[test]
+fn an_edf_cluster_within_the_gfb_bound_is_schedulable() {
+    let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
+    let (code, stdout, stderr) = run(&["analyze"], &path);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    // The per-core analysis sees only `p`.
+    assert!(stdout.contains("\ncore 0:\n"), "{stdout}");
+    assert!(!stdout.contains("\ncore 1:\n"), "{stdout}");
+    assert!(
+        stdout.contains("== cluster g (cores 1, 2): edf =="),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("U = 3/5 = 0.6000 <= 2 - 1 * 3/10 = 1.7000"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("b: a job needs up to 4ms > budget 3ms"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("\nclusters: g schedulable (GFB)\n"),
+        "{stdout}"
+    );
+}
+
+/// The same as JSON: the classic document, unchanged for core 0, with `clusters` added.
+#[test]
+fn an_edf_cluster_in_json_is_a_new_top_level_field() {
+    let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
+    let (code, stdout, stderr) = run(&["analyze", "--json"], &path);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(doc["scenario"], "global");
+    assert_eq!(doc["policy"], "fixed-priority");
+    assert_eq!(doc["schedulable"], true);
+    let cores = doc["cores"].as_array().expect("cores");
+    assert_eq!(cores.len(), 1, "{doc:#}");
+    assert_eq!(cores[0]["core"], 0);
+    assert_eq!(cores[0]["tasks"][0]["name"], "p");
+    assert_eq!(cores[0]["tasks"][0]["response_ns"], 1_000_000);
+    let clusters = doc["clusters"].as_array().expect("clusters");
+    assert_eq!(clusters.len(), 1);
+    let g = &clusters[0];
+    assert_eq!(g["name"], "g");
+    assert_eq!(g["cores"], serde_json::json!([1, 2]));
+    assert_eq!(g["order"], "edf");
+    assert_eq!(g["bandwidth_numerator"], "3");
+    assert_eq!(g["bandwidth_denominator"], "5");
+    assert_eq!(g["test"], "gfb");
+    assert_eq!(g["bound_numerator"], "17");
+    assert_eq!(g["bound_denominator"], "10");
+    assert_eq!(g["schedulable"], true);
+    assert_eq!(g["verdict"], "schedulable");
+    assert_eq!(g["gate_waits_not_in_bounds"], serde_json::json!([]));
+    let members = g["members"].as_array().expect("members");
+    assert_eq!(members[0]["name"], "a");
+    assert_eq!(members[0]["fits_reservation"], true);
+    assert_eq!(members[1]["name"], "b");
+    assert_eq!(members[1]["fits_reservation"], false);
+}
+
+/// `b` in (9 ms, 10 ms): U = 3/10 + 9/10 = 6/5 < m = 2, but U_max = 9/10 and the bound is
+/// 2 - 9/10 = 11/10 < 6/5: not shown schedulable, exit 1 like other failed tests.
+#[test]
+fn an_edf_cluster_over_the_gfb_bound_exits_1() {
+    let (_dir, path) = file("global.toml", &scenario("edf", "9ms", ""));
+    let (code, stdout, stderr) = run(&["analyze"], &path);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("U = 6/5 = 1.2000 > 2 - 1 * 9/10 = 1.1000: NOT shown schedulable"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run(&["analyze", "--json"], &path);
+    assert_eq!(code, Some(1));
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(doc["clusters"][0]["verdict"], "not-shown-schedulable");
+    assert_eq!(doc["clusters"][0]["schedulable"], false);
+}
+
+/// Global fixed priority has no test: the bandwidth only, "not analysed", and exit 2 (no
+/// verdict, as for a task the classic analysis cannot analyse).
+#[test]
+fn a_fixed_priority_cluster_is_not_analysed() {
+    let source = scenario("fixed-priority", "3ms", "priority = 2");
+    let (_dir, path) = file("global.toml", &source);
+    let (code, stdout, stderr) = run(&["analyze"], &path);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("== cluster g (cores 1, 2): fixed-priority =="),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("U = 3/5 = 0.6000: not analysed"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("cluster `g`: not analysed: no schedulability test for global fixed"),
+        "{stderr}"
+    );
+    let (code, stdout, _) = run(&["analyze", "--json"], &path);
+    assert_eq!(code, Some(2));
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(doc["clusters"][0]["verdict"], "not-analysed");
+    assert_eq!(doc["clusters"][0]["test"], serde_json::Value::Null);
+    assert_eq!(doc["clusters"][0]["bandwidth"], 0.6);
+}
+
+#[test]
+fn check_names_the_clusters() {
+    let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
+    let (code, stdout, stderr) = run(&["check"], &path);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "ok (3 tasks on 3 cores, fixed-priority, 100ms; cluster: g (cores 1, 2, edf, 2 tasks))"
+        ),
+        "{stdout}"
+    );
+}
+
+/// The host runtime does not run clusters: refused before anything runs, exit 2 as its
+/// other refusals.
+#[test]
+fn run_refuses_a_cluster() {
+    let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
+    let (code, stdout, stderr) = run(&["run"], &path);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("global.toml: cluster `g`"), "{stderr}");
+    assert!(
+        stderr.contains("clusters are simulated only, the host runtime does not run them"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("use `bulwark simulate"), "{stderr}");
+}
