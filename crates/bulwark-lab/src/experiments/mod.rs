@@ -9,6 +9,7 @@ pub mod camkes_synthetic;
 mod component_spr;
 mod double_hit;
 mod faas_reclaim;
+mod global_reservations;
 pub mod host_a1;
 pub mod host_a2;
 pub mod host_a3;
@@ -81,6 +82,7 @@ pub const ALL: &[Experiment] = &[
     mcipc_cbs_rogue::EXPERIMENT,
     mcipc_spr_clients::EXPERIMENT,
     spr_vbs_cores::EXPERIMENT,
+    global_reservations::EXPERIMENT,
     passive_servers::EXPERIMENT,
     mc_ipc_reservations::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
