@@ -11,7 +11,9 @@ use bulwark_spec::component::{ComponentKind, ComponentSystem, ProcedureStep};
 use bulwark_spec::mc_ipc_toml::{
     AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, ScriptStep,
 };
-use bulwark_spec::{Diagnostics, PolicyKind, Scenario, SpecError, MAX_NAME_CHARS};
+use bulwark_spec::{
+    Diagnostics, MemberKind, PolicyKind, Scenario, SpecError, SporadicOrder, MAX_NAME_CHARS,
+};
 
 /// `data` as text, as Bulwark reads any file; `None` (after checking the diagnostic) when
 /// it is not UTF-8.
@@ -98,9 +100,8 @@ pub fn check_scenario(scenario: &Scenario) {
         assert!(*core < scenario.cores, "[[core]] {core}");
     }
     assert!(unique(scenario.core_policies.iter().map(|(core, _)| core)));
-    for task in &scenario.tasks {
-        // Each task follows its own core's policy.
-        let policy = scenario.policy_of(task.core);
+    check_clusters(scenario);
+    for (index, task) in scenario.tasks.iter().enumerate() {
         assert!(short_name(&task.name));
         assert!(
             task.core < scenario.cores,
@@ -108,6 +109,12 @@ pub fn check_scenario(scenario: &Scenario) {
             task.name,
             task.core
         );
+        if scenario.cluster_of_task(index).is_some() {
+            continue; // Checked with its cluster.
+        }
+        // A partitioned task follows its own core's policy, on a core in no cluster.
+        assert_eq!(scenario.cluster_of(task.core), None, "{}", task.name);
+        let policy = scenario.policy_of(task.core);
         assert_eq!(
             task.priority.is_some(),
             policy.has_priorities(),
@@ -140,6 +147,56 @@ pub fn check_scenario(scenario: &Scenario) {
             let on_vbs = scenario.policy_of(task.core) == PolicyKind::Vbs;
             assert_eq!(cap.is_some(), on_vbs, "{}", task.name);
         }
+    }
+}
+
+/// The rules `ClusterSpec`'s documentation promises: cores of the scenario, each in one
+/// cluster and with no `[[core]]` table of its own; members listed once, placed on their
+/// cluster's first core, with a priority exactly under fixed-priority order, a reservation
+/// exactly when sporadic, and partitions on a core of theirs with sorted, disjoint slots
+/// within the cycle (zero exactly when there is no partition).
+fn check_clusters(scenario: &Scenario) {
+    assert!(unique(scenario.clusters.iter().map(|c| &c.name)));
+    assert!(unique(scenario.clusters.iter().flat_map(|c| &c.cores)));
+    assert!(unique(scenario.clusters.iter().flat_map(|c| &c.members).map(|m| m.task)));
+    for cluster in &scenario.clusters {
+        assert!(short_name(&cluster.name));
+        assert!(!cluster.cores.is_empty(), "cluster {}", cluster.name);
+        for core in &cluster.cores {
+            assert!(*core < scenario.cores, "cluster {} core {core}", cluster.name);
+            assert!(scenario.core_policies.iter().all(|(c, _)| c != core));
+        }
+        let mut partitions = 0;
+        for member in &cluster.members {
+            let task = &scenario.tasks[member.task];
+            assert_eq!(task.core, cluster.cores[0], "{}", task.name);
+            assert_eq!(
+                task.priority.is_some(),
+                cluster.order == SporadicOrder::FixedPriority,
+                "{}",
+                task.name
+            );
+            match &member.kind {
+                MemberKind::Sporadic { low_budget, .. } => {
+                    let reservation = task.reservation.expect("a sporadic member's reservation");
+                    assert!(!reservation.budget.is_zero() && reservation.budget <= reservation.period);
+                    if let Some(low) = low_budget {
+                        assert!(!low.is_zero() && *low <= reservation.budget, "{}", task.name);
+                    }
+                }
+                MemberKind::Partition { core, slots } => {
+                    partitions += 1;
+                    assert!(task.reservation.is_none(), "{}", task.name);
+                    assert!(cluster.cores.contains(core), "{}", task.name);
+                    assert!(!slots.is_empty(), "{}", task.name);
+                    for (start, end) in slots {
+                        assert!(start < end && *end <= cluster.cycle, "{}", task.name);
+                    }
+                    assert!(slots.windows(2).all(|w| w[0].1 < w[1].0), "{}", task.name);
+                }
+            }
+        }
+        assert_eq!(partitions > 0, !cluster.cycle.is_zero(), "cluster {}", cluster.name);
     }
 }
 

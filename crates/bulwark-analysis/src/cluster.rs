@@ -3,10 +3,13 @@
 //! its own, and the `m` most important active reservations with budget run on the cluster's
 //! `m` cores. What is analysed is the reservations, as implicit-deadline sporadic tasks
 //! `(e, p)`: their total bandwidth against `m`, and under EDF order Goossens, Funk and
-//! Baruah's test ([`crate::global_edf`]). Global fixed priority has no test here.
+//! Baruah's test ([`crate::global_edf`]). Global fixed priority has no test here, and neither
+//! has a cluster with a time partition (its slots take a core from the reservations) or a
+//! high-criticality reservation (Vestal's mode switch demotes the others): such a cluster's
+//! bandwidth is reported, a partition counting its slots' time over the cycle, and no verdict.
 
 use bulwark_core::{Duration, Priority};
-use bulwark_spec::{Behaviour, Replenishment, Reservation, Scenario, SporadicOrder};
+use bulwark_spec::{Behaviour, MemberKind, Replenishment, Reservation, Scenario, SporadicOrder};
 
 use crate::bandwidth::{self, Admission};
 use crate::global_edf::{self, Gfb};
@@ -38,8 +41,9 @@ pub enum ClusterVerdict {
     /// EDF order and the test fails; it is sufficient only, so the set may still be
     /// schedulable, but nothing here shows it.
     NotShownSchedulable(Gfb),
-    /// Fixed-priority order: no test for global fixed priority is implemented.
-    NotAnalysed,
+    /// No test applies; says why (one of [`NO_GLOBAL_FIXED_PRIORITY_TEST`],
+    /// [`PARTITIONS_NOT_IN_GFB`] and [`HIGH_CRITICALITY_NOT_IN_GFB`]).
+    NotAnalysed(&'static str),
 }
 
 impl ClusterVerdict {
@@ -48,7 +52,7 @@ impl ClusterVerdict {
         match self {
             ClusterVerdict::Schedulable(_) => Some(true),
             ClusterVerdict::NotShownSchedulable(_) => Some(false),
-            ClusterVerdict::NotAnalysed => None,
+            ClusterVerdict::NotAnalysed(_) => None,
         }
     }
 
@@ -58,7 +62,15 @@ impl ClusterVerdict {
             ClusterVerdict::Schedulable(test) | ClusterVerdict::NotShownSchedulable(test) => {
                 Some(test)
             }
-            ClusterVerdict::NotAnalysed => None,
+            ClusterVerdict::NotAnalysed(_) => None,
+        }
+    }
+
+    /// Why no test ran, when none did.
+    pub fn reason(&self) -> Option<&'static str> {
+        match self {
+            ClusterVerdict::NotAnalysed(reason) => Some(reason),
+            _ => None,
         }
     }
 }
@@ -68,19 +80,69 @@ pub const NO_GLOBAL_FIXED_PRIORITY_TEST: &str =
     "no schedulability test for global fixed priority is implemented: only the bandwidth is \
      reported";
 
+/// Why no test ran on a cluster with a time partition, for reports.
+pub const PARTITIONS_NOT_IN_GFB: &str =
+    "Goossens, Funk and Baruah's test covers sporadic reservations alone: time partitions take \
+     cores during their slots";
+
+/// Why no test ran on a cluster with a high-criticality reservation, for reports.
+pub const HIGH_CRITICALITY_NOT_IN_GFB: &str =
+    "Goossens, Funk and Baruah's test covers sporadic reservations alone: Vestal's mode switch \
+     demotes low-criticality reservations";
+
 /// One member task and its reservation.
 #[derive(Clone, Debug)]
 pub struct Member {
     /// The task's name.
     pub name: String,
-    /// Its reservation `(e, p)`.
-    pub reservation: Reservation,
+    /// Its reservation.
+    pub reservation: MemberReservation,
     /// Its priority (fixed-priority order; `None` under EDF unless the file gives one).
     pub priority: Option<Priority>,
-    /// How its reservation's budget comes back.
-    pub replenishment: Replenishment,
     /// Whether the reservation can carry the task's jobs.
     pub fit: Fit,
+}
+
+/// A member's reservation, as the analysis reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemberReservation {
+    /// A sporadic reservation `(e, p)`.
+    Sporadic {
+        /// `(e, p)`; `e` is `e^H` for a high-criticality reservation.
+        reservation: Reservation,
+        /// How its budget comes back.
+        replenishment: Replenishment,
+        /// `e^L` of a high-criticality reservation; `None`: low criticality.
+        low_budget: Option<Duration>,
+    },
+    /// A time partition on one core of the cluster, running in its slots of every cycle.
+    Partition {
+        /// The scenario core.
+        core: u16,
+        /// Its slots `[start, end)` within the cycle.
+        slots: Vec<(Duration, Duration)>,
+        /// The cluster's cycle `H`.
+        cycle: Duration,
+    },
+}
+
+impl MemberReservation {
+    /// Its share of the cluster as the time pair `(x, y)` whose ratio it is: `(e, p)`, or a
+    /// partition's slot time and the cycle.
+    pub fn share(&self) -> (Duration, Duration) {
+        match self {
+            MemberReservation::Sporadic { reservation, .. } => {
+                (reservation.budget, reservation.period)
+            }
+            MemberReservation::Partition { slots, cycle, .. } => {
+                let busy = slots
+                    .iter()
+                    .map(|(start, end)| end.as_nanos() - start.as_nanos())
+                    .sum();
+                (Duration::from_nanos(busy), *cycle)
+            }
+        }
+    }
 }
 
 /// Whether a reservation `(e, p)` gives a task's jobs what they need: each job at most `e`
@@ -105,14 +167,36 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
             let members: Vec<Member> = cluster
                 .members
                 .iter()
-                .map(|&(task, replenishment)| member(scenario, task, replenishment))
+                .map(|m| member(scenario, m.task, &m.kind, cluster.cycle))
                 .collect();
-            let pairs: Vec<(Duration, Duration)> = members
-                .iter()
-                .map(|m| (m.reservation.budget, m.reservation.period))
-                .collect();
+            let pairs: Vec<(Duration, Duration)> =
+                members.iter().map(|m| m.reservation.share()).collect();
             let cores = u16::try_from(cluster.cores.len()).unwrap_or(u16::MAX);
+            let has_partition = cluster
+                .members
+                .iter()
+                .any(|m| matches!(m.kind, MemberKind::Partition { .. }));
+            let has_high_criticality = cluster.members.iter().any(|m| {
+                matches!(
+                    m.kind,
+                    MemberKind::Sporadic {
+                        low_budget: Some(_),
+                        ..
+                    }
+                )
+            });
             let verdict = match cluster.order {
+                SporadicOrder::FixedPriority => {
+                    ClusterVerdict::NotAnalysed(NO_GLOBAL_FIXED_PRIORITY_TEST)
+                }
+                // GFB's tasks are the sporadic reservations alone, each always at its own
+                // priority: neither holds with partitions or a mode switch.
+                SporadicOrder::EarliestDeadlineFirst if has_partition => {
+                    ClusterVerdict::NotAnalysed(PARTITIONS_NOT_IN_GFB)
+                }
+                SporadicOrder::EarliestDeadlineFirst if has_high_criticality => {
+                    ClusterVerdict::NotAnalysed(HIGH_CRITICALITY_NOT_IN_GFB)
+                }
                 SporadicOrder::EarliestDeadlineFirst => {
                     let test = global_edf::gfb(&pairs, cores);
                     if test.schedulable {
@@ -121,7 +205,6 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                         ClusterVerdict::NotShownSchedulable(test)
                     }
                 }
-                SporadicOrder::FixedPriority => ClusterVerdict::NotAnalysed,
             };
             ClusterAnalysis {
                 name: cluster.name.clone(),
@@ -135,18 +218,43 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
         .collect()
 }
 
-fn member(scenario: &Scenario, task: usize, replenishment: Replenishment) -> Member {
+fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) -> Member {
     let spec = &scenario.tasks[task];
-    // Validation gives every member a reservation; a zero one counts for nothing.
-    let reservation = spec
-        .reservation
-        .unwrap_or(Reservation::new(Duration::ZERO, Duration::from_nanos(1)));
+    let (reservation, fit) = match kind {
+        MemberKind::Sporadic {
+            replenishment,
+            low_budget,
+        } => {
+            // Validation gives every sporadic member a reservation; a zero one counts for
+            // nothing.
+            let reservation = spec
+                .reservation
+                .unwrap_or(Reservation::new(Duration::ZERO, Duration::from_nanos(1)));
+            let sporadic = MemberReservation::Sporadic {
+                reservation,
+                replenishment: *replenishment,
+                low_budget: *low_budget,
+            };
+            (sporadic, fit(&spec.behaviour, reservation))
+        }
+        MemberKind::Partition { core, slots } => (
+            MemberReservation::Partition {
+                core: *core,
+                slots: slots.clone(),
+                cycle,
+            },
+            // A job's share depends on where its release falls among the slots.
+            Fit::Unchecked(
+                "not checked: a time partition runs in its slots, not on a budget per period"
+                    .to_owned(),
+            ),
+        ),
+    };
     Member {
         name: spec.name.clone(),
         reservation,
         priority: spec.priority,
-        replenishment,
-        fit: fit(&spec.behaviour, reservation),
+        fit,
     }
 }
 
@@ -192,7 +300,7 @@ pub fn fit(behaviour: &Behaviour, reservation: Reservation) -> Fit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bulwark_spec::{ClusterSpec, CostModel, Execution, PolicyKind, TaskSpec};
+    use bulwark_spec::{ClusterMember, ClusterSpec, CostModel, Execution, PolicyKind, TaskSpec};
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
@@ -242,12 +350,27 @@ mod tests {
                 name: "g".to_owned(),
                 cores: vec![1, 2],
                 order,
+                cycle: Duration::ZERO,
                 members: vec![
-                    (1, Replenishment::Sporadic),
-                    (2, Replenishment::Sporadic),
-                    (3, Replenishment::ConstantBandwidth),
+                    sporadic(1, Replenishment::Sporadic, None),
+                    sporadic(2, Replenishment::Sporadic, None),
+                    sporadic(3, Replenishment::ConstantBandwidth, None),
                 ],
             }],
+        }
+    }
+
+    fn sporadic(
+        task: usize,
+        replenishment: Replenishment,
+        low_budget: Option<Duration>,
+    ) -> ClusterMember {
+        ClusterMember {
+            task,
+            kind: MemberKind::Sporadic {
+                replenishment,
+                low_budget,
+            },
         }
     }
 
@@ -278,18 +401,92 @@ mod tests {
             why.starts_with("a job needs up to 10ms > budget 9ms:"),
             "{why}"
         );
-        assert_eq!(
-            cluster.members[2].replenishment,
-            Replenishment::ConstantBandwidth
-        );
+        assert!(matches!(
+            cluster.members[2].reservation,
+            MemberReservation::Sporadic {
+                replenishment: Replenishment::ConstantBandwidth,
+                low_budget: None,
+                ..
+            }
+        ));
     }
 
     #[test]
     fn a_fixed_priority_cluster_is_not_analysed() {
         let clusters = analyse(&scenario(SporadicOrder::FixedPriority));
-        assert_eq!(clusters[0].verdict, ClusterVerdict::NotAnalysed);
+        assert_eq!(
+            clusters[0].verdict,
+            ClusterVerdict::NotAnalysed(NO_GLOBAL_FIXED_PRIORITY_TEST)
+        );
         assert_eq!(clusters[0].verdict.schedulable(), None);
         assert_eq!(clusters[0].bandwidth.total.as_f64(), 2.1);
+    }
+
+    /// `b` becomes a partition on core 2 in [0, 2) and [5, 8) of a 10 ms cycle: share 5/10, so
+    /// U = 3/10 + 5/10 + 9/10 = 17/10; GFB does not apply, and the partition is not checked
+    /// against a budget.
+    #[test]
+    fn an_edf_cluster_with_a_partition_is_not_analysed() {
+        let mut scenario = scenario(SporadicOrder::EarliestDeadlineFirst);
+        let slots = vec![(ms(5), ms(8)), (ms(0), ms(2))];
+        scenario.tasks[2].reservation = None;
+        scenario.clusters[0].cycle = ms(10);
+        scenario.clusters[0].members[1].kind = MemberKind::Partition {
+            core: 2,
+            slots: slots.clone(),
+        };
+        let cluster = &analyse(&scenario)[0];
+        assert_eq!(
+            cluster.verdict,
+            ClusterVerdict::NotAnalysed(PARTITIONS_NOT_IN_GFB)
+        );
+        assert_eq!(cluster.verdict.test(), None);
+        assert_eq!(cluster.verdict.reason(), Some(PARTITIONS_NOT_IN_GFB));
+        assert_eq!(
+            (
+                cluster.bandwidth.total.numerator,
+                cluster.bandwidth.total.denominator
+            ),
+            (17, 10)
+        );
+        let partition = &cluster.members[1];
+        assert_eq!(
+            partition.reservation,
+            MemberReservation::Partition {
+                core: 2,
+                slots,
+                cycle: ms(10)
+            }
+        );
+        assert_eq!(partition.reservation.share(), (ms(5), ms(10)));
+        assert!(matches!(partition.fit, Fit::Unchecked(_)));
+    }
+
+    /// `a` of high criticality, e^L = 1 ms of e^H = 3 ms: no test under EDF order; its
+    /// bandwidth counts e^H. Fixed-priority order keeps its own reason.
+    #[test]
+    fn a_cluster_with_high_criticality_is_not_analysed() {
+        let mut scenario = scenario(SporadicOrder::EarliestDeadlineFirst);
+        scenario.clusters[0].members[0] = sporadic(1, Replenishment::Sporadic, Some(ms(1)));
+        let cluster = &analyse(&scenario)[0];
+        assert_eq!(
+            cluster.verdict,
+            ClusterVerdict::NotAnalysed(HIGH_CRITICALITY_NOT_IN_GFB)
+        );
+        assert_eq!(cluster.bandwidth.total.as_f64(), 2.1);
+        assert!(matches!(
+            cluster.members[0].reservation,
+            MemberReservation::Sporadic {
+                low_budget: Some(low_budget),
+                ..
+            } if low_budget == ms(1)
+        ));
+        assert_eq!(cluster.members[0].fit, Fit::Carried);
+        scenario.clusters[0].order = SporadicOrder::FixedPriority;
+        assert_eq!(
+            analyse(&scenario)[0].verdict.reason(),
+            Some(NO_GLOBAL_FIXED_PRIORITY_TEST)
+        );
     }
 
     #[test]

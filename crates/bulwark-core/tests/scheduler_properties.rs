@@ -269,12 +269,12 @@ impl Direct {
         Direct { scheduler, wakes }
     }
 
-    /// Releases every timed job due by `now`, in time order, then by reservation id, each at
-    /// its own time.
-    fn release_due(&mut self, now: Instant) -> Result<(), TestCaseError> {
+    /// Releases every timed job due before `now` (or at it too, for the timer at `now`), in
+    /// time order, then by reservation id, each at its own time.
+    fn release_due(&mut self, now: Instant, inclusive: bool) -> Result<(), TestCaseError> {
         loop {
             let due = (self.wakes.iter().enumerate())
-                .filter(|(_, at)| **at <= now)
+                .filter(|(_, at)| **at < now || (inclusive && **at == now))
                 .map(|(i, at)| (*at, i))
                 .min();
             let Some((at, i)) = due else {
@@ -289,9 +289,10 @@ impl Direct {
         }
     }
 
-    /// Will `r` have a pending job at `now`, counting a timed release due by then?
+    /// Will `r` have a pending job at `now`, counting a timed release due before then (one
+    /// at `now` waits for the timer)?
     fn active_by(&self, r: ReservationId, now: Instant) -> bool {
-        self.scheduler.is_active(r) || self.wakes[r.index()] <= now
+        self.scheduler.is_active(r) || self.wakes[r.index()] < now
     }
 
     /// What [`ClusterScheduler::handle`] must answer for `event` at `now`, made with direct
@@ -341,7 +342,7 @@ impl Direct {
         if let Some(error) = refusal {
             return Ok(Err(error));
         }
-        self.release_due(now)?;
+        self.release_due(now, matches!(event, Event::Timer))?;
         let work = &mut Work::default();
         let done: Result<(), SchedulerError> = match event {
             Event::Activate {
@@ -360,12 +361,8 @@ impl Direct {
                         .complete(now, r, work)
                         .map_err(|e| refused(e.into()))?;
                 }
-                if until <= now {
-                    self.scheduler
-                        .release(now, r, work)
-                        .map_err(|e| refused(e.into()))?;
-                } else if until != Instant::NEVER {
-                    self.wakes[task.index()] = until;
+                if until != Instant::NEVER {
+                    self.wakes[task.index()] = until.max(now);
                 }
                 Ok(())
             }
@@ -389,7 +386,7 @@ impl Direct {
         if now < self.scheduler.now() {
             return Ok(Err(ClusterError::TimeWentBackwards.into()));
         }
-        self.release_due(now)?;
+        self.release_due(now, false)?;
         let selection = self
             .scheduler
             .select(now, &mut Work::default())

@@ -1016,7 +1016,14 @@ script = [{ action = "2ms", limit = "3ms", period = "10ms" }, { run = "1ms" }]
             name: "g".to_owned(),
             cores: vec![0],
             order: bulwark_spec::SporadicOrder::EarliestDeadlineFirst,
-            members: vec![(0, bulwark_spec::Replenishment::Sporadic)],
+            cycle: bulwark_core::Duration::ZERO,
+            members: vec![bulwark_spec::ClusterMember {
+                task: 0,
+                kind: bulwark_spec::MemberKind::Sporadic {
+                    replenishment: bulwark_spec::Replenishment::Sporadic,
+                    low_budget: None,
+                },
+            }],
         });
         let error = refuse_clusters(&scenario).expect_err("refused").to_string();
         assert!(

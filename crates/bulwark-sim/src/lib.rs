@@ -47,8 +47,12 @@
 //! 8. **In a cluster** (`[[cluster]]`), the scheduler decides for every core of the cluster
 //!    at once, whichever core entered its kernel: the other cores whose thread changed take
 //!    an interrupt at the same instant and follow the decision (so a core never runs a thread
-//!    its cluster did not select for it after that instant's entries). Releases due at one
-//!    instant are made in time order, then by member order; equal EDF deadlines and equal
+//!    its cluster did not select for it after that instant's entries). The scheduler owns
+//!    the members' release timers: releases due at an instant are made by the cluster's
+//!    timer interrupt at that instant, so after every completion of the instant on every
+//!    core (rule 1 across the cluster), in member order; a job already due when its
+//!    predecessor completes is released there too, not within the completion's own entry
+//!    as on a per-core policy (rule 3). Equal EDF deadlines and equal
 //!    fixed priorities go to the earlier member; a selected reservation keeps its core, and
 //!    a newcomer takes the lowest free one. Pinned in `tests/cluster_reference.rs`, which
 //!    runs the same systems on the MC-IPC machine, on this machine and on a millisecond

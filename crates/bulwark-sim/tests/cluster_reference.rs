@@ -47,7 +47,9 @@ use bulwark_sim::cluster::{
     run, Config, CostModel, Execution, PrunedRequests, ScriptStep, TaskConfig,
 };
 use bulwark_sim::{Options, VbsOptions};
-use bulwark_spec::{Behaviour, ClusterSpec, PolicyKind, Scenario, TaskSpec};
+use bulwark_spec::{
+    Behaviour, ClusterMember, ClusterSpec, MemberKind, PolicyKind, Scenario, TaskSpec,
+};
 use proptest::prelude::*;
 use replenishment_queue::Queue;
 
@@ -433,55 +435,63 @@ fn machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
 }
 
 /// The same system as a scenario with one `[[cluster]]` on the scenario machine (sporadic,
-/// constant-bandwidth and SPR reservations; no partition, no criticality), its jobs read as
-/// the reference writes them. The scenario machine releases a periodic job on plan even
+/// constant-bandwidth, SPR and high-criticality reservations, time partitions), its jobs read
+/// as the reference writes them. The scenario machine releases a periodic job on plan even
 /// behind an unfinished predecessor and runs through the horizon itself, so: a job's release
 /// is the later of its planned one and its predecessor's completion, a job queued behind an
 /// unfinished one or released at the horizon is not the reference's, and a completion at
 /// the horizon is not seen.
 fn scenario_machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
-    assert!(
-        system.partitions.is_empty(),
-        "the scenario machine has no partitions yet"
-    );
     let ms = |n: u64| Duration::from_nanos(n * MS);
-    let tasks = system
-        .sets
-        .iter()
-        .zip(&system.priorities)
-        .enumerate()
-        .map(|(i, (set, &priority))| {
-            assert!(
-                set.low_budget.is_none(),
-                "no criticality in scenario clusters yet"
-            );
-            TaskSpec {
-                name: format!("t{i}"),
-                core: 0,
-                priority: (!system.edf).then_some(Priority(priority)),
-                reservation: Some(Reservation::new(ms(set.budget), ms(set.server_period))),
-                deadline: None,
-                behaviour: Behaviour::Periodic {
-                    period: ms(set.period),
-                    offset: ms(set.offset),
-                    execution: bulwark_spec::Execution::Fixed(ms(set.execution)),
-                },
-            }
-        })
-        .collect::<Vec<_>>();
-    let members = system
-        .sets
-        .iter()
-        .enumerate()
-        .map(|(i, set)| {
-            let rule = match (set.bandwidth, set.spr) {
-                (true, _) => Replenishment::ConstantBandwidth,
-                (false, Some(slots)) => Replenishment::Spr { slots },
-                (false, None) => Replenishment::Sporadic,
-            };
-            (i, rule)
-        })
-        .collect();
+    let periodic = |(period, execution, offset): (u64, u64, u64)| Behaviour::Periodic {
+        period: ms(period),
+        offset: ms(offset),
+        execution: bulwark_spec::Execution::Fixed(ms(execution)),
+    };
+    let shapes = system.shapes();
+    let mut tasks = Vec::new();
+    let mut members = Vec::new();
+    for (i, (set, &priority)) in system.sets.iter().zip(&system.priorities).enumerate() {
+        tasks.push(TaskSpec {
+            name: format!("t{i}"),
+            core: 0,
+            priority: (!system.edf).then_some(Priority(priority)),
+            reservation: Some(Reservation::new(ms(set.budget), ms(set.server_period))),
+            deadline: None,
+            behaviour: periodic(shapes[i]),
+        });
+        let replenishment = match (set.bandwidth, set.spr) {
+            (true, _) => Replenishment::ConstantBandwidth,
+            (false, Some(slots)) => Replenishment::Spr { slots },
+            (false, None) => Replenishment::Sporadic,
+        };
+        members.push(ClusterMember {
+            task: i,
+            kind: MemberKind::Sporadic {
+                replenishment,
+                low_budget: set.low_budget.map(ms),
+            },
+        });
+    }
+    for (k, partition) in system.partitions.iter().enumerate() {
+        let task = system.sets.len() + k;
+        tasks.push(TaskSpec {
+            name: format!("p{k}"),
+            core: 0,
+            priority: Some(Priority(partition.owner)),
+            reservation: None,
+            deadline: None,
+            behaviour: periodic(shapes[task]),
+        });
+        let slots = system.table.slots(partition.core, partition.owner);
+        members.push(ClusterMember {
+            task,
+            kind: MemberKind::Partition {
+                core: partition.core as u16,
+                slots: slots.into_iter().map(|(a, b)| (ms(a), ms(b))).collect(),
+            },
+        });
+    }
     let cores = system.cores as u16;
     let scenario = Scenario {
         name: "cluster".into(),
@@ -499,6 +509,7 @@ fn scenario_machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
             } else {
                 SporadicOrder::FixedPriority
             },
+            cycle: ms(system.table.cycle),
             members,
         }],
         cost: bulwark_spec::CostModel::default(),
@@ -522,7 +533,7 @@ fn scenario_machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
     let mut jobs: Vec<_> = outcome.jobs.expect("jobs were recorded");
     jobs.sort_by_key(|job| (job.task, job.job));
     let to_ms = |t: Instant| t.as_nanos() / MS;
-    let mut rows = vec![Vec::new(); system.sets.len()];
+    let mut rows = vec![Vec::new(); shapes.len()];
     for job in &jobs {
         let task_rows: &mut Vec<JobRow> = &mut rows[job.task.index()];
         let release = match task_rows.last() {
@@ -740,7 +751,9 @@ proptest! {
         if with_partitions {
             (system.table, system.partitions) = (table, partitions);
         }
-        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+        let expected = reference(&system, horizon);
+        prop_assert_eq!(machine(&system, horizon), expected.clone());
+        prop_assert_eq!(scenario_machine(&system, horizon), expected);
     }
 
     /// The same on light sets, whose idle instants take the cluster back to low mode.
@@ -753,7 +766,9 @@ proptest! {
         horizon in 1u64..=80,
     ) {
         let system = sporadic_only(critical(sets, kinds, edf), priorities, edf, cores);
-        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+        let expected = reference(&system, horizon);
+        prop_assert_eq!(machine(&system, horizon), expected.clone());
+        prop_assert_eq!(scenario_machine(&system, horizon), expected);
     }
 
     #[test]
@@ -764,7 +779,9 @@ proptest! {
         horizon in 1u64..=80,
     ) {
         let system = System { table, partitions, ..sporadic_only(sets, priorities, edf, cores) };
-        prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+        let expected = reference(&system, horizon);
+        prop_assert_eq!(machine(&system, horizon), expected.clone());
+        prop_assert_eq!(scenario_machine(&system, horizon), expected);
     }
 }
 

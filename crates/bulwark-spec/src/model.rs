@@ -49,7 +49,7 @@ pub struct Scenario {
 
 /// Cores scheduled together by the MC-IPC paper's clustered reservation scheduler (section
 /// III): at each instant the `m` most important active reservations with budget run, on any
-/// of the cluster's `m` cores.
+/// of the cluster's `m` cores, after the time partitions in their slots.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClusterSpec {
     /// Unique among the clusters.
@@ -59,11 +59,42 @@ pub struct ClusterSpec {
     pub cores: Vec<u16>,
     /// How its sporadic reservations are ordered: by the tasks' fixed priorities or by EDF.
     pub order: SporadicOrder,
-    /// Its tasks, by index into [`Scenario::tasks`], in file order, each in a sporadic
-    /// reservation of its own with the task's `reservation` as `(e, p)` (and its `priority`
-    /// under fixed priority), replenished as given. A member's `core` is the cluster's first
-    /// core.
-    pub members: Vec<(usize, Replenishment)>,
+    /// `H`, the cycle the time partitions' slots repeat with (section III); zero when no
+    /// member is a partition.
+    pub cycle: Duration,
+    /// Its tasks, in file order, each in a reservation of its own.
+    pub members: Vec<ClusterMember>,
+}
+
+/// A task of a cluster and its reservation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterMember {
+    /// The task, an index into [`Scenario::tasks`]. Its `core` is the cluster's first core.
+    pub task: usize,
+    /// Its reservation.
+    pub kind: MemberKind,
+}
+
+/// A cluster member's reservation (MC-IPC paper, section III and VII).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemberKind {
+    /// A sporadic reservation `(e, p)`, the task's `reservation` (and its `priority` under
+    /// fixed priority), replenished as given.
+    Sporadic {
+        /// How its budget comes back.
+        replenishment: Replenishment,
+        /// Of high criticality (Vestal's model, section VII) with this low budget `e^L`
+        /// (its budget being `e^H`); `None`: low criticality.
+        low_budget: Option<Duration>,
+    },
+    /// A table-driven time partition pinned to one of the cluster's cores, running during
+    /// its slots `[start, end)` of every cycle; the task has no `reservation`.
+    Partition {
+        /// The scenario core it runs on, one of the cluster's.
+        core: u16,
+        /// Its slots within the cycle, sorted, disjoint.
+        slots: Vec<(Duration, Duration)>,
+    },
 }
 
 impl Scenario {
@@ -72,14 +103,14 @@ impl Scenario {
         self.clusters.iter().position(|c| c.cores.contains(&core))
     }
 
-    /// The cluster task `task` (an index into [`Scenario::tasks`]) runs in, if any, and how
-    /// its reservation is replenished.
-    pub fn cluster_of_task(&self, task: usize) -> Option<(usize, Replenishment)> {
+    /// The cluster task `task` (an index into [`Scenario::tasks`]) runs in, if any, and its
+    /// reservation there.
+    pub fn cluster_of_task(&self, task: usize) -> Option<(usize, &MemberKind)> {
         self.clusters.iter().enumerate().find_map(|(k, c)| {
             c.members
                 .iter()
-                .find(|(t, _)| *t == task)
-                .map(|&(_, rule)| (k, rule))
+                .find(|member| member.task == task)
+                .map(|member| (k, &member.kind))
         })
     }
 

@@ -56,6 +56,8 @@ pub(crate) struct RawCluster {
     pub(crate) name: Spanned<String>,
     pub(crate) cores: Spanned<Vec<Spanned<i64>>>,
     pub(crate) order: Spanned<String>,
+    /// `H`, the cycle of its time partitions' slots (only with a partition).
+    pub(crate) cycle: Option<Spanned<RawTime>>,
 }
 
 /// One `[[core]]` table: the policy of one core, where it differs from the scenario's.
@@ -190,7 +192,9 @@ pub(crate) struct RawTask {
 
 /// `reservation = { budget = "2ms", period = "10ms" }`, optionally with `replenishments = 16`
 /// (sporadic-server rules), `non-preemptive = "1ms"` (SPR) and, in a cluster,
-/// `replenishment = "cbs"`.
+/// `replenishment = "cbs"` or `criticality = "high", low-budget = "1ms"`; or, in a cluster, a
+/// time partition `{ core = 2, slots = [["0ms", "5ms"]] }`. Every key is optional here so
+/// that validation can say which kind is meant and what is missing or extra.
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
@@ -198,13 +202,24 @@ pub(crate) struct RawTask {
     expecting = "a reservation, like { budget = \"2ms\", period = \"10ms\" }"
 )]
 pub(crate) struct RawReservation {
-    pub(crate) budget: Spanned<RawTime>,
-    pub(crate) period: Spanned<RawTime>,
+    pub(crate) budget: Option<Spanned<RawTime>>,
+    pub(crate) period: Option<Spanned<RawTime>>,
     pub(crate) replenishments: Option<Spanned<i64>>,
     pub(crate) non_preemptive: Option<Spanned<RawTime>>,
     /// How a cluster task's reservation is replenished: `sporadic`, `cbs` or `spr`.
     pub(crate) replenishment: Option<Spanned<String>>,
+    /// A cluster task's criticality, `low` or `high` (Vestal's model).
+    pub(crate) criticality: Option<Spanned<String>>,
+    /// `e^L`, a high-criticality cluster task's low budget.
+    pub(crate) low_budget: Option<Spanned<RawTime>>,
+    /// A time partition's core, one of its cluster's.
+    pub(crate) core: Option<Spanned<i64>>,
+    /// A time partition's slots `[start, end)` within its cluster's cycle.
+    pub(crate) slots: Option<Spanned<RawSlots>>,
 }
+
+/// `slots = [["0ms", "5ms"], ...]`: each slot as written, its times judged later.
+pub(crate) type RawSlots = Vec<Spanned<Vec<Spanned<RawTime>>>>;
 
 /// One script step. Every key is optional here so that validation can say which step keys
 /// clash, or which one is missing, instead of serde's generic "no variant matched".

@@ -8,8 +8,8 @@ use std::path::Path;
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::system::{kind_of, FileKind};
 use bulwark_spec::{
-    parse, parse_checked, Behaviour, ClusterSpec, CostModel, Execution, PolicyKind, Replenishment,
-    Reservation, Scenario, SporadicOrder, TaskSpec,
+    parse, parse_checked, Behaviour, ClusterMember, ClusterSpec, CostModel, Execution, MemberKind,
+    PolicyKind, Replenishment, Reservation, Scenario, SporadicOrder, TaskSpec,
 };
 
 fn ms(n: u64) -> Duration {
@@ -70,6 +70,17 @@ fn fixed(extra: &str) -> String {
 }
 
 const RESERVATION: &str = "reservation = { budget = \"3ms\", period = \"10ms\" }\n";
+
+/// Task `task` in a sporadic reservation of low criticality, replenished by `replenishment`.
+fn sporadic_member(task: usize, replenishment: Replenishment) -> ClusterMember {
+    ClusterMember {
+        task,
+        kind: MemberKind::Sporadic {
+            replenishment,
+            low_budget: None,
+        },
+    }
+}
 
 fn periodic(name: &str, core: u16, reservation: Reservation, priority: Option<u8>) -> TaskSpec {
     TaskSpec {
@@ -132,9 +143,10 @@ fn an_edf_cluster_reads_into_the_exact_scenario() {
             name: "global".into(),
             cores: vec![2, 1],
             order: SporadicOrder::EarliestDeadlineFirst,
+            cycle: Duration::ZERO,
             members: vec![
-                (1, Replenishment::Sporadic),
-                (2, Replenishment::ConstantBandwidth),
+                sporadic_member(1, Replenishment::Sporadic),
+                sporadic_member(2, Replenishment::ConstantBandwidth),
             ],
         }],
         cost: CostModel::default(),
@@ -181,7 +193,13 @@ fn an_edf_cluster_reads_into_the_exact_scenario() {
     assert_eq!(scenario.cluster_of_task(0), None);
     assert_eq!(
         scenario.cluster_of_task(2),
-        Some((0, Replenishment::ConstantBandwidth))
+        Some((
+            0,
+            &MemberKind::Sporadic {
+                replenishment: Replenishment::ConstantBandwidth,
+                low_budget: None
+            }
+        ))
     );
 }
 
@@ -238,16 +256,18 @@ fn fixed_priority_clusters_keep_priorities_spr_queues_and_file_order() {
                 name: "left".into(),
                 cores: vec![0, 1],
                 order: SporadicOrder::FixedPriority,
+                cycle: Duration::ZERO,
                 members: vec![
-                    (0, Replenishment::Spr { slots: 16 }),
-                    (3, Replenishment::Spr { slots: 8 }),
+                    sporadic_member(0, Replenishment::Spr { slots: 16 }),
+                    sporadic_member(3, Replenishment::Spr { slots: 8 }),
                 ],
             },
             ClusterSpec {
                 name: "right".into(),
                 cores: vec![3],
                 order: SporadicOrder::EarliestDeadlineFirst,
-                members: vec![(1, Replenishment::Sporadic)],
+                cycle: Duration::ZERO,
+                members: vec![sporadic_member(1, Replenishment::Sporadic)],
             },
         ]
     );
@@ -470,8 +490,8 @@ fn replenishments_are_an_spr_server_s_and_at_most_256() {
         ["c.toml:17:90: replenishments 0 is outside 1..=256"]
     );
     assert_eq!(
-        valid(&fixed(&spr(256))).clusters[0].members[0].1,
-        Replenishment::Spr { slots: 256 }
+        valid(&fixed(&spr(256))).clusters[0].members[0],
+        sporadic_member(0, Replenishment::Spr { slots: 256 })
     );
 }
 
@@ -643,5 +663,451 @@ fn every_mc_ipc_file_is_still_an_mc_ipc_system() {
     assert_eq!(
         kind_of(&edf(RESERVATION), "c.toml").ok(),
         Some(FileKind::Scenario)
+    );
+}
+
+/// Twenty-six lines: a fixed-priority cluster of cores 1 and 2 with a cycle of 20 ms, task
+/// `pinned` a time partition on core 2 (line 18, its slots written out of order) and task
+/// `critical` a high-criticality reservation (line 26).
+const PARTITIONED: &str = "name = \"mixed\"\n\
+                           policy = \"fixed-priority\"\n\
+                           cores = 3\n\
+                           duration = \"100ms\"\n\
+                           \n\
+                           [[cluster]]\n\
+                           name = \"global\"\n\
+                           cores = [1, 2]\n\
+                           order = \"fixed-priority\"\n\
+                           cycle = \"20ms\"\n\
+                           \n\
+                           [[task]]\n\
+                           name = \"pinned\"\n\
+                           cluster = \"global\"\n\
+                           priority = 5\n\
+                           period = \"20ms\"\n\
+                           execution = \"4ms\"\n\
+                           reservation = { core = 2, slots = [[\"10ms\", \"12ms\"], [\"0ms\", \"5ms\"]] }\n\
+                           \n\
+                           [[task]]\n\
+                           name = \"critical\"\n\
+                           cluster = \"global\"\n\
+                           priority = 4\n\
+                           period = \"10ms\"\n\
+                           execution = \"2ms\"\n\
+                           reservation = { budget = \"3ms\", period = \"10ms\", criticality = \"high\", low-budget = \"2ms\" }\n";
+
+/// `PARTITIONED` with `old` written as `new`.
+fn partitioned(old: &str, new: &str) -> String {
+    assert!(PARTITIONED.contains(old), "{old}");
+    PARTITIONED.replacen(old, new, 1)
+}
+
+#[test]
+fn partitions_and_high_criticality_read_into_the_exact_scenario() {
+    let scenario = valid(PARTITIONED);
+    assert_eq!(
+        scenario.clusters,
+        [ClusterSpec {
+            name: "global".into(),
+            cores: vec![1, 2],
+            order: SporadicOrder::FixedPriority,
+            cycle: ms(20),
+            members: vec![
+                ClusterMember {
+                    task: 0,
+                    kind: MemberKind::Partition {
+                        core: 2,
+                        // Sorted by start.
+                        slots: vec![(ms(0), ms(5)), (ms(10), ms(12))],
+                    },
+                },
+                ClusterMember {
+                    task: 1,
+                    kind: MemberKind::Sporadic {
+                        replenishment: Replenishment::Sporadic,
+                        low_budget: Some(ms(2)),
+                    },
+                },
+            ],
+        }]
+    );
+    assert_eq!(
+        scenario.tasks,
+        [
+            // A partition has no (e, p): no reservation in the model.
+            TaskSpec {
+                name: "pinned".into(),
+                core: 1,
+                priority: Some(Priority(5)),
+                reservation: None,
+                deadline: Some(ms(20)),
+                behaviour: Behaviour::Periodic {
+                    period: ms(20),
+                    offset: Duration::ZERO,
+                    execution: Execution::Fixed(ms(4)),
+                },
+            },
+            TaskSpec {
+                name: "critical".into(),
+                ..periodic("critical", 1, Reservation::new(ms(3), ms(10)), Some(4))
+            },
+        ]
+    );
+    // `criticality = "low"` is the default, written out.
+    let low = partitioned(
+        "criticality = \"high\", low-budget = \"2ms\"",
+        "criticality = \"low\"",
+    );
+    assert_eq!(
+        valid(&low).clusters[0].members[1].kind,
+        MemberKind::Sporadic {
+            replenishment: Replenishment::Sporadic,
+            low_budget: None
+        }
+    );
+}
+
+/// Partitions on different cores may share instants; on one core they may touch, and a
+/// low budget may equal the budget; under EDF order a partition has no priority.
+#[test]
+fn partitions_on_one_core_may_touch_and_on_two_may_overlap() {
+    let more = format!(
+        "{PARTITIONED}\n[[task]]\nname = \"left\"\ncluster = \"global\"\npriority = 6\n\
+         period = \"20ms\"\nexecution = \"1ms\"\n\
+         reservation = {{ core = 1, slots = [[\"0ms\", \"20ms\"]] }}\n\
+         \n[[task]]\nname = \"after\"\ncluster = \"global\"\npriority = 6\n\
+         period = \"20ms\"\nexecution = \"1ms\"\n\
+         reservation = {{ core = 2, slots = [[\"5ms\", \"10ms\"], [\"12ms\", \"20ms\"]] }}\n"
+    )
+    .replace("low-budget = \"2ms\"", "low-budget = \"3ms\"");
+    let scenario = valid(&more);
+    let kinds: Vec<&MemberKind> = scenario.clusters[0]
+        .members
+        .iter()
+        .map(|m| &m.kind)
+        .collect();
+    assert_eq!(
+        kinds[3],
+        &MemberKind::Partition {
+            core: 2,
+            slots: vec![(ms(5), ms(10)), (ms(12), ms(20))]
+        }
+    );
+    let edf = partitioned("order = \"fixed-priority\"", "order = \"edf\"")
+        .replace("priority = 5\n", "")
+        .replace("priority = 4\n", "");
+    assert_eq!(valid(&edf).tasks[0].priority, None);
+}
+
+#[test]
+fn a_cycle_is_required_exactly_with_a_partition() {
+    assert_eq!(
+        errors(&partitioned("cycle = \"20ms\"\n", "")),
+        ["c.toml:7:8: cluster `global` has no cycle, but task `pinned` in it is a time partition"]
+    );
+    assert_eq!(
+        only_help(&partitioned("cycle = \"20ms\"\n", "")),
+        "add cycle = \"20ms\" to the cluster: H, the cycle its partitions' slots repeat with \
+         (every slot ends within it)"
+    );
+    let no_partition = partitioned(
+        "reservation = { core = 2, slots = [[\"10ms\", \"12ms\"], [\"0ms\", \"5ms\"]] }",
+        RESERVATION.trim_end(),
+    );
+    assert_eq!(
+        errors(&no_partition),
+        ["c.toml:10:9: cluster `global` has a cycle, but none of its tasks is a time partition"]
+    );
+    assert_eq!(
+        errors(&partitioned("cycle = \"20ms\"", "cycle = \"0ms\"")),
+        ["c.toml:10:9: cycle cannot be zero"]
+    );
+    assert_eq!(
+        errors(&partitioned("cycle = \"20ms\"", "cycle = 20")),
+        ["c.toml:10:9: 20 has no unit"]
+    );
+}
+
+#[test]
+fn a_partition_has_core_and_slots_and_nothing_else() {
+    let slots = "slots = [[\"10ms\", \"12ms\"], [\"0ms\", \"5ms\"]]";
+    for (extra, column) in [
+        ("budget = \"3ms\"", 36),
+        ("period = \"10ms\"", 36),
+        ("replenishment = \"sporadic\"", 43),
+        ("replenishments = 4", 44),
+        ("non-preemptive = \"1ms\"", 44),
+        ("criticality = \"high\"", 41),
+        ("low-budget = \"1ms\"", 40),
+    ] {
+        let key = extra.split(' ').next().unwrap_or_default();
+        assert_eq!(
+            errors(&partitioned("core = 2, ", &format!("core = 2, {extra}, "))),
+            [format!(
+                "c.toml:18:{column}: a time partition (core and slots) has no {key}: it runs in \
+                 its slots, with no budget"
+            )],
+            "{extra}"
+        );
+    }
+    assert_eq!(
+        only_help(&partitioned("core = 2, ", "core = 2, budget = \"3ms\", ")),
+        "allowed in a time partition's reservation: core (one of its cluster's cores) and \
+         slots; a sporadic reservation has budget and period instead"
+    );
+    assert_eq!(
+        errors(&partitioned("core = 2, ", "")),
+        ["c.toml:18:15: this time partition has slots but no core"]
+    );
+    assert_eq!(
+        only_help(&partitioned("core = 2, ", "")),
+        "add core = ..., the core of cluster `global` it runs on (allowed: 1, 2)"
+    );
+    assert_eq!(
+        errors(&partitioned(&format!(", {slots}"), "")),
+        ["c.toml:18:15: this time partition has a core but no slots"]
+    );
+    for core in ["0", "3", "-1"] {
+        assert_eq!(
+            errors(&partitioned("core = 2", &format!("core = {core}"))),
+            [format!(
+                "c.toml:18:24: core {core} is not a core of cluster `global`"
+            )]
+        );
+    }
+    assert_eq!(
+        only_help(&partitioned("core = 2", "core = 0")),
+        "allowed: one of the cluster's cores: 1, 2"
+    );
+}
+
+#[test]
+fn a_partition_s_slots_are_non_empty_within_the_cycle_and_apart() {
+    let slots = "[[\"10ms\", \"12ms\"], [\"0ms\", \"5ms\"]]";
+    let with = |new: &str| partitioned(slots, new);
+    assert_eq!(
+        errors(&with("[]")),
+        ["c.toml:18:35: a time partition needs at least one slot"]
+    );
+    assert_eq!(
+        errors(&with("[[\"5ms\", \"5ms\"]]")),
+        ["c.toml:18:36: slot [5ms, 5ms) is empty: it must start before it ends"]
+    );
+    assert_eq!(
+        errors(&with("[[\"6ms\", \"5ms\"]]")),
+        ["c.toml:18:36: slot [6ms, 5ms) is empty: it must start before it ends"]
+    );
+    assert_eq!(
+        errors(&with("[[\"15ms\", \"21ms\"]]")),
+        ["c.toml:18:36: slot [15ms, 21ms) ends after the cycle 20ms of cluster `global`"]
+    );
+    assert_eq!(
+        only_help(&with("[[\"15ms\", \"21ms\"]]")),
+        "allowed: slots within [0, 20ms), the cycle they repeat with"
+    );
+    // A slot may end at the cycle.
+    assert!(parse(&with("[[\"15ms\", \"20ms\"]]"), "c.toml").is_ok());
+    assert_eq!(
+        errors(&with("[[\"1ms\"]]")),
+        ["c.toml:18:36: a slot needs two times, [start, end), but has 1"]
+    );
+    assert_eq!(
+        errors(&with("[[\"1ms\", 2]]")),
+        ["c.toml:18:44: 2 has no unit"]
+    );
+    // Sorted first: the later slot is the one reported.
+    assert_eq!(
+        errors(&with("[[\"5ms\", \"8ms\"], [\"0ms\", \"5ms\"]]")),
+        ["c.toml:18:36: slots [0ns, 5ms) and [5ms, 8ms) of one partition touch"]
+    );
+    assert_eq!(
+        only_help(&with("[[\"5ms\", \"8ms\"], [\"0ms\", \"5ms\"]]")),
+        "allowed: one partition's slots apart from each other, with a gap between them; merge \
+         slots that meet into one"
+    );
+    assert_eq!(
+        errors(&with("[[\"0ms\", \"5ms\"], [\"4ms\", \"8ms\"]]")),
+        ["c.toml:18:52: slots [0ns, 5ms) and [4ms, 8ms) of one partition overlap"]
+    );
+}
+
+#[test]
+fn partitions_on_one_core_do_not_overlap() {
+    let second = |core: u16, slot: &str| {
+        format!(
+            "{PARTITIONED}\n[[task]]\nname = \"second\"\ncluster = \"global\"\npriority = 6\n\
+             period = \"20ms\"\nexecution = \"1ms\"\n\
+             reservation = {{ core = {core}, slots = [[\"15ms\", \"16ms\"], {slot}] }}\n"
+        )
+    };
+    assert_eq!(
+        errors(&second(2, "[\"4ms\", \"6ms\"]")),
+        [
+            "c.toml:34:54: slot [4ms, 6ms) overlaps slot [0ns, 5ms) of task `pinned`'s partition \
+          on core 2"
+        ]
+    );
+    assert_eq!(
+        only_help(&second(2, "[\"4ms\", \"6ms\"]")),
+        "allowed: partitions on one core whose slots do not overlap (they may touch); move \
+         one, or pin it to another core"
+    );
+    assert!(parse(&second(1, "[\"4ms\", \"6ms\"]"), "c.toml").is_ok());
+}
+
+#[test]
+fn criticality_is_low_or_high_and_high_needs_a_low_budget_within_the_budget() {
+    let high = "criticality = \"high\", low-budget = \"2ms\"";
+    assert_eq!(
+        errors(&partitioned(high, "criticality = \"medium\"")),
+        ["c.toml:26:64: unknown criticality `medium`"]
+    );
+    assert_eq!(
+        only_help(&partitioned(high, "criticality = \"medium\"")),
+        "allowed: low (the default) or high (Vestal's model: budget is e^H and low-budget e^L, \
+         0 < low-budget <= budget)"
+    );
+    assert_eq!(
+        errors(&partitioned(high, "criticality = \"high\"")),
+        ["c.toml:26:64: a high-criticality reservation needs a low-budget"]
+    );
+    assert_eq!(
+        errors(&partitioned(high, "low-budget = \"2ms\"")),
+        [
+            "c.toml:26:63: low-budget is a high-criticality reservation's e^L, but this \
+          reservation is of low criticality"
+        ]
+    );
+    assert_eq!(
+        errors(&partitioned(
+            high,
+            "criticality = \"low\", low-budget = \"2ms\""
+        )),
+        [
+            "c.toml:26:84: low-budget is a high-criticality reservation's e^L, but this \
+          reservation is of low criticality"
+        ]
+    );
+    assert_eq!(
+        errors(&partitioned("low-budget = \"2ms\"", "low-budget = \"4ms\"")),
+        ["c.toml:26:85: low-budget 4ms is larger than the budget 3ms"]
+    );
+    assert_eq!(
+        errors(&partitioned("low-budget = \"2ms\"", "low-budget = \"0ms\"")),
+        ["c.toml:26:85: low-budget cannot be zero"]
+    );
+}
+
+/// Vestal's monitor needs the sporadic rule's per-job budget: servers that keep their
+/// budget across jobs are of low criticality only.
+#[test]
+fn high_criticality_needs_the_sporadic_rule() {
+    let spr = partitioned(
+        "criticality = \"high\"",
+        "replenishment = \"spr\", criticality = \"high\"",
+    );
+    assert_eq!(
+        errors(&spr),
+        [
+            "c.toml:26:66: an SPR server is of low criticality only, but this reservation is of \
+          high criticality"
+        ]
+    );
+    let cbs = partitioned("order = \"fixed-priority\"", "order = \"edf\"")
+        .replace("priority = 5\n", "")
+        .replace("priority = 4\n", "")
+        .replace(
+            "criticality = \"high\"",
+            "replenishment = \"cbs\", criticality = \"high\"",
+        );
+    assert_eq!(
+        errors(&cbs),
+        [
+            "c.toml:24:66: a constant-bandwidth server is of low criticality only, but this \
+          reservation is of high criticality"
+        ]
+    );
+    assert!(parse(
+        &partitioned(
+            "criticality = \"high\"",
+            "replenishment = \"sporadic\", criticality = \"high\""
+        ),
+        "c.toml"
+    )
+    .is_ok());
+}
+
+#[test]
+fn partition_and_criticality_keys_are_refused_outside_clusters() {
+    let on_core = |extra: &str| {
+        format!(
+            "name = \"c\"\npolicy = \"spr\"\nduration = \"100ms\"\n\n[[task]]\nname = \"t\"\n\
+             priority = 1\nperiod = \"10ms\"\nexecution = \"2ms\"\n\
+             reservation = {{ budget = \"3ms\", period = \"10ms\", {extra} }}\n"
+        )
+    };
+    assert_eq!(
+        errors(&on_core("criticality = \"high\", low-budget = \"1ms\"")),
+        [
+            "c.toml:10:64: criticality is a [[cluster]]'s (Vestal's mode switch in the clustered \
+             scheduler); the policies of cores in no cluster have no use for it",
+            "c.toml:10:85: low-budget is a high-criticality reservation's in a [[cluster]]; the \
+             policies of cores in no cluster have no use for it"
+        ]
+    );
+    assert_eq!(
+        errors(&on_core("core = 0, slots = [[\"0ms\", \"1ms\"]]")),
+        [
+            "c.toml:10:57: core in a reservation pins a [[cluster]]'s time partition to one of \
+             its cores; the policies of cores in no cluster have no use for it",
+            "c.toml:10:68: slots make a [[cluster]]'s time partition; the policies of cores in \
+             no cluster have no use for them"
+        ]
+    );
+    // A partition's reservation on a core: the keys are refused, not a missing budget.
+    let bare = on_core("x").replace("budget = \"3ms\", period = \"10ms\", x", "slots = []");
+    assert_eq!(
+        errors(&bare),
+        [
+            "c.toml:10:25: slots make a [[cluster]]'s time partition; the policies of cores in no \
+          cluster have no use for them"
+        ]
+    );
+    let no_budget = on_core("x")
+        .replace("budget = \"3ms\", ", "")
+        .replace(", x", "");
+    assert_eq!(
+        errors(&no_budget),
+        ["c.toml:10:15: this reservation has no budget"]
+    );
+}
+
+/// A partition's share of its cluster is its slots' time over the cycle: 7/20 with
+/// `critical`'s 3/10 and two more reservations of 7/10 is 2.05 > 2 cores.
+#[test]
+fn a_partition_counts_its_slots_share_in_the_cluster_s_bandwidth() {
+    let heavy = |name: &str| {
+        format!(
+            "\n[[task]]\nname = \"{name}\"\ncluster = \"global\"\npriority = 1\n\
+             period = \"10ms\"\nexecution = \"2ms\"\n\
+             reservation = {{ budget = \"7ms\", period = \"10ms\" }}\n"
+        )
+    };
+    let (_, warnings) =
+        parse_checked(&format!("{PARTITIONED}{}", heavy("h1")), "c.toml").expect("valid");
+    assert!(
+        warnings.is_empty(),
+        "7/20 + 3/10 + 7/10 = 1.35: {warnings:?}"
+    );
+    let text = format!("{PARTITIONED}{}{}", heavy("h1"), heavy("h2"));
+    let (_, warnings) = parse_checked(&text, "c.toml").expect("valid");
+    let shown: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        shown,
+        [
+            "c.toml:42:15: cluster `global`'s bandwidth reaches 2.050 with task `h2` (sum of \
+          budget over period, and of slot time over cycle), above its 2 cores: the cluster is \
+          overloaded"
+        ]
     );
 }

@@ -158,7 +158,8 @@ fn reservation_fields_name_the_policies_that_allow_them() {
     );
     assert_eq!(
         first_help("unknown_reservation_field.toml"),
-        "allowed: `budget`, `period`, `replenishments`, `non-preemptive`, `replenishment`"
+        "allowed: `budget`, `period`, `replenishments`, `non-preemptive`, `replenishment`, \
+         `criticality`, `low-budget`, `core`, `slots`"
     );
     assert_eq!(
         first_help("flush_cache_false.toml"),

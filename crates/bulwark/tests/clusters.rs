@@ -204,3 +204,139 @@ fn run_refuses_a_cluster() {
     );
     assert!(stderr.contains("use `bulwark simulate"), "{stderr}");
 }
+
+/// The README's cluster with a time partition and a high-criticality reservation, under
+/// `order`: `pinned` on core 2 in [0, 5) and [10, 12) of a 20 ms cycle (share 7/20),
+/// `critical` (3 ms, 10 ms) with e^L = 2 ms; `pinned` and `critical` are extra keys of each
+/// (a priority under fixed-priority order).
+fn partitioned(order: &str, pinned: &str, critical: &str) -> String {
+    format!(
+        r#"name = "mixed"
+policy = "fixed-priority"
+cores = 3
+duration = "100ms"
+
+[[cluster]]
+name = "global"
+cores = [1, 2]
+order = "{order}"
+cycle = "20ms"
+
+[[task]]
+name = "pinned"
+cluster = "global"
+{pinned}
+period = "20ms"
+execution = "4ms"
+reservation = {{ core = 2, slots = [["0ms", "5ms"], ["10ms", "12ms"]] }}
+
+[[task]]
+name = "critical"
+cluster = "global"
+{critical}
+period = "10ms"
+execution = "2ms"
+reservation = {{ budget = "3ms", period = "10ms", criticality = "high", low-budget = "2ms" }}
+
+[[task]]
+name = "p"
+core = 0
+priority = 1
+period = "10ms"
+execution = "1ms"
+"#
+    )
+}
+
+/// No test covers time partitions: U = 7/20 + 3/10 = 13/20 is reported, the verdict is
+/// "not analysed" with the reason, and the exit code 2 (no verdict).
+#[test]
+fn a_cluster_with_a_partition_is_not_analysed_and_says_why() {
+    let (_dir, path) = file("mixed.toml", &partitioned("edf", "", ""));
+    let (code, stdout, stderr) = run(&["analyze"], &path);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("core 2: [0ns, 5ms) [10ms, 12ms)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("cycle 20ms"), "{stdout}");
+    assert!(stdout.contains("0.3500"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "global EDF over 2 core(s), U = 13/20 = 0.6500: not analysed: Goossens, Funk and \
+             Baruah's test covers sporadic reservations alone: time partitions take cores \
+             during their slots"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("\nclusters: global not analysed (time partitions)\n"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("cluster `global`: not analysed: Goossens, Funk and Baruah's test"),
+        "{stderr}"
+    );
+    let (code, stdout, _) = run(&["analyze", "--json"], &path);
+    assert_eq!(code, Some(2));
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let g = &doc["clusters"][0];
+    assert_eq!(g["verdict"], "not-analysed");
+    assert_eq!(g["test"], serde_json::Value::Null);
+    assert_eq!(
+        (&g["bandwidth_numerator"], &g["bandwidth_denominator"]),
+        (&serde_json::json!("13"), &serde_json::json!("20"))
+    );
+    assert!(g["reason"]
+        .as_str()
+        .is_some_and(|r| r.ends_with("time partitions take cores during their slots")));
+    let pinned = &g["members"][0];
+    assert_eq!(pinned["core"], 2);
+    assert_eq!(
+        pinned["slots_ns"],
+        serde_json::json!([[0, 5_000_000], [10_000_000, 12_000_000]])
+    );
+    assert_eq!(pinned["cycle_ns"], 20_000_000);
+    assert_eq!(pinned["budget_ns"], serde_json::Value::Null);
+    assert_eq!(pinned["replenishment"], "time partition");
+    let critical = &g["members"][1];
+    assert_eq!(critical["criticality"], "high");
+    assert_eq!(critical["low_budget_ns"], 2_000_000);
+    assert_eq!(critical["budget_ns"], 3_000_000);
+}
+
+/// Without the partition, the high-criticality reservation alone keeps GFB out.
+#[test]
+fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
+    let source = partitioned("edf", "", "")
+        .replace("cycle = \"20ms\"\n", "")
+        .replace(
+            "reservation = { core = 2, slots = [[\"0ms\", \"5ms\"], [\"10ms\", \"12ms\"]] }",
+            "reservation = { budget = \"4ms\", period = \"20ms\" }",
+        );
+    let (_dir, path) = file("mixed.toml", &source);
+    let (code, stdout, stderr) = run(&["analyze"], &path);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "not analysed: Goossens, Funk and Baruah's test covers sporadic reservations \
+             alone: Vestal's mode switch demotes low-criticality reservations"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("\nclusters: global not analysed (high criticality)\n"),
+        "{stdout}"
+    );
+    // The README's file as written, under fixed-priority order: its own reason.
+    let (_dir, path) = file(
+        "mixed.toml",
+        &partitioned("fixed-priority", "priority = 5", "priority = 4"),
+    );
+    let (code, stdout, stderr) = run(&["analyze"], &path);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("U = 13/20 = 0.6500: not analysed: no schedulability test for global"),
+        "{stdout}"
+    );
+}

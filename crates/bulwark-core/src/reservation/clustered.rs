@@ -1465,10 +1465,10 @@ impl ClusterScheduler for ClusteredScheduler {
                 if until != Instant::NEVER && self.wakes[i] != Instant::NEVER {
                     return Err(ClusterError::AlreadySleeping.into());
                 }
-                // An untimed sleep completes a job: one must be pending, or due by `now`.
+                // An untimed sleep completes a job: one must be pending, or due before `now`.
                 if until == Instant::NEVER
                     && self.states[i].pending_jobs == 0
-                    && self.wakes[i] > now
+                    && self.wakes[i] >= now
                 {
                     return Err(ClusterError::NotActive.into());
                 }
@@ -1478,9 +1478,10 @@ impl ClusterScheduler for ClusteredScheduler {
                 wake: Wake::SameJob,
             }
             | Event::Block { task } => {
-                // Active now, or by a release timed at or before `now`.
+                // Active now, or by a release timed before `now` (one timed at `now` is made
+                // by the timer at `now`).
                 let i = self.known(reservation(task))?;
-                if self.states[i].pending_jobs == 0 && self.wakes[i] > now {
+                if self.states[i].pending_jobs == 0 && self.wakes[i] >= now {
                     return Err(ClusterError::NotActive.into());
                 }
             }
@@ -1493,8 +1494,11 @@ impl ClusterScheduler for ClusteredScheduler {
             Event::Timer => {}
         }
         // Releases timed before `now` come first, each at its own time, so budgets are
-        // charged and replenished in time order up to it.
-        self.release_due(now, work);
+        // charged and replenished in time order up to it. Those timed at `now` itself are
+        // made by the timer interrupt at `now`, which a kernel takes after the instant's
+        // completions on every core (a completion and a release at one instant: the
+        // completion first, as for every policy).
+        self.release_due(now, matches!(event, Event::Timer), work);
         match event {
             Event::Activate {
                 task,
@@ -1520,11 +1524,10 @@ impl ClusterScheduler for ClusteredScheduler {
                 if self.states[r.index()].pending_jobs > 0 {
                     self.complete(now, r, work)?;
                 }
-                if until <= now {
-                    // The next job is already due: an overrun's successor is released at once.
-                    self.release(now, r, work)?;
-                } else if until != Instant::NEVER {
-                    self.wakes[r.index()] = until;
+                if until != Instant::NEVER {
+                    // A job already due (an overrun's successor) is released by the timer at
+                    // `now` too, after the instant's completions on every core.
+                    self.wakes[r.index()] = until.max(now);
                     self.timed_wakes += 1;
                 }
             }
@@ -1551,7 +1554,8 @@ impl ClusterScheduler for ClusteredScheduler {
             return Err(SchedulerError::NoticeCapacity);
         }
         self.not_before(now)?;
-        self.release_due(now, work);
+        // A release timed at `now` waits for the timer at `now`, which the decision asks for.
+        self.release_due(now, false, work);
         self.run_until(now, false, work);
         let next_event = self.next_event().min(self.next_wake(work));
         for (core, (decision, selected)) in decisions.iter_mut().zip(&self.cores).enumerate() {
@@ -1577,9 +1581,10 @@ impl ClusterScheduler for ClusteredScheduler {
 
 impl ClusteredScheduler {
     /// Releases, in time order (ties by reservation id), every job whose timed release is
-    /// at or before `now`, each at its own time. Each release found costs a scan of every
-    /// reservation, counted as examined timeouts: clusters are small, and the work is honest.
-    fn release_due(&mut self, now: Instant, work: &mut Work) {
+    /// before `now`, or at it too when `inclusive` (the timer at `now`), each at its own
+    /// time. Each release found costs a scan of every reservation, counted as examined
+    /// timeouts: clusters are small, and the work is honest.
+    fn release_due(&mut self, now: Instant, inclusive: bool, work: &mut Work) {
         while self.timed_wakes > 0 {
             work.timeouts_examined = work
                 .timeouts_examined
@@ -1588,7 +1593,7 @@ impl ClusteredScheduler {
                 .wakes
                 .iter()
                 .enumerate()
-                .filter(|(_, at)| **at <= now)
+                .filter(|(_, at)| **at < now || (inclusive && **at == now))
                 .map(|(i, at)| (*at, i))
                 .min()
             else {
@@ -1857,8 +1862,9 @@ mod tests {
     /// - 3: the timer releases both, in id order; A (priority 2) runs, its budget out at 5;
     /// - 4: A's job ends, its next release timed at 8; B runs until its budget is out at 5;
     /// - 5: B exhausted; it is replenished `p` after its budget was set, at 8; A's release
-    ///   is also at 8: both fall due at 8 and A runs first, without a timer event (a
-    ///   decision alone processes what is due).
+    ///   is also at 8: the decision at 5 asks for the timer at 8, and a decision at 8 without
+    ///   that timer releases nothing (the timer's interrupt makes the releases of its
+    ///   instant, after the instant's completions); at the timer A runs first.
     #[test]
     fn a_timed_sleep_times_the_next_release() {
         let high = Sporadic::new(d(2), d(5)).with_priority(Priority(2));
@@ -1907,19 +1913,21 @@ mod tests {
         assert_eq!(decide(&mut s, 4), (Some(1), Some(at(5))));
         through_trait(&mut s, 5, Event::Timer);
         assert_eq!(decide(&mut s, 5), (None, Some(at(8))));
+        assert_eq!(decide(&mut s, 8), (Some(1), Some(at(8))));
+        assert_eq!(s.pending_jobs(r(0)), 0);
         let mut work = Work::default();
-        let mut decisions = [CoreDecision::default()];
-        s.decide(at(8), &mut decisions, &mut notices, &mut work)
+        s.handle(at(8), Event::Timer, &mut notices, &mut work)
             .unwrap();
-        assert_eq!(decisions[0].next, Some(TaskId(0)));
         assert_eq!(work.timeouts_processed, 1);
         assert_eq!(s.pending_jobs(r(0)), 1);
+        assert_eq!(decide(&mut s, 8), (Some(0), Some(at(10))));
     }
 
     /// A sleep timed at or before `now` (an overrun: the next release has passed) releases
-    /// the next job at once, and an activation cancels a timed release.
+    /// the next job at the timer at `now`, which the decision asks for: after the instant's
+    /// other completions. An activation cancels a timed release.
     #[test]
-    fn a_past_timed_sleep_releases_at_once_and_an_activation_cancels_the_timer() {
+    fn a_past_timed_sleep_releases_at_the_timer_and_an_activation_cancels_it() {
         let mut s = scheduler(
             1,
             0,
@@ -1934,7 +1942,20 @@ mod tests {
                 deadline: Instant::NEVER,
             },
         };
-        through_trait(&mut s, 1, sleep(1));
+        through_trait(&mut s, 1, sleep(0));
+        assert_eq!(s.pending_jobs(r(0)), 0);
+        let mut decisions = [CoreDecision::default()];
+        let mut notices = Notices::with_capacity(1);
+        s.decide(at(1), &mut decisions, &mut notices, &mut Work::default())
+            .unwrap();
+        assert_eq!(
+            decisions[0],
+            CoreDecision {
+                next: None,
+                timer: Some(at(1))
+            }
+        );
+        through_trait(&mut s, 1, Event::Timer);
         assert_eq!(s.pending_jobs(r(0)), 1);
         through_trait(&mut s, 1, sleep(7));
         assert_eq!(s.pending_jobs(r(0)), 0);

@@ -113,9 +113,9 @@ fn run_on(scenario: &Scenario) -> Result<ExperimentReport, LabError> {
     let members: Vec<MemberRun> = cluster_spec
         .members
         .iter()
-        .map(|&(task, _)| member_run(&whole, scenario, task, &runs, horizon))
+        .map(|member| member_run(&whole, scenario, member.task, &runs, horizon))
         .collect();
-    let member_ids: Vec<usize> = cluster_spec.members.iter().map(|m| m.0).collect();
+    let member_ids: Vec<usize> = cluster_spec.members.iter().map(|m| m.task).collect();
 
     // Check 1: completions and the schedule against the hand-worked window.
     let window = WINDOW_MS * MS;

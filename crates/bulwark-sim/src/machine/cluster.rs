@@ -16,13 +16,13 @@
 //! (charged up to `now`, counted as preempted, so it refills its cache where it resumes).
 
 use bulwark_core::reservation::clustered::{
-    ClusterConfig, ClusteredScheduler, ReservationKind, Sporadic,
+    ClusterConfig, ClusteredScheduler, ReservationKind, Slot, Sporadic,
 };
 use bulwark_core::{
     ClusterScheduler, CoreDecision, Duration, Event, Instant, Notices, SchedulerError, TaskId,
     Wake, Work,
 };
-use bulwark_spec::{ClusterSpec, Scenario};
+use bulwark_spec::{ClusterSpec, MemberKind, Scenario};
 
 use super::{Machine, Occupant};
 use crate::SimError;
@@ -62,28 +62,52 @@ pub(super) struct ClusterRun {
 }
 
 impl ClusterRun {
-    /// The scheduler of `spec`, with one sporadic reservation per member task.
+    /// The scheduler of `spec`, with one reservation per member task.
     pub(super) fn build(scenario: &Scenario, spec: &ClusterSpec) -> Result<Self, SimError> {
         let mut reservations = vec![u32::MAX; scenario.tasks.len()];
         let mut kinds = Vec::with_capacity(spec.members.len());
         let mut threads = Vec::with_capacity(spec.members.len());
-        for (id, &(task, replenishment)) in spec.members.iter().enumerate() {
-            let task_spec = &scenario.tasks[task];
-            // Validation gives every member a reservation (and a priority under fixed
-            // priority); a hand-built scenario without one is refused by the scheduler.
-            let (budget, period) = task_spec
-                .reservation
-                .map_or((Duration::ZERO, Duration::ZERO), |r| (r.budget, r.period));
-            let mut sporadic =
-                Sporadic::new(budget, period).with_priority(task_spec.priority.unwrap_or_default());
-            sporadic.replenishment = replenishment;
-            kinds.push(ReservationKind::Sporadic(sporadic));
-            threads.push(TaskId(task as u32));
-            reservations[task] = id as u32;
+        for (id, member) in spec.members.iter().enumerate() {
+            let task_spec = &scenario.tasks[member.task];
+            let priority = task_spec.priority.unwrap_or_default();
+            kinds.push(match &member.kind {
+                MemberKind::Sporadic {
+                    replenishment,
+                    low_budget,
+                } => {
+                    // Validation gives every sporadic member a reservation (and a priority
+                    // under fixed priority); a hand-built scenario without one is refused by
+                    // the scheduler.
+                    let (budget, period) = task_spec
+                        .reservation
+                        .map_or((Duration::ZERO, Duration::ZERO), |r| (r.budget, r.period));
+                    let mut sporadic = Sporadic::new(budget, period).with_priority(priority);
+                    sporadic.replenishment = *replenishment;
+                    if let Some(low_budget) = low_budget {
+                        sporadic = sporadic.with_high_criticality(*low_budget);
+                    }
+                    ReservationKind::Sporadic(sporadic)
+                }
+                MemberKind::Partition { core, slots } => ReservationKind::TimePartition {
+                    // A core outside the cluster is refused by the scheduler.
+                    core: spec
+                        .cores
+                        .iter()
+                        .position(|c| c == core)
+                        .unwrap_or(spec.cores.len()),
+                    priority,
+                    slots: slots
+                        .iter()
+                        .map(|&(start, end)| Slot::new(start, end))
+                        .collect(),
+                },
+            });
+            threads.push(TaskId(member.task as u32));
+            reservations[member.task] = id as u32;
         }
         let config = ClusterConfig {
             cores: spec.cores.len(),
-            cycle: Duration::ZERO,
+            cycle: spec.cycle,
             order: spec.order,
             reservations: kinds,
         };

@@ -1,22 +1,32 @@
 //! `[[cluster]]` checks: a unique name, distinct cores of the scenario that no other cluster
-//! and no `[[core]]` table has, and an order; and the tasks that run in a cluster (`cluster =
-//! "name"`), each in a sporadic reservation of its own, replenished by the sporadic rule, a
-//! constant-bandwidth server (EDF order) or an SPR server (fixed-priority order). Such a task
-//! follows its cluster's rules, not the policy of a core.
+//! and no `[[core]]` table has, an order and, exactly when a member is a time partition, a
+//! cycle; and the tasks that run in a cluster (`cluster = "name"`), each in a reservation of
+//! its own: a sporadic one, replenished by the sporadic rule, a constant-bandwidth server (EDF
+//! order) or an SPR server (fixed-priority order), of low or (sporadic rule only) high
+//! criticality; or a time partition on one of the cluster's cores. Such a task follows its
+//! cluster's rules, not the policy of a core. Every rule `ClusteredScheduler::new` enforces
+//! is checked here, so that a valid file is never refused by the scheduler.
 
 use std::ops::Range;
 
 use bulwark_core::reservation::clustered::{MAX_RESERVATIONS, MAX_SPR_SLOTS};
-use bulwark_core::Priority;
+use bulwark_core::{Duration, Priority};
 use toml::Spanned;
 
 use super::task::{Kind, Placement};
 use super::{Checker, MAX_CORES};
-use crate::model::{ClusterSpec, Replenishment, Reservation, SporadicOrder};
-use crate::raw::{RawCluster, RawReservation, RawScenario, RawTask};
+use crate::model::{
+    ClusterMember, ClusterSpec, MemberKind, Replenishment, Reservation, SporadicOrder,
+};
+use crate::raw::{RawCluster, RawReservation, RawScenario, RawSlots, RawTask};
 
 const ORDER_HELP: &str = "allowed: fixed-priority (the tasks' priorities, larger is more \
                           important) or edf (earliest deadline first)";
+const CRITICALITY_HELP: &str = "allowed: low (the default) or high (Vestal's model: budget is \
+                                e^H and low-budget e^L, 0 < low-budget <= budget)";
+const PARTITION_HELP: &str = "allowed in a time partition's reservation: core (one of its \
+                              cluster's cores) and slots; a sporadic reservation has budget \
+                              and period instead";
 const REPLENISHMENT_HELP: &str = "allowed: sporadic (the MC-IPC paper's section III rule, the \
                                   default), cbs (a constant-bandwidth server, order = \"edf\" \
                                   only) or spr (an SPR sporadic server, order = \
@@ -30,13 +40,20 @@ pub(super) struct KnownCluster {
     cores: Vec<u16>,
     /// `None`: wrong, already reported.
     order: Option<SporadicOrder>,
+    /// `H`; `None`: not given, or wrong (already reported).
+    cycle: Option<Duration>,
 }
 
-/// A cluster task's place: the task (by index), its cluster (by index) and its rule.
+/// A slot `[start, end)` and where it is written.
+type WrittenSlot = ((Duration, Duration), Range<usize>);
+
+/// A cluster task's place: the task (by index and name), its cluster (by index) and its
+/// reservation.
 pub(super) struct Member {
     task: usize,
+    name: String,
     cluster: usize,
-    replenishment: Replenishment,
+    kind: MemberKind,
 }
 
 impl Checker<'_> {
@@ -64,16 +81,25 @@ impl Checker<'_> {
             }
             let (own, cores_valid) = self.cluster_cores(c, cores);
             let order = self.order(&c.order);
+            // `None`: not given (zero: no partition may need it); `Some(None)`: wrong.
+            let cycle = c.cycle.as_ref().map(|h| self.positive_time(h, "cycle"));
             self.clusters.push(KnownCluster {
                 name: c.name.get_ref().clone(),
                 cores: own.clone(),
                 order,
+                cycle: cycle.flatten(),
             });
-            match (name, cores_valid, order) {
-                (Some(name), true, Some(order)) => clusters.push(ClusterSpec {
+            match (
+                name,
+                cores_valid,
+                order,
+                cycle.unwrap_or(Some(Duration::ZERO)),
+            ) {
+                (Some(name), true, Some(order), Some(cycle)) => clusters.push(ClusterSpec {
                     name,
                     cores: own,
                     order,
+                    cycle,
                     members: Vec::new(),
                 }),
                 _ => all_valid = false,
@@ -254,7 +280,7 @@ impl Checker<'_> {
         }
         let priority = self.cluster_priority(raw, name, order, whole.clone());
         let reservation = match &raw.reservation {
-            Some(reservation) => self.cluster_reservation(reservation, name, order),
+            Some(reservation) => self.cluster_reservation(reservation, cluster, name, order),
             None => {
                 self.report(
                     whole,
@@ -267,7 +293,7 @@ impl Checker<'_> {
                 None
             }
         };
-        let (Some(cluster), Some((reservation, replenishment))) = (cluster, reservation) else {
+        let (Some(cluster), Some((reservation, kind))) = (cluster, reservation) else {
             return Placement::WRONG;
         };
         let members = self
@@ -285,8 +311,9 @@ impl Checker<'_> {
         }
         self.cluster_members.push(Member {
             task: self.current_task,
+            name: label.clone(),
             cluster,
-            replenishment,
+            kind,
         });
         if !valid {
             return Placement::WRONG;
@@ -294,7 +321,8 @@ impl Checker<'_> {
         Placement {
             core: self.clusters[cluster].cores.first().copied(),
             priority,
-            reservation: Some(Some(reservation)),
+            // A partition has no `(e, p)`: the task has no reservation in the model.
+            reservation: Some(reservation),
         }
     }
 
@@ -343,24 +371,31 @@ impl Checker<'_> {
         }
     }
 
-    /// A cluster task's reservation `(e, p)` and how it is replenished. `S` goes into the
-    /// reservation's `replenishments` too for an SPR server.
+    /// A cluster task's reservation: a time partition when it has `core` or `slots`, else a
+    /// sporadic `(e, p)` (the model's reservation; `S` goes into its `replenishments` too for
+    /// an SPR server) with its rule and criticality.
     fn cluster_reservation(
         &mut self,
         spanned: &Spanned<RawReservation>,
+        cluster: Option<usize>,
         name: &str,
         order: Option<SporadicOrder>,
-    ) -> Option<(Reservation, Replenishment)> {
+    ) -> Option<(Option<Reservation>, MemberKind)> {
         let raw = spanned.get_ref();
-        let budget = self.positive_time(&raw.budget, "budget");
-        let period = self.positive_time(&raw.period, "period");
+        if raw.core.is_some() || raw.slots.is_some() {
+            return self
+                .partition(spanned, cluster, name)
+                .map(|kind| (None, kind));
+        }
+        let (budget, period) = self.budget_and_period(spanned);
         let mut valid = true;
         if let Some(eta) = &raw.non_preemptive {
             self.report(
                 eta.span(),
                 "the clustered scheduler has no non-preemptive regions",
                 "allowed in the reservation of a task in a cluster: budget, period, \
-                 replenishment and, with replenishment = \"spr\", replenishments",
+                 replenishment and, with replenishment = \"spr\", replenishments; \
+                 criticality and low-budget; or core and slots for a time partition",
             );
             valid = false;
         }
@@ -382,17 +417,31 @@ impl Checker<'_> {
                 None
             }
         };
+        let high = self.criticality(raw, rule);
         let (Some(budget), Some(period)) = (budget, period) else {
             return None;
         };
         if budget > period {
             self.report(
-                raw.budget.span(),
+                super::task::budget_span(spanned),
                 format!("budget {budget} is larger than its period {period}"),
                 "a reservation's budget must be at most its period",
             );
             return None;
         }
+        // `e^L` against `e^H`, once both are known.
+        let low_budget = match (high?, &raw.low_budget) {
+            (Some(low_budget), Some(written)) if low_budget > budget => {
+                self.report(
+                    written.span(),
+                    format!("low-budget {low_budget} is larger than the budget {budget}"),
+                    "allowed: 0 < low-budget <= budget (e^L <= e^H: the high-assurance budget is \
+                     the larger)",
+                );
+                return None;
+            }
+            (low_budget, _) => low_budget,
+        };
         let (Some(rule), Some(slots), true) = (rule, slots, valid) else {
             return None;
         };
@@ -401,9 +450,306 @@ impl Checker<'_> {
             other => other,
         };
         Some((
-            Reservation::new(budget, period).with_replenishments(slots),
-            rule,
+            Some(Reservation::new(budget, period).with_replenishments(slots)),
+            MemberKind::Sporadic {
+                replenishment: rule,
+                low_budget,
+            },
         ))
+    }
+
+    /// `criticality` and `low-budget`: `Some(None)` of low criticality, `Some(Some(e^L))` of
+    /// high, `None` wrong. High criticality needs the sporadic rule (`rule`, if right): a
+    /// constant-bandwidth or SPR server keeps its budget across jobs, and Vestal's monitor
+    /// needs the per-job budget.
+    fn criticality(
+        &mut self,
+        raw: &RawReservation,
+        rule: Option<Replenishment>,
+    ) -> Option<Option<Duration>> {
+        let high = match &raw.criticality {
+            None => false,
+            Some(level) => match level.get_ref().as_str() {
+                "low" => false,
+                "high" => true,
+                other => {
+                    self.report(
+                        level.span(),
+                        format!("unknown criticality `{other}`"),
+                        CRITICALITY_HELP,
+                    );
+                    // Still read low-budget, to report what is wrong with it.
+                    if let Some(low_budget) = &raw.low_budget {
+                        self.positive_time(low_budget, "low-budget");
+                    }
+                    return None;
+                }
+            },
+        };
+        if !high {
+            if let Some(low_budget) = &raw.low_budget {
+                self.report(
+                    low_budget.span(),
+                    "low-budget is a high-criticality reservation's e^L, but this reservation \
+                     is of low criticality",
+                    "allowed: low-budget only beside criticality = \"high\"; remove it, or add \
+                     criticality = \"high\"",
+                );
+                return None;
+            }
+            return Some(None);
+        }
+        let level = raw
+            .criticality
+            .as_ref()
+            .map(Spanned::span)
+            .unwrap_or_default();
+        let mut valid = true;
+        if let (Some(written), Some(rule)) = (&raw.replenishment, rule) {
+            if rule != Replenishment::Sporadic {
+                self.report(
+                    written.span(),
+                    format!(
+                        "{} server is of low criticality only, but this reservation is of high \
+                         criticality",
+                        if matches!(rule, Replenishment::Spr { .. }) {
+                            "an SPR"
+                        } else {
+                            "a constant-bandwidth"
+                        }
+                    ),
+                    "allowed: replenishment = \"sporadic\" at high criticality (Vestal's \
+                     monitor, section VII, needs the sporadic rule's per-job budget); or \
+                     criticality = \"low\"",
+                );
+                valid = false;
+            }
+        }
+        let low_budget = match &raw.low_budget {
+            Some(low_budget) => self.positive_time(low_budget, "low-budget"),
+            None => {
+                self.report(
+                    level,
+                    "a high-criticality reservation needs a low-budget",
+                    "add low-budget = \"1ms\": e^L, with 0 < low-budget <= budget (the budget \
+                     being e^H)",
+                );
+                None
+            }
+        };
+        let low_budget = low_budget?;
+        valid.then_some(Some(low_budget))
+    }
+
+    /// A time partition's `core` and `slots`, and nothing else: its core one of cluster
+    /// `cluster`'s, its slots `[start, end)` non-empty, within the cycle, apart from each
+    /// other (the scheduler refuses touching slots of one partition) and clear of the slots
+    /// of the cluster's earlier partitions on the same core (section III).
+    fn partition(
+        &mut self,
+        spanned: &Spanned<RawReservation>,
+        cluster: Option<usize>,
+        name: &str,
+    ) -> Option<MemberKind> {
+        let raw = spanned.get_ref();
+        let extra = [
+            ("budget", raw.budget.as_ref().map(Spanned::span)),
+            ("period", raw.period.as_ref().map(Spanned::span)),
+            (
+                "replenishment",
+                raw.replenishment.as_ref().map(Spanned::span),
+            ),
+            (
+                "replenishments",
+                raw.replenishments.as_ref().map(Spanned::span),
+            ),
+            (
+                "non-preemptive",
+                raw.non_preemptive.as_ref().map(Spanned::span),
+            ),
+            ("criticality", raw.criticality.as_ref().map(Spanned::span)),
+            ("low-budget", raw.low_budget.as_ref().map(Spanned::span)),
+        ];
+        let mut valid = true;
+        for (key, span) in extra {
+            if let Some(span) = span {
+                self.report(
+                    span,
+                    format!(
+                        "a time partition (core and slots) has no {key}: it runs in its slots, \
+                         with no budget"
+                    ),
+                    PARTITION_HELP,
+                );
+                valid = false;
+            }
+        }
+        let known = cluster.map(|c| (self.clusters[c].cores.clone(), self.clusters[c].cycle));
+        let core = match &raw.core {
+            None => {
+                self.report(
+                    spanned.span(),
+                    "this time partition has slots but no core",
+                    format!(
+                        "add core = ..., the core of cluster `{name}` it runs on{}",
+                        known
+                            .as_ref()
+                            .map(|(cores, _)| format!(" (allowed: {})", list(cores)))
+                            .unwrap_or_default()
+                    ),
+                );
+                None
+            }
+            Some(core) => {
+                let n = *core.get_ref();
+                let found = u16::try_from(n)
+                    .ok()
+                    .filter(|c| known.as_ref().is_none_or(|(cores, _)| cores.contains(c)));
+                if found.is_none() {
+                    let cores = known.as_ref().map_or_else(String::new, |(c, _)| list(c));
+                    self.report(
+                        core.span(),
+                        format!("core {n} is not a core of cluster `{name}`"),
+                        format!("allowed: one of the cluster's cores: {cores}"),
+                    );
+                }
+                found
+            }
+        };
+        let cycle = known.and_then(|(_, cycle)| cycle);
+        let slots = match &raw.slots {
+            None => {
+                self.report(
+                    spanned.span(),
+                    "this time partition has a core but no slots",
+                    "add slots = [[\"0ms\", \"5ms\"]]: [start, end) within the cluster's \
+                     cycle, when the partition runs on its core",
+                );
+                None
+            }
+            Some(slots) => self.slots(slots, cycle, name),
+        };
+        let (Some(core), Some(slots), Some(cluster), true) = (core, slots, cluster, valid) else {
+            return None;
+        };
+        // Section III: slots of partitions on one core must not overlap.
+        let clash = self.cluster_members.iter().find_map(|earlier| {
+            let MemberKind::Partition {
+                core: other_core,
+                slots: other_slots,
+            } = &earlier.kind
+            else {
+                return None;
+            };
+            if earlier.cluster != cluster || *other_core != core {
+                return None;
+            }
+            slots.iter().find_map(|(own, span)| {
+                other_slots
+                    .iter()
+                    .find(|other| own.0 < other.1 && other.0 < own.1)
+                    .map(|other| (*own, *other, span.clone(), earlier.name.clone()))
+            })
+        });
+        if let Some((own, other, span, other_task)) = clash {
+            self.report(
+                span,
+                format!(
+                    "slot {} overlaps slot {} of task `{other_task}`'s partition on core {core}",
+                    slot_text(own),
+                    slot_text(other)
+                ),
+                "allowed: partitions on one core whose slots do not overlap (they may touch); \
+                 move one, or pin it to another core",
+            );
+            return None;
+        }
+        Some(MemberKind::Partition {
+            core,
+            slots: slots.into_iter().map(|(slot, _)| slot).collect(),
+        })
+    }
+
+    /// `slots = [["0ms", "5ms"], ...]`, sorted by start, each with where it is written.
+    fn slots(
+        &mut self,
+        raw: &Spanned<RawSlots>,
+        cycle: Option<Duration>,
+        name: &str,
+    ) -> Option<Vec<WrittenSlot>> {
+        if raw.get_ref().is_empty() {
+            self.report(
+                raw.span(),
+                "a time partition needs at least one slot",
+                "allowed: slots = [[\"0ms\", \"5ms\"], ...], each [start, end) within the \
+                 cluster's cycle",
+            );
+            return None;
+        }
+        let mut found = Vec::with_capacity(raw.get_ref().len());
+        let mut valid = true;
+        for slot in raw.get_ref() {
+            let times: Vec<Option<Duration>> =
+                slot.get_ref().iter().map(|t| self.time(t)).collect();
+            let [start, end] = times.as_slice() else {
+                self.report(
+                    slot.span(),
+                    format!(
+                        "a slot needs two times, [start, end), but has {}",
+                        times.len()
+                    ),
+                    "allowed: a slot like [\"0ms\", \"5ms\"], start before end",
+                );
+                valid = false;
+                continue;
+            };
+            let (Some(start), Some(end)) = (*start, *end) else {
+                valid = false;
+                continue;
+            };
+            if start >= end {
+                self.report(
+                    slot.span(),
+                    format!("slot [{start}, {end}) is empty: it must start before it ends"),
+                    "allowed: a slot [start, end) with start < end",
+                );
+                valid = false;
+            } else if let Some(cycle) = cycle.filter(|h| end > *h) {
+                self.report(
+                    slot.span(),
+                    format!(
+                        "slot [{start}, {end}) ends after the cycle {cycle} of cluster `{name}`"
+                    ),
+                    format!("allowed: slots within [0, {cycle}), the cycle they repeat with"),
+                );
+                valid = false;
+            } else {
+                found.push(((start, end), slot.span()));
+            }
+        }
+        found.sort_by_key(|((start, _), _)| *start);
+        // The scheduler refuses slots of one partition that overlap or touch.
+        for pair in found.windows(2) {
+            let (((start, end), _), ((next_start, next_end), span)) = (&pair[0], &pair[1]);
+            if *next_start <= *end {
+                let how = if next_start == end {
+                    "touch"
+                } else {
+                    "overlap"
+                };
+                self.report(
+                    span.clone(),
+                    format!(
+                        "slots [{start}, {end}) and [{next_start}, {next_end}) of one partition \
+                         {how}"
+                    ),
+                    "allowed: one partition's slots apart from each other, with a gap between \
+                     them; merge slots that meet into one",
+                );
+                valid = false;
+            }
+        }
+        valid.then_some(found)
     }
 
     /// `replenishment = "sporadic" | "cbs" | "spr"`, each only under the orders that keep a
@@ -476,14 +822,69 @@ impl Checker<'_> {
         found
     }
 
+    /// `cycle` in each `[[cluster]]`: required when one of its tasks' reservations is a time
+    /// partition (as written, so that a wrong partition does not make it look unused),
+    /// refused otherwise.
+    pub(super) fn cluster_cycles(&mut self, raw: &RawScenario) {
+        for table in &raw.cluster {
+            let c = table.get_ref();
+            let name = c.name.get_ref();
+            let partition = raw.task.iter().find(|task| {
+                let task = task.get_ref();
+                task.cluster.as_ref().is_some_and(|k| k.get_ref() == name)
+                    && task.reservation.as_ref().is_some_and(|r| {
+                        let r = r.get_ref();
+                        r.core.is_some() || r.slots.is_some()
+                    })
+            });
+            match (&c.cycle, partition) {
+                (None, Some(task)) => self.report(
+                    c.name.span(),
+                    format!(
+                        "cluster `{name}` has no cycle, but task `{}` in it is a time partition",
+                        task.get_ref().name.get_ref()
+                    ),
+                    "add cycle = \"20ms\" to the cluster: H, the cycle its partitions' slots \
+                     repeat with (every slot ends within it)",
+                ),
+                (Some(cycle), None) => self.report(
+                    cycle.span(),
+                    format!(
+                        "cluster `{name}` has a cycle, but none of its tasks is a time partition"
+                    ),
+                    "allowed: cycle only in a cluster with a time partition (a task whose \
+                     reservation is { core = ..., slots = [...] }); remove it",
+                ),
+                _ => {}
+            }
+        }
+    }
+
     /// The clusters' members, in task order, once every task is known.
     pub(super) fn add_members(&mut self, clusters: &mut [ClusterSpec]) {
         for member in std::mem::take(&mut self.cluster_members) {
             if let Some(cluster) = clusters.get_mut(member.cluster) {
-                cluster.members.push((member.task, member.replenishment));
+                cluster.members.push(ClusterMember {
+                    task: member.task,
+                    kind: member.kind,
+                });
             }
         }
     }
+}
+
+/// `[start, end)`.
+fn slot_text((start, end): (Duration, Duration)) -> String {
+    format!("[{start}, {end})")
+}
+
+/// Core ids as a list for people: `1, 2`.
+fn list(cores: &[u16]) -> String {
+    cores
+        .iter()
+        .map(u16::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// An order as a file writes it.

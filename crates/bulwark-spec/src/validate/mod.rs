@@ -136,6 +136,7 @@ impl Checker<'_> {
         if let (Some(tasks), Some(groups)) = (&tasks, &groups) {
             self.terminations(tasks, groups);
         }
+        self.cluster_cycles(raw);
         if let Some(clusters) = clusters.as_mut() {
             self.add_members(clusters);
         }

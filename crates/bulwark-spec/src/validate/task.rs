@@ -493,20 +493,20 @@ impl Checker<'_> {
         policy: Option<PolicyKind>,
     ) -> Option<Reservation> {
         let raw = spanned.get_ref();
-        let budget = self.positive_time(&raw.budget, "budget");
-        let period = self.positive_time(&raw.period, "period");
-        // Outside a cluster the rule is the policy's; choosing one must not be ignored.
-        let rule_refused = if let Some(rule) = &raw.replenishment {
-            self.report(
-                rule.span(),
-                "replenishment chooses how the reservation of a task in a [[cluster]] comes \
-                 back; on a core in no cluster the core's policy decides",
-                "allowed: replenishment only in the reservation of a task with cluster = ...; \
-                 remove it, or choose the rule with the core's policy",
-            );
-            true
+        // Outside a cluster the rule is the policy's; a cluster-only key must not be ignored.
+        let rule_refused = self.cluster_only_keys(raw);
+        let (budget, period) = if raw.core.is_some() || raw.slots.is_some() {
+            // Refused above as a partition's; a missing budget would only repeat that.
+            (
+                raw.budget
+                    .as_ref()
+                    .and_then(|b| self.positive_time(b, "budget")),
+                raw.period
+                    .as_ref()
+                    .and_then(|p| self.positive_time(p, "period")),
+            )
         } else {
-            false
+            self.budget_and_period(spanned)
         };
         // `None`: not given; `Some(None)`: given but wrong (already reported).
         let replenishments = raw
@@ -522,7 +522,7 @@ impl Checker<'_> {
         };
         if budget > period {
             self.report(
-                raw.budget.span(),
+                budget_span(spanned),
                 format!("budget {budget} is larger than its period {period}"),
                 "a reservation's budget must be at most its period",
             );
@@ -549,6 +549,81 @@ impl Checker<'_> {
             ),
         );
         None
+    }
+
+    /// A reservation's `budget` and `period`, each required and longer than zero.
+    pub(super) fn budget_and_period(
+        &mut self,
+        spanned: &Spanned<RawReservation>,
+    ) -> (Option<Duration>, Option<Duration>) {
+        let raw = spanned.get_ref();
+        let mut time = |key: &Option<Spanned<RawTime>>, what: &str, example: &str| match key {
+            Some(time) => self.positive_time(time, what),
+            None => {
+                self.report(
+                    spanned.span(),
+                    format!("this reservation has no {what}"),
+                    format!(
+                        "add {what} = {example}: a reservation is a budget and a period, with \
+                         0 < budget <= period"
+                    ),
+                );
+                None
+            }
+        };
+        let budget = time(&raw.budget, "budget", "\"2ms\"");
+        let period = time(&raw.period, "period", "\"10ms\"");
+        (budget, period)
+    }
+
+    /// Refuses `criticality`, `low-budget`, `core` and `slots`, which only a task of a
+    /// [[cluster]] has a use for; true when one was given.
+    fn cluster_only_keys(&mut self, raw: &RawReservation) -> bool {
+        let keys = [
+            (
+                raw.replenishment.as_ref().map(Spanned::span),
+                "replenishment chooses how the reservation of a task in a [[cluster]] comes \
+                 back; on a core in no cluster the core's policy decides",
+                "allowed: replenishment only in the reservation of a task with cluster = ...; \
+                 remove it, or choose the rule with the core's policy",
+            ),
+            (
+                raw.criticality.as_ref().map(Spanned::span),
+                "criticality is a [[cluster]]'s (Vestal's mode switch in the clustered \
+                 scheduler); the policies of cores in no cluster have no use for it",
+                "allowed: criticality only in the reservation of a task with cluster = ...; \
+                 remove it",
+            ),
+            (
+                raw.low_budget.as_ref().map(Spanned::span),
+                "low-budget is a high-criticality reservation's in a [[cluster]]; the policies \
+                 of cores in no cluster have no use for it",
+                "allowed: low-budget only beside criticality = \"high\" in the reservation of \
+                 a task with cluster = ...; remove it",
+            ),
+            (
+                raw.core.as_ref().map(Spanned::span),
+                "core in a reservation pins a [[cluster]]'s time partition to one of its \
+                 cores; the policies of cores in no cluster have no use for it",
+                "allowed: core and slots only in the reservation of a task with cluster = ...; \
+                 remove it (the task's own core is core = ... beside reservation)",
+            ),
+            (
+                raw.slots.as_ref().map(Spanned::span),
+                "slots make a [[cluster]]'s time partition; the policies of cores in no \
+                 cluster have no use for them",
+                "allowed: core and slots only in the reservation of a task with cluster = ...; \
+                 remove slots, or give the reservation a budget and a period",
+            ),
+        ];
+        let mut refused = false;
+        for (span, message, help) in keys {
+            if let Some(span) = span {
+                self.report(span, message, help);
+                refused = true;
+            }
+        }
+        refused
     }
 
     /// `S`, the replenishment-queue capacity: only where the policy keeps such a queue.
@@ -598,6 +673,15 @@ impl Checker<'_> {
         }
         self.time(raw)
     }
+}
+
+/// Where a reservation's budget is written, or the whole reservation when it is not.
+pub(super) fn budget_span(spanned: &Spanned<RawReservation>) -> Range<usize> {
+    spanned
+        .get_ref()
+        .budget
+        .as_ref()
+        .map_or_else(|| spanned.span(), Spanned::span)
 }
 
 /// The names of the policies for which `allows` holds, in [`PolicyKind::ALL`] order.

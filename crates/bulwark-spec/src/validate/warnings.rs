@@ -4,8 +4,9 @@
 //! - a core whose tasks' utilisation (sum of worst-case execution over period or minimum
 //!   inter-arrival time, Liu and Layland's U) is above 1: no policy can meet every deadline
 //!   (a cluster's tasks count for no core);
-//! - a cluster whose reservations' bandwidth (sum of budget over period) is above its number
-//!   of cores: its reservations cannot all have their budgets;
+//! - a cluster whose reservations' bandwidth (sum of budget over period, a time partition
+//!   counting its slots' time over the cycle) is above its number of cores: its reservations
+//!   cannot all have their budgets;
 //! - a task whose worst-case execution is longer than its period or minimum inter-arrival
 //!   time: every job overruns into the next;
 //! - a sporadic task whose jitter is above its minimum inter-arrival time;
@@ -19,7 +20,7 @@ use std::ops::Range;
 use bulwark_core::Duration;
 
 use crate::diagnostic::{Source, SpecError};
-use crate::model::{Behaviour, Scenario};
+use crate::model::{Behaviour, MemberKind, Scenario};
 use crate::raw::{RawScenario, RawTask};
 
 /// Every warning about `scenario`, which was validated from `raw`, in file order.
@@ -117,11 +118,29 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
             }
         }
         eta_above_budget(raw_task, task, source, &mut found);
-        if let (Some(cluster), Some(reservation)) = (cluster, &task.reservation) {
+        // A reservation's share is e / p; a time partition's, its slots' time over the cycle.
+        let share = match scenario.cluster_of_task(index) {
+            Some((cluster, MemberKind::Partition { slots, .. })) => {
+                let busy: u64 = slots
+                    .iter()
+                    .map(|(start, end)| end.as_nanos() - start.as_nanos())
+                    .sum();
+                Some((cluster, busy, scenario.clusters[cluster].cycle.as_nanos()))
+            }
+            Some((cluster, MemberKind::Sporadic { .. })) => task
+                .reservation
+                .map(|r| (cluster, r.budget.as_nanos(), r.period.as_nanos())),
+            None => None,
+        };
+        if let Some((cluster, numerator, denominator)) = share {
             let spec = &scenario.clusters[cluster];
             let (sum, warned) = clusters.entry(cluster).or_insert((Bandwidth::ZERO, false));
-            sum.add(reservation.budget.as_nanos(), reservation.period.as_nanos());
+            sum.add(numerator, denominator);
             let count = spec.cores.len();
+            let has_partition = spec
+                .members
+                .iter()
+                .any(|m| matches!(m.kind, MemberKind::Partition { .. }));
             if sum.above(count as u64) && !*warned {
                 *warned = true;
                 let plural = if count == 1 { "core" } else { "cores" };
@@ -129,10 +148,15 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
                     at(raw_task.reservation.as_ref().map(|r| r.span())),
                     format!(
                         "cluster `{}`'s bandwidth reaches {:.3} with task `{name}` (sum of \
-                         budget over period), above its {count} {plural}: the cluster is \
+                         budget over period{}), above its {count} {plural}: the cluster is \
                          overloaded",
                         spec.name,
-                        sum.approximate()
+                        sum.approximate(),
+                        if has_partition {
+                            ", and of slot time over cycle"
+                        } else {
+                            ""
+                        }
                     ),
                     "allowed: a bandwidth of at most the cluster's number of cores; shorten \
                      budgets, lengthen periods or give the cluster more cores",

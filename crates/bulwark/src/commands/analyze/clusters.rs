@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use bulwark_analysis::bandwidth::{Admission, Bandwidth};
-use bulwark_analysis::cluster::{self, ClusterAnalysis, ClusterVerdict, Fit};
+use bulwark_analysis::cluster::{self, ClusterAnalysis, ClusterVerdict, Fit, MemberReservation};
 use bulwark_analysis::global_edf::Gfb;
 use bulwark_spec::{Replenishment, Scenario, SporadicOrder};
 use serde_json::{json, Value};
@@ -19,8 +19,9 @@ use crate::table;
 /// `scenario`, `policy` and `clusters` when no task is partitioned). Exit: 2 if a part
 /// could not be analysed (as for mixed scenarios), else 1 if a part admits not
 /// everything or Goossens, Funk and Baruah's test does not show an EDF cluster
-/// schedulable, else 2 if a fixed-priority cluster is not analysed (no verdict, as the
-/// classic analysis gives for a task it cannot analyse), else 0.
+/// schedulable, else 2 if a cluster is not analysed (fixed-priority order, a time partition
+/// or a high-criticality reservation: no verdict, as the classic analysis gives for a task
+/// it cannot analyse), else 0.
 pub(super) fn clustered(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
     let analyses = cluster::analyse(scenario);
     let parts = scenario.parts_by_policy();
@@ -74,12 +75,8 @@ pub(super) fn clustered(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitC
         code
     };
     for analysis in &analyses {
-        if analysis.verdict == ClusterVerdict::NotAnalysed {
-            eprintln!(
-                "cluster `{}`: not analysed: {}",
-                analysis.name,
-                cluster::NO_GLOBAL_FIXED_PRIORITY_TEST
-            );
+        if let Some(reason) = analysis.verdict.reason() {
+            eprintln!("cluster `{}`: not analysed: {reason}", analysis.name);
         }
     }
     let verdicts: Vec<Option<bool>> = analyses.iter().map(|a| a.verdict.schedulable()).collect();
@@ -112,6 +109,14 @@ fn order_name(order: SporadicOrder) -> &'static str {
     match order {
         SporadicOrder::EarliestDeadlineFirst => "edf",
         SporadicOrder::FixedPriority => "fixed-priority",
+    }
+}
+
+/// How a member's reservation is replenished; a partition's is its table.
+fn rule_name(reservation: &MemberReservation) -> String {
+    match reservation {
+        MemberReservation::Sporadic { replenishment, .. } => replenishment_name(*replenishment),
+        MemberReservation::Partition { .. } => "time partition".to_owned(),
     }
 }
 
@@ -153,9 +158,12 @@ fn why(analysis: &ClusterAnalysis) -> String {
             gfb_intro(cores),
             bound_text(test, cores)
         ),
-        ClusterVerdict::NotAnalysed => format!(
-            "global fixed priority over {cores} core(s), U = {total}: not analysed: {}",
-            cluster::NO_GLOBAL_FIXED_PRIORITY_TEST
+        ClusterVerdict::NotAnalysed(reason) => format!(
+            "global {} over {cores} core(s), U = {total}: not analysed: {reason}",
+            match analysis.order {
+                SporadicOrder::FixedPriority => "fixed priority",
+                SporadicOrder::EarliestDeadlineFirst => "EDF",
+            }
         ),
     }
 }
@@ -180,7 +188,13 @@ fn verdict_text(verdict: &ClusterVerdict) -> &'static str {
     match verdict {
         ClusterVerdict::Schedulable(_) => "schedulable (GFB)",
         ClusterVerdict::NotShownSchedulable(_) => "NOT shown schedulable (GFB)",
-        ClusterVerdict::NotAnalysed => "not analysed (global fixed priority)",
+        ClusterVerdict::NotAnalysed(reason) if *reason == cluster::PARTITIONS_NOT_IN_GFB => {
+            "not analysed (time partitions)"
+        }
+        ClusterVerdict::NotAnalysed(reason) if *reason == cluster::HIGH_CRITICALITY_NOT_IN_GFB => {
+            "not analysed (high criticality)"
+        }
+        ClusterVerdict::NotAnalysed(_) => "not analysed (global fixed priority)",
     }
 }
 
@@ -188,7 +202,7 @@ fn verdict_key(verdict: &ClusterVerdict) -> &'static str {
     match verdict {
         ClusterVerdict::Schedulable(_) => "schedulable",
         ClusterVerdict::NotShownSchedulable(_) => "not-shown-schedulable",
-        ClusterVerdict::NotAnalysed => "not-analysed",
+        ClusterVerdict::NotAnalysed(_) => "not-analysed",
     }
 }
 
@@ -212,15 +226,33 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
         .members
         .iter()
         .map(|m| {
-            let share = Bandwidth::of(m.reservation.budget, m.reservation.period)
-                .map_or(0.0, Bandwidth::as_f64);
+            let (time, period) = m.reservation.share();
+            let share = Bandwidth::of(time, period).map_or(0.0, Bandwidth::as_f64);
+            // A partition has no (e, p): its core and slots, and the cycle, instead.
+            let (e, low, p) = match &m.reservation {
+                MemberReservation::Sporadic {
+                    reservation,
+                    low_budget,
+                    ..
+                } => (
+                    reservation.budget.to_string(),
+                    low_budget.map_or("-".to_owned(), |low| low.to_string()),
+                    reservation.period.to_string(),
+                ),
+                MemberReservation::Partition { core, slots, cycle } => (
+                    format!("core {core}: {}", slots_text(slots)),
+                    "-".to_owned(),
+                    format!("cycle {cycle}"),
+                ),
+            };
             vec![
                 m.name.clone(),
                 m.priority.map_or("-".to_owned(), |p| p.0.to_string()),
-                m.reservation.budget.to_string(),
-                m.reservation.period.to_string(),
+                e,
+                low,
+                p,
                 format!("{share:.4}"),
-                replenishment_name(m.replenishment),
+                rule_name(&m.reservation),
                 fit_cell(&m.fit).to_owned(),
             ]
         })
@@ -230,6 +262,7 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
             "task",
             "priority",
             "e",
+            "e^L",
             "p",
             "e/p",
             "replenishment",
@@ -246,6 +279,15 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
     text
 }
 
+/// A partition's slots: `[0ns, 5ms) [10ms, 12ms)`.
+fn slots_text(slots: &[(bulwark_core::Duration, bulwark_core::Duration)]) -> String {
+    slots
+        .iter()
+        .map(|(start, end)| format!("[{start}, {end})"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn to_json(analysis: &ClusterAnalysis) -> Value {
     let members: Vec<Value> = analysis
         .members
@@ -256,15 +298,37 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
                 Fit::Exceeds(why) => (Some(false), Some(why)),
                 Fit::Unchecked(why) => (None, Some(why)),
             };
-            json!({
+            let mut value = json!({
                 "name": m.name,
                 "priority": m.priority.map(|p| p.0),
-                "budget_ns": m.reservation.budget.as_nanos(),
-                "period_ns": m.reservation.period.as_nanos(),
-                "replenishment": replenishment_name(m.replenishment),
+                "replenishment": rule_name(&m.reservation),
                 "fits_reservation": fits,
                 "fit_why": why,
-            })
+            });
+            match &m.reservation {
+                MemberReservation::Sporadic {
+                    reservation,
+                    low_budget,
+                    ..
+                } => {
+                    value["budget_ns"] = json!(reservation.budget.as_nanos());
+                    value["period_ns"] = json!(reservation.period.as_nanos());
+                    value["criticality"] = json!(if low_budget.is_some() { "high" } else { "low" });
+                    value["low_budget_ns"] = json!(low_budget.map(|low| low.as_nanos()));
+                }
+                // No (e, p): null there, and the core, slots and cycle instead.
+                MemberReservation::Partition { core, slots, cycle } => {
+                    value["budget_ns"] = Value::Null;
+                    value["period_ns"] = Value::Null;
+                    value["core"] = json!(core);
+                    value["slots_ns"] = slots
+                        .iter()
+                        .map(|(start, end)| json!([start.as_nanos(), end.as_nanos()]))
+                        .collect();
+                    value["cycle_ns"] = json!(cycle.as_nanos());
+                }
+            }
+            value
         })
         .collect();
     let total = &analysis.bandwidth;
@@ -279,6 +343,7 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
         "test": analysis.verdict.test().map(|_| "gfb"),
         "schedulable": analysis.verdict.schedulable(),
         "verdict": verdict_key(&analysis.verdict),
+        "reason": analysis.verdict.reason(),
         "why": why(analysis),
         "members": members,
     });
@@ -297,7 +362,7 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bulwark_spec::ClusterSpec;
+    use bulwark_spec::{ClusterMember, ClusterSpec, MemberKind};
 
     /// Core 0 partitioned under fixed priority (`p`), cores 1 and 2 a cluster of `a`
     /// and `b`, reservations (3, 10) and (`budget`, 10).
@@ -320,7 +385,16 @@ mod tests {
             name: "g".to_owned(),
             cores: vec![1, 2],
             order,
-            members: vec![(0, Replenishment::Sporadic), (1, Replenishment::Sporadic)],
+            cycle: bulwark_core::Duration::ZERO,
+            members: [0, 1]
+                .map(|task| ClusterMember {
+                    task,
+                    kind: MemberKind::Sporadic {
+                        replenishment: Replenishment::Sporadic,
+                        low_budget: None,
+                    },
+                })
+                .to_vec(),
         });
         scenario
     }
@@ -402,5 +476,33 @@ mod tests {
         assert_eq!(doc["clusters"][0]["verdict"], "not-analysed");
         assert_eq!(doc["clusters"][0]["schedulable"], Value::Null);
         assert_eq!(doc["clusters"][0]["test"], Value::Null);
+        assert_eq!(
+            doc["clusters"][0]["reason"],
+            cluster::NO_GLOBAL_FIXED_PRIORITY_TEST
+        );
+    }
+
+    /// Member `b` a time partition on core 2: its row shows the core, slots and cycle, and
+    /// its share is slot time over cycle (3/10); an EDF cluster with it is not analysed.
+    #[test]
+    fn a_partition_s_row_shows_its_slots_and_share() {
+        let mut scenario = scenario(SporadicOrder::EarliestDeadlineFirst, "3ms");
+        let ms = bulwark_core::Duration::from_millis;
+        scenario.tasks[1].reservation = None;
+        scenario.clusters[0].cycle = ms(10);
+        scenario.clusters[0].members[1].kind = MemberKind::Partition {
+            core: 2,
+            slots: vec![(ms(1), ms(2)), (ms(4), ms(6))],
+        };
+        let (text, code) = capture(|| clustered(&scenario, &args(false)));
+        assert_eq!(code, Ok(crate::exit::bad_input()), "{text}");
+        assert!(text.contains("core 2: [1ms, 2ms) [4ms, 6ms)"), "{text}");
+        assert!(text.contains("cycle 10ms"), "{text}");
+        assert!(text.contains("time partition"), "{text}");
+        assert!(text.contains("U = 3/5 = 0.6000: not analysed"), "{text}");
+        assert!(
+            text.ends_with("clusters: g not analysed (time partitions)\n"),
+            "{text}"
+        );
     }
 }

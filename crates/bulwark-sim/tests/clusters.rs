@@ -1,0 +1,280 @@
+//! Random scenarios with a cluster beside a partitioned core, with kernel costs: what the
+//! millisecond reference (`cluster_reference.rs`) cannot step. After every scheduler call the
+//! cluster's invariants hold (the run checks them), and over the whole run:
+//! - a task never runs on two cores at once, and each core runs one thing at a time;
+//! - nothing of the cluster runs outside its cores, nor a partitioned task inside them;
+//! - a member under the sporadic rule or SPR never runs without budget: replenishments are
+//!   at least `p` apart and a selected reservation drains while selected, kernel time
+//!   included (A2), so over a run of length `H` its code and its cache refills add up to at
+//!   most `e (floor(H / p) + 1)`. The kernel time charged to its context is left out: the
+//!   kernel is not preempted, so an entry that picks a context with less budget than the
+//!   entry's cost is charged in full, and the exhaustion is taken when the kernel returns,
+//!   before the task runs ("Ties", 1);
+//! - the same scenario and seed give the same outcome.
+
+use bulwark_core::reservation::clustered::Replenishment;
+use bulwark_core::reservation::Reservation;
+use bulwark_core::{Duration, Priority};
+use bulwark_sim::{Options, Outcome, SliceKind, VbsOptions};
+use bulwark_spec::{
+    Behaviour, ClusterMember, ClusterSpec, CostModel, Execution, MemberKind, PolicyKind, Scenario,
+    SporadicOrder, TaskSpec,
+};
+use proptest::prelude::*;
+
+/// One member: its reservation `(e, p)` and rule, and its task `(T, C, offset)`, in 100 us
+/// units.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    budget: u64,
+    server_period: u64,
+    period: u64,
+    execution: u64,
+    offset: u64,
+    rule: u8,
+    priority: u8,
+}
+
+fn member() -> impl Strategy<Value = Member> {
+    (
+        1u64..=30,
+        5u64..=40,
+        5u64..=40,
+        1u64..=60,
+        0u64..=20,
+        0u8..3,
+        1u8..=4,
+    )
+        .prop_map(
+            |(budget, server_period, period, execution, offset, rule, priority)| Member {
+                budget: budget.min(server_period),
+                server_period,
+                period,
+                execution,
+                offset,
+                rule,
+                priority,
+            },
+        )
+}
+
+fn units(n: u64) -> Duration {
+    Duration::from_micros(100 * n)
+}
+
+/// Core 0 runs two fixed-priority tasks of its own; cores `1..=m` are one cluster.
+fn scenario(members: &[Member], m: u16, edf: bool, costs: [u64; 4], seed: u64) -> Scenario {
+    let periodic = |period: u64, execution: u64, offset: u64| Behaviour::Periodic {
+        period: units(period),
+        offset: units(offset),
+        execution: Execution::Uniform {
+            min: units(execution)
+                .saturating_sub(units(1))
+                .max(Duration::from_micros(10)),
+            max: units(execution),
+        },
+    };
+    let mut tasks: Vec<TaskSpec> = (0..2u8)
+        .map(|i| TaskSpec {
+            name: format!("own{i}"),
+            core: 0,
+            priority: Some(Priority(i + 1)),
+            reservation: None,
+            deadline: None,
+            behaviour: periodic(20 + 10 * u64::from(i), 5, 0),
+        })
+        .collect();
+    let mut cluster_members = Vec::new();
+    for (i, drawn) in members.iter().enumerate() {
+        let replenishment = match (drawn.rule, edf) {
+            (1, true) => Replenishment::ConstantBandwidth,
+            (1, false) => Replenishment::Spr { slots: 4 },
+            _ => Replenishment::Sporadic,
+        };
+        cluster_members.push(ClusterMember {
+            task: tasks.len(),
+            kind: MemberKind::Sporadic {
+                replenishment,
+                low_budget: None,
+            },
+        });
+        tasks.push(TaskSpec {
+            name: format!("member{i}"),
+            core: 1,
+            priority: (!edf).then_some(Priority(drawn.priority)),
+            reservation: Some(Reservation::new(
+                units(drawn.budget),
+                units(drawn.server_period),
+            )),
+            deadline: None,
+            behaviour: periodic(drawn.period, drawn.execution, drawn.offset),
+        });
+    }
+    Scenario {
+        name: "cluster-costs".into(),
+        description: String::new(),
+        seed,
+        duration: Duration::from_millis(20),
+        cores: m + 1,
+        policy: PolicyKind::FixedPriority,
+        core_policies: Vec::new(),
+        clusters: vec![ClusterSpec {
+            name: "c".into(),
+            cores: (1..=m).collect(),
+            order: if edf {
+                SporadicOrder::EarliestDeadlineFirst
+            } else {
+                SporadicOrder::FixedPriority
+            },
+            cycle: Duration::ZERO,
+            members: cluster_members,
+        }],
+        cost: CostModel {
+            timer_interrupt: costs[0],
+            scheduler: costs[1],
+            context_switch: costs[2],
+            cache_refill: costs[3],
+            per_work_unit: 3,
+            ..CostModel::default()
+        },
+        tasks,
+        groups: Vec::new(),
+        servers: Vec::new(),
+        vbs: None,
+    }
+}
+
+fn run(scenario: &Scenario) -> Outcome {
+    let options = Options {
+        record_trace: true,
+        record_jobs: true,
+        ..Options::default()
+    };
+    let checked = VbsOptions {
+        check_invariants: true,
+        ..VbsOptions::default()
+    };
+    bulwark_sim::run_vbs(scenario, &options, checked)
+        .expect("the run completes with every invariant")
+        .outcome
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn clusters_with_costs_keep_their_promises(
+        members in proptest::collection::vec(member(), 1..=6),
+        m in 1u16..=3,
+        edf in any::<bool>(),
+        costs in [0u64..=3_000, 0u64..=3_000, 0u64..=3_000, 0u64..=5_000],
+        seed in 0u64..4,
+    ) {
+        let scenario = scenario(&members, m, edf, costs, seed);
+        let outcome = run(&scenario);
+        prop_assert_eq!(&outcome, &run(&scenario), "same scenario, same seed, same outcome");
+        let trace = outcome.trace.as_ref().expect("recorded");
+        let busy = |kind: SliceKind| !matches!(kind, SliceKind::Kernel);
+        // Each core one thing at a time; each task on one core at a time; members on the
+        // cluster's cores only, the partitioned tasks on core 0 only.
+        for (i, a) in trace.slices.iter().enumerate() {
+            if let Some(task) = a.task.filter(|_| busy(a.kind)) {
+                let member = task.index() >= 2;
+                prop_assert_eq!(member, a.core >= 1, "{:?} ran on core {}", task, a.core);
+            }
+            for b in &trace.slices[i + 1..] {
+                let overlap = a.start < b.end && b.start < a.end;
+                prop_assert!(!(overlap && a.core == b.core), "{:?} and {:?} overlap", a, b);
+                let same_task = a.task.is_some() && a.task == b.task;
+                prop_assert!(
+                    !(overlap && same_task && busy(a.kind) && busy(b.kind)),
+                    "{:?} and {:?}: one task on two cores", a, b
+                );
+            }
+        }
+        // Budgets: what a member's context got is within what its reservation grants.
+        let horizon = scenario.duration.as_nanos();
+        for (i, drawn) in members.iter().enumerate() {
+            if edf && drawn.rule == 1 {
+                continue; // A soft CBS is recharged at once when it runs out.
+            }
+            let task = &outcome.tasks[2 + i];
+            let period = units(drawn.server_period).as_nanos();
+            let granted = units(drawn.budget).as_nanos() * (horizon / period + 1);
+            let used = task.executed_ns + task.refill_ns;
+            prop_assert!(
+                used <= granted,
+                "{} used {} ns of {} ns granted", task.name, used, granted
+            );
+        }
+    }
+}
+
+/// "Ties", rule 8, by hand: a job already due when its predecessor completes is released by
+/// the cluster's timer at that instant, not within the completion's entry as on a per-core
+/// policy (rule 3). One task, `C = 3 ms` every `T = 2 ms` (each job overruns), in a
+/// reservation of 3 ms every 3 ms; timer interrupts cost 1 us, each unit of scheduler work
+/// 3 ns, and nothing else costs anything:
+/// - on a one-core cluster, job 0 runs [0, 3) and completes as its budget runs out (so no
+///   replenishment is owed then); its sleep arms the release of job 1 (planned at 2) for 3.
+///   That release comes with the cluster's timer at 3, taken when the sleep's kernel entry
+///   returns, and gets the budget at once (3 ms after the last replenishment): job 1 starts
+///   after the timer's 1 us and both entries' scheduler work, so in [3.001, 3.0011) ms, and
+///   that timer is the core's only interrupt;
+/// - on a fixed-priority core, job 1 is activated within the completion's entry (cost 0)
+///   and starts at 3 ms.
+#[test]
+fn an_overdue_job_of_a_cluster_is_released_by_the_timer_at_its_predecessors_completion() {
+    let drawn = Member {
+        budget: 30,
+        server_period: 30,
+        period: 20,
+        execution: 30,
+        offset: 0,
+        rule: 0,
+        priority: 1,
+    };
+    let mut clustered = scenario(&[drawn], 1, false, [1_000, 0, 0, 0], 0);
+    clustered.duration = Duration::from_millis(4);
+    // Only the member: the partitioned core runs nothing.
+    clustered.tasks[2].behaviour = Behaviour::Periodic {
+        period: Duration::from_millis(2),
+        offset: Duration::ZERO,
+        execution: Execution::Fixed(Duration::from_millis(3)),
+    };
+    for own in &mut clustered.tasks[..2] {
+        own.behaviour = Behaviour::Periodic {
+            period: Duration::from_millis(100),
+            offset: Duration::from_millis(50),
+            execution: Execution::Fixed(Duration::from_millis(1)),
+        };
+    }
+    let first_start_of_job_1 = |outcome: &Outcome, task: usize| {
+        let jobs = outcome.jobs.as_ref().expect("recorded");
+        let job = jobs
+            .iter()
+            .find(|j| j.task.index() == task && j.job == 1)
+            .expect("job 1 is released at 2 ms");
+        assert_eq!(job.release.as_nanos(), 2_000_000, "released on plan");
+        job.first_start.map(|t| t.as_nanos())
+    };
+    let outcome = run(&clustered);
+    let start = first_start_of_job_1(&outcome, 2).expect("job 1 starts");
+    assert!(
+        (3_001_000..3_001_100).contains(&start),
+        "job 1 started at {start} ns"
+    );
+    assert_eq!(outcome.cores[1].timer_interrupts, 1);
+
+    // The same task alone on a fixed-priority core.
+    let mut partitioned = clustered.clone();
+    partitioned.clusters.clear();
+    partitioned.tasks[2].reservation = None;
+    let outcome = run(&partitioned);
+    let start = first_start_of_job_1(&outcome, 2).expect("job 1 starts");
+    assert!(
+        (3_000_000..3_000_100).contains(&start),
+        "job 1 started at {start} ns"
+    );
+    assert_eq!(outcome.cores[1].timer_interrupts, 0);
+}
