@@ -261,20 +261,10 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
 /// Whether `reservation` carries jobs of `behaviour`: the simple check of a job's execution
 /// bound against the budget and its release spacing against the period.
 pub fn fit(behaviour: &Behaviour, reservation: Reservation) -> Fit {
-    let (spacing, execution) = match behaviour {
-        Behaviour::Periodic {
-            period, execution, ..
-        } => (*period, execution.worst_case()),
-        Behaviour::Sporadic {
-            min_interarrival,
-            execution,
-            ..
-        } => (*min_interarrival, execution.worst_case()),
-        Behaviour::Script { .. } => {
-            return Fit::Unchecked(
-                "not checked: a script has no fixed execution time or period".to_owned(),
-            )
-        }
+    let Some((spacing, execution)) = behaviour.spacing_and_execution() else {
+        return Fit::Unchecked(
+            "not checked: a script has no fixed execution time or period".to_owned(),
+        );
     };
     let (budget, period) = (reservation.budget, reservation.period);
     let mut short = Vec::new();

@@ -571,6 +571,25 @@ pub enum Behaviour {
     },
 }
 
+impl Behaviour {
+    /// `(T, C)` of a periodic or sporadic task: the least time between releases (a sporadic
+    /// task's extra delay only spaces them further apart) and the worst-case execution of a
+    /// job; `None` for a script, which has neither.
+    pub fn spacing_and_execution(&self) -> Option<(Duration, Duration)> {
+        match self {
+            Behaviour::Periodic {
+                period, execution, ..
+            } => Some((*period, execution.worst_case())),
+            Behaviour::Sporadic {
+                min_interarrival,
+                execution,
+                ..
+            } => Some((*min_interarrival, execution.worst_case())),
+            Behaviour::Script { .. } => None,
+        }
+    }
+}
+
 /// A job's execution time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Execution {

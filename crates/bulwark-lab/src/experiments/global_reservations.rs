@@ -181,8 +181,8 @@ fn run_on(scenario: &Scenario) -> Result<ExperimentReport, LabError> {
     });
 
     // Check 6: core 0 is the partitioned part's alone.
-    let core0 = slices_by_name(&whole, scenario, 0);
-    let core0_alone = slices_by_name(&alone, partitioned, 0);
+    let core0 = super::slices_by_name(&whole, scenario, 0);
+    let core0_alone = super::slices_by_name(&alone, partitioned, 0);
     let core0_same = !core0.is_empty() && core0 == core0_alone;
 
     // The analysis of the cluster (GFB over the reservations).
@@ -653,22 +653,6 @@ fn runs_on_two_cores(runs: &[Stretch], task: usize) -> bool {
         .collect();
     own.sort_unstable();
     own.windows(2).any(|pair| pair[1].0 < pair[0].1)
-}
-
-/// Core `core`'s task slices as (task name, start ns, end ns), in time order.
-fn slices_by_name(o: &Outcome, scenario: &Scenario, core: u16) -> Vec<(String, u64, u64)> {
-    let Some(trace) = o.trace.as_ref() else {
-        return Vec::new();
-    };
-    trace
-        .slices
-        .iter()
-        .filter(|s| s.kind == SliceKind::Task && s.core == core)
-        .filter_map(|s| {
-            let name = scenario.tasks.get(s.task?.index())?.name.clone();
-            Some((name, s.start.as_nanos(), s.end.as_nanos()))
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -99,3 +99,24 @@ pub const ALL: &[Experiment] = &[
 pub fn find(name: &str) -> Option<&'static Experiment> {
     ALL.iter().find(|e| e.name == name)
 }
+
+/// Core `core`'s task slices as (task name, start ns, end ns), in time order: what the
+/// composition experiments compare between a whole file and a part of it run alone.
+pub(super) fn slices_by_name(
+    o: &bulwark_sim::Outcome,
+    scenario: &bulwark_spec::Scenario,
+    core: u16,
+) -> Vec<(String, u64, u64)> {
+    let Some(trace) = o.trace.as_ref() else {
+        return Vec::new();
+    };
+    trace
+        .slices
+        .iter()
+        .filter(|s| s.kind == bulwark_sim::SliceKind::Task && s.core == core)
+        .filter_map(|s| {
+            let name = scenario.tasks.get(s.task?.index())?.name.clone();
+            Some((name, s.start.as_nanos(), s.end.as_nanos()))
+        })
+        .collect()
+}

@@ -60,12 +60,12 @@ fn run() -> Result<ExperimentReport, LabError> {
     // Non-empty and equal: an empty trace would compare equal to another.
     let same = |a: Vec<(String, u64, u64)>, b: Vec<(String, u64, u64)>| !a.is_empty() && a == b;
     let core0_same = same(
-        slices_by_name(&whole, &composed, 0),
-        slices_by_name(&spr_alone, spr_part, 0),
+        super::slices_by_name(&whole, &composed, 0),
+        super::slices_by_name(&spr_alone, spr_part, 0),
     );
     let core1_same = same(
-        slices_by_name(&whole, &composed, 1),
-        slices_by_name(&vbs_run, &vbs_alone, 0),
+        super::slices_by_name(&whole, &composed, 1),
+        super::slices_by_name(&vbs_run, &vbs_alone, 0),
     );
     // VBS Eq. 2 over the core's caps, exactly (the analysis `analyze` uses).
     let caps: Vec<(Duration, Duration)> = composed
@@ -217,22 +217,6 @@ fn task_slices(o: &Outcome) -> Vec<(usize, u64, u64)> {
             .filter_map(|s| Some((s.task?.index(), s.start.as_nanos(), s.end.as_nanos())))
             .collect()
     })
-}
-
-/// Core `core`'s task slices as (task name, start ns, end ns), in time order.
-fn slices_by_name(o: &Outcome, scenario: &Scenario, core: u16) -> Vec<(String, u64, u64)> {
-    let Some(trace) = o.trace.as_ref() else {
-        return Vec::new();
-    };
-    trace
-        .slices
-        .iter()
-        .filter(|s| s.kind == SliceKind::Task && s.core == core)
-        .filter_map(|s| {
-            let name = scenario.tasks.get(s.task?.index())?.name.clone();
-            Some((name, s.start.as_nanos(), s.end.as_nanos()))
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use bulwark_analysis::classic::edf::{self, EdfAnalysis, EdfOutcome};
 use bulwark_analysis::classic::fixed_priority::{self, Analysis, Outcome};
 use bulwark_analysis::classic::Task;
 use bulwark_core::{Duration, Priority};
-use bulwark_spec::{Behaviour, PolicyKind, Scenario, TaskSpec};
+use bulwark_spec::{PolicyKind, Scenario, TaskSpec};
 use serde_json::{json, Value};
 
 use crate::output::{out, outln};
@@ -27,23 +27,12 @@ fn time(nanos: u64) -> String {
 
 /// A task's analysable parameters, or why it has none.
 fn classic_task(spec: &TaskSpec) -> Result<Task, String> {
-    let (period, execution) = match &spec.behaviour {
-        Behaviour::Periodic {
-            period, execution, ..
-        } => (*period, execution.worst_case()),
-        // The extra inter-arrival delay only spaces releases further apart: T is the minimum.
-        Behaviour::Sporadic {
-            min_interarrival,
-            execution,
-            ..
-        } => (*min_interarrival, execution.worst_case()),
-        Behaviour::Script { .. } => {
-            return Err(format!(
-                "task `{}` runs a script, which has no fixed execution time or period; \
-                 give it `period` and `execution` to analyse it",
-                spec.name
-            ))
-        }
+    let Some((period, execution)) = spec.behaviour.spacing_and_execution() else {
+        return Err(format!(
+            "task `{}` runs a script, which has no fixed execution time or period; give it \
+             `period` and `execution` to analyse it",
+            spec.name
+        ));
     };
     if period.is_zero() {
         return Err(format!("task `{}` has period 0", spec.name));
