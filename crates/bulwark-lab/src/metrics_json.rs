@@ -43,8 +43,11 @@ pub struct TaskDocument<'a> {
     pub id: u32,
     /// The task's name.
     pub name: &'a str,
-    /// Its core.
+    /// Its core (a cluster's member: the cluster's first core).
     pub core: u16,
+    /// The cluster it runs in, if any (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<&'a str>,
     /// Jobs released.
     pub jobs: u64,
     /// Jobs completed.
@@ -183,6 +186,7 @@ fn task_document(id: usize, task: &TaskMetrics) -> TaskDocument<'_> {
         id: u32::try_from(id).unwrap_or(u32::MAX),
         name: &task.name,
         core: task.core,
+        cluster: task.cluster.as_deref(),
         jobs: task.jobs,
         completed: task.completed,
         misses: task.misses,

@@ -329,6 +329,9 @@ impl<'a> Machine<'a> {
                 metrics: TaskMetrics {
                     name: spec.name.clone(),
                     core: spec.core,
+                    cluster: scenario
+                        .cluster_of_task(i)
+                        .map(|(cluster, _)| scenario.clusters[cluster].name.clone()),
                     ..TaskMetrics::default()
                 },
                 killed: false,

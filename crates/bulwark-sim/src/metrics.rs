@@ -60,8 +60,11 @@ pub struct JobRecord {
 pub struct TaskMetrics {
     /// The task's name.
     pub name: String,
-    /// Its core.
+    /// Its core (a cluster's member: the cluster's first core).
     pub core: u16,
+    /// The cluster it runs in (`[[cluster]]`), if any: on any of the cluster's cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
     /// Jobs released.
     pub jobs: u64,
     /// Jobs completed.

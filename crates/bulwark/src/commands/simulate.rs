@@ -137,7 +137,8 @@ fn summary(o: &Outcome) -> String {
         .map(|t| {
             vec![
                 t.name.clone(),
-                t.core.to_string(),
+                // A cluster's member runs on any of its cores: the cluster names where.
+                t.cluster.clone().unwrap_or_else(|| t.core.to_string()),
                 t.jobs.to_string(),
                 t.misses.to_string(),
                 t.first_miss
