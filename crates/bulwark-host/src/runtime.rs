@@ -902,6 +902,8 @@ impl<'a> Dispatcher<'a> {
                 cores,
                 jobs: self.records,
                 trace: self.trace,
+                // The hosted runtime refuses clusters.
+                clusters: Vec::new(),
             },
             host: stats,
         }

@@ -145,7 +145,7 @@ pub fn metrics_document(outcome: &Outcome) -> MetricsDocument<'_> {
             .tasks
             .iter()
             .enumerate()
-            .map(|(id, task)| task_document(id, task))
+            .map(|(id, task)| task_document(outcome, id, task))
             .collect(),
         cores: outcome
             .cores
@@ -181,12 +181,12 @@ fn stats_document(stats: &Stats) -> StatsDocument {
     }
 }
 
-fn task_document(id: usize, task: &TaskMetrics) -> TaskDocument<'_> {
+fn task_document<'a>(outcome: &'a Outcome, id: usize, task: &'a TaskMetrics) -> TaskDocument<'a> {
     TaskDocument {
         id: u32::try_from(id).unwrap_or(u32::MAX),
         name: &task.name,
         core: task.core,
-        cluster: task.cluster.as_deref(),
+        cluster: outcome.cluster_of(id),
         jobs: task.jobs,
         completed: task.completed,
         misses: task.misses,

@@ -145,6 +145,7 @@ fn two_tasks_one_core_with_name(second: &str) -> Outcome {
             },
         ]),
         trace: Some(Trace { slices, marks }),
+        clusters: Vec::new(),
     }
 }
 

@@ -109,6 +109,32 @@ pub struct Outcome {
     pub jobs: Option<Vec<JobRecord>>,
     /// The trace, when asked for.
     pub trace: Option<Trace>,
+    /// The clusters of cores scheduled together (`[[cluster]]`), in file order; empty (and
+    /// absent from JSON) without any. Kept apart from the per-task aggregates, which the
+    /// machine updates at every event, so that they stay as small as they were.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clusters: Vec<ClusterMembers>,
+}
+
+/// A cluster's name, cores and member tasks, as an [`Outcome`] lists them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClusterMembers {
+    /// The cluster's name.
+    pub name: String,
+    /// Its cores.
+    pub cores: Vec<u16>,
+    /// Its member tasks, by task id.
+    pub tasks: Vec<usize>,
+}
+
+impl Outcome {
+    /// The name of the cluster task `task` (an index into [`Outcome::tasks`]) runs in, if any.
+    pub fn cluster_of(&self, task: usize) -> Option<&str> {
+        self.clusters
+            .iter()
+            .find(|cluster| cluster.tasks.contains(&task))
+            .map(|cluster| cluster.name.as_str())
+    }
 }
 
 /// How to run a scenario.

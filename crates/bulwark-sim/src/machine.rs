@@ -329,9 +329,6 @@ impl<'a> Machine<'a> {
                 metrics: TaskMetrics {
                     name: spec.name.clone(),
                     core: spec.core,
-                    cluster: scenario
-                        .cluster_of_task(i)
-                        .map(|(cluster, _)| scenario.clusters[cluster].name.clone()),
                     ..TaskMetrics::default()
                 },
                 killed: false,
@@ -1123,6 +1120,13 @@ impl<'a> Machine<'a> {
             cores: self.cores.iter().map(|c| c.metrics).collect(),
             jobs: self.memory.jobs,
             trace: self.memory.trace,
+            clusters: (self.scenario.clusters.iter())
+                .map(|cluster| crate::ClusterMembers {
+                    name: cluster.name.clone(),
+                    cores: cluster.cores.clone(),
+                    tasks: cluster.members.iter().map(|m| m.task).collect(),
+                })
+                .collect(),
         };
         (outcome, vbs)
     }

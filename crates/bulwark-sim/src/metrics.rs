@@ -60,11 +60,8 @@ pub struct JobRecord {
 pub struct TaskMetrics {
     /// The task's name.
     pub name: String,
-    /// Its core (a cluster's member: the cluster's first core).
+    /// Its core (a cluster's member: the cluster's first core; see [`crate::Outcome::clusters`]).
     pub core: u16,
-    /// The cluster it runs in (`[[cluster]]`), if any: on any of the cluster's cores.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cluster: Option<String>,
     /// Jobs released.
     pub jobs: u64,
     /// Jobs completed.

@@ -57,6 +57,7 @@ pub fn write_to(
         cores: vec![CoreMetrics::default(); run.cores.max(1)],
         jobs: None,
         trace: Some(run.trace),
+        clusters: Vec::new(),
     };
     let save = |path: &Path, text: String| {
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))

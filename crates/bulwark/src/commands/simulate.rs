@@ -134,11 +134,13 @@ fn summary(o: &Outcome) -> String {
     let rows: Vec<Vec<String>> = o
         .tasks
         .iter()
-        .map(|t| {
+        .enumerate()
+        .map(|(id, t)| {
             vec![
                 t.name.clone(),
                 // A cluster's member runs on any of its cores: the cluster names where.
-                t.cluster.clone().unwrap_or_else(|| t.core.to_string()),
+                o.cluster_of(id)
+                    .map_or_else(|| t.core.to_string(), str::to_owned),
                 t.jobs.to_string(),
                 t.misses.to_string(),
                 t.first_miss
