@@ -229,35 +229,37 @@ impl Machine<'_> {
         let own = run.thread(&run.decisions[position as usize]);
         let timer = run.decisions.first().and_then(|d| d.timer);
         let first = run.cores[0];
-        let others: Vec<(u16, Option<TaskId>)> = run
-            .cores
-            .iter()
-            .zip(&run.decisions)
-            .filter(|(&other, _)| other != core)
-            .map(|(&other, decision)| (other, run.thread(decision)))
-            .collect();
+        let decision = CoreDecision {
+            next: own,
+            timer: if position == 0 { timer } else { None },
+        };
         if let Some(task) = own {
-            self.take_off_other_cores(core, task, now);
+            self.take_off_other_cores(cluster, core, task, now);
         }
-        if position != 0 && !self.booting {
+        if self.booting {
+            // Every core decides at boot: none needs telling.
+            return Ok(decision);
+        }
+        if position != 0 {
             self.program_cluster_timer(first, timer, now);
         }
-        for (other, thread) in others {
-            if !self.booting && self.heading(other) != thread {
+        // By position, without a copy of the decision: the kernel allocates nothing here.
+        for at in 0..self.clusters[cluster as usize].cores.len() {
+            let run = &self.clusters[cluster as usize];
+            let (other, thread) = (run.cores[at], run.thread(&run.decisions[at]));
+            if other != core && self.heading(other) != thread {
                 self.interrupt(other, now);
             }
         }
-        Ok(CoreDecision {
-            next: own,
-            timer: if position == 0 { timer } else { None },
-        })
+        Ok(decision)
     }
 
-    /// `task` is to run on `core`: if another core still runs it (or is about to), it is
-    /// taken off there, charged up to `now` and counted as preempted, and that core is
+    /// `task` is to run on `core`: if another core of `cluster` still runs it (or is about
+    /// to), it is taken off there, charged up to `now` and counted as preempted, and that core is
     /// interrupted to decide anew.
-    fn take_off_other_cores(&mut self, core: u16, task: TaskId, now: Instant) {
-        for other in 0..self.cores.len() as u16 {
+    fn take_off_other_cores(&mut self, cluster: u16, core: u16, task: TaskId, now: Instant) {
+        for at in 0..self.clusters[cluster as usize].cores.len() {
+            let other = self.clusters[cluster as usize].cores[at];
             if other == core || self.heading(other) != Some(task) {
                 continue;
             }
