@@ -172,7 +172,14 @@ pub fn gantt_svg(outcome: &Outcome, from: Instant, to: Instant) -> Option<String
     for core in 0..layout.cores {
         let top = layout.core_tops[usize::from(core)];
         let mut band = std::mem::take(&mut idle_kernel[usize::from(core)]);
-        write_core_header(&mut svg, &scale, core, top, merged(&mut band, merge_gap));
+        // A cluster's cores say so: its tasks' rows sit under its first core.
+        let cluster = (outcome.clusters.iter()).find(|cluster| cluster.cores.contains(&core));
+        let label = match cluster {
+            Some(cluster) => format!("core {core} (cluster {})", escape(&cluster.name)),
+            None => format!("core {core}"),
+        };
+        let band = merged(&mut band, merge_gap);
+        write_core_header(&mut svg, &scale, core, &label, top, band);
         for (task, row) in rows.iter_mut().enumerate() {
             let metrics = &outcome.tasks[task];
             if metrics.core == core {
@@ -425,7 +432,14 @@ fn write_grid(svg: &mut String, scale: &Scale, ticks: &[u64], axis_y: i64) {
     svg.push_str("</g>\n");
 }
 
-fn write_core_header(svg: &mut String, scale: &Scale, core: u16, top: i64, idle: Vec<(u64, u64)>) {
+fn write_core_header(
+    svg: &mut String,
+    scale: &Scale,
+    core: u16,
+    label: &str,
+    top: i64,
+    idle: Vec<(u64, u64)>,
+) {
     let _ = writeln!(svg, "<g class=\"core\" data-core=\"{core}\">");
     let right = LABEL_WIDTH + PLOT_WIDTH + RIGHT_MARGIN;
     let _ = writeln!(
@@ -434,7 +448,7 @@ fn write_core_header(svg: &mut String, scale: &Scale, core: u16, top: i64, idle:
     );
     let _ = writeln!(
         svg,
-        "<text x=\"8\" y=\"{}\" font-weight=\"bold\">core {core}</text>",
+        "<text x=\"8\" y=\"{}\" font-weight=\"bold\">{label}</text>",
         top + 15
     );
     write_lane(
@@ -981,6 +995,22 @@ mod tests {
             .filter(|text| text.starts_with("core ") || ["ctl", "log", "third"].contains(text))
             .collect();
         assert_eq!(order, ["core 0", "log", "third", "core 1", "ctl"]);
+    }
+
+    /// A core of a cluster names its cluster in its header (escaped); others do not.
+    #[test]
+    fn a_clusters_cores_name_their_cluster() {
+        let plain = gantt_svg(&two_tasks_one_core(), at(0), at(4_000_000)).unwrap();
+        assert!(plain.contains("font-weight=\"bold\">core 0</text>"));
+        let mut outcome = two_tasks_one_core();
+        outcome.clusters.push(bulwark_sim::ClusterMembers {
+            name: "g<1>".into(),
+            cores: vec![0],
+            tasks: vec![0, 1],
+        });
+        let svg = gantt_svg(&outcome, at(0), at(4_000_000)).unwrap();
+        assert!(svg.contains("font-weight=\"bold\">core 0 (cluster g&lt;1&gt;)</text>"));
+        parse(&svg);
     }
 
     #[test]
