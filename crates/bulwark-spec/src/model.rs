@@ -133,10 +133,20 @@ impl Scenario {
         (0..self.cores).filter(|&core| self.cluster_of(core).is_none())
     }
 
-    /// True when task `task` (an index into [`Scenario::tasks`]) is partitioned onto its
-    /// `core`: a cluster's member only names the cluster's first core there.
-    pub fn is_partitioned(&self, task: usize) -> bool {
-        self.cluster_of_task(task).is_none()
+    /// For every task (by index into [`Scenario::tasks`]), the cluster it runs in and its
+    /// reservation there, or `None` for a task partitioned onto its `core`: one pass over
+    /// the clusters, for callers that ask of every task ([`Scenario::cluster_of_task`] scans
+    /// them each time).
+    pub fn clusters_by_task(&self) -> Vec<Option<(usize, &MemberKind)>> {
+        let mut by_task = vec![None; self.tasks.len()];
+        for (cluster, spec) in self.clusters.iter().enumerate() {
+            for member in &spec.members {
+                if let Some(slot) = by_task.get_mut(member.task) {
+                    *slot = Some((cluster, &member.kind));
+                }
+            }
+        }
+        by_task
     }
 
     /// The scenario cut into one scenario per policy, each with the tasks of the cores that
@@ -156,11 +166,12 @@ impl Scenario {
                 policies.push(policy);
             }
         }
+        let by_task = self.clusters_by_task();
         policies
             .into_iter()
             .map(|policy| {
                 let keep = |i: &usize| {
-                    self.is_partitioned(*i) && self.policy_of(self.tasks[*i].core) == policy
+                    by_task[*i].is_none() && self.policy_of(self.tasks[*i].core) == policy
                 };
                 let kept: Vec<usize> = (0..self.tasks.len()).filter(keep).collect();
                 Scenario {

@@ -42,6 +42,9 @@ pub(super) struct KnownCluster {
     order: Option<SporadicOrder>,
     /// `H`; `None`: not given, or wrong (already reported).
     cycle: Option<Duration>,
+    /// The tasks placed in it so far, counted as they come so that the check against
+    /// `MAX_RESERVATIONS` costs nothing per task.
+    members: usize,
 }
 
 /// A slot `[start, end)` and where it is written.
@@ -88,6 +91,7 @@ impl Checker<'_> {
                 cores: own.clone(),
                 order,
                 cycle: cycle.flatten(),
+                members: 0,
             });
             match (
                 name,
@@ -296,12 +300,7 @@ impl Checker<'_> {
         let (Some(cluster), Some((reservation, kind))) = (cluster, reservation) else {
             return Placement::WRONG;
         };
-        let members = self
-            .cluster_members
-            .iter()
-            .filter(|m| m.cluster == cluster)
-            .count();
-        if members == MAX_RESERVATIONS {
+        if self.clusters[cluster].members == MAX_RESERVATIONS {
             self.report(
                 key.span(),
                 format!("cluster `{name}` has more than {MAX_RESERVATIONS} tasks"),
@@ -309,6 +308,7 @@ impl Checker<'_> {
             );
             return Placement::WRONG;
         }
+        self.clusters[cluster].members += 1;
         self.cluster_members.push(Member {
             task: self.current_task,
             name: label.clone(),

@@ -30,8 +30,9 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
     let mut cores: BTreeMap<u16, (f64, bool)> = BTreeMap::new();
     // Per cluster: the bandwidth so far, exactly, and whether the warning was given.
     let mut clusters: BTreeMap<usize, (Bandwidth, bool)> = BTreeMap::new();
+    let by_task = scenario.clusters_by_task();
     for (index, (spanned, task)) in raw.task.iter().zip(&scenario.tasks).enumerate() {
-        let cluster = scenario.cluster_of_task(index).map(|(cluster, _)| cluster);
+        let cluster = by_task[index].map(|(cluster, _)| cluster);
         let raw_task = spanned.get_ref();
         let whole = spanned.span();
         let name = &task.name;
@@ -119,7 +120,7 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
         }
         eta_above_budget(raw_task, task, source, &mut found);
         // A reservation's share is e / p; a time partition's, its slots' time over the cycle.
-        let share = match scenario.cluster_of_task(index) {
+        let share = match by_task[index] {
             Some((cluster, MemberKind::Partition { slots, .. })) => {
                 let busy: u64 = slots
                     .iter()
