@@ -2,17 +2,22 @@
 //! reservation scheduler (section III): each member runs in a sporadic reservation `(e, p)` of
 //! its own, and the `m` most important active reservations with budget run on the cluster's
 //! `m` cores. What is analysed is the reservations, as implicit-deadline sporadic tasks
-//! `(e, p)`: their total bandwidth against `m`, and under EDF order Goossens, Funk and
-//! Baruah's test ([`crate::global_edf`]). Global fixed priority has no test here, and neither
-//! has a cluster with a time partition (its slots take a core from the reservations) or a
-//! high-criticality reservation (Vestal's mode switch demotes the others): such a cluster's
-//! bandwidth is reported, a partition counting its slots' time over the cycle, and no verdict.
+//! `(e, p)`: their total bandwidth against `m`, under EDF order Goossens, Funk and Baruah's
+//! test ([`crate::global_edf`]), and under fixed-priority order Bertogna and Cirinei's
+//! response-time analysis ([`crate::global_fp`]), each reservation a sporadic task `C = e`,
+//! `T = D = p` at its member's priority (equal priorities in member order, as the scheduler
+//! breaks ties by reservation id). Neither test covers a cluster with a time partition (its
+//! slots take a core from the reservations) or a high-criticality reservation (Vestal's mode
+//! switch demotes the others), and the response-time analysis does not cover SPR servers (they
+//! keep budget across a suspension): such a cluster's bandwidth is reported, a partition
+//! counting its slots' time over the cycle, and no verdict.
 
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::{Behaviour, MemberKind, Replenishment, Reservation, Scenario, SporadicOrder};
 
 use crate::bandwidth::{self, Admission};
 use crate::global_edf::{self, Gfb};
+use crate::global_fp::{self, FpTask, Response};
 
 /// One cluster's analysis.
 #[derive(Clone, Debug)]
@@ -41,26 +46,72 @@ pub enum ClusterVerdict {
     /// EDF order and the test fails; it is sufficient only, so the set may still be
     /// schedulable, but nothing here shows it.
     NotShownSchedulable(Gfb),
-    /// No test applies; says why (one of [`NO_GLOBAL_FIXED_PRIORITY_TEST`],
-    /// [`PARTITIONS_NOT_IN_GFB`] and [`HIGH_CRITICALITY_NOT_IN_GFB`]).
+    /// Fixed-priority order and Bertogna and Cirinei's response-time analysis bounds every
+    /// reservation's response within its period: every reservation gets its budget `e` within
+    /// `p` of each replenishment. Each member's bound is its [`Member::response`].
+    RtaSchedulable(FixedPriorityRta),
+    /// Fixed-priority order and some reservation's iteration passed its period; the analysis
+    /// is sufficient only, so the set may still be schedulable, but nothing here shows it.
+    RtaNotShownSchedulable(FixedPriorityRta),
+    /// No test applies; says why (one of [`PARTITIONS_NOT_IN_GFB`],
+    /// [`HIGH_CRITICALITY_NOT_IN_GFB`], [`PARTITIONS_NOT_IN_GLOBAL_FP_RTA`],
+    /// [`HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA`] and [`SERVERS_NOT_IN_GLOBAL_FP_RTA`]).
     NotAnalysed(&'static str),
+}
+
+/// What Bertogna and Cirinei's response-time analysis found for a fixed-priority cluster; the
+/// per-member figures are the members' [`Member::response`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedPriorityRta {
+    /// The cores, `m`.
+    pub cores: u16,
+    /// The member (index into [`ClusterAnalysis::members`]) whose iteration passed its period,
+    /// if one did; the members below it in priority are not computed.
+    pub not_shown: Option<usize>,
 }
 
 impl ClusterVerdict {
     /// `Some(true)` shown schedulable, `Some(false)` not shown, `None` not analysed.
     pub fn schedulable(&self) -> Option<bool> {
         match self {
-            ClusterVerdict::Schedulable(_) => Some(true),
-            ClusterVerdict::NotShownSchedulable(_) => Some(false),
+            ClusterVerdict::Schedulable(_) | ClusterVerdict::RtaSchedulable(_) => Some(true),
+            ClusterVerdict::NotShownSchedulable(_) | ClusterVerdict::RtaNotShownSchedulable(_) => {
+                Some(false)
+            }
             ClusterVerdict::NotAnalysed(_) => None,
         }
     }
 
-    /// The test's figures, when a test ran.
+    /// Goossens, Funk and Baruah's figures, when that test ran (EDF order); `None` for the
+    /// response-time analysis too (see [`ClusterVerdict::rta`] and
+    /// [`ClusterVerdict::test_name`]).
     pub fn test(&self) -> Option<&Gfb> {
         match self {
             ClusterVerdict::Schedulable(test) | ClusterVerdict::NotShownSchedulable(test) => {
                 Some(test)
+            }
+            _ => None,
+        }
+    }
+
+    /// The response-time analysis's summary, when it ran (fixed-priority order).
+    pub fn rta(&self) -> Option<&FixedPriorityRta> {
+        match self {
+            ClusterVerdict::RtaSchedulable(rta) | ClusterVerdict::RtaNotShownSchedulable(rta) => {
+                Some(rta)
+            }
+            _ => None,
+        }
+    }
+
+    /// Which test ran, for reports: [`GFB_TEST`], [`GLOBAL_FP_RTA_TEST`], or `None`.
+    pub fn test_name(&self) -> Option<&'static str> {
+        match self {
+            ClusterVerdict::Schedulable(_) | ClusterVerdict::NotShownSchedulable(_) => {
+                Some(GFB_TEST)
+            }
+            ClusterVerdict::RtaSchedulable(_) | ClusterVerdict::RtaNotShownSchedulable(_) => {
+                Some(GLOBAL_FP_RTA_TEST)
             }
             ClusterVerdict::NotAnalysed(_) => None,
         }
@@ -75,10 +126,34 @@ impl ClusterVerdict {
     }
 }
 
-/// Why no test ran on a fixed-priority cluster, for reports.
+/// The name of Goossens, Funk and Baruah's test in reports (`test` in JSON).
+pub const GFB_TEST: &str = "gfb";
+
+/// The name of Bertogna and Cirinei's response-time analysis in reports.
+pub const GLOBAL_FP_RTA_TEST: &str = "global-fp-rta";
+
+/// No longer given: fixed-priority clusters of sporadic reservations now get Bertogna and
+/// Cirinei's response-time analysis, and the others one of the `*_NOT_IN_GLOBAL_FP_RTA`
+/// reasons. Kept for callers that compare against it.
 pub const NO_GLOBAL_FIXED_PRIORITY_TEST: &str =
     "no schedulability test for global fixed priority is implemented: only the bandwidth is \
      reported";
+
+/// Why no test ran on a fixed-priority cluster with a time partition, for reports.
+pub const PARTITIONS_NOT_IN_GLOBAL_FP_RTA: &str =
+    "Bertogna and Cirinei's response-time analysis covers sporadic reservations alone: time \
+     partitions take cores during their slots";
+
+/// Why no test ran on a fixed-priority cluster with a high-criticality reservation.
+pub const HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA: &str =
+    "Bertogna and Cirinei's response-time analysis covers sporadic reservations alone: \
+     Vestal's mode switch demotes low-criticality reservations";
+
+/// Why no test ran on a fixed-priority cluster with an SPR (or constant-bandwidth) server.
+pub const SERVERS_NOT_IN_GLOBAL_FP_RTA: &str =
+    "Bertogna and Cirinei's response-time analysis covers reservations under section III's \
+     sporadic rule alone: an SPR server keeps its budget across a suspension and spends it \
+     later, which the sporadic task model does not allow";
 
 /// Why no test ran on a cluster with a time partition, for reports.
 pub const PARTITIONS_NOT_IN_GFB: &str =
@@ -101,6 +176,9 @@ pub struct Member {
     pub priority: Option<Priority>,
     /// Whether the reservation can carry the task's jobs.
     pub fit: Fit,
+    /// The response-time bound of its reservation (from a replenishment to the budget's
+    /// end), when the response-time analysis ran (fixed-priority order); `None` otherwise.
+    pub response: Option<Response>,
 }
 
 /// A member's reservation, as the analysis reads it.
@@ -185,10 +263,30 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                     }
                 )
             });
+            // Only section III's rule makes a reservation a sporadic task: an SPR (or CBS)
+            // server keeps budget while inactive.
+            let has_server = cluster.members.iter().any(|m| {
+                matches!(
+                    m.kind,
+                    MemberKind::Sporadic {
+                        replenishment: Replenishment::Spr { .. } | Replenishment::ConstantBandwidth,
+                        ..
+                    }
+                )
+            });
+            let mut members = members;
             let verdict = match cluster.order {
-                SporadicOrder::FixedPriority => {
-                    ClusterVerdict::NotAnalysed(NO_GLOBAL_FIXED_PRIORITY_TEST)
+                // The same limits as GFB's, for the same reasons, and servers.
+                SporadicOrder::FixedPriority if has_partition => {
+                    ClusterVerdict::NotAnalysed(PARTITIONS_NOT_IN_GLOBAL_FP_RTA)
                 }
+                SporadicOrder::FixedPriority if has_high_criticality => {
+                    ClusterVerdict::NotAnalysed(HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA)
+                }
+                SporadicOrder::FixedPriority if has_server => {
+                    ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
+                }
+                SporadicOrder::FixedPriority => fixed_priority(&mut members, cores),
                 // GFB's tasks are the sporadic reservations alone, each always at its own
                 // priority: neither holds with partitions or a mode switch.
                 SporadicOrder::EarliestDeadlineFirst if has_partition => {
@@ -255,6 +353,46 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
         reservation,
         priority: spec.priority,
         fit,
+        response: None,
+    }
+}
+
+/// Bertogna and Cirinei's response-time analysis of a fixed-priority cluster's sporadic
+/// reservations (the caller has checked that every member is one, under section III's rule
+/// and of low criticality): each a sporadic task `C = e`, `T = D = p` at its member's
+/// priority, which is its reservation's, as the simulator builds it (`unwrap_or_default`:
+/// validation gives every member of a fixed-priority cluster a priority). The analysis
+/// orders equal priorities by position, the members' file order, which is the clustered
+/// scheduler's tie rule: its rank is `(255 - priority, reservation id)` and a cluster's
+/// reservation ids are its members in order. Records each member's response and gives the
+/// verdict.
+fn fixed_priority(members: &mut [Member], cores: u16) -> ClusterVerdict {
+    let tasks: Vec<FpTask> = members
+        .iter()
+        .map(|m| {
+            let (budget, period) = m.reservation.share();
+            FpTask {
+                budget,
+                period,
+                priority: m.priority.unwrap_or_default(),
+            }
+        })
+        .collect();
+    let rta = global_fp::rta(&tasks, cores);
+    for (member, response) in members.iter_mut().zip(&rta.responses) {
+        member.response = Some(*response);
+    }
+    let summary = FixedPriorityRta {
+        cores,
+        not_shown: rta
+            .responses
+            .iter()
+            .position(|r| matches!(r, Response::Exceeds(_))),
+    };
+    if rta.schedulable {
+        ClusterVerdict::RtaSchedulable(summary)
+    } else {
+        ClusterVerdict::RtaNotShownSchedulable(summary)
     }
 }
 
@@ -401,15 +539,77 @@ mod tests {
         ));
     }
 
+    /// `c` is a constant-bandwidth server (refused by validation under fixed priority, but
+    /// an SPR server is not): it keeps budget while inactive, so the response-time analysis
+    /// does not cover it.
     #[test]
-    fn a_fixed_priority_cluster_is_not_analysed() {
+    fn a_fixed_priority_cluster_with_a_server_is_not_analysed() {
         let clusters = analyse(&scenario(SporadicOrder::FixedPriority));
         assert_eq!(
             clusters[0].verdict,
-            ClusterVerdict::NotAnalysed(NO_GLOBAL_FIXED_PRIORITY_TEST)
+            ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
         );
         assert_eq!(clusters[0].verdict.schedulable(), None);
+        assert_eq!(clusters[0].verdict.test_name(), None);
         assert_eq!(clusters[0].bandwidth.total.as_f64(), 2.1);
+        assert!(clusters[0].members.iter().all(|m| m.response.is_none()));
+        let mut spr = scenario(SporadicOrder::FixedPriority);
+        spr.clusters[0].members[2] = sporadic(3, Replenishment::Spr { slots: 4 }, None);
+        assert_eq!(
+            analyse(&spr)[0].verdict.reason(),
+            Some(SERVERS_NOT_IN_GLOBAL_FP_RTA)
+        );
+    }
+
+    /// `c` in a sporadic (1 ms, 10 ms) reservation at priority 3, `a` (3, 10) and `b`
+    /// (9, 10) at priority 1: the order c, a, b (a before b: the tie goes to the earlier
+    /// member, as the scheduler's to the lower reservation id). On m = 2, R_c = 1 ms and
+    /// R_a = 3 ms (fewer than m above them). b (C = 9 ms): at R = 9 ms both terms are
+    /// capped at 1 ns (W_c = min(1, 9) = 1 ms, W_a = min(3, 9) = 3 ms), the least is 1 ms, so
+    /// R = 10 ms; there W_c(10 ms) = 1 * 1 ms + min(1 ms, 0) = 1 ms < 1 ms + 1 ns, and
+    /// W_a(10 ms) = 3 ms is capped at 1 ms + 1 ns: R = 9 ms + floor((2 ms + 1 ns) / 2) =
+    /// 10 ms, converged, <= 10 ms: schedulable. b's budget 1 ns more: not shown, b named.
+    #[test]
+    fn a_fixed_priority_cluster_of_sporadic_reservations_gets_the_response_time_analysis() {
+        let mut scenario = scenario(SporadicOrder::FixedPriority);
+        scenario.tasks[3].reservation = Some(Reservation::new(ms(1), ms(10)));
+        scenario.tasks[3].priority = Some(Priority(3));
+        scenario.clusters[0].members[2] = sporadic(3, Replenishment::Sporadic, None);
+        let cluster = &analyse(&scenario)[0];
+        assert_eq!(
+            cluster.verdict,
+            ClusterVerdict::RtaSchedulable(FixedPriorityRta {
+                cores: 2,
+                not_shown: None
+            })
+        );
+        assert_eq!(cluster.verdict.schedulable(), Some(true));
+        assert_eq!(cluster.verdict.test_name(), Some(GLOBAL_FP_RTA_TEST));
+        assert_eq!(cluster.verdict.test(), None);
+        let responses: Vec<Option<Response>> = cluster.members.iter().map(|m| m.response).collect();
+        assert_eq!(
+            responses,
+            [
+                Some(Response::Bounded(ms(3))),
+                Some(Response::Bounded(ms(10))),
+                Some(Response::Bounded(ms(1)))
+            ]
+        );
+        scenario.tasks[2].reservation =
+            Some(Reservation::new(Duration::from_nanos(9_000_001), ms(10)));
+        let cluster = &analyse(&scenario)[0];
+        assert_eq!(
+            cluster.verdict,
+            ClusterVerdict::RtaNotShownSchedulable(FixedPriorityRta {
+                cores: 2,
+                not_shown: Some(1)
+            })
+        );
+        assert_eq!(cluster.verdict.schedulable(), Some(false));
+        assert!(matches!(
+            cluster.members[1].response,
+            Some(Response::Exceeds(r)) if r > ms(10)
+        ));
     }
 
     /// `b` becomes a partition on core 2 in [0, 2) and [5, 8) of a 10 ms cycle: share 5/10, so
@@ -450,10 +650,15 @@ mod tests {
         );
         assert_eq!(partition.reservation.share(), (ms(5), ms(10)));
         assert!(matches!(partition.fit, Fit::Unchecked(_)));
+        scenario.clusters[0].order = SporadicOrder::FixedPriority;
+        assert_eq!(
+            analyse(&scenario)[0].verdict.reason(),
+            Some(PARTITIONS_NOT_IN_GLOBAL_FP_RTA)
+        );
     }
 
     /// `a` of high criticality, e^L = 1 ms of e^H = 3 ms: no test under EDF order; its
-    /// bandwidth counts e^H. Fixed-priority order keeps its own reason.
+    /// bandwidth counts e^H. Fixed-priority order: no test either, with its own reason.
     #[test]
     fn a_cluster_with_high_criticality_is_not_analysed() {
         let mut scenario = scenario(SporadicOrder::EarliestDeadlineFirst);
@@ -475,7 +680,7 @@ mod tests {
         scenario.clusters[0].order = SporadicOrder::FixedPriority;
         assert_eq!(
             analyse(&scenario)[0].verdict.reason(),
-            Some(NO_GLOBAL_FIXED_PRIORITY_TEST)
+            Some(HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA)
         );
     }
 

@@ -13,6 +13,7 @@ pub mod component_lowering;
 pub mod component_sets;
 pub mod generate;
 pub mod global_edf;
+pub mod global_fp;
 pub mod mc_ipc;
 pub mod overhead;
 pub mod rbf;

@@ -1,7 +1,8 @@
 //! Scenarios with `[[cluster]]` tables in the commands other than `simulate`: `analyze` keeps
 //! the members out of the per-core analyses and tests each cluster on its own (Goossens,
-//! Funk and Baruah under EDF order; nothing under fixed priority), `check` names the
-//! clusters, `run` refuses them. Expected numbers worked out by hand.
+//! Funk and Baruah under EDF order; Bertogna and Cirinei's response-time analysis under fixed
+//! priority), `check` names the clusters, `run` refuses them. Expected numbers worked out by
+//! hand.
 
 mod common;
 
@@ -149,32 +150,169 @@ fn an_edf_cluster_over_the_gfb_bound_exits_1() {
     assert_eq!(doc["clusters"][0]["schedulable"], false);
 }
 
-/// Global fixed priority has no test: the bandwidth only, "not analysed", and exit 2 (no
-/// verdict, as for a task the classic analysis cannot analyse).
+/// Fixed priority, `a` and `b` both at priority 2 on m = 2 cores: each has fewer than m
+/// reservations above it, so Bertogna and Cirinei's analysis gives R = C: 3 ms for both,
+/// within 10 ms: schedulable, exit 0 (it exited 2, "not analysed", before the analysis).
 #[test]
-fn a_fixed_priority_cluster_is_not_analysed() {
+fn a_fixed_priority_cluster_gets_the_response_time_analysis() {
     let source = scenario("fixed-priority", "3ms", "priority = 2");
     let (_dir, path) = file("global.toml", &source);
     let (code, stdout, stderr) = run(&["analyze"], &path);
-    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert!(
         stdout.contains("== cluster g (cores 1, 2): fixed-priority =="),
         "{stdout}"
     );
     assert!(
-        stdout.contains("U = 3/5 = 0.6000: not analysed"),
+        stdout.contains(
+            "Bertogna and Cirinei's response-time analysis, U = 3/5 = 0.6000: every R <= p"
+        ),
+        "{stdout}"
+    );
+    assert!(!stderr.contains("not analysed"), "{stderr}");
+    assert!(
+        stdout.ends_with("\nclusters: g schedulable (global FP RTA)\n"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run(&["analyze", "--json"], &path);
+    assert_eq!(code, Some(0));
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let g = &doc["clusters"][0];
+    assert_eq!(g["verdict"], "schedulable");
+    assert_eq!(g["schedulable"], true);
+    assert_eq!(g["test"], "global-fp-rta");
+    assert_eq!(g["reason"], serde_json::Value::Null);
+    assert_eq!(g["bandwidth"], 0.6);
+    for member in g["members"].as_array().expect("members") {
+        assert_eq!(member["response_ns"], 3_000_000);
+        assert_eq!(member["response_verdict"], "bounded");
+    }
+}
+
+/// Cores 1 and 2 a fixed-priority cluster `g` of `h1` and `h2` (9 ms, 10 ms) at priority 5
+/// and `light` (`budget`, 10 ms) at priority 1; core 0 partitioned (`p`).
+fn dhall(budget: &str) -> String {
+    let member = |name: &str, priority: u8, budget: &str| {
+        format!(
+            "[[task]]\nname = \"{name}\"\ncluster = \"g\"\npriority = {priority}\n\
+             period = \"10ms\"\nexecution = \"{budget}\"\n\
+             reservation = {{ budget = \"{budget}\", period = \"10ms\" }}\n\n"
+        )
+    };
+    format!(
+        "name = \"dhall\"\npolicy = \"fixed-priority\"\ncores = 3\nduration = \"100ms\"\n\n\
+         [[cluster]]\nname = \"g\"\ncores = [1, 2]\norder = \"fixed-priority\"\n\n{}{}{}\
+         [[task]]\nname = \"p\"\ncore = 0\npriority = 1\nperiod = \"10ms\"\n\
+         execution = \"1ms\"\n",
+        member("h1", 5, "9ms"),
+        member("h2", 5, "9ms"),
+        member("light", 1, budget)
+    )
+}
+
+/// Dhall's set under fixed priority, the light reservation lowest: R_h1 = R_h2 = 9 ms (fewer
+/// than m = 2 above). `light` (C = 1 ms): R = 1 ms + x with both terms capped at x + 1 ns
+/// (W = min(9 ms, 1 ms + x)) up to x = 9 ms; at R = 10 ms, N = floor(10 / 10) = 1 and
+/// W = 9 ms + min(9 ms, 0) = 9 ms < 9 ms + 1 ns, so R = 1 ms + floor(18 ms / 2) = 10 ms:
+/// converged, <= 10 ms. Schedulable, exit 0, though U = 19/10 (GFB would fail it under EDF:
+/// 19/10 > 2 - 9/10).
+#[test]
+fn a_fixed_priority_cluster_shown_schedulable_exits_0() {
+    let (_dir, path) = file("dhall.toml", &dhall("1ms"));
+    let (code, stdout, stderr) = run(&["analyze"], &path);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("U = 19/10 = 1.9000: every R <= p"),
         "{stdout}"
     );
     assert!(
-        stderr.contains("cluster `g`: not analysed: no schedulability test for global fixed"),
+        stdout.ends_with("\nclusters: g schedulable (global FP RTA)\n"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run(&["analyze", "--json"], &path);
+    assert_eq!(code, Some(0));
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let g = &doc["clusters"][0];
+    assert_eq!(g["test"], "global-fp-rta");
+    assert_eq!(g["verdict"], "schedulable");
+    let responses: Vec<(&str, &serde_json::Value)> = g["members"]
+        .as_array()
+        .expect("members")
+        .iter()
+        .map(|m| (m["name"].as_str().expect("name"), &m["response_ns"]))
+        .collect();
+    assert_eq!(
+        responses,
+        [
+            ("h1", &serde_json::json!(9_000_000)),
+            ("h2", &serde_json::json!(9_000_000)),
+            ("light", &serde_json::json!(10_000_000)),
+        ]
+    );
+}
+
+/// `light` (2 ms, 10 ms): both terms stay capped up to x = 8 ms; at R = 10 ms they are
+/// W = 9 ms >= 8 ms + 1 ns, still capped, so R >= 2 ms + 9 ms = 11 ms > 10 ms: not shown
+/// schedulable, exit 1. (Released together, h1 and h2 hold both cores over [0, 9) and
+/// `light` gets 1 ms by 10: it really misses.)
+#[test]
+fn a_fixed_priority_cluster_not_shown_schedulable_exits_1() {
+    let (_dir, path) = file("dhall.toml", &dhall("2ms"));
+    let (code, stdout, stderr) = run(&["analyze"], &path);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "U = 2/1 = 2.0000: `light`'s R >= 11ms > p = 10ms: NOT shown schedulable (the \
+             test is sufficient only)"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains(">= 11ms > p"), "{stdout}");
+    assert!(
+        stdout.ends_with("\nclusters: g NOT shown schedulable (global FP RTA)\n"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run(&["analyze", "--json"], &path);
+    assert_eq!(code, Some(1));
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let g = &doc["clusters"][0];
+    assert_eq!(g["verdict"], "not-shown-schedulable");
+    assert_eq!(g["schedulable"], false);
+    assert_eq!(g["test"], "global-fp-rta");
+    let light = &g["members"][2];
+    assert_eq!(light["name"], "light");
+    assert_eq!(light["response_verdict"], "exceeds-period");
+    assert_eq!(light["response_ns"], 11_000_000);
+    assert_eq!(g["members"][0]["response_verdict"], "bounded");
+}
+
+/// An SPR server keeps budget across a suspension, outside the sporadic task model: a
+/// fixed-priority cluster with one is not analysed, exit 2.
+#[test]
+fn a_fixed_priority_cluster_with_an_spr_server_is_not_analysed() {
+    let source = dhall("1ms").replacen(
+        "reservation = { budget = \"9ms\", period = \"10ms\" }",
+        "reservation = { budget = \"9ms\", period = \"10ms\", replenishment = \"spr\" }",
+        1,
+    );
+    let (_dir, path) = file("dhall.toml", &source);
+    let (code, stdout, stderr) = run(&["analyze"], &path);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("cluster `g`: not analysed: Bertogna and Cirinei's response-time"),
         "{stderr}"
+    );
+    assert!(
+        stdout.ends_with("\nclusters: g not analysed (SPR servers)\n"),
+        "{stdout}"
     );
     let (code, stdout, _) = run(&["analyze", "--json"], &path);
     assert_eq!(code, Some(2));
     let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
-    assert_eq!(doc["clusters"][0]["verdict"], "not-analysed");
-    assert_eq!(doc["clusters"][0]["test"], serde_json::Value::Null);
-    assert_eq!(doc["clusters"][0]["bandwidth"], 0.6);
+    let g = &doc["clusters"][0];
+    assert_eq!(g["verdict"], "not-analysed");
+    assert_eq!(g["test"], serde_json::Value::Null);
+    assert_eq!(g["members"][0]["response_verdict"], serde_json::Value::Null);
 }
 
 #[test]
@@ -328,7 +466,8 @@ fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
         stdout.ends_with("\nclusters: global not analysed (high criticality)\n"),
         "{stdout}"
     );
-    // The README's file as written, under fixed-priority order: its own reason.
+    // The README's file as written, under fixed-priority order: the response-time analysis
+    // covers neither, the partition named first.
     let (_dir, path) = file(
         "mixed.toml",
         &partitioned("fixed-priority", "priority = 5", "priority = 4"),
@@ -336,7 +475,31 @@ fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert!(
-        stdout.contains("U = 13/20 = 0.6500: not analysed: no schedulability test for global"),
+        stdout.contains(
+            "U = 13/20 = 0.6500: not analysed: Bertogna and Cirinei's response-time analysis \
+             covers sporadic reservations alone: time partitions take cores during their slots"
+        ),
+        "{stdout}"
+    );
+    // Without the partition, under fixed priority: the high-criticality reservation.
+    let source = partitioned("fixed-priority", "priority = 5", "priority = 4")
+        .replace("cycle = \"20ms\"\n", "")
+        .replace(
+            "reservation = { core = 2, slots = [[\"0ms\", \"5ms\"], [\"10ms\", \"12ms\"]] }",
+            "reservation = { budget = \"4ms\", period = \"20ms\" }",
+        );
+    let (_dir, path) = file("mixed.toml", &source);
+    let (code, stdout, stderr) = run(&["analyze"], &path);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "not analysed: Bertogna and Cirinei's response-time analysis covers sporadic \
+             reservations alone: Vestal's mode switch demotes low-criticality reservations"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("\nclusters: global not analysed (high criticality)\n"),
         "{stdout}"
     );
 }

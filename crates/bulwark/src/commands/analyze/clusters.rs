@@ -4,8 +4,11 @@
 use std::process::ExitCode;
 
 use bulwark_analysis::bandwidth::{Admission, Bandwidth};
-use bulwark_analysis::cluster::{self, ClusterAnalysis, ClusterVerdict, Fit, MemberReservation};
+use bulwark_analysis::cluster::{
+    self, ClusterAnalysis, ClusterVerdict, Fit, FixedPriorityRta, MemberReservation,
+};
 use bulwark_analysis::global_edf::Gfb;
+use bulwark_analysis::global_fp::Response;
 use bulwark_spec::{Replenishment, Scenario, SporadicOrder};
 use serde_json::{json, Value};
 
@@ -18,10 +21,11 @@ use crate::table;
 /// cluster. JSON: the same document with a `clusters` array added (a document of just
 /// `scenario`, `policy` and `clusters` when no task is partitioned). Exit: 2 if a part
 /// could not be analysed (as for mixed scenarios), else 1 if a part admits not
-/// everything or Goossens, Funk and Baruah's test does not show an EDF cluster
-/// schedulable, else 2 if a cluster is not analysed (fixed-priority order, a time partition
-/// or a high-criticality reservation: no verdict, as the classic analysis gives for a task
-/// it cannot analyse), else 0.
+/// everything, Goossens, Funk and Baruah's test does not show an EDF cluster schedulable or
+/// Bertogna and Cirinei's response-time analysis does not show a fixed-priority one, else 2
+/// if a cluster is not analysed (a time partition, a high-criticality reservation or, under
+/// fixed priority, an SPR server: no verdict, as the classic analysis gives for a task it
+/// cannot analyse), else 0.
 pub(super) fn clustered(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
     let analyses = cluster::analyse(scenario);
     let parts = scenario.parts_by_policy();
@@ -158,6 +162,16 @@ fn why(analysis: &ClusterAnalysis) -> String {
             gfb_intro(cores),
             bound_text(test, cores)
         ),
+        ClusterVerdict::RtaSchedulable(_) => format!(
+            "{}, U = {total}: every R <= p: every reservation gets its budget e within p of \
+             each replenishment",
+            rta_intro(cores)
+        ),
+        ClusterVerdict::RtaNotShownSchedulable(rta) => format!(
+            "{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
+            rta_intro(cores),
+            failure_text(analysis, rta)
+        ),
         ClusterVerdict::NotAnalysed(reason) => format!(
             "global {} over {cores} core(s), U = {total}: not analysed: {reason}",
             match analysis.order {
@@ -175,6 +189,61 @@ fn gfb_intro(cores: usize) -> String {
     )
 }
 
+fn rta_intro(cores: usize) -> String {
+    format!(
+        "global fixed priority over {cores} core(s), the reservations taken as sporadic tasks \
+         (e, p) with deadline p at their tasks' priorities (equal priorities in member order, \
+         as the scheduler breaks ties); Bertogna and Cirinei's response-time analysis"
+    )
+}
+
+/// Which reservation the response-time analysis could not bound within its period.
+fn failure_text(analysis: &ClusterAnalysis, rta: &FixedPriorityRta) -> String {
+    match rta.not_shown.map(|i| &analysis.members[i]) {
+        Some(member) => match (member.response, member.reservation.share()) {
+            (Some(Response::Exceeds(at_least)), (_, period)) => {
+                let below = analysis
+                    .members
+                    .iter()
+                    .filter(|m| m.response == Some(Response::NotComputed))
+                    .count();
+                format!(
+                    "`{}`'s R >= {at_least} > p = {period}{}",
+                    member.name,
+                    match below {
+                        0 => String::new(),
+                        n => format!(" ({n} member(s) below it not computed)"),
+                    }
+                )
+            }
+            _ => format!("`{}`'s R > p", member.name),
+        },
+        None => "no reservation is bounded (no cores)".to_owned(),
+    }
+}
+
+/// A member's response-time bound in the table, when the analysis ran.
+fn response_cell(response: Option<Response>) -> String {
+    match response {
+        Some(Response::Bounded(r)) => r.to_string(),
+        Some(Response::Exceeds(at_least)) => format!(">= {at_least} > p"),
+        Some(Response::NotComputed) => "not computed".to_owned(),
+        None => "-".to_owned(),
+    }
+}
+
+/// A member's response in JSON: `(response_ns, response_verdict)`, both null when the
+/// analysis did not run; `response_ns` is the bound, or when it exceeds the period a value
+/// the bound is at least.
+fn response_json(response: Option<Response>) -> (Value, Value) {
+    match response {
+        Some(Response::Bounded(r)) => (json!(r.as_nanos()), json!("bounded")),
+        Some(Response::Exceeds(at_least)) => (json!(at_least.as_nanos()), json!("exceeds-period")),
+        Some(Response::NotComputed) => (Value::Null, json!("not-computed")),
+        None => (Value::Null, Value::Null),
+    }
+}
+
 fn bound_text(test: &Gfb, cores: usize) -> String {
     format!(
         "{cores} - {} * {} = {:.4}",
@@ -188,20 +257,39 @@ fn verdict_text(verdict: &ClusterVerdict) -> &'static str {
     match verdict {
         ClusterVerdict::Schedulable(_) => "schedulable (GFB)",
         ClusterVerdict::NotShownSchedulable(_) => "NOT shown schedulable (GFB)",
-        ClusterVerdict::NotAnalysed(reason) if *reason == cluster::PARTITIONS_NOT_IN_GFB => {
+        ClusterVerdict::RtaSchedulable(_) => "schedulable (global FP RTA)",
+        ClusterVerdict::RtaNotShownSchedulable(_) => "NOT shown schedulable (global FP RTA)",
+        ClusterVerdict::NotAnalysed(reason)
+            if [
+                cluster::PARTITIONS_NOT_IN_GFB,
+                cluster::PARTITIONS_NOT_IN_GLOBAL_FP_RTA,
+            ]
+            .contains(reason) =>
+        {
             "not analysed (time partitions)"
         }
-        ClusterVerdict::NotAnalysed(reason) if *reason == cluster::HIGH_CRITICALITY_NOT_IN_GFB => {
+        ClusterVerdict::NotAnalysed(reason)
+            if [
+                cluster::HIGH_CRITICALITY_NOT_IN_GFB,
+                cluster::HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA,
+            ]
+            .contains(reason) =>
+        {
             "not analysed (high criticality)"
         }
-        ClusterVerdict::NotAnalysed(_) => "not analysed (global fixed priority)",
+        ClusterVerdict::NotAnalysed(reason) if *reason == cluster::SERVERS_NOT_IN_GLOBAL_FP_RTA => {
+            "not analysed (SPR servers)"
+        }
+        ClusterVerdict::NotAnalysed(_) => "not analysed",
     }
 }
 
 fn verdict_key(verdict: &ClusterVerdict) -> &'static str {
     match verdict {
-        ClusterVerdict::Schedulable(_) => "schedulable",
-        ClusterVerdict::NotShownSchedulable(_) => "not-shown-schedulable",
+        ClusterVerdict::Schedulable(_) | ClusterVerdict::RtaSchedulable(_) => "schedulable",
+        ClusterVerdict::NotShownSchedulable(_) | ClusterVerdict::RtaNotShownSchedulable(_) => {
+            "not-shown-schedulable"
+        }
         ClusterVerdict::NotAnalysed(_) => "not-analysed",
     }
 }
@@ -222,6 +310,8 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
         cores.join(", "),
         order_name(analysis.order)
     );
+    // The response-time bounds, as a last column, when the analysis ran.
+    let responses = analysis.verdict.rta().is_some();
     let rows: Vec<Vec<String>> = analysis
         .members
         .iter()
@@ -245,7 +335,7 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
                     format!("cycle {cycle}"),
                 ),
             };
-            vec![
+            let mut row = vec![
                 m.name.clone(),
                 m.priority.map_or("-".to_owned(), |p| p.0.to_string()),
                 e,
@@ -254,22 +344,27 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
                 format!("{share:.4}"),
                 rule_name(&m.reservation),
                 fit_cell(&m.fit).to_owned(),
-            ]
+            ];
+            if responses {
+                row.push(response_cell(m.response));
+            }
+            row
         })
         .collect();
-    text.push_str(&table::render(
-        &[
-            "task",
-            "priority",
-            "e",
-            "e^L",
-            "p",
-            "e/p",
-            "replenishment",
-            "fits reservation",
-        ],
-        &rows,
-    ));
+    let mut headers = vec![
+        "task",
+        "priority",
+        "e",
+        "e^L",
+        "p",
+        "e/p",
+        "replenishment",
+        "fits reservation",
+    ];
+    if responses {
+        headers.push("R (RTA)");
+    }
+    text.push_str(&table::render(&headers, &rows));
     for member in &analysis.members {
         if let Fit::Exceeds(why) | Fit::Unchecked(why) = &member.fit {
             text.push_str(&format!("  {}: {why}\n", member.name));
@@ -298,12 +393,15 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
                 Fit::Exceeds(why) => (Some(false), Some(why)),
                 Fit::Unchecked(why) => (None, Some(why)),
             };
+            let (response_ns, response_verdict) = response_json(m.response);
             let mut value = json!({
                 "name": m.name,
                 "priority": m.priority.map(|p| p.0),
                 "replenishment": rule_name(&m.reservation),
                 "fits_reservation": fits,
                 "fit_why": why,
+                "response_ns": response_ns,
+                "response_verdict": response_verdict,
             });
             match &m.reservation {
                 MemberReservation::Sporadic {
@@ -340,7 +438,7 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
         "bandwidth_denominator": total.total.denominator.to_string(),
         "bandwidth": total.total.as_f64(),
         "bandwidth_exact": total.exact,
-        "test": analysis.verdict.test().map(|_| "gfb"),
+        "test": analysis.verdict.test_name(),
         "schedulable": analysis.verdict.schedulable(),
         "verdict": verdict_key(&analysis.verdict),
         "reason": analysis.verdict.reason(),
@@ -466,19 +564,28 @@ mod tests {
         );
     }
 
-    /// No test for global fixed priority: not analysed, exit 2 (no verdict).
+    /// Fixed priority: `b` (priority 3) above `a` (2), each with fewer than m = 2 above it,
+    /// so R = C = 3 ms <= 10 ms for both: schedulable by the response-time analysis, exit 0.
     #[test]
-    fn a_fixed_priority_cluster_is_not_analysed() {
+    fn a_fixed_priority_cluster_gets_the_response_time_analysis() {
         let scenario = scenario(SporadicOrder::FixedPriority, "3ms");
         let (text, code) = capture(|| clustered(&scenario, &args(true)));
-        assert_eq!(code, Ok(crate::exit::bad_input()), "{text}");
+        assert_eq!(code, Ok(ExitCode::SUCCESS), "{text}");
         let doc: Value = serde_json::from_str(&text).expect("JSON");
-        assert_eq!(doc["clusters"][0]["verdict"], "not-analysed");
-        assert_eq!(doc["clusters"][0]["schedulable"], Value::Null);
-        assert_eq!(doc["clusters"][0]["test"], Value::Null);
-        assert_eq!(
-            doc["clusters"][0]["reason"],
-            cluster::NO_GLOBAL_FIXED_PRIORITY_TEST
+        let g = &doc["clusters"][0];
+        assert_eq!(g["verdict"], "schedulable");
+        assert_eq!(g["schedulable"], true);
+        assert_eq!(g["test"], cluster::GLOBAL_FP_RTA_TEST);
+        assert_eq!(g["reason"], Value::Null);
+        assert_eq!(g.get("bound"), None);
+        assert_eq!(g["members"][0]["response_ns"], 3_000_000);
+        assert_eq!(g["members"][0]["response_verdict"], "bounded");
+        let (text, code) = capture(|| clustered(&scenario, &args(false)));
+        assert_eq!(code, Ok(ExitCode::SUCCESS), "{text}");
+        assert!(text.contains("R (RTA)"), "{text}");
+        assert!(
+            text.ends_with("clusters: g schedulable (global FP RTA)\n"),
+            "{text}"
         );
     }
 
