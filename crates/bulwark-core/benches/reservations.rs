@@ -15,11 +15,16 @@
 //! per (policy, N), outside the timing, the bench checks that the invocation dispatches the
 //! victim and prints its `Work` (deterministic, unlike the times) on stderr.
 //!
-//! Two groups time the same invocation:
+//! Three groups time the same invocation:
 //! - `schedule_at_herd`: on clones made in batches just before the timed loop. Cloning the
 //!   prepared state costs O(N) and so does its cache footprint, which leaves the invocation's
-//!   lines warm for small N and mostly out of L1/L2 for large N. SPR's instruction count per
-//!   invocation is the same for every N; what still grows here is cache misses;
+//!   lines warm for small N and mostly out of L1/L2 (and the TLB) for large N. SPR's
+//!   instruction count per invocation is the same for every N, and so is the number of cache
+//!   lines it touches (about eight: a few of the `Spr` value itself and two of the victim's
+//!   task record; `examples/spr_herd_once.rs` counts them under valgrind). What still grows
+//!   here is where those lines are: for small N a batch's clones are small and adjacent, for
+//!   large N each clone's task records span a megabyte, so reading the victim's record costs
+//!   a TLB miss and a miss to memory that the small clones do not;
 //! - `schedule_at_herd_cold`: the same cache state for every N (L1/L2 evicted before each
 //!   timed call), which separates work that grows with N from the clone's footprint;
 //! - `schedule_at_herd_warm` (SPR only): the same invocation with the lines it touches warm,
@@ -143,8 +148,9 @@ fn verify<P: AddTask>(prepared: &P, n: u32, id: &str) {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Cache {
     /// Whatever cloning the prepared state left: batches of clones made just before the timed
-    /// loop (`BatchSize::SmallInput`). The clone's footprint grows with N (about 1.3 MB for
-    /// SPR at N = 4096), so this state is warmer for small N than for large N.
+    /// loop (`BatchSize::SmallInput`). The clone's footprint grows with N (about 1.2 MB for
+    /// SPR at N = 4096, 256 bytes per task record), so this state is warmer for small N than
+    /// for large N.
     AsCloned,
     /// The same for every N: after the clone, a buffer four times the L2 cache is read, so
     /// the invocation's code and data come from the last-level cache or memory. One clone

@@ -59,21 +59,30 @@ impl Linked for Link {
     }
 }
 
+/// The two ends of one priority's list, side by side so that queueing at a level reads one
+/// cache line of the lists.
+#[derive(Clone, Copy, Debug)]
+struct Ends {
+    head: u32,
+    tail: u32,
+}
+
 /// Per-priority FIFO lists over task records indexed by task id, with O(1) insertion, removal
 /// and highest lookup. Every method takes the records the links live in.
 #[derive(Clone, Debug)]
 pub struct RunLists {
     levels: PriorityBitmap,
-    head: [u32; Priority::LEVELS],
-    tail: [u32; Priority::LEVELS],
+    ends: [Ends; Priority::LEVELS],
 }
 
 impl Default for RunLists {
     fn default() -> Self {
         RunLists {
             levels: PriorityBitmap::default(),
-            head: [NONE; Priority::LEVELS],
-            tail: [NONE; Priority::LEVELS],
+            ends: [Ends {
+                head: NONE,
+                tail: NONE,
+            }; Priority::LEVELS],
         }
     }
 }
@@ -98,17 +107,17 @@ impl RunLists {
         if records.get(t).is_none_or(|r| r.link().is_queued()) {
             return false;
         }
-        let p = priority.0 as usize;
+        let ends = &mut self.ends[priority.0 as usize];
         *records[t].link_mut() = Link {
             next: NONE,
-            prev: self.tail[p],
+            prev: ends.tail,
             queued_at: Some(priority),
         };
-        match self.tail[p] {
-            NONE => self.head[p] = task.0,
+        match ends.tail {
+            NONE => ends.head = task.0,
             old => records[old as usize].link_mut().next = task.0,
         }
-        self.tail[p] = task.0;
+        ends.tail = task.0;
         self.levels.set(priority);
         true
     }
@@ -126,17 +135,17 @@ impl RunLists {
         if records.get(t).is_none_or(|r| r.link().is_queued()) {
             return false;
         }
-        let p = priority.0 as usize;
+        let ends = &mut self.ends[priority.0 as usize];
         *records[t].link_mut() = Link {
-            next: self.head[p],
+            next: ends.head,
             prev: NONE,
             queued_at: Some(priority),
         };
-        match self.head[p] {
-            NONE => self.tail[p] = task.0,
+        match ends.head {
+            NONE => ends.tail = task.0,
             old => records[old as usize].link_mut().prev = task.0,
         }
-        self.head[p] = task.0;
+        ends.head = task.0;
         self.levels.set(priority);
         true
     }
@@ -152,17 +161,17 @@ impl RunLists {
         else {
             return false;
         };
-        let p = priority.0 as usize;
+        let ends = &mut self.ends[priority.0 as usize];
         match prev {
-            NONE => self.head[p] = next,
+            NONE => ends.head = next,
             prev => records[prev as usize].link_mut().next = next,
         }
         match next {
-            NONE => self.tail[p] = prev,
+            NONE => ends.tail = prev,
             next => records[next as usize].link_mut().prev = prev,
         }
         *records[t].link_mut() = Link::UNLINKED;
-        if self.head[p] == NONE {
+        if ends.head == NONE {
             self.levels.clear(priority);
         }
         true
@@ -171,7 +180,7 @@ impl RunLists {
     /// The head of the highest-priority non-empty list.
     pub fn highest(&self) -> Option<TaskId> {
         let p = self.highest_priority()?;
-        Some(TaskId(self.head[p.0 as usize]))
+        Some(TaskId(self.ends[p.0 as usize].head))
     }
 
     /// The highest priority with a queued task.
@@ -184,10 +193,10 @@ impl RunLists {
         let mut linked = 0usize;
         for p in 0..Priority::LEVELS {
             let marked = self.levels.contains(Priority(p as u8));
-            if marked != (self.head[p] != NONE) {
+            if marked != (self.ends[p].head != NONE) {
                 return Err("run-queue bitmap disagrees with its lists");
             }
-            let mut at = self.head[p];
+            let mut at = self.ends[p].head;
             let mut before = NONE;
             while at != NONE {
                 let Some(link) = records.get(at as usize).map(|r| r.link()) else {
@@ -206,7 +215,7 @@ impl RunLists {
                 before = at;
                 at = link.next;
             }
-            if self.tail[p] != before {
+            if self.ends[p].tail != before {
                 return Err("run-queue tail is not the last member");
             }
         }

@@ -31,44 +31,48 @@ pub struct Replenishment {
 /// capacities spill to one allocation made at configuration.
 const INLINE: usize = 8;
 
-/// The queue's storage: `capacity` slots, inline or spilled.
+/// The queue's storage: `capacity` slots (the queue's header says how many), inline or
+/// spilled.
 #[derive(Clone, Debug)]
 enum Slots {
-    Inline {
-        slots: [Replenishment; INLINE],
-        capacity: u8,
-    },
+    Inline([Replenishment; INLINE]),
     Spilled(Vec<Replenishment>),
 }
 
 impl Slots {
-    fn as_slice(&self) -> &[Replenishment] {
+    fn as_slice(&self, capacity: usize) -> &[Replenishment] {
         match self {
-            Slots::Inline { slots, capacity } => &slots[..*capacity as usize],
+            Slots::Inline(slots) => &slots[..capacity],
             Slots::Spilled(slots) => slots,
         }
     }
 
-    fn as_mut_slice(&mut self) -> &mut [Replenishment] {
+    fn as_mut_slice(&mut self, capacity: usize) -> &mut [Replenishment] {
         match self {
-            Slots::Inline { slots, capacity } => &mut slots[..*capacity as usize],
+            Slots::Inline(slots) => &mut slots[..capacity],
             Slots::Spilled(slots) => slots,
         }
     }
 }
 
 /// The replenishment queue `R_i` of one reservation.
+///
+/// Laid out header first (`repr(C)`): the head's index, the length and the capacity, then the
+/// slots, so a queue whose head is in its first slots is read in one cache line.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct ReplenishmentQueue {
-    storage: Slots,
-    head: usize,
-    len: usize,
+    head: u16,
+    len: u16,
+    capacity: u16,
     budget: Duration,
+    storage: Slots,
 }
 
 impl ReplenishmentQueue {
     /// A queue of capacity `S = capacity` holding the whole budget `b` at the reservation's
-    /// first activation (Fig. 8a).
+    /// first activation (Fig. 8a). An invalid parameter: a zero capacity or budget, or a
+    /// capacity beyond `u16::MAX` (a reservation's `S` is a `u16`).
     pub fn new(capacity: usize, budget: Duration, activation: Instant) -> Result<Self, CoreError> {
         if capacity == 0 || budget.is_zero() {
             return Err(CoreError::InvalidParameter);
@@ -77,25 +81,26 @@ impl ReplenishmentQueue {
             at: activation,
             amount: budget,
         };
-        let storage = if capacity <= INLINE {
-            Slots::Inline {
-                slots: [first; INLINE],
-                capacity: capacity as u8,
-            }
+        let Ok(capacity) = u16::try_from(capacity) else {
+            return Err(CoreError::InvalidParameter);
+        };
+        let storage = if capacity as usize <= INLINE {
+            Slots::Inline([first; INLINE])
         } else {
-            Slots::Spilled(vec![first; capacity])
+            Slots::Spilled(vec![first; capacity as usize])
         };
         Ok(ReplenishmentQueue {
-            storage,
             head: 0,
             len: 1,
+            capacity,
             budget,
+            storage,
         })
     }
 
     /// The number of entries (at least one).
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
     /// Always false: the head always exists.
@@ -105,12 +110,12 @@ impl ReplenishmentQueue {
 
     /// The head `(t_head, b_head)`: the next replenishment to be used.
     pub fn head(&self) -> Replenishment {
-        self.slots()[self.head]
+        self.slots()[self.head as usize]
     }
 
     /// The entries, head first.
     pub fn iter(&self) -> impl Iterator<Item = Replenishment> + '_ {
-        (0..self.len).map(move |i| self.slots()[self.index(i)])
+        (0..self.len()).map(move |i| self.slots()[self.index(i)])
     }
 
     /// Algorithm 1, lines 1-4: while the used budget `u` covers the head, consume the head and
@@ -155,7 +160,7 @@ impl ReplenishmentQueue {
         );
         // A full queue may have merged into the last entry; with S = 1 that is the head,
         // which now holds b + u and is postponed: taking u off keeps the sum at b.
-        let h = self.head;
+        let h = self.head as usize;
         let head = &mut self.slots_mut()[h];
         head.amount = head.amount.saturating_sub(*used);
         *used = Duration::ZERO;
@@ -186,7 +191,7 @@ impl ReplenishmentQueue {
             self.dequeue();
             work.replenishments_processed += 1;
         }
-        let h = self.head;
+        let h = self.head as usize;
         let head = &mut self.slots_mut()[h];
         if head.at > now {
             return false;
@@ -214,7 +219,7 @@ impl ReplenishmentQueue {
 
     /// Checks the invariants stated at the top of this module.
     pub fn check(&self) -> Result<(), &'static str> {
-        if self.len == 0 || self.len > self.capacity() {
+        if self.len == 0 || self.len() > self.capacity() {
             return Err("a replenishment queue holds between 1 and S entries");
         }
         let mut sum = Duration::ZERO;
@@ -235,23 +240,29 @@ impl ReplenishmentQueue {
         Ok(())
     }
 
+    /// Where the first slot lies from the start of the queue, in bytes (for layout tests).
+    #[cfg(test)]
+    pub(crate) fn first_slot_offset(&self) -> usize {
+        self.slots().as_ptr() as usize - self as *const Self as usize
+    }
+
     fn slots(&self) -> &[Replenishment] {
-        self.storage.as_slice()
+        self.storage.as_slice(self.capacity as usize)
     }
 
     fn slots_mut(&mut self) -> &mut [Replenishment] {
-        self.storage.as_mut_slice()
+        self.storage.as_mut_slice(self.capacity as usize)
     }
 
     /// `S`.
     fn capacity(&self) -> usize {
-        self.slots().len()
+        self.capacity as usize
     }
 
     /// The slot of the `i`-th entry from the head, for `i < S`: a wrap by one subtraction,
     /// since `head + i < 2 S` (a `%` would compile to a division).
     fn index(&self, i: usize) -> usize {
-        let at = self.head + i;
+        let at = self.head as usize + i;
         let capacity = self.capacity();
         if at >= capacity {
             at - capacity
@@ -261,7 +272,7 @@ impl ReplenishmentQueue {
     }
 
     fn dequeue(&mut self) {
-        self.head = self.index(1);
+        self.head = self.index(1) as u16;
         self.len -= 1;
     }
 
@@ -270,12 +281,12 @@ impl ReplenishmentQueue {
     /// to others, at the price of delaying this reservation's own budget.
     fn enqueue(&mut self, r: Replenishment, work: &mut Work) {
         work.replenishments_processed += 1;
-        if self.len < self.capacity() {
-            let tail = self.index(self.len);
+        if self.len() < self.capacity() {
+            let tail = self.index(self.len());
             self.slots_mut()[tail] = r;
             self.len += 1;
         } else {
-            let last = self.index(self.len - 1);
+            let last = self.index(self.len() - 1);
             let merged = &mut self.slots_mut()[last];
             merged.at = merged.at.max(r.at);
             merged.amount = merged.amount.saturating_add(r.amount);

@@ -31,7 +31,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::priority_timeouts::{PriorityTimeouts, TimerSlot};
+use super::priority_timeouts::{PriorityTimeouts, TimerLinked, TimerSlot};
 use super::replenishment::ReplenishmentQueue;
 use super::Reservation;
 use crate::runqueue::{Link, Linked, RunLists};
@@ -92,19 +92,24 @@ enum Budget {
 }
 
 /// One task's SPR data (section IV-A, "Per-task data"), kept together so that an invocation,
-/// which touches at most two reservations, touches two records: a few adjacent cache lines
-/// whatever the number of tasks. The record is intrusive: it holds the task's run-queue link,
-/// its timer slot and (for `S` up to 8) its replenishment entries, so no table indexed by task
-/// is read besides this one.
+/// which touches at most two reservations, touches two records, whatever the number of tasks.
+/// The record is intrusive: it holds the task's run-queue link, its timer slot and (for `S` up
+/// to 8) its replenishment entries, so no table indexed by task is read besides this one.
+///
+/// It is laid out for the cache (`repr(C)`, aligned to a 64-byte line): the first line holds
+/// what every invocation reads of a task it touches (link, timer slot, state, priority, the
+/// wake-up, used budget, dispatch time, period and non-preemptive region); the budget's
+/// bookkeeping follows, the replenishment queue's header and first entries in the second
+/// line. So a task whose queue head is in its first slots costs two lines.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 struct TaskRecord {
     /// Its place in the run queue's lists.
     link: Link,
-    /// Its place in the timer heaps, once added.
-    timer: Option<TimerSlot>,
+    /// Its place in the timer heaps (registered when the task is added).
+    timer: TimerSlot,
     state: State,
     priority: Priority,
-    reservation: Reservation,
     /// `tau.timeout`: the wake-up the task asked for (postponed to its replenishment when it
     /// suspended out of budget, Algorithm 1 line 8), or `NEVER` when it blocked.
     wanted: Instant,
@@ -112,19 +117,30 @@ struct TaskRecord {
     used: Duration,
     /// `x_i`: when the task was last dispatched by a context switch.
     started: Instant,
+    /// The reservation's period `p`.
+    period: Duration,
+    /// The reservation's non-preemptive region `eta`.
+    non_preemptive: Duration,
+    /// The reservation's budget `b`.
+    limit: Duration,
+    /// The reservation's replenishment-queue capacity `S`.
+    replenishments: u16,
     budget: Option<Budget>,
 }
 
 impl TaskRecord {
     const ABSENT: TaskRecord = TaskRecord {
         link: Link::UNLINKED,
-        timer: None,
+        timer: TimerSlot::UNREGISTERED,
         state: State::Absent,
         priority: Priority::MIN,
-        reservation: Reservation::new(Duration::ZERO, Duration::ZERO),
         wanted: Instant::NEVER,
         used: Duration::ZERO,
         started: Instant::ZERO,
+        period: Duration::ZERO,
+        non_preemptive: Duration::ZERO,
+        limit: Duration::ZERO,
+        replenishments: 0,
         budget: None,
     };
 }
@@ -135,6 +151,15 @@ impl Linked for TaskRecord {
     }
     fn link_mut(&mut self) -> &mut Link {
         &mut self.link
+    }
+}
+
+impl TimerLinked for TaskRecord {
+    fn timer(&self) -> &TimerSlot {
+        &self.timer
+    }
+    fn timer_mut(&mut self) -> &mut TimerSlot {
+        &mut self.timer
     }
 }
 
@@ -192,12 +217,15 @@ impl Spr {
                 period_start: Instant::ZERO,
             },
         };
-        let t = task.index();
-        self.tasks[t].timer = Some(self.timeouts.register(task, priority));
-        self.tasks[t].priority = priority;
-        self.tasks[t].reservation = reservation;
-        self.tasks[t].state = State::Suspended;
-        self.tasks[t].budget = Some(budget);
+        self.timeouts.register(&mut self.tasks, task, priority);
+        let record = &mut self.tasks[task.index()];
+        record.priority = priority;
+        record.period = reservation.period;
+        record.non_preemptive = reservation.non_preemptive;
+        record.limit = reservation.budget;
+        record.replenishments = reservation.replenishments;
+        record.state = State::Suspended;
+        record.budget = Some(budget);
         Ok(())
     }
 
@@ -214,11 +242,11 @@ impl Spr {
                 Some(due.saturating_sub(self.tasks[t].used))
             }
             Budget::Deferrable { period_start } => {
-                let r = self.tasks[t].reservation;
-                if now >= period_start.saturating_add(r.period) {
-                    return Some(r.budget);
+                let record = &self.tasks[t];
+                if now >= period_start.saturating_add(record.period) {
+                    return Some(record.limit);
                 }
-                Some(r.budget.saturating_sub(self.tasks[t].used))
+                Some(record.limit.saturating_sub(record.used))
             }
         }
     }
@@ -233,16 +261,12 @@ impl Spr {
 
     /// Arms `task`'s timeout at `at`, through the slot its record holds.
     fn arm_timeout(&mut self, task: TaskId, at: Instant, work: &mut Work) {
-        if let Some(slot) = self.tasks[task.index()].timer {
-            self.timeouts.arm(slot, at, work);
-        }
+        self.timeouts.arm(&mut self.tasks, task, at, work);
     }
 
     /// Cancels `task`'s timeout, if it has one.
     fn cancel_timeout(&mut self, task: TaskId, work: &mut Work) {
-        if let Some(slot) = self.tasks[task.index()].timer {
-            self.timeouts.cancel(slot, work);
-        }
+        self.timeouts.cancel(&mut self.tasks, task, work);
     }
 
     fn touch(&mut self, task: TaskId, work: &mut Work) {
@@ -270,7 +294,7 @@ impl Spr {
         let record = &mut self.tasks[t];
         match record.budget.as_mut() {
             Some(Budget::Deferrable { period_start }) => {
-                let p = record.reservation.period;
+                let p = record.period;
                 if now >= period_start.saturating_add(p) {
                     // It ran across a period boundary (early replenishment): what it used
                     // before belongs to a budget that is gone; what it used since is charged
@@ -291,19 +315,19 @@ impl Spr {
     /// budget at `now` (`t_head <= t_now`, line 15, or `u < b`).
     fn settle(&mut self, task: TaskId, now: Instant, work: &mut Work) -> bool {
         let record = &mut self.tasks[task.index()];
-        let r = record.reservation;
+        let period = record.period;
         match record.budget.as_mut() {
             Some(Budget::Sporadic(queue)) => {
-                queue.consume(&mut record.used, r.period, work);
+                queue.consume(&mut record.used, period, work);
                 queue.head().at <= now
             }
             Some(Budget::Deferrable { period_start }) => {
-                if now >= period_start.saturating_add(r.period) {
-                    *period_start = align_down(now, r.period);
+                if now >= period_start.saturating_add(period) {
+                    *period_start = align_down(now, period);
                     record.used = Duration::ZERO;
                     work.replenishments_processed += 1;
                 }
-                record.used < r.budget
+                record.used < record.limit
             }
             None => false,
         }
@@ -315,7 +339,7 @@ impl Spr {
         match &self.tasks[t].budget {
             Some(Budget::Sporadic(queue)) => queue.head().at,
             Some(Budget::Deferrable { period_start }) => {
-                period_start.saturating_add(self.tasks[t].reservation.period)
+                period_start.saturating_add(self.tasks[t].period)
             }
             None => Instant::NEVER,
         }
@@ -360,7 +384,7 @@ impl Spr {
         let record = &mut self.tasks[t];
         if has_budget {
             if let Some(Budget::Sporadic(queue)) = record.budget.as_mut() {
-                queue.split(&mut record.used, record.reservation.period, work);
+                queue.split(&mut record.used, record.period, work);
             }
         }
         // The split itself may leave no budget due: a full queue merges the split-off part
@@ -442,21 +466,21 @@ impl Spr {
     /// Algorithm 2, lines 1-4: when `task`, dispatched at `now`, runs out of budget, counting
     /// every replenishment that will have arrived by then (early replenishment).
     fn depletion_time(&mut self, task: TaskId, now: Instant, work: &mut Work) -> Instant {
-        let t = task.index();
-        let r = self.tasks[t].reservation;
-        match &self.tasks[t].budget {
-            Some(Budget::Sporadic(queue)) => queue.depletion_time(now, self.tasks[t].used, work),
+        let record = &self.tasks[task.index()];
+        let (budget, period) = (record.limit, record.period);
+        match &record.budget {
+            Some(Budget::Sporadic(queue)) => queue.depletion_time(now, record.used, work),
             Some(Budget::Deferrable { period_start }) => {
-                let depletion = now.saturating_add(r.budget.saturating_sub(self.tasks[t].used));
-                let boundary = period_start.saturating_add(r.period);
+                let depletion = now.saturating_add(budget.saturating_sub(record.used));
+                let boundary = period_start.saturating_add(period);
                 if depletion < boundary {
                     depletion
-                } else if r.budget >= r.period {
+                } else if budget >= period {
                     // b = p: the budget never runs out.
                     Instant::NEVER
                 } else {
                     // The reset at the boundary is a foregone conclusion.
-                    boundary.saturating_add(r.budget)
+                    boundary.saturating_add(budget)
                 }
             }
             None => now,
@@ -567,7 +591,7 @@ impl Policy for Spr {
                 && now
                     < self.tasks[t]
                         .started
-                        .saturating_add(self.tasks[t].reservation.non_preemptive)
+                        .saturating_add(self.tasks[t].non_preemptive)
         });
         let next = in_region.or_else(|| self.runqueue.highest());
         let timer = match next {
@@ -593,7 +617,7 @@ impl Policy for Spr {
                 // Algorithm 2, line 6 (errata): min(t_d, max(t_hp, x_n + eta_n)).
                 let region_end = self.tasks[t]
                     .started
-                    .saturating_add(self.tasks[t].reservation.non_preemptive);
+                    .saturating_add(self.tasks[t].non_preemptive);
                 let preempt = hp.map(|hp| hp.max(region_end));
                 let at = preempt.map_or(depletion, |p| p.min(depletion));
                 (at != Instant::NEVER).then_some(at)
@@ -607,15 +631,13 @@ impl Policy for Spr {
 
     fn check_invariants(&self) -> Result<(), &'static str> {
         self.runqueue.check(&self.tasks)?;
-        self.timeouts.check()?;
+        self.timeouts.check(&self.tasks)?;
         for (t, record) in self.tasks.iter().enumerate() {
             let state = record.state;
             let task = TaskId(t as u32);
             let queued = RunLists::contains(&self.tasks, task);
-            let timeout = record.timer.and_then(|slot| self.timeouts.timeout(slot));
-            if state != State::Absent
-                && record.timer.and_then(|slot| self.timeouts.task_of(slot)) != Some(task)
-            {
+            let timeout = self.timeouts.timeout(&self.tasks, task);
+            if state != State::Absent && !record.timer.is_registered_at(record.priority) {
                 return Err("a task's timer slot is its own, in the heap of its level");
             }
             match state {
@@ -641,11 +663,44 @@ impl Policy for Spr {
             }
             if let Some(Budget::Sporadic(queue)) = &self.tasks[t].budget {
                 queue.check()?;
-                if queue.len() > self.tasks[t].reservation.replenishments as usize {
+                if queue.len() > self.tasks[t].replenishments as usize {
                     return Err("a replenishment queue holds at most S entries");
                 }
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The layout the record's docs promise: one aligned line of hot fields, then the budget's
+    /// bookkeeping with the replenishment queue's header and head slot in the second line.
+    #[test]
+    fn a_record_is_laid_out_for_the_cache() {
+        use core::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<TaskRecord>(), 64);
+        assert!(offset_of!(TaskRecord, non_preemptive) + size_of::<Duration>() <= 64);
+        let mut spr = Spr::with_capacity(2, ReplenishmentRule::Sporadic);
+        let r = Reservation::new(Duration::from_nanos(1), Duration::from_nanos(2));
+        spr.add_task(TaskId(1), Priority(1), r).unwrap();
+        let record = &spr.tasks[1];
+        let base = record as *const TaskRecord as usize;
+        let Some(Budget::Sporadic(queue)) = &record.budget else {
+            panic!("sporadic");
+        };
+        let queue_at = queue as *const ReplenishmentQueue as usize - base;
+        assert!(queue_at + queue.first_slot_offset() + 2 * size_of::<u64>() <= 128);
+        assert!(offset_of!(TaskRecord, limit) >= 64 && offset_of!(TaskRecord, limit) < 128 - 8);
+        let mut deferrable = Spr::with_capacity(2, ReplenishmentRule::Deferrable);
+        deferrable.add_task(TaskId(1), Priority(1), r).unwrap();
+        let record = &deferrable.tasks[1];
+        let base = record as *const TaskRecord as usize;
+        let Some(Budget::Deferrable { period_start }) = &record.budget else {
+            panic!("deferrable");
+        };
+        assert!(period_start as *const Instant as usize - base < 128 - 8);
     }
 }
