@@ -62,6 +62,8 @@ pub enum Action<'a> {
     Invoke {
         /// The server.
         server: usize,
+        /// The operation asked for, instead of the server's one run.
+        operation: Option<&'a Execution>,
     },
     /// The task is finished for good.
     Exit,
@@ -87,6 +89,9 @@ pub enum Program<'a> {
     Script {
         /// Innermost frame last.
         frames: Vec<Frame<'a>>,
+        /// The current job's planned release (`sleep-until-next-release` plans the next one
+        /// a period later): the offset, then each sleep's.
+        planned: Instant,
     },
 }
 
@@ -130,12 +135,13 @@ impl<'a> Program<'a> {
                 release: Instant::ZERO.saturating_add(*offset),
                 executed: false,
             },
-            Behaviour::Script { steps, .. } => Program::Script {
+            Behaviour::Script { steps, offset } => Program::Script {
                 frames: vec![Frame {
                     steps,
                     next: 0,
                     repeats: Some(0),
                 }],
+                planned: Instant::ZERO.saturating_add(*offset),
             },
         }
     }
@@ -185,7 +191,7 @@ impl<'a> Program<'a> {
                     release: *release,
                 })
             }
-            Program::Script { frames } => next_step(frames, now),
+            Program::Script { frames, planned } => next_step(frames, now, planned),
         }
     }
     /// The release of the next job already due behind the current one, at or before `until`,
@@ -234,7 +240,14 @@ pub(crate) fn draw(execution: &Execution, rng: &mut ChaCha8Rng) -> Duration {
     }
 }
 
-fn next_step<'a>(frames: &mut Vec<Frame<'a>>, now: Instant) -> Result<Action<'a>, Spinning> {
+/// The next action of a script at `now`, whose current job was planned at `planned`: a
+/// sleep plans the next job (at its release, or, for `sleep-until-next-release`, a period
+/// after this one's plan even when that has passed).
+fn next_step<'a>(
+    frames: &mut Vec<Frame<'a>>,
+    now: Instant,
+    planned: &mut Instant,
+) -> Result<Action<'a>, Spinning> {
     for _ in 0..MAX_STEPS_PER_ACTION {
         let Some(frame) = frames.last_mut() else {
             return Ok(Action::Exit);
@@ -258,7 +271,7 @@ fn next_step<'a>(frames: &mut Vec<Frame<'a>>, now: Instant) -> Result<Action<'a>
             until,
             release: until.max(now),
         };
-        return Ok(match step {
+        let action = match step {
             Step::Run(time) => Action::Execute {
                 time: *time,
                 each: None,
@@ -270,6 +283,8 @@ fn next_step<'a>(frames: &mut Vec<Frame<'a>>, now: Instant) -> Result<Action<'a>
             Step::SleepFor(d) => sleep(now.saturating_add(*d)),
             Step::SleepUntil(at) => sleep(*at),
             Step::SleepUntilAligned(period) => sleep(next_multiple(now, *period)),
+            // Planned a period after this job's plan; due already, it is released at once.
+            Step::SleepUntilNextRelease(period) => sleep(planned.saturating_add(*period)),
             Step::FlushCache => Action::FlushCache,
             Step::Action {
                 load,
@@ -288,7 +303,10 @@ fn next_step<'a>(frames: &mut Vec<Frame<'a>>, now: Instant) -> Result<Action<'a>
                 task: task.as_str(),
                 step: *step,
             },
-            Step::Invoke(server) => Action::Invoke { server: *server },
+            Step::Invoke { server, operation } => Action::Invoke {
+                server: *server,
+                operation: operation.as_ref(),
+            },
             Step::Loop { count, body } => {
                 frames.push(Frame {
                     steps: body,
@@ -297,7 +315,16 @@ fn next_step<'a>(frames: &mut Vec<Frame<'a>>, now: Instant) -> Result<Action<'a>
                 });
                 continue;
             }
-        });
+        };
+        if let Action::Sleep { until, release } = action {
+            // A periodic plan keeps its phase when a job is late; any other sleep plans the
+            // next job at its release.
+            *planned = match step {
+                Step::SleepUntilNextRelease(_) => until,
+                _ => release,
+            };
+        }
+        return Ok(action);
     }
     Err(Spinning)
 }
@@ -316,6 +343,68 @@ mod tests {
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
+    }
+
+    /// Offset 2 ms, period 10 ms: releases planned at 2, 12, 22, ... A job done early sleeps
+    /// to the next plan; a late one releases the next at once, and the plan keeps its phase
+    /// (the one after is still at 32 ms, not a period after the late release). Another sleep
+    /// plans the next job at its own release.
+    #[test]
+    fn a_sleep_until_the_next_release_keeps_the_periodic_plan() {
+        let behaviour = Behaviour::Script {
+            offset: ms(2),
+            steps: vec![
+                Step::Loop {
+                    count: Some(3),
+                    body: vec![Step::SleepUntilNextRelease(ms(10))],
+                },
+                Step::SleepFor(ms(1)),
+                Step::SleepUntilNextRelease(ms(10)),
+            ],
+        };
+        let mut program = Program::new(&behaviour);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let at = |n: u64| Instant::from_nanos(n * 1_000_000);
+        let mut next = |now: u64| program.next_action(at(now), &mut rng).unwrap();
+        // Job released at 2, done at 5: the next at 12.
+        assert_eq!(
+            next(5),
+            Action::Sleep {
+                until: at(12),
+                release: at(12)
+            }
+        );
+        // Job released at 12, done late at 25: the next at once, planned at 22.
+        assert_eq!(
+            next(25),
+            Action::Sleep {
+                until: at(22),
+                release: at(25)
+            }
+        );
+        // That one done at 26: the next planned at 32, not 35.
+        assert_eq!(
+            next(26),
+            Action::Sleep {
+                until: at(32),
+                release: at(32)
+            }
+        );
+        // A sleep of 1 ms at 33 plans the next job at 34, so the next release is 44.
+        assert_eq!(
+            next(33),
+            Action::Sleep {
+                until: at(34),
+                release: at(34)
+            }
+        );
+        assert_eq!(
+            next(34),
+            Action::Sleep {
+                until: at(44),
+                release: at(44)
+            }
+        );
     }
 
     #[test]

@@ -46,9 +46,11 @@ impl KernelObjects {
             }
         }
         let quotas: Vec<_> = scenario.groups.iter().map(|g| g.quota).collect();
-        // Server `i` is gate `i`; every task may call it. Each core is a cluster of one (the
-        // MC-IPC gate's per-cluster queues; the others have none).
-        let clusters = vec![1; usize::from(scenario.cores).max(1)];
+        // Server `i` is gate `i`; every task may call it. The MC-IPC gate's clusters (the
+        // others have none): each core is a cluster of one (`core`), and each `[[cluster]]`
+        // `k` one of its cores (`cores + k`), which its members' requests name.
+        let mut clusters = vec![1; usize::from(scenario.cores).max(1)];
+        clusters.extend(scenario.clusters.iter().map(|c| c.cores.len().max(1)));
         let gates = scenario
             .servers
             .iter()

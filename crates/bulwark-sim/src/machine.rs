@@ -211,7 +211,10 @@ pub struct Machine<'a> {
     cores: Vec<Core>,
     /// The clusters of cores scheduled together (`[[cluster]]`), by index.
     clusters: Vec<ClusterRun>,
-    /// Every core is deciding at boot: no core interrupts another.
+    /// Per task: the cluster it is a member of, if any.
+    member_of: Vec<Option<u16>>,
+    /// The decision under way is a core's boot entry's: every core makes one, so none
+    /// interrupts another.
     booting: bool,
     tasks: Vec<TaskRun<'a>>,
     /// The outcome's own trace and job list, when `Options` asks for them.
@@ -230,6 +233,8 @@ pub struct Machine<'a> {
     objects: KernelObjects,
     /// Per server: the request in service, if any.
     in_service: Vec<Option<servers::InService>>,
+    /// Per task: the operation its last call from its script asked for, if it named one.
+    requested: Vec<Option<bulwark_spec::Execution>>,
     /// Some server has an mc-ipc gate, which acts on the schedulers' budget notices.
     mc_ipc: bool,
     /// The notices being acted on, kept to reuse its allocation.
@@ -283,11 +288,20 @@ impl<'a> Machine<'a> {
         let until = Instant::ZERO.saturating_add(options.until.unwrap_or(scenario.duration));
         let count = scenario.tasks.len();
         let mut cores = Vec::with_capacity(scenario.cores as usize);
+        let mc_ipc = scenario
+            .servers
+            .iter()
+            .any(|server| server.gate == GateProtocol::McIpc);
         let clusters = scenario
             .clusters
             .iter()
-            .map(|spec| ClusterRun::build(scenario, spec))
+            .map(|spec| ClusterRun::build(scenario, spec, mc_ipc))
             .collect::<Result<Vec<_>, _>>()?;
+        let member_of = scenario
+            .clusters_by_task()
+            .into_iter()
+            .map(|member| member.map(|(cluster, _)| cluster as u16))
+            .collect();
         for core in 0..scenario.cores {
             let membership = scenario.cluster_of(core).map(|cluster| Membership {
                 cluster: cluster as u16,
@@ -349,10 +363,6 @@ impl<'a> Machine<'a> {
                     record_vbs.is_some(),
                 ))
             });
-        let mc_ipc = scenario
-            .servers
-            .iter()
-            .any(|server| server.gate == GateProtocol::McIpc);
         Ok(Machine {
             // A run with clusters enters the kernel with its extras, which ask the clusters'
             // schedulers, so the per-core entry never tests for one.
@@ -367,6 +377,7 @@ impl<'a> Machine<'a> {
             queue: EventQueue::new(scenario.cores),
             cores,
             clusters,
+            member_of,
             booting: false,
             tasks,
             memory: Memory::new(options.record_trace, options.record_jobs),
@@ -379,6 +390,7 @@ impl<'a> Machine<'a> {
             seed,
             objects: KernelObjects::new(scenario)?,
             in_service: vec![None; scenario.servers.len()],
+            requested: vec![None; count],
             mc_ipc,
             notices: Vec::new(),
             vbs,
@@ -449,11 +461,9 @@ impl<'a> Machine<'a> {
                 self.scheduler_handle::<true>(core as u16, Instant::ZERO, event, &mut work);
             result.map_err(|error| self.refused("activate", id, Instant::ZERO, error))?;
         }
-        self.booting = true;
         for core in 0..self.cores.len() {
             self.run_core(core as u16, Instant::ZERO, Step::Enter(Entry::Boot))?;
         }
-        self.booting = false;
         Ok(())
     }
 
@@ -615,7 +625,12 @@ impl<'a> Machine<'a> {
         if EXTRAS {
             self.extras_called(core, entry.call(), now)?;
         }
-        let decision = self
+        if EXTRAS {
+            // Only the boot entry's own decision: the steps a core then takes at time zero
+            // tell the other cores as any later entry does.
+            self.booting = matches!(entry, Entry::Boot);
+        }
+        let mut decision = self
             .scheduler_decide::<EXTRAS>(core, now, &mut work)
             .map_err(|error| SimError::Scheduler {
                 core,
@@ -632,6 +647,11 @@ impl<'a> Machine<'a> {
         }
         if EXTRAS && self.mc_ipc && self.scheduler_has_notices(core) {
             self.act_on_notices(core, now, &mut work)?;
+            if let Some(member) = self.cores[core as usize].membership {
+                // An abort or a reissue changes whether the selected reservation's thread
+                // can run: the decision's reservation stands, its thread is resolved anew.
+                decision.next = self.resolve(member.cluster, member.position);
+            }
         }
         let c = &mut self.cores[core as usize];
         let units = work.units();
@@ -815,7 +835,8 @@ impl<'a> Machine<'a> {
                         .unwrap_or(task.index());
                     return Ok(Some(Step::Enter(Entry::Reclaim { task, target, step })));
                 }
-                Action::Invoke { server } => {
+                Action::Invoke { server, operation } => {
+                    self.requested[task.index()] = operation.copied();
                     return Ok(Some(Step::Enter(Entry::Invoke { task, server })));
                 }
                 Action::Exit => {

@@ -114,7 +114,10 @@ fn scenario(plan: &Plan) -> Scenario {
                             object: ObjectKind::Semaphore,
                         }),
                         // Every core may call all three servers.
-                        Drawn::Invoke(pick) => Some(Step::Invoke(pick % 3)),
+                        Drawn::Invoke(pick) => Some(Step::Invoke {
+                            server: pick % 3,
+                            operation: None,
+                        }),
                         Drawn::Terminate(pick, step) => {
                             let target = (0..plan.tasks.len())
                                 .cycle()

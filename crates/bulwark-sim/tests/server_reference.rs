@@ -802,7 +802,10 @@ fn machine(system: &System) -> Outcome {
             if caller.before > 0 {
                 body.push(Step::Run(ms(caller.before)));
             }
-            body.push(Step::Invoke(0));
+            body.push(Step::Invoke {
+                server: 0,
+                operation: None,
+            });
             if caller.after > 0 {
                 body.push(Step::Run(ms(caller.after)));
             }

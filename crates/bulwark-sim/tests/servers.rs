@@ -373,7 +373,10 @@ fn caller_step() -> impl Strategy<Value = Step> {
     prop_oneof![
         (1u64..600).prop_map(|d| Step::Run(Duration::from_micros(d))),
         (1u64..3_000).prop_map(|d| Step::SleepFor(Duration::from_micros(d))),
-        (0usize..2).prop_map(Step::Invoke),
+        (0usize..2).prop_map(|server| Step::Invoke {
+            server,
+            operation: None
+        }),
     ]
 }
 
@@ -617,7 +620,7 @@ fn per_core_policies_but_vbs() -> Vec<PolicyKind> {
 fn to_first_server(steps: &mut [Step]) {
     for step in steps {
         match step {
-            Step::Invoke(server) => *server = 0,
+            Step::Invoke { server, .. } => *server = 0,
             Step::Loop { body, .. } => to_first_server(body),
             _ => {}
         }

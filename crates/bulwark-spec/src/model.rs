@@ -668,6 +668,11 @@ pub enum Step {
     /// Sleep until the next multiple of this period strictly after now, so that many tasks
     /// wake at the same instants (`{ sleep-until-aligned = "1ms" }`).
     SleepUntilAligned(Duration),
+    /// End the job; the next is released this period after the job's planned release, or
+    /// at once if that has passed (`{ sleep-until-next-release = "20ms" }`): a periodic
+    /// task's releases `offset + j * period`, none queued behind a job that overruns. A job
+    /// opened by another sleep is planned at its release.
+    SleepUntilNextRelease(Duration),
     /// Evict the cache of the task's core (`{ flush-cache = true }`): every other task on the
     /// core pays the cost model's `cache_flush` refill the next time it runs. Takes no time.
     FlushCache,
@@ -704,8 +709,15 @@ pub enum Step {
         period: Duration,
     },
     /// Call the server with this index in `Scenario::servers` and wait for its reply
-    /// (`{ invoke = "log" }`): the task's scheduling context runs the server's operation.
-    Invoke(usize),
+    /// (`{ invoke = "log" }`): the task's scheduling context runs the server's operation, or,
+    /// for a server whose body is one run, the `operation` the call asks for
+    /// (`{ invoke = "log", operation = "1ms" }`).
+    Invoke {
+        /// The server, an index into `Scenario::servers`.
+        server: usize,
+        /// The operation asked for, instead of the server's one run.
+        operation: Option<Execution>,
+    },
     /// Repeat `body` `count` times, or forever when `count` is `None`
     /// (`{ loop = 3, body = [...] }`, `{ loop = "forever", body = [...] }`).
     Loop {

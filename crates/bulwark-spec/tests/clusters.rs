@@ -9,7 +9,7 @@ use bulwark_core::{Duration, Priority};
 use bulwark_spec::system::{kind_of, FileKind};
 use bulwark_spec::{
     parse, parse_checked, Behaviour, ClusterMember, ClusterSpec, CostModel, Execution, MemberKind,
-    PolicyKind, Replenishment, Reservation, Scenario, SporadicOrder, TaskSpec,
+    PolicyKind, Replenishment, Reservation, Scenario, SporadicOrder, Step, TaskSpec,
 };
 
 fn ms(n: u64) -> Duration {
@@ -547,20 +547,47 @@ fn priorities_follow_the_cluster_s_order() {
 }
 
 #[test]
-fn scripts_groups_caps_and_terminations_are_not_supported_yet_in_a_cluster() {
-    let script = edf(RESERVATION).replace(
-        "period = \"10ms\"\nexecution = \"2ms\"\n",
-        "script = [{ run = \"1ms\" }]\n",
+fn a_clusters_scripts_compute_sleep_and_invoke_only() {
+    let with_script = |steps: &str| {
+        edf(RESERVATION).replace(
+            "period = \"10ms\"\nexecution = \"2ms\"\n",
+            &format!("script = [{steps}]\n"),
+        )
+    };
+    let plain = with_script(r#"{ run = "1ms" }, { sleep-for = "9ms" }"#);
+    let scenario = valid(&plain);
+    let Behaviour::Script { steps, .. } = &scenario.tasks[0].behaviour else {
+        panic!("not a script: {:?}", scenario.tasks[0].behaviour);
+    };
+    assert_eq!(steps, &[Step::Run(ms(1)), Step::SleepFor(ms(9))]);
+    assert_eq!(scenario.cluster_of_task(0).map(|(k, _)| k), Some(0));
+    // Line 14 is the script; `true` starts at column 44 (10 for `script = [`, 15 for the
+    // first step, 2 for `, `, 2 for `{ `, 14 for `flush-cache = `, then one more).
+    let flush = with_script(r#"{ run = "1ms" }, { flush-cache = true }"#);
+    assert_eq!(
+        errors(&flush),
+        [
+            "c.toml:14:44: task `a` runs in cluster `global`, where a script cannot flush-cache \
+          yet"
+        ]
     );
     assert_eq!(
-        errors(&script),
-        ["c.toml:14:10: scripts in a cluster are not supported yet"]
+        only_help(&flush),
+        "allowed in a cluster's scripts: run, compute, sleep-for, sleep-until, \
+         sleep-until-aligned, invoke and loop; put the task on a core in no cluster for the \
+         others"
     );
+    // Inside a loop's body too: `{ loop = 2, body = [` fills columns 11-30, `{ allocate = `
+    // 31-43, and `4` is at 44.
+    let nested = with_script(r#"{ loop = 2, body = [{ allocate = 4 }, { run = "1ms" }] }"#);
     assert_eq!(
-        only_help(&script),
-        "allowed: a periodic (period) or sporadic (min-interarrival) task with an execution in \
-         a cluster, or the script on a core in no cluster"
+        errors(&nested),
+        ["c.toml:14:44: task `a` runs in cluster `global`, where a script cannot allocate yet"]
     );
+}
+
+#[test]
+fn groups_caps_and_terminations_are_not_supported_yet_in_a_cluster() {
     let group = edf(&format!("group = \"g\"\n{RESERVATION}")).replace(
         "[[cluster]]",
         "[cost]\nreclaim-per-unit = 10\n\n[[group]]\nname = \"g\"\nquota = \"1ms\"\n\n[[cluster]]",
@@ -1108,6 +1135,83 @@ fn a_partition_counts_its_slots_share_in_the_cluster_s_bandwidth() {
             "c.toml:42:15: cluster `global`'s bandwidth reaches 2.050 with task `h2` (sum of \
           budget over period, and of slot time over cycle), above its 2 cores: the cluster is \
           overloaded"
+        ]
+    );
+}
+
+/// A scenario with server `S` (one run of 2 ms, or a body), and `task` after it.
+fn with_server(server: &str, task: &str) -> String {
+    format!(
+        "name = \"s\"\npolicy = \"fixed-priority\"\ncores = 2\nduration = \"100ms\"\n\n\
+         [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n\n\
+         [[server]]\nname = \"S\"\ngate = \"mc-ipc\"\n{server}\n\n[[task]]\nname = \"a\"\n{task}"
+    )
+}
+
+#[test]
+fn a_call_may_ask_a_one_run_server_for_its_operation() {
+    let member = "cluster = \"pair\"\npriority = 1\n\
+                  reservation = { budget = \"2ms\", period = \"10ms\" }\n\
+                  script = [{ invoke = \"S\", operation = \"1ms\" }, \
+                  { sleep-until-next-release = \"10ms\" }]\n";
+    let scenario = valid(&with_server("operation = \"2ms\"", member));
+    let Behaviour::Script { steps, .. } = &scenario.tasks[0].behaviour else {
+        panic!("not a script");
+    };
+    assert_eq!(
+        steps,
+        &[
+            Step::Invoke {
+                server: 0,
+                operation: Some(Execution::Fixed(ms(1)))
+            },
+            Step::SleepUntilNextRelease(ms(10)),
+        ]
+    );
+    // Line 21 is the script: `script = [{ invoke = "S", ` fills columns 1-26, `operation = `
+    // 27-38, and its value starts at 39.
+    let body = with_server("body = [{ run = \"2ms\" }]", member);
+    assert_eq!(
+        errors(&body),
+        ["c.toml:21:39: server `S` has a body, so a call cannot ask it for an operation"]
+    );
+    // `{ run = "1ms", operation = "1ms" }`: the operation goes with invoke only; its value
+    // starts at column 38.
+    let lone = with_server(
+        "operation = \"2ms\"",
+        &member.replace(
+            "{ invoke = \"S\", operation = \"1ms\" }",
+            "{ run = \"1ms\", operation = \"1ms\" }",
+        ),
+    );
+    assert_eq!(
+        errors(&lone),
+        ["c.toml:21:38: operation only goes with invoke"]
+    );
+    // A sleep to the next release needs a period above zero.
+    let zero = with_server(
+        "operation = \"2ms\"",
+        &member.replace(
+            "sleep-until-next-release = \"10ms\"",
+            "sleep-until-next-release = \"0ms\"",
+        ),
+    );
+    assert_eq!(errors(&zero).len(), 1, "{:?}", errors(&zero));
+}
+
+#[test]
+fn a_clusters_member_calls_no_server_with_a_priority() {
+    let member = "cluster = \"pair\"\npriority = 1\n\
+                  reservation = { budget = \"2ms\", period = \"10ms\" }\n\
+                  script = [{ invoke = \"S\" }]\n";
+    let text = with_server("operation = \"2ms\"\npriority = 5", member)
+        .replace("gate = \"mc-ipc\"", "gate = \"fifo-ipc\"");
+    // Line 15 is `priority = 5`, its value at column 12.
+    assert_eq!(
+        errors(&text),
+        [
+            "c.toml:15:12: server `S` runs at priority 5, but its caller `a` runs in a cluster, \
+             whose reservations keep their own priorities"
         ]
     );
 }

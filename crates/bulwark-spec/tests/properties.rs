@@ -2,7 +2,9 @@
 //! promises, and times read back what `Duration` prints.
 
 use bulwark_core::Duration;
-use bulwark_spec::{parse, parse_duration, Behaviour, PolicyKind, Reservation, Scenario, Step};
+use bulwark_spec::{
+    parse, parse_duration, Behaviour, Execution, PolicyKind, Reservation, Scenario, Step,
+};
 use proptest::prelude::*;
 
 const COMPLETE: &str = include_str!("valid/complete.toml");
@@ -62,7 +64,9 @@ fn assert_steps(steps: &[Step], servers: usize) {
     for step in steps {
         match step {
             Step::Compute { count, each } => assert!(*count >= 1 && !each.is_zero()),
-            Step::SleepUntilAligned(period) => assert!(!period.is_zero()),
+            Step::SleepUntilAligned(period) | Step::SleepUntilNextRelease(period) => {
+                assert!(!period.is_zero())
+            }
             Step::Loop { count, body } => {
                 assert!(count.is_none_or(|c| c >= 1));
                 assert_steps(body, servers);
@@ -76,7 +80,12 @@ fn assert_steps(steps: &[Step], servers: usize) {
                 assert!(!load.is_zero() && !limit.is_zero() && limit <= period)
             }
             Step::Terminate { step, .. } => assert!(step.is_none_or(|s| !s.is_zero())),
-            Step::Invoke(server) => assert!(*server < servers),
+            Step::Invoke { server, operation } => {
+                assert!(*server < servers);
+                if let Some(Execution::Uniform { min, .. }) = operation {
+                    assert!(!min.is_zero());
+                }
+            }
             Step::Run(_) | Step::SleepFor(_) | Step::SleepUntil(_) | Step::FlushCache => {}
         }
     }

@@ -343,6 +343,21 @@ pub const MAX_RESERVATIONS: usize = 1 << URGENCY_ID_BITS;
 
 const URGENCY_ID_BITS: u32 = 12;
 
+/// The urgency ([`ClusteredScheduler::urgency`]) of a sporadic reservation of id 0 at
+/// `priority` under fixed-priority order: also how a thread on a core in no cluster ranks at a
+/// gate beside a cluster's clients.
+pub fn fixed_priority_urgency(priority: Priority) -> u64 {
+    (256 + (255 - u64::from(priority.0))).saturating_mul(1 << URGENCY_ID_BITS)
+}
+
+/// The urgency of a sporadic reservation of id 0 with `deadline` under EDF order (see
+/// [`fixed_priority_urgency`]).
+pub fn deadline_urgency(deadline: Instant) -> u64 {
+    512u64
+        .saturating_add(deadline.as_nanos())
+        .saturating_mul(1 << URGENCY_ID_BITS)
+}
+
 impl fmt::Display for ClusterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -786,9 +801,11 @@ impl ClusteredScheduler {
             Kind::Partition { priority, .. } => within(255 - priority.0 as u64),
             Kind::Sporadic(s) => {
                 let urgency = match self.order {
-                    SporadicOrder::FixedPriority => within(256 + (255 - s.priority.0 as u64)),
+                    SporadicOrder::FixedPriority => {
+                        fixed_priority_urgency(s.priority).saturating_add(i as u64)
+                    }
                     SporadicOrder::EarliestDeadlineFirst => {
-                        within(512u64.saturating_add(self.states[i].deadline.as_nanos()))
+                        deadline_urgency(self.states[i].deadline).saturating_add(i as u64)
                     }
                 };
                 if self.demoted(i) {

@@ -16,11 +16,11 @@
 //! (charged up to `now`, counted as preempted, so it refills its cache where it resumes).
 
 use bulwark_core::reservation::clustered::{
-    ClusterConfig, ClusteredScheduler, ReservationKind, Slot, Sporadic,
+    ClusterConfig, ClusteredScheduler, ReservationId, ReservationKind, Slot, Sporadic,
 };
 use bulwark_core::{
-    ClusterScheduler, CoreDecision, Duration, Event, Instant, Notices, SchedulerError, TaskId,
-    Wake, Work,
+    ClusterScheduler, CoreDecision, Duration, Event, Instant, Notice, Notices, SchedulerError,
+    TaskId, Wake, Work,
 };
 use bulwark_spec::{ClusterSpec, MemberKind, Scenario};
 
@@ -48,9 +48,11 @@ pub(super) fn idle_scheduler() -> crate::core_scheduler::CoreScheduler {
 /// One cluster's scheduler and what the kernel keeps beside it.
 pub(super) struct ClusterRun {
     scheduler: ClusteredScheduler,
-    /// The notices of the call under way: no kernel object acts on them in a cluster (no
-    /// server is invoked from one), so each call's are cleared.
+    /// The notices not acted on yet: kept for the machine's mc-ipc gates when it has any
+    /// (they abort and reissue requests), else cleared at each call.
     notices: Notices,
+    /// Some server has an mc-ipc gate: the notices are kept.
+    keep_notices: bool,
     /// The last decision, one entry per core of the cluster.
     decisions: Vec<CoreDecision>,
     /// The scenario's cores, by position in the cluster.
@@ -62,8 +64,13 @@ pub(super) struct ClusterRun {
 }
 
 impl ClusterRun {
-    /// The scheduler of `spec`, with one reservation per member task.
-    pub(super) fn build(scenario: &Scenario, spec: &ClusterSpec) -> Result<Self, SimError> {
+    /// The scheduler of `spec`, with one reservation per member task; `keep_notices` when
+    /// some server's gate acts on budget notices.
+    pub(super) fn build(
+        scenario: &Scenario,
+        spec: &ClusterSpec,
+        keep_notices: bool,
+    ) -> Result<Self, SimError> {
         let mut reservations = vec![u32::MAX; scenario.tasks.len()];
         let mut kinds = Vec::with_capacity(spec.members.len());
         let mut threads = Vec::with_capacity(spec.members.len());
@@ -125,6 +132,7 @@ impl ClusterRun {
             cores: spec.cores.clone(),
             scheduler,
             notices,
+            keep_notices,
             threads,
             reservations,
         })
@@ -173,13 +181,62 @@ impl ClusterRun {
     ) -> Result<(), SchedulerError> {
         let event = self.local(event);
         let handled = self.scheduler.handle(now, event, &mut self.notices, work);
-        self.notices.clear();
+        if !self.keep_notices {
+            self.notices.clear();
+        }
         handled
     }
 
-    /// The thread that runs `reservation`, if any.
+    /// The thread bound to the reservation `decision` selects, if any.
     fn thread(&self, decision: &CoreDecision) -> Option<TaskId> {
         decision.next.map(|r| self.threads[r.index()])
+    }
+
+    /// True when notices wait to be taken.
+    pub(super) fn has_notices(&self) -> bool {
+        !self.notices.is_empty()
+    }
+
+    /// Appends the notices not taken yet to `into`, each naming its reservation's thread,
+    /// and forgets them. A mode change comes as the thread's [`Notice::ModeChange`]; the
+    /// cluster's own [`Notice::ModeSwitch`] is dropped (no kernel object acts on it).
+    pub(super) fn take_notices(&mut self, into: &mut Vec<Notice>) {
+        let thread = |task: TaskId| self.threads[task.index()];
+        into.extend(self.notices.iter().filter_map(|notice| match notice {
+            Notice::BudgetExhausted { task } => {
+                Some(Notice::BudgetExhausted { task: thread(task) })
+            }
+            Notice::Replenished { task } => Some(Notice::Replenished { task: thread(task) }),
+            Notice::ModeChange { task } => Some(Notice::ModeChange { task: thread(task) }),
+            Notice::ModeSwitch => None,
+        }));
+        self.notices.clear();
+    }
+
+    /// The reservation of member `task`.
+    fn reservation(&self, task: TaskId) -> ReservationId {
+        ReservationId(self.reservations[task.index()])
+    }
+
+    /// Member `task`'s urgency at a gate (`ClusteredScheduler::urgency`).
+    pub(super) fn urgency(&self, task: TaskId) -> u64 {
+        self.scheduler
+            .urgency(self.reservation(task))
+            .unwrap_or(u64::MAX)
+    }
+
+    /// True when member `task`'s reservation is active and has budget.
+    pub(super) fn is_eligible(&self, task: TaskId) -> bool {
+        self.scheduler.is_eligible(self.reservation(task))
+    }
+
+    /// The scenario core whose last decision selected member `task`'s reservation, if any.
+    fn selected_on(&self, task: TaskId) -> Option<u16> {
+        let reservation = TaskId(self.reservations[task.index()]);
+        self.decisions
+            .iter()
+            .position(|d| d.next == Some(reservation))
+            .map(|at| self.cores[at])
     }
 
     /// The budget left in `task`'s reservation.
@@ -225,10 +282,12 @@ impl Machine<'_> {
         let run = &mut self.clusters[cluster as usize];
         run.scheduler
             .decide(now, &mut run.decisions, &mut run.notices, work)?;
-        run.notices.clear();
-        let own = run.thread(&run.decisions[position as usize]);
+        if !run.keep_notices {
+            run.notices.clear();
+        }
         let timer = run.decisions.first().and_then(|d| d.timer);
         let first = run.cores[0];
+        let own = self.resolve(cluster, position);
         let decision = CoreDecision {
             next: own,
             timer: if position == 0 { timer } else { None },
@@ -236,17 +295,19 @@ impl Machine<'_> {
         if let Some(task) = own {
             self.take_off_other_cores(cluster, core, task, now);
         }
+        if position != 0 {
+            self.program_cluster_timer(first, timer, now);
+        }
         if self.booting {
             // Every core decides at boot: none needs telling.
             return Ok(decision);
         }
-        if position != 0 {
-            self.program_cluster_timer(first, timer, now);
-        }
         // By position, without a copy of the decision: the kernel allocates nothing here.
         for at in 0..self.clusters[cluster as usize].cores.len() {
-            let run = &self.clusters[cluster as usize];
-            let (other, thread) = (run.cores[at], run.thread(&run.decisions[at]));
+            let (other, thread) = (
+                self.clusters[cluster as usize].cores[at],
+                self.resolve(cluster, at as u16),
+            );
             if other != core && self.heading(other) != thread {
                 self.interrupt(other, now);
             }
@@ -254,18 +315,62 @@ impl Machine<'_> {
         Ok(decision)
     }
 
+    /// The thread the last decision of `cluster` runs on its core at `position`: the one
+    /// bound to the reservation selected there, unless it waits at a gate without lending
+    /// its context (blocked, or its request pruned). Then the core idles, and the selected
+    /// reservation still drains (the MC-IPC paper's assumption A2).
+    pub(super) fn resolve(&self, cluster: u16, position: u16) -> Option<TaskId> {
+        let run = &self.clusters[cluster as usize];
+        let task = run.thread(&run.decisions[position as usize])?;
+        let t = &self.tasks[task.index()];
+        (t.waiting.is_none() || t.lends_to.is_some()).then_some(task)
+    }
+
+    /// The cluster member `task`, which waited at a gate without lending, may run again at
+    /// `now`: the core whose decision selected its reservation decides anew (by an
+    /// interrupt, unless it is `core`, whose kernel is deciding now).
+    pub(super) fn wake_member(&mut self, core: u16, cluster: u16, task: TaskId, now: Instant) {
+        if let Some(selected) = self.clusters[cluster as usize].selected_on(task) {
+            if selected != core {
+                self.interrupt(selected, now);
+            }
+        }
+    }
+
+    /// The core that runs cluster member `task`, or will when its kernel returns, if one
+    /// does.
+    pub(super) fn member_core(&self, cluster: u16, task: TaskId) -> Option<u16> {
+        self.clusters[cluster as usize]
+            .cores
+            .iter()
+            .copied()
+            .find(|&core| self.heading(core) == Some(task))
+    }
+
     /// `task` is to run on `core`: if another core of `cluster` still runs it (or is about
     /// to), it is taken off there, charged up to `now` and counted as preempted, and that core is
     /// interrupted to decide anew.
-    fn take_off_other_cores(&mut self, cluster: u16, core: u16, task: TaskId, now: Instant) {
+    pub(super) fn take_off_other_cores(
+        &mut self,
+        cluster: u16,
+        core: u16,
+        task: TaskId,
+        now: Instant,
+    ) {
         for at in 0..self.clusters[cluster as usize].cores.len() {
             let other = self.clusters[cluster as usize].cores[at];
             if other == core || self.heading(other) != Some(task) {
                 continue;
             }
+            if let Occupant::Running { since, .. } = self.cores[other as usize].occupant {
+                // Charged first: what it ran of its server's operation there counts.
+                self.charge(other, task, since, now);
+            }
+            // A lender that ran its server's operation there stops it: the operation goes on
+            // wherever a lender runs next.
+            self.leave_operation(other, task, now);
             match self.cores[other as usize].occupant {
-                Occupant::Running { since, .. } => {
-                    self.charge(other, task, since, now);
+                Occupant::Running { .. } => {
                     self.queue.cancel_processor(other);
                     self.cores[other as usize].occupant = Occupant::Idle;
                     let t = &mut self.tasks[task.index()];
@@ -341,11 +446,31 @@ impl Machine<'_> {
         c.scheduler.decide(now, work)
     }
 
-    /// True when `core`'s scheduler reported notices not taken yet (a cluster's are
-    /// cleared at each call: nothing in a cluster acts on them).
+    /// True when `core`'s scheduler reported notices not taken yet (a cluster's are kept
+    /// only when some gate acts on them).
     pub(super) fn scheduler_has_notices(&self, core: u16) -> bool {
         let c = &self.cores[core as usize];
-        c.membership.is_none() && c.scheduler.has_notices()
+        match c.membership {
+            Some(member) => self.clusters[member.cluster as usize].has_notices(),
+            None => c.scheduler.has_notices(),
+        }
+    }
+
+    /// Appends `core`'s scheduler's notices not taken yet to `into`, each naming a thread.
+    pub(super) fn scheduler_take_notices(&mut self, core: u16, into: &mut Vec<Notice>) {
+        let c = &mut self.cores[core as usize];
+        match c.membership {
+            Some(member) => self.clusters[member.cluster as usize].take_notices(into),
+            None => c.scheduler.take_notices(into),
+        }
+    }
+
+    /// The cluster member `task`'s urgency at a gate, and whether its reservation is
+    /// eligible; `None` for a task in no cluster.
+    pub(super) fn member_state(&self, task: TaskId) -> Option<(u16, u64, bool)> {
+        let cluster = self.member_of[task.index()]?;
+        let run = &self.clusters[cluster as usize];
+        Some((cluster, run.urgency(task), run.is_eligible(task)))
     }
 
     /// The budget left in `task`'s context, as `core`'s scheduler keeps it.

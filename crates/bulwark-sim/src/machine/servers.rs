@@ -32,6 +32,7 @@
 use bulwark_core::ipc::mc_ipc::{Aborted, Client};
 use bulwark_core::ipc::GateProtocol;
 use bulwark_core::kernel::{Abort, GateId, InvokeGate, ReplyGate, Syscall, Wait};
+use bulwark_core::reservation::clustered::{deadline_urgency, fixed_priority_urgency};
 use bulwark_core::{Duration, Event, Instant, Notice, Priority, TaskId, Wake, Work};
 
 use bulwark_spec::ServerStep;
@@ -81,7 +82,11 @@ impl Machine<'_> {
             t.lends_to = Some(server);
             return Ok(false);
         }
-        self.tell(core, now, "block", task, Event::Block { task }, work)?;
+        if self.member_of[task.index()].is_none() {
+            self.tell(core, now, "block", task, Event::Block { task }, work)?;
+        }
+        // A cluster member's reservation stays active with its job: selected, it drains
+        // while its thread waits (A2), which the kernel resolves to nothing to run.
         Ok(true)
     }
 
@@ -126,7 +131,9 @@ impl Machine<'_> {
     /// one, while a context there ran its request: its spin is charged up to `now` (so its
     /// drain counts it) and its core takes an interrupt, so that it goes on with its job.
     fn answer_spinner(&mut self, core: u16, caller: TaskId, now: Instant) {
-        let home = self.tasks[caller.index()].spec.core;
+        let Some(home) = self.home(caller) else {
+            return;
+        };
         if home == core {
             return;
         }
@@ -165,7 +172,15 @@ impl Machine<'_> {
             parent: t.serving,
             runner: None,
         };
-        if let Some(ServerStep::Run(run)) = self.scenario.servers[server].body.first() {
+        // The operation the call asked for, if any, is the body's one run (validated).
+        let first = match self.requested[caller.index()].as_ref() {
+            Some(asked) => Some(asked),
+            None => match self.scenario.servers[server].body.first() {
+                Some(ServerStep::Run(run)) => Some(run),
+                _ => None,
+            },
+        };
+        if let Some(run) = first {
             request.next = 1;
             request.left = draw(run, &mut t.rng);
         }
@@ -184,6 +199,11 @@ impl Machine<'_> {
             .gate_wait
             .record(now.saturating_duration_since(since));
         if !blocked {
+            return Ok(());
+        }
+        if let Some(cluster) = self.member_of[caller.index()] {
+            // Its reservation never stopped: the core selecting it runs it again.
+            self.wake_member(core, cluster, caller, now);
             return Ok(());
         }
         let home = t.spec.core;
@@ -234,15 +254,22 @@ impl Machine<'_> {
         work: &mut Work,
     ) -> Result<(), SimError> {
         let mut notices = std::mem::take(&mut self.notices);
-        self.cores[core as usize]
-            .scheduler
-            .take_notices(&mut notices);
+        self.scheduler_take_notices(core, &mut notices);
         // By task, an exhaustion before a replenishment: a soft CBS server's request is
-        // aborted and issued again at once, with its postponed deadline.
+        // aborted and issued again at once, with its postponed deadline. A mode change is
+        // taken as an exhaustion, and the request is issued again at once, at its new
+        // urgency, if the reservation still has budget (MC-IPC paper, section VII).
         let acted = notices.iter().try_for_each(|&notice| match notice {
-            Notice::BudgetExhausted { task } => self.abort_request(task, now, work),
+            Notice::BudgetExhausted { task } => self.abort_request(core, task, now, work),
             Notice::Replenished { task } => self.reissue_request(core, task, now, work),
-            _ => Ok(()),
+            Notice::ModeChange { task } => {
+                self.abort_request(core, task, now, work)?;
+                match self.member_state(task) {
+                    Some((_, _, true)) => self.reissue_request(core, task, now, work),
+                    _ => Ok(()),
+                }
+            }
+            Notice::ModeSwitch => Ok(()),
         });
         notices.clear();
         self.notices = notices;
@@ -254,6 +281,7 @@ impl Machine<'_> {
     /// is reissued); one in service is left to complete (local wait, line 56).
     fn abort_request(
         &mut self,
+        core: u16,
         task: TaskId,
         now: Instant,
         work: &mut Work,
@@ -270,6 +298,11 @@ impl Machine<'_> {
         let gate = GateId(server as u32);
         let aborted = self.gate_call(Abort { gate, task }, "abort", task, now, work)?;
         if aborted == Aborted::Pruned {
+            if let Some(cluster) = self.member_of[task.index()] {
+                // Its context runs nothing now: a core of its cluster that runs it stops
+                // (the cluster's decision, made before this notice, is taken anew there).
+                self.take_off_other_cores(cluster, core, task, now);
+            }
             self.stop_lending(task, now);
             let t = &mut self.tasks[task.index()];
             t.pruned = true;
@@ -295,6 +328,10 @@ impl Machine<'_> {
         t.pruned = false;
         t.lends_to = Some(server);
         self.issue(core, task, server, now, work)?;
+        if let Some(cluster) = self.member_of[task.index()] {
+            // It can run again: on the core selecting its reservation.
+            self.wake_member(core, cluster, task, now);
+        }
         Ok(())
     }
 
@@ -314,9 +351,16 @@ impl Machine<'_> {
             t.drain_from = t.metrics.executed_ns;
         }
         let gate = GateId(server as u32);
-        let client = Client::RealTime {
-            cluster: usize::from(self.tasks[task.index()].spec.core),
-            urgency: self.urgency(task),
+        let client = match self.member_state(task) {
+            // A cluster's clients name the gate's cluster after the cores' (`KernelObjects`).
+            Some((cluster, urgency, _)) => Client::RealTime {
+                cluster: usize::from(self.scenario.cores) + usize::from(cluster),
+                urgency,
+            },
+            None => Client::RealTime {
+                cluster: usize::from(self.tasks[task.index()].spec.core),
+                urgency: self.urgency(task),
+            },
         };
         self.gate_call(InvokeGate { gate, task, client }, "invoke", task, now, work)?;
         if self.objects.kernel().served(gate).is_some() {
@@ -402,6 +446,8 @@ impl Machine<'_> {
                     progress.next += 1;
                     self.in_service[server] = Some(progress);
                     let server = *callee;
+                    // A server's call asks for the callee's own operation.
+                    self.requested[task.index()] = None;
                     return Some(Step::Enter(Entry::Invoke { task, server }));
                 }
                 Some(ServerStep::Run(run)) => {
@@ -467,9 +513,19 @@ impl Machine<'_> {
     /// `task` lends no more (its request was pruned, or it was killed): the operation leaves
     /// its core if it ran there.
     fn stop_lending(&mut self, task: TaskId, now: Instant) {
-        let home = self.tasks[task.index()].spec.core;
-        self.leave_operation(home, task, now);
+        if let Some(home) = self.home(task) {
+            self.leave_operation(home, task, now);
+        }
         self.tasks[task.index()].lends_to = None;
+    }
+
+    /// The core `task` runs on: its own, or, in a cluster, the one running it now (or about
+    /// to), if any.
+    fn home(&self, task: TaskId) -> Option<u16> {
+        match self.member_of[task.index()] {
+            Some(cluster) => self.member_core(cluster, task),
+            None => Some(self.tasks[task.index()].spec.core),
+        }
     }
 
     /// Interrupts at `now` every core but `core` whose running context lends to `server`
@@ -492,18 +548,20 @@ impl Machine<'_> {
         self.queue.set(now, EventKind::Timer { core });
     }
 
-    /// How urgent `task`'s request is to a PRIO-IPC gate (smaller first): `255 - priority`
-    /// for a task with a priority, else its job's absolute deadline.
+    /// How urgent the request of `task`, on a core in no cluster, is to a gate (smaller
+    /// first), on the clustered scheduler's scale so that a cluster's clients rank beside
+    /// it: as a sporadic reservation at its priority, or, without one, at its job's absolute
+    /// deadline. Among such tasks the order is that of `255 - priority`, then of deadlines.
     fn urgency(&self, task: TaskId) -> u64 {
         let t = &self.tasks[task.index()];
         match t.spec.priority {
-            Some(priority) => 255 - u64::from(priority.0),
-            None => t
-                .job
-                .as_ref()
-                .and_then(|job| job.deadline)
-                .unwrap_or(Instant::NEVER)
-                .as_nanos(),
+            Some(priority) => fixed_priority_urgency(priority),
+            None => deadline_urgency(
+                t.job
+                    .as_ref()
+                    .and_then(|job| job.deadline)
+                    .unwrap_or(Instant::NEVER),
+            ),
         }
     }
 

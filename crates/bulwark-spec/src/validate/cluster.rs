@@ -18,7 +18,7 @@ use super::{Checker, MAX_CORES};
 use crate::model::{
     ClusterMember, ClusterSpec, MemberKind, Replenishment, Reservation, SporadicOrder,
 };
-use crate::raw::{RawCluster, RawReservation, RawScenario, RawSlots, RawTask};
+use crate::raw::{RawCluster, RawReservation, RawScenario, RawSlots, RawStep, RawTask};
 
 const ORDER_HELP: &str = "allowed: fixed-priority (the tasks' priorities, larger is more \
                           important) or edf (earliest deadline first)";
@@ -53,7 +53,7 @@ type WrittenSlot = ((Duration, Duration), Range<usize>);
 /// A cluster task's place: the task (by index and name), its cluster (by index) and its
 /// reservation.
 pub(super) struct Member {
-    task: usize,
+    pub(super) task: usize,
     name: String,
     cluster: usize,
     kind: MemberKind,
@@ -252,13 +252,7 @@ impl Checker<'_> {
             valid = false;
         }
         if let (Some(Kind::Script), Some(script)) = (kind, &raw.script) {
-            self.report(
-                script.span(),
-                "scripts in a cluster are not supported yet",
-                "allowed: a periodic (period) or sporadic (min-interarrival) task with an \
-                 execution in a cluster, or the script on a core in no cluster",
-            );
-            valid = false;
+            valid &= self.cluster_steps(script.get_ref(), label, name);
         }
         if let Some(group) = &raw.group {
             self.report(
@@ -324,6 +318,40 @@ impl Checker<'_> {
             // A partition has no `(e, p)`: the task has no reservation in the model.
             reservation: Some(reservation),
         }
+    }
+
+    /// The steps of a script in cluster `cluster`: computing, sleeping and invoking servers
+    /// are allowed; a step that acts on one core (`flush-cache`), on a VBS context (`action`)
+    /// or on reclamation objects (`allocate`, `terminate`) is refused, at its key. False when
+    /// one was refused.
+    fn cluster_steps(&mut self, steps: &[Spanned<RawStep>], task: &str, cluster: &str) -> bool {
+        let mut valid = true;
+        for step in steps {
+            let raw = step.get_ref();
+            let refused = [
+                raw.flush_cache.as_ref().map(|v| (v.span(), "flush-cache")),
+                raw.action.as_ref().map(|v| (v.span(), "action")),
+                raw.allocate.as_ref().map(|v| (v.span(), "allocate")),
+                raw.terminate.as_ref().map(|v| (v.span(), "terminate")),
+            ];
+            for (span, key) in refused.into_iter().flatten() {
+                self.report(
+                    span,
+                    format!(
+                        "task `{task}` runs in cluster `{cluster}`, where a script cannot \
+                         {key} yet"
+                    ),
+                    "allowed in a cluster's scripts: run, compute, sleep-for, sleep-until, \
+                     sleep-until-aligned, invoke and loop; put the task on a core in no cluster \
+                     for the others",
+                );
+                valid = false;
+            }
+            if let Some(body) = &raw.body {
+                valid &= self.cluster_steps(body.get_ref(), task, cluster);
+            }
+        }
+        valid
     }
 
     /// A priority under fixed-priority order (required), none under EDF.

@@ -45,6 +45,7 @@ pub(crate) fn validate(
         server_names: Vec::new(),
         server_inherits: Vec::new(),
         server_mc_ipc: Vec::new(),
+        server_one_run: Vec::new(),
         server_priorities: Vec::new(),
         invocations: Vec::new(),
         clusters: Vec::new(),
@@ -74,6 +75,8 @@ struct Checker<'a> {
     server_inherits: Vec<bool>,
     /// Whether each `[[server]]` has an `mc-ipc` gate, in file order.
     server_mc_ipc: Vec<bool>,
+    /// Per server: its body is one run (`operation = ...`), so a call may ask for another.
+    server_one_run: Vec<bool>,
     /// Each `[[server]]`'s priority as written, with where, in file order.
     server_priorities: Vec<Option<(i64, Range<usize>)>>,
     /// Every `invoke` step seen, checked once all tasks are known.

@@ -13,9 +13,12 @@ use crate::model::{ObjectKind, Step};
 use crate::raw::{RawLoopCount, RawStep};
 
 const STEP_HELP: &str = "allowed: exactly one of run, compute (with each), sleep-for, \
-                         sleep-until, sleep-until-aligned, flush-cache, action (with limit and \
-                         period), allocate (with object), \
-                         terminate (with step), invoke, loop (with body)";
+                         sleep-until, sleep-until-aligned, sleep-until-next-release, \
+                         flush-cache, action (with limit and period), allocate (with object), \
+                         terminate (with step), invoke (with operation), loop (with body)";
+const OPERATION_HELP: &str = "allowed: { invoke = \"server\", operation = \"1ms\" } for a \
+                              server with operation = ...; a server with a body does what its \
+                              body says";
 const ACTION_HELP: &str = "allowed: { action = \"5ms\", limit = \"2ms\", period = \"4ms\" }: \
                            the load, then the resource's limit per period (limit <= period)";
 const OBJECT_HELP: &str = "allowed: { allocate = 1000, object = \"semaphore\" } with object one \
@@ -57,6 +60,10 @@ impl Checker<'_> {
             .sleep_until_aligned
             .as_ref()
             .and_then(|v| self.positive_time(v, "sleep-until-aligned"));
+        let next_release = raw
+            .sleep_until_next_release
+            .as_ref()
+            .and_then(|v| self.positive_time(v, "sleep-until-next-release"));
         let flush = raw.flush_cache.as_ref().and_then(|v| self.flush(v));
         let allocate = raw
             .allocate
@@ -72,6 +79,8 @@ impl Checker<'_> {
         });
         let step = raw.step.as_ref().map(|v| self.positive_time(v, "step"));
         let invoke = raw.invoke.as_ref().and_then(|v| self.invoked(v));
+        // `None`: not given; `Some(None)`: given but wrong (reported).
+        let operation = raw.operation.as_ref().map(|v| self.operation(v));
         let load = raw
             .action
             .as_ref()
@@ -100,6 +109,7 @@ impl Checker<'_> {
             "sleep-for" => Step::SleepFor(sleep_for?),
             "sleep-until" => Step::SleepUntil(Instant::from_nanos(sleep_until?.as_nanos())),
             "sleep-until-aligned" => Step::SleepUntilAligned(aligned?),
+            "sleep-until-next-release" => Step::SleepUntilNextRelease(next_release?),
             "flush-cache" => {
                 flush?;
                 Step::FlushCache
@@ -147,7 +157,29 @@ impl Checker<'_> {
                 });
                 Step::Terminate { task, step }
             }
-            "invoke" => Step::Invoke(invoke?),
+            "invoke" => {
+                let server = invoke?;
+                let operation = match (operation, &raw.operation) {
+                    (None, _) => None,
+                    (Some(given), Some(span)) => {
+                        if !self.server_one_run[server] {
+                            self.report(
+                                span.span(),
+                                format!(
+                                    "server `{}` has a body, so a call cannot ask it for an \
+                                     operation",
+                                    self.server_names[server]
+                                ),
+                                OPERATION_HELP,
+                            );
+                            return None;
+                        }
+                        Some(given?)
+                    }
+                    (Some(_), None) => None,
+                };
+                Step::Invoke { server, operation }
+            }
             _ => {
                 let count = repeat?;
                 let body = body?;
@@ -178,6 +210,7 @@ impl Checker<'_> {
             at(&raw.sleep_for, "sleep-for"),
             at(&raw.sleep_until, "sleep-until"),
             at(&raw.sleep_until_aligned, "sleep-until-aligned"),
+            at(&raw.sleep_until_next_release, "sleep-until-next-release"),
             at(&raw.flush_cache, "flush-cache"),
             at(&raw.action, "action"),
             at(&raw.allocate, "allocate"),
@@ -238,6 +271,13 @@ impl Checker<'_> {
         }
         if let (None, Some(step)) = (&raw.terminate, &raw.step) {
             self.report(step.span(), "step only goes with terminate", TERMINATE_HELP);
+        }
+        if let (None, Some(operation)) = (&raw.invoke, &raw.operation) {
+            self.report(
+                operation.span(),
+                "operation only goes with invoke",
+                OPERATION_HELP,
+            );
         }
         match (&raw.repeat, &raw.body) {
             (Some(_), None) => {
@@ -320,13 +360,15 @@ fn takes_time(step: &Step) -> bool {
         Step::Run(time) | Step::SleepFor(time) => !time.is_zero(),
         Step::Compute { count, each } => *count > 0 && !each.is_zero(),
         Step::SleepUntilAligned(period) => !period.is_zero(),
+        // Each pass plans the next release a period later, so one soon lies ahead.
+        Step::SleepUntilNextRelease(period) => !period.is_zero(),
         // Once its instant has passed, it returns at once.
         Step::SleepUntil(_) => false,
         // Their time comes from the cost model, which may make it zero.
         Step::FlushCache | Step::Allocate { .. } | Step::Terminate { .. } => false,
         Step::Action { load, .. } => !load.is_zero(),
         // A server's operation always takes time (validated).
-        Step::Invoke(_) => true,
+        Step::Invoke { .. } => true,
         Step::Loop { body, .. } => body.iter().any(takes_time),
     }
 }

@@ -42,6 +42,8 @@ impl Checker<'_> {
                 .map_or(mc_ipc, |b| *b.get_ref());
             self.server_inherits.push(inherits);
             self.server_mc_ipc.push(mc_ipc);
+            self.server_one_run
+                .push(s.operation.is_some() && s.body.is_none());
             self.server_priorities
                 .push(s.priority.as_ref().map(|p| (*p.get_ref(), p.span())));
         }
@@ -301,7 +303,10 @@ impl Checker<'_> {
 
     /// An operation's execution, whose shortest time is above zero: a loop of invocations
     /// then always lets time pass.
-    fn operation(&mut self, raw: &Spanned<crate::raw::RawExecution>) -> Option<Execution> {
+    pub(super) fn operation(
+        &mut self,
+        raw: &Spanned<crate::raw::RawExecution>,
+    ) -> Option<Execution> {
         let operation = self.execution(raw)?;
         if let Execution::Uniform { min, .. } = operation {
             if min.is_zero() {
@@ -350,6 +355,12 @@ impl Checker<'_> {
         servers: Option<&mut Vec<ServerSpec>>,
     ) {
         let mut callers: Vec<Vec<usize>> = vec![Vec::new(); self.server_names.len()];
+        let mut in_cluster = vec![false; tasks.len()];
+        for member in &self.cluster_members {
+            if let Some(flag) = in_cluster.get_mut(member.task) {
+                *flag = true;
+            }
+        }
         for invocation in std::mem::take(&mut self.invocations) {
             let clients = &mut callers[invocation.server];
             let caller = &tasks[invocation.caller];
@@ -357,6 +368,8 @@ impl Checker<'_> {
                 if let Some(policy) = task_policies[invocation.caller] {
                     self.ceiling(invocation.server, caller, policy);
                     self.noticed(&invocation, caller, policy);
+                } else if in_cluster[invocation.caller] {
+                    self.member_ceiling(invocation.server, caller);
                 }
                 clients.push(invocation.caller);
             }
@@ -395,6 +408,26 @@ impl Checker<'_> {
                 "allowed: callers of an mc-ipc gate on cores that run {}",
                 allowed.join(", ")
             ),
+        );
+    }
+
+    /// A server with a priority raises its caller's thread to it, but a cluster's scheduler
+    /// orders reservations by their own priorities: a member calls servers without one.
+    fn member_ceiling(&mut self, server: usize, caller: &TaskSpec) {
+        let Some((priority, span)) = self.server_priorities[server].clone() else {
+            return;
+        };
+        let name = &self.server_names[server];
+        let message = format!(
+            "server `{name}` runs at priority {priority}, but its caller `{}` runs in a \
+             cluster, whose reservations keep their own priorities",
+            caller.name
+        );
+        self.report(
+            span,
+            message,
+            "allowed: priority on a server whose callers are all on fixed-priority cores in no \
+             cluster; for a cluster's callers, bandwidth-inheritance = true or neither",
         );
     }
 

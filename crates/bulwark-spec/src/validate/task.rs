@@ -137,11 +137,9 @@ impl Checker<'_> {
             Some(cluster) => self.cluster_placement(raw, cluster, kind, whole),
             None => self.core_placement(raw, policy, cores, kind, whole),
         };
-        // A cluster's script is refused (so its steps are not read).
         let steps = raw
             .script
             .as_ref()
-            .filter(|_| raw.cluster.is_none())
             .and_then(|s| self.steps(s, "a script needs at least one step"));
 
         // Commit: every check above has run; put the pieces together.

@@ -1,0 +1,413 @@
+//! A key server shared by clients in clusters and on a core of their own, on the scenario
+//! machine: the MC-IPC paper's Theorem 1 as a property of composed systems.
+//!
+//! One server behind an MC-IPC gate, operations of at most `L`; rogue clients in small
+//! sporadic reservations (fixed priority or EDF clusters, and an SPR core) whose budgets run
+//! out while their requests wait or are in service, so requests are pruned, reissued and
+//! finished on other clients' budgets; and one victim whose reservation never runs out. The
+//! gate's clusters are the `[[cluster]]`s and the core (a cluster of one), `K` of them. Under
+//! MC-IPC a request drains at most `(1 + 2 m K) L` of its client's budget, `m` the cores of
+//! the client's cluster (section IV-B), whatever the rogues do. Every scheduler's invariants
+//! are checked after every call.
+
+use bulwark_core::ipc::GateProtocol;
+use bulwark_core::reservation::clustered::Replenishment;
+use bulwark_core::reservation::Reservation;
+use bulwark_core::{Duration, Priority};
+use bulwark_sim::{Options, Outcome, VbsOptions};
+use bulwark_spec::{
+    Behaviour, ClusterMember, ClusterSpec, Execution, MemberKind, PolicyKind, Scenario, ServerSpec,
+    ServerStep, SporadicOrder, Step, TaskSpec,
+};
+use proptest::prelude::*;
+
+/// The longest operation, `L`, in ms.
+const LONGEST: u64 = 3;
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// A rogue: its reservation `(e, p)`, its job's `(before, operation, after)` and period, its
+/// offset and priority, in ms.
+#[derive(Clone, Copy, Debug)]
+struct Rogue {
+    budget: u64,
+    server_period: u64,
+    before: u64,
+    operation: u64,
+    after: u64,
+    period: u64,
+    offset: u64,
+    priority: u8,
+}
+
+fn rogue() -> impl Strategy<Value = Rogue> {
+    (
+        (1u64..=3, 4u64..=10),
+        (0u64..=2, 1u64..=LONGEST, 0u64..=2),
+        (3u64..=12, 0u64..=6, 1u8..=4),
+    )
+        .prop_map(
+            |((budget, server_period), (before, operation, after), (period, offset, priority))| {
+                Rogue {
+                    budget,
+                    server_period,
+                    before,
+                    operation,
+                    after,
+                    period,
+                    offset,
+                    priority,
+                }
+            },
+        )
+}
+
+/// The system: per cluster, its core count and rogues; the rogues of the SPR core, if any
+/// (empty: no such core); the victim's cluster (0 or 1), offset and operation; and the
+/// clusters' order. Under fixed priority the victim is the most important (priority 5), so
+/// that it gets a core; the theorem bounds what it drains once it has one.
+#[derive(Clone, Debug)]
+struct System {
+    clusters: Vec<(u16, Vec<Rogue>)>,
+    core_rogues: Vec<Rogue>,
+    victim: (usize, u64, u64),
+    edf: bool,
+}
+
+fn system() -> impl Strategy<Value = System> {
+    let cluster = (1u16..=2, proptest::collection::vec(rogue(), 1..=3));
+    (
+        proptest::collection::vec(cluster, 1..=2),
+        proptest::collection::vec(rogue(), 0..=2),
+        (0usize..=1, 0u64..=10, 1u64..=LONGEST),
+        any::<bool>(),
+    )
+        .prop_map(|(clusters, core_rogues, victim, edf)| {
+            let victim = (victim.0 % clusters.len(), victim.1, victim.2);
+            System {
+                clusters,
+                core_rogues,
+                victim,
+                edf,
+            }
+        })
+}
+
+/// A client's looping script: compute, call the key server, compute, sleep until the next
+/// release.
+fn script(offset: u64, before: u64, operation: u64, after: u64, period: u64) -> Behaviour {
+    let mut body = Vec::new();
+    if before > 0 {
+        body.push(Step::Run(ms(before)));
+    }
+    body.push(Step::Invoke {
+        server: 0,
+        operation: Some(Execution::Fixed(ms(operation))),
+    });
+    if after > 0 {
+        body.push(Step::Run(ms(after)));
+    }
+    body.push(Step::SleepUntilNextRelease(ms(period)));
+    Behaviour::Script {
+        offset: ms(offset),
+        steps: vec![Step::Loop { count: None, body }],
+    }
+}
+
+fn client(name: String, core: u16, rogue: &Rogue, edf: bool) -> TaskSpec {
+    TaskSpec {
+        name,
+        core,
+        priority: (!edf).then_some(Priority(rogue.priority)),
+        reservation: Some(Reservation::new(ms(rogue.budget), ms(rogue.server_period))),
+        deadline: None,
+        behaviour: script(
+            rogue.offset,
+            rogue.before,
+            rogue.operation,
+            rogue.after,
+            rogue.period,
+        ),
+    }
+}
+
+/// The scenario, and the victim's task index.
+fn scenario(system: &System) -> (Scenario, usize) {
+    let order = if system.edf {
+        SporadicOrder::EarliestDeadlineFirst
+    } else {
+        SporadicOrder::FixedPriority
+    };
+    let mut tasks = Vec::new();
+    let mut clusters = Vec::new();
+    let mut next_core = 0u16;
+    let mut victim = 0;
+    for (k, (cores, rogues)) in system.clusters.iter().enumerate() {
+        let ids: Vec<u16> = (next_core..next_core + cores).collect();
+        next_core += cores;
+        let mut members = Vec::new();
+        let mut join = |task: TaskSpec, tasks: &mut Vec<TaskSpec>| {
+            members.push(ClusterMember {
+                task: tasks.len(),
+                kind: MemberKind::Sporadic {
+                    replenishment: Replenishment::Sporadic,
+                    low_budget: None,
+                },
+            });
+            tasks.push(task);
+        };
+        for rogue in rogues {
+            let name = format!("rogue{}", tasks.len());
+            join(client(name, ids[0], rogue, system.edf), &mut tasks);
+        }
+        if k == system.victim.0 {
+            let (_, offset, operation) = system.victim;
+            // 60 ms per 100 ms: a job computes 2 ms and drains at most 13 L = 39 ms.
+            let generous = Rogue {
+                budget: 60,
+                server_period: 100,
+                before: 1,
+                operation,
+                after: 1,
+                period: 100,
+                offset,
+                priority: 5,
+            };
+            victim = tasks.len();
+            join(
+                client("victim".into(), ids[0], &generous, system.edf),
+                &mut tasks,
+            );
+        }
+        clusters.push(ClusterSpec {
+            name: format!("k{k}"),
+            cores: ids,
+            order,
+            cycle: Duration::ZERO,
+            members,
+        });
+    }
+    let mut core_policies = Vec::new();
+    if !system.core_rogues.is_empty() {
+        // The rogues of an SPR core of their own: one more cluster of one at the gate.
+        let core = next_core;
+        next_core += 1;
+        core_policies.push((core, PolicyKind::Spr));
+        for rogue in &system.core_rogues {
+            let name = format!("spr{}", tasks.len());
+            tasks.push(client(name, core, rogue, false));
+        }
+    }
+    let count = tasks.len();
+    let scenario = Scenario {
+        name: "key-server".into(),
+        description: String::new(),
+        seed: 3,
+        duration: ms(300),
+        cores: next_core,
+        policy: PolicyKind::FixedPriority,
+        core_policies,
+        clusters,
+        cost: bulwark_spec::CostModel::default(),
+        tasks,
+        groups: Vec::new(),
+        servers: vec![ServerSpec {
+            name: "key".into(),
+            gate: GateProtocol::McIpc,
+            body: vec![ServerStep::Run(Execution::Fixed(ms(LONGEST)))],
+            bandwidth_inheritance: true,
+            priority: None,
+            clients: (0..count).collect(),
+        }],
+        vbs: None,
+    };
+    (scenario, victim)
+}
+
+fn run(scenario: &Scenario) -> Outcome {
+    let checked = VbsOptions {
+        check_invariants: true,
+        ..VbsOptions::default()
+    };
+    bulwark_sim::run_vbs(scenario, &Options::default(), checked)
+        .unwrap_or_else(|error| panic!("{error}"))
+        .outcome
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Theorem 1 for the victim, whatever the rogues in its cluster, in another cluster and
+    /// on the SPR core do; and the rogues' requests really are pruned now and then.
+    #[test]
+    fn an_mc_ipc_request_drains_at_most_theorem_1s_bound(system in system()) {
+        let (scenario, victim) = scenario(&system);
+        let outcome = run(&scenario);
+        let gate_clusters = system.clusters.len() as u64 + u64::from(!system.core_rogues.is_empty());
+        let cores = u64::from(system.clusters[system.victim.0].0);
+        let bound = ms(LONGEST).saturating_mul(1 + 2 * cores * gate_clusters);
+        for task in &outcome.tasks {
+            // Each prune and each reply ends one drain; a job completes only after its reply.
+            let replies = task.request_drain.count - task.requests_aborted;
+            prop_assert!(task.completed <= replies, "{} completed a job unanswered", task.name);
+            prop_assert!(task.server_ns <= task.executed_ns, "{}", task.name);
+        }
+        // The server is sequential: its operations never overlap.
+        let served: u64 = outcome.tasks.iter().map(|task| task.server_ns).sum();
+        prop_assert!(served <= scenario.duration.as_nanos(), "{} ns served in 300 ms", served);
+        let v = &outcome.tasks[victim];
+        prop_assert_eq!(v.requests_aborted, 0, "the victim's budget never runs out");
+        prop_assert!(v.request_drain.count >= 2, "the victim made requests: {:?}", v.request_drain);
+        prop_assert!(
+            v.request_drain.max_ns <= bound.as_nanos(),
+            "a request drained {} ns, above (1 + 2 m K) L = {:?}",
+            v.request_drain.max_ns,
+            bound
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Cases worked by hand, from scenario files (no kernel costs).
+// ---------------------------------------------------------------------------------------
+
+/// A two-core fixed-priority cluster and key server `S` (an MC-IPC gate), then `tasks`.
+fn pair(tasks: &str) -> Scenario {
+    let text = format!(
+        "name = \"pair\"\npolicy = \"fixed-priority\"\ncores = 2\nduration = \"30ms\"\n\n\
+         [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n\n\
+         [[server]]\nname = \"S\"\ngate = \"mc-ipc\"\noperation = \"5ms\"\n\n{tasks}"
+    );
+    bulwark_spec::parse(&text, "pair.toml").unwrap_or_else(|e| panic!("{}", e.plain()))
+}
+
+/// (release, completion) of each job of `task`, in ms (to the microsecond).
+fn jobs_of(outcome: &Outcome, task: usize) -> Vec<(f64, Option<f64>)> {
+    let in_ms = |t: bulwark_core::Instant| t.as_nanos() as f64 / 1e6;
+    let jobs = outcome.jobs.as_ref().expect("jobs were recorded");
+    jobs.iter()
+        .filter(|job| job.task.index() == task)
+        .map(|job| (in_ms(job.release), job.completion.map(in_ms)))
+        .collect()
+}
+
+fn run_with_jobs(scenario: &Scenario) -> Outcome {
+    let options = Options {
+        record_jobs: true,
+        ..Options::default()
+    };
+    let checked = VbsOptions {
+        check_invariants: true,
+        ..VbsOptions::default()
+    };
+    bulwark_sim::run_vbs(scenario, &options, checked)
+        .unwrap_or_else(|error| panic!("{error}"))
+        .outcome
+}
+
+/// `r` (priority 1, 1 ms per 10 ms) calls for 3 ms at 0 on core 1 (`v`, more important,
+/// took core 0 for its first job, which only sleeps). `v` (6 ms per 10 ms) calls for 1 ms at
+/// 0.5 ms: `S` is running `r`'s request on core 1, so `v`'s context spins on core 0 (its
+/// budget drains, A2). At 1 ms `r`'s budget is out: its request, in service, is not pruned,
+/// and `v`'s context runs it on core 0, 1..3 ms; then `v`'s own, 3..4 ms; `v` computes
+/// 4..5 ms and completes. So `v`'s request waited 2.5 ms at the gate and drained 3.5 ms, of
+/// which its context ran 3 ms of operations. At 10 ms `r` is replenished and calls again;
+/// `v`, released at 10.5 ms, repeats the same 4.5 ms: completion at 15 ms.
+#[test]
+fn a_lender_on_another_core_takes_over_an_operation_whose_runner_ran_out() {
+    let scenario = pair(
+        "[[task]]\nname = \"r\"\ncluster = \"pair\"\npriority = 1\n\
+         reservation = { budget = \"1ms\", period = \"10ms\" }\n\
+         script = [{ loop = \"forever\", body = [{ invoke = \"S\", operation = \"3ms\" }] }]\n\n\
+         [[task]]\nname = \"v\"\ncluster = \"pair\"\npriority = 2\n\
+         reservation = { budget = \"6ms\", period = \"10ms\" }\n\
+         script = [{ sleep-until = \"500us\" }, { loop = \"forever\", body = [\
+         { invoke = \"S\", operation = \"1ms\" }, { run = \"1ms\" }, \
+         { sleep-until-next-release = \"10ms\" }] }]\n",
+    );
+    let outcome = run_with_jobs(&scenario);
+    assert_eq!(
+        jobs_of(&outcome, 1),
+        [
+            (0.0, Some(0.0)),
+            (0.5, Some(5.0)),
+            (10.5, Some(15.0)),
+            (20.5, Some(25.0))
+        ]
+    );
+    let v = &outcome.tasks[1];
+    assert_eq!(v.gate_wait.max_ns, 2_500_000);
+    assert_eq!(v.request_drain.max_ns, 3_500_000);
+    assert_eq!(v.requests_aborted, 0);
+    // Per job: 2 ms of `r`'s operation and 1 ms of its own.
+    assert_eq!(v.server_ns, 9_000_000);
+    let r = &outcome.tasks[0];
+    assert_eq!(r.requests_aborted, 0);
+    assert_eq!(r.completed, 0);
+}
+
+/// `a` (priority 3, 6 ms per 10 ms) calls for 4 ms at 0 on core 0 and is served; `r`
+/// (priority 1, 1 ms per 10 ms) calls for 1 ms at 0 on core 1 and spins behind it. At 1 ms
+/// `r`'s budget is out while its request waits: pruned. `a` is answered at 4 ms and completes.
+/// At 10 ms the cluster's timer releases `a`'s next job and replenishes `r`, whose request is
+/// issued again at once and taken by the idle server (before `a`, dispatched after that
+/// entry, calls): `r`'s context runs it 10..11 ms while `a` spins, then `a`'s request runs
+/// 11..15 ms (5 of `a`'s 6 ms). `r`, answered at 11 ms with its budget out (the reply comes
+/// before that instant's exhaustion; the step after it needs a core), takes its sleep step
+/// only at its replenishment at 20 ms, which completes its first job; its next job, planned at
+/// 10 ms, is released at once and calls at 20 ms, behind `a`'s new request (`a` called first,
+/// on core 0, whose entry made the instant's releases), so `r` spins 20..21 ms and is pruned a
+/// second time.
+#[test]
+fn a_request_waiting_when_its_budget_runs_out_is_pruned_and_issued_again() {
+    let scenario = pair(
+        "[[task]]\nname = \"a\"\ncluster = \"pair\"\npriority = 3\n\
+         reservation = { budget = \"6ms\", period = \"10ms\" }\n\
+         script = [{ loop = \"forever\", body = [{ invoke = \"S\", operation = \"4ms\" }, \
+         { sleep-until-next-release = \"10ms\" }] }]\n\n\
+         [[task]]\nname = \"r\"\ncluster = \"pair\"\npriority = 1\n\
+         reservation = { budget = \"1ms\", period = \"10ms\" }\n\
+         script = [{ loop = \"forever\", body = [{ invoke = \"S\", operation = \"1ms\" }, \
+         { sleep-until-next-release = \"10ms\" }] }]\n",
+    );
+    let outcome = run_with_jobs(&scenario);
+    assert_eq!(
+        jobs_of(&outcome, 0)[..2],
+        [(0.0, Some(4.0)), (10.0, Some(15.0))]
+    );
+    assert_eq!(jobs_of(&outcome, 1)[0], (0.0, Some(20.0)));
+    assert_eq!(outcome.tasks[1].requests_aborted, 2);
+    assert_eq!(outcome.tasks[0].requests_aborted, 0);
+    assert_eq!(outcome.tasks[0].gate_wait.max_ns, 1_000_000);
+}
+
+/// Without bandwidth inheritance (a FIFO-IPC gate) a member that waits blocks, but its
+/// reservation stays active: selected, it drains with nothing to run (A2). `a` (priority 2)
+/// calls for 3 ms at 0 and is served on core 0; `b` (priority 1, 2 ms per 10 ms) calls for
+/// 1 ms at 0 on core 1 and blocks, core 1 idle while `b`'s budget drains 0..2 ms. Served at
+/// 3 ms, `b` has no budget until its replenishment at 10 ms: its context runs the operation
+/// 10..11 ms and its job completes at 11 ms, having executed 1 ms in all.
+#[test]
+fn a_member_blocked_at_a_gate_drains_its_selected_reservation() {
+    let text = "name = \"fifo\"\npolicy = \"fixed-priority\"\ncores = 2\nduration = \"15ms\"\n\n\
+        [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n\n\
+        [[server]]\nname = \"S\"\ngate = \"fifo-ipc\"\noperation = \"5ms\"\n\n\
+        [[task]]\nname = \"a\"\ncluster = \"pair\"\npriority = 2\n\
+        reservation = { budget = \"5ms\", period = \"10ms\" }\n\
+        script = [{ invoke = \"S\", operation = \"3ms\" }]\n\n\
+        [[task]]\nname = \"b\"\ncluster = \"pair\"\npriority = 1\n\
+        reservation = { budget = \"2ms\", period = \"10ms\" }\n\
+        script = [{ invoke = \"S\", operation = \"1ms\" }]\n";
+    let scenario =
+        bulwark_spec::parse(text, "fifo.toml").unwrap_or_else(|e| panic!("{}", e.plain()));
+    assert!(!scenario.servers[0].bandwidth_inheritance);
+    let outcome = run_with_jobs(&scenario);
+    assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(3.0))]);
+    assert_eq!(jobs_of(&outcome, 1), [(0.0, Some(11.0))]);
+    let b = &outcome.tasks[1];
+    assert_eq!(b.executed_ns, 1_000_000);
+    assert_eq!(b.gate_wait.max_ns, 3_000_000);
+    assert_eq!(b.requests_aborted, 0);
+}
