@@ -31,6 +31,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "passive-servers",
     "shared-server",
     "mc-ipc-reservations",
+    "key-server-cluster",
     "kernel-costs",
     "deferrable-double-hit",
     "table-i",

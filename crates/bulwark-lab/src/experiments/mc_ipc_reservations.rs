@@ -135,7 +135,7 @@ fn run() -> Result<ExperimentReport, LabError> {
 }
 
 /// `scenario` with every server's gate switched to `gate`, bandwidth inheritance kept.
-fn with_gate(scenario: &Scenario, gate: GateProtocol) -> Scenario {
+pub(super) fn with_gate(scenario: &Scenario, gate: GateProtocol) -> Scenario {
     let mut copy = scenario.clone();
     for server in &mut copy.servers {
         server.gate = gate;
@@ -144,7 +144,7 @@ fn with_gate(scenario: &Scenario, gate: GateProtocol) -> Scenario {
     copy
 }
 
-fn task<'a>(outcome: &'a Outcome, name: &str) -> &'a TaskMetrics {
+pub(super) fn task<'a>(outcome: &'a Outcome, name: &str) -> &'a TaskMetrics {
     outcome
         .tasks
         .iter()
@@ -153,7 +153,7 @@ fn task<'a>(outcome: &'a Outcome, name: &str) -> &'a TaskMetrics {
 }
 
 /// The victim drained exactly `each` for each of its `requests` requests.
-fn drained(claim: &str, victim: &TaskMetrics, each: Duration, requests: u64) -> Check {
+pub(super) fn drained(claim: &str, victim: &TaskMetrics, each: Duration, requests: u64) -> Check {
     let drain = &victim.request_drain;
     Check {
         claim: claim.into(),

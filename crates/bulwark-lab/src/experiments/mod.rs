@@ -18,6 +18,7 @@ pub mod host_mcipc;
 pub mod host_reclaim;
 mod host_rounds;
 pub mod host_vbs;
+mod key_server_cluster;
 mod mc_ipc_reservations;
 pub mod mcipc_case_study;
 pub mod mcipc_cbs_rogue;
@@ -85,6 +86,7 @@ pub const ALL: &[Experiment] = &[
     global_reservations::EXPERIMENT,
     passive_servers::EXPERIMENT,
     mc_ipc_reservations::EXPERIMENT,
+    key_server_cluster::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,
     host_a2::EXPERIMENT,
