@@ -1,6 +1,12 @@
 //! Validation time against the number of tasks: linear since locating an offset is a binary
 //! search in a line index built once per file (it was quadratic when every task's line was
 //! found by rescanning the text before it).
+//!
+//! `validate` measures tasks partitioned onto cores; `validate-clusters` measures tasks in
+//! `[[cluster]]` tables, each in a sporadic reservation of its own, whose checks (a cluster's
+//! member count, the task-to-cluster index of the warnings) were made linear too. Both time
+//! `bulwark_spec::parse` (TOML parsing, validation and the warnings, which it drops) of a
+//! file built outside the timed region.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
@@ -13,6 +19,62 @@ fn scenario(tasks: usize) -> String {
             "\n[[task]]\nname = \"t{i}\"\npriority = {}\nperiod = \"{}ms\"\nexecution = \"1us\"\n",
             1 + i % 200,
             1_000 + i
+        ));
+    }
+    text
+}
+
+/// The clusters of [`clustered`], a fixed number so that the tasks are the only size that
+/// grows (finding a task's cluster by its name costs the same for every task); at most
+/// 4096 tasks fit in one cluster, so 32 hold 100,000.
+const CLUSTERS: usize = 32;
+
+/// A valid scenario with `tasks` periodic tasks dealt in turn to [`CLUSTERS`] clusters of 2,
+/// 3 and 4 cores (95 cores in all), ordered alternately by EDF and by fixed priority, seven
+/// or eight lines a task. Each task is in a sporadic reservation of its own, replenished by
+/// the sporadic rule, or every third task by its order's server (CBS under EDF, SPR under
+/// fixed priority); budgets are small enough that no cluster is overloaded, so the file has
+/// no warning.
+fn clustered(tasks: usize) -> String {
+    let sizes: Vec<usize> = (0..CLUSTERS).map(|c| 2 + c % 3).collect();
+    let mut text = format!(
+        "name = \"clustered\"\npolicy = \"fixed-priority\"\ncores = {}\nduration = \"10ms\"\n",
+        sizes.iter().sum::<usize>()
+    );
+    let mut next_core = 0;
+    for (c, size) in sizes.iter().enumerate() {
+        let ids: Vec<String> = (next_core..next_core + size)
+            .map(|id| id.to_string())
+            .collect();
+        next_core += size;
+        let order = if c.is_multiple_of(2) {
+            "edf"
+        } else {
+            "fixed-priority"
+        };
+        text.push_str(&format!(
+            "\n[[cluster]]\nname = \"c{c}\"\ncores = [{}]\norder = \"{order}\"\n",
+            ids.join(", ")
+        ));
+    }
+    for i in 0..tasks {
+        let c = i % CLUSTERS;
+        let edf = c.is_multiple_of(2);
+        let priority = if edf {
+            String::new()
+        } else {
+            format!("priority = {}\n", 1 + i % 200)
+        };
+        let replenishment = match (i % 3, edf) {
+            (2, true) => ", replenishment = \"cbs\"",
+            (2, false) => ", replenishment = \"spr\"",
+            _ => "",
+        };
+        let period = 1_000 + i;
+        text.push_str(&format!(
+            "\n[[task]]\nname = \"t{i}\"\ncluster = \"c{c}\"\n{priority}period = \"{period}ms\"\n\
+             execution = \"1us\"\nreservation = {{ budget = \"1us\", period = \"{period}ms\"\
+             {replenishment} }}\n"
         ));
     }
     text
@@ -32,5 +94,27 @@ fn validate(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, validate);
+fn validate_clusters(c: &mut Criterion) {
+    let mut group = c.benchmark_group("validate-clusters");
+    group.sample_size(10);
+    for tasks in [1_000, 10_000, 100_000] {
+        // Built and checked outside the timed region: only parsing and validation of a
+        // valid file without warnings are measured.
+        let text = clustered(tasks);
+        match bulwark_spec::parse_checked(&text, "clustered.toml") {
+            Ok((scenario, warnings)) => {
+                assert_eq!(scenario.clusters.len(), CLUSTERS);
+                assert!(warnings.is_empty(), "{} warnings", warnings.len());
+            }
+            Err(diagnostics) => panic!("{}", diagnostics.plain()),
+        }
+        group.throughput(Throughput::Elements(tasks as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(tasks), &text, |b, text| {
+            b.iter(|| bulwark_spec::parse(text, "clustered.toml").map(|s| s.tasks.len()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, validate, validate_clusters);
 criterion_main!(benches);

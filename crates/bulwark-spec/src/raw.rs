@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -54,7 +54,7 @@ pub(crate) struct RawScenario {
 )]
 pub(crate) struct RawCluster {
     pub(crate) name: Spanned<String>,
-    pub(crate) cores: Spanned<Vec<Spanned<i64>>>,
+    pub(crate) cores: Spanned<RawClusterCores>,
     pub(crate) order: Spanned<String>,
     /// `H`, the cycle of its time partitions' slots (only with a partition).
     pub(crate) cycle: Option<Spanned<RawTime>>,
@@ -278,6 +278,14 @@ pub(crate) enum RawLoopCount {
     Word(String),
 }
 
+/// A `[[cluster]]`'s `cores = [1, 2]`, its cores' ids; or `cores = 2`, a count as an MC-IPC
+/// system's cluster writes it: an error, but a helpful one ("list the ids").
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RawClusterCores {
+    Ids(Vec<Spanned<i64>>),
+    Count(i64),
+}
+
 /// `execution = "2ms"` or `execution = { uniform = ["1ms", "2ms"] }`.
 #[derive(Debug)]
 pub(crate) enum RawExecution {
@@ -361,6 +369,40 @@ impl<'de> Visitor<'de> for LoopCountVisitor {
 impl<'de> Deserialize<'de> for RawLoopCount {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(LoopCountVisitor)
+    }
+}
+
+struct ClusterCoresVisitor;
+
+impl<'de> Visitor<'de> for ClusterCoresVisitor {
+    type Value = RawClusterCores;
+
+    /// As serde's own for a `Vec`, so that other wrong types read as they did before counts
+    /// were read here.
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawClusterCores, E> {
+        Ok(RawClusterCores::Count(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawClusterCores, E> {
+        Ok(RawClusterCores::Count(i64::try_from(v).unwrap_or(i64::MAX)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawClusterCores, A::Error> {
+        let mut ids = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(id) = seq.next_element::<Spanned<i64>>()? {
+            ids.push(id);
+        }
+        Ok(RawClusterCores::Ids(ids))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawClusterCores {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ClusterCoresVisitor)
     }
 }
 

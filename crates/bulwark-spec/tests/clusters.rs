@@ -665,11 +665,88 @@ fn cluster_tables_are_checked() {
     );
 }
 
+const CORES_HELP: &str = "allowed: cores = [0, 1] (distinct core ids, each in no other cluster)";
+
 #[test]
 fn a_scenario_cluster_s_cores_are_ids_not_a_count() {
+    // `with_order`'s line 8 is `cores = [1, 2]`; its value starts after `cores = `, at
+    // column 9.
     let text = edf(RESERVATION).replace("cores = [1, 2]", "cores = 2");
-    assert_eq!(errors(&text), ["c.toml:8:9: invalid type: integer `2`"]);
+    assert_eq!(
+        errors(&text),
+        [
+            "c.toml:8:9: cluster `global` gives `cores = 2`, a count; in a scenario a cluster \
+             lists its cores' ids"
+        ]
+    );
+    assert_eq!(only_help(&text), CORES_HELP);
+    // Other types than an integer or an array read as they did before.
+    let text = edf(RESERVATION).replace("cores = [1, 2]", "cores = \"2\"");
+    assert_eq!(errors(&text), ["c.toml:8:9: invalid type: string \"2\""]);
     assert_eq!(only_help(&text), "allowed: an array, like [ ... ]");
+    let text = edf(RESERVATION).replace("cores = [1, 2]", "cores = [1, \"2\"]");
+    assert_eq!(errors(&text), ["c.toml:8:13: invalid type: string \"2\""]);
+}
+
+/// A scenario whose first cluster lists its cores' ids and whose second, `b`, counts them
+/// (line 13, `cores = 2`), with a task in each.
+const SECOND_CLUSTER_COUNTS: &str = "name = \"c\"\n\
+                                     policy = \"fixed-priority\"\n\
+                                     cores = 4\n\
+                                     duration = \"100ms\"\n\
+                                     \n\
+                                     [[cluster]]\n\
+                                     name = \"a\"\n\
+                                     cores = [0, 1]\n\
+                                     order = \"edf\"\n\
+                                     \n\
+                                     [[cluster]]\n\
+                                     name = \"b\"\n\
+                                     cores = 2\n\
+                                     order = \"fixed-priority\"\n\
+                                     \n\
+                                     [[task]]\n\
+                                     name = \"x\"\n\
+                                     cluster = \"a\"\n\
+                                     period = \"10ms\"\n\
+                                     execution = \"2ms\"\n\
+                                     reservation = { budget = \"3ms\", period = \"10ms\" }\n\
+                                     \n\
+                                     [[task]]\n\
+                                     name = \"y\"\n\
+                                     cluster = \"b\"\n\
+                                     priority = 1\n\
+                                     period = \"10ms\"\n\
+                                     execution = \"2ms\"\n\
+                                     reservation = { budget = \"3ms\", period = \"10ms\" }\n";
+
+#[test]
+fn a_later_cluster_that_counts_its_cores_is_refused_at_the_count() {
+    // Line 13 is `cores = 2` in cluster `b`: the count starts after `cores = `, at column 9.
+    // Nothing else is reported: `b` is known by its name, so task `y` finds it.
+    assert_eq!(
+        kind_of(SECOND_CLUSTER_COUNTS, "c.toml").ok(),
+        Some(FileKind::Scenario)
+    );
+    assert_eq!(
+        errors(SECOND_CLUSTER_COUNTS),
+        [
+            "c.toml:13:9: cluster `b` gives `cores = 2`, a count; in a scenario a cluster lists \
+             its cores' ids"
+        ]
+    );
+    assert_eq!(only_help(SECOND_CLUSTER_COUNTS), CORES_HELP);
+    // Listing the ids instead makes the file valid.
+    let fixed = valid(&SECOND_CLUSTER_COUNTS.replace("cores = 2\n", "cores = [2, 3]\n"));
+    assert_eq!(fixed.clusters[1].cores, [2, 3]);
+    // Without scenario keys, the first cluster's ids make the file a scenario; with the
+    // clusters the other way round, the first one's count makes it an MC-IPC system.
+    let ids_first = "[[cluster]]\nname = \"a\"\ncores = [0, 1]\n\n\
+                     [[cluster]]\nname = \"b\"\ncores = 2\n";
+    assert_eq!(kind_of(ids_first, "c.toml").ok(), Some(FileKind::Scenario));
+    let count_first = "[[cluster]]\nname = \"b\"\ncores = 2\n\n\
+                       [[cluster]]\nname = \"a\"\ncores = [0, 1]\n";
+    assert_eq!(kind_of(count_first, "c.toml").ok(), Some(FileKind::McIpc));
 }
 
 #[test]

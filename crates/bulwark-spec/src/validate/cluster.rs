@@ -18,10 +18,13 @@ use super::{Checker, MAX_CORES};
 use crate::model::{
     ClusterMember, ClusterSpec, MemberKind, Replenishment, Reservation, SporadicOrder,
 };
-use crate::raw::{RawCluster, RawReservation, RawScenario, RawSlots, RawStep, RawTask};
+use crate::raw::{
+    RawCluster, RawClusterCores, RawReservation, RawScenario, RawSlots, RawStep, RawTask,
+};
 
 const ORDER_HELP: &str = "allowed: fixed-priority (the tasks' priorities, larger is more \
                           important) or edf (earliest deadline first)";
+const CORES_HELP: &str = "allowed: cores = [0, 1] (distinct core ids, each in no other cluster)";
 const CRITICALITY_HELP: &str = "allowed: low (the default) or high (Vestal's model: budget is \
                                 e^H and low-budget e^L, 0 < low-budget <= budget)";
 const PARTITION_HELP: &str = "allowed in a time partition's reservation: core (one of its \
@@ -136,7 +139,20 @@ impl Checker<'_> {
     /// each a core of the scenario, listed once and in no earlier cluster.
     fn cluster_cores(&mut self, raw: &RawCluster, cores: Option<u16>) -> (Vec<u16>, bool) {
         let label = raw.name.get_ref();
-        let list = raw.cores.get_ref();
+        let list = match raw.cores.get_ref() {
+            RawClusterCores::Ids(list) => list,
+            RawClusterCores::Count(n) => {
+                self.report(
+                    raw.cores.span(),
+                    format!(
+                        "cluster `{label}` gives `cores = {n}`, a count; in a scenario a \
+                         cluster lists its cores' ids"
+                    ),
+                    CORES_HELP,
+                );
+                return (Vec::new(), false);
+            }
+        };
         if list.is_empty() {
             self.report(
                 raw.cores.span(),

@@ -138,12 +138,13 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
             let (sum, warned) = clusters.entry(cluster).or_insert((Bandwidth::ZERO, false));
             sum.add(numerator, denominator);
             let count = spec.cores.len();
-            let has_partition = spec
-                .members
-                .iter()
-                .any(|m| matches!(m.kind, MemberKind::Partition { .. }));
             if sum.above(count as u64) && !*warned {
                 *warned = true;
+                // Once per cluster: a scan of its members per task made validation quadratic.
+                let has_partition = spec
+                    .members
+                    .iter()
+                    .any(|m| matches!(m.kind, MemberKind::Partition { .. }));
                 let plural = if count == 1 { "core" } else { "cores" };
                 found.push(source.error(
                     at(raw_task.reservation.as_ref().map(|r| r.span())),
