@@ -4,16 +4,24 @@
 //!
 //! Every core of a cluster enters its own kernel as any core does, and hands its event to
 //! the one scheduler of its cluster, whose decision names a reservation for every core. The
-//! kernel resolves a reservation to the one thread bound to it. A decision that changes what
-//! another core of the cluster should run sends that core an inter-processor interrupt (taken
-//! and charged as a timer interrupt; it then decides for itself at the same instant). The
-//! cluster's one timer (its next budget event or timed release) is programmed on its first
-//! core, by whichever core decided last, unless an interrupt is already pending there, whose
-//! entry programs it.
+//! kernel resolves a reservation to the one thread bound to it, or to nothing while that
+//! thread waits at a server's gate without lending its context (blocked, or its request
+//! pruned): the core then idles and the reservation, selected, still drains (A2). A decision
+//! that changes what another core of the cluster should run sends that core an
+//! inter-processor interrupt (taken and charged as a timer interrupt; it then decides for
+//! itself at the same instant). The cluster's one timer (its next budget event or timed
+//! release) is programmed on its first core, by whichever core decided last, unless an
+//! interrupt is already pending there, whose entry programs it.
 //!
 //! A thread the decision moves to another core may still be running on the core it had, if
 //! that core has not taken its interrupt yet: the deciding core takes it off that core first
 //! (charged up to `now`, counted as preempted, so it refills its cache where it resumes).
+//!
+//! Members call servers as any thread does (`servers.rs`). A member that blocks at a gate is
+//! not reported to the scheduler (its job is still pending); when it is served, the core
+//! whose decision selected its reservation takes an interrupt. The cluster's budget notices
+//! are kept for the mc-ipc gates, each naming its reservation's thread, and after acting on
+//! them a member core resolves its thread again.
 
 use bulwark_core::reservation::clustered::{
     ClusterConfig, ClusteredScheduler, ReservationId, ReservationKind, Slot, Sporadic,

@@ -23,7 +23,8 @@
 //! lend at once: the first dispatched runs the operation, and a lender dispatched on another
 //! core meanwhile spins, its budget draining with nothing to run (the MC-IPC paper's
 //! assumption A2, a dispatched reservation drains whether or not anything runs in it; each
-//! core is a cluster of one at an mc-ipc gate). When the running context stops (preempted,
+//! core outside every `[[cluster]]` is a cluster of one at an mc-ipc gate, and each
+//! `[[cluster]]` one of its m cores). When the running context stops (preempted,
 //! out of budget, the reply), the cores where lenders spin take an interrupt, and the first
 //! to take it runs the operation on. Without inheritance only the request's own caller runs
 //! it, and a reply that hands the server to a caller on another core raises an interrupt
