@@ -36,6 +36,23 @@ pub struct KernelObjects {
     clock_hz: u64,
 }
 
+/// The MC-IPC gate's clusters (the other gates have none), by their core counts: each core is
+/// a cluster of one, numbered as the core, and each `[[cluster]]` `k` is one of its cores,
+/// numbered `cores + k` ([`gate_cluster`]).
+pub fn gate_clusters(scenario: &Scenario) -> Vec<usize> {
+    let mut clusters = vec![1; usize::from(scenario.cores).max(1)];
+    clusters.extend(scenario.clusters.iter().map(|c| c.cores.len().max(1)));
+    clusters
+}
+
+/// The gate cluster of a thread on `core`, or of a member of `[[cluster]]` `member_of`.
+pub fn gate_cluster(scenario: &Scenario, core: u16, member_of: Option<u16>) -> usize {
+    match member_of {
+        Some(cluster) => usize::from(scenario.cores) + usize::from(cluster),
+        None => usize::from(core),
+    }
+}
+
 impl KernelObjects {
     /// One process per task; groups created with their quotas converted to work units.
     pub fn new(scenario: &Scenario) -> Result<Self, SimError> {
@@ -46,11 +63,8 @@ impl KernelObjects {
             }
         }
         let quotas: Vec<_> = scenario.groups.iter().map(|g| g.quota).collect();
-        // Server `i` is gate `i`; every task may call it. The MC-IPC gate's clusters (the
-        // others have none): each core is a cluster of one (`core`), and each `[[cluster]]`
-        // `k` one of its cores (`cores + k`), which its members' requests name.
-        let mut clusters = vec![1; usize::from(scenario.cores).max(1)];
-        clusters.extend(scenario.clusters.iter().map(|c| c.cores.len().max(1)));
+        // Server `i` is gate `i`; every task may call it.
+        let clusters = gate_clusters(scenario);
         let gates = scenario
             .servers
             .iter()

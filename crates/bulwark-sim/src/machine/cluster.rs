@@ -473,12 +473,10 @@ impl Machine<'_> {
         }
     }
 
-    /// The cluster member `task`'s urgency at a gate, and whether its reservation is
-    /// eligible; `None` for a task in no cluster.
-    pub(super) fn member_state(&self, task: TaskId) -> Option<(u16, u64, bool)> {
-        let cluster = self.member_of[task.index()]?;
-        let run = &self.clusters[cluster as usize];
-        Some((cluster, run.urgency(task), run.is_eligible(task)))
+    /// True when `task` is a cluster member whose reservation is active and has budget.
+    pub(super) fn member_is_eligible(&self, task: TaskId) -> bool {
+        self.member_of[task.index()]
+            .is_some_and(|cluster| self.clusters[cluster as usize].is_eligible(task))
     }
 
     /// The budget left in `task`'s context, as `core`'s scheduler keeps it.

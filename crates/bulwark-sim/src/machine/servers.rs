@@ -38,6 +38,8 @@ use bulwark_core::{Duration, Event, Instant, Notice, Priority, TaskId, Wake, Wor
 
 use bulwark_spec::ServerStep;
 
+use crate::kernel_objects::gate_cluster;
+
 use super::{Entry, Machine, Occupant, Step};
 use crate::behaviour::draw;
 use crate::event::EventKind;
@@ -265,10 +267,10 @@ impl Machine<'_> {
             Notice::Replenished { task } => self.reissue_request(core, task, now, work),
             Notice::ModeChange { task } => {
                 self.abort_request(core, task, now, work)?;
-                match self.member_state(task) {
-                    Some((_, _, true)) => self.reissue_request(core, task, now, work),
-                    _ => Ok(()),
+                if self.member_is_eligible(task) {
+                    self.reissue_request(core, task, now, work)?;
                 }
+                Ok(())
             }
             Notice::ModeSwitch => Ok(()),
         });
@@ -352,16 +354,10 @@ impl Machine<'_> {
             t.drain_from = t.metrics.executed_ns;
         }
         let gate = GateId(server as u32);
-        let client = match self.member_state(task) {
-            // A cluster's clients name the gate's cluster after the cores' (`KernelObjects`).
-            Some((cluster, urgency, _)) => Client::RealTime {
-                cluster: usize::from(self.scenario.cores) + usize::from(cluster),
-                urgency,
-            },
-            None => Client::RealTime {
-                cluster: usize::from(self.tasks[task.index()].spec.core),
-                urgency: self.urgency(task),
-            },
+        let member_of = self.member_of[task.index()];
+        let client = Client::RealTime {
+            cluster: gate_cluster(self.scenario, self.tasks[task.index()].spec.core, member_of),
+            urgency: self.urgency(task),
         };
         self.gate_call(InvokeGate { gate, task, client }, "invoke", task, now, work)?;
         if self.objects.kernel().served(gate).is_some() {
@@ -549,11 +545,14 @@ impl Machine<'_> {
         self.queue.set(now, EventKind::Timer { core });
     }
 
-    /// How urgent the request of `task`, on a core in no cluster, is to a gate (smaller
-    /// first), on the clustered scheduler's scale so that a cluster's clients rank beside
-    /// it: as a sporadic reservation at its priority, or, without one, at its job's absolute
-    /// deadline. Among such tasks the order is that of `255 - priority`, then of deadlines.
+    /// How urgent `task`'s request is to a gate (smaller first), on the clustered
+    /// scheduler's scale: a cluster member's reservation's; a task on a core in no cluster
+    /// ranks as a sporadic reservation at its priority, or, without one, at its job's
+    /// absolute deadline (among such tasks the order of `255 - priority`, then of deadlines).
     fn urgency(&self, task: TaskId) -> u64 {
+        if let Some(cluster) = self.member_of[task.index()] {
+            return self.clusters[cluster as usize].urgency(task);
+        }
         let t = &self.tasks[task.index()];
         match t.spec.priority {
             Some(priority) => fixed_priority_urgency(priority),
