@@ -296,6 +296,20 @@ fn across_cores(mc_ipc: &Outcome, fifo: &Outcome) -> Vec<Check> {
     ]
 }
 
+/// The built-in scenario `name` run with every rogue's budget at 3 ms, enough to pay for a
+/// whole 2 ms operation: what the experiments' "break it" tests run.
+#[cfg(test)]
+pub(super) fn with_rich_rogues(name: &str) -> Outcome {
+    let mut scenario = built_in(name).expect("built in").scenario().expect("valid");
+    for task in &mut scenario.tasks {
+        if task.name.contains("rogue") {
+            let reservation = task.reservation.as_mut().expect("reserved");
+            reservation.budget = Duration::from_millis(3);
+        }
+    }
+    bulwark_sim::run(&scenario, &Options::default()).expect("runs")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,17 +333,7 @@ mod tests {
     /// pruned, and the aborted-requests check fails.
     #[test]
     fn rogues_with_enough_budget_are_never_aborted() {
-        let mut scenario = built_in("mc-ipc-reservations")
-            .expect("built in")
-            .scenario()
-            .expect("valid");
-        for task in &mut scenario.tasks {
-            if task.name.contains("rogue") {
-                let reservation = task.reservation.as_mut().expect("reserved");
-                reservation.budget = Duration::from_millis(3);
-            }
-        }
-        let outcome = bulwark_sim::run(&scenario, &Options::default()).expect("runs");
+        let outcome = with_rich_rogues("mc-ipc-reservations");
         let check = aborted(&outcome, 3);
         assert!(!check.pass, "{}", check.measured);
         assert_eq!(task(&outcome, "rogue2").requests_aborted, 0);
