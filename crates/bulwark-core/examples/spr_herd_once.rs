@@ -33,50 +33,16 @@
 
 use std::hint::black_box;
 
-use bulwark_core::reservation::{ReplenishmentRule, Reservation, Spr};
-use bulwark_core::{Decision, Duration, Instant, Policy, Priority, TaskId, Wake, Work};
+use bulwark_core::reservation::{ReplenishmentRule, Spr};
+use bulwark_core::{Decision, Instant, Policy, TaskId, Work};
 
-/// Everyone's budget (the bench's).
-const BUDGET: u64 = 10;
-/// The period, which is also T: every attacker's replenishment and the victim's wake-up.
-const T: u64 = 100_000;
-/// The replenishment-queue capacity S.
-const S: u16 = 8;
-
-const JOB: Wake = Wake::NextJob {
-    deadline: Instant::NEVER,
-};
+#[path = "../benches/herd/mod.rs"]
+mod herd;
+use herd::{herd, T};
 
 /// The Thundering Herd just before T, as the bench prepares it.
-fn herd(n: u32, rule: ReplenishmentRule) -> Spr {
-    let victim = TaskId(n);
-    let r = Reservation::new(Duration::from_nanos(BUDGET), Duration::from_nanos(T))
-        .with_replenishments(S);
-    let mut policy = Spr::with_capacity(n as usize + 1, rule);
-    for t in 0..n {
-        policy
-            .add_task(TaskId(t), Priority(1), r)
-            .expect("attacker");
-    }
-    policy.add_task(victim, Priority(9), r).expect("victim");
-    let mut w = Work::default();
-    policy
-        .sleep(Instant::ZERO, victim, Instant::from_nanos(T), JOB, &mut w)
-        .expect("victim sleeps");
-    for t in 0..n {
-        policy
-            .activate(Instant::ZERO, TaskId(t), JOB, &mut w)
-            .expect("attacker activates");
-    }
-    let mut now = 0;
-    let mut next = policy.schedule(Instant::ZERO, &mut w).next;
-    while next.is_some() {
-        now += BUDGET;
-        assert!(now < T, "the attackers deplete before T");
-        next = policy.schedule(Instant::from_nanos(now), &mut w).next;
-    }
-    policy.check_invariants().expect("invariants before T");
-    policy
+fn prepared(n: u32, rule: ReplenishmentRule) -> Spr {
+    herd(n, |capacity| Spr::with_capacity(capacity, rule))
 }
 
 /// The invocation the bench times, alone in its own function.
@@ -122,7 +88,7 @@ fn main() {
         Some("deferrable") => ReplenishmentRule::Deferrable,
         Some(other) => panic!("unknown rule {other}: sporadic or deferrable"),
     };
-    let prepared = herd(n, rule);
+    let prepared = prepared(n, rule);
     if let Some(rounds) = args.next() {
         let rounds: u32 = rounds.parse().expect("rounds");
         time_batches(&prepared, n, clones, rounds);
