@@ -4,8 +4,8 @@
 mod common;
 
 use bulwark_core::{Instant, TaskId};
-use bulwark_sim::{Slice, SliceKind};
-use bulwark_spec::{CostModel, PolicyKind};
+use bulwark_sim::{Outcome, Slice, SliceKind};
+use bulwark_spec::{CostModel, PolicyKind, TaskSpec};
 use common::*;
 
 /// 1 GHz (1 cycle = 1 ns); timer interrupt 200, scheduler 100, context switch 50, refill 300.
@@ -20,6 +20,13 @@ const COSTS: CostModel = CostModel {
     cache_flush: 0,
     ..CostModel::FREE
 };
+
+/// Runs `tasks` for 20 us on one fixed-priority core with [`COSTS`], recording the trace.
+fn run_with_costs(tasks: Vec<TaskSpec>) -> Outcome {
+    let mut s = scenario(PolicyKind::FixedPriority, 1, us(20), tasks);
+    s.cost = COSTS;
+    run_jobs(&s)
+}
 
 /// A slice of core 0, times in nanoseconds.
 fn slice(task: Option<u32>, kind: SliceKind, start: u64, end: u64) -> Slice {
@@ -44,17 +51,10 @@ fn slice(task: Option<u32>, kind: SliceKind, start: u64, end: u64) -> Slice {
 /// ```
 #[test]
 fn kernel_time_is_charged_to_the_task_chosen() {
-    let mut s = scenario(
-        PolicyKind::FixedPriority,
-        1,
-        us(20),
-        vec![
-            periodic("lo", 0, Some(1), us(10), us(100), us(0)),
-            periodic("hi", 0, Some(2), us(2), us(100), us(5)),
-        ],
-    );
-    s.cost = COSTS;
-    let o = run_jobs(&s);
+    let o = run_with_costs(vec![
+        periodic("lo", 0, Some(1), us(10), us(100), us(0)),
+        periodic("hi", 0, Some(2), us(2), us(100), us(5)),
+    ]);
     assert_eq!(
         o.trace.as_ref().unwrap().slices,
         vec![
@@ -111,25 +111,18 @@ fn cycles_round_up_to_whole_nanoseconds() {
 /// ```
 #[test]
 fn a_timer_during_kernel_time_is_taken_on_the_way_out() {
-    let mut s = scenario(
-        PolicyKind::FixedPriority,
-        1,
-        us(20),
-        vec![
-            periodic("lo", 0, Some(1), us(10), us(100), us(0)),
-            periodic("hi1", 0, Some(2), us(2), us(100), us(5)),
-            periodic(
-                "hi2",
-                0,
-                Some(3),
-                us(1),
-                us(100),
-                bulwark_core::Duration::from_nanos(5100),
-            ),
-        ],
-    );
-    s.cost = COSTS;
-    let o = run_jobs(&s);
+    let o = run_with_costs(vec![
+        periodic("lo", 0, Some(1), us(10), us(100), us(0)),
+        periodic("hi1", 0, Some(2), us(2), us(100), us(5)),
+        periodic(
+            "hi2",
+            0,
+            Some(3),
+            us(1),
+            us(100),
+            bulwark_core::Duration::from_nanos(5100),
+        ),
+    ]);
     assert_eq!(
         o.trace.as_ref().unwrap().slices,
         vec![

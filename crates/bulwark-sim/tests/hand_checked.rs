@@ -3,9 +3,43 @@
 
 mod common;
 
-use bulwark_core::Instant;
-use bulwark_spec::{PolicyKind, Step};
+use bulwark_core::{Duration, Instant};
+use bulwark_sim::Outcome;
+use bulwark_spec::{PolicyKind, Step, TaskSpec};
 use common::*;
+
+/// Runs `tasks` on one core under `policy` until `horizon`, recording every job.
+fn run_one_core(policy: PolicyKind, horizon: Duration, tasks: Vec<TaskSpec>) -> Outcome {
+    run_jobs(&scenario(policy, 1, horizon, tasks))
+}
+
+/// A job released at `release` that first ran at `start` and completed by its deadline at `end`.
+fn done(release: u64, start: u64, end: u64) -> Row {
+    (release, Some(start), Some(end), false)
+}
+
+/// A job that completed at `end`, after its deadline.
+fn late(release: u64, start: u64, end: u64) -> Row {
+    (release, Some(start), Some(end), true)
+}
+
+/// A job still running at the horizon, its deadline not yet passed.
+fn started(release: u64, start: u64) -> Row {
+    (release, Some(start), None, false)
+}
+
+/// A job released but never started, its deadline not yet passed.
+fn pending(release: u64) -> Row {
+    (release, None, None, false)
+}
+
+/// Checks every job of task `i` against `expected[i]` (release, first start, completion,
+/// missed, in ms), for every task in the scenario.
+fn assert_timelines(o: &Outcome, expected: &[&[Row]]) {
+    for (task, rows) in expected.iter().enumerate() {
+        assert_eq!(rows_ms(o, task as u32), *rows, "jobs of task {task}");
+    }
+}
 
 /// Liu & Layland's classic (C, T) = (2, 5), (4, 7), U = 0.971, under rate-monotonic priorities.
 ///
@@ -19,33 +53,26 @@ use common::*;
 /// 8-10 and 12-14 and meets deadline 14 exactly; its third (released 14) runs 14-15 and 17-20.
 #[test]
 fn rate_monotonic_misses_where_edf_does_not() {
-    let s = scenario(
+    let o = run_one_core(
         PolicyKind::FixedPriority,
-        1,
         ms(20),
         vec![
             periodic("t1", 0, Some(2), ms(2), ms(5), ms(0)),
             periodic("t2", 0, Some(1), ms(4), ms(7), ms(0)),
         ],
     );
-    let o = run_jobs(&s);
-    assert_eq!(
-        rows_ms(&o, 0),
-        vec![
-            (0, Some(0), Some(2), false),
-            (5, Some(5), Some(7), false),
-            (10, Some(10), Some(12), false),
-            (15, Some(15), Some(17), false),
-            (20, Some(20), None, false),
-        ]
-    );
-    assert_eq!(
-        rows_ms(&o, 1),
-        vec![
-            (0, Some(2), Some(8), true),
-            (7, Some(8), Some(14), false),
-            (14, Some(14), Some(20), false),
-        ]
+    assert_timelines(
+        &o,
+        &[
+            &[
+                done(0, 0, 2),
+                done(5, 5, 7),
+                done(10, 10, 12),
+                done(15, 15, 17),
+                started(20, 20),
+            ],
+            &[late(0, 2, 8), done(7, 8, 14), done(14, 14, 20)],
+        ],
     );
     assert_eq!(o.tasks[1].misses, 1);
     assert_eq!(o.tasks[1].first_miss, Some(Instant::from_nanos(7_000_000)));
@@ -63,33 +90,26 @@ fn rate_monotonic_misses_where_edf_does_not() {
 /// t2's third (deadline 21). No deadline is missed.
 #[test]
 fn edf_schedules_the_same_set_without_a_miss() {
-    let s = scenario(
+    let o = run_one_core(
         PolicyKind::Edf,
-        1,
         ms(20),
         vec![
             periodic("t1", 0, None, ms(2), ms(5), ms(0)),
             periodic("t2", 0, None, ms(4), ms(7), ms(0)),
         ],
     );
-    let o = run_jobs(&s);
-    assert_eq!(
-        rows_ms(&o, 0),
-        vec![
-            (0, Some(0), Some(2), false),
-            (5, Some(6), Some(8), false),
-            (10, Some(12), Some(14), false),
-            (15, Some(15), Some(17), false),
-            (20, Some(20), None, false),
-        ]
-    );
-    assert_eq!(
-        rows_ms(&o, 1),
-        vec![
-            (0, Some(2), Some(6), false),
-            (7, Some(8), Some(12), false),
-            (14, Some(14), Some(20), false),
-        ]
+    assert_timelines(
+        &o,
+        &[
+            &[
+                done(0, 0, 2),
+                done(5, 6, 8),
+                done(10, 12, 14),
+                done(15, 15, 17),
+                started(20, 20),
+            ],
+            &[done(0, 2, 6), done(7, 8, 12), done(14, 14, 20)],
+        ],
     );
     assert_eq!(o.tasks[0].misses + o.tasks[1].misses, 0);
 }
@@ -106,9 +126,8 @@ fn edf_schedules_the_same_set_without_a_miss() {
 /// processor never idles.
 #[test]
 fn fixed_priority_at_full_utilisation_meets_every_deadline() {
-    let s = scenario(
+    let o = run_one_core(
         PolicyKind::FixedPriority,
-        1,
         ms(16),
         vec![
             periodic("t1", 0, Some(3), ms(2), ms(4), ms(0)),
@@ -116,28 +135,19 @@ fn fixed_priority_at_full_utilisation_meets_every_deadline() {
             periodic("t3", 0, Some(1), ms(4), ms(16), ms(0)),
         ],
     );
-    let o = run_jobs(&s);
-    assert_eq!(
-        rows_ms(&o, 0),
-        vec![
-            (0, Some(0), Some(2), false),
-            (4, Some(4), Some(6), false),
-            (8, Some(8), Some(10), false),
-            (12, Some(12), Some(14), false),
-            (16, Some(16), None, false),
-        ]
-    );
-    assert_eq!(
-        rows_ms(&o, 1),
-        vec![
-            (0, Some(2), Some(4), false),
-            (8, Some(10), Some(12), false),
-            (16, None, None, false)
-        ]
-    );
-    assert_eq!(
-        rows_ms(&o, 2),
-        vec![(0, Some(6), Some(16), false), (16, None, None, false)]
+    assert_timelines(
+        &o,
+        &[
+            &[
+                done(0, 0, 2),
+                done(4, 4, 6),
+                done(8, 8, 10),
+                done(12, 12, 14),
+                started(16, 16),
+            ],
+            &[done(0, 2, 4), done(8, 10, 12), pending(16)],
+            &[done(0, 6, 16), pending(16)],
+        ],
     );
     assert_eq!(o.cores[0].busy_ns, 16_000_000, "never idle at U = 1");
 }
@@ -153,32 +163,25 @@ fn fixed_priority_at_full_utilisation_meets_every_deadline() {
 /// the earlier activation keeps the processor, so t2 completes at 10 and t1 at 12.
 #[test]
 fn edf_at_full_utilisation_keeps_the_earlier_of_equal_deadlines() {
-    let s = scenario(
+    let o = run_one_core(
         PolicyKind::Edf,
-        1,
         ms(12),
         vec![
             periodic("t1", 0, None, ms(2), ms(4), ms(0)),
             periodic("t2", 0, None, ms(3), ms(6), ms(0)),
         ],
     );
-    let o = run_jobs(&s);
-    assert_eq!(
-        rows_ms(&o, 0),
-        vec![
-            (0, Some(0), Some(2), false),
-            (4, Some(5), Some(7), false),
-            (8, Some(10), Some(12), false),
-            (12, Some(12), None, false),
-        ]
-    );
-    assert_eq!(
-        rows_ms(&o, 1),
-        vec![
-            (0, Some(2), Some(5), false),
-            (6, Some(7), Some(10), false),
-            (12, None, None, false)
-        ]
+    assert_timelines(
+        &o,
+        &[
+            &[
+                done(0, 0, 2),
+                done(4, 5, 7),
+                done(8, 10, 12),
+                started(12, 12),
+            ],
+            &[done(0, 2, 5), done(6, 7, 10), pending(12)],
+        ],
     );
     assert_eq!(o.tasks[1].preemptions, 0);
 }
@@ -193,7 +196,7 @@ fn edf_at_full_utilisation_keeps_the_earlier_of_equal_deadlines() {
 /// ```
 #[test]
 fn two_cores_run_their_partitions_independently() {
-    let s = scenario(
+    let o = run_jobs(&scenario(
         PolicyKind::FixedPriority,
         2,
         ms(15),
@@ -209,31 +212,20 @@ fn two_cores_run_their_partitions_independently() {
                 vec![Step::Run(ms(1)), Step::SleepFor(ms(2)), Step::Run(ms(1))],
             ),
         ],
-    );
-    let o = run_jobs(&s);
-    assert_eq!(
-        rows_ms(&o, 0),
-        vec![
-            (0, Some(0), Some(2), false),
-            (5, Some(5), Some(7), false),
-            (10, Some(10), Some(12), false),
-            (15, Some(15), None, false),
-        ]
-    );
-    assert_eq!(
-        rows_ms(&o, 1),
-        vec![
-            (0, Some(2), Some(5), false),
-            (10, Some(12), Some(15), false)
-        ]
-    );
-    assert_eq!(
-        rows_ms(&o, 2),
-        vec![(1, Some(1), Some(6), false), (9, Some(9), Some(13), false)]
-    );
-    assert_eq!(
-        rows_ms(&o, 3),
-        vec![(0, Some(0), Some(1), false), (3, Some(3), Some(4), false)]
+    ));
+    assert_timelines(
+        &o,
+        &[
+            &[
+                done(0, 0, 2),
+                done(5, 5, 7),
+                done(10, 10, 12),
+                started(15, 15),
+            ],
+            &[done(0, 2, 5), done(10, 12, 15)],
+            &[done(1, 1, 6), done(9, 9, 13)],
+            &[done(0, 0, 1), done(3, 3, 4)],
+        ],
     );
     assert_eq!(o.tasks[2].preemptions, 1, "c is preempted once, by d at 3");
     assert_eq!(o.cores[0].busy_ns, 12_000_000, "a: 2+2+2, b: 3+3");
@@ -251,35 +243,32 @@ fn two_cores_run_their_partitions_independently() {
 /// t2's third (deadline 18) and completes at 21: the first miss is at 20.
 #[test]
 fn overloaded_edf_first_misses_at_twenty() {
-    let s = scenario(
+    let o = run_one_core(
         PolicyKind::Edf,
-        1,
         ms(24),
         vec![
             periodic("t1", 0, None, ms(3), ms(5), ms(0)),
             periodic("t2", 0, None, ms(3), ms(6), ms(0)),
         ],
     );
-    let o = run_jobs(&s);
-    assert_eq!(
-        rows_ms(&o, 0),
-        vec![
-            (0, Some(0), Some(3), false),
-            (5, Some(6), Some(9), false),
-            (10, Some(12), Some(15), false),
-            (15, Some(18), Some(21), true),
-            (20, Some(24), None, false),
-        ]
-    );
-    assert_eq!(
-        rows_ms(&o, 1),
-        vec![
-            (0, Some(3), Some(6), false),
-            (6, Some(9), Some(12), false),
-            (12, Some(15), Some(18), false),
-            (18, Some(21), Some(24), false),
-            (24, None, None, false),
-        ]
+    assert_timelines(
+        &o,
+        &[
+            &[
+                done(0, 0, 3),
+                done(5, 6, 9),
+                done(10, 12, 15),
+                late(15, 18, 21),
+                started(20, 24),
+            ],
+            &[
+                done(0, 3, 6),
+                done(6, 9, 12),
+                done(12, 15, 18),
+                done(18, 21, 24),
+                pending(24),
+            ],
+        ],
     );
     assert_eq!(o.tasks[0].first_miss, Some(Instant::from_nanos(20_000_000)));
     assert_eq!(o.tasks[0].misses, 1);
@@ -301,23 +290,21 @@ fn overloaded_edf_first_misses_at_twenty() {
 /// So 6 jobs, 3 completed, 5 misses: the jobs queued behind an unfinished one are counted.
 #[test]
 fn jobs_queued_behind_an_unfinished_one_count_at_the_end() {
-    let s = scenario(
+    let o = run_one_core(
         PolicyKind::FixedPriority,
-        1,
         ms(10),
         vec![periodic("overloaded", 0, Some(1), ms(3), ms(2), ms(0))],
     );
-    let o = run_jobs(&s);
-    assert_eq!(
-        rows_ms(&o, 0),
-        vec![
-            (0, Some(0), Some(3), true),
-            (2, Some(3), Some(6), true),
-            (4, Some(6), Some(9), true),
+    assert_timelines(
+        &o,
+        &[&[
+            late(0, 0, 3),
+            late(2, 3, 6),
+            late(4, 6, 9),
             (6, Some(9), None, true),
             (8, None, None, true),
-            (10, None, None, false),
-        ]
+            pending(10),
+        ]],
     );
     assert_eq!(o.tasks[0].jobs, 6);
     assert_eq!(o.tasks[0].completed, 3);

@@ -3,7 +3,8 @@
 //! the diagnostics written beside it (`NAME.expected`: one `file:line:column: message` line
 //! per error, in file order, worked out by hand); and no input makes either parser panic.
 
-use std::fs;
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use bulwark_core::{Duration, Priority};
@@ -13,15 +14,8 @@ use bulwark_spec::component::{
     ProcedureStep, Task,
 };
 use bulwark_spec::{parse_camkes, parse_components, Diagnostics};
+use common::*;
 use proptest::prelude::*;
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
-fn us(n: u64) -> Duration {
-    Duration::from_micros(n)
-}
 
 /// Every key of the subset, and every kind of item it skips.
 const COMPLETE: &str = r#"/* Every key of the CAmkES subset. */
@@ -405,80 +399,24 @@ to = \"b\"
 }
 
 fn invalid_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid_camkes")
-}
-
-/// The `.camkes` fixtures, sorted by name.
-fn fixtures() -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = fs::read_dir(invalid_dir())
-        .expect("tests/invalid_camkes exists")
-        .map(|entry| entry.expect("readable directory entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "camkes"))
-        .collect();
-    paths.sort();
-    paths
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .expect("fixture has a file name")
-        .to_string_lossy()
-        .into_owned()
+    crate_path("tests/invalid_camkes")
 }
 
 fn diagnostics_of(path: &Path) -> Diagnostics {
-    let source = fs::read_to_string(path).expect("fixture is readable");
-    match parse_camkes(&source, &file_name(path)) {
-        Ok(system) => panic!("{} was accepted: {system:#?}", path.display()),
-        Err(diagnostics) => diagnostics,
-    }
+    rejection(path, parse_camkes)
 }
 
 #[test]
 fn every_invalid_file_gives_exactly_its_expected_diagnostics() {
-    let mut mismatches = Vec::new();
-    for path in fixtures() {
-        let expected_path = path.with_extension("expected");
-        let expected = fs::read_to_string(&expected_path)
-            .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
-        let actual: String = diagnostics_of(&path)
-            .errors()
-            .iter()
-            .map(|e| format!("{e}\n"))
-            .collect();
-        if actual != expected {
-            mismatches.push(format!(
-                "{}\n--- expected\n{expected}--- actual\n{actual}",
-                file_name(&path)
-            ));
-        }
-    }
-    assert!(mismatches.is_empty(), "\n{}", mismatches.join("\n"));
+    assert_expected_diagnostics(fixtures(&invalid_dir(), "camkes"), diagnostics_of);
 }
 
 #[test]
 fn every_invalid_file_is_rejected_with_located_helpful_errors() {
-    let paths = fixtures();
+    let paths = fixtures(&invalid_dir(), "camkes");
     assert!(paths.len() >= 50, "only {} fixtures", paths.len());
     for path in paths {
-        let diagnostics = diagnostics_of(&path);
-        let name = file_name(&path);
-        for error in &diagnostics {
-            assert_eq!(error.file(), name);
-            assert!(error.line().is_some_and(|l| l >= 1), "{error}");
-            assert!(error.column().is_some_and(|c| c >= 1), "{error}");
-            assert!(error.span().is_some(), "{error}");
-            assert!(!error.help().is_empty(), "{error}: no help");
-        }
-        let starts: Vec<usize> = diagnostics
-            .errors()
-            .iter()
-            .filter_map(|e| e.span().map(|s| s.start))
-            .collect();
-        assert!(
-            starts.windows(2).all(|w| w[0] <= w[1]),
-            "{name}: {starts:?}"
-        );
+        assert_located_in_file_order(&diagnostics_of(&path), &file_name(&path));
     }
 }
 

@@ -4,95 +4,32 @@
 //! error, in file order, worked out by hand from the file (lines and columns count from 1,
 //! columns in characters).
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use bulwark_spec::{load, parse, Diagnostics};
+use common::*;
 
 fn invalid_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid")
-}
-
-/// The `.toml` fixtures, sorted by name.
-fn fixtures() -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = fs::read_dir(invalid_dir())
-        .expect("tests/invalid exists")
-        .map(|entry| entry.expect("readable directory entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
-        .collect();
-    paths.sort();
-    paths
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .expect("fixture has a file name")
-        .to_string_lossy()
-        .into_owned()
+    crate_path("tests/invalid")
 }
 
 fn diagnostics_of(path: &Path) -> Diagnostics {
-    let source = fs::read_to_string(path).expect("fixture is readable");
-    match parse(&source, &file_name(path)) {
-        Ok(scenario) => panic!("{} was accepted: {scenario:#?}", path.display()),
-        Err(diagnostics) => diagnostics,
-    }
-}
-
-fn lines_of(diagnostics: &Diagnostics) -> String {
-    diagnostics
-        .errors()
-        .iter()
-        .map(|e| format!("{e}\n"))
-        .collect()
+    rejection(path, parse)
 }
 
 #[test]
 fn every_fixture_gives_exactly_its_expected_diagnostics() {
-    let mut mismatches = Vec::new();
-    for path in fixtures() {
-        let expected_path = path.with_extension("expected");
-        let expected = fs::read_to_string(&expected_path)
-            .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
-        let actual = lines_of(&diagnostics_of(&path));
-        if actual != expected {
-            mismatches.push(format!(
-                "{}\n--- expected\n{expected}--- actual\n{actual}",
-                file_name(&path)
-            ));
-        }
-    }
-    assert!(mismatches.is_empty(), "\n{}", mismatches.join("\n"));
+    assert_expected_diagnostics(fixtures(&invalid_dir(), "toml"), diagnostics_of);
 }
 
 #[test]
 fn every_fixture_is_rejected_with_located_helpful_errors() {
-    let paths = fixtures();
-    assert!(paths.len() >= 16, "only {} fixtures", paths.len());
-    for path in paths {
-        let diagnostics = diagnostics_of(&path);
-        let name = file_name(&path);
-        assert!(!diagnostics.is_empty(), "{name}: no errors");
+    let paths = fixtures(&invalid_dir(), "toml");
+    for diagnostics in assert_fixtures_rejected_helpfully(paths, 16, diagnostics_of) {
         assert_eq!(diagnostics.len(), diagnostics.errors().len());
-        for error in &diagnostics {
-            assert_eq!(error.file(), name);
-            assert!(error.line().is_some_and(|l| l >= 1), "{error}");
-            assert!(error.column().is_some_and(|c| c >= 1), "{error}");
-            assert!(error.span().is_some(), "{error}");
-            assert!(!error.message().is_empty(), "{error}");
-            assert!(!error.help().is_empty(), "{error}: no help");
-            assert!(!error.message().contains('\n') && !error.help().contains('\n'));
-        }
-        // Errors come in file order.
-        let starts: Vec<usize> = diagnostics
-            .errors()
-            .iter()
-            .filter_map(|e| e.span().map(|s| s.start))
-            .collect();
-        assert!(
-            starts.windows(2).all(|w| w[0] <= w[1]),
-            "{name}: {starts:?}"
-        );
     }
 }
 

@@ -6,6 +6,8 @@
 //! per error, in file order, worked out by hand from the file (lines and columns count from 1,
 //! columns in characters).
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -17,15 +19,9 @@ use bulwark_spec::mc_ipc_toml::{
     Server, Slot, Task, TaskTemplate, DEFAULT_FLOOD_GAP,
 };
 use bulwark_spec::{parse_mc_ipc, CostModel, Diagnostics, GroupSpec};
+use common::mc_ipc::{errors, read};
+use common::*;
 use proptest::prelude::*;
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
-const fn us(n: u64) -> Duration {
-    Duration::from_micros(n)
-}
 
 fn compute(min: Duration, max: Duration) -> ScriptStep {
     ScriptStep::Compute(Execution::between(min, max))
@@ -61,102 +57,26 @@ fn short_job() -> Vec<ScriptStep> {
 }
 
 fn invalid_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid_mc_ipc")
+    crate_path("tests/invalid_mc_ipc")
 }
 
 fn case_study_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/mcipc/case-study.toml")
-}
-
-/// The `.toml` fixtures, sorted by name.
-fn fixtures() -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = fs::read_dir(invalid_dir())
-        .expect("tests/invalid_mc_ipc exists")
-        .map(|entry| entry.expect("readable directory entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
-        .collect();
-    paths.sort();
-    paths
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .expect("fixture has a file name")
-        .to_string_lossy()
-        .into_owned()
+    crate_path("../../scenarios/mcipc/case-study.toml")
 }
 
 fn diagnostics_of(path: &Path) -> Diagnostics {
-    let source = fs::read_to_string(path).expect("fixture is readable");
-    match parse_mc_ipc(&source, &file_name(path)) {
-        Ok(system) => panic!("{} was accepted: {system:#?}", path.display()),
-        Err(diagnostics) => diagnostics,
-    }
-}
-
-fn read(text: &str) -> McIpcSystem {
-    match parse_mc_ipc(text, "f.toml") {
-        Ok(system) => system,
-        Err(d) => panic!("{}", d.plain()),
-    }
-}
-
-fn errors(text: &str) -> Vec<String> {
-    match parse_mc_ipc(text, "f.toml") {
-        Ok(system) => panic!("accepted: {system:#?}"),
-        Err(d) => d.errors().iter().map(|e| e.to_string()).collect(),
-    }
+    rejection(path, parse_mc_ipc)
 }
 
 #[test]
 fn every_fixture_gives_exactly_its_expected_diagnostics() {
-    let mut mismatches = Vec::new();
-    for path in fixtures() {
-        let expected_path = path.with_extension("expected");
-        let expected = fs::read_to_string(&expected_path)
-            .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
-        let actual: String = diagnostics_of(&path)
-            .errors()
-            .iter()
-            .map(|e| format!("{e}\n"))
-            .collect();
-        if actual != expected {
-            mismatches.push(format!(
-                "{}\n--- expected\n{expected}--- actual\n{actual}",
-                file_name(&path)
-            ));
-        }
-    }
-    assert!(mismatches.is_empty(), "\n{}", mismatches.join("\n"));
+    assert_expected_diagnostics(fixtures(&invalid_dir(), "toml"), diagnostics_of);
 }
 
 #[test]
 fn every_fixture_is_rejected_with_located_helpful_errors() {
-    let paths = fixtures();
-    assert!(paths.len() >= 25, "only {} fixtures", paths.len());
-    for path in paths {
-        let diagnostics = diagnostics_of(&path);
-        let name = file_name(&path);
-        assert!(!diagnostics.is_empty(), "{name}: no errors");
-        for error in &diagnostics {
-            assert_eq!(error.file(), name);
-            assert!(error.line().is_some_and(|l| l >= 1), "{error}");
-            assert!(error.column().is_some_and(|c| c >= 1), "{error}");
-            assert!(error.span().is_some(), "{error}");
-            assert!(!error.message().is_empty(), "{error}");
-            assert!(!error.help().is_empty(), "{error}: no help");
-            assert!(!error.message().contains('\n') && !error.help().contains('\n'));
-        }
-        let starts: Vec<usize> = diagnostics
-            .errors()
-            .iter()
-            .filter_map(|e| e.span().map(|s| s.start))
-            .collect();
-        assert!(
-            starts.windows(2).all(|w| w[0] <= w[1]),
-            "{name}: {starts:?}"
-        );
-    }
+    let paths = fixtures(&invalid_dir(), "toml");
+    assert_fixtures_rejected_helpfully(paths, 25, diagnostics_of);
 }
 
 /// The help of the only (or first) error in a fixture.
@@ -1141,6 +1061,29 @@ fn invariant_violation(system: &McIpcSystem) -> Option<String> {
     None
 }
 
+/// `text` with its line `line` (modulo the line count) replaced by its line `with`, or removed
+/// where `with` is past the last line, judged: never a panic; what the parser accepts keeps
+/// every promise, what it rejects is located and helped.
+fn judge_edit(text: &str, line: usize, with: usize) -> Result<(), TestCaseError> {
+    let lines: Vec<&str> = text.lines().collect();
+    let line = line % lines.len();
+    let mut edited = lines.clone();
+    if with >= lines.len() {
+        edited.remove(line);
+    } else {
+        edited[line] = lines[with];
+    }
+    match parse_mc_ipc(&edited.join("\n"), "f.toml") {
+        Ok(system) => prop_assert_eq!(invariant_violation(&system), None),
+        Err(d) => {
+            for e in &d {
+                prop_assert!(e.line().is_some() && !e.help().is_empty(), "{}", e);
+            }
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -1154,47 +1097,13 @@ proptest! {
     /// rejected is located.
     #[test]
     fn edits_of_the_documented_example_are_judged(line in 0usize..200, with in 0usize..210) {
-        let text = documented_example();
-        let lines: Vec<&str> = text.lines().collect();
-        let line = line % lines.len();
-        let mut edited = lines.clone();
-        if with >= lines.len() {
-            edited.remove(line);
-        } else {
-            edited[line] = lines[with];
-        }
-        let edited = edited.join("\n");
-        match parse_mc_ipc(&edited, "f.toml") {
-            Ok(system) => prop_assert_eq!(invariant_violation(&system), None),
-            Err(d) => {
-                for e in &d {
-                    prop_assert!(e.line().is_some() && !e.help().is_empty(), "{}", e);
-                }
-            }
-        }
+        judge_edit(&documented_example(), line, with)?;
     }
 
     /// Any one line of the case study replaced by another of its lines (or removed): the
     /// parser never panics, what it accepts keeps every promise, what it rejects is located.
     #[test]
     fn edits_of_the_case_study_are_judged(line in 0usize..500, with in 0usize..520) {
-        let text = fs::read_to_string(case_study_path()).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        let line = line % lines.len();
-        let mut edited = lines.clone();
-        if with >= lines.len() {
-            edited.remove(line);
-        } else {
-            edited[line] = lines[with];
-        }
-        let edited = edited.join("\n");
-        match parse_mc_ipc(&edited, "f.toml") {
-            Ok(system) => prop_assert_eq!(invariant_violation(&system), None),
-            Err(d) => {
-                for e in &d {
-                    prop_assert!(e.line().is_some() && !e.help().is_empty(), "{}", e);
-                }
-            }
-        }
+        judge_edit(&fs::read_to_string(case_study_path()).unwrap(), line, with)?;
     }
 }

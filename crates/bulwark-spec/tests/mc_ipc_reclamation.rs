@@ -4,21 +4,17 @@
 //! their mistakes are located. Positions in the expected messages are counted by hand from
 //! the texts below (lines and columns from 1).
 
+mod common;
+
 use bulwark_core::reclaim::ObjectKind;
-use bulwark_core::{Duration, Priority};
+use bulwark_core::Priority;
 use bulwark_spec::mc_ipc_toml::{
-    AddedReservation, Criticality, McIpcSystem, Replenishment, ReservationKind, ScriptStep,
+    AddedReservation, Criticality, Replenishment, ReservationKind, ScriptStep,
 };
 use bulwark_spec::system::{kind_of, FileKind};
 use bulwark_spec::{parse_mc_ipc, CostModel, GroupSpec};
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
-const fn us(n: u64) -> Duration {
-    Duration::from_micros(n)
-}
+use common::mc_ipc::{errors, read};
+use common::*;
 
 /// Lines 2-16: one cluster, one server, one sporadic reservation. Line 1 is empty.
 const BASE: &str = r#"
@@ -41,20 +37,6 @@ execution = "2ms"
 
 /// Lines 17-18: reclamation work at 13 cycles a unit.
 const COST: &str = "[cost]\nreclaim-per-unit = 13\n";
-
-fn read(text: &str) -> McIpcSystem {
-    match parse_mc_ipc(text, "f.toml") {
-        Ok(system) => system,
-        Err(d) => panic!("{}", d.plain()),
-    }
-}
-
-fn errors(text: &str) -> Vec<String> {
-    match parse_mc_ipc(text, "f.toml") {
-        Ok(system) => panic!("accepted: {system:#?}"),
-        Err(d) => d.errors().iter().map(|e| e.to_string()).collect(),
-    }
-}
 
 /// BASE, COST and a task `T` in `R1` whose script, on line 24, starts at column 10.
 fn task_with(script: &str) -> String {

@@ -1,17 +1,18 @@
 //! Valid files read into exactly the scenario they describe, built here by hand.
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_spec::{
     load, parse, Behaviour, CostModel, Execution, PolicyKind, Reservation, Scenario, Step, TaskSpec,
 };
+use common::*;
 
 fn valid(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/valid")
-        .join(name)
+    crate_path("tests/valid").join(name)
 }
 
 fn read(name: &str) -> Scenario {
@@ -21,28 +22,49 @@ fn read(name: &str) -> Scenario {
     }
 }
 
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
+/// A file's scenario without servers, core policies, clusters, VBS or groups, with the
+/// defaults of the keys a file may leave out: no description, seed 0, one core, default costs.
+fn scenario(name: &str, policy: PolicyKind, duration: Duration) -> Scenario {
+    Scenario {
+        name: name.into(),
+        description: String::new(),
+        seed: 0,
+        duration,
+        cores: 1,
+        policy,
+        cost: CostModel::default(),
+        tasks: Vec::new(),
+        servers: Vec::new(),
+        core_policies: Vec::new(),
+        clusters: Vec::new(),
+        groups: Vec::new(),
+        vbs: None,
+    }
 }
 
-fn us(n: u64) -> Duration {
-    Duration::from_micros(n)
+/// A task on core 0 without a reservation, released every `period` from 0 with that period as
+/// its deadline, each job running a fixed `execution`.
+fn periodic(name: &str, priority: Option<u8>, period: Duration, execution: Duration) -> TaskSpec {
+    TaskSpec {
+        name: name.into(),
+        core: 0,
+        priority: priority.map(Priority),
+        reservation: None,
+        deadline: Some(period),
+        behaviour: Behaviour::Periodic {
+            period,
+            offset: Duration::ZERO,
+            execution: Execution::Fixed(execution),
+        },
+    }
 }
 
 #[test]
 fn every_feature_reads_into_the_exact_scenario() {
     let expected = Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: "complete".into(),
         description: "every key the format has".into(),
         seed: 42,
-        duration: ms(1500),
         cores: 2,
-        policy: PolicyKind::FixedPriority,
         cost: CostModel {
             reclaim_per_unit: 0,
             clock_hz: 2_500_000_000,
@@ -55,18 +77,7 @@ fn every_feature_reads_into_the_exact_scenario() {
             ..CostModel::FREE
         },
         tasks: vec![
-            TaskSpec {
-                name: "tau1".into(),
-                core: 0,
-                priority: Some(Priority(2)),
-                reservation: None,
-                deadline: Some(ms(5)),
-                behaviour: Behaviour::Periodic {
-                    period: ms(5),
-                    offset: Duration::ZERO,
-                    execution: Execution::Fixed(ms(2)),
-                },
-            },
+            periodic("tau1", Some(2), ms(5), ms(2)),
             TaskSpec {
                 name: "tau2".into(),
                 core: 1,
@@ -131,6 +142,7 @@ fn every_feature_reads_into_the_exact_scenario() {
                 },
             },
         ],
+        ..scenario("complete", PolicyKind::FixedPriority, ms(1500))
     };
     assert_eq!(read("complete.toml"), expected);
 }
@@ -138,30 +150,8 @@ fn every_feature_reads_into_the_exact_scenario() {
 #[test]
 fn omitted_keys_take_their_defaults() {
     let expected = Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: "minimal".into(),
-        description: String::new(),
-        seed: 0,
-        duration: ms(35),
-        cores: 1,
-        policy: PolicyKind::FixedPriority,
-        cost: CostModel::default(),
-        tasks: vec![TaskSpec {
-            name: "only".into(),
-            core: 0,
-            priority: Some(Priority(0)),
-            reservation: None,
-            deadline: Some(ms(5)),
-            behaviour: Behaviour::Periodic {
-                period: ms(5),
-                offset: Duration::ZERO,
-                execution: Execution::Fixed(ms(1)),
-            },
-        }],
+        tasks: vec![periodic("only", Some(0), ms(5), ms(1))],
+        ..scenario("minimal", PolicyKind::FixedPriority, ms(35))
     };
     assert_eq!(read("minimal.toml"), expected);
     assert_eq!(CostModel::default().clock_hz, 1_000_000_000);
@@ -170,34 +160,14 @@ fn omitted_keys_take_their_defaults() {
 #[test]
 fn edf_tasks_have_no_priority_and_default_deadlines() {
     let expected = Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: "rm-vs-edf".into(),
         description: "three tasks that fixed priority cannot schedule and edf can".into(),
         seed: 7,
-        duration: ms(35),
-        cores: 1,
-        policy: PolicyKind::Edf,
         cost: CostModel {
             context_switch: 50,
             ..CostModel::default()
         },
         tasks: vec![
-            TaskSpec {
-                name: "tau1".into(),
-                core: 0,
-                priority: None,
-                reservation: None,
-                deadline: Some(ms(5)),
-                behaviour: Behaviour::Periodic {
-                    period: ms(5),
-                    offset: Duration::ZERO,
-                    execution: Execution::Fixed(ms(2)),
-                },
-            },
+            periodic("tau1", None, ms(5), ms(2)),
             TaskSpec {
                 name: "tau2".into(),
                 core: 0,
@@ -229,6 +199,7 @@ fn edf_tasks_have_no_priority_and_default_deadlines() {
                 },
             },
         ],
+        ..scenario("rm-vs-edf", PolicyKind::Edf, ms(35))
     };
     assert_eq!(read("edf.toml"), expected);
 }
@@ -319,7 +290,7 @@ fn the_most_cores_and_the_last_core() {
 
 #[test]
 fn every_valid_file_parses() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/valid");
+    let dir = crate_path("tests/valid");
     let mut count = 0;
     for entry in fs::read_dir(dir).expect("tests/valid exists") {
         let path = entry.expect("entry").path();
@@ -334,17 +305,6 @@ fn every_valid_file_parses() {
 #[test]
 fn spr_reservations_carry_their_queue_capacity_and_non_preemptive_region() {
     let expected = Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: "spr".into(),
-        description: String::new(),
-        seed: 0,
-        duration: ms(100),
-        cores: 1,
-        policy: PolicyKind::Spr,
         cost: CostModel {
             cache_refill: 2000,
             cache_flush: 50_000,
@@ -352,25 +312,14 @@ fn spr_reservations_carry_their_queue_capacity_and_non_preemptive_region() {
         },
         tasks: vec![
             TaskSpec {
-                name: "control".into(),
-                core: 0,
-                priority: Some(Priority(10)),
                 reservation: Some(
                     Reservation::new(ms(3), ms(10))
                         .with_replenishments(16)
                         .with_non_preemptive(us(500)),
                 ),
-                deadline: Some(ms(10)),
-                behaviour: Behaviour::Periodic {
-                    period: ms(10),
-                    offset: Duration::ZERO,
-                    execution: Execution::Fixed(ms(2)),
-                },
+                ..periodic("control", Some(10), ms(10), ms(2))
             },
             TaskSpec {
-                name: "defaults".into(),
-                core: 0,
-                priority: Some(Priority(5)),
                 // Neither field given: S = 8 and no non-preemptive region.
                 reservation: Some(Reservation {
                     budget: ms(2),
@@ -378,12 +327,7 @@ fn spr_reservations_carry_their_queue_capacity_and_non_preemptive_region() {
                     replenishments: Reservation::DEFAULT_REPLENISHMENTS,
                     non_preemptive: Duration::ZERO,
                 }),
-                deadline: Some(ms(20)),
-                behaviour: Behaviour::Periodic {
-                    period: ms(20),
-                    offset: Duration::ZERO,
-                    execution: Execution::Fixed(ms(1)),
-                },
+                ..periodic("defaults", Some(5), ms(20), ms(1))
             },
             TaskSpec {
                 name: "flusher".into(),
@@ -408,6 +352,7 @@ fn spr_reservations_carry_their_queue_capacity_and_non_preemptive_region() {
                 },
             },
         ],
+        ..scenario("spr", PolicyKind::Spr, ms(100))
     };
     assert_eq!(read("spr.toml"), expected);
     assert_eq!(Reservation::DEFAULT_REPLENISHMENTS, 8);

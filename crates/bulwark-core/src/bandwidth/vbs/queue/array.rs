@@ -394,25 +394,7 @@ mod tests {
     use crate::bandwidth::vbs::queue::tests as suite;
     use proptest::prelude::*;
 
-    #[test]
-    fn orders_and_releases() {
-        suite::orders_and_releases::<ArrayQueue>();
-    }
-
-    #[test]
-    fn requeue_and_remove() {
-        suite::requeue_and_remove::<ArrayQueue>();
-    }
-
-    #[test]
-    fn wraps_around() {
-        suite::wraps_around::<ArrayQueue>();
-    }
-
-    #[test]
-    fn configuration() {
-        suite::configuration::<ArrayQueue>();
-    }
+    suite::conformance_tests!(ArrayQueue);
 
     proptest! {
         /// The hierarchical bitmap's circular search agrees with a scan.
@@ -437,20 +419,8 @@ mod tests {
     /// Releasing k processes costs `O(log t)` each, whatever the deadlines.
     #[test]
     fn release_work_is_linear_in_released_processes() {
-        let mut q = ArrayQueue::new(64, 14).unwrap();
-        let mut w = Work::default();
-        for m in 0..64u32 {
-            let key = Key {
-                release: 1,
-                deadline: 100 - u64::from(m),
-            };
-            q.insert_blocked(m, key, &mut w);
-        }
-        let mut w = Work::default();
-        q.release(1, &mut w);
-        assert_eq!(w.replenishments_processed, 64);
+        let w = suite::reverse_deadline_release_work(ArrayQueue::new(64, 14).unwrap());
         // Three levels for 2^14 slots: a few words per released process.
         assert!(w.timeouts_examined <= 64 * 4 + 16, "{w:?}");
-        q.check().unwrap();
     }
 }

@@ -264,44 +264,14 @@ mod tests {
     use super::*;
     use crate::bandwidth::vbs::queue::tests as suite;
 
-    #[test]
-    fn orders_and_releases() {
-        suite::orders_and_releases::<ListQueue>();
-    }
-
-    #[test]
-    fn requeue_and_remove() {
-        suite::requeue_and_remove::<ListQueue>();
-    }
-
-    #[test]
-    fn wraps_around() {
-        suite::wraps_around::<ListQueue>();
-    }
-
-    #[test]
-    fn configuration() {
-        suite::configuration::<ListQueue>();
-    }
+    suite::conformance_tests!(ListQueue);
 
     /// Releasing k processes in reverse deadline order walks the whole Ready list each time:
     /// the quadratic cost of Table I shows in the work record.
     #[test]
     fn release_work_is_quadratic_in_the_worst_case() {
-        let mut q = ListQueue::new(64, 8).unwrap();
-        let mut w = Work::default();
-        for m in 0..64u32 {
-            let key = Key {
-                release: 1,
-                deadline: 100 - u64::from(m),
-            };
-            q.insert_blocked(m, key, &mut w);
-        }
-        let mut w = Work::default();
-        q.release(1, &mut w);
-        assert_eq!(w.replenishments_processed, 64);
+        let w = suite::reverse_deadline_release_work(ListQueue::new(64, 8).unwrap());
         // Each insertion walks over every member already in Ready.
         assert!(w.timeouts_examined >= 64 * 63 / 2, "{w:?}");
-        q.check().unwrap();
     }
 }

@@ -322,30 +322,13 @@ mod tests {
     use super::*;
     use crate::bandwidth::vbs::queue::tests as suite;
 
-    #[test]
-    fn orders_and_releases() {
-        suite::orders_and_releases::<MatrixQueue>();
-    }
-
-    #[test]
-    fn requeue_and_remove() {
-        suite::requeue_and_remove::<MatrixQueue>();
-    }
-
-    #[test]
-    fn wraps_around() {
-        suite::wraps_around::<MatrixQueue>();
-    }
-
-    #[test]
-    fn configuration() {
-        suite::configuration::<MatrixQueue>();
+    suite::conformance_tests!(MatrixQueue, configuration: {
         assert_eq!(
             MatrixQueue::memory_bytes_for(750, 14) >> 30,
             1,
             "about 1 GiB at 2^14, as in the paper"
         );
-    }
+    });
 
     /// Releasing any number of processes at one instant costs one column OR: the work does
     /// not grow with the number released.

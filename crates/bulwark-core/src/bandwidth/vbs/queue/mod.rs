@@ -376,6 +376,45 @@ pub(crate) mod tests {
         Key { release, deadline }
     }
 
+    /// The suite's tests for the plugin `$queue`, by the suite's names; `configuration` also
+    /// runs the plugin's own `$extra` checks, if any.
+    macro_rules! conformance_tests {
+        ($queue:ty $(, configuration: $extra:block)?) => {
+            $crate::bandwidth::vbs::queue::tests::conformance_tests!(
+                @each $queue: orders_and_releases, requeue_and_remove, wraps_around
+            );
+
+            #[test]
+            fn configuration() {
+                $crate::bandwidth::vbs::queue::tests::configuration::<$queue>();
+                $($extra)?
+            }
+        };
+        (@each $queue:ty: $($test:ident),*) => {
+            $(
+                #[test]
+                fn $test() {
+                    $crate::bandwidth::vbs::queue::tests::$test::<$queue>();
+                }
+            )*
+        };
+    }
+    pub(crate) use conformance_tests;
+
+    /// 64 members, all released at 1 with deadlines 100 down to 37 (the reverse of their ids),
+    /// inserted into `q` and then released: the work of that release.
+    pub(crate) fn reverse_deadline_release_work<Q: VbsQueue>(mut q: Q) -> Work {
+        let mut w = Work::default();
+        for m in 0..64u32 {
+            q.insert_blocked(m, k(1, 100 - u64::from(m)), &mut w);
+        }
+        let mut w = Work::default();
+        q.release(1, &mut w);
+        assert_eq!(w.replenishments_processed, 64);
+        q.check().unwrap();
+        w
+    }
+
     /// Inserts, releases and reads back in the documented order.
     pub(crate) fn orders_and_releases<Q: VbsQueue>() {
         let mut w = Work::default();

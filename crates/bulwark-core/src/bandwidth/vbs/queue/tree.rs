@@ -692,29 +692,12 @@ mod tests {
     use crate::bandwidth::vbs::queue::MatrixQueue;
     use proptest::prelude::*;
 
-    #[test]
-    fn orders_and_releases() {
-        suite::orders_and_releases::<TreeQueue>();
-    }
-
-    #[test]
-    fn requeue_and_remove() {
-        suite::requeue_and_remove::<TreeQueue>();
-    }
-
-    #[test]
-    fn wraps_around() {
-        suite::wraps_around::<TreeQueue>();
-    }
-
-    #[test]
-    fn configuration() {
-        suite::configuration::<TreeQueue>();
+    suite::conformance_tests!(TreeQueue, configuration: {
         let tree = TreeQueue::memory_bytes_for(750, 14);
         let matrix = MatrixQueue::memory_bytes_for(750, 14);
         assert!(tree < 2 << 20, "{tree} bytes");
         assert!(tree * 1000 < matrix, "far less memory than the matrix");
-    }
+    });
 
     proptest! {
         /// The radix trees' circular successor agrees with a scan of a reference set, for key
