@@ -56,7 +56,12 @@
 //!    fixed priorities go to the earlier member; a selected reservation keeps its core, and
 //!    a newcomer takes the lowest free one. Pinned in `tests/cluster_reference.rs`, which
 //!    runs the same systems on the MC-IPC machine, on this machine and on a millisecond
-//!    reference.
+//!    reference. The cluster's timer is held on its first core; when it fires while that
+//!    core is in its kernel, the first core of the cluster that is not takes it at that
+//!    instant (an inter-processor interrupt raised for a masked core still waits for its
+//!    kernel to return). Pinned in `tests/reclaim.rs`
+//!    (`a_member_terminates_a_member_running_on_another_core_of_its_cluster`) and by the
+//!    budget bound of `tests/clusters.rs`.
 
 pub mod behaviour;
 pub mod cluster;

@@ -472,9 +472,16 @@ impl<'a> Machine<'a> {
         match kind {
             EventKind::Timer { core } => {
                 let c = &mut self.cores[core as usize];
+                let programmed = c.timer == Some(now);
                 c.timer = None;
                 if matches!(c.occupant, Occupant::Kernel { .. }) {
-                    c.irq_pending = true;
+                    // Masked here: a cluster's timer goes to another of its cores, if one can
+                    // take it; anything else waits for this kernel to return.
+                    let taker = programmed.then(|| self.cluster_timer_taker(core)).flatten();
+                    if let Some(other) = taker {
+                        return self.run_core(other, now, Step::Enter(Entry::Timer));
+                    }
+                    self.cores[core as usize].irq_pending = true;
                     return Ok(());
                 }
                 self.run_core(core, now, Step::Enter(Entry::Timer))

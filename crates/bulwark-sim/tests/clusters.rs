@@ -17,15 +17,24 @@
 //! runs or spins for other members' requests, but only while its reservation is selected, so
 //! the budget bound stands; and the server's operations never overlap. (In 2,000 drawn
 //! cases, 98 % made calls and 71 % had a call wait at the gate.)
+//!
+//! And when a member that allocates kernel objects (in a reclamation group or not) is
+//! terminated by another member at a random time, in one go or in steps: it runs no more
+//! after the termination, at most one job of it ends killed, no core is masked longer than
+//! the baseline's `3 n + 1` units for its `n` objects, and the budget bound above still holds
+//! for every member (the cluster's timer is not held up by the masked core). In 2,000 drawn
+//! cases 98 % reached the termination, 24 % took the target off another core, and 45 %
+//! masked a core for more than 1 us.
 
 use bulwark_core::ipc::GateProtocol;
+use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::reservation::clustered::Replenishment;
 use bulwark_core::reservation::Reservation;
-use bulwark_core::{Duration, Priority};
+use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::{Options, Outcome, SliceKind, VbsOptions};
 use bulwark_spec::{
-    Behaviour, ClusterMember, ClusterSpec, CostModel, Execution, MemberKind, PolicyKind, Scenario,
-    ServerSpec, ServerStep, SporadicOrder, Step, TaskSpec,
+    Behaviour, ClusterMember, ClusterSpec, CostModel, Execution, GroupSpec, MemberKind, PolicyKind,
+    Scenario, ServerSpec, ServerStep, SporadicOrder, Step, TaskSpec,
 };
 use proptest::prelude::*;
 
@@ -272,6 +281,133 @@ fn keeps_its_promises(
     Ok(())
 }
 
+/// A termination: when the killer's job asks for it (in 100 us units), how many semaphores
+/// the target (`member0`) allocates first, whether the target is in a reclamation group,
+/// and the step of a stepwise reclamation (in us), if any (groups only).
+#[derive(Clone, Copy, Debug)]
+struct Termination {
+    at: u64,
+    objects: u64,
+    grouped: bool,
+    step: Option<u64>,
+}
+
+fn termination() -> impl Strategy<Value = Termination> {
+    (
+        0u64..=150,
+        0u64..=20_000,
+        any::<bool>(),
+        prop::option::of(1u64..=50),
+    )
+        .prop_map(|(at, objects, grouped, step)| Termination {
+            at,
+            objects,
+            grouped,
+            step: step.filter(|_| grouped),
+        })
+}
+
+/// `scenario` with `member0` (task 2) allocating `objects` semaphores at the start of its
+/// first job and a killer, a member of the highest priority (or a 1 ms deadline under EDF)
+/// with 2 ms per 4 ms, that sleeps until `at` and terminates `member0`. Reclamation costs 8
+/// cycles of the 1 GHz clock per unit. Returns the killer's task index.
+fn with_termination(scenario: &mut Scenario, drawn: &Member, kill: Termination) -> usize {
+    scenario.cost.reclaim_per_unit = 8;
+    scenario.cost.clock_hz = 1_000_000_000;
+    let target = &mut scenario.tasks[2];
+    target.behaviour = Behaviour::Script {
+        offset: units(drawn.offset),
+        steps: vec![
+            Step::Allocate {
+                count: kill.objects,
+                object: ObjectKind::Semaphore,
+            },
+            Step::Loop {
+                count: None,
+                body: vec![
+                    Step::Run(units(drawn.execution)),
+                    Step::SleepUntilNextRelease(units(drawn.period)),
+                ],
+            },
+        ],
+    };
+    if kill.grouped {
+        scenario.groups.push(GroupSpec {
+            name: "g".into(),
+            quota: Duration::from_micros(100),
+            members: vec![2],
+        });
+    }
+    let edf = scenario.clusters[0].order == SporadicOrder::EarliestDeadlineFirst;
+    let killer = scenario.tasks.len();
+    scenario.clusters[0].members.push(ClusterMember {
+        task: killer,
+        kind: MemberKind::Sporadic {
+            replenishment: Replenishment::Sporadic,
+            low_budget: None,
+        },
+    });
+    scenario.tasks.push(TaskSpec {
+        name: "killer".into(),
+        core: 1,
+        priority: (!edf).then_some(Priority(9)),
+        reservation: Some(Reservation::new(units(20), units(40))),
+        deadline: edf.then(|| Duration::from_millis(1)),
+        behaviour: Behaviour::Script {
+            offset: Duration::ZERO,
+            steps: vec![
+                Step::SleepUntil(Instant::ZERO.saturating_add(units(kill.at))),
+                Step::Terminate {
+                    task: "member0".into(),
+                    step: kill.step.map(Duration::from_micros),
+                },
+                Step::SleepUntil(Instant::from_nanos(1_000_000_000)),
+            ],
+        },
+    });
+    killer
+}
+
+/// The termination's promises, for one run of `scenario` (built by [`with_termination`]):
+/// `member0` runs nothing once the killer's terminating job has started, ends at most one
+/// job killed, and no core reclaims for longer than the baseline's `3 n + 1` units (a group
+/// costs less).
+fn terminates(scenario: &Scenario, killer: usize, kill: Termination) -> Result<(), TestCaseError> {
+    let outcome = run(scenario);
+    let jobs = outcome.jobs.as_ref().expect("recorded");
+    let Some(killed_at) = jobs
+        .iter()
+        .find(|job| job.task.index() == killer && job.job == 1)
+        .and_then(|job| job.first_start)
+    else {
+        // The killer never got to its termination within the run.
+        prop_assert_eq!(outcome.tasks[2].killed_jobs, 0);
+        return Ok(());
+    };
+    let trace = outcome.trace.as_ref().expect("recorded");
+    for slice in &trace.slices {
+        let runs_target = slice.task.is_some_and(|task| task.index() == 2)
+            && !matches!(slice.kind, SliceKind::Kernel);
+        prop_assert!(
+            !(runs_target && slice.end > killed_at),
+            "member0 ran {:?} after its termination at {:?}",
+            slice,
+            killed_at
+        );
+    }
+    prop_assert!(outcome.tasks[2].killed_jobs <= 1);
+    let baseline_ns = (3 * kill.objects + 1) * 8;
+    for core in &outcome.cores {
+        prop_assert!(
+            core.max_reclaim_ns <= baseline_ns,
+            "core reclaimed for {} ns, more than the baseline's {} ns",
+            core.max_reclaim_ns,
+            baseline_ns
+        );
+    }
+    Ok(())
+}
+
 fn gate() -> impl Strategy<Value = (GateProtocol, bool)> {
     prop_oneof![
         Just((GateProtocol::McIpc, true)),
@@ -307,6 +443,22 @@ proptest! {
     ) {
         let scenario = scenario(&members, m, edf, costs, seed, Some(gate));
         keeps_its_promises(&scenario, &members, edf)?;
+    }
+
+    #[test]
+    fn clusters_terminating_a_member_keep_their_promises(
+        members in proptest::collection::vec(member(), 1..=5),
+        m in 1u16..=3,
+        edf in any::<bool>(),
+        costs in [0u64..=3_000, 0u64..=3_000, 0u64..=3_000, 0u64..=5_000],
+        seed in 0u64..4,
+        gate in prop::option::of(gate()),
+        kill in termination(),
+    ) {
+        let mut scenario = scenario(&members, m, edf, costs, seed, gate);
+        let killer = with_termination(&mut scenario, &members[0], kill);
+        keeps_its_promises(&scenario, &members, edf)?;
+        terminates(&scenario, killer, kill)?;
     }
 }
 

@@ -158,3 +158,165 @@ fn the_kernel_time_of_a_termination_is_charged_to_the_caller() {
     assert!(baseline.tasks[1].kernel_ns >= 12_000_008);
     assert!(grouped.tasks[1].kernel_ns < 1_000);
 }
+
+/// The same three tasks as members of one fixed-priority cluster of cores 0 and 1, each in a
+/// reservation of its own: the controller (priority 3, 20 ms per 50 ms), the sensor
+/// (priority 2, 1 ms per 5 ms) and the rogue (priority 1, all of its 100 ms period),
+/// `grouped` putting the rogue in `g`. The controller's sleep at time 0 leaves core 0 to the
+/// rogue and core 1 to the sensor (the cluster keeps a selected reservation on its core).
+fn cluster_scenario(grouped: bool) -> Scenario {
+    cluster_scenario_with(grouped, "")
+}
+
+/// [`cluster_scenario`] with `first` as the controller's first steps.
+fn cluster_scenario_with(grouped: bool, first: &str) -> Scenario {
+    let group = if grouped { "group = \"g\"" } else { "" };
+    let source = format!(
+        r#"
+name = "cluster-reclaim"
+policy = "fixed-priority"
+cores = 2
+duration = "80ms"
+
+[cost]
+clock = "1GHz"
+reclaim-per-unit = 8
+
+[[group]]
+name = "g"
+quota = "1ms"
+
+[[cluster]]
+name = "pair"
+cores = [0, 1]
+order = "fixed-priority"
+
+[[task]]
+name = "controller"
+cluster = "pair"
+priority = 3
+reservation = {{ budget = "20ms", period = "50ms" }}
+script = [{first}{{ sleep-until = "52ms" }}, {{ terminate = "rogue" }}, {{ sleep-until = "1s" }}]
+
+[[task]]
+name = "sensor"
+cluster = "pair"
+priority = 2
+reservation = {{ budget = "1ms", period = "5ms" }}
+period = "5ms"
+execution = "1ms"
+
+[[task]]
+name = "rogue"
+cluster = "pair"
+priority = 1
+reservation = {{ budget = "100ms", period = "100ms" }}
+{group}
+script = [{{ allocate = 500000 }}, {{ run = "1s" }}]
+"#
+    );
+    parse(&source, "cluster-reclaim.toml").expect("valid")
+}
+
+/// Baseline, in the cluster: at 52 ms the controller takes the idle core 1 (the sensor's job
+/// of 50 ms ran 50..51 there) and terminates the rogue, which is running on core 0: the rogue
+/// is taken off core 0 at once, and core 1 is masked for the 3 * 500,000 + 1 units, 52 to
+/// 64.000008 ms. The cluster's other core is not: the sensor's jobs of 55 and 60 ms run on
+/// core 0 on time (the cluster's timer is core 0's). The controller's job, released at
+/// 52 ms, completes when the kernel returns to it, at 64.000008 ms (its reservation, selected,
+/// drained the 12 ms: 8 ms are left).
+#[test]
+fn a_member_terminates_a_member_running_on_another_core_of_its_cluster() {
+    let o = common::run_jobs(&cluster_scenario(false));
+    assert_eq!(o.cores[0].reclaim_ns, 0);
+    assert_eq!(o.cores[1].reclaim_ns, 12_000_008);
+    assert_eq!(o.tasks[2].objects_allocated, 500_000);
+    assert_eq!(o.tasks[2].killed_jobs, 1);
+    assert_eq!(o.tasks[2].misses, 0, "a killed job is not a miss");
+    assert_eq!(last_rogue_slice_end(&o), Instant::from_nanos(52_000_000));
+    // It ran 0..52 ms on core 0 (its allocations are its own execution), charged up to the
+    // termination; killed, not preempted.
+    assert_eq!(o.tasks[2].executed_ns, 52_000_000);
+    assert_eq!(o.tasks[2].preemptions, 0);
+    let sensor = rows_ns(&o, 1);
+    // The job released at the horizon, 80 ms, is counted and dispatched there, and the run
+    // ends ("Ties").
+    assert_eq!(sensor.len(), 17);
+    assert_eq!(sensor[16], (80_000_000, Some(80_000_000), None, false));
+    for (j, row) in sensor[..16].iter().enumerate() {
+        let release = j as u64 * 5_000_000;
+        assert_eq!(
+            *row,
+            (release, Some(release), Some(release + 1_000_000), false),
+            "sensor job {j}"
+        );
+    }
+    let controller = rows_ns(&o, 0);
+    assert_eq!(
+        controller[1],
+        (52_000_000, Some(52_000_000), Some(64_000_008), false)
+    );
+}
+
+/// Grouped: the rogue's allocations stop at the quota (31,249 semaphores, as on one core),
+/// and the termination masks core 1 for one unit, 8 ns.
+#[test]
+fn a_member_in_a_group_is_reclaimed_in_one_unit() {
+    let o = common::run_jobs(&cluster_scenario(true));
+    assert_eq!(o.tasks[2].objects_allocated, 31_249);
+    assert_eq!(o.cores[1].reclaim_ns, 8);
+    assert_eq!(o.tasks[2].killed_jobs, 1);
+    assert_eq!(last_rogue_slice_end(&o), Instant::from_nanos(52_000_000));
+    let controller = rows_ns(&o, 0);
+    assert_eq!(
+        controller[1],
+        (52_000_000, Some(52_000_000), Some(52_000_008), false)
+    );
+    assert_eq!(o.tasks[1].misses, 0);
+}
+
+/// The controller first runs 2 ms (its reservation, idle from 2 ms, has its 20 ms again at
+/// 50 ms): at 0 it takes core 0 and the sensor core 1; at 1 ms the
+/// rogue takes core 1 as the sensor's job ends, and keeps it; from 5 ms the sensor's jobs
+/// run on core 0, the lowest free core. At 52 ms the controller takes core 0 and terminates
+/// the rogue (taken off core 1): core 0, which holds the cluster's timer, is masked from 52
+/// to 64.000008 ms. The timer of 55 and of 60 ms is taken by core 1, the first core of the
+/// cluster not in its kernel, so the sensor's jobs run there on time (were the timer to
+/// wait for core 0's kernel, the job of 55 ms would miss its deadline). From 65 ms the
+/// sensor is back on core 0.
+#[test]
+fn a_masked_core_does_not_hold_up_its_clusters_timer() {
+    let o = common::run_jobs(&cluster_scenario_with(false, "{ run = \"2ms\" }, "));
+    assert_eq!(o.cores[0].reclaim_ns, 12_000_008);
+    assert_eq!(o.cores[1].reclaim_ns, 0);
+    assert_eq!(last_rogue_slice_end(&o), Instant::from_nanos(52_000_000));
+    assert_eq!(o.tasks[2].executed_ns, 51_000_000);
+    let sensor = rows_ns(&o, 1);
+    for (j, row) in sensor[..16].iter().enumerate() {
+        let release = j as u64 * 5_000_000;
+        assert_eq!(
+            *row,
+            (release, Some(release), Some(release + 1_000_000), false),
+            "sensor job {j}"
+        );
+    }
+    let sensor_core_at = |ms: u64| {
+        let trace = o.trace.as_ref().unwrap();
+        let slice = trace
+            .slices
+            .iter()
+            .find(|s| s.task == Some(TaskId(1)) && s.start == Instant::from_nanos(ms * 1_000_000))
+            .expect("a sensor slice starts then");
+        slice.core
+    };
+    assert_eq!(
+        [50, 55, 60, 65].map(sensor_core_at),
+        [0, 1, 1, 0],
+        "the sensor's cores"
+    );
+    let controller = rows_ns(&o, 0);
+    assert_eq!(
+        controller[1],
+        (52_000_000, Some(52_000_000), Some(64_000_008), false)
+    );
+}

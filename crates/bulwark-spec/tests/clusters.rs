@@ -547,7 +547,7 @@ fn priorities_follow_the_cluster_s_order() {
 }
 
 #[test]
-fn a_clusters_scripts_compute_sleep_and_invoke_only() {
+fn a_clusters_scripts_may_not_flush_the_cache_or_switch_actions() {
     let with_script = |steps: &str| {
         edf(RESERVATION).replace(
             "period = \"10ms\"\nexecution = \"2ms\"\n",
@@ -574,47 +574,103 @@ fn a_clusters_scripts_compute_sleep_and_invoke_only() {
     assert_eq!(
         only_help(&flush),
         "allowed in a cluster's scripts: run, compute, sleep-for, sleep-until, \
-         sleep-until-aligned, invoke and loop; put the task on a core in no cluster for the \
-         others"
+         sleep-until-aligned, sleep-until-next-release, invoke, allocate, terminate and loop; \
+         put the task on a core in no cluster for the others"
     );
-    // Inside a loop's body too: `{ loop = 2, body = [` fills columns 11-30, `{ allocate = `
-    // 31-43, and `4` is at 44.
-    let nested = with_script(r#"{ loop = 2, body = [{ allocate = 4 }, { run = "1ms" }] }"#);
+    // Inside a loop's body too: `{ loop = 2, body = [` fills columns 11-30,
+    // `{ flush-cache = ` 31-46, and `true` is at 47.
+    let nested = with_script(r#"{ loop = 2, body = [{ flush-cache = true }, { run = "1ms" }] }"#);
     assert_eq!(
         errors(&nested),
-        ["c.toml:14:44: task `a` runs in cluster `global`, where a script cannot allocate yet"]
+        ["c.toml:14:47: task `a` runs in cluster `global`, where a script cannot flush-cache yet"]
+    );
+}
+
+/// Task `b`, a second member of cluster `global` running `script`, after [`edf`]'s task `a`
+/// with `a_extra`, and a `[[group]]` "g" of `a` with a 1 ms quota.
+fn two_members(a_extra: &str, script: &str) -> String {
+    let with_group = format!("{a_extra}{RESERVATION}");
+    format!(
+        "{}\n[[task]]\nname = \"b\"\ncluster = \"global\"\n{RESERVATION}script = [{script}]\n",
+        edf(&with_group)
+    )
+    .replace(
+        "[[cluster]]",
+        "[cost]\nreclaim-per-unit = 10\n\n[[group]]\nname = \"g\"\nquota = \"1ms\"\n\n[[cluster]]",
+    )
+}
+
+#[test]
+fn members_allocate_in_groups_and_terminate_members_of_their_cluster() {
+    let scenario = valid(&two_members(
+        "group = \"g\"\n",
+        r#"{ allocate = 10 }, { terminate = "a", step = "20us" }"#,
+    ));
+    assert_eq!(scenario.groups.len(), 1);
+    assert_eq!(scenario.groups[0].members, [0]);
+    let Behaviour::Script { steps, .. } = &scenario.tasks[1].behaviour else {
+        panic!("not a script: {:?}", scenario.tasks[1].behaviour);
+    };
+    assert!(
+        matches!(steps[0], Step::Allocate { count: 10, .. }),
+        "{steps:?}"
+    );
+    assert!(
+        matches!(&steps[1], Step::Terminate { task, step: Some(step) } if task == "a" && *step == Duration::from_micros(20)),
+        "{steps:?}"
+    );
+    // Without a group the target is reclaimed object by object, in one go.
+    valid(&two_members("", r#"{ terminate = "a" }"#));
+}
+
+#[test]
+fn terminations_stay_within_the_callers_core_or_cluster() {
+    // A task on core 0 cannot terminate a member (line 21: the killer's script; `"a"` at
+    // column 25 after `script = [{ terminate = `).
+    let from_core = format!(
+        "{}\n[[task]]\nname = \"killer\"\npriority = 1\nscript = [{{ terminate = \"a\" }}]\n",
+        edf(RESERVATION)
+    );
+    assert_eq!(
+        errors(&from_core),
+        ["c.toml:21:25: task `a` is in cluster `global`, but `killer` runs on core 0"]
+    );
+    assert_eq!(
+        only_help(&from_core),
+        "allowed: a task on the caller's core, or in the caller's cluster (reclamation runs on \
+         the caller's core)"
+    );
+    // Nor a member a task on core 0: `a`'s script is line 16, `"k"` at column 25.
+    let from_member = format!(
+        "{}\n[[task]]\nname = \"k\"\npriority = 1\nperiod = \"10ms\"\nexecution = \"1ms\"\n",
+        edf(RESERVATION).replace(
+            "period = \"10ms\"\nexecution = \"2ms\"\n",
+            "script = [{ terminate = \"k\" }]\n"
+        )
+    );
+    assert_eq!(
+        errors(&from_member),
+        ["c.toml:14:25: task `k` is on core 0, but `a` runs in cluster `global`"]
+    );
+    // A member cannot terminate its own group: `b` in `g` too. `b`'s script is line 31: the
+    // 15 lines of `edf`, `a`'s group and reservation (16-17), a blank line (18), `b`'s
+    // [[task]], name, group, cluster and reservation (19-23) and script (24), plus the seven
+    // lines of `[cost]` and `[[group]]` put before `[[cluster]]`.
+    let own_group = two_members("group = \"g\"\n", r#"{ terminate = "a" }"#)
+        .replace("name = \"b\"\n", "name = \"b\"\ngroup = \"g\"\n");
+    assert_eq!(
+        errors(&own_group),
+        ["c.toml:31:25: `b` would terminate its own group with `a`"]
     );
 }
 
 #[test]
-fn groups_caps_and_terminations_are_not_supported_yet_in_a_cluster() {
-    let group = edf(&format!("group = \"g\"\n{RESERVATION}")).replace(
-        "[[cluster]]",
-        "[cost]\nreclaim-per-unit = 10\n\n[[group]]\nname = \"g\"\nquota = \"1ms\"\n\n[[cluster]]",
-    );
-    assert_eq!(
-        errors(&group),
-        [
-            "c.toml:23:9: task `a` runs in cluster `global`: reclamation groups are not supported \
-          yet in a cluster"
-        ]
-    );
+fn caps_are_not_supported_in_a_cluster() {
     assert_eq!(
         errors(&edf(&format!("cap = \"1/2\"\n{RESERVATION}"))),
         [
             "c.toml:16:7: a bandwidth cap is for vbs processes, but task `a` runs in cluster \
           `global`"
-        ]
-    );
-    let terminate = format!(
-        "{}\n[[task]]\nname = \"killer\"\npriority = 1\nscript = [{{ terminate = \"a\" }}]\n",
-        edf(RESERVATION)
-    );
-    assert_eq!(
-        errors(&terminate),
-        [
-            "c.toml:21:25: `a` runs in a cluster: terminating a task is not supported yet in a \
-          cluster"
         ]
     );
 }

@@ -57,7 +57,9 @@ impl Machine<'_> {
     /// `task`'s process was terminated at `now`: its job ends (killed, not missed), a ready
     /// task leaves the policy's run queue, and a suspended one exits when next dispatched
     /// (the policy owns its wake-up timer; `block` refuses a sleeping task, changing nothing).
-    /// It leaves the server it waits for or is served by.
+    /// A member of `core`'s cluster running on another of its cores is taken off there
+    /// first (charged up to `now`, so an operation it ran for a server keeps that progress;
+    /// not counted as preempted). It leaves the server it waits for or is served by.
     fn kill(
         &mut self,
         core: u16,
@@ -65,6 +67,12 @@ impl Machine<'_> {
         task: TaskId,
         work: &mut Work,
     ) -> Result<(), SimError> {
+        let running_elsewhere = self.member_of[task.index()]
+            .and_then(|cluster| self.member_core(cluster, task))
+            .filter(|&other| other != core);
+        if let Some(other) = running_elsewhere {
+            self.take_off(other, task, now);
+        }
         self.leave_server(core, task, now, work)?;
         // A job planned after the run's end is never released within it, so it does not
         // count ("Ties", 6): it is dropped, not closed as killed.

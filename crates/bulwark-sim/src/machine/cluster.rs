@@ -11,7 +11,10 @@
 //! inter-processor interrupt (taken and charged as a timer interrupt; it then decides for
 //! itself at the same instant). The cluster's one timer (its next budget event or timed
 //! release) is programmed on its first core, by whichever core decided last, unless an
-//! interrupt is already pending there, whose entry programs it.
+//! interrupt is already pending there, whose entry programs it. When it fires while that
+//! core is in its kernel (interrupts masked: a reclamation, say), the first core of the
+//! cluster that is not takes it: a cluster's timer is routed to its cores, so one core's long
+//! kernel entry does not let a reservation on another core overrun its budget.
 //!
 //! A thread the decision moves to another core may still be running on the core it had, if
 //! that core has not taken its interrupt yet: the deciding core takes it off that core first
@@ -356,8 +359,8 @@ impl Machine<'_> {
     }
 
     /// `task` is to run on `core`: if another core of `cluster` still runs it (or is about
-    /// to), it is taken off there, charged up to `now` and counted as preempted, and that core is
-    /// interrupted to decide anew.
+    /// to), it is taken off there and counted as preempted (it refills its cache where it
+    /// resumes).
     pub(super) fn take_off_other_cores(
         &mut self,
         cluster: u16,
@@ -367,36 +370,62 @@ impl Machine<'_> {
     ) {
         for at in 0..self.clusters[cluster as usize].cores.len() {
             let other = self.clusters[cluster as usize].cores[at];
-            if other == core || self.heading(other) != Some(task) {
-                continue;
+            if other != core && self.heading(other) == Some(task) && self.take_off(other, task, now)
+            {
+                let t = &mut self.tasks[task.index()];
+                t.needs_refill = true;
+                t.metrics.preemptions += 1;
             }
-            if let Occupant::Running { since, .. } = self.cores[other as usize].occupant {
-                // Charged first: what it ran of its server's operation there counts.
-                self.charge(other, task, since, now);
-            }
-            // A lender that ran its server's operation there stops it: the operation goes on
-            // wherever a lender runs next.
-            self.leave_operation(other, task, now);
-            match self.cores[other as usize].occupant {
-                Occupant::Running { .. } => {
-                    self.queue.cancel_processor(other);
-                    self.cores[other as usize].occupant = Occupant::Idle;
-                    let t = &mut self.tasks[task.index()];
-                    t.needs_refill = true;
-                    t.metrics.preemptions += 1;
-                }
-                Occupant::Kernel { entered, .. } => {
-                    self.cores[other as usize].occupant = Occupant::Kernel {
-                        next: None,
-                        entered,
-                    };
-                }
-                Occupant::Dispatching { .. } | Occupant::Idle => {
-                    self.cores[other as usize].occupant = Occupant::Idle;
-                }
-            }
-            self.interrupt(other, now);
         }
+    }
+
+    /// Takes `task` off core `other`, which runs it (or is about to), charged up to `now`,
+    /// and interrupts that core to decide anew. True when it was running there.
+    pub(super) fn take_off(&mut self, other: u16, task: TaskId, now: Instant) -> bool {
+        let running = matches!(
+            self.cores[other as usize].occupant,
+            Occupant::Running { .. }
+        );
+        if let Occupant::Running { since, .. } = self.cores[other as usize].occupant {
+            // Charged first: what it ran of its server's operation there counts.
+            self.charge(other, task, since, now);
+        }
+        // A lender that ran its server's operation there stops it: the operation goes on
+        // wherever a lender runs next.
+        self.leave_operation(other, task, now);
+        match self.cores[other as usize].occupant {
+            Occupant::Running { .. } => {
+                self.queue.cancel_processor(other);
+                self.cores[other as usize].occupant = Occupant::Idle;
+            }
+            Occupant::Kernel { entered, .. } => {
+                self.cores[other as usize].occupant = Occupant::Kernel {
+                    next: None,
+                    entered,
+                };
+            }
+            Occupant::Dispatching { .. } | Occupant::Idle => {
+                self.cores[other as usize].occupant = Occupant::Idle;
+            }
+        }
+        self.interrupt(other, now);
+        running
+    }
+
+    /// The core to take the timer of `core`, in its kernel as the timer fires, if `core`
+    /// holds its cluster's timer: the first core of the cluster not in its kernel. A
+    /// cluster's timer is its cores' interrupt, taken by whichever can, so that one core's
+    /// long kernel entry (a reclamation) holds up no budget or release of the others.
+    pub(super) fn cluster_timer_taker(&self, core: u16) -> Option<u16> {
+        let member = self.cores[core as usize].membership?;
+        if member.position != 0 {
+            return None;
+        }
+        self.clusters[member.cluster as usize]
+            .cores
+            .iter()
+            .copied()
+            .find(|&other| !matches!(self.cores[other as usize].occupant, Occupant::Kernel { .. }))
     }
 
     /// Programs the cluster's timer, held on its first core `first`, to `timer`, unless an

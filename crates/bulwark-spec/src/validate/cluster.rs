@@ -226,9 +226,12 @@ impl Checker<'_> {
         &self.clusters[index].name
     }
 
-    /// True when task `task` was checked into a cluster.
-    pub(super) fn is_cluster_member(&self, task: usize) -> bool {
-        self.cluster_members.iter().any(|m| m.task == task)
+    /// The cluster task `task` was checked into, if any.
+    pub(super) fn cluster_of(&self, task: usize) -> Option<usize> {
+        self.cluster_members
+            .iter()
+            .find(|m| m.task == task)
+            .map(|m| m.cluster)
     }
 
     /// Where a task with `cluster = "name"` runs: the cluster's first core, with a priority
@@ -269,17 +272,6 @@ impl Checker<'_> {
         }
         if let (Some(Kind::Script), Some(script)) = (kind, &raw.script) {
             valid &= self.cluster_steps(script.get_ref(), label, name);
-        }
-        if let Some(group) = &raw.group {
-            self.report(
-                group.span(),
-                format!(
-                    "task `{label}` runs in cluster `{name}`: reclamation groups are not \
-                     supported yet in a cluster"
-                ),
-                "allowed: group on tasks of cores in no cluster; remove group",
-            );
-            valid = false;
         }
         if let Some(cap) = &raw.cap {
             self.report(
@@ -336,10 +328,10 @@ impl Checker<'_> {
         }
     }
 
-    /// The steps of a script in cluster `cluster`: computing, sleeping and invoking servers
-    /// are allowed; a step that acts on one core (`flush-cache`), on a VBS context (`action`)
-    /// or on reclamation objects (`allocate`, `terminate`) is refused, at its key. False when
-    /// one was refused.
+    /// The steps of a script in cluster `cluster`: computing, sleeping, invoking servers and
+    /// reclamation (`allocate`, `terminate`) are allowed; a step that acts on one core
+    /// (`flush-cache`) or on a VBS context (`action`) is refused, at its key. False when one
+    /// was refused.
     fn cluster_steps(&mut self, steps: &[Spanned<RawStep>], task: &str, cluster: &str) -> bool {
         let mut valid = true;
         for step in steps {
@@ -347,8 +339,6 @@ impl Checker<'_> {
             let refused = [
                 raw.flush_cache.as_ref().map(|v| (v.span(), "flush-cache")),
                 raw.action.as_ref().map(|v| (v.span(), "action")),
-                raw.allocate.as_ref().map(|v| (v.span(), "allocate")),
-                raw.terminate.as_ref().map(|v| (v.span(), "terminate")),
             ];
             for (span, key) in refused.into_iter().flatten() {
                 self.report(
@@ -358,8 +348,8 @@ impl Checker<'_> {
                          {key} yet"
                     ),
                     "allowed in a cluster's scripts: run, compute, sleep-for, sleep-until, \
-                     sleep-until-aligned, invoke and loop; put the task on a core in no cluster \
-                     for the others",
+                     sleep-until-aligned, sleep-until-next-release, invoke, allocate, terminate \
+                     and loop; put the task on a core in no cluster for the others",
                 );
                 valid = false;
             }

@@ -515,8 +515,9 @@ impl Checker<'_> {
         all_valid.then_some(groups)
     }
 
-    /// Each `terminate` names another task on the caller's core, outside the caller's group;
-    /// reclamation in steps needs the target in a group.
+    /// Each `terminate` names another task where the caller runs (its core, or its cluster:
+    /// reclamation runs on the caller's core), outside the caller's group; reclamation in
+    /// steps needs the target in a group.
     fn terminations(&mut self, tasks: &[TaskSpec], groups: &[GroupSpec]) {
         let group_of = |task: usize| groups.iter().position(|g| g.members.contains(&task));
         for t in std::mem::take(&mut self.terminations) {
@@ -529,30 +530,27 @@ impl Checker<'_> {
                 continue;
             };
             let caller = &tasks[t.caller];
-            if self.is_cluster_member(target) {
-                self.report(
-                    t.span,
-                    format!(
-                        "`{}` runs in a cluster: terminating a task is not supported yet in a \
-                         cluster",
-                        t.target
-                    ),
-                    "allowed: a task on a core in no cluster",
-                );
-            } else if target == t.caller {
+            // A member's core is its cluster's first core, which no other task has.
+            let place = |task: usize| match self.cluster_of(task) {
+                Some(cluster) => format!("in cluster `{}`", self.cluster_name(cluster)),
+                None => format!("on core {}", tasks[task].core),
+            };
+            if target == t.caller {
                 self.report(
                     t.span,
                     format!("task `{}` terminates itself", caller.name),
                     "allowed: another task; to end this one, end its script",
                 );
             } else if tasks[target].core != caller.core {
+                let (target_place, caller_place) = (place(target), place(t.caller));
                 self.report(
                     t.span,
                     format!(
-                        "task `{}` is on core {}, but `{}` runs on core {}",
-                        t.target, tasks[target].core, caller.name, caller.core
+                        "task `{}` is {target_place}, but `{}` runs {caller_place}",
+                        t.target, caller.name
                     ),
-                    "allowed: a task on the caller's core (reclamation runs on the caller's core)",
+                    "allowed: a task on the caller's core, or in the caller's cluster \
+                     (reclamation runs on the caller's core)",
                 );
             } else if group_of(target).is_some() && group_of(target) == group_of(t.caller) {
                 self.report(
