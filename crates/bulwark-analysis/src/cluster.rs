@@ -10,7 +10,9 @@
 //! slots take a core from the reservations) or a high-criticality reservation (Vestal's mode
 //! switch demotes the others), and the response-time analysis does not cover SPR servers (they
 //! keep budget across a suspension): such a cluster's bandwidth is reported, a partition
-//! counting its slots' time over the cycle, and no verdict.
+//! counting its slots' time over the cycle, and no verdict. A best-effort member runs below
+//! every reservation on no budget: it takes nothing from them, gets no guarantee, and is left
+//! out of the bandwidth and the tests.
 
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::{Behaviour, MemberKind, Replenishment, Reservation, Scenario, SporadicOrder};
@@ -193,6 +195,9 @@ pub enum MemberReservation {
         /// `e^L` of a high-criticality reservation; `None`: low criticality.
         low_budget: Option<Duration>,
     },
+    /// A best-effort reservation: below every other, no budget and no guarantee; it takes
+    /// nothing from the reservations, so it is left out of the tests.
+    BestEffort,
     /// A time partition on one core of the cluster, running in its slots of every cycle.
     Partition {
         /// The scenario core.
@@ -206,9 +211,10 @@ pub enum MemberReservation {
 
 impl MemberReservation {
     /// Its share of the cluster as the time pair `(x, y)` whose ratio it is: `(e, p)`, or a
-    /// partition's slot time and the cycle.
+    /// partition's slot time and the cycle; none (`0 / 1 ns`) for a best-effort one.
     pub fn share(&self) -> (Duration, Duration) {
         match self {
+            MemberReservation::BestEffort => (Duration::ZERO, Duration::from_nanos(1)),
             MemberReservation::Sporadic { reservation, .. } => {
                 (reservation.budget, reservation.period)
             }
@@ -247,8 +253,12 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 .iter()
                 .map(|m| member(scenario, m.task, &m.kind, cluster.cycle))
                 .collect();
-            let pairs: Vec<(Duration, Duration)> =
-                members.iter().map(|m| m.reservation.share()).collect();
+            // The reservations with a share; best-effort ones have none.
+            let pairs: Vec<(Duration, Duration)> = members
+                .iter()
+                .filter(|m| m.reservation != MemberReservation::BestEffort)
+                .map(|m| m.reservation.share())
+                .collect();
             let cores = u16::try_from(cluster.cores.len()).unwrap_or(u16::MAX);
             let has_partition = cluster
                 .members
@@ -335,6 +345,14 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
             };
             (sporadic, fit(&spec.behaviour, reservation))
         }
+        MemberKind::BestEffort => (
+            MemberReservation::BestEffort,
+            Fit::Unchecked(
+                "not checked: a best-effort reservation has no budget; it runs on what the \
+                 reservations leave"
+                    .to_owned(),
+            ),
+        ),
         MemberKind::Partition { core, slots } => (
             MemberReservation::Partition {
                 core: *core,
@@ -367,8 +385,11 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
 /// reservation ids are its members in order. Records each member's response and gives the
 /// verdict.
 fn fixed_priority(members: &mut [Member], cores: u16) -> ClusterVerdict {
+    // Best-effort members run below every reservation: no interference, no bound.
+    let analysed = |m: &&mut Member| m.reservation != MemberReservation::BestEffort;
     let tasks: Vec<FpTask> = members
         .iter()
+        .filter(|m| m.reservation != MemberReservation::BestEffort)
         .map(|m| {
             let (budget, period) = m.reservation.share();
             FpTask {
@@ -379,15 +400,14 @@ fn fixed_priority(members: &mut [Member], cores: u16) -> ClusterVerdict {
         })
         .collect();
     let rta = global_fp::rta(&tasks, cores);
-    for (member, response) in members.iter_mut().zip(&rta.responses) {
+    for (member, response) in members.iter_mut().filter(analysed).zip(&rta.responses) {
         member.response = Some(*response);
     }
     let summary = FixedPriorityRta {
         cores,
-        not_shown: rta
-            .responses
+        not_shown: members
             .iter()
-            .position(|r| matches!(r, Response::Exceeds(_))),
+            .position(|m| matches!(m.response, Some(Response::Exceeds(_)))),
     };
     if rta.schedulable {
         ClusterVerdict::RtaSchedulable(summary)

@@ -3,10 +3,10 @@
 //! cluster's invariants hold (the run checks them), and over the whole run:
 //! - a task never runs on two cores at once, and each core runs one thing at a time;
 //! - nothing of the cluster runs outside its cores, nor a partitioned task inside them;
-//! - a member under the sporadic rule or SPR never runs without budget: replenishments are
-//!   at least `p` apart and a selected reservation drains while selected, kernel time
-//!   included (A2), so over a run of length `H` its code and its cache refills add up to at
-//!   most `e (floor(H / p) + 1)`. The kernel time charged to its context is left out: the
+//! - a member under the sporadic rule or SPR never runs without budget (a quarter of the
+//!   members are best-effort instead, with none): replenishments are at least `p` apart and
+//!   a selected reservation drains while selected, kernel time included (A2), so over a run
+//!   of length `H` its code and its cache refills add up to at most `e (floor(H / p) + 1)`. The kernel time charged to its context is left out: the
 //!   kernel is not preempted, so an entry that picks a context with less budget than the
 //!   entry's cost is charged in full, and the exhaustion is taken when the kernel returns,
 //!   before the task runs ("Ties", 1);
@@ -58,7 +58,7 @@ fn member() -> impl Strategy<Value = Member> {
         5u64..=40,
         1u64..=60,
         0u64..=20,
-        0u8..3,
+        0u8..4,
         1u8..=4,
     )
         .prop_map(
@@ -119,21 +119,25 @@ fn scenario(
             (1, false) => Replenishment::Spr { slots: 4 },
             _ => Replenishment::Sporadic,
         };
+        // Rule 3: best-effort, with neither budget nor priority.
+        let best_effort = drawn.rule == 3;
         cluster_members.push(ClusterMember {
             task: tasks.len(),
-            kind: MemberKind::Sporadic {
-                replenishment,
-                low_budget: None,
+            kind: if best_effort {
+                MemberKind::BestEffort
+            } else {
+                MemberKind::Sporadic {
+                    replenishment,
+                    low_budget: None,
+                }
             },
         });
         tasks.push(TaskSpec {
             name: format!("member{i}"),
             core: 1,
-            priority: (!edf).then_some(Priority(drawn.priority)),
-            reservation: Some(Reservation::new(
-                units(drawn.budget),
-                units(drawn.server_period),
-            )),
+            priority: (!edf && !best_effort).then_some(Priority(drawn.priority)),
+            reservation: (!best_effort)
+                .then(|| Reservation::new(units(drawn.budget), units(drawn.server_period))),
             deadline: None,
             behaviour: match gate {
                 None => periodic(drawn.period, drawn.execution, drawn.offset),
@@ -263,8 +267,8 @@ fn keeps_its_promises(
     // Budgets: what a member's context got is within what its reservation grants.
     let horizon = scenario.duration.as_nanos();
     for (i, drawn) in members.iter().enumerate() {
-        if edf && drawn.rule == 1 {
-            continue; // A soft CBS is recharged at once when it runs out.
+        if edf && drawn.rule == 1 || drawn.rule == 3 {
+            continue; // A soft CBS is recharged at once when it runs out; best effort has none.
         }
         let task = &outcome.tasks[2 + i];
         let period = units(drawn.server_period).as_nanos();
@@ -529,4 +533,46 @@ fn an_overdue_job_of_a_cluster_is_released_by_the_timer_at_its_predecessors_comp
         "job 1 started at {start} ns"
     );
     assert_eq!(outcome.cores[1].timer_interrupts, 0);
+}
+
+/// A best-effort member runs below every reservation of its cluster, on no budget. Two
+/// cores under fixed priority: `a` (priority 2, 6 ms per 10 ms) and `b` (priority 1, 3 ms
+/// per 10 ms), each with a job of its whole budget every 10 ms, and `background`, best-effort,
+/// with work for ever. At 0, `a` takes core 0 and `b` core 1 (newcomers in rank order take
+/// the lowest free core); `background` waits. At 3 ms `b` is done and `background` takes core
+/// 1; at 6 ms `a` is done, and core 0 idles: `background` keeps the core it has. At 10 and
+/// 20 ms `a` and `b` are released again and `b` takes core 1 back. So `background` runs
+/// 3..10, 13..20 and 23..30 ms on core 1, 21 ms in all, preempted at 10, 20 and 30 ms.
+#[test]
+fn a_best_effort_member_runs_on_what_the_reservations_leave() {
+    let text = "name = \"be\"\npolicy = \"fixed-priority\"\ncores = 2\nduration = \"30ms\"\n\n\
+        [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n\n\
+        [[task]]\nname = \"a\"\ncluster = \"pair\"\npriority = 2\n\
+        reservation = { budget = \"6ms\", period = \"10ms\" }\nperiod = \"10ms\"\nexecution = \"6ms\"\n\n\
+        [[task]]\nname = \"b\"\ncluster = \"pair\"\npriority = 1\n\
+        reservation = { budget = \"3ms\", period = \"10ms\" }\nperiod = \"10ms\"\nexecution = \"3ms\"\n\n\
+        [[task]]\nname = \"background\"\ncluster = \"pair\"\nreservation = \"best-effort\"\n\
+        script = [{ run = \"1s\" }]\n";
+    let scenario = bulwark_spec::parse(text, "be.toml").unwrap_or_else(|e| panic!("{}", e.plain()));
+    let outcome = run(&scenario);
+    let trace = outcome.trace.as_ref().expect("recorded");
+    let background: Vec<(u16, u64, u64)> = trace
+        .slices
+        .iter()
+        .filter(|s| s.task.is_some_and(|t| t.index() == 2) && s.kind == SliceKind::Task)
+        .map(|s| {
+            (
+                s.core,
+                s.start.as_nanos() / 1_000_000,
+                s.end.as_nanos() / 1_000_000,
+            )
+        })
+        .collect();
+    assert_eq!(background, [(1, 3, 10), (1, 13, 20), (1, 23, 30)]);
+    let task = &outcome.tasks[2];
+    assert_eq!(task.executed_ns, 21_000_000);
+    assert_eq!(task.preemptions, 3);
+    for reserved in &outcome.tasks[..2] {
+        assert_eq!(reserved.misses, 0, "{}", reserved.name);
+    }
 }

@@ -87,6 +87,9 @@ pub enum MemberKind {
         /// (its budget being `e^H`); `None`: low criticality.
         low_budget: Option<Duration>,
     },
+    /// A best-effort reservation (`reservation = "best-effort"`): below every other level of
+    /// its cluster, with no budget; the task has no `reservation` and no `priority`.
+    BestEffort,
     /// A table-driven time partition pinned to one of the cluster's cores, running during
     /// its slots `[start, end)` of every cycle; the task has no `reservation`.
     Partition {

@@ -195,13 +195,19 @@ pub(crate) struct RawTask {
 /// `replenishment = "cbs"` or `criticality = "high", low-budget = "1ms"`; or, in a cluster, a
 /// time partition `{ core = 2, slots = [["0ms", "5ms"]] }`. Every key is optional here so
 /// that validation can say which kind is meant and what is missing or extra.
-#[derive(Debug, Deserialize)]
+///
+/// A cluster member may instead name its reservation: `reservation = "best-effort"`.
+#[derive(Debug, Default, Deserialize)]
 #[serde(
+    remote = "Self",
     deny_unknown_fields,
     rename_all = "kebab-case",
     expecting = "a reservation, like { budget = \"2ms\", period = \"10ms\" }"
 )]
 pub(crate) struct RawReservation {
+    /// The name written instead of a table (every other key then absent).
+    #[serde(skip)]
+    pub(crate) named: Option<String>,
     pub(crate) budget: Option<Spanned<RawTime>>,
     pub(crate) period: Option<Spanned<RawTime>>,
     pub(crate) replenishments: Option<Spanned<i64>>,
@@ -216,6 +222,36 @@ pub(crate) struct RawReservation {
     pub(crate) core: Option<Spanned<i64>>,
     /// A time partition's slots `[start, end)` within its cluster's cycle.
     pub(crate) slots: Option<Spanned<RawSlots>>,
+}
+
+struct ReservationVisitor;
+
+impl<'de> Visitor<'de> for ReservationVisitor {
+    type Value = RawReservation;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "a reservation, like { budget = \"2ms\", period = \"10ms\" }, or \"best-effort\"",
+        )
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawReservation, E> {
+        Ok(RawReservation {
+            named: Some(v.to_owned()),
+            ..RawReservation::default()
+        })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawReservation, A::Error> {
+        // The table's derived reading (`remote = "Self"`), with its own errors.
+        RawReservation::deserialize(de::value::MapAccessDeserializer::new(map))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawReservation {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ReservationVisitor)
+    }
 }
 
 /// `slots = [["0ms", "5ms"], ...]`: each slot as written, its times judged later.

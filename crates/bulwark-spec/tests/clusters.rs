@@ -1348,3 +1348,44 @@ fn a_clusters_member_calls_no_server_with_a_priority() {
         ]
     );
 }
+
+#[test]
+fn a_member_may_be_best_effort() {
+    let scenario = valid(&edf("reservation = \"best-effort\"\n"));
+    assert_eq!(scenario.clusters[0].members[0].kind, MemberKind::BestEffort);
+    assert_eq!(scenario.tasks[0].reservation, None);
+    assert_eq!(scenario.tasks[0].priority, None);
+    // Under fixed priority too, and then without a priority: it runs below every level.
+    let scenario = valid(&fixed("reservation = \"best-effort\"\n"));
+    assert_eq!(scenario.clusters[0].members[0].kind, MemberKind::BestEffort);
+    // Line 16 holds the extra keys; `3` is at column 12 after `priority = `.
+    let with_priority = fixed("priority = 3\nreservation = \"best-effort\"\n");
+    assert_eq!(
+        errors(&with_priority),
+        [
+            "c.toml:16:12: task `a` is best-effort in cluster `global`, below every \
+          reservation: it has no priority"
+        ]
+    );
+    // `"gold"` starts at column 15 after `reservation = `.
+    let unknown = edf("reservation = \"gold\"\n");
+    assert_eq!(
+        errors(&unknown),
+        ["c.toml:16:15: no reservation is called `gold`"]
+    );
+    assert_eq!(
+        only_help(&unknown),
+        "allowed: \"best-effort\", or a table like { budget = \"2ms\", period = \"10ms\" }"
+    );
+    // Outside a cluster a reservation is a table (line 10, column 15).
+    let on_a_core = "name = \"c\"\npolicy = \"spr\"\nduration = \"1s\"\n\n[[task]]\nname = \"t\"\n\
+                     priority = 1\nperiod = \"10ms\"\nexecution = \"1ms\"\n\
+                     reservation = \"best-effort\"\n";
+    assert_eq!(
+        errors(on_a_core),
+        [
+            "c.toml:10:15: reservation `best-effort` is a name, but this task runs on a core of \
+          its own"
+        ]
+    );
+}

@@ -189,6 +189,43 @@ fn a_fixed_priority_cluster_gets_the_response_time_analysis() {
     }
 }
 
+/// A best-effort member beside the same two: no share, no bound, and the reservations'
+/// analysis as without it (U = 3/5, each R = 3 ms on its own core).
+#[test]
+fn a_best_effort_member_is_listed_and_left_out_of_the_test() {
+    let source = format!(
+        "{}\n[[task]]\nname = \"be\"\ncluster = \"g\"\nreservation = \"best-effort\"\n\
+         script = [{{ run = \"1s\" }}]\n",
+        scenario("fixed-priority", "3ms", "priority = 2")
+    );
+    let (_dir, path) = file("global.toml", &source);
+    let (code, stdout, _) = run(&["analyze", "--json"], &path);
+    assert_eq!(code, Some(0), "{stdout}");
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let g = &doc["clusters"][0];
+    assert_eq!(g["verdict"], "schedulable");
+    assert_eq!(g["bandwidth"], 0.6);
+    let members = g["members"].as_array().expect("members");
+    assert_eq!(members.len(), 3);
+    for member in &members[..2] {
+        assert_eq!(member["response_ns"], 3_000_000);
+    }
+    let be = &members[2];
+    assert_eq!(be["name"], "be");
+    assert_eq!(be["replenishment"], "best-effort");
+    assert_eq!(be["priority"], serde_json::Value::Null);
+    assert_eq!(be["budget_ns"], serde_json::Value::Null);
+    assert_eq!(be["period_ns"], serde_json::Value::Null);
+    assert_eq!(be["response_ns"], serde_json::Value::Null);
+    assert_eq!(be["fits_reservation"], serde_json::Value::Null);
+    let (code, stdout, _) = run(&["analyze"], &path);
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.contains("be: not checked: a best-effort reservation has no budget"),
+        "{stdout}"
+    );
+}
+
 /// Cores 1 and 2 a fixed-priority cluster `g` of `h1` and `h2` (9 ms, 10 ms) at priority 5
 /// and `light` (`budget`, 10 ms) at priority 1; core 0 partitioned (`p`).
 fn dhall(budget: &str) -> String {

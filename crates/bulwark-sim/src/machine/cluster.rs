@@ -106,6 +106,7 @@ impl ClusterRun {
                     }
                     ReservationKind::Sporadic(sporadic)
                 }
+                MemberKind::BestEffort => ReservationKind::BestEffort,
                 MemberKind::Partition { core, slots } => ReservationKind::TimePartition {
                     // A core outside the cluster is refused by the scheduler.
                     core: spec

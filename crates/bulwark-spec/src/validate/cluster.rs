@@ -284,8 +284,17 @@ impl Checker<'_> {
             );
             valid = false;
         }
-        let priority = self.cluster_priority(raw, name, order, whole.clone());
+        let best_effort = raw
+            .reservation
+            .as_ref()
+            .is_some_and(|r| r.get_ref().named.is_some());
+        let priority = if best_effort {
+            self.best_effort_priority(raw, name)
+        } else {
+            self.cluster_priority(raw, name, order, whole.clone())
+        };
         let reservation = match &raw.reservation {
+            Some(reservation) if best_effort => self.named_reservation(reservation),
             Some(reservation) => self.cluster_reservation(reservation, cluster, name, order),
             None => {
                 self.report(
@@ -358,6 +367,44 @@ impl Checker<'_> {
             }
         }
         valid
+    }
+
+    /// A named reservation: `"best-effort"`, the cluster's lowest level, with no budget
+    /// (the MC-IPC paper's best-effort reservations, section III).
+    fn named_reservation(
+        &mut self,
+        spanned: &Spanned<RawReservation>,
+    ) -> Option<(Option<Reservation>, MemberKind)> {
+        match spanned.get_ref().named.as_deref() {
+            Some("best-effort") => Some((None, MemberKind::BestEffort)),
+            named => {
+                self.report(
+                    spanned.span(),
+                    format!("no reservation is called `{}`", named.unwrap_or_default()),
+                    "allowed: \"best-effort\", or a table like { budget = \"2ms\", period = \
+                     \"10ms\" }",
+                );
+                None
+            }
+        }
+    }
+
+    /// None: a best-effort member runs below every reservation of its cluster, at no
+    /// priority of its own.
+    fn best_effort_priority(&mut self, raw: &RawTask, name: &str) -> Option<Option<Priority>> {
+        let Some(priority) = &raw.priority else {
+            return Some(None);
+        };
+        self.report(
+            priority.span(),
+            format!(
+                "task `{}` is best-effort in cluster `{name}`, below every reservation: it has \
+                 no priority",
+                raw.name.get_ref()
+            ),
+            "allowed: remove priority, or give the task a reservation table",
+        );
+        None
     }
 
     /// A priority under fixed-priority order (required), none under EDF.

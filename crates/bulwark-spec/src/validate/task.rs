@@ -491,6 +491,21 @@ impl Checker<'_> {
         policy: Option<PolicyKind>,
     ) -> Option<Reservation> {
         let raw = spanned.get_ref();
+        if let Some(named) = &raw.named {
+            let help = if named == "best-effort" {
+                "\"best-effort\" is for a task in a [[cluster]]; on a core of its own, give a table \
+                 like { budget = \"2ms\", period = \"10ms\" }"
+            } else {
+                "allowed: a table like { budget = \"2ms\", period = \"10ms\" }, or \
+                 \"best-effort\" in a [[cluster]]"
+            };
+            self.report(
+                spanned.span(),
+                format!("reservation `{named}` is a name, but this task runs on a core of its own"),
+                help,
+            );
+            return None;
+        }
         // Outside a cluster the rule is the policy's; a cluster-only key must not be ignored.
         let rule_refused = self.cluster_only_keys(raw);
         let (budget, period) = if raw.core.is_some() || raw.slots.is_some() {

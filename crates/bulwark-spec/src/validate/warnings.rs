@@ -131,7 +131,8 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
             Some((cluster, MemberKind::Sporadic { .. })) => task
                 .reservation
                 .map(|r| (cluster, r.budget.as_nanos(), r.period.as_nanos())),
-            None => None,
+            // No budget: it takes only what the reservations leave.
+            Some((_, MemberKind::BestEffort)) | None => None,
         };
         if let Some((cluster, numerator, denominator)) = share {
             let spec = &scenario.clusters[cluster];

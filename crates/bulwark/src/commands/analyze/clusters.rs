@@ -121,6 +121,7 @@ fn rule_name(reservation: &MemberReservation) -> String {
     match reservation {
         MemberReservation::Sporadic { replenishment, .. } => replenishment_name(*replenishment),
         MemberReservation::Partition { .. } => "time partition".to_owned(),
+        MemberReservation::BestEffort => "best-effort".to_owned(),
     }
 }
 
@@ -334,6 +335,7 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
                     "-".to_owned(),
                     format!("cycle {cycle}"),
                 ),
+                MemberReservation::BestEffort => ("-".to_owned(), "-".to_owned(), "-".to_owned()),
             };
             let mut row = vec![
                 m.name.clone(),
@@ -413,6 +415,11 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
                     value["period_ns"] = json!(reservation.period.as_nanos());
                     value["criticality"] = json!(if low_budget.is_some() { "high" } else { "low" });
                     value["low_budget_ns"] = json!(low_budget.map(|low| low.as_nanos()));
+                }
+                // No (e, p), no criticality: null.
+                MemberReservation::BestEffort => {
+                    value["budget_ns"] = Value::Null;
+                    value["period_ns"] = Value::Null;
                 }
                 // No (e, p): null there, and the core, slots and cycle instead.
                 MemberReservation::Partition { core, slots, cycle } => {
