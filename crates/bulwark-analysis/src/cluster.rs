@@ -495,6 +495,7 @@ mod tests {
             servers: Vec::new(),
             vbs: None,
             clusters: vec![ClusterSpec {
+                slack_reclamation: false,
                 name: "g".to_owned(),
                 cores: vec![1, 2],
                 order,

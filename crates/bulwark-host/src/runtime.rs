@@ -1015,6 +1015,7 @@ script = [{ action = "2ms", limit = "3ms", period = "10ms" }, { run = "1ms" }]
         );
         assert!(refuse_clusters(&scenario).is_ok());
         scenario.clusters.push(bulwark_spec::ClusterSpec {
+            slack_reclamation: false,
             name: "g".to_owned(),
             cores: vec![0],
             order: bulwark_spec::SporadicOrder::EarliestDeadlineFirst,

@@ -502,6 +502,7 @@ fn scenario_machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
         policy: PolicyKind::FixedPriority,
         core_policies: Vec::new(),
         clusters: vec![ClusterSpec {
+            slack_reclamation: false,
             name: "c".into(),
             cores: (0..cores).collect(),
             order: if system.edf {

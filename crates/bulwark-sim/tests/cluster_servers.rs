@@ -182,6 +182,7 @@ fn scenario(system: &System) -> (Scenario, usize) {
             );
         }
         clusters.push(ClusterSpec {
+            slack_reclamation: false,
             name: format!("k{k}"),
             cores: ids,
             order,
@@ -410,4 +411,49 @@ fn a_member_blocked_at_a_gate_drains_its_selected_reservation() {
     assert_eq!(b.executed_ns, 1_000_000);
     assert_eq!(b.gate_wait.max_ns, 3_000_000);
     assert_eq!(b.requests_aborted, 0);
+}
+
+/// Slack reclamation (`slack-reclamation = true`) in the FIFO-IPC case above, with a third
+/// member `c` (priority 0, 4 ms per 10 ms, a 6 ms job at 0): at 0 `a` and `b` are selected,
+/// `c` is not. `b` blocks on core 1, whose selected reservation then runs nothing: the core
+/// runs `c` on slack, on no budget, while `b`'s budget drains (A2). At 2 ms `b`'s budget is
+/// out and `c` is selected there: its budget drains from 2 ms, and its job, with 4 ms left,
+/// completes at 6 ms as its budget runs out. `a` and `b` are as without `c`. Without slack
+/// reclamation `c` runs only once selected, 2..6 ms, and, out of budget with 2 ms left, after
+/// its replenishment at 10 ms: it completes at 12 ms.
+#[test]
+fn an_idle_core_reclaims_slack_for_a_member_that_is_not_selected() {
+    let text = |slack: &str| {
+        format!(
+            "name = \"slack\"\npolicy = \"fixed-priority\"\ncores = 2\nduration = \"15ms\"\n\n\
+             [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n{slack}\n\
+             [[server]]\nname = \"S\"\ngate = \"fifo-ipc\"\noperation = \"5ms\"\n\n\
+             [[task]]\nname = \"a\"\ncluster = \"pair\"\npriority = 2\n\
+             reservation = {{ budget = \"5ms\", period = \"10ms\" }}\n\
+             script = [{{ invoke = \"S\", operation = \"3ms\" }}]\n\n\
+             [[task]]\nname = \"b\"\ncluster = \"pair\"\npriority = 1\n\
+             reservation = {{ budget = \"2ms\", period = \"10ms\" }}\n\
+             script = [{{ invoke = \"S\", operation = \"1ms\" }}]\n\n\
+             [[task]]\nname = \"c\"\ncluster = \"pair\"\npriority = 0\n\
+             reservation = {{ budget = \"4ms\", period = \"10ms\" }}\n\
+             script = [{{ run = \"6ms\" }}]\n"
+        )
+    };
+    let parse = |text: &str| {
+        bulwark_spec::parse(text, "slack.toml").unwrap_or_else(|e| panic!("{}", e.plain()))
+    };
+    let slack = parse(&text("slack-reclamation = true\n"));
+    assert!(slack.clusters[0].slack_reclamation);
+    let outcome = run_with_jobs(&slack);
+    assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(3.0))]);
+    assert_eq!(jobs_of(&outcome, 1), [(0.0, Some(11.0))]);
+    assert_eq!(jobs_of(&outcome, 2), [(0.0, Some(6.0))]);
+    assert_eq!(outcome.tasks[2].executed_ns, 6_000_000);
+
+    let without = parse(&text(""));
+    assert!(!without.clusters[0].slack_reclamation);
+    let outcome = run_with_jobs(&without);
+    assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(3.0))]);
+    assert_eq!(jobs_of(&outcome, 1), [(0.0, Some(11.0))]);
+    assert_eq!(jobs_of(&outcome, 2), [(0.0, Some(12.0))]);
 }

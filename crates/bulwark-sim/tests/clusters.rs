@@ -16,7 +16,9 @@
 //! gate, or FIFO-IPC with or without bandwidth inheritance): a member's context then also
 //! runs or spins for other members' requests, but only while its reservation is selected, so
 //! the budget bound stands; and the server's operations never overlap. (In 2,000 drawn
-//! cases, 98 % made calls and 71 % had a call wait at the gate.)
+//! cases, 98 % made calls and 71 % had a call wait at the gate.) Half the cases reclaim
+//! slack, where the budget bound is not checked (members then also run on no budget); in
+//! 2,000 drawn cases slack reclamation changed the outcome of 15 %.
 //!
 //! And when a member that allocates kernel objects (in a reclamation group or not) is
 //! terminated by another member at a random time, in one go or in steps: it runs no more
@@ -179,6 +181,7 @@ fn scenario(
         policy: PolicyKind::FixedPriority,
         core_policies: Vec::new(),
         clusters: vec![ClusterSpec {
+            slack_reclamation: false,
             name: "c".into(),
             cores: (1..=m).collect(),
             order: if edf {
@@ -264,7 +267,11 @@ fn keeps_its_promises(
             );
         }
     }
-    // Budgets: what a member's context got is within what its reservation grants.
+    // Budgets: what a member's context got is within what its reservation grants (with
+    // slack reclamation it also runs on no budget, so that bound does not apply).
+    if scenario.clusters[0].slack_reclamation {
+        return Ok(());
+    }
     let horizon = scenario.duration.as_nanos();
     for (i, drawn) in members.iter().enumerate() {
         if edf && drawn.rule == 1 || drawn.rule == 3 {
@@ -444,8 +451,10 @@ proptest! {
         costs in [0u64..=3_000, 0u64..=3_000, 0u64..=3_000, 0u64..=5_000],
         seed in 0u64..4,
         gate in gate(),
+        slack in any::<bool>(),
     ) {
-        let scenario = scenario(&members, m, edf, costs, seed, Some(gate));
+        let mut scenario = scenario(&members, m, edf, costs, seed, Some(gate));
+        scenario.clusters[0].slack_reclamation = slack;
         keeps_its_promises(&scenario, &members, edf)?;
     }
 
@@ -458,8 +467,10 @@ proptest! {
         seed in 0u64..4,
         gate in prop::option::of(gate()),
         kill in termination(),
+        slack in any::<bool>(),
     ) {
         let mut scenario = scenario(&members, m, edf, costs, seed, gate);
+        scenario.clusters[0].slack_reclamation = slack;
         let killer = with_termination(&mut scenario, &members[0], kill);
         keeps_its_promises(&scenario, &members, edf)?;
         terminates(&scenario, killer, kill)?;

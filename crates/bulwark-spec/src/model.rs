@@ -62,6 +62,11 @@ pub struct ClusterSpec {
     /// `H`, the cycle the time partitions' slots repeat with (section III); zero when no
     /// member is a partition.
     pub cycle: Duration,
+    /// Slack reclamation (section III, `slack-reclamation = true`): a core whose decision runs
+    /// nothing (no reservation selected, or the selected one's thread waits at a gate without
+    /// lending) runs the most urgent ready member whose reservation has budget but is not
+    /// selected, best-effort ones included, on no one's budget. Off by default.
+    pub slack_reclamation: bool,
     /// Its tasks, in file order, each in a reservation of its own.
     pub members: Vec<ClusterMember>,
 }

@@ -58,6 +58,8 @@ pub(crate) struct RawCluster {
     pub(crate) order: Spanned<String>,
     /// `H`, the cycle of its time partitions' slots (only with a partition).
     pub(crate) cycle: Option<Spanned<RawTime>>,
+    /// Idle cores run members that have budget but are not selected (section III).
+    pub(crate) slack_reclamation: Option<Spanned<bool>>,
 }
 
 /// One `[[core]]` table: the policy of one core, where it differs from the scenario's.

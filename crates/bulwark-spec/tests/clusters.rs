@@ -140,6 +140,7 @@ fn an_edf_cluster_reads_into_the_exact_scenario() {
         policy: PolicyKind::FixedPriority,
         core_policies: Vec::new(),
         clusters: vec![ClusterSpec {
+            slack_reclamation: false,
             name: "global".into(),
             cores: vec![2, 1],
             order: SporadicOrder::EarliestDeadlineFirst,
@@ -253,6 +254,7 @@ fn fixed_priority_clusters_keep_priorities_spr_queues_and_file_order() {
         scenario.clusters,
         vec![
             ClusterSpec {
+                slack_reclamation: false,
                 name: "left".into(),
                 cores: vec![0, 1],
                 order: SporadicOrder::FixedPriority,
@@ -263,6 +265,7 @@ fn fixed_priority_clusters_keep_priorities_spr_queues_and_file_order() {
                 ],
             },
             ClusterSpec {
+                slack_reclamation: false,
                 name: "right".into(),
                 cores: vec![3],
                 order: SporadicOrder::EarliestDeadlineFirst,
@@ -868,6 +871,7 @@ fn partitions_and_high_criticality_read_into_the_exact_scenario() {
     assert_eq!(
         scenario.clusters,
         [ClusterSpec {
+            slack_reclamation: false,
             name: "global".into(),
             cores: vec![1, 2],
             order: SporadicOrder::FixedPriority,
@@ -1388,4 +1392,22 @@ fn a_member_may_be_best_effort() {
           its own"
         ]
     );
+}
+
+#[test]
+fn slack_reclamation_is_a_clusters_choice() {
+    let off = valid(&edf(RESERVATION));
+    assert!(!off.clusters[0].slack_reclamation);
+    let on = edf(RESERVATION).replace(
+        "order = \"edf\"\n",
+        "order = \"edf\"\nslack-reclamation = true\n",
+    );
+    assert!(valid(&on).clusters[0].slack_reclamation);
+    // Line 10 after `[[cluster]]`'s name, cores and order; the value at column 21.
+    let wrong = on.replace("slack-reclamation = true", "slack-reclamation = \"yes\"");
+    assert_eq!(
+        errors(&wrong),
+        ["c.toml:10:21: invalid type: string \"yes\""]
+    );
+    assert_eq!(only_help(&wrong), "allowed: true or false, without quotes");
 }

@@ -20,6 +20,10 @@
 //! that core has not taken its interrupt yet: the deciding core takes it off that core first
 //! (charged up to `now`, counted as preempted, so it refills its cache where it resumes).
 //!
+//! With slack reclamation (`slack-reclamation = true`), a core that resolves to nothing runs
+//! the most urgent ready member whose reservation has budget but is not selected (the idle
+//! cores take them in core order); that work drains no budget.
+//!
 //! Members call servers as any thread does (`servers.rs`). A member that blocks at a gate is
 //! not reported to the scheduler (its job is still pending); when it is served, the core
 //! whose decision selected its reservation takes an interrupt. The cluster's budget notices
@@ -64,6 +68,8 @@ pub(super) struct ClusterRun {
     notices: Notices,
     /// Some server has an mc-ipc gate: the notices are kept.
     keep_notices: bool,
+    /// Idle cores run ready members that are not selected ([`ClusterSpec::slack_reclamation`]).
+    slack: bool,
     /// The last decision, one entry per core of the cluster.
     decisions: Vec<CoreDecision>,
     /// The scenario's cores, by position in the cluster.
@@ -145,6 +151,7 @@ impl ClusterRun {
             scheduler,
             notices,
             keep_notices,
+            slack: spec.slack_reclamation,
             threads,
             reservations,
         })
@@ -314,6 +321,13 @@ impl Machine<'_> {
             // Every core decides at boot: none needs telling.
             return Ok(decision);
         }
+        self.interrupt_changed_cores(cluster, core, now);
+        Ok(decision)
+    }
+
+    /// Interrupts at `now` every core of `cluster` but `core` whose thread is no longer the
+    /// one the last decision resolves to there.
+    fn interrupt_changed_cores(&mut self, cluster: u16, core: u16, now: Instant) {
         // By position, without a copy of the decision: the kernel allocates nothing here.
         for at in 0..self.clusters[cluster as usize].cores.len() {
             let (other, thread) = (
@@ -324,24 +338,72 @@ impl Machine<'_> {
                 self.interrupt(other, now);
             }
         }
-        Ok(decision)
     }
 
     /// The thread the last decision of `cluster` runs on its core at `position`: the one
     /// bound to the reservation selected there, unless it waits at a gate without lending
     /// its context (blocked, or its request pruned). Then the core idles, and the selected
-    /// reservation still drains (the MC-IPC paper's assumption A2).
+    /// reservation still drains (the MC-IPC paper's assumption A2), unless the cluster
+    /// reclaims slack.
     pub(super) fn resolve(&self, cluster: u16, position: u16) -> Option<TaskId> {
+        let selected = self.selected_thread(cluster, position);
+        if selected.is_some() || !self.clusters[cluster as usize].slack {
+            return selected;
+        }
+        // Slack reclamation: the cores that run nothing take, in core order, the ready
+        // members that are not selected, most urgent first; so this core takes the one
+        // after those of the idle cores before it.
+        let earlier_idle = (0..position)
+            .filter(|&at| self.selected_thread(cluster, at).is_none())
+            .count();
+        let mut taken = None;
+        for _ in 0..=earlier_idle {
+            taken = Some(self.next_slack_member(cluster, taken)?);
+        }
+        taken.map(|(_, task)| task)
+    }
+
+    /// The thread bound to the reservation the last decision of `cluster` selected at
+    /// `position`, if it can run: it does not wait at a gate without lending its context.
+    fn selected_thread(&self, cluster: u16, position: u16) -> Option<TaskId> {
         let run = &self.clusters[cluster as usize];
         let task = run.thread(&run.decisions[position as usize])?;
         let t = &self.tasks[task.index()];
         (t.waiting.is_none() || t.lends_to.is_some()).then_some(task)
     }
 
+    /// The most urgent member of `cluster` after `after` (by urgency, then task) that can
+    /// take slack: its reservation has budget (best effort always has) but is selected on no
+    /// core, and its thread is ready, at no gate (the MC-IPC paper, section III).
+    fn next_slack_member(
+        &self,
+        cluster: u16,
+        after: Option<(u64, TaskId)>,
+    ) -> Option<(u64, TaskId)> {
+        let run = &self.clusters[cluster as usize];
+        run.threads
+            .iter()
+            .filter(|&&task| {
+                let t = &self.tasks[task.index()];
+                t.waiting.is_none()
+                    && !t.killed
+                    && run.is_eligible(task)
+                    && run.selected_on(task).is_none()
+            })
+            .map(|&task| (run.urgency(task), task))
+            .filter(|&key| after.is_none_or(|after| key > after))
+            .min()
+    }
+
     /// The cluster member `task`, which waited at a gate without lending, may run again at
     /// `now`: the core whose decision selected its reservation decides anew (by an
-    /// interrupt, unless it is `core`, whose kernel is deciding now).
+    /// interrupt, unless it is `core`, whose kernel is deciding now); with slack
+    /// reclamation, so does any core it may now take.
     pub(super) fn wake_member(&mut self, core: u16, cluster: u16, task: TaskId, now: Instant) {
+        if self.clusters[cluster as usize].slack {
+            self.interrupt_changed_cores(cluster, core, now);
+            return;
+        }
         if let Some(selected) = self.clusters[cluster as usize].selected_on(task) {
             if selected != core {
                 self.interrupt(selected, now);

@@ -107,6 +107,7 @@ impl Checker<'_> {
                     cores: own,
                     order,
                     cycle,
+                    slack_reclamation: c.slack_reclamation.as_ref().is_some_and(|on| *on.get_ref()),
                     members: Vec::new(),
                 }),
                 _ => all_valid = false,

@@ -487,6 +487,7 @@ mod tests {
             scenario.tasks[task].reservation = Some(bulwark_spec::Reservation::new(budget, ms(10)));
         }
         scenario.clusters.push(ClusterSpec {
+            slack_reclamation: false,
             name: "g".to_owned(),
             cores: vec![1, 2],
             order,
