@@ -457,3 +457,35 @@ fn an_idle_core_reclaims_slack_for_a_member_that_is_not_selected() {
     assert_eq!(jobs_of(&outcome, 1), [(0.0, Some(11.0))]);
     assert_eq!(jobs_of(&outcome, 2), [(0.0, Some(12.0))]);
 }
+
+/// A best-effort member's request joins the MC-IPC gate's background queue (Fig. 1, lines
+/// 8-9), served only when no real-time request waits. Cores 0 and 1 are a fixed-priority
+/// cluster (gate cluster 4), cores 2 and 3 SPR cores (gate clusters 2 and 3); key server `S`
+/// (mc-ipc): `holder` (core 3) calls for 2 ms at 0 and is served 0..2 ms; `be` (best-effort,
+/// in the cluster) calls for 1 ms at 0.2 ms and `r` (core 2) for 2 ms at 0.5 ms, both wait,
+/// lending their contexts. At 2 ms the server takes `r`'s request, run by `be`'s context on
+/// core 0 (2..4 ms), before `be`'s own (4..5 ms), though `be` called first. Were `be` a
+/// real-time client of the lowest urgency, it would head its cluster's queue, and the global
+/// queue's round robin after cluster 3 (`holder`'s) would reach cluster 4 before cluster 2:
+/// `be` served 2..3 ms and `r` 3..5 ms.
+#[test]
+fn a_best_effort_members_request_waits_in_the_background_queue() {
+    let text = "name = \"bg\"\npolicy = \"spr\"\ncores = 4\nduration = \"10ms\"\n\n\
+        [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n\n\
+        [[server]]\nname = \"S\"\ngate = \"mc-ipc\"\noperation = \"5ms\"\n\n\
+        [[task]]\nname = \"holder\"\ncore = 3\npriority = 2\n\
+        reservation = { budget = \"10ms\", period = \"20ms\" }\n\
+        script = [{ invoke = \"S\", operation = \"2ms\" }]\n\n\
+        [[task]]\nname = \"be\"\ncluster = \"pair\"\noffset = \"200us\"\n\
+        reservation = \"best-effort\"\nscript = [{ invoke = \"S\", operation = \"1ms\" }]\n\n\
+        [[task]]\nname = \"r\"\ncore = 2\npriority = 1\noffset = \"500us\"\n\
+        reservation = { budget = \"5ms\", period = \"20ms\" }\n\
+        script = [{ invoke = \"S\", operation = \"2ms\" }]\n";
+    let scenario = bulwark_spec::parse(text, "bg.toml").unwrap_or_else(|e| panic!("{}", e.plain()));
+    let outcome = run_with_jobs(&scenario);
+    assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(2.0))]);
+    assert_eq!(jobs_of(&outcome, 2), [(0.5, Some(4.0))]);
+    assert_eq!(jobs_of(&outcome, 1), [(0.2, Some(5.0))]);
+    // `be`'s context ran `r`'s operation and its own.
+    assert_eq!(outcome.tasks[1].server_ns, 3_000_000);
+}

@@ -244,6 +244,11 @@ impl ClusterRun {
             .unwrap_or(u64::MAX)
     }
 
+    /// True when member `task`'s reservation is best-effort.
+    pub(super) fn is_best_effort(&self, task: TaskId) -> bool {
+        self.scheduler.is_best_effort(self.reservation(task))
+    }
+
     /// True when member `task`'s reservation is active and has budget.
     pub(super) fn is_eligible(&self, task: TaskId) -> bool {
         self.scheduler.is_eligible(self.reservation(task))
@@ -563,6 +568,12 @@ impl Machine<'_> {
             Some(member) => self.clusters[member.cluster as usize].take_notices(into),
             None => c.scheduler.take_notices(into),
         }
+    }
+
+    /// True when `task` is a best-effort cluster member.
+    pub(super) fn member_is_best_effort(&self, task: TaskId) -> bool {
+        self.member_of[task.index()]
+            .is_some_and(|cluster| self.clusters[cluster as usize].is_best_effort(task))
     }
 
     /// True when `task` is a cluster member whose reservation is active and has budget.

@@ -355,9 +355,15 @@ impl Machine<'_> {
         }
         let gate = GateId(server as u32);
         let member_of = self.member_of[task.index()];
-        let client = Client::RealTime {
-            cluster: gate_cluster(self.scenario, self.tasks[task.index()].spec.core, member_of),
-            urgency: self.urgency(task),
+        let cluster = gate_cluster(self.scenario, self.tasks[task.index()].spec.core, member_of);
+        // Fig. 1, lines 8-9: a best-effort client's request joins the background queue.
+        let client = if self.member_is_best_effort(task) {
+            Client::Background { cluster }
+        } else {
+            Client::RealTime {
+                cluster,
+                urgency: self.urgency(task),
+            }
         };
         self.gate_call(InvokeGate { gate, task, client }, "invoke", task, now, work)?;
         if self.objects.kernel().served(gate).is_some() {
