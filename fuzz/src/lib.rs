@@ -152,9 +152,9 @@ pub fn check_scenario(scenario: &Scenario) {
 
 /// The rules `ClusterSpec`'s documentation promises: cores of the scenario, each in one
 /// cluster and with no `[[core]]` table of its own; members listed once, placed on their
-/// cluster's first core, with a priority exactly under fixed-priority order, a reservation
-/// exactly when sporadic, and partitions on a core of theirs with sorted, disjoint slots
-/// within the cycle (zero exactly when there is no partition).
+/// cluster's first core, with a priority exactly under fixed-priority order (none when
+/// best-effort), a reservation exactly when sporadic, and partitions on a core of theirs with
+/// sorted, disjoint slots within the cycle (zero exactly when there is no partition).
 fn check_clusters(scenario: &Scenario) {
     assert!(unique(scenario.clusters.iter().map(|c| &c.name)));
     assert!(unique(scenario.clusters.iter().flat_map(|c| &c.cores)));
@@ -170,9 +170,10 @@ fn check_clusters(scenario: &Scenario) {
         for member in &cluster.members {
             let task = &scenario.tasks[member.task];
             assert_eq!(task.core, cluster.cores[0], "{}", task.name);
+            let best_effort = member.kind == MemberKind::BestEffort;
             assert_eq!(
                 task.priority.is_some(),
-                cluster.order == SporadicOrder::FixedPriority,
+                cluster.order == SporadicOrder::FixedPriority && !best_effort,
                 "{}",
                 task.name
             );
@@ -183,6 +184,9 @@ fn check_clusters(scenario: &Scenario) {
                     if let Some(low) = low_budget {
                         assert!(!low.is_zero() && *low <= reservation.budget, "{}", task.name);
                     }
+                }
+                MemberKind::BestEffort => {
+                    assert!(task.reservation.is_none(), "{}", task.name);
                 }
                 MemberKind::Partition { core, slots } => {
                     partitions += 1;
