@@ -183,6 +183,8 @@ struct TaskRun<'a> {
     /// Its request waiting at an mc-ipc gate was aborted: it is reissued when its budget is
     /// back (`waiting` still names the server).
     pruned: bool,
+    /// Its pruned request waits in the gate's background queue (section V).
+    in_background: bool,
     /// Its `executed_ns` when its request to a server with bandwidth inheritance was issued:
     /// while the request is pending its context runs operations or spins, nothing else.
     drain_from: u64,
@@ -351,6 +353,7 @@ impl<'a> Machine<'a> {
                 waiting: None,
                 lends_to: None,
                 pruned: false,
+                in_background: false,
                 drain_from: 0,
             });
         }

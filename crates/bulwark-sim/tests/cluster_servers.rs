@@ -65,8 +65,8 @@ fn rogue() -> impl Strategy<Value = Rogue> {
 }
 
 /// The system: per cluster, its core count and rogues; the rogues of the SPR core, if any
-/// (empty: no such core); the victim's cluster (0 or 1), offset and operation; and the
-/// clusters' order. Under fixed priority the victim is the most important (priority 5), so
+/// (empty: no such core); the victim's cluster (0 or 1), offset and operation; the
+/// clusters' order; and whether pruned requests move to the gate's background queue. Under fixed priority the victim is the most important (priority 5), so
 /// that it gets a core; the theorem bounds what it drains once it has one.
 #[derive(Clone, Debug)]
 struct System {
@@ -74,6 +74,7 @@ struct System {
     core_rogues: Vec<Rogue>,
     victim: (usize, u64, u64),
     edf: bool,
+    background: bool,
 }
 
 fn system() -> impl Strategy<Value = System> {
@@ -83,14 +84,16 @@ fn system() -> impl Strategy<Value = System> {
         proptest::collection::vec(rogue(), 0..=2),
         (0usize..=1, 0u64..=10, 1u64..=LONGEST),
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(|(clusters, core_rogues, victim, edf)| {
+        .prop_map(|(clusters, core_rogues, victim, edf, background)| {
             let victim = (victim.0 % clusters.len(), victim.1, victim.2);
             System {
                 clusters,
                 core_rogues,
                 victim,
                 edf,
+                background,
             }
         })
 }
@@ -215,6 +218,7 @@ fn scenario(system: &System) -> (Scenario, usize) {
         tasks,
         groups: Vec::new(),
         servers: vec![ServerSpec {
+            pruned_to_background: system.background,
             name: "key".into(),
             gate: GateProtocol::McIpc,
             body: vec![ServerStep::Run(Execution::Fixed(ms(LONGEST)))],
@@ -488,4 +492,56 @@ fn a_best_effort_members_request_waits_in_the_background_queue() {
     assert_eq!(jobs_of(&outcome, 1), [(0.2, Some(5.0))]);
     // `be`'s context ran `r`'s operation and its own.
     assert_eq!(outcome.tasks[1].server_ns, 3_000_000);
+}
+
+/// An mc-ipc gate whose pruned requests move to its background queue (`pruned =
+/// "background"`, the MC-IPC paper's section V). A fixed-priority cluster of cores 0 and 1;
+/// key server `S`: `holder` (priority 3) calls for 2 ms at 0 and is served 0..2 ms on core 0;
+/// `rogue` (priority 2, 0.5 ms per 20 ms) calls for 1 ms at 0 on core 1, waits, spins, and is
+/// pruned at 0.5 ms, its budget out. Its request moves to the background queue, and at 2 ms,
+/// no real-time request waiting, the server takes it, though its caller has no budget: it
+/// stalls until a context lends. `late` (priority 1, 5 ms per 20 ms) calls for 1 ms at
+/// 2.5 ms on core 0: it waits, and its context runs the rogue's operation (2.5..3.5 ms), then
+/// its own (3.5..4.5 ms). The rogue, answered at 3.5 ms, takes its last step at its
+/// replenishment, 20 ms. With `pruned = "reissue"` the pruned request is in no queue: `late`
+/// is served at once (2.5..3.5 ms), and the rogue's request is issued again at 20 ms, runs
+/// 20..20.5 ms, its budget out in service (left to complete), and 40..40.5 ms, which leaves
+/// the rogue no budget for its last step before the run ends at 50 ms.
+#[test]
+fn a_pruned_request_in_the_background_queue_is_served_by_a_later_lender() {
+    let text = |pruned: &str| {
+        format!(
+            "name = \"bg\"\npolicy = \"fixed-priority\"\ncores = 2\nduration = \"50ms\"\n\n\
+             [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n\n\
+             [[server]]\nname = \"S\"\ngate = \"mc-ipc\"\noperation = \"5ms\"\npruned = \"{pruned}\"\n\n\
+             [[task]]\nname = \"holder\"\ncluster = \"pair\"\npriority = 3\n\
+             reservation = {{ budget = \"10ms\", period = \"100ms\" }}\n\
+             script = [{{ invoke = \"S\", operation = \"2ms\" }}]\n\n\
+             [[task]]\nname = \"rogue\"\ncluster = \"pair\"\npriority = 2\n\
+             reservation = {{ budget = \"500us\", period = \"20ms\" }}\n\
+             script = [{{ invoke = \"S\", operation = \"1ms\" }}]\n\n\
+             [[task]]\nname = \"late\"\ncluster = \"pair\"\npriority = 1\noffset = \"2500us\"\n\
+             reservation = {{ budget = \"5ms\", period = \"100ms\" }}\n\
+             script = [{{ invoke = \"S\", operation = \"1ms\" }}]\n"
+        )
+    };
+    let parse = |text: &str| {
+        bulwark_spec::parse(text, "bg.toml").unwrap_or_else(|e| panic!("{}", e.plain()))
+    };
+    let background = parse(&text("background"));
+    assert!(background.servers[0].pruned_to_background);
+    let outcome = run_with_jobs(&background);
+    assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(2.0))]);
+    assert_eq!(jobs_of(&outcome, 1), [(0.0, Some(20.0))]);
+    assert_eq!(jobs_of(&outcome, 2), [(2.5, Some(4.5))]);
+    assert_eq!(outcome.tasks[1].requests_aborted, 1);
+    assert_eq!(outcome.tasks[2].server_ns, 2_000_000);
+
+    let reissue = parse(&text("reissue"));
+    assert!(!reissue.servers[0].pruned_to_background);
+    let outcome = run_with_jobs(&reissue);
+    assert_eq!(jobs_of(&outcome, 1), [(0.0, None)]);
+    assert_eq!(outcome.tasks[1].server_ns, 1_000_000);
+    assert_eq!(jobs_of(&outcome, 2), [(2.5, Some(3.5))]);
+    assert_eq!(outcome.tasks[1].requests_aborted, 1);
 }

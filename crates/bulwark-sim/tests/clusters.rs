@@ -164,6 +164,7 @@ fn scenario(
     let servers = match gate {
         None => Vec::new(),
         Some((gate, lends)) => vec![ServerSpec {
+            pruned_to_background: false,
             name: "s".into(),
             gate,
             body: vec![ServerStep::Run(Execution::Fixed(units(60)))],

@@ -156,6 +156,7 @@ fn scenario(plan: &Plan) -> Scenario {
             })
             .collect::<Vec<_>>();
     let server = |name: &str, inherits: bool, gate: GateProtocol, operation: u64| ServerSpec {
+        pruned_to_background: false,
         name: name.into(),
         gate,
         body: vec![ServerStep::Run(Execution::Fixed(Duration::from_micros(
@@ -207,6 +208,7 @@ fn scenario(plan: &Plan) -> Scenario {
             server("inherits", true, first_gate, plan.operations.0),
             server("shared", false, second_gate, plan.operations.1),
             ServerSpec {
+                pruned_to_background: false,
                 body: vec![
                     ServerStep::Run(Execution::Fixed(Duration::from_micros(plan.operations.0))),
                     ServerStep::Invoke(1),

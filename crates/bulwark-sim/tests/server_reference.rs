@@ -832,6 +832,7 @@ fn machine(system: &System) -> Outcome {
     };
     let mut scenario = scenario(policy, system.cores as u16, ms(system.horizon), tasks);
     scenario.servers = vec![ServerSpec {
+        pruned_to_background: false,
         name: "server".into(),
         gate: system.gate,
         body: vec![ServerStep::Run(Execution::Fixed(ms(system.operation)))],

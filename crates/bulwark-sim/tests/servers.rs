@@ -412,6 +412,7 @@ fn callers() -> impl Strategy<Value = Scenario> {
             vbs: None,
             servers: vec![
                 ServerSpec {
+                    pruned_to_background: false,
                     name: "s0".into(),
                     gate,
                     body: vec![ServerStep::Run(Execution::Fixed(Duration::from_micros(
@@ -423,6 +424,7 @@ fn callers() -> impl Strategy<Value = Scenario> {
                     clients: Vec::new(),
                 },
                 ServerSpec {
+                    pruned_to_background: false,
                     name: "s1".into(),
                     gate: GateProtocol::FifoIpc,
                     body: vec![ServerStep::Run(Execution::Uniform {

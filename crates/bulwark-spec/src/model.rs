@@ -296,6 +296,11 @@ pub struct ServerSpec {
     /// own (the component paper's IPCP ceiling: at least every caller's); `None`: the
     /// caller's. Only on fixed-priority cores, and not with bandwidth inheritance.
     pub priority: Option<bulwark_core::Priority>,
+    /// An mc-ipc gate's pruned request moves to the gate's background queue, where it may be
+    /// served when no real-time request waits, until its caller's budget is back (the MC-IPC
+    /// paper's section V, `pruned = "background"`); `false`: it waits in no queue until then
+    /// (section IV-A, `pruned = "reissue"`, the default).
+    pub pruned_to_background: bool,
     /// The tasks whose scripts invoke it (indices into `Scenario::tasks`), in task order.
     pub clients: Vec<usize>,
 }

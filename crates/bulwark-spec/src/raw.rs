@@ -114,6 +114,8 @@ pub(crate) struct RawServer {
     pub(crate) body: Option<Spanned<Vec<Spanned<RawStep>>>>,
     pub(crate) bandwidth_inheritance: Option<Spanned<bool>>,
     pub(crate) priority: Option<Spanned<i64>>,
+    /// What becomes of an mc-ipc gate's pruned requests: `reissue` or `background`.
+    pub(crate) pruned: Option<Spanned<String>>,
 }
 
 /// `[cost]`: the clock and the cycles each kind of kernel work takes.

@@ -17,7 +17,11 @@
 //! (every policy with budgets reports them): when a caller's budget runs out, `mc_abort`
 //! (Fig. 1, lines 44-59) prunes its waiting request, so no other caller's budget serves it,
 //! or, if it is in service, lets it complete; when the budget is back, the pruned request is
-//! issued again (section IV-A). FIFO-IPC and PRIO-IPC gates abort nothing.
+//! issued again (section IV-A). With `pruned_to_background` (section V) the pruned request
+//! waits in the gate's background queue meanwhile, where the server may take it when no
+//! real-time request waits (lenders then run it; its caller lends again with its budget);
+//! one still there at the replenishment is reissued from it. A best-effort member's request
+//! always waits there (Fig. 1, lines 8-9). FIFO-IPC and PRIO-IPC gates abort nothing.
 //!
 //! An operation runs on one core at a time. With inheritance, callers on several cores may
 //! lend at once: the first dispatched runs the operation, and a lender dispatched on another
@@ -32,7 +36,9 @@
 
 use bulwark_core::ipc::mc_ipc::{Aborted, Client};
 use bulwark_core::ipc::GateProtocol;
-use bulwark_core::kernel::{Abort, GateId, InvokeGate, ReplyGate, Syscall, Wait};
+use bulwark_core::kernel::{
+    Abort, GateId, InvokeGate, Reissue, ReplyGate, Syscall, TransferToBackground, Wait,
+};
 use bulwark_core::reservation::clustered::{deadline_urgency, fixed_priority_urgency};
 use bulwark_core::{Duration, Event, Instant, Notice, Priority, TaskId, Wake, Work};
 
@@ -192,7 +198,14 @@ impl Machine<'_> {
         self.kick_spinners(core, server, now);
         let t = &mut self.tasks[caller.index()];
         t.serving = Some(server);
-        let blocked = t.lends_to.is_none();
+        // A pruned request served from the background queue (section V) has a caller that
+        // never blocked: it lends again once its budget is back, and its drain starts now.
+        let from_background = std::mem::take(&mut t.pruned);
+        t.in_background = false;
+        if from_background {
+            t.drain_from = t.metrics.executed_ns;
+        }
+        let blocked = t.lends_to.is_none() && !from_background;
         t.lends_to = Some(server);
         let Some((_, since)) = t.waiting.take() else {
             // It has just invoked, and runs: at the server's priority, if it has one.
@@ -311,6 +324,17 @@ impl Machine<'_> {
             t.pruned = true;
             t.metrics.requests_aborted += 1;
             t.end_drain();
+            if self.scenario.servers[server].pruned_to_background {
+                // Section V: the pruned request waits in the background queue meanwhile.
+                let cluster = self.gate_cluster_of(task);
+                let transfer = TransferToBackground {
+                    gate,
+                    task,
+                    cluster,
+                };
+                let moved = self.gate_call(transfer, "transfer", task, now, work)?;
+                self.tasks[task.index()].in_background = moved;
+            }
         }
         Ok(())
     }
@@ -354,8 +378,7 @@ impl Machine<'_> {
             t.drain_from = t.metrics.executed_ns;
         }
         let gate = GateId(server as u32);
-        let member_of = self.member_of[task.index()];
-        let cluster = gate_cluster(self.scenario, self.tasks[task.index()].spec.core, member_of);
+        let cluster = self.gate_cluster_of(task);
         // Fig. 1, lines 8-9: a best-effort client's request joins the background queue.
         let client = if self.member_is_best_effort(task) {
             Client::Background { cluster }
@@ -365,12 +388,23 @@ impl Machine<'_> {
                 urgency: self.urgency(task),
             }
         };
-        self.gate_call(InvokeGate { gate, task, client }, "invoke", task, now, work)?;
+        if std::mem::take(&mut self.tasks[task.index()].in_background) {
+            // Section V: out of the background queue, at its proper urgency.
+            self.gate_call(Reissue { gate, task, client }, "reissue", task, now, work)?;
+        } else {
+            self.gate_call(InvokeGate { gate, task, client }, "invoke", task, now, work)?;
+        }
         if self.objects.kernel().served(gate).is_some() {
             return Ok(false);
         }
         self.serve_next(core, task, server, now, work)?;
         Ok(true)
+    }
+
+    /// The gate cluster `task` calls from: its core's, or its `[[cluster]]`'s.
+    fn gate_cluster_of(&self, task: TaskId) -> usize {
+        let member_of = self.member_of[task.index()];
+        gate_cluster(self.scenario, self.tasks[task.index()].spec.core, member_of)
     }
 
     /// `core` is in its kernel with wake-ups another core raised: the threads become ready.
@@ -408,8 +442,8 @@ impl Machine<'_> {
     ) -> Result<(), SimError> {
         self.stop_lending(task, now);
         let t = &mut self.tasks[task.index()];
-        // A pruned request is in no queue of its gate.
-        let pruned = std::mem::take(&mut t.pruned);
+        // A pruned request is in no queue of its gate, unless it moved to the background.
+        let pruned = std::mem::take(&mut t.pruned) && !std::mem::take(&mut t.in_background);
         if let Some((server, _)) = t.waiting.take().filter(|_| !pruned) {
             let gate = GateId(server as u32);
             self.gate_call(Abort { gate, task }, "abort", task, now, work)?;

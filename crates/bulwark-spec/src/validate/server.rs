@@ -91,20 +91,66 @@ impl Checker<'_> {
                 }
                 Some(raw) => self.priority_value(raw).map(Some),
             };
-            match (name, gate, body, priority) {
-                (Some(name), Some(gate), Some(body), Some(priority)) => servers.push(ServerSpec {
-                    name,
-                    gate,
-                    body,
-                    bandwidth_inheritance: inherits,
-                    priority,
-                    clients: Vec::new(),
-                }),
+            let pruned = self.pruned(s.pruned.as_ref(), gate);
+            match (name, gate, body, priority, pruned) {
+                (Some(name), Some(gate), Some(body), Some(priority), Some(pruned)) => {
+                    servers.push(ServerSpec {
+                        name,
+                        gate,
+                        body,
+                        bandwidth_inheritance: inherits,
+                        priority,
+                        pruned_to_background: pruned,
+                        clients: Vec::new(),
+                    })
+                }
                 _ => all_valid = false,
             }
         }
         all_valid &= self.no_call_cycles(&calls);
         all_valid.then_some(servers)
+    }
+
+    /// `pruned`: true for `"background"` (section V), false for `"reissue"` or left out
+    /// (section IV-A); only an mc-ipc gate prunes, so only it takes the key.
+    fn pruned(
+        &mut self,
+        raw: Option<&Spanned<String>>,
+        gate: Option<GateProtocol>,
+    ) -> Option<bool> {
+        let Some(raw) = raw else {
+            return Some(false);
+        };
+        let background = match raw.get_ref().as_str() {
+            "reissue" => false,
+            "background" => true,
+            other => {
+                self.report(
+                    raw.span(),
+                    format!("unknown pruned `{other}`"),
+                    "allowed: reissue (a pruned request waits for its caller's budget) or \
+                     background (it moves to the gate's background queue meanwhile)",
+                );
+                return None;
+            }
+        };
+        match gate {
+            Some(GateProtocol::McIpc) => Some(background),
+            Some(other) => {
+                self.report(
+                    raw.span(),
+                    format!(
+                        "a {} gate prunes no request: only an mc-ipc gate aborts a waiting \
+                         request when its caller's budget runs out",
+                        other.name()
+                    ),
+                    "allowed: pruned only with gate = \"mc-ipc\"; remove it",
+                );
+                None
+            }
+            // The gate is wrong and already reported.
+            None => None,
+        }
     }
 
     /// What server `index` does per request: `operation = ...` (one run) or `body = [...]`
