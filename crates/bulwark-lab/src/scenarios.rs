@@ -32,6 +32,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "shared-server",
     "mc-ipc-reservations",
     "key-server-cluster",
+    "cluster-rogue",
     "kernel-costs",
     "deferrable-double-hit",
     "table-i",

@@ -6,6 +6,7 @@ pub mod a2_timer_interference;
 pub mod a3_preemption_storm;
 mod camkes_sweep;
 pub mod camkes_synthetic;
+mod cluster_rogue;
 mod component_spr;
 mod double_hit;
 mod faas_reclaim;
@@ -87,6 +88,7 @@ pub const ALL: &[Experiment] = &[
     passive_servers::EXPERIMENT,
     mc_ipc_reservations::EXPERIMENT,
     key_server_cluster::EXPERIMENT,
+    cluster_rogue::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,
     host_a2::EXPERIMENT,
