@@ -285,7 +285,12 @@ fn pair(tasks: &str) -> Scenario {
          [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n\n\
          [[server]]\nname = \"S\"\ngate = \"mc-ipc\"\noperation = \"5ms\"\n\n{tasks}"
     );
-    bulwark_spec::parse(&text, "pair.toml").unwrap_or_else(|e| panic!("{}", e.plain()))
+    parsed(&text, "pair.toml")
+}
+
+/// The scenario `text` as file `file`, which must be valid.
+fn parsed(text: &str, file: &str) -> Scenario {
+    bulwark_spec::parse(text, file).unwrap_or_else(|e| panic!("{}", e.plain()))
 }
 
 /// (release, completion) of each job of `task`, in ms (to the microsecond).
@@ -405,8 +410,7 @@ fn a_member_blocked_at_a_gate_drains_its_selected_reservation() {
         [[task]]\nname = \"b\"\ncluster = \"pair\"\npriority = 1\n\
         reservation = { budget = \"2ms\", period = \"10ms\" }\n\
         script = [{ invoke = \"S\", operation = \"1ms\" }]\n";
-    let scenario =
-        bulwark_spec::parse(text, "fifo.toml").unwrap_or_else(|e| panic!("{}", e.plain()));
+    let scenario = parsed(text, "fifo.toml");
     assert!(!scenario.servers[0].bandwidth_inheritance);
     let outcome = run_with_jobs(&scenario);
     assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(3.0))]);
@@ -443,9 +447,7 @@ fn an_idle_core_reclaims_slack_for_a_member_that_is_not_selected() {
              script = [{{ run = \"6ms\" }}]\n"
         )
     };
-    let parse = |text: &str| {
-        bulwark_spec::parse(text, "slack.toml").unwrap_or_else(|e| panic!("{}", e.plain()))
-    };
+    let parse = |text: &str| parsed(text, "slack.toml");
     let slack = parse(&text("slack-reclamation = true\n"));
     assert!(slack.clusters[0].slack_reclamation);
     let outcome = run_with_jobs(&slack);
@@ -485,7 +487,7 @@ fn a_best_effort_members_request_waits_in_the_background_queue() {
         [[task]]\nname = \"r\"\ncore = 2\npriority = 1\noffset = \"500us\"\n\
         reservation = { budget = \"5ms\", period = \"20ms\" }\n\
         script = [{ invoke = \"S\", operation = \"2ms\" }]\n";
-    let scenario = bulwark_spec::parse(text, "bg.toml").unwrap_or_else(|e| panic!("{}", e.plain()));
+    let scenario = parsed(text, "bg.toml");
     let outcome = run_with_jobs(&scenario);
     assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(2.0))]);
     assert_eq!(jobs_of(&outcome, 2), [(0.5, Some(4.0))]);
@@ -525,9 +527,7 @@ fn a_pruned_request_in_the_background_queue_is_served_by_a_later_lender() {
              script = [{{ invoke = \"S\", operation = \"1ms\" }}]\n"
         )
     };
-    let parse = |text: &str| {
-        bulwark_spec::parse(text, "bg.toml").unwrap_or_else(|e| panic!("{}", e.plain()))
-    };
+    let parse = |text: &str| parsed(text, "bg.toml");
     let background = parse(&text("background"));
     assert!(background.servers[0].pruned_to_background);
     let outcome = run_with_jobs(&background);

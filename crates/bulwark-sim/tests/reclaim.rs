@@ -10,6 +10,10 @@ use bulwark_core::{Instant, TaskId};
 use bulwark_sim::SliceKind;
 use bulwark_spec::{parse, Scenario};
 
+/// Reclamation at 8 ns per unit and group `g` with a 1 ms quota.
+const COST_AND_GROUP: &str = "[cost]\nclock = \"1GHz\"\nreclaim-per-unit = 8\n\n\
+                              [[group]]\nname = \"g\"\nquota = \"1ms\"\n";
+
 /// sensor (1 ms every 5 ms, top priority); controller terminates rogue at 51 ms; rogue
 /// allocates `objects` semaphores at once, in group `g` when `grouped`.
 fn scenario(objects: u64, grouped: bool, step: Option<&str>) -> Scenario {
@@ -21,14 +25,7 @@ name = "reclaim"
 policy = "fixed-priority"
 duration = "80ms"
 
-[cost]
-clock = "1GHz"
-reclaim-per-unit = 8
-
-[[group]]
-name = "g"
-quota = "1ms"
-
+{COST_AND_GROUP}
 [[task]]
 name = "sensor"
 priority = 30
@@ -178,14 +175,7 @@ policy = "fixed-priority"
 cores = 2
 duration = "80ms"
 
-[cost]
-clock = "1GHz"
-reclaim-per-unit = 8
-
-[[group]]
-name = "g"
-quota = "1ms"
-
+{COST_AND_GROUP}
 [[cluster]]
 name = "pair"
 cores = [0, 1]
