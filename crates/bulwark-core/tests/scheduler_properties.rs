@@ -255,22 +255,30 @@ fn cluster() -> impl Strategy<Value = ClusterConfig> {
 /// A decision as the direct calls give it: the selection, and the cluster's next timer.
 type Decided = (Vec<Option<ReservationId>>, Instant);
 
-/// The clustered scheduler's documented mapping, called directly, with the timed releases it
-/// owns kept here: `wakes[r]` is when reservation `r`'s next job is released by a timed
-/// sleep ([`Instant::NEVER`]: none).
+/// The clustered scheduler's documented mapping, called directly, with the threads' state it
+/// owns kept here: thread `t` is bound to reservation `bindings[t]`, has `jobs[t]` jobs
+/// pending, and `wakes[t]` is when its next job is released by a timed sleep
+/// ([`Instant::NEVER`]: none).
 struct Direct {
     scheduler: ClusteredScheduler,
+    bindings: Vec<ReservationId>,
+    jobs: Vec<u32>,
     wakes: Vec<Instant>,
 }
 
 impl Direct {
-    fn new(scheduler: ClusteredScheduler) -> Self {
-        let wakes = vec![Instant::NEVER; scheduler.reservation_count()];
-        Direct { scheduler, wakes }
+    fn new(scheduler: ClusteredScheduler, bindings: &[ReservationId]) -> Self {
+        Direct {
+            scheduler,
+            bindings: bindings.to_vec(),
+            jobs: vec![0; bindings.len()],
+            wakes: vec![Instant::NEVER; bindings.len()],
+        }
     }
 
     /// Releases every timed job due before `now` (or at it too, for the timer at `now`), in
-    /// time order, then by reservation id, each at its own time.
+    /// time order, then by thread id, each at its own time, as a job of the thread's
+    /// reservation.
     fn release_due(&mut self, now: Instant, inclusive: bool) -> Result<(), TestCaseError> {
         loop {
             let due = (self.wakes.iter().enumerate())
@@ -282,17 +290,17 @@ impl Direct {
             };
             self.wakes[i] = Instant::NEVER;
             let at = at.max(self.scheduler.now());
-            let r = ReservationId(i as u32);
             self.scheduler
-                .release(at, r, &mut Work::default())
+                .release(at, self.bindings[i], &mut Work::default())
                 .map_err(|e| refused(e.into()))?;
+            self.jobs[i] += 1;
         }
     }
 
-    /// Will `r` have a pending job at `now`, counting a timed release due before then (one
-    /// at `now` waits for the timer)?
-    fn active_by(&self, r: ReservationId, now: Instant) -> bool {
-        self.scheduler.is_active(r) || self.wakes[r.index()] < now
+    /// Will thread `t` have a pending job at `now`, counting a timed release due before
+    /// then (one at `now` waits for the timer)?
+    fn active_by(&self, t: TaskId, now: Instant) -> bool {
+        self.jobs[t.index()] > 0 || self.wakes[t.index()] < now
     }
 
     /// What [`ClusterScheduler::handle`] must answer for `event` at `now`, made with direct
@@ -302,8 +310,9 @@ impl Direct {
         now: Instant,
         event: Event,
     ) -> Result<Result<(), SchedulerError>, TestCaseError> {
-        let reservation = |task: TaskId| ReservationId(task.0);
-        let known = |task: TaskId| task.0 < self.scheduler.reservation_count() as u32;
+        let bindings = self.bindings.clone();
+        let reservation = |task: TaskId| bindings[task.index()];
+        let known = |task: TaskId| task.index() < bindings.len();
         if now < self.scheduler.now() {
             return Ok(Err(ClusterError::TimeWentBackwards.into()));
         }
@@ -324,7 +333,7 @@ impl Direct {
                 let i = task.index();
                 if until != Instant::NEVER && self.wakes[i] != Instant::NEVER {
                     Some(ClusterError::AlreadySleeping.into())
-                } else if until == Instant::NEVER && !self.active_by(reservation(task), now) {
+                } else if until == Instant::NEVER && !self.active_by(task, now) {
                     Some(ClusterError::NotActive.into())
                 } else {
                     None
@@ -335,7 +344,7 @@ impl Direct {
                 task,
             }
             | Event::Block { task } => {
-                (!self.active_by(reservation(task), now)).then_some(ClusterError::NotActive.into())
+                (!self.active_by(task, now)).then_some(ClusterError::NotActive.into())
             }
             Event::Activate { .. } | Event::Timer => None,
         };
@@ -350,16 +359,18 @@ impl Direct {
                 wake: Wake::NextJob { .. },
             } => {
                 self.wakes[task.index()] = Instant::NEVER;
-                self.scheduler
-                    .release(now, reservation(task), work)
-                    .map_err(Into::into)
+                let released = self.scheduler.release(now, reservation(task), work);
+                if released.is_ok() {
+                    self.jobs[task.index()] += 1;
+                }
+                released.map_err(Into::into)
             }
             Event::Sleep { task, until, .. } => {
-                let r = reservation(task);
-                if self.scheduler.is_active(r) {
+                if self.jobs[task.index()] > 0 {
                     self.scheduler
-                        .complete(now, r, work)
+                        .complete(now, reservation(task), work)
                         .map_err(|e| refused(e.into()))?;
+                    self.jobs[task.index()] -= 1;
                 }
                 if until != Instant::NEVER {
                     self.wakes[task.index()] = until.max(now);
@@ -387,14 +398,22 @@ impl Direct {
             return Ok(Err(ClusterError::TimeWentBackwards.into()));
         }
         self.release_due(now, false)?;
-        let selection = self
-            .scheduler
-            .select(now, &mut Work::default())
-            .map_err(|e| refused(e.into()))?;
-        let cores = selection.cores.to_vec();
-        let timer = selection
-            .next_event
-            .min(self.wakes.iter().copied().min().unwrap_or(Instant::NEVER));
+        // A decision charges up to `now` without closing the instant: `select` at the
+        // instant already reached would close it (a pending switch to high mode would
+        // happen), and the direct calls made at it have chosen already.
+        let (cores, next_event) = if now == self.scheduler.now() {
+            (
+                self.scheduler.selection().to_vec(),
+                self.scheduler.next_event(),
+            )
+        } else {
+            let selection = self
+                .scheduler
+                .select(now, &mut Work::default())
+                .map_err(|e| refused(e.into()))?;
+            (selection.cores.to_vec(), selection.next_event)
+        };
+        let timer = next_event.min(self.wakes.iter().copied().min().unwrap_or(Instant::NEVER));
         Ok(Ok((cores, timer)))
     }
 }
@@ -481,9 +500,20 @@ proptest! {
     fn the_clustered_scheduler_through_the_interface_answers_as_its_calls(
         config in cluster(),
         calls in calls(),
+        shared in proptest::option::of(proptest::collection::vec(0usize..8, 1..=TASKS as usize)),
     ) {
-        let mut s = ClusteredScheduler::new(&config).unwrap();
-        let mut direct = Direct::new(s.clone());
+        // One thread per reservation, or threads sharing reservations (section III's
+        // reservations of several tasks).
+        let bindings: Vec<ReservationId> = match &shared {
+            None => (0..config.reservations.len()).map(|r| ReservationId(r as u32)).collect(),
+            Some(drawn) => drawn
+                .iter()
+                .map(|r| ReservationId((r % config.reservations.len()) as u32))
+                .collect(),
+        };
+        let mut s = ClusteredScheduler::with_threads(&config, &bindings).unwrap();
+        prop_assert_eq!(s.thread_count(), bindings.len());
+        let mut direct = Direct::new(s.clone(), &bindings);
         let mut notices = Notices::with_capacity(s.notice_capacity());
         let mut now = Instant::ZERO;
         for (gap, call) in calls {
@@ -527,6 +557,16 @@ proptest! {
             for r in 0..s.reservation_count() {
                 let r = ReservationId(r as u32);
                 prop_assert_eq!(s.pending_jobs(r), twin.pending_jobs(r));
+                // A reservation's pending jobs are its threads'.
+                let threads: u32 = (0..bindings.len())
+                    .filter(|&t| bindings[t] == r)
+                    .map(|t| direct.jobs[t])
+                    .sum();
+                prop_assert_eq!(s.pending_jobs(r), threads);
+            }
+            for (t, &jobs) in direct.jobs.iter().enumerate() {
+                prop_assert_eq!(s.thread_is_pending(TaskId(t as u32)), jobs > 0);
+                prop_assert_eq!(s.binding(TaskId(t as u32)), Some(bindings[t]));
             }
             // Notices are exactly the counters that changed in this call.
             let after = counters(&s);

@@ -474,9 +474,16 @@ pub struct ClusteredScheduler {
     reported: Vec<Counters>,
     /// [`Self::mode_switches`] as last reported through [`ClusterScheduler`] notices.
     reported_mode_switches: u64,
-    /// Per reservation: when a timed [`Event::Sleep`] releases its next job
-    /// ([`Instant::NEVER`]: no timed release). The scheduler owns these timers, as every
-    /// policy owns its tasks' wake-ups.
+    /// Per thread: the reservation it is bound to (its scheduling context). Thread `n` is
+    /// reservation `n` unless [`ClusteredScheduler::with_threads`] binds several threads to
+    /// one reservation.
+    bindings: Vec<ReservationId>,
+    /// Per thread: its jobs released and not completed (its reservation's pending jobs are
+    /// the sum over its threads, when driven through the cluster interface).
+    thread_jobs: Vec<u32>,
+    /// Per thread: when a timed [`Event::Sleep`] releases its next job ([`Instant::NEVER`]:
+    /// no timed release). The scheduler owns these timers, as every policy owns its tasks'
+    /// wake-ups.
     wakes: Vec<Instant>,
     /// How many entries of `wakes` are timed, so that a cluster without any pays nothing.
     timed_wakes: usize,
@@ -544,9 +551,48 @@ fn slot_window(slots: &[Slot], cycle: u64, t: Instant) -> (Option<Instant>, Inst
 }
 
 impl ClusteredScheduler {
-    /// A scheduler for `config`, every reservation inactive, at time zero. All memory is
-    /// allocated here.
+    /// A scheduler for `config`, every reservation inactive, at time zero, with one thread
+    /// per reservation (thread `n` bound to reservation `n`). All memory is allocated here.
     pub fn new(config: &ClusterConfig) -> Result<Self, ConfigurationError> {
+        let identity: Vec<ReservationId> = (0..config.reservations.len())
+            .map(|i| ReservationId(i as u32))
+            .collect();
+        Self::with_threads(config, &identity)
+    }
+
+    /// A scheduler for `config` whose thread `t` (the [`TaskId`] of the cluster interface's
+    /// events) is bound to reservation `bindings[t]`: several threads may share one
+    /// reservation's budget (section III: a reservation is "active if (one of) the contained
+    /// tasks has a pending job"). Each thread's timed releases are its own. A binding to a
+    /// reservation `config` does not have is refused. Decisions and notices still name
+    /// reservations.
+    pub fn with_threads(
+        config: &ClusterConfig,
+        bindings: &[ReservationId],
+    ) -> Result<Self, ConfigurationError> {
+        if bindings.len() > MAX_RESERVATIONS {
+            return Err(ConfigurationError {
+                error: ClusterError::TooManyReservations,
+                reservation: None,
+            });
+        }
+        if let Some(&unknown) = bindings
+            .iter()
+            .find(|r| r.index() >= config.reservations.len())
+        {
+            return Err(ConfigurationError {
+                error: ClusterError::UnknownReservation,
+                reservation: Some(unknown),
+            });
+        }
+        let mut scheduler = Self::build(config)?;
+        scheduler.bindings = bindings.to_vec();
+        scheduler.thread_jobs = vec![0; bindings.len()];
+        scheduler.wakes = vec![Instant::NEVER; bindings.len()];
+        Ok(scheduler)
+    }
+
+    fn build(config: &ClusterConfig) -> Result<Self, ConfigurationError> {
         let refuse = |error, index: usize| ConfigurationError {
             error,
             reservation: Some(ReservationId(index as u32)),
@@ -675,7 +721,9 @@ impl ClusteredScheduler {
             mode_switches: 0,
             reported: vec![Counters::default(); n],
             reported_mode_switches: 0,
-            wakes: vec![Instant::NEVER; n],
+            bindings: Vec::new(),
+            thread_jobs: Vec::new(),
+            wakes: Vec::new(),
             timed_wakes: 0,
         })
     }
@@ -967,6 +1015,32 @@ impl ClusteredScheduler {
             next = next.min(event);
         }
         next
+    }
+
+    /// Thread `task` of the cluster interface and its reservation's index.
+    fn thread(&self, task: TaskId) -> Result<(usize, usize), ClusterError> {
+        let t = task.index();
+        match self.bindings.get(t) {
+            Some(reservation) => Ok((t, reservation.index())),
+            None => Err(ClusterError::UnknownReservation),
+        }
+    }
+
+    /// The reservation thread `task` is bound to.
+    pub fn binding(&self, task: TaskId) -> Option<ReservationId> {
+        self.bindings.get(task.index()).copied()
+    }
+
+    /// True while thread `task` has a job released and not completed.
+    pub fn thread_is_pending(&self, task: TaskId) -> bool {
+        self.thread_jobs
+            .get(task.index())
+            .is_some_and(|&jobs| jobs > 0)
+    }
+
+    /// The number of threads (one per reservation unless bound otherwise).
+    pub fn thread_count(&self) -> usize {
+        self.bindings.len()
     }
 
     fn known(&self, reservation: ReservationId) -> Result<usize, ClusterError> {
@@ -1292,8 +1366,14 @@ impl ClusteredScheduler {
             .iter()
             .filter(|at| **at != Instant::NEVER)
             .count();
-        if self.wakes.len() != self.kinds.len() || timed != self.timed_wakes {
+        if self.wakes.len() != self.bindings.len()
+            || self.thread_jobs.len() != self.bindings.len()
+            || timed != self.timed_wakes
+        {
             return Err("the timed releases are counted");
+        }
+        if self.bindings.iter().any(|r| r.index() >= self.kinds.len()) {
+            return Err("every thread is bound to a reservation");
         }
         if self.wakes.iter().any(|at| *at < self.now) {
             return Err("no timed release is left behind the clock");
@@ -1407,23 +1487,23 @@ impl ClusteredScheduler {
     }
 }
 
-/// The clustered scheduler through the one cluster interface. Each reservation is one thread
-/// of the interface: [`TaskId`] `n` is [`ReservationId`] `n` (the platform runs the
-/// reservation's member tasks and servers in it, as section III has the reservation, not a
-/// task, be what the scheduler selects).
+/// The clustered scheduler through the one cluster interface. The interface's [`TaskId`]s are
+/// threads, each bound to a reservation (its scheduling context): thread `n` to
+/// [`ReservationId`] `n`, or as [`ClusteredScheduler::with_threads`] binds them, several to
+/// one. Decisions and notices name reservations: section III has the reservation, not a
+/// task, be what the scheduler selects, and the platform runs a thread bound to it.
 ///
-/// - `Activate` with [`Wake::NextJob`] releases a job of the reservation ([`release`]); the
-///   deadline it carries is ignored, as a reservation's priority is its own rule's
-///   (section III). Activating an active reservation counts one more pending job.
-/// - `Sleep` with [`Wake::NextJob`] and `until` = [`Instant::NEVER`] completes the
-///   reservation's current job ([`complete`]). The scheduler keeps no activation timers:
-///   the caller keeps the next release and reports it as an `Activate`, so a `Sleep` with a
-///   finite `until` is refused ([`SchedulerError::Unsupported`]), as is one with
-///   [`Wake::SameJob`].
-/// - `Block`, and `Activate` with [`Wake::SameJob`], of an active reservation change nothing
-///   but charge time up to `now`: a reservation whose job is pending stays active whether or
-///   not its thread is ready (A2: "the scheduler is never told whether a client is ready").
-///   Of an inactive one they are refused ([`ClusterError::NotActive`]).
+/// - `Activate` with [`Wake::NextJob`] releases a job of the thread's reservation
+///   ([`release`]); the deadline it carries is ignored, as a reservation's priority is its
+///   own rule's (section III). Activating an active reservation counts one more pending job.
+/// - `Sleep` with [`Wake::NextJob`] completes the thread's current job, if it has one, as a
+///   job of its reservation ([`complete`]); a finite `until` times the thread's next release
+///   (the scheduler owns these timers, one per thread). A `Sleep` with [`Wake::SameJob`] is
+///   refused ([`SchedulerError::Unsupported`]).
+/// - `Block`, and `Activate` with [`Wake::SameJob`], of a thread with a pending job change
+///   nothing but charge time up to `now`: a reservation whose job is pending stays active
+///   whether or not its thread is ready (A2: "the scheduler is never told whether a client
+///   is ready"). Of a thread without one they are refused ([`ClusterError::NotActive`]).
 /// - `Timer` is [`advance`]: at the instant already reached, it closes the instant (a pending
 ///   switch to high mode happens).
 /// - `Reconfigure` is refused: reservations are fixed at configuration.
@@ -1466,7 +1546,6 @@ impl ClusterScheduler for ClusteredScheduler {
         if notices.capacity() < self.kinds.len() {
             return Err(SchedulerError::NoticeCapacity);
         }
-        let reservation = |task: TaskId| ReservationId(task.0);
         self.not_before(now)?;
         // Every check comes before the timed releases due by `now` are processed, so that a
         // refused call changes nothing.
@@ -1478,15 +1557,12 @@ impl ClusterScheduler for ClusteredScheduler {
             | Event::Reconfigure { .. }
             | Event::SetPriority { .. } => return Err(SchedulerError::Unsupported),
             Event::Sleep { task, until, .. } => {
-                let i = self.known(reservation(task))?;
-                if until != Instant::NEVER && self.wakes[i] != Instant::NEVER {
+                let (t, _) = self.thread(task)?;
+                if until != Instant::NEVER && self.wakes[t] != Instant::NEVER {
                     return Err(ClusterError::AlreadySleeping.into());
                 }
                 // An untimed sleep completes a job: one must be pending, or due before `now`.
-                if until == Instant::NEVER
-                    && self.states[i].pending_jobs == 0
-                    && self.wakes[i] >= now
-                {
+                if until == Instant::NEVER && self.thread_jobs[t] == 0 && self.wakes[t] >= now {
                     return Err(ClusterError::NotActive.into());
                 }
             }
@@ -1497,14 +1573,14 @@ impl ClusterScheduler for ClusteredScheduler {
             | Event::Block { task } => {
                 // Active now, or by a release timed before `now` (one timed at `now` is made
                 // by the timer at `now`).
-                let i = self.known(reservation(task))?;
-                if self.states[i].pending_jobs == 0 && self.wakes[i] >= now {
+                let (t, _) = self.thread(task)?;
+                if self.thread_jobs[t] == 0 && self.wakes[t] >= now {
                     return Err(ClusterError::NotActive.into());
                 }
             }
             Event::Activate { task, .. } => {
-                let i = self.known(reservation(task))?;
-                if self.states[i].pending_jobs == u32::MAX {
+                let (t, i) = self.thread(task)?;
+                if self.states[i].pending_jobs == u32::MAX || self.thread_jobs[t] == u32::MAX {
                     return Err(ClusterError::TooManyJobs.into());
                 }
             }
@@ -1521,9 +1597,11 @@ impl ClusterScheduler for ClusteredScheduler {
                 task,
                 wake: Wake::NextJob { .. },
             } => {
+                let (t, i) = self.thread(task)?;
                 // An activation replaces the thread's own timed wake-up, if it had one.
-                self.disarm(reservation(task).index());
-                self.release(now, reservation(task), work)?;
+                self.disarm(t);
+                self.release(now, ReservationId(i as u32), work)?;
+                self.thread_jobs[t] += 1;
             }
             Event::Activate {
                 wake: Wake::SameJob,
@@ -1535,16 +1613,17 @@ impl ClusterScheduler for ClusteredScheduler {
                 until,
                 wake: Wake::NextJob { .. },
             } => {
-                let r = reservation(task);
+                let (t, i) = self.thread(task)?;
                 // A thread with a pending job ends it; one without (its first release is
                 // ahead) only times that release.
-                if self.states[r.index()].pending_jobs > 0 {
-                    self.complete(now, r, work)?;
+                if self.thread_jobs[t] > 0 {
+                    self.complete(now, ReservationId(i as u32), work)?;
+                    self.thread_jobs[t] -= 1;
                 }
                 if until != Instant::NEVER {
                     // A job already due (an overrun's successor) is released by the timer at
                     // `now` too, after the instant's completions on every core.
-                    self.wakes[r.index()] = until.max(now);
+                    self.wakes[t] = until.max(now);
                     self.timed_wakes += 1;
                 }
             }
@@ -1589,18 +1668,18 @@ impl ClusterScheduler for ClusteredScheduler {
         ClusteredScheduler::check_invariants(self)
     }
 
-    /// A thread here is a reservation: its budget as [`ClusteredScheduler::budget`] gives it,
-    /// at the scheduler's own clock (the last event or decision), which `now` does not move.
+    /// A thread's budget is its reservation's, as [`ClusteredScheduler::budget`] gives it, at
+    /// the scheduler's own clock (the last event or decision), which `now` does not move.
     fn remaining_budget(&self, thread: TaskId, _now: Instant) -> Option<Duration> {
-        self.budget(ReservationId(thread.0))
+        self.budget(self.binding(thread)?)
     }
 }
 
 impl ClusteredScheduler {
-    /// Releases, in time order (ties by reservation id), every job whose timed release is
-    /// before `now`, or at it too when `inclusive` (the timer at `now`), each at its own
-    /// time. Each release found costs a scan of every reservation, counted as examined
-    /// timeouts: clusters are small, and the work is honest.
+    /// Releases, in time order (ties by thread id), every job whose timed release is before
+    /// `now`, or at it too when `inclusive` (the timer at `now`), each at its own time, as a
+    /// job of its thread's reservation. Each release found costs a scan of every thread,
+    /// counted as examined timeouts: clusters are small, and the work is honest.
     fn release_due(&mut self, now: Instant, inclusive: bool, work: &mut Work) {
         while self.timed_wakes > 0 {
             work.timeouts_examined = work
@@ -1618,10 +1697,13 @@ impl ClusteredScheduler {
             };
             self.disarm(i);
             work.timeouts_processed = work.timeouts_processed.saturating_add(1);
-            // Cannot fail: `i` is known, `at` is not before the scheduler's clock (it was
-            // timed after it), and a sleeping reservation counts fewer than `u32::MAX` jobs.
-            let released = self.release(at.max(self.now), ReservationId(i as u32), work);
+            // Cannot fail: the binding is known, `at` is not before the scheduler's clock (it
+            // was timed after it), and a reservation counts fewer than `u32::MAX` jobs.
+            let released = self.release(at.max(self.now), self.bindings[i], work);
             debug_assert!(released.is_ok(), "a timed release is always accepted");
+            if released.is_ok() {
+                self.thread_jobs[i] = self.thread_jobs[i].saturating_add(1);
+            }
         }
     }
 
@@ -1636,7 +1718,7 @@ impl ClusteredScheduler {
         self.wakes.iter().copied().min().unwrap_or(Instant::NEVER)
     }
 
-    /// Forgets reservation `i`'s timed release, if it had one.
+    /// Forgets thread `i`'s timed release, if it had one.
     fn disarm(&mut self, i: usize) {
         if self.wakes[i] != Instant::NEVER {
             self.wakes[i] = Instant::NEVER;
@@ -1778,6 +1860,17 @@ mod tests {
     fn release_event(i: u32) -> Event {
         Event::Activate {
             task: TaskId(i),
+            wake: Wake::NextJob {
+                deadline: Instant::NEVER,
+            },
+        }
+    }
+
+    /// Thread `i` ends its job, if it has one, and times its next release at `until`.
+    fn sleep_until(i: u32, until: u64) -> Event {
+        Event::Sleep {
+            task: TaskId(i),
+            until: at(until),
             wake: Wake::NextJob {
                 deadline: Instant::NEVER,
             },
@@ -1982,6 +2075,83 @@ mod tests {
         // The timer at 7 is gone: nothing more is released there.
         through_trait(&mut s, 9, Event::Timer);
         assert_eq!(s.pending_jobs(r(0)), 1);
+    }
+
+    /// Two threads bound to one sporadic reservation (2 per 10) share its budget: the
+    /// reservation is active while either has a pending job (section III), and its budget
+    /// runs out at 2 whichever thread ran, with thread 1 still pending; at 10 it is back.
+    /// Each thread's timed release is its own.
+    #[test]
+    fn threads_bound_to_one_reservation_share_its_budget() {
+        let config = ClusterConfig {
+            cores: 1,
+            cycle: d(0),
+            order: SporadicOrder::FixedPriority,
+            reservations: alloc::vec![sporadic(2, 10)],
+        };
+        let mut s = ClusteredScheduler::with_threads(&config, &[r(0), r(0)]).unwrap();
+        assert_eq!((s.thread_count(), s.binding(TaskId(1))), (2, Some(r(0))));
+        through_trait(&mut s, 0, release_event(0));
+        through_trait(&mut s, 0, release_event(1));
+        assert_eq!(s.pending_jobs(r(0)), 2);
+        assert!(s.thread_is_pending(TaskId(0)) && s.thread_is_pending(TaskId(1)));
+        let mut decisions = [CoreDecision::default()];
+        let mut notices = Notices::with_capacity(1);
+        s.decide(at(0), &mut decisions, &mut notices, &mut Work::default())
+            .unwrap();
+        // The reservation is selected, its budget out at 2.
+        assert_eq!(decisions[0].next, Some(TaskId(0)));
+        assert_eq!(decisions[0].timer, Some(at(2)));
+        // Thread 0's job ends at 1; thread 1's keeps the reservation active.
+        through_trait(&mut s, 1, complete_event(0));
+        assert!(!s.thread_is_pending(TaskId(0)));
+        assert_eq!(s.pending_jobs(r(0)), 1);
+        assert_eq!(s.budget(r(0)), Some(d(1)));
+        assert_eq!(
+            through_trait(&mut s, 2, Event::Timer),
+            [Notice::BudgetExhausted { task: TaskId(0) }]
+        );
+        assert!(!s.is_eligible(r(0)) && s.thread_is_pending(TaskId(1)));
+        // Thread 0 times its next release at 5: a job of the same reservation, still
+        // without budget until 10.
+        through_trait(&mut s, 3, sleep_until(0, 5));
+        through_trait(&mut s, 5, Event::Timer);
+        assert_eq!(s.pending_jobs(r(0)), 2);
+        assert!(s.thread_is_pending(TaskId(0)));
+        assert!(!s.is_eligible(r(0)));
+        assert_eq!(
+            through_trait(&mut s, 10, Event::Timer),
+            [Notice::Replenished { task: TaskId(0) }]
+        );
+        assert!(s.is_eligible(r(0)));
+        // A thread without a pending job cannot block; one bound nowhere is unknown.
+        through_trait(&mut s, 10, complete_event(1));
+        let mut notices = Notices::with_capacity(1);
+        let block = Event::Block { task: TaskId(1) };
+        assert_eq!(
+            s.handle(at(10), block, &mut notices, &mut Work::default()),
+            Err(ClusterError::NotActive.into())
+        );
+        let unknown = release_event(2);
+        assert_eq!(
+            s.handle(at(10), unknown, &mut notices, &mut Work::default()),
+            Err(ClusterError::UnknownReservation.into())
+        );
+        ClusterScheduler::check_invariants(&s).unwrap();
+    }
+
+    /// A binding to a reservation the configuration does not have is refused, naming it.
+    #[test]
+    fn a_binding_to_an_unknown_reservation_is_refused() {
+        let config = ClusterConfig {
+            cores: 1,
+            cycle: d(0),
+            order: SporadicOrder::FixedPriority,
+            reservations: alloc::vec![sporadic(2, 10)],
+        };
+        let refused = ClusteredScheduler::with_threads(&config, &[r(0), r(1)]).unwrap_err();
+        assert_eq!(refused.error, ClusterError::UnknownReservation);
+        assert_eq!(refused.reservation, Some(r(1)));
     }
 
     /// Events the clustered scheduler has no meaning for are refused and change nothing.
