@@ -167,8 +167,13 @@ fn cluster_scenario(grouped: bool) -> Scenario {
 
 /// [`cluster_scenario`] with `first` as the controller's first steps.
 fn cluster_scenario_with(grouped: bool, first: &str) -> Scenario {
+    parse(&cluster_source(grouped, first), "cluster-reclaim.toml").expect("valid")
+}
+
+/// The text of [`cluster_scenario_with`].
+fn cluster_source(grouped: bool, first: &str) -> String {
     let group = if grouped { "group = \"g\"" } else { "" };
-    let source = format!(
+    format!(
         r#"
 name = "cluster-reclaim"
 policy = "fixed-priority"
@@ -204,8 +209,7 @@ reservation = {{ budget = "100ms", period = "100ms" }}
 {group}
 script = [{{ allocate = 500000 }}, {{ run = "1s" }}]
 "#
-    );
-    parse(&source, "cluster-reclaim.toml").expect("valid")
+    )
 }
 
 /// Baseline, in the cluster: at 52 ms the controller takes the idle core 1 (the sensor's job
@@ -309,4 +313,40 @@ fn a_masked_core_does_not_hold_up_its_clusters_timer() {
         controller[1],
         (52_000_000, Some(52_000_000), Some(64_000_008), false)
     );
+}
+
+/// While core 0 is masked the cluster's decisions go on at core 1, and they may change core
+/// 0's part: its interrupt then waits for its kernel, but the cluster's timer must still be
+/// programmed, or no budget is enforced until core 0 returns. The controller (3 ms per
+/// 50 ms) first runs 2 ms, then terminates the rogue at 52 ms (baseline, core 0 masked to
+/// 64.000008 ms). At 55 ms its budget is out, the sensor's job and `hog` (priority 1, 3 ms
+/// per 100 ms, released at 55 ms) come: the sensor takes core 0, the lowest free core, where
+/// it drains with nothing to run (A2), and `hog` core 1. `hog`'s budget runs out at 58 ms,
+/// taken by core 1: it runs exactly 55..58 ms. (Were the timer left unprogrammed behind core
+/// 0's pending interrupt, `hog` would run on to 64.000008 ms, 9 ms in all.)
+#[test]
+fn a_masked_cores_pending_interrupt_does_not_stop_its_clusters_timer() {
+    let mut text = cluster_source(false, "{ run = \"2ms\" }, ").replace(
+        "budget = \"20ms\", period = \"50ms\"",
+        "budget = \"3ms\", period = \"50ms\"",
+    );
+    text.push_str(
+        "\n[[task]]\nname = \"hog\"\ncluster = \"pair\"\npriority = 1\noffset = \"55ms\"\n\
+         reservation = { budget = \"3ms\", period = \"100ms\" }\nscript = [{ run = \"1s\" }]\n",
+    );
+    let o = common::run_jobs(&parse(&text, "cluster-reclaim.toml").expect("valid"));
+    assert_eq!(o.cores[0].reclaim_ns, 12_000_008);
+    let hog = &o.tasks[3];
+    assert_eq!(hog.name, "hog");
+    assert_eq!(hog.executed_ns, 3_000_000);
+    let slices: Vec<(u16, u64, u64)> = o
+        .trace
+        .as_ref()
+        .unwrap()
+        .slices
+        .iter()
+        .filter(|s| s.task == Some(TaskId(3)) && s.kind == SliceKind::Task)
+        .map(|s| (s.core, s.start.as_nanos(), s.end.as_nanos()))
+        .collect();
+    assert_eq!(slices, [(1, 55_000_000, 58_000_000)]);
 }

@@ -14,7 +14,9 @@
 //! interrupt is already pending there, whose entry programs it. When it fires while that
 //! core is in its kernel (interrupts masked: a reclamation, say), the first core of the
 //! cluster that is not takes it: a cluster's timer is routed to its cores, so one core's long
-//! kernel entry does not let a reservation on another core overrun its budget.
+//! kernel entry does not let a reservation on another core overrun its budget. An
+//! interrupt sent to a core in its kernel is marked pending there and leaves its timer
+//! programmed.
 //!
 //! A thread the decision moves to another core may still be running on the core it had, if
 //! that core has not taken its interrupt yet: the deciding core takes it off that core first
