@@ -29,9 +29,11 @@ fn ms(n: u64) -> Duration {
 }
 
 /// A rogue: its reservation `(e, p)`, its job's `(before, operation, after)` and period, its
-/// offset and priority, in ms.
+/// offset and priority, in ms; in a cluster, a quarter are best-effort instead (no budget,
+/// their requests in the gate's background queue).
 #[derive(Clone, Copy, Debug)]
 struct Rogue {
+    best_effort: bool,
     budget: u64,
     server_period: u64,
     before: u64,
@@ -47,10 +49,17 @@ fn rogue() -> impl Strategy<Value = Rogue> {
         (1u64..=3, 4u64..=10),
         (0u64..=2, 1u64..=LONGEST, 0u64..=2),
         (3u64..=12, 0u64..=6, 1u8..=4),
+        proptest::bool::weighted(0.25),
     )
         .prop_map(
-            |((budget, server_period), (before, operation, after), (period, offset, priority))| {
+            |(
+                (budget, server_period),
+                (before, operation, after),
+                (period, offset, priority),
+                best_effort,
+            )| {
                 Rogue {
+                    best_effort,
                     budget,
                     server_period,
                     before,
@@ -152,23 +161,34 @@ fn scenario(system: &System) -> (Scenario, usize) {
         next_core += cores;
         let mut members = Vec::new();
         let mut join = |task: TaskSpec, tasks: &mut Vec<TaskSpec>| {
-            members.push(ClusterMember {
-                task: tasks.len(),
-                kind: MemberKind::Sporadic {
+            let kind = if task.reservation.is_some() {
+                MemberKind::Sporadic {
                     replenishment: Replenishment::Sporadic,
                     low_budget: None,
-                },
+                }
+            } else {
+                MemberKind::BestEffort
+            };
+            members.push(ClusterMember {
+                task: tasks.len(),
+                kind,
             });
             tasks.push(task);
         };
         for rogue in rogues {
             let name = format!("rogue{}", tasks.len());
-            join(client(name, ids[0], rogue, system.edf), &mut tasks);
+            let mut task = client(name, ids[0], rogue, system.edf);
+            if rogue.best_effort {
+                task.reservation = None;
+                task.priority = None;
+            }
+            join(task, &mut tasks);
         }
         if k == system.victim.0 {
             let (_, offset, operation) = system.victim;
             // 60 ms per 100 ms: a job computes 2 ms and drains at most 13 L = 39 ms.
             let generous = Rogue {
+                best_effort: false,
                 budget: 60,
                 server_period: 100,
                 before: 1,
