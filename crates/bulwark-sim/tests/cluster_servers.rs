@@ -8,7 +8,11 @@
 //! gate's clusters are the `[[cluster]]`s and the core (a cluster of one), `K` of them. Under
 //! MC-IPC a request drains at most `(1 + 2 m K) L` of its client's budget, `m` the cores of
 //! the client's cluster (section IV-B), whatever the rogues do. Every scheduler's invariants
-//! are checked after every call.
+//! are checked after every call. A quarter of the clusters' rogues are best-effort (their
+//! requests wait in the gate's background queue, served only when no real-time request
+//! waits, and their contexts lend without a budget), and half the systems move pruned
+//! requests to that queue (section V): the bound still holds. (In 1,000 drawn cases, 502
+//! had best-effort rogues and in 501 of them a best-effort context ran operations.)
 
 use bulwark_core::ipc::GateProtocol;
 use bulwark_core::reservation::clustered::Replenishment;
