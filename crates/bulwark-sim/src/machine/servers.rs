@@ -580,12 +580,12 @@ impl Machine<'_> {
 
     /// An inter-processor interrupt to `core` at `now`: the core enters its kernel then (or
     /// when its kernel returns), taken and charged as a timer interrupt; its scheduler then
-    /// programs its timer again. In a run with clusters, one for a core in its kernel is
-    /// marked pending there at once, so that it does not take the core's timer source: a
-    /// cluster's timer held there must stay programmed while that core is masked.
+    /// programs its timer again. One for a core in its kernel is marked pending there at
+    /// once, so that it does not take the core's timer source: a cluster's timer held there
+    /// must stay programmed while that core is masked.
     pub(super) fn interrupt(&mut self, core: u16, now: Instant) {
         let c = &mut self.cores[usize::from(core)];
-        if !self.clusters.is_empty() && matches!(c.occupant, Occupant::Kernel { .. }) {
+        if matches!(c.occupant, Occupant::Kernel { .. }) {
             // Masked there: taken when its kernel returns. Its timer source stays free for
             // its programmed timer (a cluster's, which another core may take meanwhile).
             c.irq_pending = true;
