@@ -210,6 +210,12 @@ pub enum MemberReservation {
 }
 
 impl MemberReservation {
+    /// False for a best-effort reservation: it has no share, takes nothing from the others
+    /// and gets no guarantee, so the tests leave it out.
+    pub fn is_tested(&self) -> bool {
+        *self != MemberReservation::BestEffort
+    }
+
     /// Its share of the cluster as the time pair `(x, y)` whose ratio it is: `(e, p)`, or a
     /// partition's slot time and the cycle; none (`0 / 1 ns`) for a best-effort one.
     pub fn share(&self) -> (Duration, Duration) {
@@ -256,7 +262,7 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
             // The reservations with a share; best-effort ones have none.
             let pairs: Vec<(Duration, Duration)> = members
                 .iter()
-                .filter(|m| m.reservation != MemberReservation::BestEffort)
+                .filter(|m| m.reservation.is_tested())
                 .map(|m| m.reservation.share())
                 .collect();
             let cores = u16::try_from(cluster.cores.len()).unwrap_or(u16::MAX);
@@ -386,10 +392,9 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
 /// verdict.
 fn fixed_priority(members: &mut [Member], cores: u16) -> ClusterVerdict {
     // Best-effort members run below every reservation: no interference, no bound.
-    let analysed = |m: &&mut Member| m.reservation != MemberReservation::BestEffort;
     let tasks: Vec<FpTask> = members
         .iter()
-        .filter(|m| m.reservation != MemberReservation::BestEffort)
+        .filter(|m| m.reservation.is_tested())
         .map(|m| {
             let (budget, period) = m.reservation.share();
             FpTask {
@@ -400,7 +405,11 @@ fn fixed_priority(members: &mut [Member], cores: u16) -> ClusterVerdict {
         })
         .collect();
     let rta = global_fp::rta(&tasks, cores);
-    for (member, response) in members.iter_mut().filter(analysed).zip(&rta.responses) {
+    for (member, response) in members
+        .iter_mut()
+        .filter(|m| m.reservation.is_tested())
+        .zip(&rta.responses)
+    {
         member.response = Some(*response);
     }
     let summary = FixedPriorityRta {

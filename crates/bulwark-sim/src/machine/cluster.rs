@@ -452,11 +452,8 @@ impl Machine<'_> {
     /// Takes `task` off core `other`, which runs it (or is about to), charged up to `now`,
     /// and interrupts that core to decide anew. True when it was running there.
     pub(super) fn take_off(&mut self, other: u16, task: TaskId, now: Instant) -> bool {
-        let running = matches!(
-            self.cores[other as usize].occupant,
-            Occupant::Running { .. }
-        );
-        if let Occupant::Running { since, .. } = self.cores[other as usize].occupant {
+        let running = self.cores[other as usize].occupant;
+        if let Occupant::Running { since, .. } = running {
             // Charged first: what it ran of its server's operation there counts.
             self.charge(other, task, since, now);
         }
@@ -479,7 +476,7 @@ impl Machine<'_> {
             }
         }
         self.interrupt(other, now);
-        running
+        matches!(running, Occupant::Running { .. })
     }
 
     /// The core to take the timer of `core`, in its kernel as the timer fires, if `core`
