@@ -170,10 +170,10 @@ fn check_clusters(scenario: &Scenario) {
         for member in &cluster.members {
             let task = &scenario.tasks[member.task];
             assert_eq!(task.core, cluster.cores[0], "{}", task.name);
-            let best_effort = member.kind == MemberKind::BestEffort;
+            let named = matches!(member.kind, MemberKind::BestEffort | MemberKind::Shared { .. });
             assert_eq!(
                 task.priority.is_some(),
-                cluster.order == SporadicOrder::FixedPriority && !best_effort,
+                cluster.order == SporadicOrder::FixedPriority && !named,
                 "{}",
                 task.name
             );
@@ -187,6 +187,14 @@ fn check_clusters(scenario: &Scenario) {
                 }
                 MemberKind::BestEffort => {
                     assert!(task.reservation.is_none(), "{}", task.name);
+                }
+                MemberKind::Shared { owner } => {
+                    // An earlier member of the same cluster, with a reservation of its own.
+                    assert!(task.reservation.is_none(), "{}", task.name);
+                    let mut earlier = cluster.members.iter().take_while(|m| m.task != member.task);
+                    let owner = earlier.find(|m| m.task == *owner);
+                    let owner = owner.unwrap_or_else(|| panic!("{}: owner not earlier", task.name));
+                    assert!(!matches!(owner.kind, MemberKind::Shared { .. }), "{}", task.name);
                 }
                 MemberKind::Partition { core, slots } => {
                     partitions += 1;

@@ -198,6 +198,11 @@ pub enum MemberReservation {
     /// A best-effort reservation: below every other, no budget and no guarantee; it takes
     /// nothing from the reservations, so it is left out of the tests.
     BestEffort,
+    /// The reservation of an earlier member, shared with it: counted once, as its owner's.
+    Shared {
+        /// The owner's name.
+        owner: String,
+    },
     /// A time partition on one core of the cluster, running in its slots of every cycle.
     Partition {
         /// The scenario core.
@@ -210,17 +215,24 @@ pub enum MemberReservation {
 }
 
 impl MemberReservation {
-    /// False for a best-effort reservation: it has no share, takes nothing from the others
-    /// and gets no guarantee, so the tests leave it out.
+    /// False for a best-effort reservation (it has no share, takes nothing from the others
+    /// and gets no guarantee) and for a shared one (tested as its owner's), so the tests
+    /// leave them out.
     pub fn is_tested(&self) -> bool {
-        *self != MemberReservation::BestEffort
+        !matches!(
+            self,
+            MemberReservation::BestEffort | MemberReservation::Shared { .. }
+        )
     }
 
     /// Its share of the cluster as the time pair `(x, y)` whose ratio it is: `(e, p)`, or a
-    /// partition's slot time and the cycle; none (`0 / 1 ns`) for a best-effort one.
+    /// partition's slot time and the cycle; none (`0 / 1 ns`) for a best-effort or shared
+    /// one.
     pub fn share(&self) -> (Duration, Duration) {
         match self {
-            MemberReservation::BestEffort => (Duration::ZERO, Duration::from_nanos(1)),
+            MemberReservation::BestEffort | MemberReservation::Shared { .. } => {
+                (Duration::ZERO, Duration::from_nanos(1))
+            }
             MemberReservation::Sporadic { reservation, .. } => {
                 (reservation.budget, reservation.period)
             }
@@ -254,11 +266,12 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
         .clusters
         .iter()
         .map(|cluster| {
-            let members: Vec<Member> = cluster
+            let mut members: Vec<Member> = cluster
                 .members
                 .iter()
                 .map(|m| member(scenario, m.task, &m.kind, cluster.cycle))
                 .collect();
+            unchecked_when_shared(&cluster.members, &mut members);
             // The reservations with a share; best-effort ones have none.
             let pairs: Vec<(Duration, Duration)> = members
                 .iter()
@@ -290,7 +303,6 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                     }
                 )
             });
-            let mut members = members;
             let verdict = match cluster.order {
                 // The same limits as GFB's, for the same reasons, and servers.
                 SporadicOrder::FixedPriority if has_partition => {
@@ -359,6 +371,15 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
                     .to_owned(),
             ),
         ),
+        MemberKind::Shared { owner } => (
+            MemberReservation::Shared {
+                owner: scenario.tasks[*owner].name.clone(),
+            },
+            Fit::Unchecked(format!(
+                "not checked: the task shares the reservation of `{}`",
+                scenario.tasks[*owner].name
+            )),
+        ),
         MemberKind::Partition { core, slots } => (
             MemberReservation::Partition {
                 core: *core,
@@ -378,6 +399,24 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
         priority: spec.priority,
         fit,
         response: None,
+    }
+}
+
+/// A reservation shared by several tasks is not checked against one task's jobs: their jobs
+/// together use its budget, and no test here bounds that demand.
+fn unchecked_when_shared(specs: &[bulwark_spec::ClusterMember], members: &mut [Member]) {
+    for (spec, member) in specs.iter().zip(members.iter_mut()) {
+        let sharers = specs
+            .iter()
+            .filter(|other| other.kind == (MemberKind::Shared { owner: spec.task }))
+            .count();
+        if sharers > 0 {
+            member.fit = Fit::Unchecked(format!(
+                "not checked: the reservation is shared with {sharers} other task{}, whose jobs \
+                 use its budget too",
+                if sharers == 1 { "" } else { "s" }
+            ));
+        }
     }
 }
 

@@ -3,10 +3,12 @@
 //! cluster's invariants hold (the run checks them), and over the whole run:
 //! - a task never runs on two cores at once, and each core runs one thing at a time;
 //! - nothing of the cluster runs outside its cores, nor a partitioned task inside them;
-//! - a member under the sporadic rule or SPR never runs without budget (a quarter of the
-//!   members are best-effort instead, with none): replenishments are at least `p` apart and
-//!   a selected reservation drains while selected, kernel time included (A2), so over a run
-//!   of length `H` its code and its cache refills add up to at most `e (floor(H / p) + 1)`. The kernel time charged to its context is left out: the
+//! - a reservation under the sporadic rule or SPR never runs without budget (a quarter of
+//!   the members are best-effort instead, with none, and a quarter share an earlier
+//!   member's reservation as another thread bound to it): replenishments are at least `p`
+//!   apart and a selected reservation drains while selected, kernel time included (A2), so
+//!   over a run of length `H` the code and cache refills of its threads add up to at most
+//!   `e (floor(H / p) + 1)`. The kernel time charged to its context is left out: the
 //!   kernel is not preempted, so an entry that picks a context with less budget than the
 //!   entry's cost is charged in full, and the exhaustion is taken when the kernel returns,
 //!   before the task runs ("Ties", 1);
@@ -51,6 +53,9 @@ struct Member {
     offset: u64,
     rule: u8,
     priority: u8,
+    /// Shares the reservation of the last earlier member that has one of its own with a
+    /// budget (if any) instead of having its own.
+    shares: bool,
 }
 
 fn member() -> impl Strategy<Value = Member> {
@@ -62,9 +67,10 @@ fn member() -> impl Strategy<Value = Member> {
         0u64..=20,
         0u8..4,
         1u8..=4,
+        prop::bool::weighted(0.25),
     )
         .prop_map(
-            |(budget, server_period, period, execution, offset, rule, priority)| Member {
+            |(budget, server_period, period, execution, offset, rule, priority, shares)| Member {
                 budget: budget.min(server_period),
                 server_period,
                 period,
@@ -72,8 +78,22 @@ fn member() -> impl Strategy<Value = Member> {
                 offset,
                 rule,
                 priority,
+                shares,
             },
         )
+}
+
+/// Per drawn member: the member whose reservation it shares, if it shares one.
+fn owners(members: &[Member]) -> Vec<Option<usize>> {
+    let mut owners: Vec<Option<usize>> = Vec::with_capacity(members.len());
+    for (i, drawn) in members.iter().enumerate() {
+        let owner = (0..i)
+            .rev()
+            .find(|&j| owners[j].is_none() && members[j].rule != 3)
+            .filter(|_| drawn.shares);
+        owners.push(owner);
+    }
+    owners
 }
 
 fn units(n: u64) -> Duration {
@@ -115,17 +135,22 @@ fn scenario(
         })
         .collect();
     let mut cluster_members = Vec::new();
+    let owners = owners(members);
     for (i, drawn) in members.iter().enumerate() {
         let replenishment = match (drawn.rule, edf) {
             (1, true) => Replenishment::ConstantBandwidth,
             (1, false) => Replenishment::Spr { slots: 4 },
             _ => Replenishment::Sporadic,
         };
-        // Rule 3: best-effort, with neither budget nor priority.
-        let best_effort = drawn.rule == 3;
+        // Rule 3: best-effort, with neither budget nor priority; a sharer has neither of
+        // its own.
+        let best_effort = drawn.rule == 3 && owners[i].is_none();
+        let named = best_effort || owners[i].is_some();
         cluster_members.push(ClusterMember {
             task: tasks.len(),
-            kind: if best_effort {
+            kind: if let Some(owner) = owners[i] {
+                MemberKind::Shared { owner: 2 + owner }
+            } else if best_effort {
                 MemberKind::BestEffort
             } else {
                 MemberKind::Sporadic {
@@ -137,8 +162,8 @@ fn scenario(
         tasks.push(TaskSpec {
             name: format!("member{i}"),
             core: 1,
-            priority: (!edf && !best_effort).then_some(Priority(drawn.priority)),
-            reservation: (!best_effort)
+            priority: (!edf && !named).then_some(Priority(drawn.priority)),
+            reservation: (!named)
                 .then(|| Reservation::new(units(drawn.budget), units(drawn.server_period))),
             deadline: None,
             behaviour: match gate {
@@ -274,18 +299,25 @@ fn keeps_its_promises(
         return Ok(());
     }
     let horizon = scenario.duration.as_nanos();
+    let owners = owners(members);
     for (i, drawn) in members.iter().enumerate() {
-        if edf && drawn.rule == 1 || drawn.rule == 3 {
-            continue; // A soft CBS is recharged at once when it runs out; best effort has none.
+        if owners[i].is_some() || edf && drawn.rule == 1 || drawn.rule == 3 {
+            // Counted with its owner; a soft CBS is recharged at once when it runs out; best
+            // effort has none.
+            continue;
         }
-        let task = &outcome.tasks[2 + i];
+        // The reservation's threads: the owner and every member sharing it.
+        let used: u64 = (0..members.len())
+            .filter(|&j| j == i || owners[j] == Some(i))
+            .map(|j| &outcome.tasks[2 + j])
+            .map(|task| task.executed_ns + task.refill_ns)
+            .sum();
         let period = units(drawn.server_period).as_nanos();
         let granted = units(drawn.budget).as_nanos() * (horizon / period + 1);
-        let used = task.executed_ns + task.refill_ns;
         prop_assert!(
             used <= granted,
-            "{} used {} ns of {} ns granted",
-            task.name,
+            "{}'s reservation used {} ns of {} ns granted",
+            outcome.tasks[2 + i].name,
             used,
             granted
         );
@@ -501,6 +533,7 @@ fn an_overdue_job_of_a_cluster_is_released_by_the_timer_at_its_predecessors_comp
         offset: 0,
         rule: 0,
         priority: 1,
+        shares: false,
     };
     let mut clustered = scenario(&[drawn], 1, false, [1_000, 0, 0, 0], 0, None);
     clustered.duration = Duration::from_millis(4);

@@ -67,7 +67,8 @@ pub struct ClusterSpec {
     /// lending) runs the most urgent ready member whose reservation has budget but is not
     /// selected, best-effort ones included, on no one's budget. Off by default.
     pub slack_reclamation: bool,
-    /// Its tasks, in file order, each in a reservation of its own.
+    /// Its tasks, in file order, each in a reservation of its own or sharing an earlier
+    /// member's ([`MemberKind::Shared`]).
     pub members: Vec<ClusterMember>,
 }
 
@@ -95,6 +96,14 @@ pub enum MemberKind {
     /// A best-effort reservation (`reservation = "best-effort"`): below every other level of
     /// its cluster, with no budget; the task has no `reservation` and no `priority`.
     BestEffort,
+    /// The reservation of an earlier member of the same cluster, named there
+    /// (`reservation = "R4"` beside its `name = "R4"`): the two tasks are threads bound to one
+    /// scheduling context, which runs the first of them that is ready. The task has no
+    /// `reservation` and no `priority` of its own: both are the owner's.
+    Shared {
+        /// The owner, an index into [`Scenario::tasks`].
+        owner: usize,
+    },
     /// A table-driven time partition pinned to one of the cluster's cores, running during
     /// its slots `[start, end)` of every cycle; the task has no `reservation`.
     Partition {

@@ -200,7 +200,8 @@ pub(crate) struct RawTask {
 /// time partition `{ core = 2, slots = [["0ms", "5ms"]] }`. Every key is optional here so
 /// that validation can say which kind is meant and what is missing or extra.
 ///
-/// A cluster member may instead name its reservation: `reservation = "best-effort"`.
+/// A cluster member may instead name its reservation: `reservation = "best-effort"`, or the
+/// `name` an earlier member of its cluster gave its reservation table, to share it.
 #[derive(Debug, Default, Deserialize)]
 #[serde(
     remote = "Self",
@@ -226,6 +227,8 @@ pub(crate) struct RawReservation {
     pub(crate) core: Option<Spanned<i64>>,
     /// A time partition's slots `[start, end)` within its cluster's cycle.
     pub(crate) slots: Option<Spanned<RawSlots>>,
+    /// A cluster reservation's name, by which later members of its cluster share it.
+    pub(crate) name: Option<Spanned<String>>,
 }
 
 struct ReservationVisitor;
@@ -235,7 +238,8 @@ impl<'de> Visitor<'de> for ReservationVisitor {
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(
-            "a reservation, like { budget = \"2ms\", period = \"10ms\" }, or \"best-effort\"",
+            "a reservation, like { budget = \"2ms\", period = \"10ms\" }, \"best-effort\" or \
+             the name of a shared one",
         )
     }
 

@@ -1379,7 +1379,9 @@ fn a_member_may_be_best_effort() {
     );
     assert_eq!(
         only_help(&unknown),
-        "allowed: \"best-effort\", or a table like { budget = \"2ms\", period = \"10ms\" }"
+        "allowed: \"best-effort\", the names given so far in cluster `global` (a reservation \
+         table named with name = ... before this task); or a table like { budget = \"2ms\", \
+         period = \"10ms\" }"
     );
     // Outside a cluster a reservation is a table (line 10, column 15).
     let on_a_core = "name = \"c\"\npolicy = \"spr\"\nduration = \"1s\"\n\n[[task]]\nname = \"t\"\n\
@@ -1410,4 +1412,129 @@ fn slack_reclamation_is_a_clusters_choice() {
         ["c.toml:10:21: invalid type: string \"yes\""]
     );
     assert_eq!(only_help(&wrong), "allowed: true or false, without quotes");
+}
+
+/// `with_order` plus task `b` in the same cluster (its keys, `extra`, from line 23 when
+/// `owner` is one line) and task `o` in a second cluster `other` on core 0, in a reservation
+/// named `O`.
+fn with_sharer(order: &str, owner: &str, extra: &str) -> String {
+    format!(
+        "{}\n[[task]]\nname = \"b\"\ncluster = \"global\"\nperiod = \"20ms\"\nexecution = \"1ms\"\n\
+         {extra}\n[[cluster]]\nname = \"other\"\ncores = [0]\norder = \"edf\"\n\n[[task]]\n\
+         name = \"o\"\ncluster = \"other\"\nperiod = \"10ms\"\nexecution = \"1ms\"\n\
+         reservation = {{ name = \"O\", budget = \"2ms\", period = \"10ms\" }}\n",
+        with_order(order, owner)
+    )
+}
+
+#[test]
+fn members_may_share_a_named_reservation() {
+    let owner =
+        "priority = 4\nreservation = { name = \"R\", budget = \"3ms\", period = \"10ms\" }\n";
+    let scenario = valid(&with_sharer(
+        "fixed-priority",
+        owner,
+        "reservation = \"R\"\n",
+    ));
+    let members = &scenario.clusters[0].members;
+    assert_eq!(members.len(), 2);
+    assert_eq!(
+        members[0].kind,
+        MemberKind::Sporadic {
+            replenishment: Replenishment::Sporadic,
+            low_budget: None
+        }
+    );
+    assert_eq!(members[1].kind, MemberKind::Shared { owner: 0 });
+    // The owner keeps the reservation and the priority; the sharer has neither of its own.
+    assert_eq!(
+        scenario.tasks[0].reservation,
+        Some(Reservation::new(ms(3), ms(10)))
+    );
+    assert_eq!(scenario.tasks[0].priority, Some(Priority(4)));
+    assert_eq!(scenario.tasks[1].reservation, None);
+    assert_eq!(scenario.tasks[1].priority, None);
+    // A partition can be shared too.
+    let partition = "reservation = { name = \"P\", core = 1, slots = [[\"0ms\", \"5ms\"]] }\n";
+    let text = with_sharer("edf", partition, "reservation = \"P\"\n").replace(
+        "order = \"edf\"\n\n[[task]]\nname = \"a\"",
+        "order = \"edf\"\ncycle = \"10ms\"\n\n[[task]]\nname = \"a\"",
+    );
+    let scenario = valid(&text);
+    assert_eq!(
+        scenario.clusters[0].members[1].kind,
+        MemberKind::Shared { owner: 0 }
+    );
+}
+
+#[test]
+fn a_shared_reservation_is_named_before_and_in_the_same_cluster() {
+    let owner = "reservation = { name = \"R\", budget = \"3ms\", period = \"10ms\" }\n";
+    // The sharer's `reservation` is on line 23, its value at column 15.
+    let elsewhere = with_sharer("edf", owner, "reservation = \"O\"\n");
+    let other_first = elsewhere.replace(
+        "reservation = \"O\"",
+        "reservation = { budget = \"1ms\", period = \"10ms\" }",
+    );
+    // `O` is named in a later cluster's task: unknown here, since names come before use.
+    assert_eq!(
+        errors(&elsewhere),
+        ["c.toml:23:15: no reservation is called `O`"]
+    );
+    assert!(only_help(&elsewhere).starts_with("allowed: \"R\", \"best-effort\", the names"));
+    valid(&other_first);
+    // Named first, in another cluster: `O` is `o`'s, in `other`.
+    let line = other_first.lines().count() + 7;
+    let from_other = format!(
+        "{other_first}\n[[task]]\nname = \"d\"\ncluster = \"global\"\nperiod = \"10ms\"\n\
+         execution = \"1ms\"\nreservation = \"O\"\n"
+    );
+    assert_eq!(
+        errors(&from_other),
+        [format!(
+            "c.toml:{line}:15: reservation `O` is task `o`'s in cluster `other`, but this task \
+             runs in cluster `global`"
+        )]
+    );
+    // A priority on a sharer is refused at the priority (line 24 after a two-line owner,
+    // column 12).
+    let with_priority = with_sharer(
+        "fixed-priority",
+        "priority = 4\nreservation = { name = \"R\", budget = \"3ms\", period = \"10ms\" }\n",
+        "priority = 2\nreservation = \"R\"\n",
+    );
+    assert_eq!(
+        errors(&with_priority),
+        [
+            "c.toml:24:12: task `b` shares reservation `R` in cluster `global`, and runs at that \
+          reservation's priority"
+        ]
+    );
+    // Names are unique and not `best-effort` (column 24 in the table).
+    let twice = with_sharer(
+        "edf",
+        owner,
+        "reservation = { name = \"R\", budget = \"1ms\", period = \"10ms\" }\n",
+    );
+    assert_eq!(
+        errors(&twice),
+        ["c.toml:23:24: reservation name `R` is task `a`'s already"]
+    );
+    let reserved =
+        edf("reservation = { name = \"best-effort\", budget = \"1ms\", period = \"10ms\" }\n");
+    assert_eq!(
+        errors(&reserved),
+        ["c.toml:16:24: `best-effort` names the cluster's lowest level, not a reservation"]
+    );
+    // Outside a cluster a reservation has no name (line 10, column 24).
+    let on_a_core = "name = \"c\"\npolicy = \"spr\"\nduration = \"1s\"\n\n[[task]]\nname = \"t\"\n\
+                     priority = 1\nperiod = \"10ms\"\nexecution = \"1ms\"\n\
+                     reservation = { name = \"R\", budget = \"1ms\", period = \"10ms\" }\n";
+    assert_eq!(
+        errors(on_a_core),
+        [
+            "c.toml:10:24: a reservation's name lets later tasks of its [[cluster]] share it; a \
+          task on a core of its own has its reservation to itself"
+        ]
+    );
 }

@@ -1,12 +1,13 @@
 //! Clusters of cores on the scenario machine: cores scheduled together by the MC-IPC paper's
-//! clustered reservation scheduler (section III), each member task in a sporadic reservation
-//! of its own.
+//! clustered reservation scheduler (section III), each member task a thread bound to a
+//! reservation of its own or to one it shares with earlier members.
 //!
 //! Every core of a cluster enters its own kernel as any core does, and hands its event to
 //! the one scheduler of its cluster, whose decision names a reservation for every core. The
-//! kernel resolves a reservation to the one thread bound to it, or to nothing while that
-//! thread waits at a server's gate without lending its context (blocked, or its request
-//! pruned): the core then idles and the reservation, selected, still drains (A2). A decision
+//! kernel resolves a reservation to the first of its threads (in task order) with a job
+//! pending that is ready, else the first that lends it to a server, or to nothing while they
+//! all wait at a server's gate without lending (blocked, or their requests pruned): the
+//! core then idles and the reservation, selected, still drains (A2). A decision
 //! that changes what another core of the cluster should run sends that core an
 //! inter-processor interrupt (taken and charged as a timer interrupt; it then decides for
 //! itself at the same instant). The cluster's one timer (its next budget event or timed
@@ -29,8 +30,8 @@
 //! Members call servers as any thread does (`servers.rs`). A member that blocks at a gate is
 //! not reported to the scheduler (its job is still pending); when it is served, the core
 //! whose decision selected its reservation takes an interrupt. The cluster's budget notices
-//! are kept for the mc-ipc gates, each naming its reservation's thread, and after acting on
-//! them a member core resolves its thread again.
+//! are kept for the mc-ipc gates, each given to every thread bound to its reservation, and
+//! after acting on them a member core resolves its thread again.
 
 use bulwark_core::reservation::clustered::{
     ClusterConfig, ClusteredScheduler, ReservationId, ReservationKind, Slot, Sporadic,
@@ -76,61 +77,47 @@ pub(super) struct ClusterRun {
     decisions: Vec<CoreDecision>,
     /// The scenario's cores, by position in the cluster.
     cores: Vec<u16>,
-    /// Per reservation: its one thread.
+    /// Per thread (a member, as the scheduler numbers it): its task.
     threads: Vec<TaskId>,
-    /// Per task of the scenario: its reservation's id here (`u32::MAX`: not a member).
-    reservations: Vec<u32>,
+    /// Per reservation: its threads' ids, in task order (one, unless members share it).
+    bound: Vec<Vec<u32>>,
+    /// Per task of the scenario: its thread's id here (`u32::MAX`: not a member).
+    thread_of: Vec<u32>,
 }
 
 impl ClusterRun {
-    /// The scheduler of `spec`, with one reservation per member task; `keep_notices` when
-    /// some server's gate acts on budget notices.
+    /// The scheduler of `spec`, with a reservation per member that has one of its own and a
+    /// thread per member, bound to its own reservation or to the one it shares;
+    /// `keep_notices` when some server's gate acts on budget notices.
     pub(super) fn build(
         scenario: &Scenario,
         spec: &ClusterSpec,
         keep_notices: bool,
     ) -> Result<Self, SimError> {
-        let mut reservations = vec![u32::MAX; scenario.tasks.len()];
+        let mut thread_of = vec![u32::MAX; scenario.tasks.len()];
         let mut kinds = Vec::with_capacity(spec.members.len());
         let mut threads = Vec::with_capacity(spec.members.len());
-        for (id, member) in spec.members.iter().enumerate() {
-            let task_spec = &scenario.tasks[member.task];
-            let priority = task_spec.priority.unwrap_or_default();
-            kinds.push(match &member.kind {
-                MemberKind::Sporadic {
-                    replenishment,
-                    low_budget,
-                } => {
-                    // Validation gives every sporadic member a reservation (and a priority
-                    // under fixed priority); a hand-built scenario without one is refused by
-                    // the scheduler.
-                    let (budget, period) = task_spec
-                        .reservation
-                        .map_or((Duration::ZERO, Duration::ZERO), |r| (r.budget, r.period));
-                    let mut sporadic = Sporadic::new(budget, period).with_priority(priority);
-                    sporadic.replenishment = *replenishment;
-                    if let Some(low_budget) = low_budget {
-                        sporadic = sporadic.with_high_criticality(*low_budget);
-                    }
-                    ReservationKind::Sporadic(sporadic)
-                }
-                MemberKind::BestEffort => ReservationKind::BestEffort,
-                MemberKind::Partition { core, slots } => ReservationKind::TimePartition {
-                    // A core outside the cluster is refused by the scheduler.
-                    core: spec
-                        .cores
-                        .iter()
-                        .position(|c| c == core)
-                        .unwrap_or(spec.cores.len()),
-                    priority,
-                    slots: slots
-                        .iter()
-                        .map(|&(start, end)| Slot::new(start, end))
-                        .collect(),
-                },
-            });
+        let mut bindings: Vec<ReservationId> = Vec::with_capacity(spec.members.len());
+        let mut bound: Vec<Vec<u32>> = Vec::with_capacity(spec.members.len());
+        for (thread, member) in spec.members.iter().enumerate() {
+            thread_of[member.task] = thread as u32;
             threads.push(TaskId(member.task as u32));
-            reservations[member.task] = id as u32;
+            if let MemberKind::Shared { owner } = member.kind {
+                // Validation names an earlier member of this cluster; a hand-built scenario
+                // naming another is refused by the scheduler (an unknown reservation).
+                let reservation = thread_of
+                    .get(owner)
+                    .and_then(|&t| bindings.get(t as usize).copied())
+                    .unwrap_or(ReservationId(u32::MAX));
+                if let Some(sharing) = bound.get_mut(reservation.index()) {
+                    sharing.push(thread as u32);
+                }
+                bindings.push(reservation);
+                continue;
+            }
+            bindings.push(ReservationId(kinds.len() as u32));
+            bound.push(vec![thread as u32]);
+            kinds.push(reservation_kind(scenario, spec, member.task, &member.kind));
         }
         let config = ClusterConfig {
             cores: spec.cores.len(),
@@ -138,13 +125,16 @@ impl ClusterRun {
             order: spec.order,
             reservations: kinds,
         };
-        let scheduler = ClusteredScheduler::new(&config).map_err(|error| SimError::Cluster {
-            cluster: spec.name.clone(),
-            task: error
-                .reservation
-                .and_then(|r| threads.get(r.index()))
-                .map(|t| scenario.tasks[t.index()].name.clone()),
-            error: error.error,
+        let scheduler = ClusteredScheduler::with_threads(&config, &bindings).map_err(|error| {
+            SimError::Cluster {
+                cluster: spec.name.clone(),
+                task: error
+                    .reservation
+                    .and_then(|r| bound.get(r.index()))
+                    .and_then(|sharing| sharing.first())
+                    .map(|&t| scenario.tasks[threads[t as usize].index()].name.clone()),
+                error: error.error,
+            }
         })?;
         let notices = Notices::with_capacity(scheduler.notice_capacity());
         Ok(ClusterRun {
@@ -155,38 +145,39 @@ impl ClusterRun {
             keep_notices,
             slack: spec.slack_reclamation,
             threads,
-            reservations,
+            bound,
+            thread_of,
         })
     }
 
-    /// `event` with its thread named as the scheduler knows it (its reservation). A thread
-    /// that blocks for good (its script ended) ends its job: the clustered scheduler counts a
-    /// reservation's jobs, not its threads' states.
+    /// `event` with its thread named as the scheduler knows it (its id here). A thread that
+    /// blocks for good (its script ended) ends its job: the clustered scheduler counts jobs,
+    /// not its threads' states.
     fn local(&self, event: Event) -> Event {
-        let reservation = |task: TaskId| TaskId(self.reservations[task.index()]);
+        let thread = |task: TaskId| TaskId(self.thread_of[task.index()]);
         match event {
             Event::Activate { task, wake } => Event::Activate {
-                task: reservation(task),
+                task: thread(task),
                 wake,
             },
             Event::Sleep { task, until, wake } => Event::Sleep {
-                task: reservation(task),
+                task: thread(task),
                 until,
                 wake,
             },
             Event::Block { task } => Event::Sleep {
-                task: reservation(task),
+                task: thread(task),
                 until: Instant::NEVER,
                 wake: Wake::NextJob {
                     deadline: Instant::NEVER,
                 },
             },
             Event::SetPriority { task, priority } => Event::SetPriority {
-                task: reservation(task),
+                task: thread(task),
                 priority,
             },
             Event::Reconfigure { task, change } => Event::Reconfigure {
-                task: reservation(task),
+                task: thread(task),
                 change,
             },
             Event::Timer => Event::Timer,
@@ -208,9 +199,22 @@ impl ClusterRun {
         handled
     }
 
-    /// The thread bound to the reservation `decision` selects, if any.
-    fn thread(&self, decision: &CoreDecision) -> Option<TaskId> {
-        decision.next.map(|r| self.threads[r.index()])
+    /// The threads bound to the reservation `decision` selects that have a job pending, in
+    /// task order.
+    fn pending_threads(&self, decision: &CoreDecision) -> impl Iterator<Item = TaskId> + '_ {
+        decision
+            .next
+            .and_then(|r| self.bound.get(r.index()))
+            .into_iter()
+            .flatten()
+            .filter(|&&thread| self.scheduler.thread_is_pending(TaskId(thread)))
+            .map(|&thread| self.threads[thread as usize])
+    }
+
+    /// True when member `task` has a job pending.
+    fn is_pending(&self, task: TaskId) -> bool {
+        self.scheduler
+            .thread_is_pending(TaskId(self.thread_of[task.index()]))
     }
 
     /// True when notices wait to be taken.
@@ -218,25 +222,29 @@ impl ClusterRun {
         !self.notices.is_empty()
     }
 
-    /// Appends the notices not taken yet to `into`, each naming its reservation's thread,
-    /// and forgets them. A mode change comes as the thread's [`Notice::ModeChange`]; the
-    /// cluster's own [`Notice::ModeSwitch`] is dropped (no kernel object acts on it).
+    /// Appends the notices not taken yet to `into`, one for each thread bound to the
+    /// reservation a notice names, and forgets them. A mode change comes as the threads'
+    /// [`Notice::ModeChange`]; the cluster's own [`Notice::ModeSwitch`] is dropped (no
+    /// kernel object acts on it).
     pub(super) fn take_notices(&mut self, into: &mut Vec<Notice>) {
-        let thread = |task: TaskId| self.threads[task.index()];
-        into.extend(self.notices.iter().filter_map(|notice| match notice {
-            Notice::BudgetExhausted { task } => {
-                Some(Notice::BudgetExhausted { task: thread(task) })
-            }
-            Notice::Replenished { task } => Some(Notice::Replenished { task: thread(task) }),
-            Notice::ModeChange { task } => Some(Notice::ModeChange { task: thread(task) }),
-            Notice::ModeSwitch => None,
-        }));
+        for notice in self.notices.iter() {
+            let (reservation, notice_for): (TaskId, fn(TaskId) -> Notice) = match notice {
+                Notice::BudgetExhausted { task } => (task, |task| Notice::BudgetExhausted { task }),
+                Notice::Replenished { task } => (task, |task| Notice::Replenished { task }),
+                Notice::ModeChange { task } => (task, |task| Notice::ModeChange { task }),
+                Notice::ModeSwitch => continue,
+            };
+            let sharing = self.bound.get(reservation.index()).into_iter().flatten();
+            into.extend(sharing.map(|&thread| notice_for(self.threads[thread as usize])));
+        }
         self.notices.clear();
     }
 
-    /// The reservation of member `task`.
+    /// The reservation member `task` is bound to.
     fn reservation(&self, task: TaskId) -> ReservationId {
-        ReservationId(self.reservations[task.index()])
+        self.scheduler
+            .binding(TaskId(self.thread_of[task.index()]))
+            .unwrap_or(ReservationId(u32::MAX))
     }
 
     /// Member `task`'s urgency at a gate (`ClusteredScheduler::urgency`).
@@ -258,7 +266,7 @@ impl ClusterRun {
 
     /// The scenario core whose last decision selected member `task`'s reservation, if any.
     fn selected_on(&self, task: TaskId) -> Option<u16> {
-        let reservation = TaskId(self.reservations[task.index()]);
+        let reservation = TaskId(self.reservation(task).0);
         self.decisions
             .iter()
             .position(|d| d.next == Some(reservation))
@@ -267,8 +275,8 @@ impl ClusterRun {
 
     /// The budget left in `task`'s reservation.
     pub(super) fn remaining_budget(&self, task: TaskId, now: Instant) -> Option<Duration> {
-        let reservation = *self.reservations.get(task.index())?;
-        self.scheduler.remaining_budget(TaskId(reservation), now)
+        let thread = *self.thread_of.get(task.index())?;
+        self.scheduler.remaining_budget(TaskId(thread), now)
     }
 
     /// Checks the scheduler's invariants.
@@ -374,9 +382,19 @@ impl Machine<'_> {
     /// `position`, if it can run: it does not wait at a gate without lending its context.
     fn selected_thread(&self, cluster: u16, position: u16) -> Option<TaskId> {
         let run = &self.clusters[cluster as usize];
-        let task = run.thread(&run.decisions[position as usize])?;
-        let t = &self.tasks[task.index()];
-        (t.waiting.is_none() || t.lends_to.is_some()).then_some(task)
+        // The first ready thread of the reservation, in task order; else the first that
+        // lends it to a server (bandwidth inheritance).
+        let mut lender = None;
+        for task in run.pending_threads(&run.decisions[position as usize]) {
+            let t = &self.tasks[task.index()];
+            if t.waiting.is_none() {
+                return Some(task);
+            }
+            if lender.is_none() && t.lends_to.is_some() {
+                lender = Some(task);
+            }
+        }
+        lender
     }
 
     /// The most urgent member of `cluster` after `after` (by urgency, then task) that can
@@ -394,6 +412,7 @@ impl Machine<'_> {
                 let t = &self.tasks[task.index()];
                 t.waiting.is_none()
                     && !t.killed
+                    && run.is_pending(task)
                     && run.is_eligible(task)
                     && run.selected_on(task).is_none()
             })
@@ -602,5 +621,49 @@ impl Machine<'_> {
             Some(member) => self.clusters[member.cluster as usize].check_invariants(),
             None => c.scheduler.check_invariants(),
         }
+    }
+}
+
+/// The reservation of member `task` of `spec`, which has one of its own (not shared).
+fn reservation_kind(
+    scenario: &Scenario,
+    spec: &ClusterSpec,
+    task: usize,
+    kind: &MemberKind,
+) -> ReservationKind {
+    let task_spec = &scenario.tasks[task];
+    let priority = task_spec.priority.unwrap_or_default();
+    match kind {
+        MemberKind::Sporadic {
+            replenishment,
+            low_budget,
+        } => {
+            // Validation gives every sporadic member a reservation (and a priority under
+            // fixed priority); a hand-built scenario without one is refused by the scheduler.
+            let (budget, period) = task_spec
+                .reservation
+                .map_or((Duration::ZERO, Duration::ZERO), |r| (r.budget, r.period));
+            let mut sporadic = Sporadic::new(budget, period).with_priority(priority);
+            sporadic.replenishment = *replenishment;
+            if let Some(low_budget) = low_budget {
+                sporadic = sporadic.with_high_criticality(*low_budget);
+            }
+            ReservationKind::Sporadic(sporadic)
+        }
+        // A shared reservation is its owner's (the caller binds the thread there).
+        MemberKind::BestEffort | MemberKind::Shared { .. } => ReservationKind::BestEffort,
+        MemberKind::Partition { core, slots } => ReservationKind::TimePartition {
+            // A core outside the cluster is refused by the scheduler.
+            core: spec
+                .cores
+                .iter()
+                .position(|c| c == core)
+                .unwrap_or(spec.cores.len()),
+            priority,
+            slots: slots
+                .iter()
+                .map(|&(start, end)| Slot::new(start, end))
+                .collect(),
+        },
     }
 }

@@ -1,11 +1,12 @@
 //! `[[cluster]]` checks: a unique name, distinct cores of the scenario that no other cluster
 //! and no `[[core]]` table has, an order and, exactly when a member is a time partition, a
 //! cycle; and the tasks that run in a cluster (`cluster = "name"`), each in a reservation of
-//! its own: a sporadic one, replenished by the sporadic rule, a constant-bandwidth server (EDF
-//! order) or an SPR server (fixed-priority order), of low or (sporadic rule only) high
-//! criticality; or a time partition on one of the cluster's cores. Such a task follows its
-//! cluster's rules, not the policy of a core. Every rule `ClusteredScheduler::new` enforces
-//! is checked here, so that a valid file is never refused by the scheduler.
+//! its own or sharing the one an earlier member named (`reservation = "R4"`): a sporadic
+//! one, replenished by the sporadic rule, a constant-bandwidth server (EDF order) or an SPR
+//! server (fixed-priority order), of low or (sporadic rule only) high criticality; or a time
+//! partition on one of the cluster's cores. Such a task follows its cluster's rules, not the
+//! policy of a core. Every rule `ClusteredScheduler::new` enforces is checked here, so that
+//! a valid file is never refused by the scheduler.
 
 use std::ops::Range;
 
@@ -60,6 +61,8 @@ pub(super) struct Member {
     name: String,
     cluster: usize,
     kind: MemberKind,
+    /// The name its reservation table gives, by which later members share it.
+    reservation_name: Option<String>,
 }
 
 impl Checker<'_> {
@@ -285,17 +288,28 @@ impl Checker<'_> {
             );
             valid = false;
         }
-        let best_effort = raw
+        let named = raw
             .reservation
             .as_ref()
             .is_some_and(|r| r.get_ref().named.is_some());
-        let priority = if best_effort {
-            self.best_effort_priority(raw, name)
+        let priority = if named {
+            self.named_priority(raw, name)
         } else {
             self.cluster_priority(raw, name, order, whole.clone())
         };
+        let reservation_name = match raw
+            .reservation
+            .as_ref()
+            .and_then(|r| r.get_ref().name.as_ref())
+        {
+            Some(written) => {
+                valid &= self.reservation_name(written);
+                Some(written.get_ref().clone())
+            }
+            None => None,
+        };
         let reservation = match &raw.reservation {
-            Some(reservation) if best_effort => self.named_reservation(reservation),
+            Some(reservation) if named => self.named_reservation(reservation, cluster, name),
             Some(reservation) => self.cluster_reservation(reservation, cluster, name, order),
             None => {
                 self.report(
@@ -326,6 +340,7 @@ impl Checker<'_> {
             name: label.clone(),
             cluster,
             kind,
+            reservation_name,
         });
         if !valid {
             return Placement::WRONG;
@@ -371,40 +386,125 @@ impl Checker<'_> {
     }
 
     /// A named reservation: `"best-effort"`, the cluster's lowest level, with no budget
-    /// (the MC-IPC paper's best-effort reservations, section III).
+    /// (the MC-IPC paper's best-effort reservations, section III); or one an earlier member
+    /// of the same cluster named (`name = "R4"` in its table), shared with it: the task is
+    /// another thread bound to that scheduling context.
     fn named_reservation(
         &mut self,
         spanned: &Spanned<RawReservation>,
+        cluster: Option<usize>,
+        cluster_name: &str,
     ) -> Option<(Option<Reservation>, MemberKind)> {
-        match spanned.get_ref().named.as_deref() {
-            Some("best-effort") => Some((None, MemberKind::BestEffort)),
-            named => {
+        let named = spanned.get_ref().named.as_deref().unwrap_or_default();
+        if named == "best-effort" {
+            return Some((None, MemberKind::BestEffort));
+        }
+        let owner = self
+            .cluster_members
+            .iter()
+            .find(|m| m.reservation_name.as_deref() == Some(named));
+        match owner {
+            Some(owner) if Some(owner.cluster) == cluster => {
+                Some((None, MemberKind::Shared { owner: owner.task }))
+            }
+            // The cluster is wrong and already reported.
+            Some(_) if cluster.is_none() => None,
+            Some(owner) => {
+                let (task, elsewhere) = (owner.name.clone(), owner.cluster);
                 self.report(
                     spanned.span(),
-                    format!("no reservation is called `{}`", named.unwrap_or_default()),
-                    "allowed: \"best-effort\", or a table like { budget = \"2ms\", period = \
-                     \"10ms\" }",
+                    format!(
+                        "reservation `{named}` is task `{task}`'s in cluster `{}`, but this task \
+                         runs in cluster `{cluster_name}`",
+                        self.clusters[elsewhere].name
+                    ),
+                    "allowed: sharing a reservation of the task's own cluster (its scheduler \
+                     is the one that runs it)",
+                );
+                None
+            }
+            None => {
+                let mut names: Vec<String> = self
+                    .cluster_members
+                    .iter()
+                    .filter(|m| Some(m.cluster) == cluster)
+                    .filter_map(|m| m.reservation_name.as_ref().map(|n| format!("\"{n}\"")))
+                    .collect();
+                names.push("\"best-effort\"".to_owned());
+                self.report(
+                    spanned.span(),
+                    format!("no reservation is called `{named}`"),
+                    format!(
+                        "allowed: {}, the names given so far in cluster `{cluster_name}` (a \
+                         reservation table named with name = ... before this task); or a table \
+                         like {{ budget = \"2ms\", period = \"10ms\" }}",
+                        names.join(", ")
+                    ),
                 );
                 None
             }
         }
     }
 
+    /// A reservation table's `name`: unique among the scenario's reservations, and not
+    /// `best-effort`. False when it is wrong (reported).
+    fn reservation_name(&mut self, written: &Spanned<String>) -> bool {
+        let name = written.get_ref();
+        let clash = self
+            .cluster_members
+            .iter()
+            .find(|m| m.reservation_name.as_ref() == Some(name))
+            .map(|m| m.name.clone());
+        let problem = if name == "best-effort" {
+            Some("`best-effort` names the cluster's lowest level, not a reservation".to_owned())
+        } else if name.is_empty() {
+            Some("a reservation name cannot be empty".to_owned())
+        } else {
+            clash.map(|task| format!("reservation name `{name}` is task `{task}`'s already"))
+        };
+        let Some(problem) = problem else {
+            return true;
+        };
+        self.report(
+            written.span(),
+            problem,
+            "allowed: a name no other reservation in this scenario has, other than best-effort",
+        );
+        false
+    }
+
     /// None: a best-effort member runs below every reservation of its cluster, at no
-    /// priority of its own.
-    fn best_effort_priority(&mut self, raw: &RawTask, name: &str) -> Option<Option<Priority>> {
+    /// priority of its own, and a member sharing a reservation runs at its owner's.
+    fn named_priority(&mut self, raw: &RawTask, name: &str) -> Option<Option<Priority>> {
         let Some(priority) = &raw.priority else {
             return Some(None);
         };
-        self.report(
-            priority.span(),
-            format!(
-                "task `{}` is best-effort in cluster `{name}`, below every reservation: it has \
-                 no priority",
-                raw.name.get_ref()
-            ),
-            "allowed: remove priority, or give the task a reservation table",
+        let (task, reservation) = (
+            raw.name.get_ref(),
+            raw.reservation
+                .as_ref()
+                .and_then(|r| r.get_ref().named.clone())
+                .unwrap_or_default(),
         );
+        let (message, help) = if reservation == "best-effort" {
+            (
+                format!(
+                    "task `{task}` is best-effort in cluster `{name}`, below every reservation: \
+                     it has no priority"
+                ),
+                "allowed: remove priority, or give the task a reservation table",
+            )
+        } else {
+            (
+                format!(
+                    "task `{task}` shares reservation `{reservation}` in cluster `{name}`, and \
+                     runs at that reservation's priority"
+                ),
+                "allowed: remove priority (set it on the task whose reservation table has the \
+                 name), or give the task a reservation table of its own",
+            )
+        };
+        self.report(priority.span(), message, help);
         None
     }
 

@@ -496,8 +496,8 @@ impl Checker<'_> {
                 "\"best-effort\" is for a task in a [[cluster]]; on a core of its own, give a table \
                  like { budget = \"2ms\", period = \"10ms\" }"
             } else {
-                "allowed: a table like { budget = \"2ms\", period = \"10ms\" }, or \
-                 \"best-effort\" in a [[cluster]]"
+                "allowed: a table like { budget = \"2ms\", period = \"10ms\" }, or, in a \
+                 [[cluster]], \"best-effort\" or the name of a reservation to share"
             };
             self.report(
                 spanned.span(),
@@ -593,6 +593,12 @@ impl Checker<'_> {
     /// [[cluster]] has a use for; true when one was given.
     fn cluster_only_keys(&mut self, raw: &RawReservation) -> bool {
         let keys = [
+            (
+                raw.name.as_ref().map(Spanned::span),
+                "a reservation's name lets later tasks of its [[cluster]] share it; a task on a \
+                 core of its own has its reservation to itself",
+                "allowed: name only in the reservation of a task with cluster = ...; remove it",
+            ),
             (
                 raw.replenishment.as_ref().map(Spanned::span),
                 "replenishment chooses how the reservation of a task in a [[cluster]] comes \

@@ -131,8 +131,9 @@ pub(crate) fn warnings(raw: &RawScenario, scenario: &Scenario, source: &Source) 
             Some((cluster, MemberKind::Sporadic { .. })) => task
                 .reservation
                 .map(|r| (cluster, r.budget.as_nanos(), r.period.as_nanos())),
-            // No budget: it takes only what the reservations leave.
-            Some((_, MemberKind::BestEffort)) | None => None,
+            // No budget: it takes only what the reservations leave; or counted as its
+            // reservation's owner.
+            Some((_, MemberKind::BestEffort | MemberKind::Shared { .. })) | None => None,
         };
         if let Some((cluster, numerator, denominator)) = share {
             let spec = &scenario.clusters[cluster];

@@ -122,6 +122,7 @@ fn rule_name(reservation: &MemberReservation) -> String {
         MemberReservation::Sporadic { replenishment, .. } => replenishment_name(*replenishment),
         MemberReservation::Partition { .. } => "time partition".to_owned(),
         MemberReservation::BestEffort => "best-effort".to_owned(),
+        MemberReservation::Shared { .. } => "shared".to_owned(),
     }
 }
 
@@ -336,6 +337,9 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
                     format!("cycle {cycle}"),
                 ),
                 MemberReservation::BestEffort => ("-".to_owned(), "-".to_owned(), "-".to_owned()),
+                MemberReservation::Shared { owner } => {
+                    (format!("{owner}'s"), "-".to_owned(), format!("{owner}'s"))
+                }
             };
             let mut row = vec![
                 m.name.clone(),
@@ -420,6 +424,12 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
                 MemberReservation::BestEffort => {
                     value["budget_ns"] = Value::Null;
                     value["period_ns"] = Value::Null;
+                }
+                // Its owner's (e, p), given in the owner's entry.
+                MemberReservation::Shared { owner } => {
+                    value["budget_ns"] = Value::Null;
+                    value["period_ns"] = Value::Null;
+                    value["shares"] = json!(owner);
                 }
                 // No (e, p): null there, and the core, slots and cycle instead.
                 MemberReservation::Partition { core, slots, cycle } => {
