@@ -102,6 +102,7 @@ use bulwark_sim::cluster::{
     run, Config, CostModel, Execution, GateKind, GateProtocol, PrunedRequests, ScriptStep,
     ServerConfig, TaskConfig,
 };
+use bulwark_spec as spec;
 use proptest::prelude::*;
 
 const MS: u64 = 1_000_000;
@@ -1238,6 +1239,136 @@ fn machine(system: &System, horizon: u64) -> Outcome {
 }
 
 // ---------------------------------------------------------------------------------------
+// The scenario machine, given the same system as a scenario: `[[cluster]]`s whose clients
+// are members (sharing a reservation where the system's clients do), and the server.
+// ---------------------------------------------------------------------------------------
+
+/// The system as a scenario of `horizon` ms.
+fn as_scenario(system: &System, horizon: u64) -> spec::Scenario {
+    let order = if system.edf {
+        SporadicOrder::EarliestDeadlineFirst
+    } else {
+        SporadicOrder::FixedPriority
+    };
+    let (mut tasks, mut clusters, mut next_core) = (Vec::new(), Vec::new(), 0u16);
+    for (k, cluster) in system.clusters.iter().enumerate() {
+        let cores: Vec<u16> = (next_core..next_core + cluster.cores as u16).collect();
+        next_core += cluster.cores as u16;
+        let mut members = Vec::new();
+        let mut opener = 0;
+        for (at, client) in cluster.clients.iter().enumerate() {
+            let shares = at > 0 && client.shares;
+            if !shares {
+                opener = tasks.len();
+            }
+            let best_effort = !shares && client.tier == Tier::BestEffort;
+            let kind = match client.tier {
+                _ if shares => spec::MemberKind::Shared { owner: opener },
+                Tier::BestEffort => spec::MemberKind::BestEffort,
+                Tier::Low | Tier::High(_) => spec::MemberKind::Sporadic {
+                    replenishment: spec::Replenishment::Sporadic,
+                    low_budget: match client.tier {
+                        Tier::High(low) => Some(ms(low)),
+                        _ => None,
+                    },
+                },
+            };
+            members.push(spec::ClusterMember {
+                task: tasks.len(),
+                kind,
+            });
+            let own = !shares && !best_effort;
+            let mut body = Vec::new();
+            if client.before > 0 {
+                body.push(spec::Step::Run(ms(client.before)));
+            }
+            body.push(spec::Step::Invoke {
+                server: 0,
+                operation: Some(spec::Execution::Fixed(ms(client.operation))),
+            });
+            if client.after > 0 {
+                body.push(spec::Step::Run(ms(client.after)));
+            }
+            body.push(spec::Step::SleepUntilNextRelease(ms(client.period)));
+            tasks.push(spec::TaskSpec {
+                name: format!("t{}", tasks.len()),
+                core: cores[0],
+                priority: (own && !system.edf).then_some(Priority(client.priority)),
+                reservation: own.then(|| {
+                    spec::Reservation::new(ms(client.budget), ms(client.replenishment_period))
+                }),
+                deadline: None,
+                behaviour: spec::Behaviour::Script {
+                    offset: ms(client.offset),
+                    steps: vec![spec::Step::Loop { count: None, body }],
+                },
+            });
+        }
+        clusters.push(spec::ClusterSpec {
+            name: format!("k{k}"),
+            cores,
+            order,
+            cycle: Duration::ZERO,
+            slack_reclamation: false,
+            members,
+        });
+    }
+    let clients = (0..tasks.len()).collect();
+    spec::Scenario {
+        name: "reference".into(),
+        description: String::new(),
+        seed: 1,
+        duration: ms(horizon),
+        cores: next_core,
+        policy: spec::PolicyKind::FixedPriority,
+        core_policies: Vec::new(),
+        clusters,
+        cost: spec::CostModel::default(),
+        tasks,
+        groups: Vec::new(),
+        servers: vec![spec::ServerSpec {
+            name: "S".into(),
+            gate: match system.protocol {
+                Protocol::Fifo => GateProtocol::FifoIpc,
+                Protocol::Prio => GateProtocol::PrioIpc,
+                Protocol::McIpc => GateProtocol::McIpc,
+            },
+            // One run, as long as each invocation asks.
+            body: vec![spec::ServerStep::Run(spec::Execution::Fixed(ms(
+                MAX_OPERATION,
+            )))],
+            bandwidth_inheritance: true,
+            priority: None,
+            // Only an MC-IPC gate has a background queue; the others reissue.
+            pruned_to_background: system.transfer && system.protocol == Protocol::McIpc,
+            clients,
+        }],
+        vbs: None,
+    }
+}
+
+/// Per task, (release, completion) of each job on the scenario machine, in ms, read as the
+/// reference reads its run: nothing happens at the horizon (the scenario machine takes the
+/// events due at its end, so a job released then is left out and one completing then is
+/// unfinished).
+fn scenario_machine_jobs(system: &System, horizon: u64) -> Vec<Vec<(u64, Option<u64>)>> {
+    let scenario = as_scenario(system, horizon);
+    let options = bulwark_sim::Options {
+        record_jobs: true,
+        ..bulwark_sim::Options::default()
+    };
+    let outcome = bulwark_sim::run(&scenario, &options).expect("a valid scenario");
+    let mut jobs = vec![Vec::new(); scenario.tasks.len()];
+    let mut records = outcome.jobs.expect("recorded");
+    records.sort_by_key(|j| (j.task, j.job));
+    for job in records.iter().filter(|j| to_ms(j.release) < horizon) {
+        let completion = job.completion.map(to_ms).filter(|&at| at < horizon);
+        jobs[job.task.index()].push((to_ms(job.release), completion));
+    }
+    jobs
+}
+
+// ---------------------------------------------------------------------------------------
 // Random systems.
 // ---------------------------------------------------------------------------------------
 
@@ -1381,6 +1512,25 @@ proptest! {
     ) {
         let system = System { clusters, edf, protocol, transfer };
         prop_assert_eq!(machine(&system, horizon), reference(&system, horizon));
+    }
+
+    /// The scenario machine gives every job the reference's release and completion, for
+    /// reservations of several tasks and everything above: the target for running MC-IPC
+    /// files on the one machine. Not yet met: its order at one instant differs (in one case
+    /// worked by hand, a step due when its reservation's budget runs out is taken after the
+    /// exhaustion there, before it here), and in 300 drawn systems per gate it agrees on
+    /// 55-68 %, sharing or not.
+    #[test]
+    #[ignore = "the scenario machine's same-instant order is not yet the MC-IPC machine's"]
+    fn the_scenario_machine_matches_the_reference(
+        clusters in proptest::collection::vec(cluster_with(true, true, true), 1..=2),
+        edf in any::<bool>(),
+        protocol in protocol(),
+        transfer in any::<bool>(),
+        horizon in 1u64..=80,
+    ) {
+        let system = System { clusters, edf, protocol, transfer };
+        prop_assert_eq!(scenario_machine_jobs(&system, horizon), reference(&system, horizon).jobs);
     }
 
     /// Step f: reservations of several tasks, with everything above.

@@ -151,3 +151,51 @@ execution = "4ms"
     );
     assert_eq!(outcome.tasks[1].preemptions, 2);
 }
+
+/// One core, one reservation R (3 ms per 3 ms) of two threads that call S (FIFO-IPC, with
+/// bandwidth inheritance), each asking 1 ms: t0 only calls; t1 calls, then computes 2 ms.
+/// A thread that invoked waits for its reply, so R runs its other ready thread first and
+/// lends its core to S only when none is ready (section III): S serves t0 0..1 and t1 1..2
+/// (both called at 0, t0 first); t1 computes 2..4, and t0's call at 3 does not stop it, so
+/// S serves t0's second request 4..5, then t1's second (called at 4, behind it) 5..6, which
+/// ends with the run.
+#[test]
+fn a_thread_that_invoked_waits_while_its_reservation_runs_another() {
+    let outcome = run(r#"
+name = "shared-gate"
+policy = "fixed-priority"
+duration = "6ms"
+
+[[cluster]]
+name = "C"
+cores = [0]
+order = "fixed-priority"
+
+[[server]]
+name = "S"
+gate = "fifo-ipc"
+bandwidth-inheritance = true
+operation = "5ms"
+
+[[task]]
+name = "t0"
+cluster = "C"
+priority = 1
+reservation = { name = "R", budget = "3ms", period = "3ms" }
+script = [{ loop = "forever", body = [{ invoke = "S", operation = "1ms" }, { sleep-until-next-release = "3ms" }] }]
+
+[[task]]
+name = "t1"
+cluster = "C"
+reservation = "R"
+script = [{ loop = "forever", body = [{ invoke = "S", operation = "1ms" }, { run = "2ms" }, { sleep-until-next-release = "3ms" }] }]
+"#);
+    let ends = |task| -> Vec<(u64, Option<u64>)> {
+        jobs(&outcome, task, 2)
+            .into_iter()
+            .map(|(release, _, completion)| (release, completion))
+            .collect()
+    };
+    assert_eq!(ends(0), vec![(0, Some(1)), (3, Some(5))]);
+    assert_eq!(ends(1), vec![(0, Some(4)), (4, None)]);
+}

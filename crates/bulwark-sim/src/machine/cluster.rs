@@ -383,15 +383,15 @@ impl Machine<'_> {
     fn selected_thread(&self, cluster: u16, position: u16) -> Option<TaskId> {
         let run = &self.clusters[cluster as usize];
         // The first ready thread of the reservation, in task order; else the first that
-        // lends it to a server (bandwidth inheritance).
+        // lends it to a server (bandwidth inheritance), its own request in service or not:
+        // a thread that invoked waits for the reply (section III).
         let mut lender = None;
         for task in run.pending_threads(&run.decisions[position as usize]) {
             let t = &self.tasks[task.index()];
-            if t.waiting.is_none() {
+            if t.lends_to.is_some() {
+                lender = lender.or(Some(task));
+            } else if t.waiting.is_none() {
                 return Some(task);
-            }
-            if lender.is_none() && t.lends_to.is_some() {
-                lender = Some(task);
             }
         }
         lender
