@@ -335,6 +335,8 @@ pub enum ClusterError {
     /// A timed sleep for a reservation whose next release is already timed: its thread is
     /// asleep, so it cannot sleep again.
     AlreadySleeping = 14,
+    /// More than [`MAX_THREADS`] threads bound to one cluster's reservations.
+    TooManyThreads = 15,
 }
 
 /// The most reservations one cluster may have: a reservation's id fills the low 12 bits of
@@ -342,6 +344,10 @@ pub enum ClusterError {
 pub const MAX_RESERVATIONS: usize = 1 << URGENCY_ID_BITS;
 
 const URGENCY_ID_BITS: u32 = 12;
+
+/// The most threads one cluster may have: a release due scans every thread, so their number
+/// bounds that work as the reservations' bounds a decision's.
+pub const MAX_THREADS: usize = MAX_RESERVATIONS;
 
 /// The urgency ([`ClusteredScheduler::urgency`]) of a sporadic reservation of id 0 at
 /// `priority` under fixed-priority order: also how a thread on a core in no cluster ranks at a
@@ -379,6 +385,7 @@ impl fmt::Display for ClusterError {
             }
             ClusterError::InvalidSprSlots => "an SPR server needs 1 <= slots <= 256",
             ClusterError::AlreadySleeping => "the reservation's next release is already timed",
+            ClusterError::TooManyThreads => "more than 4096 threads in a cluster",
         })
     }
 }
@@ -570,9 +577,11 @@ impl ClusteredScheduler {
         config: &ClusterConfig,
         bindings: &[ReservationId],
     ) -> Result<Self, ConfigurationError> {
-        if bindings.len() > MAX_RESERVATIONS {
+        // The reservations are checked first: `new` binds one thread to each.
+        let mut scheduler = Self::build(config)?;
+        if bindings.len() > MAX_THREADS {
             return Err(ConfigurationError {
-                error: ClusterError::TooManyReservations,
+                error: ClusterError::TooManyThreads,
                 reservation: None,
             });
         }
@@ -585,7 +594,6 @@ impl ClusteredScheduler {
                 reservation: Some(unknown),
             });
         }
-        let mut scheduler = Self::build(config)?;
         scheduler.bindings = bindings.to_vec();
         scheduler.thread_jobs = vec![0; bindings.len()];
         scheduler.wakes = vec![Instant::NEVER; bindings.len()];
@@ -2693,6 +2701,21 @@ mod tests {
                 .error,
             ClusterError::TooManyReservations
         );
+        // Threads are bounded as reservations are: one reservation may not carry more.
+        let one = ClusterConfig {
+            reservations: alloc::vec![ReservationKind::BestEffort],
+            ..too_many
+        };
+        let bindings = alloc::vec![ReservationId(0); MAX_THREADS + 1];
+        assert_eq!(
+            ClusteredScheduler::with_threads(&one, &bindings)
+                .map(|_| ())
+                .unwrap_err()
+                .error,
+            ClusterError::TooManyThreads
+        );
+        let fits = &bindings[..MAX_THREADS];
+        assert!(ClusteredScheduler::with_threads(&one, fits).is_ok());
     }
 
     /// Vestal's mode switch, one core, fixed priorities: L = low criticality (e 4, p 20,

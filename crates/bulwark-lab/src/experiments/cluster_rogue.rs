@@ -28,10 +28,6 @@ pub const EXPERIMENT: Experiment = Experiment {
     run,
 };
 
-/// The operation `L`; one core per cluster; two clusters call the server.
-const OPERATION: Duration = Duration::from_millis(2);
-const CLUSTER_CORES: u64 = 1;
-const GATE_CLUSTERS: u64 = 2;
 /// By hand: (1 ms / 13 ns - 1 - 2) / 4 semaphores fit the quota.
 const ALLOCATED: u64 = 19_230;
 const ASKED: u64 = 1_000_000;
@@ -45,9 +41,9 @@ const TERMINATION: Instant = Instant::from_nanos(490_000_000);
 const SLOT_OPENS: Instant = Instant::from_nanos(500_000_000);
 const SLOT: Duration = Duration::from_millis(50);
 
-fn theorem_1() -> Duration {
-    bulwark_analysis::mc_ipc::invocation_budget_bound(CLUSTER_CORES, GATE_CLUSTERS, OPERATION)
-        .expect("small enough")
+/// Theorem 1 for `T1`, as the analysis reads it from the scenario (m = 1, K = 2, L = 2 ms).
+fn theorem_1(scenario: &bulwark_spec::Scenario) -> Duration {
+    bulwark_analysis::gates::client_bound(scenario, "key", "T1").expect("an mc-ipc client")
 }
 
 fn run() -> Result<ExperimentReport, LabError> {
@@ -62,7 +58,7 @@ fn run() -> Result<ExperimentReport, LabError> {
     ungrouped_scenario.name = "cluster-rogue without the group".into();
     let ungrouped = bulwark_sim::run(&ungrouped_scenario, &options)?;
     let checks = vec![
-        within_theorem_1(&grouped),
+        within_theorem_1(&grouped, theorem_1(&scenario)),
         quota(&grouped),
         slot_on_time(&grouped),
         watchdog_on_time(&grouped),
@@ -110,8 +106,7 @@ fn jobs<'a>(outcome: &'a Outcome, name: &str) -> Vec<&'a JobRecord> {
     jobs
 }
 
-fn within_theorem_1(outcome: &Outcome) -> Check {
-    let bound = theorem_1();
+fn within_theorem_1(outcome: &Outcome, bound: Duration) -> Check {
     let (t1, t2) = (task(outcome, "T1"), task(outcome, "T2"));
     Check {
         claim: format!(
@@ -239,7 +234,11 @@ mod tests {
     /// Theorem 1 for one core per cluster and two clusters: (1 + 2 * 1 * 2) * 2 ms = 10 ms.
     #[test]
     fn the_bound_is_theorem_1() {
-        assert_eq!(theorem_1(), Duration::from_millis(10));
+        let scenario = built_in("cluster-rogue").expect("built in").scenario();
+        assert_eq!(
+            theorem_1(&scenario.expect("valid")),
+            Duration::from_millis(10)
+        );
     }
 
     /// 1 ms at 13 ns per unit is 76,923 units; less the arena and the process, 76,920; at 4
