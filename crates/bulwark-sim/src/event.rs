@@ -74,7 +74,16 @@ pub struct EventQueue {
     /// Leaves: the number of sources rounded up to a power of two, at least 2.
     leaves: usize,
     sequence: u64,
+    /// A source whose leaf was emptied (taken or cancelled) but whose path to the root was not
+    /// replayed yet, or [`SETTLED`]. The replay waits because the core usually sets that
+    /// source, or its sibling (the same core's other source, whose path is the same above the
+    /// leaves), again before the next pop, and that set's replay fixes the path for both.
+    /// Only the root is read as a winner, and it is settled first.
+    stale: usize,
 }
+
+/// No source awaits its replay.
+const SETTLED: usize = usize::MAX;
 
 impl EventQueue {
     /// An empty queue for `cores` cores (at most 1,024).
@@ -86,6 +95,7 @@ impl EventQueue {
             nodes: vec![NOTHING; 2 * leaves],
             leaves,
             sequence: 0,
+            stale: SETTLED,
         }
     }
 
@@ -97,6 +107,12 @@ impl EventQueue {
             | ((kind.rank() as u128) << 62)
             | ((self.sequence as u128 & ((1 << SEQUENCE_BITS) - 1)) << SOURCE_BITS)
             | source as u128;
+        if self.stale != SETTLED && self.stale | 1 != source | 1 {
+            // Another core's emptied source: its path shares nothing below the root with
+            // this one's.
+            self.replay(self.stale, NOTHING);
+        }
+        self.stale = SETTLED;
         self.replay(source, key);
     }
 
@@ -119,6 +135,10 @@ impl EventQueue {
 
     /// Takes the earliest event if it is due by `limit`.
     pub fn pop_until(&mut self, limit: Instant) -> Option<(Instant, EventKind)> {
+        if self.stale != SETTLED {
+            self.replay(self.stale, NOTHING);
+            self.stale = SETTLED;
+        }
         let key = self.nodes[1];
         if key == NOTHING {
             return None;
@@ -128,7 +148,7 @@ impl EventQueue {
             return None;
         }
         let source = (key & ((1 << SOURCE_BITS) - 1)) as usize;
-        self.replay(source, NOTHING);
+        self.empty(source);
         // The source says which core and whether timer or processor; the rank, which of the
         // processor's two events it is.
         let core = (source / 2) as u16;
@@ -142,8 +162,17 @@ impl EventQueue {
 
     fn clear(&mut self, source: usize) {
         if self.nodes[self.leaves + source] != NOTHING {
-            self.replay(source, NOTHING);
+            self.empty(source);
         }
+    }
+
+    /// Empties `source`'s leaf and leaves its path stale (see [`EventQueue::stale`]).
+    fn empty(&mut self, source: usize) {
+        self.nodes[self.leaves + source] = NOTHING;
+        if self.stale != SETTLED && self.stale | 1 != source | 1 {
+            self.replay(self.stale, NOTHING);
+        }
+        self.stale = source;
     }
 
     /// Gives `source` the key `key` and replays the matches on its path to the root.
