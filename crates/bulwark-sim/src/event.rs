@@ -74,11 +74,11 @@ pub struct EventQueue {
     /// Leaves: the number of sources rounded up to a power of two, at least 2.
     leaves: usize,
     sequence: u64,
-    /// A source whose leaf was emptied (taken or cancelled) but whose path to the root was not
-    /// replayed yet, or [`SETTLED`]. The replay waits because the core usually sets that
-    /// source, or its sibling (the same core's other source, whose path is the same above the
-    /// leaves), again before the next pop, and that set's replay fixes the path for both.
-    /// Only the root is read as a winner, and it is settled first.
+    /// A source whose leaf changed (set, taken or cancelled) but whose path to the root was
+    /// not replayed yet, or [`SETTLED`]; every other inner node is up to date. The replay
+    /// waits for the next pop, the only reader of a winner: a core changes its two sources
+    /// several times between pops, and as they are siblings (one path above the leaves), one
+    /// replay then settles both. Changing another core's source replays the stale one first.
     stale: usize,
 }
 
@@ -107,13 +107,7 @@ impl EventQueue {
             | ((kind.rank() as u128) << 62)
             | ((self.sequence as u128 & ((1 << SEQUENCE_BITS) - 1)) << SOURCE_BITS)
             | source as u128;
-        if self.stale != SETTLED && self.stale | 1 != source | 1 {
-            // Another core's emptied source: its path shares nothing below the root with
-            // this one's.
-            self.replay(self.stale, NOTHING);
-        }
-        self.stale = SETTLED;
-        self.replay(source, key);
+        self.write(source, key);
     }
 
     /// True when `core`'s timer source holds an event due at or before `at`: its one-shot
@@ -136,7 +130,7 @@ impl EventQueue {
     /// Takes the earliest event if it is due by `limit`.
     pub fn pop_until(&mut self, limit: Instant) -> Option<(Instant, EventKind)> {
         if self.stale != SETTLED {
-            self.replay(self.stale, NOTHING);
+            self.replay(self.stale);
             self.stale = SETTLED;
         }
         let key = self.nodes[1];
@@ -148,7 +142,7 @@ impl EventQueue {
             return None;
         }
         let source = (key & ((1 << SOURCE_BITS) - 1)) as usize;
-        self.empty(source);
+        self.write(source, NOTHING);
         // The source says which core and whether timer or processor; the rank, which of the
         // processor's two events it is.
         let core = (source / 2) as u16;
@@ -162,27 +156,28 @@ impl EventQueue {
 
     fn clear(&mut self, source: usize) {
         if self.nodes[self.leaves + source] != NOTHING {
-            self.empty(source);
+            self.write(source, NOTHING);
         }
     }
 
-    /// Empties `source`'s leaf and leaves its path stale (see [`EventQueue::stale`]).
-    fn empty(&mut self, source: usize) {
-        self.nodes[self.leaves + source] = NOTHING;
+    /// Gives `source` the key `key`, leaving its path stale (see [`EventQueue::stale`]).
+    #[inline]
+    fn write(&mut self, source: usize, key: u128) {
+        self.nodes[self.leaves + source] = key;
         if self.stale != SETTLED && self.stale | 1 != source | 1 {
-            self.replay(self.stale, NOTHING);
+            self.replay(self.stale);
         }
         self.stale = source;
     }
 
-    /// Gives `source` the key `key` and replays the matches on its path to the root.
-    fn replay(&mut self, source: usize, key: u128) {
+    /// Replays the matches on `source`'s path to the root, from its leaf's key.
+    #[inline(never)]
+    fn replay(&mut self, source: usize) {
         let mut node = self.leaves + source;
-        self.nodes[node] = key;
+        let mut winner = self.nodes[node];
         while node > 1 {
-            // The two children of the parent: `node` and its sibling, in one slice.
-            let pair = &self.nodes[node & !1..(node | 1) + 1];
-            let winner = pair[0].min(pair[1]);
+            // The parent's winner: the one so far against the sibling (`node ^ 1`).
+            winner = winner.min(self.nodes[node ^ 1]);
             node /= 2;
             self.nodes[node] = winner;
         }
