@@ -180,7 +180,7 @@ impl<'a> Program<'a> {
                 let extra = if jitter.is_zero() {
                     Duration::ZERO
                 } else {
-                    Duration::from_nanos(rng.random_range(0..=jitter.as_nanos()))
+                    uniform(Duration::ZERO, *jitter, rng)
                 };
                 // Releases follow the plan even when a job overruns: the next job is then
                 // already due and waits behind this one.
@@ -234,15 +234,21 @@ impl<'a> Program<'a> {
 pub(crate) fn draw(execution: &Execution, rng: &mut ChaCha8Rng) -> Duration {
     match *execution {
         Execution::Fixed(d) => d,
-        Execution::Uniform { min, max } => {
-            Duration::from_nanos(rng.random_range(min.as_nanos()..=max.as_nanos()))
-        }
+        Execution::Uniform { min, max } => uniform(min, max, rng),
     }
+}
+
+/// A duration drawn uniformly from `min..=max`. Out of line: the generator's code would
+/// otherwise make every call of a fixed-time job save and restore registers it never uses.
+#[inline(never)]
+fn uniform(min: Duration, max: Duration, rng: &mut ChaCha8Rng) -> Duration {
+    Duration::from_nanos(rng.random_range(min.as_nanos()..=max.as_nanos()))
 }
 
 /// The next action of a script at `now`, whose current job was planned at `planned`: a
 /// sleep plans the next job (at its release, or, for `sleep-until-next-release`, a period
-/// after this one's plan even when that has passed).
+/// after this one's plan even when that has passed). Out of line, as [`uniform`] is.
+#[inline(never)]
 fn next_step<'a>(
     frames: &mut Vec<Frame<'a>>,
     now: Instant,
