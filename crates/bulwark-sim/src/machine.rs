@@ -999,7 +999,7 @@ impl<'a> Machine<'a> {
             self.mark(task, core, MarkKind::DeadlineMiss, deadline, job.index);
         }
         if self.keeping_jobs {
-            let record = JobRecord {
+            self.record_job(JobRecord {
                 task,
                 job: job.index,
                 release: job.release,
@@ -1007,13 +1007,20 @@ impl<'a> Machine<'a> {
                 completion: finished.then_some(now),
                 deadline: job.deadline,
                 missed,
-            };
-            self.memory.job(&record);
-            if let Some(recorder) = self.recorder.as_mut() {
-                recorder.job(&record);
-            }
+            });
         }
         job.index
+    }
+
+    /// Keeps a finished job's record. Out of line: most runs keep none, and the call's code
+    /// would otherwise make every job's close save registers it never uses.
+    #[cold]
+    #[inline(never)]
+    fn record_job(&mut self, record: JobRecord) {
+        self.memory.job(&record);
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.job(&record);
+        }
     }
 
     fn record_slice(
@@ -1045,17 +1052,23 @@ impl<'a> Machine<'a> {
         }
     }
 
+    #[inline]
     fn mark(&mut self, task: TaskId, core: u16, kind: MarkKind, at: Instant, job: u64) {
-        if !self.tracing {
-            return;
+        if self.tracing {
+            self.record_mark(Mark {
+                task,
+                core,
+                kind,
+                at,
+                job,
+            });
         }
-        let mark = Mark {
-            task,
-            core,
-            kind,
-            at,
-            job,
-        };
+    }
+
+    /// Records a mark in the trace; out of line, as [`Machine::record_job`] is.
+    #[cold]
+    #[inline(never)]
+    fn record_mark(&mut self, mark: Mark) {
         self.memory.mark(&mark);
         if let Some(recorder) = self.recorder.as_mut() {
             recorder.mark(&mark);
