@@ -196,7 +196,9 @@ impl<K: Ord + Copy, M: Member> IndexedHeap<K, M> {
     }
 
     /// Moves the slot at `at` up to its place; each level costs one slot write (the "hole"
-    /// technique), not a swap.
+    /// technique), not a swap. Always inlined: as a call it cost an insertion more than its
+    /// usual one step up (1 % of the 100-task EDF run).
+    #[inline(always)]
     fn sift_up(&mut self, mut at: usize) {
         let start = at;
         let moving = self.slots[at];

@@ -112,6 +112,7 @@ impl Suspensions {
     /// Marks a ready or blocked `task` sleeping until `until`, to wake as `wake`; an `until`
     /// at or before `now` leaves it ready at once (an absolute sleep into the past returns
     /// immediately). Returns true in that case: the caller then queues it as woken.
+    #[inline]
     pub fn sleep(
         &mut self,
         now: Instant,
