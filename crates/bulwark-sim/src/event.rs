@@ -2,8 +2,9 @@
 //! execution ending, or the kernel returning to a task), and each source holds at most one
 //! pending event, as hardware does: reprogramming a timer replaces its deadline. So the queue
 //! is a tournament (winner) tree over `2 * cores` sources: setting, cancelling or taking an
-//! event replays the matches on one leaf-to-root path, and the root is the earliest event.
-//! With one core that path is a single comparison.
+//! event writes its source's leaf, and the matches on that leaf-to-root path are replayed by
+//! the next pop (or sooner, when another core's source changes first), so the root is the
+//! earliest event whenever it is read. With one core that path is a single comparison.
 //!
 //! Order is (time, rank, sequence number), so every run is deterministic. At one instant,
 //! executions that end are handled first, then kernel exits, then timer interrupts; within a
@@ -170,7 +171,8 @@ impl EventQueue {
         self.stale = source;
     }
 
-    /// Replays the matches on `source`'s path to the root, from its leaf's key.
+    /// Replays the matches on `source`'s path to the root, from its leaf's key. Out of line:
+    /// inlined into every set and pop, it made the machine's loop 4 % more instructions.
     #[inline(never)]
     fn replay(&mut self, source: usize) {
         let mut node = self.leaves + source;
