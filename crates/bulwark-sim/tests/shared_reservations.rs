@@ -3,41 +3,19 @@
 //! reservation runs the first of its threads (in file order) whose job is pending and ready,
 //! and all of them draw on its one budget.
 
-use bulwark_core::TaskId;
-use bulwark_sim::{Options, Outcome};
+mod common;
+
+use bulwark_sim::Outcome;
 use bulwark_spec::parse;
 
-const MS: u64 = 1_000_000;
-
 fn run(source: &str) -> Outcome {
-    let scenario = parse(source, "shared.toml").expect("valid");
-    let options = Options {
-        record_jobs: true,
-        record_trace: true,
-        ..Options::default()
-    };
-    bulwark_sim::run(&scenario, &options).expect("runs")
+    common::run_jobs(&parse(source, "shared.toml").expect("valid"))
 }
 
 /// (release, first start, completion) of the first `n` jobs of `task`, in milliseconds.
 fn jobs(outcome: &Outcome, task: u32, n: usize) -> Vec<(u64, Option<u64>, Option<u64>)> {
-    let mut jobs: Vec<_> = outcome
-        .jobs
-        .as_ref()
-        .expect("recorded")
-        .iter()
-        .filter(|j| j.task == TaskId(task))
-        .collect();
-    jobs.sort_by_key(|j| j.job);
-    jobs.iter()
-        .take(n)
-        .map(|j| {
-            (
-                j.release.as_nanos() / MS,
-                j.first_start.map(|t| t.as_nanos() / MS),
-                j.completion.map(|t| t.as_nanos() / MS),
-            )
-        })
+    let rows = common::rows_ms(outcome, task).into_iter().take(n);
+    rows.map(|(release, start, completion, _)| (release, start, completion))
         .collect()
 }
 
@@ -105,7 +83,11 @@ execution = "5ms"
             (20, Some(24), Some(29))
         ]
     );
-    let executed: Vec<u64> = outcome.tasks.iter().map(|t| t.executed_ns / MS).collect();
+    let executed: Vec<u64> = outcome
+        .tasks
+        .iter()
+        .map(|t| t.executed_ns / 1_000_000)
+        .collect();
     assert_eq!(executed, vec![30, 10, 50]);
 }
 
