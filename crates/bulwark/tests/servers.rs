@@ -80,6 +80,59 @@ fn analyze_names_the_callers_whose_waits_the_bounds_leave_out() {
     assert_eq!(document["gate_waits_not_in_bounds"], serde_json::json!([]));
 }
 
+/// `scenarios/key-server-cluster.toml`: the `keys` server (mc-ipc, L = 2 ms) is called from
+/// the two-core cluster `pair` and the SPR core 2 (K = 2). By Theorem 1, (1 + 2 m K) L is
+/// (1 + 8) 2 ms = 18 ms for the pair's clients (m = 2) and (1 + 4) 2 ms = 10 ms for the SPR
+/// core's (m = 1). `passive-servers.toml`'s `log0` has no bandwidth inheritance: no bound.
+#[test]
+fn analyze_gives_every_gate_client_its_bound() {
+    let out = bulwark(&["analyze", "scenarios/key-server-cluster.toml", "--json"]);
+    let document: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let [server] = document["servers"].as_array().expect("servers").as_slice() else {
+        panic!("one server: {}", document["servers"]);
+    };
+    assert_eq!(
+        (
+            &server["name"],
+            &server["gate"],
+            &server["operation_ns"],
+            &server["clusters"]
+        ),
+        (
+            &serde_json::json!("keys"),
+            &serde_json::json!("mc-ipc"),
+            &serde_json::json!(2_000_000),
+            &serde_json::json!(2)
+        )
+    );
+    let bounds: Vec<(String, u64)> = server["clients"]
+        .as_array()
+        .expect("clients")
+        .iter()
+        .map(|c| {
+            let name = c["name"].as_str().expect("name").to_owned();
+            (name, c["bound_ns"].as_u64().expect("a bound"))
+        })
+        .collect();
+    let expected = [
+        ("victim", 18_000_000),
+        ("rogue1", 18_000_000),
+        ("rogue2", 18_000_000),
+        ("rogue-s", 10_000_000),
+    ];
+    let expected: Vec<(String, u64)> = expected.iter().map(|(n, b)| (n.to_string(), *b)).collect();
+    assert_eq!(bounds, expected);
+    let text_out = bulwark(&["analyze", "scenarios/key-server-cluster.toml"]);
+    assert!(text(&text_out.stdout).contains("== server keys (mc-ipc gate, L = 2ms, K = 2)"));
+    let out = bulwark(&["analyze", FILE, "--json"]);
+    let document: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let log0 = &document["servers"][0];
+    assert_eq!(log0["name"], "log0");
+    assert!(log0["clients"][0]["bound_ns"].is_null());
+    let why = log0["clients"][0]["why_none"].as_str().expect("a reason");
+    assert!(why.contains("bandwidth inheritance"), "{why}");
+}
+
 #[test]
 fn run_refuses_servers_with_exit_2() {
     let out = bulwark(&["run", FILE, "--core", "1"]);

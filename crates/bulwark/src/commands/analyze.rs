@@ -45,13 +45,15 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
         }
         SystemFile::Scenario(scenario, _) => scenario,
     };
-    if !scenario.clusters.is_empty() {
-        return clusters::clustered(&scenario, args);
-    }
-    if scenario.is_mixed() {
-        return mixed(&scenario, &scenario.parts_by_policy(), args);
-    }
-    analyse_scenario(&scenario, args)
+    gates::with_gate_bounds(&scenario, args.json, || {
+        if !scenario.clusters.is_empty() {
+            return clusters::clustered(&scenario, args);
+        }
+        if scenario.is_mixed() {
+            return mixed(&scenario, &scenario.parts_by_policy(), args);
+        }
+        analyse_scenario(&scenario, args)
+    })
 }
 
 /// A scenario whose cores run different policies: each policy's cores analysed apart (the
@@ -700,3 +702,4 @@ fn to_json(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Val
 }
 
 mod clusters;
+mod gates;
