@@ -405,12 +405,15 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
 /// A reservation shared by several tasks is not checked against one task's jobs: their jobs
 /// together use its budget, and no test here bounds that demand.
 fn unchecked_when_shared(specs: &[bulwark_spec::ClusterMember], members: &mut [Member]) {
+    // Sharers per owner task, counted in one pass (a cluster may have thousands of members).
+    let mut counts = std::collections::BTreeMap::new();
+    for spec in specs {
+        if let MemberKind::Shared { owner } = spec.kind {
+            *counts.entry(owner).or_insert(0usize) += 1;
+        }
+    }
     for (spec, member) in specs.iter().zip(members.iter_mut()) {
-        let sharers = specs
-            .iter()
-            .filter(|other| other.kind == (MemberKind::Shared { owner: spec.task }))
-            .count();
-        if sharers > 0 {
+        if let Some(&sharers) = counts.get(&spec.task) {
             member.fit = Fit::Unchecked(format!(
                 "not checked: the reservation is shared with {sharers} other task{}, whose jobs \
                  use its budget too",
@@ -496,6 +499,7 @@ pub fn fit(behaviour: &Behaviour, reservation: Reservation) -> Fit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bandwidth::Bandwidth;
     use bulwark_spec::{ClusterMember, ClusterSpec, CostModel, Execution, PolicyKind, TaskSpec};
 
     fn ms(n: u64) -> Duration {
@@ -765,5 +769,66 @@ mod tests {
             steps: Vec::new(),
         };
         assert!(matches!(fit(&script, reservation), Fit::Unchecked(_)));
+    }
+
+    /// R (3 ms per 10 ms) carries a and b; c has 2 ms per 10 ms of its own. The cluster's
+    /// bandwidth is R's and c's once each: 5/10, not 8/10; b is listed as sharing a's, and
+    /// neither a's nor b's fit is judged against one task's jobs.
+    #[test]
+    fn a_shared_reservation_counts_once() {
+        let scenario = bulwark_spec::parse(
+            r#"
+name = "shared"
+policy = "edf"
+cores = 1
+duration = "1s"
+
+[[cluster]]
+name = "k"
+cores = [0]
+order = "edf"
+
+[[task]]
+name = "a"
+cluster = "k"
+reservation = { name = "R", budget = "3ms", period = "10ms" }
+period = "10ms"
+execution = "1ms"
+
+[[task]]
+name = "b"
+cluster = "k"
+reservation = "R"
+period = "10ms"
+execution = "1ms"
+
+[[task]]
+name = "c"
+cluster = "k"
+reservation = { budget = "2ms", period = "10ms" }
+period = "10ms"
+execution = "1ms"
+"#,
+            "shared.toml",
+        )
+        .expect("valid");
+        let [cluster] = analyse(&scenario).try_into().expect("one cluster");
+        assert_eq!(
+            Some(cluster.bandwidth.total),
+            Bandwidth::of(ms(5), ms(10)),
+            "R and c once each"
+        );
+        assert_eq!(
+            cluster.members[1].reservation,
+            MemberReservation::Shared { owner: "a".into() }
+        );
+        assert!(!cluster.members[1].reservation.is_tested());
+        let Fit::Unchecked(why) = &cluster.members[0].fit else {
+            panic!("a's fit: {:?}", cluster.members[0].fit);
+        };
+        assert!(why.contains("shared with 1 other task,"), "{why}");
+        assert!(matches!(cluster.members[1].fit, Fit::Unchecked(_)));
+        assert_eq!(cluster.members[2].fit, Fit::Carried);
+        assert!(matches!(cluster.verdict, ClusterVerdict::Schedulable(_)));
     }
 }
