@@ -1516,10 +1516,10 @@ proptest! {
 
     /// The scenario machine gives every job the reference's release and completion, for
     /// reservations of several tasks and everything above: the target for running MC-IPC
-    /// files on the one machine. Not yet met: its order at one instant differs (in one case
-    /// worked by hand, a step due when its reservation's budget runs out is taken after the
-    /// exhaustion there, before it here), and in 300 drawn systems per gate it agrees on
-    /// 55-68 %, sharing or not.
+    /// files on the one machine. Not yet met: in 300 drawn systems per gate it agrees on
+    /// 54-68 %, sharing or not. One failing case worked by hand points at the order at one
+    /// instant: the reference takes a budget exhaustion before a step due then, and the
+    /// scenario machine's outcome fits taking the step first (not traced step by step).
     #[test]
     #[ignore = "the scenario machine's same-instant order is not yet the MC-IPC machine's"]
     fn the_scenario_machine_matches_the_reference(
