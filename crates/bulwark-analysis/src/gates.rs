@@ -46,6 +46,15 @@ pub struct ClientBound {
     pub bound: Result<Duration, String>,
 }
 
+/// The bound's formula at `gate`, for reports.
+pub fn formula(gate: GateProtocol) -> &'static str {
+    match gate {
+        GateProtocol::McIpc => "Theorem 1: (1 + 2 m K) L",
+        GateProtocol::FifoIpc => "section VI-B: n L",
+        GateProtocol::PrioIpc => "none",
+    }
+}
+
 /// The bounds of every server of `scenario`, in file order.
 pub fn analyse(scenario: &Scenario) -> Vec<GateBounds> {
     (0..scenario.servers.len())

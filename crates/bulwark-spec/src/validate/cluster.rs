@@ -335,6 +335,12 @@ impl Checker<'_> {
             return Placement::WRONG;
         }
         self.clusters[cluster].members += 1;
+        if let Some(name) = &reservation_name {
+            // The first table with a name keeps it (a later clash is reported above).
+            self.reservation_names
+                .entry(name.clone())
+                .or_insert(self.cluster_members.len());
+        }
         self.cluster_members.push(Member {
             task: self.current_task,
             name: label.clone(),
@@ -400,9 +406,9 @@ impl Checker<'_> {
             return Some((None, MemberKind::BestEffort));
         }
         let owner = self
-            .cluster_members
-            .iter()
-            .find(|m| m.reservation_name.as_deref() == Some(named));
+            .reservation_names
+            .get(named)
+            .map(|&at| &self.cluster_members[at]);
         match owner {
             Some(owner) if Some(owner.cluster) == cluster => {
                 Some((None, MemberKind::Shared { owner: owner.task }))
@@ -451,10 +457,9 @@ impl Checker<'_> {
     fn reservation_name(&mut self, written: &Spanned<String>) -> bool {
         let name = written.get_ref();
         let clash = self
-            .cluster_members
-            .iter()
-            .find(|m| m.reservation_name.as_ref() == Some(name))
-            .map(|m| m.name.clone());
+            .reservation_names
+            .get(name)
+            .map(|&at| self.cluster_members[at].name.clone());
         let problem = if name == "best-effort" {
             Some("`best-effort` names the cluster's lowest level, not a reservation".to_owned())
         } else if name.is_empty() {

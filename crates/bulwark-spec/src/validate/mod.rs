@@ -13,6 +13,7 @@ mod server;
 mod task;
 mod warnings;
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use bulwark_core::Duration;
@@ -50,6 +51,7 @@ pub(crate) fn validate(
         invocations: Vec::new(),
         clusters: Vec::new(),
         cluster_members: Vec::new(),
+        reservation_names: HashMap::new(),
     };
     let scenario = checker.scenario(raw);
     let scenario = source.finish(scenario, checker.errors)?;
@@ -85,6 +87,9 @@ struct Checker<'a> {
     clusters: Vec<cluster::KnownCluster>,
     /// Each task checked into a cluster, in task order.
     cluster_members: Vec<cluster::Member>,
+    /// Each named cluster reservation: its name, and its owner's index in `cluster_members`
+    /// (so a sharer finds it in constant time: validation stays linear).
+    reservation_names: HashMap<String, usize>,
 }
 
 /// An `action` step, as written.

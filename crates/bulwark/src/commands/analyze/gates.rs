@@ -5,7 +5,6 @@
 use std::process::ExitCode;
 
 use bulwark_analysis::gates::{self, GateBounds};
-use bulwark_core::ipc::GateProtocol;
 use bulwark_spec::Scenario;
 use serde_json::{json, Value};
 
@@ -43,22 +42,6 @@ pub(super) fn with_gate_bounds(
     Ok(code)
 }
 
-fn gate_name(gate: GateProtocol) -> &'static str {
-    match gate {
-        GateProtocol::McIpc => "mc-ipc",
-        GateProtocol::FifoIpc => "fifo-ipc",
-        GateProtocol::PrioIpc => "prio-ipc",
-    }
-}
-
-fn rule(gate: GateProtocol) -> &'static str {
-    match gate {
-        GateProtocol::McIpc => "Theorem 1: (1 + 2 m K) L",
-        GateProtocol::FifoIpc => "section VI-B: n L",
-        GateProtocol::PrioIpc => "none",
-    }
-}
-
 fn to_text(server: &GateBounds) -> String {
     let operation = server
         .operation
@@ -66,9 +49,9 @@ fn to_text(server: &GateBounds) -> String {
     let mut text = format!(
         "== server {} ({} gate, L = {operation}, K = {}): budget one request drains, {} ==\n",
         server.server,
-        gate_name(server.gate),
+        server.gate.name(),
         server.clusters,
-        rule(server.gate)
+        gates::formula(server.gate)
     );
     let rows: Vec<Vec<String>> = server
         .clients
@@ -115,10 +98,10 @@ fn to_json(server: &GateBounds) -> Value {
         .collect();
     json!({
         "name": server.server,
-        "gate": gate_name(server.gate),
+        "gate": server.gate.name(),
         "operation_ns": server.operation.map(|l| l.as_nanos()),
         "clusters": server.clusters,
-        "rule": rule(server.gate),
+        "rule": gates::formula(server.gate),
         "clients": clients,
     })
 }
