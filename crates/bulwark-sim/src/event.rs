@@ -118,6 +118,21 @@ impl EventQueue {
         key != NOTHING && (key >> 64) as u64 <= at.as_nanos()
     }
 
+    /// True when `core`'s timer holds the earliest pending event, due by `at`: nothing else
+    /// (another core's execution ending or kernel returning, an earlier-set timer) comes
+    /// before it.
+    pub fn timer_is_next(&mut self, core: u16, at: Instant) -> bool {
+        if !self.timer_due(core, at) {
+            return false;
+        }
+        if self.stale != SETTLED {
+            self.replay(self.stale);
+            self.stale = SETTLED;
+        }
+        let source = EventKind::Timer { core }.source();
+        self.nodes[1] == self.nodes[self.leaves + source]
+    }
+
     /// Cancels whatever the timer of `core` had pending.
     pub fn cancel_timer(&mut self, core: u16) {
         self.clear(EventKind::Timer { core }.source());

@@ -17,6 +17,9 @@
 //!    instant its kernel returns is taken before the chosen task runs, as one that fired
 //!    during the kernel's time is, so that task has neither started nor been preempted (it
 //!    owes no cache refill).
+//!    A kernel that takes no time does the same when that timer is the next event in this
+//!    order (no other core's completion at the instant is still to come), so a thread given a
+//!    core by a reply takes no step, even one of no time, before that instant's releases.
 //! 2. **Equal fixed priorities**: first come, first served. Tasks released at the same
 //!    instant are activated in the order their timeouts were armed, which at time zero is the
 //!    order of the file.
@@ -59,7 +62,11 @@
 //!    reference. The cluster's timer is held on its first core; when it fires while that
 //!    core is in its kernel, the first core of the cluster that is not takes it at that
 //!    instant (an inter-processor interrupt raised for a masked core still waits for its
-//!    kernel to return). Pinned in `tests/reclaim.rs`
+//!    kernel to return). An exhaustion comes before anything else at its instant: a member
+//!    whose last step ends as its budget runs out may still call a server then, but at an
+//!    mc-ipc gate that call is pruned before an idle server takes a request. Pinned in
+//!    `tests/cluster_servers.rs` (`a_call_made_as_the_budget_runs_out_is_pruned_before_the_server_takes_it`,
+//!    `a_release_at_a_replys_instant_comes_before_the_callers_next_step`) and `tests/reclaim.rs`
 //!    (`a_member_terminates_a_member_running_on_another_core_of_its_cluster`) and by the
 //!    budget bound of `tests/clusters.rs`.
 

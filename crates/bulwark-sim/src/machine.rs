@@ -241,6 +241,10 @@ pub struct Machine<'a> {
     mc_ipc: bool,
     /// The notices being acted on, kept to reuse its allocation.
     notices: Vec<Notice>,
+    /// An mc-ipc request issued to an idle server by a caller whose budget ran out at that
+    /// very instant, as (server, caller): the server takes a request only once the kernel
+    /// has acted on the instant's exhaustion, which prunes it.
+    deferred_wait: Option<(usize, TaskId)>,
     /// VBS first arrivals and records, when some core runs VBS.
     vbs: Option<Box<VbsLog>>,
     /// VBS schedulers are told each action's load.
@@ -396,6 +400,7 @@ impl<'a> Machine<'a> {
             requested: vec![None; count],
             mc_ipc,
             notices: Vec::new(),
+            deferred_wait: None,
             vbs,
             disclose_vbs_loads: vbs_options.disclose_loads,
             check_invariants: vbs_options.check_invariants,
@@ -498,26 +503,8 @@ impl<'a> Machine<'a> {
                     return Ok(());
                 };
                 self.record_slice(core, next, SliceKind::Kernel, entered, now);
-                // A timer or inter-processor interrupt due at the very instant the kernel
-                // returns is taken here, before the chosen task runs a cycle, as a masked one
-                // is ("Ties", 1); its event is handled here, not from the queue.
-                let due = self.queue.timer_due(core, now);
-                let c = &mut self.cores[core as usize];
-                if due {
-                    c.timer = None;
-                    self.queue.cancel_timer(core);
-                    self.events += 1;
-                }
-                if c.irq_pending || due {
-                    // The masked timer interrupt is taken before the chosen task runs a cycle.
-                    c.irq_pending = false;
-                    c.occupant = match next {
-                        Some(task) => Occupant::Dispatching { task },
-                        None => Occupant::Idle,
-                    };
-                    return self.run_core(core, now, Step::Enter(Entry::Timer));
-                }
-                self.run_core(core, now, Step::Dispatch(next))
+                let step = self.leave_kernel(core, now, next);
+                self.run_core(core, now, step)
             }
         }
     }
@@ -655,8 +642,12 @@ impl<'a> Machine<'a> {
                 self.leave_operation(core, p, now);
             }
         }
-        if EXTRAS && self.mc_ipc && self.scheduler_has_notices(core) {
+        if EXTRAS
+            && self.mc_ipc
+            && (self.scheduler_has_notices(core) || self.deferred_wait.is_some())
+        {
             self.act_on_notices(core, now, &mut work)?;
+            self.take_deferred_request(core, now, &mut work)?;
             if let Some(member) = self.cores[core as usize].membership {
                 // An abort or a reissue changes whether the selected reservation's thread
                 // can run: the decision's reservation stands, its thread is resolved anew.
@@ -705,6 +696,11 @@ impl<'a> Machine<'a> {
             self.extras_scheduled(core, now, decision.next, decision.timer, overhead)?;
         }
         if overhead.is_zero() {
+            // Returning at once: a timer due now is taken first only if nothing else due now
+            // (another core's completion, say) comes before it in the queue's order.
+            if self.queue.timer_is_next(core, now) {
+                return Ok(Some(self.leave_kernel(core, now, decision.next)));
+            }
             return Ok(Some(Step::Dispatch(decision.next)));
         }
         let c = &mut self.cores[core as usize];
@@ -719,6 +715,29 @@ impl<'a> Machine<'a> {
         self.queue
             .set(now.saturating_add(overhead), EventKind::KernelExit { core });
         Ok(None)
+    }
+
+    /// The kernel returns at `now` to run `next`. A timer or inter-processor interrupt due at
+    /// that very instant is taken first, before `next` runs a cycle, as a masked one is
+    /// ("Ties", 1), whether the kernel took time or none; its event is handled here, not from
+    /// the queue.
+    fn leave_kernel(&mut self, core: u16, now: Instant, next: Option<TaskId>) -> Step {
+        let due = self.queue.timer_due(core, now);
+        let c = &mut self.cores[core as usize];
+        if due {
+            c.timer = None;
+            self.queue.cancel_timer(core);
+            self.events += 1;
+        }
+        if c.irq_pending || due {
+            c.irq_pending = false;
+            c.occupant = match next {
+                Some(task) => Occupant::Dispatching { task },
+                None => Occupant::Idle,
+            };
+            return Step::Enter(Entry::Timer);
+        }
+        Step::Dispatch(next)
     }
 
     fn dispatch(&mut self, core: u16, now: Instant, next: Option<TaskId>) -> Option<Step> {

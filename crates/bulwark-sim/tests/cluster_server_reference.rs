@@ -569,10 +569,15 @@ struct Reference<'a> {
     releases: Vec<(u64, u64, usize)>,
     sequence: u64,
     outcome: Outcome,
+    /// Requests through a FIFO-IPC or PRIO-IPC gate are aborted as through an MC-IPC one
+    /// (the MC-IPC machine's reading); `false`: only an MC-IPC gate aborts (`mc_abort` is
+    /// MC-IPC's, section IV; the baseline gates of section VI have none), the scenario
+    /// machine's reading.
+    baseline_aborts: bool,
 }
 
 impl<'a> Reference<'a> {
-    fn new(system: &'a System) -> Self {
+    fn new(system: &'a System, baseline_aborts: bool) -> Self {
         let mut tasks = Vec::new();
         let mut members = Vec::new();
         let mut releases = Vec::new();
@@ -632,6 +637,7 @@ impl<'a> Reference<'a> {
             server_core: None,
             gate,
             releases,
+            baseline_aborts,
         }
     }
 
@@ -955,6 +961,9 @@ impl<'a> Reference<'a> {
     /// a pruned request goes to the background queue if asked and the gate has one; then
     /// every pruned or transferred request whose reservation has budget again is reissued.
     fn abort_and_reissue(&mut self) {
+        if self.system.protocol != Protocol::McIpc && !self.baseline_aborts {
+            return;
+        }
         for task in 0..self.tasks.len() {
             let run = &self.tasks[task];
             let (cluster, reservation) = (run.cluster, run.reservation);
@@ -1091,7 +1100,12 @@ impl<'a> Reference<'a> {
 }
 
 fn reference(system: &System, horizon: u64) -> Outcome {
-    Reference::new(system).run(horizon)
+    Reference::new(system, true).run(horizon)
+}
+
+/// The reference as the scenario machine reads the paper: only an MC-IPC gate aborts.
+fn scenario_reference(system: &System, horizon: u64) -> Outcome {
+    Reference::new(system, false).run(horizon)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1515,11 +1529,12 @@ proptest! {
     }
 
     /// The scenario machine gives every job the reference's release and completion, for
-    /// reservations of several tasks and everything above: the target for running MC-IPC
-    /// files on the one machine. Not yet met: in 300 drawn systems per gate it agrees on
-    /// 54-68 %, sharing or not. One failing case worked by hand points at the order at one
-    /// instant: the reference takes a budget exhaustion before a step due then, and the
-    /// scenario machine's outcome fits taking the step first (not traced step by step).
+    /// reservations of several tasks and everything above, read as the scenario machine
+    /// reads the paper (only an MC-IPC gate aborts: `mc_abort` is MC-IPC's): the target for
+    /// running MC-IPC files on the one machine. Not yet met: see the ratchet below for how
+    /// often it agrees. Two orders at one instant were fixed for it (a call made as the budget
+    /// runs out is pruned before the idle server takes it; a release at a reply's instant
+    /// comes before the caller's next step); the disagreements left are not all classified.
     #[test]
     #[ignore = "the scenario machine's same-instant order is not yet the MC-IPC machine's"]
     fn the_scenario_machine_matches_the_reference(
@@ -1530,7 +1545,10 @@ proptest! {
         horizon in 1u64..=80,
     ) {
         let system = System { clusters, edf, protocol, transfer };
-        prop_assert_eq!(scenario_machine_jobs(&system, horizon), reference(&system, horizon).jobs);
+        prop_assert_eq!(
+            scenario_machine_jobs(&system, horizon),
+            scenario_reference(&system, horizon).jobs
+        );
     }
 
     /// Step f: reservations of several tasks, with everything above.
@@ -1995,4 +2013,40 @@ fn a_reservation_dispatches_its_first_ready_task_or_the_server_its_tasks_wait_on
     };
     assert_eq!(reference(&system, 20), expected);
     assert_eq!(machine(&system, 20), expected);
+}
+
+/// The scenario machine's agreement with the reference (read as the scenario machine reads
+/// the paper: only an MC-IPC gate aborts), measured on 600 systems drawn as the property
+/// above draws them, from proptest's deterministic seed: a ratchet while the ignored
+/// property is not met. 433 agreed when this was written (136 of 202 FIFO-IPC systems, 156
+/// of 205 MC-IPC, 141 of 193 PRIO-IPC); a change that agrees less fails here.
+#[test]
+fn the_scenario_machine_agrees_with_the_reference_at_least_as_often_as_before() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let strategy = (
+        proptest::collection::vec(cluster_with(true, true, true), 1..=2),
+        any::<bool>(),
+        protocol(),
+        any::<bool>(),
+        1u64..=80,
+    );
+    let mut runner = TestRunner::deterministic();
+    let mut agreed = 0;
+    for _ in 0..600 {
+        let tree = strategy.new_tree(&mut runner).expect("a system");
+        let (clusters, edf, protocol, transfer, horizon) = tree.current();
+        let system = System {
+            clusters,
+            edf,
+            protocol,
+            transfer,
+        };
+        let jobs = scenario_machine_jobs(&system, horizon);
+        agreed += usize::from(jobs == scenario_reference(&system, horizon).jobs);
+    }
+    assert!(
+        agreed >= 433,
+        "{agreed} of 600 systems agree, fewer than 433"
+    );
 }

@@ -569,3 +569,66 @@ fn a_pruned_request_in_the_background_queue_is_served_by_a_later_lender() {
     assert_eq!(jobs_of(&outcome, 2), [(2.5, Some(3.5))]);
     assert_eq!(outcome.tasks[1].requests_aborted, 1);
 }
+
+/// One core, a fixed-priority cluster and an idle key server `S`; `head` is a member, `rest`
+/// the other tasks of the file.
+fn one_core(gate: &str, tasks: &str) -> Scenario {
+    let text = format!(
+        "name = \"one\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"20ms\"\n\n\
+         [[cluster]]\nname = \"one\"\ncores = [0]\norder = \"fixed-priority\"\n\n\
+         [[server]]\nname = \"S\"\ngate = \"{gate}\"\noperation = \"5ms\"\n\n{tasks}"
+    );
+    parsed(&text, "one.toml")
+}
+
+/// "Ties", rule 1, for a kernel that takes no time: a release due at the instant the kernel
+/// returns is made before the chosen thread takes a step, even one that takes no time. Two
+/// best-effort members (ties go to the earlier one), every 3 ms: `a` calls `S` for 1 ms and
+/// sleeps; `b` runs 1 ms, calls for 1 ms and sleeps. `a` is served 0..1 and completes at 1;
+/// `b` runs 1..2 and is served 2..3. At 3 the reply and `a`'s release coincide: `a` is chosen
+/// before `b` takes its sleep step, is served 3..4 and completes at 4, and only then `b`
+/// completes (its first job) at 4; its next job is released at once, planned at 3.
+#[test]
+fn a_release_at_a_replys_instant_comes_before_the_callers_next_step() {
+    let scenario = one_core(
+        "fifo-ipc",
+        "[[task]]\nname = \"a\"\ncluster = \"one\"\nreservation = \"best-effort\"\n\
+         script = [{ loop = \"forever\", body = [{ invoke = \"S\", operation = \"1ms\" }, \
+         { sleep-until-next-release = \"3ms\" }] }]\n\n\
+         [[task]]\nname = \"b\"\ncluster = \"one\"\nreservation = \"best-effort\"\n\
+         script = [{ loop = \"forever\", body = [{ run = \"1ms\" }, \
+         { invoke = \"S\", operation = \"1ms\" }, { sleep-until-next-release = \"3ms\" }] }]\n",
+    );
+    let outcome = run_with_jobs(&scenario);
+    assert_eq!(
+        jobs_of(&outcome, 0)[..2],
+        [(0.0, Some(1.0)), (3.0, Some(4.0))]
+    );
+    assert_eq!(jobs_of(&outcome, 1)[0], (0.0, Some(4.0)));
+    assert_eq!(jobs_of(&outcome, 1)[1].0, 4.0);
+}
+
+/// An exhaustion comes before anything else at its instant: a call made then with no budget
+/// left is pruned before the idle server takes a request. `r` (1 ms per 10 ms) runs 0..1 and
+/// calls `S` (an MC-IPC gate) at 1, when its budget runs out: the request is pruned, not
+/// served on no one's budget. `b`, best-effort, is chosen at 1, calls for 1 ms, is served
+/// 1..2 and completes at 2. `r`'s request is issued again at its replenishment at 10 and
+/// served 10..11 on its budget, which that empties: its sleep step waits for the next
+/// replenishment, at 20 (the horizon, inclusive), which completes its first job and releases
+/// the next at once (planned at 10).
+#[test]
+fn a_call_made_as_the_budget_runs_out_is_pruned_before_the_server_takes_it() {
+    let scenario = one_core(
+        "mc-ipc",
+        "[[task]]\nname = \"r\"\ncluster = \"one\"\npriority = 1\n\
+         reservation = { budget = \"1ms\", period = \"10ms\" }\n\
+         script = [{ loop = \"forever\", body = [{ run = \"1ms\" }, \
+         { invoke = \"S\", operation = \"1ms\" }, { sleep-until-next-release = \"10ms\" }] }]\n\n\
+         [[task]]\nname = \"b\"\ncluster = \"one\"\nreservation = \"best-effort\"\n\
+         script = [{ invoke = \"S\", operation = \"1ms\" }, { sleep-for = \"100ms\" }]\n",
+    );
+    let outcome = run_with_jobs(&scenario);
+    assert_eq!(jobs_of(&outcome, 1)[0], (0.0, Some(2.0)));
+    assert_eq!(outcome.tasks[0].requests_aborted, 1);
+    assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(20.0)), (20.0, None)]);
+}

@@ -791,6 +791,28 @@ impl ClusteredScheduler {
         })
     }
 
+    /// `reservation`'s budget at `now`, no earlier than the scheduler's clock: what
+    /// [`ClusteredScheduler::budget`] gives less what a selected sporadic reservation drains
+    /// since the clock (A2: at unit speed). An SPR server's early replenishments due by `now`
+    /// are not counted: they come with the next event.
+    pub fn budget_at(&self, reservation: ReservationId, now: Instant) -> Option<Duration> {
+        let i = reservation.index();
+        Some(match *self.kinds.get(i)? {
+            Kind::Partition { .. } => self.partition_budget(i, now.max(self.now)),
+            Kind::Sporadic(_) => {
+                let state = &self.states[i];
+                let draining = state.pending_jobs > 0 && state.core.is_some();
+                let elapsed = now.saturating_duration_since(self.now);
+                if draining {
+                    state.budget.saturating_sub(elapsed)
+                } else {
+                    state.budget
+                }
+            }
+            Kind::BestEffort => Duration::MAX,
+        })
+    }
+
     /// True when `reservation` is active and has budget, so it competes for a core.
     pub fn is_eligible(&self, reservation: ReservationId) -> bool {
         reservation.index() < self.kinds.len() && self.eligible(reservation.index())
@@ -1676,10 +1698,10 @@ impl ClusterScheduler for ClusteredScheduler {
         ClusteredScheduler::check_invariants(self)
     }
 
-    /// A thread's budget is its reservation's, as [`ClusteredScheduler::budget`] gives it, at
-    /// the scheduler's own clock (the last event or decision), which `now` does not move.
-    fn remaining_budget(&self, thread: TaskId, _now: Instant) -> Option<Duration> {
-        self.budget(self.binding(thread)?)
+    /// A thread's budget is its reservation's at `now`, as [`ClusteredScheduler::budget_at`]
+    /// gives it.
+    fn remaining_budget(&self, thread: TaskId, now: Instant) -> Option<Duration> {
+        self.budget_at(self.binding(thread)?, now)
     }
 }
 

@@ -397,8 +397,39 @@ impl Machine<'_> {
         if self.objects.kernel().served(gate).is_some() {
             return Ok(false);
         }
+        if self.out_of_budget(core, task, server, now) {
+            // An exhaustion at this instant comes before anything else then: the kernel acts
+            // on it (pruning this request) before the idle server takes a request.
+            self.deferred_wait = Some((server, task));
+            return Ok(false);
+        }
         self.serve_next(core, task, server, now, work)?;
         Ok(true)
+    }
+
+    /// True when `task` calls `server`'s mc-ipc gate with a context whose budget is out at
+    /// `now` (a best-effort context has none to run out).
+    fn out_of_budget(&self, core: u16, task: TaskId, server: usize, now: Instant) -> bool {
+        self.scenario.servers[server].gate == GateProtocol::McIpc
+            && !self.member_is_best_effort(task)
+            && self.remaining_budget(core, task, now) == Some(Duration::ZERO)
+    }
+
+    /// The server whose request was deferred ([`Machine::deferred_wait`]) takes its next
+    /// request, if it is still idle, now that the kernel has acted on the instant's notices.
+    pub(super) fn take_deferred_request(
+        &mut self,
+        core: u16,
+        now: Instant,
+        work: &mut Work,
+    ) -> Result<(), SimError> {
+        let Some((server, task)) = self.deferred_wait.take() else {
+            return Ok(());
+        };
+        if self.in_service[server].is_some() {
+            return Ok(());
+        }
+        self.serve_next(core, task, server, now, work)
     }
 
     /// The gate cluster `task` calls from: its core's, or its `[[cluster]]`'s.
