@@ -1323,7 +1323,8 @@ fn as_scenario(system: &System, horizon: u64) -> spec::Scenario {
             cores,
             order,
             cycle: Duration::ZERO,
-            slack_reclamation: false,
+            // The reference lends idle cores to ready members, as the MC-IPC machine does.
+            slack_reclamation: true,
             members,
         });
     }
@@ -2018,8 +2019,8 @@ fn a_reservation_dispatches_its_first_ready_task_or_the_server_its_tasks_wait_on
 /// The scenario machine's agreement with the reference (read as the scenario machine reads
 /// the paper: only an MC-IPC gate aborts), measured on 600 systems drawn as the property
 /// above draws them, from proptest's deterministic seed: a ratchet while the ignored
-/// property is not met. 433 agreed when this was written (136 of 202 FIFO-IPC systems, 156
-/// of 205 MC-IPC, 141 of 193 PRIO-IPC); a change that agrees less fails here.
+/// property is not met. 482 agree now (433 before the scenario machine's slack went to cores
+/// whose lender waits on another core's operation); a change that agrees less fails here.
 #[test]
 fn the_scenario_machine_agrees_with_the_reference_at_least_as_often_as_before() {
     use proptest::strategy::ValueTree;
@@ -2046,7 +2047,7 @@ fn the_scenario_machine_agrees_with_the_reference_at_least_as_often_as_before() 
         agreed += usize::from(jobs == scenario_reference(&system, horizon).jobs);
     }
     assert!(
-        agreed >= 433,
-        "{agreed} of 600 systems agree, fewer than 433"
+        agreed >= 482,
+        "{agreed} of 600 systems agree, fewer than 482"
     );
 }

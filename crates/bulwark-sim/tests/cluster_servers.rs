@@ -632,3 +632,41 @@ fn a_call_made_as_the_budget_runs_out_is_pruned_before_the_server_takes_it() {
     assert_eq!(outcome.tasks[0].requests_aborted, 1);
     assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(20.0)), (20.0, None)]);
 }
+
+/// Slack goes to a core whose selected thread lends its context to a server running on
+/// another core: the paper dispatches the server "unless ... already executing on another
+/// processor", so that core has nothing to run. Two cores, slack reclaimed, an MC-IPC gate
+/// (bandwidth inheritance): `a` (priority 3) calls for 4 ms at 0 and runs its operation on
+/// core 0; `b` (priority 2) calls for 1 ms at 0 and waits behind it, lending to an operation
+/// core 0 runs; `c` (priority 1, not selected) runs 2 ms on core 1 meanwhile, completing at 2.
+/// From 2 `b`'s context spins on core 1 (no member is left to take the slack); at 4 `a` is
+/// answered and completes, and `b`'s request runs on core 1, 4..5. Without slack, `c` waits
+/// for a core until `a` completes: 4..6.
+#[test]
+fn a_core_whose_lender_waits_on_another_cores_operation_reclaims_slack() {
+    let text = |slack: &str| {
+        format!(
+            "name = \"spin\"\npolicy = \"fixed-priority\"\ncores = 2\nduration = \"15ms\"\n\n\
+             [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n{slack}\n\
+             [[server]]\nname = \"S\"\ngate = \"mc-ipc\"\noperation = \"5ms\"\n\n\
+             [[task]]\nname = \"a\"\ncluster = \"pair\"\npriority = 3\n\
+             reservation = {{ budget = \"10ms\", period = \"20ms\" }}\n\
+             script = [{{ invoke = \"S\", operation = \"4ms\" }}]\n\n\
+             [[task]]\nname = \"b\"\ncluster = \"pair\"\npriority = 2\n\
+             reservation = {{ budget = \"10ms\", period = \"20ms\" }}\n\
+             script = [{{ invoke = \"S\", operation = \"1ms\" }}]\n\n\
+             [[task]]\nname = \"c\"\ncluster = \"pair\"\npriority = 1\n\
+             reservation = {{ budget = \"10ms\", period = \"20ms\" }}\n\
+             script = [{{ run = \"2ms\" }}]\n"
+        )
+    };
+    let outcome = run_with_jobs(&parsed(&text("slack-reclamation = true\n"), "spin.toml"));
+    assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(4.0))]);
+    assert_eq!(jobs_of(&outcome, 1), [(0.0, Some(5.0))]);
+    assert_eq!(jobs_of(&outcome, 2), [(0.0, Some(2.0))]);
+
+    let outcome = run_with_jobs(&parsed(&text(""), "spin.toml"));
+    assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(4.0))]);
+    assert_eq!(jobs_of(&outcome, 1), [(0.0, Some(5.0))]);
+    assert_eq!(jobs_of(&outcome, 2), [(0.0, Some(6.0))]);
+}

@@ -359,23 +359,54 @@ impl Machine<'_> {
     /// bound to the reservation selected there, unless it waits at a gate without lending
     /// its context (blocked, or its request pruned). Then the core idles, and the selected
     /// reservation still drains (the MC-IPC paper's assumption A2), unless the cluster
-    /// reclaims slack.
+    /// reclaims slack: then a core whose selected thread has nothing to run (it waits without
+    /// lending, or lends to a server whose operation runs on another core or is not taken
+    /// yet) runs a ready member that is not selected, if one is left; else its lender spins.
     pub(super) fn resolve(&self, cluster: u16, position: u16) -> Option<TaskId> {
         let selected = self.selected_thread(cluster, position);
-        if selected.is_some() || !self.clusters[cluster as usize].slack {
+        if !self.clusters[cluster as usize].slack || self.has_work(cluster, position, selected) {
             return selected;
         }
         // Slack reclamation: the cores that run nothing take, in core order, the ready
         // members that are not selected, most urgent first; so this core takes the one
         // after those of the idle cores before it.
         let earlier_idle = (0..position)
-            .filter(|&at| self.selected_thread(cluster, at).is_none())
+            .filter(|&at| !self.has_work(cluster, at, self.selected_thread(cluster, at)))
             .count();
         let mut taken = None;
         for _ in 0..=earlier_idle {
-            taken = Some(self.next_slack_member(cluster, taken)?);
+            match self.next_slack_member(cluster, taken) {
+                Some(next) => taken = Some(next),
+                None => return selected,
+            }
         }
         taken.map(|(_, task)| task)
+    }
+
+    /// True when `thread`, resolved at `position` of `cluster`, has something to run there:
+    /// it is ready, or it lends its context to a server whose operation in service no other
+    /// core runs (section III: "unless S_q is suspended or already executing on another
+    /// processor").
+    fn has_work(&self, cluster: u16, position: u16, thread: Option<TaskId>) -> bool {
+        let Some(thread) = thread else {
+            return false;
+        };
+        let Some(server) = self.tasks[thread.index()].lends_to else {
+            return true;
+        };
+        let core = self.clusters[cluster as usize].cores[position as usize];
+        self.operation_free_for(server, core)
+    }
+
+    /// With slack reclamation, whether a lender has work depends on where its server's
+    /// operation runs: when that changes, every core of such a cluster but `core` whose
+    /// thread is no longer the one its cluster resolves to takes an interrupt at `now`.
+    pub(super) fn reclaim_slack_again(&mut self, core: u16, now: Instant) {
+        for cluster in 0..self.clusters.len() {
+            if self.clusters[cluster].slack {
+                self.interrupt_changed_cores(cluster as u16, core, now);
+            }
+        }
     }
 
     /// The thread bound to the reservation the last decision of `cluster` selected at

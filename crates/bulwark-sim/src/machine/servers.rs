@@ -502,7 +502,13 @@ impl Machine<'_> {
         match progress.runner {
             // Running on another core: this lender spins until an interrupt.
             Some(other) if other != core => return None,
-            _ => progress.runner = Some(core),
+            Some(_) => {}
+            None => {
+                progress.runner = Some(core);
+                self.in_service[server] = Some(progress);
+                // Lenders elsewhere now spin: their cores may reclaim slack instead.
+                self.reclaim_slack_again(core, now);
+            }
         }
         self.in_service[server] = Some(progress);
         if progress.left.is_zero() {
@@ -555,6 +561,12 @@ impl Machine<'_> {
         }
     }
 
+    /// True when `server` has an operation in service that no core but `core` runs.
+    pub(super) fn operation_free_for(&self, server: usize, core: u16) -> bool {
+        self.in_service[server]
+            .is_some_and(|operation| operation.runner.is_none_or(|runner| runner == core))
+    }
+
     /// True when `core` runs `server`'s operation.
     pub(super) fn runs_operation(&self, core: u16, server: usize) -> bool {
         self.in_service[server].is_some_and(|operation| operation.runner == Some(core))
@@ -599,6 +611,8 @@ impl Machine<'_> {
     /// Interrupts at `now` every core but `core` whose running context lends to `server`
     /// while no core runs its operation: the first to take the interrupt runs it.
     fn kick_spinners(&mut self, core: u16, server: usize, now: Instant) {
+        // A core running slack while its lender had nothing to run may take the operation.
+        self.reclaim_slack_again(core, now);
         for other in 0..self.cores.len() {
             let Occupant::Running { task, .. } = self.cores[other].occupant else {
                 continue;
