@@ -18,7 +18,9 @@
 //!   included, and the phase's) all share one priority and none is an SPR server, else by
 //!   fixed priority; its `cycle` is the file's when one of its members is a partition, else
 //!   zero (as a scenario file must have it; the clustered scheduler reads the cycle only for
-//!   partitions);
+//!   partitions); it reclaims slack, as the cluster machine always does (a core whose selected
+//!   reservation runs nothing runs the most urgent ready member that has budget but is not
+//!   selected, or a best-effort one);
 //! - the first task of a reservation owns it; later ones (and copies added into it with
 //!   `reservation = "R4"`) are [`MemberKind::Shared`] on that owner;
 //! - a task's `priority` and `reservation` are what a scenario file's validation gives the
@@ -390,7 +392,8 @@ impl McIpcSystem {
                     cores,
                     order: *order,
                     cycle: if partitioned { cycle } else { Duration::ZERO },
-                    slack_reclamation: false,
+                    // The cluster machine always reclaims slack (its module's rules).
+                    slack_reclamation: true,
                     members,
                 }
             })

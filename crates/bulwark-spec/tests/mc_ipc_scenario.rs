@@ -75,7 +75,8 @@ fn the_system_is_one_edf_cluster_of_two_partitions_and_five_sporadic_reservation
     assert_eq!(c.cores, vec![0]);
     assert_eq!(c.order, SporadicOrder::EarliestDeadlineFirst);
     assert_eq!(c.cycle, ms(100));
-    assert!(!c.slack_reclamation);
+    // The cluster machine always reclaims slack.
+    assert!(c.slack_reclamation);
     let sporadic = MemberKind::Sporadic {
         replenishment: Replenishment::Sporadic,
         low_budget: None,
@@ -246,7 +247,7 @@ fn the_lowering_is_what_a_scenario_file_reads_into() {
     let mut text = String::from(
         "name = \"system\"\npolicy = \"fixed-priority\"\ncores = 1\nseed = 5\n\
          duration = \"1000ms\"\n\n[[cluster]]\nname = \"C1\"\ncores = [0]\norder = \"edf\"\n\
-         cycle = \"100ms\"\n\n[[server]]\nname = \"key\"\ngate = \"mc-ipc\"\n\
+         cycle = \"100ms\"\nslack-reclamation = true\n\n[[server]]\nname = \"key\"\ngate = \"mc-ipc\"\n\
          operation = \"2ms\"\nbandwidth-inheritance = true\npruned = \"background\"\n",
     );
     let partitions = [("T1", "0ms", "0ms", "40ms"), ("T2", "40ms", "40ms", "50ms")];
