@@ -286,3 +286,167 @@ fn the_lowering_is_what_a_scenario_file_reads_into() {
         file
     );
 }
+
+fn read_system(name: &str) -> McIpcSystem {
+    let path = crate_path(&format!("../../scenarios/mcipc/{name}"));
+    let text = fs::read_to_string(&path).expect("readable");
+    parse_mc_ipc(&text, name).unwrap_or_else(|d| panic!("{}", d.plain()))
+}
+
+/// The case study: four one-core clusters on cores 0..3. C2 holds R2 [0, 50) and R3
+/// [50, 100), which do not overlap: both on core 1. Phase 6 (index 5) adds 15 tasks into R4
+/// (T4's, on C3, core 2): each shares T4's reservation, first released at 20 us + k * 20 us.
+#[test]
+fn copies_into_an_existing_reservation_share_its_owner() {
+    let s =
+        read_system("case-study.toml").scenario(Some(5), GateProtocol::PrioIpc, true, 1, ms(1000));
+    let cores: Vec<Vec<u16>> = s.clusters.iter().map(|c| c.cores.clone()).collect();
+    assert_eq!(cores, [vec![0], vec![1], vec![2], vec![3]]);
+    assert_eq!(
+        s.clusters[1]
+            .members
+            .iter()
+            .map(|m| &m.kind)
+            .collect::<Vec<_>>(),
+        [
+            &MemberKind::Partition {
+                core: 1,
+                slots: vec![(ms(0), ms(50))]
+            },
+            &MemberKind::Partition {
+                core: 1,
+                slots: vec![(ms(50), ms(100))]
+            },
+        ]
+    );
+    // The partitions keep their priorities 1..4; every cluster is EDF-ordered.
+    for (task, priority) in [(0, 1), (1, 2), (2, 3), (3, 4)] {
+        assert_eq!(s.tasks[task].priority, Some(Priority(priority)));
+    }
+    assert!(s
+        .clusters
+        .iter()
+        .all(|c| c.order == SporadicOrder::EarliestDeadlineFirst));
+    assert!(
+        !s.servers[0].pruned_to_background,
+        "prio-ipc has no background queue"
+    );
+    assert_eq!(s.tasks.len(), 14 + 15);
+    let c3 = &s.clusters[2];
+    for k in 0..15u64 {
+        let task = 14 + k as usize;
+        assert_eq!(s.tasks[task].name, format!("+C3.{k}"));
+        assert_eq!(s.tasks[task].core, 2);
+        assert_eq!(
+            (s.tasks[task].priority, s.tasks[task].reservation),
+            (None, None)
+        );
+        assert_eq!(offset_of(&s, task), us(20 + 20 * k));
+        assert!(c3.members.contains(&ClusterMember {
+            task,
+            kind: MemberKind::Shared { owner: 3 },
+        }));
+    }
+}
+
+/// Phase 8 (index 7): 20 best-effort copies on each cluster, sharing one best-effort
+/// reservation per cluster: the first copy's, the others `Shared` on it.
+#[test]
+fn best_effort_copies_share_one_reservation_per_cluster() {
+    let s =
+        read_system("case-study.toml").scenario(Some(7), GateProtocol::McIpc, false, 1, ms(1000));
+    assert!(!s.servers[0].pruned_to_background, "not asked for");
+    assert_eq!(s.tasks.len(), 14 + 4 * 20);
+    for (k, cluster) in s.clusters.iter().enumerate() {
+        let first = 14 + 20 * k;
+        let copies: Vec<&ClusterMember> = cluster.members.iter().filter(|m| m.task >= 14).collect();
+        assert_eq!(copies.len(), 20);
+        assert_eq!(
+            *copies[0],
+            ClusterMember {
+                task: first,
+                kind: MemberKind::BestEffort
+            }
+        );
+        for (n, member) in copies.iter().enumerate().skip(1) {
+            assert_eq!(
+                **member,
+                ClusterMember {
+                    task: first + n,
+                    kind: MemberKind::Shared { owner: first },
+                }
+            );
+        }
+        assert_eq!(s.tasks[first + 3].name, format!("+C{}.3", k + 1));
+        assert_eq!(offset_of(&s, first + 3), us(90_000 + 60));
+    }
+    assert_eq!(s.servers[0].clients, (0..94).collect::<Vec<_>>());
+}
+
+/// SPR servers (S = 8) at rate-monotonic priorities on C3 and C4: those clusters are ordered
+/// by fixed priority, their tasks keep their priorities; C1 and C2 hold only partitions and
+/// are EDF-ordered (no sporadic reservation to differ), their partitions at 11..13.
+#[test]
+fn spr_servers_order_their_clusters_by_fixed_priority() {
+    let s = read_system("spr-clients.toml").scenario(None, GateProtocol::McIpc, true, 1, ms(1000));
+    let orders: Vec<SporadicOrder> = s.clusters.iter().map(|c| c.order).collect();
+    use SporadicOrder::{EarliestDeadlineFirst as Edf, FixedPriority as Fp};
+    assert_eq!(orders, [Edf, Edf, Fp, Fp]);
+    let priorities: Vec<Option<u8>> = s.tasks.iter().map(|t| t.priority.map(|p| p.0)).collect();
+    let expected: Vec<Option<u8>> = [11, 12, 13, 14, 5, 4, 3, 2, 1, 5, 4, 3, 2, 1]
+        .into_iter()
+        .map(Some)
+        .collect();
+    assert_eq!(priorities, expected);
+    // T5, in R5: 20 ms per 100 ms, an SPR server with a queue of 8.
+    assert_eq!(
+        s.tasks[4].reservation,
+        Some(Reservation::new(ms(20), ms(100)).with_replenishments(8))
+    );
+    assert!(s.clusters[2].members.contains(&ClusterMember {
+        task: 4,
+        kind: MemberKind::Sporadic {
+            replenishment: Replenishment::Spr { slots: 8 },
+            low_budget: None,
+        },
+    }));
+}
+
+/// Constant-bandwidth servers keep EDF order; the rogue T15 is in group `rogue` (task 14),
+/// and the watchdog T16 terminates it by name.
+#[test]
+fn cbs_servers_groups_and_terminations_carry_over() {
+    let s = read_system("cbs-rogue.toml").scenario(None, GateProtocol::McIpc, true, 1, ms(1000));
+    assert!(s
+        .clusters
+        .iter()
+        .all(|c| c.order == SporadicOrder::EarliestDeadlineFirst));
+    assert!(s.clusters[0].members.contains(&ClusterMember {
+        task: 14,
+        kind: MemberKind::Sporadic {
+            replenishment: Replenishment::ConstantBandwidth,
+            low_budget: None,
+        },
+    }));
+    assert_eq!(s.groups.len(), 1);
+    assert_eq!(
+        (s.groups[0].name.as_str(), s.groups[0].quota),
+        ("rogue", ms(1))
+    );
+    assert_eq!(s.groups[0].members, vec![14]);
+    assert_eq!(s.tasks[15].name, "T16");
+    assert_eq!(
+        steps_of(&s, 15),
+        [Step::Loop {
+            count: None,
+            body: vec![
+                Step::Terminate {
+                    task: "T15".to_owned(),
+                    step: None
+                },
+                Step::SleepUntilNextRelease(ms(10_000)),
+            ],
+        }]
+    );
+    assert_eq!(s.cost.reclaim_per_unit, 13);
+}
