@@ -1057,7 +1057,7 @@ script = [{ action = "2ms", limit = "3ms", period = "10ms" }, { run = "1ms" }]
         let run_first = Behaviour::Script {
             offset: Duration::ZERO,
             steps: vec![
-                Step::Run(ms(1)),
+                Step::Run(Execution::Fixed(ms(1))),
                 Step::Action {
                     load: ms(1),
                     limit: ms(1),

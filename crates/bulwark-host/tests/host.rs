@@ -592,7 +592,10 @@ fn a_vbs_script_must_start_with_an_action_and_actions_need_vbs() {
     let no_first_action = scenario(VBS_PAIR);
     let mut broken = no_first_action.clone();
     if let bulwark_spec::Behaviour::Script { steps, .. } = &mut broken.tasks[1].behaviour {
-        steps.insert(0, bulwark_spec::Step::Run(Duration::from_micros(10)));
+        steps.insert(
+            0,
+            bulwark_spec::Step::Run(bulwark_spec::Execution::Fixed(Duration::from_micros(10))),
+        );
     }
     let error = bulwark_host::run(&broken, &config()).expect_err("refused");
     assert!(

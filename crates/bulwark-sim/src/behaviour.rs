@@ -191,7 +191,7 @@ impl<'a> Program<'a> {
                     release: *release,
                 })
             }
-            Program::Script { frames, planned } => next_step(frames, now, planned),
+            Program::Script { frames, planned } => next_step(frames, now, planned, rng),
         }
     }
     /// The release of the next job already due behind the current one, at or before `until`,
@@ -247,12 +247,15 @@ fn uniform(min: Duration, max: Duration, rng: &mut ChaCha8Rng) -> Duration {
 
 /// The next action of a script at `now`, whose current job was planned at `planned`: a
 /// sleep plans the next job (at its release, or, for `sleep-until-next-release`, a period
-/// after this one's plan even when that has passed). Out of line, as [`uniform`] is.
+/// after this one's plan even when that has passed). A `run` drawn in `[min, max]` is drawn
+/// here from `rng`, the task's stream, as an invocation's operation is (with [`draw`]); a
+/// fixed one draws nothing. Out of line, as [`uniform`] is.
 #[inline(never)]
 fn next_step<'a>(
     frames: &mut Vec<Frame<'a>>,
     now: Instant,
     planned: &mut Instant,
+    rng: &mut ChaCha8Rng,
 ) -> Result<Action<'a>, Spinning> {
     for _ in 0..MAX_STEPS_PER_ACTION {
         let Some(frame) = frames.last_mut() else {
@@ -279,7 +282,7 @@ fn next_step<'a>(
         };
         let action = match step {
             Step::Run(time) => Action::Execute {
-                time: *time,
+                time: draw(time, rng),
                 each: None,
             },
             Step::Compute { count, each } => Action::Execute {
@@ -418,7 +421,7 @@ mod tests {
         let behaviour = Behaviour::Script {
             offset: Duration::ZERO,
             steps: vec![
-                Step::Run(ms(1)),
+                Step::Run(Execution::Fixed(ms(1))),
                 Step::Loop {
                     count: Some(2),
                     body: vec![
@@ -516,7 +519,7 @@ mod tests {
         let behaviour = Behaviour::Script {
             offset: Duration::ZERO,
             steps: vec![
-                Step::Run(ms(1)),
+                Step::Run(Execution::Fixed(ms(1))),
                 Step::FlushCache,
                 Step::Loop {
                     count: Some(2),

@@ -11,7 +11,7 @@ use bulwark_analysis::rbf::ServerKind;
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Priority, TaskId};
 use bulwark_sim::SliceKind;
-use bulwark_spec::{PolicyKind, Step};
+use bulwark_spec::{Execution, PolicyKind, Step};
 use common::{ms, run_jobs, scenario, script};
 use proptest::prelude::*;
 
@@ -48,7 +48,7 @@ fn check(policy: PolicyKind, servers: &[(u8, u64, u64, u64)]) -> Result<(), Test
                 0,
                 Some(s.0),
                 None,
-                vec![Step::Run(ms(10 * horizon))],
+                vec![Step::Run(Execution::Fixed(ms(10 * horizon)))],
             );
             t.reservation = Some(*r);
             t

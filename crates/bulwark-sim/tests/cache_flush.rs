@@ -6,7 +6,7 @@ mod common;
 
 use bulwark_core::{Duration, Instant, TaskId};
 use bulwark_sim::{Outcome, Slice, SliceKind};
-use bulwark_spec::{Behaviour, CostModel, PolicyKind, Scenario, Step, TaskSpec};
+use bulwark_spec::{Behaviour, CostModel, Execution, PolicyKind, Scenario, Step, TaskSpec};
 use common::*;
 
 /// A script task of priority `priority` on `core` whose first job starts at `offset`.
@@ -60,7 +60,7 @@ fn slice(core: u16, task: Option<u32>, kind: SliceKind, start: u64, end: u64) ->
 /// 13ms       hi wakes, its script ends: it exits
 /// ```
 fn preempted_by(flush: bool, cache_refill: u64, cache_flush: u64) -> Scenario {
-    let mut steps = vec![Step::Run(ms(1))];
+    let mut steps = vec![Step::Run(Execution::Fixed(ms(1)))];
     if flush {
         steps.push(Step::FlushCache);
     }
@@ -157,7 +157,11 @@ fn the_flush_refill_follows_the_kernel_time_like_the_ordinary_refill() {
                 0,
                 2,
                 us(5),
-                vec![Step::Run(us(2)), Step::FlushCache, Step::SleepFor(us(50))],
+                vec![
+                    Step::Run(Execution::Fixed(us(2))),
+                    Step::FlushCache,
+                    Step::SleepFor(us(50)),
+                ],
             ),
         ],
     );
@@ -219,7 +223,11 @@ fn a_flush_reaches_every_other_task_on_its_core_once() {
                 0,
                 3,
                 ms(0),
-                vec![Step::Run(ms(1)), Step::FlushCache, Step::FlushCache],
+                vec![
+                    Step::Run(Execution::Fixed(ms(1))),
+                    Step::FlushCache,
+                    Step::FlushCache,
+                ],
             ),
             periodic("early", 0, Some(2), ms(1), ms(5), ms(0)),
             periodic("late", 0, Some(1), ms(1), ms(5), ms(3)),

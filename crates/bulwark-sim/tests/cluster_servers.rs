@@ -116,14 +116,14 @@ fn system() -> impl Strategy<Value = System> {
 fn script(offset: u64, before: u64, operation: u64, after: u64, period: u64) -> Behaviour {
     let mut body = Vec::new();
     if before > 0 {
-        body.push(Step::Run(ms(before)));
+        body.push(Step::Run(Execution::Fixed(ms(before))));
     }
     body.push(Step::Invoke {
         server: 0,
         operation: Some(Execution::Fixed(ms(operation))),
     });
     if after > 0 {
-        body.push(Step::Run(ms(after)));
+        body.push(Step::Run(Execution::Fixed(ms(after))));
     }
     body.push(Step::SleepUntilNextRelease(ms(period)));
     Behaviour::Script {

@@ -173,7 +173,7 @@ fn scenario(
                     steps: vec![Step::Loop {
                         count: None,
                         body: vec![
-                            Step::Run(units(drawn.execution)),
+                            Step::Run(Execution::Fixed(units(drawn.execution))),
                             Step::Invoke {
                                 server: 0,
                                 operation: Some(Execution::Fixed(units(drawn.execution))),
@@ -369,7 +369,7 @@ fn with_termination(scenario: &mut Scenario, drawn: &Member, kill: Termination) 
             Step::Loop {
                 count: None,
                 body: vec![
-                    Step::Run(units(drawn.execution)),
+                    Step::Run(Execution::Fixed(units(drawn.execution))),
                     Step::SleepUntilNextRelease(units(drawn.period)),
                 ],
             },

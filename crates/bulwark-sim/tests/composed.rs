@@ -96,65 +96,66 @@ fn scenario(plan: &Plan) -> Scenario {
     let core_of: Vec<u16> = plan.tasks.iter().map(|t| t.0 % plan.cores).collect();
     // Odd tasks are in the one group; a terminate from a group member targets a non-member.
     let in_group = |task: usize| task % 2 == 1;
-    let tasks =
-        plan.tasks
-            .iter()
-            .enumerate()
-            .map(|(index, (_, priority, budget, steps, _))| {
-                let core = core_of[index];
-                let policy = policy_of(core);
-                let mut body: Vec<Step> = steps
-                    .iter()
-                    .filter_map(|step| match *step {
-                        Drawn::Run(us) => Some(Step::Run(Duration::from_micros(us))),
-                        Drawn::Sleep(us) => Some(Step::SleepFor(Duration::from_micros(us))),
-                        Drawn::Flush => Some(Step::FlushCache),
-                        Drawn::Allocate(count) => Some(Step::Allocate {
-                            count,
-                            object: ObjectKind::Semaphore,
-                        }),
-                        // Every core may call all three servers.
-                        Drawn::Invoke(pick) => Some(Step::Invoke {
-                            server: pick % 3,
-                            operation: None,
-                        }),
-                        Drawn::Terminate(pick, step) => {
-                            let target = (0..plan.tasks.len())
-                                .cycle()
-                                .skip(pick)
-                                .take(plan.tasks.len())
-                                .find(|&t| {
-                                    t != index
-                                        && core_of[t] == core
-                                        && !(in_group(t) && in_group(index))
-                                })?;
-                            Some(Step::Terminate {
-                                task: format!("t{target}"),
-                                step: (step && in_group(target)).then(|| Duration::from_micros(20)),
-                            })
-                        }
-                    })
-                    .collect();
-                body.push(Step::Run(Duration::from_micros(10)));
-                TaskSpec {
-                    name: format!("t{index}"),
-                    core,
-                    priority: policy.has_priorities().then_some(Priority(*priority)),
-                    reservation: (!matches!(policy, PolicyKind::FixedPriority | PolicyKind::Edf))
-                        .then(|| {
-                            Reservation::new(
-                                Duration::from_micros(*budget),
-                                Duration::from_micros(5_000),
-                            )
-                        }),
-                    deadline: Some(Duration::from_micros(5_000)),
-                    behaviour: Behaviour::Script {
-                        offset: Duration::ZERO,
-                        steps: vec![Step::Loop { count: None, body }],
+    let tasks = plan
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(index, (_, priority, budget, steps, _))| {
+            let core = core_of[index];
+            let policy = policy_of(core);
+            let mut body: Vec<Step> = steps
+                .iter()
+                .filter_map(|step| match *step {
+                    Drawn::Run(us) => Some(Step::Run(Execution::Fixed(Duration::from_micros(us)))),
+                    Drawn::Sleep(us) => Some(Step::SleepFor(Duration::from_micros(us))),
+                    Drawn::Flush => Some(Step::FlushCache),
+                    Drawn::Allocate(count) => Some(Step::Allocate {
+                        count,
+                        object: ObjectKind::Semaphore,
+                    }),
+                    // Every core may call all three servers.
+                    Drawn::Invoke(pick) => Some(Step::Invoke {
+                        server: pick % 3,
+                        operation: None,
+                    }),
+                    Drawn::Terminate(pick, step) => {
+                        let target = (0..plan.tasks.len())
+                            .cycle()
+                            .skip(pick)
+                            .take(plan.tasks.len())
+                            .find(|&t| {
+                                t != index
+                                    && core_of[t] == core
+                                    && !(in_group(t) && in_group(index))
+                            })?;
+                        Some(Step::Terminate {
+                            task: format!("t{target}"),
+                            step: (step && in_group(target)).then(|| Duration::from_micros(20)),
+                        })
+                    }
+                })
+                .collect();
+            body.push(Step::Run(Execution::Fixed(Duration::from_micros(10))));
+            TaskSpec {
+                name: format!("t{index}"),
+                core,
+                priority: policy.has_priorities().then_some(Priority(*priority)),
+                reservation: (!matches!(policy, PolicyKind::FixedPriority | PolicyKind::Edf)).then(
+                    || {
+                        Reservation::new(
+                            Duration::from_micros(*budget),
+                            Duration::from_micros(5_000),
+                        )
                     },
-                }
-            })
-            .collect::<Vec<_>>();
+                ),
+                deadline: Some(Duration::from_micros(5_000)),
+                behaviour: Behaviour::Script {
+                    offset: Duration::ZERO,
+                    steps: vec![Step::Loop { count: None, body }],
+                },
+            }
+        })
+        .collect::<Vec<_>>();
     let server = |name: &str, inherits: bool, gate: GateProtocol, operation: u64| ServerSpec {
         pruned_to_background: false,
         name: name.into(),

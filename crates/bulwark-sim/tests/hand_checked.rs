@@ -5,7 +5,7 @@ mod common;
 
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::Outcome;
-use bulwark_spec::{PolicyKind, Step, TaskSpec};
+use bulwark_spec::{Execution, PolicyKind, Step, TaskSpec};
 use common::*;
 
 /// Runs `tasks` on one core under `policy` until `horizon`, recording every job.
@@ -209,7 +209,11 @@ fn two_cores_run_their_partitions_independently() {
                 1,
                 Some(6),
                 Some(ms(2)),
-                vec![Step::Run(ms(1)), Step::SleepFor(ms(2)), Step::Run(ms(1))],
+                vec![
+                    Step::Run(Execution::Fixed(ms(1))),
+                    Step::SleepFor(ms(2)),
+                    Step::Run(Execution::Fixed(ms(1))),
+                ],
             ),
         ],
     ));

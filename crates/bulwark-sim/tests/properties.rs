@@ -25,7 +25,12 @@ fn execution() -> impl Strategy<Value = Execution> {
 
 fn step(depth: u32) -> BoxedStrategy<Step> {
     let leaf = prop_oneof![
-        (0u64..800).prop_map(|d| Step::Run(Duration::from_micros(d))),
+        (0u64..800).prop_map(|d| Step::Run(Execution::Fixed(Duration::from_micros(d)))),
+        // A run drawn in [min, max] from the task's stream.
+        (1u64..400, 0u64..400).prop_map(|(min, extra)| Step::Run(Execution::between(
+            Duration::from_micros(min),
+            Duration::from_micros(min + extra)
+        ))),
         (1u64..5, 1u64..300).prop_map(|(n, e)| Step::Compute {
             count: n,
             each: Duration::from_micros(e),
@@ -43,7 +48,7 @@ fn step(depth: u32) -> BoxedStrategy<Step> {
             .prop_map(|(count, mut body)| {
                 // A loop that repeats for ever must let time pass, as validation demands.
                 if count.is_none() {
-                    body.push(Step::Run(Duration::from_micros(50)));
+                    body.push(Step::Run(Execution::Fixed(Duration::from_micros(50))));
                 }
                 Step::Loop { count, body }
             }),

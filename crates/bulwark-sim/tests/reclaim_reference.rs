@@ -58,7 +58,7 @@ mod common;
 use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::{Options, Outcome, SliceKind};
 use bulwark_spec::{
-    Behaviour, CostModel, GroupSpec, ObjectKind, PolicyKind, Scenario, Step, TaskSpec,
+    Behaviour, CostModel, Execution, GroupSpec, ObjectKind, PolicyKind, Scenario, Step, TaskSpec,
 };
 use proptest::prelude::*;
 
@@ -138,7 +138,7 @@ fn scenario(d: &Drawn) -> Scenario {
             task: NAMES[VICTIMS[kill.victim]].into(),
             step: kill.step_ns.filter(|_| grouped).map(Duration::from_nanos),
         });
-        steps.push(Step::Run(us(d.controller_run_us)));
+        steps.push(Step::Run(Execution::Fixed(us(d.controller_run_us))));
     }
     tasks.push(common::script(
         NAMES[CONTROLLER],
@@ -163,7 +163,7 @@ fn scenario(d: &Drawn) -> Scenario {
                             count: victim.count,
                             object: victim.object,
                         },
-                        Step::Run(us(victim.run_us)),
+                        Step::Run(Execution::Fixed(us(victim.run_us))),
                         Step::SleepUntilAligned(us(victim.period_us)),
                     ],
                 }],

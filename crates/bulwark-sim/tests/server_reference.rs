@@ -800,14 +800,14 @@ fn machine(system: &System) -> Outcome {
         .map(|(i, caller)| {
             let mut body = Vec::new();
             if caller.before > 0 {
-                body.push(Step::Run(ms(caller.before)));
+                body.push(Step::Run(Execution::Fixed(ms(caller.before))));
             }
             body.push(Step::Invoke {
                 server: 0,
                 operation: None,
             });
             if caller.after > 0 {
-                body.push(Step::Run(ms(caller.after)));
+                body.push(Step::Run(Execution::Fixed(ms(caller.after))));
             }
             body.push(Step::SleepUntilAligned(ms(caller.period)));
             TaskSpec {

@@ -371,7 +371,7 @@ const PERIOD_US: u64 = 5_000;
 /// A caller's script: a loop of runs, sleeps and calls to one of two servers.
 fn caller_step() -> impl Strategy<Value = Step> {
     prop_oneof![
-        (1u64..600).prop_map(|d| Step::Run(Duration::from_micros(d))),
+        (1u64..600).prop_map(|d| Step::Run(Execution::Fixed(Duration::from_micros(d)))),
         (1u64..3_000).prop_map(|d| Step::SleepFor(Duration::from_micros(d))),
         (0usize..2).prop_map(|server| Step::Invoke {
             server,
@@ -441,7 +441,7 @@ fn callers() -> impl Strategy<Value = Scenario> {
                 .enumerate()
                 .map(|(i, (priority, budget, mut body))| {
                     // A loop for ever must let time pass.
-                    body.push(Step::Run(Duration::from_micros(10)));
+                    body.push(Step::Run(Execution::Fixed(Duration::from_micros(10))));
                     TaskSpec {
                         name: format!("t{i}"),
                         core: 0,

@@ -37,6 +37,7 @@ pub mod camkes;
 pub mod component;
 pub mod component_toml;
 pub mod lowered;
+pub mod mc_ipc_scenario;
 pub mod mc_ipc_toml;
 pub mod model;
 pub mod sweep_toml;

@@ -672,8 +672,10 @@ impl Execution {
 /// One step of a script.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
-    /// Execute for this long (`{ run = "2ms" }`).
-    Run(Duration),
+    /// Execute for this long (`{ run = "2ms" }`), or for a time drawn uniformly from `[min,
+    /// max]` (`{ run = ["1ms", "1500us"] }`, `0 < min <= max`) with the task's seeded stream,
+    /// as an invocation's `operation` is drawn; a fixed time draws nothing.
+    Run(Execution),
     /// Execute `count` units of useful work of `each` long, counting the units finished
     /// (`{ compute = 50, each = "100us" }`).
     Compute {

@@ -274,7 +274,7 @@ pub(crate) type RawSlots = Vec<Spanned<Vec<Spanned<RawTime>>>>;
     expecting = "a script step, like { run = \"1ms\" }"
 )]
 pub(crate) struct RawStep {
-    pub(crate) run: Option<Spanned<RawTime>>,
+    pub(crate) run: Option<Spanned<RawRun>>,
     pub(crate) compute: Option<Spanned<i64>>,
     pub(crate) each: Option<Spanned<RawTime>>,
     pub(crate) sleep_for: Option<Spanned<RawTime>>,
@@ -335,6 +335,13 @@ pub(crate) enum RawClusterCores {
 pub(crate) enum RawExecution {
     Fixed(RawTime),
     Uniform(Spanned<Vec<Spanned<RawTime>>>),
+}
+
+/// `run = "2ms"`, one time, or `run = ["1ms", "1500us"]`, a `[min, max]` to draw from.
+#[derive(Debug)]
+pub(crate) enum RawRun {
+    Fixed(RawTime),
+    Range(Vec<Spanned<RawTime>>),
 }
 
 /// Reads a string or a bare number into a [`RawQuantity`]; anything else is a type error
@@ -499,5 +506,46 @@ impl<'de> Visitor<'de> for ExecutionVisitor {
 impl<'de> Deserialize<'de> for RawExecution {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(ExecutionVisitor)
+    }
+}
+
+struct RunVisitor;
+
+impl<'de> Visitor<'de> for RunVisitor {
+    type Value = RawRun;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a time like \"2ms\", or [min, max] like [\"1ms\", \"1500us\"]")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawRun, E> {
+        Ok(RawRun::Fixed(RawTime(RawQuantity::Text(v.to_owned()))))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawRun, E> {
+        Ok(RawRun::Fixed(RawTime(RawQuantity::Integer(v))))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawRun, E> {
+        let v = i64::try_from(v).unwrap_or(i64::MAX);
+        Ok(RawRun::Fixed(RawTime(RawQuantity::Integer(v))))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawRun, E> {
+        Ok(RawRun::Fixed(RawTime(RawQuantity::Float(v))))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawRun, A::Error> {
+        let mut times = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
+        while let Some(time) = seq.next_element::<Spanned<RawTime>>()? {
+            times.push(time);
+        }
+        Ok(RawRun::Range(times))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawRun {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(RunVisitor)
     }
 }

@@ -562,7 +562,10 @@ fn a_clusters_scripts_may_not_flush_the_cache_or_switch_actions() {
     let Behaviour::Script { steps, .. } = &scenario.tasks[0].behaviour else {
         panic!("not a script: {:?}", scenario.tasks[0].behaviour);
     };
-    assert_eq!(steps, &[Step::Run(ms(1)), Step::SleepFor(ms(9))]);
+    assert_eq!(
+        steps,
+        &[Step::Run(Execution::Fixed(ms(1))), Step::SleepFor(ms(9))]
+    );
     assert_eq!(scenario.cluster_of_task(0).map(|(k, _)| k), Some(0));
     // Line 14 is the script; `true` starts at column 44 (10 for `script = [`, 15 for the
     // first step, 2 for `, `, 2 for `{ `, 14 for `flush-cache = `, then one more).

@@ -115,7 +115,7 @@ fn every_feature_reads_into_the_exact_scenario() {
                 behaviour: Behaviour::Script {
                     offset: Duration::ZERO,
                     steps: vec![
-                        Step::Run(ms(1)),
+                        Step::Run(Execution::Fixed(ms(1))),
                         Step::Compute {
                             count: 50,
                             each: us(100),
@@ -126,14 +126,17 @@ fn every_feature_reads_into_the_exact_scenario() {
                         Step::FlushCache,
                         Step::Loop {
                             count: Some(3),
-                            body: vec![Step::Run(us(500)), Step::SleepFor(Duration::ZERO)],
+                            body: vec![
+                                Step::Run(Execution::Fixed(us(500))),
+                                Step::SleepFor(Duration::ZERO),
+                            ],
                         },
                         Step::Loop {
                             count: None,
                             body: vec![
                                 Step::Loop {
                                     count: Some(2),
-                                    body: vec![Step::Run(us(1))],
+                                    body: vec![Step::Run(Execution::Fixed(us(1)))],
                                 },
                                 Step::SleepUntilAligned(ms(10)),
                             ],
@@ -194,7 +197,10 @@ fn edf_tasks_have_no_priority_and_default_deadlines() {
                     offset: ms(1),
                     steps: vec![Step::Loop {
                         count: None,
-                        body: vec![Step::Run(us(500)), Step::SleepFor(us(4500))],
+                        body: vec![
+                            Step::Run(Execution::Fixed(us(500))),
+                            Step::SleepFor(us(4500)),
+                        ],
                     }],
                 },
             },
@@ -259,7 +265,7 @@ fn a_script_may_be_written_as_an_array_of_tables() {
         Behaviour::Script {
             offset: Duration::ZERO,
             steps: vec![
-                Step::Run(ms(1)),
+                Step::Run(Execution::Fixed(ms(1))),
                 Step::Compute {
                     count: 2,
                     each: ms(1)
@@ -344,7 +350,7 @@ fn spr_reservations_carry_their_queue_capacity_and_non_preemptive_region() {
                     steps: vec![Step::Loop {
                         count: None,
                         body: vec![
-                            Step::Run(us(100)),
+                            Step::Run(Execution::Fixed(us(100))),
                             Step::FlushCache,
                             Step::SleepUntilAligned(ms(5)),
                         ],

@@ -119,7 +119,7 @@ pub fn scenario(policy: PolicyKind, attackers: u32) -> Scenario {
             offset: Duration::ZERO,
             steps: vec![Step::Loop {
                 count: None,
-                body: vec![Step::Run(PERIOD)],
+                body: vec![Step::Run(Execution::Fixed(PERIOD))],
             }],
         },
     };

@@ -199,11 +199,14 @@ pub fn scenario_with(
             steps: vec![
                 Step::Loop {
                     count: Some(u64::from(replenishments.saturating_sub(1))),
-                    body: vec![Step::Run(timing.chunk), Step::SleepFor(timing.fill_sleep)],
+                    body: vec![
+                        Step::Run(Execution::Fixed(timing.chunk)),
+                        Step::SleepFor(timing.fill_sleep),
+                    ],
                 },
                 Step::Loop {
                     count: None,
-                    body: vec![Step::Run(Duration::from_millis(10))],
+                    body: vec![Step::Run(Execution::Fixed(Duration::from_millis(10)))],
                 },
             ],
         },

@@ -30,7 +30,7 @@ use bulwark_analysis::admission::{preemptions_per_period, response_times, Server
 use bulwark_analysis::rbf::ServerKind;
 use bulwark_core::{Duration, Priority, TaskId};
 use bulwark_sim::Options;
-use bulwark_spec::{Behaviour, PolicyKind, Reservation, Scenario, Step, TaskSpec};
+use bulwark_spec::{Behaviour, Execution, PolicyKind, Reservation, Scenario, Step, TaskSpec};
 use serde::Serialize;
 
 use super::platform::{self, PAPER_PLATFORM};
@@ -223,7 +223,7 @@ pub fn scenario(workload: Workload, eta: Duration, periods: u64) -> Scenario {
 /// flushes) from a reservation of its own above `tau_l`, which computes for the whole run.
 pub fn scenario_with(timing: &Timing, workload: Workload, eta: Duration, periods: u64) -> Scenario {
     let flood = |flush: bool| {
-        let mut body = vec![Step::Run(FLOOD_RUN)];
+        let mut body = vec![Step::Run(Execution::Fixed(FLOOD_RUN))];
         if flush {
             body.push(Step::FlushCache);
         }
@@ -232,7 +232,10 @@ pub fn scenario_with(timing: &Timing, workload: Workload, eta: Duration, periods
     };
     let (offset, steps) = match workload {
         // Its first activation lies far past any horizon: it never runs.
-        Workload::NoInterference => (Duration::from_secs(1_000_000), vec![Step::Run(FLOOD_RUN)]),
+        Workload::NoInterference => (
+            Duration::from_secs(1_000_000),
+            vec![Step::Run(Execution::Fixed(FLOOD_RUN))],
+        ),
         Workload::TimerFlood => (Duration::ZERO, flood(false)),
         Workload::CacheAttack => (Duration::ZERO, flood(true)),
     };

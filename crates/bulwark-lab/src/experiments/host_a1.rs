@@ -99,7 +99,7 @@ pub fn scenario(policy: PolicyKind, attackers: usize, activations: usize) -> Sce
             offset: Duration::ZERO,
             steps: vec![Step::Loop {
                 count: None,
-                body: vec![Step::Run(p)],
+                body: vec![Step::Run(Execution::Fixed(p))],
             }],
         },
     };

@@ -5,12 +5,12 @@
 
 use std::ops::Range;
 
-use bulwark_core::Instant;
+use bulwark_core::{Duration, Instant};
 use toml::Spanned;
 
 use super::Checker;
-use crate::model::{ObjectKind, Step};
-use crate::raw::{RawLoopCount, RawStep};
+use crate::model::{Execution, ObjectKind, Step};
+use crate::raw::{RawLoopCount, RawRun, RawStep};
 
 const STEP_HELP: &str = "allowed: exactly one of run, compute (with each), sleep-for, \
                          sleep-until, sleep-until-aligned, sleep-until-next-release, \
@@ -28,6 +28,8 @@ const TERMINATE_HELP: &str = "allowed: { terminate = \"task\" }, or { terminate 
 const LOOP_HELP: &str =
     "allowed: { loop = 3, body = [...] } or { loop = \"forever\", body = [...] }";
 const COMPUTE_HELP: &str = "allowed: { compute = 50, each = \"100us\" }";
+const RUN_HELP: &str = "allowed: { run = \"2ms\" }, or { run = [\"1ms\", \"1500us\"] }: a time \
+                        drawn uniformly in [min, max], 0 < min <= max";
 
 impl Checker<'_> {
     pub(super) fn steps(
@@ -48,7 +50,7 @@ impl Checker<'_> {
         let whole = spanned.span();
         let action = self.action(raw, whole.clone());
         // Check every value given, whichever key is the step's action, so all errors show.
-        let run = raw.run.as_ref().and_then(|v| self.time(v));
+        let run = raw.run.as_ref().and_then(|v| self.run(v));
         let compute = raw.compute.as_ref().and_then(|v| self.count(v, "compute"));
         let each = raw
             .each
@@ -288,6 +290,42 @@ impl Checker<'_> {
         }
     }
 
+    /// `run = "2ms"`, one time (zero allowed), or `run = ["1ms", "1500us"]`, a time drawn
+    /// uniformly in `[min, max]` with `0 < min <= max`: fixed when the two meet, so that
+    /// nothing is drawn for it (as [`Execution::between`] says).
+    pub(super) fn run(&mut self, raw: &Spanned<RawRun>) -> Option<Execution> {
+        let list = match raw.get_ref() {
+            RawRun::Fixed(time) => return self.time_at(time, raw.span()).map(Execution::Fixed),
+            RawRun::Range(list) => list,
+        };
+        let times: Vec<Option<Duration>> = list.iter().map(|t| self.time(t)).collect();
+        let [min, max] = times.as_slice() else {
+            self.report(
+                raw.span(),
+                format!(
+                    "a drawn run needs two times, [min, max], but has {}",
+                    times.len()
+                ),
+                RUN_HELP,
+            );
+            return None;
+        };
+        let (min, max) = ((*min)?, (*max)?);
+        if min.is_zero() {
+            self.report(list[0].span(), "a drawn run's min cannot be zero", RUN_HELP);
+            return None;
+        }
+        if min > max {
+            self.report(
+                raw.span(),
+                format!("a drawn run's min {min} is larger than its max {max}"),
+                RUN_HELP,
+            );
+            return None;
+        }
+        Some(Execution::between(min, max))
+    }
+
     /// `flush-cache = true`; `false` would be a step that does nothing.
     fn flush(&mut self, raw: &Spanned<bool>) -> Option<()> {
         if *raw.get_ref() {
@@ -357,7 +395,8 @@ impl Checker<'_> {
 /// True if running `step` makes time pass, so a loop around it cannot spin in zero time.
 fn takes_time(step: &Step) -> bool {
     match step {
-        Step::Run(time) | Step::SleepFor(time) => !time.is_zero(),
+        Step::Run(time) => !time.best_case().is_zero(),
+        Step::SleepFor(time) => !time.is_zero(),
         Step::Compute { count, each } => *count > 0 && !each.is_zero(),
         Step::SleepUntilAligned(period) => !period.is_zero(),
         // Each pass plans the next release a period later, so one soon lies ahead.

@@ -220,9 +220,24 @@ impl Checker<'_> {
         match action? {
             "run" => {
                 let run = raw.run.as_ref()?;
-                Some(ServerStep::Run(Execution::Fixed(
-                    self.positive_time(run, "run")?,
-                )))
+                let crate::raw::RawRun::Fixed(time) = run.get_ref() else {
+                    self.report(
+                        run.span(),
+                        "a server's run is one time: only a task's run is drawn in [min, max]",
+                        "allowed: { run = \"2ms\" } in a server's body, longer than zero",
+                    );
+                    return None;
+                };
+                let time = self.time_at(time, run.span())?;
+                if time.is_zero() {
+                    self.report(
+                        run.span(),
+                        "run cannot be zero",
+                        "allowed: a time longer than zero, like \"5ms\"",
+                    );
+                    return None;
+                }
+                Some(ServerStep::Run(Execution::Fixed(time)))
             }
             "invoke" => {
                 let target = raw.invoke.as_ref()?;
