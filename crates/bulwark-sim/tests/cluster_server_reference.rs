@@ -1294,14 +1294,14 @@ fn as_scenario(system: &System, horizon: u64) -> spec::Scenario {
             let own = !shares && !best_effort;
             let mut body = Vec::new();
             if client.before > 0 {
-                body.push(spec::Step::Run(ms(client.before)));
+                body.push(spec::Step::Run(spec::Execution::Fixed(ms(client.before))));
             }
             body.push(spec::Step::Invoke {
                 server: 0,
                 operation: Some(spec::Execution::Fixed(ms(client.operation))),
             });
             if client.after > 0 {
-                body.push(spec::Step::Run(ms(client.after)));
+                body.push(spec::Step::Run(spec::Execution::Fixed(ms(client.after))));
             }
             body.push(spec::Step::SleepUntilNextRelease(ms(client.period)));
             tasks.push(spec::TaskSpec {
