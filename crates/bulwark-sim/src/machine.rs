@@ -241,6 +241,10 @@ pub struct Machine<'a> {
     mc_ipc: bool,
     /// The notices being acted on, kept to reuse its allocation.
     notices: Vec<Notice>,
+    /// Some recorder wants invocation records: `open_invocations` is kept.
+    recording_invocations: bool,
+    /// Per task, when recording invocations: its call not answered yet.
+    open_invocations: Vec<Option<servers::OpenInvocation>>,
     /// An mc-ipc request issued to an idle server by a caller whose budget ran out at that
     /// very instant, as (server, caller): the server takes a request only once the kernel
     /// has acted on the instant's exhaustion, which prunes it.
@@ -293,6 +297,7 @@ impl<'a> Machine<'a> {
         let seed = options.seed.unwrap_or(scenario.seed);
         let until = Instant::ZERO.saturating_add(options.until.unwrap_or(scenario.duration));
         let count = scenario.tasks.len();
+        let recording_invocations = recorder.as_ref().is_some_and(|r| r.wants_invocations());
         let mut cores = Vec::with_capacity(scenario.cores as usize);
         let mc_ipc = scenario
             .servers
@@ -401,6 +406,12 @@ impl<'a> Machine<'a> {
             mc_ipc,
             notices: Vec::new(),
             deferred_wait: None,
+            recording_invocations,
+            open_invocations: if recording_invocations {
+                vec![None; count]
+            } else {
+                Vec::new()
+            },
             vbs,
             disclose_vbs_loads: vbs_options.disclose_loads,
             check_invariants: vbs_options.check_invariants,

@@ -67,6 +67,16 @@ pub trait Recorder {
         let _ = sample;
     }
 
+    /// True when a record of every answered server invocation is wanted.
+    fn wants_invocations(&self) -> bool {
+        false
+    }
+
+    /// A server answered an invocation.
+    fn invocation(&mut self, record: &InvocationRecord) {
+        let _ = record;
+    }
+
     /// The run ended: nothing more will come. Recorders holding slices back write them now.
     fn finish(&mut self) {}
 }
@@ -232,4 +242,34 @@ mod tests {
         );
         assert!(memory.jobs.is_none());
     }
+}
+
+/// One invocation of a server, answered: what the MC-IPC paper's case study plots (the delay
+/// from invocation to reply) and what its Theorem 1 bounds (the budget drained since the
+/// request was last issued, while the client's reservation did not run out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct InvocationRecord {
+    /// The client: the task whose context made the call (a server's nested call is its
+    /// caller's).
+    pub task: TaskId,
+    /// The server, an index into the scenario's servers.
+    pub server: usize,
+    /// When the client called.
+    pub invoked: Instant,
+    /// When the request was last issued: the call, or its last reissue after a prune.
+    pub issued: Instant,
+    /// When the server answered.
+    pub replied: Instant,
+    /// How many times the request was pruned and issued again.
+    pub reissues: u32,
+    /// The budget the client's scheduling context drained from `invoked` to `replied`: for a
+    /// cluster member, the time its reservation was selected (A2), else what the context
+    /// executed.
+    pub drained: Duration,
+    /// The same from `issued` to `replied`.
+    pub drained_since_issue: Duration,
+    /// The request was aborted after it was last issued (its client's budget ran out, or its
+    /// priority changed with its cluster's mode) yet answered: it was in service then, or
+    /// served from the background queue. Outside Theorem 1's premise.
+    pub exhausted: bool,
 }

@@ -295,6 +295,26 @@ proptest! {
             v.request_drain.max_ns,
             bound
         );
+        // The same run's invocation records: every answered request of a budgeted client
+        // whose reservation did not run out drained (A2: time selected, spinning or not) at
+        // most the bound since it was last issued, and the victim's were never aborted.
+        let mut records = Invocations::default();
+        bulwark_sim::run_recorded(&scenario, &Options::default(), &mut records, &mut |_| {})
+            .unwrap_or_else(|error| panic!("{error}"));
+        let victims: Vec<_> = records.0.iter().filter(|r| r.task.index() == victim).collect();
+        prop_assert_eq!(victims.len() as u64, v.request_drain.count);
+        prop_assert!(victims.iter().all(|r| !r.exhausted && r.reissues == 0));
+        for record in &records.0 {
+            let budgeted = scenario.tasks[record.task.index()].reservation.is_some();
+            if budgeted && !record.exhausted {
+                prop_assert!(
+                    record.drained_since_issue <= bound,
+                    "{:?} drained above (1 + 2 m K) L = {:?}",
+                    record,
+                    bound
+                );
+            }
+        }
     }
 }
 
@@ -669,4 +689,64 @@ fn a_core_whose_lender_waits_on_another_cores_operation_reclaims_slack() {
     assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(4.0))]);
     assert_eq!(jobs_of(&outcome, 1), [(0.0, Some(5.0))]);
     assert_eq!(jobs_of(&outcome, 2), [(0.0, Some(6.0))]);
+}
+
+/// Keeps every invocation record.
+#[derive(Default)]
+struct Invocations(Vec<bulwark_sim::InvocationRecord>);
+
+impl bulwark_sim::Recorder for Invocations {
+    fn wants_invocations(&self) -> bool {
+        true
+    }
+
+    fn invocation(&mut self, record: &bulwark_sim::InvocationRecord) {
+        self.0.push(*record);
+    }
+}
+
+/// The invocation records of the schedule worked out for
+/// `a_lender_on_another_core_takes_over_an_operation_whose_runner_ran_out`, first 10 ms: `r`
+/// calls at 0 and is answered at 3, its request aborted in service at 1 when its budget ran
+/// out (so outside Theorem 1's premise), its reservation selected 0..1 only; `v` calls at
+/// 0.5 and is answered at 4, its reservation selected (spinning, then running operations)
+/// all the while: 3.5 ms drained, never aborted.
+#[test]
+fn invocation_records_give_each_answered_calls_delay_and_drain() {
+    let scenario = pair(
+        "[[task]]\nname = \"r\"\ncluster = \"pair\"\npriority = 1\n\
+         reservation = { budget = \"1ms\", period = \"10ms\" }\n\
+         script = [{ loop = \"forever\", body = [{ invoke = \"S\", operation = \"3ms\" }] }]\n\n\
+         [[task]]\nname = \"v\"\ncluster = \"pair\"\npriority = 2\n\
+         reservation = { budget = \"6ms\", period = \"10ms\" }\n\
+         script = [{ sleep-until = \"500us\" }, { loop = \"forever\", body = [\
+         { invoke = \"S\", operation = \"1ms\" }, { run = \"1ms\" }, \
+         { sleep-until-next-release = \"10ms\" }] }]\n",
+    );
+    let mut records = Invocations::default();
+    let options = Options {
+        until: Some(ms(9)),
+        ..Options::default()
+    };
+    bulwark_sim::run_recorded(&scenario, &options, &mut records, &mut |_| {})
+        .unwrap_or_else(|error| panic!("{error}"));
+    let at = |t: f64| bulwark_core::Instant::from_nanos((t * 1e6) as u64);
+    let summary: Vec<_> = (records.0.iter())
+        .map(|r| (r.task.index(), r.invoked, r.replied, r.drained, r.exhausted))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (0, at(0.0), at(3.0), ms(1), true),
+            (1, at(0.5), at(4.0), Duration::from_micros(3500), false),
+        ]
+    );
+    assert!(records
+        .0
+        .iter()
+        .all(|r| r.reissues == 0 && r.issued == r.invoked));
+    assert_eq!(
+        records.0[1].drained_since_issue,
+        Duration::from_micros(3500)
+    );
 }

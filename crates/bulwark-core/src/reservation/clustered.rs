@@ -451,6 +451,8 @@ struct State {
     consumed: Duration,
     /// The core the reservation is selected on.
     core: Option<usize>,
+    /// Time it has been selected, in all (A2: what it drained, budgeted or not).
+    drained: Duration,
     exhaustions: u64,
     replenishments: u64,
     mode_changes: u64,
@@ -810,6 +812,19 @@ impl ClusteredScheduler {
                 }
             }
             Kind::BestEffort => Duration::MAX,
+        })
+    }
+
+    /// The time `reservation` has been selected up to `now` (no earlier than the
+    /// scheduler's clock), in all: what it drained under A2, whatever ran in it.
+    pub fn drained_at(&self, reservation: ReservationId, now: Instant) -> Option<Duration> {
+        let state = self.states.get(reservation.index())?;
+        let selected = state.pending_jobs > 0 && state.core.is_some();
+        let since = now.saturating_duration_since(self.now);
+        Some(if selected {
+            state.drained.saturating_add(since)
+        } else {
+            state.drained
         })
     }
 
@@ -1279,6 +1294,9 @@ impl ClusteredScheduler {
             let state = self.states[i];
             if state.pending_jobs == 0 {
                 continue;
+            }
+            if state.core.is_some() {
+                self.states[i].drained = state.drained.saturating_add(elapsed);
             }
             match self.kinds[i] {
                 Kind::Sporadic(s) if state.core.is_some() => {

@@ -279,6 +279,14 @@ impl ClusterRun {
         self.scheduler.remaining_budget(TaskId(thread), now)
     }
 
+    /// The time `task`'s reservation has been selected by `now`, in all (A2).
+    pub(super) fn drained(&self, task: TaskId, now: Instant) -> Duration {
+        let reservation = self.reservation(task);
+        self.scheduler
+            .drained_at(reservation, now)
+            .unwrap_or_default()
+    }
+
     /// Checks the scheduler's invariants.
     pub(super) fn check_invariants(&self) -> Result<(), &'static str> {
         ClusterScheduler::check_invariants(&self.scheduler)

@@ -49,6 +49,7 @@ use crate::kernel_objects::gate_cluster;
 use super::{Entry, Machine, Occupant, Step};
 use crate::behaviour::draw;
 use crate::event::EventKind;
+use crate::record::InvocationRecord;
 use crate::SimError;
 
 /// The request a server is serving: where its body stands (the index of the next step, and
@@ -61,6 +62,18 @@ pub(super) struct InService {
     parent: Option<usize>,
     /// The core whose context runs the operation now, if one does.
     runner: Option<u16>,
+}
+
+/// A call not answered yet, kept for its [`InvocationRecord`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct OpenInvocation {
+    server: usize,
+    invoked: Instant,
+    issued: Instant,
+    reissues: u32,
+    exhausted: bool,
+    drained_at_invoke: Duration,
+    drained_at_issue: Duration,
 }
 
 impl Machine<'_> {
@@ -80,6 +93,18 @@ impl Machine<'_> {
         t.metrics.invocations += 1;
         // A call from a server's body: the context stops running that body until the reply.
         t.lends_to = None;
+        if self.recording_invocations {
+            let drained = self.context_drained(task, now);
+            self.open_invocations[task.index()] = Some(OpenInvocation {
+                server,
+                invoked: now,
+                issued: now,
+                reissues: 0,
+                exhausted: false,
+                drained_at_invoke: drained,
+                drained_at_issue: drained,
+            });
+        }
         if self.issue(core, task, server, now, work)? {
             return Ok(false);
         }
@@ -113,6 +138,9 @@ impl Machine<'_> {
     ) -> Result<(), SimError> {
         let gate = GateId(server as u32);
         let caller = self.gate_call(ReplyGate { gate }, "reply", task, now, work)?;
+        if self.recording_invocations {
+            self.record_invocation(caller, now);
+        }
         // A nested request's reply returns the context to the body that made it.
         let parent = self.in_service[server]
             .take()
@@ -313,6 +341,13 @@ impl Machine<'_> {
         }
         let gate = GateId(server as u32);
         let aborted = self.gate_call(Abort { gate, task }, "abort", task, now, work)?;
+        if let Some(open) = self
+            .open_invocations
+            .get_mut(task.index())
+            .and_then(Option::as_mut)
+        {
+            open.exhausted = true;
+        }
         if aborted == Aborted::Pruned {
             if let Some(cluster) = self.member_of[task.index()] {
                 // Its context runs nothing now: a core of its cluster that runs it stops
@@ -354,6 +389,15 @@ impl Machine<'_> {
         };
         t.pruned = false;
         t.lends_to = Some(server);
+        if self.recording_invocations {
+            let drained = self.context_drained(task, now);
+            if let Some(open) = self.open_invocations[task.index()].as_mut() {
+                open.issued = now;
+                open.reissues += 1;
+                open.exhausted = false;
+                open.drained_at_issue = drained;
+            }
+        }
         self.issue(core, task, server, now, work)?;
         if let Some(cluster) = self.member_of[task.index()] {
             // It can run again: on the core selecting its reservation.
@@ -430,6 +474,39 @@ impl Machine<'_> {
             return Ok(());
         }
         self.serve_next(core, task, server, now, work)
+    }
+
+    /// What `task`'s scheduling context has drained by `now`: for a cluster member, the time
+    /// its reservation has been selected (A2); else what it executed.
+    fn context_drained(&self, task: TaskId, now: Instant) -> Duration {
+        match self.member_of[task.index()] {
+            Some(cluster) => self.clusters[cluster as usize].drained(task, now),
+            None => Duration::from_nanos(self.tasks[task.index()].metrics.executed_ns),
+        }
+    }
+
+    /// `caller`'s call is answered at `now`: its record goes to the recorder.
+    #[cold]
+    #[inline(never)]
+    fn record_invocation(&mut self, caller: TaskId, now: Instant) {
+        let Some(open) = self.open_invocations[caller.index()].take() else {
+            return;
+        };
+        let drained = self.context_drained(caller, now);
+        let record = InvocationRecord {
+            task: caller,
+            server: open.server,
+            invoked: open.invoked,
+            issued: open.issued,
+            replied: now,
+            reissues: open.reissues,
+            drained: drained.saturating_sub(open.drained_at_invoke),
+            drained_since_issue: drained.saturating_sub(open.drained_at_issue),
+            exhausted: open.exhausted,
+        };
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.invocation(&record);
+        }
     }
 
     /// The gate cluster `task` calls from: its core's, or its `[[cluster]]`'s.
