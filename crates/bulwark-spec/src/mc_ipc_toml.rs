@@ -212,7 +212,7 @@ use crate::diagnostic::{Diagnostics, Source, SpecError};
 /// A script step's time: drawn as a scenario's execution time is.
 pub use crate::model::Execution;
 use crate::model::{CostModel, GroupSpec};
-use crate::raw::{RawCost, RawGroup, RawQuantity, RawTime};
+use crate::raw::{RawCost, RawGroup, RawQuantity, RawRun, RawTime};
 use crate::{toml_error, units};
 
 /// Most cores a cluster may have, as for a scenario.
@@ -862,9 +862,9 @@ enum RawStep {
 
 #[derive(Debug, Default)]
 struct RawStepTable {
-    compute: Option<Spanned<RawRange>>,
+    compute: Option<Spanned<RawRun>>,
     invoke: Option<Spanned<String>>,
-    length: Option<Spanned<RawRange>>,
+    length: Option<Spanned<RawRun>>,
     allocate: Option<Spanned<i64>>,
     object: Option<Spanned<String>>,
     terminate: Option<Spanned<String>>,
@@ -932,56 +932,6 @@ impl StepAction {
             StepAction::Allocate => "allocates",
             StepAction::Terminate => "terminates",
         }
-    }
-}
-
-/// `"1ms"` or `["500us", "1500us"]`: each time as written, the range judged later.
-#[derive(Debug)]
-enum RawRange {
-    /// One time, both ends.
-    One(RawTime),
-    /// `[min, max]`, as many times as written.
-    Pair(Vec<Spanned<RawTime>>),
-}
-
-struct RangeVisitor;
-
-impl<'de> Visitor<'de> for RangeVisitor {
-    type Value = RawRange;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a time like \"1ms\", or a range like [\"500us\", \"1500us\"]")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawRange, E> {
-        Ok(RawRange::One(RawTime(RawQuantity::Text(v.to_owned()))))
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawRange, E> {
-        Ok(RawRange::One(RawTime(RawQuantity::Integer(v))))
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawRange, E> {
-        let v = i64::try_from(v).unwrap_or(i64::MAX);
-        Ok(RawRange::One(RawTime(RawQuantity::Integer(v))))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawRange, E> {
-        Ok(RawRange::One(RawTime(RawQuantity::Float(v))))
-    }
-
-    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<RawRange, A::Error> {
-        let mut times = Vec::new();
-        while let Some(time) = seq.next_element::<Spanned<RawTime>>()? {
-            times.push(time);
-        }
-        Ok(RawRange::Pair(times))
-    }
-}
-
-impl<'de> Deserialize<'de> for RawRange {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(RangeVisitor)
     }
 }
 
@@ -1670,7 +1620,7 @@ impl Checker<'_> {
     fn invoke(
         &mut self,
         raw_server: &Spanned<String>,
-        raw_length: &Option<Spanned<RawRange>>,
+        raw_length: &Option<Spanned<RawRun>>,
         names: &Names<'_>,
         servers: &[Option<Server>],
     ) -> Option<ScriptStep> {
@@ -1700,13 +1650,13 @@ impl Checker<'_> {
     }
 
     /// `"1ms"` (both ends) or `["min", "max"]`, `0 < min <= max`.
-    fn range(&mut self, raw: &Spanned<RawRange>, what: &str) -> Option<(Duration, Duration)> {
+    fn range(&mut self, raw: &Spanned<RawRun>, what: &str) -> Option<(Duration, Duration)> {
         match raw.get_ref() {
-            RawRange::One(time) => {
+            RawRun::Fixed(time) => {
                 let time = self.non_zero(time, raw.span(), what, RANGE_HELP)?;
                 Some((time, time))
             }
-            RawRange::Pair(times) => {
+            RawRun::Range(times) => {
                 let [min, max] = times.as_slice() else {
                     self.report(
                         raw.span(),
