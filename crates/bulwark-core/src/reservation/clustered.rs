@@ -3083,4 +3083,38 @@ mod tests {
             }
         }
     }
+    /// `budget_at` and `drained_at` look past the scheduler's clock: a selected sporadic
+    /// reservation drains at unit speed (A2) until `now`, an unselected one keeps what it has,
+    /// and the totals agree with the budgets once the clock gets there. One core, fixed
+    /// priority: R0 (budget 4) above R1 (budget 6); both released at 0, so R0 is selected.
+    #[test]
+    fn budget_and_drain_at_an_instant_past_the_clock() {
+        let mut s = scheduler(
+            1,
+            0,
+            SporadicOrder::FixedPriority,
+            alloc::vec![
+                ReservationKind::Sporadic(Sporadic::new(d(4), d(20)).with_priority(Priority(2))),
+                ReservationKind::Sporadic(Sporadic::new(d(6), d(20)).with_priority(Priority(1))),
+            ],
+        );
+        let mut w = Work::default();
+        s.release(at(0), r(0), &mut w).unwrap();
+        s.release(at(0), r(1), &mut w).unwrap();
+        assert_eq!(step(&mut s, 0), (alloc::vec![Some(r(0))], at(4)));
+        // At 3, the clock still at 0: R0 has drained 3 of its 4, R1 nothing.
+        assert_eq!(s.budget_at(r(0), at(3)), Some(d(1)));
+        assert_eq!(s.drained_at(r(0), at(3)), Some(d(3)));
+        assert_eq!(s.budget_at(r(1), at(3)), Some(d(6)));
+        assert_eq!(s.drained_at(r(1), at(3)), Some(d(0)));
+        // Past its exhaustion the budget stays at zero.
+        assert_eq!(s.budget_at(r(0), at(9)), Some(d(0)));
+        // At 4 R0 is out and R1 selected: the totals match the budgets charged.
+        assert_eq!(step(&mut s, 4), (alloc::vec![Some(r(1))], at(10)));
+        assert_eq!(s.budget(r(0)), Some(d(0)));
+        assert_eq!(s.drained_at(r(0), at(4)), Some(d(4)));
+        assert_eq!(s.drained_at(r(1), at(7)), Some(d(3)));
+        assert_eq!(s.budget_at(r(1), at(7)), Some(d(3)));
+        assert_eq!(s.budget_at(r(9), at(7)), None);
+    }
 }
