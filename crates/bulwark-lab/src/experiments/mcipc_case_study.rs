@@ -305,10 +305,24 @@ pub fn run_phase_with(
     traced: bool,
 ) -> Result<(PhaseResult, Option<Trace>), LabError> {
     let mut run = run_scenario(study, phase, protocol, length, seed, traced)?;
-    let mut result = summarise_scenario(study, phase, protocol, &run);
+    let result = scenario_phase_result(study, bounds, phase, protocol, &run);
+    Ok((result, run.outcome.trace.take()))
+}
+
+/// [`summarise_scenario`] of `run`, a scenario-machine run of `study`'s phase `phase` (0: the
+/// system as given) under `protocol`, named after the phase and judged against the vantage
+/// task's bound among `bounds`.
+pub fn scenario_phase_result(
+    study: &McIpcSystem,
+    bounds: &[Duration; 3],
+    phase: usize,
+    protocol: GateProtocol,
+    run: &ScenarioRun,
+) -> PhaseResult {
+    let mut result = summarise_scenario(study, phase, protocol, run);
     result.name = phase_name(study, phase);
     result.bound = bound_of(bounds, protocol);
-    Ok((result, run.outcome.trace.take()))
+    result
 }
 
 /// What a run on the scenario machine keeps for [`summarise_scenario`]: every job and every
