@@ -487,6 +487,11 @@ pub fn summarise_scenario(
             .filter(|r| r.task.index() == t1)
             .map(|r| r.replied.saturating_duration_since(r.invoked))
             .collect(),
+        // As `summarise` has it: a job released by the end and not completed gives a lower
+        // bound from its release. Its request may have been answered (its delay then among
+        // `delays`): under FIFO-IPC and PRIO-IPC a request left queued when R1's slot closes
+        // is answered outside the slot, and its job completes only in the next slot (phase 8
+        // under FIFO-IPC, 5 under PRIO-IPC), so the bound is then no delay of a request.
         unfinished: jobs()
             .find(|j| j.completion.is_none())
             .and_then(|j| until.checked_duration_since(j.release.saturating_add(BEFORE_REQUEST)))
