@@ -61,7 +61,7 @@ them instead (the document then has no `jobs` array).
 
 Every file kind runs: a scenario on the machine; a component system (.camkes or TOML with
 [[component]]) on the component machine (--overheads); an MC-IPC system's phases on the
-cluster machine under the protocol the file names (all three when it names none), each phase
+scenario machine under the protocol the file names (all three when it names none), each phase
 --until long (default 10s), as `mcipc-case-study --file` prints them. --trace and --svg work
 for every kind: for a component system a server thread's time is drawn on the row of the task
 whose job it serves (its protocol steps as kernel time); for an MC-IPC system the phases are
@@ -174,7 +174,7 @@ Examples:
     /// failures, under MC-IPC, FIFO-IPC and PRIO-IPC, against each protocol's bound.
     #[command(
         name = "mcipc-case-study",
-        long_about = "The MC-IPC paper's case study (section VI) on the cluster machine.
+        long_about = "The MC-IPC paper's case study (section VI) on the scenario machine.
 
 Four cores (one cluster each), cycle H = 100 ms, fourteen reservations (four high-criticality
 table-driven partitions, ten low-criticality sporadic ones) and a key server with L = 2 ms.

@@ -2,7 +2,7 @@
 //! on four cores, eight phases of failures, and the delay task T1 suffers under MC-IPC,
 //! FIFO-IPC and PRIO-IPC beside each protocol's predicted bound.
 //!
-//! **The platform** (section VI-A), on the cluster machine: four cores, partitioned (four
+//! **The platform** (section VI-A), on the scenario machine: four cores, partitioned (four
 //! clusters of one core, so `m_k = 1`, `K = 4`), cycle `H = 100 ms`, a key server `S_key`
 //! whose operations take up to `L_key = 2 ms` (drawn in 1.5-2 ms). Fourteen reservations:
 //! on C1 the high-criticality partition `R1` in `[0, 50)`; on C2 `R2` in `[0, 50)` and `R3` in
@@ -15,9 +15,14 @@
 //! for the others). Offsets of the low-criticality tasks are spread over their periods.
 //!
 //! The whole study, system, tasks and phases, is the built-in file
-//! `scenarios/mcipc/case-study.toml`; [`Config::from_system`] turns it into the cluster
-//! machine's configuration for each phase, and the tests check it against the paper's
-//! description built by hand.
+//! `scenarios/mcipc/case-study.toml`; [`McIpcSystem::scenario`] lowers each phase into the
+//! scenario machine's model ([`run_scenario`]), whose job and invocation records give T1's
+//! figures ([`summarise_scenario`]). [`Config::from_system`] still turns it into the cluster
+//! machine's configuration ([`system`]), which the tests check against the paper's
+//! description built by hand and which the hosted runtime runs ([`phase_result`]). What the
+//! scenario machine does differently, by design: FIFO-IPC and PRIO-IPC gates never abort a
+//! request (only MC-IPC prunes), so a request of T1 left queued when its slot ends is served
+//! later instead of being reissued at the back; same-instant orders and random draws differ.
 //!
 //! **The phases** (section VI-C), each run on its own for [`PHASE`] (100 jobs of T1):
 //! 1. normal operation;
@@ -48,11 +53,11 @@ use bulwark_analysis::mc_ipc::{
 };
 use bulwark_core::reservation::clustered::ReservationKind;
 use bulwark_core::{Duration, Instant};
-use bulwark_sim::cluster::{
-    run as run_cluster, run_traced, ClusterOutcome, Config, GateKind, PrunedRequests,
-};
+use bulwark_sim::cluster::{ClusterOutcome, Config, GateKind, PrunedRequests};
 use bulwark_sim::trace::Trace;
+use bulwark_sim::{run_recorded, InvocationRecord, JobRecord, Options, Outcome, Recorder};
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
+use bulwark_spec::model::{MemberKind, Scenario};
 
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Figure, Table};
@@ -128,17 +133,19 @@ pub fn system(study: &McIpcSystem, phase: usize, protocol: GateProtocol, seed: u
 /// T1's predicted per-invocation bound under each of [`PROTOCOLS`], from the analysis of
 /// `study`: its reservation's bounds at the first server it invokes.
 pub fn bounds(study: &McIpcSystem) -> Result<[Duration; 3], LabError> {
-    let t1 = study.tasks.get(T1).ok_or_else(|| {
+    let t1 = study.tasks.get(vantage(study)).ok_or_else(|| {
         LabError::McIpc(
             "the system has no [[task]], so nothing to simulate; add [[task]] tables with \
-             scripts (the first task is the one whose invocations are measured)"
+             scripts (the task named `T1`, else the first, is the one whose invocations are \
+             measured)"
                 .into(),
         )
     })?;
     let no_bound = || {
         LabError::McIpc(format!(
-            "task `{}`, the first in the file, invokes no server, and its invocations are what \
-             is measured; allowed: a first task whose script has an `invoke` step",
+            "task `{}`, the vantage (named `T1`, else the first), invokes no server, and its \
+             invocations are what is measured; allowed: a vantage whose script has an \
+             `invoke` step",
             t1.name
         ))
     };
@@ -216,8 +223,9 @@ pub struct Reclaimed {
     pub created: u64,
     /// Objects refused by a group's quota.
     pub refused: u64,
-    /// Terminations, each one masked span.
-    pub terminations: usize,
+    /// Terminations, each one masked span; `None` when the run does not count them (the
+    /// scenario machine's metrics do not).
+    pub terminations: Option<usize>,
     /// The masked time of all terminations.
     pub masked: Duration,
     /// The longest one masked span.
@@ -236,7 +244,7 @@ impl Reclaimed {
         Reclaimed {
             created: outcome.allocations.iter().map(|a| a.created).sum(),
             refused: outcome.allocations.iter().map(|a| a.refused).sum(),
-            terminations: outcome.masks.len(),
+            terminations: Some(outcome.masks.len()),
             masked: spans().fold(Duration::ZERO, Duration::saturating_add),
             longest_mask: spans().max().unwrap_or(Duration::ZERO),
         }
@@ -285,6 +293,8 @@ pub fn run_phase(
 
 /// [`run_phase`], also returning the run's trace when `traced`: one run gives both the
 /// summary and what `simulate --trace` draws.
+///
+/// The run is [`run_scenario`]'s, on the scenario machine.
 pub fn run_phase_with(
     study: &McIpcSystem,
     bounds: &[Duration; 3],
@@ -294,13 +304,223 @@ pub fn run_phase_with(
     seed: u64,
     traced: bool,
 ) -> Result<(PhaseResult, Option<Trace>), LabError> {
-    let config = system(study, phase, protocol, seed);
-    let until = Instant::ZERO.saturating_add(length);
-    let run = if traced { run_traced } else { run_cluster };
-    let mut outcome =
-        run(&config, until).map_err(|e| LabError::McIpc(format!("phase {phase}: {e}")))?;
-    let result = phase_result(study, bounds, phase, protocol, &config, &outcome);
-    Ok((result, outcome.trace.take()))
+    let mut run = run_scenario(study, phase, protocol, length, seed, traced)?;
+    let result = scenario_phase_result(study, bounds, phase, protocol, &run);
+    Ok((result, run.outcome.trace.take()))
+}
+
+/// [`summarise_scenario`] of `run`, a scenario-machine run of `study`'s phase `phase` (0: the
+/// system as given) under `protocol`, named after the phase and judged against the vantage
+/// task's bound among `bounds`.
+pub fn scenario_phase_result(
+    study: &McIpcSystem,
+    bounds: &[Duration; 3],
+    phase: usize,
+    protocol: GateProtocol,
+    run: &ScenarioRun,
+) -> PhaseResult {
+    let mut result = summarise_scenario(study, phase, protocol, run);
+    result.name = phase_name(study, phase);
+    result.bound = bound_of(bounds, protocol);
+    result
+}
+
+/// What a run on the scenario machine keeps for [`summarise_scenario`]: every job and every
+/// answered invocation, as the machine hands them over.
+#[derive(Clone, Debug, Default)]
+pub struct Records {
+    /// Every job of every task, completed or not (one unfinished at the end included).
+    pub jobs: Vec<JobRecord>,
+    /// Every answered invocation of every client.
+    pub invocations: Vec<InvocationRecord>,
+}
+
+impl Recorder for Records {
+    fn wants_jobs(&self) -> bool {
+        true
+    }
+
+    fn job(&mut self, record: &JobRecord) {
+        self.jobs.push(*record);
+    }
+
+    fn wants_invocations(&self) -> bool {
+        true
+    }
+
+    fn invocation(&mut self, record: &InvocationRecord) {
+        self.invocations.push(*record);
+    }
+}
+
+/// One run of a phase on the scenario machine: the lowered scenario, the machine's outcome
+/// and its records.
+#[derive(Clone, Debug)]
+pub struct ScenarioRun {
+    /// `study`'s phase as the scenario machine's model ([`McIpcSystem::scenario`]).
+    pub scenario: Scenario,
+    /// The aggregates, and the trace when asked for.
+    pub outcome: Outcome,
+    /// Every job and answered invocation.
+    pub records: Records,
+}
+
+/// Runs `study`'s phase `phase` (1-based; 0 for the system without any phase's changes) under
+/// `protocol` for `length` on the scenario machine, its servers behind `protocol`'s gate (an
+/// MC-IPC gate moves pruned requests to its background queue, as the prototype does, section
+/// V; the other gates never abort a request), recording the trace when `traced`.
+pub fn run_scenario(
+    study: &McIpcSystem,
+    phase: usize,
+    protocol: GateProtocol,
+    length: Duration,
+    seed: u64,
+    traced: bool,
+) -> Result<ScenarioRun, LabError> {
+    let scenario = study.scenario(phase.checked_sub(1), protocol, true, seed, length);
+    let options = Options {
+        record_trace: traced,
+        ..Options::default()
+    };
+    let mut records = Records::default();
+    let outcome = run_recorded(&scenario, &options, &mut records, &mut |_| {})
+        .map_err(|e| LabError::McIpc(format!("phase {phase}: {e}")))?;
+    Ok(ScenarioRun {
+        scenario,
+        outcome,
+        records,
+    })
+}
+
+/// The vantage task: the file's task named `T1`, else its first task (the one [`bounds`]
+/// and `--file` document as measured).
+pub fn vantage(study: &McIpcSystem) -> usize {
+    study
+        .tasks
+        .iter()
+        .position(|t| t.name == "T1")
+        .unwrap_or(T1)
+}
+
+/// The name of `study`'s phase `phase` (1-based; 0: the system as given).
+fn phase_name(study: &McIpcSystem, phase: usize) -> String {
+    study
+        .phases
+        .get(phase.wrapping_sub(1))
+        .map_or_else(|| "the system as given".into(), |p| p.name.clone())
+}
+
+/// The invocations of a scenario run that drained more than Theorem 1 allows since they were
+/// last issued while their client's reservation had budget (not `exhausted`), counting only
+/// clients alone in a budgeted reservation, which the theorem covers: a member that is
+/// [`MemberKind::Sporadic`] or [`MemberKind::Partition`] with no [`MemberKind::Shared`]
+/// member on it. The bound is `(1 + 2 m_k K) L_q`: `m_k` the cores of the client's cluster,
+/// `K` the clusters, `L_q` the server's operation length `L^H`.
+pub fn scenario_over_theorem(study: &McIpcSystem, run: &ScenarioRun) -> usize {
+    let scenario = &run.scenario;
+    let clusters = scenario.clusters.len() as u64;
+    // The cluster of a lone budgeted client, else None.
+    let alone = |task: usize| {
+        let (k, kind) = scenario.cluster_of_task(task)?;
+        let budgeted = matches!(
+            kind,
+            MemberKind::Sporadic { .. } | MemberKind::Partition { .. }
+        );
+        let shared = scenario.clusters[k]
+            .members
+            .iter()
+            .any(|m| m.kind == MemberKind::Shared { owner: task });
+        (budgeted && !shared).then_some(k)
+    };
+    run.records
+        .invocations
+        .iter()
+        .filter(|r| !r.exhausted)
+        .filter(|r| {
+            alone(r.task.index()).is_some_and(|k| {
+                let bound = study.servers.get(r.server).and_then(|s| {
+                    invocation_budget_bound(
+                        scenario.clusters[k].cores.len() as u64,
+                        clusters,
+                        s.operation_length.high,
+                    )
+                });
+                r.drained_since_issue > bound.unwrap_or(Duration::MAX)
+            })
+        })
+        .count()
+}
+
+/// The vantage task's figures from `run`, a scenario-machine run of `study`'s phase `phase`
+/// under `protocol`: what [`summarise`] gives for a cluster-machine run; `name` and `bound`
+/// are left unset.
+///
+/// The scenario machine's horizon is inclusive: a job released at the end of the run counts
+/// as released (and, with no completion, as unfinished, its delay so far zero, so no lower
+/// bound is drawn for it). The machine counts no terminations: `reclaimed.terminations` is
+/// `None`; its masked time and longest mask are the cores' reclamation kernel time
+/// (`reclaim_ns`, summed) and longest stretch (`max_reclaim_ns`).
+pub fn summarise_scenario(
+    study: &McIpcSystem,
+    phase: usize,
+    protocol: GateProtocol,
+    run: &ScenarioRun,
+) -> PhaseResult {
+    let t1 = vantage(study);
+    let until = Instant::ZERO.saturating_add(run.scenario.duration);
+    let jobs = || {
+        run.records
+            .jobs
+            .iter()
+            .filter(move |j| j.task.index() == t1 && j.release <= until)
+    };
+    let outcome = &run.outcome;
+    PhaseResult {
+        phase,
+        name: String::new(),
+        bound: Duration::MAX,
+        protocol,
+        delays: run
+            .records
+            .invocations
+            .iter()
+            .filter(|r| r.task.index() == t1)
+            .map(|r| r.replied.saturating_duration_since(r.invoked))
+            .collect(),
+        // As `summarise` has it: a job released by the end and not completed gives a lower
+        // bound from its release. Its request may have been answered (its delay then among
+        // `delays`): under FIFO-IPC and PRIO-IPC a request left queued when R1's slot closes
+        // is answered outside the slot, and its job completes only in the next slot (phase 8
+        // under FIFO-IPC, 5 under PRIO-IPC), so the bound is then no delay of a request.
+        unfinished: jobs()
+            .find(|j| j.completion.is_none())
+            .and_then(|j| until.checked_duration_since(j.release.saturating_add(BEFORE_REQUEST)))
+            .filter(|d| !d.is_zero()),
+        jobs: jobs().count(),
+        completed: jobs().filter(|j| j.completion.is_some()).count(),
+        over_theorem: if protocol == GateProtocol::McIpc {
+            scenario_over_theorem(study, run)
+        } else {
+            0
+        },
+        invocations: run.records.invocations.len(),
+        reclaimed: Reclaimed {
+            created: outcome.tasks.iter().map(|t| t.objects_allocated).sum(),
+            refused: outcome.tasks.iter().map(|t| t.allocations_refused).sum(),
+            // The scenario machine's metrics count no terminations.
+            terminations: None,
+            masked: Duration::from_nanos(outcome.cores.iter().map(|c| c.reclaim_ns).sum()),
+            longest_mask: Duration::from_nanos(
+                outcome
+                    .cores
+                    .iter()
+                    .map(|c| c.max_reclaim_ns)
+                    .max()
+                    .unwrap_or(0),
+            ),
+        },
+        context_switches: outcome.cores.iter().map(|c| c.context_switches).sum(),
+    }
 }
 
 /// T1's figures from `outcome`, a run of `study`'s phase `phase` (0: the system as given)
@@ -315,10 +535,7 @@ pub fn phase_result(
     outcome: &ClusterOutcome,
 ) -> PhaseResult {
     let mut result = summarise(phase, protocol, config, outcome);
-    result.name = study
-        .phases
-        .get(phase.wrapping_sub(1))
-        .map_or_else(|| "the system as given".into(), |p| p.name.clone());
+    result.name = phase_name(study, phase);
     result.bound = bound_of(bounds, protocol);
     result
 }
@@ -963,10 +1180,46 @@ mod tests {
         )
         .unwrap();
         assert_eq!((r.name.as_str(), r.bound), ("normal operation", ms(18)));
-        assert_eq!((r.jobs, r.completed), (10, 10));
+        // The scenario machine's horizon is inclusive: the job released at 1 s counts, not
+        // finished, with no delay so far (so no lower bound).
+        assert_eq!((r.jobs, r.completed), (11, 10));
         assert_eq!(r.delays.len(), 10);
         assert!(r.delays.iter().all(|d| *d >= us(1500) && *d <= ms(18)));
         assert_eq!(r.unfinished, None);
+    }
+
+    /// Theorem 1's count on the scenario machine takes lone budgeted clients only: in phase
+    /// 6, T1 (alone in R1) is counted over 18 ms and not at it, T4 (R4's owner, which the 15
+    /// copies share) and a copy are not, nor is an invocation whose budget ran out.
+    #[test]
+    fn theorem_1_counts_lone_budgeted_clients_only() {
+        let study = study();
+        let mut run = run_scenario(&study, 6, GateProtocol::McIpc, ms(100), SEED, false).unwrap();
+        assert_eq!(scenario_over_theorem(&study, &run), 0);
+        let copy = run.scenario.tasks.len() - 1;
+        let record = |task: usize, drained: Duration, exhausted: bool| InvocationRecord {
+            task: bulwark_core::TaskId(task as u32),
+            server: 0,
+            invoked: Instant::ZERO,
+            issued: Instant::ZERO,
+            replied: Instant::ZERO.saturating_add(drained),
+            reissues: 0,
+            drained,
+            drained_since_issue: drained,
+            exhausted,
+        };
+        let over = ms(18).saturating_add(Duration::from_nanos(1));
+        run.records.invocations = vec![
+            record(vantage(&study), ms(18), false),
+            record(vantage(&study), over, true),
+            record(3, over, false),
+            record(copy, over, false),
+        ];
+        assert_eq!(scenario_over_theorem(&study, &run), 0);
+        run.records
+            .invocations
+            .push(record(vantage(&study), over, false));
+        assert_eq!(scenario_over_theorem(&study, &run), 1);
     }
 
     fn result(protocol: GateProtocol, phase: usize, delay: Duration) -> PhaseResult {

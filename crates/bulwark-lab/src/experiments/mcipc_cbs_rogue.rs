@@ -1,7 +1,7 @@
 //! A composed MC-IPC system (`scenarios/mcipc/cbs-rogue.toml`): the MC-IPC case study with
 //! its low-criticality reservations as constant-bandwidth servers and its high ones as
 //! table-driven partitions, plus a rogue client in a reclamation group that a watchdog
-//! terminates mid-run. Three papers' mechanisms in one system on the cluster machine.
+//! terminates mid-run. Three papers' mechanisms in one system on the scenario machine.
 //!
 //! What it shows, each as a check:
 //! - T1 (in the partition R1 on C1) stays within Theorem 1's `(1 + 2 m K) L_key = 18 ms`, and
@@ -19,10 +19,12 @@
 
 use bulwark_analysis::mc_ipc::GateProtocol;
 use bulwark_core::{Duration, Instant};
-use bulwark_sim::cluster::{run as run_cluster, ClusterOutcome, Config, GateKind, PrunedRequests};
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 
-use super::mcipc_case_study::{bound_of, bounds, paper_bound, summarise, PhaseResult, T1};
+use super::mcipc_case_study::{
+    bound_of, bounds, paper_bound, run_scenario, summarise_scenario, vantage, PhaseResult,
+    ScenarioRun,
+};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
 
@@ -56,40 +58,87 @@ pub fn system() -> Result<McIpcSystem, LabError> {
     Ok(bulwark_spec::parse_mc_ipc(TEXT, FILE)?)
 }
 
-/// The rogue: the task the watchdog terminates.
-fn rogue(study: &McIpcSystem) -> Result<usize, LabError> {
+/// The file's task called `name`.
+fn task(study: &McIpcSystem, name: &str) -> Result<usize, LabError> {
     study
         .tasks
         .iter()
-        .position(|t| t.name == "T15")
-        .ok_or_else(|| LabError::McIpc(format!("{FILE}: no task T15")))
+        .position(|t| t.name == name)
+        .ok_or_else(|| LabError::McIpc(format!("{FILE}: no task {name}")))
+}
+
+/// The rogue: the task the watchdog terminates.
+fn rogue(study: &McIpcSystem) -> Result<usize, LabError> {
+    task(study, "T15")
 }
 
 /// One run's figures.
 pub struct RunResult {
     /// T1's delays and the Theorem 1 count, as for the case study.
     pub phase: PhaseResult,
-    /// What the machine recorded.
-    pub outcome: ClusterOutcome,
-    /// The rogue's processor time before the termination.
+    /// The run on the scenario machine: its scenario, outcome and records.
+    pub run: ScenarioRun,
+    /// T1, a scenario task index (the file's).
+    pub t1: usize,
+    /// The rogue.
+    pub rogue: usize,
+    /// The watchdog, whose job's first step terminates the rogue.
+    pub watchdog: usize,
+    /// The rogue's processor time (it runs no more once terminated).
     pub rogue_time: Duration,
 }
 
 impl RunResult {
-    /// The longest masked span.
+    /// The longest masked span: the longest stretch of reclamation kernel time on any core.
     pub fn longest_mask(&self) -> Duration {
-        self.outcome
-            .masks
-            .iter()
-            .map(|m| m.until.saturating_duration_since(m.from))
-            .max()
-            .unwrap_or(Duration::ZERO)
+        Duration::from_nanos(
+            self.run
+                .outcome
+                .cores
+                .iter()
+                .map(|c| c.max_reclaim_ns)
+                .max()
+                .unwrap_or(0),
+        )
     }
 
-    /// T1's longest response over its completed jobs.
+    /// The reclamation kernel time of all cores.
+    pub fn masked(&self) -> Duration {
+        Duration::from_nanos(self.run.outcome.cores.iter().map(|c| c.reclaim_ns).sum())
+    }
+
+    /// The masked time in units of reclamation work (the file's `reclaim-per-unit` at its
+    /// clock): the scenario machine reports the time, not the units.
+    pub fn units(&self) -> u64 {
+        let cost = &self.run.scenario.cost;
+        let unit = cost.time_of(cost.reclaim_per_unit).as_nanos().max(1);
+        self.masked().as_nanos() / unit
+    }
+
+    /// The rogue's objects created and refused by its group's quota.
+    pub fn allocations(&self) -> (u64, u64) {
+        self.run
+            .outcome
+            .tasks
+            .get(self.rogue)
+            .map_or((0, 0), |t| (t.objects_allocated, t.allocations_refused))
+    }
+
+    /// When the watchdog's first job started: its first step is the termination. The
+    /// scenario machine records no termination instants; this is when the step ran.
+    pub fn termination(&self) -> Option<Instant> {
+        self.run
+            .records
+            .jobs
+            .iter()
+            .find(|j| j.task.index() == self.watchdog && j.job == 0)
+            .and_then(|j| j.first_start)
+    }
+
+    /// T1's longest response (completion minus planned release) over its completed jobs.
     pub fn worst_response(&self) -> Duration {
         self.t1_jobs()
-            .filter_map(|j| j.response)
+            .filter_map(|j| j.completion.map(|c| c.saturating_duration_since(j.release)))
             .max()
             .unwrap_or(Duration::ZERO)
     }
@@ -99,36 +148,37 @@ impl RunResult {
     pub fn response_after_termination(&self) -> Option<Option<Duration>> {
         self.t1_jobs()
             .find(|j| j.release == SLOT_OPENS)
-            .map(|j| j.response)
+            .map(|j| j.completion.map(|c| c.saturating_duration_since(j.release)))
     }
 
-    fn t1_jobs(&self) -> impl Iterator<Item = &bulwark_sim::cluster::JobRecord> {
-        self.outcome.jobs.iter().filter(|j| j.task == T1)
+    fn t1_jobs(&self) -> impl Iterator<Item = &bulwark_sim::JobRecord> {
+        self.run
+            .records
+            .jobs
+            .iter()
+            .filter(|j| j.task.index() == self.t1)
     }
 }
 
-/// Runs `study` under MC-IPC for [`LENGTH`].
+/// Runs `study` under MC-IPC for [`LENGTH`] on the scenario machine.
 pub fn run_study(study: &McIpcSystem, seed: u64) -> Result<RunResult, LabError> {
     let rogue = rogue(study)?;
-    let config: Config = Config::from_system(
-        study,
-        None,
-        GateKind::Protocol(GateProtocol::McIpc),
-        PrunedRequests::TransferToBackground,
-        seed,
-    );
-    let outcome = run_cluster(&config, Instant::ZERO.saturating_add(LENGTH))
+    let watchdog = task(study, "T16")?;
+    let run = run_scenario(study, 0, GateProtocol::McIpc, LENGTH, seed, false)
         .map_err(|e| LabError::McIpc(format!("{FILE}: {e}")))?;
-    let phase = summarise(0, GateProtocol::McIpc, &config, &outcome);
+    let phase = summarise_scenario(study, 0, GateProtocol::McIpc, &run);
     // Terminated at TERMINATION, the rogue runs no more after it.
-    let rogue_time = outcome
-        .executed
+    let rogue_time = run
+        .outcome
+        .tasks
         .get(rogue)
-        .copied()
-        .unwrap_or(Duration::ZERO);
+        .map_or(Duration::ZERO, |t| Duration::from_nanos(t.executed_ns));
     Ok(RunResult {
         phase,
-        outcome,
+        t1: vantage(study),
+        rogue,
+        watchdog,
+        run,
         rogue_time,
     })
 }
@@ -176,9 +226,13 @@ pub fn checks(
     baseline: &RunResult,
 ) -> Vec<Check> {
     let t1 = &grouped.phase;
-    let allocation = grouped.outcome.allocations.first();
-    let (created, refused) = allocation.map_or((0, 0), |a| (a.created, a.refused));
-    let mask = grouped.outcome.masks.first();
+    let (created, refused) = grouped.allocations();
+    // The scenario machine counts no terminations: one masked span is all of the cores'
+    // reclamation time in one stretch.
+    let masked = grouped.masked();
+    let one_span = !masked.is_zero() && masked == grouped.longest_mask();
+    let units = grouped.units();
+    let termination = grouped.termination();
     let rogue_share = percent(
         grouped.rogue_time,
         TERMINATION.saturating_duration_since(Instant::ZERO),
@@ -215,17 +269,20 @@ pub fn checks(
         Check {
             claim: "Terminating the group masks C1 for at most the group's quota".into(),
             expected: format!("one termination, masked <= {}", millis(quota)),
-            measured: mask.map_or("no termination".into(), |m| {
+            measured: if masked.is_zero() {
+                "no termination".into()
+            } else {
                 format!(
-                    "{} unit(s), masked {} from {}",
-                    m.units,
-                    m.until.saturating_duration_since(m.from),
-                    m.from
+                    "{units} unit(s), masked {masked} in {}, from {}",
+                    if one_span {
+                        "one span"
+                    } else {
+                        "more than one span"
+                    },
+                    termination.map_or_else(|| "-".into(), |t| t.to_string())
                 )
-            }),
-            pass: grouped.outcome.masks.len() == 1
-                && grouped.longest_mask() <= quota
-                && !quota.is_zero(),
+            },
+            pass: one_span && grouped.longest_mask() <= quota && !quota.is_zero(),
         },
         Check {
             claim: "R1's slot opens on time: every job of T1 completes within its 50 ms slot"
@@ -246,9 +303,9 @@ pub fn checks(
             expected: format!("rogue > 40% of C1 before {TERMINATION}; termination at it"),
             measured: format!(
                 "rogue {rogue_share:.1}%; termination at {}",
-                mask.map_or(Instant::NEVER, |m| m.from)
+                termination.unwrap_or(Instant::NEVER)
             ),
-            pass: rogue_share > 40.0 && mask.is_some_and(|m| m.from == TERMINATION),
+            pass: rogue_share > 40.0 && one_span && termination == Some(TERMINATION),
         },
         Check {
             claim: "Without the group, the kernel frees a million semaphores one by one: C1 \
@@ -275,11 +332,7 @@ pub fn report(
     baseline: &RunResult,
 ) -> ExperimentReport {
     let row = |name: &str, r: &RunResult| {
-        let (created, refused) = r
-            .outcome
-            .allocations
-            .first()
-            .map_or((0, 0), |a| (a.created, a.refused));
+        let (created, refused) = r.allocations();
         vec![
             name.to_owned(),
             created.to_string(),
@@ -368,20 +421,20 @@ mod tests {
         let study = system().unwrap();
         let grouped = run_study(&study, SEED).unwrap();
         let baseline = run_study(&without_group(&study).unwrap(), SEED).unwrap();
-        let made = grouped.outcome.allocations[0];
-        assert_eq!((made.created, made.refused), (19_230, 980_770));
-        let mask = grouped.outcome.masks[0];
-        assert_eq!((mask.units, mask.from), (1, TERMINATION));
+        assert_eq!(grouped.allocations(), (19_230, 980_770));
+        assert_eq!(grouped.units(), 1);
+        assert_eq!(grouped.termination(), Some(TERMINATION));
         assert_eq!(grouped.longest_mask(), Duration::from_nanos(13));
-        let mask = baseline.outcome.masks[0];
-        assert_eq!(mask.units, 3_000_001);
+        assert_eq!(grouped.masked(), Duration::from_nanos(13));
+        assert_eq!(baseline.units(), 3_000_001);
+        assert_eq!(baseline.termination(), Some(TERMINATION));
+        // One span on C1 (core 0), from the termination.
+        let core = baseline.run.outcome.cores[0];
         assert_eq!(
-            (mask.from, mask.until),
-            (
-                TERMINATION,
-                TERMINATION.saturating_add(Duration::from_nanos(39_000_013))
-            )
+            (core.reclaim_ns, core.max_reclaim_ns),
+            (39_000_013, 39_000_013)
         );
+        assert_eq!(baseline.masked(), Duration::from_nanos(39_000_013));
         let bound = bound_of(&bounds(&study).unwrap(), GateProtocol::McIpc);
         let quota = study.groups[0].quota;
         for check in checks(bound, quota, &grouped, &baseline) {

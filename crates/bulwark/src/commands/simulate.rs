@@ -177,7 +177,7 @@ fn summary(o: &Outcome) -> String {
     out
 }
 
-/// An MC-IPC system runs its phases on the cluster machine, as `mcipc-case-study --file`
+/// An MC-IPC system runs its phases on the scenario machine, as `mcipc-case-study --file`
 /// does: under the protocol the file names (all three when it names none), each phase for
 /// `--until` (default 10 s, that command's default phase length). An invalid file is reported
 /// by that command, located.
