@@ -128,4 +128,7 @@ pub struct CoreMetrics {
     pub reclaim_ns: u64,
     /// The longest single stretch of reclamation kernel time, interrupts masked.
     pub max_reclaim_ns: u64,
+    /// Reclamation kernel entries, each one stretch masked: a termination, or one step of a
+    /// preemptible one.
+    pub reclaims: u64,
 }

@@ -102,6 +102,11 @@ impl RunResult {
         )
     }
 
+    /// The reclamation kernel entries of all cores: one per termination (or step of one).
+    pub fn terminations(&self) -> u64 {
+        self.run.outcome.cores.iter().map(|c| c.reclaims).sum()
+    }
+
     /// The reclamation kernel time of all cores.
     pub fn masked(&self) -> Duration {
         Duration::from_nanos(self.run.outcome.cores.iter().map(|c| c.reclaim_ns).sum())
@@ -227,10 +232,9 @@ pub fn checks(
 ) -> Vec<Check> {
     let t1 = &grouped.phase;
     let (created, refused) = grouped.allocations();
-    // The scenario machine counts no terminations: one masked span is all of the cores'
-    // reclamation time in one stretch.
+    // One termination: one reclamation entry, all of the cores' reclamation time.
     let masked = grouped.masked();
-    let one_span = !masked.is_zero() && masked == grouped.longest_mask();
+    let one_span = grouped.terminations() == 1 && masked == grouped.longest_mask();
     let units = grouped.units();
     let termination = grouped.termination();
     let rogue_share = percent(

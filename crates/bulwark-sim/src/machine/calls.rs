@@ -44,6 +44,7 @@ impl Machine<'_> {
                 let m = &mut self.cores[core as usize].metrics;
                 m.reclaim_ns += time;
                 m.max_reclaim_ns = m.max_reclaim_ns.max(time);
+                m.reclaims += 1;
                 self.tasks[task.index()].reclaiming = (!reclaimed.done).then_some((target, step));
                 for killed in reclaimed.killed {
                     self.kill(core, now, TaskId(killed as u32), work)?;

@@ -216,8 +216,7 @@ fn reclamation(results: &[PhaseResult]) -> String {
                 format!("{}: {}", r.phase, r.name),
                 done.created.to_string(),
                 done.refused.to_string(),
-                done.terminations
-                    .map_or_else(|| "-".into(), |n| n.to_string()),
+                done.terminations.to_string(),
                 done.masked.to_string(),
                 done.longest_mask.to_string(),
             ]
