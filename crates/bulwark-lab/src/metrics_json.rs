@@ -341,7 +341,7 @@ mod tests {
             json!([{
                 "core": 0, "busy_ns": 2_997_750, "kernel_ns": 3_050, "invocations": 3,
                 "timer_interrupts": 1, "context_switches": 2, "work_units": 5,
-                "max_work_units": 2, "reclaim_ns": 0, "max_reclaim_ns": 0
+                "max_work_units": 2, "reclaim_ns": 0, "max_reclaim_ns": 0, "reclaims": 0
             }])
         );
     }
