@@ -332,6 +332,22 @@ fn pair(tasks: &str) -> Scenario {
     parsed(&text, "pair.toml")
 }
 
+/// A two-core fixed-priority cluster of 15 ms, reclaiming slack or not, a server `S` with a
+/// `gate` gate, then `tasks` (members of cluster `pair`).
+fn slack_pair(gate: &str, slack: bool, tasks: &str) -> Scenario {
+    let slack = if slack {
+        "slack-reclamation = true\n"
+    } else {
+        ""
+    };
+    let text = format!(
+        "name = \"slack\"\npolicy = \"fixed-priority\"\ncores = 2\nduration = \"15ms\"\n\n\
+         [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n{slack}\n\
+         [[server]]\nname = \"S\"\ngate = \"{gate}\"\noperation = \"5ms\"\n\n{tasks}"
+    );
+    parsed(&text, "slack.toml")
+}
+
 /// The scenario `text` as file `file`, which must be valid.
 fn parsed(text: &str, file: &str) -> Scenario {
     bulwark_spec::parse(text, file).unwrap_or_else(|e| panic!("{}", e.plain()))
@@ -369,9 +385,10 @@ fn run_with_jobs(scenario: &Scenario) -> Outcome {
 /// 4..5 ms and completes. So `v`'s request waited 2.5 ms at the gate and drained 3.5 ms, of
 /// which its context ran 3 ms of operations. At 10 ms `r` is replenished and calls again;
 /// `v`, released at 10.5 ms, repeats the same 4.5 ms: completion at 15 ms.
-#[test]
-fn a_lender_on_another_core_takes_over_an_operation_whose_runner_ran_out() {
-    let scenario = pair(
+/// The pair of `a_lender_on_another_core_takes_over_an_operation_whose_runner_ran_out`:
+/// `r` (1 ms per 10 ms) calls for 3 ms at once, `v` (6 ms per 10 ms) for 1 ms at 0.5 ms.
+fn lender_takes_over() -> Scenario {
+    pair(
         "[[task]]\nname = \"r\"\ncluster = \"pair\"\npriority = 1\n\
          reservation = { budget = \"1ms\", period = \"10ms\" }\n\
          script = [{ loop = \"forever\", body = [{ invoke = \"S\", operation = \"3ms\" }] }]\n\n\
@@ -380,7 +397,12 @@ fn a_lender_on_another_core_takes_over_an_operation_whose_runner_ran_out() {
          script = [{ sleep-until = \"500us\" }, { loop = \"forever\", body = [\
          { invoke = \"S\", operation = \"1ms\" }, { run = \"1ms\" }, \
          { sleep-until-next-release = \"10ms\" }] }]\n",
-    );
+    )
+}
+
+#[test]
+fn a_lender_on_another_core_takes_over_an_operation_whose_runner_ran_out() {
+    let scenario = lender_takes_over();
     let outcome = run_with_jobs(&scenario);
     assert_eq!(
         jobs_of(&outcome, 1),
@@ -475,24 +497,16 @@ fn a_member_blocked_at_a_gate_drains_its_selected_reservation() {
 /// its replenishment at 10 ms: it completes at 12 ms.
 #[test]
 fn an_idle_core_reclaims_slack_for_a_member_that_is_not_selected() {
-    let text = |slack: &str| {
-        format!(
-            "name = \"slack\"\npolicy = \"fixed-priority\"\ncores = 2\nduration = \"15ms\"\n\n\
-             [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n{slack}\n\
-             [[server]]\nname = \"S\"\ngate = \"fifo-ipc\"\noperation = \"5ms\"\n\n\
-             [[task]]\nname = \"a\"\ncluster = \"pair\"\npriority = 2\n\
-             reservation = {{ budget = \"5ms\", period = \"10ms\" }}\n\
-             script = [{{ invoke = \"S\", operation = \"3ms\" }}]\n\n\
-             [[task]]\nname = \"b\"\ncluster = \"pair\"\npriority = 1\n\
-             reservation = {{ budget = \"2ms\", period = \"10ms\" }}\n\
-             script = [{{ invoke = \"S\", operation = \"1ms\" }}]\n\n\
-             [[task]]\nname = \"c\"\ncluster = \"pair\"\npriority = 0\n\
-             reservation = {{ budget = \"4ms\", period = \"10ms\" }}\n\
-             script = [{{ run = \"6ms\" }}]\n"
-        )
-    };
-    let parse = |text: &str| parsed(text, "slack.toml");
-    let slack = parse(&text("slack-reclamation = true\n"));
+    let tasks = "[[task]]\nname = \"a\"\ncluster = \"pair\"\npriority = 2\n\
+        reservation = { budget = \"5ms\", period = \"10ms\" }\n\
+        script = [{ invoke = \"S\", operation = \"3ms\" }]\n\n\
+        [[task]]\nname = \"b\"\ncluster = \"pair\"\npriority = 1\n\
+        reservation = { budget = \"2ms\", period = \"10ms\" }\n\
+        script = [{ invoke = \"S\", operation = \"1ms\" }]\n\n\
+        [[task]]\nname = \"c\"\ncluster = \"pair\"\npriority = 0\n\
+        reservation = { budget = \"4ms\", period = \"10ms\" }\n\
+        script = [{ run = \"6ms\" }]\n";
+    let slack = slack_pair("fifo-ipc", true, tasks);
     assert!(slack.clusters[0].slack_reclamation);
     let outcome = run_with_jobs(&slack);
     assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(3.0))]);
@@ -500,7 +514,7 @@ fn an_idle_core_reclaims_slack_for_a_member_that_is_not_selected() {
     assert_eq!(jobs_of(&outcome, 2), [(0.0, Some(6.0))]);
     assert_eq!(outcome.tasks[2].executed_ns, 6_000_000);
 
-    let without = parse(&text(""));
+    let without = slack_pair("fifo-ipc", false, tasks);
     assert!(!without.clusters[0].slack_reclamation);
     let outcome = run_with_jobs(&without);
     assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(3.0))]);
@@ -664,28 +678,21 @@ fn a_call_made_as_the_budget_runs_out_is_pruned_before_the_server_takes_it() {
 /// for a core until `a` completes: 4..6.
 #[test]
 fn a_core_whose_lender_waits_on_another_cores_operation_reclaims_slack() {
-    let text = |slack: &str| {
-        format!(
-            "name = \"spin\"\npolicy = \"fixed-priority\"\ncores = 2\nduration = \"15ms\"\n\n\
-             [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n{slack}\n\
-             [[server]]\nname = \"S\"\ngate = \"mc-ipc\"\noperation = \"5ms\"\n\n\
-             [[task]]\nname = \"a\"\ncluster = \"pair\"\npriority = 3\n\
-             reservation = {{ budget = \"10ms\", period = \"20ms\" }}\n\
-             script = [{{ invoke = \"S\", operation = \"4ms\" }}]\n\n\
-             [[task]]\nname = \"b\"\ncluster = \"pair\"\npriority = 2\n\
-             reservation = {{ budget = \"10ms\", period = \"20ms\" }}\n\
-             script = [{{ invoke = \"S\", operation = \"1ms\" }}]\n\n\
-             [[task]]\nname = \"c\"\ncluster = \"pair\"\npriority = 1\n\
-             reservation = {{ budget = \"10ms\", period = \"20ms\" }}\n\
-             script = [{{ run = \"2ms\" }}]\n"
-        )
-    };
-    let outcome = run_with_jobs(&parsed(&text("slack-reclamation = true\n"), "spin.toml"));
+    let tasks = "[[task]]\nname = \"a\"\ncluster = \"pair\"\npriority = 3\n\
+        reservation = { budget = \"10ms\", period = \"20ms\" }\n\
+        script = [{ invoke = \"S\", operation = \"4ms\" }]\n\n\
+        [[task]]\nname = \"b\"\ncluster = \"pair\"\npriority = 2\n\
+        reservation = { budget = \"10ms\", period = \"20ms\" }\n\
+        script = [{ invoke = \"S\", operation = \"1ms\" }]\n\n\
+        [[task]]\nname = \"c\"\ncluster = \"pair\"\npriority = 1\n\
+        reservation = { budget = \"10ms\", period = \"20ms\" }\n\
+        script = [{ run = \"2ms\" }]\n";
+    let outcome = run_with_jobs(&slack_pair("mc-ipc", true, tasks));
     assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(4.0))]);
     assert_eq!(jobs_of(&outcome, 1), [(0.0, Some(5.0))]);
     assert_eq!(jobs_of(&outcome, 2), [(0.0, Some(2.0))]);
 
-    let outcome = run_with_jobs(&parsed(&text(""), "spin.toml"));
+    let outcome = run_with_jobs(&slack_pair("mc-ipc", false, tasks));
     assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(4.0))]);
     assert_eq!(jobs_of(&outcome, 1), [(0.0, Some(5.0))]);
     assert_eq!(jobs_of(&outcome, 2), [(0.0, Some(6.0))]);
@@ -713,16 +720,7 @@ impl bulwark_sim::Recorder for Invocations {
 /// all the while: 3.5 ms drained, never aborted.
 #[test]
 fn invocation_records_give_each_answered_calls_delay_and_drain() {
-    let scenario = pair(
-        "[[task]]\nname = \"r\"\ncluster = \"pair\"\npriority = 1\n\
-         reservation = { budget = \"1ms\", period = \"10ms\" }\n\
-         script = [{ loop = \"forever\", body = [{ invoke = \"S\", operation = \"3ms\" }] }]\n\n\
-         [[task]]\nname = \"v\"\ncluster = \"pair\"\npriority = 2\n\
-         reservation = { budget = \"6ms\", period = \"10ms\" }\n\
-         script = [{ sleep-until = \"500us\" }, { loop = \"forever\", body = [\
-         { invoke = \"S\", operation = \"1ms\" }, { run = \"1ms\" }, \
-         { sleep-until-next-release = \"10ms\" }] }]\n",
-    );
+    let scenario = lender_takes_over();
     let mut records = Invocations::default();
     let options = Options {
         until: Some(ms(9)),
