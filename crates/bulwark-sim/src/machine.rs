@@ -241,9 +241,8 @@ pub struct Machine<'a> {
     mc_ipc: bool,
     /// The notices being acted on, kept to reuse its allocation.
     notices: Vec<Notice>,
-    /// Some recorder wants invocation records: `open_invocations` is kept.
-    recording_invocations: bool,
-    /// Per task, when recording invocations: its call not answered yet.
+    /// Per task, when some recorder wants invocation records (else empty): its call not
+    /// answered yet.
     open_invocations: Vec<Option<servers::OpenInvocation>>,
     /// An mc-ipc request issued to an idle server by a caller whose budget ran out at that
     /// very instant, as (server, caller): the server takes a request only once the kernel
@@ -406,7 +405,6 @@ impl<'a> Machine<'a> {
             mc_ipc,
             notices: Vec::new(),
             deferred_wait: None,
-            recording_invocations,
             open_invocations: if recording_invocations {
                 vec![None; count]
             } else {

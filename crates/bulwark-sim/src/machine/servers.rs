@@ -93,7 +93,7 @@ impl Machine<'_> {
         t.metrics.invocations += 1;
         // A call from a server's body: the context stops running that body until the reply.
         t.lends_to = None;
-        if self.recording_invocations {
+        if self.recording_invocations() {
             let drained = self.context_drained(task, now);
             self.open_invocations[task.index()] = Some(OpenInvocation {
                 server,
@@ -138,7 +138,7 @@ impl Machine<'_> {
     ) -> Result<(), SimError> {
         let gate = GateId(server as u32);
         let caller = self.gate_call(ReplyGate { gate }, "reply", task, now, work)?;
-        if self.recording_invocations {
+        if self.recording_invocations() {
             self.record_invocation(caller, now);
         }
         // A nested request's reply returns the context to the body that made it.
@@ -389,7 +389,7 @@ impl Machine<'_> {
         };
         t.pruned = false;
         t.lends_to = Some(server);
-        if self.recording_invocations {
+        if self.recording_invocations() {
             let drained = self.context_drained(task, now);
             if let Some(open) = self.open_invocations[task.index()].as_mut() {
                 open.issued = now;
@@ -474,6 +474,11 @@ impl Machine<'_> {
             return Ok(());
         }
         self.serve_next(core, task, server, now, work)
+    }
+
+    /// Some recorder wants invocation records: the open calls are kept, one slot per task.
+    fn recording_invocations(&self) -> bool {
+        !self.open_invocations.is_empty()
     }
 
     /// What `task`'s scheduling context has drained by `now`: for a cluster member, the time
@@ -587,7 +592,6 @@ impl Machine<'_> {
                 self.reclaim_slack_again(core, now);
             }
         }
-        self.in_service[server] = Some(progress);
         if progress.left.is_zero() {
             // The body's next step: a run (drawn from the request's caller's stream), a
             // nested call, or the end and the reply.
