@@ -801,16 +801,9 @@ impl ClusteredScheduler {
         let i = reservation.index();
         Some(match *self.kinds.get(i)? {
             Kind::Partition { .. } => self.partition_budget(i, now.max(self.now)),
-            Kind::Sporadic(_) => {
-                let state = &self.states[i];
-                let draining = state.pending_jobs > 0 && state.core.is_some();
-                let elapsed = now.saturating_duration_since(self.now);
-                if draining {
-                    state.budget.saturating_sub(elapsed)
-                } else {
-                    state.budget
-                }
-            }
+            Kind::Sporadic(_) => self.states[i]
+                .budget
+                .saturating_sub(self.drain_since_clock(i, now)),
             Kind::BestEffort => Duration::MAX,
         })
     }
@@ -818,14 +811,20 @@ impl ClusteredScheduler {
     /// The time `reservation` has been selected up to `now` (no earlier than the
     /// scheduler's clock), in all: what it drained under A2, whatever ran in it.
     pub fn drained_at(&self, reservation: ReservationId, now: Instant) -> Option<Duration> {
-        let state = self.states.get(reservation.index())?;
-        let selected = state.pending_jobs > 0 && state.core.is_some();
-        let since = now.saturating_duration_since(self.now);
-        Some(if selected {
-            state.drained.saturating_add(since)
+        let i = reservation.index();
+        let state = self.states.get(i)?;
+        Some(state.drained.saturating_add(self.drain_since_clock(i, now)))
+    }
+
+    /// What reservation `i` drains from the scheduler's clock to `now`: all of it while it is
+    /// active and selected (A2), else nothing.
+    fn drain_since_clock(&self, i: usize, now: Instant) -> Duration {
+        let state = &self.states[i];
+        if state.pending_jobs > 0 && state.core.is_some() {
+            now.saturating_duration_since(self.now)
         } else {
-            state.drained
-        })
+            Duration::ZERO
+        }
     }
 
     /// True when `reservation` is active and has budget, so it competes for a core.
