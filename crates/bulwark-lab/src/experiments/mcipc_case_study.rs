@@ -47,6 +47,7 @@
 //! request, one lower-priority request in service). T1's partition is never preempted in its
 //! slot, so its delay (invoke to reply) is the budget it drains.
 
+use bulwark_analysis::gates;
 use bulwark_analysis::mc_ipc::{
     analyse, fifo_ipc_invocation_bound, invocation_budget_bound, prio_ipc_invocation_bound,
     GateProtocol,
@@ -416,39 +417,41 @@ fn phase_name(study: &McIpcSystem, phase: usize) -> String {
 /// last issued while their client's reservation had budget (not `exhausted`), counting only
 /// clients alone in a budgeted reservation, which the theorem covers: a member that is
 /// [`MemberKind::Sporadic`] or [`MemberKind::Partition`] with no [`MemberKind::Shared`]
-/// member on it. The bound is `(1 + 2 m_k K) L_q`: `m_k` the cores of the client's cluster,
-/// `K` the clusters, `L_q` the server's operation length `L^H`.
-pub fn scenario_over_theorem(study: &McIpcSystem, run: &ScenarioRun) -> usize {
+/// member on it. Each client's bound is the one [`gates`] reads from the scenario,
+/// `(1 + 2 m_k K) L_q`, as `analyze` prints it.
+pub fn scenario_over_theorem(run: &ScenarioRun) -> usize {
     let scenario = &run.scenario;
-    let clusters = scenario.clusters.len() as u64;
-    // The cluster of a lone budgeted client, else None.
-    let alone = |task: usize| {
-        let (k, kind) = scenario.cluster_of_task(task)?;
+    // Per server, per task: the bound of a lone budgeted client (None for any other).
+    let lone = |task: usize| {
+        let Some((k, kind)) = scenario.cluster_of_task(task) else {
+            return false;
+        };
         let budgeted = matches!(
             kind,
             MemberKind::Sporadic { .. } | MemberKind::Partition { .. }
         );
-        let shared = scenario.clusters[k]
-            .members
-            .iter()
+        let shared = (scenario.clusters[k].members.iter())
             .any(|m| m.kind == MemberKind::Shared { owner: task });
-        (budgeted && !shared).then_some(k)
+        budgeted && !shared
     };
+    let bounds: Vec<Vec<Option<Duration>>> = gates::analyse(scenario)
+        .into_iter()
+        .zip(&scenario.servers)
+        .map(|(gate, spec)| {
+            let mut per_task = vec![None; scenario.tasks.len()];
+            for (client, &task) in gate.clients.iter().zip(&spec.clients) {
+                per_task[task] = client.bound.clone().ok().filter(|_| lone(task));
+            }
+            per_task
+        })
+        .collect();
     run.records
         .invocations
         .iter()
         .filter(|r| !r.exhausted)
         .filter(|r| {
-            alone(r.task.index()).is_some_and(|k| {
-                let bound = study.servers.get(r.server).and_then(|s| {
-                    invocation_budget_bound(
-                        scenario.clusters[k].cores.len() as u64,
-                        clusters,
-                        s.operation_length.high,
-                    )
-                });
-                r.drained_since_issue > bound.unwrap_or(Duration::MAX)
-            })
+            let bound = bounds.get(r.server).and_then(|b| b[r.task.index()]);
+            bound.is_some_and(|bound| r.drained_since_issue > bound)
         })
         .count()
 }
@@ -510,7 +513,7 @@ pub fn summarise_scenario(
             until,
         ),
         over_theorem: if protocol == GateProtocol::McIpc {
-            scenario_over_theorem(study, run)
+            scenario_over_theorem(run)
         } else {
             0
         },
@@ -1231,7 +1234,7 @@ mod tests {
     fn theorem_1_counts_lone_budgeted_clients_only() {
         let study = study();
         let mut run = run_scenario(&study, 6, GateProtocol::McIpc, ms(100), SEED, false).unwrap();
-        assert_eq!(scenario_over_theorem(&study, &run), 0);
+        assert_eq!(scenario_over_theorem(&run), 0);
         let copy = run.scenario.tasks.len() - 1;
         let record = |task: usize, drained: Duration, exhausted: bool| InvocationRecord {
             task: bulwark_core::TaskId(task as u32),
@@ -1251,11 +1254,11 @@ mod tests {
             record(3, over, false),
             record(copy, over, false),
         ];
-        assert_eq!(scenario_over_theorem(&study, &run), 0);
+        assert_eq!(scenario_over_theorem(&run), 0);
         run.records
             .invocations
             .push(record(vantage(&study), over, false));
-        assert_eq!(scenario_over_theorem(&study, &run), 1);
+        assert_eq!(scenario_over_theorem(&run), 1);
     }
 
     fn result(protocol: GateProtocol, phase: usize, delay: Duration) -> PhaseResult {
