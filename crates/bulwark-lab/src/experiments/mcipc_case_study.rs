@@ -255,6 +255,14 @@ impl Reclaimed {
 }
 
 impl PhaseResult {
+    /// The result named after its phase of `study` and judged against its protocol's bound
+    /// among `bounds`.
+    fn named(mut self, study: &McIpcSystem, bounds: &[Duration; 3]) -> PhaseResult {
+        self.name = phase_name(study, self.phase);
+        self.bound = bound_of(bounds, self.protocol);
+        self
+    }
+
     /// The longest delay, counting an unfinished request's lower bound.
     pub fn max_delay(&self) -> Duration {
         self.delays
@@ -322,10 +330,7 @@ pub fn scenario_phase_result(
     protocol: GateProtocol,
     run: &ScenarioRun,
 ) -> PhaseResult {
-    let mut result = summarise_scenario(study, phase, protocol, run);
-    result.name = phase_name(study, phase);
-    result.bound = bound_of(bounds, protocol);
-    result
+    summarise_scenario(study, phase, protocol, run).named(study, bounds)
 }
 
 /// What a run on the scenario machine keeps for [`summarise_scenario`]: every job and every
@@ -547,10 +552,7 @@ pub fn phase_result(
     config: &Config,
     outcome: &ClusterOutcome,
 ) -> PhaseResult {
-    let mut result = summarise(phase, protocol, config, outcome);
-    result.name = phase_name(study, phase);
-    result.bound = bound_of(bounds, protocol);
-    result
+    summarise(phase, protocol, config, outcome).named(study, bounds)
 }
 
 /// The longest computation before T1's request.
