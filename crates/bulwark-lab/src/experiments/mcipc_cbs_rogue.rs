@@ -89,27 +89,20 @@ pub struct RunResult {
 }
 
 impl RunResult {
-    /// The longest masked span: the longest stretch of reclamation kernel time on any core.
+    /// The longest masked span: the longest stretch of reclamation kernel time on any core
+    /// (the phase result's, [`summarise_scenario`]'s reading of the cores).
     pub fn longest_mask(&self) -> Duration {
-        Duration::from_nanos(
-            self.run
-                .outcome
-                .cores
-                .iter()
-                .map(|c| c.max_reclaim_ns)
-                .max()
-                .unwrap_or(0),
-        )
+        self.phase.reclaimed.longest_mask
     }
 
     /// The reclamation kernel entries of all cores: one per termination (or step of one).
     pub fn terminations(&self) -> u64 {
-        self.run.outcome.cores.iter().map(|c| c.reclaims).sum()
+        self.phase.reclaimed.terminations
     }
 
     /// The reclamation kernel time of all cores.
     pub fn masked(&self) -> Duration {
-        Duration::from_nanos(self.run.outcome.cores.iter().map(|c| c.reclaim_ns).sum())
+        self.phase.reclaimed.masked
     }
 
     /// The masked time in units of reclamation work (the file's `reclaim-per-unit` at its
