@@ -1007,6 +1007,7 @@ mod tests {
             name: "g<1>".into(),
             cores: vec![0],
             tasks: vec![0, 1],
+            drained_ns: vec![0, 0],
         });
         let svg = gantt_svg(&outcome, at(0), at(4_000_000)).unwrap();
         assert!(svg.contains("font-weight=\"bold\">core 0 (cluster g&lt;1&gt;)</text>"));

@@ -137,6 +137,10 @@ pub struct ClusterMembers {
     pub cores: Vec<u16>,
     /// Its member tasks, by task id.
     pub tasks: Vec<usize>,
+    /// Per member (in the order of `tasks`): the time its reservation was selected over the
+    /// run, what it drained under A2 whatever ran in it (threads sharing one reservation
+    /// each show the reservation's).
+    pub drained_ns: Vec<u64>,
 }
 
 impl Outcome {

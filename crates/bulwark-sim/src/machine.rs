@@ -1193,10 +1193,14 @@ impl<'a> Machine<'a> {
             jobs: self.memory.jobs,
             trace: self.memory.trace,
             clusters: (self.scenario.clusters.iter())
-                .map(|cluster| crate::ClusterMembers {
+                .zip(&self.clusters)
+                .map(|(cluster, run)| crate::ClusterMembers {
                     name: cluster.name.clone(),
                     cores: cluster.cores.clone(),
                     tasks: cluster.members.iter().map(|m| m.task).collect(),
+                    drained_ns: (cluster.members.iter())
+                        .map(|m| run.drained(TaskId(m.task as u32), until).as_nanos())
+                        .collect(),
                 })
                 .collect(),
         };

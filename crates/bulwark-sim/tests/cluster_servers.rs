@@ -726,8 +726,11 @@ fn invocation_records_give_each_answered_calls_delay_and_drain() {
         until: Some(ms(9)),
         ..Options::default()
     };
-    bulwark_sim::run_recorded(&scenario, &options, &mut records, &mut |_| {})
+    let outcome = bulwark_sim::run_recorded(&scenario, &options, &mut records, &mut |_| {})
         .unwrap_or_else(|error| panic!("{error}"));
+    // Over the 9 ms: `r`'s reservation is selected 0..1, `v`'s 0.5..5 (its first job, at 0,
+    // only sleeps; its next is released at 10.5).
+    assert_eq!(outcome.clusters[0].drained_ns, [1_000_000, 4_500_000]);
     let at = |t: f64| bulwark_core::Instant::from_nanos((t * 1e6) as u64);
     let summary: Vec<_> = (records.0.iter())
         .map(|r| (r.task.index(), r.invoked, r.replied, r.drained, r.exhausted))

@@ -79,10 +79,8 @@ pub struct Flood {
     pub budget: Duration,
     /// Its period `p`.
     pub period: Duration,
-    /// The budget its reservation drained (the time it was selected): on the scenario
-    /// machine, the selected time of its answered requests (A2, each invocation record's
-    /// `drained`, from invoke to reply) plus what its context executed outside them (the
-    /// flood gap). A request still open at the end adds nothing.
+    /// The budget its reservation drained (the time it was selected, A2: spinning, running
+    /// operations or lending its core to slack included).
     pub drained: Duration,
     /// Its requests an exhaustion aborted. The scenario machine counts the pruned ones
     /// (`requests_aborted`, each reissued or moved to the background queue) ...
@@ -124,25 +122,18 @@ pub fn flood(study: &McIpcSystem, runs: &[PhaseRun], phase: usize) -> Option<Flo
     // The file's task `task` is the scenario's task `task`.
     let run = &runs.get(phase - 1)?.run;
     let metrics = run.outcome.tasks.get(task)?;
-    let records = || {
-        run.records
-            .invocations
-            .iter()
-            .filter(move |r| r.task.index() == task)
-    };
-    // A2: while a request waits, its reservation drains whether its core spins, runs the
-    // operation or runs another member on slack; outside requests it drains as it executes.
-    let in_requests = records().fold(Duration::ZERO, |d, r| d.saturating_add(r.drained));
-    let outside = metrics
-        .executed_ns
-        .saturating_sub(u64::try_from(metrics.request_drain.sum_ns).unwrap_or(u64::MAX));
+    let cluster = (run.outcome.clusters.iter()).find(|c| c.tasks.contains(&task))?;
+    let member = cluster.tasks.iter().position(|&t| t == task)?;
+    let answered_after_abort = (run.records.invocations.iter())
+        .filter(|r| r.task.index() == task && r.exhausted)
+        .count() as u64;
     Some(Flood {
         task,
         budget,
         period,
-        drained: in_requests.saturating_add(Duration::from_nanos(outside)),
+        drained: Duration::from_nanos(*cluster.drained_ns.get(member)?),
         aborts: metrics.requests_aborted,
-        answered_after_abort: records().filter(|r| r.exhausted).count() as u64,
+        answered_after_abort,
     })
 }
 
