@@ -16,7 +16,8 @@
 
 use bulwark_core::ipc::GateProtocol;
 use bulwark_core::Duration;
-use bulwark_spec::{Scenario, ServerSpec, ServerStep, Step};
+use bulwark_spec::model::visit_invocations;
+use bulwark_spec::{Scenario, ServerSpec, ServerStep};
 
 use crate::mc_ipc::{fifo_ipc_invocation_bound, invocation_budget_bound};
 
@@ -176,24 +177,6 @@ fn longest_operation(scenario: &Scenario, server: usize) -> Option<Duration> {
     }
     // No client calls it (or none asks): the body's run.
     Some(if longest.is_zero() { body } else { longest })
-}
-
-/// Calls `found` with the operation each `invoke` of `server` in `steps` asks for.
-fn visit_invocations(
-    steps: &[Step],
-    server: usize,
-    found: &mut impl FnMut(Option<&bulwark_spec::Execution>),
-) {
-    for step in steps {
-        match step {
-            Step::Invoke {
-                server: called,
-                operation,
-            } if *called == server => found(operation.as_ref()),
-            Step::Loop { body, .. } => visit_invocations(body, server, found),
-            _ => {}
-        }
-    }
 }
 
 #[cfg(test)]

@@ -65,8 +65,8 @@ use crate::mc_ipc_toml::{
     ReservationKind, ScriptStep, Slot, TaskTemplate,
 };
 use crate::model::{
-    Behaviour, ClusterMember, ClusterSpec, Execution, MemberKind, PolicyKind, Reservation,
-    Scenario, ServerSpec, ServerStep, Step, TaskSpec,
+    visit_invocations, Behaviour, ClusterMember, ClusterSpec, Execution, MemberKind, PolicyKind,
+    Reservation, Scenario, ServerSpec, ServerStep, Step, TaskSpec,
 };
 
 /// A reservation of a cluster as the lowering builds it.
@@ -477,15 +477,9 @@ fn copy_of(
 
 /// True when `behaviour`'s script invokes server `server` somewhere.
 fn invokes(behaviour: &Behaviour, server: usize) -> bool {
-    fn any(steps: &[Step], server: usize) -> bool {
-        steps.iter().any(|s| match s {
-            Step::Invoke { server: q, .. } => *q == server,
-            Step::Loop { body, .. } => any(body, server),
-            _ => false,
-        })
+    let mut found = false;
+    if let Behaviour::Script { steps, .. } = behaviour {
+        visit_invocations(steps, server, &mut |_| found = true);
     }
-    match behaviour {
-        Behaviour::Script { steps, .. } => any(steps, server),
-        _ => false,
-    }
+    found
 }

@@ -752,6 +752,25 @@ pub enum Step {
     },
 }
 
+/// Calls `found` with the operation each `invoke` of `server` in `steps` asks for (`None`:
+/// the server's own), loops' bodies included.
+pub fn visit_invocations(
+    steps: &[Step],
+    server: usize,
+    found: &mut impl FnMut(Option<&Execution>),
+) {
+    for step in steps {
+        match step {
+            Step::Invoke {
+                server: called,
+                operation,
+            } if *called == server => found(operation.as_ref()),
+            Step::Loop { body, .. } => visit_invocations(body, server, found),
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
