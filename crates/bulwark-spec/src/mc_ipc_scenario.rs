@@ -62,7 +62,7 @@ use bulwark_core::{Duration, Priority};
 
 use crate::mc_ipc_toml::{
     AddedReservation, Criticality, GateProtocol, McIpcSystem, Replenishment as FileReplenishment,
-    ReservationKind, ScriptStep, Slot, TaskTemplate,
+    ReservationKind, ScriptStep, Slot, Task, TaskTemplate,
 };
 use crate::model::{
     visit_invocations, Behaviour, ClusterMember, ClusterSpec, Execution, MemberKind, PolicyKind,
@@ -122,9 +122,19 @@ fn sporadic(
     }
 }
 
-/// `from_system`'s `order_of`: EDF when the sporadic reservations all share one priority,
-/// fixed priority otherwise, and whenever one is an SPR server.
-fn order_of(sporadic: &[(Priority, bool)]) -> SporadicOrder {
+/// `from_system`'s `order_of` over a cluster's reservations (taskless ones included): EDF
+/// when the sporadic ones all share one priority, fixed priority otherwise, and whenever one
+/// is an SPR server.
+fn order_of(reservations: &[Placed]) -> SporadicOrder {
+    let sporadic: Vec<(Priority, bool)> = (reservations.iter())
+        .filter_map(|r| match r.kind {
+            MemberKind::Sporadic { replenishment, .. } => Some((
+                r.priority,
+                matches!(replenishment, ClusterReplenishment::Spr { .. }),
+            )),
+            _ => None,
+        })
+        .collect();
     if sporadic.iter().any(|(_, spr)| *spr) {
         return SporadicOrder::FixedPriority;
     }
@@ -163,17 +173,14 @@ fn cyclic(system: &McIpcSystem, script: &[ScriptStep], period: Duration) -> Vec<
 
 /// `from_system`'s `flood`: `gap` of computation, then the script's first invocation, for
 /// ever; `None` for a script without one (it then runs as written).
-fn flood(script: &[ScriptStep], gap: Duration) -> Option<Vec<Step>> {
-    let invoke = script.iter().find_map(|s| match *s {
-        ScriptStep::Invoke { server, length } => Some(Step::Invoke {
-            server,
-            operation: Some(length),
-        }),
-        _ => None,
-    })?;
+fn flood(system: &McIpcSystem, task: &Task) -> Option<Vec<Step>> {
+    let invoke = (task.script.iter()).find(|s| matches!(s, ScriptStep::Invoke { .. }))?;
     Some(vec![Step::Loop {
         count: None,
-        body: vec![Step::Run(Execution::Fixed(gap)), invoke],
+        body: vec![
+            Step::Run(Execution::Fixed(system.flood_gap)),
+            step(system, invoke, task.period),
+        ],
     }])
 }
 
@@ -221,8 +228,6 @@ impl McIpcSystem {
         // The file's reservations, per cluster, in file order; partitions placed as
         // `from_system` places them.
         let mut reservations: Vec<Vec<Placed>> = vec![Vec::new(); self.clusters.len()];
-        let mut sporadic_priorities: Vec<Vec<(Priority, bool)>> =
-            vec![Vec::new(); self.clusters.len()];
         let mut core_slots: Vec<Vec<Vec<Slot>>> = self
             .clusters
             .iter()
@@ -260,11 +265,7 @@ impl McIpcSystem {
                     budget,
                     period,
                     replenishment,
-                } => {
-                    let spr = matches!(replenishment, FileReplenishment::Spr { .. });
-                    sporadic_priorities[r.cluster].push((r.priority, spr));
-                    sporadic(*budget, *period, r.priority, *replenishment, None)
-                }
+                } => sporadic(*budget, *period, r.priority, *replenishment, None),
             };
             placed.push((r.cluster, reservations[r.cluster].len()));
             reservations[r.cluster].push(reservation);
@@ -287,7 +288,7 @@ impl McIpcSystem {
 
         if let Some(phase) = phase {
             for &task in &phase.floods {
-                if let Some(steps) = flood(&self.tasks[task].script, self.flood_gap) {
+                if let Some(steps) = flood(self, &self.tasks[task]) {
                     tasks[task].steps = steps;
                 }
             }
@@ -305,8 +306,6 @@ impl McIpcSystem {
                                 period,
                                 replenishment,
                             } => {
-                                let spr = matches!(replenishment, FileReplenishment::Spr { .. });
-                                sporadic_priorities[cluster].push((priority, spr));
                                 let low = (criticality == Criticality::High).then_some(budget);
                                 reservations[cluster].push(sporadic(
                                     budget,
@@ -343,7 +342,7 @@ impl McIpcSystem {
             }
         }
 
-        let orders: Vec<SporadicOrder> = sporadic_priorities.iter().map(|p| order_of(p)).collect();
+        let orders: Vec<SporadicOrder> = reservations.iter().map(|r| order_of(r)).collect();
         let mut members: Vec<Vec<ClusterMember>> = vec![Vec::new(); self.clusters.len()];
         let mut specs = Vec::with_capacity(tasks.len());
         for (index, task) in tasks.into_iter().enumerate() {
