@@ -10,7 +10,7 @@
 //! entries, exactly as the simulator runs them. A real thread only works: it spins the CPU
 //! time of the stretch the kernel gave it (`spin_cpu`, so time it is preempted does not
 //! count) and reports the stretch done, a request that parks it on its gate
-//! ([`crate::stretches`], shared with the MC-IPC cluster kernel).
+//! ([`crate::stretches`], shared with the stepped scenario machine).
 //!
 //! # What is measured, and what differs from the simulator
 //!

@@ -142,7 +142,7 @@
 mod components;
 mod handover;
 pub mod linux;
-mod mc_ipc;
+mod machine;
 mod runtime;
 mod stretches;
 pub mod sys;
@@ -154,7 +154,7 @@ use bulwark_sim::{Outcome, Stats};
 use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step};
 
 pub use components::{run_components, HostComponentOutcome};
-pub use mc_ipc::{run_mc_ipc, HostClusterOutcome, DEFAULT_RUN};
+pub use machine::{run_machine, DEFAULT_RUN};
 pub use stretches::HostRun;
 pub use task::{Stopped, TaskContext};
 

@@ -1,5 +1,5 @@
 //! Kernels whose real threads only work: a system whose kernel decides everything at kernel
-//! entries (the component kernel, the MC-IPC cluster kernel) runs on the managed core with one
+//! entries (the component kernel, the simulator's machine stepped with reported timing) runs on the managed core with one
 //! real thread per worker, each spinning the CPU time of the stretch the kernel gave it and
 //! reporting it done, and the kernel, stepped with reported timing, as the dispatcher.
 //!

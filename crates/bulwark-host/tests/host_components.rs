@@ -290,51 +290,44 @@ fn a_reservation_throttles_a_real_thread_at_its_budget() {
 
 mod mc_ipc {
     use super::*;
-    use bulwark_core::reservation::clustered::{
-        ClusterConfig, ReservationId, ReservationKind, Sporadic, SporadicOrder,
-    };
-    use bulwark_sim::cluster::{
-        Config, CostModel, Execution, GateKind, GateProtocol, PrunedRequests, ScriptStep,
-        ServerConfig, TaskConfig as Client,
-    };
+    use bulwark_sim::{InvocationRecord, Recorder};
+    use bulwark_spec::Scenario;
 
-    /// One client in a sporadic reservation of 10 ms every 100 ms on a one-core cluster, and
-    /// one MC-IPC server: each job computes 1 ms, invokes the server for 2 ms, computes 1 ms
-    /// and sleeps. Worked by hand: the server runs the operation on the client's
+    /// One client in a sporadic reservation of 10 ms every 100 ms on a cluster of `cores`
+    /// cores, and one MC-IPC server: each job computes 1 ms, invokes the server for 2 ms,
+    /// computes 1 ms and sleeps. Worked by hand: the server runs the operation on the client's
     /// reservation from 1 to 3 ms, so every invocation's delay is 2 ms and every job
     /// completes 4 ms after its release.
-    fn lone_client(cores: usize) -> Config {
-        Config {
-            clusters: vec![ClusterConfig {
-                cores,
-                cycle: Duration::ZERO,
-                order: SporadicOrder::FixedPriority,
-                reservations: vec![ReservationKind::Sporadic(Sporadic::new(ms(10), ms(100)))],
-            }],
-            servers: vec![ServerConfig {
-                gate: GateKind::Protocol(GateProtocol::McIpc),
-                max_operation: ms(2),
-            }],
-            tasks: vec![Client {
-                cluster: 0,
-                reservation: ReservationId(0),
-                offset: Duration::ZERO,
-                period: ms(100),
-                script: vec![
-                    ScriptStep::Compute(Execution::exact(ms(1))),
-                    ScriptStep::Invoke {
-                        server: 0,
-                        length: Execution::exact(ms(2)),
-                    },
-                    ScriptStep::Compute(Execution::exact(ms(1))),
-                    ScriptStep::SleepUntilNextPeriod,
-                ],
-                group: None,
-            }],
-            pruned: PrunedRequests::TransferToBackground,
-            groups: Vec::new(),
-            cost: CostModel::default(),
-            seed: 1,
+    fn lone_client(cores: u16) -> Scenario {
+        let list = (0..cores)
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let text = format!(
+            "name = \"lone\"\npolicy = \"fixed-priority\"\ncores = {cores}\n\
+             duration = \"300ms\"\n\n\
+             [[cluster]]\nname = \"k\"\ncores = [{list}]\norder = \"fixed-priority\"\n\n\
+             [[server]]\nname = \"S\"\ngate = \"mc-ipc\"\noperation = \"2ms\"\n\n\
+             [[task]]\nname = \"client\"\ncluster = \"k\"\npriority = 1\n\
+             reservation = {{ budget = \"10ms\", period = \"100ms\" }}\n\
+             script = [{{ loop = \"forever\", body = [{{ run = \"1ms\" }}, \
+             {{ invoke = \"S\" }}, {{ run = \"1ms\" }}, \
+             {{ sleep-until-next-release = \"100ms\" }}] }}]\n"
+        );
+        bulwark_spec::parse(&text, "lone.toml").unwrap_or_else(|e| panic!("{}", e.plain()))
+    }
+
+    /// The run's answered invocations.
+    #[derive(Default)]
+    struct Invocations(Vec<InvocationRecord>);
+
+    impl Recorder for Invocations {
+        fn wants_invocations(&self) -> bool {
+            true
+        }
+
+        fn invocation(&mut self, record: &InvocationRecord) {
+            self.0.push(*record);
         }
     }
 
@@ -344,30 +337,44 @@ mod mc_ipc {
         if !privileged() {
             return;
         }
-        let host =
-            bulwark_host::run_mc_ipc(&lone_client(1), &config(ms(300))).expect("the host run");
-        let outcome = &host.outcome;
-        assert_eq!(outcome.jobs.len(), 3, "releases at 0, 100 and 200 ms");
+        let mut invocations = Invocations::default();
+        let host = bulwark_host::run_machine(&lone_client(1), &config(ms(300)), &mut invocations)
+            .expect("the host run");
+        let jobs = host.outcome.jobs.as_ref().expect("jobs recorded");
+        // Releases at 0, 100 and 200 ms; the horizon at 300 ms is inclusive, so a fourth
+        // job is released at the end itself and cannot have run.
+        let done: Vec<_> = jobs
+            .iter()
+            .filter(|j| j.release < Instant::from_nanos(300_000_000))
+            .collect();
+        assert_eq!(done.len(), 3, "{jobs:?}");
         // Its release is the one timer a job waits for.
         let late = allowance(&host.host, 1);
-        for job in &outcome.jobs {
-            let response = job.response.expect("completed");
+        for job in done {
+            let response = job
+                .completion
+                .expect("completed")
+                .saturating_duration_since(job.release);
             assert!(
                 response >= ms(4) && response <= ms(4).saturating_add(late),
                 "{response:?}, the timer late by at most {} ns",
                 host.host.timer_lateness.max_ns
             );
         }
-        assert_eq!(outcome.invocations.len(), 3);
-        for invocation in &outcome.invocations {
+        assert_eq!(invocations.0.len(), 3);
+        for invocation in &invocations.0 {
+            let delay = invocation
+                .replied
+                .saturating_duration_since(invocation.invoked);
             assert!(
-                invocation.delay >= ms(2) && invocation.delay <= ms(2).saturating_add(SLACK),
-                "{:?}",
-                invocation.delay
+                delay >= ms(2) && delay <= ms(2).saturating_add(SLACK),
+                "{delay:?}"
             );
         }
         // The server's 2 ms are its client's time, as in the simulator: 4 ms a job.
-        assert!(outcome.executed[0] >= ms(12), "{:?}", outcome.executed);
+        let client = &host.outcome.tasks[0];
+        assert!(client.executed_ns >= 12_000_000, "{client:?}");
+        assert!(client.server_ns >= 6_000_000, "{client:?}");
         assert!(host.host.entries > 0);
     }
 
@@ -375,10 +382,24 @@ mod mc_ipc {
     /// anything starts (no privilege needed to see it).
     #[test]
     fn a_system_of_more_than_one_core_is_refused() {
-        let error = bulwark_host::run_mc_ipc(&lone_client(2), &config(ms(100))).unwrap_err();
-        assert!(
-            error.to_string().contains("one cluster of one core"),
-            "{error}"
-        );
+        let error = bulwark_host::run_machine(
+            &lone_client(2),
+            &config(ms(100)),
+            &mut Invocations::default(),
+        )
+        .unwrap_err();
+        assert!(error.to_string().contains("one core"), "{error}");
+    }
+
+    /// Its kernel's time is the dispatcher's: a system with kernel costs is refused, saying
+    /// which section to remove.
+    #[test]
+    fn a_system_with_kernel_costs_is_refused() {
+        let mut scenario = lone_client(1);
+        scenario.cost.scheduler = 100;
+        let error =
+            bulwark_host::run_machine(&scenario, &config(ms(100)), &mut Invocations::default())
+                .unwrap_err();
+        assert!(error.to_string().contains("cost model"), "{error}");
     }
 }

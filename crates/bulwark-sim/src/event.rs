@@ -143,6 +143,32 @@ impl EventQueue {
         self.clear(EventKind::ExecutionDone { core }.source());
     }
 
+    /// Moves `core`'s pending execution end to `at`, keeping its place among events of the
+    /// same instant (its sequence number): a platform that reports when a stretch ends
+    /// times an end set untimed. False when the processor has no execution end pending.
+    pub fn time_execution_end(&mut self, core: u16, at: Instant) -> bool {
+        let source = EventKind::ExecutionDone { core }.source();
+        let key = self.nodes[self.leaves + source];
+        if key == NOTHING
+            || (key >> 62) & 0b11 != u128::from(EventKind::ExecutionDone { core }.rank())
+        {
+            return false;
+        }
+        let order = key & ((1u128 << 64) - 1);
+        self.write(source, ((at.as_nanos() as u128) << 64) | order);
+        true
+    }
+
+    /// When the earliest pending event is due, if any.
+    pub fn next_at(&mut self) -> Option<Instant> {
+        if self.stale != SETTLED {
+            self.replay(self.stale);
+            self.stale = SETTLED;
+        }
+        let key = self.nodes[1];
+        (key != NOTHING).then(|| Instant::from_nanos((key >> 64) as u64))
+    }
+
     /// Takes the earliest event if it is due by `limit`.
     pub fn pop_until(&mut self, limit: Instant) -> Option<(Instant, EventKind)> {
         if self.stale != SETTLED {

@@ -89,7 +89,7 @@ use bulwark_spec::Scenario;
 pub use core_scheduler::CoreScheduler;
 pub use estimate::{estimate, Estimate, TRACE_EVENTS_PER_JOB};
 pub use kernel_objects::{Allocation, KernelObjects, Termination};
-pub use machine::Machine;
+pub use machine::{Machine, Stretch, Worker};
 pub use metrics::{CoreMetrics, JobRecord, Stats, TaskMetrics};
 pub use record::{BudgetSample, Discard, InvocationRecord, OpenSlices, Recorder};
 use serde::Serialize;
@@ -260,6 +260,12 @@ pub enum SimError {
         core: u16,
         /// When.
         at: Instant,
+    },
+    /// A platform cannot step this scenario with real threads doing its work.
+    #[error("the scenario cannot run on real threads: {reason}")]
+    NotSteppable {
+        /// Why.
+        reason: String,
     },
 }
 

@@ -39,8 +39,10 @@ mod calls;
 mod cluster;
 mod extras;
 mod servers;
+mod stepped;
 use cluster::{ClusterRun, Membership};
 use extras::vbs_action;
+pub use stepped::{Stretch, Worker};
 
 /// How many steps a core may take at one instant before the run is declared a livelock.
 const MAX_STEPS_PER_INSTANT: u32 = 4_000_000;
@@ -258,6 +260,16 @@ pub struct Machine<'a> {
     /// may spin on other cores, and mc-ipc gates act on budget notices): the kernel is
     /// entered with its extras.
     extras: bool,
+    /// Stepped by a platform whose real threads do the work ([`Timing::Reported`]): a
+    /// stretch of work ends when the platform reports it, not when time has run it down.
+    reported: bool,
+    /// Per worker (tasks, then servers), when `reported` (else empty): its current
+    /// stretch's serial, so a report of an earlier stretch is told apart.
+    serials: Vec<u64>,
+    /// The platform's clock when `reported`: events due by it are handled at it.
+    clock: Instant,
+    /// The boot entries were made (a stepped run boots at its first settle).
+    booted: bool,
 }
 
 impl<'a> Machine<'a> {
@@ -413,6 +425,10 @@ impl<'a> Machine<'a> {
             vbs,
             disclose_vbs_loads: vbs_options.disclose_loads,
             check_invariants: vbs_options.check_invariants,
+            reported: false,
+            serials: Vec::new(),
+            clock: Instant::ZERO,
+            booted: false,
         })
     }
 
@@ -448,6 +464,7 @@ impl<'a> Machine<'a> {
     }
 
     fn boot(&mut self) -> Result<(), SimError> {
+        self.booted = true;
         for i in 0..self.tasks.len() {
             let id = TaskId(i as u32);
             let release = Program::first_release(&self.tasks[i].spec.behaviour);
@@ -803,7 +820,13 @@ impl<'a> Machine<'a> {
             }
             if let Some(e) = t.executing {
                 if !e.left.is_zero() || !t.refill_left.is_zero() {
-                    let end = now.saturating_add(t.refill_left).saturating_add(e.left);
+                    let end = if self.reported {
+                        // The platform says when the stretch is done: the end is pending,
+                        // in its place among the instant's events, but not timed.
+                        Instant::NEVER
+                    } else {
+                        now.saturating_add(t.refill_left).saturating_add(e.left)
+                    };
                     self.queue.set(end, EventKind::ExecutionDone { core });
                     return Ok(None);
                 }
@@ -823,6 +846,9 @@ impl<'a> Machine<'a> {
                         each,
                         done: Duration::ZERO,
                     });
+                    if self.reported {
+                        self.serials[task.index()] += 1;
+                    }
                 }
                 Action::Sleep { until, release } => {
                     return Ok(Some(Step::Enter(Entry::Sleep {
@@ -903,6 +929,9 @@ impl<'a> Machine<'a> {
             each: None,
             done: Duration::ZERO,
         });
+        if self.reported {
+            self.serials[task.index()] += 1;
+        }
         if let Some(vbs) = self.vbs.as_deref_mut() {
             vbs.switch(task, now, load, resource);
         }
@@ -933,7 +962,10 @@ impl<'a> Machine<'a> {
             self.charge_operation(core, task, server, own);
         } else if let Some(e) = t.executing.as_mut() {
             let own = own.min(e.left);
-            e.left = e.left.saturating_sub(own);
+            // Reported timing: the stretch lasts until the platform says it is done.
+            if !self.reported {
+                e.left = e.left.saturating_sub(own);
+            }
             if let Some(each) = e.each {
                 let before = e.done.as_nanos() / each.as_nanos().max(1);
                 e.done = e.done.saturating_add(own);

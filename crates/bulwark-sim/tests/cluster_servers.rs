@@ -25,6 +25,8 @@ use bulwark_spec::{
 };
 use proptest::prelude::*;
 
+mod common;
+
 /// The longest operation, `L`, in ms.
 const LONGEST: u64 = 3;
 
@@ -315,6 +317,21 @@ proptest! {
                 );
             }
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The machine stepped by a platform that reports each stretch done the instant its
+    /// length has run (the hosted runtime's protocol with an exact clock) gives the simulated
+    /// run's outcome: stepping changes who ends a stretch, not the kernel.
+    #[test]
+    fn reported_stretches_give_the_simulated_outcome(system in system()) {
+        let (scenario, _) = scenario(&system);
+        let options = Options { record_jobs: true, ..Options::default() };
+        let simulated = bulwark_sim::run(&scenario, &options).unwrap_or_else(|error| panic!("{error}"));
+        prop_assert_eq!(common::run_reported(&scenario, &options), simulated);
     }
 }
 

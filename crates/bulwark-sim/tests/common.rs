@@ -147,3 +147,51 @@ pub fn rows(outcome: &Outcome, tasks: usize) -> Vec<Vec<Row>> {
     }
     rows
 }
+
+/// Runs `scenario` stepped with reported timing ([`bulwark_sim::Machine::stepped`]) by an
+/// exact platform: every worker spins each stretch it is given for exactly its length,
+/// keeping its progress across preemptions, and reports it done the instant it ends; the
+/// clock moves to the next stretch end or the machine's next event, whichever is first. So
+/// it must give the simulated run's outcome.
+pub fn run_reported(scenario: &Scenario, options: &Options) -> Outcome {
+    use bulwark_sim::{Machine, Stretch};
+    let mut machine =
+        Machine::stepped(scenario, options, None).unwrap_or_else(|error| panic!("{error}"));
+    let until = Instant::ZERO.saturating_add(options.until.unwrap_or(scenario.duration));
+    let workers = scenario.tasks.len() + scenario.servers.len();
+    // Per worker: the serial of the stretch it spins, and how much of it it has done.
+    let mut spinning: Vec<(u64, Duration)> = vec![(0, Duration::ZERO); workers];
+    let slot = |stretch: &Stretch| match stretch.worker {
+        bulwark_sim::Worker::Task(task) => task,
+        bulwark_sim::Worker::Server(server) => scenario.tasks.len() + server,
+    };
+    let mut now = Instant::ZERO;
+    let mut entries = 0u64;
+    while machine.settle().unwrap_or_else(|error| panic!("{error}")) {
+        entries += 1;
+        assert!(entries < 10_000_000, "the stepped run does not end");
+        let running: Vec<Stretch> = (0..scenario.cores)
+            .filter_map(|core| machine.stretch_on(core))
+            .collect();
+        let mut next = machine.next_event().min(until);
+        for stretch in &running {
+            let spin = &mut spinning[slot(stretch)];
+            if spin.0 != stretch.serial {
+                *spin = (stretch.serial, Duration::ZERO);
+            }
+            let left = stretch.remaining.saturating_sub(spin.1);
+            next = next.min(now.saturating_add(left));
+        }
+        let elapsed = next.saturating_duration_since(now);
+        now = next;
+        machine.advance(now);
+        for stretch in &running {
+            let spin = &mut spinning[slot(stretch)];
+            spin.1 = spin.1.saturating_add(elapsed);
+            if spin.1 >= stretch.remaining {
+                machine.stretch_done(stretch.worker, stretch.serial);
+            }
+        }
+    }
+    machine.finish_stepped()
+}

@@ -17,6 +17,8 @@ use bulwark_spec::{
 };
 use proptest::prelude::*;
 
+mod common;
+
 /// How many policies a core may draw: `PolicyKind::ALL` but its last, VBS.
 const POLICIES: usize = PolicyKind::ALL.len() - 1;
 const _: () = assert!(matches!(PolicyKind::ALL[POLICIES].0, PolicyKind::Vbs));
@@ -246,5 +248,39 @@ proptest! {
                 prop_assert_eq!(task.requests_aborted, 0, "{}", &task.name);
             }
         }
+    }
+}
+
+/// `scenario` as a platform can step it: no kernel costs, no `allocate` or `terminate` steps
+/// (their time is the simulator's reclamation model).
+fn steppable(mut scenario: Scenario) -> Scenario {
+    fn keep(steps: &mut Vec<Step>) {
+        steps.retain(|step| !matches!(step, Step::Allocate { .. } | Step::Terminate { .. }));
+        for step in steps.iter_mut() {
+            if let Step::Loop { body, .. } = step {
+                keep(body);
+            }
+        }
+    }
+    scenario.cost = CostModel::FREE;
+    for task in &mut scenario.tasks {
+        if let Behaviour::Script { steps, .. } = &mut task.behaviour {
+            keep(steps);
+        }
+    }
+    scenario
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Every per-core policy, servers and gates, stepped by a platform that reports each
+    /// stretch done the instant its length has run: the simulated run's outcome, job by job.
+    #[test]
+    fn reported_stretches_give_the_simulated_outcome(plan in plan()) {
+        let scenario = steppable(scenario(&plan));
+        let options = Options { record_jobs: true, ..Options::default() };
+        let simulated = bulwark_sim::run(&scenario, &options).expect("runs");
+        prop_assert_eq!(common::run_reported(&scenario, &options), simulated);
     }
 }

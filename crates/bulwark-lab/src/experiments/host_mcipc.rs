@@ -4,9 +4,9 @@
 //!
 //! On the host every client task and the key server are real threads: a client spins its
 //! computations, the server spins each operation's drawn length (1.5-2 ms) on its client's
-//! reservation; the dispatcher runs the cluster kernel (the clustered scheduler, the MC-IPC
-//! gate with bandwidth inheritance and aborts) on the real clock. The simulator runs the same
-//! kernel with the same seed. The checks, per phase under MC-IPC:
+//! reservation; the dispatcher runs the kernel (the clustered scheduler, the MC-IPC
+//! gate with bandwidth inheritance and aborts: the scenario machine, stepped with reported
+//! timing) on the real clock. The simulator runs the same machine with the same seed. The checks, per phase under MC-IPC:
 //!
 //! - every invocation of T1 takes at most Theorem 1's `(1 + 2 m K) L_key = 6 ms` (plus
 //!   [`SLACK`] for the dispatcher's entries), on the host as in the simulator;
@@ -20,13 +20,15 @@
 //! checks nothing.
 
 use bulwark_analysis::mc_ipc::GateProtocol;
-use bulwark_core::{Duration, Instant};
+use bulwark_core::Duration;
 use bulwark_host::HostConfig;
-use bulwark_sim::cluster::run as run_cluster;
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 
 use super::host_rounds::{skipped, until_checks_hold, ATTEMPTS};
-use super::mcipc_case_study::{bounds, over_theorem, phase_result, system, PhaseResult, SEED};
+use super::mcipc_case_study::{
+    bounds, run_scenario, run_scenario_on_host, scenario_over_theorem, scenario_phase_result,
+    PhaseResult, SEED,
+};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
 
@@ -69,37 +71,21 @@ fn measure(
     config: &HostConfig,
 ) -> Result<Result<Vec<Measured>, String>, LabError> {
     let bounds = bounds(study)?;
+    let protocol = GateProtocol::McIpc;
     let mut measured = Vec::new();
     for phase in 1..=PHASES {
-        let machine = system(study, phase, GateProtocol::McIpc, SEED);
-        let until = Instant::ZERO.saturating_add(PHASE);
-        let outcome = run_cluster(&machine, until)
-            .map_err(|e| LabError::McIpc(format!("phase {phase}: {e}")))?;
-        let host = match bulwark_host::run_mc_ipc(&machine, config) {
+        let simulated = run_scenario(study, phase, protocol, PHASE, SEED, false)?;
+        let host = match run_scenario_on_host(study, phase, protocol, SEED, config) {
             Ok(host) => host,
             Err(e) => return Ok(Err(e.to_string())),
         };
         measured.push(Measured {
-            simulated: phase_result(
-                study,
-                &bounds,
-                phase,
-                GateProtocol::McIpc,
-                &machine,
-                &outcome,
-            ),
+            simulated: scenario_phase_result(study, &bounds, phase, protocol, &simulated),
             host: PhaseResult {
                 // The host's drains include its dispatcher's entries and wake-up latencies,
                 // which the theorem's model has no term for: the same slack as the delays.
-                over_theorem: over_theorem(&machine, &host.outcome, SLACK),
-                ..phase_result(
-                    study,
-                    &bounds,
-                    phase,
-                    GateProtocol::McIpc,
-                    &machine,
-                    &host.outcome,
-                )
+                over_theorem: scenario_over_theorem(&host.outcome, SLACK),
+                ..scenario_phase_result(study, &bounds, phase, protocol, &host.outcome)
             },
             entries: host.host.entries,
             entry_mean: Duration::from_nanos(host.entry_cost.mean_ns().unwrap_or(0)),
@@ -213,8 +199,8 @@ fn report(measured: &[Measured]) -> ExperimentReport {
              m = 1: Theorem 1 gives T1 {} per invocation), through the case study's phases 1 \
              to 4, {PHASE} each, under MC-IPC. On the host every client and the server are \
              real threads spinning their work (the server 1.5-2 ms per request, on its \
-             client's reservation) and the dispatcher runs the cluster kernel; the simulator \
-             runs the same kernel with the same seed. Where they differ: the host's \
+             client's reservation) and the dispatcher runs the scenario machine, stepped \
+             with reported timing; the simulator runs the same machine with the same seed. Where they differ: the host's \
              invocations take the dispatcher's entries and the platform's wake-up latency \
              longer, and a flooding client's requests meet T1's at slightly different \
              instants, so the two runs' delays differ by tens of microseconds, not in kind. \

@@ -58,10 +58,11 @@ use crate::SimError;
 #[derive(Clone, Copy, Debug)]
 pub(super) struct InService {
     next: usize,
-    left: Duration,
+    /// What is left of the operation's current run.
+    pub(super) left: Duration,
     parent: Option<usize>,
     /// The core whose context runs the operation now, if one does.
-    runner: Option<u16>,
+    pub(super) runner: Option<u16>,
 }
 
 /// A call not answered yet, kept for its [`InvocationRecord`].
@@ -222,6 +223,10 @@ impl Machine<'_> {
             request.left = draw(run, &mut t.rng);
         }
         self.in_service[server] = Some(request);
+        if self.reported {
+            // A new request is a new stretch for the server's thread, whatever it drew.
+            self.serials[self.tasks.len() + server] += 1;
+        }
         // The lenders spinning elsewhere may run the new request.
         self.kick_spinners(core, server, now);
         let t = &mut self.tasks[caller.index()];
@@ -614,10 +619,18 @@ impl Machine<'_> {
                     progress.next += 1;
                     progress.left = draw(run, &mut self.tasks[caller.index()].rng);
                     self.in_service[server] = Some(progress);
+                    if self.reported {
+                        self.serials[self.tasks.len() + server] += 1;
+                    }
                 }
             }
         }
-        let end = now.saturating_add(refill).saturating_add(progress.left);
+        let end = if self.reported {
+            // The platform says when the operation's stretch is done (see `continue_task`).
+            Instant::NEVER
+        } else {
+            now.saturating_add(refill).saturating_add(progress.left)
+        };
         self.queue.set(end, EventKind::ExecutionDone { core });
         None
     }
@@ -637,6 +650,10 @@ impl Machine<'_> {
             return;
         }
         self.tasks[task.index()].metrics.server_ns += own.as_nanos();
+        if self.reported {
+            // The stretch lasts until the platform says it is done.
+            return;
+        }
         if let Some(operation) = self.in_service[server].as_mut() {
             operation.left = operation.left.saturating_sub(own);
         }

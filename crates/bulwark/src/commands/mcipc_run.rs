@@ -1,12 +1,14 @@
 //! `bulwark run` on an MC-IPC system: each phase (or the system as given) on this machine's
-//! managed core, every client task and server a real thread and the cluster kernel the
+//! managed core, every client task and server a real thread and the scenario machine the
 //! dispatcher; with `--compare`, beside the simulator with the same seed.
 
 use std::process::ExitCode;
 
 use bulwark_analysis::mc_ipc::GateProtocol;
-use bulwark_core::{Duration, Instant};
-use bulwark_lab::experiments::mcipc_case_study::{bounds, phase_result, system, PhaseResult, SEED};
+use bulwark_core::Duration;
+use bulwark_lab::experiments::mcipc_case_study::{
+    bounds, run_scenario, run_scenario_on_host, scenario_phase_result, PhaseResult, SEED,
+};
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 use serde_json::{json, Value};
 
@@ -70,21 +72,17 @@ pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, Stri
     };
     let mut runs = Vec::new();
     for &phase in &phases {
-        let machine = system(study, phase, protocol, seed);
-        let host = bulwark_host::run_mc_ipc(&machine, &config)
+        let host = run_scenario_on_host(study, phase, protocol, seed, &config)
             .map_err(|e| format!("{file}: phase {phase}: {e}"))?;
         let simulated = if args.compare {
-            let until = Instant::ZERO.saturating_add(length);
-            let outcome = bulwark_sim::cluster::run(&machine, until)
+            let run = run_scenario(study, phase, protocol, length, seed, false)
                 .map_err(|e| format!("{file}: phase {phase}: {e}"))?;
-            Some(phase_result(
-                study, &bounds, phase, protocol, &machine, &outcome,
-            ))
+            Some(scenario_phase_result(study, &bounds, phase, protocol, &run))
         } else {
             None
         };
         runs.push(Phase {
-            host: phase_result(study, &bounds, phase, protocol, &machine, &host.outcome),
+            host: scenario_phase_result(study, &bounds, phase, protocol, &host.outcome),
             simulated,
             entries: host.host.entries,
             late_timers: host.host.late_timers,

@@ -1,0 +1,182 @@
+//! The machine stepped by a platform whose real threads do the work
+//! ([`Timing::Reported`](crate::Timing::Reported)):
+//! the hosted runtime runs one real thread per task and per server, each spinning the
+//! stretches the machine gives it, and steps this machine as its dispatcher. The kernel is
+//! the simulator's, unchanged: the same schedulers, gates, notices and records. What differs
+//! is who ends a stretch of work (the platform reports it, [`Machine::stretch_done`]) and
+//! whose clock it is (the platform's, [`Machine::advance`]): an event is handled when the
+//! platform's clock has reached it, at that clock's time, as a real kernel takes an interrupt
+//! when it arrives.
+//!
+//! The kernel's own time is the platform's (the dispatcher's real work), so the scenario's
+//! cost model must be zero; allocation and termination steps, whose time is that cost model's
+//! reclamation work, are refused.
+
+use bulwark_core::{Duration, Instant, TaskId};
+use bulwark_spec::{Behaviour, CostModel, Scenario, Step};
+
+use super::{Machine, Occupant};
+use crate::record::Recorder;
+use crate::{Options, Outcome, SimError};
+
+/// Who does a stretch of work: a task's thread, or a server's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Worker {
+    /// The task with this index in the scenario.
+    Task(usize),
+    /// The server with this index in the scenario.
+    Server(usize),
+}
+
+/// A stretch of work a core runs now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stretch {
+    /// Whose thread does it.
+    pub worker: Worker,
+    /// Its length: the execution, or the server's operation, the machine drew.
+    pub remaining: Duration,
+    /// Told apart from the worker's other stretches: a report names it.
+    pub serial: u64,
+}
+
+/// Why a scenario cannot be stepped by a platform.
+fn refuse_stepped(scenario: &Scenario) -> Result<(), String> {
+    if scenario.cost != CostModel::FREE {
+        return Err(
+            "its cost model is not zero: the kernel's time is the platform's own \
+                    (remove the scenario's `[cost]` section)"
+                .to_owned(),
+        );
+    }
+    for task in &scenario.tasks {
+        if let Behaviour::Script { steps, .. } = &task.behaviour {
+            if let Some(step) = reclamation_step(steps) {
+                return Err(format!(
+                    "task `{}` has {step} steps, whose time is the simulator's reclamation \
+                     cost model; `bulwark simulate` runs them",
+                    task.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first `allocate` or `terminate` step in `steps`, loops' bodies included.
+fn reclamation_step(steps: &[Step]) -> Option<&'static str> {
+    steps.iter().find_map(|step| match step {
+        Step::Allocate { .. } => Some("`allocate`"),
+        Step::Terminate { .. } => Some("`terminate`"),
+        Step::Loop { body, .. } => reclamation_step(body),
+        _ => None,
+    })
+}
+
+impl<'a> Machine<'a> {
+    /// A machine for a platform to step with reported timing,
+    /// telling `recorder` everything as it happens. Refused (with the reason) when the
+    /// scenario's kernel time or steps are the simulator's model.
+    pub fn stepped(
+        scenario: &'a Scenario,
+        options: &Options,
+        recorder: Option<&'a mut dyn Recorder>,
+    ) -> Result<Self, SimError> {
+        refuse_stepped(scenario).map_err(|reason| SimError::NotSteppable { reason })?;
+        let mut machine = Machine::build(scenario, options, recorder, None)?;
+        machine.reported = true;
+        machine.serials = vec![0; scenario.tasks.len() + scenario.servers.len()];
+        Ok(machine)
+    }
+
+    /// Handles everything due by the platform's clock, at that clock's time (booting
+    /// first); false once the run's end is reached.
+    pub fn settle(&mut self) -> Result<bool, SimError> {
+        if !self.booted {
+            self.boot()?;
+        }
+        let now = self.clock;
+        while let Some((_, kind)) = self.queue.pop_until(now) {
+            self.handle(now, kind)?;
+        }
+        Ok(now < self.until)
+    }
+
+    /// The platform's clock reached `to` (never past the run's end, never back).
+    pub fn advance(&mut self, to: Instant) {
+        self.clock = self.clock.max(to.min(self.until));
+    }
+
+    /// When the machine must be entered next, unless a stretch is reported done first
+    /// ([`Instant::NEVER`] for never).
+    pub fn next_event(&mut self) -> Instant {
+        self.queue.next_at().unwrap_or(Instant::NEVER)
+    }
+
+    /// The stretch `core` runs now, if it runs one (not idle, in its kernel, or spinning for
+    /// an operation another core runs).
+    pub fn stretch_on(&self, core: u16) -> Option<Stretch> {
+        let Occupant::Running { task, .. } = self.cores[usize::from(core)].occupant else {
+            return None;
+        };
+        let run = &self.tasks[task.index()];
+        if let Some(server) = run.lends_to {
+            let operation =
+                self.in_service[server].filter(|_| self.runs_operation(core, server))?;
+            return (!operation.left.is_zero()).then(|| Stretch {
+                worker: Worker::Server(server),
+                remaining: operation.left,
+                serial: self.serials[self.tasks.len() + server],
+            });
+        }
+        let execution = run.executing.filter(|e| !e.left.is_zero())?;
+        Some(Stretch {
+            worker: Worker::Task(task.index()),
+            remaining: execution.left,
+            serial: self.serials[task.index()],
+        })
+    }
+
+    /// `worker`'s stretch `serial` is done at the platform's clock: the core running it
+    /// goes on then. A report of any other stretch (an earlier one, reported late) is
+    /// ignored.
+    pub fn stretch_done(&mut self, worker: Worker, serial: u64) {
+        let slot = match worker {
+            Worker::Task(task) => task,
+            Worker::Server(server) => self.tasks.len() + server,
+        };
+        if self.serials.get(slot) != Some(&serial) {
+            return;
+        }
+        let runner = match worker {
+            Worker::Task(task) => {
+                let Some(execution) = self.tasks[task].executing.as_mut() else {
+                    return;
+                };
+                execution.left = Duration::ZERO;
+                let task = TaskId(task as u32);
+                self.cores.iter().position(|core| {
+                    matches!(core.occupant, Occupant::Running { task: running, .. } if running == task)
+                })
+            }
+            Worker::Server(server) => {
+                let Some(operation) = self.in_service[server].as_mut() else {
+                    return;
+                };
+                operation.left = Duration::ZERO;
+                operation.runner.map(usize::from)
+            }
+        };
+        // Only a core running the stretch goes on, when its end comes in the instant's
+        // order; one in its kernel finds the stretch done when it returns to it.
+        if let Some(core) =
+            runner.filter(|&core| matches!(self.cores[core].occupant, Occupant::Running { .. }))
+        {
+            self.queue.time_execution_end(core as u16, self.clock);
+        }
+    }
+
+    /// The run's outcome, once the platform is done stepping it.
+    pub fn finish_stepped(self) -> Outcome {
+        self.finish()
+    }
+}
