@@ -17,12 +17,11 @@
 //! The whole study, system, tasks and phases, is the built-in file
 //! `scenarios/mcipc/case-study.toml`; [`McIpcSystem::scenario`] lowers each phase into the
 //! scenario machine's model ([`run_scenario`]), whose job and invocation records give T1's
-//! figures ([`summarise_scenario`]). [`Config::from_system`] still turns it into the cluster
-//! machine's configuration ([`system`]), which the tests check against the paper's
-//! description built by hand and which the hosted runtime runs ([`phase_result`]). What the
-//! scenario machine does differently, by design: FIFO-IPC and PRIO-IPC gates never abort a
-//! request (only MC-IPC prunes), so a request of T1 left queued when its slot ends is served
-//! later instead of being reissued at the back; same-instant orders and random draws differ.
+//! figures ([`summarise_scenario`]); the tests check each lowered phase against the paper's
+//! description built by hand, and the hosted runtime runs the same scenario on real threads
+//! ([`run_scenario_on_host`]). FIFO-IPC and PRIO-IPC gates never abort a request (only MC-IPC
+//! prunes), so a request of T1 left queued when its slot ends is served later instead of
+//! being reissued at the back.
 //!
 //! **The phases** (section VI-C), each run on its own for [`PHASE`] (100 jobs of T1):
 //! 1. normal operation;
@@ -52,10 +51,8 @@ use bulwark_analysis::mc_ipc::{
     analyse, fifo_ipc_invocation_bound, invocation_budget_bound, prio_ipc_invocation_bound,
     GateProtocol,
 };
-use bulwark_core::reservation::clustered::ReservationKind;
 use bulwark_core::{Duration, Instant};
 use bulwark_host::{HostConfig, HostError, HostRun};
-use bulwark_sim::cluster::{ClusterOutcome, Config, GateKind, PrunedRequests};
 use bulwark_sim::trace::Trace;
 use bulwark_sim::{run_recorded, InvocationRecord, JobRecord, Options, Outcome, Recorder};
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
@@ -117,20 +114,6 @@ pub fn case_study() -> Result<McIpcSystem, LabError> {
 
 /// Index of T1, the vantage point: the file's first task.
 pub const T1: usize = 0;
-
-/// The cluster machine's configuration of `study`'s phase `phase` (1-based; 0 for the system
-/// without any phase's changes) under `protocol`. MC-IPC moves pruned requests to its
-/// background queue, as the prototype does (section V); the other gates reissue them.
-pub fn system(study: &McIpcSystem, phase: usize, protocol: GateProtocol, seed: u64) -> Config {
-    let gate = GateKind::Protocol(protocol);
-    Config::from_system(
-        study,
-        phase.checked_sub(1),
-        gate,
-        PrunedRequests::TransferToBackground,
-        seed,
-    )
-}
 
 /// T1's predicted per-invocation bound under each of [`PROTOCOLS`], from the analysis of
 /// `study`: its reservation's bounds at the first server it invokes.
@@ -234,25 +217,6 @@ pub struct Reclaimed {
     pub masked: Duration,
     /// The longest one masked span.
     pub longest_mask: Duration,
-}
-
-impl Reclaimed {
-    /// The sums over `outcome`'s allocation and mask records.
-    pub fn of(outcome: &ClusterOutcome) -> Reclaimed {
-        let spans = || {
-            outcome
-                .masks
-                .iter()
-                .map(|m| m.until.saturating_duration_since(m.from))
-        };
-        Reclaimed {
-            created: outcome.allocations.iter().map(|a| a.created).sum(),
-            refused: outcome.allocations.iter().map(|a| a.refused).sum(),
-            terminations: outcome.masks.len() as u64,
-            masked: spans().fold(Duration::ZERO, Duration::saturating_add),
-            longest_mask: spans().max().unwrap_or(Duration::ZERO),
-        }
-    }
 }
 
 impl PhaseResult {
@@ -569,116 +533,8 @@ pub fn summarise_scenario(
     }
 }
 
-/// T1's figures from `outcome`, a run of `study`'s phase `phase` (0: the system as given)
-/// under `protocol` on `config`, named after the phase and judged against T1's bound among
-/// `bounds`. Whichever platform ran it: the simulator, or real threads on this machine.
-pub fn phase_result(
-    study: &McIpcSystem,
-    bounds: &[Duration; 3],
-    phase: usize,
-    protocol: GateProtocol,
-    config: &Config,
-    outcome: &ClusterOutcome,
-) -> PhaseResult {
-    summarise(phase, protocol, config, outcome).named(study, bounds)
-}
-
 /// The longest computation before T1's request.
 const BEFORE_REQUEST: Duration = us(1500);
-
-/// The invocations of `outcome` that drained more than Theorem 1 allows plus `slack` while
-/// their reservation had budget, counting only clients alone in a budgeted reservation, which
-/// the theorem covers. A host run passes the slack its dispatcher and wake-ups may add.
-pub fn over_theorem(config: &Config, outcome: &ClusterOutcome, slack: Duration) -> usize {
-    // Theorem 1's bound for an invocation: (1 + 2 m_k K) L_q of its client's cluster.
-    let theorem = |cluster: usize, server: usize| {
-        invocation_budget_bound(
-            config.clusters[cluster].cores as u64,
-            config.clusters.len() as u64,
-            config.servers[server].max_operation,
-        )
-        .unwrap_or(Duration::MAX)
-    };
-    // Theorem 1 covers a client alone in a reservation with a budget.
-    let alone = |task: usize| {
-        let t = &config.tasks[task];
-        let sharing = config
-            .tasks
-            .iter()
-            .filter(|u| u.cluster == t.cluster && u.reservation == t.reservation)
-            .count();
-        let budgeted = !matches!(
-            config.clusters[t.cluster].reservations[t.reservation.index()],
-            ReservationKind::BestEffort
-        );
-        sharing == 1 && budgeted
-    };
-    outcome
-        .invocations
-        .iter()
-        .filter(|r| {
-            alone(r.task)
-                && !r.exhausted
-                && r.drained_since_issue > theorem(r.cluster, r.server).saturating_add(slack)
-        })
-        .count()
-}
-
-/// T1's figures from one run of phase `phase` under `protocol`: its delays, its jobs, and
-/// (under MC-IPC) the invocations over Theorem 1; `name` and `bound` are left unset
-/// ([`phase_result`] sets them).
-pub fn summarise(
-    phase: usize,
-    protocol: GateProtocol,
-    config: &Config,
-    outcome: &ClusterOutcome,
-) -> PhaseResult {
-    PhaseResult {
-        phase,
-        name: String::new(),
-        bound: Duration::MAX,
-        protocol,
-        delays: outcome
-            .invocations
-            .iter()
-            .filter(|r| r.task == T1)
-            .map(|r| r.delay)
-            .collect(),
-        unfinished: outcome
-            .jobs
-            .iter()
-            .find(|j| j.task == T1 && j.completion.is_none())
-            .and_then(|j| {
-                outcome
-                    .until
-                    .checked_duration_since(j.release.saturating_add(BEFORE_REQUEST))
-            })
-            .filter(|d| !d.is_zero()),
-        jobs: outcome.jobs.iter().filter(|j| j.task == T1).count(),
-        completed: outcome
-            .jobs
-            .iter()
-            .filter(|j| j.task == T1 && j.completion.is_some())
-            .count(),
-        late: late_jobs(
-            outcome
-                .jobs
-                .iter()
-                .filter(|j| j.task == T1)
-                .map(|j| (j.release, j.completion)),
-            config.tasks[T1].period,
-            outcome.until,
-        ),
-        over_theorem: if protocol == GateProtocol::McIpc {
-            over_theorem(config, outcome, Duration::ZERO)
-        } else {
-            0
-        },
-        invocations: outcome.invocations.len(),
-        reclaimed: Reclaimed::of(outcome),
-        context_switches: outcome.context_switches,
-    }
-}
 
 /// How many of `jobs` (release, completion) were still pending `period` after their
 /// release: completed later, or not completed by `until` more than `period` after it.
@@ -979,124 +835,116 @@ fn checks(results: &[PhaseResult]) -> Vec<Check> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bulwark_core::reservation::clustered::{
-        ClusterConfig, ReservationId, Slot, Sporadic, SporadicOrder,
-    };
     use bulwark_core::Priority;
-    use bulwark_sim::cluster::{Execution, ScriptStep, ServerConfig, TaskConfig};
+    use bulwark_spec::model::{Behaviour, Execution, ServerStep, Step};
 
-    // ---- The paper's description, built by hand (section VI), to check the file against.
+    // ---- The paper's description, built by hand (section VI), to check the file against,
+    // in the terms of the scenario the file lowers to.
 
-    fn operation() -> ScriptStep {
-        ScriptStep::Invoke {
+    /// One task as the paper describes it: its cluster, its reservation, its first release
+    /// and its cyclic job.
+    #[derive(Clone, Debug, PartialEq)]
+    struct Described {
+        cluster: usize,
+        reservation: Kind,
+        offset: Duration,
+        job: Vec<Step>,
+    }
+
+    /// A task's reservation.
+    #[derive(Clone, Debug, PartialEq)]
+    enum Kind {
+        /// A time partition of this priority with one slot `[from, to)` in the cycle.
+        Partition(Priority, Duration, Duration),
+        /// A sporadic reservation `(e, p)`.
+        Sporadic(Duration, Duration),
+        BestEffort,
+        /// The reservation of the task with this index.
+        Shares(usize),
+    }
+
+    fn operation() -> Step {
+        Step::Invoke {
             server: 0,
-            length: Execution::between(us(1500), L_KEY),
+            operation: Some(Execution::between(us(1500), L_KEY)),
         }
     }
 
-    fn compute(min: Duration, max: Duration) -> ScriptStep {
-        ScriptStep::Compute(Execution::between(min, max))
+    fn compute(min: Duration, max: Duration) -> Step {
+        Step::Run(Execution::between(min, max))
     }
 
-    /// A correct data-acquisition job: compute, sign, assemble, sleep.
-    fn acquisition(before: (Duration, Duration), after: (Duration, Duration)) -> Vec<ScriptStep> {
+    /// A correct data-acquisition job: compute, sign, assemble, sleep until the next period.
+    fn acquisition(
+        before: (Duration, Duration),
+        after: (Duration, Duration),
+        period: Duration,
+    ) -> Vec<Step> {
         vec![
             compute(before.0, before.1),
             operation(),
             compute(after.0, after.1),
-            ScriptStep::SleepUntilNextPeriod,
+            Step::SleepUntilNextRelease(period),
         ]
     }
 
     /// A malfunctioning task: requests back to back, 10 us of system call between them.
-    fn flood() -> Vec<ScriptStep> {
+    fn flood() -> Vec<Step> {
         vec![compute(us(10), us(10)), operation()]
     }
 
-    fn high_criticality_job() -> Vec<ScriptStep> {
-        acquisition((us(500), us(1500)), (us(200), us(500)))
+    fn high_criticality_job() -> Vec<Step> {
+        acquisition((us(500), us(1500)), (us(200), us(500)), CYCLE)
     }
 
     /// At most 2 ms, like the high-criticality jobs: with Theorem 1's 18 ms for its one
     /// invocation, exactly the paper's 20 ms budget (`scenarios/mcipc/case-study.toml`).
-    fn low_criticality_job() -> Vec<ScriptStep> {
-        acquisition((ms(1), us(1500)), (us(200), us(500)))
+    fn low_criticality_job(period: Duration) -> Vec<Step> {
+        acquisition((ms(1), us(1500)), (us(200), us(500)), period)
     }
 
     /// The short jobs of the extra tasks of phases 3 and 8.
-    fn short_job() -> Vec<ScriptStep> {
-        acquisition((us(100), us(300)), (us(100), us(300)))
+    fn short_job(period: Duration) -> Vec<Step> {
+        acquisition((us(100), us(300)), (us(100), us(300)), period)
     }
 
-    fn partition(priority: u8, from: u64, to: u64) -> ReservationKind {
-        ReservationKind::TimePartition {
-            core: 0,
-            priority: Priority(priority),
-            slots: vec![Slot::new(ms(from), ms(to))],
-        }
+    fn partition(priority: u8, from: u64, to: u64) -> Kind {
+        Kind::Partition(Priority(priority), ms(from), ms(to))
     }
 
-    fn task(cluster: usize, reservation: usize, offset: Duration, period: Duration) -> TaskConfig {
-        TaskConfig {
+    /// The tasks of `phase` (1 to 8), in the file's order, then the phase's copies.
+    fn hand_built(phase: usize) -> Vec<Described> {
+        let task = |cluster, reservation, offset, job| Described {
             cluster,
-            reservation: ReservationId(reservation as u32),
+            reservation,
             offset,
-            period,
-            script: Vec::new(),
-            group: None,
-        }
-    }
-
-    /// The system of `phase` (1 to 8) under `protocol`.
-    fn hand_built(phase: usize, protocol: GateProtocol, seed: u64) -> Config {
-        let mut clusters: Vec<Vec<ReservationKind>> = vec![
-            vec![partition(1, 0, 50)],
-            vec![partition(2, 0, 50), partition(3, 50, 100)],
-            vec![partition(4, 0, 50)],
-            vec![],
-        ];
-        for c in [2, 3] {
-            for p in LOW_PERIODS {
-                clusters[c].push(ReservationKind::Sporadic(Sporadic::new(ms(20), ms(p))));
-            }
-        }
-        let mut tasks = Vec::new();
+            job,
+        };
         // T1..T4 in the partitions; T3's slot starts at 50 ms.
-        for (cluster, reservation, offset) in [(0, 0, 0), (1, 0, 0), (1, 1, 50), (2, 0, 0)] {
-            tasks.push(TaskConfig {
-                script: high_criticality_job(),
-                ..task(cluster, reservation, ms(offset), CYCLE)
-            });
-        }
-        // T5..T14, offsets spread over their periods.
+        let mut tasks = vec![
+            task(0, partition(1, 0, 50), ms(0), high_criticality_job()),
+            task(1, partition(2, 0, 50), ms(0), high_criticality_job()),
+            task(1, partition(3, 50, 100), ms(50), high_criticality_job()),
+            task(2, partition(4, 0, 50), ms(0), high_criticality_job()),
+        ];
+        // T5..T14 in sporadic reservations of 20 ms, offsets spread over their periods.
         for c in [2, 3] {
-            let first = clusters[c].len() - LOW_PERIODS.len();
             for (k, p) in LOW_PERIODS.iter().enumerate() {
                 let offset = ms((7 + 13 * (k as u64 + 5 * (c as u64 - 2))) % p);
-                tasks.push(TaskConfig {
-                    script: low_criticality_job(),
-                    ..task(c, first + k, offset, ms(*p))
-                });
+                let reservation = Kind::Sporadic(ms(20), ms(*p));
+                tasks.push(task(c, reservation, offset, low_criticality_job(ms(*p))));
             }
         }
-        let flooding = |tasks: &mut Vec<TaskConfig>, index: usize| tasks[index].script = flood();
         // Task indices: T1 = 0, T2 = 1 (R2), T3 = 2 (R3), T4 = 3 (R4), T5.. = 4.., T10 = 9.
+        let flooding = |tasks: &mut Vec<Described>, index: usize| tasks[index].job = flood();
         match phase {
             2 => flooding(&mut tasks, 9),
             3 => {
-                for (c, reservations) in clusters.iter_mut().enumerate() {
+                for c in 0..4 {
                     for k in 0..16 {
-                        reservations
-                            .push(ReservationKind::Sporadic(Sporadic::new(ms(100), ms(3000))));
-                        tasks.push(TaskConfig {
-                            script: short_job(),
-                            ..task(
-                                c,
-                                reservations.len() - 1,
-                                ms(90).saturating_add(us(20 * k)),
-                                ms(3000),
-                            )
-                        });
+                        let reservation = Kind::Sporadic(ms(100), ms(3000));
+                        let offset = ms(90).saturating_add(us(20 * k));
+                        tasks.push(task(c, reservation, offset, short_job(ms(3000))));
                     }
                 }
             }
@@ -1107,118 +955,119 @@ mod tests {
             }
             6 | 7 => {
                 for k in 0..15 {
-                    tasks.push(TaskConfig {
-                        script: high_criticality_job(),
-                        ..task(2, 0, us(20 * (k + 1)), CYCLE)
-                    });
+                    let offset = us(20 * (k + 1));
+                    tasks.push(task(2, Kind::Shares(3), offset, high_criticality_job()));
                 }
                 if phase == 7 {
                     flooding(&mut tasks, 1);
                 }
             }
             8 => {
-                for (c, reservations) in clusters.iter_mut().enumerate() {
-                    reservations.push(ReservationKind::BestEffort);
-                    let best_effort = reservations.len() - 1;
+                for c in 0..4 {
+                    // The first copy on a cluster owns the cluster's best-effort reservation.
+                    let owner = tasks.len();
                     for k in 0..20 {
-                        tasks.push(TaskConfig {
-                            script: short_job(),
-                            ..task(c, best_effort, ms(90).saturating_add(us(20 * k)), CYCLE)
-                        });
+                        let reservation = if k == 0 {
+                            Kind::BestEffort
+                        } else {
+                            Kind::Shares(owner)
+                        };
+                        let offset = ms(90).saturating_add(us(20 * k));
+                        tasks.push(task(c, reservation, offset, short_job(CYCLE)));
                     }
                 }
             }
             _ => {}
         }
-        let gate = GateKind::Protocol(protocol);
-        Config {
-            clusters: clusters
-                .into_iter()
-                .map(|reservations| ClusterConfig {
-                    cores: 1,
-                    cycle: CYCLE,
-                    order: SporadicOrder::EarliestDeadlineFirst,
-                    reservations,
-                })
-                .collect(),
-            servers: vec![ServerConfig {
-                gate,
-                max_operation: L_KEY,
-            }],
-            tasks,
-            // The prototype's opportunistic transfer of pruned requests (section V); the other
-            // gates have no background queue and reissue.
-            pruned: PrunedRequests::TransferToBackground,
-            groups: Vec::new(),
-            cost: Default::default(),
-            seed,
-        }
+        tasks
+    }
+
+    /// The tasks of `scenario` as [`hand_built`] describes them.
+    fn described(scenario: &Scenario) -> Vec<Described> {
+        (scenario.tasks.iter().enumerate())
+            .map(|(index, spec)| {
+                let (cluster, kind) = scenario.cluster_of_task(index).expect("a member");
+                let reservation = match kind {
+                    MemberKind::Partition { slots, .. } => {
+                        let [(from, to)] = slots[..] else {
+                            panic!("{}: one slot, not {slots:?}", spec.name)
+                        };
+                        Kind::Partition(spec.priority.expect("a partition's"), from, to)
+                    }
+                    MemberKind::Sporadic { .. } => {
+                        let r = spec.reservation.expect("a sporadic owner's");
+                        Kind::Sporadic(r.budget, r.period)
+                    }
+                    MemberKind::BestEffort => Kind::BestEffort,
+                    MemberKind::Shared { owner } => Kind::Shares(*owner),
+                };
+                let Behaviour::Script { offset, steps } = &spec.behaviour else {
+                    panic!("{}: a script", spec.name)
+                };
+                let [Step::Loop { count: None, body }] = &steps[..] else {
+                    panic!("{}: one job for ever, not {steps:?}", spec.name)
+                };
+                Described {
+                    cluster,
+                    reservation,
+                    offset: *offset,
+                    job: body.clone(),
+                }
+            })
+            .collect()
     }
 
     fn study() -> McIpcSystem {
         case_study().unwrap()
     }
 
-    /// The file builds, phase by phase, exactly the system the paper describes (built by
-    /// hand above): the same clusters, reservations, tasks, scripts and offsets.
+    fn lowered(study: &McIpcSystem, phase: usize) -> Scenario {
+        study.scenario(Some(phase - 1), GateProtocol::McIpc, true, SEED, PHASE)
+    }
+
+    /// The file lowers, phase by phase, to exactly the system the paper describes (built by
+    /// hand above): the same clusters of one core, reservations, tasks, jobs and offsets, and
+    /// one key server whose operations take up to `L_key`.
     #[test]
     fn the_file_is_the_papers_case_study() {
         let study = study();
         assert_eq!(study.phases.len(), 8);
         for phase in 1..=8 {
-            let file = system(&study, phase, GateProtocol::McIpc, SEED);
-            let hand = hand_built(phase, GateProtocol::McIpc, SEED);
-            assert_eq!(file.clusters, hand.clusters, "phase {phase}");
-            assert_eq!(file.tasks, hand.tasks, "phase {phase}");
-            assert_eq!(
-                file.servers
-                    .iter()
-                    .map(|s| s.max_operation)
-                    .collect::<Vec<_>>(),
-                [L_KEY]
-            );
+            let scenario = lowered(&study, phase);
+            assert_eq!(described(&scenario), hand_built(phase), "phase {phase}");
+            assert!(scenario.clusters.iter().all(|c| c.cores.len() == 1));
+            assert!(scenario.clusters.iter().all(|c| c.order
+                == bulwark_core::reservation::clustered::SporadicOrder::EarliestDeadlineFirst));
+            assert_eq!(scenario.servers.len(), 1);
+            let server = &scenario.servers[0];
+            assert_eq!(server.body, [ServerStep::Run(Execution::Fixed(L_KEY))]);
+            assert!(server.bandwidth_inheritance && server.pruned_to_background);
         }
-    }
-
-    fn counts(config: &Config) -> Vec<usize> {
-        config
-            .clusters
-            .iter()
-            .map(|c| c.reservations.len())
-            .collect()
     }
 
     /// The fourteen reservations of section VI-A, and what each phase adds.
     #[test]
     fn the_phases_build_the_paper_systems() {
         let study = study();
-        let system = |phase, protocol, seed| system(&study, phase, protocol, seed);
-        let normal = system(1, GateProtocol::McIpc, SEED);
-        assert_eq!(counts(&normal), [1, 2, 6, 5]);
-        assert_eq!(normal.tasks.len(), 14);
-        let flood = |config: &Config, task: usize| {
-            !config.tasks[task]
-                .script
-                .contains(&ScriptStep::SleepUntilNextPeriod)
+        let members = |scenario: &Scenario| -> Vec<usize> {
+            scenario.clusters.iter().map(|c| c.members.len()).collect()
         };
+        let flood = |scenario: &Scenario, task: usize| described(scenario)[task].job == flood();
+        let normal = lowered(&study, 1);
+        assert_eq!(members(&normal), [1, 2, 6, 5]);
         assert!((0..14).all(|t| !flood(&normal, t)));
-        assert!(flood(&system(2, GateProtocol::McIpc, SEED), 9));
-        let extra = system(3, GateProtocol::McIpc, SEED);
-        assert_eq!(counts(&extra), [17, 18, 22, 21]);
-        assert_eq!(extra.tasks.len(), 14 + 64);
-        assert!(flood(&system(4, GateProtocol::McIpc, SEED), 3));
-        let five = system(5, GateProtocol::McIpc, SEED);
+        assert!(flood(&lowered(&study, 2), 9));
+        assert_eq!(members(&lowered(&study, 3)), [17, 18, 22, 21]);
+        assert!(flood(&lowered(&study, 4), 3));
+        let five = lowered(&study, 5);
         assert!(flood(&five, 1) && flood(&five, 3));
-        let six = system(6, GateProtocol::McIpc, SEED);
+        let six = lowered(&study, 6);
         assert_eq!(six.tasks.len(), 29);
-        assert!(six.tasks[14..]
-            .iter()
-            .all(|t| t.cluster == 2 && t.reservation == ReservationId(0)));
-        let seven = system(7, GateProtocol::McIpc, SEED);
-        assert_eq!(seven.tasks.len(), 29);
+        assert_eq!(members(&six), [1, 2, 21, 5]);
+        let seven = lowered(&study, 7);
         assert!(flood(&seven, 1) && !flood(&seven, 3));
-        let eight = system(8, GateProtocol::McIpc, SEED);
-        assert_eq!(counts(&eight), [2, 3, 7, 6]);
+        let eight = lowered(&study, 8);
+        assert_eq!(members(&eight), [21, 22, 26, 25]);
         assert_eq!(eight.tasks.len(), 14 + 80);
     }
 
