@@ -375,9 +375,24 @@ pub fn check_privileges(config: &HostConfig) -> Result<(), HostError> {
     Ok(())
 }
 
-/// Runs `scenario`'s scripts for real on the managed core.
+/// Runs `scenario`'s scripts for real on the managed core. A system with servers or clusters
+/// runs on the simulator's machine stepped by real threads ([`run_machine`]): its gates,
+/// contexts and clusters are the kernel's objects.
 pub fn run(scenario: &Scenario, config: &HostConfig) -> Result<HostOutcome, HostError> {
+    if kernel_objects(scenario) {
+        let run = run_machine(scenario, config, &mut bulwark_sim::Discard)?;
+        return Ok(HostOutcome {
+            outcome: run.outcome,
+            host: run.host,
+        });
+    }
     run_with(scenario, config, Vec::new())
+}
+
+/// `scenario` has servers or clusters, which the scenario runtime's per-core policy does not
+/// dispatch.
+fn kernel_objects(scenario: &Scenario) -> bool {
+    !scenario.servers.is_empty() || !scenario.clusters.is_empty()
 }
 
 /// Runs `scenario` with some tasks' behaviour replaced by user code: `bodies` pairs a task's
@@ -498,14 +513,14 @@ fn validate(
             }
         }
     }
-    if let Some(server) = scenario.servers.first() {
-        // A passive server's operation runs on its caller's thread in the simulator; the
-        // host has no server threads yet.
-        return Err(HostError::Unsupported(format!(
-            "server `{}`: the host runtime does not run servers or `invoke` steps yet; \
-             `bulwark simulate` runs them",
-            server.name
-        )));
+    if kernel_objects(scenario) {
+        // Such a system's tasks run their scripts ([`run`]): their threads spin the
+        // stretches its kernel gives them.
+        return Err(HostError::Unsupported(
+            "code cannot replace a task's behaviour in a system with servers or clusters; \
+             `run` runs its scripts"
+                .to_owned(),
+        ));
     }
     let Some(first) = scenario.tasks.first() else {
         return Err(HostError::Unsupported(

@@ -10,7 +10,7 @@
 //! slot ends. Invocations, replies, aborts, releases and the contexts' budgets and slots are
 //! the kernel's, at kernel entries, as in the simulator ([`crate::stretches`] runs the loop).
 //!
-//! The runtime manages one core, so a system runs here when it has one core; its kernel's
+//! The runtime manages one core, so a system runs here when its tasks are on one core; its kernel's
 //! time is the dispatcher's real time, so its cost model must be zero, and `allocate` and
 //! `terminate` steps (whose time is the simulator's reclamation model) run only in the
 //! simulator.
@@ -22,11 +22,11 @@ use bulwark_spec::Scenario;
 use crate::stretches::{self, HostRun, SteppedKernel, Turn};
 use crate::{HostConfig, HostError};
 
-/// How long a run lasts when `HostConfig::until` does not say.
+/// How long an MC-IPC system's phase runs on the host when `HostConfig::until` does not say.
 pub const DEFAULT_RUN: Duration = Duration::from_secs(1);
 
-/// Runs `scenario` on the managed core for `host.until` ([`DEFAULT_RUN`] when `None`; bounded
-/// by `host.max_run`), its tasks and servers real threads and the simulator's machine the
+/// Runs `scenario` on the managed core for `host.until` (its duration when `None`; at most
+/// `host.max_run`), its tasks and servers real threads and the simulator's machine the
 /// dispatcher, telling `recorder` every job, invocation and (with `host.record_trace`) trace
 /// event. `host.seed` (else the scenario's) draws the computations' and operations' lengths,
 /// as in the simulator.
@@ -35,14 +35,14 @@ pub fn run_machine<R: Recorder + Send>(
     host: &HostConfig,
     recorder: &mut R,
 ) -> Result<HostRun<Outcome>, HostError> {
-    if scenario.cores != 1 {
+    let core = managed_core(scenario, host)?;
+    let length = host.until.unwrap_or(scenario.duration);
+    if length > host.max_run {
         return Err(HostError::Unsupported(format!(
-            "a system runs on this machine when it has one core (the runtime manages one \
-             core, core {}); this one has {} cores",
-            host.core, scenario.cores
+            "a host run of {length} is longer than the {} allowed; pass a shorter --until",
+            host.max_run
         )));
     }
-    let length = host.until.unwrap_or(DEFAULT_RUN).min(host.max_run);
     let options = Options {
         until: Some(length),
         seed: host.seed,
@@ -63,9 +63,44 @@ pub fn run_machine<R: Recorder + Send>(
     let until = Instant::ZERO.saturating_add(length);
     stretches::run(host, &workers, until, move || {
         Machine::stepped(scenario, &options, Some(recorder))
-            .map(|machine| Stepped { machine, tasks })
+            .map(|machine| Stepped {
+                machine,
+                tasks,
+                core,
+            })
             .map_err(refused)
     })
+}
+
+/// The scenario core whose work the managed core runs: the one every task is on (a
+/// cluster's members name its first core). A cluster of several cores, or tasks on several
+/// cores, need as many managed cores.
+fn managed_core(scenario: &Scenario, host: &HostConfig) -> Result<u16, HostError> {
+    let several = |what: String| {
+        HostError::Unsupported(format!(
+            "{what}, but the runtime manages one core (core {}); `bulwark simulate` runs it",
+            host.core
+        ))
+    };
+    if let Some(cluster) = scenario.clusters.iter().find(|c| c.cores.len() > 1) {
+        return Err(several(format!(
+            "cluster `{}` schedules {} cores",
+            cluster.name,
+            cluster.cores.len()
+        )));
+    }
+    let Some(first) = scenario.tasks.first() else {
+        return Err(HostError::Unsupported(
+            "the scenario has no task".to_owned(),
+        ));
+    };
+    match scenario.tasks.iter().find(|t| t.core != first.core) {
+        Some(other) => Err(several(format!(
+            "task `{}` is on core {} and task `{}` on core {}",
+            first.name, first.core, other.name, other.core
+        ))),
+        None => Ok(first.core),
+    }
 }
 
 fn refused(error: SimError) -> HostError {
@@ -76,6 +111,8 @@ fn refused(error: SimError) -> HostError {
 struct Stepped<'a> {
     machine: Machine<'a>,
     tasks: usize,
+    /// The scenario core the managed core is.
+    core: u16,
 }
 
 impl SteppedKernel for Stepped<'_> {
@@ -85,8 +122,7 @@ impl SteppedKernel for Stepped<'_> {
         if !self.machine.settle().map_err(refused)? {
             return Ok(None);
         }
-        // One core: its stretch.
-        let worker = self.machine.stretch_on(0).map(|stretch| {
+        let worker = self.machine.stretch_on(self.core).map(|stretch| {
             let slot = match stretch.worker {
                 Worker::Task(task) => task,
                 Worker::Server(server) => self.tasks + server,

@@ -195,7 +195,6 @@ pub(crate) fn run<'s>(
     config: &HostConfig,
     mut bodies: Vec<(String, Body<'s>)>,
 ) -> Result<HostOutcome, HostError> {
-    refuse_clusters(scenario)?;
     // The policy is built here once to report a refused configuration before any thread
     // starts; the dispatcher builds its own (a policy need not be `Send`).
     CoreScheduler::build(scenario, scenario_core)?;
@@ -259,20 +258,6 @@ pub(crate) fn run<'s>(
             Ok(dispatcher.finish(scenario, scenario_core, matmul_ns))
         },
     )
-}
-
-/// The runtime dispatches one core by its own policy; a cluster's members are scheduled
-/// globally over the cluster's cores (their `core` only names its first), which only the
-/// simulator does. Refused rather than run as if partitioned.
-fn refuse_clusters(scenario: &Scenario) -> Result<(), HostError> {
-    match scenario.clusters.first() {
-        None => Ok(()),
-        Some(cluster) => Err(HostError::Unsupported(format!(
-            "cluster `{}`: clusters are simulated only; the host runtime does not run them \
-             (`bulwark simulate` does)",
-            cluster.name
-        ))),
-    }
 }
 
 fn has_flush(behaviour: &Behaviour) -> bool {
@@ -1006,34 +991,6 @@ name = "b"
 cap = "3/10"
 script = [{ action = "2ms", limit = "3ms", period = "10ms" }, { run = "1ms" }]
 "#;
-
-    #[test]
-    fn a_scenario_with_a_cluster_is_refused() {
-        let mut scenario = parse(
-            "name = \"c\"\npolicy = \"fixed-priority\"\nduration = \"10ms\"\n\n[[task]]\n\
-             name = \"a\"\npriority = 1\nperiod = \"10ms\"\nexecution = \"1ms\"\n",
-        );
-        assert!(refuse_clusters(&scenario).is_ok());
-        scenario.clusters.push(bulwark_spec::ClusterSpec {
-            slack_reclamation: false,
-            name: "g".to_owned(),
-            cores: vec![0],
-            order: bulwark_spec::SporadicOrder::EarliestDeadlineFirst,
-            cycle: bulwark_core::Duration::ZERO,
-            members: vec![bulwark_spec::ClusterMember {
-                task: 0,
-                kind: bulwark_spec::MemberKind::Sporadic {
-                    replenishment: bulwark_spec::Replenishment::Sporadic,
-                    low_budget: None,
-                },
-            }],
-        });
-        let error = refuse_clusters(&scenario).expect_err("refused").to_string();
-        assert!(
-            error.starts_with("cluster `g`: clusters are simulated only"),
-            "{error}"
-        );
-    }
 
     #[test]
     fn a_vbs_processs_nominal_load_is_its_cap() {

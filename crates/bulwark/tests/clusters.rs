@@ -365,19 +365,20 @@ fn check_names_the_clusters() {
     );
 }
 
-/// The host runtime does not run clusters: refused before anything runs, exit 2 as its
-/// other refusals.
+/// The host runtime manages one core: a cluster of two is refused before anything runs,
+/// exit 2 as its other refusals.
 #[test]
-fn run_refuses_a_cluster() {
+fn run_refuses_a_cluster_of_several_cores() {
     let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
     let (code, stdout, stderr) = run(&["run"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
-    assert!(stderr.contains("global.toml: cluster `g`"), "{stderr}");
     assert!(
-        stderr.contains("clusters are simulated only, the host runtime does not run them"),
+        stderr.contains(
+            "global.toml: cluster `g` schedules 2 cores, but the runtime manages one core"
+        ),
         "{stderr}"
     );
-    assert!(stderr.contains("use `bulwark simulate"), "{stderr}");
+    assert!(stderr.contains("`bulwark simulate` runs it"), "{stderr}");
 }
 
 /// The README's cluster with a time partition and a high-criticality reservation, under

@@ -102,6 +102,36 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
             .is_some_and(|ns| ns > 0),
         "{doc}"
     );
+    // A server's gate on real threads: the scenario machine, stepped by them. `high` (every
+    // 10 ms: 1 ms, then 2 ms of `S`) and `low` (every 20 ms: 2 ms of `S`) on one core, far
+    // from overload, so both platforms complete the same jobs: all but the ones released at
+    // the 100 ms horizon itself.
+    let served = dir.path().join("served.toml");
+    std::fs::write(&served, SERVED).expect("write");
+    let out = bulwark(&[
+        "run",
+        served.to_str().expect("utf-8 path"),
+        "--json",
+        "--compare",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    for (task, jobs) in [(0, 11), (1, 6)] {
+        let host = &doc["tasks"][task];
+        assert_eq!(host["jobs"], jobs, "{host}");
+        assert_eq!(host["completed"], jobs - 1, "{host}");
+        assert_eq!(
+            host["completed"],
+            doc["simulated"]["tasks"][task]["completed"]
+        );
+        assert!(
+            host["server_ns"]
+                .as_u64()
+                .is_some_and(|ns| ns >= 10_000_000),
+            "{host}"
+        );
+    }
+
     let out = bulwark(&["run", "scenarios/faas-reclaim.toml"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -151,8 +181,9 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
     assert!(text.contains("dispatcher entries"), "{text}");
 
     // An MC-IPC system of one core: its four phases for 200 ms each on real threads, beside
-    // the simulator. T1 (period 100 ms) releases 2 jobs a phase on both sides, and each of
-    // its invocations stays within Theorem 1's 6 ms (plus 1 ms on the host).
+    // the simulator. T1 (period 100 ms) releases 3 jobs a phase on both sides (at 0, 100
+    // and 200 ms: the horizon is inclusive, as in `simulate`), completes the first two, and
+    // each of its invocations stays within Theorem 1's 6 ms (plus 1 ms on the host).
     let out = bulwark(&[
         "run",
         "scenarios/mcipc/one-core.toml",
@@ -167,8 +198,9 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
     assert_eq!(runs.len(), 4, "{doc}");
     for run in runs {
         assert_eq!(run["bound_ns"], 6_000_000, "{run}");
-        assert_eq!(run["host"]["jobs"], 2, "{run}");
-        assert_eq!(run["simulated"]["jobs"], 2, "{run}");
+        assert_eq!(run["host"]["jobs"], 3, "{run}");
+        assert_eq!(run["simulated"]["jobs"], 3, "{run}");
+        assert_eq!(run["host"]["completed"], 2, "{run}");
         let delays = run["host"]["delays_ns"].as_array().expect("delays");
         assert!(!delays.is_empty(), "{run}");
         assert!(
@@ -191,6 +223,28 @@ fn a_seed_for_a_component_system_is_refused_with_exit_2() {
         stderr(&out)
     );
 }
+
+/// One core, a server behind a FIFO-IPC gate, two callers (see its use).
+const SERVED: &str = r#"
+name = "served"
+policy = "fixed-priority"
+duration = "100ms"
+
+[[server]]
+name = "S"
+gate = "fifo-ipc"
+operation = "2ms"
+
+[[task]]
+name = "high"
+priority = 9
+script = [{ loop = "forever", body = [{ run = "1ms" }, { invoke = "S" }, { sleep-until-next-release = "10ms" }] }]
+
+[[task]]
+name = "low"
+priority = 1
+script = [{ loop = "forever", body = [{ invoke = "S" }, { sleep-until-next-release = "20ms" }] }]
+"#;
 
 /// The privilege check of the runtime itself, for the default cores.
 fn bulwark_privileged() -> Result<(), String> {

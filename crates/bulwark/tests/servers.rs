@@ -133,14 +133,17 @@ fn analyze_gives_every_gate_client_its_bound() {
     assert!(why.contains("bandwidth inheritance"), "{why}");
 }
 
+/// The runtime manages one core: a system with servers whose tasks are on three cores is
+/// refused, saying so, exit 2, before anything runs.
 #[test]
-fn run_refuses_servers_with_exit_2() {
+fn run_refuses_servers_on_several_cores_with_exit_2() {
     let out = bulwark(&["run", FILE, "--core", "1"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
     assert!(
-        text(&out.stderr).contains("the host runtime does not run servers"),
-        "{}",
-        text(&out.stderr)
+        stderr.contains("the runtime manages one core (core 1)"),
+        "{stderr}"
     );
+    assert!(stderr.contains("`bulwark simulate` runs it"), "{stderr}");
     assert!(out.stdout.is_empty());
 }

@@ -34,18 +34,6 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             ))
         }
     };
-    if let Some(cluster) = scenario.clusters.first() {
-        // The host runtime manages one core with a per-core policy; a cluster schedules its
-        // reservations globally over several, which only the simulator does.
-        return Err(format!(
-            "{}: cluster `{}` (`[[cluster]]`): clusters are simulated only, the host runtime \
-             does not run them; use `bulwark simulate {}`, or move the cluster's tasks onto a \
-             core of their own (`core = N`) to run them here",
-            args.file.display(),
-            cluster.name,
-            args.file.display()
-        ));
-    }
     let config = HostConfig {
         core: args.core,
         watchdog_core: args.watchdog_core,
