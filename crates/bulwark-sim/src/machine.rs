@@ -438,8 +438,7 @@ impl<'a> Machine<'a> {
         Ok(self.finish())
     }
 
-    /// Boots and handles every event to the end (the one loop over events, so that its
-    /// event handler has one caller and stays inlined).
+    /// Boots and handles every event to the end.
     fn drive(&mut self, progress: &mut dyn FnMut(Instant)) -> Result<(), SimError> {
         self.boot()?;
         while let Some((now, kind)) = self.queue.pop_until(self.until) {
@@ -501,6 +500,10 @@ impl<'a> Machine<'a> {
         Ok(())
     }
 
+    /// Handles one event at `now`. Inlined into both its loops, the simulator's
+    /// ([`drive`](Machine::drive)) and a platform's ([`settle`](Machine::settle)): as a call
+    /// it cost the simulator's loop 2 % more instructions.
+    #[inline(always)]
     fn handle(&mut self, now: Instant, kind: EventKind) -> Result<(), SimError> {
         self.events += 1;
         match kind {
