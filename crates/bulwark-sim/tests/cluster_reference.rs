@@ -1,9 +1,9 @@
-//! The MC-IPC machine against an independent reference: global scheduling of sporadic
-//! reservations on one cluster of one to three cores, by fixed priority and by EDF, beside
-//! table-driven time partitions, with one periodic task per reservation and no server. Every
-//! job's release and completion must be those of a plain millisecond-by-millisecond
-//! simulation written here from the MC-IPC paper's section III rules, sharing no code with
-//! the machine or the clustered scheduler:
+//! The scenario machine's `[[cluster]]`s against an independent reference: global
+//! scheduling of sporadic reservations on one cluster of one to three cores, by fixed
+//! priority and by EDF, beside table-driven time partitions, with one periodic task per
+//! reservation and no server. Every job's release and completion must be those of a plain
+//! millisecond-by-millisecond simulation written here from the MC-IPC paper's section III
+//! rules, sharing no code with the machine or the clustered scheduler:
 //!
 //! - a time partition runs on its own core whenever it is active (a pending job) during one
 //!   of its slots, which repeat with the cycle `H`; it outranks every sporadic reservation;
@@ -35,17 +35,12 @@
 //!   instant's releases. Partitions are neither monitored nor demoted.
 //!
 //! Every parameter is whole milliseconds and costs are zero, so stepping one millisecond at a
-//! time is exact. The machine's run is exclusive of its end: nothing happens at the horizon.
+//! time is exact. The reference's run is exclusive of its end: nothing happens at the
+//! horizon (see `scenario_machine` for how the scenario machine's run is read alike).
 
-use bulwark_core::reservation::clustered::Replenishment;
-use bulwark_core::reservation::clustered::{
-    ClusterConfig, ReservationId, ReservationKind, Slot, Sporadic, SporadicOrder,
-};
+use bulwark_core::reservation::clustered::{Replenishment, SporadicOrder};
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority};
-use bulwark_sim::cluster::{
-    run, Config, CostModel, Execution, PrunedRequests, ScriptStep, TaskConfig,
-};
 use bulwark_sim::{Options, VbsOptions};
 use bulwark_spec::{
     Behaviour, ClusterMember, ClusterSpec, MemberKind, PolicyKind, Scenario, TaskSpec,
@@ -358,82 +353,6 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
     jobs
 }
 
-fn machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
-    let ms = |n: u64| Duration::from_nanos(n * MS);
-    let sporadic = system
-        .sets
-        .iter()
-        .zip(&system.priorities)
-        .map(|(set, &priority)| {
-            let sporadic = Sporadic::new(ms(set.budget), ms(set.server_period))
-                .with_priority(Priority(priority));
-            ReservationKind::Sporadic(match (set.bandwidth, set.spr, set.low_budget) {
-                (true, _, _) => sporadic.with_constant_bandwidth(),
-                (false, Some(capacity), _) => sporadic.with_spr(capacity),
-                (false, None, Some(low_budget)) => sporadic.with_high_criticality(ms(low_budget)),
-                (false, None, None) => sporadic,
-            })
-        });
-    let partitions = system
-        .partitions
-        .iter()
-        .map(|p| ReservationKind::TimePartition {
-            core: p.core,
-            priority: Priority(p.owner),
-            slots: system
-                .table
-                .slots(p.core, p.owner)
-                .into_iter()
-                .map(|(start, end)| Slot::new(ms(start), ms(end)))
-                .collect(),
-        });
-    let cluster = ClusterConfig {
-        cores: system.cores,
-        cycle: ms(system.table.cycle),
-        order: if system.edf {
-            SporadicOrder::EarliestDeadlineFirst
-        } else {
-            SporadicOrder::FixedPriority
-        },
-        reservations: sporadic.chain(partitions).collect(),
-    };
-    let tasks = system
-        .shapes()
-        .into_iter()
-        .enumerate()
-        .map(|(i, (period, execution, offset))| TaskConfig {
-            cluster: 0,
-            reservation: ReservationId(i as u32),
-            offset: ms(offset),
-            period: ms(period),
-            script: vec![
-                ScriptStep::Compute(Execution::exact(ms(execution))),
-                ScriptStep::SleepUntilNextPeriod,
-            ],
-            group: None,
-        })
-        .collect::<Vec<_>>();
-    let task_count = tasks.len();
-    let config = Config {
-        clusters: vec![cluster],
-        servers: Vec::new(),
-        tasks,
-        pruned: PrunedRequests::Reissue,
-        groups: Vec::new(),
-        cost: CostModel::default(),
-        seed: 1,
-    };
-    let until = Instant::ZERO.saturating_add(ms(horizon));
-    let outcome = run(&config, until).expect("a valid configuration");
-    let mut rows = vec![Vec::new(); task_count];
-    for job in &outcome.jobs {
-        assert!(!job.killed, "nothing is terminated");
-        let to_ms = |t: Instant| t.as_nanos() / MS;
-        rows[job.task].push((to_ms(job.release), job.completion.map(to_ms)));
-    }
-    rows
-}
-
 /// The same system as a scenario with one `[[cluster]]` on the scenario machine (sporadic,
 /// constant-bandwidth, SPR and high-criticality reservations, time partitions), its jobs read
 /// as the reference writes them. The scenario machine releases a periodic job on plan even
@@ -686,9 +605,7 @@ proptest! {
         horizon in 1u64..=80,
     ) {
         let system = sporadic_only(sets, priorities, false, cores);
-        let expected = reference(&system, horizon);
-        prop_assert_eq!(machine(&system, horizon), expected.clone());
-        prop_assert_eq!(scenario_machine(&system, horizon), expected);
+        prop_assert_eq!(scenario_machine(&system, horizon), reference(&system, horizon));
     }
 
     #[test]
@@ -699,9 +616,7 @@ proptest! {
     ) {
         let priorities = vec![1; sets.len()];
         let system = sporadic_only(sets, priorities, true, cores);
-        let expected = reference(&system, horizon);
-        prop_assert_eq!(machine(&system, horizon), expected.clone());
-        prop_assert_eq!(scenario_machine(&system, horizon), expected);
+        prop_assert_eq!(scenario_machine(&system, horizon), reference(&system, horizon));
     }
 
     /// About half the reservations are constant-bandwidth servers, under EDF with the rest.
@@ -715,9 +630,7 @@ proptest! {
         let sets = each(sets, servers, |set, bandwidth| Drawn { bandwidth, ..set });
         let priorities = vec![1; sets.len()];
         let system = sporadic_only(sets, priorities, true, cores);
-        let expected = reference(&system, horizon);
-        prop_assert_eq!(machine(&system, horizon), expected.clone());
-        prop_assert_eq!(scenario_machine(&system, horizon), expected);
+        prop_assert_eq!(scenario_machine(&system, horizon), reference(&system, horizon));
     }
 
     /// About half the reservations are SPR servers (queues of 1 to 4 entries), under fixed
@@ -731,9 +644,7 @@ proptest! {
     ) {
         let sets = each(sets, queues, |set, spr| Drawn { spr, ..set });
         let system = sporadic_only(sets, priorities, false, cores);
-        let expected = reference(&system, horizon);
-        prop_assert_eq!(machine(&system, horizon), expected.clone());
-        prop_assert_eq!(scenario_machine(&system, horizon), expected);
+        prop_assert_eq!(scenario_machine(&system, horizon), reference(&system, horizon));
     }
 
     /// Vestal's mode switch: each reservation of high criticality (low budget 1 ms up to its
@@ -752,9 +663,7 @@ proptest! {
         if with_partitions {
             (system.table, system.partitions) = (table, partitions);
         }
-        let expected = reference(&system, horizon);
-        prop_assert_eq!(machine(&system, horizon), expected.clone());
-        prop_assert_eq!(scenario_machine(&system, horizon), expected);
+        prop_assert_eq!(scenario_machine(&system, horizon), reference(&system, horizon));
     }
 
     /// The same on light sets, whose idle instants take the cluster back to low mode.
@@ -767,9 +676,7 @@ proptest! {
         horizon in 1u64..=80,
     ) {
         let system = sporadic_only(critical(sets, kinds, edf), priorities, edf, cores);
-        let expected = reference(&system, horizon);
-        prop_assert_eq!(machine(&system, horizon), expected.clone());
-        prop_assert_eq!(scenario_machine(&system, horizon), expected);
+        prop_assert_eq!(scenario_machine(&system, horizon), reference(&system, horizon));
     }
 
     #[test]
@@ -780,9 +687,7 @@ proptest! {
         horizon in 1u64..=80,
     ) {
         let system = System { table, partitions, ..sporadic_only(sets, priorities, edf, cores) };
-        let expected = reference(&system, horizon);
-        prop_assert_eq!(machine(&system, horizon), expected.clone());
-        prop_assert_eq!(scenario_machine(&system, horizon), expected);
+        prop_assert_eq!(scenario_machine(&system, horizon), reference(&system, horizon));
     }
 }
 
@@ -794,7 +699,7 @@ proptest! {
 /// [8, 10) and exhaust, C runs [10, 12) and exhausts; A and B, replenished at 12, complete at
 /// 13, and C at 14. The next jobs (13, 13, 14) wait for budget until 16, the horizon.
 #[test]
-fn the_reference_and_the_machine_run_a_hand_worked_set() {
+fn the_reference_and_the_scenario_machine_run_a_hand_worked_set() {
     let set = Drawn {
         budget: 2,
         server_period: 4,
@@ -810,14 +715,14 @@ fn the_reference_and_the_machine_run_a_hand_worked_set() {
     let expected = vec![high.to_vec(), high.to_vec(), low.to_vec()];
     let system = sporadic_only(vec![set; 3], vec![3, 2, 1], false, 2);
     assert_eq!(reference(&system, 16), expected);
-    assert_eq!(machine(&system, 16), expected);
+    assert_eq!(scenario_machine(&system, 16), expected);
 }
 
 /// A job that ends as its budget runs out: e = p = 3, C = T = 3, released at 2, one core.
 /// The job runs [2, 5) and completes at 5 just as the budget is exhausted. A completion comes
 /// first at its instant, so the reservation is inactive at 5, and the job released at 5
-/// finds its last replenishment (at 2) p ago: budget 3, so it runs [5, 8), and so on. The
-/// machine used to replenish the reservation at 5 as still active, discard that budget with
+/// finds its last replenishment (at 2) p ago: budget 3, so it runs [5, 8), and so on. Taking
+/// the reservation as still active at 5 would replenish it then, discard that budget with
 /// the completed job, and make the next job wait until 8 (p after 5): one job per 6 ms.
 #[test]
 fn a_job_ending_with_its_budget_leaves_the_next_release_its_period() {
@@ -835,7 +740,7 @@ fn a_job_ending_with_its_budget_leaves_the_next_release_its_period() {
     for edf in [false, true] {
         let system = sporadic_only(vec![set], vec![1], edf, 1);
         assert_eq!(reference(&system, 12), expected);
-        assert_eq!(machine(&system, 12), expected, "edf: {edf}");
+        assert_eq!(scenario_machine(&system, 12), expected, "edf: {edf}");
     }
 }
 
@@ -877,7 +782,7 @@ fn a_high_criticality_overrun_demotes_the_low_reservation() {
     ];
     let system = sporadic_only(vec![high, low], vec![1, 2], false, 1);
     assert_eq!(reference(&system, 20), expected);
-    assert_eq!(machine(&system, 20), expected);
+    assert_eq!(scenario_machine(&system, 20), expected);
     // The same set with H of low criticality: L preempts H at 3.
     let plain = sporadic_only(
         vec![
@@ -896,5 +801,5 @@ fn a_high_criticality_overrun_demotes_the_low_reservation() {
         vec![(3, Some(6)), (13, Some(16))],
     ];
     assert_eq!(reference(&plain, 21), preempted);
-    assert_eq!(machine(&plain, 21), preempted);
+    assert_eq!(scenario_machine(&plain, 21), preempted);
 }
