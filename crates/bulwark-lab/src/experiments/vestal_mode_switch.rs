@@ -28,7 +28,7 @@
 
 use bulwark_analysis::mc_ipc::invocation_budget_bound;
 use bulwark_core::reservation::clustered::Mode;
-use bulwark_core::{Duration, Instant, TaskId};
+use bulwark_core::{Duration, Instant};
 use bulwark_sim::{InvocationRecord, JobRecord, ModeSwitchRecord, Options, Recorder};
 
 use super::{Experiment, LabError};
@@ -110,14 +110,19 @@ pub fn system() -> Result<bulwark_spec::Scenario, LabError> {
 
 /// Runs the system with `seed` and keeps its records.
 pub fn simulate(seed: u64) -> Result<Records, LabError> {
-    let scenario = system()?;
+    simulate_system(&system()?, seed)
+}
+
+/// Runs `scenario` (the system, or a variant of it) with `seed` for [`LENGTH`] and keeps its
+/// records.
+pub fn simulate_system(scenario: &bulwark_spec::Scenario, seed: u64) -> Result<Records, LabError> {
     let options = Options {
         seed: Some(seed),
         until: Some(LENGTH),
         ..Options::default()
     };
     let mut records = Records::default();
-    bulwark_sim::run_recorded(&scenario, &options, &mut records, &mut |_| {})?;
+    bulwark_sim::run_recorded(scenario, &options, &mut records, &mut |_| {})?;
     Ok(records)
 }
 
@@ -146,8 +151,9 @@ pub struct Summary {
     pub l1_invocations: usize,
 }
 
-/// Section VII: a request pending at the switch at `switch` was aborted then: pruned and
-/// issued again at once (at its demoted urgency), or left to complete in service.
+/// True when `record`'s request was pending at the switch to high mode at `switch` and
+/// aborted there, "as if the reservations had exhausted their budget" (section VII): pruned
+/// and issued again at once, at its demoted urgency, or left to complete in service.
 fn aborted_at(record: &InvocationRecord, switch: Instant) -> bool {
     let pending = record.invoked < switch && switch < record.replied;
     let pruned_and_reissued = record.reissues > 0 && record.issued == switch;
@@ -156,8 +162,9 @@ fn aborted_at(record: &InvocationRecord, switch: Instant) -> bool {
 
 /// Summarises a run's records.
 pub fn summarise(records: &Records) -> Summary {
-    let is = |task: usize| move |id: TaskId| id.index() == task;
-    let h_jobs: Vec<&JobRecord> = records.jobs.iter().filter(|j| is(H)(j.task)).collect();
+    let h_jobs: Vec<&JobRecord> = (records.jobs.iter())
+        .filter(|j| j.task.index() == H)
+        .collect();
     // Job k of H (0-based) overruns when k % 5 == 4; count those that started in the run.
     let overruns = h_jobs
         .iter()
@@ -174,7 +181,7 @@ pub fn summarise(records: &Records) -> Summary {
         .filter(|m| m.mode == Mode::High)
         .map(|m| m.at)
         .collect();
-    let of = |task: usize| records.invocations.iter().filter(move |r| is(task)(r.task));
+    let of = |task: usize| (records.invocations.iter()).filter(move |r| r.task.index() == task);
     let bound = invocation_budget_bound(1, 2, L_HIGH).unwrap_or(Duration::MAX);
     Summary {
         h_jobs: h_jobs.iter().filter(|j| j.completion.is_some()).count(),
@@ -343,6 +350,25 @@ mod tests {
         assert!(failing.is_empty(), "{failing:?}\n{summary:?}");
         // 5 s of 50 ms periods: 100 jobs of H, every fifth past e^L.
         assert_eq!(summary.overruns, 20);
+    }
+
+    /// Break it: with `e^L = e^H`, `H`'s long jobs stay within their low budget, the cluster
+    /// never switches, nothing is aborted, and the run fails the checks of the switches and
+    /// the aborts (the others still hold).
+    #[test]
+    fn a_low_budget_never_overrun_fails_the_switch_checks() {
+        use bulwark_spec::MemberKind;
+        let mut scenario = system().unwrap();
+        let member = &mut scenario.clusters[CLUSTER_OF_H].members[0];
+        assert_eq!(member.task, H);
+        let MemberKind::Sporadic { low_budget, .. } = &mut member.kind else {
+            panic!("H is sporadic");
+        };
+        *low_budget = scenario.tasks[H].reservation.map(|r| r.budget);
+        let summary = summarise(&simulate_system(&scenario, SEED).unwrap());
+        assert_eq!((summary.switches, summary.aborted_at_switch), ((0, 0), 0));
+        let passing: Vec<bool> = checks(&summary).iter().map(|c| c.pass).collect();
+        assert_eq!(passing, [false, true, false, true, true], "{summary:?}");
     }
 
     /// The constants the summary reads with are the file's.
