@@ -42,6 +42,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "cbs-isolation",
     "faas-reclaim",
     "vbs-processes",
+    "vestal-mode-switch",
 ];
 
 impl BuiltIn {

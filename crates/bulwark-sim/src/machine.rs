@@ -229,6 +229,8 @@ pub struct Machine<'a> {
     tracing: bool,
     /// Some recorder wants job records.
     keeping_jobs: bool,
+    /// Some recorder wants the clusters' changes of criticality mode.
+    recording_mode_switches: bool,
     /// Per task, the budget last sampled, so a sample is recorded only when it changed.
     budget_seen: Vec<Option<Duration>>,
     events: u64,
@@ -406,6 +408,7 @@ impl<'a> Machine<'a> {
             memory: Memory::new(options.record_trace, options.record_jobs),
             tracing: options.record_trace || recorder.as_ref().is_some_and(|r| r.wants_trace()),
             keeping_jobs: options.record_jobs || recorder.as_ref().is_some_and(|r| r.wants_jobs()),
+            recording_mode_switches: recorder.as_ref().is_some_and(|r| r.wants_mode_switches()),
             recorder,
             budget_seen: vec![None; count],
             events: 0,

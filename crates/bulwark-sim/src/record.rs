@@ -10,6 +10,7 @@
 //! that wants whole slices merges them; [`OpenSlices`] holds back only the last slice of each
 //! core, the only one that can still grow.
 
+use bulwark_core::reservation::clustered::Mode;
 use bulwark_core::{Duration, Instant, TaskId};
 use serde::Serialize;
 
@@ -74,6 +75,16 @@ pub trait Recorder {
 
     /// A server answered an invocation.
     fn invocation(&mut self, record: &InvocationRecord) {
+        let _ = record;
+    }
+
+    /// True when a record of every change of a cluster's criticality mode is wanted.
+    fn wants_mode_switches(&self) -> bool {
+        false
+    }
+
+    /// A cluster switched to high mode, or returned to low mode.
+    fn mode_switch(&mut self, record: &ModeSwitchRecord) {
         let _ = record;
     }
 
@@ -272,4 +283,18 @@ pub struct InvocationRecord {
     /// priority changed with its cluster's mode) yet answered: it was in service then, or
     /// served from the background queue. Outside Theorem 1's premise.
     pub exhausted: bool,
+}
+
+/// A cluster's change of criticality mode in Vestal's model (MC-IPC paper, section VII): to
+/// high mode when a high-criticality job has consumed its low budget `e^L` and is still
+/// pending, back to low mode at the cluster's next idle instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ModeSwitchRecord {
+    /// The cluster, an index into the scenario's clusters.
+    pub cluster: usize,
+    /// The instant of the machine's call to the cluster's scheduler that made the change:
+    /// the switch's own instant, as the cluster's timer is programmed for it.
+    pub at: Instant,
+    /// The mode the cluster is in from `at`.
+    pub mode: Mode,
 }

@@ -212,6 +212,7 @@ pub enum SporadicCriticality {
 
 /// A cluster's criticality mode (section VII).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Mode {
     /// Every reservation is scheduled by its own priority.
     Low,

@@ -4,33 +4,36 @@
 //! mode at an idle instant; the high-criticality task keeps its deadlines and its requests
 //! stay within Theorem 1's bound.
 //!
-//! **The system**, on the cluster machine: two one-core clusters (`K = 2`, `m_k = 1`) and a
-//! server `S` with `L^H = 2 ms` (operations of 0.5-1 ms: `L^L = 1 ms`). Cluster 0 holds `H`,
-//! of high criticality (fixed priority 20, period 50 ms, `e^L = 12 ms`, `e^H = 30 ms`), and
-//! `L1`, of low criticality (priority 10, budget 10 ms per 25 ms), whose task invokes `S`
-//! just before each release of `H`. Cluster 1 holds `L2` and
-//! `L3`, of low criticality (budgets 10 ms per 20 and 40 ms). Every task invokes `S` once per
-//! job; `H`'s jobs compute 2-4 ms around it, and every fifth computes 14 ms: more than `e^L`,
-//! the overrun Vestal's model plans for. The run lasts [`LENGTH`].
+//! **The system**, `scenarios/vestal-mode-switch.toml` on the one machine: two one-core
+//! clusters (`K = 2`, `m_k = 1`) and a server `S` behind an mc-ipc gate with `L^H = 2 ms`
+//! (operations of 0.5-1 ms: `L^L = 1 ms`). Cluster 0 holds `H`, of high criticality (fixed
+//! priority 20, period 50 ms, `e^L = 12 ms`, `e^H = 30 ms`), and `L1`, of low criticality
+//! (priority 10, budget 10 ms per 25 ms), whose task invokes `S` just before each release of
+//! `H`. Cluster 1 holds `L2` and `L3`, of low criticality (budgets 10 ms per 20 and 40 ms).
+//! Every task invokes `S` once per job; `H`'s jobs compute 2-4 ms around it, and every fifth
+//! computes 14 ms: more than `e^L`, the overrun Vestal's model plans for. The run lasts
+//! [`LENGTH`].
 //!
 //! **What is checked**: cluster 0 switches to high mode exactly once per overrunning job of
 //! `H`, and back to low mode before the next; cluster 1 never switches (the mode is per
 //! cluster); `L1`'s requests pending at a switch are aborted; `H` meets every deadline; and
 //! every invocation of `H` drains at most `(1 + 2 m_k K) L^H = 10 ms` (Theorem 1 at the high
 //! level, the bound section VII sizes `e^H` with).
+//!
+//! **How it is measured**: the machine's records. Each change of a cluster's mode is a
+//! [`ModeSwitchRecord`]. A request aborted at a switch shows in its [`InvocationRecord`]: one
+//! waiting is pruned and, its reservation still having budget, issued again at once at its
+//! demoted urgency (`issued` is the switch's instant, `reissues` above zero); one in service
+//! completes, marked `exhausted`.
 
-use bulwark_analysis::mc_ipc::{invocation_budget_bound, GateProtocol};
-use bulwark_core::reservation::clustered::{
-    ClusterConfig, Mode, ReservationId, ReservationKind, Sporadic, SporadicOrder,
-};
-use bulwark_core::{Duration, Instant, Priority};
-use bulwark_sim::cluster::{
-    run as run_cluster, ClusterOutcome, Config, Execution, GateKind, PrunedRequests, ScriptStep,
-    ServerConfig, TaskConfig,
-};
+use bulwark_analysis::mc_ipc::invocation_budget_bound;
+use bulwark_core::reservation::clustered::Mode;
+use bulwark_core::{Duration, Instant};
+use bulwark_sim::{InvocationRecord, JobRecord, ModeSwitchRecord, Options, Recorder};
 
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
+use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "vestal-mode-switch",
@@ -43,13 +46,9 @@ const fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
-const fn us(n: u64) -> Duration {
-    Duration::from_micros(n)
-}
-
-/// How long the system runs.
+/// How long the system runs (the file's `duration`).
 pub const LENGTH: Duration = Duration::from_secs(5);
-/// `H`'s period.
+/// `H`'s period (and deadline).
 pub const H_PERIOD: Duration = ms(50);
 /// `e^L` of `H`.
 pub const LOW_BUDGET: Duration = ms(12);
@@ -58,85 +57,73 @@ pub const L_HIGH: Duration = ms(2);
 /// Every this many jobs of `H`, one overruns `e^L`.
 pub const OVERRUN_EVERY: u64 = 5;
 
-/// Task indices.
+/// Task indices, in the file's order.
 pub const H: usize = 0;
 /// `L1`, in `H`'s cluster.
 pub const L1: usize = 1;
+/// `H`'s cluster.
+const CLUSTER_OF_H: usize = 0;
+/// The cluster without a high-criticality reservation.
+const OTHER_CLUSTER: usize = 1;
 
-fn invoke() -> ScriptStep {
-    ScriptStep::Invoke {
-        server: 0,
-        length: Execution::between(us(500), ms(1)),
+/// What a run keeps: every job, every answered invocation and every change of mode.
+#[derive(Clone, Debug, Default)]
+pub struct Records {
+    /// Every job of every task, completed or not.
+    pub jobs: Vec<JobRecord>,
+    /// Every answered invocation of every client.
+    pub invocations: Vec<InvocationRecord>,
+    /// Every change of a cluster's criticality mode, in order.
+    pub modes: Vec<ModeSwitchRecord>,
+}
+
+impl Recorder for Records {
+    fn wants_jobs(&self) -> bool {
+        true
     }
-}
 
-fn compute(min: Duration, max: Duration) -> ScriptStep {
-    ScriptStep::Compute(Execution::between(min, max))
-}
+    fn job(&mut self, record: &JobRecord) {
+        self.jobs.push(*record);
+    }
 
-fn job(before: (Duration, Duration)) -> Vec<ScriptStep> {
-    vec![
-        compute(before.0, before.1),
-        invoke(),
-        compute(us(500), ms(1)),
-        ScriptStep::SleepUntilNextPeriod,
-    ]
+    fn wants_invocations(&self) -> bool {
+        true
+    }
+
+    fn invocation(&mut self, record: &InvocationRecord) {
+        self.invocations.push(*record);
+    }
+
+    fn wants_mode_switches(&self) -> bool {
+        true
+    }
+
+    fn mode_switch(&mut self, record: &ModeSwitchRecord) {
+        self.modes.push(*record);
+    }
 }
 
 /// The system of the module documentation.
-pub fn system(seed: u64) -> Config {
-    let sporadic = |budget: u64, period: u64, priority: u8| {
-        ReservationKind::Sporadic(
-            Sporadic::new(ms(budget), ms(period)).with_priority(Priority(priority)),
-        )
+pub fn system() -> Result<bulwark_spec::Scenario, LabError> {
+    Ok(built_in(EXPERIMENT.name).expect("built in").scenario()?)
+}
+
+/// Runs the system with `seed` and keeps its records.
+pub fn simulate(seed: u64) -> Result<Records, LabError> {
+    simulate_system(&system()?, seed)
+}
+
+/// Runs `scenario` (the system, or a variant of it) with `seed` for [`LENGTH`] and keeps its
+/// records.
+pub fn simulate_system(scenario: &bulwark_spec::Scenario, seed: u64) -> Result<Records, LabError> {
+    let options = Options {
+        seed: Some(seed),
+        until: Some(LENGTH),
+        ..Options::default()
     };
-    let high = ReservationKind::Sporadic(
-        Sporadic::new(ms(30), H_PERIOD)
-            .with_priority(Priority(20))
-            .with_high_criticality(LOW_BUDGET),
-    );
-    let cluster = |reservations| ClusterConfig {
-        cores: 1,
-        cycle: Duration::ZERO,
-        order: SporadicOrder::FixedPriority,
-        reservations,
-    };
-    // H's script: four normal jobs, then one that computes past e^L.
-    let mut h_script = Vec::new();
-    for _ in 1..OVERRUN_EVERY {
-        h_script.extend(job((ms(2), ms(4))));
-    }
-    h_script.extend(job((ms(14), ms(14))));
-    let task = |cluster, reservation: u32, offset, period, script| TaskConfig {
-        cluster,
-        reservation: ReservationId(reservation),
-        offset,
-        period,
-        script,
-        group: None,
-    };
-    Config {
-        clusters: vec![
-            cluster(vec![high, sporadic(10, 25, 10)]),
-            cluster(vec![sporadic(10, 20, 10), sporadic(10, 40, 5)]),
-        ],
-        servers: vec![ServerConfig {
-            gate: GateKind::Protocol(GateProtocol::McIpc),
-            max_operation: L_HIGH,
-        }],
-        tasks: vec![
-            task(0, 0, Duration::ZERO, H_PERIOD, h_script),
-            // L1 invokes just before each release of H (its releases at 49.5 + 25k ms meet
-            // H's at 50 m - 0.5 ms), so its request is in service or queued when H runs.
-            task(0, 1, us(49_500), ms(25), job((us(100), us(200)))),
-            task(1, 0, ms(2), ms(20), job((ms(1), ms(2)))),
-            task(1, 1, ms(3), ms(40), job((ms(1), ms(3)))),
-        ],
-        pruned: PrunedRequests::Reissue,
-        groups: Vec::new(),
-        cost: Default::default(),
-        seed,
-    }
+    let mut records = Records::default();
+    bulwark_sim::run_recorded(scenario, &options, &mut records, &mut |_| {})?;
+    Ok(records)
 }
 
 /// What the run showed.
@@ -164,63 +151,69 @@ pub struct Summary {
     pub l1_invocations: usize,
 }
 
-/// Runs the system and summarises it.
-pub fn evaluate(seed: u64) -> Result<(Summary, ClusterOutcome), LabError> {
-    let config = system(seed);
-    let outcome = run_cluster(&config, Instant::ZERO.saturating_add(LENGTH))
-        .map_err(|e| LabError::McIpc(e.to_string()))?;
-    let h_jobs: Vec<_> = outcome.jobs.iter().filter(|j| j.task == H).collect();
-    // Job k of H (0-based) overruns when k % 5 == 4; count those released in the run.
-    let overruns = (0..h_jobs.len() as u64)
-        .filter(|k| k % OVERRUN_EVERY == OVERRUN_EVERY - 1)
+/// True when `record`'s request was pending at the switch to high mode at `switch` and
+/// aborted there, "as if the reservations had exhausted their budget" (section VII): pruned
+/// and issued again at once, at its demoted urgency, or left to complete in service.
+fn aborted_at(record: &InvocationRecord, switch: Instant) -> bool {
+    let pending = record.invoked < switch && switch < record.replied;
+    let pruned_and_reissued = record.reissues > 0 && record.issued == switch;
+    pending && (pruned_and_reissued || record.exhausted)
+}
+
+/// Summarises a run's records.
+pub fn summarise(records: &Records) -> Summary {
+    let h_jobs: Vec<&JobRecord> = (records.jobs.iter())
+        .filter(|j| j.task.index() == H)
+        .collect();
+    // Job k of H (0-based) overruns when k % 5 == 4; count those that started in the run.
+    let overruns = h_jobs
+        .iter()
+        .filter(|j| j.first_start.is_some() && j.job % OVERRUN_EVERY == OVERRUN_EVERY - 1)
         .count();
-    let mine: Vec<_> = outcome.modes.iter().filter(|m| m.cluster == 0).collect();
+    let mine: Vec<&ModeSwitchRecord> = (records.modes.iter())
+        .filter(|m| m.cluster == CLUSTER_OF_H)
+        .collect();
     let alternating = mine
         .iter()
         .enumerate()
         .all(|(i, m)| m.mode == if i % 2 == 0 { Mode::High } else { Mode::Low });
-    let high_at: Vec<Instant> = mine
-        .iter()
+    let high_at: Vec<Instant> = (mine.iter())
         .filter(|m| m.mode == Mode::High)
         .map(|m| m.at)
         .collect();
+    let of = |task: usize| (records.invocations.iter()).filter(move |r| r.task.index() == task);
     let bound = invocation_budget_bound(1, 2, L_HIGH).unwrap_or(Duration::MAX);
-    let summary = Summary {
+    Summary {
         h_jobs: h_jobs.iter().filter(|j| j.completion.is_some()).count(),
         overruns,
-        h_misses: h_jobs
-            .iter()
-            .filter(|j| j.response.is_some_and(|r| r > H_PERIOD))
-            .count(),
-        h_response: h_jobs
-            .iter()
-            .filter_map(|j| j.response)
+        h_misses: h_jobs.iter().filter(|j| j.missed).count(),
+        h_response: (h_jobs.iter())
+            .filter_map(|j| Some(j.completion?.saturating_duration_since(j.release)))
             .max()
             .unwrap_or(Duration::ZERO),
-        switches: (
-            high_at.len(),
-            mine.iter().filter(|m| m.mode == Mode::Low).count(),
-        ),
+        switches: (high_at.len(), mine.len() - high_at.len()),
         alternating,
-        other_cluster_changes: outcome.modes.iter().filter(|m| m.cluster == 1).count(),
-        aborted_at_switch: outcome
-            .aborts
-            .iter()
-            .filter(|a| a.task == L1 && high_at.contains(&a.at))
+        other_cluster_changes: (records.modes.iter())
+            .filter(|m| m.cluster == OTHER_CLUSTER)
+            .count(),
+        aborted_at_switch: of(L1)
+            .filter(|r| high_at.iter().any(|&switch| aborted_at(r, switch)))
             .count(),
         h_drain: (
-            outcome
-                .invocations
-                .iter()
-                .filter(|r| r.task == H)
+            of(H)
                 .map(|r| r.drained_since_issue)
                 .max()
                 .unwrap_or(Duration::ZERO),
             bound,
         ),
-        l1_invocations: outcome.invocations.iter().filter(|r| r.task == L1).count(),
-    };
-    Ok((summary, outcome))
+        l1_invocations: of(L1).count(),
+    }
+}
+
+/// Runs the system and summarises it.
+pub fn evaluate(seed: u64) -> Result<(Summary, Records), LabError> {
+    let records = simulate(seed)?;
+    Ok((summarise(&records), records))
 }
 
 /// The seed of the run.
@@ -357,6 +350,47 @@ mod tests {
         assert!(failing.is_empty(), "{failing:?}\n{summary:?}");
         // 5 s of 50 ms periods: 100 jobs of H, every fifth past e^L.
         assert_eq!(summary.overruns, 20);
+    }
+
+    /// Break it: with `e^L = e^H`, `H`'s long jobs stay within their low budget, the cluster
+    /// never switches, nothing is aborted, and the run fails the checks of the switches and
+    /// the aborts (the others still hold).
+    #[test]
+    fn a_low_budget_never_overrun_fails_the_switch_checks() {
+        use bulwark_spec::MemberKind;
+        let mut scenario = system().unwrap();
+        let member = &mut scenario.clusters[CLUSTER_OF_H].members[0];
+        assert_eq!(member.task, H);
+        let MemberKind::Sporadic { low_budget, .. } = &mut member.kind else {
+            panic!("H is sporadic");
+        };
+        *low_budget = scenario.tasks[H].reservation.map(|r| r.budget);
+        let summary = summarise(&simulate_system(&scenario, SEED).unwrap());
+        assert_eq!((summary.switches, summary.aborted_at_switch), ((0, 0), 0));
+        let passing: Vec<bool> = checks(&summary).iter().map(|c| c.pass).collect();
+        assert_eq!(passing, [false, true, false, true, true], "{summary:?}");
+    }
+
+    /// The constants the summary reads with are the file's.
+    #[test]
+    fn the_file_is_the_system_the_constants_describe() {
+        use bulwark_spec::MemberKind;
+        let scenario = system().unwrap();
+        assert_eq!(scenario.duration, LENGTH);
+        assert_eq!(scenario.tasks[H].name, "H");
+        assert_eq!(scenario.tasks[L1].name, "L1");
+        let operation = &scenario.servers[0].body;
+        assert!(
+            matches!(operation[..], [bulwark_spec::ServerStep::Run(run)] if run.worst_case() == L_HIGH)
+        );
+        let (cluster, kind) = scenario.cluster_of_task(H).unwrap();
+        assert_eq!(cluster, CLUSTER_OF_H);
+        assert!(matches!(
+            kind,
+            MemberKind::Sporadic { low_budget: Some(e), .. } if *e == LOW_BUDGET
+        ));
+        let period = scenario.tasks[H].reservation.map(|r| r.period);
+        assert_eq!(period, Some(H_PERIOD));
     }
 
     /// The checks fail on a run that does not behave.

@@ -32,9 +32,13 @@
 //! whose decision selected its reservation takes an interrupt. The cluster's budget notices
 //! are kept for the mc-ipc gates, each given to every thread bound to its reservation, and
 //! after acting on them a member core resolves its thread again.
+//!
+//! A recorder that [`wants_mode_switches`](crate::Recorder::wants_mode_switches) hears of
+//! every change of a cluster's criticality mode (Vestal's model, the MC-IPC paper's section
+//! VII), read from the scheduler after each call; a run without one tests a flag per call.
 
 use bulwark_core::reservation::clustered::{
-    ClusterConfig, ClusteredScheduler, ReservationId, ReservationKind, Slot, Sporadic,
+    ClusterConfig, ClusteredScheduler, Mode, ReservationId, ReservationKind, Slot, Sporadic,
 };
 use bulwark_core::{
     ClusterScheduler, CoreDecision, Duration, Event, Instant, Notice, Notices, SchedulerError,
@@ -43,6 +47,7 @@ use bulwark_core::{
 use bulwark_spec::{ClusterSpec, MemberKind, Scenario};
 
 use super::{Machine, Occupant};
+use crate::record::ModeSwitchRecord;
 use crate::SimError;
 
 /// Where a core of a cluster sits in it.
@@ -83,6 +88,8 @@ pub(super) struct ClusterRun {
     bound: Vec<Vec<u32>>,
     /// Per task of the scenario: its thread's id here (`u32::MAX`: not a member).
     thread_of: Vec<u32>,
+    /// The criticality mode last recorded, when some recorder wants mode switches.
+    recorded_mode: Mode,
 }
 
 impl ClusterRun {
@@ -147,6 +154,7 @@ impl ClusterRun {
             threads,
             bound,
             thread_of,
+            recorded_mode: Mode::Low,
         })
     }
 
@@ -225,7 +233,7 @@ impl ClusterRun {
     /// Appends the notices not taken yet to `into`, one for each thread bound to the
     /// reservation a notice names, and forgets them. A mode change comes as the threads'
     /// [`Notice::ModeChange`]; the cluster's own [`Notice::ModeSwitch`] is dropped (no
-    /// kernel object acts on it).
+    /// kernel object acts on it; a recorder learns of switches from the mode itself).
     pub(super) fn take_notices(&mut self, into: &mut Vec<Notice>) {
         for notice in self.notices.iter() {
             let (reservation, notice_for): (TaskId, fn(TaskId) -> Notice) = match notice {
@@ -294,6 +302,29 @@ impl ClusterRun {
 }
 
 impl Machine<'_> {
+    /// Tells the recorder when `cluster`'s scheduler, just called at `now`, changed its
+    /// criticality mode (MC-IPC paper, section VII). The mode is read after every call, as
+    /// the scheduler notices only the switch to high mode ([`Notice::ModeSwitch`], and only
+    /// to a caller that keeps notices): the return to low mode at an idle instant comes as
+    /// demoted reservations' [`Notice::ModeChange`], and without any when none is demoted.
+    #[cold]
+    #[inline(never)]
+    fn record_mode_switch(&mut self, cluster: u16, now: Instant) {
+        let run = &mut self.clusters[cluster as usize];
+        let mode = run.scheduler.mode();
+        if mode == run.recorded_mode {
+            return;
+        }
+        run.recorded_mode = mode;
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.mode_switch(&ModeSwitchRecord {
+                cluster: usize::from(cluster),
+                at: now,
+                mode,
+            });
+        }
+    }
+
     /// The thread core `core` runs, or will run when its kernel returns.
     fn heading(&self, core: u16) -> Option<TaskId> {
         match self.cores[core as usize].occupant {
@@ -329,6 +360,9 @@ impl Machine<'_> {
         }
         let timer = run.decisions.first().and_then(|d| d.timer);
         let first = run.cores[0];
+        if self.recording_mode_switches {
+            self.record_mode_switch(cluster, now);
+        }
         let own = self.resolve(cluster, position);
         let decision = CoreDecision {
             next: own,
@@ -585,7 +619,11 @@ impl Machine<'_> {
         let c = &mut self.cores[core as usize];
         if CLUSTERS {
             if let Some(member) = c.membership {
-                return self.clusters[member.cluster as usize].handle(now, event, work);
+                let handled = self.clusters[member.cluster as usize].handle(now, event, work);
+                if self.recording_mode_switches {
+                    self.record_mode_switch(member.cluster, now);
+                }
+                return handled;
             }
         }
         c.scheduler.handle(now, event, work)
