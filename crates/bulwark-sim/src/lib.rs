@@ -40,8 +40,8 @@
 //! 6. **The horizon is inclusive**: events at the horizon are handled; a job released at the
 //!    horizon counts as released; an unfinished job (the current one, and every job released
 //!    on plan behind it) misses when its deadline is at or before the horizon. The component
-//!    machine follows the same rule. The MC-IPC machine does not: its phases are laid end to
-//!    end, so a job released at a phase's end belongs to the next phase.
+//!    machine follows the same rule, and so does each phase of an MC-IPC file (a job released
+//!    at a phase's end counts in that phase).
 //! 7. **Budget notices of one scheduler decision** (which an mc-ipc gate acts on) are taken
 //!    by task id, each task's exhaustion before its replenishment, not in the order the
 //!    budgets ran out and came back: a task whose request is reissued in that decision can
@@ -58,8 +58,7 @@
 //!    as on a per-core policy (rule 3). Equal EDF deadlines and equal
 //!    fixed priorities go to the earlier member; a selected reservation keeps its core, and
 //!    a newcomer takes the lowest free one. Pinned in `tests/cluster_reference.rs`, which
-//!    runs the same systems on the MC-IPC machine, on this machine and on a millisecond
-//!    reference. The cluster's timer is held on its first core; when it fires while that
+//!    runs the same systems on this machine and on a millisecond reference. The cluster's timer is held on its first core; when it fires while that
 //!    core is in its kernel, the first core of the cluster that is not takes it at that
 //!    instant (an inter-processor interrupt raised for a masked core still waits for its
 //!    kernel to return). An exhaustion comes before anything else at its instant: a member
@@ -71,7 +70,6 @@
 //!    budget bound of `tests/clusters.rs`.
 
 pub mod behaviour;
-pub mod cluster;
 pub mod components;
 mod core_scheduler;
 mod estimate;

@@ -3,7 +3,7 @@
 //! clients in sporadic (low- or high-criticality) and best-effort reservations of one or two
 //! clusters of one or two cores, by fixed priority or by EDF. The reference is a plain
 //! millisecond-by-millisecond simulation written here from the MC-IPC paper (sections
-//! III-VII) and the documented rules of the MC-IPC machine the scenario machine replaced,
+//! III-VII) and the documented rules of the earlier MC-IPC machine that this machine replaced,
 //! sharing no code with the machine, the clustered scheduler or the gates; it gives every
 //! job's release and completion, every completed invocation, every abort, every
 //! reservation's drained budget and every change of a cluster's mode. Checked here: the
@@ -568,7 +568,7 @@ struct Reference<'a> {
     sequence: u64,
     outcome: Outcome,
     /// Requests through a FIFO-IPC or PRIO-IPC gate are aborted as through an MC-IPC one
-    /// (the MC-IPC machine's reading); `false`: only an MC-IPC gate aborts (`mc_abort` is
+    /// (the earlier MC-IPC machine's reading); `false`: only an MC-IPC gate aborts (`mc_abort` is
     /// MC-IPC's, section IV; the baseline gates of section VI have none), the scenario
     /// machine's reading.
     baseline_aborts: bool,
@@ -1192,7 +1192,7 @@ fn as_scenario(system: &System, horizon: u64) -> spec::Scenario {
             cores,
             order,
             cycle: Duration::ZERO,
-            // The reference lends idle cores to ready members, as the MC-IPC machine does.
+            // The reference lends idle cores to ready members, as MC-IPC clusters do (slack reclamation).
             slack_reclamation: true,
             members,
         });

@@ -1,8 +1,7 @@
 //! An MC-IPC system file's phase as a [`Scenario`]: the one model the scenario machine
 //! (`bulwark_sim::run`) runs, with `[[cluster]]`s of members and passive servers.
 //!
-//! The mapping means what the cluster machine's `Config::from_system`
-//! (`crates/bulwark-sim/src/cluster/from_system.rs`) means, in the scenario's terms:
+//! The mapping is what an MC-IPC file means, in the scenario's terms:
 //! - file cluster `k` is [`ClusterSpec`] `k`, over the scenario cores that follow cluster
 //!   `k - 1`'s (cluster 0 on cores `0..m_0`); every member task's `core` is its cluster's first;
 //! - a table-driven reservation is a [`MemberKind::Partition`] on the lowest core of its
@@ -10,15 +9,14 @@
 //!   reservations), else the cluster's first core;
 //! - a sporadic reservation is a [`MemberKind::Sporadic`] whose `(e, p)` is its task's
 //!   `reservation` (an SPR server's `S` its queue too), replenished as the file says, of low
-//!   criticality (`low_budget: None`) even when the file says high: `from_system` monitors a
-//!   file reservation against the budget it is given, so it never switches its cluster's mode;
-//!   one a phase adds at high criticality has `low_budget: Some(budget)`, as `from_system`'s
-//!   `with_high_criticality(budget)`;
+//!   criticality (`low_budget: None`) even when the file says high: a file reservation is
+//!   monitored against the budget it is given, so it never switches its cluster's mode; one a
+//!   phase adds at high criticality has `low_budget: Some(budget)`;
 //! - a cluster is ordered by EDF when its sporadic reservations (the file's, taskless ones
 //!   included, and the phase's) all share one priority and none is an SPR server, else by
 //!   fixed priority; its `cycle` is the file's when one of its members is a partition, else
 //!   zero (as a scenario file must have it; the clustered scheduler reads the cycle only for
-//!   partitions); it reclaims slack, as the cluster machine always does (a core whose selected
+//!   partitions); it reclaims slack, as every MC-IPC cluster does (a core whose selected
 //!   reservation runs nothing runs the most urgent ready member that has budget but is not
 //!   selected, or a best-effort one);
 //! - the first task of a reservation owns it; later ones (and copies added into it with
@@ -29,15 +27,15 @@
 //!   reservation and has the file's priority under either order. A scenario file gives a
 //!   member no priority under `order = "edf"`, but the clustered scheduler ranks partitions
 //!   among themselves by their priorities at a gate (`ClusteredScheduler::urgency`), under
-//!   either order, and `from_system` gives them the file's: with none, the case study's four
+//!   either order, and an MC-IPC file gives them its own: with none, the case study's four
 //!   partitions (priorities 1 to 4, in EDF-ordered clusters) would rank by their index in
 //!   their cluster instead, and a prio-ipc gate would serve them in another order. So a
 //!   lowered system with a partition in an EDF-ordered cluster is a scenario no file can
 //!   write (the scenario machine runs it: it reads a partition's priority whatever the order);
-//! - a task's script runs as the cluster machine runs it, cyclically: a `loop = "forever"`
+//! - a task's script runs cyclically: a `loop = "forever"`
 //!   around its steps, `"sleep"` being `sleep-until-next-release` of its period (the next job
-//!   planned a period after this one's plan, at once if that has passed). The cluster machine
-//!   wraps a script that ends without a sleep into the same job, and so does the loop;
+//!   planned a period after this one's plan, at once if that has passed); a script that ends
+//!   without a sleep wraps into the same job;
 //! - a flooding task runs `flood-gap`, then its script's first invocation, for ever;
 //! - a phase's additions follow the file's tasks, in file order, each on its clusters in the
 //!   order listed: copy `k` (from 0) of an addition is first released at `offset + k *
@@ -49,12 +47,12 @@
 //! - every server is a [`ServerSpec`] behind the one gate asked for, inheriting bandwidth,
 //!   whose one run is `L^H_q` (each call asks for its drawn operation length), its clients the
 //!   tasks whose scripts invoke it; pruned requests go to an mc-ipc gate's background queue
-//!   when asked (the other gates have none, as `from_system` has it);
+//!   when asked (the other gates have none);
 //! - groups and the cost table are the file's (copies are in no group).
 //!
-//! What a scenario cannot say, and `from_system` does: a reservation no task runs in (it is
-//! left out: a taskless partition no longer holds its core in its slots, though later
-//! partitions are still placed around them as `from_system` places them, and a taskless
+//! What a scenario cannot say, and a file can: a reservation no task runs in (it is left
+//! out: a taskless partition does not hold its core in its slots, though later partitions
+//! are still placed around them, and a taskless
 //! sporadic reservation still counts in its cluster's order).
 
 use bulwark_core::reservation::clustered::{Replenishment as ClusterReplenishment, SporadicOrder};
@@ -122,7 +120,7 @@ fn sporadic(
     }
 }
 
-/// `from_system`'s `order_of` over a cluster's reservations (taskless ones included): EDF
+/// A cluster's order from its reservations (taskless ones included): EDF
 /// when the sporadic ones all share one priority, fixed priority otherwise, and whenever one
 /// is an SPR server.
 fn order_of(reservations: &[Placed]) -> SporadicOrder {
@@ -163,7 +161,7 @@ fn step(system: &McIpcSystem, script: &ScriptStep, period: Duration) -> Step {
     }
 }
 
-/// A script run cyclically, as the cluster machine runs it.
+/// A script run cyclically, one job per pass.
 fn cyclic(system: &McIpcSystem, script: &[ScriptStep], period: Duration) -> Vec<Step> {
     vec![Step::Loop {
         count: None,
@@ -171,7 +169,7 @@ fn cyclic(system: &McIpcSystem, script: &[ScriptStep], period: Duration) -> Vec<
     }]
 }
 
-/// `from_system`'s `flood`: `gap` of computation, then the script's first invocation, for
+/// A flood: `gap` of computation, then the script's first invocation, for
 /// ever; `None` for a script without one (it then runs as written).
 fn flood(system: &McIpcSystem, task: &Task) -> Option<Vec<Step>> {
     let invoke = (task.script.iter()).find(|s| matches!(s, ScriptStep::Invoke { .. }))?;
@@ -199,9 +197,8 @@ impl McIpcSystem {
     /// Phase `phase` (None: the system without any phase's changes) as a scenario of `duration`,
     /// every server behind `gate`, pruned requests to the background queue when `pruned_to_background`.
     ///
-    /// It means what the cluster machine's `Config::from_system` means (see the module
-    /// documentation for the mapping and the two things a scenario cannot say); `phase` out of
-    /// range is the system without any phase's changes, as there. The file's tasks keep their
+    /// See the module documentation for the mapping and what a scenario cannot say; `phase`
+    /// out of range is the system without any phase's changes. The file's tasks keep their
     /// indices; a phase's copies follow them.
     pub fn scenario(
         &self,
@@ -225,8 +222,8 @@ impl McIpcSystem {
             })
             .collect();
 
-        // The file's reservations, per cluster, in file order; partitions placed as
-        // `from_system` places them.
+        // The file's reservations, per cluster, in file order; each partition on the lowest
+        // core where its slots overlap none placed there before.
         let mut reservations: Vec<Vec<Placed>> = vec![Vec::new(); self.clusters.len()];
         let mut core_slots: Vec<Vec<Vec<Slot>>> = self
             .clusters
@@ -391,7 +388,7 @@ impl McIpcSystem {
                     cores,
                     order: *order,
                     cycle: if partitioned { cycle } else { Duration::ZERO },
-                    // The cluster machine always reclaims slack (its module's rules).
+                    // An MC-IPC cluster always reclaims slack.
                     slack_reclamation: true,
                     members,
                 }

@@ -164,7 +164,7 @@
 //!
 //! **Reclamation.** `[[group]]` tables (`name`, `quota` above zero) are reclamation groups, as
 //! in a scenario. `[cost]` gives what kernel work costs: `clock` (as a scenario's),
-//! `reclaim-per-unit` and `context-switch` (cycles, 0 or more); the MC-IPC machine charges
+//! `reclaim-per-unit` and `context-switch` (cycles, 0 or more); the machine charges an MC-IPC system
 //! no other kernel work, so no other key is allowed. Theorem 1 takes each `L_q` as written:
 //! it does not add context switches (see `bulwark analyze`). A `[[group]]`, an `allocate` or a `terminate` needs
 //! `reclaim-per-unit` above zero.
@@ -265,9 +265,9 @@ pub struct McIpcSystem {
     /// index here is its id, and its members are the tasks naming it, by index into
     /// [`McIpcSystem::tasks`].
     pub groups: Vec<GroupSpec>,
-    /// What kernel work costs (`[cost]`), in the cost table every Bulwark file uses. The
-    /// MC-IPC machine charges reclamation work only, so only the clock and
-    /// `reclaim_per_unit` can be set; every other cost is zero.
+    /// What kernel work costs (`[cost]`), in the cost table every Bulwark file uses. An
+    /// MC-IPC system is charged reclamation work and context switches only, so only the
+    /// clock, `reclaim_per_unit` and `context_switch` can be set; every other cost is zero.
     pub cost: CostModel,
 }
 
@@ -290,8 +290,8 @@ pub struct Task {
     pub script: Vec<ScriptStep>,
 }
 
-/// One step of a task's job: what the file's script says and what the cluster machine runs,
-/// one type for both.
+/// One step of a task's job, as the file's script says it ([`McIpcSystem::scenario`] lowers
+/// it to a scenario's [`Step`](crate::model::Step)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScriptStep {
     /// Compute for a time drawn uniformly from `[min, max]` (`0 < min <= max`), as a

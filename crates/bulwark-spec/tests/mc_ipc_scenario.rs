@@ -75,7 +75,7 @@ fn the_system_is_one_edf_cluster_of_two_partitions_and_five_sporadic_reservation
     assert_eq!(c.cores, vec![0]);
     assert_eq!(c.order, SporadicOrder::EarliestDeadlineFirst);
     assert_eq!(c.cycle, ms(100));
-    // The cluster machine always reclaims slack.
+    // An MC-IPC system's clusters always reclaim slack.
     assert!(c.slack_reclamation);
     let sporadic = MemberKind::Sporadic {
         replenishment: Replenishment::Sporadic,

@@ -881,8 +881,7 @@ fn an_mc_ipc_context_switch_is_charged_and_left_out_of_the_bounds() {
     // The scenario machine counts switches to a different task: the operation runs on the
     // client's scheduling context, so entering and leaving the server is none (its cost is
     // still charged, as the delays show); one switch from the idle core per job, the three
-    // jobs and the one released at the 300 ms horizon (inclusive). The cluster machine
-    // counted 9: idle to client, client to server and back, per job.
+    // jobs and the one released at the 300 ms horizon (inclusive).
     assert_eq!(run_free["context_switches"], 4);
     assert_eq!(run_costly["context_switches"], 4);
     assert_eq!(

@@ -87,7 +87,7 @@ pub struct Flood {
     pub aborts: u64,
     /// ... and marks an answered request `exhausted` when an abort came after its last issue:
     /// in service then (left to complete, Fig. 1 line 56), or served from the background
-    /// queue (then also among `aborts`). The cluster machine recorded every abort alike.
+    /// queue (then also among `aborts`).
     pub answered_after_abort: u64,
 }
 

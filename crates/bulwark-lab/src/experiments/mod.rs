@@ -49,7 +49,7 @@ pub enum LabError {
     /// A component system the component machine refused.
     #[error("component machine: {0}")]
     Components(String),
-    /// An MC-IPC system the cluster machine or its analysis refused.
+    /// An MC-IPC system the machine or its analysis refused.
     #[error("MC-IPC system: {0}")]
     McIpc(String),
 }

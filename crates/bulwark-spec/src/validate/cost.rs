@@ -51,7 +51,7 @@ pub(crate) const COMPONENTS: Charged = Charged {
     help: "allowed: clock, context-switch and [cost.ipc]",
 };
 
-/// The MC-IPC machine: reclamation work and context switches.
+/// An MC-IPC system, as the machine runs it: reclamation work and context switches.
 pub(crate) const MC_IPC: Charged = Charged {
     keys: &["clock", "context-switch", "reclaim-per-unit"],
     kind: "an MC-IPC system",
