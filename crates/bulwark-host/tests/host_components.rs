@@ -290,7 +290,7 @@ fn a_reservation_throttles_a_real_thread_at_its_budget() {
 
 mod mc_ipc {
     use super::*;
-    use bulwark_sim::{InvocationRecord, Recorder};
+    use bulwark_sim::Kept;
     use bulwark_spec::Scenario;
 
     /// One client in a sporadic reservation of 10 ms every 100 ms on a cluster of `cores`
@@ -317,27 +317,13 @@ mod mc_ipc {
         bulwark_spec::parse(&text, "lone.toml").unwrap_or_else(|e| panic!("{}", e.plain()))
     }
 
-    /// The run's answered invocations.
-    #[derive(Default)]
-    struct Invocations(Vec<InvocationRecord>);
-
-    impl Recorder for Invocations {
-        fn wants_invocations(&self) -> bool {
-            true
-        }
-
-        fn invocation(&mut self, record: &InvocationRecord) {
-            self.0.push(*record);
-        }
-    }
-
     #[test]
     fn a_real_server_thread_serves_a_client_on_its_reservation() {
         let _serial = serial();
         if !privileged() {
             return;
         }
-        let mut invocations = Invocations::default();
+        let mut invocations = Kept::default();
         let host = bulwark_host::run_machine(&lone_client(1), &config(ms(300)), &mut invocations)
             .expect("the host run");
         let jobs = host.outcome.jobs.as_ref().expect("jobs recorded");
@@ -361,8 +347,8 @@ mod mc_ipc {
                 host.host.timer_lateness.max_ns
             );
         }
-        assert_eq!(invocations.0.len(), 3);
-        for invocation in &invocations.0 {
+        assert_eq!(invocations.invocations.len(), 3);
+        for invocation in &invocations.invocations {
             let delay = invocation
                 .replied
                 .saturating_duration_since(invocation.invoked);
@@ -382,12 +368,9 @@ mod mc_ipc {
     /// anything starts (no privilege needed to see it).
     #[test]
     fn a_system_of_more_than_one_core_is_refused() {
-        let error = bulwark_host::run_machine(
-            &lone_client(2),
-            &config(ms(100)),
-            &mut Invocations::default(),
-        )
-        .unwrap_err();
+        let error =
+            bulwark_host::run_machine(&lone_client(2), &config(ms(100)), &mut Kept::default())
+                .unwrap_err();
         assert!(error.to_string().contains("one core"), "{error}");
     }
 
@@ -397,9 +380,8 @@ mod mc_ipc {
     fn a_system_with_kernel_costs_is_refused() {
         let mut scenario = lone_client(1);
         scenario.cost.scheduler = 100;
-        let error =
-            bulwark_host::run_machine(&scenario, &config(ms(100)), &mut Invocations::default())
-                .unwrap_err();
+        let error = bulwark_host::run_machine(&scenario, &config(ms(100)), &mut Kept::default())
+            .unwrap_err();
         assert!(error.to_string().contains("cost model"), "{error}");
     }
 }

@@ -89,7 +89,9 @@ pub use estimate::{estimate, Estimate, TRACE_EVENTS_PER_JOB};
 pub use kernel_objects::{Allocation, KernelObjects, Termination};
 pub use machine::{Machine, Stretch, Worker};
 pub use metrics::{CoreMetrics, JobRecord, Stats, TaskMetrics};
-pub use record::{BudgetSample, Discard, InvocationRecord, ModeSwitchRecord, OpenSlices, Recorder};
+pub use record::{
+    BudgetSample, Discard, InvocationRecord, Kept, ModeSwitchRecord, OpenSlices, Recorder,
+};
 use serde::Serialize;
 pub use timing::Timing;
 pub use trace::{Mark, MarkKind, Slice, SliceKind, Trace};

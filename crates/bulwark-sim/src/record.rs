@@ -92,6 +92,45 @@ pub trait Recorder {
     fn finish(&mut self) {}
 }
 
+/// A recorder that keeps every job, every answered invocation and every change of a
+/// cluster's mode, as the machine hands them over (no trace): what an experiment judges a
+/// run of servers and clusters by.
+#[derive(Clone, Debug, Default)]
+pub struct Kept {
+    /// Every job of every task, completed or not (one unfinished at the end included).
+    pub jobs: Vec<JobRecord>,
+    /// Every answered invocation of every client.
+    pub invocations: Vec<InvocationRecord>,
+    /// Every change of a cluster's criticality mode, in order.
+    pub modes: Vec<ModeSwitchRecord>,
+}
+
+impl Recorder for Kept {
+    fn wants_jobs(&self) -> bool {
+        true
+    }
+
+    fn job(&mut self, record: &JobRecord) {
+        self.jobs.push(*record);
+    }
+
+    fn wants_invocations(&self) -> bool {
+        true
+    }
+
+    fn invocation(&mut self, record: &InvocationRecord) {
+        self.invocations.push(*record);
+    }
+
+    fn wants_mode_switches(&self) -> bool {
+        true
+    }
+
+    fn mode_switch(&mut self, record: &ModeSwitchRecord) {
+        self.modes.push(*record);
+    }
+}
+
 /// A recorder that keeps nothing: runs that need only the aggregates.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Discard;

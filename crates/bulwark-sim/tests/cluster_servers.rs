@@ -300,13 +300,13 @@ proptest! {
         // The same run's invocation records: every answered request of a budgeted client
         // whose reservation did not run out drained (A2: time selected, spinning or not) at
         // most the bound since it was last issued, and the victim's were never aborted.
-        let mut records = Invocations::default();
+        let mut records = bulwark_sim::Kept::default();
         bulwark_sim::run_recorded(&scenario, &Options::default(), &mut records, &mut |_| {})
             .unwrap_or_else(|error| panic!("{error}"));
-        let victims: Vec<_> = records.0.iter().filter(|r| r.task.index() == victim).collect();
+        let victims: Vec<_> = records.invocations.iter().filter(|r| r.task.index() == victim).collect();
         prop_assert_eq!(victims.len() as u64, v.request_drain.count);
         prop_assert!(victims.iter().all(|r| !r.exhausted && r.reissues == 0));
-        for record in &records.0 {
+        for record in &records.invocations {
             let budgeted = scenario.tasks[record.task.index()].reservation.is_some();
             if budgeted && !record.exhausted {
                 prop_assert!(
@@ -715,20 +715,6 @@ fn a_core_whose_lender_waits_on_another_cores_operation_reclaims_slack() {
     assert_eq!(jobs_of(&outcome, 2), [(0.0, Some(6.0))]);
 }
 
-/// Keeps every invocation record.
-#[derive(Default)]
-struct Invocations(Vec<bulwark_sim::InvocationRecord>);
-
-impl bulwark_sim::Recorder for Invocations {
-    fn wants_invocations(&self) -> bool {
-        true
-    }
-
-    fn invocation(&mut self, record: &bulwark_sim::InvocationRecord) {
-        self.0.push(*record);
-    }
-}
-
 /// The invocation records of the schedule worked out for
 /// `a_lender_on_another_core_takes_over_an_operation_whose_runner_ran_out`, first 10 ms: `r`
 /// calls at 0 and is answered at 3, its request aborted in service at 1 when its budget ran
@@ -738,7 +724,7 @@ impl bulwark_sim::Recorder for Invocations {
 #[test]
 fn invocation_records_give_each_answered_calls_delay_and_drain() {
     let scenario = lender_takes_over();
-    let mut records = Invocations::default();
+    let mut records = bulwark_sim::Kept::default();
     let options = Options {
         until: Some(ms(9)),
         ..Options::default()
@@ -749,7 +735,7 @@ fn invocation_records_give_each_answered_calls_delay_and_drain() {
     // only sleeps; its next is released at 10.5).
     assert_eq!(outcome.clusters[0].drained_ns, [1_000_000, 4_500_000]);
     let at = |t: f64| bulwark_core::Instant::from_nanos((t * 1e6) as u64);
-    let summary: Vec<_> = (records.0.iter())
+    let summary: Vec<_> = (records.invocations.iter())
         .map(|r| (r.task.index(), r.invoked, r.replied, r.drained, r.exhausted))
         .collect();
     assert_eq!(
@@ -760,11 +746,11 @@ fn invocation_records_give_each_answered_calls_delay_and_drain() {
         ]
     );
     assert!(records
-        .0
+        .invocations
         .iter()
         .all(|r| r.reissues == 0 && r.issued == r.invoked));
     assert_eq!(
-        records.0[1].drained_since_issue,
+        records.invocations[1].drained_since_issue,
         Duration::from_micros(3500)
     );
 }

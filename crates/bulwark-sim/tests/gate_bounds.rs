@@ -11,7 +11,7 @@ use bulwark_core::reservation::clustered::Replenishment;
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::trace::SliceKind;
-use bulwark_sim::{InvocationRecord, Machine, Options, Outcome, Recorder, SimError, VbsOptions};
+use bulwark_sim::{InvocationRecord, Kept, Machine, Options, Outcome, SimError, VbsOptions};
 use bulwark_spec::{
     Behaviour, ClusterMember, ClusterSpec, CostModel, Execution, MemberKind, PolicyKind, Scenario,
     ServerSpec, ServerStep, SporadicOrder, Step, TaskSpec,
@@ -231,20 +231,6 @@ fn scenario(system: &System, gate: GateProtocol) -> Scenario {
     }
 }
 
-/// Keeps every answered invocation, in order of reply.
-#[derive(Default)]
-struct Invocations(Vec<InvocationRecord>);
-
-impl Recorder for Invocations {
-    fn wants_invocations(&self) -> bool {
-        true
-    }
-
-    fn invocation(&mut self, record: &InvocationRecord) {
-        self.0.push(*record);
-    }
-}
-
 /// Runs `scenario` with every scheduler's invariants checked after every call, then again
 /// for its invocation records.
 fn run(scenario: &Scenario, options: &Options) -> (Outcome, Vec<InvocationRecord>) {
@@ -255,10 +241,10 @@ fn run(scenario: &Scenario, options: &Options) -> (Outcome, Vec<InvocationRecord
     let outcome = bulwark_sim::run_vbs(scenario, options, checked)
         .unwrap_or_else(|error| panic!("{error}"))
         .outcome;
-    let mut records = Invocations::default();
+    let mut records = Kept::default();
     bulwark_sim::run_recorded(scenario, options, &mut records, &mut |_| {})
         .unwrap_or_else(|error| panic!("{error}"));
-    (outcome, records.0)
+    (outcome, records.invocations)
 }
 
 proptest! {

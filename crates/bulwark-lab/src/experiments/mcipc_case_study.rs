@@ -54,7 +54,7 @@ use bulwark_analysis::mc_ipc::{
 use bulwark_core::{Duration, Instant};
 use bulwark_host::{HostConfig, HostError, HostRun};
 use bulwark_sim::trace::Trace;
-use bulwark_sim::{run_recorded, InvocationRecord, JobRecord, Options, Outcome, Recorder};
+use bulwark_sim::{run_recorded, Options, Outcome};
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 use bulwark_spec::model::{MemberKind, Scenario};
 
@@ -300,31 +300,7 @@ pub fn scenario_phase_result(
 
 /// What a run on the scenario machine keeps for [`summarise_scenario`]: every job and every
 /// answered invocation, as the machine hands them over.
-#[derive(Clone, Debug, Default)]
-pub struct Records {
-    /// Every job of every task, completed or not (one unfinished at the end included).
-    pub jobs: Vec<JobRecord>,
-    /// Every answered invocation of every client.
-    pub invocations: Vec<InvocationRecord>,
-}
-
-impl Recorder for Records {
-    fn wants_jobs(&self) -> bool {
-        true
-    }
-
-    fn job(&mut self, record: &JobRecord) {
-        self.jobs.push(*record);
-    }
-
-    fn wants_invocations(&self) -> bool {
-        true
-    }
-
-    fn invocation(&mut self, record: &InvocationRecord) {
-        self.invocations.push(*record);
-    }
-}
+pub type Records = bulwark_sim::Kept;
 
 /// One run of a phase on the scenario machine: the lowered scenario, the machine's outcome
 /// and its records.
@@ -1115,17 +1091,18 @@ mod tests {
         let mut run = run_scenario(&study, 6, GateProtocol::McIpc, ms(100), SEED, false).unwrap();
         assert_eq!(scenario_over_theorem(&run, Duration::ZERO), 0);
         let copy = run.scenario.tasks.len() - 1;
-        let record = |task: usize, drained: Duration, exhausted: bool| InvocationRecord {
-            task: bulwark_core::TaskId(task as u32),
-            server: 0,
-            invoked: Instant::ZERO,
-            issued: Instant::ZERO,
-            replied: Instant::ZERO.saturating_add(drained),
-            reissues: 0,
-            drained,
-            drained_since_issue: drained,
-            exhausted,
-        };
+        let record =
+            |task: usize, drained: Duration, exhausted: bool| bulwark_sim::InvocationRecord {
+                task: bulwark_core::TaskId(task as u32),
+                server: 0,
+                invoked: Instant::ZERO,
+                issued: Instant::ZERO,
+                replied: Instant::ZERO.saturating_add(drained),
+                reissues: 0,
+                drained,
+                drained_since_issue: drained,
+                exhausted,
+            };
         let over = ms(18).saturating_add(Duration::from_nanos(1));
         run.records.invocations = vec![
             record(vantage(&study), ms(18), false),

@@ -29,7 +29,7 @@
 use bulwark_analysis::mc_ipc::invocation_budget_bound;
 use bulwark_core::reservation::clustered::Mode;
 use bulwark_core::{Duration, Instant};
-use bulwark_sim::{InvocationRecord, JobRecord, ModeSwitchRecord, Options, Recorder};
+use bulwark_sim::{InvocationRecord, JobRecord, ModeSwitchRecord, Options};
 
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
@@ -67,41 +67,7 @@ const CLUSTER_OF_H: usize = 0;
 const OTHER_CLUSTER: usize = 1;
 
 /// What a run keeps: every job, every answered invocation and every change of mode.
-#[derive(Clone, Debug, Default)]
-pub struct Records {
-    /// Every job of every task, completed or not.
-    pub jobs: Vec<JobRecord>,
-    /// Every answered invocation of every client.
-    pub invocations: Vec<InvocationRecord>,
-    /// Every change of a cluster's criticality mode, in order.
-    pub modes: Vec<ModeSwitchRecord>,
-}
-
-impl Recorder for Records {
-    fn wants_jobs(&self) -> bool {
-        true
-    }
-
-    fn job(&mut self, record: &JobRecord) {
-        self.jobs.push(*record);
-    }
-
-    fn wants_invocations(&self) -> bool {
-        true
-    }
-
-    fn invocation(&mut self, record: &InvocationRecord) {
-        self.invocations.push(*record);
-    }
-
-    fn wants_mode_switches(&self) -> bool {
-        true
-    }
-
-    fn mode_switch(&mut self, record: &ModeSwitchRecord) {
-        self.modes.push(*record);
-    }
-}
+pub type Records = bulwark_sim::Kept;
 
 /// The system of the module documentation.
 pub fn system() -> Result<bulwark_spec::Scenario, LabError> {
