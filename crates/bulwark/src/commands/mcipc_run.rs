@@ -56,6 +56,16 @@ pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, Stri
              --trace` draws the simulated run)"
         ));
     }
+    let cores: u64 = study.clusters.iter().map(|c| c.cores).sum();
+    if cores != 1 {
+        return Err(format!(
+            "{file}: an MC-IPC system runs on this machine when it has one cluster of one core \
+             (the runtime manages one core, core {}); this one has {} clusters and {cores} \
+             cores: `bulwark simulate` runs it",
+            args.core,
+            study.clusters.len()
+        ));
+    }
     let seed = args.seed.unwrap_or(SEED);
     let length = args.until.unwrap_or(PHASE_LENGTH);
     let bounds = bounds(study).map_err(|e| format!("{file}: {e}"))?;
