@@ -273,8 +273,8 @@ A component system (.camkes or component TOML) runs with every task's control th
 pool thread a real thread spinning its work and the component kernel as the dispatcher
 (--until defaults to ten longest periods; --seed is refused). An MC-IPC system of one cluster
 of one core runs each phase (--until each, 1 s by default) with every client and server a real
-thread and the scenario machine as the dispatcher, under the file's protocol; --trace is
-refused.",
+thread and the scenario machine as the dispatcher, under the file's protocol; --trace draws
+its phases end to end, as `simulate --trace` does.",
         after_help = "Times carry a unit (ns, us, ms, s). --json gives the same document as
 `simulate --json`, plus a `host` object (and `simulated` with --compare); for an MC-IPC
 system, {seed, core, runs: [{protocol, phase, name, bound_ns, host, simulated, entries,

@@ -210,6 +210,29 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
             "{run}"
         );
     }
+    // Its Chrome trace: the host's four phases end to end, as `simulate --trace` lays the
+    // simulator's, so the last phase's slices start at 600 ms (600,000 us).
+    let mc_trace = dir.path().join("mcipc.json");
+    let out = bulwark(&[
+        "run",
+        "scenarios/mcipc/one-core.toml",
+        "--until",
+        "200ms",
+        "--trace",
+        mc_trace.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let chrome: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&mc_trace).expect("trace written"))
+            .expect("json");
+    let events = chrome["traceEvents"].as_array().expect("events");
+    let slices_from = |us: f64| {
+        (events.iter())
+            .filter(|e| e["ph"] == "X" && e["ts"].as_f64().is_some_and(|ts| ts >= us))
+            .count()
+    };
+    assert!(slices_from(0.0) > slices_from(600_000.0), "{chrome}");
+    assert!(slices_from(600_000.0) > 0, "{chrome}");
 }
 
 /// Nothing in a component system is drawn: a seed is refused, not ignored.

@@ -8,8 +8,6 @@ use bulwark_core::Instant;
 use bulwark_sim::trace::Trace;
 use bulwark_sim::{CoreMetrics, Outcome, TaskMetrics};
 
-use crate::cli::SimulateArgs;
-
 /// A recorded run as the exporters read it: `tasks` are (name, core) rows.
 pub struct Recorded {
     pub policy: String,
@@ -20,14 +18,8 @@ pub struct Recorded {
     pub trace: Trace,
 }
 
-/// Writes `--trace` (the Chrome trace) and `--svg` (the Gantt chart from 0 to the end) of
-/// `run`, named after the file's stem; does nothing when neither flag is given.
-pub fn write(args: &SimulateArgs, run: Recorded) -> Result<(), String> {
-    write_to(&args.file, args.trace.as_deref(), args.svg.as_deref(), run)
-}
-
-/// Writes the Chrome trace to `trace` and the Gantt chart to `svg` of `run` of `file`, each
-/// when given.
+/// Writes the Chrome trace to `trace` and the Gantt chart (from 0 to the end) to `svg` of
+/// `run` of `file`, named after the file's stem, each when given.
 pub fn write_to(
     file: &Path,
     trace: Option<&Path>,

@@ -1,6 +1,7 @@
 //! `bulwark run` on an MC-IPC system: each phase (or the system as given) on this machine's
 //! managed core, every client task and server a real thread and the scenario machine the
-//! dispatcher; with `--compare`, beside the simulator with the same seed.
+//! dispatcher; with `--compare`, beside the simulator with the same seed; with `--trace`, the
+//! host's phases end to end as a Chrome trace.
 
 use std::process::ExitCode;
 
@@ -49,13 +50,6 @@ pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, Stri
             protocol_choices()
         ));
     };
-    if args.trace.is_some() {
-        return Err(format!(
-            "{file}: --trace is not available for an MC-IPC run on this machine; allowed: \
-             --until (each phase's length), --seed, --json, --compare (`bulwark simulate \
-             --trace` draws the simulated run)"
-        ));
-    }
     let cores: u64 = study.clusters.iter().map(|c| c.cores).sum();
     if cores != 1 {
         return Err(format!(
@@ -78,12 +72,15 @@ pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, Stri
         core: args.core,
         watchdog_core: args.watchdog_core,
         until: Some(length),
+        record_trace: args.trace.is_some(),
         ..bulwark_host::HostConfig::default()
     };
     let mut runs = Vec::new();
+    let mut traces = Vec::new();
     for &phase in &phases {
-        let host = run_scenario_on_host(study, phase, protocol, seed, &config)
+        let mut host = run_scenario_on_host(study, phase, protocol, seed, &config)
             .map_err(|e| format!("{file}: phase {phase}: {e}"))?;
+        traces.extend(host.outcome.outcome.trace.take());
         let simulated = if args.compare {
             let run = run_scenario(study, phase, protocol, length, seed, false)
                 .map_err(|e| format!("{file}: phase {phase}: {e}"))?;
@@ -97,6 +94,11 @@ pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, Stri
             entries: host.host.entries,
             late_timers: host.host.late_timers,
         });
+    }
+    if args.trace.is_some() {
+        // The host's phases end to end, as `simulate --trace` draws the simulator's.
+        let files = (args.trace.as_deref(), None);
+        super::mcipc_trace::write_to(study, traces, protocol, length, &args.file, files)?;
     }
     if args.json {
         let summary = |r: &PhaseResult| {

@@ -2,6 +2,8 @@
 //! (phase k from `(k - 1) x --until`), under the protocol the file names, one row per task
 //! and a track per core across clusters; a server's operation is drawn as its client's time.
 
+use std::path::Path;
+
 use bulwark_core::{Duration, Instant};
 use bulwark_lab::experiments::mcipc_case_study::SEED;
 use bulwark_sim::trace::Trace;
@@ -18,6 +20,21 @@ pub fn write(
     args: &SimulateArgs,
 ) -> Result<(), String> {
     let length = args.until.unwrap_or(Duration::from_secs(10));
+    let files = (args.trace.as_deref(), args.svg.as_deref());
+    write_to(study, traces, protocol, length, &args.file, files)
+}
+
+/// Lays `traces` (one per phase of `length`, in order) of `file`'s system end to end and
+/// writes the Chrome trace and the Gantt chart to `files` (each when given): what
+/// `simulate` draws of the simulator's phases, and `run` of the host's.
+pub fn write_to(
+    study: &McIpcSystem,
+    traces: Vec<Trace>,
+    protocol: GateProtocol,
+    length: Duration,
+    file: &Path,
+    files: (Option<&Path>, Option<&Path>),
+) -> Result<(), String> {
     let phases = traces.len();
     let mut trace = Trace::default();
     // Jobs are numbered on across phases, per task.
@@ -57,8 +74,10 @@ pub fn write(
             Some(u16::try_from(first).unwrap_or(u16::MAX))
         })
         .collect();
-    super::exports::write(
-        args,
+    super::exports::write_to(
+        file,
+        files.0,
+        files.1,
         super::exports::Recorded {
             policy: format!("clustered reservations ({})", protocol.label()),
             seed: SEED,
