@@ -335,6 +335,37 @@ proptest! {
     }
 }
 
+fn platform_move() -> impl Strategy<Value = common::Move> {
+    prop_oneof![
+        (0u32..3_000).prop_map(common::Move::LateTimer),
+        (1u32..5_000).prop_map(common::Move::Pass),
+        Just(common::Move::ReportEarly),
+        Just(common::Move::ReportStale),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Key-server clusters stepped by a careless platform (timers late, stretches reported
+    /// early or stale, time passing in arbitrary amounts): the machine never fails or
+    /// panics, and the server stays sequential (its operations add up to at most the run).
+    #[test]
+    fn any_platform_behaviour_is_taken(
+        system in system(),
+        moves in proptest::collection::vec(platform_move(), 1..24),
+    ) {
+        let (scenario, _) = scenario(&system);
+        let outcome = common::run_jittered(&scenario, &moves);
+        let served: u64 = outcome.tasks.iter().map(|task| task.server_ns).sum();
+        prop_assert!(served <= scenario.duration.as_nanos());
+        for task in &outcome.tasks {
+            prop_assert!(task.completed <= task.jobs, "{}", task.name);
+            prop_assert!(task.server_ns <= task.executed_ns, "{}", task.name);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Cases worked by hand, from scenario files (no kernel costs).
 // ---------------------------------------------------------------------------------------

@@ -195,3 +195,54 @@ pub fn run_reported(scenario: &Scenario, options: &Options) -> Outcome {
     }
     machine.finish_stepped()
 }
+
+/// A platform's move when it steps the machine ([`run_jittered`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Move {
+    /// The next timer comes this many microseconds late.
+    LateTimer(u32),
+    /// Time passes this many microseconds with nothing reported.
+    Pass(u32),
+    /// Each running stretch is reported done at once, however much of it ran.
+    ReportEarly,
+    /// Each running stretch's previous serial is reported (a late report of an old stretch).
+    ReportStale,
+}
+
+/// Steps `scenario` as a careless platform does, cycling through `moves`: timers taken late,
+/// stretches reported early or stale, time passing in arbitrary amounts (at least 1 us a
+/// step, so the run ends). Panics if the machine refuses or fails.
+pub fn run_jittered(scenario: &Scenario, moves: &[Move]) -> Outcome {
+    use bulwark_sim::Machine;
+    let options = Options::default();
+    let mut machine =
+        Machine::stepped(scenario, &options, None).unwrap_or_else(|error| panic!("{error}"));
+    let mut now = Instant::ZERO;
+    let mut step = 0usize;
+    while machine.settle().unwrap_or_else(|error| panic!("{error}")) {
+        let running: Vec<_> = (0..scenario.cores)
+            .filter_map(|core| machine.stretch_on(core))
+            .collect();
+        let next = machine.next_event();
+        let (to, report): (Instant, Option<bool>) = match moves[step % moves.len()] {
+            Move::LateTimer(late) => {
+                let at = next.max(now.saturating_add(us(1)));
+                (at.saturating_add(us(u64::from(late))), None)
+            }
+            Move::Pass(micros) => (now.saturating_add(us(u64::from(micros.max(1)))), None),
+            Move::ReportEarly => (now.saturating_add(us(1)), Some(true)),
+            Move::ReportStale => (now.saturating_add(us(1)), Some(false)),
+        };
+        step += 1;
+        now = to;
+        machine.advance(now);
+        for stretch in &running {
+            match report {
+                Some(true) => machine.stretch_done(stretch.worker, stretch.serial),
+                Some(false) => machine.stretch_done(stretch.worker, stretch.serial.wrapping_sub(1)),
+                None => {}
+            }
+        }
+    }
+    machine.finish_stepped()
+}

@@ -284,3 +284,37 @@ proptest! {
         prop_assert_eq!(common::run_reported(&scenario, &options), simulated);
     }
 }
+
+fn platform_move() -> impl Strategy<Value = common::Move> {
+    prop_oneof![
+        (0u32..3_000).prop_map(common::Move::LateTimer),
+        (1u32..5_000).prop_map(common::Move::Pass),
+        Just(common::Move::ReportEarly),
+        Just(common::Move::ReportStale),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Whatever a platform does (timers taken late, stretches reported early or long after
+    /// they ended, time passing in arbitrary amounts), the stepped machine never fails or
+    /// panics, ends at the horizon, and its records add up: no task executes more than the
+    /// run's length, completes more jobs than were released, or serves more than it executed.
+    #[test]
+    fn any_platform_behaviour_is_taken(
+        plan in plan(),
+        moves in proptest::collection::vec(platform_move(), 1..24),
+    ) {
+        let scenario = steppable(scenario(&plan));
+        let outcome = common::run_jittered(&scenario, &moves);
+        let length = scenario.duration.as_nanos();
+        for task in &outcome.tasks {
+            prop_assert!(task.executed_ns <= length, "{}", task.name);
+            prop_assert!(task.completed <= task.jobs, "{}", task.name);
+            prop_assert!(task.server_ns <= task.executed_ns, "{}", task.name);
+        }
+        let busy: u64 = outcome.cores.iter().map(|core| core.busy_ns).sum();
+        prop_assert!(busy <= length * u64::from(scenario.cores));
+    }
+}
