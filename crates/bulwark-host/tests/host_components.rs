@@ -408,6 +408,9 @@ mod mc_ipc {
         scenario.cost.scheduler = 100;
         let error = bulwark_host::run_machine(&scenario, &config(ms(100)), &mut Kept::default())
             .unwrap_err();
-        assert!(error.to_string().contains("cost model"), "{error}");
+        assert!(
+            error.to_string().contains("charges `scheduler` cycles"),
+            "{error}"
+        );
     }
 }

@@ -440,7 +440,10 @@ fn reported_timing_refuses_reclamation_steps_and_kernel_costs() {
         "[{ run = \"1ms\" }]",
         "[cost]\nclock = \"1GHz\"\nscheduler = 1000\n\n",
     );
-    for (scenario, names) in [(&allocating, "`t`"), (&costed, "cost model")] {
+    for (scenario, names) in [
+        (&allocating, "`t`"),
+        (&costed, "charges `scheduler` cycles"),
+    ] {
         let options = Options::default();
         assert!(
             bulwark_sim::run(scenario, &options).is_ok(),
@@ -452,4 +455,7 @@ fn reported_timing_refuses_reclamation_steps_and_kernel_costs() {
             Ok(_) => panic!("a platform may step {}", scenario.name),
         }
     }
+    // A clock alone charges nothing: such a scenario is stepped.
+    let clocked = lone_task("[{ run = \"1ms\" }]", "[cost]\nclock = \"2GHz\"\n\n");
+    assert!(Machine::stepped(&clocked, &Options::default(), None).is_ok());
 }
