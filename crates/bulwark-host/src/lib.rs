@@ -1,6 +1,12 @@
 //! Bulwark's hosted runtime: the same `bulwark-core` policies that drive the simulator, here
 //! scheduling real Linux threads against the real clock on one managed core.
 //!
+//! A system with kernel objects beyond a core's policy (servers behind gates, clusters, a
+//! component system's CPIs) runs its kernel as the dispatcher instead, stepped with reported
+//! timing, its threads spinning the stretches the kernel gives them ([`run_machine`], the
+//! simulator's machine; [`run_components`]; both through one dispatcher loop). The design
+//! below is the scenario runtime's; the stepped kernels share its hand-over and watchdog.
+//!
 //! # Design
 //!
 //! **Dispatcher.** The managed core (core 1 unless configured) gets one dispatcher thread,
