@@ -241,3 +241,48 @@ execution = "2ms"
     let preemptions: Vec<u64> = outcome.tasks.iter().map(|t| t.preemptions).collect();
     assert_eq!(preemptions, vec![1, 0, 1]);
 }
+
+/// Two cores: S (2 ms per 10 ms) carries task S (2 ms), and B1 and B2 share the best-effort
+/// reservation `bg` (B1 5 ms, B2 2 ms), all released at 0. S and `bg` are selected on the
+/// two cores; S completes at 2 and leaves its core idle, since `bg` is one scheduling
+/// context, selected on one core, and runs one thread at a time: B1 (first in file order)
+/// 0..5, then B2 5..7. Had B2 a best-effort reservation of its own, it would run 2..4.
+#[test]
+fn a_shared_best_effort_reservation_runs_one_thread_at_a_time() {
+    let outcome = run(r#"
+name = "shared-best-effort-two-cores"
+policy = "fixed-priority"
+cores = 2
+duration = "10ms"
+
+[[cluster]]
+name = "C"
+cores = [0, 1]
+order = "fixed-priority"
+
+[[task]]
+name = "S"
+cluster = "C"
+priority = 1
+reservation = { budget = "2ms", period = "10ms" }
+period = "10ms"
+execution = "2ms"
+
+[[task]]
+name = "B1"
+cluster = "C"
+reservation = { name = "bg", best-effort = true }
+period = "10ms"
+execution = "5ms"
+
+[[task]]
+name = "B2"
+cluster = "C"
+reservation = "bg"
+period = "10ms"
+execution = "2ms"
+"#);
+    assert_eq!(jobs(&outcome, 0, 1), vec![(0, Some(0), Some(2))]);
+    assert_eq!(jobs(&outcome, 1, 1), vec![(0, Some(0), Some(5))]);
+    assert_eq!(jobs(&outcome, 2, 1), vec![(0, Some(5), Some(7))]);
+}
