@@ -1,7 +1,8 @@
 //! Several threads bound to one reservation of a cluster (`reservation = "R"` naming an
 //! earlier member's `name = "R"`), checked against schedules worked out by hand: the
 //! reservation runs the first of its threads (in file order) whose job is pending and ready,
-//! and all of them draw on its one budget.
+//! and all of them draw on its one budget. A best-effort reservation is shared the same way
+//! (`{ name = "bg", best-effort = true }`), with no budget to draw on.
 
 mod common;
 
@@ -180,4 +181,108 @@ script = [{ loop = "forever", body = [{ invoke = "S", operation = "1ms" }, { run
     };
     assert_eq!(ends(0), vec![(0, Some(1)), (3, Some(5))]);
     assert_eq!(ends(1), vec![(0, Some(4)), (4, None)]);
+}
+
+/// One core under fixed priority: S (4 ms per 10 ms, sporadic rule) carries task S (6 ms
+/// every 20 ms), and B1 names the best-effort reservation `bg` that B2 shares (B1 5 ms, B2
+/// 2 ms, both every 20 ms, released at 0). The best-effort context runs only while S's
+/// reservation is out of budget or inactive, and then its first ready thread in file order:
+/// - 0..4: S's reservation runs S's job and is exhausted (replenished at 10); S is taken
+///   off the core unfinished, its one preemption.
+/// - 4..9: best-effort: B1, first in file order, runs its 5 ms and completes at 9.
+/// - 9..10: B2, the context's only ready thread left, runs 1 of its 2 ms.
+/// - 10..12: S's budget is back (4 ms): S preempts B2 (B2's one preemption; B1 has none)
+///   and completes at 12; with no job pending the reservation is inactive and discards the
+///   2 ms left (section III).
+/// - 12..13: B2 resumes and completes at 13; nothing runs after it until 20.
+#[test]
+fn threads_of_a_named_best_effort_reservation_run_on_what_is_left() {
+    let outcome = run(r#"
+name = "shared-best-effort"
+policy = "fixed-priority"
+duration = "20ms"
+
+[[cluster]]
+name = "C"
+cores = [0]
+order = "fixed-priority"
+
+[[task]]
+name = "S"
+cluster = "C"
+priority = 1
+reservation = { budget = "4ms", period = "10ms" }
+period = "20ms"
+execution = "6ms"
+
+[[task]]
+name = "B1"
+cluster = "C"
+reservation = { name = "bg", best-effort = true }
+period = "20ms"
+execution = "5ms"
+
+[[task]]
+name = "B2"
+cluster = "C"
+reservation = "bg"
+period = "20ms"
+execution = "2ms"
+"#);
+    assert_eq!(jobs(&outcome, 0, 1), vec![(0, Some(0), Some(12))]);
+    assert_eq!(jobs(&outcome, 1, 1), vec![(0, Some(4), Some(9))]);
+    assert_eq!(jobs(&outcome, 2, 1), vec![(0, Some(9), Some(13))]);
+    let executed: Vec<u64> = outcome
+        .tasks
+        .iter()
+        .map(|t| t.executed_ns / 1_000_000)
+        .collect();
+    assert_eq!(executed, vec![6, 5, 2]);
+    let preemptions: Vec<u64> = outcome.tasks.iter().map(|t| t.preemptions).collect();
+    assert_eq!(preemptions, vec![1, 0, 1]);
+}
+
+/// Two cores: S (2 ms per 10 ms) carries task S (2 ms), and B1 and B2 share the best-effort
+/// reservation `bg` (B1 5 ms, B2 2 ms), all released at 0. S and `bg` are selected on the
+/// two cores; S completes at 2 and leaves its core idle, since `bg` is one scheduling
+/// context, selected on one core, and runs one thread at a time: B1 (first in file order)
+/// 0..5, then B2 5..7. Had B2 a best-effort reservation of its own, it would run 2..4.
+#[test]
+fn a_shared_best_effort_reservation_runs_one_thread_at_a_time() {
+    let outcome = run(r#"
+name = "shared-best-effort-two-cores"
+policy = "fixed-priority"
+cores = 2
+duration = "10ms"
+
+[[cluster]]
+name = "C"
+cores = [0, 1]
+order = "fixed-priority"
+
+[[task]]
+name = "S"
+cluster = "C"
+priority = 1
+reservation = { budget = "2ms", period = "10ms" }
+period = "10ms"
+execution = "2ms"
+
+[[task]]
+name = "B1"
+cluster = "C"
+reservation = { name = "bg", best-effort = true }
+period = "10ms"
+execution = "5ms"
+
+[[task]]
+name = "B2"
+cluster = "C"
+reservation = "bg"
+period = "10ms"
+execution = "2ms"
+"#);
+    assert_eq!(jobs(&outcome, 0, 1), vec![(0, Some(0), Some(2))]);
+    assert_eq!(jobs(&outcome, 1, 1), vec![(0, Some(0), Some(5))]);
+    assert_eq!(jobs(&outcome, 2, 1), vec![(0, Some(5), Some(7))]);
 }

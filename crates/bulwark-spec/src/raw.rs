@@ -201,7 +201,9 @@ pub(crate) struct RawTask {
 /// that validation can say which kind is meant and what is missing or extra.
 ///
 /// A cluster member may instead name its reservation: `reservation = "best-effort"`, or the
-/// `name` an earlier member of its cluster gave its reservation table, to share it.
+/// `name` an earlier member of its cluster gave its reservation table, to share it. A
+/// best-effort reservation that later members share is a table, `{ name = "bg", best-effort =
+/// true }`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(
     remote = "Self",
@@ -229,6 +231,17 @@ pub(crate) struct RawReservation {
     pub(crate) slots: Option<Spanned<RawSlots>>,
     /// A cluster reservation's name, by which later members of its cluster share it.
     pub(crate) name: Option<Spanned<String>>,
+    /// `true`: the cluster's lowest level, with no budget (a table form of `"best-effort"`
+    /// that can carry a `name`).
+    pub(crate) best_effort: Option<Spanned<bool>>,
+}
+
+impl RawReservation {
+    /// Best-effort, written either way: `"best-effort"` or `{ best-effort = true }`.
+    pub(crate) fn is_best_effort(&self) -> bool {
+        self.named.as_deref() == Some("best-effort")
+            || self.best_effort.as_ref().is_some_and(|on| *on.get_ref())
+    }
 }
 
 struct ReservationVisitor;

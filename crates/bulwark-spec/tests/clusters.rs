@@ -1541,3 +1541,190 @@ fn a_shared_reservation_is_named_before_and_in_the_same_cluster() {
         ]
     );
 }
+
+/// `with_sharer` whose owner `a` names a best-effort reservation `bg`, shared by `b` and by a
+/// last task `d` of the same cluster.
+fn best_effort_shared(order: &str) -> String {
+    let owner = "reservation = { name = \"bg\", best-effort = true }\n";
+    format!(
+        "{}\n[[task]]\nname = \"d\"\ncluster = \"global\"\nperiod = \"30ms\"\n\
+         execution = \"1ms\"\nreservation = \"bg\"\n",
+        with_sharer(order, owner, "reservation = \"bg\"\n")
+    )
+}
+
+#[test]
+fn members_may_share_a_named_best_effort_reservation() {
+    for order in ["fixed-priority", "edf"] {
+        let scenario = valid(&best_effort_shared(order));
+        let members = &scenario.clusters[0].members;
+        // `a` (task 0) owns the level; `b` (1) and `d` (3, after `o`) are its other threads.
+        assert_eq!(
+            members,
+            &[
+                ClusterMember {
+                    task: 0,
+                    kind: MemberKind::BestEffort
+                },
+                ClusterMember {
+                    task: 1,
+                    kind: MemberKind::Shared { owner: 0 }
+                },
+                ClusterMember {
+                    task: 3,
+                    kind: MemberKind::Shared { owner: 0 }
+                },
+            ]
+        );
+        for task in [0, 1, 3] {
+            assert_eq!(scenario.tasks[task].reservation, None, "task {task}");
+            assert_eq!(scenario.tasks[task].priority, None, "task {task}");
+        }
+    }
+    // The string form is unchanged, and the table alone is the same level.
+    let string = valid(&edf("reservation = \"best-effort\"\n"));
+    let table = valid(&edf("reservation = { best-effort = true }\n"));
+    assert_eq!(string.clusters, table.clusters);
+    assert_eq!(table.clusters[0].members[0].kind, MemberKind::BestEffort);
+}
+
+#[test]
+fn a_best_effort_table_has_no_budget_or_partition_keys() {
+    // Line 16; after `reservation = { best-effort = true, ` the budget's value is at column
+    // 46 and the period's at 62.
+    let budget = edf("reservation = { best-effort = true, budget = \"2ms\", period = \"10ms\" }\n");
+    assert_eq!(
+        errors(&budget),
+        [
+            "c.toml:16:46: a best-effort reservation has no budget: it runs below every \
+             reservation of its cluster, on no budget",
+            "c.toml:16:62: a best-effort reservation has no period: it runs below every \
+             reservation of its cluster, on no budget",
+        ]
+    );
+    // Each sporadic key on its own, its value at column 50 after `..., <key> = `.
+    for (key, value) in [
+        ("replenishment", "\"cbs\""),
+        ("replenishments", "4"),
+        ("non-preemptive", "\"1ms\""),
+        ("criticality", "\"high\""),
+        ("low-budget", "\"1ms\""),
+    ] {
+        let text = edf(&format!(
+            "reservation = {{ best-effort = true, {key} = {value} }}\n"
+        ));
+        let column = 37 + key.len() + 3;
+        assert_eq!(
+            errors(&text),
+            [format!(
+                "c.toml:16:{column}: a best-effort reservation has no {key}: it runs below \
+                 every reservation of its cluster, on no budget"
+            )]
+        );
+        assert_eq!(
+            only_help(&text),
+            "allowed beside best-effort = true: name (for later members of the cluster to \
+             share it); remove this key, or remove best-effort for a reservation with a budget \
+             and a period"
+        );
+    }
+    // A partition's core too, without asking the cluster for a cycle (`1` at column 44).
+    let core = edf("reservation = { best-effort = true, core = 1 }\n");
+    assert_eq!(
+        errors(&core),
+        [
+            "c.toml:16:44: a best-effort reservation has no core: it runs below every reservation \
+          of its cluster, on no budget"
+        ]
+    );
+}
+
+#[test]
+fn best_effort_false_is_refused_not_ignored() {
+    // `false` at column 31 after `reservation = { best-effort = `.
+    let text = edf("reservation = { best-effort = false, budget = \"2ms\", period = \"10ms\" }\n");
+    assert_eq!(
+        errors(&text),
+        [
+            "c.toml:16:31: best-effort = false says nothing: a reservation is sporadic by its \
+          budget and period, or a time partition by its core and slots"
+        ]
+    );
+    assert_eq!(
+        only_help(&text),
+        "allowed: best-effort = true (with at most a name), or no best-effort key at all"
+    );
+}
+
+#[test]
+fn a_named_best_effort_reservation_follows_the_member_rules() {
+    // A priority on the owner is refused as for "best-effort" (line 16, column 12).
+    let with_priority =
+        fixed("priority = 3\nreservation = { name = \"bg\", best-effort = true }\n");
+    assert_eq!(
+        errors(&with_priority),
+        [
+            "c.toml:16:12: task `a` is best-effort in cluster `global`, below every \
+          reservation: it has no priority"
+        ]
+    );
+    // So is one on a sharer, best-effort too (line 23 after a one-line owner, column 12).
+    let sharer_priority = with_sharer(
+        "fixed-priority",
+        "reservation = { name = \"bg\", best-effort = true }\n",
+        "priority = 2\nreservation = \"bg\"\n",
+    );
+    assert_eq!(
+        errors(&sharer_priority),
+        [
+            "c.toml:23:12: task `b` is best-effort in cluster `global`, below every \
+             reservation: it has no priority"
+        ]
+    );
+    // Names: not `best-effort`, not empty, not another reservation's (column 24).
+    let reserved = edf("reservation = { name = \"best-effort\", best-effort = true }\n");
+    assert_eq!(
+        errors(&reserved),
+        ["c.toml:16:24: `best-effort` names the cluster's lowest level, not a reservation"]
+    );
+    let empty = edf("reservation = { name = \"\", best-effort = true }\n");
+    assert_eq!(
+        errors(&empty),
+        ["c.toml:16:24: a reservation name cannot be empty"]
+    );
+    let twice = with_sharer(
+        "edf",
+        "reservation = { name = \"R\", budget = \"3ms\", period = \"10ms\" }\n",
+        "reservation = { name = \"R\", best-effort = true }\n",
+    );
+    assert_eq!(
+        errors(&twice),
+        ["c.toml:23:24: reservation name `R` is task `a`'s already"]
+    );
+    // A name used before its best-effort table is unknown (line 16, column 15).
+    let before = with_sharer(
+        "edf",
+        "reservation = \"bg\"\n",
+        "reservation = { name = \"bg\", best-effort = true }\n",
+    );
+    assert_eq!(
+        errors(&before),
+        ["c.toml:16:15: no reservation is called `bg`"]
+    );
+    // Outside a cluster the key is refused, as "best-effort" is (line 10, `true` at column 31).
+    let on_a_core = "name = \"c\"\npolicy = \"spr\"\nduration = \"1s\"\n\n[[task]]\nname = \"t\"\n\
+                     priority = 1\nperiod = \"10ms\"\nexecution = \"1ms\"\n\
+                     reservation = { best-effort = true }\n";
+    assert_eq!(
+        errors(on_a_core),
+        [
+            "c.toml:10:31: best-effort is a [[cluster]]'s lowest level, below its reservations; \
+             a task on a core of its own runs by its core's policy"
+        ]
+    );
+    assert_eq!(
+        only_help(on_a_core),
+        "allowed: best-effort only in the reservation of a task with cluster = ...; on a core \
+         of its own, give a table like { budget = \"2ms\", period = \"10ms\" }"
+    );
+}

@@ -96,7 +96,7 @@ fn reservation_fields_name_the_policies_that_allow_them() {
     assert_eq!(
         first_help("unknown_reservation_field.toml"),
         "allowed: `budget`, `period`, `replenishments`, `non-preemptive`, `replenishment`, \
-         `criticality`, `low-budget`, `core`, `slots`, `name`"
+         `criticality`, `low-budget`, `core`, `slots`, `name`, `best-effort`"
     );
     assert_eq!(
         first_help("flush_cache_false.toml"),

@@ -3,10 +3,12 @@
 //! cycle; and the tasks that run in a cluster (`cluster = "name"`), each in a reservation of
 //! its own or sharing the one an earlier member named (`reservation = "R4"`): a sporadic
 //! one, replenished by the sporadic rule, a constant-bandwidth server (EDF order) or an SPR
-//! server (fixed-priority order), of low or (sporadic rule only) high criticality; or a time
-//! partition on one of the cluster's cores. Such a task follows its cluster's rules, not the
-//! policy of a core. Every rule `ClusteredScheduler::new` enforces is checked here, so that
-//! a valid file is never refused by the scheduler.
+//! server (fixed-priority order), of low or (sporadic rule only) high criticality; a time
+//! partition on one of the cluster's cores; or the best-effort level, with no budget
+//! (`"best-effort"`, or `{ name = "bg", best-effort = true }` for later members to share it).
+//! Such a task follows its cluster's rules, not the policy of a core. Every rule
+//! `ClusteredScheduler::new` enforces is checked here, so that a valid file is never refused
+//! by the scheduler.
 
 use std::ops::Range;
 
@@ -31,6 +33,9 @@ const CRITICALITY_HELP: &str = "allowed: low (the default) or high (Vestal's mod
 const PARTITION_HELP: &str = "allowed in a time partition's reservation: core (one of its \
                               cluster's cores) and slots; a sporadic reservation has budget \
                               and period instead";
+const BEST_EFFORT_HELP: &str = "allowed beside best-effort = true: name (for later members of \
+                                the cluster to share it); remove this key, or remove \
+                                best-effort for a reservation with a budget and a period";
 const REPLENISHMENT_HELP: &str = "allowed: sporadic (the MC-IPC paper's section III rule, the \
                                   default), cbs (a constant-bandwidth server, order = \"edf\" \
                                   only) or spr (an SPR sporadic server, order = \
@@ -292,7 +297,13 @@ impl Checker<'_> {
             .reservation
             .as_ref()
             .is_some_and(|r| r.get_ref().named.is_some());
-        let priority = if named {
+        // Best-effort and shared members have no priority of their own.
+        let no_priority = named
+            || raw
+                .reservation
+                .as_ref()
+                .is_some_and(|r| r.get_ref().is_best_effort());
+        let priority = if no_priority {
             self.named_priority(raw, name)
         } else {
             self.cluster_priority(raw, name, order, whole.clone())
@@ -310,6 +321,9 @@ impl Checker<'_> {
         };
         let reservation = match &raw.reservation {
             Some(reservation) if named => self.named_reservation(reservation, cluster, name),
+            Some(reservation) if reservation.get_ref().best_effort.is_some() => {
+                self.best_effort_table(reservation)
+            }
             Some(reservation) => self.cluster_reservation(reservation, cluster, name, order),
             None => {
                 self.report(
@@ -478,6 +492,44 @@ impl Checker<'_> {
         false
     }
 
+    /// `{ best-effort = true }`, optionally with a `name` for later members to share it: the
+    /// cluster's lowest level, so no budget, rule or partition key beside it. `best-effort =
+    /// false` is refused rather than read as absent: a table says what it is by its keys.
+    fn best_effort_table(
+        &mut self,
+        spanned: &Spanned<RawReservation>,
+    ) -> Option<(Option<Reservation>, MemberKind)> {
+        let raw = spanned.get_ref();
+        let written = raw.best_effort.as_ref()?;
+        if !*written.get_ref() {
+            self.report(
+                written.span(),
+                "best-effort = false says nothing: a reservation is sporadic by its budget and \
+                 period, or a time partition by its core and slots",
+                "allowed: best-effort = true (with at most a name), or no best-effort key at all",
+            );
+            return None;
+        }
+        let extra = budget_keys(raw).into_iter().chain([
+            ("core", raw.core.as_ref().map(Spanned::span)),
+            ("slots", raw.slots.as_ref().map(Spanned::span)),
+        ]);
+        let mut valid = true;
+        for (key, span) in extra {
+            let Some(span) = span else { continue };
+            self.report(
+                span,
+                format!(
+                    "a best-effort reservation has no {key}: it runs below every reservation of \
+                     its cluster, on no budget"
+                ),
+                BEST_EFFORT_HELP,
+            );
+            valid = false;
+        }
+        valid.then_some((None, MemberKind::BestEffort))
+    }
+
     /// None: a best-effort member runs below every reservation of its cluster, at no
     /// priority of its own, and a member sharing a reservation runs at its owner's.
     fn named_priority(&mut self, raw: &RawTask, name: &str) -> Option<Option<Priority>> {
@@ -491,7 +543,17 @@ impl Checker<'_> {
                 .and_then(|r| r.get_ref().named.clone())
                 .unwrap_or_default(),
         );
-        let (message, help) = if reservation == "best-effort" {
+        // A sharer of a best-effort reservation is best-effort too: no priority to run at.
+        let shares_best_effort = self
+            .reservation_names
+            .get(&reservation)
+            .is_some_and(|&at| self.cluster_members[at].kind == MemberKind::BestEffort);
+        let best_effort = shares_best_effort
+            || raw
+                .reservation
+                .as_ref()
+                .is_some_and(|r| r.get_ref().is_best_effort());
+        let (message, help) = if best_effort {
             (
                 format!(
                     "task `{task}` is best-effort in cluster `{name}`, below every reservation: \
@@ -739,24 +801,7 @@ impl Checker<'_> {
         name: &str,
     ) -> Option<MemberKind> {
         let raw = spanned.get_ref();
-        let extra = [
-            ("budget", raw.budget.as_ref().map(Spanned::span)),
-            ("period", raw.period.as_ref().map(Spanned::span)),
-            (
-                "replenishment",
-                raw.replenishment.as_ref().map(Spanned::span),
-            ),
-            (
-                "replenishments",
-                raw.replenishments.as_ref().map(Spanned::span),
-            ),
-            (
-                "non-preemptive",
-                raw.non_preemptive.as_ref().map(Spanned::span),
-            ),
-            ("criticality", raw.criticality.as_ref().map(Spanned::span)),
-            ("low-budget", raw.low_budget.as_ref().map(Spanned::span)),
-        ];
+        let extra = budget_keys(raw);
         let mut valid = true;
         for (key, span) in extra {
             if let Some(span) = span {
@@ -1021,7 +1066,8 @@ impl Checker<'_> {
                 task.cluster.as_ref().is_some_and(|k| k.get_ref() == name)
                     && task.reservation.as_ref().is_some_and(|r| {
                         let r = r.get_ref();
-                        r.core.is_some() || r.slots.is_some()
+                        // A best-effort table with core or slots is refused as such.
+                        !r.is_best_effort() && (r.core.is_some() || r.slots.is_some())
                     })
             });
             match (&c.cycle, partition) {
@@ -1058,6 +1104,29 @@ impl Checker<'_> {
             }
         }
     }
+}
+
+/// The keys of a reservation that runs on a budget, each with where it is written: what a
+/// time partition or a best-effort reservation must not have.
+fn budget_keys(raw: &RawReservation) -> [(&'static str, Option<Range<usize>>); 7] {
+    [
+        ("budget", raw.budget.as_ref().map(Spanned::span)),
+        ("period", raw.period.as_ref().map(Spanned::span)),
+        (
+            "replenishment",
+            raw.replenishment.as_ref().map(Spanned::span),
+        ),
+        (
+            "replenishments",
+            raw.replenishments.as_ref().map(Spanned::span),
+        ),
+        (
+            "non-preemptive",
+            raw.non_preemptive.as_ref().map(Spanned::span),
+        ),
+        ("criticality", raw.criticality.as_ref().map(Spanned::span)),
+        ("low-budget", raw.low_budget.as_ref().map(Spanned::span)),
+    ]
 }
 
 /// `[start, end)`.

@@ -508,19 +508,21 @@ impl Checker<'_> {
         }
         // Outside a cluster the rule is the policy's; a cluster-only key must not be ignored.
         let rule_refused = self.cluster_only_keys(raw);
-        let (budget, period) = if raw.core.is_some() || raw.slots.is_some() {
-            // Refused above as a partition's; a missing budget would only repeat that.
-            (
-                raw.budget
-                    .as_ref()
-                    .and_then(|b| self.positive_time(b, "budget")),
-                raw.period
-                    .as_ref()
-                    .and_then(|p| self.positive_time(p, "period")),
-            )
-        } else {
-            self.budget_and_period(spanned)
-        };
+        let (budget, period) =
+            if raw.core.is_some() || raw.slots.is_some() || raw.best_effort.is_some() {
+                // Refused above as a partition's or a best-effort level's; a missing budget would
+                // only repeat that.
+                (
+                    raw.budget
+                        .as_ref()
+                        .and_then(|b| self.positive_time(b, "budget")),
+                    raw.period
+                        .as_ref()
+                        .and_then(|p| self.positive_time(p, "period")),
+                )
+            } else {
+                self.budget_and_period(spanned)
+            };
         // `None`: not given; `Some(None)`: given but wrong (already reported).
         let replenishments = raw
             .replenishments
@@ -589,8 +591,8 @@ impl Checker<'_> {
         (budget, period)
     }
 
-    /// Refuses `criticality`, `low-budget`, `core` and `slots`, which only a task of a
-    /// [[cluster]] has a use for; true when one was given.
+    /// Refuses `name`, `best-effort`, `replenishment`, `criticality`, `low-budget`, `core` and
+    /// `slots`, which only a task of a [[cluster]] has a use for; true when one was given.
     fn cluster_only_keys(&mut self, raw: &RawReservation) -> bool {
         let keys = [
             (
@@ -598,6 +600,13 @@ impl Checker<'_> {
                 "a reservation's name lets later tasks of its [[cluster]] share it; a task on a \
                  core of its own has its reservation to itself",
                 "allowed: name only in the reservation of a task with cluster = ...; remove it",
+            ),
+            (
+                raw.best_effort.as_ref().map(Spanned::span),
+                "best-effort is a [[cluster]]'s lowest level, below its reservations; a task on \
+                 a core of its own runs by its core's policy",
+                "allowed: best-effort only in the reservation of a task with cluster = ...; on \
+                 a core of its own, give a table like { budget = \"2ms\", period = \"10ms\" }",
             ),
             (
                 raw.replenishment.as_ref().map(Spanned::span),
