@@ -335,15 +335,6 @@ proptest! {
     }
 }
 
-fn platform_move() -> impl Strategy<Value = common::Move> {
-    prop_oneof![
-        (0u32..3_000).prop_map(common::Move::LateTimer),
-        (1u32..5_000).prop_map(common::Move::Pass),
-        Just(common::Move::ReportEarly),
-        Just(common::Move::ReportStale),
-    ]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -353,7 +344,7 @@ proptest! {
     #[test]
     fn any_platform_behaviour_is_taken(
         system in system(),
-        moves in proptest::collection::vec(platform_move(), 1..24),
+        moves in common::platform_moves(),
     ) {
         let (scenario, _) = scenario(&system);
         let outcome = common::run_jittered(&scenario, &moves);

@@ -209,6 +209,19 @@ pub enum Move {
     ReportStale,
 }
 
+/// Up to 24 platform moves, each as likely as the others: what [`run_jittered`] cycles
+/// through.
+pub fn platform_moves() -> impl proptest::strategy::Strategy<Value = Vec<Move>> {
+    use proptest::prelude::*;
+    let one = prop_oneof![
+        (0u32..3_000).prop_map(Move::LateTimer),
+        (1u32..5_000).prop_map(Move::Pass),
+        Just(Move::ReportEarly),
+        Just(Move::ReportStale),
+    ];
+    proptest::collection::vec(one, 1..24)
+}
+
 /// Steps `scenario` as a careless platform does, cycling through `moves`: timers taken late,
 /// stretches reported early or stale, time passing in arbitrary amounts (at least 1 us a
 /// step, so the run ends). Panics if the machine refuses or fails.

@@ -285,15 +285,6 @@ proptest! {
     }
 }
 
-fn platform_move() -> impl Strategy<Value = common::Move> {
-    prop_oneof![
-        (0u32..3_000).prop_map(common::Move::LateTimer),
-        (1u32..5_000).prop_map(common::Move::Pass),
-        Just(common::Move::ReportEarly),
-        Just(common::Move::ReportStale),
-    ]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -304,7 +295,7 @@ proptest! {
     #[test]
     fn any_platform_behaviour_is_taken(
         plan in plan(),
-        moves in proptest::collection::vec(platform_move(), 1..24),
+        moves in common::platform_moves(),
     ) {
         let scenario = steppable(scenario(&plan));
         let outcome = common::run_jittered(&scenario, &moves);
