@@ -9,8 +9,60 @@
 //! when it arrives.
 //!
 //! The kernel's own time is the platform's (the dispatcher's real work), so the scenario's
-//! cost model must be zero; allocation and termination steps, whose time is that cost model's
-//! reclamation work, are refused.
+//! cost model must charge no cycles; allocation and termination steps, whose time is that
+//! cost model's reclamation work, are refused.
+//!
+//! # A platform's loop
+//!
+//! An embedder's dispatcher settles the machine, gives the core to the stretch it runs, and
+//! waits for the first of the machine's next event and that stretch's end. Here the "platform"
+//! is exact (the stretch takes exactly its length), so the run is the simulator's:
+//!
+//! ```
+//! use bulwark_core::Instant;
+//! use bulwark_sim::{Machine, Options};
+//!
+//! let scenario = bulwark_spec::parse(
+//!     r#"
+//! name = "served"
+//! policy = "fixed-priority"
+//! duration = "30ms"
+//!
+//! [[server]]
+//! name = "S"
+//! gate = "fifo-ipc"
+//! operation = "2ms"
+//!
+//! [[task]]
+//! name = "client"
+//! priority = 1
+//! script = [{ loop = "forever", body = [{ run = "1ms" }, { invoke = "S" }, { sleep-until-next-release = "10ms" }] }]
+//! "#,
+//!     "served.toml",
+//! )
+//! .expect("valid");
+//! let options = Options { record_jobs: true, ..Options::default() };
+//! let mut machine = Machine::stepped(&scenario, &options, None).expect("steppable");
+//! let mut now = Instant::ZERO;
+//! while machine.settle().expect("runs") {
+//!     // One core: its stretch (the client's computation, or the server's operation on
+//!     // the client's context), if it runs one.
+//!     let stretch = machine.stretch_on(0);
+//!     let ends = stretch.map_or(Instant::NEVER, |s| now.saturating_add(s.remaining));
+//!     now = machine.next_event().min(ends).min(Instant::from_nanos(30_000_000));
+//!     machine.advance(now);
+//!     if let Some(s) = stretch.filter(|_| ends <= now) {
+//!         machine.stretch_done(s.worker, s.serial);
+//!     }
+//! }
+//! let stepped = machine.finish_stepped();
+//! assert_eq!(stepped, bulwark_sim::run(&scenario, &options).expect("runs"));
+//! // Each job: 1 ms, then 2 ms of S, so it completes 3 ms after its release.
+//! let completions: Vec<u64> = (stepped.jobs.iter().flatten())
+//!     .filter_map(|job| job.completion.map(|at| at.as_nanos() / 1_000_000))
+//!     .collect();
+//! assert_eq!(completions, [3, 13, 23]);
+//! ```
 
 use bulwark_core::{Duration, Instant, TaskId};
 use bulwark_spec::{Behaviour, CostModel, Scenario, Step};
