@@ -68,6 +68,12 @@
 //!    `a_release_at_a_replys_instant_comes_before_the_callers_next_step`) and `tests/reclaim.rs`
 //!    (`a_member_terminates_a_member_running_on_another_core_of_its_cluster`) and by the
 //!    budget bound of `tests/clusters.rs`.
+//! 9. **Stepped by a platform** ([`Machine::stepped`]): every event due by the platform's
+//!    clock is handled at that clock's time, in the order above, as a real kernel takes a late
+//!    interrupt when it arrives; a stretch reported done keeps its place among the instant's
+//!    ends (the order it would have had if time had run it down), so an exact platform gives
+//!    the simulated run. Pinned by `reported_stretches_give_the_simulated_outcome` in
+//!    `tests/cluster_servers.rs` and `tests/composed.rs`.
 
 pub mod behaviour;
 pub mod components;
