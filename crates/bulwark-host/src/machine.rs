@@ -61,7 +61,7 @@ pub fn run_machine<R: Recorder + Send>(
         )
         .collect();
     let until = Instant::ZERO.saturating_add(length);
-    stretches::run(host, &workers, until, move || {
+    let mut run = stretches::run(host, &workers, until, move || {
         Machine::stepped(scenario, &options, Some(recorder))
             .map(|machine| Stepped {
                 machine,
@@ -69,7 +69,10 @@ pub fn run_machine<R: Recorder + Send>(
                 core,
             })
             .map_err(refused)
-    })
+    })?;
+    // As the scenario runtime reports it, so `run` warns alike when it reaches the limit.
+    run.host.nominal_load_ppm = crate::runtime::nominal_load_ppm(scenario);
+    Ok(run)
 }
 
 /// The scenario core whose work the managed core runs: the one every task is on (a
