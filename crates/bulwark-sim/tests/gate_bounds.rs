@@ -18,12 +18,11 @@ use bulwark_spec::{
 };
 use proptest::prelude::*;
 
+mod common;
+use common::ms;
+
 /// The longest operation, `L_q`, in ms.
 const LONGEST: u64 = 3;
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 /// A client, in ms: its reservation `(e, p)` (unused if best-effort), of high criticality
 /// with `e^L` if `low_budget` (and sporadic), replenished by `kind` (0 sporadic, 1 constant bandwidth under

@@ -326,7 +326,7 @@ pub fn run_scenario(
     seed: u64,
     traced: bool,
 ) -> Result<ScenarioRun, LabError> {
-    let scenario = study.scenario(phase.checked_sub(1), protocol, true, seed, length);
+    let scenario = lowered(study, phase, protocol, seed, length);
     let options = Options {
         record_trace: traced,
         ..Options::default()
@@ -341,6 +341,19 @@ pub fn run_scenario(
     })
 }
 
+/// `study`'s phase `phase` (1-based; 0: the system as given) under `protocol` for `length`,
+/// as both platforms run it: an MC-IPC gate moves pruned requests to its background queue,
+/// as the prototype does (section V).
+fn lowered(
+    study: &McIpcSystem,
+    phase: usize,
+    protocol: GateProtocol,
+    seed: u64,
+    length: Duration,
+) -> Scenario {
+    study.scenario(phase.checked_sub(1), protocol, true, seed, length)
+}
+
 /// [`run_scenario`] on this machine's managed core: the same lowered phase, its tasks and
 /// servers real threads and the scenario machine, stepped with reported timing, the
 /// dispatcher ([`bulwark_host::run_machine`]), for `host.until`. The error is the host's (no
@@ -353,7 +366,7 @@ pub fn run_scenario_on_host(
     host: &HostConfig,
 ) -> Result<HostRun<ScenarioRun>, HostError> {
     let length = host.until.unwrap_or(bulwark_host::DEFAULT_RUN);
-    let scenario = study.scenario(phase.checked_sub(1), protocol, true, seed, length);
+    let scenario = lowered(study, phase, protocol, seed, length);
     let mut records = Records::default();
     let run = bulwark_host::run_machine(&scenario, host, &mut records)?;
     Ok(HostRun {

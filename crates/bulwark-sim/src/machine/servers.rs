@@ -699,7 +699,7 @@ impl Machine<'_> {
 
     /// The core `task` runs on: its own, or, in a cluster, the one running it now (or about
     /// to), if any.
-    fn home(&self, task: TaskId) -> Option<u16> {
+    pub(super) fn home(&self, task: TaskId) -> Option<u16> {
         match self.member_of[task.index()] {
             Some(cluster) => self.member_core(cluster, task),
             None => Some(self.tasks[task.index()].spec.core),

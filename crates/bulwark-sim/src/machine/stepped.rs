@@ -220,10 +220,7 @@ impl<'a> Machine<'a> {
                     return;
                 };
                 execution.left = Duration::ZERO;
-                let task = TaskId(task as u32);
-                self.cores.iter().position(|core| {
-                    matches!(core.occupant, Occupant::Running { task: running, .. } if running == task)
-                })
+                self.home(TaskId(task as u32)).map(usize::from)
             }
             Worker::Server(server) => {
                 let Some(operation) = self.in_service[server].as_mut() else {
@@ -234,10 +231,16 @@ impl<'a> Machine<'a> {
             }
         };
         // Only a core running the stretch goes on, when its end comes in the instant's
-        // order; one in its kernel finds the stretch done when it returns to it.
-        if let Some(core) =
-            runner.filter(|&core| matches!(self.cores[core].occupant, Occupant::Running { .. }))
-        {
+        // order; one in its kernel, or running another thread, finds the stretch done when it
+        // next continues it.
+        let runs_it = |core: usize| match self.cores[core].occupant {
+            Occupant::Running { task, .. } => match worker {
+                Worker::Task(index) => task.index() == index,
+                Worker::Server(server) => self.tasks[task.index()].lends_to == Some(server),
+            },
+            _ => false,
+        };
+        if let Some(core) = runner.filter(|&core| runs_it(core)) {
             self.queue.time_execution_end(core as u16, self.clock);
         }
     }
