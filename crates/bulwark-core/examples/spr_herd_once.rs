@@ -21,7 +21,7 @@
 //! `sporadic` (default) or `deferrable`, and a number of rounds: with it, the example times
 //! that many batches instead (see [`time_batches`]; Criterion's numbers are the reference).
 //! A fifth argument, `cold`, times the bench's cold pattern instead, at N = 16 and at N in
-//! turn, and prints the ratio of their medians (see [`time_cold`]).
+//! turn, and prints the ratios of their medians and middle means (see [`time_cold`]).
 //!
 //! The `--LL` above models the 2 MiB L2 of the machine the bench was written on: the
 //! invocation's lines then miss it when the clones made since pushed them out, as in the
@@ -87,8 +87,9 @@ const EVICTION_BYTES: usize = 8 << 20;
 
 /// The bench's `schedule_at_herd_cold` pattern, for quick comparisons: `rounds` times, for
 /// each prepared state in turn (interleaved, so that both see the same machine), a clone,
-/// then the eviction buffer read whole, then one timed invocation. Prints the median and
-/// quartiles of each one's times (with the clock's own cost) and the ratio of the medians.
+/// then the eviction buffer read whole, then one timed invocation. Prints the median,
+/// quartiles and mean of the middle half of each one's times (with the clock's own cost), and
+/// the ratios of those.
 fn time_cold(prepared: &[(u32, Spr)], rounds: u32) {
     let eviction: Vec<u64> = (0..EVICTION_BYTES / 8).map(|i| i as u64 | 1).collect();
     let mut times: Vec<Vec<u128>> = vec![Vec::with_capacity(rounds as usize); prepared.len()];
@@ -104,20 +105,28 @@ fn time_cold(prepared: &[(u32, Spr)], rounds: u32) {
             drop(black_box(policy));
         }
     }
-    let mut medians = Vec::new();
+    // The clock reads in steps of about 10 ns here, so the medians move in steps too; the mean
+    // of the middle half moves less and still ignores the outliers.
+    let mut summaries = Vec::new();
     for ((n, _), samples) in prepared.iter().zip(&mut times) {
         samples.sort_unstable();
         let at = |q: usize| samples[(samples.len() - 1) * q / 4];
+        let middle = &samples[samples.len() / 4..samples.len() * 3 / 4];
+        let mean = middle.iter().sum::<u128>() as f64 / middle.len().max(1) as f64;
         println!(
-            "N={n} cold: median {} ns, quartiles {} / {} ns",
+            "N={n} cold: median {} ns, quartiles {} / {} ns, mean of the middle half {mean:.1} ns",
             at(2),
             at(1),
             at(3)
         );
-        medians.push(at(2) as f64);
+        summaries.push((at(2) as f64, mean));
     }
-    if let [first, .., last] = medians[..] {
-        println!("cold ratio of medians, last / first: {:.2}", last / first);
+    if let [first, .., last] = summaries[..] {
+        println!(
+            "cold ratios, last / first: medians {:.2}, middle means {:.2}",
+            last.0 / first.0,
+            last.1 / first.1
+        );
     }
 }
 
