@@ -20,16 +20,19 @@
 //! Arguments, all optional: N (default 4096), the number of clones (default 64), the rule,
 //! `sporadic` (default) or `deferrable`, and a number of rounds: with it, the example times
 //! that many batches instead (see [`time_batches`]; Criterion's numbers are the reference).
+//! A fifth argument, `cold`, times the bench's cold pattern instead, at N = 16 and at N in
+//! turn, and prints the ratios of their medians and middle means (see [`time_cold`]).
 //!
 //! The `--LL` above models the 2 MiB L2 of the machine the bench was written on: the
 //! invocation's lines then miss it when the clones made since pushed them out, as in the
 //! bench. Divide the counts by the number of clones for one invocation. With the bench's
 //! largest batches (2000 clones at N = 16, 20 at N = 4096), one invocation of the sporadic
-//! rule took 579 instructions and about 8 L1 data misses at both sizes (612 and about 15
-//! before the timer heaps and the task record were laid out for it); the deferrable rule 414
-//! (478 before), with the same misses. The misses are the same lines at both sizes: a few of
-//! the `Spr` value and two of the victim's record. The simulator has no TLB, so it does not
-//! show what still differs: at N = 4096 the victim's record is a megabyte away in each clone.
+//! rule took 579 instructions and 7 L1 data misses at both sizes (612 and about 15 before
+//! the timer heaps and the task record were laid out for it, 8 before the `Spr` value was);
+//! the deferrable rule 414 (478 before), with the same misses. The misses are the same lines
+//! at both sizes: five of the `Spr` value and two of the victim's record. The simulator has
+//! no TLB, so it does not show what still differs: at N = 4096 the victim's record is a
+//! megabyte away in each clone.
 
 use std::hint::black_box;
 
@@ -79,6 +82,54 @@ fn time_batches(prepared: &Spr, n: u32, clones: usize, rounds: u32) {
     );
 }
 
+/// Bytes read to push the invocation's lines out of L1 and L2, as the bench's cold group does.
+const EVICTION_BYTES: usize = 8 << 20;
+
+/// The bench's `schedule_at_herd_cold` pattern, for quick comparisons: `rounds` times, for
+/// each prepared state in turn (interleaved, so that both see the same machine), a clone,
+/// then the eviction buffer read whole, then one timed invocation. Prints the median,
+/// quartiles and mean of the middle half of each one's times (with the clock's own cost), and
+/// the ratios of those.
+fn time_cold(prepared: &[(u32, Spr)], rounds: u32) {
+    let eviction: Vec<u64> = (0..EVICTION_BYTES / 8).map(|i| i as u64 | 1).collect();
+    let mut times: Vec<Vec<u128>> = vec![Vec::with_capacity(rounds as usize); prepared.len()];
+    for _ in 0..rounds {
+        for ((_, state), samples) in prepared.iter().zip(&mut times) {
+            let mut policy = state.clone();
+            black_box(eviction.iter().fold(0u64, |a, &x| a ^ x));
+            black_box(std::time::Instant::now());
+            let mut work = Work::default();
+            let start = std::time::Instant::now();
+            black_box(herd_schedule(&mut policy, &mut work));
+            samples.push(start.elapsed().as_nanos());
+            drop(black_box(policy));
+        }
+    }
+    // The clock reads in steps of about 10 ns here, so the medians move in steps too; the mean
+    // of the middle half moves less and still ignores the outliers.
+    let mut summaries = Vec::new();
+    for ((n, _), samples) in prepared.iter().zip(&mut times) {
+        samples.sort_unstable();
+        let at = |q: usize| samples[(samples.len() - 1) * q / 4];
+        let middle = &samples[samples.len() / 4..samples.len() * 3 / 4];
+        let mean = middle.iter().sum::<u128>() as f64 / middle.len().max(1) as f64;
+        println!(
+            "N={n} cold: median {} ns, quartiles {} / {} ns, mean of the middle half {mean:.1} ns",
+            at(2),
+            at(1),
+            at(3)
+        );
+        summaries.push((at(2) as f64, mean));
+    }
+    if let [first, .., last] = summaries[..] {
+        println!(
+            "cold ratios, last / first: medians {:.2}, middle means {:.2}",
+            last.0 / first.0,
+            last.1 / first.1
+        );
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: u32 = args.next().map_or(4096, |a| a.parse().expect("N"));
@@ -88,13 +139,18 @@ fn main() {
         Some("deferrable") => ReplenishmentRule::Deferrable,
         Some(other) => panic!("unknown rule {other}: sporadic or deferrable"),
     };
-    let prepared = prepared(n, rule);
+    let state = prepared(n, rule);
     if let Some(rounds) = args.next() {
         let rounds: u32 = rounds.parse().expect("rounds");
-        time_batches(&prepared, n, clones, rounds);
+        if args.next().as_deref() == Some("cold") {
+            let reference = prepared(16, rule);
+            time_cold(&[(16, reference), (n, state)], rounds);
+        } else {
+            time_batches(&state, n, clones, rounds);
+        }
         return;
     }
-    let mut batch: Vec<Spr> = (0..clones).map(|_| prepared.clone()).collect();
+    let mut batch: Vec<Spr> = (0..clones).map(|_| state.clone()).collect();
     let mut work = Work::default();
     for policy in &mut batch {
         work = Work::default();

@@ -69,7 +69,11 @@ struct Ends {
 
 /// Per-priority FIFO lists over task records indexed by task id, with O(1) insertion, removal
 /// and highest lookup. Every method takes the records the links live in.
+///
+/// The bitmap comes first (`repr(C)`), so that a caller can lay it out next to its own hot
+/// fields.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct RunLists {
     levels: PriorityBitmap,
     ends: [Ends; Priority::LEVELS],
@@ -289,6 +293,12 @@ impl PriorityRunqueue {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The layout the type's docs promise (SPR's layout test counts on it).
+    #[test]
+    fn the_bitmap_comes_first() {
+        assert_eq!(core::mem::offset_of!(RunLists, levels), 0);
+    }
 
     #[test]
     fn fifo_within_a_priority_and_highest_first() {

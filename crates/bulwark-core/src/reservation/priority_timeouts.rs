@@ -104,7 +104,11 @@ impl Level {
 }
 
 /// Per-priority timeout heaps over records that hold their [`TimerSlot`]s.
+///
+/// Starts a cache line (`repr(C)`, aligned), which the bitmap the sweeps read and the arm
+/// counter share; the heaps' array and the per-level table follow.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct PriorityTimeouts {
     nonempty: PriorityBitmap,
     armed: u64,
@@ -455,6 +459,18 @@ mod tests {
 
     fn at(n: u64) -> Instant {
         Instant::from_nanos(n)
+    }
+
+    /// The layout the type's docs promise, and SPR's layout test counts on: the bitmap and the
+    /// counter in an aligned line, the array after them, then 32 bytes a level from byte 72.
+    #[test]
+    fn the_per_level_table_follows_one_line() {
+        use core::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<PriorityTimeouts>(), 64);
+        assert!(offset_of!(PriorityTimeouts, nonempty) + size_of::<PriorityBitmap>() <= 64);
+        assert!(offset_of!(PriorityTimeouts, armed) + size_of::<u64>() <= 64);
+        assert!(offset_of!(PriorityTimeouts, levels) <= 72);
+        assert_eq!(size_of::<Level>(), 32);
     }
 
     impl TimerLinked for TimerSlot {
