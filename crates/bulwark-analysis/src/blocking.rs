@@ -219,7 +219,7 @@ pub struct System {
 
 impl System {
     /// The system a lowered component system describes, read from the very bodies the
-    /// component machine runs: `C(c_i)` is the sum of a task body's `execute` steps and its
+    /// machine runs: `C(c_i)` is the sum of a task body's `execute` steps and its
     /// requests are the body's `request` steps, in order; `C(c)` and a CPI's nested requests
     /// are those of its shared body. A per-task body gives that task's procedure time in the
     /// CPI (its requests are taken to be the shared body's).

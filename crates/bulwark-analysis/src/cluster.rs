@@ -558,6 +558,7 @@ mod tests {
                     sporadic(3, Replenishment::ConstantBandwidth, None),
                 ],
             }],
+            cpis: Vec::new(),
         }
     }
 

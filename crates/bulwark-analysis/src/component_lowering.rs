@@ -1,7 +1,7 @@
-//! A component system lowered for the component machine and the blocking analysis: the
+//! A component system lowered for the machine and the blocking analysis: the
 //! configuration analyzer's settlement ([`component_graph`]: each CPI's waiting priority and
 //! pool) applied to the file's tasks and CPIs, their bodies resolved to CPI indices
-//! ([`bulwark_spec::lowered`]). The component machine runs the lowered model as it is, and
+//! ([`bulwark_spec::lowered`]). The machine runs the lowered model as it is, and
 //! the blocking analysis reads the same bodies ([`crate::blocking::System::lowered`]).
 //!
 //! Also here: what the tasks' SPR reservations add to the analysis (SPR Eq. 1 and the
@@ -122,7 +122,7 @@ pub struct ReservationTerms {
     pub reservations: Vec<Option<Reservation>>,
     /// `I_i`, SPR Eq. 1's blocking term: the longest non-preemptive region `eta` of a
     /// strictly lower-priority task's reservation (zero if none). A job meets at most one
-    /// such region, when it is released during it: the component machine's regions defer
+    /// such region, when it is released during it: the machine's regions defer
     /// only activations that come during them (SPR section III-F), and a request's server
     /// thread continues its caller's region rather than starting one.
     pub regions: Vec<Duration>,

@@ -8,7 +8,7 @@
 //! (both PIP); A's procedure requests C, B's requests D, and C and D both request E. Table 3
 //! varies the protocols of C, D and E.
 //!
-//! The component machine's half of the same systems (which steps run where, the pools, the
+//! The machine's half of the same systems (which steps run where, the pools, the
 //! costs) lives in the lab, beside the simulator; this module is what a schedulability test
 //! needs and nothing more.
 

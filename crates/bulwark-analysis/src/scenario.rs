@@ -56,6 +56,7 @@ pub fn periodic_set(
                 },
             })
             .collect(),
+        cpis: Vec::new(),
     }
 }
 

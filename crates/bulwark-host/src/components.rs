@@ -1,6 +1,7 @@
-//! Component systems on real threads: the component kernel (the simulator's, with reported
-//! timing) as the dispatcher's kernel, and one real thread per kernel thread (every task's
-//! control thread, every thread of every CPI's pool) doing its `Execute` stretches for real.
+//! Component systems on real threads: the one machine (the simulator's, stepped with
+//! reported timing) as the dispatcher's kernel, running the system's scenario
+//! ([`bulwark_sim::components::scenario`]), and one real thread per kernel thread (every
+//! task's thread, every thread of every CPI's pool) doing its stretches for real.
 //!
 //! # How it runs
 //!
@@ -10,7 +11,7 @@
 //! entries, exactly as the simulator runs them. A real thread only works: it spins the CPU
 //! time of the stretch the kernel gave it (`spin_cpu`, so time it is preempted does not
 //! count) and reports the stretch done, a request that parks it on its gate
-//! ([`crate::stretches`], shared with the stepped scenario machine).
+//! ([`crate::stretches`], shared with every stepped system).
 //!
 //! # What is measured, and what differs from the simulator
 //!
@@ -22,11 +23,11 @@
 //! simulator's (with zero costs) by the dispatcher's entries and the platform's latencies.
 
 use bulwark_core::Instant;
-use bulwark_sim::components::{
-    ComponentConfigError, ComponentOutcome, ComponentSystemConfig, Kernel, RunOptions, Timing,
-};
+use bulwark_sim::components::{self, ComponentOutcome, ComponentSystemConfig, ProtocolCosts};
+use bulwark_sim::{Machine, Options};
 
-use crate::stretches::{self, HostRun, SteppedKernel, Turn};
+use crate::machine::{refused, Stepped};
+use crate::stretches::{self, HostRun};
 use crate::{HostConfig, HostError};
 
 /// A component system's run on this machine.
@@ -40,57 +41,33 @@ pub fn run_components(
     config: &ComponentSystemConfig,
     host: &HostConfig,
 ) -> Result<HostComponentOutcome, HostError> {
+    components::validate(config).map_err(|error| {
+        HostError::Unsupported(format!("the component system cannot run: {error}"))
+    })?;
     let until = host
         .until
         .unwrap_or(config.longest_period().saturating_mul(10))
         .min(host.max_run);
-    let options = RunOptions {
-        until: Instant::ZERO.saturating_add(until),
-        record_jobs: host.record_jobs,
-        record_trace: host.record_trace,
+    let free = ComponentSystemConfig {
+        costs: ProtocolCosts::ZERO,
+        ..config.clone()
     };
-    let threads: Vec<String> = Kernel::new(config, options, Timing::Reported)
-        .map_err(refused)?
-        .threads()
-        .into_iter()
-        .map(|t| t.name)
-        .collect();
-    stretches::run(host, &threads, options.until, || {
-        Kernel::new(config, options, Timing::Reported)
-            .map(Components)
+    let scenario = components::scenario(&free, until);
+    let options = Options {
+        until: Some(until),
+        seed: None,
+        record_trace: host.record_trace,
+        record_jobs: host.record_jobs,
+    };
+    let workers: Vec<String> = scenario.tasks.iter().map(|t| t.name.clone()).collect();
+    let run = stretches::run(host, &workers, Instant::ZERO.saturating_add(until), || {
+        Machine::stepped(&scenario, &options, None)
+            .map(|machine| Stepped::new(machine.measuring_inversion(host.record_jobs), 0))
             .map_err(refused)
+    })?;
+    Ok(HostRun {
+        outcome: components::outcome(config, run.outcome),
+        host: run.host,
+        entry_cost: run.entry_cost,
     })
-}
-
-fn refused(error: ComponentConfigError) -> HostError {
-    HostError::Unsupported(format!("the component system cannot run: {error}"))
-}
-
-/// The component kernel as the dispatcher's: a worker is a kernel thread.
-struct Components<'a>(Kernel<'a>);
-
-impl SteppedKernel for Components<'_> {
-    type Outcome = ComponentOutcome;
-
-    fn settle(&mut self) -> Result<Option<Turn>, HostError> {
-        Ok(self.0.settle().map(|stretch| Turn {
-            worker: stretch
-                .thread
-                .map(|thread| (thread, stretch.remaining, stretch.serial)),
-            timer: stretch.timer,
-        }))
-    }
-
-    fn advance(&mut self, to: Instant) -> Result<(), HostError> {
-        self.0.advance(to);
-        Ok(())
-    }
-
-    fn stretch_done(&mut self, worker: usize, serial: u64) {
-        self.0.stretch_done(worker, serial);
-    }
-
-    fn finish(self) -> ComponentOutcome {
-        self.0.finish()
-    }
 }

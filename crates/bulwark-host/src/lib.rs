@@ -398,7 +398,7 @@ pub fn run(scenario: &Scenario, config: &HostConfig) -> Result<HostOutcome, Host
 /// `scenario` has servers or clusters, which the scenario runtime's per-core policy does not
 /// dispatch.
 fn kernel_objects(scenario: &Scenario) -> bool {
-    !scenario.servers.is_empty() || !scenario.clusters.is_empty()
+    !scenario.servers.is_empty() || !scenario.clusters.is_empty() || !scenario.cpis.is_empty()
 }
 
 /// Runs `scenario` with some tasks' behaviour replaced by user code: `bodies` pairs a task's

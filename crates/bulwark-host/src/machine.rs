@@ -51,7 +51,6 @@ pub fn run_machine<R: Recorder + Send>(
     };
     // Refused before any thread starts.
     Machine::stepped(scenario, &options, None).map_err(refused)?;
-    let tasks = scenario.tasks.len();
     let workers: Vec<String> = (scenario.tasks.iter().map(|t| format!("task {}", t.name)))
         .chain(
             scenario
@@ -63,11 +62,7 @@ pub fn run_machine<R: Recorder + Send>(
     let until = Instant::ZERO.saturating_add(length);
     let mut run = stretches::run(host, &workers, until, move || {
         Machine::stepped(scenario, &options, Some(recorder))
-            .map(|machine| Stepped {
-                machine,
-                tasks,
-                core,
-            })
+            .map(|machine| Stepped::new(machine, core))
             .map_err(refused)
     })?;
     // As the scenario runtime reports it, so `run` warns alike when it reaches the limit.
@@ -106,16 +101,28 @@ fn managed_core(scenario: &Scenario, host: &HostConfig) -> Result<u16, HostError
     }
 }
 
-fn refused(error: SimError) -> HostError {
+pub(crate) fn refused(error: SimError) -> HostError {
     HostError::Unsupported(format!("the system cannot run: {error}"))
 }
 
 /// The machine as the dispatcher's kernel: workers are the tasks, then the servers.
-struct Stepped<'a> {
+pub(crate) struct Stepped<'a> {
     machine: Machine<'a>,
     tasks: usize,
     /// The scenario core the managed core is.
     core: u16,
+}
+
+impl<'a> Stepped<'a> {
+    /// The dispatcher's kernel for `machine`, whose core `core` is the managed core.
+    pub(crate) fn new(machine: Machine<'a>, core: u16) -> Self {
+        let tasks = machine.task_count();
+        Stepped {
+            machine,
+            tasks,
+            core,
+        }
+    }
 }
 
 impl SteppedKernel for Stepped<'_> {

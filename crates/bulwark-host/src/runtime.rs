@@ -887,8 +887,9 @@ impl<'a> Dispatcher<'a> {
                 cores,
                 jobs: self.records,
                 trace: self.trace,
-                // The hosted runtime refuses clusters.
+                // The hosted runtime refuses clusters, and systems with CPIs run stepped.
                 clusters: Vec::new(),
+                components: None,
             },
             host: stats,
         }

@@ -304,8 +304,8 @@ pub(crate) fn run_script(
                     None => Ok(()),
                 }
             }
-            // Refused before the run starts (no servers on the host).
-            Action::Invoke { .. } => break,
+            // Systems with servers or CPIs run on the stepped machine, never here.
+            Action::Invoke { .. } | Action::Call { .. } => break,
             Action::Exit => break,
         };
         if done.is_err() {

@@ -1,9 +1,9 @@
-//! From a component system file to the component machine and to the schedulability analysis.
+//! From a component system file to the machine and to the schedulability analysis.
 //!
 //! A [`ComponentSystem`] (read from a `.camkes` file or TOML) says who requests what; the
 //! configuration analyzer ([`bulwark_analysis::component_graph`]) settles each CPI's priority and pool, and
 //! [`component_lowering::lower`] builds the lowered model (`bulwark_spec::lowered`) once.
-//! Here it meets a cost table: the component machine runs it ([`ComponentSystemConfig`]) and
+//! Here it meets a cost table: the machine runs it ([`ComponentSystemConfig`]) and
 //! the blocking analysis reads the same bodies ([`System::lowered`]), with the same protocol
 //! overheads ([`analysis_overheads`]).
 
@@ -18,7 +18,7 @@ use bulwark_spec::component::ComponentSystem;
 /// The system lowered for the machine and for the analysis.
 #[derive(Clone, Debug)]
 pub struct Lowered {
-    /// What the component machine runs.
+    /// What the machine runs.
     pub machine: ComponentSystemConfig,
     /// What the blocking analysis reads (tasks and CPIs in the same order).
     pub system: System,

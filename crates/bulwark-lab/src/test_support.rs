@@ -146,6 +146,7 @@ fn two_tasks_one_core_with_name(second: &str) -> Outcome {
         ]),
         trace: Some(Trace { slices, marks }),
         clusters: Vec::new(),
+        components: None,
     }
 }
 

@@ -1,4 +1,4 @@
-//! The CAmkES protocols on the component machine, against the theory, on random systems over
+//! The CAmkES protocols on the one machine, against the theory, on random systems over
 //! the Fig. 7 topology (every CPI's protocol drawn from propagation, PIP, IPCP and NPCS):
 //!
 //! - no job suffers more priority inversion than its blocking term `B_i` allows (PIP: one

@@ -65,6 +65,11 @@ pub enum Action<'a> {
         /// The operation asked for, instead of the server's one run.
         operation: Option<&'a Execution>,
     },
+    /// Request the CPI at this index of the scenario's CPIs and wait for its reply.
+    Call {
+        /// The CPI.
+        cpi: usize,
+    },
     /// The task is finished for good.
     Exit,
 }
@@ -312,6 +317,7 @@ fn next_step<'a>(
                 task: task.as_str(),
                 step: *step,
             },
+            Step::Call(cpi) => Action::Call { cpi: *cpi },
             Step::Invoke { server, operation } => Action::Invoke {
                 server: *server,
                 operation: operation.as_ref(),

@@ -1,7 +1,7 @@
 //! A core's scheduler as the machines and the hosted runtime drive it: the core's policy as
 //! a cluster of one ([`PerCore`]) behind the one scheduler interface ([`ClusterScheduler`]),
 //! with its notice record. The scenario machine builds it from the scenario's `policy` or
-//! the core's `[[core]]` table; the component machine drives fixed priority with it.
+//! the core's `[[core]]` table; a component system's core is fixed priority.
 //!
 //! The adapter is static and the policy boxed (`PerCore<Box<dyn Policy>>`): the adapter's
 //! match on the event folds away where the machine names the event, leaving one dynamic call

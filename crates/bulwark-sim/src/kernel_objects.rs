@@ -5,9 +5,12 @@
 //! work into time through the cost model's `reclaim_per_unit`; the hosted runtime runs the
 //! same calls on its threads and measures them on the real clock.
 
-use bulwark_core::ipc::Gate;
-use bulwark_core::kernel::{self, Ended, Kernel, ObjectStore, StoreError, Syscall, SyscallError};
+use bulwark_core::ipc::{Cpi, Gate};
+use bulwark_core::kernel::{
+    self, ContextId, Contexts, Ended, Kernel, ObjectStore, StoreError, Syscall, SyscallError,
+};
 use bulwark_core::reclaim::{ObjectKind, ReclaimError};
+use bulwark_core::reservation::SchedContext;
 use bulwark_core::{TaskId, Work};
 use bulwark_spec::Scenario;
 
@@ -70,7 +73,7 @@ impl KernelObjects {
             .iter()
             .map(|server| Gate::new(server.gate, scenario.tasks.len(), &clusters))
             .collect();
-        Self::with_groups(
+        let objects = Self::with_groups(
             scenario.cost.reclaim_per_unit,
             scenario.cost.clock_hz,
             &quotas,
@@ -80,7 +83,33 @@ impl KernelObjects {
         .map_err(|refused| match refused {
             StoreError::Group(g, error) => configuration(&scenario.groups[g].name, error),
             StoreError::Thread(t, error) => configuration(&scenario.tasks[t].name, error),
-        })
+        });
+        let mut objects = objects?;
+        // CPI `c` is `CpiId(c)`, with room for one outstanding request per task.
+        let capacity = scenario.tasks.len().max(1);
+        let cpis = (scenario.cpis.iter())
+            .map(|spec| {
+                let cpi = &spec.cpi;
+                Cpi::new(cpi.protocol, cpi.ceiling, cpi.threads, capacity)
+            })
+            .collect();
+        // A component system's task has a scheduling context of its own (context `i` is task
+        // `i`'s), which the kernel charges; pool threads have none.
+        let contexts: Vec<Option<SchedContext>> = (0..scenario.tasks.len())
+            .map(|task| SchedContext::new(scenario.kernel_context(task)?).ok())
+            .collect();
+        let bound = (0..contexts.len())
+            .map(|i| contexts[i].is_some().then_some(ContextId(i as u32)))
+            .collect();
+        objects.kernel = std::mem::take(&mut objects.kernel)
+            .with_cpis(cpis)
+            .with_contexts(Contexts::new(contexts, bound));
+        Ok(objects)
+    }
+
+    /// Context `id`, to charge, deplete and replenish (the platform drives its clock).
+    pub fn context_mut(&mut self, id: ContextId) -> Option<&mut SchedContext> {
+        self.kernel.context_mut(id)
     }
 
     /// One process per task, spawned into `group_of[task]` (an index into `quotas`) when it

@@ -39,8 +39,8 @@
 //! 5. **A completion exactly at the deadline** meets it.
 //! 6. **The horizon is inclusive**: events at the horizon are handled; a job released at the
 //!    horizon counts as released; an unfinished job (the current one, and every job released
-//!    on plan behind it) misses when its deadline is at or before the horizon. The component
-//!    machine follows the same rule, and so does each phase of an MC-IPC file (a job released
+//!    on plan behind it) misses when its deadline is at or before the horizon. Component
+//!    systems follow the same rule, and so does each phase of an MC-IPC file (a job released
 //!    at a phase's end counts in that phase).
 //! 7. **Budget notices of one scheduler decision** (which an mc-ipc gate acts on) are taken
 //!    by task id, each task's exhaustion before its replenishment, not in the order the
@@ -74,6 +74,15 @@
 //!    ends (the order it would have had if time had run it down), so an exact platform gives
 //!    the simulated run. Pinned by `reported_stretches_give_the_simulated_outcome` in
 //!    `tests/cluster_servers.rs` and `tests/composed.rs`.
+//! 10. **Component systems** (CPIs, [`components`]): every protocol step that changes a
+//!     priority (a call, the end of the call or reply steps, a reply) is a kernel entry. At
+//!     an instant the thread whose stretch ended takes its next step first; the scheduler's
+//!     decision in that entry makes the instant's releases (rule 1), so a thread that step
+//!     wakes (a caller, by the reply) joins its priority behind them; the releases wake their
+//!     threads in the order their timers were armed (rule 2). Inside a non-preemptive region
+//!     the scheduler is not asked: a release or replenishment wakes its thread at its
+//!     instant and waits for the region's end. Pinned in `tests/component_reference.rs`
+//!     (random systems against a millisecond reference) and `tests/component_contexts.rs`.
 
 pub mod behaviour;
 pub mod components;
@@ -132,6 +141,10 @@ pub struct Outcome {
     /// machine updates at every event, so that they stay as small as they were.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub clusters: Vec<ClusterMembers>,
+    /// The component paper's per-job measures, when the scenario has CPIs (not in JSON: the
+    /// component commands print their own).
+    #[serde(skip)]
+    pub components: Option<Box<components::ComponentRecords>>,
 }
 
 /// A cluster's name, cores and member tasks, as an [`Outcome`] lists them.

@@ -25,6 +25,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::behaviour::{Action, Program};
+use crate::components::ProtocolCosts;
 use crate::core_scheduler::CoreScheduler;
 use crate::event::{EventKind, EventQueue};
 use crate::kernel_objects::KernelObjects;
@@ -37,10 +38,13 @@ use crate::{Options, Outcome, SimError};
 
 mod calls;
 mod cluster;
+mod contexts;
+mod cpis;
 mod extras;
 mod servers;
 mod stepped;
 use cluster::{ClusterRun, Membership};
+use cpis::{Components, CpiOp};
 use extras::vbs_action;
 pub use stepped::{Stretch, Worker};
 
@@ -98,6 +102,11 @@ enum Entry {
     Reply {
         task: TaskId,
         server: usize,
+    },
+    /// `task` (a task's thread or a CPI's pool thread) takes a step of a CPI's protocol.
+    Cpi {
+        task: TaskId,
+        op: CpiOp,
     },
     /// `task` terminates `target`'s process (or group), all at once or one step of it.
     Reclaim {
@@ -173,6 +182,9 @@ struct TaskRun<'a> {
     metrics: TaskMetrics,
     /// Its process was terminated: at its next dispatch it exits.
     killed: bool,
+    /// A thread of a CPI's pool: it runs the procedures of the requests it takes, not a
+    /// behaviour of its own.
+    pooled: bool,
     /// A stepwise termination it started and has not finished: (target, step).
     reclaiming: Option<(usize, Option<Duration>)>,
     /// The server serving its request.
@@ -201,6 +213,12 @@ impl TaskRun<'_> {
             .request_drain
             .record(Duration::from_nanos(drained));
     }
+}
+
+/// True if some task has a scheduling context as a kernel object
+/// ([`Scenario::kernel_context`]).
+fn has_contexts(scenario: &Scenario) -> bool {
+    (0..scenario.tasks.len()).any(|task| scenario.kernel_context(task).is_some())
 }
 
 /// One run of a scenario.
@@ -272,6 +290,11 @@ pub struct Machine<'a> {
     clock: Instant,
     /// The boot entries were made (a stepped run boots at its first settle).
     booted: bool,
+    /// The CPIs' pools and the periodic tasks' job logs, when the scenario has CPIs.
+    cpis: Option<Box<Components>>,
+    /// A charge has more to do than the machine's own accounts: record the trace, or charge
+    /// the component records and contexts.
+    charge_hooks: bool,
 }
 
 impl<'a> Machine<'a> {
@@ -370,6 +393,7 @@ impl<'a> Machine<'a> {
                     ..TaskMetrics::default()
                 },
                 killed: false,
+                pooled: false,
                 reclaiming: None,
                 serving: None,
                 waiting: None,
@@ -379,6 +403,16 @@ impl<'a> Machine<'a> {
                 drain_from: 0,
             });
         }
+        for spec in &scenario.cpis {
+            for &t in &spec.pool {
+                if let Some(task) = tasks.get_mut(t) {
+                    task.pooled = true;
+                }
+            }
+        }
+        // CPIs or scheduling contexts: the kernel's entries carry their steps out as extras.
+        let components = !scenario.cpis.is_empty() || has_contexts(scenario);
+        let recording_trace = recorder.as_ref().is_some_and(|r| r.wants_trace());
         let vbs = (0..scenario.cores)
             .any(|core| scenario.policy_of(core) == PolicyKind::Vbs)
             .then(|| {
@@ -394,7 +428,8 @@ impl<'a> Machine<'a> {
             extras: vbs.is_some()
                 || !scenario.clusters.is_empty()
                 || vbs_options.check_invariants
-                || scenario.servers.iter().any(|s| s.bandwidth_inheritance),
+                || scenario.servers.iter().any(|s| s.bandwidth_inheritance)
+                || components,
             cost: scenario.cost,
             refill: scenario.cost.time_of(scenario.cost.cache_refill),
             flush: scenario.cost.time_of(scenario.cost.cache_flush),
@@ -406,7 +441,7 @@ impl<'a> Machine<'a> {
             booting: false,
             tasks,
             memory: Memory::new(options.record_trace, options.record_jobs),
-            tracing: options.record_trace || recorder.as_ref().is_some_and(|r| r.wants_trace()),
+            tracing: options.record_trace || recording_trace,
             keeping_jobs: options.record_jobs || recorder.as_ref().is_some_and(|r| r.wants_jobs()),
             recording_mode_switches: recorder.as_ref().is_some_and(|r| r.wants_mode_switches()),
             recorder,
@@ -432,7 +467,30 @@ impl<'a> Machine<'a> {
             serials: Vec::new(),
             clock: Instant::ZERO,
             booted: false,
+            charge_hooks: components || options.record_trace || recording_trace,
+            cpis: components.then(|| {
+                Components::build(
+                    scenario,
+                    ProtocolCosts::of(&scenario.cost),
+                    options.record_jobs,
+                )
+            }),
         })
+    }
+
+    /// The same machine keeping the component paper's per-job measures (priority inversion
+    /// and the lower jobs it came from) of its periodic tasks, as a machine with CPIs does.
+    pub fn measuring_inversion(mut self, record_jobs: bool) -> Self {
+        if self.cpis.is_none() {
+            let costs = match self.reported {
+                true => ProtocolCosts::ZERO,
+                false => ProtocolCosts::of(&self.scenario.cost),
+            };
+            self.cpis = Some(Components::build(self.scenario, costs, record_jobs));
+            self.extras = true;
+            self.charge_hooks = true;
+        }
+        self
     }
 
     /// Runs to the end, calling `progress` now and then with the simulated time reached.
@@ -468,6 +526,10 @@ impl<'a> Machine<'a> {
     fn boot(&mut self) -> Result<(), SimError> {
         self.booted = true;
         for i in 0..self.tasks.len() {
+            if self.tasks[i].pooled {
+                // A pool thread waits, blocked, for its first request.
+                continue;
+            }
             let id = TaskId(i as u32);
             let release = Program::first_release(&self.tasks[i].spec.behaviour);
             let wake = self.open_job(id, 0, release);
@@ -621,6 +683,9 @@ impl<'a> Machine<'a> {
                 release,
             } => {
                 suspended = Some(task);
+                if EXTRAS && self.cpis.is_some() {
+                    self.job_done_components(task, now);
+                }
                 let next_index = self.close_job(task, Completion::At(now)) + 1;
                 let wake = self.open_job(task, next_index, release);
                 self.scheduler_handle::<EXTRAS>(
@@ -640,6 +705,7 @@ impl<'a> Machine<'a> {
             Entry::Reconfigure { .. }
             | Entry::Invoke { .. }
             | Entry::Reply { .. }
+            | Entry::Cpi { .. }
             | Entry::Reclaim { .. } => {
                 let (extra, blocked) = self.system_call(core, now, entry, &mut work)?;
                 cycles = cycles.saturating_add(extra);
@@ -659,14 +725,17 @@ impl<'a> Machine<'a> {
             // tell the other cores as any later entry does.
             self.booting = matches!(entry, Entry::Boot);
         }
-        let mut decision = self
-            .scheduler_decide::<EXTRAS>(core, now, &mut work)
-            .map_err(|error| SimError::Scheduler {
-                core,
-                call: "schedule",
-                at: now,
-                error,
-            })?;
+        let mut decision = if EXTRAS && self.cpis.as_deref().is_some_and(Components::has_contexts) {
+            self.decide_with_contexts(core, now, previous, &mut work)?
+        } else {
+            self.scheduler_decide::<EXTRAS>(core, now, &mut work)
+                .map_err(|error| SimError::Scheduler {
+                    core,
+                    call: "schedule",
+                    at: now,
+                    error,
+                })?
+        };
         if let Some(p) = previous.filter(|&p| EXTRAS && decision.next != Some(p)) {
             if self.tasks[p.index()].lends_to.is_some() {
                 // It no longer runs an operation here: a context spinning for it elsewhere
@@ -838,6 +907,10 @@ impl<'a> Machine<'a> {
                 }
                 t.executing = None;
             }
+            if t.pooled {
+                // A pool thread's next step is its protocol's or its procedure's.
+                return self.continue_pool(core, now, task);
+            }
             let action =
                 t.program
                     .next_action(now, &mut t.rng)
@@ -908,6 +981,10 @@ impl<'a> Machine<'a> {
                 Action::Invoke { server, operation } => {
                     self.requested[task.index()] = operation.copied();
                     return Ok(Some(Step::Enter(Entry::Invoke { task, server })));
+                }
+                Action::Call { cpi } => {
+                    let op = CpiOp::Call(cpi);
+                    return Ok(Some(Step::Enter(Entry::Cpi { task, op })));
                 }
                 Action::Exit => {
                     if let Some(vbs) = self.vbs.as_deref_mut() {
@@ -980,8 +1057,28 @@ impl<'a> Machine<'a> {
             }
         }
         self.cores[core as usize].metrics.busy_ns += elapsed.as_nanos();
+        if self.charge_hooks {
+            self.charge_extras(core, task, since, since.saturating_add(refill), now);
+        }
+    }
+
+    /// What a charge does beside the machine's own accounts: the component records and
+    /// contexts, and the trace. Out of line: most runs do neither.
+    #[cold]
+    #[inline(never)]
+    fn charge_extras(
+        &mut self,
+        core: u16,
+        task: TaskId,
+        since: Instant,
+        split: Instant,
+        now: Instant,
+    ) {
+        if self.cpis.is_some() {
+            self.charge_components(task, since, now);
+        }
         if self.tracing {
-            self.record_charge(core, task, since, since.saturating_add(refill), now);
+            self.record_charge(core, task, since, split, now);
         }
     }
 
@@ -996,6 +1093,19 @@ impl<'a> Machine<'a> {
         split: Instant,
         now: Instant,
     ) {
+        if let Some(components) = self.cpis.as_deref_mut() {
+            // A thread's time is its task's, a pool thread's its caller's task's, and protocol
+            // steps are kernel time.
+            let (owner, kernel) = components.slice_owner(task.index(), since);
+            let kind = if kernel {
+                SliceKind::Kernel
+            } else {
+                SliceKind::Task
+            };
+            let owner = owner.map(|t| TaskId(t as u32));
+            self.record_slice(core, owner, kind, since, now);
+            return;
+        }
         let kind = match self.tasks[task.index()].lends_to {
             Some(server) if self.runs_operation(core, server) => SliceKind::Server,
             // Lending to an operation that runs on another core: the budget drains idle.
@@ -1220,6 +1330,7 @@ impl<'a> Machine<'a> {
             recorder.finish();
         }
         let vbs = self.vbs.take().and_then(|v| v.finish(until));
+        let components = self.cpis.take().map(|c| Box::new(c.finish(until)));
         let outcome = Outcome {
             scenario: self.scenario.name.clone(),
             policy: self.scenario.policy_label(),
@@ -1241,6 +1352,7 @@ impl<'a> Machine<'a> {
                         .collect(),
                 })
                 .collect(),
+            components,
         };
         (outcome, vbs)
     }

@@ -437,6 +437,7 @@ fn scenario_machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
         groups: Vec::new(),
         servers: Vec::new(),
         vbs: None,
+        cpis: Vec::new(),
     };
     let options = Options {
         record_jobs: true,

@@ -1228,6 +1228,7 @@ fn as_scenario(system: &System, horizon: u64) -> spec::Scenario {
             clients,
         }],
         vbs: None,
+        cpis: Vec::new(),
     }
 }
 

@@ -253,6 +253,7 @@ fn scenario(system: &System) -> (Scenario, usize) {
             clients: (0..count).collect(),
         }],
         vbs: None,
+        cpis: Vec::new(),
     };
     (scenario, victim)
 }

@@ -230,6 +230,7 @@ fn scenario(
         groups: Vec::new(),
         servers,
         vbs: None,
+        cpis: Vec::new(),
     }
 }
 

@@ -34,6 +34,7 @@ pub fn scenario(
         policy,
         cost: CostModel::default(),
         tasks,
+        cpis: Vec::new(),
     }
 }
 
@@ -154,9 +155,19 @@ pub fn rows(outcome: &Outcome, tasks: usize) -> Vec<Vec<Row>> {
 /// clock moves to the next stretch end or the machine's next event, whichever is first. So
 /// it must give the simulated run's outcome.
 pub fn run_reported(scenario: &Scenario, options: &Options) -> Outcome {
+    run_reported_with(scenario, options, |machine| machine)
+}
+
+/// [`run_reported`] on the stepped machine as `prepare` makes it (say, measuring inversion).
+pub fn run_reported_with<'a>(
+    scenario: &'a Scenario,
+    options: &Options,
+    prepare: impl FnOnce(bulwark_sim::Machine<'a>) -> bulwark_sim::Machine<'a>,
+) -> Outcome {
     use bulwark_sim::{Machine, Stretch};
-    let mut machine =
-        Machine::stepped(scenario, options, None).unwrap_or_else(|error| panic!("{error}"));
+    let mut machine = prepare(
+        Machine::stepped(scenario, options, None).unwrap_or_else(|error| panic!("{error}")),
+    );
     let until = Instant::ZERO.saturating_add(options.until.unwrap_or(scenario.duration));
     let workers = scenario.tasks.len() + scenario.servers.len();
     // Per worker: the serial of the stretch it spins, and how much of it it has done.

@@ -1,4 +1,4 @@
-//! Scheduling contexts on the component machine: SPR reservations whose budget every thread
+//! Scheduling contexts of component systems on the one machine: SPR reservations whose budget every thread
 //! working for a task spends (its own, and a server's while it serves the task's request),
 //! and their non-preemptive regions, on schedules worked out by hand (the property over random
 //! systems is with the machine's other properties, in `components.rs`).

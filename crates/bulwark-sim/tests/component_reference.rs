@@ -1,11 +1,12 @@
-//! The component machine against an independent reference: random systems of two to four
+//! The one machine's component systems (`bulwark_sim::components::run`, which lowers them to
+//! a scenario) against an independent reference: random systems of two to four
 //! tasks calling one to three CPIs (priority propagation, PIP with nesting, IPCP, NPCS) on
 //! one core, with zero protocol costs. Every job's release and completion, every task's
 //! misses and worst priority inversion (time and distinct lower jobs), the core's busy time
 //! and its context switches must be those of a plain millisecond-by-millisecond simulation
 //! written here from the CAmkES paper (sections 4.1-4.3, Figs. 4 and 5) and the rules the
-//! machine documents (`components/mod.rs`, `lib.rs` "Ties"), sharing no code with
-//! `bulwark_sim::components` or `bulwark_core::ipc`.
+//! machine documents (`machine/cpis.rs`, `lib.rs` "Ties"), sharing no code with
+//! `bulwark_sim` or `bulwark_core::ipc`.
 //!
 //! The reference's rules:
 //!
@@ -43,10 +44,15 @@
 //! - **IPCP / NPCS** (section 4.1): one thread at the ceiling / 255; requests queue on the
 //!   endpoint first come first served; the thread takes the next at once after replying.
 //! - **Time.** Jobs are released at `offset + k * period`; a job released while its
-//!   predecessor is pending waits for it. At an instant, the running thread's zero-time
-//!   actions are taken before that instant's releases (so a job whose last step ends at `t`
-//!   completes at `t`), and releases happen, in task order, before the instant's next
-//!   dispatch. The horizon is inclusive (lib.rs, "Ties", 6).
+//!   predecessor is pending waits for it, and its thread goes on in its place when that
+//!   predecessor completes (also when the release is at that very instant). At an instant,
+//!   the thread whose stretch ended then takes its next action first (a call, a protocol
+//!   step, the end of its job: so a job whose last step ends at `t` completes at `t`); then
+//!   the instant's releases, all before anything is dispatched (the machine's scheduler makes
+//!   them in the decision of that first kernel entry; lib.rs, "Ties", 1); then dispatches and
+//!   every later zero-time action. Releases at one instant wake their threads in the order
+//!   their timers were armed: the first releases in task order, then each task's at the
+//!   completion that left it waiting ("Ties", 2). The horizon is inclusive ("Ties", 6).
 //! - **Measures.** A job misses when it completes after `release + period`, or is pending
 //!   with that deadline at or before the horizon. Its priority inversion is the time during
 //!   which it was pending and the core ran work of a strictly lower-priority task (that
@@ -251,6 +257,9 @@ struct TaskRun {
     released: u64,
     pending: VecDeque<PendingJob>,
     rows: Vec<JobRow>,
+    /// When its next release's timer was armed (a stamp): releases due at one instant wake
+    /// their threads in this order.
+    armed: u64,
 }
 
 struct Reference<'a> {
@@ -267,6 +276,8 @@ struct Reference<'a> {
     tasks: Vec<TaskRun>,
     busy: u64,
     context_switches: u64,
+    /// The next arming stamp (the tasks' first releases took `0..tasks`).
+    arming: u64,
 }
 
 impl<'a> Reference<'a> {
@@ -280,6 +291,7 @@ impl<'a> Reference<'a> {
                 released: 0,
                 pending: VecDeque::new(),
                 rows: Vec::new(),
+                armed: index as u64,
             });
             threads.push(Thread {
                 role: Role::Control(index),
@@ -358,6 +370,7 @@ impl<'a> Reference<'a> {
             tasks,
             busy: 0,
             context_switches: 0,
+            arming: system.tasks.len() as u64,
         }
     }
 
@@ -446,27 +459,32 @@ impl<'a> Reference<'a> {
 
     // ----- time ------------------------------------------------------------------------------
 
-    /// Everything due at `now`: the dispatched thread's zero-time actions, then releases, until
-    /// neither is left.
+    /// Everything due at `now`: the next action of the thread whose stretch ended now (its
+    /// kernel entry, whose decision makes the instant's releases), then the releases, then
+    /// dispatches and every later zero-time action, until none is left.
     fn settle(&mut self) {
+        if let Some(thread) = self.running {
+            if self.threads[thread].remaining == 0 {
+                self.act(thread);
+            }
+        }
         loop {
+            self.release_due();
             self.dispatch();
-            if let Some(thread) = self.running {
-                if self.threads[thread].remaining == 0 {
-                    self.act(thread);
-                    continue;
-                }
+            match self.running {
+                Some(thread) if self.threads[thread].remaining == 0 => self.act(thread),
+                _ => return,
             }
-            if self.release_due() {
-                continue;
-            }
-            return;
         }
     }
 
     fn release_due(&mut self) -> bool {
         let mut released = false;
-        for task in 0..self.tasks.len() {
+        let mut due: Vec<usize> = (0..self.tasks.len())
+            .filter(|&task| self.tasks[task].next_release <= self.now)
+            .collect();
+        due.sort_by_key(|&task| self.tasks[task].armed);
+        for task in due {
             let period = self.system.tasks[task].period;
             while self.tasks[task].next_release <= self.now {
                 let run = &mut self.tasks[task];
@@ -628,7 +646,22 @@ impl<'a> Reference<'a> {
             inversion: job.inversion,
             lower_jobs: job.lower.len() as u32,
         });
+        // A job due by now (at this very instant too) keeps the thread going: its sleep until
+        // that release returns at once.
+        let period = self.system.tasks[task].period;
+        while run.next_release <= now {
+            run.pending.push_back(PendingJob {
+                release: run.next_release,
+                seq: run.released,
+                inversion: 0,
+                lower: Vec::new(),
+            });
+            run.released += 1;
+            run.next_release += period;
+        }
         if run.pending.is_empty() {
+            run.armed = self.arming;
+            self.arming += 1;
             self.block(thread);
         } else {
             // The next job was released meanwhile: the thread goes on, keeping its place.

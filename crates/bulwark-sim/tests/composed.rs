@@ -222,6 +222,7 @@ fn scenario(plan: &Plan) -> Scenario {
         ],
         tasks,
         vbs: None,
+        cpis: Vec::new(),
     }
 }
 

@@ -227,6 +227,7 @@ fn scenario(system: &System, gate: GateProtocol) -> Scenario {
             clients: (0..count).collect(),
         }],
         vbs: None,
+        cpis: Vec::new(),
     }
 }
 

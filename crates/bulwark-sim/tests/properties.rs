@@ -131,6 +131,7 @@ fn scenario(cost: bool) -> impl Strategy<Value = Scenario> {
                     behaviour,
                 })
                 .collect(),
+            cpis: Vec::new(),
         })
 }
 

@@ -700,7 +700,7 @@ proptest! {
 /// Per task, each job's (release, completion) in nanoseconds.
 type Completions = Vec<Vec<(u64, Option<u64>)>>;
 
-/// The component machine's jobs of each task, as (release, completion) in nanoseconds, and
+/// The machine's jobs of a component system of each task, as (release, completion) in nanoseconds, and
 /// its per-task misses: the same set as `tasks`, each job one `execute` step and no CPI.
 fn component_machine(
     tasks: &[Drawn],
@@ -746,7 +746,7 @@ fn component_machine(
     (jobs, outcome.tasks.iter().map(|t| t.misses).collect())
 }
 
-/// The same tasks with their deadlines at their periods, as the component machine has them.
+/// The same tasks with their deadlines at their periods, as component systems have them.
 fn period_deadlines(tasks: Vec<Drawn>) -> Vec<Drawn> {
     tasks
         .into_iter()
@@ -768,7 +768,7 @@ fn releases_and_completions(rows: &[Vec<JobRow>]) -> Completions {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
-    /// The component machine is a second fixed-priority machine: with no CPI it must release
+    /// A component system on the one machine is a fixed-priority system: with no CPI it must release
     /// and complete every job as the reference does, and count the same misses (its
     /// deadlines are the periods).
     #[test]
@@ -787,7 +787,7 @@ proptest! {
         prop_assert_eq!(misses, expected_misses);
     }
 
-    /// And with each task in an SPR reservation (the component machine's scheduling
+    /// And with each task in an SPR reservation (the scheduling
     /// contexts, sporadic rule), as the scenario machine's SPR.
     #[test]
     fn the_component_machine_in_reservations_schedules_as_the_scenario_machine(

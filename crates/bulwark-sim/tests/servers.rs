@@ -458,6 +458,7 @@ fn callers() -> impl Strategy<Value = Scenario> {
                     }
                 })
                 .collect(),
+            cpis: Vec::new(),
         })
 }
 

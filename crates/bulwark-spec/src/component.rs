@@ -46,7 +46,7 @@ pub struct ComponentSystem {
     /// The RPC connections, in file order; a connection's index here is its
     /// [`ConnectionId`].
     pub connections: Vec<Connection>,
-    /// What the component machine charges (`[cost]` of a TOML file: the clock, context
+    /// What the machine charges (`[cost]` of a TOML file: the clock, context
     /// switches and Table 2's IPC steps); free for a `.camkes` file, which has no place for
     /// it.
     pub cost: CostModel,

@@ -31,7 +31,7 @@
 //! to = "server.i"                 # a CPI
 //! name = "c1"                     # optional, for messages
 //!
-//! [cost]                          # optional: what the component machine charges, in cycles
+//! [cost]                          # optional: what the machine charges, in cycles
 //! clock = "2.1GHz"                # optional, default 1GHz
 //! context-switch = 0              # optional, default 0
 //!
@@ -46,7 +46,7 @@
 //! nest-to-propagated = 7530
 //! ```
 //!
-//! `[cost]` is the cost table of every Bulwark file; the component machine charges its clock,
+//! `[cost]` is the cost table of every Bulwark file; the machine charges its clock,
 //! context switches and `[cost.ipc]` only, so any other cost is refused. `--overheads` on the
 //! command line replaces it. A `.camkes` file has no place for it: its costs are free unless
 //! `--overheads` names others.

@@ -1,6 +1,6 @@
 //! A component system lowered for running and bounding: its tasks and CPIs by index, each
 //! body a list of steps, each CPI's ceiling and pool as the configuration analyzer settled
-//! them. The component machine (`bulwark_sim::components`) runs it as it is, and the blocking
+//! them. The machine runs it as it is (`bulwark_sim::components` lowers it to a scenario), and the blocking
 //! analysis (`bulwark_analysis::blocking::System::lowered`) reads its execution times and
 //! requests from the same bodies, so the two cannot describe different systems.
 

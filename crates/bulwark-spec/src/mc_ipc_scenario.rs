@@ -447,6 +447,7 @@ impl McIpcSystem {
             servers,
             vbs: None,
             clusters,
+            cpis: Vec::new(),
         }
     }
 }

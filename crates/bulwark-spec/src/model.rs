@@ -45,6 +45,22 @@ pub struct Scenario {
     /// Clusters of cores scheduled together (`[[cluster]]`), in file order; a core is in at
     /// most one, and a core in a cluster has no policy of its own.
     pub clusters: Vec<ClusterSpec>,
+    /// Component procedure interfaces (the component paper's CPIs) that `call` steps
+    /// request, each with the threads of its pool; empty unless a component system was
+    /// lowered here.
+    pub cpis: Vec<CpiSpec>,
+}
+
+/// A CPI of a passive component (the component paper, section 4): its protocol, ceiling and
+/// procedure bodies, and the threads of its pool, which wait for requests at its ceiling.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpiSpec {
+    /// Protocol, ceiling, pool size and bodies, as the configuration analyzer settled them.
+    pub cpi: crate::lowered::LoweredCpi,
+    /// Its pool's threads, by pool index: indices into [`Scenario::tasks`] of tasks with no
+    /// behaviour of their own, on a fixed-priority core, which run the procedure for the
+    /// request each takes (one thread for IPCP and NPCS).
+    pub pool: Vec<usize>,
 }
 
 /// Cores scheduled together by the MC-IPC paper's clustered reservation scheduler (section
@@ -137,6 +153,16 @@ impl Scenario {
             .iter()
             .find(|(c, _)| *c == core)
             .map_or(self.policy, |(_, policy)| *policy)
+    }
+
+    /// The scheduling context task `task` is bound to as a kernel object, if any: a
+    /// reservation on a fixed-priority core outside every cluster (a component system's task;
+    /// scenario files give reservations only to the policies that schedule them).
+    pub fn kernel_context(&self, task: usize) -> Option<Reservation> {
+        let spec = self.tasks.get(task)?;
+        let fixed = self.policy_of(spec.core) == PolicyKind::FixedPriority;
+        spec.reservation
+            .filter(|_| fixed && self.cluster_of(spec.core).is_none())
     }
 
     /// True when some core runs another policy than the scenario's.
@@ -742,6 +768,9 @@ pub enum Step {
         /// The operation asked for, instead of the server's one run.
         operation: Option<Execution>,
     },
+    /// Request the CPI with this index in `Scenario::cpis` and wait for its reply (the
+    /// component paper's Figs. 4 and 5): a thread of its pool runs the procedure.
+    Call(usize),
     /// Repeat `body` `count` times, or forever when `count` is `None`
     /// (`{ loop = 3, body = [...] }`, `{ loop = "forever", body = [...] }`).
     Loop {

@@ -186,6 +186,7 @@ fn an_edf_cluster_reads_into_the_exact_scenario() {
         groups: Vec::new(),
         servers: Vec::new(),
         vbs: None,
+        cpis: Vec::new(),
     };
     let scenario = valid(text);
     assert_eq!(scenario, expected);

@@ -87,6 +87,9 @@ fn assert_steps(steps: &[Step], servers: usize) {
                 }
             }
             Step::Run(_) | Step::SleepFor(_) | Step::SleepUntil(_) | Step::FlushCache => {}
+            Step::Call(cpi) => panic!(
+                "a scenario file made a call to CPI #{cpi}: only component systems lower to calls"
+            ),
         }
     }
 }

@@ -39,6 +39,7 @@ fn scenario(name: &str, policy: PolicyKind, duration: Duration) -> Scenario {
         clusters: Vec::new(),
         groups: Vec::new(),
         vbs: None,
+        cpis: Vec::new(),
     }
 }
 

@@ -60,7 +60,7 @@ run. --json alone keeps every job in memory for its `jobs` array; add --jobs FIL
 them instead (the document then has no `jobs` array).
 
 Every file kind runs: a scenario on the machine; a component system (.camkes or TOML with
-[[component]]) on the component machine (--overheads); an MC-IPC system's phases on the
+[[component]]) on the machine (--overheads); an MC-IPC system's phases on the
 scenario machine under the protocol the file names (all three when it names none), each phase
 --until long (default 10s), as `mcipc-case-study --file` prints them. --trace and --svg work
 for every kind: for a component system a server thread's time is drawn on the row of the task

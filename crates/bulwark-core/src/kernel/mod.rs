@@ -87,6 +87,12 @@ impl Kernel {
         Kernel { contexts, ..self }
     }
 
+    /// The same kernel with component procedure interfaces, CPI `c` as `CpiId(c)`
+    /// (configuration time).
+    pub fn with_cpis(self, cpis: Vec<Cpi>) -> Self {
+        Kernel { cpis, ..self }
+    }
+
     /// The one entry point: carries out `call`.
     #[inline]
     pub fn call<S: Syscall>(

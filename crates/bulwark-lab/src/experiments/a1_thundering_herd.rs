@@ -141,6 +141,7 @@ pub fn scenario(policy: PolicyKind, attackers: u32) -> Scenario {
         tasks: std::iter::once(victim)
             .chain((0..attackers).map(attacker))
             .collect(),
+        cpis: Vec::new(),
     }
 }
 

@@ -230,6 +230,7 @@ pub fn scenario_with(
         tasks: std::iter::once(victim)
             .chain((0..attackers).map(attacker))
             .collect(),
+        cpis: Vec::new(),
     }
 }
 

@@ -279,6 +279,7 @@ pub fn scenario_with(timing: &Timing, workload: Workload, eta: Duration, periods
                 },
             },
         ],
+        cpis: Vec::new(),
     }
 }
 

@@ -63,7 +63,7 @@ pub const HYPERPERIODS: u64 = 10;
 /// The same system, for the machine and for the analysis.
 #[derive(Clone, Debug)]
 pub struct Built {
-    /// What the component machine runs.
+    /// What the machine runs.
     pub machine: ComponentSystemConfig,
     /// What the analysis reads.
     pub system: System,

@@ -192,7 +192,7 @@ fn run() -> Result<ExperimentReport, LabError> {
     ];
     let table = Table {
         caption: "Per task: the analysis (C_i with Table 2's maximal overheads, B_i, I_i, R_i \
-                  with blocking B_i + I_i) beside 800 ms on the component machine"
+                  with blocking B_i + I_i) beside 800 ms on the machine"
             .into(),
         header: [
             "task",

@@ -122,6 +122,7 @@ pub fn scenario(policy: PolicyKind, attackers: usize, activations: usize) -> Sce
         tasks: std::iter::once(victim)
             .chain((0..attackers).map(attacker))
             .collect(),
+        cpis: Vec::new(),
     }
 }
 

@@ -144,6 +144,7 @@ pub fn scenario(extra: usize) -> Scenario {
         policy: PolicyKind::Vbs,
         cost: bulwark_spec::CostModel::default(),
         tasks: std::iter::once(control).chain(extras).collect(),
+        cpis: Vec::new(),
     }
 }
 

@@ -46,8 +46,8 @@ pub enum LabError {
     /// A simulation stopped early.
     #[error("simulation: {0}")]
     Simulation(#[from] bulwark_sim::SimError),
-    /// A component system the component machine refused.
-    #[error("component machine: {0}")]
+    /// A component system the machine refused.
+    #[error("component system: {0}")]
     Components(String),
     /// An MC-IPC system the machine or its analysis refused.
     #[error("MC-IPC system: {0}")]

@@ -1,50 +1,47 @@
-//! The component machine: tasks calling component procedure interfaces (CPIs) on one core,
-//! with seL4-style threads, the protocols of `bulwark_core::ipc` and their overheads.
+//! Component systems (the CAmkES paper's tasks calling component procedure interfaces,
+//! CPIs) on the one machine: [`scenario`] lowers a system to a [`Scenario`](bulwark_spec::Scenario)
+//! of one fixed-priority core, [`run`] runs it on [`Machine`](crate::Machine) and
+//! [`outcome`] reads the paper's measures off the run.
 //!
-//! This is the platform of the CAmkES paper's evaluation (Sudvarg et al., section 6): one core,
-//! fixed-priority preemptive scheduling of threads, equal priorities first-in first-out and run
-//! to completion (the round-robin time slice is effectively infinite). Every task has a control
-//! thread at its priority; every CPI has a pool of threads waiting at its priority ceiling
-//! (one thread for `fixed`). A request carries the requester's priority and the originating
-//! task's id; the CPI's protocol state lives in `bulwark-core` ([`PropagateCpi`](bulwark_core::ipc::PropagateCpi),
-//! [`InheritCpi`](bulwark_core::ipc::InheritCpi), [`FixedCpi`](bulwark_core::ipc::FixedCpi)) and the machine carries out the [`Effect`](bulwark_core::ipc::Effect)s each step returns
-//! (priority changes, wake-ups, `nest` calls downstream).
-//!
-//! # Why a machine of its own
-//!
-//! The main machine (`Machine`) drives a `Policy` that schedules *tasks* by their jobs. Here
-//! the schedulable entities are *threads* whose priorities the protocols change at run time,
-//! and which block on each other's replies and locks: the kernel side is plain fixed-priority
-//! scheduling, all the mechanism is in the CPIs. So this machine keeps its own run queue (the
-//! core's [`PriorityRunqueue`](bulwark_core::runqueue::PriorityRunqueue), with a preempted thread back at the head of its priority) and
-//! shares the rest of the design: integer time, events in (time, order) order, deterministic
-//! runs.
+//! This is the platform of the paper's evaluation (Sudvarg et al., section 6): one core,
+//! fixed-priority preemptive scheduling of threads, equal priorities first-in first-out and
+//! run to completion. Every task is a thread at its priority whose script loops over its
+//! job's steps (`run`, `call`) and sleeps until its next release; every CPI is a kernel
+//! object (the protocol state of `bulwark_core::ipc`) with a pool of threads waiting at its
+//! ceiling (one for IPCP and NPCS). A request carries the requester's priority and the
+//! originating task; the machine carries out the [`Effect`](bulwark_core::ipc::Effect)s each
+//! protocol step returns (priority changes, wake-ups, `nest` calls downstream) at kernel
+//! entries (`machine/cpis.rs`). A task with a reservation is bound to a scheduling context
+//! the kernel charges, which it donates with its requests (`machine/contexts.rs`).
 //!
 //! # Where overheads go
 //!
 //! Protocol steps run at the CPI's ceiling (Fig. 4 steps 1-13 and 21-24, Fig. 5 steps 1-5 and
-//! 13-15): the cost of a call ([`ProtocolCosts`], the paper's Table 2) is spent by the serving
-//! pool thread at its ceiling before the procedure runs, and the cost of a reply after it.
-//! The protocol's state changes when the request arrives (step 1 looks at the lock then), so
-//! the cost is that of the state found (locked or unlocked). A `nest` update costs the thread
-//! whose call caused it one [`ProtocolCosts::nest`] per hop. The context switch is
-//! [`ProtocolCosts::context_switch`], spent before the switched-to thread runs.
+//! 13-15): the cost of a call ([`ProtocolCosts`], the paper's Table 2, the cost table's IPC
+//! rows) is spent by the serving pool thread at its ceiling before the procedure runs, and
+//! the cost of a reply after it. The protocol's state changes when the request arrives (step
+//! 1 looks at the lock then), so the cost is that of the state found (locked or unlocked). A
+//! `nest` update costs the thread whose call caused it one [`ProtocolCosts::nest`] per hop.
+//! A context switch is the cost table's, kernel time at the dispatch as for every system
+//! (the boot's first dispatch is configuration, which takes none).
 //!
 //! # What is measured
 //!
-//! Per job: release, completion, response time, deadline miss, and **priority inversion**: the
-//! time work of a strictly lower-priority task (its own thread, or a pool thread serving its
-//! request) ran while the job was pending, and how many distinct lower jobs that work belonged
-//! to. The analysis bounds the first by `B_i`; under IPCP the second is at most one.
+//! Per job: release (planned, also behind an unfinished predecessor), completion, response
+//! time, deadline miss, and **priority inversion**: the time work of a strictly
+//! lower-priority task (its own thread, or a pool thread serving its request) ran while the
+//! job was pending, and how many distinct lower jobs that work belonged to. The analysis
+//! bounds the first by `B_i`; under IPCP the second is at most one.
 
-mod engine;
+mod lowering;
+mod validate;
 
 pub use bulwark_core::ipc::CpiProtocol;
 use bulwark_core::{Duration, Instant};
 use bulwark_spec::{CallReplyCycles, CostModel};
 
-pub use crate::Timing;
-pub use engine::{run, ComponentConfigError, Kernel, Stretch, ThreadInfo};
+pub use lowering::{outcome, run, scenario};
+pub use validate::{validate, ComponentConfigError};
 
 /// The machine runs the system file's lowered model as it is.
 pub use bulwark_spec::lowered::{LoweredCpi, LoweredTask, Step};
@@ -229,6 +226,19 @@ impl ComponentOutcome {
     pub fn misses(&self) -> u64 {
         self.tasks.iter().map(|t| t.misses).sum()
     }
+}
+
+/// What a machine with CPIs holds at the end of a run, beside its [`Outcome`](crate::Outcome)'s
+/// per-task aggregates: the component paper's per-job measures.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ComponentRecords {
+    /// Per task of the scenario: its jobs' measures, if it is a periodic script (a loop for
+    /// ever that ends with `sleep-until-next-release`), counted from their planned releases.
+    pub tasks: Vec<Option<ComponentTaskOutcome>>,
+    /// Requests that found no free pool thread and queued on the endpoint.
+    pub pool_exhausted: u64,
+    /// Protocol steps a CPI refused.
+    pub protocol_errors: u64,
 }
 
 /// How long to run, and what to keep.

@@ -37,6 +37,8 @@ impl Machine<'_> {
                 self.reply(core, task, server, now, work)?;
                 Ok((self.cost.context_switch, None))
             }
+            // The protocol's steps are the threads' own execution, at the ceiling.
+            Entry::Cpi { task, op } => Ok((0, self.cpi_entry(core, now, task, op, work)?)),
             Entry::Reclaim { task, target, step } => {
                 let reclaimed = self.objects.terminate(target, step);
                 let cycles = self.objects.cycles(reclaimed.units);

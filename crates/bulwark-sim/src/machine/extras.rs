@@ -21,6 +21,7 @@ impl Entry {
             Entry::Reconfigure { .. } => "reconfigure",
             Entry::Invoke { .. } => "invoke",
             Entry::Reply { .. } => "reply",
+            Entry::Cpi { .. } => "cpi",
         }
     }
 }

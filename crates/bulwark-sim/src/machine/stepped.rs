@@ -151,6 +151,8 @@ impl<'a> Machine<'a> {
         refuse_stepped(scenario).map_err(|reason| SimError::NotSteppable { reason })?;
         let mut machine = Machine::build(scenario, options, recorder, None)?;
         machine.reported = true;
+        // The protocols' steps take the dispatcher's real time, not the cost table's.
+        machine.free_protocol_steps();
         machine.serials = vec![0; scenario.tasks.len() + scenario.servers.len()];
         Ok(machine)
     }
@@ -243,6 +245,12 @@ impl<'a> Machine<'a> {
         if let Some(core) = runner.filter(|&core| runs_it(core)) {
             self.queue.time_execution_end(core as u16, self.clock);
         }
+    }
+
+    /// How many tasks the machine runs (a CPI's pool threads are tasks): the workers
+    /// `Worker::Task` names, before the servers.
+    pub fn task_count(&self) -> usize {
+        self.tasks.len()
     }
 
     /// The run's outcome, once the platform is done stepping it.

@@ -127,6 +127,7 @@ impl VbsSystem {
                     .map(|p| Some((p.cap.parts(), BandwidthCap::SCALE)))
                     .collect(),
             }),
+            cpis: Vec::new(),
         })
     }
 }

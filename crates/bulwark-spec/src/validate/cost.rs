@@ -43,7 +43,7 @@ pub(crate) const SCENARIO: Charged = Charged {
            system",
 };
 
-/// The component machine: IPC steps and context switches.
+/// The machine: IPC steps and context switches.
 pub(crate) const COMPONENTS: Charged = Charged {
     keys: &["clock", "context-switch", "ipc"],
     kind: "a component system",

@@ -162,6 +162,7 @@ impl Checker<'_> {
             groups: groups?,
             servers: servers?,
             vbs: vbs?,
+            cpis: Vec::new(),
         })
     }
 

@@ -408,6 +408,8 @@ fn takes_time(step: &Step) -> bool {
         Step::Action { load, .. } => !load.is_zero(),
         // A server's operation always takes time (validated).
         Step::Invoke { .. } => true,
+        // A procedure may take no time, and its protocol steps' costs may be zero.
+        Step::Call(_) => false,
         Step::Loop { body, .. } => body.iter().any(takes_time),
     }
 }

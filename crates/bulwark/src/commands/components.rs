@@ -1,5 +1,5 @@
 //! Component systems on the command line: reading them, their schedulability (`analyze`) and
-//! running them on the component machine (`simulate`).
+//! running them on the machine (`simulate`).
 
 use std::process::ExitCode;
 
@@ -647,7 +647,7 @@ fn summary(
         })
         .collect();
     let mut out = format!(
-        "component machine: {} tasks, {} CPIs, {ran}, core busy {}, {} context switches\n",
+        "machine: {} tasks, {} CPIs, {ran}, core busy {}, {} context switches\n",
         lowered.machine.tasks.len(),
         lowered.machine.cpis.len(),
         outcome.busy,

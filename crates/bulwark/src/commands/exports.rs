@@ -50,6 +50,7 @@ pub fn write_to(
         jobs: None,
         trace: Some(run.trace),
         clusters: Vec::new(),
+        components: None,
     };
     let save = |path: &Path, text: String| {
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))

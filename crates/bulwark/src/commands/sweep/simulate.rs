@@ -135,6 +135,7 @@ fn scenario(tasks: &[Task], schedule: &Schedule) -> Scenario {
         tasks: specs,
         groups: Vec::new(),
         vbs: None,
+        cpis: Vec::new(),
     }
 }
 

@@ -1,0 +1,1032 @@
+//! Component procedure interfaces (CPIs) on the machine: the CAmkES paper's protocols
+//! (section 4: priority propagation, PIP with `nest`, IPCP, NPCS) as kernel objects of
+//! `bulwark_core::ipc`, reached through the syscall layer, and the threads of their pools as
+//! threads of a fixed-priority core.
+//!
+//! A `call` step sends a request carrying the requester's priority and the originating task;
+//! a waiting thread of the CPI's pool takes it at the ceiling, runs the protocol's call steps
+//! there (Fig. 4 steps 1-13, Fig. 5 steps 1-5, at the cost of the paper's Table 2 row), drops
+//! to the priority the protocol gives it, runs the procedure, runs the reply steps at the
+//! ceiling, and the caller wakes. Every step that changes a priority is a kernel entry, so the
+//! core's scheduler decides again there. The protocols' effects (priority changes, the lock
+//! handed to a waiter, `nest` hops downstream, each at its Table 2 cost for the thread that
+//! caused it) are carried out as the CPI returns them; none is dropped unseen (a refused step
+//! counts as a protocol error).
+//!
+//! Per job of a periodic task the machine also keeps the paper's measure of **priority
+//! inversion**: the time work of a strictly lower-priority task (its own thread, or a pool
+//! thread serving its request) ran while the job was pending, and how many distinct lower
+//! jobs that work belonged to. A job is pending from its planned release, also behind an
+//! unfinished predecessor.
+
+use std::collections::VecDeque;
+
+use bulwark_core::ipc::{CpiId, CpiProtocol, Effect, Effects, Invoked, Replied, Request};
+use bulwark_core::kernel::{
+    Donate, InvokeCpi, Nest, NestedReply, ReplyCpi, Return, SendNested, SyscallError,
+};
+use bulwark_core::{Duration, Event, Instant, Priority, TaskId, Wake, Work};
+use bulwark_spec::lowered::Step as CpiStep;
+use bulwark_spec::{Behaviour, Scenario, Step};
+
+use super::{Entry, Execution, Machine, Step as CoreStep};
+use crate::components::{ComponentJob, ComponentRecords, ComponentTaskOutcome, ProtocolCosts};
+use crate::event::EventKind;
+use crate::SimError;
+
+/// What a pool thread's kernel entry does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CpiOp {
+    /// A `call` step (of a task's script or of a procedure) requests this CPI.
+    Call(usize),
+    /// The call steps are done: drop to the request's priority, or wait for the lock.
+    EntryDone { waiting: bool },
+    /// The procedure is done: up to the ceiling for the reply steps.
+    BodyDone,
+    /// The reply steps are done: reply, then wait for (or take) the next request.
+    ExitDone,
+    /// The reply to the thread's own nested request arrived (Fig. 4 steps 19-20, Fig. 5
+    /// steps 11-12).
+    AfterReply,
+}
+
+/// Whose thread it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Role {
+    /// A task's own thread, running its script.
+    Task,
+    /// Thread `index` of a CPI's pool.
+    Pool { cpi: usize, index: u32 },
+}
+
+/// What a pool thread does when its current stretch is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Cont {
+    /// Run its procedure from `pc`.
+    Step,
+    /// The `Execute` step at `pc` is done.
+    StepDone,
+    /// The call steps are done (then wait for the lock if it was held).
+    EntryDone { waiting: bool },
+    /// The reply steps are done.
+    ExitDone,
+    /// Its own request was answered.
+    AfterReply,
+}
+
+/// The request a pool thread serves.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Serving {
+    pub(super) request: Request,
+    /// The thread that sent it, which the reply wakes.
+    caller: usize,
+    /// Sent by a thread of an inherited CPI (Table 2's "PIP to ..." rows).
+    from_pip: bool,
+}
+
+/// A thread's protocol state (a task's thread's only its priorities).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Thread {
+    pub(super) role: Role,
+    /// The priority it waits at (ceiling, 255 for NPCS, or its task's).
+    pub(super) home: Priority,
+    /// Its TCB priority, as the protocols set it.
+    pub(super) priority: Priority,
+    /// Running protocol steps, which run at the ceiling.
+    pub(super) in_protocol: bool,
+    /// Not ready in the scheduler.
+    pub(super) blocked: bool,
+    /// Its scheduling context is out of budget: off the run queue until the replenishment.
+    pub(super) throttled: bool,
+    /// When a timer (its job's release, its context's replenishment) last made it ready, if
+    /// that was its last wake-up and it has not run since: the wake-ups a non-preemptive
+    /// region defers.
+    pub(super) timer_woken: Option<Instant>,
+    pub(super) cont: Cont,
+    pub(super) pc: usize,
+    pub(super) serving: Option<Serving>,
+}
+
+impl Thread {
+    /// The priority it is scheduled at: protocol steps run at the ceiling.
+    pub(super) fn effective(&self) -> Priority {
+        if self.in_protocol {
+            self.home.max(self.priority)
+        } else {
+            self.priority
+        }
+    }
+}
+
+/// A pending job of a periodic task.
+#[derive(Clone, Debug)]
+pub(super) struct PendingJob {
+    release: Instant,
+    seq: u64,
+    inversion: Duration,
+    lower: Vec<(usize, u64)>,
+}
+
+/// A periodic task's jobs, as the paper's measures count them.
+#[derive(Clone, Debug)]
+pub(super) struct JobLog {
+    priority: Priority,
+    offset: Instant,
+    period: Duration,
+    /// Jobs released so far (lazily: when a measure or a kernel entry needs them).
+    released: u64,
+    /// Its thread was woken for its pending jobs (and its context activated) at a kernel
+    /// entry: from the first job released while it had none, to the completion leaving none.
+    pub(super) active: bool,
+    pub(super) pending: VecDeque<PendingJob>,
+    pub(super) outcome: ComponentTaskOutcome,
+}
+
+impl JobLog {
+    /// The next job's planned release.
+    pub(super) fn next_release(&self) -> Instant {
+        self.release_of(self.released)
+    }
+
+    fn release_of(&self, seq: u64) -> Instant {
+        let since = self.period.saturating_mul(seq);
+        self.offset.saturating_add(since)
+    }
+
+    /// Releases every job planned before `now` (at `now` too when `inclusive`).
+    pub(super) fn release_until(&mut self, now: Instant, inclusive: bool) {
+        loop {
+            let release = self.release_of(self.released);
+            let due = if inclusive {
+                release <= now
+            } else {
+                release < now
+            };
+            if !due || self.period.is_zero() {
+                return;
+            }
+            self.pending.push_back(PendingJob {
+                release,
+                seq: self.released,
+                inversion: Duration::ZERO,
+                lower: Vec::new(),
+            });
+            self.released += 1;
+            self.outcome.jobs += 1;
+        }
+    }
+
+    fn close(&mut self, job: PendingJob, completion: Option<Instant>, record: bool) {
+        let out = &mut self.outcome;
+        if let Some(at) = completion {
+            let response = at.saturating_duration_since(job.release);
+            out.max_response = out.max_response.max(response);
+            if response > self.period {
+                out.misses += 1;
+            }
+        }
+        out.max_inversion = out.max_inversion.max(job.inversion);
+        out.max_lower_jobs = out.max_lower_jobs.max(job.lower.len() as u32);
+        if record {
+            out.job_records.push(ComponentJob {
+                release: job.release,
+                completion,
+                inversion: job.inversion,
+                lower_jobs: job.lower.len() as u32,
+            });
+        }
+    }
+}
+
+/// The machine's CPIs: their pools' threads and queues, and the periodic tasks' job logs.
+pub(super) struct Components {
+    costs: ProtocolCosts,
+    /// Per task of the scenario (a pool thread is one): its protocol state.
+    pub(super) threads: Vec<Thread>,
+    /// Per CPI: its pool's threads (task indices), by pool index.
+    pools: Vec<Vec<usize>>,
+    /// Per CPI: its endpoint's waiting pool threads, first come first served.
+    idle: Vec<VecDeque<u32>>,
+    /// Per CPI: requests that found no waiting thread (a pool sized too small).
+    overflow: Vec<VecDeque<(Request, usize, bool)>>,
+    /// Per CPI: callers of the requests queued in a fixed CPI, in its queue's order.
+    fixed_callers: Vec<VecDeque<(usize, bool)>>,
+    /// Per task: its job log, if it is a periodic script.
+    pub(super) logs: Vec<Option<JobLog>>,
+    record_jobs: bool,
+    pool_exhausted: u64,
+    protocol_errors: u64,
+    /// Some task has a scheduling context (a reservation on a fixed-priority core).
+    pub(super) has_contexts: bool,
+    /// The non-preemptive region of the context on the core (SPR section III-F). Every
+    /// thread running on that context keeps the core until its end against what the region
+    /// defers: a request that passes the context to a server thread does not end the region,
+    /// nor start another, and neither does the reply.
+    pub(super) region: Option<Region>,
+    /// The context that ran last (its task's index, `None` for a thread without one) and
+    /// until when: `tau_p` of Algorithm 2, line 5, when that was now (else the core idled).
+    pub(super) ran_on: Option<usize>,
+    pub(super) ran_until: Instant,
+}
+
+/// A context's non-preemptive region.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Region {
+    /// The context, by its task's index.
+    pub(super) context: usize,
+    /// Its first dispatch after another context ran (Algorithm 2, line 5).
+    pub(super) start: Instant,
+    /// `start + eta`.
+    pub(super) end: Instant,
+}
+
+/// The period and first release of a script that loops for ever and ends each pass with
+/// `sleep-until-next-release`: a periodic task whose body is the loop's.
+fn periodic_script(behaviour: &Behaviour) -> Option<(Duration, Duration)> {
+    let Behaviour::Script { offset, steps } = behaviour else {
+        return None;
+    };
+    let [Step::Loop { count: None, body }] = steps.as_slice() else {
+        return None;
+    };
+    match body.last() {
+        Some(Step::SleepUntilNextRelease(period)) => Some((*offset, *period)),
+        _ => None,
+    }
+}
+
+impl Components {
+    /// The protocols' steps cost nothing (a platform's dispatcher takes their real time).
+    pub(super) fn free_steps(&mut self) {
+        self.costs = ProtocolCosts::ZERO;
+    }
+
+    /// Some task has a scheduling context.
+    pub(super) fn has_contexts(&self) -> bool {
+        self.has_contexts
+    }
+
+    /// The CPIs of `scenario`, with `costs` for their protocol steps.
+    pub(super) fn build(
+        scenario: &Scenario,
+        costs: ProtocolCosts,
+        record_jobs: bool,
+    ) -> Box<Components> {
+        let mut threads: Vec<Thread> = scenario
+            .tasks
+            .iter()
+            .map(|task| {
+                let priority = task.priority.unwrap_or(Priority::MIN);
+                Thread {
+                    role: Role::Task,
+                    home: priority,
+                    priority,
+                    in_protocol: false,
+                    blocked: true,
+                    throttled: false,
+                    timer_woken: None,
+                    cont: Cont::Step,
+                    pc: 0,
+                    serving: None,
+                }
+            })
+            .collect();
+        let mut pools = Vec::new();
+        let mut idle = Vec::new();
+        for (c, spec) in scenario.cpis.iter().enumerate() {
+            for (index, &t) in spec.pool.iter().enumerate() {
+                if let Some(thread) = threads.get_mut(t) {
+                    thread.role = Role::Pool {
+                        cpi: c,
+                        index: index as u32,
+                    };
+                }
+            }
+            pools.push(spec.pool.clone());
+            idle.push((0..spec.pool.len() as u32).collect());
+        }
+        let logs = scenario
+            .tasks
+            .iter()
+            .zip(&threads)
+            .map(|(task, thread)| {
+                let (offset, period) = periodic_script(&task.behaviour)?;
+                (thread.role == Role::Task).then(|| JobLog {
+                    priority: thread.home,
+                    offset: Instant::ZERO.saturating_add(offset),
+                    period,
+                    released: 0,
+                    active: false,
+                    pending: VecDeque::new(),
+                    outcome: ComponentTaskOutcome::default(),
+                })
+            })
+            .collect();
+        let n = scenario.cpis.len();
+        Box::new(Components {
+            costs,
+            threads,
+            pools,
+            idle,
+            overflow: vec![VecDeque::new(); n],
+            fixed_callers: vec![VecDeque::new(); n],
+            logs,
+            record_jobs,
+            pool_exhausted: 0,
+            protocol_errors: 0,
+            has_contexts: super::has_contexts(scenario),
+            region: None,
+            ran_on: None,
+            ran_until: Instant::ZERO,
+        })
+    }
+
+    /// The task whose job thread `t` works for, and that job: its own (a task's thread), the
+    /// originator of the request it serves (a pool thread); the oldest pending job.
+    fn owner(&mut self, t: usize, now: Instant) -> Option<(usize, u64)> {
+        let thread = self.threads.get(t)?;
+        let task = match thread.role {
+            Role::Task => t,
+            Role::Pool { .. } => thread.serving?.request.requestor.index(),
+        };
+        let log = self.logs.get_mut(task)?.as_mut()?;
+        log.release_until(now, true);
+        Some((task, log.pending.front()?.seq))
+    }
+
+    /// Thread `t` ran from `since` to `now`: every job of a strictly higher-priority task
+    /// pending meanwhile suffered that much priority inversion (from its release, if later).
+    pub(super) fn charge_inversion(&mut self, t: usize, since: Instant, now: Instant) {
+        let Some((owner, seq)) = self.owner(t, since) else {
+            return;
+        };
+        let Some(priority) = self.logs[owner].as_ref().map(|log| log.priority) else {
+            return;
+        };
+        for log in self.logs.iter_mut().flatten() {
+            if log.priority <= priority {
+                continue;
+            }
+            log.release_until(now, false);
+            for job in log.pending.iter_mut() {
+                let from = job.release.max(since);
+                let overlap = now.saturating_duration_since(from);
+                if overlap.is_zero() {
+                    continue;
+                }
+                job.inversion = job.inversion.saturating_add(overlap);
+                if !job.lower.contains(&(owner, seq)) {
+                    job.lower.push((owner, seq));
+                }
+            }
+        }
+    }
+
+    /// Task `t`'s job completed at `now`; true if it has no job pending (its thread then
+    /// sleeps until its next release).
+    pub(super) fn job_done(&mut self, t: usize, now: Instant) -> bool {
+        let record = self.record_jobs;
+        let Some(log) = self.logs.get_mut(t).and_then(Option::as_mut) else {
+            return false;
+        };
+        log.release_until(now, true);
+        if let Some(job) = log.pending.pop_front() {
+            log.close(job, Some(now), record);
+        }
+        let idle = log.pending.is_empty();
+        if idle {
+            log.active = false;
+            if let Some(thread) = self.threads.get_mut(t) {
+                thread.blocked = true;
+            }
+        }
+        idle
+    }
+
+    /// The slice a thread's time belongs to: the task it works for (a pool thread's time is
+    /// its caller's task's), and whether it is kernel time (protocol steps).
+    pub(super) fn slice_owner(&mut self, t: usize, now: Instant) -> (Option<usize>, bool) {
+        let owner = self.owner(t, now).map(|(task, _)| task);
+        let in_protocol = self.threads.get(t).is_some_and(|thread| thread.in_protocol);
+        (owner, in_protocol || owner.is_none())
+    }
+
+    /// The records at the end of a run at `until`: every job released by then, a pending one
+    /// a miss if its deadline is within the run.
+    pub(super) fn finish(mut self, until: Instant) -> ComponentRecords {
+        let record = self.record_jobs;
+        let tasks = self
+            .logs
+            .iter_mut()
+            .map(|log| {
+                let log = log.as_mut()?;
+                log.release_until(until, true);
+                while let Some(job) = log.pending.pop_front() {
+                    if job.release.saturating_add(log.period) <= until {
+                        log.outcome.misses += 1;
+                    }
+                    log.close(job, None, record);
+                }
+                Some(std::mem::take(&mut log.outcome))
+            })
+            .collect();
+        ComponentRecords {
+            tasks,
+            pool_exhausted: self.pool_exhausted,
+            protocol_errors: self.protocol_errors,
+        }
+    }
+}
+
+impl Machine<'_> {
+    /// The protocols' steps cost nothing from now.
+    pub(super) fn free_protocol_steps(&mut self) {
+        if let Some(comps) = self.cpis.as_deref_mut() {
+            comps.free_steps();
+        }
+    }
+
+    /// The running pool thread `task` goes on at `now`: runs its procedure up to the next
+    /// stretch of time, or makes the kernel entry its next protocol step needs.
+    pub(super) fn continue_pool(
+        &mut self,
+        core: u16,
+        now: Instant,
+        task: TaskId,
+    ) -> Result<Option<CoreStep>, SimError> {
+        let t = task.index();
+        loop {
+            if self.stretch_pending(core, now, task) {
+                return Ok(None);
+            }
+            let Some(comps) = self.cpis.as_deref_mut() else {
+                return Ok(None);
+            };
+            let thread = &mut comps.threads[t];
+            let op = match thread.cont {
+                Cont::Step => {
+                    let Role::Pool { cpi, .. } = thread.role else {
+                        return Ok(None);
+                    };
+                    let body = match thread.serving {
+                        Some(s) => self.scenario.cpis[cpi]
+                            .cpi
+                            .body_for(s.request.requestor.index()),
+                        None => &[],
+                    };
+                    match body.get(thread.pc) {
+                        None => CpiOp::BodyDone,
+                        Some(CpiStep::Execute(d)) if d.is_zero() => {
+                            thread.pc += 1;
+                            continue;
+                        }
+                        Some(CpiStep::Execute(d)) => {
+                            thread.cont = Cont::StepDone;
+                            self.start_stretch(task, *d);
+                            continue;
+                        }
+                        Some(CpiStep::Request(c)) => CpiOp::Call(*c),
+                    }
+                }
+                Cont::StepDone => {
+                    thread.pc += 1;
+                    thread.cont = Cont::Step;
+                    continue;
+                }
+                Cont::EntryDone { waiting } => CpiOp::EntryDone { waiting },
+                Cont::ExitDone => CpiOp::ExitDone,
+                Cont::AfterReply => CpiOp::AfterReply,
+            };
+            return Ok(Some(CoreStep::Enter(Entry::Cpi { task, op })));
+        }
+    }
+
+    /// `task` starts a stretch of `time` (a procedure's step or a protocol's steps).
+    fn start_stretch(&mut self, task: TaskId, time: Duration) {
+        self.tasks[task.index()].executing = Some(Execution {
+            left: time,
+            each: None,
+            done: Duration::ZERO,
+        });
+        if self.reported {
+            self.serials[task.index()] += 1;
+        }
+    }
+
+    /// True if `task`, running on `core`, has a stretch left: its end is then pending.
+    pub(super) fn stretch_pending(&mut self, core: u16, now: Instant, task: TaskId) -> bool {
+        let t = &mut self.tasks[task.index()];
+        let Some(e) = t.executing else {
+            return false;
+        };
+        if e.left.is_zero() && t.refill_left.is_zero() {
+            t.executing = None;
+            return false;
+        }
+        let end = if self.reported {
+            Instant::NEVER
+        } else {
+            now.saturating_add(t.refill_left).saturating_add(e.left)
+        };
+        self.queue.set(end, EventKind::ExecutionDone { core });
+        true
+    }
+
+    /// The kernel entry of `op` by `task` on `core` at `now`: returns the thread it suspends,
+    /// if any.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn cpi_entry(
+        &mut self,
+        core: u16,
+        now: Instant,
+        task: TaskId,
+        op: CpiOp,
+        work: &mut Work,
+    ) -> Result<Option<TaskId>, SimError> {
+        let Some(mut comps) = self.cpis.take() else {
+            return Ok(None);
+        };
+        let mut at = At { core, now, work };
+        let result = self.cpi_op(&mut comps, &mut at, task.index(), op);
+        self.cpis = Some(comps);
+        result
+    }
+
+    fn cpi_op(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        r: usize,
+        op: CpiOp,
+    ) -> Result<Option<TaskId>, SimError> {
+        match op {
+            CpiOp::Call(c) => {
+                self.call(comps, at, r, c)?;
+                Ok(Some(TaskId(r as u32)))
+            }
+            CpiOp::EntryDone { waiting } => {
+                self.set_in_protocol(comps, at, r, false)?;
+                if waiting {
+                    // Fig. 4 step 6: wait for the signal.
+                    self.block(comps, at, r)?;
+                    return Ok(Some(TaskId(r as u32)));
+                }
+                // Out of the protocol steps, down to the request's priority (Fig. 4 step
+                // 13, Fig. 5 step 5): the kernel reschedules here, so the procedure starts
+                // only when nothing higher is ready.
+                let thread = &mut comps.threads[r];
+                thread.pc = 0;
+                thread.cont = Cont::Step;
+                Ok(None)
+            }
+            CpiOp::BodyDone => {
+                let cost = reply_cost(comps, &self.objects_cpi_protocol(comps, r), r);
+                comps.threads[r].cont = Cont::ExitDone;
+                self.start_stretch(TaskId(r as u32), cost);
+                self.set_in_protocol(comps, at, r, true)?;
+                Ok(None)
+            }
+            CpiOp::ExitDone => self.exit_done(comps, at, r),
+            CpiOp::AfterReply => {
+                if let Role::Pool { cpi, index } = comps.threads[r].role {
+                    let reply = NestedReply {
+                        cpi: CpiId(cpi as u32),
+                        thread: index,
+                    };
+                    let effects = self.objects.call(reply, at.work);
+                    self.apply_or_count(comps, at, cpi, effects)?;
+                }
+                // Back at the (inherited) priority (Fig. 4 step 20, Fig. 5 step 12): a
+                // reschedule point, as for any priority drop.
+                comps.threads[r].cont = Cont::StepDone;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The protocol and the sender's kind of the request pool thread `r` serves.
+    fn objects_cpi_protocol(&self, comps: &Components, r: usize) -> ReplyRow {
+        let Role::Pool { cpi, index } = comps.threads[r].role else {
+            return ReplyRow::default();
+        };
+        let Some(state) = self.objects.kernel().cpi(CpiId(cpi as u32)) else {
+            return ReplyRow::default();
+        };
+        ReplyRow {
+            protocol: Some(state.protocol()),
+            hands_over: state.reply_hands_over(index),
+        }
+    }
+
+    /// Thread `r` sends a request to CPI `c` and waits for the reply.
+    fn call(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        r: usize,
+        c: usize,
+    ) -> Result<(), SimError> {
+        let sent = match comps.threads[r].role {
+            Role::Task => Ok((
+                Request {
+                    priority: comps.threads[r].home,
+                    requestor: TaskId(r as u32),
+                },
+                false,
+            )),
+            Role::Pool { cpi, index } => {
+                let from_pip = self.cpi_protocol(cpi) == Some(CpiProtocol::Inherited);
+                let send = SendNested {
+                    cpi: CpiId(cpi as u32),
+                    thread: index,
+                    downstream: CpiId(c as u32),
+                };
+                match self.objects.call(send, at.work) {
+                    Ok((request, effects)) => {
+                        let mut extra = Duration::ZERO;
+                        self.apply(comps, at, cpi, effects, &mut extra)?;
+                        Ok((request, from_pip))
+                    }
+                    Err(error) => Err(error),
+                }
+            }
+        };
+        if comps.threads[r].role == Role::Task {
+            // A task's thread calls while it runs, so it is ready in the scheduler (its
+            // flag only follows it between a call and the reply).
+            comps.threads[r].blocked = false;
+        }
+        self.block(comps, at, r)?;
+        match sent {
+            Ok((request, from_pip)) => self.deliver(comps, at, c, request, r, from_pip),
+            Err(_) => {
+                comps.protocol_errors += 1;
+                Ok(())
+            }
+        }
+    }
+
+    fn cpi_protocol(&self, c: usize) -> Option<CpiProtocol> {
+        let cpi = self.objects.kernel().cpi(CpiId(c as u32))?;
+        Some(cpi.protocol())
+    }
+
+    /// A request reaches CPI `c`'s endpoint: a waiting pool thread takes it and runs the
+    /// protocol's call steps at the ceiling.
+    fn deliver(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        c: usize,
+        request: Request,
+        caller: usize,
+        from_pip: bool,
+    ) -> Result<(), SimError> {
+        let Some(state) = self.objects.kernel().cpi(CpiId(c as u32)) else {
+            comps.protocol_errors += 1;
+            return Ok(());
+        };
+        let (pooled, protocol) = (state.is_pooled(), state.protocol());
+        let idle = comps.idle[c].front().copied();
+        if pooled && idle.is_none() {
+            comps.pool_exhausted += 1;
+            comps.overflow[c].push_back((request, caller, from_pip));
+            return Ok(());
+        }
+        let invoke = InvokeCpi {
+            cpi: CpiId(c as u32),
+            idle,
+            request,
+        };
+        match self.objects.call(invoke, at.work) {
+            Ok(Invoked::Served {
+                thread: k,
+                effects,
+                waits,
+                contended,
+            }) => {
+                comps.idle[c].retain(|&i| i != k);
+                let Some(&t) = comps.pools[c].get(k as usize) else {
+                    comps.protocol_errors += 1;
+                    return Ok(());
+                };
+                comps.threads[t].serving = Some(Serving {
+                    request,
+                    caller,
+                    from_pip,
+                });
+                self.donate(at, caller, t);
+                let mut extra = Duration::ZERO;
+                self.apply(comps, at, c, effects, &mut extra)?;
+                let call = comps.costs.row(protocol, from_pip, contended).call;
+                self.start_entry(comps, at, t, call.saturating_add(extra), waits)
+            }
+            // Queued on the endpoint behind the request being served (FIFO).
+            Ok(Invoked::Queued) => {
+                comps.fixed_callers[c].push_back((caller, from_pip));
+                Ok(())
+            }
+            Err(_) => {
+                comps.protocol_errors += 1;
+                Ok(())
+            }
+        }
+    }
+
+    /// Pool thread `t` took a request: it runs the call steps (`cost`) at the ceiling.
+    fn start_entry(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        t: usize,
+        cost: Duration,
+        waiting: bool,
+    ) -> Result<(), SimError> {
+        comps.threads[t].cont = Cont::EntryDone { waiting };
+        self.start_stretch(TaskId(t as u32), cost);
+        self.set_in_protocol(comps, at, t, true)?;
+        self.make_ready(comps, at, t)
+    }
+
+    /// The reply steps are done: release the CPI, reply to the caller, and wait for (or take)
+    /// the next request.
+    fn exit_done(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        r: usize,
+    ) -> Result<Option<TaskId>, SimError> {
+        let Role::Pool { cpi: c, index } = comps.threads[r].role else {
+            return Ok(None);
+        };
+        let serving = comps.threads[r].serving.take();
+        self.give_back(at, r);
+        let reply = ReplyCpi {
+            cpi: CpiId(c as u32),
+            thread: index,
+        };
+        let mut next_fixed = None;
+        match self.objects.call(reply, at.work) {
+            // A fixed CPI's one effect then wakes this very thread for the queued request,
+            // which it takes below.
+            Ok(Replied {
+                next: Some(next), ..
+            }) => next_fixed = Some(next),
+            Ok(Replied { effects, .. }) => self.apply_or_count(comps, at, c, Ok(effects))?,
+            Err(_) => comps.protocol_errors += 1,
+        }
+        if let Some(s) = serving {
+            self.answer(comps, at, s.caller)?;
+        }
+        if let Some(request) = next_fixed {
+            // The fixed thread takes the next queued request at once, still at the ceiling.
+            let (caller, from_pip) = comps.fixed_callers[c].pop_front().unwrap_or((r, false));
+            comps.threads[r].serving = Some(Serving {
+                request,
+                caller,
+                from_pip,
+            });
+            self.donate(at, caller, r);
+            comps.threads[r].cont = Cont::EntryDone { waiting: false };
+            let cost = comps.costs.fixed.call;
+            self.start_stretch(TaskId(r as u32), cost);
+            return Ok(None);
+        }
+        self.set_in_protocol(comps, at, r, false)?;
+        self.block(comps, at, r)?;
+        comps.idle[c].push_back(index);
+        if let Some((request, caller, from_pip)) = comps.overflow[c].pop_front() {
+            self.deliver(comps, at, c, request, caller, from_pip)?;
+        }
+        Ok(Some(TaskId(r as u32)))
+    }
+
+    /// The reply reaches thread `caller`, which sent the request.
+    fn answer(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        caller: usize,
+    ) -> Result<(), SimError> {
+        comps.threads[caller].cont = Cont::AfterReply;
+        self.make_ready(comps, at, caller)
+    }
+
+    fn apply_or_count(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        c: usize,
+        effects: Result<Effects, SyscallError>,
+    ) -> Result<(), SimError> {
+        match effects {
+            Ok(effects) => {
+                let mut extra = Duration::ZERO;
+                self.apply(comps, at, c, effects, &mut extra)
+            }
+            Err(_) => {
+                comps.protocol_errors += 1;
+                Ok(())
+            }
+        }
+    }
+
+    /// Carries out the effects of a step of CPI `c`; `extra` collects the cost of the `nest`
+    /// hops, which the thread that caused them spends.
+    fn apply(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        c: usize,
+        effects: Effects,
+        extra: &mut Duration,
+    ) -> Result<(), SimError> {
+        for effect in effects.iter() {
+            match effect {
+                Effect::SetPriority { thread, priority } => {
+                    match comps.pools[c].get(thread as usize).copied() {
+                        Some(t) => {
+                            comps.threads[t].priority = priority;
+                            self.requeue(comps, at, t)?;
+                        }
+                        None => comps.protocol_errors += 1,
+                    }
+                }
+                Effect::Wake { thread } => match comps.pools[c].get(thread as usize).copied() {
+                    Some(t) => self.wake_holder(comps, at, t)?,
+                    None => comps.protocol_errors += 1,
+                },
+                Effect::Nest {
+                    cpi,
+                    priority,
+                    requestor,
+                } => {
+                    let Some(downstream) = self.cpi_protocol(cpi.0 as usize) else {
+                        // No effect is dropped unseen: a hop to no CPI is an error.
+                        comps.protocol_errors += 1;
+                        continue;
+                    };
+                    let hop = match downstream {
+                        CpiProtocol::Inherited => comps.costs.nest.to_inherited,
+                        _ => comps.costs.nest.to_propagated,
+                    };
+                    let nest = Nest {
+                        cpi,
+                        priority,
+                        requestor,
+                    };
+                    // Nested inheritance stops at a fixed CPI (section 4.2): no hop.
+                    if let Ok(Some(more)) = self.objects.call(nest, at.work) {
+                        *extra = extra.saturating_add(hop);
+                        self.apply(comps, at, cpi.0 as usize, more, extra)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A waiter of an inherited CPI got the lock: it wakes at the ceiling, where it runs Fig.
+    /// 4 steps 7-9 itself (section 4.2: "the signaled thread ... proceed[s] through steps
+    /// (7)-(9)" at the priority ceiling), then drops to its request's priority to run the
+    /// procedure, as a thread leaving its call steps does.
+    fn wake_holder(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        t: usize,
+    ) -> Result<(), SimError> {
+        let thread = &mut comps.threads[t];
+        if thread.cont == (Cont::EntryDone { waiting: true }) && !thread.blocked {
+            // Still spending its call steps: it will not wait after all.
+            thread.cont = Cont::EntryDone { waiting: false };
+            return Ok(());
+        }
+        thread.cont = Cont::EntryDone { waiting: false };
+        self.tasks[t].executing = None;
+        self.set_in_protocol(comps, at, t, true)?;
+        self.make_ready(comps, at, t)
+    }
+
+    /// Thread `to` takes a request from thread `from`: it runs on `from`'s context until it
+    /// replies. The machine names only its own threads, so the kernel cannot refuse.
+    fn donate(&mut self, at: &mut At<'_>, from: usize, to: usize) {
+        let donate = Donate {
+            from: TaskId(from as u32),
+            to: TaskId(to as u32),
+        };
+        let donated = self.objects.call(donate, at.work);
+        debug_assert!(donated.is_ok(), "both threads are the machine's");
+    }
+
+    /// Thread `t` is done with the request it served: the context goes back with the reply
+    /// (a pool thread has none of its own).
+    fn give_back(&mut self, at: &mut At<'_>, t: usize) {
+        let returned = self.objects.call(
+            Return {
+                thread: TaskId(t as u32),
+            },
+            at.work,
+        );
+        debug_assert!(returned.is_ok(), "the thread is the machine's");
+    }
+
+    // ----- the core's scheduler -------------------------------------------------------------
+
+    pub(super) fn make_ready(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        t: usize,
+    ) -> Result<(), SimError> {
+        comps.threads[t].timer_woken = None;
+        if comps.has_contexts && self.context_depleted(t) {
+            // Algorithm 1, lines 7-9: no budget, so it waits for the replenishment.
+            comps.threads[t].throttled = true;
+            return Ok(());
+        }
+        let thread = &mut comps.threads[t];
+        if !thread.blocked {
+            return Ok(());
+        }
+        thread.blocked = false;
+        let task = TaskId(t as u32);
+        let event = Event::Activate {
+            task,
+            wake: Wake::SameJob,
+        };
+        self.tell(at.core, at.now, "activate", task, event, at.work)
+    }
+
+    pub(super) fn block(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        t: usize,
+    ) -> Result<(), SimError> {
+        let thread = &mut comps.threads[t];
+        thread.throttled = false;
+        if thread.blocked {
+            return Ok(());
+        }
+        thread.blocked = true;
+        let task = TaskId(t as u32);
+        self.tell(
+            at.core,
+            at.now,
+            "block",
+            task,
+            Event::Block { task },
+            at.work,
+        )
+    }
+
+    pub(super) fn set_in_protocol(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        t: usize,
+        in_protocol: bool,
+    ) -> Result<(), SimError> {
+        comps.threads[t].in_protocol = in_protocol;
+        self.requeue(comps, at, t)
+    }
+
+    /// `seL4_TCB_SetPriority` with the thread's effective priority: a queued thread moves to
+    /// the tail of it, the running one stays at its head.
+    pub(super) fn requeue(
+        &mut self,
+        comps: &mut Components,
+        at: &mut At<'_>,
+        t: usize,
+    ) -> Result<(), SimError> {
+        let priority = comps.threads[t].effective();
+        let task = TaskId(t as u32);
+        let event = Event::SetPriority { task, priority };
+        self.tell(at.core, at.now, "set-priority", task, event, at.work)
+    }
+}
+
+/// Where a kernel entry is: its core, its instant and the scheduler's work record.
+pub(super) struct At<'w> {
+    pub(super) core: u16,
+    pub(super) now: Instant,
+    pub(super) work: &'w mut Work,
+}
+
+/// What a reply's Table 2 row depends on.
+#[derive(Clone, Copy, Debug, Default)]
+struct ReplyRow {
+    protocol: Option<CpiProtocol>,
+    hands_over: bool,
+}
+
+/// The reply steps' cost of the request pool thread `r` serves.
+fn reply_cost(comps: &Components, row: &ReplyRow, r: usize) -> Duration {
+    let Some(protocol) = row.protocol else {
+        return Duration::ZERO;
+    };
+    let from_pip = comps.threads[r].serving.is_some_and(|s| s.from_pip);
+    comps.costs.row(protocol, from_pip, row.hands_over).reply
+}
