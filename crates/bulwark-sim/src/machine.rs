@@ -1062,8 +1062,10 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// What a charge does beside the machine's own accounts: the component records and
-    /// contexts, and the trace. Out of line: most runs do neither.
+    /// What a charge does beside the machine's own accounts (out of line: most runs do
+    /// neither): the component records and contexts, and the trace's two slices, the cache
+    /// refill up to `split`, then the task's own code or the server's operation its context
+    /// runs.
     #[cold]
     #[inline(never)]
     fn charge_extras(
@@ -1077,22 +1079,9 @@ impl<'a> Machine<'a> {
         if self.cpis.is_some() {
             self.charge_components(task, since, now);
         }
-        if self.tracing {
-            self.record_charge(core, task, since, split, now);
+        if !self.tracing {
+            return;
         }
-    }
-
-    /// The trace's two slices of a charge: the cache refill up to `split`, then the task's
-    /// own code or the server's operation its context runs.
-    #[cold]
-    fn record_charge(
-        &mut self,
-        core: u16,
-        task: TaskId,
-        since: Instant,
-        split: Instant,
-        now: Instant,
-    ) {
         if let Some(components) = self.cpis.as_deref_mut() {
             // A thread's time is its task's, a pool thread's its caller's task's, and protocol
             // steps are kernel time.

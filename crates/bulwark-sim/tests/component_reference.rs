@@ -262,6 +262,20 @@ struct TaskRun {
     armed: u64,
 }
 
+impl TaskRun {
+    /// Its next job is released: pending from its planned release.
+    fn release_next(&mut self, period: u64) {
+        self.pending.push_back(PendingJob {
+            release: self.next_release,
+            seq: self.released,
+            inversion: 0,
+            lower: Vec::new(),
+        });
+        self.released += 1;
+        self.next_release += period;
+    }
+}
+
 struct Reference<'a> {
     system: &'a System,
     now: u64,
@@ -488,14 +502,7 @@ impl<'a> Reference<'a> {
             let period = self.system.tasks[task].period;
             while self.tasks[task].next_release <= self.now {
                 let run = &mut self.tasks[task];
-                run.pending.push_back(PendingJob {
-                    release: run.next_release,
-                    seq: run.released,
-                    inversion: 0,
-                    lower: Vec::new(),
-                });
-                run.released += 1;
-                run.next_release += period;
+                run.release_next(period);
                 released = true;
                 if run.pending.len() == 1 {
                     let thread = run.thread;
@@ -650,14 +657,7 @@ impl<'a> Reference<'a> {
         // that release returns at once.
         let period = self.system.tasks[task].period;
         while run.next_release <= now {
-            run.pending.push_back(PendingJob {
-                release: run.next_release,
-                seq: run.released,
-                inversion: 0,
-                lower: Vec::new(),
-            });
-            run.released += 1;
-            run.next_release += period;
+            run.release_next(period);
         }
         if run.pending.is_empty() {
             run.armed = self.arming;

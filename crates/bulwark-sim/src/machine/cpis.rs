@@ -261,6 +261,12 @@ impl Components {
         self.costs = ProtocolCosts::ZERO;
     }
 
+    /// `result`'s value; a refused step counts as a protocol error (no effect is dropped
+    /// unseen), and gives nothing.
+    fn counted<T>(&mut self, result: Result<T, SyscallError>) -> Option<T> {
+        result.map_err(|_| self.protocol_errors += 1).ok()
+    }
+
     /// Some task has a scheduling context.
     pub(super) fn has_contexts(&self) -> bool {
         self.has_contexts
@@ -658,13 +664,10 @@ impl Machine<'_> {
             comps.threads[r].blocked = false;
         }
         self.block(comps, at, r)?;
-        match sent {
-            Ok((request, from_pip)) => self.deliver(comps, at, c, request, r, from_pip),
-            Err(_) => {
-                comps.protocol_errors += 1;
-                Ok(())
-            }
-        }
+        let Some((request, from_pip)) = comps.counted(sent) else {
+            return Ok(());
+        };
+        self.deliver(comps, at, c, request, r, from_pip)
     }
 
     fn cpi_protocol(&self, c: usize) -> Option<CpiProtocol> {
@@ -727,8 +730,8 @@ impl Machine<'_> {
                 comps.fixed_callers[c].push_back((caller, from_pip));
                 Ok(())
             }
-            Err(_) => {
-                comps.protocol_errors += 1;
+            refused => {
+                comps.counted(refused);
                 Ok(())
             }
         }
@@ -820,16 +823,12 @@ impl Machine<'_> {
         c: usize,
         effects: Result<Effects, SyscallError>,
     ) -> Result<(), SimError> {
-        match effects {
-            Ok(effects) => {
-                let mut extra = Duration::ZERO;
-                self.apply(comps, at, c, effects, &mut extra)
-            }
-            Err(_) => {
-                comps.protocol_errors += 1;
-                Ok(())
-            }
-        }
+        let Some(effects) = comps.counted(effects) else {
+            return Ok(());
+        };
+        // A reply's `nest` hops are charged to no thread: only a call's are, to its server.
+        let mut unspent = Duration::ZERO;
+        self.apply(comps, at, c, effects, &mut unspent)
     }
 
     /// Carries out the effects of a step of CPI `c`; `extra` collects the cost of the `nest`
