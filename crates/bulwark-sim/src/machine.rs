@@ -41,6 +41,7 @@ mod cluster;
 mod contexts;
 mod cpis;
 mod extras;
+mod job_log;
 mod servers;
 mod stepped;
 use cluster::{ClusterRun, Membership};

@@ -11,13 +11,8 @@
 //! core's scheduler decides again there. The protocols' effects (priority changes, the lock
 //! handed to a waiter, `nest` hops downstream, each at its Table 2 cost for the thread that
 //! caused it) are carried out as the CPI returns them; none is dropped unseen (a refused step
-//! counts as a protocol error).
-//!
-//! Per job of a periodic task the machine also keeps the paper's measure of **priority
-//! inversion**: the time work of a strictly lower-priority task (its own thread, or a pool
-//! thread serving its request) ran while the job was pending, and how many distinct lower
-//! jobs that work belonged to. A job is pending from its planned release, also behind an
-//! unfinished predecessor.
+//! counts as a protocol error). The per-job measures are `job_log.rs`'s, the scheduling
+//! contexts `contexts.rs`'s.
 
 use std::collections::VecDeque;
 
@@ -27,10 +22,11 @@ use bulwark_core::kernel::{
 };
 use bulwark_core::{Duration, Event, Instant, Priority, TaskId, Wake, Work};
 use bulwark_spec::lowered::Step as CpiStep;
-use bulwark_spec::{Behaviour, Scenario, Step};
+use bulwark_spec::Scenario;
 
+use super::job_log::JobLog;
 use super::{Entry, Execution, Machine, Step as CoreStep};
-use crate::components::{ComponentJob, ComponentRecords, ComponentTaskOutcome, ProtocolCosts};
+use crate::components::ProtocolCosts;
 use crate::event::EventKind;
 use crate::SimError;
 
@@ -118,86 +114,6 @@ impl Thread {
     }
 }
 
-/// A pending job of a periodic task.
-#[derive(Clone, Debug)]
-pub(super) struct PendingJob {
-    release: Instant,
-    seq: u64,
-    inversion: Duration,
-    lower: Vec<(usize, u64)>,
-}
-
-/// A periodic task's jobs, as the paper's measures count them.
-#[derive(Clone, Debug)]
-pub(super) struct JobLog {
-    priority: Priority,
-    offset: Instant,
-    period: Duration,
-    /// Jobs released so far (lazily: when a measure or a kernel entry needs them).
-    released: u64,
-    /// Its thread was woken for its pending jobs (and its context activated) at a kernel
-    /// entry: from the first job released while it had none, to the completion leaving none.
-    pub(super) active: bool,
-    pub(super) pending: VecDeque<PendingJob>,
-    pub(super) outcome: ComponentTaskOutcome,
-}
-
-impl JobLog {
-    /// The next job's planned release.
-    pub(super) fn next_release(&self) -> Instant {
-        self.release_of(self.released)
-    }
-
-    fn release_of(&self, seq: u64) -> Instant {
-        let since = self.period.saturating_mul(seq);
-        self.offset.saturating_add(since)
-    }
-
-    /// Releases every job planned before `now` (at `now` too when `inclusive`).
-    pub(super) fn release_until(&mut self, now: Instant, inclusive: bool) {
-        loop {
-            let release = self.release_of(self.released);
-            let due = if inclusive {
-                release <= now
-            } else {
-                release < now
-            };
-            if !due || self.period.is_zero() {
-                return;
-            }
-            self.pending.push_back(PendingJob {
-                release,
-                seq: self.released,
-                inversion: Duration::ZERO,
-                lower: Vec::new(),
-            });
-            self.released += 1;
-            self.outcome.jobs += 1;
-        }
-    }
-
-    fn close(&mut self, job: PendingJob, completion: Option<Instant>, record: bool) {
-        let out = &mut self.outcome;
-        if let Some(at) = completion {
-            let response = at.saturating_duration_since(job.release);
-            out.max_response = out.max_response.max(response);
-            if response > self.period {
-                out.misses += 1;
-            }
-        }
-        out.max_inversion = out.max_inversion.max(job.inversion);
-        out.max_lower_jobs = out.max_lower_jobs.max(job.lower.len() as u32);
-        if record {
-            out.job_records.push(ComponentJob {
-                release: job.release,
-                completion,
-                inversion: job.inversion,
-                lower_jobs: job.lower.len() as u32,
-            });
-        }
-    }
-}
-
 /// The machine's CPIs: their pools' threads and queues, and the periodic tasks' job logs.
 pub(super) struct Components {
     costs: ProtocolCosts,
@@ -213,9 +129,9 @@ pub(super) struct Components {
     fixed_callers: Vec<VecDeque<(usize, bool)>>,
     /// Per task: its job log, if it is a periodic script.
     pub(super) logs: Vec<Option<JobLog>>,
-    record_jobs: bool,
-    pool_exhausted: u64,
-    protocol_errors: u64,
+    pub(super) record_jobs: bool,
+    pub(super) pool_exhausted: u64,
+    pub(super) protocol_errors: u64,
     /// Some task has a scheduling context (a reservation on a fixed-priority core).
     pub(super) has_contexts: bool,
     /// The non-preemptive region of the context on the core (SPR section III-F). Every
@@ -238,21 +154,6 @@ pub(super) struct Region {
     pub(super) start: Instant,
     /// `start + eta`.
     pub(super) end: Instant,
-}
-
-/// The period and first release of a script that loops for ever and ends each pass with
-/// `sleep-until-next-release`: a periodic task whose body is the loop's.
-fn periodic_script(behaviour: &Behaviour) -> Option<(Duration, Duration)> {
-    let Behaviour::Script { offset, steps } = behaviour else {
-        return None;
-    };
-    let [Step::Loop { count: None, body }] = steps.as_slice() else {
-        return None;
-    };
-    match body.last() {
-        Some(Step::SleepUntilNextRelease(period)) => Some((*offset, *period)),
-        _ => None,
-    }
 }
 
 impl Components {
@@ -316,16 +217,8 @@ impl Components {
             .iter()
             .zip(&threads)
             .map(|(task, thread)| {
-                let (offset, period) = periodic_script(&task.behaviour)?;
-                (thread.role == Role::Task).then(|| JobLog {
-                    priority: thread.home,
-                    offset: Instant::ZERO.saturating_add(offset),
-                    period,
-                    released: 0,
-                    active: false,
-                    pending: VecDeque::new(),
-                    outcome: ComponentTaskOutcome::default(),
-                })
+                let log = JobLog::of(&task.behaviour, thread.home)?;
+                (thread.role == Role::Task).then_some(log)
             })
             .collect();
         let n = scenario.cpis.len();
@@ -345,102 +238,6 @@ impl Components {
             ran_on: None,
             ran_until: Instant::ZERO,
         })
-    }
-
-    /// The task whose job thread `t` works for, and that job: its own (a task's thread), the
-    /// originator of the request it serves (a pool thread); the oldest pending job.
-    fn owner(&mut self, t: usize, now: Instant) -> Option<(usize, u64)> {
-        let thread = self.threads.get(t)?;
-        let task = match thread.role {
-            Role::Task => t,
-            Role::Pool { .. } => thread.serving?.request.requestor.index(),
-        };
-        let log = self.logs.get_mut(task)?.as_mut()?;
-        log.release_until(now, true);
-        Some((task, log.pending.front()?.seq))
-    }
-
-    /// Thread `t` ran from `since` to `now`: every job of a strictly higher-priority task
-    /// pending meanwhile suffered that much priority inversion (from its release, if later).
-    pub(super) fn charge_inversion(&mut self, t: usize, since: Instant, now: Instant) {
-        let Some((owner, seq)) = self.owner(t, since) else {
-            return;
-        };
-        let Some(priority) = self.logs[owner].as_ref().map(|log| log.priority) else {
-            return;
-        };
-        for log in self.logs.iter_mut().flatten() {
-            if log.priority <= priority {
-                continue;
-            }
-            log.release_until(now, false);
-            for job in log.pending.iter_mut() {
-                let from = job.release.max(since);
-                let overlap = now.saturating_duration_since(from);
-                if overlap.is_zero() {
-                    continue;
-                }
-                job.inversion = job.inversion.saturating_add(overlap);
-                if !job.lower.contains(&(owner, seq)) {
-                    job.lower.push((owner, seq));
-                }
-            }
-        }
-    }
-
-    /// Task `t`'s job completed at `now`; true if it has no job pending (its thread then
-    /// sleeps until its next release).
-    pub(super) fn job_done(&mut self, t: usize, now: Instant) -> bool {
-        let record = self.record_jobs;
-        let Some(log) = self.logs.get_mut(t).and_then(Option::as_mut) else {
-            return false;
-        };
-        log.release_until(now, true);
-        if let Some(job) = log.pending.pop_front() {
-            log.close(job, Some(now), record);
-        }
-        let idle = log.pending.is_empty();
-        if idle {
-            log.active = false;
-            if let Some(thread) = self.threads.get_mut(t) {
-                thread.blocked = true;
-            }
-        }
-        idle
-    }
-
-    /// The slice a thread's time belongs to: the task it works for (a pool thread's time is
-    /// its caller's task's), and whether it is kernel time (protocol steps).
-    pub(super) fn slice_owner(&mut self, t: usize, now: Instant) -> (Option<usize>, bool) {
-        let owner = self.owner(t, now).map(|(task, _)| task);
-        let in_protocol = self.threads.get(t).is_some_and(|thread| thread.in_protocol);
-        (owner, in_protocol || owner.is_none())
-    }
-
-    /// The records at the end of a run at `until`: every job released by then, a pending one
-    /// a miss if its deadline is within the run.
-    pub(super) fn finish(mut self, until: Instant) -> ComponentRecords {
-        let record = self.record_jobs;
-        let tasks = self
-            .logs
-            .iter_mut()
-            .map(|log| {
-                let log = log.as_mut()?;
-                log.release_until(until, true);
-                while let Some(job) = log.pending.pop_front() {
-                    if job.release.saturating_add(log.period) <= until {
-                        log.outcome.misses += 1;
-                    }
-                    log.close(job, None, record);
-                }
-                Some(std::mem::take(&mut log.outcome))
-            })
-            .collect();
-        ComponentRecords {
-            tasks,
-            pool_exhausted: self.pool_exhausted,
-            protocol_errors: self.protocol_errors,
-        }
     }
 }
 
