@@ -206,6 +206,35 @@ struct TaskRun<'a> {
 }
 
 impl TaskRun<'_> {
+    /// True if it has a stretch (or a cache refill) left as it runs on `core` at `now`: the
+    /// stretch's end is then pending in `queue`, untimed when the platform `reported` it.
+    /// A finished stretch is cleared.
+    #[inline(always)]
+    fn pend_stretch(
+        &mut self,
+        queue: &mut EventQueue,
+        reported: bool,
+        core: u16,
+        now: Instant,
+    ) -> bool {
+        let Some(e) = self.executing else {
+            return false;
+        };
+        if e.left.is_zero() && self.refill_left.is_zero() {
+            self.executing = None;
+            return false;
+        }
+        let end = if reported {
+            // The platform says when the stretch is done: the end is pending, in its place
+            // among the instant's events, but not timed.
+            Instant::NEVER
+        } else {
+            now.saturating_add(self.refill_left).saturating_add(e.left)
+        };
+        queue.set(end, EventKind::ExecutionDone { core });
+        true
+    }
+
     /// Its pending request to a server with bandwidth inheritance is answered or aborted:
     /// what its context executed since the request was issued is one drain.
     fn end_drain(&mut self) {
@@ -894,6 +923,9 @@ impl<'a> Machine<'a> {
             if let Some(server) = t.lends_to {
                 return Ok(self.run_operation(core, now, task, server));
             }
+            // `TaskRun::pend_stretch` and `start_stretch` below, written out in this loop:
+            // called here they cost the 100-task EDF run 0.28 % more instructions (callgrind,
+            // 868.5 M -> 870.9 M -> 871.9 M).
             if let Some(e) = t.executing {
                 if !e.left.is_zero() || !t.refill_left.is_zero() {
                     let end = if self.reported {
@@ -997,6 +1029,27 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// `task` starts a stretch of `time` (every `each` of it a unit of useful work, for a
+    /// `compute` step); a platform reporting stretches tells it from the last by its serial.
+    #[inline(always)]
+    fn start_stretch(&mut self, task: TaskId, time: Duration, each: Option<Duration>) {
+        self.tasks[task.index()].executing = Some(Execution {
+            left: time,
+            each,
+            done: Duration::ZERO,
+        });
+        if self.reported {
+            self.serials[task.index()] += 1;
+        }
+    }
+
+    /// True if `task`, running on `core`, has a stretch (or a cache refill) left: its end is
+    /// then pending ([`TaskRun::pend_stretch`]).
+    fn stretch_pending(&mut self, core: u16, now: Instant, task: TaskId) -> bool {
+        let t = &mut self.tasks[task.index()];
+        t.pend_stretch(&mut self.queue, self.reported, core, now)
+    }
+
     /// `task` starts a VBS action of `load` on `resource` at `now`: it will execute the load,
     /// the records note the switch, and the returned change tells the scheduler, with the
     /// load when the run discloses loads (else the next switch, or the end of the script,
@@ -1008,14 +1061,7 @@ impl<'a> Machine<'a> {
         load: Duration,
         resource: Resource,
     ) -> ContextChange {
-        self.tasks[task.index()].executing = Some(Execution {
-            left: load,
-            each: None,
-            done: Duration::ZERO,
-        });
-        if self.reported {
-            self.serials[task.index()] += 1;
-        }
+        self.start_stretch(task, load, None);
         if let Some(vbs) = self.vbs.as_deref_mut() {
             vbs.switch(task, now, load, resource);
         }

@@ -25,9 +25,8 @@ use bulwark_spec::lowered::Step as CpiStep;
 use bulwark_spec::Scenario;
 
 use super::job_log::JobLog;
-use super::{Entry, Execution, Machine, Step as CoreStep};
+use super::{Entry, Machine, Step as CoreStep};
 use crate::components::ProtocolCosts;
-use crate::event::EventKind;
 use crate::SimError;
 
 /// What a pool thread's kernel entry does.
@@ -285,7 +284,7 @@ impl Machine<'_> {
                         }
                         Some(CpiStep::Execute(d)) => {
                             thread.cont = Cont::StepDone;
-                            self.start_stretch(task, *d);
+                            self.start_stretch(task, *d, None);
                             continue;
                         }
                         Some(CpiStep::Request(c)) => CpiOp::Call(*c),
@@ -302,37 +301,6 @@ impl Machine<'_> {
             };
             return Ok(Some(CoreStep::Enter(Entry::Cpi { task, op })));
         }
-    }
-
-    /// `task` starts a stretch of `time` (a procedure's step or a protocol's steps).
-    fn start_stretch(&mut self, task: TaskId, time: Duration) {
-        self.tasks[task.index()].executing = Some(Execution {
-            left: time,
-            each: None,
-            done: Duration::ZERO,
-        });
-        if self.reported {
-            self.serials[task.index()] += 1;
-        }
-    }
-
-    /// True if `task`, running on `core`, has a stretch left: its end is then pending.
-    pub(super) fn stretch_pending(&mut self, core: u16, now: Instant, task: TaskId) -> bool {
-        let t = &mut self.tasks[task.index()];
-        let Some(e) = t.executing else {
-            return false;
-        };
-        if e.left.is_zero() && t.refill_left.is_zero() {
-            t.executing = None;
-            return false;
-        }
-        let end = if self.reported {
-            Instant::NEVER
-        } else {
-            now.saturating_add(t.refill_left).saturating_add(e.left)
-        };
-        self.queue.set(end, EventKind::ExecutionDone { core });
-        true
     }
 
     /// The kernel entry of `op` by `task` on `core` at `now`: returns the thread it suspends,
@@ -384,9 +352,9 @@ impl Machine<'_> {
                 Ok(None)
             }
             CpiOp::BodyDone => {
-                let cost = reply_cost(comps, &self.objects_cpi_protocol(comps, r), r);
+                let cost = self.reply_cost(comps, r);
                 comps.threads[r].cont = Cont::ExitDone;
-                self.start_stretch(TaskId(r as u32), cost);
+                self.start_stretch(TaskId(r as u32), cost, None);
                 self.set_in_protocol(comps, at, r, true)?;
                 Ok(None)
             }
@@ -408,18 +376,21 @@ impl Machine<'_> {
         }
     }
 
-    /// The protocol and the sender's kind of the request pool thread `r` serves.
-    fn objects_cpi_protocol(&self, comps: &Components, r: usize) -> ReplyRow {
+    /// The Table 2 reply row's cost of the request pool thread `r` serves: the "PIP to ..."
+    /// row when an inherited CPI's thread sent it, the locked one when the reply hands the
+    /// lock over.
+    fn reply_cost(&self, comps: &Components, r: usize) -> Duration {
         let Role::Pool { cpi, index } = comps.threads[r].role else {
-            return ReplyRow::default();
+            return Duration::ZERO;
         };
         let Some(state) = self.objects.kernel().cpi(CpiId(cpi as u32)) else {
-            return ReplyRow::default();
+            return Duration::ZERO;
         };
-        ReplyRow {
-            protocol: Some(state.protocol()),
-            hands_over: state.reply_hands_over(index),
-        }
+        let from_pip = comps.threads[r].serving.is_some_and(|s| s.from_pip);
+        let row = comps
+            .costs
+            .row(state.protocol(), from_pip, state.reply_hands_over(index));
+        row.reply
     }
 
     /// Thread `r` sends a request to CPI `c` and waits for the reply.
@@ -544,7 +515,7 @@ impl Machine<'_> {
         waiting: bool,
     ) -> Result<(), SimError> {
         comps.threads[t].cont = Cont::EntryDone { waiting };
-        self.start_stretch(TaskId(t as u32), cost);
+        self.start_stretch(TaskId(t as u32), cost, None);
         self.set_in_protocol(comps, at, t, true)?;
         self.make_ready(comps, at, t)
     }
@@ -590,7 +561,7 @@ impl Machine<'_> {
             self.donate(at, caller, r);
             comps.threads[r].cont = Cont::EntryDone { waiting: false };
             let cost = comps.costs.fixed.call;
-            self.start_stretch(TaskId(r as u32), cost);
+            self.start_stretch(TaskId(r as u32), cost, None);
             return Ok(None);
         }
         self.set_in_protocol(comps, at, r, false)?;
@@ -809,20 +780,4 @@ pub(super) struct At<'w> {
     pub(super) core: u16,
     pub(super) now: Instant,
     pub(super) work: &'w mut Work,
-}
-
-/// What a reply's Table 2 row depends on.
-#[derive(Clone, Copy, Debug, Default)]
-struct ReplyRow {
-    protocol: Option<CpiProtocol>,
-    hands_over: bool,
-}
-
-/// The reply steps' cost of the request pool thread `r` serves.
-fn reply_cost(comps: &Components, row: &ReplyRow, r: usize) -> Duration {
-    let Some(protocol) = row.protocol else {
-        return Duration::ZERO;
-    };
-    let from_pip = comps.threads[r].serving.is_some_and(|s| s.from_pip);
-    comps.costs.row(protocol, from_pip, row.hands_over).reply
 }
