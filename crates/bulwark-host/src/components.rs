@@ -23,8 +23,10 @@
 //! simulator's (with zero costs) by the dispatcher's entries and the platform's latencies.
 
 use bulwark_core::Instant;
-use bulwark_sim::components::{self, ComponentOutcome, ComponentSystemConfig, ProtocolCosts};
-use bulwark_sim::{Machine, Options};
+use bulwark_sim::components::{
+    self, ComponentOutcome, ComponentSystemConfig, ProtocolCosts, RunOptions,
+};
+use bulwark_sim::Machine;
 
 use crate::machine::{refused, Stepped};
 use crate::stretches::{self, HostRun};
@@ -53,12 +55,12 @@ pub fn run_components(
         ..config.clone()
     };
     let scenario = components::scenario(&free, until);
-    let options = Options {
-        until: Some(until),
-        seed: None,
-        record_trace: host.record_trace,
+    let options = RunOptions {
+        until: Instant::ZERO.saturating_add(until),
         record_jobs: host.record_jobs,
-    };
+        record_trace: host.record_trace,
+    }
+    .machine_options();
     let workers: Vec<String> = scenario.tasks.iter().map(|t| t.name.clone()).collect();
     let run = stretches::run(host, &workers, Instant::ZERO.saturating_add(until), || {
         Machine::stepped(&scenario, &options, None)

@@ -25,7 +25,6 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::behaviour::{Action, Program};
-use crate::components::ProtocolCosts;
 use crate::core_scheduler::CoreScheduler;
 use crate::event::{EventKind, EventQueue};
 use crate::kernel_objects::KernelObjects;
@@ -441,7 +440,8 @@ impl<'a> Machine<'a> {
             }
         }
         // CPIs or scheduling contexts: the kernel's entries carry their steps out as extras.
-        let components = !scenario.cpis.is_empty() || has_contexts(scenario);
+        let contexts = has_contexts(scenario);
+        let components = !scenario.cpis.is_empty() || contexts;
         let recording_trace = recorder.as_ref().is_some_and(|r| r.wants_trace());
         let vbs = (0..scenario.cores)
             .any(|core| scenario.policy_of(core) == PolicyKind::Vbs)
@@ -498,13 +498,7 @@ impl<'a> Machine<'a> {
             clock: Instant::ZERO,
             booted: false,
             charge_hooks: components || options.record_trace || recording_trace,
-            cpis: components.then(|| {
-                Components::build(
-                    scenario,
-                    ProtocolCosts::of(&scenario.cost),
-                    options.record_jobs,
-                )
-            }),
+            cpis: components.then(|| Components::build(scenario, options.record_jobs, contexts)),
         })
     }
 
@@ -512,13 +506,13 @@ impl<'a> Machine<'a> {
     /// and the lower jobs it came from) of its periodic tasks, as a machine with CPIs does.
     pub fn measuring_inversion(mut self, record_jobs: bool) -> Self {
         if self.cpis.is_none() {
-            let costs = match self.reported {
-                true => ProtocolCosts::ZERO,
-                false => ProtocolCosts::of(&self.scenario.cost),
-            };
-            self.cpis = Some(Components::build(self.scenario, costs, record_jobs));
+            // No task has a context: a machine with some built its components already.
+            self.cpis = Some(Components::build(self.scenario, record_jobs, false));
             self.extras = true;
             self.charge_hooks = true;
+            if self.reported {
+                self.free_protocol_steps();
+            }
         }
         self
     }

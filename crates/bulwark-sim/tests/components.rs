@@ -7,7 +7,6 @@ use bulwark_sim::components::{
     outcome, run, scenario, CallReply, ComponentConfigError, ComponentOutcome,
     ComponentSystemConfig, CpiProtocol, LoweredCpi, LoweredTask, ProtocolCosts, RunOptions, Step,
 };
-use bulwark_sim::Options;
 
 mod common;
 use bulwark_sim::trace::{MarkKind, Trace};
@@ -525,14 +524,8 @@ mod any_system {
     /// kernel, knows when a stretch's work is done, so with free protocols it must give
     /// exactly `run`'s outcome.
     fn run_reported(config: &ComponentSystemConfig, options: RunOptions) -> ComponentOutcome {
-        let duration = options.until.saturating_duration_since(Instant::ZERO);
-        let scenario = scenario(config, duration);
-        let stepping = Options {
-            until: Some(duration),
-            seed: None,
-            record_trace: options.record_trace,
-            record_jobs: options.record_jobs,
-        };
+        let scenario = scenario(config, options.duration());
+        let stepping = options.machine_options();
         let record = options.record_jobs;
         let run = common::run_reported_with(&scenario, &stepping, |machine| {
             machine.measuring_inversion(record)

@@ -5,7 +5,7 @@
 //! cycle a nanosecond, so the configuration's times are kept exactly).
 
 use bulwark_core::ipc::Cpi;
-use bulwark_core::{Duration, Instant};
+use bulwark_core::Duration;
 use bulwark_spec::lowered::Step as CpiStep;
 use bulwark_spec::{
     Behaviour, CallReplyCycles, CostModel, CpiSpec, Execution, IpcCosts, PolicyKind, Scenario,
@@ -16,7 +16,7 @@ use super::{
     validate, CallReply, ComponentConfigError, ComponentOutcome, ComponentSystemConfig,
     ProtocolCosts, RunOptions,
 };
-use crate::{Machine, Options, Outcome};
+use crate::{Machine, Outcome};
 
 /// The cost table whose IPC rows and context switch are `costs`, at 1 GHz.
 fn cost_model(costs: &ProtocolCosts) -> CostModel {
@@ -126,15 +126,8 @@ pub fn run(
     options: RunOptions,
 ) -> Result<ComponentOutcome, ComponentConfigError> {
     validate(config)?;
-    let duration = options.until.saturating_duration_since(Instant::ZERO);
-    let scenario = scenario(config, duration);
-    let run_options = Options {
-        until: Some(duration),
-        seed: None,
-        record_trace: options.record_trace,
-        record_jobs: options.record_jobs,
-    };
-    let machine = Machine::new(&scenario, &run_options)
+    let scenario = scenario(config, options.duration());
+    let machine = Machine::new(&scenario, &options.machine_options())
         .map_err(machine_error)?
         .measuring_inversion(options.record_jobs);
     let run = machine.run(&mut |_| {}).map_err(machine_error)?;

@@ -252,6 +252,23 @@ pub struct RunOptions {
     pub record_trace: bool,
 }
 
+impl RunOptions {
+    /// How long the run lasts, from time zero.
+    pub fn duration(&self) -> Duration {
+        self.until.saturating_duration_since(Instant::ZERO)
+    }
+
+    /// The same run as the machine's options for the system's [`scenario`].
+    pub fn machine_options(&self) -> crate::Options {
+        crate::Options {
+            until: Some(self.duration()),
+            seed: None,
+            record_trace: self.record_trace,
+            record_jobs: self.record_jobs,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

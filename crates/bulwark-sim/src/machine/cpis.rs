@@ -172,11 +172,13 @@ impl Components {
         self.has_contexts
     }
 
-    /// The CPIs of `scenario`, with `costs` for their protocol steps.
+    /// The CPIs of `scenario`, their protocol steps at its cost table's IPC rows, and the
+    /// job logs of its periodic tasks (each job's record kept when `record_jobs`).
+    /// `has_contexts`: some task has a scheduling context ([`super::has_contexts`]).
     pub(super) fn build(
         scenario: &Scenario,
-        costs: ProtocolCosts,
         record_jobs: bool,
+        has_contexts: bool,
     ) -> Box<Components> {
         let mut threads: Vec<Thread> = scenario
             .tasks
@@ -222,7 +224,7 @@ impl Components {
             .collect();
         let n = scenario.cpis.len();
         Box::new(Components {
-            costs,
+            costs: ProtocolCosts::of(&scenario.cost),
             threads,
             pools,
             idle,
@@ -232,7 +234,7 @@ impl Components {
             record_jobs,
             pool_exhausted: 0,
             protocol_errors: 0,
-            has_contexts: super::has_contexts(scenario),
+            has_contexts,
             region: None,
             ran_on: None,
             ran_until: Instant::ZERO,
