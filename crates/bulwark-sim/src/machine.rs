@@ -48,8 +48,9 @@ use cpis::{Components, CpiOp};
 use extras::vbs_action;
 pub use stepped::{Stretch, Worker};
 
-/// How many steps a core may take at one instant before the run is declared a livelock.
-const MAX_STEPS_PER_INSTANT: u32 = 4_000_000;
+/// How many times a core may enter its kernel at one instant before the run is declared a
+/// livelock.
+const MAX_ENTRIES_PER_INSTANT: u32 = 4_000_000;
 /// How often (in events) the progress callback hears of the current time.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
@@ -136,7 +137,7 @@ struct Core {
     /// Threads of this core that a server on another core took a request of: the interrupt
     /// that core raised wakes them here.
     woken: Vec<TaskId>,
-    steps_at: (Instant, u32),
+    entries_at: (Instant, u32),
     metrics: CoreMetrics,
 }
 
@@ -398,7 +399,7 @@ impl<'a> Machine<'a> {
                 timer: None,
                 irq_pending: false,
                 woken: Vec::new(),
-                steps_at: (Instant::ZERO, 0),
+                entries_at: (Instant::ZERO, 0),
                 metrics: CoreMetrics::default(),
             });
         }
@@ -631,23 +632,38 @@ impl<'a> Machine<'a> {
     fn run_core(&mut self, core: u16, now: Instant, first: Step) -> Result<(), SimError> {
         let mut step = Some(first);
         while let Some(s) = step.take() {
-            let c = &mut self.cores[core as usize];
-            if c.steps_at.0 == now {
-                c.steps_at.1 += 1;
-                if c.steps_at.1 > MAX_STEPS_PER_INSTANT {
-                    return Err(SimError::Livelock { core, at: now });
-                }
-            } else {
-                c.steps_at = (now, 1);
-            }
             step = match s {
-                // A run with extras enters the kernel through their own copy of the entry, so
-                // a run without them pays nothing for them there.
-                Step::Enter(entry) if self.extras => self.enter_kernel_extras(core, now, entry)?,
-                Step::Enter(entry) => self.enter_kernel::<false>(core, now, entry)?,
+                Step::Enter(entry) => {
+                    self.count_entry(core, now)?;
+                    // A run with extras enters the kernel through their own copy of the
+                    // entry, so a run without them pays nothing for them there.
+                    if self.extras {
+                        self.enter_kernel_extras(core, now, entry)?
+                    } else {
+                        self.enter_kernel::<false>(core, now, entry)?
+                    }
+                }
                 Step::Dispatch(next) => self.dispatch(core, now, next),
                 Step::Continue(task) => self.continue_task(core, now, task)?,
             };
+        }
+        Ok(())
+    }
+
+    /// Counts a kernel entry of `core` at `now`. Only entries are counted: every cycle of a
+    /// core's steps passes through one (a dispatch leads to the task's next step, which ends
+    /// busy or enters the kernel), so a livelock is still caught, and the steps between
+    /// entries cost nothing for it.
+    #[inline(always)]
+    fn count_entry(&mut self, core: u16, now: Instant) -> Result<(), SimError> {
+        let c = &mut self.cores[core as usize];
+        if c.entries_at.0 == now {
+            c.entries_at.1 += 1;
+            if c.entries_at.1 > MAX_ENTRIES_PER_INSTANT {
+                return Err(SimError::Livelock { core, at: now });
+            }
+        } else {
+            c.entries_at = (now, 1);
         }
         Ok(())
     }

@@ -314,3 +314,34 @@ fn jobs_queued_behind_an_unfinished_one_count_at_the_end() {
     assert_eq!(o.tasks[0].completed, 3);
     assert_eq!(o.tasks[0].misses, 5);
 }
+
+/// A task that sleeps for no time for ever never lets time pass: its core enters the kernel
+/// again and again at time zero. The run ends with a livelock error at that instant, not a
+/// hang, once the core has entered its kernel more times at one instant than the machine
+/// allows (kernel entries are what is counted: every cycle of a core's steps has one).
+#[test]
+fn a_core_that_never_lets_time_pass_is_reported_as_a_livelock() {
+    let spinner = script(
+        "spinner",
+        0,
+        Some(1),
+        None,
+        vec![Step::Loop {
+            count: None,
+            body: vec![Step::SleepFor(Duration::ZERO)],
+        }],
+    );
+    let scenario = scenario(PolicyKind::FixedPriority, 1, ms(1), vec![spinner]);
+    let machine =
+        bulwark_sim::Machine::new(&scenario, &bulwark_sim::Options::default()).expect("builds");
+    let Err(error) = machine.run(&mut |_: Instant| {}) else {
+        panic!("a run that never lets time pass ended");
+    };
+    assert_eq!(
+        error,
+        bulwark_sim::SimError::Livelock {
+            core: 0,
+            at: Instant::ZERO
+        }
+    );
+}
