@@ -1522,9 +1522,16 @@ proptest! {
     /// two clusters, any gate and either fate of pruned requests, read as the scenario machine
     /// reads the paper (only an MC-IPC gate aborts: `mc_abort` is MC-IPC's): the target for
     /// running MC-IPC files on the one machine. Not yet met: see the ratchet below for how
-    /// often it agrees. Two orders at one instant were fixed for it (a call made as the budget
-    /// runs out is pruned before the idle server takes it; a release at a reply's instant
-    /// comes before the caller's next step); the disagreements left are not all classified.
+    /// often it agrees. Orders at one instant fixed for it: a call made as the budget runs
+    /// out is pruned before the idle server takes it, even if the budget is back at once; a
+    /// release at a reply's instant comes before the caller's next step, a sibling's too; an
+    /// idle server takes the first call of an instant; the stretches ending at an instant go
+    /// in the order their ends were set. Nearly all the disagreements left are of one class:
+    /// the order in which the cores of the machine act at one instant, each running its chain
+    /// of steps that take no time to its end before the next core's event, the events in the
+    /// order they were set (a stretch's end set again at every kernel entry on its core, by
+    /// a reply's interrupt or a wake-up there, say), where the reference takes one step per
+    /// core in (cluster, core) order.
     #[test]
     #[ignore = "the scenario machine's same-instant order is not yet the reference's"]
     fn the_scenario_machine_matches_the_reference(
