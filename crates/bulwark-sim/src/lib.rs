@@ -65,7 +65,9 @@
 //!    whose last step ends as its budget runs out may still call a server then, but at an
 //!    mc-ipc gate that call is pruned before an idle server takes a request. Pinned in
 //!    `tests/cluster_servers.rs` (`a_call_made_as_the_budget_runs_out_is_pruned_before_the_server_takes_it`,
-//!    `a_release_at_a_replys_instant_comes_before_the_callers_next_step`) and `tests/reclaim.rs`
+//!    `a_release_at_a_replys_instant_comes_before_the_callers_next_step`),
+//!    `tests/cluster_server_reference.rs` (`a_siblings_release_at_a_replys_instant_comes_before_the_callers_step`:
+//!    also when the reply hands the server to a lender on another core) and `tests/reclaim.rs`
 //!    (`a_member_terminates_a_member_running_on_another_core_of_its_cluster`) and by the
 //!    budget bound of `tests/clusters.rs`.
 //! 9. **Stepped by a platform** ([`Machine::stepped`]): every event due by the platform's

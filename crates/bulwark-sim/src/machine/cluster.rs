@@ -90,6 +90,9 @@ pub(super) struct ClusterRun {
     thread_of: Vec<u32>,
     /// The criticality mode last recorded, when some recorder wants mode switches.
     recorded_mode: Mode,
+    /// A server replied in the kernel entry whose decision is next: a cluster's timer due
+    /// then keeps its place ([`Machine::answered_in_cluster`]).
+    answered: bool,
 }
 
 impl ClusterRun {
@@ -155,6 +158,7 @@ impl ClusterRun {
             bound,
             thread_of,
             recorded_mode: Mode::Low,
+            answered: false,
         })
     }
 
@@ -334,6 +338,19 @@ impl Machine<'_> {
         }
     }
 
+    /// A server replied at `core`'s kernel entry: if `core` is a cluster's, a timer of that
+    /// cluster due at the instant keeps its place among the instant's events at the entry's
+    /// decision, rather than being armed again behind the interrupts the reply raised on
+    /// other cores (a spinning lender's, to run the next request). So the instant's releases
+    /// come before the caller the reply gives a core takes a step, even one of no time
+    /// ("Ties", rules 1 and 8: releases due at an instant are made by the cluster's timer
+    /// interrupt, and a thread given a core by a reply takes no step before them).
+    pub(super) fn answered_in_cluster(&mut self, core: u16) {
+        if let Some(member) = self.cores[usize::from(core)].membership {
+            self.clusters[usize::from(member.cluster)].answered = true;
+        }
+    }
+
     /// Core `core`, a `member` of a cluster, asks its cluster's scheduler for a decision at
     /// `now`: returns its own part, and interrupts the cluster's other
     /// cores whose part changed (see the module documentation).
@@ -346,12 +363,12 @@ impl Machine<'_> {
         work: &mut Work,
     ) -> Result<CoreDecision, SchedulerError> {
         let Membership { cluster, position } = member;
-        if self.queue.timer_due(core, now) {
-            // An interrupt due now (another core's, or the cluster's timer) is served by
-            // this entry's decision.
-            self.queue.cancel_timer(core);
-            self.cores[core as usize].timer = None;
-        }
+        let due = self.queue.timer_due(core, now);
+        // After a reply, the cluster's timer programmed here and due now: the decision makes
+        // no release timed at `now` (its timer interrupt does), so it may ask for it again.
+        let answered = std::mem::take(&mut self.clusters[cluster as usize].answered);
+        let programmed =
+            (self.cores[core as usize].timer).filter(|&at| answered && due && at <= now);
         let run = &mut self.clusters[cluster as usize];
         run.scheduler
             .decide(now, &mut run.decisions, &mut run.notices, work)?;
@@ -360,6 +377,12 @@ impl Machine<'_> {
         }
         let timer = run.decisions.first().and_then(|d| d.timer);
         let first = run.cores[0];
+        if due && (programmed.is_none() || position != 0 || timer != programmed) {
+            // An interrupt due now (another core's, or the cluster's timer) is served by
+            // this entry's decision, or the timer it asks for replaces it.
+            self.queue.cancel_timer(core);
+            self.cores[core as usize].timer = None;
+        }
         if self.recording_mode_switches {
             self.record_mode_switch(cluster, now);
         }

@@ -139,6 +139,7 @@ impl Machine<'_> {
     ) -> Result<(), SimError> {
         let gate = GateId(server as u32);
         let caller = self.gate_call(ReplyGate { gate }, "reply", task, now, work)?;
+        self.answered_in_cluster(core);
         if self.recording_invocations() {
             self.record_invocation(caller, now);
         }
