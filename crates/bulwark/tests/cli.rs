@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{bulwark, root, text};
+use common::{assert_contains, bulwark, json_of, root, stdout_of, text};
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -200,22 +200,20 @@ fn a_closed_pipe_ends_the_output_quietly() {
 /// with the paper and exits 0; JSON lists every delay of T1 (one job per 100 ms cycle).
 #[test]
 fn the_mcipc_case_study_runs_one_phase() {
-    let out = bulwark(&[
-        "mcipc-case-study",
-        "--protocol",
-        "prio-ipc",
-        "--phase",
-        "6",
-        "--phase-length",
-        "2s",
-    ]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
-    assert!(stdout.contains("PRIO-IPC (bound 8.00ms)"), "{stdout}");
-    assert!(
-        stdout.contains("6: R4 launches 15 extra correct tasks"),
-        "{stdout}"
+    let stdout = stdout_of(
+        &[
+            "mcipc-case-study",
+            "--protocol",
+            "prio-ipc",
+            "--phase",
+            "6",
+            "--phase-length",
+            "2s",
+        ],
+        0,
     );
+    assert_contains(&stdout, "PRIO-IPC (bound 8.00ms)");
+    assert_contains(&stdout, "6: R4 launches 15 extra correct tasks");
 
     let out = bulwark(&[
         "mcipc-case-study",
@@ -300,18 +298,19 @@ floods = ["T2"]
 "#,
     )
     .unwrap();
-    let out = bulwark(&[
-        "mcipc-case-study",
-        "--file",
-        file.to_str().unwrap(),
-        "--protocol",
-        "mc-ipc",
-        "--phase-length",
-        "100ms",
-        "--json",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = json_of(
+        &[
+            "mcipc-case-study",
+            "--file",
+            file.to_str().unwrap(),
+            "--protocol",
+            "mc-ipc",
+            "--phase-length",
+            "100ms",
+            "--json",
+        ],
+        0,
+    );
     let runs = json["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0]["name"], "normal");

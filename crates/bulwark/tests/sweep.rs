@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{bulwark, root};
+use common::{assert_contains, bulwark, root};
 
 use std::path::Path;
 
@@ -109,11 +109,8 @@ fn a_bad_file_is_located_and_exits_2() {
     let run = bulwark(&["sweep", path.to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(
-        stderr.contains("bad.toml:12:13: unknown generator `uunifastest`"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("allowed: uunifast, uunisort"), "{stderr}");
+    assert_contains(&stderr, "bad.toml:12:13: unknown generator `uunifastest`");
+    assert_contains(&stderr, "allowed: uunifast, uunisort");
 
     // An unknown key is refused, located at the key.
     std::fs::write(&path, format!("colour = 1\n{text}")).unwrap();

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::bulwark;
+use common::{assert_contains, bulwark};
 
 use std::path::Path;
 
@@ -71,11 +71,8 @@ fn the_uniprocessor_generators_point_to_randfixedsum_above_one() {
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
     // Line 15 is `to = 2.0`, the value at column 6.
-    assert!(
-        stderr.contains("bad.toml:15:6: utilisation to is 2"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("randfixedsum"), "{stderr}");
+    assert_contains(&stderr, "bad.toml:15:6: utilisation to is 2");
+    assert_contains(&stderr, "randfixedsum");
 }
 
 const SIMULATED: &str = r#"name = "simulated"
@@ -114,7 +111,7 @@ fn a_simulated_sweep_finds_the_exact_tests_sound() {
     let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
     assert_eq!(run.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.matches(" admitted ").count(), 1, "{stderr}");
-    assert!(stderr.contains("edf-utilisation admitted"), "{stderr}");
+    assert_contains(&stderr, "edf-utilisation admitted");
     let csv = std::fs::read_to_string(whole.join("results.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     let header: Vec<&str> = lines[0].split(',').collect();
@@ -196,9 +193,9 @@ fn a_simulated_sweep_finds_the_exact_tests_sound() {
     ]);
     assert_eq!(merge.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&merge.stderr);
-    assert!(
-        stderr.contains("fp-rta-rm admitted 1 set(s) that missed a deadline in simulation"),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        "fp-rta-rm admitted 1 set(s) that missed a deadline in simulation",
     );
 }
 
@@ -452,11 +449,9 @@ fn simulating_vbs_eq2_is_refused() {
         .find("\"vbs-eq2\"")
         .unwrap()
         + 1;
-    assert!(
-        stderr.contains(&format!(
-            "papers.toml:{tests_line}:{column}: test `vbs-eq2` cannot be simulated"
-        )),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        &format!("papers.toml:{tests_line}:{column}: test `vbs-eq2` cannot be simulated"),
     );
 }
 

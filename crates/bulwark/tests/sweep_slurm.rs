@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bulwark, root};
+use common::{assert_contains, bulwark, root};
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -70,10 +70,7 @@ fn array_tasks_run_here_then_merged_equal_the_unsplit_sweep() {
         array.lines().any(|line| line == "#SBATCH --array=0-2"),
         "{array}"
     );
-    assert!(
-        array.contains("--shard \"$SLURM_ARRAY_TASK_ID/3\""),
-        "{array}"
-    );
+    assert_contains(&array, "--shard \"$SLURM_ARRAY_TASK_ID/3\"");
 
     // #SBATCH lines are comments to bash: run each array task as Slurm would, then the merge.
     for task in 0..3 {
