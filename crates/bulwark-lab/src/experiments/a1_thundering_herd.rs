@@ -97,32 +97,6 @@ pub struct Point {
 /// The scenario: the victim and `attackers` attackers under `policy`, with the paper's
 /// platform costs. Task 0 is the victim; attacker `i` is task `i + 1`.
 pub fn scenario(policy: PolicyKind, attackers: u32) -> Scenario {
-    let victim = TaskSpec {
-        name: "victim".into(),
-        core: 0,
-        priority: Some(VICTIM_PRIORITY),
-        reservation: Some(Reservation::new(VICTIM_BUDGET, PERIOD)),
-        deadline: Some(PERIOD),
-        behaviour: Behaviour::Periodic {
-            period: PERIOD,
-            offset: PERIOD,
-            execution: Execution::Fixed(VICTIM_EXECUTION),
-        },
-    };
-    let attacker = |i: u32| TaskSpec {
-        name: format!("attacker-{i:02}"),
-        core: 0,
-        priority: Some(ATTACKER_PRIORITY),
-        reservation: Some(Reservation::new(ATTACKER_BUDGET, PERIOD)),
-        deadline: None,
-        behaviour: Behaviour::Script {
-            offset: Duration::ZERO,
-            steps: vec![Step::Loop {
-                count: None,
-                body: vec![Step::Run(Execution::Fixed(PERIOD))],
-            }],
-        },
-    };
     Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
@@ -138,11 +112,59 @@ pub fn scenario(policy: PolicyKind, attackers: u32) -> Scenario {
         cores: 1,
         policy,
         cost: platform::PAPER_PLATFORM,
-        tasks: std::iter::once(victim)
-            .chain((0..attackers).map(attacker))
-            .collect(),
+        tasks: herd(
+            PERIOD,
+            VICTIM_BUDGET,
+            VICTIM_EXECUTION,
+            ATTACKER_BUDGET,
+            attackers as usize,
+            2,
+        ),
         cpis: Vec::new(),
     }
+}
+
+/// The tasks of an A1 scenario, simulated or on the host: the victim (task 0), released every
+/// `period` from `period` on to run `victim_execution` in a reservation of `victim_budget`,
+/// and `attackers` attackers (task `i + 1` named with `digits` digits) that run for ever in
+/// reservations of `attacker_budget`, all with the same `period`.
+pub(super) fn herd(
+    period: Duration,
+    victim_budget: Duration,
+    victim_execution: Duration,
+    attacker_budget: Duration,
+    attackers: usize,
+    digits: usize,
+) -> Vec<TaskSpec> {
+    let victim = TaskSpec {
+        name: "victim".into(),
+        core: 0,
+        priority: Some(VICTIM_PRIORITY),
+        reservation: Some(Reservation::new(victim_budget, period)),
+        deadline: Some(period),
+        behaviour: Behaviour::Periodic {
+            period,
+            offset: period,
+            execution: Execution::Fixed(victim_execution),
+        },
+    };
+    let attacker = |i: usize| TaskSpec {
+        name: format!("attacker-{i:0digits$}"),
+        core: 0,
+        priority: Some(ATTACKER_PRIORITY),
+        reservation: Some(Reservation::new(attacker_budget, period)),
+        deadline: None,
+        behaviour: Behaviour::Script {
+            offset: Duration::ZERO,
+            steps: vec![Step::Loop {
+                count: None,
+                body: vec![Step::Run(Execution::Fixed(period))],
+            }],
+        },
+    };
+    std::iter::once(victim)
+        .chain((0..attackers).map(attacker))
+        .collect()
 }
 
 /// Ten victim jobs and half a period more, so the last attackers' round completes.
@@ -215,11 +237,11 @@ fn run() -> Result<ExperimentReport, LabError> {
 }
 
 /// Relative difference of `measured` from `expected`, in percent.
-fn error_percent(measured: u64, expected: u64) -> f64 {
+pub(super) fn error_percent(measured: u64, expected: u64) -> f64 {
     (measured as f64 - expected as f64).abs() * 100.0 / (expected.max(1) as f64)
 }
 
-fn ns(n: u64) -> String {
+pub(super) fn ns(n: u64) -> String {
     Duration::from_nanos(n).to_string()
 }
 

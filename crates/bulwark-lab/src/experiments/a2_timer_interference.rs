@@ -57,7 +57,7 @@ use bulwark_spec::{
 };
 use serde::Serialize;
 
-use super::a1_thundering_herd::admitted;
+use super::a1_thundering_herd::{admitted, error_percent, ns};
 use super::{platform, Experiment, LabError};
 use crate::plot::{line_plot_scaled, Scale, Series};
 use crate::report::{Check, ExperimentReport, Figure, Table};
@@ -317,10 +317,6 @@ fn run() -> Result<ExperimentReport, LabError> {
     Ok(report(&points))
 }
 
-fn ns(n: u64) -> String {
-    Duration::from_nanos(n).to_string()
-}
-
 /// The interference the paper reports for 64 attackers under the sporadic server (section
 /// V-A: "even with only 64 threads, delays under the SS policy reach already about 2.5 ms").
 pub const PAPER_SS_AT_64_NS: u64 = 2_500_000;
@@ -342,11 +338,6 @@ pub fn paper_value(policy: PolicyKind, attackers: u32) -> &'static str {
         PolicyKind::SporadicServer => "grows with N and S",
         _ => "flat",
     }
-}
-
-/// Relative difference of `measured` from `expected`, in percent.
-fn error_percent(measured: u64, expected: u64) -> f64 {
-    (measured as f64 - expected as f64).abs() * 100.0 / (expected.max(1) as f64)
 }
 
 /// The checks of a sweep's points; they adapt to the attacker counts swept, so a reduced sweep

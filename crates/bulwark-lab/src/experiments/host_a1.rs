@@ -31,10 +31,10 @@
 //! reported beside. Without the privileges the experiment is skipped, with
 //! the reason, and checks nothing.
 
-use bulwark_core::{Duration, Priority};
+use bulwark_core::Duration;
 use bulwark_host::linux::Herd;
 use bulwark_host::HostConfig;
-use bulwark_spec::{Behaviour, Execution, PolicyKind, Reservation, Scenario, Step, TaskSpec};
+use bulwark_spec::{PolicyKind, Scenario};
 
 use super::host_rounds::interleaved;
 use super::{a1_thundering_herd, Experiment, LabError};
@@ -77,32 +77,6 @@ const ATTACKER_BUDGET: Duration = Duration::from_micros(3);
 /// `activations` victim activations.
 pub fn scenario(policy: PolicyKind, attackers: usize, activations: usize) -> Scenario {
     let p = PERIOD;
-    let victim = TaskSpec {
-        name: "victim".into(),
-        core: 0,
-        priority: Some(Priority(200)),
-        reservation: Some(Reservation::new(VICTIM_BUDGET, p)),
-        deadline: Some(p),
-        behaviour: Behaviour::Periodic {
-            period: p,
-            offset: p,
-            execution: Execution::Fixed(VICTIM_RUN),
-        },
-    };
-    let attacker = |i: usize| TaskSpec {
-        name: format!("attacker-{i:04}"),
-        core: 0,
-        priority: Some(Priority(1)),
-        reservation: Some(Reservation::new(ATTACKER_BUDGET, p)),
-        deadline: None,
-        behaviour: Behaviour::Script {
-            offset: Duration::ZERO,
-            steps: vec![Step::Loop {
-                count: None,
-                body: vec![Step::Run(Execution::Fixed(p))],
-            }],
-        },
-    };
     Scenario {
         servers: Vec::new(),
         core_policies: Vec::new(),
@@ -119,9 +93,14 @@ pub fn scenario(policy: PolicyKind, attackers: usize, activations: usize) -> Sce
         cores: 1,
         policy,
         cost: bulwark_spec::CostModel::default(),
-        tasks: std::iter::once(victim)
-            .chain((0..attackers).map(attacker))
-            .collect(),
+        tasks: a1_thundering_herd::herd(
+            p,
+            VICTIM_BUDGET,
+            VICTIM_RUN,
+            ATTACKER_BUDGET,
+            attackers,
+            4,
+        ),
         cpis: Vec::new(),
     }
 }
