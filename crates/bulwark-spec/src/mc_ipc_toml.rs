@@ -212,8 +212,8 @@ use crate::diagnostic::{Diagnostics, Source, SpecError};
 /// A script step's time: drawn as a scenario's execution time is.
 pub use crate::model::Execution;
 use crate::model::{CostModel, GroupSpec};
-use crate::raw::{RawCost, RawGroup, RawQuantity, RawRun, RawTime};
-use crate::{toml_error, units};
+use crate::raw::{RawCost, RawGroup, RawRun, RawTime};
+use crate::toml_error;
 
 /// Most cores a cluster may have, as for a scenario.
 pub const MAX_CORES: u64 = 1024;
@@ -2541,22 +2541,9 @@ impl Checker<'_> {
     }
 
     fn time_at(&mut self, raw: &RawTime, span: Range<usize>) -> Option<Duration> {
-        let result = match &raw.0 {
-            RawQuantity::Text(text) => units::parse_time(text),
-            RawQuantity::Integer(n) => Err(units::time_without_unit(&n.to_string())),
-            RawQuantity::Float(x) if x.is_finite() => Err(units::time_without_unit(&x.to_string())),
-            RawQuantity::Float(x) => Err(units::UnitError {
-                message: format!("{x} is not a number"),
-                help: units::time_help(),
-            }),
-        };
-        match result {
-            Ok(time) => Some(time),
-            Err(e) => {
-                self.report(span, e.message, e.help);
-                None
-            }
-        }
+        crate::validate::time_of(raw)
+            .map_err(|e| self.report(span, e.message, e.help))
+            .ok()
     }
 
     fn non_zero(
