@@ -1199,17 +1199,8 @@ fn as_scenario(system: &System, horizon: u64) -> spec::Scenario {
     }
     let clients = (0..tasks.len()).collect();
     spec::Scenario {
-        name: "reference".into(),
-        description: String::new(),
         seed: 1,
-        duration: ms(horizon),
-        cores: next_core,
-        policy: spec::PolicyKind::FixedPriority,
-        core_policies: Vec::new(),
         clusters,
-        cost: spec::CostModel::default(),
-        tasks,
-        groups: Vec::new(),
         servers: vec![spec::ServerSpec {
             name: "S".into(),
             gate: match system.protocol {
@@ -1227,8 +1218,13 @@ fn as_scenario(system: &System, horizon: u64) -> spec::Scenario {
             pruned_to_background: system.transfer && system.protocol == Protocol::McIpc,
             clients,
         }],
-        vbs: None,
-        cpis: Vec::new(),
+        ..spec::Scenario::new(
+            "reference",
+            spec::PolicyKind::FixedPriority,
+            next_core,
+            ms(horizon),
+            tasks,
+        )
     }
 }
 

@@ -232,17 +232,9 @@ fn scenario(system: &System) -> (Scenario, usize) {
     }
     let count = tasks.len();
     let scenario = Scenario {
-        name: "key-server".into(),
-        description: String::new(),
         seed: 3,
-        duration: ms(300),
-        cores: next_core,
-        policy: PolicyKind::FixedPriority,
         core_policies,
         clusters,
-        cost: bulwark_spec::CostModel::default(),
-        tasks,
-        groups: Vec::new(),
         servers: vec![ServerSpec {
             pruned_to_background: system.background,
             name: "key".into(),
@@ -252,8 +244,13 @@ fn scenario(system: &System) -> (Scenario, usize) {
             priority: None,
             clients: (0..count).collect(),
         }],
-        vbs: None,
-        cpis: Vec::new(),
+        ..Scenario::new(
+            "key-server",
+            PolicyKind::FixedPriority,
+            next_core,
+            ms(300),
+            tasks,
+        )
     };
     (scenario, victim)
 }

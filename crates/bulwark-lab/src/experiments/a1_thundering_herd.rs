@@ -97,30 +97,20 @@ pub struct Point {
 /// The scenario: the victim and `attackers` attackers under `policy`, with the paper's
 /// platform costs. Task 0 is the victim; attacker `i` is task `i + 1`.
 pub fn scenario(policy: PolicyKind, attackers: u32) -> Scenario {
+    let tasks = herd(
+        PERIOD,
+        VICTIM_BUDGET,
+        VICTIM_EXECUTION,
+        ATTACKER_BUDGET,
+        attackers as usize,
+        2,
+    );
     Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: "attack-a1".into(),
         description: format!(
             "Thundering Herd: {attackers} deferrable servers replenished at a victim's release"
         ),
-        seed: 0,
-        duration: duration(),
-        cores: 1,
-        policy,
         cost: platform::PAPER_PLATFORM,
-        tasks: herd(
-            PERIOD,
-            VICTIM_BUDGET,
-            VICTIM_EXECUTION,
-            ATTACKER_BUDGET,
-            attackers as usize,
-            2,
-        ),
-        cpis: Vec::new(),
+        ..Scenario::new("attack-a1", policy, 1, duration(), tasks)
     }
 }
 

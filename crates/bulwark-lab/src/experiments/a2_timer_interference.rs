@@ -211,26 +211,16 @@ pub fn scenario_with(
             ],
         },
     };
+    let tasks = std::iter::once(victim)
+        .chain((0..attackers).map(attacker))
+        .collect();
     Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: timing.name.into(),
         description: format!(
             "Coordinated timer interference: {attackers} attackers plant {replenishments} \
              replenishments each inside a victim's job"
         ),
-        seed: 0,
-        duration: timing.duration,
-        cores: 1,
-        policy,
         cost: timing.cost,
-        tasks: std::iter::once(victim)
-            .chain((0..attackers).map(attacker))
-            .collect(),
-        cpis: Vec::new(),
+        ..Scenario::new(timing.name, policy, 1, timing.duration, tasks)
     }
 }
 

@@ -239,47 +239,43 @@ pub fn scenario_with(timing: &Timing, workload: Workload, eta: Duration, periods
         Workload::TimerFlood => (Duration::ZERO, flood(false)),
         Workload::CacheAttack => (Duration::ZERO, flood(true)),
     };
+    let tasks = vec![
+        TaskSpec {
+            name: "tau_h".into(),
+            core: 0,
+            priority: Some(Priority(2)),
+            reservation: Some(ATTACKER_RESERVATION),
+            deadline: None,
+            behaviour: Behaviour::Script { offset, steps },
+        },
+        TaskSpec {
+            name: "tau_l".into(),
+            core: 0,
+            priority: Some(Priority(1)),
+            reservation: Some(
+                Reservation::new(timing.budget, timing.period).with_non_preemptive(eta),
+            ),
+            deadline: None,
+            behaviour: Behaviour::Script {
+                offset: Duration::ZERO,
+                // Far more than it can finish: it computes for the whole run.
+                steps: vec![Step::Compute {
+                    count: 1 << 40,
+                    each: timing.unit,
+                }],
+            },
+        },
+    ];
     Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: timing.name.into(),
         description: format!("A3 preemption storm: {}, eta_l = {eta}", workload.label()),
-        seed: 0,
-        duration: timing.period.saturating_mul(periods),
-        cores: 1,
-        policy: PolicyKind::Spr,
         cost: timing.cost,
-        tasks: vec![
-            TaskSpec {
-                name: "tau_h".into(),
-                core: 0,
-                priority: Some(Priority(2)),
-                reservation: Some(ATTACKER_RESERVATION),
-                deadline: None,
-                behaviour: Behaviour::Script { offset, steps },
-            },
-            TaskSpec {
-                name: "tau_l".into(),
-                core: 0,
-                priority: Some(Priority(1)),
-                reservation: Some(
-                    Reservation::new(timing.budget, timing.period).with_non_preemptive(eta),
-                ),
-                deadline: None,
-                behaviour: Behaviour::Script {
-                    offset: Duration::ZERO,
-                    // Far more than it can finish: it computes for the whole run.
-                    steps: vec![Step::Compute {
-                        count: 1 << 40,
-                        each: timing.unit,
-                    }],
-                },
-            },
-        ],
-        cpis: Vec::new(),
+        ..Scenario::new(
+            timing.name,
+            PolicyKind::Spr,
+            1,
+            timing.period.saturating_mul(periods),
+            tasks,
+        )
     }
 }
 

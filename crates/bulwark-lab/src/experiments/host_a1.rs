@@ -77,31 +77,15 @@ const ATTACKER_BUDGET: Duration = Duration::from_micros(3);
 /// `activations` victim activations.
 pub fn scenario(policy: PolicyKind, attackers: usize, activations: usize) -> Scenario {
     let p = PERIOD;
+    // Releases at p, 2p, ..., activations p, and half a period more.
+    let duration = p
+        .saturating_mul(activations as u64)
+        .saturating_add(Duration::from_nanos(p.as_nanos() / 2));
+    let tasks =
+        a1_thundering_herd::herd(p, VICTIM_BUDGET, VICTIM_RUN, ATTACKER_BUDGET, attackers, 4);
     Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: "host-a1".into(),
         description: format!("Thundering Herd on the host: {attackers} attackers"),
-        seed: 0,
-        // Releases at p, 2p, ..., activations p, and half a period more.
-        duration: p
-            .saturating_mul(activations as u64)
-            .saturating_add(Duration::from_nanos(p.as_nanos() / 2)),
-        cores: 1,
-        policy,
-        cost: bulwark_spec::CostModel::default(),
-        tasks: a1_thundering_herd::herd(
-            p,
-            VICTIM_BUDGET,
-            VICTIM_RUN,
-            ATTACKER_BUDGET,
-            attackers,
-            4,
-        ),
-        cpis: Vec::new(),
+        ..Scenario::new("host-a1", policy, 1, duration, tasks)
     }
 }
 
