@@ -490,8 +490,6 @@ pub fn report(points: &[Point]) -> ExperimentReport {
         at(PolicyKind::SprDeferrable, 1024),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, section V-B, Figs. 11 and 12 (attack A1)".into(),
         summary,
         checks: checks(points),
@@ -533,6 +531,7 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                 .into(),
             svg,
         }],
+        ..EXPERIMENT.blank_report()
     }
 }
 

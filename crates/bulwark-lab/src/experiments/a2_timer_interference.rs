@@ -622,8 +622,6 @@ pub fn report(points: &[Point]) -> ExperimentReport {
         at(PolicyKind::Spr, 32, 1024),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, section V-A, Figs. 9 and 10 (attack A2)".into(),
         summary,
         checks: checks(points),
@@ -664,6 +662,7 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                 .into(),
             svg,
         }],
+        ..EXPERIMENT.blank_report()
     }
 }
 

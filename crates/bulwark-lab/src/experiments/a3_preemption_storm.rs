@@ -677,8 +677,6 @@ pub fn report(rows: &[Row]) -> ExperimentReport {
         show_permille(flush_predicted),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, section V-C, Table III (and section III-F)".into(),
         summary,
         checks,
@@ -721,7 +719,7 @@ pub fn report(rows: &[Row]) -> ExperimentReport {
                 rows: platform::rows(),
             },
         ],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

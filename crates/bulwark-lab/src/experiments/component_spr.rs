@@ -227,8 +227,6 @@ fn run() -> Result<ExperimentReport, LabError> {
             .collect(),
     };
     Ok(ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "CAmkES component paper (Fig. 7, Eqs. 5-8, Table 2) and SPR paper (Eq. 1, \
                  section III-F), composed"
             .into(),
@@ -242,6 +240,6 @@ fn run() -> Result<ExperimentReport, LabError> {
             .into(),
         checks,
         tables: vec![table],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     })
 }

@@ -9,7 +9,7 @@
 
 use bulwark_analysis::rbf::{rbf, ServerKind};
 use bulwark_core::{Duration, Instant, TaskId};
-use bulwark_sim::{Options, Outcome, SliceKind};
+use bulwark_sim::{Outcome, SliceKind};
 
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
@@ -29,11 +29,7 @@ fn run() -> Result<ExperimentReport, LabError> {
     let scenario = built_in("deferrable-double-hit")
         .expect("built in")
         .scenario()?;
-    let options = Options {
-        record_trace: true,
-        record_jobs: true,
-        ..Options::default()
-    };
+    let options = super::recording();
     let outcome = bulwark_sim::run(&scenario, &options)?;
     let reservation = scenario.tasks[0]
         .reservation
@@ -82,8 +78,6 @@ fn run() -> Result<ExperimentReport, LabError> {
         .into_iter()
         .collect();
     Ok(ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, Eq. 1 (request-bound function with the double hit)".into(),
         summary: "A deferrable server that suspends keeps its budget and can spend it right \
                   before a replenishment and a full budget right after. The most the server \
@@ -101,6 +95,7 @@ fn run() -> Result<ExperimentReport, LabError> {
             rows,
         }],
         figures,
+        ..EXPERIMENT.blank_report()
     })
 }
 

@@ -272,8 +272,6 @@ fn report(points: &[Point], reference: Duration) -> ExperimentReport {
         at(Variant::Grouped, 1_000_000),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Bounded resource reclamation paper, Fig. 1 and Fig. 2 (third row)".into(),
         summary,
         checks: checks(points),
@@ -300,6 +298,7 @@ fn report(points: &[Point], reference: Duration) -> ExperimentReport {
                 .into(),
             svg,
         }],
+        ..EXPERIMENT.blank_report()
     }
 }
 

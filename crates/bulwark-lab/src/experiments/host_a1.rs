@@ -368,8 +368,6 @@ fn report(columns: &[Column], simulated: &[Vec<u64>]) -> ExperimentReport {
         median(2, last).map_or("-".into(), us),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, section V-B, Fig. 12, on this machine".into(),
         summary,
         checks,
@@ -396,6 +394,7 @@ fn report(columns: &[Column], simulated: &[Vec<u64>]) -> ExperimentReport {
                 .into(),
             svg,
         }],
+        ..EXPERIMENT.blank_report()
     }
 }
 

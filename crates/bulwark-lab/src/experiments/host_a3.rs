@@ -533,8 +533,6 @@ pub fn report(
             .map_or_else(|| "-".into(), |p| p.to_string()),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, section V-C, Table III, on this machine".into(),
         summary,
         checks,
@@ -563,7 +561,7 @@ pub fn report(
             .to_vec(),
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

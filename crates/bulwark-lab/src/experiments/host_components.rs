@@ -323,8 +323,6 @@ fn report(measured: &[Measured]) -> ExperimentReport {
         })
         .collect();
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: SOURCE.into(),
         summary: format!(
             "Fig. 7, configuration 1 (C: PIP, D: propagation, E: PIP), without and with SPR \
@@ -358,7 +356,7 @@ fn report(measured: &[Measured]) -> ExperimentReport {
             .to_vec(),
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

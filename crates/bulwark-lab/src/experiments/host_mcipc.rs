@@ -190,8 +190,6 @@ fn report(measured: &[Measured]) -> ExperimentReport {
         })
         .collect();
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: SOURCE.into(),
         summary: format!(
             "{FILE}: the MC-IPC case study's key server, two high-criticality partitions and \
@@ -226,7 +224,7 @@ fn report(measured: &[Measured]) -> ExperimentReport {
             .to_vec(),
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -352,8 +352,6 @@ fn report(sides: &[Side]) -> ExperimentReport {
         median_of(Variant::Grouped),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: SOURCE.into(),
         summary,
         checks: checks(sides),
@@ -374,7 +372,7 @@ fn report(sides: &[Side]) -> ExperimentReport {
             .to_vec(),
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

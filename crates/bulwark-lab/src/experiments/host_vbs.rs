@@ -710,8 +710,6 @@ pub fn report(
     header.push("runs with a late timer".into());
     header.push("steal ms / device interrupts on the core".into());
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "VBS paper, section VII-A, Fig. 5, on this machine".into(),
         summary,
         checks: checks(levels),
@@ -724,7 +722,7 @@ pub fn report(
             header,
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

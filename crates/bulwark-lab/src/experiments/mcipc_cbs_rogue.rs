@@ -342,8 +342,6 @@ pub fn report(
         ]
     };
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "MC-IPC paper (Brandenburg), section VI, with the CBS of Abeni and Buttazzo \
                  and the reclamation groups of the reclamation paper"
             .into(),
@@ -385,7 +383,7 @@ pub fn report(
                 row("no group (baseline)", baseline),
             ],
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

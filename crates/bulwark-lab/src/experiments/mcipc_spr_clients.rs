@@ -244,8 +244,6 @@ pub fn report(bound: Duration, runs: &[PhaseRun], flooder: Option<Flood>) -> Exp
         })
         .collect();
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "MC-IPC paper (Brandenburg), section VI, with the SPR servers of the SPR \
                  paper, section IV"
             .into(),
@@ -274,7 +272,7 @@ pub fn report(bound: Duration, runs: &[PhaseRun], flooder: Option<Flood>) -> Exp
             .to_vec(),
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -780,8 +780,6 @@ pub fn report(
         startup.map_or("-".into(), |c| show_percent(c.overhead_percent())),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Reusch, bounded resource reclamation, section V, Figs. 6, 7 and 8".into(),
         summary,
         checks: checks(points, creation),
@@ -836,6 +834,7 @@ pub fn report(
                 .into(),
             svg: figure(points),
         }],
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -1151,8 +1151,6 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
     let mut histogram_header = vec!["time per invocation".to_string()];
     histogram_header.extend(at_top.iter().map(|p| format!("{} @2^{}", p.plugin, p.bits)));
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Craciunas et al., Programmable Temporal Isolation through Variable-Bandwidth \
                  Servers, section VI-A, Figs. 3 and 4"
             .into(),
@@ -1264,6 +1262,7 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
                 svg: memory_svg,
             },
         ],
+        ..EXPERIMENT.blank_report()
     }
 }
 

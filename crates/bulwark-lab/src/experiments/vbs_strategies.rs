@@ -571,8 +571,6 @@ pub fn report(sets: &[Pair], single: &[Pair], seconds: f64) -> ExperimentReport 
         percent(he, hl),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Craciunas et al., Programmable Temporal Isolation through Variable-Bandwidth \
                  Servers, sections III-C and VI-B"
             .into(),
@@ -630,6 +628,7 @@ pub fn report(sets: &[Pair], single: &[Pair], seconds: f64) -> ExperimentReport 
                 svg: single_svg,
             },
         ],
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -251,8 +251,6 @@ pub fn checks(s: &Summary) -> Vec<Check> {
 /// The report of a summary.
 pub fn report(s: &Summary) -> ExperimentReport {
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Brandenburg, A Synchronous IPC Protocol for Predictable Access to Shared \
                  Resources in Mixed-Criticality Systems, section VII"
             .into(),
@@ -297,7 +295,7 @@ pub fn report(s: &Summary) -> ExperimentReport {
                 ],
             ],
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 
