@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_contains, bulwark, json_of, root, stdout_of, text};
+use common::{assert_contains, bulwark, json_of, root, stdout_of, temp_file, text};
 
 use std::process::Output;
 
@@ -104,10 +104,8 @@ fn analyze_table_i_as_json() {
 /// cache 2 * 10 us = 20 us. hi (eta 0): unbounded.
 #[test]
 fn analyze_admits_a_fitting_set_with_a_region() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("fits.toml");
-    std::fs::write(
-        &path,
+    let (_dir, path) = temp_file(
+        "fits.toml",
         r#"name = "fits"
 policy = "spr"
 duration = "40ms"
@@ -132,8 +130,7 @@ period = "20ms"
 execution = "5ms"
 reservation = { budget = "5ms", period = "20ms", non-preemptive = "3ms" }
 "#,
-    )
-    .unwrap();
+    );
     let file = path.to_str().unwrap();
     let stdout = stdout_of(&["analyze", file], 0);
     assert_eq!(
@@ -861,15 +858,12 @@ fn an_mc_ipc_context_switch_is_charged_and_left_out_of_the_bounds() {
 /// `simulate` of an MC-IPC file with no task says what is missing, naming the file.
 #[test]
 fn simulating_an_mc_ipc_file_without_tasks_says_what_to_add() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bare.toml");
-    std::fs::write(
-        &path,
+    let (_dir, path) = temp_file(
+        "bare.toml",
         "[[cluster]]\nname = \"C1\"\ncores = 1\n\n[[server]]\nname = \"key\"\n\
          operation = \"2ms\"\n\n[[reservation]]\nname = \"R1\"\ncluster = \"C1\"\n\
          priority = 1\nbudget = \"20ms\"\nperiod = \"100ms\"\nexecution = \"2ms\"\n",
-    )
-    .unwrap();
+    );
     let path = path.to_str().unwrap();
     let out = bulwark(&["simulate", path]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));

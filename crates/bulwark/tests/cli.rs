@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_contains, bulwark, json_of, root, stdout_of, text};
+use common::{assert_contains, bulwark, json_of, root, stdout_of, temp_file, text};
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -245,10 +245,8 @@ fn the_mcipc_case_study_runs_one_phase() {
 /// stays within it in both phases.
 #[test]
 fn the_case_study_runs_a_users_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("tiny.toml");
-    std::fs::write(
-        &file,
+    let (_dir, file) = temp_file(
+        "tiny.toml",
         r#"cycle = "10ms"
 
 [[cluster]]
@@ -296,8 +294,7 @@ name = "normal"
 name = "T2 floods"
 floods = ["T2"]
 "#,
-    )
-    .unwrap();
+    );
     let json = json_of(
         &[
             "mcipc-case-study",

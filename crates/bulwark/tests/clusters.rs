@@ -6,9 +6,7 @@
 
 mod common;
 
-use common::{assert_contains, assert_ends_with, bulwark, text};
-
-use std::path::PathBuf;
+use common::{assert_contains, assert_ends_with, bulwark, temp_file, text};
 
 /// Core 0 partitioned under fixed priority (task `p`); cores 1 and 2 the cluster `g` under
 /// `order`, with `a` in a (3 ms, 10 ms) reservation and `b` in a (`budget`, 10 ms) one.
@@ -51,15 +49,6 @@ execution = "1ms"
     )
 }
 
-/// Writes `contents` to `name` in a fresh directory; the directory lives as long as the
-/// returned guard.
-fn file(name: &str, contents: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join(name);
-    std::fs::write(&path, contents).expect("write");
-    (dir, path)
-}
-
 fn run(args: &[&str], path: &std::path::Path) -> (Option<i32>, String, String) {
     let mut all: Vec<&str> = args.to_vec();
     all.push(path.to_str().expect("utf-8 path"));
@@ -79,7 +68,7 @@ fn analyze_json(path: &std::path::Path, code: i32) -> serde_json::Value {
 /// which is reported and changes no exit code. `p` alone on core 0: R = 1 ms. Exit 0.
 #[test]
 fn an_edf_cluster_within_the_gfb_bound_is_schedulable() {
-    let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
+    let (_dir, path) = temp_file("global.toml", scenario("edf", "3ms", ""));
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     // The per-core analysis sees only `p`.
@@ -94,7 +83,7 @@ fn an_edf_cluster_within_the_gfb_bound_is_schedulable() {
 /// The same as JSON: the classic document, unchanged for core 0, with `clusters` added.
 #[test]
 fn an_edf_cluster_in_json_is_a_new_top_level_field() {
-    let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
+    let (_dir, path) = temp_file("global.toml", scenario("edf", "3ms", ""));
     let doc = analyze_json(&path, 0);
     assert_eq!(doc["scenario"], "global");
     assert_eq!(doc["policy"], "fixed-priority");
@@ -129,7 +118,7 @@ fn an_edf_cluster_in_json_is_a_new_top_level_field() {
 /// 2 - 9/10 = 11/10 < 6/5: not shown schedulable, exit 1 like other failed tests.
 #[test]
 fn an_edf_cluster_over_the_gfb_bound_exits_1() {
-    let (_dir, path) = file("global.toml", &scenario("edf", "9ms", ""));
+    let (_dir, path) = temp_file("global.toml", scenario("edf", "9ms", ""));
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
     assert_contains(
@@ -147,7 +136,7 @@ fn an_edf_cluster_over_the_gfb_bound_exits_1() {
 #[test]
 fn a_fixed_priority_cluster_gets_the_response_time_analysis() {
     let source = scenario("fixed-priority", "3ms", "priority = 2");
-    let (_dir, path) = file("global.toml", &source);
+    let (_dir, path) = temp_file("global.toml", &source);
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert_contains(&stdout, "== cluster g (cores 1, 2): fixed-priority ==");
@@ -179,7 +168,7 @@ fn a_best_effort_member_is_listed_and_left_out_of_the_test() {
          script = [{{ run = \"1s\" }}]\n",
         scenario("fixed-priority", "3ms", "priority = 2")
     );
-    let (_dir, path) = file("global.toml", &source);
+    let (_dir, path) = temp_file("global.toml", &source);
     let doc = analyze_json(&path, 0);
     let g = &doc["clusters"][0];
     assert_eq!(g["verdict"], "schedulable");
@@ -234,7 +223,7 @@ fn dhall(budget: &str) -> String {
 /// 19/10 > 2 - 9/10).
 #[test]
 fn a_fixed_priority_cluster_shown_schedulable_exits_0() {
-    let (_dir, path) = file("dhall.toml", &dhall("1ms"));
+    let (_dir, path) = temp_file("dhall.toml", dhall("1ms"));
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert_contains(&stdout, "U = 19/10 = 1.9000: every R <= p");
@@ -265,7 +254,7 @@ fn a_fixed_priority_cluster_shown_schedulable_exits_0() {
 /// `light` gets 1 ms by 10: it really misses.)
 #[test]
 fn a_fixed_priority_cluster_not_shown_schedulable_exits_1() {
-    let (_dir, path) = file("dhall.toml", &dhall("2ms"));
+    let (_dir, path) = temp_file("dhall.toml", dhall("2ms"));
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
     assert_contains(
@@ -299,7 +288,7 @@ fn a_fixed_priority_cluster_with_an_spr_server_is_not_analysed() {
         "reservation = { budget = \"9ms\", period = \"10ms\", replenishment = \"spr\" }",
         1,
     );
-    let (_dir, path) = file("dhall.toml", &source);
+    let (_dir, path) = temp_file("dhall.toml", &source);
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert_contains(
@@ -316,7 +305,7 @@ fn a_fixed_priority_cluster_with_an_spr_server_is_not_analysed() {
 
 #[test]
 fn check_names_the_clusters() {
-    let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
+    let (_dir, path) = temp_file("global.toml", scenario("edf", "3ms", ""));
     let (code, stdout, stderr) = run(&["check"], &path);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert_contains(
@@ -329,7 +318,7 @@ fn check_names_the_clusters() {
 /// exit 2 as its other refusals.
 #[test]
 fn run_refuses_a_cluster_of_several_cores() {
-    let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
+    let (_dir, path) = temp_file("global.toml", scenario("edf", "3ms", ""));
     let (code, stdout, stderr) = run(&["run"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert_contains(
@@ -386,7 +375,7 @@ execution = "1ms"
 /// "not analysed" with the reason, and the exit code 2 (no verdict).
 #[test]
 fn a_cluster_with_a_partition_is_not_analysed_and_says_why() {
-    let (_dir, path) = file("mixed.toml", &partitioned("edf", "", ""));
+    let (_dir, path) = temp_file("mixed.toml", partitioned("edf", "", ""));
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert_contains(&stdout, "core 2: [0ns, 5ms) [10ms, 12ms)");
@@ -441,7 +430,7 @@ fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
             "reservation = { core = 2, slots = [[\"0ms\", \"5ms\"], [\"10ms\", \"12ms\"]] }",
             "reservation = { budget = \"4ms\", period = \"20ms\" }",
         );
-    let (_dir, path) = file("mixed.toml", &source);
+    let (_dir, path) = temp_file("mixed.toml", &source);
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert_contains(
@@ -455,9 +444,9 @@ fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
     );
     // The README's file as written, under fixed-priority order: the response-time analysis
     // covers neither, the partition named first.
-    let (_dir, path) = file(
+    let (_dir, path) = temp_file(
         "mixed.toml",
-        &partitioned("fixed-priority", "priority = 5", "priority = 4"),
+        partitioned("fixed-priority", "priority = 5", "priority = 4"),
     );
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
@@ -473,7 +462,7 @@ fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
             "reservation = { core = 2, slots = [[\"0ms\", \"5ms\"], [\"10ms\", \"12ms\"]] }",
             "reservation = { budget = \"4ms\", period = \"20ms\" }",
         );
-    let (_dir, path) = file("mixed.toml", &source);
+    let (_dir, path) = temp_file("mixed.toml", &source);
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert_contains(

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::bulwark;
+use common::{bulwark, temp_file};
 
 fn code(args: &[&str]) -> Option<i32> {
     bulwark(args).status.code()
@@ -26,9 +26,7 @@ reservation = { budget = "1ms", period = "5ms" }
 
 #[test]
 fn an_invalid_file_is_bad_input_for_every_command() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("fp.toml");
-    std::fs::write(&file, FIXED_PRIORITY_WITH_RESERVATION).unwrap();
+    let (_dir, file) = temp_file("fp.toml", FIXED_PRIORITY_WITH_RESERVATION);
     let file = file.to_str().unwrap();
     for command in ["check", "simulate", "analyze"] {
         let out = bulwark(&[command, file]);
@@ -110,9 +108,7 @@ reservation = { budget = "1ms", period = "5ms", non-preemptive = "2ms" }
 
 #[test]
 fn warnings_are_shown_and_deny_warnings_makes_them_bad_input() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("w.toml");
-    std::fs::write(&file, ETA_ABOVE_BUDGET).unwrap();
+    let (_dir, file) = temp_file("w.toml", ETA_ABOVE_BUDGET);
     let file = file.to_str().unwrap();
     // Column 66: see the hostile file s_warn_eta_above_budget.toml for the count.
     let warning = format!("warning: {file}:10:66: task `t`'s non-preemptive region 2ms");

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bulwark, text};
+use common::{bulwark, temp_file, text};
 
 /// The built-in file of each kind, and what `check` says it is.
 const KINDS: [(&str, &str); 4] = [
@@ -81,9 +81,7 @@ to = "server.i"
 
 #[test]
 fn a_kind_is_told_by_the_document_not_by_header_text() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("spaced.toml");
-    std::fs::write(&file, SPACED_COMPONENTS).unwrap();
+    let (_dir, file) = temp_file("spaced.toml", SPACED_COMPONENTS);
     let out = bulwark(&["check", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(
@@ -95,13 +93,10 @@ fn a_kind_is_told_by_the_document_not_by_header_text() {
 
 #[test]
 fn a_file_that_mixes_kinds_is_refused_where_the_second_kind_starts() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("mixed.toml");
-    std::fs::write(
-        &file,
+    let (_dir, file) = temp_file(
+        "mixed.toml",
         "name = \"m\"\npolicy = \"edf\"\nduration = \"1s\"\n\n[[reservation]]\nname = \"R\"\n",
-    )
-    .unwrap();
+    );
     let path = file.to_str().unwrap();
     for command in ["check", "simulate", "analyze", "sweep"] {
         let out = bulwark(&[command, path]);

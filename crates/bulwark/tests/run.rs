@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_contains, bulwark, json_of, stdout_of};
+use common::{assert_contains, bulwark, json_of, stdout_of, temp_file};
 
 use std::process::Output;
 
@@ -22,9 +22,7 @@ fn a_core_outside_the_affinity_is_a_missing_privilege_with_exit_2() {
 
 #[test]
 fn an_invalid_file_exits_2_as_simulate_does() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("bad.toml");
-    std::fs::write(&path, "name = \"x\"\npolicy = \"nope\"\n").expect("write");
+    let (_dir, path) = temp_file("bad.toml", "name = \"x\"\npolicy = \"nope\"\n");
     let out = bulwark(&["run", path.to_str().expect("utf-8 path")]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }

@@ -19,6 +19,15 @@ pub fn bulwark(args: &[&str]) -> Output {
         .expect("bulwark runs")
 }
 
+/// Writes `contents` to `name` in a fresh directory; the directory lives as long as the
+/// returned guard.
+pub fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, contents).expect("write");
+    (dir, path)
+}
+
 /// Output bytes as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
