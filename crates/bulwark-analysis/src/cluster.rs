@@ -500,11 +500,8 @@ pub fn fit(behaviour: &Behaviour, reservation: Reservation) -> Fit {
 mod tests {
     use super::*;
     use crate::bandwidth::Bandwidth;
+    use crate::test_support::ms;
     use bulwark_spec::{ClusterMember, ClusterSpec, Execution, PolicyKind, TaskSpec};
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
 
     fn periodic(period: u64, execution: u64) -> Behaviour {
         Behaviour::Periodic {

@@ -26,13 +26,10 @@ use bulwark_spec::{
 use proptest::prelude::*;
 
 mod common;
+use common::ms;
 
 /// The longest operation, `L`, in ms.
 const LONGEST: u64 = 3;
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 /// A rogue: its reservation `(e, p)`, its job's `(before, operation, after)` and period, its
 /// offset and priority, in ms; in a cluster, a quarter are best-effort instead (no budget,
