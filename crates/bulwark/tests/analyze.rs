@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_contains, bulwark, json_of, root, stdout_of, temp_file, text};
+use common::{assert_contains, bulwark, json_of, output_of, root, stdout_of, temp_file, text};
 
 use std::process::Output;
 
@@ -404,8 +404,7 @@ reservation = { budget = "20ms", period = "40ms" }
 
 #[test]
 fn analyze_reports_an_invalid_file_like_check() {
-    let out = bulwark(&["analyze", "no/such/file.toml"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["analyze", "no/such/file.toml"], 2);
     assert!(text(&out.stderr).contains("no/such/file.toml: cannot read this file"));
 }
 
@@ -582,17 +581,19 @@ fn mc_ipc_bounds_of_the_case_study() {
 fn component_simulation_writes_its_trace_and_gantt_chart() {
     let dir = tempfile::tempdir().unwrap();
     let (trace, svg) = (dir.path().join("fig7.json"), dir.path().join("fig7.svg"));
-    let out = bulwark(&[
-        "simulate",
-        "scenarios/components/fig7.camkes",
-        "--until",
-        "60ms",
-        "--trace",
-        trace.to_str().unwrap(),
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    output_of(
+        &[
+            "simulate",
+            "scenarios/components/fig7.camkes",
+            "--until",
+            "60ms",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+        0,
+    );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
     let events = json["traceEvents"].as_array().unwrap();
@@ -612,9 +613,7 @@ fn component_simulation_writes_its_trace_and_gantt_chart() {
 #[test]
 fn simulate_runs_an_mc_ipc_file() {
     let file = "scenarios/mcipc/case-study.toml";
-    let out = bulwark(&["simulate", file, "--until", "200ms"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
+    let stdout = stdout_of(&["simulate", file, "--until", "200ms"], 0);
     assert_contains(&stdout, "MC-IPC (bound 18.00ms)");
     assert!(
         !stdout.contains("FIFO-IPC"),
@@ -629,15 +628,17 @@ fn simulate_runs_an_mc_ipc_file() {
     // --trace: the phases end to end, 8 x 20 ms, every task's track named, slices inside.
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("mcipc.json");
-    let out = bulwark(&[
-        "simulate",
-        file,
-        "--until",
-        "20ms",
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    output_of(
+        &[
+            "simulate",
+            file,
+            "--until",
+            "20ms",
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+        0,
+    );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
     assert_eq!(json["otherData"]["until_ns"], "160000000");
@@ -657,8 +658,10 @@ fn simulate_runs_an_mc_ipc_file() {
         .map(|l| format!("{l}\n"))
         .collect();
     std::fs::write(&all, without).unwrap();
-    let out = bulwark(&["simulate", all.to_str().unwrap(), "--svg", "/tmp/never.svg"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = output_of(
+        &["simulate", all.to_str().unwrap(), "--svg", "/tmp/never.svg"],
+        2,
+    );
     assert!(text(&out.stderr).contains(
         "names none; allowed: protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file"
     ));
@@ -672,9 +675,7 @@ fn simulate_runs_an_mc_ipc_file() {
 #[test]
 fn simulate_reports_the_reclamation_of_an_mc_ipc_file() {
     let file = "scenarios/mcipc/cbs-rogue.toml";
-    let out = bulwark(&["simulate", file, "--until", "6s"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
+    let stdout = stdout_of(&["simulate", file, "--until", "6s"], 0);
     let row = stdout
         .lines()
         .find(|l| l.starts_with("MC-IPC ") && l.contains("the system as given"))
@@ -694,15 +695,17 @@ fn simulate_reports_the_reclamation_of_an_mc_ipc_file() {
     assert_eq!(run["longest_mask_ns"], 13);
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("rogue.json");
-    let out = bulwark(&[
-        "simulate",
-        file,
-        "--until",
-        "6s",
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = output_of(
+        &[
+            "simulate",
+            file,
+            "--until",
+            "6s",
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+        0,
+    );
     assert!(text(&out.stdout).contains("980770"), "the table as well");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
@@ -725,9 +728,7 @@ fn simulate_reports_the_reclamation_of_an_mc_ipc_file() {
 /// rate-monotonic core's t2 has R = 8 ms > 7 ms (exit 1), the EDF core's U = 34/35 passes.
 #[test]
 fn a_mixed_scenario_is_analysed_per_policy() {
-    let out = bulwark(&["analyze", "scenarios/mixed-policies.toml"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
+    let stdout = stdout_of(&["analyze", "scenarios/mixed-policies.toml"], 1);
     assert_contains(&stdout, "== cores 0: fixed-priority ==");
     assert_contains(&stdout, "== cores 1: edf ==");
     let doc = json_of(&["analyze", "scenarios/mixed-policies.toml", "--json"], 1);
@@ -747,9 +748,7 @@ fn a_mixed_scenario_is_analysed_per_policy() {
 #[test]
 fn analyze_counts_the_reservations_of_a_component_system() {
     let file = "scenarios/components/fig7-spr.camkes";
-    let out = bulwark(&["analyze", file, "--overheads", "xeon"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
+    let stdout = stdout_of(&["analyze", file, "--overheads", "xeon"], 0);
     // The schedulability table, after the task list that also starts lines with t1..t4.
     let table = stdout
         .split("schedulability (")
@@ -796,20 +795,8 @@ fn an_mc_ipc_context_switch_is_charged_and_left_out_of_the_bounds() {
         let path = dir.path().join(name);
         std::fs::write(&path, body).unwrap();
         let path = path.to_str().unwrap().to_owned();
-        let simulated = bulwark(&["simulate", &path, "--json", "--until", "300ms"]);
-        assert_eq!(
-            simulated.status.code(),
-            Some(0),
-            "{}",
-            text(&simulated.stderr)
-        );
-        let analysed = bulwark(&["analyze", &path, "--json"]);
-        assert_eq!(
-            analysed.status.code(),
-            Some(0),
-            "{}",
-            text(&analysed.stderr)
-        );
+        let simulated = output_of(&["simulate", &path, "--json", "--until", "300ms"], 0);
+        let analysed = output_of(&["analyze", &path, "--json"], 0);
         let json = |out: &Output| -> serde_json::Value {
             serde_json::from_str(&text(&out.stdout)).unwrap()
         };
@@ -865,8 +852,7 @@ fn simulating_an_mc_ipc_file_without_tasks_says_what_to_add() {
          priority = 1\nbudget = \"20ms\"\nperiod = \"100ms\"\nexecution = \"2ms\"\n",
     );
     let path = path.to_str().unwrap();
-    let out = bulwark(&["simulate", path]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = output_of(&["simulate", path], 2);
     let stderr = text(&out.stderr);
     assert_contains(
         &stderr,

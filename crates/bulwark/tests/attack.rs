@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_contains, bulwark, text};
+use common::{assert_contains, bulwark, output_of, text};
 
 /// The cells of a table line after its first column (which may hold spaces).
 fn cells_after<'a>(line: &'a str, first: &str) -> Vec<&'a str> {
@@ -52,8 +52,7 @@ fn a3_prints_table_iii_with_percentages_of_the_baseline() {
 fn a3_refuses_an_svg_it_does_not_have() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a3.svg");
-    let out = bulwark(&["attack", "a3", "--svg", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["attack", "a3", "--svg", path.to_str().unwrap()], 2);
     assert!(
         text(&out.stderr).contains("a3 has no plot"),
         "{}",
@@ -175,8 +174,7 @@ fn bad_attacker_counts_are_refused_clearly() {
         ("1,,4", "an attacker count is missing"),
         ("-3", "not an attacker count"),
     ] {
-        let out = bulwark(&["attack", "a1", &format!("--attackers={value}")]);
-        assert_eq!(out.status.code(), Some(2), "{value}");
+        let out = output_of(&["attack", "a1", &format!("--attackers={value}")], 2);
         let stderr = text(&out.stderr);
         assert!(
             stderr.contains("invalid value") && stderr.contains("--attackers"),
@@ -189,8 +187,7 @@ fn bad_attacker_counts_are_refused_clearly() {
 
 #[test]
 fn an_unknown_attack_is_refused() {
-    let out = bulwark(&["attack", "a4"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["attack", "a4"], 2);
     let stderr = text(&out.stderr);
     assert!(stderr.contains("a1") && stderr.contains("a3"), "{stderr}");
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_contains, bulwark, text};
+use common::{assert_contains, bulwark, output_of, text};
 
 /// Every refusal is bad input (2) with a message naming what to drop, and none of them runs
 /// anything on the host.
@@ -27,13 +27,7 @@ fn host_refuses_what_it_cannot_do_with_exit_2() {
             "drop --svg",
         ),
     ] {
-        let out = bulwark(args);
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            text(&out.stderr)
-        );
+        let out = output_of(args, 2);
         assert!(
             text(&out.stderr).contains(says),
             "{args:?}: {}",

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_contains, bulwark, json_of, root, stdout_of, temp_file, text};
+use common::{assert_contains, bulwark, json_of, output_of, root, stdout_of, temp_file, text};
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -44,8 +44,7 @@ fn check_reports_every_invalid_fixture_with_its_location() {
             .to_str()
             .unwrap()
             .to_owned();
-        let out = bulwark(&["check", &relative]);
-        assert_eq!(out.status.code(), Some(2), "{relative}");
+        let out = output_of(&["check", &relative], 2);
         let stderr = text(&out.stderr);
         let expected = std::fs::read_to_string(fixture.with_extension("expected")).unwrap();
         for line in expected.lines().filter(|l| !l.is_empty()) {
@@ -63,8 +62,7 @@ fn check_reports_every_invalid_fixture_with_its_location() {
 
 #[test]
 fn check_names_a_missing_file() {
-    let out = bulwark(&["check", "no/such/file.toml"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["check", "no/such/file.toml"], 2);
     assert!(text(&out.stderr).contains("no/such/file.toml: cannot read this file"));
 }
 
@@ -121,8 +119,10 @@ fn traces_are_byte_identical_for_the_same_seed() {
 
 #[test]
 fn simulate_refuses_a_time_without_unit() {
-    let out = bulwark(&["simulate", "scenarios/textbook-rm.toml", "--until", "35"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(
+        &["simulate", "scenarios/textbook-rm.toml", "--until", "35"],
+        2,
+    );
     assert!(
         text(&out.stderr).contains("--until"),
         "{}",
@@ -156,8 +156,7 @@ fn reproduce_writes_a_passing_report() {
 
 #[test]
 fn reproduce_names_the_experiments_it_knows() {
-    let out = bulwark(&["reproduce", "no-such-experiment"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["reproduce", "no-such-experiment"], 2);
     assert!(text(&out.stderr).contains("known: textbook-fp-edf"));
 }
 
@@ -233,8 +232,7 @@ fn the_mcipc_case_study_runs_one_phase() {
     assert_eq!(delays.len(), 10);
     assert!(delays.iter().all(|d| d.as_u64().unwrap() <= 18_000_000));
 
-    let out = bulwark(&["mcipc-case-study", "--phase", "9"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["mcipc-case-study", "--phase", "9"], 2);
     assert!(text(&out.stderr).contains("9"), "{}", text(&out.stderr));
 }
 
@@ -329,8 +327,10 @@ floods = ["T2"]
     }
     assert_eq!(runs[0]["delays_ns"][0], 1_000_000);
 
-    let out = bulwark(&["mcipc-case-study", "--file", "scenarios/textbook-rm.toml"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(
+        &["mcipc-case-study", "--file", "scenarios/textbook-rm.toml"],
+        2,
+    );
     assert!(text(&out.stderr).contains("not an MC-IPC system"));
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{bulwark, json_of, stdout_of, text};
+use common::{json_of, output_of, stdout_of, text};
 
 /// A client requesting an inherited CPI that requests a propagated one (so a call pays the
 /// "PIP to propagated" row and a `nest` hop can happen), with `cost` appended.
@@ -98,8 +98,7 @@ fn overheads_on_a_file_without_components_is_refused() {
         ("scenarios/mcipc/case-study.toml", "an MC-IPC system"),
     ] {
         for command in ["simulate", "analyze"] {
-            let out = bulwark(&[command, file, "--overheads", "xeon"]);
-            assert_eq!(out.status.code(), Some(2), "{command} {file}");
+            let out = output_of(&[command, file, "--overheads", "xeon"], 2);
             let stderr = text(&out.stderr);
             assert!(
                 stderr.contains(&format!(

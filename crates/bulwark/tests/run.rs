@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_contains, bulwark, json_of, stdout_of, temp_file};
+use common::{assert_contains, bulwark, json_of, output_of, stdout_of, temp_file};
 
 use std::process::Output;
 
@@ -13,8 +13,7 @@ fn stderr(out: &Output) -> String {
 
 #[test]
 fn a_core_outside_the_affinity_is_a_missing_privilege_with_exit_2() {
-    let out = bulwark(&["run", "scenarios/textbook-rm.toml", "--core", "1000"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = output_of(&["run", "scenarios/textbook-rm.toml", "--core", "1000"], 2);
     let err = stderr(&out);
     assert_contains(&err, "core 1000 is not in this process's CPU affinity");
     assert_contains(&err, "how to grant it");
@@ -23,8 +22,7 @@ fn a_core_outside_the_affinity_is_a_missing_privilege_with_exit_2() {
 #[test]
 fn an_invalid_file_exits_2_as_simulate_does() {
     let (_dir, path) = temp_file("bad.toml", "name = \"x\"\npolicy = \"nope\"\n");
-    let out = bulwark(&["run", path.to_str().expect("utf-8 path")]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    output_of(&["run", path.to_str().expect("utf-8 path")], 2);
 }
 
 #[test]
@@ -207,15 +205,17 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
     // Its Chrome trace: the host's four phases end to end, as `simulate --trace` lays the
     // simulator's, so the last phase's slices start at 600 ms (600,000 us).
     let mc_trace = dir.path().join("mcipc.json");
-    let out = bulwark(&[
-        "run",
-        "scenarios/mcipc/one-core.toml",
-        "--until",
-        "200ms",
-        "--trace",
-        mc_trace.to_str().expect("utf-8 path"),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    output_of(
+        &[
+            "run",
+            "scenarios/mcipc/one-core.toml",
+            "--until",
+            "200ms",
+            "--trace",
+            mc_trace.to_str().expect("utf-8 path"),
+        ],
+        0,
+    );
     let chrome: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&mc_trace).expect("trace written"))
             .expect("json");
@@ -232,8 +232,10 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
 /// Nothing in a component system is drawn: a seed is refused, not ignored.
 #[test]
 fn a_seed_for_a_component_system_is_refused_with_exit_2() {
-    let out = bulwark(&["run", "scenarios/components/fig7.camkes", "--seed", "3"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = output_of(
+        &["run", "scenarios/components/fig7.camkes", "--seed", "3"],
+        2,
+    );
     assert!(
         stderr(&out).contains("--seed does not apply to a component system"),
         "{}",

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{assert_contains, bulwark, text};
+use common::{assert_contains, bulwark, output_of, text};
 use serde_json::Value;
 
 const FILE: &str = "scenarios/passive-servers.toml";
@@ -137,8 +137,7 @@ fn analyze_gives_every_gate_client_its_bound() {
 /// refused, saying so, exit 2, before anything runs.
 #[test]
 fn run_refuses_servers_on_several_cores_with_exit_2() {
-    let out = bulwark(&["run", FILE, "--core", "1"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = output_of(&["run", FILE, "--core", "1"], 2);
     let stderr = text(&out.stderr);
     assert_contains(&stderr, "the runtime manages one core (core 1)");
     assert_contains(&stderr, "`bulwark simulate` runs it");

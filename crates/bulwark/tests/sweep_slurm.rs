@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_contains, bulwark, root};
+use common::{assert_contains, bulwark, output_of, root};
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -201,16 +201,18 @@ fn wrong_arguments_exit_2_and_say_what_is_allowed() {
 
     // A missing experiment file is named, before any script is written.
     let missing = dir.path().join("missing.toml");
-    let run = bulwark(&[
-        "sweep",
-        "slurm",
-        missing.to_str().unwrap(),
-        "--shards",
-        "2",
-        "--out",
-        out,
-    ]);
-    assert_eq!(run.status.code(), Some(2));
+    let run = output_of(
+        &[
+            "sweep",
+            "slurm",
+            missing.to_str().unwrap(),
+            "--shards",
+            "2",
+            "--out",
+            out,
+        ],
+        2,
+    );
     assert!(String::from_utf8_lossy(&run.stderr).contains("missing.toml"));
     assert!(!Path::new(out).exists());
 }
