@@ -41,7 +41,7 @@ use serde::Serialize;
 
 use super::{platform, Experiment, LabError};
 use crate::plot::{line_plot_scaled, Scale, Series};
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "a1-thundering-herd",
@@ -500,7 +500,7 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                      the module documentation); attacker service is the processor time \
                      charged to each attacker's budget over the run. Paper: {PAPER_NOTE}"
                 ),
-                header: [
+                header: headings([
                     "N",
                     "policy",
                     "victim jobs",
@@ -510,16 +510,14 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                     "attacker service (min..max)",
                     "admitted (Eq. 1)",
                     "paper (V-B, Fig. 12)",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ]),
                 rows,
             },
             Table {
                 caption: "Cost model (cycles): the paper's platform, calibrated as \
                           experiments/platform.rs explains"
                     .into(),
-                header: ["cost", "cycles"].map(String::from).to_vec(),
+                header: headings(["cost", "cycles"]),
                 rows: platform::rows(),
             },
         ],

@@ -60,7 +60,7 @@ use serde::Serialize;
 use super::a1_thundering_herd::{admitted, error_percent, ns};
 use super::{platform, Experiment, LabError};
 use crate::plot::{line_plot_scaled, Scale, Series};
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "a2-timer-interference",
@@ -631,7 +631,7 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                     "Victim interference by policy, queue capacity S and attackers N (worked \
                      out by hand in the module documentation). Paper: {PAPER_NOTE}"
                 ),
-                header: [
+                header: headings([
                     "policy",
                     "S",
                     "N",
@@ -640,16 +640,14 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                     "by hand",
                     "admitted (Eq. 1)",
                     "paper (V-A, Fig. 10)",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ]),
                 rows,
             },
             Table {
                 caption: "Cost model (cycles): the paper's platform, calibrated as \
                           experiments/platform.rs explains"
                     .into(),
-                header: ["cost", "cycles"].map(String::from).to_vec(),
+                header: headings(["cost", "cycles"]),
                 rows: platform::rows(),
             },
         ],

@@ -35,7 +35,7 @@ use serde::Serialize;
 
 use super::platform::{self, PAPER_PLATFORM};
 use super::{Experiment, LabError};
-use crate::report::{Check, ExperimentReport, Table};
+use crate::report::{headings, Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "a3-preemption-storm",
@@ -690,7 +690,7 @@ pub fn report(rows: &[Row]) -> ExperimentReport {
                      switch when its budget runs out included), the most in any period, and \
                      their bound ceil(b / eta_l)"
                 ),
-                header: [
+                header: headings([
                     "workload",
                     "eta_l",
                     "units/period",
@@ -701,21 +701,17 @@ pub fn report(rows: &[Row]) -> ExperimentReport {
                     "bound",
                     "units in each period",
                     "preemptions in each period",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ]),
                 rows: table_rows,
             },
             Table {
                 caption: "One 10 us flood cycle by hand: what tau_l loses".into(),
-                header: ["", "timer flood", "cache attack"]
-                    .map(String::from)
-                    .to_vec(),
+                header: headings(["", "timer flood", "cache attack"]),
                 rows: cycle_rows,
             },
             Table {
                 caption: "The cost model (cycles at 1 GHz; see experiments::platform)".into(),
-                header: ["cost", "cycles"].map(String::from).to_vec(),
+                header: headings(["cost", "cycles"]),
                 rows: platform::rows(),
             },
         ],

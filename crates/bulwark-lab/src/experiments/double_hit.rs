@@ -13,7 +13,7 @@ use bulwark_sim::{Outcome, SliceKind};
 
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -89,9 +89,7 @@ fn run() -> Result<ExperimentReport, LabError> {
             caption:
                 "hi (b = 2 ms, p = 5 ms): worst execution in a window vs request-bound functions"
                     .into(),
-            header: ["window", "measured max", "RBF deferrable", "RBF sporadic"]
-                .map(String::from)
-                .to_vec(),
+            header: headings(["window", "measured max", "RBF deferrable", "RBF sporadic"]),
             rows,
         }],
         figures,

@@ -19,7 +19,7 @@ use bulwark_spec::{PolicyKind, Scenario};
 
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -348,7 +348,7 @@ fn run_on(scenario: &Scenario) -> Result<ExperimentReport, LabError> {
 fn member_table(members: &[MemberRun], o: &Outcome) -> Table {
     Table {
         caption: "Cluster members: execution per replenishment window".into(),
-        header: [
+        header: headings([
             "task",
             "reservation (e, p)",
             "windows",
@@ -356,9 +356,7 @@ fn member_table(members: &[MemberRun], o: &Outcome) -> Table {
             "cores",
             "jobs completed",
             "misses",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ]),
         rows: members
             .iter()
             .map(|m| {

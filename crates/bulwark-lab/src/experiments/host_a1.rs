@@ -39,7 +39,7 @@ use bulwark_spec::{PolicyKind, Scenario};
 use super::host_rounds::interleaved;
 use super::{a1_thundering_herd, Experiment, LabError};
 use crate::plot::{line_plot_scaled, Scale, Series};
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "host-a1-thundering-herd",
@@ -375,16 +375,14 @@ fn report(columns: &[Column], simulated: &[Vec<u64>]) -> ExperimentReport {
             caption: "Victim wake-up latency, median / p99 / max (us), host beside simulator \
                       (mean, us)"
                 .into(),
-            header: [
+            header: headings([
                 "N",
                 "host DS",
                 "host SPR",
                 "Linux SCHED_FIFO",
                 "sim DS",
                 "sim SPR",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ]),
             rows,
         }],
         figures: vec![Figure {

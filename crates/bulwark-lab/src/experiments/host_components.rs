@@ -33,7 +33,7 @@ use bulwark_spec::component::ComponentSystem;
 use super::host_rounds::{skipped, until_checks_hold};
 use super::{Experiment, LabError};
 use crate::component_system::{lower, reservation_terms, schedulability};
-use crate::report::{Check, ExperimentReport, Table};
+use crate::report::{headings, Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "host-components",
@@ -342,7 +342,7 @@ fn report(measured: &[Measured]) -> ExperimentReport {
                  I_i with zero overheads, and the R bound with that blocking and {PER_JOB} \
                  more execution per job"
             ),
-            header: [
+            header: headings([
                 "system",
                 "task",
                 "jobs",
@@ -351,9 +351,7 @@ fn report(measured: &[Measured]) -> ExperimentReport {
                 "R bound",
                 "max inversion",
                 "B + I",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ]),
             rows,
         }],
         ..EXPERIMENT.blank_report()

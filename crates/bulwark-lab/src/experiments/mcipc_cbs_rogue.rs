@@ -26,7 +26,7 @@ use super::mcipc_case_study::{
     ScenarioRun,
 };
 use super::{Experiment, LabError};
-use crate::report::{Check, ExperimentReport, Table};
+use crate::report::{headings, Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "mcipc-cbs-rogue",
@@ -366,7 +366,7 @@ pub fn report(
                 millis(bound),
                 SLOT_OPENS
             ),
-            header: [
+            header: headings([
                 "rogue",
                 "created",
                 "refused",
@@ -375,9 +375,7 @@ pub fn report(
                 "T1 worst response",
                 "T1 at 5.0 s",
                 "over Theorem 1",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ]),
             rows: vec![
                 row("in its group", grouped),
                 row("no group (baseline)", baseline),

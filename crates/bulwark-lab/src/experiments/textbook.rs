@@ -14,7 +14,7 @@ use bulwark_spec::{Behaviour, Execution, Scenario};
 
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -140,9 +140,7 @@ fn completions_ms(o: &Outcome, task: u32) -> Vec<u64> {
 pub(super) fn summary_table(o: &Outcome) -> Table {
     Table {
         caption: format!("{} ({})", o.scenario, o.policy),
-        header: ["task", "jobs", "misses", "first miss", "max response"]
-            .map(String::from)
-            .to_vec(),
+        header: headings(["task", "jobs", "misses", "first miss", "max response"]),
         rows: o
             .tasks
             .iter()
