@@ -225,10 +225,7 @@ pub fn preemptions_per_period(reservation: Reservation) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
+    use crate::test_support::ms;
 
     fn server(priority: u8, b: u64, p: u64) -> Server {
         Server::new(

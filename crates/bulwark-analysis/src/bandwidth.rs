@@ -185,10 +185,7 @@ fn big_total(servers: &[(Duration, Duration)]) -> Ratio<BigUint> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
+    use crate::test_support::ms;
 
     #[test]
     fn exact_sums_decide_the_boundary() {

@@ -500,11 +500,8 @@ pub fn fit(behaviour: &Behaviour, reservation: Reservation) -> Fit {
 mod tests {
     use super::*;
     use crate::bandwidth::Bandwidth;
-    use bulwark_spec::{ClusterMember, ClusterSpec, CostModel, Execution, PolicyKind, TaskSpec};
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
+    use crate::test_support::ms;
+    use bulwark_spec::{ClusterMember, ClusterSpec, Execution, PolicyKind, TaskSpec};
 
     fn periodic(period: u64, execution: u64) -> Behaviour {
         Behaviour::Periodic {
@@ -528,24 +525,13 @@ mod tests {
     /// Core 0 partitioned (task `p`); cores 1 and 2 a cluster of `a` (3, 10), `b` (9, 10)
     /// and `c` (9, 10), `c`'s jobs needing 10 ms each.
     fn scenario(order: SporadicOrder) -> Scenario {
+        let tasks = vec![
+            task("p", 0, periodic(10, 1), 1, 10),
+            task("a", 1, periodic(10, 2), 3, 10),
+            task("b", 1, periodic(20, 9), 9, 10),
+            task("c", 1, periodic(10, 10), 9, 10),
+        ];
         Scenario {
-            name: "global".to_owned(),
-            description: String::new(),
-            seed: 0,
-            duration: ms(100),
-            cores: 3,
-            policy: PolicyKind::FixedPriority,
-            core_policies: Vec::new(),
-            cost: CostModel::default(),
-            tasks: vec![
-                task("p", 0, periodic(10, 1), 1, 10),
-                task("a", 1, periodic(10, 2), 3, 10),
-                task("b", 1, periodic(20, 9), 9, 10),
-                task("c", 1, periodic(10, 10), 9, 10),
-            ],
-            groups: Vec::new(),
-            servers: Vec::new(),
-            vbs: None,
             clusters: vec![ClusterSpec {
                 slack_reclamation: false,
                 name: "g".to_owned(),
@@ -558,7 +544,7 @@ mod tests {
                     sporadic(3, Replenishment::ConstantBandwidth, None),
                 ],
             }],
-            cpis: Vec::new(),
+            ..Scenario::new("global", PolicyKind::FixedPriority, 3, ms(100), tasks)
         }
     }
 

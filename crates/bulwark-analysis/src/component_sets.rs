@@ -200,10 +200,7 @@ pub fn verdicts(timings: &[TaskTiming]) -> [bool; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
+    use crate::test_support::ms;
 
     /// With no overheads, each task's `C_i` is the sum of its parts (1 + 2 + 3 + 4 = 10 ms);
     /// ceilings: A and C are requested by t1, t2 (priorities 4, 3), B and D by t3, t4 (2, 1),

@@ -182,11 +182,8 @@ fn longest_operation(scenario: &Scenario, server: usize) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::ms;
     use bulwark_spec::parse;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
 
     /// A two-core cluster and an SPR core call `key` (one run of 3 ms); `a` asks for 2 ms,
     /// `b` for 1-4 ms, `c` (on the SPR core) for nothing (the run's 3 ms).

@@ -98,10 +98,7 @@ pub fn gfb(tasks: &[(Duration, Duration)], cores: u16) -> Gfb {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
+    use crate::test_support::ms;
 
     fn fraction(numerator: u128, denominator: u128) -> Bandwidth {
         Bandwidth {

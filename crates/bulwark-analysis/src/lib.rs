@@ -22,3 +22,11 @@ pub mod scenario;
 pub mod sweep;
 pub mod utilisation;
 pub mod vbs;
+
+#[cfg(test)]
+mod test_support {
+    /// `n` milliseconds, the unit of most hand-worked examples.
+    pub(crate) fn ms(n: u64) -> bulwark_core::Duration {
+        bulwark_core::Duration::from_millis(n)
+    }
+}

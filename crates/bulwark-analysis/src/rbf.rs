@@ -37,10 +37,7 @@ pub fn rbf(kind: ServerKind, delta: Duration, r: Reservation) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
+    use crate::test_support::ms;
 
     /// b = 2, p = 5 by hand: sporadic ceil(d/5) * 2; deferrable ceil((d + 3)/5) * 2. Eq. 1's
     /// deferrable formula gives b at delta = 0; the response-time iteration only uses delta > 0.

@@ -2,7 +2,7 @@
 
 use crate::generate::{task_set, PPB};
 use bulwark_core::{Duration, Priority};
-use bulwark_spec::{Behaviour, CostModel, Execution, PolicyKind, Scenario, TaskSpec};
+use bulwark_spec::{Behaviour, Execution, PolicyKind, Scenario, TaskSpec};
 
 /// `n` implicit-deadline periodic tasks on one core at total utilisation `utilisation_ppb`
 /// (parts per billion), periods log-uniform in 10..=100 ms, under `policy`. Fixed priorities
@@ -27,36 +27,26 @@ pub fn periodic_set(
     for (r, &i) in by_period.iter().enumerate() {
         rank[i] = (r * 255 / set.len().max(1)) as u8;
     }
+    let tasks = set
+        .iter()
+        .enumerate()
+        .map(|(i, t)| TaskSpec {
+            name: format!("t{i}"),
+            core: 0,
+            priority: (policy == PolicyKind::FixedPriority).then_some(Priority(rank[i])),
+            reservation: None,
+            deadline: Some(t.period),
+            behaviour: Behaviour::Periodic {
+                period: t.period,
+                offset: Duration::ZERO,
+                execution: Execution::Fixed(t.execution),
+            },
+        })
+        .collect();
     Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: format!("generated-{n}"),
         description: format!("{n} generated periodic tasks"),
         seed,
-        duration,
-        cores: 1,
-        policy,
-        cost: CostModel::default(),
-        tasks: set
-            .iter()
-            .enumerate()
-            .map(|(i, t)| TaskSpec {
-                name: format!("t{i}"),
-                core: 0,
-                priority: (policy == PolicyKind::FixedPriority).then_some(Priority(rank[i])),
-                reservation: None,
-                deadline: Some(t.period),
-                behaviour: Behaviour::Periodic {
-                    period: t.period,
-                    offset: Duration::ZERO,
-                    execution: Execution::Fixed(t.execution),
-                },
-            })
-            .collect(),
-        cpis: Vec::new(),
+        ..Scenario::new(format!("generated-{n}"), policy, 1, duration, tasks)
     }
 }
 

@@ -3,35 +3,19 @@
 //! Every run is short (at most a second), watched by the runtime's watchdog, and the tests
 //! run one at a time so that two runtimes never share the managed core.
 
-use std::sync::{Mutex, MutexGuard};
+mod common;
+
+use common::managed_core;
 
 use bulwark_core::{Duration, Instant, TaskId};
 use bulwark_host::{HostConfig, HostError};
 use bulwark_sim::SliceKind;
-
-/// One host run at a time: they all manage the same core.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn config() -> HostConfig {
     HostConfig {
         record_jobs: true,
         record_trace: true,
         ..HostConfig::default()
-    }
-}
-
-/// True when this process may run the runtime; otherwise says why the test is skipped.
-fn privileged() -> bool {
-    match bulwark_host::check_privileges(&config()) {
-        Ok(()) => true,
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            false
-        }
     }
 }
 
@@ -96,10 +80,9 @@ execution = "6ms"
 
 #[test]
 fn two_fixed_priority_tasks_complete_in_the_simulators_order() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     let scenario = scenario(TWO_TASKS);
     let sim = bulwark_sim::run(
         &scenario,
@@ -169,10 +152,9 @@ script = [{ run = "10s" }]
 
 #[test]
 fn an_endless_task_gets_at_most_its_budget_plus_the_measured_overrun_per_period() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     let scenario = scenario(ENDLESS);
     let host = bulwark_host::run(&scenario, &config()).expect("host run");
     let budget = Duration::from_millis(2).as_nanos();
@@ -216,10 +198,9 @@ fn an_endless_task_gets_at_most_its_budget_plus_the_measured_overrun_per_period(
 
 #[test]
 fn a_user_closure_runs_under_a_reservation() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     // The behaviour is a placeholder: the closure replaces it.
     let scenario = scenario(
         r#"
@@ -259,10 +240,9 @@ script = [{ run = "1ms" }]
 
 #[test]
 fn a_stalled_dispatcher_is_demoted_by_the_watchdog() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     let scenario = scenario(ENDLESS);
     let config = HostConfig {
         until: Some(Duration::from_millis(500)),
@@ -323,10 +303,9 @@ fn a_missing_privilege_gives_the_documented_error() {
 
 #[test]
 fn compute_and_flush_steps_run_for_real() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     // One job: flush the cache, then 20 units of 200 us of matrix multiplies, then exit.
     // Alone on the core with no budget it finishes all 20 units well within 200 ms.
     let scenario = scenario(
@@ -353,10 +332,9 @@ script = [{ flush-cache = true }, { compute = 20, each = "200us" }]
 
 #[test]
 fn ctrl_c_ends_the_run_and_restores_every_thread() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     let scenario = scenario(ENDLESS);
     let result = std::thread::scope(|scope| {
         scope.spawn(|| {
@@ -383,10 +361,9 @@ fn ctrl_c_ends_the_run_and_restores_every_thread() {
 
 #[test]
 fn a_panicking_task_leaves_no_real_time_thread() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     let scenario = scenario(
         r#"
 name = "panics"
@@ -412,10 +389,9 @@ script = [{ run = "1ms" }]
 
 #[test]
 fn a_task_that_only_sleeps_into_the_past_still_ends_on_time() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     // After 1 ms every sleep returns at once: the task makes requests back to back, and the
     // run must still end at 100 ms, not by the watchdog.
     let scenario = scenario(
@@ -515,10 +491,9 @@ fn run_vbs_pair(
 
 #[test]
 fn vbs_actions_switch_for_real_within_eq_1_and_limits_hold() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     let scenario = scenario(VBS_PAIR);
     // Eq. (1), ceil(l / λ) π + π - 1 instant: one action fits one period's limit, so
     // 5 + 5 - 0.01 = 9.99 ms for the first and 10 + 10 - 0.01 = 19.99 ms for the second.
@@ -585,10 +560,9 @@ fn vbs_actions_switch_for_real_within_eq_1_and_limits_hold() {
 
 #[test]
 fn a_vbs_script_must_start_with_an_action_and_actions_need_vbs() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     let no_first_action = scenario(VBS_PAIR);
     let mut broken = no_first_action.clone();
     if let bulwark_spec::Behaviour::Script { steps, .. } = &mut broken.tasks[1].behaviour {
@@ -679,10 +653,9 @@ script = [{ allocate = 200000, object = "semaphore" }, { run = "1s" }]
 
 #[test]
 fn terminate_reclaims_for_real_kills_the_rogue_and_the_group_bounds_it() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     let scenario = scenario(FAAS_RECLAIM);
     let host = bulwark_host::run(&scenario, &config()).expect("host run");
     let sim = bulwark_sim::run(&scenario, &bulwark_sim::Options::default()).expect("simulation");

@@ -4,7 +4,9 @@
 //! SCHED_FIFO (CI runs as root); without it each test says so and checks the error instead.
 //! Runs are short (at most half a second) and watched by the runtime's watchdog.
 
-use std::sync::{Mutex, MutexGuard};
+mod common;
+
+use common::managed_core;
 
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority};
@@ -13,13 +15,6 @@ use bulwark_sim::components::{
     run, ComponentOutcome, ComponentSystemConfig, CpiProtocol, LoweredCpi, LoweredTask,
     ProtocolCosts, RunOptions, Step,
 };
-
-/// One host run at a time: they all manage the same core.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// How much later than the simulator's a host job may complete: the dispatcher's entries
 /// and the platform's wake-up latencies over one job (a few microseconds each here; a loaded
@@ -72,16 +67,6 @@ fn config(until: Duration) -> HostConfig {
         until: Some(until),
         record_jobs: true,
         ..HostConfig::default()
-    }
-}
-
-fn privileged() -> bool {
-    match bulwark_host::check_privileges(&HostConfig::default()) {
-        Ok(()) => true,
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            false
-        }
     }
 }
 
@@ -195,10 +180,9 @@ fn classic() -> ComponentSystemConfig {
 
 #[test]
 fn pip_on_real_threads_keeps_the_simulators_schedule_and_inversion() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     in_attempts(|| {
         let system = classic();
         let until = ms(500);
@@ -262,10 +246,9 @@ fn pip_on_real_threads_keeps_the_simulators_schedule_and_inversion() {
 /// enforcement it would complete at 5 ms.
 #[test]
 fn a_reservation_throttles_a_real_thread_at_its_budget() {
-    let _serial = serial();
-    if !privileged() {
+    let Some(_core) = managed_core() else {
         return;
-    }
+    };
     in_attempts(|| {
         let system = ComponentSystemConfig {
             tasks: vec![LoweredTask {
@@ -350,10 +333,9 @@ mod mc_ipc {
 
     #[test]
     fn a_real_server_thread_serves_a_client_on_its_reservation() {
-        let _serial = serial();
-        if !privileged() {
+        let Some(_core) = managed_core() else {
             return;
-        }
+        };
         in_attempts(|| {
             let mut invocations = Kept::default();
             let host =

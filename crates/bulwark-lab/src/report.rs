@@ -72,6 +72,11 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
 }
 
+/// Column headings as written.
+pub fn headings<const N: usize>(names: [&str; N]) -> Vec<String> {
+    names.map(String::from).to_vec()
+}
+
 /// One experiment's results.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ExperimentReport {

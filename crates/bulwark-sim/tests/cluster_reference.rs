@@ -413,13 +413,7 @@ fn scenario_machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
     }
     let cores = system.cores as u16;
     let scenario = Scenario {
-        name: "cluster".into(),
-        description: String::new(),
         seed: 1,
-        duration: ms(horizon),
-        cores,
-        policy: PolicyKind::FixedPriority,
-        core_policies: Vec::new(),
         clusters: vec![ClusterSpec {
             slack_reclamation: false,
             name: "c".into(),
@@ -432,12 +426,13 @@ fn scenario_machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
             cycle: ms(system.table.cycle),
             members,
         }],
-        cost: bulwark_spec::CostModel::default(),
-        tasks,
-        groups: Vec::new(),
-        servers: Vec::new(),
-        vbs: None,
-        cpis: Vec::new(),
+        ..Scenario::new(
+            "cluster",
+            PolicyKind::FixedPriority,
+            cores,
+            ms(horizon),
+            tasks,
+        )
     };
     let options = Options {
         record_jobs: true,

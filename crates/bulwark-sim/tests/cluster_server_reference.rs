@@ -219,6 +219,24 @@ struct Abort {
     pruned: bool,
 }
 
+/// An abort at `at` of `task`'s request, waiting in the queue.
+fn pruned(at: u64, task: usize) -> Abort {
+    Abort {
+        at,
+        task,
+        pruned: true,
+    }
+}
+
+/// An abort at `at` of `task`'s request, left in service.
+fn in_service(at: u64, task: usize) -> Abort {
+    Abort {
+        at,
+        task,
+        pruned: false,
+    }
+}
+
 /// What a run gives, in ms.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Outcome {
@@ -1318,17 +1336,8 @@ fn as_scenario(system: &System, horizon: u64) -> spec::Scenario {
     }
     let clients = (0..tasks.len()).collect();
     spec::Scenario {
-        name: "reference".into(),
-        description: String::new(),
         seed: 1,
-        duration: ms(horizon),
-        cores: next_core,
-        policy: spec::PolicyKind::FixedPriority,
-        core_policies: Vec::new(),
         clusters,
-        cost: spec::CostModel::default(),
-        tasks,
-        groups: Vec::new(),
         servers: vec![spec::ServerSpec {
             name: "S".into(),
             gate: match system.protocol {
@@ -1346,8 +1355,13 @@ fn as_scenario(system: &System, horizon: u64) -> spec::Scenario {
             pruned_to_background: system.transfer && system.protocol == Protocol::McIpc,
             clients,
         }],
-        vbs: None,
-        cpis: Vec::new(),
+        ..spec::Scenario::new(
+            "reference",
+            spec::PolicyKind::FixedPriority,
+            next_core,
+            ms(horizon),
+            tasks,
+        )
     }
 }
 
@@ -1756,23 +1770,7 @@ fn an_exhausted_request_is_pruned_when_queued_and_completes_when_in_service() {
                 exhausted: true,
             },
         ],
-        aborts: vec![
-            Abort {
-                at: 3,
-                task: 1,
-                pruned: true,
-            },
-            Abort {
-                at: 4,
-                task: 0,
-                pruned: false,
-            },
-            Abort {
-                at: 13,
-                task: 1,
-                pruned: false,
-            },
-        ],
+        aborts: vec![pruned(3, 1), in_service(4, 0), in_service(13, 1)],
         drained: vec![vec![2, 5]],
         modes: Vec::new(),
     };
@@ -1825,18 +1823,7 @@ fn pruned_requests_are_served_from_the_background_queue_when_no_real_time_reques
         exhausted: true,
         ..invocation(0, 0, 0, 4, 2)
     };
-    let aborts = vec![
-        Abort {
-            at: 2,
-            task: 0,
-            pruned: false,
-        },
-        Abort {
-            at: 3,
-            task: 1,
-            pruned: true,
-        },
-    ];
+    let aborts = vec![in_service(2, 0), pruned(3, 1)];
     let transferred = Outcome {
         jobs: vec![vec![(0, None)], vec![(0, None)], vec![(0, Some(6))]],
         invocations: vec![
@@ -1930,11 +1917,7 @@ fn a_mode_switch_aborts_and_reissues_demoted_requests_until_an_idle_instant() {
                 ..invocation(1, 0, 0, 5, 4)
             },
         ],
-        aborts: vec![Abort {
-            at: 2,
-            task: 1,
-            pruned: true,
-        }],
+        aborts: vec![pruned(2, 1)],
         drained: vec![vec![3, 4, 2]],
         modes: vec![(2, 0, true), (5, 0, false)],
     };

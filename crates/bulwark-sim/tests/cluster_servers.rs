@@ -26,13 +26,10 @@ use bulwark_spec::{
 use proptest::prelude::*;
 
 mod common;
+use common::ms;
 
 /// The longest operation, `L`, in ms.
 const LONGEST: u64 = 3;
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 /// A rogue: its reservation `(e, p)`, its job's `(before, operation, after)` and period, its
 /// offset and priority, in ms; in a cluster, a quarter are best-effort instead (no budget,
@@ -232,17 +229,9 @@ fn scenario(system: &System) -> (Scenario, usize) {
     }
     let count = tasks.len();
     let scenario = Scenario {
-        name: "key-server".into(),
-        description: String::new(),
         seed: 3,
-        duration: ms(300),
-        cores: next_core,
-        policy: PolicyKind::FixedPriority,
         core_policies,
         clusters,
-        cost: bulwark_spec::CostModel::default(),
-        tasks,
-        groups: Vec::new(),
         servers: vec![ServerSpec {
             pruned_to_background: system.background,
             name: "key".into(),
@@ -252,8 +241,13 @@ fn scenario(system: &System) -> (Scenario, usize) {
             priority: None,
             clients: (0..count).collect(),
         }],
-        vbs: None,
-        cpis: Vec::new(),
+        ..Scenario::new(
+            "key-server",
+            PolicyKind::FixedPriority,
+            next_core,
+            ms(300),
+            tasks,
+        )
     };
     (scenario, victim)
 }

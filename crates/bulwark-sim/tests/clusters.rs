@@ -199,13 +199,7 @@ fn scenario(
         }],
     };
     Scenario {
-        name: "cluster-costs".into(),
-        description: String::new(),
         seed,
-        duration: Duration::from_millis(20),
-        cores: m + 1,
-        policy: PolicyKind::FixedPriority,
-        core_policies: Vec::new(),
         clusters: vec![ClusterSpec {
             slack_reclamation: false,
             name: "c".into(),
@@ -226,11 +220,14 @@ fn scenario(
             per_work_unit: 3,
             ..CostModel::default()
         },
-        tasks,
-        groups: Vec::new(),
         servers,
-        vbs: None,
-        cpis: Vec::new(),
+        ..Scenario::new(
+            "cluster-costs",
+            PolicyKind::FixedPriority,
+            m + 1,
+            Duration::from_millis(20),
+            tasks,
+        )
     }
 }
 

@@ -4,7 +4,7 @@
 
 use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::{JobRecord, Options, Outcome};
-use bulwark_spec::{Behaviour, CostModel, Execution, PolicyKind, Scenario, Step, TaskSpec};
+use bulwark_spec::{Behaviour, Execution, PolicyKind, Scenario, Step, TaskSpec};
 
 pub fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -20,22 +20,7 @@ pub fn scenario(
     duration: Duration,
     tasks: Vec<TaskSpec>,
 ) -> Scenario {
-    Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: "test".into(),
-        description: String::new(),
-        seed: 0,
-        duration,
-        cores,
-        policy,
-        cost: CostModel::default(),
-        tasks,
-        cpis: Vec::new(),
-    }
+    Scenario::new("test", policy, cores, duration, tasks)
 }
 
 /// A periodic task (deadline = period) with a fixed execution time.

@@ -10,10 +10,7 @@ use bulwark_sim::components::{
 
 mod common;
 use bulwark_sim::trace::{MarkKind, Trace};
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
+use common::ms;
 
 fn at(n: u64) -> Option<Instant> {
     Some(Instant::ZERO.saturating_add(ms(n)))

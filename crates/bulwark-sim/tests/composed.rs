@@ -183,16 +183,10 @@ fn scenario(plan: &Plan) -> Scenario {
         GateProtocol::FifoIpc
     };
     Scenario {
-        name: "composed".into(),
-        description: String::new(),
         seed: plan.seed,
-        duration: Duration::from_millis(40),
-        cores: plan.cores,
-        policy: policy_of(0),
         core_policies: (1..plan.cores)
             .map(|core| (core, policy_of(core)))
             .collect(),
-        clusters: Vec::new(),
         cost: CostModel {
             timer_interrupt: plan.costs[0],
             scheduler: plan.costs[1],
@@ -220,9 +214,13 @@ fn scenario(plan: &Plan) -> Scenario {
                 ..server("front", false, GateProtocol::FifoIpc, 0)
             },
         ],
-        tasks,
-        vbs: None,
-        cpis: Vec::new(),
+        ..Scenario::new(
+            "composed",
+            policy_of(0),
+            plan.cores,
+            Duration::from_millis(40),
+            tasks,
+        )
     }
 }
 

@@ -13,8 +13,8 @@ use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::trace::SliceKind;
 use bulwark_sim::{InvocationRecord, Kept, Machine, Options, Outcome, SimError, VbsOptions};
 use bulwark_spec::{
-    Behaviour, ClusterMember, ClusterSpec, CostModel, Execution, MemberKind, PolicyKind, Scenario,
-    ServerSpec, ServerStep, SporadicOrder, Step, TaskSpec,
+    Behaviour, ClusterMember, ClusterSpec, Execution, MemberKind, PolicyKind, Scenario, ServerSpec,
+    ServerStep, SporadicOrder, Step, TaskSpec,
 };
 use proptest::prelude::*;
 
@@ -206,17 +206,9 @@ fn scenario(system: &System, gate: GateProtocol) -> Scenario {
     }
     let count = tasks.len();
     Scenario {
-        name: "gate-bounds".into(),
-        description: String::new(),
         seed: 5,
-        duration: ms(200),
-        cores: next_core,
-        policy: PolicyKind::FixedPriority,
         core_policies,
         clusters,
-        cost: CostModel::default(),
-        tasks,
-        groups: Vec::new(),
         servers: vec![ServerSpec {
             pruned_to_background: false,
             name: "S".into(),
@@ -226,8 +218,13 @@ fn scenario(system: &System, gate: GateProtocol) -> Scenario {
             priority: None,
             clients: (0..count).collect(),
         }],
-        vbs: None,
-        cpis: Vec::new(),
+        ..Scenario::new(
+            "gate-bounds",
+            PolicyKind::FixedPriority,
+            next_core,
+            ms(200),
+            tasks,
+        )
     }
 }
 

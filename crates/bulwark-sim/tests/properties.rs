@@ -89,21 +89,7 @@ fn scenario(cost: bool) -> impl Strategy<Value = Scenario> {
         proptest::array::uniform6(0u64..3_000),
     )
         .prop_map(move |(edf, cores, tasks, seed, c)| Scenario {
-            servers: Vec::new(),
-            core_policies: Vec::new(),
-            clusters: Vec::new(),
-            vbs: None,
-            groups: Vec::new(),
-            name: "random".into(),
-            description: String::new(),
             seed,
-            duration: Duration::from_millis(40),
-            cores,
-            policy: if edf {
-                PolicyKind::Edf
-            } else {
-                PolicyKind::FixedPriority
-            },
             cost: if cost {
                 CostModel {
                     reclaim_per_unit: 0,
@@ -119,19 +105,28 @@ fn scenario(cost: bool) -> impl Strategy<Value = Scenario> {
             } else {
                 CostModel::default()
             },
-            tasks: tasks
-                .into_iter()
-                .enumerate()
-                .map(|(i, (core, priority, deadline, behaviour))| TaskSpec {
-                    name: format!("t{i}"),
-                    core: core % cores,
-                    priority: (!edf).then_some(Priority(priority)),
-                    reservation: None,
-                    deadline: Some(Duration::from_micros(deadline)),
-                    behaviour,
-                })
-                .collect(),
-            cpis: Vec::new(),
+            ..Scenario::new(
+                "random",
+                if edf {
+                    PolicyKind::Edf
+                } else {
+                    PolicyKind::FixedPriority
+                },
+                cores,
+                Duration::from_millis(40),
+                tasks
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (core, priority, deadline, behaviour))| TaskSpec {
+                        name: format!("t{i}"),
+                        core: core % cores,
+                        priority: (!edf).then_some(Priority(priority)),
+                        reservation: None,
+                        deadline: Some(Duration::from_micros(deadline)),
+                        behaviour,
+                    })
+                    .collect(),
+            )
         })
 }
 

@@ -8,8 +8,7 @@ use bulwark_core::ipc::GateProtocol;
 use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::{Options, Outcome, SliceKind, VbsOptions};
 use bulwark_spec::{
-    Behaviour, CostModel, Execution, PolicyKind, Reservation, Scenario, ServerSpec, ServerStep,
-    Step, TaskSpec,
+    Behaviour, Execution, PolicyKind, Reservation, Scenario, ServerSpec, ServerStep, Step, TaskSpec,
 };
 use proptest::prelude::*;
 
@@ -399,17 +398,7 @@ fn callers() -> impl Strategy<Value = Scenario> {
         any::<bool>(),
     )
         .prop_map(|(tasks, gate, (op0, op1), seed, inherit)| Scenario {
-            name: "callers".into(),
-            description: String::new(),
             seed,
-            duration: Duration::from_millis(60),
-            cores: 1,
-            policy: PolicyKind::Spr,
-            core_policies: Vec::new(),
-            clusters: Vec::new(),
-            cost: CostModel::default(),
-            groups: Vec::new(),
-            vbs: None,
             servers: vec![
                 ServerSpec {
                     pruned_to_background: false,
@@ -436,29 +425,34 @@ fn callers() -> impl Strategy<Value = Scenario> {
                     clients: Vec::new(),
                 },
             ],
-            tasks: tasks
-                .into_iter()
-                .enumerate()
-                .map(|(i, (priority, budget, mut body))| {
-                    // A loop for ever must let time pass.
-                    body.push(Step::Run(Execution::Fixed(Duration::from_micros(10))));
-                    TaskSpec {
-                        name: format!("t{i}"),
-                        core: 0,
-                        priority: Some(Priority(priority)),
-                        reservation: Some(Reservation::new(
-                            Duration::from_micros(budget),
-                            Duration::from_micros(PERIOD_US),
-                        )),
-                        deadline: None,
-                        behaviour: Behaviour::Script {
-                            offset: Duration::ZERO,
-                            steps: vec![Step::Loop { count: None, body }],
-                        },
-                    }
-                })
-                .collect(),
-            cpis: Vec::new(),
+            ..Scenario::new(
+                "callers",
+                PolicyKind::Spr,
+                1,
+                Duration::from_millis(60),
+                tasks
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (priority, budget, mut body))| {
+                        // A loop for ever must let time pass.
+                        body.push(Step::Run(Execution::Fixed(Duration::from_micros(10))));
+                        TaskSpec {
+                            name: format!("t{i}"),
+                            core: 0,
+                            priority: Some(Priority(priority)),
+                            reservation: Some(Reservation::new(
+                                Duration::from_micros(budget),
+                                Duration::from_micros(PERIOD_US),
+                            )),
+                            deadline: None,
+                            behaviour: Behaviour::Script {
+                                offset: Duration::ZERO,
+                                steps: vec![Step::Loop { count: None, body }],
+                            },
+                        }
+                    })
+                    .collect(),
+            )
         })
 }
 

@@ -20,6 +20,15 @@ fn jobs(outcome: &Outcome, task: u32, n: usize) -> Vec<(u64, Option<u64>, Option
         .collect()
 }
 
+/// Each task's execution over the run, in whole milliseconds.
+fn executed_ms(outcome: &Outcome) -> Vec<u64> {
+    outcome
+        .tasks
+        .iter()
+        .map(|t| t.executed_ns / 1_000_000)
+        .collect()
+}
+
 /// One core under EDF: R (4 ms per 10 ms) carries A (3 ms) and B (2 ms), both every 10 ms;
 /// X (5 ms per 10 ms) carries C (5 ms). R and X tie on deadlines and R, the earlier
 /// reservation, goes first. Each period R runs A for 3 ms (first in file order), then B for
@@ -84,12 +93,7 @@ execution = "5ms"
             (20, Some(24), Some(29))
         ]
     );
-    let executed: Vec<u64> = outcome
-        .tasks
-        .iter()
-        .map(|t| t.executed_ns / 1_000_000)
-        .collect();
-    assert_eq!(executed, vec![30, 10, 50]);
+    assert_eq!(executed_ms(&outcome), vec![30, 10, 50]);
 }
 
 /// One core under fixed priority: R (7 ms per 10 ms) carries B (4 ms every 10 ms from 0) and
@@ -232,12 +236,7 @@ execution = "2ms"
     assert_eq!(jobs(&outcome, 0, 1), vec![(0, Some(0), Some(12))]);
     assert_eq!(jobs(&outcome, 1, 1), vec![(0, Some(4), Some(9))]);
     assert_eq!(jobs(&outcome, 2, 1), vec![(0, Some(9), Some(13))]);
-    let executed: Vec<u64> = outcome
-        .tasks
-        .iter()
-        .map(|t| t.executed_ns / 1_000_000)
-        .collect();
-    assert_eq!(executed, vec![6, 5, 2]);
+    assert_eq!(executed_ms(&outcome), vec![6, 5, 2]);
     let preemptions: Vec<u64> = outcome.tasks.iter().map(|t| t.preemptions).collect();
     assert_eq!(preemptions, vec![1, 0, 1]);
 }

@@ -72,7 +72,7 @@ use crate::model::CostModel;
 use crate::raw::{RawCost, RawQuantity, RawTime};
 use crate::{toml_error, units};
 
-const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
+use crate::validate::PRIORITY_HELP;
 const STEP_HELP: &str = "allowed: { execute = \"1ms\" } or { request = \"component.cpi\" }";
 
 /// Reads a component system from TOML `source`, naming it `file` in diagnostics.
@@ -660,16 +660,9 @@ impl Checker<'_> {
     }
 
     fn priority(&mut self, raw: &Spanned<i64>) -> Option<Priority> {
-        let n = *raw.get_ref();
-        let p = u8::try_from(n).ok().map(Priority);
-        if p.is_none() {
-            self.report(
-                raw.span(),
-                format!("priority {n} is outside 0..=255"),
-                PRIORITY_HELP,
-            );
-        }
-        p
+        crate::validate::priority_of(*raw.get_ref())
+            .map_err(|message| self.report(raw.span(), message, PRIORITY_HELP))
+            .ok()
     }
 
     /// The task's reservation from `budget` and `eta`: `Some(None)` without either, `None`

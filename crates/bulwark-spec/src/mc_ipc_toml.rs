@@ -212,8 +212,8 @@ use crate::diagnostic::{Diagnostics, Source, SpecError};
 /// A script step's time: drawn as a scenario's execution time is.
 pub use crate::model::Execution;
 use crate::model::{CostModel, GroupSpec};
-use crate::raw::{RawCost, RawGroup, RawQuantity, RawRun, RawTime};
-use crate::{toml_error, units};
+use crate::raw::{RawCost, RawGroup, RawRun, RawTime};
+use crate::toml_error;
 
 /// Most cores a cluster may have, as for a scenario.
 pub const MAX_CORES: u64 = 1024;
@@ -223,7 +223,7 @@ pub const MAX_CORES: u64 = 1024;
 /// take about a gigabyte before the phase ran; the paper's case study adds at most 80.
 pub const MAX_ADDED_TASKS: u64 = 10_000;
 
-const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
+use crate::validate::PRIORITY_HELP;
 const KIND_HELP: &str = "allowed: slots = [[\"0ms\", \"50ms\"]] for a table-driven reservation, \
                          or budget = \"20ms\" with period = \"100ms\" for a sporadic one";
 const SCRIPT_HELP: &str = "allowed: one or more steps, at least one computing, invoking, \
@@ -2524,16 +2524,9 @@ impl Checker<'_> {
     }
 
     fn priority(&mut self, raw: &Spanned<i64>) -> Option<Priority> {
-        let n = *raw.get_ref();
-        let p = u8::try_from(n).ok().map(Priority);
-        if p.is_none() {
-            self.report(
-                raw.span(),
-                format!("priority {n} is outside 0..=255"),
-                PRIORITY_HELP,
-            );
-        }
-        p
+        crate::validate::priority_of(*raw.get_ref())
+            .map_err(|message| self.report(raw.span(), message, PRIORITY_HELP))
+            .ok()
     }
 
     fn time(&mut self, raw: &Spanned<RawTime>) -> Option<Duration> {
@@ -2541,22 +2534,9 @@ impl Checker<'_> {
     }
 
     fn time_at(&mut self, raw: &RawTime, span: Range<usize>) -> Option<Duration> {
-        let result = match &raw.0 {
-            RawQuantity::Text(text) => units::parse_time(text),
-            RawQuantity::Integer(n) => Err(units::time_without_unit(&n.to_string())),
-            RawQuantity::Float(x) if x.is_finite() => Err(units::time_without_unit(&x.to_string())),
-            RawQuantity::Float(x) => Err(units::UnitError {
-                message: format!("{x} is not a number"),
-                help: units::time_help(),
-            }),
-        };
-        match result {
-            Ok(time) => Some(time),
-            Err(e) => {
-                self.report(span, e.message, e.help);
-                None
-            }
-        }
+        crate::validate::time_of(raw)
+            .map_err(|e| self.report(span, e.message, e.help))
+            .ok()
     }
 
     fn non_zero(

@@ -131,6 +131,34 @@ pub enum MemberKind {
 }
 
 impl Scenario {
+    /// `tasks` on `cores` cores under `policy` for `duration`, and nothing more: no
+    /// description, seed 0, the default cost model, and no core policies, clusters, groups,
+    /// servers, VBS or CPIs. A scenario built in code sets what it needs on top of this.
+    pub fn new(
+        name: impl Into<String>,
+        policy: PolicyKind,
+        cores: u16,
+        duration: Duration,
+        tasks: Vec<TaskSpec>,
+    ) -> Scenario {
+        Scenario {
+            name: name.into(),
+            description: String::new(),
+            seed: 0,
+            duration,
+            cores,
+            policy,
+            core_policies: Vec::new(),
+            cost: CostModel::default(),
+            tasks,
+            groups: Vec::new(),
+            servers: Vec::new(),
+            vbs: None,
+            clusters: Vec::new(),
+            cpis: Vec::new(),
+        }
+    }
+
     /// The cluster `core` belongs to, if any (an index into [`Scenario::clusters`]).
     pub fn cluster_of(&self, core: u16) -> Option<usize> {
         self.clusters.iter().position(|c| c.cores.contains(&core))

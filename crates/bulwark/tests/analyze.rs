@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{bulwark, root, text};
+use common::{assert_contains, bulwark, json_of, output_of, root, stdout_of, temp_file, text};
 
 use std::process::Output;
 
@@ -26,9 +26,7 @@ fn row<'a>(stdout: &'a str, name: &str) -> Vec<&'a str> {
 /// cycles at 1 GHz, with W = work_bound(S = 8 by default, 3 priorities).
 #[test]
 fn analyze_table_i() {
-    let out = bulwark(&["analyze", "scenarios/table-i.toml"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    let stdout = stdout_of(&["analyze", "scenarios/table-i.toml"], 1);
     let o_pre = format!(
         "{}",
         bulwark_core::Duration::from_nanos(5000 + 100 * work_bound(8, 3))
@@ -53,19 +51,17 @@ fn analyze_table_i() {
         );
     }
     assert_eq!(row(&stdout, "lo")[8], "admitted");
-    assert!(
-        stdout.contains("summary: 2 of 3 reservations admitted; NOT admitted: lo"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "summary: 2 of 3 reservations admitted; NOT admitted: lo",
     );
-    assert!(stdout.contains("core 0: W = "), "{stdout}");
+    assert_contains(&stdout, "core 0: W = ");
 }
 
 /// The same numbers as JSON, in integer nanoseconds, null for unbounded.
 #[test]
 fn analyze_table_i_as_json() {
-    let out = bulwark(&["analyze", "scenarios/table-i.toml", "--json"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = json_of(&["analyze", "scenarios/table-i.toml", "--json"], 1);
     assert_eq!(doc["scenario"], "table-i");
     assert_eq!(doc["policy"], "spr");
     assert_eq!(doc["server_kind"], "sporadic");
@@ -108,10 +104,8 @@ fn analyze_table_i_as_json() {
 /// cache 2 * 10 us = 20 us. hi (eta 0): unbounded.
 #[test]
 fn analyze_admits_a_fitting_set_with_a_region() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("fits.toml");
-    std::fs::write(
-        &path,
+    let (_dir, path) = temp_file(
+        "fits.toml",
         r#"name = "fits"
 policy = "spr"
 duration = "40ms"
@@ -136,12 +130,9 @@ period = "20ms"
 execution = "5ms"
 reservation = { budget = "5ms", period = "20ms", non-preemptive = "3ms" }
 "#,
-    )
-    .unwrap();
+    );
     let file = path.to_str().unwrap();
-    let out = bulwark(&["analyze", file]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let stdout = stdout_of(&["analyze", file], 0);
     assert_eq!(
         row(&stdout, "hi"),
         [
@@ -163,14 +154,9 @@ reservation = { budget = "5ms", period = "20ms", non-preemptive = "3ms" }
         row(&stdout, "lo"),
         ["lo", "4", "5ms", "20ms", "3ms", "0ns", "7ms", "admitted", "1", "6us", "12us", "20us"]
     );
-    assert!(
-        stdout.contains("summary: all 2 reservations admitted"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "summary: all 2 reservations admitted");
 
-    let out = bulwark(&["analyze", file, "--json"]);
-    assert_eq!(out.status.code(), Some(0));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = json_of(&["analyze", file, "--json"], 0);
     assert_eq!(doc["admitted"], true);
     let lo = &doc["cores"][0]["reservations"][1];
     assert_eq!(lo["name"], "lo");
@@ -188,14 +174,10 @@ reservation = { budget = "5ms", period = "20ms", non-preemptive = "3ms" }
 /// (b 5, p 5): lo's R0 = 5, 5 + ceil((5 + 3)/5) * 2 = 9 > 5, NOT admitted.
 #[test]
 fn analyze_a_naive_deferrable_server() {
-    let out = bulwark(&["analyze", "scenarios/deferrable-double-hit.toml"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(
-        stdout.contains(
-            "W unbounded (eager timer handling: grows with the number of expired timers)"
-        ),
-        "{stdout}"
+    let stdout = stdout_of(&["analyze", "scenarios/deferrable-double-hit.toml"], 1);
+    assert_contains(
+        &stdout,
+        "W unbounded (eager timer handling: grows with the number of expired timers)",
     );
     assert_eq!(row(&stdout, "hi")[6], "2ms");
     assert_eq!(row(&stdout, "lo")[6], "9ms");
@@ -218,9 +200,7 @@ fn analyze_file(dir: &tempfile::TempDir, body: &str, json: bool) -> Output {
 /// w = 4 + ceil(w / 5) 2: 4 -> 6 -> 8 > 7 ms, a miss at its first deadline. Exit 1.
 #[test]
 fn fixed_priority_textbook_set() {
-    let out = bulwark(&["analyze", "scenarios/textbook-rm.toml"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    let stdout = stdout_of(&["analyze", "scenarios/textbook-rm.toml"], 1);
     // task priority C T D J B R verdict
     assert_eq!(
         row(&stdout, "t1"),
@@ -246,9 +226,7 @@ fn fixed_priority_textbook_set() {
             && stdout.contains("job 0 of the busy window misses"),
         "{stdout}"
     );
-    let out = bulwark(&["analyze", "scenarios/textbook-rm.toml", "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&["analyze", "scenarios/textbook-rm.toml", "--json"], 1);
     assert_eq!(v["schedulable"], false);
     let tasks = &v["cores"][0]["tasks"];
     assert_eq!(tasks[0]["response_ns"], 2_000_000);
@@ -259,14 +237,9 @@ fn fixed_priority_textbook_set() {
 /// EDF on the same pair: implicit deadlines, U = 2/5 + 4/7 = 34/35 = 0.9714 <= 1. Exit 0.
 #[test]
 fn edf_textbook_set() {
-    let out = bulwark(&["analyze", "scenarios/textbook-edf.toml"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
-    assert!(stdout.contains("U = 34/35 = 0.9714 <= 1"), "{stdout}");
-    assert!(
-        stdout.contains("summary: every core schedulable"),
-        "{stdout}"
-    );
+    let stdout = stdout_of(&["analyze", "scenarios/textbook-edf.toml"], 0);
+    assert_contains(&stdout, "U = 34/35 = 0.9714 <= 1");
+    assert_contains(&stdout, "summary: every core schedulable");
     let out = bulwark(&["analyze", "scenarios/textbook-edf.toml", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schedulable"], true);
@@ -356,9 +329,9 @@ execution = "62ms"
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert_eq!(row(&stdout, "a")[7], "26ms");
     assert_eq!(row(&stdout, "b")[7], "118ms");
-    assert!(
-        stdout.contains("busy window lasts 694ms and holds 7 job(s); the worst is job 4"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "busy window lasts 694ms and holds 7 job(s); the worst is job 4",
     );
 }
 
@@ -388,10 +361,7 @@ script = [{ run = "1ms" }, { sleep-for = "4ms" }]
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("not analysable: task `poller` runs a script"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "not analysable: task `poller` runs a script");
     assert!(text(&out.stderr).contains("task `poller` runs a script"));
 }
 
@@ -434,8 +404,7 @@ reservation = { budget = "20ms", period = "40ms" }
 
 #[test]
 fn analyze_reports_an_invalid_file_like_check() {
-    let out = bulwark(&["analyze", "no/such/file.toml"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["analyze", "no/such/file.toml"], 2);
     assert!(text(&out.stderr).contains("no/such/file.toml: cannot read this file"));
 }
 
@@ -443,13 +412,8 @@ fn analyze_reports_an_invalid_file_like_check() {
 /// hog's budget to 6 ms makes it 21/20: not admitted (exit 1), and the JSON says so.
 #[test]
 fn cbs_servers_are_admitted_by_their_exact_total_bandwidth() {
-    let out = bulwark(&["analyze", "scenarios/cbs-isolation.toml"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}");
-    assert!(
-        stdout.contains("total bandwidth 17/20 = 0.850000: admitted"),
-        "{stdout}"
-    );
+    let stdout = stdout_of(&["analyze", "scenarios/cbs-isolation.toml"], 0);
+    assert_contains(&stdout, "total bandwidth 17/20 = 0.850000: admitted");
     assert_eq!(row(&stdout, "hog"), ["hog", "4ms", "10ms", "0.4000"]);
 
     let dir = tempfile::tempdir().unwrap();
@@ -457,9 +421,7 @@ fn cbs_servers_are_admitted_by_their_exact_total_bandwidth() {
     let source = std::fs::read_to_string(root().join("scenarios/cbs-isolation.toml")).unwrap();
     let source = source.replace("budget = \"4ms\"", "budget = \"6ms\"");
     std::fs::write(&over, source).unwrap();
-    let out = bulwark(&["analyze", over.to_str().unwrap(), "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = json_of(&["analyze", over.to_str().unwrap(), "--json"], 1);
     assert_eq!(json["admitted"], false);
     assert_eq!(json["cores"][0]["total_numerator"], "21");
     assert_eq!(json["cores"][0]["total_denominator"], "20");
@@ -470,17 +432,12 @@ fn cbs_servers_are_admitted_by_their_exact_total_bandwidth() {
 /// late strategy at least 355 = 3.55 ms. The caps 3/10 + 2/5 + 1/5 = 9/10: admitted.
 #[test]
 fn vbs_actions_get_their_response_bounds() {
-    let out = bulwark(&["analyze", "scenarios/vbs-processes.toml"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let stdout = stdout_of(&["analyze", "scenarios/vbs-processes.toml"], 0);
     assert_eq!(
         row(&stdout, "control"),
         ["control", "3/10", "0", "320us", "320us", "3.55ms", "7.09ms", "3.55ms"]
     );
-    assert!(
-        stdout.contains("sum of caps 9/10 = 0.900000: admitted"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "sum of caps 9/10 = 0.900000: admitted");
 }
 
 /// The configuration analyzer on the paper's Fig. 3 (`scenarios/components/fig3.camkes`):
@@ -490,9 +447,7 @@ fn vbs_actions_get_their_response_bounds() {
 /// exits 1.
 #[test]
 fn the_configuration_analyzer_on_fig_3() {
-    let out = bulwark(&["analyze", "scenarios/components/fig3.camkes"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let stdout = stdout_of(&["analyze", "scenarios/components/fig3.camkes"], 0);
     assert_eq!(
         row(&stdout, "A.a")[..6],
         ["A.a", "propagation", "one,", "two", "20", "30"]
@@ -507,9 +462,9 @@ fn the_configuration_analyzer_on_fig_3() {
     );
     let out = bulwark(&["analyze", "scenarios/components/fig3.camkes", "--camkes"]);
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("A.a_num_threads = 2;"), "{stdout}");
-    assert!(stdout.contains("B.b_num_threads = 3;"), "{stdout}");
-    assert!(stdout.contains("B.b_priority = 30;"), "{stdout}");
+    assert_contains(&stdout, "A.a_num_threads = 2;");
+    assert_contains(&stdout, "B.b_num_threads = 3;");
+    assert_contains(&stdout, "B.b_priority = 30;");
 
     let dir = tempfile::tempdir().unwrap();
     let looped = dir.path().join("loop.camkes");
@@ -525,10 +480,8 @@ fn the_configuration_analyzer_on_fig_3() {
              connection seL4RPCCallPrioritized b_to_a(from B.out, to A.a);",
         );
     std::fs::write(&looped, source).unwrap();
-    let out = bulwark(&["analyze", looped.to_str().unwrap()]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
-    assert!(stdout.contains("cycles:"), "{stdout}");
+    let stdout = stdout_of(&["analyze", looped.to_str().unwrap()], 1);
+    assert_contains(&stdout, "cycles:");
 }
 
 /// Schedulability of the Fig. 7 file (bodies: 1 ms in each component of a chain, so every
@@ -544,9 +497,7 @@ fn the_configuration_analyzer_on_fig_3() {
 /// max B/T = 0.5 is over 4(2^(1/4) - 1) = 0.757).
 #[test]
 fn component_schedulability_on_fig_7() {
-    let out = bulwark(&["analyze", "scenarios/components/fig7.camkes"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let stdout = stdout_of(&["analyze", "scenarios/components/fig7.camkes"], 0);
     let table = &stdout[stdout
         .find("schedulability (")
         .expect("a schedulability table")..];
@@ -567,9 +518,7 @@ fn component_schedulability_on_fig_7() {
     // (the synchronous release is its critical instant); nothing misses. The run is 800 ms
     // with an inclusive horizon: t4 (80 ms) is released at 0, 80, ..., 800, 11 jobs, and t1
     // (10 ms) 81; the jobs released at 800 are unfinished, their deadlines after the end.
-    let out = bulwark(&["simulate", "scenarios/components/fig7.camkes"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let stdout = stdout_of(&["simulate", "scenarios/components/fig7.camkes"], 0);
     assert_eq!(row(&stdout, "t4")[2..5], ["11", "0", "20ms"]);
     assert_eq!(row(&stdout, "t1")[2..4], ["81", "0"]);
 
@@ -601,9 +550,7 @@ fn component_schedulability_on_fig_7() {
 /// which the 20 ms sporadic budgets and 50 ms slots provide, so the exit status is 0.
 #[test]
 fn mc_ipc_bounds_of_the_case_study() {
-    let out = bulwark(&["analyze", "scenarios/mcipc/case-study.toml"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let stdout = stdout_of(&["analyze", "scenarios/mcipc/case-study.toml"], 0);
     let bounds = |name| row(&stdout, name)[6..9].to_vec();
     assert_eq!(bounds("R1"), ["18ms", "28ms", "8ms"]);
     assert_eq!(bounds("R2"), ["18ms", "28ms", "6ms"]);
@@ -621,9 +568,7 @@ fn mc_ipc_bounds_of_the_case_study() {
         .unwrap()
         .replace("protocol = \"mc-ipc\"", "protocol = \"fifo-ipc\"");
     std::fs::write(&fifo, source).unwrap();
-    let out = bulwark(&["analyze", fifo.to_str().unwrap(), "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = json_of(&["analyze", fifo.to_str().unwrap(), "--json"], 1);
     let r5 = &json["reservations"][4];
     assert_eq!(r5["budget_low_ns"], 30_000_000);
     assert_eq!(r5["enough"], false);
@@ -636,17 +581,19 @@ fn mc_ipc_bounds_of_the_case_study() {
 fn component_simulation_writes_its_trace_and_gantt_chart() {
     let dir = tempfile::tempdir().unwrap();
     let (trace, svg) = (dir.path().join("fig7.json"), dir.path().join("fig7.svg"));
-    let out = bulwark(&[
-        "simulate",
-        "scenarios/components/fig7.camkes",
-        "--until",
-        "60ms",
-        "--trace",
-        trace.to_str().unwrap(),
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    output_of(
+        &[
+            "simulate",
+            "scenarios/components/fig7.camkes",
+            "--until",
+            "60ms",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+        0,
+    );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
     let events = json["traceEvents"].as_array().unwrap();
@@ -666,10 +613,8 @@ fn component_simulation_writes_its_trace_and_gantt_chart() {
 #[test]
 fn simulate_runs_an_mc_ipc_file() {
     let file = "scenarios/mcipc/case-study.toml";
-    let out = bulwark(&["simulate", file, "--until", "200ms"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    assert!(stdout.contains("MC-IPC (bound 18.00ms)"), "{stdout}");
+    let stdout = stdout_of(&["simulate", file, "--until", "200ms"], 0);
+    assert_contains(&stdout, "MC-IPC (bound 18.00ms)");
     assert!(
         !stdout.contains("FIFO-IPC"),
         "only the file's protocol: {stdout}"
@@ -683,15 +628,17 @@ fn simulate_runs_an_mc_ipc_file() {
     // --trace: the phases end to end, 8 x 20 ms, every task's track named, slices inside.
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("mcipc.json");
-    let out = bulwark(&[
-        "simulate",
-        file,
-        "--until",
-        "20ms",
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    output_of(
+        &[
+            "simulate",
+            file,
+            "--until",
+            "20ms",
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+        0,
+    );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
     assert_eq!(json["otherData"]["until_ns"], "160000000");
@@ -711,8 +658,10 @@ fn simulate_runs_an_mc_ipc_file() {
         .map(|l| format!("{l}\n"))
         .collect();
     std::fs::write(&all, without).unwrap();
-    let out = bulwark(&["simulate", all.to_str().unwrap(), "--svg", "/tmp/never.svg"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = output_of(
+        &["simulate", all.to_str().unwrap(), "--svg", "/tmp/never.svg"],
+        2,
+    );
     assert!(text(&out.stderr).contains(
         "names none; allowed: protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file"
     ));
@@ -726,9 +675,7 @@ fn simulate_runs_an_mc_ipc_file() {
 #[test]
 fn simulate_reports_the_reclamation_of_an_mc_ipc_file() {
     let file = "scenarios/mcipc/cbs-rogue.toml";
-    let out = bulwark(&["simulate", file, "--until", "6s"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
+    let stdout = stdout_of(&["simulate", file, "--until", "6s"], 0);
     let row = stdout
         .lines()
         .find(|l| l.starts_with("MC-IPC ") && l.contains("the system as given"))
@@ -739,9 +686,7 @@ fn simulate_reports_the_reclamation_of_an_mc_ipc_file() {
         cells[cells.len() - 5..],
         ["19230", "980770", "1", "13ns", "13ns"]
     );
-    let out = bulwark(&["simulate", file, "--until", "6s", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let doc = json_of(&["simulate", file, "--until", "6s", "--json"], 0);
     let run = &doc["runs"][0];
     assert_eq!(run["objects_created"], 19_230);
     assert_eq!(run["allocations_refused"], 980_770);
@@ -750,15 +695,17 @@ fn simulate_reports_the_reclamation_of_an_mc_ipc_file() {
     assert_eq!(run["longest_mask_ns"], 13);
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("rogue.json");
-    let out = bulwark(&[
-        "simulate",
-        file,
-        "--until",
-        "6s",
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = output_of(
+        &[
+            "simulate",
+            file,
+            "--until",
+            "6s",
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+        0,
+    );
     assert!(text(&out.stdout).contains("980770"), "the table as well");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
@@ -781,14 +728,10 @@ fn simulate_reports_the_reclamation_of_an_mc_ipc_file() {
 /// rate-monotonic core's t2 has R = 8 ms > 7 ms (exit 1), the EDF core's U = 34/35 passes.
 #[test]
 fn a_mixed_scenario_is_analysed_per_policy() {
-    let out = bulwark(&["analyze", "scenarios/mixed-policies.toml"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    assert!(stdout.contains("== cores 0: fixed-priority =="), "{stdout}");
-    assert!(stdout.contains("== cores 1: edf =="), "{stdout}");
-    let out = bulwark(&["analyze", "scenarios/mixed-policies.toml", "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let stdout = stdout_of(&["analyze", "scenarios/mixed-policies.toml"], 1);
+    assert_contains(&stdout, "== cores 0: fixed-priority ==");
+    assert_contains(&stdout, "== cores 1: edf ==");
+    let doc = json_of(&["analyze", "scenarios/mixed-policies.toml", "--json"], 1);
     let parts = doc["parts"].as_array().expect("parts");
     assert_eq!(parts.len(), 2);
     assert_eq!(parts[0]["policy"], "fixed-priority");
@@ -805,9 +748,7 @@ fn a_mixed_scenario_is_analysed_per_policy() {
 #[test]
 fn analyze_counts_the_reservations_of_a_component_system() {
     let file = "scenarios/components/fig7-spr.camkes";
-    let out = bulwark(&["analyze", file, "--overheads", "xeon"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
+    let stdout = stdout_of(&["analyze", file, "--overheads", "xeon"], 0);
     // The schedulability table, after the task list that also starts lines with t1..t4.
     let table = stdout
         .split("schedulability (")
@@ -854,20 +795,8 @@ fn an_mc_ipc_context_switch_is_charged_and_left_out_of_the_bounds() {
         let path = dir.path().join(name);
         std::fs::write(&path, body).unwrap();
         let path = path.to_str().unwrap().to_owned();
-        let simulated = bulwark(&["simulate", &path, "--json", "--until", "300ms"]);
-        assert_eq!(
-            simulated.status.code(),
-            Some(0),
-            "{}",
-            text(&simulated.stderr)
-        );
-        let analysed = bulwark(&["analyze", &path, "--json"]);
-        assert_eq!(
-            analysed.status.code(),
-            Some(0),
-            "{}",
-            text(&analysed.stderr)
-        );
+        let simulated = output_of(&["simulate", &path, "--json", "--until", "300ms"], 0);
+        let analysed = output_of(&["analyze", &path, "--json"], 0);
         let json = |out: &Output| -> serde_json::Value {
             serde_json::from_str(&text(&out.stdout)).unwrap()
         };
@@ -916,24 +845,18 @@ fn an_mc_ipc_context_switch_is_charged_and_left_out_of_the_bounds() {
 /// `simulate` of an MC-IPC file with no task says what is missing, naming the file.
 #[test]
 fn simulating_an_mc_ipc_file_without_tasks_says_what_to_add() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bare.toml");
-    std::fs::write(
-        &path,
+    let (_dir, path) = temp_file(
+        "bare.toml",
         "[[cluster]]\nname = \"C1\"\ncores = 1\n\n[[server]]\nname = \"key\"\n\
          operation = \"2ms\"\n\n[[reservation]]\nname = \"R1\"\ncluster = \"C1\"\n\
          priority = 1\nbudget = \"20ms\"\nperiod = \"100ms\"\nexecution = \"2ms\"\n",
-    )
-    .unwrap();
+    );
     let path = path.to_str().unwrap();
-    let out = bulwark(&["simulate", path]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = output_of(&["simulate", path], 2);
     let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains(&format!(
-            "{path}: MC-IPC system: the system has no [[task]]"
-        )),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        &format!("{path}: MC-IPC system: the system has no [[task]]"),
     );
 }
 

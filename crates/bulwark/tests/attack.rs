@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{bulwark, text};
+use common::{assert_contains, bulwark, output_of, text};
 
 /// The cells of a table line after its first column (which may hold spaces).
 fn cells_after<'a>(line: &'a str, first: &str) -> Vec<&'a str> {
@@ -18,7 +18,7 @@ fn a3_prints_table_iii_with_percentages_of_the_baseline() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("--attackers is ignored"));
-    assert!(stdout.contains("% of baseline"), "{stdout}");
+    assert_contains(&stdout, "% of baseline");
     for workload in ["no interference", "timer flood", "cache attack"] {
         let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with(workload)).collect();
         assert_eq!(lines.len(), 3, "{workload}: {stdout}");
@@ -45,15 +45,14 @@ fn a3_prints_table_iii_with_percentages_of_the_baseline() {
         .parse()
         .unwrap();
     assert!(percent <= 62.0, "the flood without a region: {flood}");
-    assert!(stdout.contains("checks: 10 of 10 checks pass"), "{stdout}");
+    assert_contains(&stdout, "checks: 10 of 10 checks pass");
 }
 
 #[test]
 fn a3_refuses_an_svg_it_does_not_have() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a3.svg");
-    let out = bulwark(&["attack", "a3", "--svg", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["attack", "a3", "--svg", path.to_str().unwrap()], 2);
     assert!(
         text(&out.stderr).contains("a3 has no plot"),
         "{}",
@@ -80,7 +79,7 @@ fn a1_prints_both_policies_for_each_attacker_count() {
         "SPR-DS mean",
         "paper SPR-DS",
     ] {
-        assert!(header.contains(column), "{header}");
+        assert_contains(header, column);
     }
     // The paper's values beside ours (section V-B names no value below 64 attackers).
     let row = stdout.lines().find(|l| l.starts_with("16 ")).unwrap();
@@ -88,10 +87,7 @@ fn a1_prints_both_policies_for_each_attacker_count() {
         row.contains("grows with N") && row.ends_with("constant"),
         "{row}"
     );
-    assert!(
-        stdout.contains("\npaper: SPR paper, section V-B"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "\npaper: SPR paper, section V-B");
     let counts: Vec<&str> = stdout
         .lines()
         .skip_while(|l| !l.starts_with("N "))
@@ -100,7 +96,7 @@ fn a1_prints_both_policies_for_each_attacker_count() {
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
     assert_eq!(counts, ["1", "16"], "{stdout}");
-    assert!(stdout.contains("checks: "), "{stdout}");
+    assert_contains(&stdout, "checks: ");
 }
 
 #[test]
@@ -178,8 +174,7 @@ fn bad_attacker_counts_are_refused_clearly() {
         ("1,,4", "an attacker count is missing"),
         ("-3", "not an attacker count"),
     ] {
-        let out = bulwark(&["attack", "a1", &format!("--attackers={value}")]);
-        assert_eq!(out.status.code(), Some(2), "{value}");
+        let out = output_of(&["attack", "a1", &format!("--attackers={value}")], 2);
         let stderr = text(&out.stderr);
         assert!(
             stderr.contains("invalid value") && stderr.contains("--attackers"),
@@ -192,8 +187,7 @@ fn bad_attacker_counts_are_refused_clearly() {
 
 #[test]
 fn an_unknown_attack_is_refused() {
-    let out = bulwark(&["attack", "a4"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["attack", "a4"], 2);
     let stderr = text(&out.stderr);
     assert!(stderr.contains("a1") && stderr.contains("a3"), "{stderr}");
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{bulwark, text};
+use common::{assert_contains, bulwark, output_of, text};
 
 /// Every refusal is bad input (2) with a message naming what to drop, and none of them runs
 /// anything on the host.
@@ -27,13 +27,7 @@ fn host_refuses_what_it_cannot_do_with_exit_2() {
             "drop --svg",
         ),
     ] {
-        let out = bulwark(args);
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            text(&out.stderr)
-        );
+        let out = output_of(args, 2);
         assert!(
             text(&out.stderr).contains(says),
             "{args:?}: {}",
@@ -53,7 +47,7 @@ fn host_a2_prints_the_measured_table_or_names_the_missing_privilege() {
     let stdout = text(&out.stdout);
     let stderr = text(&out.stderr);
     if out.status.code() == Some(2) {
-        assert!(stderr.contains("missing privilege"), "{stderr}");
+        assert_contains(&stderr, "missing privilege");
         return;
     }
     assert!(matches!(out.status.code(), Some(0 | 1)), "{stdout}{stderr}");
@@ -69,7 +63,7 @@ fn host_a2_prints_the_measured_table_or_names_the_missing_privilege() {
         "host SPR S=32",
         "sim SPR S=32",
     ] {
-        assert!(header.contains(column), "{header}");
+        assert_contains(header, column);
     }
     let counts: Vec<&str> = stdout
         .lines()
@@ -79,7 +73,7 @@ fn host_a2_prints_the_measured_table_or_names_the_missing_privilege() {
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     assert_eq!(counts, ["0", "16", "64", "256"], "{stdout}");
-    assert!(stdout.contains("checks: "), "{stdout}");
+    assert_contains(&stdout, "checks: ");
     assert_eq!(
         out.status.code() == Some(0),
         !stdout.contains("FAILS:"),

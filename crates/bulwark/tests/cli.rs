@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{bulwark, root, text};
+use common::{assert_contains, bulwark, json_of, output_of, root, stdout_of, temp_file, text};
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -44,8 +44,7 @@ fn check_reports_every_invalid_fixture_with_its_location() {
             .to_str()
             .unwrap()
             .to_owned();
-        let out = bulwark(&["check", &relative]);
-        assert_eq!(out.status.code(), Some(2), "{relative}");
+        let out = output_of(&["check", &relative], 2);
         let stderr = text(&out.stderr);
         let expected = std::fs::read_to_string(fixture.with_extension("expected")).unwrap();
         for line in expected.lines().filter(|l| !l.is_empty()) {
@@ -63,8 +62,7 @@ fn check_reports_every_invalid_fixture_with_its_location() {
 
 #[test]
 fn check_names_a_missing_file() {
-    let out = bulwark(&["check", "no/such/file.toml"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["check", "no/such/file.toml"], 2);
     assert!(text(&out.stderr).contains("no/such/file.toml: cannot read this file"));
 }
 
@@ -121,8 +119,10 @@ fn traces_are_byte_identical_for_the_same_seed() {
 
 #[test]
 fn simulate_refuses_a_time_without_unit() {
-    let out = bulwark(&["simulate", "scenarios/textbook-rm.toml", "--until", "35"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(
+        &["simulate", "scenarios/textbook-rm.toml", "--until", "35"],
+        2,
+    );
     assert!(
         text(&out.stderr).contains("--until"),
         "{}",
@@ -156,8 +156,7 @@ fn reproduce_writes_a_passing_report() {
 
 #[test]
 fn reproduce_names_the_experiments_it_knows() {
-    let out = bulwark(&["reproduce", "no-such-experiment"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["reproduce", "no-such-experiment"], 2);
     assert!(text(&out.stderr).contains("known: textbook-fp-edf"));
 }
 
@@ -200,22 +199,20 @@ fn a_closed_pipe_ends_the_output_quietly() {
 /// with the paper and exits 0; JSON lists every delay of T1 (one job per 100 ms cycle).
 #[test]
 fn the_mcipc_case_study_runs_one_phase() {
-    let out = bulwark(&[
-        "mcipc-case-study",
-        "--protocol",
-        "prio-ipc",
-        "--phase",
-        "6",
-        "--phase-length",
-        "2s",
-    ]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
-    assert!(stdout.contains("PRIO-IPC (bound 8.00ms)"), "{stdout}");
-    assert!(
-        stdout.contains("6: R4 launches 15 extra correct tasks"),
-        "{stdout}"
+    let stdout = stdout_of(
+        &[
+            "mcipc-case-study",
+            "--protocol",
+            "prio-ipc",
+            "--phase",
+            "6",
+            "--phase-length",
+            "2s",
+        ],
+        0,
     );
+    assert_contains(&stdout, "PRIO-IPC (bound 8.00ms)");
+    assert_contains(&stdout, "6: R4 launches 15 extra correct tasks");
 
     let out = bulwark(&[
         "mcipc-case-study",
@@ -235,8 +232,7 @@ fn the_mcipc_case_study_runs_one_phase() {
     assert_eq!(delays.len(), 10);
     assert!(delays.iter().all(|d| d.as_u64().unwrap() <= 18_000_000));
 
-    let out = bulwark(&["mcipc-case-study", "--phase", "9"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["mcipc-case-study", "--phase", "9"], 2);
     assert!(text(&out.stderr).contains("9"), "{}", text(&out.stderr));
 }
 
@@ -247,10 +243,8 @@ fn the_mcipc_case_study_runs_one_phase() {
 /// stays within it in both phases.
 #[test]
 fn the_case_study_runs_a_users_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("tiny.toml");
-    std::fs::write(
-        &file,
+    let (_dir, file) = temp_file(
+        "tiny.toml",
         r#"cycle = "10ms"
 
 [[cluster]]
@@ -298,20 +292,20 @@ name = "normal"
 name = "T2 floods"
 floods = ["T2"]
 "#,
-    )
-    .unwrap();
-    let out = bulwark(&[
-        "mcipc-case-study",
-        "--file",
-        file.to_str().unwrap(),
-        "--protocol",
-        "mc-ipc",
-        "--phase-length",
-        "100ms",
-        "--json",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    );
+    let json = json_of(
+        &[
+            "mcipc-case-study",
+            "--file",
+            file.to_str().unwrap(),
+            "--protocol",
+            "mc-ipc",
+            "--phase-length",
+            "100ms",
+            "--json",
+        ],
+        0,
+    );
     let runs = json["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0]["name"], "normal");
@@ -333,8 +327,10 @@ floods = ["T2"]
     }
     assert_eq!(runs[0]["delays_ns"][0], 1_000_000);
 
-    let out = bulwark(&["mcipc-case-study", "--file", "scenarios/textbook-rm.toml"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(
+        &["mcipc-case-study", "--file", "scenarios/textbook-rm.toml"],
+        2,
+    );
     assert!(text(&out.stderr).contains("not an MC-IPC system"));
 }
 

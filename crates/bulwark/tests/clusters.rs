@@ -6,9 +6,7 @@
 
 mod common;
 
-use common::{bulwark, text};
-
-use std::path::PathBuf;
+use common::{assert_contains, assert_ends_with, bulwark, temp_file, text};
 
 /// Core 0 partitioned under fixed priority (task `p`); cores 1 and 2 the cluster `g` under
 /// `order`, with `a` in a (3 ms, 10 ms) reservation and `b` in a (`budget`, 10 ms) one.
@@ -51,15 +49,6 @@ execution = "1ms"
     )
 }
 
-/// Writes `contents` to `name` in a fresh directory; the directory lives as long as the
-/// returned guard.
-fn file(name: &str, contents: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join(name);
-    std::fs::write(&path, contents).expect("write");
-    (dir, path)
-}
-
 fn run(args: &[&str], path: &std::path::Path) -> (Option<i32>, String, String) {
     let mut all: Vec<&str> = args.to_vec();
     all.push(path.to_str().expect("utf-8 path"));
@@ -67,42 +56,35 @@ fn run(args: &[&str], path: &std::path::Path) -> (Option<i32>, String, String) {
     (out.status.code(), text(&out.stdout), text(&out.stderr))
 }
 
+/// `analyze --json` of `path`, which must exit with `code`: the document it prints.
+fn analyze_json(path: &std::path::Path, code: i32) -> serde_json::Value {
+    let (status, stdout, stderr) = run(&["analyze", "--json"], path);
+    assert_eq!(status, Some(code), "{stdout}{stderr}");
+    serde_json::from_str(&stdout).expect("JSON")
+}
+
 /// U = 3/10 + 3/10 = 3/5 on m = 2; U_max = 3/10; bound 2 - 1 * 3/10 = 17/10 >= 3/5:
 /// schedulable. `b`'s jobs need 4 ms of its 3 ms budget: it does not fit its reservation,
 /// which is reported and changes no exit code. `p` alone on core 0: R = 1 ms. Exit 0.
 #[test]
 fn an_edf_cluster_within_the_gfb_bound_is_schedulable() {
-    let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
+    let (_dir, path) = temp_file("global.toml", scenario("edf", "3ms", ""));
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     // The per-core analysis sees only `p`.
-    assert!(stdout.contains("\ncore 0:\n"), "{stdout}");
+    assert_contains(&stdout, "\ncore 0:\n");
     assert!(!stdout.contains("\ncore 1:\n"), "{stdout}");
-    assert!(
-        stdout.contains("== cluster g (cores 1, 2): edf =="),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("U = 3/5 = 0.6000 <= 2 - 1 * 3/10 = 1.7000"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("b: a job needs up to 4ms > budget 3ms"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.ends_with("\nclusters: g schedulable (GFB)\n"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "== cluster g (cores 1, 2): edf ==");
+    assert_contains(&stdout, "U = 3/5 = 0.6000 <= 2 - 1 * 3/10 = 1.7000");
+    assert_contains(&stdout, "b: a job needs up to 4ms > budget 3ms");
+    assert_ends_with(&stdout, "\nclusters: g schedulable (GFB)\n");
 }
 
 /// The same as JSON: the classic document, unchanged for core 0, with `clusters` added.
 #[test]
 fn an_edf_cluster_in_json_is_a_new_top_level_field() {
-    let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
-    let (code, stdout, stderr) = run(&["analyze", "--json"], &path);
-    assert_eq!(code, Some(0), "{stdout}{stderr}");
-    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let (_dir, path) = temp_file("global.toml", scenario("edf", "3ms", ""));
+    let doc = analyze_json(&path, 0);
     assert_eq!(doc["scenario"], "global");
     assert_eq!(doc["policy"], "fixed-priority");
     assert_eq!(doc["schedulable"], true);
@@ -136,16 +118,14 @@ fn an_edf_cluster_in_json_is_a_new_top_level_field() {
 /// 2 - 9/10 = 11/10 < 6/5: not shown schedulable, exit 1 like other failed tests.
 #[test]
 fn an_edf_cluster_over_the_gfb_bound_exits_1() {
-    let (_dir, path) = file("global.toml", &scenario("edf", "9ms", ""));
+    let (_dir, path) = temp_file("global.toml", scenario("edf", "9ms", ""));
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
-    assert!(
-        stdout.contains("U = 6/5 = 1.2000 > 2 - 1 * 9/10 = 1.1000: NOT shown schedulable"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "U = 6/5 = 1.2000 > 2 - 1 * 9/10 = 1.1000: NOT shown schedulable",
     );
-    let (code, stdout, _) = run(&["analyze", "--json"], &path);
-    assert_eq!(code, Some(1));
-    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let doc = analyze_json(&path, 1);
     assert_eq!(doc["clusters"][0]["verdict"], "not-shown-schedulable");
     assert_eq!(doc["clusters"][0]["schedulable"], false);
 }
@@ -156,27 +136,17 @@ fn an_edf_cluster_over_the_gfb_bound_exits_1() {
 #[test]
 fn a_fixed_priority_cluster_gets_the_response_time_analysis() {
     let source = scenario("fixed-priority", "3ms", "priority = 2");
-    let (_dir, path) = file("global.toml", &source);
+    let (_dir, path) = temp_file("global.toml", &source);
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
-    assert!(
-        stdout.contains("== cluster g (cores 1, 2): fixed-priority =="),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains(
-            "Bertogna and Cirinei's response-time analysis, U = 3/5 = 0.6000: every R <= p"
-        ),
-        "{stdout}"
+    assert_contains(&stdout, "== cluster g (cores 1, 2): fixed-priority ==");
+    assert_contains(
+        &stdout,
+        "Bertogna and Cirinei's response-time analysis, U = 3/5 = 0.6000: every R <= p",
     );
     assert!(!stderr.contains("not analysed"), "{stderr}");
-    assert!(
-        stdout.ends_with("\nclusters: g schedulable (global FP RTA)\n"),
-        "{stdout}"
-    );
-    let (code, stdout, _) = run(&["analyze", "--json"], &path);
-    assert_eq!(code, Some(0));
-    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_ends_with(&stdout, "\nclusters: g schedulable (global FP RTA)\n");
+    let doc = analyze_json(&path, 0);
     let g = &doc["clusters"][0];
     assert_eq!(g["verdict"], "schedulable");
     assert_eq!(g["schedulable"], true);
@@ -198,10 +168,8 @@ fn a_best_effort_member_is_listed_and_left_out_of_the_test() {
          script = [{{ run = \"1s\" }}]\n",
         scenario("fixed-priority", "3ms", "priority = 2")
     );
-    let (_dir, path) = file("global.toml", &source);
-    let (code, stdout, _) = run(&["analyze", "--json"], &path);
-    assert_eq!(code, Some(0), "{stdout}");
-    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let (_dir, path) = temp_file("global.toml", &source);
+    let doc = analyze_json(&path, 0);
     let g = &doc["clusters"][0];
     assert_eq!(g["verdict"], "schedulable");
     assert_eq!(g["bandwidth"], 0.6);
@@ -220,9 +188,9 @@ fn a_best_effort_member_is_listed_and_left_out_of_the_test() {
     assert_eq!(be["fits_reservation"], serde_json::Value::Null);
     let (code, stdout, _) = run(&["analyze"], &path);
     assert_eq!(code, Some(0));
-    assert!(
-        stdout.contains("be: not checked: a best-effort reservation has no budget"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "be: not checked: a best-effort reservation has no budget",
     );
 }
 
@@ -255,20 +223,12 @@ fn dhall(budget: &str) -> String {
 /// 19/10 > 2 - 9/10).
 #[test]
 fn a_fixed_priority_cluster_shown_schedulable_exits_0() {
-    let (_dir, path) = file("dhall.toml", &dhall("1ms"));
+    let (_dir, path) = temp_file("dhall.toml", dhall("1ms"));
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
-    assert!(
-        stdout.contains("U = 19/10 = 1.9000: every R <= p"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.ends_with("\nclusters: g schedulable (global FP RTA)\n"),
-        "{stdout}"
-    );
-    let (code, stdout, _) = run(&["analyze", "--json"], &path);
-    assert_eq!(code, Some(0));
-    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_contains(&stdout, "U = 19/10 = 1.9000: every R <= p");
+    assert_ends_with(&stdout, "\nclusters: g schedulable (global FP RTA)\n");
+    let doc = analyze_json(&path, 0);
     let g = &doc["clusters"][0];
     assert_eq!(g["test"], "global-fp-rta");
     assert_eq!(g["verdict"], "schedulable");
@@ -294,24 +254,20 @@ fn a_fixed_priority_cluster_shown_schedulable_exits_0() {
 /// `light` gets 1 ms by 10: it really misses.)
 #[test]
 fn a_fixed_priority_cluster_not_shown_schedulable_exits_1() {
-    let (_dir, path) = file("dhall.toml", &dhall("2ms"));
+    let (_dir, path) = temp_file("dhall.toml", dhall("2ms"));
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
-    assert!(
-        stdout.contains(
-            "U = 2/1 = 2.0000: `light`'s R >= 11ms > p = 10ms: NOT shown schedulable (the \
-             test is sufficient only)"
-        ),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "U = 2/1 = 2.0000: `light`'s R >= 11ms > p = 10ms: NOT shown schedulable (the \
+             test is sufficient only)",
     );
-    assert!(stdout.contains(">= 11ms > p"), "{stdout}");
-    assert!(
-        stdout.ends_with("\nclusters: g NOT shown schedulable (global FP RTA)\n"),
-        "{stdout}"
+    assert_contains(&stdout, ">= 11ms > p");
+    assert_ends_with(
+        &stdout,
+        "\nclusters: g NOT shown schedulable (global FP RTA)\n",
     );
-    let (code, stdout, _) = run(&["analyze", "--json"], &path);
-    assert_eq!(code, Some(1));
-    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let doc = analyze_json(&path, 1);
     let g = &doc["clusters"][0];
     assert_eq!(g["verdict"], "not-shown-schedulable");
     assert_eq!(g["schedulable"], false);
@@ -332,20 +288,15 @@ fn a_fixed_priority_cluster_with_an_spr_server_is_not_analysed() {
         "reservation = { budget = \"9ms\", period = \"10ms\", replenishment = \"spr\" }",
         1,
     );
-    let (_dir, path) = file("dhall.toml", &source);
+    let (_dir, path) = temp_file("dhall.toml", &source);
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
-    assert!(
-        stderr.contains("cluster `g`: not analysed: Bertogna and Cirinei's response-time"),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        "cluster `g`: not analysed: Bertogna and Cirinei's response-time",
     );
-    assert!(
-        stdout.ends_with("\nclusters: g not analysed (SPR servers)\n"),
-        "{stdout}"
-    );
-    let (code, stdout, _) = run(&["analyze", "--json"], &path);
-    assert_eq!(code, Some(2));
-    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_ends_with(&stdout, "\nclusters: g not analysed (SPR servers)\n");
+    let doc = analyze_json(&path, 2);
     let g = &doc["clusters"][0];
     assert_eq!(g["verdict"], "not-analysed");
     assert_eq!(g["test"], serde_json::Value::Null);
@@ -354,14 +305,12 @@ fn a_fixed_priority_cluster_with_an_spr_server_is_not_analysed() {
 
 #[test]
 fn check_names_the_clusters() {
-    let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
+    let (_dir, path) = temp_file("global.toml", scenario("edf", "3ms", ""));
     let (code, stdout, stderr) = run(&["check"], &path);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
-    assert!(
-        stdout.contains(
-            "ok (3 tasks on 3 cores, fixed-priority, 100ms; cluster: g (cores 1, 2, edf, 2 tasks))"
-        ),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "ok (3 tasks on 3 cores, fixed-priority, 100ms; cluster: g (cores 1, 2, edf, 2 tasks))",
     );
 }
 
@@ -369,16 +318,14 @@ fn check_names_the_clusters() {
 /// exit 2 as its other refusals.
 #[test]
 fn run_refuses_a_cluster_of_several_cores() {
-    let (_dir, path) = file("global.toml", &scenario("edf", "3ms", ""));
+    let (_dir, path) = temp_file("global.toml", scenario("edf", "3ms", ""));
     let (code, stdout, stderr) = run(&["run"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
-    assert!(
-        stderr.contains(
-            "global.toml: cluster `g` schedules 2 cores, but the runtime manages one core"
-        ),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        "global.toml: cluster `g` schedules 2 cores, but the runtime manages one core",
     );
-    assert!(stderr.contains("`bulwark simulate` runs it"), "{stderr}");
+    assert_contains(&stderr, "`bulwark simulate` runs it");
 }
 
 /// The README's cluster with a time partition and a high-criticality reservation, under
@@ -428,34 +375,27 @@ execution = "1ms"
 /// "not analysed" with the reason, and the exit code 2 (no verdict).
 #[test]
 fn a_cluster_with_a_partition_is_not_analysed_and_says_why() {
-    let (_dir, path) = file("mixed.toml", &partitioned("edf", "", ""));
+    let (_dir, path) = temp_file("mixed.toml", partitioned("edf", "", ""));
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
-    assert!(
-        stdout.contains("core 2: [0ns, 5ms) [10ms, 12ms)"),
-        "{stdout}"
-    );
-    assert!(stdout.contains("cycle 20ms"), "{stdout}");
-    assert!(stdout.contains("0.3500"), "{stdout}");
-    assert!(
-        stdout.contains(
-            "global EDF over 2 core(s), U = 13/20 = 0.6500: not analysed: Goossens, Funk and \
+    assert_contains(&stdout, "core 2: [0ns, 5ms) [10ms, 12ms)");
+    assert_contains(&stdout, "cycle 20ms");
+    assert_contains(&stdout, "0.3500");
+    assert_contains(
+        &stdout,
+        "global EDF over 2 core(s), U = 13/20 = 0.6500: not analysed: Goossens, Funk and \
              Baruah's test covers sporadic reservations alone: time partitions take cores \
-             during their slots"
-        ),
-        "{stdout}"
+             during their slots",
     );
-    assert!(
-        stdout.ends_with("\nclusters: global not analysed (time partitions)\n"),
-        "{stdout}"
+    assert_ends_with(
+        &stdout,
+        "\nclusters: global not analysed (time partitions)\n",
     );
-    assert!(
-        stderr.contains("cluster `global`: not analysed: Goossens, Funk and Baruah's test"),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        "cluster `global`: not analysed: Goossens, Funk and Baruah's test",
     );
-    let (code, stdout, _) = run(&["analyze", "--json"], &path);
-    assert_eq!(code, Some(2));
-    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let doc = analyze_json(&path, 2);
     let g = &doc["clusters"][0];
     assert_eq!(g["verdict"], "not-analysed");
     assert_eq!(g["test"], serde_json::Value::Null);
@@ -490,34 +430,30 @@ fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
             "reservation = { core = 2, slots = [[\"0ms\", \"5ms\"], [\"10ms\", \"12ms\"]] }",
             "reservation = { budget = \"4ms\", period = \"20ms\" }",
         );
-    let (_dir, path) = file("mixed.toml", &source);
+    let (_dir, path) = temp_file("mixed.toml", &source);
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
-    assert!(
-        stdout.contains(
-            "not analysed: Goossens, Funk and Baruah's test covers sporadic reservations \
-             alone: Vestal's mode switch demotes low-criticality reservations"
-        ),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "not analysed: Goossens, Funk and Baruah's test covers sporadic reservations \
+             alone: Vestal's mode switch demotes low-criticality reservations",
     );
-    assert!(
-        stdout.ends_with("\nclusters: global not analysed (high criticality)\n"),
-        "{stdout}"
+    assert_ends_with(
+        &stdout,
+        "\nclusters: global not analysed (high criticality)\n",
     );
     // The README's file as written, under fixed-priority order: the response-time analysis
     // covers neither, the partition named first.
-    let (_dir, path) = file(
+    let (_dir, path) = temp_file(
         "mixed.toml",
-        &partitioned("fixed-priority", "priority = 5", "priority = 4"),
+        partitioned("fixed-priority", "priority = 5", "priority = 4"),
     );
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
-    assert!(
-        stdout.contains(
-            "U = 13/20 = 0.6500: not analysed: Bertogna and Cirinei's response-time analysis \
-             covers sporadic reservations alone: time partitions take cores during their slots"
-        ),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "U = 13/20 = 0.6500: not analysed: Bertogna and Cirinei's response-time analysis \
+             covers sporadic reservations alone: time partitions take cores during their slots",
     );
     // Without the partition, under fixed priority: the high-criticality reservation.
     let source = partitioned("fixed-priority", "priority = 5", "priority = 4")
@@ -526,18 +462,16 @@ fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
             "reservation = { core = 2, slots = [[\"0ms\", \"5ms\"], [\"10ms\", \"12ms\"]] }",
             "reservation = { budget = \"4ms\", period = \"20ms\" }",
         );
-    let (_dir, path) = file("mixed.toml", &source);
+    let (_dir, path) = temp_file("mixed.toml", &source);
     let (code, stdout, stderr) = run(&["analyze"], &path);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
-    assert!(
-        stdout.contains(
-            "not analysed: Bertogna and Cirinei's response-time analysis covers sporadic \
-             reservations alone: Vestal's mode switch demotes low-criticality reservations"
-        ),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "not analysed: Bertogna and Cirinei's response-time analysis covers sporadic \
+             reservations alone: Vestal's mode switch demotes low-criticality reservations",
     );
-    assert!(
-        stdout.ends_with("\nclusters: global not analysed (high criticality)\n"),
-        "{stdout}"
+    assert_ends_with(
+        &stdout,
+        "\nclusters: global not analysed (high criticality)\n",
     );
 }

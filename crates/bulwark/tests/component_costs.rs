@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{bulwark, text};
+use common::{json_of, output_of, stdout_of, text};
 
 /// A client requesting an inherited CPI that requests a propagated one (so a call pays the
 /// "PIP to propagated" row and a `nest` hop can happen), with `cost` appended.
@@ -70,17 +70,6 @@ nest-to-inherited = 6720
 nest-to-propagated = 7530
 "#;
 
-fn stdout_of(args: &[&str]) -> String {
-    let out = bulwark(args);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        text(&out.stderr)
-    );
-    text(&out.stdout)
-}
-
 #[test]
 fn the_file_s_table_2_is_what_overheads_xeon_names() {
     let dir = tempfile::tempdir().unwrap();
@@ -90,14 +79,14 @@ fn the_file_s_table_2_is_what_overheads_xeon_names() {
     std::fs::write(&plain, system("")).unwrap();
     let (with_table, plain) = (with_table.to_str().unwrap(), plain.to_str().unwrap());
     for command in ["simulate", "analyze"] {
-        let from_file = stdout_of(&[command, with_table, "--json"]);
-        let from_flag = stdout_of(&[command, plain, "--json", "--overheads", "xeon"]);
-        let free = stdout_of(&[command, plain, "--json"]);
+        let from_file = stdout_of(&[command, with_table, "--json"], 0);
+        let from_flag = stdout_of(&[command, plain, "--json", "--overheads", "xeon"], 0);
+        let free = stdout_of(&[command, plain, "--json"], 0);
         assert_eq!(from_file, from_flag, "{command}");
         // The costs change the outcome: a free system is not the same run.
         assert_ne!(from_file, free, "{command}");
         // The flag overrides the file.
-        let overridden = stdout_of(&[command, with_table, "--json", "--overheads", "none"]);
+        let overridden = stdout_of(&[command, with_table, "--json", "--overheads", "none"], 0);
         assert_eq!(overridden, free, "{command}");
     }
 }
@@ -109,8 +98,7 @@ fn overheads_on_a_file_without_components_is_refused() {
         ("scenarios/mcipc/case-study.toml", "an MC-IPC system"),
     ] {
         for command in ["simulate", "analyze"] {
-            let out = bulwark(&[command, file, "--overheads", "xeon"]);
-            assert_eq!(out.status.code(), Some(2), "{command} {file}");
+            let out = output_of(&[command, file, "--overheads", "xeon"], 2);
             let stderr = text(&out.stderr);
             assert!(
                 stderr.contains(&format!(
@@ -135,8 +123,7 @@ fn a_context_switch_cost_is_named_as_outside_the_bounds() {
     std::fs::write(&costly, system("[cost]\ncontext-switch = 1000000\n")).unwrap();
     std::fs::write(&free, system("")).unwrap();
     let (costly, free) = (costly.to_str().unwrap(), free.to_str().unwrap());
-    let json =
-        |args: &[&str]| -> serde_json::Value { serde_json::from_str(&stdout_of(args)).unwrap() };
+    let json = |args: &[&str]| json_of(args, 0);
     let analysed_costly = json(&["analyze", costly, "--json"]);
     let analysed_free = json(&["analyze", free, "--json"]);
     assert_eq!(
@@ -152,8 +139,8 @@ fn a_context_switch_cost_is_named_as_outside_the_bounds() {
         analysed_free["schedulability"]["tasks"]
     );
     let note = "note: the bounds leave out the `context-switch` cost";
-    assert!(stdout_of(&["analyze", costly]).contains(note));
-    assert!(!stdout_of(&["analyze", free]).contains(note));
+    assert!(stdout_of(&["analyze", costly], 0).contains(note));
+    assert!(!stdout_of(&["analyze", free], 0).contains(note));
     // The machine charges it: the high task's worst response grows.
     let response = |file: &str| {
         json(&["simulate", file, "--json"])["tasks"][0]["max_response_ns"]

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::bulwark;
+use common::{bulwark, output_of, stdout_of, temp_file};
 
 fn code(args: &[&str]) -> Option<i32> {
     bulwark(args).status.code()
@@ -26,13 +26,10 @@ reservation = { budget = "1ms", period = "5ms" }
 
 #[test]
 fn an_invalid_file_is_bad_input_for_every_command() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("fp.toml");
-    std::fs::write(&file, FIXED_PRIORITY_WITH_RESERVATION).unwrap();
+    let (_dir, file) = temp_file("fp.toml", FIXED_PRIORITY_WITH_RESERVATION);
     let file = file.to_str().unwrap();
     for command in ["check", "simulate", "analyze"] {
-        let out = bulwark(&[command, file]);
-        assert_eq!(out.status.code(), Some(2), "{command}");
+        let out = output_of(&[command, file], 2);
         let stderr = String::from_utf8_lossy(&out.stderr);
         // Located: `file:line:column:` (the reservation key is on line 10).
         assert!(
@@ -84,9 +81,7 @@ fn every_subcommand_help_says_what_its_exit_status_means() {
         "reproduce",
         "mcipc-case-study",
     ] {
-        let out = bulwark(&[command, "--help"]);
-        assert_eq!(out.status.code(), Some(0));
-        let help = String::from_utf8_lossy(&out.stdout);
+        let help = stdout_of(&[command, "--help"], 0);
         assert!(help.contains("Exit status:"), "{command}: {help}");
         assert!(
             help.contains(" 2 "),
@@ -110,9 +105,7 @@ reservation = { budget = "1ms", period = "5ms", non-preemptive = "2ms" }
 
 #[test]
 fn warnings_are_shown_and_deny_warnings_makes_them_bad_input() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("w.toml");
-    std::fs::write(&file, ETA_ABOVE_BUDGET).unwrap();
+    let (_dir, file) = temp_file("w.toml", ETA_ABOVE_BUDGET);
     let file = file.to_str().unwrap();
     // Column 66: see the hostile file s_warn_eta_above_budget.toml for the count.
     let warning = format!("warning: {file}:10:66: task `t`'s non-preemptive region 2ms");
@@ -122,8 +115,7 @@ fn warnings_are_shown_and_deny_warnings_makes_them_bad_input() {
         assert!(stderr.contains(&warning), "{command}: {stderr}");
         // A warning is not bad input: check and simulate succeed, analyze gives its verdict.
         assert_ne!(out.status.code(), Some(2), "{command}: {stderr}");
-        let denied = bulwark(&[command, "--deny-warnings", file]);
-        assert_eq!(denied.status.code(), Some(2), "{command} --deny-warnings");
+        let denied = output_of(&[command, "--deny-warnings", file], 2);
         let stderr = String::from_utf8_lossy(&denied.stderr);
         assert!(
             stderr.contains(&format!("{file}:10:66: ")) && stderr.contains("denied"),

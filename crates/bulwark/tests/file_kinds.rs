@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bulwark, text};
+use common::{output_of, temp_file, text};
 
 /// The built-in file of each kind, and what `check` says it is.
 const KINDS: [(&str, &str); 4] = [
@@ -17,8 +17,7 @@ const KINDS: [(&str, &str); 4] = [
 #[test]
 fn check_validates_every_kind() {
     for (file, said) in KINDS {
-        let out = bulwark(&["check", file]);
-        assert_eq!(out.status.code(), Some(0), "{file}: {}", text(&out.stderr));
+        let out = output_of(&["check", file], 0);
         assert!(
             text(&out.stdout).contains(said),
             "{file}: {}",
@@ -31,8 +30,7 @@ fn check_validates_every_kind() {
 fn a_command_given_a_kind_it_does_not_run_names_the_one_that_does() {
     let sweep = "scenarios/sweeps/fp-vs-edf.toml";
     for command in ["simulate", "analyze", "run"] {
-        let out = bulwark(&[command, sweep]);
-        assert_eq!(out.status.code(), Some(2), "{command}");
+        let out = output_of(&[command, sweep], 2);
         let stderr = text(&out.stderr);
         assert!(
             stderr.contains("this file is a sweep experiment") && stderr.contains("bulwark sweep"),
@@ -40,8 +38,7 @@ fn a_command_given_a_kind_it_does_not_run_names_the_one_that_does() {
         );
     }
     for (file, _) in &KINDS[..3] {
-        let out = bulwark(&["sweep", file]);
-        assert_eq!(out.status.code(), Some(2), "{file}");
+        let out = output_of(&["sweep", file], 2);
         let stderr = text(&out.stderr);
         assert!(
             stderr.contains("`bulwark sweep` takes a sweep experiment"),
@@ -49,8 +46,7 @@ fn a_command_given_a_kind_it_does_not_run_names_the_one_that_does() {
         );
     }
     // run takes an MC-IPC system of one core; the four-core case study is refused with why.
-    let out = bulwark(&["run", "scenarios/mcipc/case-study.toml"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = output_of(&["run", "scenarios/mcipc/case-study.toml"], 2);
     assert!(text(&out.stderr).contains("one cluster of one core"));
 }
 
@@ -81,11 +77,8 @@ to = "server.i"
 
 #[test]
 fn a_kind_is_told_by_the_document_not_by_header_text() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("spaced.toml");
-    std::fs::write(&file, SPACED_COMPONENTS).unwrap();
-    let out = bulwark(&["check", file.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (_dir, file) = temp_file("spaced.toml", SPACED_COMPONENTS);
+    let out = output_of(&["check", file.to_str().unwrap()], 0);
     assert!(
         text(&out.stdout).contains("ok (component system: 2 components, 1 connections)"),
         "{}",
@@ -95,17 +88,13 @@ fn a_kind_is_told_by_the_document_not_by_header_text() {
 
 #[test]
 fn a_file_that_mixes_kinds_is_refused_where_the_second_kind_starts() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("mixed.toml");
-    std::fs::write(
-        &file,
+    let (_dir, file) = temp_file(
+        "mixed.toml",
         "name = \"m\"\npolicy = \"edf\"\nduration = \"1s\"\n\n[[reservation]]\nname = \"R\"\n",
-    )
-    .unwrap();
+    );
     let path = file.to_str().unwrap();
     for command in ["check", "simulate", "analyze", "sweep"] {
-        let out = bulwark(&[command, path]);
-        assert_eq!(out.status.code(), Some(2), "{command}");
+        let out = output_of(&[command, path], 2);
         let stderr = text(&out.stderr);
         // Line 5, column 3: the `reservation` key inside `[[reservation]]` (`cluster` is
         // shared: scenarios have clusters too).

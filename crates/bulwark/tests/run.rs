@@ -1,15 +1,11 @@
 //! `bulwark run`: exit codes, errors and outputs of real runs on this machine's core 1. The
 //! real runs are all in one test so that two never share the managed core.
 
-use std::process::{Command, Output};
+mod common;
 
-fn bulwark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bulwark"))
-        .args(args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .output()
-        .expect("bulwark runs")
-}
+use common::{assert_contains, bulwark, json_of, output_of, stdout_of, temp_file};
+
+use std::process::Output;
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -17,23 +13,16 @@ fn stderr(out: &Output) -> String {
 
 #[test]
 fn a_core_outside_the_affinity_is_a_missing_privilege_with_exit_2() {
-    let out = bulwark(&["run", "scenarios/textbook-rm.toml", "--core", "1000"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = output_of(&["run", "scenarios/textbook-rm.toml", "--core", "1000"], 2);
     let err = stderr(&out);
-    assert!(
-        err.contains("core 1000 is not in this process's CPU affinity"),
-        "{err}"
-    );
-    assert!(err.contains("how to grant it"), "{err}");
+    assert_contains(&err, "core 1000 is not in this process's CPU affinity");
+    assert_contains(&err, "how to grant it");
 }
 
 #[test]
 fn an_invalid_file_exits_2_as_simulate_does() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("bad.toml");
-    std::fs::write(&path, "name = \"x\"\npolicy = \"nope\"\n").expect("write");
-    let out = bulwark(&["run", path.to_str().expect("utf-8 path")]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let (_dir, path) = temp_file("bad.toml", "name = \"x\"\npolicy = \"nope\"\n");
+    output_of(&["run", path.to_str().expect("utf-8 path")], 2);
 }
 
 #[test]
@@ -44,32 +33,34 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let trace = dir.path().join("trace.json");
-    let out = bulwark(&[
-        "run",
-        "scenarios/textbook-edf.toml",
-        "--until",
-        "200ms",
-        "--compare",
-        "--trace",
-        trace.to_str().expect("utf-8 path"),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("host / simulator:"), "{text}");
-    assert!(text.contains("sched_rt_runtime_us"), "{text}");
+    let text = stdout_of(
+        &[
+            "run",
+            "scenarios/textbook-edf.toml",
+            "--until",
+            "200ms",
+            "--compare",
+            "--trace",
+            trace.to_str().expect("utf-8 path"),
+        ],
+        0,
+    );
+    assert_contains(&text, "host / simulator:");
+    assert_contains(&text, "sched_rt_runtime_us");
     let chrome = std::fs::read_to_string(&trace).expect("trace written");
-    assert!(chrome.contains("traceEvents"), "{chrome}");
+    assert_contains(&chrome, "traceEvents");
 
-    let out = bulwark(&[
-        "run",
-        "scenarios/textbook-edf.toml",
-        "--until",
-        "200ms",
-        "--json",
-        "--compare",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let doc = json_of(
+        &[
+            "run",
+            "scenarios/textbook-edf.toml",
+            "--until",
+            "200ms",
+            "--json",
+            "--compare",
+        ],
+        0,
+    );
     assert!(
         doc["host"]["entries"].as_u64().is_some_and(|n| n > 0),
         "{doc}"
@@ -84,9 +75,10 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
     // Allocation and termination for real: the rogue in its group gets the quota's
     // semaphores, (floor(1 ms / 13 ns) - 3) / 4 = 19,230 (the file's comment), as in the
     // simulator, and the controller's termination kills it.
-    let out = bulwark(&["run", "scenarios/faas-reclaim.toml", "--json", "--compare"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let doc = json_of(
+        &["run", "scenarios/faas-reclaim.toml", "--json", "--compare"],
+        0,
+    );
     let rogue = &doc["tasks"][3];
     assert_eq!(rogue["name"], "rogue");
     assert_eq!(rogue["objects_allocated"], 19_230, "{rogue}");
@@ -108,14 +100,15 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
     // the 100 ms horizon itself.
     let served = dir.path().join("served.toml");
     std::fs::write(&served, SERVED).expect("write");
-    let out = bulwark(&[
-        "run",
-        served.to_str().expect("utf-8 path"),
-        "--json",
-        "--compare",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let doc = json_of(
+        &[
+            "run",
+            served.to_str().expect("utf-8 path"),
+            "--json",
+            "--compare",
+        ],
+        0,
+    );
     for (task, jobs) in [(0, 11), (1, 6)] {
         let host = &doc["tasks"][task];
         assert_eq!(host["jobs"], jobs, "{host}");
@@ -132,32 +125,29 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
         );
     }
 
-    let out = bulwark(&["run", "scenarios/faas-reclaim.toml"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains(
-            "rogue: 19230 objects created, 980770 refused by its group's quota, 1 job(s) killed"
-        ),
-        "{text}"
+    let text = stdout_of(&["run", "scenarios/faas-reclaim.toml"], 0);
+    assert_contains(
+        &text,
+        "rogue: 19230 objects created, 980770 refused by its group's quota, 1 job(s) killed",
     );
-    assert!(text.contains("controller terminated rogue"), "{text}");
+    assert_contains(&text, "controller terminated rogue");
 
     // A component system on real threads: Fig. 7 for one hyperperiod (80 ms), beside the
     // simulator, its trace written. t1..t4 release 9, 5, 3 and 2 jobs (periods 10, 20, 40
     // and 80 ms, releases at 0 up to the inclusive end, 80 ms) on both sides.
-    let out = bulwark(&[
-        "run",
-        "scenarios/components/fig7.camkes",
-        "--until",
-        "80ms",
-        "--json",
-        "--compare",
-        "--trace",
-        trace.to_str().expect("utf-8 path"),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let doc = json_of(
+        &[
+            "run",
+            "scenarios/components/fig7.camkes",
+            "--until",
+            "80ms",
+            "--json",
+            "--compare",
+            "--trace",
+            trace.to_str().expect("utf-8 path"),
+        ],
+        0,
+    );
     for (side, tasks) in [
         ("host", &doc["tasks"]),
         ("simulated", &doc["simulated"]["tasks"]),
@@ -173,27 +163,29 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
     );
     assert_eq!(doc["pool_exhausted"], 0, "{doc}");
     let chrome = std::fs::read_to_string(&trace).expect("trace written");
-    assert!(chrome.contains("\"t4\""), "{chrome}");
-    let out = bulwark(&["run", "scenarios/components/fig7.camkes", "--until", "40ms"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("40ms on core 1 of this machine"), "{text}");
-    assert!(text.contains("dispatcher entries"), "{text}");
+    assert_contains(&chrome, "\"t4\"");
+    let text = stdout_of(
+        &["run", "scenarios/components/fig7.camkes", "--until", "40ms"],
+        0,
+    );
+    assert_contains(&text, "40ms on core 1 of this machine");
+    assert_contains(&text, "dispatcher entries");
 
     // An MC-IPC system of one core: its four phases for 200 ms each on real threads, beside
     // the simulator. T1 (period 100 ms) releases 3 jobs a phase on both sides (at 0, 100
     // and 200 ms: the horizon is inclusive, as in `simulate`), completes the first two, and
     // each of its invocations stays within Theorem 1's 6 ms (plus 1 ms on the host).
-    let out = bulwark(&[
-        "run",
-        "scenarios/mcipc/one-core.toml",
-        "--until",
-        "200ms",
-        "--json",
-        "--compare",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let doc = json_of(
+        &[
+            "run",
+            "scenarios/mcipc/one-core.toml",
+            "--until",
+            "200ms",
+            "--json",
+            "--compare",
+        ],
+        0,
+    );
     let runs = doc["runs"].as_array().expect("runs");
     assert_eq!(runs.len(), 4, "{doc}");
     for run in runs {
@@ -213,15 +205,17 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
     // Its Chrome trace: the host's four phases end to end, as `simulate --trace` lays the
     // simulator's, so the last phase's slices start at 600 ms (600,000 us).
     let mc_trace = dir.path().join("mcipc.json");
-    let out = bulwark(&[
-        "run",
-        "scenarios/mcipc/one-core.toml",
-        "--until",
-        "200ms",
-        "--trace",
-        mc_trace.to_str().expect("utf-8 path"),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    output_of(
+        &[
+            "run",
+            "scenarios/mcipc/one-core.toml",
+            "--until",
+            "200ms",
+            "--trace",
+            mc_trace.to_str().expect("utf-8 path"),
+        ],
+        0,
+    );
     let chrome: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&mc_trace).expect("trace written"))
             .expect("json");
@@ -238,8 +232,10 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
 /// Nothing in a component system is drawn: a seed is refused, not ignored.
 #[test]
 fn a_seed_for_a_component_system_is_refused_with_exit_2() {
-    let out = bulwark(&["run", "scenarios/components/fig7.camkes", "--seed", "3"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = output_of(
+        &["run", "scenarios/components/fig7.camkes", "--seed", "3"],
+        2,
+    );
     assert!(
         stderr(&out).contains("--seed does not apply to a component system"),
         "{}",

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{bulwark, text};
+use common::{assert_contains, bulwark, output_of, text};
 use serde_json::Value;
 
 const FILE: &str = "scenarios/passive-servers.toml";
@@ -130,20 +130,16 @@ fn analyze_gives_every_gate_client_its_bound() {
     assert_eq!(log0["name"], "log0");
     assert!(log0["clients"][0]["bound_ns"].is_null());
     let why = log0["clients"][0]["why_none"].as_str().expect("a reason");
-    assert!(why.contains("bandwidth inheritance"), "{why}");
+    assert_contains(why, "bandwidth inheritance");
 }
 
 /// The runtime manages one core: a system with servers whose tasks are on three cores is
 /// refused, saying so, exit 2, before anything runs.
 #[test]
 fn run_refuses_servers_on_several_cores_with_exit_2() {
-    let out = bulwark(&["run", FILE, "--core", "1"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = output_of(&["run", FILE, "--core", "1"], 2);
     let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("the runtime manages one core (core 1)"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("`bulwark simulate` runs it"), "{stderr}");
+    assert_contains(&stderr, "the runtime manages one core (core 1)");
+    assert_contains(&stderr, "`bulwark simulate` runs it");
     assert!(out.stdout.is_empty());
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bulwark, root};
+use common::{assert_contains, bulwark, root};
 
 use bulwark_core::Duration;
 use bulwark_lab::chrome::{chrome_trace_json, ChromeStream};
@@ -284,13 +284,9 @@ fn a_huge_trace_is_warned_about_before_the_run_and_denied_on_request() {
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains(
-            "trace-1000.toml:10:1: the trace will be at least about 180 MB (1,800,072 events for 200,008 jobs in 10s)"
-        ),
-        "{stderr}"
-    );
-    assert!(stderr.contains("[a warning, denied]"), "{stderr}");
+    assert_contains(&stderr, "trace-1000.toml:10:1: the trace will be at least about 180 MB (1,800,072 events for 200,008 jobs in 10s)"
+        );
+    assert_contains(&stderr, "[a warning, denied]");
     // Denied before the run: nothing written.
     assert!(!trace.exists());
     // A short run is not warned about.

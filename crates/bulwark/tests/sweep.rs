@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{bulwark, root};
+use common::{assert_contains, output_of, root};
 
 use std::path::Path;
 
@@ -16,13 +16,7 @@ fn the_example_runs_and_shards_merge_to_the_same_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let file = small_example(dir.path());
     let whole_dir = dir.path().join("whole");
-    let run = bulwark(&["sweep", &file, "--out", whole_dir.to_str().unwrap()]);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let run = output_of(&["sweep", &file, "--out", whole_dir.to_str().unwrap()], 0);
     let csv = std::fs::read_to_string(whole_dir.join("results.csv")).unwrap();
     assert_eq!(String::from_utf8_lossy(&run.stdout), csv);
     let lines: Vec<&str> = csv.lines().collect();
@@ -53,19 +47,16 @@ fn the_example_runs_and_shards_merge_to_the_same_bytes() {
     let mut shard_files = Vec::new();
     for index in 0..3 {
         let shard = format!("{index}/3");
-        let part = bulwark(&[
-            "sweep",
-            &file,
-            "--shard",
-            &shard,
-            "--out",
-            parts.to_str().unwrap(),
-        ]);
-        assert_eq!(
-            part.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&part.stderr)
+        output_of(
+            &[
+                "sweep",
+                &file,
+                "--shard",
+                &shard,
+                "--out",
+                parts.to_str().unwrap(),
+            ],
+            0,
         );
         shard_files.push(
             parts
@@ -78,13 +69,7 @@ fn the_example_runs_and_shards_merge_to_the_same_bytes() {
     let mut args = vec!["sweep", "merge"];
     args.extend(shard_files.iter().map(String::as_str));
     args.extend(["--out", merged_dir.to_str().unwrap()]);
-    let merge = bulwark(&args);
-    assert_eq!(
-        merge.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&merge.stderr)
-    );
+    output_of(&args, 0);
     for name in ["results.csv", "results.json", "acceptance.svg"] {
         assert_eq!(
             std::fs::read(merged_dir.join(name)).unwrap(),
@@ -93,8 +78,7 @@ fn the_example_runs_and_shards_merge_to_the_same_bytes() {
         );
     }
     // Two of three shards: missing one, bad input.
-    let incomplete = bulwark(&["sweep", "merge", &shard_files[0], &shard_files[1]]);
-    assert_eq!(incomplete.status.code(), Some(2));
+    let incomplete = output_of(&["sweep", "merge", &shard_files[0], &shard_files[1]], 2);
     assert!(String::from_utf8_lossy(&incomplete.stderr).contains("shards missing: 2/3"));
 }
 
@@ -106,19 +90,14 @@ fn a_bad_file_is_located_and_exits_2() {
     assert_eq!(text.lines().nth(11), Some("generator = \"uunifast\""));
     let path = dir.path().join("bad.toml");
     std::fs::write(&path, text.replace("\"uunifast\"", "\"uunifastest\"")).unwrap();
-    let run = bulwark(&["sweep", path.to_str().unwrap()]);
-    assert_eq!(run.status.code(), Some(2));
+    let run = output_of(&["sweep", path.to_str().unwrap()], 2);
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(
-        stderr.contains("bad.toml:12:13: unknown generator `uunifastest`"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("allowed: uunifast, uunisort"), "{stderr}");
+    assert_contains(&stderr, "bad.toml:12:13: unknown generator `uunifastest`");
+    assert_contains(&stderr, "allowed: uunifast, uunisort");
 
     // An unknown key is refused, located at the key.
     std::fs::write(&path, format!("colour = 1\n{text}")).unwrap();
-    let run = bulwark(&["sweep", path.to_str().unwrap()]);
-    assert_eq!(run.status.code(), Some(2));
+    let run = output_of(&["sweep", path.to_str().unwrap()], 2);
     assert!(
         String::from_utf8_lossy(&run.stderr).contains("bad.toml:1:1: unknown field `colour`"),
         "{}",
@@ -126,6 +105,8 @@ fn a_bad_file_is_located_and_exits_2() {
     );
 
     // A wrong shard is a usage error.
-    let run = bulwark(&["sweep", "scenarios/sweeps/fp-vs-edf.toml", "--shard", "3/3"]);
-    assert_eq!(run.status.code(), Some(2));
+    output_of(
+        &["sweep", "scenarios/sweeps/fp-vs-edf.toml", "--shard", "3/3"],
+        2,
+    );
 }

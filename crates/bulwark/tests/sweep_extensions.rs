@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::bulwark;
+use common::{assert_contains, bulwark, output_of, stdout_of};
 
 use std::path::Path;
 
@@ -36,14 +36,7 @@ step = 0.5
 fn randfixedsum_sweeps_past_one_processor() {
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "multi.toml", MULTI);
-    let run = bulwark(&["sweep", &file]);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let csv = String::from_utf8_lossy(&run.stdout).into_owned();
+    let csv = stdout_of(&["sweep", &file], 0);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines,
@@ -67,15 +60,11 @@ fn the_uniprocessor_generators_point_to_randfixedsum_above_one() {
         "bad.toml",
         &MULTI.replace("\"randfixedsum\"", "\"uunifast\""),
     );
-    let run = bulwark(&["sweep", &file]);
-    assert_eq!(run.status.code(), Some(2));
+    let run = output_of(&["sweep", &file], 2);
     let stderr = String::from_utf8_lossy(&run.stderr);
     // Line 15 is `to = 2.0`, the value at column 6.
-    assert!(
-        stderr.contains("bad.toml:15:6: utilisation to is 2"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("randfixedsum"), "{stderr}");
+    assert_contains(&stderr, "bad.toml:15:6: utilisation to is 2");
+    assert_contains(&stderr, "randfixedsum");
 }
 
 const SIMULATED: &str = r#"name = "simulated"
@@ -114,7 +103,7 @@ fn a_simulated_sweep_finds_the_exact_tests_sound() {
     let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
     assert_eq!(run.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.matches(" admitted ").count(), 1, "{stderr}");
-    assert!(stderr.contains("edf-utilisation admitted"), "{stderr}");
+    assert_contains(&stderr, "edf-utilisation admitted");
     let csv = std::fs::read_to_string(whole.join("results.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     let header: Vec<&str> = lines[0].split(',').collect();
@@ -163,15 +152,17 @@ fn a_simulated_sweep_finds_the_exact_tests_sound() {
         parts.join("shard-1-of-2.json"),
     );
     let merged = dir.path().join("merged");
-    let merge = bulwark(&[
-        "sweep",
-        "merge",
-        zero.to_str().unwrap(),
-        one.to_str().unwrap(),
-        "--out",
-        merged.to_str().unwrap(),
-    ]);
-    assert_eq!(merge.status.code(), Some(1));
+    output_of(
+        &[
+            "sweep",
+            "merge",
+            zero.to_str().unwrap(),
+            one.to_str().unwrap(),
+            "--out",
+            merged.to_str().unwrap(),
+        ],
+        1,
+    );
     for name in ["results.csv", "results.json", "acceptance.svg"] {
         assert_eq!(
             std::fs::read(merged.join(name)).unwrap(),
@@ -188,17 +179,19 @@ fn a_simulated_sweep_finds_the_exact_tests_sound() {
     point["admitted_but_missed"][2] = 1.into();
     let forged = dir.path().join("forged.json");
     std::fs::write(&forged, serde_json::to_string(&shard).unwrap()).unwrap();
-    let merge = bulwark(&[
-        "sweep",
-        "merge",
-        forged.to_str().unwrap(),
-        one.to_str().unwrap(),
-    ]);
-    assert_eq!(merge.status.code(), Some(1));
+    let merge = output_of(
+        &[
+            "sweep",
+            "merge",
+            forged.to_str().unwrap(),
+            one.to_str().unwrap(),
+        ],
+        1,
+    );
     let stderr = String::from_utf8_lossy(&merge.stderr);
-    assert!(
-        stderr.contains("fp-rta-rm admitted 1 set(s) that missed a deadline in simulation"),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        "fp-rta-rm admitted 1 set(s) that missed a deadline in simulation",
     );
 }
 
@@ -208,14 +201,7 @@ fn a_simulated_sweep_of_sound_tests_exits_0() {
     let dir = tempfile::tempdir().unwrap();
     let text = SIMULATED.replace("\"edf-utilisation\", ", "");
     let file = write(dir.path(), "sound.toml", &text);
-    let run = bulwark(&["sweep", &file]);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let csv = String::from_utf8_lossy(&run.stdout).into_owned();
+    let csv = stdout_of(&["sweep", &file], 0);
     for line in csv.lines().skip(1) {
         let cells: Vec<&str> = line.split(',').collect();
         assert_eq!(&cells[3 + 6..], ["0"; 6], "{line}");
@@ -303,14 +289,7 @@ fn spr_eq1_is_rm_without_overheads_and_sound_with_them() {
 /// Per point (in file order): the utilisation and the acceptance ratio of each test, by the
 /// CSV header's names. Asserts the sweep exited 0.
 fn ratios_by_test(file: &str) -> Vec<(f64, std::collections::HashMap<String, f64>)> {
-    let run = bulwark(&["sweep", file]);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let csv = String::from_utf8_lossy(&run.stdout).into_owned();
+    let csv = stdout_of(&["sweep", file], 0);
     let mut lines = csv.lines();
     let header: Vec<String> = lines
         .next()
@@ -398,27 +377,30 @@ fn the_papers_tests_sit_below_edf() {
 fn the_papers_sweep_shards_merge_to_the_same_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let file = small_papers(dir.path(), |t| t);
-    let whole = bulwark(&["sweep", &file]);
-    assert_eq!(whole.status.code(), Some(0));
+    let whole = output_of(&["sweep", &file], 0);
     let parts = dir.path().join("parts");
     for shard in ["0/2", "1/2"] {
-        let run = bulwark(&[
-            "sweep",
-            &file,
-            "--shard",
-            shard,
-            "--out",
-            parts.to_str().unwrap(),
-        ]);
-        assert_eq!(run.status.code(), Some(0));
+        output_of(
+            &[
+                "sweep",
+                &file,
+                "--shard",
+                shard,
+                "--out",
+                parts.to_str().unwrap(),
+            ],
+            0,
+        );
     }
-    let merged = bulwark(&[
-        "sweep",
-        "merge",
-        parts.join("shard-0-of-2.json").to_str().unwrap(),
-        parts.join("shard-1-of-2.json").to_str().unwrap(),
-    ]);
-    assert_eq!(merged.status.code(), Some(0));
+    let merged = output_of(
+        &[
+            "sweep",
+            "merge",
+            parts.join("shard-0-of-2.json").to_str().unwrap(),
+            parts.join("shard-1-of-2.json").to_str().unwrap(),
+        ],
+        0,
+    );
     assert_eq!(merged.stdout, whole.stdout);
     assert!(String::from_utf8_lossy(&whole.stdout).starts_with(
         "tasks,utilisation,sets,edf-qpa,edf-utilisation,spr-eq1,vbs-eq2,mcipc-budget\n"
@@ -435,8 +417,7 @@ fn simulating_vbs_eq2_is_refused() {
             "vbs-periods-per-job = 4\nsimulate = true\n",
         )
     });
-    let run = bulwark(&["sweep", &file]);
-    assert_eq!(run.status.code(), Some(2));
+    let run = output_of(&["sweep", &file], 2);
     let stderr = String::from_utf8_lossy(&run.stderr);
     let tests_line = std::fs::read_to_string(&file)
         .unwrap()
@@ -452,11 +433,9 @@ fn simulating_vbs_eq2_is_refused() {
         .find("\"vbs-eq2\"")
         .unwrap()
         + 1;
-    assert!(
-        stderr.contains(&format!(
-            "papers.toml:{tests_line}:{column}: test `vbs-eq2` cannot be simulated"
-        )),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        &format!("papers.toml:{tests_line}:{column}: test `vbs-eq2` cannot be simulated"),
     );
 }
 

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bulwark, root};
+use common::{assert_contains, bulwark, output_of, root};
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -70,10 +70,7 @@ fn array_tasks_run_here_then_merged_equal_the_unsplit_sweep() {
         array.lines().any(|line| line == "#SBATCH --array=0-2"),
         "{array}"
     );
-    assert!(
-        array.contains("--shard \"$SLURM_ARRAY_TASK_ID/3\""),
-        "{array}"
-    );
+    assert_contains(&array, "--shard \"$SLURM_ARRAY_TASK_ID/3\"");
 
     // #SBATCH lines are comments to bash: run each array task as Slurm would, then the merge.
     for task in 0..3 {
@@ -204,16 +201,18 @@ fn wrong_arguments_exit_2_and_say_what_is_allowed() {
 
     // A missing experiment file is named, before any script is written.
     let missing = dir.path().join("missing.toml");
-    let run = bulwark(&[
-        "sweep",
-        "slurm",
-        missing.to_str().unwrap(),
-        "--shards",
-        "2",
-        "--out",
-        out,
-    ]);
-    assert_eq!(run.status.code(), Some(2));
+    let run = output_of(
+        &[
+            "sweep",
+            "slurm",
+            missing.to_str().unwrap(),
+            "--shards",
+            "2",
+            "--out",
+            out,
+        ],
+        2,
+    );
     assert!(String::from_utf8_lossy(&run.stderr).contains("missing.toml"));
     assert!(!Path::new(out).exists());
 }

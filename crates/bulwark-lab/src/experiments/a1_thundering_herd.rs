@@ -41,7 +41,7 @@ use serde::Serialize;
 
 use super::{platform, Experiment, LabError};
 use crate::plot::{line_plot_scaled, Scale, Series};
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "a1-thundering-herd",
@@ -97,52 +97,64 @@ pub struct Point {
 /// The scenario: the victim and `attackers` attackers under `policy`, with the paper's
 /// platform costs. Task 0 is the victim; attacker `i` is task `i + 1`.
 pub fn scenario(policy: PolicyKind, attackers: u32) -> Scenario {
+    let tasks = herd(
+        PERIOD,
+        VICTIM_BUDGET,
+        VICTIM_EXECUTION,
+        ATTACKER_BUDGET,
+        attackers as usize,
+        2,
+    );
+    Scenario {
+        description: format!(
+            "Thundering Herd: {attackers} deferrable servers replenished at a victim's release"
+        ),
+        cost: platform::PAPER_PLATFORM,
+        ..Scenario::new("attack-a1", policy, 1, duration(), tasks)
+    }
+}
+
+/// The tasks of an A1 scenario, simulated or on the host: the victim (task 0), released every
+/// `period` from `period` on to run `victim_execution` in a reservation of `victim_budget`,
+/// and `attackers` attackers (task `i + 1` named with `digits` digits) that run for ever in
+/// reservations of `attacker_budget`, all with the same `period`.
+pub(super) fn herd(
+    period: Duration,
+    victim_budget: Duration,
+    victim_execution: Duration,
+    attacker_budget: Duration,
+    attackers: usize,
+    digits: usize,
+) -> Vec<TaskSpec> {
     let victim = TaskSpec {
         name: "victim".into(),
         core: 0,
         priority: Some(VICTIM_PRIORITY),
-        reservation: Some(Reservation::new(VICTIM_BUDGET, PERIOD)),
-        deadline: Some(PERIOD),
+        reservation: Some(Reservation::new(victim_budget, period)),
+        deadline: Some(period),
         behaviour: Behaviour::Periodic {
-            period: PERIOD,
-            offset: PERIOD,
-            execution: Execution::Fixed(VICTIM_EXECUTION),
+            period,
+            offset: period,
+            execution: Execution::Fixed(victim_execution),
         },
     };
-    let attacker = |i: u32| TaskSpec {
-        name: format!("attacker-{i:02}"),
+    let attacker = |i: usize| TaskSpec {
+        name: format!("attacker-{i:0digits$}"),
         core: 0,
         priority: Some(ATTACKER_PRIORITY),
-        reservation: Some(Reservation::new(ATTACKER_BUDGET, PERIOD)),
+        reservation: Some(Reservation::new(attacker_budget, period)),
         deadline: None,
         behaviour: Behaviour::Script {
             offset: Duration::ZERO,
             steps: vec![Step::Loop {
                 count: None,
-                body: vec![Step::Run(Execution::Fixed(PERIOD))],
+                body: vec![Step::Run(Execution::Fixed(period))],
             }],
         },
     };
-    Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: "attack-a1".into(),
-        description: format!(
-            "Thundering Herd: {attackers} deferrable servers replenished at a victim's release"
-        ),
-        seed: 0,
-        duration: duration(),
-        cores: 1,
-        policy,
-        cost: platform::PAPER_PLATFORM,
-        tasks: std::iter::once(victim)
-            .chain((0..attackers).map(attacker))
-            .collect(),
-        cpis: Vec::new(),
-    }
+    std::iter::once(victim)
+        .chain((0..attackers).map(attacker))
+        .collect()
 }
 
 /// Ten victim jobs and half a period more, so the last attackers' round completes.
@@ -215,11 +227,11 @@ fn run() -> Result<ExperimentReport, LabError> {
 }
 
 /// Relative difference of `measured` from `expected`, in percent.
-fn error_percent(measured: u64, expected: u64) -> f64 {
+pub(super) fn error_percent(measured: u64, expected: u64) -> f64 {
     (measured as f64 - expected as f64).abs() * 100.0 / (expected.max(1) as f64)
 }
 
-fn ns(n: u64) -> String {
+pub(super) fn ns(n: u64) -> String {
     Duration::from_nanos(n).to_string()
 }
 
@@ -478,8 +490,6 @@ pub fn report(points: &[Point]) -> ExperimentReport {
         at(PolicyKind::SprDeferrable, 1024),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, section V-B, Figs. 11 and 12 (attack A1)".into(),
         summary,
         checks: checks(points),
@@ -490,7 +500,7 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                      the module documentation); attacker service is the processor time \
                      charged to each attacker's budget over the run. Paper: {PAPER_NOTE}"
                 ),
-                header: [
+                header: headings([
                     "N",
                     "policy",
                     "victim jobs",
@@ -500,16 +510,14 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                     "attacker service (min..max)",
                     "admitted (Eq. 1)",
                     "paper (V-B, Fig. 12)",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ]),
                 rows,
             },
             Table {
                 caption: "Cost model (cycles): the paper's platform, calibrated as \
                           experiments/platform.rs explains"
                     .into(),
-                header: ["cost", "cycles"].map(String::from).to_vec(),
+                header: headings(["cost", "cycles"]),
                 rows: platform::rows(),
             },
         ],
@@ -521,6 +529,7 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                 .into(),
             svg,
         }],
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -57,10 +57,10 @@ use bulwark_spec::{
 };
 use serde::Serialize;
 
-use super::a1_thundering_herd::admitted;
+use super::a1_thundering_herd::{admitted, error_percent, ns};
 use super::{platform, Experiment, LabError};
 use crate::plot::{line_plot_scaled, Scale, Series};
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "a2-timer-interference",
@@ -211,26 +211,16 @@ pub fn scenario_with(
             ],
         },
     };
+    let tasks = std::iter::once(victim)
+        .chain((0..attackers).map(attacker))
+        .collect();
     Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: timing.name.into(),
         description: format!(
             "Coordinated timer interference: {attackers} attackers plant {replenishments} \
              replenishments each inside a victim's job"
         ),
-        seed: 0,
-        duration: timing.duration,
-        cores: 1,
-        policy,
         cost: timing.cost,
-        tasks: std::iter::once(victim)
-            .chain((0..attackers).map(attacker))
-            .collect(),
-        cpis: Vec::new(),
+        ..Scenario::new(timing.name, policy, 1, timing.duration, tasks)
     }
 }
 
@@ -317,10 +307,6 @@ fn run() -> Result<ExperimentReport, LabError> {
     Ok(report(&points))
 }
 
-fn ns(n: u64) -> String {
-    Duration::from_nanos(n).to_string()
-}
-
 /// The interference the paper reports for 64 attackers under the sporadic server (section
 /// V-A: "even with only 64 threads, delays under the SS policy reach already about 2.5 ms").
 pub const PAPER_SS_AT_64_NS: u64 = 2_500_000;
@@ -342,11 +328,6 @@ pub fn paper_value(policy: PolicyKind, attackers: u32) -> &'static str {
         PolicyKind::SporadicServer => "grows with N and S",
         _ => "flat",
     }
-}
-
-/// Relative difference of `measured` from `expected`, in percent.
-fn error_percent(measured: u64, expected: u64) -> f64 {
-    (measured as f64 - expected as f64).abs() * 100.0 / (expected.max(1) as f64)
 }
 
 /// The checks of a sweep's points; they adapt to the attacker counts swept, so a reduced sweep
@@ -641,8 +622,6 @@ pub fn report(points: &[Point]) -> ExperimentReport {
         at(PolicyKind::Spr, 32, 1024),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, section V-A, Figs. 9 and 10 (attack A2)".into(),
         summary,
         checks: checks(points),
@@ -652,7 +631,7 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                     "Victim interference by policy, queue capacity S and attackers N (worked \
                      out by hand in the module documentation). Paper: {PAPER_NOTE}"
                 ),
-                header: [
+                header: headings([
                     "policy",
                     "S",
                     "N",
@@ -661,16 +640,14 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                     "by hand",
                     "admitted (Eq. 1)",
                     "paper (V-A, Fig. 10)",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ]),
                 rows,
             },
             Table {
                 caption: "Cost model (cycles): the paper's platform, calibrated as \
                           experiments/platform.rs explains"
                     .into(),
-                header: ["cost", "cycles"].map(String::from).to_vec(),
+                header: headings(["cost", "cycles"]),
                 rows: platform::rows(),
             },
         ],
@@ -683,6 +660,7 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                 .into(),
             svg,
         }],
+        ..EXPERIMENT.blank_report()
     }
 }
 

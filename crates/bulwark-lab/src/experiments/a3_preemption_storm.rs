@@ -35,7 +35,7 @@ use serde::Serialize;
 
 use super::platform::{self, PAPER_PLATFORM};
 use super::{Experiment, LabError};
-use crate::report::{Check, ExperimentReport, Table};
+use crate::report::{headings, Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "a3-preemption-storm",
@@ -239,47 +239,43 @@ pub fn scenario_with(timing: &Timing, workload: Workload, eta: Duration, periods
         Workload::TimerFlood => (Duration::ZERO, flood(false)),
         Workload::CacheAttack => (Duration::ZERO, flood(true)),
     };
+    let tasks = vec![
+        TaskSpec {
+            name: "tau_h".into(),
+            core: 0,
+            priority: Some(Priority(2)),
+            reservation: Some(ATTACKER_RESERVATION),
+            deadline: None,
+            behaviour: Behaviour::Script { offset, steps },
+        },
+        TaskSpec {
+            name: "tau_l".into(),
+            core: 0,
+            priority: Some(Priority(1)),
+            reservation: Some(
+                Reservation::new(timing.budget, timing.period).with_non_preemptive(eta),
+            ),
+            deadline: None,
+            behaviour: Behaviour::Script {
+                offset: Duration::ZERO,
+                // Far more than it can finish: it computes for the whole run.
+                steps: vec![Step::Compute {
+                    count: 1 << 40,
+                    each: timing.unit,
+                }],
+            },
+        },
+    ];
     Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: timing.name.into(),
         description: format!("A3 preemption storm: {}, eta_l = {eta}", workload.label()),
-        seed: 0,
-        duration: timing.period.saturating_mul(periods),
-        cores: 1,
-        policy: PolicyKind::Spr,
         cost: timing.cost,
-        tasks: vec![
-            TaskSpec {
-                name: "tau_h".into(),
-                core: 0,
-                priority: Some(Priority(2)),
-                reservation: Some(ATTACKER_RESERVATION),
-                deadline: None,
-                behaviour: Behaviour::Script { offset, steps },
-            },
-            TaskSpec {
-                name: "tau_l".into(),
-                core: 0,
-                priority: Some(Priority(1)),
-                reservation: Some(
-                    Reservation::new(timing.budget, timing.period).with_non_preemptive(eta),
-                ),
-                deadline: None,
-                behaviour: Behaviour::Script {
-                    offset: Duration::ZERO,
-                    // Far more than it can finish: it computes for the whole run.
-                    steps: vec![Step::Compute {
-                        count: 1 << 40,
-                        each: timing.unit,
-                    }],
-                },
-            },
-        ],
-        cpis: Vec::new(),
+        ..Scenario::new(
+            timing.name,
+            PolicyKind::Spr,
+            1,
+            timing.period.saturating_mul(periods),
+            tasks,
+        )
     }
 }
 
@@ -681,8 +677,6 @@ pub fn report(rows: &[Row]) -> ExperimentReport {
         show_permille(flush_predicted),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, section V-C, Table III (and section III-F)".into(),
         summary,
         checks,
@@ -696,7 +690,7 @@ pub fn report(rows: &[Row]) -> ExperimentReport {
                      switch when its budget runs out included), the most in any period, and \
                      their bound ceil(b / eta_l)"
                 ),
-                header: [
+                header: headings([
                     "workload",
                     "eta_l",
                     "units/period",
@@ -707,25 +701,21 @@ pub fn report(rows: &[Row]) -> ExperimentReport {
                     "bound",
                     "units in each period",
                     "preemptions in each period",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ]),
                 rows: table_rows,
             },
             Table {
                 caption: "One 10 us flood cycle by hand: what tau_l loses".into(),
-                header: ["", "timer flood", "cache attack"]
-                    .map(String::from)
-                    .to_vec(),
+                header: headings(["", "timer flood", "cache attack"]),
                 rows: cycle_rows,
             },
             Table {
                 caption: "The cost model (cycles at 1 GHz; see experiments::platform)".into(),
-                header: ["cost", "cycles"].map(String::from).to_vec(),
+                header: headings(["cost", "cycles"]),
                 rows: platform::rows(),
             },
         ],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -263,8 +263,6 @@ fn report(results: &[Verdicts]) -> ExperimentReport {
         at(3, 90),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "CAmkES paper (Sudvarg et al.), section 6, schedulability comparison".into(),
         summary,
         checks,
@@ -278,6 +276,7 @@ fn report(results: &[Verdicts]) -> ExperimentReport {
             rows,
         }],
         figures,
+        ..EXPERIMENT.blank_report()
     }
 }
 

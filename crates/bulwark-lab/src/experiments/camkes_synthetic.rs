@@ -409,8 +409,6 @@ pub fn report(results: &[SetResult]) -> ExperimentReport {
         summary_of(Split::ShortSections),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Sudvarg et al., Priority-based concurrency and shared resource access \
                  mechanisms for nested intercomponent requests in CAmkES, section 6.2, \
                  Table 3, Fig. 7"
@@ -426,6 +424,7 @@ pub fn report(results: &[SetResult]) -> ExperimentReport {
             rows,
         }],
         figures,
+        ..EXPERIMENT.blank_report()
     }
 }
 

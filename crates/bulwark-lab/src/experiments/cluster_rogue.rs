@@ -65,8 +65,6 @@ fn run() -> Result<ExperimentReport, LabError> {
         baseline(&ungrouped),
     ];
     Ok(ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "MC-IPC paper, sections III (clustered reservations, time partitions) and V, \
                  Fig. 1, Theorem 1; CBS (Abeni and Buttazzo); reclamation paper (groups, \
                  bounded termination)"
@@ -86,7 +84,7 @@ fn run() -> Result<ExperimentReport, LabError> {
             super::textbook::summary_table(&grouped),
             super::textbook::summary_table(&ungrouped),
         ],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     })
 }
 

@@ -33,7 +33,7 @@ use bulwark_spec::component::ComponentSystem;
 
 use super::{Experiment, LabError};
 use crate::component_system::{lower, reservation_terms, schedulability};
-use crate::report::{Check, ExperimentReport, Table};
+use crate::report::{headings, Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "component-spr",
@@ -194,7 +194,7 @@ fn run() -> Result<ExperimentReport, LabError> {
         caption: "Per task: the analysis (C_i with Table 2's maximal overheads, B_i, I_i, R_i \
                   with blocking B_i + I_i) beside 800 ms on the machine"
             .into(),
-        header: [
+        header: headings([
             "task",
             "C",
             "budget",
@@ -205,9 +205,7 @@ fn run() -> Result<ExperimentReport, LabError> {
             "max inversion",
             "without reservations",
             "misses",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ]),
         rows: rows
             .iter()
             .map(|r| {
@@ -227,8 +225,6 @@ fn run() -> Result<ExperimentReport, LabError> {
             .collect(),
     };
     Ok(ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "CAmkES component paper (Fig. 7, Eqs. 5-8, Table 2) and SPR paper (Eq. 1, \
                  section III-F), composed"
             .into(),
@@ -242,6 +238,6 @@ fn run() -> Result<ExperimentReport, LabError> {
             .into(),
         checks,
         tables: vec![table],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     })
 }

@@ -9,11 +9,11 @@
 
 use bulwark_analysis::rbf::{rbf, ServerKind};
 use bulwark_core::{Duration, Instant, TaskId};
-use bulwark_sim::{Options, Outcome, SliceKind};
+use bulwark_sim::{Outcome, SliceKind};
 
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -29,11 +29,7 @@ fn run() -> Result<ExperimentReport, LabError> {
     let scenario = built_in("deferrable-double-hit")
         .expect("built in")
         .scenario()?;
-    let options = Options {
-        record_trace: true,
-        record_jobs: true,
-        ..Options::default()
-    };
+    let options = super::recording();
     let outcome = bulwark_sim::run(&scenario, &options)?;
     let reservation = scenario.tasks[0]
         .reservation
@@ -82,8 +78,6 @@ fn run() -> Result<ExperimentReport, LabError> {
         .into_iter()
         .collect();
     Ok(ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, Eq. 1 (request-bound function with the double hit)".into(),
         summary: "A deferrable server that suspends keeps its budget and can spend it right \
                   before a replenishment and a full budget right after. The most the server \
@@ -95,12 +89,11 @@ fn run() -> Result<ExperimentReport, LabError> {
             caption:
                 "hi (b = 2 ms, p = 5 ms): worst execution in a window vs request-bound functions"
                     .into(),
-            header: ["window", "measured max", "RBF deferrable", "RBF sporadic"]
-                .map(String::from)
-                .to_vec(),
+            header: headings(["window", "measured max", "RBF deferrable", "RBF sporadic"]),
             rows,
         }],
         figures,
+        ..EXPERIMENT.blank_report()
     })
 }
 

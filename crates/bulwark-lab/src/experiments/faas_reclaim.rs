@@ -20,7 +20,7 @@ use bulwark_spec::{Behaviour, Scenario, Step};
 
 use super::{Experiment, LabError};
 use crate::plot::{line_plot_scaled, Scale, Series};
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -272,14 +272,12 @@ fn report(points: &[Point], reference: Duration) -> ExperimentReport {
         at(Variant::Grouped, 1_000_000),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Bounded resource reclamation paper, Fig. 1 and Fig. 2 (third row)".into(),
         summary,
         checks: checks(points),
         tables: vec![Table {
             caption: "Killing a rogue function that asked for n semaphores".into(),
-            header: [
+            header: headings([
                 "n",
                 "variant",
                 "allocated",
@@ -288,9 +286,7 @@ fn report(points: &[Point], reference: Duration) -> ExperimentReport {
                 "sensor worst latency",
                 "next function start latency",
                 "next function relative runtime",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ]),
             rows,
         }],
         figures: vec![Figure {
@@ -300,6 +296,7 @@ fn report(points: &[Point], reference: Duration) -> ExperimentReport {
                 .into(),
             svg,
         }],
+        ..EXPERIMENT.blank_report()
     }
 }
 

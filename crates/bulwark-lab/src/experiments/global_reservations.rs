@@ -14,12 +14,12 @@
 
 use bulwark_analysis::cluster::{self, ClusterVerdict};
 use bulwark_core::{Duration, Instant};
-use bulwark_sim::{Options, Outcome, SliceKind};
+use bulwark_sim::{Outcome, SliceKind};
 use bulwark_spec::{PolicyKind, Scenario};
 
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -93,11 +93,7 @@ struct MemberRun {
 
 /// The experiment on `scenario` (the built-in file, or a test's broken copy of it).
 fn run_on(scenario: &Scenario) -> Result<ExperimentReport, LabError> {
-    let options = Options {
-        record_trace: true,
-        record_jobs: true,
-        ..Options::default()
-    };
+    let options = super::recording();
     let whole = bulwark_sim::run(scenario, &options)?;
     let parts = scenario.parts_by_policy();
     let partitioned = parts
@@ -327,8 +323,6 @@ fn run_on(scenario: &Scenario) -> Result<ExperimentReport, LabError> {
         .into_iter()
         .collect();
     Ok(ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "MC-IPC paper, section III (clustered sporadic reservations); Goossens, Funk \
                  and Baruah's global EDF test (2003)"
             .into(),
@@ -346,6 +340,7 @@ fn run_on(scenario: &Scenario) -> Result<ExperimentReport, LabError> {
             super::textbook::summary_table(&whole),
         ],
         figures,
+        ..EXPERIMENT.blank_report()
     })
 }
 
@@ -353,7 +348,7 @@ fn run_on(scenario: &Scenario) -> Result<ExperimentReport, LabError> {
 fn member_table(members: &[MemberRun], o: &Outcome) -> Table {
     Table {
         caption: "Cluster members: execution per replenishment window".into(),
-        header: [
+        header: headings([
             "task",
             "reservation (e, p)",
             "windows",
@@ -361,9 +356,7 @@ fn member_table(members: &[MemberRun], o: &Outcome) -> Table {
             "cores",
             "jobs completed",
             "misses",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ]),
         rows: members
             .iter()
             .map(|m| {

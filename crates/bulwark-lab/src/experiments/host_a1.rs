@@ -31,15 +31,15 @@
 //! reported beside. Without the privileges the experiment is skipped, with
 //! the reason, and checks nothing.
 
-use bulwark_core::{Duration, Priority};
+use bulwark_core::Duration;
 use bulwark_host::linux::Herd;
 use bulwark_host::HostConfig;
-use bulwark_spec::{Behaviour, Execution, PolicyKind, Reservation, Scenario, Step, TaskSpec};
+use bulwark_spec::{PolicyKind, Scenario};
 
 use super::host_rounds::interleaved;
 use super::{a1_thundering_herd, Experiment, LabError};
 use crate::plot::{line_plot_scaled, Scale, Series};
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "host-a1-thundering-herd",
@@ -77,52 +77,15 @@ const ATTACKER_BUDGET: Duration = Duration::from_micros(3);
 /// `activations` victim activations.
 pub fn scenario(policy: PolicyKind, attackers: usize, activations: usize) -> Scenario {
     let p = PERIOD;
-    let victim = TaskSpec {
-        name: "victim".into(),
-        core: 0,
-        priority: Some(Priority(200)),
-        reservation: Some(Reservation::new(VICTIM_BUDGET, p)),
-        deadline: Some(p),
-        behaviour: Behaviour::Periodic {
-            period: p,
-            offset: p,
-            execution: Execution::Fixed(VICTIM_RUN),
-        },
-    };
-    let attacker = |i: usize| TaskSpec {
-        name: format!("attacker-{i:04}"),
-        core: 0,
-        priority: Some(Priority(1)),
-        reservation: Some(Reservation::new(ATTACKER_BUDGET, p)),
-        deadline: None,
-        behaviour: Behaviour::Script {
-            offset: Duration::ZERO,
-            steps: vec![Step::Loop {
-                count: None,
-                body: vec![Step::Run(Execution::Fixed(p))],
-            }],
-        },
-    };
+    // Releases at p, 2p, ..., activations p, and half a period more.
+    let duration = p
+        .saturating_mul(activations as u64)
+        .saturating_add(Duration::from_nanos(p.as_nanos() / 2));
+    let tasks =
+        a1_thundering_herd::herd(p, VICTIM_BUDGET, VICTIM_RUN, ATTACKER_BUDGET, attackers, 4);
     Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
-        vbs: None,
-        groups: Vec::new(),
-        name: "host-a1".into(),
         description: format!("Thundering Herd on the host: {attackers} attackers"),
-        seed: 0,
-        // Releases at p, 2p, ..., activations p, and half a period more.
-        duration: p
-            .saturating_mul(activations as u64)
-            .saturating_add(Duration::from_nanos(p.as_nanos() / 2)),
-        cores: 1,
-        policy,
-        cost: bulwark_spec::CostModel::default(),
-        tasks: std::iter::once(victim)
-            .chain((0..attackers).map(attacker))
-            .collect(),
-        cpis: Vec::new(),
+        ..Scenario::new("host-a1", policy, 1, duration, tasks)
     }
 }
 
@@ -405,8 +368,6 @@ fn report(columns: &[Column], simulated: &[Vec<u64>]) -> ExperimentReport {
         median(2, last).map_or("-".into(), us),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, section V-B, Fig. 12, on this machine".into(),
         summary,
         checks,
@@ -414,16 +375,14 @@ fn report(columns: &[Column], simulated: &[Vec<u64>]) -> ExperimentReport {
             caption: "Victim wake-up latency, median / p99 / max (us), host beside simulator \
                       (mean, us)"
                 .into(),
-            header: [
+            header: headings([
                 "N",
                 "host DS",
                 "host SPR",
                 "Linux SCHED_FIFO",
                 "sim DS",
                 "sim SPR",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ]),
             rows,
         }],
         figures: vec![Figure {
@@ -433,6 +392,7 @@ fn report(columns: &[Column], simulated: &[Vec<u64>]) -> ExperimentReport {
                 .into(),
             svg,
         }],
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -432,8 +432,6 @@ fn report(
         host_time.as_secs_f64(),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, section V-A, Figs. 9 and 10, on this machine".into(),
         summary,
         checks,
@@ -445,7 +443,7 @@ fn report(
             header,
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

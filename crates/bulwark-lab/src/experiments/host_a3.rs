@@ -56,7 +56,7 @@ use super::a3_preemption_storm::{
 };
 use super::host_rounds::{interleaved, median, Disturbance, Probe, Rounds};
 use super::{Experiment, LabError};
-use crate::report::{Check, ExperimentReport, Table};
+use crate::report::{headings, Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "host-a3-preemption-storm",
@@ -533,8 +533,6 @@ pub fn report(
             .map_or_else(|| "-".into(), |p| p.to_string()),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper, section V-C, Table III, on this machine".into(),
         summary,
         checks,
@@ -547,7 +545,7 @@ pub fn report(
                  the most times per period tau_l left the core while ready, in any round; \
                  runs with a timer more than 1 ms late (suspected throttling)"
             ),
-            header: [
+            header: headings([
                 "workload",
                 "eta_l",
                 "host multiplies/period",
@@ -558,12 +556,10 @@ pub fn report(
                 "sim % of baseline",
                 "paper % of baseline",
                 "runs with a late timer",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ]),
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

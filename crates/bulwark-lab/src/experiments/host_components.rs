@@ -33,7 +33,7 @@ use bulwark_spec::component::ComponentSystem;
 use super::host_rounds::{skipped, until_checks_hold};
 use super::{Experiment, LabError};
 use crate::component_system::{lower, reservation_terms, schedulability};
-use crate::report::{Check, ExperimentReport, Table};
+use crate::report::{headings, Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "host-components",
@@ -323,8 +323,6 @@ fn report(measured: &[Measured]) -> ExperimentReport {
         })
         .collect();
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: SOURCE.into(),
         summary: format!(
             "Fig. 7, configuration 1 (C: PIP, D: propagation, E: PIP), without and with SPR \
@@ -344,7 +342,7 @@ fn report(measured: &[Measured]) -> ExperimentReport {
                  I_i with zero overheads, and the R bound with that blocking and {PER_JOB} \
                  more execution per job"
             ),
-            header: [
+            header: headings([
                 "system",
                 "task",
                 "jobs",
@@ -353,12 +351,10 @@ fn report(measured: &[Measured]) -> ExperimentReport {
                 "R bound",
                 "max inversion",
                 "B + I",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ]),
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -30,7 +30,7 @@ use super::mcipc_case_study::{
     PhaseResult, SEED,
 };
 use super::{Experiment, LabError};
-use crate::report::{Check, ExperimentReport, Table};
+use crate::report::{headings, Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "host-mcipc",
@@ -190,8 +190,6 @@ fn report(measured: &[Measured]) -> ExperimentReport {
         })
         .collect();
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: SOURCE.into(),
         summary: format!(
             "{FILE}: the MC-IPC case study's key server, two high-criticality partitions and \
@@ -213,7 +211,7 @@ fn report(measured: &[Measured]) -> ExperimentReport {
             caption: "Per phase, host / simulator: T1's worst and mean delay (invoke to reply), \
                       every client's invocations, the dispatcher's entries"
                 .into(),
-            header: [
+            header: headings([
                 "phase",
                 "T1 worst delay",
                 "T1 mean delay",
@@ -221,12 +219,10 @@ fn report(measured: &[Measured]) -> ExperimentReport {
                 "invocations",
                 "dispatcher entries",
                 "late timers",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ]),
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -28,7 +28,7 @@ use bulwark_spec::{Behaviour, Scenario};
 use super::faas_reclaim::{name, show, with, Variant, GROUP_ADMITS, PER_UNIT_NS, ROGUE, SENSOR};
 use super::host_rounds::{interleaved, median, Rounds};
 use super::{Experiment, LabError};
-use crate::report::{Check, ExperimentReport, Table};
+use crate::report::{headings, Check, ExperimentReport, Table};
 use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -352,8 +352,6 @@ fn report(sides: &[Side]) -> ExperimentReport {
         median_of(Variant::Grouped),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: SOURCE.into(),
         summary,
         checks: checks(sides),
@@ -361,7 +359,7 @@ fn report(sides: &[Side]) -> ExperimentReport {
             caption: "Per variant and round: objects created before the kill, the measured \
                       reclamation and the sensor's misses, host beside simulator"
                 .into(),
-            header: [
+            header: headings([
                 "variant",
                 "host objects",
                 "sim objects",
@@ -369,12 +367,10 @@ fn report(sides: &[Side]) -> ExperimentReport {
                 "sim reclamation",
                 "host sensor misses",
                 "sim sensor misses",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ]),
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

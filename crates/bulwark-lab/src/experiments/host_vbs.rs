@@ -124,10 +124,8 @@ pub fn scenario(extra: usize) -> Scenario {
     });
     let mut caps = vec![Some(control_cap())];
     caps.extend((0..extra).map(|_| Some((EXTRA_PERMILLE, 1_000))));
+    let tasks = std::iter::once(control).chain(extras).collect();
     Scenario {
-        servers: Vec::new(),
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
         vbs: Some(VbsSpec {
             strategy: ReleaseStrategy::Early,
             plugin: VbsPlugin::Tree,
@@ -135,16 +133,8 @@ pub fn scenario(extra: usize) -> Scenario {
             resolution_bits: HORIZON_BITS,
             caps,
         }),
-        groups: Vec::new(),
-        name: "host-vbs".into(),
         description: format!("VBS controller beside {extra} additional processes"),
-        seed: 0,
-        duration: RUN,
-        cores: 1,
-        policy: PolicyKind::Vbs,
-        cost: bulwark_spec::CostModel::default(),
-        tasks: std::iter::once(control).chain(extras).collect(),
-        cpis: Vec::new(),
+        ..Scenario::new("host-vbs", PolicyKind::Vbs, 1, RUN, tasks)
     }
 }
 
@@ -720,8 +710,6 @@ pub fn report(
     header.push("runs with a late timer".into());
     header.push("steal ms / device interrupts on the core".into());
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "VBS paper, section VII-A, Fig. 5, on this machine".into(),
         summary,
         checks: checks(levels),
@@ -734,7 +722,7 @@ pub fn report(
             header,
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -93,8 +93,6 @@ fn run() -> Result<ExperimentReport, LabError> {
         fifo_check(&fifo, bound),
     ];
     Ok(ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "MC-IPC paper, section III (clustered reservations, bandwidth inheritance, A2), \
                  Fig. 1 (mc_abort), Theorem 1; SPR paper (sporadic rule)"
             .into(),
@@ -115,7 +113,7 @@ fn run() -> Result<ExperimentReport, LabError> {
             super::textbook::summary_table(&mc_ipc),
             super::textbook::summary_table(&fifo),
         ],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     })
 }
 

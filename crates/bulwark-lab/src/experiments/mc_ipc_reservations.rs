@@ -105,8 +105,6 @@ fn run() -> Result<ExperimentReport, LabError> {
     checks.extend(hard_cbs(&mc_ipc, &fifo));
     checks.extend(across_cores(&mc_ipc, &fifo));
     Ok(ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "MC-IPC paper, Fig. 1 (mc_abort), section IV-A and Theorem 1; SPR paper \
                  (sporadic rule); hard CBS"
             .into(),
@@ -130,7 +128,7 @@ fn run() -> Result<ExperimentReport, LabError> {
             super::textbook::summary_table(&mc_ipc),
             super::textbook::summary_table(&fifo),
         ],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     })
 }
 

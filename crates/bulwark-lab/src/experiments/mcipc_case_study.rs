@@ -630,8 +630,6 @@ pub fn report(results: &[PhaseResult]) -> ExperimentReport {
         worst(results, GateProtocol::PrioIpc),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Brandenburg, A Synchronous IPC Protocol for Predictable Access to Shared \
                  Resources in Mixed-Criticality Systems, section VI, Fig. 2"
             .into(),
@@ -645,6 +643,7 @@ pub fn report(results: &[PhaseResult]) -> ExperimentReport {
             rows,
         }],
         figures: figures(results),
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -26,7 +26,7 @@ use super::mcipc_case_study::{
     ScenarioRun,
 };
 use super::{Experiment, LabError};
-use crate::report::{Check, ExperimentReport, Table};
+use crate::report::{headings, Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "mcipc-cbs-rogue",
@@ -342,8 +342,6 @@ pub fn report(
         ]
     };
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "MC-IPC paper (Brandenburg), section VI, with the CBS of Abeni and Buttazzo \
                  and the reclamation groups of the reclamation paper"
             .into(),
@@ -368,7 +366,7 @@ pub fn report(
                 millis(bound),
                 SLOT_OPENS
             ),
-            header: [
+            header: headings([
                 "rogue",
                 "created",
                 "refused",
@@ -377,15 +375,13 @@ pub fn report(
                 "T1 worst response",
                 "T1 at 5.0 s",
                 "over Theorem 1",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ]),
             rows: vec![
                 row("in its group", grouped),
                 row("no group (baseline)", baseline),
             ],
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

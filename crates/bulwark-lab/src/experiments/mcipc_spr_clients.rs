@@ -24,7 +24,7 @@ use super::mcipc_case_study::{
     bound_of, bounds, paper_bound, run_scenario, scenario_phase_result, PhaseResult, ScenarioRun,
 };
 use super::{Experiment, LabError};
-use crate::report::{Check, ExperimentReport, Table};
+use crate::report::{headings, Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "mcipc-spr-clients",
@@ -244,8 +244,6 @@ pub fn report(bound: Duration, runs: &[PhaseRun], flooder: Option<Flood>) -> Exp
         })
         .collect();
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "MC-IPC paper (Brandenburg), section VI, with the SPR servers of the SPR \
                  paper, section IV"
             .into(),
@@ -263,18 +261,16 @@ pub fn report(bound: Duration, runs: &[PhaseRun], flooder: Option<Flood>) -> Exp
                  by an exhaustion",
                 millis(bound)
             ),
-            header: [
+            header: headings([
                 "phase",
                 "T1 worst delay",
                 "over",
                 "over Theorem 1",
                 "aborts (pruned + answered after one)",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ]),
             rows,
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

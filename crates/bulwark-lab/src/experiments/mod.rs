@@ -65,6 +65,28 @@ pub struct Experiment {
     pub run: fn() -> Result<ExperimentReport, LabError>,
 }
 
+/// Simulation options that keep the trace and every job's record, for the experiments that
+/// draw or inspect them.
+fn recording() -> bulwark_sim::Options {
+    bulwark_sim::Options {
+        record_trace: true,
+        record_jobs: true,
+        ..bulwark_sim::Options::default()
+    }
+}
+
+impl Experiment {
+    /// Its report before anything is in it: its name and title, and no source, summary,
+    /// checks, tables or figures yet.
+    pub fn blank_report(&self) -> ExperimentReport {
+        ExperimentReport {
+            name: self.name.into(),
+            title: self.title.into(),
+            ..ExperimentReport::default()
+        }
+    }
+}
+
 /// Every experiment, in report order.
 pub const ALL: &[Experiment] = &[
     textbook::EXPERIMENT,

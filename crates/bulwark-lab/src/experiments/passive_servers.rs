@@ -59,11 +59,7 @@ const VICTIM2_RESPONSE: Duration = ms_tenths(45);
 
 fn run() -> Result<ExperimentReport, LabError> {
     let scenario = built_in("passive-servers").expect("built in").scenario()?;
-    let options = Options {
-        record_trace: true,
-        record_jobs: true,
-        ..Options::default()
-    };
+    let options = super::recording();
     let outcome = bulwark_sim::run(&scenario, &options)?;
     let task = |name: &str| {
         outcome
@@ -223,8 +219,6 @@ fn run() -> Result<ExperimentReport, LabError> {
         .into_iter()
         .collect();
     Ok(ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "seL4 MCS passive servers; MC-IPC paper, sections III (bandwidth inheritance) \
                  and VI (FIFO-IPC, PRIO-IPC); SPR paper (sporadic rule)"
             .into(),
@@ -247,6 +241,7 @@ fn run() -> Result<ExperimentReport, LabError> {
             super::textbook::summary_table(&shared),
         ],
         figures,
+        ..EXPERIMENT.blank_report()
     })
 }
 

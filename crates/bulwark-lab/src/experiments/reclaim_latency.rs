@@ -33,7 +33,7 @@ use bulwark_core::reclaim::{
 
 use super::{Experiment, LabError};
 use crate::plot::{line_plot_scaled, Scale, Series};
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "reclaim-latency",
@@ -780,8 +780,6 @@ pub fn report(
         startup.map_or("-".into(), |c| show_percent(c.overhead_percent())),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Reusch, bounded resource reclamation, section V, Figs. 6, 7 and 8".into(),
         summary,
         checks: checks(points, creation),
@@ -791,7 +789,7 @@ pub fn report(
                           time and exact work units, baseline (one by one) vs reclamation \
                           group, beside the paper's M3 medians (Fig. 8)"
                     .into(),
-                header: [
+                header: headings([
                     "n",
                     "baseline median",
                     "grouped median",
@@ -802,9 +800,7 @@ pub fn report(
                     "paper baseline",
                     "paper grouped",
                     "paper ratio",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ]),
                 rows: termination_rows,
             },
             Table {
@@ -814,7 +810,7 @@ pub fn report(
                      per item over {CREATE_REPEATS} chunks of {CREATE_CHUNK} objects or \
                      {STARTUP_CHUNK} start-ups, beside the paper's M3 medians (Figs. 7 and 6)"
                 ),
-                header: [
+                header: headings([
                     "created",
                     "no group",
                     "in a group",
@@ -822,9 +818,7 @@ pub fn report(
                     "units (no group / group)",
                     "paper baseline",
                     "paper group overhead",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ]),
                 rows: creation_rows,
             },
         ],
@@ -836,6 +830,7 @@ pub fn report(
                 .into(),
             svg: figure(points),
         }],
+        ..EXPERIMENT.blank_report()
     }
 }
 

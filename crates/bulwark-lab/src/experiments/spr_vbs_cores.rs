@@ -15,7 +15,7 @@ use bulwark_analysis::admission::{response_times, Server};
 use bulwark_analysis::bandwidth;
 use bulwark_analysis::rbf::ServerKind;
 use bulwark_core::{Duration, Instant};
-use bulwark_sim::{Options, Outcome, SliceKind};
+use bulwark_sim::{Outcome, SliceKind};
 use bulwark_spec::{PolicyKind, Scenario};
 
 use super::{Experiment, LabError};
@@ -39,11 +39,7 @@ fn run() -> Result<ExperimentReport, LabError> {
     let mut vbs_alone = built_in("vbs-processes").expect("built in").scenario()?;
     // Over the composed file's horizon (vbs-processes.toml runs 200 ms).
     vbs_alone.duration = composed.duration;
-    let options = Options {
-        record_trace: true,
-        record_jobs: true,
-        ..Options::default()
-    };
+    let options = super::recording();
     let whole = bulwark_sim::run(&composed, &options)?;
     let parts = composed.parts_by_policy();
     let spr_part = parts
@@ -151,8 +147,6 @@ fn run() -> Result<ExperimentReport, LabError> {
         .into_iter()
         .collect();
     Ok(ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "SPR paper (sporadic rule, Eq. 1) and VBS paper (Eq. 2), composed per core".into(),
         summary: "One system file, `scenarios/spr-vbs-cores.toml`, whose `[[core]]` table gives \
                   core 1 the vbs policy while core 0 runs the scenario's spr. A rogue in an SPR \
@@ -164,6 +158,7 @@ fn run() -> Result<ExperimentReport, LabError> {
         checks,
         tables: vec![super::textbook::summary_table(&whole)],
         figures,
+        ..EXPERIMENT.blank_report()
     })
 }
 
@@ -243,7 +238,7 @@ mod tests {
                 t.reservation = None;
             }
         }
-        let outcome = bulwark_sim::run(&composed, &Options::default()).expect("runs");
+        let outcome = bulwark_sim::run(&composed, &bulwark_sim::Options::default()).expect("runs");
         let victim = outcome
             .tasks
             .iter()

@@ -9,12 +9,12 @@
 
 use bulwark_analysis::utilisation::{liu_layland_bound, utilisation};
 use bulwark_core::{Duration, Instant, TaskId};
-use bulwark_sim::{Options, Outcome};
+use bulwark_sim::Outcome;
 use bulwark_spec::{Behaviour, Execution, Scenario};
 
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -28,11 +28,7 @@ const EDF_COMPLETIONS_MS: [&[u64]; 2] = [&[2, 8, 14, 17, 22, 28, 34], &[6, 12, 2
 fn run() -> Result<ExperimentReport, LabError> {
     let rm = built_in("textbook-rm").expect("built in").scenario()?;
     let edf = built_in("textbook-edf").expect("built in").scenario()?;
-    let options = Options {
-        record_trace: true,
-        record_jobs: true,
-        ..Options::default()
-    };
+    let options = super::recording();
     let rm_run = bulwark_sim::run(&rm, &options)?;
     let edf_run = bulwark_sim::run(&edf, &options)?;
 
@@ -104,8 +100,6 @@ fn run() -> Result<ExperimentReport, LabError> {
         }
     }
     Ok(ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Liu and Layland (1973); Buttazzo, Hard Real-Time Computing Systems, ch. 4".into(),
         summary: "Two implicit-deadline periodic tasks with U = 0.971 on one core. Rate \
                   monotonic misses t2's first deadline at 7 ms; EDF meets every deadline. \
@@ -115,6 +109,7 @@ fn run() -> Result<ExperimentReport, LabError> {
         checks,
         tables: vec![summary_table(&rm_run), summary_table(&edf_run)],
         figures,
+        ..EXPERIMENT.blank_report()
     })
 }
 
@@ -145,9 +140,7 @@ fn completions_ms(o: &Outcome, task: u32) -> Vec<u64> {
 pub(super) fn summary_table(o: &Outcome) -> Table {
     Table {
         caption: format!("{} ({})", o.scenario, o.policy),
-        header: ["task", "jobs", "misses", "first miss", "max response"]
-            .map(String::from)
-            .to_vec(),
+        header: headings(["task", "jobs", "misses", "first miss", "max response"]),
         rows: o
             .tasks
             .iter()

@@ -596,8 +596,6 @@ pub fn report(levels: &[Level], seconds: f64) -> ExperimentReport {
         shift(|s| s.max_completion as f64, 1),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Craciunas et al., Programmable Temporal Isolation through Variable-Bandwidth \
                  Servers, section VII-A, Fig. 5"
             .into(),
@@ -629,6 +627,7 @@ pub fn report(levels: &[Level], seconds: f64) -> ExperimentReport {
                 .into(),
             svg,
         }],
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -42,7 +42,7 @@ use super::reclaim_latency::show_ns;
 use super::vbs_strategies::Rng;
 use super::{Experiment, LabError};
 use crate::plot::{line_plot_scaled, Scale, Series};
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "vbs-overhead",
@@ -1151,8 +1151,6 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
     let mut histogram_header = vec!["time per invocation".to_string()];
     histogram_header.extend(at_top.iter().map(|p| format!("{} @2^{}", p.plugin, p.bits)));
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Craciunas et al., Programmable Temporal Isolation through Variable-Bandwidth \
                  Servers, section VI-A, Figs. 3 and 4"
             .into(),
@@ -1164,7 +1162,7 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
                           count (cf. Fig. 3(a)-(c)): statistics of the per-invocation minimum \
                           over the replays; the raw maximum is the largest single reading"
                     .into(),
-                header: [
+                header: headings([
                     "plugin",
                     "instants t",
                     "processes",
@@ -1178,9 +1176,7 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
                     "with a switch",
                     "scheduler memory",
                     "invocations x replays",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ]),
                 rows,
             },
             Table {
@@ -1188,16 +1184,14 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
                     "Worst cases at {top} processes against the paper's (Fig. 4, 2009 \
                      hardware) and the 1 us goal"
                 ),
-                header: [
+                header: headings([
                     "plugin",
                     "paper max",
                     "mean",
                     "max",
                     "raw max",
                     "max under 1 us",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ]),
                 rows: paper_rows,
             },
             Table {
@@ -1214,9 +1208,7 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
                      list plugin's count, one per process moved from Blocked to Ready; every \
                      plugin runs the same schedule)"
                 ),
-                header: ["processes released", "invocations"]
-                    .map(String::from)
-                    .to_vec(),
+                header: headings(["processes released", "invocations"]),
                 rows: released_rows,
             },
             Table {
@@ -1224,9 +1216,7 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
                     "Memory of each plugin for {HISTOGRAM_AT} processes against the time \
                      resolution (cf. Fig. 3(d)), from `memory_bytes_for`"
                 ),
-                header: ["instants t", "list", "array", "matrix", "tree"]
-                    .map(String::from)
-                    .to_vec(),
+                header: headings(["instants t", "list", "array", "matrix", "tree"]),
                 rows: memory_rows,
             },
         ],
@@ -1264,6 +1254,7 @@ pub fn report(points: &[Point], clock: f64, seconds: f64) -> ExperimentReport {
                 svg: memory_svg,
             },
         ],
+        ..EXPERIMENT.blank_report()
     }
 }
 

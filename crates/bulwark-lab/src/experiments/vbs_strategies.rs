@@ -29,7 +29,7 @@ use bulwark_sim::{ActionRecord, Options, VbsOptions, VbsProcess, VbsSystem};
 
 use super::{Experiment, LabError};
 use crate::plot::{line_plot, Series};
-use crate::report::{Check, ExperimentReport, Figure, Table};
+use crate::report::{headings, Check, ExperimentReport, Figure, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "vbs-strategies",
@@ -571,8 +571,6 @@ pub fn report(sets: &[Pair], single: &[Pair], seconds: f64) -> ExperimentReport 
         percent(he, hl),
     );
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Craciunas et al., Programmable Temporal Isolation through Variable-Bandwidth \
                  Servers, sections III-C and VI-B"
             .into(),
@@ -583,7 +581,7 @@ pub fn report(sets: &[Pair], single: &[Pair], seconds: f64) -> ExperimentReport 
                 caption: "Random process sets: average response time (instants of 1 us) \
                           over all actions of the sets of each size"
                     .into(),
-                header: [
+                header: headings([
                     "processes",
                     "sets",
                     "early avg",
@@ -591,9 +589,7 @@ pub fn report(sets: &[Pair], single: &[Pair], seconds: f64) -> ExperimentReport 
                     "early vs late",
                     "sets early lower / equal",
                     "largest response / Eq. (1)",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ]),
                 rows: set_rows,
             },
             Table {
@@ -601,7 +597,7 @@ pub fn report(sets: &[Pair], single: &[Pair], seconds: f64) -> ExperimentReport 
                     "A single process (cap 1/2, alone): average response time (instants) \
                      against its number of actions, over {SINGLE_SEEDS} seeds each"
                 ),
-                header: [
+                header: headings([
                     "actions",
                     "early, non-harmonic",
                     "late, non-harmonic",
@@ -609,9 +605,7 @@ pub fn report(sets: &[Pair], single: &[Pair], seconds: f64) -> ExperimentReport 
                     "early, harmonic",
                     "late, harmonic",
                     "difference",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ]),
                 rows: single_rows,
             },
         ],
@@ -630,6 +624,7 @@ pub fn report(sets: &[Pair], single: &[Pair], seconds: f64) -> ExperimentReport 
                 svg: single_svg,
             },
         ],
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -32,7 +32,7 @@ use bulwark_core::{Duration, Instant};
 use bulwark_sim::{InvocationRecord, JobRecord, ModeSwitchRecord, Options};
 
 use super::{Experiment, LabError};
-use crate::report::{Check, ExperimentReport, Table};
+use crate::report::{headings, Check, ExperimentReport, Table};
 use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -251,8 +251,6 @@ pub fn checks(s: &Summary) -> Vec<Check> {
 /// The report of a summary.
 pub fn report(s: &Summary) -> ExperimentReport {
     ExperimentReport {
-        name: EXPERIMENT.name.into(),
-        title: EXPERIMENT.title.into(),
         source: "Brandenburg, A Synchronous IPC Protocol for Predictable Access to Shared \
                  Resources in Mixed-Criticality Systems, section VII"
             .into(),
@@ -276,7 +274,7 @@ pub fn report(s: &Summary) -> ExperimentReport {
         checks: checks(s),
         tables: vec![Table {
             caption: "The run at a glance".into(),
-            header: ["measure", "value"].map(String::from).to_vec(),
+            header: headings(["measure", "value"]),
             rows: vec![
                 vec!["jobs of H (completed)".into(), s.h_jobs.to_string()],
                 vec!["of them past e^L".into(), s.overruns.to_string()],
@@ -297,7 +295,7 @@ pub fn report(s: &Summary) -> ExperimentReport {
                 ],
             ],
         }],
-        figures: Vec::new(),
+        ..EXPERIMENT.blank_report()
     }
 }
 

@@ -16,7 +16,7 @@ use crate::diagnostic::{Source, SpecError};
 use crate::model::CostModel;
 use crate::units;
 
-const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
+use crate::validate::PRIORITY_HELP;
 const BODY_HELP: &str = "allowed: steps separated by `;`: execute <time> and \
      request <uses interface>, like \"execute 1ms; request out; execute 500us\"";
 const ACTIVE_KEYS: &str = "_priority, _period, requestor, _body, _budget, _eta";
@@ -604,17 +604,9 @@ impl<'f> Checker<'_> {
 
     fn priority(&mut self, setting: &Setting) -> Option<Priority> {
         let n = self.integer(setting, PRIORITY_HELP)?;
-        match u8::try_from(n) {
-            Ok(p) => Some(Priority(p)),
-            Err(_) => {
-                self.report(
-                    setting.value_span.clone(),
-                    format!("priority {n} is outside 0..=255"),
-                    PRIORITY_HELP,
-                );
-                None
-            }
-        }
+        crate::validate::priority_of(n)
+            .map_err(|message| self.report(setting.value_span.clone(), message, PRIORITY_HELP))
+            .ok()
     }
 
     fn requestor(&mut self, setting: &Setting) -> Option<u32> {

@@ -16,7 +16,7 @@ mod warnings;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use bulwark_core::Duration;
+use bulwark_core::{Duration, Priority};
 use toml::Spanned;
 
 use crate::diagnostic::{Source, SpecError};
@@ -690,20 +690,9 @@ impl Checker<'_> {
     }
 
     fn time_at(&mut self, raw: &RawTime, span: Range<usize>) -> Option<Duration> {
-        let result = match &raw.0 {
-            RawQuantity::Text(text) => units::parse_time(text),
-            RawQuantity::Integer(n) => Err(units::time_without_unit(&n.to_string())),
-            RawQuantity::Float(x) => {
-                Err(bare_float(*x, units::time_without_unit, units::time_help))
-            }
-        };
-        match result {
-            Ok(time) => Some(time),
-            Err(e) => {
-                self.report(span, e.message, e.help);
-                None
-            }
-        }
+        time_of(raw)
+            .map_err(|e| self.report(span, e.message, e.help))
+            .ok()
     }
 
     fn positive_time(&mut self, raw: &Spanned<RawTime>, what: &str) -> Option<Duration> {
@@ -733,6 +722,29 @@ fn starts_with_action(steps: &[Spanned<crate::raw::RawStep>]) -> bool {
 }
 
 /// The error for a bare float such as `2.5`: "has no unit", unless it is not a number at all.
+/// The help of every priority out of range.
+pub(crate) const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
+
+/// A priority as a file writes it, or the error for one outside 0..=255.
+pub(crate) fn priority_of<N>(n: N) -> Result<Priority, String>
+where
+    N: Copy + std::fmt::Display,
+    u8: TryFrom<N>,
+{
+    u8::try_from(n)
+        .map(Priority)
+        .map_err(|_| format!("priority {n} is outside 0..=255"))
+}
+
+/// A time as a file writes it: a number with its unit, not a bare number.
+pub(crate) fn time_of(raw: &RawTime) -> Result<Duration, UnitError> {
+    match &raw.0 {
+        RawQuantity::Text(text) => units::parse_time(text),
+        RawQuantity::Integer(n) => Err(units::time_without_unit(&n.to_string())),
+        RawQuantity::Float(x) => Err(bare_float(*x, units::time_without_unit, units::time_help)),
+    }
+}
+
 fn bare_float(x: f64, without_unit: fn(&str) -> UnitError, help: fn() -> String) -> UnitError {
     if x.is_finite() {
         without_unit(&x.to_string())

@@ -339,16 +339,9 @@ impl Checker<'_> {
     }
 
     pub(super) fn priority_value(&mut self, raw: &Spanned<i64>) -> Option<Priority> {
-        let n = *raw.get_ref();
-        let found = u8::try_from(n).ok().map(Priority);
-        if found.is_none() {
-            self.report(
-                raw.span(),
-                format!("priority {n} is outside 0..=255"),
-                "allowed: 0..=255, larger is more important",
-            );
-        }
-        found
+        super::priority_of(*raw.get_ref())
+            .map_err(|message| self.report(raw.span(), message, super::PRIORITY_HELP))
+            .ok()
     }
 
     /// The task's kind, from whichever one of `period`, `min-interarrival` and `script` it has.

@@ -19,6 +19,15 @@ pub fn bulwark(args: &[&str]) -> Output {
         .expect("bulwark runs")
 }
 
+/// Writes `contents` to `name` in a fresh directory; the directory lives as long as the
+/// returned guard.
+pub fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, contents).expect("write");
+    (dir, path)
+}
+
 /// Output bytes as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -36,4 +45,38 @@ pub fn small_sweep_example(dir: &Path) -> String {
     )
     .unwrap();
     path.display().to_string()
+}
+
+/// Asserts that `text` (a command's output) contains `part`, showing the whole text if not.
+#[track_caller]
+pub fn assert_contains(text: &str, part: &str) {
+    assert!(text.contains(part), "{text}");
+}
+
+/// Asserts that `text` (a command's output) ends with `end`, showing the whole text if not.
+#[track_caller]
+pub fn assert_ends_with(text: &str, end: &str) {
+    assert!(text.ends_with(end), "{text}");
+}
+
+/// Runs `bulwark` with `args` and asserts that it exits with `code`, showing both outputs if
+/// not.
+#[track_caller]
+pub fn output_of(args: &[&str], code: i32) -> Output {
+    let out = bulwark(args);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(code), "{stdout}{stderr}");
+    out
+}
+
+/// The standard output of [`output_of`].
+#[track_caller]
+pub fn stdout_of(args: &[&str], code: i32) -> String {
+    text(&output_of(args, code).stdout)
+}
+
+/// The standard output of [`output_of`], read as JSON.
+#[track_caller]
+pub fn json_of(args: &[&str], code: i32) -> serde_json::Value {
+    serde_json::from_slice(&output_of(args, code).stdout).expect("JSON")
 }

@@ -121,21 +121,10 @@ fn scenario(tasks: &[Task], schedule: &Schedule) -> Scenario {
             },
         })
         .collect();
+    let duration = Duration::from_nanos(horizon(tasks));
     Scenario {
-        servers: Vec::new(),
-        name: "sweep-set".to_owned(),
-        description: String::new(),
-        seed: 0,
-        duration: Duration::from_nanos(horizon(tasks)),
-        cores: 1,
-        policy,
-        core_policies: Vec::new(),
-        clusters: Vec::new(),
         cost,
-        tasks: specs,
-        groups: Vec::new(),
-        vbs: None,
-        cpis: Vec::new(),
+        ..Scenario::new("sweep-set", policy, 1, duration, specs)
     }
 }
 
