@@ -1,27 +1,29 @@
-//! Random composed scenarios: every per-core policy but VBS, a different one per core, tasks
+//! Random composed scenarios: every per-core policy, a different one per core, tasks
 //! that call servers (one with bandwidth inheritance, called from every core, behind an
 //! mc-ipc gate when every core's policy reports budget notices, one without,
 //! called from every core, and one whose body calls that one), allocate in reclamation groups, terminate each other, flush the
 //! cache, all with random kernel costs. Whatever the mix, the machine never fails: no policy
 //! refuses a call or breaks an invariant after any call, the same scenario and seed give the
 //! same trace, and what the records say adds up (each task's server slices are its
-//! `server_ns`, within its execution).
+//! `server_ns`, within its execution). A task of a VBS core runs its steps within an action
+//! it switches to at the start of each round, inside the cap its core's processes share.
 
 use bulwark_core::ipc::GateProtocol;
 use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::{Duration, Instant, Priority, TaskId};
 use bulwark_sim::{Options, SliceKind, VbsOptions};
 use bulwark_spec::{
-    Behaviour, CostModel, Execution, GroupSpec, PolicyKind, Reservation, Scenario, ServerSpec,
-    ServerStep, Step, TaskSpec,
+    Behaviour, CostModel, Execution, GroupSpec, PolicyKind, ReleaseStrategy, Reservation, Scenario,
+    ServerSpec, ServerStep, Step, TaskSpec, VbsPlugin, VbsSpec,
 };
 use proptest::prelude::*;
 
 mod common;
 
-/// How many policies a core may draw: `PolicyKind::ALL` but its last, VBS.
-const POLICIES: usize = PolicyKind::ALL.len() - 1;
-const _: () = assert!(matches!(PolicyKind::ALL[POLICIES].0, PolicyKind::Vbs));
+/// How many policies a core may draw: every one.
+const POLICIES: usize = PolicyKind::ALL.len();
+/// A VBS action's period, and the resources' period of every other policy's reservation.
+const PERIOD_US: u64 = 5_000;
 
 /// What a random step may be; a `Terminate` and an `Invoke` are resolved against the task's
 /// core once the tasks are known.
@@ -93,9 +95,14 @@ fn plan() -> impl Strategy<Value = Plan> {
 /// what its core's policy needs, a terminate names another task of its core outside its
 /// group (with `step` only for a target in a group).
 fn scenario(plan: &Plan) -> Scenario {
-    // Every policy but the last, VBS, whose tasks run actions.
     let policy_of = |core: u16| PolicyKind::ALL[plan.policies[core as usize]].0;
     let core_of: Vec<u16> = plan.tasks.iter().map(|t| t.0 % plan.cores).collect();
+    // The processes of a VBS core share its bandwidth equally: each a cap of 1/k, and
+    // actions whose limit per period stays within it (VBS paper, Eq. 2).
+    let vbs_share = |core: u16| {
+        let sharing = core_of.iter().filter(|&&c| c == core).count() as u64;
+        (policy_of(core) == PolicyKind::Vbs).then_some(sharing.max(1))
+    };
     // Odd tasks are in the one group; a terminate from a group member targets a non-member.
     let in_group = |task: usize| task % 2 == 1;
     let tasks = plan
@@ -138,19 +145,34 @@ fn scenario(plan: &Plan) -> Scenario {
                 })
                 .collect();
             body.push(Step::Run(Execution::Fixed(Duration::from_micros(10))));
+            if let Some(sharing) = vbs_share(core) {
+                // The round runs in an action: its load first, then the drawn steps, on a
+                // limit within the process's cap (whole 10 us quanta).
+                let limit = (*budget).min(PERIOD_US / sharing) / 10 * 10;
+                body.insert(
+                    0,
+                    Step::Action {
+                        load: Duration::from_micros(limit / 2),
+                        limit: Duration::from_micros(limit.max(10)),
+                        period: Duration::from_micros(PERIOD_US),
+                    },
+                );
+            }
             TaskSpec {
                 name: format!("t{index}"),
                 core,
                 priority: policy.has_priorities().then_some(Priority(*priority)),
-                reservation: (!matches!(policy, PolicyKind::FixedPriority | PolicyKind::Edf)).then(
-                    || {
-                        Reservation::new(
-                            Duration::from_micros(*budget),
-                            Duration::from_micros(5_000),
-                        )
-                    },
-                ),
-                deadline: Some(Duration::from_micros(5_000)),
+                reservation: (!matches!(
+                    policy,
+                    PolicyKind::FixedPriority | PolicyKind::Edf | PolicyKind::Vbs
+                ))
+                .then(|| {
+                    Reservation::new(
+                        Duration::from_micros(*budget),
+                        Duration::from_micros(PERIOD_US),
+                    )
+                }),
+                deadline: Some(Duration::from_micros(PERIOD_US)),
                 behaviour: Behaviour::Script {
                     offset: Duration::ZERO,
                     steps: vec![Step::Loop { count: None, body }],
@@ -182,8 +204,22 @@ fn scenario(plan: &Plan) -> Scenario {
     } else {
         GateProtocol::FifoIpc
     };
+    let vbs = (0..plan.cores)
+        .any(|core| vbs_share(core).is_some())
+        .then(|| VbsSpec {
+            strategy: ReleaseStrategy::Early,
+            plugin: VbsPlugin::Tree,
+            // Periods of 5 ms within a quarter of the scheduler's horizon (2^14 quanta).
+            quantum: Duration::from_micros(10),
+            resolution_bits: 14,
+            caps: core_of
+                .iter()
+                .map(|&core| vbs_share(core).map(|sharing| (1, sharing)))
+                .collect(),
+        });
     Scenario {
         seed: plan.seed,
+        vbs,
         core_policies: (1..plan.cores)
             .map(|core| (core, policy_of(core)))
             .collect(),
