@@ -70,9 +70,9 @@ use crate::component::{
 use crate::diagnostic::{Diagnostics, Source, SpecError};
 use crate::model::CostModel;
 use crate::raw::{RawCost, RawQuantity, RawTime};
+use crate::validate::PRIORITY_HELP;
 use crate::{toml_error, units};
 
-use crate::validate::PRIORITY_HELP;
 const STEP_HELP: &str = "allowed: { execute = \"1ms\" } or { request = \"component.cpi\" }";
 
 /// Reads a component system from TOML `source`, naming it `file` in diagnostics.

@@ -214,6 +214,7 @@ pub use crate::model::Execution;
 use crate::model::{CostModel, GroupSpec};
 use crate::raw::{RawCost, RawGroup, RawRun, RawTime};
 use crate::toml_error;
+use crate::validate::PRIORITY_HELP;
 
 /// Most cores a cluster may have, as for a scenario.
 pub const MAX_CORES: u64 = 1024;
@@ -223,7 +224,6 @@ pub const MAX_CORES: u64 = 1024;
 /// take about a gigabyte before the phase ran; the paper's case study adds at most 80.
 pub const MAX_ADDED_TASKS: u64 = 10_000;
 
-use crate::validate::PRIORITY_HELP;
 const KIND_HELP: &str = "allowed: slots = [[\"0ms\", \"50ms\"]] for a table-driven reservation, \
                          or budget = \"20ms\" with period = \"100ms\" for a sporadic one";
 const SCRIPT_HELP: &str = "allowed: one or more steps, at least one computing, invoking, \

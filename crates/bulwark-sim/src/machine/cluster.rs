@@ -367,8 +367,9 @@ impl Machine<'_> {
         // After a reply, the cluster's timer programmed here and due now: the decision makes
         // no release timed at `now` (its timer interrupt does), so it may ask for it again.
         let answered = std::mem::take(&mut self.clusters[cluster as usize].answered);
-        let programmed =
-            (self.cores[core as usize].timer).filter(|&at| answered && due && at <= now);
+        let programmed = self.cores[core as usize]
+            .timer
+            .filter(|&at| answered && due && at <= now);
         let run = &mut self.clusters[cluster as usize];
         run.scheduler
             .decide(now, &mut run.decisions, &mut run.notices, work)?;

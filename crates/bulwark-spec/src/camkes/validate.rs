@@ -15,8 +15,8 @@ use crate::component::{
 use crate::diagnostic::{Source, SpecError};
 use crate::model::CostModel;
 use crate::units;
-
 use crate::validate::PRIORITY_HELP;
+
 const BODY_HELP: &str = "allowed: steps separated by `;`: execute <time> and \
      request <uses interface>, like \"execute 1ms; request out; execute 500us\"";
 const ACTIVE_KEYS: &str = "_priority, _period, requestor, _body, _budget, _eta";

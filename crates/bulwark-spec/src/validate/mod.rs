@@ -721,11 +721,11 @@ fn starts_with_action(steps: &[Spanned<crate::raw::RawStep>]) -> bool {
     }
 }
 
-/// The error for a bare float such as `2.5`: "has no unit", unless it is not a number at all.
 /// The help of every priority out of range.
 pub(crate) const PRIORITY_HELP: &str = "allowed: 0..=255, larger is more important";
 
-/// A priority as a file writes it, or the error for one outside 0..=255.
+/// A priority as a file writes it (an integer of any width the reader has), or the error for
+/// one outside 0..=255.
 pub(crate) fn priority_of<N>(n: N) -> Result<Priority, String>
 where
     N: Copy + std::fmt::Display,
@@ -745,6 +745,7 @@ pub(crate) fn time_of(raw: &RawTime) -> Result<Duration, UnitError> {
     }
 }
 
+/// The error for a bare float such as `2.5`: "has no unit", unless it is not a number at all.
 fn bare_float(x: f64, without_unit: fn(&str) -> UnitError, help: fn() -> String) -> UnitError {
     if x.is_finite() {
         without_unit(&x.to_string())
