@@ -30,7 +30,7 @@ use bulwark_host::{HostComponentOutcome, HostConfig};
 use bulwark_sim::components::{ComponentOutcome, ComponentSystemConfig, ProtocolCosts, RunOptions};
 use bulwark_spec::component::ComponentSystem;
 
-use super::host_rounds::{skipped, until_checks_hold};
+use super::host_rounds::{skipped, until_checks_hold, ATTEMPTS};
 use super::{Experiment, LabError};
 use crate::component_system::{lower, reservation_terms, schedulability};
 use crate::report::{headings, Check, ExperimentReport, Table};
@@ -62,14 +62,6 @@ pub const SLACK: Duration = Duration::from_micros(1_500);
 /// (the report gives the measured mean), plus the wake-up latencies of its threads; the
 /// most we measured here was about 320 us a job, in a run whose t4 ended at 35.2 ms.
 pub const PER_JOB: Duration = Duration::from_micros(500);
-
-/// How many times the two systems may be measured before the report stands: more than the
-/// other host experiments' three, because one attempt passes only if both systems' 150 jobs
-/// all meet their bounds, and a slow stretch of the shared machine (a few milliseconds, far
-/// beyond the dispatcher's share) fails one of them now and then. Six standalone runs here
-/// put t4's worst host response at 28.8 to 29.6 ms against its 36 ms bound, and one run
-/// needed three attempts; a CI run once failed all three, with t4 at 36.78 ms.
-const ATTEMPTS: usize = 5;
 
 /// One system's analysis and runs.
 struct Measured {
