@@ -27,6 +27,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "textbook-edf",
     "mixed-policies",
     "spr-vbs-cores",
+    "components-beside-vbs",
     "global-reservations",
     "passive-servers",
     "shared-server",

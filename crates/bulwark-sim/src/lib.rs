@@ -282,6 +282,12 @@ pub enum SimError {
         /// When.
         at: Instant,
     },
+    /// The scenario's component system is not lowered onto its core yet.
+    #[error(
+        "the scenario's component system is not lowered onto its core yet: run \
+         `bulwark_sim::components::compose` on it first"
+    )]
+    Uncomposed,
     /// A platform cannot step this scenario with real threads doing its work.
     #[error("the scenario cannot run on real threads: {reason}")]
     NotSteppable {

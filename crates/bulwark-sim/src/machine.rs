@@ -359,6 +359,13 @@ impl<'a> Machine<'a> {
         recorder: Option<&'a mut dyn Recorder>,
         record_vbs: Option<VbsOptions>,
     ) -> Result<Self, SimError> {
+        if scenario
+            .components
+            .as_ref()
+            .is_some_and(|part| part.lowered.is_none())
+        {
+            return Err(SimError::Uncomposed);
+        }
         let vbs_options = record_vbs.unwrap_or_default();
         let seed = options.seed.unwrap_or(scenario.seed);
         let until = Instant::ZERO.saturating_add(options.until.unwrap_or(scenario.duration));
@@ -765,7 +772,7 @@ impl<'a> Machine<'a> {
             // tell the other cores as any later entry does.
             self.booting = matches!(entry, Entry::Boot);
         }
-        let mut decision = if EXTRAS && self.cpis.as_deref().is_some_and(Components::has_contexts) {
+        let mut decision = if EXTRAS && self.cpis.as_deref().is_some_and(|c| c.decides(core)) {
             self.decide_with_contexts(core, now, previous, &mut work)?
         } else {
             self.scheduler_decide::<EXTRAS>(core, now, &mut work)
@@ -1139,7 +1146,11 @@ impl<'a> Machine<'a> {
         if !self.tracing {
             return;
         }
-        if let Some(components) = self.cpis.as_deref_mut() {
+        if let Some(components) = self
+            .cpis
+            .as_deref_mut()
+            .filter(|c| c.attributes(task.index()))
+        {
             // A thread's time is its task's, a pool thread's its caller's task's, and protocol
             // steps are kernel time.
             let (owner, kernel) = components.slice_owner(task.index(), since);

@@ -89,7 +89,8 @@ pub fn parse_components_located(source: &str, file: &str) -> Result<LocatedSyste
         source: &located,
         errors: Vec::new(),
     };
-    let system = checker.system(&raw);
+    let cost = checker.cost(raw.cost.as_ref());
+    let system = checker.system(&raw.component, &raw.connection, cost);
     let errors = checker.errors;
     let system = located
         .finish(system, errors)
@@ -97,6 +98,25 @@ pub fn parse_components_located(source: &str, file: &str) -> Result<LocatedSyste
     // A valid system has one connection per [[connection]] table, in file order.
     let spans = raw.connection.iter().map(Spanned::span).collect();
     Ok(LocatedSystem::new(system, located, spans))
+}
+
+/// The component system a scenario file declares beside its tasks (its `[[component]]` and
+/// `[[connection]]` tables), charged by the scenario's `cost`: `None` when wrong, with the
+/// errors added to `errors`.
+pub(crate) fn check_part(
+    source: &Source,
+    components: &[Spanned<RawComponent>],
+    connections: &[Spanned<RawConnection>],
+    cost: CostModel,
+    errors: &mut Vec<SpecError>,
+) -> Option<ComponentSystem> {
+    let mut checker = Checker {
+        source,
+        errors: Vec::new(),
+    };
+    let system = checker.system(components, connections, Some(cost));
+    errors.append(&mut checker.errors);
+    system
 }
 
 #[derive(Debug, Deserialize)]
@@ -119,11 +139,11 @@ struct RawSystem {
     rename_all = "kebab-case",
     expecting = "a [[component]] table, like { name = \"server\", kind = \"passive\" }"
 )]
-struct RawComponent {
-    name: Spanned<String>,
+pub(crate) struct RawComponent {
+    pub(crate) name: Spanned<String>,
     kind: Spanned<String>,
     #[serde(default)]
-    task: Vec<Spanned<RawTask>>,
+    pub(crate) task: Vec<Spanned<RawTask>>,
     #[serde(default)]
     cpi: Vec<Spanned<RawCpi>>,
 }
@@ -134,12 +154,12 @@ struct RawComponent {
     rename_all = "kebab-case",
     expecting = "a [[component.task]] table"
 )]
-struct RawTask {
-    name: Spanned<String>,
+pub(crate) struct RawTask {
+    pub(crate) name: Spanned<String>,
     priority: Spanned<i64>,
     period: Spanned<RawTime>,
     requestor: Option<Spanned<i64>>,
-    body: Option<Spanned<Vec<Spanned<RawStep>>>>,
+    pub(crate) body: Option<Spanned<Vec<Spanned<RawStep>>>>,
     /// The SPR reservation's budget: the task then runs in a reservation of this budget
     /// every period.
     budget: Option<Spanned<RawTime>>,
@@ -168,7 +188,7 @@ struct RawCpi {
     rename_all = "kebab-case",
     expecting = "a step, like { execute = \"1ms\" } or { request = \"server.i\" }"
 )]
-struct RawStep {
+pub(crate) struct RawStep {
     execute: Option<Spanned<RawTime>>,
     request: Option<Spanned<String>>,
 }
@@ -179,7 +199,7 @@ struct RawStep {
     rename_all = "kebab-case",
     expecting = "a [[connection]] table, like { from = \"client\", to = \"server.i\" }"
 )]
-struct RawConnection {
+pub(crate) struct RawConnection {
     name: Option<Spanned<String>>,
     from: Spanned<String>,
     to: Spanned<String>,
@@ -203,27 +223,33 @@ impl Checker<'_> {
         self.errors.push(error);
     }
 
-    fn system(&mut self, raw: &RawSystem) -> Option<ComponentSystem> {
-        let cost = match &raw.cost {
-            None => Some(CostModel::FREE),
-            Some(cost) => {
-                let charged = &crate::validate::cost::COMPONENTS;
-                let text = self.source.text();
-                crate::validate::cost::cost_model(
-                    cost.get_ref(),
-                    charged,
-                    text,
-                    &mut |span, m, help| self.report(span, m, help),
-                )
-            }
+    /// `[cost]`: the machine charges a component system's clock, context switches and
+    /// `[cost.ipc]` only; free when absent. `None` when wrong (reported).
+    fn cost(&mut self, raw: Option<&Spanned<RawCost>>) -> Option<CostModel> {
+        let Some(cost) = raw else {
+            return Some(CostModel::FREE);
         };
-        let shapes = self.shapes(&raw.component);
-        let connections = self.connections(&raw.connection, &shapes);
+        let charged = &crate::validate::cost::COMPONENTS;
+        let text = self.source.text();
+        crate::validate::cost::cost_model(cost.get_ref(), charged, text, &mut |span, m, help| {
+            self.report(span, m, help)
+        })
+    }
+
+    /// The components and connections, with `cost` (already checked: `None` when wrong).
+    fn system(
+        &mut self,
+        raw_components: &[Spanned<RawComponent>],
+        raw_connections: &[Spanned<RawConnection>],
+        cost: Option<CostModel>,
+    ) -> Option<ComponentSystem> {
+        let shapes = self.shapes(raw_components);
+        let connections = self.connections(raw_connections, &shapes);
         let mut components = Vec::new();
         let mut task_names: HashMap<&str, usize> = HashMap::new();
         let mut requestors: HashMap<i64, &str> = HashMap::new();
         let mut all_valid = true;
-        for (index, component) in raw.component.iter().enumerate() {
+        for (index, component) in raw_components.iter().enumerate() {
             let c = component.get_ref();
             // Tasks must be unique in the whole system.
             for task in &c.task {

@@ -448,6 +448,7 @@ impl McIpcSystem {
             vbs: None,
             clusters,
             cpis: Vec::new(),
+            components: None,
         }
     }
 }

@@ -49,6 +49,44 @@ pub struct Scenario {
     /// request, each with the threads of its pool; empty unless a component system was
     /// lowered here.
     pub cpis: Vec<CpiSpec>,
+    /// A component system declared in the scenario file (`[[component]]` and
+    /// `[[connection]]`), run on one fixed-priority core beside the other cores' tasks.
+    pub components: Option<Box<ComponentPart>>,
+}
+
+/// A scenario's component system (the component paper's tasks, CPIs and connections) and the
+/// core it runs on. The file gives its tasks and CPIs; the configuration analyzer settles
+/// each CPI's ceiling and pool, and the system is lowered onto its core
+/// (`bulwark_sim::components::compose`) before the machine runs: its tasks and pool threads
+/// join [`Scenario::tasks`] after the file's own, its CPIs join [`Scenario::cpis`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComponentPart {
+    /// The core its tasks and pool threads run on: a fixed-priority core with no other
+    /// tasks, as on the component paper's platform.
+    pub core: u16,
+    /// The system as the file declares it, charged by the scenario's cost table.
+    pub system: crate::component::ComponentSystem,
+    /// Once lowered: the indices in [`Scenario::tasks`] of its tasks (in the order of
+    /// [`ComponentSystem::tasks`](crate::component::ComponentSystem::tasks)), then of its
+    /// pool threads; `None` before.
+    pub lowered: Option<std::ops::Range<usize>>,
+    /// Where each `[[connection]]` is declared in the file (byte spans, in the order of
+    /// [`ComponentSystem::connections`](crate::component::ComponentSystem::connections)),
+    /// for problems found after validation (a call loop).
+    pub connection_spans: Vec<std::ops::Range<usize>>,
+}
+
+impl ComponentPart {
+    /// The system with where its connections are declared in `text`, the scenario file
+    /// `file`'s text, so that a call loop is reported at a line and column.
+    pub fn located(&self, file: &str, text: &str) -> crate::component::LocatedSystem {
+        let source = crate::diagnostic::Source::new(file, text);
+        crate::component::LocatedSystem::new(
+            self.system.clone(),
+            source,
+            self.connection_spans.clone(),
+        )
+    }
 }
 
 /// A CPI of a passive component (the component paper, section 4): its protocol, ceiling and
@@ -156,6 +194,7 @@ impl Scenario {
             vbs: None,
             clusters: Vec::new(),
             cpis: Vec::new(),
+            components: None,
         }
     }
 

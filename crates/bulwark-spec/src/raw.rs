@@ -43,6 +43,15 @@ pub(crate) struct RawScenario {
     /// `[[cluster]]` tables: cores scheduled together by the clustered reservation scheduler.
     #[serde(default)]
     pub(crate) cluster: Vec<Spanned<RawCluster>>,
+    /// `[[component]]` tables: a component system beside the tasks (the component file's
+    /// form, `component_toml.rs`).
+    #[serde(default)]
+    pub(crate) component: Vec<Spanned<crate::component_toml::RawComponent>>,
+    /// `[[connection]]` tables of that component system.
+    #[serde(default)]
+    pub(crate) connection: Vec<Spanned<crate::component_toml::RawConnection>>,
+    /// The core the component system runs on (default 0).
+    pub(crate) component_core: Option<Spanned<i64>>,
 }
 
 /// One `[[cluster]]` table: cores whose tasks' reservations are scheduled globally.

@@ -7,7 +7,9 @@
 //! an MC-IPC system, `generator` to a sweep, ...) names the kind. Keys more than one kind may
 //! have (`name`, `seed`, `task`, `cost`, `group`, `server`, `cluster`, ...) decide nothing. A
 //! file whose keys name two kinds is refused at the first key of the second kind, since no
-//! loader would read all of it. A file whose keys name none is read by its content when it
+//! loader would read all of it; the one exception is a scenario with a component system
+//! beside its tasks: with scenario keys, `component` and `connection` are the scenario's
+//! ([`ComponentPart`](crate::ComponentPart)). A file whose keys name none is read by its content when it
 //! has `[[cluster]]` tables: as an MC-IPC system when the first cluster's `cores` is a count
 //! (`cores = 2`, an MC-IPC cluster's `m`), as a scenario when it is an array of core ids
 //! (`cores = [1, 2]`, a scenario's cluster), and as an MC-IPC system when it is anything else
@@ -58,7 +60,14 @@ impl FileKind {
 const OWN_KEYS: [(FileKind, &[&str]); 4] = [
     (
         FileKind::Scenario,
-        &["policy", "duration", "cores", "vbs", "core"],
+        &[
+            "policy",
+            "duration",
+            "cores",
+            "vbs",
+            "core",
+            "component-core",
+        ],
     ),
     (FileKind::Components, &["component", "connection"]),
     (
@@ -105,10 +114,22 @@ pub fn kind_of(text: &str, file: &str) -> Result<FileKind, Diagnostics> {
         })
         .collect();
     keys.sort_by_key(|(_, _, span)| span.start);
-    let Some((first, first_key, first_span)) = keys.first().cloned() else {
+    // A scenario may carry a component system: beside scenario keys, `component` and
+    // `connection` make a composed scenario, not a second kind. The first key names the
+    // kind, or when it is a component key, the first scenario key if there is one.
+    let Some(mut reference) = keys.first() else {
         return Ok(kind_by_clusters(document.get_ref()));
     };
-    if let Some((other, key, span)) = keys.into_iter().find(|(kind, ..)| *kind != first) {
+    if reference.0 == FileKind::Components {
+        if let Some(scenario) = keys.iter().find(|(kind, ..)| *kind == FileKind::Scenario) {
+            reference = scenario;
+        }
+    }
+    let (first, first_key, first_span) = reference.clone();
+    let compatible = |kind: FileKind| {
+        kind == first || (first == FileKind::Scenario && kind == FileKind::Components)
+    };
+    if let Some((other, key, span)) = keys.into_iter().find(|(kind, ..)| !compatible(*kind)) {
         let source = Source::new(file, text);
         let line = source.error(first_span, "", "").line().unwrap_or(1);
         let error = source.error(

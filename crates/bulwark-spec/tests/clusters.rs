@@ -187,6 +187,7 @@ fn an_edf_cluster_reads_into_the_exact_scenario() {
         servers: Vec::new(),
         vbs: None,
         cpis: Vec::new(),
+        components: None,
     };
     let scenario = valid(text);
     assert_eq!(scenario, expected);

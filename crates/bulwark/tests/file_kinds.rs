@@ -106,3 +106,73 @@ fn a_file_that_mixes_kinds_is_refused_where_the_second_kind_starts() {
         );
     }
 }
+
+/// A scenario with a component system beside its tasks (`[[component]]` tables on a
+/// fixed-priority core): every command takes it.
+const COMPOSED: &str = "scenarios/components-beside-vbs.toml";
+
+#[test]
+fn a_scenario_with_components_is_checked_simulated_and_analysed() {
+    let out = output_of(&["check", COMPOSED], 0);
+    common::assert_contains(
+        &text(&out.stdout),
+        "ok (3 tasks on 2 cores, fixed-priority (core 1: vbs), 400ms; component system on core \
+         0: 9 components, 4 tasks, 5 CPIs, 8 connections)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.json");
+    let svg = dir.path().join("t.svg");
+    let metrics = common::json_of(
+        &[
+            "simulate",
+            COMPOSED,
+            "--json",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+        0,
+    );
+    let tasks = metrics["tasks"].as_array().unwrap();
+    let named = |name: &str| tasks.iter().find(|t| t["name"] == name).unwrap().clone();
+    // Fig. 7's t1: 41 jobs in 400 ms (the end is inclusive), none missed; the VBS processes
+    // run on core 1.
+    assert_eq!(named("t1")["jobs"], 41);
+    assert_eq!(named("t1")["misses"], 0);
+    assert_eq!(named("t1")["core"], 0);
+    assert_eq!(named("video")["core"], 1);
+    // The pool threads follow the tasks, e.g. E.work's three.
+    assert!(tasks.iter().any(|t| t["name"] == "E.work.2"));
+    // Both cores' work is in the trace, under the tasks' names.
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    assert!(trace.contains("\"name\":\"video\"") && trace.contains("\"name\":\"t4\""));
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    // The component core by the component analysis (t1: B = 5 ms, I = 500 us, R = 9.5 ms
+    // as in fig7-spr.camkes), core 1 by the VBS caps test.
+    let analysis = common::json_of(&["analyze", COMPOSED, "--json"], 0);
+    assert_eq!(analysis["components"]["core"], 0);
+    let text_out = common::stdout_of(&["analyze", COMPOSED], 0);
+    common::assert_contains(&text_out, "== core 0: components ==");
+    common::assert_contains(&text_out, "t1      40  10ms  4ms  5ms  500us");
+    common::assert_contains(&text_out, "sum of caps 9/10");
+}
+
+#[test]
+fn a_call_loop_in_a_scenario_s_components_is_refused_at_its_connection() {
+    let looped = std::fs::read_to_string(common::root().join(COMPOSED))
+        .unwrap()
+        .replace(
+            "body = [{ execute = \"1ms\" }]",
+            "body = [{ execute = \"1ms\" }, { request = \"A.work\" }]",
+        )
+        + "\n[[connection]]\nfrom = \"E.work\"\nto = \"A.work\"\n";
+    let (_dir, file) = temp_file("looped.toml", looped.as_str());
+    let path = file.to_str().unwrap();
+    let lines = looped.lines().count();
+    for command in ["check", "simulate", "analyze"] {
+        let stderr = text(&output_of(&[command, path], 2).stderr);
+        // The loop closes at the last connection, E.work -> A.work (its header line).
+        common::assert_contains(&stderr, &format!("{path}:{}:1: call loop", lines - 2));
+    }
+}

@@ -8,6 +8,7 @@ mod camkes_sweep;
 pub mod camkes_synthetic;
 mod cluster_rogue;
 mod component_spr;
+mod components_beside_vbs;
 mod double_hit;
 mod faas_reclaim;
 mod global_reservations;
@@ -106,6 +107,7 @@ pub const ALL: &[Experiment] = &[
     mcipc_cbs_rogue::EXPERIMENT,
     mcipc_spr_clients::EXPERIMENT,
     spr_vbs_cores::EXPERIMENT,
+    components_beside_vbs::EXPERIMENT,
     global_reservations::EXPERIMENT,
     passive_servers::EXPERIMENT,
     mc_ipc_reservations::EXPERIMENT,

@@ -33,6 +33,7 @@
 //! job was pending, and how many distinct lower jobs that work belonged to. The analysis
 //! bounds the first by `B_i`; under IPCP the second is at most one.
 
+mod compose;
 mod lowering;
 mod validate;
 
@@ -40,6 +41,7 @@ pub use bulwark_core::ipc::CpiProtocol;
 use bulwark_core::{Duration, Instant};
 use bulwark_spec::{CallReplyCycles, CostModel};
 
+pub use compose::{component_tasks, compose, compose_lowered};
 pub use lowering::{outcome, run, scenario};
 pub use validate::{validate, ComponentConfigError};
 

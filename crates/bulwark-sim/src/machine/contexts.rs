@@ -19,6 +19,7 @@ use bulwark_core::reservation::SchedContext;
 use bulwark_core::{CoreDecision, Instant, TaskId, Work};
 
 use super::cpis::{At, Components, Region};
+use super::job_log::JobLog;
 use super::Machine;
 use crate::SimError;
 
@@ -157,7 +158,7 @@ impl Machine<'_> {
             }
             comps.threads[next].timer_woken = None;
         }
-        let timer = self.next_context_event(comps, decision.next.map(TaskId::index), now);
+        let timer = self.next_context_event(comps, at.core, decision.next.map(TaskId::index), now);
         decision.timer = match (decision.timer, timer) {
             (Some(a), b) if b != Instant::NEVER => Some(a.min(b)),
             (None, b) if b != Instant::NEVER => Some(b),
@@ -199,7 +200,8 @@ impl Machine<'_> {
     /// the job (Algorithm 3), and its thread, which the scheduler wakes, is a timer's wake-up.
     fn activate_released(&mut self, comps: &mut Components, at: &mut At<'_>) {
         for i in 0..comps.logs.len() {
-            let Some(log) = comps.logs[i].as_mut() else {
+            // Each core's decisions release its own tasks' jobs.
+            let Some(log) = comps.logs[i].as_mut().filter(|log| log.core == at.core) else {
                 continue;
             };
             log.release_until(at.now, true);
@@ -223,7 +225,13 @@ impl Machine<'_> {
     fn replenish_due(&mut self, comps: &mut Components, at: &mut At<'_>) -> Result<(), SimError> {
         for index in 0..self.objects.kernel().context_ids().len() {
             let id = self.objects.kernel().context_ids()[index];
-            let Some(context) = self.objects.context_mut(id) else {
+            // A context is its task's (by index), replenished by that task's core.
+            let owner_core = comps.threads.get(id.0 as usize).map(|t| t.core);
+            let Some(context) = self
+                .objects
+                .context_mut(id)
+                .filter(|_| owner_core == Some(at.core))
+            else {
                 continue;
             };
             if !context.is_depleted() || context.replenishment_time() > at.now {
@@ -275,6 +283,7 @@ impl Machine<'_> {
     fn next_context_event(
         &mut self,
         comps: &Components,
+        core: u16,
         next: Option<usize>,
         now: Instant,
     ) -> Instant {
@@ -290,10 +299,14 @@ impl Machine<'_> {
         }
         // A release wakes its thread and activates its context at its instant, also while a
         // region keeps the scheduler from being asked.
-        for log in comps.logs.iter().flatten().filter(|log| !log.active) {
+        let on_core = |log: &&JobLog| !log.active && log.core == core;
+        for log in comps.logs.iter().flatten().filter(on_core) {
             at = at.min(log.next_release());
         }
         for &id in self.objects.kernel().context_ids() {
+            if comps.threads.get(id.0 as usize).map(|t| t.core) != Some(core) {
+                continue;
+            }
             if let Some(context) = self.objects.kernel().context(id) {
                 if context.is_depleted() {
                     at = at.min(context.replenishment_time());
@@ -318,9 +331,10 @@ fn defers_all_above(comps: &Components, r: usize) -> bool {
     let Some(region) = comps.region else {
         return false;
     };
-    let priority = comps.threads[r].effective();
+    let (priority, core) = (comps.threads[r].effective(), comps.threads[r].core);
     comps.threads.iter().enumerate().all(|(t, thread)| {
         t == r
+            || thread.core != core
             || thread.blocked
             || thread.throttled
             || thread.effective() <= priority

@@ -83,6 +83,8 @@ pub(super) struct Serving {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Thread {
     pub(super) role: Role,
+    /// The core its task is partitioned onto.
+    pub(super) core: u16,
     /// The priority it waits at (ceiling, 255 for NPCS, or its task's).
     pub(super) home: Priority,
     /// Its TCB priority, as the protocols set it.
@@ -133,6 +135,9 @@ pub(super) struct Components {
     pub(super) protocol_errors: u64,
     /// Some task has a scheduling context (a reservation on a fixed-priority core).
     pub(super) has_contexts: bool,
+    /// The cores of the tasks with scheduling contexts (a component system's core): only
+    /// their decisions go through the contexts, and each sees its own core's threads.
+    context_cores: Vec<u16>,
     /// The non-preemptive region of the context on the core (SPR section III-F). Every
     /// thread running on that context keeps the core until its end against what the region
     /// defers: a request that passes the context to a server thread does not end the region,
@@ -167,9 +172,9 @@ impl Components {
         result.map_err(|_| self.protocol_errors += 1).ok()
     }
 
-    /// Some task has a scheduling context.
-    pub(super) fn has_contexts(&self) -> bool {
-        self.has_contexts
+    /// `core`'s decisions go through the scheduling contexts: some task on it has one.
+    pub(super) fn decides(&self, core: u16) -> bool {
+        self.context_cores.contains(&core)
     }
 
     /// The CPIs of `scenario`, their protocol steps at its cost table's IPC rows, and the
@@ -187,6 +192,7 @@ impl Components {
                 let priority = task.priority.unwrap_or(Priority::MIN);
                 Thread {
                     role: Role::Task,
+                    core: task.core,
                     home: priority,
                     priority,
                     in_protocol: false,
@@ -218,11 +224,17 @@ impl Components {
             .iter()
             .zip(&threads)
             .map(|(task, thread)| {
-                let log = JobLog::of(&task.behaviour, thread.home)?;
+                let log = JobLog::of(&task.behaviour, thread.home, task.core)?;
                 (thread.role == Role::Task).then_some(log)
             })
             .collect();
         let n = scenario.cpis.len();
+        let mut context_cores: Vec<u16> = (0..scenario.tasks.len())
+            .filter(|&task| has_contexts && scenario.kernel_context(task).is_some())
+            .map(|task| scenario.tasks[task].core)
+            .collect();
+        context_cores.sort_unstable();
+        context_cores.dedup();
         Box::new(Components {
             costs: ProtocolCosts::of(&scenario.cost),
             threads,
@@ -235,6 +247,7 @@ impl Components {
             pool_exhausted: 0,
             protocol_errors: 0,
             has_contexts,
+            context_cores,
             region: None,
             ran_on: None,
             ran_until: Instant::ZERO,

@@ -25,6 +25,8 @@ pub(super) struct PendingJob {
 #[derive(Clone, Debug)]
 pub(super) struct JobLog {
     priority: Priority,
+    /// Its task's core: inversion is suffered from work on the same core only.
+    pub(super) core: u16,
     offset: Instant,
     period: Duration,
     /// Jobs released so far (lazily: when a measure or a kernel entry needs them).
@@ -38,10 +40,11 @@ pub(super) struct JobLog {
 
 impl JobLog {
     /// The log of a task behaving as `behaviour` at `priority`, if it is a periodic script.
-    pub(super) fn of(behaviour: &Behaviour, priority: Priority) -> Option<JobLog> {
+    pub(super) fn of(behaviour: &Behaviour, priority: Priority, core: u16) -> Option<JobLog> {
         let (offset, period) = periodic_script(behaviour)?;
         Some(JobLog {
             priority,
+            core,
             offset: Instant::ZERO.saturating_add(offset),
             period,
             released: 0,
@@ -141,11 +144,15 @@ impl Components {
         let Some((owner, seq)) = self.owner(t, since) else {
             return;
         };
-        let Some(priority) = self.logs[owner].as_ref().map(|log| log.priority) else {
+        let Some((priority, core)) = self.logs[owner]
+            .as_ref()
+            .map(|log| (log.priority, log.core))
+        else {
             return;
         };
         for log in self.logs.iter_mut().flatten() {
-            if log.priority <= priority {
+            // Work on another core delays no job of this one (partitioned cores).
+            if log.priority <= priority || log.core != core {
                 continue;
             }
             log.release_until(now, false);
@@ -186,6 +193,17 @@ impl Components {
 
     /// The slice a thread's time belongs to: the task it works for (a pool thread's time is
     /// its caller's task's), and whether it is kernel time (protocol steps).
+    /// Whether thread `t`'s time is told apart here: a pool thread's, or a task's with a
+    /// job log. Any other task (not periodic, or beside a component system on another core)
+    /// runs its own code, as without components.
+    pub(super) fn attributes(&self, t: usize) -> bool {
+        let pool = self
+            .threads
+            .get(t)
+            .is_some_and(|thread| thread.role != Role::Task);
+        pool || self.logs.get(t).is_some_and(Option::is_some)
+    }
+
     pub(super) fn slice_owner(&mut self, t: usize, now: Instant) -> (Option<usize>, bool) {
         let owner = self.owner(t, now).map(|(task, _)| task);
         let in_protocol = self.threads.get(t).is_some_and(|thread| thread.in_protocol);

@@ -128,6 +128,7 @@ impl VbsSystem {
                     .collect(),
             }),
             cpis: Vec::new(),
+            components: None,
         })
     }
 }

@@ -7,6 +7,7 @@
 //! every problem in it, in file order.
 
 mod cluster;
+mod components;
 pub(crate) mod cost;
 pub(crate) mod script;
 mod server;
@@ -148,6 +149,7 @@ impl Checker<'_> {
         if let Some(clusters) = clusters.as_mut() {
             self.add_members(clusters);
         }
+        let components = self.component_part(raw, policy, cores, cost.as_ref());
         Some(Scenario {
             name: name?,
             description,
@@ -163,6 +165,7 @@ impl Checker<'_> {
             servers: servers?,
             vbs: vbs?,
             cpis: Vec::new(),
+            components: components?,
         })
     }
 

@@ -45,6 +45,16 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
         }
         SystemFile::Scenario(scenario, _) => scenario,
     };
+    if scenario.components.is_some() {
+        return composed(&scenario, args);
+    }
+    by_cores(&scenario, args)
+}
+
+/// The analysis of a scenario without a component system: its clusters, its policies' parts,
+/// or its one policy.
+fn by_cores(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
+    let scenario = scenario.clone();
     gates::with_gate_bounds(&scenario, args.json, || {
         if !scenario.clusters.is_empty() {
             return clusters::clustered(&scenario, args);
@@ -54,6 +64,64 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
         }
         analyse_scenario(&scenario, args)
     })
+}
+
+/// A scenario with a component system on one core: that core by the component analysis
+/// (the configuration analyzer, then `B_i` with SPR's `I_i` for tasks in reservations), the
+/// other cores by theirs, apart (partitioned cores share nothing a per-core analysis sees).
+/// Text: the component core's section, then the others'. JSON: `{ "scenario", "components":
+/// { "core", "analysis" }, "cores": ... }`, each analysis the document its command prints
+/// alone (`cores` is null when no other core has tasks). Exit: the worst of the parts' (2 if
+/// one could not be analysed, else 1 if one admits not everything, else 0).
+fn composed(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
+    let Some(part) = &scenario.components else {
+        return by_cores(scenario, args);
+    };
+    // The file's own tasks come first; the component system's follow them.
+    let mut rest = scenario.clone();
+    rest.tasks
+        .truncate(part.lowered.as_ref().map_or(rest.tasks.len(), |r| r.start));
+    rest.cpis.clear();
+    rest.components = None;
+    let mut codes = Vec::new();
+    if args.json {
+        let (text, code) = crate::output::capture(|| components(&part.system, args));
+        codes.push(code);
+        let analysis: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let mut cores = Value::Null;
+        if !rest.tasks.is_empty() {
+            let (text, code) = crate::output::capture(|| by_cores(&rest, args));
+            codes.push(code?);
+            cores = serde_json::from_str(&text).unwrap_or(Value::Null);
+        }
+        outln!(
+            "{:#}",
+            json!({
+                "scenario": scenario.name,
+                "components": { "core": part.core, "analysis": analysis },
+                "cores": cores,
+            })
+        );
+    } else {
+        outln!("== core {}: components ==", part.core);
+        codes.push(components(&part.system, args));
+        if !rest.tasks.is_empty() {
+            outln!("");
+            codes.push(by_cores(&rest, args)?);
+        }
+    }
+    Ok(worst(&codes))
+}
+
+/// The worst of several parts' exit codes: 2, then 1, then 0.
+fn worst(codes: &[ExitCode]) -> ExitCode {
+    if codes.contains(&crate::exit::bad_input()) {
+        crate::exit::bad_input()
+    } else if codes.contains(&ExitCode::FAILURE) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// A scenario whose cores run different policies: each policy's cores analysed apart (the
@@ -105,13 +173,7 @@ fn mixed(
             json!({ "scenario": scenario.name, "policy": scenario.policy_label(), "parts": parts })
         );
     }
-    Ok(if codes.contains(&crate::exit::bad_input()) {
-        crate::exit::bad_input()
-    } else if codes.contains(&ExitCode::FAILURE) {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(worst(&codes))
 }
 
 /// The analysis of a scenario whose cores all run `scenario.policy`.

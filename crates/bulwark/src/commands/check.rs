@@ -59,14 +59,15 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
                 failed = true;
             }
             SystemFile::Scenario(s, _) => outln!(
-                "{}: ok ({} tasks on {} core{}, {}, {}{})",
+                "{}: ok ({} tasks on {} core{}, {}, {}{}{})",
                 path.display(),
-                s.tasks.len(),
+                own_tasks(&s),
                 s.cores,
                 if s.cores == 1 { "" } else { "s" },
                 s.policy_label(),
                 s.duration,
-                clusters(&s)
+                clusters(&s),
+                components(&s)
             ),
         }
     }
@@ -107,5 +108,29 @@ fn clusters(scenario: &Scenario) -> String {
         "; cluster{}: {}",
         if each.len() == 1 { "" } else { "s" },
         each.join(", ")
+    )
+}
+
+/// The file's own tasks: a composed scenario's component tasks and pool threads follow them.
+fn own_tasks(s: &Scenario) -> usize {
+    s.components
+        .as_ref()
+        .and_then(|part| part.lowered.as_ref())
+        .map_or(s.tasks.len(), |lowered| lowered.start)
+}
+
+/// `; component system on core N: ...` for a scenario with one, else nothing.
+fn components(s: &Scenario) -> String {
+    let Some(part) = &s.components else {
+        return String::new();
+    };
+    let system = &part.system;
+    format!(
+        "; component system on core {}: {} components, {} tasks, {} CPIs, {} connections",
+        part.core,
+        system.components.len(),
+        system.tasks().len(),
+        system.cpis().len(),
+        system.connections.len()
     )
 }

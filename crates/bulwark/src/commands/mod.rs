@@ -24,9 +24,48 @@ use bulwark_spec::{FileKind, SystemFile};
 
 /// The file at `path`, read and validated as whatever kind of system it is (one loader for
 /// every command); `None`, with its diagnostics printed, when it cannot be read or is invalid.
+/// A scenario that declares a component system comes back with it lowered onto its core
+/// ([`bulwark_sim::components::compose`]), so that every command sees the tasks and CPIs the
+/// machine runs; a call loop in it is an error at the connection that closes the loop.
 pub fn load_system(path: &Path) -> Option<SystemFile> {
-    bulwark_spec::system::load(path)
+    let system = bulwark_spec::system::load(path)
         .map_err(|d| eprint!("{}", crate::diagnostics::render(&d)))
+        .ok()?;
+    match system {
+        SystemFile::Scenario(scenario, mut warnings) if scenario.components.is_some() => {
+            let scenario = composed(path, &scenario, &mut warnings)?;
+            Some(SystemFile::Scenario(scenario, warnings))
+        }
+        other => Some(other),
+    }
+}
+
+/// `scenario` with its component system lowered, or `None` with the reason printed. A loop
+/// that only procedures without bodies may close joins `warnings`.
+fn composed(
+    path: &Path,
+    scenario: &bulwark_spec::Scenario,
+    warnings: &mut Vec<bulwark_spec::SpecError>,
+) -> Option<bulwark_spec::Scenario> {
+    let part = scenario.components.as_ref()?;
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let located = part.located(&path.display().to_string(), &text);
+    let (loops, possible) = components::call_loops(&located);
+    if !loops.is_empty() {
+        eprint!(
+            "{}",
+            crate::diagnostics::render(&located.diagnostics(loops))
+        );
+        return None;
+    }
+    warnings.extend(possible);
+    bulwark_sim::components::compose(scenario)
+        .map_err(|e| {
+            eprintln!(
+                "error: {}: the component system cannot run: {e}",
+                path.display()
+            )
+        })
         .ok()
 }
 

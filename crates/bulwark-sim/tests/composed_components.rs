@@ -1,0 +1,315 @@
+//! A component system lowered onto one core of a scenario (`components::compose`): its tasks
+//! and pool threads join the scenario's after the file's own, on the part's core, and it runs
+//! exactly as the same system lowered from a component file does, whatever the other cores
+//! run. Worked by hand: `t1` (priority 10, period 10 ms) executes 1 ms and then requests the
+//! server's inherited CPI, whose procedure executes 2 ms: every job completes 3 ms after its
+//! release, nothing of lower priority shares core 0, so no job suffers any inversion, while
+//! core 1's task (priority 1, a periodic script, so the machine keeps its job log as it does
+//! a component task's) runs the first 2 ms of every 10, while `t1`'s job is pending.
+
+use bulwark_analysis::{component_graph, component_lowering};
+use bulwark_core::{Duration, Instant};
+use bulwark_sim::components::{
+    component_tasks, compose, run as run_components, ComponentConfigError, ComponentSystemConfig,
+    ProtocolCosts, RunOptions,
+};
+use bulwark_sim::{Machine, Options, SimError};
+use bulwark_spec::Scenario;
+
+const FILE: &str = "name = \"composed\"\n\
+                    policy = \"fixed-priority\"\n\
+                    cores = 2\n\
+                    duration = \"100ms\"\n\
+                    [[task]]\n\
+                    name = \"busy\"\n\
+                    core = 1\n\
+                    priority = 1\n\
+                    deadline = \"10ms\"\n\
+                    script = [{ loop = \"forever\", body = [{ run = \"2ms\" }, \
+                    { sleep-until-next-release = \"10ms\" }] }]\n\
+                    [[component]]\n\
+                    name = \"client\"\n\
+                    kind = \"active\"\n\
+                    [[component.task]]\n\
+                    name = \"t1\"\n\
+                    priority = 10\n\
+                    period = \"10ms\"\n\
+                    body = [{ execute = \"1ms\" }, { request = \"server.i\" }]\n\
+                    [[component]]\n\
+                    name = \"server\"\n\
+                    kind = \"passive\"\n\
+                    [[component.cpi]]\n\
+                    name = \"i\"\n\
+                    protocol = \"inherited\"\n\
+                    body = [{ execute = \"2ms\" }]\n\
+                    [[connection]]\n\
+                    from = \"client\"\n\
+                    to = \"server.i\"\n";
+
+fn file() -> Scenario {
+    bulwark_spec::parse(FILE, "composed.toml").unwrap_or_else(|d| panic!("{}", d.plain()))
+}
+
+fn ms(n: u64) -> Instant {
+    Instant::ZERO.saturating_add(Duration::from_millis(n))
+}
+
+#[test]
+fn the_system_joins_the_scenario_after_its_own_tasks_on_its_core() {
+    let composed = compose(&file()).expect("composes");
+    let names: Vec<&str> = composed.tasks.iter().map(|t| t.name.as_str()).collect();
+    // The file's task, the component task, then the CPI's pool (one thread: one requester).
+    assert_eq!(names, ["busy", "t1", "server.i.0"]);
+    assert_eq!(composed.tasks[1].core, 0);
+    assert_eq!(composed.tasks[2].core, 0);
+    assert_eq!(composed.cpis.len(), 1);
+    assert_eq!(composed.cpis[0].pool, [2]);
+    assert_eq!(component_tasks(&composed), 1..2);
+    let part = composed.components.as_ref().unwrap();
+    assert_eq!(part.lowered, Some(1..3));
+    // Composing again changes nothing.
+    assert_eq!(compose(&composed).unwrap(), composed);
+    // Before composing, the machine refuses the scenario rather than ignore its components.
+    let refused = Machine::new(&file(), &Options::default()).err();
+    assert_eq!(refused, Some(SimError::Uncomposed));
+}
+
+#[test]
+fn it_runs_as_the_component_file_does_and_the_other_core_adds_no_inversion() {
+    let file = file();
+    let composed = compose(&file).unwrap();
+    let options = Options {
+        record_jobs: true,
+        ..Options::default()
+    };
+    let outcome = Machine::new(&composed, &options)
+        .unwrap()
+        .measuring_inversion(true)
+        .run(&mut |_| {})
+        .unwrap();
+    let records = outcome.components.expect("measured");
+    let t1 = records.tasks[1].clone().expect("t1 is periodic");
+    // By hand: eleven jobs (the run's end is inclusive: one released at 100 ms, not done),
+    // each done 3 ms after its release, no inversion.
+    assert_eq!(t1.jobs, 11);
+    assert_eq!(t1.misses, 0);
+    assert_eq!(t1.max_response, Duration::from_millis(3));
+    assert_eq!(t1.max_inversion, Duration::ZERO);
+    let completions: Vec<Option<Instant>> = t1.job_records.iter().map(|j| j.completion).collect();
+    let mut by_hand: Vec<Option<Instant>> = (0..10).map(|k| Some(ms(10 * k + 3))).collect();
+    by_hand.push(None);
+    assert_eq!(completions, by_hand);
+    // The same system lowered as a component file is: the same jobs and measures.
+    let system = &file.components.as_ref().unwrap().system;
+    let (tasks, cpis) =
+        component_lowering::lower(system, &component_graph::analyze(system)).unwrap();
+    let alone = run_components(
+        &ComponentSystemConfig {
+            tasks,
+            cpis,
+            costs: ProtocolCosts::of(&file.cost),
+        },
+        RunOptions {
+            until: ms(100),
+            record_jobs: true,
+            record_trace: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(alone.tasks[0], t1);
+    // Core 1's task ran its 2 ms of every period beside it.
+    assert_eq!(outcome.tasks[0].misses, 0);
+    assert_eq!(outcome.tasks[0].response.max_ns, 2_000_000);
+}
+
+#[test]
+fn a_call_loop_or_a_bodiless_cpi_is_refused_when_composing() {
+    let looping = FILE.replacen(
+        "body = [{ execute = \"2ms\" }]\n",
+        "body = [{ execute = \"2ms\" }, { request = \"server.i\" }]\n",
+        1,
+    ) + "[[connection]]\nfrom = \"server.i\"\nto = \"server.i\"\n";
+    let scenario = bulwark_spec::parse(&looping, "loop.toml").unwrap();
+    let error = compose(&scenario).unwrap_err();
+    assert!(
+        matches!(&error, ComponentConfigError::Lowering(why) if why.contains("loop")),
+        "{error}"
+    );
+    let bodiless = FILE.replacen("body = [{ execute = \"2ms\" }]\n", "", 1);
+    let scenario = bulwark_spec::parse(&bodiless, "bodiless.toml").unwrap();
+    let error = compose(&scenario).unwrap_err().to_string();
+    assert!(error.contains("CPI `server.i`"), "{error}");
+}
+
+/// Random component systems lowered onto core 0 beside random periodic tasks on core 1.
+mod beside_any_tasks {
+    use bulwark_core::reservation::Reservation;
+    use bulwark_core::Priority;
+    use bulwark_sim::components::{
+        compose_lowered, CpiProtocol, LoweredCpi, LoweredTask, Step as CpiStep,
+    };
+    use bulwark_sim::SliceKind;
+    use bulwark_spec::{Behaviour, PolicyKind, Step, TaskSpec};
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn us(n: u64) -> Duration {
+        Duration::from_micros(n)
+    }
+
+    /// A body of up to three steps: execute up to 1.5 ms, or request a CPI after `from` (so
+    /// requests never loop).
+    fn body(from: usize, cpis: usize) -> BoxedStrategy<Vec<CpiStep>> {
+        let execute = (0u64..=1_500).prop_map(|n| CpiStep::Execute(us(n)));
+        let step = if from < cpis {
+            prop_oneof![execute, (from..cpis).prop_map(CpiStep::Request)].boxed()
+        } else {
+            execute.boxed()
+        };
+        proptest::collection::vec(step, 0..=3).boxed()
+    }
+
+    /// 1-3 tasks (periods 5-20 ms, half in an SPR reservation) over 1-3 CPIs of any
+    /// protocol; free protocol steps.
+    fn system() -> impl Strategy<Value = ComponentSystemConfig> {
+        (1usize..=3, 1usize..=3).prop_flat_map(|(tasks, cpis)| {
+            let task = (
+                any::<u8>(),
+                5u64..=20,
+                body(0, cpis),
+                proptest::option::of((500u64..=5_000, 0u64..=1_000)),
+            );
+            let cpi = |c: usize| {
+                (
+                    proptest::sample::select(CpiProtocol::ALL.to_vec()),
+                    any::<u8>(),
+                    1u32..=3,
+                    body(c + 1, cpis),
+                )
+            };
+            let cpis_drawn: Vec<_> = (0..cpis).map(cpi).collect();
+            (proptest::collection::vec(task, tasks), cpis_drawn).prop_map(|(tasks, cpis)| {
+                ComponentSystemConfig {
+                    tasks: tasks
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (priority, period, body, context))| LoweredTask {
+                            name: format!("t{i}"),
+                            priority: Priority(priority),
+                            period: Duration::from_millis(period),
+                            offset: Duration::ZERO,
+                            body,
+                            reservation: context.map(|(budget, eta)| Reservation {
+                                budget: us(budget),
+                                period: Duration::from_millis(period),
+                                replenishments: 4,
+                                non_preemptive: us(eta),
+                            }),
+                        })
+                        .collect(),
+                    cpis: cpis
+                        .into_iter()
+                        .enumerate()
+                        .map(|(c, (protocol, ceiling, threads, body))| LoweredCpi {
+                            name: format!("c{c}"),
+                            protocol,
+                            ceiling: Priority(ceiling),
+                            threads,
+                            body,
+                            task_bodies: Vec::new(),
+                        })
+                        .collect(),
+                    costs: ProtocolCosts::ZERO,
+                }
+            })
+        })
+    }
+
+    /// Core 1's tasks: periodic scripts (the machine keeps a job log of each, as of a
+    /// component task) at any priority, running up to their whole period.
+    fn others() -> impl Strategy<Value = Vec<(u8, u64, u64)>> {
+        proptest::collection::vec((any::<u8>(), 2u64..=10, 1u64..=100), 0..=3)
+    }
+
+    /// Core `core`'s task slices by task name, and whether any was kernel time.
+    fn slices(outcome: &bulwark_sim::Outcome, names: &[String], core: u16) -> Vec<String> {
+        let trace = outcome.trace.as_ref().expect("traced");
+        trace
+            .slices
+            .iter()
+            .filter(|s| s.core == core)
+            .map(|s| {
+                let owner = s.task.map_or("-".into(), |t| names[t.index()].clone());
+                let kind = if s.kind == SliceKind::Task {
+                    ""
+                } else {
+                    " (kernel)"
+                };
+                format!("{owner}{kind} {}..{}", s.start, s.end)
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Whatever runs on core 1, the component system on core 0 runs exactly as it does
+        /// alone: the same slices and the same per-job records, inversion included.
+        #[test]
+        fn the_component_core_runs_as_it_does_alone(config in system(), others in others()) {
+            let until = Duration::from_millis(60);
+            let alone = bulwark_sim::components::scenario(&config, until);
+            let mut composed = Scenario::new(
+                "beside",
+                PolicyKind::FixedPriority,
+                2,
+                until,
+                others
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(priority, period, percent))| TaskSpec {
+                        name: format!("other{i}"),
+                        core: 1,
+                        priority: Some(Priority(priority)),
+                        reservation: None,
+                        deadline: Some(Duration::from_millis(period)),
+                        behaviour: Behaviour::Script {
+                            offset: Duration::ZERO,
+                            steps: vec![Step::Loop {
+                                count: None,
+                                body: vec![
+                                    Step::Run(bulwark_spec::Execution::Fixed(us(period * 10 * percent))),
+                                    Step::SleepUntilNextRelease(Duration::from_millis(period)),
+                                ],
+                            }],
+                        },
+                    })
+                    .collect(),
+            );
+            composed.cost = alone.cost;
+            let range = compose_lowered(&mut composed, 0, &config).expect("composes");
+            prop_assert_eq!(range.len(), alone.tasks.len());
+            let options = Options { record_trace: true, record_jobs: true, ..Options::default() };
+            let run = |scenario: &Scenario| {
+                Machine::new(scenario, &options).unwrap().measuring_inversion(true).run(&mut |_| {})
+            };
+            let (together, by_itself) = (run(&composed), run(&alone));
+            let (Ok(together), Ok(by_itself)) = (together.clone(), by_itself.clone()) else {
+                // A system the machine refuses alone is refused beside others too.
+                prop_assert_eq!(together.err(), by_itself.err());
+                return Ok(());
+            };
+            let names = |s: &Scenario| s.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+            prop_assert_eq!(
+                slices(&together, &names(&composed), 0),
+                slices(&by_itself, &names(&alone), 0)
+            );
+            let records = together.components.unwrap();
+            let records_alone = by_itself.components.unwrap();
+            prop_assert_eq!(&records.tasks[range.clone()], &records_alone.tasks[..]);
+            prop_assert_eq!(records.pool_exhausted, records_alone.pool_exhausted);
+            prop_assert_eq!(records.protocol_errors, records_alone.protocol_errors);
+        }
+    }
+}
