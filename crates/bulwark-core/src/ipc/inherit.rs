@@ -266,16 +266,10 @@ impl InheritCpi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::req;
     use alloc::format;
     use alloc::vec;
     use alloc::vec::Vec;
-
-    fn req(priority: u8, task: u32) -> Request {
-        Request {
-            priority: Priority(priority),
-            requestor: TaskId(task),
-        }
-    }
 
     fn effects(e: &Effects) -> Vec<Effect> {
         e.iter().collect()

@@ -207,14 +207,8 @@ impl PropagateCpi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::req;
     use alloc::vec;
-
-    fn req(priority: u8, task: u32) -> Request {
-        Request {
-            priority: Priority(priority),
-            requestor: TaskId(task),
-        }
-    }
 
     fn set(thread: u32, priority: u8) -> Effect {
         Effect::SetPriority {
