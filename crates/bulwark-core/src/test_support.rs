@@ -1,7 +1,7 @@
 //! Builders the unit tests of several modules share, so that each test reads in its own
 //! terms (milliseconds, priorities) without a copy of the conversions.
 
-use crate::ipc::Request;
+use crate::ipc::{Effect, Request};
 use crate::{Duration, Instant, Priority, TaskId, Wake};
 
 /// `n` milliseconds.
@@ -25,5 +25,13 @@ pub(crate) fn req(priority: u8, requestor: u32) -> Request {
     Request {
         priority: Priority(priority),
         requestor: TaskId(requestor),
+    }
+}
+
+/// The effect that sets `thread`'s priority to `priority`.
+pub(crate) fn set_priority(thread: u32, priority: u8) -> Effect {
+    Effect::SetPriority {
+        thread,
+        priority: Priority(priority),
     }
 }
