@@ -35,6 +35,9 @@ pub mod time;
 pub mod timeouts;
 pub mod work;
 
+#[cfg(test)]
+mod test_support;
+
 pub use edf::Edf;
 pub use error::CoreError;
 pub use fixed_priority::FixedPriority;

@@ -18,7 +18,7 @@
 //! logarithmic axis) are left out; an empty series still gets its (empty) group and legend
 //! entry.
 
-use std::fmt::Write as _;
+use std::fmt::{Display, Write as _};
 
 use crate::markup::escape;
 
@@ -346,44 +346,24 @@ impl<'a> Frame<'a> {
         svg.push_str("<g class=\"grid\" stroke=\"#e4e4e4\" stroke-width=\"1\">\n");
         for &tick in &self.x_axis.ticks {
             let px = fixed(self.x(tick));
-            let _ = writeln!(
-                svg,
-                "<line x1=\"{px}\" y1=\"{PLOT_TOP}\" x2=\"{px}\" y2=\"{PLOT_BOTTOM}\"/>"
-            );
+            line(&mut svg, &px, PLOT_TOP, &px, PLOT_BOTTOM);
         }
         for &tick in &self.y_axis.ticks {
             let py = fixed(self.y(tick));
-            let _ = writeln!(
-                svg,
-                "<line x1=\"{PLOT_LEFT}\" y1=\"{py}\" x2=\"{PLOT_RIGHT}\" y2=\"{py}\"/>"
-            );
+            line(&mut svg, PLOT_LEFT, &py, PLOT_RIGHT, &py);
         }
         svg.push_str("</g>\n");
 
         svg.push_str("<g class=\"axes\" stroke=\"#333333\" stroke-width=\"1\">\n");
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{PLOT_LEFT}\" y1=\"{PLOT_BOTTOM}\" x2=\"{PLOT_RIGHT}\" y2=\"{PLOT_BOTTOM}\"/>"
-        );
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{PLOT_LEFT}\" y1=\"{PLOT_TOP}\" x2=\"{PLOT_LEFT}\" y2=\"{PLOT_BOTTOM}\"/>"
-        );
+        line(&mut svg, PLOT_LEFT, PLOT_BOTTOM, PLOT_RIGHT, PLOT_BOTTOM);
+        line(&mut svg, PLOT_LEFT, PLOT_TOP, PLOT_LEFT, PLOT_BOTTOM);
         for &tick in &self.x_axis.ticks {
             let px = fixed(self.x(tick));
-            let _ = writeln!(
-                svg,
-                "<line x1=\"{px}\" y1=\"{PLOT_BOTTOM}\" x2=\"{px}\" y2=\"{}\"/>",
-                PLOT_BOTTOM + TICK
-            );
+            line(&mut svg, &px, PLOT_BOTTOM, &px, PLOT_BOTTOM + TICK);
         }
         for &tick in &self.y_axis.ticks {
             let py = fixed(self.y(tick));
-            let _ = writeln!(
-                svg,
-                "<line x1=\"{}\" y1=\"{py}\" x2=\"{PLOT_LEFT}\" y2=\"{py}\"/>",
-                PLOT_LEFT - TICK
-            );
+            line(&mut svg, PLOT_LEFT - TICK, &py, PLOT_LEFT, &py);
         }
         svg.push_str("</g>\n");
 
@@ -517,6 +497,15 @@ impl<'a> Frame<'a> {
 }
 
 /// A number with two decimals, the way every coordinate is printed.
+/// A `<line>` from (`x1`, `y1`) to (`x2`, `y2`), styled by its group: the grid and the axes
+/// draw every one of theirs so.
+fn line(svg: &mut String, x1: impl Display, y1: impl Display, x2: impl Display, y2: impl Display) {
+    let _ = writeln!(
+        svg,
+        "<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\"/>"
+    );
+}
+
 fn fixed(value: f64) -> String {
     let text = format!("{value:.2}");
     // "-0.00" and "0.00" are the same place; print one of them.

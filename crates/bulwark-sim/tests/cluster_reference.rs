@@ -41,13 +41,14 @@
 use bulwark_core::reservation::clustered::{Replenishment, SporadicOrder};
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority};
-use bulwark_sim::{Options, VbsOptions};
+use bulwark_sim::Options;
 use bulwark_spec::{
     Behaviour, ClusterMember, ClusterSpec, MemberKind, PolicyKind, Scenario, TaskSpec,
 };
 use proptest::prelude::*;
 use replenishment_queue::Queue;
 
+mod common;
 mod replenishment_queue;
 
 const MS: u64 = 1_000_000;
@@ -438,14 +439,7 @@ fn scenario_machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
         record_jobs: true,
         ..Options::default()
     };
-    // The scheduler's invariants are checked after every call.
-    let checked = VbsOptions {
-        check_invariants: true,
-        ..VbsOptions::default()
-    };
-    let outcome = bulwark_sim::run_vbs(&scenario, &options, checked)
-        .expect("the run completes")
-        .outcome;
+    let outcome = common::run_checked(&scenario, &options);
     let mut jobs: Vec<_> = outcome.jobs.expect("jobs were recorded");
     jobs.sort_by_key(|job| (job.task, job.job));
     let to_ms = |t: Instant| t.as_nanos() / MS;

@@ -1584,6 +1584,26 @@ fn hand_client(budget: u64, priority: u8, offset: u64, script: (u64, u64, u64)) 
     }
 }
 
+/// The setting of most cases worked by hand: one cluster of `cores` cores holding `clients`,
+/// by fixed priority, behind `protocol`, pruned requests reissued.
+fn hand_system(cores: usize, protocol: Protocol, clients: Vec<Client>) -> System {
+    System {
+        clusters: vec![ClusterSpec { cores, clients }],
+        edf: false,
+        protocol,
+        transfer: false,
+    }
+}
+
+/// The reference gives `expected` for `system` up to `horizon`, and the scenario machine the
+/// part of it that it reports; a failure names the system, so a case run for several gates
+/// or settings says which.
+fn assert_both_give(system: &System, horizon: u64, expected: &Outcome) {
+    assert_eq!(reference(system, horizon), *expected, "{system:?}");
+    let reported = scenario_machine(system, horizon);
+    assert_eq!(reported, Reported::of(expected), "{system:?}");
+}
+
 fn invocation(task: usize, invoked: u64, issued: u64, replied: u64, drained: u64) -> Invocation {
     Invocation {
         task,
@@ -1621,15 +1641,7 @@ fn fifo_and_prio_gates_order_a_hand_worked_queue() {
         hand_client(10, 2, 1, (0, 2, 1)),
         hand_client(10, 3, 2, (0, 2, 1)),
     ];
-    let system = |protocol| System {
-        clusters: vec![ClusterSpec {
-            cores: 1,
-            clients: clients.clone(),
-        }],
-        edf: false,
-        protocol,
-        transfer: false,
-    };
+    let system = |protocol| hand_system(1, protocol, clients.clone());
     let fifo = Outcome {
         jobs: vec![vec![(0, Some(9))], vec![(1, Some(9))], vec![(2, Some(8))]],
         invocations: vec![
@@ -1637,9 +1649,8 @@ fn fifo_and_prio_gates_order_a_hand_worked_queue() {
             invocation(1, 1, 1, 5, 1),
             invocation(2, 2, 2, 7, 5),
         ],
-        aborts: Vec::new(),
         drained: vec![vec![1, 2, 6]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
     let prio = Outcome {
         jobs: vec![vec![(0, Some(9))], vec![(1, Some(9))], vec![(2, Some(6))]],
@@ -1648,18 +1659,11 @@ fn fifo_and_prio_gates_order_a_hand_worked_queue() {
             invocation(2, 2, 2, 5, 3),
             invocation(1, 1, 1, 8, 3),
         ],
-        aborts: Vec::new(),
         drained: vec![vec![1, 4, 4]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
     for (protocol, expected) in [(Protocol::Fifo, fifo), (Protocol::Prio, prio)] {
-        let system = system(protocol);
-        assert_eq!(reference(&system, 12), expected, "{protocol:?}");
-        assert_eq!(
-            scenario_machine(&system, 12),
-            Reported::of(&expected),
-            "{protocol:?}"
-        );
+        assert_both_give(&system(protocol), 12, &expected);
     }
 }
 
@@ -1682,19 +1686,15 @@ fn fifo_and_prio_gates_order_a_hand_worked_queue() {
 /// on B's core, C's on C's at 5. Drained: A 4, B 4 for an operation of 1, C 3.
 #[test]
 fn a_waiting_reservation_drains_and_lends_its_core_while_the_server_runs_elsewhere() {
-    let system = System {
-        clusters: vec![ClusterSpec {
-            cores: 2,
-            clients: vec![
-                hand_client(5, 3, 0, (0, 4, 0)),
-                hand_client(10, 2, 1, (0, 1, 0)),
-                hand_client(10, 1, 0, (3, 1, 0)),
-            ],
-        }],
-        edf: false,
-        protocol: Protocol::Fifo,
-        transfer: false,
-    };
+    let system = hand_system(
+        2,
+        Protocol::Fifo,
+        vec![
+            hand_client(5, 3, 0, (0, 4, 0)),
+            hand_client(10, 2, 1, (0, 1, 0)),
+            hand_client(10, 1, 0, (3, 1, 0)),
+        ],
+    );
     let expected = Outcome {
         jobs: vec![vec![(0, Some(4))], vec![(1, Some(5))], vec![(0, Some(6))]],
         invocations: vec![
@@ -1702,12 +1702,10 @@ fn a_waiting_reservation_drains_and_lends_its_core_while_the_server_runs_elsewhe
             invocation(1, 1, 1, 5, 4),
             invocation(2, 3, 3, 6, 2),
         ],
-        aborts: Vec::new(),
         drained: vec![vec![4, 4, 3]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
-    assert_eq!(reference(&system, 12), expected);
-    assert_eq!(scenario_machine(&system, 12), Reported::of(&expected));
+    assert_both_give(&system, 12, &expected);
 }
 
 /// One core, MC-IPC, fixed priorities. X (priority 1, `e = 2`, `p = 30`) invokes 5 at 0;
@@ -1743,15 +1741,7 @@ fn an_exhausted_request_is_pruned_when_queued_and_completes_when_in_service() {
         period: 10,
         ..hand_client(2, 2, 1, (0, 2, 0))
     };
-    let system = System {
-        clusters: vec![ClusterSpec {
-            cores: 1,
-            clients: vec![client_x, client_y],
-        }],
-        edf: false,
-        protocol: Protocol::McIpc,
-        transfer: false,
-    };
+    let system = hand_system(1, Protocol::McIpc, vec![client_x, client_y]);
     let expected = Outcome {
         jobs: vec![vec![(0, None)], vec![(1, Some(22)), (22, None)]],
         invocations: vec![
@@ -1772,10 +1762,9 @@ fn an_exhausted_request_is_pruned_when_queued_and_completes_when_in_service() {
         ],
         aborts: vec![pruned(3, 1), in_service(4, 0), in_service(13, 1)],
         drained: vec![vec![2, 5]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
-    assert_eq!(reference(&system, 30), expected);
-    assert_eq!(scenario_machine(&system, 30), Reported::of(&expected));
+    assert_both_give(&system, 30, &expected);
 }
 
 /// One core, MC-IPC, fixed priorities, `p = 20`. A (priority 3, `e = 2`) invokes 4 at 0; C
@@ -1806,18 +1795,14 @@ fn pruned_requests_are_served_from_the_background_queue_when_no_real_time_reques
         tier: Tier::BestEffort,
         ..hand_client(0, 1, 0, (0, 1, 0))
     };
+    let clients = vec![
+        hand_client(2, 3, 0, (0, 4, 0)),
+        hand_client(1, 2, 0, (0, 1, 0)),
+        best_effort,
+    ];
     let system = |transfer| System {
-        clusters: vec![ClusterSpec {
-            cores: 1,
-            clients: vec![
-                hand_client(2, 3, 0, (0, 4, 0)),
-                hand_client(1, 2, 0, (0, 1, 0)),
-                best_effort,
-            ],
-        }],
-        edf: false,
-        protocol: Protocol::McIpc,
         transfer,
+        ..hand_system(1, Protocol::McIpc, clients.clone())
     };
     let request_a = Invocation {
         exhausted: true,
@@ -1836,23 +1821,17 @@ fn pruned_requests_are_served_from_the_background_queue_when_no_real_time_reques
         ],
         aborts: aborts.clone(),
         drained: vec![vec![2, 1, 3]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
     let reissued = Outcome {
         jobs: vec![vec![(0, None)], vec![(0, None)], vec![(0, Some(5))]],
         invocations: vec![request_a, invocation(2, 3, 3, 5, 2)],
         aborts,
         drained: vec![vec![2, 1, 2]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
     for (transfer, expected) in [(true, transferred), (false, reissued)] {
-        let system = system(transfer);
-        assert_eq!(reference(&system, 20), expected, "transfer: {transfer}");
-        assert_eq!(
-            scenario_machine(&system, 20),
-            Reported::of(&expected),
-            "transfer: {transfer}"
-        );
+        assert_both_give(&system(transfer), 20, &expected);
     }
 }
 
@@ -1892,18 +1871,16 @@ fn a_mode_switch_aborts_and_reissues_demoted_requests_until_an_idle_instant() {
         tier: Tier::High(low_budget),
         ..client
     };
-    let system = |low_budget| System {
-        clusters: vec![ClusterSpec {
-            cores: 2,
-            clients: vec![
+    let system = |low_budget| {
+        hand_system(
+            2,
+            Protocol::Prio,
+            vec![
                 high(low_budget, hand_client(6, 3, 0, (0, 3, 0))),
                 hand_client(6, 2, 0, (0, 1, 0)),
                 high(4, hand_client(4, 1, 0, (0, 1, 0))),
             ],
-        }],
-        edf: false,
-        protocol: Protocol::Prio,
-        transfer: false,
+        )
     };
     let switched = Outcome {
         jobs: vec![vec![(0, Some(3))], vec![(0, Some(5))], vec![(0, Some(4))]],
@@ -1928,9 +1905,8 @@ fn a_mode_switch_aborts_and_reissues_demoted_requests_until_an_idle_instant() {
             invocation(1, 0, 0, 4, 4),
             invocation(2, 0, 0, 5, 2),
         ],
-        aborts: Vec::new(),
         drained: vec![vec![3, 4, 2]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
     let unswitched_run = Reported::of(&not_switched);
     for (low_budget, expected) in [(2, switched), (3, not_switched)] {
@@ -1964,22 +1940,18 @@ fn a_mode_switch_aborts_and_reissues_demoted_requests_until_an_idle_instant() {
 /// again, so the server moves to R's core for T1's request.
 #[test]
 fn a_reservation_dispatches_its_first_ready_task_or_the_server_its_tasks_wait_on() {
-    let system = System {
-        clusters: vec![ClusterSpec {
-            cores: 2,
-            clients: vec![
-                hand_client(10, 2, 0, (0, 3, 0)),
-                Client {
-                    shares: true,
-                    ..hand_client(10, 2, 0, (2, 1, 0))
-                },
-                hand_client(10, 1, 0, (0, 1, 1)),
-            ],
-        }],
-        edf: false,
-        protocol: Protocol::Fifo,
-        transfer: false,
-    };
+    let system = hand_system(
+        2,
+        Protocol::Fifo,
+        vec![
+            hand_client(10, 2, 0, (0, 3, 0)),
+            Client {
+                shares: true,
+                ..hand_client(10, 2, 0, (2, 1, 0))
+            },
+            hand_client(10, 1, 0, (0, 1, 1)),
+        ],
+    );
     let expected = Outcome {
         jobs: vec![vec![(0, Some(3))], vec![(0, Some(5))], vec![(0, Some(5))]],
         invocations: vec![
@@ -1987,12 +1959,10 @@ fn a_reservation_dispatches_its_first_ready_task_or_the_server_its_tasks_wait_on
             invocation(2, 0, 0, 4, 4),
             invocation(1, 2, 2, 5, 3),
         ],
-        aborts: Vec::new(),
         drained: vec![vec![5, 5]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
-    assert_eq!(reference(&system, 20), expected);
-    assert_eq!(scenario_machine(&system, 20), Reported::of(&expected));
+    assert_both_give(&system, 20, &expected);
 }
 
 /// Two cores, PRIO-IPC, fixed priorities, all released at 0 with `p = 20`: B (best-effort)
@@ -2015,24 +1985,18 @@ fn an_idle_server_takes_the_first_call_of_an_instant() {
         tier: Tier::BestEffort,
         ..hand_client(0, 1, 0, (1, 1, 0))
     };
-    let system = System {
-        clusters: vec![ClusterSpec {
-            cores: 2,
-            clients: vec![best_effort, hand_client(10, 1, 0, (1, 1, 0))],
-        }],
-        edf: false,
-        protocol: Protocol::Prio,
-        transfer: false,
-    };
+    let system = hand_system(
+        2,
+        Protocol::Prio,
+        vec![best_effort, hand_client(10, 1, 0, (1, 1, 0))],
+    );
     let expected = Outcome {
         jobs: vec![vec![(0, Some(2))], vec![(0, Some(3))]],
         invocations: vec![invocation(0, 1, 1, 2, 1), invocation(1, 1, 1, 3, 2)],
-        aborts: Vec::new(),
         drained: vec![vec![2, 3]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
-    assert_eq!(reference(&system, 10), expected);
-    assert_eq!(scenario_machine(&system, 10), Reported::of(&expected));
+    assert_both_give(&system, 10, &expected);
 }
 
 /// Two cores, FIFO-IPC, best-effort reservations, `p = 20`. R holds X (released at 1,
@@ -2061,19 +2025,15 @@ fn a_siblings_release_at_a_replys_instant_comes_before_the_callers_step() {
         shares: true,
         ..best_effort(0, (0, 1, 0))
     };
-    let system = System {
-        clusters: vec![ClusterSpec {
-            cores: 2,
-            clients: vec![
-                best_effort(1, (1, 1, 0)),
-                sibling,
-                best_effort(0, (0, 1, 0)),
-            ],
-        }],
-        edf: false,
-        protocol: Protocol::Fifo,
-        transfer: false,
-    };
+    let system = hand_system(
+        2,
+        Protocol::Fifo,
+        vec![
+            best_effort(1, (1, 1, 0)),
+            sibling,
+            best_effort(0, (0, 1, 0)),
+        ],
+    );
     let expected = Outcome {
         jobs: vec![vec![(1, Some(3))], vec![(0, Some(2))], vec![(0, Some(2))]],
         invocations: vec![
@@ -2081,12 +2041,10 @@ fn a_siblings_release_at_a_replys_instant_comes_before_the_callers_step() {
             invocation(2, 0, 0, 2, 2),
             invocation(0, 2, 2, 3, 1),
         ],
-        aborts: Vec::new(),
         drained: vec![vec![3, 2]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
-    assert_eq!(reference(&system, 10), expected);
-    assert_eq!(scenario_machine(&system, 10), Reported::of(&expected));
+    assert_both_give(&system, 10, &expected);
 }
 
 /// One core, MC-IPC, fixed priorities, all released at 0. Q (priority 2, `e = 1`) holds U,
@@ -2120,15 +2078,11 @@ fn a_call_made_as_the_budget_runs_out_is_reissued_with_the_pruned_ones_in_task_o
         shares: true,
         ..hand_client(2, 1, 0, (2, 1, 0))
     };
-    let system = System {
-        clusters: vec![ClusterSpec {
-            cores: 1,
-            clients: vec![first, second, hand_client(1, 2, 0, (0, 2, 0))],
-        }],
-        edf: false,
-        protocol: Protocol::McIpc,
-        transfer: false,
-    };
+    let system = hand_system(
+        1,
+        Protocol::McIpc,
+        vec![first, second, hand_client(1, 2, 0, (0, 2, 0))],
+    );
     let reissued = |task, invoked, replied, drained, drained_since_issue, exhausted| Invocation {
         task,
         invoked,
@@ -2150,32 +2104,15 @@ fn a_call_made_as_the_budget_runs_out_is_reissued_with_the_pruned_ones_in_task_o
             reissued(1, 3, 6, 3, 3, true),
         ],
         aborts: vec![
-            Abort {
-                at: 1,
-                task: 2,
-                pruned: false,
-            },
-            Abort {
-                at: 3,
-                task: 0,
-                pruned: true,
-            },
-            Abort {
-                at: 3,
-                task: 1,
-                pruned: true,
-            },
-            Abort {
-                at: 5,
-                task: 1,
-                pruned: false,
-            },
+            in_service(1, 2),
+            pruned(3, 0),
+            pruned(3, 1),
+            in_service(5, 1),
         ],
         drained: vec![vec![5, 1]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
-    assert_eq!(reference(&system, 12), expected);
-    assert_eq!(scenario_machine(&system, 12), Reported::of(&expected));
+    assert_both_give(&system, 12, &expected);
 }
 
 /// PRIO-IPC, fixed priorities, `e = 10`. Y (priority 4) computes 6 from 0, then invokes 1;
@@ -2202,15 +2139,7 @@ fn a_call_made_as_the_budget_runs_out_is_reissued_with_the_pruned_ones_in_task_o
 /// (3..4, on W's core), A sleeps, and X's call waits for it (served 4..5).
 #[test]
 fn the_stretches_ending_at_an_instant_are_taken_in_the_order_they_were_set() {
-    let system = |clients: &[Client]| System {
-        clusters: vec![ClusterSpec {
-            cores: clients.len(),
-            clients: clients.to_vec(),
-        }],
-        edf: false,
-        protocol: Protocol::Prio,
-        transfer: false,
-    };
+    let system = |clients: &[Client]| hand_system(clients.len(), Protocol::Prio, clients.to_vec());
     let (x, a, w) = (
         hand_client(10, 3, 0, (3, 1, 0)),
         hand_client(10, 2, 1, (0, 2, 0)),
@@ -2230,12 +2159,10 @@ fn the_stretches_ending_at_an_instant_are_taken_in_the_order_they_were_set() {
             invocation(3, 2, 2, 5, 3),
             invocation(0, 6, 6, 7, 1),
         ],
-        aborts: Vec::new(),
         drained: vec![vec![7, 4, 2, 3]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
-    assert_eq!(reference(&four, 10), expected);
-    assert_eq!(scenario_machine(&four, 10), Reported::of(&expected));
+    assert_both_give(&four, 10, &expected);
 
     let three = system(&[x, a, w]);
     let expected = Outcome {
@@ -2245,12 +2172,10 @@ fn the_stretches_ending_at_an_instant_are_taken_in_the_order_they_were_set() {
             invocation(2, 2, 2, 4, 2),
             invocation(0, 3, 3, 5, 2),
         ],
-        aborts: Vec::new(),
         drained: vec![vec![5, 2, 2]],
-        modes: Vec::new(),
+        ..Outcome::default()
     };
-    assert_eq!(reference(&three, 10), expected);
-    assert_eq!(scenario_machine(&three, 10), Reported::of(&expected));
+    assert_both_give(&three, 10, &expected);
 }
 
 /// The scenario machine's agreement with the reference (read as the scenario machine reads

@@ -18,7 +18,7 @@ use bulwark_core::ipc::GateProtocol;
 use bulwark_core::reservation::clustered::Replenishment;
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Priority};
-use bulwark_sim::{Options, Outcome, VbsOptions};
+use bulwark_sim::{Options, Outcome};
 use bulwark_spec::{
     Behaviour, ClusterMember, ClusterSpec, Execution, MemberKind, PolicyKind, Scenario, ServerSpec,
     ServerStep, SporadicOrder, Step, TaskSpec,
@@ -26,7 +26,7 @@ use bulwark_spec::{
 use proptest::prelude::*;
 
 mod common;
-use common::ms;
+use common::{ms, run_checked};
 
 /// The longest operation, `L`, in ms.
 const LONGEST: u64 = 3;
@@ -252,16 +252,6 @@ fn scenario(system: &System) -> (Scenario, usize) {
     (scenario, victim)
 }
 
-fn run(scenario: &Scenario) -> Outcome {
-    let checked = VbsOptions {
-        check_invariants: true,
-        ..VbsOptions::default()
-    };
-    bulwark_sim::run_vbs(scenario, &Options::default(), checked)
-        .unwrap_or_else(|error| panic!("{error}"))
-        .outcome
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
@@ -270,7 +260,7 @@ proptest! {
     #[test]
     fn an_mc_ipc_request_drains_at_most_theorem_1s_bound(system in system()) {
         let (scenario, victim) = scenario(&system);
-        let outcome = run(&scenario);
+        let outcome = run_checked(&scenario, &Options::default());
         let gate_clusters = system.clusters.len() as u64 + u64::from(!system.core_rogues.is_empty());
         let cores = u64::from(system.clusters[system.victim.0].0);
         let bound = ms(LONGEST).saturating_mul(1 + 2 * cores * gate_clusters);
@@ -402,13 +392,7 @@ fn run_with_jobs(scenario: &Scenario) -> Outcome {
         record_jobs: true,
         ..Options::default()
     };
-    let checked = VbsOptions {
-        check_invariants: true,
-        ..VbsOptions::default()
-    };
-    bulwark_sim::run_vbs(scenario, &options, checked)
-        .unwrap_or_else(|error| panic!("{error}"))
-        .outcome
+    run_checked(scenario, &options)
 }
 
 /// `r` (priority 1, 1 ms per 10 ms) calls for 3 ms at 0 on core 1 (`v`, more important,

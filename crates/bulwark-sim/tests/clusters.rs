@@ -35,12 +35,14 @@ use bulwark_core::reclaim::ObjectKind;
 use bulwark_core::reservation::clustered::Replenishment;
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority};
-use bulwark_sim::{Options, Outcome, SliceKind, VbsOptions};
+use bulwark_sim::{Options, Outcome, SliceKind};
 use bulwark_spec::{
     Behaviour, ClusterMember, ClusterSpec, CostModel, Execution, GroupSpec, MemberKind, PolicyKind,
     Scenario, ServerSpec, ServerStep, SporadicOrder, Step, TaskSpec,
 };
 use proptest::prelude::*;
+
+mod common;
 
 /// One member: its reservation `(e, p)` and rule, and its task `(T, C, offset)`, in 100 us
 /// units.
@@ -237,13 +239,7 @@ fn run(scenario: &Scenario) -> Outcome {
         record_jobs: true,
         ..Options::default()
     };
-    let checked = VbsOptions {
-        check_invariants: true,
-        ..VbsOptions::default()
-    };
-    bulwark_sim::run_vbs(scenario, &options, checked)
-        .expect("the run completes with every invariant")
-        .outcome
+    common::run_checked(scenario, &options)
 }
 
 /// Every promise of the module's documentation, for one run of `scenario`.

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use bulwark_core::{Duration, Instant, Priority, TaskId};
-use bulwark_sim::{JobRecord, Options, Outcome};
+use bulwark_sim::{JobRecord, Options, Outcome, VbsOptions};
 use bulwark_spec::{Behaviour, Execution, PolicyKind, Scenario, Step, TaskSpec};
 
 pub fn ms(n: u64) -> Duration {
@@ -73,6 +73,18 @@ pub fn run_jobs(scenario: &Scenario) -> Outcome {
         ..Options::default()
     };
     bulwark_sim::run(scenario, &options).expect("the run completes")
+}
+
+/// `scenario` run with every scheduler's invariants checked after every call: a broken one
+/// fails the run, and so the test.
+pub fn run_checked(scenario: &Scenario, options: &Options) -> Outcome {
+    let checked = VbsOptions {
+        check_invariants: true,
+        ..VbsOptions::default()
+    };
+    bulwark_sim::run_vbs(scenario, options, checked)
+        .unwrap_or_else(|error| panic!("{error}"))
+        .outcome
 }
 
 /// (release, first start, completion, missed) of one job.

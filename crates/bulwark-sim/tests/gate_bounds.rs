@@ -11,7 +11,7 @@ use bulwark_core::reservation::clustered::Replenishment;
 use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Instant, Priority};
 use bulwark_sim::trace::SliceKind;
-use bulwark_sim::{InvocationRecord, Kept, Machine, Options, Outcome, SimError, VbsOptions};
+use bulwark_sim::{InvocationRecord, Kept, Machine, Options, Outcome, SimError};
 use bulwark_spec::{
     Behaviour, ClusterMember, ClusterSpec, Execution, MemberKind, PolicyKind, Scenario, ServerSpec,
     ServerStep, SporadicOrder, Step, TaskSpec,
@@ -231,13 +231,7 @@ fn scenario(system: &System, gate: GateProtocol) -> Scenario {
 /// Runs `scenario` with every scheduler's invariants checked after every call, then again
 /// for its invocation records.
 fn run(scenario: &Scenario, options: &Options) -> (Outcome, Vec<InvocationRecord>) {
-    let checked = VbsOptions {
-        check_invariants: true,
-        ..VbsOptions::default()
-    };
-    let outcome = bulwark_sim::run_vbs(scenario, options, checked)
-        .unwrap_or_else(|error| panic!("{error}"))
-        .outcome;
+    let outcome = common::run_checked(scenario, options);
     let mut records = Kept::default();
     bulwark_sim::run_recorded(scenario, options, &mut records, &mut |_| {})
         .unwrap_or_else(|error| panic!("{error}"));

@@ -879,6 +879,18 @@ fn baseline_termination_masks_the_core_for_its_3n_plus_1_units() {
     assert_eq!(m, r);
 }
 
+/// Both victims in one group, 2 us a unit, quota 45 us: each allocates 3 semaphores a job,
+/// runs 100 us every 1 ms, and B is terminated at 1.5 ms in 1 ns steps.
+fn group_termination(horizon_us: u64) -> Drawn {
+    let kill = Kill {
+        at_us: 1_500,
+        victim: 1,
+        step_ns: Some(1),
+    };
+    let victims = [(3, 100, 1_000), (3, 100, 1_000)];
+    hand(2, victims, [Some(0), Some(0)], 45_000, kill, horizon_us)
+}
+
 /// Both victims in one group, 2 us a unit, quota 45 us: 22 units, 5 taken by the arena and
 /// the two processes. A's 3 semaphores charge 12 (17); B gets 1 of 3 (21); every later one
 /// is refused. Terminating B at 1.5 ms in 1 ns steps releases the arena: 1 unit, 2 us, and
@@ -894,18 +906,7 @@ fn baseline_termination_masks_the_core_for_its_3n_plus_1_units() {
 /// ```
 #[test]
 fn group_termination_takes_one_unit_and_kills_every_member() {
-    let d = hand(
-        2,
-        [(3, 100, 1_000), (3, 100, 1_000)],
-        [Some(0), Some(0)],
-        45_000,
-        Kill {
-            at_us: 1_500,
-            victim: 1,
-            step_ns: Some(1),
-        },
-        2_500,
-    );
+    let d = group_termination(2_500);
     let r = reference(&d);
     let m = machine(&d);
     for got in [&r, &m] {
@@ -948,18 +949,7 @@ fn group_termination_takes_one_unit_and_kills_every_member() {
 /// third job. The machine used to count one each, killed, released at 2 ms.
 #[test]
 fn a_job_planned_after_the_horizon_is_not_counted_when_its_task_is_killed() {
-    let d = hand(
-        2,
-        [(3, 100, 1_000), (3, 100, 1_000)],
-        [Some(0), Some(0)],
-        45_000,
-        Kill {
-            at_us: 1_500,
-            victim: 1,
-            step_ns: Some(1),
-        },
-        1_800,
-    );
+    let d = group_termination(1_800);
     let m = machine(&d);
     for v in VICTIMS {
         assert_eq!(m.rows[v].len(), 2, "{:?}", m.rows[v]);

@@ -181,6 +181,7 @@ fn endless(blocking: u64, worst: (u64, u64)) -> Analysis {
     }
 }
 
+/// The analysis of a task whose level never idles: no response time bounds it.
 fn overload(blocking: u64) -> Analysis {
     Analysis {
         blocking,
@@ -306,16 +307,7 @@ fn limited_preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
     let start = u64::try_from(blocking as u128 + level_work).unwrap_or(u64::MAX);
     let active = match least_fixed_point(blocking, &level, start, u64::MAX - 1) {
         FixedPoint::Found { value, .. } => value,
-        FixedPoint::Exceeds { .. } => {
-            return Analysis {
-                blocking,
-                response: u64::MAX,
-                outcome: Outcome::Overloaded,
-                busy_window: None,
-                jobs_examined: 0,
-                worst_job: 0,
-            }
-        }
+        FixedPoint::Exceeds { .. } => return overload(blocking),
     };
     let jobs = (active as u128 + task.jitter as u128).div_ceil(task.period.max(1) as u128);
     let jobs = u64::try_from(jobs).unwrap_or(u64::MAX).max(1);

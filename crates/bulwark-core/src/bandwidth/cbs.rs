@@ -424,18 +424,7 @@ impl Policy for Cbs {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-
-    fn at(n: u64) -> Instant {
-        Instant::from_nanos(n * 1_000_000)
-    }
-
-    const JOB: Wake = Wake::NextJob {
-        deadline: Instant::NEVER,
-    };
+    use crate::test_support::{at, ms, JOB};
 
     /// The notices of a server that keeps running, Q = 2, T = 10, arrival at 0: its budget
     /// runs out at 2. A soft server is recharged at once (d = 20), so the decision at 2

@@ -239,13 +239,7 @@ impl Cpi {
 mod tests {
     use super::*;
     use crate::ipc::Effect;
-
-    fn request(priority: u8, task: u32) -> Request {
-        Request {
-            priority: Priority(priority),
-            requestor: TaskId(task),
-        }
-    }
+    use crate::test_support::req;
 
     #[test]
     fn each_protocol_builds_the_object_that_reports_it() {
@@ -272,7 +266,7 @@ mod tests {
     fn pip_hands_its_lock_to_the_waiter_through_the_uniform_calls() {
         let mut work = Work::default();
         let mut cpi = Cpi::new(CpiProtocol::Inherited, Priority(9), 2, 4);
-        let first = cpi.invoke(Some(0), request(3, 0), &mut work).unwrap();
+        let first = cpi.invoke(Some(0), req(3, 0), &mut work).unwrap();
         assert_eq!(
             first,
             Invoked::Served {
@@ -285,7 +279,7 @@ mod tests {
                 contended: false,
             }
         );
-        let second = cpi.invoke(Some(1), request(7, 1), &mut work).unwrap();
+        let second = cpi.invoke(Some(1), req(7, 1), &mut work).unwrap();
         assert_eq!(
             second,
             Invoked::Served {
@@ -317,7 +311,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            cpi.invoke(None, request(1, 2), &mut work),
+            cpi.invoke(None, req(1, 2), &mut work),
             Err(IpcError::PoolExhausted)
         );
         cpi.check().unwrap();
@@ -331,18 +325,15 @@ mod tests {
         let mut work = Work::default();
         let mut cpi = Cpi::new(CpiProtocol::Ipcp, Priority(6), 1, 4);
         assert!(matches!(
-            cpi.invoke(None, request(2, 0), &mut work),
+            cpi.invoke(None, req(2, 0), &mut work),
             Ok(Invoked::Served { thread: 0, .. })
         ));
-        assert_eq!(
-            cpi.invoke(None, request(5, 1), &mut work),
-            Ok(Invoked::Queued)
-        );
+        assert_eq!(cpi.invoke(None, req(5, 1), &mut work), Ok(Invoked::Queued));
         let (nested, _) = cpi.send_nested(0, CpiId(3)).unwrap();
-        assert_eq!(nested, request(6, 0));
+        assert_eq!(nested, req(6, 0));
         assert_eq!(cpi.nest(Priority(8), TaskId(0), &mut work), None);
         let replied = cpi.reply(0, &mut work).unwrap();
-        assert_eq!(replied.next, Some(request(5, 1)));
+        assert_eq!(replied.next, Some(req(5, 1)));
         assert_eq!(replied.effects, Effects::one(Effect::Wake { thread: 0 }));
         assert_eq!(cpi.reply(0, &mut work).unwrap().next, None);
         assert_eq!(cpi.reply(0, &mut work), Err(IpcError::WrongState));
@@ -355,13 +346,13 @@ mod tests {
         let mut work = Work::default();
         let mut cpi = Cpi::new(CpiProtocol::Propagated, Priority(9), 2, 4);
         for (thread, task) in [(0u32, 0u32), (1, 1)] {
-            let invoked = cpi.invoke(None, request(4 + task as u8, task), &mut work);
+            let invoked = cpi.invoke(None, req(4 + task as u8, task), &mut work);
             assert!(
                 matches!(invoked, Ok(Invoked::Served { thread: t, waits: false, .. }) if t == thread)
             );
         }
         let (nested, effects) = cpi.send_nested(1, CpiId(0)).unwrap();
-        assert_eq!(nested, request(5, 1));
+        assert_eq!(nested, req(5, 1));
         assert_eq!(
             effects,
             Effects::one(Effect::SetPriority {
@@ -377,7 +368,7 @@ mod tests {
             })
         );
         assert_eq!(
-            cpi.invoke(None, request(1, 2), &mut work),
+            cpi.invoke(None, req(1, 2), &mut work),
             Err(IpcError::PoolExhausted)
         );
         cpi.check().unwrap();

@@ -266,26 +266,13 @@ impl InheritCpi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{req, set_priority};
     use alloc::format;
     use alloc::vec;
     use alloc::vec::Vec;
 
-    fn req(priority: u8, task: u32) -> Request {
-        Request {
-            priority: Priority(priority),
-            requestor: TaskId(task),
-        }
-    }
-
     fn effects(e: &Effects) -> Vec<Effect> {
         e.iter().collect()
-    }
-
-    fn set(thread: u32, priority: u8) -> Effect {
-        Effect::SetPriority {
-            thread,
-            priority: Priority(priority),
-        }
     }
 
     /// Fig. 4, walked: ceiling 10, pool of 3. Task 1 (priority 2) takes the lock; task 2
@@ -300,7 +287,7 @@ mod tests {
         // (1) unlocked: (9)-(12), (13) demote thread 0 to 2.
         let (a, e) = cpi.request(0, req(2, 1), &mut w).unwrap();
         assert_eq!(a, Admission::Acquired);
-        assert_eq!(effects(&e), [set(0, 2)]);
+        assert_eq!(effects(&e), [set_priority(0, 2)]);
         assert_eq!(
             (cpi.holder(), cpi.inherited(), cpi.requestor()),
             (Some(0), Priority(2), Some(TaskId(1)))
@@ -308,9 +295,9 @@ mod tests {
         // (1) locked: (2) 5 > 2, (3) inherited = 5, (4) raise thread 0, (6) wait.
         let (a, e) = cpi.request(1, req(5, 2), &mut w).unwrap();
         assert_eq!(a, Admission::Waiting);
-        assert_eq!(effects(&e), [set(0, 5)]);
+        assert_eq!(effects(&e), [set_priority(0, 5)]);
         let (_, e) = cpi.request(2, req(8, 3), &mut w).unwrap();
-        assert_eq!(effects(&e), [set(0, 8)]);
+        assert_eq!(effects(&e), [set_priority(0, 8)]);
         assert_eq!(cpi.inherited(), Priority(8));
         let before = format!("{cpi:?}");
         assert_eq!(
@@ -325,7 +312,11 @@ mod tests {
         assert_eq!(woken.map(|x| x.thread), Some(2));
         assert_eq!(
             effects(&e),
-            [set(0, 10), Effect::Wake { thread: 2 }, set(2, 8)]
+            [
+                set_priority(0, 10),
+                Effect::Wake { thread: 2 },
+                set_priority(2, 8)
+            ]
         );
         assert_eq!(
             (cpi.holder(), cpi.inherited(), cpi.requestor()),
@@ -338,7 +329,7 @@ mod tests {
         );
         assert_eq!(cpi.inherited(), Priority(5));
         let (woken, e) = cpi.finish(1, &mut w).unwrap();
-        assert_eq!((woken, effects(&e)), (None, vec![set(1, 10)]));
+        assert_eq!((woken, effects(&e)), (None, vec![set_priority(1, 10)]));
         assert_eq!(cpi.holder(), None);
         cpi.check().unwrap();
     }
@@ -359,10 +350,10 @@ mod tests {
                                                   // (15) A's thread to the PC, (16)-(18) send at inherited 2 for task 1.
         let (nested, e) = a.begin_nested(0, CpiId(1)).unwrap();
         assert_eq!(nested, req(2, 1));
-        assert_eq!(effects(&e), [set(0, 10)]);
+        assert_eq!(effects(&e), [set_priority(0, 10)]);
         let (adm, e) = b.request(1, nested, &mut w).unwrap();
         assert_eq!(adm, Admission::Waiting);
-        assert_eq!(effects(&e), [set(0, 2)], "B's holder inherits 2");
+        assert_eq!(effects(&e), [set_priority(0, 2)], "B's holder inherits 2");
         // Task 3 at 9 requests A: (2)-(3) A inherits 9, its holder stays at the PC, (5) nest
         // on B.
         let (_, e) = a.request(1, req(9, 3), &mut w).unwrap();
@@ -377,7 +368,7 @@ mod tests {
         );
         // B's nest (25): task 1 waits in B, so its object is raised; then B's holder to 9.
         let e = b.nest(Priority(9), TaskId(1), &mut w);
-        assert_eq!(effects(&e), [set(0, 9)]);
+        assert_eq!(effects(&e), [set_priority(0, 9)]);
         assert_eq!(b.waiters().peek().unwrap().request.priority, Priority(9));
         // B's holder finishes: task 1's request takes B at 9.
         let (woken, _) = b.finish(0, &mut w).unwrap();
@@ -385,7 +376,7 @@ mod tests {
         // ... replies; A's holder (19) clears the pointer, (20) drops to inherited 9.
         b.finish(1, &mut w).unwrap();
         let e = a.end_nested(0).unwrap();
-        assert_eq!(effects(&e), [set(0, 9)]);
+        assert_eq!(effects(&e), [set_priority(0, 9)]);
         assert_eq!(a.nest_target(), None);
         let _ = a_id;
         a.check().unwrap();

@@ -165,15 +165,9 @@ impl NotificationManager {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::req;
     use alloc::vec::Vec;
     use proptest::prelude::*;
-
-    fn req(priority: u8, requestor: u32) -> Request {
-        Request {
-            priority: Priority(priority),
-            requestor: TaskId(requestor),
-        }
-    }
 
     #[test]
     fn highest_priority_first_then_first_come() {

@@ -207,21 +207,8 @@ impl PropagateCpi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{req, set_priority};
     use alloc::vec;
-
-    fn req(priority: u8, task: u32) -> Request {
-        Request {
-            priority: Priority(priority),
-            requestor: TaskId(task),
-        }
-    }
-
-    fn set(thread: u32, priority: u8) -> Effect {
-        Effect::SetPriority {
-            thread,
-            priority: Priority(priority),
-        }
-    }
 
     /// Fig. 5, walked: two concurrent requests run at their requesters' priorities on
     /// distinct threads (1-6); a nested request goes out at the node's priority (7-10) and
@@ -235,14 +222,20 @@ mod tests {
         let mut w = Work::default();
         let scanned = |w: &mut Work| core::mem::take(&mut w.queue_entries_moved);
         let (t0, e) = cpi.request(req(3, 1), &mut w).unwrap();
-        assert_eq!((t0, e.iter().collect::<Vec<_>>()), (0, vec![set(0, 3)]));
+        assert_eq!(
+            (t0, e.iter().collect::<Vec<_>>()),
+            (0, vec![set_priority(0, 3)])
+        );
         assert_eq!(
             scanned(&mut w),
             2,
             "the whole pool: node 0 free, no node of task 1"
         );
         let (t1, e) = cpi.request(req(7, 2), &mut w).unwrap();
-        assert_eq!((t1, e.iter().collect::<Vec<_>>()), (1, vec![set(1, 7)]));
+        assert_eq!(
+            (t1, e.iter().collect::<Vec<_>>()),
+            (1, vec![set_priority(1, 7)])
+        );
         assert_eq!(
             scanned(&mut w),
             2,
@@ -262,7 +255,7 @@ mod tests {
         let (nested, e) = cpi.begin_nested(0, CpiId(4)).unwrap();
         assert_eq!(
             (nested, e.iter().collect::<Vec<_>>()),
-            (req(3, 1), vec![set(0, 20)])
+            (req(3, 1), vec![set_priority(0, 20)])
         );
         // A PIP CPI upstream pushes 9 for task 1: its thread waits downstream, so pass it on.
         let e = cpi.nest(Priority(9), TaskId(1), &mut w);
@@ -277,10 +270,10 @@ mod tests {
         assert_eq!(scanned(&mut w), 1, "task 1 is on node 0");
         // The reply: back to the (raised) node priority 9.
         let e = cpi.end_nested(0).unwrap();
-        assert_eq!(e.iter().collect::<Vec<_>>(), [set(0, 9)]);
+        assert_eq!(e.iter().collect::<Vec<_>>(), [set_priority(0, 9)]);
         assert_eq!(
             cpi.finish(0).unwrap().iter().collect::<Vec<_>>(),
-            [set(0, 20)]
+            [set_priority(0, 20)]
         );
         assert_eq!(cpi.in_use(), 1);
         let (t, _) = cpi.request(req(1, 5), &mut w).unwrap();
@@ -290,7 +283,7 @@ mod tests {
             cpi.nest(Priority(8), TaskId(2), &mut w)
                 .iter()
                 .collect::<Vec<_>>(),
-            [set(1, 8)]
+            [set_priority(1, 8)]
         );
         assert!(cpi.nest(Priority(2), TaskId(2), &mut w).is_empty());
         assert_eq!(

@@ -3,16 +3,10 @@ use alloc::vec::Vec;
 
 use super::*;
 use crate::ipc::mc_ipc::{Aborted, Client};
-use crate::ipc::{CpiProtocol, Effect, Effects, GateProtocol, Invoked, Request};
+use crate::ipc::{CpiProtocol, Effect, Effects, GateProtocol, Invoked};
 use crate::reclaim::{ObjectKind, STEP_OVERSHOOT_UNITS};
+use crate::test_support::req;
 use crate::{Priority, TaskId};
-
-fn request(priority: u8, task: u32) -> Request {
-    Request {
-        priority: Priority(priority),
-        requestor: TaskId(task),
-    }
-}
 
 fn realtime(urgency: u64) -> Client {
     Client::RealTime {
@@ -44,7 +38,7 @@ fn an_unknown_object_is_refused_before_anything_changes() {
     let invoke = InvokeCpi {
         cpi: no_cpi,
         idle: Some(0),
-        request: request(3, 0),
+        request: req(3, 0),
     };
     assert_eq!(kernel.call(invoke, &mut work), Err(unknown));
     // A nested call to a CPI that does not exist leaves the sender's state alone.
@@ -98,13 +92,13 @@ fn pip_through_the_syscall_layer() {
     let first = InvokeCpi {
         cpi,
         idle: Some(0),
-        request: request(3, 0),
+        request: req(3, 0),
     };
     kernel.call(first, &mut work).unwrap();
     let second = InvokeCpi {
         cpi,
         idle: Some(1),
-        request: request(7, 1),
+        request: req(7, 1),
     };
     let Invoked::Served { effects, waits, .. } = kernel.call(second, &mut work).unwrap() else {
         panic!("a pooled CPI serves every request on a thread");

@@ -115,14 +115,7 @@ impl SchedContext {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-
-    fn at(n: u64) -> Instant {
-        Instant::ZERO.saturating_add(ms(n))
-    }
+    use crate::test_support::{at, ms};
 
     /// b = 2 ms every 10 ms, activated at 0: 2 ms of running depletes it until 10 ms (the
     /// used head comes back one period after the activation); at 10 ms it activates again

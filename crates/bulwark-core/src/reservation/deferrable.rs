@@ -260,18 +260,7 @@ impl Policy for DeferrableServer {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-
-    fn at(n: u64) -> Instant {
-        Instant::from_nanos(n * 1_000_000)
-    }
-
-    const JOB: Wake = Wake::NextJob {
-        deadline: Instant::NEVER,
-    };
+    use crate::test_support::{at, ms, JOB};
 
     /// A task with b = 2, p = 5 that keeps running: it depletes at 2, is replenished at 5.
     #[test]

@@ -204,20 +204,23 @@ fn point(scenario: &Scenario, outcome: &Outcome, attackers: u32) -> Point {
     }
 }
 
+/// The tasks of `scenario` with both a priority and a reservation, as servers of `kind` in
+/// file order: what Eq. 1 can judge.
+pub(super) fn servers(scenario: &Scenario, kind: ServerKind) -> Vec<Server> {
+    let server = |t: &TaskSpec| {
+        Some(Server::new(
+            t.name.clone(),
+            t.priority?,
+            t.reservation?,
+            kind,
+        ))
+    };
+    scenario.tasks.iter().filter_map(server).collect()
+}
+
 /// True when every task of `scenario` passes Eq. 1 as a server of `kind`.
 pub(super) fn admitted(scenario: &Scenario, kind: ServerKind) -> bool {
-    let servers: Vec<Server> = scenario
-        .tasks
-        .iter()
-        .filter_map(|t| {
-            Some(Server::new(
-                t.name.clone(),
-                t.priority?,
-                t.reservation?,
-                kind,
-            ))
-        })
-        .collect();
+    let servers = servers(scenario, kind);
     servers.len() == scenario.tasks.len() && response_times(&servers).iter().all(|r| r.admitted())
 }
 

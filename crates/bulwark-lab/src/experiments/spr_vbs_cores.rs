@@ -11,7 +11,7 @@
 //! the one its policy gives alone: core 0's equals the SPR part run alone, core 1's equals
 //! `vbs-processes.toml` run alone, slice for slice.
 
-use bulwark_analysis::admission::{response_times, Server};
+use bulwark_analysis::admission::response_times;
 use bulwark_analysis::bandwidth;
 use bulwark_analysis::rbf::ServerKind;
 use bulwark_core::{Duration, Instant};
@@ -164,18 +164,7 @@ fn run() -> Result<ExperimentReport, LabError> {
 
 /// The SPR response bound of `name` among its core's reservations (sporadic servers).
 fn spr_bound(part: &Scenario, name: &str) -> Option<Duration> {
-    let mut servers: Vec<Server> = part
-        .tasks
-        .iter()
-        .filter_map(|t| {
-            Some(Server::new(
-                t.name.clone(),
-                t.priority?,
-                t.reservation?,
-                ServerKind::Sporadic,
-            ))
-        })
-        .collect();
+    let mut servers = super::a1_thundering_herd::servers(part, ServerKind::Sporadic);
     servers.sort_by_key(|s| std::cmp::Reverse(s.priority));
     let index = servers.iter().position(|s| s.name == name)?;
     let response = response_times(&servers).get(index).copied()?;
