@@ -141,9 +141,14 @@ pub fn kind_of(text: &str, file: &str) -> Result<FileKind, Diagnostics> {
             ),
             format!(
                 "a file describes one system; allowed at the top level of {}: {}, and the \
-                 shared keys",
+                 shared keys{}",
                 first.describe(),
-                own_keys(first).join(", ")
+                own_keys(first).join(", "),
+                if first == FileKind::Scenario {
+                    " (a component system's `component` and `connection` too)"
+                } else {
+                    ""
+                }
             ),
         );
         return Err(Diagnostics::new(file, vec![error]));

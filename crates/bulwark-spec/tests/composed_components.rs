@@ -71,6 +71,10 @@ fn a_scenario_with_components_is_a_scenario_whichever_key_comes_first() {
         error.contains("`protocol` belongs to an MC-IPC system, but `policy` (line 2)"),
         "{error}"
     );
+    let help = kind_of(&third, "m.toml").unwrap_err().errors()[0]
+        .help()
+        .to_owned();
+    assert!(help.contains("`component` and `connection` too"), "{help}");
 }
 
 #[test]
