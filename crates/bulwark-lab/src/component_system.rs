@@ -7,7 +7,7 @@
 //! the blocking analysis reads the same bodies ([`System::lowered`]), with the same protocol
 //! overheads ([`analysis_overheads`]).
 
-use bulwark_analysis::blocking::{self, analyse, CallReply, Overheads, System};
+use bulwark_analysis::blocking::{self, analyse, CallReply, Overheads, System, TaskTiming};
 use bulwark_analysis::component_graph::ComponentAnalysis;
 use bulwark_analysis::component_lowering;
 pub use bulwark_analysis::component_lowering::{reservation_terms, LowerError, ReservationTerms};
@@ -64,6 +64,28 @@ pub fn lower(
 /// [`lower`] already refuses.
 pub fn schedulability(lowered: &Lowered) -> Option<blocking::Analysis> {
     analyse(&lowered.system, &lowered.overheads).ok()
+}
+
+/// Per task of `system` (lowered as `lowered`): its timing with blocking `B_i` plus, for
+/// tasks in SPR reservations, `I_i` (the longest lower-priority eta, SPR Eq. 1's blocking
+/// term); `None` if the blocking analysis refuses the system.
+pub fn timings_with_regions(
+    system: &ComponentSystem,
+    lowered: &Lowered,
+) -> Option<Vec<TaskTiming>> {
+    let timings = schedulability(lowered)?.timings();
+    Some(match reservation_terms(system) {
+        Some(terms) => terms.with_regions(&timings),
+        None => timings,
+    })
+}
+
+/// Per task: its response-time bound over `timings`, if the analysis admits it.
+pub fn admitted_responses(timings: &[TaskTiming]) -> Vec<Option<Duration>> {
+    blocking::response_times(timings)
+        .iter()
+        .map(|r| (r.verdict == blocking::Verdict::Admitted).then_some(r.response))
+        .collect()
 }
 
 #[cfg(test)]

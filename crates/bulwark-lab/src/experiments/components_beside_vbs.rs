@@ -13,7 +13,6 @@
 //!   its worst response within the response-time bound with that blocking;
 //! - no job misses and no reservation runs out (4 ms of work against a 5 ms budget).
 
-use bulwark_analysis::blocking;
 use bulwark_analysis::component_graph;
 use bulwark_core::Duration;
 use bulwark_sim::components::{component_tasks, compose, ComponentTaskOutcome, ProtocolCosts};
@@ -21,7 +20,7 @@ use bulwark_sim::Machine;
 use bulwark_spec::Scenario;
 
 use super::{Experiment, LabError};
-use crate::component_system::{lower, reservation_terms, schedulability};
+use crate::component_system::{admitted_responses, lower, timings_with_regions};
 use crate::report::{headings, Check, ExperimentReport, Table};
 use crate::scenarios::built_in;
 
@@ -52,17 +51,9 @@ fn alone_and_bounds(composed: &Scenario) -> Result<(Scenario, Bounds), LabError>
     let analysis = component_graph::analyze(&part.system);
     let lowered = lower(&part.system, &analysis, ProtocolCosts::of(&composed.cost))
         .map_err(components_error)?;
-    let timings = schedulability(&lowered)
-        .ok_or_else(|| components_error("the blocking analysis refused the system"))?
-        .timings();
-    let timings = match reservation_terms(&part.system) {
-        Some(terms) => terms.with_regions(&timings),
-        None => timings,
-    };
-    let response = blocking::response_times(&timings)
-        .iter()
-        .map(|r| (r.verdict == blocking::Verdict::Admitted).then_some(r.response))
-        .collect();
+    let timings = timings_with_regions(&part.system, &lowered)
+        .ok_or_else(|| components_error("the blocking analysis refused the system"))?;
+    let response = admitted_responses(&timings);
     let bounds = Bounds {
         blocking: timings.iter().map(|t| t.blocking).collect(),
         response,

@@ -25,7 +25,7 @@
 //! analysis with overheads predicts exactly that. Without the privileges the experiment is
 //! skipped, with the reason, and checks nothing.
 
-use bulwark_analysis::blocking::{self, TaskTiming};
+use bulwark_analysis::blocking::TaskTiming;
 use bulwark_analysis::component_graph;
 use bulwark_core::{Duration, Instant};
 use bulwark_host::{HostComponentOutcome, HostConfig};
@@ -34,7 +34,7 @@ use bulwark_spec::component::ComponentSystem;
 
 use super::host_rounds::{skipped, until_checks_hold, ATTEMPTS};
 use super::{Experiment, LabError};
-use crate::component_system::{lower, reservation_terms, schedulability};
+use crate::component_system::{admitted_responses, lower, timings_with_regions};
 use crate::report::{headings, Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -97,13 +97,8 @@ fn analyse(system: &ComponentSystem) -> Result<Analysed, LabError> {
     let analysis = component_graph::analyze(system);
     let lowered = lower(system, &analysis, ProtocolCosts::ZERO)
         .map_err(|e| LabError::Components(e.to_string()))?;
-    let timings: Vec<TaskTiming> = schedulability(&lowered)
-        .ok_or_else(|| LabError::Components("the blocking analysis refused Fig. 7".into()))?
-        .timings();
-    let timings = match reservation_terms(system) {
-        Some(terms) => terms.with_regions(&timings),
-        None => timings,
-    };
+    let timings = timings_with_regions(system, &lowered)
+        .ok_or_else(|| LabError::Components("the blocking analysis refused Fig. 7".into()))?;
     let with_overheads: Vec<TaskTiming> = timings
         .iter()
         .map(|t| TaskTiming {
@@ -111,10 +106,7 @@ fn analyse(system: &ComponentSystem) -> Result<Analysed, LabError> {
             ..*t
         })
         .collect();
-    let bound = blocking::response_times(&with_overheads)
-        .iter()
-        .map(|r| (r.verdict == blocking::Verdict::Admitted).then_some(r.response))
-        .collect();
+    let bound = admitted_responses(&with_overheads);
     let blocking = timings.iter().map(|t| t.blocking).collect();
     Ok(Analysed {
         machine: lowered.machine,
