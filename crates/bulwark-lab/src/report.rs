@@ -94,6 +94,10 @@ pub struct ExperimentReport {
     pub tables: Vec<Table>,
     /// Figures.
     pub figures: Vec<Figure>,
+    /// Claims this run could not judge, neither passed nor failed: a host experiment's timing
+    /// claims when the platform (the hypervisor's steal, a timer over 1 ms late) disturbed
+    /// every attempt to measure them. The summary says what the platform took.
+    pub not_judged: Vec<Check>,
 }
 
 /// The report's heading, in both formats.
@@ -118,6 +122,10 @@ pub struct Summary {
     pub total: usize,
     /// The claims of the checks that fail.
     pub failing: Vec<String>,
+    /// The claims the run could not judge ([`ExperimentReport::not_judged`]); absent from
+    /// summaries written before there were any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_judged: Vec<String>,
     /// The first figure's file, shown small in the index, if the experiment has one.
     pub figure: Option<String>,
 }
@@ -136,12 +144,16 @@ impl Summary {
                 .filter(|check| !check.pass)
                 .map(|check| check.claim.clone())
                 .collect(),
+            not_judged: claims(&report.not_judged),
             figure: report.figures.first().map(|figure| figure.file.clone()),
         }
     }
 
     fn verdict(&self) -> String {
-        format!("{} of {} checks pass", self.passed, self.total)
+        with_not_judged(
+            format!("{} of {} checks pass", self.passed, self.total),
+            self.not_judged.len(),
+        )
     }
 }
 
@@ -259,6 +271,26 @@ pub fn read_summaries(dir: &Path, order: &[&str]) -> io::Result<Vec<Summary>> {
     Ok(summaries)
 }
 
+/// The claims of `checks`.
+fn claims(checks: &[Check]) -> Vec<String> {
+    checks.iter().map(|check| check.claim.clone()).collect()
+}
+
+/// `verdict` followed by ", K not judged" when the run could not judge K claims.
+fn with_not_judged(verdict: String, not_judged: usize) -> String {
+    if not_judged == 0 {
+        verdict
+    } else {
+        format!("{verdict}, {not_judged} not judged")
+    }
+}
+
+/// "N of M checks pass" over the report's checks, then ", K not judged" when the platform
+/// kept it from judging K claims ([`ExperimentReport::not_judged`]).
+pub fn report_verdict(report: &ExperimentReport) -> String {
+    with_not_judged(verdict(&report.checks), report.not_judged.len())
+}
+
 /// "N of M checks pass" over `checks`.
 pub fn verdict<'a>(checks: impl IntoIterator<Item = &'a Check>) -> String {
     let (passed, total) = checks
@@ -346,8 +378,8 @@ fn experiment_markdown(report: &ExperimentReport) -> String {
     if !summary.is_empty() {
         let _ = writeln!(out, "{summary}\n");
     }
-    if !report.checks.is_empty() {
-        let _ = writeln!(out, "## Checks: {}\n", verdict(&report.checks));
+    if !report.checks.is_empty() || !report.not_judged.is_empty() {
+        let _ = writeln!(out, "## Checks: {}\n", report_verdict(report));
         markdown_row(
             &mut out,
             ["claim", "expected", "measured", "result"].map(String::from),
@@ -363,6 +395,12 @@ fn experiment_markdown(report: &ExperimentReport) -> String {
             } else {
                 " **FAIL** |\n"
             });
+        }
+        for check in &report.not_judged {
+            markdown_row(
+                &mut out,
+                [&check.claim, &check.expected, &check.measured, "not judged"].map(String::from),
+            );
         }
         out.push('\n');
     }
@@ -415,15 +453,21 @@ impl Links {
     }
 }
 
+/// "N of M checks pass" over every experiment of the index, then ", K not judged".
+fn overall_verdict(summaries: &[Summary]) -> String {
+    let passed: usize = summaries.iter().map(|s| s.passed).sum();
+    let total: usize = summaries.iter().map(|s| s.total).sum();
+    let not_judged: usize = summaries.iter().map(|s| s.not_judged.len()).sum();
+    with_not_judged(format!("{passed} of {total} checks pass"), not_judged)
+}
+
 /// The index: the overall verdict (the HTML page shows it in its banner instead), then one
 /// row per experiment with its verdict, and under the table every failing claim.
 fn index_markdown(summaries: &[Summary], links: Links) -> String {
-    let passed: usize = summaries.iter().map(|s| s.passed).sum();
-    let total: usize = summaries.iter().map(|s| s.total).sum();
     let mut out = String::new();
     let _ = writeln!(out, "# {TITLE}\n");
     let verdict = match links {
-        Links::Markdown => format!("**{passed} of {total} checks pass** in "),
+        Links::Markdown => format!("**{}** in ", overall_verdict(summaries)),
         Links::Html => String::new(),
     };
     let _ = writeln!(
@@ -455,6 +499,28 @@ fn index_markdown(summaries: &[Summary], links: Links) -> String {
         out.push_str("## Failing checks\n\n");
         for summary in failing {
             for claim in &summary.failing {
+                let _ = writeln!(
+                    out,
+                    "- [{}]({}): {}",
+                    markdown_text(&summary.name),
+                    links.page(&summary.name),
+                    markdown_text(claim)
+                );
+            }
+        }
+        out.push('\n');
+    }
+    let not_judged: Vec<&Summary> = summaries
+        .iter()
+        .filter(|s| !s.not_judged.is_empty())
+        .collect();
+    if !not_judged.is_empty() {
+        out.push_str(
+            "## Checks not judged\n\nThe platform disturbed every attempt to measure them; \
+             each experiment's page says what it took.\n\n",
+        );
+        for summary in not_judged {
+            for claim in &summary.not_judged {
                 let _ = writeln!(
                     out,
                     "- [{}]({}): {}",
@@ -529,7 +595,7 @@ fn experiment_page(report: &ExperimentReport, markdown: &str) -> String {
     let banner = format!(
         "<p class=\"verdict {}\">{}</p>\n",
         verdict_class(passed, total),
-        verdict(&report.checks)
+        report_verdict(report)
     );
     page(
         &format!("{} - {TITLE}", report.title),
@@ -545,8 +611,9 @@ fn index_page(summaries: &[Summary]) -> String {
     let passed: usize = summaries.iter().map(|s| s.passed).sum();
     let total: usize = summaries.iter().map(|s| s.total).sum();
     let banner = format!(
-        "<p class=\"verdict {}\">{passed} of {total} checks pass</p>\n",
-        verdict_class(passed, total)
+        "<p class=\"verdict {}\">{}</p>\n",
+        verdict_class(passed, total),
+        overall_verdict(summaries)
     );
     let mut body = String::from("<div class=\"index\">\n");
     body.push_str(&markdown_to_html(&index_markdown(summaries, Links::Html)));
@@ -603,6 +670,7 @@ mod tests {
                     caption: "Fixed priority [1 core]".into(),
                     svg: "<svg xmlns=\"http://www.w3.org/2000/svg\"/>".into(),
                 }],
+                not_judged: vec![],
             },
             ExperimentReport {
                 name: "cbs_isolation".into(),
@@ -612,6 +680,7 @@ mod tests {
                 checks: vec![check("no miss", "0", "0", true)],
                 tables: vec![],
                 figures: vec![],
+                not_judged: vec![],
             },
         ]
     }
@@ -848,5 +917,54 @@ mod tests {
         assert_eq!(written.len(), 2);
         assert!(read(&written[0]).contains("**0 of 0 checks pass** in 0 experiments"));
         assert!(read(&written[1]).contains("<p class=\"verdict pass\">0 of 0 checks pass</p>"));
+    }
+
+    /// A claim the platform kept from being judged: counted apart in every verdict, listed
+    /// on the page and in the index, kept in the summary; it neither passes nor fails.
+    #[test]
+    fn claims_not_judged_are_shown_apart_from_passes_and_failures() {
+        let mut reports = sample();
+        reports[1].not_judged = vec![check("response <= R", "<= 9ms", "31ms", false)];
+        assert_eq!(
+            report_verdict(&reports[1]),
+            "1 of 1 checks pass, 1 not judged"
+        );
+        assert_eq!(report_verdict(&reports[0]), "1 of 2 checks pass");
+        let temporary = tempfile::tempdir().unwrap();
+        write_report(temporary.path(), &reports, &names()).unwrap();
+        let page = read(&temporary.path().join("cbs_isolation/report.md"));
+        assert!(
+            page.contains("## Checks: 1 of 1 checks pass, 1 not judged\n"),
+            "{page}"
+        );
+        assert!(page.contains("| response \\<= R | \\<= 9ms | 31ms | not judged |\n"));
+        let index = read(&temporary.path().join("index.md"));
+        assert!(
+            index.contains("**2 of 3 checks pass, 1 not judged** in 2"),
+            "{index}"
+        );
+        assert!(index.contains("| 1 of 1 checks pass, 1 not judged |"));
+        assert!(index.contains(
+            "## Checks not judged\n\nThe platform disturbed every attempt to measure them; \
+             each experiment's page says what it took.\n\n\
+             - [cbs\\_isolation](cbs_isolation/report.md): response \\<= R\n"
+        ));
+        // Not a failure: the page's banner stays a pass.
+        let html = read(&temporary.path().join("cbs_isolation/index.html"));
+        assert!(html.contains("<p class=\"verdict pass\">1 of 1 checks pass, 1 not judged</p>"));
+        let summary = read(&temporary.path().join("cbs_isolation/summary.json"));
+        assert!(
+            summary.contains("\"not_judged\": [\n    \"response <= R\"\n  ]"),
+            "{summary}"
+        );
+        // A summary of an experiment with every claim judged has no such field, and one
+        // written before the field existed reads back with none.
+        let other = read(&temporary.path().join("spr-overhead/summary.json"));
+        assert!(!other.contains("not_judged"));
+        let old: Summary = serde_json::from_str(
+            r#"{"name":"x","title":"x","source":"x","passed":1,"total":1,"failing":[],"figure":null}"#,
+        )
+        .unwrap();
+        assert!(old.not_judged.is_empty());
     }
 }

@@ -3,7 +3,10 @@
 //! shared machine (another guest, a host interrupt storm) falls on every point alike instead
 //! of on whichever point was running; a point keeps its first failure. And what the
 //! platform took from the managed core during a run, which the runtime cannot see: the
-//! hypervisor's steal time and the device interrupts the core handled.
+//! hypervisor's steal time and the device interrupts the core handled. And how often a host
+//! experiment measures: again when it misses, and apart when the platform disturbed the
+//! attempt (its timing claims are then not judged rather than failed, if the platform
+//! disturbed every attempt).
 
 use super::{Experiment, LabError};
 use crate::report::ExperimentReport;
@@ -41,11 +44,28 @@ pub fn run_host(
     experiment: &Experiment,
     source: &str,
     attempts: usize,
-    measure: impl FnMut() -> Result<ExperimentReport, LabError>,
+    mut measure: impl FnMut() -> Result<ExperimentReport, LabError>,
+) -> Result<ExperimentReport, LabError> {
+    run_host_judged(experiment, source, attempts, &[], || {
+        Ok(Attempt {
+            report: measure()?,
+            disturbed: None,
+        })
+    })
+}
+
+/// [`run_host`] for an experiment that tells when the platform disturbed an attempt, with
+/// its timing checks numbered in `timing` ([`until_judged`]).
+pub fn run_host_judged(
+    experiment: &Experiment,
+    source: &str,
+    attempts: usize,
+    timing: &[usize],
+    measure: impl FnMut() -> Result<Attempt, LabError>,
 ) -> Result<ExperimentReport, LabError> {
     match bulwark_host::check_privileges(&bulwark_host::HostConfig::default()) {
         Err(e) => Ok(skipped(experiment, source, e.to_string())),
-        Ok(()) => until_checks_hold(attempts, measure),
+        Ok(()) => until_judged(attempts, timing, measure),
     }
 }
 
@@ -80,28 +100,129 @@ pub fn until_checks_hold(
     attempts: usize,
     mut measure: impl FnMut() -> Result<ExperimentReport, LabError>,
 ) -> Result<ExperimentReport, LabError> {
+    until_judged(attempts, &[], || {
+        Ok(Attempt {
+            report: measure()?,
+            disturbed: None,
+        })
+    })
+}
+
+/// One measurement of a host experiment: its report, and whether the platform disturbed the
+/// managed core while it measured.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attempt {
+    /// The measurement's report.
+    pub report: ExperimentReport,
+    /// What the platform took from the managed core during the measurement (the
+    /// hypervisor's steal, timers over 1 ms late), when it took anything; `None` when it
+    /// left the core alone, or the experiment cannot tell.
+    pub disturbed: Option<String>,
+}
+
+/// How many failing attempts the platform may disturb before a host experiment stops
+/// measuring: with [`FIRST_PAUSE`] doubled between them, they span half a minute, longer than
+/// the shared machine's slow stretches usually last (a clean-clone CI run saw every attempt of
+/// two experiments disturbed over a minute or so).
+pub const DISTURBED_ATTEMPTS: usize = 5;
+
+/// The pause after the first disturbed attempt, doubled after each further one: time for the
+/// platform's disturbance to pass rather than another measurement inside it.
+pub const FIRST_PAUSE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// [`until_checks_hold`] for an experiment that can tell when the platform disturbed an
+/// attempt, whose checks numbered in `timing` are claims about timing that such a disturbance
+/// can break. A failing attempt counts against `attempts` unless the platform disturbed it and
+/// only timing claims failed; such an attempt is measured again after a pause (see
+/// [`DISTURBED_ATTEMPTS`]). When the platform disturbed every failing attempt up to that
+/// limit, the timing claims the last one missed are not judged
+/// ([`ExperimentReport::not_judged`]): a bound on scheduling is not a bound on the
+/// hypervisor. Every other claim, and any miss of an undisturbed attempt, is judged as usual.
+pub fn until_judged(
+    attempts: usize,
+    timing: &[usize],
+    measure: impl FnMut() -> Result<Attempt, LabError>,
+) -> Result<ExperimentReport, LabError> {
+    judge(attempts, timing, measure, std::thread::sleep)
+}
+
+/// [`until_judged`] with its pauses taken by `pause`.
+fn judge(
+    attempts: usize,
+    timing: &[usize],
+    mut measure: impl FnMut() -> Result<Attempt, LabError>,
+    mut pause: impl FnMut(std::time::Duration),
+) -> Result<ExperimentReport, LabError> {
+    let attempts = attempts.max(1);
     let mut missed: Vec<String> = Vec::new();
-    let mut attempt = 1;
+    let (mut failed, mut disturbed) = (0, 0);
+    let mut wait = FIRST_PAUSE;
     loop {
-        let mut report = measure()?;
-        let failing: Vec<String> = report
-            .checks
-            .iter()
-            .filter(|c| !c.pass)
-            .map(|c| format!("{} (measured {})", c.claim, c.measured))
+        let Attempt {
+            mut report,
+            disturbed: platform,
+        } = measure()?;
+        let number = failed + disturbed + 1;
+        let failing: Vec<usize> = (0..report.checks.len())
+            .filter(|&i| !report.checks[i].pass)
             .collect();
-        if failing.is_empty() || attempt >= attempts.max(1) {
-            if !missed.is_empty() {
-                report.summary.push_str(&format!(
-                    "\n\nThis report is attempt {attempt} of at most {attempts}: earlier attempts \
-                     missed {}.",
-                    missed.join("; ")
-                ));
+        let described = failing
+            .iter()
+            .map(|&i| {
+                let check = &report.checks[i];
+                format!("{} (measured {})", check.claim, check.measured)
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        let excused = platform.filter(|_| failing.iter().all(|i| timing.contains(i)));
+        match excused {
+            _ if failing.is_empty() => {}
+            Some(taken) => {
+                disturbed += 1;
+                if disturbed < DISTURBED_ATTEMPTS {
+                    missed.push(format!(
+                        "(attempt {number}, the platform took {taken}) {described}"
+                    ));
+                    pause(wait);
+                    wait = wait.saturating_mul(2);
+                    continue;
+                }
+                if failed == 0 {
+                    report.summary.push_str(&format!(
+                        "\n\nThe platform disturbed every attempt to measure this: the last \
+                         one, attempt {number}, lost {taken}. Its timing claims that missed \
+                         are not judged (a bound on scheduling is no bound on the platform); \
+                         the other claims are."
+                    ));
+                    let (kept, not_judged) = std::mem::take(&mut report.checks)
+                        .into_iter()
+                        .enumerate()
+                        .partition::<Vec<_>, _>(|(i, _)| !failing.contains(i));
+                    report.checks = kept.into_iter().map(|(_, check)| check).collect();
+                    report.not_judged = not_judged.into_iter().map(|(_, check)| check).collect();
+                }
             }
-            return Ok(report);
+            None => {
+                failed += 1;
+                if failed < attempts {
+                    missed.push(format!("(attempt {number}) {described}"));
+                    continue;
+                }
+            }
         }
-        missed.push(format!("(attempt {attempt}) {}", failing.join("; ")));
-        attempt += 1;
+        if !missed.is_empty() {
+            let also = if disturbed > 0 {
+                format!(", besides at most {DISTURBED_ATTEMPTS} the platform disturbed")
+            } else {
+                String::new()
+            };
+            report.summary.push_str(&format!(
+                "\n\nThis report is attempt {number} of at most {attempts}{also}: earlier \
+                 attempts missed {}.",
+                missed.join("; ")
+            ));
+        }
+        return Ok(report);
     }
 }
 
@@ -216,6 +337,7 @@ mod tests {
             }],
             tables: Vec::new(),
             figures: Vec::new(),
+            not_judged: Vec::new(),
         }
     }
 
@@ -249,6 +371,108 @@ mod tests {
         // Holds at once: one measurement, the summary untouched.
         let kept = until_checks_hold(3, || Ok(report(true))).unwrap();
         assert_eq!(kept.summary, "S");
+    }
+
+    /// A report of two checks: a timing claim (0) and another (1), with the given verdicts.
+    fn two(timing_holds: bool, other_holds: bool) -> ExperimentReport {
+        let mut kept = report(timing_holds);
+        let mut other = kept.checks[0].clone();
+        other.claim = "other".into();
+        other.pass = other_holds;
+        kept.checks.push(other);
+        kept
+    }
+
+    /// Runs [`judge`] over `outcomes` (timing verdict, other verdict, disturbed), then passing
+    /// undisturbed attempts; returns the kept report, the measurements made and the pauses.
+    fn judged(
+        attempts: usize,
+        outcomes: &[(bool, bool, bool)],
+    ) -> (ExperimentReport, usize, Vec<std::time::Duration>) {
+        let mut next = outcomes.iter().copied();
+        let mut runs = 0;
+        let mut pauses = Vec::new();
+        let kept = judge(
+            attempts,
+            &[0],
+            || {
+                runs += 1;
+                let (timing, other, disturbed) = next.next().unwrap_or((true, true, false));
+                Ok(Attempt {
+                    report: two(timing, other),
+                    disturbed: disturbed.then(|| "20 ms of steal".to_string()),
+                })
+            },
+            |wait| pauses.push(wait),
+        )
+        .unwrap();
+        (kept, runs, pauses)
+    }
+
+    #[test]
+    fn a_disturbed_attempt_does_not_count_and_is_measured_again_after_a_pause() {
+        let disturbed_miss = (false, true, true);
+        let (kept, runs, pauses) = judged(1, &[disturbed_miss, disturbed_miss]);
+        // Two disturbed misses did not use the one attempt: the third measurement holds.
+        assert_eq!(runs, 3);
+        assert_eq!(pauses, [FIRST_PAUSE, FIRST_PAUSE * 2]);
+        assert!(kept.checks.iter().all(|c| c.pass));
+        assert!(kept.not_judged.is_empty());
+        assert!(
+            kept.summary
+                .contains("(attempt 2, the platform took 20 ms of steal) c"),
+            "{}",
+            kept.summary
+        );
+        assert!(kept
+            .summary
+            .contains("attempt 3 of at most 1, besides at most 5"));
+    }
+
+    #[test]
+    fn timing_claims_the_platform_disturbed_every_time_are_not_judged() {
+        let disturbed_miss = (false, true, true);
+        let (kept, runs, pauses) = judged(3, &[disturbed_miss; 10]);
+        assert_eq!(runs, DISTURBED_ATTEMPTS);
+        // Pauses of 2, 4, 8 and 16 s between the five: half a minute.
+        assert_eq!(pauses.len(), DISTURBED_ATTEMPTS - 1);
+        assert_eq!(pauses.iter().sum::<std::time::Duration>().as_secs(), 30);
+        // The timing claim is neither passed nor failed; the other claim is judged.
+        assert_eq!(kept.not_judged.len(), 1);
+        assert_eq!(kept.not_judged[0].claim, "c");
+        assert_eq!(kept.checks.len(), 1);
+        assert!(kept.checks[0].pass && kept.checks[0].claim == "other");
+        assert_eq!(
+            crate::report::report_verdict(&kept),
+            "1 of 1 checks pass, 1 not judged"
+        );
+        assert!(kept
+            .summary
+            .contains("The platform disturbed every attempt"));
+    }
+
+    #[test]
+    fn a_claim_other_than_timing_is_judged_however_disturbed() {
+        // The other claim misses in disturbed attempts: each counts, no pause, and it fails.
+        let (kept, runs, pauses) = judged(2, &[(true, false, true); 10]);
+        assert_eq!((runs, pauses.len()), (2, 0));
+        assert_eq!(crate::report::failing_claims(&kept.checks), ["other"]);
+        assert!(kept.not_judged.is_empty());
+    }
+
+    #[test]
+    fn an_undisturbed_miss_keeps_the_timing_claim_judged() {
+        // One undisturbed miss, then the platform disturbs every attempt: the claim fails.
+        let mut outcomes = vec![(false, true, false)];
+        outcomes.extend([(false, true, true); 10]);
+        let (kept, runs, _) = judged(3, &outcomes);
+        assert_eq!(runs, 1 + DISTURBED_ATTEMPTS);
+        assert_eq!(crate::report::failing_claims(&kept.checks), ["c"]);
+        assert!(kept.not_judged.is_empty());
+        // Undisturbed misses count against the attempts as before.
+        let (kept, runs, pauses) = judged(3, &[(false, true, false); 10]);
+        assert_eq!((runs, pauses.len()), (3, 0));
+        assert_eq!(crate::report::failing_claims(&kept.checks), ["c"]);
     }
 
     const STAT: &str = "cpu  2217481 236908 381360 4219025 13384 0 2061 2236 0 0

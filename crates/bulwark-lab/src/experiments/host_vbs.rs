@@ -35,7 +35,9 @@
 //! Each load level runs [`ROUNDS`] times, interleaved with the others, and the actions of
 //! its rounds that the platform left alone (no steal time, no timer over 1 ms late) are
 //! pooled: Eq. (1) bounds the scheduler, not the hypervisor; a level with no such round
-//! fails. Between runs the experiment pauses [`PAUSE`]: at 92% the managed core is busy
+//! fails that attempt, which is measured again after a pause without counting against the
+//! attempts, and when the platform disturbed every attempt the claims are not judged
+//! ([`super::host_rounds::until_judged`]). Between runs the experiment pauses [`PAUSE`]: at 92% the managed core is busy
 //! with real-time threads almost all the time (the dispatcher spins the last 200 us before
 //! each timer of an idle core), and Linux's real-time throttling allows 950 ms a second; a
 //! 500 ms run and the pause leave at least 250 ms of every second to other threads.
@@ -49,7 +51,7 @@ use bulwark_host::{Body, HostConfig};
 use bulwark_sim::ActionRecord;
 use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step, TaskSpec, VbsPlugin, VbsSpec};
 
-use super::host_rounds::{interleaved, Disturbance, Probe, Rounds};
+use super::host_rounds::{interleaved, Attempt, Disturbance, Probe, Rounds};
 use super::vbs_isolation::{self, control_actions, extra_script, EXTRA_PERMILLE, MAX_EXTRA};
 use super::vbs_strategies::eq1_bound_ns;
 use super::{Experiment, LabError};
@@ -345,6 +347,8 @@ pub struct Level {
     pub disturbance: Disturbance,
     /// The first failure of a round.
     pub error: Option<String>,
+    /// Every round ran, and the platform disturbed every one: nothing to judge.
+    pub all_disturbed: bool,
 }
 
 impl Level {
@@ -368,6 +372,7 @@ impl Level {
                     .collect();
                 level.clean_rounds = clean.len();
                 if clean.is_empty() {
+                    level.all_disturbed = !all.is_empty();
                     level.error = Some(format!(
                         "all {} rounds disturbed by the platform (steal time or a late timer)",
                         all.len()
@@ -404,11 +409,39 @@ impl Level {
 const SOURCE: &str = "VBS paper, section VII-A, Fig. 5, on this machine";
 
 fn run() -> Result<ExperimentReport, LabError> {
-    super::host_rounds::run_host(&EXPERIMENT, SOURCE, super::host_rounds::ATTEMPTS, measure)
+    super::host_rounds::run_host_judged(
+        &EXPERIMENT,
+        SOURCE,
+        super::host_rounds::ATTEMPTS,
+        &TIMING_CHECKS,
+        measure,
+    )
+}
+
+/// Every check of [`checks`] is about timing: a level whose every round the platform
+/// disturbed has no responses to judge, so the levels, the bound, the jitter and the load at
+/// the highest level all miss it.
+pub const TIMING_CHECKS: [usize; 4] = [0, 1, 2, 3];
+
+/// The levels whose every round the platform disturbed, with what it took in them, when
+/// there are any and no round failed for another reason.
+pub fn disturbed(levels: &[Level]) -> Option<String> {
+    let unmeasured: Vec<String> = levels
+        .iter()
+        .filter(|l| l.all_disturbed)
+        .map(|l| {
+            format!(
+                "{} ms of steal and {} late-timer runs at {} extra",
+                l.disturbance.steal_ms, l.throttled, l.extra
+            )
+        })
+        .collect();
+    let failed = levels.iter().any(|l| l.error.is_some() && !l.all_disturbed);
+    (!unmeasured.is_empty() && !failed).then(|| unmeasured.join(", "))
 }
 
 /// One measurement of the whole experiment.
-fn measure() -> Result<ExperimentReport, LabError> {
+fn measure() -> Result<Attempt, LabError> {
     let started = std::time::Instant::now();
     let extras: Vec<usize> = (0..=MAX_EXTRA).collect();
     let rounds = interleaved(&extras, ROUNDS, |&extra| host_round(extra));
@@ -419,7 +452,10 @@ fn measure() -> Result<ExperimentReport, LabError> {
         .map(|(&extra, r)| Level::of(extra, r))
         .collect();
     let simulated = vbs_isolation::levels(SIMULATED_PAIRS);
-    Ok(report(&levels, &simulated, seconds))
+    Ok(Attempt {
+        report: report(&levels, &simulated, seconds),
+        disturbed: disturbed(&levels),
+    })
 }
 
 /// The least actions per level for the level to count as measured: about half of what a
@@ -754,6 +790,7 @@ mod tests {
                 throttled: 0,
                 disturbance: Disturbance::default(),
                 error: None,
+                all_disturbed: false,
             })
             .collect()
     }
@@ -897,6 +934,35 @@ mod tests {
         assert_eq!(level.disturbance.device_interrupts, 8);
         assert_eq!(level.disturbance.steal_ms, 10);
         assert!(level.error.is_none());
+        assert!(!level.all_disturbed);
+    }
+
+    /// A level whose every round the platform disturbed makes the attempt a disturbed one,
+    /// unless a round of some level failed for another reason.
+    #[test]
+    fn an_attempt_is_disturbed_when_a_level_had_no_undisturbed_round() {
+        let stolen = Round {
+            throttled: true,
+            disturbance: Disturbance {
+                steal_ms: 20,
+                device_interrupts: 0,
+            },
+            ..Round::default()
+        };
+        let clean = Round::default();
+        let measured = Level::of(0, &Ok(vec![clean.clone(), stolen.clone()]));
+        let unmeasured = Level::of(1, &Ok(vec![stolen.clone(), stolen]));
+        assert!(unmeasured.all_disturbed && unmeasured.error.is_some());
+        assert_eq!(disturbed(std::slice::from_ref(&measured)), None);
+        assert_eq!(
+            disturbed(&[measured.clone(), unmeasured.clone()]).as_deref(),
+            Some("40 ms of steal and 2 late-timer runs at 1 extra")
+        );
+        let failed = Level::of(2, &Err("the runtime refused".into()));
+        assert!(!failed.all_disturbed);
+        assert_eq!(disturbed(&[measured, unmeasured, failed]), None);
+        // No round at all is not a disturbed level.
+        assert!(!Level::of(3, &Ok(Vec::new())).all_disturbed);
     }
 
     #[test]

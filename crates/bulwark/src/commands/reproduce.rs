@@ -4,7 +4,7 @@ use crate::output::outln;
 use std::process::ExitCode;
 
 use bulwark_lab::experiments::{self, Experiment};
-use bulwark_lab::report::{verdict, write_report};
+use bulwark_lab::report::{report_verdict, write_report};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::ReproduceArgs;
@@ -39,11 +39,21 @@ pub fn run(args: &ReproduceArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("{}: {e}", args.out.display()))?;
     let mut all_pass = true;
     for r in &reports {
-        outln!("{:<24} {}", r.name, verdict(&r.checks));
+        outln!("{:<24} {}", r.name, report_verdict(r));
         for c in r.checks.iter().filter(|c| !c.pass) {
             all_pass = false;
             outln!(
                 "  FAILS: {} (expected {}, measured {})",
+                c.claim,
+                c.expected,
+                c.measured
+            );
+        }
+        // Neither passed nor failed: the platform disturbed every attempt (see its page).
+        for c in &r.not_judged {
+            outln!(
+                "  NOT JUDGED (the platform disturbed every attempt): {} (expected {}, \
+                 measured {})",
                 c.claim,
                 c.expected,
                 c.measured
