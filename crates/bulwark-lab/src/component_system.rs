@@ -8,12 +8,14 @@
 //! overheads ([`analysis_overheads`]).
 
 use bulwark_analysis::blocking::{self, analyse, CallReply, Overheads, System, TaskTiming};
+use bulwark_analysis::component_graph;
 use bulwark_analysis::component_graph::ComponentAnalysis;
 use bulwark_analysis::component_lowering;
 pub use bulwark_analysis::component_lowering::{reservation_terms, LowerError, ReservationTerms};
 use bulwark_core::Duration;
-use bulwark_sim::components::{ComponentSystemConfig, ProtocolCosts};
+use bulwark_sim::components::{ComponentConfigError, ComponentSystemConfig, ProtocolCosts};
 use bulwark_spec::component::ComponentSystem;
+use bulwark_spec::Scenario;
 
 /// The system lowered for the machine and for the analysis.
 #[derive(Clone, Debug)]
@@ -60,6 +62,40 @@ pub fn lower(
     })
 }
 
+/// Why a scenario's component system cannot join its machine.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ComposeError {
+    /// It cannot be lowered: a request loop, or a task or requested CPI without a body.
+    #[error(transparent)]
+    Lowering(#[from] LowerError),
+    /// The lowered system does not fit the machine.
+    #[error(transparent)]
+    Machine(#[from] ComponentConfigError),
+}
+
+/// `scenario` with its component system (`[[component]]` tables) lowered onto its core, as
+/// every front end runs it: the configuration analyzer settles each CPI's ceiling and pool,
+/// the lowering resolves the bodies, and the machine's
+/// [`compose_with`](bulwark_sim::components::compose_with) appends the tasks and pool threads
+/// after the file's own. Unchanged (and not copied) when it has none or is lowered already.
+pub fn compose(scenario: Scenario) -> Result<Scenario, ComposeError> {
+    let Some(part) = scenario
+        .components
+        .as_deref()
+        .filter(|p| p.lowered.is_none())
+    else {
+        return Ok(scenario);
+    };
+    let analysis = component_graph::analyze(&part.system);
+    let (tasks, cpis) = component_lowering::lower(&part.system, &analysis)?;
+    let config = ComponentSystemConfig {
+        tasks,
+        cpis,
+        costs: ProtocolCosts::of(&scenario.cost),
+    };
+    Ok(bulwark_sim::components::compose_with(scenario, &config)?)
+}
+
 /// The blocking analysis of a lowered system; `None` only if its requests loop, which
 /// [`lower`] already refuses.
 pub fn schedulability(lowered: &Lowered) -> Option<blocking::Analysis> {
@@ -91,7 +127,6 @@ pub fn admitted_responses(timings: &[TaskTiming]) -> Vec<Option<Duration>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bulwark_analysis::component_graph;
     use bulwark_core::Instant;
     use bulwark_sim::components::{run, RunOptions};
 
@@ -139,5 +174,79 @@ mod tests {
         let err = lower(&system, &analysis, ProtocolCosts::ZERO).unwrap_err();
         assert_eq!(err, LowerError::TaskWithoutBody("t1".into()));
         assert!(err.to_string().contains("t1._body"));
+    }
+
+    /// A scenario with a component system on core 0 beside a task on core 1: `t1` requests
+    /// the server's inherited CPI.
+    const COMPOSED: &str = "name = \"composed\"\n\
+                            policy = \"fixed-priority\"\n\
+                            cores = 2\n\
+                            duration = \"100ms\"\n\
+                            [[task]]\n\
+                            name = \"busy\"\n\
+                            core = 1\n\
+                            priority = 1\n\
+                            script = [{ run = \"2ms\" }]\n\
+                            [[component]]\n\
+                            name = \"client\"\n\
+                            kind = \"active\"\n\
+                            [[component.task]]\n\
+                            name = \"t1\"\n\
+                            priority = 10\n\
+                            period = \"10ms\"\n\
+                            body = [{ execute = \"1ms\" }, { request = \"server.i\" }]\n\
+                            [[component]]\n\
+                            name = \"server\"\n\
+                            kind = \"passive\"\n\
+                            [[component.cpi]]\n\
+                            name = \"i\"\n\
+                            protocol = \"inherited\"\n\
+                            body = [{ execute = \"2ms\" }]\n\
+                            [[connection]]\n\
+                            from = \"client\"\n\
+                            to = \"server.i\"\n";
+
+    fn scenario(text: &str) -> Scenario {
+        bulwark_spec::parse(text, "composed.toml").unwrap_or_else(|d| panic!("{}", d.plain()))
+    }
+
+    /// The system's task and its CPI's one pool thread (one requester) join after the file's
+    /// task, on core 0, with the ceiling the analyzer settles (t1's priority, 10).
+    #[test]
+    fn compose_settles_lowers_and_places_the_system() {
+        let composed = compose(scenario(COMPOSED)).expect("composes");
+        let names: Vec<&str> = composed.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["busy", "t1", "server.i.0"]);
+        assert_eq!(composed.cpis.len(), 1);
+        assert_eq!(composed.cpis[0].pool, [2]);
+        assert_eq!(composed.components.as_ref().unwrap().lowered, Some(1..3));
+        // Composing again, or a scenario without components, changes nothing.
+        assert_eq!(compose(composed.clone()), Ok(composed));
+        let plain = scenario(
+            "name = \"p\"\npolicy = \"fixed-priority\"\nduration = \"1s\"\n\
+             [[task]]\nname = \"a\"\npriority = 1\nscript = [{ run = \"1ms\" }]\n",
+        );
+        assert_eq!(compose(plain.clone()), Ok(plain));
+    }
+
+    #[test]
+    fn a_call_loop_or_a_bodiless_cpi_is_refused_when_composing() {
+        let looping = COMPOSED.replacen(
+            "body = [{ execute = \"2ms\" }]\n",
+            "body = [{ execute = \"2ms\" }, { request = \"server.i\" }]\n",
+            1,
+        ) + "[[connection]]\nfrom = \"server.i\"\nto = \"server.i\"\n";
+        let error = compose(scenario(&looping)).unwrap_err();
+        assert!(
+            matches!(&error, ComposeError::Lowering(LowerError::CallLoop(cpis)) if cpis.contains("server.i")),
+            "{error}"
+        );
+        let bodiless = COMPOSED.replacen("body = [{ execute = \"2ms\" }]\n", "", 1);
+        let error = compose(scenario(&bodiless)).unwrap_err();
+        assert_eq!(
+            error,
+            ComposeError::Lowering(LowerError::CpiWithoutBody("server.i".into()))
+        );
+        assert!(error.to_string().contains("CPI `server.i`"), "{error}");
     }
 }

@@ -475,7 +475,7 @@ fn simulate<'py>(
         let scenario = bulwark_spec::parse(&text, "<scenario>")
             .map_err(|d| PyValueError::new_err(d.plain()))?;
         // A component system in the scenario runs lowered onto its core.
-        let scenario = bulwark_sim::components::compose(&scenario)
+        let scenario = bulwark_lab::component_system::compose(scenario)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let options = bulwark_sim::Options {
             until: until_ns.map(Duration::from_nanos),

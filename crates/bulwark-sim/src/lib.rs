@@ -285,7 +285,7 @@ pub enum SimError {
     /// The scenario's component system is not lowered onto its core yet.
     #[error(
         "the scenario's component system is not lowered onto its core yet: run \
-         `bulwark_sim::components::compose` on it first"
+         `bulwark_lab::component_system::compose` on it first"
     )]
     Uncomposed,
     /// A platform cannot step this scenario with real threads doing its work.

@@ -1,4 +1,4 @@
-//! A component system lowered onto one core of a scenario (`components::compose`): its tasks
+//! A component system lowered onto one core of a scenario (`components::compose_with`): its tasks
 //! and pool threads join the scenario's after the file's own, on the part's core, and it runs
 //! exactly as the same system lowered from a component file does, whatever the other cores
 //! run. Worked by hand: `t1` (priority 10, period 10 ms) executes 1 ms and then requests the
@@ -10,8 +10,8 @@
 use bulwark_analysis::{component_graph, component_lowering};
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::components::{
-    component_tasks, compose, run as run_components, ComponentConfigError, ComponentSystemConfig,
-    ProtocolCosts, RunOptions,
+    component_tasks, compose_with, run as run_components, ComponentSystemConfig, ProtocolCosts,
+    RunOptions,
 };
 use bulwark_sim::{Machine, Options, SimError};
 use bulwark_spec::Scenario;
@@ -50,13 +50,31 @@ fn file() -> Scenario {
     bulwark_spec::parse(FILE, "composed.toml").unwrap_or_else(|d| panic!("{}", d.plain()))
 }
 
+/// The file's component system lowered as the front ends lower it: the configuration
+/// analyzer settles ceilings and pools, the lowering resolves the bodies.
+fn lowered(file: &Scenario) -> ComponentSystemConfig {
+    let system = &file.components.as_ref().expect("components").system;
+    let (tasks, cpis) =
+        component_lowering::lower(system, &component_graph::analyze(system)).expect("lowers");
+    ComponentSystemConfig {
+        tasks,
+        cpis,
+        costs: ProtocolCosts::of(&file.cost),
+    }
+}
+
+/// `file` composed as `bulwark_lab::component_system::compose` does it.
+fn compose(file: &Scenario) -> Scenario {
+    compose_with(file.clone(), &lowered(file)).expect("composes")
+}
+
 fn ms(n: u64) -> Instant {
     Instant::ZERO.saturating_add(Duration::from_millis(n))
 }
 
 #[test]
 fn the_system_joins_the_scenario_after_its_own_tasks_on_its_core() {
-    let composed = compose(&file()).expect("composes");
+    let composed = compose(&file());
     let names: Vec<&str> = composed.tasks.iter().map(|t| t.name.as_str()).collect();
     // The file's task, the component task, then the CPI's pool (one thread: one requester).
     assert_eq!(names, ["busy", "t1", "server.i.0"]);
@@ -68,7 +86,10 @@ fn the_system_joins_the_scenario_after_its_own_tasks_on_its_core() {
     let part = composed.components.as_ref().unwrap();
     assert_eq!(part.lowered, Some(1..3));
     // Composing again changes nothing.
-    assert_eq!(compose(&composed).unwrap(), composed);
+    assert_eq!(
+        compose_with(composed.clone(), &lowered(&file())),
+        Ok(composed)
+    );
     // Before composing, the machine refuses the scenario rather than ignore its components.
     let refused = Machine::new(&file(), &Options::default()).err();
     assert_eq!(refused, Some(SimError::Uncomposed));
@@ -77,7 +98,7 @@ fn the_system_joins_the_scenario_after_its_own_tasks_on_its_core() {
 #[test]
 fn it_runs_as_the_component_file_does_and_the_other_core_adds_no_inversion() {
     let file = file();
-    let composed = compose(&file).unwrap();
+    let composed = compose(&file);
     let options = Options {
         record_jobs: true,
         ..Options::default()
@@ -100,15 +121,8 @@ fn it_runs_as_the_component_file_does_and_the_other_core_adds_no_inversion() {
     by_hand.push(None);
     assert_eq!(completions, by_hand);
     // The same system lowered as a component file is: the same jobs and measures.
-    let system = &file.components.as_ref().unwrap().system;
-    let (tasks, cpis) =
-        component_lowering::lower(system, &component_graph::analyze(system)).unwrap();
     let alone = run_components(
-        &ComponentSystemConfig {
-            tasks,
-            cpis,
-            costs: ProtocolCosts::of(&file.cost),
-        },
+        &lowered(&file),
         RunOptions {
             until: ms(100),
             record_jobs: true,
@@ -120,25 +134,6 @@ fn it_runs_as_the_component_file_does_and_the_other_core_adds_no_inversion() {
     // Core 1's task ran its 2 ms of every period beside it.
     assert_eq!(outcome.tasks[0].misses, 0);
     assert_eq!(outcome.tasks[0].response.max_ns, 2_000_000);
-}
-
-#[test]
-fn a_call_loop_or_a_bodiless_cpi_is_refused_when_composing() {
-    let looping = FILE.replacen(
-        "body = [{ execute = \"2ms\" }]\n",
-        "body = [{ execute = \"2ms\" }, { request = \"server.i\" }]\n",
-        1,
-    ) + "[[connection]]\nfrom = \"server.i\"\nto = \"server.i\"\n";
-    let scenario = bulwark_spec::parse(&looping, "loop.toml").unwrap();
-    let error = compose(&scenario).unwrap_err();
-    assert!(
-        matches!(&error, ComponentConfigError::Lowering(why) if why.contains("loop")),
-        "{error}"
-    );
-    let bodiless = FILE.replacen("body = [{ execute = \"2ms\" }]\n", "", 1);
-    let scenario = bulwark_spec::parse(&bodiless, "bodiless.toml").unwrap();
-    let error = compose(&scenario).unwrap_err().to_string();
-    assert!(error.contains("CPI `server.i`"), "{error}");
 }
 
 /// Random component systems lowered onto core 0 beside random periodic tasks on core 1.

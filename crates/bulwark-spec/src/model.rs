@@ -57,7 +57,7 @@ pub struct Scenario {
 /// A scenario's component system (the component paper's tasks, CPIs and connections) and the
 /// core it runs on. The file gives its tasks and CPIs; the configuration analyzer settles
 /// each CPI's ceiling and pool, and the system is lowered onto its core
-/// (`bulwark_sim::components::compose`) before the machine runs: its tasks and pool threads
+/// (`bulwark_lab::component_system::compose`) before the machine runs: its tasks and pool threads
 /// join [`Scenario::tasks`] after the file's own, its CPIs join [`Scenario::cpis`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ComponentPart {

@@ -15,12 +15,12 @@
 
 use bulwark_analysis::component_graph;
 use bulwark_core::Duration;
-use bulwark_sim::components::{component_tasks, compose, ComponentTaskOutcome, ProtocolCosts};
+use bulwark_sim::components::{component_tasks, ComponentTaskOutcome, ProtocolCosts};
 use bulwark_sim::Machine;
 use bulwark_spec::Scenario;
 
 use super::{Experiment, LabError};
-use crate::component_system::{admitted_responses, lower, timings_with_regions};
+use crate::component_system::{admitted_responses, compose, lower, timings_with_regions};
 use crate::report::{headings, Check, ExperimentReport, Table};
 use crate::scenarios::built_in;
 
@@ -64,7 +64,7 @@ fn alone_and_bounds(composed: &Scenario) -> Result<(Scenario, Bounds), LabError>
 
 fn run() -> Result<ExperimentReport, LabError> {
     let file = built_in(EXPERIMENT.name).expect("built in").scenario()?;
-    let composed = compose(&file).map_err(components_error)?;
+    let composed = compose(file).map_err(components_error)?;
     let part = composed
         .components
         .as_ref()

@@ -1,41 +1,38 @@
 //! A scenario's component system (its `[[component]]` tables, [`ComponentPart`]) lowered
 //! onto its core, so that components run beside the other cores' policies in one machine.
 //!
-//! The configuration analyzer settles each CPI's ceiling and pool
-//! ([`component_graph::analyze`]), the lowering resolves the bodies
-//! ([`component_lowering::lower`]), and [`scenario`](super::scenario) turns the lowered
-//! system into tasks and CPIs of one fixed-priority core, exactly as for a component file.
+//! The configuration analyzer settles each CPI's ceiling and pool and the lowering resolves
+//! the bodies (both in bulwark-analysis; `bulwark_lab::component_system::compose` runs them
+//! and then this), and [`scenario`](super::scenario) turns the lowered system into tasks and
+//! CPIs of one fixed-priority core, exactly as for a component file.
 //! Here those tasks move to the part's core and join the scenario's after its own, so every
 //! index the file gave (tasks, servers' clients, groups' members) keeps its meaning. The
 //! protocol steps are charged by the scenario's cost table, at its clock.
 
-use bulwark_analysis::{component_graph, component_lowering};
 use bulwark_spec::{ComponentPart, Scenario, TaskSpec};
 
-use super::{validate, ComponentConfigError, ComponentSystemConfig, ProtocolCosts};
+use super::{validate, ComponentConfigError, ComponentSystemConfig};
 
-/// `scenario` with its component system lowered onto its core: unchanged when it has none
-/// or it is lowered already. Refuses a system whose requests loop or whose tasks or
-/// requested CPIs have no body (their execution time is unknown).
-pub fn compose(scenario: &Scenario) -> Result<Scenario, ComponentConfigError> {
-    let mut composed = scenario.clone();
-    let Some(part) = composed.components.as_mut().filter(|p| p.lowered.is_none()) else {
-        return Ok(composed);
+/// `scenario` with its component system, lowered as `config` (its tasks and CPIs in the
+/// system's orders, as `bulwark_analysis::component_lowering::lower` gives them), placed on
+/// its core; unchanged when it has none or it is placed already.
+pub fn compose_with(
+    mut scenario: Scenario,
+    config: &ComponentSystemConfig,
+) -> Result<Scenario, ComponentConfigError> {
+    let Some(core) = scenario
+        .components
+        .as_ref()
+        .filter(|p| p.lowered.is_none())
+        .map(|p| p.core)
+    else {
+        return Ok(scenario);
     };
-    let analysis = component_graph::analyze(&part.system);
-    let (tasks, cpis) = component_lowering::lower(&part.system, &analysis)
-        .map_err(|e| ComponentConfigError::Lowering(e.to_string()))?;
-    let config = ComponentSystemConfig {
-        tasks,
-        cpis,
-        costs: ProtocolCosts::of(&composed.cost),
-    };
-    let core = part.core;
-    let lowered = compose_lowered(&mut composed, core, &config)?;
-    if let Some(part) = composed.components.as_mut() {
+    let lowered = compose_lowered(&mut scenario, core, config)?;
+    if let Some(part) = scenario.components.as_mut() {
         part.lowered = Some(lowered);
     }
-    Ok(composed)
+    Ok(scenario)
 }
 
 /// Lowers the system `config` onto `core` of `scenario`, which has no CPIs of its own: its
@@ -74,7 +71,7 @@ pub fn compose_lowered(
 }
 
 /// The indices in [`Scenario::tasks`] of a composed scenario's component tasks, in the
-/// order of the system's tasks (empty before [`compose`] or without components).
+/// order of the system's tasks (empty before [`compose_with`] or without components).
 pub fn component_tasks(scenario: &Scenario) -> std::ops::Range<usize> {
     match scenario.components.as_deref() {
         Some(ComponentPart {

@@ -41,7 +41,7 @@ pub use bulwark_core::ipc::CpiProtocol;
 use bulwark_core::{Duration, Instant};
 use bulwark_spec::{CallReplyCycles, CostModel};
 
-pub use compose::{component_tasks, compose, compose_lowered};
+pub use compose::{component_tasks, compose_lowered, compose_with};
 pub use lowering::{outcome, run, scenario};
 pub use validate::{validate, ComponentConfigError};
 

@@ -44,10 +44,6 @@ pub enum ComponentConfigError {
         /// What it said.
         reason: String,
     },
-    /// The system cannot be lowered: a request loop, or a task or requested CPI without a
-    /// body.
-    #[error("{0}")]
-    Lowering(String),
     /// A reservation with no budget or no replenishment slot.
     #[error("task {task} has a reservation with a zero budget or zero replenishment slots")]
     EmptyReservation {

@@ -25,7 +25,7 @@ use bulwark_spec::{FileKind, SystemFile};
 /// The file at `path`, read and validated as whatever kind of system it is (one loader for
 /// every command); `None`, with its diagnostics printed, when it cannot be read or is invalid.
 /// A scenario that declares a component system comes back with it lowered onto its core
-/// ([`bulwark_sim::components::compose`]), so that every command sees the tasks and CPIs the
+/// ([`bulwark_lab::component_system::compose`]), so that every command sees the tasks and CPIs the
 /// machine runs; a call loop in it is an error at the connection that closes the loop.
 pub fn load_system(path: &Path) -> Option<SystemFile> {
     let system = bulwark_spec::system::load(path)
@@ -33,7 +33,7 @@ pub fn load_system(path: &Path) -> Option<SystemFile> {
         .ok()?;
     match system {
         SystemFile::Scenario(scenario, mut warnings) if scenario.components.is_some() => {
-            let scenario = composed(path, &scenario, &mut warnings)?;
+            let scenario = composed(path, scenario, &mut warnings)?;
             Some(SystemFile::Scenario(scenario, warnings))
         }
         other => Some(other),
@@ -44,7 +44,7 @@ pub fn load_system(path: &Path) -> Option<SystemFile> {
 /// that only procedures without bodies may close joins `warnings`.
 fn composed(
     path: &Path,
-    scenario: &bulwark_spec::Scenario,
+    scenario: bulwark_spec::Scenario,
     warnings: &mut Vec<bulwark_spec::SpecError>,
 ) -> Option<bulwark_spec::Scenario> {
     let part = scenario.components.as_ref()?;
@@ -59,7 +59,7 @@ fn composed(
         return None;
     }
     warnings.extend(possible);
-    bulwark_sim::components::compose(scenario)
+    bulwark_lab::component_system::compose(scenario)
         .map_err(|e| {
             eprintln!(
                 "error: {}: the component system cannot run: {e}",
