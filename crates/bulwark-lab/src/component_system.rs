@@ -176,77 +176,61 @@ mod tests {
         assert!(err.to_string().contains("t1._body"));
     }
 
-    /// A scenario with a component system on core 0 beside a task on core 1: `t1` requests
-    /// the server's inherited CPI.
-    const COMPOSED: &str = "name = \"composed\"\n\
-                            policy = \"fixed-priority\"\n\
-                            cores = 2\n\
-                            duration = \"100ms\"\n\
-                            [[task]]\n\
-                            name = \"busy\"\n\
-                            core = 1\n\
-                            priority = 1\n\
-                            script = [{ run = \"2ms\" }]\n\
-                            [[component]]\n\
-                            name = \"client\"\n\
-                            kind = \"active\"\n\
-                            [[component.task]]\n\
-                            name = \"t1\"\n\
-                            priority = 10\n\
-                            period = \"10ms\"\n\
-                            body = [{ execute = \"1ms\" }, { request = \"server.i\" }]\n\
-                            [[component]]\n\
-                            name = \"server\"\n\
-                            kind = \"passive\"\n\
-                            [[component.cpi]]\n\
-                            name = \"i\"\n\
-                            protocol = \"inherited\"\n\
-                            body = [{ execute = \"2ms\" }]\n\
-                            [[connection]]\n\
-                            from = \"client\"\n\
-                            to = \"server.i\"\n";
+    /// The built-in composed scenario: Fig. 7's components on core 0 beside three VBS
+    /// processes on core 1.
+    const BESIDE_VBS: &str = include_str!("../../../scenarios/components-beside-vbs.toml");
 
     fn scenario(text: &str) -> Scenario {
-        bulwark_spec::parse(text, "composed.toml").unwrap_or_else(|d| panic!("{}", d.plain()))
+        bulwark_spec::parse(text, "beside.toml").unwrap_or_else(|d| panic!("{}", d.plain()))
     }
 
-    /// The system's task and its CPI's one pool thread (one requester) join after the file's
-    /// task, on core 0, with the ceiling the analyzer settles (t1's priority, 10).
+    /// The system's four tasks join after the file's three, on core 0, then one pool thread
+    /// per CPI requester; A's CPI, requested by t1 (40) and t2 (30) directly, gets two
+    /// threads and the ceiling 40.
     #[test]
     fn compose_settles_lowers_and_places_the_system() {
-        let composed = compose(scenario(COMPOSED)).expect("composes");
+        let composed = compose(scenario(BESIDE_VBS)).expect("composes");
         let names: Vec<&str> = composed.tasks.iter().map(|t| t.name.as_str()).collect();
-        assert_eq!(names, ["busy", "t1", "server.i.0"]);
-        assert_eq!(composed.cpis.len(), 1);
-        assert_eq!(composed.cpis[0].pool, [2]);
-        assert_eq!(composed.components.as_ref().unwrap().lowered, Some(1..3));
-        // Composing again, or a scenario without components, changes nothing.
-        assert_eq!(compose(composed.clone()), Ok(composed));
-        let plain = scenario(
-            "name = \"p\"\npolicy = \"fixed-priority\"\nduration = \"1s\"\n\
-             [[task]]\nname = \"a\"\npriority = 1\nscript = [{ run = \"1ms\" }]\n",
+        assert_eq!(
+            names[..7],
+            ["control", "video", "logger", "t1", "t2", "t3", "t4"]
         );
-        assert_eq!(compose(plain.clone()), Ok(plain));
+        assert!(composed.tasks[3..].iter().all(|t| t.core == 0));
+        let range = composed
+            .components
+            .as_ref()
+            .unwrap()
+            .lowered
+            .clone()
+            .unwrap();
+        assert_eq!((range.start, range.end), (3, composed.tasks.len()));
+        let a = &composed.cpis[0];
+        assert_eq!(a.pool.len(), 2);
+        assert!(a.pool.iter().all(|&thread| thread >= 7));
+        assert_eq!(a.cpi.ceiling, bulwark_core::Priority(40));
+        // Composing again changes nothing.
+        assert_eq!(compose(composed.clone()), Ok(composed));
     }
 
     #[test]
     fn a_call_loop_or_a_bodiless_cpi_is_refused_when_composing() {
-        let looping = COMPOSED.replacen(
-            "body = [{ execute = \"2ms\" }]\n",
-            "body = [{ execute = \"2ms\" }, { request = \"server.i\" }]\n",
+        // E.work requests A.work, which reaches E.work through C: a loop.
+        let looping = BESIDE_VBS.replacen(
+            "body = [{ execute = \"1ms\" }]\n",
+            "body = [{ execute = \"1ms\" }, { request = \"A.work\" }]\n",
             1,
-        ) + "[[connection]]\nfrom = \"server.i\"\nto = \"server.i\"\n";
+        ) + "[[connection]]\nfrom = \"E.work\"\nto = \"A.work\"\n";
         let error = compose(scenario(&looping)).unwrap_err();
         assert!(
-            matches!(&error, ComposeError::Lowering(LowerError::CallLoop(cpis)) if cpis.contains("server.i")),
+            matches!(&error, ComposeError::Lowering(LowerError::CallLoop(cpis)) if cpis.contains("A.work")),
             "{error}"
         );
-        let bodiless = COMPOSED.replacen("body = [{ execute = \"2ms\" }]\n", "", 1);
+        let bodiless = BESIDE_VBS.replacen("body = [{ execute = \"1ms\" }]\n", "", 1);
         let error = compose(scenario(&bodiless)).unwrap_err();
         assert_eq!(
             error,
-            ComposeError::Lowering(LowerError::CpiWithoutBody("server.i".into()))
+            ComposeError::Lowering(LowerError::CpiWithoutBody("E.work".into()))
         );
-        assert!(error.to_string().contains("CPI `server.i`"), "{error}");
+        assert!(error.to_string().contains("CPI `E.work`"), "{error}");
     }
 }
