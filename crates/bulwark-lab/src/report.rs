@@ -453,6 +453,33 @@ impl Links {
     }
 }
 
+/// Under `heading`, one line per claim `claims` picks from each summary, linked to its
+/// experiment's page; nothing when there are none.
+fn claim_list(
+    out: &mut String,
+    heading: &str,
+    summaries: &[Summary],
+    links: Links,
+    claims: impl Fn(&Summary) -> &Vec<String>,
+) {
+    if summaries.iter().all(|s| claims(s).is_empty()) {
+        return;
+    }
+    out.push_str(heading);
+    for summary in summaries {
+        for claim in claims(summary) {
+            let _ = writeln!(
+                out,
+                "- [{}]({}): {}",
+                markdown_text(&summary.name),
+                links.page(&summary.name),
+                markdown_text(claim)
+            );
+        }
+    }
+    out.push('\n');
+}
+
 /// "N of M checks pass" over every experiment of the index, then ", K not judged".
 fn overall_verdict(summaries: &[Summary]) -> String {
     let passed: usize = summaries.iter().map(|s| s.passed).sum();
@@ -494,44 +521,17 @@ fn index_markdown(summaries: &[Summary], links: Links) -> String {
         }
         out.push('\n');
     }
-    let failing: Vec<&Summary> = summaries.iter().filter(|s| !s.failing.is_empty()).collect();
-    if !failing.is_empty() {
-        out.push_str("## Failing checks\n\n");
-        for summary in failing {
-            for claim in &summary.failing {
-                let _ = writeln!(
-                    out,
-                    "- [{}]({}): {}",
-                    markdown_text(&summary.name),
-                    links.page(&summary.name),
-                    markdown_text(claim)
-                );
-            }
-        }
-        out.push('\n');
-    }
-    let not_judged: Vec<&Summary> = summaries
-        .iter()
-        .filter(|s| !s.not_judged.is_empty())
-        .collect();
-    if !not_judged.is_empty() {
-        out.push_str(
-            "## Checks not judged\n\nThe platform disturbed every attempt to measure them; \
-             each experiment's page says what it took.\n\n",
-        );
-        for summary in not_judged {
-            for claim in &summary.not_judged {
-                let _ = writeln!(
-                    out,
-                    "- [{}]({}): {}",
-                    markdown_text(&summary.name),
-                    links.page(&summary.name),
-                    markdown_text(claim)
-                );
-            }
-        }
-        out.push('\n');
-    }
+    claim_list(&mut out, "## Failing checks\n\n", summaries, links, |s| {
+        &s.failing
+    });
+    claim_list(
+        &mut out,
+        "## Checks not judged\n\nThe platform disturbed every attempt to measure them; each \
+         experiment's page says what it took.\n\n",
+        summaries,
+        links,
+        |s| &s.not_judged,
+    );
     out
 }
 
