@@ -2,6 +2,8 @@
 //! model written here by hand, and each wrong file is refused with the error and the place
 //! worked out by hand (lines and columns count from 1).
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 
@@ -11,10 +13,7 @@ use bulwark_spec::{
     parse, parse_checked, Behaviour, ClusterMember, ClusterSpec, CostModel, Execution, MemberKind,
     PolicyKind, Replenishment, Reservation, Scenario, SporadicOrder, Step, TaskSpec,
 };
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
+use common::ms;
 
 fn valid(text: &str) -> Scenario {
     match parse(text, "c.toml") {
@@ -36,6 +35,36 @@ fn only_help(text: &str) -> String {
     let diagnostics = parse(text, "c.toml").expect_err("refused");
     assert_eq!(diagnostics.errors().len(), 1, "{}", diagnostics.plain());
     diagnostics.errors()[0].help().to_owned()
+}
+
+/// A wrong file is refused with exactly `error`, whose help is `help`.
+#[track_caller]
+fn assert_refused(text: &str, error: &str, help: &str) {
+    assert_eq!(errors(text), [error]);
+    assert_eq!(only_help(text), help);
+}
+
+/// The warnings of a valid file, as `file:line:column: message`.
+fn warnings(text: &str) -> Vec<String> {
+    let (_, warnings) = parse_checked(text, "c.toml").expect("valid");
+    warnings.iter().map(|w| w.to_string()).collect()
+}
+
+/// The steps of task `task`, which runs a script.
+fn script_of(scenario: &Scenario, task: usize) -> &[Step] {
+    match &scenario.tasks[task].behaviour {
+        Behaviour::Script { steps, .. } => steps,
+        other => panic!("not a script: {other:?}"),
+    }
+}
+
+/// Task `t` alone on core 0 under SPR, in `reservation` (line 10, which starts with
+/// `reservation = `).
+fn on_a_core(reservation: &str) -> String {
+    format!(
+        "name = \"c\"\npolicy = \"spr\"\nduration = \"1s\"\n\n[[task]]\nname = \"t\"\n\
+         priority = 1\nperiod = \"10ms\"\nexecution = \"1ms\"\nreservation = {reservation}\n"
+    )
 }
 
 /// Fifteen lines: a cluster of cores 1 and 2 under `order`, and task `a` in it, whose
@@ -71,14 +100,19 @@ fn fixed(extra: &str) -> String {
 
 const RESERVATION: &str = "reservation = { budget = \"3ms\", period = \"10ms\" }\n";
 
+/// A sporadic reservation of low criticality, replenished by `replenishment`.
+fn sporadic(replenishment: Replenishment) -> MemberKind {
+    MemberKind::Sporadic {
+        replenishment,
+        low_budget: None,
+    }
+}
+
 /// Task `task` in a sporadic reservation of low criticality, replenished by `replenishment`.
 fn sporadic_member(task: usize, replenishment: Replenishment) -> ClusterMember {
     ClusterMember {
         task,
-        kind: MemberKind::Sporadic {
-            replenishment,
-            low_budget: None,
-        },
+        kind: sporadic(replenishment),
     }
 }
 
@@ -196,13 +230,7 @@ fn an_edf_cluster_reads_into_the_exact_scenario() {
     assert_eq!(scenario.cluster_of_task(0), None);
     assert_eq!(
         scenario.cluster_of_task(2),
-        Some((
-            0,
-            &MemberKind::Sporadic {
-                replenishment: Replenishment::ConstantBandwidth,
-                low_budget: None
-            }
-        ))
+        Some((0, &sporadic(Replenishment::ConstantBandwidth)))
     );
 }
 
@@ -308,8 +336,7 @@ fn cluster_tasks_count_for_no_core_s_utilisation() {
          execution = \"9ms\"\n\
          reservation = { budget = \"8ms\", period = \"10ms\" }\n")
     .replace("execution = \"2ms\"", "execution = \"9ms\"");
-    let (_, warnings) = parse_checked(&text, "c.toml").expect("valid");
-    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(warnings(&text), Vec::<String>::new());
 }
 
 #[test]
@@ -355,39 +382,33 @@ fn a_cluster_s_bandwidth_is_compared_exactly() {
         }
         text + &task("last", "1000s", budget)
     };
-    let (_, warnings) = parse_checked(&with_last("333333333333ns"), "c.toml").expect("valid");
-    assert!(warnings.is_empty(), "{warnings:?}");
-    let (_, warnings) = parse_checked(&with_last("333333333334ns"), "c.toml").expect("valid");
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings(&with_last("333333333333ns")), Vec::<String>::new());
+    let shown = warnings(&with_last("333333333334ns"));
+    assert_eq!(shown.len(), 1, "{shown:?}");
     assert!(
-        warnings[0]
-            .message()
-            .contains("reaches 2.000 with task `last`"),
-        "{warnings:?}"
+        shown[0].contains("reaches 2.000 with task `last`"),
+        "{shown:?}"
     );
 }
 
 #[test]
 fn a_cluster_task_has_no_core() {
-    assert_eq!(
-        errors(&edf(&format!("core = 1\n{RESERVATION}"))),
-        ["c.toml:16:8: task `a` runs in cluster `global`, so it has no core of its own"]
-    );
-    assert_eq!(
-        only_help(&edf(&format!("core = 1\n{RESERVATION}"))),
+    assert_refused(
+        &edf(&format!("core = 1\n{RESERVATION}")),
+        "c.toml:16:8: task `a` runs in cluster `global`, so it has no core of its own",
         "a task in a cluster runs on whichever of its cores the cluster's scheduler selects; \
-         remove core"
+         remove core",
     );
 }
 
 #[test]
 fn a_cluster_must_exist() {
     let text = edf(RESERVATION).replace("cluster = \"global\"", "cluster = \"nope\"");
-    assert_eq!(
-        errors(&text),
-        ["c.toml:13:11: no [[cluster]] is called `nope`"]
+    assert_refused(
+        &text,
+        "c.toml:13:11: no [[cluster]] is called `nope`",
+        "allowed: global",
     );
-    assert_eq!(only_help(&text), "allowed: global");
 }
 
 #[test]
@@ -405,14 +426,11 @@ fn a_cluster_s_core_has_no_core_table() {
 #[test]
 fn a_task_outside_clusters_runs_on_a_core_in_none() {
     let given = format!("{}\n[[task]]\nname = \"b\"\ncore = 1\npriority = 1\nperiod = \"10ms\"\nexecution = \"1ms\"\n", edf(RESERVATION));
-    assert_eq!(
-        errors(&given),
-        ["c.toml:20:8: task `b` is on core 1, which cluster `global` schedules"]
-    );
-    assert_eq!(
-        only_help(&given),
+    assert_refused(
+        &given,
+        "c.toml:20:8: task `b` is on core 1, which cluster `global` schedules",
         "allowed: cluster = \"global\" (the task then runs in a reservation of its own in that \
-         cluster), or a core in no cluster"
+         cluster), or a core in no cluster",
     );
     // Core 0, the default, in a cluster: the task's table is the place.
     let default = given
@@ -426,11 +444,9 @@ fn a_task_outside_clusters_runs_on_a_core_in_none() {
 
 #[test]
 fn replenishment_is_for_cluster_tasks_only() {
-    let text = "name = \"c\"\npolicy = \"spr\"\nduration = \"1s\"\n\n[[task]]\nname = \"a\"\n\
-                priority = 1\nperiod = \"10ms\"\nexecution = \"2ms\"\n\
-                reservation = { budget = \"3ms\", period = \"10ms\", replenishment = \"cbs\" }\n";
+    let text = on_a_core("{ budget = \"3ms\", period = \"10ms\", replenishment = \"cbs\" }");
     assert_eq!(
-        errors(text),
+        errors(&text),
         [
             "c.toml:10:66: replenishment chooses how the reservation of a task in a [[cluster]] \
           comes back; on a core in no cluster the core's policy decides"
@@ -441,28 +457,18 @@ fn replenishment_is_for_cluster_tasks_only() {
 #[test]
 fn replenishment_rules_follow_the_cluster_s_order() {
     let cbs = "reservation = { budget = \"3ms\", period = \"10ms\", replenishment = \"cbs\" }\n";
-    assert_eq!(
-        errors(&fixed(&format!("priority = 1\n{cbs}"))),
-        [
-            "c.toml:17:66: replenishment `cbs` needs order = \"edf\", but cluster `global` orders \
-          its reservations by fixed priority"
-        ]
-    );
-    assert_eq!(
-        only_help(&fixed(&format!("priority = 1\n{cbs}"))),
-        "allowed under order = \"fixed-priority\": sporadic, spr"
+    assert_refused(
+        &fixed(&format!("priority = 1\n{cbs}")),
+        "c.toml:17:66: replenishment `cbs` needs order = \"edf\", but cluster `global` orders \
+          its reservations by fixed priority",
+        "allowed under order = \"fixed-priority\": sporadic, spr",
     );
     let spr = cbs.replace("cbs", "spr");
-    assert_eq!(
-        errors(&edf(&spr)),
-        [
-            "c.toml:16:66: replenishment `spr` needs order = \"fixed-priority\", but cluster \
-          `global` orders its reservations by deadline (edf)"
-        ]
-    );
-    assert_eq!(
-        only_help(&edf(&spr)),
-        "allowed under order = \"edf\": sporadic, cbs"
+    assert_refused(
+        &edf(&spr),
+        "c.toml:16:66: replenishment `spr` needs order = \"fixed-priority\", but cluster \
+          `global` orders its reservations by deadline (edf)",
+        "allowed under order = \"edf\": sporadic, cbs",
     );
     assert_eq!(
         errors(&edf(&cbs.replace("cbs", "deferrable"))),
@@ -529,14 +535,11 @@ fn a_cluster_reservation_is_required_and_checked_as_any() {
 
 #[test]
 fn priorities_follow_the_cluster_s_order() {
-    assert_eq!(
-        errors(&fixed(RESERVATION)),
-        ["c.toml:11:1: task `a` has no priority"]
-    );
-    assert_eq!(
-        only_help(&fixed(RESERVATION)),
+    assert_refused(
+        &fixed(RESERVATION),
+        "c.toml:11:1: task `a` has no priority",
         "cluster `global` orders its reservations by fixed priority: allowed: priority = \
-         0..=255, larger is more important"
+         0..=255, larger is more important",
     );
     assert_eq!(
         errors(&fixed(&format!("priority = 300\n{RESERVATION}"))),
@@ -561,29 +564,21 @@ fn a_clusters_scripts_may_not_flush_the_cache_or_switch_actions() {
     };
     let plain = with_script(r#"{ run = "1ms" }, { sleep-for = "9ms" }"#);
     let scenario = valid(&plain);
-    let Behaviour::Script { steps, .. } = &scenario.tasks[0].behaviour else {
-        panic!("not a script: {:?}", scenario.tasks[0].behaviour);
-    };
     assert_eq!(
-        steps,
-        &[Step::Run(Execution::Fixed(ms(1))), Step::SleepFor(ms(9))]
+        script_of(&scenario, 0),
+        [Step::Run(Execution::Fixed(ms(1))), Step::SleepFor(ms(9))]
     );
     assert_eq!(scenario.cluster_of_task(0).map(|(k, _)| k), Some(0));
     // Line 14 is the script; `true` starts at column 44 (10 for `script = [`, 15 for the
     // first step, 2 for `, `, 2 for `{ `, 14 for `flush-cache = `, then one more).
     let flush = with_script(r#"{ run = "1ms" }, { flush-cache = true }"#);
-    assert_eq!(
-        errors(&flush),
-        [
-            "c.toml:14:44: task `a` runs in cluster `global`, where a script cannot flush-cache \
-          yet"
-        ]
-    );
-    assert_eq!(
-        only_help(&flush),
+    assert_refused(
+        &flush,
+        "c.toml:14:44: task `a` runs in cluster `global`, where a script cannot flush-cache \
+          yet",
         "allowed in a cluster's scripts: run, compute, sleep-for, sleep-until, \
          sleep-until-aligned, sleep-until-next-release, invoke, allocate, terminate and loop; \
-         put the task on a core in no cluster for the others"
+         put the task on a core in no cluster for the others",
     );
     // Inside a loop's body too: `{ loop = 2, body = [` fills columns 11-30,
     // `{ flush-cache = ` 31-46, and `true` is at 47.
@@ -616,9 +611,7 @@ fn members_allocate_in_groups_and_terminate_members_of_their_cluster() {
     ));
     assert_eq!(scenario.groups.len(), 1);
     assert_eq!(scenario.groups[0].members, [0]);
-    let Behaviour::Script { steps, .. } = &scenario.tasks[1].behaviour else {
-        panic!("not a script: {:?}", scenario.tasks[1].behaviour);
-    };
+    let steps = script_of(&scenario, 1);
     assert!(
         matches!(steps[0], Step::Allocate { count: 10, .. }),
         "{steps:?}"
@@ -639,14 +632,11 @@ fn terminations_stay_within_the_callers_core_or_cluster() {
         "{}\n[[task]]\nname = \"killer\"\npriority = 1\nscript = [{{ terminate = \"a\" }}]\n",
         edf(RESERVATION)
     );
-    assert_eq!(
-        errors(&from_core),
-        ["c.toml:21:25: task `a` is in cluster `global`, but `killer` runs on core 0"]
-    );
-    assert_eq!(
-        only_help(&from_core),
+    assert_refused(
+        &from_core,
+        "c.toml:21:25: task `a` is in cluster `global`, but `killer` runs on core 0",
         "allowed: a task on the caller's core, or in the caller's cluster (reclamation runs on \
-         the caller's core)"
+         the caller's core)",
     );
     // Nor a member a task on core 0: `a`'s script is line 16, `"k"` at column 25.
     let from_member = format!(
@@ -736,18 +726,19 @@ fn a_scenario_cluster_s_cores_are_ids_not_a_count() {
     // `with_order`'s line 8 is `cores = [1, 2]`; its value starts after `cores = `, at
     // column 9.
     let text = edf(RESERVATION).replace("cores = [1, 2]", "cores = 2");
-    assert_eq!(
-        errors(&text),
-        [
-            "c.toml:8:9: cluster `global` gives `cores = 2`, a count; in a scenario a cluster \
-             lists its cores' ids"
-        ]
+    assert_refused(
+        &text,
+        "c.toml:8:9: cluster `global` gives `cores = 2`, a count; in a scenario a cluster \
+         lists its cores' ids",
+        CORES_HELP,
     );
-    assert_eq!(only_help(&text), CORES_HELP);
     // Other types than an integer or an array read as they did before.
     let text = edf(RESERVATION).replace("cores = [1, 2]", "cores = \"2\"");
-    assert_eq!(errors(&text), ["c.toml:8:9: invalid type: string \"2\""]);
-    assert_eq!(only_help(&text), "allowed: an array, like [ ... ]");
+    assert_refused(
+        &text,
+        "c.toml:8:9: invalid type: string \"2\"",
+        "allowed: an array, like [ ... ]",
+    );
     let text = edf(RESERVATION).replace("cores = [1, 2]", "cores = [1, \"2\"]");
     assert_eq!(errors(&text), ["c.toml:8:13: invalid type: string \"2\""]);
 }
@@ -792,14 +783,12 @@ fn a_later_cluster_that_counts_its_cores_is_refused_at_the_count() {
         kind_of(SECOND_CLUSTER_COUNTS, "c.toml").ok(),
         Some(FileKind::Scenario)
     );
-    assert_eq!(
-        errors(SECOND_CLUSTER_COUNTS),
-        [
-            "c.toml:13:9: cluster `b` gives `cores = 2`, a count; in a scenario a cluster lists \
-             its cores' ids"
-        ]
+    assert_refused(
+        SECOND_CLUSTER_COUNTS,
+        "c.toml:13:9: cluster `b` gives `cores = 2`, a count; in a scenario a cluster lists \
+         its cores' ids",
+        CORES_HELP,
     );
-    assert_eq!(only_help(SECOND_CLUSTER_COUNTS), CORES_HELP);
     // Listing the ids instead makes the file valid.
     let fixed = valid(&SECOND_CLUSTER_COUNTS.replace("cores = 2\n", "cores = [2, 3]\n"));
     assert_eq!(fixed.clusters[1].cores, [2, 3]);
@@ -863,6 +852,13 @@ const PARTITIONED: &str = "name = \"mixed\"\n\
                            period = \"10ms\"\n\
                            execution = \"2ms\"\n\
                            reservation = { budget = \"3ms\", period = \"10ms\", criticality = \"high\", low-budget = \"2ms\" }\n";
+
+/// `PARTITIONED` under EDF order, without its priorities (lines 15 and 23 gone).
+fn partitioned_under_edf() -> String {
+    partitioned("order = \"fixed-priority\"", "order = \"edf\"")
+        .replace("priority = 5\n", "")
+        .replace("priority = 4\n", "")
+}
 
 /// `PARTITIONED` with `old` written as `new`.
 fn partitioned(old: &str, new: &str) -> String {
@@ -929,10 +925,7 @@ fn partitions_and_high_criticality_read_into_the_exact_scenario() {
     );
     assert_eq!(
         valid(&low).clusters[0].members[1].kind,
-        MemberKind::Sporadic {
-            replenishment: Replenishment::Sporadic,
-            low_budget: None
-        }
+        sporadic(Replenishment::Sporadic)
     );
 }
 
@@ -962,22 +955,17 @@ fn partitions_on_one_core_may_touch_and_on_two_may_overlap() {
             slots: vec![(ms(5), ms(10)), (ms(12), ms(20))]
         }
     );
-    let edf = partitioned("order = \"fixed-priority\"", "order = \"edf\"")
-        .replace("priority = 5\n", "")
-        .replace("priority = 4\n", "");
+    let edf = partitioned_under_edf();
     assert_eq!(valid(&edf).tasks[0].priority, None);
 }
 
 #[test]
 fn a_cycle_is_required_exactly_with_a_partition() {
-    assert_eq!(
-        errors(&partitioned("cycle = \"20ms\"\n", "")),
-        ["c.toml:7:8: cluster `global` has no cycle, but task `pinned` in it is a time partition"]
-    );
-    assert_eq!(
-        only_help(&partitioned("cycle = \"20ms\"\n", "")),
+    assert_refused(
+        &partitioned("cycle = \"20ms\"\n", ""),
+        "c.toml:7:8: cluster `global` has no cycle, but task `pinned` in it is a time partition",
         "add cycle = \"20ms\" to the cluster: H, the cycle its partitions' slots repeat with \
-         (every slot ends within it)"
+         (every slot ends within it)",
     );
     let no_partition = partitioned(
         "reservation = { core = 2, slots = [[\"10ms\", \"12ms\"], [\"0ms\", \"5ms\"]] }",
@@ -1024,13 +1012,10 @@ fn a_partition_has_core_and_slots_and_nothing_else() {
         "allowed in a time partition's reservation: core (one of its cluster's cores) and \
          slots; a sporadic reservation has budget and period instead"
     );
-    assert_eq!(
-        errors(&partitioned("core = 2, ", "")),
-        ["c.toml:18:15: this time partition has slots but no core"]
-    );
-    assert_eq!(
-        only_help(&partitioned("core = 2, ", "")),
-        "add core = ..., the core of cluster `global` it runs on (allowed: 1, 2)"
+    assert_refused(
+        &partitioned("core = 2, ", ""),
+        "c.toml:18:15: this time partition has slots but no core",
+        "add core = ..., the core of cluster `global` it runs on (allowed: 1, 2)",
     );
     assert_eq!(
         errors(&partitioned(&format!(", {slots}"), "")),
@@ -1066,13 +1051,10 @@ fn a_partition_s_slots_are_non_empty_within_the_cycle_and_apart() {
         errors(&with("[[\"6ms\", \"5ms\"]]")),
         ["c.toml:18:36: slot [6ms, 5ms) is empty: it must start before it ends"]
     );
-    assert_eq!(
-        errors(&with("[[\"15ms\", \"21ms\"]]")),
-        ["c.toml:18:36: slot [15ms, 21ms) ends after the cycle 20ms of cluster `global`"]
-    );
-    assert_eq!(
-        only_help(&with("[[\"15ms\", \"21ms\"]]")),
-        "allowed: slots within [0, 20ms), the cycle they repeat with"
+    assert_refused(
+        &with("[[\"15ms\", \"21ms\"]]"),
+        "c.toml:18:36: slot [15ms, 21ms) ends after the cycle 20ms of cluster `global`",
+        "allowed: slots within [0, 20ms), the cycle they repeat with",
     );
     // A slot may end at the cycle.
     assert!(parse(&with("[[\"15ms\", \"20ms\"]]"), "c.toml").is_ok());
@@ -1085,14 +1067,11 @@ fn a_partition_s_slots_are_non_empty_within_the_cycle_and_apart() {
         ["c.toml:18:44: 2 has no unit"]
     );
     // Sorted first: the later slot is the one reported.
-    assert_eq!(
-        errors(&with("[[\"5ms\", \"8ms\"], [\"0ms\", \"5ms\"]]")),
-        ["c.toml:18:36: slots [0ns, 5ms) and [5ms, 8ms) of one partition touch"]
-    );
-    assert_eq!(
-        only_help(&with("[[\"5ms\", \"8ms\"], [\"0ms\", \"5ms\"]]")),
+    assert_refused(
+        &with("[[\"5ms\", \"8ms\"], [\"0ms\", \"5ms\"]]"),
+        "c.toml:18:36: slots [0ns, 5ms) and [5ms, 8ms) of one partition touch",
         "allowed: one partition's slots apart from each other, with a gap between them; merge \
-         slots that meet into one"
+         slots that meet into one",
     );
     assert_eq!(
         errors(&with("[[\"0ms\", \"5ms\"], [\"4ms\", \"8ms\"]]")),
@@ -1109,17 +1088,12 @@ fn partitions_on_one_core_do_not_overlap() {
              reservation = {{ core = {core}, slots = [[\"15ms\", \"16ms\"], {slot}] }}\n"
         )
     };
-    assert_eq!(
-        errors(&second(2, "[\"4ms\", \"6ms\"]")),
-        [
-            "c.toml:34:54: slot [4ms, 6ms) overlaps slot [0ns, 5ms) of task `pinned`'s partition \
-          on core 2"
-        ]
-    );
-    assert_eq!(
-        only_help(&second(2, "[\"4ms\", \"6ms\"]")),
+    assert_refused(
+        &second(2, "[\"4ms\", \"6ms\"]"),
+        "c.toml:34:54: slot [4ms, 6ms) overlaps slot [0ns, 5ms) of task `pinned`'s partition \
+          on core 2",
         "allowed: partitions on one core whose slots do not overlap (they may touch); move \
-         one, or pin it to another core"
+         one, or pin it to another core",
     );
     assert!(parse(&second(1, "[\"4ms\", \"6ms\"]"), "c.toml").is_ok());
 }
@@ -1127,14 +1101,11 @@ fn partitions_on_one_core_do_not_overlap() {
 #[test]
 fn criticality_is_low_or_high_and_high_needs_a_low_budget_within_the_budget() {
     let high = "criticality = \"high\", low-budget = \"2ms\"";
-    assert_eq!(
-        errors(&partitioned(high, "criticality = \"medium\"")),
-        ["c.toml:26:64: unknown criticality `medium`"]
-    );
-    assert_eq!(
-        only_help(&partitioned(high, "criticality = \"medium\"")),
+    assert_refused(
+        &partitioned(high, "criticality = \"medium\""),
+        "c.toml:26:64: unknown criticality `medium`",
         "allowed: low (the default) or high (Vestal's model: budget is e^H and low-budget e^L, \
-         0 < low-budget <= budget)"
+         0 < low-budget <= budget)",
     );
     assert_eq!(
         errors(&partitioned(high, "criticality = \"high\"")),
@@ -1182,13 +1153,10 @@ fn high_criticality_needs_the_sporadic_rule() {
           high criticality"
         ]
     );
-    let cbs = partitioned("order = \"fixed-priority\"", "order = \"edf\"")
-        .replace("priority = 5\n", "")
-        .replace("priority = 4\n", "")
-        .replace(
-            "criticality = \"high\"",
-            "replenishment = \"cbs\", criticality = \"high\"",
-        );
+    let cbs = partitioned_under_edf().replace(
+        "criticality = \"high\"",
+        "replenishment = \"cbs\", criticality = \"high\"",
+    );
     assert_eq!(
         errors(&cbs),
         [
@@ -1209,11 +1177,9 @@ fn high_criticality_needs_the_sporadic_rule() {
 #[test]
 fn partition_and_criticality_keys_are_refused_outside_clusters() {
     let on_core = |extra: &str| {
-        format!(
-            "name = \"c\"\npolicy = \"spr\"\nduration = \"100ms\"\n\n[[task]]\nname = \"t\"\n\
-             priority = 1\nperiod = \"10ms\"\nexecution = \"2ms\"\n\
-             reservation = {{ budget = \"3ms\", period = \"10ms\", {extra} }}\n"
-        )
+        on_a_core(&format!(
+            "{{ budget = \"3ms\", period = \"10ms\", {extra} }}"
+        ))
     };
     assert_eq!(
         errors(&on_core("criticality = \"high\", low-budget = \"1ms\"")),
@@ -1262,17 +1228,13 @@ fn a_partition_counts_its_slots_share_in_the_cluster_s_bandwidth() {
              reservation = {{ budget = \"7ms\", period = \"10ms\" }}\n"
         )
     };
-    let (_, warnings) =
-        parse_checked(&format!("{PARTITIONED}{}", heavy("h1")), "c.toml").expect("valid");
-    assert!(
-        warnings.is_empty(),
-        "7/20 + 3/10 + 7/10 = 1.35: {warnings:?}"
-    );
-    let text = format!("{PARTITIONED}{}{}", heavy("h1"), heavy("h2"));
-    let (_, warnings) = parse_checked(&text, "c.toml").expect("valid");
-    let shown: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
     assert_eq!(
-        shown,
+        warnings(&format!("{PARTITIONED}{}", heavy("h1"))),
+        Vec::<String>::new(),
+        "7/20 + 3/10 + 7/10 = 1.35"
+    );
+    assert_eq!(
+        warnings(&format!("{PARTITIONED}{}{}", heavy("h1"), heavy("h2"))),
         [
             "c.toml:42:15: cluster `global`'s bandwidth reaches 2.050 with task `h2` (sum of \
           budget over period, and of slot time over cycle), above its 2 cores: the cluster is \
@@ -1297,12 +1259,9 @@ fn a_call_may_ask_a_one_run_server_for_its_operation() {
                   script = [{ invoke = \"S\", operation = \"1ms\" }, \
                   { sleep-until-next-release = \"10ms\" }]\n";
     let scenario = valid(&with_server("operation = \"2ms\"", member));
-    let Behaviour::Script { steps, .. } = &scenario.tasks[0].behaviour else {
-        panic!("not a script");
-    };
     assert_eq!(
-        steps,
-        &[
+        script_of(&scenario, 0),
+        [
             Step::Invoke {
                 server: 0,
                 operation: Some(Execution::Fixed(ms(1)))
@@ -1378,22 +1337,17 @@ fn a_member_may_be_best_effort() {
     );
     // `"gold"` starts at column 15 after `reservation = `.
     let unknown = edf("reservation = \"gold\"\n");
-    assert_eq!(
-        errors(&unknown),
-        ["c.toml:16:15: no reservation is called `gold`"]
-    );
-    assert_eq!(
-        only_help(&unknown),
+    assert_refused(
+        &unknown,
+        "c.toml:16:15: no reservation is called `gold`",
         "allowed: \"best-effort\", the names given so far in cluster `global` (a reservation \
          table named with name = ... before this task); or a table like { budget = \"2ms\", \
-         period = \"10ms\" }"
+         period = \"10ms\" }",
     );
     // Outside a cluster a reservation is a table (line 10, column 15).
-    let on_a_core = "name = \"c\"\npolicy = \"spr\"\nduration = \"1s\"\n\n[[task]]\nname = \"t\"\n\
-                     priority = 1\nperiod = \"10ms\"\nexecution = \"1ms\"\n\
-                     reservation = \"best-effort\"\n";
+    let on_a_core = on_a_core("\"best-effort\"");
     assert_eq!(
-        errors(on_a_core),
+        errors(&on_a_core),
         [
             "c.toml:10:15: reservation `best-effort` is a name, but this task runs on a core of \
           its own"
@@ -1412,11 +1366,11 @@ fn slack_reclamation_is_a_clusters_choice() {
     assert!(valid(&on).clusters[0].slack_reclamation);
     // Line 10 after `[[cluster]]`'s name, cores and order; the value at column 21.
     let wrong = on.replace("slack-reclamation = true", "slack-reclamation = \"yes\"");
-    assert_eq!(
-        errors(&wrong),
-        ["c.toml:10:21: invalid type: string \"yes\""]
+    assert_refused(
+        &wrong,
+        "c.toml:10:21: invalid type: string \"yes\"",
+        "allowed: true or false, without quotes",
     );
-    assert_eq!(only_help(&wrong), "allowed: true or false, without quotes");
 }
 
 /// `with_order` plus task `b` in the same cluster (its keys, `extra`, from line 23 when
@@ -1443,13 +1397,7 @@ fn members_may_share_a_named_reservation() {
     ));
     let members = &scenario.clusters[0].members;
     assert_eq!(members.len(), 2);
-    assert_eq!(
-        members[0].kind,
-        MemberKind::Sporadic {
-            replenishment: Replenishment::Sporadic,
-            low_budget: None
-        }
-    );
+    assert_eq!(members[0].kind, sporadic(Replenishment::Sporadic));
     assert_eq!(members[1].kind, MemberKind::Shared { owner: 0 });
     // The owner keeps the reservation and the priority; the sharer has neither of its own.
     assert_eq!(
@@ -1532,11 +1480,9 @@ fn a_shared_reservation_is_named_before_and_in_the_same_cluster() {
         ["c.toml:16:24: `best-effort` names the cluster's lowest level, not a reservation"]
     );
     // Outside a cluster a reservation has no name (line 10, column 24).
-    let on_a_core = "name = \"c\"\npolicy = \"spr\"\nduration = \"1s\"\n\n[[task]]\nname = \"t\"\n\
-                     priority = 1\nperiod = \"10ms\"\nexecution = \"1ms\"\n\
-                     reservation = { name = \"R\", budget = \"1ms\", period = \"10ms\" }\n";
+    let on_a_core = on_a_core("{ name = \"R\", budget = \"1ms\", period = \"10ms\" }");
     assert_eq!(
-        errors(on_a_core),
+        errors(&on_a_core),
         [
             "c.toml:10:24: a reservation's name lets later tasks of its [[cluster]] share it; a \
           task on a core of its own has its reservation to itself"
@@ -1616,18 +1562,15 @@ fn a_best_effort_table_has_no_budget_or_partition_keys() {
             "reservation = {{ best-effort = true, {key} = {value} }}\n"
         ));
         let column = 37 + key.len() + 3;
-        assert_eq!(
-            errors(&text),
-            [format!(
+        assert_refused(
+            &text,
+            &format!(
                 "c.toml:16:{column}: a best-effort reservation has no {key}: it runs below \
                  every reservation of its cluster, on no budget"
-            )]
-        );
-        assert_eq!(
-            only_help(&text),
+            ),
             "allowed beside best-effort = true: name (for later members of the cluster to \
              share it); remove this key, or remove best-effort for a reservation with a budget \
-             and a period"
+             and a period",
         );
     }
     // A partition's core too, without asking the cluster for a cycle (`1` at column 44).
@@ -1645,16 +1588,11 @@ fn a_best_effort_table_has_no_budget_or_partition_keys() {
 fn best_effort_false_is_refused_not_ignored() {
     // `false` at column 31 after `reservation = { best-effort = `.
     let text = edf("reservation = { best-effort = false, budget = \"2ms\", period = \"10ms\" }\n");
-    assert_eq!(
-        errors(&text),
-        [
-            "c.toml:16:31: best-effort = false says nothing: a reservation is sporadic by its \
-          budget and period, or a time partition by its core and slots"
-        ]
-    );
-    assert_eq!(
-        only_help(&text),
-        "allowed: best-effort = true (with at most a name), or no best-effort key at all"
+    assert_refused(
+        &text,
+        "c.toml:16:31: best-effort = false says nothing: a reservation is sporadic by its \
+          budget and period, or a time partition by its core and slots",
+        "allowed: best-effort = true (with at most a name), or no best-effort key at all",
     );
 }
 
@@ -1714,19 +1652,12 @@ fn a_named_best_effort_reservation_follows_the_member_rules() {
         ["c.toml:16:15: no reservation is called `bg`"]
     );
     // Outside a cluster the key is refused, as "best-effort" is (line 10, `true` at column 31).
-    let on_a_core = "name = \"c\"\npolicy = \"spr\"\nduration = \"1s\"\n\n[[task]]\nname = \"t\"\n\
-                     priority = 1\nperiod = \"10ms\"\nexecution = \"1ms\"\n\
-                     reservation = { best-effort = true }\n";
-    assert_eq!(
-        errors(on_a_core),
-        [
-            "c.toml:10:31: best-effort is a [[cluster]]'s lowest level, below its reservations; \
-             a task on a core of its own runs by its core's policy"
-        ]
-    );
-    assert_eq!(
-        only_help(on_a_core),
+    let on_a_core = on_a_core("{ best-effort = true }");
+    assert_refused(
+        &on_a_core,
+        "c.toml:10:31: best-effort is a [[cluster]]'s lowest level, below its reservations; \
+             a task on a core of its own runs by its core's policy",
         "allowed: best-effort only in the reservation of a task with cluster = ...; on a core \
-         of its own, give a table like { budget = \"2ms\", period = \"10ms\" }"
+         of its own, give a table like { budget = \"2ms\", period = \"10ms\" }",
     );
 }
