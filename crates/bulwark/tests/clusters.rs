@@ -6,24 +6,34 @@
 
 mod common;
 
-use common::{assert_contains, assert_ends_with, bulwark, temp_file, text};
+use std::path::Path;
+
+use common::{assert_contains, assert_ends_with, output_of, temp_file, text};
+
+/// Scenario `name` on three cores: cores 1 and 2 the cluster `cluster` under `order`, with
+/// the further keys `cluster_keys` and the member tasks `members`; core 0 partitioned under
+/// fixed priority, with task `p` (1 ms every 10 ms) alone on it.
+fn three_cores(
+    name: &str,
+    cluster: &str,
+    order: &str,
+    cluster_keys: &str,
+    members: &str,
+) -> String {
+    format!(
+        "name = \"{name}\"\npolicy = \"fixed-priority\"\ncores = 3\nduration = \"100ms\"\n\n\
+         [[cluster]]\nname = \"{cluster}\"\ncores = [1, 2]\norder = \"{order}\"\n{cluster_keys}\n\
+         {members}[[task]]\nname = \"p\"\ncore = 0\npriority = 1\nperiod = \"10ms\"\n\
+         execution = \"1ms\"\n"
+    )
+}
 
 /// Core 0 partitioned under fixed priority (task `p`); cores 1 and 2 the cluster `g` under
 /// `order`, with `a` in a (3 ms, 10 ms) reservation and `b` in a (`budget`, 10 ms) one.
 /// `member_keys` go into both members (a priority under fixed-priority order).
 fn scenario(order: &str, budget: &str, member_keys: &str) -> String {
-    format!(
-        r#"name = "global"
-policy = "fixed-priority"
-cores = 3
-duration = "100ms"
-
-[[cluster]]
-name = "g"
-cores = [1, 2]
-order = "{order}"
-
-[[task]]
+    let members = format!(
+        r#"[[task]]
 name = "a"
 cluster = "g"
 period = "10ms"
@@ -39,27 +49,34 @@ execution = "4ms"
 reservation = {{ budget = "{budget}", period = "10ms" }}
 {member_keys}
 
-[[task]]
-name = "p"
-core = 0
-priority = 1
-period = "10ms"
-execution = "1ms"
 "#
-    )
+    );
+    three_cores("global", "g", order, "", &members)
 }
 
-fn run(args: &[&str], path: &std::path::Path) -> (Option<i32>, String, String) {
-    let mut all: Vec<&str> = args.to_vec();
+/// `bulwark` with `args` and then `path`, which must exit with `code`: its standard output
+/// and error.
+fn outputs(args: &[&str], path: &Path, code: i32) -> (String, String) {
+    let mut all = args.to_vec();
     all.push(path.to_str().expect("utf-8 path"));
-    let out = bulwark(&all);
-    (out.status.code(), text(&out.stdout), text(&out.stderr))
+    let out = output_of(&all, code);
+    (text(&out.stdout), text(&out.stderr))
+}
+
+/// `partitioned` with `pinned` in a (4 ms, 20 ms) reservation instead of its time partition,
+/// and so no cycle.
+fn without_partition(order: &str, pinned: &str, critical: &str) -> String {
+    partitioned(order, pinned, critical)
+        .replace("cycle = \"20ms\"\n", "")
+        .replace(
+            "reservation = { core = 2, slots = [[\"0ms\", \"5ms\"], [\"10ms\", \"12ms\"]] }",
+            "reservation = { budget = \"4ms\", period = \"20ms\" }",
+        )
 }
 
 /// `analyze --json` of `path`, which must exit with `code`: the document it prints.
-fn analyze_json(path: &std::path::Path, code: i32) -> serde_json::Value {
-    let (status, stdout, stderr) = run(&["analyze", "--json"], path);
-    assert_eq!(status, Some(code), "{stdout}{stderr}");
+fn analyze_json(path: &Path, code: i32) -> serde_json::Value {
+    let (stdout, _) = outputs(&["analyze", "--json"], path, code);
     serde_json::from_str(&stdout).expect("JSON")
 }
 
@@ -69,8 +86,7 @@ fn analyze_json(path: &std::path::Path, code: i32) -> serde_json::Value {
 #[test]
 fn an_edf_cluster_within_the_gfb_bound_is_schedulable() {
     let (_dir, path) = temp_file("global.toml", scenario("edf", "3ms", ""));
-    let (code, stdout, stderr) = run(&["analyze"], &path);
-    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
     // The per-core analysis sees only `p`.
     assert_contains(&stdout, "\ncore 0:\n");
     assert!(!stdout.contains("\ncore 1:\n"), "{stdout}");
@@ -119,8 +135,7 @@ fn an_edf_cluster_in_json_is_a_new_top_level_field() {
 #[test]
 fn an_edf_cluster_over_the_gfb_bound_exits_1() {
     let (_dir, path) = temp_file("global.toml", scenario("edf", "9ms", ""));
-    let (code, stdout, stderr) = run(&["analyze"], &path);
-    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    let (stdout, _) = outputs(&["analyze"], &path, 1);
     assert_contains(
         &stdout,
         "U = 6/5 = 1.2000 > 2 - 1 * 9/10 = 1.1000: NOT shown schedulable",
@@ -137,8 +152,7 @@ fn an_edf_cluster_over_the_gfb_bound_exits_1() {
 fn a_fixed_priority_cluster_gets_the_response_time_analysis() {
     let source = scenario("fixed-priority", "3ms", "priority = 2");
     let (_dir, path) = temp_file("global.toml", &source);
-    let (code, stdout, stderr) = run(&["analyze"], &path);
-    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let (stdout, stderr) = outputs(&["analyze"], &path, 0);
     assert_contains(&stdout, "== cluster g (cores 1, 2): fixed-priority ==");
     assert_contains(
         &stdout,
@@ -186,8 +200,7 @@ fn a_best_effort_member_is_listed_and_left_out_of_the_test() {
     assert_eq!(be["period_ns"], serde_json::Value::Null);
     assert_eq!(be["response_ns"], serde_json::Value::Null);
     assert_eq!(be["fits_reservation"], serde_json::Value::Null);
-    let (code, stdout, _) = run(&["analyze"], &path);
-    assert_eq!(code, Some(0));
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
     assert_contains(
         &stdout,
         "be: not checked: a best-effort reservation has no budget",
@@ -204,15 +217,10 @@ fn dhall(budget: &str) -> String {
              reservation = {{ budget = \"{budget}\", period = \"10ms\" }}\n\n"
         )
     };
-    format!(
-        "name = \"dhall\"\npolicy = \"fixed-priority\"\ncores = 3\nduration = \"100ms\"\n\n\
-         [[cluster]]\nname = \"g\"\ncores = [1, 2]\norder = \"fixed-priority\"\n\n{}{}{}\
-         [[task]]\nname = \"p\"\ncore = 0\npriority = 1\nperiod = \"10ms\"\n\
-         execution = \"1ms\"\n",
-        member("h1", 5, "9ms"),
-        member("h2", 5, "9ms"),
-        member("light", 1, budget)
-    )
+    let members = [("h1", 5, "9ms"), ("h2", 5, "9ms"), ("light", 1, budget)]
+        .map(|(name, priority, budget)| member(name, priority, budget))
+        .concat();
+    three_cores("dhall", "g", "fixed-priority", "", &members)
 }
 
 /// Dhall's set under fixed priority, the light reservation lowest: R_h1 = R_h2 = 9 ms (fewer
@@ -224,8 +232,7 @@ fn dhall(budget: &str) -> String {
 #[test]
 fn a_fixed_priority_cluster_shown_schedulable_exits_0() {
     let (_dir, path) = temp_file("dhall.toml", dhall("1ms"));
-    let (code, stdout, stderr) = run(&["analyze"], &path);
-    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
     assert_contains(&stdout, "U = 19/10 = 1.9000: every R <= p");
     assert_ends_with(&stdout, "\nclusters: g schedulable (global FP RTA)\n");
     let doc = analyze_json(&path, 0);
@@ -255,8 +262,7 @@ fn a_fixed_priority_cluster_shown_schedulable_exits_0() {
 #[test]
 fn a_fixed_priority_cluster_not_shown_schedulable_exits_1() {
     let (_dir, path) = temp_file("dhall.toml", dhall("2ms"));
-    let (code, stdout, stderr) = run(&["analyze"], &path);
-    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    let (stdout, _) = outputs(&["analyze"], &path, 1);
     assert_contains(
         &stdout,
         "U = 2/1 = 2.0000: `light`'s R >= 11ms > p = 10ms: NOT shown schedulable (the \
@@ -289,8 +295,7 @@ fn a_fixed_priority_cluster_with_an_spr_server_is_not_analysed() {
         1,
     );
     let (_dir, path) = temp_file("dhall.toml", &source);
-    let (code, stdout, stderr) = run(&["analyze"], &path);
-    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    let (stdout, stderr) = outputs(&["analyze"], &path, 2);
     assert_contains(
         &stderr,
         "cluster `g`: not analysed: Bertogna and Cirinei's response-time",
@@ -306,8 +311,7 @@ fn a_fixed_priority_cluster_with_an_spr_server_is_not_analysed() {
 #[test]
 fn check_names_the_clusters() {
     let (_dir, path) = temp_file("global.toml", scenario("edf", "3ms", ""));
-    let (code, stdout, stderr) = run(&["check"], &path);
-    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let (stdout, _) = outputs(&["check"], &path, 0);
     assert_contains(
         &stdout,
         "ok (3 tasks on 3 cores, fixed-priority, 100ms; cluster: g (cores 1, 2, edf, 2 tasks))",
@@ -319,8 +323,7 @@ fn check_names_the_clusters() {
 #[test]
 fn run_refuses_a_cluster_of_several_cores() {
     let (_dir, path) = temp_file("global.toml", scenario("edf", "3ms", ""));
-    let (code, stdout, stderr) = run(&["run"], &path);
-    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    let (_, stderr) = outputs(&["run"], &path, 2);
     assert_contains(
         &stderr,
         "global.toml: cluster `g` schedules 2 cores, but the runtime manages one core",
@@ -333,19 +336,8 @@ fn run_refuses_a_cluster_of_several_cores() {
 /// `critical` (3 ms, 10 ms) with e^L = 2 ms; `pinned` and `critical` are extra keys of each
 /// (a priority under fixed-priority order).
 fn partitioned(order: &str, pinned: &str, critical: &str) -> String {
-    format!(
-        r#"name = "mixed"
-policy = "fixed-priority"
-cores = 3
-duration = "100ms"
-
-[[cluster]]
-name = "global"
-cores = [1, 2]
-order = "{order}"
-cycle = "20ms"
-
-[[task]]
+    let members = format!(
+        r#"[[task]]
 name = "pinned"
 cluster = "global"
 {pinned}
@@ -361,14 +353,9 @@ period = "10ms"
 execution = "2ms"
 reservation = {{ budget = "3ms", period = "10ms", criticality = "high", low-budget = "2ms" }}
 
-[[task]]
-name = "p"
-core = 0
-priority = 1
-period = "10ms"
-execution = "1ms"
 "#
-    )
+    );
+    three_cores("mixed", "global", order, "cycle = \"20ms\"\n", &members)
 }
 
 /// No test covers time partitions: U = 7/20 + 3/10 = 13/20 is reported, the verdict is
@@ -376,8 +363,7 @@ execution = "1ms"
 #[test]
 fn a_cluster_with_a_partition_is_not_analysed_and_says_why() {
     let (_dir, path) = temp_file("mixed.toml", partitioned("edf", "", ""));
-    let (code, stdout, stderr) = run(&["analyze"], &path);
-    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    let (stdout, stderr) = outputs(&["analyze"], &path, 2);
     assert_contains(&stdout, "core 2: [0ns, 5ms) [10ms, 12ms)");
     assert_contains(&stdout, "cycle 20ms");
     assert_contains(&stdout, "0.3500");
@@ -424,15 +410,8 @@ fn a_cluster_with_a_partition_is_not_analysed_and_says_why() {
 /// Without the partition, the high-criticality reservation alone keeps GFB out.
 #[test]
 fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
-    let source = partitioned("edf", "", "")
-        .replace("cycle = \"20ms\"\n", "")
-        .replace(
-            "reservation = { core = 2, slots = [[\"0ms\", \"5ms\"], [\"10ms\", \"12ms\"]] }",
-            "reservation = { budget = \"4ms\", period = \"20ms\" }",
-        );
-    let (_dir, path) = temp_file("mixed.toml", &source);
-    let (code, stdout, stderr) = run(&["analyze"], &path);
-    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    let (_dir, path) = temp_file("mixed.toml", without_partition("edf", "", ""));
+    let (stdout, _) = outputs(&["analyze"], &path, 2);
     assert_contains(
         &stdout,
         "not analysed: Goossens, Funk and Baruah's test covers sporadic reservations \
@@ -448,23 +427,18 @@ fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
         "mixed.toml",
         partitioned("fixed-priority", "priority = 5", "priority = 4"),
     );
-    let (code, stdout, stderr) = run(&["analyze"], &path);
-    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    let (stdout, _) = outputs(&["analyze"], &path, 2);
     assert_contains(
         &stdout,
         "U = 13/20 = 0.6500: not analysed: Bertogna and Cirinei's response-time analysis \
              covers sporadic reservations alone: time partitions take cores during their slots",
     );
     // Without the partition, under fixed priority: the high-criticality reservation.
-    let source = partitioned("fixed-priority", "priority = 5", "priority = 4")
-        .replace("cycle = \"20ms\"\n", "")
-        .replace(
-            "reservation = { core = 2, slots = [[\"0ms\", \"5ms\"], [\"10ms\", \"12ms\"]] }",
-            "reservation = { budget = \"4ms\", period = \"20ms\" }",
-        );
-    let (_dir, path) = temp_file("mixed.toml", &source);
-    let (code, stdout, stderr) = run(&["analyze"], &path);
-    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    let (_dir, path) = temp_file(
+        "mixed.toml",
+        without_partition("fixed-priority", "priority = 5", "priority = 4"),
+    );
+    let (stdout, _) = outputs(&["analyze"], &path, 2);
     assert_contains(
         &stdout,
         "not analysed: Bertogna and Cirinei's response-time analysis covers sporadic \
