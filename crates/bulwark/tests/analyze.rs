@@ -5,6 +5,7 @@ mod common;
 
 use common::{assert_contains, bulwark, json_of, output_of, root, stdout_of, temp_file, text};
 
+use std::path::Path;
 use std::process::Output;
 
 use bulwark_core::reservation::spr::work_bound;
@@ -184,16 +185,35 @@ fn analyze_a_naive_deferrable_server() {
     assert_eq!(row(&stdout, "lo")[7], "NOT");
 }
 
-/// Writes `body` as a scenario file in `dir` and analyzes it.
-fn analyze_file(dir: &tempfile::TempDir, body: &str, json: bool) -> Output {
-    let path = dir.path().join("set.toml");
-    std::fs::write(&path, body).unwrap();
+/// Writes `body` as a scenario file and analyzes it (as JSON if `json`), which must exit with
+/// `code`.
+fn analyze_text(body: &str, json: bool, code: i32) -> Output {
+    let (_dir, path) = temp_file("set.toml", body);
     let path = path.to_str().unwrap();
-    if json {
-        bulwark(&["analyze", path, "--json"])
-    } else {
-        bulwark(&["analyze", path])
-    }
+    let args = ["analyze", path, "--json"];
+    output_of(if json { &args } else { &args[..2] }, code)
+}
+
+/// A command's standard output, read as JSON.
+fn json_out(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The JSON file at `path`, such as a Chrome trace.
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The repository's `file` with `edit` applied, written as `name` into a fresh directory:
+/// the directory's guard and the copy's path.
+fn edited_copy(
+    name: &str,
+    file: &str,
+    edit: impl FnOnce(String) -> String,
+) -> (tempfile::TempDir, String) {
+    let source = std::fs::read_to_string(root().join(file)).unwrap();
+    let (dir, path) = temp_file(name, edit(source));
+    (dir, path.to_str().unwrap().to_owned())
 }
 
 /// Rate monotonic on (2, 5), (4, 7) (Liu and Layland; Buttazzo): R1 = 2 ms; for t2,
@@ -240,8 +260,7 @@ fn edf_textbook_set() {
     let stdout = stdout_of(&["analyze", "scenarios/textbook-edf.toml"], 0);
     assert_contains(&stdout, "U = 34/35 = 0.9714 <= 1");
     assert_contains(&stdout, "summary: every core schedulable");
-    let out = bulwark(&["analyze", "scenarios/textbook-edf.toml", "--json"]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&["analyze", "scenarios/textbook-edf.toml", "--json"], 0);
     assert_eq!(v["schedulable"], true);
     assert_eq!(v["cores"][0]["edf"]["test"], "utilisation");
     assert_eq!(v["cores"][0]["edf"]["utilisation_numerator"], "34");
@@ -255,9 +274,7 @@ fn edf_textbook_set() {
 /// job 4 of 7; as EDF it is checked by QPA and schedulable (U = 0.9914).
 #[test]
 fn edf_constrained_and_arbitrary_deadlines() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = analyze_file(
-        &dir,
+    let out = analyze_text(
         r#"name = "constrained"
 policy = "edf"
 duration = "24ms"
@@ -289,9 +306,9 @@ deadline = "118ms"
 execution = "62ms"
 "#,
         true,
+        1,
     );
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_out(&out);
     assert_eq!(v["cores"][0]["edf"]["first_miss_ns"], 3_000_000);
     assert_eq!(v["cores"][0]["edf"]["demand_at_first_miss_ns"], 4_000_000);
     assert_eq!(v["cores"][0]["schedulable"], false);
@@ -303,9 +320,7 @@ execution = "62ms"
 /// jobs in a busy window of 694 ms (worked by hand in the analysis crate's tests). Exit 0.
 #[test]
 fn fixed_priority_arbitrary_deadlines() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = analyze_file(
-        &dir,
+    let out = analyze_text(
         r#"name = "tindell"
 policy = "fixed-priority"
 duration = "700ms"
@@ -324,9 +339,9 @@ deadline = "118ms"
 execution = "62ms"
 "#,
         false,
+        0,
     );
     let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert_eq!(row(&stdout, "a")[7], "26ms");
     assert_eq!(row(&stdout, "b")[7], "118ms");
     assert_contains(
@@ -339,9 +354,7 @@ execution = "62ms"
 /// message says why, exit 2.
 #[test]
 fn a_script_task_is_not_analysable() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = analyze_file(
-        &dir,
+    let out = analyze_text(
         r#"name = "scripted"
 policy = "fixed-priority"
 duration = "10ms"
@@ -358,8 +371,8 @@ priority = 1
 script = [{ run = "1ms" }, { sleep-for = "4ms" }]
 "#,
         false,
+        2,
     );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     let stdout = text(&out.stdout);
     assert_contains(&stdout, "not analysable: task `poller` runs a script");
     assert!(text(&out.stderr).contains("task `poller` runs a script"));
@@ -370,9 +383,7 @@ script = [{ run = "1ms" }, { sleep-for = "4ms" }]
 /// admitted (exit 1) although R <= p = 40 ms.
 #[test]
 fn a_reserved_tasks_deadline_is_checked() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = analyze_file(
-        &dir,
+    let out = analyze_text(
         r#"name = "deadline"
 policy = "spr"
 duration = "120ms"
@@ -393,10 +404,9 @@ execution = "19ms"
 reservation = { budget = "20ms", period = "40ms" }
 "#,
         true,
+        1,
     );
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mid = &v["cores"][0]["reservations"][1];
+    let mid = &json_out(&out)["cores"][0]["reservations"][1];
     assert_eq!(mid["name"], "mid");
     assert_eq!(mid["admitted"], false);
     assert_eq!(mid["verdict"], "exceeds-deadline");
@@ -416,12 +426,10 @@ fn cbs_servers_are_admitted_by_their_exact_total_bandwidth() {
     assert_contains(&stdout, "total bandwidth 17/20 = 0.850000: admitted");
     assert_eq!(row(&stdout, "hog"), ["hog", "4ms", "10ms", "0.4000"]);
 
-    let dir = tempfile::tempdir().unwrap();
-    let over = dir.path().join("over.toml");
-    let source = std::fs::read_to_string(root().join("scenarios/cbs-isolation.toml")).unwrap();
-    let source = source.replace("budget = \"4ms\"", "budget = \"6ms\"");
-    std::fs::write(&over, source).unwrap();
-    let json = json_of(&["analyze", over.to_str().unwrap(), "--json"], 1);
+    let (_dir, over) = edited_copy("over.toml", "scenarios/cbs-isolation.toml", |source| {
+        source.replace("budget = \"4ms\"", "budget = \"6ms\"")
+    });
+    let json = json_of(&["analyze", &over, "--json"], 1);
     assert_eq!(json["admitted"], false);
     assert_eq!(json["cores"][0]["total_numerator"], "21");
     assert_eq!(json["cores"][0]["total_denominator"], "20");
@@ -466,21 +474,23 @@ fn the_configuration_analyzer_on_fig_3() {
     assert_contains(&stdout, "B.b_num_threads = 3;");
     assert_contains(&stdout, "B.b_priority = 30;");
 
-    let dir = tempfile::tempdir().unwrap();
-    let looped = dir.path().join("loop.camkes");
-    let source = std::fs::read_to_string(root().join("scenarios/components/fig3.camkes"))
-        .unwrap()
-        .replace(
-            "provides Service b;",
-            "provides Service b;\n    uses Service out;",
-        )
-        .replace(
-            "three_to_b(from three.out, to B.b);",
-            "three_to_b(from three.out, to B.b);\n        \
+    let (_dir, looped) = edited_copy(
+        "loop.camkes",
+        "scenarios/components/fig3.camkes",
+        |source| {
+            source
+                .replace(
+                    "provides Service b;",
+                    "provides Service b;\n    uses Service out;",
+                )
+                .replace(
+                    "three_to_b(from three.out, to B.b);",
+                    "three_to_b(from three.out, to B.b);\n        \
              connection seL4RPCCallPrioritized b_to_a(from B.out, to A.a);",
-        );
-    std::fs::write(&looped, source).unwrap();
-    let stdout = stdout_of(&["analyze", looped.to_str().unwrap()], 1);
+                )
+        },
+    );
+    let stdout = stdout_of(&["analyze", &looped], 1);
     assert_contains(&stdout, "cycles:");
 }
 
@@ -523,14 +533,16 @@ fn component_schedulability_on_fig_7() {
     assert_eq!(row(&stdout, "t1")[2..4], ["81", "0"]);
 
     // With Table 2's overheads every C and B grows; JSON carries the same analysis.
-    let out = bulwark(&[
-        "analyze",
-        "scenarios/components/fig7.camkes",
-        "--overheads",
-        "xeon",
-        "--json",
-    ]);
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = json_of(
+        &[
+            "analyze",
+            "scenarios/components/fig7.camkes",
+            "--overheads",
+            "xeon",
+            "--json",
+        ],
+        0,
+    );
     let t1 = &json["schedulability"]["tasks"][0];
     assert!(t1["execution_ns"].as_u64().unwrap() > 4_000_000);
     assert!(t1["blocking_ns"].as_u64().unwrap() > 5_000_000);
@@ -562,13 +574,10 @@ fn mc_ipc_bounds_of_the_case_study() {
 
     // Sized for FIFO-IPC instead, every budget needs 2 + 28 = 30 ms: the sporadic
     // reservations' 20 ms are too small, and the exit status says so.
-    let dir = tempfile::tempdir().unwrap();
-    let fifo = dir.path().join("fifo.toml");
-    let source = std::fs::read_to_string(root().join("scenarios/mcipc/case-study.toml"))
-        .unwrap()
-        .replace("protocol = \"mc-ipc\"", "protocol = \"fifo-ipc\"");
-    std::fs::write(&fifo, source).unwrap();
-    let json = json_of(&["analyze", fifo.to_str().unwrap(), "--json"], 1);
+    let (_dir, fifo) = edited_copy("fifo.toml", "scenarios/mcipc/case-study.toml", |source| {
+        source.replace("protocol = \"mc-ipc\"", "protocol = \"fifo-ipc\"")
+    });
+    let json = json_of(&["analyze", &fifo, "--json"], 1);
     let r5 = &json["reservations"][4];
     assert_eq!(r5["budget_low_ns"], 30_000_000);
     assert_eq!(r5["enough"], false);
@@ -594,8 +603,7 @@ fn component_simulation_writes_its_trace_and_gantt_chart() {
         ],
         0,
     );
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let json = read_json(&trace);
     let events = json["traceEvents"].as_array().unwrap();
     let slices = events.iter().filter(|e| e["ph"] == "X").count();
     assert!(slices > 0, "no slice in {json}");
@@ -639,8 +647,7 @@ fn simulate_runs_an_mc_ipc_file() {
         ],
         0,
     );
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let json = read_json(&trace);
     assert_eq!(json["otherData"]["until_ns"], "160000000");
     let events = json["traceEvents"].as_array().unwrap();
     let slices: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "X").collect();
@@ -650,18 +657,14 @@ fn simulate_runs_an_mc_ipc_file() {
         assert!(end <= 160_000.0 + 1e-6, "{slice}");
     }
     // A file naming no protocol runs all three: one trace cannot show them, exit 2.
-    let all = dir.path().join("all.toml");
-    let source = std::fs::read_to_string(root().join(file)).unwrap();
-    let without: String = source
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("protocol ="))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    std::fs::write(&all, without).unwrap();
-    let out = output_of(
-        &["simulate", all.to_str().unwrap(), "--svg", "/tmp/never.svg"],
-        2,
-    );
+    let (_all_dir, all) = edited_copy("all.toml", file, |source| {
+        source
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("protocol ="))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    });
+    let out = output_of(&["simulate", &all, "--svg", "/tmp/never.svg"], 2);
     assert!(text(&out.stderr).contains(
         "names none; allowed: protocol = \"mc-ipc\", \"fifo-ipc\" or \"prio-ipc\" in the file"
     ));
@@ -707,8 +710,7 @@ fn simulate_reports_the_reclamation_of_an_mc_ipc_file() {
         0,
     );
     assert!(text(&out.stdout).contains("980770"), "the table as well");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let json = read_json(&trace);
     // The watchdog's termination at 4.99 s: 13 ns of kernel time.
     let kernel: Vec<&serde_json::Value> = json["traceEvents"]
         .as_array()
@@ -761,15 +763,16 @@ fn analyze_counts_the_reservations_of_a_component_system() {
     );
     assert!(t1.contains(&"9.571724ms"), "{t1:?}");
     assert_eq!(&row(table, "t4")[5], &"0ns");
-    let out = bulwark(&["analyze", file, "--overheads", "xeon", "--json"]);
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = json_of(&["analyze", file, "--overheads", "xeon", "--json"], 0);
     let tasks = &doc["schedulability"]["tasks"];
     assert_eq!(tasks[0]["regions_ns"], 500_000);
     assert_eq!(tasks[0]["reservation"]["eq1_response_ns"], 5_500_000);
     assert_eq!(tasks[1]["reservation"]["eq1_response_ns"], 15_500_000);
     assert_eq!(tasks[1]["reservation"]["budget_ns"], 5_000_000);
-    let plain = bulwark(&["analyze", "scenarios/components/fig7.camkes", "--json"]);
-    let doc: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    let doc = json_of(
+        &["analyze", "scenarios/components/fig7.camkes", "--json"],
+        0,
+    );
     assert!(doc["schedulability"]["tasks"][0]["reservation"].is_null());
     assert!(doc["schedulability"]["tasks"][0]["regions_ns"].is_null());
 }
@@ -797,10 +800,7 @@ fn an_mc_ipc_context_switch_is_charged_and_left_out_of_the_bounds() {
         let path = path.to_str().unwrap().to_owned();
         let simulated = output_of(&["simulate", &path, "--json", "--until", "300ms"], 0);
         let analysed = output_of(&["analyze", &path, "--json"], 0);
-        let json = |out: &Output| -> serde_json::Value {
-            serde_json::from_str(&text(&out.stdout)).unwrap()
-        };
-        (json(&simulated)["runs"][0].clone(), json(&analysed))
+        (json_out(&simulated)["runs"][0].clone(), json_out(&analysed))
     };
     let (run_free, bounds_free) = run("free.toml", free);
     let (run_costly, bounds_costly) = run(
@@ -866,10 +866,7 @@ fn simulating_an_mc_ipc_file_without_tasks_says_what_to_add() {
 /// kernel-costs sets five of them; a file without `[cost]` has none to name.
 #[test]
 fn every_scenario_analysis_names_the_costs_its_bounds_leave_out() {
-    let json = |file: &str| -> serde_json::Value {
-        let out = bulwark(&["analyze", file, "--json"]);
-        serde_json::from_str(&text(&out.stdout)).unwrap()
-    };
+    let json = |file: &str| json_out(&bulwark(&["analyze", file, "--json"]));
     assert_eq!(
         json("scenarios/kernel-costs.toml")["costs_not_in_bounds"],
         serde_json::json!([
@@ -897,15 +894,13 @@ fn every_scenario_analysis_names_the_costs_its_bounds_leave_out() {
     assert!(note("scenarios/kernel-costs.toml"));
     assert!(!note("scenarios/textbook-rm.toml"));
     // A constant-bandwidth server with a context-switch cost: named, singular.
-    let dir = tempfile::tempdir().unwrap();
-    let costly = dir.path().join("cbs-costly.toml");
-    let cbs = std::fs::read_to_string(root().join("scenarios/cbs-isolation.toml")).unwrap();
-    std::fs::write(&costly, format!("{cbs}\n[cost]\ncontext-switch = 500\n")).unwrap();
-    let costly = costly.to_str().unwrap();
+    let (_dir, costly) = edited_copy("cbs-costly.toml", "scenarios/cbs-isolation.toml", |cbs| {
+        format!("{cbs}\n[cost]\ncontext-switch = 500\n")
+    });
     assert_eq!(
-        json(costly)["costs_not_in_bounds"],
+        json(&costly)["costs_not_in_bounds"],
         serde_json::json!(["context-switch"])
     );
-    assert!(text(&bulwark(&["analyze", costly]).stdout)
+    assert!(text(&bulwark(&["analyze", &costly]).stdout)
         .contains("the file's `context-switch` cost, which the simulator charges"));
 }
