@@ -2,9 +2,12 @@
 //! `budget`/`eta` in TOML, with the same checks (budget within the period, eta within the
 //! budget, eta only with a budget), each located at the value it is about.
 
+mod common;
+
 use bulwark_core::Duration;
 use bulwark_spec::component::{ComponentSystem, TaskReservation};
 use bulwark_spec::{parse_camkes, parse_components};
+use common::{client_server_components, first_error, ms};
 
 fn camkes(extra: &str) -> String {
     format!(
@@ -29,39 +32,13 @@ assembly {{
     )
 }
 
+/// The component system with `extra` in its task, from line 9.
 fn toml(extra: &str) -> String {
-    format!(
-        r#"[[component]]
-name = "c"
-kind = "active"
-
-[[component.task]]
-name = "c"
-priority = 10
-period = "10ms"
-{extra}
-
-[[component]]
-name = "s"
-kind = "passive"
-
-[[component.cpi]]
-name = "work"
-protocol = "inherited"
-
-[[connection]]
-from = "c"
-to = "s.work"
-"#
-    )
+    client_server_components(&format!("{extra}\n"), "")
 }
 
 fn reservation_of(system: &ComponentSystem) -> Option<TaskReservation> {
     system.tasks().first().expect("one task").1.reservation
-}
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
 }
 
 #[test]
@@ -93,21 +70,15 @@ fn both_front_ends_read_the_same_reservation() {
     );
 }
 
-/// `(file text, file name)` to its first error as text.
-fn first_error(result: Result<ComponentSystem, bulwark_spec::Diagnostics>) -> String {
-    let errors = result.expect_err("refused");
-    errors.errors()[0].to_string()
-}
-
 #[test]
 fn a_budget_beyond_the_period_is_refused_at_its_value() {
     // TOML: line 9 is `budget = "11ms"`, the value at column 10.
-    let error = first_error(parse_components(&toml("budget = \"11ms\""), "r.toml"));
+    let (error, _) = first_error(parse_components(&toml("budget = \"11ms\""), "r.toml"));
     assert_eq!(
         error,
         "r.toml:9:10: budget 11ms is not within the task's period 10ms"
     );
-    let error = first_error(parse_camkes(
+    let (error, _) = first_error(parse_camkes(
         &camkes("        c._budget = \"0ms\";"),
         "r.camkes",
     ));
@@ -119,14 +90,14 @@ fn a_budget_beyond_the_period_is_refused_at_its_value() {
 
 #[test]
 fn eta_beyond_the_budget_or_without_one_is_refused() {
-    let error = first_error(parse_components(
+    let (error, _) = first_error(parse_components(
         &toml("budget = \"2ms\"\neta = \"3ms\""),
         "r.toml",
     ));
     assert_eq!(error, "r.toml:10:7: eta 3ms is longer than the budget 2ms");
-    let error = first_error(parse_components(&toml("eta = \"1ms\""), "r.toml"));
+    let (error, _) = first_error(parse_components(&toml("eta = \"1ms\""), "r.toml"));
     assert_eq!(error, "r.toml:9:7: eta without a budget");
-    let error = first_error(parse_camkes(
+    let (error, _) = first_error(parse_camkes(
         &camkes("        c._eta = \"1ms\";"),
         "r.camkes",
     ));

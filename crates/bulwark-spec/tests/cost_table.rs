@@ -1,41 +1,14 @@
 //! One `[cost]` table for every file kind: each kind may set only the costs its machine
 //! charges, and a cost nothing would charge is refused at its key, never ignored.
 
+mod common;
+
 use bulwark_spec::{parse, parse_components, parse_mc_ipc, CallReplyCycles, CostModel, IpcCosts};
+use common::{client_server_components, first_error};
 
-/// A one-task component system, with `extra` appended (its `[cost]`).
+/// A one-task component system (20 lines), then a blank line and `extra` (its `[cost]`).
 fn components(extra: &str) -> String {
-    format!(
-        r#"[[component]]
-name = "c"
-kind = "active"
-
-[[component.task]]
-name = "c"
-priority = 10
-period = "10ms"
-
-[[component]]
-name = "s"
-kind = "passive"
-
-[[component.cpi]]
-name = "work"
-protocol = "inherited"
-
-[[connection]]
-from = "c"
-to = "s.work"
-
-{extra}"#
-    )
-}
-
-/// The first diagnostic of `result`, with its help.
-fn first_error<T>(result: Result<T, bulwark_spec::Diagnostics>) -> (String, String) {
-    let diagnostics = result.err().expect("the file is refused");
-    let error = &diagnostics.errors()[0];
-    (error.to_string(), error.help().to_owned())
+    client_server_components("", &format!("\n{extra}"))
 }
 
 #[test]

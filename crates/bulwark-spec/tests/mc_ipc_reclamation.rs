@@ -12,8 +12,8 @@ use bulwark_spec::mc_ipc_toml::{
     AddedReservation, Criticality, Replenishment, ReservationKind, ScriptStep,
 };
 use bulwark_spec::system::{kind_of, FileKind};
-use bulwark_spec::{parse_mc_ipc, CostModel, GroupSpec};
-use common::mc_ipc::{errors, read};
+use bulwark_spec::{CostModel, GroupSpec};
+use common::mc_ipc::{assert_first_error, errors, read};
 use common::*;
 
 /// Lines 2-16: one cluster, one server, one sporadic reservation. Line 1 is empty.
@@ -312,10 +312,11 @@ fn a_group_name_without_groups_says_how_to_add_one() {
          group = \"g\"\nscript = [{{ compute = \"1ms\" }}]\n"
     );
     // `group` on line 24, its value at column 9.
-    let diagnostics = parse_mc_ipc(&text, "f.toml").unwrap_err();
-    let error = &diagnostics.errors()[0];
-    assert_eq!(error.to_string(), "f.toml:24:9: no group is called `g`");
-    assert_eq!(error.help(), "add a [[group]] table with this name");
+    assert_first_error(
+        &text,
+        "f.toml:24:9: no group is called `g`",
+        "add a [[group]] table with this name",
+    );
 }
 
 #[test]
@@ -468,14 +469,10 @@ fn step_tables_do_one_thing_with_their_own_companions() {
             "f.toml:24:30: unknown script step key `step`",
         ]
     );
-    let diagnostics = parse_mc_ipc(&task_with("[{ terminate = \"T\" }]"), "f.toml").unwrap_err();
-    assert_eq!(
-        diagnostics.errors()[0].help(),
-        "allowed: another [[task]]; this system has no other"
-    );
-    assert_eq!(
-        diagnostics.errors()[0].to_string(),
-        "f.toml:24:25: task `T` terminates itself"
+    assert_first_error(
+        &task_with("[{ terminate = \"T\" }]"),
+        "f.toml:24:25: task `T` terminates itself",
+        "allowed: another [[task]]; this system has no other",
     );
     assert_eq!(
         read(&task_with("[{ allocate = 2 }, \"sleep\"]")).tasks[0].script,
@@ -510,11 +507,9 @@ fn a_template_terminates_a_task_of_the_file() {
          = \"nobody\" }}] }}\n"
     );
     // `task` on line 27: `{ terminate` at column 37, its value at 51.
-    let diagnostics = parse_mc_ipc(&text, "f.toml").unwrap_err();
-    let error = &diagnostics.errors()[0];
-    assert_eq!(
-        error.to_string(),
-        "f.toml:27:51: no task is called `nobody`"
+    assert_first_error(
+        &text,
+        "f.toml:27:51: no task is called `nobody`",
+        "add a [[task]] table with this name",
     );
-    assert_eq!(error.help(), "add a [[task]] table with this name");
 }

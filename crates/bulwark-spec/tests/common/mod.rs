@@ -52,6 +52,42 @@ pub fn rejection<T: Debug>(
     }
 }
 
+/// The first error of a refused file, as `file:line:column: message`, and its help.
+pub fn first_error<T>(result: Result<T, Diagnostics>) -> (String, String) {
+    let diagnostics = result.err().expect("the file is refused");
+    let error = &diagnostics.errors()[0];
+    (error.to_string(), error.help().to_owned())
+}
+
+/// A component system: the active component `c` with one task (priority 10, period 10 ms,
+/// then the lines `task_keys`, from line 9) calls the passive component `s`'s CPI `work`
+/// (inherited priorities); `tail` follows the last line, 20 (or 19 plus `task_keys`' lines).
+pub fn client_server_components(task_keys: &str, tail: &str) -> String {
+    format!(
+        r#"[[component]]
+name = "c"
+kind = "active"
+
+[[component.task]]
+name = "c"
+priority = 10
+period = "10ms"
+{task_keys}
+[[component]]
+name = "s"
+kind = "passive"
+
+[[component.cpi]]
+name = "work"
+protocol = "inherited"
+
+[[connection]]
+from = "c"
+to = "s.work"
+{tail}"#
+    )
+}
+
 /// One `file:line:column: message` line per error.
 pub fn lines_of(diagnostics: &Diagnostics) -> String {
     diagnostics
@@ -143,5 +179,12 @@ pub mod mc_ipc {
             Ok(system) => panic!("accepted: {system:#?}"),
             Err(d) => d.errors().iter().map(|e| e.to_string()).collect(),
         }
+    }
+
+    /// The first error of a wrong text is `error`, with the help `help`.
+    #[track_caller]
+    pub fn assert_first_error(text: &str, error: &str, help: &str) {
+        let (actual, actual_help) = super::first_error(parse_mc_ipc(text, "f.toml"));
+        assert_eq!((actual.as_str(), actual_help.as_str()), (error, help));
     }
 }
