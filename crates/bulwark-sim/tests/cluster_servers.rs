@@ -477,6 +477,15 @@ fn a_request_waiting_when_its_budget_runs_out_is_pruned_and_issued_again() {
     assert_eq!(outcome.tasks[0].gate_wait.max_ns, 1_000_000);
 }
 
+/// Members of cluster `pair` that call `S` at 0: `a` (priority 2, 5 ms per 10 ms) for 3 ms and
+/// `b` (priority 1, 2 ms per 10 ms) for 1 ms.
+const BLOCKED_AT_A_GATE: &str = "[[task]]\nname = \"a\"\ncluster = \"pair\"\npriority = 2\n\
+    reservation = { budget = \"5ms\", period = \"10ms\" }\n\
+    script = [{ invoke = \"S\", operation = \"3ms\" }]\n\n\
+    [[task]]\nname = \"b\"\ncluster = \"pair\"\npriority = 1\n\
+    reservation = { budget = \"2ms\", period = \"10ms\" }\n\
+    script = [{ invoke = \"S\", operation = \"1ms\" }]\n";
+
 /// Without bandwidth inheritance (a FIFO-IPC gate) a member that waits blocks, but its
 /// reservation stays active: selected, it drains with nothing to run (A2). `a` (priority 2)
 /// calls for 3 ms at 0 and is served on core 0; `b` (priority 1, 2 ms per 10 ms) calls for
@@ -485,16 +494,7 @@ fn a_request_waiting_when_its_budget_runs_out_is_pruned_and_issued_again() {
 /// 10..11 ms and its job completes at 11 ms, having executed 1 ms in all.
 #[test]
 fn a_member_blocked_at_a_gate_drains_its_selected_reservation() {
-    let text = "name = \"fifo\"\npolicy = \"fixed-priority\"\ncores = 2\nduration = \"15ms\"\n\n\
-        [[cluster]]\nname = \"pair\"\ncores = [0, 1]\norder = \"fixed-priority\"\n\n\
-        [[server]]\nname = \"S\"\ngate = \"fifo-ipc\"\noperation = \"5ms\"\n\n\
-        [[task]]\nname = \"a\"\ncluster = \"pair\"\npriority = 2\n\
-        reservation = { budget = \"5ms\", period = \"10ms\" }\n\
-        script = [{ invoke = \"S\", operation = \"3ms\" }]\n\n\
-        [[task]]\nname = \"b\"\ncluster = \"pair\"\npriority = 1\n\
-        reservation = { budget = \"2ms\", period = \"10ms\" }\n\
-        script = [{ invoke = \"S\", operation = \"1ms\" }]\n";
-    let scenario = parsed(text, "fifo.toml");
+    let scenario = slack_pair("fifo-ipc", false, BLOCKED_AT_A_GATE);
     assert!(!scenario.servers[0].bandwidth_inheritance);
     let outcome = run_with_jobs(&scenario);
     assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(3.0))]);
@@ -515,15 +515,12 @@ fn a_member_blocked_at_a_gate_drains_its_selected_reservation() {
 /// its replenishment at 10 ms: it completes at 12 ms.
 #[test]
 fn an_idle_core_reclaims_slack_for_a_member_that_is_not_selected() {
-    let tasks = "[[task]]\nname = \"a\"\ncluster = \"pair\"\npriority = 2\n\
-        reservation = { budget = \"5ms\", period = \"10ms\" }\n\
-        script = [{ invoke = \"S\", operation = \"3ms\" }]\n\n\
-        [[task]]\nname = \"b\"\ncluster = \"pair\"\npriority = 1\n\
-        reservation = { budget = \"2ms\", period = \"10ms\" }\n\
-        script = [{ invoke = \"S\", operation = \"1ms\" }]\n\n\
+    let tasks = &format!(
+        "{BLOCKED_AT_A_GATE}\n\
         [[task]]\nname = \"c\"\ncluster = \"pair\"\npriority = 0\n\
-        reservation = { budget = \"4ms\", period = \"10ms\" }\n\
-        script = [{ run = \"6ms\" }]\n";
+        reservation = {{ budget = \"4ms\", period = \"10ms\" }}\n\
+        script = [{{ run = \"6ms\" }}]\n"
+    );
     let slack = slack_pair("fifo-ipc", true, tasks);
     assert!(slack.clusters[0].slack_reclamation);
     let outcome = run_with_jobs(&slack);

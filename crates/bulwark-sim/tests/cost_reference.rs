@@ -692,6 +692,23 @@ fn share() -> impl Strategy<Value = u64> {
     prop_oneof![1u64..=250, 1u64..=1000]
 }
 
+/// The kernel's costs, in cycles, drawn from one strategy each.
+fn kernel_costs(
+    timer_interrupt: impl Strategy<Value = u64>,
+    scheduler: impl Strategy<Value = u64>,
+    context_switch: impl Strategy<Value = u64>,
+    cache_refill: impl Strategy<Value = u64>,
+) -> impl Strategy<Value = Costs> {
+    (timer_interrupt, scheduler, context_switch, cache_refill).prop_map(
+        |(timer_interrupt, scheduler, context_switch, cache_refill)| Costs {
+            timer_interrupt,
+            scheduler,
+            context_switch,
+            cache_refill,
+        },
+    )
+}
+
 /// Fine grain: periods 1-20 ms and offsets up to 10 ms in whole microseconds, relative
 /// deadlines from half the period to the period, costs any number of cycles up to 2,000
 /// (zero a quarter of the time).
@@ -706,14 +723,7 @@ fn fine_case() -> impl Strategy<Value = Case> {
         },
     );
     let cost = || prop_oneof![1 => Just(0u64), 3 => 0u64..=2000];
-    let costs = (cost(), cost(), cost(), cost()).prop_map(
-        |(timer_interrupt, scheduler, context_switch, cache_refill)| Costs {
-            timer_interrupt,
-            scheduler,
-            context_switch,
-            cache_refill,
-        },
-    );
+    let costs = kernel_costs(cost(), cost(), cost(), cost());
     (
         proptest::collection::vec(task, 1..=5),
         costs,
@@ -755,14 +765,7 @@ fn aligned_case() -> impl Strategy<Value = Case> {
         )
     });
     let cost = || prop::sample::select(vec![0u64, 0, 1000, 2000]);
-    let costs = (cost(), cost(), cost(), cost()).prop_map(
-        |(timer_interrupt, scheduler, context_switch, cache_refill)| Costs {
-            timer_interrupt,
-            scheduler,
-            context_switch,
-            cache_refill,
-        },
-    );
+    let costs = kernel_costs(cost(), cost(), cost(), cost());
     (
         proptest::collection::vec(task, 1..=5),
         costs,
@@ -799,14 +802,7 @@ fn clustered_case() -> impl Strategy<Value = Case> {
     });
     let cost = || prop::sample::select(vec![0u64, 1000, 2000]);
     let refill = prop::sample::select(vec![1000u64, 2000]);
-    let costs = (cost(), cost(), cost(), refill).prop_map(
-        |(timer_interrupt, scheduler, context_switch, cache_refill)| Costs {
-            timer_interrupt,
-            scheduler,
-            context_switch,
-            cache_refill,
-        },
-    );
+    let costs = kernel_costs(cost(), cost(), cost(), refill);
     (proptest::collection::vec(task, 3..=5), costs, 1u64..=40).prop_map(
         |(tasks, costs, horizon_ms)| Case {
             tasks,

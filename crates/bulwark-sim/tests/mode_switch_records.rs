@@ -25,10 +25,6 @@ impl Recorder for Switches {
     }
 }
 
-fn at_ms(n: u64) -> Instant {
-    Instant::ZERO.saturating_add(Duration::from_millis(n))
-}
-
 /// One cluster (core 0) and one high-criticality sporadic reservation, `e^H = 10 ms`,
 /// `e^L = 4 ms` per 50 ms. Its task's first job, released at 1 ms, computes 6 ms: past
 /// `e^L`, within `e^H`. Every later job computes 2 ms. No kernel costs.
@@ -76,20 +72,14 @@ fn one_overrun_switches_to_high_when_e_l_is_consumed_and_back_at_the_idle_instan
         ..Switches::default()
     };
     run(&overrun_once(), &mut recorder);
+    let switch = |ms, mode| ModeSwitchRecord {
+        cluster: 0,
+        at: Instant::ZERO.saturating_add(Duration::from_millis(ms)),
+        mode,
+    };
     assert_eq!(
         recorder.heard,
-        [
-            ModeSwitchRecord {
-                cluster: 0,
-                at: at_ms(5),
-                mode: Mode::High,
-            },
-            ModeSwitchRecord {
-                cluster: 0,
-                at: at_ms(7),
-                mode: Mode::Low,
-            },
-        ]
+        [switch(5, Mode::High), switch(7, Mode::Low)]
     );
 }
 

@@ -1234,12 +1234,7 @@ fn mc_ipc_prunes_a_waiting_request_and_reissues_it_at_the_replenishment() {
 fn one_decisions_notices_are_acted_on_by_task() {
     let periodic = |period, offset, before, after, priority, budget| Caller {
         period,
-        offset,
-        before,
-        after,
-        priority,
-        budget,
-        core: 0,
+        ..caller(priority, offset, before, after, budget)
     };
     let system = System {
         callers: vec![

@@ -6,11 +6,13 @@
 
 use bulwark_core::ipc::GateProtocol;
 use bulwark_core::{Duration, Instant, Priority, TaskId};
-use bulwark_sim::{Options, Outcome, SliceKind, VbsOptions};
+use bulwark_sim::{Options, Outcome, SliceKind};
 use bulwark_spec::{
     Behaviour, Execution, PolicyKind, Reservation, Scenario, ServerSpec, ServerStep, Step, TaskSpec,
 };
 use proptest::prelude::*;
+
+mod common;
 
 fn run(source: &str) -> Outcome {
     let scenario = bulwark_spec::parse(source, "servers.toml").expect("valid");
@@ -496,10 +498,8 @@ proptest! {
         if deferrable {
             scenario.policy = PolicyKind::SprDeferrable;
         }
-        let options = Options { record_trace: true, ..Options::default() };
-        let checked = VbsOptions { check_invariants: true, ..VbsOptions::default() };
-        let run = bulwark_sim::run_vbs(&scenario, &options, checked).expect("runs");
-        let trace = run.outcome.trace.as_ref().expect("recorded");
+        let outcome = common::run_checked(&scenario, &Options { record_trace: true, ..Options::default() });
+        let trace = outcome.trace.as_ref().expect("recorded");
         let top = scenario.tasks.iter().filter_map(|t| t.priority).max();
         let at_top = scenario.tasks.iter().filter(|t| t.priority == top).count();
         for (index, task) in scenario.tasks.iter().enumerate() {
@@ -515,7 +515,7 @@ proptest! {
                 .filter(|s| s.2 == SliceKind::Server)
                 .map(|s| s.1 - s.0)
                 .sum();
-            prop_assert_eq!(server, run.outcome.tasks[index].server_ns);
+            prop_assert_eq!(server, outcome.tasks[index].server_ns);
             if !deferrable && (task.priority != top || at_top > 1) {
                 continue;
             }
@@ -558,11 +558,9 @@ proptest! {
             }
             task.deadline = Some(Duration::from_micros(PERIOD_US));
         }
-        let options = Options { record_trace: true, ..Options::default() };
-        let checked = VbsOptions { check_invariants: true, ..VbsOptions::default() };
-        let run = bulwark_sim::run_vbs(&scenario, &options, checked).expect("runs");
-        let trace = run.outcome.trace.as_ref().expect("recorded");
-        for (index, metrics) in run.outcome.tasks.iter().enumerate() {
+        let outcome = common::run_checked(&scenario, &Options { record_trace: true, ..Options::default() });
+        let trace = outcome.trace.as_ref().expect("recorded");
+        for (index, metrics) in outcome.tasks.iter().enumerate() {
             let server = trace.time_in(TaskId(index as u32), SliceKind::Server, Instant::ZERO, Instant::NEVER);
             prop_assert_eq!(server, metrics.server_ns);
             prop_assert!(metrics.server_ns <= metrics.executed_ns);
@@ -581,10 +579,8 @@ proptest! {
                 to_first_server(steps);
             }
         }
-        let options = Options { record_trace: true, ..Options::default() };
-        let checked = VbsOptions { check_invariants: true, ..VbsOptions::default() };
-        let run = bulwark_sim::run_vbs(&scenario, &options, checked).expect("runs");
-        let trace = run.outcome.trace.as_ref().expect("recorded");
+        let outcome = common::run_checked(&scenario, &Options { record_trace: true, ..Options::default() });
+        let trace = outcome.trace.as_ref().expect("recorded");
         let on = |core: u16| -> Vec<(u64, u64)> {
             trace
                 .slices
@@ -598,7 +594,7 @@ proptest! {
                 prop_assert!(b <= c || d <= a, "[{a}, {b}) on core 0 and [{c}, {d}) on core 1");
             }
         }
-        for task in &run.outcome.tasks {
+        for task in &outcome.tasks {
             prop_assert!(task.request_drain.sum_ns <= u128::from(task.executed_ns), "{}", task.name);
         }
     }

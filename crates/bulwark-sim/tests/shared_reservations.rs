@@ -9,8 +9,55 @@ mod common;
 use bulwark_sim::Outcome;
 use bulwark_spec::parse;
 
-fn run(source: &str) -> Outcome {
-    common::run_jobs(&parse(source, "shared.toml").expect("valid"))
+/// Runs the `[[task]]` and `[[server]]` tables `tables` on one cluster `C` of cores 0 to
+/// `cores - 1`, which `policy` orders, for `duration`.
+fn run_on_one_cluster(policy: &str, cores: u16, duration: &str, tables: &str) -> Outcome {
+    let core_list: Vec<String> = (0..cores).map(|core| core.to_string()).collect();
+    let source = format!(
+        r#"
+name = "shared"
+policy = "{policy}"
+cores = {cores}
+duration = "{duration}"
+
+[[cluster]]
+name = "C"
+cores = [{}]
+order = "{policy}"
+{tables}"#,
+        core_list.join(", ")
+    );
+    common::run_jobs(&parse(&source, "shared.toml").expect("valid"))
+}
+
+/// Task S, `execution` every `period` on a reservation of `budget` per 10 ms, then B1 (5 ms)
+/// and B2 (2 ms), both every `period` from 0, on the best-effort reservation `bg` they share.
+fn reserved_task_and_best_effort_pair(budget: &str, period: &str, execution: &str) -> String {
+    format!(
+        r#"
+[[task]]
+name = "S"
+cluster = "C"
+priority = 1
+reservation = {{ budget = "{budget}", period = "10ms" }}
+period = "{period}"
+execution = "{execution}"
+
+[[task]]
+name = "B1"
+cluster = "C"
+reservation = {{ name = "bg", best-effort = true }}
+period = "{period}"
+execution = "5ms"
+
+[[task]]
+name = "B2"
+cluster = "C"
+reservation = "bg"
+period = "{period}"
+execution = "2ms"
+"#
+    )
 }
 
 /// (release, first start, completion) of the first `n` jobs of `task`, in milliseconds.
@@ -38,16 +85,7 @@ fn executed_ms(outcome: &Outcome) -> Vec<u64> {
 /// Over 100 ms: A 30 ms, B 10 ms (R's 40 ms), C 50 ms.
 #[test]
 fn threads_of_one_reservation_share_its_budget() {
-    let outcome = run(r#"
-name = "shared-edf"
-policy = "edf"
-duration = "100ms"
-
-[[cluster]]
-name = "C"
-cores = [0]
-order = "edf"
-
+    let tables = r#"
 [[task]]
 name = "A"
 cluster = "C"
@@ -68,7 +106,8 @@ cluster = "C"
 reservation = { budget = "5ms", period = "10ms" }
 period = "10ms"
 execution = "5ms"
-"#);
+"#;
+    let outcome = run_on_one_cluster("edf", 1, "100ms", tables);
     assert_eq!(
         jobs(&outcome, 0, 3),
         vec![
@@ -102,16 +141,7 @@ execution = "5ms"
 /// R used 6 of its 7 ms; the next period repeats it from 10 ms.
 #[test]
 fn the_first_ready_thread_in_file_order_runs() {
-    let outcome = run(r#"
-name = "shared-fp"
-policy = "fixed-priority"
-duration = "20ms"
-
-[[cluster]]
-name = "C"
-cores = [0]
-order = "fixed-priority"
-
+    let tables = r#"
 [[task]]
 name = "A"
 cluster = "C"
@@ -127,7 +157,8 @@ cluster = "C"
 reservation = "R"
 period = "10ms"
 execution = "4ms"
-"#);
+"#;
+    let outcome = run_on_one_cluster("fixed-priority", 1, "20ms", tables);
     assert_eq!(
         jobs(&outcome, 0, 2),
         vec![(3, Some(3), Some(5)), (13, Some(13), Some(15))]
@@ -148,16 +179,7 @@ execution = "4ms"
 /// ends with the run.
 #[test]
 fn a_thread_that_invoked_waits_while_its_reservation_runs_another() {
-    let outcome = run(r#"
-name = "shared-gate"
-policy = "fixed-priority"
-duration = "6ms"
-
-[[cluster]]
-name = "C"
-cores = [0]
-order = "fixed-priority"
-
+    let tables = r#"
 [[server]]
 name = "S"
 gate = "fifo-ipc"
@@ -176,7 +198,8 @@ name = "t1"
 cluster = "C"
 reservation = "R"
 script = [{ loop = "forever", body = [{ invoke = "S", operation = "1ms" }, { run = "2ms" }, { sleep-until-next-release = "3ms" }] }]
-"#);
+"#;
+    let outcome = run_on_one_cluster("fixed-priority", 1, "6ms", tables);
     let ends = |task| -> Vec<(u64, Option<u64>)> {
         jobs(&outcome, task, 2)
             .into_iter()
@@ -201,38 +224,8 @@ script = [{ loop = "forever", body = [{ invoke = "S", operation = "1ms" }, { run
 /// - 12..13: B2 resumes and completes at 13; nothing runs after it until 20.
 #[test]
 fn threads_of_a_named_best_effort_reservation_run_on_what_is_left() {
-    let outcome = run(r#"
-name = "shared-best-effort"
-policy = "fixed-priority"
-duration = "20ms"
-
-[[cluster]]
-name = "C"
-cores = [0]
-order = "fixed-priority"
-
-[[task]]
-name = "S"
-cluster = "C"
-priority = 1
-reservation = { budget = "4ms", period = "10ms" }
-period = "20ms"
-execution = "6ms"
-
-[[task]]
-name = "B1"
-cluster = "C"
-reservation = { name = "bg", best-effort = true }
-period = "20ms"
-execution = "5ms"
-
-[[task]]
-name = "B2"
-cluster = "C"
-reservation = "bg"
-period = "20ms"
-execution = "2ms"
-"#);
+    let tables = reserved_task_and_best_effort_pair("4ms", "20ms", "6ms");
+    let outcome = run_on_one_cluster("fixed-priority", 1, "20ms", &tables);
     assert_eq!(jobs(&outcome, 0, 1), vec![(0, Some(0), Some(12))]);
     assert_eq!(jobs(&outcome, 1, 1), vec![(0, Some(4), Some(9))]);
     assert_eq!(jobs(&outcome, 2, 1), vec![(0, Some(9), Some(13))]);
@@ -248,39 +241,8 @@ execution = "2ms"
 /// 0..5, then B2 5..7. Had B2 a best-effort reservation of its own, it would run 2..4.
 #[test]
 fn a_shared_best_effort_reservation_runs_one_thread_at_a_time() {
-    let outcome = run(r#"
-name = "shared-best-effort-two-cores"
-policy = "fixed-priority"
-cores = 2
-duration = "10ms"
-
-[[cluster]]
-name = "C"
-cores = [0, 1]
-order = "fixed-priority"
-
-[[task]]
-name = "S"
-cluster = "C"
-priority = 1
-reservation = { budget = "2ms", period = "10ms" }
-period = "10ms"
-execution = "2ms"
-
-[[task]]
-name = "B1"
-cluster = "C"
-reservation = { name = "bg", best-effort = true }
-period = "10ms"
-execution = "5ms"
-
-[[task]]
-name = "B2"
-cluster = "C"
-reservation = "bg"
-period = "10ms"
-execution = "2ms"
-"#);
+    let tables = reserved_task_and_best_effort_pair("2ms", "10ms", "2ms");
+    let outcome = run_on_one_cluster("fixed-priority", 2, "10ms", &tables);
     assert_eq!(jobs(&outcome, 0, 1), vec![(0, Some(0), Some(2))]);
     assert_eq!(jobs(&outcome, 1, 1), vec![(0, Some(0), Some(5))]);
     assert_eq!(jobs(&outcome, 2, 1), vec![(0, Some(5), Some(7))]);
