@@ -149,6 +149,7 @@ mod components;
 mod handover;
 pub mod linux;
 mod machine;
+mod probe;
 mod runtime;
 mod stretches;
 pub mod sys;
@@ -161,6 +162,7 @@ use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step};
 
 pub use components::{run_components, HostComponentOutcome};
 pub use machine::{run_machine, DEFAULT_RUN};
+pub use probe::{probe_platform, PlatformProbe};
 pub use stretches::HostRun;
 pub use task::{Stopped, TaskContext};
 

@@ -270,6 +270,29 @@ fn a_stalled_dispatcher_is_demoted_by_the_watchdog() {
 }
 
 #[test]
+fn the_platform_probe_spins_its_length_and_restores_its_thread() {
+    let Some(_core) = managed_core() else {
+        return;
+    };
+    let length = Duration::from_millis(100);
+    let probe = bulwark_host::probe_platform(&config(), length).expect("probe");
+    // It reads the clock until its length has passed: at most the last gap beyond it.
+    assert!(probe.spun >= length, "{probe:?}");
+    assert!(
+        probe.spun
+            <= length
+                .saturating_add(probe.longest)
+                .saturating_add(Duration::from_millis(1)),
+        "{probe:?}"
+    );
+    // Every gap counted is over 1 ms and inside the time spun.
+    assert!(probe.lost <= probe.spun, "{probe:?}");
+    assert!(probe.lost.as_nanos() > probe.gaps * 1_000_000 || probe.gaps == 0);
+    assert!(probe.longest <= probe.lost);
+    assert_no_real_time_thread();
+}
+
+#[test]
 fn a_missing_privilege_gives_the_documented_error() {
     // In a child process (the same test binary, this test only): lower RLIMIT_RTPRIO to 0 and
     // drop CAP_SYS_NICE, then ask for a run.

@@ -115,8 +115,9 @@ pub struct Attempt {
     /// The measurement's report.
     pub report: ExperimentReport,
     /// What the platform took from the managed core during the measurement (the
-    /// hypervisor's steal, timers over 1 ms late), when it took anything; `None` when it
-    /// left the core alone, or the experiment cannot tell.
+    /// hypervisor's steal, or timers over 1 ms late that a probe [`confirmed`] as the
+    /// platform's), when it took anything; `None` when it left the core alone, or the
+    /// experiment cannot tell.
     pub disturbed: Option<String>,
 }
 
@@ -224,6 +225,33 @@ fn judge(
         }
         return Ok(report);
     }
+}
+
+/// How long [`confirmed`] probes the managed core.
+pub const PROBE: bulwark_core::Duration = bulwark_core::Duration::from_millis(300);
+
+/// The evidence that the platform disturbed an attempt, confirmed. The hypervisor's steal
+/// (`stolen`) is the platform's doing and stands. Late timers alone may be the dispatcher's
+/// own: they stand only if a probe of the managed core now
+/// ([`bulwark_host::probe_platform`], [`PROBE`] long) finds the platform taking it too, and
+/// the probe's finding joins the evidence; else the attempt counts as undisturbed.
+pub fn confirmed(evidence: Option<String>, stolen: bool, core: usize) -> Option<String> {
+    let evidence = evidence?;
+    if stolen {
+        return Some(evidence);
+    }
+    let config = bulwark_host::HostConfig {
+        core,
+        ..bulwark_host::HostConfig::default()
+    };
+    let probe = bulwark_host::probe_platform(&config, PROBE).ok()?;
+    probe.disturbed().then(|| {
+        format!(
+            "{evidence}; a probe of the core after it lost {} in {} gaps over 1 ms (the longest \
+             {}) of {}",
+            probe.lost, probe.gaps, probe.longest, probe.spun
+        )
+    })
 }
 
 /// The median of `values` (the lower middle one for an even count, the ceil(n / 2)-th
@@ -473,6 +501,18 @@ mod tests {
         let (kept, runs, pauses) = judged(3, &[(false, true, false); 10]);
         assert_eq!((runs, pauses.len()), (3, 0));
         assert_eq!(crate::report::failing_claims(&kept.checks), ["c"]);
+    }
+
+    /// No evidence is nothing to confirm, and steal stands without a probe (neither branch
+    /// probes the core, so this holds on any machine).
+    #[test]
+    fn steal_stands_and_no_evidence_is_no_disturbance() {
+        assert_eq!(confirmed(None, true, 1), None);
+        assert_eq!(confirmed(None, false, 1), None);
+        assert_eq!(
+            confirmed(Some("20 ms of steal".into()), true, 1).as_deref(),
+            Some("20 ms of steal")
+        );
     }
 
     const STAT: &str = "cpu  2217481 236908 381360 4219025 13384 0 2061 2236 0 0
