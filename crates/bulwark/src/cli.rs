@@ -162,7 +162,9 @@ Examples:
     /// Run the built-in experiments and write a report (Markdown, HTML, SVG).
     #[command(
         after_help = "Exit status: 0 when every check holds, 1 when one fails, 2 for an
-unknown experiment, a usage error or a report that cannot be written.
+unknown experiment, a usage error or a report that cannot be written. A host experiment's
+timing claim that the platform kept from being judged (it disturbed every attempt: steal
+time, or a probe of the core losing time) prints as NOT JUDGED and is not a failure.
 
 Examples:
   bulwark reproduce
