@@ -71,7 +71,7 @@ pub type Records = bulwark_sim::Kept;
 
 /// The system of the module documentation.
 pub fn system() -> Result<bulwark_spec::Scenario, LabError> {
-    Ok(built_in_scenario(EXPERIMENT.name)?)
+    built_in_scenario(EXPERIMENT.name)
 }
 
 /// Runs the system with `seed` and keeps its records.
