@@ -516,13 +516,7 @@ pub fn report(points: &[Point]) -> ExperimentReport {
                 ]),
                 rows,
             },
-            Table {
-                caption: "Cost model (cycles): the paper's platform, calibrated as \
-                          experiments/platform.rs explains"
-                    .into(),
-                header: headings(["cost", "cycles"]),
-                rows: platform::rows(),
-            },
+            platform::cost_table(),
         ],
         figures: vec![Figure {
             file: "wakeup-latency.svg".into(),
@@ -539,7 +533,7 @@ pub fn report(points: &[Point]) -> ExperimentReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenarios::built_in;
+    use crate::experiments::outcomes::built_in_scenario;
 
     #[test]
     fn a_reduced_sweep_has_the_papers_shape_and_every_check_holds() {
@@ -593,7 +587,7 @@ mod tests {
     /// `scenarios/attack-a1.toml` is this scenario with N = 16, under the naive server.
     #[test]
     fn the_scenario_file_is_the_sixteen_attacker_case() {
-        let file = built_in("attack-a1").expect("built in").scenario().unwrap();
+        let file = built_in_scenario("attack-a1").unwrap();
         let code = scenario(PolicyKind::DeferrableServer, 16);
         assert_eq!(file.policy, code.policy);
         assert_eq!(file.cost, code.cost);

@@ -722,7 +722,7 @@ pub fn report(rows: &[Row]) -> ExperimentReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenarios::built_in;
+    use crate::experiments::outcomes::built_in_scenario;
 
     /// Two periods instead of the report's three: the same checks, in a few seconds.
     #[test]
@@ -769,10 +769,7 @@ mod tests {
     /// `scenarios/attack-a3.toml` is the timer flood without a region, one period long.
     #[test]
     fn the_scenario_file_is_the_timer_flood_cell() {
-        let mut file = built_in("attack-a3")
-            .expect("built in")
-            .scenario()
-            .expect("valid");
+        let mut file = built_in_scenario("attack-a3").expect("valid");
         let code = scenario(Workload::TimerFlood, Duration::ZERO, 1);
         file.description = code.description.clone();
         assert_eq!(file, code);

@@ -13,13 +13,11 @@
 //!   39.000013 ms, so T1's job of 500 ms starts at 529.000013 ms.
 
 use bulwark_core::{Duration, Instant};
-use bulwark_sim::metrics::JobRecord;
-use bulwark_sim::{Options, Outcome};
+use bulwark_sim::Outcome;
 
-use super::mc_ipc_reservations::task;
+use super::outcomes::{built_in_scenario, jobs, recording_jobs, task};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport};
-use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "cluster-rogue",
@@ -47,11 +45,8 @@ fn theorem_1(scenario: &bulwark_spec::Scenario) -> Duration {
 }
 
 fn run() -> Result<ExperimentReport, LabError> {
-    let scenario = built_in("cluster-rogue").expect("built in").scenario()?;
-    let options = Options {
-        record_jobs: true,
-        ..Options::default()
-    };
+    let scenario = built_in_scenario("cluster-rogue")?;
+    let options = recording_jobs();
     let grouped = bulwark_sim::run(&scenario, &options)?;
     let mut ungrouped_scenario = scenario.clone();
     ungrouped_scenario.groups.clear();
@@ -86,22 +81,6 @@ fn run() -> Result<ExperimentReport, LabError> {
         ],
         ..EXPERIMENT.blank_report()
     })
-}
-
-/// Every job of `name`, in order.
-fn jobs<'a>(outcome: &'a Outcome, name: &str) -> Vec<&'a JobRecord> {
-    let index = outcome
-        .tasks
-        .iter()
-        .position(|t| t.name == name)
-        .expect("the file names its tasks");
-    let mut jobs: Vec<&JobRecord> = outcome
-        .jobs
-        .as_ref()
-        .map(|jobs| jobs.iter().filter(|j| j.task.index() == index).collect())
-        .unwrap_or_default();
-    jobs.sort_by_key(|j| j.job);
-    jobs
 }
 
 fn within_theorem_1(outcome: &Outcome, bound: Duration) -> Check {
@@ -232,11 +211,8 @@ mod tests {
     /// Theorem 1 for one core per cluster and two clusters: (1 + 2 * 1 * 2) * 2 ms = 10 ms.
     #[test]
     fn the_bound_is_theorem_1() {
-        let scenario = built_in("cluster-rogue").expect("built in").scenario();
-        assert_eq!(
-            theorem_1(&scenario.expect("valid")),
-            Duration::from_millis(10)
-        );
+        let scenario = built_in_scenario("cluster-rogue").expect("valid");
+        assert_eq!(theorem_1(&scenario), Duration::from_millis(10));
     }
 
     /// 1 ms at 13 ns per unit is 76,923 units; less the arena and the process, 76,920; at 4

@@ -19,10 +19,10 @@ use bulwark_sim::components::{component_tasks, ComponentTaskOutcome, ProtocolCos
 use bulwark_sim::Machine;
 use bulwark_spec::Scenario;
 
+use super::outcomes::built_in_scenario;
 use super::{Experiment, LabError};
 use crate::component_system::{admitted_responses, compose, lower, timings_with_regions};
 use crate::report::{headings, Check, ExperimentReport, Table};
-use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "components-beside-vbs",
@@ -63,14 +63,14 @@ fn alone_and_bounds(composed: &Scenario) -> Result<(Scenario, Bounds), LabError>
 }
 
 fn run() -> Result<ExperimentReport, LabError> {
-    let file = built_in(EXPERIMENT.name).expect("built in").scenario()?;
+    let file = built_in_scenario(EXPERIMENT.name)?;
     let composed = compose(file).map_err(components_error)?;
     let part = composed
         .components
         .as_ref()
         .expect("composed from a component system");
     let (alone, bounds) = alone_and_bounds(&composed)?;
-    let mut vbs_alone = built_in("vbs-processes").expect("built in").scenario()?;
+    let mut vbs_alone = built_in_scenario("vbs-processes")?;
     vbs_alone.duration = composed.duration;
 
     let options = super::recording();

@@ -11,10 +11,10 @@ use bulwark_analysis::rbf::{rbf, ServerKind};
 use bulwark_core::{Duration, Instant, TaskId};
 use bulwark_sim::{Outcome, SliceKind};
 
+use super::outcomes::built_in_scenario;
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
 use crate::report::{headings, Check, ExperimentReport, Figure, Table};
-use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "deferrable-double-hit",
@@ -26,9 +26,7 @@ pub const EXPERIMENT: Experiment = Experiment {
 const WINDOWS_MS: [(u64, u64); 4] = [(4, 4), (5, 4), (10, 6), (14, 8)];
 
 fn run() -> Result<ExperimentReport, LabError> {
-    let scenario = built_in("deferrable-double-hit")
-        .expect("built in")
-        .scenario()?;
+    let scenario = built_in_scenario("deferrable-double-hit")?;
     let options = super::recording();
     let outcome = bulwark_sim::run(&scenario, &options)?;
     let reservation = scenario.tasks[0]

@@ -15,13 +15,13 @@
 //! quiet run (the paper's "relative runtime of a concurrent workload").
 
 use bulwark_core::Duration;
-use bulwark_sim::{Options, Outcome};
+use bulwark_sim::Outcome;
 use bulwark_spec::{Behaviour, Scenario, Step};
 
+use super::outcomes::{built_in_scenario, recording_jobs};
 use super::{Experiment, LabError};
 use crate::plot::{line_plot_scaled, Scale, Series};
 use crate::report::{headings, Check, ExperimentReport, Figure, Table};
-use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "faas-reclaim",
@@ -65,7 +65,7 @@ struct Point {
 }
 
 fn run() -> Result<ExperimentReport, LabError> {
-    let base = built_in("faas-reclaim").expect("built in").scenario()?;
+    let base = built_in_scenario("faas-reclaim")?;
     let quiet = simulate(&quiet(&base))?;
     let reference = response_of_next(&quiet);
     let mut points = Vec::new();
@@ -79,11 +79,7 @@ fn run() -> Result<ExperimentReport, LabError> {
 }
 
 fn simulate(scenario: &Scenario) -> Result<Outcome, LabError> {
-    let options = Options {
-        record_jobs: true,
-        ..Options::default()
-    };
-    Ok(bulwark_sim::run(scenario, &options)?)
+    Ok(bulwark_sim::run(scenario, &recording_jobs())?)
 }
 
 /// The scenario with the rogue allocating `n`, in its group or not.

@@ -17,10 +17,10 @@ use bulwark_core::{Duration, Instant};
 use bulwark_sim::{Outcome, SliceKind};
 use bulwark_spec::{PolicyKind, Scenario};
 
+use super::outcomes::built_in_scenario;
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
 use crate::report::{headings, Check, ExperimentReport, Figure, Table};
-use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "global-reservations",
@@ -74,9 +74,7 @@ const CLAIM_ANALYSIS: &str =
     "bulwark_analysis::cluster: GFB's test shows the cluster's reservations schedulable";
 
 fn run() -> Result<ExperimentReport, LabError> {
-    let scenario = built_in("global-reservations")
-        .expect("built in")
-        .scenario()?;
+    let scenario = built_in_scenario("global-reservations")?;
     run_on(&scenario)
 }
 
@@ -655,10 +653,7 @@ mod tests {
     use bulwark_spec::Reservation;
 
     fn file() -> Scenario {
-        built_in("global-reservations")
-            .expect("built in")
-            .scenario()
-            .expect("valid")
+        built_in_scenario("global-reservations").expect("valid")
     }
 
     #[test]

@@ -13,12 +13,12 @@
 
 use bulwark_core::ipc::GateProtocol;
 use bulwark_core::Duration;
-use bulwark_sim::{Options, Outcome};
+use bulwark_sim::Outcome;
 
-use super::mc_ipc_reservations::{drained, task, with_gate};
+use super::mc_ipc_reservations::{drained, with_gate};
+use super::outcomes::{built_in_scenario, first_job, recording_jobs, requests_aborted, task};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport};
-use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "key-server-cluster",
@@ -43,13 +43,8 @@ fn theorem_1(scenario: &bulwark_spec::Scenario) -> Duration {
 }
 
 fn run() -> Result<ExperimentReport, LabError> {
-    let scenario = built_in("key-server-cluster")
-        .expect("built in")
-        .scenario()?;
-    let options = Options {
-        record_jobs: true,
-        ..Options::default()
-    };
+    let scenario = built_in_scenario("key-server-cluster")?;
+    let options = recording_jobs();
     let mc_ipc = bulwark_sim::run(&scenario, &options)?;
     let fifo = bulwark_sim::run(&with_gate(&scenario, GateProtocol::FifoIpc), &options)?;
     let bound = theorem_1(&scenario);
@@ -120,10 +115,7 @@ fn run() -> Result<ExperimentReport, LabError> {
 /// The rogues' waiting requests are pruned, by hand: rogue-s's at 0.5 ms, rogue2's at 0.9,
 /// 20.9 and 40.9 ms, rogue1's at 20.5 and 40.5 ms; the victim's never.
 fn pruned(outcome: &Outcome) -> Check {
-    let counts: Vec<u64> = ["rogue1", "rogue2", "rogue-s"]
-        .iter()
-        .map(|name| task(outcome, name).requests_aborted)
-        .collect();
+    let counts = requests_aborted(outcome, &["rogue1", "rogue2", "rogue-s"]);
     let victim = task(outcome, "victim").requests_aborted;
     Check {
         claim: "mc-ipc: waiting rogue requests are pruned when their budgets run out, in the \
@@ -149,20 +141,7 @@ fn fifo_check(outcome: &Outcome, bound: Duration) -> Check {
         DRAIN_FIFO,
         victim.request_drain.count,
     );
-    let index = outcome
-        .tasks
-        .iter()
-        .position(|t| t.name == "victim")
-        .expect("the file names its victim");
-    let first = outcome
-        .jobs
-        .as_ref()
-        .and_then(|jobs| {
-            jobs.iter()
-                .find(|job| job.task.index() == index && job.job == 0)
-                .cloned()
-        })
-        .expect("the victim's first job is recorded");
+    let first = first_job(outcome, "victim").expect("the victim's first job is recorded");
     let done = first
         .completion
         .map(|at| Duration::from_nanos(at.as_nanos()));
@@ -187,11 +166,8 @@ mod tests {
     /// Theorem 1 for two cores and two gate clusters: (1 + 2 * 2 * 2) * 2 ms = 18 ms.
     #[test]
     fn the_bound_is_theorem_1() {
-        let scenario = built_in("key-server-cluster").expect("built in").scenario();
-        assert_eq!(
-            theorem_1(&scenario.expect("valid")),
-            Duration::from_millis(18)
-        );
+        let scenario = built_in_scenario("key-server-cluster").expect("valid");
+        assert_eq!(theorem_1(&scenario), Duration::from_millis(18));
     }
 
     #[test]

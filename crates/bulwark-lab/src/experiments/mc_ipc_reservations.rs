@@ -21,12 +21,12 @@
 
 use bulwark_core::ipc::GateProtocol;
 use bulwark_core::Duration;
-use bulwark_sim::{Options, Outcome, TaskMetrics};
+use bulwark_sim::{Outcome, TaskMetrics};
 use bulwark_spec::Scenario;
 
+use super::outcomes::{built_in_scenario, first_job, recording_jobs, requests_aborted, task};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport};
-use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "mc-ipc-reservations",
@@ -50,13 +50,8 @@ const RESPONSE_MC_IPC: Duration = Duration::from_millis(5);
 const RESPONSE_QUEUED: Duration = Duration::from_millis(9);
 
 fn run() -> Result<ExperimentReport, LabError> {
-    let scenario = built_in("mc-ipc-reservations")
-        .expect("built in")
-        .scenario()?;
-    let options = Options {
-        record_jobs: true,
-        ..Options::default()
-    };
+    let scenario = built_in_scenario("mc-ipc-reservations")?;
+    let options = recording_jobs();
     let mc_ipc = bulwark_sim::run(&scenario, &options)?;
     let prio = bulwark_sim::run(&with_gate(&scenario, GateProtocol::PrioIpc), &options)?;
     let fifo = bulwark_sim::run(&with_gate(&scenario, GateProtocol::FifoIpc), &options)?;
@@ -142,14 +137,6 @@ pub(super) fn with_gate(scenario: &Scenario, gate: GateProtocol) -> Scenario {
     copy
 }
 
-pub(super) fn task<'a>(outcome: &'a Outcome, name: &str) -> &'a TaskMetrics {
-    outcome
-        .tasks
-        .iter()
-        .find(|t| t.name == name)
-        .expect("the file names its tasks")
-}
-
 /// The victim drained exactly `each` for each of its `requests` requests.
 pub(super) fn drained(claim: &str, victim: &TaskMetrics, each: Duration, requests: u64) -> Check {
     let drain = &victim.request_drain;
@@ -190,10 +177,7 @@ fn drained_and_done(
 /// The SPR core's aborts by hand: every period, rogue2's and rogue3's waiting requests are
 /// pruned, rogue1's, in service, never is.
 fn aborted(outcome: &Outcome, periods: u64) -> Check {
-    let counts: Vec<u64> = ["rogue1", "rogue2", "rogue3"]
-        .iter()
-        .map(|name| task(outcome, name).requests_aborted)
-        .collect();
+    let counts = requests_aborted(outcome, &["rogue1", "rogue2", "rogue3"]);
     Check {
         claim: "SPR core, mc-ipc: each period the two waiting rogue requests are aborted when \
                 their budgets run out, and reissued at the replenishment; the one in service is \
@@ -209,15 +193,7 @@ fn aborted(outcome: &Outcome, periods: u64) -> Check {
 /// over the run.
 fn hard_cbs(mc_ipc: &Outcome, fifo: &Outcome) -> Vec<Check> {
     let victim = task(mc_ipc, "cbs-victim");
-    let first = |outcome: &Outcome| {
-        let index = outcome.tasks.iter().position(|t| t.name == "cbs-victim")?;
-        outcome
-            .jobs
-            .as_ref()?
-            .iter()
-            .find(|job| job.task.index() == index && job.job == 0)
-            .and_then(|job| job.completion)
-    };
+    let first = |outcome: &Outcome| first_job(outcome, "cbs-victim").and_then(|job| job.completion);
     let (mc_first, fifo_first) = (first(mc_ipc), first(fifo));
     let ms = |at: Option<bulwark_core::Instant>| at.map_or("none".into(), |at| at.to_string());
     vec![
@@ -298,14 +274,14 @@ fn across_cores(mc_ipc: &Outcome, fifo: &Outcome) -> Vec<Check> {
 /// whole 2 ms operation: what the experiments' "break it" tests run.
 #[cfg(test)]
 pub(super) fn with_rich_rogues(name: &str) -> Outcome {
-    let mut scenario = built_in(name).expect("built in").scenario().expect("valid");
+    let mut scenario = built_in_scenario(name).expect("valid");
     for task in &mut scenario.tasks {
         if task.name.contains("rogue") {
             let reservation = task.reservation.as_mut().expect("reserved");
             reservation.budget = Duration::from_millis(3);
         }
     }
-    bulwark_sim::run(&scenario, &Options::default()).expect("runs")
+    bulwark_sim::run(&scenario, &bulwark_sim::Options::default()).expect("runs")
 }
 
 #[cfg(test)]

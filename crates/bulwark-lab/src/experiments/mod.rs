@@ -25,6 +25,7 @@ mod mc_ipc_reservations;
 pub mod mcipc_case_study;
 pub mod mcipc_cbs_rogue;
 pub mod mcipc_spr_clients;
+mod outcomes;
 mod passive_servers;
 pub mod platform;
 mod reclaim_latency;

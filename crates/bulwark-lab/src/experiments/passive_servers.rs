@@ -25,10 +25,10 @@
 use bulwark_core::{Duration, Instant, TaskId};
 use bulwark_sim::{Options, Outcome, SliceKind, TaskMetrics};
 
+use super::outcomes::{built_in_scenario, task};
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
 use crate::report::{Check, ExperimentReport, Figure};
-use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "passive-servers",
@@ -58,7 +58,7 @@ const VICTIM2_WAITS: [Duration; 3] = [ms_tenths(15), ms_tenths(15), ms_tenths(10
 const VICTIM2_RESPONSE: Duration = ms_tenths(45);
 
 fn run() -> Result<ExperimentReport, LabError> {
-    let scenario = built_in("passive-servers").expect("built in").scenario()?;
+    let scenario = built_in_scenario("passive-servers")?;
     let options = super::recording();
     let outcome = bulwark_sim::run(&scenario, &options)?;
     let task = |name: &str| {
@@ -257,11 +257,7 @@ fn ceiling(scenario: &bulwark_spec::Scenario) -> Result<Check, LabError> {
         }
     }
     let outcome = bulwark_sim::run(&ceiling, &Options::default())?;
-    let high = outcome
-        .tasks
-        .iter()
-        .find(|t| t.name == "high")
-        .expect("the file has high");
+    let high = task(&outcome, "high");
     let expected = ms_tenths(45);
     Ok(Check {
         claim: "core 1 with log1 at priority 9 (its callers' ceiling, the component paper's \
@@ -280,7 +276,7 @@ fn ceiling(scenario: &bulwark_spec::Scenario) -> Result<Check, LabError> {
 /// `scenarios/shared-server.toml`, run, and its checks: the server shared by an SPR core and
 /// a CBS core carries the rogue's exhaustion on core 0 to the client on core 1.
 fn shared_server(options: &Options) -> Result<(Outcome, Vec<Check>), LabError> {
-    let scenario = built_in("shared-server").expect("built in").scenario()?;
+    let scenario = built_in_scenario("shared-server")?;
     let outcome = bulwark_sim::run(&scenario, options)?;
     let client = outcome
         .tasks
@@ -367,10 +363,7 @@ mod tests {
     use super::*;
 
     fn the_file() -> bulwark_spec::Scenario {
-        built_in("passive-servers")
-            .expect("built in")
-            .scenario()
-            .expect("valid")
+        built_in_scenario("passive-servers").expect("valid")
     }
 
     #[test]
@@ -392,11 +385,7 @@ mod tests {
         let reservation = rogue.reservation.as_mut().expect("reserved");
         reservation.budget = Duration::from_millis(3);
         let outcome = bulwark_sim::run(&scenario, &Options::default()).expect("runs");
-        let victim = outcome
-            .tasks
-            .iter()
-            .find(|t| t.name == "victim")
-            .expect("victim");
+        let victim = task(&outcome, "victim");
         let check = waited("victim", victim, VICTIM_WAIT);
         assert!(!check.pass, "{}", check.measured);
         assert_eq!(victim.gate_wait.max_ns, ms_tenths(15).as_nanos());
@@ -415,11 +404,7 @@ mod tests {
             .expect("log2");
         log2.bandwidth_inheritance = false;
         let outcome = bulwark_sim::run(&scenario, &Options::default()).expect("runs");
-        let victim2 = outcome
-            .tasks
-            .iter()
-            .find(|t| t.name == "victim2")
-            .expect("victim2");
+        let victim2 = task(&outcome, "victim2");
         assert_eq!(victim2.gate_wait.max_ns, VICTIM_WAIT.as_nanos());
         assert_eq!(victim2.misses, 1);
     }

@@ -22,6 +22,8 @@
 
 use bulwark_spec::CostModel;
 
+use crate::report::{headings, Table};
+
 /// The calibrated costs (see the module documentation for the reasons).
 pub const PAPER_PLATFORM: CostModel = CostModel {
     reclaim_per_unit: 0,
@@ -50,4 +52,15 @@ pub fn rows() -> Vec<Vec<String>> {
     .into_iter()
     .map(|(k, v)| vec![k.to_string(), v])
     .collect()
+}
+
+/// The calibration as a report table, as the attack experiments A1 and A2 show it.
+pub fn cost_table() -> Table {
+    Table {
+        caption: "Cost model (cycles): the paper's platform, calibrated as \
+                  experiments/platform.rs explains"
+            .into(),
+        header: headings(["cost", "cycles"]),
+        rows: rows(),
+    }
 }

@@ -18,10 +18,10 @@ use bulwark_core::{Duration, Instant};
 use bulwark_sim::{Outcome, SliceKind};
 use bulwark_spec::{PolicyKind, Scenario};
 
+use super::outcomes::built_in_scenario;
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
 use crate::report::{Check, ExperimentReport, Figure};
-use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "spr-vbs-cores",
@@ -35,8 +35,8 @@ const VICTIM_EXECUTION: Duration = Duration::from_millis(3);
 const PERIOD: Duration = Duration::from_millis(10);
 
 fn run() -> Result<ExperimentReport, LabError> {
-    let composed = built_in("spr-vbs-cores").expect("built in").scenario()?;
-    let mut vbs_alone = built_in("vbs-processes").expect("built in").scenario()?;
+    let composed = built_in_scenario("spr-vbs-cores")?;
+    let mut vbs_alone = built_in_scenario("vbs-processes")?;
     // Over the composed file's horizon (vbs-processes.toml runs 200 ms).
     vbs_alone.duration = composed.duration;
     let options = super::recording();
@@ -217,10 +217,7 @@ mod tests {
     /// takes the whole core and the victim never runs.
     #[test]
     fn without_reservations_the_rogue_starves_the_victim() {
-        let mut composed = built_in("spr-vbs-cores")
-            .expect("built in")
-            .scenario()
-            .expect("valid");
+        let mut composed = built_in_scenario("spr-vbs-cores").expect("valid");
         composed.policy = PolicyKind::FixedPriority;
         for t in &mut composed.tasks {
             if t.core == 0 {
@@ -228,11 +225,7 @@ mod tests {
             }
         }
         let outcome = bulwark_sim::run(&composed, &bulwark_sim::Options::default()).expect("runs");
-        let victim = outcome
-            .tasks
-            .iter()
-            .find(|t| t.name == "victim")
-            .expect("victim");
+        let victim = super::super::outcomes::task(&outcome, "victim");
         assert_eq!(victim.response.count, 0);
         assert_eq!(victim.misses, 10);
     }

@@ -12,10 +12,10 @@ use bulwark_core::{Duration, Instant, TaskId};
 use bulwark_sim::Outcome;
 use bulwark_spec::{Behaviour, Execution, Scenario};
 
+use super::outcomes::built_in_scenario;
 use super::{Experiment, LabError};
 use crate::gantt::gantt_svg;
 use crate::report::{headings, Check, ExperimentReport, Figure, Table};
-use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "textbook-fp-edf",
@@ -26,8 +26,8 @@ pub const EXPERIMENT: Experiment = Experiment {
 const EDF_COMPLETIONS_MS: [&[u64]; 2] = [&[2, 8, 14, 17, 22, 28, 34], &[6, 12, 20, 26, 32]];
 
 fn run() -> Result<ExperimentReport, LabError> {
-    let rm = built_in("textbook-rm").expect("built in").scenario()?;
-    let edf = built_in("textbook-edf").expect("built in").scenario()?;
+    let rm = built_in_scenario("textbook-rm")?;
+    let edf = built_in_scenario("textbook-edf")?;
     let options = super::recording();
     let rm_run = bulwark_sim::run(&rm, &options)?;
     let edf_run = bulwark_sim::run(&edf, &options)?;

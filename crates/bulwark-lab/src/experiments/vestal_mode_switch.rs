@@ -31,9 +31,9 @@ use bulwark_core::reservation::clustered::Mode;
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::{InvocationRecord, JobRecord, ModeSwitchRecord, Options};
 
+use super::outcomes::built_in_scenario;
 use super::{Experiment, LabError};
 use crate::report::{headings, Check, ExperimentReport, Table};
-use crate::scenarios::built_in;
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "vestal-mode-switch",
@@ -71,7 +71,7 @@ pub type Records = bulwark_sim::Kept;
 
 /// The system of the module documentation.
 pub fn system() -> Result<bulwark_spec::Scenario, LabError> {
-    Ok(built_in(EXPERIMENT.name).expect("built in").scenario()?)
+    built_in_scenario(EXPERIMENT.name)
 }
 
 /// Runs the system with `seed` and keeps its records.

@@ -1,0 +1,60 @@
+//! What the scenario experiments share: loading a built-in scenario, the options that keep
+//! its jobs' records, and finding a task's metrics and jobs in an outcome by name.
+
+use bulwark_sim::metrics::JobRecord;
+use bulwark_sim::{Options, Outcome, TaskMetrics};
+use bulwark_spec::Scenario;
+
+use super::LabError;
+use crate::scenarios::built_in;
+
+/// The built-in scenario `name`, validated.
+pub(super) fn built_in_scenario(name: &str) -> Result<Scenario, LabError> {
+    Ok(built_in(name).expect("built in").scenario()?)
+}
+
+/// Simulation options that keep every job's record (and no trace).
+pub(super) fn recording_jobs() -> Options {
+    Options {
+        record_jobs: true,
+        ..Options::default()
+    }
+}
+
+/// The metrics of the task called `name`.
+pub(super) fn task<'a>(outcome: &'a Outcome, name: &str) -> &'a TaskMetrics {
+    outcome
+        .tasks
+        .iter()
+        .find(|t| t.name == name)
+        .expect("the file names its tasks")
+}
+
+/// Every recorded job of the task called `name`, in order.
+pub(super) fn jobs<'a>(outcome: &'a Outcome, name: &str) -> Vec<&'a JobRecord> {
+    let index = outcome
+        .tasks
+        .iter()
+        .position(|t| t.name == name)
+        .expect("the file names its tasks");
+    let mut jobs: Vec<&JobRecord> = outcome
+        .jobs
+        .as_ref()
+        .map(|jobs| jobs.iter().filter(|j| j.task.index() == index).collect())
+        .unwrap_or_default();
+    jobs.sort_by_key(|j| j.job);
+    jobs
+}
+
+/// The record of the first job of the task called `name`, if it was recorded.
+pub(super) fn first_job<'a>(outcome: &'a Outcome, name: &str) -> Option<&'a JobRecord> {
+    jobs(outcome, name).into_iter().find(|job| job.job == 0)
+}
+
+/// How many requests each task of `names` had aborted, in the order of `names`.
+pub(super) fn requests_aborted(outcome: &Outcome, names: &[&str]) -> Vec<u64> {
+    names
+        .iter()
+        .map(|name| task(outcome, name).requests_aborted)
+        .collect()
+}
