@@ -25,7 +25,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::replenishment::ReplenishmentQueue;
-use super::Reservation;
+use super::{charge_running, Reservation};
 use crate::runqueue::PriorityRunqueue;
 use crate::suspension::{Suspensions, TaskState};
 use crate::timeouts::TimeoutQueue;
@@ -102,14 +102,7 @@ impl SporadicServer {
     }
 
     fn account(&mut self, now: Instant) {
-        if let Some((task, since)) = self.running {
-            // A task that suspended at its last accounting has not run since.
-            if self.tasks.state(task) == TaskState::Ready {
-                let t = task.index();
-                self.used[t] = self.used[t].saturating_add(now.saturating_duration_since(since));
-            }
-            self.running = Some((task, now));
-        }
+        charge_running(&mut self.running, &self.tasks, &mut self.used, now);
     }
 
     /// Algorithm 1, lines 1-4 (shared with SPR): plan full replenishments for the consumed
