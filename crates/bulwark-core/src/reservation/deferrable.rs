@@ -214,14 +214,7 @@ impl Policy for DeferrableServer {
             let t = task.index();
             now.saturating_add(self.reservation[t].budget.saturating_sub(self.used[t]))
         });
-        let timer = [
-            self.tasks.next_timeout(work),
-            self.replenishments.earliest(work).map(|(_, at)| at),
-            depletion,
-        ]
-        .into_iter()
-        .flatten()
-        .min();
+        let timer = self.tasks.next_timer(&self.replenishments, depletion, work);
         Decision { next, timer }
     }
 

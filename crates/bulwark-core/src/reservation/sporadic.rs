@@ -283,14 +283,9 @@ impl Policy for SporadicServer {
             work.replenishments_processed += queue.map_or(0, |q| q.len() as u32);
             now.saturating_add(left.saturating_sub(self.used[t]))
         });
-        let timer = [
-            self.tasks.next_timeout(work),
-            self.replenishment_timers.earliest(work).map(|(_, at)| at),
-            depletion,
-        ]
-        .into_iter()
-        .flatten()
-        .min();
+        let timer = self
+            .tasks
+            .next_timer(&self.replenishment_timers, depletion, work);
         Decision { next, timer }
     }
 
