@@ -152,6 +152,23 @@ impl Suspensions {
         self.timeouts.earliest(work).map(|(_, at)| at)
     }
 
+    /// The timer of a policy that enforces budgets: the earliest of the next wake-up, the
+    /// next of its `replenishments` and the chosen task's `depletion`.
+    #[inline]
+    pub(crate) fn next_timer(
+        &self,
+        replenishments: &TimeoutQueue,
+        depletion: Option<Instant>,
+        work: &mut Work,
+    ) -> Option<Instant> {
+        let wake_up = self.next_timeout(work);
+        let replenishment = replenishments.earliest(work).map(|(_, at)| at);
+        [wake_up, replenishment, depletion]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
     /// Checks that exactly the sleeping tasks have timeouts.
     pub fn check(&self) -> Result<(), &'static str> {
         self.timeouts.check()?;

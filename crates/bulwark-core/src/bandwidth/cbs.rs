@@ -368,14 +368,7 @@ impl Policy for Cbs {
         }
         let next = self.ready.peek().map(|(task, _)| task);
         let depletion = next.map(|t| now.saturating_add(self.servers[t.index()].remaining));
-        let timer = [
-            depletion,
-            self.tasks.next_timeout(work),
-            self.replenishments.earliest(work).map(|(_, at)| at),
-        ]
-        .into_iter()
-        .flatten()
-        .min();
+        let timer = self.tasks.next_timer(&self.replenishments, depletion, work);
         self.running = next.map(|task| (task, now));
         Decision { next, timer }
     }

@@ -20,7 +20,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::Reservation;
+use super::{charge_running, Reservation};
 use crate::runqueue::PriorityRunqueue;
 use crate::suspension::{Suspensions, TaskState};
 use crate::timeouts::TimeoutQueue;
@@ -88,14 +88,7 @@ impl DeferrableServer {
     /// Charges the running task up to `now`: every entry point calls this first, so budget
     /// use is exact whatever the reason for the invocation.
     fn account(&mut self, now: Instant) {
-        if let Some((task, since)) = self.running {
-            // A task that suspended at its last accounting has not run since.
-            if self.tasks.state(task) == TaskState::Ready {
-                let t = task.index();
-                self.used[t] = self.used[t].saturating_add(now.saturating_duration_since(since));
-            }
-            self.running = Some((task, now));
-        }
+        charge_running(&mut self.running, &self.tasks, &mut self.used, now);
     }
 
     fn has_budget(&self, task: TaskId) -> bool {
@@ -221,14 +214,7 @@ impl Policy for DeferrableServer {
             let t = task.index();
             now.saturating_add(self.reservation[t].budget.saturating_sub(self.used[t]))
         });
-        let timer = [
-            self.tasks.next_timeout(work),
-            self.replenishments.earliest(work).map(|(_, at)| at),
-            depletion,
-        ]
-        .into_iter()
-        .flatten()
-        .min();
+        let timer = self.tasks.next_timer(&self.replenishments, depletion, work);
         Decision { next, timer }
     }
 

@@ -17,7 +17,8 @@ pub use deferrable::DeferrableServer;
 pub use sporadic::SporadicServer;
 pub use spr::{ReplenishmentRule, Spr};
 
-use crate::{CoreError, Duration};
+use crate::suspension::{Suspensions, TaskState};
+use crate::{CoreError, Duration, Instant, TaskId};
 
 /// A reservation's parameters: at most `budget` of processor time per `period`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,5 +71,26 @@ impl Reservation {
             return Err(CoreError::InvalidParameter);
         }
         Ok(())
+    }
+}
+
+/// Charges the task chosen at the last invocation (`running`, with the time its accounting
+/// last advanced) for the time up to `now`, and advances its accounting to `now`: the budget
+/// use of the servers that count it per task in `used`, exact whatever the reason for the
+/// invocation.
+#[inline]
+pub(crate) fn charge_running(
+    running: &mut Option<(TaskId, Instant)>,
+    tasks: &Suspensions,
+    used: &mut [Duration],
+    now: Instant,
+) {
+    if let Some((task, since)) = *running {
+        // A task that suspended at its last accounting has not run since.
+        if tasks.state(task) == TaskState::Ready {
+            let t = task.index();
+            used[t] = used[t].saturating_add(now.saturating_duration_since(since));
+        }
+        *running = Some((task, now));
     }
 }

@@ -25,7 +25,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::replenishment::ReplenishmentQueue;
-use super::Reservation;
+use super::{charge_running, Reservation};
 use crate::runqueue::PriorityRunqueue;
 use crate::suspension::{Suspensions, TaskState};
 use crate::timeouts::TimeoutQueue;
@@ -102,14 +102,7 @@ impl SporadicServer {
     }
 
     fn account(&mut self, now: Instant) {
-        if let Some((task, since)) = self.running {
-            // A task that suspended at its last accounting has not run since.
-            if self.tasks.state(task) == TaskState::Ready {
-                let t = task.index();
-                self.used[t] = self.used[t].saturating_add(now.saturating_duration_since(since));
-            }
-            self.running = Some((task, now));
-        }
+        charge_running(&mut self.running, &self.tasks, &mut self.used, now);
     }
 
     /// Algorithm 1, lines 1-4 (shared with SPR): plan full replenishments for the consumed
@@ -290,14 +283,9 @@ impl Policy for SporadicServer {
             work.replenishments_processed += queue.map_or(0, |q| q.len() as u32);
             now.saturating_add(left.saturating_sub(self.used[t]))
         });
-        let timer = [
-            self.tasks.next_timeout(work),
-            self.replenishment_timers.earliest(work).map(|(_, at)| at),
-            depletion,
-        ]
-        .into_iter()
-        .flatten()
-        .min();
+        let timer = self
+            .tasks
+            .next_timer(&self.replenishment_timers, depletion, work);
         Decision { next, timer }
     }
 

@@ -22,7 +22,7 @@
 
 use alloc::vec::Vec;
 
-use super::{filled, vec_bytes, Key, Links, VbsQueue, NIL};
+use super::{check_places, filled, vec_bytes, Key, Links, Place, VbsQueue, NIL};
 use crate::{CoreError, Work};
 
 /// A 64-way hierarchical bitmap: level 0 has one bit per slot, each higher level one bit per
@@ -140,14 +140,6 @@ impl LevelBitmap {
         }
         Ok(())
     }
-}
-
-/// Which array a member is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Place {
-    None,
-    Blocked,
-    Ready,
 }
 
 /// Blocked and Ready as time-slot arrays of FIFO queues.
@@ -379,12 +371,7 @@ impl VbsQueue for ArrayQueue {
         if blocked + ready != self.len || self.links.linked() != self.len {
             return Err("slot lengths disagree with the linked members");
         }
-        for (m, place) in self.place.iter().enumerate() {
-            if (*place == Place::None) == self.links.is_linked(m as u32) {
-                return Err("a member's place disagrees with its links");
-            }
-        }
-        Ok(())
+        check_places(&self.links, &self.place)
     }
 }
 

@@ -16,16 +16,8 @@
 
 use alloc::vec::Vec;
 
-use super::{filled, vec_bytes, Key, Links, VbsQueue, NIL};
+use super::{check_places, filled, vec_bytes, Key, Links, Place, VbsQueue, NIL};
 use crate::{CoreError, Work};
-
-/// Which list a member is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Place {
-    None,
-    Blocked,
-    Ready,
-}
 
 /// Blocked and Ready as sorted intrusive doubly-linked lists.
 #[derive(Clone, Debug)]
@@ -250,12 +242,7 @@ impl VbsQueue for ListQueue {
         if blocked + ready != self.len || self.links.linked() != self.len {
             return Err("list lengths disagree with the linked members");
         }
-        for (m, place) in self.place.iter().enumerate() {
-            if (*place == Place::None) == self.links.is_linked(m as u32) {
-                return Err("a member's place disagrees with its links");
-            }
-        }
-        Ok(())
+        check_places(&self.links, &self.place)
     }
 }
 

@@ -321,6 +321,25 @@ impl Links {
     }
 }
 
+/// Which set a member of the list or array plugin is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    None,
+    Blocked,
+    Ready,
+}
+
+/// Checks the list and array plugins' `place` of each member against its links: a member
+/// has a place exactly when it is linked.
+pub(crate) fn check_places(links: &Links, place: &[Place]) -> Result<(), &'static str> {
+    for (m, place) in place.iter().enumerate() {
+        if (*place == Place::None) == links.is_linked(m as u32) {
+            return Err("a member's place disagrees with its links");
+        }
+    }
+    Ok(())
+}
+
 /// Sets bit `i` of a flat bitmap.
 pub(crate) fn bit_set(words: &mut [u64], i: usize) {
     words[i / 64] |= 1 << (i % 64);
