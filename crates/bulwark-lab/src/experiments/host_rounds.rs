@@ -39,7 +39,7 @@ pub fn interleaved<P, T>(
 
 /// Runs the host experiment `experiment` (whose results come from `source`): when this
 /// process may not use real-time scheduling, its skipped report with the reason (no checks,
-/// so it passes nothing); else `measure`, up to `attempts` times ([`until_checks_hold`]).
+/// so it passes nothing); else `measure`, up to `attempts` times ([`until_judged`]).
 pub fn run_host(
     experiment: &Experiment,
     source: &str,
@@ -91,23 +91,6 @@ pub fn skipped(experiment: &Experiment, source: &str, reason: String) -> Experim
 /// only costs time when an earlier one missed.
 pub const ATTEMPTS: usize = 5;
 
-/// Runs `measure` until every check of its report holds, at most `attempts` times, and keeps
-/// the last report, whose summary then says which attempt it was and what the earlier ones
-/// missed. A mechanism that does not work fails every attempt (the storm without a region
-/// stays at a third of the baseline however often it is measured); what this absorbs is the
-/// machine's noise around a threshold, and the report says so rather than hiding it.
-pub fn until_checks_hold(
-    attempts: usize,
-    mut measure: impl FnMut() -> Result<ExperimentReport, LabError>,
-) -> Result<ExperimentReport, LabError> {
-    until_judged(attempts, &[], || {
-        Ok(Attempt {
-            report: measure()?,
-            disturbed: None,
-        })
-    })
-}
-
 /// One measurement of a host experiment: its report, and whether the platform disturbed the
 /// managed core while it measured.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -131,9 +114,14 @@ pub const DISTURBED_ATTEMPTS: usize = 5;
 /// platform's disturbance to pass rather than another measurement inside it.
 pub const FIRST_PAUSE: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// [`until_checks_hold`] for an experiment that can tell when the platform disturbed an
-/// attempt, whose checks numbered in `timing` are claims about timing that such a disturbance
-/// can break. A failing attempt counts against `attempts` unless the platform disturbed it and
+/// Runs `measure` until every check of its report holds, at most `attempts` times, and keeps
+/// the last report, whose summary then says which attempt it was and what the earlier ones
+/// missed. A mechanism that does not work fails every attempt (the storm without a region
+/// stays at a third of the baseline however often it is measured); what this absorbs is the
+/// machine's noise around a threshold, and the report says so rather than hiding it.
+///
+/// For an experiment that can tell when the platform disturbed an attempt, the checks
+/// numbered in `timing` are claims about timing that such a disturbance can break. A failing attempt counts against `attempts` unless the platform disturbed it and
 /// only timing claims failed; such an attempt is measured again after a pause (see
 /// [`DISTURBED_ATTEMPTS`]). When the platform disturbed every failing attempt up to that
 /// limit, the timing claims the last one missed are not judged
@@ -367,6 +355,22 @@ mod tests {
             figures: Vec::new(),
             not_judged: Vec::new(),
         }
+    }
+
+    /// [`judge`] for an experiment that cannot tell the platform's disturbance.
+    fn until_checks_hold(
+        attempts: usize,
+        mut measure: impl FnMut() -> Result<ExperimentReport, LabError>,
+    ) -> Result<ExperimentReport, LabError> {
+        let attempt = || {
+            Ok(Attempt {
+                report: measure()?,
+                disturbed: None,
+            })
+        };
+        judge(attempts, &[], attempt, |_| {
+            panic!("no pause without disturbance")
+        })
     }
 
     #[test]
