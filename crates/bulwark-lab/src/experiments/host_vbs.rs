@@ -52,7 +52,10 @@ use bulwark_sim::ActionRecord;
 use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step, TaskSpec, VbsPlugin, VbsSpec};
 
 use super::host_rounds::{confirmed, interleaved, Attempt, Disturbance, Probe, Rounds};
-use super::vbs_isolation::{self, control_actions, extra_script, EXTRA_PERMILLE, MAX_EXTRA};
+use super::vbs_isolation::{
+    self, control_actions, extra_script, ms, BUSY_PERCENT, EXTRA_PERMILLE, HORIZON_BITS, MAX_EXTRA,
+    NAMES, PERIODS_US, QUANTUM,
+};
 use super::vbs_strategies::eq1_bound_ns;
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
@@ -64,10 +67,6 @@ pub const EXPERIMENT: Experiment = Experiment {
     run,
 };
 
-/// One instant of the scheduler's time, as in the simulated experiment.
-pub const QUANTUM: Duration = Duration::from_micros(10);
-/// `2^12` instants: periods up to 10.24 ms.
-pub const HORIZON_BITS: u32 = 12;
 /// One run per level and round.
 pub const RUN: Duration = Duration::from_millis(500);
 /// Rounds per level.
@@ -387,7 +386,7 @@ impl Level {
                 level.over_allowance = samples
                     .iter()
                     .filter(|s| {
-                        s.response().as_nanos() > s.bound_ns() + period_us(s.action) * 1_000
+                        s.response().as_nanos() > s.bound_ns() + PERIODS_US[s.action] * 1_000
                     })
                     .count();
                 level.busy_percent = all
@@ -471,15 +470,6 @@ fn measure() -> Result<Attempt, LabError> {
 /// The least actions per level for the level to count as measured: about half of what a
 /// run's pairs give (a pair takes about 35 ms: 14 per 500 ms run).
 pub const LEAST_ACTIONS: usize = 10;
-/// The least busy share at the highest level for the load to count as real, percent (the
-/// caps sum to 92.2%; each process idles from an action's completion to its termination).
-pub const BUSY_PERCENT: f64 = 80.0;
-
-const NAMES: [&str; 2] = ["α1", "α2"];
-
-fn period_us(index: usize) -> u64 {
-    control_actions()[index].resource.period.as_nanos() / 1_000
-}
 
 /// The checks on the host's levels.
 pub fn checks(levels: &[Level]) -> Vec<Check> {
@@ -557,7 +547,7 @@ pub fn checks(levels: &[Level]) -> Vec<Check> {
     let mut wide = Vec::new();
     for l in levels.iter().filter(|l| l.error.is_none()) {
         for (i, (name, stats)) in NAMES.iter().zip(&l.actions).enumerate() {
-            if stats.spread() > 2 * period_us(i) {
+            if stats.spread() > 2 * PERIODS_US[i] {
                 wide.push(format!(
                     "{name} at {} extra: {} us",
                     l.extra,
@@ -580,8 +570,8 @@ pub fn checks(levels: &[Level]) -> Vec<Check> {
             .into(),
         expected: format!(
             "α1 <= {} us, α2 <= {} us",
-            2 * period_us(0),
-            2 * period_us(1)
+            2 * PERIODS_US[0],
+            2 * PERIODS_US[1]
         ),
         measured: if wide.is_empty() {
             format!("largest: α1 {} us, α2 {} us", largest(0), largest(1))
@@ -645,10 +635,6 @@ fn platform_text(levels: &[Level]) -> String {
     text
 }
 
-fn ms(micros: f64) -> String {
-    format!("{:.2}", micros / 1_000.0)
-}
-
 /// The report: the host's levels beside the simulated ones.
 pub fn report(
     levels: &[Level],
@@ -702,13 +688,13 @@ pub fn report(
         .map(|i| {
             let over = levels
                 .iter()
-                .filter(|l| l.actions[i].spread() > period_us(i))
+                .filter(|l| l.actions[i].spread() > PERIODS_US[i])
                 .count();
             format!(
                 "{}: {over} of {} levels over one period ({} us)",
                 NAMES[i],
                 levels.len(),
-                period_us(i)
+                PERIODS_US[i]
             )
         })
         .collect();

@@ -38,9 +38,9 @@ pub const EXPERIMENT: Experiment = Experiment {
 };
 
 /// One instant.
-const QUANTUM: Duration = Duration::from_micros(10);
+pub const QUANTUM: Duration = Duration::from_micros(10);
 /// `2^12` instants: periods up to 1,024 instants, 10.24 ms.
-const HORIZON_BITS: u32 = 12;
+pub const HORIZON_BITS: u32 = 12;
 /// R1 and R2, in microseconds.
 pub const R1_US: (u64, u64) = (320, 3_550);
 /// See [`R1_US`].
@@ -315,8 +315,9 @@ fn run() -> Result<ExperimentReport, LabError> {
     Ok(report(&levels, start.elapsed().as_secs_f64()))
 }
 
-const NAMES: [&str; 2] = ["α1", "α2"];
-const PERIODS_US: [u64; 2] = [R1_US.1, R2_US.1];
+/// The controller's two actions' names and periods, in microseconds.
+pub const NAMES: [&str; 2] = ["α1", "α2"];
+pub const PERIODS_US: [u64; 2] = [R1_US.1, R2_US.1];
 
 /// The checks: every run completes, every response within Eq. (1), each action's jitter
 /// within one period at every level, the same response times at every level, and a load
@@ -452,7 +453,8 @@ pub fn checks(levels: &[Level]) -> Vec<Check> {
     checks
 }
 
-fn ms(micros: f64) -> String {
+/// `micros` in milliseconds, two decimals.
+pub fn ms(micros: f64) -> String {
     format!("{:.2}", micros / 1_000.0)
 }
 
