@@ -46,17 +46,15 @@
 use std::sync::{Arc, Mutex};
 
 use bulwark_core::bandwidth::vbs::{Action, BandwidthCap, ReleaseStrategy};
-use bulwark_core::{Duration, Instant, TaskId};
+use bulwark_core::{Duration, Instant};
 use bulwark_host::{Body, HostConfig};
-use bulwark_sim::ActionRecord;
 use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step, TaskSpec, VbsPlugin, VbsSpec};
 
 use super::host_rounds::{confirmed, interleaved, Attempt, Disturbance, Probe, Rounds};
 use super::vbs_isolation::{
-    self, control_actions, extra_script, ms, BUSY_PERCENT, EXTRA_PERMILLE, HORIZON_BITS, MAX_EXTRA,
-    NAMES, PERIODS_US, QUANTUM,
+    self, control_actions, eq1_ns, extra_script, ms, BUSY_PERCENT, EXTRA_PERMILLE, HORIZON_BITS,
+    MAX_EXTRA, NAMES, PERIODS_US, QUANTUM,
 };
-use super::vbs_strategies::eq1_bound_ns;
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
 
@@ -165,17 +163,7 @@ impl Sample {
     /// first multiply that reaches the nominal load, so `l` can exceed it by part of a
     /// multiply, and Eq. (1) is a bound in terms of the load executed.
     pub fn bound_ns(&self) -> u64 {
-        let action = control_actions()[self.action % 2];
-        let record = ActionRecord {
-            task: TaskId(0),
-            action: 0,
-            load: self.executed.max(action.load.unwrap_or(Duration::ZERO)),
-            resource: action.resource,
-            arrival: Instant::ZERO,
-            completion: Instant::ZERO,
-            termination: Instant::ZERO,
-        };
-        eq1_bound_ns(&record, QUANTUM.as_nanos()).unwrap_or(0)
+        eq1_ns(&control_actions()[self.action % 2], self.executed)
     }
 }
 
@@ -191,17 +179,7 @@ pub fn termination(at: Instant, period: Duration, quantum: Duration) -> Instant 
 
 /// Eq. (1) of the controller's action `index`, ns.
 pub fn bound_ns(index: usize) -> u64 {
-    let action = control_actions()[index % 2];
-    let record = ActionRecord {
-        task: TaskId(0),
-        action: 0,
-        load: action.load.unwrap_or(Duration::ZERO),
-        resource: action.resource,
-        arrival: Instant::ZERO,
-        completion: Instant::ZERO,
-        termination: Instant::ZERO,
-    };
-    eq1_bound_ns(&record, QUANTUM.as_nanos()).unwrap_or(0)
+    eq1_ns(&control_actions()[index % 2], Duration::ZERO)
 }
 
 /// The controller's code: each action multiplies matrices until it has executed its load of

@@ -100,19 +100,23 @@ pub fn control_script(pairs: usize) -> Vec<Action> {
         .collect()
 }
 
-/// Eq. (1) of `action`, in microseconds.
-fn bound_us(action: &Action) -> u64 {
-    let q = QUANTUM.as_nanos();
+/// Eq. (1) of `action` at its load, or at `executed` where that is more, in nanoseconds.
+pub fn eq1_ns(action: &Action, executed: Duration) -> u64 {
     let record = ActionRecord {
         task: CONTROL,
         action: 0,
-        load: action.load.unwrap_or(Duration::ZERO),
+        load: executed.max(action.load.unwrap_or(Duration::ZERO)),
         resource: action.resource,
         arrival: Instant::ZERO,
         completion: Instant::ZERO,
         termination: Instant::ZERO,
     };
-    eq1_bound_ns(&record, q).unwrap_or(0) / 1_000
+    eq1_bound_ns(&record, QUANTUM.as_nanos()).unwrap_or(0)
+}
+
+/// Eq. (1) of `action`, in microseconds.
+fn bound_us(action: &Action) -> u64 {
+    eq1_ns(action, Duration::ZERO) / 1_000
 }
 
 /// Additional process `j`'s script, long enough to compete for at least `span_us`.
