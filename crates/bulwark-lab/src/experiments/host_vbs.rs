@@ -46,14 +46,15 @@
 use std::sync::{Arc, Mutex};
 
 use bulwark_core::bandwidth::vbs::{Action, BandwidthCap, ReleaseStrategy};
-use bulwark_core::{Duration, Instant, TaskId};
+use bulwark_core::{Duration, Instant};
 use bulwark_host::{Body, HostConfig};
-use bulwark_sim::ActionRecord;
 use bulwark_spec::{Behaviour, PolicyKind, Scenario, Step, TaskSpec, VbsPlugin, VbsSpec};
 
 use super::host_rounds::{confirmed, interleaved, Attempt, Disturbance, Probe, Rounds};
-use super::vbs_isolation::{self, control_actions, extra_script, EXTRA_PERMILLE, MAX_EXTRA};
-use super::vbs_strategies::eq1_bound_ns;
+use super::vbs_isolation::{
+    self, control_actions, eq1_ns, extra_script, ms, BUSY_PERCENT, EXTRA_PERMILLE, HORIZON_BITS,
+    MAX_EXTRA, NAMES, PERIODS_US, QUANTUM,
+};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport, Table};
 
@@ -64,10 +65,6 @@ pub const EXPERIMENT: Experiment = Experiment {
     run,
 };
 
-/// One instant of the scheduler's time, as in the simulated experiment.
-pub const QUANTUM: Duration = Duration::from_micros(10);
-/// `2^12` instants: periods up to 10.24 ms.
-pub const HORIZON_BITS: u32 = 12;
 /// One run per level and round.
 pub const RUN: Duration = Duration::from_millis(500);
 /// Rounds per level.
@@ -166,17 +163,7 @@ impl Sample {
     /// first multiply that reaches the nominal load, so `l` can exceed it by part of a
     /// multiply, and Eq. (1) is a bound in terms of the load executed.
     pub fn bound_ns(&self) -> u64 {
-        let action = control_actions()[self.action % 2];
-        let record = ActionRecord {
-            task: TaskId(0),
-            action: 0,
-            load: self.executed.max(action.load.unwrap_or(Duration::ZERO)),
-            resource: action.resource,
-            arrival: Instant::ZERO,
-            completion: Instant::ZERO,
-            termination: Instant::ZERO,
-        };
-        eq1_bound_ns(&record, QUANTUM.as_nanos()).unwrap_or(0)
+        eq1_ns(&control_actions()[self.action % 2], self.executed)
     }
 }
 
@@ -192,17 +179,7 @@ pub fn termination(at: Instant, period: Duration, quantum: Duration) -> Instant 
 
 /// Eq. (1) of the controller's action `index`, ns.
 pub fn bound_ns(index: usize) -> u64 {
-    let action = control_actions()[index % 2];
-    let record = ActionRecord {
-        task: TaskId(0),
-        action: 0,
-        load: action.load.unwrap_or(Duration::ZERO),
-        resource: action.resource,
-        arrival: Instant::ZERO,
-        completion: Instant::ZERO,
-        termination: Instant::ZERO,
-    };
-    eq1_bound_ns(&record, QUANTUM.as_nanos()).unwrap_or(0)
+    eq1_ns(&control_actions()[index % 2], Duration::ZERO)
 }
 
 /// The controller's code: each action multiplies matrices until it has executed its load of
@@ -387,7 +364,7 @@ impl Level {
                 level.over_allowance = samples
                     .iter()
                     .filter(|s| {
-                        s.response().as_nanos() > s.bound_ns() + period_us(s.action) * 1_000
+                        s.response().as_nanos() > s.bound_ns() + PERIODS_US[s.action] * 1_000
                     })
                     .count();
                 level.busy_percent = all
@@ -471,15 +448,6 @@ fn measure() -> Result<Attempt, LabError> {
 /// The least actions per level for the level to count as measured: about half of what a
 /// run's pairs give (a pair takes about 35 ms: 14 per 500 ms run).
 pub const LEAST_ACTIONS: usize = 10;
-/// The least busy share at the highest level for the load to count as real, percent (the
-/// caps sum to 92.2%; each process idles from an action's completion to its termination).
-pub const BUSY_PERCENT: f64 = 80.0;
-
-const NAMES: [&str; 2] = ["α1", "α2"];
-
-fn period_us(index: usize) -> u64 {
-    control_actions()[index].resource.period.as_nanos() / 1_000
-}
 
 /// The checks on the host's levels.
 pub fn checks(levels: &[Level]) -> Vec<Check> {
@@ -557,7 +525,7 @@ pub fn checks(levels: &[Level]) -> Vec<Check> {
     let mut wide = Vec::new();
     for l in levels.iter().filter(|l| l.error.is_none()) {
         for (i, (name, stats)) in NAMES.iter().zip(&l.actions).enumerate() {
-            if stats.spread() > 2 * period_us(i) {
+            if stats.spread() > 2 * PERIODS_US[i] {
                 wide.push(format!(
                     "{name} at {} extra: {} us",
                     l.extra,
@@ -580,8 +548,8 @@ pub fn checks(levels: &[Level]) -> Vec<Check> {
             .into(),
         expected: format!(
             "α1 <= {} us, α2 <= {} us",
-            2 * period_us(0),
-            2 * period_us(1)
+            2 * PERIODS_US[0],
+            2 * PERIODS_US[1]
         ),
         measured: if wide.is_empty() {
             format!("largest: α1 {} us, α2 {} us", largest(0), largest(1))
@@ -645,10 +613,6 @@ fn platform_text(levels: &[Level]) -> String {
     text
 }
 
-fn ms(micros: f64) -> String {
-    format!("{:.2}", micros / 1_000.0)
-}
-
 /// The report: the host's levels beside the simulated ones.
 pub fn report(
     levels: &[Level],
@@ -702,13 +666,13 @@ pub fn report(
         .map(|i| {
             let over = levels
                 .iter()
-                .filter(|l| l.actions[i].spread() > period_us(i))
+                .filter(|l| l.actions[i].spread() > PERIODS_US[i])
                 .count();
             format!(
                 "{}: {over} of {} levels over one period ({} us)",
                 NAMES[i],
                 levels.len(),
-                period_us(i)
+                PERIODS_US[i]
             )
         })
         .collect();

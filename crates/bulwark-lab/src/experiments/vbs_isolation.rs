@@ -38,9 +38,9 @@ pub const EXPERIMENT: Experiment = Experiment {
 };
 
 /// One instant.
-const QUANTUM: Duration = Duration::from_micros(10);
+pub const QUANTUM: Duration = Duration::from_micros(10);
 /// `2^12` instants: periods up to 1,024 instants, 10.24 ms.
-const HORIZON_BITS: u32 = 12;
+pub const HORIZON_BITS: u32 = 12;
 /// R1 and R2, in microseconds.
 pub const R1_US: (u64, u64) = (320, 3_550);
 /// See [`R1_US`].
@@ -100,19 +100,23 @@ pub fn control_script(pairs: usize) -> Vec<Action> {
         .collect()
 }
 
-/// Eq. (1) of `action`, in microseconds.
-fn bound_us(action: &Action) -> u64 {
-    let q = QUANTUM.as_nanos();
+/// Eq. (1) of `action` at its load, or at `executed` where that is more, in nanoseconds.
+pub fn eq1_ns(action: &Action, executed: Duration) -> u64 {
     let record = ActionRecord {
         task: CONTROL,
         action: 0,
-        load: action.load.unwrap_or(Duration::ZERO),
+        load: executed.max(action.load.unwrap_or(Duration::ZERO)),
         resource: action.resource,
         arrival: Instant::ZERO,
         completion: Instant::ZERO,
         termination: Instant::ZERO,
     };
-    eq1_bound_ns(&record, q).unwrap_or(0) / 1_000
+    eq1_bound_ns(&record, QUANTUM.as_nanos()).unwrap_or(0)
+}
+
+/// Eq. (1) of `action`, in microseconds.
+fn bound_us(action: &Action) -> u64 {
+    eq1_ns(action, Duration::ZERO) / 1_000
 }
 
 /// Additional process `j`'s script, long enough to compete for at least `span_us`.
@@ -315,8 +319,9 @@ fn run() -> Result<ExperimentReport, LabError> {
     Ok(report(&levels, start.elapsed().as_secs_f64()))
 }
 
-const NAMES: [&str; 2] = ["α1", "α2"];
-const PERIODS_US: [u64; 2] = [R1_US.1, R2_US.1];
+/// The controller's two actions' names and periods, in microseconds.
+pub const NAMES: [&str; 2] = ["α1", "α2"];
+pub const PERIODS_US: [u64; 2] = [R1_US.1, R2_US.1];
 
 /// The checks: every run completes, every response within Eq. (1), each action's jitter
 /// within one period at every level, the same response times at every level, and a load
@@ -452,7 +457,8 @@ pub fn checks(levels: &[Level]) -> Vec<Check> {
     checks
 }
 
-fn ms(micros: f64) -> String {
+/// `micros` in milliseconds, two decimals.
+pub fn ms(micros: f64) -> String {
     format!("{:.2}", micros / 1_000.0)
 }
 
