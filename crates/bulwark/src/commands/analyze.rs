@@ -45,24 +45,23 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
         }
         SystemFile::Scenario(scenario, _) => scenario,
     };
-    if scenario.components.is_some() {
-        return composed(&scenario, args);
+    match &scenario.components {
+        Some(part) => composed(&scenario, part, args),
+        None => by_cores(&scenario, args),
     }
-    by_cores(&scenario, args)
 }
 
 /// The analysis of a scenario without a component system: its clusters, its policies' parts,
 /// or its one policy.
 fn by_cores(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
-    let scenario = scenario.clone();
-    gates::with_gate_bounds(&scenario, args.json, || {
+    gates::with_gate_bounds(scenario, args.json, || {
         if !scenario.clusters.is_empty() {
-            return clusters::clustered(&scenario, args);
+            return clusters::clustered(scenario, args);
         }
         if scenario.is_mixed() {
-            return mixed(&scenario, &scenario.parts_by_policy(), args);
+            return mixed(scenario, &scenario.parts_by_policy(), args);
         }
-        analyse_scenario(&scenario, args)
+        analyse_scenario(scenario, args)
     })
 }
 
@@ -73,10 +72,11 @@ fn by_cores(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String>
 /// { "core", "analysis" }, "cores": ... }`, each analysis the document its command prints
 /// alone (`cores` is null when no other core has tasks). Exit: the worst of the parts' (2 if
 /// one could not be analysed, else 1 if one admits not everything, else 0).
-fn composed(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
-    let Some(part) = &scenario.components else {
-        return by_cores(scenario, args);
-    };
+fn composed(
+    scenario: &Scenario,
+    part: &bulwark_spec::ComponentPart,
+    args: &AnalyzeArgs,
+) -> Result<ExitCode, String> {
     // The file's own tasks come first; the component system's follow them.
     let mut rest = scenario.clone();
     rest.tasks
