@@ -267,3 +267,28 @@ pub fn run_jittered(scenario: &Scenario, moves: &[Move]) -> Outcome {
     }
     machine.finish_stepped()
 }
+
+/// Random CPIs as the properties draw them, (protocol, ceiling, pool size, body), named
+/// `c0`, `c1`, ... in order.
+pub fn numbered_cpis(
+    cpis: Vec<(
+        bulwark_sim::components::CpiProtocol,
+        u8,
+        u32,
+        Vec<bulwark_sim::components::Step>,
+    )>,
+) -> Vec<bulwark_sim::components::LoweredCpi> {
+    cpis.into_iter()
+        .enumerate()
+        .map(
+            |(c, (protocol, ceiling, threads, body))| bulwark_sim::components::LoweredCpi {
+                name: format!("c{c}"),
+                protocol,
+                ceiling: Priority(ceiling),
+                threads,
+                body,
+                task_bodies: Vec::new(),
+            },
+        )
+        .collect()
+}

@@ -439,18 +439,7 @@ mod any_system {
                             }),
                         })
                         .collect(),
-                    cpis: cpis
-                        .into_iter()
-                        .enumerate()
-                        .map(|(c, (protocol, ceiling, threads, body))| LoweredCpi {
-                            name: format!("c{c}"),
-                            protocol,
-                            ceiling: Priority(ceiling),
-                            threads,
-                            body,
-                            task_bodies: Vec::new(),
-                        })
-                        .collect(),
+                    cpis: common::numbered_cpis(cpis),
                     costs: if costly {
                         ProtocolCosts::xeon_gold_6130_max()
                     } else {

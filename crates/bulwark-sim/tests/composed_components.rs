@@ -7,6 +7,8 @@
 //! core 1's task (priority 1, a periodic script, so the machine keeps its job log as it does
 //! a component task's) runs the first 2 ms of every 10, while `t1`'s job is pending.
 
+mod common;
+
 use bulwark_analysis::{component_graph, component_lowering};
 use bulwark_core::{Duration, Instant};
 use bulwark_sim::components::{
@@ -140,9 +142,7 @@ fn it_runs_as_the_component_file_does_and_the_other_core_adds_no_inversion() {
 mod beside_any_tasks {
     use bulwark_core::reservation::Reservation;
     use bulwark_core::Priority;
-    use bulwark_sim::components::{
-        compose_lowered, CpiProtocol, LoweredCpi, LoweredTask, Step as CpiStep,
-    };
+    use bulwark_sim::components::{compose_lowered, CpiProtocol, LoweredTask, Step as CpiStep};
     use bulwark_sim::SliceKind;
     use bulwark_spec::{Behaviour, PolicyKind, Step, TaskSpec};
     use proptest::prelude::*;
@@ -203,18 +203,7 @@ mod beside_any_tasks {
                             }),
                         })
                         .collect(),
-                    cpis: cpis
-                        .into_iter()
-                        .enumerate()
-                        .map(|(c, (protocol, ceiling, threads, body))| LoweredCpi {
-                            name: format!("c{c}"),
-                            protocol,
-                            ceiling: Priority(ceiling),
-                            threads,
-                            body,
-                            task_bodies: Vec::new(),
-                        })
-                        .collect(),
+                    cpis: common::numbered_cpis(cpis),
                     costs: ProtocolCosts::ZERO,
                 }
             })
