@@ -116,6 +116,17 @@ pub fn timings_with_regions(
     })
 }
 
+/// The columns of a table of component tasks measured beside their analysis.
+pub const TASK_COLUMNS: [&str; 7] = [
+    "task",
+    "jobs",
+    "misses",
+    "max response",
+    "R bound",
+    "max inversion",
+    "B + I",
+];
+
 /// Per task: its response-time bound over `timings`, if the analysis admits it.
 pub fn admitted_responses(timings: &[TaskTiming]) -> Vec<Option<Duration>> {
     blocking::response_times(timings)

@@ -21,7 +21,9 @@ use bulwark_spec::Scenario;
 
 use super::outcomes::built_in_scenario;
 use super::{Experiment, LabError};
-use crate::component_system::{admitted_responses, compose, lower, timings_with_regions};
+use crate::component_system::{
+    admitted_responses, compose, lower, timings_with_regions, TASK_COLUMNS,
+};
 use crate::report::{headings, Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
@@ -204,15 +206,7 @@ fn run() -> Result<ExperimentReport, LabError> {
                 caption: "The component tasks in the composed run, beside the analysis: the R \
                           bound and B_i + I_i"
                     .into(),
-                header: headings([
-                    "task",
-                    "jobs",
-                    "misses",
-                    "max response",
-                    "R bound",
-                    "max inversion",
-                    "B + I",
-                ]),
+                header: headings(TASK_COLUMNS),
                 rows,
             },
             super::textbook::summary_table(&whole),

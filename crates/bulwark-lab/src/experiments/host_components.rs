@@ -37,8 +37,8 @@ use bulwark_spec::component::ComponentSystem;
 
 use super::host_rounds::{confirmed, skipped, until_judged, Attempt, Disturbance, Probe, ATTEMPTS};
 use super::{Experiment, LabError};
-use crate::component_system::{admitted_responses, lower, timings_with_regions};
-use crate::report::{headings, Check, ExperimentReport, Table};
+use crate::component_system::{admitted_responses, lower, timings_with_regions, TASK_COLUMNS};
+use crate::report::{Check, ExperimentReport, Table};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "host-components",
@@ -400,16 +400,10 @@ fn report(measured: &[Measured]) -> ExperimentReport {
                  I_i with zero overheads, and the R bound with that blocking and {PER_JOB} \
                  more execution per job"
             ),
-            header: headings([
-                "system",
-                "task",
-                "jobs",
-                "misses",
-                "max response",
-                "R bound",
-                "max inversion",
-                "B + I",
-            ]),
+            header: std::iter::once("system")
+                .chain(TASK_COLUMNS)
+                .map(String::from)
+                .collect(),
             rows,
         }],
         ..EXPERIMENT.blank_report()
