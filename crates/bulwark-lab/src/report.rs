@@ -138,12 +138,7 @@ impl Summary {
             source: report.source.clone(),
             passed: report.checks.iter().filter(|check| check.pass).count(),
             total: report.checks.len(),
-            failing: report
-                .checks
-                .iter()
-                .filter(|check| !check.pass)
-                .map(|check| check.claim.clone())
-                .collect(),
+            failing: failing_claims(&report.checks),
             not_judged: claims(&report.not_judged),
             figure: report.figures.first().map(|figure| figure.file.clone()),
         }
