@@ -28,8 +28,9 @@ pub enum Action<'a> {
         /// The planned wake-up, handed to the policy.
         until: Instant,
         /// The next job's release: the planned period boundary for periodic and sporadic jobs
-        /// (an overrunning job's successor is already due), and never before the call for a
-        /// script (a sleep into the past returns at once and releases the next job then).
+        /// and a script's `sleep-until-next-release` (an overrunning job's successor is
+        /// already due), and never before the call for a script's other sleeps (a sleep into
+        /// the past returns at once and releases the next job then).
         release: Instant,
     },
     /// Evict the cache of the task's core (a `flush-cache` step): every other task on the core
@@ -202,9 +203,25 @@ impl<'a> Program<'a> {
     /// The release of the next job already due behind the current one, at or before `until`,
     /// or `None`. A periodic or sporadic job that overruns leaves its successors released on
     /// plan but not started; at the end of a run they still count as released (and missed
-    /// when their deadline is within the run). Scripts release a job only when they reach
-    /// their sleep, so nothing queues behind them.
+    /// when their deadline is within the run). So does a script's job behind an unfinished
+    /// one, when the script reaches a `sleep-until-next-release` planned by then: the
+    /// unfinished job completes after `until`, and any other sleep releases the next job no
+    /// sooner than that completion.
     pub fn next_queued_release(&mut self, until: Instant, rng: &mut ChaCha8Rng) -> Option<Instant> {
+        if let Program::Script { frames, planned } = self {
+            let after = until.saturating_add(Duration::from_nanos(1));
+            // The rest of the job's steps take no part: only where its sleep plans the next.
+            for _ in 0..MAX_STEPS_PER_ACTION {
+                match next_step(frames, after, planned, rng) {
+                    Ok(Action::Sleep { release, .. }) => {
+                        return (release <= until).then_some(release)
+                    }
+                    Ok(Action::Exit) | Err(Spinning) => return None,
+                    Ok(_) => {}
+                }
+            }
+            return None;
+        }
         let Program::Jobs {
             separation,
             jitter,
@@ -251,8 +268,8 @@ fn uniform(min: Duration, max: Duration, rng: &mut ChaCha8Rng) -> Duration {
 }
 
 /// The next action of a script at `now`, whose current job was planned at `planned`: a
-/// sleep plans the next job (at its release, or, for `sleep-until-next-release`, a period
-/// after this one's plan even when that has passed). A `run` drawn in `[min, max]` is drawn
+/// sleep plans the next job at its release (for `sleep-until-next-release`, a period after
+/// this one's plan even when that has passed). A `run` drawn in `[min, max]` is drawn
 /// here from `rng`, the task's stream, as an invocation's operation is (with [`draw`]); a
 /// fixed one draws nothing. Out of line, as [`uniform`] is.
 #[inline(never)]
@@ -297,8 +314,15 @@ fn next_step<'a>(
             Step::SleepFor(d) => sleep(now.saturating_add(*d)),
             Step::SleepUntil(at) => sleep(*at),
             Step::SleepUntilAligned(period) => sleep(next_multiple(now, *period)),
-            // Planned a period after this job's plan; due already, it is released at once.
-            Step::SleepUntilNextRelease(period) => sleep(planned.saturating_add(*period)),
+            // Planned a period after this job's plan; due already, it is released at its
+            // plan (it waited behind its late predecessor), as a periodic task's job is.
+            Step::SleepUntilNextRelease(period) => {
+                let until = planned.saturating_add(*period);
+                Action::Sleep {
+                    until,
+                    release: until,
+                }
+            }
             Step::FlushCache => Action::FlushCache,
             Step::Action {
                 load,
@@ -331,13 +355,10 @@ fn next_step<'a>(
                 continue;
             }
         };
-        if let Action::Sleep { until, release } = action {
-            // A periodic plan keeps its phase when a job is late; any other sleep plans the
-            // next job at its release.
-            *planned = match step {
-                Step::SleepUntilNextRelease(_) => until,
-                _ => release,
-            };
+        if let Action::Sleep { release, .. } = action {
+            // Every sleep plans the next job at its release; a periodic plan keeps its phase
+            // when a job is late, since its release is the plan itself.
+            *planned = release;
         }
         return Ok(action);
     }
@@ -361,9 +382,10 @@ mod tests {
     }
 
     /// Offset 2 ms, period 10 ms: releases planned at 2, 12, 22, ... A job done early sleeps
-    /// to the next plan; a late one releases the next at once, and the plan keeps its phase
-    /// (the one after is still at 32 ms, not a period after the late release). Another sleep
-    /// plans the next job at its own release.
+    /// to the next plan; a late one's successor is due at once and released at its plan (22
+    /// ms, not the 25 ms its predecessor ended: it waited behind it, as a periodic task's job
+    /// does), and the plan keeps its phase (the one after is at 32 ms, not a period after the
+    /// late completion). Another sleep plans the next job at its own release.
     #[test]
     fn a_sleep_until_the_next_release_keeps_the_periodic_plan() {
         let behaviour = Behaviour::Script {
@@ -389,12 +411,12 @@ mod tests {
                 release: at(12)
             }
         );
-        // Job released at 12, done late at 25: the next at once, planned at 22.
+        // Job released at 12, done late at 25: the next is due, released at its plan, 22.
         assert_eq!(
             next(25),
             Action::Sleep {
                 until: at(22),
-                release: at(25)
+                release: at(22)
             }
         );
         // That one done at 26: the next planned at 32, not 35.
@@ -486,6 +508,54 @@ mod tests {
                 Action::Exit,
             ]
         );
+    }
+
+    /// At the end of a run, behind an unfinished job of a script: a `sleep-until-next-release`
+    /// plans the jobs due by the horizon (offset 0, period 10 ms, horizon 25 ms: 10 and 20,
+    /// not 30), and any other sleep releases nothing (the unfinished job ends after the
+    /// horizon); a script without a sleep ends the search, it does not spin.
+    #[test]
+    fn a_scripts_jobs_due_behind_an_unfinished_one_are_its_planned_releases() {
+        let at = |n: u64| Instant::from_nanos(n * 1_000_000);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let periodic = Behaviour::Script {
+            offset: ms(0),
+            steps: vec![Step::Loop {
+                count: None,
+                body: vec![
+                    Step::Run(Execution::Fixed(ms(30))),
+                    Step::SleepUntilNextRelease(ms(10)),
+                ],
+            }],
+        };
+        let mut program = Program::new(&periodic);
+        let first = program.next_action(at(0), &mut rng).unwrap();
+        assert!(matches!(first, Action::Execute { .. }));
+        let queued: Vec<_> =
+            core::iter::from_fn(|| program.next_queued_release(at(25), &mut rng)).collect();
+        assert_eq!(queued, [at(10), at(20)]);
+
+        let relative = Behaviour::Script {
+            offset: ms(0),
+            steps: vec![Step::Loop {
+                count: None,
+                body: vec![Step::Run(Execution::Fixed(ms(30))), Step::SleepFor(ms(1))],
+            }],
+        };
+        let mut program = Program::new(&relative);
+        program.next_action(at(0), &mut rng).unwrap();
+        assert_eq!(program.next_queued_release(at(25), &mut rng), None);
+
+        let endless = Behaviour::Script {
+            offset: ms(0),
+            steps: vec![Step::Loop {
+                count: None,
+                body: vec![Step::Run(Execution::Fixed(ms(1)))],
+            }],
+        };
+        let mut program = Program::new(&endless);
+        program.next_action(at(0), &mut rng).unwrap();
+        assert_eq!(program.next_queued_release(at(25), &mut rng), None);
     }
 
     #[test]

@@ -1053,7 +1053,9 @@ impl<'a> Reference<'a> {
             self.replenish_if_due(cluster, reservation);
             self.select(cluster);
             self.timer_fired[cluster] = Some(self.now);
-            self.outcome.jobs[task].push((self.now, None));
+            // Recorded at its plan: a job due behind a late predecessor waited for it.
+            let nominal = self.tasks[task].nominal;
+            self.outcome.jobs[task].push((nominal, None));
             self.tasks[task].phase = Phase::StepDue;
         }
     }
@@ -1367,8 +1369,8 @@ fn as_scenario(system: &System, horizon: u64) -> spec::Scenario {
 
 /// Per task, (release, completion) of each job on the scenario machine, in ms, read as the
 /// reference reads its run: nothing happens at the horizon (the scenario machine takes the
-/// events due at its end, so a job released then is left out and one completing then is
-/// unfinished).
+/// events due at its end, so a job released then, or due behind one completing then, is
+/// left out, and one completing then is unfinished).
 fn scenario_machine_jobs(system: &System, horizon: u64) -> Vec<Vec<(u64, Option<u64>)>> {
     let scenario = as_scenario(system, horizon);
     let options = bulwark_sim::Options {
@@ -1379,9 +1381,16 @@ fn scenario_machine_jobs(system: &System, horizon: u64) -> Vec<Vec<(u64, Option<
     let mut jobs = vec![Vec::new(); scenario.tasks.len()];
     let mut records = outcome.jobs.expect("recorded");
     records.sort_by_key(|j| (j.task, j.job));
-    for job in records.iter().filter(|j| to_ms(j.release) < horizon) {
+    // A job starts when its predecessor completes, so one whose predecessor did not complete
+    // before the horizon never started in the reference's run.
+    let mut started = vec![true; scenario.tasks.len()];
+    for job in &records {
+        let task = job.task.index();
         let completion = job.completion.map(to_ms).filter(|&at| at < horizon);
-        jobs[job.task.index()].push((to_ms(job.release), completion));
+        if to_ms(job.release) < horizon && started[task] {
+            jobs[task].push((to_ms(job.release), completion));
+        }
+        started[task] = started[task] && completion.is_some();
     }
     jobs
 }
@@ -1727,8 +1736,9 @@ fn a_waiting_reservation_drains_and_lends_its_core_while_the_server_runs_elsewhe
 ///   head, kept out of the global queue by local wait; Y's budget runs the server, X's
 ///   operation ends at 12; the reply clears local wait and puts Y in the global queue;
 /// - 12: Y is served, and exhausted at 13 in service: aborted but not pruned;
-/// - 21: Y's budget is back, its operation ends at 22 and Y sleeps; its next job, released
-///   at 22 (nominal 11), waits for budget until 31; X has none until 30 (the horizon).
+/// - 21: Y's budget is back, its operation ends at 22 and Y sleeps; its next job, due at
+///   once and released at its plan, 11, waits for budget until 31; X has none until 30
+///   (the horizon).
 #[test]
 fn an_exhausted_request_is_pruned_when_queued_and_completes_when_in_service() {
     let client_x = Client {
@@ -1743,7 +1753,7 @@ fn an_exhausted_request_is_pruned_when_queued_and_completes_when_in_service() {
     };
     let system = hand_system(1, Protocol::McIpc, vec![client_x, client_y]);
     let expected = Outcome {
-        jobs: vec![vec![(0, None)], vec![(1, Some(22)), (22, None)]],
+        jobs: vec![vec![(0, None)], vec![(1, Some(22)), (11, None)]],
         invocations: vec![
             Invocation {
                 exhausted: true,

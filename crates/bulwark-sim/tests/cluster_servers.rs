@@ -636,7 +636,7 @@ fn one_core(gate: &str, tasks: &str) -> Scenario {
 /// sleeps; `b` runs 1 ms, calls for 1 ms and sleeps. `a` is served 0..1 and completes at 1;
 /// `b` runs 1..2 and is served 2..3. At 3 the reply and `a`'s release coincide: `a` is chosen
 /// before `b` takes its sleep step, is served 3..4 and completes at 4, and only then `b`
-/// completes (its first job) at 4; its next job is released at once, planned at 3.
+/// completes (its first job) at 4; its next job is due at once, released at its plan, 3.
 #[test]
 fn a_release_at_a_replys_instant_comes_before_the_callers_next_step() {
     let scenario = one_core(
@@ -654,7 +654,7 @@ fn a_release_at_a_replys_instant_comes_before_the_callers_next_step() {
         [(0.0, Some(1.0)), (3.0, Some(4.0))]
     );
     assert_eq!(jobs_of(&outcome, 1)[0], (0.0, Some(4.0)));
-    assert_eq!(jobs_of(&outcome, 1)[1].0, 4.0);
+    assert_eq!(jobs_of(&outcome, 1)[1].0, 3.0);
 }
 
 /// An exhaustion comes before anything else at its instant: a call made then with no budget
@@ -663,8 +663,9 @@ fn a_release_at_a_replys_instant_comes_before_the_callers_next_step() {
 /// served on no one's budget. `b`, best-effort, is chosen at 1, calls for 1 ms, is served
 /// 1..2 and completes at 2. `r`'s request is issued again at its replenishment at 10 and
 /// served 10..11 on its budget, which that empties: its sleep step waits for the next
-/// replenishment, at 20 (the horizon, inclusive), which completes its first job and releases
-/// the next at once (planned at 10).
+/// replenishment, at 20 (the horizon, inclusive), which completes its first job; the next is
+/// due at once and released at its plan, 10, and the one planned at 20, the horizon, is due
+/// behind it.
 #[test]
 fn a_call_made_as_the_budget_runs_out_is_pruned_before_the_server_takes_it() {
     let scenario = one_core(
@@ -679,7 +680,10 @@ fn a_call_made_as_the_budget_runs_out_is_pruned_before_the_server_takes_it() {
     let outcome = run_with_jobs(&scenario);
     assert_eq!(jobs_of(&outcome, 1)[0], (0.0, Some(2.0)));
     assert_eq!(outcome.tasks[0].requests_aborted, 1);
-    assert_eq!(jobs_of(&outcome, 0), [(0.0, Some(20.0)), (20.0, None)]);
+    assert_eq!(
+        jobs_of(&outcome, 0),
+        [(0.0, Some(20.0)), (10.0, None), (20.0, None)]
+    );
 }
 
 /// Slack goes to a core whose selected thread lends its context to a server running on

@@ -315,6 +315,52 @@ fn jobs_queued_behind_an_unfinished_one_count_at_the_end() {
     assert_eq!(o.tasks[0].misses, 5);
 }
 
+/// The same overload written as a script: a loop that runs 25 ms and sleeps until its next
+/// release, every 10 ms, deadline 10 ms, over 50 ms. A job due behind a late one is released
+/// at its plan, so its response and deadline count from there.
+///
+/// ```text
+/// job:        0       1       2       3       4       5
+/// release:    0       10      20      30      40      50
+/// runs:     [0,25)  [25,50)  [50..   never   never   never
+/// deadline:   10      20      30      40      50      60
+/// ```
+/// Job 0 completes at 25 (> 10) and job 1 at 50 (> 20), the horizon, which is handled. Job 2
+/// is unfinished, and jobs 3 to 5 are due behind it: the script's sleep plans them, so they
+/// count as released. Deadlines 30, 40 and 50 are within the run; 60 is not. So 6 jobs, 2
+/// completed, 5 misses (released at the call, it would be 3 jobs and 2 misses).
+#[test]
+fn a_periodic_scripts_late_jobs_are_released_on_plan_and_counted_at_the_end() {
+    let overloaded = script(
+        "overloaded",
+        0,
+        Some(1),
+        Some(ms(10)),
+        vec![Step::Loop {
+            count: None,
+            body: vec![
+                Step::Run(Execution::Fixed(ms(25))),
+                Step::SleepUntilNextRelease(ms(10)),
+            ],
+        }],
+    );
+    let o = run_one_core(PolicyKind::FixedPriority, ms(50), vec![overloaded]);
+    assert_timelines(
+        &o,
+        &[&[
+            late(0, 0, 25),
+            late(10, 25, 50),
+            (20, Some(50), None, true),
+            (30, None, None, true),
+            (40, None, None, true),
+            pending(50),
+        ]],
+    );
+    assert_eq!(o.tasks[0].jobs, 6);
+    assert_eq!(o.tasks[0].completed, 2);
+    assert_eq!(o.tasks[0].misses, 5);
+}
+
 /// A task that sleeps for no time for ever never lets time pass: its core enters the kernel
 /// again and again at time zero. The run ends with a livelock error at that instant, not a
 /// hang, once the core has entered its kernel more times at one instant than the machine

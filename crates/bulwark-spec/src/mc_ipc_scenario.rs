@@ -34,7 +34,8 @@
 //!   write (the scenario machine runs it: it reads a partition's priority whatever the order);
 //! - a task's script runs cyclically: a `loop = "forever"`
 //!   around its steps, `"sleep"` being `sleep-until-next-release` of its period (the next job
-//!   planned a period after this one's plan, at once if that has passed); a script that ends
+//!   planned a period after this one's plan, due at once if that has passed, its release
+//!   still the plan); a script that ends
 //!   without a sleep wraps into the same job;
 //! - a flooding task runs `flood-gap`, then its script's first invocation, for ever;
 //! - a phase's additions follow the file's tasks, in file order, each on its clusters in the

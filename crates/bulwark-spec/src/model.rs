@@ -785,10 +785,11 @@ pub enum Step {
     /// Sleep until the next multiple of this period strictly after now, so that many tasks
     /// wake at the same instants (`{ sleep-until-aligned = "1ms" }`).
     SleepUntilAligned(Duration),
-    /// End the job; the next is released this period after the job's planned release, or
-    /// at once if that has passed (`{ sleep-until-next-release = "20ms" }`): a periodic
-    /// task's releases `offset + j * period`, none queued behind a job that overruns. A job
-    /// opened by another sleep is planned at its release.
+    /// End the job; the next is released this period after the job's planned release, and
+    /// if that has passed it is due at once, its release still the plan
+    /// (`{ sleep-until-next-release = "20ms" }`): a periodic task's releases
+    /// `offset + j * period`, none queued behind a job that overruns. A job opened by another
+    /// sleep is planned at its release.
     SleepUntilNextRelease(Duration),
     /// Evict the cache of the task's core (`{ flush-cache = true }`): every other task on the
     /// core pays the cost model's `cache_flush` refill the next time it runs. Takes no time.
