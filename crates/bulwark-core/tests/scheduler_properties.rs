@@ -258,12 +258,14 @@ type Decided = (Vec<Option<ReservationId>>, Instant);
 /// The clustered scheduler's documented mapping, called directly, with the threads' state it
 /// owns kept here: thread `t` is bound to reservation `bindings[t]`, has `jobs[t]` jobs
 /// pending, and `wakes[t]` is when its next job is released by a timed sleep
-/// ([`Instant::NEVER`]: none).
+/// ([`Instant::NEVER`]: none), or taken, when `carried[t]`: a job due before its predecessor
+/// completed, pending in its reservation all along.
 struct Direct {
     scheduler: ClusteredScheduler,
     bindings: Vec<ReservationId>,
     jobs: Vec<u32>,
     wakes: Vec<Instant>,
+    carried: Vec<bool>,
 }
 
 impl Direct {
@@ -273,6 +275,7 @@ impl Direct {
             bindings: bindings.to_vec(),
             jobs: vec![0; bindings.len()],
             wakes: vec![Instant::NEVER; bindings.len()],
+            carried: vec![false; bindings.len()],
         }
     }
 
@@ -289,6 +292,10 @@ impl Direct {
                 return Ok(());
             };
             self.wakes[i] = Instant::NEVER;
+            if std::mem::take(&mut self.carried[i]) {
+                self.jobs[i] += 1;
+                continue;
+            }
             let at = at.max(self.scheduler.now());
             self.scheduler
                 .release(at, self.bindings[i], &mut Work::default())
@@ -359,6 +366,10 @@ impl Direct {
                 wake: Wake::NextJob { .. },
             } => {
                 self.wakes[task.index()] = Instant::NEVER;
+                if std::mem::take(&mut self.carried[task.index()]) {
+                    self.jobs[task.index()] += 1;
+                    return Ok(Ok(()));
+                }
                 let released = self.scheduler.release(now, reservation(task), work);
                 if released.is_ok() {
                     self.jobs[task.index()] += 1;
@@ -366,7 +377,17 @@ impl Direct {
                 released.map_err(Into::into)
             }
             Event::Sleep { task, until, .. } => {
-                if self.jobs[task.index()] > 0 {
+                if self.jobs[task.index()] > 0 && until < now {
+                    // Due before this job completed: pending in the reservation already, the
+                    // thread takes it at the timer at `now`. Time is charged.
+                    let mut cores = vec![CoreDecision::default(); self.scheduler.core_count()];
+                    let mut scratch = Notices::with_capacity(self.scheduler.notice_capacity());
+                    self.scheduler
+                        .decide(now, &mut cores, &mut scratch, work)
+                        .map_err(refused)?;
+                    self.carried[task.index()] = true;
+                    self.jobs[task.index()] -= 1;
+                } else if self.jobs[task.index()] > 0 {
                     self.scheduler
                         .complete(now, reservation(task), work)
                         .map_err(|e| refused(e.into()))?;
@@ -557,10 +578,10 @@ proptest! {
             for r in 0..s.reservation_count() {
                 let r = ReservationId(r as u32);
                 prop_assert_eq!(s.pending_jobs(r), twin.pending_jobs(r));
-                // A reservation's pending jobs are its threads'.
+                // A reservation's pending jobs are its threads', those carried over included.
                 let threads: u32 = (0..bindings.len())
                     .filter(|&t| bindings[t] == r)
-                    .map(|t| direct.jobs[t])
+                    .map(|t| direct.jobs[t] + u32::from(direct.carried[t]))
                     .sum();
                 prop_assert_eq!(s.pending_jobs(r), threads);
             }

@@ -53,9 +53,12 @@
 //!    its cluster did not select for it after that instant's entries). The scheduler owns
 //!    the members' release timers: releases due at an instant are made by the cluster's
 //!    timer interrupt at that instant, so after every completion of the instant on every
-//!    core (rule 1 across the cluster), in member order; a job already due when its
-//!    predecessor completes is released there too, not within the completion's own entry
-//!    as on a per-core policy (rule 3). Equal EDF deadlines and equal
+//!    core (rule 1 across the cluster), in member order. A job due before its predecessor
+//!    completes has been pending since then: the completion leaves its reservation active
+//!    with its budget, and the thread takes the job at the cluster's timer at that instant
+//!    too (not within the completion's own entry, as on a per-core policy: rule 3); one due
+//!    at the very instant of the completion is released there, to a reservation the
+//!    completion left inactive. Equal EDF deadlines and equal
 //!    fixed priorities go to the earlier member; a selected reservation keeps its core, and
 //!    a newcomer takes the lowest free one. Pinned in `tests/cluster_reference.rs`, which
 //!    runs the same systems on this machine and on a millisecond reference. The cluster's timer is held on its first core; when it fires while that

@@ -23,8 +23,12 @@
 //! - an SPR server (fixed priority only) keeps the SPR paper's replenishment queue: budget used
 //!   from an activation comes back `p` after it, a completion splits the head, a release
 //!   merges the due entries and restarts the head;
-//! - a task's jobs never overlap: job `j` is released at `offset + j T`, or when job `j - 1`
-//!   completes if that is later;
+//! - a task's jobs never overlap: job `j` is released at `offset + j T`; if job `j - 1` is
+//!   still running then, job `j` is pending from its release (section III: the reservation
+//!   is "active if (one of) the contained tasks has a pending job"), so the reservation
+//!   stays active with its budget through `j - 1`'s completion, and the task goes on with
+//!   job `j` at once. A release at the very instant of the completion comes after it, to a
+//!   reservation that was left inactive;
 //! - Vestal's mode switch (section VII), for sporadic reservations of high criticality with a
 //!   low budget `e^L`: in low mode, once such a reservation's job has consumed `e^L` since the
 //!   later of its release and its last replenishment and is still pending when the instant's
@@ -334,12 +338,22 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
                 let done = now + 1;
                 let job = jobs[i].len() as u64;
                 jobs[i].last_mut().expect("its job").1 = Some(done);
+                let (period, execution, offset) = shape[i];
+                let next = offset + job * period;
+                if next < done {
+                    // Pending since its plan: the reservation stays active with its budget,
+                    // and the task goes on with that job (unseen at the horizon).
+                    if done < horizon {
+                        jobs[i].push((next, None));
+                        left[i] = Some(execution);
+                    }
+                    continue;
+                }
                 left[i] = None;
                 if let Some(budget) = budgets.get_mut(i) {
                     budget.complete(&sets[i], done);
                 }
-                let (period, _, offset) = shape[i];
-                next_release[i] = (offset + job * period).max(done);
+                next_release[i] = next;
             }
         }
     }
@@ -356,11 +370,9 @@ fn reference(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
 
 /// The same system as a scenario with one `[[cluster]]` on the scenario machine (sporadic,
 /// constant-bandwidth, SPR and high-criticality reservations, time partitions), its jobs read
-/// as the reference writes them. The scenario machine releases a periodic job on plan even
-/// behind an unfinished predecessor and runs through the horizon itself, so: a job's release
-/// is the later of its planned one and its predecessor's completion, a job queued behind an
-/// unfinished one or released at the horizon is not the reference's, and a completion at
-/// the horizon is not seen.
+/// as the reference writes them. The scenario machine runs through the horizon itself, so a
+/// job queued behind an unfinished one or released at the horizon is not the reference's,
+/// and a completion at the horizon is not seen.
 fn scenario_machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
     let ms = |n: u64| Duration::from_nanos(n * MS);
     let periodic = |(period, execution, offset): (u64, u64, u64)| Behaviour::Periodic {
@@ -446,12 +458,11 @@ fn scenario_machine(system: &System, horizon: u64) -> Vec<Vec<JobRow>> {
     let mut rows = vec![Vec::new(); shapes.len()];
     for job in &jobs {
         let task_rows: &mut Vec<JobRow> = &mut rows[job.task.index()];
-        let release = match task_rows.last() {
-            None => to_ms(job.release),
-            Some(&(_, Some(done))) => to_ms(job.release).max(done),
-            // Queued behind an unfinished job: the reference never releases it.
-            Some(&(_, None)) => continue,
-        };
+        // Queued behind an unfinished job: the reference never starts it.
+        if matches!(task_rows.last(), Some(&(_, None))) {
+            continue;
+        }
+        let release = to_ms(job.release);
         if release >= horizon {
             continue;
         }
@@ -683,11 +694,14 @@ proptest! {
 
 /// A case worked by hand: two cores, three reservations of fixed priority 3, 2, 1 (A, B, C;
 /// e = 2, p = 4 each), tasks with C = 3, T = 4, all released at 0. A and B run [0, 2) and
-/// exhaust; C runs [2, 4) and exhausts too. At 4 all three are replenished (p after 0): A and
-/// B finish their first jobs in [4, 5), and C in [5, 6). Their jobs due at 4 are released as
-/// the first ones complete (5, 5, 6), and get no budget before 8 (p after 4): A and B run
-/// [8, 10) and exhaust, C runs [10, 12) and exhausts; A and B, replenished at 12, complete at
-/// 13, and C at 14. The next jobs (13, 13, 14) wait for budget until 16, the horizon.
+/// exhaust; C runs [2, 4) and exhausts too. At 4 all three are replenished (p after 0) and
+/// their second jobs are pending, behind the first. A and B finish their first jobs at 5 and
+/// go on with the second (still active, 1 left), exhausting at 6; C, selected at 6, finishes
+/// its first job at 7 and its second runs [7, 8). At 8 A and B are back (p after 4): their
+/// second jobs complete at 10 as the budget runs out, and the third ones (due at 8) wait for
+/// 12. C, back at 8 too but below them, runs [10, 12) and completes its second job at 12.
+/// From 12 A and B run their third jobs [12, 14) and C its third [14, 16): all unfinished
+/// at the horizon, 16.
 #[test]
 fn the_reference_and_the_scenario_machine_run_a_hand_worked_set() {
     let set = Drawn {
@@ -700,8 +714,8 @@ fn the_reference_and_the_scenario_machine_run_a_hand_worked_set() {
         spr: None,
         low_budget: None,
     };
-    let high = [(0, Some(5)), (5, Some(13)), (13, None)];
-    let low = [(0, Some(6)), (6, Some(14)), (14, None)];
+    let high = [(0, Some(5)), (4, Some(10)), (8, None)];
+    let low = [(0, Some(7)), (4, Some(12)), (8, None)];
     let expected = vec![high.to_vec(), high.to_vec(), low.to_vec()];
     let system = sporadic_only(vec![set; 3], vec![3, 2, 1], false, 2);
     assert_eq!(reference(&system, 16), expected);

@@ -985,12 +985,20 @@ impl<'a> Reference<'a> {
                 self.take_call_if_idle(task);
             }
             Step::Sleep => {
-                run.phase = Phase::Sleeping;
                 run.nominal += run.client.period;
-                let next = run.nominal.max(self.now);
+                let nominal = run.nominal;
                 let job = self.outcome.jobs[task].last_mut().expect("a job");
                 job.1 = Some(self.now);
-                self.releases.push((next, self.sequence, task));
+                if nominal < self.now {
+                    // Pending since its plan: the reservation stays active with its budget,
+                    // and the task takes that job at the cluster's timer at this instant.
+                    self.outcome.jobs[task].push((nominal, None));
+                    self.tasks[task].phase = Phase::StepDue;
+                    self.timer_fired[cluster] = Some(self.now);
+                    return;
+                }
+                self.tasks[task].phase = Phase::Sleeping;
+                self.releases.push((nominal, self.sequence, task));
                 self.sequence += 1;
                 self.complete(cluster, reservation);
             }
@@ -1721,9 +1729,9 @@ fn a_waiting_reservation_drains_and_lends_its_core_while_the_server_runs_elsewhe
 /// Y (priority 2, `e = 2`, `p = 10`) is released at 1 and every 10 ms, and invokes 2.
 ///
 /// ```text
-///            0   1   2   3   4 .. 11  12  13 .. 21  22 .. 30
-/// server     S:X S:X S:X S:X .    S:X S:Y .    S:Y
-/// selected   X   Y   Y   X   -    Y   Y   -    Y   -
+///            0   1   2   3   4 .. 11  12  13 .. 21  22  23 .. 30
+/// server     S:X S:X S:X S:X .    S:X S:Y .    S:Y S:Y .
+/// selected   X   Y   Y   X   -    Y   Y   -    Y   Y   -
 /// ```
 ///
 /// - 1: Y's request goes to the tail queue (X is the local head, in service); Y's
@@ -1736,9 +1744,10 @@ fn a_waiting_reservation_drains_and_lends_its_core_while_the_server_runs_elsewhe
 ///   head, kept out of the global queue by local wait; Y's budget runs the server, X's
 ///   operation ends at 12; the reply clears local wait and puts Y in the global queue;
 /// - 12: Y is served, and exhausted at 13 in service: aborted but not pruned;
-/// - 21: Y's budget is back, its operation ends at 22 and Y sleeps; its next job, due at
-///   once and released at its plan, 11, waits for budget until 31; X has none until 30
-///   (the horizon).
+/// - 21: Y's budget is back, its operation ends at 22 and its first job completes; its
+///   second, pending since 11, goes on at once with the 1 ms left (the reservation stays
+///   active): the idle server takes its call at 22, and it is aborted in service at 23, when
+///   the budget runs out (back at 31, past the horizon); X has none until 30 (the horizon).
 #[test]
 fn an_exhausted_request_is_pruned_when_queued_and_completes_when_in_service() {
     let client_x = Client {
@@ -1770,8 +1779,13 @@ fn an_exhausted_request_is_pruned_when_queued_and_completes_when_in_service() {
                 exhausted: true,
             },
         ],
-        aborts: vec![pruned(3, 1), in_service(4, 0), in_service(13, 1)],
-        drained: vec![vec![2, 5]],
+        aborts: vec![
+            pruned(3, 1),
+            in_service(4, 0),
+            in_service(13, 1),
+            in_service(23, 1),
+        ],
+        drained: vec![vec![2, 6]],
         ..Outcome::default()
     };
     assert_both_give(&system, 30, &expected);
@@ -2191,7 +2205,11 @@ fn the_stretches_ending_at_an_instant_are_taken_in_the_order_they_were_set() {
 /// The scenario machine's agreement with the reference (read as the scenario machine reads
 /// the paper: only an MC-IPC gate aborts), measured on 600 systems drawn as the property
 /// above draws them, from proptest's deterministic seed: a ratchet while the ignored
-/// property is not met. 515 agree now (488 before the reference took the stretches ending
+/// property is not met. 508 agree now (515 before a job due behind its late predecessor kept
+/// its reservation active, in both the machine and the reference: 21 systems agree that did
+/// not and 28 no longer do; the ones traced differ in which waiting lender's core runs the
+/// server after an instant at which two cores call it, the order the ignored property is
+/// about; 488 before the reference took the stretches ending
 /// at an instant in the order their ends were set, rather than the operation's first and
 /// then cores in order; 486 before a call made as the budget runs out was
 /// aborted for it in the reference too, even with the budget replenished at once; 485
@@ -2226,7 +2244,7 @@ fn the_scenario_machine_agrees_with_the_reference_at_least_as_often_as_before() 
         agreed += usize::from(jobs == scenario_reference(&system, horizon).jobs);
     }
     assert!(
-        agreed >= 515,
-        "{agreed} of 600 systems agree, fewer than 515"
+        agreed >= 508,
+        "{agreed} of 600 systems agree, fewer than 508"
     );
 }

@@ -53,7 +53,10 @@
 //!   its EDF priority without an exhaustion, which A1 forbids, and Lemma 2 relies on A1;
 //! - a reservation counts its pending jobs: it is active while one is pending (section III:
 //!   "active if (one of) the contained tasks has a pending job") and discards its budget when
-//!   the last completes;
+//!   the last completes. A thread's job due before its predecessor completes (an overrun) is
+//!   pending from then, so that completion leaves the reservation active with its budget;
+//!   the thread takes the job at the cluster's timer at the completion's instant, after the
+//!   instant's other completions, as a release then would be;
 //! - cores: a partition always gets its own core; the other selected reservations take the
 //!   free cores, each keeping the core it had while it stays selected, newcomers taking the
 //!   lowest free core. Ties in priority are broken by reservation id (section III: "ties ...
@@ -495,6 +498,9 @@ pub struct ClusteredScheduler {
     /// no timed release). The scheduler owns these timers, as every policy owns its tasks'
     /// wake-ups.
     wakes: Vec<Instant>,
+    /// Per thread: its timed release is a job already pending in its reservation (due
+    /// before its predecessor completed), which the thread takes at that timer.
+    carried: Vec<bool>,
     /// How many entries of `wakes` are timed, so that a cluster without any pays nothing.
     timed_wakes: usize,
 }
@@ -600,6 +606,7 @@ impl ClusteredScheduler {
         scheduler.bindings = bindings.to_vec();
         scheduler.thread_jobs = vec![0; bindings.len()];
         scheduler.wakes = vec![Instant::NEVER; bindings.len()];
+        scheduler.carried = vec![false; bindings.len()];
         Ok(scheduler)
     }
 
@@ -735,6 +742,7 @@ impl ClusteredScheduler {
             bindings: Vec::new(),
             thread_jobs: Vec::new(),
             wakes: Vec::new(),
+            carried: Vec::new(),
             timed_wakes: 0,
         })
     }
@@ -1416,9 +1424,15 @@ impl ClusteredScheduler {
             .count();
         if self.wakes.len() != self.bindings.len()
             || self.thread_jobs.len() != self.bindings.len()
+            || self.carried.len() != self.bindings.len()
             || timed != self.timed_wakes
         {
             return Err("the timed releases are counted");
+        }
+        if (self.carried.iter().zip(&self.wakes))
+            .any(|(&carried, &at)| carried && at == Instant::NEVER)
+        {
+            return Err("a job carried over waits for its thread's timer");
         }
         if self.bindings.iter().any(|r| r.index() >= self.kinds.len()) {
             return Err("every thread is bound to a reservation");
@@ -1646,9 +1660,13 @@ impl ClusterScheduler for ClusteredScheduler {
                 wake: Wake::NextJob { .. },
             } => {
                 let (t, i) = self.thread(task)?;
-                // An activation replaces the thread's own timed wake-up, if it had one.
+                // An activation replaces the thread's own timed wake-up, if it had one; a job
+                // carried over is pending already, and the activation starts it.
+                let carried = core::mem::take(&mut self.carried[t]);
                 self.disarm(t);
-                self.release(now, ReservationId(i as u32), work)?;
+                if !carried {
+                    self.release(now, ReservationId(i as u32), work)?;
+                }
                 self.thread_jobs[t] += 1;
             }
             Event::Activate {
@@ -1662,15 +1680,22 @@ impl ClusterScheduler for ClusteredScheduler {
                 wake: Wake::NextJob { .. },
             } => {
                 let (t, i) = self.thread(task)?;
-                // A thread with a pending job ends it; one without (its first release is
-                // ahead) only times that release.
-                if self.thread_jobs[t] > 0 {
+                if self.thread_jobs[t] > 0 && until < now {
+                    // The next job has been pending since `until`, before this one completed
+                    // (an overrun): the reservation stays active (section III: "active if
+                    // (one of) the contained tasks has a pending job") and keeps its budget.
+                    // The thread takes that job at the timer at `now`, as below.
+                    self.run_until(now, false, work);
+                    self.carried[t] = true;
+                } else if self.thread_jobs[t] > 0 {
+                    // A thread with a pending job ends it; one without (its first release is
+                    // ahead) only times that release.
                     self.complete(now, ReservationId(i as u32), work)?;
-                    self.thread_jobs[t] -= 1;
                 }
+                self.thread_jobs[t] = self.thread_jobs[t].saturating_sub(1);
                 if until != Instant::NEVER {
-                    // A job already due (an overrun's successor) is released by the timer at
-                    // `now` too, after the instant's completions on every core.
+                    // A job due by now is released (or, carried over, taken) by the timer at
+                    // `now`, after the instant's completions on every core.
                     self.wakes[t] = until.max(now);
                     self.timed_wakes += 1;
                 }
@@ -1745,6 +1770,11 @@ impl ClusteredScheduler {
             };
             self.disarm(i);
             work.timeouts_processed = work.timeouts_processed.saturating_add(1);
+            if core::mem::take(&mut self.carried[i]) {
+                // Pending in its reservation since its plan: the thread takes it.
+                self.thread_jobs[i] = self.thread_jobs[i].saturating_add(1);
+                continue;
+            }
             // Cannot fail: the binding is known, `at` is not before the scheduler's clock (it
             // was timed after it), and a reservation counts fewer than `u32::MAX` jobs.
             let released = self.release(at.max(self.now), self.bindings[i], work);
@@ -2081,11 +2111,11 @@ mod tests {
         assert_eq!(decide(&mut s, 8), (Some(0), Some(at(10))));
     }
 
-    /// A sleep timed at or before `now` (an overrun: the next release has passed) releases
-    /// the next job at the timer at `now`, which the decision asks for: after the instant's
+    /// A sleep timed at `now` (the next release is due as this job completes) releases the
+    /// next job at the timer at `now`, which the decision asks for: after the instant's
     /// other completions. An activation cancels a timed release.
     #[test]
-    fn a_past_timed_sleep_releases_at_the_timer_and_an_activation_cancels_it() {
+    fn a_sleep_timed_now_releases_at_the_timer_and_an_activation_cancels_it() {
         let mut s = scheduler(
             1,
             0,
@@ -2100,7 +2130,7 @@ mod tests {
                 deadline: Instant::NEVER,
             },
         };
-        through_trait(&mut s, 1, sleep(0));
+        through_trait(&mut s, 1, sleep(1));
         assert_eq!(s.pending_jobs(r(0)), 0);
         let mut decisions = [CoreDecision::default()];
         let mut notices = Notices::with_capacity(1);
@@ -2123,6 +2153,60 @@ mod tests {
         // The timer at 7 is gone: nothing more is released there.
         through_trait(&mut s, 9, Event::Timer);
         assert_eq!(s.pending_jobs(r(0)), 1);
+    }
+
+    /// A sleep timed before `now` (an overrun: the next job has been pending since then) does
+    /// not complete the reservation's last job: a reservation (2 per 5) released at 0 whose
+    /// job runs 0..1 and sleeps until 0 stays active with its 1 left. Its thread takes the
+    /// job at the timer at `now`, which the decision asks for (after the instant's other
+    /// completions, as a release then would be); then the budget runs out at 2. Timed at 1
+    /// instead, the job completes and the budget goes with it (the test above).
+    #[test]
+    fn a_sleep_timed_before_now_keeps_the_reservation_active_with_its_budget() {
+        let mut s = scheduler(
+            1,
+            0,
+            SporadicOrder::FixedPriority,
+            alloc::vec![sporadic(2, 5)],
+        );
+        through_trait(&mut s, 0, release_event(0));
+        let overrun = Event::Sleep {
+            task: TaskId(0),
+            until: at(0),
+            wake: Wake::NextJob {
+                deadline: Instant::NEVER,
+            },
+        };
+        through_trait(&mut s, 1, overrun);
+        assert_eq!(s.pending_jobs(r(0)), 1);
+        assert!(!s.thread_is_pending(TaskId(0)));
+        assert_eq!(s.budget_at(r(0), at(1)), Some(Duration::from_nanos(1)));
+        let decide = |s: &mut ClusteredScheduler| {
+            let mut decisions = [CoreDecision::default()];
+            let mut notices = Notices::with_capacity(1);
+            s.decide(at(1), &mut decisions, &mut notices, &mut Work::default())
+                .unwrap();
+            decisions[0]
+        };
+        assert_eq!(
+            decide(&mut s),
+            CoreDecision {
+                next: Some(TaskId(0)),
+                timer: Some(at(1))
+            }
+        );
+        through_trait(&mut s, 1, Event::Timer);
+        assert!(s.thread_is_pending(TaskId(0)));
+        assert_eq!(s.pending_jobs(r(0)), 1);
+        assert_eq!(s.budget_at(r(0), at(1)), Some(Duration::from_nanos(1)));
+        assert_eq!(
+            decide(&mut s),
+            CoreDecision {
+                next: Some(TaskId(0)),
+                timer: Some(at(2))
+            }
+        );
+        ClusterScheduler::check_invariants(&s).unwrap();
     }
 
     /// Two threads bound to one sporadic reservation (2 per 10) share its budget: the
