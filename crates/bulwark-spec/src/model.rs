@@ -467,14 +467,6 @@ impl PolicyKind {
         )
     }
 
-    /// True when the policy schedules by deadlines (EDF), directly or over servers.
-    pub fn is_deadline_driven(self) -> bool {
-        matches!(
-            self,
-            PolicyKind::Edf | PolicyKind::Cbs | PolicyKind::HardCbs | PolicyKind::Vbs
-        )
-    }
-
     /// True when every task needs a reservation.
     pub fn has_reservations(self) -> bool {
         !matches!(

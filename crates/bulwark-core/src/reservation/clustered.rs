@@ -2123,13 +2123,7 @@ mod tests {
             alloc::vec![sporadic(2, 5)],
         );
         through_trait(&mut s, 0, release_event(0));
-        let sleep = |until: u64| Event::Sleep {
-            task: TaskId(0),
-            until: at(until),
-            wake: Wake::NextJob {
-                deadline: Instant::NEVER,
-            },
-        };
+        let sleep = |until: u64| sleep_until(0, until);
         through_trait(&mut s, 1, sleep(1));
         assert_eq!(s.pending_jobs(r(0)), 0);
         let mut decisions = [CoreDecision::default()];
@@ -2170,14 +2164,7 @@ mod tests {
             alloc::vec![sporadic(2, 5)],
         );
         through_trait(&mut s, 0, release_event(0));
-        let overrun = Event::Sleep {
-            task: TaskId(0),
-            until: at(0),
-            wake: Wake::NextJob {
-                deadline: Instant::NEVER,
-            },
-        };
-        through_trait(&mut s, 1, overrun);
+        through_trait(&mut s, 1, sleep_until(0, 0));
         assert_eq!(s.pending_jobs(r(0)), 1);
         assert!(!s.thread_is_pending(TaskId(0)));
         assert_eq!(s.budget_at(r(0), at(1)), Some(Duration::from_nanos(1)));
