@@ -18,6 +18,7 @@ pub mod global_fp;
 pub mod mc_ipc;
 pub mod overhead;
 pub mod rbf;
+pub mod reclamation;
 pub mod scenario;
 pub mod sweep;
 pub mod utilisation;

@@ -726,6 +726,69 @@ fn simulate_reports_the_reclamation_of_an_mc_ipc_file() {
     );
 }
 
+/// `analyze` of the composed MC-IPC file bounds the watchdog's termination by the rogue's
+/// group: at most its 1 ms quota on C1, so R1's 50 ms slot keeps 49 ms for its 20 ms budget.
+/// Without the group, the rogue's process is reclaimed one object at a time, and its jobs
+/// allocate a million semaphores each: by hand 3 units an object and 1 for the process, 3,000,001
+/// units of 13 ns, 39,000,013 ns for the first job (what the simulator masks, see
+/// `mcipc_cbs_rogue`), and nothing bounds the jobs after it: R1 may keep nothing of its slot,
+/// too small, exit 1. The budgeted reservations of C1 (R15, R16) are not charged the mask.
+#[test]
+fn analyze_bounds_a_termination_by_its_group() {
+    let file = "scenarios/mcipc/cbs-rogue.toml";
+    let stdout = stdout_of(&["analyze", file], 0);
+    let budgets = &stdout[stdout.find("budgets sized").unwrap()..];
+    assert_eq!(
+        row(budgets, "R1"),
+        ["R1", "20ms", "20ms", "50ms", "1ms", "enough"]
+    );
+    assert_eq!(
+        row(budgets, "R2"),
+        ["R2", "20ms", "20ms", "50ms", "0ns", "enough"]
+    );
+    let json = json_of(&["analyze", file, "--json"], 0);
+    let terminations = json["terminations"].as_array().unwrap();
+    assert_eq!(terminations.len(), 1);
+    assert_eq!(terminations[0]["terminator"], "T16");
+    assert_eq!(terminations[0]["target"], "T15");
+    assert_eq!(terminations[0]["group"], "rogue");
+    assert_eq!(terminations[0]["mask_ns"], 1_000_000);
+    assert_eq!(json["reservations"][0]["masked_ns"], 1_000_000);
+    assert_eq!(json["reservations"][1]["masked_ns"], 0);
+
+    let (_dir, baseline) = edited_copy("baseline.toml", file, |source| {
+        source.replace("group = \"rogue\"\n", "")
+    });
+    let json = json_of(&["analyze", &baseline, "--json"], 1);
+    let t = &json["terminations"][0];
+    assert_eq!(t["group"], serde_json::Value::Null);
+    assert_eq!(t["objects_per_job"], 1_000_000);
+    assert_eq!(t["mask_ns"], serde_json::Value::Null);
+    assert_eq!(t["first_job_mask_ns"], 39_000_013);
+    let r1 = &json["reservations"][0];
+    assert_eq!(r1["masked_ns"], serde_json::Value::Null);
+    assert_eq!(r1["enough"], false);
+    let r15 = &json["reservations"][14];
+    assert_eq!(r15["reservation"], "R15");
+    assert_eq!(r15["enough"], true);
+    let stdout = stdout_of(&["analyze", &baseline], 1);
+    assert_contains(&stdout, "39.000013ms");
+    assert_contains(&stdout, "lose no budget to the mask (without bound)");
+}
+
+/// A file without `terminate` masks nothing: every `masked_ns` is 0, no termination is
+/// listed, and the text has no mask column.
+#[test]
+fn analyze_of_a_file_without_terminations_masks_nothing() {
+    let file = "scenarios/mcipc/case-study.toml";
+    let json = json_of(&["analyze", file, "--json"], 0);
+    assert_eq!(json["terminations"].as_array().map(Vec::len), Some(0));
+    let reservations = json["reservations"].as_array().unwrap();
+    assert!(reservations.iter().all(|r| r["masked_ns"] == 0));
+    let stdout = stdout_of(&["analyze", file], 0);
+    assert!(!stdout.contains("masked"), "{stdout}");
+}
+
 /// Cores running different policies are analysed apart, each by its policy's own test: the
 /// rate-monotonic core's t2 has R = 8 ms > 7 ms (exit 1), the EDF core's U = 34/35 passes.
 #[test]

@@ -1201,6 +1201,11 @@ mod tests {
             // Each object: holder link, object slot, capability slot; then the process slot.
             let work = tree.terminate_process(process).unwrap();
             assert_eq!(work.units(), 3 * objects + 1);
+            assert_eq!(
+                work.units(),
+                crate::reclaim::BASELINE_OBJECT_UNITS * objects
+                    + crate::reclaim::BASELINE_ROOT_PROCESS_UNITS
+            );
             assert_eq!(tree.counters().objects_freed, objects);
             checked(&tree);
         }

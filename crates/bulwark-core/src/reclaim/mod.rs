@@ -43,6 +43,14 @@ pub const SCRUB_ENTRY_UNITS: u64 = 5;
 /// Units to release an arena, however much it holds: its slabs are truncated, not walked.
 pub const ARENA_RELEASE_UNITS: u64 = 1;
 
+/// Units the baseline ([`CapabilityTree::terminate_process`]) spends on an object its process
+/// created and holds alone: the holder link, the object's slot and its capability's slot.
+pub const BASELINE_OBJECT_UNITS: u64 = 3;
+
+/// Units the baseline spends on a root process itself, once what it holds is gone: its slot
+/// (a root has no parent link to cut).
+pub const BASELINE_ROOT_PROCESS_UNITS: u64 = 1;
+
 /// How far one [`CapabilityTree::terminate_step`] may run past its budget: a step starts a
 /// scrub entry while budget remains, so it ends at most one entry (less one unit) beyond it.
 pub const STEP_OVERSHOOT_UNITS: u64 = SCRUB_ENTRY_UNITS - 1;

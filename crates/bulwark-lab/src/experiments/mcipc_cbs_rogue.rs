@@ -15,9 +15,14 @@
 //!   earlier deadline, runs at its release;
 //! - the same file without the group: the kernel frees a million semaphores one by one,
 //!   `3 * 10^6 + 1` units of 13 ns, and C1 stays masked for 39 ms, 29 ms into R1's slot:
-//!   T1's job of 5.0 s is late by as much.
+//!   T1's job of 5.0 s is late by as much;
+//! - the reclamation analysis ([`bulwark_analysis::reclamation`]) predicts both: the group
+//!   bounds the mask by its quota, and without it nothing bounds the mask (each of the
+//!   rogue's jobs adds a million semaphores), its first job's 39,000,013 ns being what the
+//!   baseline masks.
 
 use bulwark_analysis::mc_ipc::GateProtocol;
+use bulwark_analysis::reclamation::{terminations, Termination};
 use bulwark_core::{Duration, Instant};
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 
@@ -191,13 +196,41 @@ pub fn without_group(study: &McIpcSystem) -> Result<McIpcSystem, LabError> {
     Ok(baseline)
 }
 
+/// What the reclamation analysis says of the watchdog's termination, with the rogue in its
+/// group and without it.
+#[derive(Clone, Debug)]
+pub struct AnalysedMasks {
+    pub grouped: Termination,
+    pub baseline: Termination,
+}
+
+impl AnalysedMasks {
+    /// The analysis of `study` and of its baseline ([`without_group`]).
+    pub fn of(study: &McIpcSystem) -> Result<AnalysedMasks, LabError> {
+        let only = |system: &McIpcSystem| {
+            let mut found = terminations(system);
+            match found.len() {
+                1 => Ok(found.remove(0)),
+                n => Err(LabError::McIpc(format!(
+                    "{FILE}: {n} terminations; the experiment reads one"
+                ))),
+            }
+        };
+        Ok(AnalysedMasks {
+            grouped: only(study)?,
+            baseline: only(&without_group(study)?)?,
+        })
+    }
+}
+
 fn run() -> Result<ExperimentReport, LabError> {
     let study = system()?;
     let bound = bound_of(&bounds(&study)?, GateProtocol::McIpc);
+    let analysed = AnalysedMasks::of(&study)?;
     let grouped = run_study(&study, SEED)?;
     let baseline = run_study(&without_group(&study)?, SEED)?;
     let quota = study.groups.first().map_or(Duration::ZERO, |g| g.quota);
-    Ok(report(bound, quota, &grouped, &baseline))
+    Ok(report(bound, quota, &analysed, &grouped, &baseline))
 }
 
 fn millis(d: Duration) -> String {
@@ -220,6 +253,7 @@ fn percent(part: Duration, whole: Duration) -> f64 {
 pub fn checks(
     bound: Duration,
     quota: Duration,
+    analysed: &AnalysedMasks,
     grouped: &RunResult,
     baseline: &RunResult,
 ) -> Vec<Check> {
@@ -318,13 +352,40 @@ pub fn checks(
             pass: baseline_mask >= Duration::from_millis(39)
                 && late.is_some_and(|r| r.is_none_or(|r| r >= Duration::from_millis(29))),
         },
+        Check {
+            claim: "The reclamation analysis bounds the group's mask by its quota, and finds \
+                    none without the group, whose first job alone masks what the baseline run \
+                    masks"
+                .into(),
+            expected: format!(
+                "grouped: masked <= {}; baseline: no bound, masked <= {} (its first job)",
+                mask_text(analysed.grouped.mask),
+                millis(analysed.baseline.first_job_mask)
+            ),
+            measured: format!(
+                "grouped: masked {}; baseline: bound {}, masked {}",
+                millis(grouped.masked()),
+                mask_text(analysed.baseline.mask),
+                millis(baseline.masked())
+            ),
+            pass: analysed.grouped.mask == Some(quota)
+                && grouped.masked() <= quota
+                && analysed.baseline.mask.is_none()
+                && baseline.masked() <= analysed.baseline.first_job_mask,
+        },
     ]
+}
+
+/// An analysed mask: its length, or "none" when nothing bounds it.
+fn mask_text(mask: Option<Duration>) -> String {
+    mask.map_or_else(|| "none".into(), millis)
 }
 
 /// The report of the two runs.
 pub fn report(
     bound: Duration,
     quota: Duration,
+    analysed: &AnalysedMasks,
     grouped: &RunResult,
     baseline: &RunResult,
 ) -> ExperimentReport {
@@ -357,7 +418,7 @@ pub fn report(
             TERMINATION,
             millis(LENGTH),
         ),
-        checks: checks(bound, quota, grouped, baseline),
+        checks: checks(bound, quota, analysed, grouped, baseline),
         tables: vec![Table {
             caption: format!(
                 "The two runs: the rogue's objects, C1's longest masked span, T1's worst \
@@ -428,9 +489,15 @@ mod tests {
             (39_000_013, 39_000_013)
         );
         assert_eq!(baseline.masked(), Duration::from_nanos(39_000_013));
+        // The analysis: the quota with the group; without it, no bound, and its first job's
+        // figure is exactly the run's, since the rogue's one job allocated all its objects.
+        let analysed = AnalysedMasks::of(&study).unwrap();
+        assert_eq!(analysed.grouped.mask, Some(Duration::from_millis(1)));
+        assert_eq!(analysed.baseline.mask, None);
+        assert_eq!(analysed.baseline.first_job_mask, baseline.masked());
         let bound = bound_of(&bounds(&study).unwrap(), GateProtocol::McIpc);
         let quota = study.groups[0].quota;
-        for check in checks(bound, quota, &grouped, &baseline) {
+        for check in checks(bound, quota, &analysed, &grouped, &baseline) {
             assert!(check.pass, "{check:?}");
         }
     }

@@ -1,11 +1,16 @@
 //! `bulwark analyze` on an MC-IPC system (TOML with `[[cluster]]`, `[[server]]` and
 //! `[[reservation]]` tables): per reservation and server, the per-invocation bounds of
-//! MC-IPC (Theorem 1), FIFO-IPC and PRIO-IPC, and the budgets sized from them.
+//! MC-IPC (Theorem 1), FIFO-IPC and PRIO-IPC, and the budgets sized from them; with
+//! `terminate` steps, how long each cluster's cores can be masked, which a time partition's
+//! slots lose.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use bulwark_analysis::mc_ipc::{analyse, GateProtocol, McIpcBounds};
+use bulwark_analysis::reclamation::{
+    cluster_masks, partition_supply, terminations, Reclaimed, Termination,
+};
 use bulwark_core::Duration;
 use bulwark_spec::mc_ipc_toml::{McIpcSystem, ReservationKind};
 use bulwark_spec::FileKind;
@@ -38,29 +43,75 @@ fn provisioned(kind: &ReservationKind) -> Duration {
     }
 }
 
+/// What the analysis found: the bounds, the terminations and each cluster's mask.
+struct Analysis {
+    bounds: McIpcBounds,
+    terminations: Vec<Termination>,
+    /// The longest a core of each cluster can be masked (`None`: unbounded).
+    masks: Vec<Option<Duration>>,
+    /// Per reservation: it provisions less than its sized budget.
+    short: Vec<bool>,
+}
+
+impl Analysis {
+    fn of(system: &McIpcSystem) -> Result<Analysis, String> {
+        let sizing = system.protocol.unwrap_or(GateProtocol::McIpc);
+        let bounds = analyse(system, sizing).map_err(|e| format!("{e:?}"))?;
+        let terminations = terminations(system);
+        let masks = cluster_masks(system, &terminations);
+        let short = system
+            .reservations
+            .iter()
+            .zip(&bounds.clients)
+            .map(|(r, b)| {
+                // A partition keeps its slots less what a termination can mask of them; a
+                // budget is not drained by the mask.
+                let supply = match r.kind {
+                    ReservationKind::TableDriven { .. } => {
+                        partition_supply(provisioned(&r.kind), mask_of(&masks, r.cluster))
+                    }
+                    ReservationKind::Sporadic { .. } => provisioned(&r.kind),
+                };
+                supply < b.provisioned_budget()
+            })
+            .collect();
+        Ok(Analysis {
+            bounds,
+            terminations,
+            masks,
+            short,
+        })
+    }
+}
+
+/// The mask of cluster `cluster` (an index the system validated).
+fn mask_of(masks: &[Option<Duration>], cluster: usize) -> Option<Duration> {
+    masks.get(cluster).copied().flatten()
+}
+
+/// A mask for a table: its length, or "unbounded".
+fn mask_text(mask: Option<Duration>) -> String {
+    mask.map_or_else(|| "unbounded".into(), |mask| mask.to_string())
+}
+
 /// Prints the bounds; exit 1 when a reservation provisions less than its sized budget.
 pub fn analyze(system: &McIpcSystem, json: bool) -> Result<ExitCode, String> {
-    let sizing = system.protocol.unwrap_or(GateProtocol::McIpc);
-    let bounds = analyse(system, sizing).map_err(|e| format!("{e:?}"))?;
-    let short: Vec<bool> = system
-        .reservations
-        .iter()
-        .zip(&bounds.clients)
-        .map(|(r, b)| provisioned(&r.kind) < b.provisioned_budget())
-        .collect();
+    let analysis = Analysis::of(system)?;
     if json {
-        outln!("{:#}", to_json(system, &bounds, &short));
+        outln!("{:#}", to_json(system, &analysis));
     } else {
-        out!("{}", render(system, &bounds, &short));
+        out!("{}", render(system, &analysis));
     }
-    Ok(if short.iter().any(|s| *s) {
+    Ok(if analysis.short.iter().any(|s| *s) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
 }
 
-fn render(system: &McIpcSystem, bounds: &McIpcBounds, short: &[bool]) -> String {
+fn render(system: &McIpcSystem, analysis: &Analysis) -> String {
+    let bounds = &analysis.bounds;
+    let masked = !analysis.terminations.is_empty();
     let mut rows = Vec::new();
     for (r, b) in system.reservations.iter().zip(&bounds.clients) {
         for s in &b.servers {
@@ -112,25 +163,34 @@ fn render(system: &McIpcSystem, bounds: &McIpcBounds, short: &[bool]) -> String 
         .reservations
         .iter()
         .zip(&bounds.clients)
-        .zip(short)
+        .zip(&analysis.short)
         .map(|((r, b), &short)| {
-            vec![
+            let mut row = vec![
                 b.client.clone(),
                 b.budgets.low.to_string(),
                 b.budgets.high.to_string(),
                 provisioned(&r.kind).to_string(),
-                if short { "too small" } else { "enough" }.to_string(),
-            ]
+            ];
+            if masked {
+                row.push(mask_text(mask_of(&analysis.masks, r.cluster)));
+            }
+            row.push(if short { "too small" } else { "enough" }.to_string());
+            row
         })
         .collect();
     out.push_str(&format!(
         "\nbudgets sized for {} (e_i + sum_q N_iq x bound; section VII's low and high levels):\n",
         bounds.protocol.label()
     ));
-    out.push_str(&table::render(
-        &["reservation", "low", "high", "provisioned", "verdict"],
-        &rows,
-    ));
+    let mut header = vec!["reservation", "low", "high", "provisioned"];
+    if masked {
+        header.push("masked");
+    }
+    header.push("verdict");
+    out.push_str(&table::render(&header, &rows));
+    if masked {
+        out.push_str(&render_terminations(system, analysis));
+    }
     for cost in uncounted_costs(system) {
         out.push_str(&format!(
             "\nnote: the bounds take each operation length L_q as written; the file's `{cost}` \
@@ -146,12 +206,13 @@ fn uncounted_costs(system: &McIpcSystem) -> Vec<&'static str> {
     super::uncounted::context_switch(system.cost.context_switch > 0)
 }
 
-fn to_json(system: &McIpcSystem, bounds: &McIpcBounds, short: &[bool]) -> Value {
+fn to_json(system: &McIpcSystem, analysis: &Analysis) -> Value {
+    let bounds = &analysis.bounds;
     let reservations: Vec<Value> = system
         .reservations
         .iter()
         .zip(&bounds.clients)
-        .zip(short)
+        .zip(&analysis.short)
         .map(|((r, b), &short)| {
             let servers: Vec<Value> = b
                 .servers
@@ -175,6 +236,7 @@ fn to_json(system: &McIpcSystem, bounds: &McIpcBounds, short: &[bool]) -> Value 
                 "budget_low_ns": b.budgets.low.as_nanos(),
                 "budget_high_ns": b.budgets.high.as_nanos(),
                 "provisioned_ns": provisioned(&r.kind).as_nanos(),
+                "masked_ns": mask_of(&analysis.masks, r.cluster).map(|m| m.as_nanos()),
                 "enough": !short,
             })
         })
@@ -182,6 +244,89 @@ fn to_json(system: &McIpcSystem, bounds: &McIpcBounds, short: &[bool]) -> Value 
     json!({
         "protocol": bounds.protocol.label(),
         "reservations": reservations,
+        "terminations": analysis
+            .terminations
+            .iter()
+            .map(|t| termination_json(system, t))
+            .collect::<Vec<_>>(),
         "costs_not_in_bounds": uncounted_costs(system),
+    })
+}
+
+/// What one termination reclaims, for a table: the group and its quota, or the objects a job.
+fn reclaimed_text(system: &McIpcSystem, reclaimed: &Reclaimed) -> String {
+    match reclaimed {
+        Reclaimed::Group { group, quota } => {
+            format!("group `{}` (quota {quota})", system.groups[*group].name)
+        }
+        Reclaimed::Process { objects_per_job } => {
+            format!("its process, {objects_per_job} object(s) a job, one by one")
+        }
+    }
+}
+
+/// The terminations and each cluster's mask, under the budget table.
+fn render_terminations(system: &McIpcSystem, analysis: &Analysis) -> String {
+    let rows: Vec<Vec<String>> = analysis
+        .terminations
+        .iter()
+        .map(|t| {
+            vec![
+                system.tasks[t.terminator].name.clone(),
+                system.tasks[t.target].name.clone(),
+                system.clusters[t.cluster].name.clone(),
+                reclaimed_text(system, &t.reclaimed),
+                mask_text(t.mask),
+                t.first_job_mask.to_string(),
+            ]
+        })
+        .collect();
+    let mut out = String::from(
+        "\nterminations: each masks a core of its caller's cluster, a group at most its quota,\n\
+         a process in no group every object it allocated, one by one (without bound once its\n\
+         jobs allocate); a partition keeps its slots less its cluster's mask:\n",
+    );
+    out.push_str(&table::render(
+        &[
+            "terminator",
+            "target",
+            "cluster",
+            "reclaims",
+            "mask",
+            "first job",
+        ],
+        &rows,
+    ));
+    for (cluster, mask) in system.clusters.iter().zip(&analysis.masks) {
+        if mask != &Some(Duration::ZERO) {
+            out.push_str(&format!(
+                "note: cluster {}: its budgeted reservations lose no budget to the mask ({}) but \
+                 wait for it, which budget sizing does not cover\n",
+                cluster.name,
+                mask.map_or_else(|| "without bound".into(), |mask| format!("at most {mask}"))
+            ));
+        }
+    }
+    out
+}
+
+fn termination_json(system: &McIpcSystem, t: &Termination) -> Value {
+    let (group, quota, objects) = match &t.reclaimed {
+        Reclaimed::Group { group, quota } => (
+            Some(system.groups[*group].name.as_str()),
+            Some(quota.as_nanos()),
+            None,
+        ),
+        Reclaimed::Process { objects_per_job } => (None, None, Some(*objects_per_job)),
+    };
+    json!({
+        "terminator": system.tasks[t.terminator].name,
+        "target": system.tasks[t.target].name,
+        "cluster": system.clusters[t.cluster].name,
+        "group": group,
+        "quota_ns": quota,
+        "objects_per_job": objects,
+        "mask_ns": t.mask.map(|m| m.as_nanos()),
+        "first_job_mask_ns": t.first_job_mask.as_nanos(),
     })
 }
