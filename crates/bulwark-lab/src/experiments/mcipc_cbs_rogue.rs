@@ -360,13 +360,13 @@ pub fn checks(
             expected: format!(
                 "grouped: masked <= {}; baseline: no bound, masked <= {} (its first job)",
                 mask_text(analysed.grouped.mask),
-                millis(analysed.baseline.first_job_mask)
+                analysed.baseline.first_job_mask
             ),
             measured: format!(
                 "grouped: masked {}; baseline: bound {}, masked {}",
-                millis(grouped.masked()),
+                grouped.masked(),
                 mask_text(analysed.baseline.mask),
-                millis(baseline.masked())
+                baseline.masked()
             ),
             pass: analysed.grouped.mask == Some(quota)
                 && grouped.masked() <= quota
@@ -376,9 +376,9 @@ pub fn checks(
     ]
 }
 
-/// An analysed mask: its length, or "none" when nothing bounds it.
+/// An analysed mask: its length to the nanosecond, or "none" when nothing bounds it.
 fn mask_text(mask: Option<Duration>) -> String {
-    mask.map_or_else(|| "none".into(), millis)
+    mask.map_or_else(|| "none".into(), |mask| mask.to_string())
 }
 
 /// The report of the two runs.
