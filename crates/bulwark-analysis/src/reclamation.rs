@@ -1,6 +1,6 @@
-//! Reclamation masking (Bounded Resource Reclamation): how long the terminations of an MC-IPC
-//! system can keep a core in its kernel with interrupts masked, and so how much of a time
-//! partition's slots they can take.
+//! Reclamation masking (Bounded Resource Reclamation): how long the terminations of a system
+//! (an MC-IPC system or a scenario) can keep a core in its kernel with interrupts masked, and
+//! so how much of a time partition's slots they can take.
 //!
 //! A `terminate` step runs in the kernel of its caller's core, interrupts masked, until the
 //! target is reclaimed (stepwise, `step`, in shorter spans of the same total). What it
@@ -11,123 +11,164 @@
 //!   and in however many jobs. The mask is at most the quota.
 //! - **a target in no group**: its process alone, one object at a time (the baseline, section
 //!   II): [`BASELINE_OBJECT_UNITS`] per object it allocated and
-//!   [`BASELINE_ROOT_PROCESS_UNITS`] for the process, at the file's `reclaim-per-unit`. A task
-//!   that allocates in its jobs adds that much every job, so nothing bounds the mask over a
-//!   run: the analysis says so, with what one job adds.
+//!   [`BASELINE_ROOT_PROCESS_UNITS`] for the process, at the file's `reclaim-per-unit`. An
+//!   MC-IPC task that allocates in its jobs adds that much every job, and a scenario's script
+//!   every pass of an endless loop that allocates, so nothing bounds the mask over a run: the
+//!   analysis says so, with the mask of what it allocates before it repeats (its first job;
+//!   a script with one pass of its endless loops).
 //!
 //! A process or group is reclaimed once: terminating it again finds nothing, so each target
-//! (each group, for targets that share one) counts once. A termination masks a core of its
-//! caller's cluster; which one depends on the run, so every core of the cluster is charged
-//! the whole. A time partition's supply in a cycle is its slots' length less what the
+//! (each group, for targets that share one) counts once. A termination masks its caller's
+//! core, or a core of its caller's cluster; which one depends on the run, so every core of
+//! the cluster is charged the whole. A time partition's supply in a cycle is its slots' length less what the
 //! terminations of its cluster can mask of it, at most their total (MC-IPC paper, section
 //! III: a table-driven reservation runs only in its slots). Budgeted reservations lose no
 //! budget to the mask (their budgets drain only while they run) but wait for it, which budget
 //! sizing does not cover.
 //!
-//! Only the system's own tasks are read, not its phases' additions, as [`crate::mc_ipc`]
-//! reads only its reservations.
+//! Only an MC-IPC system's own tasks are read, not its phases' additions, as
+//! [`crate::mc_ipc`] reads only its reservations.
 
 use bulwark_core::reclaim::{BASELINE_OBJECT_UNITS, BASELINE_ROOT_PROCESS_UNITS};
 use bulwark_core::Duration;
 use bulwark_spec::mc_ipc_toml::{McIpcSystem, ScriptStep};
+use bulwark_spec::{Behaviour, CostModel, GroupSpec, Scenario, Step};
 
 /// What one termination reclaims.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reclaimed {
     /// The target's reclamation group, at most its quota.
     Group {
-        /// The group, an index into [`McIpcSystem::groups`].
+        /// The group, an index into the system's groups.
         group: usize,
         /// Its quota.
         quota: Duration,
     },
     /// The target's process alone, one object at a time.
     Process {
-        /// Objects one job of the target allocates.
-        objects_per_job: u64,
+        /// Objects the target allocates before it repeats: its first job (MC-IPC), or its
+        /// script with one pass of each endless loop.
+        objects: u64,
+        /// It allocates again after those (in every job, or in an endless loop).
+        repeats: bool,
     },
+}
+
+/// Where a termination runs, and so which core it masks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Masked {
+    /// A core of this cluster, an index into the system's clusters.
+    Cluster(usize),
+    /// This core (a scenario's partitioned task).
+    Core(u16),
 }
 
 /// One target a task terminates, and how long reclaiming it can mask its caller's core.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Termination {
-    /// The task whose script terminates, an index into [`McIpcSystem::tasks`].
+    /// The task whose script terminates, an index into the system's tasks.
     pub terminator: usize,
     /// The task terminated.
     pub target: usize,
-    /// The cluster whose core it masks: the terminator's reservation's.
-    pub cluster: usize,
+    /// Where it runs: the terminator's cluster, or its core.
+    pub masked: Masked,
     /// What it reclaims.
     pub reclaimed: Reclaimed,
     /// The longest it can mask the core: `None` when nothing bounds it (a target in no group
-    /// that allocates in its jobs).
+    /// that repeats its allocations).
     pub mask: Option<Duration>,
-    /// The mask of the target's first job alone (its process and one job's objects): the
-    /// bound when there is one, else what each job adds to it, and the first.
-    pub first_job_mask: Duration,
+    /// The mask of what the target allocates before it repeats ([`Reclaimed::Process`]'s
+    /// `objects`): the bound when there is one, else where the unbounded mask starts.
+    pub first_mask: Duration,
 }
 
-/// Every termination of `system` (one per target, or per group of targets, and per cluster it
-/// may run on), in task order of the terminators.
+/// Every termination of an MC-IPC `system` (one per target, or per group of targets, and per
+/// cluster it may run on), in task order of the terminators.
 pub fn terminations(system: &McIpcSystem) -> Vec<Termination> {
-    let group_of = system.groups_of_tasks();
-    let mut found: Vec<Termination> = Vec::new();
+    let mut found = Vec::new();
     for (terminator, task) in system.tasks.iter().enumerate() {
         let Some(cluster) = system.reservations.get(task.reservation).map(|r| r.cluster) else {
             continue;
         };
         for step in &task.script {
-            let ScriptStep::Terminate { task: target } = *step else {
-                continue;
-            };
-            let reclaimed = match group_of.get(target).copied().flatten() {
-                Some(group) => Reclaimed::Group {
-                    group,
-                    quota: system.groups[group].quota,
-                },
-                None => Reclaimed::Process {
-                    objects_per_job: objects_per_job(system, target),
-                },
-            };
-            // One reclamation per group, or per target outside groups, per cluster.
-            let seen = found.iter().any(|t| {
-                t.cluster == cluster
-                    && match (&t.reclaimed, &reclaimed) {
-                        (Reclaimed::Group { group: a, .. }, Reclaimed::Group { group: b, .. }) => {
-                            a == b
-                        }
-                        _ => t.target == target,
-                    }
-            });
-            if seen {
-                continue;
+            if let ScriptStep::Terminate { task: target } = *step {
+                let objects = system.tasks.get(target).map_or(0, |target| {
+                    target.script.iter().fold(0u64, |sum, step| match step {
+                        ScriptStep::Allocate { count, .. } => sum.saturating_add(*count),
+                        _ => sum,
+                    })
+                });
+                // Every job runs the script again.
+                let allocations = Allocations {
+                    objects,
+                    repeats: objects > 0,
+                };
+                let at = Masked::Cluster(cluster);
+                let call = Call::new(terminator, target, at, &system.groups);
+                call.record(&mut found, allocations, &system.groups, &system.cost);
             }
-            let (mask, first_job_mask) = masks(system, &reclaimed);
-            found.push(Termination {
-                terminator,
-                target,
-                cluster,
-                reclaimed,
-                mask,
-                first_job_mask,
-            });
         }
     }
     found
 }
 
-/// The longest the terminations of `system` can mask a core of each cluster, by cluster
-/// index: the sum of its terminations' masks, `None` when one of them is unbounded.
-pub fn cluster_masks(system: &McIpcSystem, terminations: &[Termination]) -> Vec<Option<Duration>> {
-    let mut masks = vec![Some(Duration::ZERO); system.clusters.len()];
+/// Every termination of `scenario`'s scripts (one per target, or per group of targets, and
+/// per core or cluster it may run on), in task order of the terminators.
+pub fn scenario_terminations(scenario: &Scenario) -> Vec<Termination> {
+    let cluster_of = |task: usize| {
+        scenario
+            .clusters
+            .iter()
+            .position(|c| c.members.iter().any(|m| m.task == task))
+    };
+    let mut found = Vec::new();
+    for (terminator, task) in scenario.tasks.iter().enumerate() {
+        let Behaviour::Script { steps, .. } = &task.behaviour else {
+            continue;
+        };
+        let at = cluster_of(terminator).map_or(Masked::Core(task.core), Masked::Cluster);
+        let mut targets = Vec::new();
+        visit_terminations(steps, &mut targets);
+        for name in targets {
+            let Some(target) = scenario.tasks.iter().position(|t| t.name == name) else {
+                continue;
+            };
+            let allocations = match &scenario.tasks[target].behaviour {
+                Behaviour::Script { steps, .. } => allocations(steps),
+                _ => Allocations::default(),
+            };
+            let call = Call::new(terminator, target, at, &scenario.groups);
+            call.record(&mut found, allocations, &scenario.groups, &scenario.cost);
+        }
+    }
+    found
+}
+
+/// The longest the terminations can mask a core of each of `clusters` clusters, by cluster
+/// index: the sum of the masks of those that run there, `None` when one is unbounded.
+pub fn cluster_masks(clusters: usize, terminations: &[Termination]) -> Vec<Option<Duration>> {
+    let mut masks = vec![Some(Duration::ZERO); clusters];
     for termination in terminations {
-        if let Some(total) = masks.get_mut(termination.cluster) {
-            *total = total
-                .zip(termination.mask)
-                .and_then(|(sum, mask)| sum.checked_add(mask));
+        if let Masked::Cluster(cluster) = termination.masked {
+            if let Some(total) = masks.get_mut(cluster) {
+                *total = add_mask(*total, termination.mask);
+            }
         }
     }
     masks
+}
+
+/// Every place the terminations run, in order of first appearance, with the longest they can
+/// mask a core there (`None`: unbounded).
+pub fn masks_by_place(terminations: &[Termination]) -> Vec<(Masked, Option<Duration>)> {
+    let mut places: Vec<(Masked, Option<Duration>)> = Vec::new();
+    for termination in terminations {
+        match places.iter_mut().find(|(at, _)| *at == termination.masked) {
+            Some((_, total)) => *total = add_mask(*total, termination.mask),
+            None => places.push((termination.masked, termination.mask)),
+        }
+    }
+    places
 }
 
 /// What a time partition with `slots_length` of slots per cycle keeps of them when a core of
@@ -136,42 +177,136 @@ pub fn partition_supply(slots_length: Duration, mask: Option<Duration>) -> Durat
     mask.map_or(Duration::ZERO, |mask| slots_length.saturating_sub(mask))
 }
 
-/// The objects one job of task `target` allocates (saturating).
-fn objects_per_job(system: &McIpcSystem, target: usize) -> u64 {
-    system.tasks.get(target).map_or(0, |task| {
-        task.script.iter().fold(0u64, |sum, step| match step {
-            ScriptStep::Allocate { count, .. } => sum.saturating_add(*count),
-            _ => sum,
-        })
+/// Two masks on one core, one after the other.
+fn add_mask(sum: Option<Duration>, mask: Option<Duration>) -> Option<Duration> {
+    sum.zip(mask).and_then(|(sum, mask)| sum.checked_add(mask))
+}
+
+/// What a target allocates: [`Reclaimed::Process`]'s fields.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Allocations {
+    objects: u64,
+    repeats: bool,
+}
+
+/// The objects `steps` allocate, loops multiplied out, an endless loop's body once (and then
+/// it repeats if that body allocates).
+fn allocations(steps: &[Step]) -> Allocations {
+    steps.iter().fold(Allocations::default(), |sum, step| {
+        let more = match step {
+            Step::Allocate { count, .. } => Allocations {
+                objects: *count,
+                repeats: false,
+            },
+            Step::Loop { count, body } => {
+                let once = allocations(body);
+                match count {
+                    Some(times) => Allocations {
+                        objects: once.objects.saturating_mul(*times),
+                        repeats: once.repeats,
+                    },
+                    None => Allocations {
+                        objects: once.objects,
+                        repeats: once.repeats || once.objects > 0,
+                    },
+                }
+            }
+            _ => Allocations::default(),
+        };
+        Allocations {
+            objects: sum.objects.saturating_add(more.objects),
+            repeats: sum.repeats || more.repeats,
+        }
     })
 }
 
-/// The mask of `reclaimed` (`None`: unbounded) and that of its first job alone.
-fn masks(system: &McIpcSystem, reclaimed: &Reclaimed) -> (Option<Duration>, Duration) {
-    let time_of_units = |units: u64| {
-        system
-            .cost
-            .time_of(units.saturating_mul(system.cost.reclaim_per_unit))
-    };
-    match *reclaimed {
-        // Termination work <= charged <= quota, in units the quota converts to whole: at
-        // most the quota, or nothing when reclamation costs nothing.
-        Reclaimed::Group { quota, .. } => {
-            let mask = if system.cost.reclaim_per_unit == 0 {
-                Duration::ZERO
-            } else {
-                quota
-            };
-            (Some(mask), mask)
+/// The task names `steps` terminate, loops' bodies included.
+fn visit_terminations<'a>(steps: &'a [Step], found: &mut Vec<&'a str>) {
+    for step in steps {
+        match step {
+            Step::Terminate { task, .. } => found.push(task),
+            Step::Loop { body, .. } => visit_terminations(body, found),
+            _ => {}
         }
-        Reclaimed::Process { objects_per_job } => {
-            let first = time_of_units(
-                objects_per_job
-                    .saturating_mul(BASELINE_OBJECT_UNITS)
-                    .saturating_add(BASELINE_ROOT_PROCESS_UNITS),
-            );
-            let bounded = objects_per_job == 0 || system.cost.reclaim_per_unit == 0;
-            (bounded.then_some(first), first)
+    }
+}
+
+/// One `terminate` call, before its mask is worked out.
+struct Call {
+    terminator: usize,
+    target: usize,
+    at: Masked,
+    /// The target's group, if it has one.
+    group: Option<usize>,
+}
+
+impl Call {
+    fn new(terminator: usize, target: usize, at: Masked, groups: &[GroupSpec]) -> Call {
+        let group = groups.iter().position(|g| g.members.contains(&target));
+        Call {
+            terminator,
+            target,
+            at,
+            group,
+        }
+    }
+
+    /// Adds the call to `found`, unless the same group (or target outside groups) is already
+    /// reclaimed there.
+    fn record(
+        self,
+        found: &mut Vec<Termination>,
+        allocations: Allocations,
+        groups: &[GroupSpec],
+        cost: &CostModel,
+    ) {
+        let seen = found.iter().any(|t| {
+            t.masked == self.at
+                && match (&t.reclaimed, self.group) {
+                    (Reclaimed::Group { group, .. }, Some(other)) => *group == other,
+                    _ => t.target == self.target,
+                }
+        });
+        if seen {
+            return;
+        }
+        let reclaimed = match self.group {
+            Some(group) => Reclaimed::Group {
+                group,
+                quota: groups[group].quota,
+            },
+            None => Reclaimed::Process {
+                objects: allocations.objects,
+                repeats: allocations.repeats,
+            },
+        };
+        let (mask, first_mask) = masks(cost, &reclaimed);
+        found.push(Termination {
+            terminator: self.terminator,
+            target: self.target,
+            masked: self.at,
+            reclaimed,
+            mask,
+            first_mask,
+        });
+    }
+}
+
+/// The mask of `reclaimed` (`None`: unbounded) and that of what it allocates before it
+/// repeats.
+fn masks(cost: &CostModel, reclaimed: &Reclaimed) -> (Option<Duration>, Duration) {
+    if cost.reclaim_per_unit == 0 {
+        return (Some(Duration::ZERO), Duration::ZERO);
+    }
+    match *reclaimed {
+        // Termination work <= charged <= quota, in units the quota converts to whole.
+        Reclaimed::Group { quota, .. } => (Some(quota), quota),
+        Reclaimed::Process { objects, repeats } => {
+            let units = objects
+                .saturating_mul(BASELINE_OBJECT_UNITS)
+                .saturating_add(BASELINE_ROOT_PROCESS_UNITS);
+            let first = cost.time_of(units.saturating_mul(cost.reclaim_per_unit));
+            ((!repeats).then_some(first), first)
         }
     }
 }
@@ -179,6 +314,7 @@ fn masks(system: &McIpcSystem, reclaimed: &Reclaimed) -> (Option<Duration>, Dura
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::ms;
     use bulwark_spec::parse_mc_ipc;
 
     /// Two single-core clusters: a partition on C1 in [0, 50 ms) of a 100 ms cycle, and on
@@ -259,7 +395,7 @@ script = [{{ allocate = 10 }}, {{ compute = "1ms" }}, "sleep"]
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].terminator, 0);
         assert_eq!(found[0].target, 1);
-        assert_eq!(found[0].cluster, 0);
+        assert_eq!(found[0].masked, Masked::Cluster(0));
         assert_eq!(
             found[0].reclaimed,
             Reclaimed::Group {
@@ -268,7 +404,7 @@ script = [{{ allocate = 10 }}, {{ compute = "1ms" }}, "sleep"]
             }
         );
         assert_eq!(found[0].mask, Some(Duration::from_millis(1)));
-        let masks = cluster_masks(&system, &found);
+        let masks = cluster_masks(system.clusters.len(), &found);
         assert_eq!(
             masks,
             vec![Some(Duration::from_millis(1)), Some(Duration::ZERO)]
@@ -289,14 +425,15 @@ script = [{{ allocate = 10 }}, {{ compute = "1ms" }}, "sleep"]
         assert_eq!(
             found[0].reclaimed,
             Reclaimed::Process {
-                objects_per_job: 1000
+                objects: 1000,
+                repeats: true
             }
         );
         // By hand: 1,000 objects x 3 units + 1 for the process = 3,001 units of 13 ns.
-        assert_eq!(found[0].first_job_mask, Duration::from_nanos(39_013));
+        assert_eq!(found[0].first_mask, Duration::from_nanos(39_013));
         assert_eq!(found[0].mask, None);
         assert_eq!(found[1].mask, Some(Duration::from_millis(1)));
-        let masks = cluster_masks(&system, &found);
+        let masks = cluster_masks(system.clusters.len(), &found);
         assert_eq!(masks, vec![None, Some(Duration::ZERO)]);
         assert_eq!(
             partition_supply(Duration::from_millis(50), masks[0]),
@@ -312,7 +449,7 @@ script = [{{ allocate = 10 }}, {{ compute = "1ms" }}, "sleep"]
         let found = terminations(&system);
         assert!(found.iter().all(|t| t.mask == Some(Duration::ZERO)));
         assert_eq!(
-            cluster_masks(&system, &found),
+            cluster_masks(system.clusters.len(), &found),
             vec![Some(Duration::ZERO), Some(Duration::ZERO)]
         );
     }
@@ -323,5 +460,131 @@ script = [{{ allocate = 10 }}, {{ compute = "1ms" }}, "sleep"]
             partition_supply(Duration::from_millis(50), Some(Duration::from_millis(60))),
             Duration::ZERO
         );
+    }
+
+    fn scenario(file: &str, text: &str) -> Scenario {
+        bulwark_spec::parse(text, file).expect("the built-in scenario parses")
+    }
+
+    /// `faas-reclaim.toml`: the controller (core 0) terminates the rogue, in group
+    /// `rogue-function` (quota 1 ms); without the group, its one million semaphores are by
+    /// hand 3,000,001 units of 13 ns, 39,000,013 ns, and its script allocates them once.
+    #[test]
+    fn a_scenarios_termination_masks_its_callers_core() {
+        let text = include_str!("../../../scenarios/faas-reclaim.toml");
+        let grouped = scenario("faas-reclaim.toml", text);
+        let found = scenario_terminations(&grouped);
+        assert_eq!(found.len(), 1);
+        assert_eq!(grouped.tasks[found[0].terminator].name, "controller");
+        assert_eq!(grouped.tasks[found[0].target].name, "rogue");
+        assert_eq!(found[0].masked, Masked::Core(0));
+        assert_eq!(found[0].mask, Some(Duration::from_millis(1)));
+        assert_eq!(
+            masks_by_place(&found),
+            vec![(Masked::Core(0), Some(Duration::from_millis(1)))]
+        );
+
+        let baseline = scenario(
+            "faas-reclaim.toml",
+            &text.replace("group = \"rogue-function\"\n", ""),
+        );
+        let found = scenario_terminations(&baseline);
+        assert_eq!(
+            found[0].reclaimed,
+            Reclaimed::Process {
+                objects: 1_000_000,
+                repeats: false
+            }
+        );
+        assert_eq!(found[0].mask, Some(Duration::from_nanos(39_000_013)));
+    }
+
+    /// `cluster-rogue.toml`: the watchdog is a member of cluster C1, so the mask is C1's.
+    #[test]
+    fn a_cluster_members_termination_masks_its_cluster() {
+        let text = include_str!("../../../scenarios/cluster-rogue.toml");
+        let system = scenario("cluster-rogue.toml", text);
+        let found = scenario_terminations(&system);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].masked, Masked::Cluster(0));
+        assert_eq!(found[0].mask, Some(Duration::from_millis(1)));
+        let masks = cluster_masks(system.clusters.len(), &found);
+        assert_eq!(masks[0], Some(Duration::from_millis(1)));
+        assert!(masks[1..].iter().all(|m| *m == Some(Duration::ZERO)));
+    }
+
+    /// Loops multiply what their bodies allocate; an endless one that allocates repeats.
+    #[test]
+    fn loops_multiply_allocations_and_an_endless_one_repeats() {
+        let allocate = |count| Step::Allocate {
+            count,
+            object: bulwark_spec::ObjectKind::Semaphore,
+        };
+        let steps = [
+            allocate(2),
+            Step::Loop {
+                count: Some(3),
+                body: vec![
+                    allocate(10),
+                    Step::Run(bulwark_spec::Execution::Fixed(ms(1))),
+                ],
+            },
+        ];
+        assert_eq!(
+            allocations(&steps),
+            Allocations {
+                objects: 32,
+                repeats: false
+            }
+        );
+        let endless = [
+            allocate(1),
+            Step::Loop {
+                count: None,
+                body: vec![Step::Loop {
+                    count: Some(2),
+                    body: vec![allocate(5)],
+                }],
+            },
+        ];
+        assert_eq!(
+            allocations(&endless),
+            Allocations {
+                objects: 11,
+                repeats: true
+            }
+        );
+        let idle = [Step::Loop {
+            count: None,
+            body: vec![Step::Run(bulwark_spec::Execution::Fixed(ms(1)))],
+        }];
+        assert_eq!(allocations(&idle), Allocations::default());
+    }
+
+    /// Two places add up apart; an unbounded mask makes its place's total unbounded.
+    #[test]
+    fn masks_add_up_by_place() {
+        let termination = |masked, mask| Termination {
+            terminator: 0,
+            target: 1,
+            masked,
+            reclaimed: Reclaimed::Process {
+                objects: 0,
+                repeats: false,
+            },
+            mask,
+            first_mask: Duration::ZERO,
+        };
+        let found = [
+            termination(Masked::Core(1), Some(ms(2))),
+            termination(Masked::Cluster(0), Some(ms(1))),
+            termination(Masked::Core(1), Some(ms(3))),
+            termination(Masked::Cluster(0), None),
+        ];
+        assert_eq!(
+            masks_by_place(&found),
+            vec![(Masked::Core(1), Some(ms(5))), (Masked::Cluster(0), None)]
+        );
+        assert_eq!(cluster_masks(2, &found), vec![None, Some(Duration::ZERO)]);
     }
 }

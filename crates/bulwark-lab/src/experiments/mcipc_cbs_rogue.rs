@@ -360,7 +360,7 @@ pub fn checks(
             expected: format!(
                 "grouped: masked <= {}; baseline: no bound, masked <= {} (its first job)",
                 mask_text(analysed.grouped.mask),
-                analysed.baseline.first_job_mask
+                analysed.baseline.first_mask
             ),
             measured: format!(
                 "grouped: masked {}; baseline: bound {}, masked {}",
@@ -371,7 +371,7 @@ pub fn checks(
             pass: analysed.grouped.mask == Some(quota)
                 && grouped.masked() <= quota
                 && analysed.baseline.mask.is_none()
-                && baseline.masked() <= analysed.baseline.first_job_mask,
+                && baseline.masked() <= analysed.baseline.first_mask,
         },
     ]
 }
@@ -494,7 +494,7 @@ mod tests {
         let analysed = AnalysedMasks::of(&study).unwrap();
         assert_eq!(analysed.grouped.mask, Some(Duration::from_millis(1)));
         assert_eq!(analysed.baseline.mask, None);
-        assert_eq!(analysed.baseline.first_job_mask, baseline.masked());
+        assert_eq!(analysed.baseline.first_mask, baseline.masked());
         let bound = bound_of(&bounds(&study).unwrap(), GateProtocol::McIpc);
         let quota = study.groups[0].quota;
         for check in checks(bound, quota, &analysed, &grouped, &baseline) {

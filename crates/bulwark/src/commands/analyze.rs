@@ -55,13 +55,15 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
 /// or its one policy.
 fn by_cores(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
     gates::with_gate_bounds(scenario, args.json, || {
-        if !scenario.clusters.is_empty() {
-            return clusters::clustered(scenario, args);
-        }
-        if scenario.is_mixed() {
-            return mixed(scenario, &scenario.parts_by_policy(), args);
-        }
-        analyse_scenario(scenario, args)
+        terminations::with_masks(scenario, args.json, || {
+            if !scenario.clusters.is_empty() {
+                return clusters::clustered(scenario, args);
+            }
+            if scenario.is_mixed() {
+                return mixed(scenario, &scenario.parts_by_policy(), args);
+            }
+            analyse_scenario(scenario, args)
+        })
     })
 }
 
@@ -763,5 +765,7 @@ fn to_json(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Val
     })
 }
 
+mod appendix;
 mod clusters;
 mod gates;
+mod terminations;

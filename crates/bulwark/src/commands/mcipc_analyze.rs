@@ -8,14 +8,13 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use bulwark_analysis::mc_ipc::{analyse, GateProtocol, McIpcBounds};
-use bulwark_analysis::reclamation::{
-    cluster_masks, partition_supply, terminations, Reclaimed, Termination,
-};
+use bulwark_analysis::reclamation::{cluster_masks, partition_supply, terminations, Termination};
 use bulwark_core::Duration;
 use bulwark_spec::mc_ipc_toml::{McIpcSystem, ReservationKind};
 use bulwark_spec::FileKind;
 use serde_json::{json, Value};
 
+use super::masks::{self, mask_text, Names};
 use crate::output::{out, outln};
 use crate::table;
 
@@ -58,7 +57,7 @@ impl Analysis {
         let sizing = system.protocol.unwrap_or(GateProtocol::McIpc);
         let bounds = analyse(system, sizing).map_err(|e| format!("{e:?}"))?;
         let terminations = terminations(system);
-        let masks = cluster_masks(system, &terminations);
+        let masks = cluster_masks(system.clusters.len(), &terminations);
         let short = system
             .reservations
             .iter()
@@ -87,11 +86,6 @@ impl Analysis {
 /// The mask of cluster `cluster` (an index the system validated).
 fn mask_of(masks: &[Option<Duration>], cluster: usize) -> Option<Duration> {
     masks.get(cluster).copied().flatten()
-}
-
-/// A mask for a table: its length, or "unbounded".
-fn mask_text(mask: Option<Duration>) -> String {
-    mask.map_or_else(|| "unbounded".into(), |mask| mask.to_string())
 }
 
 /// Prints the bounds; exit 1 when a reservation provisions less than its sized budget.
@@ -241,62 +235,31 @@ fn to_json(system: &McIpcSystem, analysis: &Analysis) -> Value {
             })
         })
         .collect();
+    let names = names(system);
+    let terminations: Vec<Value> = (analysis.terminations.iter())
+        .map(|t| masks::to_json(t, &names))
+        .collect();
     json!({
         "protocol": bounds.protocol.label(),
         "reservations": reservations,
-        "terminations": analysis
-            .terminations
-            .iter()
-            .map(|t| termination_json(system, t))
-            .collect::<Vec<_>>(),
+        "terminations": terminations,
         "costs_not_in_bounds": uncounted_costs(system),
     })
 }
 
-/// What one termination reclaims, for a table: the group and its quota, or the objects a job.
-fn reclaimed_text(system: &McIpcSystem, reclaimed: &Reclaimed) -> String {
-    match reclaimed {
-        Reclaimed::Group { group, quota } => {
-            format!("group `{}` (quota {quota})", system.groups[*group].name)
-        }
-        Reclaimed::Process { objects_per_job } => {
-            format!("its process, {objects_per_job} object(s) a job, one by one")
-        }
+/// The names the terminations' indices stand for.
+fn names(system: &McIpcSystem) -> Names<'_> {
+    Names {
+        tasks: system.tasks.iter().map(|t| t.name.as_str()).collect(),
+        groups: system.groups.iter().map(|g| g.name.as_str()).collect(),
+        clusters: system.clusters.iter().map(|c| c.name.as_str()).collect(),
     }
 }
 
 /// The terminations and each cluster's mask, under the budget table.
 fn render_terminations(system: &McIpcSystem, analysis: &Analysis) -> String {
-    let rows: Vec<Vec<String>> = analysis
-        .terminations
-        .iter()
-        .map(|t| {
-            vec![
-                system.tasks[t.terminator].name.clone(),
-                system.tasks[t.target].name.clone(),
-                system.clusters[t.cluster].name.clone(),
-                reclaimed_text(system, &t.reclaimed),
-                mask_text(t.mask),
-                t.first_job_mask.to_string(),
-            ]
-        })
-        .collect();
-    let mut out = String::from(
-        "\nterminations: each masks a core of its caller's cluster, a group at most its quota,\n\
-         a process in no group every object it allocated, one by one (without bound once its\n\
-         jobs allocate); a partition keeps its slots less its cluster's mask:\n",
-    );
-    out.push_str(&table::render(
-        &[
-            "terminator",
-            "target",
-            "cluster",
-            "reclaims",
-            "mask",
-            "first job",
-        ],
-        &rows,
-    ));
+    let mut out = format!("\n{}", masks::table(&analysis.terminations, &names(system)));
+    out.push_str("a partition keeps its slots less its cluster's mask (the masked column)\n");
     for (cluster, mask) in system.clusters.iter().zip(&analysis.masks) {
         if mask != &Some(Duration::ZERO) {
             out.push_str(&format!(
@@ -308,25 +271,4 @@ fn render_terminations(system: &McIpcSystem, analysis: &Analysis) -> String {
         }
     }
     out
-}
-
-fn termination_json(system: &McIpcSystem, t: &Termination) -> Value {
-    let (group, quota, objects) = match &t.reclaimed {
-        Reclaimed::Group { group, quota } => (
-            Some(system.groups[*group].name.as_str()),
-            Some(quota.as_nanos()),
-            None,
-        ),
-        Reclaimed::Process { objects_per_job } => (None, None, Some(*objects_per_job)),
-    };
-    json!({
-        "terminator": system.tasks[t.terminator].name,
-        "target": system.tasks[t.target].name,
-        "cluster": system.clusters[t.cluster].name,
-        "group": group,
-        "quota_ns": quota,
-        "objects_per_job": objects,
-        "mask_ns": t.mask.map(|m| m.as_nanos()),
-        "first_job_mask_ns": t.first_job_mask.as_nanos(),
-    })
 }

@@ -7,6 +7,7 @@ pub mod attack;
 pub mod check;
 pub mod components;
 pub mod exports;
+pub mod masks;
 pub mod mcipc;
 pub mod mcipc_analyze;
 pub mod mcipc_run;

@@ -8,7 +8,6 @@ use bulwark_analysis::gates::{self, GateBounds};
 use bulwark_spec::Scenario;
 use serde_json::{json, Value};
 
-use crate::output::{capture, out, outln};
 use crate::table;
 
 /// Runs `analysis` (which prints the rest of the analysis) and adds the gate bounds when the
@@ -22,24 +21,9 @@ pub(super) fn with_gate_bounds(
         return analysis();
     }
     let bounds = gates::analyse(scenario);
-    if !json {
-        let code = analysis()?;
-        for server in &bounds {
-            out!("\n{}", to_text(server));
-        }
-        return Ok(code);
-    }
-    let (text, code) = capture(analysis);
-    let code = code?;
-    match serde_json::from_str::<Value>(&text) {
-        Ok(mut document) if document.is_object() => {
-            document["servers"] = bounds.iter().map(to_json).collect();
-            outln!("{document:#}");
-        }
-        // Not one document (it should be): printed as it came, without the bounds.
-        _ => out!("{text}"),
-    }
-    Ok(code)
+    let text: String = bounds.iter().map(|b| format!("\n{}", to_text(b))).collect();
+    let value = bounds.iter().map(to_json).collect();
+    super::appendix::with_section(json, analysis, &text, "servers", value)
 }
 
 fn to_text(server: &GateBounds) -> String {
