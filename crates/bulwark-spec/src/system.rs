@@ -233,19 +233,28 @@ pub fn read_kind(path: &Path) -> Result<(FileKind, Option<String>), Diagnostics>
 /// Reads and validates the file at `path`, whatever its kind: the one entry point for every
 /// command that takes a system file.
 pub fn load(path: &Path) -> Result<SystemFile, Diagnostics> {
+    load_with_text(path).map(|(system, _)| system)
+}
+
+/// [`load`], and the text it read (`None` for a `.camkes` file, which its front end reads):
+/// for a caller that places more diagnostics in the file, so that it need not read the file
+/// again (which may have changed since).
+pub fn load_with_text(path: &Path) -> Result<(SystemFile, Option<String>), Diagnostics> {
     let file = path.display().to_string();
     let (kind, text) = read_kind(path)?;
     let Some(text) = text else {
-        return crate::camkes::load_camkes_located(path).map(SystemFile::Components);
+        let system = crate::camkes::load_camkes_located(path).map(SystemFile::Components)?;
+        return Ok((system, None));
     };
-    match kind {
+    let system = match kind {
         FileKind::Scenario => crate::parse_checked(&text, &file)
             .map(|(scenario, warnings)| SystemFile::Scenario(scenario, warnings)),
         FileKind::Components => crate::component_toml::parse_components_located(&text, &file)
             .map(SystemFile::Components),
         FileKind::McIpc => crate::parse_mc_ipc(&text, &file).map(SystemFile::McIpc),
         FileKind::Sweep => crate::sweep_toml::parse_sweep(&text, &file).map(SystemFile::Sweep),
-    }
+    }?;
+    Ok((system, Some(text)))
 }
 
 #[cfg(test)]

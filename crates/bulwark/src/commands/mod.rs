@@ -29,28 +29,36 @@ use bulwark_spec::{FileKind, SystemFile};
 /// ([`bulwark_lab::component_system::compose`]), so that every command sees the tasks and CPIs the
 /// machine runs; a call loop in it is an error at the connection that closes the loop.
 pub fn load_system(path: &Path) -> Option<SystemFile> {
-    let system = bulwark_spec::system::load(path)
-        .map_err(|d| eprint!("{}", crate::diagnostics::render(&d)))
-        .ok()?;
-    match system {
-        SystemFile::Scenario(scenario, mut warnings) if scenario.components.is_some() => {
-            let scenario = composed(path, scenario, &mut warnings)?;
-            Some(SystemFile::Scenario(scenario, warnings))
-        }
-        other => Some(other),
-    }
+    load_system_with_text(path).map(|(system, _)| system)
 }
 
-/// `scenario` with its component system lowered, or `None` with the reason printed. A loop
-/// that only procedures without bodies may close joins `warnings`.
+/// [`load_system`], and the text it read (empty for a `.camkes` file), for a command that
+/// places more warnings in the file.
+pub fn load_system_with_text(path: &Path) -> Option<(SystemFile, String)> {
+    let (system, text) = bulwark_spec::system::load_with_text(path)
+        .map_err(|d| eprint!("{}", crate::diagnostics::render(&d)))
+        .ok()?;
+    let text = text.unwrap_or_default();
+    let system = match system {
+        SystemFile::Scenario(scenario, mut warnings) if scenario.components.is_some() => {
+            let scenario = composed(path, &text, scenario, &mut warnings)?;
+            SystemFile::Scenario(scenario, warnings)
+        }
+        other => other,
+    };
+    Some((system, text))
+}
+
+/// `scenario` (read from `text`) with its component system lowered, or `None` with the
+/// reason printed. A loop that only procedures without bodies may close joins `warnings`.
 fn composed(
     path: &Path,
+    text: &str,
     scenario: bulwark_spec::Scenario,
     warnings: &mut Vec<bulwark_spec::SpecError>,
 ) -> Option<bulwark_spec::Scenario> {
     let part = scenario.components.as_ref()?;
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let located = part.located(&path.display().to_string(), &text);
+    let located = part.located(&path.display().to_string(), text);
     let (loops, possible) = components::call_loops(&located);
     if !loops.is_empty() {
         eprint!(

@@ -33,7 +33,7 @@ const TRACE_BYTES_PER_EVENT: u64 = 100;
 const KEPT_BYTES_PER_JOB: u64 = 424;
 
 pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
-    let Some(system) = super::load_system(&args.file) else {
+    let Some((system, text)) = super::load_system_with_text(&args.file) else {
         return Ok(crate::exit::bad_input());
     };
     super::components::refuse_overheads(&args.file, args.overheads, &system)?;
@@ -75,7 +75,6 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
         record_trace: args.svg.is_some(),
         record_jobs: (args.json && args.jobs.is_none()) || args.svg.is_some(),
     };
-    let text = std::fs::read_to_string(&args.file).unwrap_or_default();
     let warnings = size_warnings(args, &scenario, &options, &text);
     if report_size_warnings(&warnings, args.deny_warnings) {
         return Ok(crate::exit::bad_input());
