@@ -6,9 +6,11 @@
 
 mod common;
 
+use bulwark_analysis::reclamation::{masks_by_place, scenario_terminations, Masked};
 use bulwark_core::{Instant, TaskId};
 use bulwark_sim::SliceKind;
 use bulwark_spec::{parse, Scenario};
+use proptest::prelude::*;
 
 /// Reclamation at 8 ns per unit and group `g` with a 1 ms quota.
 const COST_AND_GROUP: &str = "[cost]\nclock = \"1GHz\"\nreclaim-per-unit = 8\n\n\
@@ -349,4 +351,141 @@ fn a_masked_cores_pending_interrupt_does_not_stop_its_clusters_timer() {
         .map(|s| (s.core, s.start.as_nanos(), s.end.as_nanos()))
         .collect();
     assert_eq!(slices, [(1, 55_000_000, 58_000_000)]);
+}
+
+// ---- the analysis's masks against the machine ----
+
+/// A victim of the drawn system: `passes` times (for ever when `None`) allocate `objects`
+/// semaphores, run 100 us and sleep 1 ms; then run on. `group`: none, `g` or `h`.
+#[derive(Clone, Debug)]
+struct DrawnVictim {
+    objects: u64,
+    passes: Option<u64>,
+    group: Option<usize>,
+}
+
+/// One core under fixed priority: a sensor, a controller that terminates the victims at the
+/// drawn times (each with the drawn `step` when grouped), and two victims.
+fn drawn_system(
+    per_unit: u64,
+    quotas_us: [u64; 2],
+    victims: &[DrawnVictim; 2],
+    kills: &[(u64, usize)],
+    step: Option<u64>,
+) -> Scenario {
+    let mut controller = Vec::new();
+    for (at_us, victim) in kills {
+        let step = match (step, victims[*victim].group) {
+            (Some(ns), Some(_)) => format!(", step = \"{ns}ns\""),
+            _ => String::new(),
+        };
+        controller.push(format!(
+            "{{ sleep-until = \"{at_us}us\" }}, {{ terminate = \"victim{victim}\"{step} }}"
+        ));
+    }
+    let victim = |index: usize, v: &DrawnVictim| {
+        let passes = v.passes.map_or("\"forever\"".into(), |n| n.to_string());
+        let group = v.group.map_or(String::new(), |g| {
+            format!("group = \"{}\"\n", ["g", "h"][g])
+        });
+        format!(
+            "[[task]]\nname = \"victim{index}\"\npriority = {}\n{group}script = [{{ loop = {passes}, \
+             body = [{{ allocate = {} }}, {{ run = \"100us\" }}, {{ sleep-for = \"1ms\" }}] }}, \
+             {{ run = \"1s\" }}]\n",
+            10 - index,
+            v.objects
+        )
+    };
+    let source = format!(
+        "name = \"drawn-masks\"\npolicy = \"fixed-priority\"\nduration = \"30ms\"\n\
+         [cost]\nclock = \"1GHz\"\nreclaim-per-unit = {per_unit}\n\
+         [[group]]\nname = \"g\"\nquota = \"{}us\"\n[[group]]\nname = \"h\"\nquota = \"{}us\"\n\
+         [[task]]\nname = \"sensor\"\npriority = 30\nperiod = \"2ms\"\nexecution = \"200us\"\n\
+         [[task]]\nname = \"controller\"\npriority = 20\nscript = [{}, {{ sleep-until = \"1s\" }}]\n\
+         {}{}",
+        quotas_us[0],
+        quotas_us[1],
+        controller.join(", "),
+        victim(0, &victims[0]),
+        victim(1, &victims[1]),
+    );
+    parse(&source, "drawn-masks.toml").expect("the drawn system is valid")
+}
+
+fn drawn_victim() -> impl Strategy<Value = DrawnVictim> {
+    (
+        1u64..3_000,
+        prop_oneof![3 => (1u64..4).prop_map(Some), 1 => Just(None)],
+        prop_oneof![Just(None), Just(Some(0)), Just(Some(1))],
+    )
+        .prop_map(|(objects, passes, group)| DrawnVictim {
+            objects,
+            passes,
+            group,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The analysis's masks bound what the machine masks whenever the analysis finds them (a
+    /// group: its quota; a victim in no group: 3 units an object its loop allocates and 1,
+    /// unless the loop is endless): on the controller's core, the reclamation time in all is
+    /// within their sum, and the longest span within the longest of them.
+    #[test]
+    fn the_machine_masks_no_longer_than_the_analysis_bounds(
+        per_unit in 1u64..20,
+        quotas_us in [100u64..2_000, 100u64..2_000],
+        victims in [drawn_victim(), drawn_victim()],
+        kills in prop::collection::vec((1u64..28_000, 0usize..2), 1..4),
+        step in prop::option::of(50u64..5_000),
+    ) {
+        let mut kills = kills;
+        kills.sort_by_key(|(at, _)| *at);
+        let scenario = drawn_system(per_unit, quotas_us, &victims, &kills, step);
+        let terminations = scenario_terminations(&scenario);
+        let masks = masks_by_place(&terminations);
+        prop_assert_eq!(masks.len(), 1);
+        prop_assert_eq!(masks[0].0, Masked::Core(0));
+        let outcome = common::run_jobs(&scenario);
+        let core = &outcome.cores[0];
+        // Each termination's bound, when every one has one.
+        let bounds: Option<Vec<u64>> = (terminations.iter())
+            .map(|t| t.mask.map(|mask| mask.as_nanos()))
+            .collect();
+        prop_assert_eq!(bounds.is_some(), masks[0].1.is_some());
+        if let (Some(bounds), Some(total)) = (bounds, masks[0].1) {
+            prop_assert!(core.reclaim_ns <= total.as_nanos(), "{} > {total}", core.reclaim_ns);
+            // A span is one termination, or one step of it.
+            let longest = bounds.iter().copied().max().unwrap_or(0);
+            prop_assert!(core.max_reclaim_ns <= longest, "{} > {longest}", core.max_reclaim_ns);
+        }
+    }
+}
+
+/// The bound is tight for a victim in no group that has finished allocating: 2 passes of
+/// 1,000 semaphores, killed at 10 ms, are 3 x 2,000 + 1 = 6,001 units of 7 ns, 42,007 ns,
+/// by hand, as the analysis says and the machine masks.
+#[test]
+fn the_analysis_mask_of_a_finished_victim_is_what_the_machine_masks() {
+    let victim = DrawnVictim {
+        objects: 1_000,
+        passes: Some(2),
+        group: None,
+    };
+    let idle = DrawnVictim {
+        objects: 1,
+        passes: Some(1),
+        group: None,
+    };
+    let scenario = drawn_system(7, [1_000, 1_000], &[victim, idle], &[(10_000, 0)], None);
+    let terminations = scenario_terminations(&scenario);
+    assert_eq!(terminations.len(), 1);
+    assert_eq!(
+        terminations[0].mask,
+        Some(bulwark_core::Duration::from_nanos(42_007))
+    );
+    let outcome = common::run_jobs(&scenario);
+    assert_eq!(outcome.cores[0].reclaim_ns, 42_007);
+    assert_eq!(outcome.cores[0].max_reclaim_ns, 42_007);
 }
