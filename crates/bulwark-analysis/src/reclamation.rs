@@ -315,76 +315,62 @@ fn masks(cost: &CostModel, reclaimed: &Reclaimed) -> (Option<Duration>, Duration
 mod tests {
     use super::*;
     use crate::test_support::ms;
-    use bulwark_spec::parse_mc_ipc;
+    use bulwark_core::criticality::Criticality;
+    use bulwark_core::Priority;
+    use bulwark_spec::mc_ipc_toml::{Cluster, Reservation, ReservationKind, Task};
+    use bulwark_spec::ObjectKind;
 
-    /// Two single-core clusters: a partition on C1 in [0, 50 ms) of a 100 ms cycle, and on
-    /// C1 the watchdog; `rogue` (in group `g` when `rogue_group`) allocates 1,000 semaphores
-    /// a job and `hoarder` (in `g`) 10, both on C2. Reclamation costs 13 ns a unit.
+    /// Two single-core clusters: on C1 the watchdog, which terminates `rogue`, `hoarder`, then
+    /// `rogue` again; on C2 `rogue` (in group `g` when `rogue_group`), which allocates 1,000
+    /// semaphores a job, and `hoarder` (in `g`), 10. Reclamation costs 13 ns a unit.
     fn system(rogue_group: bool) -> McIpcSystem {
-        let group = if rogue_group { "group = \"g\"" } else { "" };
-        let text = format!(
-            r#"
-cycle = "100ms"
-[cost]
-clock = "1GHz"
-reclaim-per-unit = 13
-[[group]]
-name = "g"
-quota = "1ms"
-[[cluster]]
-name = "C1"
-cores = 1
-[[cluster]]
-name = "C2"
-cores = 1
-[[reservation]]
-name = "P"
-cluster = "C1"
-criticality = "high"
-priority = 1
-slots = [["0ms", "50ms"]]
-execution = "2ms"
-[[reservation]]
-name = "W"
-cluster = "C1"
-priority = 0
-budget = "1ms"
-period = "100ms"
-execution = "100us"
-[[reservation]]
-name = "R"
-cluster = "C2"
-priority = 0
-budget = "10ms"
-period = "100ms"
-execution = "1ms"
-[[reservation]]
-name = "H"
-cluster = "C2"
-priority = 0
-budget = "10ms"
-period = "100ms"
-execution = "1ms"
-[[task]]
-name = "watchdog"
-reservation = "W"
-period = "100ms"
-script = [{{ terminate = "rogue" }}, {{ terminate = "hoarder" }}, {{ terminate = "rogue" }}, "sleep"]
-[[task]]
-name = "rogue"
-reservation = "R"
-{group}
-period = "100ms"
-script = [{{ allocate = 1000, object = "semaphore" }}, {{ compute = "1ms" }}, "sleep"]
-[[task]]
-name = "hoarder"
-reservation = "H"
-group = "g"
-period = "100ms"
-script = [{{ allocate = 10 }}, {{ compute = "1ms" }}, "sleep"]
-"#
+        let reservation = |name: &str, cluster| {
+            let kind = ReservationKind::sporadic(ms(10), ms(100));
+            Reservation::new(name, cluster, Criticality::Low, Priority(0), kind, ms(1))
+        };
+        let mut system = McIpcSystem::new(
+            vec![Cluster::new("C1", 1), Cluster::new("C2", 1)],
+            Vec::new(),
+            vec![
+                reservation("W", 0),
+                reservation("R", 1),
+                reservation("H", 1),
+            ],
         );
-        parse_mc_ipc(&text, "masking.toml").expect("the test system parses")
+        let task = |name: &str, reservation, mut script: Vec<ScriptStep>| {
+            script.push(ScriptStep::SleepUntilNextPeriod);
+            Task {
+                name: name.into(),
+                reservation,
+                period: ms(100),
+                offset: Duration::ZERO,
+                script,
+            }
+        };
+        let allocate = |count| ScriptStep::Allocate {
+            count,
+            object: ObjectKind::Semaphore,
+        };
+        let terminate = |task| ScriptStep::Terminate { task };
+        system.tasks = vec![
+            task(
+                "watchdog",
+                0,
+                vec![terminate(1), terminate(2), terminate(1)],
+            ),
+            task("rogue", 1, vec![allocate(1_000)]),
+            task("hoarder", 2, vec![allocate(10)]),
+        ];
+        system.groups = vec![GroupSpec {
+            name: "g".into(),
+            quota: ms(1),
+            members: if rogue_group { vec![1, 2] } else { vec![2] },
+        }];
+        system.cost = CostModel {
+            reclaim_per_unit: 13,
+            ..CostModel::FREE
+        };
+        system
     }
 
     #[test]
@@ -409,7 +395,7 @@ script = [{{ allocate = 10 }}, {{ compute = "1ms" }}, "sleep"]
             masks,
             vec![Some(Duration::from_millis(1)), Some(Duration::ZERO)]
         );
-        // The partition keeps 49 of its 50 ms.
+        // A partition of 50 ms on C1 keeps 49.
         assert_eq!(
             partition_supply(Duration::from_millis(50), masks[0]),
             Duration::from_millis(49)
@@ -443,7 +429,7 @@ script = [{{ allocate = 10 }}, {{ compute = "1ms" }}, "sleep"]
 
     #[test]
     fn free_reclamation_masks_nothing() {
-        // A file with a `terminate` needs a cost above zero; a system built in code may not.
+        // A file with a `terminate` needs a cost above zero; a system built in code need not.
         let mut system = system(false);
         system.cost.reclaim_per_unit = 0;
         let found = terminations(&system);
