@@ -20,6 +20,11 @@ pub fn mask_text(mask: Option<Duration>) -> String {
     mask.map_or_else(|| "unbounded".into(), |mask| mask.to_string())
 }
 
+/// A mask for a note: "at most" its length, or "without bound".
+pub fn bound_text(mask: Option<Duration>) -> String {
+    mask.map_or_else(|| "without bound".into(), |mask| format!("at most {mask}"))
+}
+
 /// Where a termination runs: its cluster's name, or "core N".
 pub fn place(masked: Masked, names: &Names) -> String {
     match masked {

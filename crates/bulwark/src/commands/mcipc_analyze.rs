@@ -266,7 +266,7 @@ fn render_terminations(system: &McIpcSystem, analysis: &Analysis) -> String {
                 "note: cluster {}: its budgeted reservations lose no budget to the mask ({}) but \
                  wait for it, which budget sizing does not cover\n",
                 cluster.name,
-                mask.map_or_else(|| "without bound".into(), |mask| format!("at most {mask}"))
+                masks::bound_text(*mask)
             ));
         }
     }

@@ -32,7 +32,7 @@ pub(super) fn with_masks(
              that long, as behind a non-preemptive section, and a time partition may lose that \
              much of its slots\n",
             masks::place(place, &names),
-            mask.map_or_else(|| "without bound".into(), |mask| format!("at most {mask}"))
+            masks::bound_text(mask)
         ));
     }
     let value: Value = terminations
