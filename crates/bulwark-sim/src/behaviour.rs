@@ -209,18 +209,16 @@ impl<'a> Program<'a> {
     /// sooner than that completion.
     pub fn next_queued_release(&mut self, until: Instant, rng: &mut ChaCha8Rng) -> Option<Instant> {
         if let Program::Script { frames, planned } = self {
-            let after = until.saturating_add(Duration::from_nanos(1));
             // The rest of the job's steps take no part: only where its sleep plans the next.
-            for _ in 0..MAX_STEPS_PER_ACTION {
-                match next_step(frames, after, planned, rng) {
-                    Ok(Action::Sleep { release, .. }) => {
-                        return (release <= until).then_some(release)
-                    }
-                    Ok(Action::Exit) | Err(Spinning) => return None,
-                    Ok(_) => {}
+            return match next_sleep(frames)? {
+                Step::SleepUntilNextRelease(period) => {
+                    let release = planned.saturating_add(*period);
+                    *planned = release;
+                    (release <= until).then_some(release)
                 }
-            }
-            return None;
+                // Releases the next job no sooner than the unfinished one's completion.
+                _ => None,
+            };
         }
         let Program::Jobs {
             separation,
@@ -363,6 +361,62 @@ fn next_step<'a>(
         return Ok(action);
     }
     Err(Spinning)
+}
+
+/// Walks a script to its next sleep step, passing over the loops that hold none (a counted
+/// one is skipped whole; a repeating one never reaches a sleep, so the walk ends there): the
+/// walk is linear in the script's size, however many times its loops repeat. `None` when no
+/// sleep is reached. Only the end of a run walks so, so nothing is drawn.
+fn next_sleep<'a>(frames: &mut Vec<Frame<'a>>) -> Option<&'a Step> {
+    loop {
+        let frame = frames.last_mut()?;
+        let steps: &'a [Step] = frame.steps;
+        let Some(step) = steps.get(frame.next) else {
+            // A body's next pass reaches a sleep only if the body holds one.
+            match frame.repeats {
+                Some(left) if left > 0 && holds_sleep(steps) => {
+                    frame.repeats = Some(left - 1);
+                    frame.next = 0;
+                }
+                None if holds_sleep(steps) => frame.next = 0,
+                None => return None,
+                Some(_) => {
+                    frames.pop();
+                }
+            }
+            continue;
+        };
+        frame.next += 1;
+        match step {
+            _ if is_sleep(step) => return Some(step),
+            Step::Loop { count, body } if holds_sleep(body) => frames.push(Frame {
+                steps: body,
+                next: 0,
+                repeats: count.map(|n| n.saturating_sub(1)),
+            }),
+            Step::Loop { count: None, .. } => return None,
+            _ => {}
+        }
+    }
+}
+
+/// Whether `steps`, or a loop among them, hold a sleep step.
+fn holds_sleep(steps: &[Step]) -> bool {
+    steps.iter().any(|step| match step {
+        Step::Loop { body, .. } => holds_sleep(body),
+        _ => is_sleep(step),
+    })
+}
+
+/// Whether `step` ends a script's job.
+fn is_sleep(step: &Step) -> bool {
+    matches!(
+        step,
+        Step::SleepFor(_)
+            | Step::SleepUntil(_)
+            | Step::SleepUntilAligned(_)
+            | Step::SleepUntilNextRelease(_)
+    )
 }
 
 /// The first multiple of `period` strictly after `now`.
@@ -556,6 +610,106 @@ mod tests {
         let mut program = Program::new(&endless);
         program.next_action(at(0), &mut rng).unwrap();
         assert_eq!(program.next_queued_release(at(25), &mut rng), None);
+    }
+
+    /// Behind an unfinished job, a script's next `sleep-until-next-release` comes after a
+    /// loop of two million steps that never sleep: the walk passes the loop over and still
+    /// plans the job due by the horizon (10 ms), and a loop of them that repeats for ever
+    /// ends the search at once.
+    #[test]
+    fn a_long_loop_without_a_sleep_does_not_hide_the_next_release() {
+        let at = |n: u64| Instant::from_nanos(n * 1_000_000);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let behaviour = Behaviour::Script {
+            offset: ms(0),
+            steps: vec![Step::Loop {
+                count: None,
+                body: vec![
+                    Step::Run(Execution::Fixed(ms(30))),
+                    Step::Loop {
+                        count: Some(2_000_000),
+                        body: vec![Step::FlushCache],
+                    },
+                    Step::SleepUntilNextRelease(ms(10)),
+                ],
+            }],
+        };
+        let mut program = Program::new(&behaviour);
+        program.next_action(at(0), &mut rng).unwrap();
+        let queued: Vec<_> =
+            core::iter::from_fn(|| program.next_queued_release(at(25), &mut rng)).collect();
+        assert_eq!(queued, [at(10), at(20)]);
+    }
+
+    /// A script of runs, flushes, sleeps and loops (two levels, counted or for ever).
+    fn script() -> impl proptest::strategy::Strategy<Value = Vec<Step>> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            (1u64..40).prop_map(|n| Step::Run(Execution::Fixed(ms(n)))),
+            Just(Step::FlushCache),
+            (1u64..20).prop_map(|n| Step::SleepFor(ms(n))),
+            (1u64..20).prop_map(|n| Step::SleepUntilNextRelease(ms(n))),
+        ];
+        let repeats = prop_oneof![Just(None), (1u64..4).prop_map(Some)];
+        let inner = prop_oneof![
+            3 => leaf.clone(),
+            1 => (repeats.clone(), proptest::collection::vec(leaf.clone(), 1..4))
+                .prop_map(|(count, body)| Step::Loop { count, body }),
+        ];
+        let outer = prop_oneof![
+            3 => leaf,
+            1 => (repeats, proptest::collection::vec(inner, 1..4))
+                .prop_map(|(count, body)| Step::Loop { count, body }),
+        ];
+        proptest::collection::vec(outer, 1..5)
+    }
+
+    proptest::proptest! {
+        /// The linear walk plans the same queued jobs as walking the script's steps one
+        /// action at a time (short loops, so that stepping never spins), from any point of a
+        /// run.
+        #[test]
+        fn the_queued_releases_are_those_of_stepping_the_script(
+            steps in script(),
+            offset in 0u64..10,
+            actions in 0usize..6,
+            horizon in 0u64..120,
+        ) {
+            let behaviour = Behaviour::Script { offset: ms(offset), steps };
+            let mut rng = ChaCha8Rng::seed_from_u64(1);
+            let mut program = Program::new(&behaviour);
+            let mut now = Instant::ZERO.saturating_add(ms(offset));
+            for _ in 0..actions {
+                match program.next_action(now, &mut rng) {
+                    Ok(Action::Execute { time, .. }) => now = now.saturating_add(time),
+                    Ok(Action::Exit) | Err(Spinning) => break,
+                    Ok(_) => {}
+                }
+            }
+            let until = Instant::ZERO.saturating_add(ms(horizon));
+            let mut stepped = program.clone();
+            let after = until.saturating_add(Duration::from_nanos(1));
+            let mut expected = Vec::new();
+            // The reference: step the script action by action to each next sleep.
+            'jobs: while expected.len() < 50 {
+                let Program::Script { frames, planned } = &mut stepped else { break };
+                for _ in 0..1_000 {
+                    match next_step(frames, after, planned, &mut rng) {
+                        Ok(Action::Sleep { release, .. }) if release <= until => {
+                            expected.push(release);
+                            continue 'jobs;
+                        }
+                        Ok(Action::Sleep { .. } | Action::Exit) | Err(Spinning) => break 'jobs,
+                        Ok(_) => {}
+                    }
+                }
+                break;
+            }
+            let walked: Vec<_> = core::iter::from_fn(|| program.next_queued_release(until, &mut rng))
+                .take(50)
+                .collect();
+            proptest::prop_assert_eq!(walked, expected);
+        }
     }
 
     #[test]
