@@ -54,7 +54,7 @@ pub const PHASE: Duration = Duration::from_secs(2);
 pub const SLACK: Duration = Duration::from_millis(1);
 
 /// The phases run: the case study's first four.
-const PHASES: usize = 4;
+pub const PHASES: usize = 4;
 
 /// One phase on both platforms.
 struct Measured {
@@ -278,18 +278,5 @@ mod tests {
             Duration::from_millis(6)
         );
         assert_eq!(study.phases.len(), PHASES);
-    }
-
-    /// On this machine (or skipped without the privileges): the checks hold.
-    #[test]
-    fn the_key_server_keeps_t1_within_theorem_1_on_real_threads() {
-        let report = run().expect("the experiment runs");
-        if report.title.ends_with("(skipped)") {
-            assert!(report.checks.is_empty());
-            return;
-        }
-        let failing: Vec<_> = report.checks.iter().filter(|c| !c.pass).collect();
-        assert!(failing.is_empty(), "{failing:#?}");
-        assert_eq!(report.tables[0].rows.len(), PHASES);
     }
 }
