@@ -148,10 +148,10 @@ pub fn scenario_terminations(scenario: &Scenario) -> Vec<Termination> {
 /// index: the sum of the masks of those that run there, `None` when one is unbounded.
 pub fn cluster_masks(clusters: usize, terminations: &[Termination]) -> Vec<Option<Duration>> {
     let mut masks = vec![Some(Duration::ZERO); clusters];
-    for termination in terminations {
-        if let Masked::Cluster(cluster) = termination.masked {
-            if let Some(total) = masks.get_mut(cluster) {
-                *total = add_mask(*total, termination.mask);
+    for (place, mask) in masks_by_place(terminations) {
+        if let Masked::Cluster(cluster) = place {
+            if let Some(slot) = masks.get_mut(cluster) {
+                *slot = mask;
             }
         }
     }
