@@ -30,6 +30,12 @@
 //!   bounds of the fixed point: a higher-priority load a hair below 1 in front of a long
 //!   period converges in a handful of steps, and every step crosses a higher-priority release
 //!   point below the bound, so the work is finite for every input. Every verdict is exact.
+//! - **Masked interrupts.** A core on which a termination reclaims with interrupts masked
+//!   ([`crate::reclamation`]) runs nothing else for up to the sum `M` of those masks over a
+//!   run (each target is terminated once). [`response_times_masked`] adds `M` to every
+//!   server's `R = I_i + M + b_i + ...`, as it would a second non-preemptive section: sound
+//!   for any window, since no window holds more than all of it. Without a bound on `M`
+//!   nothing is admitted.
 //! - **Integer nanoseconds.** Demand is summed in `u128`; a demand that reaches `u64::MAX`
 //!   nanoseconds (584 years) counts as exceeding every period, so saturation can never make an
 //!   overloaded server look admitted.
@@ -105,6 +111,9 @@ pub enum Verdict {
 pub struct Response {
     /// `I_i`: the longest non-preemptive region of a strictly lower-priority server.
     pub blocking: Duration,
+    /// `M`: the time the core's interrupts may be masked by reclamations, in all (zero
+    /// without terminations; `None`: without bound).
+    pub masked: Option<Duration>,
     /// `R_i`: the response bound when admitted; otherwise the first iterate found above the
     /// bound (`Duration::MAX` when there is no fixed point at all).
     pub response: Duration,
@@ -143,6 +152,16 @@ pub fn blocking(servers: &[Server], index: usize) -> Duration {
 /// Eq. 1 for `servers[index]` against the other servers of its core; `None` for an index out
 /// of range.
 pub fn response_time(servers: &[Server], index: usize) -> Option<Response> {
+    response_time_masked(servers, index, Some(Duration::ZERO))
+}
+
+/// [`response_time`] on a core whose interrupts reclamations may mask for `masked` in all
+/// (`None`: without bound), added to the response as blocking is (module notes).
+pub fn response_time_masked(
+    servers: &[Server],
+    index: usize,
+    masked: Option<Duration>,
+) -> Option<Response> {
     let server = servers.get(index)?;
     let blocking = blocking(servers, index);
     let bound = server.bound();
@@ -167,13 +186,15 @@ pub fn response_time(servers: &[Server], index: usize) -> Option<Response> {
             }
         })
         .collect();
-    let start = blocking
-        .as_nanos()
-        .checked_add(server.reservation.budget.as_nanos())
+    // R starts at I_i + M + b_i.
+    let start = masked
+        .and_then(|masked| blocking.as_nanos().checked_add(masked.as_nanos()))
+        .and_then(|n| n.checked_add(server.reservation.budget.as_nanos()))
         .filter(|&n| n < u64::MAX);
     let Some(start) = start else {
         return Some(Response {
             blocking,
+            masked,
             response: Duration::MAX,
             verdict: Verdict::ExceedsPeriod,
         });
@@ -182,11 +203,13 @@ pub fn response_time(servers: &[Server], index: usize) -> Option<Response> {
         match least_fixed_point(start, &interfering, start, bound.as_nanos()) {
             FixedPoint::Found { value, .. } => Response {
                 blocking,
+                masked,
                 response: Duration::from_nanos(value),
                 verdict: Verdict::Admitted,
             },
             FixedPoint::Exceeds { value, .. } => Response {
                 blocking,
+                masked,
                 response: Duration::from_nanos(value),
                 verdict: if bound < server.reservation.period {
                     Verdict::ExceedsDeadline
@@ -200,8 +223,13 @@ pub fn response_time(servers: &[Server], index: usize) -> Option<Response> {
 
 /// Eq. 1 for every server of one core, in the order given.
 pub fn response_times(servers: &[Server]) -> Vec<Response> {
+    response_times_masked(servers, Some(Duration::ZERO))
+}
+
+/// [`response_times`] on a core whose interrupts reclamations may mask for `masked` in all.
+pub fn response_times_masked(servers: &[Server], masked: Option<Duration>) -> Vec<Response> {
     (0..servers.len())
-        .filter_map(|i| response_time(servers, i))
+        .filter_map(|i| response_time_masked(servers, i, masked))
         .collect()
 }
 
@@ -245,6 +273,33 @@ mod tests {
             assert_eq!(r.response, ms(4));
             assert!(r.admitted());
         }
+    }
+
+    /// High (2, 10) over low (3, 20), by hand: high's R = M + 2, low's the least fixed point
+    /// of R = M + 3 + ceil(R / 10) 2 from M + 3. M = 0: 2 and 5; M = 1 ms: 3 and 4 -> 6;
+    /// M = 9 ms: high 11 > 10, refused, and low 12 -> 16, admitted; M = 15 ms: low 18 -> 22
+    /// > 20, refused. Without a bound on the mask nothing is admitted.
+    #[test]
+    fn a_masked_core_adds_its_mask_to_every_response() {
+        let set = [server(2, 2, 10), server(1, 3, 20)];
+        let response = |masked: Option<u64>| -> Vec<(Duration, bool)> {
+            response_times_masked(&set, masked.map(ms))
+                .iter()
+                .map(|r| (r.response, r.admitted()))
+                .collect()
+        };
+        assert_eq!(response(Some(0)), [(ms(2), true), (ms(5), true)]);
+        assert_eq!(response(Some(1)), [(ms(3), true), (ms(6), true)]);
+        assert_eq!(response(Some(9)), [(ms(11), false), (ms(16), true)]);
+        assert_eq!(response(Some(15))[1], (ms(22), false));
+        let unbounded = response_times_masked(&set, None);
+        assert!(unbounded
+            .iter()
+            .all(|r| !r.admitted() && r.masked.is_none()));
+        assert_eq!(
+            response_times(&set),
+            response_times_masked(&set, Some(ms(0)))
+        );
     }
 
     /// An index out of range has no response and no blocking; an empty core has no responses.

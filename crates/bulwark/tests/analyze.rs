@@ -779,6 +779,91 @@ fn analyze_bounds_a_termination_by_its_group() {
     assert_contains(&stdout, "lose no budget to the mask (without bound)");
 }
 
+/// An SPR core with a termination: SPR's Eq. 1 counts the group's quota, the most the
+/// reclamation masks the core, in every reservation's response, as time nothing else runs.
+/// By hand, with M = 1 ms and no region (I = 0): hi R = 1 + 2 = 3; lo 1 + 3 = 4 -> 4 + 2 =
+/// 6; the terminator 1 + 1 = 2 -> 2 + 2 + 3 = 7; the rogue 2 -> 2 + 2 + 3 + 1 = 8, all
+/// within their periods (without the mask 2, 5, 6 and 7). A quota of 9 ms: hi's R = 11 >
+/// 10, NOT admitted, exit 1.
+#[test]
+fn analyze_counts_a_reclamation_mask_in_spr_responses() {
+    let scenario = |quota: &str| {
+        format!(
+            r#"name = "masked"
+policy = "spr"
+duration = "200ms"
+
+[cost]
+reclaim-per-unit = 13
+
+[[group]]
+name = "rogue-function"
+quota = "{quota}"
+
+[[task]]
+name = "hi"
+priority = 9
+period = "10ms"
+execution = "2ms"
+reservation = {{ budget = "2ms", period = "10ms" }}
+
+[[task]]
+name = "lo"
+priority = 4
+period = "20ms"
+execution = "3ms"
+reservation = {{ budget = "3ms", period = "20ms" }}
+
+[[task]]
+name = "killer"
+priority = 2
+reservation = {{ budget = "1ms", period = "100ms" }}
+script = [{{ sleep-until = "50ms" }}, {{ terminate = "rogue" }}, {{ sleep-until = "1s" }}]
+
+[[task]]
+name = "rogue"
+priority = 1
+group = "rogue-function"
+reservation = {{ budget = "1ms", period = "100ms" }}
+script = [{{ allocate = 1000, object = "semaphore" }}, {{ run = "1s" }}]
+"#
+        )
+    };
+    let out = analyze_text(&scenario("1ms"), false, 0);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let header = stdout
+        .lines()
+        .find(|l| l.starts_with("reservation"))
+        .unwrap();
+    assert_eq!(
+        header.split_whitespace().collect::<Vec<_>>()[5..8],
+        ["I", "masked", "R"]
+    );
+    for (name, response) in [
+        ("hi", "3ms"),
+        ("lo", "6ms"),
+        ("killer", "7ms"),
+        ("rogue", "8ms"),
+    ] {
+        let row = row(&stdout, name);
+        assert_eq!(row[6..9], ["1ms", response, "admitted"], "{name}");
+    }
+    assert_contains(
+        &stdout,
+        "note: core 0: the response bounds above count this mask (at most 1ms)",
+    );
+    let json = json_out(&analyze_text(&scenario("1ms"), true, 0));
+    let hi = &json["cores"][0]["reservations"][0];
+    assert_eq!(hi["masked_ns"], 1_000_000);
+    assert_eq!(hi["response_ns"], 3_000_000);
+    assert_eq!(json["terminations"][0]["mask_ns"], 1_000_000);
+
+    let out = analyze_text(&scenario("9ms"), false, 1);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(row(&stdout, "hi")[6..9], ["9ms", "11ms", "NOT"]);
+    assert_contains(&stdout, "NOT admitted: hi");
+}
+
 /// A scenario's terminations get the same table after the rest of its analysis, which
 /// keeps its exit code: `faas-reclaim.toml`'s controller masks core 0 for at most the rogue
 /// group's 1 ms quota; without the group the rogue's script allocates its million semaphores

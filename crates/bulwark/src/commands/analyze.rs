@@ -6,12 +6,13 @@ use crate::output::{out, outln};
 use std::process::ExitCode;
 
 use bulwark_analysis::admission::{
-    preemptions_per_period, response_times, Response, Server, Verdict,
+    preemptions_per_period, response_times_masked, Response, Server, Verdict,
 };
 use bulwark_analysis::bandwidth::{self, Bandwidth};
 use bulwark_analysis::component_graph;
 use bulwark_analysis::overhead::{overhead, work_per_invocation, Overhead, WorkBound};
 use bulwark_analysis::rbf::ServerKind;
+use bulwark_analysis::reclamation::{masks_by_place, scenario_terminations, Masked};
 use bulwark_analysis::vbs::Action as VbsAction;
 use bulwark_core::Duration;
 use bulwark_spec::component::ComponentSystem;
@@ -250,6 +251,13 @@ struct CoreAnalysis {
 }
 
 fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
+    // What the scenario's reclamations may mask each core for, in all.
+    let masks = masks_by_place(&scenario_terminations(scenario));
+    let masked_on = |core: u16| {
+        (masks.iter())
+            .find(|(place, _)| *place == Masked::Core(core))
+            .map_or(Some(Duration::ZERO), |&(_, mask)| mask)
+    };
     (0..scenario.cores)
         .filter_map(|core| {
             let mut servers: Vec<Server> = scenario
@@ -268,7 +276,7 @@ fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
             }
             servers.sort_by_key(|s| std::cmp::Reverse(s.priority));
             let work = work_per_invocation(scenario.policy, &servers)?;
-            let responses = response_times(&servers);
+            let responses = response_times_masked(&servers, masked_on(core));
             let overheads = servers
                 .iter()
                 .map(|s| overhead(s.reservation, &scenario.cost, work.units))
@@ -651,45 +659,42 @@ fn to_text(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Str
             None => format!("W unbounded ({})", c.work.reason),
         };
         out.push_str(&format!("\ncore {}: {work}\n", c.core));
+        // The masked column only on a core that reclamations mask.
+        let masked = c.responses.iter().any(|r| r.masked != Some(Duration::ZERO));
         let rows: Vec<Vec<String>> = c
             .servers
             .iter()
             .zip(&c.responses)
             .zip(&c.overheads)
             .map(|((s, r), o)| {
-                vec![
+                let mut row = vec![
                     s.name.clone(),
                     s.priority.0.to_string(),
                     s.reservation.budget.to_string(),
                     s.reservation.period.to_string(),
                     s.reservation.non_preemptive.to_string(),
                     r.blocking.to_string(),
+                ];
+                if masked {
+                    row.push(or_unbounded(r.masked));
+                }
+                row.extend([
                     r.response.to_string(),
                     verdict_text(r.verdict).to_owned(),
                     or_unbounded(preemptions_per_period(s.reservation)),
                     or_unbounded(o.preemption),
                     or_unbounded(o.lost_budget),
                     or_unbounded(o.cache_delay),
-                ]
+                ]);
+                row
             })
             .collect();
-        out.push_str(&table::render(
-            &[
-                "reservation",
-                "priority",
-                "b",
-                "p",
-                "eta",
-                "I",
-                "R",
-                "verdict",
-                "preemptions/period",
-                "O_pre",
-                "L",
-                "cache",
-            ],
-            &rows,
-        ));
+        let mut header = vec!["reservation", "priority", "b", "p", "eta", "I"];
+        if masked {
+            header.push("masked");
+        }
+        header.extend(["R", "verdict", "preemptions/period", "O_pre", "L", "cache"]);
+        out.push_str(&table::render(&header, &rows));
         total += c.servers.len();
         rejected.extend(
             c.servers
@@ -737,6 +742,7 @@ fn to_json(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Val
                         "period_ns": s.reservation.period.as_nanos(),
                         "non_preemptive_ns": s.reservation.non_preemptive.as_nanos(),
                         "blocking_ns": r.blocking.as_nanos(),
+                        "masked_ns": nanos(r.masked),
                         "response_ns": r.response.as_nanos(),
                         "admitted": r.admitted(),
                         "verdict": verdict_key(r.verdict),
