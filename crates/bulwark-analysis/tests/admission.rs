@@ -40,6 +40,7 @@ fn table_i(kind: ServerKind, eta_lo: Duration) -> Vec<Server> {
 fn admitted(blocking: Duration, response: Duration) -> Response {
     Response {
         blocking,
+        masked: Some(Duration::ZERO),
         response,
         verdict: Verdict::Admitted,
     }
@@ -48,6 +49,7 @@ fn admitted(blocking: Duration, response: Duration) -> Response {
 fn exceeds(blocking: Duration, response: Duration) -> Response {
     Response {
         blocking,
+        masked: Some(Duration::ZERO),
         response,
         verdict: Verdict::ExceedsPeriod,
     }
