@@ -20,6 +20,7 @@ use bulwark_spec::{Behaviour, MemberKind, Replenishment, Reservation, Scenario, 
 use crate::bandwidth::{self, Admission};
 use crate::global_edf::{self, Gfb};
 use crate::global_fp::{self, FpTask, Response};
+use crate::shared_reservation::{self, Sharer, Supply};
 
 /// One cluster's analysis.
 #[derive(Clone, Debug)]
@@ -181,6 +182,10 @@ pub struct Member {
     /// The response-time bound of its reservation (from a replenishment to the budget's
     /// end), when the response-time analysis ran (fixed-priority order); `None` otherwise.
     pub response: Option<Response>,
+    /// For a task bound to a reservation with others (its owner or a sharer), the bound on
+    /// its jobs' response times from their joint demand ([`crate::shared_reservation`]),
+    /// when it was computed; `None` otherwise.
+    pub job_response: Option<Response>,
 }
 
 /// A member's reservation, as the analysis reads it.
@@ -271,7 +276,6 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 .iter()
                 .map(|m| member(scenario, m.task, &m.kind, cluster.cycle))
                 .collect();
-            unchecked_when_shared(&cluster.members, &mut members);
             // The reservations with a share; best-effort ones have none.
             let pairs: Vec<(Duration, Duration)> = members
                 .iter()
@@ -332,6 +336,8 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                     }
                 }
             };
+            // After the verdict: a reservation's response bounds when its budget is served.
+            fit_shared(scenario, &cluster.members, &mut members);
             ClusterAnalysis {
                 name: cluster.name.clone(),
                 cores: cluster.cores.clone(),
@@ -399,27 +405,120 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
         priority: spec.priority,
         fit,
         response: None,
+        job_response: None,
     }
 }
 
-/// A reservation shared by several tasks is not checked against one task's jobs: their jobs
-/// together use its budget, and no test here bounds that demand.
-fn unchecked_when_shared(specs: &[bulwark_spec::ClusterMember], members: &mut [Member]) {
-    // Sharers per owner task, counted in one pass (a cluster may have thousands of members).
-    let mut counts = std::collections::BTreeMap::new();
-    for spec in specs {
+/// Tasks bound to one reservation (its owner and the members sharing it) are checked
+/// together: their jobs use its one budget. Under section III's sporadic rule their joint
+/// demand is analysed against the reservation's least supply ([`crate::shared_reservation`]),
+/// in file order (the order the reservation runs its threads in), with the budget served
+/// within the reservation's response bound when the response-time analysis gave one and
+/// within its period otherwise. Every task of such a group gets that fit, not the one-task
+/// check; a script, and every task after it in the group, is not checked (a script has no
+/// fixed demand), nor is a group on a server, a partition or a best-effort reservation.
+fn fit_shared(scenario: &Scenario, specs: &[bulwark_spec::ClusterMember], members: &mut [Member]) {
+    // Each owner's group of member positions, owner first, gathered in one pass (a cluster
+    // may have thousands of members).
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for (at, spec) in specs.iter().enumerate() {
         if let MemberKind::Shared { owner } = spec.kind {
-            *counts.entry(owner).or_insert(0usize) += 1;
+            groups.entry(owner).or_default().push(at);
         }
     }
-    for (spec, member) in specs.iter().zip(members.iter_mut()) {
-        if let Some(&sharers) = counts.get(&spec.task) {
-            member.fit = Fit::Unchecked(format!(
-                "not checked: the reservation is shared with {sharers} other task{}, whose jobs \
-                 use its budget too",
-                if sharers == 1 { "" } else { "s" }
-            ));
+    for (owner, sharers) in groups {
+        let Some(first) = specs.iter().position(|spec| spec.task == owner) else {
+            continue;
+        };
+        let group: Vec<usize> = std::iter::once(first).chain(sharers).collect();
+        match shared_supply(&members[first]) {
+            Some(supply) => fit_group(scenario, specs, members, &group, &supply),
+            None => {
+                let others = group.len() - 1;
+                let why = format!(
+                    "not checked: the reservation is shared with {others} other task{}, whose \
+                     jobs use its budget too; the joint demand is analysed under section III's \
+                     sporadic rule only",
+                    if others == 1 { "" } else { "s" }
+                );
+                for &at in &group {
+                    members[at].fit = Fit::Unchecked(why.clone());
+                }
+            }
         }
+    }
+}
+
+/// The least supply of `owner`'s reservation to its threads, if it follows section III's
+/// sporadic rule.
+fn shared_supply(owner: &Member) -> Option<Supply> {
+    let MemberReservation::Sporadic {
+        reservation,
+        replenishment: Replenishment::Sporadic,
+        ..
+    } = &owner.reservation
+    else {
+        return None;
+    };
+    let served_within = match owner.response {
+        Some(Response::Bounded(response)) => response.min(reservation.period),
+        _ => reservation.period,
+    };
+    Some(Supply::sporadic(
+        reservation.budget,
+        reservation.period,
+        served_within,
+    ))
+}
+
+/// The fits of one group of `members` (positions, owner first) against `supply`.
+fn fit_group(
+    scenario: &Scenario,
+    specs: &[bulwark_spec::ClusterMember],
+    members: &mut [Member],
+    group: &[usize],
+    supply: &Supply,
+) {
+    // The tasks with a fixed demand, up to the first script.
+    let sharers: Vec<Sharer> = group
+        .iter()
+        .map_while(|&at| {
+            let spec = &scenario.tasks[specs[at].task];
+            let (spacing, execution) = spec.behaviour.spacing_and_execution()?;
+            Some(Sharer {
+                execution,
+                spacing,
+                deadline: spec.deadline.unwrap_or(spacing),
+            })
+        })
+        .collect();
+    let bounds = shared_reservation::responses(supply, &sharers);
+    let tasks = group.len();
+    let script = group.get(sharers.len()).map(|&at| members[at].name.clone());
+    for (index, &at) in group.iter().enumerate() {
+        members[at].fit = match (bounds.get(index), sharers.get(index)) {
+            (Some(Response::Bounded(_)), _) => Fit::Carried,
+            (Some(Response::Exceeds(window)), Some(sharer)) => Fit::Exceeds(format!(
+                "with the {tasks} tasks bound to the reservation, a job may take {window} > \
+                 {} (its deadline or period, whichever is shorter): their joint demand needs \
+                 more than the reservation gives",
+                sharer.deadline.min(sharer.spacing)
+            )),
+            (Some(_), _) => Fit::Unchecked(
+                "not checked: a task before it in the shared reservation may miss its \
+                 deadline, so its interference is not bounded"
+                    .to_owned(),
+            ),
+            (None, _) if index == sharers.len() => Fit::Unchecked(
+                "not checked: a script has no fixed execution time or period".to_owned(),
+            ),
+            (None, _) => Fit::Unchecked(format!(
+                "not checked: `{}`, before it in the shared reservation, is a script with no \
+                 fixed demand",
+                script.as_deref().unwrap_or_default()
+            )),
+        };
+        members[at].job_response = bounds.get(index).copied();
     }
 }
 
@@ -810,12 +909,128 @@ execution = "1ms"
             MemberReservation::Shared { owner: "a".into() }
         );
         assert!(!cluster.members[1].reservation.is_tested());
-        let Fit::Unchecked(why) = &cluster.members[0].fit else {
+        // Jointly, a job of `a` may wait for R's blackout, 10 + 10 - 3 = 17 ms, and 1 ms
+        // more: past its 10 ms deadline, so `b`'s bound is not computed.
+        let Fit::Exceeds(why) = &cluster.members[0].fit else {
             panic!("a's fit: {:?}", cluster.members[0].fit);
         };
-        assert!(why.contains("shared with 1 other task,"), "{why}");
+        assert!(why.contains("a job may take 18ms > 10ms"), "{why}");
+        assert_eq!(
+            cluster.members[0].job_response,
+            Some(Response::Exceeds(ms(18)))
+        );
         assert!(matches!(cluster.members[1].fit, Fit::Unchecked(_)));
+        assert_eq!(cluster.members[1].job_response, Some(Response::NotComputed));
         assert_eq!(cluster.members[2].fit, Fit::Carried);
+        assert_eq!(cluster.members[2].job_response, None);
         assert!(matches!(cluster.verdict, ClusterVerdict::Schedulable(_)));
+    }
+
+    /// The same reservation `(3, 10)` carrying `a` and `b` with jobs every 40 ms fits them
+    /// both: `a` within the blackout 17 and its 1 ms, `b` behind one job of `a`, 19. Under
+    /// fixed priority the response-time analysis serves R's budget within 3 + 2 = 5 ms (c's
+    /// reservation is above it), so the blackout is 10 + 5 - 3 = 12: `a` 13, `b` 14. A script
+    /// sharing it is not checked, and neither is the task after it.
+    #[test]
+    fn tasks_sharing_a_reservation_fit_on_their_joint_demand() {
+        let shared = |order: &str, script: &str| {
+            // Priorities go on the reservations' owners, under fixed priority only.
+            let priority = |level: u8| {
+                if order == "edf" {
+                    String::new()
+                } else {
+                    format!("priority = {level}")
+                }
+            };
+            let (high, low) = (priority(2), priority(1));
+            let source = format!(
+                r#"
+name = "shared"
+policy = "{order}"
+cores = 1
+duration = "1s"
+
+[[cluster]]
+name = "k"
+cores = [0]
+order = "{order}"
+
+[[task]]
+name = "c"
+cluster = "k"
+{high}
+reservation = {{ budget = "2ms", period = "10ms" }}
+period = "10ms"
+execution = "1ms"
+
+[[task]]
+name = "a"
+cluster = "k"
+{low}
+reservation = {{ name = "R", budget = "3ms", period = "10ms" }}
+period = "40ms"
+execution = "1ms"
+
+[[task]]
+name = "b"
+cluster = "k"
+reservation = "R"
+period = "40ms"
+execution = "1ms"
+{script}"#
+            );
+            let scenario = bulwark_spec::parse(&source, "shared.toml").expect("valid");
+            let [cluster] = analyse(&scenario).try_into().expect("one cluster");
+            cluster
+        };
+        let bounds = |cluster: &ClusterAnalysis| -> Vec<Option<Response>> {
+            cluster.members.iter().map(|m| m.job_response).collect()
+        };
+        let edf = shared("edf", "");
+        assert_eq!(
+            bounds(&edf),
+            vec![
+                None,
+                Some(Response::Bounded(ms(18))),
+                Some(Response::Bounded(ms(19)))
+            ]
+        );
+        assert!(edf.members.iter().all(|m| m.fit == Fit::Carried));
+        let fixed = shared("fixed-priority", "");
+        assert!(matches!(fixed.verdict, ClusterVerdict::RtaSchedulable(_)));
+        assert_eq!(fixed.members[1].response, Some(Response::Bounded(ms(5))));
+        assert_eq!(
+            bounds(&fixed),
+            vec![
+                None,
+                Some(Response::Bounded(ms(13))),
+                Some(Response::Bounded(ms(14)))
+            ]
+        );
+        let script = r#"
+[[task]]
+name = "s"
+cluster = "k"
+reservation = "R"
+script = [{ run = "1ms" }, { sleep-for = "30ms" }]
+
+[[task]]
+name = "d"
+cluster = "k"
+reservation = "R"
+period = "40ms"
+execution = "1ms"
+"#;
+        let with_script = shared("edf", script);
+        assert_eq!(with_script.members[2].fit, Fit::Carried);
+        let Fit::Unchecked(why) = &with_script.members[3].fit else {
+            panic!("s: {:?}", with_script.members[3].fit);
+        };
+        assert!(why.contains("a script has no fixed"), "{why}");
+        let Fit::Unchecked(why) = &with_script.members[4].fit else {
+            panic!("d: {:?}", with_script.members[4].fit);
+        };
+        assert!(why.contains("`s`, before it"), "{why}");
+        assert_eq!(with_script.members[4].job_response, None);
     }
 }

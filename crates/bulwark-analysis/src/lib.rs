@@ -20,6 +20,7 @@ pub mod overhead;
 pub mod rbf;
 pub mod reclamation;
 pub mod scenario;
+pub mod shared_reservation;
 pub mod sweep;
 pub mod utilisation;
 pub mod vbs;
