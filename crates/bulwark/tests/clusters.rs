@@ -207,6 +207,91 @@ fn a_best_effort_member_is_listed_and_left_out_of_the_test() {
     );
 }
 
+/// Cluster `g` by fixed priority: `a` (2 ms every 40 ms) in R (3 ms, 10 ms) shared with `s`
+/// (2 ms every `s_period`), and `b` (3 ms every 10 ms) in its own (3 ms, 10 ms), both
+/// reservations at priority 2 on two cores, so each is served within R = 3 ms.
+fn shared(s_period: &str) -> String {
+    let members = format!(
+        r#"[[task]]
+name = "a"
+cluster = "g"
+priority = 2
+period = "40ms"
+execution = "2ms"
+reservation = {{ name = "R", budget = "3ms", period = "10ms" }}
+
+[[task]]
+name = "s"
+cluster = "g"
+reservation = "R"
+period = "{s_period}"
+execution = "2ms"
+
+[[task]]
+name = "b"
+cluster = "g"
+priority = 2
+period = "10ms"
+execution = "3ms"
+reservation = {{ budget = "3ms", period = "10ms" }}
+
+"#
+    );
+    three_cores("shared", "g", "fixed-priority", "", &members)
+}
+
+/// R's least supply waits 10 + 3 - 3 = 10 ms, then gives 3 ms every 10. `a` is first in R:
+/// 10 + 2 = 12 ms. `s` waits behind one job of `a`: 4 ms of demand, one whole chunk and 1 ms
+/// of the next, 10 + 10 + 1 = 21 ms, in which `a` has one job. Within 40 ms both fit; with
+/// jobs of `s` every 20 ms, 21 ms is past its deadline: it does not fit, which changes no
+/// exit code. `b` is alone in its reservation: no joint bound.
+#[test]
+fn tasks_sharing_a_reservation_are_bounded_on_their_joint_demand() {
+    let (_dir, path) = temp_file("shared.toml", shared("40ms"));
+    let doc = analyze_json(&path, 0);
+    let members = doc["clusters"][0]["members"].as_array().expect("members");
+    let bounds: Vec<(&serde_json::Value, &serde_json::Value, &serde_json::Value)> = members
+        .iter()
+        .map(|m| {
+            (
+                &m["job_response_ns"],
+                &m["job_response_verdict"],
+                &m["fits_reservation"],
+            )
+        })
+        .collect();
+    let null = serde_json::Value::Null;
+    assert_eq!(
+        bounds,
+        vec![
+            (
+                &serde_json::json!(12_000_000),
+                &serde_json::json!("bounded"),
+                &serde_json::json!(true)
+            ),
+            (
+                &serde_json::json!(21_000_000),
+                &serde_json::json!("bounded"),
+                &serde_json::json!(true)
+            ),
+            (&null, &null, &serde_json::json!(true)),
+        ]
+    );
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
+    assert_contains(&stdout, "s: each job completes within 21ms of its release");
+    let (_dir, path) = temp_file("shared.toml", shared("20ms"));
+    let doc = analyze_json(&path, 0);
+    let s = &doc["clusters"][0]["members"][1];
+    assert_eq!(s["job_response_verdict"], "exceeds-deadline");
+    assert_eq!(s["job_response_ns"], 21_000_000);
+    assert_eq!(s["fits_reservation"], false);
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
+    assert_contains(
+        &stdout,
+        "s: with the 2 tasks bound to the reservation, a job may take 21ms > 20ms",
+    );
+}
+
 /// Cores 1 and 2 a fixed-priority cluster `g` of `h1` and `h2` (9 ms, 10 ms) at priority 5
 /// and `light` (`budget`, 10 ms) at priority 1; core 0 partitioned (`p`).
 fn dhall(budget: &str) -> String {

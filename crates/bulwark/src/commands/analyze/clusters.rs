@@ -246,6 +246,18 @@ fn response_json(response: Option<Response>) -> (Value, Value) {
     }
 }
 
+/// A shared reservation's job bound in JSON: `(job_response_ns, job_response_verdict)`, both
+/// null for a task alone in its reservation; `job_response_ns` is the bound, or when it
+/// exceeds the deadline (or period, if shorter) a value the bound is at least.
+fn job_response_json(response: Option<Response>) -> (Value, Value) {
+    match response {
+        Some(Response::Exceeds(at_least)) => {
+            (json!(at_least.as_nanos()), json!("exceeds-deadline"))
+        }
+        other => response_json(other),
+    }
+}
+
 fn bound_text(test: &Gfb, cores: usize) -> String {
     format!(
         "{cores} - {} * {} = {:.4}",
@@ -374,6 +386,12 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
     for member in &analysis.members {
         if let Fit::Exceeds(why) | Fit::Unchecked(why) = &member.fit {
             text.push_str(&format!("  {}: {why}\n", member.name));
+        } else if let Some(Response::Bounded(bound)) = member.job_response {
+            text.push_str(&format!(
+                "  {}: each job completes within {bound} of its release, on the joint demand \
+                 of the tasks bound to its reservation\n",
+                member.name
+            ));
         }
     }
     text.push_str(&format!("  {}\n", why(analysis)));
@@ -400,6 +418,7 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
                 Fit::Unchecked(why) => (None, Some(why)),
             };
             let (response_ns, response_verdict) = response_json(m.response);
+            let (job_response_ns, job_response_verdict) = job_response_json(m.job_response);
             let mut value = json!({
                 "name": m.name,
                 "priority": m.priority.map(|p| p.0),
@@ -408,6 +427,8 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
                 "fit_why": why,
                 "response_ns": response_ns,
                 "response_verdict": response_verdict,
+                "job_response_ns": job_response_ns,
+                "job_response_verdict": job_response_verdict,
             });
             match &m.reservation {
                 MemberReservation::Sporadic {
