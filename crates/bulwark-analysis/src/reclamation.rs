@@ -26,8 +26,11 @@
 //! budget to the mask (their budgets drain only while they run) but wait for it, which budget
 //! sizing does not cover.
 //!
-//! Only an MC-IPC system's own tasks are read, not its phases' additions, as
-//! [`crate::mc_ipc`] reads only its reservations.
+//! An MC-IPC system's phases' additions are read too: the copies of an addition whose script
+//! terminates mask each cluster they are added on. Phases run one at a time, but their
+//! terminations are taken together here (each target still once per place), which can only
+//! lengthen a mask: a bound for every phase. [`added_terminators`] says which addition an
+//! index past the system's tasks stands for.
 
 use bulwark_core::reclaim::{BASELINE_OBJECT_UNITS, BASELINE_ROOT_PROCESS_UNITS};
 use bulwark_core::Duration;
@@ -83,33 +86,78 @@ pub struct Termination {
 }
 
 /// Every termination of an MC-IPC `system` (one per target, or per group of targets, and per
-/// cluster it may run on), in task order of the terminators.
+/// cluster it may run on), in task order of the terminators, then those of its phases'
+/// additions: the terminator `system.tasks.len() + k` is the copies of the `k`-th of
+/// [`added_terminators`].
 pub fn terminations(system: &McIpcSystem) -> Vec<Termination> {
     let mut found = Vec::new();
     for (terminator, task) in system.tasks.iter().enumerate() {
         let Some(cluster) = system.reservations.get(task.reservation).map(|r| r.cluster) else {
             continue;
         };
-        for step in &task.script {
-            if let ScriptStep::Terminate { task: target } = *step {
-                let objects = system.tasks.get(target).map_or(0, |target| {
-                    target.script.iter().fold(0u64, |sum, step| match step {
-                        ScriptStep::Allocate { count, .. } => sum.saturating_add(*count),
-                        _ => sum,
-                    })
-                });
-                // Every job runs the script again.
-                let allocations = Allocations {
-                    objects,
-                    repeats: objects > 0,
-                };
-                let at = Masked::Cluster(cluster);
-                let call = Call::new(terminator, target, at, &system.groups);
-                call.record(&mut found, allocations, &system.groups, &system.cost);
+        record_script(system, terminator, &task.script, &[cluster], &mut found);
+    }
+    for (k, (phase, addition)) in added_terminators(system).into_iter().enumerate() {
+        let addition = &system.phases[phase].additions[addition];
+        let terminator = system.tasks.len() + k;
+        record_script(
+            system,
+            terminator,
+            &addition.task.script,
+            &addition.clusters,
+            &mut found,
+        );
+    }
+    found
+}
+
+/// The phases' additions whose task terminates another, as `(phase, addition)` indices, in
+/// phase order and then file order.
+pub fn added_terminators(system: &McIpcSystem) -> Vec<(usize, usize)> {
+    let terminates = |script: &[ScriptStep]| {
+        script
+            .iter()
+            .any(|step| matches!(step, ScriptStep::Terminate { .. }))
+    };
+    let mut found = Vec::new();
+    for (phase, spec) in system.phases.iter().enumerate() {
+        for (addition, added) in spec.additions.iter().enumerate() {
+            if terminates(&added.task.script) {
+                found.push((phase, addition));
             }
         }
     }
     found
+}
+
+/// The terminations of `terminator`'s `script`, run on each of `clusters`.
+fn record_script(
+    system: &McIpcSystem,
+    terminator: usize,
+    script: &[ScriptStep],
+    clusters: &[usize],
+    found: &mut Vec<Termination>,
+) {
+    for step in script {
+        let ScriptStep::Terminate { task: target } = *step else {
+            continue;
+        };
+        let objects = system.tasks.get(target).map_or(0, |target| {
+            target.script.iter().fold(0u64, |sum, step| match step {
+                ScriptStep::Allocate { count, .. } => sum.saturating_add(*count),
+                _ => sum,
+            })
+        });
+        // Every job runs the script again.
+        let allocations = Allocations {
+            objects,
+            repeats: objects > 0,
+        };
+        for &cluster in clusters {
+            let call = Call::new(terminator, target, Masked::Cluster(cluster), &system.groups);
+            call.record(found, allocations, &system.groups, &system.cost);
+        }
+    }
 }
 
 /// Every termination of `scenario`'s scripts (one per target, or per group of targets, and
@@ -424,6 +472,57 @@ mod tests {
         assert_eq!(
             partition_supply(Duration::from_millis(50), masks[0]),
             Duration::ZERO
+        );
+    }
+
+    /// `system` with a phase `kill` adding two best-effort copies on each cluster that
+    /// terminate `rogue`.
+    fn with_killing_phase(rogue_group: bool) -> McIpcSystem {
+        use bulwark_spec::mc_ipc_toml::{AddedReservation, Addition, Phase, TaskTemplate};
+        let mut system = system(rogue_group);
+        system.phases = vec![Phase {
+            name: "kill".into(),
+            floods: Vec::new(),
+            additions: vec![Addition {
+                clusters: vec![0, 1],
+                count: 2,
+                reservation: AddedReservation::BestEffort,
+                task: TaskTemplate {
+                    period: ms(100),
+                    offset: Duration::ZERO,
+                    stagger: Duration::ZERO,
+                    script: vec![
+                        ScriptStep::Terminate { task: 1 },
+                        ScriptStep::SleepUntilNextPeriod,
+                    ],
+                },
+            }],
+        }];
+        system
+    }
+
+    /// The copies on C1 find `rogue` reclaimed there already (by the watchdog); those on C2
+    /// add its reclamation there, named by the index past the three tasks.
+    #[test]
+    fn a_phases_added_terminators_mask_every_cluster_they_are_added_on() {
+        let system = with_killing_phase(false);
+        assert_eq!(added_terminators(&system), vec![(0, 0)]);
+        let found = terminations(&system);
+        assert_eq!(found.len(), 3);
+        assert_eq!(found[2].terminator, 3);
+        assert_eq!(found[2].target, 1);
+        assert_eq!(found[2].masked, Masked::Cluster(1));
+        assert_eq!(found[2].mask, None);
+        assert_eq!(found[2].first_mask, Duration::from_nanos(39_013));
+        assert_eq!(cluster_masks(2, &found), vec![None, None]);
+        // Grouped: the group's quota, once on each cluster.
+        let grouped = terminations(&with_killing_phase(true));
+        assert_eq!(
+            cluster_masks(2, &grouped),
+            vec![
+                Some(Duration::from_millis(1)),
+                Some(Duration::from_millis(1))
+            ]
         );
     }
 

@@ -779,6 +779,33 @@ fn analyze_bounds_a_termination_by_its_group() {
     assert_contains(&stdout, "lose no budget to the mask (without bound)");
 }
 
+/// A phase's addition that terminates is analysed with the file's tasks: its copy on C2
+/// terminates the rogue T15 there too, so its group's quota masks C2 as well (1 ms, once),
+/// and the table names the terminator for its phase and its place there.
+#[test]
+fn analyze_reads_a_phases_terminating_addition() {
+    let file = "scenarios/mcipc/cbs-rogue.toml";
+    let (_dir, phased) = edited_copy("phased.toml", file, |source| {
+        format!(
+            "{source}\n[[phase]]\nname = \"late kill\"\n\n[[phase.add]]\nclusters = [\"C2\"]\n\
+             count = 1\nreservation = \"best-effort\"\ntask = {{ period = \"1s\", script = [\
+             {{ terminate = \"T15\" }}, \"sleep\"] }}\n"
+        )
+    });
+    let json = json_of(&["analyze", &phased, "--json"], 0);
+    let terminations = json["terminations"].as_array().unwrap();
+    assert_eq!(terminations.len(), 2, "{json:#}");
+    assert_eq!(terminations[1]["terminator"], "late kill's addition 1");
+    assert_eq!(terminations[1]["target"], "T15");
+    assert_eq!(terminations[1]["group"], "rogue");
+    assert_eq!(terminations[1]["cluster"], "C2");
+    assert_eq!(terminations[1]["mask_ns"], 1_000_000);
+    // R2's slot is on C2: it is now charged the quota too.
+    assert_eq!(json["reservations"][1]["masked_ns"], 1_000_000);
+    let stdout = stdout_of(&["analyze", &phased], 0);
+    assert_contains(&stdout, "late kill's addition 1");
+}
+
 /// An SPR core with a termination: SPR's Eq. 1 counts the group's quota, the most the
 /// reclamation masks the core, in every reservation's response, as time nothing else runs.
 /// By hand, with M = 1 ms and no region (I = 0): hi R = 1 + 2 = 3; lo 1 + 3 = 4 -> 4 + 2 =

@@ -10,7 +10,9 @@ use crate::table;
 
 /// The names a termination's indices stand for.
 pub struct Names<'a> {
-    pub tasks: Vec<&'a str>,
+    /// The tasks', then (in an MC-IPC system) its phases' terminating additions'
+    /// ([`bulwark_analysis::reclamation::added_terminators`]).
+    pub tasks: Vec<String>,
     pub groups: Vec<&'a str>,
     pub clusters: Vec<&'a str>,
 }
@@ -39,8 +41,8 @@ pub fn table(terminations: &[Termination], names: &Names) -> String {
         .iter()
         .map(|t| {
             vec![
-                names.tasks[t.terminator].to_owned(),
-                names.tasks[t.target].to_owned(),
+                names.tasks[t.terminator].clone(),
+                names.tasks[t.target].clone(),
                 place(t.masked, names),
                 reclaimed_text(&t.reclaimed, names),
                 mask_text(t.mask),

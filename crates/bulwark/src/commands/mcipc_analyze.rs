@@ -8,7 +8,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use bulwark_analysis::mc_ipc::{analyse, GateProtocol, McIpcBounds};
-use bulwark_analysis::reclamation::{cluster_masks, partition_supply, terminations, Termination};
+use bulwark_analysis::reclamation::{
+    added_terminators, cluster_masks, partition_supply, terminations, Termination,
+};
 use bulwark_core::Duration;
 use bulwark_spec::mc_ipc_toml::{McIpcSystem, ReservationKind};
 use bulwark_spec::FileKind;
@@ -249,8 +251,19 @@ fn to_json(system: &McIpcSystem, analysis: &Analysis) -> Value {
 
 /// The names the terminations' indices stand for.
 fn names(system: &McIpcSystem) -> Names<'_> {
+    // A phase's terminating addition is named for its phase and its place there.
+    let added = added_terminators(system)
+        .into_iter()
+        .map(|(phase, addition)| {
+            format!("{}'s addition {}", system.phases[phase].name, addition + 1)
+        });
     Names {
-        tasks: system.tasks.iter().map(|t| t.name.as_str()).collect(),
+        tasks: system
+            .tasks
+            .iter()
+            .map(|t| t.name.clone())
+            .chain(added)
+            .collect(),
         groups: system.groups.iter().map(|g| g.name.as_str()).collect(),
         clusters: system.clusters.iter().map(|c| c.name.as_str()).collect(),
     }

@@ -22,7 +22,7 @@ pub(super) fn with_masks(
         return analysis();
     }
     let names = Names {
-        tasks: scenario.tasks.iter().map(|t| t.name.as_str()).collect(),
+        tasks: scenario.tasks.iter().map(|t| t.name.clone()).collect(),
         groups: scenario.groups.iter().map(|g| g.name.as_str()).collect(),
         clusters: scenario.clusters.iter().map(|c| c.name.as_str()).collect(),
     };
