@@ -16,6 +16,7 @@ pub mod generate;
 pub mod global_edf;
 pub mod global_fp;
 pub mod mc_ipc;
+pub mod mc_ipc_phases;
 pub mod overhead;
 pub mod rbf;
 pub mod reclamation;

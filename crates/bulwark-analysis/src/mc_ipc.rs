@@ -63,7 +63,7 @@
 pub use bulwark_core::criticality::{Criticality, PerCriticality};
 pub use bulwark_core::ipc::GateProtocol;
 pub use bulwark_core::reservation::clustered::Slot;
-use bulwark_core::Duration;
+use bulwark_core::{Duration, Priority};
 /// The file's clusters and servers are the analysis's: `C_k` with `m_k`, and `S_q` with
 /// `L_q` and `K_q` per level.
 pub use bulwark_spec::mc_ipc_toml::{Cluster, Server};
@@ -200,7 +200,7 @@ pub fn criticality_budgets(
 
 /// `N_iq`: a client's invocations of the server at index `server` per job (the sum, should a
 /// system built in code list the server twice); `None` on overflow.
-fn invocations_of(client: &Reservation, server: usize) -> Option<u64> {
+pub(crate) fn invocations_of(client: &Reservation, server: usize) -> Option<u64> {
     client
         .invocations
         .iter()
@@ -209,8 +209,7 @@ fn invocations_of(client: &Reservation, server: usize) -> Option<u64> {
 }
 
 /// True unless both clients are table-driven with disjoint slots.
-fn can_overlap(client: &Reservation, other: &Reservation) -> bool {
-    let (mine, theirs) = (client.slots(), other.slots());
+fn slots_overlap(mine: &[Slot], theirs: &[Slot]) -> bool {
     mine.is_empty()
         || theirs.is_empty()
         || mine
@@ -296,44 +295,87 @@ pub struct McIpcBounds {
     pub clients: Vec<ClientBounds>,
 }
 
+/// Other clients of a server, alike, as one client's FIFO-IPC and PRIO-IPC bounds see them.
+#[derive(Clone, Copy)]
+pub(crate) struct Rival<'a> {
+    /// How many clients this stands for (a phase adds copies of one task).
+    pub(crate) copies: u64,
+    /// Their priority; `None` for best-effort tasks, below every reservation.
+    pub(crate) priority: Option<Priority>,
+    /// Their reservation's slots (none: they may run at any time).
+    pub(crate) slots: &'a [Slot],
+    /// `N`: each one's requests on the server per job.
+    pub(crate) requests: u64,
+    /// They flood (section VI-C): their requests come back to back, as many as they like.
+    pub(crate) floods: bool,
+}
+
 /// What the other clients of a server contribute to one client's FIFO-IPC and PRIO-IPC
 /// bounds.
-struct Contention {
+pub(crate) struct Contention {
     /// `n`: the clients that invoke the server, the client itself included.
-    clients: u64,
+    pub(crate) clients: u64,
     /// `h`: the requests of higher- or equal-priority clients that can overlap with it.
-    preceding_requests: u64,
+    pub(crate) preceding_requests: u64,
     /// `b`: whether a lower-priority client invokes the server.
-    lower_priority_blocking: bool,
+    pub(crate) lower_priority_blocking: bool,
+    /// A higher- or equal-priority client that can overlap with it floods: `h` has no bound.
+    pub(crate) flooded: bool,
 }
 
 impl Contention {
-    /// The contention `system.reservations[index]` meets on the server at index `server`;
-    /// `None` on overflow.
-    fn of(system: &McIpcSystem, index: usize, server: usize) -> Option<Contention> {
-        let client = &system.reservations[index];
+    /// The contention `client` meets from `rivals` on one server; `None` on overflow.
+    pub(crate) fn among<'a>(
+        client: &Reservation,
+        rivals: impl IntoIterator<Item = Rival<'a>>,
+    ) -> Option<Contention> {
         let mut contention = Contention {
             clients: 1,
             preceding_requests: 0,
             lower_priority_blocking: false,
+            flooded: false,
         };
-        for (other_index, other) in system.reservations.iter().enumerate() {
-            if other_index == index {
+        for rival in rivals {
+            if rival.copies == 0 || (rival.requests == 0 && !rival.floods) {
                 continue;
             }
-            let requests = invocations_of(other, server)?;
-            if requests == 0 {
-                continue;
-            }
-            contention.clients = contention.clients.checked_add(1)?;
-            if other.priority < client.priority {
-                contention.lower_priority_blocking = true;
-            } else if can_overlap(client, other) {
-                contention.preceding_requests =
-                    contention.preceding_requests.checked_add(requests)?;
+            // A synchronous client has one request outstanding at a time, flooding or not.
+            contention.clients = contention.clients.checked_add(rival.copies)?;
+            match rival.priority {
+                Some(priority) if priority >= client.priority => {
+                    if !slots_overlap(client.slots(), rival.slots) {
+                        continue;
+                    }
+                    if rival.floods {
+                        contention.flooded = true;
+                    } else {
+                        let requests = rival.requests.checked_mul(rival.copies)?;
+                        contention.preceding_requests =
+                            contention.preceding_requests.checked_add(requests)?;
+                    }
+                }
+                _ => contention.lower_priority_blocking = true,
             }
         }
         Some(contention)
+    }
+
+    /// The contention `system.reservations[index]` meets on the server at index `server`;
+    /// `None` on overflow.
+    fn of(system: &McIpcSystem, index: usize, server: usize) -> Option<Contention> {
+        let mut rivals = Vec::with_capacity(system.reservations.len());
+        for (other_index, other) in system.reservations.iter().enumerate() {
+            if other_index != index {
+                rivals.push(Rival {
+                    copies: 1,
+                    priority: Some(other.priority),
+                    slots: other.slots(),
+                    requests: invocations_of(other, server)?,
+                    floods: false,
+                });
+            }
+        }
+        Contention::among(&system.reservations[index], rivals)
     }
 }
 
@@ -461,7 +503,6 @@ pub fn analyse(system: &McIpcSystem, protocol: GateProtocol) -> Result<McIpcBoun
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bulwark_core::Priority;
     use proptest::prelude::*;
 
     const fn ms(millis: u64) -> Duration {

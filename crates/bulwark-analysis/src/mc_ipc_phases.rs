@@ -1,0 +1,328 @@
+//! MC-IPC, FIFO-IPC and PRIO-IPC bounds in each phase of an MC-IPC system (MC-IPC paper,
+//! section VI-C): the system's reservations meet the phase's floods and added tasks.
+//!
+//! Section VI-B's FIFO-IPC and PRIO-IPC bounds hold "only while every client behaves as
+//! described"; a phase says how clients misbehave, so each bound can be worked out again for
+//! it:
+//!
+//! - **MC-IPC** (Theorem 1): `(1 + 2 m_k K) L_q` depends on the clusters alone, so it is the
+//!   system's own in every phase. `K` is the server's declared `K^X_q` (every cluster when
+//!   not given), plus each cluster the phase invokes it from and the system's reservations
+//!   do not (at most every cluster).
+//! - **FIFO-IPC**: `n L_q`, where `n` counts every client that can have a request
+//!   outstanding: each task a phase adds is one more, a best-effort one too. A flooding client
+//!   is still one: its request is synchronous, and a new one queues behind the waiting ones.
+//! - **PRIO-IPC**: `(h + 1 + b) L_q`, where each added task of higher or equal priority that
+//!   can overlap adds its requests per job to `h`, and a lower-priority one (a best-effort task
+//!   is below every reservation) makes `b` 1. A flooding client of higher or equal priority
+//!   that can overlap leaves `h` without bound: its requests keep coming first, so the phase
+//!   has **no** PRIO-IPC bound (`None`). One flooder alone may not starve a waiting request
+//!   (the server takes the next request before the flooder's next arrives); two can, by
+//!   turns: `None` says the bound is gone, not that it is reached.
+//!
+//! The clients reported are the system's reservations; a phase's added tasks are rivals, not
+//! reported. Indices a validated file cannot hold out of range are skipped.
+
+use bulwark_core::Duration;
+use bulwark_spec::mc_ipc_toml::{AddedReservation, McIpcSystem, Phase, ScriptStep};
+
+use crate::mc_ipc::{
+    fifo_ipc_invocation_bound, invocation_budget_bound, invocations_of, prio_ipc_invocation_bound,
+    Contention, McIpcError, Rival,
+};
+
+/// One client's per-invocation bounds on one server in a phase.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PhaseServerBounds {
+    /// The server's name.
+    pub server: String,
+    /// Theorem 1's `(1 + 2 m_k K) L_q` at the client's level.
+    pub mc_ipc: Duration,
+    /// `n L_q` with the phase's clients.
+    pub fifo_ipc: Duration,
+    /// `(h + 1 + b) L_q` with the phase's clients; `None` when a client that can precede
+    /// floods.
+    pub prio_ipc: Option<Duration>,
+}
+
+/// One reservation's bounds in a phase, one entry per server it invokes, in server order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PhaseClientBounds {
+    /// The reservation's name.
+    pub client: String,
+    /// Its bounds on each server it invokes.
+    pub servers: Vec<PhaseServerBounds>,
+}
+
+/// Every reservation's bounds in one phase.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PhaseBounds {
+    /// The phase's name.
+    pub phase: String,
+    /// One entry per reservation, in [`McIpcSystem::reservations`] order.
+    pub clients: Vec<PhaseClientBounds>,
+}
+
+/// The bounds of every phase of `system`, in file order.
+pub fn analyse_phases(system: &McIpcSystem) -> Result<Vec<PhaseBounds>, McIpcError> {
+    (system.phases.iter())
+        .map(|phase| analyse_phase(system, phase))
+        .collect()
+}
+
+/// The tasks a phase adds, as rivals of the system's reservations.
+struct Added<'a> {
+    /// Their rival description on a server (every copy on every cluster), requests left at
+    /// zero.
+    rival: Rival<'a>,
+    /// The clusters they run on.
+    clusters: &'a [usize],
+    /// Each copy's script (one job).
+    script: &'a [ScriptStep],
+}
+
+/// The bounds of `system`'s reservations in `phase`.
+pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds, McIpcError> {
+    let added: Vec<Added<'_>> = phase
+        .additions
+        .iter()
+        .filter_map(|addition| {
+            let (priority, slots) = match &addition.reservation {
+                AddedReservation::Existing(index) => {
+                    let reservation = system.reservations.get(*index)?;
+                    (Some(reservation.priority), reservation.slots())
+                }
+                AddedReservation::Sporadic { priority, .. } => (Some(*priority), &[][..]),
+                AddedReservation::BestEffort => (None, &[][..]),
+            };
+            let clusters = u64::try_from(addition.clusters.len()).unwrap_or(u64::MAX);
+            Some(Added {
+                rival: Rival {
+                    copies: u64::from(addition.count).saturating_mul(clusters),
+                    priority,
+                    slots,
+                    requests: 0,
+                    floods: false,
+                },
+                clusters: &addition.clusters,
+                script: &addition.task.script,
+            })
+        })
+        .collect();
+    let all_clusters = u64::try_from(system.clusters.len()).unwrap_or(u64::MAX);
+    let mut clients = Vec::with_capacity(system.reservations.len());
+    for (index, client) in system.reservations.iter().enumerate() {
+        let overflow = McIpcError::Overflow { client: index };
+        let cluster = system
+            .clusters
+            .get(client.cluster)
+            .ok_or(McIpcError::UnknownCluster {
+                client: index,
+                cluster: client.cluster,
+            })?;
+        let mut servers = Vec::new();
+        for (id, server) in system.servers.iter().enumerate() {
+            if invocations_of(client, id).ok_or(overflow)? == 0 {
+                continue;
+            }
+            let mut rivals = Vec::new();
+            for (other_index, other) in system.reservations.iter().enumerate() {
+                if other_index != index {
+                    rivals.push(Rival {
+                        copies: 1,
+                        priority: Some(other.priority),
+                        slots: other.slots(),
+                        requests: invocations_of(other, id).ok_or(overflow)?,
+                        floods: floods_on(system, phase, other_index, id),
+                    });
+                }
+            }
+            // Each copy is a client of its own.
+            rivals.extend(added.iter().map(|added| Rival {
+                requests: invokes(added.script, id),
+                ..added.rival
+            }));
+            let contention = Contention::among(client, rivals).ok_or(overflow)?;
+            let level = client.criticality;
+            let operation_length = server.operation_length.at(level);
+            let declared = server.invoking_clusters.at(level).unwrap_or(all_clusters);
+            let new = new_invoking_clusters(system, phase, &added, id);
+            let invoking = declared.saturating_add(new).min(all_clusters);
+            let mc_ipc = invocation_budget_bound(cluster.cores, invoking, operation_length)
+                .ok_or(overflow)?;
+            let fifo_ipc =
+                fifo_ipc_invocation_bound(contention.clients, operation_length).ok_or(overflow)?;
+            let prio_ipc = if contention.flooded {
+                None
+            } else {
+                Some(
+                    prio_ipc_invocation_bound(
+                        contention.preceding_requests,
+                        contention.lower_priority_blocking,
+                        operation_length,
+                    )
+                    .ok_or(overflow)?,
+                )
+            };
+            servers.push(PhaseServerBounds {
+                server: server.name.clone(),
+                mc_ipc,
+                fifo_ipc,
+                prio_ipc,
+            });
+        }
+        clients.push(PhaseClientBounds {
+            client: client.name.clone(),
+            servers,
+        });
+    }
+    Ok(PhaseBounds {
+        phase: phase.name.clone(),
+        clients,
+    })
+}
+
+/// How many times `script` invokes the server at index `server` in one job.
+fn invokes(script: &[ScriptStep], server: usize) -> u64 {
+    let count = script
+        .iter()
+        .filter(|step| matches!(step, ScriptStep::Invoke { server: s, .. } if *s == server))
+        .count();
+    count as u64
+}
+
+/// Whether a task of reservation `reservation` floods the server at index `server` in
+/// `phase` (a flooding task invokes its script's servers back to back).
+fn floods_on(system: &McIpcSystem, phase: &Phase, reservation: usize, server: usize) -> bool {
+    phase.floods.iter().any(|&task| {
+        system.tasks.get(task).is_some_and(|task| {
+            task.reservation == reservation && invokes(&task.script, server) > 0
+        })
+    })
+}
+
+/// How many clusters the server at index `server` is invoked from in `phase` and not by the
+/// system's own reservations: a flooding reservation that declares no invocation of it, or
+/// added tasks.
+fn new_invoking_clusters(
+    system: &McIpcSystem,
+    phase: &Phase,
+    added: &[Added<'_>],
+    server: usize,
+) -> u64 {
+    // Per cluster: invoked from by the system (Some(false)) or only in the phase (Some(true)).
+    let mut invoked: Vec<Option<bool>> = vec![None; system.clusters.len()];
+    let mut mark = |cluster: usize, new: bool| {
+        if let Some(seen) = invoked.get_mut(cluster) {
+            *seen = Some(seen.map_or(new, |was_new| was_new && new));
+        }
+    };
+    for (index, reservation) in system.reservations.iter().enumerate() {
+        if invocations_of(reservation, server).is_some_and(|n| n > 0) {
+            mark(reservation.cluster, false);
+        } else if floods_on(system, phase, index, server) {
+            mark(reservation.cluster, true);
+        }
+    }
+    for added in added {
+        if invokes(added.script, server) > 0 {
+            added
+                .clusters
+                .iter()
+                .for_each(|&cluster| mark(cluster, true));
+        }
+    }
+    invoked.iter().filter(|seen| **seen == Some(true)).count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const fn ms(millis: u64) -> Duration {
+        Duration::from_millis(millis)
+    }
+
+    /// The built-in case study (section VI): R1..R4 high-criticality partitions (R3 in the
+    /// second half of the cycle, the rest in the first; priorities R1 < R2 < R3 < R4), R5..R14
+    /// low-criticality sporadic reservations sharing priority 0; one key server, L = 2 ms,
+    /// four single-core clusters; each task invokes it once per job.
+    fn case_study() -> McIpcSystem {
+        let text = include_str!("../../../scenarios/mcipc/case-study.toml");
+        bulwark_spec::parse_mc_ipc(text, "case-study.toml").unwrap_or_else(|d| panic!("{d:?}"))
+    }
+
+    /// `(MC-IPC, FIFO-IPC, PRIO-IPC)` of reservation `name` in phase `phase` (1-based).
+    fn bounds(phases: &[PhaseBounds], phase: usize, name: &str) -> (u64, u64, Option<u64>) {
+        let client = phases[phase - 1]
+            .clients
+            .iter()
+            .find(|client| client.client == name)
+            .unwrap();
+        let key = &client.servers[0];
+        let millis = |bound: Duration| bound.as_nanos() / 1_000_000;
+        (
+            millis(key.mc_ipc),
+            millis(key.fifo_ipc),
+            key.prio_ipc.map(millis),
+        )
+    }
+
+    /// Every figure worked by hand from section VI-B's formulas. Base: R1 has `h = 2` (R2 and
+    /// R4 overlap it, R3 does not) and `b = 1`: (2 + 1 + 1) 2 = 8 ms; R4 has `h = 0`, `b = 1`:
+    /// 4 ms; R5 has `h = 13` (R1..R4 and its nine peers), `b = 0`: 28 ms; `n = 14`: 28 ms.
+    #[test]
+    fn each_phase_rebounds_the_clients_as_its_floods_and_additions_say() {
+        let phases = analyse_phases(&case_study()).unwrap();
+        assert_eq!(phases.len(), 8);
+        // Phase 1, normal operation: section VI-B's bounds.
+        assert_eq!(bounds(&phases, 1, "R1"), (18, 28, Some(8)));
+        // Phase 2, T10 (priority 0) floods: below R1; R5 shares its priority, so no bound.
+        assert_eq!(bounds(&phases, 2, "R1"), (18, 28, Some(8)));
+        assert_eq!(bounds(&phases, 2, "R5"), (18, 28, None));
+        // The flooder itself waits for none of its own requests: its peers' 13 as before.
+        assert_eq!(bounds(&phases, 2, "R10"), (18, 28, Some(28)));
+        // Phase 3, 64 more clients at priority 0: n = 78 (156 ms); R1's h unchanged, R5's
+        // h = 13 + 64 = 77: (77 + 1) 2 = 156 ms.
+        assert_eq!(bounds(&phases, 3, "R1"), (18, 156, Some(8)));
+        assert_eq!(bounds(&phases, 3, "R5"), (18, 156, Some(156)));
+        // Phase 4, T4 (the highest) floods: R1 and R2 overlap it; R3's slot does not.
+        assert_eq!(bounds(&phases, 4, "R1"), (18, 28, None));
+        assert_eq!(bounds(&phases, 4, "R2"), (18, 28, None));
+        assert_eq!(bounds(&phases, 4, "R3"), (18, 28, Some(4)));
+        // Phase 6, 15 more tasks in R4: the paper's (15 + 2 + 1 + 1) 2 = 38 ms for R1; n = 29;
+        // R4's own h = 15: (15 + 1 + 1) 2 = 34 ms.
+        assert_eq!(bounds(&phases, 6, "R1"), (18, 58, Some(38)));
+        assert_eq!(bounds(&phases, 6, "R4"), (18, 58, Some(34)));
+        // Phase 7, phase 6 and T2 floods.
+        assert_eq!(bounds(&phases, 7, "R1"), (18, 58, None));
+        // Phase 8, 80 best-effort tasks: n = 94 (188 ms); below every reservation, they give
+        // R5 the b it lacked: (13 + 1 + 1) 2 = 30 ms.
+        assert_eq!(bounds(&phases, 8, "R1"), (18, 188, Some(8)));
+        assert_eq!(bounds(&phases, 8, "R5"), (18, 188, Some(30)));
+    }
+
+    /// A server declared to be invoked from fewer clusters (`K^L_q`) than a phase's additions
+    /// invoke it from: Theorem 1 counts the clusters the phase adds.
+    #[test]
+    fn a_phase_that_invokes_from_new_clusters_raises_k() {
+        let mut system = case_study();
+        // Only R5 (on C3) invokes the key server; K^L = 1 declared.
+        for reservation in &mut system.reservations[1..] {
+            if reservation.name != "R5" {
+                reservation.invocations.clear();
+            }
+        }
+        system.reservations[0].invocations.clear();
+        system.servers[0].invoking_clusters.low = Some(1);
+        let phases = analyse_phases(&system).unwrap();
+        // Phase 1 adds nothing: (1 + 2 x 1 x 1) 2 = 6 ms, as the system's own analysis.
+        assert_eq!(bounds(&phases, 1, "R5").0, 6);
+        // Phase 2: T10 floods from C4, where nothing declared invokes: K = 2, (1 + 4) 2.
+        assert_eq!(bounds(&phases, 2, "R5").0, 10);
+        // Phase 3 adds invokers on all four clusters, three of them new: K = 4, (1 + 8) 2.
+        assert_eq!(bounds(&phases, 3, "R5").0, 18);
+        // Phase 6 adds tasks in R4 on C3, R5's own cluster: K stays 1.
+        assert_eq!(bounds(&phases, 6, "R5").0, 6);
+    }
+}
