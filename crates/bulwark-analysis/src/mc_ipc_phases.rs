@@ -239,10 +239,6 @@ fn new_invoking_clusters(
 mod tests {
     use super::*;
 
-    const fn ms(millis: u64) -> Duration {
-        Duration::from_millis(millis)
-    }
-
     /// The built-in case study (section VI): R1..R4 high-criticality partitions (R3 in the
     /// second half of the cycle, the rest in the first; priorities R1 < R2 < R3 < R4), R5..R14
     /// low-criticality sporadic reservations sharing priority 0; one key server, L = 2 ms,
