@@ -584,6 +584,50 @@ fn mc_ipc_bounds_of_the_case_study() {
     assert_eq!(json["reservations"][0]["enough"], true);
 }
 
+/// The case study's eight phases (section VI-C), by hand from section VI-B's formulas with
+/// each phase's clients: phase 3 adds 64 clients, FIFO-IPC (14 + 64) 2 = 156 ms; phase 8 adds
+/// 80 best-effort ones, 94 x 2 = 188 ms; phase 6 adds 15 tasks to R4, which precede R1:
+/// PRIO-IPC (15 + 2 + 1 + 1) 2 = 38 ms (the paper's figure), FIFO-IPC 29 x 2 = 58 ms; in
+/// phases 4, 5 and 7 a reservation that overlaps R1 at a higher priority floods, so R1 has no
+/// PRIO-IPC bound. MC-IPC stays at 18 ms throughout. Only the differing bounds are printed.
+#[test]
+fn mc_ipc_bounds_of_each_phase() {
+    let json = json_of(&["analyze", "scenarios/mcipc/case-study.toml", "--json"], 0);
+    let phases = json["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 8);
+    let r1 = |phase: usize| &phases[phase - 1]["reservations"][0]["servers"][0];
+    assert_eq!(phases[5]["phase"], "R4 launches 15 extra correct tasks");
+    for phase in 1..=8 {
+        assert_eq!(r1(phase)["mc_ipc_ns"], 18_000_000, "phase {phase}");
+    }
+    assert_eq!(r1(1)["prio_ipc_ns"], 8_000_000);
+    assert_eq!(r1(3)["fifo_ipc_ns"], 156_000_000);
+    assert_eq!(r1(8)["fifo_ipc_ns"], 188_000_000);
+    assert_eq!(r1(6)["prio_ipc_ns"], 38_000_000);
+    assert_eq!(r1(6)["fifo_ipc_ns"], 58_000_000);
+    for phase in [4, 5, 7] {
+        assert!(r1(phase)["prio_ipc_ns"].is_null(), "phase {phase}");
+    }
+
+    let stdout = stdout_of(&["analyze", "scenarios/mcipc/case-study.toml"], 0);
+    let section = &stdout[stdout.find("per phase:").unwrap()..];
+    assert_contains(section, "phase 6: R4 launches 15 extra correct tasks");
+    let rows: Vec<Vec<&str>> = (section.lines())
+        .map(|line| line.split_whitespace().collect())
+        .filter(|row: &Vec<&str>| row.len() == 6 && row[1] == "R1")
+        .collect();
+    // Phase 1 and phase 2 (a lower-priority flood) leave R1's bounds as they are.
+    let expected: Vec<Vec<&str>> = vec![
+        vec!["3", "R1", "key", "18ms", "156ms", "8ms"],
+        vec!["4", "R1", "key", "18ms", "28ms", "none"],
+        vec!["5", "R1", "key", "18ms", "28ms", "none"],
+        vec!["6", "R1", "key", "18ms", "58ms", "38ms"],
+        vec!["7", "R1", "key", "18ms", "58ms", "none"],
+        vec!["8", "R1", "key", "18ms", "188ms", "8ms"],
+    ];
+    assert_eq!(rows, expected);
+}
+
 /// `--trace` and `--svg` on a component system: a Chrome trace that parses, with one track
 /// per task and a slice event per stretch, and a Gantt chart with a row per task of Fig. 7.
 #[test]

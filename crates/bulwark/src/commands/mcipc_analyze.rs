@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use bulwark_analysis::mc_ipc::{analyse, GateProtocol, McIpcBounds};
+use bulwark_analysis::mc_ipc_phases::{analyse_phases, PhaseBounds};
 use bulwark_analysis::reclamation::{
     added_terminators, cluster_masks, partition_supply, terminations, Termination,
 };
@@ -17,6 +18,7 @@ use bulwark_spec::FileKind;
 use serde_json::{json, Value};
 
 use super::masks::{self, mask_text, Names};
+use super::mcipc_phases;
 use crate::output::{out, outln};
 use crate::table;
 
@@ -44,9 +46,11 @@ fn provisioned(kind: &ReservationKind) -> Duration {
     }
 }
 
-/// What the analysis found: the bounds, the terminations and each cluster's mask.
+/// What the analysis found: the bounds, each phase's, the terminations and each cluster's
+/// mask.
 struct Analysis {
     bounds: McIpcBounds,
+    phases: Vec<PhaseBounds>,
     terminations: Vec<Termination>,
     /// The longest a core of each cluster can be masked (`None`: unbounded).
     masks: Vec<Option<Duration>>,
@@ -58,6 +62,7 @@ impl Analysis {
     fn of(system: &McIpcSystem) -> Result<Analysis, String> {
         let sizing = system.protocol.unwrap_or(GateProtocol::McIpc);
         let bounds = analyse(system, sizing).map_err(|e| format!("{e:?}"))?;
+        let phases = analyse_phases(system).map_err(|e| format!("{e:?}"))?;
         let terminations = terminations(system);
         let masks = cluster_masks(system.clusters.len(), &terminations);
         let short = system
@@ -78,6 +83,7 @@ impl Analysis {
             .collect();
         Ok(Analysis {
             bounds,
+            phases,
             terminations,
             masks,
             short,
@@ -184,6 +190,7 @@ fn render(system: &McIpcSystem, analysis: &Analysis) -> String {
     }
     header.push("verdict");
     out.push_str(&table::render(&header, &rows));
+    out.push_str(&mcipc_phases::render(bounds, &analysis.phases));
     if masked {
         out.push_str(&render_terminations(system, analysis));
     }
@@ -245,6 +252,7 @@ fn to_json(system: &McIpcSystem, analysis: &Analysis) -> Value {
         "protocol": bounds.protocol.label(),
         "reservations": reservations,
         "terminations": terminations,
+        "phases": mcipc_phases::to_json(&analysis.phases),
         "costs_not_in_bounds": uncounted_costs(system),
     })
 }

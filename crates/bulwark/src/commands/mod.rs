@@ -10,6 +10,7 @@ pub mod exports;
 pub mod masks;
 pub mod mcipc;
 pub mod mcipc_analyze;
+pub mod mcipc_phases;
 pub mod mcipc_run;
 pub mod mcipc_trace;
 pub mod reproduce;
