@@ -28,7 +28,7 @@ use bulwark_spec::mc_ipc_toml::{AddedReservation, McIpcSystem, Phase, ScriptStep
 
 use crate::mc_ipc::{
     fifo_ipc_invocation_bound, invocation_budget_bound, invocations_of, prio_ipc_invocation_bound,
-    Contention, McIpcError, Rival,
+    Contention, GateProtocol, McIpcError, Rival,
 };
 
 /// One client's per-invocation bounds on one server in a phase.
@@ -36,6 +36,8 @@ use crate::mc_ipc::{
 pub struct PhaseServerBounds {
     /// The server's name.
     pub server: String,
+    /// `N_iq`: the client's invocations per job.
+    pub invocations: u64,
     /// Theorem 1's `(1 + 2 m_k K) L_q` at the client's level.
     pub mc_ipc: Duration,
     /// `n L_q` with the phase's clients.
@@ -45,13 +47,40 @@ pub struct PhaseServerBounds {
     pub prio_ipc: Option<Duration>,
 }
 
+impl PhaseServerBounds {
+    /// The bound of `protocol`; `None` where it has none.
+    pub fn of(&self, protocol: GateProtocol) -> Option<Duration> {
+        match protocol {
+            GateProtocol::McIpc => Some(self.mc_ipc),
+            GateProtocol::FifoIpc => Some(self.fifo_ipc),
+            GateProtocol::PrioIpc => self.prio_ipc,
+        }
+    }
+}
+
 /// One reservation's bounds in a phase, one entry per server it invokes, in server order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PhaseClientBounds {
     /// The reservation's name.
     pub client: String,
+    /// Its task's worst-case execution time at its own level (`e^L_i` or `e^H_i`).
+    pub execution: Duration,
     /// Its bounds on each server it invokes.
     pub servers: Vec<PhaseServerBounds>,
+}
+
+impl PhaseClientBounds {
+    /// The budget it needs in the phase under `protocol`, sized as section VII sizes it at
+    /// its own level: `e_i + sum_q N_iq B_iq`, `B_iq` the phase's bound. This is the system's
+    /// [`ClientBounds::provisioned_budget`](crate::mc_ipc::ClientBounds::provisioned_budget)
+    /// with the phase's clients. `None` where a bound is none (or the sum overflows).
+    pub fn budget(&self, protocol: GateProtocol) -> Option<Duration> {
+        self.servers
+            .iter()
+            .try_fold(self.execution, |budget, server| {
+                budget.checked_add(server.of(protocol)?.checked_mul(server.invocations)?)
+            })
+    }
 }
 
 /// Every reservation's bounds in one phase.
@@ -122,7 +151,8 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
             })?;
         let mut servers = Vec::new();
         for (id, server) in system.servers.iter().enumerate() {
-            if invocations_of(client, id).ok_or(overflow)? == 0 {
+            let invocations = invocations_of(client, id).ok_or(overflow)?;
+            if invocations == 0 {
                 continue;
             }
             let mut rivals = Vec::new();
@@ -166,6 +196,7 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
             };
             servers.push(PhaseServerBounds {
                 server: server.name.clone(),
+                invocations,
                 mc_ipc,
                 fifo_ipc,
                 prio_ipc,
@@ -173,6 +204,7 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
         }
         clients.push(PhaseClientBounds {
             client: client.name.clone(),
+            execution: client.execution.at(client.criticality),
             servers,
         });
     }
@@ -296,6 +328,33 @@ mod tests {
         // R5 the b it lacked: (13 + 1 + 1) 2 = 30 ms.
         assert_eq!(bounds(&phases, 8, "R1"), (18, 188, Some(8)));
         assert_eq!(bounds(&phases, 8, "R5"), (18, 188, Some(30)));
+    }
+
+    /// With no phase's changes the budgets are the system's own, for every client and
+    /// protocol; phase 3 under FIFO-IPC needs e + 156 ms, and a flood leaves none.
+    #[test]
+    fn a_phases_budgets_are_the_systems_with_its_bounds() {
+        use crate::mc_ipc::analyse;
+        let system = case_study();
+        let phases = analyse_phases(&system).unwrap();
+        for protocol in GateProtocol::ALL {
+            let own = analyse(&system, protocol).unwrap();
+            for (own, phase) in own.clients.iter().zip(&phases[0].clients) {
+                assert_eq!(phase.budget(protocol), Some(own.provisioned_budget()));
+            }
+        }
+        // e = 2 ms for every task of the file.
+        let r1 = &phases[2].clients[0];
+        assert_eq!(r1.execution, Duration::from_millis(2));
+        assert_eq!(
+            r1.budget(GateProtocol::FifoIpc),
+            Some(Duration::from_millis(158))
+        );
+        assert_eq!(
+            r1.budget(GateProtocol::McIpc),
+            Some(Duration::from_millis(20))
+        );
+        assert_eq!(phases[3].clients[0].budget(GateProtocol::PrioIpc), None);
     }
 
     /// A server declared to be invoked from fewer clusters (`K^L_q`) than a phase's additions

@@ -608,6 +608,13 @@ fn mc_ipc_bounds_of_each_phase() {
     for phase in [4, 5, 7] {
         assert!(r1(phase)["prio_ipc_ns"].is_null(), "phase {phase}");
     }
+    // Sized for MC-IPC, every budget (2 + 18 = 20 ms) holds in every phase.
+    for phase in phases {
+        for reservation in phase["reservations"].as_array().unwrap() {
+            assert_eq!(reservation["budget_ns"], 20_000_000);
+            assert_eq!(reservation["enough"], true);
+        }
+    }
 
     let stdout = stdout_of(&["analyze", "scenarios/mcipc/case-study.toml"], 0);
     let section = &stdout[stdout.find("per phase:").unwrap()..];
@@ -626,6 +633,30 @@ fn mc_ipc_bounds_of_each_phase() {
         vec!["8", "R1", "key", "18ms", "188ms", "8ms"],
     ];
     assert_eq!(rows, expected);
+    assert_contains(
+        section,
+        "every reservation's supply is enough in every phase",
+    );
+
+    // Sized for FIFO-IPC, phase 3 needs 2 + 156 = 158 ms of R1's 50 ms slot, and under
+    // PRIO-IPC phase 4's flood leaves R1 no bound at all: exit 1 either way.
+    for (protocol, phase, budget) in [("fifo-ipc", 3, Some(158_000_000)), ("prio-ipc", 4, None)] {
+        let (_dir, copy) = edited_copy("copy.toml", "scenarios/mcipc/case-study.toml", |text| {
+            text.replace(
+                "protocol = \"mc-ipc\"",
+                &format!("protocol = \"{protocol}\""),
+            )
+        });
+        let json = json_of(&["analyze", &copy, "--json"], 1);
+        let r1 = &json["phases"][phase - 1]["reservations"][0];
+        assert_eq!(
+            r1["budget_ns"],
+            budget.map_or(serde_json::Value::Null, |b| b.into())
+        );
+        assert_eq!(r1["enough"], false);
+        // In the system as described R1's 50 ms slot is enough under both.
+        assert_eq!(json["reservations"][0]["enough"], true);
+    }
 }
 
 /// `--trace` and `--svg` on a component system: a Chrome trace that parses, with one track

@@ -183,11 +183,7 @@ fn phase_bound(
     let analysed = analyse_phase(study, spec).ok()?;
     let bounds = (analysed.clients.get(t1.reservation)?.servers.iter())
         .find(|bounds| &bounds.server == name)?;
-    match protocol {
-        GateProtocol::McIpc => Some(bounds.mc_ipc),
-        GateProtocol::FifoIpc => Some(bounds.fifo_ipc),
-        GateProtocol::PrioIpc => bounds.prio_ipc,
-    }
+    bounds.of(protocol)
 }
 
 /// The bound of `protocol` among `bounds`.

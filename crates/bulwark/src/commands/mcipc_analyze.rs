@@ -54,6 +54,8 @@ struct Analysis {
     terminations: Vec<Termination>,
     /// The longest a core of each cluster can be masked (`None`: unbounded).
     masks: Vec<Option<Duration>>,
+    /// Per reservation: what it supplies per cycle or period, less what a mask takes.
+    supplies: Vec<Duration>,
     /// Per reservation: it provisions less than its sized budget.
     short: Vec<bool>,
 }
@@ -65,27 +67,25 @@ impl Analysis {
         let phases = analyse_phases(system).map_err(|e| format!("{e:?}"))?;
         let terminations = terminations(system);
         let masks = cluster_masks(system.clusters.len(), &terminations);
-        let short = system
-            .reservations
-            .iter()
-            .zip(&bounds.clients)
-            .map(|(r, b)| {
+        let supplies: Vec<Duration> = (system.reservations.iter())
+            .map(|r| match r.kind {
                 // A partition keeps its slots less what a termination can mask of them; a
                 // budget is not drained by the mask.
-                let supply = match r.kind {
-                    ReservationKind::TableDriven { .. } => {
-                        partition_supply(provisioned(&r.kind), mask_of(&masks, r.cluster))
-                    }
-                    ReservationKind::Sporadic { .. } => provisioned(&r.kind),
-                };
-                supply < b.provisioned_budget()
+                ReservationKind::TableDriven { .. } => {
+                    partition_supply(provisioned(&r.kind), mask_of(&masks, r.cluster))
+                }
+                ReservationKind::Sporadic { .. } => provisioned(&r.kind),
             })
+            .collect();
+        let short = (supplies.iter().zip(&bounds.clients))
+            .map(|(supply, b)| *supply < b.provisioned_budget())
             .collect();
         Ok(Analysis {
             bounds,
             phases,
             terminations,
             masks,
+            supplies,
             short,
         })
     }
@@ -96,7 +96,8 @@ fn mask_of(masks: &[Option<Duration>], cluster: usize) -> Option<Duration> {
     masks.get(cluster).copied().flatten()
 }
 
-/// Prints the bounds; exit 1 when a reservation provisions less than its sized budget.
+/// Prints the bounds; exit 1 when a reservation provisions less than its sized budget, in the
+/// system or in one of its phases.
 pub fn analyze(system: &McIpcSystem, json: bool) -> Result<ExitCode, String> {
     let analysis = Analysis::of(system)?;
     if json {
@@ -104,7 +105,9 @@ pub fn analyze(system: &McIpcSystem, json: bool) -> Result<ExitCode, String> {
     } else {
         out!("{}", render(system, &analysis));
     }
-    Ok(if analysis.short.iter().any(|s| *s) {
+    let protocol = analysis.bounds.protocol;
+    let phase_short = mcipc_phases::any_short(&analysis.phases, protocol, &analysis.supplies);
+    Ok(if analysis.short.iter().any(|s| *s) || phase_short {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -190,7 +193,11 @@ fn render(system: &McIpcSystem, analysis: &Analysis) -> String {
     }
     header.push("verdict");
     out.push_str(&table::render(&header, &rows));
-    out.push_str(&mcipc_phases::render(bounds, &analysis.phases));
+    out.push_str(&mcipc_phases::render(
+        bounds,
+        &analysis.phases,
+        &analysis.supplies,
+    ));
     if masked {
         out.push_str(&render_terminations(system, analysis));
     }
@@ -252,7 +259,7 @@ fn to_json(system: &McIpcSystem, analysis: &Analysis) -> Value {
         "protocol": bounds.protocol.label(),
         "reservations": reservations,
         "terminations": terminations,
-        "phases": mcipc_phases::to_json(&analysis.phases),
+        "phases": mcipc_phases::to_json(&analysis.phases, bounds.protocol, &analysis.supplies),
         "costs_not_in_bounds": uncounted_costs(system),
     })
 }
