@@ -363,20 +363,42 @@ impl Contention {
     /// The contention `system.reservations[index]` meets on the server at index `server`;
     /// `None` on overflow.
     fn of(system: &McIpcSystem, index: usize, server: usize) -> Option<Contention> {
-        let mut rivals = Vec::with_capacity(system.reservations.len());
-        for (other_index, other) in system.reservations.iter().enumerate() {
-            if other_index != index {
-                rivals.push(Rival {
-                    copies: 1,
-                    priority: Some(other.priority),
-                    slots: other.slots(),
-                    requests: invocations_of(other, server)?,
-                    floods: false,
-                });
-            }
-        }
+        let rivals = reservation_rivals(system, index, server, |_| false)?;
         Contention::among(&system.reservations[index], rivals)
     }
+}
+
+/// The system's other reservations as rivals of `system.reservations[index]` on the server at
+/// index `server`, each flooding where `floods` says so (by reservation index); `None` on
+/// overflow.
+pub(crate) fn reservation_rivals(
+    system: &McIpcSystem,
+    index: usize,
+    server: usize,
+    floods: impl Fn(usize) -> bool,
+) -> Option<Vec<Rival<'_>>> {
+    let mut rivals = Vec::with_capacity(system.reservations.len());
+    for (other_index, other) in system.reservations.iter().enumerate() {
+        if other_index != index {
+            rivals.push(Rival {
+                copies: 1,
+                priority: Some(other.priority),
+                slots: other.slots(),
+                requests: invocations_of(other, server)?,
+                floods: floods(other_index),
+            });
+        }
+    }
+    Some(rivals)
+}
+
+/// The cluster of `system.reservations[index]`, or the error naming the missing one.
+pub(crate) fn cluster_of(system: &McIpcSystem, index: usize) -> Result<&Cluster, McIpcError> {
+    let cluster = system.reservations[index].cluster;
+    (system.clusters.get(cluster)).ok_or(McIpcError::UnknownCluster {
+        client: index,
+        cluster,
+    })
 }
 
 /// The three per-invocation bounds for one client, server and level.
@@ -427,13 +449,7 @@ pub fn analyse(system: &McIpcSystem, protocol: GateProtocol) -> Result<McIpcBoun
     let clusters = u64::try_from(system.clusters.len()).unwrap_or(u64::MAX);
     let mut clients = Vec::with_capacity(system.reservations.len());
     for (index, client) in system.reservations.iter().enumerate() {
-        let cluster = system
-            .clusters
-            .get(client.cluster)
-            .ok_or(McIpcError::UnknownCluster {
-                client: index,
-                cluster: client.cluster,
-            })?;
+        let cluster = cluster_of(system, index)?;
         if let Some(invocation) = client
             .invocations
             .iter()

@@ -27,8 +27,8 @@ use bulwark_core::Duration;
 use bulwark_spec::mc_ipc_toml::{AddedReservation, McIpcSystem, Phase, ScriptStep};
 
 use crate::mc_ipc::{
-    fifo_ipc_invocation_bound, invocation_budget_bound, invocations_of, prio_ipc_invocation_bound,
-    Contention, GateProtocol, McIpcError, Rival,
+    cluster_of, fifo_ipc_invocation_bound, invocation_budget_bound, invocations_of,
+    prio_ipc_invocation_bound, reservation_rivals, Contention, GateProtocol, McIpcError, Rival,
 };
 
 /// One client's per-invocation bounds on one server in a phase.
@@ -142,31 +142,15 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
     let mut clients = Vec::with_capacity(system.reservations.len());
     for (index, client) in system.reservations.iter().enumerate() {
         let overflow = McIpcError::Overflow { client: index };
-        let cluster = system
-            .clusters
-            .get(client.cluster)
-            .ok_or(McIpcError::UnknownCluster {
-                client: index,
-                cluster: client.cluster,
-            })?;
+        let cluster = cluster_of(system, index)?;
         let mut servers = Vec::new();
         for (id, server) in system.servers.iter().enumerate() {
             let invocations = invocations_of(client, id).ok_or(overflow)?;
             if invocations == 0 {
                 continue;
             }
-            let mut rivals = Vec::new();
-            for (other_index, other) in system.reservations.iter().enumerate() {
-                if other_index != index {
-                    rivals.push(Rival {
-                        copies: 1,
-                        priority: Some(other.priority),
-                        slots: other.slots(),
-                        requests: invocations_of(other, id).ok_or(overflow)?,
-                        floods: floods_on(system, phase, other_index, id),
-                    });
-                }
-            }
+            let floods = |other| floods_on(system, phase, other, id);
+            let mut rivals = reservation_rivals(system, index, id, floods).ok_or(overflow)?;
             // Each copy is a client of its own.
             rivals.extend(added.iter().map(|added| Rival {
                 requests: invokes(added.script, id),
