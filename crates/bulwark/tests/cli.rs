@@ -213,6 +213,10 @@ fn the_mcipc_case_study_runs_one_phase() {
     );
     assert_contains(&stdout, "PRIO-IPC (bound 8.00ms)");
     assert_contains(&stdout, "6: R4 launches 15 extra correct tasks");
+    // With phase 6's own clients, (15 + 2 + 1 + 1) 2 = 38 ms: the delays stay within it.
+    let own = &stdout[stdout.find("each phase's own clients").unwrap()..];
+    let row: Vec<&str> = own.lines().nth(2).unwrap().split_whitespace().collect();
+    assert_eq!(row, ["6", "38.00ms", "(0", "over)"]);
 
     let out = bulwark(&[
         "mcipc-case-study",
@@ -228,6 +232,7 @@ fn the_mcipc_case_study_runs_one_phase() {
     let run = &json["runs"][0];
     assert_eq!(run["protocol"], "MC-IPC");
     assert_eq!(run["bound_ns"], 18_000_000);
+    assert_eq!(run["phase_bound_ns"], 18_000_000);
     let delays = run["delays_ns"].as_array().unwrap();
     assert_eq!(delays.len(), 10);
     assert!(delays.iter().all(|d| d.as_u64().unwrap() <= 18_000_000));

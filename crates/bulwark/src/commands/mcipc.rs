@@ -109,6 +109,7 @@ pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<Exi
                     "phase": r.phase,
                     "name": r.name,
                     "bound_ns": r.bound.as_nanos(),
+                    "phase_bound_ns": r.phase_bound.map(|b| b.as_nanos()),
                     "jobs": r.jobs,
                     "completed": r.completed,
                     "delays_ns": r.delays.iter().map(|d| d.as_nanos()).collect::<Vec<_>>(),
@@ -198,10 +199,42 @@ fn render(
          '>' marks a request still waiting when the phase ended\n"
     );
     out.push_str(&table::render(&headers, &rows));
+    out.push_str(&phase_bounds(results, protocols, phases, vantage));
     if results.iter().any(|r| r.reclaimed != Default::default()) {
         out.push_str(&reclamation(results));
     }
     out
+}
+
+/// Each run's bound with its phase's own clients and floods, and how many delays exceed it.
+fn phase_bounds(
+    results: &[PhaseResult],
+    protocols: &[GateProtocol],
+    phases: &[usize],
+    vantage: &str,
+) -> String {
+    let cell = |r: &PhaseResult| match r.phase_bound {
+        Some(bound) => format!("{} ({} over)", millis(bound), r.over(bound)),
+        None => "none".into(),
+    };
+    let rows: Vec<Vec<String>> = (phases.iter())
+        .map(|&phase| {
+            let mut row = vec![phase.to_string()];
+            for &p in protocols {
+                let run = results.iter().find(|r| r.protocol == p && r.phase == phase);
+                row.push(run.map_or("-".into(), cell));
+            }
+            row
+        })
+        .collect();
+    let mut header = vec!["phase".to_string()];
+    header.extend(protocols.iter().map(|p| p.label().to_string()));
+    let headers: Vec<&str> = header.iter().map(String::as_str).collect();
+    format!(
+        "\n{vantage}'s bound with each phase's own clients and floods (`analyze` lists every \
+         reservation's; none: a client that can precede {vantage} floods)\n{}",
+        table::render(&headers, &rows)
+    )
 }
 
 /// Per run with reclamation work: objects made and refused, and how long cores were masked.
