@@ -364,4 +364,190 @@ mod tests {
         // Phase 6 adds tasks in R4 on C3, R5's own cluster: K stays 1.
         assert_eq!(bounds(&phases, 6, "R5").0, 6);
     }
+
+    mod random {
+        use super::*;
+        use crate::mc_ipc::{analyse, Criticality, Reservation, ReservationKind, Slot};
+        use bulwark_core::Priority;
+        use bulwark_spec::mc_ipc_toml::{Addition, Cluster, Server, Task, TaskTemplate};
+        use bulwark_spec::model::Execution;
+        use proptest::prelude::*;
+
+        const L: Duration = Duration::from_millis(1);
+
+        const fn ms(millis: u64) -> Duration {
+            Duration::from_millis(millis)
+        }
+
+        /// A reservation: cluster, priority, slot (None: sporadic; 0 or 1: a half cycle),
+        /// invocations of server 0 and of server 1 per job.
+        type Drawn = (usize, u8, Option<u8>, u64, u64);
+        /// An addition: kind (0 existing reservation 0, 1 sporadic, 2 best effort), priority,
+        /// copies, clusters (bit set), invokes server 0, invokes server 1.
+        type DrawnAddition = (u8, u8, u32, u8, bool, bool);
+
+        fn script(invokes: [u64; 2]) -> Vec<ScriptStep> {
+            let mut steps = vec![ScriptStep::Compute(Execution::Fixed(L))];
+            for (server, &count) in invokes.iter().enumerate() {
+                for _ in 0..count {
+                    steps.push(ScriptStep::Invoke {
+                        server,
+                        length: Execution::Fixed(L),
+                    });
+                }
+            }
+            steps.push(ScriptStep::SleepUntilNextPeriod);
+            steps
+        }
+
+        /// A system of three clusters, two servers (L = 1 ms) and the drawn reservations,
+        /// one task each invoking what its reservation declares, and one phase.
+        fn system(drawn: &[Drawn], floods: &[bool], additions: &[DrawnAddition]) -> McIpcSystem {
+            let halves = [Slot::new(Duration::ZERO, ms(5)), Slot::new(ms(5), ms(10))];
+            let reservations = (drawn.iter().enumerate())
+                .map(|(index, &(cluster, priority, slot, first, second))| {
+                    let kind = match slot {
+                        Some(half) => ReservationKind::table_driven(&[halves[half as usize]]),
+                        None => ReservationKind::sporadic(ms(5), ms(10)),
+                    };
+                    let reservation = Reservation::new(
+                        format!("R{index}"),
+                        cluster,
+                        Criticality::Low,
+                        Priority(priority),
+                        kind,
+                        L,
+                    );
+                    reservation.invoking(0, first).invoking(1, second)
+                })
+                .collect();
+            let clusters = (0..3).map(|k| Cluster::new(format!("C{k}"), 1)).collect();
+            let servers = vec![Server::new("a", L), Server::new("b", L)];
+            let mut system = McIpcSystem::new(clusters, servers, reservations);
+            system.tasks = (drawn.iter().enumerate())
+                .map(|(index, &(_, _, _, first, second))| Task {
+                    name: format!("T{index}"),
+                    reservation: index,
+                    period: ms(10),
+                    offset: Duration::ZERO,
+                    script: script([first, second]),
+                })
+                .collect();
+            let additions = (additions.iter())
+                .map(|&(kind, priority, count, clusters, first, second)| {
+                    let reservation = match kind {
+                        0 => AddedReservation::Existing(0),
+                        1 => AddedReservation::Sporadic {
+                            criticality: Criticality::Low,
+                            priority: Priority(priority),
+                            budget: ms(5),
+                            period: ms(10),
+                            replenishment: Default::default(),
+                        },
+                        _ => AddedReservation::BestEffort,
+                    };
+                    let clusters = match reservation {
+                        AddedReservation::Existing(index) => vec![drawn[index].0],
+                        _ => (0..3).filter(|k| clusters & (1 << k) != 0).collect(),
+                    };
+                    Addition {
+                        clusters,
+                        count,
+                        reservation,
+                        task: TaskTemplate {
+                            period: ms(10),
+                            offset: Duration::ZERO,
+                            stagger: Duration::ZERO,
+                            script: script([u64::from(first), u64::from(second)]),
+                        },
+                    }
+                })
+                .collect();
+            system.phases = vec![Phase {
+                name: "drawn".into(),
+                floods: (0..drawn.len()).filter(|&t| floods[t]).collect(),
+                additions,
+            }];
+            system
+        }
+
+        fn drawn() -> impl Strategy<Value = (Vec<Drawn>, Vec<bool>, Vec<DrawnAddition>)> {
+            let reservation = (
+                0..3usize,
+                0..4u8,
+                prop::option::of(0..2u8),
+                0..3u64,
+                0..3u64,
+            );
+            let addition = (
+                0..3u8,
+                0..4u8,
+                1..4u32,
+                1..8u8,
+                any::<bool>(),
+                any::<bool>(),
+            );
+            (
+                prop::collection::vec(reservation, 1..7),
+                prop::collection::vec(any::<bool>(), 7),
+                prop::collection::vec(addition, 0..3),
+            )
+        }
+
+        proptest! {
+            /// Against the system's own bounds, counted another way: FIFO-IPC gains L for
+            /// each added copy that invokes the server and each flooder that declared no
+            /// invocation of it; PRIO-IPC is none exactly when a flooder of higher or equal
+            /// priority whose slots overlap invokes it, and never below the system's
+            /// otherwise; Theorem 1 never drops, and a phase without changes is the system.
+            #[test]
+            fn a_phases_bounds_count_its_clients_and_floods(
+                (drawn, floods, additions) in drawn()
+            ) {
+                let system = system(&drawn, &floods, &additions);
+                let own = analyse(&system, GateProtocol::McIpc).unwrap();
+                let phase = analyse_phase(&system, &system.phases[0]).unwrap();
+                let floods_server = |index: usize, server: usize| {
+                    floods[index] && invokes(&system.tasks[index].script, server) > 0
+                };
+                for (index, (own, bounds)) in own.clients.iter().zip(&phase.clients).enumerate() {
+                    let client = &system.reservations[index];
+                    prop_assert_eq!(own.servers.len(), bounds.servers.len());
+                    for (own, bounds) in own.servers.iter().zip(&bounds.servers) {
+                        let server = usize::from(bounds.server == "b");
+                        let copies: u64 = (system.phases[0].additions.iter())
+                            .filter(|added| invokes(&added.task.script, server) > 0)
+                            .map(|added| u64::from(added.count) * added.clusters.len() as u64)
+                            .sum();
+                        let undeclared = (0..drawn.len())
+                            .filter(|&other| other != index && floods_server(other, server))
+                            .filter(|&other| invocations_of(&system.reservations[other], server) == Some(0))
+                            .count() as u64;
+                        prop_assert_eq!(bounds.fifo_ipc, own.fifo_ipc.saturating_add(L.saturating_mul(copies + undeclared)));
+                        let flooded = (0..drawn.len()).any(|other| {
+                            let rival = &system.reservations[other];
+                            let overlap = client.slots().is_empty()
+                                || rival.slots().is_empty()
+                                || client.slots() == rival.slots();
+                            other != index
+                                && floods_server(other, server)
+                                && rival.priority >= client.priority
+                                && overlap
+                        });
+                        prop_assert_eq!(bounds.prio_ipc.is_none(), flooded);
+                        if let Some(prio) = bounds.prio_ipc {
+                            prop_assert!(prio >= own.prio_ipc);
+                        }
+                        prop_assert!(bounds.mc_ipc >= own.mc_ipc);
+                        if additions.is_empty() && !floods.iter().any(|f| *f) {
+                            prop_assert_eq!(
+                                (bounds.mc_ipc, bounds.fifo_ipc, bounds.prio_ipc),
+                                (own.mc_ipc, own.fifo_ipc, Some(own.prio_ipc))
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
