@@ -111,6 +111,24 @@ pub fn prio_ipc_invocation_bound(
     operation_length.checked_mul(operations)
 }
 
+/// The PRIO-IPC bound for one invocation while one client that can precede it floods (section
+/// VI-C): `(2h + 2b + 2) L_q`, with `h` and `b` as in [`prio_ipc_invocation_bound`] for the
+/// clients that behave as described. The server takes its next request at the instant it
+/// replies, and a flooder computes for a time above zero between two requests (the system
+/// call section VI-C says keeps a single flooder from starving others), so each operation
+/// served before the invocation's own, and the one in service when it arrives, lets the
+/// flooder's next request in first once: `h + b` others, `h + b + 1` of the flooder's, and
+/// its own. `None` on overflow.
+pub fn prio_ipc_single_flooder_bound(
+    preceding_requests: u64,
+    lower_priority_blocking: bool,
+    operation_length: Duration,
+) -> Option<Duration> {
+    let others = preceding_requests.checked_add(u64::from(lower_priority_blocking))?;
+    let operations = others.checked_mul(2)?.checked_add(2)?;
+    operation_length.checked_mul(operations)
+}
+
 /// One server's share of a reservation's budget at one level of assurance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ServerInvocations {
@@ -319,8 +337,8 @@ pub(crate) struct Contention {
     pub(crate) preceding_requests: u64,
     /// `b`: whether a lower-priority client invokes the server.
     pub(crate) lower_priority_blocking: bool,
-    /// A higher- or equal-priority client that can overlap with it floods: `h` has no bound.
-    pub(crate) flooded: bool,
+    /// The higher- or equal-priority clients that can overlap with it and flood (not in `h`).
+    pub(crate) flooders: u64,
 }
 
 impl Contention {
@@ -333,7 +351,7 @@ impl Contention {
             clients: 1,
             preceding_requests: 0,
             lower_priority_blocking: false,
-            flooded: false,
+            flooders: 0,
         };
         for rival in rivals {
             if rival.copies == 0 || (rival.requests == 0 && !rival.floods) {
@@ -347,7 +365,7 @@ impl Contention {
                         continue;
                     }
                     if rival.floods {
-                        contention.flooded = true;
+                        contention.flooders = contention.flooders.checked_add(rival.copies)?;
                     } else {
                         let requests = rival.requests.checked_mul(rival.copies)?;
                         contention.preceding_requests =

@@ -15,10 +15,11 @@
 //! - **PRIO-IPC**: `(h + 1 + b) L_q`, where each added task of higher or equal priority that
 //!   can overlap adds its requests per job to `h`, and a lower-priority one (a best-effort task
 //!   is below every reservation) makes `b` 1. A flooding client of higher or equal priority
-//!   that can overlap leaves `h` without bound: its requests keep coming first, so the phase
-//!   has **no** PRIO-IPC bound (`None`). One flooder alone may not starve a waiting request
-//!   (the server takes the next request before the flooder's next arrives); two can, by
-//!   turns: `None` says the bound is gone, not that it is reached.
+//!   that can overlap comes first again after every other operation: one such flooder alone
+//!   gives `(2h + 2b + 2) L_q` ([`prio_ipc_single_flooder_bound`]: the server takes its next
+//!   request at the instant it replies, before the flooder's next arrives); two or more can
+//!   keep the server busy by turns, so the phase has **no** PRIO-IPC bound (`None`: the
+//!   bound is gone, not reached).
 //!
 //! The clients reported are the system's reservations; a phase's added tasks are rivals, not
 //! reported. Indices a validated file cannot hold out of range are skipped.
@@ -28,7 +29,8 @@ use bulwark_spec::mc_ipc_toml::{AddedReservation, McIpcSystem, Phase, ScriptStep
 
 use crate::mc_ipc::{
     cluster_of, fifo_ipc_invocation_bound, invocation_budget_bound, invocations_of,
-    prio_ipc_invocation_bound, reservation_rivals, Contention, GateProtocol, McIpcError, Rival,
+    prio_ipc_invocation_bound, prio_ipc_single_flooder_bound, reservation_rivals, Contention,
+    GateProtocol, McIpcError, Rival,
 };
 
 /// One client's per-invocation bounds on one server in a phase.
@@ -42,8 +44,8 @@ pub struct PhaseServerBounds {
     pub mc_ipc: Duration,
     /// `n L_q` with the phase's clients.
     pub fifo_ipc: Duration,
-    /// `(h + 1 + b) L_q` with the phase's clients; `None` when a client that can precede
-    /// floods.
+    /// `(h + 1 + b) L_q` with the phase's clients, `(2h + 2b + 2) L_q` when one client
+    /// that can precede floods; `None` when two or more do.
     pub prio_ipc: Option<Duration>,
 }
 
@@ -166,18 +168,25 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
                 .ok_or(overflow)?;
             let fifo_ipc =
                 fifo_ipc_invocation_bound(contention.clients, operation_length).ok_or(overflow)?;
-            let prio_ipc = if contention.flooded {
-                None
-            } else {
-                Some(
-                    prio_ipc_invocation_bound(
-                        contention.preceding_requests,
-                        contention.lower_priority_blocking,
-                        operation_length,
-                    )
-                    .ok_or(overflow)?,
-                )
-            };
+            let (preceding, lower) = (
+                contention.preceding_requests,
+                contention.lower_priority_blocking,
+            );
+            let prio_ipc = match contention.flooders {
+                0 => Some(prio_ipc_invocation_bound(
+                    preceding,
+                    lower,
+                    operation_length,
+                )),
+                1 => Some(prio_ipc_single_flooder_bound(
+                    preceding,
+                    lower,
+                    operation_length,
+                )),
+                _ => None,
+            }
+            .map(|bound| bound.ok_or(overflow))
+            .transpose()?;
             servers.push(PhaseServerBounds {
                 server: server.name.clone(),
                 invocations,
@@ -289,25 +298,30 @@ mod tests {
         assert_eq!(phases.len(), 8);
         // Phase 1, normal operation: section VI-B's bounds.
         assert_eq!(bounds(&phases, 1, "R1"), (18, 28, Some(8)));
-        // Phase 2, T10 (priority 0) floods: below R1; R5 shares its priority, so no bound.
+        // Phase 2, T10 (priority 0) floods: below R1; R5 shares its priority, so the flooder
+        // leaves R5 h = 12 others and b = 0: (2 x 12 + 0 + 2) 2 = 52 ms.
         assert_eq!(bounds(&phases, 2, "R1"), (18, 28, Some(8)));
-        assert_eq!(bounds(&phases, 2, "R5"), (18, 28, None));
+        assert_eq!(bounds(&phases, 2, "R5"), (18, 28, Some(52)));
         // The flooder itself waits for none of its own requests: its peers' 13 as before.
         assert_eq!(bounds(&phases, 2, "R10"), (18, 28, Some(28)));
         // Phase 3, 64 more clients at priority 0: n = 78 (156 ms); R1's h unchanged, R5's
         // h = 13 + 64 = 77: (77 + 1) 2 = 156 ms.
         assert_eq!(bounds(&phases, 3, "R1"), (18, 156, Some(8)));
         assert_eq!(bounds(&phases, 3, "R5"), (18, 156, Some(156)));
-        // Phase 4, T4 (the highest) floods: R1 and R2 overlap it; R3's slot does not.
-        assert_eq!(bounds(&phases, 4, "R1"), (18, 28, None));
-        assert_eq!(bounds(&phases, 4, "R2"), (18, 28, None));
+        // Phase 4, T4 (the highest) floods: R1 and R2 overlap it; R3's slot does not. R1 keeps
+        // h = 1 (R2) and b = 1: (2 + 2 + 2) 2 = 12 ms; R2 has h = 0, b = 1: (0 + 2 + 2) 2.
+        assert_eq!(bounds(&phases, 4, "R1"), (18, 28, Some(12)));
+        assert_eq!(bounds(&phases, 4, "R2"), (18, 28, Some(8)));
         assert_eq!(bounds(&phases, 4, "R3"), (18, 28, Some(4)));
+        // Phase 5, T2 and T4 flood: two flooders above R1 can keep the server busy by turns.
+        assert_eq!(bounds(&phases, 5, "R1"), (18, 28, None));
         // Phase 6, 15 more tasks in R4: the paper's (15 + 2 + 1 + 1) 2 = 38 ms for R1; n = 29;
         // R4's own h = 15: (15 + 1 + 1) 2 = 34 ms.
         assert_eq!(bounds(&phases, 6, "R1"), (18, 58, Some(38)));
         assert_eq!(bounds(&phases, 6, "R4"), (18, 58, Some(34)));
-        // Phase 7, phase 6 and T2 floods.
-        assert_eq!(bounds(&phases, 7, "R1"), (18, 58, None));
+        // Phase 7, phase 6 and T2 floods: h = 16 (R4 and its copies), b = 1:
+        // (32 + 2 + 2) 2 = 72 ms.
+        assert_eq!(bounds(&phases, 7, "R1"), (18, 58, Some(72)));
         // Phase 8, 80 best-effort tasks: n = 94 (188 ms); below every reservation, they give
         // R5 the b it lacked: (13 + 1 + 1) 2 = 30 ms.
         assert_eq!(bounds(&phases, 8, "R1"), (18, 188, Some(8)));
@@ -315,7 +329,8 @@ mod tests {
     }
 
     /// With no phase's changes the budgets are the system's own, for every client and
-    /// protocol; phase 3 under FIFO-IPC needs e + 156 ms, and a flood leaves none.
+    /// protocol; phase 3 under FIFO-IPC needs e + 156 ms, and phase 5's two flooders leave
+    /// none.
     #[test]
     fn a_phases_budgets_are_the_systems_with_its_bounds() {
         use crate::mc_ipc::analyse;
@@ -338,7 +353,7 @@ mod tests {
             r1.budget(GateProtocol::McIpc),
             Some(Duration::from_millis(20))
         );
-        assert_eq!(phases[3].clients[0].budget(GateProtocol::PrioIpc), None);
+        assert_eq!(phases[4].clients[0].budget(GateProtocol::PrioIpc), None);
     }
 
     /// A server declared to be invoked from fewer clusters (`K^L_q`) than a phase's additions
@@ -524,7 +539,7 @@ mod tests {
                             .filter(|&other| invocations_of(&system.reservations[other], server) == Some(0))
                             .count() as u64;
                         prop_assert_eq!(bounds.fifo_ipc, own.fifo_ipc.saturating_add(L.saturating_mul(copies + undeclared)));
-                        let flooded = (0..drawn.len()).any(|other| {
+                        let flooders = (0..drawn.len()).filter(|&other| {
                             let rival = &system.reservations[other];
                             let overlap = client.slots().is_empty()
                                 || rival.slots().is_empty()
@@ -533,10 +548,13 @@ mod tests {
                                 && floods_server(other, server)
                                 && rival.priority >= client.priority
                                 && overlap
-                        });
-                        prop_assert_eq!(bounds.prio_ipc.is_none(), flooded);
-                        if let Some(prio) = bounds.prio_ipc {
-                            prop_assert!(prio >= own.prio_ipc);
+                        }).count();
+                        prop_assert_eq!(bounds.prio_ipc.is_none(), flooders >= 2);
+                        match (flooders, bounds.prio_ipc) {
+                            // Its own operation and the flooder's, at least.
+                            (1, Some(prio)) => prop_assert!(prio >= L.saturating_mul(2)),
+                            (0, Some(prio)) => prop_assert!(prio >= own.prio_ipc),
+                            _ => {}
                         }
                         prop_assert!(bounds.mc_ipc >= own.mc_ipc);
                         if additions.is_empty() && !floods.iter().any(|f| *f) {

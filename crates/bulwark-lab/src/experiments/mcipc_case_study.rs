@@ -206,8 +206,9 @@ pub struct PhaseResult {
     /// The protocol.
     pub protocol: GateProtocol,
     /// The protocol's bound for T1 with this phase's own clients and floods in section
-    /// VI-B's formulas (`n`, `h` and `b` counted again); `None` where a client that can
-    /// precede T1 floods, so PRIO-IPC has none.
+    /// VI-B's formulas (`n`, `h` and `b` counted again, one flooder that can precede T1
+    /// counted after every other operation); `None` where two or more flood, so PRIO-IPC
+    /// has none.
     pub phase_bound: Option<Duration>,
     /// T1's delay (invoke to reply) per completed invocation, in order.
     pub delays: Vec<Duration>,
@@ -703,8 +704,8 @@ fn phase_bounds_table(results: &[PhaseResult]) -> Table {
     header.extend(PROTOCOLS.iter().map(|p| format!("{} bound", p.label())));
     Table {
         caption: "T1's bound (ms) per phase with the phase's own clients and floods \
-                  (`bulwark analyze` lists every reservation's); none: a client that can \
-                  precede T1 floods"
+                  (`bulwark analyze` lists every reservation's); none: two or more clients \
+                  that can precede T1 flood"
             .into(),
         header,
         rows,
@@ -896,8 +897,9 @@ fn phase_bounds_check(results: &[PhaseResult]) -> Check {
         .collect();
     Check {
         claim: "With each phase's own clients and floods in section VI-B's formulas (added \
-                tasks counted in n and h, a flooding client that can precede T1 leaving \
-                PRIO-IPC without bound), T1's delay stays within every bound its phase has"
+                tasks counted in n and h; one flooder that can precede T1 counted again after every \
+                other operation, (2h + 2b + 2) L, and two leaving PRIO-IPC without bound), \
+                T1's delay stays within every bound its phase has"
             .into(),
         expected: "0 runs over their phase's bound".into(),
         measured: format!(

@@ -232,7 +232,7 @@ fn phase_bounds(
     let headers: Vec<&str> = header.iter().map(String::as_str).collect();
     format!(
         "\n{vantage}'s bound with each phase's own clients and floods (`analyze` lists every \
-         reservation's; none: a client that can precede {vantage} floods)\n{}",
+         reservation's; none: two or more that can precede {vantage} flood)\n{}",
         table::render(&headers, &rows)
     )
 }

@@ -61,7 +61,7 @@ pub fn render(
     }
     let mut out = String::from(
         "\nper phase: the per-invocation bounds that differ from the first table, with the \
-         phase's added tasks as clients (PRIO-IPC none: a client that can precede floods)\n",
+         phase's added tasks as clients (PRIO-IPC none: two or more that can precede flood)\n",
     );
     for (number, phase) in (1..).zip(phases) {
         out.push_str(&format!("phase {number}: {}\n", phase.phase));
