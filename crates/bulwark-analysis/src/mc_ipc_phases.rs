@@ -141,6 +141,17 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
         })
         .collect();
     let all_clusters = u64::try_from(system.clusters.len()).unwrap_or(u64::MAX);
+    // What the phase does to each server, whichever client looks: the reservations that
+    // flood it, and the clusters it newly invokes it from.
+    let per_server: Vec<(Vec<bool>, u64)> = (0..system.servers.len())
+        .map(|id| {
+            let flooding: Vec<bool> = (0..system.reservations.len())
+                .map(|reservation| floods_on(system, phase, reservation, id))
+                .collect();
+            let new = new_invoking_clusters(system, &flooding, &added, id);
+            (flooding, new)
+        })
+        .collect();
     let mut clients = Vec::with_capacity(system.reservations.len());
     for (index, client) in system.reservations.iter().enumerate() {
         let overflow = McIpcError::Overflow { client: index };
@@ -151,7 +162,8 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
             if invocations == 0 {
                 continue;
             }
-            let floods = |other| floods_on(system, phase, other, id);
+            let (flooding, new) = &per_server[id];
+            let floods = |other: usize| flooding[other];
             let mut rivals = reservation_rivals(system, index, id, floods).ok_or(overflow)?;
             // Each copy is a client of its own.
             rivals.extend(added.iter().map(|added| Rival {
@@ -162,8 +174,7 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
             let level = client.criticality;
             let operation_length = server.operation_length.at(level);
             let declared = server.invoking_clusters.at(level).unwrap_or(all_clusters);
-            let new = new_invoking_clusters(system, phase, &added, id);
-            let invoking = declared.saturating_add(new).min(all_clusters);
+            let invoking = declared.saturating_add(*new).min(all_clusters);
             let mc_ipc = invocation_budget_bound(cluster.cores, invoking, operation_length)
                 .ok_or(overflow)?;
             let fifo_ipc =
@@ -226,12 +237,12 @@ fn floods_on(system: &McIpcSystem, phase: &Phase, reservation: usize, server: us
     })
 }
 
-/// How many clusters the server at index `server` is invoked from in `phase` and not by the
-/// system's own reservations: a flooding reservation that declares no invocation of it, or
-/// added tasks.
+/// How many clusters the server at index `server` is invoked from in a phase and not by the
+/// system's own reservations: a reservation `flooding` it (by index) that declares no
+/// invocation of it, or `added` tasks.
 fn new_invoking_clusters(
     system: &McIpcSystem,
-    phase: &Phase,
+    flooding: &[bool],
     added: &[Added<'_>],
     server: usize,
 ) -> u64 {
@@ -245,7 +256,7 @@ fn new_invoking_clusters(
     for (index, reservation) in system.reservations.iter().enumerate() {
         if invocations_of(reservation, server).is_some_and(|n| n > 0) {
             mark(reservation.cluster, false);
-        } else if floods_on(system, phase, index, server) {
+        } else if flooding[index] {
             mark(reservation.cluster, true);
         }
     }
