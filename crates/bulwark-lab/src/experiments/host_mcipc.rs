@@ -265,7 +265,6 @@ fn report(measured: &[Measured]) -> ExperimentReport {
 
 #[cfg(test)]
 mod tests {
-    use super::super::mcipc_case_study::bound_of;
     use super::*;
 
     /// The folded file's own analysis: one cluster of one core, so Theorem 1 is 3 L_key.
@@ -273,10 +272,7 @@ mod tests {
     fn theorem_1_for_t1_is_three_operations_on_one_core() {
         let study = study().expect("the built-in file");
         let bounds = bounds(&study).expect("T1 invokes the key server");
-        assert_eq!(
-            bound_of(&bounds, GateProtocol::McIpc),
-            Duration::from_millis(6)
-        );
+        assert_eq!(bounds.of(GateProtocol::McIpc), Duration::from_millis(6));
         assert_eq!(study.phases.len(), PHASES);
     }
 }

@@ -53,7 +53,7 @@ use bulwark_analysis::mc_ipc::{
     analyse, fifo_ipc_invocation_bound, invocation_budget_bound, prio_ipc_invocation_bound,
     GateProtocol,
 };
-use bulwark_analysis::mc_ipc_phases::analyse_phase;
+use bulwark_analysis::mc_ipc_phases::analyse_phases;
 use bulwark_core::{Duration, Instant};
 use bulwark_host::{HostConfig, HostError, HostRun};
 use bulwark_sim::trace::Trace;
@@ -118,9 +118,42 @@ pub fn case_study() -> Result<McIpcSystem, LabError> {
 /// Index of T1, the vantage point: the file's first task.
 pub const T1: usize = 0;
 
-/// T1's predicted per-invocation bound under each of [`PROTOCOLS`], from the analysis of
-/// `study`: its reservation's bounds at the first server it invokes.
-pub fn bounds(study: &McIpcSystem) -> Result<[Duration; 3], LabError> {
+/// T1's predicted per-invocation bounds, at the first server it invokes: the system's, and
+/// each phase's with its own clients and floods.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// The system's, under each of [`PROTOCOLS`].
+    pub system: [Duration; 3],
+    /// Each phase's, in file order, under each of [`PROTOCOLS`]; `None` where the phase
+    /// leaves the protocol without bound (two or more flooders that can precede T1).
+    pub phases: Vec<[Option<Duration>; 3]>,
+}
+
+impl Bounds {
+    /// The system's bound under `protocol`.
+    pub fn of(&self, protocol: GateProtocol) -> Duration {
+        self.system[protocol_index(protocol)]
+    }
+
+    /// The bound under `protocol` in phase `phase` (1-based; 0, or one past the file's, is
+    /// the system as given).
+    pub fn in_phase(&self, phase: usize, protocol: GateProtocol) -> Option<Duration> {
+        match self.phases.get(phase.wrapping_sub(1)) {
+            Some(bounds) => bounds[protocol_index(protocol)],
+            None => Some(self.of(protocol)),
+        }
+    }
+}
+
+/// Where `protocol` is among [`PROTOCOLS`].
+fn protocol_index(protocol: GateProtocol) -> usize {
+    // PROTOCOLS is GateProtocol::ALL: every protocol is there.
+    PROTOCOLS.iter().position(|&p| p == protocol).unwrap_or(0)
+}
+
+/// T1's [`Bounds`] from the analysis of `study` (`bulwark_analysis::mc_ipc` for the system,
+/// `mc_ipc_phases` for its phases), worked out once for every run.
+pub fn bounds(study: &McIpcSystem) -> Result<Bounds, LabError> {
     let t1 = study.tasks.get(vantage(study)).ok_or_else(|| {
         LabError::McIpc(
             "the system has no [[task]], so nothing to simulate; add [[task]] tables with \
@@ -137,24 +170,27 @@ pub fn bounds(study: &McIpcSystem) -> Result<[Duration; 3], LabError> {
             t1.name
         ))
     };
+    let analysis_error = |e| LabError::McIpc(format!("analysis: {e:?}"));
     let server = invoked_server(t1).ok_or_else(no_bound)?;
     let name = &study.servers[server].name;
-    let mut out = [Duration::ZERO; 3];
-    for (slot, protocol) in out.iter_mut().zip(PROTOCOLS) {
-        let analysed =
-            analyse(study, protocol).map_err(|e| LabError::McIpc(format!("analysis: {e:?}")))?;
-        let bound = analysed.clients[t1.reservation]
-            .servers
-            .iter()
+    // The per-invocation bounds do not depend on the protocol budgets are sized for.
+    let analysed = analyse(study, GateProtocol::McIpc).map_err(analysis_error)?;
+    let own = (analysed.clients[t1.reservation].servers.iter())
+        .find(|b| &b.server == name)
+        .ok_or_else(no_bound)?;
+    let system = PROTOCOLS.map(|protocol| match protocol {
+        GateProtocol::McIpc => own.mc_ipc,
+        GateProtocol::FifoIpc => own.fifo_ipc,
+        GateProtocol::PrioIpc => own.prio_ipc,
+    });
+    let mut phases = Vec::with_capacity(study.phases.len());
+    for phase in analyse_phases(study).map_err(analysis_error)? {
+        let in_phase = (phase.clients[t1.reservation].servers.iter())
             .find(|b| &b.server == name)
             .ok_or_else(no_bound)?;
-        *slot = match protocol {
-            GateProtocol::McIpc => bound.mc_ipc,
-            GateProtocol::FifoIpc => bound.fifo_ipc,
-            GateProtocol::PrioIpc => bound.prio_ipc,
-        };
+        phases.push(PROTOCOLS.map(|protocol| in_phase.of(protocol)));
     }
-    Ok(out)
+    Ok(Bounds { system, phases })
 }
 
 /// The first server `task`'s script invokes: the one whose bounds are T1's.
@@ -163,35 +199,6 @@ fn invoked_server(task: &bulwark_spec::mc_ipc_toml::Task) -> Option<usize> {
         bulwark_spec::mc_ipc_toml::ScriptStep::Invoke { server, .. } => Some(server),
         _ => None,
     })
-}
-
-/// T1's bound under `protocol` worked out again with phase `phase`'s clients and floods
-/// (`bulwark_analysis::mc_ipc_phases`; 1-based, 0 is the system as given: `bound`), at the
-/// server [`bounds`] reads. `None` where a flood leaves the protocol without bound (or,
-/// beyond any file here, the phase's analysis overflows).
-fn phase_bound(
-    study: &McIpcSystem,
-    phase: usize,
-    protocol: GateProtocol,
-    bound: Duration,
-) -> Option<Duration> {
-    let Some(spec) = study.phases.get(phase.wrapping_sub(1)) else {
-        return Some(bound);
-    };
-    let t1 = study.tasks.get(vantage(study))?;
-    let name = &study.servers.get(invoked_server(t1)?)?.name;
-    let analysed = analyse_phase(study, spec).ok()?;
-    let bounds = (analysed.clients.get(t1.reservation)?.servers.iter())
-        .find(|bounds| &bounds.server == name)?;
-    bounds.of(protocol)
-}
-
-/// The bound of `protocol` among `bounds`.
-pub fn bound_of(bounds: &[Duration; 3], protocol: GateProtocol) -> Duration {
-    PROTOCOLS
-        .iter()
-        .position(|&p| p == protocol)
-        .map_or(Duration::MAX, |i| bounds[i])
 }
 
 /// What one phase under one protocol gave for T1.
@@ -252,10 +259,10 @@ pub struct Reclaimed {
 impl PhaseResult {
     /// The result named after its phase of `study` and judged against its protocol's bound
     /// among `bounds`.
-    fn named(mut self, study: &McIpcSystem, bounds: &[Duration; 3]) -> PhaseResult {
+    fn named(mut self, study: &McIpcSystem, bounds: &Bounds) -> PhaseResult {
         self.name = phase_name(study, self.phase);
-        self.bound = bound_of(bounds, self.protocol);
-        self.phase_bound = phase_bound(study, self.phase, self.protocol, self.bound);
+        self.bound = bounds.of(self.protocol);
+        self.phase_bound = bounds.in_phase(self.phase, self.protocol);
         self
     }
 
@@ -289,7 +296,7 @@ impl PhaseResult {
 /// ([`bounds`]).
 pub fn run_phase(
     study: &McIpcSystem,
-    bounds: &[Duration; 3],
+    bounds: &Bounds,
     phase: usize,
     protocol: GateProtocol,
     length: Duration,
@@ -304,7 +311,7 @@ pub fn run_phase(
 /// The run is [`run_scenario`]'s, on the scenario machine.
 pub fn run_phase_with(
     study: &McIpcSystem,
-    bounds: &[Duration; 3],
+    bounds: &Bounds,
     phase: usize,
     protocol: GateProtocol,
     length: Duration,
@@ -321,7 +328,7 @@ pub fn run_phase_with(
 /// task's bound among `bounds`.
 pub fn scenario_phase_result(
     study: &McIpcSystem,
-    bounds: &[Duration; 3],
+    bounds: &Bounds,
     phase: usize,
     protocol: GateProtocol,
     run: &ScenarioRun,
@@ -1163,7 +1170,7 @@ mod tests {
         assert_eq!(paper_bound(GateProtocol::FifoIpc), ms(28));
         assert_eq!(paper_bound(GateProtocol::PrioIpc), ms(8));
         // The analysis of the file gives T1 the same.
-        assert_eq!(bounds(&study()).unwrap(), [ms(18), ms(28), ms(8)]);
+        assert_eq!(bounds(&study()).unwrap().system, [ms(18), ms(28), ms(8)]);
     }
 
     /// A short normal phase: T1 runs one job per cycle and every delay is at least its own

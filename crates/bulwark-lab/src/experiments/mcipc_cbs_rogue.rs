@@ -27,8 +27,7 @@ use bulwark_core::{Duration, Instant};
 use bulwark_spec::mc_ipc_toml::McIpcSystem;
 
 use super::mcipc_case_study::{
-    bound_of, bounds, paper_bound, run_scenario, summarise_scenario, vantage, PhaseResult,
-    ScenarioRun,
+    bounds, paper_bound, run_scenario, summarise_scenario, vantage, PhaseResult, ScenarioRun,
 };
 use super::{Experiment, LabError};
 use crate::report::{headings, Check, ExperimentReport, Table};
@@ -225,7 +224,7 @@ impl AnalysedMasks {
 
 fn run() -> Result<ExperimentReport, LabError> {
     let study = system()?;
-    let bound = bound_of(&bounds(&study)?, GateProtocol::McIpc);
+    let bound = bounds(&study)?.of(GateProtocol::McIpc);
     let analysed = AnalysedMasks::of(&study)?;
     let grouped = run_study(&study, SEED)?;
     let baseline = run_study(&without_group(&study)?, SEED)?;
@@ -495,7 +494,7 @@ mod tests {
         assert_eq!(analysed.grouped.mask, Some(Duration::from_millis(1)));
         assert_eq!(analysed.baseline.mask, None);
         assert_eq!(analysed.baseline.first_mask, baseline.masked());
-        let bound = bound_of(&bounds(&study).unwrap(), GateProtocol::McIpc);
+        let bound = bounds(&study).unwrap().of(GateProtocol::McIpc);
         let quota = study.groups[0].quota;
         for check in checks(bound, quota, &analysed, &grouped, &baseline) {
             assert!(check.pass, "{check:?}");

@@ -21,7 +21,7 @@ use bulwark_core::Duration;
 use bulwark_spec::mc_ipc_toml::{McIpcSystem, ReservationKind};
 
 use super::mcipc_case_study::{
-    bound_of, bounds, paper_bound, run_scenario, scenario_phase_result, PhaseResult, ScenarioRun,
+    bounds, paper_bound, run_scenario, scenario_phase_result, PhaseResult, ScenarioRun,
 };
 use super::{Experiment, LabError};
 use crate::report::{headings, Check, ExperimentReport, Table};
@@ -139,7 +139,7 @@ pub fn flood(study: &McIpcSystem, runs: &[PhaseRun], phase: usize) -> Option<Flo
 
 fn run() -> Result<ExperimentReport, LabError> {
     let study = study()?;
-    let bound = bound_of(&bounds(&study)?, GateProtocol::McIpc);
+    let bound = bounds(&study)?.of(GateProtocol::McIpc);
     let runs = run_phases(&study, SEED)?;
     let flooder = flood(&study, &runs, FLOOD_PHASE);
     Ok(report(bound, &runs, flooder))
@@ -319,7 +319,7 @@ mod tests {
     #[test]
     fn the_checks_hold_and_can_fail() {
         let study = study().unwrap();
-        let bound = bound_of(&bounds(&study).unwrap(), GateProtocol::McIpc);
+        let bound = bounds(&study).unwrap().of(GateProtocol::McIpc);
         let runs = run_phases(&study, SEED).unwrap();
         let flooder = flood(&study, &runs, FLOOD_PHASE);
         let passed = checks(bound, &runs, flooder);
