@@ -37,8 +37,8 @@ impl Machine<'_> {
             return;
         }
         let held = self.objects.kernel().context_of(task);
-        comps.ran_on = held.map(|id| id.0 as usize);
-        comps.ran_until = now;
+        let core = usize::from(comps.threads[task.index()].core);
+        comps.ran[core] = (held.map(|id| id.0 as usize), now);
         if let Some(context) = held.and_then(|id| self.objects.context_mut(id)) {
             let ran = now.saturating_duration_since(since);
             context.charge(now, ran, &mut Work::default());
@@ -253,7 +253,7 @@ impl Machine<'_> {
     /// True while thread `t` runs inside its context's non-preemptive region.
     fn in_region(&self, comps: &Components, t: usize, now: Instant) -> bool {
         let held = self.objects.kernel().context_of(TaskId(t as u32));
-        comps.region.is_some_and(|region| {
+        comps.region_of(t).is_some_and(|region| {
             held.map(|id| id.0 as usize) == Some(region.context) && now < region.end
         })
     }
@@ -264,11 +264,13 @@ impl Machine<'_> {
     fn open_region(&mut self, comps: &mut Components, next: usize, now: Instant) {
         let held = self.objects.kernel().context_of(TaskId(next as u32));
         let context = held.map(|id| id.0 as usize);
-        let ran_on = comps.ran_on.filter(|_| comps.ran_until == now);
+        let core = usize::from(comps.threads[next].core);
+        let (ran_on, ran_until) = comps.ran[core];
+        let ran_on = ran_on.filter(|_| ran_until == now);
         if context.is_some() && context == ran_on {
             return;
         }
-        comps.region = held.and_then(|id| {
+        comps.regions[core] = held.and_then(|id| {
             let eta = self.objects.kernel().context(id)?.non_preemptive();
             (!eta.is_zero()).then(|| Region {
                 context: id.0 as usize,
@@ -294,7 +296,11 @@ impl Machine<'_> {
                 at = at.min(context.depletion_time(now, &mut Work::default()));
             }
             if self.in_region(comps, r, now) {
-                at = at.min(comps.region.map_or(Instant::NEVER, |region| region.end));
+                at = at.min(
+                    comps
+                        .region_of(r)
+                        .map_or(Instant::NEVER, |region| region.end),
+                );
             }
         }
         // A release wakes its thread and activates its context at its instant, also while a
@@ -317,6 +323,13 @@ impl Machine<'_> {
     }
 }
 
+impl Components {
+    /// The non-preemptive region open on thread `t`'s core, if any.
+    fn region_of(&self, t: usize) -> Option<Region> {
+        self.regions[usize::from(self.threads[t].core)]
+    }
+}
+
 /// Thread `t` is ready in the scheduler and has budget.
 fn is_ready(comps: &Components, t: usize) -> bool {
     let thread = &comps.threads[t];
@@ -328,7 +341,7 @@ fn is_ready(comps: &Components, t: usize) -> bool {
 /// ceiling was dispatched ahead of), or that `r`'s own call or reply woke, is no
 /// activation: once it outranks `r` it preempts as usual.
 fn defers_all_above(comps: &Components, r: usize) -> bool {
-    let Some(region) = comps.region else {
+    let Some(region) = comps.region_of(r) else {
         return false;
     };
     let (priority, core) = (comps.threads[r].effective(), comps.threads[r].core);

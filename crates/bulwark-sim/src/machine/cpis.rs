@@ -138,15 +138,15 @@ pub(super) struct Components {
     /// The cores of the tasks with scheduling contexts (a component system's core): only
     /// their decisions go through the contexts, and each sees its own core's threads.
     context_cores: Vec<u16>,
-    /// The non-preemptive region of the context on the core (SPR section III-F). Every
+    /// Per core: the non-preemptive region of the context on it (SPR section III-F). Every
     /// thread running on that context keeps the core until its end against what the region
     /// defers: a request that passes the context to a server thread does not end the region,
     /// nor start another, and neither does the reply.
-    pub(super) region: Option<Region>,
-    /// The context that ran last (its task's index, `None` for a thread without one) and
-    /// until when: `tau_p` of Algorithm 2, line 5, when that was now (else the core idled).
-    pub(super) ran_on: Option<usize>,
-    pub(super) ran_until: Instant,
+    pub(super) regions: Vec<Option<Region>>,
+    /// Per core: the context that ran last (its task's index, `None` for a thread without
+    /// one) and until when: `tau_p` of Algorithm 2, line 5, when that was now (else the core
+    /// idled).
+    pub(super) ran: Vec<(Option<usize>, Instant)>,
 }
 
 /// A context's non-preemptive region.
@@ -248,9 +248,8 @@ impl Components {
             protocol_errors: 0,
             has_contexts,
             context_cores,
-            region: None,
-            ran_on: None,
-            ran_until: Instant::ZERO,
+            regions: vec![None; usize::from(scenario.cores)],
+            ran: vec![(None, Instant::ZERO); usize::from(scenario.cores)],
         })
     }
 }
