@@ -73,27 +73,27 @@ pub enum ComposeError {
     Machine(#[from] ComponentConfigError),
 }
 
-/// `scenario` with its component system (`[[component]]` tables) lowered onto its core, as
-/// every front end runs it: the configuration analyzer settles each CPI's ceiling and pool,
-/// the lowering resolves the bodies, and the machine's
+/// `scenario` with its component systems (`[[component]]` tables, one per core) lowered onto
+/// their cores, as every front end runs them: the configuration analyzer settles each CPI's
+/// ceiling and pool, the lowering resolves the bodies, and the machine's
 /// [`compose_with`](bulwark_sim::components::compose_with) appends the tasks and pool threads
-/// after the file's own. Unchanged (and not copied) when it has none or is lowered already.
+/// after the file's own, system by system. Unchanged (and not copied) when it has none or
+/// they are lowered already.
 pub fn compose(scenario: Scenario) -> Result<Scenario, ComposeError> {
-    let Some(part) = scenario
-        .components
-        .as_deref()
-        .filter(|p| p.lowered.is_none())
-    else {
+    if scenario.components.iter().all(|p| p.lowered.is_some()) {
         return Ok(scenario);
-    };
-    let analysis = component_graph::analyze(&part.system);
-    let (tasks, cpis) = component_lowering::lower(&part.system, &analysis)?;
-    let config = ComponentSystemConfig {
-        tasks,
-        cpis,
-        costs: ProtocolCosts::of(&scenario.cost),
-    };
-    Ok(bulwark_sim::components::compose_with(scenario, &config)?)
+    }
+    let costs = ProtocolCosts::of(&scenario.cost);
+    let configs = scenario
+        .components
+        .iter()
+        .map(|part| {
+            let analysis = component_graph::analyze(&part.system);
+            let (tasks, cpis) = component_lowering::lower(&part.system, &analysis)?;
+            Ok(ComponentSystemConfig { tasks, cpis, costs })
+        })
+        .collect::<Result<Vec<_>, LowerError>>()?;
+    Ok(bulwark_sim::components::compose_with(scenario, &configs)?)
 }
 
 /// The blocking analysis of a lowered system; `None` only if its requests loop, which
@@ -207,13 +207,7 @@ mod tests {
             ["control", "video", "logger", "t1", "t2", "t3", "t4"]
         );
         assert!(composed.tasks[3..].iter().all(|t| t.core == 0));
-        let range = composed
-            .components
-            .as_ref()
-            .unwrap()
-            .lowered
-            .clone()
-            .unwrap();
+        let range = composed.components[0].lowered.clone().unwrap();
         assert_eq!((range.start, range.end), (3, composed.tasks.len()));
         let a = &composed.cpis[0];
         assert_eq!(a.pool.len(), 2);

@@ -28,6 +28,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "mixed-policies",
     "spr-vbs-cores",
     "components-beside-vbs",
+    "components-two-cores",
     "global-reservations",
     "passive-servers",
     "shared-server",

@@ -361,8 +361,8 @@ impl<'a> Machine<'a> {
     ) -> Result<Self, SimError> {
         if scenario
             .components
-            .as_ref()
-            .is_some_and(|part| part.lowered.is_none())
+            .iter()
+            .any(|part| part.lowered.is_none())
         {
             return Err(SimError::Uncomposed);
         }

@@ -55,7 +55,7 @@ fn file() -> Scenario {
 /// The file's component system lowered as the front ends lower it: the configuration
 /// analyzer settles ceilings and pools, the lowering resolves the bodies.
 fn lowered(file: &Scenario) -> ComponentSystemConfig {
-    let system = &file.components.as_ref().expect("components").system;
+    let system = &file.components.first().expect("components").system;
     let (tasks, cpis) =
         component_lowering::lower(system, &component_graph::analyze(system)).expect("lowers");
     ComponentSystemConfig {
@@ -67,7 +67,7 @@ fn lowered(file: &Scenario) -> ComponentSystemConfig {
 
 /// `file` composed as `bulwark_lab::component_system::compose` does it.
 fn compose(file: &Scenario) -> Scenario {
-    compose_with(file.clone(), &lowered(file)).expect("composes")
+    compose_with(file.clone(), &[lowered(file)]).expect("composes")
 }
 
 fn ms(n: u64) -> Instant {
@@ -84,12 +84,15 @@ fn the_system_joins_the_scenario_after_its_own_tasks_on_its_core() {
     assert_eq!(composed.tasks[2].core, 0);
     assert_eq!(composed.cpis.len(), 1);
     assert_eq!(composed.cpis[0].pool, [2]);
-    assert_eq!(component_tasks(&composed), 1..2);
-    let part = composed.components.as_ref().unwrap();
+    assert_eq!(
+        component_tasks(&composed),
+        vec![std::ops::Range { start: 1, end: 2 }]
+    );
+    let part = &composed.components[0];
     assert_eq!(part.lowered, Some(1..3));
     // Composing again changes nothing.
     assert_eq!(
-        compose_with(composed.clone(), &lowered(&file())),
+        compose_with(composed.clone(), &[lowered(&file())]),
         Ok(composed)
     );
     // Before composing, the machine refuses the scenario rather than ignore its components.
@@ -294,6 +297,45 @@ mod beside_any_tasks {
             prop_assert_eq!(&records.tasks[range.clone()], &records_alone.tasks[..]);
             prop_assert_eq!(records.pool_exhausted, records_alone.pool_exhausted);
             prop_assert_eq!(records.protocol_errors, records_alone.protocol_errors);
+        }
+
+        /// Two component systems, one per core: each core runs exactly as its system does
+        /// alone, though the second's CPIs are numbered after the first's in the machine.
+        #[test]
+        fn two_component_cores_each_run_as_alone(first in system(), second in system()) {
+            let until = Duration::from_millis(60);
+            let alone = [
+                bulwark_sim::components::scenario(&first, until),
+                bulwark_sim::components::scenario(&second, until),
+            ];
+            let mut composed =
+                Scenario::new("two", PolicyKind::FixedPriority, 2, until, Vec::new());
+            composed.cost = alone[0].cost;
+            let ranges = [
+                compose_lowered(&mut composed, 0, &first).expect("composes"),
+                compose_lowered(&mut composed, 1, &second).expect("composes"),
+            ];
+            prop_assert_eq!(composed.cpis.len(), first.cpis.len() + second.cpis.len());
+            let options = Options { record_trace: true, record_jobs: true, ..Options::default() };
+            let run = |scenario: &Scenario| {
+                Machine::new(scenario, &options).unwrap().measuring_inversion(true).run(&mut |_| {})
+            };
+            let by_itself = [run(&alone[0]), run(&alone[1])];
+            let together = run(&composed);
+            let (Ok(together), [Ok(first_alone), Ok(second_alone)]) = (together.clone(), by_itself)
+            else {
+                // A system the machine refuses alone is refused beside another too.
+                prop_assert!(together.is_err());
+                return Ok(());
+            };
+            let names = |s: &Scenario| s.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+            let records = together.components.clone().unwrap();
+            for (core, by_itself) in [first_alone, second_alone].into_iter().enumerate() {
+                let traced = slices(&by_itself, &names(&alone[core]), 0);
+                prop_assert_eq!(slices(&together, &names(&composed), core as u16), traced);
+                let records_alone = by_itself.components.unwrap();
+                prop_assert_eq!(&records.tasks[ranges[core].clone()], &records_alone.tasks[..]);
+            }
         }
     }
 }

@@ -88,8 +88,10 @@ pub fn parse_components_located(source: &str, file: &str) -> Result<LocatedSyste
     let mut checker = Checker {
         source: &located,
         errors: Vec::new(),
+        elsewhere: None,
     };
     let cost = checker.cost(raw.cost.as_ref());
+    checker.no_cores(&raw.component);
     let system = checker.system(&raw.component, &raw.connection, cost);
     let errors = checker.errors;
     let system = located
@@ -100,19 +102,21 @@ pub fn parse_components_located(source: &str, file: &str) -> Result<LocatedSyste
     Ok(LocatedSystem::new(system, located, spans))
 }
 
-/// The component system a scenario file declares beside its tasks (its `[[component]]` and
-/// `[[connection]]` tables), charged by the scenario's `cost`: `None` when wrong, with the
-/// errors added to `errors`.
+/// A scenario file's components on one core (`core`) and the connections between them,
+/// charged by the scenario's `cost`: that core's component system, or `None` when wrong, with
+/// the errors added to `errors`. `elsewhere` names the components on the file's other cores,
+/// each with its core, so that a request of one of them is refused as crossing cores.
 pub(crate) fn check_part(
     source: &Source,
-    components: &[Spanned<RawComponent>],
-    connections: &[Spanned<RawConnection>],
+    (components, connections): (&[Spanned<RawComponent>], &[Spanned<RawConnection>]),
     cost: CostModel,
+    (core, elsewhere): (u16, &HashMap<&str, u16>),
     errors: &mut Vec<SpecError>,
 ) -> Option<ComponentSystem> {
     let mut checker = Checker {
         source,
         errors: Vec::new(),
+        elsewhere: Some((core, elsewhere)),
     };
     let system = checker.system(components, connections, Some(cost));
     errors.append(&mut checker.errors);
@@ -133,7 +137,7 @@ struct RawSystem {
     cost: Option<Spanned<RawCost>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
     rename_all = "kebab-case",
@@ -146,9 +150,12 @@ pub(crate) struct RawComponent {
     pub(crate) task: Vec<Spanned<RawTask>>,
     #[serde(default)]
     cpi: Vec<Spanned<RawCpi>>,
+    /// In a scenario file only: the fixed-priority core the component runs on (default
+    /// `component-core`).
+    pub(crate) core: Option<Spanned<i64>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
     rename_all = "kebab-case",
@@ -167,7 +174,7 @@ pub(crate) struct RawTask {
     eta: Option<Spanned<RawTime>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
     rename_all = "kebab-case",
@@ -182,7 +189,7 @@ struct RawCpi {
 }
 
 /// One body step; both keys optional so that validation can say which is missing or extra.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
     rename_all = "kebab-case",
@@ -193,7 +200,7 @@ pub(crate) struct RawStep {
     request: Option<Spanned<String>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
     rename_all = "kebab-case",
@@ -201,13 +208,16 @@ pub(crate) struct RawStep {
 )]
 pub(crate) struct RawConnection {
     name: Option<Spanned<String>>,
-    from: Spanned<String>,
-    to: Spanned<String>,
+    pub(crate) from: Spanned<String>,
+    pub(crate) to: Spanned<String>,
 }
 
 struct Checker<'a> {
     source: &'a Source,
     errors: Vec<SpecError>,
+    /// In a scenario file: the core these components run on, and the components on its
+    /// other cores by name, with their cores.
+    elsewhere: Option<(u16, &'a HashMap<&'a str, u16>)>,
 }
 
 /// What the first pass learnt of a component: enough to resolve connections.
@@ -221,6 +231,19 @@ impl Checker<'_> {
     fn report(&mut self, span: Range<usize>, message: impl Into<String>, help: impl Into<String>) {
         let error = self.source.error(span, message, help);
         self.errors.push(error);
+    }
+
+    /// A component file is one core's system: `core` places a component only in a scenario
+    /// file, which has cores.
+    fn no_cores(&mut self, components: &[Spanned<RawComponent>]) {
+        for core in components.iter().filter_map(|c| c.get_ref().core.as_ref()) {
+            self.report(
+                core.span(),
+                "`core` in a component file, which describes one core's system",
+                "allowed: `core` in a [[component]] of a scenario file, which places component \
+                 systems on its cores",
+            );
+        }
     }
 
     /// `[cost]`: the machine charges a component system's clock, context switches and
@@ -488,7 +511,19 @@ impl Checker<'_> {
         shapes: &[Shape<'_>],
     ) -> Option<usize> {
         let found = shapes.iter().position(|s| s.name == name);
-        if found.is_none() {
+        let other_core = self
+            .elsewhere
+            .and_then(|(core, others)| Some((core, *others.get(name)?)));
+        if let (None, Some((core, other))) = (found, other_core) {
+            self.report(
+                span,
+                format!("component `{name}` runs on core {other}, not on core {core} with these"),
+                format!(
+                    "allowed: a component on core {core} (the component paper's platform is one \
+                     processor, so no request crosses cores)"
+                ),
+            );
+        } else if found.is_none() {
             let names: Vec<&str> = shapes.iter().map(|s| s.name).collect();
             self.report(
                 span,

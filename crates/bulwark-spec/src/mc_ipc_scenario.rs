@@ -449,7 +449,7 @@ impl McIpcSystem {
             vbs: None,
             clusters,
             cpis: Vec::new(),
-            components: None,
+            components: Vec::new(),
         }
     }
 }

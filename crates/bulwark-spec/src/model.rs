@@ -49,13 +49,14 @@ pub struct Scenario {
     /// request, each with the threads of its pool; empty unless a component system was
     /// lowered here.
     pub cpis: Vec<CpiSpec>,
-    /// A component system declared in the scenario file (`[[component]]` and
-    /// `[[connection]]`), run on one fixed-priority core beside the other cores' tasks.
-    pub components: Option<Box<ComponentPart>>,
+    /// The component systems declared in the scenario file (`[[component]]` and
+    /// `[[connection]]`), one per fixed-priority core that runs components, by core, beside
+    /// the other cores' tasks. Empty when the file declares none.
+    pub components: Vec<ComponentPart>,
 }
 
-/// A scenario's component system (the component paper's tasks, CPIs and connections) and the
-/// core it runs on. The file gives its tasks and CPIs; the configuration analyzer settles
+/// One of a scenario's component systems (the component paper's tasks, CPIs and connections:
+/// the components placed on one core, and the connections between them) and that core. The file gives its tasks and CPIs; the configuration analyzer settles
 /// each CPI's ceiling and pool, and the system is lowered onto its core
 /// (`bulwark_lab::component_system::compose`) before the machine runs: its tasks and pool threads
 /// join [`Scenario::tasks`] after the file's own, its CPIs join [`Scenario::cpis`].
@@ -194,7 +195,7 @@ impl Scenario {
             vbs: None,
             clusters: Vec::new(),
             cpis: Vec::new(),
-            components: None,
+            components: Vec::new(),
         }
     }
 

@@ -340,7 +340,16 @@ fn toml_errors_are_located_and_collected() {
     );
     assert_eq!(
         unknown.errors()[0].help(),
-        "allowed: `name`, `kind`, `task`, `cpi`"
+        "allowed: `name`, `kind`, `task`, `cpi`, `core`"
+    );
+    // `core` is known, but places a component only in a scenario file.
+    let placed = toml_errors(
+        "[[component]]\nname = \"a\"\nkind = \"passive\"\ncore = 1\n\
+         [[component.cpi]]\nname = \"i\"\nprotocol = \"propagated\"\n",
+    );
+    assert_eq!(
+        placed,
+        ["f.toml:4:8: `core` in a component file, which describes one core's system"]
     );
     // Meaning: every error, in file order.
     let text = "\

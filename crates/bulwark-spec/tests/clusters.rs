@@ -221,7 +221,7 @@ fn an_edf_cluster_reads_into_the_exact_scenario() {
         servers: Vec::new(),
         vbs: None,
         cpis: Vec::new(),
-        components: None,
+        components: Vec::new(),
     };
     let scenario = valid(text);
     assert_eq!(scenario, expected);

@@ -85,7 +85,7 @@ fn the_component_system_is_read_into_the_scenario_on_its_core() {
         1,
         "the file's own tasks only, before lowering"
     );
-    let part = scenario.components.as_ref().expect("a component system");
+    let part = scenario.components.first().expect("a component system");
     assert_eq!(part.core, 0, "component-core defaults to 0");
     assert_eq!(part.lowered, None);
     let system = &part.system;
@@ -168,7 +168,7 @@ fn a_component_task_needs_a_body_and_connections_need_components() {
         vec!["m.toml:4:18: `component-core` without any [[component]]"]
     );
     // A plain scenario has no component system.
-    assert_eq!(valid(&plain).components, None);
+    assert!(valid(&plain).components.is_empty());
     assert_eq!(valid(&plain).policy_of(1), PolicyKind::Edf);
 }
 

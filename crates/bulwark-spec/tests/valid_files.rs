@@ -40,7 +40,7 @@ fn scenario(name: &str, policy: PolicyKind, duration: Duration) -> Scenario {
         groups: Vec::new(),
         vbs: None,
         cpis: Vec::new(),
-        components: None,
+        components: Vec::new(),
     }
 }
 

@@ -176,3 +176,61 @@ fn a_call_loop_in_a_scenario_s_components_is_refused_at_its_connection() {
         common::assert_contains(&stderr, &format!("{path}:{}:1: call loop", lines - 2));
     }
 }
+
+/// Two component systems, one per core (`core = 1` on the second's `[[component]]`s).
+const TWO_CORES: &str = "scenarios/components-two-cores.toml";
+
+#[test]
+fn component_systems_on_two_cores_are_checked_simulated_and_analysed_apart() {
+    let out = output_of(&["check", TWO_CORES], 0);
+    common::assert_contains(
+        &text(&out.stdout),
+        "ok (0 tasks on 2 cores, fixed-priority, 400ms; component system on core 0: 9 \
+         components, 4 tasks, 5 CPIs, 8 connections; component system on core 1: 5 \
+         components, 3 tasks, 2 CPIs, 4 connections)",
+    );
+    let metrics = common::json_of(&["simulate", TWO_CORES, "--json"], 0);
+    let tasks = metrics["tasks"].as_array().unwrap();
+    let named = |name: &str| tasks.iter().find(|t| t["name"] == name).unwrap().clone();
+    assert_eq!(named("t1")["core"], 0);
+    assert_eq!(named("one")["core"], 1);
+    // The server's IPCP pool is one thread, on core 1.
+    assert_eq!(named("server.b.0")["core"], 1);
+    assert!(tasks.iter().all(|t| t["name"] != "server.b.1"));
+    // One, 41 jobs in 400 ms: 500 us of inversion at most (client three in the server when
+    // its second job comes), so 3.5 ms + 500 us.
+    assert_eq!(named("one")["jobs"], 41);
+    assert_eq!(named("one")["misses"], 0);
+    let analysis = common::json_of(&["analyze", TWO_CORES, "--json"], 0);
+    let systems = analysis["component_systems"].as_array().unwrap();
+    let cores: Vec<_> = systems.iter().map(|s| s["core"].clone()).collect();
+    assert_eq!(cores, [0, 1]);
+    assert_eq!(analysis["components"], systems[0]);
+    assert!(analysis["cores"].is_null(), "no core has [[task]]s");
+    // Core 1 by its own analysis: one's C = 0.5 + (1 + 1 + 0.5) + 0.5 = 3.5 ms, B = 1 ms
+    // (the server's one section, held by three), R = 4.5 ms; three's R = 4.5 + 3.5 + 3.5 +
+    // 3.5 = 15 ms.
+    let text_out = common::stdout_of(&["analyze", TWO_CORES], 0);
+    common::assert_contains(&text_out, "== core 1: components ==");
+    common::assert_contains(&text_out, "one      30  10ms  3.5ms  1ms");
+    common::assert_contains(&text_out, "4.5ms  admitted");
+    common::assert_contains(&text_out, "15ms  admitted");
+}
+
+#[test]
+fn a_call_loop_in_the_second_core_s_system_is_refused_at_its_connection() {
+    let looped = std::fs::read_to_string(common::root().join(TWO_CORES))
+        .unwrap()
+        .replace(
+            "protocol = \"fixed\"\nbody = [{ execute = \"1ms\" }]",
+            "protocol = \"fixed\"\nbody = [{ execute = \"1ms\" }, { request = \"forwarder.a\" }]",
+        )
+        + "\n[[connection]]\nfrom = \"server.b\"\nto = \"forwarder.a\"\n";
+    let (_dir, file) = temp_file("looped.toml", looped.as_str());
+    let path = file.to_str().unwrap();
+    let lines = looped.lines().count();
+    for command in ["check", "simulate", "analyze"] {
+        let stderr = text(&output_of(&[command, path], 2).stderr);
+        common::assert_contains(&stderr, &format!("{path}:{}:1: call loop", lines - 2));
+    }
+}

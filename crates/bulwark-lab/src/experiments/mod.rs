@@ -7,8 +7,10 @@ pub mod a3_preemption_storm;
 mod camkes_sweep;
 pub mod camkes_synthetic;
 mod cluster_rogue;
+mod component_parts;
 mod component_spr;
 mod components_beside_vbs;
+mod components_two_cores;
 mod double_hit;
 mod faas_reclaim;
 mod global_reservations;
@@ -109,6 +111,7 @@ pub const ALL: &[Experiment] = &[
     mcipc_spr_clients::EXPERIMENT,
     spr_vbs_cores::EXPERIMENT,
     components_beside_vbs::EXPERIMENT,
+    components_two_cores::EXPERIMENT,
     global_reservations::EXPERIMENT,
     passive_servers::EXPERIMENT,
     mc_ipc_reservations::EXPERIMENT,

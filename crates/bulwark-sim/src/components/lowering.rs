@@ -116,7 +116,7 @@ pub fn scenario(config: &ComponentSystemConfig, duration: Duration) -> Scenario 
         vbs: None,
         clusters: Vec::new(),
         cpis,
-        components: None,
+        components: Vec::new(),
     }
 }
 

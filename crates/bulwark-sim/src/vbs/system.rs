@@ -128,7 +128,7 @@ impl VbsSystem {
                     .collect(),
             }),
             cpis: Vec::new(),
-            components: None,
+            components: Vec::new(),
         })
     }
 }

@@ -1,56 +1,104 @@
-//! A component system in a scenario file: its `[[component]]` and `[[connection]]` tables
-//! (read as in a component file, `component_toml.rs`) and `component-core`, the core it runs
-//! on. That core must run `fixed-priority`, the component paper's platform, and carry no
-//! `[[task]]` of its own: the component analysis (`B_i`, with SPR's `I_i`) covers the
-//! component system's tasks and pool threads, and nothing else may share their core.
+//! The component systems in a scenario file: its `[[component]]` and `[[connection]]` tables
+//! (read as in a component file, `component_toml.rs`), each component placed on a core by its
+//! own `core` key or by `component-core` (default 0). The components on one core, with the
+//! connections between them, are that core's component system. Such a core must run
+//! `fixed-priority`, the component paper's platform, and carry no `[[task]]` of its own: the
+//! component analysis (`B_i`, with SPR's `I_i`) covers the component system's tasks and pool
+//! threads, and nothing else may share their core. The paper's platform is one processor, so
+//! a connection never joins components on two cores.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 
 use toml::Spanned;
 
 use super::Checker;
-use crate::component_toml::check_part;
+use crate::component_toml::{check_part, RawComponent, RawConnection};
 use crate::model::{ComponentPart, CostModel, PolicyKind};
 use crate::raw::RawScenario;
 
+/// The components and connections placed on one core, by index into the file's tables.
+#[derive(Default)]
+struct Placed {
+    components: Vec<usize>,
+    connections: Vec<usize>,
+}
+
 impl Checker<'_> {
-    /// The scenario's component system and its core: `Some(None)` when the file declares
-    /// none, `None` when something is wrong (reported). `cost` is the scenario's cost table
-    /// (`None` when wrong), which charges the component system too.
-    pub(super) fn component_part(
+    /// The scenario's component systems, one per core that runs components, by core: empty
+    /// when the file declares none, `None` when something is wrong (reported). `cost` is the
+    /// scenario's cost table (`None` when wrong), which charges the component systems too.
+    pub(super) fn component_parts(
         &mut self,
         raw: &RawScenario,
         policy: Option<PolicyKind>,
         cores: Option<u16>,
         cost: Option<&CostModel>,
-    ) -> Option<Option<Box<ComponentPart>>> {
+    ) -> Option<Vec<ComponentPart>> {
         let Some(first) = raw.component.first() else {
             return self.no_component_system(raw);
         };
-        let core = self.component_core(raw, first.span(), policy, cores);
-        if let Some(core) = core {
-            self.tasks_beside_components(raw, core);
-        }
+        let placement = self.placement(raw, first.span(), policy, cores);
         self.component_task_names(raw);
         self.component_task_bodies(raw);
-        let cost = cost.cloned().unwrap_or_default();
-        let system = check_part(
-            self.source,
-            &raw.component,
-            &raw.connection,
-            cost,
-            &mut self.errors,
-        );
-        Some(Some(Box::new(ComponentPart {
-            core: core?,
-            system: system?,
-            lowered: None,
-            connection_spans: raw.connection.iter().map(Spanned::span).collect(),
-        })))
+        let placement = placement?;
+        let mut by_core: BTreeMap<u16, Placed> = BTreeMap::new();
+        for (index, &core) in placement.iter().enumerate() {
+            by_core.entry(core).or_default().components.push(index);
+        }
+        for &core in by_core.keys() {
+            self.tasks_beside_components(raw, core);
+        }
+        self.names_across_cores(&raw.component, &placement);
+        // A connection naming no component joins the first one's system, which reports it.
+        let default_core = placement[0];
+        let mut all_valid = true;
+        for (index, connection) in raw.connection.iter().enumerate() {
+            match self.connection_core(&raw.component, &placement, connection.get_ref()) {
+                Some(core) => {
+                    let core = core.unwrap_or(default_core);
+                    by_core.entry(core).or_default().connections.push(index);
+                }
+                None => all_valid = false,
+            }
+        }
+        let cost = cost.copied().unwrap_or_default();
+        let mut parts = Vec::new();
+        for (core, placed) in by_core {
+            // The components on the other cores, by name, for requests that cross cores.
+            let elsewhere: HashMap<&str, u16> = (raw.component.iter().zip(&placement))
+                .filter(|(_, &on)| on != core)
+                .map(|(component, &on)| (component.get_ref().name.get_ref().as_str(), on))
+                .collect();
+            let components: Vec<Spanned<RawComponent>> = (placed.components.iter())
+                .map(|&c| raw.component[c].clone())
+                .collect();
+            let connections: Vec<Spanned<RawConnection>> = (placed.connections.iter())
+                .map(|&c| raw.connection[c].clone())
+                .collect();
+            let system = check_part(
+                self.source,
+                (&components, &connections),
+                cost,
+                (core, &elsewhere),
+                &mut self.errors,
+            );
+            let Some(system) = system else {
+                all_valid = false;
+                continue;
+            };
+            parts.push(ComponentPart {
+                core,
+                system,
+                lowered: None,
+                connection_spans: connections.iter().map(Spanned::span).collect(),
+            });
+        }
+        all_valid.then_some(parts)
     }
 
     /// Without `[[component]]` tables, `[[connection]]` and `component-core` mean nothing.
-    fn no_component_system(&mut self, raw: &RawScenario) -> Option<Option<Box<ComponentPart>>> {
+    fn no_component_system(&mut self, raw: &RawScenario) -> Option<Vec<ComponentPart>> {
         let help = "allowed: with [[component]] tables only (a component system beside the tasks)";
         if let Some(connection) = raw.connection.first() {
             let span = connection.span();
@@ -65,28 +113,65 @@ impl Checker<'_> {
             );
             return None;
         }
-        Some(None)
+        Some(Vec::new())
     }
 
-    /// `component-core` (default 0): a core of the scenario, in no cluster, that runs
-    /// `fixed-priority`. An error about the default is put at the first `[[component]]`.
-    fn component_core(
+    /// The core of each `[[component]]`, in file order: its `core`, else `component-core`
+    /// (default 0); `None` when one is wrong (reported). `component-core` is checked when
+    /// written or when some component takes it; an error about the default is put at the
+    /// first `[[component]]`.
+    fn placement(
         &mut self,
         raw: &RawScenario,
-        first: std::ops::Range<usize>,
+        first: Range<usize>,
         policy: Option<PolicyKind>,
         cores: Option<u16>,
-    ) -> Option<u16> {
-        let (value, span, written) = match &raw.component_core {
-            Some(core) => (*core.get_ref(), core.span(), true),
-            None => (0, first, false),
-        };
+    ) -> Option<Vec<u16>> {
         let cores = cores?;
-        let named = if written {
-            format!("component-core {value}")
-        } else {
-            "the component system's core (`component-core`, default 0)".to_string()
+        let defaulted = raw.component.iter().any(|c| c.get_ref().core.is_none());
+        let default_core = match &raw.component_core {
+            Some(core) => {
+                let named = format!("component-core {}", core.get_ref());
+                self.component_core(*core.get_ref(), core.span(), &named, policy, cores)
+            }
+            None if defaulted => {
+                let named = "the component system's core (`component-core`, default 0)";
+                self.component_core(0, first, named, policy, cores)
+            }
+            None => Some(0),
         };
+        let mut placement = Some(Vec::with_capacity(raw.component.len()));
+        for component in &raw.component {
+            let component = component.get_ref();
+            let core = match &component.core {
+                Some(core) => {
+                    let named = format!(
+                        "component `{}`'s core {}",
+                        component.name.get_ref(),
+                        core.get_ref()
+                    );
+                    self.component_core(*core.get_ref(), core.span(), &named, policy, cores)
+                }
+                None => default_core,
+            };
+            match (placement.as_mut(), core) {
+                (Some(placement), Some(core)) => placement.push(core),
+                _ => placement = None,
+            }
+        }
+        placement
+    }
+
+    /// Core `value` (written as `named`, at `span`) for components: a core of the scenario, in
+    /// no cluster, that runs `fixed-priority`.
+    fn component_core(
+        &mut self,
+        value: i64,
+        span: Range<usize>,
+        named: &str,
+        policy: Option<PolicyKind>,
+        cores: u16,
+    ) -> Option<u16> {
         let Some(core) = u16::try_from(value).ok().filter(|&c| c < cores) else {
             let allowed = format!("allowed: a core of this scenario, 0..={}", cores - 1);
             self.report(
@@ -119,6 +204,79 @@ impl Checker<'_> {
             return None;
         }
         Some(core)
+    }
+
+    /// The core of the component system `connection` belongs to: `Some(None)` when it names
+    /// a component the file lacks (the system it joins reports that), `None` when its two
+    /// ends are on different cores (reported).
+    fn connection_core(
+        &mut self,
+        components: &[Spanned<RawComponent>],
+        placement: &[u16],
+        connection: &RawConnection,
+    ) -> Option<Option<u16>> {
+        let core_of = |end: &Spanned<String>| {
+            let text = end.get_ref();
+            let name = text.split_once('.').map_or(text.as_str(), |(c, _)| c);
+            let index = components
+                .iter()
+                .position(|c| c.get_ref().name.get_ref() == name)?;
+            Some((name.to_string(), placement[index]))
+        };
+        match (core_of(&connection.from), core_of(&connection.to)) {
+            (Some((from, from_core)), Some((to, to_core))) if from_core != to_core => {
+                let message = format!(
+                    "the connection from `{from}` (on core {from_core}) to `{to}` (on core \
+                     {to_core}) joins two cores"
+                );
+                let help = "allowed: a connection between components on one core (the \
+                            component paper's platform is one processor)";
+                self.report(connection.to.span(), message, help);
+                None
+            }
+            (from, to) => Some(from.or(to).map(|(_, core)| core)),
+        }
+    }
+
+    /// Component and component task names are unique in the file: each core's system checks
+    /// its own, so this reports only a name taken on another core.
+    fn names_across_cores(&mut self, components: &[Spanned<RawComponent>], placement: &[u16]) {
+        // By name: the core and line of its first use (a map keeps validation linear).
+        let mut component_names: HashMap<&str, (u16, usize)> = HashMap::new();
+        let mut task_names: HashMap<&str, (u16, usize)> = HashMap::new();
+        for (component, &core) in components.iter().zip(placement) {
+            let component = component.get_ref();
+            self.first_use_on_core(&component.name, core, "component", &mut component_names);
+            for task in &component.task {
+                let name = &task.get_ref().name;
+                self.first_use_on_core(name, core, "task", &mut task_names);
+            }
+        }
+    }
+
+    /// Records `name`'s first use, on `core`, or reports it when that was on another core.
+    fn first_use_on_core<'r>(
+        &mut self,
+        name: &'r Spanned<String>,
+        core: u16,
+        what: &str,
+        first: &mut HashMap<&'r str, (u16, usize)>,
+    ) {
+        let line = self.source.line(name.span().start);
+        match first.get(name.get_ref().as_str()) {
+            Some(&(other, first_line)) if other != core => {
+                let message = format!(
+                    "{what} name `{}` is already used on line {first_line}, on core {other}",
+                    name.get_ref()
+                );
+                let help = format!("allowed: a {what} name no other core's components use");
+                self.report(name.span(), message, help);
+            }
+            Some(_) => {}
+            None => {
+                first.insert(name.get_ref().as_str(), (core, line));
+            }
+        }
     }
 
     /// No `[[task]]` on the component system's core.

@@ -135,7 +135,7 @@ impl Checker<'_> {
             Some(cost) => self.cost(cost.get_ref()),
         };
         let mut servers = self.servers(raw);
-        let tasks = self.tasks(&raw.task, policy, cores);
+        let tasks = self.tasks(&raw.task, policy, cores, !raw.component.is_empty());
         let task_policies = self.task_policies(raw, policy, cores);
         if let Some(tasks) = &tasks {
             self.server_clients(tasks, &task_policies, servers.as_mut());
@@ -149,7 +149,7 @@ impl Checker<'_> {
         if let Some(clusters) = clusters.as_mut() {
             self.add_members(clusters);
         }
-        let components = self.component_part(raw, policy, cores, cost.as_ref());
+        let components = self.component_parts(raw, policy, cores, cost.as_ref());
         Some(Scenario {
             name: name?,
             description,

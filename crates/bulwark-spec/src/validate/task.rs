@@ -55,17 +55,20 @@ impl Placement {
 }
 
 impl Checker<'_> {
+    /// The scenario's `[[task]]` tables; there may be none when it has components
+    /// (`has_components`), whose tasks run instead.
     pub(super) fn tasks(
         &mut self,
         raw: &[Spanned<RawTask>],
         policy: Option<PolicyKind>,
         cores: Option<u16>,
+        has_components: bool,
     ) -> Option<Vec<TaskSpec>> {
-        if raw.is_empty() {
+        if raw.is_empty() && !has_components {
             self.report(
                 0..0,
                 "this scenario has no tasks",
-                "allowed: one or more [[task]] tables",
+                "allowed: one or more [[task]] tables, or [[component]] tables with tasks",
             );
             return None;
         }

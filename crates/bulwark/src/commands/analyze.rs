@@ -46,9 +46,10 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
         }
         SystemFile::Scenario(scenario, _) => scenario,
     };
-    match &scenario.components {
-        Some(part) => composed(&scenario, part, args),
-        None => by_cores(&scenario, args),
+    if scenario.components.is_empty() {
+        by_cores(&scenario, args)
+    } else {
+        composed(&scenario, args)
     }
 }
 
@@ -68,29 +69,34 @@ fn by_cores(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String>
     })
 }
 
-/// A scenario with a component system on one core: that core by the component analysis
-/// (the configuration analyzer, then `B_i` with SPR's `I_i` for tasks in reservations), the
-/// other cores by theirs, apart (partitioned cores share nothing a per-core analysis sees).
-/// Text: the component core's section, then the others'. JSON: `{ "scenario", "components":
-/// { "core", "analysis" }, "cores": ... }`, each analysis the document its command prints
-/// alone (`cores` is null when no other core has tasks). Exit: the worst of the parts' (2 if
-/// one could not be analysed, else 1 if one admits not everything, else 0).
-fn composed(
-    scenario: &Scenario,
-    part: &bulwark_spec::ComponentPart,
-    args: &AnalyzeArgs,
-) -> Result<ExitCode, String> {
-    // The file's own tasks come first; the component system's follow them.
+/// A scenario with component systems, each on a core of its own: each such core by the
+/// component analysis of its system (the configuration analyzer, then `B_i` with SPR's `I_i`
+/// for tasks in reservations), the other cores by theirs, apart (partitioned cores share
+/// nothing a per-core analysis sees). Text: each component core's section, by core, then the
+/// others'. JSON: `{ "scenario", "components": { "core", "analysis" }, "component_systems":
+/// [ { "core", "analysis" } ], "cores" }`: `component_systems` has one entry per component
+/// core, by core, and `components` is its first (the only one in a file with one component
+/// system); each analysis is the document its command prints alone (`cores` is null when no
+/// other core has tasks). Exit: the worst of the parts' (2 if one could not be analysed,
+/// else 1 if one admits not everything, else 0).
+fn composed(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
+    // The file's own tasks come first; the component systems' follow them.
     let mut rest = scenario.clone();
-    rest.tasks
-        .truncate(part.lowered.as_ref().map_or(rest.tasks.len(), |r| r.start));
+    let own = (scenario.components.first())
+        .and_then(|part| part.lowered.as_ref())
+        .map_or(rest.tasks.len(), |lowered| lowered.start);
+    rest.tasks.truncate(own);
     rest.cpis.clear();
-    rest.components = None;
+    rest.components.clear();
     let mut codes = Vec::new();
     if args.json {
-        let (text, code) = crate::output::capture(|| components(&part.system, args));
-        codes.push(code);
-        let analysis: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let mut systems = Vec::new();
+        for part in &scenario.components {
+            let (text, code) = crate::output::capture(|| components(&part.system, args));
+            codes.push(code);
+            let analysis: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            systems.push(json!({ "core": part.core, "analysis": analysis }));
+        }
         let mut cores = Value::Null;
         if !rest.tasks.is_empty() {
             let (text, code) = crate::output::capture(|| by_cores(&rest, args));
@@ -101,13 +107,19 @@ fn composed(
             "{:#}",
             json!({
                 "scenario": scenario.name,
-                "components": { "core": part.core, "analysis": analysis },
+                "components": systems[0],
+                "component_systems": systems,
                 "cores": cores,
             })
         );
     } else {
-        outln!("== core {}: components ==", part.core);
-        codes.push(components(&part.system, args));
+        for (index, part) in scenario.components.iter().enumerate() {
+            if index > 0 {
+                outln!("");
+            }
+            outln!("== core {}: components ==", part.core);
+            codes.push(components(&part.system, args));
+        }
         if !rest.tasks.is_empty() {
             outln!("");
             codes.push(by_cores(&rest, args)?);

@@ -114,23 +114,26 @@ fn clusters(scenario: &Scenario) -> String {
 /// The file's own tasks: a composed scenario's component tasks and pool threads follow them.
 fn own_tasks(s: &Scenario) -> usize {
     s.components
-        .as_ref()
+        .first()
         .and_then(|part| part.lowered.as_ref())
         .map_or(s.tasks.len(), |lowered| lowered.start)
 }
 
-/// `; component system on core N: ...` for a scenario with one, else nothing.
+/// `; component system on core N: ...` for each of a scenario's component systems.
 fn components(s: &Scenario) -> String {
-    let Some(part) = &s.components else {
-        return String::new();
-    };
-    let system = &part.system;
-    format!(
-        "; component system on core {}: {} components, {} tasks, {} CPIs, {} connections",
-        part.core,
-        system.components.len(),
-        system.tasks().len(),
-        system.cpis().len(),
-        system.connections.len()
-    )
+    s.components
+        .iter()
+        .map(|part| {
+            let system = &part.system;
+            format!(
+                "; component system on core {}: {} components, {} tasks, {} CPIs, {} \
+                 connections",
+                part.core,
+                system.components.len(),
+                system.tasks().len(),
+                system.cpis().len(),
+                system.connections.len()
+            )
+        })
+        .collect()
 }

@@ -41,7 +41,7 @@ pub fn load_system_with_text(path: &Path) -> Option<(SystemFile, String)> {
         .ok()?;
     let text = text.unwrap_or_default();
     let system = match system {
-        SystemFile::Scenario(scenario, mut warnings) if scenario.components.is_some() => {
+        SystemFile::Scenario(scenario, mut warnings) if !scenario.components.is_empty() => {
             let scenario = composed(path, &text, scenario, &mut warnings)?;
             SystemFile::Scenario(scenario, warnings)
         }
@@ -50,7 +50,7 @@ pub fn load_system_with_text(path: &Path) -> Option<(SystemFile, String)> {
     Some((system, text))
 }
 
-/// `scenario` (read from `text`) with its component system lowered, or `None` with the
+/// `scenario` (read from `text`) with its component systems lowered, or `None` with the
 /// reason printed. A loop that only procedures without bodies may close joins `warnings`.
 fn composed(
     path: &Path,
@@ -58,17 +58,22 @@ fn composed(
     scenario: bulwark_spec::Scenario,
     warnings: &mut Vec<bulwark_spec::SpecError>,
 ) -> Option<bulwark_spec::Scenario> {
-    let part = scenario.components.as_ref()?;
-    let located = part.located(&path.display().to_string(), text);
-    let (loops, possible) = components::call_loops(&located);
-    if !loops.is_empty() {
-        eprint!(
-            "{}",
-            crate::diagnostics::render(&located.diagnostics(loops))
-        );
+    let mut looping = false;
+    for part in &scenario.components {
+        let located = part.located(&path.display().to_string(), text);
+        let (loops, possible) = components::call_loops(&located);
+        if !loops.is_empty() {
+            eprint!(
+                "{}",
+                crate::diagnostics::render(&located.diagnostics(loops))
+            );
+            looping = true;
+        }
+        warnings.extend(possible);
+    }
+    if looping {
         return None;
     }
-    warnings.extend(possible);
     bulwark_lab::component_system::compose(scenario)
         .map_err(|e| {
             eprintln!(
