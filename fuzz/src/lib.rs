@@ -92,8 +92,20 @@ fn short_name(name: &str) -> bool {
 
 /// The rules `Scenario`'s documentation promises hold for every parsed scenario.
 pub fn check_scenario(scenario: &Scenario) {
-    assert!(!scenario.tasks.is_empty(), "a scenario has tasks");
+    assert!(
+        !scenario.tasks.is_empty() || !scenario.components.is_empty(),
+        "a scenario has tasks, or component systems whose tasks run"
+    );
     assert!(scenario.cores >= 1);
+    // One component system per core, by core, each on a fixed-priority core in no cluster.
+    let component_cores: Vec<u16> = scenario.components.iter().map(|part| part.core).collect();
+    assert!(component_cores.windows(2).all(|pair| pair[0] < pair[1]));
+    for &core in &component_cores {
+        assert!(core < scenario.cores, "component core {core}");
+        assert_eq!(scenario.cluster_of(core), None);
+        assert_eq!(scenario.policy_of(core), PolicyKind::FixedPriority);
+        assert!(scenario.tasks.iter().all(|task| task.core != core));
+    }
     assert!(unique(scenario.tasks.iter().map(|task| &task.name)));
     assert!(unique(scenario.groups.iter().map(|group| &group.name)));
     for (core, _) in &scenario.core_policies {
