@@ -158,23 +158,31 @@ fn a_scenario_with_components_is_checked_simulated_and_analysed() {
     common::assert_contains(&text_out, "sum of caps 9/10");
 }
 
-#[test]
-fn a_call_loop_in_a_scenario_s_components_is_refused_at_its_connection() {
-    let looped = std::fs::read_to_string(common::root().join(COMPOSED))
+/// `file` with `body` made to request `to` too, and a connection from `from` to `to`
+/// appended: check, simulate and analyze refuse the call loop at that connection (its
+/// header, the last connection in the file).
+fn assert_loop_refused_at_its_connection(file: &str, body: &str, from: &str, to: &str) {
+    let looped = std::fs::read_to_string(common::root().join(file))
         .unwrap()
         .replace(
-            "body = [{ execute = \"1ms\" }]",
-            "body = [{ execute = \"1ms\" }, { request = \"A.work\" }]",
+            body,
+            &body.replace(" }]", &format!(" }}, {{ request = \"{to}\" }}]")),
         )
-        + "\n[[connection]]\nfrom = \"E.work\"\nto = \"A.work\"\n";
-    let (_dir, file) = temp_file("looped.toml", looped.as_str());
-    let path = file.to_str().unwrap();
+        + &format!("\n[[connection]]\nfrom = \"{from}\"\nto = \"{to}\"\n");
+    let (_dir, temp) = temp_file("looped.toml", looped.as_str());
+    let path = temp.to_str().unwrap();
     let lines = looped.lines().count();
     for command in ["check", "simulate", "analyze"] {
         let stderr = text(&output_of(&[command, path], 2).stderr);
-        // The loop closes at the last connection, E.work -> A.work (its header line).
         common::assert_contains(&stderr, &format!("{path}:{}:1: call loop", lines - 2));
     }
+}
+
+#[test]
+fn a_call_loop_in_a_scenario_s_components_is_refused_at_its_connection() {
+    // E.work requests A.work, which reaches E.work through C.
+    let body = "body = [{ execute = \"1ms\" }]";
+    assert_loop_refused_at_its_connection(COMPOSED, body, "E.work", "A.work");
 }
 
 /// Two component systems, one per core (`core = 1` on the second's `[[component]]`s).
@@ -219,18 +227,7 @@ fn component_systems_on_two_cores_are_checked_simulated_and_analysed_apart() {
 
 #[test]
 fn a_call_loop_in_the_second_core_s_system_is_refused_at_its_connection() {
-    let looped = std::fs::read_to_string(common::root().join(TWO_CORES))
-        .unwrap()
-        .replace(
-            "protocol = \"fixed\"\nbody = [{ execute = \"1ms\" }]",
-            "protocol = \"fixed\"\nbody = [{ execute = \"1ms\" }, { request = \"forwarder.a\" }]",
-        )
-        + "\n[[connection]]\nfrom = \"server.b\"\nto = \"forwarder.a\"\n";
-    let (_dir, file) = temp_file("looped.toml", looped.as_str());
-    let path = file.to_str().unwrap();
-    let lines = looped.lines().count();
-    for command in ["check", "simulate", "analyze"] {
-        let stderr = text(&output_of(&[command, path], 2).stderr);
-        common::assert_contains(&stderr, &format!("{path}:{}:1: call loop", lines - 2));
-    }
+    // The server (core 1, IPCP) requests the forwarder, which requests the server.
+    let body = "protocol = \"fixed\"\nbody = [{ execute = \"1ms\" }]";
+    assert_loop_refused_at_its_connection(TWO_CORES, body, "server.b", "forwarder.a");
 }
