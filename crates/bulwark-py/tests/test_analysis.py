@@ -160,7 +160,9 @@ def test_task_set_is_implicit_deadline_in_the_period_range():
 
 
 @pytest.mark.parametrize("scenario", ["textbook-rm.toml", "textbook-edf.toml",
-                                      "cbs-isolation.toml", "passive-servers.toml"])
+                                      "cbs-isolation.toml", "passive-servers.toml",
+                                      "components-beside-vbs.toml",
+                                      "components-two-cores.toml"])
 def test_simulate_equals_the_cli_json(cli, scenario):
     path = REPO / "scenarios" / scenario
     from_python = bulwark.simulate(path.read_text())
