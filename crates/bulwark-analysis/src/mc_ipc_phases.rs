@@ -21,11 +21,19 @@
 //!   keep the server busy by turns, so the phase has **no** PRIO-IPC bound (`None`: the
 //!   bound is gone, not reached).
 //!
-//! The clients reported are the system's reservations; a phase's added tasks are rivals, not
-//! reported. Indices a validated file cannot hold out of range are skipped.
+//! The clients reported are the system's reservations and, apart, the new sporadic
+//! reservations a phase adds (one entry per addition and cluster: its copies there are alike),
+//! each copy a rival of every other client. A phase's tasks added into an existing reservation
+//! share its budget and are rivals only, as are best-effort copies, which have no budget to
+//! size. A copy's execution time is its script's computations at their longest. Indices a
+//! validated file cannot hold out of range are skipped.
 
+use bulwark_core::criticality::PerCriticality;
 use bulwark_core::Duration;
-use bulwark_spec::mc_ipc_toml::{AddedReservation, McIpcSystem, Phase, ScriptStep};
+use bulwark_spec::mc_ipc_toml::{
+    AddedReservation, Addition, Invocation, McIpcSystem, Phase, Reservation, ReservationKind,
+    ScriptStep,
+};
 
 use crate::mc_ipc::{
     cluster_of, fifo_ipc_invocation_bound, invocation_budget_bound, invocations_of,
@@ -85,6 +93,22 @@ impl PhaseClientBounds {
     }
 }
 
+/// The bounds of the new sporadic reservations one addition of a phase puts on one cluster,
+/// each copy's alike.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddedClientBounds {
+    /// The addition, an index into the phase's additions.
+    pub addition: usize,
+    /// The cluster, an index into [`McIpcSystem::clusters`].
+    pub cluster: usize,
+    /// How many copies it has there.
+    pub copies: u32,
+    /// Each copy's budget per period.
+    pub budget: Duration,
+    /// One copy's bounds; `client` is empty (the CLI names it).
+    pub bounds: PhaseClientBounds,
+}
+
 /// Every reservation's bounds in one phase.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PhaseBounds {
@@ -92,6 +116,9 @@ pub struct PhaseBounds {
     pub phase: String,
     /// One entry per reservation, in [`McIpcSystem::reservations`] order.
     pub clients: Vec<PhaseClientBounds>,
+    /// The new sporadic reservations the phase adds, by addition and then cluster, in file
+    /// order.
+    pub added: Vec<AddedClientBounds>,
 }
 
 /// The bounds of every phase of `system`, in file order.
@@ -102,7 +129,10 @@ pub fn analyse_phases(system: &McIpcSystem) -> Result<Vec<PhaseBounds>, McIpcErr
 }
 
 /// The tasks a phase adds, as rivals of the system's reservations.
+#[derive(Clone, Copy)]
 struct Added<'a> {
+    /// Which of the phase's additions they are.
+    addition: usize,
     /// Their rival description on a server (every copy on every cluster), requests left at
     /// zero.
     rival: Rival<'a>,
@@ -117,7 +147,8 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
     let added: Vec<Added<'_>> = phase
         .additions
         .iter()
-        .filter_map(|addition| {
+        .enumerate()
+        .filter_map(|(index, addition)| {
             let (priority, slots) = match &addition.reservation {
                 AddedReservation::Existing(index) => {
                     let reservation = system.reservations.get(*index)?;
@@ -128,6 +159,7 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
             };
             let clusters = u64::try_from(addition.clusters.len()).unwrap_or(u64::MAX);
             Some(Added {
+                addition: index,
                 rival: Rival {
                     copies: u64::from(addition.count).saturating_mul(clusters),
                     priority,
@@ -152,33 +184,133 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
             (flooding, new)
         })
         .collect();
+    let bounding = Bounding {
+        system,
+        per_server: &per_server,
+        all_clusters,
+    };
     let mut clients = Vec::with_capacity(system.reservations.len());
     for (index, client) in system.reservations.iter().enumerate() {
         let overflow = McIpcError::Overflow { client: index };
         let cluster = cluster_of(system, index)?;
+        let servers = bounding
+            .servers(client, cluster.cores, |id| {
+                let floods = |other: usize| per_server[id].0[other];
+                let mut rivals = reservation_rivals(system, index, id, floods)?;
+                // Each copy is a client of its own.
+                rivals.extend(added.iter().map(|added| added.on(id)));
+                Some(rivals)
+            })
+            .ok_or(overflow)?;
+        clients.push(PhaseClientBounds {
+            client: client.name.clone(),
+            execution: client.execution.at(client.criticality),
+            servers,
+        });
+    }
+    let mut added_clients = Vec::new();
+    for (addition_index, addition) in phase.additions.iter().enumerate() {
+        let Some(copy) = new_reservation(addition) else {
+            continue;
+        };
+        let Some(own) = added.iter().position(|a| a.addition == addition_index) else {
+            continue;
+        };
+        for &cluster_index in &addition.clusters {
+            let Some(cluster) = system.clusters.get(cluster_index) else {
+                continue;
+            };
+            let subject = Reservation {
+                cluster: cluster_index,
+                ..copy.clone()
+            };
+            let overflow = McIpcError::Overflow {
+                client: system.reservations.len(),
+            };
+            let servers = bounding
+                .servers(&subject, cluster.cores, |id| {
+                    let floods = |other: usize| per_server[id].0[other];
+                    // Every system reservation, and every copy but this one.
+                    let mut rivals = reservation_rivals(system, usize::MAX, id, floods)?;
+                    rivals.extend(added.iter().enumerate().map(|(k, added)| {
+                        let mut rival = added.on(id);
+                        if k == own {
+                            rival.copies = rival.copies.saturating_sub(1);
+                        }
+                        rival
+                    }));
+                    Some(rivals)
+                })
+                .ok_or(overflow)?;
+            let ReservationKind::Sporadic { budget, .. } = subject.kind else {
+                continue;
+            };
+            added_clients.push(AddedClientBounds {
+                addition: addition_index,
+                cluster: cluster_index,
+                copies: addition.count,
+                budget,
+                bounds: PhaseClientBounds {
+                    client: String::new(),
+                    execution: subject.execution.at(subject.criticality),
+                    servers,
+                },
+            });
+        }
+    }
+    Ok(PhaseBounds {
+        phase: phase.name.clone(),
+        clients,
+        added: added_clients,
+    })
+}
+
+impl<'a> Added<'a> {
+    /// This addition's copies as rivals on the server at index `server`.
+    fn on(self, server: usize) -> Rival<'a> {
+        Rival {
+            requests: invokes(self.script, server),
+            ..self.rival
+        }
+    }
+}
+
+/// What a phase does to the system's servers, for working out any client's bounds in it.
+struct Bounding<'s> {
+    system: &'s McIpcSystem,
+    /// Per server: the reservations that flood it (by index), and the clusters the phase
+    /// newly invokes it from.
+    per_server: &'s [(Vec<bool>, u64)],
+    all_clusters: u64,
+}
+
+impl Bounding<'_> {
+    /// The bounds of `client` (on a cluster of `cores` cores) on each server it invokes, in
+    /// server order, against the rivals `rivals_on` gives per server; `None` on overflow.
+    fn servers<'r>(
+        &self,
+        client: &Reservation,
+        cores: u64,
+        rivals_on: impl Fn(usize) -> Option<Vec<Rival<'r>>>,
+    ) -> Option<Vec<PhaseServerBounds>> {
         let mut servers = Vec::new();
-        for (id, server) in system.servers.iter().enumerate() {
-            let invocations = invocations_of(client, id).ok_or(overflow)?;
+        for (id, server) in self.system.servers.iter().enumerate() {
+            let invocations = invocations_of(client, id)?;
             if invocations == 0 {
                 continue;
             }
-            let (flooding, new) = &per_server[id];
-            let floods = |other: usize| flooding[other];
-            let mut rivals = reservation_rivals(system, index, id, floods).ok_or(overflow)?;
-            // Each copy is a client of its own.
-            rivals.extend(added.iter().map(|added| Rival {
-                requests: invokes(added.script, id),
-                ..added.rival
-            }));
-            let contention = Contention::among(client, rivals).ok_or(overflow)?;
+            let contention = Contention::among(client, rivals_on(id)?)?;
             let level = client.criticality;
             let operation_length = server.operation_length.at(level);
-            let declared = server.invoking_clusters.at(level).unwrap_or(all_clusters);
-            let invoking = declared.saturating_add(*new).min(all_clusters);
-            let mc_ipc = invocation_budget_bound(cluster.cores, invoking, operation_length)
-                .ok_or(overflow)?;
-            let fifo_ipc =
-                fifo_ipc_invocation_bound(contention.clients, operation_length).ok_or(overflow)?;
+            let declared = server
+                .invoking_clusters
+                .at(level)
+                .unwrap_or(self.all_clusters);
+            let invoking = declared
+                .saturating_add(self.per_server[id].1)
+                .min(self.all_clusters);
+            let mc_ipc = invocation_budget_bound(cores, invoking, operation_length)?;
+            let fifo_ipc = fifo_ipc_invocation_bound(contention.clients, operation_length)?;
             let (preceding, lower) = (
                 contention.preceding_requests,
                 contention.lower_priority_blocking,
@@ -188,16 +320,14 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
                     preceding,
                     lower,
                     operation_length,
-                )),
+                )?),
                 1 => Some(prio_ipc_single_flooder_bound(
                     preceding,
                     lower,
                     operation_length,
-                )),
+                )?),
                 _ => None,
-            }
-            .map(|bound| bound.ok_or(overflow))
-            .transpose()?;
+            };
             servers.push(PhaseServerBounds {
                 server: server.name.clone(),
                 invocations,
@@ -206,15 +336,53 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
                 prio_ipc,
             });
         }
-        clients.push(PhaseClientBounds {
-            client: client.name.clone(),
-            execution: client.execution.at(client.criticality),
-            servers,
-        });
+        Some(servers)
     }
-    Ok(PhaseBounds {
-        phase: phase.name.clone(),
-        clients,
+}
+
+/// One copy of `addition` as a reservation of its own (its cluster left at 0), when the
+/// addition gives each copy a new sporadic reservation: its execution time is its script's
+/// computations at their longest, and its invocations its script's.
+fn new_reservation(addition: &Addition) -> Option<Reservation> {
+    let AddedReservation::Sporadic {
+        criticality,
+        priority,
+        budget,
+        period,
+        replenishment,
+    } = &addition.reservation
+    else {
+        return None;
+    };
+    let script = &addition.task.script;
+    let execution = script
+        .iter()
+        .filter_map(|step| match step {
+            ScriptStep::Compute(execution) => Some(execution.worst_case()),
+            _ => None,
+        })
+        .fold(Duration::ZERO, Duration::saturating_add);
+    let mut invocations: Vec<Invocation> = Vec::new();
+    for step in script {
+        if let ScriptStep::Invoke { server, .. } = *step {
+            match invocations.iter_mut().find(|i| i.server == server) {
+                Some(invocation) => invocation.count += 1,
+                None => invocations.push(Invocation { server, count: 1 }),
+            }
+        }
+    }
+    Some(Reservation {
+        name: String::new(),
+        cluster: 0,
+        criticality: *criticality,
+        priority: *priority,
+        kind: ReservationKind::Sporadic {
+            budget: *budget,
+            period: *period,
+            replenishment: *replenishment,
+        },
+        execution: PerCriticality::uniform(execution),
+        invocations,
     })
 }
 
@@ -369,6 +537,40 @@ mod tests {
 
     /// A server declared to be invoked from fewer clusters (`K^L_q`) than a phase's additions
     /// invoke it from: Theorem 1 counts the clusters the phase adds.
+    /// Phase 3 adds 16 sporadic reservations per cluster (100 ms per 3000 ms, priority 0,
+    /// low criticality), each copy's job computing at most 300 + 300 us around one
+    /// invocation of the key server. One copy on any cluster: Theorem 1 is (1 + 2 * 1 * 4) 2
+    /// = 18 ms; FIFO-IPC counts the 14 reservations and the 63 other copies, (1 + 14 + 63) 2
+    /// = 156 ms; PRIO-IPC has every one of those at priority 0 or above, h = 77 and b = 0,
+    /// (77 + 1) 2 = 156 ms. So each copy needs 18.6 ms of its 100 ms under MC-IPC, and
+    /// 156.6 ms under the other two. Phases 6 and 7 add into R4 and phase 8 best-effort
+    /// tasks, which have no budget of their own: no entry.
+    #[test]
+    fn a_phase_s_new_reservations_are_bounded_as_clients_too() {
+        let phases = analyse_phases(&case_study()).unwrap();
+        let added = &phases[2].added;
+        assert_eq!(
+            added.iter().map(|a| a.cluster).collect::<Vec<_>>(),
+            [0, 1, 2, 3]
+        );
+        let ms = Duration::from_millis;
+        for copy in added {
+            assert_eq!((copy.addition, copy.copies, copy.budget), (0, 16, ms(100)));
+            assert_eq!(copy.bounds.execution, Duration::from_micros(600));
+            let key = &copy.bounds.servers[0];
+            assert_eq!(key.invocations, 1);
+            assert_eq!((key.mc_ipc, key.fifo_ipc), (ms(18), ms(156)));
+            assert_eq!(key.prio_ipc, Some(ms(156)));
+            let need = |protocol| copy.bounds.budget(protocol).unwrap();
+            assert_eq!(need(GateProtocol::McIpc), Duration::from_micros(18_600));
+            assert_eq!(need(GateProtocol::FifoIpc), Duration::from_micros(156_600));
+            assert_eq!(need(GateProtocol::PrioIpc), Duration::from_micros(156_600));
+        }
+        for phase in [0, 1, 3, 4, 5, 6, 7] {
+            assert!(phases[phase].added.is_empty(), "phase {}", phase + 1);
+        }
+    }
+
     #[test]
     fn a_phase_that_invokes_from_new_clusters_raises_k() {
         let mut system = case_study();
@@ -573,6 +775,36 @@ mod tests {
                                 (bounds.mc_ipc, bounds.fifo_ipc, bounds.prio_ipc),
                                 (own.mc_ipc, own.fifo_ipc, Some(own.prio_ipc))
                             );
+                        }
+                    }
+                }
+                // One entry per new sporadic reservation's addition and cluster.
+                let entries: usize = (additions.iter())
+                    .filter(|added| added.0 == 1)
+                    .map(|added| added.3.count_ones() as usize)
+                    .sum();
+                prop_assert_eq!(phase.added.len(), entries);
+                for copy in &phase.added {
+                    prop_assert_eq!(copy.bounds.execution, L);
+                    for bounds in &copy.bounds.servers {
+                        let server = usize::from(bounds.server == "b");
+                        // FIFO-IPC counts every client of the server once, the copy too.
+                        let copies: u64 = (system.phases[0].additions.iter())
+                            .filter(|added| invokes(&added.task.script, server) > 0)
+                            .map(|added| u64::from(added.count) * added.clusters.len() as u64)
+                            .sum();
+                        let reservations = (0..drawn.len())
+                            .filter(|&other| {
+                                invocations_of(&system.reservations[other], server) != Some(0)
+                                    || floods_server(other, server)
+                            })
+                            .count() as u64;
+                        prop_assert_eq!(bounds.fifo_ipc, L.saturating_mul(copies + reservations));
+                        // Theorem 1 depends on the clusters alone (here of one core each).
+                        for client in &phase.clients {
+                            for other in client.servers.iter().filter(|o| o.server == bounds.server) {
+                                prop_assert_eq!(bounds.mc_ipc, other.mc_ipc);
+                            }
                         }
                     }
                 }
