@@ -661,6 +661,59 @@ fn mc_ipc_bounds_of_each_phase() {
     }
 }
 
+/// The new sporadic reservations of the case study's phase 3 (16 per cluster, 100 ms per
+/// 3000 ms, priority 0): one copy's bounds are Theorem 1's (1 + 2 * 1 * 4) 2 = 18 ms, FIFO-IPC
+/// (14 + 64) 2 = 156 ms and PRIO-IPC (77 + 1) 2 = 156 ms, so it needs 0.6 + 18 = 18.6 ms of its
+/// 100 ms under MC-IPC, and 156.6 ms under FIFO-IPC: the FIFO-IPC copy of the file lists
+/// them short. No other phase adds reservations of their own.
+#[test]
+fn a_phase_s_new_reservations_are_clients_with_budgets() {
+    let json = json_of(&["analyze", "scenarios/mcipc/case-study.toml", "--json"], 0);
+    let phases = json["phases"].as_array().unwrap();
+    let counts: Vec<usize> = (phases.iter())
+        .map(|phase| phase["added"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(counts, [0, 0, 4, 0, 0, 0, 0, 0]);
+    for (added, cluster) in phases[2]["added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(["C1", "C2", "C3", "C4"])
+    {
+        assert_eq!(added["addition"], 1);
+        assert_eq!(added["cluster"], cluster);
+        assert_eq!(added["copies"], 16);
+        assert_eq!(added["provisioned_ns"], 100_000_000);
+        assert_eq!(added["budget_ns"], 18_600_000);
+        assert_eq!(added["enough"], true);
+        let key = &added["servers"][0];
+        assert_eq!(
+            (&key["mc_ipc_ns"], &key["fifo_ipc_ns"], &key["prio_ipc_ns"]),
+            (&18_000_000.into(), &156_000_000.into(), &156_000_000.into())
+        );
+    }
+    let stdout = stdout_of(&["analyze", "scenarios/mcipc/case-study.toml"], 0);
+    assert_contains(
+        &stdout,
+        "3      addition 1 on C2 (16 copies)   100ms     key    18ms     156ms     156ms",
+    );
+
+    let (_dir, copy) = edited_copy("copy.toml", "scenarios/mcipc/case-study.toml", |text| {
+        text.replace("protocol = \"mc-ipc\"", "protocol = \"fifo-ipc\"")
+    });
+    let json = json_of(&["analyze", &copy, "--json"], 1);
+    let added = &json["phases"][2]["added"][3];
+    assert_eq!(
+        (&added["budget_ns"], &added["enough"]),
+        (&156_600_000.into(), &false.into())
+    );
+    let stdout = stdout_of(&["analyze", &copy], 1);
+    assert_contains(
+        &stdout,
+        "3      addition 1 on C4 (16 copies)  156.6ms     100ms",
+    );
+}
+
 /// `--trace` and `--svg` on a component system: a Chrome trace that parses, with one track
 /// per task and a slice event per stretch, and a Gantt chart with a row per task of Fig. 7.
 #[test]

@@ -197,6 +197,7 @@ fn render(system: &McIpcSystem, analysis: &Analysis) -> String {
         bounds,
         &analysis.phases,
         &analysis.supplies,
+        &cluster_names(system),
     ));
     if masked {
         out.push_str(&render_terminations(system, analysis));
@@ -259,9 +260,19 @@ fn to_json(system: &McIpcSystem, analysis: &Analysis) -> Value {
         "protocol": bounds.protocol.label(),
         "reservations": reservations,
         "terminations": terminations,
-        "phases": mcipc_phases::to_json(&analysis.phases, bounds.protocol, &analysis.supplies),
+        "phases": mcipc_phases::to_json(
+            &analysis.phases,
+            bounds.protocol,
+            &analysis.supplies,
+            &cluster_names(system),
+        ),
         "costs_not_in_bounds": uncounted_costs(system),
     })
+}
+
+/// The system's cluster names, by index.
+fn cluster_names(system: &McIpcSystem) -> Vec<String> {
+    system.clusters.iter().map(|c| c.name.clone()).collect()
 }
 
 /// The names the terminations' indices stand for.

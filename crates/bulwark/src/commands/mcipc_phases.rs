@@ -1,10 +1,13 @@
 //! `bulwark analyze` on an MC-IPC system with phases: each phase's per-invocation bounds
 //! (`bulwark_analysis::mc_ipc_phases`), the text listing those that differ from the system's
 //! own, the JSON every one; and whether each reservation's supply covers the budget the
-//! file's protocol needs in each phase.
+//! file's protocol needs in each phase. The new sporadic reservations a phase adds are listed
+//! too, one row per addition and cluster, each copy's budget its supply.
 
 use bulwark_analysis::mc_ipc::{GateProtocol, McIpcBounds};
-use bulwark_analysis::mc_ipc_phases::{PhaseBounds, PhaseClientBounds, PhaseServerBounds};
+use bulwark_analysis::mc_ipc_phases::{
+    AddedClientBounds, PhaseBounds, PhaseClientBounds, PhaseServerBounds,
+};
 use bulwark_core::Duration;
 use serde_json::{json, Value};
 
@@ -21,21 +24,48 @@ fn short(client: &PhaseClientBounds, protocol: GateProtocol, supply: Duration) -
     client.budget(protocol).is_none_or(|budget| supply < budget)
 }
 
-/// Whether a reservation is short in some phase; `supplies` per reservation.
+/// Every client of `phase` with its supply: the system's reservations (`supplies` per
+/// reservation), then the phase's new reservations, each copy's budget.
+fn with_supplies<'p>(
+    phase: &'p PhaseBounds,
+    supplies: &'p [Duration],
+) -> impl Iterator<Item = (&'p PhaseClientBounds, Duration)> {
+    let own = phase.clients.iter().zip(supplies.iter().copied());
+    own.chain(
+        phase
+            .added
+            .iter()
+            .map(|added| (&added.bounds, added.budget)),
+    )
+}
+
+/// Whether a reservation, or a phase's new one, is short in some phase; `supplies` per
+/// reservation.
 pub fn any_short(phases: &[PhaseBounds], protocol: GateProtocol, supplies: &[Duration]) -> bool {
     (phases.iter()).any(|phase| {
-        (phase.clients.iter().zip(supplies))
-            .any(|(client, &supply)| short(client, protocol, supply))
+        with_supplies(phase, supplies).any(|(client, supply)| short(client, protocol, supply))
     })
 }
 
+/// How a phase's new reservations are named: `addition K on C (N copies)`.
+fn added_name(added: &AddedClientBounds, clusters: &[String]) -> String {
+    let cluster = clusters.get(added.cluster).map_or("?", String::as_str);
+    format!(
+        "addition {} on {cluster} ({} copies)",
+        added.addition + 1,
+        added.copies
+    )
+}
+
 /// The section under the budget table: the bounds each phase changes (or a line saying no
-/// phase changes any), then the reservations each phase leaves short of the budget the
-/// system's protocol needs. Empty without phases.
+/// phase changes any), the phases' new reservations' bounds, then the reservations each
+/// phase leaves short of the budget the system's protocol needs. Empty without phases.
+/// `clusters` are the system's cluster names.
 pub fn render(
     system_bounds: &McIpcBounds,
     phases: &[PhaseBounds],
     supplies: &[Duration],
+    clusters: &[String],
 ) -> String {
     if phases.is_empty() {
         return String::new();
@@ -81,8 +111,55 @@ pub fn render(
             &rows,
         ));
     }
-    out.push_str(&render_verdicts(system_bounds.protocol, phases, supplies));
+    out.push_str(&render_added(phases, clusters));
+    out.push_str(&render_verdicts(
+        system_bounds.protocol,
+        phases,
+        supplies,
+        clusters,
+    ));
     out
+}
+
+/// The bounds of each copy of the phases' new reservations, and its budget; empty when no
+/// phase adds one.
+fn render_added(phases: &[PhaseBounds], clusters: &[String]) -> String {
+    let mut rows = Vec::new();
+    for (number, phase) in (1..).zip(phases) {
+        for added in &phase.added {
+            for bounds in &added.bounds.servers {
+                rows.push(vec![
+                    number.to_string(),
+                    added_name(added, clusters),
+                    added.budget.to_string(),
+                    bounds.server.clone(),
+                    bounds.mc_ipc.to_string(),
+                    bounds.fifo_ipc.to_string(),
+                    prio_text(bounds.prio_ipc),
+                ]);
+            }
+        }
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "
+the phases' new reservations as clients, one copy each (the others are its rivals):
+{}",
+        table::render(
+            &[
+                "phase",
+                "reservation",
+                "budget",
+                "server",
+                "MC-IPC",
+                "FIFO-IPC",
+                "PRIO-IPC",
+            ],
+            &rows,
+        )
+    )
 }
 
 /// The reservations each phase leaves short of the budget `protocol` needs with its bounds.
@@ -90,14 +167,17 @@ fn render_verdicts(
     protocol: GateProtocol,
     phases: &[PhaseBounds],
     supplies: &[Duration],
+    clusters: &[String],
 ) -> String {
     let mut rows = Vec::new();
     for (number, phase) in (1..).zip(phases) {
-        for (client, &supply) in phase.clients.iter().zip(supplies) {
+        let names = (phase.clients.iter().map(|client| client.client.clone()))
+            .chain(phase.added.iter().map(|added| added_name(added, clusters)));
+        for ((client, supply), name) in with_supplies(phase, supplies).zip(names) {
             if short(client, protocol, supply) {
                 rows.push(vec![
                     number.to_string(),
-                    client.client.clone(),
+                    name,
                     (client.budget(protocol)).map_or_else(|| "no bound".into(), |b| b.to_string()),
                     supply.to_string(),
                 ]);
@@ -118,8 +198,13 @@ fn render_verdicts(
 }
 
 /// Every phase's bounds, and each reservation's budget under `protocol` with them, for
-/// `--json`'s `phases` list.
-pub fn to_json(phases: &[PhaseBounds], protocol: GateProtocol, supplies: &[Duration]) -> Value {
+/// `--json`'s `phases` list; `clusters` are the system's cluster names.
+pub fn to_json(
+    phases: &[PhaseBounds],
+    protocol: GateProtocol,
+    supplies: &[Duration],
+    clusters: &[String],
+) -> Value {
     let server = |bounds: &PhaseServerBounds| {
         json!({
             "server": bounds.server,
@@ -140,7 +225,21 @@ pub fn to_json(phases: &[PhaseBounds], protocol: GateProtocol, supplies: &[Durat
                     })
                 })
                 .collect();
-            json!({ "phase": phase.phase, "reservations": reservations })
+            let added: Vec<Value> = (phase.added.iter())
+                .map(|added| {
+                    let client = &added.bounds;
+                    json!({
+                        "addition": added.addition + 1,
+                        "cluster": clusters.get(added.cluster),
+                        "copies": added.copies,
+                        "servers": client.servers.iter().map(server).collect::<Vec<_>>(),
+                        "budget_ns": client.budget(protocol).map(|b| b.as_nanos()),
+                        "provisioned_ns": added.budget.as_nanos(),
+                        "enough": !short(client, protocol, added.budget),
+                    })
+                })
+                .collect();
+            json!({ "phase": phase.phase, "reservations": reservations, "added": added })
         })
         .collect()
 }
