@@ -333,7 +333,8 @@ pub(crate) struct Rival<'a> {
 pub(crate) struct Contention {
     /// `n`: the clients that invoke the server, the client itself included.
     pub(crate) clients: u64,
-    /// `h`: the requests of higher- or equal-priority clients that can overlap with it.
+    /// `h`: the requests of higher- or equal-priority clients that can overlap with it, and
+    /// one per flooding such client that cannot (the request its slot leaves outstanding).
     pub(crate) preceding_requests: u64,
     /// `b`: whether a lower-priority client invokes the server.
     pub(crate) lower_priority_blocking: bool,
@@ -362,6 +363,13 @@ impl Contention {
             match rival.priority {
                 Some(priority) if priority >= client.priority => {
                     if !slots_overlap(client.slots(), rival.slots) {
+                        // A flooder always has a request outstanding when its slot ends,
+                        // which the server takes before the client's in the client's slot:
+                        // one operation per copy (it cannot issue another outside its slot).
+                        if rival.floods {
+                            contention.preceding_requests =
+                                contention.preceding_requests.checked_add(rival.copies)?;
+                        }
                         continue;
                     }
                     if rival.floods {
