@@ -53,7 +53,7 @@ use bulwark_analysis::mc_ipc::{
     analyse, fifo_ipc_invocation_bound, invocation_budget_bound, prio_ipc_invocation_bound,
     GateProtocol,
 };
-use bulwark_analysis::mc_ipc_phases::analyse_phases;
+use bulwark_analysis::mc_ipc_phases::{analyse_phases, PhaseBounds, PhaseClientBounds};
 use bulwark_core::{Duration, Instant};
 use bulwark_host::{HostConfig, HostError, HostRun};
 use bulwark_sim::trace::Trace;
@@ -127,6 +127,8 @@ pub struct Bounds {
     /// Each phase's, in file order, under each of [`PROTOCOLS`]; `None` where the phase
     /// leaves the protocol without bound (two or more flooders that can precede T1).
     pub phases: Vec<[Option<Duration>; 3]>,
+    /// Each phase's bounds for every client, in file order (`mc_ipc_phases`).
+    pub clients: Vec<PhaseBounds>,
 }
 
 impl Bounds {
@@ -183,14 +185,19 @@ pub fn bounds(study: &McIpcSystem) -> Result<Bounds, LabError> {
         GateProtocol::FifoIpc => own.fifo_ipc,
         GateProtocol::PrioIpc => own.prio_ipc,
     });
+    let clients = analyse_phases(study).map_err(analysis_error)?;
     let mut phases = Vec::with_capacity(study.phases.len());
-    for phase in analyse_phases(study).map_err(analysis_error)? {
+    for phase in &clients {
         let in_phase = (phase.clients[t1.reservation].servers.iter())
             .find(|b| &b.server == name)
             .ok_or_else(no_bound)?;
         phases.push(PROTOCOLS.map(|protocol| in_phase.of(protocol)));
     }
-    Ok(Bounds { system, phases })
+    Ok(Bounds {
+        system,
+        phases,
+        clients,
+    })
 }
 
 /// The first server `task`'s script invokes: the one whose bounds are T1's.
@@ -235,6 +242,10 @@ pub struct PhaseResult {
     pub over_theorem: usize,
     /// Invocations of all clients.
     pub invocations: usize,
+    /// In a phase: the invocations of clients alone in a budgeted reservation (the phase's
+    /// new ones included), answered while their budget lasted, that had a bound under the
+    /// protocol with the phase's clients and floods; and how many of them drained more.
+    pub drains_bounded: (usize, usize),
     /// What `allocate` and `terminate` steps did in the phase.
     pub reclaimed: Reclaimed,
     /// Context switches on all cores (each charged the file's `context-switch` cycles).
@@ -333,7 +344,77 @@ pub fn scenario_phase_result(
     protocol: GateProtocol,
     run: &ScenarioRun,
 ) -> PhaseResult {
-    summarise_scenario(study, phase, protocol, run).named(study, bounds)
+    let mut result = summarise_scenario(study, phase, protocol, run).named(study, bounds);
+    if let Some(analysed) = bounds.clients.get(phase.wrapping_sub(1)) {
+        result.drains_bounded = drains_within_phase_bounds(study, analysed, protocol, run);
+    }
+    result
+}
+
+/// Of the invocations of `run` (a run of a phase of `study` analysed as `analysed`, under
+/// `protocol`) by clients alone in a budgeted reservation and answered while their budget
+/// lasted: how many have a bound under `protocol` in the phase, and how many of those drained
+/// more than it since they were last issued. The scenario's tasks are the file's, then the
+/// phase's copies (addition by addition, cluster by cluster); a copy is bounded when its
+/// addition gives it a new sporadic reservation.
+pub fn drains_within_phase_bounds(
+    study: &McIpcSystem,
+    analysed: &PhaseBounds,
+    protocol: GateProtocol,
+    run: &ScenarioRun,
+) -> (usize, usize) {
+    let phase = study.phases.iter().find(|p| p.name == analysed.phase);
+    // Per scenario task: its bounds in the phase, where it has its own.
+    let mut client_of: Vec<Option<&PhaseClientBounds>> = (study.tasks.iter())
+        .map(|task| analysed.clients.get(task.reservation))
+        .collect();
+    for (index, addition) in phase
+        .into_iter()
+        .flat_map(|p| p.additions.iter())
+        .enumerate()
+    {
+        for &cluster in &addition.clusters {
+            let own = (analysed.added.iter())
+                .find(|added| added.addition == index && added.cluster == cluster)
+                .map(|added| &added.bounds);
+            client_of.extend((0..addition.count).map(|_| own));
+        }
+    }
+    let lone = lone_budgeted(&run.scenario);
+    let bound_of = |task: usize, server: usize| {
+        let client = client_of.get(task).copied().flatten()?;
+        let name = &study.servers.get(server)?.name;
+        let bounds = client.servers.iter().find(|b| &b.server == name)?;
+        bounds.of(protocol)
+    };
+    let bounded: Vec<(Duration, Duration)> = (run.records.invocations.iter())
+        .filter(|r| !r.exhausted && lone(r.task.index()))
+        .filter_map(|r| Some((r.drained_since_issue, bound_of(r.task.index(), r.server)?)))
+        .collect();
+    let over = bounded
+        .iter()
+        .filter(|(drained, bound)| drained > bound)
+        .count();
+    (bounded.len(), over)
+}
+
+/// Whether each task of `scenario` is alone in a budgeted reservation of its cluster (a
+/// [`MemberKind::Sporadic`] or [`MemberKind::Partition`] member that no
+/// [`MemberKind::Shared`] member joins): the clients the per-invocation bounds cover
+/// (section IV's premise is one task per reservation).
+fn lone_budgeted(scenario: &Scenario) -> impl Fn(usize) -> bool + '_ {
+    move |task| {
+        let Some((k, kind)) = scenario.cluster_of_task(task) else {
+            return false;
+        };
+        let budgeted = matches!(
+            kind,
+            MemberKind::Sporadic { .. } | MemberKind::Partition { .. }
+        );
+        let shared = (scenario.clusters[k].members.iter())
+            .any(|m| m.kind == MemberKind::Shared { owner: task });
+        budgeted && !shared
+    }
 }
 
 /// What a run on the scenario machine keeps for [`summarise_scenario`]: every job and every
@@ -446,18 +527,7 @@ fn phase_name(study: &McIpcSystem, phase: usize) -> String {
 pub fn scenario_over_theorem(run: &ScenarioRun, slack: Duration) -> usize {
     let scenario = &run.scenario;
     // Per server, per task: the bound of a lone budgeted client (None for any other).
-    let lone = |task: usize| {
-        let Some((k, kind)) = scenario.cluster_of_task(task) else {
-            return false;
-        };
-        let budgeted = matches!(
-            kind,
-            MemberKind::Sporadic { .. } | MemberKind::Partition { .. }
-        );
-        let shared = (scenario.clusters[k].members.iter())
-            .any(|m| m.kind == MemberKind::Shared { owner: task });
-        budgeted && !shared
-    };
+    let lone = lone_budgeted(scenario);
     let bounds: Vec<Vec<Option<Duration>>> = gates::analyse(scenario)
         .into_iter()
         .zip(&scenario.servers)
@@ -543,6 +613,7 @@ pub fn summarise_scenario(
             0
         },
         invocations: run.records.invocations.len(),
+        drains_bounded: (0, 0),
         reclaimed: Reclaimed {
             created: outcome.tasks.iter().map(|t| t.objects_allocated).sum(),
             refused: outcome.tasks.iter().map(|t| t.allocations_refused).sum(),
@@ -875,6 +946,7 @@ fn checks(results: &[PhaseResult]) -> Vec<Check> {
         });
     }
     checks.push(phase_bounds_check(results));
+    checks.push(phase_drains_check(results));
     // A job of T1 still pending a period after its release holds back the next release
     // (jobs of one task do not overlap): a phase with late jobs has fewer, all the others at
     // least 100.
@@ -891,6 +963,34 @@ fn checks(results: &[PhaseResult]) -> Vec<Check> {
         pass: short == 0,
     });
     checks
+}
+
+/// Every client's drain per invocation within its own bound in its phase, under each
+/// protocol: the phases' bounds checked for every client, not T1 alone.
+fn phase_drains_check(results: &[PhaseResult]) -> Check {
+    let (checked, over) = (results.iter())
+        .map(|r| r.drains_bounded)
+        .fold((0, 0), |(checked, over), (c, o)| (checked + c, over + o));
+    let runs_over: Vec<String> = (results.iter())
+        .filter(|r| r.drains_bounded.1 > 0)
+        .map(|r| format!("{} phase {}", r.protocol.label(), r.phase))
+        .collect();
+    Check {
+        claim: "Every client alone in a budgeted reservation, the phases' new reservations \
+                included, drains per invocation (answered while its budget lasted) at most its \
+                bound under the run's protocol with its phase's clients and floods"
+            .into(),
+        expected: "0 invocations over their bound".into(),
+        measured: format!(
+            "{over} of {checked} invocations with a bound over{}",
+            if runs_over.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", runs_over.join(", "))
+            }
+        ),
+        pass: over == 0 && checked > 0,
+    }
 }
 
 /// T1's delay within each phase's own bound wherever the phase has one.
@@ -1246,6 +1346,7 @@ mod tests {
             late: 0,
             over_theorem: 0,
             invocations: 100,
+            drains_bounded: (100, 0),
             reclaimed: Reclaimed::default(),
             context_switches: 0,
         }
@@ -1271,9 +1372,17 @@ mod tests {
         // scenario machine: T1's requests wait behind the best-effort wave past its period).
         let mut short = checks_shaped();
         short[8 + 7].jobs = 62;
-        assert!(!checks(&short)[5].pass);
+        assert!(!checks(&short)[6].pass);
         short[8 + 7].late = 1;
-        assert!(checks(&short)[5].pass);
+        assert!(checks(&short)[6].pass);
+        // Every client's drain within its phase's bound: one over fails, and so does a run
+        // with no bounded invocation at all.
+        let mut drained = checks_shaped();
+        assert!(checks(&drained)[5].pass);
+        drained[16 + 3].drains_bounded = (100, 1);
+        assert!(!checks(&drained)[5].pass);
+        drained.iter_mut().for_each(|r| r.drains_bounded = (0, 0));
+        assert!(!checks(&drained)[5].pass);
         // The phases' own bounds: one delay above its phase's bound fails the check, and so
         // do runs with no bound at all.
         let within = checks_shaped();
