@@ -28,8 +28,10 @@
 //! reservations a phase adds (one entry per addition and cluster: its copies there are alike),
 //! each copy a rival of every other client. A phase's tasks added into an existing reservation
 //! share its budget and are rivals only, as are best-effort copies, which have no budget to
-//! size. A copy's execution time is its script's computations at their longest. Indices a
-//! validated file cannot hold out of range are skipped.
+//! size; that reservation's budget is still sized for its own task alone, so its verdict
+//! does not count the tasks added into it. A copy's execution time is its script's
+//! computations at their longest. Indices a validated file cannot hold out of range are
+//! skipped.
 
 use bulwark_core::criticality::PerCriticality;
 use bulwark_core::Duration;
