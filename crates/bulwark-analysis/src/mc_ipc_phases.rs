@@ -27,17 +27,19 @@
 //! The clients reported are the system's reservations and, apart, the new sporadic
 //! reservations a phase adds (one entry per addition and cluster: its copies there are alike),
 //! each copy a rival of every other client. A phase's tasks added into an existing reservation
-//! share its budget and are rivals only, as are best-effort copies, which have no budget to
-//! size; that reservation's budget is still sized for its own task alone, so its verdict
-//! does not count the tasks added into it. A copy's execution time is its script's
-//! computations at their longest. Indices a validated file cannot hold out of range are
-//! skipped.
+//! share its budget: the budget that reservation needs in the phase is its own task's plus,
+//! for each added copy, its jobs per replenishment period (the cycle, for a time partition)
+//! times what one job needs, worked out as a client with the reservation's priority and
+//! slots. Best-effort copies have no budget to size and are rivals only. A copy's execution
+//! time is its script's computations at their longest. Indices a validated file cannot hold
+//! out of range are skipped.
 
 use bulwark_core::criticality::PerCriticality;
 use bulwark_core::Duration;
+use bulwark_core::Priority;
 use bulwark_spec::mc_ipc_toml::{
-    AddedReservation, Addition, Invocation, McIpcSystem, Phase, Reservation, ReservationKind,
-    ScriptStep,
+    AddedReservation, Addition, Criticality, Invocation, McIpcSystem, Phase, Reservation,
+    ReservationKind, ScriptStep,
 };
 
 use crate::mc_ipc::{
@@ -82,6 +84,19 @@ pub struct PhaseClientBounds {
     pub execution: Duration,
     /// Its bounds on each server it invokes.
     pub servers: Vec<PhaseServerBounds>,
+    /// The tasks the phase adds into its reservation, which its budget serves too.
+    pub shared: Vec<SharedTasks>,
+}
+
+/// Tasks a phase adds into an existing reservation: their jobs drain its budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedTasks {
+    /// The addition, an index into the phase's additions.
+    pub addition: usize,
+    /// Their jobs per replenishment period of the reservation, all copies together.
+    pub jobs: u64,
+    /// One job's bounds as a client of the reservation (`shared` empty).
+    pub each: PhaseClientBounds,
 }
 
 impl PhaseClientBounds {
@@ -90,11 +105,16 @@ impl PhaseClientBounds {
     /// [`ClientBounds::provisioned_budget`](crate::mc_ipc::ClientBounds::provisioned_budget)
     /// with the phase's clients. `None` where a bound is none (or the sum overflows).
     pub fn budget(&self, protocol: GateProtocol) -> Option<Duration> {
-        self.servers
+        let own = self
+            .servers
             .iter()
             .try_fold(self.execution, |budget, server| {
                 budget.checked_add(server.of(protocol)?.checked_mul(server.invocations)?)
-            })
+            })?;
+        // The tasks added into the reservation: each job as much as its own bounds need.
+        self.shared.iter().try_fold(own, |budget, shared| {
+            budget.checked_add(shared.each.budget(protocol)?.checked_mul(shared.jobs)?)
+        })
     }
 }
 
@@ -211,6 +231,64 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
             client: client.name.clone(),
             execution: client.execution.at(client.criticality),
             servers,
+            shared: Vec::new(),
+        });
+    }
+    // Copies added into an existing reservation: one job's needs, as a client of it.
+    for (addition_index, addition) in phase.additions.iter().enumerate() {
+        let AddedReservation::Existing(index) = addition.reservation else {
+            continue;
+        };
+        let (Some(owner), Some(copy), Some(own)) = (
+            system.reservations.get(index),
+            added_task(addition),
+            added.iter().position(|a| a.addition == addition_index),
+        ) else {
+            continue;
+        };
+        let overflow = McIpcError::Overflow { client: index };
+        let cluster = cluster_of(system, index)?;
+        let subject = Reservation {
+            kind: owner.kind.clone(),
+            priority: owner.priority,
+            criticality: owner.criticality,
+            cluster: owner.cluster,
+            ..copy
+        };
+        let servers = bounding
+            .servers(&subject, cluster.cores, |id| {
+                let floods = |other: usize| per_server[id].0[other];
+                // The reservation's own task too, and every copy but this one.
+                let mut rivals = reservation_rivals(system, usize::MAX, id, floods)?;
+                rivals.extend(added.iter().enumerate().map(|(k, added)| {
+                    let mut rival = added.on(id);
+                    if k == own {
+                        rival.copies = rival.copies.saturating_sub(1);
+                    }
+                    rival
+                }));
+                Some(rivals)
+            })
+            .ok_or(overflow)?;
+        let period = match owner.kind {
+            ReservationKind::Sporadic { period, .. } => period,
+            ReservationKind::TableDriven { .. } => system.cycle.unwrap_or(Duration::ZERO),
+        };
+        // Jobs of one copy released in a replenishment period, at most.
+        let per_copy = period
+            .as_nanos()
+            .div_ceil(addition.task.period.as_nanos().max(1))
+            .max(1);
+        let jobs = per_copy.saturating_mul(u64::from(addition.count));
+        clients[index].shared.push(SharedTasks {
+            addition: addition_index,
+            jobs,
+            each: PhaseClientBounds {
+                client: String::new(),
+                execution: subject.execution.at(subject.criticality),
+                servers,
+                shared: Vec::new(),
+            },
         });
     }
     let mut added_clients = Vec::new();
@@ -259,6 +337,7 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
                     client: String::new(),
                     execution: subject.execution.at(subject.criticality),
                     servers,
+                    shared: Vec::new(),
                 },
             });
         }
@@ -346,8 +425,7 @@ impl Bounding<'_> {
 }
 
 /// One copy of `addition` as a reservation of its own (its cluster left at 0), when the
-/// addition gives each copy a new sporadic reservation: its execution time is its script's
-/// computations at their longest, and its invocations its script's.
+/// addition gives each copy a new sporadic reservation.
 fn new_reservation(addition: &Addition) -> Option<Reservation> {
     let AddedReservation::Sporadic {
         criticality,
@@ -359,6 +437,23 @@ fn new_reservation(addition: &Addition) -> Option<Reservation> {
     else {
         return None;
     };
+    Some(Reservation {
+        criticality: *criticality,
+        priority: *priority,
+        kind: ReservationKind::Sporadic {
+            budget: *budget,
+            period: *period,
+            replenishment: *replenishment,
+        },
+        ..added_task(addition)?
+    })
+}
+
+/// One copy of `addition`'s task as a client: its execution time is its script's
+/// computations at their longest, and its invocations its script's. Its reservation's
+/// fields (cluster 0, low criticality, the lowest priority, a budget of its execution time
+/// per its period) are the caller's to set.
+fn added_task(addition: &Addition) -> Option<Reservation> {
     let script = &addition.task.script;
     let execution = script
         .iter()
@@ -379,12 +474,12 @@ fn new_reservation(addition: &Addition) -> Option<Reservation> {
     Some(Reservation {
         name: String::new(),
         cluster: 0,
-        criticality: *criticality,
-        priority: *priority,
+        criticality: Criticality::Low,
+        priority: Priority::MIN,
         kind: ReservationKind::Sporadic {
-            budget: *budget,
-            period: *period,
-            replenishment: *replenishment,
+            budget: execution,
+            period: addition.task.period,
+            replenishment: Default::default(),
         },
         execution: PerCriticality::uniform(execution),
         invocations,
@@ -547,6 +642,30 @@ mod tests {
 
     /// A server declared to be invoked from fewer clusters (`K^L_q`) than a phase's additions
     /// invoke it from: Theorem 1 counts the clusters the phase adds.
+    /// Phases 6 and 7 add 15 tasks (period 100 ms, each job computing at most 1.5 + 0.5 ms
+    /// around one invocation) into R4, whose slot recurs every 100 ms cycle: 15 jobs per
+    /// period share its budget. Under MC-IPC each needs 2 + 18 = 20 ms, so R4 needs 20 + 15 x
+    /// 20 = 320 ms; under FIFO-IPC (n = 29 in phase 6) 2 + 58 = 60 ms each, 16 x 60 = 960 ms.
+    #[test]
+    fn tasks_added_into_a_reservation_share_its_budget() {
+        let phases = analyse_phases(&case_study()).unwrap();
+        let r4 = &phases[5].clients[3];
+        assert_eq!(r4.client, "R4");
+        assert_eq!(r4.shared.len(), 1);
+        assert_eq!(r4.shared[0].jobs, 15);
+        assert_eq!(r4.shared[0].each.execution, Duration::from_millis(2));
+        let ms = Duration::from_millis;
+        assert_eq!(r4.budget(GateProtocol::McIpc), Some(ms(320)));
+        assert_eq!(r4.budget(GateProtocol::FifoIpc), Some(ms(960)));
+        // Nobody else shares a reservation, in any phase but 6 and 7.
+        for (number, phase) in (1..).zip(&phases) {
+            for client in &phase.clients {
+                let shares = client.client == "R4" && (number == 6 || number == 7);
+                assert_eq!(!client.shared.is_empty(), shares, "phase {number}");
+            }
+        }
+    }
+
     /// Phase 3 adds 16 sporadic reservations per cluster (100 ms per 3000 ms, priority 0,
     /// low criticality), each copy's job computing at most 300 + 300 us around one
     /// invocation of the key server. One copy on any cluster: Theorem 1 is (1 + 2 * 1 * 4) 2

@@ -47,6 +47,17 @@ pub fn any_short(phases: &[PhaseBounds], protocol: GateProtocol, supplies: &[Dur
     })
 }
 
+/// A reservation's name, with the jobs per period of the tasks a phase adds into it when
+/// there are any: `R4 (+15 added jobs)`.
+fn own_name(client: &PhaseClientBounds) -> String {
+    let added: u64 = client.shared.iter().map(|shared| shared.jobs).sum();
+    if added == 0 {
+        client.client.clone()
+    } else {
+        format!("{} (+{added} added jobs)", client.client)
+    }
+}
+
 /// How a phase's new reservations are named: `addition K on C (N copies)`.
 fn added_name(added: &AddedClientBounds, clusters: &[String]) -> String {
     let cluster = clusters.get(added.cluster).map_or("?", String::as_str);
@@ -171,7 +182,7 @@ fn render_verdicts(
 ) -> String {
     let mut rows = Vec::new();
     for (number, phase) in (1..).zip(phases) {
-        let names = (phase.clients.iter().map(|client| client.client.clone()))
+        let names = (phase.clients.iter().map(own_name))
             .chain(phase.added.iter().map(|added| added_name(added, clusters)));
         for ((client, supply), name) in with_supplies(phase, supplies).zip(names) {
             if short(client, protocol, supply) {
@@ -217,9 +228,11 @@ pub fn to_json(
         .map(|phase| {
             let reservations: Vec<Value> = (phase.clients.iter().zip(supplies))
                 .map(|(client, &supply)| {
+                    let added_jobs: u64 = client.shared.iter().map(|shared| shared.jobs).sum();
                     json!({
                         "reservation": client.client,
                         "servers": client.servers.iter().map(server).collect::<Vec<_>>(),
+                        "added_jobs": added_jobs,
                         "budget_ns": client.budget(protocol).map(|b| b.as_nanos()),
                         "enough": !short(client, protocol, supply),
                     })
