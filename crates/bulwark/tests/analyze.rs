@@ -625,6 +625,7 @@ fn mc_ipc_bounds_of_each_phase() {
                 "phase {number}"
             );
             assert_eq!(reservation["enough"], enough, "phase {number}");
+            assert_eq!(reservation["added_jobs"], if shared { 15 } else { 0 });
         }
     }
 
