@@ -255,20 +255,9 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
             cluster: owner.cluster,
             ..copy
         };
+        // The reservation's own task is a rival too.
         let servers = bounding
-            .servers(&subject, cluster.cores, |id| {
-                let floods = |other: usize| per_server[id].0[other];
-                // The reservation's own task too, and every copy but this one.
-                let mut rivals = reservation_rivals(system, usize::MAX, id, floods)?;
-                rivals.extend(added.iter().enumerate().map(|(k, added)| {
-                    let mut rival = added.on(id);
-                    if k == own {
-                        rival.copies = rival.copies.saturating_sub(1);
-                    }
-                    rival
-                }));
-                Some(rivals)
-            })
+            .copy_servers(&subject, cluster.cores, &added, own)
             .ok_or(overflow)?;
         let period = match owner.kind {
             ReservationKind::Sporadic { period, .. } => period,
@@ -311,19 +300,7 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
                 client: system.reservations.len(),
             };
             let servers = bounding
-                .servers(&subject, cluster.cores, |id| {
-                    let floods = |other: usize| per_server[id].0[other];
-                    // Every system reservation, and every copy but this one.
-                    let mut rivals = reservation_rivals(system, usize::MAX, id, floods)?;
-                    rivals.extend(added.iter().enumerate().map(|(k, added)| {
-                        let mut rival = added.on(id);
-                        if k == own {
-                            rival.copies = rival.copies.saturating_sub(1);
-                        }
-                        rival
-                    }));
-                    Some(rivals)
-                })
+                .copy_servers(&subject, cluster.cores, &added, own)
                 .ok_or(overflow)?;
             let ReservationKind::Sporadic { budget, .. } = subject.kind else {
                 continue;
@@ -369,6 +346,30 @@ struct Bounding<'s> {
 }
 
 impl Bounding<'_> {
+    /// The bounds of one copy of the `own`-th of the phase's `added` tasks, as `subject` (on
+    /// a cluster of `cores` cores): its rivals are every system reservation and every copy
+    /// but itself.
+    fn copy_servers(
+        &self,
+        subject: &Reservation,
+        cores: u64,
+        added: &[Added<'_>],
+        own: usize,
+    ) -> Option<Vec<PhaseServerBounds>> {
+        self.servers(subject, cores, |id| {
+            let floods = |other: usize| self.per_server[id].0[other];
+            let mut rivals = reservation_rivals(self.system, usize::MAX, id, floods)?;
+            rivals.extend(added.iter().enumerate().map(|(k, added)| {
+                let mut rival = added.on(id);
+                if k == own {
+                    rival.copies = rival.copies.saturating_sub(1);
+                }
+                rival
+            }));
+            Some(rivals)
+        })
+    }
+
     /// The bounds of `client` (on a cluster of `cores` cores) on each server it invokes, in
     /// server order, against the rivals `rivals_on` gives per server; `None` on overflow.
     fn servers<'r>(
