@@ -343,6 +343,19 @@ pub(crate) struct Contention {
 }
 
 impl Contention {
+    /// The PRIO-IPC bound for one invocation against this contention: `(h + 1 + b) L_q`
+    /// ([`prio_ipc_invocation_bound`]); with one flooder that can precede it, `(2h + 2b + 2)
+    /// L_q` ([`prio_ipc_single_flooder_bound`]); `Some(None)` with two or more, which can keep
+    /// the server busy by turns. `None` on overflow.
+    pub(crate) fn prio_ipc(&self, operation_length: Duration) -> Option<Option<Duration>> {
+        let (preceding, lower) = (self.preceding_requests, self.lower_priority_blocking);
+        match self.flooders {
+            0 => prio_ipc_invocation_bound(preceding, lower, operation_length).map(Some),
+            1 => prio_ipc_single_flooder_bound(preceding, lower, operation_length).map(Some),
+            _ => Some(None),
+        }
+    }
+
     /// The contention `client` meets from `rivals` on one server; `None` on overflow.
     pub(crate) fn among<'a>(
         client: &Reservation,
@@ -448,11 +461,8 @@ impl InvocationBounds {
         Some(InvocationBounds {
             mc_ipc: invocation_budget_bound(cluster_cores, invoking_clusters, operation_length)?,
             fifo_ipc: fifo_ipc_invocation_bound(contention.clients, operation_length)?,
-            prio_ipc: prio_ipc_invocation_bound(
-                contention.preceding_requests,
-                contention.lower_priority_blocking,
-                operation_length,
-            )?,
+            // The system's clients do not flood, so PRIO-IPC has a bound.
+            prio_ipc: contention.prio_ipc(operation_length)??,
         })
     }
 

@@ -16,7 +16,7 @@
 //!   can overlap adds its requests per job to `h`, and a lower-priority one (a best-effort task
 //!   is below every reservation) makes `b` 1. A flooding client of higher or equal priority
 //!   that can overlap comes first again after every other operation: one such flooder alone
-//!   gives `(2h + 2b + 2) L_q` ([`prio_ipc_single_flooder_bound`]: the server takes its next
+//!   gives `(2h + 2b + 2) L_q` ([`prio_ipc_single_flooder_bound`](crate::mc_ipc::prio_ipc_single_flooder_bound): the server takes its next
 //!   request at the instant it replies, before the flooder's next arrives); two or more can
 //!   keep the server busy by turns, so the phase has **no** PRIO-IPC bound (`None`: the
 //!   bound is gone, not reached). A flooder whose slots never overlap the client's still
@@ -44,8 +44,7 @@ use bulwark_spec::mc_ipc_toml::{
 
 use crate::mc_ipc::{
     cluster_of, fifo_ipc_invocation_bound, invocation_budget_bound, invocations_of,
-    prio_ipc_invocation_bound, prio_ipc_single_flooder_bound, reservation_rivals, Contention,
-    GateProtocol, McIpcError, Rival,
+    reservation_rivals, Contention, GateProtocol, McIpcError, Rival,
 };
 
 /// One client's per-invocation bounds on one server in a phase.
@@ -396,23 +395,7 @@ impl Bounding<'_> {
                 .min(self.all_clusters);
             let mc_ipc = invocation_budget_bound(cores, invoking, operation_length)?;
             let fifo_ipc = fifo_ipc_invocation_bound(contention.clients, operation_length)?;
-            let (preceding, lower) = (
-                contention.preceding_requests,
-                contention.lower_priority_blocking,
-            );
-            let prio_ipc = match contention.flooders {
-                0 => Some(prio_ipc_invocation_bound(
-                    preceding,
-                    lower,
-                    operation_length,
-                )?),
-                1 => Some(prio_ipc_single_flooder_bound(
-                    preceding,
-                    lower,
-                    operation_length,
-                )?),
-                _ => None,
-            };
+            let prio_ipc = contention.prio_ipc(operation_length)?;
             servers.push(PhaseServerBounds {
                 server: server.name.clone(),
                 invocations,
