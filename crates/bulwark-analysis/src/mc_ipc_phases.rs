@@ -99,6 +99,23 @@ pub struct SharedTasks {
 }
 
 impl PhaseClientBounds {
+    /// One copy of a phase's added task, as `subject` with bounds `servers`: unnamed (the CLI
+    /// names it), sharing its reservation with no one.
+    fn of_copy(subject: &Reservation, servers: Vec<PhaseServerBounds>) -> PhaseClientBounds {
+        PhaseClientBounds {
+            client: String::new(),
+            execution: subject.execution.at(subject.criticality),
+            servers,
+            shared: Vec::new(),
+        }
+    }
+
+    /// The jobs per period of the tasks a phase adds into its reservation, all additions
+    /// together.
+    pub fn added_jobs(&self) -> u64 {
+        self.shared.iter().map(|shared| shared.jobs).sum()
+    }
+
     /// The budget it needs in the phase under `protocol`, sized as section VII sizes it at
     /// its own level: `e_i + sum_q N_iq B_iq`, `B_iq` the phase's bound. This is the system's
     /// [`ClientBounds::provisioned_budget`](crate::mc_ipc::ClientBounds::provisioned_budget)
@@ -271,12 +288,7 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
         clients[index].shared.push(SharedTasks {
             addition: addition_index,
             jobs,
-            each: PhaseClientBounds {
-                client: String::new(),
-                execution: subject.execution.at(subject.criticality),
-                servers,
-                shared: Vec::new(),
-            },
+            each: PhaseClientBounds::of_copy(&subject, servers),
         });
     }
     let mut added_clients = Vec::new();
@@ -309,12 +321,7 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
                 cluster: cluster_index,
                 copies: addition.count,
                 budget,
-                bounds: PhaseClientBounds {
-                    client: String::new(),
-                    execution: subject.execution.at(subject.criticality),
-                    servers,
-                    shared: Vec::new(),
-                },
+                bounds: PhaseClientBounds::of_copy(&subject, servers),
             });
         }
     }

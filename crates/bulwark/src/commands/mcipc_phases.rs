@@ -50,7 +50,7 @@ pub fn any_short(phases: &[PhaseBounds], protocol: GateProtocol, supplies: &[Dur
 /// A reservation's name, with the jobs per period of the tasks a phase adds into it when
 /// there are any: `R4 (+15 added jobs)`.
 fn own_name(client: &PhaseClientBounds) -> String {
-    let added: u64 = client.shared.iter().map(|shared| shared.jobs).sum();
+    let added = client.added_jobs();
     if added == 0 {
         client.client.clone()
     } else {
@@ -228,11 +228,10 @@ pub fn to_json(
         .map(|phase| {
             let reservations: Vec<Value> = (phase.clients.iter().zip(supplies))
                 .map(|(client, &supply)| {
-                    let added_jobs: u64 = client.shared.iter().map(|shared| shared.jobs).sum();
                     json!({
                         "reservation": client.client,
                         "servers": client.servers.iter().map(server).collect::<Vec<_>>(),
-                        "added_jobs": added_jobs,
+                        "added_jobs": client.added_jobs(),
                         "budget_ns": client.budget(protocol).map(|b| b.as_nanos()),
                         "enough": !short(client, protocol, supply),
                     })
