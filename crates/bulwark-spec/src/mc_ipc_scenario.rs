@@ -291,52 +291,52 @@ impl McIpcSystem {
                 }
             }
             let mut copies_on = vec![0usize; self.clusters.len()];
-            for addition in &phase.additions {
-                for &cluster in &addition.clusters {
-                    let mut shared = None;
-                    for copy in 0..addition.count {
-                        let reservation = match addition.reservation {
-                            AddedReservation::Existing(r) => placed[r].1,
-                            AddedReservation::Sporadic {
-                                criticality,
-                                priority,
-                                budget,
-                                period,
-                                replenishment,
-                            } => {
-                                let low = (criticality == Criticality::High).then_some(budget);
-                                reservations[cluster].push(sporadic(
-                                    budget,
-                                    period,
-                                    priority,
-                                    replenishment,
-                                    low,
-                                ));
-                                reservations[cluster].len() - 1
-                            }
-                            AddedReservation::BestEffort => *shared.get_or_insert_with(|| {
-                                reservations[cluster].push(Placed {
-                                    kind: MemberKind::BestEffort,
-                                    reservation: None,
-                                    priority: Priority(0),
-                                    owner: None,
-                                });
-                                reservations[cluster].len() - 1
-                            }),
-                        };
-                        let name =
-                            format!("+{}.{}", self.clusters[cluster].name, copies_on[cluster]);
-                        copies_on[cluster] += 1;
-                        tasks.push(copy_of(
-                            self,
-                            &addition.task,
-                            name,
-                            cluster,
-                            reservation,
-                            copy,
-                        ));
-                    }
+            // The best-effort reservation an addition's copies share on the cluster.
+            let mut shared = None;
+            for (index, cluster, copy) in phase.copies() {
+                let addition = &phase.additions[index];
+                if copy == 0 {
+                    shared = None;
                 }
+                let reservation = match addition.reservation {
+                    AddedReservation::Existing(r) => placed[r].1,
+                    AddedReservation::Sporadic {
+                        criticality,
+                        priority,
+                        budget,
+                        period,
+                        replenishment,
+                    } => {
+                        let low = (criticality == Criticality::High).then_some(budget);
+                        reservations[cluster].push(sporadic(
+                            budget,
+                            period,
+                            priority,
+                            replenishment,
+                            low,
+                        ));
+                        reservations[cluster].len() - 1
+                    }
+                    AddedReservation::BestEffort => *shared.get_or_insert_with(|| {
+                        reservations[cluster].push(Placed {
+                            kind: MemberKind::BestEffort,
+                            reservation: None,
+                            priority: Priority(0),
+                            owner: None,
+                        });
+                        reservations[cluster].len() - 1
+                    }),
+                };
+                let name = format!("+{}.{}", self.clusters[cluster].name, copies_on[cluster]);
+                copies_on[cluster] += 1;
+                tasks.push(copy_of(
+                    self,
+                    &addition.task,
+                    name,
+                    cluster,
+                    reservation,
+                    copy,
+                ));
             }
         }
 

@@ -337,6 +337,20 @@ pub struct Phase {
     pub additions: Vec<Addition>,
 }
 
+impl Phase {
+    /// Every copy the phase adds, as `(addition, cluster, copy)` (indices into
+    /// [`Phase::additions`] and [`McIpcSystem::clusters`], and the copy's number on that
+    /// cluster within its addition), addition by addition, then cluster by cluster: the order
+    /// in which the phase's scenario lays its copies out after the file's tasks.
+    pub fn copies(&self) -> impl Iterator<Item = (usize, usize, u32)> + '_ {
+        (self.additions.iter().enumerate()).flat_map(|(index, addition)| {
+            (addition.clusters.iter()).flat_map(move |&cluster| {
+                (0..addition.count).map(move |copy| (index, cluster, copy))
+            })
+        })
+    }
+}
+
 /// `count` copies, on each of `clusters`, of a task in a new reservation (or in an existing
 /// one).
 #[derive(Clone, Debug, PartialEq, Eq)]

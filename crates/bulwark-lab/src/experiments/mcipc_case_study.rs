@@ -58,7 +58,7 @@ use bulwark_core::{Duration, Instant};
 use bulwark_host::{HostConfig, HostError, HostRun};
 use bulwark_sim::trace::Trace;
 use bulwark_sim::{run_recorded, Options, Outcome};
-use bulwark_spec::mc_ipc_toml::McIpcSystem;
+use bulwark_spec::mc_ipc_toml::{McIpcSystem, Phase};
 use bulwark_spec::model::{MemberKind, Scenario};
 
 use super::{Experiment, LabError};
@@ -345,41 +345,36 @@ pub fn scenario_phase_result(
     run: &ScenarioRun,
 ) -> PhaseResult {
     let mut result = summarise_scenario(study, phase, protocol, run).named(study, bounds);
-    if let Some(analysed) = bounds.clients.get(phase.wrapping_sub(1)) {
-        result.drains_bounded = drains_within_phase_bounds(study, analysed, protocol, run);
+    let index = phase.wrapping_sub(1);
+    if let (Some(spec), Some(analysed)) = (study.phases.get(index), bounds.clients.get(index)) {
+        result.drains_bounded = drains_within_phase_bounds(study, spec, analysed, protocol, run);
     }
     result
 }
 
-/// Of the invocations of `run` (a run of a phase of `study` analysed as `analysed`, under
-/// `protocol`) by clients alone in a budgeted reservation and answered while their budget
-/// lasted: how many have a bound under `protocol` in the phase, and how many of those drained
-/// more than it since they were last issued. The scenario's tasks are the file's, then the
-/// phase's copies (addition by addition, cluster by cluster); a copy is bounded when its
-/// addition gives it a new sporadic reservation.
+/// Of the invocations of `run` (a run of `study`'s phase `phase`, analysed as `analysed`,
+/// under `protocol`) by clients alone in a budgeted reservation and answered while their
+/// budget lasted: how many have a bound under `protocol` in the phase, and how many of those
+/// drained more than it since they were last issued. The scenario's tasks are the file's,
+/// then the phase's copies ([`Phase::copies`]); a copy is bounded when its addition gives it
+/// a new sporadic reservation.
 pub fn drains_within_phase_bounds(
     study: &McIpcSystem,
+    phase: &Phase,
     analysed: &PhaseBounds,
     protocol: GateProtocol,
     run: &ScenarioRun,
 ) -> (usize, usize) {
-    let phase = study.phases.iter().find(|p| p.name == analysed.phase);
     // Per scenario task: its bounds in the phase, where it has its own.
-    let mut client_of: Vec<Option<&PhaseClientBounds>> = (study.tasks.iter())
+    let copies = phase.copies().map(|(index, cluster, _)| {
+        (analysed.added.iter())
+            .find(|added| added.addition == index && added.cluster == cluster)
+            .map(|added| &added.bounds)
+    });
+    let client_of: Vec<Option<&PhaseClientBounds>> = (study.tasks.iter())
         .map(|task| analysed.clients.get(task.reservation))
+        .chain(copies)
         .collect();
-    for (index, addition) in phase
-        .into_iter()
-        .flat_map(|p| p.additions.iter())
-        .enumerate()
-    {
-        for &cluster in &addition.clusters {
-            let own = (analysed.added.iter())
-                .find(|added| added.addition == index && added.cluster == cluster)
-                .map(|added| &added.bounds);
-            client_of.extend((0..addition.count).map(|_| own));
-        }
-    }
     let lone = lone_budgeted(&run.scenario);
     let bound_of = |task: usize, server: usize| {
         let client = client_of.get(task).copied().flatten()?;
