@@ -208,6 +208,9 @@ mod tests {
         );
         assert!(composed.tasks[3..].iter().all(|t| t.core == 0));
         let range = composed.components[0].lowered.clone().unwrap();
+        // The file's own three tasks, before lowering and after.
+        assert_eq!(scenario(BESIDE_VBS).file_tasks(), 3);
+        assert_eq!(composed.file_tasks(), 3);
         assert_eq!((range.start, range.end), (3, composed.tasks.len()));
         let a = &composed.cpis[0];
         assert_eq!(a.pool.len(), 2);

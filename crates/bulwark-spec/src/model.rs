@@ -223,6 +223,14 @@ impl Scenario {
             .map_or(self.policy, |(_, policy)| *policy)
     }
 
+    /// How many of [`Scenario::tasks`] the file gave: a composed scenario's component tasks
+    /// and pool threads follow them (all of them, before lowering).
+    pub fn file_tasks(&self) -> usize {
+        (self.components.first())
+            .and_then(|part| part.lowered.as_ref())
+            .map_or(self.tasks.len(), |lowered| lowered.start)
+    }
+
     /// The scheduling context task `task` is bound to as a kernel object, if any: a
     /// reservation on a fixed-priority core outside every cluster (a component system's task;
     /// scenario files give reservations only to the policies that schedule them).

@@ -82,10 +82,7 @@ fn by_cores(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String>
 fn composed(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
     // The file's own tasks come first; the component systems' follow them.
     let mut rest = scenario.clone();
-    let own = (scenario.components.first())
-        .and_then(|part| part.lowered.as_ref())
-        .map_or(rest.tasks.len(), |lowered| lowered.start);
-    rest.tasks.truncate(own);
+    rest.tasks.truncate(scenario.file_tasks());
     rest.cpis.clear();
     rest.components.clear();
     let mut codes = Vec::new();

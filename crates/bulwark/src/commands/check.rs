@@ -61,7 +61,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
             SystemFile::Scenario(s, _) => outln!(
                 "{}: ok ({} tasks on {} core{}, {}, {}{}{})",
                 path.display(),
-                own_tasks(&s),
+                s.file_tasks(),
                 s.cores,
                 if s.cores == 1 { "" } else { "s" },
                 s.policy_label(),
@@ -109,14 +109,6 @@ fn clusters(scenario: &Scenario) -> String {
         if each.len() == 1 { "" } else { "s" },
         each.join(", ")
     )
-}
-
-/// The file's own tasks: a composed scenario's component tasks and pool threads follow them.
-fn own_tasks(s: &Scenario) -> usize {
-    s.components
-        .first()
-        .and_then(|part| part.lowered.as_ref())
-        .map_or(s.tasks.len(), |lowered| lowered.start)
 }
 
 /// `; component system on core N: ...` for each of a scenario's component systems.
