@@ -72,7 +72,7 @@ pub(super) fn part_runs(composed: &Scenario, whole: &Outcome) -> Result<Vec<Part
     if composed.components.is_empty() {
         return Err(components_error("the file declares no component system"));
     }
-    let records = whole.components.clone().unwrap_or_default();
+    let records = whole.components.as_ref();
     let options = super::recording();
     let ranges = component_tasks(composed);
     composed
@@ -87,7 +87,10 @@ pub(super) fn part_runs(composed: &Scenario, whole: &Outcome) -> Result<Vec<Part
             } = alone_and_bounds(composed, part)?;
             let alone_run = bulwark_sim::run(&alone, &options)?;
             let measured = range
-                .map(|i| records.tasks.get(i).cloned().flatten().unwrap_or_default())
+                .map(|i| {
+                    let task = records.and_then(|records| records.tasks.get(i)?.as_ref());
+                    task.cloned().unwrap_or_default()
+                })
                 .collect();
             let names = (part.system.tasks().iter())
                 .map(|(_, task)| task.name.clone())
@@ -211,14 +214,13 @@ impl PartRun {
 
 /// The check that no protocol step was refused and no pool ran out in `whole`.
 pub(super) fn protocol_check(whole: &Outcome) -> Check {
-    let records = whole.components.clone().unwrap_or_default();
+    let (errors, exhausted) = (whole.components.as_ref()).map_or((0, 0), |records| {
+        (records.protocol_errors, records.pool_exhausted)
+    });
     Check {
         claim: "no protocol step refused and no pool exhausted".into(),
         expected: "0 errors, 0 exhausted pools".into(),
-        measured: format!(
-            "{} errors, {} exhausted pools",
-            records.protocol_errors, records.pool_exhausted
-        ),
-        pass: records.protocol_errors == 0 && records.pool_exhausted == 0,
+        measured: format!("{errors} errors, {exhausted} exhausted pools"),
+        pass: errors == 0 && exhausted == 0,
     }
 }
