@@ -255,22 +255,22 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
         let AddedReservation::Existing(index) = addition.reservation else {
             continue;
         };
-        let (Some(owner), Some(copy), Some(own)) = (
+        let (Some(owner), Some(own)) = (
             system.reservations.get(index),
-            added_task(addition),
             added.iter().position(|a| a.addition == addition_index),
         ) else {
             continue;
         };
         let overflow = McIpcError::Overflow { client: index };
         let cluster = cluster_of(system, index)?;
-        let subject = Reservation {
-            kind: owner.kind.clone(),
-            priority: owner.priority,
-            criticality: owner.criticality,
-            cluster: owner.cluster,
-            ..copy
-        };
+        let (criticality, priority) = (owner.criticality, owner.priority);
+        let subject = copy_in(
+            addition,
+            owner.cluster,
+            criticality,
+            priority,
+            owner.kind.clone(),
+        );
         // The reservation's own task is a rival too.
         let servers = bounding
             .copy_servers(&subject, cluster.cores, &added, own)
@@ -293,19 +293,15 @@ pub fn analyse_phase(system: &McIpcSystem, phase: &Phase) -> Result<PhaseBounds,
     }
     let mut added_clients = Vec::new();
     for (addition_index, addition) in phase.additions.iter().enumerate() {
-        let Some(copy) = new_reservation(addition) else {
-            continue;
-        };
         let Some(own) = added.iter().position(|a| a.addition == addition_index) else {
             continue;
         };
         for &cluster_index in &addition.clusters {
-            let Some(cluster) = system.clusters.get(cluster_index) else {
+            let (Some(cluster), Some(subject)) = (
+                system.clusters.get(cluster_index),
+                new_reservation(addition, cluster_index),
+            ) else {
                 continue;
-            };
-            let subject = Reservation {
-                cluster: cluster_index,
-                ..copy.clone()
             };
             let overflow = McIpcError::Overflow {
                 client: system.reservations.len(),
@@ -415,36 +411,37 @@ impl Bounding<'_> {
     }
 }
 
-/// One copy of `addition` as a reservation of its own (its cluster left at 0), when the
+/// One copy of `addition` as a reservation of its own on cluster `cluster`, when the
 /// addition gives each copy a new sporadic reservation.
-fn new_reservation(addition: &Addition) -> Option<Reservation> {
+fn new_reservation(addition: &Addition, cluster: usize) -> Option<Reservation> {
     let AddedReservation::Sporadic {
         criticality,
         priority,
         budget,
         period,
         replenishment,
-    } = &addition.reservation
+    } = addition.reservation
     else {
         return None;
     };
-    Some(Reservation {
-        criticality: *criticality,
-        priority: *priority,
-        kind: ReservationKind::Sporadic {
-            budget: *budget,
-            period: *period,
-            replenishment: *replenishment,
-        },
-        ..added_task(addition)?
-    })
+    let kind = ReservationKind::Sporadic {
+        budget,
+        period,
+        replenishment,
+    };
+    Some(copy_in(addition, cluster, criticality, priority, kind))
 }
 
-/// One copy of `addition`'s task as a client: its execution time is its script's
-/// computations at their longest, and its invocations its script's. Its reservation's
-/// fields (cluster 0, low criticality, the lowest priority, a budget of its execution time
-/// per its period) are the caller's to set.
-fn added_task(addition: &Addition) -> Option<Reservation> {
+/// One copy of `addition`'s task as a client in a reservation on `cluster` of that
+/// criticality, priority and kind: its execution time is its script's computations at their
+/// longest, and its invocations its script's.
+fn copy_in(
+    addition: &Addition,
+    cluster: usize,
+    criticality: Criticality,
+    priority: Priority,
+    kind: ReservationKind,
+) -> Reservation {
     let script = &addition.task.script;
     let execution = script
         .iter()
@@ -462,19 +459,15 @@ fn added_task(addition: &Addition) -> Option<Reservation> {
             }
         }
     }
-    Some(Reservation {
+    Reservation {
         name: String::new(),
-        cluster: 0,
-        criticality: Criticality::Low,
-        priority: Priority::MIN,
-        kind: ReservationKind::Sporadic {
-            budget: execution,
-            period: addition.task.period,
-            replenishment: Default::default(),
-        },
+        cluster,
+        criticality,
+        priority,
+        kind,
         execution: PerCriticality::uniform(execution),
         invocations,
-    })
+    }
 }
 
 /// How many times `script` invokes the server at index `server` in one job.
