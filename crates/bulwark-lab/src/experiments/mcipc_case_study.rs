@@ -358,7 +358,7 @@ pub fn scenario_phase_result(
 /// drained more than it since they were last issued. The scenario's tasks are the file's,
 /// then the phase's copies ([`Phase::copies`]); a copy is bounded when its addition gives it
 /// a new sporadic reservation.
-pub fn drains_within_phase_bounds(
+fn drains_within_phase_bounds(
     study: &McIpcSystem,
     phase: &Phase,
     analysed: &PhaseBounds,
