@@ -412,12 +412,21 @@ fn fp_rta_responses(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<Py
 
 /// The exact EDF test (processor demand, QPA by Zhang and Burns): `schedulable`, `reason`,
 /// and `first_failing_deadline` (ns from a synchronous release; `None` unless demand
-/// exceeds supply there), `demand` at it, and the `explanation` sentence of the CLI.
+/// exceeds supply there), `demand` at it (the tasks' `h(t)`), and the `explanation` sentence
+/// of the CLI. `masked` (ns, default 0) is time the processor may lose in all, to a
+/// reclamation with interrupts masked: the test is then `h(t) + masked <= t`, and `reason`
+/// may be `no-verdict` (at U = 1, when the deadlines to check are too many).
 /// [`edf_qpa_schedulable`] gives the verdict alone.
 #[pyfunction]
-fn edf_qpa(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyDict>> {
+#[pyo3(signature = (tasks, masked = 0))]
+fn edf_qpa(py: Python<'_>, tasks: &Bound<'_, PyList>, masked: u64) -> PyResult<Py<PyDict>> {
     let tasks = tasks_from(tasks)?;
-    let (analysis, utilisation) = py.detach(|| (edf::analyse(&tasks), edf::utilisation(&tasks)));
+    let (analysis, utilisation) = py.detach(|| {
+        (
+            edf::analyse_masked(&tasks, masked),
+            edf::utilisation(&tasks),
+        )
+    });
     let dict = PyDict::new(py);
     dict.set_item(intern!(py, "schedulable"), analysis.schedulable())?;
     let (reason, deadline, demand) = match analysis.outcome {
@@ -427,6 +436,7 @@ fn edf_qpa(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyDict>> {
         edf::EdfOutcome::DemandExceeds { deadline, demand } => {
             ("demand-exceeds", Some(deadline), Some(demand))
         }
+        edf::EdfOutcome::EndlessBusyPeriod => ("no-verdict", None, None),
     };
     dict.set_item(intern!(py, "reason"), reason)?;
     dict.set_item(intern!(py, "first_failing_deadline"), deadline)?;

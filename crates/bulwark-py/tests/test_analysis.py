@@ -126,6 +126,20 @@ def test_edf_qpa_at_u_equal_one():
     assert not bulwark.edf_qpa_schedulable([(1, 2, 1), (2, 4, 2)])
 
 
+def test_edf_qpa_with_a_mask():
+    # (2, 5), (4, 7), U = 34/35, on a processor that may lose M in all: h(t) + M <= t. By
+    # hand: with M = 1, h(t) + 1 at the deadlines up to the busy period 35 never passes t
+    # (7, 15, 21 and 35 exactly); with M = 2, h(7) + 2 = 8 > 7 while h(5) + 2 = 4 <= 5.
+    pair = implicit((2, 5), (4, 7))
+    assert bulwark.edf_qpa(pair)["reason"] == "utilisation-at-most-one"
+    met = bulwark.edf_qpa(pair, masked=1)
+    assert met["schedulable"] and met["reason"] == "demand-met"
+    late = bulwark.edf_qpa(pair, masked=2)
+    assert not late["schedulable"] and late["reason"] == "demand-exceeds"
+    assert (late["first_failing_deadline"], late["demand"]) == (7, 6)
+    assert "h(t) + M = 6 + 2 > 7" in late["explanation"]
+
+
 def test_edf_qpa_above_one():
     # U = 3/4 + 2/6 = 13/12 > 1: no EDF schedule exists (demand over the hyperperiod 12 is 13).
     tasks = implicit((3, 4), (2, 6))

@@ -16,6 +16,17 @@
 //! A violation found by QPA need not be the first; the first is then found by a binary search
 //! over the end of the checked interval, one QPA run per probe (at most 64 probes).
 //! Demand sums are `u128`; no float decides anything.
+//!
+//! **A processor that loses time** ([`analyse_masked`]): when something outside the tasks may
+//! take the processor for up to `M` in all over a run (a reclamation with interrupts masked,
+//! `crate::reclamation`), every window of length `t` supplies at least `t - M`, and EDF meets
+//! every deadline if `h(t) + M <= t` at every deadline `t` (the supply-bound form of the
+//! demand criterion, as in Shin and Lee 2003, with `sbf(t) = t - M`). QPA holds as it is for
+//! `h + M`, which is as non-decreasing and as piecewise constant as `h`; the synchronous busy
+//! period becomes `L = M + sum_i ceil(L / T_i) C_i`. At `U = 1` that has no fixed point, but
+//! `t - h(t)` repeats with the hyperperiod `H` once `t >= D_max`, so the deadlines up to
+//! `D_max + H` decide; QPA walks them within a budget of demand evaluations, and the verdict is
+//! withheld when `H` or the walk is too long.
 
 use super::fixed_point::{least_fixed_point, FixedPoint, Interference};
 use super::Task;
@@ -37,20 +48,31 @@ pub enum EdfOutcome {
     },
     /// `U > 1`.
     UtilisationAboveOne,
-    /// `h(deadline) = demand > deadline`, at the first deadline where this happens.
+    /// `h(deadline) + M = demand + M > deadline`, at the first deadline where this happens
+    /// (`M` the analysis's `masked`, 0 unless the processor loses time).
     DemandExceeds {
         /// The absolute deadline (from a synchronous release).
         deadline: u64,
-        /// `h(deadline)`.
+        /// `h(deadline)`, the tasks' demand alone.
         demand: u64,
     },
+    /// `U = 1` and the processor loses time (`M > 0`): the busy period never ends, and the
+    /// deadlines up to `D_max + H` were too many to check (`H` past `u64`, or more than
+    /// [`STEP_BUDGET`] demand evaluations). No verdict.
+    EndlessBusyPeriod,
 }
+
+/// The demand evaluations [`analyse_masked`] may spend at `U = 1` with a mask, where the
+/// deadlines to check reach `D_max + H`.
+pub const STEP_BUDGET: u64 = 1 << 22;
 
 /// The EDF analysis of one processor's tasks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EdfAnalysis {
     /// The verdict with its reason.
     pub outcome: EdfOutcome,
+    /// `M`: the time the processor may lose in all (0 for [`analyse`]).
+    pub masked: u64,
 }
 
 /// `U = sum C_i / T_i` as an exact fraction when it fits in 128 bits (see
@@ -84,14 +106,29 @@ impl EdfAnalysis {
             EdfOutcome::UtilisationAtMostOne => {
                 format!("implicit deadlines and {u} <= 1 (Liu and Layland)")
             }
+            EdfOutcome::DemandMet { bound, steps } if self.masked > 0 => format!(
+                "{u} <= 1; processor demand h(t) + M <= t with M = {} lost at every deadline \
+                 up to {bound}, by QPA in {steps} steps",
+                self.masked
+            ),
             EdfOutcome::DemandMet { bound, steps } => format!(
                 "{u} <= 1; processor demand h(t) <= t at every deadline up to L = {bound} (the \
                  synchronous busy period), by QPA in {steps} steps"
             ),
             EdfOutcome::UtilisationAboveOne => format!("{u} > 1"),
+            EdfOutcome::DemandExceeds { deadline, demand } if self.masked > 0 => format!(
+                "{u}; the first deadline where demand exceeds supply is t = {deadline}: \
+                 h(t) + M = {demand} + {} > {deadline}",
+                self.masked
+            ),
             EdfOutcome::DemandExceeds { deadline, demand } => format!(
                 "{u}; the first deadline where demand exceeds supply is t = {deadline}: \
                  h(t) = {demand} > {deadline}"
+            ),
+            EdfOutcome::EndlessBusyPeriod => format!(
+                "{u} and M = {} lost: the busy period never ends, and the deadlines up to \
+                 D_max + H are too many to check: no verdict",
+                self.masked
             ),
         }
     }
@@ -121,8 +158,8 @@ fn last_deadline_before(tasks: &[Task], t: u64) -> Option<u64> {
         .max()
 }
 
-/// The synchronous busy period `L = sum ceil(L / T_i) C_i`, `None` when unbounded.
-fn busy_period(tasks: &[Task]) -> Option<u64> {
+/// The synchronous busy period `L = M + sum ceil(L / T_i) C_i`, `None` when unbounded.
+fn busy_period(tasks: &[Task], masked: u64) -> Option<u64> {
     let terms: Vec<Interference> = tasks
         .iter()
         .map(|t| Interference {
@@ -131,74 +168,115 @@ fn busy_period(tasks: &[Task]) -> Option<u64> {
             jitter: 0,
         })
         .collect();
-    let start = u64::try_from(terms.iter().map(|h| h.cost as u128).sum::<u128>()).ok()?;
-    match least_fixed_point(0, &terms, start, u64::MAX - 1) {
+    let total = terms.iter().map(|h| h.cost as u128).sum::<u128>() + masked as u128;
+    let start = u64::try_from(total).ok()?;
+    match least_fixed_point(masked, &terms, start, u64::MAX - 1) {
         FixedPoint::Found { value, .. } => Some(value),
         FixedPoint::Exceeds { .. } => None,
     }
 }
 
-/// QPA on `[d_min, below)`: `Ok(steps)` when `h(t) <= t` everywhere there, else the largest
-/// violating deadline it meets.
-fn qpa(tasks: &[Task], below: u64, d_min: u64) -> Result<u64, u64> {
-    let mut steps = 0;
+/// Where QPA stopped short of a proof.
+enum Stop {
+    /// `h(t) + M > t` at this deadline (the largest violating one it met).
+    Violation(u64),
+    /// The budget of demand evaluations ran out.
+    Budget,
+}
+
+/// QPA on `[d_min, below)` for the demand `h + masked`: `Ok` when `h(t) + masked <= t`
+/// everywhere there, each demand evaluation taken from `budget`.
+fn qpa(tasks: &[Task], below: u64, d_min: u64, masked: u64, budget: &mut u64) -> Result<(), Stop> {
     let Some(mut t) = last_deadline_before(tasks, below) else {
-        return Ok(steps);
+        return Ok(());
     };
     loop {
-        steps += 1;
-        let h = demand(tasks, t);
+        *budget = budget.checked_sub(1).ok_or(Stop::Budget)?;
+        let h = demand(tasks, t) + masked as u128;
         if h > t as u128 {
             // h changes only at deadlines: the last deadline <= t violates too.
             let at = last_deadline_before(tasks, t.saturating_add(1)).unwrap_or(t);
-            return Err(at);
+            return Err(Stop::Violation(at));
         }
         if h <= d_min as u128 {
-            return Ok(steps);
+            return Ok(());
         }
         if h < t as u128 {
             t = h as u64;
         } else {
             match last_deadline_before(tasks, t) {
                 Some(d) => t = d,
-                None => return Ok(steps),
+                None => return Ok(()),
             }
         }
     }
 }
 
+/// The least common multiple of the periods, `None` past `u64`.
+fn hyperperiod(tasks: &[Task]) -> Option<u64> {
+    tasks.iter().try_fold(1u64, |lcm, task| {
+        let period = task.period.max(1);
+        let (mut a, mut b) = (lcm, period);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        (lcm / a).checked_mul(period)
+    })
+}
+
 /// The exact EDF test of `tasks` (run on one processor).
 pub fn analyse(tasks: &[Task]) -> EdfAnalysis {
-    let with = |outcome| EdfAnalysis { outcome };
+    analyse_masked(tasks, 0)
+}
+
+/// The EDF test of `tasks` on one processor that may lose up to `masked` of its time in all:
+/// `h(t) + M <= t` at every deadline. Exact for `M = 0`; for `M > 0` sufficient, and
+/// necessary too when the loss may fall at the start of a synchronous release.
+pub fn analyse_masked(tasks: &[Task], masked: u64) -> EdfAnalysis {
+    let with = |outcome| EdfAnalysis { outcome, masked };
     if !bandwidth::sum_at_most_one(tasks.iter().map(|t| (t.wcet, t.period))) {
         return with(EdfOutcome::UtilisationAboveOne);
     }
-    if tasks.iter().all(|t| t.deadline == t.period) {
+    if masked == 0 && tasks.iter().all(|t| t.deadline == t.period) {
         return with(EdfOutcome::UtilisationAtMostOne);
     }
     let d_min = tasks.iter().map(|t| t.deadline).min().unwrap_or(0);
-    // U <= 1, so the busy period is finite; `None` only past u64::MAX.
-    let bound = busy_period(tasks).unwrap_or(u64::MAX);
-    match qpa(tasks, bound.saturating_add(1), d_min) {
-        Ok(steps) => with(EdfOutcome::DemandMet { bound, steps }),
-        Err(found) => {
-            // The first violation: binary search on X for the least X such that some
-            // deadline <= X violates (a monotone property; each probe is one QPA run on
-            // [d_min, X]), at most 64 probes.
-            let (mut low, mut high) = (d_min.min(found), found);
-            while low < high {
-                let middle = low + (high - low) / 2;
-                if qpa(tasks, middle.saturating_add(1), d_min).is_err() {
-                    high = middle;
-                } else {
-                    low = middle + 1;
-                }
+    // U <= 1, so the busy period is finite unless U = 1 and M > 0 (or past u64::MAX); then
+    // the slack t - h(t) repeats every H from D_max on, and D_max + H bounds the search.
+    let (bound, mut budget) = match busy_period(tasks, masked) {
+        Some(bound) => (bound, u64::MAX),
+        None if masked == 0 => (u64::MAX, u64::MAX),
+        None => {
+            let d_max = tasks.iter().map(|t| t.deadline).max().unwrap_or(0);
+            match hyperperiod(tasks).and_then(|h| h.checked_add(d_max)) {
+                Some(bound) => (bound, STEP_BUDGET),
+                None => return with(EdfOutcome::EndlessBusyPeriod),
             }
-            let first = low;
-            with(EdfOutcome::DemandExceeds {
-                deadline: first,
-                demand: u64::try_from(demand(tasks, first)).unwrap_or(u64::MAX),
-            })
+        }
+    };
+    let initial = budget;
+    let found = match qpa(tasks, bound.saturating_add(1), d_min, masked, &mut budget) {
+        Ok(()) => {
+            let steps = initial - budget;
+            return with(EdfOutcome::DemandMet { bound, steps });
+        }
+        Err(Stop::Budget) => return with(EdfOutcome::EndlessBusyPeriod),
+        Err(Stop::Violation(found)) => found,
+    };
+    // The first violation: binary search on X for the least X such that some deadline <= X
+    // violates (a monotone property; each probe is one QPA run on [d_min, X]), at most 64
+    // probes.
+    let (mut low, mut high) = (d_min.min(found), found);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        match qpa(tasks, middle.saturating_add(1), d_min, masked, &mut budget) {
+            Err(Stop::Violation(_)) => high = middle,
+            Ok(()) => low = middle + 1,
+            Err(Stop::Budget) => return with(EdfOutcome::EndlessBusyPeriod),
         }
     }
+    with(EdfOutcome::DemandExceeds {
+        deadline: low,
+        demand: u64::try_from(demand(tasks, low)).unwrap_or(u64::MAX),
+    })
 }

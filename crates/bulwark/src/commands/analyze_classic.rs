@@ -204,6 +204,8 @@ fn edf_why(e: &EdfAnalysis, utilisation: &Admission) -> String {
             time(deadline),
             time(demand)
         ),
+        // Only a processor that loses time gets it; this command's cores lose none.
+        EdfOutcome::EndlessBusyPeriod => format!("{u}: the busy period never ends: no verdict"),
     }
 }
 
@@ -363,6 +365,7 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
                     EdfOutcome::DemandExceeds { deadline, demand } => {
                         ("qpa", None, Some(deadline), Some(demand))
                     }
+                    EdfOutcome::EndlessBusyPeriod => ("qpa", None, None, None),
                 };
                 value["edf"] = json!({
                     "test": test,
