@@ -435,6 +435,70 @@ fn cbs_servers_are_admitted_by_their_exact_total_bandwidth() {
     assert_eq!(json["cores"][0]["total_denominator"], "20");
 }
 
+/// CBS on a core that a termination masks: cbs-isolation's servers (2/10, 10/40, 4/10) with
+/// a rogue (1/40) in a group of quota `quota` and its controller (1/40), U = 9/10. The servers
+/// as implicit-deadline tasks must pass `h(t) + M <= t`, M the quota. By hand, M = 4 ms: the
+/// busy period 4 + 2 + 10 + 4 + 1 + 1 = 22 -> 4 + 6 + 10 + 12 + 2 = 34 -> 40 -> 40; h(t) + 4
+/// at 10, 20, 30, 40 ms is 10, 16, 22, 40: admitted (exit 0), at 10 and 40 exactly. M = 5
+/// ms: h(10) + 5 = 6 + 5 > 10: not admitted (exit 1), though the bandwidth alone is.
+#[test]
+fn cbs_servers_count_the_mask_of_a_termination() {
+    let masked = |quota: &str| {
+        edited_copy("masked.toml", "scenarios/cbs-isolation.toml", |source| {
+            format!(
+                "{source}\n[cost]\nreclaim-per-unit = 13\n\n[[group]]\nname = \"rogue\"\n\
+                 quota = \"{quota}\"\n\n[[task]]\nname = \"rogue\"\ngroup = \"rogue\"\n\
+                 reservation = {{ budget = \"1ms\", period = \"40ms\" }}\n\
+                 script = [{{ allocate = 1000000, object = \"semaphore\" }}, {{ run = \"1s\" }}]\n\n\
+                 [[task]]\nname = \"controller\"\n\
+                 reservation = {{ budget = \"1ms\", period = \"40ms\" }}\n\
+                 script = [{{ sleep-until = \"50ms\" }}, {{ terminate = \"rogue\" }}, \
+                 {{ sleep-until = \"1s\" }}]\n"
+            )
+        })
+    };
+    let (_dir, four) = masked("4ms");
+    let stdout = stdout_of(&["analyze", &four], 0);
+    assert_contains(&stdout, "total bandwidth 9/10 = 0.900000: admitted");
+    assert_contains(
+        &stdout,
+        "with the terminations' mask of at most 4ms (EDF demand, servers as (Q, T) tasks): \
+         h(t) + 4ms <= t at every server deadline up to 40ms: admitted",
+    );
+    assert_contains(
+        &stdout,
+        "note: core 0: the admission above counts this mask (at most 4ms) in the CBS servers' \
+         EDF demand",
+    );
+    let json = json_of(&["analyze", &four, "--json"], 0);
+    assert_eq!(json["cores"][0]["masked_ns"], 4_000_000);
+    assert_eq!(json["cores"][0]["mask_test"]["outcome"], "demand-met");
+    assert_eq!(json["cores"][0]["mask_test"]["bound_ns"], 40_000_000);
+
+    let (_dir, five) = masked("5ms");
+    let stdout = stdout_of(&["analyze", &five], 1);
+    assert_contains(&stdout, "total bandwidth 9/10 = 0.900000: admitted");
+    assert_contains(
+        &stdout,
+        "h(t) + 5ms = 6ms + 5ms > t at t = 10ms: NOT admitted",
+    );
+    let json = json_of(&["analyze", &five, "--json"], 1);
+    assert_eq!(json["admitted"], false);
+    let test = &json["cores"][0]["mask_test"];
+    assert_eq!(
+        (&test["outcome"], &test["deadline_ns"], &test["demand_ns"]),
+        (
+            &"demand-exceeds".into(),
+            &10_000_000.into(),
+            &6_000_000.into()
+        )
+    );
+    // The unmasked file has no mask test, and its mask is 0.
+    let json = json_of(&["analyze", "scenarios/cbs-isolation.toml", "--json"], 0);
+    assert_eq!(json["cores"][0]["masked_ns"], 0);
+    assert!(json["cores"][0]["mask_test"].is_null());
+}
+
 /// VBS, by hand in instants of 10 us: control's first action (320 us, (320 us, 3550 us)) is
 /// (32, (32, 355)): Eq. (1) gives ceil(32/32) 355 + 355 - 1 = 709 instants = 7.09 ms, and the
 /// late strategy at least 355 = 3.55 ms. The caps 3/10 + 2/5 + 1/5 = 9/10: admitted.

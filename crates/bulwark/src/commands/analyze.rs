@@ -1,5 +1,6 @@
 //! `bulwark analyze`: the SPR admission test (Eq. 1) and overhead bound (Eq. 2) of every
-//! reservation, core by core; for CBS, the EDF bandwidth test; for VBS, the caps test and
+//! reservation, core by core; for CBS, the EDF bandwidth test (and, on a core that
+//! terminations may mask, the EDF demand test with the mask); for VBS, the caps test and
 //! every action's response bound.
 
 use crate::output::{out, outln};
@@ -9,6 +10,10 @@ use bulwark_analysis::admission::{
     preemptions_per_period, response_times_masked, Response, Server, Verdict,
 };
 use bulwark_analysis::bandwidth::{self, Bandwidth};
+use bulwark_analysis::classic::{
+    self,
+    edf::{self, EdfAnalysis, EdfOutcome},
+};
 use bulwark_analysis::component_graph;
 use bulwark_analysis::overhead::{overhead, work_per_invocation, Overhead, WorkBound};
 use bulwark_analysis::rbf::ServerKind;
@@ -259,14 +264,19 @@ struct CoreAnalysis {
     overheads: Vec<Overhead>,
 }
 
-fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
-    // What the scenario's reclamations may mask each core for, in all.
+/// What the scenario's terminations may mask each partitioned core for, in all: `Some(0)` on
+/// a core none masks, `None` on one masked without bound.
+fn core_masks(scenario: &Scenario) -> impl Fn(u16) -> Option<Duration> {
     let masks = masks_by_place(&scenario_terminations(scenario));
-    let masked_on = |core: u16| {
+    move |core| {
         (masks.iter())
             .find(|(place, _)| *place == Masked::Core(core))
             .map_or(Some(Duration::ZERO), |&(_, mask)| mask)
-    };
+    }
+}
+
+fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
+    let masked_on = core_masks(scenario);
     (0..scenario.cores)
         .filter_map(|core| {
             let mut servers: Vec<Server> = scenario
@@ -321,8 +331,12 @@ fn all_admitted(cores: &[CoreAnalysis]) -> bool {
 }
 
 /// EDF over CBS servers: per core, each server's bandwidth Q/T and the exact test
-/// `sum Q/T <= 1` (Abeni and Buttazzo, Theorem 1).
+/// `sum Q/T <= 1` (Abeni and Buttazzo, Theorem 1). On a core that terminations may mask for
+/// `M` in all, the servers are admitted when, as implicit-deadline tasks `(Q, T)`, they pass
+/// the EDF demand test with that loss, `h(t) + M <= t` ([`edf::analyse_masked`]); a core
+/// masked without bound admits nothing.
 fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
+    let masked_on = core_masks(scenario);
     let mut all_admitted = true;
     let mut text = format!(
         "{} ({}): admission by sum Q/T <= 1 per core (EDF over servers)\n",
@@ -348,7 +362,10 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
         }
         let pairs: Vec<(Duration, Duration)> = servers.iter().map(|&(_, q, t)| (q, t)).collect();
         let verdict = bandwidth::admit(&pairs);
-        all_admitted &= verdict.admitted;
+        let mask = masked_on(core);
+        let mask_test = (mask != Some(Duration::ZERO)).then(|| MaskTest::of(&servers, mask));
+        let admitted = verdict.admitted && mask_test.as_ref().is_none_or(MaskTest::admitted);
+        all_admitted &= admitted;
         let rows: Vec<Vec<String>> = servers
             .iter()
             .map(|&(name, q, t)| {
@@ -378,6 +395,9 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
                 "NOT admitted"
             }
         ));
+        if let Some(test) = &mask_test {
+            text.push_str(&test.text());
+        }
         let servers_json: Vec<Value> = servers
             .iter()
             .map(|&(name, q, t)| {
@@ -391,7 +411,9 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
             "total_denominator": verdict.total.denominator.to_string(),
             "total": verdict.total.as_f64(),
             "exact": verdict.exact,
-            "admitted": verdict.admitted,
+            "masked_ns": mask.map(Duration::as_nanos),
+            "mask_test": mask_test.as_ref().map(MaskTest::to_json),
+            "admitted": admitted,
         }));
     }
     if json {
@@ -422,6 +444,80 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// The EDF demand test of one core's CBS servers with the time its terminations may mask.
+enum MaskTest {
+    /// The mask is bounded: the test's result.
+    Bounded(EdfAnalysis),
+    /// Nothing bounds the mask.
+    Unbounded,
+}
+
+impl MaskTest {
+    /// The test of `servers` (name, Q, T) with `mask` (`None`: without bound).
+    fn of(servers: &[(&str, Duration, Duration)], mask: Option<Duration>) -> MaskTest {
+        let Some(mask) = mask else {
+            return MaskTest::Unbounded;
+        };
+        let tasks: Vec<classic::Task> = servers
+            .iter()
+            .map(|&(name, q, t)| classic::Task::new(name, q.as_nanos(), t.as_nanos()))
+            .collect();
+        MaskTest::Bounded(edf::analyse_masked(&tasks, mask.as_nanos()))
+    }
+
+    fn admitted(&self) -> bool {
+        matches!(self, MaskTest::Bounded(analysis) if analysis.schedulable())
+    }
+
+    /// One line under the core's total bandwidth.
+    fn text(&self) -> String {
+        let time = |nanos: u64| Duration::from_nanos(nanos).to_string();
+        let analysis = match self {
+            MaskTest::Unbounded => {
+                return "with the terminations' mask, without bound: NOT admitted\n".into()
+            }
+            MaskTest::Bounded(analysis) => analysis,
+        };
+        let mask = time(analysis.masked);
+        let why = match analysis.outcome {
+            EdfOutcome::DemandMet { bound, .. } => format!(
+                "h(t) + {mask} <= t at every server deadline up to {}: admitted",
+                time(bound)
+            ),
+            EdfOutcome::DemandExceeds { deadline, demand } => format!(
+                "h(t) + {mask} = {} + {mask} > t at t = {}: NOT admitted",
+                time(demand),
+                time(deadline)
+            ),
+            EdfOutcome::UtilisationAboveOne => "the bandwidth alone exceeds 1: NOT admitted".into(),
+            EdfOutcome::EndlessBusyPeriod => "at total bandwidth 1 the busy period never ends, \
+                 and the deadlines up to D_max + H are too many to check: NOT admitted"
+                .into(),
+            EdfOutcome::UtilisationAtMostOne => "bandwidth at most 1: admitted".into(),
+        };
+        format!("with the terminations' mask of at most {mask} (EDF demand, servers as (Q, T) tasks): {why}\n")
+    }
+
+    /// `{ "outcome", "bound_ns", "deadline_ns", "demand_ns" }`, the values that apply.
+    fn to_json(&self) -> Value {
+        let analysis = match self {
+            MaskTest::Unbounded => return json!({ "outcome": "unbounded-mask" }),
+            MaskTest::Bounded(analysis) => analysis,
+        };
+        match analysis.outcome {
+            EdfOutcome::DemandMet { bound, .. } => {
+                json!({ "outcome": "demand-met", "bound_ns": bound })
+            }
+            EdfOutcome::DemandExceeds { deadline, demand } => json!({
+                "outcome": "demand-exceeds", "deadline_ns": deadline, "demand_ns": demand,
+            }),
+            EdfOutcome::UtilisationAboveOne => json!({ "outcome": "utilisation-above-one" }),
+            EdfOutcome::EndlessBusyPeriod => json!({ "outcome": "no-verdict" }),
+            EdfOutcome::UtilisationAtMostOne => json!({ "outcome": "utilisation-at-most-one" }),
+        }
     }
 }
 

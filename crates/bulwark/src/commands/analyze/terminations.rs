@@ -1,12 +1,13 @@
 //! The masks of a scenario's terminations ([`bulwark_analysis::reclamation`]), after the
 //! rest of its analysis: a table in text, a `terminations` array in `--json`. A partitioned
-//! core's SPR Eq. 1 counts its mask (`admission::response_times_masked`); the other tests
-//! leave it out. A note per place says which.
+//! core's SPR Eq. 1 counts its mask (`admission::response_times_masked`), and so does a CBS
+//! core's EDF demand test (`edf::analyse_masked`); the other tests leave it out. A note per
+//! place says which.
 
 use std::process::ExitCode;
 
 use bulwark_analysis::reclamation::{masks_by_place, scenario_terminations, Masked};
-use bulwark_spec::Scenario;
+use bulwark_spec::{PolicyKind, Scenario};
 use serde_json::Value;
 
 use crate::commands::masks::{self, Names};
@@ -29,10 +30,10 @@ pub(super) fn with_masks(
     let mut text = format!("\n{}", masks::table(&terminations, &names));
     for (place, mask) in masks_by_place(&terminations) {
         let (place_name, bound) = (masks::place(place, &names), masks::bound_text(mask));
-        text.push_str(&if counted(scenario, place) {
+        text.push_str(&if let Some((test, term)) = counted(scenario, place) {
             format!(
-                "note: {place_name}: the response bounds above count this mask ({bound}) in \
-                 every reservation's, as time nothing else runs\n"
+                "note: {place_name}: {test} this mask ({bound}) in {term}, as time nothing \
+                 else runs\n"
             )
         } else {
             format!(
@@ -49,14 +50,21 @@ pub(super) fn with_masks(
     super::appendix::with_section(json, analysis, &text, "terminations", value)
 }
 
-/// Whether the analysis above counts the mask at `place`: a partitioned core whose policy's
-/// servers SPR's Eq. 1 admits.
-fn counted(scenario: &Scenario, place: Masked) -> bool {
-    match place {
-        Masked::Core(core) => {
-            scenario.clusters.iter().all(|c| !c.cores.contains(&core))
-                && super::server_kind(scenario.policy_of(core)).is_some()
-        }
-        Masked::Cluster(_) => false,
+/// Which of the analysis's tests count the mask at `place`, and in what, if any: on a
+/// partitioned core, SPR's Eq. 1 for reservation servers, the EDF demand test for CBS servers.
+fn counted(scenario: &Scenario, place: Masked) -> Option<(&'static str, &'static str)> {
+    let Masked::Core(core) = place else {
+        return None;
+    };
+    if scenario.clusters.iter().any(|c| c.cores.contains(&core)) {
+        return None;
+    }
+    let policy = scenario.policy_of(core);
+    if super::server_kind(policy).is_some() {
+        Some(("the response bounds above count", "every reservation's"))
+    } else if matches!(policy, PolicyKind::Cbs | PolicyKind::HardCbs) {
+        Some(("the admission above counts", "the CBS servers' EDF demand"))
+    } else {
+        None
     }
 }
