@@ -8,6 +8,7 @@
 //! Response time is arrival to termination (the end of the period in which it completed).
 
 use crate::bandwidth::{self, Admission};
+use bulwark_core::bandwidth::vbs::ReleaseStrategy;
 use bulwark_core::Duration;
 
 /// An action's load and resource, in instants.
@@ -100,6 +101,91 @@ pub fn admit(caps: &[(Duration, Duration)]) -> Admission {
     bandwidth::admit(caps)
 }
 
+/// A core of VBS processes that terminations may mask for up to `M` instants in all (a
+/// reclamation with interrupts masked, [`crate::reclamation`]), admitted by Eq. (2).
+///
+/// The scheduler serves every action as period instances (jobs) `[r, d]` holding at most
+/// `u (d - r)` of work, `u` the process's cap, one after another; it is EDF over them. So
+/// the jobs released at or after `t0` with deadlines at or before `d` hold at most
+/// `U (d - t0)`, `U` the caps' sum. A job that completes at `f > d` found the processor busy
+/// with such jobs or masked over `[t0, f)`, `t0` the last instant it idled or ran a later
+/// deadline: `f - t0 <= U (d - t0) + M`. Hence:
+///
+/// - every job completes by `d + M` (`U <= 1`);
+/// - none is late when `M <= (1 - U) (d - t0)`; the late job's own `[r, d]` lies in
+///   `[t0, d]`, and under the late strategy it is a whole period, so `M <= (1 - U) pi_min`
+///   (`pi_min` the shortest period of the core's resources) keeps every deadline, and
+///   Eq. (1) stands. The early strategy's first job of an action may be one instant long,
+///   so there only the first statement holds.
+///
+/// The kernel charges a process's limit with the time since its dispatch, so a mask that
+/// falls in a process's window costs it up to `M` of its limit: up to `J = ceil(M / lambda)`
+/// more jobs for the action (the demand argument above still holds: no job holds more than
+/// its limit). And a job completed late by `x <= M` releases the action's next at the
+/// period boundary after its completion, `ceil(x / pi) pi` after its deadline rather than at
+/// it; the action terminates at the end of the period of its last job's completion. So each
+/// of the action's `n + J` jobs adds at most `E = ceil(M / pi) pi`: the bound is Eq. (1)
+/// `+ J pi + (n + J) E`, with `n = ceil(l / lambda)` under the late strategy and one more,
+/// the partial first period, under the early; within the slack (late strategy) it is Eq. (1)
+/// `+ J pi`. Sound, not tight: the mask is counted once per job though it falls once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaskedCore {
+    /// `M`, in instants.
+    pub masked: u64,
+    /// `M <= (1 - U) pi_min`: no job is late under the late strategy.
+    pub within_slack: bool,
+}
+
+impl MaskedCore {
+    /// The core whose processes have caps `numerator / denominator` and whose resources have
+    /// `periods` (instants), masked for up to `masked` instants.
+    pub fn new(
+        caps: &[(u64, u64)],
+        periods: impl IntoIterator<Item = u64>,
+        masked: u64,
+    ) -> MaskedCore {
+        let shortest = periods.into_iter().min();
+        // M <= (1 - U) pi_min  <=>  U + M / pi_min <= 1, decided exactly.
+        let within_slack = masked == 0
+            || shortest.is_some_and(|pi| {
+                bandwidth::sum_at_most_one(caps.iter().copied().chain([(masked, pi)]))
+            });
+        MaskedCore {
+            masked,
+            within_slack,
+        }
+    }
+
+    /// The period instances `action` can span: `ceil(l / lambda)`, one more under the early
+    /// strategy (the partial period it may start in).
+    pub fn jobs(action: &Action, strategy: ReleaseStrategy) -> u64 {
+        let whole = action.load.div_ceil(action.limit);
+        match strategy {
+            ReleaseStrategy::Late => whole,
+            ReleaseStrategy::Early => whole + 1,
+        }
+    }
+
+    /// Eq. (1) with the mask (see [`MaskedCore`]), saturating.
+    pub fn response_bound(&self, action: &Action, strategy: ReleaseStrategy) -> u64 {
+        let plain = action.response_bound();
+        if self.masked == 0 {
+            return plain;
+        }
+        let charged = self.masked.div_ceil(action.limit);
+        let with_charge = plain.saturating_add(charged.saturating_mul(action.period));
+        if self.within_slack && strategy == ReleaseStrategy::Late {
+            return with_charge;
+        }
+        let slip = self
+            .masked
+            .div_ceil(action.period)
+            .saturating_mul(action.period);
+        let jobs = Self::jobs(action, strategy).saturating_add(charged);
+        with_charge.saturating_add(jobs.saturating_mul(slip))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +242,29 @@ mod tests {
             .map(|&(l, lambda, pi)| Action::new(l, lambda, pi).unwrap().response_bound())
             .collect();
         assert_eq!(bounds, [7, 11, 5, 5]);
+    }
+
+    /// Caps 1/2 + 1/4 (U = 3/4), periods 4 and 8: the slack of the shortest period is
+    /// (1 - 3/4) 4 = 1 instant. The action (5, (2, 4)) has Eq. (1) = ceil(5/2) 4 + 3 = 15.
+    /// M = 1: within the slack; the charge costs ceil(1/2) = 1 job, so late 15 + 4 = 19.
+    /// M = 2: outside; one job charged (ceil(2/2)), each of the ceil(5/2) + 1 = 4 jobs slips
+    /// ceil(2/4) 4 = 4: late 15 + 4 + 16 = 35; early one job more: 15 + 4 + 20 = 39.
+    #[test]
+    fn masked_bounds_by_hand() {
+        let caps = [(1, 2), (1, 4)];
+        let action = Action::new(5, 2, 4).unwrap();
+        let none = MaskedCore::new(&caps, [4, 8], 0);
+        assert_eq!(none.response_bound(&action, ReleaseStrategy::Early), 15);
+        let one = MaskedCore::new(&caps, [4, 8], 1);
+        assert!(one.within_slack);
+        assert_eq!(one.response_bound(&action, ReleaseStrategy::Late), 19);
+        let two = MaskedCore::new(&caps, [8, 4], 2);
+        assert!(!two.within_slack);
+        assert_eq!(two.response_bound(&action, ReleaseStrategy::Late), 35);
+        assert_eq!(two.response_bound(&action, ReleaseStrategy::Early), 39);
+        // At U = 1 no mask fits in the slack; no periods, no slack either.
+        assert!(!MaskedCore::new(&[(1, 1)], [4], 1).within_slack);
+        assert!(!MaskedCore::new(&caps, [], 1).within_slack);
     }
 
     /// k is the least solution, checked against a search over [0, pi], and the early range
