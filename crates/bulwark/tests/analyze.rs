@@ -512,6 +512,74 @@ fn vbs_actions_get_their_response_bounds() {
     assert_contains(&stdout, "sum of caps 9/10 = 0.900000: admitted");
 }
 
+/// VBS on a core a termination masks: vbs-processes with control's cap 1/5, a rogue (1/20)
+/// in a group of quota `quota` and its controller (1/20): caps 9/10, instants of 10 us. By
+/// hand for control's first action (32, (32, 355)), Eq. (1) 709 instants. Quota 2 ms, M =
+/// 200: the slack (1 - 9/10) 355 = 35.5 < 200; the charge ceil(200/32) = 7 jobs, 7 * 355 =
+/// 2485; early, 1 + 1 + 7 = 9 jobs slip ceil(200/355) 355 = 355 each, 3195: 709 + 2485 +
+/// 3195 = 6389 = 63.89 ms. Quota 30 us under the late strategy, M = 3 <= 35.5: only the
+/// charge, ceil(3/32) = 1 job: 709 + 355 = 1064 = 10.64 ms.
+#[test]
+fn vbs_actions_count_the_mask_of_a_termination() {
+    let masked = |quota: &str, strategy: &str| {
+        edited_copy("masked.toml", "scenarios/vbs-processes.toml", |source| {
+            let source = source.replace("cap = \"3/10\"", "cap = \"1/5\"").replace(
+                "strategy = \"early\"",
+                &format!("strategy = \"{strategy}\""),
+            );
+            format!(
+                "{source}\n[cost]\nreclaim-per-unit = 13\n\n[[group]]\nname = \"rogue\"\n\
+                 quota = \"{quota}\"\n\n[[task]]\nname = \"rogue\"\ngroup = \"rogue\"\n\
+                 cap = \"1/20\"\nscript = [{{ action = \"100us\", limit = \"1ms\", period = \
+                 \"20ms\" }}, {{ allocate = 1000000, object = \"semaphore\" }}]\n\n\
+                 [[task]]\nname = \"controller\"\ncap = \"1/20\"\nscript = [{{ action = \
+                 \"100us\", limit = \"1ms\", period = \"20ms\" }}, {{ terminate = \"rogue\" }}]\n"
+            )
+        })
+    };
+    let (_dir, early) = masked("2ms", "early");
+    let stdout = stdout_of(&["analyze", &early], 0);
+    assert_eq!(
+        row(&stdout, "control"),
+        ["control", "1/5", "0", "320us", "320us", "3.55ms", "7.09ms", "3.55ms", "63.89ms"]
+    );
+    assert_contains(
+        &stdout,
+        "with the terminations' mask of at most 2ms (M = 200 instants)",
+    );
+    assert_contains(
+        &stdout,
+        "note: core 0: the \"bound with mask\" column above counts this mask (at most 2ms)",
+    );
+    let json = json_of(&["analyze", &early, "--json"], 0);
+    let core = &json["cores"][0];
+    assert_eq!(core["masked_ns"], 2_000_000);
+    assert_eq!(core["mask_within_slack"], false);
+    let first = &core["processes"][0]["actions"][0];
+    assert_eq!(first["response_bound_ns"], 7_090_000);
+    assert_eq!(first["masked_response_bound_ns"], 63_890_000);
+
+    let (_dir, late) = masked("30us", "late");
+    let json = json_of(&["analyze", &late, "--json"], 0);
+    let core = &json["cores"][0];
+    assert_eq!(core["mask_within_slack"], true);
+    let first = &core["processes"][0]["actions"][0];
+    assert_eq!(first["masked_response_bound_ns"], 10_640_000);
+
+    // Unmasked: no column, the bound with mask is Eq. (1)'s.
+    let stdout = stdout_of(&["analyze", "scenarios/vbs-processes.toml"], 0);
+    assert!(!stdout.contains("bound with mask"));
+    let json = json_of(&["analyze", "scenarios/vbs-processes.toml", "--json"], 0);
+    let core = &json["cores"][0];
+    assert_eq!(core["masked_ns"], 0);
+    assert!(core["mask_within_slack"].is_null());
+    let first = &core["processes"][0]["actions"][0];
+    assert_eq!(
+        first["masked_response_bound_ns"],
+        first["response_bound_ns"]
+    );
+}
+
 /// The configuration analyzer on the paper's Fig. 3 (`scenarios/components/fig3.camkes`):
 /// A's CPI serves tasks one and two (2 threads), B's CPI tasks one, two and three (3
 /// threads), both waiting at the highest requester priority, 30; `--camkes` prints the lines

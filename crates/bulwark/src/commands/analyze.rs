@@ -18,7 +18,8 @@ use bulwark_analysis::component_graph;
 use bulwark_analysis::overhead::{overhead, work_per_invocation, Overhead, WorkBound};
 use bulwark_analysis::rbf::ServerKind;
 use bulwark_analysis::reclamation::{masks_by_place, scenario_terminations, Masked};
-use bulwark_analysis::vbs::Action as VbsAction;
+use bulwark_analysis::vbs::{Action as VbsAction, MaskedCore as VbsMaskedCore};
+use bulwark_core::bandwidth::vbs::ReleaseStrategy;
 use bulwark_core::Duration;
 use bulwark_spec::component::ComponentSystem;
 use bulwark_spec::{Behaviour, FileKind, PolicyKind, Scenario, Step, SystemFile, TaskSpec};
@@ -601,12 +602,15 @@ fn actions(steps: &[Step], out: &mut Vec<(Duration, Duration, Duration)>) {
 }
 
 /// VBS: per core the caps' sum (Eq. 2, exact), and per action its response bound Eq. (1)
-/// `ceil(l / lambda) pi + pi - 1` instants, and the late strategy's least response.
+/// `ceil(l / lambda) pi + pi - 1` instants, and the late strategy's least response. On a core
+/// that terminations may mask, each action's bound with the mask too
+/// ([`VbsMaskedCore`]); a core masked without bound has none.
 fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
     let Some(spec) = scenario.vbs.as_ref() else {
         eprintln!("error: a vbs scenario without its [vbs] table");
         return crate::exit::bad_input();
     };
+    let masked_on = core_masks(scenario);
     let q = spec.quantum.as_nanos().max(1);
     let instants = |d: Duration| d.as_nanos().div_ceil(q);
     let time = |n: u64| Duration::from_nanos(n.saturating_mul(q));
@@ -632,21 +636,44 @@ fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
             .collect();
         let verdict = bandwidth::admit(&caps);
         all_admitted &= verdict.admitted;
+        let scripts: Vec<Vec<(Duration, Duration, Duration)>> = members
+            .iter()
+            .map(|&(i, _)| {
+                let mut list = Vec::new();
+                if let Behaviour::Script { steps, .. } = &scenario.tasks[i].behaviour {
+                    actions(steps, &mut list);
+                }
+                list
+            })
+            .collect();
+        let mask = masked_on(core);
+        // `None`: no mask; `Some(None)`: a mask without bound.
+        let masked = (mask != Some(Duration::ZERO)).then(|| {
+            mask.map(|m| {
+                let ratios: Vec<(u64, u64)> = members.iter().map(|&(_, cap)| cap).collect();
+                let periods = scripts.iter().flatten().map(|&(_, _, pi)| instants(pi));
+                VbsMaskedCore::new(&ratios, periods, instants(m))
+            })
+        });
         let mut rows = Vec::new();
         let mut processes = Vec::new();
-        for &(i, (n, d)) in &members {
+        for (&(i, (n, d)), list) in members.iter().zip(&scripts) {
             let task = &scenario.tasks[i];
-            let mut list = Vec::new();
-            if let Behaviour::Script { steps, .. } = &task.behaviour {
-                actions(steps, &mut list);
-            }
             let mut actions_json = Vec::new();
             for (k, &(load, limit, period)) in list.iter().enumerate() {
                 let bounds = VbsAction::new(instants(load), instants(limit), instants(period));
                 let (bound, least) = bounds.map_or((None, None), |a| {
                     (Some(time(a.response_bound())), Some(time(a.late().lower)))
                 });
-                rows.push(vec![
+                // With no mask the bound is Eq. (1)'s.
+                let with_mask = match masked {
+                    None => bound,
+                    Some(None) => None,
+                    Some(Some(core)) => {
+                        bounds.map(|a| time(core.response_bound(&a, spec.strategy)))
+                    }
+                };
+                let mut row = vec![
                     task.name.clone(),
                     format!("{n}/{d}"),
                     k.to_string(),
@@ -655,13 +682,18 @@ fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
                     period.to_string(),
                     or_unbounded(bound),
                     or_unbounded(least),
-                ]);
+                ];
+                if masked.is_some() {
+                    row.push(or_unbounded(with_mask));
+                }
+                rows.push(row);
                 actions_json.push(json!({
                     "load_ns": load.as_nanos(),
                     "limit_ns": limit.as_nanos(),
                     "period_ns": period.as_nanos(),
                     "response_bound_ns": nanos(bound),
                     "late_least_response_ns": nanos(least),
+                    "masked_response_bound_ns": nanos(with_mask),
                 }));
             }
             processes.push(json!({
@@ -670,20 +702,21 @@ fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
                 "actions": actions_json,
             }));
         }
+        let mut headers = vec![
+            "process",
+            "cap",
+            "action",
+            "load",
+            "limit",
+            "period",
+            "bound Eq. (1)",
+            "least (late)",
+        ];
+        if masked.is_some() {
+            headers.push("bound with mask");
+        }
         text.push_str(&format!("\ncore {core}:\n"));
-        text.push_str(&table::render(
-            &[
-                "process",
-                "cap",
-                "action",
-                "load",
-                "limit",
-                "period",
-                "bound Eq. (1)",
-                "least (late)",
-            ],
-            &rows,
-        ));
+        text.push_str(&table::render(&headers, &rows));
         text.push_str(&format!(
             "sum of caps {}/{} = {:.6}: {}\n",
             verdict.total.numerator,
@@ -695,12 +728,17 @@ fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
                 "NOT admitted"
             }
         ));
+        if let Some(masked) = masked {
+            text.push_str(&vbs_mask_text(masked, mask, spec.strategy));
+        }
         cores_json.push(json!({
             "core": core,
             "processes": processes,
             "caps_numerator": verdict.total.numerator.to_string(),
             "caps_denominator": verdict.total.denominator.to_string(),
             "admitted": verdict.admitted,
+            "masked_ns": mask.map(Duration::as_nanos),
+            "mask_within_slack": masked.flatten().map(|core| core.within_slack),
         }));
     }
     if json {
@@ -724,6 +762,28 @@ fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// The line under a masked VBS core's table: what the "bound with mask" column adds.
+fn vbs_mask_text(
+    masked: Option<VbsMaskedCore>,
+    mask: Option<Duration>,
+    strategy: ReleaseStrategy,
+) -> String {
+    let (Some(core), Some(mask)) = (masked, mask) else {
+        return "with the terminations' mask, without bound: no action has a bound\n".into();
+    };
+    let terms = if core.within_slack && strategy == ReleaseStrategy::Late {
+        "within the caps' slack of the shortest period, (1 - U) pi_min, so no period \
+         instance is late: Eq. (1) + ceil(M / lambda) pi for the mask charged to a limit"
+    } else {
+        "Eq. (1) + ceil(M / lambda) pi for the mask charged to a limit + ceil(M / pi) pi for \
+         each period instance it may make late"
+    };
+    format!(
+        "with the terminations' mask of at most {mask} (M = {} instants): {terms}\n",
+        core.masked
+    )
 }
 
 fn verdict_text(verdict: Verdict) -> &'static str {

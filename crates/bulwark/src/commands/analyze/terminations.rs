@@ -1,7 +1,8 @@
 //! The masks of a scenario's terminations ([`bulwark_analysis::reclamation`]), after the
 //! rest of its analysis: a table in text, a `terminations` array in `--json`. A partitioned
 //! core's SPR Eq. 1 counts its mask (`admission::response_times_masked`), and so does a CBS
-//! core's EDF demand test (`edf::analyse_masked`); the other tests leave it out. A note per
+//! core's EDF demand test (`edf::analyse_masked`), and a VBS core's masked response bounds
+//! (`vbs::MaskedCore`); the other tests leave it out. A note per
 //! place says which.
 
 use std::process::ExitCode;
@@ -51,7 +52,8 @@ pub(super) fn with_masks(
 }
 
 /// Which of the analysis's tests count the mask at `place`, and in what, if any: on a
-/// partitioned core, SPR's Eq. 1 for reservation servers, the EDF demand test for CBS servers.
+/// partitioned core, SPR's Eq. 1 for reservation servers, the EDF demand test for CBS
+/// servers, the masked response bounds for VBS processes.
 fn counted(scenario: &Scenario, place: Masked) -> Option<(&'static str, &'static str)> {
     let Masked::Core(core) = place else {
         return None;
@@ -64,6 +66,11 @@ fn counted(scenario: &Scenario, place: Masked) -> Option<(&'static str, &'static
         Some(("the response bounds above count", "every reservation's"))
     } else if matches!(policy, PolicyKind::Cbs | PolicyKind::HardCbs) {
         Some(("the admission above counts", "the CBS servers' EDF demand"))
+    } else if policy == PolicyKind::Vbs {
+        Some((
+            "the \"bound with mask\" column above counts",
+            "every action's bound",
+        ))
     } else {
         None
     }
