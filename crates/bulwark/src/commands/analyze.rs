@@ -267,7 +267,7 @@ struct CoreAnalysis {
 
 /// What the scenario's terminations may mask each partitioned core for, in all: `Some(0)` on
 /// a core none masks, `None` on one masked without bound.
-fn core_masks(scenario: &Scenario) -> impl Fn(u16) -> Option<Duration> {
+pub(super) fn core_masks(scenario: &Scenario) -> impl Fn(u16) -> Option<Duration> {
     let masks = masks_by_place(&scenario_terminations(scenario));
     move |core| {
         (masks.iter())

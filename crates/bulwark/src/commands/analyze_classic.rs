@@ -3,6 +3,13 @@
 //!
 //! Exit codes: 0 every core schedulable, 1 some task or core not schedulable, 2 nothing
 //! refuted but some task cannot be analysed (a script has no fixed execution time).
+//!
+//! A core that terminations may mask for `M` in all (a reclamation with interrupts masked)
+//! counts it: under fixed priority as blocking added to every analysed task's `B` (time no
+//! task of the core runs, once in any busy window, since `M` is the total over the run), under
+//! EDF in the demand test, `h(t) + M <= t` ([`edf::analyse_masked`]). Under fixed priority a
+//! task is analysed when no script of its priority or above shares its core: a script below
+//! it delays it only by the masks it causes (and kernel costs, left out as everywhere).
 
 use std::process::ExitCode;
 
@@ -57,6 +64,8 @@ struct Row {
 /// One core's result.
 struct Core {
     core: u16,
+    /// What terminations may mask the core for in all: `Some(0)` none, `None` without bound.
+    mask: Option<Duration>,
     rows: Vec<Row>,
     /// Tasks that cannot be analysed, with why; the core then has no verdict.
     unanalysable: Vec<String>,
@@ -85,12 +94,14 @@ impl Core {
     }
 }
 
-fn analyse_core(scenario: &Scenario, core: u16) -> Option<Core> {
+fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Option<Core> {
     let specs: Vec<&TaskSpec> = scenario.tasks.iter().filter(|t| t.core == core).collect();
     if specs.is_empty() {
         return None;
     }
     let mut unanalysable = Vec::new();
+    // The scripts' names and priorities: under fixed priority they bar the tasks below them.
+    let mut scripts: Vec<(&str, Option<Priority>)> = Vec::new();
     let mut rows: Vec<Row> = Vec::new();
     for spec in specs {
         match classic_task(spec) {
@@ -99,21 +110,50 @@ fn analyse_core(scenario: &Scenario, core: u16) -> Option<Core> {
                 priority: spec.priority,
                 analysis: None,
             }),
-            Err(why) => unanalysable.push(why),
+            Err(why) => {
+                unanalysable.push(why);
+                scripts.push((&spec.name, spec.priority));
+            }
         }
     }
+    let Some(masked) = mask else {
+        unanalysable
+            .push("the terminations may mask this core without bound (see their table)".to_owned());
+        return Some(Core {
+            core,
+            mask,
+            rows,
+            unanalysable,
+            edf: None,
+        });
+    };
+    let masked = masked.as_nanos();
     let mut edf_result = None;
     if scenario.policy == PolicyKind::Edf {
         if unanalysable.is_empty() {
             let tasks: Vec<Task> = rows.iter().map(|r| r.task.clone()).collect();
-            edf_result = Some((edf::analyse(&tasks), edf::utilisation(&tasks)));
+            edf_result = Some((
+                edf::analyse_masked(&tasks, masked),
+                edf::utilisation(&tasks),
+            ));
         }
-    } else if unanalysable.is_empty() {
+    } else {
+        for row in &mut rows {
+            row.task.blocking = row.task.blocking.saturating_add(masked);
+        }
         // Most important first; equal priorities are FIFO, so each counts the others of its
         // priority as interference (conservative, exact when priorities are distinct).
         rows.sort_by_key(|r| std::cmp::Reverse(r.priority));
         for index in 0..rows.len() {
             let own = rows[index].priority;
+            if let Some((script, _)) = scripts.iter().find(|(_, p)| *p >= own) {
+                unanalysable.push(format!(
+                    "task `{}` shares its core with script `{script}` at its priority or \
+                     above, whose demand is unknown",
+                    rows[index].task.name
+                ));
+                continue;
+            }
             let mut view: Vec<Task> = rows
                 .iter()
                 .enumerate()
@@ -126,6 +166,7 @@ fn analyse_core(scenario: &Scenario, core: u16) -> Option<Core> {
     }
     Some(Core {
         core,
+        mask,
         rows,
         unanalysable,
         edf: edf_result,
@@ -192,27 +233,44 @@ fn edf_why(e: &EdfAnalysis, utilisation: &Admission) -> String {
         EdfOutcome::UtilisationAtMostOne => {
             format!("implicit deadlines and {u} <= 1 (Liu and Layland): schedulable")
         }
+        EdfOutcome::DemandMet { bound, steps } if e.masked > 0 => format!(
+            "{u} <= 1; processor demand h(t) + M <= t with M = {} at every deadline up to {}, \
+             checked by QPA in {steps} steps: schedulable",
+            time(e.masked),
+            time(bound)
+        ),
         EdfOutcome::DemandMet { bound, steps } => format!(
             "{u} <= 1; processor demand h(t) <= t at every deadline up to L = {} (the \
              synchronous busy period), checked by QPA in {steps} steps: schedulable",
             time(bound)
         ),
         EdfOutcome::UtilisationAboveOne => format!("{u} > 1: NOT schedulable"),
+        EdfOutcome::DemandExceeds { deadline, demand } if e.masked > 0 => format!(
+            "{u}; the first deadline where demand exceeds supply is t = {}: h(t) + M = {} + {} \
+             > t: NOT schedulable",
+            time(deadline),
+            time(demand),
+            time(e.masked)
+        ),
         EdfOutcome::DemandExceeds { deadline, demand } => format!(
             "{u}; the first deadline where demand exceeds supply is t = {}: h(t) = {} > t: \
              NOT schedulable",
             time(deadline),
             time(demand)
         ),
-        // Only a processor that loses time gets it; this command's cores lose none.
-        EdfOutcome::EndlessBusyPeriod => format!("{u}: the busy period never ends: no verdict"),
+        EdfOutcome::EndlessBusyPeriod => format!(
+            "{u} = 1 and the core loses {} to masks: the busy period never ends, and the \
+             deadlines up to D_max + H are too many to check: no verdict",
+            time(e.masked)
+        ),
     }
 }
 
 /// Analyses `scenario` (policy fixed-priority or edf) and prints the result.
 pub fn run(scenario: &Scenario, json: bool) -> ExitCode {
+    let masked_on = super::analyze::core_masks(scenario);
     let cores: Vec<Core> = (0..scenario.cores)
-        .filter_map(|c| analyse_core(scenario, c))
+        .filter_map(|c| analyse_core(scenario, c, masked_on(c)))
         .collect();
     let verdicts: Vec<Option<bool>> = cores.iter().map(Core::schedulable).collect();
     let refuted = verdicts.contains(&Some(false));
@@ -303,6 +361,16 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
                 edf_why(e, u)
             ));
         }
+        match core.mask {
+            Some(mask) if mask.is_zero() => {}
+            Some(mask) if fp => text.push_str(&format!(
+                "  the terminations' mask of at most {mask} is in every analysed task's B\n"
+            )),
+            Some(mask) => text.push_str(&format!(
+                "  the terminations' mask of at most {mask} is in the demand: h(t) + {mask} <= t\n"
+            )),
+            None => {}
+        }
         for why in &core.unanalysable {
             text.push_str(&format!("  not analysable: {why}\n"));
         }
@@ -352,6 +420,7 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
                 .collect();
             let mut value = json!({
                 "core": core.core,
+                "masked_ns": core.mask.map(Duration::as_nanos),
                 "schedulable": core.schedulable(),
                 "tasks": tasks,
                 "not_analysable": core.unanalysable,

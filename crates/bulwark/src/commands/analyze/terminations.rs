@@ -1,8 +1,9 @@
 //! The masks of a scenario's terminations ([`bulwark_analysis::reclamation`]), after the
 //! rest of its analysis: a table in text, a `terminations` array in `--json`. A partitioned
 //! core's SPR Eq. 1 counts its mask (`admission::response_times_masked`), and so does a CBS
-//! core's EDF demand test (`edf::analyse_masked`), and a VBS core's masked response bounds
-//! (`vbs::MaskedCore`); the other tests leave it out. A note per
+//! core's EDF demand test (`edf::analyse_masked`), a VBS core's masked response bounds
+//! (`vbs::MaskedCore`), and a fixed-priority or EDF core's classic test (`analyze_classic`);
+//! clusters leave it out. A note per
 //! place says which.
 
 use std::process::ExitCode;
@@ -53,7 +54,8 @@ pub(super) fn with_masks(
 
 /// Which of the analysis's tests count the mask at `place`, and in what, if any: on a
 /// partitioned core, SPR's Eq. 1 for reservation servers, the EDF demand test for CBS
-/// servers, the masked response bounds for VBS processes.
+/// servers, the masked response bounds for VBS processes, and the classic tests (blocking
+/// under fixed priority, demand under EDF).
 fn counted(scenario: &Scenario, place: Masked) -> Option<(&'static str, &'static str)> {
     let Masked::Core(core) = place else {
         return None;
@@ -66,6 +68,13 @@ fn counted(scenario: &Scenario, place: Masked) -> Option<(&'static str, &'static
         Some(("the response bounds above count", "every reservation's"))
     } else if matches!(policy, PolicyKind::Cbs | PolicyKind::HardCbs) {
         Some(("the admission above counts", "the CBS servers' EDF demand"))
+    } else if policy == PolicyKind::FixedPriority {
+        Some((
+            "the response bounds above count",
+            "every analysed task's blocking B",
+        ))
+    } else if policy == PolicyKind::Edf {
+        Some(("the EDF demand test above counts", "the demand"))
     } else if policy == PolicyKind::Vbs {
         Some((
             "the \"bound with mask\" column above counts",
