@@ -12,8 +12,13 @@
 //!
 //! Measured from the simulation: the longest masked reclamation, the sensor's misses and
 //! worst wake-up latency, the next function's start latency and its runtime relative to the
-//! quiet run (the paper's "relative runtime of a concurrent workload").
+//! quiet run (the paper's "relative runtime of a concurrent workload"). Analysed beside it:
+//! the sensor's response-time bound with the terminations' mask as blocking (what `bulwark
+//! analyze` prints), which the run must stay within and which is late exactly when the
+//! sensor misses.
 
+use bulwark_analysis::classic::{fixed_priority, Task};
+use bulwark_analysis::reclamation::{masks_by_place, scenario_terminations, Masked};
 use bulwark_core::Duration;
 use bulwark_sim::Outcome;
 use bulwark_spec::{Behaviour, Scenario, Step};
@@ -60,8 +65,45 @@ struct Point {
     reclaim_ns: u64,
     sensor_misses: u64,
     sensor_latency_ns: u64,
+    /// The sensor's worst response in the run.
+    sensor_response_ns: u64,
+    /// Its response bound with the mask as blocking, and its deadline.
+    sensor_bound: SensorBound,
     start_latency_ns: u64,
     relative_runtime: f64,
+}
+
+/// The sensor's fixed-priority response bound on a core the termination masks.
+#[derive(Clone, Copy, Debug)]
+struct SensorBound {
+    /// `R = C + B` (the sensor has the top priority): `u64::MAX` when the mask is unbounded.
+    response_ns: u64,
+    deadline_ns: u64,
+}
+
+/// The sensor's bound in `scenario`: its `C`, `T` and `D`, and the mask the analysis gives
+/// core 0 as its blocking.
+fn sensor_bound(scenario: &Scenario) -> SensorBound {
+    let sensor = &scenario.tasks[SENSOR];
+    let (period, execution) = sensor
+        .behaviour
+        .spacing_and_execution()
+        .expect("the sensor is periodic");
+    let deadline = sensor.deadline.unwrap_or(period).as_nanos();
+    let mask = masks_by_place(&scenario_terminations(scenario))
+        .into_iter()
+        .find(|(place, _)| *place == Masked::Core(0))
+        .map_or(Some(0), |(_, mask)| mask.map(Duration::as_nanos));
+    let response = mask.and_then(|mask| {
+        let task = Task::new("sensor", execution.as_nanos(), period.as_nanos())
+            .with_deadline(deadline)
+            .with_blocking(mask);
+        fixed_priority::response_time(&[task], 0).map(|a| a.response)
+    });
+    SensorBound {
+        response_ns: response.unwrap_or(u64::MAX),
+        deadline_ns: deadline,
+    }
 }
 
 fn run() -> Result<ExperimentReport, LabError> {
@@ -71,8 +113,15 @@ fn run() -> Result<ExperimentReport, LabError> {
     let mut points = Vec::new();
     for n in OBJECTS {
         for variant in [Variant::Baseline, Variant::Grouped] {
-            let outcome = simulate(&with(&base, n, variant))?;
-            points.push(measure(&outcome, n, variant, reference));
+            let scenario = with(&base, n, variant);
+            let outcome = simulate(&scenario)?;
+            points.push(measure(
+                &outcome,
+                n,
+                variant,
+                reference,
+                sensor_bound(&scenario),
+            ));
         }
     }
     Ok(report(&points, reference))
@@ -115,7 +164,13 @@ fn response_of_next(outcome: &Outcome) -> Duration {
     Duration::from_nanos(outcome.tasks[NEXT].response.max_ns)
 }
 
-fn measure(outcome: &Outcome, objects: u64, variant: Variant, reference: Duration) -> Point {
+fn measure(
+    outcome: &Outcome,
+    objects: u64,
+    variant: Variant,
+    reference: Duration,
+    sensor_bound: SensorBound,
+) -> Point {
     let response = response_of_next(outcome).as_nanos() as f64;
     Point {
         objects,
@@ -124,6 +179,8 @@ fn measure(outcome: &Outcome, objects: u64, variant: Variant, reference: Duratio
         reclaim_ns: outcome.cores[0].max_reclaim_ns,
         sensor_misses: outcome.tasks[SENSOR].misses,
         sensor_latency_ns: outcome.tasks[SENSOR].wakeup_latency.max_ns,
+        sensor_response_ns: outcome.tasks[SENSOR].response.max_ns,
+        sensor_bound,
         start_latency_ns: outcome.tasks[NEXT].wakeup_latency.max_ns,
         relative_runtime: response / reference.as_nanos().max(1) as f64,
     }
@@ -134,6 +191,14 @@ pub(super) fn name(variant: Variant) -> &'static str {
     match variant {
         Variant::Baseline => "baseline (no group)",
         Variant::Grouped => "reclamation group, 1 ms quota",
+    }
+}
+
+/// A variant's short name in a check.
+fn short(variant: Variant) -> &'static str {
+    match variant {
+        Variant::Baseline => "baseline",
+        Variant::Grouped => "grouped",
     }
 }
 
@@ -190,6 +255,42 @@ fn checks(points: &[Point]) -> Vec<Check> {
             && grouped_worst.1 <= 1_000_000 + PER_UNIT_NS
             && grouped_worst.2 <= 1.001,
     });
+    // The analysis beside the run: R = C + B bounds the sensor, and is late (R > D) exactly
+    // where the sensor misses.
+    let within = points
+        .iter()
+        .all(|p| p.sensor_response_ns <= p.sensor_bound.response_ns);
+    let agrees = points.iter().all(|p| {
+        (p.sensor_misses > 0) == (p.sensor_bound.response_ns > p.sensor_bound.deadline_ns)
+    });
+    let late: Vec<String> = points
+        .iter()
+        .filter(|p| p.sensor_bound.response_ns > p.sensor_bound.deadline_ns)
+        .map(|p| format!("n = {} {}", p.objects, short(p.variant)))
+        .collect();
+    let worst = points
+        .iter()
+        .map(|p| (p.sensor_response_ns, p.sensor_bound.response_ns))
+        .max_by_key(|&(measured, _)| measured)
+        .unwrap_or((0, 0));
+    checks.push(Check {
+        claim: "At every n, both ways: the sensor's worst response is within its \
+                response-time bound with the terminations' mask as blocking (R = C + B, B the \
+                analysed mask), and R > D exactly where it misses"
+            .into(),
+        expected: "response <= R everywhere; R > D only where the sensor misses".into(),
+        measured: format!(
+            "worst response {} (R = {}); R > D at {}",
+            show(worst.0),
+            show(worst.1),
+            if late.is_empty() {
+                "none".to_owned()
+            } else {
+                late.join(", ")
+            }
+        ),
+        pass: within && agrees,
+    });
     if let Some(p) = of(Variant::Baseline).max_by_key(|p| p.objects) {
         checks.push(Check {
             claim: format!(
@@ -220,6 +321,8 @@ fn report(points: &[Point], reference: Duration) -> ExperimentReport {
                 show(p.reclaim_ns),
                 p.sensor_misses.to_string(),
                 show(p.sensor_latency_ns),
+                show(p.sensor_response_ns),
+                show(p.sensor_bound.response_ns),
                 show(p.start_latency_ns),
                 format!("{:.3}", p.relative_runtime),
             ]
@@ -280,6 +383,8 @@ fn report(points: &[Point], reference: Duration) -> ExperimentReport {
                 "masked reclamation",
                 "sensor misses",
                 "sensor worst latency",
+                "sensor worst response",
+                "sensor bound R = C + B",
                 "next function start latency",
                 "next function relative runtime",
             ]),
@@ -303,7 +408,7 @@ mod tests {
     #[test]
     fn every_check_holds() {
         let report = run().expect("runs");
-        assert_eq!(report.checks.len(), 2 * OBJECTS.len() + 2);
+        assert_eq!(report.checks.len(), 2 * OBJECTS.len() + 3);
         crate::test_support::assert_every_check_passes(&report.checks);
     }
 
@@ -325,6 +430,11 @@ mod tests {
                 reclaim_ns: PER_UNIT_NS,
                 sensor_misses: 0,
                 sensor_latency_ns: 0,
+                sensor_response_ns: 1_000_000,
+                sensor_bound: SensorBound {
+                    response_ns: 1_000_013,
+                    deadline_ns: 5_000_000,
+                },
                 start_latency_ns: 0,
                 relative_runtime: 1.0,
             },
@@ -335,6 +445,12 @@ mod tests {
                 reclaim_ns: 3_001 * PER_UNIT_NS,
                 sensor_misses: 1,
                 sensor_latency_ns: 0,
+                // Over its bound, and missing though the bound is met.
+                sensor_response_ns: 6_000_000,
+                sensor_bound: SensorBound {
+                    response_ns: 2_000_000,
+                    deadline_ns: 5_000_000,
+                },
                 start_latency_ns: 0,
                 relative_runtime: 1.5,
             },
