@@ -83,6 +83,23 @@ pub struct Termination {
     /// The mask of what the target allocates before it repeats ([`Reclaimed::Process`]'s
     /// `objects`): the bound when there is one, else where the unbounded mask starts.
     pub first_mask: Duration,
+    /// The most kernel time per masked stretch when the reclamation is preemptible (the
+    /// call's `step`); `None`: one stretch.
+    pub step: Option<Duration>,
+}
+
+impl Termination {
+    /// How many stretches it masks its place for: one, or `ceil(mask / step)` in steps;
+    /// `None` when the mask is unbounded.
+    pub fn stretches(&self) -> Option<u64> {
+        match self.step {
+            None => Some(1),
+            Some(step) => {
+                let mask = self.mask?.as_nanos();
+                Some(mask.div_ceil(step.as_nanos().max(1)).max(1))
+            }
+        }
+    }
 }
 
 /// Every termination of an MC-IPC `system` (one per target, or per group of targets, and per
@@ -155,7 +172,7 @@ fn record_script(
         };
         for &cluster in clusters {
             let call = Call::new(terminator, target, Masked::Cluster(cluster), &system.groups);
-            call.record(found, allocations, &system.groups, &system.cost);
+            call.record(found, allocations, &system.groups, &system.cost, None);
         }
     }
 }
@@ -177,7 +194,7 @@ pub fn scenario_terminations(scenario: &Scenario) -> Vec<Termination> {
         let at = cluster_of(terminator).map_or(Masked::Core(task.core), Masked::Cluster);
         let mut targets = Vec::new();
         visit_terminations(steps, &mut targets);
-        for name in targets {
+        for (name, step) in targets {
             let Some(target) = scenario.tasks.iter().position(|t| t.name == name) else {
                 continue;
             };
@@ -186,7 +203,13 @@ pub fn scenario_terminations(scenario: &Scenario) -> Vec<Termination> {
                 _ => Allocations::default(),
             };
             let call = Call::new(terminator, target, at, &scenario.groups);
-            call.record(&mut found, allocations, &scenario.groups, &scenario.cost);
+            call.record(
+                &mut found,
+                allocations,
+                &scenario.groups,
+                &scenario.cost,
+                step,
+            );
         }
     }
     found
@@ -217,6 +240,14 @@ pub fn masks_by_place(terminations: &[Termination]) -> Vec<(Masked, Option<Durat
         }
     }
     places
+}
+
+/// How many masked stretches the terminations at `place` make in all (`None`: unbounded).
+pub fn stretches_at(terminations: &[Termination], place: Masked) -> Option<u64> {
+    terminations
+        .iter()
+        .filter(|t| t.masked == place)
+        .try_fold(0u64, |sum, t| t.stretches().map(|n| sum.saturating_add(n)))
 }
 
 /// What a time partition with `slots_length` of slots per cycle keeps of them when a core of
@@ -269,10 +300,10 @@ fn allocations(steps: &[Step]) -> Allocations {
 }
 
 /// The task names `steps` terminate, loops' bodies included.
-fn visit_terminations<'a>(steps: &'a [Step], found: &mut Vec<&'a str>) {
+fn visit_terminations<'a>(steps: &'a [Step], found: &mut Vec<(&'a str, Option<Duration>)>) {
     for step in steps {
         match step {
-            Step::Terminate { task, .. } => found.push(task),
+            Step::Terminate { task, step } => found.push((task, *step)),
             Step::Loop { body, .. } => visit_terminations(body, found),
             _ => {}
         }
@@ -307,6 +338,7 @@ impl Call {
         allocations: Allocations,
         groups: &[GroupSpec],
         cost: &CostModel,
+        step: Option<Duration>,
     ) {
         let seen = found.iter().any(|t| {
             t.masked == self.at
@@ -336,6 +368,7 @@ impl Call {
             reclaimed,
             mask,
             first_mask,
+            step,
         });
     }
 }
@@ -646,6 +679,35 @@ mod tests {
         assert_eq!(allocations(&idle), Allocations::default());
     }
 
+    /// A termination masks in one stretch, or in `ceil(mask / step)` steps; a place adds its
+    /// terminations' stretches up, and an unbounded stepped mask has no count.
+    #[test]
+    fn stretches_by_place() {
+        let termination = |masked, mask, step| Termination {
+            terminator: 0,
+            target: 1,
+            masked,
+            reclaimed: Reclaimed::Process {
+                objects: 0,
+                repeats: false,
+            },
+            mask,
+            first_mask: Duration::ZERO,
+            step,
+        };
+        let found = [
+            termination(Masked::Core(0), Some(ms(5)), None),
+            termination(Masked::Core(0), Some(ms(5)), Some(ms(2))),
+            termination(Masked::Core(1), None, None),
+            termination(Masked::Core(2), None, Some(ms(1))),
+        ];
+        assert_eq!(found[1].stretches(), Some(3));
+        assert_eq!(stretches_at(&found, Masked::Core(0)), Some(4));
+        assert_eq!(stretches_at(&found, Masked::Core(1)), Some(1));
+        assert_eq!(stretches_at(&found, Masked::Core(2)), None);
+        assert_eq!(stretches_at(&found, Masked::Core(3)), Some(0));
+    }
+
     /// Two places add up apart; an unbounded mask makes its place's total unbounded.
     #[test]
     fn masks_add_up_by_place() {
@@ -659,6 +721,7 @@ mod tests {
             },
             mask,
             first_mask: Duration::ZERO,
+            step: None,
         };
         let found = [
             termination(Masked::Core(1), Some(ms(2))),

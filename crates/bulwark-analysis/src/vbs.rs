@@ -118,13 +118,15 @@ pub fn admit(caps: &[(Duration, Duration)]) -> Admission {
 ///   Eq. (1) stands. The early strategy's first job of an action may be one instant long,
 ///   so there only the first statement holds.
 ///
-/// The kernel charges a process's limit with the time since its dispatch, so a mask that
-/// falls in a process's window costs it up to `M` of its limit: up to `J = ceil(M / lambda)`
-/// more jobs for the action (the demand argument above still holds: no job holds more than
-/// its limit). And a job completed late by `x <= M` releases the action's next at the
-/// period boundary after its completion, `ceil(x / pi) pi` after its deadline rather than at
-/// it; the action terminates at the end of the period of its last job's completion. So each
-/// of the action's `n + J` jobs adds at most `E = ceil(M / pi) pi`: the bound is Eq. (1)
+/// The kernel charges a process's limit with the time since its dispatch, so a masked
+/// stretch costs the job dispatched over it up to the stretch of its limit, and that job
+/// alone (its next starts with a full limit): the action needs at most one more job per
+/// stretch, and at most `ceil(M / lambda)` more in all (its jobs lose at most `M` of limit).
+/// `J` is the smaller. (The demand argument above still holds: no job holds more than its
+/// limit.) And a job completed late by `x <= M` releases the action's next at the period
+/// boundary after its completion, `ceil(x / pi) pi` after its deadline rather than at it; the
+/// action terminates at the end of the period of its last job's completion. So each of the
+/// action's `n + J` jobs adds at most `E = ceil(M / pi) pi`: the bound is Eq. (1)
 /// `+ J pi + (n + J) E`, with `n = ceil(l / lambda)` under the late strategy and one more,
 /// the partial first period, under the early; within the slack (late strategy) it is Eq. (1)
 /// `+ J pi`. Sound, not tight: the mask is counted once per job though it falls once.
@@ -132,17 +134,21 @@ pub fn admit(caps: &[(Duration, Duration)]) -> Admission {
 pub struct MaskedCore {
     /// `M`, in instants.
     pub masked: u64,
+    /// How many stretches `M` is masked in (`None`: not known, so `ceil(M / lambda)` bounds
+    /// the jobs it charges).
+    pub stretches: Option<u64>,
     /// `M <= (1 - U) pi_min`: no job is late under the late strategy.
     pub within_slack: bool,
 }
 
 impl MaskedCore {
     /// The core whose processes have caps `numerator / denominator` and whose resources have
-    /// `periods` (instants), masked for up to `masked` instants.
+    /// `periods` (instants), masked for up to `masked` instants in `stretches` stretches.
     pub fn new(
         caps: &[(u64, u64)],
         periods: impl IntoIterator<Item = u64>,
         masked: u64,
+        stretches: Option<u64>,
     ) -> MaskedCore {
         let shortest = periods.into_iter().min();
         // M <= (1 - U) pi_min  <=>  U + M / pi_min <= 1, decided exactly.
@@ -152,6 +158,7 @@ impl MaskedCore {
             });
         MaskedCore {
             masked,
+            stretches,
             within_slack,
         }
     }
@@ -173,6 +180,7 @@ impl MaskedCore {
             return plain;
         }
         let charged = self.masked.div_ceil(action.limit);
+        let charged = self.stretches.map_or(charged, |n| n.min(charged));
         let with_charge = plain.saturating_add(charged.saturating_mul(action.period));
         if self.within_slack && strategy == ReleaseStrategy::Late {
             return with_charge;
@@ -249,22 +257,29 @@ mod tests {
     /// M = 1: within the slack; the charge costs ceil(1/2) = 1 job, so late 15 + 4 = 19.
     /// M = 2: outside; one job charged (ceil(2/2)), each of the ceil(5/2) + 1 = 4 jobs slips
     /// ceil(2/4) 4 = 4: late 15 + 4 + 16 = 35; early one job more: 15 + 4 + 20 = 39.
+    /// M = 6 in one stretch: one job charged (not ceil(6/2) = 3), 4 jobs slip ceil(6/4) 4 = 8:
+    /// late 15 + 4 + 32 = 51; in unknown stretches, 3 charged, 6 jobs slip: 15 + 12 + 48 = 75.
     #[test]
     fn masked_bounds_by_hand() {
         let caps = [(1, 2), (1, 4)];
         let action = Action::new(5, 2, 4).unwrap();
-        let none = MaskedCore::new(&caps, [4, 8], 0);
+        let none = MaskedCore::new(&caps, [4, 8], 0, Some(0));
         assert_eq!(none.response_bound(&action, ReleaseStrategy::Early), 15);
-        let one = MaskedCore::new(&caps, [4, 8], 1);
+        let one = MaskedCore::new(&caps, [4, 8], 1, None);
         assert!(one.within_slack);
         assert_eq!(one.response_bound(&action, ReleaseStrategy::Late), 19);
-        let two = MaskedCore::new(&caps, [8, 4], 2);
+        let two = MaskedCore::new(&caps, [8, 4], 2, None);
         assert!(!two.within_slack);
         assert_eq!(two.response_bound(&action, ReleaseStrategy::Late), 35);
         assert_eq!(two.response_bound(&action, ReleaseStrategy::Early), 39);
+        let late = ReleaseStrategy::Late;
+        let once = MaskedCore::new(&caps, [4, 8], 6, Some(1));
+        assert_eq!(once.response_bound(&action, late), 51);
+        let unknown = MaskedCore::new(&caps, [4, 8], 6, None);
+        assert_eq!(unknown.response_bound(&action, late), 75);
         // At U = 1 no mask fits in the slack; no periods, no slack either.
-        assert!(!MaskedCore::new(&[(1, 1)], [4], 1).within_slack);
-        assert!(!MaskedCore::new(&caps, [], 1).within_slack);
+        assert!(!MaskedCore::new(&[(1, 1)], [4], 1, None).within_slack);
+        assert!(!MaskedCore::new(&caps, [], 1, None).within_slack);
     }
 
     /// k is the least solution, checked against a search over [0, pi], and the early range

@@ -17,7 +17,7 @@ use bulwark_analysis::classic::{
 use bulwark_analysis::component_graph;
 use bulwark_analysis::overhead::{overhead, work_per_invocation, Overhead, WorkBound};
 use bulwark_analysis::rbf::ServerKind;
-use bulwark_analysis::reclamation::{masks_by_place, scenario_terminations, Masked};
+use bulwark_analysis::reclamation::{masks_by_place, scenario_terminations, stretches_at, Masked};
 use bulwark_analysis::vbs::{Action as VbsAction, MaskedCore as VbsMaskedCore};
 use bulwark_core::bandwidth::vbs::ReleaseStrategy;
 use bulwark_core::Duration;
@@ -611,6 +611,7 @@ fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
         return crate::exit::bad_input();
     };
     let masked_on = core_masks(scenario);
+    let terminations = scenario_terminations(scenario);
     let q = spec.quantum.as_nanos().max(1);
     let instants = |d: Duration| d.as_nanos().div_ceil(q);
     let time = |n: u64| Duration::from_nanos(n.saturating_mul(q));
@@ -652,7 +653,8 @@ fn vbs_processes(scenario: &Scenario, json: bool) -> ExitCode {
             mask.map(|m| {
                 let ratios: Vec<(u64, u64)> = members.iter().map(|&(_, cap)| cap).collect();
                 let periods = scripts.iter().flatten().map(|&(_, _, pi)| instants(pi));
-                VbsMaskedCore::new(&ratios, periods, instants(m))
+                let stretches = stretches_at(&terminations, Masked::Core(core));
+                VbsMaskedCore::new(&ratios, periods, instants(m), stretches)
             })
         });
         let mut rows = Vec::new();
@@ -773,12 +775,19 @@ fn vbs_mask_text(
     let (Some(core), Some(mask)) = (masked, mask) else {
         return "with the terminations' mask, without bound: no action has a bound\n".into();
     };
+    let charge = match core.stretches {
+        Some(n) => format!(
+            "min({n}, ceil(M / lambda)) pi for the {n} masked stretch(es) charged to limits"
+        ),
+        None => "ceil(M / lambda) pi for the mask charged to limits".to_owned(),
+    };
     let terms = if core.within_slack && strategy == ReleaseStrategy::Late {
-        "within the caps' slack of the shortest period, (1 - U) pi_min, so no period \
-         instance is late: Eq. (1) + ceil(M / lambda) pi for the mask charged to a limit"
+        format!(
+            "within the caps' slack of the shortest period, (1 - U) pi_min, so no period \
+             instance is late: Eq. (1) + {charge}"
+        )
     } else {
-        "Eq. (1) + ceil(M / lambda) pi for the mask charged to a limit + ceil(M / pi) pi for \
-         each period instance it may make late"
+        format!("Eq. (1) + {charge} + ceil(M / pi) pi for each period instance it may make late")
     };
     format!(
         "with the terminations' mask of at most {mask} (M = {} instants): {terms}\n",
