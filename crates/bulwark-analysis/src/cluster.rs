@@ -12,7 +12,10 @@
 //! keep budget across a suspension): such a cluster's bandwidth is reported, a partition
 //! counting its slots' time over the cycle, and no verdict. A best-effort member runs below
 //! every reservation on no budget: it takes nothing from them, gets no guarantee, and is left
-//! out of the bandwidth and the tests.
+//! out of the bandwidth and the tests. A termination run in a cluster masks one of its cores
+//! for up to its mask ([`crate::reclamation`]): the response-time analysis counts each as
+//! interference on one core ([`global_fp::rta_masked`]); GFB has no such term, so an EDF
+//! cluster's verdict leaves the masks out (and says so through `masks`, empty).
 
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::{Behaviour, MemberKind, Replenishment, Reservation, Scenario, SporadicOrder};
@@ -20,6 +23,7 @@ use bulwark_spec::{Behaviour, MemberKind, Replenishment, Reservation, Scenario, 
 use crate::bandwidth::{self, Admission};
 use crate::global_edf::{self, Gfb};
 use crate::global_fp::{self, FpTask, Response};
+use crate::reclamation::{self, Masked};
 use crate::shared_reservation::{self, Sharer, Supply};
 
 /// One cluster's analysis.
@@ -38,6 +42,10 @@ pub struct ClusterAnalysis {
     pub bandwidth: Admission,
     /// The verdict on the reservations.
     pub verdict: ClusterVerdict,
+    /// The terminations' masks the response-time analysis counts, one per termination in
+    /// the cluster (`Duration::MAX` when unbounded): empty when there are none, or when the
+    /// verdict is not the response-time analysis's (GFB has no term for them).
+    pub masks: Vec<Duration>,
 }
 
 /// What the analysis says of a cluster's reservations.
@@ -267,10 +275,17 @@ pub enum Fit {
 
 /// Every cluster of `scenario`, in file order.
 pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
+    let terminations = reclamation::scenario_terminations(scenario);
     scenario
         .clusters
         .iter()
-        .map(|cluster| {
+        .enumerate()
+        .map(|(index, cluster)| {
+            let masks: Vec<Duration> = terminations
+                .iter()
+                .filter(|t| t.masked == Masked::Cluster(index))
+                .map(|t| t.mask.unwrap_or(Duration::MAX))
+                .collect();
             let mut members: Vec<Member> = cluster
                 .members
                 .iter()
@@ -318,7 +333,7 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 SporadicOrder::FixedPriority if has_server => {
                     ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
                 }
-                SporadicOrder::FixedPriority => fixed_priority(&mut members, cores),
+                SporadicOrder::FixedPriority => fixed_priority(&mut members, cores, &masks),
                 // GFB's tasks are the sporadic reservations alone, each always at its own
                 // priority: neither holds with partitions or a mode switch.
                 SporadicOrder::EarliestDeadlineFirst if has_partition => {
@@ -338,6 +353,10 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
             };
             // After the verdict: a reservation's response bounds when its budget is served.
             fit_shared(scenario, &cluster.members, &mut members);
+            let counted = matches!(
+                verdict,
+                ClusterVerdict::RtaSchedulable(_) | ClusterVerdict::RtaNotShownSchedulable(_)
+            );
             ClusterAnalysis {
                 name: cluster.name.clone(),
                 cores: cluster.cores.clone(),
@@ -345,6 +364,7 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 members,
                 bandwidth: bandwidth::admit(&pairs),
                 verdict,
+                masks: if counted { masks } else { Vec::new() },
             }
         })
         .collect()
@@ -529,9 +549,10 @@ fn fit_group(
 /// validation gives every member of a fixed-priority cluster a priority). The analysis
 /// orders equal priorities by position, the members' file order, which is the clustered
 /// scheduler's tie rule: its rank is `(255 - priority, reservation id)` and a cluster's
-/// reservation ids are its members in order. Records each member's response and gives the
+/// reservation ids are its members in order. The terminations' `masks` are interference on
+/// one core each ([`global_fp::rta_masked`]). Records each member's response and gives the
 /// verdict.
-fn fixed_priority(members: &mut [Member], cores: u16) -> ClusterVerdict {
+fn fixed_priority(members: &mut [Member], cores: u16, masks: &[Duration]) -> ClusterVerdict {
     // Best-effort members run below every reservation: no interference, no bound.
     let tasks: Vec<FpTask> = members
         .iter()
@@ -545,7 +566,7 @@ fn fixed_priority(members: &mut [Member], cores: u16) -> ClusterVerdict {
             }
         })
         .collect();
-    let rta = global_fp::rta(&tasks, cores);
+    let rta = global_fp::rta_masked(&tasks, cores, masks);
     for (member, response) in members
         .iter_mut()
         .filter(|m| m.reservation.is_tested())

@@ -30,6 +30,14 @@
 //! before `k` in `(priority descending, position ascending)` order, a strict total order,
 //! which is what BC07's global fixed-priority model assumes.
 //!
+//! **Cores that lose time** ([`rta_masked`]): a reclamation with interrupts masked takes one
+//! core of the cluster for up to `M` (in all, for one termination). While the job of `k`
+//! waits, every core runs higher-priority work or is masked, and one termination's stretches
+//! hold one core at a time: it is one more interfering term, `min(M, R_k - C_k + 1)`, as a
+//! higher-priority task whose workload in any window is at most `M`. So each termination adds
+//! `min(M_j, R_k - C_k + 1)` to the sum, and counts among the "higher" entities of the
+//! `R_k = C_k` shortcut. An unbounded mask is `M` past every deadline: one core lost for good.
+//!
 //! The iteration steps one nanosecond at a time while `m` or more of the `min` terms are
 //! capped at `R_k - C_k + 1`, which with millisecond parameters would take millions of
 //! steps; [`response_time`] skips such runs exactly (the argument is written there), so
@@ -91,6 +99,12 @@ pub struct Rta {
 /// Bertogna and Cirinei's response-time analysis of `tasks` under global fixed priority on
 /// `cores` cores.
 pub fn rta(tasks: &[FpTask], cores: u16) -> Rta {
+    rta_masked(tasks, cores, &[])
+}
+
+/// The same on cores that terminations may mask: `masks` holds each termination's mask (one
+/// core at a time, up to that long in all; `Duration::MAX` when unbounded).
+pub fn rta_masked(tasks: &[FpTask], cores: u16, masks: &[Duration]) -> Rta {
     let mut order: Vec<usize> = (0..tasks.len()).collect();
     // Highest priority first; a stable sort keeps equal priorities in position order.
     order.sort_by_key(|&i| std::cmp::Reverse(tasks[i].priority));
@@ -103,6 +117,14 @@ pub fn rta(tasks: &[FpTask], cores: u16) -> Rta {
             schedulable: false,
         };
     }
+    // Each mask as a task whose workload in any window of length L is min(M, L) (one job, no
+    // period within reach): W(L) = min(C, L + R - C) with R = C.
+    let masking: Vec<(u128, u128, u128)> = masks
+        .iter()
+        .map(|mask| u128::from(mask.as_nanos()))
+        .filter(|&mask| mask > 0)
+        .map(|mask| (mask, u128::MAX >> 2, mask))
+        .collect();
     // (C_i, T_i, R_i) of the tasks analysed so far, highest priority first.
     let mut higher: Vec<(u128, u128, u128)> = Vec::with_capacity(tasks.len());
     for (rank, &k) in order.iter().enumerate() {
@@ -111,15 +133,16 @@ pub fn rta(tasks: &[FpTask], cores: u16) -> Rta {
             u128::from(task.budget.as_nanos()),
             u128::from(task.period.as_nanos()),
         );
-        let response = if rank < usize::from(cores) {
-            // Fewer than m higher-priority tasks: a core is always free for k, R_k = C_k.
+        let response = if rank + masking.len() < usize::from(cores) {
+            // Fewer than m higher-priority tasks and masks: a core is always free for k,
+            // R_k = C_k.
             if c <= d {
                 Ok(c)
             } else {
                 Err(c)
             }
         } else {
-            response_time(c, d, &higher, u128::from(cores))
+            response_time(c, d, &higher, &masking, u128::from(cores))
         };
         match response {
             Ok(r) => {
@@ -174,7 +197,13 @@ fn workload(l: u128, (c, t, r): (u128, u128, u128)) -> u128 {
 /// no fixed point lies in `[x, B - 1]`, hence `x* >= B`, and the iteration may go on from
 /// `max(g(x), B) <= x*`. Otherwise it would have climbed by as little as one nanosecond per
 /// step up to `B`.
-fn response_time(c: u128, d: u128, higher: &[(u128, u128, u128)], m: u128) -> Result<u128, u128> {
+fn response_time(
+    c: u128,
+    d: u128,
+    higher: &[(u128, u128, u128)],
+    masking: &[(u128, u128, u128)],
+    m: u128,
+) -> Result<u128, u128> {
     if c > d {
         return Err(c);
     }
@@ -182,6 +211,7 @@ fn response_time(c: u128, d: u128, higher: &[(u128, u128, u128)], m: u128) -> Re
     // validation, comes only with a zero budget here: any other failed its own deadline).
     let interfering: Vec<(u128, u128, u128)> = higher
         .iter()
+        .chain(masking)
         .copied()
         .filter(|&(c_i, _, _)| c_i > 0)
         .collect();

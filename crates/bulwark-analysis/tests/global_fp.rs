@@ -15,7 +15,7 @@
 
 use std::collections::VecDeque;
 
-use bulwark_analysis::global_fp::{rta, FpTask, Response};
+use bulwark_analysis::global_fp::{rta, rta_masked, FpTask, Response};
 use bulwark_core::{Duration, Priority};
 use proptest::prelude::*;
 
@@ -46,6 +46,12 @@ fn by_priority(tasks: &[Task]) -> Vec<usize> {
 /// oldest pending job for that unit; the schedule repeats after the hyperperiod when nothing
 /// is pending then (a job still pending at the end has missed its deadline).
 fn simulate(tasks: &[Task], m: usize) -> Vec<Option<u64>> {
+    simulate_masked(tasks, m, None)
+}
+
+/// [`simulate`] with one core masked over `[start, start + length)` (`mask`): the tasks get
+/// `m - 1` cores in those units.
+fn simulate_masked(tasks: &[Task], m: usize, mask: Option<(u64, u64)>) -> Vec<Option<u64>> {
     let hyperperiod = tasks.iter().fold(1, |l, &(_, t, _)| l / gcd(l, t) * t);
     let order = by_priority(tasks);
     // Per task: pending jobs as (release, remaining).
@@ -63,9 +69,11 @@ fn simulate(tasks: &[Task], m: usize) -> Vec<Option<u64>> {
                 }
             }
         }
+        let masked = mask.is_some_and(|(start, length)| (start..start + length).contains(&now));
+        let free = if masked { m - 1 } else { m };
         let mut running = 0;
         for &i in &order {
-            if running == m {
+            if running == free {
                 break;
             }
             let Some(job) = pending[i].front_mut() else {
@@ -106,12 +114,18 @@ enum Plain {
 /// N T_i)`, `N = floor((L + R_i - C_i) / T_i)`; a task with fewer than `m` above it has
 /// `R = C`; the tasks below the first failure are not computed.
 fn plain(tasks: &[Task], m: usize) -> Vec<Plain> {
+    plain_masked(tasks, m, None)
+}
+
+/// [`plain`] with one termination's mask of `mask` units: one more term `min(M, R - C + 1)`,
+/// and one more entity above every task for the `R = C` rule.
+fn plain_masked(tasks: &[Task], m: usize, mask: Option<u64>) -> Vec<Plain> {
     let mut result = vec![Plain::NotComputed; tasks.len()];
     let mut above: Vec<(u64, u64, u64)> = Vec::new();
     for (rank, k) in by_priority(tasks).into_iter().enumerate() {
         let (c, d, _) = tasks[k];
         let mut r = c;
-        let bounded = if rank < m {
+        let bounded = if rank + usize::from(mask.is_some()) < m {
             c <= d
         } else {
             loop {
@@ -123,6 +137,9 @@ fn plain(tasks: &[Task], m: usize) -> Vec<Plain> {
                     let n = (r + r_i - c_i) / t_i;
                     let w = n * c_i + c_i.min(r + r_i - c_i - n * t_i);
                     sum += w.min(r - c + 1);
+                }
+                if let Some(mask) = mask {
+                    sum += mask.min(r - c + 1);
                 }
                 let next = c + sum / m as u64;
                 if next == r {
@@ -213,6 +230,74 @@ proptest! {
     fn what_the_analysis_shows_the_synchronous_simulation_meets((tasks, m) in task_set()) {
         check(&tasks, m)?;
     }
+}
+
+proptest! {
+    /// A core masked for `M` units somewhere in the hyperperiod: the masked analysis equals
+    /// the plain iteration with the mask's term, and bounds every task it bounds in the
+    /// simulation with that mask (a set it shows schedulable misses nothing there).
+    #[test]
+    fn a_masked_core_stays_within_the_masked_analysis(
+        (tasks, m) in task_set(),
+        start in 0u64..120,
+        length in 1u64..=6,
+    ) {
+        let hyperperiod = tasks.iter().fold(1, |l, &(_, t, _)| l / gcd(l, t) * t);
+        let start = start % hyperperiod;
+        let analysis = rta_masked(&as_fp_tasks(&tasks, 1), m as u16, &[Duration::from_nanos(length)]);
+        let reference = plain_masked(&tasks, m, Some(length));
+        let simulated = simulate_masked(&tasks, m, Some((start, length)));
+        for (i, response) in analysis.responses.iter().enumerate() {
+            match (response, reference[i]) {
+                (Response::Bounded(r), Plain::Bounded(p)) => prop_assert_eq!(r.as_nanos(), p),
+                (Response::Exceeds(_), Plain::Exceeds) => {}
+                (Response::NotComputed, Plain::NotComputed) => {}
+                (ours, theirs) => prop_assert!(false, "task {}: {:?} against {:?}", i, ours, theirs),
+            }
+            if let Response::Bounded(r) = response {
+                prop_assert!(
+                    simulated[i].is_some_and(|worst| worst <= r.as_nanos()),
+                    "task {} bounded by {} but simulated {:?}", i, r.as_nanos(), simulated[i]
+                );
+            }
+        }
+        if analysis.schedulable {
+            prop_assert!(simulated.iter().all(Option::is_some), "{:?}", simulated);
+        }
+    }
+}
+
+/// The masked analysis by hand, in units. One core, t1 (1, 4) above t2 (2, 6): unmasked R1 =
+/// 1, R2 = 3. A mask of 2: t1 R = 1 + min(2, 1) = 2, then 1 + min(2, 2) = 3, fixed (3 <= 4);
+/// t2: R = 2 + W1 + mask terms: at R = 2, cap 1: 1 + 1 = 2 -> 4; cap 3: W1(4) = 1 (N = 0,
+/// min(1, 4 + 2 - 1)) -> 1, mask 2 -> 2 + 3 = 5; cap 4: W1(5) = N = floor(6/4) = 1, 1 +
+/// min(1, 2) = 2 -> 2, mask 2 -> 2 + 4 = 6; cap 5: W1(6) = 1 + min(1, 3) = 2, mask 2 -> 6:
+/// R2 = 6 <= 6. Two cores and one task (1, 4) with a mask: one entity above it on two cores,
+/// so R = C = 1. With two masks of 2 (two terminations may mask both cores at once): cap 1,
+/// 1 + 1 -> R = 2; cap 2, 2 + 2 -> R = 3; cap 3, still 2 + 2 -> R = 3. With two of 5: R
+/// climbs 2, 3, 4, 5 > 4: not bounded (both cores masked for 5 at its release).
+#[test]
+fn the_masked_analysis_by_hand() {
+    let units = |rta: bulwark_analysis::global_fp::Rta| -> Vec<Option<u64>> {
+        rta.responses
+            .iter()
+            .map(|r| r.bound().map(Duration::as_nanos))
+            .collect()
+    };
+    let pair = as_fp_tasks(&[(1, 4, 2), (2, 6, 1)], 1);
+    assert_eq!(units(rta(&pair, 1)), [Some(1), Some(3)]);
+    let two = [Duration::from_nanos(2)];
+    assert_eq!(units(rta_masked(&pair, 1, &two)), [Some(3), Some(6)]);
+    let alone = as_fp_tasks(&[(1, 4, 1)], 1);
+    let five = Duration::from_nanos(5);
+    assert_eq!(units(rta_masked(&alone, 2, &[five])), [Some(1)]);
+    let two_of_two = [Duration::from_nanos(2); 2];
+    assert_eq!(units(rta_masked(&alone, 2, &two_of_two)), [Some(3)]);
+    assert_eq!(units(rta_masked(&alone, 2, &[five, five])), [None]);
+    // Unbounded on one core: nothing is bounded; on two, one core is left.
+    let lost = [Duration::MAX];
+    assert!(!rta_masked(&alone, 1, &lost).schedulable);
+    assert_eq!(units(rta_masked(&alone, 2, &lost)), [Some(1)]);
 }
 
 /// The property is not vacuous: over a fixed sweep of sets, a good share is shown
