@@ -173,6 +173,60 @@ fn a_fixed_priority_cluster_gets_the_response_time_analysis() {
     }
 }
 
+/// The same cluster with a rogue (1 ms, 10 ms) in a group of 2 ms quota and a watchdog that
+/// terminates it, both at priority 1: the termination masks a core of `g` for up to 2 ms,
+/// which the response-time analysis counts as one more interfering entity, min(M, R - C + 1).
+/// By hand, in ns: `a` has one reservation-less entity above it (the mask), fewer than m = 2:
+/// R = C = 3 ms. `b` has `a` and the mask: x = 0, both capped at 1, the least capped 2 ms
+/// (the mask's min(2 ms, 3 ms)), so R = 5 ms; then `a`'s W = 3 ms is capped at 2 ms + 1 and
+/// the mask's 2 ms is not: floor((2 ms + 1 + 2 ms) / 2) = 2 ms, fixed: R = 5 ms (3 ms
+/// without the termination). Under EDF order GFB has no term for the mask: none counted.
+#[test]
+fn a_fixed_priority_cluster_counts_the_masks_of_its_terminations() {
+    let with_rogue = |order: &str, keys: &str| {
+        format!(
+            "{}\n[[group]]\nname = \"rogue\"\nquota = \"2ms\"\n\n[[task]]\nname = \"rogue\"\n\
+             cluster = \"g\"\ngroup = \"rogue\"\n{keys}\n\
+             reservation = {{ budget = \"1ms\", period = \"10ms\" }}\n\
+             script = [{{ allocate = 1000000, object = \"semaphore\" }}, {{ run = \"1s\" }}]\n\n\
+             [[task]]\nname = \"watchdog\"\ncluster = \"g\"\n{keys}\n\
+             reservation = {{ budget = \"1ms\", period = \"10ms\" }}\n\
+             script = [{{ sleep-until = \"50ms\" }}, {{ terminate = \"rogue\" }}, \
+             {{ sleep-until = \"1s\" }}]\n\n[cost]\nreclaim-per-unit = 13\n",
+            scenario(
+                order,
+                "3ms",
+                if keys.is_empty() { "" } else { "priority = 2" }
+            )
+        )
+    };
+    let (_dir, path) = temp_file("masked.toml", with_rogue("fixed-priority", "priority = 1"));
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
+    assert_contains(
+        &stdout,
+        "with the terminations' masks (2ms) each as interference on one core, min(M, R - C + 1)",
+    );
+    assert_contains(
+        &stdout,
+        "note: g: the response bounds above count this mask (at most 2ms) in every \
+         reservation's interference, one core at a time",
+    );
+    let doc = analyze_json(&path, 0);
+    let g = &doc["clusters"][0];
+    assert_eq!(g["masks_counted_ns"], serde_json::json!([2_000_000]));
+    assert_eq!(g["members"][0]["response_ns"], 3_000_000);
+    assert_eq!(g["members"][1]["response_ns"], 5_000_000);
+
+    let (_dir, path) = temp_file("masked-edf.toml", with_rogue("edf", ""));
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
+    assert_contains(&stdout, "note: g: the tests above leave out this mask");
+    let doc = analyze_json(&path, 0);
+    assert_eq!(
+        doc["clusters"][0]["masks_counted_ns"],
+        serde_json::json!([])
+    );
+}
+
 /// A best-effort member beside the same two: no share, no bound, and the reservations'
 /// analysis as without it (U = 3/5, each R = 3 ms on its own core).
 #[test]

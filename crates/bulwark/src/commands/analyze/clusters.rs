@@ -9,6 +9,7 @@ use bulwark_analysis::cluster::{
 };
 use bulwark_analysis::global_edf::Gfb;
 use bulwark_analysis::global_fp::Response;
+use bulwark_core::Duration;
 use bulwark_spec::{Replenishment, Scenario, SporadicOrder};
 use serde_json::{json, Value};
 
@@ -165,13 +166,15 @@ fn why(analysis: &ClusterAnalysis) -> String {
             bound_text(test, cores)
         ),
         ClusterVerdict::RtaSchedulable(_) => format!(
-            "{}, U = {total}: every R <= p: every reservation gets its budget e within p of \
+            "{}{}, U = {total}: every R <= p: every reservation gets its budget e within p of \
              each replenishment",
-            rta_intro(cores)
+            rta_intro(cores),
+            masks_text(&analysis.masks)
         ),
         ClusterVerdict::RtaNotShownSchedulable(rta) => format!(
-            "{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
+            "{}{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
             rta_intro(cores),
+            masks_text(&analysis.masks),
             failure_text(analysis, rta)
         ),
         ClusterVerdict::NotAnalysed(reason) => format!(
@@ -196,6 +199,28 @@ fn rta_intro(cores: usize) -> String {
         "global fixed priority over {cores} core(s), the reservations taken as sporadic tasks \
          (e, p) with deadline p at their tasks' priorities (equal priorities in member order, \
          as the scheduler breaks ties); Bertogna and Cirinei's response-time analysis"
+    )
+}
+
+/// The masks the response-time analysis counts, as a clause after its name.
+fn masks_text(masks: &[Duration]) -> String {
+    if masks.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = masks
+        .iter()
+        .map(|&mask| {
+            if mask == Duration::MAX {
+                "unbounded".to_owned()
+            } else {
+                mask.to_string()
+            }
+        })
+        .collect();
+    format!(
+        ", with the terminations' masks ({}) each as interference on one core, \
+         min(M, R - C + 1)",
+        list.join(", ")
     )
 }
 
@@ -468,10 +493,16 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
         })
         .collect();
     let total = &analysis.bandwidth;
+    let masks: Vec<Option<u64>> = analysis
+        .masks
+        .iter()
+        .map(|&mask| (mask != Duration::MAX).then(|| mask.as_nanos()))
+        .collect();
     let mut value = json!({
         "name": analysis.name,
         "cores": analysis.cores,
         "order": order_name(analysis.order),
+        "masks_counted_ns": masks,
         "bandwidth_numerator": total.total.numerator.to_string(),
         "bandwidth_denominator": total.total.denominator.to_string(),
         "bandwidth": total.total.as_f64(),

@@ -57,8 +57,18 @@ pub(super) fn with_masks(
 /// servers, the masked response bounds for VBS processes, and the classic tests (blocking
 /// under fixed priority, demand under EDF).
 fn counted(scenario: &Scenario, place: Masked) -> Option<(&'static str, &'static str)> {
-    let Masked::Core(core) = place else {
-        return None;
+    let core = match place {
+        Masked::Core(core) => core,
+        // A fixed-priority cluster's response-time analysis counts them; GFB does not.
+        Masked::Cluster(index) => {
+            let counted = bulwark_analysis::cluster::analyse(scenario)
+                .get(index)
+                .is_some_and(|cluster| !cluster.masks.is_empty());
+            return counted.then_some((
+                "the response bounds above count",
+                "every reservation's interference, one core at a time",
+            ));
+        }
     };
     if scenario.clusters.iter().any(|c| c.cores.contains(&core)) {
         return None;
