@@ -130,7 +130,8 @@ def test_edf_qpa_with_a_mask():
     # (2, 5), (4, 7), U = 34/35, on a processor that may lose M in all: h(t) + M <= t. By
     # hand: with M = 1, h(t) + 1 at the deadlines up to the busy period 35 never passes t
     # (7, 15, 21 and 35 exactly); with M = 2, h(7) + 2 = 8 > 7 while h(5) + 2 = 4 <= 5.
-    pair = implicit((2, 5), (4, 7))
+    # Units are nanoseconds, as `masked` is.
+    pair = [(2, 5), (4, 7)]
     assert bulwark.edf_qpa(pair)["reason"] == "utilisation-at-most-one"
     met = bulwark.edf_qpa(pair, masked=1)
     assert met["schedulable"] and met["reason"] == "demand-met"
