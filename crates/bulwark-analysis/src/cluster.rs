@@ -14,14 +14,15 @@
 //! every reservation on no budget: it takes nothing from them, gets no guarantee, and is left
 //! out of the bandwidth and the tests. A termination run in a cluster masks one of its cores
 //! for up to its mask ([`crate::reclamation`]): the response-time analysis counts each as
-//! interference on one core ([`global_fp::rta_masked`]); GFB has no such term, so an EDF
-//! cluster's verdict leaves the masks out (and says so through `masks`, empty).
+//! interference on one core ([`global_fp::rta_masked`]); GFB has no such term, so under EDF
+//! order a cluster with terminations gets Bertogna, Cirinei and Lipari's interference test
+//! instead, with the masks ([`global_edf::bcl`]).
 
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::{Behaviour, MemberKind, Replenishment, Reservation, Scenario, SporadicOrder};
 
 use crate::bandwidth::{self, Admission};
-use crate::global_edf::{self, Gfb};
+use crate::global_edf::{self, Bcl, Gfb};
 use crate::global_fp::{self, FpTask, Response};
 use crate::reclamation::{self, Masked};
 use crate::shared_reservation::{self, Sharer, Supply};
@@ -42,9 +43,8 @@ pub struct ClusterAnalysis {
     pub bandwidth: Admission,
     /// The verdict on the reservations.
     pub verdict: ClusterVerdict,
-    /// The terminations' masks the response-time analysis counts, one per termination in
-    /// the cluster (`Duration::MAX` when unbounded): empty when there are none, or when the
-    /// verdict is not the response-time analysis's (GFB has no term for them).
+    /// The terminations' masks the verdict counts, one per termination in the cluster
+    /// (`Duration::MAX` when unbounded): empty when there are none, or when no test ran.
     pub masks: Vec<Duration>,
 }
 
@@ -57,6 +57,12 @@ pub enum ClusterVerdict {
     /// EDF order and the test fails; it is sufficient only, so the set may still be
     /// schedulable, but nothing here shows it.
     NotShownSchedulable(Gfb),
+    /// EDF order on cores that terminations mask, and Bertogna, Cirinei and Lipari's test
+    /// holds with the masks ([`ClusterAnalysis::masks`]): every reservation gets its budget
+    /// `e` within `p` of each replenishment.
+    BclSchedulable(Bcl),
+    /// EDF order with masks and that test fails (sufficient only).
+    BclNotShownSchedulable(Bcl),
     /// Fixed-priority order and Bertogna and Cirinei's response-time analysis bounds every
     /// reservation's response within its period: every reservation gets its budget `e` within
     /// `p` of each replenishment. Each member's bound is its [`Member::response`].
@@ -85,10 +91,12 @@ impl ClusterVerdict {
     /// `Some(true)` shown schedulable, `Some(false)` not shown, `None` not analysed.
     pub fn schedulable(&self) -> Option<bool> {
         match self {
-            ClusterVerdict::Schedulable(_) | ClusterVerdict::RtaSchedulable(_) => Some(true),
-            ClusterVerdict::NotShownSchedulable(_) | ClusterVerdict::RtaNotShownSchedulable(_) => {
-                Some(false)
-            }
+            ClusterVerdict::Schedulable(_)
+            | ClusterVerdict::BclSchedulable(_)
+            | ClusterVerdict::RtaSchedulable(_) => Some(true),
+            ClusterVerdict::NotShownSchedulable(_)
+            | ClusterVerdict::BclNotShownSchedulable(_)
+            | ClusterVerdict::RtaNotShownSchedulable(_) => Some(false),
             ClusterVerdict::NotAnalysed(_) => None,
         }
     }
@@ -115,11 +123,25 @@ impl ClusterVerdict {
         }
     }
 
-    /// Which test ran, for reports: [`GFB_TEST`], [`GLOBAL_FP_RTA_TEST`], or `None`.
+    /// Bertogna, Cirinei and Lipari's verdict, when that test ran (EDF order with masks).
+    pub fn bcl(&self) -> Option<&Bcl> {
+        match self {
+            ClusterVerdict::BclSchedulable(test) | ClusterVerdict::BclNotShownSchedulable(test) => {
+                Some(test)
+            }
+            _ => None,
+        }
+    }
+
+    /// Which test ran, for reports: [`GFB_TEST`], [`BCL_TEST`], [`GLOBAL_FP_RTA_TEST`], or
+    /// `None`.
     pub fn test_name(&self) -> Option<&'static str> {
         match self {
             ClusterVerdict::Schedulable(_) | ClusterVerdict::NotShownSchedulable(_) => {
                 Some(GFB_TEST)
+            }
+            ClusterVerdict::BclSchedulable(_) | ClusterVerdict::BclNotShownSchedulable(_) => {
+                Some(BCL_TEST)
             }
             ClusterVerdict::RtaSchedulable(_) | ClusterVerdict::RtaNotShownSchedulable(_) => {
                 Some(GLOBAL_FP_RTA_TEST)
@@ -139,6 +161,9 @@ impl ClusterVerdict {
 
 /// The name of Goossens, Funk and Baruah's test in reports (`test` in JSON).
 pub const GFB_TEST: &str = "gfb";
+
+/// The name of Bertogna, Cirinei and Lipari's test in reports (`test` in JSON).
+pub const BCL_TEST: &str = "global-edf-bcl";
 
 /// The name of Bertogna and Cirinei's response-time analysis in reports.
 pub const GLOBAL_FP_RTA_TEST: &str = "global-fp-rta";
@@ -342,6 +367,15 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 SporadicOrder::EarliestDeadlineFirst if has_high_criticality => {
                     ClusterVerdict::NotAnalysed(HIGH_CRITICALITY_NOT_IN_GFB)
                 }
+                // GFB has no term for a masked core; the interference test has.
+                SporadicOrder::EarliestDeadlineFirst if !masks.is_empty() => {
+                    let test = global_edf::bcl(&pairs, cores, &masks);
+                    if test.schedulable {
+                        ClusterVerdict::BclSchedulable(test)
+                    } else {
+                        ClusterVerdict::BclNotShownSchedulable(test)
+                    }
+                }
                 SporadicOrder::EarliestDeadlineFirst => {
                     let test = global_edf::gfb(&pairs, cores);
                     if test.schedulable {
@@ -353,10 +387,7 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
             };
             // After the verdict: a reservation's response bounds when its budget is served.
             fit_shared(scenario, &cluster.members, &mut members);
-            let counted = matches!(
-                verdict,
-                ClusterVerdict::RtaSchedulable(_) | ClusterVerdict::RtaNotShownSchedulable(_)
-            );
+            let counted = verdict.rta().is_some() || verdict.bcl().is_some();
             ClusterAnalysis {
                 name: cluster.name.clone(),
                 cores: cluster.cores.clone(),

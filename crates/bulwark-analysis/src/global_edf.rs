@@ -10,6 +10,23 @@
 //!
 //! The verdict is decided exactly, over big-integer fractions, so a set exactly on the bound
 //! passes and one a nanosecond over it does not.
+//!
+//! **Cores that lose time** ([`bcl`]): a reclamation with interrupts masked takes one core for
+//! up to `M`, and GFB has no term for that. Bertogna, Cirinei and Lipari's interference test
+//! ("Improved schedulability analysis of EDF on multiprocessor platforms", ECRTS 2005; in
+//! discrete time as in `crate::global_fp`) has one: a job of `k` misses only if, in more than
+//! `D_k - C_k` of its window, every core runs something else; a task `i` can take at most its
+//! EDF workload in that window, `W_i(D_k) = N_i C_i + min(C_i, max(0, D_k - N_i T_i))` with
+//! `N_i = max(0, floor((D_k - D_i) / T_i) + 1)` (only jobs with deadlines in the window
+//! precede it), and a termination's stretches, one core at a time, at most `M`. So the set
+//! is schedulable if for every `k`
+//!
+//! ```text
+//! sum_{i != k} min(W_i(D_k), D_k - C_k + 1) + sum_masks min(M, D_k - C_k + 1) < m (D_k - C_k + 1)
+//! ```
+//!
+//! Sufficient only, and neither it nor GFB dominates the other; the cluster analysis runs it
+//! where masks are to be counted.
 
 use bulwark_core::Duration;
 use num_bigint::BigUint;
@@ -92,6 +109,63 @@ pub fn gfb(tasks: &[(Duration, Duration)], cores: u16) -> Gfb {
         largest,
         bound_numerator,
         schedulable,
+    }
+}
+
+/// Bertogna, Cirinei and Lipari's test's verdict for one set on `m` cores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bcl {
+    /// The cores, `m`.
+    pub cores: u16,
+    /// The first task (index into the set) whose condition fails, if one does.
+    pub failing: Option<usize>,
+    /// Every task's condition holds (false on no cores).
+    pub schedulable: bool,
+}
+
+/// EDF's workload bound of the implicit-deadline task `(C_i, T_i)` in a window of length `d`
+/// that ends at the deadline of the job it delays: `N C_i + min(C_i, max(0, d - N T_i))`,
+/// `N = max(0, floor((d - T_i) / T_i) + 1)`.
+fn edf_workload(d: u128, (c, t): (u128, u128)) -> u128 {
+    let jobs = if d >= t { (d - t) / t + 1 } else { 0 };
+    jobs.saturating_mul(c)
+        .saturating_add(c.min(d.saturating_sub(jobs.saturating_mul(t))))
+}
+
+/// Bertogna, Cirinei and Lipari's test of the implicit-deadline sporadic tasks `(e, p)` of
+/// `tasks` on `cores` cores that terminations may mask, each of `masks` one core at a time
+/// (`Duration::MAX` when unbounded).
+pub fn bcl(tasks: &[(Duration, Duration)], cores: u16, masks: &[Duration]) -> Bcl {
+    let pairs: Vec<(u128, u128)> = tasks
+        .iter()
+        .map(|&(c, t)| (u128::from(c.as_nanos()), u128::from(t.as_nanos())))
+        .collect();
+    let masks: Vec<u128> = masks.iter().map(|m| u128::from(m.as_nanos())).collect();
+    let m = u128::from(cores);
+    let holds = |k: usize| {
+        let (c, d) = pairs[k];
+        if c == 0 {
+            return true;
+        }
+        if c > d || m == 0 {
+            return false;
+        }
+        // More than D_k - C_k units of interference make the job late.
+        let slack = d - c + 1;
+        let others = pairs
+            .iter()
+            .enumerate()
+            .filter(|&(i, &(c_i, t_i))| i != k && c_i > 0 && t_i > 0)
+            .map(|(_, &task)| edf_workload(d, task).min(slack));
+        let masked = masks.iter().map(|&mask| mask.min(slack));
+        let sum = others.chain(masked).fold(0u128, u128::saturating_add);
+        sum < m.saturating_mul(slack)
+    };
+    let failing = (0..pairs.len()).find(|&k| !holds(k));
+    Bcl {
+        cores,
+        failing,
+        schedulable: cores > 0 && failing.is_none(),
     }
 }
 
