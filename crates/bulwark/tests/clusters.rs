@@ -180,7 +180,12 @@ fn a_fixed_priority_cluster_gets_the_response_time_analysis() {
 /// R = C = 3 ms. `b` has `a` and the mask: x = 0, both capped at 1, the least capped 2 ms
 /// (the mask's min(2 ms, 3 ms)), so R = 5 ms; then `a`'s W = 3 ms is capped at 2 ms + 1 and
 /// the mask's 2 ms is not: floor((2 ms + 1 + 2 ms) / 2) = 2 ms, fixed: R = 5 ms (3 ms
-/// without the termination). Under EDF order GFB has no term for the mask: none counted.
+/// without the termination). Under EDF order GFB has no term for the mask, so Bertogna,
+/// Cirinei and Lipari's test runs with it: for `a`, slack p - e + 1 = 7 ms + 1, the others'
+/// EDF workloads in 10 ms 3 + 1 + 1 ms and the mask 2 ms: 7 ms < 2 (7 ms + 1); for the rogue,
+/// slack 9 ms + 1, 3 + 3 + 1 + 2 = 9 ms < 2 (9 ms + 1): schedulable. With two cores masked
+/// for 8 ms each (a second rogue and watchdog), `a`'s sum 3 + 1 + 1 + 1 + 1 + 2 (7 ms + 1)
+/// >= 2 (7 ms + 1): not shown, exit 1.
 #[test]
 fn a_fixed_priority_cluster_counts_the_masks_of_its_terminations() {
     let with_rogue = |order: &str, keys: &str| {
@@ -208,7 +213,7 @@ fn a_fixed_priority_cluster_counts_the_masks_of_its_terminations() {
     );
     assert_contains(
         &stdout,
-        "note: g: the response bounds above count this mask (at most 2ms) in every \
+        "note: g: the cluster's test above counts this mask (at most 2ms) in every \
          reservation's interference, one core at a time",
     );
     let doc = analyze_json(&path, 0);
@@ -219,11 +224,37 @@ fn a_fixed_priority_cluster_counts_the_masks_of_its_terminations() {
 
     let (_dir, path) = temp_file("masked-edf.toml", with_rogue("edf", ""));
     let (stdout, _) = outputs(&["analyze"], &path, 0);
-    assert_contains(&stdout, "note: g: the tests above leave out this mask");
+    assert_contains(&stdout, "Bertogna, Cirinei and Lipari's test");
+    assert_contains(
+        &stdout,
+        "note: g: the cluster's test above counts this mask",
+    );
     let doc = analyze_json(&path, 0);
+    let g = &doc["clusters"][0];
+    assert_eq!(g["test"], "global-edf-bcl");
+    assert_eq!(g["verdict"], "schedulable");
+    assert_eq!(g["masks_counted_ns"], serde_json::json!([2_000_000]));
+
+    // A second rogue and watchdog, each group's quota 8 ms: both cores may be masked at once.
+    let twice = with_rogue("edf", "").replace("quota = \"2ms\"", "quota = \"8ms\"")
+        + "\n[[group]]\nname = \"rogue2\"\nquota = \"8ms\"\n\n[[task]]\nname = \"rogue2\"\n\
+           cluster = \"g\"\ngroup = \"rogue2\"\n\
+           reservation = { budget = \"1ms\", period = \"10ms\" }\n\
+           script = [{ allocate = 1000000, object = \"semaphore\" }, { run = \"1s\" }]\n\n\
+           [[task]]\nname = \"watchdog2\"\ncluster = \"g\"\n\
+           reservation = { budget = \"1ms\", period = \"10ms\" }\n\
+           script = [{ sleep-until = \"50ms\" }, { terminate = \"rogue2\" }, \
+           { sleep-until = \"1s\" }]\n";
+    let (_dir, path) = temp_file("masked-twice.toml", twice);
+    let (stdout, _) = outputs(&["analyze"], &path, 1);
+    assert_contains(
+        &stdout,
+        "the condition fails for `a`: NOT shown schedulable",
+    );
+    let doc = analyze_json(&path, 1);
     assert_eq!(
         doc["clusters"][0]["masks_counted_ns"],
-        serde_json::json!([])
+        serde_json::json!([8_000_000, 8_000_000])
     );
 }
 

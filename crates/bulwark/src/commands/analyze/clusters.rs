@@ -165,6 +165,21 @@ fn why(analysis: &ClusterAnalysis) -> String {
             gfb_intro(cores),
             bound_text(test, cores)
         ),
+        ClusterVerdict::BclSchedulable(_) => format!(
+            "{}{}, U = {total}: the condition holds for every reservation: every reservation \
+             gets its budget e within p of each replenishment",
+            bcl_intro(cores),
+            masks_text(&analysis.masks)
+        ),
+        ClusterVerdict::BclNotShownSchedulable(test) => format!(
+            "{}{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
+            bcl_intro(cores),
+            masks_text(&analysis.masks),
+            match test.failing.and_then(|k| bcl_member(analysis, k)) {
+                Some(name) => format!("the condition fails for `{name}`"),
+                None => "the condition fails".to_owned(),
+            }
+        ),
         ClusterVerdict::RtaSchedulable(_) => format!(
             "{}{}, U = {total}: every R <= p: every reservation gets its budget e within p of \
              each replenishment",
@@ -192,6 +207,24 @@ fn gfb_intro(cores: usize) -> String {
         "global EDF over {cores} core(s), the reservations taken as implicit-deadline \
          sporadic tasks (e, p); Goossens, Funk and Baruah's test U <= m - (m - 1) U_max"
     )
+}
+
+fn bcl_intro(cores: usize) -> String {
+    format!(
+        "global EDF over {cores} core(s), the reservations taken as implicit-deadline \
+         sporadic tasks (e, p); Bertogna, Cirinei and Lipari's test sum_i min(W_i(p_k), p_k - \
+         e_k + 1) < m (p_k - e_k + 1) (GFB has no term for a masked core)"
+    )
+}
+
+/// The name of the `k`-th reservation the test took (the members with a share, in order).
+fn bcl_member(analysis: &ClusterAnalysis, k: usize) -> Option<&str> {
+    analysis
+        .members
+        .iter()
+        .filter(|m| m.reservation.is_tested())
+        .nth(k)
+        .map(|m| m.name.as_str())
 }
 
 fn rta_intro(cores: usize) -> String {
@@ -296,6 +329,8 @@ fn verdict_text(verdict: &ClusterVerdict) -> &'static str {
     match verdict {
         ClusterVerdict::Schedulable(_) => "schedulable (GFB)",
         ClusterVerdict::NotShownSchedulable(_) => "NOT shown schedulable (GFB)",
+        ClusterVerdict::BclSchedulable(_) => "schedulable (global EDF BCL)",
+        ClusterVerdict::BclNotShownSchedulable(_) => "NOT shown schedulable (global EDF BCL)",
         ClusterVerdict::RtaSchedulable(_) => "schedulable (global FP RTA)",
         ClusterVerdict::RtaNotShownSchedulable(_) => "NOT shown schedulable (global FP RTA)",
         ClusterVerdict::NotAnalysed(reason)
@@ -325,10 +360,12 @@ fn verdict_text(verdict: &ClusterVerdict) -> &'static str {
 
 fn verdict_key(verdict: &ClusterVerdict) -> &'static str {
     match verdict {
-        ClusterVerdict::Schedulable(_) | ClusterVerdict::RtaSchedulable(_) => "schedulable",
-        ClusterVerdict::NotShownSchedulable(_) | ClusterVerdict::RtaNotShownSchedulable(_) => {
-            "not-shown-schedulable"
-        }
+        ClusterVerdict::Schedulable(_)
+        | ClusterVerdict::BclSchedulable(_)
+        | ClusterVerdict::RtaSchedulable(_) => "schedulable",
+        ClusterVerdict::NotShownSchedulable(_)
+        | ClusterVerdict::BclNotShownSchedulable(_)
+        | ClusterVerdict::RtaNotShownSchedulable(_) => "not-shown-schedulable",
         ClusterVerdict::NotAnalysed(_) => "not-analysed",
     }
 }

@@ -59,13 +59,14 @@ pub(super) fn with_masks(
 fn counted(scenario: &Scenario, place: Masked) -> Option<(&'static str, &'static str)> {
     let core = match place {
         Masked::Core(core) => core,
-        // A fixed-priority cluster's response-time analysis counts them; GFB does not.
+        // A cluster's test counts them when one ran (the response-time analysis, or the
+        // interference test under EDF).
         Masked::Cluster(index) => {
             let counted = bulwark_analysis::cluster::analyse(scenario)
                 .get(index)
                 .is_some_and(|cluster| !cluster.masks.is_empty());
             return counted.then_some((
-                "the response bounds above count",
+                "the cluster's test above counts",
                 "every reservation's interference, one core at a time",
             ));
         }
