@@ -679,11 +679,9 @@ mod tests {
         assert_eq!(allocations(&idle), Allocations::default());
     }
 
-    /// A termination masks in one stretch, or in `ceil(mask / step)` steps; a place adds its
-    /// terminations' stretches up, and an unbounded stepped mask has no count.
-    #[test]
-    fn stretches_by_place() {
-        let termination = |masked, mask, step| Termination {
+    /// A termination of no objects at `masked`, with `mask` and `step` as given.
+    fn termination(masked: Masked, mask: Option<Duration>, step: Option<Duration>) -> Termination {
+        Termination {
             terminator: 0,
             target: 1,
             masked,
@@ -694,7 +692,13 @@ mod tests {
             mask,
             first_mask: Duration::ZERO,
             step,
-        };
+        }
+    }
+
+    /// A termination masks in one stretch, or in `ceil(mask / step)` steps; a place adds its
+    /// terminations' stretches up, and an unbounded stepped mask has no count.
+    #[test]
+    fn stretches_by_place() {
         let found = [
             termination(Masked::Core(0), Some(ms(5)), None),
             termination(Masked::Core(0), Some(ms(5)), Some(ms(2))),
@@ -711,18 +715,7 @@ mod tests {
     /// Two places add up apart; an unbounded mask makes its place's total unbounded.
     #[test]
     fn masks_add_up_by_place() {
-        let termination = |masked, mask| Termination {
-            terminator: 0,
-            target: 1,
-            masked,
-            reclaimed: Reclaimed::Process {
-                objects: 0,
-                repeats: false,
-            },
-            mask,
-            first_mask: Duration::ZERO,
-            step: None,
-        };
+        let termination = |masked, mask| termination(masked, mask, None);
         let found = [
             termination(Masked::Core(1), Some(ms(2))),
             termination(Masked::Cluster(0), Some(ms(1))),

@@ -9,7 +9,11 @@
 //! Periods come from {4, 5, 6, 8, 10, 12} units (hyperperiod at most 120), one unit being a
 //! nanosecond for the analysis.
 
+mod common;
+
 use std::collections::VecDeque;
+
+use common::{draw_set, hyperperiod, SplitMix, PERIODS};
 
 use bulwark_analysis::global_edf::bcl;
 use bulwark_core::Duration;
@@ -18,22 +22,12 @@ use proptest::prelude::*;
 /// `(C, T)`, `D = T`, in units.
 type Task = (u64, u64);
 
-const PERIODS: [u64; 6] = [4, 5, 6, 8, 10, 12];
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
 /// Global EDF on `m` cores, `m - 1` over `[start, start + length)` of `mask`: in each unit
 /// the pending jobs with the earliest deadlines (ties: the lower task index) run one unit
 /// each. True when no job misses its deadline within the hyperperiod (a job pending at its
 /// deadline has missed it; every deadline falls within the hyperperiod).
 fn meets_every_deadline(tasks: &[Task], m: usize, mask: Option<(u64, u64)>) -> bool {
-    let hyperperiod = tasks.iter().fold(1, |l, &(_, t)| l / gcd(l, t) * t);
+    let hyperperiod = hyperperiod(tasks.iter().map(|task| task.1));
     // Per task: pending jobs as (deadline, remaining), oldest first.
     let mut pending: Vec<VecDeque<(u64, u64)>> = vec![VecDeque::new(); tasks.len()];
     for now in 0..hyperperiod {
@@ -89,7 +83,7 @@ proptest! {
         start in 0u64..120,
         length in 0u64..=6,
     ) {
-        let hyperperiod = tasks.iter().fold(1, |l, &(_, t)| l / gcd(l, t) * t);
+        let hyperperiod = hyperperiod(tasks.iter().map(|task| task.1));
         let masks = if length == 0 { vec![] } else { vec![Duration::from_nanos(length)] };
         let test = bcl(&as_pairs(&tasks), m as u16, &masks);
         if test.schedulable {
@@ -104,24 +98,10 @@ proptest! {
 #[test]
 fn the_property_sees_both_verdicts() {
     let mut shown = [0usize; 2];
-    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = move |bound: u64| {
-        // SplitMix64.
-        seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) % bound
-    };
+    let mut rng = SplitMix::new(0x2545_f491_4f6c_dd1d);
     for _ in 0..2000 {
-        let m = 1 + next(3) as usize;
-        let n = 1 + next(6) as usize;
-        let tasks: Vec<Task> = (0..n)
-            .map(|_| {
-                let t = PERIODS[next(PERIODS.len() as u64) as usize];
-                (1 + next(t.div_ceil(2)), t)
-            })
-            .collect();
+        let (m, drawn) = draw_set(&mut rng);
+        let tasks: Vec<Task> = drawn.iter().map(|&(c, t, _)| (c, t)).collect();
         let test = bcl(&as_pairs(&tasks), m as u16, &[Duration::from_nanos(2)]);
         if test.schedulable {
             for start in 0..12 {

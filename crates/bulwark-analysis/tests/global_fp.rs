@@ -13,7 +13,11 @@
 //! Periods come from {4, 5, 6, 8, 10, 12} units (hyperperiod at most 120), one unit being a
 //! nanosecond for the analysis.
 
+mod common;
+
 use std::collections::VecDeque;
+
+use common::{draw_set, hyperperiod, SplitMix, PERIODS};
 
 use bulwark_analysis::global_fp::{rta, rta_masked, FpTask, Response};
 use bulwark_core::{Duration, Priority};
@@ -21,16 +25,6 @@ use proptest::prelude::*;
 
 /// `(C, T, priority)`, `D = T`, in units.
 type Task = (u64, u64, u8);
-
-const PERIODS: [u64; 6] = [4, 5, 6, 8, 10, 12];
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
 
 /// Positions from the most important task to the least: larger priority first, then the
 /// earlier position (the clustered scheduler's ties by reservation id).
@@ -52,7 +46,7 @@ fn simulate(tasks: &[Task], m: usize) -> Vec<Option<u64>> {
 /// [`simulate`] with one core masked over `[start, start + length)` (`mask`): the tasks get
 /// `m - 1` cores in those units.
 fn simulate_masked(tasks: &[Task], m: usize, mask: Option<(u64, u64)>) -> Vec<Option<u64>> {
-    let hyperperiod = tasks.iter().fold(1, |l, &(_, t, _)| l / gcd(l, t) * t);
+    let hyperperiod = hyperperiod(tasks.iter().map(|task| task.1));
     let order = by_priority(tasks);
     // Per task: pending jobs as (release, remaining).
     let mut pending: Vec<VecDeque<(u64, u64)>> = vec![VecDeque::new(); tasks.len()];
@@ -242,7 +236,7 @@ proptest! {
         start in 0u64..120,
         length in 1u64..=6,
     ) {
-        let hyperperiod = tasks.iter().fold(1, |l, &(_, t, _)| l / gcd(l, t) * t);
+        let hyperperiod = hyperperiod(tasks.iter().map(|task| task.1));
         let start = start % hyperperiod;
         let analysis = rta_masked(&as_fp_tasks(&tasks, 1), m as u16, &[Duration::from_nanos(length)]);
         let reference = plain_masked(&tasks, m, Some(length));
@@ -305,24 +299,9 @@ fn the_masked_analysis_by_hand() {
 #[test]
 fn the_property_sees_both_verdicts() {
     let mut shown = [0usize; 2];
-    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move |bound: u64| {
-        // SplitMix64.
-        seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) % bound
-    };
+    let mut rng = SplitMix::new(0x9e37_79b9_7f4a_7c15);
     for _ in 0..2000 {
-        let m = 1 + next(3) as usize;
-        let n = 1 + next(6) as usize;
-        let tasks: Vec<Task> = (0..n)
-            .map(|_| {
-                let t = PERIODS[next(PERIODS.len() as u64) as usize];
-                (1 + next(t.div_ceil(2)), t, next(4) as u8)
-            })
-            .collect();
+        let (m, tasks) = draw_set(&mut rng);
         check(&tasks, m).unwrap_or_else(|e| panic!("{tasks:?} on {m}: {e}"));
         shown[usize::from(rta(&as_fp_tasks(&tasks, 1), m as u16).schedulable)] += 1;
     }
