@@ -8,6 +8,7 @@
 //! run Bulwark in parallel.
 
 mod components;
+mod global;
 
 use bulwark_analysis::classic::{self, edf, fixed_priority, Task};
 use bulwark_analysis::generate::{self, PPB};
@@ -578,6 +579,9 @@ fn bulwark(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(edf_qpa, module)?)?;
     module.add_function(wrap_pyfunction!(edf_qpa_schedulable, module)?)?;
     module.add_function(wrap_pyfunction!(edf_utilisation, module)?)?;
+    module.add_function(wrap_pyfunction!(global::global_fp_rta, module)?)?;
+    module.add_function(wrap_pyfunction!(global::global_edf_gfb, module)?)?;
+    module.add_function(wrap_pyfunction!(global::global_edf_bcl, module)?)?;
     module.add_function(wrap_pyfunction!(components::component_set, module)?)?;
     module.add_function(wrap_pyfunction!(components::component_bounds, module)?)?;
     module.add_function(wrap_pyfunction!(simulate, module)?)?;

@@ -259,3 +259,33 @@ def test_bad_input_is_a_value_error_naming_it(call, message):
     with pytest.raises(ValueError) as error:
         call()
     assert message in str(error.value)
+
+
+def test_global_fp_rta_with_a_mask():
+    # One core, (1, 4) at priority 2 above (2, 6) at 1, in ns: R = 1 and 3. A termination's
+    # mask of 2 is one more interfering entity, min(M, R - C + 1): t1 iterates 1 -> 2 -> 3,
+    # t2 2 -> 4 -> 5 -> 6 -> 6 (worked in bulwark-analysis's global_fp tests).
+    pair = [(1, 4, 2), (2, 6, 1)]
+    plain = bulwark.global_fp_rta(pair, 1)
+    assert plain["schedulable"] and plain["responses"] == [1, 3]
+    masked = bulwark.global_fp_rta(pair, 1, masks=[2])
+    assert masked["responses"] == [3, 6] and masked["outcomes"] == ["bounded", "bounded"]
+    # Two cores, one task: two masks of 5 may take both cores for 5 > 4 - 1.
+    lost = bulwark.global_fp_rta([(1, 4, 1)], 2, masks=[5, 5])
+    assert not lost["schedulable"] and lost["outcomes"] == ["exceeds"]
+    with pytest.raises(ValueError, match="cores = 0"):
+        bulwark.global_fp_rta(pair, 0)
+
+
+def test_global_edf_gfb_and_bcl():
+    # (3, 10) twice on two cores: U = 0.6 <= 2 - 0.3 = 1.7 (GFB). BCL: for either task the
+    # slack D - C + 1 = 8 and the other's EDF workload in 10 is 3: 3 < 16; a mask of 20 adds
+    # min(20, 8): 11 < 16; two add 16: 19 >= 16, failing at the first task.
+    pair = [(3, 10), (3, 10)]
+    gfb = bulwark.global_edf_gfb(pair, 2)
+    assert gfb["schedulable"]
+    assert gfb["utilisation"] == pytest.approx(0.6) and gfb["bound"] == pytest.approx(1.7)
+    assert bulwark.global_edf_bcl(pair, 2)["schedulable"]
+    assert bulwark.global_edf_bcl(pair, 2, masks=[20])["schedulable"]
+    twice = bulwark.global_edf_bcl(pair, 2, masks=[20, 20])
+    assert not twice["schedulable"] and twice["failing"] == 0

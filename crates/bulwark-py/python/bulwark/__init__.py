@@ -2,7 +2,8 @@
 
 Task-set generation (``uunifast``, ``task_set``), classic schedulability tests (``fp_rta``,
 ``edf_qpa``, ``edf_utilisation``, and the lean ``fp_rta_responses`` and
-``edf_qpa_schedulable``), the CAmkES component paper's bounds on generated sets
+``edf_qpa_schedulable``), global multiprocessor tests with cores that terminations mask
+(``global_fp_rta``, ``global_edf_gfb``, ``global_edf_bcl``; tasks as tuples), the CAmkES component paper's bounds on generated sets
 (``component_set``, ``component_bounds``), simulation (``simulate``) and sweeps (``sweep``,
 ``sweep_shard``, ``sweep_merge``) on plain lists, tuples, dicts and strings; times in integer
 nanoseconds. ``bulwark.dask`` runs a sweep's shards on a Dask cluster.
@@ -21,6 +22,9 @@ from ._bulwark import (
     edf_utilisation,
     fp_rta,
     fp_rta_responses,
+    global_edf_bcl,
+    global_edf_gfb,
+    global_fp_rta,
     simulate,
     sweep,
     sweep_merge,
@@ -37,6 +41,9 @@ __all__ = [
     "edf_utilisation",
     "fp_rta",
     "fp_rta_responses",
+    "global_edf_bcl",
+    "global_edf_gfb",
+    "global_fp_rta",
     "simulate",
     "sweep",
     "sweep_merge",

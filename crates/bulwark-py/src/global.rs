@@ -1,0 +1,119 @@
+//! The global multiprocessor tests of a cluster's reservations from Python: Bertogna and
+//! Cirinei's response-time analysis for global fixed priority, Goossens, Funk and Baruah's
+//! test and Bertogna, Cirinei and Lipari's interference test for global EDF, the last and the
+//! first with cores that terminations mask (one core at a time, up to each mask).
+//!
+//! Tasks are tuples in integer nanoseconds: `(wcet, period)` for EDF (implicit deadlines),
+//! `(wcet, period, priority)` for fixed priority (priority 0 to 255, larger more important;
+//! equal priorities in list order). `masks` lists each termination's mask in ns.
+
+use bulwark_analysis::global_edf;
+use bulwark_analysis::global_fp::{self, FpTask, Response};
+use bulwark_core::{Duration, Priority};
+use pyo3::exceptions::PyValueError;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use super::in_range;
+
+/// `cores` as the tests take it, or a ValueError (1 to 65,535).
+fn cores_of(cores: i128) -> PyResult<u16> {
+    let cores = in_range("cores", cores, u64::from(u16::MAX))?;
+    match u16::try_from(cores) {
+        Ok(0) | Err(_) => Err(PyValueError::new_err(
+            "cores = 0 is out of range (allowed: an integer from 1 to 65535)",
+        )),
+        Ok(cores) => Ok(cores),
+    }
+}
+
+fn nanos(values: &[u64]) -> Vec<Duration> {
+    values.iter().map(|&ns| Duration::from_nanos(ns)).collect()
+}
+
+/// Global fixed priority (Bertogna and Cirinei, RTSS 2007) on `cores` cores, each mask one
+/// more interfering entity `min(M, R - C + 1)`: `schedulable`, and per task in the order given
+/// its `response` bound (ns; `None` unless bounded within its period) and `outcome`
+/// (`bounded`, `exceeds` or `not-computed`, below a task that exceeded).
+#[pyfunction]
+#[pyo3(signature = (tasks, cores, masks = Vec::new()))]
+pub fn global_fp_rta(
+    py: Python<'_>,
+    tasks: Vec<(u64, u64, u8)>,
+    cores: i128,
+    masks: Vec<u64>,
+) -> PyResult<Py<PyDict>> {
+    let cores = cores_of(cores)?;
+    let tasks: Vec<FpTask> = tasks
+        .iter()
+        .map(|&(wcet, period, priority)| FpTask {
+            budget: Duration::from_nanos(wcet),
+            period: Duration::from_nanos(period),
+            priority: Priority(priority),
+        })
+        .collect();
+    let masks = nanos(&masks);
+    let rta = py.detach(|| global_fp::rta_masked(&tasks, cores, &masks));
+    let responses: Vec<Option<u64>> = rta
+        .responses
+        .iter()
+        .map(|r| r.bound().map(Duration::as_nanos))
+        .collect();
+    let outcomes: Vec<&str> = rta
+        .responses
+        .iter()
+        .map(|r| match r {
+            Response::Bounded(_) => "bounded",
+            Response::Exceeds(_) => "exceeds",
+            Response::NotComputed => "not-computed",
+        })
+        .collect();
+    let dict = PyDict::new(py);
+    dict.set_item(intern!(py, "schedulable"), rta.schedulable)?;
+    dict.set_item(intern!(py, "responses"), responses)?;
+    dict.set_item(intern!(py, "outcomes"), outcomes)?;
+    Ok(dict.unbind())
+}
+
+/// Goossens, Funk and Baruah's test `U <= m - (m - 1) U_max` for implicit-deadline tasks on
+/// `cores` cores, decided exactly: `schedulable`, `utilisation` and `bound` (floats, for
+/// reports).
+#[pyfunction]
+pub fn global_edf_gfb(py: Python<'_>, tasks: Vec<(u64, u64)>, cores: i128) -> PyResult<Py<PyDict>> {
+    let cores = cores_of(cores)?;
+    let pairs: Vec<(Duration, Duration)> = tasks
+        .iter()
+        .map(|&(wcet, period)| (Duration::from_nanos(wcet), Duration::from_nanos(period)))
+        .collect();
+    let test = py.detach(|| global_edf::gfb(&pairs, cores));
+    let dict = PyDict::new(py);
+    dict.set_item(intern!(py, "schedulable"), test.schedulable)?;
+    dict.set_item(intern!(py, "utilisation"), test.total.as_f64())?;
+    dict.set_item(intern!(py, "bound"), test.bound_as_f64())?;
+    Ok(dict.unbind())
+}
+
+/// Bertogna, Cirinei and Lipari's interference test for implicit-deadline tasks on `cores`
+/// cores, each mask one more interfering entity: `schedulable`, and `failing`, the index of
+/// the first task whose condition fails (`None` when none does).
+#[pyfunction]
+#[pyo3(signature = (tasks, cores, masks = Vec::new()))]
+pub fn global_edf_bcl(
+    py: Python<'_>,
+    tasks: Vec<(u64, u64)>,
+    cores: i128,
+    masks: Vec<u64>,
+) -> PyResult<Py<PyDict>> {
+    let cores = cores_of(cores)?;
+    let pairs: Vec<(Duration, Duration)> = tasks
+        .iter()
+        .map(|&(wcet, period)| (Duration::from_nanos(wcet), Duration::from_nanos(period)))
+        .collect();
+    let masks = nanos(&masks);
+    let test = py.detach(|| global_edf::bcl(&pairs, cores, &masks));
+    let dict = PyDict::new(py);
+    dict.set_item(intern!(py, "schedulable"), test.schedulable)?;
+    dict.set_item(intern!(py, "failing"), test.failing)?;
+    Ok(dict.unbind())
+}
