@@ -298,8 +298,20 @@ impl Scenario {
                     core_policies: Vec::new(),
                     clusters: Vec::new(),
                     tasks: kept.iter().map(|&i| self.tasks[i].clone()).collect(),
-                    // Groups name tasks by index; a part keeps none.
-                    groups: Vec::new(),
+                    // Groups name tasks by index: each keeps the members in this part,
+                    // renumbered (so a termination's mask there is still its quota).
+                    groups: self
+                        .groups
+                        .iter()
+                        .map(|group| GroupSpec {
+                            members: group
+                                .members
+                                .iter()
+                                .filter_map(|m| kept.iter().position(|k| k == m))
+                                .collect(),
+                            ..group.clone()
+                        })
+                        .collect(),
                     // A server's callers share a core, so they are all in one part.
                     servers: self
                         .servers

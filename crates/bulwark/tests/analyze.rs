@@ -662,6 +662,34 @@ fn vbs_actions_count_the_mask_of_a_termination() {
     );
 }
 
+/// A file of mixed policies analyses each policy's cores as a part of its own: the part keeps
+/// its groups, so a termination there masks for the group's quota. spr-vbs-cores with the vbs
+/// core's control at cap 1/5 and a rogue (in a 2 ms group) and its controller added on that
+/// core: the same core as `vbs_actions_count_the_mask_of_a_termination`'s, so M = 200
+/// instants and control's first action 21.29 ms (without its group the rogue's million
+/// semaphores would be 39 ms).
+#[test]
+fn a_mixed_files_parts_keep_their_groups() {
+    let (_dir, mixed) = edited_copy("mixed.toml", "scenarios/spr-vbs-cores.toml", |source| {
+        format!(
+            "{}\n[cost]\nreclaim-per-unit = 13\n\n[[group]]\nname = \"villain\"\n\
+             quota = \"2ms\"\n\n[[task]]\nname = \"villain\"\ncore = 1\ngroup = \"villain\"\n\
+             cap = \"1/20\"\nscript = [{{ action = \"100us\", limit = \"1ms\", period = \
+             \"20ms\" }}, {{ allocate = 1000000, object = \"semaphore\" }}]\n\n\
+             [[task]]\nname = \"controller\"\ncore = 1\ncap = \"1/20\"\nscript = \
+             [{{ action = \"100us\", limit = \"1ms\", period = \"20ms\" }}, \
+             {{ terminate = \"villain\" }}]\n",
+            source.replace("cap = \"3/10\"", "cap = \"1/5\"")
+        )
+    });
+    let stdout = stdout_of(&["analyze", &mixed], 0);
+    assert_contains(
+        &stdout,
+        "with the terminations' mask of at most 2ms (M = 200 instants)",
+    );
+    assert_eq!(row(&stdout, "control")[8], "21.29ms");
+}
+
 /// The configuration analyzer on the paper's Fig. 3 (`scenarios/components/fig3.camkes`):
 /// A's CPI serves tasks one and two (2 threads), B's CPI tasks one, two and three (3
 /// threads), both waiting at the highest requester priority, 30; `--camkes` prints the lines
