@@ -7,7 +7,7 @@
 //! `(l, (lambda, pi))` has load `l`, and may use `lambda` instants of every period `pi`.
 //! Response time is arrival to termination (the end of the period in which it completed).
 
-use crate::bandwidth::{self, Admission};
+use crate::bandwidth::{self, Admission, Bandwidth};
 use bulwark_core::bandwidth::vbs::ReleaseStrategy;
 use bulwark_core::Duration;
 
@@ -129,7 +129,13 @@ pub fn admit(caps: &[(Duration, Duration)]) -> Admission {
 /// action's `n + J` jobs adds at most `E = ceil(M / pi) pi`: the bound is Eq. (1)
 /// `+ J pi + (n + J) E`, with `n = ceil(l / lambda)` under the late strategy and one more,
 /// the partial first period, under the early; within the slack (late strategy) it is Eq. (1)
-/// `+ J pi`. Sound, not tight: the mask is counted once per job though it falls once.
+/// `+ J pi`.
+///
+/// Fewer slips when `U < 1`: a late job's window `[t0, d]` holds masked time (else it would
+/// meet `d`), so a stretch starting at `s` has `s < d`, and `d - t0 < M / (1 - U)`, so
+/// `d < s + M + M / (1 - U)`. The action's deadlines are at least `pi` apart, so at most
+/// `floor((M + M / (1 - U)) / pi) + 1` of them are late per stretch: with `U = a / b`, that
+/// is `floor(M (2b - a) / ((b - a) pi)) + 1`, times the stretches, when fewer than `n + J`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MaskedCore {
     /// `M`, in instants.
@@ -139,6 +145,9 @@ pub struct MaskedCore {
     pub stretches: Option<u64>,
     /// `M <= (1 - U) pi_min`: no job is late under the late strategy.
     pub within_slack: bool,
+    /// `U = a / b` as `(a, b)` when it is below one and known exactly (it bounds how long a
+    /// mask's backlog lasts); `None` otherwise.
+    pub utilisation: Option<(u128, u128)>,
 }
 
 impl MaskedCore {
@@ -156,10 +165,18 @@ impl MaskedCore {
             || shortest.is_some_and(|pi| {
                 bandwidth::sum_at_most_one(caps.iter().copied().chain([(masked, pi)]))
             });
+        let exact = caps.iter().try_fold(Bandwidth::ZERO, |sum, &(n, d)| {
+            Bandwidth::of(Duration::from_nanos(n), Duration::from_nanos(d))
+                .and_then(|cap| sum.checked_add(cap))
+        });
+        let utilisation = exact
+            .filter(|u| u.numerator < u.denominator)
+            .map(|u| (u.numerator, u.denominator));
         MaskedCore {
             masked,
             stretches,
             within_slack,
+            utilisation,
         }
     }
 
@@ -190,7 +207,21 @@ impl MaskedCore {
             .div_ceil(action.period)
             .saturating_mul(action.period);
         let jobs = Self::jobs(action, strategy).saturating_add(charged);
-        with_charge.saturating_add(jobs.saturating_mul(slip))
+        let late = self
+            .late_jobs(action.period)
+            .map_or(jobs, |late| late.min(jobs));
+        with_charge.saturating_add(late.saturating_mul(slip))
+    }
+
+    /// How many of an action's jobs (deadlines `period` apart) can be late: per stretch
+    /// `floor(M (2b - a) / ((b - a) pi)) + 1` with `U = a / b < 1`; `None` when `U` is not
+    /// below one, the stretches are not known, or the product passes 128 bits.
+    fn late_jobs(&self, period: u64) -> Option<u64> {
+        let (a, b) = self.utilisation?;
+        let stretches = u128::from(self.stretches?);
+        let reach = u128::from(self.masked).checked_mul(b.checked_mul(2)? - a)?;
+        let per_stretch = reach / (b - a).checked_mul(u128::from(period.max(1)))? + 1;
+        u64::try_from(per_stretch.checked_mul(stretches)?).ok()
     }
 }
 
@@ -277,6 +308,15 @@ mod tests {
         assert_eq!(once.response_bound(&action, late), 51);
         let unknown = MaskedCore::new(&caps, [4, 8], 6, None);
         assert_eq!(unknown.response_bound(&action, late), 75);
+        // Fewer slips below U = 1: (40, (2, 4)), Eq. (1) 20 * 4 + 3 = 83, M = 2 in one
+        // stretch: J = 1 (4); at most floor(2 (8 - 3) / ((4 - 3) 4)) + 1 = 3 of its 21 jobs are
+        // late, each slipping ceil(2/4) 4 = 4: 83 + 4 + 12 = 99. Stretches unknown: all 21
+        // may slip, 83 + 4 + 84 = 171.
+        let long = Action::new(40, 2, 4).unwrap();
+        let known = MaskedCore::new(&caps, [4, 8], 2, Some(1));
+        assert_eq!(known.response_bound(&long, late), 99);
+        let unknown = MaskedCore::new(&caps, [4, 8], 2, None);
+        assert_eq!(unknown.response_bound(&long, late), 171);
         // At U = 1 no mask fits in the slack; no periods, no slack either.
         assert!(!MaskedCore::new(&[(1, 1)], [4], 1, None).within_slack);
         assert!(!MaskedCore::new(&caps, [], 1, None).within_slack);

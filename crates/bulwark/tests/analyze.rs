@@ -599,8 +599,11 @@ fn vbs_actions_get_their_response_bounds() {
 /// hand for control's first action (32, (32, 355)), Eq. (1) 709 instants. Quota 2 ms, M =
 /// 200 in one stretch: the slack (1 - 9/10) 355 = 35.5 < 200; the charge min(1,
 /// ceil(200/32)) = 1 job, 355; early, 1 + 1 + 1 = 3 jobs slip ceil(200/355) 355 = 355 each,
-/// 1065: 709 + 355 + 1065 = 2129 = 21.29 ms. Quota 30 us under the late strategy, M = 3 <=
-/// 35.5: only the charge, 1 job: 709 + 355 = 1064 = 10.64 ms.
+/// 1065: 709 + 355 + 1065 = 2129 = 21.29 ms (at most floor(200 (2 - 9/10) / ((1 - 9/10)
+/// 355)) + 1 = 7 could be late, more than 3). video's (15000, (400, 1000)): Eq. (1) 38 *
+/// 1000 + 999 = 38999, one charged job, 1000; of its 38 + 1 + 1 jobs at most floor(200 * 11 /
+/// 1000) + 1 = 3 late, 1000 each: 42999 = 429.99 ms. Quota 30 us under the late strategy, M
+/// = 3 <= 35.5: only the charge, 1 job: 709 + 355 = 1064 = 10.64 ms.
 #[test]
 fn vbs_actions_count_the_mask_of_a_termination() {
     let masked = |quota: &str, strategy: &str| {
@@ -625,6 +628,7 @@ fn vbs_actions_count_the_mask_of_a_termination() {
         row(&stdout, "control"),
         ["control", "1/5", "0", "320us", "320us", "3.55ms", "7.09ms", "3.55ms", "21.29ms"]
     );
+    assert_eq!(row(&stdout, "video")[8], "429.99ms");
     assert_contains(
         &stdout,
         "with the terminations' mask of at most 2ms (M = 200 instants)",

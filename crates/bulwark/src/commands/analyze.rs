@@ -787,7 +787,10 @@ fn vbs_mask_text(
              instance is late: Eq. (1) + {charge}"
         )
     } else {
-        format!("Eq. (1) + {charge} + ceil(M / pi) pi for each period instance it may make late")
+        format!(
+            "Eq. (1) + {charge} + ceil(M / pi) pi for each period instance it may make late (at \
+             most floor(M (2 - U) / ((1 - U) pi)) + 1 per stretch when U < 1)"
+        )
     };
     format!(
         "with the terminations' mask of at most {mask} (M = {} instants): {terms}\n",
