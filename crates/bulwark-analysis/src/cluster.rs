@@ -43,8 +43,9 @@ pub struct ClusterAnalysis {
     pub bandwidth: Admission,
     /// The verdict on the reservations.
     pub verdict: ClusterVerdict,
-    /// The terminations' masks the verdict counts, one per termination in the cluster
-    /// (`Duration::MAX` when unbounded): empty when there are none, or when no test ran.
+    /// The terminations' masks the verdict counts, one per termination in the cluster that
+    /// masks for some time (`Duration::MAX` when unbounded): empty when there are none, or
+    /// when no test ran.
     pub masks: Vec<Duration>,
 }
 
@@ -310,6 +311,8 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 .iter()
                 .filter(|t| t.masked == Masked::Cluster(index))
                 .map(|t| t.mask.unwrap_or(Duration::MAX))
+                // Reclamation at no cost masks nothing: GFB stays the EDF test then.
+                .filter(|mask| !mask.is_zero())
                 .collect();
             let mut members: Vec<Member> = cluster
                 .members

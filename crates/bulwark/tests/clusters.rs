@@ -235,6 +235,19 @@ fn a_fixed_priority_cluster_counts_the_masks_of_its_terminations() {
     assert_eq!(g["verdict"], "schedulable");
     assert_eq!(g["masks_counted_ns"], serde_json::json!([2_000_000]));
 
+    // Reclamation at no cost masks nothing: GFB stays the test.
+    let free = with_rogue("edf", "")
+        .replace("[[group]]\nname = \"rogue\"\nquota = \"2ms\"\n", "")
+        .replace("group = \"rogue\"\n", "")
+        .replace("reclaim-per-unit = 13", "reclaim-per-unit = 0");
+    let (_dir, path) = temp_file("masked-free.toml", free);
+    let doc = analyze_json(&path, 0);
+    assert_eq!(doc["clusters"][0]["test"], "gfb");
+    assert_eq!(
+        doc["clusters"][0]["masks_counted_ns"],
+        serde_json::json!([])
+    );
+
     // A second rogue and watchdog, each group's quota 8 ms: both cores may be masked at once.
     let twice = with_rogue("edf", "").replace("quota = \"2ms\"", "quota = \"8ms\"")
         + "\n[[group]]\nname = \"rogue2\"\nquota = \"8ms\"\n\n[[task]]\nname = \"rogue2\"\n\
