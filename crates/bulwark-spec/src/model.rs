@@ -293,6 +293,14 @@ impl Scenario {
                     by_task[*i].is_none() && self.policy_of(self.tasks[*i].core) == policy
                 };
                 let kept: Vec<usize> = (0..self.tasks.len()).filter(keep).collect();
+                // Task indices of the whole scenario, as this part numbers them (those of
+                // other parts dropped).
+                let renumber = |indices: &[usize]| -> Vec<usize> {
+                    indices
+                        .iter()
+                        .filter_map(|i| kept.iter().position(|k| k == i))
+                        .collect()
+                };
                 Scenario {
                     policy,
                     core_policies: Vec::new(),
@@ -304,11 +312,7 @@ impl Scenario {
                         .groups
                         .iter()
                         .map(|group| GroupSpec {
-                            members: group
-                                .members
-                                .iter()
-                                .filter_map(|m| kept.iter().position(|k| k == m))
-                                .collect(),
+                            members: renumber(&group.members),
                             ..group.clone()
                         })
                         .collect(),
@@ -317,11 +321,7 @@ impl Scenario {
                         .servers
                         .iter()
                         .map(|server| ServerSpec {
-                            clients: server
-                                .clients
-                                .iter()
-                                .filter_map(|c| kept.iter().position(|k| k == c))
-                                .collect(),
+                            clients: renumber(&server.clients),
                             ..server.clone()
                         })
                         .collect(),
