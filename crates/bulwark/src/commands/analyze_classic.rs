@@ -36,8 +36,8 @@ fn time(nanos: u64) -> String {
 fn classic_task(spec: &TaskSpec) -> Result<Task, String> {
     let Some((period, execution)) = spec.behaviour.spacing_and_execution() else {
         return Err(format!(
-            "task `{}` runs a script, which has no fixed execution time or period; give it \
-             `period` and `execution` to analyse it",
+            "task `{}` runs a script, which has no fixed execution time or period, so it \
+             cannot be analysed (a task with `period` and `execution` instead of a script can)",
             spec.name
         ));
     };
