@@ -9,6 +9,8 @@
 //! exactly, by a big-integer rational sum (`num-rational` over `num-bigint`): its size grows
 //! by at most 64 bits per server, so the work is polynomial in the number of servers.
 
+use std::cmp::Ordering;
+
 use bulwark_core::Duration;
 use num_bigint::BigUint;
 use num_rational::Ratio;
@@ -136,8 +138,24 @@ pub fn admit(servers: &[(Duration, Duration)]) -> Admission {
 /// Whether `sum C_i / T_i <= 1` over `(C, T)` pairs of integers, exactly, without building
 /// the fraction: the sum is bracketed between its terms rounded down and rounded up to
 /// multiples of 2^-64 (one division per term), and only a sum within `n * 2^-64` of 1 falls
-/// back to the exact [`admit`]. A zero period counts as a full processor, as in [`admit`].
+/// back to the exact sum. A zero period counts as a full processor, as in [`admit`].
 pub fn sum_at_most_one<I>(terms: I) -> bool
+where
+    I: Iterator<Item = (u64, u64)> + Clone,
+{
+    sum_against_one(terms) != Ordering::Greater
+}
+
+/// Whether `sum C_i / T_i < 1` exactly, as [`sum_at_most_one`] decides `<= 1`.
+pub fn sum_below_one<I>(terms: I) -> bool
+where
+    I: Iterator<Item = (u64, u64)> + Clone,
+{
+    sum_against_one(terms) == Ordering::Less
+}
+
+/// `sum C_i / T_i` compared with 1, exactly (see [`sum_at_most_one`]).
+fn sum_against_one<I>(terms: I) -> Ordering
 where
     I: Iterator<Item = (u64, u64)> + Clone,
 {
@@ -155,16 +173,20 @@ where
         low = low.saturating_add(floor);
         high = high.saturating_add(floor + u128::from(!exact));
     }
-    if high <= ONE {
-        return true;
+    if high < ONE {
+        return Ordering::Less;
     }
     if low > ONE {
-        return false;
+        return Ordering::Greater;
+    }
+    if low == high {
+        // Every term exact in 2^-64 units: the bracket is the sum.
+        return low.cmp(&ONE);
     }
     let pairs: Vec<(Duration, Duration)> = terms
         .map(|(work, period)| (Duration::from_nanos(work), Duration::from_nanos(period)))
         .collect();
-    admit(&pairs).admitted
+    big_total(&pairs).cmp(&Ratio::one())
 }
 
 /// `sum Q_i / T_i` exactly, as a big-integer fraction in lowest terms (a zero period counts
@@ -186,6 +208,23 @@ fn big_total(servers: &[(Duration, Duration)]) -> Ratio<BigUint> {
 mod tests {
     use super::*;
     use crate::test_support::ms;
+
+    /// `sum_below_one` and `sum_at_most_one` at and beside 1, where every term is inexact in
+    /// 2^-64 units (thirds, sixths), exact (halves, quarters), or a zero period.
+    #[test]
+    fn sums_against_one_at_the_boundary() {
+        let thirds = [(2, 3), (1, 6), (1, 6)];
+        assert!(sum_at_most_one(thirds.into_iter()) && !sum_below_one(thirds.into_iter()));
+        let short = [(2, 3), (1, 6), (1, 7)];
+        assert!(sum_below_one(short.into_iter()));
+        let over = [(2, 3), (1, 6), (1, 5)];
+        assert!(!sum_at_most_one(over.into_iter()) && !sum_below_one(over.into_iter()));
+        let halves = [(1, 2), (1, 4), (1, 4)];
+        assert!(sum_at_most_one(halves.into_iter()) && !sum_below_one(halves.into_iter()));
+        assert!(sum_below_one([(1, 2), (1, 4)].into_iter()));
+        assert!(!sum_below_one([(0, 0)].into_iter()));
+        assert!(sum_below_one(std::iter::empty()));
+    }
 
     #[test]
     fn exact_sums_decide_the_boundary() {

@@ -168,9 +168,17 @@ fn search<H: Interferes>(
                 let h = h.term();
                 h.cost > 0 && h.jitter > 0
             });
-            if total_low >= ONE && (constant > 0 || shifted) {
-                // U >= 1 exactly (the rounded-down sum already reaches 1): f(t) >= constant
-                // + t + sum C_h J_h / T_h > t, no fixed point at all.
+            // U >= 1 exactly: the rounded-down sum already reaches 1, or falls short of it
+            // only by the rounding of its terms (thirds and sixths summing to 1) and the exact
+            // sum does not.
+            let full = total_low >= ONE
+                || (total_low.saturating_add(terms.len() as u128) >= ONE
+                    && !crate::bandwidth::sum_below_one(terms.iter().map(|h| {
+                        let h = h.term();
+                        (h.cost, h.period.max(1))
+                    })));
+            if full && (constant > 0 || shifted) {
+                // f(t) >= constant + t + sum C_h J_h / T_h > t: no fixed point at all.
                 return unbounded(steps);
             }
             if total_low < ONE && constant > 0 {
@@ -270,6 +278,27 @@ mod tests {
                 value: u64::MAX,
                 steps: PLAIN_STEPS
             }
+        );
+    }
+
+    /// A full load whose terms do not sum to 1 in 2^-64 units (2/3 + 1/6 + 1/6: each rounded
+    /// down, their sum falls 2^-63 short) is still U = 1 exactly, so unbounded at once. Read
+    /// as U < 1, the first jump lands near 2^63 and each later step gains one unit: the search
+    /// ran for ever.
+    #[test]
+    fn a_full_load_in_thirds_has_no_fixed_point() {
+        let terms = [term(2, 3), term(1, 6), term(1, 6)];
+        assert_eq!(
+            least_fixed_point(1, &terms, 5, u64::MAX - 1),
+            FixedPoint::Exceeds {
+                value: u64::MAX,
+                steps: PLAIN_STEPS
+            }
+        );
+        // Without the constant the level's hyperperiod is a fixed point: f(6) = 4 + 1 + 1.
+        assert_eq!(
+            least_fixed_point(0, &terms, 4, u64::MAX - 1),
+            FixedPoint::Found { value: 6, steps: 2 }
         );
     }
 
