@@ -97,6 +97,52 @@ fn limited_preemptive_by_hand() {
     assert!(!t1.schedulable());
 }
 
+/// U = 1 with blocking: the level-i busy window never ends, but its jobs repeat every
+/// hyperperiod. (2, 4) above (3, 6) with B = 1, H = 12, k = H / 6 = 2 jobs decide:
+/// job 0: w = 1 + 3 + ceil(w / 4) 2: 6 -> 8 -> 8, R = 8;
+/// job 1: w = 1 + 6 + ceil(w / 4) 2: 8 -> 11 -> 13 -> 15 -> 15, R = 15 - 6 = 9;
+/// job 2: w = 1 + 9 + ceil(w / 4) 2: 15 -> 18 -> 20 -> 20 = w(0) + 12, R = 8 again.
+/// So R = 9 (job 1): D = 9 is schedulable and D = 8 misses at job 1, where job 0 alone
+/// (R = 8) would have passed.
+#[test]
+fn endless_busy_window_by_hand() {
+    let set = |deadline| {
+        [
+            task("hi", 2, 4),
+            task("lo", 3, 6).with_blocking(1).with_deadline(deadline),
+        ]
+    };
+    let met = response_time(&set(9), 1).unwrap();
+    assert_eq!(met.outcome, Outcome::Schedulable, "{met:?}");
+    assert_eq!(
+        (
+            met.response,
+            met.worst_job,
+            met.jobs_examined,
+            met.busy_window
+        ),
+        (9, 1, 2, None)
+    );
+    let missed = response_time(&set(8), 1).unwrap();
+    assert_eq!(missed.outcome, Outcome::Misses { job: 1 }, "{missed:?}");
+    // The same set with a final non-preemptive region of 1 on "lo":
+    // S(q) = 1 + 3q + 2 + (floor(S / 4) + 1) 2: S(0): 5 -> 7 -> 7, ends 8, R = 8;
+    // S(1): 8 -> 12 -> 14 -> 14, ends 15, R = 9; two jobs, as above.
+    let region = [
+        task("hi", 2, 4),
+        task("lo", 3, 6)
+            .with_blocking(1)
+            .with_final_region(1)
+            .with_deadline(9),
+    ];
+    let limited = response_time(&region, 1).unwrap();
+    assert_eq!(limited.outcome, Outcome::Schedulable, "{limited:?}");
+    assert_eq!(
+        (limited.response, limited.jobs_examined, limited.busy_window),
+        (9, 2, None)
+    );
+}
+
 /// Rate monotonic fails the (2, 5), (4, 7) pair however it is ordered, and so does OPA:
 /// t1 below t2 gives w = 2 + ceil(w/7) 4 = 6 > 5, t2 below t1 misses as above.
 /// Deadline monotonic beats rate monotonic on (C 3, T 6, D 6), (C 2, T 10, D 4) (by hand: DM
@@ -292,9 +338,10 @@ fn fits(tasks: &[Task]) -> bool {
 
 /// A reference simulator: preemptive fixed priority (index 0 most important), synchronous
 /// release at 0, unit time steps, jobs of one task in release order; a job that gets the
-/// processor with at most its final region left runs to completion. Returns each task's
-/// worst response over the jobs released in the first hyperperiod.
-fn simulate_fixed_priority(tasks: &[Task]) -> Vec<u64> {
+/// processor with at most its final region left runs to completion; a lower-priority critical
+/// section holds the processor for the first `blocking` units. Returns each task's worst
+/// response over the jobs released in the first hyperperiod.
+fn simulate_fixed_priority(tasks: &[Task], blocking: u64) -> Vec<u64> {
     let h = hyperperiod(tasks);
     // Per task: remaining work of pending jobs (with release times), in order.
     let mut pending: Vec<std::collections::VecDeque<(u64, u64)>> =
@@ -303,21 +350,24 @@ fn simulate_fixed_priority(tasks: &[Task]) -> Vec<u64> {
     let mut locked: Option<usize> = None;
     let mut time = 0u64;
     loop {
-        if time < 2 * h {
-            for (i, t) in tasks.iter().enumerate() {
-                if time.is_multiple_of(t.period) {
-                    pending[i].push_back((time, t.wcet));
-                }
-            }
-        }
         let outstanding = pending
             .iter()
             .any(|q| q.iter().any(|&(release, _)| release < h));
         if time >= h && !outstanding {
             return worst;
         }
-        // A job in its final non-preemptive region keeps the processor.
-        let chosen = locked.or_else(|| pending.iter().position(|q| !q.is_empty()));
+        // Releases go on while they can still delay a job of the first hyperperiod.
+        for (i, t) in tasks.iter().enumerate() {
+            if time.is_multiple_of(t.period) {
+                pending[i].push_back((time, t.wcet));
+            }
+        }
+        // The blocker, then a job in its final non-preemptive region, keep the processor.
+        let chosen = if time < blocking {
+            None
+        } else {
+            locked.or_else(|| pending.iter().position(|q| !q.is_empty()))
+        };
         if let Some(i) = chosen {
             let job = pending[i].front_mut().unwrap();
             if job.1 <= tasks[i].final_region {
@@ -357,7 +407,7 @@ proptest! {
             tasks.pop();
         }
         let far: Vec<Task> = tasks.iter().map(|t| t.clone().with_deadline(10_000)).collect();
-        let simulated = simulate_fixed_priority(&far);
+        let simulated = simulate_fixed_priority(&far, 0);
         for (i, sim) in simulated.iter().enumerate() {
             let a = response_time(&far, i).unwrap();
             prop_assert!(a.schedulable());
@@ -376,6 +426,36 @@ proptest! {
         }
     }
 
+    /// At level utilisation exactly 1 with blocking the busy window never ends; RTA examines
+    /// one hyperperiod's jobs of the lowest task, which must give the worst response the
+    /// simulator sees with the blocker at the start, and refute a deadline one below it. The
+    /// lowest task `(H / d, S / d)` fills the slack `S` of the others over their hyperperiod
+    /// `H` (`d = gcd(S, H)`), so `d` of its jobs decide.
+    #[test]
+    fn endless_window_rta_equals_simulation(mut tasks in small_set(), blocking in 1u64..4) {
+        while !fits(&tasks) {
+            tasks.pop();
+        }
+        let h = hyperperiod(&tasks);
+        let used: u64 = tasks.iter().map(|t| t.wcet * (h / t.period)).sum();
+        prop_assume!(used < h);
+        let jobs = gcd(h - used, h);
+        tasks.push(
+            task("fill", (h - used) / jobs, h / jobs)
+                .with_blocking(blocking)
+                .with_deadline(10_000),
+        );
+        let last = tasks.len() - 1;
+        let simulated = simulate_fixed_priority(&tasks, blocking);
+        let a = response_time(&tasks, last).unwrap();
+        prop_assert_eq!(a.outcome, Outcome::Schedulable);
+        prop_assert_eq!((a.busy_window, a.jobs_examined), (None, jobs));
+        prop_assert_eq!(a.response, simulated[last]);
+        tasks[last].deadline = a.response - 1;
+        let refuted = response_time(&tasks, last).unwrap();
+        prop_assert!(matches!(refuted.outcome, Outcome::Misses { .. }), "{:?}", refuted);
+    }
+
     /// With a final non-preemptive region on the lowest task only (its blocking is 0, so the
     /// synchronous release is its critical instant), the limited-preemptive RTA of that task
     /// equals the simulated worst over the hyperperiod; every other task's RTA (blocked by the
@@ -389,7 +469,7 @@ proptest! {
         let q = region.min(tasks[last].wcet);
         tasks[last].final_region = q;
         let far: Vec<Task> = tasks.iter().map(|t| t.clone().with_deadline(10_000)).collect();
-        let simulated = simulate_fixed_priority(&far);
+        let simulated = simulate_fixed_priority(&far, 0);
         let lowest = response_time(&far, last).unwrap();
         prop_assert!(lowest.schedulable());
         prop_assert_eq!(lowest.response, simulated[last]);

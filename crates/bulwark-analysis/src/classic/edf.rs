@@ -29,7 +29,7 @@
 //! withheld when `H` or the walk is too long.
 
 use super::fixed_point::{least_fixed_point, FixedPoint, Interference};
-use super::Task;
+use super::{hyperperiod, Task};
 use crate::bandwidth;
 use bulwark_core::Duration;
 
@@ -210,18 +210,6 @@ fn qpa(tasks: &[Task], below: u64, d_min: u64, masked: u64, budget: &mut u64) ->
             }
         }
     }
-}
-
-/// The least common multiple of the periods, `None` past `u64`.
-fn hyperperiod(tasks: &[Task]) -> Option<u64> {
-    tasks.iter().try_fold(1u64, |lcm, task| {
-        let period = task.period.max(1);
-        let (mut a, mut b) = (lcm, period);
-        while b != 0 {
-            (a, b) = (b, a % b);
-        }
-        (lcm / a).checked_mul(period)
-    })
 }
 
 /// The exact EDF test of `tasks` (run on one processor).

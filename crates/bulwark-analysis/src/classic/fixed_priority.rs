@@ -28,6 +28,13 @@
 //! Blocking: `B_i` is `max(task.blocking, max_{j lower} F_j)`; see
 //! [`super::resource_sharing`] for blocking terms from critical sections.
 //!
+//! When the utilisation of levels `<= i` is exactly 1 and blocking or jitter keeps the level-i
+//! processor busy, the window never closes; but with `f_q` the job-`q` equation and
+//! `k = H / T_i` (`H` the level's hyperperiod), `f_{q+k}(w + H) = f_q(w) + H`, and no fixed
+//! point of `f_{q+k}` lies below `H` (`w C_i / T_i >= B_i + (q + k + 1) C_i` there), so job
+//! `q + k` completes exactly `H` after job `q` with the same response: jobs `0..k` decide
+//! (up to [`REPEATING_JOBS`] of them; beyond, no verdict).
+//!
 //! When the utilisation of levels `<= i` exceeds 1 (decided exactly), task `i`'s backlog grows
 //! without bound and it is not schedulable; this is checked once a busy window outlasts job 0
 //! (a window that closes after job 0 is finite, which already rules it out). Otherwise every fixed
@@ -52,8 +59,9 @@ pub enum Outcome {
     /// bound.
     Overloaded,
     /// The utilisation of this level and above is exactly 1 and blocking or jitter keeps the
-    /// level-i processor busy for ever: the busy window never ends, so this analysis gives
-    /// no verdict (counted as not shown schedulable).
+    /// level-i processor busy for ever, and one hyperperiod holds more than
+    /// [`REPEATING_JOBS`] jobs of the task: no job examined missed, but the jobs that decide
+    /// are too many, so this analysis gives no verdict (counted as not shown schedulable).
     EndlessBusyWindow,
 }
 
@@ -69,7 +77,8 @@ pub struct Analysis {
     pub outcome: Outcome,
     /// The length of the level-i busy window examined (from the critical instant to the end
     /// of the last job examined, or of the active period for the limited-preemptive test);
-    /// `None` when overloaded.
+    /// `None` when overloaded or when the window never ends (then the jobs examined are one
+    /// hyperperiod's, whose responses repeat).
     pub busy_window: Option<u64>,
     /// How many jobs of the window were examined.
     pub jobs_examined: u64,
@@ -87,11 +96,10 @@ impl Analysis {
     pub fn explain(&self, task: &Task) -> String {
         match self.outcome {
             Outcome::Schedulable => format!(
-                "critical instant: all higher priorities released with job 0{}; the level-i busy \
-                 window lasts {} and holds {} job(s); the worst is job {} with R = {} <= D = {}",
+                "critical instant: all higher priorities released with job 0{}; {}; the worst is \
+                 job {} with R = {} <= D = {}",
                 if task.jitter > 0 { " (each after its largest jitter)" } else { "" },
-                self.busy_window.unwrap_or(0),
-                self.jobs_examined,
+                window_text(self.busy_window, self.jobs_examined, |t| t.to_string()),
                 self.worst_job,
                 self.response,
                 task.deadline
@@ -114,7 +122,37 @@ impl Analysis {
 /// Why [`Outcome::EndlessBusyWindow`] has no verdict.
 pub const ENDLESS: &str = "the utilisation of this priority level and above is exactly 1 and \
                            blocking or jitter keeps it busy for ever: the busy window never \
-                           ends, no verdict";
+                           ends, and one hyperperiod holds too many of its jobs to examine, no \
+                           verdict";
+
+/// The most jobs examined when the busy window never ends: one hyperperiod's, `H / T_i`.
+pub const REPEATING_JOBS: u64 = 1 << 16;
+
+/// What a schedulable task's busy window was: its length and jobs, or (`None`) a window that
+/// never ends, whose responses repeat every `jobs` jobs. `time` writes a length.
+pub fn window_text(window: Option<u64>, jobs: u64, time: impl Fn(u64) -> String) -> String {
+    match window {
+        Some(length) => {
+            format!(
+                "the level-i busy window lasts {} and holds {jobs} job(s)",
+                time(length)
+            )
+        }
+        None => format!(
+            "the level-i busy window never ends (utilisation exactly 1 with blocking or \
+             jitter) and its responses repeat every {jobs} job(s), one hyperperiod"
+        ),
+    }
+}
+
+/// The jobs that decide a task whose level-i busy window never ends: `k = H / T_i`, the jobs
+/// of one hyperperiod `H` of `level` (the task and those above it), whose responses repeat
+/// (see the module's documentation). `None` when `H` passes `u64` or `k` passes
+/// [`REPEATING_JOBS`].
+fn repeating_jobs(level: &[Task], task: &Task) -> Option<u64> {
+    let jobs = super::hyperperiod(level)? / task.period.max(1);
+    (jobs <= REPEATING_JOBS).then_some(jobs)
+}
 
 /// True when `sum_j C_j / T_j > 1` over `tasks`, exactly.
 fn overloaded(tasks: &[Task]) -> bool {
@@ -208,12 +246,18 @@ fn response_of(task: &Task, job: u64, completion: u64) -> u64 {
     u64::try_from(response.saturating_sub(release)).unwrap_or(u64::MAX)
 }
 
-fn missed(blocking: u64, job: u64, response: u64, worst: (u64, u64), window: u64) -> Analysis {
+fn missed(
+    blocking: u64,
+    job: u64,
+    response: u64,
+    worst: (u64, u64),
+    window: Option<u64>,
+) -> Analysis {
     Analysis {
         blocking,
         response,
         outcome: Outcome::Misses { job },
-        busy_window: Some(window),
+        busy_window: window,
         jobs_examined: job + 1,
         worst_job: if response >= worst.0 { job } else { worst.1 },
     }
@@ -226,21 +270,26 @@ fn preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
     let mut worst = (0u64, 0u64);
     let mut job = 0u64;
     let mut last_job = u64::MAX;
-    let mut last_window: u64;
+    let mut last_window = 0u64;
+    // Set when the window never ends: the last job to examine then closes one hyperperiod.
+    let mut endless_window = false;
     loop {
         // w(q) = B + (q+1) C + sum ceil((w + J_j) / T_j) C_j.
         let own = blocking as u128 + (job as u128 + 1) * task.wcet as u128;
         let Some(limit) = completion_limit(task, job) else {
-            return missed(blocking, job, u64::MAX, worst, 0);
+            return missed(blocking, job, u64::MAX, worst, Some(0));
         };
         let Ok(constant) = u64::try_from(own) else {
-            return missed(blocking, job, u64::MAX, worst, u64::MAX);
+            return missed(blocking, job, u64::MAX, worst, Some(u64::MAX));
         };
-        let start = u64::try_from(own + higher_work).unwrap_or(u64::MAX);
+        // w(q) >= w(q-1): f_q >= f_{q-1} pointwise, so the last fixed point is a valid start.
+        let start = u64::try_from(own + higher_work)
+            .unwrap_or(u64::MAX)
+            .max(last_window);
         match least_fixed_point(constant, higher, start, limit) {
             FixedPoint::Exceeds { value, .. } => {
                 let response = response_of(task, job, value);
-                return missed(blocking, job, response, worst, value);
+                return missed(blocking, job, response, worst, Some(value));
             }
             FixedPoint::Found { value, .. } => {
                 let response = response_of(task, job, value);
@@ -280,17 +329,25 @@ fn preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
                         (value as u128 + task.jitter as u128).div_ceil(task.period.max(1) as u128);
                     last_job = u64::try_from(jobs).unwrap_or(u64::MAX).saturating_sub(1);
                 }
-                // U = 1 exactly with blocking or jitter: the level-i processor never idles.
-                FixedPoint::Exceeds { .. } => return endless(blocking, worst),
+                // U = 1 exactly with blocking or jitter: the level-i processor never idles,
+                // and one hyperperiod's jobs decide.
+                FixedPoint::Exceeds { .. } => match repeating_jobs(level, task) {
+                    Some(jobs) => {
+                        last_job = jobs - 1;
+                        endless_window = true;
+                    }
+                    None => return endless(blocking, worst),
+                },
             }
         }
         if job >= last_job {
-            // The window closes by the last job of the busy period (kept as a guard).
+            // The window closes by the last job of the busy period (kept as a guard), or
+            // never does and the jobs of one hyperperiod have been examined.
             return Analysis {
                 blocking,
                 response: worst.0,
                 outcome: Outcome::Schedulable,
-                busy_window: Some(last_window),
+                busy_window: (!endless_window).then_some(last_window),
                 jobs_examined: job + 1,
                 worst_job: worst.1,
             };
@@ -305,12 +362,18 @@ fn limited_preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
     let level: Vec<Interference> = tasks[..=index].iter().map(|t| interference(t, 0)).collect();
     let level_work: u128 = level.iter().map(|h| h.cost as u128).sum();
     let start = u64::try_from(blocking as u128 + level_work).unwrap_or(u64::MAX);
-    let active = match least_fixed_point(blocking, &level, start, u64::MAX - 1) {
-        FixedPoint::Found { value, .. } => value,
-        FixedPoint::Exceeds { .. } => return overload(blocking),
+    // `None`: the active period never ends (U = 1 exactly, checked by the caller, with
+    // blocking or jitter); one hyperperiod's jobs then decide, as S(q + k) = S(q) + H.
+    let (active, jobs) = match least_fixed_point(blocking, &level, start, u64::MAX - 1) {
+        FixedPoint::Found { value, .. } => {
+            let jobs = (value as u128 + task.jitter as u128).div_ceil(task.period.max(1) as u128);
+            (Some(value), u64::try_from(jobs).unwrap_or(u64::MAX).max(1))
+        }
+        FixedPoint::Exceeds { .. } => match repeating_jobs(&tasks[..=index], task) {
+            Some(jobs) => (None, jobs),
+            None => return endless(blocking, (0, 0)),
+        },
     };
-    let jobs = (active as u128 + task.jitter as u128).div_ceil(task.period.max(1) as u128);
-    let jobs = u64::try_from(jobs).unwrap_or(u64::MAX).max(1);
     // floor((S + J_j) / T_j) + 1 = ceil((S + J_j + 1) / T_j) in integers.
     let higher: Vec<Interference> = tasks[..index].iter().map(|t| interference(t, 1)).collect();
     let higher_work: u128 = higher.iter().map(|h| h.cost as u128).sum();
@@ -347,7 +410,7 @@ fn limited_preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
         blocking,
         response: worst.0,
         outcome: Outcome::Schedulable,
-        busy_window: Some(active),
+        busy_window: active,
         jobs_examined: jobs,
         worst_job: worst.1,
     }

@@ -102,6 +102,18 @@ impl std::fmt::Display for InvalidTask {
 
 impl std::error::Error for InvalidTask {}
 
+/// The least common multiple of the periods, `None` past `u64`.
+pub(crate) fn hyperperiod(tasks: &[Task]) -> Option<u64> {
+    tasks.iter().try_fold(1u64, |lcm, task| {
+        let period = task.period.max(1);
+        let (mut a, mut b) = (lcm, period);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        (lcm / a).checked_mul(period)
+    })
+}
+
 /// Checks what every test here assumes: `T > 0`, `D > 0`, `q <= C`.
 pub fn validate(tasks: &[Task]) -> Result<(), InvalidTask> {
     for task in tasks {

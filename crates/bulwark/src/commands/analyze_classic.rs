@@ -194,10 +194,9 @@ fn fp_key(a: &Analysis) -> &'static str {
 fn fp_why(task: &Task, a: &Analysis) -> String {
     match a.outcome {
         Outcome::Schedulable => format!(
-            "critical instant: every higher priority released with job 0; the level-i busy \
-             window lasts {} and holds {} job(s); the worst is job {} with R = {} <= D = {}",
-            time(a.busy_window.unwrap_or(0)),
-            a.jobs_examined,
+            "critical instant: every higher priority released with job 0; {}; the worst is \
+             job {} with R = {} <= D = {}",
+            fixed_priority::window_text(a.busy_window, a.jobs_examined, time),
             a.worst_job,
             time(a.response),
             time(task.deadline)
