@@ -1,0 +1,257 @@
+"""The classic and global tests against textbook oracles written here from the papers'
+equations, on many small random task sets in integer time units. Each oracle is the plainest
+form of its test (brute force where one exists), sharing no code with the Rust crate, so a
+wrong term, bound or rounding in either shows as a disagreement on some set."""
+
+import math
+import random
+from fractions import Fraction
+
+import pytest
+
+import bulwark
+
+SETS = 3000
+
+
+def lcm_of(numbers):
+    result = 1
+    for number in numbers:
+        result = result * number // math.gcd(result, number)
+    return result
+
+
+# --- Uniprocessor fixed priority -----------------------------------------------------------
+
+
+def fp_response(tasks, index):
+    """Tindell's arbitrary-deadline response-time analysis of `tasks[index]` below
+    `tasks[:index]` (each `(C, T, D, B)`): jobs q = 0, 1, ... of the level-i busy window,
+    `w_q = B + (q + 1) C + sum_j ceil(w_q / T_j) C_j`, `R = max_q (w_q - q T)`, until a job ends
+    within its own period. `None` when the level-i utilisation exceeds 1 (unbounded). At
+    level-i utilisation 1 with blocking the window never closes: then `("endless", R)` with
+    `R` the worst response of the jobs in two hyperperiods."""
+    c, t, d, b = tasks[index]
+    higher = tasks[:index]
+    level = Fraction(c, t) + sum(Fraction(cj, tj) for cj, tj, _, _ in higher)
+    if level > 1:
+        return None
+    endless = level == 1 and b > 0
+    jobs = 2 * lcm_of([tj for _, tj, _, _ in tasks[: index + 1]]) // t
+    worst = 0
+    q = 0
+    while True:
+        w = b + (q + 1) * c
+        while True:
+            nxt = b + (q + 1) * c + sum(-(-w // tj) * cj for cj, tj, _, _ in higher)
+            if nxt == w:
+                break
+            w = nxt
+        worst = max(worst, w - q * t)
+        if endless and q + 1 == jobs:
+            return ("endless", worst)
+        if not endless and w <= (q + 1) * t:
+            return worst
+        q += 1
+
+
+def random_fp_set(rng):
+    """1 to 5 tasks `(C, T, D, B)`; one set in three gets a lowest task that fills the others'
+    slack to utilisation 1 exactly, with blocking, so its busy window never ends."""
+    tasks = []
+    for _ in range(rng.randint(1, 5)):
+        t = rng.randint(2, 24)
+        c = rng.randint(1, max(1, t // 2))
+        d = rng.choice([t, rng.randint(c, 2 * t + 3)])
+        b = rng.choice([0, 0, rng.randint(0, 6)])
+        tasks.append((c, t, d, b))
+    if rng.random() < 1 / 3:
+        hyper = lcm_of([t for _, t, _, _ in tasks])
+        slack = hyper - sum(c * (hyper // t) for c, t, _, _ in tasks)
+        if slack > 0 and hyper <= 10_000:
+            jobs = math.gcd(slack, hyper)
+            period = hyper // jobs
+            tasks.append((slack // jobs, period, rng.randint(period, 3 * period),
+                          rng.randint(1, 4)))
+    return tasks
+
+
+def test_fp_rta_equals_tindells_analysis():
+    rng = random.Random(1401)
+    unschedulable = 0
+    # Verdicts on tasks whose busy window never ends: (met, missed).
+    endless = [0, 0]
+    for _ in range(SETS):
+        tasks = random_fp_set(rng)
+        results = bulwark.fp_rta([{"wcet": c, "period": t, "deadline": d, "blocking": b}
+                                  for c, t, d, b in tasks])
+        for index, result in enumerate(results):
+            response = fp_response(tasks, index)
+            if isinstance(response, tuple):
+                # The window never ends; the jobs of one hyperperiod decide, as two show.
+                response = response[1]
+                endless[response > tasks[index][2]] += 1
+            expected = response is not None and response <= tasks[index][2]
+            assert result["schedulable"] == expected, (tasks, index, result, response)
+            if expected:
+                assert result["response"] == response, (tasks, index, result, response)
+            else:
+                unschedulable += 1
+    # The sets reach both verdicts, with and without an endless busy window.
+    assert 0 < unschedulable < SETS * 3
+    assert min(endless) > 0, endless
+
+
+# --- Uniprocessor EDF ----------------------------------------------------------------------
+
+
+def demand(tasks, t):
+    """`h(t) = sum over D_i <= t of (floor((t - D_i) / T_i) + 1) C_i`."""
+    return sum((t - d) // p * c + c for c, p, d in tasks if d <= t)
+
+
+def edf_first_miss(tasks, masked):
+    """The first absolute deadline `t` of a synchronous release with `h(t) + masked > t`, by
+    brute force over every deadline up to `D_max + H` (beyond it `t - h(t)` only grows when
+    U <= 1); `None` when there is none. U > 1 is refuted separately."""
+    horizon = max(d for _, _, d in tasks) + lcm_of([p for _, p, _ in tasks])
+    deadlines = sorted({d + k * p for _, p, d in tasks for k in range((horizon - d) // p + 1)
+                        if d + k * p <= horizon})
+    for t in deadlines:
+        if demand(tasks, t) + masked > t:
+            return t
+    return None
+
+
+def random_edf_set(rng):
+    tasks = []
+    for _ in range(rng.randint(1, 4)):
+        p = rng.randint(2, 20)
+        c = rng.randint(1, max(1, p // 2))
+        d = rng.randint(c, 2 * p)
+        tasks.append((c, p, d))
+    return tasks
+
+
+def test_edf_qpa_equals_brute_force_demand():
+    rng = random.Random(1402)
+    refuted = 0
+    for _ in range(SETS):
+        tasks = random_edf_set(rng)
+        masked = rng.choice([0, 0, rng.randint(1, 8)])
+        result = bulwark.edf_qpa([(c, p, d) for c, p, d in tasks], masked)
+        over = sum(Fraction(c, p) for c, p, _ in tasks) > 1
+        miss = None if over else edf_first_miss(tasks, masked)
+        expected = not over and miss is None
+        assert result["schedulable"] == expected, (tasks, masked, result, miss)
+        if miss is not None:
+            refuted += 1
+            failing = result["first_failing_deadline"]
+            # Whatever deadline QPA names must really fail.
+            assert failing is not None and demand(tasks, failing) + masked > failing, (
+                tasks, masked, result)
+            assert result["demand"] == demand(tasks, failing)
+    assert refuted > 0
+
+
+# --- Global EDF ----------------------------------------------------------------------------
+
+
+def gfb(tasks, cores):
+    """Goossens, Funk and Baruah: `U <= m - (m - 1) U_max`."""
+    shares = [Fraction(c, t) for c, t in tasks]
+    return sum(shares) <= cores - (cores - 1) * max(shares)
+
+
+def bcl(tasks, cores, masks):
+    """Bertogna, Cirinei and Lipari's interference test (implicit deadlines): for every k,
+    `sum_{i != k} min(J_i, D_k - C_k + 1) < m (D_k - C_k + 1)` with the workload
+    `J_i = N_i C_i + min(C_i, max(0, D_k - N_i T_i))`, `N_i = floor((D_k - D_i) / T_i) + 1`
+    (zero when D_k < D_i); each mask one more interferer `min(M, D_k - C_k + 1)`."""
+    for k, (ck, dk) in enumerate(tasks):
+        if ck > dk:
+            return False
+        slack = dk - ck + 1
+        total = 0
+        for i, (ci, ti) in enumerate(tasks):
+            if i == k:
+                continue
+            jobs = (dk - ti) // ti + 1 if dk >= ti else 0
+            total += min(jobs * ci + min(ci, max(0, dk - jobs * ti)), slack)
+        total += sum(min(mask, slack) for mask in masks)
+        if not total < cores * slack:
+            return False
+    return True
+
+
+def random_global_set(rng):
+    tasks = []
+    for _ in range(rng.randint(1, 7)):
+        t = rng.randint(2, 30)
+        tasks.append((rng.randint(1, t), t))
+    return tasks
+
+
+def test_global_edf_tests_equal_their_equations():
+    rng = random.Random(1403)
+    verdicts = {True: 0, False: 0}
+    for _ in range(SETS):
+        tasks = random_global_set(rng)
+        cores = rng.randint(1, 4)
+        masks = [rng.randint(0, 9) for _ in range(rng.choice([0, 0, 1, 2]))]
+        assert bulwark.global_edf_gfb(tasks, cores)["schedulable"] == gfb(tasks, cores), (
+            tasks, cores)
+        expected = bcl(tasks, cores, masks)
+        verdicts[expected] += 1
+        assert bulwark.global_edf_bcl(tasks, cores, masks)["schedulable"] == expected, (
+            tasks, cores, masks)
+    assert min(verdicts.values()) > 0
+
+
+# --- Global fixed priority -----------------------------------------------------------------
+
+
+def global_fp(tasks, cores, masks):
+    """Bertogna and Cirinei's response-time analysis (RTSS 2007), tasks `(C, T, priority)`
+    with `D = T`, highest priority first (equal priorities in list order): for each task k,
+    the least fixed point of `R = C_k + floor(sum_i min(W_i(R), R - C_k + 1) / m)` over the
+    higher tasks i, `W_i(L) = N C_i + min(C_i, L + R_i - C_i - N T_i)`,
+    `N = floor((L + R_i - C_i) / T_i)`, each mask one more interferer `min(M, R - C_k + 1)`.
+    Returns the bounds in list order, `None` for a task whose iterate passed its deadline and
+    for every task below it."""
+    order = sorted(range(len(tasks)), key=lambda i: -tasks[i][2])
+    responses = [None] * len(tasks)
+    higher = []
+    for k in order:
+        ck, tk, _ = tasks[k]
+        r = ck
+        while True:
+            total = sum(min(mask, r - ck + 1) for mask in masks)
+            for ci, ti, ri in higher:
+                reach = r + ri - ci
+                jobs = reach // ti
+                total += min(jobs * ci + min(ci, reach - jobs * ti), r - ck + 1)
+            nxt = ck + total // cores
+            if nxt > tk:
+                return responses
+            if nxt == r:
+                break
+            r = nxt
+        responses[k] = r
+        higher.append((ck, tk, r))
+    return responses
+
+
+def test_global_fp_rta_equals_its_iteration():
+    rng = random.Random(1404)
+    bounded = 0
+    for _ in range(SETS):
+        tasks = [(c, t, rng.randint(0, 3)) for c, t in random_global_set(rng)]
+        cores = rng.randint(1, 4)
+        masks = [rng.randint(1, 9) for _ in range(rng.choice([0, 0, 1, 2]))]
+        expected = global_fp(tasks, cores, masks)
+        result = bulwark.global_fp_rta(tasks, cores, masks)
+        assert result["responses"] == expected, (tasks, cores, masks, result)
+        assert result["schedulable"] == all(r is not None for r in expected)
+        bounded += result["schedulable"]
+    assert 0 < bounded < SETS
