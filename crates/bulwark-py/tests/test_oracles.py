@@ -255,3 +255,99 @@ def test_global_fp_rta_equals_its_iteration():
         assert result["schedulable"] == all(r is not None for r in expected)
         bounded += result["schedulable"]
     assert 0 < bounded < SETS
+
+
+# --- The machine against a reference schedule -----------------------------------------------
+
+
+def reference_schedule(tasks, policy, horizon):
+    """Periodic tasks `(C, T, D, priority)` released at 0, T, ... up to the inclusive
+    `horizon`, scheduled in unit steps: fixed priority (larger first, all distinct) or EDF
+    (earlier absolute deadline first; equal deadlines go to the earlier activation, the
+    machine's documented ties: a job is activated at its release or, when it waits behind its
+    predecessor, at that one's completion; at one instant completions come before releases
+    (a release at the instant its predecessor completes counts as at the completion), and
+    releases in the order their timers were armed, at the previous job's completion, in file
+    order at time zero). A job meets its deadline when it completes at or before
+    it; one unfinished at the horizon misses when its deadline is at or before the horizon.
+    Per task: `(jobs, completed, misses, first missed deadline, min and max response)`."""
+    pending = [[] for _ in tasks]
+    # When each task's release timer was armed: its last completion (-1 before the first).
+    armed = [-1] * len(tasks)
+    stats = [dict(jobs=0, completed=0, misses=0, first=None, responses=[]) for _ in tasks]
+
+    def miss(index, deadline):
+        stats[index]["misses"] += 1
+        first = stats[index]["first"]
+        stats[index]["first"] = deadline if first is None else min(first, deadline)
+
+    for now in range(horizon + 1):
+        for index, (c, t, d, _) in enumerate(tasks):
+            if now % t == 0:
+                # Released at its own completion: the sleep returns at once, as a completion.
+                rank = 0 if armed[index] == now else 1
+                activation = (now, rank, armed[index], index) if not pending[index] else None
+                pending[index].append([now, c, now + d, activation])
+                stats[index]["jobs"] += 1
+        if now == horizon:
+            break
+        heads = [(index, queue[0]) for index, queue in enumerate(pending) if queue]
+        if not heads:
+            continue
+        if policy == "fixed-priority":
+            index, job = max(heads, key=lambda head: tasks[head[0]][3])
+        else:
+            index, job = min(heads, key=lambda head: (head[1][2], head[1][3]))
+        job[1] -= 1
+        if job[1] == 0:
+            release, _, deadline, _ = pending[index].pop(0)
+            stats[index]["completed"] += 1
+            stats[index]["responses"].append(now + 1 - release)
+            if now + 1 > deadline:
+                miss(index, deadline)
+            armed[index] = now + 1
+            if pending[index]:
+                pending[index][0][3] = (now + 1, 0, 0, index)
+    for index, queue in enumerate(pending):
+        for _, _, deadline, _ in queue:
+            if deadline <= horizon:
+                miss(index, deadline)
+    return [(s["jobs"], s["completed"], s["misses"], s["first"],
+             min(s["responses"], default=None), max(s["responses"], default=None))
+            for s in stats]
+
+
+def scenario_text(tasks, policy, horizon):
+    lines = [f'name = "oracle"\npolicy = "{policy}"\nduration = "{horizon}ms"\n']
+    for index, (c, t, d, priority) in enumerate(tasks):
+        # EDF refuses a priority.
+        rank = f"priority = {priority}\n" if policy == "fixed-priority" else ""
+        lines.append(f'[[task]]\nname = "t{index}"\nperiod = "{t}ms"\nexecution = "{c}ms"\n'
+                     f'deadline = "{d}ms"\n{rank}')
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("policy", ["fixed-priority", "edf"])
+def test_the_machine_equals_a_reference_schedule(policy):
+    rng = random.Random(1405 if policy == "edf" else 1406)
+    missed = 0
+    for _ in range(SETS):
+        count = rng.randint(1, 4)
+        priorities = rng.sample(range(1, 100), count)
+        tasks = []
+        for priority in priorities:
+            t = rng.randint(2, 12)
+            c = rng.randint(1, t)
+            tasks.append((c, t, rng.randint(c, 2 * t), priority))
+        horizon = rng.randint(10, 60)
+        metrics = bulwark.simulate(scenario_text(tasks, policy, horizon))
+        expected = reference_schedule(tasks, policy, horizon)
+        for task, (jobs, completed, misses, first, shortest, longest) in zip(
+                metrics["tasks"], expected):
+            ms = lambda value: None if value is None else value * 1_000_000
+            got = (task["jobs"], task["completed"], task["misses"], task["first_miss_ns"],
+                   task["response"]["min_ns"], task["response"]["max_ns"])
+            assert got == (jobs, completed, misses, ms(first), ms(shortest), ms(longest)), (
+                policy, tasks, horizon, task["name"])
+            missed += misses
+    assert missed > 0
