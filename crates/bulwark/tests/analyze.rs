@@ -432,6 +432,53 @@ fn fixed_priority_counts_the_mask_of_a_termination() {
     assert_eq!(json["cores"][0]["masked_ns"], 0);
 }
 
+/// A mask at level utilisation exactly 1: `faas-reclaim.toml` with the sensor replaced by
+/// (2, 3), (1, 6) and (1, 6) ms above the scripts. The mask is the group's 1 ms quota, so the
+/// lowest has B = 1 ms and its busy window never ends (2/3 + 1/6 + 1/6 = 1); its responses
+/// repeat every H / T = 1 job, and job 0 gives, by hand, w = 2 + ceil(w/3) 2 + ceil(w/6) 1:
+/// 5 -> 7 -> 10 -> 12 -> 12 ms, so R = 12 ms: D = 12 ms is met and D = 11 ms is not. (The
+/// search for this level's busy period once ran for ever: 2/3 + 1/6 + 1/6 falls short of 1
+/// when each term is rounded down.)
+#[test]
+fn a_mask_at_full_utilisation_gets_a_verdict() {
+    let filled = |deadline: &str| {
+        edited_copy("full.toml", "scenarios/faas-reclaim.toml", |source| {
+            source.replace(
+                "name = \"sensor\"\npriority = 30\nperiod = \"5ms\"\nexecution = \"1ms\"\n",
+                &format!(
+                    "name = \"a\"\npriority = 30\nperiod = \"3ms\"\nexecution = \"2ms\"\n\n\
+                     [[task]]\nname = \"b\"\npriority = 29\nperiod = \"6ms\"\n\
+                     execution = \"1ms\"\n\n[[task]]\nname = \"c\"\npriority = 28\n\
+                     period = \"6ms\"\nexecution = \"1ms\"\ndeadline = \"{deadline}\"\n"
+                ),
+            )
+        })
+    };
+    let (_dir, met) = filled("12ms");
+    // The scripts keep the core without a verdict: exit 2.
+    let json = json_of(&["analyze", &met, "--json"], 2);
+    let lowest = &json["cores"][0]["tasks"][2];
+    assert_eq!(lowest["name"], "c");
+    assert_eq!(lowest["blocking_ns"], 1_000_000);
+    assert_eq!(lowest["response_ns"], 12_000_000);
+    assert_eq!(lowest["verdict"], "schedulable");
+    assert_eq!(lowest["busy_window_ns"], serde_json::Value::Null);
+    assert_eq!(lowest["jobs_examined"], 1);
+    assert_contains(
+        lowest["why"].as_str().unwrap(),
+        "the level-i busy window never ends",
+    );
+    let (_dir, missed) = filled("11ms");
+    let json = json_of(&["analyze", &missed, "--json"], 1);
+    assert_eq!(json["cores"][0]["tasks"][2]["verdict"], "misses-deadline");
+    // The machine stays within the bound.
+    let run = json_of(&["simulate", &met, "--json"], 0);
+    let simulated = &run["tasks"][2];
+    assert_eq!(simulated["name"], "c");
+    assert!(simulated["response"]["max_ns"].as_u64().unwrap() <= 12_000_000);
+    assert_eq!(simulated["misses"], 0);
+}
+
 /// A task running a script has no fixed execution time: the core gets no verdict, the
 /// message says why, exit 2.
 #[test]
