@@ -299,6 +299,30 @@ fn edf_at_full_utilisation_with_a_mask() {
             demand: 10
         }
     );
+    // U = 2/3 + 1/6 + 1/6 = 1, whose terms each round down in 2^-64 units, so the busy-period
+    // search must see U = 1 exactly (taken for U < 1 with M = 1, it jumped to near 2^63 and
+    // then crawled one unit a step). (2, 3, D 6), (1, 6, D 12) twice: at the deadlines 6, 9,
+    // 12, 15, 18 = D_max + H, h = 2, 4, 8, 10, 14, a least slack of 4, so M = 1 and M = 4 are
+    // met and M = 5 misses at 6 (h = 2).
+    let thirds = [
+        task("a", 2, 3).with_deadline(6),
+        task("b", 1, 6).with_deadline(12),
+        task("c", 1, 6).with_deadline(12),
+    ];
+    for masked in [1, 4] {
+        let met = edf::analyse_masked(&thirds, masked);
+        assert!(
+            matches!(met.outcome, EdfOutcome::DemandMet { bound: 18, .. }),
+            "{met:?}"
+        );
+    }
+    assert_eq!(
+        edf::analyse_masked(&thirds, 5).outcome,
+        EdfOutcome::DemandExceeds {
+            deadline: 6,
+            demand: 2
+        }
+    );
     let implicit = [task("a", 1, 2), task("b", 1, 2)];
     assert_eq!(
         edf::analyse_masked(&implicit, 1).outcome,

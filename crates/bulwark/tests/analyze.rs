@@ -436,9 +436,8 @@ fn fixed_priority_counts_the_mask_of_a_termination() {
 /// (2, 3), (1, 6) and (1, 6) ms above the scripts. The mask is the group's 1 ms quota, so the
 /// lowest has B = 1 ms and its busy window never ends (2/3 + 1/6 + 1/6 = 1); its responses
 /// repeat every H / T = 1 job, and job 0 gives, by hand, w = 2 + ceil(w/3) 2 + ceil(w/6) 1:
-/// 5 -> 7 -> 10 -> 12 -> 12 ms, so R = 12 ms: D = 12 ms is met and D = 11 ms is not. (The
-/// search for this level's busy period once ran for ever: 2/3 + 1/6 + 1/6 falls short of 1
-/// when each term is rounded down.)
+/// 5 -> 7 -> 10 -> 12 -> 12 ms, so R = 12 ms: D = 12 ms is met and D = 11 ms is not. (Job 0
+/// alone once gave "no verdict" for D = 12 ms.)
 #[test]
 fn a_mask_at_full_utilisation_gets_a_verdict() {
     let filled = |deadline: &str| {
