@@ -3,8 +3,10 @@ equations, on many small random task sets in integer time units. Each oracle is 
 form of its test (brute force where one exists), sharing no code with the Rust crate, so a
 wrong term, bound or rounding in either shows as a disagreement on some set."""
 
+import json
 import math
 import random
+import subprocess
 from fractions import Fraction
 
 import pytest
@@ -351,3 +353,66 @@ def test_the_machine_equals_a_reference_schedule(policy):
                 policy, tasks, horizon, task["name"])
             missed += misses
     assert missed > 0
+
+
+# --- SPR admission (Eq. 1) -------------------------------------------------------------------
+
+
+def eq1_responses(reservations, double_hit):
+    """The SPR paper's Eq. 1 for reservations `(b, p, priority, eta)` (distinct priorities):
+    `R_i` is the least fixed point of `R = I_i + b_i + sum_h alpha_h(R) b_h` over the higher
+    priorities `h`, `I_i` the longest non-preemptive region of a lower priority,
+    `alpha_h(D) = ceil(D / p_h)` for sporadic servers and `ceil((D + p_h - b_h) / p_h)` for
+    deferrable ones (the double hit). `None` where no fixed point is at most `p_i`."""
+    responses = []
+    for b, p, priority, _ in reservations:
+        higher = [(bh, ph) for bh, ph, other, _ in reservations if other > priority]
+        blocking = max([eta for _, _, other, eta in reservations if other < priority],
+                       default=0)
+        extra = (lambda bh, ph: ph - bh) if double_hit else (lambda bh, ph: 0)
+        r = blocking + b
+        while r <= p:
+            nxt = blocking + b + sum(-(-(r + extra(bh, ph)) // ph) * bh for bh, ph in higher)
+            if nxt == r:
+                break
+            r = nxt
+        responses.append(r if r <= p else None)
+    return responses
+
+
+@pytest.mark.parametrize("policy", ["spr", "sporadic-server", "deferrable-server",
+                                    "spr-deferrable"])
+def test_spr_admission_equals_eq1(cli, tmp_path, policy):
+    rng = random.Random(sum(map(ord, policy)))
+    regions = policy.startswith("spr")
+    verdicts = {True: 0, False: 0}
+    for number in range(150):
+        count = rng.randint(1, 5)
+        reservations = []
+        for priority in rng.sample(range(1, 60), count):
+            p = rng.randint(2, 40)
+            b = rng.randint(1, max(1, p // 2))
+            eta = rng.randint(0, b) if regions else 0
+            reservations.append((b, p, priority, eta))
+        lines = [f'name = "eq1"\npolicy = "{policy}"\nduration = "1s"\n']
+        for index, (b, p, priority, eta) in enumerate(reservations):
+            region = f', non-preemptive = "{eta}ms"' if eta else ""
+            lines.append(f'[[task]]\nname = "r{index}"\npriority = {priority}\n'
+                         f'period = "{p}ms"\nexecution = "{b}ms"\n'
+                         f'reservation = {{ budget = "{b}ms", period = "{p}ms"{region} }}\n')
+        path = tmp_path / f"eq1-{number}.toml"
+        path.write_text("\n".join(lines))
+        run = subprocess.run([cli, "analyze", str(path), "--json"], capture_output=True,
+                             text=True, timeout=60)
+        assert run.returncode in (0, 1), run.stderr
+        rows = {row["name"]: row for row in json.loads(run.stdout)["cores"][0]["reservations"]}
+        expected = eq1_responses(reservations, policy.endswith("deferrable")
+                                 or policy == "deferrable-server")
+        for index, response in enumerate(expected):
+            row = rows[f"r{index}"]
+            assert row["admitted"] == (response is not None), (policy, reservations, row)
+            if response is not None:
+                assert row["response_ns"] == response * 1_000_000, (policy, reservations, row)
+            verdicts[response is not None] += 1
+        assert run.returncode == (0 if all(r is not None for r in expected) else 1)
+    assert min(verdicts.values()) > 0, verdicts
