@@ -264,18 +264,22 @@ def test_global_fp_rta_equals_its_iteration():
 
 def reference_schedule(tasks, policy, horizon):
     """Periodic tasks `(C, T, D, priority)` released at 0, T, ... up to the inclusive
-    `horizon`, scheduled in unit steps: fixed priority (larger first, all distinct) or EDF
-    (earlier absolute deadline first; equal deadlines go to the earlier activation, the
-    machine's documented ties: a job is activated at its release or, when it waits behind its
-    predecessor, at that one's completion; at one instant completions come before releases
-    (a release at the instant its predecessor completes counts as at the completion), and
-    releases in the order their timers were armed, at the previous job's completion, in file
-    order at time zero). A job meets its deadline when it completes at or before
+    `horizon`, scheduled in unit steps: fixed priority (larger first) or EDF (earlier
+    absolute deadline first), with the machine's documented ties. Equal priorities and equal
+    deadlines go to the earlier activation. A job is activated at its release, in the order
+    the tasks' timers were armed (at the previous job's completion; file order at time zero).
+    Under EDF a job waiting behind its predecessor is activated at that one's completion, and
+    so is one released at that very instant (completions come before releases). Under fixed
+    priority such a task never suspends and keeps its place (first come, first served; a
+    preempted task keeps the head). A job meets its deadline when it completes at or before
     it; one unfinished at the horizon misses when its deadline is at or before the horizon.
     Per task: `(jobs, completed, misses, first missed deadline, min and max response)`."""
     pending = [[] for _ in tasks]
     # When each task's release timer was armed: its last completion (-1 before the first).
     armed = [-1] * len(tasks)
+    # Each task's place among its peers: its current job's activation.
+    place = [None] * len(tasks)
+    keeps_place = policy == "fixed-priority"
     stats = [dict(jobs=0, completed=0, misses=0, first=None, responses=[]) for _ in tasks]
 
     def miss(index, deadline):
@@ -286,9 +290,16 @@ def reference_schedule(tasks, policy, horizon):
     for now in range(horizon + 1):
         for index, (c, t, d, _) in enumerate(tasks):
             if now % t == 0:
-                # Released at its own completion: the sleep returns at once, as a completion.
-                rank = 0 if armed[index] == now else 1
-                activation = (now, rank, armed[index], index) if not pending[index] else None
+                # Released at its own completion: the sleep returns at once.
+                activation = None
+                if not pending[index]:
+                    if armed[index] != now:
+                        activation = (now, 1, armed[index], index)
+                    elif keeps_place:
+                        activation = place[index]
+                    else:
+                        activation = (now, 0, 0, index)
+                    place[index] = activation
                 pending[index].append([now, c, now + d, activation])
                 stats[index]["jobs"] += 1
         if now == horizon:
@@ -297,7 +308,7 @@ def reference_schedule(tasks, policy, horizon):
         if not heads:
             continue
         if policy == "fixed-priority":
-            index, job = max(heads, key=lambda head: tasks[head[0]][3])
+            index, job = min(heads, key=lambda head: (-tasks[head[0]][3], head[1][3]))
         else:
             index, job = min(heads, key=lambda head: (head[1][2], head[1][3]))
         job[1] -= 1
@@ -309,7 +320,9 @@ def reference_schedule(tasks, policy, horizon):
                 miss(index, deadline)
             armed[index] = now + 1
             if pending[index]:
-                pending[index][0][3] = (now + 1, 0, 0, index)
+                if not keeps_place:
+                    place[index] = (now + 1, 0, 0, index)
+                pending[index][0][3] = place[index]
     for index, queue in enumerate(pending):
         for _, _, deadline, _ in queue:
             if deadline <= horizon:
@@ -335,7 +348,8 @@ def test_the_machine_equals_a_reference_schedule(policy):
     missed = 0
     for _ in range(SETS):
         count = rng.randint(1, 4)
-        priorities = rng.sample(range(1, 100), count)
+        # Few priorities, so that equal ones are common.
+        priorities = [rng.randint(1, 3) for _ in range(count)]
         tasks = []
         for priority in priorities:
             t = rng.randint(2, 12)
