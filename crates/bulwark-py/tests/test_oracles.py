@@ -430,3 +430,156 @@ def test_spr_admission_equals_eq1(cli, tmp_path, policy):
             verdicts[response is not None] += 1
         assert run.returncode == (0 if all(r is not None for r in expected) else 1)
     assert min(verdicts.values()) > 0, verdicts
+
+
+# --- CBS against a reference schedule --------------------------------------------------------
+
+
+def reference_cbs(tasks, hard, horizon):
+    """Periodic tasks `(C, T, D, Q, P)`, each served by its own constant-bandwidth server of
+    budget `Q` per period `P` (Abeni and Buttazzo), EDF over the servers' deadlines, in unit
+    steps. The rules: a job arriving at an idle server keeps its `(c, d)` unless
+    `c >= (d - r) Q / P`, else `d = r + P, c = Q`; a job arriving while its predecessor is
+    pending is served with the server as it is; a soft server whose budget runs out is
+    recharged at once with `d + P`, a hard one is throttled until `d` and then recharged with
+    `d + P`. Ties, as the machine documents them: equal deadlines go to the server queued
+    first; at one instant a completion or exhaustion comes first, then arrivals in the order
+    their timers were armed (the previous completion; file order at time zero), then hard
+    recharges in the order the servers were throttled. Returns what `reference_schedule`
+    does."""
+    count = len(tasks)
+    pending = [[] for _ in tasks]
+    budget = [q for _, _, _, q, _ in tasks]
+    deadline = [0] * count
+    phase = ["idle"] * count
+    key = [None] * count
+    armed = [-1] * count
+    throttled = []  # (since, index) in the order they were throttled
+    sequence = [0]
+    stats = [dict(jobs=0, completed=0, misses=0, first=None, responses=[]) for _ in tasks]
+
+    def queue(index):
+        sequence[0] += 1
+        key[index] = sequence[0]
+        phase[index] = "active"
+
+    def throttle(index):
+        phase[index] = "throttled"
+        budget[index] = 0
+        throttled.append(index)
+
+    def wake_up(index, now):
+        q, p = tasks[index][3], tasks[index][4]
+        if now >= deadline[index] or budget[index] * p >= (deadline[index] - now) * q:
+            deadline[index] = now + p
+            budget[index] = q
+        if budget[index] == 0:
+            throttle(index)
+        else:
+            queue(index)
+
+    def exhaust(index):
+        if hard:
+            throttle(index)
+        else:
+            deadline[index] += tasks[index][4]
+            budget[index] = tasks[index][3]
+            queue(index)
+
+    def retire(index):
+        if phase[index] == "throttled":
+            throttled.remove(index)
+        phase[index] = "idle"
+
+    def miss(index, due):
+        stats[index]["misses"] += 1
+        first = stats[index]["first"]
+        stats[index]["first"] = due if first is None else min(first, due)
+
+    running = None
+    for now in range(horizon + 1):
+        woken = set()
+        if running is not None:
+            index = running
+            budget[index] -= 1
+            job = pending[index][0]
+            job[1] -= 1
+            if budget[index] == 0:
+                exhaust(index)
+            if job[1] == 0:
+                release, _, due = pending[index].pop(0)
+                stats[index]["completed"] += 1
+                stats[index]["responses"].append(now - release)
+                if now > due:
+                    miss(index, due)
+                armed[index] = now
+                period = tasks[index][1]
+                if not pending[index]:
+                    retire(index)
+                    if now % period == 0:
+                        # The next job arrives at this very instant: at an idle server.
+                        pending[index].append([now, tasks[index][0], now + tasks[index][2]])
+                        stats[index]["jobs"] += 1
+                        woken.add(index)
+                        wake_up(index, now)
+        arrivals = []
+        for index, (c, t, d, _, _) in enumerate(tasks):
+            if now % t == 0 and index not in woken:
+                stats[index]["jobs"] += 1
+                if pending[index]:
+                    pending[index].append([now, c, now + d])
+                else:
+                    pending[index].append([now, c, now + d])
+                    arrivals.append((armed[index], index))
+        if now == horizon:
+            break
+        for _, index in sorted(arrivals):
+            wake_up(index, now)
+        for index in [i for i in throttled if deadline[i] == now]:
+            throttled.remove(index)
+            deadline[index] += tasks[index][4]
+            budget[index] = tasks[index][3]
+            queue(index)
+        ready = [i for i in range(count) if phase[i] == "active" and pending[i]]
+        running = min(ready, key=lambda i: (deadline[i], key[i])) if ready else None
+    for index, queue_ in enumerate(pending):
+        for _, _, due in queue_:
+            if due <= horizon:
+                miss(index, due)
+    return [(s["jobs"], s["completed"], s["misses"], s["first"],
+             min(s["responses"], default=None), max(s["responses"], default=None))
+            for s in stats]
+
+
+@pytest.mark.parametrize("policy", ["cbs", "hard-cbs"])
+def test_cbs_equals_a_reference_schedule(policy):
+    rng = random.Random(1407 if policy == "cbs" else 1408)
+    for _ in range(SETS):
+        tasks = []
+        share = Fraction(0)
+        for _ in range(rng.randint(1, 4)):
+            p = rng.randint(2, 12)
+            q = rng.randint(1, p)
+            if share + Fraction(q, p) > 1:
+                break
+            share += Fraction(q, p)
+            t = rng.randint(2, 14)
+            c = rng.randint(1, 2 * q)
+            tasks.append((c, t, rng.randint(1, 2 * t), q, p))
+        if not tasks:
+            continue
+        horizon = rng.randint(10, 60)
+        lines = [f'name = "oracle"\npolicy = "{policy}"\nduration = "{horizon}ms"\n']
+        for index, (c, t, d, q, p) in enumerate(tasks):
+            lines.append(f'[[task]]\nname = "t{index}"\nperiod = "{t}ms"\nexecution = "{c}ms"\n'
+                         f'deadline = "{d}ms"\n'
+                         f'reservation = {{ budget = "{q}ms", period = "{p}ms" }}\n')
+        metrics = bulwark.simulate("\n".join(lines))
+        expected = reference_cbs(tasks, policy == "hard-cbs", horizon)
+        for task, (jobs, completed, misses, first, shortest, longest) in zip(
+                metrics["tasks"], expected):
+            ms = lambda value: None if value is None else value * 1_000_000
+            got = (task["jobs"], task["completed"], task["misses"], task["first_miss_ns"],
+                   task["response"]["min_ns"], task["response"]["max_ns"])
+            assert got == (jobs, completed, misses, ms(first), ms(shortest), ms(longest)), (
+                policy, tasks, horizon, task["name"])
