@@ -262,6 +262,50 @@ def test_global_fp_rta_equals_its_iteration():
 # --- The machine against a reference schedule -----------------------------------------------
 
 
+class Outcomes:
+    """Each task's jobs, completions, misses, first missed deadline and responses, as the
+    machine's metrics count them."""
+
+    def __init__(self, count):
+        self.tasks = [dict(jobs=0, completed=0, misses=0, first=None, responses=[])
+                      for _ in range(count)]
+
+    def miss(self, index, deadline):
+        task = self.tasks[index]
+        task["misses"] += 1
+        task["first"] = deadline if task["first"] is None else min(task["first"], deadline)
+
+    def complete(self, index, release, deadline, now):
+        self.tasks[index]["completed"] += 1
+        self.tasks[index]["responses"].append(now - release)
+        if now > deadline:
+            self.miss(index, deadline)
+
+    def summary(self, unfinished, horizon):
+        """Per task `(jobs, completed, misses, first missed deadline, min and max response)`;
+        each of `unfinished` (`(index, deadline)`) misses when its deadline is at or before
+        the inclusive horizon."""
+        for index, deadline in unfinished:
+            if deadline <= horizon:
+                self.miss(index, deadline)
+        return [(t["jobs"], t["completed"], t["misses"], t["first"],
+                 min(t["responses"], default=None), max(t["responses"], default=None))
+                for t in self.tasks]
+
+
+def assert_metrics_equal(metrics, expected, context):
+    """The machine's per-task metrics (ns) equal the reference's (ms)."""
+    def ns(value):
+        return None if value is None else value * 1_000_000
+
+    for task, (jobs, completed, misses, first, shortest, longest) in zip(
+            metrics["tasks"], expected):
+        got = (task["jobs"], task["completed"], task["misses"], task["first_miss_ns"],
+               task["response"]["min_ns"], task["response"]["max_ns"])
+        assert got == (jobs, completed, misses, ns(first), ns(shortest), ns(longest)), (
+            context, task["name"])
+
+
 def reference_schedule(tasks, policy, horizon):
     """Periodic tasks `(C, T, D, priority)` released at 0, T, ... up to the inclusive
     `horizon`, scheduled in unit steps: fixed priority (larger first) or EDF (earlier
@@ -280,13 +324,7 @@ def reference_schedule(tasks, policy, horizon):
     # Each task's place among its peers: its current job's activation.
     place = [None] * len(tasks)
     keeps_place = policy == "fixed-priority"
-    stats = [dict(jobs=0, completed=0, misses=0, first=None, responses=[]) for _ in tasks]
-
-    def miss(index, deadline):
-        stats[index]["misses"] += 1
-        first = stats[index]["first"]
-        stats[index]["first"] = deadline if first is None else min(first, deadline)
-
+    outcomes = Outcomes(len(tasks))
     for now in range(horizon + 1):
         for index, (c, t, d, _) in enumerate(tasks):
             if now % t == 0:
@@ -301,7 +339,7 @@ def reference_schedule(tasks, policy, horizon):
                         activation = (now, 0, 0, index)
                     place[index] = activation
                 pending[index].append([now, c, now + d, activation])
-                stats[index]["jobs"] += 1
+                outcomes.tasks[index]["jobs"] += 1
         if now == horizon:
             break
         heads = [(index, queue[0]) for index, queue in enumerate(pending) if queue]
@@ -314,22 +352,14 @@ def reference_schedule(tasks, policy, horizon):
         job[1] -= 1
         if job[1] == 0:
             release, _, deadline, _ = pending[index].pop(0)
-            stats[index]["completed"] += 1
-            stats[index]["responses"].append(now + 1 - release)
-            if now + 1 > deadline:
-                miss(index, deadline)
+            outcomes.complete(index, release, deadline, now + 1)
             armed[index] = now + 1
             if pending[index]:
                 if not keeps_place:
                     place[index] = (now + 1, 0, 0, index)
                 pending[index][0][3] = place[index]
-    for index, queue in enumerate(pending):
-        for _, _, deadline, _ in queue:
-            if deadline <= horizon:
-                miss(index, deadline)
-    return [(s["jobs"], s["completed"], s["misses"], s["first"],
-             min(s["responses"], default=None), max(s["responses"], default=None))
-            for s in stats]
+    return outcomes.summary([(index, job[2]) for index, queue in enumerate(pending)
+                             for job in queue], horizon)
 
 
 def scenario_text(tasks, policy, horizon):
@@ -358,14 +388,8 @@ def test_the_machine_equals_a_reference_schedule(policy):
         horizon = rng.randint(10, 60)
         metrics = bulwark.simulate(scenario_text(tasks, policy, horizon))
         expected = reference_schedule(tasks, policy, horizon)
-        for task, (jobs, completed, misses, first, shortest, longest) in zip(
-                metrics["tasks"], expected):
-            ms = lambda value: None if value is None else value * 1_000_000
-            got = (task["jobs"], task["completed"], task["misses"], task["first_miss_ns"],
-                   task["response"]["min_ns"], task["response"]["max_ns"])
-            assert got == (jobs, completed, misses, ms(first), ms(shortest), ms(longest)), (
-                policy, tasks, horizon, task["name"])
-            missed += misses
+        assert_metrics_equal(metrics, expected, (policy, tasks, horizon))
+        missed += sum(misses for _, _, misses, _, _, _ in expected)
     assert missed > 0
 
 
@@ -456,7 +480,7 @@ def reference_cbs(tasks, hard, horizon):
     armed = [-1] * count
     throttled = []  # (since, index) in the order they were throttled
     sequence = [0]
-    stats = [dict(jobs=0, completed=0, misses=0, first=None, responses=[]) for _ in tasks]
+    outcomes = Outcomes(count)
 
     def queue(index):
         sequence[0] += 1
@@ -491,11 +515,6 @@ def reference_cbs(tasks, hard, horizon):
             throttled.remove(index)
         phase[index] = "idle"
 
-    def miss(index, due):
-        stats[index]["misses"] += 1
-        first = stats[index]["first"]
-        stats[index]["first"] = due if first is None else min(first, due)
-
     running = None
     for now in range(horizon + 1):
         woken = set()
@@ -508,10 +527,7 @@ def reference_cbs(tasks, hard, horizon):
                 exhaust(index)
             if job[1] == 0:
                 release, _, due = pending[index].pop(0)
-                stats[index]["completed"] += 1
-                stats[index]["responses"].append(now - release)
-                if now > due:
-                    miss(index, due)
+                outcomes.complete(index, release, due, now)
                 armed[index] = now
                 period = tasks[index][1]
                 if not pending[index]:
@@ -519,18 +535,16 @@ def reference_cbs(tasks, hard, horizon):
                     if now % period == 0:
                         # The next job arrives at this very instant: at an idle server.
                         pending[index].append([now, tasks[index][0], now + tasks[index][2]])
-                        stats[index]["jobs"] += 1
+                        outcomes.tasks[index]["jobs"] += 1
                         woken.add(index)
                         wake_up(index, now)
         arrivals = []
         for index, (c, t, d, _, _) in enumerate(tasks):
             if now % t == 0 and index not in woken:
-                stats[index]["jobs"] += 1
-                if pending[index]:
-                    pending[index].append([now, c, now + d])
-                else:
-                    pending[index].append([now, c, now + d])
+                outcomes.tasks[index]["jobs"] += 1
+                if not pending[index]:
                     arrivals.append((armed[index], index))
+                pending[index].append([now, c, now + d])
         if now == horizon:
             break
         for _, index in sorted(arrivals):
@@ -542,13 +556,8 @@ def reference_cbs(tasks, hard, horizon):
             queue(index)
         ready = [i for i in range(count) if phase[i] == "active" and pending[i]]
         running = min(ready, key=lambda i: (deadline[i], key[i])) if ready else None
-    for index, queue_ in enumerate(pending):
-        for _, _, due in queue_:
-            if due <= horizon:
-                miss(index, due)
-    return [(s["jobs"], s["completed"], s["misses"], s["first"],
-             min(s["responses"], default=None), max(s["responses"], default=None))
-            for s in stats]
+    return outcomes.summary([(index, job[2]) for index, queue in enumerate(pending)
+                             for job in queue], horizon)
 
 
 @pytest.mark.parametrize("policy", ["cbs", "hard-cbs"])
@@ -576,10 +585,4 @@ def test_cbs_equals_a_reference_schedule(policy):
                          f'reservation = {{ budget = "{q}ms", period = "{p}ms" }}\n')
         metrics = bulwark.simulate("\n".join(lines))
         expected = reference_cbs(tasks, policy == "hard-cbs", horizon)
-        for task, (jobs, completed, misses, first, shortest, longest) in zip(
-                metrics["tasks"], expected):
-            ms = lambda value: None if value is None else value * 1_000_000
-            got = (task["jobs"], task["completed"], task["misses"], task["first_miss_ns"],
-                   task["response"]["min_ns"], task["response"]["max_ns"])
-            assert got == (jobs, completed, misses, ms(first), ms(shortest), ms(longest)), (
-                policy, tasks, horizon, task["name"])
+        assert_metrics_equal(metrics, expected, (policy, tasks, horizon))
