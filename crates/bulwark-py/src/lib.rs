@@ -368,7 +368,10 @@ fn result_name<'py>(list: &Bound<'py, PyList>, index: usize) -> PyResult<Bound<'
 
 /// Exact fixed-priority response-time analysis (Joseph and Pandya; Audsley et al.; Lehoczky's
 /// busy window for D > T), tasks most important first. One dict per task: `name`,
-/// `response` (ns; `None` when unbounded), `deadline`, `schedulable`, `outcome`.
+/// `response` (ns; `None` when unbounded), `deadline`, `schedulable`, `outcome`
+/// (`schedulable`, `misses`, `overloaded`, or `endless-busy-window`: a level at utilisation
+/// exactly 1 with blocking or jitter whose hyperperiod holds more than 65,536 of the task's
+/// jobs; with fewer, those jobs decide, as their responses repeat).
 /// [`fp_rta_responses`] gives the verdicts alone, several times faster.
 #[pyfunction]
 fn fp_rta(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<PyList>> {
