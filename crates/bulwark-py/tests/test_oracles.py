@@ -27,54 +27,57 @@ def lcm_of(numbers):
 
 
 def fp_response(tasks, index):
-    """Tindell's arbitrary-deadline response-time analysis of `tasks[index]` below
-    `tasks[:index]` (each `(C, T, D, B)`): jobs q = 0, 1, ... of the level-i busy window,
-    `w_q = B + (q + 1) C + sum_j ceil(w_q / T_j) C_j`, `R = max_q (w_q - q T)`, until a job ends
-    within its own period. `None` when the level-i utilisation exceeds 1 (unbounded). At
-    level-i utilisation 1 with blocking the window never closes: then `("endless", R)` with
-    `R` the worst response of the jobs in two hyperperiods."""
-    c, t, d, b = tasks[index]
+    """Tindell, Burns and Wellings' arbitrary-deadline response-time analysis with jitter and
+    blocking of `tasks[index]` below `tasks[:index]` (each `(C, T, D, B, J)`): jobs
+    q = 0, 1, ... of the level-i busy window,
+    `w_q = B + (q + 1) C + sum_j ceil((w_q + J_j) / T_j) C_j`, `R = max_q (w_q - q T + J)`,
+    until a job ends before the next arrives, `w_q <= (q + 1) T - J`. `None` when the level-i
+    utilisation exceeds 1 (unbounded). At level-i utilisation 1 with blocking or jitter the
+    window never closes: then `("endless", R)` with `R` the worst response of the jobs in two
+    hyperperiods."""
+    c, t, d, b, jitter = tasks[index]
     higher = tasks[:index]
-    level = Fraction(c, t) + sum(Fraction(cj, tj) for cj, tj, _, _ in higher)
+    level = Fraction(c, t) + sum(Fraction(cj, tj) for cj, tj, _, _, _ in higher)
     if level > 1:
         return None
-    endless = level == 1 and b > 0
-    jobs = 2 * lcm_of([tj for _, tj, _, _ in tasks[: index + 1]]) // t
+    endless = level == 1 and (b > 0 or any(task[4] > 0 for task in tasks[: index + 1]))
+    jobs = 2 * lcm_of([task[1] for task in tasks[: index + 1]]) // t
     worst = 0
     q = 0
     while True:
         w = b + (q + 1) * c
         while True:
-            nxt = b + (q + 1) * c + sum(-(-w // tj) * cj for cj, tj, _, _ in higher)
+            nxt = b + (q + 1) * c + sum(-(-(w + jj) // tj) * cj for cj, tj, _, _, jj in higher)
             if nxt == w:
                 break
             w = nxt
-        worst = max(worst, w - q * t)
+        worst = max(worst, w - q * t + jitter)
         if endless and q + 1 == jobs:
             return ("endless", worst)
-        if not endless and w <= (q + 1) * t:
+        if not endless and w <= (q + 1) * t - jitter:
             return worst
         q += 1
 
 
 def random_fp_set(rng):
-    """1 to 5 tasks `(C, T, D, B)`; one set in three gets a lowest task that fills the others'
-    slack to utilisation 1 exactly, with blocking, so its busy window never ends."""
+    """1 to 5 tasks `(C, T, D, B, J)`; one set in three gets a lowest task that fills the
+    others' slack to utilisation 1 exactly, with blocking, so its busy window never ends."""
     tasks = []
     for _ in range(rng.randint(1, 5)):
         t = rng.randint(2, 24)
         c = rng.randint(1, max(1, t // 2))
         d = rng.choice([t, rng.randint(c, 2 * t + 3)])
         b = rng.choice([0, 0, rng.randint(0, 6)])
-        tasks.append((c, t, d, b))
+        jitter = rng.choice([0, 0, rng.randint(0, t // 2)])
+        tasks.append((c, t, d, b, jitter))
     if rng.random() < 1 / 3:
-        hyper = lcm_of([t for _, t, _, _ in tasks])
-        slack = hyper - sum(c * (hyper // t) for c, t, _, _ in tasks)
+        hyper = lcm_of([task[1] for task in tasks])
+        slack = hyper - sum(c * (hyper // t) for c, t, _, _, _ in tasks)
         if slack > 0 and hyper <= 10_000:
             jobs = math.gcd(slack, hyper)
             period = hyper // jobs
             tasks.append((slack // jobs, period, rng.randint(period, 3 * period),
-                          rng.randint(1, 4)))
+                          rng.randint(1, 4), 0))
     return tasks
 
 
@@ -85,8 +88,8 @@ def test_fp_rta_equals_tindells_analysis():
     endless = [0, 0]
     for _ in range(SETS):
         tasks = random_fp_set(rng)
-        results = bulwark.fp_rta([{"wcet": c, "period": t, "deadline": d, "blocking": b}
-                                  for c, t, d, b in tasks])
+        results = bulwark.fp_rta([{"wcet": c, "period": t, "deadline": d, "blocking": b,
+                                   "jitter": jitter} for c, t, d, b, jitter in tasks])
         for index, result in enumerate(results):
             response = fp_response(tasks, index)
             if isinstance(response, tuple):
