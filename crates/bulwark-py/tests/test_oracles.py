@@ -587,3 +587,84 @@ def test_cbs_equals_a_reference_schedule(policy):
         metrics = bulwark.simulate("\n".join(lines))
         expected = reference_cbs(tasks, policy == "hard-cbs", horizon)
         assert_metrics_equal(metrics, expected, (policy, tasks, horizon))
+
+
+# --- Fixed-priority reservations ---------------------------------------------------------------
+
+
+def reference_deferrable(tasks, horizon):
+    """Periodic tasks `(C, T, D, priority, Q, P)` with distinct priorities, each in a
+    deferrable server whose budget is reset to `Q` at every multiple of `P`, used or not; the
+    highest-priority task with a pending job and budget left runs, in unit steps. Returns what
+    `reference_schedule` does."""
+    count = len(tasks)
+    pending = [[] for _ in tasks]
+    used = [0] * count
+    outcomes = Outcomes(count)
+    running = None
+    for now in range(horizon + 1):
+        if running is not None:
+            used[running] += 1
+            job = pending[running][0]
+            job[1] -= 1
+            if job[1] == 0:
+                release, _, deadline = pending[running].pop(0)
+                outcomes.complete(running, release, deadline, now)
+        for index, (c, t, d, _, _, p) in enumerate(tasks):
+            if now % p == 0:
+                used[index] = 0
+            if now % t == 0:
+                pending[index].append([now, c, now + d])
+                outcomes.tasks[index]["jobs"] += 1
+        if now == horizon:
+            break
+        ready = [i for i in range(count) if pending[i] and used[i] < tasks[i][4]]
+        running = max(ready, key=lambda i: tasks[i][3]) if ready else None
+    return outcomes.summary([(index, job[2]) for index, queue in enumerate(pending)
+                             for job in queue], horizon)
+
+
+def reserved_text(tasks, policy, horizon):
+    lines = [f'name = "oracle"\npolicy = "{policy}"\nduration = "{horizon}ms"\n']
+    for index, (c, t, d, priority, q, p) in enumerate(tasks):
+        lines.append(f'[[task]]\nname = "t{index}"\npriority = {priority}\nperiod = "{t}ms"\n'
+                     f'execution = "{c}ms"\ndeadline = "{d}ms"\n'
+                     f'reservation = {{ budget = "{q}ms", period = "{p}ms" }}\n')
+    return "\n".join(lines)
+
+
+def random_reserved_set(rng):
+    """1 to 4 periodic tasks `(C, T, D, priority, Q, P)` at distinct priorities, whose
+    reservations and executions are drawn apart, so budgets run out and overloads happen."""
+    tasks = []
+    for priority in rng.sample(range(1, 50), rng.randint(1, 4)):
+        p = rng.randint(2, 10)
+        t = rng.randint(2, 12)
+        c = rng.randint(1, t)
+        tasks.append((c, t, rng.randint(1, 2 * t), priority, rng.randint(1, p), p))
+    return tasks, rng.randint(10, 50)
+
+
+def test_deferrable_servers_equal_a_reference_schedule():
+    rng = random.Random(1409)
+    for _ in range(SETS):
+        tasks, horizon = random_reserved_set(rng)
+        metrics = bulwark.simulate(reserved_text(tasks, "deferrable-server", horizon))
+        assert_metrics_equal(metrics, reference_deferrable(tasks, horizon), (tasks, horizon))
+
+
+@pytest.mark.parametrize("shielded,baseline", [("spr", "sporadic-server"),
+                                                ("spr-deferrable", "deferrable-server")])
+def test_spr_schedules_as_its_baseline_at_zero_cost(shielded, baseline):
+    """SPR's techniques (the SPR paper, sections III-B to III-E) remove timer interrupts
+    that switch no task and bound what one invocation processes; they do not change which
+    task runs. So without kernel costs or non-preemptive regions each SPR policy must
+    schedule every job as its baseline server does."""
+    rng = random.Random(1410)
+    for _ in range(SETS // 3):
+        tasks, horizon = random_reserved_set(rng)
+        runs = [bulwark.simulate(reserved_text(tasks, policy, horizon))["tasks"]
+                for policy in (shielded, baseline)]
+        for spr, base in zip(*runs):
+            keys = ("jobs", "completed", "misses", "first_miss_ns", "response")
+            assert {k: spr[k] for k in keys} == {k: base[k] for k in keys}, (tasks, horizon)
