@@ -624,12 +624,90 @@ def reference_deferrable(tasks, horizon):
                              for job in queue], horizon)
 
 
+def reference_sporadic(tasks, horizon):
+    """Periodic tasks `(C, T, D, priority, Q, P, S)` with distinct priorities, each in a
+    sporadic server with a replenishment queue of `S` entries (the SPR paper, section IV-A
+    and Algorithm 1, after Stanovich et al.), in unit steps. A task activated at `r` merges
+    every entry due by `r` into its head and restarts it at `r`, or waits for the head when
+    none is due; consuming a head's amount plans it again at the head's time plus `P`, and
+    the next head, if due, goes on at once (early replenishment); a task that suspends with
+    budget left plans what it used of the head the same way and keeps the rest. An entry
+    added to a full queue merges into the last one and postpones it. A task whose next job is
+    due when its job completes never suspends. Returns what `reference_schedule` does."""
+    count = len(tasks)
+    pending = [[] for _ in tasks]
+    entries = [[[0, task[4]]] for task in tasks]
+    used = [0] * count
+    # "idle" (no job), "ready" (a job and budget) or "depleted" (a job, no budget yet).
+    state = ["idle"] * count
+    outcomes = Outcomes(count)
+
+    def plan(index, at, amount):
+        if len(entries[index]) >= tasks[index][6]:
+            entries[index][-1][0] = at
+            entries[index][-1][1] += amount
+        else:
+            entries[index].append([at, amount])
+
+    def activate(index, now):
+        while len(entries[index]) > 1 and entries[index][1][0] <= now:
+            entries[index][1][1] += entries[index].pop(0)[1]
+        head = entries[index][0]
+        if head[0] > now:
+            state[index] = "depleted"
+        else:
+            head[0] = now
+            state[index] = "ready"
+
+    running = None
+    for now in range(horizon + 1):
+        if running is not None:
+            index = running
+            period = tasks[index][5]
+            used[index] += 1
+            job = pending[index][0]
+            job[1] -= 1
+            while entries[index][0][1] <= used[index]:
+                at, amount = entries[index].pop(0)
+                used[index] -= amount
+                plan(index, at + period, amount)
+            if job[1] == 0:
+                release, _, deadline = pending[index].pop(0)
+                outcomes.complete(index, release, deadline, now)
+            head = entries[index][0]
+            if not pending[index] and now % tasks[index][1] != 0:
+                if head[0] <= now and used[index] > 0:
+                    plan(index, head[0] + period, used[index])
+                    head[1] -= used[index]
+                    used[index] = 0
+                state[index] = "idle"
+            elif head[0] > now:
+                state[index] = "depleted"
+        for index, (c, t, d, _, _, _, _) in enumerate(tasks):
+            if now % t == 0:
+                pending[index].append([now, c, now + d])
+                outcomes.tasks[index]["jobs"] += 1
+                if state[index] == "idle":
+                    activate(index, now)
+        for index in range(count):
+            if state[index] == "depleted" and entries[index][0][0] <= now:
+                state[index] = "ready"
+        if now == horizon:
+            break
+        ready = [i for i in range(count) if state[i] == "ready"]
+        running = max(ready, key=lambda i: tasks[i][3]) if ready else None
+    return outcomes.summary([(index, job[2]) for index, queue in enumerate(pending)
+                             for job in queue], horizon)
+
+
 def reserved_text(tasks, policy, horizon):
+    """A scenario of `tasks` `(C, T, D, priority, Q, P[, S])` under `policy`."""
     lines = [f'name = "oracle"\npolicy = "{policy}"\nduration = "{horizon}ms"\n']
-    for index, (c, t, d, priority, q, p) in enumerate(tasks):
+    for index, (c, t, d, priority, q, p, *queue) in enumerate(tasks):
+        entries = f", replenishments = {queue[0]}" if queue else ""
         lines.append(f'[[task]]\nname = "t{index}"\npriority = {priority}\nperiod = "{t}ms"\n'
                      f'execution = "{c}ms"\ndeadline = "{d}ms"\n'
-                     f'reservation = {{ budget = "{q}ms", period = "{p}ms" }}\n')
+                     f'reservation = {{ budget = "{q}ms", period = "{p}ms"{entries} }}\n')
     return "\n".join(lines)
 
 
@@ -651,6 +729,17 @@ def test_deferrable_servers_equal_a_reference_schedule():
         tasks, horizon = random_reserved_set(rng)
         metrics = bulwark.simulate(reserved_text(tasks, "deferrable-server", horizon))
         assert_metrics_equal(metrics, reference_deferrable(tasks, horizon), (tasks, horizon))
+
+
+@pytest.mark.parametrize("policy", ["sporadic-server", "spr"])
+def test_sporadic_servers_equal_a_reference_schedule(policy):
+    rng = random.Random(1411)
+    for _ in range(SETS):
+        tasks, horizon = random_reserved_set(rng)
+        # Queues of 1, 2 and 8 entries: full queues merge often.
+        tasks = [task + (rng.choice([1, 2, 8]),) for task in tasks]
+        metrics = bulwark.simulate(reserved_text(tasks, policy, horizon))
+        assert_metrics_equal(metrics, reference_sporadic(tasks, horizon), (tasks, horizon))
 
 
 @pytest.mark.parametrize("shielded,baseline", [("spr", "sporadic-server"),
