@@ -625,7 +625,7 @@ def reference_deferrable(tasks, horizon):
 
 
 def reference_sporadic(tasks, horizon):
-    """Periodic tasks `(C, T, D, priority, Q, P, S)` with distinct priorities, each in a
+    """Periodic tasks `(C, T, D, priority, Q, P, S[, eta])` with distinct priorities, each in a
     sporadic server with a replenishment queue of `S` entries (the SPR paper, section IV-A
     and Algorithm 1, after Stanovich et al.), in unit steps. A task activated at `r` merges
     every entry due by `r` into its head and restarts it at `r`, or waits for the head when
@@ -633,7 +633,9 @@ def reference_sporadic(tasks, horizon):
     the next head, if due, goes on at once (early replenishment); a task that suspends with
     budget left plans what it used of the head the same way and keeps the rest. An entry
     added to a full queue merges into the last one and postpones it. A task whose next job is
-    due when its job completes never suspends. Returns what `reference_schedule` does."""
+    due when its job completes never suspends. A task switched to at `x` with a
+    non-preemptive region `eta` keeps the processor until `x + eta` while it is ready (SPR's
+    next-task selection). Returns what `reference_schedule` does."""
     count = len(tasks)
     pending = [[] for _ in tasks]
     entries = [[[0, task[4]]] for task in tasks]
@@ -659,7 +661,10 @@ def reference_sporadic(tasks, horizon):
             head[0] = now
             state[index] = "ready"
 
+    regions = [task[7] if len(task) > 7 else 0 for task in tasks]
     running = None
+    # When the running task was last switched to.
+    switched = 0
     for now in range(horizon + 1):
         if running is not None:
             index = running
@@ -683,7 +688,7 @@ def reference_sporadic(tasks, horizon):
                 state[index] = "idle"
             elif head[0] > now:
                 state[index] = "depleted"
-        for index, (c, t, d, _, _, _, _) in enumerate(tasks):
+        for index, (c, t, d, *_) in enumerate(tasks):
             if now % t == 0:
                 pending[index].append([now, c, now + d])
                 outcomes.tasks[index]["jobs"] += 1
@@ -695,7 +700,13 @@ def reference_sporadic(tasks, horizon):
         if now == horizon:
             break
         ready = [i for i in range(count) if state[i] == "ready"]
-        running = max(ready, key=lambda i: tasks[i][3]) if ready else None
+        if running is not None and state[running] == "ready" \
+                and now < switched + regions[running]:
+            continue
+        chosen = max(ready, key=lambda i: tasks[i][3]) if ready else None
+        if chosen != running:
+            switched = now
+        running = chosen
     return outcomes.summary([(index, job[2]) for index, queue in enumerate(pending)
                              for job in queue], horizon)
 
@@ -705,6 +716,8 @@ def reserved_text(tasks, policy, horizon):
     lines = [f'name = "oracle"\npolicy = "{policy}"\nduration = "{horizon}ms"\n']
     for index, (c, t, d, priority, q, p, *queue) in enumerate(tasks):
         entries = f", replenishments = {queue[0]}" if queue else ""
+        if len(queue) > 1 and queue[1] > 0:
+            entries += f', non-preemptive = "{queue[1]}ms"'
         lines.append(f'[[task]]\nname = "t{index}"\npriority = {priority}\nperiod = "{t}ms"\n'
                      f'execution = "{c}ms"\ndeadline = "{d}ms"\n'
                      f'reservation = {{ budget = "{q}ms", period = "{p}ms"{entries} }}\n')
@@ -736,8 +749,11 @@ def test_sporadic_servers_equal_a_reference_schedule(policy):
     rng = random.Random(1411)
     for _ in range(SETS):
         tasks, horizon = random_reserved_set(rng)
-        # Queues of 1, 2 and 8 entries: full queues merge often.
-        tasks = [task + (rng.choice([1, 2, 8]),) for task in tasks]
+        # Queues of 1, 2 and 8 entries (full queues merge often); under SPR, non-preemptive
+        # regions up to the budget.
+        tasks = [task + (rng.choice([1, 2, 8]),
+                         rng.choice([0, rng.randint(0, task[4])]) if policy == "spr" else 0)
+                 for task in tasks]
         metrics = bulwark.simulate(reserved_text(tasks, policy, horizon))
         assert_metrics_equal(metrics, reference_sporadic(tasks, horizon), (tasks, horizon))
 
