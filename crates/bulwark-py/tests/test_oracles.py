@@ -308,7 +308,8 @@ def assert_metrics_equal(metrics, expected, context):
 
 
 def reference_schedule(tasks, policy, horizon):
-    """Periodic tasks `(C, T, D, priority)` released at 0, T, ... up to the inclusive
+    """Periodic tasks `(C, T, D, priority, offset)` released at offset, offset + T, ... up to
+    the inclusive
     `horizon`, scheduled in unit steps: fixed priority (larger first) or EDF (earlier
     absolute deadline first), with the machine's documented ties. Equal priorities and equal
     deadlines go to the earlier activation. A job is activated at its release, in the order
@@ -327,8 +328,8 @@ def reference_schedule(tasks, policy, horizon):
     keeps_place = policy == "fixed-priority"
     outcomes = Outcomes(len(tasks))
     for now in range(horizon + 1):
-        for index, (c, t, d, _) in enumerate(tasks):
-            if now % t == 0:
+        for index, (c, t, d, _, offset) in enumerate(tasks):
+            if now >= offset and (now - offset) % t == 0:
                 # Released at its own completion: the sleep returns at once.
                 activation = None
                 if not pending[index]:
@@ -365,11 +366,11 @@ def reference_schedule(tasks, policy, horizon):
 
 def scenario_text(tasks, policy, horizon):
     lines = [f'name = "oracle"\npolicy = "{policy}"\nduration = "{horizon}ms"\n']
-    for index, (c, t, d, priority) in enumerate(tasks):
+    for index, (c, t, d, priority, offset) in enumerate(tasks):
         # EDF refuses a priority.
         rank = f"priority = {priority}\n" if policy == "fixed-priority" else ""
         lines.append(f'[[task]]\nname = "t{index}"\nperiod = "{t}ms"\nexecution = "{c}ms"\n'
-                     f'deadline = "{d}ms"\n{rank}')
+                     f'deadline = "{d}ms"\noffset = "{offset}ms"\n{rank}')
     return "\n".join(lines)
 
 
@@ -385,7 +386,8 @@ def test_the_machine_equals_a_reference_schedule(policy):
         for priority in priorities:
             t = rng.randint(2, 12)
             c = rng.randint(1, t)
-            tasks.append((c, t, rng.randint(c, 2 * t), priority))
+            tasks.append((c, t, rng.randint(c, 2 * t), priority,
+                          rng.choice([0, rng.randint(0, 2 * t)])))
         horizon = rng.randint(10, 60)
         metrics = bulwark.simulate(scenario_text(tasks, policy, horizon))
         expected = reference_schedule(tasks, policy, horizon)
