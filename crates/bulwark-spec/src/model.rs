@@ -862,6 +862,39 @@ pub enum Step {
     },
 }
 
+/// The most of its own execution a script's `steps` can ask for over a whole run, when that
+/// is bounded and known: runs at their longest, computations, VBS loads, and loop bodies
+/// times their counts. `None` when a step's time belongs to another object (an `invoke` or a
+/// CPI call: the server's), when it is the kernel's object accounting (an `allocate`), when
+/// an endless loop holds work, or past `u64` nanoseconds. Sleeps and cache flushes take none,
+/// and neither does a `terminate`: its reclamation is kernel time with interrupts masked, the
+/// core's mask, which the analyses count apart.
+pub fn script_work(steps: &[Step]) -> Option<Duration> {
+    steps.iter().try_fold(Duration::ZERO, |total, step| {
+        let work = match step {
+            Step::Run(execution) => execution.worst_case(),
+            Step::Compute { count, each } => each.checked_mul(*count)?,
+            Step::Action { load, .. } => *load,
+            Step::SleepFor(_)
+            | Step::SleepUntil(_)
+            | Step::SleepUntilAligned(_)
+            | Step::SleepUntilNextRelease(_)
+            | Step::FlushCache
+            | Step::Terminate { .. } => Duration::ZERO,
+            Step::Invoke { .. } | Step::Call(_) | Step::Allocate { .. } => return None,
+            Step::Loop { count, body } => {
+                let once = script_work(body)?;
+                match count {
+                    Some(count) => once.checked_mul(*count)?,
+                    None if once.is_zero() => Duration::ZERO,
+                    None => return None,
+                }
+            }
+        };
+        total.checked_add(work)
+    })
+}
+
 /// Calls `found` with the operation each `invoke` of `server` in `steps` asks for (`None`:
 /// the server's own), loops' bodies included.
 pub fn visit_invocations(
@@ -884,6 +917,60 @@ pub fn visit_invocations(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// By hand: 2 ms, then 3 x (4 x 1 ms + a 5 ms sleep), then a termination and a VBS load of
+    /// 6 ms: 2 + 3 x 4 + 6 = 20 ms. A server call, an allocation or an endless loop with work
+    /// leave it unknown; an endless loop of sleeps adds nothing.
+    #[test]
+    fn script_work_by_hand() {
+        let ms = Duration::from_millis;
+        let steps = [
+            Step::Run(Execution::between(ms(1), ms(2))),
+            Step::Loop {
+                count: Some(3),
+                body: vec![
+                    Step::Compute {
+                        count: 4,
+                        each: ms(1),
+                    },
+                    Step::SleepFor(ms(5)),
+                ],
+            },
+            Step::Terminate {
+                task: "rogue".to_owned(),
+                step: None,
+            },
+            Step::Action {
+                load: ms(6),
+                limit: ms(1),
+                period: ms(2),
+            },
+        ];
+        assert_eq!(script_work(&steps), Some(ms(20)));
+        let idle = Step::Loop {
+            count: None,
+            body: vec![Step::SleepFor(ms(1)), Step::FlushCache],
+        };
+        assert_eq!(script_work(&[idle]), Some(Duration::ZERO));
+        let endless = Step::Loop {
+            count: None,
+            body: vec![Step::Run(Execution::exact(ms(1)))],
+        };
+        assert_eq!(script_work(&[endless]), None);
+        let call = Step::Invoke {
+            server: 0,
+            operation: None,
+        };
+        assert_eq!(
+            script_work(&[Step::Run(Execution::exact(ms(1))), call]),
+            None
+        );
+        let allocate = Step::Allocate {
+            count: 1,
+            object: ObjectKind::Semaphore,
+        };
+        assert_eq!(script_work(&[allocate]), None);
+    }
 
     /// An MC-IPC `[min, max]` with equal ends is a fixed time, so nothing is drawn for it
     /// (the seeded draws of every other step stay where they were); distinct ends are uniform.
