@@ -356,7 +356,8 @@ execution = "62ms"
 /// 1 = 2 ms <= 5 ms; without the group, its million semaphores are 3,000,001 units of 13 ns,
 /// B = 39.000013 ms and R = 40.000013 ms > 5 ms: NOT schedulable, exit 1 (the simulation
 /// shows the sensor missing its deadlines then, and not with the group). The scripts stay
-/// unanalysed (exit 2 with the group), and a periodic task below a script is not analysed.
+/// unanalysed (exit 2 with the group); a periodic task below scripts is analysed with their
+/// work in its B when that work is bounded, and not below one whose work is unknown.
 #[test]
 fn fixed_priority_counts_the_mask_of_a_termination() {
     let file = "scenarios/faas-reclaim.toml";
@@ -413,7 +414,9 @@ fn fixed_priority_counts_the_mask_of_a_termination() {
         "{alone} {misses}"
     );
 
-    // A periodic task below the controller's script is not analysed.
+    // A periodic task below the controller's and next-function's scripts (work 0 and 10 x
+    // 1 ms over the run) has their 10 ms in its B with the mask: B = 11 ms, and
+    // w = 11 + 1 + ceil(w / 5) 1: 13 -> 15 -> 15, R = 15 ms <= 20 ms. The rogue is below it.
     let (_dir, below) = edited_copy("below.toml", file, |source| {
         format!(
             "{source}\n[[task]]\nname = \"logger\"\npriority = 12\nperiod = \"20ms\"\n\
@@ -421,10 +424,29 @@ fn fixed_priority_counts_the_mask_of_a_termination() {
         )
     });
     let stdout = stdout_of(&["analyze", &below], 2);
+    assert_eq!(row(&stdout, "logger")[6..], ["11ms", "15ms", "schedulable"]);
+    let json = json_of(&["analyze", &below, "--json"], 2);
+    let logger = &json["cores"][0]["tasks"][1];
+    assert_eq!(logger["name"], "logger");
+    assert_eq!(logger["scripts_ns"], 10_000_000);
+    assert_eq!(logger["blocking_ns"], 11_000_000);
+    assert_eq!(logger["response_ns"], 15_000_000);
+    let run = json_of(&["simulate", &below, "--json"], 0);
+    let simulated = &run["tasks"][4];
+    assert_eq!(simulated["name"], "logger");
+    assert!(simulated["response"]["max_ns"].as_u64().unwrap() <= 15_000_000);
+    // Below the rogue, whose allocation's work is the kernel's to count, it is not analysed.
+    let (_dir, lowest) = edited_copy("lowest.toml", file, |source| {
+        format!(
+            "{source}\n[[task]]\nname = \"logger\"\npriority = 5\nperiod = \"20ms\"\n\
+             execution = \"1ms\"\n"
+        )
+    });
+    let stdout = stdout_of(&["analyze", &lowest], 2);
     assert_contains(
         &stdout,
-        "not analysable: task `logger` shares its core with script `controller` at its \
-         priority or above",
+        "not analysable: task `logger` shares its core with script `rogue` at its priority or \
+         above, whose work over the run is unbounded or unknown",
     );
     assert_eq!(row(&stdout, "logger")[7..], ["-", "not", "analysed"]);
     // A file without terminations has no mask.
@@ -476,6 +498,80 @@ fn a_mask_at_full_utilisation_gets_a_verdict() {
     assert_eq!(simulated["name"], "c");
     assert!(simulated["response"]["max_ns"].as_u64().unwrap() <= 12_000_000);
     assert_eq!(simulated["misses"], 0);
+}
+
+/// An EDF core with a terminator and the rogue it kills, both scripts: t1 (2, 10) and
+/// t2 (3, 20) ms; the controller (deadline 5 ms) terminates the rogue's group (quota 1 ms,
+/// so M = 1 ms) and does no work itself; the rogue runs `rogue_steps` once (deadline 50 ms).
+fn edf_with_scripts(controller_deadline: &str, rogue_steps: &str) -> String {
+    format!(
+        "name = \"edf-terminator\"\npolicy = \"edf\"\nduration = \"100ms\"\n\n\
+         [cost]\nclock = \"1GHz\"\nreclaim-per-unit = 13\n\n\
+         [[group]]\nname = \"rogue-function\"\nquota = \"1ms\"\n\n\
+         [[task]]\nname = \"t1\"\nperiod = \"10ms\"\nexecution = \"2ms\"\n\n\
+         [[task]]\nname = \"t2\"\nperiod = \"20ms\"\nexecution = \"3ms\"\n\n\
+         [[task]]\nname = \"controller\"\ndeadline = \"{controller_deadline}\"\n\
+         script = [{{ sleep-until = \"30ms\" }}, {{ terminate = \"rogue\" }}, \
+         {{ sleep-until = \"1s\" }}]\n\n\
+         [[task]]\nname = \"rogue\"\ngroup = \"rogue-function\"\ndeadline = \"50ms\"\n\
+         script = [{rogue_steps}, {{ sleep-until = \"1s\" }}]\n"
+    )
+}
+
+/// Scripts of bounded work on an EDF core are analysed with its tasks: their work W over the
+/// run joins the mask in the demand, h(t) + M + W <= t, and each script's deadline must be at
+/// least M + W. By hand, with the rogue running 4 ms: M + W = 5 ms; h(10) + 5 = 7 <= 10,
+/// h(20) + 5 = 12 <= 20, and so on (U = 7/20), and the controller's 5 ms deadline is met:
+/// exit 0, and the machine misses nothing. With a 4 ms deadline the controller might wait
+/// longer than it has: no verdict (W > 0 counts the rogue's run as one lump), exit 2. With
+/// 30 ms of rogue work h(10) + 31 > 10: not shown schedulable, exit 2. With no rogue work
+/// (W = 0) a 500 us deadline is below the 1 ms mask the controller itself waits through:
+/// NOT schedulable, exit 1. A rogue that allocates has no known work: not analysed, exit 2.
+#[test]
+fn edf_scripts_of_bounded_work_are_analysed() {
+    let run = |ms: u64| format!("{{ run = \"{ms}ms\" }}");
+    let out = analyze_text(&edf_with_scripts("5ms", &run(4)), true, 0);
+    let core = &json_out(&out)["cores"][0];
+    assert_eq!(core["masked_ns"], 1_000_000);
+    assert_eq!(core["scripts_work_ns"], 4_000_000);
+    assert_eq!(core["late_scripts"], serde_json::json!([]));
+    assert_eq!(core["schedulable"], true);
+    assert_eq!(core["not_analysable"], serde_json::json!([]));
+    let (_dir, path) = temp_file("met.toml", edf_with_scripts("5ms", &run(4)));
+    let simulated = json_of(&["simulate", path.to_str().unwrap(), "--json"], 0);
+    for task in simulated["tasks"].as_array().unwrap() {
+        assert_eq!(task["misses"], 0, "{task}");
+    }
+
+    let out = analyze_text(&edf_with_scripts("4ms", &run(4)), true, 2);
+    let core = &json_out(&out)["cores"][0];
+    assert_eq!(
+        core["late_scripts"],
+        serde_json::json!([{"name": "controller", "deadline_ns": 4_000_000}])
+    );
+    assert_eq!(core["schedulable"], serde_json::Value::Null);
+
+    let out = analyze_text(&edf_with_scripts("5ms", &run(30)), false, 2);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        row(&stdout, "t1")[6..],
+        ["-", "not", "shown", "schedulable"]
+    );
+
+    let idle = "{ sleep-for = \"1ms\" }";
+    let out = analyze_text(&edf_with_scripts("500us", idle), true, 1);
+    let core = &json_out(&out)["cores"][0];
+    assert_eq!(core["scripts_work_ns"], 0);
+    assert_eq!(core["schedulable"], false);
+
+    let allocates = "{ allocate = 10, object = \"semaphore\" }";
+    let out = analyze_text(&edf_with_scripts("5ms", allocates), false, 2);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_contains(
+        &stdout,
+        "not analysable: task `rogue` runs a script whose work over the run is unbounded or \
+         unknown",
+    );
 }
 
 /// A task running a script has no fixed execution time: the core gets no verdict, the

@@ -7,9 +7,18 @@
 //! A core that terminations may mask for `M` in all (a reclamation with interrupts masked)
 //! counts it: under fixed priority as blocking added to every analysed task's `B` (time no
 //! task of the core runs, once in any busy window, since `M` is the total over the run), under
-//! EDF in the demand test, `h(t) + M <= t` ([`edf::analyse_masked`]). Under fixed priority a
-//! task is analysed when no script of its priority or above shares its core: a script below
-//! it delays it only by the masks it causes (and kernel costs, left out as everywhere).
+//! EDF in the demand test, `h(t) + M <= t` ([`edf::analyse_masked`]).
+//!
+//! A script has no period, but when its work over the whole run is bounded and known
+//! ([`script_work`]: no server call, allocation or endless loop with work), that total `W` can
+//! delay any job by at most `W`, as a mask does. Under fixed priority a task is analysed when
+//! every script of its priority or above has such a `W`, their sum added to its `B`; a script
+//! below it delays it only by the masks it causes (and kernel costs, left out as everywhere).
+//! Under EDF the scripts' total joins the demand, `h(t) + M + W <= t`, and a script job with
+//! deadline `D_s` meets it when `M + W <= D_s` too (no periodic demand falls in a window
+//! shorter than the first deadline); then the scripts are analysed as well. Counting `W` as
+//! one lump is sufficient only: a task or core that fails with `W > 0` gets no verdict, not a
+//! refutation. Under fixed priority the scripts themselves are never analysed.
 
 use std::process::ExitCode;
 
@@ -18,7 +27,7 @@ use bulwark_analysis::classic::edf::{self, EdfAnalysis, EdfOutcome};
 use bulwark_analysis::classic::fixed_priority::{self, Analysis, Outcome};
 use bulwark_analysis::classic::Task;
 use bulwark_core::{Duration, Priority};
-use bulwark_spec::{PolicyKind, Scenario, TaskSpec};
+use bulwark_spec::{script_work, Behaviour, PolicyKind, Scenario, TaskSpec};
 use serde_json::{json, Value};
 
 use crate::output::{out, outln};
@@ -59,6 +68,26 @@ struct Row {
     task: Task,
     priority: Option<Priority>,
     analysis: Option<Analysis>,
+    /// Fixed priority: the work of the scripts at or above its priority, in its `B`.
+    scripts_ns: u64,
+}
+
+/// A script on the core: what bounds its effect on the others, and its own deadline.
+struct Script<'a> {
+    name: &'a str,
+    priority: Option<Priority>,
+    deadline: Option<Duration>,
+    /// Its work over the run ([`script_work`]); `None` when unbounded or unknown.
+    work: Option<Duration>,
+}
+
+/// Why a script's work is not counted.
+fn unbounded_script(name: &str) -> String {
+    format!(
+        "task `{name}` runs a script whose work over the run is unbounded or unknown (a server \
+         call, an allocation, or an endless loop with work), so it cannot be analysed (a task \
+         with `period` and `execution` instead of a script can)"
+    )
 }
 
 /// One core's result.
@@ -70,22 +99,35 @@ struct Core {
     /// Tasks that cannot be analysed, with why; the core then has no verdict.
     unanalysable: Vec<String>,
     edf: Option<(EdfAnalysis, Admission)>,
+    /// EDF: the scripts' work over the run counted in the demand (`Some(0)` for scripts that
+    /// do no work), `None` when the core has no script or one of them is not bounded.
+    scripts_ns: Option<u64>,
+    /// EDF: the scripts whose deadline is below `M + W`, each with it.
+    late_scripts: Vec<(String, Duration)>,
 }
 
 impl Core {
-    /// `Some(true/false)` when decided, `None` when a task could not be analysed.
+    /// `Some(true/false)` when decided, `None` when a task could not be analysed, or failed a
+    /// test only with scripts' work counted as one lump (sufficient, so not a refutation).
     fn schedulable(&self) -> Option<bool> {
-        let refuted = self.rows.iter().any(|r| {
+        let failed = |r: &Row| r.analysis.is_some_and(|a| !a.schedulable());
+        let lumped = |r: &Row| {
             r.analysis
-                .is_some_and(|a| !a.schedulable() && a.outcome != Outcome::EndlessBusyWindow)
-        }) || self.edf.is_some_and(|(e, _)| !e.schedulable());
+                .is_some_and(|a| a.outcome == Outcome::EndlessBusyWindow)
+        };
+        let edf_failed =
+            self.edf.is_some_and(|(e, _)| !e.schedulable()) || !self.late_scripts.is_empty();
+        let edf_lumped = self.scripts_ns.is_some_and(|w| w > 0);
+        let refuted = self
+            .rows
+            .iter()
+            .any(|r| failed(r) && !lumped(r) && r.scripts_ns == 0)
+            || (edf_failed && !edf_lumped);
         if refuted {
             Some(false)
         } else if !self.unanalysable.is_empty()
-            || self.rows.iter().any(|r| {
-                r.analysis
-                    .is_some_and(|a| a.outcome == Outcome::EndlessBusyWindow)
-            })
+            || self.rows.iter().any(|r| failed(r) || lumped(r))
+            || edf_failed
         {
             None
         } else {
@@ -100,8 +142,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
         return None;
     }
     let mut unanalysable = Vec::new();
-    // The scripts' names and priorities: under fixed priority they bar the tasks below them.
-    let mut scripts: Vec<(&str, Option<Priority>)> = Vec::new();
+    let mut scripts: Vec<Script> = Vec::new();
     let mut rows: Vec<Row> = Vec::new();
     for spec in specs {
         match classic_task(spec) {
@@ -109,11 +150,33 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
                 task,
                 priority: spec.priority,
                 analysis: None,
+                scripts_ns: 0,
             }),
-            Err(why) => {
-                unanalysable.push(why);
-                scripts.push((&spec.name, spec.priority));
-            }
+            Err(why) => match &spec.behaviour {
+                Behaviour::Script { steps, .. } => scripts.push(Script {
+                    name: &spec.name,
+                    priority: spec.priority,
+                    deadline: spec.deadline,
+                    work: script_work(steps),
+                }),
+                _ => unanalysable.push(why),
+            },
+        }
+    }
+    // Under EDF bounded scripts are analysed with the tasks; otherwise each says why not.
+    let scripts_analysed =
+        scenario.policy == PolicyKind::Edf && scripts.iter().all(|script| script.work.is_some());
+    if !scripts_analysed {
+        for script in &scripts {
+            unanalysable.push(match script.work {
+                Some(_) => format!(
+                    "task `{}` runs a script, which has no fixed execution time or period, so \
+                     it cannot be analysed (a task with `period` and `execution` instead of a \
+                     script can)",
+                    script.name
+                ),
+                None => unbounded_script(script.name),
+            });
         }
     }
     let Some(masked) = mask else {
@@ -125,17 +188,30 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
             rows,
             unanalysable,
             edf: None,
+            scripts_ns: None,
+            late_scripts: Vec::new(),
         });
     };
     let masked = masked.as_nanos();
     let mut edf_result = None;
+    let mut scripts_ns = None;
+    let mut late_scripts = Vec::new();
     if scenario.policy == PolicyKind::Edf {
-        if unanalysable.is_empty() {
+        if unanalysable.is_empty() && scripts_analysed {
+            let load = scripts
+                .iter()
+                .filter_map(|script| script.work)
+                .fold(0u64, |sum, work| sum.saturating_add(work.as_nanos()));
+            let lost = masked.saturating_add(load);
+            // A script job's window holds no periodic demand below the first deadline.
+            late_scripts = scripts
+                .iter()
+                .filter_map(|script| Some((script.name.to_owned(), script.deadline?)))
+                .filter(|(_, deadline)| deadline.as_nanos() < lost)
+                .collect();
             let tasks: Vec<Task> = rows.iter().map(|r| r.task.clone()).collect();
-            edf_result = Some((
-                edf::analyse_masked(&tasks, masked),
-                edf::utilisation(&tasks),
-            ));
+            edf_result = Some((edf::analyse_masked(&tasks, lost), edf::utilisation(&tasks)));
+            scripts_ns = (!scripts.is_empty()).then_some(load);
         }
     } else {
         for row in &mut rows {
@@ -146,14 +222,21 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
         rows.sort_by_key(|r| std::cmp::Reverse(r.priority));
         for index in 0..rows.len() {
             let own = rows[index].priority;
-            if let Some((script, _)) = scripts.iter().find(|(_, p)| *p >= own) {
+            let above = || scripts.iter().filter(|script| script.priority >= own);
+            if let Some(script) = above().find(|script| script.work.is_none()) {
                 unanalysable.push(format!(
-                    "task `{}` shares its core with script `{script}` at its priority or \
-                     above, whose demand is unknown",
-                    rows[index].task.name
+                    "task `{}` shares its core with script `{}` at its priority or above, \
+                     whose work over the run is unbounded or unknown",
+                    rows[index].task.name, script.name
                 ));
                 continue;
             }
+            // Each such script delays a job by at most its whole work, once.
+            let load = above()
+                .filter_map(|script| script.work)
+                .fold(0u64, |sum, work| sum.saturating_add(work.as_nanos()));
+            rows[index].scripts_ns = load;
+            rows[index].task.blocking = rows[index].task.blocking.saturating_add(load);
             let mut view: Vec<Task> = rows
                 .iter()
                 .enumerate()
@@ -170,10 +253,16 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
         rows,
         unanalysable,
         edf: edf_result,
+        scripts_ns,
+        late_scripts,
     })
 }
 
-fn fp_verdict(a: &Analysis) -> &'static str {
+/// A row's verdict word; a failure with scripts' work in `B` is "not shown schedulable".
+fn fp_verdict(a: &Analysis, scripts_ns: u64) -> &'static str {
+    if scripts_ns > 0 && !a.schedulable() && a.outcome != Outcome::EndlessBusyWindow {
+        return "not shown schedulable";
+    }
     match a.outcome {
         Outcome::Schedulable => "schedulable",
         Outcome::Misses { .. } => "NOT schedulable",
@@ -182,7 +271,10 @@ fn fp_verdict(a: &Analysis) -> &'static str {
     }
 }
 
-fn fp_key(a: &Analysis) -> &'static str {
+fn fp_key(a: &Analysis, scripts_ns: u64) -> &'static str {
+    if scripts_ns > 0 && !a.schedulable() && a.outcome != Outcome::EndlessBusyWindow {
+        return "not-shown-schedulable";
+    }
     match a.outcome {
         Outcome::Schedulable => "schedulable",
         Outcome::Misses { .. } => "misses-deadline",
@@ -327,15 +419,18 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
                     time(r.task.jitter),
                 ]);
                 match (&r.analysis, fp) {
-                    (Some(a), true) => {
-                        row.extend([time(a.blocking), time(a.response), fp_verdict(a).to_owned()])
-                    }
+                    (Some(a), true) => row.extend([
+                        time(a.blocking),
+                        time(a.response),
+                        fp_verdict(a, r.scripts_ns).to_owned(),
+                    ]),
                     _ => row.extend([
                         time(r.task.blocking),
                         "-".to_owned(),
-                        match (&core.edf, fp) {
-                            (Some((e, _)), false) if e.schedulable() => "schedulable".to_owned(),
-                            (Some(_), false) => "NOT schedulable".to_owned(),
+                        match (&core.edf, fp, core.schedulable()) {
+                            (Some((e, _)), false, _) if e.schedulable() => "schedulable".to_owned(),
+                            (Some(_), false, None) => "not shown schedulable".to_owned(),
+                            (Some(_), false, _) => "NOT schedulable".to_owned(),
                             _ => "not analysed".to_owned(),
                         },
                     ]),
@@ -360,10 +455,32 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
                 edf_why(e, u)
             ));
         }
+        if let Some(load) = core.scripts_ns {
+            text.push_str(&format!(
+                "  the scripts' work over the run, W = {}, is in the demand's M as one lump, and \
+                 each script's deadline must be at least M\n",
+                time(load)
+            ));
+        }
+        for (script, deadline) in &core.late_scripts {
+            text.push_str(&format!(
+                "  script `{script}`: its deadline {deadline} is below the mask and scripts' work \
+                 it may wait for\n"
+            ));
+        }
+        if core.rows.iter().any(|r| r.scripts_ns > 0) {
+            text.push_str(
+                "  a task below scripts of bounded work has their whole work in its B, as one \
+                 lump\n",
+            );
+        }
         match core.mask {
             Some(mask) if mask.is_zero() => {}
             Some(mask) if fp => text.push_str(&format!(
                 "  the terminations' mask of at most {mask} is in every analysed task's B\n"
+            )),
+            Some(mask) if core.scripts_ns.is_some() => text.push_str(&format!(
+                "  the terminations' mask of at most {mask} is in the demand's M\n"
             )),
             Some(mask) => text.push_str(&format!(
                 "  the terminations' mask of at most {mask} is in the demand: h(t) + {mask} <= t\n"
@@ -408,7 +525,8 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
                         task["blocking_ns"] = json!(a.blocking);
                         task["response_ns"] = (a.response != u64::MAX).then_some(a.response).into();
                         task["schedulable"] = json!(a.schedulable());
-                        task["verdict"] = json!(fp_key(a));
+                        task["verdict"] = json!(fp_key(a, r.scripts_ns));
+                        task["scripts_ns"] = json!(r.scripts_ns);
                         task["busy_window_ns"] = json!(a.busy_window);
                         task["jobs_examined"] = json!(a.jobs_examined);
                         task["worst_job"] = json!(a.worst_job);
@@ -424,6 +542,14 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
                 "tasks": tasks,
                 "not_analysable": core.unanalysable,
             });
+            if let Some(load) = core.scripts_ns {
+                value["scripts_work_ns"] = json!(load);
+                value["late_scripts"] = core
+                    .late_scripts
+                    .iter()
+                    .map(|(script, deadline)| json!({"name": script, "deadline_ns": deadline.as_nanos()}))
+                    .collect();
+            }
             if let Some((e, u)) = &core.edf {
                 let (test, bound, first_miss, demand) = match e.outcome {
                     EdfOutcome::UtilisationAtMostOne | EdfOutcome::UtilisationAboveOne => {
