@@ -775,3 +775,67 @@ def test_spr_schedules_as_its_baseline_at_zero_cost(shielded, baseline):
         for spr, base in zip(*runs):
             keys = ("jobs", "completed", "misses", "first_miss_ns", "response")
             assert {k: spr[k] for k in keys} == {k: base[k] for k in keys}, (tasks, horizon)
+
+
+# --- Scripts counted as a lump: sound against the machine ------------------------------------
+
+
+def random_script(rng, policy, index):
+    """A script of runs, computations and sleeps (at times in a counted loop): bounded work."""
+    steps = []
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.choice(["run", "compute", "sleep-for", "sleep-until"])
+        if kind == "run":
+            steps.append(f'{{ run = "{rng.randint(1, 6)}ms" }}')
+        elif kind == "compute":
+            steps.append(f'{{ compute = {rng.randint(1, 4)}, each = "{rng.randint(1, 2)}ms" }}')
+        elif kind == "sleep-for":
+            steps.append(f'{{ sleep-for = "{rng.randint(1, 20)}ms" }}')
+        else:
+            steps.append(f'{{ sleep-until = "{rng.randint(1, 150)}ms" }}')
+    if rng.random() < 0.5:
+        steps = [f'{{ loop = {rng.randint(1, 3)}, body = [{", ".join(steps)}] }}']
+    rank = f"priority = {rng.randint(5, 35)}\n" if policy == "fixed-priority" else ""
+    # EDF requires a deadline; under fixed priority a script may have none.
+    due = (f'deadline = "{rng.randint(5, 60)}ms"\n'
+           if policy == "edf" or rng.random() < 0.3 else "")
+    return f'[[task]]\nname = "s{index}"\n{rank}{due}script = [{", ".join(steps)}]\n'
+
+
+@pytest.mark.parametrize("policy", ["fixed-priority", "edf"])
+def test_scripts_counted_as_a_lump_are_sound(cli, tmp_path, policy):
+    """`analyze` counts a script's work over the run as one lump beside the periodic tasks:
+    whatever it calls schedulable (a fixed-priority task with its bound R, an EDF core with
+    its scripts) must miss nothing in the machine, and a task's worst response must be
+    within R."""
+    rng = random.Random(1412 if policy == "edf" else 1413)
+    shown = 0
+    for number in range(150):
+        lines = [f'name = "lump"\npolicy = "{policy}"\nduration = "200ms"\n']
+        for index in range(rng.randint(1, 3)):
+            t = rng.randint(5, 30)
+            rank = f"priority = {rng.randint(10, 30)}\n" if policy == "fixed-priority" else ""
+            lines.append(f'[[task]]\nname = "t{index}"\nperiod = "{t}ms"\n'
+                         f'execution = "{rng.randint(1, max(1, t // 3))}ms"\n{rank}')
+        lines += [random_script(rng, policy, index) for index in range(rng.randint(1, 2))]
+        path = tmp_path / f"lump-{number}.toml"
+        path.write_text("\n".join(lines))
+        run = subprocess.run([cli, "analyze", str(path), "--json"], capture_output=True,
+                             text=True, timeout=60)
+        assert run.returncode in (0, 1, 2), run.stderr
+        core = json.loads(run.stdout)["cores"][0]
+        simulated = subprocess.run([cli, "simulate", str(path), "--json"], capture_output=True,
+                                   text=True, timeout=60)
+        machine = {task["name"]: task for task in json.loads(simulated.stdout)["tasks"]}
+        if policy == "edf":
+            if core["schedulable"] is True:
+                shown += 1
+                assert all(task["misses"] == 0 for task in machine.values()), path.read_text()
+            continue
+        for task in core["tasks"]:
+            if task.get("verdict") == "schedulable":
+                shown += 1
+                ran = machine[task["name"]]
+                assert ran["misses"] == 0, path.read_text()
+                assert (ran["response"]["max_ns"] or 0) <= task["response_ns"], path.read_text()
+    assert shown > 0
