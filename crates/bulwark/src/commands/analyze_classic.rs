@@ -79,6 +79,20 @@ struct Script<'a> {
     deadline: Option<Duration>,
     /// Its work over the run ([`script_work`]); `None` when unbounded or unknown.
     work: Option<Duration>,
+    /// Why it is not analysed when its work is known (a script has no period).
+    why: String,
+}
+
+/// The scripts' work over the run, summed (saturating); scripts of unknown work add none.
+fn total_work<'a>(scripts: impl Iterator<Item = &'a Script<'a>>) -> u64 {
+    scripts
+        .filter_map(|script| script.work)
+        .fold(0u64, |sum, work| sum.saturating_add(work.as_nanos()))
+}
+
+/// A failure that counted scripts' work as one lump: sufficient only, so not a refutation.
+fn shown_only(a: &Analysis, scripts_ns: u64) -> bool {
+    scripts_ns > 0 && !a.schedulable() && a.outcome != Outcome::EndlessBusyWindow
 }
 
 /// Why a script's work is not counted.
@@ -158,6 +172,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
                     priority: spec.priority,
                     deadline: spec.deadline,
                     work: script_work(steps),
+                    why,
                 }),
                 _ => unanalysable.push(why),
             },
@@ -169,12 +184,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     if !scripts_analysed {
         for script in &scripts {
             unanalysable.push(match script.work {
-                Some(_) => format!(
-                    "task `{}` runs a script, which has no fixed execution time or period, so \
-                     it cannot be analysed (a task with `period` and `execution` instead of a \
-                     script can)",
-                    script.name
-                ),
+                Some(_) => script.why.clone(),
                 None => unbounded_script(script.name),
             });
         }
@@ -198,10 +208,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     let mut late_scripts = Vec::new();
     if scenario.policy == PolicyKind::Edf {
         if unanalysable.is_empty() && scripts_analysed {
-            let load = scripts
-                .iter()
-                .filter_map(|script| script.work)
-                .fold(0u64, |sum, work| sum.saturating_add(work.as_nanos()));
+            let load = total_work(scripts.iter());
             let lost = masked.saturating_add(load);
             // A script job's window holds no periodic demand below the first deadline.
             late_scripts = scripts
@@ -232,9 +239,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
                 continue;
             }
             // Each such script delays a job by at most its whole work, once.
-            let load = above()
-                .filter_map(|script| script.work)
-                .fold(0u64, |sum, work| sum.saturating_add(work.as_nanos()));
+            let load = total_work(above());
             rows[index].scripts_ns = load;
             rows[index].task.blocking = rows[index].task.blocking.saturating_add(load);
             let mut view: Vec<Task> = rows
@@ -260,7 +265,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
 
 /// A row's verdict word; a failure with scripts' work in `B` is "not shown schedulable".
 fn fp_verdict(a: &Analysis, scripts_ns: u64) -> &'static str {
-    if scripts_ns > 0 && !a.schedulable() && a.outcome != Outcome::EndlessBusyWindow {
+    if shown_only(a, scripts_ns) {
         return "not shown schedulable";
     }
     match a.outcome {
@@ -272,7 +277,7 @@ fn fp_verdict(a: &Analysis, scripts_ns: u64) -> &'static str {
 }
 
 fn fp_key(a: &Analysis, scripts_ns: u64) -> &'static str {
-    if scripts_ns > 0 && !a.schedulable() && a.outcome != Outcome::EndlessBusyWindow {
+    if shown_only(a, scripts_ns) {
         return "not-shown-schedulable";
     }
     match a.outcome {
