@@ -895,6 +895,84 @@ pub fn script_work(steps: &[Step]) -> Option<Duration> {
     })
 }
 
+/// A script that is one job repeated for ever, read as a sporadic task ([`script_task`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScriptTask {
+    /// `C`: the most a job's work takes.
+    pub wcet: Duration,
+    /// `T`: the least time between two releases after the first.
+    pub spacing: Duration,
+    /// `J`: how much later than `T` before the second release the first may come.
+    pub jitter: Duration,
+    /// The sleep that ends each job, as the file writes it.
+    pub sleep: &'static str,
+}
+
+/// `(least, most)` a job's `steps` take when they hold only runs, computations, cache
+/// flushes and counted loops of them (no sleep: it would end the job); `None` otherwise.
+fn job_work(steps: &[Step]) -> Option<(Duration, Duration)> {
+    steps
+        .iter()
+        .try_fold((Duration::ZERO, Duration::ZERO), |(least, most), step| {
+            let (low, high) = match step {
+                Step::Run(execution) => (execution.best_case(), execution.worst_case()),
+                Step::Compute { count, each } => {
+                    let time = each.checked_mul(*count)?;
+                    (time, time)
+                }
+                Step::FlushCache => (Duration::ZERO, Duration::ZERO),
+                Step::Loop {
+                    count: Some(count),
+                    body,
+                } => {
+                    let (low, high) = job_work(body)?;
+                    (low.checked_mul(*count)?, high.checked_mul(*count)?)
+                }
+                _ => return None,
+            };
+            Some((least.checked_add(low)?, most.checked_add(high)?))
+        })
+}
+
+/// The sporadic task a script started at `offset` is when its `steps` are one endless loop
+/// whose body is a job's work ([`job_work`], more than nothing) and then the one sleep that
+/// ends the job; `None` for any other script. Each job is released at a wake-up, so:
+///
+/// - `sleep-until-next-release = P`: jobs planned `offset + j P`, a late one's successor due
+///   at once but still planned then, as a periodic task's: `T = P`, `J = 0`;
+/// - `sleep-until-aligned = A`: each release a multiple of `A` strictly after the last job
+///   ended, so two releases after the first are `A` apart at least; the second is a multiple
+///   of `A` after `offset`, at least `A - offset mod A` after it, so the first is released at
+///   most `offset mod A` after the multiple `A` before the second: `T = A`, `J = offset mod A`;
+/// - `sleep-for = d`: each release `d` after the last job ended, which ran at least the
+///   work's best case after its release: `T = d + best`, `J = 0`.
+pub fn script_task(offset: Duration, steps: &[Step]) -> Option<ScriptTask> {
+    let [Step::Loop { count: None, body }] = steps else {
+        return None;
+    };
+    let (sleep, work) = body.split_last()?;
+    let (least, most) = job_work(work)?;
+    if most.is_zero() {
+        return None;
+    }
+    let (spacing, jitter, sleep) = match *sleep {
+        Step::SleepUntilNextRelease(period) => (period, Duration::ZERO, "sleep-until-next-release"),
+        Step::SleepUntilAligned(grid) if !grid.is_zero() => (
+            grid,
+            Duration::from_nanos(offset.as_nanos() % grid.as_nanos()),
+            "sleep-until-aligned",
+        ),
+        Step::SleepFor(pause) => (pause.checked_add(least)?, Duration::ZERO, "sleep-for"),
+        _ => return None,
+    };
+    (!spacing.is_zero()).then_some(ScriptTask {
+        wcet: most,
+        spacing,
+        jitter,
+        sleep,
+    })
+}
+
 /// Calls `found` with the operation each `invoke` of `server` in `steps` asks for (`None`:
 /// the server's own), loops' bodies included.
 pub fn visit_invocations(
@@ -970,6 +1048,95 @@ mod tests {
             object: ObjectKind::Semaphore,
         };
         assert_eq!(script_work(&[allocate]), None);
+    }
+
+    /// By hand: a job of a 1-2 ms run and 2 x 500 us is 2-3 ms; `T` is the period, the grid
+    /// (3 ms into a 2 ms grid: the first release up to 1 ms late), or 5 ms plus the 2 ms best
+    /// case. Any other shape is no sporadic task.
+    #[test]
+    fn script_task_by_hand() {
+        let ms = Duration::from_millis;
+        let endless = |sleep: Step| {
+            vec![Step::Loop {
+                count: None,
+                body: vec![
+                    Step::Run(Execution::between(ms(1), ms(2))),
+                    Step::Loop {
+                        count: Some(2),
+                        body: vec![Step::Compute {
+                            count: 1,
+                            each: Duration::from_micros(500),
+                        }],
+                    },
+                    Step::FlushCache,
+                    sleep,
+                ],
+            }]
+        };
+        let task = |wcet, spacing, jitter, sleep| ScriptTask {
+            wcet: ms(wcet),
+            spacing: ms(spacing),
+            jitter: ms(jitter),
+            sleep,
+        };
+        let periodic = endless(Step::SleepUntilNextRelease(ms(10)));
+        assert_eq!(
+            script_task(ms(4), &periodic),
+            Some(task(3, 10, 0, "sleep-until-next-release"))
+        );
+        let aligned = endless(Step::SleepUntilAligned(ms(2)));
+        assert_eq!(
+            script_task(ms(3), &aligned),
+            Some(task(3, 2, 1, "sleep-until-aligned"))
+        );
+        assert_eq!(
+            script_task(ms(4), &aligned),
+            Some(task(3, 2, 0, "sleep-until-aligned"))
+        );
+        let paused = endless(Step::SleepFor(ms(5)));
+        assert_eq!(
+            script_task(ms(0), &paused),
+            Some(task(3, 7, 0, "sleep-for"))
+        );
+        // Not one endless job: a prefix, a counted loop, an absolute sleep, two sleeps, a
+        // call, no work, or no time between releases.
+        let mut prefixed = periodic.clone();
+        prefixed.insert(0, Step::SleepFor(ms(1)));
+        let counted = vec![Step::Loop {
+            count: Some(5),
+            body: vec![Step::Run(Execution::exact(ms(1))), Step::SleepFor(ms(1))],
+        }];
+        let body = |steps: Vec<Step>| {
+            vec![Step::Loop {
+                count: None,
+                body: steps,
+            }]
+        };
+        let run = || Step::Run(Execution::exact(ms(1)));
+        let others = [
+            prefixed,
+            counted,
+            endless(Step::SleepUntil(Instant::from_nanos(ms(9).as_nanos()))),
+            body(vec![
+                run(),
+                Step::SleepFor(ms(1)),
+                run(),
+                Step::SleepFor(ms(1)),
+            ]),
+            body(vec![
+                Step::Invoke {
+                    server: 0,
+                    operation: None,
+                },
+                Step::SleepFor(ms(1)),
+            ]),
+            body(vec![Step::FlushCache, Step::SleepFor(ms(1))]),
+            body(vec![run(), Step::SleepUntilNextRelease(Duration::ZERO)]),
+            body(vec![run()]),
+        ];
+        for steps in &others {
+            assert_eq!(script_task(Duration::ZERO, steps), None, "{steps:?}");
+        }
     }
 
     /// An MC-IPC `[min, max]` with equal ends is a fixed time, so nothing is drawn for it

@@ -602,6 +602,150 @@ script = [{ run = "1ms" }, { sleep-for = "4ms" }]
     assert!(text(&out.stderr).contains("task `poller` runs a script"));
 }
 
+/// Three scripts that are each one endless loop of work and a sleep, beside a periodic task,
+/// by fixed priority, analysed as sporadic tasks. By hand:
+/// - `s` (priority 3): 1 ms then `sleep-until-aligned = 4ms` from an offset of 3 ms, so
+///   C = 1, T = 4, J = 3 (its first release up to 3 ms after the grid's). Its own job waits
+///   for nothing above it, R = 1 <= D = 2 ms (its J delays the others only);
+/// - `t` (priority 2, (4, 10)): w = 4 + ceil((w + 3) / 4) 1: 4 -> 6 -> 7 -> 7, R = 7 ms
+///   (6 ms without the jitter);
+/// - `p` (priority 1): 2 x 1 ms then `sleep-for = 6ms`: C = 2, T = 6 + 2 = 8, no deadline.
+///   Its busy window: 9 -> 11 -> 16 -> 17 -> 19 -> 20 -> 20 ms, three jobs: job 0 ends at
+///   2 + 2 + 4 = 8 -> 2 + 3 + 4 = 9, R = 9; job 1 (at 8) at 4 + 2 + 4 = 10 -> 12 -> 16 -> 17,
+///   R = 9; job 2 (at 16) at 6 + 3 + 4 = 13 -> 18 -> 20 -> 20, R = 4. So R = 9 ms.
+///
+/// Exit 0, and the machine's responses are within these R.
+#[test]
+fn scripts_of_one_endless_job_are_sporadic_tasks() {
+    let file = r#"name = "endless-scripts"
+policy = "fixed-priority"
+duration = "400ms"
+
+[[task]]
+name = "s"
+priority = 3
+offset = "3ms"
+deadline = "2ms"
+script = [{ loop = "forever", body = [{ run = "1ms" }, { sleep-until-aligned = "4ms" }] }]
+
+[[task]]
+name = "t"
+priority = 2
+period = "10ms"
+execution = "4ms"
+
+[[task]]
+name = "p"
+priority = 1
+script = [{ loop = "forever", body = [{ compute = 2, each = "1ms" }, { sleep-for = "6ms" }] }]
+"#;
+    let ms = 1_000_000u64;
+    let out = analyze_text(file, true, 0);
+    let tasks = &json_out(&out)["cores"][0]["tasks"];
+    let expected = [
+        ("s", 1, 4, 2, 3, 1, Some("sleep-until-aligned")),
+        ("t", 4, 10, 10, 0, 7, None),
+        ("p", 2, 8, u64::MAX / ms, 0, 9, Some("sleep-for")),
+    ];
+    for (task, (name, wcet, period, deadline, jitter, response, sleep)) in
+        tasks.as_array().unwrap().iter().zip(expected)
+    {
+        assert_eq!(task["name"], name);
+        assert_eq!(task["wcet_ns"], wcet * ms, "{task}");
+        assert_eq!(task["period_ns"], period * ms, "{task}");
+        if name == "p" {
+            assert_eq!(task["deadline_ns"], u64::MAX, "{task}");
+        } else {
+            assert_eq!(task["deadline_ns"], deadline * ms, "{task}");
+        }
+        assert_eq!(task["jitter_ns"], jitter * ms, "{task}");
+        assert_eq!(task["response_ns"], response * ms, "{task}");
+        assert_eq!(task["verdict"], "schedulable", "{task}");
+        assert_eq!(task["script_sleep"].as_str(), sleep, "{task}");
+    }
+    let (_dir, path) = temp_file("endless.toml", file);
+    let simulated = json_of(&["simulate", path.to_str().unwrap(), "--json"], 0);
+    for task in simulated["tasks"].as_array().unwrap() {
+        let bound = expected
+            .iter()
+            .find(|row| task["name"] == row.0)
+            .map(|row| row.5 * ms)
+            .unwrap();
+        assert_eq!(task["misses"], 0, "{task}");
+        assert!(
+            task["response"]["max_ns"].as_u64().unwrap() <= bound,
+            "{task}"
+        );
+    }
+}
+
+/// A script on a 4 ms grid started at 3.5 ms ends its first 200 us job at 3.7 ms and wakes
+/// again at 4 ms, 500 us later: its first release is 3.5 ms off the grid, J = 3.5 ms. t,
+/// released with it, runs 3.7-4, waits 4-4.2 and ends at 7.3 ms: R = 3.8 ms in the machine.
+/// By hand, w = 3.4 + ceil((w + 3.5) / 4) 0.2: 3.6 -> 3.8 -> 3.8, R = 3.8 ms (without J,
+/// 3.6 ms, which the machine exceeds).
+#[test]
+fn a_scripts_first_release_off_its_grid_is_jitter() {
+    let file = r#"name = "off-grid"
+policy = "fixed-priority"
+duration = "120ms"
+
+[[task]]
+name = "s"
+priority = 2
+offset = "3500us"
+deadline = "1ms"
+script = [{ loop = "forever", body = [{ run = "200us" }, { sleep-until-aligned = "4ms" }] }]
+
+[[task]]
+name = "t"
+priority = 1
+offset = "3500us"
+period = "100ms"
+execution = "3400us"
+"#;
+    let out = analyze_text(file, true, 0);
+    let tasks = &json_out(&out)["cores"][0]["tasks"];
+    assert_eq!(tasks[0]["jitter_ns"], 3_500_000);
+    assert_eq!(tasks[0]["response_ns"], 200_000);
+    assert_eq!(tasks[1]["response_ns"], 3_800_000);
+    let (_dir, path) = temp_file("off-grid.toml", file);
+    let simulated = json_of(&["simulate", path.to_str().unwrap(), "--json"], 0);
+    assert_eq!(simulated["tasks"][1]["name"], "t");
+    assert_eq!(simulated["tasks"][1]["response"]["max_ns"], 3_800_000);
+}
+
+/// Under EDF the demand test has no jitter, so a script on a grid whose first release is off
+/// it counts its releases `T - J` apart: a 4 ms grid from 1 ms is a period of 3 ms. With t
+/// (4, 10): U = 1/3 + 2/5 <= 1, demand 1 at 2 ms, 2 at 5, 3 at 8, 7 at 10: exit 0.
+#[test]
+fn edf_counts_a_script_off_its_grid_closer() {
+    let out = analyze_text(
+        r#"name = "edf-endless"
+policy = "edf"
+duration = "100ms"
+
+[[task]]
+name = "s"
+offset = "1ms"
+deadline = "2ms"
+script = [{ loop = "forever", body = [{ run = "1ms" }, { sleep-until-aligned = "4ms" }] }]
+
+[[task]]
+name = "t"
+period = "10ms"
+execution = "4ms"
+"#,
+        true,
+        0,
+    );
+    let core = &json_out(&out)["cores"][0];
+    assert_eq!(core["tasks"][0]["period_ns"], 3_000_000);
+    assert_eq!(core["tasks"][0]["jitter_ns"], 0);
+    assert_eq!(core["tasks"][0]["script_sleep"], "sleep-until-aligned");
+    assert_eq!(core["schedulable"], true);
+}
+
 /// A constrained deadline on a reserved task is the admission bound: Table I's mid has
 /// R = 30 ms by hand (20 -> 20 + 10 = 30 -> 30); its task's deadline of 25 ms makes it NOT
 /// admitted (exit 1) although R <= p = 40 ms.

@@ -18,7 +18,12 @@
 //! deadline `D_s` meets it when `M + W <= D_s` too (no periodic demand falls in a window
 //! shorter than the first deadline); then the scripts are analysed as well. Counting `W` as
 //! one lump is sufficient only: a task or core that fails with `W > 0` gets no verdict, not a
-//! refutation. Under fixed priority the scripts themselves are never analysed.
+//! refutation. Under fixed priority these scripts themselves are never analysed.
+//!
+//! A script that is one endless loop of a job's work and one sleep is a sporadic task
+//! ([`script_task`]: `T` from the sleep, `C` the job's most work, `J` for a first release off
+//! the grid of `sleep-until-aligned`) and is analysed as one, under either policy; without a
+//! deadline it misses none (`D` unbounded), but its response is still computed.
 
 use std::process::ExitCode;
 
@@ -27,7 +32,9 @@ use bulwark_analysis::classic::edf::{self, EdfAnalysis, EdfOutcome};
 use bulwark_analysis::classic::fixed_priority::{self, Analysis, Outcome};
 use bulwark_analysis::classic::Task;
 use bulwark_core::{Duration, Priority};
-use bulwark_spec::{script_work, Behaviour, PolicyKind, Scenario, TaskSpec};
+use bulwark_spec::{
+    script_task, script_work, Behaviour, PolicyKind, Scenario, ScriptTask, TaskSpec,
+};
 use serde_json::{json, Value};
 
 use crate::output::{out, outln};
@@ -41,26 +48,48 @@ fn time(nanos: u64) -> String {
     }
 }
 
-/// A task's analysable parameters, or why it has none.
-fn classic_task(spec: &TaskSpec) -> Result<Task, String> {
-    let Some((period, execution)) = spec.behaviour.spacing_and_execution() else {
+/// A task's analysable parameters, with the sporadic task its script is when it is one
+/// ([`script_task`]), or why it has none.
+fn classic_task(spec: &TaskSpec, edf: bool) -> Result<(Task, Option<ScriptTask>), String> {
+    let script = match &spec.behaviour {
+        Behaviour::Script { offset, steps } => script_task(*offset, steps),
+        _ => None,
+    };
+    let spacing = spec
+        .behaviour
+        .spacing_and_execution()
+        .or(script.map(|job| (job.spacing, job.wcet)));
+    let Some((period, execution)) = spacing else {
         return Err(format!(
             "task `{}` runs a script, which has no fixed execution time or period, so it \
-             cannot be analysed (a task with `period` and `execution` instead of a script can)",
+             cannot be analysed (a task with `period` and `execution` instead of a script can, \
+             and so can a script that is one endless loop of work and one sleep)",
             spec.name
         ));
     };
     if period.is_zero() {
         return Err(format!("task `{}` has period 0", spec.name));
     }
-    let deadline = spec.deadline.unwrap_or(period);
-    if deadline.is_zero() {
+    // A script without a deadline misses none: its response is still bounded.
+    let deadline = match (&script, spec.deadline) {
+        (_, Some(deadline)) => deadline.as_nanos(),
+        (Some(_), None) => u64::MAX,
+        (None, None) => period.as_nanos(),
+    };
+    if deadline == 0 {
         return Err(format!("task `{}` has deadline 0", spec.name));
     }
-    Ok(
-        Task::new(spec.name.clone(), execution.as_nanos(), period.as_nanos())
-            .with_deadline(deadline.as_nanos()),
-    )
+    let mut task = Task::new(spec.name.clone(), execution.as_nanos(), period.as_nanos())
+        .with_deadline(deadline);
+    let jitter = script.map_or(0, |job| job.jitter.as_nanos());
+    if edf {
+        // The demand test has no jitter: releases after the first are `T` apart, and the
+        // first is at least `T - J` before the second, so all are `T - J` apart at least.
+        task.period -= jitter;
+    } else {
+        task.jitter = jitter;
+    }
+    Ok((task, script))
 }
 
 /// One task's row: parameters, priority and (fixed priority) its analysis.
@@ -70,6 +99,8 @@ struct Row {
     analysis: Option<Analysis>,
     /// Fixed priority: the work of the scripts at or above its priority, in its `B`.
     scripts_ns: u64,
+    /// The sporadic task its script is, when it runs one.
+    script: Option<ScriptTask>,
 }
 
 /// A script on the core: what bounds its effect on the others, and its own deadline.
@@ -159,12 +190,13 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     let mut scripts: Vec<Script> = Vec::new();
     let mut rows: Vec<Row> = Vec::new();
     for spec in specs {
-        match classic_task(spec) {
-            Ok(task) => rows.push(Row {
+        match classic_task(spec, scenario.policy == PolicyKind::Edf) {
+            Ok((task, script)) => rows.push(Row {
                 task,
                 priority: spec.priority,
                 analysis: None,
                 scripts_ns: 0,
+                script,
             }),
             Err(why) => match &spec.behaviour {
                 Behaviour::Script { steps, .. } => scripts.push(Script {
@@ -248,7 +280,14 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
                 .filter(|&(j, r)| j != index && r.priority >= own)
                 .map(|(_, r)| r.task.clone())
                 .collect();
-            view.push(rows[index].task.clone());
+            let mut own = rows[index].task.clone();
+            if rows[index].script.is_some() {
+                // A script job is released only once its predecessor has ended (a planned
+                // release aside, which has no jitter), and its deadline counts from that
+                // release: its J delays the others, not its own response.
+                own.jitter = 0;
+            }
+            view.push(own);
             rows[index].analysis = fixed_priority::response_time(&view, view.len() - 1);
         }
     }
@@ -450,6 +489,13 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
         header.extend(["C", "T", "D", "J", "B", "R", "verdict"]);
         text.push_str(&table::render(&header, &rows));
         for r in &core.rows {
+            if let Some(job) = &r.script {
+                text.push_str(&format!(
+                    "  {}: a script of one endless loop, a job of at most {} ended by `{}`, \
+                     analysed as a sporadic task with these C, T and J\n",
+                    r.task.name, job.wcet, job.sleep
+                ));
+            }
             if let Some(a) = &r.analysis {
                 text.push_str(&format!("  {}: {}\n", r.task.name, fp_why(&r.task, a)));
             }
@@ -526,6 +572,9 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
                         "blocking_ns": r.task.blocking,
                         "response_ns": Value::Null,
                     });
+                    if let Some(job) = &r.script {
+                        task["script_sleep"] = json!(job.sleep);
+                    }
                     if let Some(a) = &r.analysis {
                         task["blocking_ns"] = json!(a.blocking);
                         task["response_ns"] = (a.response != u64::MAX).then_some(a.response).into();
