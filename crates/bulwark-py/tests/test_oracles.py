@@ -839,3 +839,99 @@ def test_scripts_counted_as_a_lump_are_sound(cli, tmp_path, policy):
                 assert ran["misses"] == 0, path.read_text()
                 assert (ran["response"]["max_ns"] or 0) <= task["response_ns"], path.read_text()
     assert shown > 0
+
+
+# --- Scripts of one endless job: sporadic tasks, sound and (periodic) exact ----------------
+
+
+def endless_script(rng, sleep, index, rank, exact):
+    """A script that is one endless loop of a job's work and `sleep`, with a deadline (but at
+    times none under fixed priority) and an offset; `exact` work never varies."""
+    spacing = rng.randint(4, 30)
+    low = rng.randint(1, max(1, spacing // 3))
+    work = rng.choice([f'{{ run = "{low}ms" }}', f'{{ compute = {low}, each = "1ms" }}'])
+    if not exact and rng.random() < 0.4:
+        work = f'{{ run = ["{low}ms", "{low + rng.randint(0, 2)}ms"] }}'
+    due = f'deadline = "{rng.randint(low, spacing)}ms"\n'
+    if rank and not exact and rng.random() < 0.2:
+        due = ""
+    offset = 0 if exact else rng.choice([0, rng.randint(0, 12)])
+    return (f'[[task]]\nname = "s{index}"\n{rank}{due}offset = "{offset}ms"\n'
+            f'script = [{{ loop = "forever", body = [{work}, '
+            f'{{ {sleep} = "{spacing}ms" }}] }}]\n')
+
+
+def endless_file(rng, policy, exact):
+    """Periodic tasks and endless scripts; distinct priorities when `exact` (the analysis
+    counts equal ones as interference, the machine serves them first come, first served)."""
+    count = rng.randint(2, 4)
+    priorities = rng.sample(range(1, 40), count) if exact else [
+        rng.randint(1, 4) for _ in range(count)]
+    lines = [f'name = "endless"\npolicy = "{policy}"\nduration = "300ms"\n']
+    for index, priority in enumerate(priorities):
+        rank = f"priority = {priority}\n" if policy == "fixed-priority" else ""
+        if rng.random() < 0.5:
+            t = rng.randint(4, 30)
+            c = rng.randint(1, max(1, t // 3))
+            lines.append(f'[[task]]\nname = "t{index}"\nperiod = "{t}ms"\nexecution = "{c}ms"\n'
+                         f'deadline = "{rng.randint(c, t)}ms"\n{rank}')
+        else:
+            sleeps = ["sleep-until-next-release"] if exact else [
+                "sleep-until-next-release", "sleep-until-aligned", "sleep-for"]
+            lines.append(endless_script(rng, rng.choice(sleeps), index, rank, exact))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("policy", ["fixed-priority", "edf"])
+def test_endless_scripts_analysed_as_sporadic_tasks_are_sound(cli, tmp_path, policy):
+    """A script that is one endless loop of work and a sleep is analysed as a sporadic task
+    (`T` from the sleep, `J` for a first release off `sleep-until-aligned`'s grid): whatever
+    `analyze` calls schedulable must miss nothing in the machine over 300 ms from any offset,
+    and under fixed priority each task's worst response must be within its R."""
+    rng = random.Random(1414 if policy == "edf" else 1415)
+    shown = 0
+    for number in range(200):
+        path = tmp_path / f"endless-{number}.toml"
+        path.write_text(endless_file(rng, policy, exact=False))
+        run = subprocess.run([cli, "analyze", str(path), "--json"], capture_output=True,
+                             text=True, timeout=60)
+        assert run.returncode in (0, 1), (run.stderr, path.read_text())
+        core = json.loads(run.stdout)["cores"][0]
+        machine = {task["name"]: task for task in bulwark.simulate(path.read_text())["tasks"]}
+        if policy == "edf":
+            if core["schedulable"] is True:
+                shown += 1
+                assert all(task["misses"] == 0 for task in machine.values()), path.read_text()
+            continue
+        for task in core["tasks"]:
+            if task["verdict"] == "schedulable":
+                shown += 1
+                ran = machine[task["name"]]
+                assert ran["misses"] == 0, path.read_text()
+                assert (ran["response"]["max_ns"] or 0) <= task["response_ns"], path.read_text()
+    assert shown > 0
+
+
+def test_periodic_scripts_are_refuted_exactly(cli, tmp_path):
+    """With distinct priorities, constrained deadlines, exact work and every release at 0, a
+    script ended by `sleep-until-next-release` is a periodic task and 0 is the critical
+    instant: a task that the analysis says misses must miss in the machine, and one that it
+    says meets must have the machine's worst response equal to R (job 0's)."""
+    rng = random.Random(1416)
+    refuted = met = 0
+    for number in range(200):
+        path = tmp_path / f"periodic-{number}.toml"
+        path.write_text(endless_file(rng, "fixed-priority", exact=True))
+        run = subprocess.run([cli, "analyze", str(path), "--json"], capture_output=True,
+                             text=True, timeout=60)
+        assert run.returncode in (0, 1), (run.stderr, path.read_text())
+        machine = {task["name"]: task for task in bulwark.simulate(path.read_text())["tasks"]}
+        for task in json.loads(run.stdout)["cores"][0]["tasks"]:
+            ran = machine[task["name"]]
+            if task["verdict"] == "schedulable":
+                met += 1
+                assert ran["response"]["max_ns"] == task["response_ns"], path.read_text()
+            else:
+                refuted += 1
+                assert ran["misses"] > 0, path.read_text()
+    assert refuted > 0 and met > 0
