@@ -895,7 +895,8 @@ def test_endless_scripts_analysed_as_sporadic_tasks_are_sound(cli, tmp_path, pol
         path.write_text(endless_file(rng, policy, exact=False))
         run = subprocess.run([cli, "analyze", str(path), "--json"], capture_output=True,
                              text=True, timeout=60)
-        assert run.returncode in (0, 1), (run.stderr, path.read_text())
+        # 2: a failure with a script whose releases the sporadic model only bounds.
+        assert run.returncode in (0, 1, 2), (run.stderr, path.read_text())
         core = json.loads(run.stdout)["cores"][0]
         machine = {task["name"]: task for task in bulwark.simulate(path.read_text())["tasks"]}
         if policy == "edf":

@@ -904,8 +904,37 @@ pub struct ScriptTask {
     pub spacing: Duration,
     /// `J`: how much later than `T` before the second release the first may come.
     pub jitter: Duration,
-    /// The sleep that ends each job, as the file writes it.
-    pub sleep: &'static str,
+    /// The sleep that ends each job.
+    pub sleep: JobSleep,
+}
+
+/// The sleep that ends each job of a [`ScriptTask`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobSleep {
+    /// `sleep-until-next-release`: a periodic task's releases.
+    NextRelease,
+    /// `sleep-until-aligned`: releases on a grid, each after the last job ended.
+    Aligned,
+    /// `sleep-for`: each release a pause after the last job ended.
+    For,
+}
+
+impl JobSleep {
+    /// The step's name, as a file writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            JobSleep::NextRelease => "sleep-until-next-release",
+            JobSleep::Aligned => "sleep-until-aligned",
+            JobSleep::For => "sleep-for",
+        }
+    }
+
+    /// Whether its releases are exactly a periodic task's, so that the sporadic model's
+    /// worst case can happen; the others' releases follow their jobs' ends, which that model
+    /// only bounds.
+    pub fn periodic(self) -> bool {
+        self == JobSleep::NextRelease
+    }
 }
 
 /// `(least, most)` a job's `steps` take when they hold only runs, computations, cache
@@ -956,13 +985,13 @@ pub fn script_task(offset: Duration, steps: &[Step]) -> Option<ScriptTask> {
         return None;
     }
     let (spacing, jitter, sleep) = match *sleep {
-        Step::SleepUntilNextRelease(period) => (period, Duration::ZERO, "sleep-until-next-release"),
+        Step::SleepUntilNextRelease(period) => (period, Duration::ZERO, JobSleep::NextRelease),
         Step::SleepUntilAligned(grid) if !grid.is_zero() => (
             grid,
             Duration::from_nanos(offset.as_nanos() % grid.as_nanos()),
-            "sleep-until-aligned",
+            JobSleep::Aligned,
         ),
-        Step::SleepFor(pause) => (pause.checked_add(least)?, Duration::ZERO, "sleep-for"),
+        Step::SleepFor(pause) => (pause.checked_add(least)?, Duration::ZERO, JobSleep::For),
         _ => return None,
     };
     (!spacing.is_zero()).then_some(ScriptTask {
@@ -1082,21 +1111,21 @@ mod tests {
         let periodic = endless(Step::SleepUntilNextRelease(ms(10)));
         assert_eq!(
             script_task(ms(4), &periodic),
-            Some(task(3, 10, 0, "sleep-until-next-release"))
+            Some(task(3, 10, 0, JobSleep::NextRelease))
         );
         let aligned = endless(Step::SleepUntilAligned(ms(2)));
         assert_eq!(
             script_task(ms(3), &aligned),
-            Some(task(3, 2, 1, "sleep-until-aligned"))
+            Some(task(3, 2, 1, JobSleep::Aligned))
         );
         assert_eq!(
             script_task(ms(4), &aligned),
-            Some(task(3, 2, 0, "sleep-until-aligned"))
+            Some(task(3, 2, 0, JobSleep::Aligned))
         );
         let paused = endless(Step::SleepFor(ms(5)));
         assert_eq!(
             script_task(ms(0), &paused),
-            Some(task(3, 7, 0, "sleep-for"))
+            Some(task(3, 7, 0, JobSleep::For))
         );
         // Not one endless job: a prefix, a counted loop, an absolute sleep, two sleeps, a
         // call, no work, or no time between releases.

@@ -715,6 +715,34 @@ execution = "3400us"
     assert_eq!(simulated["tasks"][1]["response"]["max_ns"], 3_800_000);
 }
 
+/// t (2, 10, D 5) below a script of 3 ms jobs every 4 ms: w = 2 + ceil(w / 4) 3: 5 -> 8 -> 8,
+/// R = 8 > 5 ms. Ended by `sleep-until-next-release` the script is a periodic task and 0 its
+/// critical instant: NOT schedulable, exit 1. Ended by `sleep-until-aligned` its releases
+/// follow its jobs' ends, which the sporadic model only bounds: not shown schedulable, exit 2.
+#[test]
+fn only_a_periodic_script_refutes() {
+    let file = |sleep: &str| {
+        format!(
+            "name = \"refuted\"\npolicy = \"fixed-priority\"\nduration = \"40ms\"\n\n\
+             [[task]]\nname = \"s\"\npriority = 2\n\
+             script = [{{ loop = \"forever\", body = [{{ run = \"3ms\" }}, \
+             {{ {sleep} = \"4ms\" }}] }}]\n\n\
+             [[task]]\nname = \"t\"\npriority = 1\nperiod = \"10ms\"\nexecution = \"2ms\"\n\
+             deadline = \"5ms\"\n"
+        )
+    };
+    let out = analyze_text(&file("sleep-until-next-release"), true, 1);
+    let t = &json_out(&out)["cores"][0]["tasks"][1];
+    assert_eq!(
+        (t["response_ns"].as_u64(), t["verdict"].as_str()),
+        (Some(8_000_000), Some("misses-deadline"))
+    );
+    let out = analyze_text(&file("sleep-until-aligned"), false, 2);
+    let stdout = text(&out.stdout);
+    assert_eq!(row(&stdout, "t")[8..], ["not", "shown", "schedulable"]);
+    assert_contains(&stdout, "which the sporadic model bounds but may not reach");
+}
+
 /// Under EDF the demand test has no jitter, so a script on a grid whose first release is off
 /// it counts its releases `T - J` apart: a 4 ms grid from 1 ms is a period of 3 ms. With t
 /// (4, 10): U = 1/3 + 2/5 <= 1, demand 1 at 2 ms, 2 at 5, 3 at 8, 7 at 10: exit 0.
