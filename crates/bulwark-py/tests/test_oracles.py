@@ -804,9 +804,10 @@ def random_script(rng, policy, index):
 
 @pytest.mark.parametrize("policy", ["fixed-priority", "edf"])
 def test_scripts_counted_as_a_lump_are_sound(cli, tmp_path, policy):
-    """`analyze` counts a script's work over the run as one lump beside the periodic tasks:
-    whatever it calls schedulable (a fixed-priority task with its bound R, an EDF core with
-    its scripts) must miss nothing in the machine, and a task's worst response must be
+    """`analyze` counts a script's work over the run as one lump beside the periodic tasks,
+    and under fixed priority analyses each script as one job of its longest job's work:
+    whatever it calls schedulable (a fixed-priority task or script with its bound R, an EDF
+    core with its scripts) must miss nothing in the machine, and a worst response must be
     within R."""
     rng = random.Random(1412 if policy == "edf" else 1413)
     shown = 0

@@ -895,6 +895,115 @@ pub fn script_work(steps: &[Step]) -> Option<Duration> {
     })
 }
 
+/// A script's work cut into jobs at its sleeps ([`script_longest_job`]): the work before its
+/// first sleep, the most of any job between two sleeps, and the work after its last sleep;
+/// without a sleep, `first` and `last` are both the whole.
+#[derive(Clone, Copy)]
+struct Jobs {
+    first: Duration,
+    inner: Duration,
+    last: Duration,
+    slept: bool,
+}
+
+impl Jobs {
+    fn work(time: Duration) -> Jobs {
+        Jobs {
+            first: time,
+            inner: Duration::ZERO,
+            last: time,
+            slept: false,
+        }
+    }
+
+    const SLEEP: Jobs = Jobs {
+        first: Duration::ZERO,
+        inner: Duration::ZERO,
+        last: Duration::ZERO,
+        slept: true,
+    };
+
+    /// `self` then `next`: the job that spans the two is `self.last + next.first`.
+    fn then(self, next: Jobs) -> Option<Jobs> {
+        let joined = self.last.checked_add(next.first)?;
+        Some(match (self.slept, next.slept) {
+            (false, false) => Jobs::work(joined),
+            (false, true) => Jobs {
+                first: joined,
+                ..next
+            },
+            (true, false) => Jobs {
+                last: joined,
+                ..self
+            },
+            (true, true) => Jobs {
+                first: self.first,
+                inner: self.inner.max(next.inner).max(joined),
+                last: next.last,
+                slept: true,
+            },
+        })
+    }
+
+    /// `count` times in a row (`count > 0`): each job between two rounds is a round's last
+    /// and the next one's first.
+    fn repeated(self, count: u64) -> Option<Jobs> {
+        if !self.slept {
+            return Some(Jobs::work(self.first.checked_mul(count)?));
+        }
+        if count == 1 {
+            return Some(self);
+        }
+        Some(Jobs {
+            inner: self.inner.max(self.last.checked_add(self.first)?),
+            ..self
+        })
+    }
+
+    fn longest(self) -> Duration {
+        self.first.max(self.inner).max(self.last)
+    }
+}
+
+fn jobs(steps: &[Step]) -> Option<Jobs> {
+    steps
+        .iter()
+        .try_fold(Jobs::work(Duration::ZERO), |before, step| {
+            let here = match step {
+                Step::Run(execution) => Jobs::work(execution.worst_case()),
+                Step::Compute { count, each } => Jobs::work(each.checked_mul(*count)?),
+                Step::Action { load, .. } => Jobs::work(*load),
+                Step::FlushCache | Step::Terminate { .. } => Jobs::work(Duration::ZERO),
+                Step::SleepFor(_) | Step::SleepUntil(_) | Step::SleepUntilAligned(_) => Jobs::SLEEP,
+                Step::SleepUntilNextRelease(_)
+                | Step::Invoke { .. }
+                | Step::Call(_)
+                | Step::Allocate { .. } => return None,
+                Step::Loop { count: Some(0), .. } => Jobs::work(Duration::ZERO),
+                Step::Loop {
+                    count: Some(count),
+                    body,
+                } => jobs(body)?.repeated(*count)?,
+                Step::Loop { count: None, body } => {
+                    // Nothing after an endless loop runs; one of sleeps alone is jobs of no work.
+                    let round = jobs(body)?;
+                    (round.slept && round.longest().is_zero()).then_some(Jobs::SLEEP)?
+                }
+            };
+            before.then(here)
+        })
+}
+
+/// The most work of any one job of a script run once through, its jobs cut at its sleeps
+/// (`sleep-for`, `sleep-until`, `sleep-until-aligned`: each wake-up releases a job, which
+/// starts then, as its predecessor has ended): a job's own work, which never waits for its
+/// script's other jobs. `None` where [`script_work`] is, and for `sleep-until-next-release`,
+/// whose jobs may be due before their predecessor ends. A `terminate` adds none here (its
+/// mask is the core's); an endless loop of sleeps and no work adds jobs of none.
+pub fn script_longest_job(steps: &[Step]) -> Option<Duration> {
+    jobs(steps).map(Jobs::longest)
+}
+
 /// A script that is one job repeated for ever, read as a sporadic task ([`script_task`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScriptTask {
@@ -1077,6 +1186,63 @@ mod tests {
             object: ObjectKind::Semaphore,
         };
         assert_eq!(script_work(&[allocate]), None);
+    }
+
+    /// By hand: 2 ms | (2 ms | 1 ms) x 3 then 4 ms, `|` a sleep: the jobs are 2, 2, 1 + 2,
+    /// 1 + 2, 1 + 4 ms, so 5 ms; without the last run 3 ms (a round's end and the next one's
+    /// start); one round, 1 + 4 ms; no sleep at all, the whole. A periodic sleep, a call or an
+    /// endless loop with work leave it unknown; an endless loop of sleeps adds jobs of none.
+    #[test]
+    fn script_longest_job_by_hand() {
+        let ms = Duration::from_millis;
+        let run = |time| Step::Run(Execution::exact(ms(time)));
+        let script = |rounds, tail: Option<u64>| {
+            let mut steps = vec![
+                run(2),
+                Step::SleepFor(ms(1)),
+                Step::Loop {
+                    count: Some(rounds),
+                    body: vec![
+                        Step::Compute {
+                            count: 2,
+                            each: ms(1),
+                        },
+                        Step::SleepUntilAligned(ms(5)),
+                        run(1),
+                    ],
+                },
+            ];
+            steps.extend(tail.map(run));
+            steps
+        };
+        assert_eq!(script_longest_job(&script(3, Some(4))), Some(ms(5)));
+        assert_eq!(script_longest_job(&script(3, None)), Some(ms(3)));
+        assert_eq!(script_longest_job(&script(1, Some(4))), Some(ms(5)));
+        assert_eq!(script_longest_job(&script(1, None)), Some(ms(2)));
+        let whole = [
+            run(1),
+            Step::Loop {
+                count: Some(2),
+                body: vec![run(2)],
+            },
+        ];
+        assert_eq!(script_longest_job(&whole), Some(ms(5)));
+        let idle = Step::Loop {
+            count: None,
+            body: vec![Step::SleepFor(ms(1))],
+        };
+        assert_eq!(script_longest_job(&[run(3), idle]), Some(ms(3)));
+        let busy = Step::Loop {
+            count: None,
+            body: vec![run(1), Step::SleepFor(ms(1))],
+        };
+        for steps in [
+            vec![run(1), Step::SleepUntilNextRelease(ms(5))],
+            vec![Step::Call(0)],
+            vec![busy],
+        ] {
+            assert_eq!(script_longest_job(&steps), None, "{steps:?}");
+        }
     }
 
     /// By hand: a job of a 1-2 ms run and 2 x 500 us is 2-3 ms; `T` is the period, the grid

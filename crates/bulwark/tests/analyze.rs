@@ -355,8 +355,12 @@ execution = "62ms"
 /// blocking. By hand: in its group the rogue's mask is the 1 ms quota, so B = 1 ms and R = 1 +
 /// 1 = 2 ms <= 5 ms; without the group, its million semaphores are 3,000,001 units of 13 ns,
 /// B = 39.000013 ms and R = 40.000013 ms > 5 ms: NOT schedulable, exit 1 (the simulation
-/// shows the sensor missing its deadlines then, and not with the group). The scripts stay
-/// unanalysed (exit 2 with the group); a periodic task below scripts is analysed with their
+/// shows the sensor missing its deadlines then, and not with the group). The rogue's script
+/// stays unanalysed, its allocation's work the kernel's to count (exit 2 with the group);
+/// the controller and next-function run once through and are analysed as their longest job:
+/// the controller's does no work but needs the core for its step, 1 ns, so R = 1 + 1 ms +
+/// 1 ns with the sensor's job; next-function's 10 ms job, w = 1 + 10 + ceil(w / 5) 1:
+/// 11 -> 14 -> 14, R = 14 ms <= 15 ms. A periodic task below scripts is analysed with their
 /// work in its B when that work is bounded, and not below one whose work is unknown.
 #[test]
 fn fixed_priority_counts_the_mask_of_a_termination() {
@@ -385,6 +389,27 @@ fn fixed_priority_counts_the_mask_of_a_termination() {
     assert_eq!(core["masked_ns"], 1_000_000);
     assert_eq!(core["tasks"][0]["blocking_ns"], 1_000_000);
     assert_eq!(core["tasks"][0]["response_ns"], 2_000_000);
+    let scripts = [("controller", 2_000_001u64), ("next-function", 14_000_000)];
+    let run = json_of(&["simulate", file, "--json"], 0);
+    for (task, (name, response)) in core["tasks"].as_array().unwrap()[1..].iter().zip(scripts) {
+        assert_eq!(
+            (&task["name"], &task["script_once"]),
+            (&name.into(), &true.into())
+        );
+        assert_eq!(task["response_ns"], response, "{task}");
+        assert_eq!(task["verdict"], "schedulable", "{task}");
+        let ran = run["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|ran| ran["name"] == name)
+            .unwrap();
+        assert!(
+            ran["response"]["max_ns"].as_u64().unwrap() <= response,
+            "{ran}"
+        );
+    }
+    assert_eq!(core["not_analysable"].as_array().unwrap().len(), 1);
 
     let (_dir, baseline) = edited_copy("baseline.toml", file, |source| {
         source.replace("group = \"rogue-function\"\n", "")
@@ -426,7 +451,7 @@ fn fixed_priority_counts_the_mask_of_a_termination() {
     let stdout = stdout_of(&["analyze", &below], 2);
     assert_eq!(row(&stdout, "logger")[6..], ["11ms", "15ms", "schedulable"]);
     let json = json_of(&["analyze", &below, "--json"], 2);
-    let logger = &json["cores"][0]["tasks"][1];
+    let logger = &json["cores"][0]["tasks"][3];
     assert_eq!(logger["name"], "logger");
     assert_eq!(logger["scripts_ns"], 10_000_000);
     assert_eq!(logger["blocking_ns"], 11_000_000);
@@ -574,26 +599,33 @@ fn edf_scripts_of_bounded_work_are_analysed() {
     );
 }
 
-/// A task running a script has no fixed execution time: the core gets no verdict, the
-/// message says why, exit 2.
+/// A script below t1 (1, 5) run once through, its jobs cut at its sleeps: its longest is
+/// 1 ms, so R = 1 + ceil(R / 5) 1 = 2 ms, schedulable (exit 0). A script whose job is ended by
+/// `sleep-until-next-release` outside one endless loop may be due before its predecessor
+/// ends, so it has neither a period nor jobs apart: the core gets no verdict, the message
+/// says why, exit 2.
 #[test]
-fn a_script_task_is_not_analysable() {
+fn a_script_run_once_is_analysed_as_its_longest_job() {
+    let file = |steps: &str| {
+        format!(
+            "name = \"scripted\"\npolicy = \"fixed-priority\"\nduration = \"10ms\"\n\n\
+             [[task]]\nname = \"t1\"\npriority = 2\nperiod = \"5ms\"\nexecution = \"1ms\"\n\n\
+             [[task]]\nname = \"poller\"\npriority = 1\nscript = [{steps}]\n"
+        )
+    };
     let out = analyze_text(
-        r#"name = "scripted"
-policy = "fixed-priority"
-duration = "10ms"
-
-[[task]]
-name = "t1"
-priority = 2
-period = "5ms"
-execution = "1ms"
-
-[[task]]
-name = "poller"
-priority = 1
-script = [{ run = "1ms" }, { sleep-for = "4ms" }]
-"#,
+        &file(r#"{ run = "1ms" }, { sleep-for = "4ms" }, { run = "500us" }"#),
+        true,
+        0,
+    );
+    let poller = &json_out(&out)["cores"][0]["tasks"][1];
+    assert_eq!(poller["name"], "poller");
+    assert_eq!(poller["script_once"], true);
+    assert_eq!(poller["wcet_ns"], 1_000_000);
+    assert_eq!(poller["response_ns"], 2_000_000);
+    assert_eq!(poller["verdict"], "schedulable");
+    let out = analyze_text(
+        &file(r#"{ run = "1ms" }, { sleep-until-next-release = "4ms" }, { run = "1ms" }"#),
         false,
         2,
     );

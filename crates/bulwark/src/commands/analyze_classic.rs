@@ -18,12 +18,17 @@
 //! deadline `D_s` meets it when `M + W <= D_s` too (no periodic demand falls in a window
 //! shorter than the first deadline); then the scripts are analysed as well. Counting `W` as
 //! one lump is sufficient only: a task or core that fails with `W > 0` gets no verdict, not a
-//! refutation. Under fixed priority these scripts themselves are never analysed.
+//! refutation.
 //!
 //! A script that is one endless loop of a job's work and one sleep is a sporadic task
 //! ([`script_task`]: `T` from the sleep, `C` the job's most work, `J` for a first release off
 //! the grid of `sleep-until-aligned`) and is analysed as one, under either policy; without a
-//! deadline it misses none (`D` unbounded), but its response is still computed.
+//! deadline it misses none (`D` unbounded), but its response is still computed. Only
+//! `sleep-until-next-release` gives a periodic task's releases; a failure that another kind
+//! takes part in is not shown schedulable. Under fixed priority a script of known work run
+//! once through is analysed too: each of its jobs starts at its wake-up, its predecessor
+//! done, so one job of its longest job's work ([`script_longest_job`]) with the other
+//! scripts' work in `B` bounds them all; a failure is not shown schedulable.
 
 use std::process::ExitCode;
 
@@ -33,7 +38,8 @@ use bulwark_analysis::classic::fixed_priority::{self, Analysis, Outcome};
 use bulwark_analysis::classic::Task;
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::{
-    script_task, script_work, Behaviour, PolicyKind, Scenario, ScriptTask, TaskSpec,
+    script_longest_job, script_task, script_work, Behaviour, PolicyKind, Scenario, ScriptTask,
+    TaskSpec,
 };
 use serde_json::{json, Value};
 
@@ -105,6 +111,9 @@ struct Row {
     sufficient: bool,
     /// The sporadic task its script is, when it runs one.
     script: Option<ScriptTask>,
+    /// Fixed priority: a script run once through ([`script_longest_job`]), analysed as one
+    /// job of its longest job's work; to the others it is a lump, as every such script is.
+    once: bool,
 }
 
 /// A script on the core: what bounds its effect on the others, and its own deadline.
@@ -116,6 +125,8 @@ struct Script<'a> {
     work: Option<Duration>,
     /// Why it is not analysed when its work is known (a script has no period).
     why: String,
+    /// Fixed priority: analysed as one job ([`Row::once`]).
+    once: bool,
 }
 
 /// The scripts' work over the run, summed (saturating); scripts of unknown work add none.
@@ -199,8 +210,9 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     let mut unanalysable = Vec::new();
     let mut scripts: Vec<Script> = Vec::new();
     let mut rows: Vec<Row> = Vec::new();
+    let edf = scenario.policy == PolicyKind::Edf;
     for spec in specs {
-        match classic_task(spec, scenario.policy == PolicyKind::Edf) {
+        match classic_task(spec, edf) {
             Ok((task, script)) => rows.push(Row {
                 task,
                 priority: spec.priority,
@@ -208,15 +220,38 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
                 scripts_ns: 0,
                 sufficient: false,
                 script,
+                once: false,
             }),
             Err(why) => match &spec.behaviour {
-                Behaviour::Script { steps, .. } => scripts.push(Script {
-                    name: &spec.name,
-                    priority: spec.priority,
-                    deadline: spec.deadline,
-                    work: script_work(steps),
-                    why,
-                }),
+                Behaviour::Script { steps, .. } => {
+                    let work = script_work(steps);
+                    let longest = work.and(script_longest_job(steps));
+                    if let (Some(longest), false) = (longest, edf) {
+                        // One job at most: no period. A script without a deadline misses none.
+                        // A job of no work still needs the core for its step, after every
+                        // job above it due by then: 1 ns bounds that wait.
+                        let deadline = spec.deadline.map_or(u64::MAX, Duration::as_nanos);
+                        let wcet = longest.as_nanos().max(1);
+                        rows.push(Row {
+                            task: Task::new(spec.name.clone(), wcet, u64::MAX)
+                                .with_deadline(deadline),
+                            priority: spec.priority,
+                            analysis: None,
+                            scripts_ns: 0,
+                            sufficient: true,
+                            script: None,
+                            once: true,
+                        });
+                    }
+                    scripts.push(Script {
+                        name: &spec.name,
+                        priority: spec.priority,
+                        deadline: spec.deadline,
+                        work,
+                        why,
+                        once: longest.is_some() && !edf,
+                    });
+                }
                 _ => unanalysable.push(why),
             },
         }
@@ -225,7 +260,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     let scripts_analysed =
         scenario.policy == PolicyKind::Edf && scripts.iter().all(|script| script.work.is_some());
     if !scripts_analysed {
-        for script in &scripts {
+        for script in scripts.iter().filter(|script| !script.once) {
             unanalysable.push(match script.work {
                 Some(_) => script.why.clone(),
                 None => unbounded_script(script.name),
@@ -272,7 +307,13 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
         rows.sort_by_key(|r| std::cmp::Reverse(r.priority));
         for index in 0..rows.len() {
             let own = rows[index].priority;
-            let above = || scripts.iter().filter(|script| script.priority >= own);
+            // A script run once through is a lump to the others, and its own job to itself.
+            let name = rows[index].task.name.as_str();
+            let above = || {
+                scripts
+                    .iter()
+                    .filter(|script| script.priority >= own && script.name != name)
+            };
             if let Some(script) = above().find(|script| script.work.is_none()) {
                 unanalysable.push(format!(
                     "task `{}` shares its core with script `{}` at its priority or above, \
@@ -284,7 +325,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
             // Each such script delays a job by at most its whole work, once.
             let load = total_work(above());
             rows[index].scripts_ns = load;
-            rows[index].sufficient = load > 0
+            rows[index].sufficient |= load > 0
                 || rows
                     .iter()
                     .any(|r| r.priority >= own && bounded_releases(r));
@@ -292,7 +333,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
             let mut view: Vec<Task> = rows
                 .iter()
                 .enumerate()
-                .filter(|&(j, r)| j != index && r.priority >= own)
+                .filter(|&(j, r)| j != index && r.priority >= own && !r.once)
                 .map(|(_, r)| r.task.clone())
                 .collect();
             let mut own = rows[index].task.clone();
@@ -513,6 +554,14 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
                     job.sleep.name()
                 ));
             }
+            if r.once {
+                text.push_str(&format!(
+                    "  {}: a script run once through, analysed as one job of its longest \
+                     job's work (its jobs never wait for one another), the other scripts' \
+                     work in B; sufficient only\n",
+                    r.task.name
+                ));
+            }
             if let Some(a) = &r.analysis {
                 text.push_str(&format!("  {}: {}\n", r.task.name, fp_why(&r.task, a)));
             }
@@ -598,6 +647,9 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
                     });
                     if let Some(job) = &r.script {
                         task["script_sleep"] = json!(job.sleep.name());
+                    }
+                    if r.once {
+                        task["script_once"] = json!(true);
                     }
                     if let Some(a) = &r.analysis {
                         task["blocking_ns"] = json!(a.blocking);
