@@ -646,6 +646,17 @@ impl CostModel {
         ..CostModel::FREE
     };
 
+    /// The most time an `allocate` of `count` objects takes its task: every object created
+    /// (refused ones cost nothing), each `ReclaimWork::OBJECT_CREATED`'s units at
+    /// `reclaim_per_unit` cycles. `None` past `u64` cycles.
+    pub fn allocation_time(&self, count: u64) -> Option<Duration> {
+        let units = bulwark_core::reclaim::ReclaimWork::OBJECT_CREATED.units();
+        let cycles = count
+            .checked_mul(units)?
+            .checked_mul(self.reclaim_per_unit)?;
+        Some(self.time_of(cycles))
+    }
+
     /// The time `cycles` take at this clock, rounded up to whole nanoseconds.
     pub fn time_of(&self, cycles: u64) -> Duration {
         if cycles == 0 {
@@ -863,13 +874,13 @@ pub enum Step {
 }
 
 /// The most of its own execution a script's `steps` can ask for over a whole run, when that
-/// is bounded and known: runs at their longest, computations, VBS loads, and loop bodies
-/// times their counts. `None` when a step's time belongs to another object (an `invoke` or a
-/// CPI call: the server's), when it is the kernel's object accounting (an `allocate`), when
-/// an endless loop holds work, or past `u64` nanoseconds. Sleeps and cache flushes take none,
+/// is bounded and known: runs at their longest, computations, VBS loads, allocations with
+/// every object created ([`CostModel::allocation_time`]), and loop bodies times their counts.
+/// `None` when a step's time belongs to another object (an `invoke` or a CPI call: the
+/// server's), when an endless loop holds work, or past `u64` nanoseconds. Sleeps and cache flushes take none,
 /// and neither does a `terminate`: its reclamation is kernel time with interrupts masked, the
 /// core's mask, which the analyses count apart.
-pub fn script_work(steps: &[Step]) -> Option<Duration> {
+pub fn script_work(steps: &[Step], cost: &CostModel) -> Option<Duration> {
     steps.iter().try_fold(Duration::ZERO, |total, step| {
         let work = match step {
             Step::Run(execution) => execution.worst_case(),
@@ -881,9 +892,10 @@ pub fn script_work(steps: &[Step]) -> Option<Duration> {
             | Step::SleepUntilNextRelease(_)
             | Step::FlushCache
             | Step::Terminate { .. } => Duration::ZERO,
-            Step::Invoke { .. } | Step::Call(_) | Step::Allocate { .. } => return None,
+            Step::Allocate { count, .. } => cost.allocation_time(*count)?,
+            Step::Invoke { .. } | Step::Call(_) => return None,
             Step::Loop { count, body } => {
-                let once = script_work(body)?;
+                let once = script_work(body, cost)?;
                 match count {
                     Some(count) => once.checked_mul(*count)?,
                     None if once.is_zero() => Duration::ZERO,
@@ -965,7 +977,7 @@ impl Jobs {
     }
 }
 
-fn jobs(steps: &[Step]) -> Option<Jobs> {
+fn jobs(steps: &[Step], cost: &CostModel) -> Option<Jobs> {
     steps
         .iter()
         .try_fold(Jobs::work(Duration::ZERO), |before, step| {
@@ -975,18 +987,18 @@ fn jobs(steps: &[Step]) -> Option<Jobs> {
                 Step::Action { load, .. } => Jobs::work(*load),
                 Step::FlushCache | Step::Terminate { .. } => Jobs::work(Duration::ZERO),
                 Step::SleepFor(_) | Step::SleepUntil(_) | Step::SleepUntilAligned(_) => Jobs::SLEEP,
-                Step::SleepUntilNextRelease(_)
-                | Step::Invoke { .. }
-                | Step::Call(_)
-                | Step::Allocate { .. } => return None,
+                Step::Allocate { count, .. } => Jobs::work(cost.allocation_time(*count)?),
+                Step::SleepUntilNextRelease(_) | Step::Invoke { .. } | Step::Call(_) => {
+                    return None
+                }
                 Step::Loop { count: Some(0), .. } => Jobs::work(Duration::ZERO),
                 Step::Loop {
                     count: Some(count),
                     body,
-                } => jobs(body)?.repeated(*count)?,
+                } => jobs(body, cost)?.repeated(*count)?,
                 Step::Loop { count: None, body } => {
                     // Nothing after an endless loop runs; one of sleeps alone is jobs of no work.
-                    let round = jobs(body)?;
+                    let round = jobs(body, cost)?;
                     (round.slept && round.longest().is_zero()).then_some(Jobs::SLEEP)?
                 }
             };
@@ -1000,8 +1012,8 @@ fn jobs(steps: &[Step]) -> Option<Jobs> {
 /// script's other jobs. `None` where [`script_work`] is, and for `sleep-until-next-release`,
 /// whose jobs may be due before their predecessor ends. A `terminate` adds none here (its
 /// mask is the core's); an endless loop of sleeps and no work adds jobs of none.
-pub fn script_longest_job(steps: &[Step]) -> Option<Duration> {
-    jobs(steps).map(Jobs::longest)
+pub fn script_longest_job(steps: &[Step], cost: &CostModel) -> Option<Duration> {
+    jobs(steps, cost).map(Jobs::longest)
 }
 
 /// A script that is one job repeated for ever, read as a sporadic task ([`script_task`]).
@@ -1046,9 +1058,9 @@ impl JobSleep {
     }
 }
 
-/// `(least, most)` a job's `steps` take when they hold only runs, computations, cache
-/// flushes and counted loops of them (no sleep: it would end the job); `None` otherwise.
-fn job_work(steps: &[Step]) -> Option<(Duration, Duration)> {
+/// `(least, most)` a job's `steps` take when they hold only runs, computations, allocations,
+/// cache flushes and counted loops of them (no sleep: it would end the job); `None` otherwise.
+fn job_work(steps: &[Step], cost: &CostModel) -> Option<(Duration, Duration)> {
     steps
         .iter()
         .try_fold((Duration::ZERO, Duration::ZERO), |(least, most), step| {
@@ -1059,11 +1071,13 @@ fn job_work(steps: &[Step]) -> Option<(Duration, Duration)> {
                     (time, time)
                 }
                 Step::FlushCache => (Duration::ZERO, Duration::ZERO),
+                // Refused once the group's quota is used up, so at least nothing.
+                Step::Allocate { count, .. } => (Duration::ZERO, cost.allocation_time(*count)?),
                 Step::Loop {
                     count: Some(count),
                     body,
                 } => {
-                    let (low, high) = job_work(body)?;
+                    let (low, high) = job_work(body, cost)?;
                     (low.checked_mul(*count)?, high.checked_mul(*count)?)
                 }
                 _ => return None,
@@ -1084,12 +1098,12 @@ fn job_work(steps: &[Step]) -> Option<(Duration, Duration)> {
 ///   most `offset mod A` after the multiple `A` before the second: `T = A`, `J = offset mod A`;
 /// - `sleep-for = d`: each release `d` after the last job ended, which ran at least the
 ///   work's best case after its release: `T = d + best`, `J = 0`.
-pub fn script_task(offset: Duration, steps: &[Step]) -> Option<ScriptTask> {
+pub fn script_task(offset: Duration, steps: &[Step], cost: &CostModel) -> Option<ScriptTask> {
     let [Step::Loop { count: None, body }] = steps else {
         return None;
     };
     let (sleep, work) = body.split_last()?;
-    let (least, most) = job_work(work)?;
+    let (least, most) = job_work(work, cost)?;
     if most.is_zero() {
         return None;
     }
@@ -1135,8 +1149,8 @@ mod tests {
     use super::*;
 
     /// By hand: 2 ms, then 3 x (4 x 1 ms + a 5 ms sleep), then a termination and a VBS load of
-    /// 6 ms: 2 + 3 x 4 + 6 = 20 ms. A server call, an allocation or an endless loop with work
-    /// leave it unknown; an endless loop of sleeps adds nothing.
+    /// 6 ms: 2 + 3 x 4 + 6 = 20 ms. A server call or an endless loop with work leave it
+    /// unknown; an endless loop of sleeps adds nothing; an allocation adds its objects' units.
     #[test]
     fn script_work_by_hand() {
         let ms = Duration::from_millis;
@@ -1162,30 +1176,48 @@ mod tests {
                 period: ms(2),
             },
         ];
-        assert_eq!(script_work(&steps), Some(ms(20)));
+        assert_eq!(script_work(&steps, &CostModel::FREE), Some(ms(20)));
         let idle = Step::Loop {
             count: None,
             body: vec![Step::SleepFor(ms(1)), Step::FlushCache],
         };
-        assert_eq!(script_work(&[idle]), Some(Duration::ZERO));
+        assert_eq!(script_work(&[idle], &CostModel::FREE), Some(Duration::ZERO));
         let endless = Step::Loop {
             count: None,
             body: vec![Step::Run(Execution::exact(ms(1)))],
         };
-        assert_eq!(script_work(&[endless]), None);
+        assert_eq!(script_work(&[endless], &CostModel::FREE), None);
         let call = Step::Invoke {
             server: 0,
             operation: None,
         };
         assert_eq!(
-            script_work(&[Step::Run(Execution::exact(ms(1))), call]),
+            script_work(
+                &[Step::Run(Execution::exact(ms(1))), call],
+                &CostModel::FREE
+            ),
             None
         );
-        let allocate = Step::Allocate {
-            count: 1,
+        // 1,000 objects of 3 units at 13 cycles and 1 GHz: 39 us; free, nothing; past u64
+        // cycles, unknown.
+        let allocate = |count| Step::Allocate {
+            count,
             object: ObjectKind::Semaphore,
         };
-        assert_eq!(script_work(&[allocate]), None);
+        let measured = CostModel {
+            clock_hz: 1_000_000_000,
+            reclaim_per_unit: 13,
+            ..CostModel::FREE
+        };
+        assert_eq!(
+            script_work(&[allocate(1000)], &measured),
+            Some(Duration::from_micros(39))
+        );
+        assert_eq!(
+            script_work(&[allocate(1000)], &CostModel::FREE),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(script_work(&[allocate(u64::MAX / 3)], &measured), None);
     }
 
     /// By hand: 2 ms | (2 ms | 1 ms) x 3 then 4 ms, `|` a sleep: the jobs are 2, 2, 1 + 2,
@@ -1215,10 +1247,22 @@ mod tests {
             steps.extend(tail.map(run));
             steps
         };
-        assert_eq!(script_longest_job(&script(3, Some(4))), Some(ms(5)));
-        assert_eq!(script_longest_job(&script(3, None)), Some(ms(3)));
-        assert_eq!(script_longest_job(&script(1, Some(4))), Some(ms(5)));
-        assert_eq!(script_longest_job(&script(1, None)), Some(ms(2)));
+        assert_eq!(
+            script_longest_job(&script(3, Some(4)), &CostModel::FREE),
+            Some(ms(5))
+        );
+        assert_eq!(
+            script_longest_job(&script(3, None), &CostModel::FREE),
+            Some(ms(3))
+        );
+        assert_eq!(
+            script_longest_job(&script(1, Some(4)), &CostModel::FREE),
+            Some(ms(5))
+        );
+        assert_eq!(
+            script_longest_job(&script(1, None), &CostModel::FREE),
+            Some(ms(2))
+        );
         let whole = [
             run(1),
             Step::Loop {
@@ -1226,12 +1270,15 @@ mod tests {
                 body: vec![run(2)],
             },
         ];
-        assert_eq!(script_longest_job(&whole), Some(ms(5)));
+        assert_eq!(script_longest_job(&whole, &CostModel::FREE), Some(ms(5)));
         let idle = Step::Loop {
             count: None,
             body: vec![Step::SleepFor(ms(1))],
         };
-        assert_eq!(script_longest_job(&[run(3), idle]), Some(ms(3)));
+        assert_eq!(
+            script_longest_job(&[run(3), idle], &CostModel::FREE),
+            Some(ms(3))
+        );
         let busy = Step::Loop {
             count: None,
             body: vec![run(1), Step::SleepFor(ms(1))],
@@ -1241,7 +1288,11 @@ mod tests {
             vec![Step::Call(0)],
             vec![busy],
         ] {
-            assert_eq!(script_longest_job(&steps), None, "{steps:?}");
+            assert_eq!(
+                script_longest_job(&steps, &CostModel::FREE),
+                None,
+                "{steps:?}"
+            );
         }
     }
 
@@ -1276,21 +1327,21 @@ mod tests {
         };
         let periodic = endless(Step::SleepUntilNextRelease(ms(10)));
         assert_eq!(
-            script_task(ms(4), &periodic),
+            script_task(ms(4), &periodic, &CostModel::FREE),
             Some(task(3, 10, 0, JobSleep::NextRelease))
         );
         let aligned = endless(Step::SleepUntilAligned(ms(2)));
         assert_eq!(
-            script_task(ms(3), &aligned),
+            script_task(ms(3), &aligned, &CostModel::FREE),
             Some(task(3, 2, 1, JobSleep::Aligned))
         );
         assert_eq!(
-            script_task(ms(4), &aligned),
+            script_task(ms(4), &aligned, &CostModel::FREE),
             Some(task(3, 2, 0, JobSleep::Aligned))
         );
         let paused = endless(Step::SleepFor(ms(5)));
         assert_eq!(
-            script_task(ms(0), &paused),
+            script_task(ms(0), &paused, &CostModel::FREE),
             Some(task(3, 7, 0, JobSleep::For))
         );
         // Not one endless job: a prefix, a counted loop, an absolute sleep, two sleeps, a
@@ -1330,7 +1381,11 @@ mod tests {
             body(vec![run()]),
         ];
         for steps in &others {
-            assert_eq!(script_task(Duration::ZERO, steps), None, "{steps:?}");
+            assert_eq!(
+                script_task(Duration::ZERO, steps, &CostModel::FREE),
+                None,
+                "{steps:?}"
+            );
         }
     }
 

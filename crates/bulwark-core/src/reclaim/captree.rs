@@ -185,12 +185,7 @@ impl CapabilityTree {
         self.charge(arena, cost);
         self.counters.objects_created += 1;
         self.counters.capabilities_created += 1;
-        let work = ReclaimWork {
-            allocated: 2,
-            linked: 1,
-            ..ReclaimWork::default()
-        };
-        Ok((self.capability_id(capability), work))
+        Ok((self.capability_id(capability), ReclaimWork::OBJECT_CREATED))
     }
 
     /// A child of `capability` in the derivation tree, held by the same process.

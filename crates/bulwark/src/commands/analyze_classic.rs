@@ -10,7 +10,7 @@
 //! EDF in the demand test, `h(t) + M <= t` ([`edf::analyse_masked`]).
 //!
 //! A script has no period, but when its work over the whole run is bounded and known
-//! ([`script_work`]: no server call, allocation or endless loop with work), that total `W` can
+//! ([`script_work`]: no server call or endless loop with work), that total `W` can
 //! delay any job by at most `W`, as a mask does. Under fixed priority a task is analysed when
 //! every script of its priority or above has such a `W`, their sum added to its `B`; a script
 //! below it delays it only by the masks it causes (and kernel costs, left out as everywhere).
@@ -38,8 +38,8 @@ use bulwark_analysis::classic::fixed_priority::{self, Analysis, Outcome};
 use bulwark_analysis::classic::Task;
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::{
-    script_longest_job, script_task, script_work, Behaviour, PolicyKind, Scenario, ScriptTask,
-    TaskSpec,
+    script_longest_job, script_task, script_work, Behaviour, CostModel, PolicyKind, Scenario,
+    ScriptTask, TaskSpec,
 };
 use serde_json::{json, Value};
 
@@ -56,9 +56,13 @@ fn time(nanos: u64) -> String {
 
 /// A task's analysable parameters, with the sporadic task its script is when it is one
 /// ([`script_task`]), or why it has none.
-fn classic_task(spec: &TaskSpec, edf: bool) -> Result<(Task, Option<ScriptTask>), String> {
+fn classic_task(
+    spec: &TaskSpec,
+    edf: bool,
+    cost: &CostModel,
+) -> Result<(Task, Option<ScriptTask>), String> {
     let script = match &spec.behaviour {
-        Behaviour::Script { offset, steps } => script_task(*offset, steps),
+        Behaviour::Script { offset, steps } => script_task(*offset, steps, cost),
         _ => None,
     };
     let spacing = spec
@@ -150,8 +154,8 @@ fn bounded_releases(row: &Row) -> bool {
 fn unbounded_script(name: &str) -> String {
     format!(
         "task `{name}` runs a script whose work over the run is unbounded or unknown (a server \
-         call, an allocation, or an endless loop with work), so it cannot be analysed (a task \
-         with `period` and `execution` instead of a script can)"
+         call or an endless loop with work), so it cannot be analysed (a task with `period` \
+         and `execution` instead of a script can)"
     )
 }
 
@@ -212,7 +216,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     let mut rows: Vec<Row> = Vec::new();
     let edf = scenario.policy == PolicyKind::Edf;
     for spec in specs {
-        match classic_task(spec, edf) {
+        match classic_task(spec, edf, &scenario.cost) {
             Ok((task, script)) => rows.push(Row {
                 task,
                 priority: spec.priority,
@@ -224,8 +228,8 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
             }),
             Err(why) => match &spec.behaviour {
                 Behaviour::Script { steps, .. } => {
-                    let work = script_work(steps);
-                    let longest = work.and(script_longest_job(steps));
+                    let work = script_work(steps, &scenario.cost);
+                    let longest = work.and(script_longest_job(steps, &scenario.cost));
                     if let (Some(longest), false) = (longest, edf) {
                         // One job at most: no period. A script without a deadline misses none.
                         // A job of no work still needs the core for its step, after every
