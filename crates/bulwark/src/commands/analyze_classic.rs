@@ -261,8 +261,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
         }
     }
     // Under EDF bounded scripts are analysed with the tasks; otherwise each says why not.
-    let scripts_analysed =
-        scenario.policy == PolicyKind::Edf && scripts.iter().all(|script| script.work.is_some());
+    let scripts_analysed = edf && scripts.iter().all(|script| script.work.is_some());
     if !scripts_analysed {
         for script in scripts.iter().filter(|script| !script.once) {
             unanalysable.push(match script.work {
