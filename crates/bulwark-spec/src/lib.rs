@@ -40,6 +40,7 @@ pub mod lowered;
 pub mod mc_ipc_scenario;
 pub mod mc_ipc_toml;
 pub mod model;
+pub mod script_reading;
 pub mod sweep_toml;
 pub mod system;
 
@@ -56,6 +57,7 @@ pub use component_toml::parse_components;
 pub use diagnostic::{Diagnostics, SpecError};
 pub use mc_ipc_toml::parse_mc_ipc;
 pub use model::*;
+pub use script_reading::*;
 pub use sweep_toml::{parse_sweep, Experiment};
 pub use system::{FileKind, SystemFile};
 pub use units::parse_duration;
