@@ -258,6 +258,48 @@ pub fn script_task(offset: Duration, steps: &[Step], cost: &CostModel) -> Option
     })
 }
 
+/// How the analyses read one script: the one reading that bounds it best.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScriptReading {
+    /// One endless loop of a job's work and one sleep: a sporadic task ([`script_task`]).
+    Sporadic(ScriptTask),
+    /// Its work over the whole run is bounded ([`script_work`]), and so is each of its
+    /// jobs when `longest` is known ([`script_longest_job`]).
+    Bounded {
+        /// `W`: all its work over the run.
+        work: Duration,
+        /// The most work of any one of its jobs, when its jobs never wait for one another.
+        longest: Option<Duration>,
+    },
+    /// A server call or an endless loop with work: nothing bounds what it runs.
+    Unbounded,
+}
+
+impl ScriptReading {
+    /// The reading of a script started at `offset`: a sporadic task when it is one, else
+    /// its bounded work, else unbounded.
+    pub fn of(offset: Duration, steps: &[Step], cost: &CostModel) -> ScriptReading {
+        if let Some(job) = script_task(offset, steps, cost) {
+            return ScriptReading::Sporadic(job);
+        }
+        match script_work(steps, cost) {
+            Some(work) => ScriptReading::Bounded {
+                work,
+                longest: script_longest_job(steps, cost),
+            },
+            None => ScriptReading::Unbounded,
+        }
+    }
+
+    /// `W`, when the script is read as a lump of bounded work.
+    pub fn work(self) -> Option<Duration> {
+        match self {
+            ScriptReading::Bounded { work, .. } => Some(work),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -503,5 +545,51 @@ mod tests {
                 "{steps:?}"
             );
         }
+    }
+
+    /// Each shape gets its one reading: an endless job is sporadic (even with its work
+    /// bounded nowhere), a run-once script bounded with its longest job, a job due at the
+    /// next release bounded without one, and a server call unbounded.
+    #[test]
+    fn each_script_gets_one_reading() {
+        let ms = Duration::from_millis;
+        let read = |steps: &[Step]| ScriptReading::of(Duration::ZERO, steps, &CostModel::FREE);
+        let endless = [Step::Loop {
+            count: None,
+            body: vec![Step::Run(Execution::Fixed(ms(2))), Step::SleepFor(ms(8))],
+        }];
+        let ScriptReading::Sporadic(job) = read(&endless) else {
+            panic!("{:?}", read(&endless));
+        };
+        assert_eq!((job.wcet, job.spacing), (ms(2), ms(10)));
+        assert_eq!(read(&endless).work(), None);
+        let once = [
+            Step::Run(Execution::Fixed(ms(3))),
+            Step::SleepFor(ms(5)),
+            Step::Run(Execution::Fixed(ms(1))),
+        ];
+        let bounded = ScriptReading::Bounded {
+            work: ms(4),
+            longest: Some(ms(3)),
+        };
+        assert_eq!(read(&once), bounded);
+        assert_eq!(bounded.work(), Some(ms(4)));
+        let due = [
+            Step::Run(Execution::Fixed(ms(3))),
+            Step::SleepUntilNextRelease(ms(5)),
+            Step::Run(Execution::Fixed(ms(1))),
+        ];
+        assert_eq!(
+            read(&due),
+            ScriptReading::Bounded {
+                work: ms(4),
+                longest: None
+            }
+        );
+        let call = [Step::Invoke {
+            server: 0,
+            operation: None,
+        }];
+        assert_eq!(read(&call), ScriptReading::Unbounded);
     }
 }

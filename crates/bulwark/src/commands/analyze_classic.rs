@@ -37,10 +37,10 @@ use bulwark_analysis::classic::edf::{self, EdfAnalysis, EdfOutcome};
 use bulwark_analysis::classic::fixed_priority::{self, Analysis, Outcome};
 use bulwark_analysis::classic::Task;
 use bulwark_core::{Duration, Priority};
-use bulwark_spec::{
-    script_longest_job, script_task, script_work, Behaviour, CostModel, PolicyKind, Scenario,
-    ScriptTask, TaskSpec,
-};
+use bulwark_spec::{Behaviour, PolicyKind, Scenario, ScriptReading, ScriptTask, TaskSpec};
+// The readings the docs here name.
+#[cfg(doc)]
+use bulwark_spec::{script_longest_job, script_task, script_work};
 use serde_json::{json, Value};
 
 use crate::output::{out, outln};
@@ -58,11 +58,11 @@ fn time(nanos: u64) -> String {
 /// ([`script_task`]), or why it has none.
 fn classic_task(
     spec: &TaskSpec,
+    reading: Option<ScriptReading>,
     edf: bool,
-    cost: &CostModel,
 ) -> Result<(Task, Option<ScriptTask>), String> {
-    let script = match &spec.behaviour {
-        Behaviour::Script { offset, steps } => script_task(*offset, steps, cost),
+    let script = match reading {
+        Some(ScriptReading::Sporadic(job)) => Some(job),
         _ => None,
     };
     let spacing = spec
@@ -113,11 +113,26 @@ struct Row {
     /// work is in its `B` as a lump, or a script at or above its priority (itself too) has
     /// releases that the sporadic model only bounds ([`bulwark_spec::JobSleep::periodic`]).
     sufficient: bool,
-    /// The sporadic task its script is, when it runs one.
-    script: Option<ScriptTask>,
-    /// Fixed priority: a script run once through ([`script_longest_job`]), analysed as one
-    /// job of its longest job's work; to the others it is a lump, as every such script is.
-    once: bool,
+    /// How its script is read, when it runs one: a sporadic task, or (fixed priority) a
+    /// script run once through ([`ScriptReading::Bounded`] with its longest job), analysed as
+    /// one job of its longest job's work; to the others that one is a lump, as every such
+    /// script is.
+    reading: Option<ScriptReading>,
+}
+
+impl Row {
+    /// The sporadic task its script is.
+    fn sporadic(&self) -> Option<ScriptTask> {
+        match self.reading {
+            Some(ScriptReading::Sporadic(job)) => Some(job),
+            _ => None,
+        }
+    }
+
+    /// A script run once through, analysed as its longest job.
+    fn once(&self) -> bool {
+        matches!(self.reading, Some(ScriptReading::Bounded { .. }))
+    }
 }
 
 /// A script on the core: what bounds its effect on the others, and its own deadline.
@@ -129,8 +144,8 @@ struct Script<'a> {
     work: Option<Duration>,
     /// Why it is not analysed when its work is known (a script has no period).
     why: String,
-    /// Fixed priority: analysed as one job ([`Row::once`]).
-    once: bool,
+    /// Fixed priority: analysed as one job, its own row ([`Row::once`]).
+    own_row: bool,
 }
 
 /// The scripts' work over the run, summed (saturating); scripts of unknown work add none.
@@ -147,7 +162,7 @@ fn shown_only(a: &Analysis, sufficient: bool) -> bool {
 
 /// A script row whose releases the sporadic model only bounds.
 fn bounded_releases(row: &Row) -> bool {
-    row.script.is_some_and(|job| !job.sleep.periodic())
+    row.sporadic().is_some_and(|job| !job.sleep.periodic())
 }
 
 /// Why a script's work is not counted.
@@ -216,20 +231,27 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     let mut rows: Vec<Row> = Vec::new();
     let edf = scenario.policy == PolicyKind::Edf;
     for spec in specs {
-        match classic_task(spec, edf, &scenario.cost) {
+        let reading = match &spec.behaviour {
+            Behaviour::Script { offset, steps } => {
+                Some(ScriptReading::of(*offset, steps, &scenario.cost))
+            }
+            _ => None,
+        };
+        match classic_task(spec, reading, edf) {
             Ok((task, script)) => rows.push(Row {
                 task,
                 priority: spec.priority,
                 analysis: None,
                 scripts_ns: 0,
                 sufficient: false,
-                script,
-                once: false,
+                reading: script.map(ScriptReading::Sporadic),
             }),
-            Err(why) => match &spec.behaviour {
-                Behaviour::Script { steps, .. } => {
-                    let work = script_work(steps, &scenario.cost);
-                    let longest = work.and(script_longest_job(steps, &scenario.cost));
+            Err(why) => match reading {
+                Some(reading) => {
+                    let longest = match reading {
+                        ScriptReading::Bounded { longest, .. } => longest,
+                        _ => None,
+                    };
                     if let (Some(longest), false) = (longest, edf) {
                         // One job at most: no period. A script without a deadline misses none.
                         // A job of no work still needs the core for its step, after every
@@ -243,27 +265,26 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
                             analysis: None,
                             scripts_ns: 0,
                             sufficient: true,
-                            script: None,
-                            once: true,
+                            reading: Some(reading),
                         });
                     }
                     scripts.push(Script {
                         name: &spec.name,
                         priority: spec.priority,
                         deadline: spec.deadline,
-                        work,
+                        work: reading.work(),
                         why,
-                        once: longest.is_some() && !edf,
+                        own_row: longest.is_some() && !edf,
                     });
                 }
-                _ => unanalysable.push(why),
+                None => unanalysable.push(why),
             },
         }
     }
     // Under EDF bounded scripts are analysed with the tasks; otherwise each says why not.
     let scripts_analysed = edf && scripts.iter().all(|script| script.work.is_some());
     if !scripts_analysed {
-        for script in scripts.iter().filter(|script| !script.once) {
+        for script in scripts.iter().filter(|script| !script.own_row) {
             unanalysable.push(match script.work {
                 Some(_) => script.why.clone(),
                 None => unbounded_script(script.name),
@@ -336,11 +357,11 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
             let mut view: Vec<Task> = rows
                 .iter()
                 .enumerate()
-                .filter(|&(j, r)| j != index && r.priority >= own && !r.once)
+                .filter(|&(j, r)| j != index && r.priority >= own && !r.once())
                 .map(|(_, r)| r.task.clone())
                 .collect();
             let mut own = rows[index].task.clone();
-            if rows[index].script.is_some() {
+            if rows[index].sporadic().is_some() {
                 // A script job is released only once its predecessor has ended (a planned
                 // release aside, which has no jitter), and its deadline counts from that
                 // release: its J delays the others, not its own response.
@@ -548,7 +569,7 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
         header.extend(["C", "T", "D", "J", "B", "R", "verdict"]);
         text.push_str(&table::render(&header, &rows));
         for r in &core.rows {
-            if let Some(job) = &r.script {
+            if let Some(job) = r.sporadic() {
                 text.push_str(&format!(
                     "  {}: a script of one endless loop, a job of at most {} ended by `{}`, \
                      analysed as a sporadic task with these C, T and J\n",
@@ -557,7 +578,7 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
                     job.sleep.name()
                 ));
             }
-            if r.once {
+            if r.once() {
                 text.push_str(&format!(
                     "  {}: a script run once through, analysed as one job of its longest \
                      job's work (its jobs never wait for one another), the other scripts' \
@@ -648,10 +669,10 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
                         "blocking_ns": r.task.blocking,
                         "response_ns": Value::Null,
                     });
-                    if let Some(job) = &r.script {
+                    if let Some(job) = r.sporadic() {
                         task["script_sleep"] = json!(job.sleep.name());
                     }
-                    if r.once {
+                    if r.once() {
                         task["script_once"] = json!(true);
                     }
                     if let Some(a) = &r.analysis {
