@@ -936,3 +936,67 @@ def test_periodic_scripts_are_refuted_exactly(cli, tmp_path):
                 refuted += 1
                 assert ran["misses"] > 0, path.read_text()
     assert refuted > 0 and met > 0
+
+
+# --- Passive-server calls under fixed priority: waits for lower tasks' calls in B -----------
+
+
+def server_file(rng):
+    """A fixed-priority core of periodic tasks and endless scripts (at times after a start of
+    sleeps) that call one or two passive servers, each with bandwidth inheritance, a ceiling
+    or neither, behind a FIFO or PRIO gate; calls ask for the server's operation or their own."""
+    servers = [{"name": f"v{s}", "rule": rng.choice(["inherit", "ceiling", "none"]),
+                "gate": rng.choice(["fifo-ipc", "prio-ipc"]), "operation": rng.randint(1, 3),
+                "callers": []} for s in range(rng.randint(1, 2))]
+    tasks = []
+    for index in range(rng.randint(2, 5)):
+        priority = rng.randint(1, 8)
+        if rng.random() < 0.3:
+            t = rng.randint(10, 40)
+            tasks.append(f'[[task]]\nname = "t{index}"\npriority = {priority}\n'
+                         f'period = "{t}ms"\nexecution = "{rng.randint(1, max(1, t // 6))}ms"\n')
+            continue
+        body = []
+        for server in rng.sample(servers, rng.randint(1, len(servers))):
+            server["callers"].append(priority)
+            own = f', operation = "{rng.randint(1, 3)}ms"' if rng.random() < 0.3 else ""
+            body.append(f'{{ invoke = "{server["name"]}"{own} }}')
+            if rng.random() < 0.5:
+                body.append(f'{{ run = "{rng.randint(1, 2)}ms" }}')
+        spacing = rng.randint(12, 50)
+        sleep = rng.choice(["sleep-until-next-release", "sleep-until-aligned", "sleep-for"])
+        body.append(f'{{ {sleep} = "{spacing}ms" }}')
+        start = f'{{ sleep-until = "{rng.randint(1, 9)}ms" }}, ' if rng.random() < 0.3 else ""
+        due = f'deadline = "{rng.randint(5, spacing)}ms"\n' if rng.random() < 0.7 else ""
+        tasks.append(f'[[task]]\nname = "s{index}"\npriority = {priority}\n{due}'
+                     f'offset = "{rng.randint(0, 5)}ms"\n'
+                     f'script = [{start}{{ loop = "forever", body = [{", ".join(body)}] }}]\n')
+    lines = ['name = "calls"\npolicy = "fixed-priority"\nduration = "300ms"\n']
+    for server in servers:
+        rule = {"inherit": "bandwidth-inheritance = true\n", "none": "",
+                "ceiling": f"priority = {max(server['callers'] or [1]) + rng.randint(0, 2)}\n"}
+        lines.append(f'[[server]]\nname = "{server["name"]}"\ngate = "{server["gate"]}"\n'
+                     f'operation = "{server["operation"]}ms"\n{rule[server["rule"]]}')
+    return "\n".join(lines + tasks)
+
+
+def test_waits_for_lower_tasks_server_calls_are_sound(cli, tmp_path):
+    """Under fixed priority a passive server's call runs on its caller's context, and a task's
+    B holds the lower tasks' operations it may wait for (bandwidth inheritance, a ceiling, or
+    its own call at a server without either, when no task runs between): whatever `analyze`
+    calls schedulable must miss nothing in the machine over 300 ms, each worst response
+    within its R; some of those verdicts must have had such a wait in B."""
+    rng = random.Random(1417)
+    shown = waited = 0
+    for number in range(300):
+        path = tmp_path / f"calls-{number}.toml"
+        path.write_text(server_file(rng))
+        run = subprocess.run([cli, "analyze", str(path), "--json"], capture_output=True,
+                             text=True, timeout=60)
+        assert run.returncode in (0, 1, 2), (run.stderr, path.read_text())
+        core = json.loads(run.stdout)["cores"][0]
+        machine = {task["name"]: task for task in bulwark.simulate(path.read_text())["tasks"]}
+        shown += shown_sound(core, machine, "fixed-priority", path.read_text())
+        waited += sum(1 for task in core["tasks"]
+                      if task.get("verdict") == "schedulable" and task["servers_ns"] > 0)
+    assert shown > 0 and waited > 0, (shown, waited)

@@ -428,6 +428,19 @@ pub struct ServerSpec {
     pub clients: Vec<usize>,
 }
 
+impl ServerSpec {
+    /// The most one request's body runs when it calls no other server: its runs at their
+    /// longest (`None` with a nested call, or past `u64` nanoseconds).
+    pub fn operation_time(&self) -> Option<Duration> {
+        self.body
+            .iter()
+            .try_fold(Duration::ZERO, |total, step| match step {
+                ServerStep::Run(execution) => total.checked_add(execution.worst_case()),
+                ServerStep::Invoke(_) => None,
+            })
+    }
+}
+
 /// One step of a server's body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ServerStep {

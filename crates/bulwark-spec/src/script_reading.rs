@@ -4,7 +4,44 @@
 
 use bulwark_core::Duration;
 
-use crate::model::{CostModel, Step};
+use crate::model::{CostModel, Execution, Step};
+
+/// What a script's steps take on its own scheduling context, as the analyses read them.
+#[derive(Clone, Copy, Debug)]
+pub struct StepTimes<'a> {
+    /// The kernel's costs: an allocation's work.
+    pub cost: &'a CostModel,
+    /// Per server (`Scenario::servers`), the most one of its operations runs on its caller's
+    /// context (a passive server runs on the context the call donates), where the analysis
+    /// bounds what a call to it waits for; `None`, or a server past the end: a call to it
+    /// leaves the script's work unknown. Empty: no call is read.
+    pub operations: &'a [Option<Duration>],
+}
+
+impl<'a> StepTimes<'a> {
+    /// Steps read with `cost` and no server call.
+    pub fn without_calls(cost: &'a CostModel) -> StepTimes<'a> {
+        StepTimes {
+            cost,
+            operations: &[],
+        }
+    }
+
+    /// The most one operation of `server` asking for `operation` (`None`: the server's own)
+    /// runs, when known.
+    pub fn operation(&self, server: usize, operation: Option<&Execution>) -> Option<Duration> {
+        let own = (*self.operations.get(server)?)?;
+        Some(operation.map_or(own, Execution::worst_case))
+    }
+
+    /// The most a call takes on the caller's context, when known: the [`Self::operation`],
+    /// and the step the caller takes at the reply, which needs the core again (after a
+    /// release at that instant): 1 ns, as a step of no work.
+    pub fn call(&self, server: usize, operation: Option<&Execution>) -> Option<Duration> {
+        self.operation(server, operation)?
+            .checked_add(Duration::from_nanos(1))
+    }
+}
 
 /// The most of its own execution a script's `steps` can ask for over a whole run, when that
 /// is bounded and known: runs at their longest, computations, VBS loads, allocations with
@@ -13,7 +50,7 @@ use crate::model::{CostModel, Step};
 /// server's), when an endless loop holds work, or past `u64` nanoseconds. Sleeps and cache flushes take none,
 /// and neither does a `terminate`: its reclamation is kernel time with interrupts masked, the
 /// core's mask, which the analyses count apart.
-pub fn script_work(steps: &[Step], cost: &CostModel) -> Option<Duration> {
+pub fn script_work(steps: &[Step], times: &StepTimes) -> Option<Duration> {
     steps.iter().try_fold(Duration::ZERO, |total, step| {
         let work = match step {
             Step::Run(execution) => execution.worst_case(),
@@ -25,10 +62,11 @@ pub fn script_work(steps: &[Step], cost: &CostModel) -> Option<Duration> {
             | Step::SleepUntilNextRelease(_)
             | Step::FlushCache
             | Step::Terminate { .. } => Duration::ZERO,
-            Step::Allocate { count, .. } => cost.allocation_time(*count)?,
-            Step::Invoke { .. } | Step::Call(_) => return None,
+            Step::Allocate { count, .. } => times.cost.allocation_time(*count)?,
+            Step::Invoke { server, operation } => times.call(*server, operation.as_ref())?,
+            Step::Call(_) => return None,
             Step::Loop { count, body } => {
-                let once = script_work(body, cost)?;
+                let once = script_work(body, times)?;
                 match count {
                     Some(count) => once.checked_mul(*count)?,
                     None if once.is_zero() => Duration::ZERO,
@@ -110,7 +148,7 @@ impl Jobs {
     }
 }
 
-fn jobs(steps: &[Step], cost: &CostModel) -> Option<Jobs> {
+fn jobs(steps: &[Step], times: &StepTimes) -> Option<Jobs> {
     steps
         .iter()
         .try_fold(Jobs::work(Duration::ZERO), |before, step| {
@@ -120,18 +158,19 @@ fn jobs(steps: &[Step], cost: &CostModel) -> Option<Jobs> {
                 Step::Action { load, .. } => Jobs::work(*load),
                 Step::FlushCache | Step::Terminate { .. } => Jobs::work(Duration::ZERO),
                 Step::SleepFor(_) | Step::SleepUntil(_) | Step::SleepUntilAligned(_) => Jobs::SLEEP,
-                Step::Allocate { count, .. } => Jobs::work(cost.allocation_time(*count)?),
-                Step::SleepUntilNextRelease(_) | Step::Invoke { .. } | Step::Call(_) => {
-                    return None
+                Step::Allocate { count, .. } => Jobs::work(times.cost.allocation_time(*count)?),
+                Step::Invoke { server, operation } => {
+                    Jobs::work(times.call(*server, operation.as_ref())?)
                 }
+                Step::SleepUntilNextRelease(_) | Step::Call(_) => return None,
                 Step::Loop { count: Some(0), .. } => Jobs::work(Duration::ZERO),
                 Step::Loop {
                     count: Some(count),
                     body,
-                } => jobs(body, cost)?.repeated(*count)?,
+                } => jobs(body, times)?.repeated(*count)?,
                 Step::Loop { count: None, body } => {
                     // Nothing after an endless loop runs; one of sleeps alone is jobs of no work.
-                    let round = jobs(body, cost)?;
+                    let round = jobs(body, times)?;
                     (round.slept && round.longest().is_zero()).then_some(Jobs::SLEEP)?
                 }
             };
@@ -145,8 +184,8 @@ fn jobs(steps: &[Step], cost: &CostModel) -> Option<Jobs> {
 /// script's other jobs. `None` where [`script_work`] is, and for `sleep-until-next-release`,
 /// whose jobs may be due before their predecessor ends. A `terminate` adds none here (its
 /// mask is the core's); an endless loop of sleeps and no work adds jobs of none.
-pub fn script_longest_job(steps: &[Step], cost: &CostModel) -> Option<Duration> {
-    jobs(steps, cost).map(Jobs::longest)
+pub fn script_longest_job(steps: &[Step], times: &StepTimes) -> Option<Duration> {
+    jobs(steps, times).map(Jobs::longest)
 }
 
 /// A script that is one job repeated for ever, read as a sporadic task ([`script_task`]).
@@ -193,7 +232,7 @@ impl JobSleep {
 
 /// `(least, most)` a job's `steps` take when they hold only runs, computations, allocations,
 /// cache flushes and counted loops of them (no sleep: it would end the job); `None` otherwise.
-fn job_work(steps: &[Step], cost: &CostModel) -> Option<(Duration, Duration)> {
+fn job_work(steps: &[Step], times: &StepTimes) -> Option<(Duration, Duration)> {
     steps
         .iter()
         .try_fold((Duration::ZERO, Duration::ZERO), |(least, most), step| {
@@ -204,13 +243,19 @@ fn job_work(steps: &[Step], cost: &CostModel) -> Option<(Duration, Duration)> {
                     (time, time)
                 }
                 Step::FlushCache => (Duration::ZERO, Duration::ZERO),
+                // At least nothing: a bound on the call's own operation is all that is read.
+                Step::Invoke { server, operation } => {
+                    (Duration::ZERO, times.call(*server, operation.as_ref())?)
+                }
                 // Refused once the group's quota is used up, so at least nothing.
-                Step::Allocate { count, .. } => (Duration::ZERO, cost.allocation_time(*count)?),
+                Step::Allocate { count, .. } => {
+                    (Duration::ZERO, times.cost.allocation_time(*count)?)
+                }
                 Step::Loop {
                     count: Some(count),
                     body,
                 } => {
-                    let (low, high) = job_work(body, cost)?;
+                    let (low, high) = job_work(body, times)?;
                     (low.checked_mul(*count)?, high.checked_mul(*count)?)
                 }
                 _ => return None,
@@ -221,32 +266,49 @@ fn job_work(steps: &[Step], cost: &CostModel) -> Option<(Duration, Duration)> {
 
 /// The sporadic task a script started at `offset` is when its `steps` are one endless loop
 /// whose body is a job's work ([`job_work`], more than nothing) and then the one sleep that
-/// ends the job; `None` for any other script. Each job is released at a wake-up, so:
+/// ends the job, after a start of sleeps alone (`sleep-until`, `sleep-for`: a first job of no
+/// work); `None` for any other script. Each job is released at a wake-up, so:
 ///
-/// - `sleep-until-next-release = P`: jobs planned `offset + j P`, a late one's successor due
-///   at once but still planned then, as a periodic task's: `T = P`, `J = 0`;
+/// - `sleep-until-next-release = P`: jobs planned `s + j P` from the loop's first release `s`
+///   (every sleep plans the next job at its release), a late one's successor due at once but
+///   still planned then, as a periodic task's: `T = P`, `J = 0`;
 /// - `sleep-until-aligned = A`: each release a multiple of `A` strictly after the last job
 ///   ended, so two releases after the first are `A` apart at least; the second is a multiple
-///   of `A` after `offset`, at least `A - offset mod A` after it, so the first is released at
-///   most `offset mod A` after the multiple `A` before the second: `T = A`, `J = offset mod A`;
+///   of `A` after the first at `s`, at least `A - s mod A` after it, so the first is released
+///   at most `s mod A` after the multiple `A` before the second: `T = A`, `J = s mod A` with
+///   `s = offset`; after a start of sleeps `s` is not known (the start's last step waits for
+///   the core), only that the second release comes after the first job's least work `b`:
+///   `J = A - b - 1 ns` (at least 0);
 /// - `sleep-for = d`: each release `d` after the last job ended, which ran at least the
 ///   work's best case after its release: `T = d + best`, `J = 0`.
-pub fn script_task(offset: Duration, steps: &[Step], cost: &CostModel) -> Option<ScriptTask> {
-    let [Step::Loop { count: None, body }] = steps else {
+///
+/// A start of sleeps adds a job of no work before the loop's first: it delays nobody, and it
+/// ends (its wake-up, the loop's first release) before the loop's first job begins.
+pub fn script_task(offset: Duration, steps: &[Step], times: &StepTimes) -> Option<ScriptTask> {
+    let (Step::Loop { count: None, body }, start) = steps.split_last()? else {
         return None;
     };
+    let sleeps_only = start
+        .iter()
+        .all(|step| matches!(step, Step::SleepUntil(_) | Step::SleepFor(_)));
+    if !sleeps_only {
+        return None;
+    }
     let (sleep, work) = body.split_last()?;
-    let (least, most) = job_work(work, cost)?;
+    let (least, most) = job_work(work, times)?;
     if most.is_zero() {
         return None;
     }
     let (spacing, jitter, sleep) = match *sleep {
         Step::SleepUntilNextRelease(period) => (period, Duration::ZERO, JobSleep::NextRelease),
-        Step::SleepUntilAligned(grid) if !grid.is_zero() => (
-            grid,
-            Duration::from_nanos(offset.as_nanos() % grid.as_nanos()),
-            JobSleep::Aligned,
-        ),
+        Step::SleepUntilAligned(grid) if !grid.is_zero() => {
+            let jitter = if start.is_empty() {
+                offset.as_nanos() % grid.as_nanos()
+            } else {
+                (grid.as_nanos()).saturating_sub(least.as_nanos().saturating_add(1))
+            };
+            (grid, Duration::from_nanos(jitter), JobSleep::Aligned)
+        }
         Step::SleepFor(pause) => (pause.checked_add(least)?, Duration::ZERO, JobSleep::For),
         _ => return None,
     };
@@ -278,14 +340,14 @@ pub enum ScriptReading {
 impl ScriptReading {
     /// The reading of a script started at `offset`: a sporadic task when it is one, else
     /// its bounded work, else unbounded.
-    pub fn of(offset: Duration, steps: &[Step], cost: &CostModel) -> ScriptReading {
-        if let Some(job) = script_task(offset, steps, cost) {
+    pub fn of(offset: Duration, steps: &[Step], times: &StepTimes) -> ScriptReading {
+        if let Some(job) = script_task(offset, steps, times) {
             return ScriptReading::Sporadic(job);
         }
-        match script_work(steps, cost) {
+        match script_work(steps, times) {
             Some(work) => ScriptReading::Bounded {
                 work,
-                longest: script_longest_job(steps, cost),
+                longest: script_longest_job(steps, times),
             },
             None => ScriptReading::Unbounded,
         }
@@ -305,6 +367,11 @@ mod tests {
     use super::*;
     use crate::model::{Execution, ObjectKind};
     use bulwark_core::Instant;
+
+    const FREE: StepTimes<'static> = StepTimes {
+        cost: &CostModel::FREE,
+        operations: &[],
+    };
 
     /// By hand: 2 ms, then 3 x (4 x 1 ms + a 5 ms sleep), then a termination and a VBS load of
     /// 6 ms: 2 + 3 x 4 + 6 = 20 ms. A server call or an endless loop with work leave it
@@ -334,26 +401,23 @@ mod tests {
                 period: ms(2),
             },
         ];
-        assert_eq!(script_work(&steps, &CostModel::FREE), Some(ms(20)));
+        assert_eq!(script_work(&steps, &FREE), Some(ms(20)));
         let idle = Step::Loop {
             count: None,
             body: vec![Step::SleepFor(ms(1)), Step::FlushCache],
         };
-        assert_eq!(script_work(&[idle], &CostModel::FREE), Some(Duration::ZERO));
+        assert_eq!(script_work(&[idle], &FREE), Some(Duration::ZERO));
         let endless = Step::Loop {
             count: None,
             body: vec![Step::Run(Execution::exact(ms(1)))],
         };
-        assert_eq!(script_work(&[endless], &CostModel::FREE), None);
+        assert_eq!(script_work(&[endless], &FREE), None);
         let call = Step::Invoke {
             server: 0,
             operation: None,
         };
         assert_eq!(
-            script_work(
-                &[Step::Run(Execution::exact(ms(1))), call],
-                &CostModel::FREE
-            ),
+            script_work(&[Step::Run(Execution::exact(ms(1))), call], &FREE),
             None
         );
         // 1,000 objects of 3 units at 13 cycles and 1 GHz: 39 us; free, nothing; past u64
@@ -368,14 +432,17 @@ mod tests {
             ..CostModel::FREE
         };
         assert_eq!(
-            script_work(&[allocate(1000)], &measured),
+            script_work(&[allocate(1000)], &StepTimes::without_calls(&measured)),
             Some(Duration::from_micros(39))
         );
+        assert_eq!(script_work(&[allocate(1000)], &FREE), Some(Duration::ZERO));
         assert_eq!(
-            script_work(&[allocate(1000)], &CostModel::FREE),
-            Some(Duration::ZERO)
+            script_work(
+                &[allocate(u64::MAX / 3)],
+                &StepTimes::without_calls(&measured)
+            ),
+            None
         );
-        assert_eq!(script_work(&[allocate(u64::MAX / 3)], &measured), None);
     }
 
     /// By hand: 2 ms | (2 ms | 1 ms) x 3 then 4 ms, `|` a sleep: the jobs are 2, 2, 1 + 2,
@@ -405,22 +472,10 @@ mod tests {
             steps.extend(tail.map(run));
             steps
         };
-        assert_eq!(
-            script_longest_job(&script(3, Some(4)), &CostModel::FREE),
-            Some(ms(5))
-        );
-        assert_eq!(
-            script_longest_job(&script(3, None), &CostModel::FREE),
-            Some(ms(3))
-        );
-        assert_eq!(
-            script_longest_job(&script(1, Some(4)), &CostModel::FREE),
-            Some(ms(5))
-        );
-        assert_eq!(
-            script_longest_job(&script(1, None), &CostModel::FREE),
-            Some(ms(2))
-        );
+        assert_eq!(script_longest_job(&script(3, Some(4)), &FREE), Some(ms(5)));
+        assert_eq!(script_longest_job(&script(3, None), &FREE), Some(ms(3)));
+        assert_eq!(script_longest_job(&script(1, Some(4)), &FREE), Some(ms(5)));
+        assert_eq!(script_longest_job(&script(1, None), &FREE), Some(ms(2)));
         let whole = [
             run(1),
             Step::Loop {
@@ -428,15 +483,12 @@ mod tests {
                 body: vec![run(2)],
             },
         ];
-        assert_eq!(script_longest_job(&whole, &CostModel::FREE), Some(ms(5)));
+        assert_eq!(script_longest_job(&whole, &FREE), Some(ms(5)));
         let idle = Step::Loop {
             count: None,
             body: vec![Step::SleepFor(ms(1))],
         };
-        assert_eq!(
-            script_longest_job(&[run(3), idle], &CostModel::FREE),
-            Some(ms(3))
-        );
+        assert_eq!(script_longest_job(&[run(3), idle], &FREE), Some(ms(3)));
         let busy = Step::Loop {
             count: None,
             body: vec![run(1), Step::SleepFor(ms(1))],
@@ -446,11 +498,7 @@ mod tests {
             vec![Step::Call(0)],
             vec![busy],
         ] {
-            assert_eq!(
-                script_longest_job(&steps, &CostModel::FREE),
-                None,
-                "{steps:?}"
-            );
+            assert_eq!(script_longest_job(&steps, &FREE), None, "{steps:?}");
         }
     }
 
@@ -485,27 +533,52 @@ mod tests {
         };
         let periodic = endless(Step::SleepUntilNextRelease(ms(10)));
         assert_eq!(
-            script_task(ms(4), &periodic, &CostModel::FREE),
+            script_task(ms(4), &periodic, &FREE),
             Some(task(3, 10, 0, JobSleep::NextRelease))
         );
         let aligned = endless(Step::SleepUntilAligned(ms(2)));
         assert_eq!(
-            script_task(ms(3), &aligned, &CostModel::FREE),
+            script_task(ms(3), &aligned, &FREE),
             Some(task(3, 2, 1, JobSleep::Aligned))
         );
         assert_eq!(
-            script_task(ms(4), &aligned, &CostModel::FREE),
+            script_task(ms(4), &aligned, &FREE),
             Some(task(3, 2, 0, JobSleep::Aligned))
         );
         let paused = endless(Step::SleepFor(ms(5)));
         assert_eq!(
-            script_task(ms(0), &paused, &CostModel::FREE),
+            script_task(ms(0), &paused, &FREE),
             Some(task(3, 7, 0, JobSleep::For))
         );
-        // Not one endless job: a prefix, a counted loop, an absolute sleep, two sleeps, a
-        // call, no work, or no time between releases.
+        // A start of sleeps: a periodic plan from the loop's first release, the same task;
+        // an aligned grid from an unknown first release, whose successor comes after the
+        // least work (2 ms) at the soonest: J = 10 - 2 ms - 1 ns; no jitter past 0.
+        let start = |mut steps: Vec<Step>| {
+            steps.insert(0, Step::SleepUntil(Instant::from_nanos(ms(5).as_nanos())));
+            steps.insert(1, Step::SleepFor(ms(1)));
+            steps
+        };
+        assert_eq!(
+            script_task(ms(4), &start(periodic.clone()), &FREE),
+            Some(task(3, 10, 0, JobSleep::NextRelease))
+        );
+        let ten = start(endless(Step::SleepUntilAligned(ms(10))));
+        let jitter = Duration::from_nanos(ms(8).as_nanos() - 1);
+        assert_eq!(
+            script_task(ms(4), &ten, &FREE),
+            Some(ScriptTask {
+                jitter,
+                ..task(3, 10, 0, JobSleep::Aligned)
+            })
+        );
+        assert_eq!(
+            script_task(ms(3), &start(aligned.clone()), &FREE),
+            Some(task(3, 2, 0, JobSleep::Aligned))
+        );
+        // Not one endless job: a start with work, a counted loop, an absolute sleep, two
+        // sleeps, a call, no work, or no time between releases.
         let mut prefixed = periodic.clone();
-        prefixed.insert(0, Step::SleepFor(ms(1)));
+        prefixed.insert(0, Step::Run(Execution::exact(ms(1))));
         let counted = vec![Step::Loop {
             count: Some(5),
             body: vec![Step::Run(Execution::exact(ms(1))), Step::SleepFor(ms(1))],
@@ -539,11 +612,7 @@ mod tests {
             body(vec![run()]),
         ];
         for steps in &others {
-            assert_eq!(
-                script_task(Duration::ZERO, steps, &CostModel::FREE),
-                None,
-                "{steps:?}"
-            );
+            assert_eq!(script_task(Duration::ZERO, steps, &FREE), None, "{steps:?}");
         }
     }
 
@@ -553,7 +622,7 @@ mod tests {
     #[test]
     fn each_script_gets_one_reading() {
         let ms = Duration::from_millis;
-        let read = |steps: &[Step]| ScriptReading::of(Duration::ZERO, steps, &CostModel::FREE);
+        let read = |steps: &[Step]| ScriptReading::of(Duration::ZERO, steps, &FREE);
         let endless = [Step::Loop {
             count: None,
             body: vec![Step::Run(Execution::Fixed(ms(2))), Step::SleepFor(ms(8))],
@@ -591,5 +660,52 @@ mod tests {
             operation: None,
         }];
         assert_eq!(read(&call), ScriptReading::Unbounded);
+    }
+
+    /// A call to a server whose operation is known runs it on the caller's context: 2 ms of
+    /// the server's own, or the 3 ms the call asks for, each and its reply's step (1 ns); a
+    /// call to a server left unknown (or past the table) leaves the work unknown, as before.
+    #[test]
+    fn a_call_counts_its_operation_when_the_server_is_bounded() {
+        let ms = Duration::from_millis;
+        let operations = [Some(ms(2)), None];
+        let times = StepTimes {
+            cost: &CostModel::FREE,
+            operations: &operations,
+        };
+        let call = |server, operation| Step::Invoke { server, operation };
+        let job = [Step::Loop {
+            count: None,
+            body: vec![
+                call(0, None),
+                Step::Run(Execution::Fixed(ms(1))),
+                call(0, Some(Execution::Fixed(ms(3)))),
+                Step::SleepUntilNextRelease(ms(20)),
+            ],
+        }];
+        let ScriptReading::Sporadic(task) = ScriptReading::of(Duration::ZERO, &job, &times) else {
+            panic!("{:?}", ScriptReading::of(Duration::ZERO, &job, &times));
+        };
+        let ns = Duration::from_nanos;
+        let plus = |a: Duration, b: Duration| a.checked_add(b).unwrap();
+        assert_eq!((task.wcet, task.spacing), (plus(ms(6), ns(2)), ms(20)));
+        assert_eq!(
+            script_work(&[call(0, None)], &times),
+            Some(plus(ms(2), ns(1)))
+        );
+        assert_eq!(
+            script_longest_job(
+                &[call(0, None), Step::SleepFor(ms(1)), call(0, None)],
+                &times
+            ),
+            Some(plus(ms(2), ns(1)))
+        );
+        assert_eq!(times.operation(0, None), Some(ms(2)));
+        assert_eq!(script_work(&[call(1, None)], &times), None);
+        assert_eq!(script_work(&[call(2, None)], &times), None);
+        assert_eq!(
+            ScriptReading::of(Duration::ZERO, &job, &FREE),
+            ScriptReading::Unbounded
+        );
     }
 }

@@ -1886,3 +1886,105 @@ fn every_scenario_analysis_names_the_costs_its_bounds_leave_out() {
     assert!(text(&bulwark(&["analyze", &costly]).stdout)
         .contains("the file's `context-switch` cost, which the simulator charges"));
 }
+
+/// A fixed-priority core whose tasks call a passive server `log` (2 ms), with `rule` its
+/// table's extra line: high (9, offset 0.5 ms, deadline `deadline`) calls it and runs 1 ms
+/// every 20 ms; mid (5, offset 1 ms) runs 4 ms every 20 ms; low (1) calls it every 40 ms.
+fn server_core(rule: &str, deadline: &str) -> String {
+    format!(
+        r#"name = "server-calls"
+policy = "fixed-priority"
+duration = "120ms"
+
+[[server]]
+name = "log"
+gate = "fifo-ipc"
+operation = "2ms"
+{rule}
+
+[[task]]
+name = "high"
+priority = 9
+offset = "500us"
+deadline = "{deadline}"
+script = [{{ loop = "forever", body = [{{ invoke = "log" }}, {{ run = "1ms" }}, {{ sleep-until-next-release = "20ms" }}] }}]
+
+[[task]]
+name = "mid"
+priority = 5
+offset = "1ms"
+period = "20ms"
+execution = "4ms"
+
+[[task]]
+name = "low"
+priority = 1
+script = [{{ loop = "forever", body = [{{ invoke = "log" }}, {{ sleep-until-next-release = "40ms" }}] }}]
+"#
+    )
+}
+
+/// By hand, with bandwidth inheritance (high's context runs low's request ahead of its own)
+/// or the server at priority 9 (a ceiling): each call runs 2 ms on its caller's context and
+/// 1 ns for its reply's step, so high is (3 ms + 1 ns, 20), low (2 ms + 1 ns, 40); low's one
+/// request may block high and mid (a caller above mid waits behind it, or it runs at the
+/// ceiling): B = 2 ms. high: R = 3 + 2 = 5 ms (+ 1 ns); mid: w = 4 + 2 + 3 = 9 ms (+ 1 ns);
+/// low: w = 2 + 3 + 4 = 9 ms (+ 2 ns). The machine: low's call runs 0..0.5 ms on
+/// its own context; high, released at 0.5 ms, runs the rest of it to 2 ms (inheritance) or
+/// waits for it at priority 9 (ceiling), then its own 2..4 ms and its run to 5 ms: 4.5 ms.
+/// mid runs 5..9 ms (8 ms), and low's job ends when its context next runs, at 9 ms (R
+/// reached). A 4 ms deadline for high fails with a wait in B: not shown schedulable, exit 2.
+#[test]
+fn fixed_priority_bounds_waits_for_lower_tasks_server_calls() {
+    for rule in ["bandwidth-inheritance = true", "priority = 9"] {
+        let file = server_core(rule, "10ms");
+        let out = analyze_text(&file, true, 0);
+        let json = json_out(&out);
+        let tasks = &json["cores"][0]["tasks"];
+        let by_name = |name: &str| {
+            (0..3)
+                .map(|at| &tasks[at])
+                .find(|task| task["name"] == name)
+                .unwrap_or_else(|| panic!("{name}: {tasks}"))
+        };
+        let ms = |n: u64, ns: u64| Some(n * 1_000_000 + ns);
+        for (name, wcet, blocking, response) in [
+            ("high", ms(3, 1), ms(2, 0), ms(5, 1)),
+            ("mid", ms(4, 0), ms(2, 0), ms(9, 1)),
+            ("low", ms(2, 1), ms(0, 0), ms(9, 2)),
+        ] {
+            let task = by_name(name);
+            assert_eq!(task["wcet_ns"].as_u64(), wcet, "{rule}: {name}");
+            assert_eq!(task["servers_ns"].as_u64(), blocking, "{rule}: {name}");
+            assert_eq!(task["blocking_ns"].as_u64(), blocking, "{rule}: {name}");
+            assert_eq!(task["response_ns"].as_u64(), response, "{rule}: {name}");
+        }
+        assert_eq!(json["gate_waits_not_in_bounds"], serde_json::json!([]));
+        let (_dir, path) = temp_file("server-calls.toml", &file);
+        let simulated = json_of(&["simulate", path.to_str().unwrap(), "--json"], 0);
+        let worst: Vec<u64> = (0..3)
+            .map(|at| {
+                simulated["tasks"][at]["response"]["max_ns"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(worst, [4_500_000, 8_000_000, 9_000_000], "{rule}");
+        let out = analyze_text(&server_core(rule, "4ms"), false, 2);
+        let stdout = text(&out.stdout);
+        assert_eq!(row(&stdout, "high")[8..], ["not", "shown", "schedulable"]);
+        assert_contains(&stdout, "B holds the server operations of lower tasks");
+    }
+}
+
+/// Without inheritance or a priority, high's wait for low's request runs at low's priority,
+/// below mid: no bound, so neither high nor mid (between two callers) is analysed; low is.
+#[test]
+fn fixed_priority_refuses_a_priority_inversion_at_a_server() {
+    let out = analyze_text(&server_core("", "10ms"), false, 2);
+    let stdout = text(&out.stdout);
+    assert_contains(&stdout, "task `high`: `high` may wait at server `log`");
+    assert_contains(&stdout, "task `mid`:");
+    assert_eq!(row(&stdout, "low")[8], "schedulable");
+    assert_eq!(row(&stdout, "high")[8..], ["not", "analysed"]);
+}

@@ -58,6 +58,9 @@ fn simulate_reports_calls_server_time_and_gate_waits() {
     assert!(svg.contains("<g class=\"server\""), "no server lane");
 }
 
+/// The SPR part's bounds leave out its four callers' gate waits. The fixed-priority part's
+/// test holds `log1`'s (its callers are all on core 1): `low` waits for no lower request,
+/// and `high` and `mid` are refused for the priority inversion `mid` causes, so it names none.
 #[test]
 fn analyze_names_the_callers_whose_waits_the_bounds_leave_out() {
     let out = bulwark(&["analyze", FILE, "--json"]);
@@ -72,8 +75,16 @@ fn analyze_names_the_callers_whose_waits_the_bounds_leave_out() {
         callers,
         vec![
             serde_json::json!(["rogue", "victim", "rogue2", "victim2"]),
-            serde_json::json!(["low", "high"])
+            serde_json::json!([])
         ]
+    );
+    let fixed = &document["parts"][1]["analysis"]["cores"][0];
+    assert_eq!(
+        fixed["not_analysable"][0]
+            .as_str()
+            .map(|why| why.contains("priority inversion")),
+        Some(true),
+        "{fixed}"
     );
     let out = bulwark(&["analyze", "scenarios/textbook-rm.toml", "--json"]);
     let document: Value = serde_json::from_slice(&out.stdout).expect("json");

@@ -1,7 +1,8 @@
 //! Classic uniprocessor schedulability analysis of plain sporadic task sets: exact
 //! fixed-priority response-time analysis ([`fixed_priority`]), priority assignment
 //! ([`priority_assignment`]), the exact EDF processor-demand test with QPA ([`edf`]), and the
-//! blocking terms of the resource-sharing protocols ([`resource_sharing`]).
+//! blocking terms of the resource-sharing protocols ([`resource_sharing`]) and of passive
+//! servers' calls ([`server_calls`]).
 //!
 //! Time is an integer count of any unit (the CLI uses nanoseconds): parameters are `u64`,
 //! intermediate sums `u128`, and no verdict ever depends on a float.
@@ -12,6 +13,7 @@ pub mod fixed_priority;
 pub mod priority_assignment;
 pub mod reference_sets;
 pub mod resource_sharing;
+pub mod server_calls;
 
 /// One sporadic task: a job of at most `wcet` released at least `period` apart, each with a
 /// relative deadline `deadline` (any value: constrained or arbitrary), released up to

@@ -29,15 +29,24 @@
 //! once through is analysed too: each of its jobs starts at its wake-up, its predecessor
 //! done, so one job of its longest job's work ([`script_longest_job`]) with the other
 //! scripts' work in `B` bounds them all; a failure is not shown schedulable.
+//!
+//! Under fixed priority a call to a passive server whose callers are all on the core runs its
+//! operation on the caller's context, so it is the caller's work, and each task's `B` holds
+//! the lower tasks' operations it may wait for ([`super::server_calls`]); a wait that a task
+//! between two callers may stretch without bound (a priority inversion) leaves its tasks
+//! without a verdict.
 
 use std::process::ExitCode;
 
 use bulwark_analysis::bandwidth::Admission;
 use bulwark_analysis::classic::edf::{self, EdfAnalysis, EdfOutcome};
 use bulwark_analysis::classic::fixed_priority::{self, Analysis, Outcome};
+use bulwark_analysis::classic::server_calls::Unbounded;
 use bulwark_analysis::classic::Task;
 use bulwark_core::{Duration, Priority};
-use bulwark_spec::{Behaviour, PolicyKind, Scenario, ScriptReading, ScriptTask, TaskSpec};
+use bulwark_spec::{
+    Behaviour, PolicyKind, Scenario, ScriptReading, ScriptTask, StepTimes, TaskSpec,
+};
 // The readings the docs here name.
 #[cfg(doc)]
 use bulwark_spec::{script_longest_job, script_task, script_work};
@@ -109,6 +118,9 @@ struct Row {
     analysis: Option<Analysis>,
     /// Fixed priority: the work of the scripts at or above its priority, in its `B`.
     scripts_ns: u64,
+    /// Fixed priority: lower tasks' server operations it may wait for, in its `B`
+    /// ([`server_calls`](super::server_calls)), or why that wait has no bound.
+    servers: Result<u64, Unbounded>,
     /// Fixed priority: its test is sufficient only, so a failure is no refutation: scripts'
     /// work is in its `B` as a lump, or a script at or above its priority (itself too) has
     /// releases that the sporadic model only bounds ([`bulwark_spec::JobSleep::periodic`]).
@@ -188,6 +200,9 @@ struct Core {
     scripts_ns: Option<u64>,
     /// EDF: the scripts whose deadline is below `M + W`, each with it.
     late_scripts: Vec<(String, Duration)>,
+    /// Fixed priority: the servers whose calls the test holds here (every caller on this
+    /// core), so their gate waits are in the bounds or refused.
+    served: Vec<usize>,
 }
 
 impl Core {
@@ -222,27 +237,48 @@ impl Core {
 }
 
 fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Option<Core> {
-    let specs: Vec<&TaskSpec> = scenario.tasks.iter().filter(|t| t.core == core).collect();
-    if specs.is_empty() {
+    let on_core: Vec<usize> = (0..scenario.tasks.len())
+        .filter(|&task| scenario.tasks[task].core == core)
+        .collect();
+    if on_core.is_empty() {
         return None;
     }
     let mut unanalysable = Vec::new();
     let mut scripts: Vec<Script> = Vec::new();
     let mut rows: Vec<Row> = Vec::new();
     let edf = scenario.policy == PolicyKind::Edf;
-    for spec in specs {
+    // Under fixed priority a call to a passive server bounded here runs on its caller's
+    // context; EDF reads no call.
+    let servers = (!edf).then(|| super::server_calls::on_core(scenario, core, &on_core));
+    let times = match &servers {
+        Some(servers) => StepTimes {
+            cost: &scenario.cost,
+            operations: &servers.operations,
+        },
+        None => StepTimes::without_calls(&scenario.cost),
+    };
+    let served: Vec<usize> = servers.as_ref().map_or_else(Vec::new, |servers| {
+        (0..scenario.servers.len())
+            .filter(|&server| servers.operations[server].is_some())
+            .filter(|&server| !scenario.servers[server].clients.is_empty())
+            .collect()
+    });
+    for (at, &task) in on_core.iter().enumerate() {
+        let spec = &scenario.tasks[task];
         let reading = match &spec.behaviour {
-            Behaviour::Script { offset, steps } => {
-                Some(ScriptReading::of(*offset, steps, &scenario.cost))
-            }
+            Behaviour::Script { offset, steps } => Some(ScriptReading::of(*offset, steps, &times)),
             _ => None,
         };
+        let blocked = servers
+            .as_ref()
+            .map_or(Ok(0), |servers| servers.blocking[at]);
         match classic_task(spec, reading, edf) {
             Ok((task, script)) => rows.push(Row {
                 task,
                 priority: spec.priority,
                 analysis: None,
                 scripts_ns: 0,
+                servers: blocked,
                 sufficient: false,
                 reading: script.map(ScriptReading::Sporadic),
             }),
@@ -264,6 +300,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
                             priority: spec.priority,
                             analysis: None,
                             scripts_ns: 0,
+                            servers: blocked,
                             sufficient: true,
                             reading: Some(reading),
                         });
@@ -302,6 +339,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
             edf: None,
             scripts_ns: None,
             late_scripts: Vec::new(),
+            served,
         });
     };
     let masked = masked.as_nanos();
@@ -346,10 +384,28 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
                 ));
                 continue;
             }
+            let waits = match rows[index].servers {
+                Ok(waits) => waits,
+                Err(unbounded) => {
+                    unanalysable.push(format!(
+                        "task `{}`: {}",
+                        rows[index].task.name,
+                        super::server_calls::why_unbounded(
+                            scenario,
+                            &on_core,
+                            unbounded,
+                            &rows[index].task.name
+                        )
+                    ));
+                    continue;
+                }
+            };
             // Each such script delays a job by at most its whole work, once.
             let load = total_work(above());
             rows[index].scripts_ns = load;
+            rows[index].task.blocking = rows[index].task.blocking.saturating_add(waits);
             rows[index].sufficient |= load > 0
+                || waits > 0
                 || rows
                     .iter()
                     .any(|r| r.priority >= own && bounded_releases(r));
@@ -379,6 +435,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
         edf: edf_result,
         scripts_ns,
         late_scripts,
+        served,
     })
 }
 
@@ -514,6 +571,22 @@ pub fn run(scenario: &Scenario, json: bool) -> ExitCode {
     }
 }
 
+/// The callers of servers whose gate waits no core's test holds
+/// ([`super::uncounted::gate_waits`], less [`Core::served`]'s callers).
+fn gate_waits<'s>(scenario: &'s Scenario, cores: &[Core]) -> Vec<&'s str> {
+    let served = |server: usize| cores.iter().any(|core| core.served.contains(&server));
+    let mut callers: Vec<usize> = (0..scenario.servers.len())
+        .filter(|&server| !served(server))
+        .flat_map(|server| scenario.servers[server].clients.iter().copied())
+        .collect();
+    callers.sort_unstable();
+    callers.dedup();
+    callers
+        .into_iter()
+        .map(|task| scenario.tasks[task].name.as_str())
+        .collect()
+}
+
 fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String {
     let fp = scenario.policy == PolicyKind::FixedPriority;
     let mut text = format!(
@@ -616,6 +689,18 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
                  failure it takes part in is not shown schedulable, not a refutation\n",
             );
         }
+        if core
+            .rows
+            .iter()
+            .any(|r| r.analysis.is_some() && r.servers.is_ok_and(|waits| waits > 0))
+        {
+            text.push_str(
+                "  B holds the server operations of lower tasks a task may wait for: one per \
+                 lower task whose server a caller at or above it may wait at (bandwidth \
+                 inheritance, or its own call without), and the longest one at a ceiling at or \
+                 above it; sufficient only\n",
+            );
+        }
         if core.rows.iter().any(|r| r.scripts_ns > 0) {
             text.push_str(
                 "  a task below scripts of bounded work has their whole work in its B, as one \
@@ -639,7 +724,10 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
             text.push_str(&format!("  not analysable: {why}\n"));
         }
     }
-    text.push_str(&super::uncounted::notes(scenario));
+    text.push_str(&super::uncounted::note(&super::uncounted::kernel_costs(
+        &scenario.cost,
+    )));
+    text.push_str(&super::uncounted::gate_note(&gate_waits(scenario, cores)));
     text.push_str(&format!(
         "\nsummary: {}\n",
         match overall {
@@ -652,6 +740,7 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
 }
 
 fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value {
+    let waits = gate_waits(scenario, cores);
     let cores: Vec<Value> = cores
         .iter()
         .map(|core| {
@@ -681,6 +770,7 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
                         task["schedulable"] = json!(a.schedulable());
                         task["verdict"] = json!(fp_key(a, r.sufficient));
                         task["scripts_ns"] = json!(r.scripts_ns);
+                        task["servers_ns"] = json!(r.servers.unwrap_or(0));
                         task["busy_window_ns"] = json!(a.busy_window);
                         task["jobs_examined"] = json!(a.jobs_examined);
                         task["worst_job"] = json!(a.worst_job);
@@ -735,6 +825,6 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
         "schedulable": overall,
         "cores": cores,
         "costs_not_in_bounds": super::uncounted::kernel_costs(&scenario.cost),
-        "gate_waits_not_in_bounds": super::uncounted::gate_waits(scenario),
+        "gate_waits_not_in_bounds": waits,
     })
 }

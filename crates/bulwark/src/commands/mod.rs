@@ -15,6 +15,7 @@ pub mod mcipc_run;
 pub mod mcipc_trace;
 pub mod reproduce;
 pub mod run;
+pub mod server_calls;
 pub mod simulate;
 pub mod sweep;
 pub mod uncounted;
