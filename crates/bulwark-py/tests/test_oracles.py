@@ -941,19 +941,23 @@ def test_periodic_scripts_are_refuted_exactly(cli, tmp_path):
 # --- Passive-server calls under fixed priority: waits for lower tasks' calls in B -----------
 
 
-def server_file(rng):
-    """A fixed-priority core of periodic tasks and endless scripts (at times after a start of
-    sleeps) that call one or two passive servers, each with bandwidth inheritance, a ceiling
-    or neither, behind a FIFO or PRIO gate; calls ask for the server's operation or their own."""
-    servers = [{"name": f"v{s}", "rule": rng.choice(["inherit", "ceiling", "none"]),
+def server_file(rng, policy):
+    """A core of periodic tasks and endless scripts (at times after a start of sleeps) that
+    call one or two passive servers, each with bandwidth inheritance, a ceiling (fixed
+    priority only) or neither, behind a FIFO or PRIO gate; calls ask for the server's
+    operation or their own."""
+    rules = ["inherit", "ceiling", "none"] if policy == "fixed-priority" else [
+        "inherit", "inherit", "none"]
+    servers = [{"name": f"v{s}", "rule": rng.choice(rules),
                 "gate": rng.choice(["fifo-ipc", "prio-ipc"]), "operation": rng.randint(1, 3),
                 "callers": []} for s in range(rng.randint(1, 2))]
     tasks = []
     for index in range(rng.randint(2, 5)):
         priority = rng.randint(1, 8)
+        rank = f"priority = {priority}\n" if policy == "fixed-priority" else ""
         if rng.random() < 0.3:
             t = rng.randint(10, 40)
-            tasks.append(f'[[task]]\nname = "t{index}"\npriority = {priority}\n'
+            tasks.append(f'[[task]]\nname = "t{index}"\n{rank}'
                          f'period = "{t}ms"\nexecution = "{rng.randint(1, max(1, t // 6))}ms"\n')
             continue
         body = []
@@ -967,11 +971,13 @@ def server_file(rng):
         sleep = rng.choice(["sleep-until-next-release", "sleep-until-aligned", "sleep-for"])
         body.append(f'{{ {sleep} = "{spacing}ms" }}')
         start = f'{{ sleep-until = "{rng.randint(1, 9)}ms" }}, ' if rng.random() < 0.3 else ""
-        due = f'deadline = "{rng.randint(5, spacing)}ms"\n' if rng.random() < 0.7 else ""
-        tasks.append(f'[[task]]\nname = "s{index}"\npriority = {priority}\n{due}'
+        # EDF needs a script's deadline; fixed priority at times goes without.
+        due = (f'deadline = "{rng.randint(5, spacing)}ms"\n'
+               if rng.random() < 0.7 or policy == "edf" else "")
+        tasks.append(f'[[task]]\nname = "s{index}"\n{rank}{due}'
                      f'offset = "{rng.randint(0, 5)}ms"\n'
                      f'script = [{start}{{ loop = "forever", body = [{", ".join(body)}] }}]\n')
-    lines = ['name = "calls"\npolicy = "fixed-priority"\nduration = "300ms"\n']
+    lines = [f'name = "calls"\npolicy = "{policy}"\nduration = "300ms"\n']
     for server in servers:
         rule = {"inherit": "bandwidth-inheritance = true\n", "none": "",
                 "ceiling": f"priority = {max(server['callers'] or [1]) + rng.randint(0, 2)}\n"}
@@ -980,23 +986,29 @@ def server_file(rng):
     return "\n".join(lines + tasks)
 
 
-def test_waits_for_lower_tasks_server_calls_are_sound(cli, tmp_path):
-    """Under fixed priority a passive server's call runs on its caller's context, and a task's
-    B holds the lower tasks' operations it may wait for (bandwidth inheritance, a ceiling, or
-    its own call at a server without either, when no task runs between): whatever `analyze`
-    calls schedulable must miss nothing in the machine over 300 ms, each worst response
-    within its R; some of those verdicts must have had such a wait in B."""
-    rng = random.Random(1417)
+@pytest.mark.parametrize("policy", ["fixed-priority", "edf"])
+def test_waits_for_other_tasks_server_calls_are_sound(cli, tmp_path, policy):
+    """A passive server's call runs on its caller's context. Under fixed priority a task's B
+    holds the lower tasks' operations it may wait for (bandwidth inheritance, a ceiling, or
+    its own call at a server without either, when no task runs between); under EDF the
+    demand's M holds one operation of each task due after the first deadline (bandwidth
+    inheritance). Whatever `analyze` calls schedulable must miss nothing in the machine over
+    300 ms, each fixed-priority worst response within its R; some of those verdicts must
+    have had such a wait counted."""
+    rng = random.Random(1417 if policy == "fixed-priority" else 1418)
     shown = waited = 0
     for number in range(300):
         path = tmp_path / f"calls-{number}.toml"
-        path.write_text(server_file(rng))
+        path.write_text(server_file(rng, policy))
         run = subprocess.run([cli, "analyze", str(path), "--json"], capture_output=True,
                              text=True, timeout=60)
         assert run.returncode in (0, 1, 2), (run.stderr, path.read_text())
         core = json.loads(run.stdout)["cores"][0]
         machine = {task["name"]: task for task in bulwark.simulate(path.read_text())["tasks"]}
-        shown += shown_sound(core, machine, "fixed-priority", path.read_text())
-        waited += sum(1 for task in core["tasks"]
-                      if task.get("verdict") == "schedulable" and task["servers_ns"] > 0)
+        shown += shown_sound(core, machine, policy, path.read_text())
+        if policy == "edf":
+            waited += core["schedulable"] is True and core.get("servers_ns", 0) > 0
+        else:
+            waited += sum(1 for task in core["tasks"]
+                          if task.get("verdict") == "schedulable" and task["servers_ns"] > 0)
     assert shown > 0 and waited > 0, (shown, waited)

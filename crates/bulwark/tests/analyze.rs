@@ -1988,3 +1988,68 @@ fn fixed_priority_refuses_a_priority_inversion_at_a_server() {
     assert_eq!(row(&stdout, "low")[8], "schedulable");
     assert_eq!(row(&stdout, "high")[8..], ["not", "analysed"]);
 }
+
+/// An EDF core whose scripts call a passive server `log` (2 ms, `rule`): a (deadline
+/// `deadline`) calls it and runs 1 ms every 10 ms; b runs 4 ms every 20 ms; c calls it every
+/// 40 ms (deadline 40 ms).
+fn edf_server_core(rule: &str, deadline: &str) -> String {
+    format!(
+        r#"name = "edf-server-calls"
+policy = "edf"
+duration = "200ms"
+
+[[server]]
+name = "log"
+gate = "fifo-ipc"
+operation = "2ms"
+{rule}
+
+[[task]]
+name = "a"
+deadline = "{deadline}"
+script = [{{ loop = "forever", body = [{{ invoke = "log" }}, {{ run = "1ms" }}, {{ sleep-until-next-release = "10ms" }}] }}]
+
+[[task]]
+name = "b"
+period = "20ms"
+execution = "4ms"
+
+[[task]]
+name = "c"
+deadline = "40ms"
+script = [{{ loop = "forever", body = [{{ invoke = "log" }}, {{ sleep-until-next-release = "40ms" }}] }}]
+"#
+    )
+}
+
+/// By hand, EDF with bandwidth inheritance: a is (3 ms + 1 ns, 10), c (2 ms + 1 ns, 40); a
+/// window may lose one request of each task due after the first deadline that calls `log`
+/// (c's 2 ms; b calls nothing): M = 2 ms. With a's deadline 6 ms: demand 3 ms + 1 ns + 2 <= 6
+/// at 6, 6 ms + 2 ns + 4 + 2 <= 20 at 20, 12 ms + 4 ns + 8 + 2 ms + 1 ns + 2 <= 40 at 40:
+/// met, exit 0, and the machine misses nothing. With 5 ms, 5 ms + 1 ns > 5 at 5, a failure
+/// with a wait in M: not shown schedulable, exit 2. Without inheritance, a caller's wait for
+/// a later deadline's request has no bound: no verdict.
+#[test]
+fn edf_counts_later_deadlines_server_calls_in_the_demand() {
+    let file = edf_server_core("bandwidth-inheritance = true", "6ms");
+    let out = analyze_text(&file, true, 0);
+    let core = &json_out(&out)["cores"][0];
+    assert_eq!(core["servers_ns"], 2_000_000, "{core}");
+    assert_eq!(core["tasks"][0]["wcet_ns"], 3_000_001, "{core}");
+    assert_eq!(core["schedulable"], true, "{core}");
+    let (_dir, path) = temp_file("edf-server-calls.toml", &file);
+    let simulated = json_of(&["simulate", path.to_str().unwrap(), "--json"], 0);
+    let misses: Vec<u64> = (0..3)
+        .map(|at| simulated["tasks"][at]["misses"].as_u64().unwrap())
+        .collect();
+    assert_eq!(misses, [0, 0, 0]);
+    let out = analyze_text(
+        &edf_server_core("bandwidth-inheritance = true", "5ms"),
+        true,
+        2,
+    );
+    let core = &json_out(&out)["cores"][0];
+    assert_eq!(core["edf"]["first_miss_ns"], 5_000_000, "{core}");
+    let out = analyze_text(&edf_server_core("", "6ms"), false, 2);
+    assert_contains(&text(&out.stdout), "server `log` has callers on this core");
+}

@@ -154,6 +154,42 @@ fn blocking_of(own: usize, tasks: &[CallingTask], rules: &[ServerRule]) -> Resul
     Ok(ceiling.saturating_add(inherited))
 }
 
+/// EDF: the most a demand window of length `t >= D_min` may lose to operations of tasks whose
+/// deadlines lie beyond it, run on the contexts of jobs due within it (bandwidth
+/// inheritance, as under priority inheritance; Spuri's `B(t)`, taken at its largest, at
+/// `D_min`): one request per task whose relative deadline `deadlines[j]` is above `D_min`, the
+/// longest it makes to a server with another caller. `Err(server)`: a caller-only server with
+/// two callers or more, whose waiting caller suspends while a later deadline's request runs
+/// behind jobs due between them (an inversion without bound), or a ceiling, which no EDF core
+/// has.
+pub fn edf_blocking(
+    tasks: &[CallingTask],
+    deadlines: &[u64],
+    rules: &[ServerRule],
+) -> Result<u64, usize> {
+    let callers = |server: usize| tasks.iter().filter(|t| calls(t, server)).count();
+    for (server, rule) in rules.iter().enumerate() {
+        if *rule != ServerRule::Inheritance && callers(server) > 1 {
+            return Err(server);
+        }
+    }
+    let first = deadlines.iter().copied().min().unwrap_or(0);
+    let shared =
+        |server: usize| rules.get(server) == Some(&ServerRule::Inheritance) && callers(server) > 1;
+    Ok(tasks
+        .iter()
+        .zip(deadlines)
+        .filter(|&(_, &deadline)| deadline > first)
+        .map(|(task, _)| {
+            (task.calls.iter())
+                .filter(|&&(server, _)| shared(server))
+                .map(|&(_, operation)| operation)
+                .max()
+                .unwrap_or(0)
+        })
+        .fold(0u64, u64::saturating_add))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,5 +273,24 @@ mod tests {
         let tasks = [task(9, &[(0, 2)]), task(3, &[(0, 2)]), task(1, &[])];
         let blocking = server_blocking(&tasks, &[ServerRule::CallerOnly]);
         assert_eq!(blocking, vec![Ok(2), Ok(0), Ok(0)]);
+    }
+
+    /// By hand, EDF: tasks with deadlines 5, 10 and 20 ms; the first two call inheriting
+    /// server 0 (2 and 3 ms), the third calls it (4 ms) and server 1 alone (6 ms). B = 3 + 4:
+    /// every task above the least deadline, once each, a server of one caller not counted.
+    /// A caller-only server with two callers has no bound; with one, no wait.
+    #[test]
+    fn edf_counts_one_request_per_task_due_after_the_first_deadline() {
+        let tasks = [
+            task(0, &[(0, 2)]),
+            task(0, &[(0, 3)]),
+            task(0, &[(0, 4), (1, 6)]),
+        ];
+        let rules = [ServerRule::Inheritance, ServerRule::Inheritance];
+        assert_eq!(edf_blocking(&tasks, &[5, 10, 20], &rules), Ok(7));
+        let rules = [ServerRule::CallerOnly, ServerRule::CallerOnly];
+        assert_eq!(edf_blocking(&tasks, &[5, 10, 20], &rules), Err(0));
+        let alone = [task(0, &[(1, 6)]), task(0, &[])];
+        assert_eq!(edf_blocking(&alone, &[5, 10], &rules), Ok(0));
     }
 }

@@ -34,7 +34,9 @@
 //! operation on the caller's context, so it is the caller's work, and each task's `B` holds
 //! the lower tasks' operations it may wait for ([`super::server_calls`]); a wait that a task
 //! between two callers may stretch without bound (a priority inversion) leaves its tasks
-//! without a verdict.
+//! without a verdict. Under EDF such a call runs on its caller's context too, and the demand's
+//! `M` holds the later deadlines' operations a window's jobs may run (bandwidth inheritance);
+//! a server without inheritance and with two callers leaves the core without a verdict.
 
 use std::process::ExitCode;
 
@@ -200,9 +202,11 @@ struct Core {
     scripts_ns: Option<u64>,
     /// EDF: the scripts whose deadline is below `M + W`, each with it.
     late_scripts: Vec<(String, Duration)>,
-    /// Fixed priority: the servers whose calls the test holds here (every caller on this
-    /// core), so their gate waits are in the bounds or refused.
+    /// The servers whose calls the test holds here (every caller on this core), so their
+    /// gate waits are in the bounds or refused.
     served: Vec<usize>,
+    /// EDF: later deadlines' server operations a window may lose, in the demand's `M`.
+    servers_ns: u64,
 }
 
 impl Core {
@@ -216,8 +220,9 @@ impl Core {
         };
         let edf_failed =
             self.edf.is_some_and(|(e, _)| !e.schedulable()) || !self.late_scripts.is_empty();
-        let edf_lumped =
-            self.scripts_ns.is_some_and(|w| w > 0) || self.rows.iter().any(bounded_releases);
+        let edf_lumped = self.scripts_ns.is_some_and(|w| w > 0)
+            || self.servers_ns > 0
+            || self.rows.iter().any(bounded_releases);
         let refuted = self
             .rows
             .iter()
@@ -250,19 +255,34 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     // Under fixed priority a call to a passive server bounded here runs on its caller's
     // context; EDF reads no call.
     let servers = (!edf).then(|| super::server_calls::on_core(scenario, core, &on_core));
-    let times = match &servers {
-        Some(servers) => StepTimes {
-            cost: &scenario.cost,
-            operations: &servers.operations,
-        },
-        None => StepTimes::without_calls(&scenario.cost),
+    let edf_servers = edf.then(|| super::server_calls::on_edf_core(scenario, core, &on_core));
+    let operations: &[Option<Duration>] = match (&servers, &edf_servers) {
+        (Some(servers), _) => &servers.operations,
+        (_, Some((operations, _))) => operations,
+        _ => &[],
     };
-    let served: Vec<usize> = servers.as_ref().map_or_else(Vec::new, |servers| {
-        (0..scenario.servers.len())
-            .filter(|&server| servers.operations[server].is_some())
-            .filter(|&server| !scenario.servers[server].clients.is_empty())
-            .collect()
-    });
+    let times = StepTimes {
+        cost: &scenario.cost,
+        operations,
+    };
+    let served: Vec<usize> = (0..operations.len())
+        .filter(|&server| operations[server].is_some())
+        .filter(|&server| !scenario.servers[server].clients.is_empty())
+        .collect();
+    let edf_waits = match edf_servers.as_ref().map(|(_, blocking)| *blocking) {
+        Some(Err(server)) => {
+            unanalysable.push(format!(
+                "server `{}` has callers on this core and no bandwidth inheritance: a caller \
+                 that finds it busy waits while the request in service runs at its own \
+                 caller's deadline, behind every job due before that, which the demand test \
+                 cannot bound (bandwidth-inheritance = true bounds it)",
+                scenario.servers[server].name
+            ));
+            0
+        }
+        Some(Ok(waits)) => waits,
+        None => 0,
+    };
     for (at, &task) in on_core.iter().enumerate() {
         let spec = &scenario.tasks[task];
         let reading = match &spec.behaviour {
@@ -340,6 +360,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
             scripts_ns: None,
             late_scripts: Vec::new(),
             served,
+            servers_ns: edf_waits,
         });
     };
     let masked = masked.as_nanos();
@@ -349,7 +370,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     if scenario.policy == PolicyKind::Edf {
         if unanalysable.is_empty() && scripts_analysed {
             let load = total_work(scripts.iter());
-            let lost = masked.saturating_add(load);
+            let lost = masked.saturating_add(load).saturating_add(edf_waits);
             // A script job's window holds no periodic demand below the first deadline.
             late_scripts = scripts
                 .iter()
@@ -436,6 +457,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
         scripts_ns,
         late_scripts,
         served,
+        servers_ns: edf_waits,
     })
 }
 
@@ -676,6 +698,14 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
                 time(load)
             ));
         }
+        if core.servers_ns > 0 {
+            text.push_str(&format!(
+                "  later deadlines' server operations that a window's jobs may run (bandwidth \
+                 inheritance: one request per task due after the first deadline), {}, are in \
+                 the demand's M; sufficient only\n",
+                time(core.servers_ns)
+            ));
+        }
         for (script, deadline) in &core.late_scripts {
             text.push_str(&format!(
                 "  script `{script}`: its deadline {deadline} is below the mask and scripts' work \
@@ -741,6 +771,7 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
 
 fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value {
     let waits = gate_waits(scenario, cores);
+    let fp = scenario.policy == PolicyKind::FixedPriority;
     let cores: Vec<Value> = cores
         .iter()
         .map(|core| {
@@ -786,6 +817,9 @@ fn to_json(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> Value 
                 "tasks": tasks,
                 "not_analysable": core.unanalysable,
             });
+            if !core.served.is_empty() && !fp {
+                value["servers_ns"] = json!(core.servers_ns);
+            }
             if let Some(load) = core.scripts_ns {
                 value["scripts_work_ns"] = json!(load);
                 value["late_scripts"] = core

@@ -1,10 +1,11 @@
-//! Passive-server calls on one fixed-priority core, for `analyze`'s response-time test: which
+//! Passive-server calls on one core, for `analyze`'s response-time and demand tests: which
 //! servers' calls are bounded there, what one operation runs on its caller's context, and the
-//! blocking each task of the core gets from lower tasks' operations
+//! blocking the core's tasks get from other tasks' operations (fixed priority: per task, from
+//! lower ones; EDF: per window, from later deadlines)
 //! ([`bulwark_analysis::classic::server_calls`]).
 
 use bulwark_analysis::classic::server_calls::{
-    server_blocking, CallingTask, ServerRule, Unbounded,
+    edf_blocking, server_blocking, CallingTask, ServerRule, Unbounded,
 };
 use bulwark_core::Duration;
 use bulwark_spec::{visit_invocations, Behaviour, Scenario, ServerSpec, StepTimes, TaskSpec};
@@ -58,6 +59,46 @@ pub fn on_core(scenario: &Scenario, core: u16, tasks: &[usize]) -> CoreServers {
         operations,
         blocking,
     }
+}
+
+/// The servers' calls as one EDF core sees them: per server, one operation's time where its
+/// calls are bounded on this core, and the core's blocking
+/// ([`bulwark_analysis::classic::server_calls::edf_blocking`]) or the server that has none.
+pub fn on_edf_core(
+    scenario: &Scenario,
+    core: u16,
+    tasks: &[usize],
+) -> (Vec<Option<Duration>>, Result<u64, usize>) {
+    let operations: Vec<Option<Duration>> = (scenario.servers.iter())
+        .map(|server| bounded_on(scenario, server, core))
+        .collect();
+    let times = StepTimes {
+        cost: &scenario.cost,
+        operations: &operations,
+    };
+    let calling: Vec<CallingTask> = tasks
+        .iter()
+        .map(|&task| calling_task(&scenario.tasks[task], &times))
+        .collect();
+    if calling.iter().all(|task| task.calls.is_empty()) {
+        return (operations, Ok(0));
+    }
+    // A script without a deadline is due at no time: always beyond a window.
+    let deadlines: Vec<u64> = (tasks.iter())
+        .map(|&task| {
+            let spec = &scenario.tasks[task];
+            let spacing = spec
+                .behaviour
+                .spacing_and_execution()
+                .map(|(period, _)| period);
+            spec.deadline
+                .or(spacing)
+                .map_or(u64::MAX, Duration::as_nanos)
+        })
+        .collect();
+    let rules: Vec<ServerRule> = scenario.servers.iter().map(rule).collect();
+    let blocking = edf_blocking(&calling, &deadlines, &rules);
+    (operations, blocking)
 }
 
 /// A task's priority and, per bounded server it calls, its longest call.
