@@ -19,7 +19,10 @@
 //! instead, with the masks ([`global_edf::bcl`]).
 
 use bulwark_core::{Duration, Priority};
-use bulwark_spec::{Behaviour, MemberKind, Replenishment, Reservation, Scenario, SporadicOrder};
+use bulwark_spec::{
+    Behaviour, CostModel, MemberKind, Replenishment, Reservation, Scenario, ScriptReading,
+    SporadicOrder, StepTimes,
+};
 
 use crate::bandwidth::{self, Admission};
 use crate::global_edf::{self, Bcl, Gfb};
@@ -421,7 +424,7 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
                 replenishment: *replenishment,
                 low_budget: *low_budget,
             };
-            (sporadic, fit(&spec.behaviour, reservation))
+            (sporadic, fit(&spec.behaviour, reservation, &scenario.cost))
         }
         MemberKind::BestEffort => (
             MemberReservation::BestEffort,
@@ -538,7 +541,7 @@ fn fit_group(
         .iter()
         .map_while(|&at| {
             let spec = &scenario.tasks[specs[at].task];
-            let (spacing, execution) = spec.behaviour.spacing_and_execution()?;
+            let (spacing, execution) = demand(&spec.behaviour, &scenario.cost)?;
             Some(Sharer {
                 execution,
                 spacing,
@@ -563,9 +566,7 @@ fn fit_group(
                  deadline, so its interference is not bounded"
                     .to_owned(),
             ),
-            (None, _) if index == sharers.len() => Fit::Unchecked(
-                "not checked: a script has no fixed execution time or period".to_owned(),
-            ),
+            (None, _) if index == sharers.len() => Fit::Unchecked(SCRIPT_UNCHECKED.to_owned()),
             (None, _) => Fit::Unchecked(format!(
                 "not checked: `{}`, before it in the shared reservation, is a script with no \
                  fixed demand",
@@ -621,13 +622,29 @@ fn fixed_priority(members: &mut [Member], cores: u16, masks: &[Duration]) -> Clu
     }
 }
 
+/// Why a script's fit is not checked.
+const SCRIPT_UNCHECKED: &str = "not checked: a script has no fixed execution time or period \
+     (one endless loop of work without server calls and one sleep has)";
+
+/// A job's release spacing and execution bound: a periodic or sporadic task's, or an endless
+/// job's ([`ScriptReading::Sporadic`]: its releases at least `T - J` apart, its work at most
+/// `C`; a server call's time belongs to the server, so a script that calls one has none).
+fn demand(behaviour: &Behaviour, cost: &CostModel) -> Option<(Duration, Duration)> {
+    if let Behaviour::Script { offset, steps } = behaviour {
+        let times = StepTimes::without_calls(cost);
+        let ScriptReading::Sporadic(job) = ScriptReading::of(*offset, steps, &times) else {
+            return None;
+        };
+        return Some((job.spacing.saturating_sub(job.jitter), job.wcet));
+    }
+    behaviour.spacing_and_execution()
+}
+
 /// Whether `reservation` carries jobs of `behaviour`: the simple check of a job's execution
 /// bound against the budget and its release spacing against the period.
-pub fn fit(behaviour: &Behaviour, reservation: Reservation) -> Fit {
-    let Some((spacing, execution)) = behaviour.spacing_and_execution() else {
-        return Fit::Unchecked(
-            "not checked: a script has no fixed execution time or period".to_owned(),
-        );
+pub fn fit(behaviour: &Behaviour, reservation: Reservation, cost: &CostModel) -> Fit {
+    let Some((spacing, execution)) = demand(behaviour, cost) else {
+        return Fit::Unchecked(SCRIPT_UNCHECKED.to_owned());
     };
     let (budget, period) = (reservation.budget, reservation.period);
     let mut short = Vec::new();
@@ -655,7 +672,7 @@ mod tests {
     use super::*;
     use crate::bandwidth::Bandwidth;
     use crate::test_support::ms;
-    use bulwark_spec::{ClusterMember, ClusterSpec, Execution, PolicyKind, TaskSpec};
+    use bulwark_spec::{ClusterMember, ClusterSpec, Execution, PolicyKind, Step, TaskSpec};
 
     fn periodic(period: u64, execution: u64) -> Behaviour {
         Behaviour::Periodic {
@@ -901,7 +918,7 @@ mod tests {
     #[test]
     fn releases_faster_than_the_reservation_do_not_fit_and_scripts_are_unchecked() {
         let reservation = Reservation::new(ms(2), ms(10));
-        let Fit::Exceeds(why) = fit(&periodic(5, 1), reservation) else {
+        let Fit::Exceeds(why) = fit(&periodic(5, 1), reservation, &CostModel::FREE) else {
             panic!("every 5 ms against a 10 ms period");
         };
         assert!(why.starts_with("jobs come every 5ms < reservation period 10ms:"));
@@ -909,7 +926,57 @@ mod tests {
             offset: Duration::ZERO,
             steps: Vec::new(),
         };
-        assert!(matches!(fit(&script, reservation), Fit::Unchecked(_)));
+        assert!(matches!(
+            fit(&script, reservation, &CostModel::FREE),
+            Fit::Unchecked(_)
+        ));
+    }
+
+    /// By hand, against 2 ms per 10 ms: an endless job of 1 ms until the next 10 ms release
+    /// fits; one of 3 ms needs more than the budget; one on a 10 ms grid from 3 ms comes 7 ms
+    /// after the first release at the soonest (T - J), faster than the period; one that calls
+    /// a server, or a script run once, is not checked.
+    #[test]
+    fn an_endless_job_is_checked_against_its_reservation() {
+        let reservation = Reservation::new(ms(2), ms(10));
+        let endless = |offset: u64, run: u64, sleep: Step| Behaviour::Script {
+            offset: ms(offset),
+            steps: vec![Step::Loop {
+                count: None,
+                body: vec![Step::Run(Execution::Fixed(ms(run))), sleep],
+            }],
+        };
+        let check = |behaviour: &Behaviour| fit(behaviour, reservation, &CostModel::FREE);
+        let next = || Step::SleepUntilNextRelease(ms(10));
+        assert_eq!(check(&endless(0, 1, next())), Fit::Carried);
+        let Fit::Exceeds(why) = check(&endless(0, 3, next())) else {
+            panic!("3 ms against a 2 ms budget");
+        };
+        assert!(
+            why.starts_with("a job needs up to 3ms > budget 2ms"),
+            "{why}"
+        );
+        let Fit::Exceeds(why) = check(&endless(3, 1, Step::SleepUntilAligned(ms(10)))) else {
+            panic!("a first release 3 ms off its grid");
+        };
+        assert!(
+            why.starts_with("jobs come every 7ms < reservation period 10ms"),
+            "{why}"
+        );
+        let calling = Behaviour::Script {
+            offset: Duration::ZERO,
+            steps: vec![Step::Loop {
+                count: None,
+                body: vec![
+                    Step::Invoke {
+                        server: 0,
+                        operation: None,
+                    },
+                    next(),
+                ],
+            }],
+        };
+        assert!(matches!(check(&calling), Fit::Unchecked(_)));
     }
 
     /// R (3 ms per 10 ms) carries a and b; c has 2 ms per 10 ms of its own. The cluster's
