@@ -799,6 +799,16 @@ def shown_sound(core, machine, policy, text):
     return shown
 
 
+def analysed_and_run(cli, path):
+    """`analyze --json`'s first core for the file at `path` (a verdict or none: exit 0, 1 or
+    2), and the machine's tasks by name."""
+    run = subprocess.run([cli, "analyze", str(path), "--json"], capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode in (0, 1, 2), (run.stderr, path.read_text())
+    machine = {task["name"]: task for task in bulwark.simulate(path.read_text())["tasks"]}
+    return json.loads(run.stdout)["cores"][0], machine
+
+
 def random_script(rng, policy, index):
     """A script of runs, computations and sleeps (at times in a counted loop): bounded work."""
     steps = []
@@ -903,12 +913,8 @@ def test_endless_scripts_analysed_as_sporadic_tasks_are_sound(cli, tmp_path, pol
     for number in range(200):
         path = tmp_path / f"endless-{number}.toml"
         path.write_text(endless_file(rng, policy, exact=False))
-        run = subprocess.run([cli, "analyze", str(path), "--json"], capture_output=True,
-                             text=True, timeout=60)
         # 2: a failure with a script whose releases the sporadic model only bounds.
-        assert run.returncode in (0, 1, 2), (run.stderr, path.read_text())
-        core = json.loads(run.stdout)["cores"][0]
-        machine = {task["name"]: task for task in bulwark.simulate(path.read_text())["tasks"]}
+        core, machine = analysed_and_run(cli, path)
         shown += shown_sound(core, machine, policy, path.read_text())
     assert shown > 0
 
@@ -1000,11 +1006,7 @@ def test_waits_for_other_tasks_server_calls_are_sound(cli, tmp_path, policy):
     for number in range(300):
         path = tmp_path / f"calls-{number}.toml"
         path.write_text(server_file(rng, policy))
-        run = subprocess.run([cli, "analyze", str(path), "--json"], capture_output=True,
-                             text=True, timeout=60)
-        assert run.returncode in (0, 1, 2), (run.stderr, path.read_text())
-        core = json.loads(run.stdout)["cores"][0]
-        machine = {task["name"]: task for task in bulwark.simulate(path.read_text())["tasks"]}
+        core, machine = analysed_and_run(cli, path)
         shown += shown_sound(core, machine, policy, path.read_text())
         if policy == "edf":
             waited += core["schedulable"] is True and core.get("servers_ns", 0) > 0

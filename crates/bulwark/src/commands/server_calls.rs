@@ -35,9 +35,13 @@ fn rule(server: &ServerSpec) -> ServerRule {
     }
 }
 
-/// The servers' calls on fixed-priority `core`, whose tasks are `tasks` (indices into
-/// `scenario.tasks`).
-pub fn on_core(scenario: &Scenario, core: u16, tasks: &[usize]) -> CoreServers {
+/// Per server, one operation's time where its calls are bounded on `core`, and each of
+/// `tasks`' calls to those servers.
+fn calls_on(
+    scenario: &Scenario,
+    core: u16,
+    tasks: &[usize],
+) -> (Vec<Option<Duration>>, Vec<CallingTask>) {
     let operations: Vec<Option<Duration>> = (scenario.servers.iter())
         .map(|server| bounded_on(scenario, server, core))
         .collect();
@@ -45,10 +49,17 @@ pub fn on_core(scenario: &Scenario, core: u16, tasks: &[usize]) -> CoreServers {
         cost: &scenario.cost,
         operations: &operations,
     };
-    let calling: Vec<CallingTask> = tasks
+    let calling = tasks
         .iter()
         .map(|&task| calling_task(&scenario.tasks[task], &times))
         .collect();
+    (operations, calling)
+}
+
+/// The servers' calls on fixed-priority `core`, whose tasks are `tasks` (indices into
+/// `scenario.tasks`).
+pub fn on_core(scenario: &Scenario, core: u16, tasks: &[usize]) -> CoreServers {
+    let (operations, calling) = calls_on(scenario, core, tasks);
     let blocking = if calling.iter().all(|task| task.calls.is_empty()) {
         vec![Ok(0); tasks.len()]
     } else {
@@ -69,17 +80,7 @@ pub fn on_edf_core(
     core: u16,
     tasks: &[usize],
 ) -> (Vec<Option<Duration>>, Result<u64, usize>) {
-    let operations: Vec<Option<Duration>> = (scenario.servers.iter())
-        .map(|server| bounded_on(scenario, server, core))
-        .collect();
-    let times = StepTimes {
-        cost: &scenario.cost,
-        operations: &operations,
-    };
-    let calling: Vec<CallingTask> = tasks
-        .iter()
-        .map(|&task| calling_task(&scenario.tasks[task], &times))
-        .collect();
+    let (operations, calling) = calls_on(scenario, core, tasks);
     if calling.iter().all(|task| task.calls.is_empty()) {
         return (operations, Ok(0));
     }
