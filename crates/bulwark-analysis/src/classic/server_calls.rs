@@ -89,13 +89,14 @@ fn blocking_of(own: usize, tasks: &[CallingTask], rules: &[ServerRule]) -> Resul
         if *rule != ServerRule::CallerOnly {
             continue;
         }
+        // Another caller at or above `level`, which may wait for a lower one.
+        let upper = (0..tasks.len()).find(|&upper| {
+            upper != own && tasks[upper].priority >= level && calls(&tasks[upper], server)
+        });
         for (lower, low) in tasks.iter().enumerate() {
             if low.priority >= level || !calls(low, server) {
                 continue;
             }
-            let upper = (0..tasks.len()).find(|&upper| {
-                upper != own && tasks[upper].priority >= level && calls(&tasks[upper], server)
-            });
             if let Some(upper) = upper {
                 // `own` is between `lower` and `upper`: `upper` may suspend below it.
                 return Err(Unbounded {

@@ -54,6 +54,7 @@ use bulwark_spec::{
 use bulwark_spec::{script_longest_job, script_task, script_work};
 use serde_json::{json, Value};
 
+use super::server_calls::Waits;
 use crate::output::{out, outln};
 use crate::table;
 
@@ -252,15 +253,9 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     let mut scripts: Vec<Script> = Vec::new();
     let mut rows: Vec<Row> = Vec::new();
     let edf = scenario.policy == PolicyKind::Edf;
-    // Under fixed priority a call to a passive server bounded here runs on its caller's
-    // context; EDF reads no call.
-    let servers = (!edf).then(|| super::server_calls::on_core(scenario, core, &on_core));
-    let edf_servers = edf.then(|| super::server_calls::on_edf_core(scenario, core, &on_core));
-    let operations: &[Option<Duration>] = match (&servers, &edf_servers) {
-        (Some(servers), _) => &servers.operations,
-        (_, Some((operations, _))) => operations,
-        _ => &[],
-    };
+    // A call to a passive server bounded here runs on its caller's context.
+    let servers = super::server_calls::on_core(scenario, core, &on_core, edf);
+    let operations = &servers.operations;
     let times = StepTimes {
         cost: &scenario.cost,
         operations,
@@ -269,8 +264,8 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
         .filter(|&server| operations[server].is_some())
         .filter(|&server| !scenario.servers[server].clients.is_empty())
         .collect();
-    let edf_waits = match edf_servers.as_ref().map(|(_, blocking)| *blocking) {
-        Some(Err(server)) => {
+    let edf_waits = match servers.waits {
+        Waits::PerWindow(Err(server)) => {
             unanalysable.push(format!(
                 "server `{}` has callers on this core and no bandwidth inheritance: a caller \
                  that finds it busy waits while the request in service runs at its own \
@@ -280,8 +275,8 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
             ));
             0
         }
-        Some(Ok(waits)) => waits,
-        None => 0,
+        Waits::PerWindow(Ok(waits)) => waits,
+        Waits::PerTask(_) => 0,
     };
     for (at, &task) in on_core.iter().enumerate() {
         let spec = &scenario.tasks[task];
@@ -289,9 +284,10 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
             Behaviour::Script { offset, steps } => Some(ScriptReading::of(*offset, steps, &times)),
             _ => None,
         };
-        let blocked = servers
-            .as_ref()
-            .map_or(Ok(0), |servers| servers.blocking[at]);
+        let blocked = match &servers.waits {
+            Waits::PerTask(blocking) => blocking[at],
+            Waits::PerWindow(_) => Ok(0),
+        };
         match classic_task(spec, reading, edf) {
             Ok((task, script)) => rows.push(Row {
                 task,

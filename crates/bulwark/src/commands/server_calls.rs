@@ -15,9 +15,18 @@ pub struct CoreServers {
     /// Per server, one operation's time where its calls are bounded on this core
     /// ([`StepTimes::operations`]).
     pub operations: Vec<Option<Duration>>,
-    /// Per task of the core (in the order given), its blocking from lower tasks' operations
-    /// in nanoseconds, or why it has no bound.
-    pub blocking: Vec<Result<u64, Unbounded>>,
+    /// What other tasks' operations may cost the core's jobs.
+    pub waits: Waits,
+}
+
+/// Other tasks' operations that the core's jobs may wait for, in nanoseconds.
+pub enum Waits {
+    /// Fixed priority: per task of the core (in the order given), from lower tasks'
+    /// operations, or why it has no bound.
+    PerTask(Vec<Result<u64, Unbounded>>),
+    /// EDF: per demand window, from later deadlines' operations, or the server that has no
+    /// bound.
+    PerWindow(Result<u64, usize>),
 }
 
 /// Whether `server`'s calls are bounded on `core`: every caller is a task of the core, and
@@ -56,50 +65,32 @@ fn calls_on(
     (operations, calling)
 }
 
-/// The servers' calls on fixed-priority `core`, whose tasks are `tasks` (indices into
-/// `scenario.tasks`).
-pub fn on_core(scenario: &Scenario, core: u16, tasks: &[usize]) -> CoreServers {
+/// The servers' calls on `core`, whose tasks are `tasks` (indices into `scenario.tasks`),
+/// scheduled by EDF when `edf`, else by fixed priority.
+pub fn on_core(scenario: &Scenario, core: u16, tasks: &[usize], edf: bool) -> CoreServers {
     let (operations, calling) = calls_on(scenario, core, tasks);
-    let blocking = if calling.iter().all(|task| task.calls.is_empty()) {
-        vec![Ok(0); tasks.len()]
-    } else {
-        let rules: Vec<ServerRule> = scenario.servers.iter().map(rule).collect();
-        server_blocking(&calling, &rules)
-    };
-    CoreServers {
-        operations,
-        blocking,
-    }
-}
-
-/// The servers' calls as one EDF core sees them: per server, one operation's time where its
-/// calls are bounded on this core, and the core's blocking
-/// ([`bulwark_analysis::classic::server_calls::edf_blocking`]) or the server that has none.
-pub fn on_edf_core(
-    scenario: &Scenario,
-    core: u16,
-    tasks: &[usize],
-) -> (Vec<Option<Duration>>, Result<u64, usize>) {
-    let (operations, calling) = calls_on(scenario, core, tasks);
-    if calling.iter().all(|task| task.calls.is_empty()) {
-        return (operations, Ok(0));
-    }
-    // A script without a deadline is due at no time: always beyond a window.
-    let deadlines: Vec<u64> = (tasks.iter())
-        .map(|&task| {
-            let spec = &scenario.tasks[task];
-            let spacing = spec
-                .behaviour
-                .spacing_and_execution()
-                .map(|(period, _)| period);
-            spec.deadline
-                .or(spacing)
-                .map_or(u64::MAX, Duration::as_nanos)
-        })
-        .collect();
+    let calls = calling.iter().any(|task| !task.calls.is_empty());
     let rules: Vec<ServerRule> = scenario.servers.iter().map(rule).collect();
-    let blocking = edf_blocking(&calling, &deadlines, &rules);
-    (operations, blocking)
+    let waits = match (edf, calls) {
+        (false, false) => Waits::PerTask(vec![Ok(0); tasks.len()]),
+        (false, true) => Waits::PerTask(server_blocking(&calling, &rules)),
+        (true, false) => Waits::PerWindow(Ok(0)),
+        (true, true) => {
+            // A script without a deadline is due at no time: always beyond a window.
+            let deadlines: Vec<u64> = (tasks.iter())
+                .map(|&task| {
+                    let spec = &scenario.tasks[task];
+                    let spacing =
+                        (spec.behaviour.spacing_and_execution()).map(|(period, _)| period);
+                    spec.deadline
+                        .or(spacing)
+                        .map_or(u64::MAX, Duration::as_nanos)
+                })
+                .collect();
+            Waits::PerWindow(edf_blocking(&calling, &deadlines, &rules))
+        }
+    };
+    CoreServers { operations, waits }
 }
 
 /// A task's priority and, per bounded server it calls, its longest call.
