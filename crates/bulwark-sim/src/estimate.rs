@@ -3,11 +3,14 @@
 //!
 //! Jobs are counted from the scenario: a periodic task releases `floor((H - offset) / T) + 1`
 //! jobs in a horizon `H` (the horizon is inclusive, so a release at `H` counts), a sporadic
-//! one at most as many with its minimum inter-arrival time as `T`, and a script at least one
-//! (its later jobs depend on its steps, so they are not counted: the estimate is a floor).
+//! one at most as many with its minimum inter-arrival time as `T`. A script that ends in one
+//! endless loop closed by a sleep to a grid (`sleep-until-next-release` or
+//! `sleep-until-aligned`, period `T`) counts as a periodic task from its offset; any other
+//! script counts one job (its later jobs depend on its steps, so they are not counted: the
+//! estimate is a floor).
 
 use bulwark_core::Duration;
-use bulwark_spec::{Behaviour, Scenario};
+use bulwark_spec::{Behaviour, Scenario, Step};
 
 use crate::Options;
 
@@ -39,13 +42,26 @@ pub fn estimate(scenario: &Scenario, options: &Options) -> Estimate {
                 offset,
                 ..
             } => releases(horizon, *offset, *min_interarrival),
-            Behaviour::Script { offset, .. } => u64::from(*offset <= horizon),
+            Behaviour::Script { offset, steps } => script_releases(horizon, *offset, steps),
         })
         .fold(0u64, u64::saturating_add);
     Estimate {
         jobs,
         trace_events: jobs.saturating_mul(TRACE_EVENTS_PER_JOB),
     }
+}
+
+/// A script's jobs: one per grid period when its last step is an endless loop closed by a
+/// sleep to a grid (a backlog behind a late job still counts every release), else one.
+fn script_releases(horizon: Duration, offset: Duration, steps: &[Step]) -> u64 {
+    if let Some(Step::Loop { count: None, body }) = steps.last() {
+        if let Some(Step::SleepUntilNextRelease(period) | Step::SleepUntilAligned(period)) =
+            body.last()
+        {
+            return releases(horizon, offset, *period);
+        }
+    }
+    u64::from(offset <= horizon)
 }
 
 /// Releases at `offset`, `offset + separation`, ... up to and including `horizon`.
@@ -98,5 +114,38 @@ priority = 2
         };
         // 101 + (98 / 3 + 1 = 33).
         assert_eq!(estimate(&s, &longer).jobs, 134);
+    }
+
+    #[test]
+    fn a_script_closed_by_a_grid_sleep_counts_as_periodic_and_any_other_as_one_job() {
+        // 10 ms horizon: `grid` releases at 1, 3, ..., 9 ms (5 jobs); `aligned` at 0, 4, 8 ms
+        // (3); `relative` sleeps for a time after each job, so only its first job counts;
+        // `late` starts after the horizon (none).
+        let s = scenario(
+            r#"
+name = "e"
+policy = "fixed-priority"
+duration = "10ms"
+[[task]]
+name = "grid"
+priority = 1
+offset = "1ms"
+script = [{ loop = "forever", body = [{ run = "100us" }, { sleep-until-next-release = "2ms" }] }]
+[[task]]
+name = "aligned"
+priority = 2
+script = [{ loop = "forever", body = [{ run = "100us" }, { sleep-until-aligned = "4ms" }] }]
+[[task]]
+name = "relative"
+priority = 3
+script = [{ loop = "forever", body = [{ run = "100us" }, { sleep-for = "1ms" }] }]
+[[task]]
+name = "late"
+priority = 4
+offset = "11ms"
+script = [{ loop = "forever", body = [{ run = "100us" }, { sleep-until-next-release = "1ms" }] }]
+"#,
+        );
+        assert_eq!(estimate(&s, &Options::default()).jobs, 5 + 3 + 1);
     }
 }
