@@ -364,3 +364,27 @@ fn memory_stays_flat_at_scale() {
         assert!(peak < 50_000, "peak RSS {peak} kB");
     }
 }
+
+#[test]
+fn kept_jobs_beyond_the_machine_memory_are_refused_before_the_run() {
+    // textbook-edf's two tasks (5 ms and 7 ms) over 10^7 s: 3.4 * 10^9 jobs, 1.45 TB at 424
+    // bytes each, more than any machine this runs on has available.
+    let out = bulwark(&[
+        "simulate",
+        "scenarios/textbook-edf.toml",
+        "--json",
+        "--until",
+        "10000000s",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_contains(
+        &stderr,
+        "error: scenarios/textbook-edf.toml: keeping every job for --json needs about",
+    );
+    assert_contains(
+        &stderr,
+        "this machine has available; not run (--jobs FILE streams them",
+    );
+    assert!(out.stdout.is_empty(), "nothing ran");
+}

@@ -79,6 +79,12 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
     if report_size_warnings(&warnings, args.deny_warnings) {
         return Ok(crate::exit::bad_input());
     }
+    if options.record_jobs {
+        let jobs = bulwark_sim::estimate(&scenario, &options).jobs;
+        if let Some(refusal) = kept_jobs_refusal(args, jobs, available_memory()) {
+            return Err(refusal);
+        }
+    }
     let mut streams = Streams {
         trace: match &args.trace {
             Some(path) => Some(ChromeStream::new(create(path)?, &scenario, &options)),
@@ -376,6 +382,42 @@ pub fn size_warnings(
     found
 }
 
+/// Why a run that keeps its `jobs` in memory (for --json or --svg) is refused before it
+/// starts: they would need more than the `available` bytes of memory. Such a run would be
+/// killed part-way, after pushing a shared machine into swap; streaming is what fits.
+fn kept_jobs_refusal(args: &SimulateArgs, jobs: u64, available: Option<u64>) -> Option<String> {
+    let needed = jobs.saturating_mul(KEPT_BYTES_PER_JOB);
+    let available = available?;
+    if needed <= available {
+        return None;
+    }
+    let (output, instead) = if args.svg.is_some() {
+        ("--svg", "a shorter --until draws fewer")
+    } else {
+        (
+            "--json",
+            "--jobs FILE streams them as JSON Lines, or a shorter --until keeps fewer",
+        )
+    };
+    Some(format!(
+        "{}: keeping every job for {output} needs about {} of memory ({} jobs), more than \
+         the {} this machine has available; not run ({instead})",
+        args.file.display(),
+        megabytes(needed),
+        count(jobs),
+        megabytes(available),
+    ))
+}
+
+/// The memory the kernel says can be taken without swapping (Linux's `MemAvailable`), or
+/// `None` where it does not say.
+fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kilobytes: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kilobytes.saturating_mul(1_024))
+}
+
 /// Prints `warnings` as `report_warnings` prints the file's (denied with --deny-warnings);
 /// true when they must stop the command.
 fn report_size_warnings(warnings: &[SizeWarning], deny: bool) -> bool {
@@ -436,6 +478,38 @@ mod tests {
         assert_eq!(count(4_000_000), "4,000,000");
         assert_eq!(count(1_234_567_890), "1,234,567,890");
         assert_eq!(megabytes(915_400_000), "915 MB");
+    }
+
+    #[test]
+    fn kept_jobs_beyond_the_available_memory_are_refused() {
+        use clap::Parser;
+        let args = |extra: &[&str]| {
+            let mut argv = vec!["bulwark", "simulate", "s.toml"];
+            argv.extend_from_slice(extra);
+            match crate::cli::Cli::parse_from(argv).command {
+                crate::cli::Command::Simulate(args) => args,
+                _ => unreachable!("a simulate command line"),
+            }
+        };
+        let json = args(&["--json"]);
+        // 1,000 jobs take 424,000 bytes: refused below that, run at it and above.
+        let refusal = kept_jobs_refusal(&json, 1_000, Some(423_999)).expect("refused");
+        assert_eq!(
+            refusal,
+            "s.toml: keeping every job for --json needs about 0 MB of memory (1,000 jobs), more \
+             than the 0 MB this machine has available; not run (--jobs FILE streams them as \
+             JSON Lines, or a shorter --until keeps fewer)"
+        );
+        assert_eq!(kept_jobs_refusal(&json, 1_000, Some(424_000)), None);
+        // Where the system does not say, nothing is refused.
+        assert_eq!(kept_jobs_refusal(&json, u64::MAX, None), None);
+        let svg = args(&["--svg", "g.svg"]);
+        let refusal = kept_jobs_refusal(&svg, 10_000_000, Some(1_000_000_000)).expect("refused");
+        assert!(
+            refusal.contains("for --svg needs about 4,240 MB"),
+            "{refusal}"
+        );
+        assert!(refusal.contains("the 1,000 MB this machine"), "{refusal}");
     }
 
     #[test]
