@@ -378,13 +378,75 @@ fn kept_jobs_beyond_the_machine_memory_are_refused_before_the_run() {
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
+    // 2 * 10^9 + 1 and floor(10^10 / 7) + 1 = 1,428,571,429 jobs; 1,453,714,286,320 bytes.
     assert_contains(
         &stderr,
-        "error: scenarios/textbook-edf.toml: keeping every job for --json needs about",
+        "error: scenarios/textbook-edf.toml: the run would keep about 1,453,714 MB in memory \
+         for --json (3,428,571,430 jobs), more than the ",
     );
     assert_contains(
         &stderr,
-        "this machine has available; not run (--jobs FILE streams them",
+        " this machine has available; not run (--jobs FILE streams the jobs as JSON Lines, or \
+         a shorter --until keeps fewer)",
     );
     assert!(out.stdout.is_empty(), "nothing ran");
+}
+
+#[test]
+fn a_component_system_is_warned_about_and_refused_as_a_scenario_is() {
+    // fig7's tasks (periods 10, 20, 40 and 80 ms) over 10^7 s release 10^9 + 5 * 10^8 +
+    // 2.5 * 10^8 + 1.25 * 10^8 + 4 jobs, and its 11 server threads count one each:
+    // 1,875,000,015 jobs, at 1,644 + 1,434 bytes each for the kept jobs and trace.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let trace = dir.path().join("trace.json");
+    let out = bulwark(&[
+        "simulate",
+        "scenarios/components/fig7.camkes",
+        "--json",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--until",
+        "10000000s",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_contains(
+        &stderr,
+        "warning: scenarios/components/fig7.camkes: about 1,875,000,015 jobs in 10000000s \
+         (--until): the run will take long",
+    );
+    assert_contains(
+        &stderr,
+        "(it is kept in memory until the run ends; a shorter --until keeps it small)",
+    );
+    assert_contains(
+        &stderr,
+        "error: scenarios/components/fig7.camkes: the run would keep about 5,771,250 MB in \
+         memory for --json and --trace (1,875,000,015 jobs)",
+    );
+    assert!(out.stdout.is_empty(), "nothing ran");
+    assert!(!trace.exists(), "no trace written");
+    // Denied warnings stop it too; the default horizon (800 ms) is not warned about.
+    let out = bulwark(&[
+        "simulate",
+        "scenarios/components/fig7.camkes",
+        "--json",
+        "--until",
+        "100000s",
+        "--deny-warnings",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_contains(&stderr, "[a warning, denied]");
+    let out = bulwark(&[
+        "simulate",
+        "scenarios/components/fig7.camkes",
+        "--json",
+        "--deny-warnings",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

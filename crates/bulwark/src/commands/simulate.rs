@@ -27,10 +27,26 @@ const BILLIONS: u64 = 1_000_000_000;
 /// Bytes of Chrome trace per event: 96 to 106 measured on the built-in scenarios and the
 /// 1,000-task test scenario (an `X` event with its name, times and args).
 const TRACE_BYTES_PER_EVENT: u64 = 100;
-/// Memory per job that --json without --jobs keeps (the record, its document and its share
-/// of the JSON text): 1,697,896 kB peak RSS for the 4,000,100 jobs of
-/// `tests/streaming/jobs-4m.toml`.
-const KEPT_BYTES_PER_JOB: u64 = 424;
+
+/// What a run keeps in memory until its end, and so what its size checks speak of.
+#[derive(Clone, Copy, Debug)]
+pub struct Keeping {
+    /// Memory per job of a kept job list (--json without --jobs, or --svg).
+    pub job_bytes: u64,
+    /// Memory per job of a trace kept to the end; only where it does not stream.
+    pub trace_bytes: u64,
+    /// --trace and --jobs write as the run goes (a scenario); a component system keeps its
+    /// trace to the end and has no --jobs.
+    pub streams: bool,
+}
+
+/// A scenario's run: a kept job is its record, its document and its share of the JSON text,
+/// 1,697,896 kB peak RSS for the 4,000,100 jobs of `tests/streaming/jobs-4m.toml`.
+pub const SCENARIO_KEEPING: Keeping = Keeping {
+    job_bytes: 424,
+    trace_bytes: 0,
+    streams: true,
+};
 
 pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
     let Some((system, text)) = super::load_system_with_text(&args.file) else {
@@ -75,15 +91,10 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
         record_trace: args.svg.is_some(),
         record_jobs: (args.json && args.jobs.is_none()) || args.svg.is_some(),
     };
-    let warnings = size_warnings(args, &scenario, &options, &text);
-    if report_size_warnings(&warnings, args.deny_warnings) {
-        return Ok(crate::exit::bad_input());
-    }
-    if options.record_jobs {
-        let jobs = bulwark_sim::estimate(&scenario, &options).jobs;
-        if let Some(refusal) = kept_jobs_refusal(args, jobs, available_memory()) {
-            return Err(refusal);
-        }
+    let (line, column) = key_location(&text, "duration");
+    let location = format!("{}:{line}:{column}", args.file.display());
+    if let Some(stop) = check_size(args, &scenario, &options, &location, SCENARIO_KEEPING) {
+        return stop;
     }
     let mut streams = Streams {
         trace: match &args.trace {
@@ -314,17 +325,34 @@ impl SizeWarning {
     }
 }
 
-/// The warnings about what running `scenario` with these outputs will produce, from the
-/// estimate of its jobs over the horizon (see `bulwark_sim::estimate`).
-pub fn size_warnings(
+/// Warns about what running `scenario` with these outputs will produce, and refuses a kept
+/// job list that would not fit in memory: `Some` (the command's result) when the command
+/// must stop before the run.
+pub fn check_size(
     args: &SimulateArgs,
     scenario: &Scenario,
     options: &Options,
-    text: &str,
+    location: &str,
+    keeping: Keeping,
+) -> Option<Result<ExitCode, String>> {
+    let warnings = size_warnings(args, scenario, options, location, keeping);
+    if report_size_warnings(&warnings, args.deny_warnings) {
+        return Some(Ok(crate::exit::bad_input()));
+    }
+    let jobs = bulwark_sim::estimate(scenario, options).jobs;
+    kept_refusal(args, options, keeping, jobs, available_memory()).map(Err)
+}
+
+/// The warnings about what running `scenario` with these outputs will produce, from the
+/// estimate of its jobs over the horizon (see `bulwark_sim::estimate`), each at `location`.
+fn size_warnings(
+    args: &SimulateArgs,
+    scenario: &Scenario,
+    options: &Options,
+    location: &str,
+    keeping: Keeping,
 ) -> Vec<SizeWarning> {
     let estimate = bulwark_sim::estimate(scenario, options);
-    let (line, column) = key_location(text, "duration");
-    let location = format!("{}:{line}:{column}", args.file.display());
     let horizon = options.until.unwrap_or(scenario.duration);
     let over = match options.until {
         Some(_) => format!("{horizon} (--until)"),
@@ -333,7 +361,7 @@ pub fn size_warnings(
     let mut found = Vec::new();
     let mut warn = |message: String, help: &str| {
         found.push(SizeWarning {
-            location: location.clone(),
+            location: location.to_owned(),
             message,
             help: help.to_owned(),
         })
@@ -357,12 +385,16 @@ pub fn size_warnings(
                     count(estimate.trace_events),
                     count(estimate.jobs)
                 ),
-                "it streams to the file, but a shorter --until keeps it small enough to open",
+                if keeping.streams {
+                    "it streams to the file, but a shorter --until keeps it small enough to open"
+                } else {
+                    "it is kept in memory until the run ends; a shorter --until keeps it small"
+                },
             );
         }
     }
     if options.record_jobs {
-        let bytes = estimate.jobs.saturating_mul(KEPT_BYTES_PER_JOB);
+        let bytes = estimate.jobs.saturating_mul(keeping.job_bytes);
         if bytes > LARGE_OUTPUT_BYTES {
             warn(
                 format!(
@@ -375,35 +407,58 @@ pub fn size_warnings(
                     megabytes(bytes),
                     count(estimate.jobs)
                 ),
-                "--jobs FILE streams them as JSON Lines instead",
+                if keeping.streams {
+                    "--jobs FILE streams them as JSON Lines instead"
+                } else {
+                    "a shorter --until keeps fewer"
+                },
             );
         }
     }
     found
 }
 
-/// Why a run that keeps its `jobs` in memory (for --json or --svg) is refused before it
-/// starts: they would need more than the `available` bytes of memory. Such a run would be
-/// killed part-way, after pushing a shared machine into swap; streaming is what fits.
-fn kept_jobs_refusal(args: &SimulateArgs, jobs: u64, available: Option<u64>) -> Option<String> {
-    let needed = jobs.saturating_mul(KEPT_BYTES_PER_JOB);
+/// Why a run is refused before it starts: what it keeps in memory to its end for its
+/// outputs (`jobs` kept for --json or --svg, a trace kept where it does not stream) would
+/// need more than the `available` bytes. Such a run would be killed part-way, after pushing
+/// a shared machine into swap.
+fn kept_refusal(
+    args: &SimulateArgs,
+    options: &Options,
+    keeping: Keeping,
+    jobs: u64,
+    available: Option<u64>,
+) -> Option<String> {
+    let mut needed = 0u64;
+    let mut outputs = Vec::new();
+    if options.record_jobs {
+        needed = needed.saturating_add(jobs.saturating_mul(keeping.job_bytes));
+        outputs.push(if args.json { "--json" } else { "--svg" });
+    }
+    if options.record_trace && !keeping.streams {
+        needed = needed.saturating_add(jobs.saturating_mul(keeping.trace_bytes));
+        outputs.push(if args.trace.is_some() {
+            "--trace"
+        } else {
+            "--svg"
+        });
+    }
+    outputs.dedup();
     let available = available?;
     if needed <= available {
         return None;
     }
-    let (output, instead) = if args.svg.is_some() {
-        ("--svg", "a shorter --until draws fewer")
+    let instead = if keeping.streams && args.json {
+        "--jobs FILE streams the jobs as JSON Lines, or a shorter --until keeps fewer"
     } else {
-        (
-            "--json",
-            "--jobs FILE streams them as JSON Lines, or a shorter --until keeps fewer",
-        )
+        "a shorter --until keeps fewer"
     };
     Some(format!(
-        "{}: keeping every job for {output} needs about {} of memory ({} jobs), more than \
-         the {} this machine has available; not run ({instead})",
+        "{}: the run would keep about {} in memory for {} ({} jobs), more than the {} this \
+         machine has available; not run ({instead})",
         args.file.display(),
         megabytes(needed),
+        outputs.join(" and "),
         count(jobs),
         megabytes(available),
     ))
@@ -481,7 +536,7 @@ mod tests {
     }
 
     #[test]
-    fn kept_jobs_beyond_the_available_memory_are_refused() {
+    fn kept_records_beyond_the_available_memory_are_refused() {
         use clap::Parser;
         let args = |extra: &[&str]| {
             let mut argv = vec!["bulwark", "simulate", "s.toml"];
@@ -491,25 +546,54 @@ mod tests {
                 _ => unreachable!("a simulate command line"),
             }
         };
+        let keeping = |record_jobs, record_trace| Options {
+            record_jobs,
+            record_trace,
+            ..Options::default()
+        };
         let json = args(&["--json"]);
-        // 1,000 jobs take 424,000 bytes: refused below that, run at it and above.
-        let refusal = kept_jobs_refusal(&json, 1_000, Some(423_999)).expect("refused");
+        let jobs_only = keeping(true, false);
+        // 1,000 jobs of 424 bytes: refused below 424,000 bytes, run at it and above.
+        let refusal = kept_refusal(&json, &jobs_only, SCENARIO_KEEPING, 1_000, Some(423_999));
         assert_eq!(
-            refusal,
-            "s.toml: keeping every job for --json needs about 0 MB of memory (1,000 jobs), more \
-             than the 0 MB this machine has available; not run (--jobs FILE streams them as \
-             JSON Lines, or a shorter --until keeps fewer)"
+            refusal.expect("refused"),
+            "s.toml: the run would keep about 0 MB in memory for --json (1,000 jobs), more than \
+             the 0 MB this machine has available; not run (--jobs FILE streams the jobs as JSON \
+             Lines, or a shorter --until keeps fewer)"
         );
-        assert_eq!(kept_jobs_refusal(&json, 1_000, Some(424_000)), None);
+        let fits = kept_refusal(&json, &jobs_only, SCENARIO_KEEPING, 1_000, Some(424_000));
+        assert_eq!(fits, None);
         // Where the system does not say, nothing is refused.
-        assert_eq!(kept_jobs_refusal(&json, u64::MAX, None), None);
-        let svg = args(&["--svg", "g.svg"]);
-        let refusal = kept_jobs_refusal(&svg, 10_000_000, Some(1_000_000_000)).expect("refused");
+        let unknown = kept_refusal(&json, &jobs_only, SCENARIO_KEEPING, u64::MAX, None);
+        assert_eq!(unknown, None);
+        // Nothing kept, nothing refused.
+        let streamed = kept_refusal(&json, &keeping(false, false), SCENARIO_KEEPING, 9, Some(0));
+        assert_eq!(streamed, None);
+        // A kept trace counts where it does not stream: 10^6 jobs of 1,000 + 500 bytes.
+        let traced = args(&["--json", "--trace", "t.json"]);
+        let components = Keeping {
+            job_bytes: 1_000,
+            trace_bytes: 500,
+            streams: false,
+        };
+        let refusal = kept_refusal(
+            &traced,
+            &keeping(true, true),
+            components,
+            1_000_000,
+            Some(1),
+        );
+        let refusal = refusal.expect("refused");
         assert!(
-            refusal.contains("for --svg needs about 4,240 MB"),
+            refusal.contains("about 1,500 MB in memory for --json and --trace (1,000,000 jobs)"),
             "{refusal}"
         );
-        assert!(refusal.contains("the 1,000 MB this machine"), "{refusal}");
+        assert!(
+            refusal.ends_with("(a shorter --until keeps fewer)"),
+            "{refusal}"
+        );
+        let streamed = kept_refusal(&traced, &keeping(false, true), SCENARIO_KEEPING, 9, Some(0));
+        assert_eq!(streamed, None);
     }
 
     #[test]
