@@ -15,6 +15,7 @@ pub mod gates;
 pub mod generate;
 pub mod global_edf;
 pub mod global_fp;
+pub mod job_bound;
 pub mod mc_ipc;
 pub mod mc_ipc_phases;
 pub mod overhead;

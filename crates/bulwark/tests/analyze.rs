@@ -145,6 +145,8 @@ reservation = { budget = "5ms", period = "20ms", non-preemptive = "3ms" }
             "3ms",
             "5ms",
             "admitted",
+            // The sporadic rule: each job, its C within b and releases p apart, within R.
+            "5ms",
             "unbounded",
             "6us",
             "unbounded",
@@ -153,7 +155,10 @@ reservation = { budget = "5ms", period = "20ms", non-preemptive = "3ms" }
     );
     assert_eq!(
         row(&stdout, "lo"),
-        ["lo", "4", "5ms", "20ms", "3ms", "0ns", "7ms", "admitted", "1", "6us", "12us", "20us"]
+        [
+            "lo", "4", "5ms", "20ms", "3ms", "0ns", "7ms", "admitted", "7ms", "1", "6us", "12us",
+            "20us"
+        ]
     );
     assert_contains(&stdout, "summary: all 2 reservations admitted");
 
@@ -2052,4 +2057,90 @@ fn edf_counts_later_deadlines_server_calls_in_the_demand() {
     assert_eq!(core["edf"]["first_miss_ns"], 5_000_000, "{core}");
     let out = analyze_text(&edf_server_core("", "6ms"), false, 2);
     assert_contains(&text(&out.stdout), "server `log` has callers on this core");
+}
+
+/// A deferrable reservation whose task is released off the multiples of its period, by hand.
+/// hi (b = 1, p = 6 ms, released at 4 + 6k ms) is blocked by the non-preemptive regions of
+/// lo1 (2 to 7 ms) and lo2 (11 to 16 ms): I = 5 ms, R = 6 ms <= 6 ms, admitted. Its job of
+/// 4 ms waits to 7 and spends the budget of [6, 12); its job of 10 ms then waits for the reset
+/// at 12, is blocked by lo2 to 16 and completes at 17: 7 ms > R, a miss at 16, and within
+/// R + p = 12 ms, the bound the table gives. lo1 and lo2 (offsets 2 and 11 ms, p = 60 ms) are
+/// off their grids too: R + p = 13 + 60 and 19 + 60 ms. With offsets on the grid the jobs get
+/// R itself.
+#[test]
+fn a_deferrable_reservation_released_off_its_grid_bounds_its_jobs_by_r_plus_p() {
+    let file = |hi_offset: &str, lo1_offset: &str, lo2_offset: &str| {
+        format!(
+            r#"name = "off-grid"
+policy = "spr-deferrable"
+duration = "600ms"
+
+[[task]]
+name = "hi"
+priority = 3
+period = "6ms"
+execution = "1ms"
+offset = "{hi_offset}"
+reservation = {{ budget = "1ms", period = "6ms" }}
+
+[[task]]
+name = "lo1"
+priority = 2
+period = "60ms"
+execution = "5ms"
+offset = "{lo1_offset}"
+reservation = {{ budget = "5ms", period = "60ms", non-preemptive = "5ms" }}
+
+[[task]]
+name = "lo2"
+priority = 1
+period = "60ms"
+execution = "5ms"
+offset = "{lo2_offset}"
+reservation = {{ budget = "5ms", period = "60ms", non-preemptive = "5ms" }}
+"#
+        )
+    };
+    let (_dir, path) = temp_file("off-grid.toml", file("4ms", "2ms", "11ms"));
+    let path = path.to_str().unwrap();
+    // Admission is unchanged: exit 0.
+    let stdout = stdout_of(&["analyze", path], 0);
+    for (name, r, job) in [
+        ("hi", "6ms", "12ms"),
+        ("lo1", "13ms", "73ms"),
+        ("lo2", "19ms", "79ms"),
+    ] {
+        let cells = row(&stdout, name);
+        assert_eq!(&cells[6..9], &[r, "admitted", job], "{name}: {stdout}");
+    }
+    assert_contains(
+        &stdout,
+        "  hi: its releases are off the multiples of p = 6ms at which its deferrable budget is \
+         reset, so a job may wait up to p for the next reset: R + p = 12ms > its deadline 6ms: \
+         a job may miss it though the reservation is admitted\n",
+    );
+    let json = json_of(&["analyze", path, "--json"], 0);
+    let hi = &json["cores"][0]["reservations"][0];
+    assert_eq!(hi["name"], "hi");
+    assert_eq!(hi["response_ns"], 6_000_000);
+    assert_eq!(hi["job_response_ns"], 12_000_000);
+    assert_eq!(hi["job_bound"], "r-plus-p");
+    // The machine: hi's job of 10 ms completes at 17 ms, beyond R and within R + p.
+    let run = json_of(&["simulate", path, "--json", "--until", "60ms"], 0);
+    let late: Vec<_> = run["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|job| job["task"] == "hi" && job["missed"] == true)
+        .map(|job| (job["release_ns"].clone(), job["completion_ns"].clone()))
+        .collect();
+    assert_eq!(late, [(10_000_000.into(), 17_000_000.into())]);
+
+    // On the grid (offsets 0, 0, 0): every job within R.
+    let (_dir, path) = temp_file("on-grid.toml", file("0ms", "0ms", "0ms"));
+    let json = json_of(&["analyze", path.to_str().unwrap(), "--json"], 0);
+    for reservation in json["cores"][0]["reservations"].as_array().unwrap() {
+        assert_eq!(reservation["job_bound"], "r", "{reservation}");
+        assert_eq!(reservation["job_response_ns"], reservation["response_ns"]);
+    }
 }

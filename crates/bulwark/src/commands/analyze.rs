@@ -15,6 +15,7 @@ use bulwark_analysis::classic::{
     edf::{self, EdfAnalysis, EdfOutcome},
 };
 use bulwark_analysis::component_graph;
+use bulwark_analysis::job_bound::{job_bound, JobBound};
 use bulwark_analysis::overhead::{overhead, work_per_invocation, Overhead, WorkBound};
 use bulwark_analysis::rbf::ServerKind;
 use bulwark_analysis::reclamation::{masks_by_place, scenario_terminations, stretches_at, Masked};
@@ -263,6 +264,20 @@ struct CoreAnalysis {
     servers: Vec<Server>,
     responses: Vec<Response>,
     overheads: Vec<Overhead>,
+    /// What each admitted reservation's `R` says of its task's jobs, and their deadline.
+    jobs: Vec<(JobBound, Option<Duration>)>,
+}
+
+impl CoreAnalysis {
+    /// The bound on a job's response in the `index`th reservation: none if it is not
+    /// admitted.
+    fn job_response(&self, index: usize) -> Option<Duration> {
+        let response = &self.responses[index];
+        let reservation = self.servers[index].reservation;
+        (response.admitted())
+            .then(|| self.jobs[index].0.response(response.response, reservation))
+            .flatten()
+    }
 }
 
 /// What the scenario's terminations may mask each partitioned core for, in all: `Some(0)` on
@@ -280,21 +295,23 @@ fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
     let masked_on = core_masks(scenario);
     (0..scenario.cores)
         .filter_map(|core| {
-            let mut servers: Vec<Server> = scenario
+            let mut rows: Vec<(Server, (JobBound, Option<Duration>))> = scenario
                 .tasks
                 .iter()
                 .filter(|t| t.core == core)
                 .filter_map(|t| {
-                    Some(
-                        Server::new(t.name.clone(), t.priority?, t.reservation?, kind)
-                            .with_deadline(given_deadline(t)),
-                    )
+                    let reservation = t.reservation?;
+                    let server = Server::new(t.name.clone(), t.priority?, reservation, kind)
+                        .with_deadline(given_deadline(t));
+                    let jobs = job_bound(&t.behaviour, reservation, kind, &scenario.cost);
+                    Some((server, (jobs, task_deadline(t))))
                 })
                 .collect();
-            if servers.is_empty() {
+            if rows.is_empty() {
                 return None;
             }
-            servers.sort_by_key(|s| std::cmp::Reverse(s.priority));
+            rows.sort_by_key(|(s, _)| std::cmp::Reverse(s.priority));
+            let (servers, jobs): (Vec<Server>, Vec<_>) = rows.into_iter().unzip();
             let work = work_per_invocation(scenario.policy, &servers)?;
             let responses = response_times_masked(&servers, masked_on(core));
             let overheads = servers
@@ -307,9 +324,20 @@ fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
                 servers,
                 responses,
                 overheads,
+                jobs,
             })
         })
         .collect()
+}
+
+/// The task's deadline: its own, else its period (or inter-arrival time); a script has
+/// none unless given.
+fn task_deadline(task: &TaskSpec) -> Option<Duration> {
+    task.deadline.or_else(|| {
+        task.behaviour
+            .spacing_and_execution()
+            .map(|(spacing, _)| spacing)
+    })
 }
 
 /// The task's deadline when it constrains admission: one shorter than the task's own period
@@ -843,7 +871,8 @@ fn to_text(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Str
             .iter()
             .zip(&c.responses)
             .zip(&c.overheads)
-            .map(|((s, r), o)| {
+            .enumerate()
+            .map(|(index, ((s, r), o))| {
                 let mut row = vec![
                     s.name.clone(),
                     s.priority.0.to_string(),
@@ -858,6 +887,8 @@ fn to_text(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Str
                 row.extend([
                     r.response.to_string(),
                     verdict_text(r.verdict).to_owned(),
+                    c.job_response(index)
+                        .map_or_else(|| "-".to_owned(), |d| d.to_string()),
                     or_unbounded(preemptions_per_period(s.reservation)),
                     or_unbounded(o.preemption),
                     or_unbounded(o.lost_budget),
@@ -870,8 +901,17 @@ fn to_text(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Str
         if masked {
             header.push("masked");
         }
-        header.extend(["R", "verdict", "preemptions/period", "O_pre", "L", "cache"]);
+        header.extend([
+            "R",
+            "verdict",
+            "job response",
+            "preemptions/period",
+            "O_pre",
+            "L",
+            "cache",
+        ]);
         out.push_str(&table::render(&header, &rows));
+        out.push_str(&job_notes(c));
         total += c.servers.len();
         rejected.extend(
             c.servers
@@ -897,6 +937,48 @@ fn to_text(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Str
     out
 }
 
+/// Why an admitted reservation's job response is not its `R`: releases off a deferrable
+/// reservation's grid, or jobs that need more than it gives.
+fn job_notes(core: &CoreAnalysis) -> String {
+    let mut out = String::new();
+    let mut unbounded: Vec<(&String, Vec<&str>)> = Vec::new();
+    for (index, (server, (jobs, deadline))) in core.servers.iter().zip(&core.jobs).enumerate() {
+        if !core.responses[index].admitted() {
+            continue;
+        }
+        match jobs {
+            JobBound::WithinR => {}
+            JobBound::OffGrid => {
+                out.push_str(&format!(
+                    "  {}: its releases are off the multiples of p = {} at which its \
+                     deferrable budget is reset, so a job may wait up to p for the next reset: \
+                     R + p",
+                    server.name, server.reservation.period
+                ));
+                let response = core.job_response(index);
+                if let Some((response, deadline)) = response.zip(*deadline) {
+                    if response > deadline {
+                        out.push_str(&format!(
+                            " = {response} > its deadline {deadline}: a job may miss it though \
+                             the reservation is admitted"
+                        ));
+                    }
+                }
+                out.push('\n');
+            }
+            JobBound::Unbounded(why) => match unbounded.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, names)) => names.push(&server.name),
+                None => unbounded.push((why, vec![&server.name])),
+            },
+        }
+    }
+    // One line per reason: a herd of attackers shares one.
+    for (why, names) in unbounded {
+        out.push_str(&format!("  {}: job response {why}\n", names.join(", ")));
+    }
+    out
+}
+
 fn nanos(d: Option<Duration>) -> Value {
     d.map_or(Value::Null, |d| json!(d.as_nanos()))
 }
@@ -911,7 +993,8 @@ fn to_json(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Val
                 .iter()
                 .zip(&c.responses)
                 .zip(&c.overheads)
-                .map(|((s, r), o)| {
+                .enumerate()
+                .map(|(index, ((s, r), o))| {
                     json!({
                         "name": s.name,
                         "priority": s.priority.0,
@@ -923,6 +1006,12 @@ fn to_json(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Val
                         "response_ns": r.response.as_nanos(),
                         "admitted": r.admitted(),
                         "verdict": verdict_key(r.verdict),
+                        "job_response_ns": nanos(c.job_response(index)),
+                        "job_bound": match &c.jobs[index].0 {
+                            JobBound::WithinR => "r",
+                            JobBound::OffGrid => "r-plus-p",
+                            JobBound::Unbounded(_) => "none",
+                        },
                         "preemptions_per_period": preemptions_per_period(s.reservation),
                         "preemption_overhead_ns": nanos(o.preemption),
                         "lost_budget_ns": nanos(o.lost_budget),
