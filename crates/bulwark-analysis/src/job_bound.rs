@@ -64,6 +64,23 @@ pub fn job_bound(
     }
 }
 
+/// The bound a constant-bandwidth server `(Q, P)` (Abeni and Buttazzo) on an admitted core
+/// gives the jobs of `behaviour`: [`JobBound::WithinR`] with `R = P`. A job that needs at most
+/// `Q`, released `P` or more after its predecessor's release, finds that job's server
+/// deadline (at most its release plus `P`, since it never ran out of budget) passed: it gets
+/// the deadline `r + P` with the whole budget, which it does not exhaust, and EDF over an
+/// admitted core meets that deadline.
+pub fn cbs_job_bound(
+    behaviour: &Behaviour,
+    reservation: Reservation,
+    cost: &CostModel,
+) -> JobBound {
+    match cluster::fit(behaviour, reservation, cost) {
+        Fit::Carried => JobBound::WithinR,
+        Fit::Exceeds(why) | Fit::Unchecked(why) => JobBound::Unbounded(why),
+    }
+}
+
 /// True when every release of `behaviour` is a multiple of `period`: a periodic task (or a
 /// script that is one endless loop closed by `sleep-until-next-release`, its releases on the
 /// grid of its first) whose first release and period are multiples of it. A sporadic task's
@@ -172,6 +189,26 @@ mod tests {
         assert_eq!(bound(&late, 1, 10, deferrable), JobBound::OffGrid);
         let relative = script(Step::SleepFor(ms(10)), 0);
         assert_eq!(bound(&relative, 1, 10, deferrable), JobBound::OffGrid);
+    }
+
+    #[test]
+    fn a_constant_bandwidth_server_bounds_fitting_jobs_of_any_phase_by_its_period() {
+        let server = Reservation::new(ms(2), ms(10));
+        let cost = CostModel::default();
+        for offset in [0, 3] {
+            let task = periodic(10, 2, offset);
+            assert_eq!(cbs_job_bound(&task, server, &cost), JobBound::WithinR);
+        }
+        assert_eq!(
+            JobBound::WithinR.response(ms(10), server),
+            Some(ms(10)),
+            "R = P"
+        );
+        let heavy = periodic(10, 3, 0);
+        assert!(matches!(
+            cbs_job_bound(&heavy, server, &cost),
+            JobBound::Unbounded(_)
+        ));
     }
 
     #[test]

@@ -459,37 +459,41 @@ def test_spr_admission_equals_eq1(cli, tmp_path, policy):
     assert min(verdicts.values()) > 0, verdicts
 
 
-@pytest.mark.parametrize("policy", ["spr", "spr-deferrable", "deferrable-server"])
+@pytest.mark.parametrize("policy", ["spr", "spr-deferrable", "deferrable-server", "cbs",
+                                    "hard-cbs"])
 def test_reservation_job_bounds_are_sound(cli, tmp_path, policy):
     """Every job of a task in an admitted reservation completes within the job bound that
     `analyze` gives it (`job_response_ns`): R under the sporadic rule, R + p under the
     deferrable one when releases are off the multiples of p (the phase here is often off
-    them). Tasks need at most b and come p or more apart, regions make the waits long."""
+    them), the server's period P under CBS. Tasks need at most b and come p or more apart;
+    regions make the waits long. With R for every deferrable job, this fails."""
     rng = random.Random(sum(map(ord, policy)) + 77)
-    bounds = {"r": 0, "r-plus-p": 0}
+    cbs = policy.endswith("cbs")
+    bounds = {"r": 0, "r-plus-p": 0, "p": 0}
     for number in range(400):
         lines = [f'name = "jobs"\npolicy = "{policy}"\nduration = "2s"\n']
         for index, priority in enumerate(rng.sample(range(1, 60), rng.randint(1, 5))):
             p = rng.randint(2, 40)
-            b = rng.randint(1, max(1, p // 2))
+            b = rng.randint(1, max(1, p // rng.randint(2, 4)))
             c = rng.choice([b, rng.randint(1, b)])
             t = p if rng.random() < 0.6 else p + rng.randint(1, p)
             offset = rng.choice([0, rng.randint(0, p)])
             eta = rng.randint(0, b) if policy.startswith("spr") else 0
             region = f', non-preemptive = "{eta}ms"' if eta else ""
-            lines.append(f'[[task]]\nname = "r{index}"\npriority = {priority}\n'
+            rank = "" if cbs else f"priority = {priority}\n"
+            lines.append(f'[[task]]\nname = "r{index}"\n{rank}'
                          f'period = "{t}ms"\nexecution = "{c}ms"\noffset = "{offset}ms"\n'
                          f'reservation = {{ budget = "{b}ms", period = "{p}ms"{region} }}\n')
         path = tmp_path / f"jobs-{number}.toml"
         path.write_text("\n".join(lines))
         core, machine = analysed_and_run(cli, path)
-        for row in core["reservations"]:
+        for row in core["servers" if cbs else "reservations"]:
             if row["job_response_ns"] is None:
                 continue
             bounds[row["job_bound"]] += 1
             worst = machine[row["name"]]["response"]["max_ns"]
             assert worst is None or worst <= row["job_response_ns"], (row, path.read_text())
-    assert bounds["r"] > 0, bounds
+    assert bounds["p" if cbs else "r"] > 0, bounds
     # Only the deferrable rule resets on a grid that a release can miss.
     deferrable = policy in ("spr-deferrable", "deferrable-server")
     assert (bounds["r-plus-p"] > 0) == deferrable, bounds

@@ -868,12 +868,44 @@ fn analyze_reports_an_invalid_file_like_check() {
 }
 
 /// CBS: 2/10 + 10/40 + 4/10 = 0.2 + 0.25 + 0.4 = 17/20 <= 1, admitted (exit 0). Raising
-/// hog's budget to 6 ms makes it 21/20: not admitted (exit 1), and the JSON says so.
+/// hog's budget to 6 ms makes it 21/20: not admitted (exit 1), and the JSON says so. On the
+/// admitted core control (C = Q = 2 ms, T = P = 10 ms) and video (10/40) get each job within
+/// their server's period P, their deadline. Video's first job by hand (EDF on the servers'
+/// deadlines, ties to the server queued first): control 0-2, the hog 2-6 (deadline 10 -> 20)
+/// and 6-10 (-> 30), control 10-12, the hog 12-16 (-> 40), video 16-20, control 20-22, video
+/// 22-28: 28 ms <= 40. The hog's script has no job bound.
 #[test]
 fn cbs_servers_are_admitted_by_their_exact_total_bandwidth() {
     let stdout = stdout_of(&["analyze", "scenarios/cbs-isolation.toml"], 0);
     assert_contains(&stdout, "total bandwidth 17/20 = 0.850000: admitted");
-    assert_eq!(row(&stdout, "hog"), ["hog", "4ms", "10ms", "0.4000"]);
+    assert_eq!(row(&stdout, "hog"), ["hog", "4ms", "10ms", "0.4000", "-"]);
+    assert_eq!(
+        row(&stdout, "control"),
+        ["control", "2ms", "10ms", "0.2000", "10ms"]
+    );
+    assert_eq!(
+        row(&stdout, "video"),
+        ["video", "10ms", "40ms", "0.2500", "40ms"]
+    );
+    assert_contains(
+        &stdout,
+        "  hog: job response not checked: a script has no fixed",
+    );
+    let json = json_of(&["analyze", "scenarios/cbs-isolation.toml", "--json"], 0);
+    let servers = &json["cores"][0]["servers"];
+    assert_eq!(servers[0]["job_response_ns"], 10_000_000);
+    assert_eq!(servers[0]["job_bound"], "p");
+    assert!(servers[2]["job_response_ns"].is_null());
+    assert_eq!(servers[2]["job_bound"], "none");
+    let run = json_of(&["simulate", "scenarios/cbs-isolation.toml", "--json"], 0);
+    let jobs = run["jobs"].as_array().unwrap();
+    let first_video = jobs.iter().find(|job| job["task"] == "video").unwrap();
+    assert_eq!(first_video["completion_ns"], 28_000_000);
+    for (task, period) in [(0, 10_000_000u64), (1, 40_000_000)] {
+        let worst = run["tasks"][task]["response"]["max_ns"].as_u64().unwrap();
+        assert!(worst <= period, "{task}: {worst}");
+        assert_eq!(run["tasks"][task]["misses"], 0);
+    }
 
     let (_dir, over) = edited_copy("over.toml", "scenarios/cbs-isolation.toml", |source| {
         source.replace("budget = \"4ms\"", "budget = \"6ms\"")

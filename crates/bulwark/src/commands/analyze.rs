@@ -15,7 +15,7 @@ use bulwark_analysis::classic::{
     edf::{self, EdfAnalysis, EdfOutcome},
 };
 use bulwark_analysis::component_graph;
-use bulwark_analysis::job_bound::{job_bound, JobBound};
+use bulwark_analysis::job_bound::{cbs_job_bound, job_bound, JobBound};
 use bulwark_analysis::overhead::{overhead, work_per_invocation, Overhead, WorkBound};
 use bulwark_analysis::rbf::ServerKind;
 use bulwark_analysis::reclamation::{masks_by_place, scenario_terminations, stretches_at, Masked};
@@ -389,21 +389,34 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
         if servers.is_empty() {
             continue;
         }
+        // What an admitted core gives each server's task: its jobs within P, or why not.
+        let jobs: Vec<JobBound> = scenario
+            .tasks
+            .iter()
+            .filter(|t| t.core == core)
+            .filter_map(|t| Some(cbs_job_bound(&t.behaviour, t.reservation?, &scenario.cost)))
+            .collect();
         let pairs: Vec<(Duration, Duration)> = servers.iter().map(|&(_, q, t)| (q, t)).collect();
         let verdict = bandwidth::admit(&pairs);
         let mask = masked_on(core);
         let mask_test = (mask != Some(Duration::ZERO)).then(|| MaskTest::of(&servers, mask));
         let admitted = verdict.admitted && mask_test.as_ref().is_none_or(MaskTest::admitted);
         all_admitted &= admitted;
+        let job_response = |index: usize| match jobs[index] {
+            JobBound::WithinR if admitted => Some(servers[index].2),
+            _ => None,
+        };
         let rows: Vec<Vec<String>> = servers
             .iter()
-            .map(|&(name, q, t)| {
+            .enumerate()
+            .map(|(index, &(name, q, t))| {
                 let u = Bandwidth::of(q, t).map_or(0.0, Bandwidth::as_f64);
                 vec![
                     name.to_owned(),
                     q.to_string(),
                     t.to_string(),
                     format!("{u:.4}"),
+                    job_response(index).map_or_else(|| "-".to_owned(), |d| d.to_string()),
                 ]
             })
             .collect();
@@ -415,7 +428,10 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
             verdict.total.as_f64()
         );
         text.push_str(&format!("\ncore {core}:\n"));
-        text.push_str(&table::render(&["server", "Q", "T", "Q/T"], &rows));
+        text.push_str(&table::render(
+            &["server", "Q", "T", "Q/T", "job response"],
+            &rows,
+        ));
         text.push_str(&format!(
             "total bandwidth {total}: {}\n",
             if verdict.admitted {
@@ -427,10 +443,21 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
         if let Some(test) = &mask_test {
             text.push_str(&test.text());
         }
+        if admitted {
+            let names = servers.iter().map(|&(name, _, _)| name);
+            text.push_str(&unbounded_job_notes(names.zip(&jobs)));
+        }
         let servers_json: Vec<Value> = servers
             .iter()
-            .map(|&(name, q, t)| {
-                json!({"name": name, "budget_ns": q.as_nanos(), "period_ns": t.as_nanos()})
+            .enumerate()
+            .map(|(index, &(name, q, t))| {
+                json!({
+                    "name": name,
+                    "budget_ns": q.as_nanos(),
+                    "period_ns": t.as_nanos(),
+                    "job_response_ns": nanos(job_response(index)),
+                    "job_bound": if job_response(index).is_some() { "p" } else { "none" },
+                })
             })
             .collect();
         cores_json.push(json!({
@@ -941,7 +968,6 @@ fn to_text(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Str
 /// reservation's grid, or jobs that need more than it gives.
 fn job_notes(core: &CoreAnalysis) -> String {
     let mut out = String::new();
-    let mut unbounded: Vec<(&String, Vec<&str>)> = Vec::new();
     for (index, (server, (jobs, deadline))) in core.servers.iter().zip(&core.jobs).enumerate() {
         if !core.responses[index].admitted() {
             continue;
@@ -966,17 +992,32 @@ fn job_notes(core: &CoreAnalysis) -> String {
                 }
                 out.push('\n');
             }
-            JobBound::Unbounded(why) => match unbounded.iter_mut().find(|(w, _)| *w == why) {
-                Some((_, names)) => names.push(&server.name),
-                None => unbounded.push((why, vec![&server.name])),
-            },
+            JobBound::Unbounded(_) => {}
         }
     }
-    // One line per reason: a herd of attackers shares one.
-    for (why, names) in unbounded {
-        out.push_str(&format!("  {}: job response {why}\n", names.join(", ")));
-    }
+    let admitted = (core.servers.iter().enumerate())
+        .filter(|(index, _)| core.responses[*index].admitted())
+        .map(|(index, server)| (server.name.as_str(), &core.jobs[index].0));
+    out.push_str(&unbounded_job_notes(admitted));
     out
+}
+
+/// The reasons the tasks of admitted reservations have no job bound, one line per reason
+/// with the tasks it holds for (a herd of attackers shares one).
+fn unbounded_job_notes<'a>(jobs: impl Iterator<Item = (&'a str, &'a JobBound)>) -> String {
+    let mut reasons: Vec<(&String, Vec<&str>)> = Vec::new();
+    for (name, jobs) in jobs {
+        if let JobBound::Unbounded(why) = jobs {
+            match reasons.iter_mut().find(|(reason, _)| *reason == why) {
+                Some((_, names)) => names.push(name),
+                None => reasons.push((why, vec![name])),
+            }
+        }
+    }
+    reasons
+        .iter()
+        .map(|(why, names)| format!("  {}: job response {why}\n", names.join(", ")))
+        .collect()
 }
 
 fn nanos(d: Option<Duration>) -> Value {
