@@ -144,24 +144,17 @@ mod tests {
     #[test]
     fn the_deferrable_rule_bounds_releases_off_its_grid_by_r_plus_p() {
         let deferrable = ServerKind::Deferrable;
-        // On the grid of 6 ms: offset 0 or 12, period 6 or 18.
-        assert_eq!(
-            bound(&periodic(6, 1, 0), 1, 6, deferrable),
-            JobBound::WithinR
-        );
-        assert_eq!(
-            bound(&periodic(18, 1, 12), 1, 6, deferrable),
-            JobBound::WithinR
-        );
-        // Off it: offset 4, or a period of 9 that drifts across it.
-        assert_eq!(
-            bound(&periodic(6, 1, 4), 1, 6, deferrable),
-            JobBound::OffGrid
-        );
-        assert_eq!(
-            bound(&periodic(9, 1, 0), 1, 6, deferrable),
-            JobBound::OffGrid
-        );
+        // On the grid of 6 ms: offset 0 or 12, period 6 or 18. Off it: offset 4, or a period
+        // of 9 that drifts across it.
+        let cases = [
+            (periodic(6, 1, 0), JobBound::WithinR),
+            (periodic(18, 1, 12), JobBound::WithinR),
+            (periodic(6, 1, 4), JobBound::OffGrid),
+            (periodic(9, 1, 0), JobBound::OffGrid),
+        ];
+        for (task, expected) in cases {
+            assert_eq!(bound(&task, 1, 6, deferrable), expected, "{task:?}");
+        }
         let off = JobBound::OffGrid.response(ms(5), Reservation::new(ms(1), ms(6)));
         assert_eq!(off, Some(ms(11)));
         let sporadic = Behaviour::Sporadic {
