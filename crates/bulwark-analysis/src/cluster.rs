@@ -19,12 +19,14 @@
 //! instead, with the masks ([`global_edf::bcl`]).
 
 use bulwark_core::{Duration, Priority};
+use bulwark_spec::model::visit_invocations;
 use bulwark_spec::{
     Behaviour, CostModel, MemberKind, Replenishment, Reservation, Scenario, ScriptReading,
     SporadicOrder, StepTimes,
 };
 
 use crate::bandwidth::{self, Admission};
+use crate::gates;
 use crate::global_edf::{self, Bcl, Gfb};
 use crate::global_fp::{self, FpTask, Response};
 use crate::reclamation::{self, Masked};
@@ -424,7 +426,11 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
                 replenishment: *replenishment,
                 low_budget: *low_budget,
             };
-            (sporadic, fit(&spec.behaviour, reservation, &scenario.cost))
+            let drains = gates::call_drains(scenario, task);
+            (
+                sporadic,
+                fit(&spec.behaviour, reservation, &scenario.cost, &drains),
+            )
         }
         MemberKind::BestEffort => (
             MemberReservation::BestEffort,
@@ -541,7 +547,8 @@ fn fit_group(
         .iter()
         .map_while(|&at| {
             let spec = &scenario.tasks[specs[at].task];
-            let (spacing, execution) = demand(&spec.behaviour, &scenario.cost)?;
+            let drains = gates::call_drains(scenario, specs[at].task);
+            let (spacing, execution) = demand(&spec.behaviour, &scenario.cost, &drains)?;
             Some(Sharer {
                 execution,
                 spacing,
@@ -624,26 +631,50 @@ fn fixed_priority(members: &mut [Member], cores: u16, masks: &[Duration]) -> Clu
 
 /// Why a script's fit is not checked.
 const SCRIPT_UNCHECKED: &str = "not checked: a script has no fixed execution time or period \
-     (one endless loop of work without server calls and one sleep has)";
+     (one endless loop of work and one sleep has, its server calls at gates that bound the \
+     budget a request drains)";
 
 /// A job's release spacing and execution bound: a periodic or sporadic task's, or an endless
 /// job's ([`ScriptReading::Sporadic`]: its releases at least `T - J` apart, its work at most
-/// `C`; a server call's time belongs to the server, so a script that calls one has none).
-fn demand(behaviour: &Behaviour, cost: &CostModel) -> Option<(Duration, Duration)> {
-    if let Behaviour::Script { offset, steps } = behaviour {
-        let times = StepTimes::without_calls(cost);
-        let ScriptReading::Sporadic(job) = ScriptReading::of(*offset, steps, &times) else {
-            return None;
-        };
-        return Some((job.spacing.saturating_sub(job.jitter), job.wcet));
+/// `C`). A server call counts what it drains from the caller's budget, `drains` per server
+/// ([`gates::call_drains`]: the requests ahead it lends to, and its own); a call to a server
+/// without such a bound, or one asking for an operation of its own, leaves none. A call's
+/// least is nothing, as the reading takes it, so a job that ends sooner cannot bring the next
+/// release closer than `T - J`.
+fn demand(
+    behaviour: &Behaviour,
+    cost: &CostModel,
+    drains: &[Option<Duration>],
+) -> Option<(Duration, Duration)> {
+    let Behaviour::Script { offset, steps } = behaviour else {
+        return behaviour.spacing_and_execution();
+    };
+    let mut named = false;
+    for server in 0..drains.len() {
+        visit_invocations(steps, server, &mut |operation| named |= operation.is_some());
     }
-    behaviour.spacing_and_execution()
+    if named {
+        return None;
+    }
+    let times = StepTimes {
+        cost,
+        operations: drains,
+    };
+    let ScriptReading::Sporadic(job) = ScriptReading::of(*offset, steps, &times) else {
+        return None;
+    };
+    Some((job.spacing.saturating_sub(job.jitter), job.wcet))
 }
 
 /// Whether `reservation` carries jobs of `behaviour`: the simple check of a job's execution
 /// bound against the budget and its release spacing against the period.
-pub fn fit(behaviour: &Behaviour, reservation: Reservation, cost: &CostModel) -> Fit {
-    let Some((spacing, execution)) = demand(behaviour, cost) else {
+pub fn fit(
+    behaviour: &Behaviour,
+    reservation: Reservation,
+    cost: &CostModel,
+    drains: &[Option<Duration>],
+) -> Fit {
+    let Some((spacing, execution)) = demand(behaviour, cost, drains) else {
         return Fit::Unchecked(SCRIPT_UNCHECKED.to_owned());
     };
     let (budget, period) = (reservation.budget, reservation.period);
@@ -918,7 +949,7 @@ mod tests {
     #[test]
     fn releases_faster_than_the_reservation_do_not_fit_and_scripts_are_unchecked() {
         let reservation = Reservation::new(ms(2), ms(10));
-        let Fit::Exceeds(why) = fit(&periodic(5, 1), reservation, &CostModel::FREE) else {
+        let Fit::Exceeds(why) = fit(&periodic(5, 1), reservation, &CostModel::FREE, &[]) else {
             panic!("every 5 ms against a 10 ms period");
         };
         assert!(why.starts_with("jobs come every 5ms < reservation period 10ms:"));
@@ -927,7 +958,7 @@ mod tests {
             steps: Vec::new(),
         };
         assert!(matches!(
-            fit(&script, reservation, &CostModel::FREE),
+            fit(&script, reservation, &CostModel::FREE, &[]),
             Fit::Unchecked(_)
         ));
     }
@@ -946,7 +977,7 @@ mod tests {
                 body: vec![Step::Run(Execution::Fixed(ms(run))), sleep],
             }],
         };
-        let check = |behaviour: &Behaviour| fit(behaviour, reservation, &CostModel::FREE);
+        let check = |behaviour: &Behaviour| fit(behaviour, reservation, &CostModel::FREE, &[]);
         let next = || Step::SleepUntilNextRelease(ms(10));
         assert_eq!(check(&endless(0, 1, next())), Fit::Carried);
         let Fit::Exceeds(why) = check(&endless(0, 3, next())) else {
@@ -977,6 +1008,62 @@ mod tests {
             }],
         };
         assert!(matches!(check(&calling), Fit::Unchecked(_)));
+    }
+
+    /// A call counts what it drains from the caller's budget. A job of a 1 ms run, a call
+    /// whose requests drain at most 4 ms at server 0, and the reply step: 5 ms + 1 ns, which
+    /// a 6 ms budget carries and a 5 ms one does not. Without a bound at the server, or with
+    /// the call asking for an operation of its own, it is not checked. After `sleep-for`
+    /// 15 ms the next release comes at least 16 ms later (the run, the call read at its least,
+    /// nothing, and the pause), under a 17 ms period.
+    #[test]
+    fn a_call_counts_the_budget_its_requests_drain() {
+        let job = |operation: Option<Execution>, sleep: Step| Behaviour::Script {
+            offset: Duration::ZERO,
+            steps: vec![Step::Loop {
+                count: None,
+                body: vec![
+                    Step::Run(Execution::Fixed(ms(1))),
+                    Step::Invoke {
+                        server: 0,
+                        operation,
+                    },
+                    sleep,
+                ],
+            }],
+        };
+        let next = Step::SleepUntilNextRelease(ms(20));
+        let drains = [Some(ms(4))];
+        let fits =
+            |behaviour: &Behaviour, budget: u64, period: u64, drains: &[Option<Duration>]| {
+                fit(
+                    behaviour,
+                    Reservation::new(ms(budget), ms(period)),
+                    &CostModel::FREE,
+                    drains,
+                )
+            };
+        let calling = job(None, next.clone());
+        assert_eq!(fits(&calling, 6, 20, &drains), Fit::Carried);
+        let Fit::Exceeds(why) = fits(&calling, 5, 20, &drains) else {
+            panic!("5 ms + 1 ns against a 5 ms budget");
+        };
+        assert!(
+            why.starts_with("a job needs up to 5.000001ms > budget 5ms"),
+            "{why}"
+        );
+        assert!(matches!(fits(&calling, 6, 20, &[None]), Fit::Unchecked(_)));
+        let named = job(Some(Execution::Fixed(ms(1))), next);
+        assert!(matches!(fits(&named, 6, 20, &drains), Fit::Unchecked(_)));
+        let relative = job(None, Step::SleepFor(ms(15)));
+        let Fit::Exceeds(why) = fits(&relative, 6, 17, &drains) else {
+            panic!("releases 16 ms apart under a 17 ms period");
+        };
+        assert!(
+            why.starts_with("jobs come every 16ms < reservation period 17ms"),
+            "{why}"
+        );
+        assert_eq!(fits(&relative, 6, 16, &drains), Fit::Carried);
     }
 
     /// R (3 ms per 10 ms) carries a and b; c has 2 ms per 10 ms of its own. The cluster's

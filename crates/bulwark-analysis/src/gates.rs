@@ -71,6 +71,24 @@ pub fn client_bound(scenario: &Scenario, server: &str, task: &str) -> Option<Dur
     client.bound.ok()
 }
 
+/// What one call of task `task` (an index into `Scenario::tasks`) drains at most from its
+/// reservation's budget, per server (an index into `Scenario::servers`): its client bound
+/// there, or `None` where there is none (or it is no client).
+pub fn call_drains(scenario: &Scenario, task: usize) -> Vec<Option<Duration>> {
+    let name = &scenario.tasks[task].name;
+    (0..scenario.servers.len())
+        .map(|server| {
+            let spec = &scenario.servers[server];
+            if !spec.clients.contains(&task) {
+                return None;
+            }
+            let bounds = bounds(scenario, server);
+            let client = bounds.clients.into_iter().find(|c| &c.name == name)?;
+            client.bound.ok()
+        })
+        .collect()
+}
+
 fn bounds(scenario: &Scenario, server: usize) -> GateBounds {
     let spec = &scenario.servers[server];
     let operation = longest_operation(scenario, server);

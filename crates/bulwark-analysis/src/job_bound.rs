@@ -52,8 +52,9 @@ pub fn job_bound(
     reservation: Reservation,
     kind: ServerKind,
     cost: &CostModel,
+    drains: &[Option<Duration>],
 ) -> JobBound {
-    match cluster::fit(behaviour, reservation, cost) {
+    match cluster::fit(behaviour, reservation, cost, drains) {
         Fit::Carried => {}
         Fit::Exceeds(why) | Fit::Unchecked(why) => return JobBound::Unbounded(why),
     }
@@ -74,8 +75,9 @@ pub fn cbs_job_bound(
     behaviour: &Behaviour,
     reservation: Reservation,
     cost: &CostModel,
+    drains: &[Option<Duration>],
 ) -> JobBound {
-    match cluster::fit(behaviour, reservation, cost) {
+    match cluster::fit(behaviour, reservation, cost, drains) {
         Fit::Carried => JobBound::WithinR,
         Fit::Exceeds(why) | Fit::Unchecked(why) => JobBound::Unbounded(why),
     }
@@ -120,7 +122,7 @@ mod tests {
 
     fn bound(behaviour: &Behaviour, budget: u64, period: u64, kind: ServerKind) -> JobBound {
         let reservation = Reservation::new(ms(budget), ms(period));
-        job_bound(behaviour, reservation, kind, &CostModel::default())
+        job_bound(behaviour, reservation, kind, &CostModel::default(), &[])
     }
 
     #[test]
@@ -190,7 +192,7 @@ mod tests {
         let cost = CostModel::default();
         for offset in [0, 3] {
             let task = periodic(10, 2, offset);
-            assert_eq!(cbs_job_bound(&task, server, &cost), JobBound::WithinR);
+            assert_eq!(cbs_job_bound(&task, server, &cost, &[]), JobBound::WithinR);
         }
         assert_eq!(
             JobBound::WithinR.response(ms(10), server),
@@ -199,7 +201,7 @@ mod tests {
         );
         let heavy = periodic(10, 3, 0);
         assert!(matches!(
-            cbs_job_bound(&heavy, server, &cost),
+            cbs_job_bound(&heavy, server, &cost, &[]),
             JobBound::Unbounded(_)
         ));
     }

@@ -15,6 +15,7 @@ use bulwark_analysis::classic::{
     edf::{self, EdfAnalysis, EdfOutcome},
 };
 use bulwark_analysis::component_graph;
+use bulwark_analysis::gates::call_drains;
 use bulwark_analysis::job_bound::{cbs_job_bound, job_bound, JobBound};
 use bulwark_analysis::overhead::{overhead, work_per_invocation, Overhead, WorkBound};
 use bulwark_analysis::rbf::ServerKind;
@@ -298,12 +299,14 @@ fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
             let mut rows: Vec<(Server, (JobBound, Option<Duration>))> = scenario
                 .tasks
                 .iter()
-                .filter(|t| t.core == core)
-                .filter_map(|t| {
+                .enumerate()
+                .filter(|(_, t)| t.core == core)
+                .filter_map(|(index, t)| {
                     let reservation = t.reservation?;
                     let server = Server::new(t.name.clone(), t.priority?, reservation, kind)
                         .with_deadline(given_deadline(t));
-                    let jobs = job_bound(&t.behaviour, reservation, kind, &scenario.cost);
+                    let drains = call_drains(scenario, index);
+                    let jobs = job_bound(&t.behaviour, reservation, kind, &scenario.cost, &drains);
                     Some((server, (jobs, task_deadline(t))))
                 })
                 .collect();
@@ -373,6 +376,8 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
         scenario.policy.name()
     );
     let mut cores_json = Vec::new();
+    // Callers whose job bound counts what their calls drain: their waits are in it.
+    let mut held: Vec<&str> = Vec::new();
     for core in 0..scenario.cores {
         let servers: Vec<(&str, Duration, Duration)> = scenario
             .tasks
@@ -393,8 +398,18 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
         let jobs: Vec<JobBound> = scenario
             .tasks
             .iter()
-            .filter(|t| t.core == core)
-            .filter_map(|t| Some(cbs_job_bound(&t.behaviour, t.reservation?, &scenario.cost)))
+            .enumerate()
+            .filter(|(_, t)| t.core == core)
+            .filter_map(|(index, t)| {
+                let drains = call_drains(scenario, index);
+                let reservation = t.reservation?;
+                Some(cbs_job_bound(
+                    &t.behaviour,
+                    reservation,
+                    &scenario.cost,
+                    &drains,
+                ))
+            })
             .collect();
         let pairs: Vec<(Duration, Duration)> = servers.iter().map(|&(_, q, t)| (q, t)).collect();
         let verdict = bandwidth::admit(&pairs);
@@ -447,6 +462,11 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
             let names = servers.iter().map(|&(name, _, _)| name);
             text.push_str(&unbounded_job_notes(names.zip(&jobs)));
         }
+        held.extend(
+            (0..servers.len())
+                .filter(|&index| job_response(index).is_some())
+                .map(|index| servers[index].0),
+        );
         let servers_json: Vec<Value> = servers
             .iter()
             .enumerate()
@@ -481,11 +501,12 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
                 "admitted": all_admitted,
                 "cores": cores_json,
                 "costs_not_in_bounds": super::uncounted::kernel_costs(&scenario.cost),
-                "gate_waits_not_in_bounds": super::uncounted::gate_waits(scenario),
+                "gate_waits_not_in_bounds":
+                    super::uncounted::gate_waits_besides(scenario, &held),
             })
         );
     } else {
-        text.push_str(&super::uncounted::notes(scenario));
+        text.push_str(&super::uncounted::notes_besides(scenario, &held));
         text.push_str(&format!(
             "\nsummary: {}\n",
             if all_admitted {
@@ -948,9 +969,9 @@ fn to_text(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Str
                 .map(|(s, _)| s.name.as_str()),
         );
     }
-    out.push_str(&super::uncounted::gate_note(&super::uncounted::gate_waits(
-        scenario,
-    )));
+    out.push_str(&super::uncounted::gate_note(
+        &super::uncounted::gate_waits_besides(scenario, &job_bounded(cores)),
+    ));
     out.push('\n');
     if rejected.is_empty() {
         out.push_str(&format!("summary: all {total} reservations admitted\n"));
@@ -1026,6 +1047,7 @@ fn nanos(d: Option<Duration>) -> Value {
 
 fn to_json(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Value {
     let admitted = all_admitted(cores);
+    let waits = super::uncounted::gate_waits_besides(scenario, &job_bounded(cores));
     let cores: Vec<Value> = cores
         .iter()
         .map(|c| {
@@ -1074,8 +1096,20 @@ fn to_json(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Val
         "server_kind": kind_name(kind),
         "admitted": admitted,
         "cores": cores,
-        "gate_waits_not_in_bounds": super::uncounted::gate_waits(scenario),
+        "gate_waits_not_in_bounds": waits,
     })
+}
+
+/// The tasks of admitted reservations with a job bound: their calls' drains are in it.
+fn job_bounded(cores: &[CoreAnalysis]) -> Vec<&str> {
+    cores
+        .iter()
+        .flat_map(|core| {
+            (0..core.servers.len())
+                .filter(|&index| core.job_response(index).is_some())
+                .map(|index| core.servers[index].name.as_str())
+        })
+        .collect()
 }
 
 mod appendix;

@@ -72,10 +72,24 @@ pub fn gate_waits(scenario: &Scenario) -> Vec<&str> {
         .collect()
 }
 
+/// The callers of [`gate_waits`] but those in `held`, whose bounds count their waits (a job
+/// bound that counts what each call drains from the caller's budget).
+pub fn gate_waits_besides<'a>(scenario: &'a Scenario, held: &[&str]) -> Vec<&'a str> {
+    let mut callers = gate_waits(scenario);
+    callers.retain(|caller| !held.contains(caller));
+    callers
+}
+
+/// The notes under a scenario analysis's table: the kernel costs and the gate waits its
+/// bounds leave out (each empty when there are none), but those of the callers in `held`.
+pub fn notes_besides(scenario: &Scenario, held: &[&str]) -> String {
+    note(&kernel_costs(&scenario.cost)) + &gate_note(&gate_waits_besides(scenario, held))
+}
+
 /// The notes under a scenario analysis's table: the kernel costs and the gate waits its
 /// bounds leave out (each empty when there are none).
 pub fn notes(scenario: &Scenario) -> String {
-    note(&kernel_costs(&scenario.cost)) + &gate_note(&gate_waits(scenario))
+    notes_besides(scenario, &[])
 }
 
 /// The note under a table whose bounds leave out `callers`' gate waits; empty when none.

@@ -96,10 +96,12 @@ pub(super) fn clustered(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitC
 
 /// The cluster's members that invoke servers: the test has no term for their waits at
 /// a gate (see [`super::super::uncounted::gate_waits`]).
+/// The members that call servers, but those whose fit is carried: that counts what their
+/// calls drain from the budget.
 fn gate_waits<'s>(scenario: &'s Scenario, analysis: &ClusterAnalysis) -> Vec<&'s str> {
     super::super::uncounted::gate_waits(scenario)
         .into_iter()
-        .filter(|name| analysis.members.iter().any(|m| m.name == *name))
+        .filter(|name| (analysis.members.iter()).any(|m| m.name == *name && m.fit != Fit::Carried))
         .collect()
 }
 
