@@ -19,7 +19,6 @@
 //! instead, with the masks ([`global_edf::bcl`]).
 
 use bulwark_core::{Duration, Priority};
-use bulwark_spec::model::visit_invocations;
 use bulwark_spec::{
     Behaviour, CostModel, MemberKind, Replenishment, Reservation, Scenario, ScriptReading,
     SporadicOrder, StepTimes,
@@ -637,10 +636,10 @@ const SCRIPT_UNCHECKED: &str = "not checked: a script has no fixed execution tim
 /// A job's release spacing and execution bound: a periodic or sporadic task's, or an endless
 /// job's ([`ScriptReading::Sporadic`]: its releases at least `T - J` apart, its work at most
 /// `C`). A server call counts what it drains from the caller's budget, `drains` per server
-/// ([`gates::call_drains`]: the requests ahead it lends to, and its own); a call to a server
-/// without such a bound, or one asking for an operation of its own, leaves none. A call's
-/// least is nothing, as the reading takes it, so a job that ends sooner cannot bring the next
-/// release closer than `T - J`.
+/// ([`gates::call_drains`]: the requests ahead it lends to, and its own, whatever operation
+/// it asks for); a call to a server without such a bound leaves none. A call's least is
+/// nothing, as the reading takes it, so a job that ends sooner cannot bring the next release
+/// closer than `T - J`.
 fn demand(
     behaviour: &Behaviour,
     cost: &CostModel,
@@ -649,17 +648,7 @@ fn demand(
     let Behaviour::Script { offset, steps } = behaviour else {
         return behaviour.spacing_and_execution();
     };
-    let mut named = false;
-    for server in 0..drains.len() {
-        visit_invocations(steps, server, &mut |operation| named |= operation.is_some());
-    }
-    if named {
-        return None;
-    }
-    let times = StepTimes {
-        cost,
-        operations: drains,
-    };
+    let times = StepTimes::with_drains(cost, drains);
     let ScriptReading::Sporadic(job) = ScriptReading::of(*offset, steps, &times) else {
         return None;
     };
@@ -1012,8 +1001,8 @@ mod tests {
 
     /// A call counts what it drains from the caller's budget. A job of a 1 ms run, a call
     /// whose requests drain at most 4 ms at server 0, and the reply step: 5 ms + 1 ns, which
-    /// a 6 ms budget carries and a 5 ms one does not. Without a bound at the server, or with
-    /// the call asking for an operation of its own, it is not checked. After `sleep-for`
+    /// a 6 ms budget carries and a 5 ms one does not, also when the call asks for an operation
+    /// of its own. Without a bound at the server it is not checked. After `sleep-for`
     /// 15 ms the next release comes at least 16 ms later (the run, the call read at its least,
     /// nothing, and the pause), under a 17 ms period.
     #[test]
@@ -1053,8 +1042,11 @@ mod tests {
             "{why}"
         );
         assert!(matches!(fits(&calling, 6, 20, &[None]), Fit::Unchecked(_)));
+        // A call asking for an operation of its own drains no more than the bound, which
+        // counts the longest operation any client asks for.
         let named = job(Some(Execution::Fixed(ms(1))), next);
-        assert!(matches!(fits(&named, 6, 20, &drains), Fit::Unchecked(_)));
+        assert_eq!(fits(&named, 6, 20, &drains), Fit::Carried);
+        assert!(matches!(fits(&named, 5, 20, &drains), Fit::Exceeds(_)));
         let relative = job(None, Step::SleepFor(ms(15)));
         let Fit::Exceeds(why) = fits(&relative, 6, 17, &drains) else {
             panic!("releases 16 ms apart under a 17 ms period");

@@ -507,10 +507,13 @@ def test_reservation_job_bounds_are_sound(cli, tmp_path, policy):
 
 
 def random_caller(rng, index, rank, p):
-    """A task that calls server `s` once a job: some work before and after the call, one job
-    per period of at least `p` (a caller's job bound counts what the call drains)."""
+    """A task that calls server `s` once a job, at times asking for an operation of its own:
+    some work before and after the call, one job per period of at least `p` (a caller's job
+    bound counts what the call drains)."""
     before, after = rng.randint(0, 2), rng.randint(0, 2)
-    body = ([f'{{ run = "{before}ms" }}'] if before else []) + ['{ invoke = "s" }'] + (
+    call = ('{ invoke = "s" }' if rng.random() < 0.7
+            else f'{{ invoke = "s", operation = "{rng.randint(1, 3)}ms" }}')
+    body = ([f'{{ run = "{before}ms" }}'] if before else []) + [call] + (
         [f'{{ run = "{after}ms" }}'] if after else [])
     t = p if rng.random() < 0.7 else p + rng.randint(1, p)
     body.append(f'{{ sleep-until-next-release = "{t}ms" }}')

@@ -16,14 +16,34 @@ pub struct StepTimes<'a> {
     /// bounds what a call to it waits for; `None`, or a server past the end: a call to it
     /// leaves the script's work unknown. Empty: no call is read.
     pub operations: &'a [Option<Duration>],
+    /// Each of `operations` bounds a whole call, whatever operation it asks for: what one
+    /// request drains from its caller's budget (the gates' bounds count the longest operation
+    /// any client asks for), not one operation's run.
+    pub whole_calls: bool,
 }
 
 impl<'a> StepTimes<'a> {
     /// Steps read with `cost` and no server call.
     pub fn without_calls(cost: &'a CostModel) -> StepTimes<'a> {
+        StepTimes::with_operations(cost, &[])
+    }
+
+    /// Steps read with `cost`, a call to a server running its operation (`operations`).
+    pub fn with_operations(cost: &'a CostModel, operations: &'a [Option<Duration>]) -> Self {
         StepTimes {
             cost,
-            operations: &[],
+            operations,
+            whole_calls: false,
+        }
+    }
+
+    /// Steps read with `cost`, a call to a server taking at most what one request drains
+    /// (`drains`), whatever operation it asks for.
+    pub fn with_drains(cost: &'a CostModel, drains: &'a [Option<Duration>]) -> Self {
+        StepTimes {
+            cost,
+            operations: drains,
+            whole_calls: true,
         }
     }
 
@@ -31,6 +51,9 @@ impl<'a> StepTimes<'a> {
     /// runs, when known.
     pub fn operation(&self, server: usize, operation: Option<&Execution>) -> Option<Duration> {
         let own = (*self.operations.get(server)?)?;
+        if self.whole_calls {
+            return Some(own);
+        }
         Some(operation.map_or(own, Execution::worst_case))
     }
 
@@ -371,6 +394,7 @@ mod tests {
     const FREE: StepTimes<'static> = StepTimes {
         cost: &CostModel::FREE,
         operations: &[],
+        whole_calls: false,
     };
 
     /// By hand: 2 ms, then 3 x (4 x 1 ms + a 5 ms sleep), then a termination and a VBS load of
@@ -669,10 +693,7 @@ mod tests {
     fn a_call_counts_its_operation_when_the_server_is_bounded() {
         let ms = Duration::from_millis;
         let operations = [Some(ms(2)), None];
-        let times = StepTimes {
-            cost: &CostModel::FREE,
-            operations: &operations,
-        };
+        let times = StepTimes::with_operations(&CostModel::FREE, &operations);
         let call = |server, operation| Step::Invoke { server, operation };
         let job = [Step::Loop {
             count: None,

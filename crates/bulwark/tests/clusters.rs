@@ -632,3 +632,29 @@ fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
         "\nclusters: global not analysed (high criticality)\n",
     );
 }
+
+/// vestal-mode-switch's low-criticality members call `S` (mc-ipc, L = 1 ms: every call asks
+/// for 0.5 to 1 ms) once a job; each call counts what a request drains, Theorem 1's
+/// (1 + 2 m K) L with m = 1 and K = 2 (C0 and C1): 5 ms, whatever operation it asks for. So
+/// a job needs at most 200 us + 5 ms + 1 ns + 1 ms (L1, e = 10 ms per 25 ms), 2 + 5 + 1 ms and
+/// 1 ns (L2, 10 per 20 ms) or 3 + 5 + 1 ms and 1 ns (L3, 10 per 40 ms): all three fit. H runs
+/// four jobs of a counted loop and then a long one: its shape is not checked.
+#[test]
+fn members_that_call_a_server_fit_with_what_their_calls_drain() {
+    let stdout = common::stdout_of(&["analyze", "scenarios/vestal-mode-switch.toml"], 2);
+    let fits = |name: &str| -> String {
+        let line = stdout
+            .lines()
+            .find(|line| line.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no row `{name}` in\n{stdout}"));
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        // After the replenishment rule (`sporadic`), the fit.
+        let rule = cells.iter().position(|&cell| cell == "sporadic").unwrap();
+        cells[rule + 1..].join(" ")
+    };
+    assert_eq!(fits("L1"), "yes");
+    assert_eq!(fits("L2"), "yes 10ms");
+    assert_eq!(fits("L3"), "yes 20ms");
+    assert_eq!(fits("H"), "not checked");
+    common::assert_contains(&stdout, "note: `H` invokes servers");
+}

@@ -256,10 +256,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     // A call to a passive server bounded here runs on its caller's context.
     let servers = super::server_calls::on_core(scenario, core, &on_core, edf);
     let operations = &servers.operations;
-    let times = StepTimes {
-        cost: &scenario.cost,
-        operations,
-    };
+    let times = StepTimes::with_operations(&scenario.cost, operations);
     let served: Vec<usize> = (0..operations.len())
         .filter(|&server| operations[server].is_some())
         .filter(|&server| !scenario.servers[server].clients.is_empty())

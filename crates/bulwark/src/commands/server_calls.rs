@@ -54,10 +54,7 @@ fn calls_on(
     let operations: Vec<Option<Duration>> = (scenario.servers.iter())
         .map(|server| bounded_on(scenario, server, core))
         .collect();
-    let times = StepTimes {
-        cost: &scenario.cost,
-        operations: &operations,
-    };
+    let times = StepTimes::with_operations(&scenario.cost, &operations);
     let calling = tasks
         .iter()
         .map(|&task| calling_task(&scenario.tasks[task], &times))
