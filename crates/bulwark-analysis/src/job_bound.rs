@@ -15,6 +15,12 @@
 //!   multiple `g < r + p`; from `g`, with the whole budget, it is served within `R`. By
 //!   induction over the jobs (a job's own reset comes at most `p` after its release, and its
 //!   predecessor's a period or more before that), every job completes within `R + p`.
+//!
+//! A job that calls a passive server counts each call at what one request drains from its
+//! budget ([`crate::gates::call_drains`]). With bandwidth inheritance a waiting caller stays
+//! ready, lending its budget to the request in service (or spinning while another core runs
+//! it), so it is never blocked: a job whose work and drains fit `b` is served as one without
+//! calls.
 
 use bulwark_core::reservation::Reservation;
 use bulwark_core::Duration;
@@ -46,7 +52,8 @@ impl JobBound {
     }
 }
 
-/// The bound a reservation `(b, p)` replenished by `kind` gives the jobs of `behaviour`.
+/// The bound a reservation `(b, p)` replenished by `kind` gives the jobs of `behaviour`,
+/// whose calls drain at most `drains` per server.
 pub fn job_bound(
     behaviour: &Behaviour,
     reservation: Reservation,
