@@ -25,7 +25,7 @@ use bulwark_spec::{
 };
 
 use crate::bandwidth::{self, Admission};
-use crate::gates;
+use crate::gates::CallDrains;
 use crate::global_edf::{self, Bcl, Gfb};
 use crate::global_fp::{self, FpTask, Response};
 use crate::reclamation::{self, Masked};
@@ -306,6 +306,7 @@ pub enum Fit {
 /// Every cluster of `scenario`, in file order.
 pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
     let terminations = reclamation::scenario_terminations(scenario);
+    let drains = CallDrains::of(scenario);
     scenario
         .clusters
         .iter()
@@ -321,7 +322,7 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
             let mut members: Vec<Member> = cluster
                 .members
                 .iter()
-                .map(|m| member(scenario, m.task, &m.kind, cluster.cycle))
+                .map(|m| member(scenario, &drains, m.task, &m.kind, cluster.cycle))
                 .collect();
             // The reservations with a share; best-effort ones have none.
             let pairs: Vec<(Duration, Duration)> = members
@@ -393,7 +394,7 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 }
             };
             // After the verdict: a reservation's response bounds when its budget is served.
-            fit_shared(scenario, &cluster.members, &mut members);
+            fit_shared(scenario, &drains, &cluster.members, &mut members);
             let counted = verdict.rta().is_some() || verdict.bcl().is_some();
             ClusterAnalysis {
                 name: cluster.name.clone(),
@@ -408,7 +409,13 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
         .collect()
 }
 
-fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) -> Member {
+fn member(
+    scenario: &Scenario,
+    drains: &CallDrains,
+    task: usize,
+    kind: &MemberKind,
+    cycle: Duration,
+) -> Member {
     let spec = &scenario.tasks[task];
     let (reservation, fit) = match kind {
         MemberKind::Sporadic {
@@ -425,7 +432,7 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
                 replenishment: *replenishment,
                 low_budget: *low_budget,
             };
-            let drains = gates::call_drains(scenario, task);
+            let drains = drains.of_task(scenario, task);
             (
                 sporadic,
                 fit(&spec.behaviour, reservation, &scenario.cost, &drains),
@@ -479,7 +486,12 @@ fn member(scenario: &Scenario, task: usize, kind: &MemberKind, cycle: Duration) 
 /// within its period otherwise. Every task of such a group gets that fit, not the one-task
 /// check; a script, and every task after it in the group, is not checked (a script has no
 /// fixed demand), nor is a group on a server, a partition or a best-effort reservation.
-fn fit_shared(scenario: &Scenario, specs: &[bulwark_spec::ClusterMember], members: &mut [Member]) {
+fn fit_shared(
+    scenario: &Scenario,
+    drains: &CallDrains,
+    specs: &[bulwark_spec::ClusterMember],
+    members: &mut [Member],
+) {
     // Each owner's group of member positions, owner first, gathered in one pass (a cluster
     // may have thousands of members).
     let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
@@ -494,7 +506,7 @@ fn fit_shared(scenario: &Scenario, specs: &[bulwark_spec::ClusterMember], member
         };
         let group: Vec<usize> = std::iter::once(first).chain(sharers).collect();
         match shared_supply(&members[first]) {
-            Some(supply) => fit_group(scenario, specs, members, &group, &supply),
+            Some(supply) => fit_group(scenario, drains, specs, members, &group, &supply),
             None => {
                 let others = group.len() - 1;
                 let why = format!(
@@ -536,6 +548,7 @@ fn shared_supply(owner: &Member) -> Option<Supply> {
 /// The fits of one group of `members` (positions, owner first) against `supply`.
 fn fit_group(
     scenario: &Scenario,
+    drains: &CallDrains,
     specs: &[bulwark_spec::ClusterMember],
     members: &mut [Member],
     group: &[usize],
@@ -546,7 +559,7 @@ fn fit_group(
         .iter()
         .map_while(|&at| {
             let spec = &scenario.tasks[specs[at].task];
-            let drains = gates::call_drains(scenario, specs[at].task);
+            let drains = drains.of_task(scenario, specs[at].task);
             let (spacing, execution) = demand(&spec.behaviour, &scenario.cost, &drains)?;
             Some(Sharer {
                 execution,
@@ -636,7 +649,7 @@ const SCRIPT_UNCHECKED: &str = "not checked: a script has no fixed execution tim
 /// A job's release spacing and execution bound: a periodic or sporadic task's, or an endless
 /// job's ([`ScriptReading::Sporadic`]: its releases at least `T - J` apart, its work at most
 /// `C`). A server call counts what it drains from the caller's budget, `drains` per server
-/// ([`gates::call_drains`]: the requests ahead it lends to, and its own, whatever operation
+/// ([`CallDrains`]: the requests ahead it lends to, and its own, whatever operation
 /// it asks for); a call to a server without such a bound leaves none. A call's least is
 /// nothing, as the reading takes it, so a job that ends sooner cannot bring the next release
 /// closer than `T - J`.

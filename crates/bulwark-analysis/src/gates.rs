@@ -71,22 +71,31 @@ pub fn client_bound(scenario: &Scenario, server: &str, task: &str) -> Option<Dur
     client.bound.ok()
 }
 
-/// What one call of task `task` (an index into `Scenario::tasks`) drains at most from its
-/// reservation's budget, per server (an index into `Scenario::servers`): its client bound
-/// there, or `None` where there is none (or it is no client).
-pub fn call_drains(scenario: &Scenario, task: usize) -> Vec<Option<Duration>> {
-    let name = &scenario.tasks[task].name;
-    (0..scenario.servers.len())
-        .map(|server| {
-            let spec = &scenario.servers[server];
-            if !spec.clients.contains(&task) {
-                return None;
-            }
-            let bounds = bounds(scenario, server);
-            let client = bounds.clients.into_iter().find(|c| &c.name == name)?;
-            client.bound.ok()
-        })
-        .collect()
+/// What one call drains at most from its caller's reservation's budget, per task and server:
+/// every gate's client bounds, read once for a scenario.
+pub struct CallDrains {
+    /// Per server (`Scenario::servers`), its bounds, clients in its `clients` order.
+    bounds: Vec<GateBounds>,
+}
+
+impl CallDrains {
+    /// The bounds of every server of `scenario`.
+    pub fn of(scenario: &Scenario) -> CallDrains {
+        CallDrains {
+            bounds: analyse(scenario),
+        }
+    }
+
+    /// Per server, what one call of task `task` (an index into `Scenario::tasks`) drains at
+    /// most: its client bound there, or `None` where there is none (or it is no client).
+    pub fn of_task(&self, scenario: &Scenario, task: usize) -> Vec<Option<Duration>> {
+        (scenario.servers.iter().zip(&self.bounds))
+            .map(|(spec, bounds)| {
+                let at = spec.clients.iter().position(|&client| client == task)?;
+                bounds.clients.get(at)?.bound.as_ref().ok().copied()
+            })
+            .collect()
+    }
 }
 
 fn bounds(scenario: &Scenario, server: usize) -> GateBounds {

@@ -17,7 +17,7 @@
 //!   predecessor's a period or more before that), every job completes within `R + p`.
 //!
 //! A job that calls a passive server counts each call at what one request drains from its
-//! budget ([`crate::gates::call_drains`]). With bandwidth inheritance a waiting caller stays
+//! budget ([`crate::gates::CallDrains`]). With bandwidth inheritance a waiting caller stays
 //! ready, lending its budget to the request in service (or spinning while another core runs
 //! it), so it is never blocked: a job whose work and drains fit `b` is served as one without
 //! calls.

@@ -700,6 +700,16 @@ pub struct TaskSpec {
     pub behaviour: Behaviour,
 }
 
+impl TaskSpec {
+    /// Its jobs' relative deadline: its own, else its period (or minimum inter-arrival time),
+    /// as validation fills it in; a script has none unless given. Scenarios built in code may
+    /// leave `deadline` empty for a periodic task, so the default is read here too.
+    pub fn relative_deadline(&self) -> Option<Duration> {
+        let spacing = self.behaviour.spacing_and_execution();
+        self.deadline.or(spacing.map(|(spacing, _)| spacing))
+    }
+}
+
 /// What a task does over time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Behaviour {

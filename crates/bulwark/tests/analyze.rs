@@ -56,6 +56,14 @@ fn analyze_table_i() {
         &stdout,
         "summary: 2 of 3 reservations admitted; NOT admitted: lo",
     );
+    // A job bound only where the reservation is admitted: hi (C = 9.5 ms <= b, T = p)
+    // gets R = 10 ms; lo gets none.
+    let json = json_of(&["analyze", "scenarios/table-i.toml", "--json"], 1);
+    let reservations = &json["cores"][0]["reservations"];
+    assert_eq!(reservations[0]["job_response_ns"], 10_000_000);
+    assert_eq!(reservations[0]["job_bound"], "r");
+    assert!(reservations[2]["job_response_ns"].is_null());
+    assert_eq!(reservations[2]["job_bound"], "none");
     assert_contains(&stdout, "core 0: W = ");
 }
 

@@ -15,7 +15,7 @@ use bulwark_analysis::classic::{
     edf::{self, EdfAnalysis, EdfOutcome},
 };
 use bulwark_analysis::component_graph;
-use bulwark_analysis::gates::call_drains;
+use bulwark_analysis::gates::CallDrains;
 use bulwark_analysis::job_bound::{cbs_job_bound, job_bound, JobBound};
 use bulwark_analysis::overhead::{overhead, work_per_invocation, Overhead, WorkBound};
 use bulwark_analysis::rbf::ServerKind;
@@ -294,6 +294,7 @@ pub(super) fn core_masks(scenario: &Scenario) -> impl Fn(u16) -> Option<Duration
 
 fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
     let masked_on = core_masks(scenario);
+    let drains = CallDrains::of(scenario);
     (0..scenario.cores)
         .filter_map(|core| {
             let mut rows: Vec<(Server, (JobBound, Option<Duration>))> = scenario
@@ -305,9 +306,9 @@ fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
                     let reservation = t.reservation?;
                     let server = Server::new(t.name.clone(), t.priority?, reservation, kind)
                         .with_deadline(given_deadline(t));
-                    let drains = call_drains(scenario, index);
+                    let drains = drains.of_task(scenario, index);
                     let jobs = job_bound(&t.behaviour, reservation, kind, &scenario.cost, &drains);
-                    Some((server, (jobs, task_deadline(t))))
+                    Some((server, (jobs, t.relative_deadline())))
                 })
                 .collect();
             if rows.is_empty() {
@@ -331,16 +332,6 @@ fn analyse(scenario: &Scenario, kind: ServerKind) -> Vec<CoreAnalysis> {
             })
         })
         .collect()
-}
-
-/// The task's deadline: its own, else its period (or inter-arrival time); a script has
-/// none unless given.
-fn task_deadline(task: &TaskSpec) -> Option<Duration> {
-    task.deadline.or_else(|| {
-        task.behaviour
-            .spacing_and_execution()
-            .map(|(spacing, _)| spacing)
-    })
 }
 
 /// The task's deadline when it constrains admission: one shorter than the task's own period
@@ -376,41 +367,28 @@ fn bandwidth_servers(scenario: &Scenario, json: bool) -> ExitCode {
         scenario.policy.name()
     );
     let mut cores_json = Vec::new();
+    let drains = CallDrains::of(scenario);
     // Callers whose job bound counts what their calls drain: their waits are in it.
     let mut held: Vec<&str> = Vec::new();
     for core in 0..scenario.cores {
-        let servers: Vec<(&str, Duration, Duration)> = scenario
-            .tasks
-            .iter()
-            .filter(|t| t.core == core)
-            .filter_map(|t| {
-                Some((
-                    t.name.as_str(),
-                    t.reservation?.budget,
-                    t.reservation?.period,
-                ))
-            })
-            .collect();
-        if servers.is_empty() {
-            continue;
-        }
-        // What an admitted core gives each server's task: its jobs within P, or why not.
-        let jobs: Vec<JobBound> = scenario
+        // Each server, and what an admitted core gives its task: its jobs within P, or why
+        // not.
+        let (servers, jobs): (Vec<(&str, Duration, Duration)>, Vec<JobBound>) = scenario
             .tasks
             .iter()
             .enumerate()
             .filter(|(_, t)| t.core == core)
             .filter_map(|(index, t)| {
-                let drains = call_drains(scenario, index);
                 let reservation = t.reservation?;
-                Some(cbs_job_bound(
-                    &t.behaviour,
-                    reservation,
-                    &scenario.cost,
-                    &drains,
-                ))
+                let drains = drains.of_task(scenario, index);
+                let jobs = cbs_job_bound(&t.behaviour, reservation, &scenario.cost, &drains);
+                let server = (t.name.as_str(), reservation.budget, reservation.period);
+                Some((server, jobs))
             })
-            .collect();
+            .unzip();
+        if servers.is_empty() {
+            continue;
+        }
         let pairs: Vec<(Duration, Duration)> = servers.iter().map(|&(_, q, t)| (q, t)).collect();
         let verdict = bandwidth::admit(&pairs);
         let mask = masked_on(core);
@@ -993,28 +971,24 @@ fn job_notes(core: &CoreAnalysis) -> String {
         if !core.responses[index].admitted() {
             continue;
         }
-        match jobs {
-            JobBound::WithinR => {}
-            JobBound::OffGrid => {
-                out.push_str(&format!(
-                    "  {}: its releases are off the multiples of p = {} at which its \
-                     deferrable budget is reset, so a job may wait up to p for the next reset: \
-                     R + p",
-                    server.name, server.reservation.period
-                ));
-                let response = core.job_response(index);
-                if let Some((response, deadline)) = response.zip(*deadline) {
-                    if response > deadline {
-                        out.push_str(&format!(
-                            " = {response} > its deadline {deadline}: a job may miss it though \
-                             the reservation is admitted"
-                        ));
-                    }
-                }
-                out.push('\n');
-            }
-            JobBound::Unbounded(_) => {}
+        if *jobs != JobBound::OffGrid {
+            continue;
         }
+        out.push_str(&format!(
+            "  {}: its releases are off the multiples of p = {} at which its deferrable budget \
+             is reset, so a job may wait up to p for the next reset: R + p",
+            server.name, server.reservation.period
+        ));
+        let response = core.job_response(index);
+        if let Some((response, deadline)) = response.zip(*deadline) {
+            if response > deadline {
+                out.push_str(&format!(
+                    " = {response} > its deadline {deadline}: a job may miss it though the \
+                     reservation is admitted"
+                ));
+            }
+        }
+        out.push('\n');
     }
     let admitted = (core.servers.iter().enumerate())
         .filter(|(index, _)| core.responses[*index].admitted())
@@ -1070,10 +1044,10 @@ fn to_json(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Val
                         "admitted": r.admitted(),
                         "verdict": verdict_key(r.verdict),
                         "job_response_ns": nanos(c.job_response(index)),
-                        "job_bound": match &c.jobs[index].0 {
-                            JobBound::WithinR => "r",
-                            JobBound::OffGrid => "r-plus-p",
-                            JobBound::Unbounded(_) => "none",
+                        "job_bound": match (&c.jobs[index].0, c.job_response(index)) {
+                            (_, None) | (JobBound::Unbounded(_), _) => "none",
+                            (JobBound::WithinR, Some(_)) => "r",
+                            (JobBound::OffGrid, Some(_)) => "r-plus-p",
                         },
                         "preemptions_per_period": preemptions_per_period(s.reservation),
                         "preemption_overhead_ns": nanos(o.preemption),

@@ -76,12 +76,7 @@ pub fn on_core(scenario: &Scenario, core: u16, tasks: &[usize], edf: bool) -> Co
             // A script without a deadline is due at no time: always beyond a window.
             let deadlines: Vec<u64> = (tasks.iter())
                 .map(|&task| {
-                    let spec = &scenario.tasks[task];
-                    let spacing =
-                        (spec.behaviour.spacing_and_execution()).map(|(period, _)| period);
-                    spec.deadline
-                        .or(spacing)
-                        .map_or(u64::MAX, Duration::as_nanos)
+                    (scenario.tasks[task].relative_deadline()).map_or(u64::MAX, Duration::as_nanos)
                 })
                 .collect();
             Waits::PerWindow(edf_blocking(&calling, &deadlines, &rules))

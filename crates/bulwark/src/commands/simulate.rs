@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use bulwark_core::{Duration, Instant};
 use bulwark_lab::chrome::ChromeStream;
 use bulwark_lab::metrics_json::JobLines;
-use bulwark_sim::{BudgetSample, JobRecord, Mark, Options, Outcome, Recorder, Slice};
+use bulwark_sim::{BudgetSample, Estimate, JobRecord, Mark, Options, Outcome, Recorder, Slice};
 use bulwark_spec::{FileKind, Scenario, SystemFile};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -335,24 +335,24 @@ pub fn check_size(
     location: &str,
     keeping: Keeping,
 ) -> Option<Result<ExitCode, String>> {
-    let warnings = size_warnings(args, scenario, options, location, keeping);
+    let estimate = bulwark_sim::estimate(scenario, options);
+    let warnings = size_warnings(args, scenario, options, &estimate, location, keeping);
     if report_size_warnings(&warnings, args.deny_warnings) {
         return Some(Ok(crate::exit::bad_input()));
     }
-    let jobs = bulwark_sim::estimate(scenario, options).jobs;
-    kept_refusal(args, options, keeping, jobs, available_memory()).map(Err)
+    kept_refusal(args, options, keeping, estimate.jobs, available_memory()).map(Err)
 }
 
 /// The warnings about what running `scenario` with these outputs will produce, from the
-/// estimate of its jobs over the horizon (see `bulwark_sim::estimate`), each at `location`.
+/// `estimate` of its jobs over the horizon (see `bulwark_sim::estimate`), each at `location`.
 fn size_warnings(
     args: &SimulateArgs,
     scenario: &Scenario,
     options: &Options,
+    estimate: &Estimate,
     location: &str,
     keeping: Keeping,
 ) -> Vec<SizeWarning> {
-    let estimate = bulwark_sim::estimate(scenario, options);
     let horizon = options.until.unwrap_or(scenario.duration);
     let over = match options.until {
         Some(_) => format!("{horizon} (--until)"),

@@ -94,10 +94,9 @@ pub(super) fn clustered(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitC
     })
 }
 
-/// The cluster's members that invoke servers: the test has no term for their waits at
-/// a gate (see [`super::super::uncounted::gate_waits`]).
-/// The members that call servers, but those whose fit is carried: that counts what their
-/// calls drain from the budget.
+/// The cluster's members that invoke servers and whose fit is not carried: the test has no
+/// term for their waits at a gate (see [`super::super::uncounted::gate_waits`]); a carried
+/// fit counts what their calls drain from the budget.
 fn gate_waits<'s>(scenario: &'s Scenario, analysis: &ClusterAnalysis) -> Vec<&'s str> {
     super::super::uncounted::gate_waits(scenario)
         .into_iter()
