@@ -2,7 +2,7 @@
 //!
 //! Eq. 1 bounds the time a reservation takes to receive its budget `b` from a replenishment
 //! at which it has work. A job of its task gets that bound when it needs at most `b` and
-//! its releases are at least `p` apart ([`cluster::fit`]), and when each release finds the
+//! its releases are at least `p` apart ([`crate::fit::fit`]), and when each release finds the
 //! budget the bound starts from:
 //!
 //! - **Sporadic rule** (SPR, the sporadic server): a chunk consumed from an activation comes
@@ -26,7 +26,7 @@ use bulwark_core::reservation::Reservation;
 use bulwark_core::Duration;
 use bulwark_spec::{Behaviour, CostModel, Step};
 
-use crate::cluster::{self, Fit};
+use crate::fit::{fit, Fit};
 use crate::rbf::ServerKind;
 
 /// A bound on a job's response in an admitted reservation, or why there is none.
@@ -61,7 +61,7 @@ pub fn job_bound(
     cost: &CostModel,
     drains: &[Option<Duration>],
 ) -> JobBound {
-    match cluster::fit(behaviour, reservation, cost, drains) {
+    match fit(behaviour, reservation, cost, drains) {
         Fit::Carried => {}
         Fit::Exceeds(why) | Fit::Unchecked(why) => return JobBound::Unbounded(why),
     }
@@ -84,7 +84,7 @@ pub fn cbs_job_bound(
     cost: &CostModel,
     drains: &[Option<Duration>],
 ) -> JobBound {
-    match cluster::fit(behaviour, reservation, cost, drains) {
+    match fit(behaviour, reservation, cost, drains) {
         Fit::Carried => JobBound::WithinR,
         Fit::Exceeds(why) | Fit::Unchecked(why) => JobBound::Unbounded(why),
     }

@@ -11,6 +11,7 @@ pub mod cluster;
 pub mod component_graph;
 pub mod component_lowering;
 pub mod component_sets;
+pub mod fit;
 pub mod gates;
 pub mod generate;
 pub mod global_edf;

@@ -5,8 +5,9 @@ use std::process::ExitCode;
 
 use bulwark_analysis::bandwidth::{Admission, Bandwidth};
 use bulwark_analysis::cluster::{
-    self, ClusterAnalysis, ClusterVerdict, Fit, FixedPriorityRta, MemberReservation,
+    self, ClusterAnalysis, ClusterVerdict, FixedPriorityRta, MemberReservation,
 };
+use bulwark_analysis::fit::Fit;
 use bulwark_analysis::global_edf::Gfb;
 use bulwark_analysis::global_fp::Response;
 use bulwark_core::Duration;
