@@ -24,19 +24,41 @@ use crate::rbf::ServerKind;
 pub enum LowerError {
     /// A task without a body: its execution time is unknown.
     #[error(
-        "task `{0}` has no body, so its execution time is unknown; give it one (CAmkES \
-         `{0}._body = \"execute 1ms; request out\";`, TOML `body = [...]`)"
+        "task `{task}` has no body, so its execution time is unknown; give it one (CAmkES \
+         `{task}._body = \"execute 1ms; request out\";`, TOML `body = [...]`)"
     )]
-    TaskWithoutBody(String),
+    TaskWithoutBody {
+        /// The task's name.
+        task: String,
+        /// Its component's index in [`ComponentSystem::components`].
+        component: usize,
+    },
     /// A CPI some task reaches without a body.
     #[error(
-        "CPI `{0}` is requested but has no body, so its execution time is unknown; give it \
+        "CPI `{cpi}` is requested but has no body, so its execution time is unknown; give it \
          one (CAmkES `<component>.<interface>_body = \"execute 1ms\";`)"
     )]
-    CpiWithoutBody(String),
+    CpiWithoutBody {
+        /// The CPI's name, `<component>.<interface>`.
+        cpi: String,
+        /// Its component's index in [`ComponentSystem::components`].
+        component: usize,
+    },
     /// A request chain loops: the system would deadlock.
     #[error("request chains loop through {0}: the system would deadlock")]
     CallLoop(String),
+}
+
+impl LowerError {
+    /// The component whose declaration the error is about, if it names one (a call loop
+    /// names a path of CPIs instead).
+    pub fn component(&self) -> Option<usize> {
+        match self {
+            LowerError::TaskWithoutBody { component, .. }
+            | LowerError::CpiWithoutBody { component, .. } => Some(*component),
+            LowerError::CallLoop(_) => None,
+        }
+    }
 }
 
 /// Lowers `system`, whose configuration analysis is `analysis`: its tasks, then its CPIs,
@@ -69,11 +91,14 @@ pub fn lower(
         }
     };
     let mut machine_tasks = Vec::new();
-    for (_, task) in system.tasks() {
+    for (at, task) in system.tasks() {
         let body = task
             .body
             .as_deref()
-            .ok_or_else(|| LowerError::TaskWithoutBody(task.name.clone()))?;
+            .ok_or_else(|| LowerError::TaskWithoutBody {
+                task: task.name.clone(),
+                component: at.component,
+            })?;
         machine_tasks.push(LoweredTask {
             name: task.name.clone(),
             priority: task.priority,
@@ -97,7 +122,12 @@ pub fn lower(
         let body = match (&cpi.body, reached) {
             (Some(body), _) => body.as_slice(),
             (None, false) => &[],
-            (None, true) => return Err(LowerError::CpiWithoutBody(name)),
+            (None, true) => {
+                return Err(LowerError::CpiWithoutBody {
+                    cpi: name,
+                    component: id.component,
+                })
+            }
         };
         machine_cpis.push(LoweredCpi {
             name,

@@ -65,9 +65,15 @@ pub fn lower(
 /// Why a scenario's component system cannot join its machine.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ComposeError {
-    /// It cannot be lowered: a request loop, or a task or requested CPI without a body.
-    #[error(transparent)]
-    Lowering(#[from] LowerError),
+    /// Its `part`th system (in [`Scenario::components`]) cannot be lowered: a request loop, or
+    /// a task or requested CPI without a body.
+    #[error("{error}")]
+    Lowering {
+        /// The system's index in [`Scenario::components`].
+        part: usize,
+        /// Why it cannot be lowered.
+        error: LowerError,
+    },
     /// The lowered system does not fit the machine.
     #[error(transparent)]
     Machine(#[from] ComponentConfigError),
@@ -87,12 +93,14 @@ pub fn compose(scenario: Scenario) -> Result<Scenario, ComposeError> {
     let configs = scenario
         .components
         .iter()
-        .map(|part| {
+        .enumerate()
+        .map(|(at, part)| {
             let analysis = component_graph::analyze(&part.system);
-            let (tasks, cpis) = component_lowering::lower(&part.system, &analysis)?;
+            let (tasks, cpis) = component_lowering::lower(&part.system, &analysis)
+                .map_err(|error| ComposeError::Lowering { part: at, error })?;
             Ok(ComponentSystemConfig { tasks, cpis, costs })
         })
-        .collect::<Result<Vec<_>, LowerError>>()?;
+        .collect::<Result<Vec<_>, ComposeError>>()?;
     Ok(bulwark_sim::components::compose_with(scenario, &configs)?)
 }
 
@@ -183,7 +191,13 @@ mod tests {
             tasks[0].body = None;
         }
         let err = lower(&system, &analysis, ProtocolCosts::ZERO).unwrap_err();
-        assert_eq!(err, LowerError::TaskWithoutBody("t1".into()));
+        assert_eq!(
+            err,
+            LowerError::TaskWithoutBody {
+                task: "t1".into(),
+                component: 0
+            }
+        );
         assert!(err.to_string().contains("t1._body"));
     }
 
@@ -230,14 +244,21 @@ mod tests {
         ) + "[[connection]]\nfrom = \"E.work\"\nto = \"A.work\"\n";
         let error = compose(scenario(&looping)).unwrap_err();
         assert!(
-            matches!(&error, ComposeError::Lowering(LowerError::CallLoop(cpis)) if cpis.contains("A.work")),
+            matches!(&error, ComposeError::Lowering { part: 0, error: LowerError::CallLoop(cpis) } if cpis.contains("A.work")),
             "{error}"
         );
         let bodiless = BESIDE_VBS.replacen("body = [{ execute = \"1ms\" }]\n", "", 1);
         let error = compose(scenario(&bodiless)).unwrap_err();
         assert_eq!(
             error,
-            ComposeError::Lowering(LowerError::CpiWithoutBody("E.work".into()))
+            ComposeError::Lowering {
+                part: 0,
+                // E is the ninth [[component]]: after the four tasks' and A to D.
+                error: LowerError::CpiWithoutBody {
+                    cpi: "E.work".into(),
+                    component: 8
+                }
+            }
         );
         assert!(error.to_string().contains("CPI `E.work`"), "{error}");
     }

@@ -52,26 +52,36 @@ pub struct ComponentSystem {
     pub cost: CostModel,
 }
 
-/// A valid component system with where its connections are declared in its file, so that a
-/// problem found after validation (a call loop the configuration analyzer finds) is reported
-/// at a line and column like any other.
+/// Where a system's components and connections are declared in its file: byte spans, in
+/// the orders of [`ComponentSystem::components`] and [`ComponentSystem::connections`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Declarations {
+    /// Each component instance's declaration (its name).
+    pub components: Vec<Range<usize>>,
+    /// Each connection's declaration.
+    pub connections: Vec<Range<usize>>,
+}
+
+/// A valid component system with where its components and connections are declared in its
+/// file, so that a problem found after validation (a call loop the configuration analyzer
+/// finds, a task the machine cannot run) is reported at a line and column like any other.
 pub struct LocatedSystem {
     /// The system.
     pub system: ComponentSystem,
     source: Source,
-    connection_spans: Vec<Range<usize>>,
+    declarations: Declarations,
 }
 
 impl LocatedSystem {
     pub(crate) fn new(
         system: ComponentSystem,
         source: Source,
-        connection_spans: Vec<Range<usize>>,
+        declarations: Declarations,
     ) -> LocatedSystem {
         LocatedSystem {
             system,
             source,
-            connection_spans,
+            declarations,
         }
     }
 
@@ -82,12 +92,21 @@ impl LocatedSystem {
         message: impl Into<String>,
         help: impl Into<String>,
     ) -> SpecError {
-        let span = self
-            .connection_spans
-            .get(connection)
-            .cloned()
-            .unwrap_or(0..0);
-        self.source.error(span, message, help)
+        let span = self.declarations.connections.get(connection);
+        self.source
+            .error(span.cloned().unwrap_or(0..0), message, help)
+    }
+
+    /// An error at the declaration of `component` (the file's start if there is none).
+    pub fn component_error(
+        &self,
+        component: usize,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> SpecError {
+        let span = self.declarations.components.get(component);
+        self.source
+            .error(span.cloned().unwrap_or(0..0), message, help)
     }
 
     /// `errors`, as the diagnostics of this system's file.

@@ -64,8 +64,8 @@ use toml::Spanned;
 
 use crate::component::{
     self, assign_requestors, Component, ComponentKind, ComponentSystem, Connection, ConnectionId,
-    Cpi, CpiId, CpiProtocol, LocatedSystem, ProcedureStep, ReservationField, Task, TaskReservation,
-    MAX_REQUESTOR, MAX_THREADS,
+    Cpi, CpiId, CpiProtocol, Declarations, LocatedSystem, ProcedureStep, ReservationField, Task,
+    TaskReservation, MAX_REQUESTOR, MAX_THREADS,
 };
 use crate::diagnostic::{Diagnostics, Source, SpecError};
 use crate::model::CostModel;
@@ -97,9 +97,13 @@ pub fn parse_components_located(source: &str, file: &str) -> Result<LocatedSyste
     let system = located
         .finish(system, errors)
         .map_err(|errors| Diagnostics::new(file, errors))?;
-    // A valid system has one connection per [[connection]] table, in file order.
-    let spans = raw.connection.iter().map(Spanned::span).collect();
-    Ok(LocatedSystem::new(system, located, spans))
+    // A valid system has one component per [[component]] table and one connection per
+    // [[connection]] table, in file order.
+    let declarations = Declarations {
+        components: raw.component.iter().map(Spanned::span).collect(),
+        connections: raw.connection.iter().map(Spanned::span).collect(),
+    };
+    Ok(LocatedSystem::new(system, located, declarations))
 }
 
 /// A scenario file's components on one core (`core`) and the connections between them,

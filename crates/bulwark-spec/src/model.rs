@@ -71,22 +71,17 @@ pub struct ComponentPart {
     /// [`ComponentSystem::tasks`](crate::component::ComponentSystem::tasks)), then of its
     /// pool threads; `None` before.
     pub lowered: Option<std::ops::Range<usize>>,
-    /// Where each `[[connection]]` is declared in the file (byte spans, in the order of
-    /// [`ComponentSystem::connections`](crate::component::ComponentSystem::connections)),
-    /// for problems found after validation (a call loop).
-    pub connection_spans: Vec<std::ops::Range<usize>>,
+    /// Where its `[[component]]` and `[[connection]]` tables are declared in the file, for
+    /// problems found after validation (a call loop, a task without a body).
+    pub declarations: crate::component::Declarations,
 }
 
 impl ComponentPart {
-    /// The system with where its connections are declared in `text`, the scenario file
-    /// `file`'s text, so that a call loop is reported at a line and column.
+    /// The system with where its components and connections are declared in `text`, the
+    /// scenario file `file`'s text, so that a call loop is reported at a line and column.
     pub fn located(&self, file: &str, text: &str) -> crate::component::LocatedSystem {
         let source = crate::diagnostic::Source::new(file, text);
-        crate::component::LocatedSystem::new(
-            self.system.clone(),
-            source,
-            self.connection_spans.clone(),
-        )
+        crate::component::LocatedSystem::new(self.system.clone(), source, self.declarations.clone())
     }
 }
 

@@ -88,7 +88,7 @@ fn each_core_s_components_are_a_system_of_their_own() {
     assert_eq!(second.system.connections.len(), 1);
     assert_eq!(second.system.connections[0].name, "c1->s1.i");
     // Each system keeps where its own connections are declared: c1's is on line 48.
-    let span = second.connection_spans[0].clone();
+    let span = second.declarations.connections[0].clone();
     assert_eq!(&FILE[span.clone()], "[[connection]]");
     assert_eq!(FILE[..span.start].lines().count() + 1, 48);
     // The file's own task is not a component task.

@@ -101,7 +101,7 @@ fn the_component_system_is_read_into_the_scenario_on_its_core() {
     assert_eq!(cpis[0].protocol, CpiProtocol::Inherited);
     // The connection's span is its [[connection]] header's, for call-loop errors.
     let text = file();
-    let span = part.connection_spans[0].clone();
+    let span = part.declarations.connections[0].clone();
     assert_eq!(&text[span.clone()], "[[connection]]");
     assert_eq!(text[..span.start].lines().count() + 1, 28);
     // The scenario's cost table charges the component system too.

@@ -231,3 +231,41 @@ fn a_call_loop_in_the_second_core_s_system_is_refused_at_its_connection() {
     let body = "protocol = \"fixed\"\nbody = [{ execute = \"1ms\" }]";
     assert_loop_refused_at_its_connection(TWO_CORES, body, "server.b", "forwarder.a");
 }
+
+/// Fig. 3 gives no bodies, so its tasks' execution times are unknown: `simulate` refuses
+/// it at the declaration of the first task's component, `component Client one;` on line
+/// 35, whose name starts in column 26 (eight spaces and `component Client `).
+#[test]
+fn a_task_without_a_body_is_refused_at_its_component() {
+    let file = "scenarios/components/fig3.camkes";
+    let stderr = text(&output_of(&["simulate", file], 2).stderr);
+    common::assert_contains(
+        &stderr,
+        &format!("{file}:35:26: the component system cannot run: task `one` has no body"),
+    );
+}
+
+/// A scenario whose component `E` loses its CPI's body, which `D` requests: `simulate`
+/// refuses it at E's `[[component]]` header, the line before `name = "E"`.
+#[test]
+fn a_requested_cpi_without_a_body_is_refused_at_its_component() {
+    let body = "body = [{ execute = \"1ms\" }]\n";
+    let original = std::fs::read_to_string(common::root().join(COMPOSED)).unwrap();
+    // E's CPI body is the only body of one 1 ms step in the file.
+    assert_eq!(original.matches(body).count(), 1);
+    let at = original.find(body).unwrap();
+    let bodiless = format!("{}{}", &original[..at], &original[at + body.len()..]);
+    let name_line = bodiless.lines().position(|l| l == "name = \"E\"").unwrap() + 1;
+    assert_eq!(bodiless.lines().nth(name_line - 2), Some("[[component]]"));
+    let (_dir, temp) = temp_file("bodiless.toml", bodiless.as_str());
+    let path = temp.to_str().unwrap();
+    let stderr = text(&output_of(&["simulate", path], 2).stderr);
+    common::assert_contains(
+        &stderr,
+        &format!(
+            "{path}:{}:1: the component system cannot run: CPI `E.work` is requested but has \
+             no body",
+            name_line - 1
+        ),
+    );
+}

@@ -105,9 +105,9 @@ pub fn parse_camkes_located(source: &str, file: &str) -> Result<LocatedSystem, D
     let located = Source::new(file, source);
     let tokens = lexer::tokens(&located, source).map_err(|e| Diagnostics::new(file, vec![*e]))?;
     let parsed = parser::file(&located, tokens).map_err(|e| Diagnostics::new(file, vec![*e]))?;
-    let (system, connection_spans) = validate::validate(&parsed, &located, source)
+    let (system, declarations) = validate::validate(&parsed, &located, source)
         .map_err(|errors| Diagnostics::new(file, errors))?;
-    Ok(LocatedSystem::new(system, located, connection_spans))
+    Ok(LocatedSystem::new(system, located, declarations))
 }
 
 /// Reads the CAmkES file at `path`; a file that cannot be read is one diagnostic naming it.

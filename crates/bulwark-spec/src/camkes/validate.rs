@@ -9,8 +9,8 @@ use bulwark_core::{Duration, Priority};
 use super::parser::{Assembly, ComponentType, File, Name, Setting, Value};
 use crate::component::{
     self, assign_requestors, Component, ComponentKind, ComponentSystem, Connection, ConnectionId,
-    Cpi, CpiId, CpiProtocol, ProcedureStep, ReservationField, Task, TaskReservation, MAX_REQUESTOR,
-    MAX_THREADS,
+    Cpi, CpiId, CpiProtocol, Declarations, ProcedureStep, ReservationField, Task, TaskReservation,
+    MAX_REQUESTOR, MAX_THREADS,
 };
 use crate::diagnostic::{Source, SpecError};
 use crate::model::CostModel;
@@ -23,31 +23,31 @@ const ACTIVE_KEYS: &str = "_priority, _period, requestor, _body, _budget, _eta";
 const CPI_SUFFIXES: [&str; 4] = ["_priority_protocol", "_priority", "_num_threads", "_body"];
 
 /// Checks a parsed file; on failure, the errors sorted into file order.
-/// The system comes with the span of each connection's declaration, in connection order.
+/// The system comes with where its instances and connections are declared.
 pub(crate) fn validate(
     file: &File,
     source: &Source,
     text: &str,
-) -> Result<(ComponentSystem, Vec<Range<usize>>), Vec<SpecError>> {
+) -> Result<(ComponentSystem, Declarations), Vec<SpecError>> {
     let mut checker = Checker {
         source,
         text,
         errors: Vec::new(),
-        connection_spans: Vec::new(),
+        declarations: Declarations::default(),
     };
     let system = checker.file(file);
-    let spans = std::mem::take(&mut checker.connection_spans);
+    let declarations = std::mem::take(&mut checker.declarations);
     source
         .finish(system, checker.errors)
-        .map(|system| (system, spans))
+        .map(|system| (system, declarations))
 }
 
 struct Checker<'a> {
     source: &'a Source,
     text: &'a str,
     errors: Vec<SpecError>,
-    /// Where each connection of the built system is declared.
-    connection_spans: Vec<Range<usize>>,
+    /// Where each component (instance) and connection of the built system is declared.
+    declarations: Declarations,
 }
 
 /// A component type, checked.
@@ -213,7 +213,11 @@ impl<'f> Checker<'_> {
         }
         assign_requestors(&mut components);
         let (connections, spans) = connections.into_iter().unzip();
-        self.connection_spans = spans;
+        self.declarations = Declarations {
+            // A valid file has one component per instance, in declaration order.
+            components: instances.iter().map(|i| i.name.span.clone()).collect(),
+            connections: spans,
+        };
         Some(ComponentSystem {
             components,
             connections,

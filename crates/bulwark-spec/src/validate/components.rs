@@ -13,6 +13,7 @@ use std::ops::Range;
 use toml::Spanned;
 
 use super::Checker;
+use crate::component::Declarations;
 use crate::component_toml::{check_part, RawComponent, RawConnection};
 use crate::model::{ComponentPart, CostModel, PolicyKind};
 use crate::raw::RawScenario;
@@ -91,7 +92,10 @@ impl Checker<'_> {
                 core,
                 system,
                 lowered: None,
-                connection_spans: connections.iter().map(Spanned::span).collect(),
+                declarations: Declarations {
+                    components: components.iter().map(Spanned::span).collect(),
+                    connections: connections.iter().map(Spanned::span).collect(),
+                },
             });
         }
         all_valid.then_some(parts)

@@ -11,7 +11,7 @@ use bulwark_analysis::component_graph::CycleKind;
 use bulwark_analysis::component_graph::{self, ComponentAnalysis};
 use bulwark_core::{Duration, Instant};
 use bulwark_lab::component_system::{
-    lower, reservation_terms, schedulability, Lowered, ReservationTerms,
+    lower, reservation_terms, schedulability, LowerError, Lowered, ReservationTerms,
 };
 use bulwark_sim::components::{run, ComponentOutcome, ProtocolCosts, RunOptions};
 use bulwark_spec::component::{ComponentSystem, Connection, CpiId, LocatedSystem};
@@ -65,6 +65,23 @@ pub fn call_loops(located: &LocatedSystem) -> (Vec<SpecError>, Vec<SpecError>) {
         }
     }
     (errors, warnings)
+}
+
+/// Why `located`'s system cannot be lowered, printed: a task or requested CPI without a body
+/// at its component's declaration, as every other error in a file; a call loop (which
+/// [`call_loops`] reports at a connection first) at the file.
+pub fn report_lowering(file: &std::path::Path, located: &LocatedSystem, error: &LowerError) {
+    let Some(component) = error.component() else {
+        eprintln!("error: {}: {error}", file.display());
+        return;
+    };
+    let message = format!("the component system cannot run: {error}");
+    let help = "allowed: a body for every task, and for every CPI a task's requests reach";
+    let diagnostic = located.component_error(component, message, help);
+    eprint!(
+        "{}",
+        crate::diagnostics::render(&located.diagnostics(vec![diagnostic]))
+    );
 }
 
 /// The connection from the component of the loop's last CPI to its first (the last CPI
@@ -403,11 +420,15 @@ const COMPONENT_KEEPING: super::simulate::Keeping = super::simulate::Keeping {
 };
 
 /// `bulwark simulate` on a component system.
-pub fn simulate(system: &ComponentSystem, args: &SimulateArgs) -> Result<ExitCode, String> {
+pub fn simulate(located: &LocatedSystem, args: &SimulateArgs) -> Result<ExitCode, String> {
+    let system = &located.system;
     let analysis = component_graph::analyze(system);
     let lowered = match lower(system, &analysis, costs(args.overheads, system)) {
         Ok(l) => l,
-        Err(e) => return Err(format!("{}: {e}", args.file.display())),
+        Err(error) => {
+            report_lowering(&args.file, located, &error);
+            return Ok(crate::exit::bad_input());
+        }
     };
     // Default: ten times the longest period (ten hyperperiods for harmonic periods).
     let until = args
@@ -517,8 +538,13 @@ pub fn run_on_host(located: &LocatedSystem, args: &RunArgs) -> Result<ExitCode, 
         ));
     }
     let analysis = component_graph::analyze(system);
-    let lowered = lower(system, &analysis, ProtocolCosts::ZERO)
-        .map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let lowered = match lower(system, &analysis, ProtocolCosts::ZERO) {
+        Ok(lowered) => lowered,
+        Err(error) => {
+            report_lowering(&args.file, located, &error);
+            return Ok(crate::exit::bad_input());
+        }
+    };
     let until = args
         .until
         .unwrap_or(lowered.machine.longest_period().saturating_mul(10));

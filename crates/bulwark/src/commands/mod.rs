@@ -23,6 +23,7 @@ pub mod uncounted;
 use std::path::Path;
 use std::process::ExitCode;
 
+use bulwark_lab::component_system::ComposeError;
 use bulwark_spec::{FileKind, SystemFile};
 
 /// The file at `path`, read and validated as whatever kind of system it is (one loader for
@@ -60,29 +61,34 @@ fn composed(
     warnings: &mut Vec<bulwark_spec::SpecError>,
 ) -> Option<bulwark_spec::Scenario> {
     let mut looping = false;
+    let mut located = Vec::with_capacity(scenario.components.len());
     for part in &scenario.components {
-        let located = part.located(&path.display().to_string(), text);
-        let (loops, possible) = components::call_loops(&located);
+        let system = part.located(&path.display().to_string(), text);
+        let (loops, possible) = components::call_loops(&system);
         if !loops.is_empty() {
-            eprint!(
-                "{}",
-                crate::diagnostics::render(&located.diagnostics(loops))
-            );
+            eprint!("{}", crate::diagnostics::render(&system.diagnostics(loops)));
             looping = true;
         }
         warnings.extend(possible);
+        located.push(system);
     }
     if looping {
         return None;
     }
-    bulwark_lab::component_system::compose(scenario)
-        .map_err(|e| {
+    match bulwark_lab::component_system::compose(scenario) {
+        Ok(composed) => Some(composed),
+        Err(ComposeError::Lowering { part, error }) => {
+            components::report_lowering(path, &located[part], &error);
+            None
+        }
+        Err(error) => {
             eprintln!(
-                "error: {}: the component system cannot run: {e}",
+                "error: {}: the component system cannot run: {error}",
                 path.display()
-            )
-        })
-        .ok()
+            );
+            None
+        }
+    }
 }
 
 /// Exit 2 for a valid file of a kind `command` does not take, naming the command that does.

@@ -68,7 +68,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
                 eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
                 return Ok(crate::exit::bad_input());
             }
-            return super::components::simulate(&located.system, args);
+            return super::components::simulate(&located, args);
         }
         SystemFile::Sweep(_) => {
             return Ok(super::wrong_kind(
