@@ -285,6 +285,22 @@ pub enum SimError {
         /// When.
         at: Instant,
     },
+    /// A component task's jobs came faster than they completed until its log held as many
+    /// pending jobs as a run keeps.
+    #[error(
+        "task `{task}` had {pending} jobs pending at {at}, each released behind an unfinished \
+         one: its jobs come faster than they complete, and a run keeps at most that many of a \
+         task's jobs waiting (each with its measures); shorten the run, or give the task less \
+         work or a longer period"
+    )]
+    Backlog {
+        /// The task.
+        task: String,
+        /// Its pending jobs.
+        pending: usize,
+        /// When a job was due that it had no room for.
+        at: Instant,
+    },
     /// The scenario's component system is not lowered onto its core yet.
     #[error(
         "the scenario's component system is not lowered onto its core yet: run \

@@ -537,11 +537,27 @@ impl<'a> Machine<'a> {
         while let Some((now, kind)) = self.queue.pop_until(self.until) {
             self.handle(now, kind)?;
             if self.events.is_multiple_of(PROGRESS_EVERY) {
+                self.check_backlog()?;
                 progress(now);
             }
         }
+        self.check_backlog()?;
         progress(self.until);
         Ok(())
+    }
+
+    /// Stops the run once a component task's log had no room for a job due: its measures
+    /// would be wrong from then on. Checked every [`PROGRESS_EVERY`] events and at the end;
+    /// the log stops growing when full, so the memory stays bounded meanwhile.
+    fn check_backlog(&self) -> Result<(), SimError> {
+        let Some((task, pending, at)) = self.cpis.as_ref().and_then(|c| c.backlog_full()) else {
+            return Ok(());
+        };
+        Err(SimError::Backlog {
+            task: self.scenario.tasks[task].name.clone(),
+            pending,
+            at,
+        })
     }
 
     /// Runs to the end as [`run`](Machine::run) does, with the VBS records (empty unless

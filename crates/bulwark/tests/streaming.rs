@@ -450,3 +450,47 @@ fn a_component_system_is_warned_about_and_refused_as_a_scenario_is() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// One component task released every 100 ns, each job 1 ms of work (`body`).
+fn flood(body: &str) -> String {
+    format!(
+        "[[component]]\nname = \"client\"\nkind = \"active\"\n\n[[component.task]]\n\
+         name = \"flood\"\npriority = 10\nperiod = \"100ns\"\nbody = [{{ execute = \"{body}\" }}]\n"
+    )
+}
+
+/// Jobs of 1 ms released every 100 ns: the kernel is entered at each completion, k ms, when
+/// 10,000 k + 1 jobs have been released and k - 1 or k completed. At 838 ms that leaves
+/// fewer than 2^23 = 8,388,608 waiting, at 839 ms more: the run stops there, naming the task.
+/// Until 838 ms it runs: 8,380,001 jobs, all but the last (due after the end) missed, the
+/// worst response job 837's, released at 83.7 us and done at 838 ms.
+#[test]
+fn an_overloaded_component_task_stops_the_run_when_its_backlog_is_full() {
+    let (_dir, file) = common::temp_file("flood.toml", flood("1ms"));
+    let file = file.to_str().unwrap();
+    let out = bulwark(&["simulate", file, "--until", "1s"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_contains(
+        &stderr,
+        &format!("error: {file}: task `flood` had 8388608 jobs pending at @839ms"),
+    );
+    assert!(out.stdout.is_empty(), "no summary of a run stopped early");
+    let out = bulwark(&["simulate", file, "--until", "838ms"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_contains(&stdout, "flood    10  8380001  8380000    837.9163ms");
+}
+
+/// Jobs of 1 s released every 100 ns, run until 999 ms: no job completes, so no kernel entry
+/// releases any after the first, and the end of the run finds 9,990,001 due (0 to 999 ms
+/// inclusive), more than a task may keep waiting. They are counted and closed as they are
+/// released, so the run ends: all missed but the last, whose deadline is after the end.
+#[test]
+fn jobs_due_at_the_end_of_a_run_are_counted_without_being_kept() {
+    let (_dir, file) = common::temp_file("flood.toml", flood("1s"));
+    let out = bulwark(&["simulate", file.to_str().unwrap(), "--until", "999ms"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_contains(&stdout, "flood    10  9990001  9990000");
+}

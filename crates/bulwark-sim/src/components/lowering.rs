@@ -131,7 +131,10 @@ pub fn run(
     let machine = Machine::new(&scenario, &options.machine_options())
         .map_err(machine_error)?
         .measuring_inversion(options.record_jobs);
-    let run = machine.run(&mut |_| {}).map_err(machine_error)?;
+    let run = machine.run(&mut |_| {}).map_err(|error| match error {
+        backlog @ crate::SimError::Backlog { .. } => ComponentConfigError::Stopped(backlog),
+        other => machine_error(other),
+    })?;
     Ok(outcome(config, run))
 }
 

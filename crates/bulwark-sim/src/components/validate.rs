@@ -44,6 +44,10 @@ pub enum ComponentConfigError {
         /// What it said.
         reason: String,
     },
+    /// The run stopped early ([`crate::SimError::Backlog`]: a task's jobs came faster than
+    /// they completed for longer than a run keeps them).
+    #[error("{0}")]
+    Stopped(crate::SimError),
     /// A reservation with no budget or no replenishment slot.
     #[error("task {task} has a reservation with a zero budget or zero replenishment slots")]
     EmptyReservation {

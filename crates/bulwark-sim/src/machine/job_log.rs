@@ -12,6 +12,13 @@ use bulwark_spec::{Behaviour, Step};
 use super::cpis::{Components, Role};
 use crate::components::{ComponentJob, ComponentRecords, ComponentTaskOutcome};
 
+/// Most jobs a task's log keeps pending at once. Each is kept, with its measures, until it
+/// completes, so a task whose jobs come faster than they complete would otherwise fill the
+/// memory (48 bytes a job, and its lower jobs); at this many (400 MB for one task) the run
+/// stops with [`crate::SimError::Backlog`]. A constant, not a share of this computer's
+/// memory, so that a file and seed run the same everywhere.
+pub(super) const MAX_PENDING: usize = 1 << 23;
+
 /// A pending job of a periodic task.
 #[derive(Clone, Debug)]
 pub(super) struct PendingJob {
@@ -35,6 +42,9 @@ pub(super) struct JobLog {
     /// entry: from the first job released while it had none, to the completion leaving none.
     pub(super) active: bool,
     pub(super) pending: VecDeque<PendingJob>,
+    /// When a job was due that the log had no room for ([`MAX_PENDING`]), and how many it
+    /// held then: the run must stop.
+    pub(super) full_at: Option<(Instant, usize)>,
     pub(super) outcome: ComponentTaskOutcome,
 }
 
@@ -50,6 +60,7 @@ impl JobLog {
             released: 0,
             active: false,
             pending: VecDeque::new(),
+            full_at: None,
             outcome: ComponentTaskOutcome::default(),
         })
     }
@@ -64,27 +75,41 @@ impl JobLog {
         self.offset.saturating_add(since)
     }
 
-    /// Releases every job planned before `now` (at `now` too when `inclusive`).
+    /// Releases every job planned before `now` (at `now` too when `inclusive`), as long as
+    /// the log has room ([`MAX_PENDING`]); marks it full at `now` when it has not.
     pub(super) fn release_until(&mut self, now: Instant, inclusive: bool) {
-        loop {
-            let release = self.release_of(self.released);
-            let due = if inclusive {
-                release <= now
-            } else {
-                release < now
-            };
-            if !due || self.period.is_zero() {
+        while self.is_due(now, inclusive) {
+            if self.pending.len() >= MAX_PENDING {
+                self.full_at.get_or_insert((now, self.pending.len()));
                 return;
             }
-            self.pending.push_back(PendingJob {
-                release,
-                seq: self.released,
-                inversion: Duration::ZERO,
-                lower: Vec::new(),
-            });
-            self.released += 1;
-            self.outcome.jobs += 1;
+            let job = self.release_next();
+            self.pending.push_back(job);
         }
+    }
+
+    /// Whether the next job is planned before `now` (at `now` too when `inclusive`).
+    fn is_due(&self, now: Instant, inclusive: bool) -> bool {
+        let release = self.next_release();
+        let due = if inclusive {
+            release <= now
+        } else {
+            release < now
+        };
+        due && !self.period.is_zero()
+    }
+
+    /// The next job, released.
+    fn release_next(&mut self) -> PendingJob {
+        let job = PendingJob {
+            release: self.next_release(),
+            seq: self.released,
+            inversion: Duration::ZERO,
+            lower: Vec::new(),
+        };
+        self.released += 1;
+        self.outcome.jobs += 1;
+        job
     }
 
     fn close(&mut self, job: PendingJob, completion: Option<Instant>, record: bool) {
@@ -210,8 +235,17 @@ impl Components {
         (owner, in_protocol || owner.is_none())
     }
 
+    /// The first task whose log had no room for a job due, and when ([`MAX_PENDING`]).
+    pub(super) fn backlog_full(&self) -> Option<(usize, usize, Instant)> {
+        self.logs.iter().enumerate().find_map(|(task, log)| {
+            let (at, pending) = log.as_ref()?.full_at?;
+            Some((task, pending, at))
+        })
+    }
+
     /// The records at the end of a run at `until`: every job released by then, a pending one
-    /// a miss if its deadline is within the run.
+    /// a miss if its deadline is within the run. The jobs due since the last kernel entry are
+    /// closed as they are released, not kept: nothing runs for them any more.
     pub(super) fn finish(mut self, until: Instant) -> ComponentRecords {
         let record = self.record_jobs;
         let tasks = self
@@ -219,11 +253,16 @@ impl Components {
             .iter_mut()
             .map(|log| {
                 let log = log.as_mut()?;
-                log.release_until(until, true);
+                let unfinished = |log: &JobLog, job: &PendingJob| {
+                    job.release.saturating_add(log.period) <= until
+                };
                 while let Some(job) = log.pending.pop_front() {
-                    if job.release.saturating_add(log.period) <= until {
-                        log.outcome.misses += 1;
-                    }
+                    log.outcome.misses += u64::from(unfinished(log, &job));
+                    log.close(job, None, record);
+                }
+                while log.is_due(until, true) {
+                    let job = log.release_next();
+                    log.outcome.misses += u64::from(unfinished(log, &job));
                     log.close(job, None, record);
                 }
                 Some(std::mem::take(&mut log.outcome))

@@ -167,6 +167,7 @@ impl<'a> Machine<'a> {
         while let Some((_, kind)) = self.queue.pop_until(now) {
             self.handle(now, kind)?;
         }
+        self.check_backlog()?;
         Ok(now < self.until)
     }
 
