@@ -500,7 +500,7 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
             if !(0.0..=1.0).contains(&f) {
                 fail(
                     d.constrained_fraction.span(),
-                    format!("constrained-fraction is {f}"),
+                    format!("constrained-fraction is {}", shown(f)),
                     "allowed: a fraction from 0.0 to 1.0",
                 );
             }
@@ -837,7 +837,11 @@ fn axis(
                  (the smallest task count: each task takes at most one processor)"
             ),
         };
-        fail(span, format!("utilisation {what} is {value}"), &help);
+        fail(
+            span,
+            format!("utilisation {what} is {}", shown(value)),
+            &help,
+        );
     }
     if !ok {
         return None;
@@ -862,6 +866,17 @@ fn axis(
         return None;
     }
     Some((0..count).map(|k| from + k * step).collect())
+}
+
+/// A number as a message shows it: as written for the usual ones, in exponent form where
+/// the plain form runs long (`1e300`, not three hundred digits).
+fn shown(value: f64) -> String {
+    let plain = value.to_string();
+    if plain.len() > 20 {
+        format!("{value:e}")
+    } else {
+        plain
+    }
 }
 
 #[cfg(test)]
@@ -909,6 +924,15 @@ step = 1.5
             parse_sweep(&four, "m.toml").unwrap().utilisations_ppb,
             vec![1_000_000_000, 2_500_000_000, 4_000_000_000]
         );
+    }
+
+    /// Line 15 is `to = ...`; its value starts at column 6.
+    #[test]
+    fn a_huge_utilisation_is_shown_short() {
+        let (message, _) = only_error(&FILE.replace("to = 3.5", "to = 1e300"));
+        assert_eq!(message, "m.toml:15:6: utilisation to is 1e300");
+        let (message, _) = only_error(&FILE.replace("to = 3.5", "to = 4.5"));
+        assert_eq!(message, "m.toml:15:6: utilisation to is 4.5");
     }
 
     #[test]
