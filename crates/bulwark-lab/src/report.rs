@@ -152,6 +152,15 @@ impl Summary {
     }
 }
 
+/// Makes `dir` and checks that files can be written in it, so that a report that cannot be
+/// written is refused before its experiments run (minutes), not after.
+pub fn prepare_report_dir(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let probe = dir.join(".bulwark-write-check");
+    std::fs::write(&probe, b"")?;
+    std::fs::remove_file(&probe)
+}
+
 /// Writes `reports` into `dir` (created if missing), one page per experiment, then rebuilds
 /// the index from every experiment's summary in `dir`, those of earlier runs included, and
 /// returns every path written: for each experiment its figures, `report.md`, `index.html` and

@@ -154,6 +154,25 @@ fn reproduce_writes_a_passing_report() {
     assert!(out_dir.join("textbook-fp-edf/edf-gantt.svg").exists());
 }
 
+/// `--out` naming a file, not a folder: refused, exit 2, with the check made before any
+/// experiment runs (its message; the write after the run said only "File exists").
+#[test]
+fn reproduce_refuses_an_output_it_cannot_write_before_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("taken");
+    std::fs::write(&file, "a file, not a folder").unwrap();
+    let out = output_of(&["reproduce", "--out", file.to_str().unwrap()], 2);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{}: cannot write the report here:",
+            file.display()
+        )),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn reproduce_names_the_experiments_it_knows() {
     let out = output_of(&["reproduce", "no-such-experiment"], 2);

@@ -4,7 +4,7 @@ use crate::output::outln;
 use std::process::ExitCode;
 
 use bulwark_lab::experiments::{self, Experiment};
-use bulwark_lab::report::{report_verdict, write_report};
+use bulwark_lab::report::{prepare_report_dir, report_verdict, write_report};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::ReproduceArgs;
@@ -23,6 +23,14 @@ pub fn run(args: &ReproduceArgs) -> Result<ExitCode, String> {
             format!("no experiment `{name}`; known: {}", known.join(", "))
         })?],
     };
+    // A folder that cannot take the report fails now, not after the experiments' minutes.
+    prepare_report_dir(&args.out).map_err(|e| {
+        format!(
+            "{}: cannot write the report here: {e} (allowed: a folder this user can create \
+             and write, set with --out)",
+            args.out.display()
+        )
+    })?;
     let bar = ProgressBar::new(chosen.len() as u64).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").map_err(|e| e.to_string())?,
     );
