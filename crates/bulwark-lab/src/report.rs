@@ -152,8 +152,8 @@ impl Summary {
     }
 }
 
-/// Makes `dir` and checks that files can be written in it, so that a report that cannot be
-/// written is refused before its experiments run (minutes), not after.
+/// Makes `dir` and checks that files can be written in it, so that a report or plots that
+/// cannot be written are refused before the runs that make them (minutes), not after.
 pub fn prepare_report_dir(dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let probe = dir.join(".bulwark-write-check");

@@ -173,6 +173,34 @@ fn reproduce_refuses_an_output_it_cannot_write_before_running() {
     assert!(out.stdout.is_empty());
 }
 
+/// The attack's plot and the case study's plots in a folder that cannot exist (under a
+/// file): refused before anything runs, exit 2, nothing on stdout.
+#[test]
+fn plots_that_cannot_be_written_are_refused_before_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("taken");
+    std::fs::write(&file, "a file, not a folder").unwrap();
+    let plot = file.join("a1.svg");
+    let out = output_of(&["attack", "a1", "--svg", plot.to_str().unwrap()], 2);
+    assert!(
+        text(&out.stderr).contains(&format!("{}: cannot write this output:", plot.display())),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    let plots = file.join("plots");
+    let out = output_of(&["mcipc-case-study", "--svg", plots.to_str().unwrap()], 2);
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "{}: cannot write the plots here:",
+            plots.display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn reproduce_names_the_experiments_it_knows() {
     let out = output_of(&["reproduce", "no-such-experiment"], 2);

@@ -269,3 +269,35 @@ fn a_requested_cpi_without_a_body_is_refused_at_its_component() {
         ),
     );
 }
+
+/// An output path in a folder that does not exist is refused before the run, for every
+/// kind `simulate` takes (it used to be found when written, after the run): exit 2, no
+/// summary, and the check leaves no file behind (the `--trace` file it could write is
+/// removed again).
+#[test]
+fn an_unwritable_output_is_refused_before_the_run_for_every_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("trace.json");
+    let svg = dir.path().join("missing").join("gantt.svg");
+    for file in [
+        "scenarios/textbook-edf.toml",
+        "scenarios/components/fig7.camkes",
+        "scenarios/mcipc/case-study.toml",
+    ] {
+        let args = [
+            "simulate",
+            file,
+            "--trace",
+            trace.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ];
+        let out = output_of(&args, 2);
+        common::assert_contains(
+            &text(&out.stderr),
+            &format!("{}: cannot write this output:", svg.display()),
+        );
+        assert!(out.stdout.is_empty(), "{file}: nothing ran");
+        assert!(!trace.exists(), "{file}: the check left no trace file");
+    }
+}

@@ -32,6 +32,7 @@ struct Results {
 }
 
 pub fn run(args: &AttackArgs) -> Result<ExitCode, String> {
+    super::exports::check_writable(args.svg.as_deref())?;
     if args.host {
         return run_host(args);
     }

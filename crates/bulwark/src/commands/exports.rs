@@ -8,6 +8,31 @@ use bulwark_core::Instant;
 use bulwark_sim::trace::Trace;
 use bulwark_sim::{CoreMetrics, Outcome, TaskMetrics};
 
+/// Checks, before a run, that each of `outputs` (the paths `--trace`, `--svg` or `--jobs`
+/// name) can be written, so that a long run is not lost to a bad path at its end. Leaves no
+/// trace: a file that was not there is removed again, one that was is opened without
+/// being changed.
+pub fn check_writable<'a>(outputs: impl IntoIterator<Item = &'a Path>) -> Result<(), String> {
+    for path in outputs {
+        let existed = path.exists();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|e| {
+                format!(
+                    "{}: cannot write this output: {e} (allowed: a file path in a folder that \
+                     exists and this user can write)",
+                    path.display()
+                )
+            })?;
+        if !existed {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    Ok(())
+}
+
 /// A recorded run as the exporters read it: `tasks` are (name, core) rows.
 pub struct Recorded {
     pub policy: String,

@@ -28,6 +28,16 @@ pub type Drawing<'a> = &'a mut dyn FnMut(&McIpcSystem, Vec<Trace>) -> Result<(),
 /// [`run`], and when `drawing` is given, each phase traced in the same run and handed to it
 /// (the caller asks for one protocol).
 pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<ExitCode, String> {
+    if let Some(dir) = &args.svg {
+        // The plots are written after the runs: a folder that cannot take them fails first.
+        bulwark_lab::report::prepare_report_dir(dir).map_err(|e| {
+            format!(
+                "{}: cannot write the plots here: {e} (allowed: a folder this user can create \
+                 and write)",
+                dir.display()
+            )
+        })?;
+    }
     let study = match &args.file {
         None => case_study().map_err(|e| e.to_string())?,
         Some(path) => match super::mcipc_analyze::load(path) {

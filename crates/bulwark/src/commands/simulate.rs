@@ -53,6 +53,8 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
         return Ok(crate::exit::bad_input());
     };
     super::components::refuse_overheads(&args.file, args.overheads, &system)?;
+    let outputs = [&args.trace, &args.svg, &args.jobs];
+    super::exports::check_writable(outputs.into_iter().flatten().map(|path| path.as_path()))?;
     let (scenario, warnings) = match system {
         SystemFile::McIpc(system) => return mc_ipc(system.protocol, args),
         SystemFile::Components(located) => {
