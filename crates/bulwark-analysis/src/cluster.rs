@@ -630,16 +630,8 @@ fn fixed_priority(members: &mut [Member], cores: u16, masks: &[Duration]) -> Clu
 mod tests {
     use super::*;
     use crate::bandwidth::Bandwidth;
-    use crate::test_support::ms;
-    use bulwark_spec::{Behaviour, ClusterMember, ClusterSpec, Execution, PolicyKind, TaskSpec};
-
-    fn periodic(period: u64, execution: u64) -> Behaviour {
-        Behaviour::Periodic {
-            period: ms(period),
-            offset: Duration::ZERO,
-            execution: Execution::Fixed(ms(execution)),
-        }
-    }
+    use crate::test_support::{ms, periodic};
+    use bulwark_spec::{Behaviour, ClusterMember, ClusterSpec, PolicyKind, TaskSpec};
 
     fn task(name: &str, core: u16, behaviour: Behaviour, budget: u64, period: u64) -> TaskSpec {
         TaskSpec {

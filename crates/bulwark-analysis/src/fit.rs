@@ -84,16 +84,8 @@ pub fn fit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::ms;
+    use crate::test_support::{ms, periodic};
     use bulwark_spec::{Execution, Step};
-
-    fn periodic(period: u64, execution: u64) -> Behaviour {
-        Behaviour::Periodic {
-            period: ms(period),
-            offset: Duration::ZERO,
-            execution: Execution::Fixed(ms(execution)),
-        }
-    }
 
     #[test]
     fn releases_faster_than_the_reservation_do_not_fit_and_scripts_are_unchecked() {

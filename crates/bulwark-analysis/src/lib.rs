@@ -34,4 +34,13 @@ mod test_support {
     pub(crate) fn ms(n: u64) -> bulwark_core::Duration {
         bulwark_core::Duration::from_millis(n)
     }
+
+    /// A periodic task of `execution` ms every `period` ms, released at 0.
+    pub(crate) fn periodic(period: u64, execution: u64) -> bulwark_spec::Behaviour {
+        bulwark_spec::Behaviour::Periodic {
+            period: ms(period),
+            offset: bulwark_core::Duration::ZERO,
+            execution: bulwark_spec::Execution::Fixed(ms(execution)),
+        }
+    }
 }
