@@ -1,5 +1,5 @@
 #!/bin/sh
-# A short fuzzing run for CI: builds the four targets, seeds each one's corpus from the
+# A short fuzzing run for CI: builds the five targets, seeds each one's corpus from the
 # repository's real files (seed.sh), then fuzzes each for FUZZ_SECONDS (default 20) seconds.
 # Exits non-zero as soon as a target crashes (a panic, a failed check, a timeout of over
 # 10 s on one input, or memory over 2 GB); libFuzzer then names the input it saved under
@@ -15,7 +15,7 @@ seconds=${FUZZ_SECONDS:-20}
 
 ./seed.sh
 cargo +nightly fuzz build
-for target in scenario_parser:scenario.dict component_toml:component.dict \
+for target in scenario_parser:scenario.dict scenario_run:scenario.dict component_toml:component.dict \
     mc_ipc_toml:mc_ipc.dict camkes_parser:camkes.dict; do
     name=${target%%:*}
     dict=${target#*:}

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fills corpus/<target>/ (ignored by git) with the repository's real files of that target's
 # kind, plus the checked-in seeds/<target>/, so every run starts from current, real inputs.
-# Usage: ./seed.sh [target...]   (default: all four). Run from anywhere.
+# Usage: ./seed.sh [target...]   (default: all five). Run from anywhere.
 set -eu
 fuzz=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$fuzz")
@@ -15,7 +15,7 @@ copy() {
     done
 }
 
-targets=${*:-scenario_parser component_toml mc_ipc_toml camkes_parser}
+targets=${*:-scenario_parser scenario_run component_toml mc_ipc_toml camkes_parser}
 for target in $targets; do
     mkdir -p "$fuzz/corpus/$target"
     cd "$fuzz/corpus/$target"
@@ -24,6 +24,9 @@ for target in $targets; do
         scenario_parser)
             copy "$root"/scenarios/*.toml "$spec"/valid/*.toml "$spec"/invalid/*.toml \
                 "$hostile"/s_*.toml ;;
+        scenario_run)
+            # Files that parse: the runs start from real systems of every kind of core.
+            copy "$root"/scenarios/*.toml "$spec"/valid/*.toml ;;
         component_toml)
             copy "$hostile"/c_*.toml ;;
         mc_ipc_toml)
