@@ -32,4 +32,4 @@ for target in scenario_parser:scenario.dict scenario_run:scenario.dict component
         exit 1
     fi
 done
-echo "all four fuzz targets ran ${seconds}s each without a crash"
+echo "all five fuzz targets ran ${seconds}s each without a crash"
