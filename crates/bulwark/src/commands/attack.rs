@@ -32,7 +32,6 @@ struct Results {
 }
 
 pub fn run(args: &AttackArgs) -> Result<ExitCode, String> {
-    super::exports::check_writable(args.svg.as_deref())?;
     if args.host {
         return run_host(args);
     }
@@ -52,6 +51,8 @@ pub fn run(args: &AttackArgs) -> Result<ExitCode, String> {
             );
         }
     }
+    // The plot is written after the sweep: a path that cannot take it fails first.
+    super::exports::check_writable(args.svg.as_deref())?;
     let attackers = args.attackers.as_ref().map(|given| {
         let mut counts = given.clone();
         counts.sort_unstable();
@@ -144,6 +145,7 @@ fn run_host(args: &AttackArgs) -> Result<ExitCode, String> {
             }
         ));
     }
+    super::exports::check_writable(args.svg.as_deref())?;
     // Refused before any thread starts, saying what is missing and how to grant it.
     bulwark_host::check_privileges(&HostConfig::default()).map_err(|e| e.to_string())?;
     let spinner = ProgressBar::new_spinner().with_style(

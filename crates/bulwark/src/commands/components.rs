@@ -556,6 +556,7 @@ pub fn run_on_host(located: &LocatedSystem, args: &RunArgs) -> Result<ExitCode, 
         record_jobs: args.json,
         ..bulwark_host::HostConfig::default()
     };
+    super::exports::check_writable(args.trace.as_deref())?;
     let host = bulwark_host::run_components(&lowered.machine, &config)
         .map_err(|e| format!("{}: {e}", args.file.display()))?;
     let simulated = if args.compare {

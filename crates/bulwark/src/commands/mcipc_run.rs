@@ -75,6 +75,7 @@ pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, Stri
         record_trace: args.trace.is_some(),
         ..bulwark_host::HostConfig::default()
     };
+    super::exports::check_writable(args.trace.as_deref())?;
     let mut runs = Vec::new();
     let mut traces = Vec::new();
     for &phase in &phases {

@@ -13,8 +13,6 @@ use crate::output::{out, outln};
 use crate::{diagnostics, table};
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
-    // Before any thread runs: a bad --trace path would lose the whole run at its end.
-    super::exports::check_writable(args.trace.as_deref())?;
     let scenario = match super::load_system(&args.file) {
         None => return Ok(crate::exit::bad_input()),
         Some(SystemFile::Scenario(scenario, warnings)) => {
@@ -45,6 +43,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         record_jobs: args.json || args.compare,
         ..HostConfig::default()
     };
+    // Before any thread runs: a bad --trace path would lose the whole run at its end.
+    super::exports::check_writable(args.trace.as_deref())?;
     let host = bulwark_host::run(&scenario, &config)
         .map_err(|e| format!("{}: {e}", args.file.display()))?;
     let simulated = if args.compare {

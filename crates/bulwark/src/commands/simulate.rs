@@ -53,8 +53,6 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
         return Ok(crate::exit::bad_input());
     };
     super::components::refuse_overheads(&args.file, args.overheads, &system)?;
-    let outputs = [&args.trace, &args.svg, &args.jobs];
-    super::exports::check_writable(outputs.into_iter().flatten().map(|path| path.as_path()))?;
     let (scenario, warnings) = match system {
         SystemFile::McIpc(system) => return mc_ipc(system.protocol, args),
         SystemFile::Components(located) => {
@@ -70,6 +68,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
                 eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
                 return Ok(crate::exit::bad_input());
             }
+            check_outputs(args)?;
             return super::components::simulate(&located, args);
         }
         SystemFile::Sweep(_) => {
@@ -86,6 +85,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
     if diagnostics::report_warnings(&warnings, args.deny_warnings) {
         return Ok(crate::exit::bad_input());
     }
+    check_outputs(args)?;
     // The trace and --jobs stream; only the Gantt chart and --json's job array stay in memory.
     let options = Options {
         until: args.until,
@@ -195,6 +195,13 @@ fn summary(o: &Outcome) -> String {
     out
 }
 
+/// The files the run writes (`--trace`, `--svg`, `--jobs`) can be written: checked once the
+/// arguments are known to fit the file, before the run.
+fn check_outputs(args: &SimulateArgs) -> Result<(), String> {
+    let outputs = [&args.trace, &args.svg, &args.jobs];
+    super::exports::check_writable(outputs.into_iter().flatten().map(|path| path.as_path()))
+}
+
 /// An MC-IPC system runs its phases on the scenario machine, as `mcipc-case-study --file`
 /// does: under the protocol the file names (all three when it names none), each phase for
 /// `--until` (default 10 s, that command's default phase length). An invalid file is reported
@@ -222,6 +229,7 @@ fn mc_ipc(
         );
         return Ok(crate::exit::bad_input());
     }
+    check_outputs(args)?;
     let case_study = CaseStudyArgs {
         protocol,
         phase: None,
