@@ -320,6 +320,9 @@ pub struct CaseStudyArgs {
     /// Print every delay as JSON (integer nanoseconds) instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Seed for every random draw (default: the case study's, printed with the results).
+    #[arg(long)]
+    pub seed: Option<u64>,
 }
 
 #[derive(Args, Debug)]
@@ -340,7 +343,8 @@ pub struct SimulateArgs {
     /// Simulated time to run, more than 0 (default: the scenario's `duration`).
     #[arg(long, value_parser = parse_positive_time)]
     pub until: Option<Duration>,
-    /// Seed for every random draw (default: the scenario's `seed`).
+    /// Seed for every random draw (default: the scenario's `seed`; for an MC-IPC file, the
+    /// case study's). Refused for a component system, which draws nothing.
     #[arg(long)]
     pub seed: Option<u64>,
     /// Write a Chrome trace (JSON) that opens in ui.perfetto.dev and chrome://tracing,

@@ -301,3 +301,51 @@ fn an_unwritable_output_is_refused_before_the_run_for_every_kind() {
         assert!(!trace.exists(), "{file}: the check left no trace file");
     }
 }
+
+/// `--seed` reaches an MC-IPC file's runs (it was ignored): the document names it, the same
+/// seed gives the same runs, and another seed other draws (the file's operations are drawn).
+/// `mcipc-case-study --seed` takes the same path. A component system draws nothing, so
+/// `simulate` refuses the flag there, as `run` does.
+#[test]
+fn a_seed_reaches_mc_ipc_runs_and_is_refused_where_nothing_is_drawn() {
+    let file = "scenarios/mcipc/one-core.toml";
+    let runs = |seed: Option<&str>| {
+        let mut args = vec!["simulate", file, "--json", "--until", "1s"];
+        args.extend(seed.iter().flat_map(|s| ["--seed", *s]));
+        common::json_of(&args, 0)
+    };
+    let seeded = runs(Some("12345"));
+    assert_eq!(seeded["seed"], 12345);
+    assert_eq!(runs(Some("12345"))["runs"], seeded["runs"]);
+    assert_ne!(runs(None)["runs"], seeded["runs"]);
+    let study = common::json_of(
+        &[
+            "mcipc-case-study",
+            "--file",
+            file,
+            // The protocol the file names, which `simulate` runs.
+            "--protocol",
+            "mc-ipc",
+            "--json",
+            "--phase-length",
+            "1s",
+            "--seed",
+            "12345",
+        ],
+        0,
+    );
+    assert_eq!(study["runs"], seeded["runs"]);
+    let out = output_of(
+        &[
+            "simulate",
+            "scenarios/components/fig7.camkes",
+            "--seed",
+            "5",
+        ],
+        2,
+    );
+    common::assert_contains(
+        &text(&out.stderr),
+        "scenarios/components/fig7.camkes: --seed does not apply to a component system",
+    );
+}

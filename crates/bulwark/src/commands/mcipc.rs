@@ -82,6 +82,7 @@ pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<Exi
         .map_or_else(|| CASE_STUDY_FILE.into(), |path| path.display().to_string());
     let bounds = bounds(&study).map_err(|e| format!("{file}: {e}"))?;
     let traced = drawing.is_some();
+    let seed = args.seed.unwrap_or(SEED);
     let mut results = Vec::new();
     let mut traces = Vec::new();
     for &protocol in &protocols {
@@ -92,7 +93,7 @@ pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<Exi
                 phase,
                 protocol,
                 args.phase_length,
-                SEED,
+                seed,
                 traced,
             )
             .map_err(|e| e.to_string())?;
@@ -133,12 +134,18 @@ pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<Exi
                 })
             })
             .collect();
-        outln!("{:#}", json!({ "seed": SEED, "runs": runs }));
+        outln!("{:#}", json!({ "seed": seed, "runs": runs }));
     } else {
         let vantage = study.tasks.first().map_or("T1", |t| t.name.as_str());
         out!(
             "{}",
-            render(&results, &protocols, &phases, args.phase_length, vantage)
+            render(
+                &results,
+                &protocols,
+                &phases,
+                (args.phase_length, seed),
+                vantage
+            )
         );
     }
     // The built-in study must behave as the paper reports; another file has no expectation.
@@ -168,12 +175,13 @@ fn cell(r: &PhaseResult) -> String {
     format!("{worst} (mean {}, {over} over)", millis(mean))
 }
 
-/// The table of `results`, whose delays are those of task `vantage` (the file's first).
+/// The table of `results`, whose delays are those of task `vantage` (the file's first), for
+/// phases of `length` run with `seed`.
 fn render(
     results: &[PhaseResult],
     protocols: &[GateProtocol],
     phases: &[usize],
-    length: Duration,
+    (length, seed): (Duration, u64),
     vantage: &str,
 ) -> String {
     let mut header = vec!["phase".to_string()];
@@ -205,7 +213,7 @@ fn render(
         .collect();
     let headers: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut out = format!(
-        "MC-IPC: {vantage}'s worst delay at its server, {length} per phase (seed {SEED}); \
+        "MC-IPC: {vantage}'s worst delay at its server, {length} per phase (seed {seed}); \
          '>' marks a request still waiting when the phase ended\n"
     );
     out.push_str(&table::render(&headers, &rows));

@@ -99,7 +99,8 @@ pub fn run_on_host(study: &McIpcSystem, args: &RunArgs) -> Result<ExitCode, Stri
     if args.trace.is_some() {
         // The host's phases end to end, as `simulate --trace` draws the simulator's.
         let files = (args.trace.as_deref(), None);
-        super::mcipc_trace::write_to(study, traces, protocol, length, &args.file, files)?;
+        let run = (length, seed);
+        super::mcipc_trace::write_to(study, traces, protocol, run, &args.file, files)?;
     }
     if args.json {
         let summary = |r: &PhaseResult| {

@@ -21,17 +21,18 @@ pub fn write(
 ) -> Result<(), String> {
     let length = args.until.unwrap_or(Duration::from_secs(10));
     let files = (args.trace.as_deref(), args.svg.as_deref());
-    write_to(study, traces, protocol, length, &args.file, files)
+    let run = (length, args.seed.unwrap_or(SEED));
+    write_to(study, traces, protocol, run, &args.file, files)
 }
 
-/// Lays `traces` (one per phase of `length`, in order) of `file`'s system end to end and
-/// writes the Chrome trace and the Gantt chart to `files` (each when given): what
-/// `simulate` draws of the simulator's phases, and `run` of the host's.
+/// Lays `traces` (one per phase of `length`, in order, run with `seed`) of `file`'s system
+/// end to end and writes the Chrome trace and the Gantt chart to `files` (each when given):
+/// what `simulate` draws of the simulator's phases, and `run` of the host's.
 pub fn write_to(
     study: &McIpcSystem,
     traces: Vec<Trace>,
     protocol: GateProtocol,
-    length: Duration,
+    (length, seed): (Duration, u64),
     file: &Path,
     files: (Option<&Path>, Option<&Path>),
 ) -> Result<(), String> {
@@ -80,7 +81,7 @@ pub fn write_to(
         files.1,
         super::exports::Recorded {
             policy: format!("clustered reservations ({})", protocol.label()),
-            seed: SEED,
+            seed,
             until,
             // A task's row sits under its cluster's first core: it runs on any of them.
             tasks: study

@@ -62,10 +62,21 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
                     args.file.display()
                 ));
             }
-            // A call loop deadlocks the machine: say where, before running anything.
-            let (errors, _) = super::components::call_loops(&located);
+            if args.seed.is_some() {
+                return Err(format!(
+                    "{}: --seed does not apply to a component system (nothing in it is \
+                     drawn); leave it out",
+                    args.file.display()
+                ));
+            }
+            // A call loop deadlocks the machine: say where, before running anything; a
+            // possible one is a warning, as `check` prints it.
+            let (errors, warnings) = super::components::call_loops(&located);
             if !errors.is_empty() {
                 eprint!("{}", diagnostics::render(&located.diagnostics(errors)));
+                return Ok(crate::exit::bad_input());
+            }
+            if diagnostics::report_warnings(&warnings, args.deny_warnings) {
                 return Ok(crate::exit::bad_input());
             }
             check_outputs(args)?;
@@ -237,6 +248,7 @@ fn mc_ipc(
         phase_length: args.until.unwrap_or(Duration::from_secs(10)),
         svg: None,
         json: args.json,
+        seed: args.seed,
     };
     let Some(drawn_protocol) = protocol.filter(|_| drawn) else {
         return super::mcipc::run(&case_study);
