@@ -451,6 +451,56 @@ fn a_component_system_is_warned_about_and_refused_as_a_scenario_is() {
     );
 }
 
+#[test]
+fn an_mc_ipc_file_is_refused_before_its_phases_would_outgrow_memory() {
+    // one-core.toml's tasks over 10^7 s per phase: T1 (100 ms) 10^8 + 1 jobs, T2 and T5
+    // (100 ms, offsets 40 and 7 ms) 10^8 each, T6 (150 ms) 66,666,667, T7 (250 ms) 4 * 10^7,
+    // T8 (500 ms) 2 * 10^7, T9 (1 s) 10^7: 436,666,668 a phase. Phase 2 floods T5 and phase 4
+    // T2 (a flood counts one job); phase 3 adds 16 tasks of 3,333,334 jobs (3 s from 90 ms).
+    // The largest phase keeps 490,000,012 jobs' records at 400 bytes (196,000 MB); the trace
+    // of all 1,600,000,018 jobs adds 3,300 bytes each (5,476,000 MB in all).
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let trace = dir.path().join("trace.json");
+    let file = "scenarios/mcipc/one-core.toml";
+    let long = ["simulate", file, "--until", "10000000s"];
+    let out = bulwark(&[&long[..], &["--trace", trace.to_str().unwrap()]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_contains(
+        &stderr,
+        "warning: scenarios/mcipc/one-core.toml: about 1,600,000,018 jobs in 4 phases of \
+         10000000s (--until): the run will take long",
+    );
+    assert_contains(
+        &stderr,
+        "error: scenarios/mcipc/one-core.toml: the run would keep about 5,476,000 MB in memory \
+         for a phase's records (490,000,012 jobs) and --trace (1,600,000,018 jobs), more than \
+         the ",
+    );
+    assert!(out.stdout.is_empty(), "nothing ran");
+    assert!(!trace.exists(), "no trace written");
+    // Undrawn, each phase's records are still kept until its summary.
+    let out = bulwark(&long);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_contains(
+        &stderr,
+        "the run would keep about 196,000 MB in memory for a phase's records (490,000,012 \
+         jobs), more than the ",
+    );
+    assert!(out.stdout.is_empty(), "nothing ran");
+    // Denied warnings stop a long run; the default 10 s phases are not warned about.
+    let out = bulwark(&["simulate", file, "--until", "10000000s", "--deny-warnings"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_contains(&String::from_utf8_lossy(&out.stderr), "[a warning, denied]");
+    let out = bulwark(&["simulate", file, "--deny-warnings"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// One component task released every 100 ns, each job 1 ms of work (`body`).
 fn flood(body: &str) -> String {
     format!(

@@ -12,6 +12,7 @@ pub mod mcipc;
 pub mod mcipc_analyze;
 pub mod mcipc_phases;
 pub mod mcipc_run;
+pub mod mcipc_size;
 pub mod mcipc_trace;
 pub mod reproduce;
 pub mod run;

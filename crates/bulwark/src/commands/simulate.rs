@@ -14,6 +14,7 @@ use bulwark_core::{Duration, Instant};
 use bulwark_lab::chrome::ChromeStream;
 use bulwark_lab::metrics_json::JobLines;
 use bulwark_sim::{BudgetSample, Estimate, JobRecord, Mark, Options, Outcome, Recorder, Slice};
+use bulwark_spec::mc_ipc_toml::McIpcSystem;
 use bulwark_spec::{FileKind, Scenario, SystemFile};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -54,7 +55,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
     };
     super::components::refuse_overheads(&args.file, args.overheads, &system)?;
     let (scenario, warnings) = match system {
-        SystemFile::McIpc(system) => return mc_ipc(system.protocol, args),
+        SystemFile::McIpc(system) => return mc_ipc(&system, args),
         SystemFile::Components(located) => {
             if args.jobs.is_some() {
                 return Err(format!(
@@ -217,11 +218,9 @@ fn check_outputs(args: &SimulateArgs) -> Result<(), String> {
 /// does: under the protocol the file names (all three when it names none), each phase for
 /// `--until` (default 10 s, that command's default phase length). An invalid file is reported
 /// by that command, located.
-fn mc_ipc(
-    protocol: Option<bulwark_spec::mc_ipc_toml::GateProtocol>,
-    args: &SimulateArgs,
-) -> Result<ExitCode, String> {
+fn mc_ipc(study: &McIpcSystem, args: &SimulateArgs) -> Result<ExitCode, String> {
     use crate::cli::CaseStudyArgs;
+    let protocol = study.protocol;
     if args.jobs.is_some() {
         eprintln!(
             "error: {}: --jobs is not available for MC-IPC systems (their jobs are summarised \
@@ -241,11 +240,15 @@ fn mc_ipc(
         return Ok(crate::exit::bad_input());
     }
     check_outputs(args)?;
+    let phase_length = args.until.unwrap_or(Duration::from_secs(10));
+    if let Some(stop) = super::mcipc_size::check(study, phase_length, drawn, args) {
+        return stop;
+    }
     let case_study = CaseStudyArgs {
         protocol,
         phase: None,
         file: Some(args.file.clone()),
-        phase_length: args.until.unwrap_or(Duration::from_secs(10)),
+        phase_length,
         svg: None,
         json: args.json,
         seed: args.seed,
@@ -358,28 +361,27 @@ pub fn check_size(
     keeping: Keeping,
 ) -> Option<Result<ExitCode, String>> {
     let estimate = bulwark_sim::estimate(scenario, options);
-    let warnings = size_warnings(args, scenario, options, &estimate, location, keeping);
+    let horizon = options.until.unwrap_or(scenario.duration);
+    let over = match options.until {
+        Some(_) => format!("{horizon} (--until)"),
+        None => horizon.to_string(),
+    };
+    let warnings = size_warnings(args, options, &estimate, (&over, location), keeping);
     if report_size_warnings(&warnings, args.deny_warnings) {
         return Some(Ok(crate::exit::bad_input()));
     }
     kept_refusal(args, options, keeping, estimate.jobs, available_memory()).map(Err)
 }
 
-/// The warnings about what running `scenario` with these outputs will produce, from the
-/// `estimate` of its jobs over the horizon (see `bulwark_sim::estimate`), each at `location`.
-fn size_warnings(
+/// The warnings about what a run with these outputs will produce, from the `estimate` of
+/// its jobs over the run (see `bulwark_sim::estimate`), named `over`, each at `location`.
+pub(super) fn size_warnings(
     args: &SimulateArgs,
-    scenario: &Scenario,
     options: &Options,
     estimate: &Estimate,
-    location: &str,
+    (over, location): (&str, &str),
     keeping: Keeping,
 ) -> Vec<SizeWarning> {
-    let horizon = options.until.unwrap_or(scenario.duration);
-    let over = match options.until {
-        Some(_) => format!("{horizon} (--until)"),
-        None => horizon.to_string(),
-    };
     let mut found = Vec::new();
     let mut warn = |message: String, help: &str| {
         found.push(SizeWarning {
@@ -488,7 +490,7 @@ fn kept_refusal(
 
 /// The memory the kernel says can be taken without swapping (Linux's `MemAvailable`), or
 /// `None` where it does not say.
-fn available_memory() -> Option<u64> {
+pub(super) fn available_memory() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kilobytes: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -497,7 +499,7 @@ fn available_memory() -> Option<u64> {
 
 /// Prints `warnings` as `report_warnings` prints the file's (denied with --deny-warnings);
 /// true when they must stop the command.
-fn report_size_warnings(warnings: &[SizeWarning], deny: bool) -> bool {
+pub(super) fn report_size_warnings(warnings: &[SizeWarning], deny: bool) -> bool {
     for warning in warnings {
         if deny {
             eprintln!("{} [a warning, denied]", warning.plain());
@@ -527,7 +529,7 @@ fn key_location(text: &str, key: &str) -> (usize, usize) {
 }
 
 /// A count with thousands separators: 4,000,000.
-fn count(n: u64) -> String {
+pub(super) fn count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, digit) in digits.chars().enumerate() {
@@ -540,7 +542,7 @@ fn count(n: u64) -> String {
 }
 
 /// Bytes in decimal megabytes, rounded down.
-fn megabytes(bytes: u64) -> String {
+pub(super) fn megabytes(bytes: u64) -> String {
     format!("{} MB", count(bytes / 1_000_000))
 }
 
