@@ -48,13 +48,27 @@ pub fn check(
         record_trace: drawn,
         ..Options::default()
     };
-    let over = format!("{phases} phases of {length} (--until)");
+    let over = match phases {
+        1 => format!("{length} (--until)"),
+        _ => format!("{phases} phases of {length} (--until)"),
+    };
     let location = args.file.display().to_string();
     let warnings = size_warnings(args, &options, &total, (&over, &location), KEEPING);
     if report_size_warnings(&warnings, args.deny_warnings) {
         return Some(Ok(crate::exit::bad_input()));
     }
-    refusal(args, drawn, total.jobs, largest, available_memory()).map(Err)
+    let records = match phases {
+        1 => "the run's records",
+        _ => "a phase's records",
+    };
+    refusal(
+        args,
+        drawn,
+        (total.jobs, largest),
+        records,
+        available_memory(),
+    )
+    .map(Err)
 }
 
 /// The jobs estimated over every phase, and in the largest one, as the runs lower them (the
@@ -84,17 +98,17 @@ fn phase_jobs(study: &McIpcSystem, length: Duration, seed: u64) -> (Estimate, u6
     (total, largest)
 }
 
-/// Why the run is refused: one phase's records (`largest` jobs) and, when `drawn`, the trace
-/// of all `jobs` would need more than the `available` bytes.
+/// Why the run is refused: one phase's `records` (`largest` jobs) and, when `drawn`, the
+/// trace of all `jobs` would need more than the `available` bytes.
 fn refusal(
     args: &SimulateArgs,
     drawn: bool,
-    jobs: u64,
-    largest: u64,
+    (jobs, largest): (u64, u64),
+    records: &str,
     available: Option<u64>,
 ) -> Option<String> {
     let mut needed = largest.saturating_mul(RECORD_BYTES);
-    let mut kept = format!("a phase's records ({} jobs)", count(largest));
+    let mut kept = format!("{records} ({} jobs)", count(largest));
     if drawn {
         needed = needed.saturating_add(jobs.saturating_mul(TRACE_BYTES));
         let output = if args.trace.is_some() {
@@ -132,20 +146,24 @@ mod tests {
         }
     }
 
+    const PHASE: &str = "a phase's records";
+
     #[test]
     fn records_and_trace_are_weighed_against_the_memory_available() {
         // 1,000 jobs in the largest phase keep 400,000 bytes; 4,000 drawn keep 13,200,000 more.
         assert_eq!(
-            refusal(&args(false), false, 4_000, 1_000, Some(400_000)),
+            refusal(&args(false), false, (4_000, 1_000), PHASE, Some(400_000)),
             None
         );
-        let refused = refusal(&args(false), false, 4_000, 1_000, Some(399_999)).expect("refused");
+        let refused =
+            refusal(&args(false), false, (4_000, 1_000), PHASE, Some(399_999)).expect("refused");
         assert!(refused.contains("about 0 MB in memory for a phase's records (1,000 jobs)"));
         assert_eq!(
-            refusal(&args(true), true, 4_000, 1_000, Some(13_600_000)),
+            refusal(&args(true), true, (4_000, 1_000), PHASE, Some(13_600_000)),
             None
         );
-        let refused = refusal(&args(true), true, 4_000, 1_000, Some(13_599_999)).expect("refused");
+        let refused =
+            refusal(&args(true), true, (4_000, 1_000), PHASE, Some(13_599_999)).expect("refused");
         assert!(
             refused.contains(
                 "about 13 MB in memory for a phase's records (1,000 jobs) and --trace (4,000 jobs)"
@@ -153,6 +171,9 @@ mod tests {
             "{refused}"
         );
         // Unknown memory refuses nothing.
-        assert_eq!(refusal(&args(true), true, u64::MAX, u64::MAX, None), None);
+        assert_eq!(
+            refusal(&args(true), true, (u64::MAX, u64::MAX), PHASE, None),
+            None
+        );
     }
 }
