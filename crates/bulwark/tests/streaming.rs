@@ -489,6 +489,26 @@ fn an_mc_ipc_file_is_refused_before_its_phases_would_outgrow_memory() {
          jobs), more than the ",
     );
     assert!(out.stdout.is_empty(), "nothing ran");
+    // A file naming no protocol runs its phases under each of the three: 3 x 1,600,000,018.
+    let unnamed = dir.path().join("unnamed.toml");
+    let text = std::fs::read_to_string(root().join(file)).expect("reads");
+    let without: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("protocol"))
+        .collect();
+    std::fs::write(&unnamed, without.join("\n")).expect("writes");
+    let out = bulwark(&[
+        "simulate",
+        unnamed.to_str().unwrap(),
+        "--until",
+        "10000000s",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_contains(
+        &stderr,
+        "about 4,800,000,054 jobs in 4 phases of 10000000s (--until) under each of 3 protocols",
+    );
     // Denied warnings stop a long run; the default 10 s phases are not warned about.
     let out = bulwark(&["simulate", file, "--until", "10000000s", "--deny-warnings"]);
     assert_eq!(out.status.code(), Some(2));

@@ -41,16 +41,29 @@ pub fn check(
     drawn: bool,
     args: &SimulateArgs,
 ) -> Option<Result<ExitCode, String>> {
-    let (total, largest) = phase_jobs(study, length, args.seed.unwrap_or(SEED));
+    let (one_protocol, largest) = phase_jobs(study, length, args.seed.unwrap_or(SEED));
     let phases = study.phases.len().max(1);
+    // A file naming no protocol runs its phases under each, one run after another.
+    let protocols = match study.protocol {
+        Some(_) => 1,
+        None => GateProtocol::ALL.len() as u64,
+    };
+    let total = Estimate {
+        jobs: one_protocol.jobs.saturating_mul(protocols),
+        trace_events: one_protocol.trace_events.saturating_mul(protocols),
+    };
     let options = Options {
         until: Some(length.saturating_mul(phases as u64)),
         record_trace: drawn,
         ..Options::default()
     };
-    let over = match phases {
+    let runs = match phases {
         1 => format!("{length} (--until)"),
         _ => format!("{phases} phases of {length} (--until)"),
+    };
+    let over = match protocols {
+        1 => runs,
+        _ => format!("{runs} under each of {protocols} protocols"),
     };
     let location = args.file.display().to_string();
     let warnings = size_warnings(args, &options, &total, (&over, &location), KEEPING);
