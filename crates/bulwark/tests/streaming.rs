@@ -489,6 +489,25 @@ fn an_mc_ipc_file_is_refused_before_its_phases_would_outgrow_memory() {
          jobs), more than the ",
     );
     assert!(out.stdout.is_empty(), "nothing ran");
+    // mcipc-case-study refuses the same records: phase 3 alone is one run.
+    let out = bulwark(&[
+        "mcipc-case-study",
+        "--file",
+        file,
+        "--phase",
+        "3",
+        "--phase-length",
+        "10000000s",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_contains(
+        &stderr,
+        "error: scenarios/mcipc/one-core.toml: the run would keep about 196,000 MB in memory \
+         for the run's records (490,000,012 jobs), more than the ",
+    );
+    assert_contains(&stderr, "not run (a shorter --phase-length keeps fewer)");
+    assert!(out.stdout.is_empty(), "nothing ran");
     // A file naming no protocol runs its phases under each of the three: 3 x 1,600,000,018.
     let unnamed = dir.path().join("unnamed.toml");
     let text = std::fs::read_to_string(root().join(file)).expect("reads");

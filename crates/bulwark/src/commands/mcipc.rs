@@ -83,6 +83,11 @@ pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<Exi
     let bounds = bounds(&study).map_err(|e| format!("{file}: {e}"))?;
     let traced = drawing.is_some();
     let seed = args.seed.unwrap_or(SEED);
+    let refused =
+        super::mcipc_size::refuse_case_study(&study, &phases, args.phase_length, seed, &file);
+    if let Some(refusal) = refused {
+        return Err(refusal);
+    }
     let mut results = Vec::new();
     let mut traces = Vec::new();
     for &protocol in &protocols {

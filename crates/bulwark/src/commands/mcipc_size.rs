@@ -1,7 +1,7 @@
-//! `simulate` of an MC-IPC file: the size checks before its phases run. Each phase's run keeps
-//! every job and answered invocation until its summary is made, and a drawn run (`--trace`,
-//! `--svg`) keeps every phase's trace to the end to lay them end to end; a run that would not
-//! fit in memory is refused instead of being killed part-way.
+//! The size checks before an MC-IPC file's phases run (`simulate`, `mcipc-case-study`). Each
+//! phase's run keeps every job and answered invocation until its summary is made, and a drawn
+//! run (`simulate --trace`, `--svg`) keeps every phase's trace to the end to lay them end to
+//! end; a run that would not fit in memory is refused instead of being killed part-way.
 
 use std::process::ExitCode;
 
@@ -41,8 +41,13 @@ pub fn check(
     drawn: bool,
     args: &SimulateArgs,
 ) -> Option<Result<ExitCode, String>> {
-    let (one_protocol, largest) = phase_jobs(study, length, args.seed.unwrap_or(SEED));
-    let phases = study.phases.len().max(1);
+    // The phases `mcipc-case-study --file` runs: each in turn, or the system as given.
+    let phases: Vec<usize> = match study.phases.len() {
+        0 => vec![0],
+        count => (1..=count).collect(),
+    };
+    let seed = args.seed.unwrap_or(SEED);
+    let (one_protocol, largest) = phase_jobs(study, &phases, length, seed);
     // A file naming no protocol runs its phases under each, one run after another.
     let protocols = match study.protocol {
         Some(_) => 1,
@@ -53,13 +58,13 @@ pub fn check(
         trace_events: one_protocol.trace_events.saturating_mul(protocols),
     };
     let options = Options {
-        until: Some(length.saturating_mul(phases as u64)),
+        until: Some(length.saturating_mul(phases.len() as u64)),
         record_trace: drawn,
         ..Options::default()
     };
-    let runs = match phases {
+    let runs = match phases.len() {
         1 => format!("{length} (--until)"),
-        _ => format!("{phases} phases of {length} (--until)"),
+        count => format!("{count} phases of {length} (--until)"),
     };
     let over = match protocols {
         1 => runs,
@@ -70,28 +75,29 @@ pub fn check(
     if report_size_warnings(&warnings, args.deny_warnings) {
         return Some(Ok(crate::exit::bad_input()));
     }
-    let records = match phases {
-        1 => "the run's records",
-        _ => "a phase's records",
+    let kept = Kept {
+        records: match phases.len() {
+            1 => "the run's records",
+            _ => "a phase's records",
+        },
+        drawn: drawn.then_some(match args.trace {
+            Some(_) => "--trace",
+            None => "--svg",
+        }),
+        shorter: "--until",
     };
-    refusal(
-        args,
-        drawn,
-        (total.jobs, largest),
-        records,
-        available_memory(),
-    )
-    .map(Err)
+    refusal(&location, &kept, (total.jobs, largest), available_memory()).map(Err)
 }
 
-/// The jobs estimated over every phase, and in the largest one, as the runs lower them (the
-/// gate does not change which jobs are released).
-fn phase_jobs(study: &McIpcSystem, length: Duration, seed: u64) -> (Estimate, u64) {
+/// The jobs estimated over `phases` (1-based; 0: the system as given), and in the largest one,
+/// as the runs lower them (the gate does not change which jobs are released).
+fn phase_jobs(
+    study: &McIpcSystem,
+    phases: &[usize],
+    length: Duration,
+    seed: u64,
+) -> (Estimate, u64) {
     let protocol = study.protocol.unwrap_or(GateProtocol::McIpc);
-    let phases: Vec<Option<usize>> = match study.phases.len() {
-        0 => vec![None],
-        count => (0..count).map(Some).collect(),
-    };
     let options = Options {
         until: Some(length),
         ..Options::default()
@@ -101,8 +107,8 @@ fn phase_jobs(study: &McIpcSystem, length: Duration, seed: u64) -> (Estimate, u6
         trace_events: 0,
     };
     let mut largest = 0;
-    for phase in phases {
-        let scenario = study.scenario(phase, protocol, true, seed, length);
+    for &phase in phases {
+        let scenario = study.scenario(phase.checked_sub(1), protocol, true, seed, length);
         let one = bulwark_sim::estimate(&scenario, &options);
         total.jobs = total.jobs.saturating_add(one.jobs);
         total.trace_events = total.trace_events.saturating_add(one.trace_events);
@@ -111,34 +117,61 @@ fn phase_jobs(study: &McIpcSystem, length: Duration, seed: u64) -> (Estimate, u6
     (total, largest)
 }
 
-/// Why the run is refused: one phase's `records` (`largest` jobs) and, when `drawn`, the
-/// trace of all `jobs` would need more than the `available` bytes.
+/// `mcipc-case-study`'s refusal: the largest of `phases`' records (see [`phase_jobs`]) over
+/// `length` would need more than the memory available (it draws no trace, and warns of
+/// nothing: its runs are the paper's, their length the user's choice).
+pub fn refuse_case_study(
+    study: &McIpcSystem,
+    phases: &[usize],
+    length: Duration,
+    seed: u64,
+    file: &str,
+) -> Option<String> {
+    let (total, largest) = phase_jobs(study, phases, length, seed);
+    let records = match phases.len() {
+        1 => "the run's records",
+        _ => "a phase's records",
+    };
+    let kept = Kept {
+        records,
+        drawn: None,
+        shorter: "--phase-length",
+    };
+    refusal(file, &kept, (total.jobs, largest), available_memory())
+}
+
+/// What a run keeps, as its refusal names it.
+struct Kept<'a> {
+    /// The records kept until each run's summary.
+    records: &'a str,
+    /// The output that keeps every phase's trace (`--trace`, `--svg`), when drawn.
+    drawn: Option<&'a str>,
+    /// The option that makes the runs shorter.
+    shorter: &'a str,
+}
+
+/// Why the run of `file` is refused: one phase's records (`largest` jobs) and, when drawn,
+/// the trace of all `jobs` would need more than the `available` bytes.
 fn refusal(
-    args: &SimulateArgs,
-    drawn: bool,
+    file: &str,
+    kept: &Kept,
     (jobs, largest): (u64, u64),
-    records: &str,
     available: Option<u64>,
 ) -> Option<String> {
     let mut needed = largest.saturating_mul(RECORD_BYTES);
-    let mut kept = format!("{records} ({} jobs)", count(largest));
-    if drawn {
+    let mut what = format!("{} ({} jobs)", kept.records, count(largest));
+    if let Some(output) = kept.drawn {
         needed = needed.saturating_add(jobs.saturating_mul(TRACE_BYTES));
-        let output = if args.trace.is_some() {
-            "--trace"
-        } else {
-            "--svg"
-        };
-        kept.push_str(&format!(" and {output} ({} jobs)", count(jobs)));
+        what.push_str(&format!(" and {output} ({} jobs)", count(jobs)));
     }
     let available = available?;
     (needed > available).then(|| {
         format!(
-            "{}: the run would keep about {} in memory for {kept}, more than the {} this \
-             machine has available; not run (a shorter --until keeps fewer)",
-            args.file.display(),
+            "{file}: the run would keep about {} in memory for {what}, more than the {} this \
+             machine has available; not run (a shorter {} keeps fewer)",
             megabytes(needed),
             megabytes(available),
+            kept.shorter,
         )
     })
 }
@@ -147,46 +180,43 @@ fn refusal(
 mod tests {
     use super::*;
 
-    fn args(trace: bool) -> SimulateArgs {
-        use clap::Parser;
-        let mut argv = vec!["bulwark", "simulate", "study.toml"];
-        if trace {
-            argv.extend(["--trace", "trace.json"]);
-        }
-        match crate::cli::Cli::parse_from(argv).command {
-            crate::cli::Command::Simulate(args) => args,
-            _ => unreachable!("a simulate command line"),
-        }
-    }
-
-    const PHASE: &str = "a phase's records";
+    const PHASES: Kept = Kept {
+        records: "a phase's records",
+        drawn: None,
+        shorter: "--until",
+    };
+    const TRACED: Kept = Kept {
+        drawn: Some("--trace"),
+        ..PHASES
+    };
 
     #[test]
     fn records_and_trace_are_weighed_against_the_memory_available() {
         // 1,000 jobs in the largest phase keep 400,000 bytes; 4,000 drawn keep 13,200,000 more.
-        assert_eq!(
-            refusal(&args(false), false, (4_000, 1_000), PHASE, Some(400_000)),
-            None
+        let jobs = (4_000, 1_000);
+        assert_eq!(refusal("s.toml", &PHASES, jobs, Some(400_000)), None);
+        let refused = refusal("s.toml", &PHASES, jobs, Some(399_999)).expect("refused");
+        assert!(
+            refused.starts_with(
+                "s.toml: the run would keep about 0 MB in memory for a phase's \
+                 records (1,000 jobs), more than the 0 MB"
+            ),
+            "{refused}"
         );
-        let refused =
-            refusal(&args(false), false, (4_000, 1_000), PHASE, Some(399_999)).expect("refused");
-        assert!(refused.contains("about 0 MB in memory for a phase's records (1,000 jobs)"));
-        assert_eq!(
-            refusal(&args(true), true, (4_000, 1_000), PHASE, Some(13_600_000)),
-            None
-        );
-        let refused =
-            refusal(&args(true), true, (4_000, 1_000), PHASE, Some(13_599_999)).expect("refused");
+        assert_eq!(refusal("s.toml", &TRACED, jobs, Some(13_600_000)), None);
+        let refused = refusal("s.toml", &TRACED, jobs, Some(13_599_999)).expect("refused");
         assert!(
             refused.contains(
                 "about 13 MB in memory for a phase's records (1,000 jobs) and --trace (4,000 jobs)"
             ),
             "{refused}"
         );
-        // Unknown memory refuses nothing.
-        assert_eq!(
-            refusal(&args(true), true, (u64::MAX, u64::MAX), PHASE, None),
-            None
+        assert!(
+            refused.ends_with("(a shorter --until keeps fewer)"),
+            "{refused}"
         );
+        // Unknown memory refuses nothing.
+        let most = (u64::MAX, u64::MAX);
+        assert_eq!(refusal("s.toml", &TRACED, most, None), None);
     }
 }
