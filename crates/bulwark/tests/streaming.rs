@@ -451,6 +451,15 @@ fn a_component_system_is_warned_about_and_refused_as_a_scenario_is() {
     );
 }
 
+/// The stderr of a command refused before anything ran: exit 2, nothing on stdout.
+fn refused(args: &[&str]) -> String {
+    let out = bulwark(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty(), "nothing ran");
+    stderr
+}
+
 #[test]
 fn an_mc_ipc_file_is_refused_before_its_phases_would_outgrow_memory() {
     // one-core.toml's tasks over 10^7 s per phase: T1 (100 ms) 10^8 + 1 jobs, T2 and T5
@@ -463,9 +472,7 @@ fn an_mc_ipc_file_is_refused_before_its_phases_would_outgrow_memory() {
     let trace = dir.path().join("trace.json");
     let file = "scenarios/mcipc/one-core.toml";
     let long = ["simulate", file, "--until", "10000000s"];
-    let out = bulwark(&[&long[..], &["--trace", trace.to_str().unwrap()]].concat());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = refused(&[&long[..], &["--trace", trace.to_str().unwrap()]].concat());
     assert_contains(
         &stderr,
         "warning: scenarios/mcipc/one-core.toml: about 1,600,000,018 jobs in 4 phases of \
@@ -477,20 +484,16 @@ fn an_mc_ipc_file_is_refused_before_its_phases_would_outgrow_memory() {
          for a phase's records (490,000,012 jobs) and --trace (1,600,000,018 jobs), more than \
          the ",
     );
-    assert!(out.stdout.is_empty(), "nothing ran");
     assert!(!trace.exists(), "no trace written");
     // Undrawn, each phase's records are still kept until its summary.
-    let out = bulwark(&long);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = refused(&long);
     assert_contains(
         &stderr,
         "the run would keep about 196,000 MB in memory for a phase's records (490,000,012 \
          jobs), more than the ",
     );
-    assert!(out.stdout.is_empty(), "nothing ran");
     // mcipc-case-study refuses the same records: phase 3 alone is one run.
-    let out = bulwark(&[
+    let stderr = refused(&[
         "mcipc-case-study",
         "--file",
         file,
@@ -499,15 +502,12 @@ fn an_mc_ipc_file_is_refused_before_its_phases_would_outgrow_memory() {
         "--phase-length",
         "10000000s",
     ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_contains(
         &stderr,
         "error: scenarios/mcipc/one-core.toml: the run would keep about 196,000 MB in memory \
          for the run's records (490,000,012 jobs), more than the ",
     );
     assert_contains(&stderr, "not run (a shorter --phase-length keeps fewer)");
-    assert!(out.stdout.is_empty(), "nothing ran");
     // A file naming no protocol runs its phases under each of the three: 3 x 1,600,000,018.
     let unnamed = dir.path().join("unnamed.toml");
     let text = std::fs::read_to_string(root().join(file)).expect("reads");
@@ -516,22 +516,19 @@ fn an_mc_ipc_file_is_refused_before_its_phases_would_outgrow_memory() {
         .filter(|l| !l.starts_with("protocol"))
         .collect();
     std::fs::write(&unnamed, without.join("\n")).expect("writes");
-    let out = bulwark(&[
+    let stderr = refused(&[
         "simulate",
         unnamed.to_str().unwrap(),
         "--until",
         "10000000s",
     ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_contains(
         &stderr,
         "about 4,800,000,054 jobs in 4 phases of 10000000s (--until) under each of 3 protocols",
     );
     // Denied warnings stop a long run; the default 10 s phases are not warned about.
-    let out = bulwark(&["simulate", file, "--until", "10000000s", "--deny-warnings"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert_contains(&String::from_utf8_lossy(&out.stderr), "[a warning, denied]");
+    let stderr = refused(&[&long[..], &["--deny-warnings"]].concat());
+    assert_contains(&stderr, "[a warning, denied]");
     let out = bulwark(&["simulate", file, "--deny-warnings"]);
     assert!(
         out.status.success(),
