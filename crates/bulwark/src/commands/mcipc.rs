@@ -19,7 +19,25 @@ use crate::output::{out, outln};
 use crate::table;
 
 pub fn run(args: &CaseStudyArgs) -> Result<ExitCode, String> {
-    run_drawing(args, None)
+    run_drawing(args, None, Sizing::Refuse)
+}
+
+/// The phases a run of `study` goes through when none is chosen: each in turn (1-based), or
+/// a system without phases once, as given (phase 0).
+pub fn every_phase(study: &McIpcSystem) -> Vec<usize> {
+    match study.phases.len() {
+        0 => vec![0],
+        count => (1..=count).collect(),
+    }
+}
+
+/// Whether [`run_drawing`] checks the size of its runs itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sizing {
+    /// It refuses phases whose records would not fit in memory (`mcipc-case-study`).
+    Refuse,
+    /// The caller has checked them, with its own outputs and options (`simulate`).
+    CheckedByCaller,
 }
 
 /// What draws a traced run: the system and each phase's trace, in phase order.
@@ -27,7 +45,11 @@ pub type Drawing<'a> = &'a mut dyn FnMut(&McIpcSystem, Vec<Trace>) -> Result<(),
 
 /// [`run`], and when `drawing` is given, each phase traced in the same run and handed to it
 /// (the caller asks for one protocol).
-pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<ExitCode, String> {
+pub fn run_drawing(
+    args: &CaseStudyArgs,
+    drawing: Option<Drawing>,
+    sizing: Sizing,
+) -> Result<ExitCode, String> {
     if let Some(dir) = &args.svg {
         // The plots are written after the runs: a folder that cannot take them fails first.
         bulwark_lab::report::prepare_report_dir(dir).map_err(|e| {
@@ -60,9 +82,7 @@ pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<Exi
         Some(protocol) => vec![protocol],
     };
     let phases: Vec<usize> = match args.phase {
-        // A system without phases runs once, as given (phase 0).
-        None if study.phases.is_empty() => vec![0],
-        None => (1..=study.phases.len()).collect(),
+        None => every_phase(&study),
         Some(p) if (p as usize) <= study.phases.len() => vec![p as usize],
         Some(p) if study.phases.is_empty() => {
             return Err(format!(
@@ -83,10 +103,13 @@ pub fn run_drawing(args: &CaseStudyArgs, drawing: Option<Drawing>) -> Result<Exi
     let bounds = bounds(&study).map_err(|e| format!("{file}: {e}"))?;
     let traced = drawing.is_some();
     let seed = args.seed.unwrap_or(SEED);
-    let refused =
-        super::mcipc_size::refuse_case_study(&study, &phases, args.phase_length, seed, &file);
-    if let Some(refusal) = refused {
-        return Err(refusal);
+    if sizing == Sizing::Refuse {
+        let length = args.phase_length;
+        if let Some(refusal) =
+            super::mcipc_size::refuse_case_study(&study, &phases, length, seed, &file)
+        {
+            return Err(refusal);
+        }
     }
     let mut results = Vec::new();
     let mut traces = Vec::new();

@@ -41,11 +41,7 @@ pub fn check(
     drawn: bool,
     args: &SimulateArgs,
 ) -> Option<Result<ExitCode, String>> {
-    // The phases `mcipc-case-study --file` runs: each in turn, or the system as given.
-    let phases: Vec<usize> = match study.phases.len() {
-        0 => vec![0],
-        count => (1..=count).collect(),
-    };
+    let phases = super::mcipc::every_phase(study);
     let seed = args.seed.unwrap_or(SEED);
     let (one_protocol, largest) = phase_jobs(study, &phases, length, seed);
     // A file naming no protocol runs its phases under each, one run after another.
@@ -57,11 +53,8 @@ pub fn check(
         jobs: one_protocol.jobs.saturating_mul(protocols),
         trace_events: one_protocol.trace_events.saturating_mul(protocols),
     };
-    let options = Options {
-        until: Some(length.saturating_mul(phases.len() as u64)),
-        record_trace: drawn,
-        ..Options::default()
-    };
+    // No job list is kept for an output: the warnings speak of the jobs and the trace.
+    let options = Options::default();
     let runs = match phases.len() {
         1 => format!("{length} (--until)"),
         count => format!("{count} phases of {length} (--until)"),

@@ -253,13 +253,15 @@ fn mc_ipc(study: &McIpcSystem, args: &SimulateArgs) -> Result<ExitCode, String> 
         json: args.json,
         seed: args.seed,
     };
+    // Sized above, with this command's outputs and --until.
+    let sized = super::mcipc::Sizing::CheckedByCaller;
     let Some(drawn_protocol) = protocol.filter(|_| drawn) else {
-        return super::mcipc::run(&case_study);
+        return super::mcipc::run_drawing(&case_study, None, sized);
     };
     let mut draw = |study: &bulwark_spec::mc_ipc_toml::McIpcSystem, traces| {
         super::mcipc_trace::write(study, traces, drawn_protocol, args)
     };
-    super::mcipc::run_drawing(&case_study, Some(&mut draw))
+    super::mcipc::run_drawing(&case_study, Some(&mut draw), sized)
 }
 
 /// The streaming outputs of one run, told everything as the machine produces it.
