@@ -467,7 +467,7 @@ fn an_mc_ipc_file_is_refused_before_its_phases_would_outgrow_memory() {
     // T8 (500 ms) 2 * 10^7, T9 (1 s) 10^7: 436,666,668 a phase. Phase 2 floods T5 and phase 4
     // T2 (a flood counts one job); phase 3 adds 16 tasks of 3,333,334 jobs (3 s from 90 ms).
     // The largest phase keeps 490,000,012 jobs' records at 400 bytes (196,000 MB); the trace
-    // of all 1,600,000,018 jobs adds 3,300 bytes each (5,476,000 MB in all).
+    // of all 1,600,000,018 jobs adds 3,500 bytes each (5,796,000 MB in all).
     let dir = tempfile::tempdir().expect("a temporary directory");
     let trace = dir.path().join("trace.json");
     let file = "scenarios/mcipc/one-core.toml";
@@ -480,7 +480,7 @@ fn an_mc_ipc_file_is_refused_before_its_phases_would_outgrow_memory() {
     );
     assert_contains(
         &stderr,
-        "error: scenarios/mcipc/one-core.toml: the run would keep about 5,476,000 MB in memory \
+        "error: scenarios/mcipc/one-core.toml: the run would keep about 5,796,000 MB in memory \
          for a phase's records (490,000,012 jobs) and --trace (1,600,000,018 jobs), more than \
          the ",
     );
