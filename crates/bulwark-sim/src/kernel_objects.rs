@@ -11,12 +11,18 @@ use bulwark_core::kernel::{
 };
 use bulwark_core::reclaim::{ObjectKind, ReclaimError};
 use bulwark_core::reservation::SchedContext;
-use bulwark_core::{TaskId, Work};
+use bulwark_core::{Instant, TaskId, Work};
 use bulwark_spec::Scenario;
 
 use crate::SimError;
 
 pub use bulwark_core::kernel::Allocation;
+
+/// The most kernel objects a simulated run holds at once: about 88 bytes each were measured
+/// (a million semaphores, 86 MB), so 1.5 GB. A fixed number, so that a file behaves the same
+/// on every machine; a run that would hold more stops ([`SimError::Objects`]) instead of
+/// filling the memory.
+pub const MAX_OBJECTS: u64 = 1 << 24;
 
 /// What one termination call (or step of one) did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -29,11 +35,26 @@ pub struct Termination {
     pub killed: Vec<usize>,
 }
 
+/// An `allocate` step that would have taken the kernel objects alive past [`MAX_OBJECTS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OverLimit {
+    /// The task (an index into the scenario's tasks).
+    pub task: usize,
+    /// The objects it asked for.
+    pub count: u64,
+    /// The objects alive then (after its group's share, in a group).
+    pub live: u64,
+    /// When.
+    pub at: Instant,
+}
+
 /// A system's kernel and the clock that turns its reclamation work into time, shared by the
 /// simulator and the hosted runtime so that both run the same kernel code on the same
 /// objects.
 pub struct KernelObjects {
     kernel: Kernel,
+    /// The first `allocate` step that would have passed [`MAX_OBJECTS`].
+    over_limit: Option<OverLimit>,
     /// Cycles per unit and the clock, to turn time into units.
     per_unit: u64,
     clock_hz: u64,
@@ -128,6 +149,7 @@ impl KernelObjects {
         let store = ObjectStore::new(&quotas, group_of)?;
         Ok(KernelObjects {
             kernel: Kernel::new(Vec::new(), gates, store),
+            over_limit: None,
             per_unit,
             clock_hz,
         })
@@ -171,6 +193,48 @@ impl KernelObjects {
         self.kernel
             .call(call, &mut Work::default())
             .unwrap_or_default()
+    }
+
+    /// [`allocate`](Self::allocate) at `at` within [`MAX_OBJECTS`]. Outside a group, `count`
+    /// more objects that would take the objects alive past it are known before any is
+    /// created: none is. In one, the group's quota may refuse them first (then every later one
+    /// is refused too, as [`Allocation::refused`] counts), so the objects up to the limit are
+    /// created, and only if the quota has not stopped them is the limit passed. Passing it is
+    /// kept ([`Self::over_limit`], the first time only) for the platform to stop its run.
+    pub fn allocate_within_limit(
+        &mut self,
+        task: usize,
+        count: u64,
+        kind: ObjectKind,
+        at: Instant,
+    ) -> Allocation {
+        let store = self.kernel.store();
+        let live = store.live_objects();
+        let room = MAX_OBJECTS.saturating_sub(live);
+        if count <= room {
+            return self.allocate(task, count, kind);
+        }
+        let mut made = Allocation::default();
+        if store.in_group(TaskId(task as u32)) {
+            made = self.allocate(task, room, kind);
+            if made.refused > 0 {
+                made.refused = count - made.created;
+                return made;
+            }
+        }
+        let live = self.kernel.store().live_objects();
+        self.over_limit.get_or_insert(OverLimit {
+            task,
+            count,
+            live,
+            at,
+        });
+        made
+    }
+
+    /// The first `allocate` step that would have passed [`MAX_OBJECTS`], if any.
+    pub fn over_limit(&self) -> Option<OverLimit> {
+        self.over_limit
     }
 
     /// Terminates `target`'s process (the `terminate` call): its whole group when it has one

@@ -301,6 +301,25 @@ pub enum SimError {
         /// When a job was due that it had no room for.
         at: Instant,
     },
+    /// A task's `allocate` step would take the kernel objects alive past what a run holds
+    /// ([`kernel_objects::MAX_OBJECTS`]).
+    #[error(
+        "task `{task}` would take the kernel objects alive past {} at {at} ({live} alive, \
+         {count} more asked for): a run holds at most that many (about 88 bytes each); \
+         allocate fewer, terminate the processes that hold them, or allocate in a reclamation \
+         group, whose quota bounds them",
+        kernel_objects::MAX_OBJECTS
+    )]
+    Objects {
+        /// The task.
+        task: String,
+        /// The objects its step asked for.
+        count: u64,
+        /// The objects alive when it asked (or when the limit was reached in its group).
+        live: u64,
+        /// When.
+        at: Instant,
+    },
     /// The scenario's component system is not lowered onto its core yet.
     #[error(
         "the scenario's component system is not lowered onto its core yet: run \

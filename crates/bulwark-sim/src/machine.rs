@@ -537,19 +537,29 @@ impl<'a> Machine<'a> {
         while let Some((now, kind)) = self.queue.pop_until(self.until) {
             self.handle(now, kind)?;
             if self.events.is_multiple_of(PROGRESS_EVERY) {
-                self.check_backlog()?;
+                self.check_bounds()?;
                 progress(now);
             }
         }
-        self.check_backlog()?;
+        self.check_bounds()?;
         progress(self.until);
         Ok(())
     }
 
-    /// Stops the run once a component task's log had no room for a job due: its measures
-    /// would be wrong from then on. Checked every [`PROGRESS_EVERY`] events and at the end;
-    /// the log stops growing when full, so the memory stays bounded meanwhile.
-    fn check_backlog(&self) -> Result<(), SimError> {
+    /// Stops the run once a component task's log had no room for a job due (its measures
+    /// would be wrong from then on), or once an `allocate` step would have taken the kernel
+    /// objects alive past [`MAX_OBJECTS`](crate::kernel_objects::MAX_OBJECTS). Checked every
+    /// [`PROGRESS_EVERY`] events and at the end; the log stops growing when full and the
+    /// step creates no object, so the memory stays bounded meanwhile.
+    fn check_bounds(&self) -> Result<(), SimError> {
+        if let Some(over) = self.objects.over_limit() {
+            return Err(SimError::Objects {
+                task: self.scenario.tasks[over.task].name.clone(),
+                count: over.count,
+                live: over.live,
+                at: over.at,
+            });
+        }
         let Some((task, pending, at)) = self.cpis.as_ref().and_then(|c| c.backlog_full()) else {
             return Ok(());
         };
@@ -1023,7 +1033,10 @@ impl<'a> Machine<'a> {
                 }
                 Action::Allocate { count, object } => {
                     // The system calls run as the task's own execution.
-                    let made = self.objects.allocate(task.index(), count, object);
+                    // Past the objects a run holds it creates none, and the run stops at
+                    // its next check of its bounds (`check_bounds`), naming this step.
+                    let made =
+                        (self.objects).allocate_within_limit(task.index(), count, object, now);
                     let time = self.cost.time_of(self.objects.cycles(made.units));
                     let t = &mut self.tasks[task.index()];
                     t.metrics.objects_allocated += made.created;

@@ -138,6 +138,56 @@ fn grouped_termination_takes_one_unit_whatever_was_allocated() {
     assert!(last_rogue_slice_end(&o) <= Instant::from_nanos(51_000_000));
 }
 
+/// A run holds at most `MAX_OBJECTS` kernel objects. In the group the quota refuses first:
+/// asking for one more than the limit creates the same 31,249 semaphores as above and counts
+/// every other one refused. Outside a group nothing would stop them: the run stops before
+/// creating any, at 1 ms (the sensor's first job ends there and the controller sleeps), with
+/// an error naming the task and the counts.
+#[test]
+fn a_run_holds_a_bounded_number_of_kernel_objects() {
+    use bulwark_sim::kernel_objects::MAX_OBJECTS;
+    let asked = MAX_OBJECTS + 1;
+    let o = common::run_jobs(&scenario(asked, true, None));
+    assert_eq!(o.tasks[2].objects_allocated, 31_249);
+    assert_eq!(o.tasks[2].allocations_refused, asked - 31_249);
+    let stopped = bulwark_sim::run(&scenario(asked, false, None), &Default::default());
+    match stopped {
+        Err(bulwark_sim::SimError::Objects {
+            task,
+            count,
+            live,
+            at,
+        }) => {
+            assert_eq!(task, "rogue");
+            assert_eq!((count, live), (asked, 0));
+            assert_eq!(at, Instant::from_nanos(1_000_000));
+        }
+        other => panic!("the run stops at the limit: {other:?}"),
+    }
+    // The objects alive count: 10 first, then 9 fewer than the limit leaves room for, so one
+    // too many.
+    let mut two_steps = scenario(10, false, None);
+    let rogue = two_steps
+        .tasks
+        .iter_mut()
+        .find(|t| t.name == "rogue")
+        .expect("rogue");
+    if let bulwark_spec::Behaviour::Script { steps, .. } = &mut rogue.behaviour {
+        let first = steps[0].clone();
+        let mut second = first.clone();
+        if let bulwark_spec::Step::Allocate { count, .. } = &mut second {
+            *count = MAX_OBJECTS - 9;
+        }
+        steps.insert(1, second);
+    }
+    match bulwark_sim::run(&two_steps, &Default::default()) {
+        Err(bulwark_sim::SimError::Objects { count, live, .. }) => {
+            assert_eq!((count, live), (MAX_OBJECTS - 9, 10));
+        }
+        other => panic!("the second step passes the limit: {other:?}"),
+    }
+}
+
 /// The same group terminated in steps of 1 us: the arena goes in the first step, so one
 /// step, the same 8 ns.
 #[test]

@@ -580,3 +580,35 @@ fn jobs_due_at_the_end_of_a_run_are_counted_without_being_kept() {
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert_contains(&stdout, "flood    10  9990001  9990000");
 }
+
+/// A task outside any reclamation group asks for 2^24 + 1 semaphores at 0: more kernel
+/// objects than a run holds (2^24, about 1.5 GB), so the run stops before creating any,
+/// naming the file, the task and the counts; with 2^24 - 1 fewer it runs.
+#[test]
+fn an_allocation_past_the_kernel_objects_a_run_holds_stops_the_run() {
+    let source = |count: u64| {
+        format!(
+            "name = \"allocator\"\npolicy = \"fixed-priority\"\nduration = \"1ms\"\n\n\
+             [[task]]\nname = \"hoarder\"\npriority = 1\n\
+             script = [{{ allocate = {count} }}, {{ run = \"100us\" }}]\n"
+        )
+    };
+    let (_dir, file) = common::temp_file("hoarder.toml", source((1 << 24) + 1));
+    let file = file.to_str().unwrap();
+    let stderr = refused(&["simulate", file]);
+    assert_contains(
+        &stderr,
+        &format!(
+            "error: {file}: task `hoarder` would take the kernel objects alive past 16777216 \
+             at @0ns (0 alive, 16777217 more asked for)"
+        ),
+    );
+    let (_dir, file) = common::temp_file("hoarder.toml", source(2));
+    let out = bulwark(&["simulate", file.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

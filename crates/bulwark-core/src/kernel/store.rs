@@ -84,6 +84,21 @@ impl ObjectStore {
         self.members.get(group).map_or(&[], Vec::as_slice)
     }
 
+    /// Kernel objects alive now (created and not freed), in every group and outside any.
+    pub fn live_objects(&self) -> u64 {
+        let counters = self.tree.counters();
+        counters
+            .objects_created
+            .saturating_sub(counters.objects_freed)
+    }
+
+    /// True when `thread` is in a reclamation group, whose quota bounds what it allocates.
+    pub fn in_group(&self, thread: TaskId) -> bool {
+        self.group_of
+            .get(thread.index())
+            .is_some_and(Option::is_some)
+    }
+
     /// True while `thread`'s process exists.
     pub fn is_alive(&self, thread: TaskId) -> bool {
         self.process

@@ -167,7 +167,7 @@ impl<'a> Machine<'a> {
         while let Some((_, kind)) = self.queue.pop_until(now) {
             self.handle(now, kind)?;
         }
-        self.check_backlog()?;
+        self.check_bounds()?;
         Ok(now < self.until)
     }
 
