@@ -255,6 +255,16 @@ pub(crate) fn run<'s>(
                 Dispatcher::new(scenario, scenario_core, config, shared, until, seed);
             dispatcher.run()?;
             shared.release_all();
+            let objects = (shared.objects.lock()).unwrap_or_else(|e| e.into_inner());
+            if let Some(over) = objects.as_ref().and_then(KernelObjects::over_limit) {
+                return Err(HostError::Policy(SimError::Objects {
+                    task: scenario.tasks[over.task].name.clone(),
+                    count: over.count,
+                    live: over.live,
+                    at: over.at,
+                }));
+            }
+            drop(objects);
             Ok(dispatcher.finish(scenario, scenario_core, matmul_ns))
         },
     )

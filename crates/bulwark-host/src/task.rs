@@ -107,6 +107,17 @@ impl TaskContext<'_> {
     ) -> Result<bulwark_sim::Allocation, Stopped> {
         let mut total = bulwark_sim::Allocation::default();
         let slot = self.slot();
+        let now = self.now();
+        {
+            // Outside a group nothing would stop objects past those a run holds: none is
+            // created, and the run fails when it ends (the simulator's rule).
+            let mut objects = (self.shared.objects.lock()).unwrap_or_else(|e| e.into_inner());
+            if let Some(store) = objects.as_mut() {
+                if store.passes_limit(self.index, count, now) {
+                    return Ok(total);
+                }
+            }
+        }
         while total.created + total.refused < count {
             if self.stopping() {
                 return Err(Stopped);
@@ -123,7 +134,7 @@ impl TaskContext<'_> {
                     .lock()
                     .unwrap_or_else(|e| e.into_inner());
                 let made = match objects.as_mut() {
-                    Some(store) => store.allocate(self.index, batch, kind),
+                    Some(store) => store.allocate_within_limit(self.index, batch, kind, now),
                     None => bulwark_sim::Allocation::default(),
                 };
                 // Counted before the lock is released: the dispatcher, waiting for it, takes
@@ -145,7 +156,8 @@ impl TaskContext<'_> {
                 break;
             }
             if made.created < batch {
-                // The process is gone (terminated): the store neither creates nor refuses.
+                // The process is gone (terminated), or its group reached the objects a run
+                // holds: the store neither creates nor refuses.
                 break;
             }
         }

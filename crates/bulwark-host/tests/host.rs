@@ -674,6 +674,32 @@ priority = 10
 script = [{ allocate = 200000, object = "semaphore" }, { run = "1s" }]
 "#;
 
+/// A task outside any group asks for 2^24 + 1 semaphores: more than a run holds. As in the
+/// simulator none is created, the task goes on, and the run fails when it ends, naming the
+/// task and the counts.
+#[test]
+fn an_allocation_past_the_kernel_objects_a_run_holds_fails_the_run() {
+    let Some(_core) = managed_core() else {
+        return;
+    };
+    let scenario = scenario(&format!(
+        "name = \"hoarder\"\npolicy = \"fixed-priority\"\nduration = \"20ms\"\n\n\
+         [[task]]\nname = \"hoarder\"\npriority = 1\n\
+         script = [{{ allocate = {} }}, {{ run = \"1ms\" }}, {{ sleep-until = \"1s\" }}]\n",
+        (1u64 << 24) + 1
+    ));
+    match bulwark_host::run(&scenario, &config()) {
+        Err(HostError::Policy(bulwark_sim::SimError::Objects {
+            task, count, live, ..
+        })) => {
+            assert_eq!(task, "hoarder");
+            assert_eq!((count, live), ((1 << 24) + 1, 0));
+        }
+        Err(other) => panic!("the run fails at the limit, not with {other}"),
+        Ok(_) => panic!("the run fails at the limit"),
+    }
+}
+
 #[test]
 fn terminate_reclaims_for_real_kills_the_rogue_and_the_group_bounds_it() {
     let Some(_core) = managed_core() else {

@@ -197,10 +197,11 @@ impl KernelObjects {
 
     /// [`allocate`](Self::allocate) at `at` within [`MAX_OBJECTS`]. Outside a group, `count`
     /// more objects that would take the objects alive past it are known before any is
-    /// created: none is. In one, the group's quota may refuse them first (then every later one
-    /// is refused too, as [`Allocation::refused`] counts), so the objects up to the limit are
-    /// created, and only if the quota has not stopped them is the limit passed. Passing it is
-    /// kept ([`Self::over_limit`], the first time only) for the platform to stop its run.
+    /// created ([`Self::passes_limit`]): none is. In one, the group's quota may refuse them
+    /// first (then every later one is refused too, as [`Allocation::refused`] counts), so the
+    /// objects up to the limit are created, and only if the quota has not stopped them is the
+    /// limit passed. Passing it is kept ([`Self::over_limit`]) for the platform to stop its
+    /// run.
     pub fn allocate_within_limit(
         &mut self,
         task: usize,
@@ -208,20 +209,36 @@ impl KernelObjects {
         kind: ObjectKind,
         at: Instant,
     ) -> Allocation {
-        let store = self.kernel.store();
-        let live = store.live_objects();
-        let room = MAX_OBJECTS.saturating_sub(live);
+        if self.passes_limit(task, count, at) {
+            return Allocation::default();
+        }
+        let room = MAX_OBJECTS.saturating_sub(self.kernel.store().live_objects());
         if count <= room {
             return self.allocate(task, count, kind);
         }
-        let mut made = Allocation::default();
-        if store.in_group(TaskId(task as u32)) {
-            made = self.allocate(task, room, kind);
-            if made.refused > 0 {
-                made.refused = count - made.created;
-                return made;
-            }
+        let mut made = self.allocate(task, room, kind);
+        if made.refused > 0 {
+            made.refused = count - made.created;
+            return made;
         }
+        self.keep_over_limit(task, count, at);
+        made
+    }
+
+    /// True (and kept, [`Self::over_limit`]) when `count` more objects for `task`, outside any
+    /// group, would take the objects alive past [`MAX_OBJECTS`]: nothing would stop them.
+    pub fn passes_limit(&mut self, task: usize, count: u64, at: Instant) -> bool {
+        let store = self.kernel.store();
+        let fits = store.live_objects().saturating_add(count) <= MAX_OBJECTS;
+        if fits || store.in_group(TaskId(task as u32)) {
+            return false;
+        }
+        self.keep_over_limit(task, count, at);
+        true
+    }
+
+    /// Keeps the first step that passed [`MAX_OBJECTS`].
+    fn keep_over_limit(&mut self, task: usize, count: u64, at: Instant) {
         let live = self.kernel.store().live_objects();
         self.over_limit.get_or_insert(OverLimit {
             task,
@@ -229,7 +246,6 @@ impl KernelObjects {
             live,
             at,
         });
-        made
     }
 
     /// The first `allocate` step that would have passed [`MAX_OBJECTS`], if any.
