@@ -257,12 +257,7 @@ pub(crate) fn run<'s>(
             shared.release_all();
             let objects = (shared.objects.lock()).unwrap_or_else(|e| e.into_inner());
             if let Some(over) = objects.as_ref().and_then(KernelObjects::over_limit) {
-                return Err(HostError::Policy(SimError::Objects {
-                    task: scenario.tasks[over.task].name.clone(),
-                    count: over.count,
-                    live: over.live,
-                    at: over.at,
-                }));
+                return Err(HostError::Policy(over.error(scenario)));
             }
             drop(objects);
             Ok(dispatcher.finish(scenario, scenario_core, matmul_ns))

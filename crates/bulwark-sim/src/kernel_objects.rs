@@ -48,6 +48,18 @@ pub struct OverLimit {
     pub at: Instant,
 }
 
+impl OverLimit {
+    /// The error that stops the run of `scenario`, naming the task.
+    pub fn error(&self, scenario: &Scenario) -> SimError {
+        SimError::Objects {
+            task: scenario.tasks[self.task].name.clone(),
+            count: self.count,
+            live: self.live,
+            at: self.at,
+        }
+    }
+}
+
 /// A system's kernel and the clock that turns its reclamation work into time, shared by the
 /// simulator and the hosted runtime so that both run the same kernel code on the same
 /// objects.

@@ -553,12 +553,7 @@ impl<'a> Machine<'a> {
     /// step creates no object, so the memory stays bounded meanwhile.
     fn check_bounds(&self) -> Result<(), SimError> {
         if let Some(over) = self.objects.over_limit() {
-            return Err(SimError::Objects {
-                task: self.scenario.tasks[over.task].name.clone(),
-                count: over.count,
-                live: over.live,
-                at: over.at,
-            });
+            return Err(over.error(self.scenario));
         }
         let Some((task, pending, at)) = self.cpis.as_ref().and_then(|c| c.backlog_full()) else {
             return Ok(());
