@@ -2184,3 +2184,11 @@ reservation = {{ budget = "5ms", period = "60ms", non-preemptive = "5ms" }}
         assert_eq!(reservation["job_response_ns"], reservation["response_ns"]);
     }
 }
+
+/// A core of one reservation is summarised in the singular: shared-server's SPR core holds
+/// the rogue alone (admitted: 1 ms per 20 ms, R = 1 ms).
+#[test]
+fn one_reservation_is_summarised_in_the_singular() {
+    let stdout = stdout_of(&["analyze", "scenarios/shared-server.toml"], 0);
+    assert_contains(&stdout, "summary: the one reservation admitted\n");
+}

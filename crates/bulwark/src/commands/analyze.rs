@@ -951,11 +951,18 @@ fn to_text(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Str
         &super::uncounted::gate_waits_besides(scenario, &job_bounded(cores)),
     ));
     out.push('\n');
-    if rejected.is_empty() {
+    let reservations = if total == 1 {
+        "reservation"
+    } else {
+        "reservations"
+    };
+    if rejected.is_empty() && total == 1 {
+        out.push_str("summary: the one reservation admitted\n");
+    } else if rejected.is_empty() {
         out.push_str(&format!("summary: all {total} reservations admitted\n"));
     } else {
         out.push_str(&format!(
-            "summary: {} of {total} reservations admitted; NOT admitted: {}\n",
+            "summary: {} of {total} {reservations} admitted; NOT admitted: {}\n",
             total - rejected.len(),
             rejected.join(", ")
         ));
