@@ -4,9 +4,11 @@
 //!
 //! `validate` measures tasks partitioned onto cores; `validate-clusters` measures tasks in
 //! `[[cluster]]` tables, each in a sporadic reservation of its own, whose checks (a cluster's
-//! member count, the task-to-cluster index of the warnings) were made linear too. Both time
-//! `bulwark_spec::parse` (TOML parsing, validation and the warnings, which it drops) of a
-//! file built outside the timed region.
+//! member count, the task-to-cluster index of the warnings) were made linear too;
+//! `validate-components` measures component systems, a star (every client calling one
+//! server) and a chain (each server calling the next), whose name and connection lookups
+//! were linear scans (quadratic in all). All time `bulwark_spec::parse` (TOML parsing,
+//! validation and the warnings, which it drops) of a file built outside the timed region.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
@@ -116,5 +118,70 @@ fn validate_clusters(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, validate, validate_clusters);
+/// A component system of `components` components on one fixed-priority core: a star of
+/// active clients each calling the one server's CPI, or a chain of passive servers each
+/// calling the next from its CPI's body, with one client at its head.
+fn components(components: usize, star: bool) -> String {
+    let mut text =
+        String::from("name = \"components\"\npolicy = \"fixed-priority\"\nduration = \"10ms\"\n");
+    let client = |text: &mut String, i: usize, to: &str| {
+        text.push_str(&format!(
+            "\n[[component]]\nname = \"c{i}\"\nkind = \"active\"\n[[component.task]]\n\
+             name = \"t{i}\"\npriority = {}\nperiod = \"{}ms\"\n\
+             body = [{{ execute = \"1us\" }}, {{ request = \"{to}.i\" }}]\n\
+             [[connection]]\nfrom = \"c{i}\"\nto = \"{to}.i\"\n",
+            1 + i % 200,
+            1_000 + i
+        ));
+    };
+    let server = |text: &mut String, name: &str, next: Option<String>| {
+        let request = next
+            .as_ref()
+            .map_or(String::new(), |n| format!(", {{ request = \"{n}.i\" }}"));
+        text.push_str(&format!(
+            "\n[[component]]\nname = \"{name}\"\nkind = \"passive\"\n[[component.cpi]]\n\
+             name = \"i\"\nprotocol = \"inherited\"\n\
+             body = [{{ execute = \"1us\" }}{request}]\n"
+        ));
+        if let Some(next) = next {
+            text.push_str(&format!(
+                "[[connection]]\nfrom = \"{name}\"\nto = \"{next}.i\"\n"
+            ));
+        }
+    };
+    if star {
+        for i in 0..components - 1 {
+            client(&mut text, i, "s");
+        }
+        server(&mut text, "s", None);
+    } else {
+        client(&mut text, 0, "s1");
+        for i in 1..components {
+            let next = (i + 1 < components).then(|| format!("s{}", i + 1));
+            server(&mut text, &format!("s{i}"), next);
+        }
+    }
+    text
+}
+
+fn validate_components(c: &mut Criterion) {
+    let mut group = c.benchmark_group("validate-components");
+    group.sample_size(10);
+    for (shape, star) in [("star", true), ("chain", false)] {
+        for count in [1_000, 10_000] {
+            // Built and checked outside the timed region.
+            let text = components(count, star);
+            if let Err(diagnostics) = bulwark_spec::parse(&text, "components.toml") {
+                panic!("{}", diagnostics.plain());
+            }
+            group.throughput(Throughput::Elements(count as u64));
+            group.bench_with_input(BenchmarkId::new(shape, count), &text, |b, text| {
+                b.iter(|| bulwark_spec::parse(text, "components.toml").map(|s| s.tasks.len()))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, validate, validate_clusters, validate_components);
 criterion_main!(benches);

@@ -231,6 +231,53 @@ struct Shape<'r> {
     cpis: Vec<&'r str>,
 }
 
+/// Every component's [`Shape`], in file order, and each name's first component, so that a
+/// name resolves in constant time however many components the system has.
+struct Shapes<'r> {
+    all: Vec<Shape<'r>>,
+    by_name: HashMap<&'r str, usize>,
+}
+
+impl<'r> std::ops::Deref for Shapes<'r> {
+    type Target = [Shape<'r>];
+
+    fn deref(&self) -> &[Shape<'r>] {
+        &self.all
+    }
+}
+
+/// The connections (`None` where one did not resolve, reported) and, for a request, the one
+/// from a sender to a CPI by its sending procedure, in constant time.
+struct Links {
+    all: Vec<Option<Connection>>,
+    /// `(from, to, procedure)` to the connection's index.
+    by_ends: HashMap<(usize, CpiId, Option<usize>), usize>,
+    /// Some connection did not resolve.
+    unresolved: bool,
+}
+
+impl Links {
+    fn new(all: Vec<Option<Connection>>) -> Links {
+        let mut by_ends = HashMap::new();
+        for (index, connection) in all.iter().enumerate() {
+            if let Some(c) = connection {
+                by_ends.entry((c.from, c.to, c.procedure)).or_insert(index);
+            }
+        }
+        let unresolved = all.iter().any(Option::is_none);
+        Links {
+            all,
+            by_ends,
+            unresolved,
+        }
+    }
+
+    /// The connection from `from`'s procedure `procedure` (`None`: its task) to `to`.
+    fn find(&self, from: usize, to: CpiId, procedure: Option<usize>) -> Option<usize> {
+        self.by_ends.get(&(from, to, procedure)).copied()
+    }
+}
+
 impl Checker<'_> {
     fn report(&mut self, span: Range<usize>, message: impl Into<String>, help: impl Into<String>) {
         let error = self.source.error(span, message, help);
@@ -271,7 +318,7 @@ impl Checker<'_> {
         cost: Option<CostModel>,
     ) -> Option<ComponentSystem> {
         let shapes = self.shapes(raw_components);
-        let connections = self.connections(raw_connections, &shapes);
+        let connections = Links::new(self.connections(raw_connections, &shapes));
         let mut components = Vec::new();
         let mut task_names: HashMap<&str, usize> = HashMap::new();
         let mut requestors: HashMap<i64, &str> = HashMap::new();
@@ -320,7 +367,7 @@ impl Checker<'_> {
                 None => all_valid = false,
             }
         }
-        let connections: Option<Vec<Connection>> = connections.into_iter().collect();
+        let connections: Option<Vec<Connection>> = connections.all.into_iter().collect();
         if !all_valid || !self.errors.is_empty() {
             return None;
         }
@@ -333,8 +380,9 @@ impl Checker<'_> {
     }
 
     /// Names, kinds and CPI names, with their uniqueness checked.
-    fn shapes<'r>(&mut self, raw: &'r [Spanned<RawComponent>]) -> Vec<Shape<'r>> {
+    fn shapes<'r>(&mut self, raw: &'r [Spanned<RawComponent>]) -> Shapes<'r> {
         let mut shapes: Vec<Shape<'r>> = Vec::new();
+        let mut by_name: HashMap<&'r str, usize> = HashMap::new();
         let mut first_line: HashMap<&str, usize> = HashMap::new();
         for component in raw {
             let c = component.get_ref();
@@ -381,9 +429,13 @@ impl Checker<'_> {
                 }
                 cpis.push(n.get_ref().as_str());
             }
+            by_name.entry(name).or_insert(shapes.len());
             shapes.push(Shape { name, active, cpis });
         }
-        shapes
+        Shapes {
+            all: shapes,
+            by_name,
+        }
     }
 
     /// Names that connections write as `component.cpi` must not contain a `.`.
@@ -410,7 +462,7 @@ impl Checker<'_> {
     fn connections(
         &mut self,
         raw: &[Spanned<RawConnection>],
-        shapes: &[Shape<'_>],
+        shapes: &Shapes<'_>,
     ) -> Vec<Option<Connection>> {
         let mut out: Vec<Option<Connection>> = Vec::new();
         let mut first_line: HashMap<(usize, Option<usize>, CpiId), usize> = HashMap::new();
@@ -456,7 +508,7 @@ impl Checker<'_> {
     fn sending_end(
         &mut self,
         raw: &Spanned<String>,
-        shapes: &[Shape<'_>],
+        shapes: &Shapes<'_>,
     ) -> Option<(usize, Option<usize>)> {
         let text = raw.get_ref();
         let (component, cpi) = match text.split_once('.') {
@@ -481,7 +533,7 @@ impl Checker<'_> {
     }
 
     /// `"b.j"`: a CPI of a passive component.
-    fn receiving_end(&mut self, raw: &Spanned<String>, shapes: &[Shape<'_>]) -> Option<CpiId> {
+    fn receiving_end(&mut self, raw: &Spanned<String>, shapes: &Shapes<'_>) -> Option<CpiId> {
         let text = raw.get_ref();
         let Some((component, cpi)) = text.split_once('.') else {
             self.report(
@@ -512,9 +564,9 @@ impl Checker<'_> {
         &mut self,
         name: &str,
         span: Range<usize>,
-        shapes: &[Shape<'_>],
+        shapes: &Shapes<'_>,
     ) -> Option<usize> {
-        let found = shapes.iter().position(|s| s.name == name);
+        let found = shapes.by_name.get(name).copied();
         let other_core = self
             .elsewhere
             .and_then(|(core, others)| Some((core, *others.get(name)?)));
@@ -563,8 +615,8 @@ impl Checker<'_> {
         &mut self,
         index: usize,
         raw: &RawComponent,
-        shapes: &[Shape<'_>],
-        connections: &[Option<Connection>],
+        shapes: &Shapes<'_>,
+        connections: &Links,
     ) -> Option<Component> {
         let name = raw.name.get_ref().clone();
         let kind = raw.kind.get_ref().as_str();
@@ -633,8 +685,8 @@ impl Checker<'_> {
         &mut self,
         component: usize,
         raw: &RawTask,
-        shapes: &[Shape<'_>],
-        connections: &[Option<Connection>],
+        shapes: &Shapes<'_>,
+        connections: &Links,
     ) -> Option<Task> {
         let priority = self.priority(&raw.priority);
         let period = self.period(&raw.period);
@@ -676,8 +728,8 @@ impl Checker<'_> {
         component: usize,
         position: usize,
         raw: &RawCpi,
-        shapes: &[Shape<'_>],
-        connections: &[Option<Connection>],
+        shapes: &Shapes<'_>,
+        connections: &Links,
     ) -> Option<Cpi> {
         let protocol = CpiProtocol::from_name(raw.protocol.get_ref());
         if protocol.is_none() {
@@ -803,8 +855,8 @@ impl Checker<'_> {
         raw: &Spanned<Vec<Spanned<RawStep>>>,
         component: usize,
         cpi: Option<usize>,
-        shapes: &[Shape<'_>],
-        connections: &[Option<Connection>],
+        shapes: &Shapes<'_>,
+        connections: &Links,
     ) -> Option<Vec<ProcedureStep>> {
         if raw.get_ref().is_empty() {
             self.report(
@@ -858,24 +910,18 @@ impl Checker<'_> {
         target: &Spanned<String>,
         component: usize,
         cpi: Option<usize>,
-        shapes: &[Shape<'_>],
-        connections: &[Option<Connection>],
+        shapes: &Shapes<'_>,
+        connections: &Links,
     ) -> Option<ProcedureStep> {
         let to = self.receiving_end(target, shapes)?;
-        let matching = |procedure: Option<usize>| {
-            connections.iter().position(|c| {
-                c.as_ref()
-                    .is_some_and(|c| c.from == component && c.to == to && c.procedure == procedure)
-            })
-        };
         let found = cpi
-            .and_then(|c| matching(Some(c)))
-            .or_else(|| matching(None));
+            .and_then(|c| connections.find(component, to, Some(c)))
+            .or_else(|| connections.find(component, to, None));
         if let Some(id) = found {
             return Some(ProcedureStep::Request(ConnectionId(id)));
         }
         // A connection that did not resolve was reported; do not report its requests again.
-        let unresolved = connections.iter().any(Option::is_none);
+        let unresolved = connections.unresolved;
         let from = shapes[component].name;
         let sender = match cpi {
             Some(c) => format!("{from}.{}", shapes[component].cpis[c]),

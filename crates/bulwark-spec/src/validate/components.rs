@@ -54,8 +54,15 @@ impl Checker<'_> {
         // A connection naming no component joins the first one's system, which reports it.
         let default_core = placement[0];
         let mut all_valid = true;
+        // Each name's first component (a repeated name is reported by its system).
+        let mut index_of: HashMap<&str, usize> = HashMap::new();
+        for (index, component) in raw.component.iter().enumerate() {
+            index_of
+                .entry(component.get_ref().name.get_ref().as_str())
+                .or_insert(index);
+        }
         for (index, connection) in raw.connection.iter().enumerate() {
-            match self.connection_core(&raw.component, &placement, connection.get_ref()) {
+            match self.connection_core(&index_of, &placement, connection.get_ref()) {
                 Some(core) => {
                     let core = core.unwrap_or(default_core);
                     by_core.entry(core).or_default().connections.push(index);
@@ -210,21 +217,19 @@ impl Checker<'_> {
         Some(core)
     }
 
-    /// The core of the component system `connection` belongs to: `Some(None)` when it names
-    /// a component the file lacks (the system it joins reports that), `None` when its two
+    /// The core of the component system `connection` belongs to (`index_of`: each component
+    /// name's index in the file): `Some(None)` when it names a component the file lacks (the system it joins reports that), `None` when its two
     /// ends are on different cores (reported).
     fn connection_core(
         &mut self,
-        components: &[Spanned<RawComponent>],
+        index_of: &HashMap<&str, usize>,
         placement: &[u16],
         connection: &RawConnection,
     ) -> Option<Option<u16>> {
         let core_of = |end: &Spanned<String>| {
             let text = end.get_ref();
             let name = text.split_once('.').map_or(text.as_str(), |(c, _)| c);
-            let index = components
-                .iter()
-                .position(|c| c.get_ref().name.get_ref() == name)?;
+            let index = *index_of.get(name)?;
             Some((name.to_string(), placement[index]))
         };
         match (core_of(&connection.from), core_of(&connection.to)) {
