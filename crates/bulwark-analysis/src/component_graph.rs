@@ -320,12 +320,14 @@ impl<'s> Graph<'s> {
         let tasks: Vec<TaskRef> = system.tasks().into_iter().map(|(r, _)| r).collect();
         let cpis: Vec<CpiId> = system.cpis().into_iter().map(|(id, _)| id).collect();
         let flat: HashMap<CpiId, usize> = cpis.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        let requests = system.requests();
         let edges = |procedure: Procedure| -> Vec<(usize, bool)> {
-            system
-                .requests_of(procedure)
-                .into_iter()
-                .map(|(connection, known)| (flat[&system.connection(connection).to], known))
-                .collect()
+            (requests
+                .get(&procedure)
+                .map_or(&[][..], Vec::as_slice)
+                .iter())
+            .map(|&(connection, known)| (flat[&system.connection(connection).to], known))
+            .collect()
         };
         let task_edges = tasks.iter().map(|&t| edges(Procedure::Task(t))).collect();
         let cpi_edges = cpis.iter().map(|&c| edges(Procedure::Cpi(c))).collect();
@@ -646,13 +648,13 @@ fn overestimates(system: &ComponentSystem) -> Vec<Warning> {
 }
 
 fn task_reports(graph: &Graph<'_>, reach: &[BTreeSet<usize>]) -> Vec<TaskReport> {
+    let mut times = HashMap::new();
     graph
         .tasks
         .iter()
         .enumerate()
         .map(|(t, &task_ref)| {
             let task = graph.system.task(task_ref);
-            let mut on_chain = Vec::new();
             TaskReport {
                 name: task.name.clone(),
                 priority: task.priority,
@@ -662,78 +664,145 @@ fn task_reports(graph: &Graph<'_>, reach: &[BTreeSet<usize>]) -> Vec<TaskReport>
                     .filter(|&c| reach[c].contains(&t))
                     .map(|c| graph.cpi_name(c))
                     .collect(),
-                execution: execution(graph.system, Procedure::Task(task_ref), &mut on_chain),
+                execution: execution(graph.system, Procedure::Task(task_ref), &mut times),
             }
         })
         .collect()
 }
 
+/// A procedure's time while `execution` works it out: on the search path (a request back
+/// to it is a loop), or done.
+#[derive(Clone, Copy)]
+enum Timed {
+    OnPath,
+    Done(Option<Duration>),
+}
+
 /// A procedure's execution time including its nested requests, or `None` when a body is
-/// missing or the request chain loops (`on_chain` holds the procedures it is nested in).
+/// missing or the request chain loops. Each procedure is worked out once (`times`, shared by
+/// the calls for one system: a procedure's time does not depend on who requests it), depth
+/// first with an explicit stack, so a chain of many thousand nested requests takes linear
+/// time and cannot overflow the thread's stack.
 fn execution(
     system: &ComponentSystem,
     procedure: Procedure,
-    on_chain: &mut Vec<Procedure>,
+    times: &mut HashMap<Procedure, Timed>,
 ) -> Option<Duration> {
-    if on_chain.contains(&procedure) {
+    let add = |total: Option<Duration>, part: Option<Duration>| total?.checked_add(part?);
+    match times.get(&procedure) {
+        Some(Timed::Done(time)) => return *time,
+        Some(Timed::OnPath) => return None,
+        None => {}
+    }
+    if system.body(procedure).is_none() {
+        times.insert(procedure, Timed::Done(None));
         return None;
     }
-    let body = system.body(procedure)?;
-    on_chain.push(procedure);
-    let mut total = Some(Duration::ZERO);
-    for step in body {
-        let part = match *step {
-            ProcedureStep::Execute(d) => Some(d),
-            ProcedureStep::Request(k) => {
-                let target = Procedure::Cpi(system.connection(k).to);
-                execution(system, target, on_chain)
-            }
-        };
-        total = match (total, part) {
-            (Some(sum), Some(part)) => sum.checked_add(part),
-            _ => None,
-        };
-    }
-    on_chain.pop();
-    total
-}
-
-/// Which nodes reach which, by search from each: graphs here are small.
-fn reachability(edges: &[Vec<(usize, bool)>]) -> Vec<Vec<bool>> {
-    let n = edges.len();
-    let mut reaches = vec![vec![false; n]; n];
-    for (start, row) in reaches.iter_mut().enumerate() {
-        let mut stack = vec![start];
-        while let Some(u) = stack.pop() {
-            for &(v, _) in &edges[u] {
-                if !row[v] {
-                    row[v] = true;
-                    stack.push(v);
+    times.insert(procedure, Timed::OnPath);
+    // The search path: each procedure with its next step and its time so far.
+    let mut path = vec![(procedure, 0, Some(Duration::ZERO))];
+    while let Some(frame) = path.last_mut() {
+        let (current, at, total) = *frame;
+        let body = system.body(current).unwrap_or_default();
+        if let Some(step) = body.get(at) {
+            frame.1 += 1;
+            match *step {
+                ProcedureStep::Execute(time) => frame.2 = add(total, Some(time)),
+                ProcedureStep::Request(k) => {
+                    let target = Procedure::Cpi(system.connection(k).to);
+                    match times.get(&target).copied() {
+                        Some(Timed::Done(time)) => frame.2 = add(total, time),
+                        // A request back into the path: the chain loops.
+                        Some(Timed::OnPath) => frame.2 = None,
+                        None if system.body(target).is_none() => {
+                            times.insert(target, Timed::Done(None));
+                            frame.2 = None;
+                        }
+                        None => {
+                            times.insert(target, Timed::OnPath);
+                            path.push((target, 0, Some(Duration::ZERO)));
+                        }
+                    }
                 }
             }
+            continue;
+        }
+        path.pop();
+        times.insert(current, Timed::Done(total));
+        match path.last_mut() {
+            Some(caller) => caller.2 = add(caller.2, total),
+            None => return total,
         }
     }
-    reaches
+    None
 }
 
 /// Strongly connected groups with a cycle (more than one node, or a node with an edge to
-/// itself), each sorted, in order of their smallest node.
+/// itself), each sorted, in order of their smallest node. Tarjan's algorithm, linear in the
+/// graph (a system of many thousand components has as many nodes), with an explicit stack of
+/// frames so that a long chain of calls cannot overflow the thread's own.
 fn cyclic_groups(edges: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
-    let reaches = reachability(edges);
-    let mut grouped = vec![false; edges.len()];
+    const UNSEEN: usize = usize::MAX;
+    let nodes = edges.len();
+    // Each node's discovery order and the least order it reaches back to.
+    let mut order = vec![UNSEEN; nodes];
+    let mut low = vec![0; nodes];
+    let mut on_stack = vec![false; nodes];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut discovered = 0;
     let mut groups = Vec::new();
-    for u in 0..edges.len() {
-        if grouped[u] || !reaches[u][u] {
+    // The search path: each node with the next of its edges to follow.
+    let mut frames: Vec<(usize, usize)> = Vec::new();
+    for root in 0..nodes {
+        if order[root] != UNSEEN {
             continue;
         }
-        let group: Vec<usize> = (0..edges.len())
-            .filter(|&v| reaches[u][v] && reaches[v][u])
-            .collect();
-        for &v in &group {
-            grouped[v] = true;
+        order[root] = discovered;
+        low[root] = discovered;
+        discovered += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        frames.push((root, 0));
+        while let Some(frame) = frames.last_mut() {
+            let node = frame.0;
+            if let Some(&(next, _)) = edges[node].get(frame.1) {
+                frame.1 += 1;
+                if order[next] == UNSEEN {
+                    order[next] = discovered;
+                    low[next] = discovered;
+                    discovered += 1;
+                    stack.push(next);
+                    on_stack[next] = true;
+                    frames.push((next, 0));
+                } else if on_stack[next] {
+                    low[node] = low[node].min(order[next]);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some(&(parent, _)) = frames.last() {
+                low[parent] = low[parent].min(low[node]);
+            }
+            if low[node] != order[node] {
+                continue;
+            }
+            // `node` roots a strongly connected group: the stack down to it.
+            let mut group = Vec::new();
+            while let Some(member) = stack.pop() {
+                on_stack[member] = false;
+                group.push(member);
+                if member == node {
+                    break;
+                }
+            }
+            let cyclic = group.len() > 1 || edges[node].iter().any(|&(to, _)| to == node);
+            if cyclic {
+                group.sort_unstable();
+                groups.push(group);
+            }
         }
-        groups.push(group);
     }
+    groups.sort_unstable_by_key(|group| group[0]);
     groups
 }
 
@@ -998,6 +1067,84 @@ mod tests {
         let lanes = BTreeSet::from([Lane::Exclusive(2), Lane::Task(1)]);
         assert_eq!(largest_matching(&lanes, &reach), 2);
         assert_eq!(largest_matching(&BTreeSet::new(), &reach), 0);
+    }
+
+    /// The groups of mutually reachable nodes, by search from every node: quadratic, the
+    /// definition itself, against which Tarjan's groups are checked.
+    fn groups_by_reachability(edges: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
+        let nodes = edges.len();
+        let reaches: Vec<Vec<bool>> = (0..nodes)
+            .map(|start| {
+                let mut row = vec![false; nodes];
+                let mut stack = vec![start];
+                while let Some(node) = stack.pop() {
+                    for &(next, _) in &edges[node] {
+                        if !row[next] {
+                            row[next] = true;
+                            stack.push(next);
+                        }
+                    }
+                }
+                row
+            })
+            .collect();
+        let mut grouped = vec![false; nodes];
+        let mut groups = Vec::new();
+        for node in 0..nodes {
+            if grouped[node] || !reaches[node][node] {
+                continue;
+            }
+            let group: Vec<usize> = (0..nodes)
+                .filter(|&other| reaches[node][other] && reaches[other][node])
+                .collect();
+            for &member in &group {
+                grouped[member] = true;
+            }
+            groups.push(group);
+        }
+        groups
+    }
+
+    proptest::proptest! {
+        /// On random graphs (self-loops, parallel edges and isolated nodes included), the
+        /// cyclic groups are exactly the groups of mutually reachable nodes that hold a cycle.
+        #[test]
+        fn cyclic_groups_are_the_mutually_reachable_ones(
+            edges in proptest::collection::vec(
+                proptest::collection::vec((0usize..12, proptest::bool::ANY), 0..4),
+                1..12,
+            )
+        ) {
+            let nodes = edges.len();
+            let edges: Vec<Vec<(usize, bool)>> = edges
+                .into_iter()
+                .map(|out| out.into_iter().map(|(to, known)| (to % nodes, known)).collect())
+                .collect();
+            proptest::prop_assert_eq!(cyclic_groups(&edges), groups_by_reachability(&edges));
+        }
+    }
+
+    /// A chain of 200,000 calls ending in a loop to its start: one group of every node, found
+    /// without recursion (a recursive search would overflow the test thread's stack).
+    #[test]
+    fn a_long_chain_is_grouped_without_recursion() {
+        let nodes = 200_000;
+        let edges: Vec<Vec<(usize, bool)>> = (0..nodes)
+            .map(|node| vec![((node + 1) % nodes, true)])
+            .collect();
+        let groups = cyclic_groups(&edges);
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].len(), nodes);
+        let open: Vec<Vec<(usize, bool)>> = (0..nodes)
+            .map(|node| {
+                if node + 1 < nodes {
+                    vec![(node + 1, true)]
+                } else {
+                    vec![]
+                }
+            })
+            .collect();
+        assert!(cyclic_groups(&open).is_empty());
     }
 
     #[test]

@@ -23,6 +23,7 @@
 //!   connection names its sending procedure, it is this body's;
 //! - a CPI is `Fixed { npcs: true }` exactly when it is fixed at priority 255.
 
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use crate::diagnostic::{Diagnostics, Source, SpecError};
@@ -441,17 +442,22 @@ impl ComponentSystem {
     /// The connections a procedure may send on, each with whether that is known (see
     /// [`Sender::known`]), in connection order.
     pub fn requests_of(&self, procedure: Procedure) -> Vec<(ConnectionId, bool)> {
-        let component = Self::component_of(procedure);
-        (0..self.connections.len())
-            .map(ConnectionId)
-            .filter(|&id| self.connections[id.0].from == component)
-            .filter_map(|id| {
-                self.senders(id)
-                    .into_iter()
-                    .find(|s| s.procedure == procedure)
-                    .map(|s| (id, s.known))
-            })
-            .collect()
+        self.requests().remove(&procedure).unwrap_or_default()
+    }
+
+    /// [`Self::requests_of`] for every procedure that sends, in one pass over the
+    /// connections (a system of many thousand components has as many procedures).
+    pub fn requests(&self) -> HashMap<Procedure, Vec<(ConnectionId, bool)>> {
+        let mut requests: HashMap<Procedure, Vec<(ConnectionId, bool)>> = HashMap::new();
+        for id in (0..self.connections.len()).map(ConnectionId) {
+            for sender in self.senders(id) {
+                requests
+                    .entry(sender.procedure)
+                    .or_default()
+                    .push((id, sender.known));
+            }
+        }
+        requests
     }
 
     /// The first broken invariant (see the module header), if any: a debug checker for
@@ -545,7 +551,8 @@ impl ComponentSystem {
 /// Gives every task whose requestor is still `u32::MAX` (not given) the smallest identifier
 /// no task has, in file order.
 pub(crate) fn assign_requestors(components: &mut [Component]) {
-    let mut used: Vec<u32> = components
+    // A set: a system of many thousand tasks asks it once per task.
+    let mut used: HashSet<u32> = components
         .iter()
         .flat_map(|c| c.tasks())
         .map(|t| t.requestor)
@@ -559,7 +566,7 @@ pub(crate) fn assign_requestors(components: &mut [Component]) {
                     next += 1;
                 }
                 task.requestor = next;
-                used.push(next);
+                used.insert(next);
             }
         }
     }
