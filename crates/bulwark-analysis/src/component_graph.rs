@@ -757,22 +757,20 @@ fn cyclic_groups(edges: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
         if order[root] != UNSEEN {
             continue;
         }
-        order[root] = discovered;
-        low[root] = discovered;
-        discovered += 1;
-        stack.push(root);
-        on_stack[root] = true;
         frames.push((root, 0));
         while let Some(frame) = frames.last_mut() {
             let node = frame.0;
+            if order[node] == UNSEEN {
+                // A node is discovered when its frame is first on top.
+                order[node] = discovered;
+                low[node] = discovered;
+                discovered += 1;
+                stack.push(node);
+                on_stack[node] = true;
+            }
             if let Some(&(next, _)) = edges[node].get(frame.1) {
                 frame.1 += 1;
                 if order[next] == UNSEEN {
-                    order[next] = discovered;
-                    low[next] = discovered;
-                    discovered += 1;
-                    stack.push(next);
-                    on_stack[next] = true;
                     frames.push((next, 0));
                 } else if on_stack[next] {
                     low[node] = low[node].min(order[next]);
