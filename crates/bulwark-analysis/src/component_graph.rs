@@ -694,30 +694,29 @@ fn execution(
         Some(Timed::OnPath) => return None,
         None => {}
     }
-    if system.body(procedure).is_none() {
-        times.insert(procedure, Timed::Done(None));
-        return None;
-    }
     times.insert(procedure, Timed::OnPath);
     // The search path: each procedure with its next step and its time so far.
     let mut path = vec![(procedure, 0, Some(Duration::ZERO))];
     while let Some(frame) = path.last_mut() {
-        let (current, at, total) = *frame;
-        let body = system.body(current).unwrap_or_default();
-        if let Some(step) = body.get(at) {
+        let (current, at) = (frame.0, frame.1);
+        // A procedure without a body has no known time.
+        let step = match system.body(current) {
+            Some(body) => body.get(at),
+            None => {
+                frame.2 = None;
+                None
+            }
+        };
+        if let Some(step) = step {
             frame.1 += 1;
             match *step {
-                ProcedureStep::Execute(time) => frame.2 = add(total, Some(time)),
+                ProcedureStep::Execute(time) => frame.2 = add(frame.2, Some(time)),
                 ProcedureStep::Request(k) => {
                     let target = Procedure::Cpi(system.connection(k).to);
                     match times.get(&target).copied() {
-                        Some(Timed::Done(time)) => frame.2 = add(total, time),
+                        Some(Timed::Done(time)) => frame.2 = add(frame.2, time),
                         // A request back into the path: the chain loops.
                         Some(Timed::OnPath) => frame.2 = None,
-                        None if system.body(target).is_none() => {
-                            times.insert(target, Timed::Done(None));
-                            frame.2 = None;
-                        }
                         None => {
                             times.insert(target, Timed::OnPath);
                             path.push((target, 0, Some(Duration::ZERO)));
@@ -727,6 +726,7 @@ fn execution(
             }
             continue;
         }
+        let total = frame.2;
         path.pop();
         times.insert(current, Timed::Done(total));
         match path.last_mut() {

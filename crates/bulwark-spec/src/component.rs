@@ -440,7 +440,8 @@ impl ComponentSystem {
     }
 
     /// The connections a procedure may send on, each with whether that is known (see
-    /// [`Sender::known`]), in connection order.
+    /// [`Sender::known`]), in connection order. It reads every connection: for many
+    /// procedures, [`Self::requests`] answers all at once.
     pub fn requests_of(&self, procedure: Procedure) -> Vec<(ConnectionId, bool)> {
         self.requests().remove(&procedure).unwrap_or_default()
     }

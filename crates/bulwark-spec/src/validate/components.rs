@@ -218,7 +218,8 @@ impl Checker<'_> {
     }
 
     /// The core of the component system `connection` belongs to (`index_of`: each component
-    /// name's index in the file): `Some(None)` when it names a component the file lacks (the system it joins reports that), `None` when its two
+    /// name's index in the file): `Some(None)` when it names a component the file lacks (the
+    /// system it joins reports that), `None` when its two
     /// ends are on different cores (reported).
     fn connection_core(
         &mut self,

@@ -951,22 +951,19 @@ fn to_text(scenario: &Scenario, kind: ServerKind, cores: &[CoreAnalysis]) -> Str
         &super::uncounted::gate_waits_besides(scenario, &job_bounded(cores)),
     ));
     out.push('\n');
-    let reservations = if total == 1 {
-        "reservation"
-    } else {
-        "reservations"
-    };
-    if rejected.is_empty() && total == 1 {
-        out.push_str("summary: the one reservation admitted\n");
-    } else if rejected.is_empty() {
-        out.push_str(&format!("summary: all {total} reservations admitted\n"));
-    } else {
-        out.push_str(&format!(
-            "summary: {} of {total} {reservations} admitted; NOT admitted: {}\n",
-            total - rejected.len(),
+    let admitted = total - rejected.len();
+    out.push_str(&match (rejected.is_empty(), total) {
+        (true, 1) => "summary: the one reservation admitted\n".to_owned(),
+        (true, _) => format!("summary: all {total} reservations admitted\n"),
+        (false, 1) => format!(
+            "summary: 0 of 1 reservation admitted; NOT admitted: {}\n",
+            rejected[0]
+        ),
+        (false, _) => format!(
+            "summary: {admitted} of {total} reservations admitted; NOT admitted: {}\n",
             rejected.join(", ")
-        ));
-    }
+        ),
+    });
     out
 }
 
