@@ -802,8 +802,12 @@ fn hyperbolic_with(tasks: &[TaskTiming], equal_count: bool) -> HyperbolicBound {
             terms: Vec::new(),
         };
     }
+    let admitted = exact_admissions(tasks, equal_count);
     let terms: Vec<HyperbolicTerm> = (0..tasks.len())
-        .map(|i| hyperbolic_term(tasks, i, equal_count))
+        .map(|i| HyperbolicTerm {
+            product: float_product(tasks, i, equal_count),
+            admitted: admitted[i],
+        })
         .collect();
     let verdict = match rate_monotonic(tasks, equal_count) {
         Err(why) => Verdict::NotApplicable(why),
@@ -813,28 +817,76 @@ fn hyperbolic_with(tasks: &[TaskTiming], equal_count: bool) -> HyperbolicBound {
     HyperbolicBound { verdict, terms }
 }
 
-/// Task `i`'s product, over the tasks of higher priority (and equal, when `equal_count`).
-fn hyperbolic_term(tasks: &[TaskTiming], i: usize, equal_count: bool) -> HyperbolicTerm {
+/// The tasks task `i`'s product runs over: those of higher priority, and of equal priority
+/// other than `i` when `equal_count`.
+fn counted(tasks: &[TaskTiming], i: usize, equal_count: bool) -> impl Iterator<Item = &TaskTiming> {
     let me = tasks[i];
-    let counted = tasks.iter().enumerate().filter(|&(j, t)| {
-        j != i && (t.priority > me.priority || (equal_count && t.priority == me.priority))
-    });
-    let own_numerator = me.period.as_nanos() as u128
-        + me.execution.as_nanos() as u128
-        + me.blocking.as_nanos() as u128;
-    let mut product = own_numerator as f64 / me.period.as_nanos() as f64;
-    let mut numerator = Natural::from(own_numerator);
-    let mut denominator = Natural::from(2 * me.period.as_nanos() as u128);
-    for (_, t) in counted {
+    tasks.iter().enumerate().filter_map(move |(j, t)| {
+        let counts =
+            j != i && (t.priority > me.priority || (equal_count && t.priority == me.priority));
+        counts.then_some(t)
+    })
+}
+
+/// Task `i`'s product in `f64`, multiplied in input order (reported only; the verdict is
+/// [`exact_admissions`]').
+fn float_product(tasks: &[TaskTiming], i: usize, equal_count: bool) -> f64 {
+    let me = tasks[i];
+    let own = me.period.as_nanos() as f64
+        + me.execution.as_nanos() as f64
+        + me.blocking.as_nanos() as f64;
+    counted(tasks, i, equal_count).fold(own / me.period.as_nanos() as f64, |product, t| {
         let (c, p) = (t.execution.as_nanos() as u128, t.period.as_nanos() as u128);
-        product *= (p + c) as f64 / p as f64;
-        numerator = numerator.times(p + c);
-        denominator = denominator.times(p);
+        product * ((p + c) as f64 / p as f64)
+    })
+}
+
+/// Whether each task's product is at most 2, in exact integer arithmetic, with one running
+/// product for the whole set rather than one per task: the products of a lower task contain
+/// those of every higher one, so taking the tasks from the highest priority down, task `i`'s
+/// Eq. 2 product is the running product `N / D` over the strictly higher tasks times its own
+/// factor, `N (T_i + C_i + B_i) <= 2 D T_i`. For Eq. 4 the running product `N' / D'` also
+/// takes in `i`'s own priority level, `i` included, so `i`'s factor `(T_i + C_i) / T_i` is
+/// divided out again: `N' (T_i + C_i + B_i) <= 2 D' (T_i + C_i)` (both sides of Eq. 4's
+/// comparison times `T_i + C_i > 0`). The limbs grow by one factor per task, so the whole set
+/// costs O(n^2) limb products (one product per task cost O(n^3)). Once the running product
+/// exceeds 2, every lower task's does too (each factor is at least 1).
+fn exact_admissions(tasks: &[TaskTiming], equal_count: bool) -> Vec<bool> {
+    let mut order: Vec<usize> = (0..tasks.len()).collect();
+    order.sort_by_key(|&i| core::cmp::Reverse(tasks[i].priority));
+    let mut admitted = vec![false; tasks.len()];
+    let mut numerator = Natural::from(1);
+    let mut denominator = Natural::from(1);
+    let nanos = |d: Duration| d.as_nanos() as u128;
+    for level in order.chunk_by(|&a, &b| tasks[a].priority == tasks[b].priority) {
+        if numerator.compare(&denominator.times(2)) == Ordering::Greater {
+            break; // Over 2 already: this level and every lower one stay rejected.
+        }
+        let (mut level_numerator, mut level_denominator) = (numerator.clone(), denominator.clone());
+        for &i in level {
+            let (c, p) = (nanos(tasks[i].execution), nanos(tasks[i].period));
+            level_numerator = level_numerator.times(p + c);
+            level_denominator = level_denominator.times(p);
+        }
+        for &i in level {
+            let me = tasks[i];
+            let own = nanos(me.period) + nanos(me.execution) + nanos(me.blocking);
+            let (left, right) = if equal_count {
+                (
+                    level_numerator.times(own),
+                    level_denominator.times(2 * (nanos(me.period) + nanos(me.execution))),
+                )
+            } else {
+                (
+                    numerator.times(own),
+                    denominator.times(2 * nanos(me.period)),
+                )
+            };
+            admitted[i] = left.compare(&right) != Ordering::Greater;
+        }
+        (numerator, denominator) = (level_numerator, level_denominator);
     }
-    HyperbolicTerm {
-        product,
-        admitted: numerator.compare(&denominator) != Ordering::Greater,
-    }
+    admitted
 }
 
 /// The bounds' precondition: every other task of higher priority (or of equal priority, which
@@ -1028,6 +1080,54 @@ impl Natural {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Task `i`'s exact verdict the direct way, one product per task (O(n) limbs each).
+    fn admitted_one_by_one(tasks: &[TaskTiming], i: usize, equal_count: bool) -> bool {
+        let me = tasks[i];
+        let nanos = |d: Duration| d.as_nanos() as u128;
+        let mut numerator =
+            Natural::from(nanos(me.period) + nanos(me.execution) + nanos(me.blocking));
+        let mut denominator = Natural::from(2 * nanos(me.period));
+        for t in counted(tasks, i, equal_count) {
+            numerator = numerator.times(nanos(t.period) + nanos(t.execution));
+            denominator = denominator.times(nanos(t.period));
+        }
+        numerator.compare(&denominator) != Ordering::Greater
+    }
+
+    /// Small numbers and few priorities, so products of exactly 2 and shared priority levels
+    /// are common; or periods near `u64::MAX` nanoseconds, so the limbs carry.
+    fn task_set() -> impl Strategy<Value = Vec<TaskTiming>> {
+        let small =
+            (1u64..=12, 0u64..=12, 0u64..=6, 0u8..4).prop_map(|(t, c, b, p)| (t, c.min(t), b, p));
+        let huge = (1u64..=8, 0u64..=8, 0u64..=8, 0u8..4).prop_map(|(t, c, b, p)| {
+            let scale = u64::MAX / 16;
+            (t * scale, c.min(t) * scale, b * scale / 8, p)
+        });
+        prop::collection::vec(prop_oneof![small, huge], 0..12).prop_map(|set| {
+            set.into_iter()
+                .map(|(t, c, b, p)| {
+                    let nanos = Duration::from_nanos;
+                    TaskTiming::new(nanos(c), nanos(t), Priority(p)).with_blocking(nanos(b))
+                })
+                .collect()
+        })
+    }
+
+    proptest! {
+        /// The running product decides every task as its own product does, for Eq. 2 and
+        /// Eq. 4, ties and products of exactly 2 included.
+        #[test]
+        fn running_product_matches_one_product_per_task(tasks in task_set()) {
+            for equal_count in [false, true] {
+                let running = exact_admissions(&tasks, equal_count);
+                for (i, &verdict) in running.iter().enumerate() {
+                    prop_assert_eq!(verdict, admitted_one_by_one(&tasks, i, equal_count), "task {} equal_count {}", i, equal_count);
+                }
+            }
+        }
+    }
 
     #[test]
     fn natural_products_compare_exactly() {
