@@ -951,7 +951,10 @@ pub fn render(analysis: &ComponentAnalysis) -> String {
     for row in std::iter::once(&header).chain(&rows) {
         let mut line = String::new();
         for (cell, w) in row.iter().zip(widths) {
-            let _ = write!(line, "{cell:<w$}  ");
+            // Padded by hand: `format!`'s width panics at 65,536 and more, and the tasks cell
+            // of a CPI that thousands of clients call is wider than that.
+            line.push_str(cell);
+            line.extend(std::iter::repeat_n(' ', w - cell.chars().count() + 2));
         }
         out.push_str(line.trim_end());
         out.push('\n');

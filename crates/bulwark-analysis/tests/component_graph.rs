@@ -168,6 +168,28 @@ fn fig3_gives_a_two_threads_and_b_three() {
     );
 }
 
+/// A tasks cell wider than `format!`'s widest padding (65,535) is padded, not a panic: a
+/// CPI called by thousands of clients lists them all.
+#[test]
+fn a_tasks_cell_over_65535_characters_is_padded() {
+    let mut a = fig3("propagated", "propagated", "");
+    let wide = "t".repeat(70_000);
+    a.cpis
+        .iter_mut()
+        .find(|c| c.name() == "B.b")
+        .expect("B.b")
+        .tasks = vec![wide.clone()];
+    let text = render(&a);
+    let lines: Vec<&str> = text.lines().collect();
+    // Columns: "CPI" 3 wide, "protocol" 11 ("propagation"), then the tasks column.
+    let tasks_at = 3 + 2 + 11 + 2;
+    assert_eq!(&lines[0][tasks_at..tasks_at + 5], "tasks");
+    assert_eq!(lines[0].find("min"), Some(tasks_at + 70_000 + 2), "{}", &lines[0][..40]);
+    assert_eq!(&lines[2][tasks_at..tasks_at + 70_000], wide);
+    assert_eq!(&lines[2][tasks_at + 70_000..tasks_at + 70_004], "  10");
+    assert_eq!(&lines[1][tasks_at..tasks_at + 12], "one, two    ");
+}
+
 #[test]
 fn fig3_with_pip_upstream_counts_the_lock_holder_once_plus_nest() {
     // A's lock holder is one requester of B (tasks 1 and 2 cannot both be in A's
