@@ -184,7 +184,12 @@ fn a_tasks_cell_over_65535_characters_is_padded() {
     // Columns: "CPI" 3 wide, "protocol" 11 ("propagation"), then the tasks column.
     let tasks_at = 3 + 2 + 11 + 2;
     assert_eq!(&lines[0][tasks_at..tasks_at + 5], "tasks");
-    assert_eq!(lines[0].find("min"), Some(tasks_at + 70_000 + 2), "{}", &lines[0][..40]);
+    assert_eq!(
+        lines[0].find("min"),
+        Some(tasks_at + 70_000 + 2),
+        "{}",
+        &lines[0][..40]
+    );
     assert_eq!(&lines[2][tasks_at..tasks_at + 70_000], wide);
     assert_eq!(&lines[2][tasks_at + 70_000..tasks_at + 70_004], "  10");
     assert_eq!(&lines[1][tasks_at..tasks_at + 12], "one, two    ");
