@@ -635,6 +635,8 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
     );
     for core in cores {
         text.push_str(&format!("\ncore {}:\n", core.core));
+        // Once per core: it reads every row, so once per row made the table quadratic.
+        let verdict = core.schedulable();
         let rows: Vec<Vec<String>> = core
             .rows
             .iter()
@@ -658,7 +660,7 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
                     _ => row.extend([
                         time(r.task.blocking),
                         "-".to_owned(),
-                        match (&core.edf, fp, core.schedulable()) {
+                        match (&core.edf, fp, verdict) {
                             (Some((e, _)), false, _) if e.schedulable() => "schedulable".to_owned(),
                             (Some(_), false, None) => "not shown schedulable".to_owned(),
                             (Some(_), false, _) => "NOT schedulable".to_owned(),
