@@ -129,6 +129,9 @@
 //! - a table-driven reservation's fixed priority is above every sporadic reservation's in its
 //!   cluster.
 //!
+//! A cluster holds at most 4096 reservations and 4096 tasks, its own and one phase's added
+//! ones together: the scheduler names each in 12 bits of an urgency.
+//!
 //! Section VII (Vestal's model) adds `low <= high` for every `{ low, high }` pair: `e^L_i <=
 //! e^H_i`, `L^L_q <= L^H_q` and `K^L_q <= K^H_q`. A single value is both levels.
 //!
@@ -203,6 +206,7 @@ pub use bulwark_core::criticality::{Criticality, PerCriticality};
 pub use bulwark_core::ipc::GateProtocol;
 use bulwark_core::reclaim::ObjectKind;
 pub use bulwark_core::reservation::clustered::Slot;
+use bulwark_core::reservation::clustered::{MAX_RESERVATIONS, MAX_THREADS};
 use bulwark_core::{Duration, Priority};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
@@ -1288,6 +1292,8 @@ impl Checker<'_> {
             .map(|p| self.phase(p.get_ref(), &names, &servers, &reservations, &tasks))
             .collect();
 
+        self.cluster_sizes(raw, &reservations, &tasks, &phases);
+
         let clusters: Option<Vec<Cluster>> = clusters.into_iter().collect();
         let servers: Option<Vec<Server>> = servers.into_iter().collect();
         let reservations: Option<Vec<Reservation>> = reservations.into_iter().collect();
@@ -1768,6 +1774,85 @@ impl Checker<'_> {
             floods: floods?,
             additions: additions?,
         })
+    }
+
+    /// Each cluster's reservations and threads (one a task) within the scheduler's limits
+    /// ([`MAX_RESERVATIONS`], [`MAX_THREADS`]), the file's own and each phase's with its
+    /// copies: past them the cluster could not be set up when the phase ran. Said at the
+    /// reservation, task or addition that first takes a cluster past a limit.
+    fn cluster_sizes(
+        &mut self,
+        raw: &RawSystem,
+        reservations: &[Option<Reservation>],
+        tasks: &[Option<Task>],
+        phases: &[Option<Phase>],
+    ) {
+        let names: Vec<&str> = raw
+            .cluster
+            .iter()
+            .map(|c| name_of(&c.get_ref().name))
+            .collect();
+        let mut own_reservations = vec![0usize; names.len()];
+        for (built, raw) in reservations.iter().zip(&raw.reservation) {
+            let Some(built) = built else { continue };
+            own_reservations[built.cluster] += 1;
+            if own_reservations[built.cluster] == MAX_RESERVATIONS + 1 {
+                let span = raw.get_ref().cluster.span();
+                self.too_many(span, names[built.cluster], "reservations", MAX_RESERVATIONS);
+            }
+        }
+        let mut own_threads = vec![0usize; names.len()];
+        for (task, raw) in tasks.iter().zip(&raw.task) {
+            let Some(cluster) = task
+                .as_ref()
+                .and_then(|t| reservations.get(t.reservation)?.as_ref())
+                .map(|r| r.cluster)
+            else {
+                continue;
+            };
+            own_threads[cluster] += 1;
+            if own_threads[cluster] == MAX_THREADS + 1 {
+                let span = raw.get_ref().reservation.span();
+                self.too_many(span, names[cluster], "tasks", MAX_THREADS);
+            }
+        }
+        for (phase, raw_phase) in phases.iter().zip(&raw.phase) {
+            let Some(phase) = phase else { continue };
+            let (mut reservations, mut threads) = (own_reservations.clone(), own_threads.clone());
+            for (addition, raw_addition) in phase.additions.iter().zip(&raw_phase.get_ref().add) {
+                let count = addition.count as usize;
+                let new_reservations = match addition.reservation {
+                    AddedReservation::Existing(_) => 0,
+                    AddedReservation::Sporadic { .. } => count,
+                    // The copies on a cluster share one best-effort reservation.
+                    AddedReservation::BestEffort => 1,
+                };
+                let span = raw_addition.get_ref().count.span();
+                for &cluster in &addition.clusters {
+                    let before = (reservations[cluster], threads[cluster]);
+                    reservations[cluster] += new_reservations;
+                    threads[cluster] += count;
+                    if before.0 <= MAX_RESERVATIONS && reservations[cluster] > MAX_RESERVATIONS {
+                        let name = names[cluster];
+                        self.too_many(span.clone(), name, "reservations", MAX_RESERVATIONS);
+                    }
+                    if before.1 <= MAX_THREADS && threads[cluster] > MAX_THREADS {
+                        self.too_many(span.clone(), names[cluster], "tasks", MAX_THREADS);
+                    }
+                }
+            }
+        }
+    }
+
+    fn too_many(&mut self, span: Range<usize>, cluster: &str, what: &str, limit: usize) {
+        self.report(
+            span,
+            format!("this takes cluster `{cluster}` past {limit} {what}"),
+            format!(
+                "allowed: at most {limit} {what} in one cluster, the file's own and one \
+                 phase's added ones together"
+            ),
+        );
     }
 
     /// A `[[phase.add]]`: clusters, a count, a reservation and a task.

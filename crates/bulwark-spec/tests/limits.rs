@@ -1,6 +1,7 @@
 //! Limits and encodings: names longer than [`MAX_NAME_CHARS`] in every file kind, bytes that
-//! are not UTF-8, and MC-IPC phases that add more than [`MAX_ADDED_TASKS`] tasks, each
-//! rejected with a located error that states what is allowed.
+//! are not UTF-8, MC-IPC phases that add more than [`MAX_ADDED_TASKS`] tasks, and MC-IPC
+//! clusters past the scheduler's 4096 reservations or threads, each rejected with a located
+//! error that states what is allowed.
 
 use bulwark_spec::mc_ipc_toml::MAX_ADDED_TASKS;
 use bulwark_spec::{parse, parse_camkes, parse_components, parse_mc_ipc, text_of, MAX_NAME_CHARS};
@@ -130,4 +131,84 @@ fn a_phase_adding_a_million_tasks_is_rejected_where_it_says_so() {
         1,
     );
     assert!(parse_mc_ipc(&at_limit, "m.toml").is_ok());
+}
+
+/// An MC-IPC system of one cluster with `reservations` sporadic reservations, one task in
+/// each, and a phase adding `added` copies in `into` (a new sporadic reservation each, or
+/// `"best-effort"`).
+fn cluster_of(reservations: usize, added: usize, into: &str) -> String {
+    let mut text = String::from(
+        "protocol = \"mc-ipc\"\n[[cluster]]\nname = \"C1\"\ncores = 1\n\
+         [[server]]\nname = \"key\"\noperation = \"1us\"\n",
+    );
+    for i in 0..reservations {
+        text.push_str(&format!(
+            "[[reservation]]\nname = \"R{i}\"\ncluster = \"C1\"\npriority = 0\n\
+             budget = \"1us\"\nperiod = \"1s\"\nexecution = \"1us\"\n"
+        ));
+    }
+    for i in 0..reservations {
+        text.push_str(&format!(
+            "[[task]]\nname = \"T{i}\"\nreservation = \"R{i}\"\nperiod = \"1s\"\n\
+             script = [{{ compute = \"1us\" }}, \"sleep\"]\n"
+        ));
+    }
+    if added > 0 {
+        text.push_str(&format!(
+            "[[phase]]\nname = \"more\"\n[[phase.add]]\nclusters = [\"C1\"]\n\
+             count = {added}\nreservation = {into}\n\
+             task = {{ period = \"1s\", script = [{{ compute = \"1us\" }}, \"sleep\"] }}\n"
+        ));
+    }
+    text
+}
+
+/// The scheduler names a cluster's reservations and threads in 12 bits: 4096 of each is
+/// accepted, and the 4097th reservation and task are refused where they are (before, the file
+/// passed `check` and its run failed setting the cluster up).
+#[test]
+fn a_cluster_holds_at_most_4096_reservations_and_tasks() {
+    assert!(parse_mc_ipc(&cluster_of(4096, 0, ""), "m.toml").is_ok());
+    let text = cluster_of(4097, 0, "");
+    let errors = parse_mc_ipc(&text, "m.toml").expect_err("rejected");
+    let errors: Vec<String> = errors.errors().iter().map(|e| e.plain()).collect();
+    // 4 lines of protocol and cluster, 3 of server, then 7 lines per reservation (its
+    // cluster on its third), then 5 per task (its reservation on its third).
+    let reservation_line = 7 + 7 * 4096 + 3;
+    let task_line = 7 + 7 * 4097 + 5 * 4096 + 3;
+    assert_eq!(
+        errors,
+        [
+            format!(
+                "m.toml:{reservation_line}:11: this takes cluster `C1` past 4096 reservations \
+                 (allowed: at most 4096 reservations in one cluster, the file's own and one \
+                 phase's added ones together)"
+            ),
+            format!(
+                "m.toml:{task_line}:15: this takes cluster `C1` past 4096 tasks (allowed: at \
+                 most 4096 tasks in one cluster, the file's own and one phase's added ones \
+                 together)"
+            ),
+        ]
+    );
+}
+
+/// A phase's copies count with the file's own: 1 + 4095 is accepted, 1 + 4096 refused at the
+/// count. Copies in a best-effort reservation share one, so only their tasks can go over.
+#[test]
+fn a_phase_cannot_take_a_cluster_past_4096() {
+    let sporadic = "{ budget = \"1us\", period = \"1s\", priority = 0 }";
+    assert!(parse_mc_ipc(&cluster_of(1, 4095, sporadic), "m.toml").is_ok());
+    // The count is on line 7 + 7 + 5 + 5 = 24 (the phase's fifth), after `count = `.
+    let errors = parse_mc_ipc(&cluster_of(1, 4096, sporadic), "m.toml").expect_err("rejected");
+    let errors: Vec<String> = errors.errors().iter().map(|e| e.plain()).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].starts_with("m.toml:24:9: this takes cluster `C1` past 4096 reservations"));
+    assert!(errors[1].starts_with("m.toml:24:9: this takes cluster `C1` past 4096 tasks"));
+    assert!(parse_mc_ipc(&cluster_of(1, 4095, "\"best-effort\""), "m.toml").is_ok());
+    assert!(only_error(parse_mc_ipc(
+        &cluster_of(1, 4096, "\"best-effort\""),
+        "m.toml"
+    ))
+    .starts_with("m.toml:24:9: this takes cluster `C1` past 4096 tasks"));
 }
