@@ -163,62 +163,78 @@ pub fn response_time_masked(
     masked: Option<Duration>,
 ) -> Option<Response> {
     let server = servers.get(index)?;
-    let blocking = blocking(servers, index);
-    let bound = server.bound();
-    // RBF_h(R) = alpha_h(R) * b_h (rbf.rs): ceil(R / p) for a sporadic server, and
-    // ceil((R + (p - b)) / p) for a deferrable one, i.e. a jitter of p - b.
     let interfering: Vec<Interference> = servers
         .iter()
         .enumerate()
         .filter(|&(j, other)| j != index && interferes(server, other))
-        .map(|(_, other)| {
-            let (budget, period) = (
-                other.reservation.budget.as_nanos(),
-                other.reservation.period.as_nanos().max(1),
-            );
-            Interference {
-                cost: budget,
-                period,
-                jitter: match other.kind {
-                    ServerKind::Sporadic => 0,
-                    ServerKind::Deferrable => period - budget.min(period),
-                },
-            }
-        })
+        .map(|(_, other)| interference(other))
         .collect();
+    Some(response_with(
+        server,
+        blocking(servers, index),
+        &interfering,
+        masked,
+    ))
+}
+
+/// What `other` adds to the demand of a server it can delay: RBF_h(R) = alpha_h(R) * b_h
+/// (rbf.rs), `ceil(R / p)` for a sporadic server and `ceil((R + (p - b)) / p)` for a
+/// deferrable one, i.e. a jitter of `p - b`.
+fn interference(other: &Server) -> Interference {
+    let (budget, period) = (
+        other.reservation.budget.as_nanos(),
+        other.reservation.period.as_nanos().max(1),
+    );
+    Interference {
+        cost: budget,
+        period,
+        jitter: match other.kind {
+            ServerKind::Sporadic => 0,
+            ServerKind::Deferrable => period - budget.min(period),
+        },
+    }
+}
+
+/// Eq. 1's least fixed point for `server`, given its blocking `I_i` and the servers that can
+/// delay it (in any order: the search only sums over them).
+fn response_with(
+    server: &Server,
+    blocking: Duration,
+    interfering: &[Interference],
+    masked: Option<Duration>,
+) -> Response {
+    let bound = server.bound();
     // R starts at I_i + M + b_i.
     let start = masked
         .and_then(|masked| blocking.as_nanos().checked_add(masked.as_nanos()))
         .and_then(|n| n.checked_add(server.reservation.budget.as_nanos()))
         .filter(|&n| n < u64::MAX);
     let Some(start) = start else {
-        return Some(Response {
+        return Response {
             blocking,
             masked,
             response: Duration::MAX,
             verdict: Verdict::ExceedsPeriod,
-        });
+        };
     };
-    Some(
-        match least_fixed_point(start, &interfering, start, bound.as_nanos()) {
-            FixedPoint::Found { value, .. } => Response {
-                blocking,
-                masked,
-                response: Duration::from_nanos(value),
-                verdict: Verdict::Admitted,
-            },
-            FixedPoint::Exceeds { value, .. } => Response {
-                blocking,
-                masked,
-                response: Duration::from_nanos(value),
-                verdict: if bound < server.reservation.period {
-                    Verdict::ExceedsDeadline
-                } else {
-                    Verdict::ExceedsPeriod
-                },
+    match least_fixed_point(start, interfering, start, bound.as_nanos()) {
+        FixedPoint::Found { value, .. } => Response {
+            blocking,
+            masked,
+            response: Duration::from_nanos(value),
+            verdict: Verdict::Admitted,
+        },
+        FixedPoint::Exceeds { value, .. } => Response {
+            blocking,
+            masked,
+            response: Duration::from_nanos(value),
+            verdict: if bound < server.reservation.period {
+                Verdict::ExceedsDeadline
+            } else {
+                Verdict::ExceedsPeriod
             },
         },
-    )
+    }
 }
 
 /// Eq. 1 for every server of one core, in the order given.
@@ -227,10 +243,41 @@ pub fn response_times(servers: &[Server]) -> Vec<Response> {
 }
 
 /// [`response_times`] on a core whose interrupts reclamations may mask for `masked` in all.
+///
+/// The servers are taken from the highest priority down: a server's interference is every
+/// other server at its priority or above, so the levels above are one list kept from server
+/// to server and only its own level is laid out for each; its blocking is the longest `eta`
+/// of the levels below, one running maximum from the lowest level up. (One scan of the whole
+/// core per server, as [`response_time_masked`] does, made `analyze` of a core of 50,000
+/// servers take 40 s.)
 pub fn response_times_masked(servers: &[Server], masked: Option<Duration>) -> Vec<Response> {
-    (0..servers.len())
-        .filter_map(|i| response_time_masked(servers, i, masked))
-        .collect()
+    let mut order: Vec<usize> = (0..servers.len()).collect();
+    order.sort_by_key(|&i| core::cmp::Reverse(servers[i].priority));
+    let levels: Vec<&[usize]> = order
+        .chunk_by(|&a, &b| servers[a].priority == servers[b].priority)
+        .collect();
+    let mut below = vec![Duration::ZERO; levels.len()];
+    let mut longest = Duration::ZERO;
+    for (level, members) in levels.iter().enumerate().rev() {
+        below[level] = longest;
+        for &i in members.iter() {
+            longest = longest.max(servers[i].reservation.non_preemptive);
+        }
+    }
+    let mut responses: Vec<Option<Response>> = vec![None; servers.len()];
+    let mut terms: Vec<Interference> = Vec::with_capacity(servers.len());
+    for (level, members) in levels.iter().enumerate() {
+        let above = terms.len();
+        for &i in members.iter() {
+            terms.truncate(above);
+            let peers = members.iter().filter(|&&j| j != i);
+            terms.extend(peers.map(|&j| interference(&servers[j])));
+            responses[i] = Some(response_with(&servers[i], below[level], &terms, masked));
+        }
+        terms.truncate(above);
+        terms.extend(members.iter().map(|&j| interference(&servers[j])));
+    }
+    responses.into_iter().flatten().collect()
 }
 
 /// The most involuntary preemptions a server suffers per period (section III-F):
@@ -254,6 +301,51 @@ pub fn preemptions_per_period(reservation: Reservation) -> Option<u64> {
 mod tests {
     use super::*;
     use crate::test_support::ms;
+    use proptest::prelude::*;
+
+    /// Small times and few priorities, so ties, blocking from several levels and sets that
+    /// miss are all common.
+    fn servers() -> impl Strategy<Value = Vec<Server>> {
+        let one = (
+            0u8..4,
+            1u64..=6,
+            1u64..=30,
+            0u64..=4,
+            any::<bool>(),
+            any::<bool>(),
+        );
+        prop::collection::vec(one, 0..10).prop_map(|set| {
+            set.into_iter()
+                .enumerate()
+                .map(
+                    |(i, (priority, budget, period, eta, deferrable, constrained))| {
+                        let kind = if deferrable {
+                            ServerKind::Deferrable
+                        } else {
+                            ServerKind::Sporadic
+                        };
+                        let reservation =
+                            Reservation::new(ms(budget), ms(period)).with_non_preemptive(ms(eta));
+                        Server::new(format!("s{i}"), Priority(priority), reservation, kind)
+                            .with_deadline(constrained.then(|| ms(period.div_ceil(2))))
+                    },
+                )
+                .collect()
+        })
+    }
+
+    proptest! {
+        /// The level-by-level analysis of a core gives each server what its own scan of the
+        /// core gives, masked or not.
+        #[test]
+        fn levels_match_one_scan_per_server(set in servers(), masked in prop::option::of(0u64..=5)) {
+            let masked = masked.map(ms);
+            let each: Vec<Response> = (0..set.len())
+                .filter_map(|i| response_time_masked(&set, i, masked))
+                .collect();
+            prop_assert_eq!(response_times_masked(&set, masked), each);
+        }
+    }
 
     fn server(priority: u8, b: u64, p: u64) -> Server {
         Server::new(
