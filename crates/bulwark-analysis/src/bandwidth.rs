@@ -195,16 +195,7 @@ where
 /// term to one running total cost O(n^3) limb steps (14 s for 10,000 coprime periods), and
 /// the tree, whose operands only grow large near its root, O(n^2).
 fn big_total(servers: &[(Duration, Duration)]) -> Ratio<BigUint> {
-    let mut level: Vec<Ratio<BigUint>> = servers
-        .iter()
-        .map(|&(q, t)| {
-            if t.is_zero() {
-                Ratio::one()
-            } else {
-                Ratio::new(BigUint::from(q.as_nanos()), BigUint::from(t.as_nanos()))
-            }
-        })
-        .collect();
+    let mut level: Vec<Ratio<BigUint>> = servers.iter().map(|&(q, t)| big_term(q, t)).collect();
     while level.len() > 1 {
         let mut sums = Vec::with_capacity(level.len().div_ceil(2));
         let mut terms = level.into_iter();
@@ -217,6 +208,18 @@ fn big_total(servers: &[(Duration, Duration)]) -> Ratio<BigUint> {
         level = sums;
     }
     level.pop().unwrap_or_else(Ratio::zero)
+}
+
+/// `Q / T` as a big-integer fraction; a zero period is a full processor.
+fn big_term(budget: Duration, period: Duration) -> Ratio<BigUint> {
+    if period.is_zero() {
+        Ratio::one()
+    } else {
+        Ratio::new(
+            BigUint::from(budget.as_nanos()),
+            BigUint::from(period.as_nanos()),
+        )
+    }
 }
 
 #[cfg(test)]
@@ -236,13 +239,9 @@ mod tests {
                 .iter()
                 .map(|&(q, t)| (Duration::from_nanos(q), Duration::from_nanos(if t % 5 == 0 { 0 } else { t })))
                 .collect();
-            let running = servers.iter().fold(Ratio::zero(), |sum: Ratio<BigUint>, &(q, t)| {
-                sum + if t.is_zero() {
-                    Ratio::one()
-                } else {
-                    Ratio::new(BigUint::from(q.as_nanos()), BigUint::from(t.as_nanos()))
-                }
-            });
+            let running = servers
+                .iter()
+                .fold(Ratio::zero(), |sum: Ratio<BigUint>, &(q, t)| sum + big_term(q, t));
             prop_assert_eq!(big_total(&servers), running);
         }
     }

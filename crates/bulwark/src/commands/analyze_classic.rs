@@ -404,7 +404,8 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
                     .position(|r| r.priority != own)
                     .map_or(rows.len(), |n| index + n);
                 level = index..end;
-                level_bounded = rows[..end].iter().any(bounded_releases);
+                // The tasks at or above this level: those above, then this level's own.
+                level_bounded |= rows[index..end].iter().any(bounded_releases);
             }
             // A script run once through is a lump to the others, and its own job to itself.
             let name = rows[index].task.name.as_str();
