@@ -47,6 +47,7 @@ use bulwark_core::reservation::Reservation;
 use bulwark_core::{Duration, Priority};
 
 use crate::classic::fixed_point::{least_fixed_point, FixedPoint, Interference};
+use crate::levels::Levels;
 use crate::rbf::ServerKind;
 
 /// One reservation server under analysis: `(b, p, eta)` at priority `sigma`.
@@ -251,11 +252,8 @@ pub fn response_times(servers: &[Server]) -> Vec<Response> {
 /// core per server, as [`response_time_masked`] does, made `analyze` of a core of 50,000
 /// servers take 40 s.)
 pub fn response_times_masked(servers: &[Server], masked: Option<Duration>) -> Vec<Response> {
-    let mut order: Vec<usize> = (0..servers.len()).collect();
-    order.sort_by_key(|&i| core::cmp::Reverse(servers[i].priority));
-    let levels: Vec<&[usize]> = order
-        .chunk_by(|&a, &b| servers[a].priority == servers[b].priority)
-        .collect();
+    let levels = Levels::new(servers.len(), |i| servers[i].priority);
+    let levels: Vec<&[usize]> = levels.iter().collect();
     let mut below = vec![Duration::ZERO; levels.len()];
     let mut longest = Duration::ZERO;
     for (level, members) in levels.iter().enumerate().rev() {
