@@ -98,12 +98,20 @@ fn utilisation_low(term: &Interference) -> u128 {
 fn demand<H: Interferes>(constant: u64, terms: &[H], t: u128) -> u128 {
     terms.iter().fold(constant as u128, |sum, h| {
         let h = h.term();
-        // u64 division when the window fits (the common case), u128 otherwise.
-        let releases = match u64::try_from(t).ok().and_then(|t| t.checked_add(h.jitter)) {
-            Some(window) => window.div_ceil(h.period.max(1)) as u128,
-            None => (t + h.jitter as u128).div_ceil(h.period.max(1) as u128),
+        // When the window fits 64 bits (the common case): no division for a window within one
+        // period (one release), else a 64-bit one, and a 64 x 64-bit product that cannot
+        // overflow 128 bits; a saturating 128-bit product only past that (a saturating
+        // multiplication on every term was most of a 50,000-task `analyze`).
+        let period = h.period.max(1);
+        let work = match u64::try_from(t).ok().and_then(|t| t.checked_add(h.jitter)) {
+            Some(0) => 0,
+            Some(window) if window <= period => u128::from(h.cost),
+            Some(window) => u128::from(window.div_ceil(period)) * u128::from(h.cost),
+            None => (t + h.jitter as u128)
+                .div_ceil(period as u128)
+                .saturating_mul(h.cost as u128),
         };
-        sum.saturating_add(releases.saturating_mul(h.cost as u128))
+        sum.saturating_add(work)
     })
 }
 
