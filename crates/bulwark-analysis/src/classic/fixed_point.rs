@@ -311,6 +311,25 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// `f(t)` against the formula in plain 128-bit arithmetic: windows of zero, within one
+        /// period, over several, and past 64 bits (near `u64::MAX`, or with a jitter).
+        #[test]
+        fn demand_is_the_request_bound(
+            constant in 0u64..1_000,
+            raw in proptest::collection::vec((0u64..=u64::MAX, 0u64..1_000, 0u64..3), 0..5),
+            t in proptest::prop_oneof![0u128..3, 0u128..5_000, (u64::MAX as u128 - 3)..(u64::MAX as u128 + 3)],
+        ) {
+            let terms: Vec<Interference> = raw
+                .iter()
+                .map(|&(cost, period, jitter)| Interference { cost, period, jitter })
+                .collect();
+            let expected = terms.iter().fold(constant as u128, |sum, h| {
+                let releases = (t + h.jitter as u128).div_ceil(h.period.max(1) as u128);
+                sum.saturating_add(releases.saturating_mul(h.cost as u128))
+            });
+            proptest::prop_assert_eq!(demand(constant, &terms, t), expected);
+        }
+
         /// The jumps never change the answer of the plain iteration.
         #[test]
         fn jumps_agree_with_the_plain_iteration(
