@@ -854,8 +854,27 @@ fn axis(
         );
         return None;
     }
+    // The axis counts in billionths (an end within a billionth is kept): a value that rounds
+    // to none would be read as another (a `from` as utilisation 0, a `step` as 1e-9).
+    for (value, span, what) in [
+        (from, raw.from.span(), "from"),
+        (to, raw.to.span(), "to"),
+        (step, raw.step.span(), "step"),
+    ] {
+        if ppb(value) < 1.0 {
+            ok = false;
+            fail(
+                span,
+                format!("utilisation {what} is {}", shown(value)),
+                "allowed: at least 0.000000001 (the utilisation axis counts in billionths)",
+            );
+        }
+    }
+    if !ok {
+        return None;
+    }
     // Integer steps from integer ends: no float drift along the axis.
-    let (from, to, step) = (ppb(from) as u64, ppb(to) as u64, (ppb(step) as u64).max(1));
+    let (from, to, step) = (ppb(from) as u64, ppb(to) as u64, ppb(step) as u64);
     let count = (to - from) / step + 1;
     if count > MAX_UTILISATION_POINTS as u64 {
         fail(

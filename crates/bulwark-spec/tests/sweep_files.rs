@@ -105,6 +105,20 @@ fn each_mistake_is_located() {
         "s.toml:15:6: utilisation to (0.05) is below from (0.1)",
         "at least from",
     );
+    // Below a billionth a value would be read as another: a `from` as utilisation 0, a
+    // `step` as 1e-9.
+    one_error(
+        "from = 0.1",
+        "from = 1e-12",
+        "s.toml:14:8: utilisation from is 0.000000000001",
+        "counts in billionths",
+    );
+    one_error(
+        "step = 0.1",
+        "step = 4e-10",
+        "s.toml:16:8: utilisation step is 0.0000000004",
+        "counts in billionths",
+    );
     one_error(
         "constrained-fraction = 0.25",
         "constrained-fraction = 2.0",
