@@ -634,7 +634,9 @@ impl Checker<'_> {
                     );
                     None
                 }
-                // `cores` is wrong and already reported.
+                // `cores` is wrong and already reported: a table of a possible core still
+                // says how that core's tasks are checked (not by the scenario's policy).
+                (Ok(core), None) if core < MAX_CORES => Some(core),
                 (_, None) => None,
             };
             let kind = self.policy(&table.policy);
