@@ -201,12 +201,7 @@ impl Checker<'_> {
             self.report(span, message, help);
             return None;
         }
-        let on_core = self
-            .core_policies
-            .iter()
-            .find(|(on, _)| *on == core)
-            .map(|(_, p)| *p)
-            .or(policy)?;
+        let on_core = self.policy_of_core(core, policy)?;
         if on_core != PolicyKind::FixedPriority {
             let message = format!("{named} is core {core}, which runs {}", on_core.name());
             let help = "allowed: a core that runs fixed-priority (the component paper's \

@@ -44,6 +44,7 @@ pub(crate) fn validate(
         terminations: Vec::new(),
         actions: Vec::new(),
         core_policies: Vec::new(),
+        unknown_policy_cores: Vec::new(),
         server_names: Vec::new(),
         server_inherits: Vec::new(),
         server_mc_ipc: Vec::new(),
@@ -72,6 +73,9 @@ struct Checker<'a> {
     actions: Vec<ActionRef>,
     /// The `[[core]]` policies, known before the tasks are checked against their core's.
     core_policies: Vec<(u16, PolicyKind)>,
+    /// Cores whose `[[core]]` table names an unknown policy (reported): their tasks are not
+    /// checked against any policy, rather than against the scenario's.
+    unknown_policy_cores: Vec<u16>,
     /// Every `[[server]]` name, in file order, known before the tasks' `invoke` steps.
     server_names: Vec<String>,
     /// Whether each `[[server]]` inherits bandwidth, in file order.
@@ -189,13 +193,22 @@ impl Checker<'_> {
                     .ok()
                     .filter(|&c| cores.is_some_and(|n| c < n))
                     .filter(|&c| self.cluster_with(c).is_none())?;
-                self.core_policies
-                    .iter()
-                    .find(|(on, _)| *on == core)
-                    .map(|(_, p)| *p)
-                    .or(policy)
+                self.policy_of_core(core, policy)
             })
             .collect()
+    }
+
+    /// The policy `core` runs: its `[[core]]` table's, else the scenario's `policy`; `None`
+    /// when its table names an unknown policy (already reported).
+    fn policy_of_core(&self, core: u16, policy: Option<PolicyKind>) -> Option<PolicyKind> {
+        if self.unknown_policy_cores.contains(&core) {
+            return None;
+        }
+        self.core_policies
+            .iter()
+            .find(|(on, _)| *on == core)
+            .map(|(_, p)| *p)
+            .or(policy)
     }
 
     /// `[vbs]`, every task's `cap` and every `action` step: `Some(None)` when no core runs
@@ -650,6 +663,10 @@ impl Checker<'_> {
                     all_valid = false;
                 }
                 (Some(core), Some(kind)) => found.push((core, kind)),
+                (Some(core), None) => {
+                    self.unknown_policy_cores.push(core);
+                    all_valid = false;
+                }
                 _ => all_valid = false,
             }
         }

@@ -221,15 +221,11 @@ impl Checker<'_> {
         }
         // The task is checked against its core's policy; a cluster's core has none (the
         // error above says so).
-        let policy = policy.filter(|_| cluster.is_none()).map(|scenario_policy| {
-            core.and_then(|c| {
-                self.core_policies
-                    .iter()
-                    .find(|(on, _)| *on == c)
-                    .map(|(_, p)| *p)
-            })
-            .unwrap_or(scenario_policy)
-        });
+        let policy = match core {
+            Some(core) => self.policy_of_core(core, policy),
+            None => policy,
+        }
+        .filter(|_| cluster.is_none());
         let priority = self.priority(raw, policy, whole.clone());
         if kind == Some(Kind::Script) && policy == Some(PolicyKind::Edf) && raw.deadline.is_none() {
             self.report(
