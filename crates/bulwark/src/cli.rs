@@ -391,8 +391,9 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub json: bool,
     /// For a component system: print the CAmkES configuration lines the analyzer computed
-    /// (priority ceilings, thread pools), for pasting back into the .camkes file.
-    #[arg(long)]
+    /// (priority ceilings, thread pools), for pasting back into the .camkes file (not with
+    /// --json, which prints the analysis instead).
+    #[arg(long, conflicts_with = "json")]
     pub camkes: bool,
     /// For a component system with bodies: the protocol overheads the schedulability
     /// analysis adds (Eqs. 1, 7 and 8), in place of the file's `[cost]` (default: the
@@ -478,8 +479,8 @@ pub struct ReproduceArgs {
     /// Where to write the report.
     #[arg(long, default_value = "report", value_name = "DIR")]
     pub out: PathBuf,
-    /// List the experiments and exit.
-    #[arg(long)]
+    /// List the experiments and exit (with no experiment or --out: they would be ignored).
+    #[arg(long, conflicts_with_all = ["name", "out"])]
     pub list: bool,
 }
 

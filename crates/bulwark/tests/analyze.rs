@@ -1101,6 +1101,36 @@ fn a_mixed_files_parts_keep_their_groups() {
     assert_eq!(row(&stdout, "control")[8], "21.29ms");
 }
 
+/// `--camkes` prints a component system's configuration: on a scenario or an MC-IPC file, or
+/// beside `--json` (which prints the analysis instead), it would be ignored, so it is a usage
+/// error (exit 2) that names the file's kind.
+#[test]
+fn camkes_output_is_refused_where_it_would_be_ignored() {
+    for (file, kind) in [
+        ("scenarios/textbook-rm.toml", "this file is a scenario"),
+        (
+            "scenarios/mcipc/one-core.toml",
+            "this file is an MC-IPC system",
+        ),
+    ] {
+        let out = output_of(&["analyze", file, "--camkes"], 2);
+        let stderr = text(&out.stderr);
+        assert_contains(
+            &stderr,
+            "--camkes prints a component system's CAmkES configuration",
+        );
+        assert_contains(&stderr, kind);
+        assert!(out.stdout.is_empty());
+    }
+    let both = [
+        "analyze",
+        "scenarios/components/fig3.camkes",
+        "--camkes",
+        "--json",
+    ];
+    assert_contains(&text(&output_of(&both, 2).stderr), "cannot be used with");
+}
+
 /// The configuration analyzer on the paper's Fig. 3 (`scenarios/components/fig3.camkes`):
 /// A's CPI serves tasks one and two (2 threads), B's CPI tasks one, two and three (3
 /// threads), both waiting at the highest requester priority, 30; `--camkes` prints the lines

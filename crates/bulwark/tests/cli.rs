@@ -201,6 +201,20 @@ fn plots_that_cannot_be_written_are_refused_before_running() {
     assert!(out.stdout.is_empty());
 }
 
+/// `--list` runs nothing and writes nothing: an experiment or an `--out` beside it is a usage
+/// error, not silently ignored.
+#[test]
+fn reproduce_list_refuses_what_it_would_ignore() {
+    for args in [
+        &["reproduce", "--list", "textbook-fp-edf"][..],
+        &["reproduce", "--list", "--out", "elsewhere"],
+    ] {
+        let out = output_of(args, 2);
+        assert_contains(&text(&out.stderr), "cannot be used with");
+    }
+    assert_contains(&stdout_of(&["reproduce", "--list"], 0), "textbook-fp-edf");
+}
+
 #[test]
 fn reproduce_names_the_experiments_it_knows() {
     let out = output_of(&["reproduce", "no-such-experiment"], 2);

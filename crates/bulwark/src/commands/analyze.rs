@@ -35,6 +35,12 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
         return Ok(crate::exit::bad_input());
     };
     super::components::refuse_overheads(&args.file, args.overheads, &system)?;
+    super::components::refuse_component_flag(
+        &args.file,
+        args.camkes,
+        "--camkes prints a component system's CAmkES configuration",
+        &system,
+    )?;
     let scenario = match system {
         SystemFile::McIpc(system) => return super::mcipc_analyze::analyze(&system, args.json),
         SystemFile::Components(located) => return Ok(components(&located.system, args)),

@@ -126,12 +126,27 @@ pub fn refuse_overheads(
     overheads: Option<ProtocolOverheads>,
     system: &SystemFile,
 ) -> Result<(), String> {
-    if overheads.is_none() || system.kind() == FileKind::Components {
+    refuse_component_flag(
+        file,
+        overheads.is_some(),
+        "--overheads prices the IPC of a component system",
+        system,
+    )
+}
+
+/// A flag that only a component system's file reads (`doing` says what it does), given for
+/// another kind of file: refused rather than ignored.
+pub fn refuse_component_flag(
+    file: &std::path::Path,
+    given: bool,
+    doing: &str,
+    system: &SystemFile,
+) -> Result<(), String> {
+    if !given || system.kind() == FileKind::Components {
         return Ok(());
     }
     Err(format!(
-        "{}: --overheads prices the IPC of a component system, and this file is {}; leave it \
-         out",
+        "{}: {doing}, and this file is {}; leave it out",
         file.display(),
         system.kind().describe()
     ))
