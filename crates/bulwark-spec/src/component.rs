@@ -464,10 +464,12 @@ impl ComponentSystem {
     /// The first broken invariant (see the module header), if any: a debug checker for
     /// tests and for systems built by hand.
     pub fn invariant_violation(&self) -> Option<String> {
-        let mut task_names = Vec::new();
-        let mut requestors = Vec::new();
-        for (i, c) in self.components.iter().enumerate() {
-            if self.components[..i].iter().any(|o| o.name == c.name) {
+        // Sets: a list per name made this check quadratic in a system of many components.
+        let mut component_names = HashSet::new();
+        let mut task_names = HashSet::new();
+        let mut requestors = HashSet::new();
+        for c in &self.components {
+            if !component_names.insert(c.name.as_str()) {
                 return Some(format!("component name `{}` is not unique", c.name));
             }
             match &c.kind {
@@ -480,17 +482,16 @@ impl ComponentSystem {
                 _ => {}
             }
             for t in c.tasks() {
-                if task_names.contains(&t.name.as_str()) {
+                if !task_names.insert(t.name.as_str()) {
                     return Some(format!("task name `{}` is not unique", t.name));
                 }
-                if requestors.contains(&t.requestor) {
+                if !requestors.insert(t.requestor) {
                     return Some(format!("requestor {} is not unique", t.requestor));
                 }
-                task_names.push(t.name.as_str());
-                requestors.push(t.requestor);
             }
-            for (j, cpi) in c.cpis().iter().enumerate() {
-                if c.cpis()[..j].iter().any(|o| o.name == cpi.name) {
+            let mut cpi_names = HashSet::new();
+            for cpi in c.cpis() {
+                if !cpi_names.insert(cpi.name.as_str()) {
                     return Some(format!("CPI `{}.{}` is not unique", c.name, cpi.name));
                 }
                 if cpi.protocol.with_priority(cpi.priority) != cpi.protocol {
@@ -681,6 +682,45 @@ mod tests {
         let senders = s.senders(ConnectionId(1));
         assert_eq!(senders.len(), 2);
         assert!(senders.iter().all(|s| !s.known));
+    }
+
+    /// Each name the checker keeps a set of, repeated: the repeat is named.
+    #[test]
+    fn the_checker_finds_each_repeated_name() {
+        let mut s = system(true);
+        s.components[2].name = "server".into();
+        assert_eq!(
+            s.invariant_violation().as_deref(),
+            Some("component name `server` is not unique")
+        );
+        let mut s = system(true);
+        s.components.push(s.components[0].clone());
+        s.components[3].name = "client2".into();
+        assert_eq!(
+            s.invariant_violation().as_deref(),
+            Some("task name `client` is not unique")
+        );
+        if let ComponentKind::Active { tasks } = &mut s.components[3].kind {
+            tasks[0].name = "client2".into();
+        }
+        assert_eq!(
+            s.invariant_violation().as_deref(),
+            Some("requestor 0 is not unique")
+        );
+        let mut s = system(true);
+        if let ComponentKind::Passive { cpis } = &mut s.components[1].kind {
+            cpis[1].name = "a".into();
+        }
+        assert_eq!(
+            s.invariant_violation().as_deref(),
+            Some("CPI `server.a` is not unique")
+        );
+        // The same CPI name in two components is no repeat.
+        let mut s = system(true);
+        if let ComponentKind::Passive { cpis } = &mut s.components[2].kind {
+            cpis[0].name = "a".into();
+        }
+        assert_eq!(s.invariant_violation(), None);
     }
 
     #[test]
