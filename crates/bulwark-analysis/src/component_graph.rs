@@ -52,6 +52,8 @@ use bulwark_spec::component::{
     ComponentSystem, CpiId, CpiProtocol, Procedure, ProcedureStep, TaskRef,
 };
 
+use crate::text_table::{self, Columns};
+
 /// The first caveat of section 5 (and footnote 7), shown with every cycle.
 pub const CAVEAT_DISTINCT_CPIS: &str = "a cycle in the connection digraph need not be a call \
      loop: CAmkES connections go from components to CPIs, so when a component has several \
@@ -940,25 +942,9 @@ pub fn render(analysis: &ComponentAnalysis) -> String {
         .collect();
     let header = [
         "CPI", "protocol", "tasks", "min", "ceiling", "priority", "threads",
-    ]
-    .map(str::to_owned);
-    let mut widths = header.clone().map(|h| h.chars().count());
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    for row in std::iter::once(&header).chain(&rows) {
-        let mut line = String::new();
-        for (cell, w) in row.iter().zip(widths) {
-            // Padded by hand: `format!`'s width panics at 65,536 and more, and the tasks cell
-            // of a CPI that thousands of clients call is wider than that.
-            line.push_str(cell);
-            line.extend(std::iter::repeat_n(' ', w - cell.chars().count() + 2));
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    ];
+    let rows: Vec<Vec<String>> = rows.into_iter().map(Vec::from).collect();
+    out.push_str(&text_table::render(&header, &rows, Columns::Text));
     if !analysis.tasks.is_empty() {
         out.push_str("\ntasks:\n");
         for t in &analysis.tasks {

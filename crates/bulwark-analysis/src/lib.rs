@@ -26,6 +26,7 @@ pub mod reclamation;
 pub mod scenario;
 pub mod shared_reservation;
 pub mod sweep;
+pub mod text_table;
 pub mod utilisation;
 pub mod vbs;
 
