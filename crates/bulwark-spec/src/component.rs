@@ -687,40 +687,51 @@ mod tests {
     /// Each name the checker keeps a set of, repeated: the repeat is named.
     #[test]
     fn the_checker_finds_each_repeated_name() {
-        let mut s = system(true);
-        s.components[2].name = "server".into();
-        assert_eq!(
-            s.invariant_violation().as_deref(),
-            Some("component name `server` is not unique")
-        );
-        let mut s = system(true);
-        s.components.push(s.components[0].clone());
-        s.components[3].name = "client2".into();
-        assert_eq!(
-            s.invariant_violation().as_deref(),
-            Some("task name `client` is not unique")
-        );
-        if let ComponentKind::Active { tasks } = &mut s.components[3].kind {
-            tasks[0].name = "client2".into();
+        let after = |edit: &dyn Fn(&mut ComponentSystem)| {
+            let mut s = system(true);
+            edit(&mut s);
+            s.invariant_violation()
+        };
+        let rename_cpi = |s: &mut ComponentSystem, component: usize, cpi: usize| {
+            if let ComponentKind::Passive { cpis } = &mut s.components[component].kind {
+                cpis[cpi].name = "a".into();
+            }
+        };
+        // A second client: its component renamed, then its task too (the requestor repeats).
+        let second_client = |s: &mut ComponentSystem, task_renamed: bool| {
+            let mut client = s.components[0].clone();
+            client.name = "client2".into();
+            if let ComponentKind::Active { tasks } = &mut client.kind {
+                if task_renamed {
+                    tasks[0].name = "client2".into();
+                }
+            }
+            s.components.push(client);
+        };
+        type Edit<'a> = &'a dyn Fn(&mut ComponentSystem);
+        let cases: [(Edit, Option<&str>); 5] = [
+            (
+                &|s| s.components[2].name = "server".into(),
+                Some("component name `server` is not unique"),
+            ),
+            (
+                &|s| second_client(s, false),
+                Some("task name `client` is not unique"),
+            ),
+            (
+                &|s| second_client(s, true),
+                Some("requestor 0 is not unique"),
+            ),
+            (
+                &|s| rename_cpi(s, 1, 1),
+                Some("CPI `server.a` is not unique"),
+            ),
+            // The same CPI name in two components is no repeat.
+            (&|s| rename_cpi(s, 2, 0), None),
+        ];
+        for (edit, expected) in cases {
+            assert_eq!(after(edit).as_deref(), expected);
         }
-        assert_eq!(
-            s.invariant_violation().as_deref(),
-            Some("requestor 0 is not unique")
-        );
-        let mut s = system(true);
-        if let ComponentKind::Passive { cpis } = &mut s.components[1].kind {
-            cpis[1].name = "a".into();
-        }
-        assert_eq!(
-            s.invariant_violation().as_deref(),
-            Some("CPI `server.a` is not unique")
-        );
-        // The same CPI name in two components is no repeat.
-        let mut s = system(true);
-        if let ComponentKind::Passive { cpis } = &mut s.components[2].kind {
-            cpis[0].name = "a".into();
-        }
-        assert_eq!(s.invariant_violation(), None);
     }
 
     #[test]
