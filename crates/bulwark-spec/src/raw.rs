@@ -251,6 +251,13 @@ impl RawReservation {
         self.named.as_deref() == Some("best-effort")
             || self.best_effort.as_ref().is_some_and(|on| *on.get_ref())
     }
+
+    /// A time partition as written (a core or slots, not best-effort), whether or not its
+    /// values are valid.
+    pub(crate) fn is_time_partition(&self) -> bool {
+        // A best-effort table with core or slots is refused as such.
+        !self.is_best_effort() && (self.core.is_some() || self.slots.is_some())
+    }
 }
 
 struct ReservationVisitor;

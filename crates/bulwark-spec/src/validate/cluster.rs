@@ -1058,17 +1058,24 @@ impl Checker<'_> {
     /// partition (as written, so that a wrong partition does not make it look unused),
     /// refused otherwise.
     pub(super) fn cluster_cycles(&mut self, raw: &RawScenario) {
+        // A partition naming no [[cluster]] (reported there) may be meant for any of them:
+        // no cluster's cycle is then called unused.
+        let partition_astray = raw.task.iter().any(|task| {
+            let task = task.get_ref();
+            let astray = task.cluster.as_ref().is_some_and(|k| {
+                !raw.cluster
+                    .iter()
+                    .any(|c| c.get_ref().name.get_ref() == k.get_ref())
+            });
+            astray && (task.reservation.as_ref()).is_some_and(|r| r.get_ref().is_time_partition())
+        });
         for table in &raw.cluster {
             let c = table.get_ref();
             let name = c.name.get_ref();
             let partition = raw.task.iter().find(|task| {
                 let task = task.get_ref();
                 task.cluster.as_ref().is_some_and(|k| k.get_ref() == name)
-                    && task.reservation.as_ref().is_some_and(|r| {
-                        let r = r.get_ref();
-                        // A best-effort table with core or slots is refused as such.
-                        !r.is_best_effort() && (r.core.is_some() || r.slots.is_some())
-                    })
+                    && (task.reservation.as_ref()).is_some_and(|r| r.get_ref().is_time_partition())
             });
             match (&c.cycle, partition) {
                 (None, Some(task)) => self.report(
@@ -1080,7 +1087,7 @@ impl Checker<'_> {
                     "add cycle = \"20ms\" to the cluster: H, the cycle its partitions' slots \
                      repeat with (every slot ends within it)",
                 ),
-                (Some(cycle), None) => self.report(
+                (Some(cycle), None) if !partition_astray => self.report(
                     cycle.span(),
                     format!(
                         "cluster `{name}` has a cycle, but none of its tasks is a time partition"
