@@ -47,6 +47,9 @@ pub(super) struct KnownCluster {
     name: String,
     /// Its valid cores, in file order.
     cores: Vec<u16>,
+    /// Every core it lists is valid: else a task's core missing from `cores` may be the one
+    /// written wrong (already reported), and is not reported again.
+    cores_complete: bool,
     /// `None`: wrong, already reported.
     order: Option<SporadicOrder>,
     /// `H`; `None`: not given, or wrong (already reported).
@@ -100,6 +103,7 @@ impl Checker<'_> {
             self.clusters.push(KnownCluster {
                 name: c.name.get_ref().clone(),
                 cores: own.clone(),
+                cores_complete: cores_valid,
                 order,
                 cycle: cycle.flatten(),
                 members: 0,
@@ -817,6 +821,7 @@ impl Checker<'_> {
             }
         }
         let known = cluster.map(|c| (self.clusters[c].cores.clone(), self.clusters[c].cycle));
+        let cores_complete = cluster.is_none_or(|c| self.clusters[c].cores_complete);
         let core = match &raw.core {
             None => {
                 self.report(
@@ -837,7 +842,7 @@ impl Checker<'_> {
                 let found = u16::try_from(n)
                     .ok()
                     .filter(|c| known.as_ref().is_none_or(|(cores, _)| cores.contains(c)));
-                if found.is_none() {
+                if found.is_none() && cores_complete {
                     let cores = known.as_ref().map_or_else(String::new, |(c, _)| list(c));
                     self.report(
                         core.span(),

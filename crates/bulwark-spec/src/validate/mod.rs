@@ -513,8 +513,14 @@ impl Checker<'_> {
             let Some(group) = &task.get_ref().group else {
                 continue;
             };
+            let written = raw
+                .group
+                .iter()
+                .any(|g| g.get_ref().name.get_ref() == group.get_ref());
             match groups.iter_mut().find(|g| &g.name == group.get_ref()) {
                 Some(g) => g.members.push(index),
+                // Its table is wrong, and reported there.
+                None if written => all_valid = false,
                 None => {
                     let names: Vec<&str> = raw
                         .group
