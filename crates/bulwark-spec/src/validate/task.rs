@@ -319,11 +319,17 @@ impl Checker<'_> {
                 );
                 None
             }
-            (Some(_), Some(priority)) => {
+            (Some(p), Some(priority)) => {
+                // Named by the task's own policy: edf, cbs, hard-cbs and vbs all order by
+                // deadline.
                 self.report(
                     priority.span(),
-                    "edf orders jobs by deadline; priority is only used by fixed-priority",
-                    "allowed: remove priority from this task, or use policy = \"fixed-priority\"",
+                    format!(
+                        "{} orders jobs by deadline: a task's priority is not used",
+                        p.name()
+                    ),
+                    "allowed: remove priority from this task, or use a policy with priorities \
+                     (fixed-priority, deferrable-server, sporadic-server, spr, spr-deferrable)",
                 );
                 None
             }
