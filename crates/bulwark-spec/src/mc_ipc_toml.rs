@@ -2609,13 +2609,17 @@ impl Checker<'_> {
         let name = raw.get_ref().as_str();
         let found = names.iter().position(|n| *n == name);
         if found.is_none() {
+            // A blank name (refused at its table) is no name to offer.
+            let offered: Vec<&str> = (names.iter().copied())
+                .filter(|n| !n.trim().is_empty())
+                .collect();
             self.report(
                 raw.span(),
                 format!("no {what} is called `{name}`"),
-                if names.is_empty() {
+                if offered.is_empty() {
                     format!("add a [[{what}]] table with this name")
                 } else {
-                    format!("allowed: {}", names.join(", "))
+                    format!("allowed: {}", offered.join(", "))
                 },
             );
         }

@@ -889,6 +889,23 @@ invokes = { nope = 1 }
     );
 }
 
+/// A blank cluster name is refused at its table, and is no name to offer the reservations
+/// that name another cluster: with no other, they are told to add one.
+#[test]
+fn a_blank_name_is_not_offered() {
+    let text = "protocol = \"mc-ipc\"\n\n[[cluster]]\nname = \"\"\ncores = 1\n\n\
+                [[server]]\nname = \"key\"\noperation = \"1ms\"\n\n\
+                [[reservation]]\nname = \"R1\"\ncluster = \"C1\"\npriority = 1\nbudget = \"2ms\"\n\
+                period = \"10ms\"\nexecution = \"1ms\"\n";
+    let diagnostics = parse_mc_ipc(text, "f.toml").expect_err("rejected");
+    let reference = diagnostics
+        .errors()
+        .iter()
+        .find(|e| e.plain().contains("no cluster is called `C1`"))
+        .expect("the reference is reported");
+    assert_eq!(reference.help(), "add a [[cluster]] table with this name");
+}
+
 /// What a parsed system promises, checked from the outside.
 fn invariant_violation(system: &McIpcSystem) -> Option<String> {
     let k = system.clusters.len() as u64;
