@@ -34,6 +34,7 @@ pub(crate) fn validate(
         text,
         errors: Vec::new(),
         declarations: Declarations::default(),
+        connections_incomplete: false,
     };
     let system = checker.file(file);
     let declarations = std::mem::take(&mut checker.declarations);
@@ -48,6 +49,9 @@ struct Checker<'a> {
     errors: Vec<SpecError>,
     /// Where each component (instance) and connection of the built system is declared.
     declarations: Declarations,
+    /// A connection was dropped for an error (reported there): a request on an interface it
+    /// may have been meant to connect is not also called unconnected.
+    connections_incomplete: bool,
 }
 
 /// A component type, checked.
@@ -297,6 +301,7 @@ impl<'f> Checker<'_> {
                     "allowed: seL4RPCCall, seL4RPCCallPrioritized or another seL4RPC connector \
                      (this subset models procedure calls only)",
                 );
+                self.connections_incomplete = true;
                 continue;
             }
             let name = &declaration.name;
@@ -307,6 +312,7 @@ impl<'f> Checker<'_> {
                     "allowed: connection <Connector> <name>(from <instance>.<interface>, \
                      to <instance>.<interface>);",
                 );
+                self.connections_incomplete = true;
             }
             if declaration.to.len() != 1 {
                 self.report(
@@ -319,12 +325,14 @@ impl<'f> Checker<'_> {
                     "allowed: exactly one `to` end per connection (the prioritized connectors \
                      require it); split it into separate connections",
                 );
+                self.connections_incomplete = true;
                 continue;
             }
             let to_end = &declaration.to[0];
             let to = self
                 .end(&to_end.instance, &to_end.interface, true, types, instances)
                 .map(|(component, cpi)| CpiId { component, cpi });
+            self.connections_incomplete |= to.is_none();
             for from_end in &declaration.from {
                 let Some((from, _)) = self.end(
                     &from_end.instance,
@@ -333,6 +341,7 @@ impl<'f> Checker<'_> {
                     types,
                     instances,
                 ) else {
+                    self.connections_incomplete = true;
                     continue;
                 };
                 let interface = from_end.interface.text.as_str();
@@ -965,6 +974,9 @@ impl<'f> Checker<'_> {
             return Some(ProcedureStep::Request(ConnectionId(id)));
         }
         if info.uses.contains(&interface) {
+            if self.connections_incomplete {
+                return None;
+            }
             self.report(
                 span,
                 format!("`{name}.{interface}` is not connected"),
