@@ -580,7 +580,10 @@ impl Checker<'_> {
                 ),
             );
         } else if found.is_none() {
-            let names: Vec<&str> = shapes.iter().map(|s| s.name).collect();
+            // A blank name (refused at its table) is no name to offer.
+            let names: Vec<&str> = (shapes.iter().map(|s| s.name))
+                .filter(|n| !n.trim().is_empty())
+                .collect();
             self.report(
                 span,
                 format!("no component is called `{name}`"),

@@ -719,3 +719,21 @@ proptest! {
         let _ = parse_components(&text, "any.toml");
     }
 }
+
+/// A blank component name is refused at its table, and is no name to offer a connection
+/// that names another component.
+#[test]
+fn a_blank_component_name_is_not_offered() {
+    let text = "[[component]]\nname = \"\"\nkind = \"passive\"\n\
+                [[component.cpi]]\nname = \"i\"\nprotocol = \"inherited\"\n\
+                [[component]]\nname = \"client\"\nkind = \"active\"\n\
+                [[component.task]]\nname = \"t\"\npriority = 1\nperiod = \"10ms\"\n\
+                [[connection]]\nfrom = \"client\"\nto = \"server.i\"\n";
+    let diagnostics = parse_components(text, "f.toml").expect_err("rejected");
+    let reference = diagnostics
+        .errors()
+        .iter()
+        .find(|e| e.plain().contains("no component is called `server`"))
+        .expect("the reference is reported");
+    assert_eq!(reference.help(), "allowed: client");
+}
