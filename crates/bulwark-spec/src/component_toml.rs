@@ -67,7 +67,7 @@ use crate::component::{
     Cpi, CpiId, CpiProtocol, Declarations, LocatedSystem, ProcedureStep, ReservationField, Task,
     TaskReservation, MAX_REQUESTOR, MAX_THREADS,
 };
-use crate::diagnostic::{Diagnostics, Source, SpecError};
+use crate::diagnostic::{names_help, Diagnostics, Source, SpecError};
 use crate::model::CostModel;
 use crate::raw::{RawCost, RawQuantity, RawTime};
 use crate::validate::PRIORITY_HELP;
@@ -580,18 +580,13 @@ impl Checker<'_> {
                 ),
             );
         } else if found.is_none() {
-            // A blank name (refused at its table) is no name to offer.
-            let names: Vec<&str> = (shapes.iter().map(|s| s.name))
-                .filter(|n| !n.trim().is_empty())
-                .collect();
             self.report(
                 span,
                 format!("no component is called `{name}`"),
-                if names.is_empty() {
-                    "add a [[component]] table with this name".to_owned()
-                } else {
-                    format!("allowed: {}", names.join(", "))
-                },
+                names_help(
+                    shapes.iter().map(|s| s.name),
+                    "add a [[component]] table with this name",
+                ),
             );
         }
         found

@@ -287,6 +287,20 @@ impl Source {
     }
 }
 
+/// The help of a reference that names no table of its kind: the names that could be meant,
+/// each once, blank ones (refused at their tables) left out; or, with none, `add`.
+pub(crate) fn names_help<'n>(names: impl IntoIterator<Item = &'n str>, add: &str) -> String {
+    let mut seen = std::collections::HashSet::new();
+    let offered: Vec<&str> = (names.into_iter())
+        .filter(|name| !name.trim().is_empty() && seen.insert(*name))
+        .collect();
+    if offered.is_empty() {
+        add.to_owned()
+    } else {
+        format!("allowed: {}", offered.join(", "))
+    }
+}
+
 /// How many bytes of source text were scanned to locate offsets, counted in tests only so
 /// that a test can show that locating is linear in the file's size.
 #[cfg(test)]

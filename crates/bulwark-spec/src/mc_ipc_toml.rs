@@ -212,7 +212,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::diagnostic::{Diagnostics, Source, SpecError};
+use crate::diagnostic::{names_help, Diagnostics, Source, SpecError};
 /// A script step's time: drawn as a scenario's execution time is.
 pub use crate::model::Execution;
 use crate::model::{CostModel, GroupSpec};
@@ -2609,18 +2609,13 @@ impl Checker<'_> {
         let name = raw.get_ref().as_str();
         let found = names.iter().position(|n| *n == name);
         if found.is_none() {
-            // A blank name (refused at its table) is no name to offer.
-            let offered: Vec<&str> = (names.iter().copied())
-                .filter(|n| !n.trim().is_empty())
-                .collect();
             self.report(
                 raw.span(),
                 format!("no {what} is called `{name}`"),
-                if offered.is_empty() {
-                    format!("add a [[{what}]] table with this name")
-                } else {
-                    format!("allowed: {}", offered.join(", "))
-                },
+                names_help(
+                    names.iter().copied(),
+                    &format!("add a [[{what}]] table with this name"),
+                ),
             );
         }
         found

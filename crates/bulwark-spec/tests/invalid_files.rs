@@ -67,6 +67,17 @@ fn helps_say_what_is_allowed() {
         "allowed: a whole number, without quotes"
     );
     assert!(first_help("bad_unit.toml").contains("ns, us (or \u{b5}s), ms, s"));
+    // Blank names (refused at their tables) are not offered to references.
+    let blank = diagnostics_of(&invalid_dir().join("blank_names.toml"));
+    let helps: Vec<&str> = blank.errors()[3..].iter().map(|e| e.help()).collect();
+    assert_eq!(
+        helps,
+        [
+            "add a [[group]] table with this name and a quota",
+            "add a [[server]] table with this name, a gate and an operation",
+            "add a [[cluster]] table with this name, its cores and its order",
+        ]
+    );
     assert!(first_help("missing_core.toml").contains("0..=1"));
     let reservation = diagnostics_of(&invalid_dir().join("budget_larger_than_period.toml"));
     let help = reservation.errors()[1].help();

@@ -18,6 +18,7 @@ use toml::Spanned;
 
 use super::task::{Kind, Placement};
 use super::{Checker, MAX_CORES};
+use crate::diagnostic::names_help;
 use crate::model::{
     ClusterMember, ClusterSpec, MemberKind, Replenishment, Reservation, SporadicOrder,
 };
@@ -259,12 +260,10 @@ impl Checker<'_> {
         let label = raw.name.get_ref();
         let cluster = self.clusters.iter().position(|c| &c.name == key.get_ref());
         if cluster.is_none() {
-            let names: Vec<&str> = self.clusters.iter().map(|c| c.name.as_str()).collect();
-            let help = if names.is_empty() {
-                "add a [[cluster]] table with this name, its cores and its order".to_owned()
-            } else {
-                format!("allowed: {}", names.join(", "))
-            };
+            let help = names_help(
+                self.clusters.iter().map(|c| c.name.as_str()),
+                "add a [[cluster]] table with this name, its cores and its order",
+            );
             self.report(
                 key.span(),
                 format!("no [[cluster]] is called `{}`", key.get_ref()),

@@ -20,7 +20,7 @@ use std::ops::Range;
 use bulwark_core::{Duration, Priority};
 use toml::Spanned;
 
-use crate::diagnostic::{Source, SpecError};
+use crate::diagnostic::{names_help, Source, SpecError};
 use crate::model::{
     CostModel, GroupSpec, PolicyKind, ReleaseStrategy, Scenario, TaskSpec, VbsPlugin, VbsSpec,
 };
@@ -522,19 +522,11 @@ impl Checker<'_> {
                 // Its table is wrong, and reported there.
                 None if written => all_valid = false,
                 None => {
-                    let names: Vec<&str> = raw
-                        .group
-                        .iter()
-                        .map(|g| g.get_ref().name.get_ref().as_str())
-                        .collect();
+                    let names = (raw.group.iter()).map(|g| g.get_ref().name.get_ref().as_str());
                     self.report(
                         group.span(),
                         format!("no [[group]] is called `{}`", group.get_ref()),
-                        if names.is_empty() {
-                            "add a [[group]] table with this name and a quota".to_owned()
-                        } else {
-                            format!("allowed: {}", names.join(", "))
-                        },
+                        names_help(names, "add a [[group]] table with this name and a quota"),
                     );
                     all_valid = false;
                 }

@@ -10,9 +10,12 @@ use bulwark_core::ipc::GateProtocol;
 use toml::Spanned;
 
 use super::Checker;
+use crate::diagnostic::names_help;
 use crate::model::{Execution, PolicyKind, ServerSpec, ServerStep, TaskSpec};
 use crate::raw::RawScenario;
 
+/// What to add when an `invoke` names no server.
+const ADD_SERVER: &str = "add a [[server]] table with this name, a gate and an operation";
 const BODY_HELP: &str = "allowed: operation = \"2ms\" (or { uniform = [min, max] }), or body = \
                          [{ run = \"1ms\" }, { invoke = \"other\" }, ...]: runs and calls of \
                          other servers, in order";
@@ -246,7 +249,7 @@ impl Checker<'_> {
                     self.report(
                         target.span(),
                         format!("no [[server]] is called `{}`", target.get_ref()),
-                        format!("allowed: {}", self.unique_server_names().join(", ")),
+                        names_help(self.server_names.iter().map(String::as_str), ADD_SERVER),
                     );
                     return None;
                 };
@@ -337,16 +340,6 @@ impl Checker<'_> {
         valid
     }
 
-    fn unique_server_names(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = Vec::new();
-        for name in &self.server_names {
-            if !names.contains(&name.as_str()) {
-                names.push(name);
-            }
-        }
-        names
-    }
-
     /// `gate = "fifo-ipc" | "prio-ipc" | "mc-ipc"`.
     fn gate(&mut self, raw: &Spanned<String>) -> Option<GateProtocol> {
         match GateProtocol::from_name(raw.get_ref()) {
@@ -385,11 +378,7 @@ impl Checker<'_> {
     /// The server an `invoke` step names, by index; recorded for the core check.
     pub(super) fn invoked(&mut self, raw: &Spanned<String>) -> Option<usize> {
         let Some(server) = self.server_names.iter().position(|n| n == raw.get_ref()) else {
-            let help = if self.server_names.is_empty() {
-                "add a [[server]] table with this name, a gate and an operation".to_owned()
-            } else {
-                format!("allowed: {}", self.unique_server_names().join(", "))
-            };
+            let help = names_help(self.server_names.iter().map(String::as_str), ADD_SERVER);
             self.report(
                 raw.span(),
                 format!("no [[server]] is called `{}`", raw.get_ref()),
