@@ -897,13 +897,8 @@ fn a_blank_name_is_not_offered() {
                 [[server]]\nname = \"key\"\noperation = \"1ms\"\n\n\
                 [[reservation]]\nname = \"R1\"\ncluster = \"C1\"\npriority = 1\nbudget = \"2ms\"\n\
                 period = \"10ms\"\nexecution = \"1ms\"\n";
-    let diagnostics = parse_mc_ipc(text, "f.toml").expect_err("rejected");
-    let reference = diagnostics
-        .errors()
-        .iter()
-        .find(|e| e.plain().contains("no cluster is called `C1`"))
-        .expect("the reference is reported");
-    assert_eq!(reference.help(), "add a [[cluster]] table with this name");
+    let help = help_of(parse_mc_ipc(text, "f.toml"), "no cluster is called `C1`");
+    assert_eq!(help, "add a [[cluster]] table with this name");
 }
 
 /// What a parsed system promises, checked from the outside.

@@ -52,6 +52,15 @@ pub fn rejection<T: Debug>(
     }
 }
 
+/// The help of the error of a rejected file whose message contains `message`.
+pub fn help_of<T: Debug>(result: Result<T, Diagnostics>, message: &str) -> String {
+    let diagnostics = result.expect_err("rejected");
+    let error = (diagnostics.errors().iter())
+        .find(|e| e.plain().contains(message))
+        .unwrap_or_else(|| panic!("no error says `{message}`: {}", diagnostics.plain()));
+    error.help().to_owned()
+}
+
 /// The first error of a refused file, as `file:line:column: message`, and its help.
 pub fn first_error<T>(result: Result<T, Diagnostics>) -> (String, String) {
     let diagnostics = result.err().expect("the file is refused");
