@@ -814,7 +814,7 @@ fn hyperbolic_with(tasks: &[TaskTiming], equal_count: bool) -> HyperbolicBound {
     let terms: Vec<HyperbolicTerm> = (products.into_iter().zip(admitted))
         .map(|(product, admitted)| HyperbolicTerm { product, admitted })
         .collect();
-    let verdict = match rate_monotonic(tasks, equal_count) {
+    let verdict = match rate_monotonic(tasks, &levels, equal_count) {
         Err(why) => Verdict::NotApplicable(why),
         Ok(()) if terms.iter().all(|t| t.admitted) => Verdict::Admitted,
         Ok(()) => Verdict::Rejected,
@@ -945,10 +945,14 @@ fn exact_admissions(tasks: &[TaskTiming], levels: &Levels, equal_count: bool) ->
 /// the longest of the levels above. Only a set that breaks both rules needs
 /// [`first_violation`] to say which one its first pair meets (a scan of every pair made
 /// `analyze` of 20,000 tasks quadratic).
-fn rate_monotonic(tasks: &[TaskTiming], equal_allowed: bool) -> Result<(), Inapplicable> {
+fn rate_monotonic(
+    tasks: &[TaskTiming],
+    levels: &Levels,
+    equal_allowed: bool,
+) -> Result<(), Inapplicable> {
     let (mut shared, mut unordered) = (false, false);
     let mut longest_above = Duration::ZERO;
-    for level in Levels::new(tasks.len(), |i| tasks[i].priority).iter() {
+    for level in levels.iter() {
         let periods = level.iter().map(|&i| tasks[i].period);
         let shortest = periods.clone().min().unwrap_or(Duration::ZERO);
         let longest = periods.max().unwrap_or(Duration::ZERO);
@@ -1024,7 +1028,8 @@ pub fn liu_layland(tasks: &[TaskTiming]) -> LiuLaylandBound {
         .iter()
         .map(|t| ratio(t.blocking, t))
         .fold(0.0, f64::max);
-    let verdict = match rate_monotonic(tasks, true) {
+    let levels = Levels::new(tasks.len(), |i| tasks[i].priority);
+    let verdict = match rate_monotonic(tasks, &levels, true) {
         Err(why) => Verdict::NotApplicable(why),
         Ok(()) if utilisation + blocking_ratio <= bound - LIU_LAYLAND_MARGIN => Verdict::Admitted,
         Ok(()) => Verdict::Rejected,
@@ -1316,7 +1321,7 @@ mod tests {
                 .collect();
             for equal_allowed in [false, true] {
                 prop_assert_eq!(
-                    rate_monotonic(&tasks, equal_allowed),
+                    rate_monotonic(&tasks, &Levels::new(tasks.len(), |i| tasks[i].priority), equal_allowed),
                     first_violation(&tasks, equal_allowed),
                     "equal_allowed {}", equal_allowed
                 );
