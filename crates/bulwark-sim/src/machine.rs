@@ -40,6 +40,7 @@ mod cluster;
 mod contexts;
 mod cpis;
 mod extras;
+mod job_index;
 mod job_log;
 mod servers;
 mod stepped;

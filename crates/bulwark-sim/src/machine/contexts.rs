@@ -15,11 +15,11 @@
 //! ready before the region, or woken by the running thread's own call or reply, is no such
 //! activation, and preempts as usual once it outranks the running thread.
 
+use bulwark_core::kernel::ContextId;
 use bulwark_core::reservation::SchedContext;
 use bulwark_core::{CoreDecision, Instant, TaskId, Work};
 
 use super::cpis::{At, Components, Region};
-use super::job_log::JobLog;
 use super::Machine;
 use crate::SimError;
 
@@ -70,8 +70,7 @@ impl Machine<'_> {
 
     /// Task `i`'s own context, if it has one.
     fn own_context_mut(&mut self, i: usize) -> Option<&mut SchedContext> {
-        self.objects
-            .context_mut(bulwark_core::kernel::ContextId(i as u32))
+        self.objects.context_mut(ContextId(i as u32))
     }
 
     /// The decision of a kernel entry on a core whose threads have scheduling contexts:
@@ -187,34 +186,26 @@ impl Machine<'_> {
                 return Ok(false);
             }
             context.deplete();
+            comps.note_depleted(id.0, true);
             if let Some(log) = comps.logs.get_mut(owner).and_then(Option::as_mut) {
                 log.outcome.budget_exhaustions += 1;
             }
         }
         self.block(comps, at, r)?;
-        comps.threads[r].throttled = true;
+        comps.set_throttled(r, true);
         Ok(true)
     }
 
     /// Jobs released by now: a task with none pending before activates its context with
     /// the job (Algorithm 3), and its thread, which the scheduler wakes, is a timer's wake-up.
     fn activate_released(&mut self, comps: &mut Components, at: &mut At<'_>) {
-        for i in 0..comps.logs.len() {
-            // Each core's decisions release its own tasks' jobs.
-            let Some(log) = comps.logs[i].as_mut().filter(|log| log.core == at.core) else {
-                continue;
-            };
-            log.release_until(at.now, true);
-            if log.active || log.pending.is_empty() {
-                continue;
-            }
-            log.active = true;
-            let thread = &mut comps.threads[i];
-            thread.blocked = false;
-            thread.timer_woken = Some(at.now);
+        // Each core's decisions release its own tasks' jobs.
+        for i in comps.activate_released(at.core, at.now) {
             if let Some(context) = self.own_context_mut(i) {
-                if !context.activate(at.now, at.work) {
-                    comps.threads[i].throttled = true;
+                let available = context.activate(at.now, at.work);
+                comps.note_depleted(i as u32, !available);
+                if !available {
+                    comps.set_throttled(i, true);
                 }
             }
         }
@@ -223,28 +214,37 @@ impl Machine<'_> {
     /// Gives back the budget of every depleted context whose replenishment is due (Algorithm
     /// 3), and its throttled threads the run queue, as a timer's wake-up.
     fn replenish_due(&mut self, comps: &mut Components, at: &mut At<'_>) -> Result<(), SimError> {
-        for index in 0..self.objects.kernel().context_ids().len() {
-            let id = self.objects.kernel().context_ids()[index];
-            // A context is its task's (by index), replenished by that task's core.
-            let owner_core = comps.threads.get(id.0 as usize).map(|t| t.core);
-            let Some(context) = self
-                .objects
-                .context_mut(id)
-                .filter(|_| owner_core == Some(at.core))
-            else {
+        // Replenishing one context changes no other, so the due ones can be listed first.
+        let kernel = self.objects.kernel();
+        let due: Vec<ContextId> = comps
+            .depleted
+            .iter()
+            .map(|&id| ContextId(id))
+            .filter(|id| {
+                // A context is its task's (by index), replenished by that task's core.
+                let owner_core = comps.threads.get(id.0 as usize).map(|t| t.core);
+                let context = kernel.context(*id);
+                owner_core == Some(at.core)
+                    && context.is_some_and(|context| context.replenishment_time() <= at.now)
+            })
+            .collect();
+        for id in due {
+            let Some(context) = self.objects.context_mut(id) else {
                 continue;
             };
-            if !context.is_depleted() || context.replenishment_time() > at.now {
-                continue;
-            }
-            context.activate(at.now, at.work);
-            for t in 0..comps.threads.len() {
-                let held = self.objects.kernel().context_of(TaskId(t as u32));
-                if comps.threads[t].throttled && held == Some(id) {
-                    comps.threads[t].throttled = false;
-                    self.make_ready(comps, at, t)?;
-                    comps.threads[t].timer_woken = Some(at.now);
-                }
+            let available = context.activate(at.now, at.work);
+            comps.note_depleted(id.0, !available);
+            let kernel = self.objects.kernel();
+            let waiting: Vec<usize> = comps
+                .throttled
+                .iter()
+                .map(|&t| t as usize)
+                .filter(|&t| kernel.context_of(TaskId(t as u32)) == Some(id))
+                .collect();
+            for t in waiting {
+                comps.set_throttled(t, false);
+                self.make_ready(comps, at, t)?;
+                comps.threads[t].timer_woken = Some(at.now);
             }
         }
         Ok(())
@@ -305,18 +305,13 @@ impl Machine<'_> {
         }
         // A release wakes its thread and activates its context at its instant, also while a
         // region keeps the scheduler from being asked.
-        let on_core = |log: &&JobLog| !log.active && log.core == core;
-        for log in comps.logs.iter().flatten().filter(on_core) {
-            at = at.min(log.next_release());
-        }
-        for &id in self.objects.kernel().context_ids() {
-            if comps.threads.get(id.0 as usize).map(|t| t.core) != Some(core) {
+        at = at.min(comps.next_inactive_release(core));
+        for &id in &comps.depleted {
+            if comps.threads.get(id as usize).map(|t| t.core) != Some(core) {
                 continue;
             }
-            if let Some(context) = self.objects.kernel().context(id) {
-                if context.is_depleted() {
-                    at = at.min(context.replenishment_time());
-                }
+            if let Some(context) = self.objects.kernel().context(ContextId(id)) {
+                at = at.min(context.replenishment_time());
             }
         }
         at.max(now)
@@ -333,7 +328,7 @@ impl Components {
 /// Thread `t` is ready in the scheduler and has budget.
 fn is_ready(comps: &Components, t: usize) -> bool {
     let thread = &comps.threads[t];
-    !thread.blocked && !thread.throttled
+    !thread.blocked && !thread.is_throttled()
 }
 
 /// True when the region defers every ready thread that outranks `r`: threads a timer made
@@ -349,7 +344,7 @@ fn defers_all_above(comps: &Components, r: usize) -> bool {
         t == r
             || thread.core != core
             || thread.blocked
-            || thread.throttled
+            || thread.is_throttled()
             || thread.effective() <= priority
             || thread.timer_woken.is_some_and(|at| at >= region.start)
     })

@@ -14,7 +14,7 @@
 //! counts as a protocol error). The per-job measures are `job_log.rs`'s, the scheduling
 //! contexts `contexts.rs`'s.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 use bulwark_core::ipc::{CpiId, CpiProtocol, Effect, Effects, Invoked, Replied, Request};
 use bulwark_core::kernel::{
@@ -24,6 +24,7 @@ use bulwark_core::{Duration, Event, Instant, Priority, TaskId, Wake, Work};
 use bulwark_spec::lowered::Step as CpiStep;
 use bulwark_spec::Scenario;
 
+use super::job_index::JobIndex;
 use super::job_log::JobLog;
 use super::{Entry, Machine, Step as CoreStep};
 use crate::components::ProtocolCosts;
@@ -94,7 +95,8 @@ pub(super) struct Thread {
     /// Not ready in the scheduler.
     pub(super) blocked: bool,
     /// Its scheduling context is out of budget: off the run queue until the replenishment.
-    pub(super) throttled: bool,
+    /// Set through [`Components::set_throttled`], which keeps the set of such threads.
+    throttled: bool,
     /// When a timer (its job's release, its context's replenishment) last made it ready, if
     /// that was its last wake-up and it has not run since: the wake-ups a non-preemptive
     /// region defers.
@@ -105,6 +107,11 @@ pub(super) struct Thread {
 }
 
 impl Thread {
+    /// Off the run queue until its context's replenishment.
+    pub(super) fn is_throttled(&self) -> bool {
+        self.throttled
+    }
+
     /// The priority it is scheduled at: protocol steps run at the ceiling.
     pub(super) fn effective(&self) -> Priority {
         if self.in_protocol {
@@ -130,6 +137,12 @@ pub(super) struct Components {
     fixed_callers: Vec<VecDeque<(usize, bool)>>,
     /// Per task: its job log, if it is a periodic script.
     pub(super) logs: Vec<Option<JobLog>>,
+    /// Per core: the logs with a job pending, and the quiet ones by next release.
+    pub(super) index: JobIndex,
+    /// The scheduling contexts out of budget, by id: those a replenishment can concern.
+    pub(super) depleted: BTreeSet<u32>,
+    /// The threads off the run queue for want of budget, by index.
+    pub(super) throttled: BTreeSet<u32>,
     pub(super) record_jobs: bool,
     pub(super) pool_exhausted: u64,
     pub(super) protocol_errors: u64,
@@ -170,6 +183,27 @@ impl Components {
     /// unseen), and gives nothing.
     fn counted<T>(&mut self, result: Result<T, SyscallError>) -> Option<T> {
         result.map_err(|_| self.protocol_errors += 1).ok()
+    }
+
+    /// Context `context` is out of budget (`depleted`) or not.
+    pub(super) fn note_depleted(&mut self, context: u32, depleted: bool) {
+        if depleted {
+            self.depleted.insert(context);
+        } else {
+            self.depleted.remove(&context);
+        }
+    }
+
+    /// Thread `t` is off the run queue for want of budget (`throttled`) or not.
+    pub(super) fn set_throttled(&mut self, t: usize, throttled: bool) {
+        if let Some(thread) = self.threads.get_mut(t) {
+            thread.throttled = throttled;
+        }
+        if throttled {
+            self.throttled.insert(t as u32);
+        } else {
+            self.throttled.remove(&(t as u32));
+        }
     }
 
     /// `core`'s decisions go through the scheduling contexts: some task on it has one.
@@ -219,7 +253,7 @@ impl Components {
             pools.push(spec.pool.clone());
             idle.push((0..spec.pool.len() as u32).collect());
         }
-        let logs = scenario
+        let logs: Vec<Option<JobLog>> = scenario
             .tasks
             .iter()
             .zip(&threads)
@@ -228,6 +262,7 @@ impl Components {
                 (thread.role == Role::Task).then_some(log)
             })
             .collect();
+        let index = JobIndex::new(&logs, usize::from(scenario.cores));
         let n = scenario.cpis.len();
         let mut context_cores: Vec<u16> = (0..scenario.tasks.len())
             .filter(|&task| has_contexts && scenario.kernel_context(task).is_some())
@@ -243,6 +278,9 @@ impl Components {
             overflow: vec![VecDeque::new(); n],
             fixed_callers: vec![VecDeque::new(); n],
             logs,
+            index,
+            depleted: BTreeSet::new(),
+            throttled: BTreeSet::new(),
             record_jobs,
             pool_exhausted: 0,
             protocol_errors: 0,
@@ -491,7 +529,10 @@ impl Machine<'_> {
                 waits,
                 contended,
             }) => {
-                comps.idle[c].retain(|&i| i != k);
+                // A pool thread waits at most once; usually it is the one offered, the first.
+                if let Some(at) = comps.idle[c].iter().position(|&i| i == k) {
+                    comps.idle[c].remove(at);
+                }
                 let Some(&t) = comps.pools[c].get(k as usize) else {
                     comps.protocol_errors += 1;
                     return Ok(());
@@ -724,7 +765,7 @@ impl Machine<'_> {
         comps.threads[t].timer_woken = None;
         if comps.has_contexts && self.context_depleted(t) {
             // Algorithm 1, lines 7-9: no budget, so it waits for the replenishment.
-            comps.threads[t].throttled = true;
+            comps.set_throttled(t, true);
             return Ok(());
         }
         let thread = &mut comps.threads[t];
@@ -746,8 +787,8 @@ impl Machine<'_> {
         at: &mut At<'_>,
         t: usize,
     ) -> Result<(), SimError> {
+        comps.set_throttled(t, false);
         let thread = &mut comps.threads[t];
-        thread.throttled = false;
         if thread.blocked {
             return Ok(());
         }

@@ -31,7 +31,7 @@ pub(super) struct PendingJob {
 /// A periodic task's jobs, as the paper's measures count them.
 #[derive(Clone, Debug)]
 pub(super) struct JobLog {
-    priority: Priority,
+    pub(super) priority: Priority,
     /// Its task's core: inversion is suffered from work on the same core only.
     pub(super) core: u16,
     offset: Instant,
@@ -158,8 +158,8 @@ impl Components {
             Role::Task => t,
             Role::Pool { .. } => thread.serving?.request.requestor.index(),
         };
-        let log = self.logs.get_mut(task)?.as_mut()?;
-        log.release_until(now, true);
+        self.release(task, now, true);
+        let log = self.logs.get(task)?.as_ref()?;
         Some((task, log.pending.front()?.seq))
     }
 
@@ -175,12 +175,11 @@ impl Components {
         else {
             return;
         };
-        for log in self.logs.iter_mut().flatten() {
-            // Work on another core delays no job of this one (partitioned cores).
-            if log.priority <= priority || log.core != core {
+        // Work on another core delays no job of this one (partitioned cores).
+        for task in self.pending_above(core, priority, now) {
+            let Some(log) = self.logs[task].as_mut() else {
                 continue;
-            }
-            log.release_until(now, false);
+            };
             for job in log.pending.iter_mut() {
                 let from = job.release.max(since);
                 let overlap = now.saturating_duration_since(from);
@@ -199,10 +198,10 @@ impl Components {
     /// sleeps until its next release).
     pub(super) fn job_done(&mut self, t: usize, now: Instant) -> bool {
         let record = self.record_jobs;
+        self.release(t, now, true);
         let Some(log) = self.logs.get_mut(t).and_then(Option::as_mut) else {
             return false;
         };
-        log.release_until(now, true);
         if let Some(job) = log.pending.pop_front() {
             log.close(job, Some(now), record);
         }
@@ -212,6 +211,7 @@ impl Components {
             if let Some(thread) = self.threads.get_mut(t) {
                 thread.blocked = true;
             }
+            self.log_emptied(t);
         }
         idle
     }
