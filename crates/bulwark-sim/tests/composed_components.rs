@@ -141,6 +141,36 @@ fn it_runs_as_the_component_file_does_and_the_other_core_adds_no_inversion() {
     assert_eq!(outcome.tasks[0].response.max_ns, 2_000_000);
 }
 
+/// A scenario's `[cost.ipc]` prices its components' protocol steps, as a component file's
+/// does. By hand, at 1 GHz: t1's request finds the inherited CPI unlocked, so each job is
+/// 1 ms of its own work, the call steps' 1,000,000 cycles (1 ms), the procedure's 2 ms and
+/// the reply steps' 500,000 cycles (0.5 ms): done 4.5 ms after its release.
+#[test]
+fn the_scenario_cost_table_prices_the_protocol_steps() {
+    let text = format!(
+        "{FILE}[cost]\nclock = \"1GHz\"\n[cost.ipc]\n\
+         inherited-unlocked = {{ call = 1000000, reply = 500000 }}\n"
+    );
+    let file =
+        bulwark_spec::parse(&text, "priced.toml").unwrap_or_else(|d| panic!("{}", d.plain()));
+    let row = file.cost.ipc.inherited_unlocked;
+    assert_eq!((row.call, row.reply), (1_000_000, 500_000));
+    let options = Options {
+        record_jobs: true,
+        ..Options::default()
+    };
+    let outcome = Machine::new(&compose(&file), &options)
+        .unwrap()
+        .measuring_inversion(true)
+        .run(&mut |_| {})
+        .unwrap();
+    let t1 = outcome.components.expect("measured").tasks[1]
+        .clone()
+        .expect("periodic");
+    assert_eq!(t1.max_response, Duration::from_micros(4_500));
+    assert_eq!(t1.misses, 0);
+}
+
 /// Random component systems lowered onto core 0 beside random periodic tasks on core 1.
 mod beside_any_tasks {
     use bulwark_core::reservation::Reservation;

@@ -111,10 +111,11 @@ fn a_scenario_and_an_mc_ipc_system_refuse_component_ipc_costs() {
     let (error, help) = first_error(parse(scenario, "s.toml"));
     assert_eq!(
         error,
-        "s.toml:6:1: `ipc` is not a cost of a scenario: a scenario has no components"
+        "s.toml:6:1: `ipc` is not a cost of a scenario: this file has no [[component]] \
+         tables, whose IPC steps it would price"
     );
     assert!(
-        help.ends_with("[cost.ipc] belongs in a component system"),
+        help.ends_with("[cost.ipc] with [[component]] tables"),
         "{help}"
     );
 

@@ -24,7 +24,7 @@ pub(crate) struct Charged {
     pub(crate) help: &'static str,
 }
 
-/// A scenario's or a sweep's machine: every cost but component IPC's.
+/// A scenario's or a sweep's machine without components: every cost but component IPC's.
 pub(crate) const SCENARIO: Charged = Charged {
     keys: &[
         "clock",
@@ -37,10 +37,28 @@ pub(crate) const SCENARIO: Charged = Charged {
         "reclaim-per-unit",
     ],
     kind: "a scenario",
-    why: "a scenario has no components",
+    why: "this file has no [[component]] tables, whose IPC steps it would price",
     help: "allowed: clock, timer-interrupt, scheduler, per-work-unit, context-switch, \
-           cache-refill, cache-flush, reclaim-per-unit; [cost.ipc] belongs in a component \
-           system",
+           cache-refill, cache-flush, reclaim-per-unit; [cost.ipc] with [[component]] tables",
+};
+
+/// A scenario with `[[component]]` tables: every cost, its components' IPC steps too.
+pub(crate) const SCENARIO_WITH_COMPONENTS: Charged = Charged {
+    keys: &[
+        "clock",
+        "timer-interrupt",
+        "scheduler",
+        "per-work-unit",
+        "context-switch",
+        "cache-refill",
+        "cache-flush",
+        "reclaim-per-unit",
+        "ipc",
+    ],
+    kind: "a scenario",
+    why: "no machine charges it",
+    help: "allowed: clock, timer-interrupt, scheduler, per-work-unit, context-switch, \
+           cache-refill, cache-flush, reclaim-per-unit and [cost.ipc]",
 };
 
 /// The machine: IPC steps and context switches.

@@ -136,7 +136,7 @@ impl Checker<'_> {
         let duration = self.positive_time(&raw.duration, "duration");
         let cost = match &raw.cost {
             None => Some(CostModel::default()),
-            Some(cost) => self.cost(cost.get_ref()),
+            Some(cost) => self.cost(cost.get_ref(), !raw.component.is_empty()),
         };
         let mut servers = self.servers(raw);
         let tasks = self.tasks(&raw.task, policy, cores, !raw.component.is_empty());
@@ -689,9 +689,15 @@ impl Checker<'_> {
         found
     }
 
-    fn cost(&mut self, raw: &RawCost) -> Option<CostModel> {
+    /// The `[cost]` table; `[cost.ipc]` only `with_components` (`[[component]]` tables).
+    fn cost(&mut self, raw: &RawCost, with_components: bool) -> Option<CostModel> {
         let text = self.source.text();
-        cost::cost_model(raw, &cost::SCENARIO, text, &mut |span, message, help| {
+        let charged = if with_components {
+            &cost::SCENARIO_WITH_COMPONENTS
+        } else {
+            &cost::SCENARIO
+        };
+        cost::cost_model(raw, charged, text, &mut |span, message, help| {
             self.report(span, message, help)
         })
     }
