@@ -105,11 +105,9 @@ pub use bulwark_core::ipc::{CallReply, CpiProtocol};
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::lowered::{LoweredCpi, LoweredTask, Step};
 
+use crate::classic::fixed_point::{least_fixed_point, FixedPoint, Interference};
 use crate::levels::Levels;
 use crate::utilisation::liu_layland_bound;
-
-/// The most iterations a response-time fixed point takes before giving up (not admitted).
-pub const MAX_ITERATIONS: u32 = 100_000;
 
 /// How far below `n(2^(1/n) - 1)` Eq. 3's left side must stay to be admitted.
 pub const LIU_LAYLAND_MARGIN: f64 = 1e-9;
@@ -1047,8 +1045,8 @@ pub fn liu_layland(tasks: &[TaskTiming]) -> LiuLaylandBound {
 pub struct Response {
     /// `B_i`, as given.
     pub blocking: Duration,
-    /// `R_i` when admitted; otherwise the first iterate above `T_i` (a lower bound on the
-    /// real worst case), or [`Duration::MAX`] when the demand is unbounded.
+    /// `R_i` when admitted; otherwise the search's first value past `T_i` (a lower bound on
+    /// the real worst case), or [`Duration::MAX`] when the demand is unbounded.
     pub response: Duration,
     /// Admitted iff `R_i <= T_i`.
     pub verdict: Verdict,
@@ -1058,7 +1056,7 @@ pub struct Response {
 /// the module notes on equal priorities); `None` for an index out of range.
 pub fn response_time(tasks: &[TaskTiming], index: usize) -> Option<Response> {
     let me = *tasks.get(index)?;
-    let interfering: Vec<(u128, u64)> = tasks
+    let interfering: Vec<Interference> = tasks
         .iter()
         .enumerate()
         .filter(|&(j, t)| j != index && t.priority >= me.priority)
@@ -1067,14 +1065,20 @@ pub fn response_time(tasks: &[TaskTiming], index: usize) -> Option<Response> {
     Some(response_with(me, &interfering))
 }
 
-/// `(C, T)` of a task that can delay another, if it has any demand at all.
-fn demand(task: &TaskTiming) -> Option<(u128, u64)> {
+/// The interference of a task that can delay another, if it has any demand at all.
+fn demand(task: &TaskTiming) -> Option<Interference> {
     let execution = task.execution.as_nanos();
-    (execution != 0).then_some((u128::from(execution), task.period.as_nanos()))
+    (execution != 0).then_some(Interference {
+        cost: execution,
+        period: task.period.as_nanos(),
+        jitter: 0,
+    })
 }
 
-/// `me`'s response time against the `(C, T)` of the tasks that can delay it.
-fn response_with(me: TaskTiming, interfering: &[(u128, u64)]) -> Response {
+/// `me`'s response time against the tasks that can delay it: the least fixed point of
+/// `R = C_i + B_i + sum ceil(R / T_j) C_j` (the classic search, exact however near 1 the
+/// load), admitted when it is at most `T_i`.
+fn response_with(me: TaskTiming, interfering: &[Interference]) -> Response {
     let mut response = Response {
         blocking: me.blocking,
         response: Duration::MAX,
@@ -1084,15 +1088,17 @@ fn response_with(me: TaskTiming, interfering: &[(u128, u64)]) -> Response {
         response.verdict = Verdict::NotApplicable(Inapplicable::ZeroPeriod);
         return response;
     }
-    if interfering.iter().any(|&(_, t)| t == 0) {
+    if interfering.iter().any(|term| term.period == 0) {
         return response; // Unbounded demand from a zero period.
     }
-    let own = me.execution.as_nanos() as u128 + me.blocking.as_nanos() as u128;
-    let (r, verdict) = match fixed_point(own, interfering, me.period.as_nanos()) {
-        Ok(r) => (r, Verdict::Admitted),
-        Err(r) => (r, Verdict::Rejected),
+    let Some(own) = me.execution.as_nanos().checked_add(me.blocking.as_nanos()) else {
+        return response; // Beyond any period.
     };
-    response.response = Duration::from_nanos(u64::try_from(r).unwrap_or(u64::MAX));
+    let (r, verdict) = match least_fixed_point(own, interfering, own, me.period.as_nanos()) {
+        FixedPoint::Found { value, .. } => (value, Verdict::Admitted),
+        FixedPoint::Exceeds { value, .. } => (value, Verdict::Rejected),
+    };
+    response.response = Duration::from_nanos(r);
     response.verdict = verdict;
     response
 }
@@ -1103,7 +1109,7 @@ fn response_with(me: TaskTiming, interfering: &[(u128, u64)]) -> Response {
 /// from the whole set made a component star of 20,000 clients spend most of `analyze` there.
 pub fn response_times(tasks: &[TaskTiming]) -> Vec<Response> {
     let mut responses: Vec<Option<Response>> = vec![None; tasks.len()];
-    let mut terms: Vec<(u128, u64)> = Vec::with_capacity(tasks.len());
+    let mut terms: Vec<Interference> = Vec::with_capacity(tasks.len());
     for level in Levels::new(tasks.len(), |i| tasks[i].priority).iter() {
         let above = terms.len();
         for &i in level {
@@ -1121,35 +1127,6 @@ pub fn response_times(tasks: &[TaskTiming]) -> Vec<Response> {
 /// True when the response-time analysis admits every task.
 pub fn schedulable(tasks: &[TaskTiming]) -> bool {
     response_times(tasks).iter().all(|r| r.verdict.admitted())
-}
-
-/// The least fixed point of `r = base + sum ceil(r / T) C` over `interfering` (all periods
-/// non-zero), iterated from `base`. `Ok` when it is at most `limit`; otherwise `Err` with the
-/// first iterate above `limit` (or the last one, after [`MAX_ITERATIONS`]). The iterates never
-/// decrease, because the right side is non-decreasing in `r` and the first is `base`.
-fn fixed_point(base: u128, interfering: &[(u128, u64)], limit: u64) -> Result<u128, u128> {
-    let mut r = base;
-    for _ in 0..MAX_ITERATIONS {
-        if r > u128::from(limit) {
-            return Err(r);
-        }
-        // `r <= limit` fits 64 bits: divide in 64 bits (a 128-bit division is a library call,
-        // most of a 20,000-task `analyze`).
-        // Most terms of a long-period set are one job (`0 < r <= T`): no division for them.
-        let jobs_of = |t: u64| match r as u64 {
-            0 => 0,
-            r if r <= t => 1,
-            r => u128::from(r.div_ceil(t)),
-        };
-        let next = interfering
-            .iter()
-            .fold(base, |sum, &(c, t)| sum + jobs_of(t) * c);
-        if next == r {
-            return Ok(r);
-        }
-        r = next;
-    }
-    Err(r)
 }
 
 /// A natural number in little-endian 64-bit limbs: just enough to compare the hyperbolic
@@ -1199,6 +1176,38 @@ impl Natural {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A load within 1e-5 of 1: task `fast` (99.999 us every 100 us) above `slow` (100 us
+    /// every 20 s). By hand, `slow`'s R is 1e5 + 99,999 n ns with n = ceil(R / 1e5) jobs of
+    /// `fast`, the least solution n = 1e5: R = 10 s, within its period. The iteration one
+    /// job at a time needs 1e5 steps; the search with jumps finds it, where a cap on the
+    /// steps rejected it (while Eq. 2, a sufficient test, admitted it).
+    #[test]
+    fn a_load_near_one_is_solved_exactly() {
+        let fast = TaskTiming::new(
+            Duration::from_nanos(99_999),
+            Duration::from_micros(100),
+            Priority(20),
+        );
+        let slow = TaskTiming::new(
+            Duration::from_micros(100),
+            Duration::from_secs(20),
+            Priority(10),
+        );
+        let responses = response_times(&[fast, slow]);
+        assert_eq!(responses[1].response, Duration::from_secs(10));
+        assert!(responses[1].verdict.admitted());
+        assert_eq!(response_time(&[fast, slow], 1), Some(responses[1]));
+        // A period just short of it: rejected, with a lower bound past the period.
+        let short = TaskTiming::new(
+            Duration::from_micros(100),
+            Duration::from_nanos(9_999_999_999),
+            Priority(10),
+        );
+        let rejected = response_times(&[fast, short])[1];
+        assert!(!rejected.verdict.admitted());
+        assert!(rejected.response > short.period);
+    }
 
     /// The tasks task `i`'s product runs over, in input order: those of higher priority, and
     /// of equal priority other than `i` when `equal_count`.

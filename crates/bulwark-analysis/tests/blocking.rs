@@ -564,12 +564,14 @@ fn degenerate_inputs_are_not_admitted_and_do_not_panic() {
     // The empty set passes every test.
     assert_eq!(hyperbolic(&[]).verdict, Verdict::Admitted);
     assert_eq!(liu_layland(&[]).verdict, Verdict::Admitted);
-    // Saturated durations are rejected, not wrapped.
+    // Saturated durations are rejected, not wrapped: a demand of `Duration::MAX` is
+    // unbounded, as in the classic fixed-priority test, whose search this is.
     let huge = [
         TaskTiming::new(Duration::MAX, Duration::MAX, Priority(2)),
         TaskTiming::new(Duration::MAX, Duration::MAX, Priority(1)).with_blocking(Duration::MAX),
     ];
-    assert_eq!(verdicts(&huge), [Verdict::Admitted, Verdict::Rejected]);
+    assert_eq!(verdicts(&huge), [Verdict::Rejected, Verdict::Rejected]);
+    assert_eq!(response_times(&huge)[0].response, Duration::MAX);
     assert_eq!(hyperbolic(&huge).verdict, Verdict::Rejected);
 }
 
