@@ -34,6 +34,10 @@ pub struct MetricsDocument<'a> {
     /// Every job, present only when the run kept job records.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jobs: Option<Vec<JobDocument>>,
+    /// The component paper's measures of a scenario's component tasks, present only when it
+    /// has `[[component]]` tables (the CLI fills it in: its bounds come from the analysis).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub components: Option<serde_json::Value>,
 }
 
 /// One task's aggregates.
@@ -157,6 +161,7 @@ pub fn metrics_document(outcome: &Outcome) -> MetricsDocument<'_> {
             .jobs
             .as_ref()
             .map(|jobs| jobs.iter().map(|job| job_document(outcome, job)).collect()),
+        components: None,
     }
 }
 

@@ -226,6 +226,46 @@ fn component_systems_on_two_cores_are_checked_simulated_and_analysed_apart() {
 }
 
 #[test]
+fn simulate_measures_each_component_task_beside_its_inversion_bound() {
+    let metrics = common::json_of(&["simulate", TWO_CORES, "--json"], 0);
+    let measures = metrics["components"].as_array().unwrap();
+    let named = |name: &str| measures.iter().find(|m| m["task"] == name).unwrap().clone();
+    // Core 1's one: client three enters the server at 9.5 ms (after one's 3.5 ms, two's
+    // 3.5 ms and its own 2.5 ms) and runs its 1 ms section at the ceiling, one's priority,
+    // when one's second job arrives at 10 ms: 500 us of inversion by one lower job, against
+    // B = 1 ms (the server's section); 41 jobs, none missed, R = 3.5 ms + 500 us.
+    let one = named("one");
+    assert_eq!(one["core"], 1);
+    assert_eq!(one["jobs"], 41);
+    assert_eq!(one["misses"], 0);
+    assert_eq!(one["max_inversion_ns"], 500_000);
+    assert_eq!(one["max_lower_jobs"], 1);
+    assert_eq!(one["inversion_bound_ns"], 1_000_000);
+    assert_eq!(one["max_response_ns"], 4_000_000);
+    // Core 0's t1 in its SPR reservation: B = 5 ms plus Eq. 1's I = 500 us (the lower
+    // tasks' eta).
+    assert_eq!(named("t1")["inversion_bound_ns"], 5_500_000);
+    // Every task of both systems is measured, and none exceeds its bound.
+    assert_eq!(measures.len(), 7);
+    for measure in measures {
+        let bound = measure["inversion_bound_ns"].as_u64().unwrap();
+        assert!(
+            measure["max_inversion_ns"].as_u64().unwrap() <= bound,
+            "{measure}"
+        );
+    }
+    let text_out = common::stdout_of(&["simulate", TWO_CORES], 0);
+    common::assert_contains(&text_out, "component tasks (inversion:");
+    common::assert_contains(
+        &text_out,
+        "one       1    41       0           4ms          500us",
+    );
+    // A scenario without [[component]] tables has no such measures.
+    let plain = common::json_of(&["simulate", "scenarios/table-i.toml", "--json"], 0);
+    assert!(plain.get("components").is_none());
+}
+
+#[test]
 fn a_call_loop_in_the_second_core_s_system_is_refused_at_its_connection() {
     // The server (core 1, IPCP) requests the forwarder, which requests the server.
     let body = "protocol = \"fixed\"\nbody = [{ execute = \"1ms\" }]";

@@ -205,6 +205,12 @@ impl Schedulability {
         })
     }
 
+    /// Each task's bound on its priority inversion, in the system's task order: `B_i`, plus
+    /// SPR's `I_i` when it runs in a reservation (the blocking its response time counts).
+    pub fn inversion_bounds(&self) -> Vec<Duration> {
+        self.responses.iter().map(|r| r.blocking).collect()
+    }
+
     /// True when exact response-time analysis admits every task and, with reservations,
     /// every budget covers its job (`C_i <= b_i`) and SPR Eq. 1 admits the reservations.
     pub fn admitted(&self) -> bool {

@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod analyze_classic;
 pub mod attack;
 pub mod check;
+pub mod component_measures;
 pub mod components;
 pub mod exports;
 pub mod masks;

@@ -150,10 +150,17 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
             .unwrap_or_default();
         std::fs::write(path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
     }
+    let measures = super::component_measures::ComponentMeasures::of(&scenario, &outcome);
     if args.json {
-        outln!("{}", bulwark_lab::metrics_json::metrics_json(&outcome));
+        let mut document = bulwark_lab::metrics_json::metrics_document(&outcome);
+        document.components = measures.map(|m| m.json());
+        let text = serde_json::to_string_pretty(&document).map_err(|e| e.to_string())?;
+        outln!("{text}");
     } else {
         out!("{}", summary(&outcome));
+        if let Some(measures) = measures {
+            out!("{}", measures.render());
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
