@@ -246,35 +246,19 @@ pub fn response_times(servers: &[Server]) -> Vec<Response> {
 /// [`response_times`] on a core whose interrupts reclamations may mask for `masked` in all.
 ///
 /// The servers are taken from the highest priority down: a server's interference is every
-/// other server at its priority or above, so the levels above are one list kept from server
-/// to server and only its own level is laid out for each; its blocking is the longest `eta`
-/// of the levels below, one running maximum from the lowest level up. (One scan of the whole
-/// core per server, as [`response_time_masked`] does, made `analyze` of a core of 50,000
-/// servers take 40 s.)
+/// other server at its priority or above, so the levels above are kept summed by period
+/// from level to level and only its own level is laid out for each
+/// ([`Levels::with_interference`]); its blocking is the longest `eta` of the levels below,
+/// one running maximum from the lowest level up. (One scan of the whole core per server, as
+/// [`response_time_masked`] does, made `analyze` of a core of 50,000 servers take 40 s.)
 pub fn response_times_masked(servers: &[Server], masked: Option<Duration>) -> Vec<Response> {
     let levels = Levels::new(servers.len(), |i| servers[i].priority);
-    let levels: Vec<&[usize]> = levels.iter().collect();
-    let mut below = vec![Duration::ZERO; levels.len()];
-    let mut longest = Duration::ZERO;
-    for (level, members) in levels.iter().enumerate().rev() {
-        below[level] = longest;
-        for &i in members.iter() {
-            longest = longest.max(servers[i].reservation.non_preemptive);
-        }
-    }
+    let below = levels.longest_below(|i| servers[i].reservation.non_preemptive);
     let mut responses: Vec<Option<Response>> = vec![None; servers.len()];
-    let mut terms: Vec<Interference> = Vec::with_capacity(servers.len());
-    for (level, members) in levels.iter().enumerate() {
-        let above = terms.len();
-        for &i in members.iter() {
-            terms.truncate(above);
-            let peers = members.iter().filter(|&&j| j != i);
-            terms.extend(peers.map(|&j| interference(&servers[j])));
-            responses[i] = Some(response_with(&servers[i], below[level], &terms, masked));
-        }
-        terms.truncate(above);
-        terms.extend(members.iter().map(|&j| interference(&servers[j])));
-    }
+    levels.with_interference(
+        |j| Some(interference(&servers[j])),
+        |i, terms| responses[i] = Some(response_with(&servers[i], below[i], terms, masked)),
+    );
     responses.into_iter().flatten().collect()
 }
 

@@ -1104,23 +1104,17 @@ fn response_with(me: TaskTiming, interfering: &[Interference]) -> Response {
 }
 
 /// `R_i` for every task, in input order. The tasks are taken from the highest priority down:
-/// the levels above a task are one list of `(C, T)` kept from task to task, and only its own
-/// level is laid out for each (the fixed point sums its terms in any order). A list per task
-/// from the whole set made a component star of 20,000 clients spend most of `analyze` there.
+/// the levels above a task are one sum per period kept from level to level, and a task's
+/// own level is its peers' sums less its own term (the fixed point sums its terms in any
+/// order, and terms of one period add up). A list per task from the whole set made a
+/// component star of 20,000 clients spend most of `analyze` there; one term per task kept
+/// the search quadratic in the clients when they share a few hundred periods.
 pub fn response_times(tasks: &[TaskTiming]) -> Vec<Response> {
     let mut responses: Vec<Option<Response>> = vec![None; tasks.len()];
-    let mut terms: Vec<Interference> = Vec::with_capacity(tasks.len());
-    for level in Levels::new(tasks.len(), |i| tasks[i].priority).iter() {
-        let above = terms.len();
-        for &i in level {
-            terms.truncate(above);
-            let peers = level.iter().filter(|&&j| j != i);
-            terms.extend(peers.filter_map(|&j| demand(&tasks[j])));
-            responses[i] = Some(response_with(tasks[i], &terms));
-        }
-        terms.truncate(above);
-        terms.extend(level.iter().filter_map(|&j| demand(&tasks[j])));
-    }
+    Levels::new(tasks.len(), |i| tasks[i].priority).with_interference(
+        |j| demand(&tasks[j]),
+        |i, terms| responses[i] = Some(response_with(tasks[i], terms)),
+    );
     responses.into_iter().flatten().collect()
 }
 

@@ -17,6 +17,7 @@ use bulwark_spec::lowered::{LoweredCpi, LoweredTask, Step};
 use crate::admission::{self, Server};
 use crate::blocking::TaskTiming;
 use crate::component_graph::{self, ComponentAnalysis, CycleKind};
+use crate::levels::Levels;
 use crate::rbf::ServerKind;
 
 /// Why a component system cannot be simulated or analysed for schedulability.
@@ -193,18 +194,9 @@ pub fn reservation_terms(system: &ComponentSystem) -> Option<ReservationTerms> {
     if reservations.iter().all(Option::is_none) {
         return None;
     }
-    let regions = tasks
-        .iter()
-        .map(|task| {
-            tasks
-                .iter()
-                .zip(&reservations)
-                .filter(|(lower, _)| lower.priority < task.priority)
-                .filter_map(|(_, r)| r.map(|r| r.non_preemptive))
-                .max()
-                .unwrap_or(Duration::ZERO)
-        })
-        .collect();
+    // The longest eta of a lower priority: one running maximum, not a scan per task.
+    let regions = Levels::new(tasks.len(), |i| tasks[i].priority)
+        .longest_below(|i| reservations[i].map_or(Duration::ZERO, |r| r.non_preemptive));
     let servers: Option<Vec<Server>> = tasks
         .iter()
         .zip(&reservations)

@@ -64,6 +64,80 @@ impl Interferes for super::Task {
     }
 }
 
+/// Interference terms summed by rate: terms of equal period and jitter add up exactly
+/// (`C_a ceil((t + J) / T) + C_b ceil((t + J) / T) = (C_a + C_b) ceil((t + J) / T)`), so a
+/// search over many tasks that share few periods costs the distinct periods, not the tasks.
+/// The sums are kept in 128 bits; a term's cost saturates at `u64::MAX`, which the search
+/// reads as unbounded exactly as it would the separate terms.
+#[derive(Clone, Debug, Default)]
+pub struct RateSums {
+    terms: Vec<Interference>,
+    sums: Vec<u128>,
+    slot: std::collections::HashMap<(u64, u64), usize>,
+}
+
+impl RateSums {
+    /// `term` added to the sum of its rate.
+    pub fn add(&mut self, term: Interference) {
+        self.add_sum(term, u128::from(term.cost));
+    }
+
+    fn add_sum(&mut self, term: Interference, cost: u128) {
+        use std::collections::hash_map::Entry;
+        match self.slot.entry((term.period, term.jitter)) {
+            Entry::Occupied(entry) => {
+                let at = *entry.get();
+                self.sums[at] += cost;
+                self.terms[at].cost = saturated(self.sums[at]);
+            }
+            Entry::Vacant(entry) => {
+                entry.insert(self.terms.len());
+                self.terms.push(Interference {
+                    cost: saturated(cost),
+                    ..term
+                });
+                self.sums.push(cost);
+            }
+        }
+    }
+
+    /// Every rate of `other` added to this one's.
+    pub fn merge(&mut self, other: &RateSums) {
+        for (term, &sum) in other.terms.iter().zip(&other.sums) {
+            self.add_sum(*term, sum);
+        }
+    }
+
+    /// One term per rate.
+    pub fn terms(&self) -> &[Interference] {
+        &self.terms
+    }
+
+    /// The terms with `own` (one of the terms added) taken out of its rate's sum, a rate
+    /// left with nothing dropped: what the others of a level put on one of them.
+    pub fn without(&self, own: Option<Interference>) -> impl Iterator<Item = Interference> + '_ {
+        let at = own.and_then(|own| self.slot.get(&(own.period, own.jitter)).copied());
+        self.terms
+            .iter()
+            .zip(&self.sums)
+            .enumerate()
+            .filter_map(move |(i, (term, &sum))| {
+                let sum = match (at == Some(i), own) {
+                    (true, Some(own)) => sum - u128::from(own.cost),
+                    _ => sum,
+                };
+                (sum > 0).then_some(Interference {
+                    cost: saturated(sum),
+                    ..*term
+                })
+            })
+    }
+}
+
+fn saturated(sum: u128) -> u64 {
+    u64::try_from(sum).unwrap_or(u64::MAX)
+}
+
 /// How the search ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FixedPoint {
@@ -230,6 +304,11 @@ mod tests {
         }
     }
 
+    /// `f(t)` as the search reads it: anything from `u64::MAX` up is unbounded.
+    fn seen(terms: &[Interference], t: u128) -> u128 {
+        demand(3, terms, t).min(u64::MAX as u128)
+    }
+
     /// The plain iteration, for comparison (small inputs only).
     fn plain(constant: u64, terms: &[Interference], limit: u64) -> Option<u64> {
         let mut t = constant as u128;
@@ -350,6 +429,46 @@ mod tests {
                     FixedPoint::Exceeds { .. } => proptest::prop_assert_eq!(None, expected),
                 }
             }
+        }
+
+        /// Summed by rate, with or without one of the terms, the demand is the separate
+        /// terms' at every window, up to `u64::MAX`, where the search reads either as
+        /// unbounded: few periods, so most terms share one.
+        #[test]
+        fn rate_sums_are_the_separate_terms(
+            raw in proptest::collection::vec(
+                (proptest::prop_oneof![0u64..20, (u64::MAX - 3)..=u64::MAX], 1u64..4, 0u64..2),
+                1..8,
+            ),
+            left_out in 0usize..8,
+            t in proptest::prop_oneof![0u128..20, (u64::MAX as u128 - 3)..(u64::MAX as u128 + 3)],
+        ) {
+            let terms: Vec<Interference> = raw
+                .iter()
+                .map(|&(cost, period, jitter)| Interference { cost, period, jitter })
+                .collect();
+            let mut sums = RateSums::default();
+            for term in &terms {
+                sums.add(*term);
+            }
+            let distinct: std::collections::HashSet<_> =
+                terms.iter().map(|h| (h.period, h.jitter)).collect();
+            proptest::prop_assert_eq!(sums.terms().len(), distinct.len());
+            proptest::prop_assert_eq!(seen(sums.terms(), t), seen(&terms, t));
+            let left_out = left_out % terms.len();
+            let others: Vec<Interference> = terms
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != left_out)
+                .map(|(_, h)| *h)
+                .collect();
+            let without: Vec<Interference> = sums.without(Some(terms[left_out])).collect();
+            proptest::prop_assert_eq!(seen(&without, t), seen(&others, t));
+            let mut merged = RateSums::default();
+            merged.merge(&sums);
+            merged.merge(&sums);
+            let twice: Vec<Interference> = terms.iter().chain(&terms).copied().collect();
+            proptest::prop_assert_eq!(seen(merged.terms(), t), seen(&twice, t));
         }
     }
 }
