@@ -1834,6 +1834,36 @@ fn analyze_counts_the_reservations_of_a_component_system() {
     assert!(doc["schedulability"]["tasks"][0]["regions_ns"].is_null());
 }
 
+/// `simulate` of the same file sets each task's inversion beside its bound, `B_i` plus the
+/// reservation's `I_i`: t1's B is 5 ms (the analysis above, zero overheads), so 5.5 ms, and
+/// t4, the lowest, has neither; the plain file's bound is B alone. The run's worst inversion
+/// (500 us for t1, one lower job inside a CPI) stays within it.
+#[test]
+fn simulate_sets_each_component_task_s_inversion_beside_b_plus_i() {
+    let doc = json_of(
+        &["simulate", "scenarios/components/fig7-spr.camkes", "--json"],
+        0,
+    );
+    let tasks = doc["tasks"].as_array().unwrap();
+    assert_eq!(tasks[0]["blocking_ns"], 5_000_000);
+    assert_eq!(tasks[0]["inversion_bound_ns"], 5_500_000);
+    assert_eq!(tasks[3]["inversion_bound_ns"], 0);
+    for task in tasks {
+        let bound = task["inversion_bound_ns"].as_u64().unwrap();
+        assert!(
+            task["max_inversion_ns"].as_u64().unwrap() <= bound,
+            "{task}"
+        );
+    }
+    let plain = json_of(
+        &["simulate", "scenarios/components/fig7.camkes", "--json"],
+        0,
+    );
+    assert_eq!(plain["tasks"][0]["inversion_bound_ns"], 5_000_000);
+    let stdout = stdout_of(&["simulate", "scenarios/components/fig7-spr.camkes"], 0);
+    assert_eq!(row(&stdout, "t1").last(), Some(&"5.5ms"));
+}
+
 /// An MC-IPC file's `[cost] context-switch`: the scenario machine adds it to the work of each
 /// task or server a core switches to, and the analysis says its bounds leave it out. One
 /// task `client` (compute 1 ms, invoke 2 ms, compute 1 ms, sleep; period 100 ms) alone on one

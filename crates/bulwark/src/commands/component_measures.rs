@@ -76,7 +76,7 @@ impl ComponentMeasures {
             .collect();
         let mut out = String::from(
             "\ncomponent tasks (inversion: work of lower tasks while a job was pending; \
-             bound: B_i, plus I_i in a reservation):\n",
+             bound: B_i, plus SPR's I_i in a reservation):\n",
         );
         out.push_str(&table::render(
             &[
@@ -87,7 +87,7 @@ impl ComponentMeasures {
                 "max response",
                 "max inversion",
                 "lower jobs",
-                "bound",
+                "bound (B + I)",
                 "exhaustions",
             ],
             &rows,

@@ -476,16 +476,14 @@ pub fn simulate(located: &LocatedSystem, args: &SimulateArgs) -> Result<ExitCode
     }
     let outcome =
         run(&lowered.machine, options).map_err(|e| format!("{}: {e}", args.file.display()))?;
-    let blocking: Vec<Duration> = Schedulability::of(&lowered, system)
-        .map(|s| s.analysis.timings().iter().map(|t| t.blocking).collect())
-        .unwrap_or_default();
+    let bounds = Bounds::of(&lowered, system);
     write_exports(args, &lowered, &outcome)?;
     if args.json {
-        outln!("{:#}", outcome_json(&lowered, &outcome, &blocking));
+        outln!("{:#}", outcome_json(&lowered, &outcome, &bounds));
     } else {
         out!(
             "{}",
-            summary(&lowered, &outcome, &blocking, &format!("{until} simulated"))
+            summary(&lowered, &outcome, &bounds, &format!("{until} simulated"))
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -590,9 +588,7 @@ pub fn run_on_host(located: &LocatedSystem, args: &RunArgs) -> Result<ExitCode, 
     } else {
         None
     };
-    let blocking: Vec<Duration> = Schedulability::of(&lowered, system)
-        .map(|s| s.analysis.timings().iter().map(|t| t.blocking).collect())
-        .unwrap_or_default();
+    let bounds = Bounds::of(&lowered, system);
     write_recorded(
         &args.file,
         args.trace.as_deref(),
@@ -601,7 +597,7 @@ pub fn run_on_host(located: &LocatedSystem, args: &RunArgs) -> Result<ExitCode, 
         &host.outcome,
     )?;
     if args.json {
-        let mut root = outcome_json(&lowered, &host.outcome, &blocking);
+        let mut root = outcome_json(&lowered, &host.outcome, &bounds);
         let h = &host.host;
         let stats = super::run::stats;
         if let Some(map) = root.as_object_mut() {
@@ -620,16 +616,13 @@ pub fn run_on_host(located: &LocatedSystem, args: &RunArgs) -> Result<ExitCode, 
                 }),
             );
             if let Some(sim) = &simulated {
-                map.insert(
-                    "simulated".to_owned(),
-                    outcome_json(&lowered, sim, &blocking),
-                );
+                map.insert("simulated".to_owned(), outcome_json(&lowered, sim, &bounds));
             }
         }
         outln!("{root:#}");
     } else {
         let ran = format!("{until} on core {} of this machine", host.host.core);
-        out!("{}", summary(&lowered, &host.outcome, &blocking, &ran));
+        out!("{}", summary(&lowered, &host.outcome, &bounds, &ran));
         let cost = &host.entry_cost;
         outln!(
             "host: core {}, {} dispatcher entries ({} each on average, at most {}), {} \
@@ -692,12 +685,28 @@ fn compare(lowered: &Lowered, host: &ComponentOutcome, sim: &ComponentOutcome) -
     out
 }
 
-fn summary(
-    lowered: &Lowered,
-    outcome: &ComponentOutcome,
-    blocking: &[Duration],
-    ran: &str,
-) -> String {
+/// What the analysis bounds for each task, beside a run's measures: its blocking term
+/// `B_i` (`blocking_ns`), and the bound on its priority inversion, `B_i` plus SPR's `I_i`
+/// in a reservation (`inversion_bound_ns`, the table's "bound"); empty when the system is
+/// not analysable (a call loop).
+struct Bounds {
+    blocking: Vec<Duration>,
+    inversion: Vec<Duration>,
+}
+
+impl Bounds {
+    fn of(lowered: &Lowered, system: &ComponentSystem) -> Bounds {
+        let schedulability = Schedulability::of(lowered, system);
+        Bounds {
+            blocking: schedulability.as_ref().map_or_else(Vec::new, |s| {
+                s.analysis.timings().iter().map(|t| t.blocking).collect()
+            }),
+            inversion: schedulability.map_or_else(Vec::new, |s| s.inversion_bounds()),
+        }
+    }
+}
+
+fn summary(lowered: &Lowered, outcome: &ComponentOutcome, bounds: &Bounds, ran: &str) -> String {
     let rows: Vec<Vec<String>> = lowered
         .machine
         .tasks
@@ -712,7 +721,10 @@ fn summary(
                 o.misses.to_string(),
                 o.max_response.to_string(),
                 o.max_inversion.to_string(),
-                blocking.get(i).map_or("-".into(), |b| b.to_string()),
+                bounds
+                    .inversion
+                    .get(i)
+                    .map_or("-".into(), |b| b.to_string()),
             ]
         })
         .collect();
@@ -731,7 +743,7 @@ fn summary(
             "misses",
             "max response",
             "max inversion",
-            "B (analysis)",
+            "bound (B + I)",
         ],
         &rows,
     ));
@@ -745,7 +757,7 @@ fn summary(
     out
 }
 
-fn outcome_json(lowered: &Lowered, outcome: &ComponentOutcome, blocking: &[Duration]) -> Value {
+fn outcome_json(lowered: &Lowered, outcome: &ComponentOutcome, bounds: &Bounds) -> Value {
     let tasks: Vec<Value> = lowered
         .machine
         .tasks
@@ -772,7 +784,8 @@ fn outcome_json(lowered: &Lowered, outcome: &ComponentOutcome, blocking: &[Durat
                 "misses": o.misses,
                 "max_response_ns": o.max_response.as_nanos(),
                 "max_inversion_ns": o.max_inversion.as_nanos(),
-                "blocking_ns": blocking.get(i).map(|b| b.as_nanos()),
+                "blocking_ns": bounds.blocking.get(i).map(|b| b.as_nanos()),
+                "inversion_bound_ns": bounds.inversion.get(i).map(|b| b.as_nanos()),
                 "job_records": jobs,
             })
         })
