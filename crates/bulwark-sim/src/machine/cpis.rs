@@ -92,8 +92,9 @@ pub(super) struct Thread {
     pub(super) priority: Priority,
     /// Running protocol steps, which run at the ceiling.
     pub(super) in_protocol: bool,
-    /// Not ready in the scheduler.
-    pub(super) blocked: bool,
+    /// Not ready in the scheduler. Set through [`Components::set_blocked`], which keeps the
+    /// set of the ready ones.
+    blocked: bool,
     /// Its scheduling context is out of budget: off the run queue until the replenishment.
     /// Set through [`Components::set_throttled`], which keeps the set of such threads.
     throttled: bool,
@@ -107,6 +108,11 @@ pub(super) struct Thread {
 }
 
 impl Thread {
+    /// Not ready in the scheduler.
+    pub(super) fn is_blocked(&self) -> bool {
+        self.blocked
+    }
+
     /// Off the run queue until its context's replenishment.
     pub(super) fn is_throttled(&self) -> bool {
         self.throttled
@@ -143,6 +149,9 @@ pub(super) struct Components {
     pub(super) depleted: BTreeSet<u32>,
     /// The threads off the run queue for want of budget, by index.
     pub(super) throttled: BTreeSet<u32>,
+    /// The threads ready in the scheduler (not blocked), by core, effective priority and
+    /// index: a region's test of what outranks its thread looks at those above it only.
+    pub(super) ready: BTreeSet<(u16, Priority, u32)>,
     pub(super) record_jobs: bool,
     pub(super) pool_exhausted: u64,
     pub(super) protocol_errors: u64,
@@ -192,6 +201,52 @@ impl Components {
         } else {
             self.depleted.remove(&context);
         }
+    }
+
+    /// Thread `t` is ready in the scheduler (`blocked` false) or not.
+    pub(super) fn set_blocked(&mut self, t: usize, blocked: bool) {
+        let Some(thread) = self.threads.get_mut(t) else {
+            return;
+        };
+        thread.blocked = blocked;
+        let key = (thread.core, thread.effective(), t as u32);
+        if blocked {
+            self.ready.remove(&key);
+        } else {
+            self.ready.insert(key);
+        }
+    }
+
+    /// Thread `t`'s TCB priority and whether it runs protocol steps (at the ceiling), which
+    /// make its effective priority; a ready thread moves to its new place among the ready.
+    pub(super) fn set_priority(&mut self, t: usize, priority: Priority, in_protocol: bool) {
+        let Some(thread) = self.threads.get_mut(t) else {
+            return;
+        };
+        let was = (thread.core, thread.effective(), t as u32);
+        thread.priority = priority;
+        thread.in_protocol = in_protocol;
+        let now = (thread.core, thread.effective(), t as u32);
+        if !thread.blocked && was != now {
+            self.ready.remove(&was);
+            self.ready.insert(now);
+        }
+    }
+
+    /// The threads ready on `core` whose effective priority is above `priority`.
+    pub(super) fn ready_above(
+        &self,
+        core: u16,
+        priority: Priority,
+    ) -> impl Iterator<Item = usize> + '_ {
+        let above = priority.0.checked_add(1).map(Priority);
+        above
+            .into_iter()
+            .flat_map(move |low| {
+                self.ready
+                    .range((core, low, 0)..=(core, Priority(u8::MAX), u32::MAX))
+            })
+            .map(|&(_, _, t)| t as usize)
     }
 
     /// Thread `t` is off the run queue for want of budget (`throttled`) or not.
@@ -281,6 +336,7 @@ impl Components {
             index,
             depleted: BTreeSet::new(),
             throttled: BTreeSet::new(),
+            ready: BTreeSet::new(),
             record_jobs,
             pool_exhausted: 0,
             protocol_errors: 0,
@@ -481,7 +537,7 @@ impl Machine<'_> {
         if comps.threads[r].role == Role::Task {
             // A task's thread calls while it runs, so it is ready in the scheduler (its
             // flag only follows it between a call and the reply).
-            comps.threads[r].blocked = false;
+            comps.set_blocked(r, false);
         }
         self.block(comps, at, r)?;
         let Some((request, from_pip)) = comps.counted(sent) else {
@@ -669,7 +725,8 @@ impl Machine<'_> {
                 Effect::SetPriority { thread, priority } => {
                     match comps.pools[c].get(thread as usize).copied() {
                         Some(t) => {
-                            comps.threads[t].priority = priority;
+                            let in_protocol = comps.threads[t].in_protocol;
+                            comps.set_priority(t, priority, in_protocol);
                             self.requeue(comps, at, t)?;
                         }
                         None => comps.protocol_errors += 1,
@@ -720,7 +777,7 @@ impl Machine<'_> {
         t: usize,
     ) -> Result<(), SimError> {
         let thread = &mut comps.threads[t];
-        if thread.cont == (Cont::EntryDone { waiting: true }) && !thread.blocked {
+        if thread.cont == (Cont::EntryDone { waiting: true }) && !thread.is_blocked() {
             // Still spending its call steps: it will not wait after all.
             thread.cont = Cont::EntryDone { waiting: false };
             return Ok(());
@@ -768,11 +825,10 @@ impl Machine<'_> {
             comps.set_throttled(t, true);
             return Ok(());
         }
-        let thread = &mut comps.threads[t];
-        if !thread.blocked {
+        if !comps.threads[t].is_blocked() {
             return Ok(());
         }
-        thread.blocked = false;
+        comps.set_blocked(t, false);
         let task = TaskId(t as u32);
         let event = Event::Activate {
             task,
@@ -788,11 +844,10 @@ impl Machine<'_> {
         t: usize,
     ) -> Result<(), SimError> {
         comps.set_throttled(t, false);
-        let thread = &mut comps.threads[t];
-        if thread.blocked {
+        if comps.threads[t].is_blocked() {
             return Ok(());
         }
-        thread.blocked = true;
+        comps.set_blocked(t, true);
         let task = TaskId(t as u32);
         self.tell(
             at.core,
@@ -811,7 +866,8 @@ impl Machine<'_> {
         t: usize,
         in_protocol: bool,
     ) -> Result<(), SimError> {
-        comps.threads[t].in_protocol = in_protocol;
+        let priority = comps.threads[t].priority;
+        comps.set_priority(t, priority, in_protocol);
         self.requeue(comps, at, t)
     }
 

@@ -184,9 +184,8 @@ impl Components {
             if let Some(log) = self.logs[task].as_mut() {
                 log.active = true;
             }
-            let thread = &mut self.threads[task];
-            thread.blocked = false;
-            thread.timer_woken = Some(now);
+            self.set_blocked(task, false);
+            self.threads[task].timer_woken = Some(now);
         }
         woken
     }
@@ -236,10 +235,31 @@ mod tests {
     /// One call of the machine's, `now` advancing by `step` us first.
     #[derive(Clone, Debug)]
     enum Call {
-        Release { task: usize, inclusive: bool },
-        Done { task: usize },
-        Activate { core: u16 },
-        Charge { core: u16, priority: u8 },
+        Release {
+            task: usize,
+            inclusive: bool,
+        },
+        Done {
+            task: usize,
+        },
+        Activate {
+            core: u16,
+        },
+        Charge {
+            core: u16,
+            priority: u8,
+        },
+        /// A protocol step blocks or wakes a thread.
+        Block {
+            task: usize,
+            blocked: bool,
+        },
+        /// A protocol sets a thread's TCB priority, or it enters or leaves protocol steps.
+        Priority {
+            task: usize,
+            priority: u8,
+            in_protocol: bool,
+        },
     }
 
     fn call() -> impl Strategy<Value = (u64, Call)> {
@@ -249,6 +269,14 @@ mod tests {
             (0..8usize).prop_map(|task| Call::Done { task }),
             (0..2u16).prop_map(|core| Call::Activate { core }),
             (0..2u16, 0..6u8).prop_map(|(core, priority)| Call::Charge { core, priority }),
+            (0..8usize, any::<bool>()).prop_map(|(task, blocked)| Call::Block { task, blocked }),
+            (0..8usize, 0..8u8, any::<bool>()).prop_map(|(task, priority, in_protocol)| {
+                Call::Priority {
+                    task,
+                    priority,
+                    in_protocol,
+                }
+            }),
         ];
         (0..40u64, call)
     }
@@ -260,7 +288,8 @@ mod tests {
         })
     }
 
-    /// The index holds exactly what its fields say, by a scan of every log.
+    /// The index holds exactly what its fields say, by a scan of every log (and the ready
+    /// threads by a scan of every thread).
     fn agrees(comps: &Components) -> Result<(), TestCaseError> {
         for (core, logs) in comps.index.cores.iter().enumerate() {
             let core = core as u16;
@@ -285,6 +314,19 @@ mod tests {
             prop_assert_eq!(&logs.busy, &busy);
             prop_assert_eq!(&logs.levels, &levels);
             prop_assert_eq!(&logs.unactivated, &unactivated);
+            // The ready threads above each priority, against a scan of every thread.
+            for priority in 0..=u8::MAX {
+                let priority = Priority(priority);
+                let expected: Vec<usize> = (0..comps.threads.len())
+                    .filter(|&t| {
+                        let thread = &comps.threads[t];
+                        thread.core == core && !thread.is_blocked() && thread.effective() > priority
+                    })
+                    .collect();
+                let mut above: Vec<usize> = comps.ready_above(core, priority).collect();
+                above.sort_unstable();
+                prop_assert_eq!(above, expected);
+            }
         }
         Ok(())
     }
@@ -316,6 +358,10 @@ mod tests {
                         for (_, log) in logs_on(&comps, core) {
                             prop_assert!(log.next_release() > now);
                         }
+                    }
+                    Call::Block { task, blocked } => comps.set_blocked(task % tasks.len(), blocked),
+                    Call::Priority { task, priority, in_protocol } => {
+                        comps.set_priority(task % tasks.len(), Priority(priority), in_protocol);
                     }
                     Call::Charge { core, priority } => {
                         let priority = Priority(priority);

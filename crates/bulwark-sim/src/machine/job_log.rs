@@ -208,9 +208,7 @@ impl Components {
         let idle = log.pending.is_empty();
         if idle {
             log.active = false;
-            if let Some(thread) = self.threads.get_mut(t) {
-                thread.blocked = true;
-            }
+            self.set_blocked(t, true);
             self.log_emptied(t);
         }
         idle
