@@ -5,6 +5,7 @@
 //! the CLI decides what to show.
 
 pub mod chrome;
+pub mod component_measures;
 pub mod component_system;
 pub mod experiments;
 pub mod gantt;

@@ -35,7 +35,8 @@ pub struct MetricsDocument<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jobs: Option<Vec<JobDocument>>,
     /// The component paper's measures of a scenario's component tasks, present only when it
-    /// has `[[component]]` tables (the CLI fills it in: its bounds come from the analysis).
+    /// has `[[component]]` tables ([`scenario_metrics_json`] fills it in: its bounds come
+    /// from the analysis, which the outcome alone does not have).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub components: Option<serde_json::Value>,
 }
@@ -170,6 +171,16 @@ pub fn metrics_json(outcome: &Outcome) -> String {
     // Only strings, integers, booleans and nulls: serialization to a string cannot fail.
     serde_json::to_string_pretty(&metrics_document(outcome))
         .expect("a metrics document always serializes")
+}
+
+/// [`metrics_json`] of a run of `scenario` (composed), with its component tasks' measures
+/// and bounds when it has `[[component]]` tables: what `simulate --json` prints, and the
+/// Python package's `simulate` returns.
+pub fn scenario_metrics_json(scenario: &bulwark_spec::Scenario, outcome: &Outcome) -> String {
+    let mut document = metrics_document(outcome);
+    document.components = crate::component_measures::component_measures(scenario, outcome)
+        .map(|measures| crate::component_measures::measures_json(&measures));
+    serde_json::to_string_pretty(&document).expect("a metrics document always serializes")
 }
 
 fn nanos(instant: Instant) -> u64 {

@@ -499,7 +499,9 @@ fn simulate<'py>(
         };
         let outcome = bulwark_sim::run(&scenario, &options)
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        Ok::<_, PyErr>(bulwark_lab::metrics_json::metrics_json(&outcome))
+        Ok::<_, PyErr>(bulwark_lab::metrics_json::scenario_metrics_json(
+            &scenario, &outcome,
+        ))
     })?;
     py.import("json")?.call_method1("loads", (metrics,))
 }

@@ -189,6 +189,21 @@ def test_simulate_equals_the_cli_json(cli, scenario):
     assert from_python == from_cli
 
 
+def test_simulate_measures_component_tasks_beside_their_bounds():
+    # components-two-cores.toml, core 1: client three holds the server (IPCP, at one's
+    # priority) from 9.5 to 10.5 ms when one's second job comes at 10 ms: 500 us of
+    # inversion against B = 1 ms, the server's one section. A file without components has
+    # no such key.
+    metrics = bulwark.simulate((REPO / "scenarios" / "components-two-cores.toml").read_text())
+    one = next(m for m in metrics["components"] if m["task"] == "one")
+    assert (one["core"], one["jobs"], one["misses"]) == (1, 41, 0)
+    assert one["max_inversion_ns"] == 500_000
+    assert one["inversion_bound_ns"] == 1_000_000
+    assert all(m["max_inversion_ns"] <= m["inversion_bound_ns"] for m in metrics["components"])
+    plain = bulwark.simulate((REPO / "scenarios" / "textbook-rm.toml").read_text())
+    assert "components" not in plain
+
+
 def test_simulate_textbook_rm_by_hand():
     # (2, 5) and (4, 7) ms under RM: t1 runs 0..2, t2 2..5 (3 of its 4 ms), t1 preempts it
     # 5..7, t2 runs 7..8. At 7 ms, t2's deadline, it still has 1 ms left: its first miss.

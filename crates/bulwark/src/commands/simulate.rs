@@ -150,16 +150,16 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
             .unwrap_or_default();
         std::fs::write(path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    let measures = super::component_measures::ComponentMeasures::of(&scenario, &outcome);
     if args.json {
-        let mut document = bulwark_lab::metrics_json::metrics_document(&outcome);
-        document.components = measures.map(|m| m.json());
-        let text = serde_json::to_string_pretty(&document).map_err(|e| e.to_string())?;
-        outln!("{text}");
+        outln!(
+            "{}",
+            bulwark_lab::metrics_json::scenario_metrics_json(&scenario, &outcome)
+        );
     } else {
         out!("{}", summary(&outcome));
+        let measures = bulwark_lab::component_measures::component_measures(&scenario, &outcome);
         if let Some(measures) = measures {
-            out!("{}", measures.render());
+            out!("{}", super::component_measures::render(&measures));
         }
     }
     Ok(ExitCode::SUCCESS)
