@@ -171,6 +171,42 @@ fn a_run_beside_the_simulator_prints_both_and_writes_its_trace() {
     assert_contains(&text, "40ms on core 1 of this machine");
     assert_contains(&text, "dispatcher entries");
 
+    // A scenario's component system on real threads: core 0's half of
+    // components-two-cores.toml (Fig. 7 in SPR reservations) on one core for 80 ms. Both
+    // sides report the component tasks' measures beside the same bounds (t1: B = 5 ms plus
+    // I = 500 us), and 9, 5, 3 and 2 jobs as above.
+    let both = std::fs::read_to_string(common::root().join("scenarios/components-two-cores.toml"))
+        .expect("read");
+    let half = both
+        .split("# Core 1")
+        .next()
+        .expect("core 0's part")
+        .replace("cores = 2", "cores = 1");
+    let composed = dir.path().join("composed.toml");
+    std::fs::write(&composed, half).expect("write");
+    let path = composed.to_str().expect("utf-8 path");
+    let doc = json_of(&["run", path, "--until", "80ms", "--json", "--compare"], 0);
+    for (side, measures) in [
+        ("host", &doc["components"]),
+        ("simulated", &doc["simulated"]["components"]),
+    ] {
+        let measures = measures.as_array().expect(side);
+        let jobs: Vec<u64> = measures
+            .iter()
+            .map(|m| m["jobs"].as_u64().unwrap_or(0))
+            .collect();
+        assert_eq!(jobs, [9, 5, 3, 2], "{side}: {doc}");
+        assert_eq!(measures[0]["task"], "t1", "{side}");
+        assert_eq!(measures[0]["inversion_bound_ns"], 5_500_000, "{side}");
+    }
+    for measure in doc["simulated"]["components"].as_array().expect("measures") {
+        let bound = measure["inversion_bound_ns"].as_u64().expect("a bound");
+        assert!(
+            measure["max_inversion_ns"].as_u64().expect("ns") <= bound,
+            "{measure}"
+        );
+    }
+
     // An MC-IPC system of one core: its four phases for 200 ms each on real threads, beside
     // the simulator. T1 (period 100 ms) releases 3 jobs a phase on both sides (at 0, 100
     // and 200 ms: the horizon is inclusive, as in `simulate`), completes the first two, and

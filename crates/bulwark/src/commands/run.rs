@@ -66,7 +66,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     if args.json {
-        outln!("{}", json(&host, simulated.as_ref()));
+        outln!("{}", json(&scenario, &host, simulated.as_ref()));
     } else {
         out!("{}", summary(&host));
         if let Some(sim) = &simulated {
@@ -88,10 +88,14 @@ pub(super) fn stats(sample: &Stats) -> serde_json::Value {
 
 /// `simulate --json`'s document with a `host` object, and the simulated run's document as
 /// `simulated` when compared.
-fn json(host: &HostOutcome, simulated: Option<&Outcome>) -> String {
+fn json(
+    scenario: &bulwark_spec::Scenario,
+    host: &HostOutcome,
+    simulated: Option<&Outcome>,
+) -> String {
     let document = |o: &Outcome| {
-        serde_json::from_str::<serde_json::Value>(&bulwark_lab::metrics_json::metrics_json(o))
-            .unwrap_or(serde_json::Value::Null)
+        let text = bulwark_lab::metrics_json::scenario_metrics_json(scenario, o);
+        serde_json::from_str::<serde_json::Value>(&text).unwrap_or(serde_json::Value::Null)
     };
     let mut root = document(&host.outcome);
     let h = &host.host;
