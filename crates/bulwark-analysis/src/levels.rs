@@ -57,19 +57,16 @@ impl Levels {
         mut visit: impl FnMut(usize, &[Interference]),
     ) {
         let mut above = RateSums::default();
-        let mut terms: Vec<Interference> = Vec::new();
+        let mut peers = RateSums::default();
         for level in self.iter() {
-            let mut peers = RateSums::default();
+            peers.clear();
             for &j in level {
                 if let Some(demand) = term(j) {
                     peers.add(demand);
                 }
             }
             for &i in level {
-                terms.clear();
-                terms.extend_from_slice(above.terms());
-                terms.extend(peers.without(term(i)));
-                visit(i, &terms);
+                visit(i, above.followed_by(peers.without(term(i))));
             }
             above.merge(&peers);
         }

@@ -71,12 +71,21 @@ impl Interferes for super::Task {
 /// reads as unbounded exactly as it would the separate terms.
 #[derive(Clone, Debug, Default)]
 pub struct RateSums {
+    /// One term per rate, then (from `sums.len()` on) the extra terms of the last
+    /// [`followed_by`](RateSums::followed_by).
     terms: Vec<Interference>,
     sums: Vec<u128>,
     slot: std::collections::HashMap<(u64, u64), usize>,
 }
 
 impl RateSums {
+    /// Empty again, its memory kept for the next set.
+    pub fn clear(&mut self) {
+        self.terms.clear();
+        self.sums.clear();
+        self.slot.clear();
+    }
+
     /// `term` added to the sum of its rate.
     pub fn add(&mut self, term: Interference) {
         self.add_sum(term, u128::from(term.cost));
@@ -84,6 +93,7 @@ impl RateSums {
 
     fn add_sum(&mut self, term: Interference, cost: u128) {
         use std::collections::hash_map::Entry;
+        self.terms.truncate(self.sums.len());
         match self.slot.entry((term.period, term.jitter)) {
             Entry::Occupied(entry) => {
                 let at = *entry.get();
@@ -110,6 +120,17 @@ impl RateSums {
 
     /// One term per rate.
     pub fn terms(&self) -> &[Interference] {
+        &self.terms[..self.sums.len()]
+    }
+
+    /// One term per rate followed by `extra`, laid out after them in its own buffer: a
+    /// search's terms with no copy of the sums (a task's own level after the levels above).
+    pub fn followed_by(
+        &mut self,
+        extra: impl IntoIterator<Item = Interference>,
+    ) -> &[Interference] {
+        self.terms.truncate(self.sums.len());
+        self.terms.extend(extra);
         &self.terms
     }
 
@@ -464,6 +485,18 @@ mod tests {
                 .collect();
             let without: Vec<Interference> = sums.without(Some(terms[left_out])).collect();
             proptest::prop_assert_eq!(seen(&without, t), seen(&others, t));
+            // The others after all the terms, in the sums' own buffer, which the next sum
+            // then ignores.
+            let after: Vec<Interference> = sums.followed_by(others.iter().copied()).to_vec();
+            let all_and_others: Vec<Interference> = terms.iter().chain(&others).copied().collect();
+            proptest::prop_assert_eq!(seen(&after, t), seen(&all_and_others, t));
+            proptest::prop_assert_eq!(seen(sums.terms(), t), seen(&terms, t));
+            // A new rate added after that (the periods here are 1 to 3).
+            let new_rate = Interference { cost: 1, period: 5, jitter: 0 };
+            let mut grown = sums.clone();
+            grown.add(new_rate);
+            let with_new: Vec<Interference> = terms.iter().copied().chain([new_rate]).collect();
+            proptest::prop_assert_eq!(seen(grown.terms(), t), seen(&with_new, t));
             let mut merged = RateSums::default();
             merged.merge(&sums);
             merged.merge(&sums);
