@@ -5,13 +5,14 @@ use std::process::ExitCode;
 
 use bulwark_analysis::blocking::{
     hyperbolic, hyperbolic_non_unique, liu_layland, response_times, Analysis, BlockingRule,
-    Inapplicable, Response, Verdict,
+    Inapplicable, Response, TaskTiming, Verdict,
 };
 use bulwark_analysis::component_graph::CycleKind;
 use bulwark_analysis::component_graph::{self, ComponentAnalysis};
 use bulwark_core::{Duration, Instant};
 use bulwark_lab::component_system::{
-    lower, reservation_terms, schedulability, LowerError, Lowered, ReservationTerms,
+    lower, reservation_terms, schedulability, timings_with_regions, LowerError, Lowered,
+    ReservationTerms,
 };
 use bulwark_sim::components::{run, ComponentOutcome, ProtocolCosts, RunOptions};
 use bulwark_spec::component::{ComponentSystem, Connection, CpiId, LocatedSystem};
@@ -203,12 +204,6 @@ impl Schedulability {
             ],
             analysis,
         })
-    }
-
-    /// Each task's bound on its priority inversion, in the system's task order: `B_i`, plus
-    /// SPR's `I_i` when it runs in a reservation (the blocking its response time counts).
-    pub fn inversion_bounds(&self) -> Vec<Duration> {
-        self.responses.iter().map(|r| r.blocking).collect()
     }
 
     /// True when exact response-time analysis admits every task and, with reservations,
@@ -695,13 +690,13 @@ struct Bounds {
 }
 
 impl Bounds {
+    /// The blocking analysis's terms, and with each reservation's `I_i` added
+    /// ([`timings_with_regions`], as `simulate` of a scenario's components reports them).
     fn of(lowered: &Lowered, system: &ComponentSystem) -> Bounds {
-        let schedulability = Schedulability::of(lowered, system);
+        let blocking = |timings: Vec<TaskTiming>| timings.iter().map(|t| t.blocking).collect();
         Bounds {
-            blocking: schedulability.as_ref().map_or_else(Vec::new, |s| {
-                s.analysis.timings().iter().map(|t| t.blocking).collect()
-            }),
-            inversion: schedulability.map_or_else(Vec::new, |s| s.inversion_bounds()),
+            blocking: schedulability(lowered).map_or_else(Vec::new, |a| blocking(a.timings())),
+            inversion: timings_with_regions(system, lowered).map_or_else(Vec::new, blocking),
         }
     }
 }
