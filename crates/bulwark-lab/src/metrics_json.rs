@@ -173,14 +173,23 @@ pub fn metrics_json(outcome: &Outcome) -> String {
         .expect("a metrics document always serializes")
 }
 
-/// [`metrics_json`] of a run of `scenario` (composed), with its component tasks' measures
-/// and bounds when it has `[[component]]` tables: what `simulate --json` prints, and the
-/// Python package's `simulate` returns.
-pub fn scenario_metrics_json(scenario: &bulwark_spec::Scenario, outcome: &Outcome) -> String {
+/// [`metrics_document`] of a run of `scenario` (composed), with its component tasks'
+/// measures and bounds when it has `[[component]]` tables.
+pub fn scenario_metrics_document<'a>(
+    scenario: &bulwark_spec::Scenario,
+    outcome: &'a Outcome,
+) -> MetricsDocument<'a> {
     let mut document = metrics_document(outcome);
     document.components = crate::component_measures::component_measures(scenario, outcome)
         .map(|measures| crate::component_measures::measures_json(&measures));
-    serde_json::to_string_pretty(&document).expect("a metrics document always serializes")
+    document
+}
+
+/// [`scenario_metrics_document`] as text: what `simulate --json` prints, and the Python
+/// package's `simulate` returns.
+pub fn scenario_metrics_json(scenario: &bulwark_spec::Scenario, outcome: &Outcome) -> String {
+    serde_json::to_string_pretty(&scenario_metrics_document(scenario, outcome))
+        .expect("a metrics document always serializes")
 }
 
 fn nanos(instant: Instant) -> u64 {

@@ -94,8 +94,8 @@ fn json(
     simulated: Option<&Outcome>,
 ) -> String {
     let document = |o: &Outcome| {
-        let text = bulwark_lab::metrics_json::scenario_metrics_json(scenario, o);
-        serde_json::from_str::<serde_json::Value>(&text).unwrap_or(serde_json::Value::Null)
+        let document = bulwark_lab::metrics_json::scenario_metrics_document(scenario, o);
+        serde_json::to_value(document).unwrap_or(serde_json::Value::Null)
     };
     let mut root = document(&host.outcome);
     let h = &host.host;
