@@ -342,6 +342,55 @@ fn edf_at_full_utilisation_with_a_mask() {
     assert!(!endless.schedulable(), "{endless:?}");
 }
 
+/// Jobs released once (scripts run once through) add their work to the demand of windows at
+/// least as long as their deadline, not to every window. By hand:
+/// - a (C 4, T 10, D 5), b (9, 20) and a job of 5 due within 40: U = 17/20, the busy period L
+///   = 5 + ceil(L / 10) 4 + ceil(L / 20) 9 goes 18, 22, 35, 39 = L, and h at the deadlines 5,
+///   15, 20, 25, 35 is 4, 8, 17, 21, 25: met (the job's deadline, 40, is past L). As a lump
+///   in every window (`M = 5`) the same set misses at 5, h = 4;
+/// - a and a job of 3 due within 6: h(6) = 4 + 3 = 7 > 6, a true miss (released with a's
+///   job, the job runs after a's 4 and ends at 7);
+/// - at U = 1 the jobs' work counts in every window: (1, 2) twice and a job of 1 due within
+///   100 miss at 2 as they do with M = 1 (h(2) + 1 = 3 > 2).
+#[test]
+fn edf_with_jobs_released_once_by_hand() {
+    let pair = [task("a", 4, 10).with_deadline(5), task("b", 9, 20)];
+    let job = |work, deadline| edf::OneShot { work, deadline };
+    let met = edf::analyse_with_one_shots(&pair, &[job(5, 40)], 0);
+    assert!(
+        matches!(met.outcome, EdfOutcome::DemandMet { bound: 39, .. }),
+        "{met:?}"
+    );
+    assert_eq!(
+        edf::analyse_masked(&pair, 5).outcome,
+        EdfOutcome::DemandExceeds {
+            deadline: 5,
+            demand: 4
+        }
+    );
+    assert_eq!(
+        edf::analyse_with_one_shots(&pair[..1], &[job(3, 6)], 0).outcome,
+        EdfOutcome::DemandExceeds {
+            deadline: 6,
+            demand: 7
+        }
+    );
+    let full = [task("f", 1, 2), task("g", 1, 2)];
+    let lumped = edf::analyse_with_one_shots(&full, &[job(1, 100)], 0);
+    assert_eq!(lumped, edf::analyse_masked(&full, 1));
+    assert_eq!(
+        lumped.outcome,
+        EdfOutcome::DemandExceeds {
+            deadline: 2,
+            demand: 2
+        }
+    );
+    assert_eq!(
+        edf::analyse_with_one_shots(&pair, &[], 3),
+        edf::analyse_masked(&pair, 3)
+    );
+}
+
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
         a
@@ -561,6 +610,65 @@ proptest! {
             Some(t) => prop_assert_eq!(
                 a.outcome,
                 EdfOutcome::DemandExceeds { deadline: t, demand: edf::demand(&tasks, t) as u64 }
+            ),
+        }
+    }
+
+    /// With jobs released once, the verdict and the first miss are those of
+    /// `h(t) + sum_{D_j <= t} W_j + M <= t` checked at every integer t from the first
+    /// deadline up to the bound past which no miss can lie when U < 1,
+    /// `(sum C_i + sum W_j + M) / (1 - U)` (as `h(t) <= U t + sum C_i`); at U = 1 the jobs'
+    /// work counts as a mask.
+    #[test]
+    fn one_shot_qpa_equals_exhaustive_demand(
+        raw in prop::collection::vec(
+            (prop::sample::select(vec![2u64, 3, 4, 5, 6, 8, 10, 12]), 1u64..6, 1u64..25),
+            1..4,
+        ),
+        jobs in prop::collection::vec((0u64..8, 1u64..40), 1..4),
+        masked in 0u64..4,
+    ) {
+        let tasks: Vec<Task> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(period, c, d))| task(&format!("t{i}"), c.min(period), period).with_deadline(d))
+            .collect();
+        let jobs: Vec<edf::OneShot> = jobs
+            .iter()
+            .map(|&(work, deadline)| edf::OneShot { work, deadline })
+            .collect();
+        let a = edf::analyse_with_one_shots(&tasks, &jobs, masked);
+        if !fits(&tasks) {
+            prop_assert_eq!(a.outcome, EdfOutcome::UtilisationAboveOne);
+            return Ok(());
+        }
+        let h = hyperperiod(&tasks);
+        let load: u64 = tasks.iter().map(|t| t.wcet * (h / t.period)).sum();
+        let work: u64 = jobs.iter().map(|j| j.work).sum();
+        if load == h {
+            prop_assert_eq!(a, edf::analyse_masked(&tasks, masked + work));
+            return Ok(());
+        }
+        // (sum C + W + M) / (1 - U) with U = load / h.
+        let wcets: u64 = tasks.iter().map(|t| t.wcet).sum();
+        let horizon = (wcets + work + masked) * h / (h - load) + 1;
+        prop_assume!(horizon <= 50_000);
+        let demand = |t: u64| {
+            edf::demand(&tasks, t)
+                + jobs.iter().filter(|j| j.deadline <= t).map(|j| j.work as u128).sum::<u128>()
+        };
+        let d_min = tasks
+            .iter()
+            .map(|t| t.deadline)
+            .chain(jobs.iter().map(|j| j.deadline))
+            .min()
+            .unwrap();
+        let first_miss = (d_min..=horizon).find(|&t| demand(t) + masked as u128 > t as u128);
+        match first_miss {
+            None => prop_assert!(a.schedulable(), "{:?}", a),
+            Some(t) => prop_assert_eq!(
+                a.outcome,
+                EdfOutcome::DemandExceeds { deadline: t, demand: demand(t) as u64 }
             ),
         }
     }

@@ -930,8 +930,9 @@ def random_script(rng, policy, index):
 
 @pytest.mark.parametrize("policy", ["fixed-priority", "edf"])
 def test_scripts_counted_as_a_lump_are_sound(cli, tmp_path, policy):
-    """`analyze` counts a script's work over the run as one lump beside the periodic tasks,
-    and under fixed priority analyses each script as one job of its longest job's work:
+    """`analyze` counts a script's work over the run beside the periodic tasks (under fixed
+    priority as one lump in B, under EDF as one job due at the script's deadline), and under
+    fixed priority analyses each script as one job of its longest job's work:
     whatever it calls schedulable (a fixed-priority task or script with its bound R, an EDF
     core with its scripts) must miss nothing in the machine, and a worst response must be
     within R."""

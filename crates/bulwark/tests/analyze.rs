@@ -567,47 +567,66 @@ fn edf_with_scripts(controller_deadline: &str, rogue_steps: &str) -> String {
     )
 }
 
-/// Scripts of bounded work on an EDF core are analysed with its tasks: their work W over the
-/// run joins the mask in the demand, h(t) + M + W <= t, and each script's deadline must be at
-/// least M + W. By hand, with the rogue running 4 ms: M + W = 5 ms; h(10) + 5 = 7 <= 10,
-/// h(20) + 5 = 12 <= 20, and so on (U = 7/20), and the controller's 5 ms deadline is met:
-/// exit 0, and the machine misses nothing. With a 4 ms deadline the controller might wait
-/// longer than it has: no verdict (W > 0 counts the rogue's run as one lump), exit 2. With
-/// 30 ms of rogue work h(10) + 31 > 10: not shown schedulable, exit 2. With no rogue work
-/// (W = 0) a 500 us deadline is below the 1 ms mask the controller itself waits through:
-/// NOT schedulable, exit 1. A rogue that allocates 10 semaphores does their 30 units of
-/// 13 ns, W = 390 ns: exit 0. One that runs in an endless loop has no known work: not
-/// analysed, exit 2.
+/// Scripts of bounded work on an EDF core are analysed with its tasks: each is one job of its
+/// work over the run, due at its deadline wherever its release falls, in the demand of every
+/// window at least that long, h(t) + sum_{D_s <= t} W_s + M <= t. By hand, M = 1 ms:
+/// - the rogue running 4 ms (due in 50 ms): the busy period L = 1 + 4 + ceil(L / 10) 2 +
+///   ceil(L / 20) 3 is 10 ms, and h + M at the deadlines 5 (the controller's) and 10 is 1 and
+///   3 ms: schedulable, exit 0, and the machine misses nothing. The same with the controller
+///   due in 4 ms (h(4) + M = 1 ms): the rogue's later deadline never puts its work before the
+///   controller's job (as one lump in every window it did, and gave no verdict);
+/// - the rogue running 30 ms: L = 31 + ceil(L / 10) 2 + ceil(L / 20) 3 goes 36, 45, 50 = L,
+///   and h + M at 10, 20, 30, 40 and 50 is 3, 8, 10, 15 and 47 ms (t1's 10, t2's 6, the
+///   rogue's 30): schedulable, exit 0, and the machine misses nothing. With 45 ms, h(50) + M
+///   = 62 ms > 50: not shown schedulable (the rogue's release may not reach that alignment),
+///   exit 2;
+/// - the controller due in 900 us, below the 1 ms it may lose: a late script, and no verdict
+///   (exit 2), since the rogue's work is in the test.
+///
+/// With no rogue work (W = 0) a 500 us deadline is below the 1 ms mask the controller itself
+/// waits through: NOT schedulable, exit 1. A rogue that allocates 10 semaphores does their 30
+/// units of 13 ns, W = 390 ns: exit 0. One that runs in an endless loop has no known work:
+/// not analysed, exit 2.
 #[test]
 fn edf_scripts_of_bounded_work_are_analysed() {
     let run = |ms: u64| format!("{{ run = \"{ms}ms\" }}");
-    let out = analyze_text(&edf_with_scripts("5ms", &run(4)), true, 0);
-    let core = &json_out(&out)["cores"][0];
-    assert_eq!(core["masked_ns"], 1_000_000);
-    assert_eq!(core["scripts_work_ns"], 4_000_000);
-    assert_eq!(core["late_scripts"], serde_json::json!([]));
-    assert_eq!(core["schedulable"], true);
-    assert_eq!(core["not_analysable"], serde_json::json!([]));
-    let (_dir, path) = temp_file("met.toml", edf_with_scripts("5ms", &run(4)));
-    let simulated = json_of(&["simulate", path.to_str().unwrap(), "--json"], 0);
-    for task in simulated["tasks"].as_array().unwrap() {
-        assert_eq!(task["misses"], 0, "{task}");
+    for (deadline, rogue_ms) in [("5ms", 4), ("4ms", 4), ("5ms", 30)] {
+        let body = edf_with_scripts(deadline, &run(rogue_ms));
+        let out = analyze_text(&body, true, 0);
+        let core = &json_out(&out)["cores"][0];
+        assert_eq!(core["masked_ns"], 1_000_000);
+        assert_eq!(core["scripts_work_ns"], rogue_ms * 1_000_000);
+        assert_eq!(core["late_scripts"], serde_json::json!([]));
+        assert_eq!(core["schedulable"], true, "{deadline} {rogue_ms}");
+        assert_eq!(core["not_analysable"], serde_json::json!([]));
+        let (_dir, path) = temp_file("met.toml", body);
+        let simulated = json_of(&["simulate", path.to_str().unwrap(), "--json"], 0);
+        for task in simulated["tasks"].as_array().unwrap() {
+            assert_eq!(task["misses"], 0, "{deadline} {rogue_ms}: {task}");
+        }
     }
+    let out = analyze_text(&edf_with_scripts("5ms", &run(30)), false, 0);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_contains(&stdout, "at every deadline up to 50ms");
 
-    let out = analyze_text(&edf_with_scripts("4ms", &run(4)), true, 2);
-    let core = &json_out(&out)["cores"][0];
-    assert_eq!(
-        core["late_scripts"],
-        serde_json::json!([{"name": "controller", "deadline_ns": 4_000_000}])
-    );
-    assert_eq!(core["schedulable"], serde_json::Value::Null);
-
-    let out = analyze_text(&edf_with_scripts("5ms", &run(30)), false, 2);
+    let out = analyze_text(&edf_with_scripts("5ms", &run(45)), true, 2);
+    let edf = &json_out(&out)["cores"][0]["edf"];
+    assert_eq!(edf["first_miss_ns"], 50_000_000);
+    assert_eq!(edf["demand_at_first_miss_ns"], 61_000_000);
+    let out = analyze_text(&edf_with_scripts("5ms", &run(45)), false, 2);
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(
         row(&stdout, "t1")[6..],
         ["-", "not", "shown", "schedulable"]
     );
+
+    let out = analyze_text(&edf_with_scripts("900us", &run(4)), true, 2);
+    let core = &json_out(&out)["cores"][0];
+    assert_eq!(
+        core["late_scripts"],
+        serde_json::json!([{"name": "controller", "deadline_ns": 900_000}])
+    );
+    assert_eq!(core["schedulable"], serde_json::Value::Null);
 
     let idle = "{ sleep-for = \"1ms\" }";
     let out = analyze_text(&edf_with_scripts("500us", idle), true, 1);

@@ -27,6 +27,16 @@
 //! `t - h(t)` repeats with the hyperperiod `H` once `t >= D_max`, so the deadlines up to
 //! `D_max + H` decide; QPA walks them within a budget of demand evaluations, and the verdict is
 //! withheld when `H` or the walk is too long.
+//!
+//! **Jobs released once** ([`analyse_with_one_shots`]): a job of work `W` due `D` after a
+//! release that may fall anywhere (a script run once through) adds at most `W` to the demand
+//! of any window of length `t >= D`, and nothing to a shorter one: a window `[t1, t2]` of the
+//! busy interval before a missed deadline holds such a job only when it is released at or
+//! after `t1` (or its predecessor in the same script is, and completes within the window), so
+//! `t2 - t1 >= D`. So the criterion becomes `h(t) + sum_{D_j <= t} W_j + M <= t`: each such
+//! job is a task of one release (period `u64::MAX`), which keeps `h` non-decreasing and
+//! piecewise constant, changing at deadlines, as QPA needs. Sufficient, not exact: the jobs'
+//! own sleeps may keep them from the worst alignment.
 
 use super::fixed_point::{least_fixed_point, FixedPoint, Interference};
 use super::{hyperperiod, Task};
@@ -228,6 +238,46 @@ pub fn analyse_masked(tasks: &[Task], masked: u64) -> EdfAnalysis {
     if masked == 0 && tasks.iter().all(|t| t.deadline == t.period) {
         return with(EdfOutcome::UtilisationAtMostOne);
     }
+    demand_test(tasks, masked)
+}
+
+/// A job released once, wherever its release falls: `work` due within `deadline` of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OneShot {
+    /// `W`: its work.
+    pub work: u64,
+    /// `D`: its relative deadline (positive).
+    pub deadline: u64,
+}
+
+/// The EDF test of `tasks` beside `jobs` released once each (see the module's docs), on one
+/// processor that may lose up to `masked` of its time: `h(t) + sum_{D_j <= t} W_j + M <= t`
+/// at every deadline, the jobs' deadlines among them. Sufficient only when `jobs` is not
+/// empty. At `U = 1` exactly there is no slack to spare in the long run, so the jobs' work
+/// counts in every window instead (`M + sum W_j`, as [`analyse_masked`] takes it).
+pub fn analyse_with_one_shots(tasks: &[Task], jobs: &[OneShot], masked: u64) -> EdfAnalysis {
+    if jobs.is_empty() {
+        return analyse_masked(tasks, masked);
+    }
+    if !bandwidth::sum_below_one(tasks.iter().map(|t| (t.wcet, t.period))) {
+        let work = jobs
+            .iter()
+            .fold(0u64, |sum, job| sum.saturating_add(job.work));
+        return analyse_masked(tasks, masked.saturating_add(work));
+    }
+    let mut all = tasks.to_vec();
+    all.extend(jobs.iter().map(|job| {
+        // One release within any window the analysis reaches (every bound it computes is
+        // below `u64::MAX`).
+        Task::new("one-shot", job.work, u64::MAX).with_deadline(job.deadline)
+    }));
+    demand_test(&all, masked)
+}
+
+/// QPA over the synchronous busy period (or, at `U = 1` with a mask, up to `D_max + H`), and
+/// the first violation when there is one. The caller has checked `U <= 1`.
+fn demand_test(tasks: &[Task], masked: u64) -> EdfAnalysis {
+    let with = |outcome| EdfAnalysis { outcome, masked };
     let d_min = tasks.iter().map(|t| t.deadline).min().unwrap_or(0);
     // U <= 1, so the busy period is finite unless U = 1 and M > 0 (or past u64::MAX); then
     // the slack t - h(t) repeats every H from D_max on, and D_max + H bounds the search.

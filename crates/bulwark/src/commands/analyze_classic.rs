@@ -14,11 +14,11 @@
 //! delay any job by at most `W`, as a mask does. Under fixed priority a task is analysed when
 //! every script of its priority or above has such a `W`, their sum added to its `B`; a script
 //! below it delays it only by the masks it causes (and kernel costs, left out as everywhere).
-//! Under EDF the scripts' total joins the demand, `h(t) + M + W <= t`, and a script job with
-//! deadline `D_s` meets it when `M + W <= D_s` too (no periodic demand falls in a window
-//! shorter than the first deadline); then the scripts are analysed as well. Counting `W` as
-//! one lump is sufficient only: a task or core that fails with `W > 0` gets no verdict, not a
-//! refutation.
+//! Under EDF each script is one job of its work `W_s` due at its deadline `D_s` wherever its
+//! release falls, in the demand of every window at least `D_s` long, `h(t) + sum_{D_s <= t}
+//! W_s + M <= t` ([`edf::analyse_with_one_shots`]; at `U = 1`, which leaves no slack, their
+//! work joins `M` in every window instead); the scripts are then analysed as well. This is
+//! sufficient only: a task or core that fails with `W > 0` gets no verdict, not a refutation.
 //!
 //! A script that is one endless loop of a job's work and one sleep is a sporadic task
 //! ([`script_task`]: `T` from the sleep, `C` the job's most work, `J` for a first release off
@@ -41,7 +41,7 @@
 use std::process::ExitCode;
 
 use bulwark_analysis::bandwidth::Admission;
-use bulwark_analysis::classic::edf::{self, EdfAnalysis, EdfOutcome};
+use bulwark_analysis::classic::edf::{self, EdfAnalysis, EdfOutcome, OneShot};
 use bulwark_analysis::classic::fixed_priority::{self, Analysis, Outcome};
 use bulwark_analysis::classic::server_calls::Unbounded;
 use bulwark_analysis::classic::Task;
@@ -201,7 +201,7 @@ struct Core {
     /// EDF: the scripts' work over the run counted in the demand (`Some(0)` for scripts that
     /// do no work), `None` when the core has no script or one of them is not bounded.
     scripts_ns: Option<u64>,
-    /// EDF: the scripts whose deadline is below `M + W`, each with it.
+    /// EDF: the scripts whose deadline is below `M` and their own work, each with it.
     late_scripts: Vec<(String, Duration)>,
     /// The servers whose calls the test holds here (every caller on this core), so their
     /// gate waits are in the bounds or refused.
@@ -211,6 +211,12 @@ struct Core {
 }
 
 impl Core {
+    /// EDF: the time the core may lose in all, `M` of the demand test (the terminations' mask
+    /// and the server operations of later deadlines); `None` when the mask has no bound.
+    fn lost_ns(&self) -> Option<u64> {
+        Some(self.mask?.as_nanos().saturating_add(self.servers_ns))
+    }
+
     /// `Some(true/false)` when decided, `None` when a task could not be analysed, or failed a
     /// test only with scripts' work counted as one lump (sufficient, so not a refutation).
     fn schedulable(&self) -> Option<bool> {
@@ -363,15 +369,32 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     if scenario.policy == PolicyKind::Edf {
         if unanalysable.is_empty() && scripts_analysed {
             let load = total_work(scripts.iter());
-            let lost = masked.saturating_add(load).saturating_add(edf_waits);
-            // A script job's window holds no periodic demand below the first deadline.
+            let lost = masked.saturating_add(edf_waits);
+            // Each script is one job of its whole work, due at its deadline wherever its
+            // release falls (validation gives every EDF script a deadline).
+            let jobs: Vec<OneShot> = scripts
+                .iter()
+                .filter_map(|script| {
+                    Some(OneShot {
+                        work: script.work?.as_nanos(),
+                        deadline: script.deadline?.as_nanos(),
+                    })
+                })
+                .collect();
+            // A script job cannot meet a deadline below the time lost and its own work.
             late_scripts = scripts
                 .iter()
-                .filter_map(|script| Some((script.name.to_owned(), script.deadline?)))
-                .filter(|(_, deadline)| deadline.as_nanos() < lost)
+                .filter_map(|script| Some((script.name.to_owned(), script.deadline?, script.work?)))
+                .filter(|(_, deadline, work)| {
+                    deadline.as_nanos() < lost.saturating_add(work.as_nanos())
+                })
+                .map(|(name, deadline, _)| (name, deadline))
                 .collect();
             let tasks: Vec<Task> = rows.iter().map(|r| r.task.clone()).collect();
-            edf_result = Some((edf::analyse_masked(&tasks, lost), edf::utilisation(&tasks)));
+            edf_result = Some((
+                edf::analyse_with_one_shots(&tasks, &jobs, lost),
+                edf::utilisation(&tasks),
+            ));
             scripts_ns = (!scripts.is_empty()).then_some(load);
         }
     } else {
@@ -707,11 +730,23 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
             ));
         }
         if let Some(load) = core.scripts_ns {
-            text.push_str(&format!(
-                "  the scripts' work over the run, W = {}, is in the demand's M as one lump, and \
-                 each script's deadline must be at least M\n",
-                time(load)
-            ));
+            // At U = 1 the analysis counts the scripts' work in every window, in M.
+            let lumped = core
+                .edf
+                .is_some_and(|(e, _)| e.masked > core.lost_ns().unwrap_or(0));
+            text.push_str(&if lumped {
+                format!(
+                    "  the scripts' work over the run, W = {}, is in the demand's M as one lump \
+                     (U = 1 leaves no slack for it to fall in)\n",
+                    time(load)
+                )
+            } else {
+                format!(
+                    "  each script is in the demand h(t) as one job of its work over the run (W = \
+                     {} in all), due at its deadline wherever its release falls; sufficient only\n",
+                    time(load)
+                )
+            });
         }
         if core.servers_ns > 0 {
             text.push_str(&format!(
@@ -723,8 +758,8 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
         }
         for (script, deadline) in &core.late_scripts {
             text.push_str(&format!(
-                "  script `{script}`: its deadline {deadline} is below the mask and scripts' work \
-                 it may wait for\n"
+                "  script `{script}`: its deadline {deadline} is below its own work and the time \
+                 the core may lose\n"
             ));
         }
         if core.rows.iter().any(bounded_releases) {
