@@ -10,14 +10,14 @@ use crate::classic::fixed_point::{Interference, RateSums};
 
 /// The indices `0..count`, grouped by priority, the highest level first; within a level in
 /// index order (the sort is stable).
-pub(crate) struct Levels {
+pub struct Levels {
     order: Vec<usize>,
     priority: Vec<Priority>,
 }
 
 impl Levels {
     /// The levels of `count` items whose priorities `priority_of` gives.
-    pub(crate) fn new(count: usize, priority_of: impl Fn(usize) -> Priority) -> Levels {
+    pub fn new(count: usize, priority_of: impl Fn(usize) -> Priority) -> Levels {
         let priority: Vec<Priority> = (0..count).map(priority_of).collect();
         let mut order: Vec<usize> = (0..count).collect();
         order.sort_by_key(|&i| Reverse(priority[i]));
@@ -25,7 +25,7 @@ impl Levels {
     }
 
     /// Each level's indices, the highest level first.
-    pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = &[usize]> {
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &[usize]> {
         self.order
             .chunk_by(|&a, &b| self.priority[a] == self.priority[b])
     }
@@ -33,7 +33,7 @@ impl Levels {
     /// For each index, the largest `value` of a strictly lower level (zero at the lowest):
     /// one running maximum from the lowest level up, e.g. SPR Eq. 1's blocking term, the
     /// longest `eta` below.
-    pub(crate) fn longest_below(&self, value: impl Fn(usize) -> Duration) -> Vec<Duration> {
+    pub fn longest_below(&self, value: impl Fn(usize) -> Duration) -> Vec<Duration> {
         let mut below = vec![Duration::ZERO; self.order.len()];
         let mut longest = Duration::ZERO;
         for level in self.iter().rev() {
@@ -51,7 +51,7 @@ impl Levels {
     /// nothing). The levels above are kept summed by rate from level to level and a
     /// level's peers are its sums less the index's own term, so a set of many tasks on few
     /// periods costs its periods per search, not its tasks.
-    pub(crate) fn with_interference(
+    pub fn with_interference(
         &self,
         term: impl Fn(usize) -> Option<Interference>,
         mut visit: impl FnMut(usize, &[Interference]),

@@ -17,7 +17,7 @@ pub mod generate;
 pub mod global_edf;
 pub mod global_fp;
 pub mod job_bound;
-mod levels;
+pub mod levels;
 pub mod mc_ipc;
 pub mod mc_ipc_phases;
 pub mod overhead;

@@ -2,7 +2,10 @@
 //! examples worked out by hand, and against brute force on small integer task sets.
 
 use bulwark_analysis::classic::edf::{self, EdfOutcome};
-use bulwark_analysis::classic::fixed_priority::{response_time, response_times, Outcome};
+use bulwark_analysis::classic::fixed_point::{Interferes, RateSums};
+use bulwark_analysis::classic::fixed_priority::{
+    response_time, response_time_among, response_times, Outcome,
+};
 use bulwark_analysis::classic::priority_assignment::{
     audsley, deadline_monotonic, ordered, rate_monotonic, Unassignable,
 };
@@ -671,6 +674,46 @@ proptest! {
                 EdfOutcome::DemandExceeds { deadline: t, demand: demand(t) as u64 }
             ),
         }
+    }
+
+    /// A task's analysis against the terms of the tasks above it summed by rate (as the CLI
+    /// keeps them, level by level) is its analysis against those tasks one by one: the same
+    /// response, verdict, busy window and jobs, with jitter, blocking, final regions,
+    /// constrained and arbitrary deadlines and utilisation up to and past 1.
+    #[test]
+    fn summed_terms_give_the_same_analysis(
+        raw in prop::collection::vec(
+            (
+                prop::sample::select(vec![2u64, 3, 4, 6, 12]),
+                1u64..5,
+                1u64..30,
+                0u64..3,
+                0u64..3,
+            ),
+            1..6,
+        ),
+        blocking in 0u64..4,
+    ) {
+        let mut tasks: Vec<Task> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(period, c, d, jitter, region))| {
+                let mut t = task(&format!("t{i}"), c.min(period), period).with_deadline(d);
+                t.jitter = jitter;
+                t.final_region = region.min(t.wcet);
+                t
+            })
+            .collect();
+        let last = tasks.len() - 1;
+        tasks[last].blocking = blocking;
+        // Lower regions are the caller's to fold into B: only the last task is compared.
+        let one_by_one = response_time(&tasks, last).unwrap();
+        let mut sums = RateSums::default();
+        for higher in &tasks[..last] {
+            sums.add(higher.term());
+        }
+        let summed = response_time_among(&tasks[last], sums.terms());
+        prop_assert_eq!(summed, one_by_one);
     }
 
     /// OPA finds an order whenever an exhaustive search over all orders does.

@@ -41,7 +41,7 @@
 //! point is found by [`super::fixed_point::least_fixed_point`] and each search stops as soon
 //! as a job's completion passes its deadline, which is then an exact "not schedulable".
 
-use super::fixed_point::{least_fixed_point, FixedPoint, Interference};
+use super::fixed_point::{least_fixed_point, FixedPoint, Interference, Interferes};
 use super::Task;
 use crate::bandwidth;
 
@@ -149,21 +149,25 @@ pub fn window_text(window: Option<u64>, jobs: u64, time: impl Fn(u64) -> String)
 /// of one hyperperiod `H` of `level` (the task and those above it), whose responses repeat
 /// (see the module's documentation). `None` when `H` passes `u64` or `k` passes
 /// [`REPEATING_JOBS`].
-fn repeating_jobs(level: &[Task], task: &Task) -> Option<u64> {
-    let jobs = super::hyperperiod(level)? / task.period.max(1);
+fn repeating_jobs<H: Interferes>(level: &[H], task: &Task) -> Option<u64> {
+    let jobs = super::hyperperiod_of(level.iter().map(|h| h.term().period))? / task.period.max(1);
     (jobs <= REPEATING_JOBS).then_some(jobs)
 }
 
-/// True when `sum_j C_j / T_j > 1` over `tasks`, exactly.
-fn overloaded(tasks: &[Task]) -> bool {
-    !bandwidth::sum_at_most_one(tasks.iter().map(|t| (t.wcet, t.period)))
+/// True when `sum_j C_j / T_j > 1` over `terms`, exactly.
+fn overloaded<H: Interferes>(terms: &[H]) -> bool {
+    !bandwidth::sum_at_most_one(terms.iter().map(|h| {
+        let term = h.term();
+        (term.cost, term.period)
+    }))
 }
 
-fn interference(task: &Task, extra_jitter: u64) -> Interference {
+/// `term` with a zero period read as 1 and `extra_jitter` more jitter.
+fn shifted(term: Interference, extra_jitter: u64) -> Interference {
     Interference {
-        cost: task.wcet,
-        period: task.period.max(1),
-        jitter: task.jitter.saturating_add(extra_jitter),
+        period: term.period.max(1),
+        jitter: term.jitter.saturating_add(extra_jitter),
+        ..term
     }
 }
 
@@ -196,16 +200,34 @@ fn completion_limit(task: &Task, job: u64) -> Option<u64> {
 /// Uses the limited-preemptive test when the task has a final non-preemptive region.
 pub fn response_time(tasks: &[Task], index: usize) -> Option<Analysis> {
     let task = tasks.get(index)?;
-    let blocking = blocking(tasks, index);
-    Some(if task.final_region > 0 {
-        if overloaded(&tasks[..=index]) {
-            overload(blocking)
-        } else {
-            limited_preemptive(tasks, index, blocking)
-        }
+    Some(level_response(
+        task,
+        &tasks[..=index],
+        blocking(tasks, index),
+    ))
+}
+
+/// The analysis of `task` below `higher`: the interference terms of every task at its
+/// priority or above but itself, in any order, whole or summed by rate (the test reads only
+/// their sum at each window, [`crate::classic::fixed_point::RateSums`]); `B` is the task's
+/// own blocking term. The same analysis as [`response_time`] on the tasks those terms are
+/// of, with the task last.
+pub fn response_time_among(task: &Task, higher: &[Interference]) -> Analysis {
+    let mut level = Vec::with_capacity(higher.len() + 1);
+    level.extend_from_slice(higher);
+    level.push(shifted(task.term(), 0));
+    level_response(task, &level, task.blocking)
+}
+
+/// The analysis of `task`, the last of `level` (the terms of its priority level and above).
+fn level_response<H: Interferes>(task: &Task, level: &[H], blocking: u64) -> Analysis {
+    if task.final_region == 0 {
+        preemptive(task, level, blocking)
+    } else if overloaded(level) {
+        overload(blocking)
     } else {
-        preemptive(tasks, index, blocking)
-    })
+        limited_preemptive(task, level, blocking)
+    }
 }
 
 fn endless(blocking: u64, worst: (u64, u64)) -> Analysis {
@@ -263,10 +285,9 @@ fn missed(
     }
 }
 
-fn preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
-    let task = &tasks[index];
-    let higher = &tasks[..index];
-    let higher_work: u128 = higher.iter().map(|h| h.wcet as u128).sum();
+fn preemptive<H: Interferes>(task: &Task, level: &[H], blocking: u64) -> Analysis {
+    let higher = &level[..level.len() - 1];
+    let higher_work: u128 = higher.iter().map(|h| h.term().cost as u128).sum();
     let mut worst = (0u64, 0u64);
     let mut job = 0u64;
     let mut last_job = u64::MAX;
@@ -315,13 +336,12 @@ fn preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
         if job == 0 {
             // Only now are the utilisation and the busy period needed: a window that closes
             // after job 0 is a finite level-i busy period, which rules out U > 1 (L >= U L).
-            if overloaded(&tasks[..=index]) {
+            if overloaded(level) {
                 return overload(blocking);
             }
             // The level-i busy period L = B + sum_{j <= i} ceil((L + J_j) / T_j) C_j bounds
             // the jobs to examine: ceil((L + J_i) / T_i) (Davis et al. 2007, Eq. 15).
-            let level = &tasks[..=index];
-            let level_work: u128 = level.iter().map(|t| t.wcet as u128).sum();
+            let level_work: u128 = level.iter().map(|h| h.term().cost as u128).sum();
             let start = u64::try_from(blocking as u128 + level_work).unwrap_or(u64::MAX);
             match least_fixed_point(blocking, level, start, u64::MAX - 1) {
                 FixedPoint::Found { value, .. } => {
@@ -356,10 +376,9 @@ fn preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
     }
 }
 
-fn limited_preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
-    let task = &tasks[index];
+fn limited_preemptive<H: Interferes>(task: &Task, terms: &[H], blocking: u64) -> Analysis {
     // The level-i active period: L = B + sum_{j <= i} ceil((L + J_j) / T_j) C_j.
-    let level: Vec<Interference> = tasks[..=index].iter().map(|t| interference(t, 0)).collect();
+    let level: Vec<Interference> = terms.iter().map(|h| shifted(h.term(), 0)).collect();
     let level_work: u128 = level.iter().map(|h| h.cost as u128).sum();
     let start = u64::try_from(blocking as u128 + level_work).unwrap_or(u64::MAX);
     // `None`: the active period never ends (U = 1 exactly, checked by the caller, with
@@ -369,13 +388,16 @@ fn limited_preemptive(tasks: &[Task], index: usize, blocking: u64) -> Analysis {
             let jobs = (value as u128 + task.jitter as u128).div_ceil(task.period.max(1) as u128);
             (Some(value), u64::try_from(jobs).unwrap_or(u64::MAX).max(1))
         }
-        FixedPoint::Exceeds { .. } => match repeating_jobs(&tasks[..=index], task) {
+        FixedPoint::Exceeds { .. } => match repeating_jobs(&level, task) {
             Some(jobs) => (None, jobs),
             None => return endless(blocking, (0, 0)),
         },
     };
     // floor((S + J_j) / T_j) + 1 = ceil((S + J_j + 1) / T_j) in integers.
-    let higher: Vec<Interference> = tasks[..index].iter().map(|t| interference(t, 1)).collect();
+    let higher: Vec<Interference> = level[..level.len() - 1]
+        .iter()
+        .map(|&h| shifted(h, 1))
+        .collect();
     let higher_work: u128 = higher.iter().map(|h| h.cost as u128).sum();
     let mut worst = (0u64, 0u64);
     for job in 0..jobs {

@@ -114,8 +114,13 @@ impl std::error::Error for InvalidTask {}
 
 /// The least common multiple of the periods, `None` past `u64`.
 pub(crate) fn hyperperiod(tasks: &[Task]) -> Option<u64> {
-    tasks.iter().try_fold(1u64, |lcm, task| {
-        let period = task.period.max(1);
+    hyperperiod_of(tasks.iter().map(|task| task.period))
+}
+
+/// The least common multiple of `periods` (zero read as 1), `None` past `u64`.
+pub(crate) fn hyperperiod_of(periods: impl IntoIterator<Item = u64>) -> Option<u64> {
+    periods.into_iter().try_fold(1u64, |lcm, period| {
+        let period = period.max(1);
         let (mut a, mut b) = (lcm, period);
         while b != 0 {
             (a, b) = (b, a % b);

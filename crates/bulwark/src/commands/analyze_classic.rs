@@ -42,9 +42,11 @@ use std::process::ExitCode;
 
 use bulwark_analysis::bandwidth::Admission;
 use bulwark_analysis::classic::edf::{self, EdfAnalysis, EdfOutcome, OneShot};
+use bulwark_analysis::classic::fixed_point::{Interference, Interferes};
 use bulwark_analysis::classic::fixed_priority::{self, Analysis, Outcome};
 use bulwark_analysis::classic::server_calls::Unbounded;
 use bulwark_analysis::classic::Task;
+use bulwark_analysis::levels::Levels;
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::{
     Behaviour, PolicyKind, Scenario, ScriptReading, ScriptTask, StepTimes, TaskSpec,
@@ -401,35 +403,20 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
         for row in &mut rows {
             row.task.blocking = row.task.blocking.saturating_add(masked);
         }
-        // Most important first; equal priorities are FIFO, so each counts the others of its
-        // priority as interference (conservative, exact when priorities are distinct).
+        // Most important first (the report's order); equal priorities are FIFO, so each
+        // counts the others of its priority as interference (conservative, exact when
+        // priorities are distinct).
         rows.sort_by_key(|r| std::cmp::Reverse(r.priority));
-        // A task's view is the tasks at its priority or above, its own last: with the rows
-        // sorted, the levels above are a prefix kept from task to task, and only the task's
-        // own level is laid out again for each (a whole view per task, names cloned, made
-        // analyze quadratic: 104 s for 50,000 tasks).
-        let mut view: Vec<Task> = Vec::with_capacity(rows.len());
-        let (mut above_level, mut level) = (0, 0..0);
-        let mut level_bounded = false;
+        // A script whose releases the sporadic model only bounds leaves every test at or
+        // below its priority sufficient only.
+        let bounded_above = rows
+            .iter()
+            .filter(|r| bounded_releases(r))
+            .map(|r| r.priority)
+            .max();
+        let mut analysed = vec![false; rows.len()];
         for index in 0..rows.len() {
             let own = rows[index].priority;
-            if index == level.end {
-                view.truncate(above_level);
-                view.extend(
-                    rows[level.clone()]
-                        .iter()
-                        .filter(|r| !r.once())
-                        .map(|r| r.task.timing()),
-                );
-                above_level = view.len();
-                let end = rows[index..]
-                    .iter()
-                    .position(|r| r.priority != own)
-                    .map_or(rows.len(), |n| index + n);
-                level = index..end;
-                // The tasks at or above this level: those above, then this level's own.
-                level_bounded |= rows[index..end].iter().any(bounded_releases);
-            }
             // A script run once through is a lump to the others, and its own job to itself.
             let name = rows[index].task.name.as_str();
             let above = || {
@@ -463,25 +450,38 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
             };
             // Each such script delays a job by at most its whole work, once.
             let load = total_work(above());
-            rows[index].scripts_ns = load;
-            rows[index].task.blocking = rows[index].task.blocking.saturating_add(waits);
-            rows[index].sufficient |= load > 0 || waits > 0 || level_bounded;
-            rows[index].task.blocking = rows[index].task.blocking.saturating_add(load);
-            view.truncate(above_level);
-            view.extend(
-                (level.clone())
-                    .filter(|&j| j != index && !rows[j].once())
-                    .map(|j| rows[j].task.timing()),
-            );
-            let mut own = rows[index].task.timing();
-            if rows[index].sporadic().is_some() {
-                // A script job is released only once its predecessor has ended (a planned
-                // release aside, which has no jitter), and its deadline counts from that
-                // release: its J delays the others, not its own response.
-                own.jitter = 0;
-            }
-            view.push(own);
-            rows[index].analysis = fixed_priority::response_time(&view, view.len() - 1);
+            let row = &mut rows[index];
+            row.scripts_ns = load;
+            row.task.blocking = row.task.blocking.saturating_add(waits).saturating_add(load);
+            row.sufficient |= load > 0 || waits > 0 || bounded_above.is_some_and(|p| p >= own);
+            analysed[index] = true;
+        }
+        // Each task against the others at its priority or above, their terms kept summed by
+        // rate from level to level (a view of every task above, per task, made analyze
+        // quadratic in the tasks). A script run once through is in their B instead.
+        let terms: Vec<Option<Interference>> = rows
+            .iter()
+            .map(|r| (!r.once()).then(|| r.task.term()))
+            .collect();
+        let mut analyses = vec![None; rows.len()];
+        Levels::new(rows.len(), |i| rows[i].priority.unwrap_or(Priority::MIN)).with_interference(
+            |j| terms[j],
+            |i, higher| {
+                if !analysed[i] {
+                    return;
+                }
+                let mut own = rows[i].task.timing();
+                if rows[i].sporadic().is_some() {
+                    // A script job is released only once its predecessor has ended (a
+                    // planned release aside, which has no jitter), and its deadline counts
+                    // from that release: its J delays the others, not its own response.
+                    own.jitter = 0;
+                }
+                analyses[i] = Some(fixed_priority::response_time_among(&own, higher));
+            },
+        );
+        for (row, analysis) in rows.iter_mut().zip(analyses) {
+            row.analysis = analysis;
         }
     }
     Some(Core {
