@@ -394,6 +394,42 @@ fn edf_with_jobs_released_once_by_hand() {
     );
 }
 
+/// Release jitter under EDF (Spuri): a job released up to J after its arrival is still due
+/// D after it, so it has D - J. By hand, a (C 2, T 5, D 5, J 2) and b (2, 5): U = 4/5, the
+/// busy period is 4, and h at the one deadline below it, 3 (a's), is 2: met. With J = 4 a
+/// is due 1 after its latest release: h(1) = 2 > 1. With J = 7 > D a job that arrived 7
+/// before 0 and was released at 0 is due by then: h(0) = 2 > 0, the first failure at 0.
+#[test]
+fn edf_with_release_jitter_by_hand() {
+    let with_jitter = |jitter| {
+        let mut a = task("a", 2, 5);
+        a.jitter = jitter;
+        vec![a, task("b", 2, 5)]
+    };
+    let met = edf::analyse(&with_jitter(2));
+    assert!(
+        matches!(met.outcome, EdfOutcome::DemandMet { bound: 4, .. }),
+        "{met:?}"
+    );
+    assert_eq!(
+        edf::analyse(&with_jitter(4)).outcome,
+        EdfOutcome::DemandExceeds {
+            deadline: 1,
+            demand: 2
+        }
+    );
+    assert_eq!(
+        edf::analyse(&with_jitter(7)).outcome,
+        EdfOutcome::DemandExceeds {
+            deadline: 0,
+            demand: 2
+        }
+    );
+    // a's jobs due by 3: floor((3 + 7 - 5) / 5) + 1 = 2; by 5, 2 as well, and b's first.
+    assert_eq!(edf::demand(&with_jitter(7), 3), 4);
+    assert_eq!(edf::demand(&with_jitter(7), 5), 6);
+}
+
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
         a
@@ -613,6 +649,53 @@ proptest! {
             Some(t) => prop_assert_eq!(
                 a.outcome,
                 EdfOutcome::DemandExceeds { deadline: t, demand: edf::demand(&tasks, t) as u64 }
+            ),
+        }
+    }
+
+    /// With release jitter, the verdict and the first miss are those of the demand criterion
+    /// with `h(t) = sum max(0, floor((t + J - D) / T) + 1) C` checked at every integer t from
+    /// the first deadline up to H + max D (the deadlines D - J from the latest release; U = 1
+    /// included), with and without a mask.
+    #[test]
+    fn qpa_with_jitter_equals_exhaustive_demand(
+        raw in prop::collection::vec(
+            (prop::sample::select(vec![2u64, 3, 4, 5, 6, 8, 10, 12]), 1u64..6, 1u64..25, 0u64..12),
+            1..5,
+        ),
+        masked in prop::sample::select(vec![0u64, 0, 1, 3]),
+    ) {
+        let tasks: Vec<Task> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(period, c, d, jitter))| {
+                let mut t = task(&format!("t{i}"), c.min(period), period).with_deadline(d);
+                t.jitter = jitter;
+                t
+            })
+            .collect();
+        let a = edf::analyse_masked(&tasks, masked);
+        if !fits(&tasks) {
+            prop_assert_eq!(a.outcome, EdfOutcome::UtilisationAboveOne);
+            return Ok(());
+        }
+        let demand = |t: u64| -> u128 {
+            tasks
+                .iter()
+                .filter(|x| t + x.jitter >= x.deadline)
+                .map(|x| ((t + x.jitter - x.deadline) / x.period + 1) as u128 * x.wcet as u128)
+                .sum()
+        };
+        prop_assert_eq!(edf::demand(&tasks, 7), demand(7));
+        let horizon = hyperperiod(&tasks) + tasks.iter().map(|t| t.deadline).max().unwrap();
+        // From the first instant a job may be due (a mask alone fails nothing before it).
+        let d_min = tasks.iter().map(|t| t.deadline.saturating_sub(t.jitter)).min().unwrap();
+        let first_miss = (d_min..=horizon).find(|&t| demand(t) + masked as u128 > t as u128);
+        match first_miss {
+            None => prop_assert!(a.schedulable(), "{:?}", a),
+            Some(t) => prop_assert_eq!(
+                a.outcome,
+                EdfOutcome::DemandExceeds { deadline: t, demand: demand(t) as u64 }
             ),
         }
     }

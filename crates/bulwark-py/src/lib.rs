@@ -331,6 +331,21 @@ fn tasks_from(tasks: &Bound<'_, PyList>) -> PyResult<Vec<Task>> {
     Ok(converted)
 }
 
+/// [`tasks_from`] for the EDF test, which has no blocking term: a task with `blocking` above
+/// zero is refused, named, rather than analysed as if it had none.
+fn edf_tasks_from(tasks: &Bound<'_, PyList>) -> PyResult<Vec<Task>> {
+    let converted = tasks_from(tasks)?;
+    let Some(index) = converted.iter().position(|task| task.blocking > 0) else {
+        return Ok(converted);
+    };
+    let name = convert(tasks, Names::Fill)?.swap_remove(index).name;
+    Err(PyValueError::new_err(format!(
+        "task `{name}`: `blocking` = {} is not part of the EDF test (allowed: 0 or absent; \
+         release jitter is, as D - J from the latest release)",
+        converted[index].blocking
+    )))
+}
+
 /// How many default names [`default_name`] keeps: ten-task sets and far larger ones.
 const CACHED_NAMES: usize = 64;
 
@@ -414,7 +429,9 @@ fn fp_rta_responses(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<Py
     Ok(PyList::new(py, responses)?.unbind())
 }
 
-/// The exact EDF test (processor demand, QPA by Zhang and Burns): `schedulable`, `reason`,
+/// The exact EDF test (processor demand, QPA by Zhang and Burns; a task's `jitter` is release
+/// jitter, Spuri's, so its jobs have `D - J` from their latest release; `blocking` must be 0,
+/// the test has no term for it): `schedulable`, `reason`,
 /// and `first_failing_deadline` (ns from a synchronous release; `None` unless demand
 /// exceeds supply there), `demand` at it (the tasks' `h(t)`), and the `explanation` sentence
 /// of the CLI. `masked` (ns, default 0) is time the processor may lose in all, to a
@@ -424,7 +441,7 @@ fn fp_rta_responses(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<Py<Py
 #[pyfunction]
 #[pyo3(signature = (tasks, masked = 0))]
 fn edf_qpa(py: Python<'_>, tasks: &Bound<'_, PyList>, masked: u64) -> PyResult<Py<PyDict>> {
-    let tasks = tasks_from(tasks)?;
+    let tasks = edf_tasks_from(tasks)?;
     let (analysis, utilisation) = py.detach(|| {
         (
             edf::analyse_masked(&tasks, masked),
@@ -452,7 +469,7 @@ fn edf_qpa(py: Python<'_>, tasks: &Bound<'_, PyList>, masked: u64) -> PyResult<P
 /// [`edf_qpa`]'s verdict alone: `True` when the exact EDF test schedules the tasks.
 #[pyfunction]
 fn edf_qpa_schedulable(py: Python<'_>, tasks: &Bound<'_, PyList>) -> PyResult<bool> {
-    let tasks = tasks_from(tasks)?;
+    let tasks = edf_tasks_from(tasks)?;
     Ok(py.detach(|| edf::analyse(&tasks).schedulable()))
 }
 

@@ -249,6 +249,10 @@ def test_simulate_passive_servers_by_hand():
 BAD_CALLS = [
     (lambda: bulwark.fp_rta([{"wcet": 1, "period": 2}, {"wcet": 1}]), "task 1 has no `period`"),
     (lambda: bulwark.edf_qpa([{"wcet": -1, "period": 2}]), "task 0: `wcet` = -1"),
+    # The EDF test has no blocking term: refused, named, not ignored.
+    (lambda: bulwark.edf_qpa([(1, 4), (1, 4, 4, 0, 2)]), "task `task1`: `blocking` = 2"),
+    (lambda: bulwark.edf_qpa_schedulable([{"wcet": 1, "period": 4, "blocking": 1,
+                                            "name": "cam"}]), "task `cam`: `blocking` = 1"),
     (lambda: bulwark.fp_rta([{"wcet": 1, "period": 0}]), "period"),
     (lambda: bulwark.fp_rta(["not a dict"]), "task 0 is not a dict"),
     (lambda: bulwark.fp_rta_responses([(1, 2), (1,)]), "task 1 is a tuple of 1 items"),

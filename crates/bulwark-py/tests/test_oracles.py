@@ -157,6 +157,42 @@ def test_edf_qpa_equals_brute_force_demand():
     assert refuted > 0
 
 
+def jitter_demand(tasks, t):
+    """Spuri's demand with release jitter: a job that arrives at `a` is released by `a + J` and
+    due at `a + D`, so `h(t) = sum over t + J_i >= D_i of (floor((t + J_i - D_i) / T_i) + 1)
+    C_i`."""
+    return sum(((t + j - d) // p + 1) * c for c, p, d, j in tasks if t + j >= d)
+
+
+def test_edf_qpa_with_release_jitter_equals_brute_force_demand():
+    """With release jitter, the first instant `t` with `h(t) + masked > t`, checked where `h`
+    steps up (at `D - J + k T`, and at 0 for a task whose jitter passes its deadline) up to
+    `D_max + H`; U > 1 is refuted on its own."""
+    rng = random.Random(1403)
+    refuted = jittered = 0
+    for _ in range(SETS):
+        tasks = [(c, p, d, rng.choice([0, rng.randint(0, 2 * p)]))
+                 for c, p, d in random_edf_set(rng)]
+        jittered += any(j for _, _, _, j in tasks)
+        masked = rng.choice([0, 0, rng.randint(1, 8)])
+        result = bulwark.edf_qpa(tasks, masked)
+        if sum(Fraction(c, p) for c, p, _, _ in tasks) > 1:
+            assert not result["schedulable"], (tasks, result)
+            continue
+        horizon = max(d for _, _, d, _ in tasks) + lcm_of([p for _, p, _, _ in tasks])
+        steps = {0 for _, _, d, j in tasks if j > d}
+        steps |= {(d - j) % p + k * p if j > d else d - j + k * p
+                  for _, p, d, j in tasks for k in range(horizon // p + 1)}
+        miss = next((t for t in sorted(steps)
+                     if t <= horizon and jitter_demand(tasks, t) + masked > t), None)
+        assert result["schedulable"] == (miss is None), (tasks, masked, result, miss)
+        if miss is not None:
+            refuted += 1
+            assert result["first_failing_deadline"] == miss, (tasks, masked, result)
+            assert result["demand"] == jitter_demand(tasks, miss)
+    assert refuted > 0 and jittered > SETS // 3
+
+
 # --- Global EDF ----------------------------------------------------------------------------
 
 

@@ -4,7 +4,7 @@
 //!   1973, Theorem 7), decided exactly by [`crate::bandwidth::admit`].
 //! - **Constrained and arbitrary deadlines**: the processor-demand criterion
 //!   `h(t) <= t` for every `t` (Baruah, Rosier and Howell 1990), with
-//!   `h(t) = sum_i max(0, floor((t - D_i) / T_i) + 1) C_i`, checked by QPA (Zhang and Burns
+//!   `h(t) = sum_i max(0, floor((t + J_i - D_i) / T_i) + 1) C_i`, checked by QPA (Zhang and Burns
 //!   2009, "Schedulability analysis for real-time systems with EDF scheduling", IEEE Trans.
 //!   Computers 58(9), Theorem 5 and its algorithm): if `U > 1` the set is not schedulable;
 //!   otherwise every violation lies before `L`, the synchronous busy period
@@ -12,6 +12,12 @@
 //!   QPA walks down from the last deadline before `L`: `t <- h(t)` while `h(t) < t`, `t <- the
 //!   last deadline before t` when `h(t) = t`, until `h(t) <= d_min` (schedulable) or
 //!   `h(t) > t` (a violation).
+//!
+//! **Release jitter** `J_i` (Spuri 1996): a job that arrives at `a` may be released up to
+//! `J_i` later and is still due at `a + D_i`, so it has `D_i - J_i` from its latest release:
+//! the demand above is that of deadlines `D_i - J_i` (a task with `J_i >= D_i` fails at 0),
+//! and the synchronous busy period, which depends on `C` and `T` alone, still bounds where a
+//! violation can lie (the demand criterion of the deadlines `D_i - J_i`). Without jitter and with `D = T` the utilisation test decides.
 //!
 //! A violation found by QPA need not be the first; the first is then found by a binary search
 //! over the end of the checked interval, one QPA run per probe (at most 64 probes).
@@ -144,27 +150,51 @@ impl EdfAnalysis {
     }
 }
 
-/// `h(t) = sum_i max(0, floor((t - D_i) / T_i) + 1) C_i`.
+/// The first instant `t >= 0` at which a job of `task` is due from a synchronous latest
+/// release, `D - J`; 0 when the jitter reaches the deadline (a job that arrived before 0 and
+/// was released at 0 is already due).
+fn first_due(task: &Task) -> u64 {
+    task.deadline.saturating_sub(task.jitter)
+}
+
+/// The last instant strictly before `t` at which `task`'s demand steps up, if any: its
+/// deadlines `D - J + k T` from the synchronous latest release, and 0 when `J > D` (jobs due
+/// before 0 count from 0).
+fn last_step_before(task: &Task, t: u64) -> Option<u64> {
+    let period = task.period.max(1);
+    let first = match task.deadline.checked_sub(task.jitter) {
+        Some(due) => due,
+        None => (period - (task.jitter - task.deadline) % period) % period,
+    };
+    if first < t {
+        Some(first + (t - 1 - first) / period * period)
+    } else {
+        (task.jitter > task.deadline && t > 0).then_some(0)
+    }
+}
+
+/// `h(t) = sum_i max(0, floor((t + J_i - D_i) / T_i) + 1) C_i`.
 pub fn demand(tasks: &[Task], t: u64) -> u128 {
     tasks
         .iter()
-        .filter(|task| t >= task.deadline)
         .map(|task| {
-            let jobs = (t - task.deadline) / task.period.max(1) + 1;
-            jobs as u128 * task.wcet as u128
+            let reach = t as u128 + task.jitter as u128;
+            match reach.checked_sub(task.deadline as u128) {
+                Some(past) => {
+                    (past / task.period.max(1) as u128 + 1).saturating_mul(task.wcet as u128)
+                }
+                None => 0,
+            }
         })
-        .sum()
+        .fold(0u128, u128::saturating_add)
 }
 
-/// The last absolute deadline strictly before `t`, if any.
+/// The last absolute deadline strictly before `t`, if any (from a synchronous latest
+/// release).
 fn last_deadline_before(tasks: &[Task], t: u64) -> Option<u64> {
     tasks
         .iter()
-        .filter(|task| task.deadline < t)
-        .map(|task| {
-            let period = task.period.max(1);
-            task.deadline + (t - 1 - task.deadline) / period * period
-        })
+        .filter_map(|task| last_step_before(task, t))
         .max()
 }
 
@@ -235,7 +265,11 @@ pub fn analyse_masked(tasks: &[Task], masked: u64) -> EdfAnalysis {
     if !bandwidth::sum_at_most_one(tasks.iter().map(|t| (t.wcet, t.period))) {
         return with(EdfOutcome::UtilisationAboveOne);
     }
-    if masked == 0 && tasks.iter().all(|t| t.deadline == t.period) {
+    if masked == 0
+        && tasks
+            .iter()
+            .all(|t| t.deadline == t.period && t.jitter == 0)
+    {
         return with(EdfOutcome::UtilisationAtMostOne);
     }
     demand_test(tasks, masked)
@@ -278,14 +312,14 @@ pub fn analyse_with_one_shots(tasks: &[Task], jobs: &[OneShot], masked: u64) -> 
 /// the first violation when there is one. The caller has checked `U <= 1`.
 fn demand_test(tasks: &[Task], masked: u64) -> EdfAnalysis {
     let with = |outcome| EdfAnalysis { outcome, masked };
-    let d_min = tasks.iter().map(|t| t.deadline).min().unwrap_or(0);
+    let d_min = tasks.iter().map(first_due).min().unwrap_or(0);
     // U <= 1, so the busy period is finite unless U = 1 and M > 0 (or past u64::MAX); then
     // the slack t - h(t) repeats every H from D_max on, and D_max + H bounds the search.
     let (bound, mut budget) = match busy_period(tasks, masked) {
         Some(bound) => (bound, u64::MAX),
         None if masked == 0 => (u64::MAX, u64::MAX),
         None => {
-            let d_max = tasks.iter().map(|t| t.deadline).max().unwrap_or(0);
+            let d_max = tasks.iter().map(first_due).max().unwrap_or(0);
             match hyperperiod(tasks).and_then(|h| h.checked_add(d_max)) {
                 Some(bound) => (bound, STEP_BUDGET),
                 None => return with(EdfOutcome::EndlessBusyPeriod),

@@ -9,7 +9,9 @@ Task-set generation (``uunifast``, ``task_set``), classic schedulability tests (
 nanoseconds. ``bulwark.dask`` runs a sweep's shards on a Dask cluster.
 
 Tasks are dicts ``{"wcet", "period", "deadline"?, "jitter"?, "blocking"?, "name"?}`` or,
-faster, tuples ``(wcet, period[, deadline[, jitter[, blocking]]])``.
+faster, tuples ``(wcet, period[, deadline[, jitter[, blocking]]])``. ``jitter`` is release
+jitter: Tindell's in ``fp_rta``, Spuri's in ``edf_qpa`` (a job has ``D - J`` from its latest
+release); the EDF test has no blocking term, so it refuses a task with ``blocking`` above 0.
 
 Every function releases the GIL while the Rust code runs.
 """
