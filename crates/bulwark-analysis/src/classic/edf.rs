@@ -34,15 +34,18 @@
 //! `D_max + H` decide; QPA walks them within a budget of demand evaluations, and the verdict is
 //! withheld when `H` or the walk is too long.
 //!
-//! **Jobs released once** ([`analyse_with_one_shots`]): a job of work `W` due `D` after a
-//! release that may fall anywhere (a script run once through) adds at most `W` to the demand
-//! of any window of length `t >= D`, and nothing to a shorter one: a window `[t1, t2]` of the
-//! busy interval before a missed deadline holds such a job only when it is released at or
-//! after `t1` (or its predecessor in the same script is, and completes within the window), so
-//! `t2 - t1 >= D`. So the criterion becomes `h(t) + sum_{D_j <= t} W_j + M <= t`: each such
-//! job is a task of one release (period `u64::MAX`), which keeps `h` non-decreasing and
-//! piecewise constant, changing at deadlines, as QPA needs. Sufficient, not exact: the jobs'
-//! own sleeps may keep them from the worst alignment.
+//! **Work released once** ([`analyse_with_one_shots`]): work `W` due `D` after a release
+//! that may fall anywhere adds at most `W` to the demand of a window `[t1, t2]` of length
+//! `t >= D`, and nothing to a shorter one, as long as every part of it in the window was
+//! released in it and is due `D` after a release no earlier. That holds for one job, and for
+//! a chain of jobs each released no earlier than the one before and runnable only once it is
+//! done (a script's jobs, `W` their total): at `t1`, the start of the busy interval before a
+//! missed deadline `t2`, no job due by `t2` is pending, so the chain's first job in the window
+//! was released in it (its predecessor was done before `t1`) and its last is due `D` after a
+//! release no earlier. So the criterion becomes `h(t) + sum_{D_j <= t} W_j + M <= t`: each is
+//! a task of one release (period `u64::MAX`), which keeps `h` non-decreasing and piecewise
+//! constant, changing at deadlines, as QPA needs. Sufficient, not exact: the jobs' own sleeps
+//! may keep them from the worst alignment.
 
 use super::fixed_point::{least_fixed_point, FixedPoint, Interference};
 use super::{hyperperiod, Task};

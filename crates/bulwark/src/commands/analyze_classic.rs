@@ -14,10 +14,13 @@
 //! delay any job by at most `W`, as a mask does. Under fixed priority a task is analysed when
 //! every script of its priority or above has such a `W`, their sum added to its `B`; a script
 //! below it delays it only by the masks it causes (and kernel costs, left out as everywhere).
-//! Under EDF each script is one job of its work `W_s` due at its deadline `D_s` wherever its
-//! release falls, in the demand of every window at least `D_s` long, `h(t) + sum_{D_s <= t}
-//! W_s + M <= t` ([`edf::analyse_with_one_shots`]; at `U = 1`, which leaves no slack, their
-//! work joins `M` in every window instead); the scripts are then analysed as well. This is
+//! Under EDF each script is its work `W_s` due at its deadline `D_s` wherever its release
+//! falls, in the demand of every window at least `D_s` long, `h(t) + sum_{D_s <= t} W_s + M
+//! <= t` ([`edf::analyse_with_one_shots`]; at `U = 1`, which leaves no slack, their work joins
+//! `M` in every window instead): a script's jobs are released in order, each no earlier than
+//! the one before (a sleep releases the next at its wake-up or, when that has passed, at
+//! once; `sleep-until-next-release` a period after the last plan), and run one after the
+//! other, which is what that test needs. The scripts are then analysed as well. This is
 //! sufficient only: a task or core that fails with `W > 0` gets no verdict, not a refutation.
 //!
 //! A script that is one endless loop of a job's work and one sleep is a sporadic task
