@@ -40,7 +40,7 @@
 //!
 //! The iteration steps one nanosecond at a time while `m` or more of the `min` terms are
 //! capped at `R_k - C_k + 1`, which with millisecond parameters would take millions of
-//! steps; [`response_time`] skips such runs exactly (the argument is written there), so
+//! steps; its `response_time` skips such runs exactly (the argument is written there), so
 //! the result is the same fixed point the plain iteration reaches.
 
 use bulwark_core::{Duration, Priority};
