@@ -430,6 +430,30 @@ fn edf_with_release_jitter_by_hand() {
     assert_eq!(edf::demand(&with_jitter(7), 5), 6);
 }
 
+/// What the QPA properties check against: the first `t` of `window` with `demand(t) + masked
+/// > t` is `a`'s first miss, with its demand, and without one `a` is schedulable.
+fn first_miss_agrees(
+    a: &edf::EdfAnalysis,
+    window: std::ops::RangeInclusive<u64>,
+    masked: u64,
+    demand: impl Fn(u64) -> u128,
+) -> Result<(), TestCaseError> {
+    match window
+        .into_iter()
+        .find(|&t| demand(t) + masked as u128 > t as u128)
+    {
+        None => prop_assert!(a.schedulable(), "{:?}", a),
+        Some(t) => prop_assert_eq!(
+            a.outcome,
+            EdfOutcome::DemandExceeds {
+                deadline: t,
+                demand: demand(t) as u64
+            }
+        ),
+    }
+    Ok(())
+}
+
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
         a
@@ -610,14 +634,7 @@ proptest! {
             return Ok(());
         }
         let horizon = hyperperiod(&tasks) + tasks.iter().map(|t| t.deadline).max().unwrap();
-        let first_miss = (1..=horizon).find(|&t| edf::demand(&tasks, t) > t as u128);
-        match first_miss {
-            None => prop_assert!(a.schedulable(), "{:?}", a),
-            Some(t) => prop_assert_eq!(
-                a.outcome,
-                EdfOutcome::DemandExceeds { deadline: t, demand: edf::demand(&tasks, t) as u64 }
-            ),
-        }
+        first_miss_agrees(&a, 1..=horizon, 0, |t| edf::demand(&tasks, t))?;
     }
 
     /// With a mask M, the verdict and the first miss are those of `h(t) + M <= t` checked at
@@ -642,15 +659,7 @@ proptest! {
         }
         let d_min = tasks.iter().map(|t| t.deadline).min().unwrap();
         let horizon = hyperperiod(&tasks) + tasks.iter().map(|t| t.deadline).max().unwrap();
-        let first_miss =
-            (d_min..=horizon).find(|&t| edf::demand(&tasks, t) + masked as u128 > t as u128);
-        match first_miss {
-            None => prop_assert!(a.schedulable(), "{:?}", a),
-            Some(t) => prop_assert_eq!(
-                a.outcome,
-                EdfOutcome::DemandExceeds { deadline: t, demand: edf::demand(&tasks, t) as u64 }
-            ),
-        }
+        first_miss_agrees(&a, d_min..=horizon, masked, |t| edf::demand(&tasks, t))?;
     }
 
     /// With release jitter, the verdict and the first miss are those of the demand criterion
@@ -690,14 +699,7 @@ proptest! {
         let horizon = hyperperiod(&tasks) + tasks.iter().map(|t| t.deadline).max().unwrap();
         // From the first instant a job may be due (a mask alone fails nothing before it).
         let d_min = tasks.iter().map(|t| t.deadline.saturating_sub(t.jitter)).min().unwrap();
-        let first_miss = (d_min..=horizon).find(|&t| demand(t) + masked as u128 > t as u128);
-        match first_miss {
-            None => prop_assert!(a.schedulable(), "{:?}", a),
-            Some(t) => prop_assert_eq!(
-                a.outcome,
-                EdfOutcome::DemandExceeds { deadline: t, demand: demand(t) as u64 }
-            ),
-        }
+        first_miss_agrees(&a, d_min..=horizon, masked, demand)?;
     }
 
     /// With jobs released once, the verdict and the first miss are those of
@@ -749,14 +751,7 @@ proptest! {
             .chain(jobs.iter().map(|j| j.deadline))
             .min()
             .unwrap();
-        let first_miss = (d_min..=horizon).find(|&t| demand(t) + masked as u128 > t as u128);
-        match first_miss {
-            None => prop_assert!(a.schedulable(), "{:?}", a),
-            Some(t) => prop_assert_eq!(
-                a.outcome,
-                EdfOutcome::DemandExceeds { deadline: t, demand: demand(t) as u64 }
-            ),
-        }
+        first_miss_agrees(&a, d_min..=horizon, masked, demand)?;
     }
 
     /// A task's analysis against the terms of the tasks above it summed by rate (as the CLI
