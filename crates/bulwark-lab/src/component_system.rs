@@ -117,11 +117,17 @@ pub fn timings_with_regions(
     system: &ComponentSystem,
     lowered: &Lowered,
 ) -> Option<Vec<TaskTiming>> {
-    let timings = schedulability(lowered)?.timings();
-    Some(match reservation_terms(system) {
+    Some(with_regions(system, schedulability(lowered)?.timings()))
+}
+
+/// `timings` (the blocking analysis's, per task of `system`) with `I_i` added to the
+/// blocking of each task in an SPR reservation: [`timings_with_regions`] for a caller that
+/// has the analysis already.
+pub fn with_regions(system: &ComponentSystem, timings: Vec<TaskTiming>) -> Vec<TaskTiming> {
+    match reservation_terms(system) {
         Some(terms) => terms.with_regions(&timings),
         None => timings,
-    })
+    }
 }
 
 /// The columns of a table of component tasks measured beside their analysis.

@@ -11,8 +11,7 @@ use bulwark_analysis::component_graph::CycleKind;
 use bulwark_analysis::component_graph::{self, ComponentAnalysis};
 use bulwark_core::{Duration, Instant};
 use bulwark_lab::component_system::{
-    lower, reservation_terms, schedulability, timings_with_regions, LowerError, Lowered,
-    ReservationTerms,
+    lower, reservation_terms, schedulability, with_regions, LowerError, Lowered, ReservationTerms,
 };
 use bulwark_sim::components::{run, ComponentOutcome, ProtocolCosts, RunOptions};
 use bulwark_spec::component::{ComponentSystem, Connection, CpiId, LocatedSystem};
@@ -691,12 +690,19 @@ struct Bounds {
 
 impl Bounds {
     /// The blocking analysis's terms, and with each reservation's `I_i` added
-    /// ([`timings_with_regions`], as `simulate` of a scenario's components reports them).
+    /// ([`with_regions`], as `simulate` of a scenario's components reports them); the
+    /// analysis runs once for both.
     fn of(lowered: &Lowered, system: &ComponentSystem) -> Bounds {
-        let blocking = |timings: Vec<TaskTiming>| timings.iter().map(|t| t.blocking).collect();
+        let Some(timings) = schedulability(lowered).map(|a| a.timings()) else {
+            return Bounds {
+                blocking: Vec::new(),
+                inversion: Vec::new(),
+            };
+        };
+        let blocking = |timings: &[TaskTiming]| timings.iter().map(|t| t.blocking).collect();
         Bounds {
-            blocking: schedulability(lowered).map_or_else(Vec::new, |a| blocking(a.timings())),
-            inversion: timings_with_regions(system, lowered).map_or_else(Vec::new, blocking),
+            blocking: blocking(&timings),
+            inversion: blocking(&with_regions(system, timings)),
         }
     }
 }
