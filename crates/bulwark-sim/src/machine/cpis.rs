@@ -88,10 +88,11 @@ pub(super) struct Thread {
     pub(super) core: u16,
     /// The priority it waits at (ceiling, 255 for NPCS, or its task's).
     pub(super) home: Priority,
-    /// Its TCB priority, as the protocols set it.
-    pub(super) priority: Priority,
+    /// Its TCB priority, as the protocols set it. Set with `in_protocol` through
+    /// [`Components::set_priority`], which keeps the ready set in order.
+    priority: Priority,
     /// Running protocol steps, which run at the ceiling.
-    pub(super) in_protocol: bool,
+    in_protocol: bool,
     /// Not ready in the scheduler. Set through [`Components::set_blocked`], which keeps the
     /// set of the ready ones.
     blocked: bool,
@@ -108,6 +109,16 @@ pub(super) struct Thread {
 }
 
 impl Thread {
+    /// Its TCB priority.
+    pub(super) fn priority(&self) -> Priority {
+        self.priority
+    }
+
+    /// Whether it runs protocol steps (at the ceiling).
+    pub(super) fn in_protocol(&self) -> bool {
+        self.in_protocol
+    }
+
     /// Not ready in the scheduler.
     pub(super) fn is_blocked(&self) -> bool {
         self.blocked
@@ -725,7 +736,7 @@ impl Machine<'_> {
                 Effect::SetPriority { thread, priority } => {
                     match comps.pools[c].get(thread as usize).copied() {
                         Some(t) => {
-                            let in_protocol = comps.threads[t].in_protocol;
+                            let in_protocol = comps.threads[t].in_protocol();
                             comps.set_priority(t, priority, in_protocol);
                             self.requeue(comps, at, t)?;
                         }
@@ -866,7 +877,7 @@ impl Machine<'_> {
         t: usize,
         in_protocol: bool,
     ) -> Result<(), SimError> {
-        let priority = comps.threads[t].priority;
+        let priority = comps.threads[t].priority();
         comps.set_priority(t, priority, in_protocol);
         self.requeue(comps, at, t)
     }

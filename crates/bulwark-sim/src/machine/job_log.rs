@@ -229,7 +229,10 @@ impl Components {
 
     pub(super) fn slice_owner(&mut self, t: usize, now: Instant) -> (Option<usize>, bool) {
         let owner = self.owner(t, now).map(|(task, _)| task);
-        let in_protocol = self.threads.get(t).is_some_and(|thread| thread.in_protocol);
+        let in_protocol = self
+            .threads
+            .get(t)
+            .is_some_and(|thread| thread.in_protocol());
         (owner, in_protocol || owner.is_none())
     }
 
