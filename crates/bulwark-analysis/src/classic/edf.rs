@@ -17,7 +17,8 @@
 //! `J_i` later and is still due at `a + D_i`, so it has `D_i - J_i` from its latest release:
 //! the demand above is that of deadlines `D_i - J_i` (a task with `J_i >= D_i` fails at 0),
 //! and the synchronous busy period, which depends on `C` and `T` alone, still bounds where a
-//! violation can lie (the demand criterion of the deadlines `D_i - J_i`). Without jitter and with `D = T` the utilisation test decides.
+//! violation can lie (the demand criterion of the deadlines `D_i - J_i`). Without jitter
+//! and with `D = T` the utilisation test decides.
 //!
 //! A violation found by QPA need not be the first; the first is then found by a binary search
 //! over the end of the checked interval, one QPA run per probe (at most 64 probes).
@@ -165,9 +166,11 @@ fn first_due(task: &Task) -> u64 {
 /// before 0 count from 0).
 fn last_step_before(task: &Task, t: u64) -> Option<u64> {
     let period = task.period.max(1);
-    let first = match task.deadline.checked_sub(task.jitter) {
-        Some(due) => due,
-        None => (period - (task.jitter - task.deadline) % period) % period,
+    let first = if task.jitter <= task.deadline {
+        first_due(task)
+    } else {
+        // The first step after 0 of the deadlines `D - J + k T`, which start below 0.
+        (period - (task.jitter - task.deadline) % period) % period
     };
     if first < t {
         Some(first + (t - 1 - first) / period * period)
