@@ -608,6 +608,19 @@ fn edf_scripts_of_bounded_work_are_analysed() {
     let out = analyze_text(&edf_with_scripts("5ms", &run(30)), false, 0);
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_contains(&stdout, "at every deadline up to 50ms");
+    assert_contains(&stdout, "each script is in the demand h(t) as one job");
+    // At U = 1 (a at 5 of 10 ms, b at 10 of 20 ms) no slack is left for the script's 1 ms:
+    // it counts in every window, h(20) + 1 > 20, no verdict.
+    let full = "name = \"full\"\npolicy = \"edf\"\nduration = \"100ms\"\n\n\
+                [[task]]\nname = \"a\"\nperiod = \"10ms\"\nexecution = \"5ms\"\n\n\
+                [[task]]\nname = \"b\"\nperiod = \"20ms\"\nexecution = \"10ms\"\n\n\
+                [[task]]\nname = \"s\"\ndeadline = \"50ms\"\nscript = [{ run = \"1ms\" }]\n";
+    let out = analyze_text(full, false, 2);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_contains(
+        &stdout,
+        "is in the demand's M as one lump (U = 1 leaves no slack",
+    );
 
     let out = analyze_text(&edf_with_scripts("5ms", &run(45)), true, 2);
     let edf = &json_out(&out)["cores"][0]["edf"];

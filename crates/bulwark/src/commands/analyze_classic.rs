@@ -208,6 +208,9 @@ struct Core {
     scripts_ns: Option<u64>,
     /// EDF: the scripts whose deadline is below `M` and their own work, each with it.
     late_scripts: Vec<(String, Duration)>,
+    /// EDF: the scripts' work was counted in every window, in `M` (`U = 1` leaves no slack
+    /// for it to fall in), not as one job each at its deadline.
+    scripts_lumped: bool,
     /// The servers whose calls the test holds here (every caller on this core), so their
     /// gate waits are in the bounds or refused.
     served: Vec<usize>,
@@ -216,12 +219,6 @@ struct Core {
 }
 
 impl Core {
-    /// EDF: the time the core may lose in all, `M` of the demand test (the terminations' mask
-    /// and the server operations of later deadlines); `None` when the mask has no bound.
-    fn lost_ns(&self) -> Option<u64> {
-        Some(self.mask?.as_nanos().saturating_add(self.servers_ns))
-    }
-
     /// `Some(true/false)` when decided, `None` when a task could not be analysed, or failed a
     /// test only with scripts' work counted as one lump (sufficient, so not a refutation).
     fn schedulable(&self) -> Option<bool> {
@@ -363,6 +360,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
             edf: None,
             scripts_ns: None,
             late_scripts: Vec::new(),
+            scripts_lumped: false,
             served,
             servers_ns: edf_waits,
         });
@@ -371,6 +369,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
     let mut edf_result = None;
     let mut scripts_ns = None;
     let mut late_scripts = Vec::new();
+    let mut scripts_lumped = false;
     if scenario.policy == PolicyKind::Edf {
         if unanalysable.is_empty() && scripts_analysed {
             let load = total_work(scripts.iter());
@@ -396,10 +395,9 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
                 .map(|(name, deadline, _)| (name, deadline))
                 .collect();
             let tasks: Vec<Task> = rows.iter().map(|r| r.task.clone()).collect();
-            edf_result = Some((
-                edf::analyse_with_one_shots(&tasks, &jobs, lost),
-                edf::utilisation(&tasks),
-            ));
+            let analysis = edf::analyse_with_one_shots(&tasks, &jobs, lost);
+            scripts_lumped = analysis.masked > lost;
+            edf_result = Some((analysis, edf::utilisation(&tasks)));
             scripts_ns = (!scripts.is_empty()).then_some(load);
         }
     } else {
@@ -495,6 +493,7 @@ fn analyse_core(scenario: &Scenario, core: u16, mask: Option<Duration>) -> Optio
         edf: edf_result,
         scripts_ns,
         late_scripts,
+        scripts_lumped,
         served,
         servers_ns: edf_waits,
     })
@@ -733,11 +732,7 @@ fn to_text(scenario: &Scenario, cores: &[Core], overall: Option<bool>) -> String
             ));
         }
         if let Some(load) = core.scripts_ns {
-            // At U = 1 the analysis counts the scripts' work in every window, in M.
-            let lumped = core
-                .edf
-                .is_some_and(|(e, _)| e.masked > core.lost_ns().unwrap_or(0));
-            text.push_str(&if lumped {
+            text.push_str(&if core.scripts_lumped {
                 format!(
                     "  the scripts' work over the run, W = {}, is in the demand's M as one lump \
                      (U = 1 leaves no slack for it to fall in)\n",
