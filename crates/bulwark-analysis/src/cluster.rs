@@ -6,11 +6,14 @@
 //! test ([`crate::global_edf`]), and under fixed-priority order Bertogna and Cirinei's
 //! response-time analysis ([`crate::global_fp`]), each reservation a sporadic task `C = e`,
 //! `T = D = p` at its member's priority (equal priorities in member order, as the scheduler
-//! breaks ties by reservation id). Neither test covers a cluster with a time partition (its
-//! slots take a core from the reservations) or a high-criticality reservation (Vestal's mode
-//! switch demotes the others), and the response-time analysis does not cover SPR servers (they
-//! keep budget across a suspension): such a cluster's bandwidth is reported, a partition
-//! counting its slots' time over the cycle, and no verdict. A best-effort member runs below
+//! breaks ties by reservation id). A fixed-priority cluster of one core with a
+//! high-criticality reservation (Vestal's mode switch, section VII) gets AMC-rtb instead
+//! ([`crate::amc`]): each reservation `C^L = e^L` (a low one's `e`), `C^H = e^H`. Neither
+//! global test covers a cluster with a time partition (its slots take a core from the
+//! reservations) or a high-criticality reservation on more cores (the mode switch demotes the
+//! others), and the response-time analyses do not cover SPR servers (they keep budget across
+//! a suspension): such a cluster's bandwidth is reported, a partition counting its slots'
+//! time over the cycle, and no verdict. A best-effort member runs below
 //! every reservation on no budget: it takes nothing from them, gets no guarantee, and is left
 //! out of the bandwidth and the tests. A termination run in a cluster masks one of its cores
 //! for up to its mask ([`crate::reclamation`]): the response-time analysis counts each as
@@ -21,6 +24,7 @@
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::{MemberKind, Replenishment, Reservation, Scenario, SporadicOrder};
 
+use crate::amc;
 use crate::bandwidth::{self, Admission};
 use crate::fit::{demand, fit, Fit, SCRIPT_UNCHECKED};
 use crate::gates::CallDrains;
@@ -73,20 +77,31 @@ pub enum ClusterVerdict {
     /// Fixed-priority order and some reservation's iteration passed its period; the analysis
     /// is sufficient only, so the set may still be schedulable, but nothing here shows it.
     RtaNotShownSchedulable(FixedPriorityRta),
+    /// Fixed-priority order on one core with high-criticality reservations, and AMC-rtb
+    /// ([`crate::amc`]) bounds every reservation's low-mode response `R^L` (its
+    /// [`Member::low_mode_response`]) and every high-criticality one's `R^*` (its
+    /// [`Member::response`]) within its period: while every job stays within `e^L`, every
+    /// reservation gets its budget within `p` of each replenishment, and a high-criticality
+    /// one always does.
+    AmcSchedulable(FixedPriorityRta),
+    /// The same test and some bound passed its period (sufficient only).
+    AmcNotShownSchedulable(FixedPriorityRta),
     /// No test applies; says why (one of [`PARTITIONS_NOT_IN_GFB`],
     /// [`HIGH_CRITICALITY_NOT_IN_GFB`], [`PARTITIONS_NOT_IN_GLOBAL_FP_RTA`],
     /// [`HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA`] and [`SERVERS_NOT_IN_GLOBAL_FP_RTA`]).
     NotAnalysed(&'static str),
 }
 
-/// What Bertogna and Cirinei's response-time analysis found for a fixed-priority cluster; the
-/// per-member figures are the members' [`Member::response`].
+/// What a response-time analysis (Bertogna and Cirinei's, or AMC-rtb) found for a
+/// fixed-priority cluster; the per-member figures are the members' [`Member::response`] (and
+/// [`Member::low_mode_response`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FixedPriorityRta {
     /// The cores, `m`.
     pub cores: u16,
     /// The member (index into [`ClusterAnalysis::members`]) whose iteration passed its period,
-    /// if one did; the members below it in priority are not computed.
+    /// if one did (the first in file order under AMC-rtb); under Bertogna and Cirinei's
+    /// analysis the members below it in priority are not computed.
     pub not_shown: Option<usize>,
 }
 
@@ -96,10 +111,12 @@ impl ClusterVerdict {
         match self {
             ClusterVerdict::Schedulable(_)
             | ClusterVerdict::BclSchedulable(_)
-            | ClusterVerdict::RtaSchedulable(_) => Some(true),
+            | ClusterVerdict::RtaSchedulable(_)
+            | ClusterVerdict::AmcSchedulable(_) => Some(true),
             ClusterVerdict::NotShownSchedulable(_)
             | ClusterVerdict::BclNotShownSchedulable(_)
-            | ClusterVerdict::RtaNotShownSchedulable(_) => Some(false),
+            | ClusterVerdict::RtaNotShownSchedulable(_)
+            | ClusterVerdict::AmcNotShownSchedulable(_) => Some(false),
             ClusterVerdict::NotAnalysed(_) => None,
         }
     }
@@ -116,12 +133,14 @@ impl ClusterVerdict {
         }
     }
 
-    /// The response-time analysis's summary, when it ran (fixed-priority order).
+    /// The response-time analysis's summary, when one ran (fixed-priority order: Bertogna
+    /// and Cirinei's or AMC-rtb).
     pub fn rta(&self) -> Option<&FixedPriorityRta> {
         match self {
-            ClusterVerdict::RtaSchedulable(rta) | ClusterVerdict::RtaNotShownSchedulable(rta) => {
-                Some(rta)
-            }
+            ClusterVerdict::RtaSchedulable(rta)
+            | ClusterVerdict::RtaNotShownSchedulable(rta)
+            | ClusterVerdict::AmcSchedulable(rta)
+            | ClusterVerdict::AmcNotShownSchedulable(rta) => Some(rta),
             _ => None,
         }
     }
@@ -136,8 +155,8 @@ impl ClusterVerdict {
         }
     }
 
-    /// Which test ran, for reports: [`GFB_TEST`], [`BCL_TEST`], [`GLOBAL_FP_RTA_TEST`], or
-    /// `None`.
+    /// Which test ran, for reports: [`GFB_TEST`], [`BCL_TEST`], [`GLOBAL_FP_RTA_TEST`],
+    /// [`AMC_RTB_TEST`], or `None`.
     pub fn test_name(&self) -> Option<&'static str> {
         match self {
             ClusterVerdict::Schedulable(_) | ClusterVerdict::NotShownSchedulable(_) => {
@@ -148,6 +167,9 @@ impl ClusterVerdict {
             }
             ClusterVerdict::RtaSchedulable(_) | ClusterVerdict::RtaNotShownSchedulable(_) => {
                 Some(GLOBAL_FP_RTA_TEST)
+            }
+            ClusterVerdict::AmcSchedulable(_) | ClusterVerdict::AmcNotShownSchedulable(_) => {
+                Some(AMC_RTB_TEST)
             }
             ClusterVerdict::NotAnalysed(_) => None,
         }
@@ -171,6 +193,9 @@ pub const BCL_TEST: &str = "global-edf-bcl";
 /// The name of Bertogna and Cirinei's response-time analysis in reports.
 pub const GLOBAL_FP_RTA_TEST: &str = "global-fp-rta";
 
+/// The name of AMC-rtb ([`crate::amc`]) in reports.
+pub const AMC_RTB_TEST: &str = "amc-rtb";
+
 /// No longer given: fixed-priority clusters of sporadic reservations now get Bertogna and
 /// Cirinei's response-time analysis, and the others one of the `*_NOT_IN_GLOBAL_FP_RTA`
 /// reasons. Kept for callers that compare against it.
@@ -183,10 +208,12 @@ pub const PARTITIONS_NOT_IN_GLOBAL_FP_RTA: &str =
     "Bertogna and Cirinei's response-time analysis covers sporadic reservations alone: time \
      partitions take cores during their slots";
 
-/// Why no test ran on a fixed-priority cluster with a high-criticality reservation.
+/// Why no test ran on a fixed-priority cluster of more than one core with a
+/// high-criticality reservation.
 pub const HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA: &str =
     "Bertogna and Cirinei's response-time analysis covers sporadic reservations alone: \
-     Vestal's mode switch demotes low-criticality reservations";
+     Vestal's mode switch demotes low-criticality reservations (AMC-rtb covers a cluster of \
+     one core)";
 
 /// Why no test ran on a fixed-priority cluster with an SPR (or constant-bandwidth) server.
 pub const SERVERS_NOT_IN_GLOBAL_FP_RTA: &str =
@@ -216,8 +243,13 @@ pub struct Member {
     /// Whether the reservation can carry the task's jobs.
     pub fit: Fit,
     /// The response-time bound of its reservation (from a replenishment to the budget's
-    /// end), when the response-time analysis ran (fixed-priority order); `None` otherwise.
+    /// end), when a response-time analysis ran (fixed-priority order); `None` otherwise.
+    /// Under AMC-rtb: a high-criticality reservation's `R^*` (it holds in either mode), a
+    /// low one's `R^L` (it holds in low mode only).
     pub response: Option<Response>,
+    /// Under AMC-rtb, a high-criticality reservation's low-mode bound `R^L`; `None`
+    /// otherwise.
+    pub low_mode_response: Option<Response>,
     /// For a task bound to a reservation with others (its owner or a sharer), the bound on
     /// its jobs' response times from their joint demand ([`crate::shared_reservation`]),
     /// when it was computed; `None` otherwise.
@@ -345,11 +377,14 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 SporadicOrder::FixedPriority if has_partition => {
                     ClusterVerdict::NotAnalysed(PARTITIONS_NOT_IN_GLOBAL_FP_RTA)
                 }
-                SporadicOrder::FixedPriority if has_high_criticality => {
+                SporadicOrder::FixedPriority if has_high_criticality && cores != 1 => {
                     ClusterVerdict::NotAnalysed(HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA)
                 }
                 SporadicOrder::FixedPriority if has_server => {
                     ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
+                }
+                SporadicOrder::FixedPriority if has_high_criticality => {
+                    mixed_criticality(&mut members, &masks)
                 }
                 SporadicOrder::FixedPriority => fixed_priority(&mut members, cores, &masks),
                 // GFB's tasks are the sporadic reservations alone, each always at its own
@@ -459,6 +494,7 @@ fn member(
         priority: spec.priority,
         fit,
         response: None,
+        low_mode_response: None,
         job_response: None,
     }
 }
@@ -623,6 +659,51 @@ fn fixed_priority(members: &mut [Member], cores: u16, masks: &[Duration]) -> Clu
         ClusterVerdict::RtaSchedulable(summary)
     } else {
         ClusterVerdict::RtaNotShownSchedulable(summary)
+    }
+}
+
+/// AMC-rtb ([`crate::amc`]) on a fixed-priority cluster of one core whose sporadic
+/// reservations (section III's rule) include high-criticality ones: each a task `C^L = e^L`
+/// (a low one's `e`), `C^H = e^H`, `T = D = p` at its member's priority, equal priorities in
+/// member order as in [`fixed_priority`]. The terminations' `masks` are counted in every
+/// window. Records each member's bounds and gives the verdict.
+fn mixed_criticality(members: &mut [Member], masks: &[Duration]) -> ClusterVerdict {
+    let tasks: Vec<amc::McTask> = members
+        .iter()
+        .filter(|m| m.reservation.is_tested())
+        .map(|m| {
+            let (budget, period) = m.reservation.share();
+            let low_budget = match m.reservation {
+                MemberReservation::Sporadic { low_budget, .. } => low_budget,
+                _ => None,
+            };
+            amc::McTask {
+                low_budget: low_budget.unwrap_or(budget),
+                high_budget: low_budget.map(|_| budget),
+                period,
+                priority: m.priority.unwrap_or_default(),
+            }
+        })
+        .collect();
+    let bounds = amc::rtb(&tasks, masks);
+    let tested = members.iter_mut().filter(|m| m.reservation.is_tested());
+    for (member, (low, high)) in tested.zip(bounds.low.iter().zip(&bounds.high)) {
+        member.response = Some(high.unwrap_or(*low));
+        member.low_mode_response = high.map(|_| *low);
+    }
+    let summary = FixedPriorityRta {
+        cores: 1,
+        not_shown: members.iter().position(|m| {
+            [m.response, m.low_mode_response]
+                .iter()
+                .flatten()
+                .any(|r| !matches!(r, Response::Bounded(_)))
+        }),
+    };
+    if bounds.schedulable {
+        ClusterVerdict::AmcSchedulable(summary)
+    } else {
+        ClusterVerdict::AmcNotShownSchedulable(summary)
     }
 }
 

@@ -4,6 +4,7 @@
 //! the papers' admission tests and bounds build on them.
 
 pub mod admission;
+pub mod amc;
 pub mod bandwidth;
 pub mod blocking;
 pub mod classic;

@@ -638,10 +638,13 @@ fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
 /// (1 + 2 m K) L with m = 1 and K = 2 (C0 and C1): 5 ms, whatever operation it asks for. So
 /// a job needs at most 200 us + 5 ms + 1 ns + 1 ms (L1, e = 10 ms per 25 ms), 2 + 5 + 1 ms and
 /// 1 ns (L2, 10 per 20 ms) or 3 + 5 + 1 ms and 1 ns (L3, 10 per 40 ms): all three fit. H runs
-/// four jobs of a counted loop and then a long one: its shape is not checked.
+/// four jobs of a counted loop and then a long one: its shape is not checked. C0 (one core,
+/// H of high criticality) gets AMC-rtb, by hand: H alone at the top, R^L = e^L = 12 ms and
+/// R^* = e^H = 30 ms; L1's R^L = 10 + ceil(R / 50) 12 = 22 ms. Both clusters are shown
+/// schedulable: exit 0.
 #[test]
 fn members_that_call_a_server_fit_with_what_their_calls_drain() {
-    let stdout = common::stdout_of(&["analyze", "scenarios/vestal-mode-switch.toml"], 2);
+    let stdout = common::stdout_of(&["analyze", "scenarios/vestal-mode-switch.toml"], 0);
     let fits = |name: &str| -> String {
         let line = stdout
             .lines()
@@ -652,9 +655,63 @@ fn members_that_call_a_server_fit_with_what_their_calls_drain() {
         let rule = cells.iter().position(|&cell| cell == "sporadic").unwrap();
         cells[rule + 1..].join(" ")
     };
-    assert_eq!(fits("L1"), "yes");
+    // In C0, the fit then R^L (high-criticality only) and R (AMC-rtb).
+    assert_eq!(fits("L1"), "yes - 22ms");
     assert_eq!(fits("L2"), "yes 10ms");
     assert_eq!(fits("L3"), "yes 20ms");
-    assert_eq!(fits("H"), "not checked");
+    assert_eq!(fits("H"), "not checked 12ms 30ms");
     common::assert_contains(&stdout, "note: `H` invokes servers");
+    common::assert_contains(
+        &stdout,
+        "\nclusters: C0 schedulable (AMC-rtb); C1 schedulable (global FP RTA)\n",
+    );
+    let doc = common::json_of(
+        &["analyze", "--json", "scenarios/vestal-mode-switch.toml"],
+        0,
+    );
+    let c0 = &doc["clusters"][0];
+    assert_eq!(c0["test"], "amc-rtb");
+    assert_eq!(c0["verdict"], "schedulable");
+    let member = |index: usize, field: &str| c0["members"][index][field].clone();
+    assert_eq!(member(0, "response_ns"), 30_000_000);
+    assert_eq!(member(0, "low_mode_response_ns"), 12_000_000);
+    assert_eq!(member(0, "low_mode_response_verdict"), "bounded");
+    assert_eq!(member(1, "response_ns"), 22_000_000);
+    assert_eq!(member(1, "low_mode_response_ns"), serde_json::Value::Null);
+    assert_eq!(
+        doc["clusters"][1]["members"][0]["low_mode_response_ns"],
+        serde_json::Value::Null
+    );
+}
+
+/// AMC-rtb's failures, by hand on one core: `L` (low, 10 ms per 20 ms, priority 5) above `H`
+/// (high, e^L 4 ms, e^H 12 ms per 20 ms). H's R^L = 4 + 10 = 14 ms, R^* = 12 + ceil(14/20) 10
+/// = 22 ms > 20 ms: not shown (exit 1), the report naming H's R. With e^L = 11 ms, R^L =
+/// 11 + 10 = 21 ms > 20 ms already: the report names H's R^L.
+#[test]
+fn a_one_core_cluster_with_high_criticality_gets_amc_rtb() {
+    let file = |low: &str| {
+        format!(
+            "name = \"amc\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"1s\"\n\n\
+             [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"fixed-priority\"\n\n\
+             [[task]]\nname = \"L\"\ncluster = \"k\"\npriority = 5\n\
+             reservation = {{ budget = \"10ms\", period = \"20ms\" }}\n\
+             period = \"20ms\"\nexecution = \"5ms\"\n\n\
+             [[task]]\nname = \"H\"\ncluster = \"k\"\npriority = 4\n\
+             reservation = {{ budget = \"12ms\", period = \"20ms\", criticality = \"high\", \
+             low-budget = \"{low}\" }}\nperiod = \"20ms\"\nexecution = \"3ms\"\n"
+        )
+    };
+    let (_dir, path) = temp_file("amc.toml", file("4ms"));
+    let (stdout, _) = outputs(&["analyze"], &path, 1);
+    assert_contains(&stdout, "`H`'s R >= 22ms > p = 20ms: NOT shown schedulable");
+    assert_ends_with(&stdout, "\nclusters: k NOT shown schedulable (AMC-rtb)\n");
+    let doc = analyze_json(&path, 1);
+    let k = &doc["clusters"][0];
+    assert_eq!(k["test"], "amc-rtb");
+    assert_eq!(k["members"][1]["response_verdict"], "exceeds-period");
+    assert_eq!(k["members"][1]["low_mode_response_ns"], 14_000_000);
+    let (_dir, path) = temp_file("amc.toml", file("11ms"));
+    let (stdout, _) = outputs(&["analyze"], &path, 1);
+    assert_contains(&stdout, "`H`'s R^L >= 21ms > p = 20ms");
 }

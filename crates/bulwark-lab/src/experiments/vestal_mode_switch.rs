@@ -16,9 +16,12 @@
 //!
 //! **What is checked**: cluster 0 switches to high mode exactly once per overrunning job of
 //! `H`, and back to low mode before the next; cluster 1 never switches (the mode is per
-//! cluster); `L1`'s requests pending at a switch are aborted; `H` meets every deadline; and
-//! every invocation of `H` drains at most `(1 + 2 m_k K) L^H = 10 ms` (Theorem 1 at the high
-//! level, the bound section VII sizes `e^H` with).
+//! cluster); `L1`'s requests pending at a switch are aborted; `H` meets every deadline; every
+//! invocation of `H` drains at most `(1 + 2 m_k K) L^H = 10 ms` (Theorem 1 at the high
+//! level, the bound section VII sizes `e^H` with); and AMC-rtb ([`bulwark_analysis::amc`],
+//! what `bulwark analyze` runs on cluster 0) shows cluster 0 schedulable, `H`'s longest
+//! response within its bound `R^* = 30 ms` (its jobs are released with its replenishments
+//! and need less than `e^H`, so each completes within `R^*` of its release).
 //!
 //! **How it is measured**: the machine's records. Each change of a cluster's mode is a
 //! [`ModeSwitchRecord`]. A request aborted at a switch shows in its [`InvocationRecord`]: one
@@ -26,6 +29,7 @@
 //! demoted urgency (`issued` is the switch's instant, `reissues` above zero); one in service
 //! completes, marked `exhausted`.
 
+use bulwark_analysis::cluster::{self, ClusterVerdict};
 use bulwark_analysis::mc_ipc::invocation_budget_bound;
 use bulwark_core::reservation::clustered::Mode;
 use bulwark_core::{Duration, Instant};
@@ -115,6 +119,19 @@ pub struct Summary {
     pub h_drain: (Duration, Duration),
     /// Invocations of `L1` completed, in all.
     pub l1_invocations: usize,
+    /// `H`'s `R^*` when AMC-rtb shows cluster 0 schedulable; `None` when it does not.
+    pub amc_bound: Option<Duration>,
+}
+
+/// `H`'s `R^*` when AMC-rtb shows `scenario`'s cluster 0 schedulable.
+fn amc_bound(scenario: &bulwark_spec::Scenario) -> Option<Duration> {
+    let clusters = cluster::analyse(scenario);
+    let analysis = clusters.get(CLUSTER_OF_H)?;
+    if !matches!(analysis.verdict, ClusterVerdict::AmcSchedulable(_)) {
+        return None;
+    }
+    let h = analysis.members.iter().find(|m| m.name == "H")?;
+    h.response?.bound()
 }
 
 /// True when `record`'s request was pending at the switch to high mode at `switch` and
@@ -126,8 +143,8 @@ fn aborted_at(record: &InvocationRecord, switch: Instant) -> bool {
     pending && (pruned_and_reissued || record.exhausted)
 }
 
-/// Summarises a run's records.
-pub fn summarise(records: &Records) -> Summary {
+/// Summarises a run of `scenario` from its records.
+pub fn summarise(scenario: &bulwark_spec::Scenario, records: &Records) -> Summary {
     let h_jobs: Vec<&JobRecord> = (records.jobs.iter())
         .filter(|j| j.task.index() == H)
         .collect();
@@ -173,13 +190,15 @@ pub fn summarise(records: &Records) -> Summary {
             bound,
         ),
         l1_invocations: of(L1).count(),
+        amc_bound: amc_bound(scenario),
     }
 }
 
 /// Runs the system and summarises it.
 pub fn evaluate(seed: u64) -> Result<(Summary, Records), LabError> {
-    let records = simulate(seed)?;
-    Ok((summarise(&records), records))
+    let scenario = system()?;
+    let records = simulate_system(&scenario, seed)?;
+    Ok((summarise(&scenario, &records), records))
 }
 
 /// The seed of the run.
@@ -245,6 +264,20 @@ pub fn checks(s: &Summary) -> Vec<Check> {
             measured: s.h_drain.0.to_string(),
             pass: s.h_drain.0 <= s.h_drain.1,
         },
+        Check {
+            claim: "AMC-rtb (Baruah, Burns and Davis) shows cluster 0 schedulable, and H's \
+                    responses stay within its high-mode bound R^*"
+                .into(),
+            expected: match s.amc_bound {
+                Some(bound) => format!("schedulable; longest response at most R^* = {bound}"),
+                None => "schedulable".into(),
+            },
+            measured: match s.amc_bound {
+                Some(_) => format!("schedulable; longest response {}", s.h_response),
+                None => "not shown schedulable".into(),
+            },
+            pass: s.amc_bound.is_some_and(|bound| s.h_response <= bound),
+        },
     ]
 }
 
@@ -306,6 +339,9 @@ mod tests {
     #[test]
     fn every_check_passes_on_the_real_run() {
         let (summary, _) = evaluate(SEED).unwrap();
+        // By hand: H alone above L1, R^L = e^L = 12 ms and R^* = e^H = 30 ms; L1's
+        // R^L = 10 + ceil(R / 50) 12 = 22 ms <= 25 ms.
+        assert_eq!(summary.amc_bound, Some(ms(30)));
         let failing: Vec<String> = checks(&summary)
             .into_iter()
             .filter(|c| !c.pass)
@@ -329,10 +365,16 @@ mod tests {
             panic!("H is sporadic");
         };
         *low_budget = scenario.tasks[H].reservation.map(|r| r.budget);
-        let summary = summarise(&simulate_system(&scenario, SEED).unwrap());
+        let summary = summarise(&scenario, &simulate_system(&scenario, SEED).unwrap());
         assert_eq!((summary.switches, summary.aborted_at_switch), ((0, 0), 0));
+        // AMC-rtb fails too: with e^L = 30 ms, L1's R^L = 10 + 30 = 40 ms > 25 ms.
+        assert_eq!(summary.amc_bound, None);
         let passing: Vec<bool> = checks(&summary).iter().map(|c| c.pass).collect();
-        assert_eq!(passing, [false, true, false, true, true], "{summary:?}");
+        assert_eq!(
+            passing,
+            [false, true, false, true, true, false],
+            "{summary:?}"
+        );
     }
 
     /// The constants the summary reads with are the file's.
@@ -371,6 +413,7 @@ mod tests {
             aborted_at_switch: 3,
             h_drain: (ms(4), ms(10)),
             l1_invocations: 150,
+            amc_bound: Some(ms(30)),
         };
         assert!(checks(&good).iter().all(|c| c.pass));
         let bad = [
@@ -392,6 +435,10 @@ mod tests {
             },
             Summary {
                 h_drain: (ms(11), ms(10)),
+                ..good.clone()
+            },
+            Summary {
+                h_response: ms(31),
                 ..good.clone()
             },
         ];

@@ -24,10 +24,11 @@ use crate::table;
 /// `scenario`, `policy` and `clusters` when no task is partitioned). Exit: 2 if a part
 /// could not be analysed (as for mixed scenarios), else 1 if a part admits not
 /// everything, Goossens, Funk and Baruah's test does not show an EDF cluster schedulable or
-/// Bertogna and Cirinei's response-time analysis does not show a fixed-priority one, else 2
-/// if a cluster is not analysed (a time partition, a high-criticality reservation or, under
-/// fixed priority, an SPR server: no verdict, as the classic analysis gives for a task it
-/// cannot analyse), else 0.
+/// Bertogna and Cirinei's response-time analysis (AMC-rtb on one core with high-criticality
+/// reservations) does not show a fixed-priority one, else 2 if a cluster is not analysed (a
+/// time partition, a high-criticality reservation under EDF order or on more cores or,
+/// under fixed priority, an SPR server: no verdict, as the classic analysis gives for a task
+/// it cannot analyse), else 0.
 pub(super) fn clustered(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
     let analyses = cluster::analyse(scenario);
     let parts = scenario.parts_by_policy();
@@ -194,6 +195,18 @@ fn why(analysis: &ClusterAnalysis) -> String {
             masks_text(&analysis.masks),
             failure_text(analysis, rta)
         ),
+        ClusterVerdict::AmcSchedulable(_) => format!(
+            "{AMC_INTRO}{}, U = {total}: every R^L <= p and every high-criticality R^* <= p: \
+             while every job stays within e^L every reservation gets its budget within p of \
+             each replenishment, and a high-criticality one always does",
+            amc_masks_text(&analysis.masks)
+        ),
+        ClusterVerdict::AmcNotShownSchedulable(rta) => format!(
+            "{AMC_INTRO}{}, U = {total}: {}: NOT shown schedulable (the test is sufficient \
+             only)",
+            amc_masks_text(&analysis.masks),
+            failure_text(analysis, rta)
+        ),
         ClusterVerdict::NotAnalysed(reason) => format!(
             "global {} over {cores} core(s), U = {total}: not analysed: {reason}",
             match analysis.order {
@@ -229,6 +242,22 @@ fn bcl_member(analysis: &ClusterAnalysis, k: usize) -> Option<&str> {
         .map(|m| m.name.as_str())
 }
 
+/// AMC-rtb's description in the cluster's sentence.
+const AMC_INTRO: &str = "fixed priority on one core with Vestal's mode switch, the \
+     reservations taken as sporadic tasks (e^L, e^H, p) with deadline p at their tasks' \
+     priorities (a low-criticality one's e^L is e; equal priorities in member order); \
+     Baruah, Burns and Davis's AMC-rtb: R^L over every e^L, and for a high-criticality \
+     reservation R^* over the e^H above it and the low-criticality releases within its R^L \
+     (a low-criticality reservation's R is its R^L, a guarantee in low mode only)";
+
+/// The masks AMC-rtb counts, as a clause after its name.
+fn amc_masks_text(masks: &[Duration]) -> String {
+    match masks_list(masks) {
+        None => String::new(),
+        Some(list) => format!(", with the terminations' masks ({list}) added to every window"),
+    }
+}
+
 fn rta_intro(cores: usize) -> String {
     format!(
         "global fixed priority over {cores} core(s), the reservations taken as sporadic tasks \
@@ -239,8 +268,19 @@ fn rta_intro(cores: usize) -> String {
 
 /// The masks the response-time analysis counts, as a clause after its name.
 fn masks_text(masks: &[Duration]) -> String {
+    match masks_list(masks) {
+        None => String::new(),
+        Some(list) => format!(
+            ", with the terminations' masks ({list}) each as interference on one core, \
+             min(M, R - C + 1)"
+        ),
+    }
+}
+
+/// The masks as a list, `None` when there are none.
+fn masks_list(masks: &[Duration]) -> Option<String> {
     if masks.is_empty() {
-        return String::new();
+        return None;
     }
     let list: Vec<String> = masks
         .iter()
@@ -252,35 +292,42 @@ fn masks_text(masks: &[Duration]) -> String {
             }
         })
         .collect();
-    format!(
-        ", with the terminations' masks ({}) each as interference on one core, \
-         min(M, R - C + 1)",
-        list.join(", ")
-    )
+    Some(list.join(", "))
 }
 
 /// Which reservation the response-time analysis could not bound within its period.
 fn failure_text(analysis: &ClusterAnalysis, rta: &FixedPriorityRta) -> String {
     match rta.not_shown.map(|i| &analysis.members[i]) {
-        Some(member) => match (member.response, member.reservation.share()) {
+        Some(member) => match (member.low_mode_response, member.reservation.share()) {
+            // AMC-rtb: the high-criticality reservation's low-mode bound failed first.
             (Some(Response::Exceeds(at_least)), (_, period)) => {
-                let below = analysis
-                    .members
-                    .iter()
-                    .filter(|m| m.response == Some(Response::NotComputed))
-                    .count();
-                format!(
-                    "`{}`'s R >= {at_least} > p = {period}{}",
-                    member.name,
-                    match below {
-                        0 => String::new(),
-                        n => format!(" ({n} member(s) below it not computed)"),
-                    }
-                )
+                format!("`{}`'s R^L >= {at_least} > p = {period}", member.name)
             }
-            _ => format!("`{}`'s R > p", member.name),
+            _ => response_failure(analysis, member),
         },
         None => "no reservation is bounded (no cores)".to_owned(),
+    }
+}
+
+/// Which bound of `member` passed its period.
+fn response_failure(analysis: &ClusterAnalysis, member: &cluster::Member) -> String {
+    match (member.response, member.reservation.share()) {
+        (Some(Response::Exceeds(at_least)), (_, period)) => {
+            let below = analysis
+                .members
+                .iter()
+                .filter(|m| m.response == Some(Response::NotComputed))
+                .count();
+            format!(
+                "`{}`'s R >= {at_least} > p = {period}{}",
+                member.name,
+                match below {
+                    0 => String::new(),
+                    n => format!(" ({n} member(s) below it not computed)"),
+                }
+            )
+        }
+        _ => format!("`{}`'s R > p", member.name),
     }
 }
 
@@ -335,6 +382,8 @@ fn verdict_text(verdict: &ClusterVerdict) -> &'static str {
         ClusterVerdict::BclNotShownSchedulable(_) => "NOT shown schedulable (global EDF BCL)",
         ClusterVerdict::RtaSchedulable(_) => "schedulable (global FP RTA)",
         ClusterVerdict::RtaNotShownSchedulable(_) => "NOT shown schedulable (global FP RTA)",
+        ClusterVerdict::AmcSchedulable(_) => "schedulable (AMC-rtb)",
+        ClusterVerdict::AmcNotShownSchedulable(_) => "NOT shown schedulable (AMC-rtb)",
         ClusterVerdict::NotAnalysed(reason)
             if [
                 cluster::PARTITIONS_NOT_IN_GFB,
@@ -364,10 +413,12 @@ fn verdict_key(verdict: &ClusterVerdict) -> &'static str {
     match verdict {
         ClusterVerdict::Schedulable(_)
         | ClusterVerdict::BclSchedulable(_)
-        | ClusterVerdict::RtaSchedulable(_) => "schedulable",
+        | ClusterVerdict::RtaSchedulable(_)
+        | ClusterVerdict::AmcSchedulable(_) => "schedulable",
         ClusterVerdict::NotShownSchedulable(_)
         | ClusterVerdict::BclNotShownSchedulable(_)
-        | ClusterVerdict::RtaNotShownSchedulable(_) => "not-shown-schedulable",
+        | ClusterVerdict::RtaNotShownSchedulable(_)
+        | ClusterVerdict::AmcNotShownSchedulable(_) => "not-shown-schedulable",
         ClusterVerdict::NotAnalysed(_) => "not-analysed",
     }
 }
@@ -388,8 +439,10 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
         cores.join(", "),
         order_name(analysis.order)
     );
-    // The response-time bounds, as a last column, when the analysis ran.
+    // The response-time bounds, as a last column, when the analysis ran; AMC-rtb's low-mode
+    // bounds of high-criticality reservations before them.
     let responses = analysis.verdict.rta().is_some();
+    let low_mode = analysis.verdict.test_name() == Some(cluster::AMC_RTB_TEST);
     let rows: Vec<Vec<String>> = analysis
         .members
         .iter()
@@ -427,6 +480,9 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
                 rule_name(&m.reservation),
                 fit_cell(&m.fit).to_owned(),
             ];
+            if low_mode {
+                row.push(response_cell(m.low_mode_response));
+            }
             if responses {
                 row.push(response_cell(m.response));
             }
@@ -443,7 +499,9 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
         "replenishment",
         "fits reservation",
     ];
-    if responses {
+    if low_mode {
+        headers.extend(["R^L (high)", "R (AMC-rtb)"]);
+    } else if responses {
         headers.push("R (RTA)");
     }
     text.push_str(&table::render(&headers, &rows));
@@ -482,6 +540,8 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
                 Fit::Unchecked(why) => (None, Some(why)),
             };
             let (response_ns, response_verdict) = response_json(m.response);
+            let (low_mode_response_ns, low_mode_response_verdict) =
+                response_json(m.low_mode_response);
             let (job_response_ns, job_response_verdict) = job_response_json(m.job_response);
             let mut value = json!({
                 "name": m.name,
@@ -491,6 +551,8 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
                 "fit_why": why,
                 "response_ns": response_ns,
                 "response_verdict": response_verdict,
+                "low_mode_response_ns": low_mode_response_ns,
+                "low_mode_response_verdict": low_mode_response_verdict,
                 "job_response_ns": job_response_ns,
                 "job_response_verdict": job_response_verdict,
             });

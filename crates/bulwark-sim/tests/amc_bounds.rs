@@ -1,0 +1,113 @@
+//! AMC-rtb's bounds (`bulwark_analysis::amc`, what `bulwark analyze` gives a fixed-priority
+//! cluster of one core with high-criticality reservations) against the machine running
+//! Vestal's mode switch: random one-core clusters whose tasks each release a job per period
+//! of their reservation, with the job's work drawn up to the budget (`e^H` for a
+//! high-criticality task, so some jobs overrun `e^L` and switch the cluster to high mode).
+//! Each job is one reservation job, released with its replenishment, so it completes within
+//! its reservation's bound: a high-criticality job within `R^*` always, a low-criticality one
+//! within `R^L` when the cluster stayed in low mode from its release to its completion.
+
+use bulwark_analysis::cluster::{self, ClusterVerdict};
+use bulwark_core::reservation::clustered::Mode;
+use bulwark_core::Instant;
+use bulwark_sim::{Kept, Options};
+use proptest::prelude::*;
+
+/// One task: `(priority, period ms, low budget us, extra high budget us or none, offset ms)`.
+type Shape = (u8, u64, u64, Option<u64>, u64);
+
+fn scenario_text(shapes: &[Shape]) -> String {
+    let mut text = String::from(
+        "name = \"amc\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"2s\"\n\n\
+         [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"fixed-priority\"\n",
+    );
+    for (index, &(priority, period, low, extra, offset)) in shapes.iter().enumerate() {
+        let budget = low + extra.unwrap_or(0);
+        let criticality = match extra {
+            Some(_) => format!(", criticality = \"high\", low-budget = \"{low}us\""),
+            None => String::new(),
+        };
+        // Work drawn from a quarter of e^L up to the whole budget.
+        let least = (low / 4).max(1);
+        text.push_str(&format!(
+            "\n[[task]]\nname = \"t{index}\"\ncluster = \"k\"\npriority = {priority}\n\
+             offset = \"{offset}ms\"\n\
+             reservation = {{ budget = \"{budget}us\", period = \"{period}ms\"{criticality} }}\n\
+             script = [{{ loop = \"forever\", body = [{{ run = [\"{least}us\", \"{budget}us\"] }}, \
+             {{ sleep-until-next-release = \"{period}ms\" }}] }}]\n"
+        ));
+    }
+    text
+}
+
+fn shape() -> impl Strategy<Value = Shape> {
+    (
+        1u8..5,
+        prop::sample::select(vec![5u64, 10, 20, 25, 40, 50]),
+        0u64..1000,
+        prop::option::of(0u64..1000),
+        0u64..20,
+    )
+        .prop_map(|(priority, period, low, extra, offset)| {
+            // Budgets up to about a third of the period each.
+            let scale = period * 1000 / 3000;
+            let low = 1 + low * scale / 1000;
+            (priority, period, low, extra.map(|e| e * scale / 1000), offset)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn no_job_outlasts_its_reservations_bound(
+        shapes in prop::collection::vec(shape(), 2..5),
+        seed in any::<u64>(),
+    ) {
+        prop_assume!(shapes.iter().any(|s| s.3.is_some()));
+        let text = scenario_text(&shapes);
+        let scenario = bulwark_spec::parse(&text, "amc.toml")
+            .unwrap_or_else(|e| panic!("{}\n{text}", e.plain()));
+        let analysis = &cluster::analyse(&scenario)[0];
+        prop_assume!(matches!(analysis.verdict, ClusterVerdict::AmcSchedulable(_)));
+        let options = Options { seed: Some(seed), ..Options::default() };
+        let mut kept = Kept::default();
+        bulwark_sim::run_recorded(&scenario, &options, &mut kept, &mut |_| {}).expect("runs");
+        // The cluster's high-mode intervals, [switch, return).
+        let mut high: Vec<(Instant, Instant)> = Vec::new();
+        for record in &kept.modes {
+            match record.mode {
+                Mode::High => high.push((record.at, Instant::NEVER)),
+                Mode::Low => {
+                    if let Some(last) = high.last_mut() {
+                        last.1 = record.at;
+                    }
+                }
+            }
+        }
+        let mut checked = 0;
+        for job in &kept.jobs {
+            let Some(completion) = job.completion else { continue };
+            let member = &analysis.members[job.task.index()];
+            let critical = member.low_mode_response.is_some();
+            let overlaps_high = high
+                .iter()
+                .any(|&(start, end)| start < completion && job.release < end);
+            if !critical && overlaps_high {
+                continue;
+            }
+            let bound = member.response.and_then(|r| r.bound()).expect("schedulable");
+            let response = completion.saturating_duration_since(job.release);
+            prop_assert!(
+                response <= bound,
+                "{} job {} released at {}: response {response} > {bound}\n{text}",
+                member.name, job.job, job.release
+            );
+            checked += 1;
+        }
+        prop_assert!(checked > 0);
+        if std::env::var_os("AMC_STATS").is_some() {
+            eprintln!("switches {} jobs checked {checked}", high.len());
+        }
+    }
+}
