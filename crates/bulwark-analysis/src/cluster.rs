@@ -8,10 +8,12 @@
 //! `T = D = p` at its member's priority (equal priorities in member order, as the scheduler
 //! breaks ties by reservation id). A fixed-priority cluster of one core with a
 //! high-criticality reservation (Vestal's mode switch, section VII) gets AMC-rtb instead
-//! ([`crate::amc`]): each reservation `C^L = e^L` (a low one's `e`), `C^H = e^H`. Neither
-//! global test covers a cluster with a time partition (its slots take a core from the
-//! reservations) or a high-criticality reservation on more cores (the mode switch demotes the
-//! others), and the response-time analyses do not cover SPR servers (they keep budget across
+//! ([`crate::amc`]): each reservation `C^L = e^L` (a low one's `e`), `C^H = e^H`. On a
+//! cluster of one core with time partitions, the sporadic reservations are tested against the
+//! supply the slots leave ([`crate::slot_supply`]): the demand test under EDF order, the
+//! response-time analysis under fixed priority. Neither global test covers a cluster with a
+//! time partition (its slots take a core from the reservations) or a high-criticality
+//! reservation on more cores (the mode switch demotes the others), and the response-time analyses do not cover SPR servers (they keep budget across
 //! a suspension): such a cluster's bandwidth is reported, a partition counting its slots'
 //! time over the cycle, and no verdict. A best-effort member runs below
 //! every reservation on no budget: it takes nothing from them, gets no guarantee, and is left
@@ -32,6 +34,7 @@ use crate::global_edf::{self, Bcl, Gfb};
 use crate::global_fp::{self, FpTask, Response};
 use crate::reclamation::{self, Masked};
 use crate::shared_reservation::{self, Sharer, Supply};
+use crate::slot_supply::{self, SlotSupply};
 
 /// One cluster's analysis.
 #[derive(Clone, Debug)]
@@ -86,10 +89,34 @@ pub enum ClusterVerdict {
     AmcSchedulable(FixedPriorityRta),
     /// The same test and some bound passed its period (sufficient only).
     AmcNotShownSchedulable(FixedPriorityRta),
+    /// One core with time partitions, and the sporadic reservations pass their test against
+    /// the supply the slots leave ([`crate::slot_supply`]): every reservation gets its budget
+    /// `e` within `p` of each replenishment (a partition runs in its slots).
+    SupplySchedulable(SupplyTest),
+    /// The same test fails (sufficient only).
+    SupplyNotShownSchedulable(SupplyTest),
     /// No test applies; says why (one of [`PARTITIONS_NOT_IN_GFB`],
     /// [`HIGH_CRITICALITY_NOT_IN_GFB`], [`PARTITIONS_NOT_IN_GLOBAL_FP_RTA`],
     /// [`HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA`] and [`SERVERS_NOT_IN_GLOBAL_FP_RTA`]).
     NotAnalysed(&'static str),
+}
+
+/// The test of a one-core cluster's sporadic reservations against the supply its time
+/// partitions leave ([`crate::slot_supply`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SupplyTest {
+    /// The cycle `H`.
+    pub cycle: Duration,
+    /// `H - B`: what the slots leave per cycle.
+    pub free_per_cycle: Duration,
+    /// The terminations' masks added up, counted in every window (`Duration::MAX`:
+    /// unbounded).
+    pub masked: Duration,
+    /// EDF order: the demand test's verdict.
+    pub edf: Option<slot_supply::EdfOnSupply>,
+    /// Fixed-priority order: the response-time analysis's summary (the members' bounds are
+    /// their [`Member::response`]).
+    pub rta: Option<FixedPriorityRta>,
 }
 
 /// What a response-time analysis (Bertogna and Cirinei's, or AMC-rtb) found for a
@@ -112,11 +139,13 @@ impl ClusterVerdict {
             ClusterVerdict::Schedulable(_)
             | ClusterVerdict::BclSchedulable(_)
             | ClusterVerdict::RtaSchedulable(_)
-            | ClusterVerdict::AmcSchedulable(_) => Some(true),
+            | ClusterVerdict::AmcSchedulable(_)
+            | ClusterVerdict::SupplySchedulable(_) => Some(true),
             ClusterVerdict::NotShownSchedulable(_)
             | ClusterVerdict::BclNotShownSchedulable(_)
             | ClusterVerdict::RtaNotShownSchedulable(_)
-            | ClusterVerdict::AmcNotShownSchedulable(_) => Some(false),
+            | ClusterVerdict::AmcNotShownSchedulable(_)
+            | ClusterVerdict::SupplyNotShownSchedulable(_) => Some(false),
             ClusterVerdict::NotAnalysed(_) => None,
         }
     }
@@ -141,6 +170,8 @@ impl ClusterVerdict {
             | ClusterVerdict::RtaNotShownSchedulable(rta)
             | ClusterVerdict::AmcSchedulable(rta)
             | ClusterVerdict::AmcNotShownSchedulable(rta) => Some(rta),
+            ClusterVerdict::SupplySchedulable(test)
+            | ClusterVerdict::SupplyNotShownSchedulable(test) => test.rta.as_ref(),
             _ => None,
         }
     }
@@ -171,7 +202,21 @@ impl ClusterVerdict {
             ClusterVerdict::AmcSchedulable(_) | ClusterVerdict::AmcNotShownSchedulable(_) => {
                 Some(AMC_RTB_TEST)
             }
+            ClusterVerdict::SupplySchedulable(test)
+            | ClusterVerdict::SupplyNotShownSchedulable(test) => Some(match test.rta {
+                Some(_) => SLOT_SUPPLY_RTA_TEST,
+                None => SLOT_SUPPLY_EDF_TEST,
+            }),
             ClusterVerdict::NotAnalysed(_) => None,
+        }
+    }
+
+    /// The slot-supply test, when it ran.
+    pub fn supply(&self) -> Option<&SupplyTest> {
+        match self {
+            ClusterVerdict::SupplySchedulable(test)
+            | ClusterVerdict::SupplyNotShownSchedulable(test) => Some(test),
+            _ => None,
         }
     }
 
@@ -196,6 +241,18 @@ pub const GLOBAL_FP_RTA_TEST: &str = "global-fp-rta";
 /// The name of AMC-rtb ([`crate::amc`]) in reports.
 pub const AMC_RTB_TEST: &str = "amc-rtb";
 
+/// The name of the EDF demand test against the slots' supply in reports.
+pub const SLOT_SUPPLY_EDF_TEST: &str = "edf-slot-supply";
+
+/// The name of the response-time analysis against the slots' supply in reports.
+pub const SLOT_SUPPLY_RTA_TEST: &str = "fp-rta-slot-supply";
+
+/// Why no test ran on a one-core cluster with time partitions whose hyperperiod holds too
+/// many deadlines.
+pub const SLOT_SUPPLY_TOO_MANY_DEADLINES: &str =
+    "the demand test against the slots' supply would examine more than 4,000,000 deadlines \
+     in the hyperperiod of the cycle and the periods";
+
 /// No longer given: fixed-priority clusters of sporadic reservations now get Bertogna and
 /// Cirinei's response-time analysis, and the others one of the `*_NOT_IN_GLOBAL_FP_RTA`
 /// reasons. Kept for callers that compare against it.
@@ -203,7 +260,8 @@ pub const NO_GLOBAL_FIXED_PRIORITY_TEST: &str =
     "no schedulability test for global fixed priority is implemented: only the bandwidth is \
      reported";
 
-/// Why no test ran on a fixed-priority cluster with a time partition, for reports.
+/// Why no test ran on a fixed-priority cluster of more than one core with a time partition
+/// (one core gets the test against the slots' supply).
 pub const PARTITIONS_NOT_IN_GLOBAL_FP_RTA: &str =
     "Bertogna and Cirinei's response-time analysis covers sporadic reservations alone: time \
      partitions take cores during their slots";
@@ -373,6 +431,13 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 )
             });
             let verdict = match cluster.order {
+                // One core: the reservations share what the slots leave.
+                _ if has_partition && cores == 1 && !has_high_criticality => match cluster.order {
+                    SporadicOrder::FixedPriority if has_server => {
+                        ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
+                    }
+                    order => on_slot_supply(&mut members, order, cluster.cycle, &masks),
+                },
                 // The same limits as GFB's, for the same reasons, and servers.
                 SporadicOrder::FixedPriority if has_partition => {
                     ClusterVerdict::NotAnalysed(PARTITIONS_NOT_IN_GLOBAL_FP_RTA)
@@ -415,7 +480,8 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
             };
             // After the verdict: a reservation's response bounds when its budget is served.
             fit_shared(scenario, &drains, &cluster.members, &mut members);
-            let counted = verdict.rta().is_some() || verdict.bcl().is_some();
+            let counted =
+                verdict.rta().is_some() || verdict.bcl().is_some() || verdict.supply().is_some();
             ClusterAnalysis {
                 name: cluster.name.clone(),
                 cores: cluster.cores.clone(),
@@ -659,6 +725,81 @@ fn fixed_priority(members: &mut [Member], cores: u16, masks: &[Duration]) -> Clu
         ClusterVerdict::RtaSchedulable(summary)
     } else {
         ClusterVerdict::RtaNotShownSchedulable(summary)
+    }
+}
+
+/// The test of a one-core cluster's sporadic reservations against the supply its partitions'
+/// slots leave ([`crate::slot_supply`]): each reservation `C = e`, `T = D = p` (at its
+/// member's priority under fixed-priority order, equal priorities in member order), the
+/// terminations' `masks` added up and counted in every window. Records each member's bound
+/// (fixed-priority order) and gives the verdict.
+fn on_slot_supply(
+    members: &mut [Member],
+    order: SporadicOrder,
+    cycle: Duration,
+    masks: &[Duration],
+) -> ClusterVerdict {
+    let slots: Vec<(Duration, Duration)> = members
+        .iter()
+        .filter_map(|m| match &m.reservation {
+            MemberReservation::Partition { slots, .. } => Some(slots.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let Some(supply) = SlotSupply::new(cycle, &slots) else {
+        return ClusterVerdict::NotAnalysed(PARTITIONS_NOT_IN_GFB);
+    };
+    let sporadic = |m: &Member| matches!(m.reservation, MemberReservation::Sporadic { .. });
+    let reservations: Vec<slot_supply::Reservation> = members
+        .iter()
+        .filter(|m| sporadic(m))
+        .map(|m| {
+            let (budget, period) = m.reservation.share();
+            slot_supply::Reservation {
+                budget,
+                period,
+                priority: m.priority.unwrap_or_default(),
+            }
+        })
+        .collect();
+    let masked = masks
+        .iter()
+        .fold(Duration::ZERO, |sum, mask| sum.saturating_add(*mask));
+    let mut test = SupplyTest {
+        cycle: supply.cycle(),
+        free_per_cycle: supply.free_per_cycle(),
+        masked,
+        edf: None,
+        rta: None,
+    };
+    let schedulable = match order {
+        SporadicOrder::EarliestDeadlineFirst => {
+            let verdict = slot_supply::edf(&reservations, &supply, masked.as_nanos());
+            if verdict == slot_supply::EdfOnSupply::TooManyDeadlines {
+                return ClusterVerdict::NotAnalysed(SLOT_SUPPLY_TOO_MANY_DEADLINES);
+            }
+            test.edf = Some(verdict);
+            verdict == slot_supply::EdfOnSupply::Schedulable
+        }
+        SporadicOrder::FixedPriority => {
+            let responses = slot_supply::fixed_priority(&reservations, &supply, masked.as_nanos());
+            for (member, response) in members.iter_mut().filter(|m| sporadic(m)).zip(&responses) {
+                member.response = Some(*response);
+            }
+            test.rta = Some(FixedPriorityRta {
+                cores: 1,
+                not_shown: members
+                    .iter()
+                    .position(|m| matches!(m.response, Some(Response::Exceeds(_)))),
+            });
+            responses.iter().all(|r| matches!(r, Response::Bounded(_)))
+        }
+    };
+    if schedulable {
+        ClusterVerdict::SupplySchedulable(test)
+    } else {
+        ClusterVerdict::SupplyNotShownSchedulable(test)
     }
 }
 

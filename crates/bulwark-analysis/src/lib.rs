@@ -26,6 +26,7 @@ pub mod rbf;
 pub mod reclamation;
 pub mod scenario;
 pub mod shared_reservation;
+pub mod slot_supply;
 pub mod sweep;
 pub mod text_table;
 pub mod utilisation;

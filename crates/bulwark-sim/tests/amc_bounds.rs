@@ -52,7 +52,13 @@ fn shape() -> impl Strategy<Value = Shape> {
             // Budgets up to about a third of the period each.
             let scale = period * 1000 / 3000;
             let low = 1 + low * scale / 1000;
-            (priority, period, low, extra.map(|e| e * scale / 1000), offset)
+            (
+                priority,
+                period,
+                low,
+                extra.map(|e| e * scale / 1000),
+                offset,
+            )
         })
 }
 

@@ -1792,7 +1792,16 @@ fn analyze_lists_a_scenarios_terminations() {
     assert_eq!(t["repeats"], false);
     assert_eq!(t["mask_ns"], 39_000_013);
 
-    let json = json_of(&["analyze", "scenarios/cluster-rogue.toml", "--json"], 2);
+    // C1 (one core: T1's partition [0, 50 ms) of a 100 ms cycle, CBS servers of 20 and 1 ms
+    // per 100 ms) is tested against the 50 ms per cycle the slot leaves, by hand: the only
+    // deadline in the hyperperiod, 100 ms, has 20 + 1 ms + the 1 ms mask = 22 ms of demand
+    // <= sbf(100 ms) = 50 ms. C2 passes GFB: exit 0 (2 before, when C1 had no test).
+    let json = json_of(&["analyze", "scenarios/cluster-rogue.toml", "--json"], 0);
+    let c1 = &json["clusters"][0];
+    assert_eq!(c1["test"], "edf-slot-supply");
+    assert_eq!(c1["verdict"], "schedulable");
+    assert_eq!(c1["supply_free_per_cycle_ns"], 50_000_000);
+    assert_eq!(c1["masks_counted_ns"], serde_json::json!([1_000_000]));
     let t = &json["terminations"][0];
     assert_eq!(t["terminator"], "watchdog");
     assert_eq!(t["cluster"], "C1");

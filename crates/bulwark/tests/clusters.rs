@@ -715,3 +715,60 @@ fn a_one_core_cluster_with_high_criticality_gets_amc_rtb() {
     let (stdout, _) = outputs(&["analyze"], &path, 1);
     assert_contains(&stdout, "`H`'s R^L >= 21ms > p = 20ms");
 }
+
+/// A one-core cluster with a time partition: the sporadic reservations are tested against
+/// what the slots leave. By hand, the partition `P` holds [0, 40 ms) of a 100 ms cycle.
+/// - Fixed priority, `a` (10 ms per 50 ms, priority 5) above `b` (15 ms per 100 ms, 4): the
+///   worst window starts at the slot, so a's R = 40 + 10 = 50 ms <= 50; b needs 15 + 10 =
+///   25 ms: 65 ms, where a's second release (at 50) adds 10: 35 ms of supply by 75 ms, so
+///   R = 75 ms <= 100 ms. Schedulable, exit 0.
+/// - EDF order, the same budgets: deadlines 50 (10 ms of demand, sbf = 10) and 100 (35 ms,
+///   sbf = 60): schedulable. With a's budget 11 ms: 11 > 10 at 50, NOT shown, exit 1.
+#[test]
+fn a_one_core_cluster_with_a_partition_is_tested_on_the_slots_supply() {
+    let file = |order: &str, budget: &str| {
+        format!(
+            "name = \"slots\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"1s\"\n\n\
+             [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"{order}\"\ncycle = \"100ms\"\n\n\
+             [[task]]\nname = \"P\"\ncluster = \"k\"\npriority = 9\n\
+             reservation = {{ core = 0, slots = [[\"0ms\", \"40ms\"]] }}\n\
+             period = \"100ms\"\nexecution = \"1ms\"\n\n\
+             [[task]]\nname = \"a\"\ncluster = \"k\"\npriority = 5\n\
+             reservation = {{ budget = \"{budget}\", period = \"50ms\" }}\n\
+             period = \"50ms\"\nexecution = \"1ms\"\n\n\
+             [[task]]\nname = \"b\"\ncluster = \"k\"\npriority = 4\n\
+             reservation = {{ budget = \"15ms\", period = \"100ms\" }}\n\
+             period = \"100ms\"\nexecution = \"1ms\"\n"
+        )
+        // Priorities only under fixed-priority order.
+        .lines()
+        .filter(|line| order == "fixed-priority" || !line.starts_with("priority"))
+        .collect::<Vec<_>>()
+        .join("\n")
+    };
+    let (_dir, path) = temp_file("slots.toml", file("fixed-priority", "10ms"));
+    let doc = analyze_json(&path, 0);
+    let k = &doc["clusters"][0];
+    assert_eq!(k["test"], "fp-rta-slot-supply");
+    assert_eq!(k["verdict"], "schedulable");
+    assert_eq!(k["members"][0]["response_ns"], serde_json::Value::Null);
+    assert_eq!(k["members"][1]["response_ns"], 50_000_000);
+    assert_eq!(k["members"][2]["response_ns"], 75_000_000);
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
+    assert_ends_with(
+        &stdout,
+        "\nclusters: k schedulable (on the slots' supply)\n",
+    );
+
+    let (_dir, path) = temp_file("slots.toml", file("edf", "10ms"));
+    let doc = analyze_json(&path, 0);
+    assert_eq!(doc["clusters"][0]["test"], "edf-slot-supply");
+    let (_dir, path) = temp_file("slots.toml", file("edf", "11ms"));
+    let (stdout, _) = outputs(&["analyze"], &path, 1);
+    assert_contains(
+        &stdout,
+        "the demand with deadlines up to 50ms is 11ms > sbf(50ms) = 10ms: NOT shown schedulable",
+    );
+    let doc = analyze_json(&path, 1);
+    assert_eq!(doc["clusters"][0]["failing_deadline_ns"], 50_000_000);
+}

@@ -5,11 +5,12 @@ use std::process::ExitCode;
 
 use bulwark_analysis::bandwidth::{Admission, Bandwidth};
 use bulwark_analysis::cluster::{
-    self, ClusterAnalysis, ClusterVerdict, FixedPriorityRta, MemberReservation,
+    self, ClusterAnalysis, ClusterVerdict, FixedPriorityRta, MemberReservation, SupplyTest,
 };
 use bulwark_analysis::fit::Fit;
 use bulwark_analysis::global_edf::Gfb;
 use bulwark_analysis::global_fp::Response;
+use bulwark_analysis::slot_supply::EdfOnSupply;
 use bulwark_core::Duration;
 use bulwark_spec::{Replenishment, Scenario, SporadicOrder};
 use serde_json::{json, Value};
@@ -25,8 +26,10 @@ use crate::table;
 /// could not be analysed (as for mixed scenarios), else 1 if a part admits not
 /// everything, Goossens, Funk and Baruah's test does not show an EDF cluster schedulable or
 /// Bertogna and Cirinei's response-time analysis (AMC-rtb on one core with high-criticality
-/// reservations) does not show a fixed-priority one, else 2 if a cluster is not analysed (a
-/// time partition, a high-criticality reservation under EDF order or on more cores or,
+/// reservations, or a test against the slots' supply on one core with time partitions)
+/// does not show a fixed-priority one, else 2 if a cluster is not analysed (a time partition
+/// on more cores, a high-criticality reservation under EDF order, on more cores or beside a
+/// partition or,
 /// under fixed priority, an SPR server: no verdict, as the classic analysis gives for a task
 /// it cannot analyse), else 0.
 pub(super) fn clustered(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
@@ -201,6 +204,29 @@ fn why(analysis: &ClusterAnalysis) -> String {
              each replenishment, and a high-criticality one always does",
             amc_masks_text(&analysis.masks)
         ),
+        ClusterVerdict::SupplySchedulable(test) => format!(
+            "{}, U = {total}: {}: every reservation gets its budget e within p of each \
+             replenishment (a partition runs in its slots)",
+            supply_intro(test),
+            match test.rta {
+                Some(_) => "every R <= p",
+                None => "every deadline's demand within the supply",
+            }
+        ),
+        ClusterVerdict::SupplyNotShownSchedulable(test) => format!(
+            "{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
+            supply_intro(test),
+            match (&test.rta, test.edf) {
+                (Some(rta), _) => failure_text(analysis, rta),
+                (None, Some(EdfOnSupply::DemandExceeds { at, demand, supply })) => format!(
+                    "the demand with deadlines up to {at} is {demand} > sbf({at}) = {supply}"
+                ),
+                (None, _) => format!(
+                    "U > (H - B) / H = {} / {}: the demand passes the supply in the long run",
+                    test.free_per_cycle, test.cycle
+                ),
+            }
+        ),
         ClusterVerdict::AmcNotShownSchedulable(rta) => format!(
             "{AMC_INTRO}{}, U = {total}: {}: NOT shown schedulable (the test is sufficient \
              only)",
@@ -240,6 +266,33 @@ fn bcl_member(analysis: &ClusterAnalysis, k: usize) -> Option<&str> {
         .filter(|m| m.reservation.is_tested())
         .nth(k)
         .map(|m| m.name.as_str())
+}
+
+/// The slot-supply test's description in the cluster's sentence.
+fn supply_intro(test: &SupplyTest) -> String {
+    let masks = if test.masked.is_zero() {
+        String::new()
+    } else if test.masked == Duration::MAX {
+        ", with an unbounded termination's mask added to every window".to_owned()
+    } else {
+        format!(
+            ", with the terminations' masks ({}) added to every window",
+            test.masked
+        )
+    };
+    let test_text = match test.rta {
+        Some(_) => {
+            "fixed priority: R = sbf^-1(e + sum_{hp} ceil(R / p_j) e_j), equal priorities in \
+             member order"
+        }
+        None => "EDF: sum floor(t / p_i) e_i <= sbf(t) at every deadline t",
+    };
+    format!(
+        "one core with time partitions, which leave {} of every {} cycle: the sporadic \
+         reservations taken as tasks (e, p) with deadline p against the least supply sbf(t) \
+         the slots leave in any window of length t; {test_text}{masks}",
+        test.free_per_cycle, test.cycle
+    )
 }
 
 /// AMC-rtb's description in the cluster's sentence.
@@ -383,6 +436,10 @@ fn verdict_text(verdict: &ClusterVerdict) -> &'static str {
         ClusterVerdict::RtaSchedulable(_) => "schedulable (global FP RTA)",
         ClusterVerdict::RtaNotShownSchedulable(_) => "NOT shown schedulable (global FP RTA)",
         ClusterVerdict::AmcSchedulable(_) => "schedulable (AMC-rtb)",
+        ClusterVerdict::SupplySchedulable(_) => "schedulable (on the slots' supply)",
+        ClusterVerdict::SupplyNotShownSchedulable(_) => {
+            "NOT shown schedulable (on the slots' supply)"
+        }
         ClusterVerdict::AmcNotShownSchedulable(_) => "NOT shown schedulable (AMC-rtb)",
         ClusterVerdict::NotAnalysed(reason)
             if [
@@ -414,11 +471,13 @@ fn verdict_key(verdict: &ClusterVerdict) -> &'static str {
         ClusterVerdict::Schedulable(_)
         | ClusterVerdict::BclSchedulable(_)
         | ClusterVerdict::RtaSchedulable(_)
-        | ClusterVerdict::AmcSchedulable(_) => "schedulable",
+        | ClusterVerdict::AmcSchedulable(_)
+        | ClusterVerdict::SupplySchedulable(_) => "schedulable",
         ClusterVerdict::NotShownSchedulable(_)
         | ClusterVerdict::BclNotShownSchedulable(_)
         | ClusterVerdict::RtaNotShownSchedulable(_)
-        | ClusterVerdict::AmcNotShownSchedulable(_) => "not-shown-schedulable",
+        | ClusterVerdict::AmcNotShownSchedulable(_)
+        | ClusterVerdict::SupplyNotShownSchedulable(_) => "not-shown-schedulable",
         ClusterVerdict::NotAnalysed(_) => "not-analysed",
     }
 }
@@ -615,6 +674,15 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
         "why": why(analysis),
         "members": members,
     });
+    if let Some(test) = analysis.verdict.supply() {
+        value["supply_cycle_ns"] = json!(test.cycle.as_nanos());
+        value["supply_free_per_cycle_ns"] = json!(test.free_per_cycle.as_nanos());
+        if let Some(EdfOnSupply::DemandExceeds { at, demand, supply }) = test.edf {
+            value["failing_deadline_ns"] = json!(at.as_nanos());
+            value["failing_demand_ns"] = json!(demand.as_nanos());
+            value["failing_supply_ns"] = json!(supply.as_nanos());
+        }
+    }
     if let Some(test) = analysis.verdict.test() {
         value["largest_bandwidth_numerator"] = json!(test.largest.numerator.to_string());
         value["largest_bandwidth_denominator"] = json!(test.largest.denominator.to_string());

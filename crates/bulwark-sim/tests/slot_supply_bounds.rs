@@ -1,0 +1,127 @@
+//! The tests against the supply time partitions leave (`bulwark_analysis::slot_supply`, what
+//! `bulwark analyze` runs on a cluster of one core with partitions) against the machine:
+//! random one-core clusters with one or two partitions, each busy for ever (so it takes every
+//! slot), and sporadic reservations whose tasks release a job per period of the reservation,
+//! with work drawn up to the budget. Each job is one reservation job, released with its
+//! replenishment, so under fixed-priority order it completes within its reservation's `R`,
+//! and under EDF order within its period, whenever the analysis shows the cluster
+//! schedulable.
+
+use bulwark_analysis::cluster::{self, ClusterVerdict};
+use proptest::prelude::*;
+
+/// `(cycle ms, partition slots as (start, length) ms, reservations as (priority, period ms,
+/// budget us, offset ms))`.
+type Shape = (u64, Vec<(u64, u64)>, Vec<(u8, u64, u64, u64)>);
+
+fn scenario_text((cycle, slots, reservations): &Shape, order: &str) -> String {
+    let mut text = format!(
+        "name = \"slots\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"2s\"\n\n\
+         [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"{order}\"\ncycle = \"{cycle}ms\"\n"
+    );
+    let priority = |p: u8| match order {
+        "fixed-priority" => format!("priority = {p}\n"),
+        _ => String::new(),
+    };
+    for (index, (start, length)) in slots.iter().enumerate() {
+        text.push_str(&format!(
+            "\n[[task]]\nname = \"p{index}\"\ncluster = \"k\"\n{}\
+             reservation = {{ core = 0, slots = [[\"{start}ms\", \"{}ms\"]] }}\n\
+             script = [{{ loop = \"forever\", body = [{{ run = \"1s\" }}] }}]\n",
+            priority(200),
+            start + length
+        ));
+    }
+    for (index, &(level, period, budget, offset)) in reservations.iter().enumerate() {
+        let least = (budget / 4).max(1);
+        text.push_str(&format!(
+            "\n[[task]]\nname = \"r{index}\"\ncluster = \"k\"\n{}offset = \"{offset}ms\"\n\
+             reservation = {{ budget = \"{budget}us\", period = \"{period}ms\" }}\n\
+             script = [{{ loop = \"forever\", body = [{{ run = [\"{least}us\", \"{budget}us\"] }}, \
+             {{ sleep-until-next-release = \"{period}ms\" }}] }}]\n",
+            priority(level)
+        ));
+    }
+    text
+}
+
+fn shape() -> impl Strategy<Value = Shape> {
+    prop::sample::select(vec![20u64, 50, 100]).prop_flat_map(|cycle| {
+        (
+            Just(cycle),
+            // One or two slots: cut points within the cycle, each slot [a, b) of cut pairs.
+            prop::collection::btree_set(0..cycle, 2..5).prop_map(|cuts| {
+                let cuts: Vec<u64> = cuts.into_iter().collect();
+                cuts.chunks_exact(2).map(|c| (c[0], c[1] - c[0])).collect()
+            }),
+            prop::collection::vec(
+                (
+                    1u8..5,
+                    prop::sample::select(vec![10u64, 20, 25, 50, 100]),
+                    100u64..8_000,
+                    0u64..30,
+                ),
+                1..4,
+            ),
+        )
+    })
+}
+
+fn check(shape: &Shape, order: &str, seed: u64) -> Result<(), TestCaseError> {
+    let text = scenario_text(shape, order);
+    let scenario = bulwark_spec::parse(&text, "slots.toml")
+        .unwrap_or_else(|e| panic!("{}\n{text}", e.plain()));
+    let analysis = &cluster::analyse(&scenario)[0];
+    prop_assume!(matches!(
+        analysis.verdict,
+        ClusterVerdict::SupplySchedulable(_)
+    ));
+    let options = bulwark_sim::Options {
+        seed: Some(seed),
+        ..bulwark_sim::Options::default()
+    };
+    let mut kept = bulwark_sim::Kept::default();
+    bulwark_sim::run_recorded(&scenario, &options, &mut kept, &mut |_| {}).expect("runs");
+    let partitions = shape.1.len();
+    let mut checked = 0;
+    for job in kept.jobs.iter().filter(|j| j.task.index() >= partitions) {
+        let Some(completion) = job.completion else {
+            continue;
+        };
+        let member = &analysis.members[job.task.index()];
+        let bound = match member.response {
+            Some(response) => response.bound().expect("schedulable"),
+            None => {
+                scenario.tasks[job.task.index()]
+                    .reservation
+                    .expect("a reservation")
+                    .period
+            }
+        };
+        let response = completion.saturating_duration_since(job.release);
+        prop_assert!(
+            response <= bound,
+            "{} job {} released at {}: response {response} > {bound}\n{text}",
+            member.name,
+            job.job,
+            job.release
+        );
+        checked += 1;
+    }
+    prop_assert!(checked > 0);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn fixed_priority_jobs_complete_within_their_bounds(shape in shape(), seed in any::<u64>()) {
+        check(&shape, "fixed-priority", seed)?;
+    }
+
+    #[test]
+    fn edf_jobs_complete_within_their_periods(shape in shape(), seed in any::<u64>()) {
+        check(&shape, "edf", seed)?;
+    }
+}
