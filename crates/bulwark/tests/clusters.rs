@@ -772,3 +772,37 @@ fn a_one_core_cluster_with_a_partition_is_tested_on_the_slots_supply() {
     let doc = analyze_json(&path, 1);
     assert_eq!(doc["clusters"][0]["failing_deadline_ns"], 50_000_000);
 }
+
+/// Under AMC-rtb, the job bounds of tasks sharing a low-criticality reservation hold in low
+/// mode only, and the report says so: `a` and `b` share R (10 ms per 25 ms) below `H`
+/// (high, e^L 6 ms, e^H 12 ms per 50 ms), R's R^L = 10 + 6 = 16 ms.
+#[test]
+fn shared_job_bounds_under_amc_rtb_are_for_low_mode() {
+    let text =
+        "name = \"amc-shared\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"1s\"\n\n\
+                [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"fixed-priority\"\n\n\
+                [[task]]\nname = \"H\"\ncluster = \"k\"\npriority = 5\n\
+                reservation = { budget = \"12ms\", period = \"50ms\", criticality = \"high\", \
+                low-budget = \"6ms\" }\nperiod = \"50ms\"\nexecution = \"5ms\"\n\n\
+                [[task]]\nname = \"a\"\ncluster = \"k\"\npriority = 4\n\
+                reservation = { name = \"R\", budget = \"10ms\", period = \"25ms\" }\n\
+                period = \"100ms\"\nexecution = \"2ms\"\n\n\
+                [[task]]\nname = \"b\"\ncluster = \"k\"\nreservation = \"R\"\n\
+                period = \"100ms\"\nexecution = \"3ms\"\n";
+    let (_dir, path) = temp_file("amc-shared.toml", text.to_owned());
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
+    for task in ["a", "b"] {
+        let line = stdout
+            .lines()
+            .find(|line| line.starts_with(&format!("  {task}: each job completes within")))
+            .unwrap_or_else(|| panic!("no job bound of {task} in\n{stdout}"));
+        assert!(
+            line.ends_with(
+                "(in low mode: a low-criticality reservation has no guarantee in high mode)"
+            ),
+            "{line}"
+        );
+    }
+    let doc = analyze_json(&path, 0);
+    assert_eq!(doc["clusters"][0]["members"][1]["response_ns"], 16_000_000);
+}

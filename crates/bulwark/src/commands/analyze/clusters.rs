@@ -570,13 +570,35 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
         } else if let Some(Response::Bounded(bound)) = member.job_response {
             text.push_str(&format!(
                 "  {}: each job completes within {bound} of its release, on the joint demand \
-                 of the tasks bound to its reservation\n",
-                member.name
+                 of the tasks bound to its reservation{}\n",
+                member.name,
+                if low_mode && !high_criticality(analysis, member) {
+                    " (in low mode: a low-criticality reservation has no guarantee in high mode)"
+                } else {
+                    ""
+                }
             ));
         }
     }
     text.push_str(&format!("  {}\n", why(analysis)));
     text
+}
+
+/// Whether `member`'s reservation (its owner's, when shared) is of high criticality.
+fn high_criticality(analysis: &ClusterAnalysis, member: &cluster::Member) -> bool {
+    let owner = match &member.reservation {
+        MemberReservation::Shared { owner } => analysis.members.iter().find(|m| &m.name == owner),
+        _ => Some(member),
+    };
+    owner.is_some_and(|m| {
+        matches!(
+            m.reservation,
+            MemberReservation::Sporadic {
+                low_budget: Some(_),
+                ..
+            }
+        )
+    })
 }
 
 /// A partition's slots: `[0ns, 5ms) [10ms, 12ms)`.
