@@ -789,7 +789,7 @@ fn shared_job_bounds_under_amc_rtb_are_for_low_mode() {
                 period = \"100ms\"\nexecution = \"2ms\"\n\n\
                 [[task]]\nname = \"b\"\ncluster = \"k\"\nreservation = \"R\"\n\
                 period = \"100ms\"\nexecution = \"3ms\"\n";
-    let (_dir, path) = temp_file("amc-shared.toml", text.to_owned());
+    let (_dir, path) = temp_file("amc-shared.toml", text);
     let (stdout, _) = outputs(&["analyze"], &path, 0);
     for task in ["a", "b"] {
         let line = stdout
