@@ -9,6 +9,7 @@
 
 mod components;
 mod global;
+mod one_core;
 
 use bulwark_analysis::classic::{self, edf, fixed_priority, Task};
 use bulwark_analysis::generate::{self, PPB};
@@ -604,6 +605,10 @@ fn bulwark(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(global::global_fp_rta, module)?)?;
     module.add_function(wrap_pyfunction!(global::global_edf_gfb, module)?)?;
     module.add_function(wrap_pyfunction!(global::global_edf_bcl, module)?)?;
+    module.add_function(wrap_pyfunction!(one_core::amc_rtb, module)?)?;
+    module.add_function(wrap_pyfunction!(one_core::slot_supply_bound, module)?)?;
+    module.add_function(wrap_pyfunction!(one_core::edf_slot_supply, module)?)?;
+    module.add_function(wrap_pyfunction!(one_core::fp_rta_slot_supply, module)?)?;
     module.add_function(wrap_pyfunction!(components::component_set, module)?)?;
     module.add_function(wrap_pyfunction!(components::component_bounds, module)?)?;
     module.add_function(wrap_pyfunction!(simulate, module)?)?;

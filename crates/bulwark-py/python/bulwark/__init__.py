@@ -3,7 +3,10 @@
 Task-set generation (``uunifast``, ``task_set``), classic schedulability tests (``fp_rta``,
 ``edf_qpa``, ``edf_utilisation``, and the lean ``fp_rta_responses`` and
 ``edf_qpa_schedulable``), global multiprocessor tests with cores that terminations mask
-(``global_fp_rta``, ``global_edf_gfb``, ``global_edf_bcl``; tasks as tuples), the CAmkES component paper's bounds on generated sets
+(``global_fp_rta``, ``global_edf_gfb``, ``global_edf_bcl``; tasks as tuples), one core's
+reservations under Vestal's mode switch (``amc_rtb``) and beside time partitions
+(``slot_supply_bound``, ``edf_slot_supply``, ``fp_rta_slot_supply``), the CAmkES component
+paper's bounds on generated sets
 (``component_set``, ``component_bounds``), simulation (``simulate``) and sweeps (``sweep``,
 ``sweep_shard``, ``sweep_merge``) on plain lists, tuples, dicts and strings; times in integer
 nanoseconds. ``bulwark.dask`` runs a sweep's shards on a Dask cluster.
@@ -17,17 +20,21 @@ Every function releases the GIL while the Rust code runs.
 """
 
 from ._bulwark import (
+    amc_rtb,
     component_bounds,
     component_set,
     edf_qpa,
     edf_qpa_schedulable,
+    edf_slot_supply,
     edf_utilisation,
     fp_rta,
     fp_rta_responses,
+    fp_rta_slot_supply,
     global_edf_bcl,
     global_edf_gfb,
     global_fp_rta,
     simulate,
+    slot_supply_bound,
     sweep,
     sweep_merge,
     sweep_shard,
@@ -36,17 +43,21 @@ from ._bulwark import (
 )
 
 __all__ = [
+    "amc_rtb",
     "component_bounds",
     "component_set",
     "edf_qpa",
     "edf_qpa_schedulable",
+    "edf_slot_supply",
     "edf_utilisation",
     "fp_rta",
     "fp_rta_responses",
+    "fp_rta_slot_supply",
     "global_edf_bcl",
     "global_edf_gfb",
     "global_fp_rta",
     "simulate",
+    "slot_supply_bound",
     "sweep",
     "sweep_merge",
     "sweep_shard",
