@@ -6,7 +6,9 @@ use std::ops::Range;
 
 use bulwark_core::{Duration, Priority};
 
-use super::parser::{Assembly, ComponentType, File, Name, Setting, Value};
+use super::parser::{
+    Assembly, ComponentType, ConnectionDeclaration, End, File, Name, Setting, Value,
+};
 use crate::component::{
     self, assign_requestors, Component, ComponentKind, ComponentSystem, Connection, ConnectionId,
     Cpi, CpiId, CpiProtocol, Declarations, ProcedureStep, ReservationField, Task, TaskReservation,
@@ -34,7 +36,8 @@ pub(crate) fn validate(
         text,
         errors: Vec::new(),
         declarations: Declarations::default(),
-        connections_incomplete: false,
+        dropped_ends: Vec::new(),
+        fromless_connection: false,
     };
     let system = checker.file(file);
     let declarations = std::mem::take(&mut checker.declarations);
@@ -49,9 +52,34 @@ struct Checker<'a> {
     errors: Vec<SpecError>,
     /// Where each component (instance) and connection of the built system is declared.
     declarations: Declarations,
-    /// A connection was dropped for an error (reported there): a request on an interface it
-    /// may have been meant to connect is not also called unconnected.
-    connections_incomplete: bool,
+    /// The `from` ends of connections dropped for an error (reported there), as patterns of
+    /// (instance, interface), `None` where the end named no such instance (or interface) and
+    /// so may have meant any: a request that matches one is not also called unconnected.
+    dropped_ends: Vec<(Option<String>, Option<String>)>,
+    /// A connection without a `from` end was reported: any request may have been meant for
+    /// it, so none is called unconnected.
+    fromless_connection: bool,
+}
+
+/// The requests a dropped connection's `from` end may have been meant for: its instance and
+/// interface, each `None` (any) when it names none that exists (a misspelt instance may have
+/// meant any instance with that interface; a misspelt interface any of the instance's).
+fn dropped_end(
+    end: &End,
+    types: &[Option<TypeInfo<'_>>],
+    instances: &[InstanceInfo<'_>],
+) -> (Option<String>, Option<String>) {
+    let Some(instance) = instances.iter().find(|i| i.name.text == end.instance.text) else {
+        return (None, Some(end.interface.text.clone()));
+    };
+    let known = instance
+        .type_index
+        .and_then(|t| types.get(t)?.as_ref())
+        .is_some_and(|info| info.uses.contains(&end.interface.text.as_str()));
+    (
+        Some(end.instance.text.clone()),
+        known.then(|| end.interface.text.clone()),
+    )
 }
 
 /// A component type, checked.
@@ -301,7 +329,7 @@ impl<'f> Checker<'_> {
                     "allowed: seL4RPCCall, seL4RPCCallPrioritized or another seL4RPC connector \
                      (this subset models procedure calls only)",
                 );
-                self.connections_incomplete = true;
+                self.drop_ends(declaration, types, instances);
                 continue;
             }
             let name = &declaration.name;
@@ -312,7 +340,7 @@ impl<'f> Checker<'_> {
                     "allowed: connection <Connector> <name>(from <instance>.<interface>, \
                      to <instance>.<interface>);",
                 );
-                self.connections_incomplete = true;
+                self.fromless_connection = true;
             }
             if declaration.to.len() != 1 {
                 self.report(
@@ -325,14 +353,16 @@ impl<'f> Checker<'_> {
                     "allowed: exactly one `to` end per connection (the prioritized connectors \
                      require it); split it into separate connections",
                 );
-                self.connections_incomplete = true;
+                self.drop_ends(declaration, types, instances);
                 continue;
             }
             let to_end = &declaration.to[0];
             let to = self
                 .end(&to_end.instance, &to_end.interface, true, types, instances)
                 .map(|(component, cpi)| CpiId { component, cpi });
-            self.connections_incomplete |= to.is_none();
+            if to.is_none() {
+                self.drop_ends(declaration, types, instances);
+            }
             for from_end in &declaration.from {
                 let Some((from, _)) = self.end(
                     &from_end.instance,
@@ -341,7 +371,8 @@ impl<'f> Checker<'_> {
                     types,
                     instances,
                 ) else {
-                    self.connections_incomplete = true;
+                    let pattern = dropped_end(from_end, types, instances);
+                    self.dropped_ends.push(pattern);
                     continue;
                 };
                 let interface = from_end.interface.text.as_str();
@@ -376,6 +407,20 @@ impl<'f> Checker<'_> {
             }
         }
         out
+    }
+
+    /// Keeps `declaration`'s `from` ends as dropped: it was reported and builds no
+    /// connection.
+    fn drop_ends(
+        &mut self,
+        declaration: &ConnectionDeclaration,
+        types: &[Option<TypeInfo<'f>>],
+        instances: &[InstanceInfo<'f>],
+    ) {
+        for end in &declaration.from {
+            let pattern = dropped_end(end, types, instances);
+            self.dropped_ends.push(pattern);
+        }
     }
 
     /// One end of a connection: its instance's index and the interface's index among the
@@ -974,7 +1019,11 @@ impl<'f> Checker<'_> {
             return Some(ProcedureStep::Request(ConnectionId(id)));
         }
         if info.uses.contains(&interface) {
-            if self.connections_incomplete {
+            let dropped = self.dropped_ends.iter().any(|(from, end)| {
+                from.as_ref().is_none_or(|from| from == name)
+                    && end.as_ref().is_none_or(|end| end == interface)
+            });
+            if self.fromless_connection || dropped {
                 return None;
             }
             self.report(
