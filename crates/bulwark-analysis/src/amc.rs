@@ -43,6 +43,7 @@ use bulwark_core::{Duration, Priority};
 use crate::classic::fixed_priority;
 use crate::classic::Task;
 use crate::global_fp::Response;
+use crate::slot_supply::{self, SlotSupply};
 
 /// One sporadic task of Vestal's model: `T = D = period`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +75,35 @@ pub struct Amc {
 /// AMC-rtb on one core for `tasks`, the terminations' `masks` (`Duration::MAX`: unbounded)
 /// counted in every window.
 pub fn rtb(tasks: &[McTask], masks: &[Duration]) -> Amc {
+    rtb_with(tasks, masks, |own, constant, higher, deadline| {
+        // The classic exact search: the level's tasks most important first, the task last
+        // with the constant as its blocking term.
+        let mut level: Vec<Task> = higher
+            .iter()
+            .map(|&(budget, period)| classic(budget, period, 0))
+            .collect();
+        level.push(classic(own, deadline, constant));
+        response(&level, level.len() - 1)
+    })
+}
+
+/// The same on a core that time partitions share ([`crate::slot_supply`]): each window is
+/// served by the least supply the slots leave, `R = sbf^-1(...)` of the same workloads (the
+/// switch still comes within `R^L_i`, the low-mode bound on that supply, so the argument
+/// holds unchanged).
+pub fn rtb_on_supply(tasks: &[McTask], masks: &[Duration], supply: &SlotSupply) -> Amc {
+    rtb_with(tasks, masks, |own, constant, higher, deadline| {
+        slot_supply::response_on_supply(own, constant, higher, deadline, supply)
+    })
+}
+
+/// AMC-rtb's two equations with `response(C, constant, hp as (C_j, T_j), D)` solving one
+/// response-time equation on the core's supply.
+fn rtb_with(
+    tasks: &[McTask],
+    masks: &[Duration],
+    response: impl Fn(u64, u64, &[(u64, u64)], u64) -> Response,
+) -> Amc {
     let mut order: Vec<usize> = (0..tasks.len()).collect();
     // Highest priority first; a stable sort keeps equal priorities in position order.
     order.sort_by_key(|&i| std::cmp::Reverse(tasks[i].priority));
@@ -95,15 +125,15 @@ pub fn rtb(tasks: &[McTask], masks: &[Duration]) -> Amc {
             schedulable: tasks.is_empty(),
         };
     };
-    // The low-mode set, most important first: C^L_j, masks as blocking.
-    let low_mode: Vec<Task> = order
-        .iter()
-        .map(|&i| classic(&tasks[i], tasks[i].low_budget, masked))
-        .collect();
+    let period = |task: &McTask| task.period.as_nanos().max(1);
     for (rank, &i) in order.iter().enumerate() {
         let task = &tasks[i];
-        // R^L_i (low mode).
-        let low_bound = response(&low_mode, rank);
+        let above = || order[..rank].iter().map(|&j| &tasks[j]);
+        // R^L_i (low mode): every task above at C^L, the masks as a constant.
+        let low_mode: Vec<(u64, u64)> = above()
+            .map(|j| (j.low_budget.as_nanos(), period(j)))
+            .collect();
+        let low_bound = response(task.low_budget.as_nanos(), masked, &low_mode, period(task));
         low[i] = low_bound;
         let Some(high_budget) = task.high_budget else {
             continue;
@@ -115,23 +145,23 @@ pub fn rtb(tasks: &[McTask], masks: &[Duration]) -> Amc {
             continue;
         };
         // R^*_i: hpL(i) released within R^L_i, as a constant; hpH(i) at C^H.
-        let before_switch = order[..rank]
-            .iter()
-            .map(|&k| &tasks[k])
+        let before_switch = above()
             .filter(|k| k.high_budget.is_none())
             .map(|k| {
-                let releases = low_response.as_nanos().div_ceil(k.period.as_nanos());
+                let releases = low_response.as_nanos().div_ceil(period(k));
                 u128::from(releases) * u128::from(k.low_budget.as_nanos())
             })
             .sum::<u128>();
         let constant = u64::try_from(before_switch + u128::from(masked)).unwrap_or(u64::MAX);
-        let mut high_mode: Vec<Task> = order[..rank]
-            .iter()
-            .map(|&j| &tasks[j])
-            .filter_map(|j| j.high_budget.map(|budget| classic(j, budget, 0)))
+        let high_mode: Vec<(u64, u64)> = above()
+            .filter_map(|j| j.high_budget.map(|budget| (budget.as_nanos(), period(j))))
             .collect();
-        high_mode.push(classic(task, high_budget, constant));
-        high[i] = Some(response(&high_mode, high_mode.len() - 1));
+        high[i] = Some(response(
+            high_budget.as_nanos(),
+            constant,
+            &high_mode,
+            period(task),
+        ));
     }
     let schedulable = low.iter().all(|r| matches!(r, Response::Bounded(_)))
         && high
@@ -146,14 +176,9 @@ pub fn rtb(tasks: &[McTask], masks: &[Duration]) -> Amc {
     }
 }
 
-/// `task` as a classic sporadic task with execution bound `budget` and blocking `constant`.
-fn classic(task: &McTask, budget: Duration, constant: u64) -> Task {
-    Task::new(
-        String::new(),
-        budget.as_nanos(),
-        task.period.as_nanos().max(1),
-    )
-    .with_blocking(constant)
+/// A classic sporadic task `(C, T = D)` with blocking `constant`.
+fn classic(wcet: u64, period: u64, constant: u64) -> Task {
+    Task::new(String::new(), wcet, period).with_blocking(constant)
 }
 
 /// The classic search's verdict on `tasks[index]` as a [`Response`]: a value past the
@@ -258,6 +283,23 @@ mod tests {
         let lost = rtb(&tasks, &[Duration::MAX]);
         assert!(!lost.schedulable);
         assert_eq!(lost.low[0], Response::Exceeds(Duration::MAX));
+    }
+
+    /// On a core a partition holds [0, 40) of every 100 ms: `l` low (10, 50) at 2 gets
+    /// sbf^-1(10) = 50. `h` high (C^L 5, C^H 15, 100) at 1: R^L from 5 + 10 = 15, sbf^-1(15)
+    /// = 55; 5 + 2 * 10 = 25, sbf^-1(25) = 65; stays 65. R^* = sbf^-1(15 + ceil(65/50) 10)
+    /// = sbf^-1(35) = 75.
+    #[test]
+    fn on_the_supply_slots_leave() {
+        let supply = SlotSupply::new(ms(100), &[(ms(0), ms(40))]).expect("a cycle");
+        let tasks = [low(10, 50, 2), high(5, 15, 100, 1)];
+        let amc = rtb_on_supply(&tasks, &[], &supply);
+        assert_eq!(amc.low, [ms(50), ms(65)].map(Response::Bounded).to_vec());
+        assert_eq!(amc.high, vec![None, Some(Response::Bounded(ms(75)))]);
+        assert!(amc.schedulable);
+        // A dedicated core: R^L = 10 and 5 + 10 = 15, R^* = 15 + 10 = 25.
+        let dedicated = rtb(&tasks, &[]);
+        assert_eq!(dedicated.high[1], Some(Response::Bounded(ms(25))));
     }
 
     /// Equal priorities go in position order: the first of two (3, 10) tasks is above.

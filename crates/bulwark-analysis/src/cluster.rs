@@ -438,6 +438,12 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                     }
                     order => on_slot_supply(&mut members, order, cluster.cycle, &masks),
                 },
+                // AMC-rtb on one core, on what the slots leave when there are partitions.
+                SporadicOrder::FixedPriority
+                    if has_high_criticality && cores == 1 && !has_server =>
+                {
+                    mixed_criticality(&mut members, &masks, cluster.cycle)
+                }
                 // The same limits as GFB's, for the same reasons, and servers.
                 SporadicOrder::FixedPriority if has_partition => {
                     ClusterVerdict::NotAnalysed(PARTITIONS_NOT_IN_GLOBAL_FP_RTA)
@@ -447,9 +453,6 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 }
                 SporadicOrder::FixedPriority if has_server => {
                     ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
-                }
-                SporadicOrder::FixedPriority if has_high_criticality => {
-                    mixed_criticality(&mut members, &masks)
                 }
                 SporadicOrder::FixedPriority => fixed_priority(&mut members, cores, &masks),
                 // GFB's tasks are the sporadic reservations alone, each always at its own
@@ -739,15 +742,7 @@ fn on_slot_supply(
     cycle: Duration,
     masks: &[Duration],
 ) -> ClusterVerdict {
-    let slots: Vec<(Duration, Duration)> = members
-        .iter()
-        .filter_map(|m| match &m.reservation {
-            MemberReservation::Partition { slots, .. } => Some(slots.clone()),
-            _ => None,
-        })
-        .flatten()
-        .collect();
-    let Some(supply) = SlotSupply::new(cycle, &slots) else {
+    let Some(supply) = partitions_supply(members, cycle) else {
         return ClusterVerdict::NotAnalysed(PARTITIONS_NOT_IN_GFB);
     };
     let sporadic = |m: &Member| matches!(m.reservation, MemberReservation::Sporadic { .. });
@@ -803,15 +798,39 @@ fn on_slot_supply(
     }
 }
 
+/// The supply the partitions among `members` leave on their core, `None` when there are none
+/// (or no cycle).
+fn partitions_supply(members: &[Member], cycle: Duration) -> Option<SlotSupply> {
+    let slots: Vec<(Duration, Duration)> = members
+        .iter()
+        .filter_map(|m| match &m.reservation {
+            MemberReservation::Partition { slots, .. } => Some(slots.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    if slots.is_empty() {
+        return None;
+    }
+    SlotSupply::new(cycle, &slots)
+}
+
 /// AMC-rtb ([`crate::amc`]) on a fixed-priority cluster of one core whose sporadic
 /// reservations (section III's rule) include high-criticality ones: each a task `C^L = e^L`
 /// (a low one's `e`), `C^H = e^H`, `T = D = p` at its member's priority, equal priorities in
-/// member order as in [`fixed_priority`]. The terminations' `masks` are counted in every
-/// window. Records each member's bounds and gives the verdict.
-fn mixed_criticality(members: &mut [Member], masks: &[Duration]) -> ClusterVerdict {
+/// member order as in [`fixed_priority`], on the supply time partitions' slots leave when
+/// the cluster has partitions ([`amc::rtb_on_supply`]; they are neither monitored nor
+/// demoted). The terminations' `masks` are counted in every window. Records each member's
+/// bounds and gives the verdict.
+fn mixed_criticality(
+    members: &mut [Member],
+    masks: &[Duration],
+    cycle: Duration,
+) -> ClusterVerdict {
+    let sporadic = |m: &Member| matches!(m.reservation, MemberReservation::Sporadic { .. });
     let tasks: Vec<amc::McTask> = members
         .iter()
-        .filter(|m| m.reservation.is_tested())
+        .filter(|m| sporadic(m))
         .map(|m| {
             let (budget, period) = m.reservation.share();
             let low_budget = match m.reservation {
@@ -826,8 +845,11 @@ fn mixed_criticality(members: &mut [Member], masks: &[Duration]) -> ClusterVerdi
             }
         })
         .collect();
-    let bounds = amc::rtb(&tasks, masks);
-    let tested = members.iter_mut().filter(|m| m.reservation.is_tested());
+    let bounds = match partitions_supply(members, cycle) {
+        Some(supply) => amc::rtb_on_supply(&tasks, masks, &supply),
+        None => amc::rtb(&tasks, masks),
+    };
+    let tested = members.iter_mut().filter(|m| sporadic(m));
     for (member, (low, high)) in tested.zip(bounds.low.iter().zip(&bounds.high)) {
         member.response = Some(high.unwrap_or(*low));
         member.low_mode_response = high.map(|_| *low);

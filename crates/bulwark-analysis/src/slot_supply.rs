@@ -247,43 +247,56 @@ pub fn fixed_priority(
 ) -> Vec<Response> {
     let mut order: Vec<usize> = (0..reservations.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(reservations[i].priority));
+    let pair = |r: &Reservation| (r.budget.as_nanos(), r.period.as_nanos().max(1));
     let mut responses = vec![Response::NotComputed; reservations.len()];
     for (rank, &i) in order.iter().enumerate() {
-        let own = &reservations[i];
-        let deadline = own.period.as_nanos();
-        let higher = &order[..rank];
-        let work = |window: u64| -> u128 {
-            let interference: u128 = higher
-                .iter()
-                .map(|&j| {
-                    let other = &reservations[j];
-                    let releases = window.div_ceil(other.period.as_nanos().max(1));
-                    u128::from(releases) * u128::from(other.budget.as_nanos())
-                })
-                .sum();
-            u128::from(own.budget.as_nanos()) + u128::from(masked) + interference
-        };
-        let exceeds = |at: u64| Response::Exceeds(Duration::from_nanos(at.max(deadline + 1)));
-        // R = sbf^-1(W(R)), from W(0+): every higher reservation released once.
-        let mut response = 0u64;
-        responses[i] = loop {
-            let needed = work(response.max(1));
-            let Some(next) = u64::try_from(needed)
-                .ok()
-                .and_then(|x| supply.time_to_supply(x))
-            else {
-                break exceeds(u64::MAX);
-            };
-            if next > deadline {
-                break exceeds(next);
-            }
-            if next == response {
-                break Response::Bounded(Duration::from_nanos(next));
-            }
-            response = next;
-        };
+        let higher: Vec<(u64, u64)> = order[..rank]
+            .iter()
+            .map(|&j| pair(&reservations[j]))
+            .collect();
+        let (budget, period) = pair(&reservations[i]);
+        responses[i] = response_on_supply(budget, masked, &higher, period, supply);
     }
     responses
+}
+
+/// The least fixed point of `R = sbf^-1(own + constant + sum_{(C, T) in higher} ceil(R / T)
+/// C)`, iterated from every higher task released once: bounded when it is at most
+/// `deadline`, else a value past it.
+pub fn response_on_supply(
+    own: u64,
+    constant: u64,
+    higher: &[(u64, u64)],
+    deadline: u64,
+    supply: &SlotSupply,
+) -> Response {
+    let work = |window: u64| -> u128 {
+        let interference: u128 = higher
+            .iter()
+            .map(|&(budget, period)| {
+                u128::from(window.div_ceil(period.max(1))) * u128::from(budget)
+            })
+            .sum();
+        u128::from(own) + u128::from(constant) + interference
+    };
+    let exceeds = |at: u64| Response::Exceeds(Duration::from_nanos(at.max(deadline + 1)));
+    let mut response = 0u64;
+    loop {
+        let needed = work(response.max(1));
+        let Some(next) = u64::try_from(needed)
+            .ok()
+            .and_then(|x| supply.time_to_supply(x))
+        else {
+            return exceeds(u64::MAX);
+        };
+        if next > deadline {
+            return exceeds(next);
+        }
+        if next == response {
+            return Response::Bounded(Duration::from_nanos(next));
+        }
+        response = next;
+    }
 }
 
 fn lcm(a: u64, b: u64) -> Option<u64> {

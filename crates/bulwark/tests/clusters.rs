@@ -806,3 +806,37 @@ fn shared_job_bounds_under_amc_rtb_are_for_low_mode() {
     let doc = analyze_json(&path, 0);
     assert_eq!(doc["clusters"][0]["members"][1]["response_ns"], 16_000_000);
 }
+
+/// AMC-rtb beside a time partition on one core, by hand: `P` holds [0, 40 ms) of every
+/// 100 ms; `l` (low, 10 ms per 50 ms, priority 2) gets sbf^-1(10 ms) = 50 ms; `h` (high,
+/// e^L 5 ms, e^H 15 ms per 100 ms, priority 1) has R^L = 65 ms (5 + 2 * 10 ms of work by then)
+/// and R^* = sbf^-1(15 + ceil(65/50) 10) = sbf^-1(35 ms) = 75 ms.
+#[test]
+fn amc_rtb_beside_a_partition_runs_on_the_slots_supply() {
+    let text =
+        "name = \"amc-slots\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"1s\"\n\n\
+                [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"fixed-priority\"\n\
+                cycle = \"100ms\"\n\n\
+                [[task]]\nname = \"P\"\ncluster = \"k\"\npriority = 9\n\
+                reservation = { core = 0, slots = [[\"0ms\", \"40ms\"]] }\n\
+                period = \"100ms\"\nexecution = \"1ms\"\n\n\
+                [[task]]\nname = \"l\"\ncluster = \"k\"\npriority = 2\n\
+                reservation = { budget = \"10ms\", period = \"50ms\" }\n\
+                period = \"50ms\"\nexecution = \"1ms\"\n\n\
+                [[task]]\nname = \"h\"\ncluster = \"k\"\npriority = 1\n\
+                reservation = { budget = \"15ms\", period = \"100ms\", criticality = \"high\", \
+                low-budget = \"5ms\" }\nperiod = \"100ms\"\nexecution = \"1ms\"\n";
+    let (_dir, path) = temp_file("amc-slots.toml", text);
+    let doc = analyze_json(&path, 0);
+    let k = &doc["clusters"][0];
+    assert_eq!(k["test"], "amc-rtb");
+    assert_eq!(k["members"][0]["response_ns"], serde_json::Value::Null);
+    assert_eq!(k["members"][1]["response_ns"], 50_000_000);
+    assert_eq!(k["members"][2]["low_mode_response_ns"], 65_000_000);
+    assert_eq!(k["members"][2]["response_ns"], 75_000_000);
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
+    assert_contains(
+        &stdout,
+        "the least supply sbf(t) the time partitions' slots leave",
+    );
+}

@@ -28,8 +28,7 @@ use crate::table;
 /// Bertogna and Cirinei's response-time analysis (AMC-rtb on one core with high-criticality
 /// reservations, or a test against the slots' supply on one core with time partitions)
 /// does not show a fixed-priority one, else 2 if a cluster is not analysed (a time partition
-/// on more cores, a high-criticality reservation under EDF order, on more cores or beside a
-/// partition or,
+/// on more cores, a high-criticality reservation under EDF order or on more cores or,
 /// under fixed priority, an SPR server: no verdict, as the classic analysis gives for a task
 /// it cannot analyse), else 0.
 pub(super) fn clustered(scenario: &Scenario, args: &AnalyzeArgs) -> Result<ExitCode, String> {
@@ -199,9 +198,10 @@ fn why(analysis: &ClusterAnalysis) -> String {
             failure_text(analysis, rta)
         ),
         ClusterVerdict::AmcSchedulable(_) => format!(
-            "{AMC_INTRO}{}, U = {total}: every R^L <= p and every high-criticality R^* <= p: \
-             while every job stays within e^L every reservation gets its budget within p of \
+            "{AMC_INTRO}{}{}, U = {total}: every R^L <= p and every high-criticality R^* <= \
+             p: while every job stays within e^L every reservation gets its budget within p of \
              each replenishment, and a high-criticality one always does",
+            amc_supply_text(analysis),
             amc_masks_text(&analysis.masks)
         ),
         ClusterVerdict::SupplySchedulable(test) => format!(
@@ -228,8 +228,9 @@ fn why(analysis: &ClusterAnalysis) -> String {
             }
         ),
         ClusterVerdict::AmcNotShownSchedulable(rta) => format!(
-            "{AMC_INTRO}{}, U = {total}: {}: NOT shown schedulable (the test is sufficient \
+            "{AMC_INTRO}{}{}, U = {total}: {}: NOT shown schedulable (the test is sufficient \
              only)",
+            amc_supply_text(analysis),
             amc_masks_text(&analysis.masks),
             failure_text(analysis, rta)
         ),
@@ -302,6 +303,20 @@ const AMC_INTRO: &str = "fixed priority on one core with Vestal's mode switch, t
      Baruah, Burns and Davis's AMC-rtb: R^L over every e^L, and for a high-criticality \
      reservation R^* over the e^H above it and the low-criticality releases within its R^L \
      (a low-criticality reservation's R is its R^L, a guarantee in low mode only)";
+
+/// Where AMC-rtb's windows get their supply, when time partitions share the core.
+fn amc_supply_text(analysis: &ClusterAnalysis) -> &'static str {
+    let partitioned = analysis
+        .members
+        .iter()
+        .any(|m| matches!(m.reservation, MemberReservation::Partition { .. }));
+    if partitioned {
+        ", each window served by the least supply sbf(t) the time partitions' slots leave \
+         (R = sbf^-1 of its workload; the partitions are neither monitored nor demoted)"
+    } else {
+        ""
+    }
+}
 
 /// The masks AMC-rtb counts, as a clause after its name.
 fn amc_masks_text(masks: &[Duration]) -> String {
