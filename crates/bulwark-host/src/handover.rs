@@ -167,6 +167,7 @@ impl<'a> Handover<'a> {
             // must not keep the run, or the heartbeat, going.
             if self.shared.abandoned.load(Ordering::Acquire)
                 || self.shared.stop_requested.load(Ordering::Acquire)
+                || self.shared.objects_over_limit.load(Ordering::Acquire)
                 || now >= self.until
             {
                 return Ok(Entry::End);

@@ -102,6 +102,9 @@ pub(crate) struct Shared {
     pub stopping: AtomicBool,
     /// Ctrl-C asked the run to end.
     pub stop_requested: AtomicBool,
+    /// An `allocate` step would have taken the kernel objects past what a run holds
+    /// (`bulwark_sim::MAX_OBJECTS`): the run ends at once, as the simulator's does.
+    pub objects_over_limit: AtomicBool,
     /// The watchdog took over: the dispatcher must leave.
     pub abandoned: AtomicBool,
     /// The dispatcher has returned.
@@ -127,6 +130,14 @@ impl Shared {
             origin: self.origin.load(Ordering::Relaxed),
         }
         .now()
+    }
+
+    /// Marks that the kernel objects' limit was passed and rings the dispatcher, whose next
+    /// wait ends the run.
+    pub(crate) fn stop_at_object_limit(&self) {
+        self.objects_over_limit.store(true, Ordering::Release);
+        self.doorbell.fetch_add(1, Ordering::Release);
+        sys::futex_wake(&self.doorbell, 1);
     }
 
     /// Ends the run for every task thread: demoted first, so that whatever they still do

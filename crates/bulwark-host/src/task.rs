@@ -110,10 +110,11 @@ impl TaskContext<'_> {
         let now = self.now();
         {
             // Outside a group nothing would stop objects past those a run holds: none is
-            // created, and the run fails when it ends (the simulator's rule).
+            // created, and the run ends at once and fails (the simulator's rule).
             let mut objects = (self.shared.objects.lock()).unwrap_or_else(|e| e.into_inner());
             if let Some(store) = objects.as_mut() {
                 if store.passes_limit(self.index, count, now) {
+                    self.shared.stop_at_object_limit();
                     return Ok(total);
                 }
             }
@@ -134,7 +135,13 @@ impl TaskContext<'_> {
                     .lock()
                     .unwrap_or_else(|e| e.into_inner());
                 let made = match objects.as_mut() {
-                    Some(store) => store.allocate_within_limit(self.index, batch, kind, now),
+                    Some(store) => {
+                        let made = store.allocate_within_limit(self.index, batch, kind, now);
+                        if store.over_limit().is_some() {
+                            self.shared.stop_at_object_limit();
+                        }
+                        made
+                    }
                     None => bulwark_sim::Allocation::default(),
                 };
                 // Counted before the lock is released: the dispatcher, waiting for it, takes

@@ -675,20 +675,28 @@ script = [{ allocate = 200000, object = "semaphore" }, { run = "1s" }]
 "#;
 
 /// A task outside any group asks for 2^24 + 1 semaphores: more than a run holds. As in the
-/// simulator none is created, the task goes on, and the run fails when it ends, naming the
-/// task and the counts.
+/// simulator none is created and the run stops there and fails, naming the task and the
+/// counts: a run of 8 s returns long before its end (the task would otherwise run for
+/// ever after the step).
 #[test]
 fn an_allocation_past_the_kernel_objects_a_run_holds_fails_the_run() {
     let Some(_core) = managed_core() else {
         return;
     };
     let scenario = scenario(&format!(
-        "name = \"hoarder\"\npolicy = \"fixed-priority\"\nduration = \"20ms\"\n\n\
+        "name = \"hoarder\"\npolicy = \"fixed-priority\"\nduration = \"8s\"\n\n\
          [[task]]\nname = \"hoarder\"\npriority = 1\n\
-         script = [{{ allocate = {} }}, {{ run = \"1ms\" }}, {{ sleep-until = \"1s\" }}]\n",
+         script = [{{ allocate = {} }}, {{ loop = \"forever\", body = [{{ run = \"1ms\" }}] }}]\n",
         (1u64 << 24) + 1
     ));
-    match bulwark_host::run(&scenario, &config()) {
+    let started = std::time::Instant::now();
+    let result = bulwark_host::run(&scenario, &config());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "the run went on after the limit: {:?}",
+        started.elapsed()
+    );
+    match result {
         Err(HostError::Policy(bulwark_sim::SimError::Objects {
             task, count, live, ..
         })) => {
