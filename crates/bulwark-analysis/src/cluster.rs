@@ -287,7 +287,9 @@ pub const PARTITIONS_NOT_IN_GFB: &str =
 /// Why no test ran on a cluster with a high-criticality reservation, for reports.
 pub const HIGH_CRITICALITY_NOT_IN_GFB: &str =
     "Goossens, Funk and Baruah's test covers sporadic reservations alone: Vestal's mode switch \
-     demotes low-criticality reservations";
+     demotes low-criticality reservations (AMC-rtb needs fixed-priority order: under EDF order \
+     the switch moves no deadline, so a high-criticality job past e^L may be due before its \
+     remaining e^H - e^L can run)";
 
 /// One member task and its reservation.
 #[derive(Clone, Debug)]
