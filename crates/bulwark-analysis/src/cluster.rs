@@ -485,6 +485,7 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
             };
             // After the verdict: a reservation's response bounds when its budget is served.
             fit_shared(scenario, &drains, &cluster.members, &mut members);
+            fit_partitions(scenario, &drains, &cluster.members, &mut members, &masks);
             let counted =
                 verdict.rta().is_some() || verdict.bcl().is_some() || verdict.supply().is_some();
             ClusterAnalysis {
@@ -612,6 +613,59 @@ fn fit_shared(
                 }
             }
         }
+    }
+}
+
+/// Each time partition's task against its own slots: a job of at most `C`, released at least
+/// `T` apart (its demand as [`crate::fit`] reads it, server calls at what they drain), is
+/// served only in the slots, so it completes within `R = sbf_P^-1(C + M)`, `sbf_P(t)` the
+/// least slot time in any window of length `t` ([`SlotSupply::within`]) and `M` the
+/// terminations' masks of the cluster added up. It fits when `R <= T` (no job waits behind
+/// another); `R` is its [`Member::job_response`], bounded when also within its deadline.
+fn fit_partitions(
+    scenario: &Scenario,
+    drains: &CallDrains,
+    specs: &[bulwark_spec::ClusterMember],
+    members: &mut [Member],
+    masks: &[Duration],
+) {
+    let masked = masks
+        .iter()
+        .fold(Duration::ZERO, |sum, mask| sum.saturating_add(*mask));
+    for (spec, member) in specs.iter().zip(members.iter_mut()) {
+        let MemberReservation::Partition { slots, cycle, .. } = &member.reservation else {
+            continue;
+        };
+        let task = &scenario.tasks[spec.task];
+        let calls = drains.of_task(scenario, spec.task);
+        let Some((spacing, execution)) = demand(&task.behaviour, &scenario.cost, &calls) else {
+            member.fit = Fit::Unchecked(SCRIPT_UNCHECKED.to_owned());
+            continue;
+        };
+        let Some(supply) = SlotSupply::within(*cycle, slots) else {
+            continue;
+        };
+        let needed = execution.saturating_add(masked).as_nanos();
+        let response = supply.time_to_supply(needed).map(Duration::from_nanos);
+        let deadline = task.deadline.unwrap_or(spacing).min(spacing);
+        member.job_response = Some(match response {
+            Some(r) if r <= deadline => Response::Bounded(r),
+            Some(r) => Response::Exceeds(r),
+            None => Response::Exceeds(Duration::MAX),
+        });
+        member.fit = match response {
+            Some(r) if r <= spacing => Fit::Carried,
+            _ => Fit::Exceeds(format!(
+                "a job needs up to {execution}{}, which the slots give only within {} > its \
+                 releases' spacing {spacing}: jobs may wait behind one another",
+                if masked.is_zero() {
+                    String::new()
+                } else {
+                    format!(" (and the masks' {masked})")
+                },
+                response.map_or("no time".to_owned(), |r| r.to_string())
+            )),
+        };
     }
 }
 
@@ -1041,8 +1095,10 @@ mod tests {
     }
 
     /// `b` becomes a partition on core 2 in [0, 2) and [5, 8) of a 10 ms cycle: share 5/10, so
-    /// U = 3/10 + 5/10 + 9/10 = 17/10; GFB does not apply, and the partition is not checked
-    /// against a budget.
+    /// U = 3/10 + 5/10 + 9/10 = 17/10; GFB does not apply. The partition's own task (9 ms every
+    /// 20 ms) is checked against its slots: from a slot's end at 2 ms, 3 + 2 + 3 ms of slot by
+    /// 18 ms and the ninth at 21 ms, a window of 19 ms (from 8 ms too: 2 + 3 + 2 + 2 by 27):
+    /// R = 19 ms <= 20 ms, it fits.
     #[test]
     fn an_edf_cluster_with_a_partition_is_not_analysed() {
         let mut scenario = scenario(SporadicOrder::EarliestDeadlineFirst);
@@ -1077,7 +1133,8 @@ mod tests {
             }
         );
         assert_eq!(partition.reservation.share(), (ms(5), ms(10)));
-        assert!(matches!(partition.fit, Fit::Unchecked(_)));
+        assert_eq!(partition.fit, Fit::Carried);
+        assert_eq!(partition.job_response, Some(Response::Bounded(ms(19))));
         scenario.clusters[0].order = SporadicOrder::FixedPriority;
         assert_eq!(
             analyse(&scenario)[0].verdict.reason(),

@@ -70,6 +70,27 @@ impl SlotSupply {
         Some(SlotSupply { cycle, busy })
     }
 
+    /// The supply of `slots` themselves (a partition's, to its own task): everything outside
+    /// them is busy. `None` for a zero cycle.
+    pub fn within(cycle: Duration, slots: &[(Duration, Duration)]) -> Option<SlotSupply> {
+        let others = SlotSupply::new(cycle, slots)?;
+        let mut outside = Vec::with_capacity(others.busy.len() + 1);
+        let mut from = 0;
+        for &(start, end) in &others.busy {
+            if from < start {
+                outside.push((Duration::from_nanos(from), Duration::from_nanos(start)));
+            }
+            from = end;
+        }
+        if from < others.cycle {
+            outside.push((
+                Duration::from_nanos(from),
+                Duration::from_nanos(others.cycle),
+            ));
+        }
+        SlotSupply::new(cycle, &outside)
+    }
+
     /// `H`.
     pub fn cycle(&self) -> Duration {
         Duration::from_nanos(self.cycle)
@@ -361,6 +382,20 @@ mod tests {
         // The window ending at a slot's end: 50 ending at 110, [60, 110), holds 10; from 30
         // it holds 30 (the worse one): sbf(50) = 20.
         assert_eq!(sbf(50), 20);
+    }
+
+    /// A partition's own supply: its slot [10, 30) of 50, the worst window starting at the
+    /// slot's end (30): nothing until 60, 20 by 80, still 20 by 110 (a window of 80), 40 by
+    /// 130 (of 100).
+    #[test]
+    fn a_partitions_own_supply_is_its_slots() {
+        let own = SlotSupply::within(ms(50), &[(ms(10), ms(30))]).expect("a cycle");
+        let sbf = |t: u64| own.least_supply(t * 1_000_000) / 1_000_000;
+        assert_eq!([30, 40, 50, 80, 100].map(sbf), [0, 10, 20, 20, 40]);
+        assert_eq!(
+            own.time_to_supply(ms(5).as_nanos()),
+            Some(ms(35).as_nanos())
+        );
     }
 
     /// A brute force over every window start (1 ms steps) agrees with the two families.

@@ -125,3 +125,71 @@ proptest! {
         check(&shape, "edf", seed)?;
     }
 }
+
+/// One partition whose task releases a job of `work` us every `period` ms (from `offset`
+/// ms), beside a reservation that keeps the core busy outside the slots.
+fn partition_text(
+    cycle: u64,
+    (start, length): (u64, u64),
+    (work, period, offset): (u64, u64, u64),
+) -> String {
+    format!(
+        "name = \"own-slots\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"2s\"\n\n\
+         [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"fixed-priority\"\ncycle = \"{cycle}ms\"\n\n\
+         [[task]]\nname = \"p\"\ncluster = \"k\"\npriority = 200\noffset = \"{offset}ms\"\n\
+         reservation = {{ core = 0, slots = [[\"{start}ms\", \"{}ms\"]] }}\n\
+         script = [{{ loop = \"forever\", body = [{{ run = [\"1us\", \"{work}us\"] }}, \
+         {{ sleep-until-next-release = \"{period}ms\" }}] }}]\n\n\
+         [[task]]\nname = \"busy\"\ncluster = \"k\"\npriority = 1\n\
+         reservation = {{ budget = \"1ms\", period = \"2ms\" }}\n\
+         script = [{{ loop = \"forever\", body = [{{ run = \"1s\" }}] }}]\n",
+        start + length
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// A partition's task, fitting its slots by the analysis, completes every job within the
+    /// bound its slots give (`job_response`).
+    #[test]
+    fn a_partitions_jobs_complete_within_their_slots_bound(
+        cycle in prop::sample::select(vec![10u64, 20, 50]),
+        slot in (0u64..1000, 1u64..1000),
+        work in 100u64..20_000,
+        period in prop::sample::select(vec![10u64, 20, 25, 40, 50, 100]),
+        offset in 0u64..30,
+        seed in any::<u64>(),
+    ) {
+        // The slot within the cycle: a start and a length in thousandths of it.
+        let start = slot.0 * cycle / 1000;
+        let length = (slot.1 * (cycle - start) / 1000).max(1);
+        let text = partition_text(cycle, (start, length), (work, period, offset));
+        let scenario = bulwark_spec::parse(&text, "own-slots.toml")
+            .unwrap_or_else(|e| panic!("{}\n{text}", e.plain()));
+        let analysis = &cluster::analyse(&scenario)[0];
+        let member = &analysis.members[0];
+        let bound = member.job_response.and_then(|r| r.bound());
+        prop_assume!(bound.is_some());
+        let bound = bound.expect("bounded");
+        let options = bulwark_sim::Options {
+            seed: Some(seed),
+            ..bulwark_sim::Options::default()
+        };
+        let mut kept = bulwark_sim::Kept::default();
+        bulwark_sim::run_recorded(&scenario, &options, &mut kept, &mut |_| {}).expect("runs");
+        let mut checked = 0;
+        for job in kept.jobs.iter().filter(|j| j.task.index() == 0) {
+            let Some(completion) = job.completion else { continue };
+            let response = completion.saturating_duration_since(job.release);
+            prop_assert!(
+                response <= bound,
+                "job {} released at {}: response {response} > {bound}\n{text}",
+                job.job,
+                job.release
+            );
+            checked += 1;
+        }
+        prop_assert!(checked > 0);
+    }
+}

@@ -754,6 +754,10 @@ fn a_one_core_cluster_with_a_partition_is_tested_on_the_slots_supply() {
     assert_eq!(k["members"][0]["response_ns"], serde_json::Value::Null);
     assert_eq!(k["members"][1]["response_ns"], 50_000_000);
     assert_eq!(k["members"][2]["response_ns"], 75_000_000);
+    // P's own job (1 ms per 100 ms) against its slot: at worst released as the slot closes,
+    // 60 ms without it and 1 ms in the next: 61 ms.
+    assert_eq!(k["members"][0]["fits_reservation"], true);
+    assert_eq!(k["members"][0]["job_response_ns"], 61_000_000);
     let (stdout, _) = outputs(&["analyze"], &path, 0);
     assert_ends_with(
         &stdout,

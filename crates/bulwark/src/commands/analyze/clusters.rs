@@ -582,6 +582,14 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
     for member in &analysis.members {
         if let Fit::Exceeds(why) | Fit::Unchecked(why) = &member.fit {
             text.push_str(&format!("  {}: {why}\n", member.name));
+        } else if let (Some(Response::Bounded(bound)), MemberReservation::Partition { .. }) =
+            (member.job_response, &member.reservation)
+        {
+            text.push_str(&format!(
+                "  {}: each job completes within {bound} of its release, served in the \
+                 partition's slots alone (the least slot time in any window)\n",
+                member.name
+            ));
         } else if let Some(Response::Bounded(bound)) = member.job_response {
             text.push_str(&format!(
                 "  {}: each job completes within {bound} of its release, on the joint demand \
