@@ -486,6 +486,9 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
             // After the verdict: a reservation's response bounds when its budget is served.
             fit_shared(scenario, &drains, &cluster.members, &mut members);
             fit_partitions(scenario, &drains, &cluster.members, &mut members, &masks);
+            if verdict.schedulable() == Some(true) {
+                bound_lone_members(scenario, &drains, &cluster.members, &mut members);
+            }
             let counted =
                 verdict.rta().is_some() || verdict.bcl().is_some() || verdict.supply().is_some();
             ClusterAnalysis {
@@ -666,6 +669,56 @@ fn fit_partitions(
                 response.map_or("no time".to_owned(), |r| r.to_string())
             )),
         };
+    }
+}
+
+/// The job bound of each task alone in a reservation under section III's sporadic rule that
+/// carries it (`C <= e`, `T >= p`), once the cluster's test holds. Its releases are at least
+/// `p` apart, so every replenishment comes at a release: the first when the reservation
+/// starts with its deadline passed, and each later one because the previous came `T >= p`
+/// before. So a job gets `e >= C` within the reservation's bound (its `R`, else `p`) of its
+/// release, and that is its [`Member::job_response`] (bounded when within its deadline and
+/// spacing).
+fn bound_lone_members(
+    scenario: &Scenario,
+    drains: &CallDrains,
+    specs: &[bulwark_spec::ClusterMember],
+    members: &mut [Member],
+) {
+    let owners: std::collections::BTreeSet<usize> = specs
+        .iter()
+        .filter_map(|spec| match spec.kind {
+            MemberKind::Shared { owner } => Some(owner),
+            _ => None,
+        })
+        .collect();
+    for (spec, member) in specs.iter().zip(members.iter_mut()) {
+        let MemberReservation::Sporadic {
+            reservation,
+            replenishment: Replenishment::Sporadic,
+            ..
+        } = &member.reservation
+        else {
+            continue;
+        };
+        if owners.contains(&spec.task) || member.fit != Fit::Carried {
+            continue;
+        }
+        let task = &scenario.tasks[spec.task];
+        let calls = drains.of_task(scenario, spec.task);
+        let Some((spacing, _)) = demand(&task.behaviour, &scenario.cost, &calls) else {
+            continue;
+        };
+        let served_within = match member.response {
+            Some(Response::Bounded(response)) => response.min(reservation.period),
+            _ => reservation.period,
+        };
+        let limit = task.deadline.unwrap_or(spacing).min(spacing);
+        member.job_response = Some(if served_within <= limit {
+            Response::Bounded(served_within)
+        } else {
+            Response::Exceeds(served_within)
+        });
     }
 }
 
@@ -1234,7 +1287,11 @@ execution = "1ms"
         assert!(matches!(cluster.members[1].fit, Fit::Unchecked(_)));
         assert_eq!(cluster.members[1].job_response, Some(Response::NotComputed));
         assert_eq!(cluster.members[2].fit, Fit::Carried);
-        assert_eq!(cluster.members[2].job_response, None);
+        // `c` alone in its own reservation, served within p under GFB.
+        assert_eq!(
+            cluster.members[2].job_response,
+            Some(Response::Bounded(ms(10)))
+        );
         assert!(matches!(cluster.verdict, ClusterVerdict::Schedulable(_)));
     }
 
@@ -1298,11 +1355,13 @@ execution = "1ms"
         let bounds = |cluster: &ClusterAnalysis| -> Vec<Option<Response>> {
             cluster.members.iter().map(|m| m.job_response).collect()
         };
+        // `c`, alone in its reservation: served within p = 10 ms under EDF (GFB), within its
+        // R = 2 ms at the top priority.
         let edf = shared("edf", "");
         assert_eq!(
             bounds(&edf),
             vec![
-                None,
+                Some(Response::Bounded(ms(10))),
                 Some(Response::Bounded(ms(18))),
                 Some(Response::Bounded(ms(19)))
             ]
@@ -1314,7 +1373,7 @@ execution = "1ms"
         assert_eq!(
             bounds(&fixed),
             vec![
-                None,
+                Some(Response::Bounded(ms(2))),
                 Some(Response::Bounded(ms(13))),
                 Some(Response::Bounded(ms(14)))
             ]

@@ -14,10 +14,15 @@ use proptest::prelude::*;
 /// budget us, offset ms))`.
 type Shape = (u64, Vec<(u64, u64)>, Vec<(u8, u64, u64, u64)>);
 
+/// Without slots: a cluster of two cores and no partition (the global tests).
 fn scenario_text((cycle, slots, reservations): &Shape, order: &str) -> String {
+    let (cores, members) = match slots.is_empty() {
+        true => (2, "[0, 1]".to_owned()),
+        false => (1, format!("[0]\ncycle = \"{cycle}ms\"")),
+    };
     let mut text = format!(
-        "name = \"slots\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"2s\"\n\n\
-         [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"{order}\"\ncycle = \"{cycle}ms\"\n"
+        "name = \"slots\"\npolicy = \"fixed-priority\"\ncores = {cores}\nduration = \"2s\"\n\n\
+         [[cluster]]\nname = \"k\"\norder = \"{order}\"\ncores = {members}\n"
     );
     let priority = |p: u8| match order {
         "fixed-priority" => format!("priority = {p}\n"),
@@ -72,10 +77,10 @@ fn check(shape: &Shape, order: &str, seed: u64) -> Result<(), TestCaseError> {
     let scenario = bulwark_spec::parse(&text, "slots.toml")
         .unwrap_or_else(|e| panic!("{}\n{text}", e.plain()));
     let analysis = &cluster::analyse(&scenario)[0];
-    prop_assume!(matches!(
-        analysis.verdict,
-        ClusterVerdict::SupplySchedulable(_)
-    ));
+    prop_assume!(match shape.1.is_empty() {
+        true => analysis.verdict.schedulable() == Some(true),
+        false => matches!(analysis.verdict, ClusterVerdict::SupplySchedulable(_)),
+    });
     let options = bulwark_sim::Options {
         seed: Some(seed),
         ..bulwark_sim::Options::default()
@@ -89,7 +94,13 @@ fn check(shape: &Shape, order: &str, seed: u64) -> Result<(), TestCaseError> {
             continue;
         };
         let member = &analysis.members[job.task.index()];
-        let bound = match member.response {
+        // Each task is alone in its reservation and fits it: its job bound is the
+        // reservation's R (fixed priority) or p (EDF).
+        let bound = member
+            .job_response
+            .and_then(|r| r.bound())
+            .expect("a lone member that fits has a job bound");
+        let reservation_bound = match member.response {
             Some(response) => response.bound().expect("schedulable"),
             None => {
                 scenario.tasks[job.task.index()]
@@ -98,6 +109,7 @@ fn check(shape: &Shape, order: &str, seed: u64) -> Result<(), TestCaseError> {
                     .period
             }
         };
+        prop_assert_eq!(bound, reservation_bound);
         let response = completion.saturating_duration_since(job.release);
         prop_assert!(
             response <= bound,
@@ -123,6 +135,23 @@ proptest! {
     #[test]
     fn edf_jobs_complete_within_their_periods(shape in shape(), seed in any::<u64>()) {
         check(&shape, "edf", seed)?;
+    }
+
+    /// The same on a two-core cluster without partitions: under Bertogna and Cirinei's
+    /// analysis, and under GFB.
+    #[test]
+    fn global_jobs_complete_within_their_bounds(
+        shape in shape(),
+        edf in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let (cycle, _, mut reservations) = shape;
+        // Heavier reservations, so that two cores are needed.
+        for reservation in &mut reservations {
+            reservation.2 = (reservation.2 * 3).min(reservation.1 * 1000);
+        }
+        let order = if edf { "edf" } else { "fixed-priority" };
+        check(&(cycle, Vec::new(), reservations), order, seed)?;
     }
 }
 

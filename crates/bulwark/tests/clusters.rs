@@ -342,7 +342,8 @@ reservation = {{ budget = "3ms", period = "10ms" }}
 /// 10 + 2 = 12 ms. `s` waits behind one job of `a`: 4 ms of demand, one whole chunk and 1 ms
 /// of the next, 10 + 10 + 1 = 21 ms, in which `a` has one job. Within 40 ms both fit; with
 /// jobs of `s` every 20 ms, 21 ms is past its deadline: it does not fit, which changes no
-/// exit code. `b` is alone in its reservation: no joint bound.
+/// exit code. `b` is alone in its reservation, its jobs 10 ms apart: each release finds it
+/// replenished, so its jobs complete within the reservation's R = 3 ms.
 #[test]
 fn tasks_sharing_a_reservation_are_bounded_on_their_joint_demand() {
     let (_dir, path) = temp_file("shared.toml", shared("40ms"));
@@ -358,7 +359,6 @@ fn tasks_sharing_a_reservation_are_bounded_on_their_joint_demand() {
             )
         })
         .collect();
-    let null = serde_json::Value::Null;
     assert_eq!(
         bounds,
         vec![
@@ -372,11 +372,19 @@ fn tasks_sharing_a_reservation_are_bounded_on_their_joint_demand() {
                 &serde_json::json!("bounded"),
                 &serde_json::json!(true)
             ),
-            (&null, &null, &serde_json::json!(true)),
+            (
+                &serde_json::json!(3_000_000),
+                &serde_json::json!("bounded"),
+                &serde_json::json!(true)
+            ),
         ]
     );
     let (stdout, _) = outputs(&["analyze"], &path, 0);
     assert_contains(&stdout, "s: each job completes within 21ms of its release");
+    assert_contains(
+        &stdout,
+        "b: each job completes within 3ms of its release, alone in its reservation",
+    );
     let (_dir, path) = temp_file("shared.toml", shared("20ms"));
     let doc = analyze_json(&path, 0);
     let s = &doc["clusters"][0]["members"][1];

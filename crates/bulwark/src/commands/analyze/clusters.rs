@@ -591,10 +591,19 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
                 member.name
             ));
         } else if let Some(Response::Bounded(bound)) = member.job_response {
+            let shared = matches!(member.reservation, MemberReservation::Shared { .. })
+                || analysis.members.iter().any(|m| {
+                    matches!(&m.reservation, MemberReservation::Shared { owner } if *owner == member.name)
+                });
             text.push_str(&format!(
-                "  {}: each job completes within {bound} of its release, on the joint demand \
-                 of the tasks bound to its reservation{}\n",
+                "  {}: each job completes within {bound} of its release, {}{}\n",
                 member.name,
+                if shared {
+                    "on the joint demand of the tasks bound to its reservation"
+                } else {
+                    "alone in its reservation, which its releases (at least p apart) find \
+                     replenished and which gets its budget within that"
+                },
                 if low_mode && !high_criticality(analysis, member) {
                     " (in low mode: a low-criticality reservation has no guarantee in high mode)"
                 } else {
