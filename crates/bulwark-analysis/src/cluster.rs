@@ -632,9 +632,7 @@ fn fit_partitions(
     members: &mut [Member],
     masks: &[Duration],
 ) {
-    let masked = masks
-        .iter()
-        .fold(Duration::ZERO, |sum, mask| sum.saturating_add(*mask));
+    let masked = masks_added(masks);
     for (spec, member) in specs.iter().zip(members.iter_mut()) {
         let MemberReservation::Partition { slots, cycle, .. } = &member.reservation else {
             continue;
@@ -709,10 +707,7 @@ fn bound_lone_members(
         let Some((spacing, _)) = demand(&task.behaviour, &scenario.cost, &calls) else {
             continue;
         };
-        let served_within = match member.response {
-            Some(Response::Bounded(response)) => response.min(reservation.period),
-            _ => reservation.period,
-        };
+        let served_within = served_within(member.response, reservation.period);
         let limit = task.deadline.unwrap_or(spacing).min(spacing);
         member.job_response = Some(if served_within <= limit {
             Response::Bounded(served_within)
@@ -720,6 +715,22 @@ fn bound_lone_members(
             Response::Exceeds(served_within)
         });
     }
+}
+
+/// When a reservation of `period` has its budget after each replenishment: within its
+/// bound `response` when one was shown, else within the period (the EDF tests' guarantee).
+fn served_within(response: Option<Response>, period: Duration) -> Duration {
+    match response {
+        Some(Response::Bounded(response)) => response.min(period),
+        _ => period,
+    }
+}
+
+/// The terminations' masks added up (`Duration::MAX` when one is unbounded).
+fn masks_added(masks: &[Duration]) -> Duration {
+    masks
+        .iter()
+        .fold(Duration::ZERO, |sum, mask| sum.saturating_add(*mask))
 }
 
 /// The least supply of `owner`'s reservation to its threads, if it follows section III's
@@ -733,10 +744,7 @@ fn shared_supply(owner: &Member) -> Option<Supply> {
     else {
         return None;
     };
-    let served_within = match owner.response {
-        Some(Response::Bounded(response)) => response.min(reservation.period),
-        _ => reservation.period,
-    };
+    let served_within = served_within(owner.response, reservation.period);
     Some(Supply::sporadic(
         reservation.budget,
         reservation.period,
@@ -867,9 +875,7 @@ fn on_slot_supply(
             }
         })
         .collect();
-    let masked = masks
-        .iter()
-        .fold(Duration::ZERO, |sum, mask| sum.saturating_add(*mask));
+    let masked = masks_added(masks);
     let mut test = SupplyTest {
         cycle: supply.cycle(),
         free_per_cycle: supply.free_per_cycle(),
