@@ -40,6 +40,7 @@ fn experiment() -> Experiment {
         vbs_periods_per_job: 4,
         mcipc_server: None,
         components: None,
+        criticality: None,
     }
 }
 

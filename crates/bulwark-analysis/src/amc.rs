@@ -45,15 +45,17 @@ use crate::classic::Task;
 use crate::global_fp::Response;
 use crate::slot_supply::{self, SlotSupply};
 
-/// One sporadic task of Vestal's model: `T = D = period`.
+/// One sporadic task of Vestal's model, with a constrained deadline `D <= T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct McTask {
     /// `C^L`: its execution bound in low mode (a low-criticality task's only one).
     pub low_budget: Duration,
     /// `C^H` of a high-criticality task; `None`: low criticality.
     pub high_budget: Option<Duration>,
-    /// `T`, the least inter-arrival time, and `D`, the relative deadline.
+    /// `T`, the least inter-arrival time.
     pub period: Duration,
+    /// `D`, the relative deadline (a reservation's is its period).
+    pub deadline: Duration,
     /// Its fixed priority (larger is more important).
     pub priority: Priority,
 }
@@ -75,14 +77,14 @@ pub struct Amc {
 /// AMC-rtb on one core for `tasks`, the terminations' `masks` (`Duration::MAX`: unbounded)
 /// counted in every window.
 pub fn rtb(tasks: &[McTask], masks: &[Duration]) -> Amc {
-    rtb_with(tasks, masks, |own, constant, higher, deadline| {
+    rtb_with(tasks, masks, |own, constant, higher, (period, deadline)| {
         // The classic exact search: the level's tasks most important first, the task last
         // with the constant as its blocking term.
         let mut level: Vec<Task> = higher
             .iter()
             .map(|&(budget, period)| classic(budget, period, 0))
             .collect();
-        level.push(classic(own, deadline, constant));
+        level.push(classic(own, period, constant).with_deadline(deadline));
         response(&level, level.len() - 1)
     })
 }
@@ -92,17 +94,17 @@ pub fn rtb(tasks: &[McTask], masks: &[Duration]) -> Amc {
 /// switch still comes within `R^L_i`, the low-mode bound on that supply, so the argument
 /// holds unchanged).
 pub fn rtb_on_supply(tasks: &[McTask], masks: &[Duration], supply: &SlotSupply) -> Amc {
-    rtb_with(tasks, masks, |own, constant, higher, deadline| {
+    rtb_with(tasks, masks, |own, constant, higher, (_, deadline)| {
         slot_supply::response_on_supply(own, constant, higher, deadline, supply)
     })
 }
 
-/// AMC-rtb's two equations with `response(C, constant, hp as (C_j, T_j), D)` solving one
-/// response-time equation on the core's supply.
+/// AMC-rtb's two equations with `response(C, constant, hp as (C_j, T_j), (T, D))` solving
+/// one response-time equation on the core's supply.
 fn rtb_with(
     tasks: &[McTask],
     masks: &[Duration],
-    response: impl Fn(u64, u64, &[(u64, u64)], u64) -> Response,
+    response: impl Fn(u64, u64, &[(u64, u64)], (u64, u64)) -> Response,
 ) -> Amc {
     let mut order: Vec<usize> = (0..tasks.len()).collect();
     // Highest priority first; a stable sort keeps equal priorities in position order.
@@ -126,6 +128,7 @@ fn rtb_with(
         };
     };
     let period = |task: &McTask| task.period.as_nanos().max(1);
+    let window = |task: &McTask| (period(task), task.deadline.as_nanos().max(1));
     for (rank, &i) in order.iter().enumerate() {
         let task = &tasks[i];
         let above = || order[..rank].iter().map(|&j| &tasks[j]);
@@ -133,7 +136,7 @@ fn rtb_with(
         let low_mode: Vec<(u64, u64)> = above()
             .map(|j| (j.low_budget.as_nanos(), period(j)))
             .collect();
-        let low_bound = response(task.low_budget.as_nanos(), masked, &low_mode, period(task));
+        let low_bound = response(task.low_budget.as_nanos(), masked, &low_mode, window(task));
         low[i] = low_bound;
         let Some(high_budget) = task.high_budget else {
             continue;
@@ -160,7 +163,7 @@ fn rtb_with(
             high_budget.as_nanos(),
             constant,
             &high_mode,
-            period(task),
+            window(task),
         ));
     }
     let schedulable = low.iter().all(|r| matches!(r, Response::Bounded(_)))
@@ -210,6 +213,7 @@ mod tests {
             low_budget: ms(budget),
             high_budget: None,
             period: ms(period),
+            deadline: ms(period),
             priority: Priority(priority),
         }
     }
@@ -406,6 +410,7 @@ mod tests {
                         low_budget: ms(budget),
                         high_budget: critical.then(|| ms((budget + extra).min(period))),
                         period: ms(period),
+                        deadline: ms(period),
                         priority: Priority(priority),
                     }
                 })

@@ -956,6 +956,7 @@ fn mixed_criticality(
                 low_budget: low_budget.unwrap_or(budget),
                 high_budget: low_budget.map(|_| budget),
                 period,
+                deadline: period,
                 priority: m.priority.unwrap_or_default(),
             }
         })

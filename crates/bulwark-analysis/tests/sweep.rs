@@ -27,6 +27,7 @@ fn experiment(fraction: f64, kind: PeriodKind) -> Experiment {
         vbs_periods_per_job: 4,
         mcipc_server: None,
         components: None,
+        criticality: None,
     }
 }
 

@@ -67,10 +67,12 @@ pub fn amc_rtb(
                     high.unwrap_or_default()
                 )));
             }
+            let period = positive_period(index, period)?;
             Ok(McTask {
                 low_budget: Duration::from_nanos(low),
                 high_budget: high.map(Duration::from_nanos),
-                period: positive_period(index, period)?,
+                period,
+                deadline: period,
                 priority: Priority(priority),
             })
         })

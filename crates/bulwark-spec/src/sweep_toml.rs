@@ -96,7 +96,8 @@ pub const COMPONENT_TESTS: [&str; 4] = [
 /// The tests `simulate = true` cannot check: the sweep's simulation runs each set on one
 /// core under fixed priorities, EDF or SPR, not under these tests' mechanisms, so a file
 /// asking for both is refused rather than counted as if checked.
-pub const UNSIMULATED_TESTS: [&str; 6] = [
+pub const UNSIMULATED_TESTS: [&str; 7] = [
+    "amc-rtb-dm",
     "vbs-eq2",
     "mcipc-budget",
     "component-eq2",
@@ -105,12 +106,22 @@ pub const UNSIMULATED_TESTS: [&str; 6] = [
     "component-rta",
 ];
 
-/// Every test name a file may list: [`SWEEP_TESTS`], [`SERVER_TESTS`], then [`PAPER_TESTS`].
+/// The mixed-criticality tests, on the sweep's sets made Vestal tasks by the `[criticality]`
+/// table: `amc-rtb-dm`, Baruah, Burns and Davis's AMC-rtb under deadline-monotonic
+/// priorities. The first `high-fraction` of each set's tasks (rounded; the generators draw
+/// tasks in no particular order) are of high criticality, `C^H = factor * C` (rounded up),
+/// the others low; every task's `C^L` is its drawn `C`, so the utilisation axis is the
+/// low-mode utilisation.
+pub const MC_TESTS: [&str; 1] = ["amc-rtb-dm"];
+
+/// Every test name a file may list: [`SWEEP_TESTS`], [`SERVER_TESTS`], [`PAPER_TESTS`], then
+/// [`MC_TESTS`].
 pub fn test_names() -> Vec<&'static str> {
     SWEEP_TESTS
         .iter()
         .chain(&SERVER_TESTS)
         .chain(&PAPER_TESTS)
+        .chain(&MC_TESTS)
         .copied()
         .collect()
 }
@@ -145,6 +156,16 @@ pub const MAX_VBS_PERIODS_PER_JOB: u64 = 1_000_000;
 pub const MAX_SERVER_INVOCATIONS: u64 = 1_000_000;
 /// Most clusters the server may be invoked from in `[mcipc-server]` (the paper's `K`).
 pub const MAX_SERVER_CLUSTERS: u64 = 4_096;
+
+/// How `amc-rtb-dm` makes a set mixed-criticality (`[criticality]`), in parts per billion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Criticality {
+    /// `C^H / C^L` of a high-criticality task (`factor`, 1 to 100; default 2).
+    pub factor_ppb: u64,
+    /// The fraction of each set's tasks of high criticality (`high-fraction`, 0 to 1;
+    /// default 0.5).
+    pub high_ppb: u64,
+}
 
 /// The shared server every `mcipc-budget` client invokes (`[mcipc-server]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,6 +269,8 @@ pub struct Experiment {
     /// The topology of the component tests (`[components]`): `Some` exactly when one of
     /// [`COMPONENT_TESTS`] is listed.
     pub components: Option<Components>,
+    /// The criticality of [`MC_TESTS`] (`[criticality]`): `Some` exactly when one is listed.
+    pub criticality: Option<Criticality>,
 }
 
 /// Reads an experiment from `text`, naming it `file` in diagnostics.
@@ -268,7 +291,8 @@ pub fn parse_sweep(text: &str, file: &str) -> Result<Experiment, Diagnostics> {
     rename_all = "kebab-case",
     expecting = "a sweep experiment: name, seed, sets-per-point, generator, tasks, tests, \
                  [periods], [utilisation] and optionally simulate, non-preemptive, \
-                 vbs-periods-per-job, [deadlines], [cost], [mcipc-server] and [components]"
+                 vbs-periods-per-job, [deadlines], [cost], [mcipc-server], [components] and \
+                 [criticality]"
 )]
 struct RawExperiment {
     name: Spanned<String>,
@@ -286,6 +310,18 @@ struct RawExperiment {
     vbs_periods_per_job: Option<Spanned<i64>>,
     mcipc_server: Option<Spanned<RawServer>>,
     components: Option<Spanned<RawComponents>>,
+    criticality: Option<Spanned<RawCriticality>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "the criticality of amc-rtb-dm: optionally factor and high-fraction"
+)]
+struct RawCriticality {
+    factor: Option<Spanned<f64>>,
+    high_fraction: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -551,6 +587,7 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
     let vbs_periods_per_job = vbs_periods_per_job(&raw, &tests, &mut fail);
     let mcipc_server = mcipc_server(&raw, &tests, &mut fail);
     let components = components(&raw, &tests, &mut fail);
+    let criticality = criticality(&raw, &tests, &mut fail);
     Some(Experiment {
         name: raw.name.get_ref().clone(),
         seed: raw.seed,
@@ -572,7 +609,52 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
         vbs_periods_per_job: vbs_periods_per_job?,
         mcipc_server: mcipc_server?,
         components: components?,
+        criticality: criticality?,
     })
+}
+
+/// `[criticality]`: required exactly when a test of [`MC_TESTS`] is listed, refused without
+/// one.
+fn criticality(
+    raw: &RawExperiment,
+    tests: &[String],
+    fail: &mut impl FnMut(Range<usize>, String, &str),
+) -> Option<Option<Criticality>> {
+    let rule = TableRule {
+        header: "[criticality]",
+        needed_by: &MC_TESTS,
+        needed_name: "the amc-rtb-dm test",
+        missing_help: "allowed: amc-rtb-dm with a table like [criticality] factor = 2.0 \
+                       (C^H / C^L, default 2) and high-fraction = 0.5 (the share of each \
+                       set's tasks of high criticality, default 0.5)",
+        orphan_help: "allowed: [criticality] with tests = [..., \"amc-rtb-dm\"], the test that \
+                      reads it",
+    };
+    let table = table_for_tests(raw.criticality.as_ref(), &rule, raw, tests, fail)?;
+    let Some(table) = table else {
+        return Some(None);
+    };
+    let mut ppb = |field: &Option<Spanned<f64>>, what: &str, low: f64, high: f64, default| {
+        let Some(field) = field else {
+            return Some(default);
+        };
+        let value = *field.get_ref();
+        if value.is_finite() && (low..=high).contains(&value) {
+            return Some((value * 1e9).round() as u64);
+        }
+        fail(
+            field.span(),
+            format!("{what} is {value}"),
+            &format!("allowed: a number from {low} to {high}"),
+        );
+        None
+    };
+    let factor = ppb(&table.factor, "factor", 1.0, 100.0, 2_000_000_000);
+    let high = ppb(&table.high_fraction, "high-fraction", 0.0, 1.0, 500_000_000);
+    Some(Some(Criticality {
+        factor_ppb: factor?,
+        high_ppb: high?,
+    }))
 }
 
 /// A table that only some tests read, and what to say when it and they do not come together.

@@ -336,3 +336,52 @@ fn the_components_table_is_checked() {
         "s.toml:7:21: test `component-rta` cannot be simulated"
     );
 }
+
+/// VALID with `amc-rtb-dm` listed and `table` appended.
+fn with_criticality(table: &str) -> String {
+    VALID.replace("\"hyperbolic\"]", "\"amc-rtb-dm\"]") + table
+}
+
+#[test]
+fn the_criticality_table_reads_with_defaults_and_is_checked() {
+    use bulwark_spec::sweep_toml::Criticality;
+    let e = parse_sweep(&with_criticality("\n[criticality]\n"), "s.toml").unwrap();
+    assert_eq!(
+        e.criticality,
+        Some(Criticality {
+            factor_ppb: 2_000_000_000,
+            high_ppb: 500_000_000
+        })
+    );
+    let table = "\n[criticality]\nfactor = 1.5\nhigh-fraction = 0.25\n";
+    let e = parse_sweep(&with_criticality(table), "s.toml").unwrap();
+    let criticality = e.criticality.unwrap();
+    assert_eq!(
+        (criticality.factor_ppb, criticality.high_ppb),
+        (1_500_000_000, 250_000_000)
+    );
+    assert_eq!(parse_sweep(VALID, "s.toml").unwrap().criticality, None);
+    // Line 6 is `tests = ["edf-qpa", "amc-rtb-dm"]`; the name starts at column 21.
+    let (message, help) = only_error(&with_criticality(""));
+    assert_eq!(
+        message,
+        "s.toml:6:21: test `amc-rtb-dm` without a [criticality] table"
+    );
+    assert!(help.contains("factor = 2.0"), "{help}");
+    let (message, _) = only_error(&(VALID.to_owned() + "\n[criticality]\n"));
+    assert_eq!(
+        message,
+        "s.toml:21:1: a [criticality] table without the amc-rtb-dm test"
+    );
+    // Line 22 holds the key under test; `factor = ` is 9 characters, `high-fraction = ` 16.
+    let (message, help) = only_error(&with_criticality("\n[criticality]\nfactor = 0.5\n"));
+    assert_eq!(message, "s.toml:22:10: factor is 0.5");
+    assert!(help.contains("from 1 to 100"), "{help}");
+    let (message, _) = only_error(&with_criticality("\n[criticality]\nhigh-fraction = 1.5\n"));
+    assert_eq!(message, "s.toml:22:17: high-fraction is 1.5");
+    // Not simulated: the sweep's machine does not run the mode switch.
+    let simulated = with_criticality("\n[criticality]\n")
+        .replace("tasks = 4\n", "tasks = 4\nsimulate = true\n");
+    let (message, _) = only_error(&simulated);
+    assert!(message.contains("amc-rtb-dm"), "{message}");
+}

@@ -15,10 +15,12 @@
 //!   table is the SPR kernel's cost model, not Table 2's protocol costs, so it does not apply.
 
 use bulwark_core::Duration;
-use bulwark_spec::sweep_toml::{ComponentSplit, Components, McIpcServer};
+use bulwark_spec::sweep_toml::{ComponentSplit, Components, Criticality, McIpcServer};
 
+use crate::amc::{self, McTask};
 use crate::bandwidth;
 use crate::blocking::{self, Overheads, TaskTiming};
+use crate::classic::priority_assignment;
 use crate::classic::{edf, Task};
 use crate::component_sets::{self, ChainTask, Split, TABLE_3};
 use crate::generate::rate_monotonic_priorities;
@@ -83,6 +85,35 @@ pub fn vbs_eq2(tasks: &[Task], periods_per_job: u64) -> bool {
     };
     bandwidth::sum_at_most_one(actions.iter().map(|a| (a.limit, a.period)))
 }
+
+/// `amc-rtb-dm`: `tasks` made Vestal tasks by `criticality` (the first `high-fraction` of
+/// them, rounded, of high criticality with `C^H = ceil(factor C)`; every `C^L = C`) and
+/// analysed by AMC-rtb ([`crate::amc`]) under deadline-monotonic priorities (equal
+/// deadlines in task order).
+pub fn amc_rtb_dm(tasks: &[Task], criticality: Criticality) -> bool {
+    let high = (u128::from(criticality.high_ppb) * tasks.len() as u128 + PPB / 2) / PPB;
+    let nanos = Duration::from_nanos;
+    // In priority order, all at one level: AMC-rtb orders equal priorities by position.
+    let ordered: Vec<McTask> = priority_assignment::deadline_monotonic(tasks)
+        .into_iter()
+        .map(|index| {
+            let task = &tasks[index];
+            let high_budget = (index as u128) < high;
+            let scaled = (u128::from(task.wcet) * u128::from(criticality.factor_ppb)).div_ceil(PPB);
+            McTask {
+                low_budget: nanos(task.wcet),
+                high_budget: high_budget.then(|| nanos(u64::try_from(scaled).unwrap_or(u64::MAX))),
+                period: nanos(task.period),
+                deadline: nanos(task.deadline),
+                priority: bulwark_core::Priority(0),
+            }
+        })
+        .collect();
+    amc::rtb(&ordered, &[]).schedulable
+}
+
+/// Parts per billion, as the criticality parameters are given.
+const PPB: u128 = 1_000_000_000;
 
 /// Each task's reservation budget, `C_i + N (1 + 2 m K) L` (section IV-C: Theorem 1 bounds
 /// the budget one invocation drains by `(1 + 2 m_k K) L_q`, and a job invokes the server
@@ -205,6 +236,56 @@ pub fn component_test(test: &str, tasks: &[Task], components: Components) -> boo
 
 #[cfg(test)]
 mod tests {
+
+    /// By hand, C = (2, 3, 4) ms, T = D = (10, 20, 40) ms, the first two of high
+    /// criticality (two thirds of three, rounded) with factor 2: C^H = 4 and 6. R^L: 2,
+    /// 3 + 2 = 5, 4 + 2 + 3 = 9; R^*: 4, and 6 + ceil(R/10) 4 = 10 <= 20. With factor 3
+    /// (C^H = 6 and 9): 9 + ceil(R/10) 6 = 21 > 20, not shown.
+    #[test]
+    fn amc_rtb_dm_by_hand() {
+        let tasks = [
+            Task::new("a", 2_000_000, 10_000_000),
+            Task::new("b", 3_000_000, 20_000_000),
+            Task::new("c", 4_000_000, 40_000_000),
+        ];
+        let criticality = |factor_ppb| Criticality {
+            factor_ppb,
+            high_ppb: 666_666_667,
+        };
+        assert!(amc_rtb_dm(&tasks, criticality(2_000_000_000)));
+        assert!(!amc_rtb_dm(&tasks, criticality(3_000_000_000)));
+        // No task of high criticality: the plain response-time analysis of C^L.
+        let none = Criticality {
+            factor_ppb: 3_000_000_000,
+            high_ppb: 0,
+        };
+        assert!(amc_rtb_dm(&tasks, none));
+    }
+
+    proptest::proptest! {
+        /// With factor 1 (C^H = C^L) AMC-rtb is the plain response-time analysis whatever
+        /// the tasks' criticality (R^L solves the R^* equation, and nothing below it does),
+        /// so `amc-rtb-dm` accepts exactly what `fp-rta-dm` accepts; with a larger factor it
+        /// accepts no more.
+        #[test]
+        fn at_factor_one_it_is_fp_rta_dm(
+            shapes in proptest::collection::vec((1u64..10, 5u64..60, 0u64..100), 1..7),
+            high_ppb in 0u64..=1_000_000_000,
+        ) {
+            let tasks: Vec<Task> = shapes
+                .iter()
+                .enumerate()
+                .map(|(i, &(c, t, d))| {
+                    let deadline = c.max(t * d / 100).max(1).min(t);
+                    Task::new(format!("t{i}"), c, t).with_deadline(deadline)
+                })
+                .collect();
+            let plain = crate::sweep::verdict::accepts("fp-rta-dm", &tasks);
+            let at = |factor_ppb| amc_rtb_dm(&tasks, Criticality { factor_ppb, high_ppb });
+            proptest::prop_assert_eq!(at(1_000_000_000), plain);
+            proptest::prop_assert!(!at(2_500_000_000) || plain);
+        }
+    }
     use super::*;
     use crate::sweep::verdict::accepts;
     use crate::vbs;

@@ -511,6 +511,7 @@ mod tests {
             vbs_periods_per_job: 4,
             mcipc_server: None,
             components: None,
+            criticality: None,
         }
     }
 

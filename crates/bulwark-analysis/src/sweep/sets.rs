@@ -124,6 +124,7 @@ mod tests {
             vbs_periods_per_job: 4,
             mcipc_server: None,
             components: None,
+            criticality: None,
         };
         for set in 0..20 {
             let tasks = draw(&experiment, 0, set, 4, 2_500_000_000);

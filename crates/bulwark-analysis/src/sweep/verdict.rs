@@ -11,7 +11,9 @@
 
 use bulwark_core::reservation::Reservation;
 use bulwark_core::Duration;
-use bulwark_spec::sweep_toml::{Components, Experiment, McIpcServer, DEFAULT_VBS_PERIODS_PER_JOB};
+use bulwark_spec::sweep_toml::{
+    Components, Criticality, Experiment, McIpcServer, DEFAULT_VBS_PERIODS_PER_JOB,
+};
 use bulwark_spec::{CostModel, PolicyKind};
 use num_bigint::BigUint;
 
@@ -37,6 +39,9 @@ pub struct Overheads {
     pub mcipc_server: Option<McIpcServer>,
     /// The topology of the component tests (`[components]`); `None`: they admit nothing.
     pub components: Option<Components>,
+    /// How `amc-rtb-dm` makes a set mixed-criticality (`[criticality]`); `None`: it admits
+    /// nothing.
+    pub criticality: Option<Criticality>,
 }
 
 impl Default for Overheads {
@@ -48,6 +53,7 @@ impl Default for Overheads {
             vbs_periods_per_job: DEFAULT_VBS_PERIODS_PER_JOB,
             mcipc_server: None,
             components: None,
+            criticality: None,
         }
     }
 }
@@ -61,6 +67,7 @@ impl Overheads {
             vbs_periods_per_job: experiment.vbs_periods_per_job,
             mcipc_server: experiment.mcipc_server,
             components: experiment.components,
+            criticality: experiment.criticality,
         }
     }
 }
@@ -84,6 +91,9 @@ pub fn accepts_with(test: &str, tasks: &[Task], overheads: &Overheads) -> bool {
         "fp-rta-rm" => fixed_priority_with(tasks, &priority_assignment::rate_monotonic(tasks)),
         "fp-rta-dm" => fixed_priority_with(tasks, &priority_assignment::deadline_monotonic(tasks)),
         "fp-audsley" => priority_assignment::audsley(tasks).is_ok(),
+        "amc-rtb-dm" => overheads
+            .criticality
+            .is_some_and(|criticality| papers::amc_rtb_dm(tasks, criticality)),
         "edf-qpa" => edf::analyse(tasks).schedulable(),
         // Exact for implicit deadlines only (Liu and Layland 1973, Theorem 7).
         "edf-utilisation" => bandwidth::sum_at_most_one(tasks.iter().map(|t| (t.wcet, t.period))),
