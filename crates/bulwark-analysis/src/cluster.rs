@@ -73,9 +73,10 @@ pub enum ClusterVerdict {
     BclSchedulable(Bcl),
     /// EDF order with masks and that test fails (sufficient only).
     BclNotShownSchedulable(Bcl),
-    /// Fixed-priority order and Bertogna and Cirinei's response-time analysis bounds every
-    /// reservation's response within its period: every reservation gets its budget `e` within
-    /// `p` of each replenishment. Each member's bound is its [`Member::response`].
+    /// Fixed-priority order and Bertogna and Cirinei's response-time analysis (on one core,
+    /// the exact uniprocessor one: [`FP_RTA_TEST`]) bounds every reservation's response
+    /// within its period: every reservation gets its budget `e` within `p` of each
+    /// replenishment. Each member's bound is its [`Member::response`].
     RtaSchedulable(FixedPriorityRta),
     /// Fixed-priority order and some reservation's iteration passed its period; the analysis
     /// is sufficient only, so the set may still be schedulable, but nothing here shows it.
@@ -196,8 +197,11 @@ impl ClusterVerdict {
             ClusterVerdict::BclSchedulable(_) | ClusterVerdict::BclNotShownSchedulable(_) => {
                 Some(BCL_TEST)
             }
-            ClusterVerdict::RtaSchedulable(_) | ClusterVerdict::RtaNotShownSchedulable(_) => {
-                Some(GLOBAL_FP_RTA_TEST)
+            ClusterVerdict::RtaSchedulable(rta) | ClusterVerdict::RtaNotShownSchedulable(rta) => {
+                Some(match rta.cores {
+                    1 => FP_RTA_TEST,
+                    _ => GLOBAL_FP_RTA_TEST,
+                })
             }
             ClusterVerdict::AmcSchedulable(_) | ClusterVerdict::AmcNotShownSchedulable(_) => {
                 Some(AMC_RTB_TEST)
@@ -237,6 +241,10 @@ pub const BCL_TEST: &str = "global-edf-bcl";
 
 /// The name of Bertogna and Cirinei's response-time analysis in reports.
 pub const GLOBAL_FP_RTA_TEST: &str = "global-fp-rta";
+
+/// The name of the exact uniprocessor response-time analysis a fixed-priority cluster of one
+/// core gets instead, in reports.
+pub const FP_RTA_TEST: &str = "fp-rta";
 
 /// The name of AMC-rtb ([`crate::amc`]) in reports.
 pub const AMC_RTB_TEST: &str = "amc-rtb";
@@ -811,8 +819,10 @@ fn fit_group(
 /// orders equal priorities by position, the members' file order, which is the clustered
 /// scheduler's tie rule: its rank is `(255 - priority, reservation id)` and a cluster's
 /// reservation ids are its members in order. The terminations' `masks` are interference on
-/// one core each ([`global_fp::rta_masked`]). Records each member's response and gives the
-/// verdict.
+/// one core each ([`global_fp::rta_masked`]). On one core the exact uniprocessor analysis
+/// runs instead (its workloads need no carry-in: the critical instant releases every
+/// reservation together), the masks added to every window. Records each member's response
+/// and gives the verdict.
 fn fixed_priority(members: &mut [Member], cores: u16, masks: &[Duration]) -> ClusterVerdict {
     // Best-effort members run below every reservation: no interference, no bound.
     let tasks: Vec<FpTask> = members
@@ -827,11 +837,30 @@ fn fixed_priority(members: &mut [Member], cores: u16, masks: &[Duration]) -> Clu
             }
         })
         .collect();
-    let rta = global_fp::rta_masked(&tasks, cores, masks);
+    let (responses, schedulable) = if cores == 1 {
+        // One core: the exact uniprocessor analysis (the critical instant releases every
+        // reservation together), tighter than BC07's carry-in workloads; the masks added to
+        // every window. AMC-rtb with every task of low criticality is exactly that.
+        let one_core: Vec<amc::McTask> = tasks
+            .iter()
+            .map(|t| amc::McTask {
+                low_budget: t.budget,
+                high_budget: None,
+                period: t.period,
+                deadline: t.period,
+                priority: t.priority,
+            })
+            .collect();
+        let bounds = amc::rtb(&one_core, masks);
+        (bounds.low, bounds.schedulable)
+    } else {
+        let rta = global_fp::rta_masked(&tasks, cores, masks);
+        (rta.responses, rta.schedulable)
+    };
     for (member, response) in members
         .iter_mut()
         .filter(|m| m.reservation.is_tested())
-        .zip(&rta.responses)
+        .zip(&responses)
     {
         member.response = Some(*response);
     }
@@ -841,7 +870,7 @@ fn fixed_priority(members: &mut [Member], cores: u16, masks: &[Duration]) -> Clu
             .iter()
             .position(|m| matches!(m.response, Some(Response::Exceeds(_)))),
     };
-    if rta.schedulable {
+    if schedulable {
         ClusterVerdict::RtaSchedulable(summary)
     } else {
         ClusterVerdict::RtaNotShownSchedulable(summary)

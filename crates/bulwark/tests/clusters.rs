@@ -671,7 +671,7 @@ fn members_that_call_a_server_fit_with_what_their_calls_drain() {
     common::assert_contains(&stdout, "note: `H` invokes servers");
     common::assert_contains(
         &stdout,
-        "\nclusters: C0 schedulable (AMC-rtb); C1 schedulable (global FP RTA)\n",
+        "\nclusters: C0 schedulable (AMC-rtb); C1 schedulable (FP RTA)\n",
     );
     let doc = common::json_of(
         &["analyze", "--json", "scenarios/vestal-mode-switch.toml"],
@@ -690,6 +690,8 @@ fn members_that_call_a_server_fit_with_what_their_calls_drain() {
         doc["clusters"][1]["members"][0]["low_mode_response_ns"],
         serde_json::Value::Null
     );
+    // C1, one core and no high-criticality member: the exact uniprocessor analysis.
+    assert_eq!(doc["clusters"][1]["test"], "fp-rta");
 }
 
 /// AMC-rtb's failures, by hand on one core: `L` (low, 10 ms per 20 ms, priority 5) above `H`

@@ -186,15 +186,13 @@ fn why(analysis: &ClusterAnalysis) -> String {
             }
         ),
         ClusterVerdict::RtaSchedulable(_) => format!(
-            "{}{}, U = {total}: every R <= p: every reservation gets its budget e within p of \
+            "{}, U = {total}: every R <= p: every reservation gets its budget e within p of \
              each replenishment",
-            rta_intro(cores),
-            masks_text(&analysis.masks)
+            rta_intro(cores, &analysis.masks),
         ),
         ClusterVerdict::RtaNotShownSchedulable(rta) => format!(
-            "{}{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
-            rta_intro(cores),
-            masks_text(&analysis.masks),
+            "{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
+            rta_intro(cores, &analysis.masks),
             failure_text(analysis, rta)
         ),
         ClusterVerdict::AmcSchedulable(_) => format!(
@@ -326,11 +324,23 @@ fn amc_masks_text(masks: &[Duration]) -> String {
     }
 }
 
-fn rta_intro(cores: usize) -> String {
+/// The response-time analysis's description, with the masks it counts: on one core the
+/// exact uniprocessor analysis, on more Bertogna and Cirinei's.
+fn rta_intro(cores: usize, masks: &[Duration]) -> String {
+    if cores == 1 {
+        return format!(
+            "fixed priority on one core, the reservations taken as sporadic tasks (e, p) with \
+             deadline p at their tasks' priorities (equal priorities in member order, as the \
+             scheduler breaks ties); the exact response-time analysis R = e + sum_hp \
+             ceil(R / p_j) e_j from the critical instant{}",
+            amc_masks_text(masks)
+        );
+    }
     format!(
         "global fixed priority over {cores} core(s), the reservations taken as sporadic tasks \
          (e, p) with deadline p at their tasks' priorities (equal priorities in member order, \
-         as the scheduler breaks ties); Bertogna and Cirinei's response-time analysis"
+         as the scheduler breaks ties); Bertogna and Cirinei's response-time analysis{}",
+        masks_text(masks)
     )
 }
 
@@ -448,6 +458,10 @@ fn verdict_text(verdict: &ClusterVerdict) -> &'static str {
         ClusterVerdict::NotShownSchedulable(_) => "NOT shown schedulable (GFB)",
         ClusterVerdict::BclSchedulable(_) => "schedulable (global EDF BCL)",
         ClusterVerdict::BclNotShownSchedulable(_) => "NOT shown schedulable (global EDF BCL)",
+        ClusterVerdict::RtaSchedulable(rta) if rta.cores == 1 => "schedulable (FP RTA)",
+        ClusterVerdict::RtaNotShownSchedulable(rta) if rta.cores == 1 => {
+            "NOT shown schedulable (FP RTA)"
+        }
         ClusterVerdict::RtaSchedulable(_) => "schedulable (global FP RTA)",
         ClusterVerdict::RtaNotShownSchedulable(_) => "NOT shown schedulable (global FP RTA)",
         ClusterVerdict::AmcSchedulable(_) => "schedulable (AMC-rtb)",
