@@ -11,11 +11,13 @@
 //! ([`crate::amc`]): each reservation `C^L = e^L` (a low one's `e`), `C^H = e^H`. On a
 //! cluster of one core with time partitions, the sporadic reservations are tested against the
 //! supply the slots leave ([`crate::slot_supply`]): the demand test under EDF order, the
-//! response-time analysis under fixed priority. Neither global test covers a cluster with a
-//! time partition (its slots take a core from the reservations) or a high-criticality
-//! reservation on more cores (the mode switch demotes the others), and the response-time analyses do not cover SPR servers (they keep budget across
-//! a suspension): such a cluster's bandwidth is reported, a partition counting its slots'
-//! time over the cycle, and no verdict. A best-effort member runs below
+//! response-time analysis under fixed priority; on more cores under EDF order, Bertogna,
+//! Cirinei and Lipari's test counts each partition as one more interfering entity. No test
+//! covers a fixed-priority cluster of more cores with a time partition (its slots take a
+//! core from the reservations) or a high-criticality reservation on more cores (the mode
+//! switch demotes the others), and the response-time analyses do not cover SPR servers (they
+//! keep budget across a suspension): such a cluster's bandwidth is reported, a partition
+//! counting its slots' time over the cycle, and no verdict. A best-effort member runs below
 //! every reservation on no budget: it takes nothing from them, gets no guarantee, and is left
 //! out of the bandwidth and the tests. A termination run in a cluster masks one of its cores
 //! for up to its mask ([`crate::reclamation`]): the response-time analysis counts each as
@@ -465,11 +467,13 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                     ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
                 }
                 SporadicOrder::FixedPriority => fixed_priority(&mut members, cores, &masks),
-                // GFB's tasks are the sporadic reservations alone, each always at its own
-                // priority: neither holds with partitions or a mode switch.
-                SporadicOrder::EarliestDeadlineFirst if has_partition => {
-                    ClusterVerdict::NotAnalysed(PARTITIONS_NOT_IN_GFB)
+                // More cores beside partitions: Bertogna, Cirinei and Lipari's test with each
+                // partition one more interfering entity.
+                SporadicOrder::EarliestDeadlineFirst if has_partition && !has_high_criticality => {
+                    bcl_beside_partitions(&members, cores, &masks, cluster.cycle)
                 }
+                // GFB's and BCL's tasks each keep their own deadline: a mode switch
+                // demotes some, with or without partitions.
                 SporadicOrder::EarliestDeadlineFirst if has_high_criticality => {
                     ClusterVerdict::NotAnalysed(HIGH_CRITICALITY_NOT_IN_GFB)
                 }
@@ -942,6 +946,45 @@ fn on_slot_supply(
     }
 }
 
+/// Bertogna, Cirinei and Lipari's test of an EDF cluster's sporadic reservations beside its
+/// time partitions ([`global_edf::bcl_beside`]): each partition runs on its own core at most
+/// its most slot time in any window of the job's length (`L - sbf(L)` of its slots alone),
+/// one more interfering entity like a mask.
+fn bcl_beside_partitions(
+    members: &[Member],
+    cores: u16,
+    masks: &[Duration],
+    cycle: Duration,
+) -> ClusterVerdict {
+    let pairs: Vec<(Duration, Duration)> = members
+        .iter()
+        .filter(|m| matches!(m.reservation, MemberReservation::Sporadic { .. }))
+        .map(|m| m.reservation.share())
+        .collect();
+    let partitions: Vec<SlotSupply> = members
+        .iter()
+        .filter_map(|m| match &m.reservation {
+            MemberReservation::Partition { slots, .. } => SlotSupply::new(cycle, slots),
+            _ => None,
+        })
+        .collect();
+    let test = global_edf::bcl_beside(&pairs, cores, masks, |window| {
+        let length = u64::try_from(window.length).unwrap_or(u64::MAX);
+        partitions
+            .iter()
+            .map(|others| {
+                let most = u128::from(length - others.least_supply(length));
+                most.min(window.slack)
+            })
+            .fold(0u128, u128::saturating_add)
+    });
+    if test.schedulable {
+        ClusterVerdict::BclSchedulable(test)
+    } else {
+        ClusterVerdict::BclNotShownSchedulable(test)
+    }
+}
+
 /// The supply the partitions among `members` leave on their core, `None` when there are none
 /// (or no cycle).
 fn partitions_supply(members: &[Member], cycle: Duration) -> Option<SlotSupply> {
@@ -1184,12 +1227,16 @@ mod tests {
     }
 
     /// `b` becomes a partition on core 2 in [0, 2) and [5, 8) of a 10 ms cycle: share 5/10, so
-    /// U = 3/10 + 5/10 + 9/10 = 17/10; GFB does not apply. The partition's own task (9 ms every
+    /// U = 3/10 + 5/10 + 9/10 = 17/10; GFB does not apply, and Bertogna, Cirinei and
+    /// Lipari's test runs with the partition as an entity of at most 5 ms in any 10 ms. For
+    /// `a` (3, 10): slack 8, `c` min(9, 8) + the partition min(5, 8) = 13 < 2 * 8. For `c`
+    /// (9, 10): slack 2, `a` min(3, 2) + min(5, 2) = 4, not < 2 * 2: not shown, at `c`
+    /// (second of the sporadic reservations). The partition's own task (9 ms every
     /// 20 ms) is checked against its slots: from a slot's end at 2 ms, 3 + 2 + 3 ms of slot by
     /// 18 ms and the ninth at 21 ms, a window of 19 ms (from 8 ms too: 2 + 3 + 2 + 2 by 27):
     /// R = 19 ms <= 20 ms, it fits.
     #[test]
-    fn an_edf_cluster_with_a_partition_is_not_analysed() {
+    fn an_edf_cluster_with_a_partition_gets_bcl_with_the_partition_as_an_entity() {
         let mut scenario = scenario(SporadicOrder::EarliestDeadlineFirst);
         let slots = vec![(ms(5), ms(8)), (ms(0), ms(2))];
         scenario.tasks[2].reservation = None;
@@ -1201,10 +1248,20 @@ mod tests {
         let cluster = &analyse(&scenario)[0];
         assert_eq!(
             cluster.verdict,
-            ClusterVerdict::NotAnalysed(PARTITIONS_NOT_IN_GFB)
+            ClusterVerdict::BclNotShownSchedulable(Bcl {
+                cores: 2,
+                failing: Some(1),
+                schedulable: false
+            })
         );
-        assert_eq!(cluster.verdict.test(), None);
-        assert_eq!(cluster.verdict.reason(), Some(PARTITIONS_NOT_IN_GFB));
+        // With `c` lighter, (7, 10): slack 4, min(3, 4) + min(5, 4) = 7 < 8; `a`: slack 8,
+        // min(7, 8) + min(5, 8) = 12 < 16.
+        let mut lighter = scenario.clone();
+        lighter.tasks[3].reservation = Some(Reservation::new(ms(7), ms(10)));
+        assert!(matches!(
+            analyse(&lighter)[0].verdict,
+            ClusterVerdict::BclSchedulable(_)
+        ));
         assert_eq!(
             (
                 cluster.bandwidth.total.numerator,

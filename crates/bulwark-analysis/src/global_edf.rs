@@ -132,10 +132,33 @@ fn edf_workload(d: u128, (c, t): (u128, u128)) -> u128 {
         .saturating_add(c.min(d.saturating_sub(jobs.saturating_mul(t))))
 }
 
+/// A job's window in [`bcl_beside`]: its length `D_k` and slack `D_k - C_k + 1`, ns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// `D_k`.
+    pub length: u128,
+    /// `D_k - C_k + 1`, the most of one entity's work that counts.
+    pub slack: u128,
+}
+
 /// Bertogna, Cirinei and Lipari's test of the implicit-deadline sporadic tasks `(e, p)` of
 /// `tasks` on `cores` cores that terminations may mask, each of `masks` one core at a time
 /// (`Duration::MAX` when unbounded).
 pub fn bcl(tasks: &[(Duration, Duration)], cores: u16, masks: &[Duration]) -> Bcl {
+    bcl_beside(tasks, cores, masks, |_| 0)
+}
+
+/// [`bcl`] beside other entities that each run on one core at a time, such as time
+/// partitions: `beside(window)` is the sum over them of `min(W(D_k), D_k - C_k + 1)`, `W(L)`
+/// the most each runs in a window of length `L`. An entity interferes as a mask does: it
+/// runs while the job waits, on one core at a time, so at most the window's slack of it
+/// counts.
+pub fn bcl_beside(
+    tasks: &[(Duration, Duration)],
+    cores: u16,
+    masks: &[Duration],
+    beside: impl Fn(Window) -> u128,
+) -> Bcl {
     let pairs: Vec<(u128, u128)> = tasks
         .iter()
         .map(|&(c, t)| (u128::from(c.as_nanos()), u128::from(t.as_nanos())))
@@ -158,7 +181,8 @@ pub fn bcl(tasks: &[(Duration, Duration)], cores: u16, masks: &[Duration]) -> Bc
             .filter(|&(i, &(c_i, t_i))| i != k && c_i > 0 && t_i > 0)
             .map(|(_, &task)| edf_workload(d, task).min(slack));
         let masked = masks.iter().map(|&mask| mask.min(slack));
-        let sum = others.chain(masked).fold(0u128, u128::saturating_add);
+        let entities = beside(Window { length: d, slack });
+        let sum = others.chain(masked).fold(entities, u128::saturating_add);
         sum < m.saturating_mul(slack)
     };
     let failing = (0..pairs.len()).find(|&k| !holds(k));

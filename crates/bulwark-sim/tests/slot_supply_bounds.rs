@@ -14,11 +14,13 @@ use proptest::prelude::*;
 /// budget us, offset ms))`.
 type Shape = (u64, Vec<(u64, u64)>, Vec<(u8, u64, u64, u64)>);
 
-/// Without slots: a cluster of two cores and no partition (the global tests).
-fn scenario_text((cycle, slots, reservations): &Shape, order: &str) -> String {
-    let (cores, members) = match slots.is_empty() {
-        true => (2, "[0, 1]".to_owned()),
-        false => (1, format!("[0]\ncycle = \"{cycle}ms\"")),
+/// Without slots: a cluster of two cores and no partition (the global tests). With `two`,
+/// slots too on two cores, the partitions on core 0.
+fn scenario_text((cycle, slots, reservations): &Shape, order: &str, two: bool) -> String {
+    let (cores, members) = match (slots.is_empty(), two) {
+        (true, _) => (2, "[0, 1]".to_owned()),
+        (false, true) => (2, format!("[0, 1]\ncycle = \"{cycle}ms\"")),
+        (false, false) => (1, format!("[0]\ncycle = \"{cycle}ms\"")),
     };
     let mut text = format!(
         "name = \"slots\"\npolicy = \"fixed-priority\"\ncores = {cores}\nduration = \"2s\"\n\n\
@@ -73,13 +75,17 @@ fn shape() -> impl Strategy<Value = Shape> {
 }
 
 fn check(shape: &Shape, order: &str, seed: u64) -> Result<(), TestCaseError> {
-    let text = scenario_text(shape, order);
+    check_on(shape, order, false, seed)
+}
+
+fn check_on(shape: &Shape, order: &str, two: bool, seed: u64) -> Result<(), TestCaseError> {
+    let text = scenario_text(shape, order, two);
     let scenario = bulwark_spec::parse(&text, "slots.toml")
         .unwrap_or_else(|e| panic!("{}\n{text}", e.plain()));
     let analysis = &cluster::analyse(&scenario)[0];
-    prop_assume!(match shape.1.is_empty() {
-        true => analysis.verdict.schedulable() == Some(true),
-        false => matches!(analysis.verdict, ClusterVerdict::SupplySchedulable(_)),
+    prop_assume!(match (shape.1.is_empty(), two) {
+        (false, false) => matches!(analysis.verdict, ClusterVerdict::SupplySchedulable(_)),
+        _ => analysis.verdict.schedulable() == Some(true),
     });
     let options = bulwark_sim::Options {
         seed: Some(seed),
@@ -135,6 +141,21 @@ proptest! {
     #[test]
     fn edf_jobs_complete_within_their_periods(shape in shape(), seed in any::<u64>()) {
         check(&shape, "edf", seed)?;
+    }
+
+    /// Two cores, a partition on core 0, EDF order: Bertogna, Cirinei and Lipari's test
+    /// with the partition as an interfering entity.
+    #[test]
+    fn edf_jobs_beside_a_partition_on_two_cores_complete_within_their_periods(
+        shape in shape(),
+        seed in any::<u64>(),
+    ) {
+        let (cycle, slots, mut reservations) = shape;
+        // Heavier reservations, so that the second core is needed.
+        for reservation in &mut reservations {
+            reservation.2 = (reservation.2 * 3).min(reservation.1 * 1000);
+        }
+        check_on(&(cycle, slots, reservations), "edf", true, seed)?;
     }
 
     /// The same on a two-core cluster without partitions: under Bertogna and Cirinei's

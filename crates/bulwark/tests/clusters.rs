@@ -549,8 +549,10 @@ reservation = {{ budget = "3ms", period = "10ms", criticality = "high", low-budg
     three_cores("mixed", "global", order, "cycle = \"20ms\"\n", &members)
 }
 
-/// No test covers time partitions: U = 7/20 + 3/10 = 13/20 is reported, the verdict is
-/// "not analysed" with the reason, and the exit code 2 (no verdict).
+/// No test covers time partitions beside a high-criticality member on several cores: U =
+/// 7/20 + 3/10 = 13/20 is reported, the verdict is "not analysed" with the reason (the mode
+/// switch: a partition alone would enter Bertogna, Cirinei and Lipari's test), and the exit
+/// code 2 (no verdict).
 #[test]
 fn a_cluster_with_a_partition_is_not_analysed_and_says_why() {
     let (_dir, path) = temp_file("mixed.toml", partitioned("edf", "", ""));
@@ -561,12 +563,12 @@ fn a_cluster_with_a_partition_is_not_analysed_and_says_why() {
     assert_contains(
         &stdout,
         "global EDF over 2 core(s), U = 13/20 = 0.6500: not analysed: Goossens, Funk and \
-             Baruah's test covers sporadic reservations alone: time partitions take cores \
-             during their slots",
+             Baruah's test covers sporadic reservations alone: Vestal's mode switch demotes \
+             low-criticality reservations",
     );
     assert_ends_with(
         &stdout,
-        "\nclusters: global not analysed (time partitions)\n",
+        "\nclusters: global not analysed (high criticality)\n",
     );
     assert_contains(
         &stderr,
@@ -582,7 +584,7 @@ fn a_cluster_with_a_partition_is_not_analysed_and_says_why() {
     );
     assert!(g["reason"]
         .as_str()
-        .is_some_and(|r| r.ends_with("time partitions take cores during their slots")));
+        .is_some_and(|r| r.contains("Vestal's mode switch demotes")));
     let pinned = &g["members"][0];
     assert_eq!(pinned["core"], 2);
     assert_eq!(

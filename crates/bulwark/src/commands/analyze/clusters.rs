@@ -171,15 +171,17 @@ fn why(analysis: &ClusterAnalysis) -> String {
             bound_text(test, cores)
         ),
         ClusterVerdict::BclSchedulable(_) => format!(
-            "{}{}, U = {total}: the condition holds for every reservation: every reservation \
+            "{}{}{}, U = {total}: the condition holds for every reservation: every reservation \
              gets its budget e within p of each replenishment",
             bcl_intro(cores),
-            masks_text(&analysis.masks)
+            masks_text(&analysis.masks),
+            partitions_text(analysis)
         ),
         ClusterVerdict::BclNotShownSchedulable(test) => format!(
-            "{}{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
+            "{}{}{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
             bcl_intro(cores),
             masks_text(&analysis.masks),
+            partitions_text(analysis),
             match test.failing.and_then(|k| bcl_member(analysis, k)) {
                 Some(name) => format!("the condition fails for `{name}`"),
                 None => "the condition fails".to_owned(),
@@ -253,16 +255,16 @@ fn bcl_intro(cores: usize) -> String {
     format!(
         "global EDF over {cores} core(s), the reservations taken as implicit-deadline \
          sporadic tasks (e, p); Bertogna, Cirinei and Lipari's test sum_i min(W_i(p_k), p_k - \
-         e_k + 1) < m (p_k - e_k + 1) (GFB has no term for a masked core)"
+         e_k + 1) < m (p_k - e_k + 1) (GFB has no term for a masked core or a partition's slots)"
     )
 }
 
-/// The name of the `k`-th reservation the test took (the members with a share, in order).
+/// The name of the `k`-th reservation the test took (the sporadic members, in order).
 fn bcl_member(analysis: &ClusterAnalysis, k: usize) -> Option<&str> {
     analysis
         .members
         .iter()
-        .filter(|m| m.reservation.is_tested())
+        .filter(|m| matches!(m.reservation, MemberReservation::Sporadic { .. }))
         .nth(k)
         .map(|m| m.name.as_str())
 }
@@ -301,6 +303,20 @@ const AMC_INTRO: &str = "fixed priority on one core with Vestal's mode switch, t
      Baruah, Burns and Davis's AMC-rtb: R^L over every e^L, and for a high-criticality \
      reservation R^* over the e^H above it and the low-criticality releases within its R^L \
      (a low-criticality reservation's R is its R^L, a guarantee in low mode only)";
+
+/// The time partitions Bertogna, Cirinei and Lipari's test counts, as a clause.
+fn partitions_text(analysis: &ClusterAnalysis) -> &'static str {
+    let partitioned = analysis
+        .members
+        .iter()
+        .any(|m| matches!(m.reservation, MemberReservation::Partition { .. }));
+    if partitioned {
+        ", with each time partition one more interfering entity, at most its most slot time \
+         in a window of the job's length"
+    } else {
+        ""
+    }
+}
 
 /// Where AMC-rtb's windows get their supply, when time partitions share the core.
 fn amc_supply_text(analysis: &ClusterAnalysis) -> &'static str {
@@ -897,7 +913,9 @@ mod tests {
     }
 
     /// Member `b` a time partition on core 2: its row shows the core, slots and cycle, and
-    /// its share is slot time over cycle (3/10); an EDF cluster with it is not analysed.
+    /// its share is slot time over cycle (3/10). `a` (3, 10) on two cores beside it: slack
+    /// 10 - 3 ms + 1 ns, the partition at most 3 ms of any 10 ms, 3 ms < 2 * slack: shown
+    /// schedulable by Bertogna, Cirinei and Lipari's test, exit 0.
     #[test]
     fn a_partition_s_row_shows_its_slots_and_share() {
         let mut scenario = scenario(SporadicOrder::EarliestDeadlineFirst, "3ms");
@@ -909,13 +927,20 @@ mod tests {
             slots: vec![(ms(1), ms(2)), (ms(4), ms(6))],
         };
         let (text, code) = capture(|| clustered(&scenario, &args(false)));
-        assert_eq!(code, Ok(crate::exit::bad_input()), "{text}");
+        assert_eq!(code, Ok(ExitCode::SUCCESS), "{text}");
         assert!(text.contains("core 2: [1ms, 2ms) [4ms, 6ms)"), "{text}");
         assert!(text.contains("cycle 10ms"), "{text}");
         assert!(text.contains("time partition"), "{text}");
-        assert!(text.contains("U = 3/5 = 0.6000: not analysed"), "{text}");
         assert!(
-            text.ends_with("clusters: g not analysed (time partitions)\n"),
+            text.contains("each time partition one more interfering entity"),
+            "{text}"
+        );
+        assert!(
+            text.contains("U = 3/5 = 0.6000: the condition holds"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("clusters: g schedulable (global EDF BCL)\n"),
             "{text}"
         );
     }
