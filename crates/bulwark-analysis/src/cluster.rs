@@ -11,13 +11,14 @@
 //! ([`crate::amc`]): each reservation `C^L = e^L` (a low one's `e`), `C^H = e^H`. On a
 //! cluster of one core with time partitions, the sporadic reservations are tested against the
 //! supply the slots leave ([`crate::slot_supply`]): the demand test under EDF order, the
-//! response-time analysis under fixed priority; on more cores under EDF order, Bertogna,
-//! Cirinei and Lipari's test counts each partition as one more interfering entity. No test
-//! covers a fixed-priority cluster of more cores with a time partition (its slots take a
-//! core from the reservations) or a high-criticality reservation on more cores (the mode
-//! switch demotes the others), and the response-time analyses do not cover SPR servers (they
-//! keep budget across a suspension): such a cluster's bandwidth is reported, a partition
-//! counting its slots' time over the cycle, and no verdict. A best-effort member runs below
+//! response-time analysis under fixed priority. On more cores a partition takes one core
+//! during its slots, at most `L - sbf(L)` of its slots alone in any window of length `L`:
+//! Bertogna, Cirinei and Lipari's test (EDF order) and Bertogna and Cirinei's response-time
+//! analysis (fixed priority) count it as one more interfering entity, like a mask. No test
+//! covers a high-criticality reservation under EDF order or on more cores (the mode switch
+//! demotes the others), and the response-time analyses do not cover SPR servers (they keep
+//! budget across a suspension): such a cluster's bandwidth is reported, a partition counting
+//! its slots' time over the cycle, and no verdict. A best-effort member runs below
 //! every reservation on no budget: it takes nothing from them, gets no guarantee, and is left
 //! out of the bandwidth and the tests. A termination run in a cluster masks one of its cores
 //! for up to its mask ([`crate::reclamation`]): the response-time analysis counts each as
@@ -99,8 +100,7 @@ pub enum ClusterVerdict {
     /// The same test fails (sufficient only).
     SupplyNotShownSchedulable(SupplyTest),
     /// No test applies; says why (one of [`PARTITIONS_NOT_IN_GFB`],
-    /// [`HIGH_CRITICALITY_NOT_IN_GFB`], [`PARTITIONS_NOT_IN_GLOBAL_FP_RTA`],
-    /// [`HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA`] and [`SERVERS_NOT_IN_GLOBAL_FP_RTA`]).
+    /// [`HIGH_CRITICALITY_NOT_IN_GFB`], [`HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA`] and [`SERVERS_NOT_IN_GLOBAL_FP_RTA`]).
     NotAnalysed(&'static str),
 }
 
@@ -270,12 +270,6 @@ pub const NO_GLOBAL_FIXED_PRIORITY_TEST: &str =
     "no schedulability test for global fixed priority is implemented: only the bandwidth is \
      reported";
 
-/// Why no test ran on a fixed-priority cluster of more than one core with a time partition
-/// (one core gets the test against the slots' supply).
-pub const PARTITIONS_NOT_IN_GLOBAL_FP_RTA: &str =
-    "Bertogna and Cirinei's response-time analysis covers sporadic reservations alone: time \
-     partitions take cores during their slots";
-
 /// Why no test ran on a fixed-priority cluster of more than one core with a
 /// high-criticality reservation.
 pub const HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA: &str =
@@ -358,6 +352,12 @@ pub enum MemberReservation {
 }
 
 impl MemberReservation {
+    /// A sporadic reservation (any replenishment rule): the tests' tasks. A time partition
+    /// enters them as an interfering entity instead.
+    pub fn is_sporadic(&self) -> bool {
+        matches!(self, MemberReservation::Sporadic { .. })
+    }
+
     /// False for a best-effort reservation (it has no share, takes nothing from the others
     /// and gets no guarantee) and for a shared one (tested as its owner's), so the tests
     /// leave them out.
@@ -456,17 +456,17 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 {
                     mixed_criticality(&mut members, &masks, cluster.cycle)
                 }
-                // The same limits as GFB's, for the same reasons, and servers.
-                SporadicOrder::FixedPriority if has_partition => {
-                    ClusterVerdict::NotAnalysed(PARTITIONS_NOT_IN_GLOBAL_FP_RTA)
-                }
+                // More cores: no mode switch in BC07, nor servers.
                 SporadicOrder::FixedPriority if has_high_criticality && cores != 1 => {
                     ClusterVerdict::NotAnalysed(HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA)
                 }
                 SporadicOrder::FixedPriority if has_server => {
                     ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
                 }
-                SporadicOrder::FixedPriority => fixed_priority(&mut members, cores, &masks),
+                // With time partitions on more cores, each one more interfering entity.
+                SporadicOrder::FixedPriority => {
+                    fixed_priority(&mut members, cores, &masks, cluster.cycle)
+                }
                 // More cores beside partitions: Bertogna, Cirinei and Lipari's test with each
                 // partition one more interfering entity.
                 SporadicOrder::EarliestDeadlineFirst if has_partition && !has_high_criticality => {
@@ -827,11 +827,17 @@ fn fit_group(
 /// runs instead (its workloads need no carry-in: the critical instant releases every
 /// reservation together), the masks added to every window. Records each member's response
 /// and gives the verdict.
-fn fixed_priority(members: &mut [Member], cores: u16, masks: &[Duration]) -> ClusterVerdict {
-    // Best-effort members run below every reservation: no interference, no bound.
+fn fixed_priority(
+    members: &mut [Member],
+    cores: u16,
+    masks: &[Duration],
+    cycle: Duration,
+) -> ClusterVerdict {
+    // Best-effort members run below every reservation: no interference, no bound. Time
+    // partitions (on more cores only: one core's go to `on_slot_supply`) are entities.
     let tasks: Vec<FpTask> = members
         .iter()
-        .filter(|m| m.reservation.is_tested())
+        .filter(|m| m.reservation.is_sporadic())
         .map(|m| {
             let (budget, period) = m.reservation.share();
             FpTask {
@@ -858,12 +864,18 @@ fn fixed_priority(members: &mut [Member], cores: u16, masks: &[Duration]) -> Clu
         let bounds = amc::rtb(&one_core, masks);
         (bounds.low, bounds.schedulable)
     } else {
-        let rta = global_fp::rta_masked(&tasks, cores, masks);
+        let partitions = partition_supplies(members, cycle);
+        let slot_time: Vec<_> = partitions.iter().map(most_slot_time).collect();
+        let beside: Vec<global_fp::Entity> = slot_time
+            .iter()
+            .map(|most| most as global_fp::Entity)
+            .collect();
+        let rta = global_fp::rta_beside(&tasks, cores, masks, &beside);
         (rta.responses, rta.schedulable)
     };
     for (member, response) in members
         .iter_mut()
-        .filter(|m| m.reservation.is_tested())
+        .filter(|m| m.reservation.is_sporadic())
         .zip(&responses)
     {
         member.response = Some(*response);
@@ -895,7 +907,7 @@ fn on_slot_supply(
     let Some(supply) = partitions_supply(members, cycle) else {
         return ClusterVerdict::NotAnalysed(PARTITIONS_NOT_IN_GFB);
     };
-    let sporadic = |m: &Member| matches!(m.reservation, MemberReservation::Sporadic { .. });
+    let sporadic = |m: &Member| m.reservation.is_sporadic();
     let reservations: Vec<slot_supply::Reservation> = members
         .iter()
         .filter(|m| sporadic(m))
@@ -958,30 +970,39 @@ fn bcl_beside_partitions(
 ) -> ClusterVerdict {
     let pairs: Vec<(Duration, Duration)> = members
         .iter()
-        .filter(|m| matches!(m.reservation, MemberReservation::Sporadic { .. }))
+        .filter(|m| m.reservation.is_sporadic())
         .map(|m| m.reservation.share())
         .collect();
-    let partitions: Vec<SlotSupply> = members
-        .iter()
-        .filter_map(|m| match &m.reservation {
-            MemberReservation::Partition { slots, .. } => SlotSupply::new(cycle, slots),
-            _ => None,
-        })
-        .collect();
+    let partitions = partition_supplies(members, cycle);
     let test = global_edf::bcl_beside(&pairs, cores, masks, |window| {
-        let length = u64::try_from(window.length).unwrap_or(u64::MAX);
         partitions
             .iter()
-            .map(|others| {
-                let most = u128::from(length - others.least_supply(length));
-                most.min(window.slack)
-            })
+            .map(|slots| most_slot_time(slots)(window.length).min(window.slack))
             .fold(0u128, u128::saturating_add)
     });
     if test.schedulable {
         ClusterVerdict::BclSchedulable(test)
     } else {
         ClusterVerdict::BclNotShownSchedulable(test)
+    }
+}
+
+/// Each time partition among `members` alone, as the supply its slots leave.
+fn partition_supplies(members: &[Member], cycle: Duration) -> Vec<SlotSupply> {
+    members
+        .iter()
+        .filter_map(|m| match &m.reservation {
+            MemberReservation::Partition { slots, .. } => SlotSupply::new(cycle, slots),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The most a partition runs in any window of length `L`: `L - sbf(L)` of its slots alone.
+fn most_slot_time(slots: &SlotSupply) -> impl Fn(u128) -> u128 + '_ {
+    |length| {
+        let length = u64::try_from(length).unwrap_or(u64::MAX);
+        u128::from(length - slots.least_supply(length))
     }
 }
 
@@ -1014,7 +1035,7 @@ fn mixed_criticality(
     masks: &[Duration],
     cycle: Duration,
 ) -> ClusterVerdict {
-    let sporadic = |m: &Member| matches!(m.reservation, MemberReservation::Sporadic { .. });
+    let sporadic = |m: &Member| m.reservation.is_sporadic();
     let tasks: Vec<amc::McTask> = members
         .iter()
         .filter(|m| sporadic(m))
@@ -1281,10 +1302,36 @@ mod tests {
         assert_eq!(partition.reservation.share(), (ms(5), ms(10)));
         assert_eq!(partition.fit, Fit::Carried);
         assert_eq!(partition.job_response, Some(Response::Bounded(ms(19))));
+        // Fixed priority, `c` a sporadic reservation (a server is not in the analysis), all
+        // priorities equal so `a` is above `c`. `a`: one above it (the partition) on two
+        // cores, R = C = 3 ms. `c` (9, 10): x = 0 finds `a`'s W(9) = 3 ms and the
+        // partition's most slot time in 9 ms, 5 ms ([0, 9) or [5, 14)), both capped at 1 ns,
+        // so x skips to the lesser, 3 ms: R = 12 ms > 10 ms, not shown.
         scenario.clusters[0].order = SporadicOrder::FixedPriority;
+        scenario.clusters[0].members[2] = sporadic(3, Replenishment::Sporadic, None);
+        let fixed = &analyse(&scenario)[0];
+        assert_eq!(fixed.members[0].response, Some(Response::Bounded(ms(3))));
+        assert_eq!(fixed.members[2].response, Some(Response::Exceeds(ms(12))));
+        assert!(matches!(
+            fixed.verdict,
+            ClusterVerdict::RtaNotShownSchedulable(FixedPriorityRta {
+                cores: 2,
+                not_shown: Some(2)
+            })
+        ));
+        // `c` (4, 10): x = 0 skips to 3 ms; at x = 3 ms (L = 7 ms) `a`'s W(7) = 3 ms is not
+        // capped at 3 ms + 1 ns, the partition's 5 ms ([5, 12)) is: floor((6 ms + 1 ns) / 2)
+        // = 3 ms, the fixed point, R = 7 ms <= 10 ms.
+        let mut lighter = scenario.clone();
+        lighter.tasks[3].reservation = Some(Reservation::new(ms(4), ms(10)));
+        let lighter = &analyse(&lighter)[0];
+        assert_eq!(lighter.members[2].response, Some(Response::Bounded(ms(7))));
+        assert!(matches!(lighter.verdict, ClusterVerdict::RtaSchedulable(_)));
+        // The partition has no response of the cluster's test, only its own task's bound.
+        assert_eq!(lighter.members[1].response, None);
         assert_eq!(
-            analyse(&scenario)[0].verdict.reason(),
-            Some(PARTITIONS_NOT_IN_GLOBAL_FP_RTA)
+            lighter.members[1].job_response,
+            Some(Response::Bounded(ms(19)))
         );
     }
 

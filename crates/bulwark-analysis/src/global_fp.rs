@@ -38,6 +38,10 @@
 //! `min(M_j, R_k - C_k + 1)` to the sum, and counts among the "higher" entities of the
 //! `R_k = C_k` shortcut. An unbounded mask is `M` past every deadline: one core lost for good.
 //!
+//! **Time partitions** ([`rta_beside`]): a partition takes one core during its slots, at
+//! most `W(L)` of any window of length `L`; it is one more interfering term, `min(W(R_k),
+//! R_k - C_k + 1)`, for the same reason as a mask.
+//!
 //! The iteration steps one nanosecond at a time while `m` or more of the `min` terms are
 //! capped at `R_k - C_k + 1`, which with millisecond parameters would take millions of
 //! steps; its `response_time` skips such runs exactly (the argument is written there), so
@@ -105,6 +109,18 @@ pub fn rta(tasks: &[FpTask], cores: u16) -> Rta {
 /// The same on cores that terminations may mask: `masks` holds each termination's mask (one
 /// core at a time, up to that long in all; `Duration::MAX` when unbounded).
 pub fn rta_masked(tasks: &[FpTask], cores: u16, masks: &[Duration]) -> Rta {
+    rta_beside(tasks, cores, masks, &[])
+}
+
+/// The most one interfering entity beside the tasks (a time partition) runs in any window of
+/// the given length, ns; non-decreasing in the length.
+pub type Entity<'a> = &'a dyn Fn(u128) -> u128;
+
+/// [`rta_masked`] beside other entities that each run on one core at a time, such as time
+/// partitions: like a mask, each adds `min(W(R_k), R_k - C_k + 1)` to every task's sum, its
+/// `W` given by `beside`, and counts among the "higher" entities of the `R_k = C_k`
+/// shortcut.
+pub fn rta_beside(tasks: &[FpTask], cores: u16, masks: &[Duration], beside: &[Entity]) -> Rta {
     let mut order: Vec<usize> = (0..tasks.len()).collect();
     // Highest priority first; a stable sort keeps equal priorities in position order.
     order.sort_by_key(|&i| std::cmp::Reverse(tasks[i].priority));
@@ -133,7 +149,7 @@ pub fn rta_masked(tasks: &[FpTask], cores: u16, masks: &[Duration]) -> Rta {
             u128::from(task.budget.as_nanos()),
             u128::from(task.period.as_nanos()),
         );
-        let response = if rank + masking.len() < usize::from(cores) {
+        let response = if rank + masking.len() + beside.len() < usize::from(cores) {
             // Fewer than m higher-priority tasks and masks: a core is always free for k,
             // R_k = C_k.
             if c <= d {
@@ -142,7 +158,7 @@ pub fn rta_masked(tasks: &[FpTask], cores: u16, masks: &[Duration]) -> Rta {
                 Err(c)
             }
         } else {
-            response_time(c, d, &higher, &masking, u128::from(cores))
+            response_time(c, d, &higher, &masking, beside, u128::from(cores))
         };
         match response {
             Ok(r) => {
@@ -196,12 +212,14 @@ fn workload(l: u128, (c, t, r): (u128, u128, u128)) -> u128 {
 /// W_i(C_k + x) >= B >= y + 1`), so `S(y) >= q (y + 1) >= m (y + 1)` and `g(y) >= y + 1 > y`:
 /// no fixed point lies in `[x, B - 1]`, hence `x* >= B`, and the iteration may go on from
 /// `max(g(x), B) <= x*`. Otherwise it would have climbed by as little as one nanosecond per
-/// step up to `B`.
+/// step up to `B`. The argument needs no more of a `W_i` than that it is non-decreasing, so
+/// the `beside` entities' terms take part in it alike.
 fn response_time(
     c: u128,
     d: u128,
     higher: &[(u128, u128, u128)],
     masking: &[(u128, u128, u128)],
+    beside: &[Entity],
     m: u128,
 ) -> Result<u128, u128> {
     if c > d {
@@ -221,8 +239,11 @@ fn response_time(
         let mut sum: u128 = 0;
         let mut capped: u128 = 0;
         let mut least_capped = u128::MAX;
-        for &task in &interfering {
-            let w = workload(c + x, task);
+        let workloads = interfering
+            .iter()
+            .map(|&task| workload(c + x, task))
+            .chain(beside.iter().map(|entity| entity(c + x)));
+        for w in workloads {
             if w >= cap {
                 capped += 1;
                 least_capped = least_capped.min(w);
@@ -430,5 +451,37 @@ mod tests {
         // A zero budget interferes with nothing, even with a zero period.
         let set = [task(0, 0, 9), task(1, 1, 1)];
         assert_eq!(units(&rta(&set, 1)), [Some(0), Some(1)]);
+    }
+
+    /// m = 2; t1 (2, 10) above t2 (3, 10), beside an entity that runs at most 4 of any
+    /// window (W(L) = min(L, 4)). R1 = 2: one entity above it, fewer than m. t2: at R = 3
+    /// (x = 0, cap 1) W1(3) = 2 and W(3) = 3 are both capped, so x skips to the lesser, 2;
+    /// at R = 5 (cap 3) W1(5) = 2 is not capped, W(5) = 4 is: R = 3 + floor((2 + 3) / 2)
+    /// = 5, the fixed point. By hand: t1 runs [0, 2) on one core and the entity [0, 4) on
+    /// the other, so t2 starts at 2 and ends at 5. Without the entity R2 = 3.
+    #[test]
+    fn an_entity_beside_the_tasks_interferes_as_its_workload_allows() {
+        let set = [task(2, 10, 2), task(3, 10, 1)];
+        let most = |length: u128| length.min(4);
+        let rta = rta_beside(&set, 2, &[], &[&most]);
+        assert_eq!(units(&rta), [Some(2), Some(5)]);
+        assert_eq!(units(&rta_beside(&set, 2, &[], &[])), [Some(2), Some(3)]);
+    }
+
+    proptest::proptest! {
+        /// An entity whose workload in any window is `min(L, M)` is a mask of `M`: the same
+        /// responses, task for task.
+        #[test]
+        fn an_entity_of_at_most_m_is_a_mask_of_m(
+            set in proptest::collection::vec((1u64..40, 40u64..120, 0u8..4), 1..6),
+            mask in 1u64..60,
+            cores in 1u16..4,
+        ) {
+            let tasks: Vec<FpTask> = set.iter().map(|&(c, t, p)| task(c, t, p)).collect();
+            let most = |length: u128| length.min(u128::from(mask));
+            let beside = rta_beside(&tasks, cores, &[], &[&most]);
+            let masked = rta_masked(&tasks, cores, &[Duration::from_nanos(mask)]);
+            proptest::prop_assert_eq!(beside, masked);
+        }
     }
 }

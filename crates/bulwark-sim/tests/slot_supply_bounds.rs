@@ -158,6 +158,20 @@ proptest! {
         check_on(&(cycle, slots, reservations), "edf", true, seed)?;
     }
 
+    /// Two cores, a partition on core 0, fixed-priority order: Bertogna and Cirinei's
+    /// response-time analysis with the partition as an interfering entity.
+    #[test]
+    fn fixed_priority_jobs_beside_a_partition_on_two_cores_complete_within_their_bounds(
+        shape in shape(),
+        seed in any::<u64>(),
+    ) {
+        let (cycle, slots, mut reservations) = shape;
+        for reservation in &mut reservations {
+            reservation.2 = (reservation.2 * 3).min(reservation.1 * 1000);
+        }
+        check_on(&(cycle, slots, reservations), "fixed-priority", true, seed)?;
+    }
+
     /// The same on a two-core cluster without partitions: under Bertogna and Cirinei's
     /// analysis, and under GFB.
     #[test]

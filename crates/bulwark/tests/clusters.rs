@@ -615,7 +615,7 @@ fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
         "\nclusters: global not analysed (high criticality)\n",
     );
     // The README's file as written, under fixed-priority order: the response-time analysis
-    // covers neither, the partition named first.
+    // takes the partition as an entity, but not the mode switch.
     let (_dir, path) = temp_file(
         "mixed.toml",
         partitioned("fixed-priority", "priority = 5", "priority = 4"),
@@ -624,7 +624,8 @@ fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
     assert_contains(
         &stdout,
         "U = 13/20 = 0.6500: not analysed: Bertogna and Cirinei's response-time analysis \
-             covers sporadic reservations alone: time partitions take cores during their slots",
+             covers sporadic reservations alone: Vestal's mode switch demotes low-criticality \
+             reservations",
     );
     // Without the partition, under fixed priority: the high-criticality reservation.
     let (_dir, path) = temp_file(

@@ -188,13 +188,15 @@ fn why(analysis: &ClusterAnalysis) -> String {
             }
         ),
         ClusterVerdict::RtaSchedulable(_) => format!(
-            "{}, U = {total}: every R <= p: every reservation gets its budget e within p of \
+            "{}{}, U = {total}: every R <= p: every reservation gets its budget e within p of \
              each replenishment",
             rta_intro(cores, &analysis.masks),
+            partitions_text(analysis),
         ),
         ClusterVerdict::RtaNotShownSchedulable(rta) => format!(
-            "{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
+            "{}{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
             rta_intro(cores, &analysis.masks),
+            partitions_text(analysis),
             failure_text(analysis, rta)
         ),
         ClusterVerdict::AmcSchedulable(_) => format!(
@@ -264,7 +266,7 @@ fn bcl_member(analysis: &ClusterAnalysis, k: usize) -> Option<&str> {
     analysis
         .members
         .iter()
-        .filter(|m| matches!(m.reservation, MemberReservation::Sporadic { .. }))
+        .filter(|m| m.reservation.is_sporadic())
         .nth(k)
         .map(|m| m.name.as_str())
 }
@@ -304,7 +306,8 @@ const AMC_INTRO: &str = "fixed priority on one core with Vestal's mode switch, t
      reservation R^* over the e^H above it and the low-criticality releases within its R^L \
      (a low-criticality reservation's R is its R^L, a guarantee in low mode only)";
 
-/// The time partitions Bertogna, Cirinei and Lipari's test counts, as a clause.
+/// The time partitions a test on more cores counts (Bertogna, Cirinei and Lipari's, or
+/// Bertogna and Cirinei's response-time analysis), as a clause.
 fn partitions_text(analysis: &ClusterAnalysis) -> &'static str {
     let partitioned = analysis
         .members
@@ -486,13 +489,7 @@ fn verdict_text(verdict: &ClusterVerdict) -> &'static str {
             "NOT shown schedulable (on the slots' supply)"
         }
         ClusterVerdict::AmcNotShownSchedulable(_) => "NOT shown schedulable (AMC-rtb)",
-        ClusterVerdict::NotAnalysed(reason)
-            if [
-                cluster::PARTITIONS_NOT_IN_GFB,
-                cluster::PARTITIONS_NOT_IN_GLOBAL_FP_RTA,
-            ]
-            .contains(reason) =>
-        {
+        ClusterVerdict::NotAnalysed(reason) if *reason == cluster::PARTITIONS_NOT_IN_GFB => {
             "not analysed (time partitions)"
         }
         ClusterVerdict::NotAnalysed(reason)
