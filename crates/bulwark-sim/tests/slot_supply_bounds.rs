@@ -143,33 +143,18 @@ proptest! {
         check(&shape, "edf", seed)?;
     }
 
-    /// Two cores, a partition on core 0, EDF order: Bertogna, Cirinei and Lipari's test
-    /// with the partition as an interfering entity.
+    /// Two cores, a partition on core 0: under EDF order Bertogna, Cirinei and Lipari's
+    /// test, under fixed priority Bertogna and Cirinei's response-time analysis, each with
+    /// the partition as an interfering entity.
     #[test]
-    fn edf_jobs_beside_a_partition_on_two_cores_complete_within_their_periods(
+    fn jobs_beside_a_partition_on_two_cores_complete_within_their_bounds(
         shape in shape(),
+        edf in any::<bool>(),
         seed in any::<u64>(),
     ) {
-        let (cycle, slots, mut reservations) = shape;
-        // Heavier reservations, so that the second core is needed.
-        for reservation in &mut reservations {
-            reservation.2 = (reservation.2 * 3).min(reservation.1 * 1000);
-        }
-        check_on(&(cycle, slots, reservations), "edf", true, seed)?;
-    }
-
-    /// Two cores, a partition on core 0, fixed-priority order: Bertogna and Cirinei's
-    /// response-time analysis with the partition as an interfering entity.
-    #[test]
-    fn fixed_priority_jobs_beside_a_partition_on_two_cores_complete_within_their_bounds(
-        shape in shape(),
-        seed in any::<u64>(),
-    ) {
-        let (cycle, slots, mut reservations) = shape;
-        for reservation in &mut reservations {
-            reservation.2 = (reservation.2 * 3).min(reservation.1 * 1000);
-        }
-        check_on(&(cycle, slots, reservations), "fixed-priority", true, seed)?;
+        let (cycle, slots, reservations) = shape;
+        let order = if edf { "edf" } else { "fixed-priority" };
+        check_on(&(cycle, slots, heavier(reservations)), order, true, seed)?;
     }
 
     /// The same on a two-core cluster without partitions: under Bertogna and Cirinei's
@@ -180,14 +165,18 @@ proptest! {
         edf in any::<bool>(),
         seed in any::<u64>(),
     ) {
-        let (cycle, _, mut reservations) = shape;
-        // Heavier reservations, so that two cores are needed.
-        for reservation in &mut reservations {
-            reservation.2 = (reservation.2 * 3).min(reservation.1 * 1000);
-        }
+        let (cycle, _, reservations) = shape;
         let order = if edf { "edf" } else { "fixed-priority" };
-        check(&(cycle, Vec::new(), reservations), order, seed)?;
+        check(&(cycle, Vec::new(), heavier(reservations)), order, seed)?;
     }
+}
+
+/// Three times the budgets (at most the period), so that two cores are needed.
+fn heavier(mut reservations: Vec<(u8, u64, u64, u64)>) -> Vec<(u8, u64, u64, u64)> {
+    for reservation in &mut reservations {
+        reservation.2 = (reservation.2 * 3).min(reservation.1 * 1000);
+    }
+    reservations
 }
 
 /// One partition whose task releases a job of `work` us every `period` ms (from `offset`

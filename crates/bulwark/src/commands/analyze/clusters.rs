@@ -309,11 +309,7 @@ const AMC_INTRO: &str = "fixed priority on one core with Vestal's mode switch, t
 /// The time partitions a test on more cores counts (Bertogna, Cirinei and Lipari's, or
 /// Bertogna and Cirinei's response-time analysis), as a clause.
 fn partitions_text(analysis: &ClusterAnalysis) -> &'static str {
-    let partitioned = analysis
-        .members
-        .iter()
-        .any(|m| matches!(m.reservation, MemberReservation::Partition { .. }));
-    if partitioned {
+    if has_partition(analysis) {
         ", with each time partition one more interfering entity, at most its most slot time \
          in a window of the job's length"
     } else {
@@ -321,13 +317,16 @@ fn partitions_text(analysis: &ClusterAnalysis) -> &'static str {
     }
 }
 
-/// Where AMC-rtb's windows get their supply, when time partitions share the core.
-fn amc_supply_text(analysis: &ClusterAnalysis) -> &'static str {
-    let partitioned = analysis
+fn has_partition(analysis: &ClusterAnalysis) -> bool {
+    analysis
         .members
         .iter()
-        .any(|m| matches!(m.reservation, MemberReservation::Partition { .. }));
-    if partitioned {
+        .any(|m| matches!(m.reservation, MemberReservation::Partition { .. }))
+}
+
+/// Where AMC-rtb's windows get their supply, when time partitions share the core.
+fn amc_supply_text(analysis: &ClusterAnalysis) -> &'static str {
+    if has_partition(analysis) {
         ", each window served by the least supply sbf(t) the time partitions' slots leave \
          (R = sbf^-1 of its workload; the partitions are neither monitored nor demoted)"
     } else {
