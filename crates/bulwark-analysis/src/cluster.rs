@@ -865,12 +865,7 @@ fn fixed_priority(
         (bounds.low, bounds.schedulable)
     } else {
         let partitions = partition_supplies(members, cycle);
-        let slot_time: Vec<_> = partitions.iter().map(most_slot_time).collect();
-        let beside: Vec<global_fp::Entity> = slot_time
-            .iter()
-            .map(|most| most as global_fp::Entity)
-            .collect();
-        let rta = global_fp::rta_beside(&tasks, cores, masks, &beside);
+        let rta = global_fp::rta_partitioned(&tasks, cores, masks, &partitions);
         (rta.responses, rta.schedulable)
     };
     for (member, response) in members
@@ -974,12 +969,7 @@ fn bcl_beside_partitions(
         .map(|m| m.reservation.share())
         .collect();
     let partitions = partition_supplies(members, cycle);
-    let test = global_edf::bcl_beside(&pairs, cores, masks, |window| {
-        partitions
-            .iter()
-            .map(|slots| most_slot_time(slots)(window.length).min(window.slack))
-            .fold(0u128, u128::saturating_add)
-    });
+    let test = global_edf::bcl_partitioned(&pairs, cores, masks, &partitions);
     if test.schedulable {
         ClusterVerdict::BclSchedulable(test)
     } else {
@@ -996,14 +986,6 @@ fn partition_supplies(members: &[Member], cycle: Duration) -> Vec<SlotSupply> {
             _ => None,
         })
         .collect()
-}
-
-/// The most a partition runs in any window of length `L`: `L - sbf(L)` of its slots alone.
-fn most_slot_time(slots: &SlotSupply) -> impl Fn(u128) -> u128 + '_ {
-    |length| {
-        let length = u64::try_from(length).unwrap_or(u64::MAX);
-        u128::from(length - slots.least_supply(length))
-    }
 }
 
 /// The supply the partitions among `members` leave on their core, `None` when there are none

@@ -34,6 +34,7 @@ use num_rational::Ratio;
 use num_traits::Zero;
 
 use crate::bandwidth::{self, Bandwidth};
+use crate::slot_supply::SlotSupply;
 
 /// The test's inputs and verdict for one set on `m` cores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,6 +147,22 @@ pub struct Window {
 /// (`Duration::MAX` when unbounded).
 pub fn bcl(tasks: &[(Duration, Duration)], cores: u16, masks: &[Duration]) -> Bcl {
     bcl_beside(tasks, cores, masks, |_| 0)
+}
+
+/// [`bcl_beside`] with time partitions as the entities, each at most `L - sbf(L)` of its
+/// slots in a window of length `L` ([`SlotSupply::most_busy`]).
+pub fn bcl_partitioned(
+    tasks: &[(Duration, Duration)],
+    cores: u16,
+    masks: &[Duration],
+    partitions: &[SlotSupply],
+) -> Bcl {
+    bcl_beside(tasks, cores, masks, |window| {
+        partitions
+            .iter()
+            .map(|slots| slots.most_busy(window.length).min(window.slack))
+            .fold(0u128, u128::saturating_add)
+    })
 }
 
 /// [`bcl`] beside other entities that each run on one core at a time, such as time

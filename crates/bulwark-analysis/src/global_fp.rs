@@ -49,6 +49,8 @@
 
 use bulwark_core::{Duration, Priority};
 
+use crate::slot_supply::SlotSupply;
+
 /// One sporadic task as the analysis takes it: `C` = `budget`, `T` = `D` = `period`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FpTask {
@@ -110,6 +112,22 @@ pub fn rta(tasks: &[FpTask], cores: u16) -> Rta {
 /// core at a time, up to that long in all; `Duration::MAX` when unbounded).
 pub fn rta_masked(tasks: &[FpTask], cores: u16, masks: &[Duration]) -> Rta {
     rta_beside(tasks, cores, masks, &[])
+}
+
+/// [`rta_beside`] with time partitions as the entities, each at most `L - sbf(L)` of its
+/// slots in a window of length `L` ([`SlotSupply::most_busy`]).
+pub fn rta_partitioned(
+    tasks: &[FpTask],
+    cores: u16,
+    masks: &[Duration],
+    partitions: &[SlotSupply],
+) -> Rta {
+    let slot_time: Vec<_> = partitions
+        .iter()
+        .map(|slots| move |length| slots.most_busy(length))
+        .collect();
+    let beside: Vec<Entity> = slot_time.iter().map(|most| most as Entity).collect();
+    rta_beside(tasks, cores, masks, &beside)
 }
 
 /// The most one interfering entity beside the tasks (a time partition) runs in any window of

@@ -117,6 +117,14 @@ impl SlotSupply {
         cycles * u128::from(self.busy_per_cycle()) + partial
     }
 
+    /// `t - sbf(t)`: the most time the slots take in any window of length `t`, ns (a time
+    /// partition's most run in it, when these are its slots alone: its workload as an
+    /// interfering entity in the global tests). Windows past `u64` ns count as that long.
+    pub fn most_busy(&self, t: u128) -> u128 {
+        let t = u64::try_from(t).unwrap_or(u64::MAX);
+        u128::from(t - self.least_supply(t))
+    }
+
     /// `sbf(t)`: the least time the slots leave in any window of length `t`.
     pub fn least_supply(&self, t: u64) -> u64 {
         let length = u128::from(t);

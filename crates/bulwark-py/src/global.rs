@@ -5,10 +5,13 @@
 //!
 //! Tasks are tuples in integer nanoseconds: `(wcet, period)` for EDF (implicit deadlines),
 //! `(wcet, period, priority)` for fixed priority (priority 0 to 255, larger more important;
-//! equal priorities in list order). `masks` lists each termination's mask in ns.
+//! equal priorities in list order). `masks` lists each termination's mask in ns, and
+//! `partitions` each time partition as `(cycle, [(start, end), ...])` in ns: like a mask, one
+//! more interfering entity on one core, at most `L - sbf(L)` of its slots in a window `L`.
 
 use bulwark_analysis::global_edf;
 use bulwark_analysis::global_fp::{self, FpTask, Response};
+use bulwark_analysis::slot_supply::SlotSupply;
 use bulwark_core::{Duration, Priority};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
@@ -16,6 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::in_range;
+use crate::one_core::supply_of;
 
 /// `cores` as the tests take it, or a ValueError (1 to 65,535).
 fn cores_of(cores: i128) -> PyResult<u16> {
@@ -32,17 +36,31 @@ fn nanos(values: &[u64]) -> Vec<Duration> {
     values.iter().map(|&ns| Duration::from_nanos(ns)).collect()
 }
 
+/// Each partition's slots as a supply, or a ValueError naming the partition.
+fn supplies(partitions: &[(u64, Vec<(u64, u64)>)]) -> PyResult<Vec<SlotSupply>> {
+    partitions
+        .iter()
+        .enumerate()
+        .map(|(index, (cycle, slots))| {
+            supply_of(*cycle, slots)
+                .map_err(|e| PyValueError::new_err(format!("partition {index}: {e}")))
+        })
+        .collect()
+}
+
 /// Global fixed priority (Bertogna and Cirinei, RTSS 2007) on `cores` cores, each mask one
-/// more interfering entity `min(M, R - C + 1)`: `schedulable`, and per task in the order given
+/// more interfering entity `min(M, R - C + 1)` and each partition `min(W(R), R - C + 1)`:
+/// `schedulable`, and per task in the order given
 /// its `response` bound (ns; `None` unless bounded within its period) and `outcome`
 /// (`bounded`, `exceeds` or `not-computed`, below a task that exceeded).
 #[pyfunction]
-#[pyo3(signature = (tasks, cores, masks = Vec::new()))]
+#[pyo3(signature = (tasks, cores, masks = Vec::new(), partitions = Vec::new()))]
 pub fn global_fp_rta(
     py: Python<'_>,
     tasks: Vec<(u64, u64, u8)>,
     cores: i128,
     masks: Vec<u64>,
+    partitions: Vec<(u64, Vec<(u64, u64)>)>,
 ) -> PyResult<Py<PyDict>> {
     let cores = cores_of(cores)?;
     let tasks: Vec<FpTask> = tasks
@@ -54,7 +72,8 @@ pub fn global_fp_rta(
         })
         .collect();
     let masks = nanos(&masks);
-    let rta = py.detach(|| global_fp::rta_masked(&tasks, cores, &masks));
+    let partitions = supplies(&partitions)?;
+    let rta = py.detach(|| global_fp::rta_partitioned(&tasks, cores, &masks, &partitions));
     let responses: Vec<Option<u64>> = rta
         .responses
         .iter()
@@ -95,15 +114,16 @@ pub fn global_edf_gfb(py: Python<'_>, tasks: Vec<(u64, u64)>, cores: i128) -> Py
 }
 
 /// Bertogna, Cirinei and Lipari's interference test for implicit-deadline tasks on `cores`
-/// cores, each mask one more interfering entity: `schedulable`, and `failing`, the index of
-/// the first task whose condition fails (`None` when none does).
+/// cores, each mask and each partition one more interfering entity: `schedulable`, and
+/// `failing`, the index of the first task whose condition fails (`None` when none does).
 #[pyfunction]
-#[pyo3(signature = (tasks, cores, masks = Vec::new()))]
+#[pyo3(signature = (tasks, cores, masks = Vec::new(), partitions = Vec::new()))]
 pub fn global_edf_bcl(
     py: Python<'_>,
     tasks: Vec<(u64, u64)>,
     cores: i128,
     masks: Vec<u64>,
+    partitions: Vec<(u64, Vec<(u64, u64)>)>,
 ) -> PyResult<Py<PyDict>> {
     let cores = cores_of(cores)?;
     let pairs: Vec<(Duration, Duration)> = tasks
@@ -111,7 +131,8 @@ pub fn global_edf_bcl(
         .map(|&(wcet, period)| (Duration::from_nanos(wcet), Duration::from_nanos(period)))
         .collect();
     let masks = nanos(&masks);
-    let test = py.detach(|| global_edf::bcl(&pairs, cores, &masks));
+    let partitions = supplies(&partitions)?;
+    let test = py.detach(|| global_edf::bcl_partitioned(&pairs, cores, &masks, &partitions));
     let dict = PyDict::new(py);
     dict.set_item(intern!(py, "schedulable"), test.schedulable)?;
     dict.set_item(intern!(py, "failing"), test.failing)?;

@@ -99,7 +99,7 @@ pub fn amc_rtb(
 }
 
 /// The supply `slots` (`(start, end)` ns within `cycle`) leave, or a ValueError.
-fn supply_of(cycle: u64, slots: &[(u64, u64)]) -> PyResult<SlotSupply> {
+pub(crate) fn supply_of(cycle: u64, slots: &[(u64, u64)]) -> PyResult<SlotSupply> {
     for (index, &(start, end)) in slots.iter().enumerate() {
         if start >= end || end > cycle {
             return Err(PyValueError::new_err(format!(

@@ -296,6 +296,25 @@ def test_global_fp_rta_with_a_mask():
         bulwark.global_fp_rta(pair, 0)
 
 
+def test_global_tests_beside_a_time_partition():
+    # Two cores, (2, 10) at priority 2 above (3, 10), beside a partition whose slot [0, 4) of
+    # a 100 cycle runs at most min(L, 4) of a window L: R2 = 3 + floor((2 + 3) / 2) = 5 (t1
+    # on one core [0, 2), the partition on the other [0, 4): t2 runs [2, 5)); alone R2 = 3.
+    partition = (100, [(0, 4)])
+    pair = [(2, 10, 2), (3, 10, 1)]
+    assert bulwark.global_fp_rta(pair, 2)["responses"] == [2, 3]
+    assert bulwark.global_fp_rta(pair, 2, partitions=[partition])["responses"] == [2, 5]
+    # EDF, (3, 10) and (9, 10) beside slots [0, 2) and [5, 8) of a 10 cycle (at most 5 of
+    # any 10): for (9, 10) the slack is 2 and min(3, 2) + min(5, 2) = 4 is not < 4.
+    slots = (10, [(0, 2), (5, 8)])
+    assert bulwark.global_edf_bcl([(3, 10), (9, 10)], 2)["schedulable"]
+    beside = bulwark.global_edf_bcl([(3, 10), (9, 10)], 2, partitions=[slots])
+    assert not beside["schedulable"] and beside["failing"] == 1
+    assert bulwark.global_edf_bcl([(3, 10), (7, 10)], 2, partitions=[slots])["schedulable"]
+    with pytest.raises(ValueError, match="partition 0: slot 0"):
+        bulwark.global_fp_rta(pair, 2, partitions=[(10, [(5, 11)])])
+
+
 def test_global_edf_gfb_and_bcl():
     # (3, 10) twice on two cores: U = 0.6 <= 2 - 0.3 = 1.7 (GFB). BCL: for either task the
     # slack D - C + 1 = 8 and the other's EDF workload in 10 is 3: 3 < 16; a mask of 20 adds

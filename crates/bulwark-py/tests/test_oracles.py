@@ -202,11 +202,38 @@ def gfb(tasks, cores):
     return sum(shares) <= cores - (cores - 1) * max(shares)
 
 
-def bcl(tasks, cores, masks):
+def most_busy(partition, length):
+    """The most slot time of a time partition `(cycle, slots)` in any window of `length`, by
+    trying every integer start in one cycle (slot ends and lengths are integers, so the
+    busy time, piecewise linear in the start, peaks at one)."""
+    cycle, slots = partition
+    best = 0
+    for start in range(cycle):
+        end = start + length
+        busy = 0
+        for first in range(0, end, cycle):
+            for a, b in slots:
+                busy += max(0, min(end, first + b) - max(start, first + a))
+        best = max(best, busy)
+    return best
+
+
+def random_partitions(rng):
+    """None to two time partitions, each one or two slots of a cycle of 2 to 20."""
+    partitions = []
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        cycle = rng.randint(2, 20)
+        cuts = sorted(rng.sample(range(cycle + 1), rng.choice([2, 4]) if cycle >= 3 else 2))
+        partitions.append((cycle, [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts), 2)]))
+    return partitions
+
+
+def bcl(tasks, cores, masks, partitions=()):
     """Bertogna, Cirinei and Lipari's interference test (implicit deadlines): for every k,
     `sum_{i != k} min(J_i, D_k - C_k + 1) < m (D_k - C_k + 1)` with the workload
     `J_i = N_i C_i + min(C_i, max(0, D_k - N_i T_i))`, `N_i = floor((D_k - D_i) / T_i) + 1`
-    (zero when D_k < D_i); each mask one more interferer `min(M, D_k - C_k + 1)`."""
+    (zero when D_k < D_i); each mask one more interferer `min(M, D_k - C_k + 1)`, each time
+    partition `min(its most slot time in D_k, D_k - C_k + 1)`."""
     for k, (ck, dk) in enumerate(tasks):
         if ck > dk:
             return False
@@ -218,6 +245,7 @@ def bcl(tasks, cores, masks):
             jobs = (dk - ti) // ti + 1 if dk >= ti else 0
             total += min(jobs * ci + min(ci, max(0, dk - jobs * ti)), slack)
         total += sum(min(mask, slack) for mask in masks)
+        total += sum(min(most_busy(partition, dk), slack) for partition in partitions)
         if not total < cores * slack:
             return False
     return True
@@ -238,25 +266,26 @@ def test_global_edf_tests_equal_their_equations():
         tasks = random_global_set(rng)
         cores = rng.randint(1, 4)
         masks = [rng.randint(0, 9) for _ in range(rng.choice([0, 0, 1, 2]))]
+        partitions = random_partitions(rng)
         assert bulwark.global_edf_gfb(tasks, cores)["schedulable"] == gfb(tasks, cores), (
             tasks, cores)
-        expected = bcl(tasks, cores, masks)
+        expected = bcl(tasks, cores, masks, partitions)
         verdicts[expected] += 1
-        assert bulwark.global_edf_bcl(tasks, cores, masks)["schedulable"] == expected, (
-            tasks, cores, masks)
+        result = bulwark.global_edf_bcl(tasks, cores, masks, partitions=partitions)
+        assert result["schedulable"] == expected, (tasks, cores, masks, partitions)
     assert min(verdicts.values()) > 0
 
 
 # --- Global fixed priority -----------------------------------------------------------------
 
 
-def global_fp(tasks, cores, masks):
+def global_fp(tasks, cores, masks, partitions=()):
     """Bertogna and Cirinei's response-time analysis (RTSS 2007), tasks `(C, T, priority)`
     with `D = T`, highest priority first (equal priorities in list order): for each task k,
     the least fixed point of `R = C_k + floor(sum_i min(W_i(R), R - C_k + 1) / m)` over the
     higher tasks i, `W_i(L) = N C_i + min(C_i, L + R_i - C_i - N T_i)`,
-    `N = floor((L + R_i - C_i) / T_i)`, each mask one more interferer `min(M, R - C_k + 1)`.
-    Returns the bounds in list order, `None` for a task whose iterate passed its deadline and
+    `N = floor((L + R_i - C_i) / T_i)`, each mask one more interferer `min(M, R - C_k + 1)`
+    and each time partition `min(its most slot time in R, R - C_k + 1)`. Returns the bounds in list order, `None` for a task whose iterate passed its deadline and
     for every task below it."""
     order = sorted(range(len(tasks)), key=lambda i: -tasks[i][2])
     responses = [None] * len(tasks)
@@ -266,6 +295,7 @@ def global_fp(tasks, cores, masks):
         r = ck
         while True:
             total = sum(min(mask, r - ck + 1) for mask in masks)
+            total += sum(min(most_busy(p, r), r - ck + 1) for p in partitions)
             for ci, ti, ri in higher:
                 reach = r + ri - ci
                 jobs = reach // ti
@@ -288,9 +318,10 @@ def test_global_fp_rta_equals_its_iteration():
         tasks = [(c, t, rng.randint(0, 3)) for c, t in random_global_set(rng)]
         cores = rng.randint(1, 4)
         masks = [rng.randint(1, 9) for _ in range(rng.choice([0, 0, 1, 2]))]
-        expected = global_fp(tasks, cores, masks)
-        result = bulwark.global_fp_rta(tasks, cores, masks)
-        assert result["responses"] == expected, (tasks, cores, masks, result)
+        partitions = random_partitions(rng)
+        expected = global_fp(tasks, cores, masks, partitions)
+        result = bulwark.global_fp_rta(tasks, cores, masks, partitions=partitions)
+        assert result["responses"] == expected, (tasks, cores, masks, partitions, result)
         assert result["schedulable"] == all(r is not None for r in expected)
         bounded += result["schedulable"]
     assert 0 < bounded < SETS

@@ -3,11 +3,11 @@
 Task-set generation (``uunifast``, ``task_set``), classic schedulability tests (``fp_rta``,
 ``edf_qpa``, ``edf_utilisation``, and the lean ``fp_rta_responses`` and
 ``edf_qpa_schedulable``), global multiprocessor tests with cores that terminations mask
-(``global_fp_rta``, ``global_edf_gfb``, ``global_edf_bcl``; tasks as tuples), one core's
-reservations under Vestal's mode switch (``amc_rtb``) and beside time partitions
-(``slot_supply_bound``, ``edf_slot_supply``, ``fp_rta_slot_supply``), the CAmkES component
-paper's bounds on generated sets
-(``component_set``, ``component_bounds``), simulation (``simulate``) and sweeps (``sweep``,
+and time partitions take (``global_fp_rta``, ``global_edf_gfb``, ``global_edf_bcl``; tasks
+as tuples), one core's reservations under Vestal's mode switch (``amc_rtb``) and beside
+time partitions (``slot_supply_bound``, ``edf_slot_supply``, ``fp_rta_slot_supply``), the
+CAmkES component paper's bounds on generated sets (``component_set``,
+``component_bounds``), simulation (``simulate``) and sweeps (``sweep``,
 ``sweep_shard``, ``sweep_merge``) on plain lists, tuples, dicts and strings; times in integer
 nanoseconds. ``bulwark.dask`` runs a sweep's shards on a Dask cluster.
 
