@@ -35,6 +35,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "mc-ipc-reservations",
     "key-server-cluster",
     "cluster-rogue",
+    "partitions-two-cores",
     "kernel-costs",
     "deferrable-double-hit",
     "table-i",

@@ -28,6 +28,7 @@ pub mod mcipc_case_study;
 pub mod mcipc_cbs_rogue;
 pub mod mcipc_spr_clients;
 mod outcomes;
+mod partitions_two_cores;
 mod passive_servers;
 pub mod platform;
 mod reclaim_latency;
@@ -117,6 +118,7 @@ pub const ALL: &[Experiment] = &[
     mc_ipc_reservations::EXPERIMENT,
     key_server_cluster::EXPERIMENT,
     cluster_rogue::EXPERIMENT,
+    partitions_two_cores::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     host_a1::EXPERIMENT,
     host_a2::EXPERIMENT,
