@@ -19,7 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::in_range;
-use crate::one_core::supply_of;
+use crate::one_core::supply_or_why;
 
 /// `cores` as the tests take it, or a ValueError (1 to 65,535).
 fn cores_of(cores: i128) -> PyResult<u16> {
@@ -42,8 +42,8 @@ fn supplies(partitions: &[(u64, Vec<(u64, u64)>)]) -> PyResult<Vec<SlotSupply>> 
         .iter()
         .enumerate()
         .map(|(index, (cycle, slots))| {
-            supply_of(*cycle, slots)
-                .map_err(|e| PyValueError::new_err(format!("partition {index}: {e}")))
+            supply_or_why(*cycle, slots)
+                .map_err(|why| PyValueError::new_err(format!("partition {index}: {why}")))
         })
         .collect()
 }

@@ -100,11 +100,16 @@ pub fn amc_rtb(
 
 /// The supply `slots` (`(start, end)` ns within `cycle`) leave, or a ValueError.
 pub(crate) fn supply_of(cycle: u64, slots: &[(u64, u64)]) -> PyResult<SlotSupply> {
+    supply_or_why(cycle, slots).map_err(PyValueError::new_err)
+}
+
+/// The supply `slots` leave every `cycle`, or what is wrong with them.
+pub(crate) fn supply_or_why(cycle: u64, slots: &[(u64, u64)]) -> Result<SlotSupply, String> {
     for (index, &(start, end)) in slots.iter().enumerate() {
         if start >= end || end > cycle {
-            return Err(PyValueError::new_err(format!(
+            return Err(format!(
                 "slot {index}: [{start}, {end}) (allowed: start < end <= cycle = {cycle})"
-            )));
+            ));
         }
     }
     let slots: Vec<(Duration, Duration)> = slots
@@ -112,7 +117,7 @@ pub(crate) fn supply_of(cycle: u64, slots: &[(u64, u64)]) -> PyResult<SlotSupply
         .map(|&(start, end)| (Duration::from_nanos(start), Duration::from_nanos(end)))
         .collect();
     SlotSupply::new(Duration::from_nanos(cycle), &slots)
-        .ok_or_else(|| PyValueError::new_err("cycle = 0 (allowed: a cycle above 0 ns)"))
+        .ok_or_else(|| "cycle = 0 (allowed: a cycle above 0 ns)".to_owned())
 }
 
 fn reservations(tasks: &[(u64, u64, u8)]) -> PyResult<Vec<slot_supply::Reservation>> {
