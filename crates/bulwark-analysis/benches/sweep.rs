@@ -41,6 +41,7 @@ fn experiment() -> Experiment {
         mcipc_server: None,
         components: None,
         criticality: None,
+        cores: None,
     }
 }
 

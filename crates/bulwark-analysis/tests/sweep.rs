@@ -28,6 +28,7 @@ fn experiment(fraction: f64, kind: PeriodKind) -> Experiment {
         mcipc_server: None,
         components: None,
         criticality: None,
+        cores: None,
     }
 }
 

@@ -96,8 +96,11 @@ pub const COMPONENT_TESTS: [&str; 4] = [
 /// The tests `simulate = true` cannot check: the sweep's simulation runs each set on one
 /// core under fixed priorities, EDF or SPR, not under these tests' mechanisms, so a file
 /// asking for both is refused rather than counted as if checked.
-pub const UNSIMULATED_TESTS: [&str; 7] = [
+pub const UNSIMULATED_TESTS: [&str; 10] = [
     "amc-rtb-dm",
+    "global-edf-gfb",
+    "global-edf-bcl",
+    "global-fp-rta-dm",
     "vbs-eq2",
     "mcipc-budget",
     "component-eq2",
@@ -114,14 +117,26 @@ pub const UNSIMULATED_TESTS: [&str; 7] = [
 /// low-mode utilisation.
 pub const MC_TESTS: [&str; 1] = ["amc-rtb-dm"];
 
-/// Every test name a file may list: [`SWEEP_TESTS`], [`SERVER_TESTS`], [`PAPER_TESTS`], then
-/// [`MC_TESTS`].
+/// The global multiprocessor tests, on the sweep's sets as implicit-deadline sporadic tasks
+/// on the `[multiprocessor]` table's `cores` identical cores (a set with constrained
+/// deadlines is not admitted): `global-edf-gfb`, Goossens, Funk and Baruah's bound `U <= m -
+/// (m - 1) U_max`; `global-edf-bcl`, Bertogna, Cirinei and Lipari's interference test; and
+/// `global-fp-rta-dm`, Bertogna and Cirinei's response-time analysis under
+/// deadline-monotonic priorities. With randfixedsum the utilisation axis may pass 1.
+pub const GLOBAL_TESTS: [&str; 3] = ["global-edf-gfb", "global-edf-bcl", "global-fp-rta-dm"];
+
+/// Most cores of `[multiprocessor]`.
+pub const MAX_CORES: u64 = 1_024;
+
+/// Every test name a file may list: [`SWEEP_TESTS`], [`SERVER_TESTS`], [`PAPER_TESTS`],
+/// [`MC_TESTS`], then [`GLOBAL_TESTS`].
 pub fn test_names() -> Vec<&'static str> {
     SWEEP_TESTS
         .iter()
         .chain(&SERVER_TESTS)
         .chain(&PAPER_TESTS)
         .chain(&MC_TESTS)
+        .chain(&GLOBAL_TESTS)
         .copied()
         .collect()
 }
@@ -271,6 +286,9 @@ pub struct Experiment {
     pub components: Option<Components>,
     /// The criticality of [`MC_TESTS`] (`[criticality]`): `Some` exactly when one is listed.
     pub criticality: Option<Criticality>,
+    /// The cores of [`GLOBAL_TESTS`] (`[multiprocessor]` `cores`, 1 to [`MAX_CORES`]): `Some`
+    /// exactly when one is listed.
+    pub cores: Option<u16>,
 }
 
 /// Reads an experiment from `text`, naming it `file` in diagnostics.
@@ -291,8 +309,8 @@ pub fn parse_sweep(text: &str, file: &str) -> Result<Experiment, Diagnostics> {
     rename_all = "kebab-case",
     expecting = "a sweep experiment: name, seed, sets-per-point, generator, tasks, tests, \
                  [periods], [utilisation] and optionally simulate, non-preemptive, \
-                 vbs-periods-per-job, [deadlines], [cost], [mcipc-server], [components] and \
-                 [criticality]"
+                 vbs-periods-per-job, [deadlines], [cost], [mcipc-server], [components], \
+                 [criticality] and [multiprocessor]"
 )]
 struct RawExperiment {
     name: Spanned<String>,
@@ -311,6 +329,17 @@ struct RawExperiment {
     mcipc_server: Option<Spanned<RawServer>>,
     components: Option<Spanned<RawComponents>>,
     criticality: Option<Spanned<RawCriticality>>,
+    multiprocessor: Option<Spanned<RawMultiprocessor>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "the platform of the global tests: cores"
+)]
+struct RawMultiprocessor {
+    cores: Spanned<i64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -588,6 +617,7 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
     let mcipc_server = mcipc_server(&raw, &tests, &mut fail);
     let components = components(&raw, &tests, &mut fail);
     let criticality = criticality(&raw, &tests, &mut fail);
+    let cores = multiprocessor(&raw, &tests, &mut fail);
     Some(Experiment {
         name: raw.name.get_ref().clone(),
         seed: raw.seed,
@@ -610,7 +640,41 @@ fn check(source: &Source, raw: RawExperiment, errors: &mut Vec<SpecError>) -> Op
         mcipc_server: mcipc_server?,
         components: components?,
         criticality: criticality?,
+        cores: cores?,
     })
+}
+
+/// `[multiprocessor]`: required exactly when a test of [`GLOBAL_TESTS`] is listed, refused
+/// without one.
+fn multiprocessor(
+    raw: &RawExperiment,
+    tests: &[String],
+    fail: &mut impl FnMut(Range<usize>, String, &str),
+) -> Option<Option<u16>> {
+    let rule = TableRule {
+        header: "[multiprocessor]",
+        needed_by: &GLOBAL_TESTS,
+        needed_name: "a global test",
+        missing_help: "allowed: a global test with a table like [multiprocessor] cores = 4 \
+                       (the identical cores the sets are scheduled on)",
+        orphan_help: "allowed: [multiprocessor] with tests = [..., \"global-edf-bcl\"] (or \
+                      another global test), the tests that read it",
+    };
+    let Some(table) = table_for_tests(raw.multiprocessor.as_ref(), &rule, raw, tests, fail)? else {
+        return Some(None);
+    };
+    let cores = *table.cores.get_ref();
+    match u16::try_from(cores) {
+        Ok(m) if m >= 1 && u64::from(m) <= MAX_CORES => Some(Some(m)),
+        _ => {
+            fail(
+                table.cores.span(),
+                format!("cores is {cores}"),
+                &format!("allowed: a whole number of cores from 1 to {MAX_CORES}"),
+            );
+            None
+        }
+    }
 }
 
 /// `[criticality]`: required exactly when a test of [`MC_TESTS`] is listed, refused without

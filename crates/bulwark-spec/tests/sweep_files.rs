@@ -385,3 +385,45 @@ fn the_criticality_table_reads_with_defaults_and_is_checked() {
     let (message, _) = only_error(&simulated);
     assert!(message.contains("amc-rtb-dm"), "{message}");
 }
+
+/// VALID with `global-edf-bcl` listed and `table` appended.
+fn with_multiprocessor(table: &str) -> String {
+    VALID.replace("\"hyperbolic\"]", "\"global-edf-bcl\"]") + table
+}
+
+#[test]
+fn the_multiprocessor_table_gives_the_global_tests_their_cores() {
+    let e = parse_sweep(
+        &with_multiprocessor("\n[multiprocessor]\ncores = 4\n"),
+        "s.toml",
+    );
+    assert_eq!(e.unwrap().cores, Some(4));
+    assert_eq!(parse_sweep(VALID, "s.toml").unwrap().cores, None);
+    // Line 6 is `tests = ["edf-qpa", "global-edf-bcl"]`; the name starts at column 21.
+    let (message, help) = only_error(&with_multiprocessor(""));
+    assert_eq!(
+        message,
+        "s.toml:6:21: test `global-edf-bcl` without a [multiprocessor] table"
+    );
+    assert!(help.contains("cores = 4"), "{help}");
+    let (message, _) = only_error(&(VALID.to_owned() + "\n[multiprocessor]\ncores = 2\n"));
+    assert_eq!(
+        message,
+        "s.toml:21:1: a [multiprocessor] table without a global test"
+    );
+    // Line 22 holds `cores = `, 8 characters.
+    for bad in [0, -3, 1025, 70_000] {
+        let (message, help) = only_error(&with_multiprocessor(&format!(
+            "\n[multiprocessor]\ncores = {bad}\n"
+        )));
+        assert_eq!(message, format!("s.toml:22:9: cores is {bad}"));
+        assert!(help.contains("from 1 to 1024"), "{help}");
+    }
+    let (message, _) = only_error(&with_multiprocessor("\n[multiprocessor]\nm = 2\n"));
+    assert!(message.contains("unknown field `m`"), "{message}");
+    // Not simulated: the sweep's machine runs one core.
+    let simulated = with_multiprocessor("\n[multiprocessor]\ncores = 2\n")
+        .replace("tasks = 4\n", "tasks = 4\nsimulate = true\n");
+    let (message, _) = only_error(&simulated);
+    assert!(message.contains("global-edf-bcl"), "{message}");
+}

@@ -467,3 +467,57 @@ fn the_component_tests_keep_the_theory_relations_per_point() {
     assert!(points[0].1["component-eq4"] > 0.0, "{points:?}");
     assert!(points[9].1["component-rta"] < 1.0, "{points:?}");
 }
+
+/// scenarios/sweeps/global.toml with 20 sets per point, edited.
+fn small_global(dir: &Path, edit: impl Fn(String) -> String) -> String {
+    let text =
+        std::fs::read_to_string(common::root().join("scenarios/sweeps/global.toml")).unwrap();
+    assert!(text.contains("sets-per-point = 200"));
+    write(
+        dir,
+        "global.toml",
+        &edit(text.replace("sets-per-point = 200", "sets-per-point = 20")),
+    )
+}
+
+/// The global tests against theory. Eight tasks on four cores: GFB admits every set with
+/// U <= 1 (then m - (m - 1) U_max >= m - (m - 1) = 1 >= U). Four tasks on four cores (each
+/// task a core of its own): BCL's sum has three terms each at most the slack, below four
+/// slacks, and BC07 gives R = C (fewer than m above each): both admit every set, at every
+/// utilisation; GFB admits nothing at U = 4 (every U_i = 1: 4 > 4 - 3). On one core GFB is
+/// U <= 1, edf-utilisation's exact test, set for set.
+#[test]
+fn the_global_tests_follow_theory() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = small_global(dir.path(), |t| t);
+    let points = ratios_by_test(&file);
+    assert_eq!(points.len(), 10);
+    for (u, r) in points.iter().filter(|(u, _)| *u <= 1.0) {
+        assert_eq!(r["global-edf-gfb"], 1.0, "U = {u}: {r:?}");
+    }
+    // Something refused at the top: the tests are not vacuous.
+    let top = &points[9].1;
+    assert!(top.values().all(|&ratio| ratio < 1.0), "{top:?}");
+    let one_each = small_global(dir.path(), |t| t.replace("tasks = 8", "tasks = 4"));
+    let points = ratios_by_test(&one_each);
+    for (u, r) in &points {
+        assert_eq!(r["global-edf-bcl"], 1.0, "U = {u}: {r:?}");
+        assert_eq!(r["global-fp-rta-dm"], 1.0, "U = {u}: {r:?}");
+    }
+    assert_eq!(points[9].1["global-edf-gfb"], 0.0, "{points:?}");
+    let one_core = small_global(dir.path(), |t| {
+        t.replace("cores = 4", "cores = 1")
+            .replace(
+                "\"global-edf-gfb\",",
+                "\"global-edf-gfb\", \"edf-utilisation\",",
+            )
+            .replace("to = 4.0", "to = 1.0")
+            .replace("step = 0.4", "step = 0.1")
+            .replace("from = 0.4", "from = 0.1")
+    });
+    let points = ratios_by_test(&one_core);
+    assert_eq!(points.len(), 10);
+    for (u, r) in &points {
+        assert_eq!(r["global-edf-gfb"], r["edf-utilisation"], "U = {u}: {r:?}");
+    }
+}

@@ -11,6 +11,7 @@
 //! sums, so the results do not depend on the thread count, the scheduling of the threads, or
 //! how the work was split into shards.
 
+pub mod multiprocessor;
 pub mod papers;
 pub mod run;
 pub mod sets;

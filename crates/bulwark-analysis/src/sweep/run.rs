@@ -512,6 +512,7 @@ mod tests {
             mcipc_server: None,
             components: None,
             criticality: None,
+            cores: None,
         }
     }
 

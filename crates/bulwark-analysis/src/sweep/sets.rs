@@ -125,6 +125,7 @@ mod tests {
             mcipc_server: None,
             components: None,
             criticality: None,
+            cores: None,
         };
         for set in 0..20 {
             let tasks = draw(&experiment, 0, set, 4, 2_500_000_000);

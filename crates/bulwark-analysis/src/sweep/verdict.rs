@@ -23,7 +23,7 @@ use crate::classic::{edf, fixed_priority, priority_assignment, Task};
 use crate::generate::rate_monotonic_priorities;
 use crate::overhead::{overhead, preemption_overhead, work_per_invocation};
 use crate::rbf::ServerKind;
-use crate::sweep::papers;
+use crate::sweep::{multiprocessor, papers};
 
 /// What the reservation and paper tests need from the sweep file besides the tasks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +42,8 @@ pub struct Overheads {
     /// How `amc-rtb-dm` makes a set mixed-criticality (`[criticality]`); `None`: it admits
     /// nothing.
     pub criticality: Option<Criticality>,
+    /// The cores of the global tests (`[multiprocessor]`); `None`: they admit nothing.
+    pub cores: Option<u16>,
 }
 
 impl Default for Overheads {
@@ -54,6 +56,7 @@ impl Default for Overheads {
             mcipc_server: None,
             components: None,
             criticality: None,
+            cores: None,
         }
     }
 }
@@ -68,6 +71,7 @@ impl Overheads {
             mcipc_server: experiment.mcipc_server,
             components: experiment.components,
             criticality: experiment.criticality,
+            cores: experiment.cores,
         }
     }
 }
@@ -94,6 +98,9 @@ pub fn accepts_with(test: &str, tasks: &[Task], overheads: &Overheads) -> bool {
         "amc-rtb-dm" => overheads
             .criticality
             .is_some_and(|criticality| papers::amc_rtb_dm(tasks, criticality)),
+        "global-edf-gfb" | "global-edf-bcl" | "global-fp-rta-dm" => overheads
+            .cores
+            .is_some_and(|cores| multiprocessor::accepts(test, tasks, cores)),
         "edf-qpa" => edf::analyse(tasks).schedulable(),
         // Exact for implicit deadlines only (Liu and Layland 1973, Theorem 7).
         "edf-utilisation" => bandwidth::sum_at_most_one(tasks.iter().map(|t| (t.wcet, t.period))),
