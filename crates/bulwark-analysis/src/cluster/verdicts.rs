@@ -15,10 +15,12 @@ use crate::slot_supply::{self, SlotSupply};
 use crate::{amc, global_edf};
 
 /// Bertogna and Cirinei's response-time analysis of a fixed-priority cluster's sporadic
-/// reservations (the caller has checked that every member is one, under section III's rule
-/// and of low criticality): each a sporadic task `C = e`, `T = D = p` at its member's
-/// priority, which is its reservation's, as the simulator builds it (`unwrap_or_default`:
-/// validation gives every member of a fixed-priority cluster a priority). The analysis
+/// reservations (the caller has checked that each is under section III's rule and of low
+/// criticality), beside its time partitions of `cycle`, each one more interfering entity on
+/// more cores ([`global_fp::rta_partitioned`]): each reservation a sporadic task `C = e`,
+/// `T = D = p` at its member's priority, which is its reservation's, as the simulator
+/// builds it (`unwrap_or_default`: validation gives every member of a fixed-priority
+/// cluster a priority). The analysis
 /// orders equal priorities by position, the members' file order, which is the clustered
 /// scheduler's tie rule: its rank is `(255 - priority, reservation id)` and a cluster's
 /// reservation ids are its members in order. The terminations' `masks` are interference on
