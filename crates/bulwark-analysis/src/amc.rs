@@ -60,6 +60,21 @@ pub struct McTask {
     pub priority: Priority,
 }
 
+impl McTask {
+    /// A task of low criticality with an implicit deadline: a sporadic reservation `(e, p)`
+    /// as the uniprocessor response-time analysis takes it (AMC-rtb's `R^L` is then that
+    /// analysis).
+    pub fn low(budget: Duration, period: Duration, priority: Priority) -> McTask {
+        McTask {
+            low_budget: budget,
+            high_budget: None,
+            period,
+            deadline: period,
+            priority,
+        }
+    }
+}
+
 /// AMC-rtb's bounds for one task set.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Amc {

@@ -32,6 +32,7 @@
 
 use bulwark_core::{Duration, Priority};
 
+use crate::amc::McTask;
 use crate::global_fp::Response;
 
 /// The most deadlines the EDF test examines before it gives up (no verdict).
@@ -268,25 +269,18 @@ pub fn edf(reservations: &[Reservation], supply: &SlotSupply, masked: u64) -> Ed
 
 /// The response-time analysis of `reservations` under fixed-priority order on `supply`
 /// (equal priorities in the order given), `masked` the masks added up: each reservation's
-/// response, in the order given.
+/// response, in the order given. It is AMC-rtb's low-mode bound with every task of low
+/// criticality, so it runs through [`crate::amc::rtb_on_supply`].
 pub fn fixed_priority(
     reservations: &[Reservation],
     supply: &SlotSupply,
     masked: u64,
 ) -> Vec<Response> {
-    let mut order: Vec<usize> = (0..reservations.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(reservations[i].priority));
-    let pair = |r: &Reservation| (r.budget.as_nanos(), r.period.as_nanos().max(1));
-    let mut responses = vec![Response::NotComputed; reservations.len()];
-    for (rank, &i) in order.iter().enumerate() {
-        let higher: Vec<(u64, u64)> = order[..rank]
-            .iter()
-            .map(|&j| pair(&reservations[j]))
-            .collect();
-        let (budget, period) = pair(&reservations[i]);
-        responses[i] = response_on_supply(budget, masked, &higher, period, supply);
-    }
-    responses
+    let tasks: Vec<McTask> = reservations
+        .iter()
+        .map(|r| McTask::low(r.budget, r.period, r.priority))
+        .collect();
+    crate::amc::rtb_on_supply(&tasks, &[Duration::from_nanos(masked)], supply).low
 }
 
 /// The least fixed point of `R = sbf^-1(own + constant + sum_{(C, T) in higher} ceil(R / T)

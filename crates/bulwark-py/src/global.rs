@@ -10,7 +10,7 @@
 //! more interfering entity on one core, at most `L - sbf(L)` of its slots in a window `L`.
 
 use bulwark_analysis::global_edf;
-use bulwark_analysis::global_fp::{self, FpTask, Response};
+use bulwark_analysis::global_fp::{self, FpTask};
 use bulwark_analysis::slot_supply::SlotSupply;
 use bulwark_core::{Duration, Priority};
 use pyo3::exceptions::PyValueError;
@@ -19,7 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::in_range;
-use crate::one_core::supply_or_why;
+use crate::one_core::{responses, supply_or_why};
 
 /// `cores` as the tests take it, or a ValueError (1 to 65,535).
 fn cores_of(cores: i128) -> PyResult<u16> {
@@ -74,20 +74,7 @@ pub fn global_fp_rta(
     let masks = nanos(&masks);
     let partitions = supplies(&partitions)?;
     let rta = py.detach(|| global_fp::rta_partitioned(&tasks, cores, &masks, &partitions));
-    let responses: Vec<Option<u64>> = rta
-        .responses
-        .iter()
-        .map(|r| r.bound().map(Duration::as_nanos))
-        .collect();
-    let outcomes: Vec<&str> = rta
-        .responses
-        .iter()
-        .map(|r| match r {
-            Response::Bounded(_) => "bounded",
-            Response::Exceeds(_) => "exceeds",
-            Response::NotComputed => "not-computed",
-        })
-        .collect();
+    let (responses, outcomes) = responses(&rta.responses);
     let dict = PyDict::new(py);
     dict.set_item(intern!(py, "schedulable"), rta.schedulable)?;
     dict.set_item(intern!(py, "responses"), responses)?;

@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 /// `(bound ns or None, outcome)` of each response.
-fn responses(responses: &[Response]) -> (Vec<Option<u64>>, Vec<&'static str>) {
+pub(crate) fn responses(responses: &[Response]) -> (Vec<Option<u64>>, Vec<&'static str>) {
     responses
         .iter()
         .map(|r| {

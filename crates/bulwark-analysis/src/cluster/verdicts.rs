@@ -54,13 +54,7 @@ pub(super) fn fixed_priority(
         // every window. AMC-rtb with every task of low criticality is exactly that.
         let one_core: Vec<amc::McTask> = tasks
             .iter()
-            .map(|t| amc::McTask {
-                low_budget: t.budget,
-                high_budget: None,
-                period: t.period,
-                deadline: t.period,
-                priority: t.priority,
-            })
+            .map(|t| amc::McTask::low(t.budget, t.period, t.priority))
             .collect();
         let bounds = amc::rtb(&one_core, masks);
         (bounds.low, bounds.schedulable)
