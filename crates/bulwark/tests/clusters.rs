@@ -549,42 +549,36 @@ reservation = {{ budget = "3ms", period = "10ms", criticality = "high", low-budg
     three_cores("mixed", "global", order, "cycle = \"20ms\"\n", &members)
 }
 
-/// No test covers time partitions beside a high-criticality member on several cores: U =
-/// 7/20 + 3/10 = 13/20 is reported, the verdict is "not analysed" with the reason (the mode
-/// switch: a partition alone would enter Bertogna, Cirinei and Lipari's test), and the exit
-/// code 2 (no verdict).
+/// The README's cluster on two cores: a time partition beside a high-criticality member.
+/// The mode switch gets no credit (worst-case reservations): `critical` counts at e^H = 3 ms
+/// in Bertogna, Cirinei and Lipari's test with the partition as an entity. By hand, the
+/// partition's most slot time in a 10 ms window is 5 ms ([0, 5)), so `critical`'s
+/// interference is at most min(5, 10 - 3 + 1) = 5 < 2 * 8: schedulable, exit 0.
 #[test]
-fn a_cluster_with_a_partition_is_not_analysed_and_says_why() {
+fn a_cluster_with_a_partition_and_high_criticality_counts_e_h() {
     let (_dir, path) = temp_file("mixed.toml", partitioned("edf", "", ""));
-    let (stdout, stderr) = outputs(&["analyze"], &path, 2);
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
     assert_contains(&stdout, "core 2: [0ns, 5ms) [10ms, 12ms)");
     assert_contains(&stdout, "cycle 20ms");
     assert_contains(&stdout, "0.3500");
     assert_contains(
         &stdout,
-        "global EDF over 2 core(s), U = 13/20 = 0.6500: not analysed: Goossens, Funk and \
-             Baruah's test covers sporadic reservations alone: Vestal's mode switch demotes \
-             low-criticality reservations",
+        "U = 13/20 = 0.6500: the condition holds for every reservation: every reservation gets \
+         its budget e within p of each replenishment. Vestal's mode switch is given no credit \
+         (worst-case reservations): every high-criticality reservation counts at its e^H in \
+         both modes.",
     );
-    assert_ends_with(
-        &stdout,
-        "\nclusters: global not analysed (high criticality)\n",
-    );
-    assert_contains(
-        &stderr,
-        "cluster `global`: not analysed: Goossens, Funk and Baruah's test",
-    );
-    let doc = analyze_json(&path, 2);
+    assert_ends_with(&stdout, "\nclusters: global schedulable (global EDF BCL)\n");
+    let doc = analyze_json(&path, 0);
     let g = &doc["clusters"][0];
-    assert_eq!(g["verdict"], "not-analysed");
-    assert_eq!(g["test"], serde_json::Value::Null);
+    assert_eq!(g["verdict"], "schedulable");
+    assert_eq!(g["test"], "global-edf-bcl");
+    assert_eq!(g["mode_switch"], "worst-case-reservations");
+    assert_eq!(g["reason"], serde_json::Value::Null);
     assert_eq!(
         (&g["bandwidth_numerator"], &g["bandwidth_denominator"]),
         (&serde_json::json!("13"), &serde_json::json!("20"))
     );
-    assert!(g["reason"]
-        .as_str()
-        .is_some_and(|r| r.contains("Vestal's mode switch demotes")));
     let pinned = &g["members"][0];
     assert_eq!(pinned["core"], 2);
     assert_eq!(
@@ -600,48 +594,46 @@ fn a_cluster_with_a_partition_is_not_analysed_and_says_why() {
     assert_eq!(critical["budget_ns"], 3_000_000);
 }
 
-/// Without the partition, the high-criticality reservation alone keeps GFB out.
+/// Worst-case reservations without the partition and under fixed priority, by hand (`pinned`
+/// (4 ms, 20 ms) at priority 5 above `critical` (e^H = 3 ms of 10 ms, e^L = 2 ms)):
+/// - EDF: GFB, U = 1/5 + 3/10 = 1/2 <= 2 - 3/10: schedulable;
+/// - fixed priority on two cores: `pinned` alone above, R = 4 ms; `critical` has one
+///   interfering reservation on two cores, floor(min(W, 1) / 2) = 0: R = e^H = 3 ms. With the
+///   partition instead of `pinned`'s reservation, the same 3 ms.
+///
+/// `pinned`'s job bound holds in low mode only, and the report says so.
 #[test]
-fn a_cluster_with_high_criticality_is_not_analysed_and_says_why() {
+fn a_cluster_with_high_criticality_is_tested_with_worst_case_reservations() {
     let (_dir, path) = temp_file("mixed.toml", without_partition("edf", "", ""));
-    let (stdout, _) = outputs(&["analyze"], &path, 2);
-    assert_contains(
-        &stdout,
-        "not analysed: Goossens, Funk and Baruah's test covers sporadic reservations \
-             alone: Vestal's mode switch demotes low-criticality reservations",
-    );
-    assert_ends_with(
-        &stdout,
-        "\nclusters: global not analysed (high criticality)\n",
-    );
-    // The README's file as written, under fixed-priority order: the response-time analysis
-    // takes the partition as an entity, but not the mode switch.
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
+    assert_contains(&stdout, "U = 1/2 = 0.5000 <= 2 - 1 * 3/10 = 1.7000");
+    assert_ends_with(&stdout, "\nclusters: global schedulable (GFB)\n");
+    let doc = analyze_json(&path, 0);
+    assert_eq!(doc["clusters"][0]["mode_switch"], "worst-case-reservations");
     let (_dir, path) = temp_file(
         "mixed.toml",
         partitioned("fixed-priority", "priority = 5", "priority = 4"),
     );
-    let (stdout, _) = outputs(&["analyze"], &path, 2);
-    assert_contains(
-        &stdout,
-        "U = 13/20 = 0.6500: not analysed: Bertogna and Cirinei's response-time analysis \
-             covers sporadic reservations alone: Vestal's mode switch demotes low-criticality \
-             reservations",
-    );
-    // Without the partition, under fixed priority: the high-criticality reservation.
+    let doc = analyze_json(&path, 0);
+    assert_eq!(doc["clusters"][0]["test"], "global-fp-rta");
+    assert_eq!(doc["clusters"][0]["members"][1]["response_ns"], 3_000_000);
     let (_dir, path) = temp_file(
         "mixed.toml",
         without_partition("fixed-priority", "priority = 5", "priority = 4"),
     );
-    let (stdout, _) = outputs(&["analyze"], &path, 2);
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
     assert_contains(
         &stdout,
-        "not analysed: Bertogna and Cirinei's response-time analysis covers sporadic \
-             reservations alone: Vestal's mode switch demotes low-criticality reservations",
+        "pinned: each job completes within 4ms of its release, alone in its reservation, which \
+         its releases (at least p apart) find replenished and which gets its budget within that \
+         (in low mode: a low-criticality reservation has no guarantee in high mode)",
     );
-    assert_ends_with(
-        &stdout,
-        "\nclusters: global not analysed (high criticality)\n",
-    );
+    assert_ends_with(&stdout, "\nclusters: global schedulable (global FP RTA)\n");
+    let doc = analyze_json(&path, 0);
+    let g = &doc["clusters"][0];
+    assert_eq!(g["mode_switch"], "worst-case-reservations");
+    assert_eq!(g["members"][0]["response_ns"], 4_000_000);
+    assert_eq!(g["members"][1]["response_ns"], 3_000_000);
 }
 
 /// vestal-mode-switch's low-criticality members call `S` (mc-ipc, L = 1 ms: every call asks
@@ -722,6 +714,7 @@ fn a_one_core_cluster_with_high_criticality_gets_amc_rtb() {
     let doc = analyze_json(&path, 1);
     let k = &doc["clusters"][0];
     assert_eq!(k["test"], "amc-rtb");
+    assert_eq!(k["mode_switch"], "amc-rtb");
     assert_eq!(k["members"][1]["response_verdict"], "exceeds-period");
     assert_eq!(k["members"][1]["low_mode_response_ns"], 14_000_000);
     let (_dir, path) = temp_file("amc.toml", file("11ms"));
@@ -763,6 +756,7 @@ fn a_one_core_cluster_with_a_partition_is_tested_on_the_slots_supply() {
     let doc = analyze_json(&path, 0);
     let k = &doc["clusters"][0];
     assert_eq!(k["test"], "fp-rta-slot-supply");
+    assert_eq!(k["mode_switch"], serde_json::Value::Null);
     assert_eq!(k["verdict"], "schedulable");
     assert_eq!(k["members"][0]["response_ns"], serde_json::Value::Null);
     assert_eq!(k["members"][1]["response_ns"], 50_000_000);

@@ -14,11 +14,15 @@
 //! response-time analysis under fixed priority. On more cores a partition takes one core
 //! during its slots, at most `L - sbf(L)` of its slots alone in any window of length `L`:
 //! Bertogna, Cirinei and Lipari's test (EDF order) and Bertogna and Cirinei's response-time
-//! analysis (fixed priority) count it as one more interfering entity, like a mask. No test
-//! covers a high-criticality reservation under EDF order or on more cores (the mode switch
-//! demotes the others), and the response-time analyses do not cover SPR servers (they keep
-//! budget across a suspension): such a cluster's bandwidth is reported, a partition counting
-//! its slots' time over the cycle, and no verdict. A best-effort member runs below
+//! analysis (fixed priority) count it as one more interfering entity, like a mask. A
+//! high-criticality reservation under EDF order, or on more cores, is counted at `e^H` in
+//! whichever of those tests applies (worst-case reservations, [`Criticality`]): the mode
+//! switch only demotes low-criticality reservations below every other, which takes
+//! interference away from the rest, so the verdict holds for a high-criticality reservation
+//! in either mode and for a low one in low mode; the switch is given no credit. The
+//! response-time analyses do not cover SPR servers (they keep budget across a suspension):
+//! such a cluster's bandwidth is reported, a partition counting its slots' time over the
+//! cycle, and no verdict. A best-effort member runs below
 //! every reservation on no budget: it takes nothing from them, gets no guarantee, and is left
 //! out of the bandwidth and the tests. A termination run in a cluster masks one of its cores
 //! for up to its mask ([`crate::reclamation`]): the response-time analysis counts each as
@@ -106,7 +110,7 @@ pub enum ClusterVerdict {
     /// The same test fails (sufficient only).
     SupplyNotShownSchedulable(SupplyTest),
     /// No test applies; says why (one of [`PARTITIONS_NOT_IN_GFB`],
-    /// [`HIGH_CRITICALITY_NOT_IN_GFB`], [`HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA`] and [`SERVERS_NOT_IN_GLOBAL_FP_RTA`]).
+    /// [`SLOT_SUPPLY_TOO_MANY_DEADLINES`] and [`SERVERS_NOT_IN_GLOBAL_FP_RTA`]).
     NotAnalysed(&'static str),
 }
 
@@ -276,8 +280,9 @@ pub const NO_GLOBAL_FIXED_PRIORITY_TEST: &str =
     "no schedulability test for global fixed priority is implemented: only the bandwidth is \
      reported";
 
-/// Why no test ran on a fixed-priority cluster of more than one core with a
-/// high-criticality reservation.
+/// No longer given: a fixed-priority cluster of more than one core with a high-criticality
+/// reservation gets Bertogna and Cirinei's analysis with worst-case reservations
+/// ([`Criticality::WorstCaseReservations`]). Kept for callers that compare against it.
 pub const HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA: &str =
     "Bertogna and Cirinei's response-time analysis covers sporadic reservations alone: \
      Vestal's mode switch demotes low-criticality reservations (AMC-rtb covers a cluster of \
@@ -294,12 +299,64 @@ pub const PARTITIONS_NOT_IN_GFB: &str =
     "Goossens, Funk and Baruah's test covers sporadic reservations alone: time partitions take \
      cores during their slots";
 
-/// Why no test ran on a cluster with a high-criticality reservation, for reports.
+/// No longer given: an EDF cluster with a high-criticality reservation gets its test with
+/// worst-case reservations ([`Criticality::WorstCaseReservations`]). Kept for callers that
+/// compare against it.
 pub const HIGH_CRITICALITY_NOT_IN_GFB: &str =
     "Goossens, Funk and Baruah's test covers sporadic reservations alone: Vestal's mode switch \
      demotes low-criticality reservations (AMC-rtb needs fixed-priority order: under EDF order \
      the switch moves no deadline, so a high-criticality job past e^L may be due before its \
      remaining e^H - e^L can run)";
+
+/// How a verdict on a cluster with a high-criticality reservation (Vestal's model, the MC-IPC
+/// paper's section VII) takes the mode switch into account.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Criticality {
+    /// AMC-rtb ([`crate::amc`]): the switch is credited, low-criticality releases counted
+    /// only within a high-criticality reservation's `R^L`.
+    AmcRtb,
+    /// Worst-case reservations: every high-criticality reservation counted at `e^H` in both
+    /// modes, the switch given no credit. Sound because the switch changes no budget and
+    /// only demotes low-criticality reservations below every other one (just above
+    /// best-effort), which interfere then with none of the others: a high-criticality
+    /// reservation's guarantee holds in either mode, a low one's in low mode (while demoted
+    /// it has none).
+    WorstCaseReservations,
+}
+
+impl Criticality {
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Criticality::AmcRtb => AMC_RTB_TEST,
+            Criticality::WorstCaseReservations => "worst-case-reservations",
+        }
+    }
+}
+
+impl ClusterAnalysis {
+    /// How the verdict treats the mode switch: `None` when no member is of high criticality
+    /// or no test ran.
+    pub fn criticality(&self) -> Option<Criticality> {
+        let high = self.members.iter().any(|m| {
+            matches!(
+                m.reservation,
+                MemberReservation::Sporadic {
+                    low_budget: Some(_),
+                    ..
+                }
+            )
+        });
+        match self.verdict {
+            _ if !high => None,
+            ClusterVerdict::NotAnalysed(_) => None,
+            ClusterVerdict::AmcSchedulable(_) | ClusterVerdict::AmcNotShownSchedulable(_) => {
+                Some(Criticality::AmcRtb)
+            }
+            _ => Some(Criticality::WorstCaseReservations),
+        }
+    }
+}
 
 /// One member task and its reservation.
 #[derive(Clone, Debug)]
@@ -449,39 +506,38 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 )
             });
             let verdict = match cluster.order {
-                // One core: the reservations share what the slots leave.
-                _ if has_partition && cores == 1 && !has_high_criticality => match cluster.order {
-                    SporadicOrder::FixedPriority if has_server => {
-                        ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
+                // One core: the reservations share what the slots leave (fixed priority with
+                // a high-criticality reservation goes to AMC-rtb below instead).
+                order
+                    if has_partition
+                        && cores == 1
+                        && !(has_high_criticality && order == SporadicOrder::FixedPriority) =>
+                {
+                    match order {
+                        SporadicOrder::FixedPriority if has_server => {
+                            ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
+                        }
+                        order => on_slot_supply(&mut members, order, cluster.cycle, &masks),
                     }
-                    order => on_slot_supply(&mut members, order, cluster.cycle, &masks),
-                },
+                }
                 // AMC-rtb on one core, on what the slots leave when there are partitions.
                 SporadicOrder::FixedPriority
                     if has_high_criticality && cores == 1 && !has_server =>
                 {
                     mixed_criticality(&mut members, &masks, cluster.cycle)
                 }
-                // More cores: no mode switch in BC07, nor servers.
-                SporadicOrder::FixedPriority if has_high_criticality && cores != 1 => {
-                    ClusterVerdict::NotAnalysed(HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA)
-                }
                 SporadicOrder::FixedPriority if has_server => {
                     ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
                 }
-                // With time partitions on more cores, each one more interfering entity.
+                // With time partitions on more cores, each one more interfering entity. A
+                // high-criticality reservation counts at e^H (worst-case reservations).
                 SporadicOrder::FixedPriority => {
                     fixed_priority(&mut members, cores, &masks, cluster.cycle)
                 }
                 // More cores beside partitions: Bertogna, Cirinei and Lipari's test with each
                 // partition one more interfering entity.
-                SporadicOrder::EarliestDeadlineFirst if has_partition && !has_high_criticality => {
+                SporadicOrder::EarliestDeadlineFirst if has_partition => {
                     bcl_beside_partitions(&members, cores, &masks, cluster.cycle)
-                }
-                // GFB's and BCL's tasks each keep their own deadline: a mode switch
-                // demotes some, with or without partitions.
-                SporadicOrder::EarliestDeadlineFirst if has_high_criticality => {
-                    ClusterVerdict::NotAnalysed(HIGH_CRITICALITY_NOT_IN_GFB)
                 }
                 // GFB has no term for a masked core; the interference test has.
                 SporadicOrder::EarliestDeadlineFirst if !masks.is_empty() => {

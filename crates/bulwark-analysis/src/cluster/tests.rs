@@ -253,16 +253,22 @@ fn an_edf_cluster_with_a_partition_gets_bcl_with_the_partition_as_an_entity() {
     );
 }
 
-/// `a` of high criticality, e^L = 1 ms of e^H = 3 ms: no test under EDF order; its
-/// bandwidth counts e^H. Fixed-priority order: no test either, with its own reason.
+/// `a` of high criticality, e^L = 1 ms of e^H = 3 ms, under EDF order: GFB with `a` at its
+/// e^H (worst-case reservations), U = 3/10 + 9/10 + 9/10 = 21/10 > 2 - 9/10, not shown; the
+/// bandwidth counts e^H. Fixed-priority order: `c`'s constant-bandwidth server keeps the
+/// cluster out of the response-time analysis, whatever the criticalities.
 #[test]
-fn a_cluster_with_high_criticality_is_not_analysed() {
+fn a_cluster_with_high_criticality_counts_its_high_budget() {
     let mut scenario = scenario(SporadicOrder::EarliestDeadlineFirst);
     scenario.clusters[0].members[0] = sporadic(1, Replenishment::Sporadic, Some(ms(1)));
     let cluster = &analyse(&scenario)[0];
-    assert_eq!(
+    assert!(matches!(
         cluster.verdict,
-        ClusterVerdict::NotAnalysed(HIGH_CRITICALITY_NOT_IN_GFB)
+        ClusterVerdict::NotShownSchedulable(_)
+    ));
+    assert_eq!(
+        cluster.criticality(),
+        Some(Criticality::WorstCaseReservations)
     );
     assert_eq!(cluster.bandwidth.total.as_f64(), 2.1);
     assert!(matches!(
@@ -274,10 +280,74 @@ fn a_cluster_with_high_criticality_is_not_analysed() {
     ));
     assert_eq!(cluster.members[0].fit, Fit::Carried);
     scenario.clusters[0].order = SporadicOrder::FixedPriority;
+    let cluster = &analyse(&scenario)[0];
+    assert_eq!(cluster.verdict.reason(), Some(SERVERS_NOT_IN_GLOBAL_FP_RTA));
+    assert_eq!(cluster.criticality(), None);
+}
+
+/// One EDF core, `h` of high criticality (e^L = 2 ms, e^H = 6 ms per 10 ms) beside `l` (5 ms
+/// per 10 ms): counted at e^H, U = 11/10 > 1, not shown (at e^L it would be 7/10). With
+/// e^H = 5 ms, U = 1: schedulable, and `l`'s verdict is for low mode.
+#[test]
+fn an_edf_core_with_high_criticality_is_tested_at_the_high_budget() {
+    let cluster = |high: u64| {
+        let tasks = vec![
+            task("h", 0, periodic(10, 1), high, 10),
+            task("l", 0, periodic(10, 1), 5, 10),
+        ];
+        Scenario {
+            clusters: vec![ClusterSpec {
+                slack_reclamation: false,
+                name: "k".to_owned(),
+                cores: vec![0],
+                order: SporadicOrder::EarliestDeadlineFirst,
+                cycle: Duration::ZERO,
+                members: vec![
+                    sporadic(0, Replenishment::Sporadic, Some(ms(2))),
+                    sporadic(1, Replenishment::Sporadic, None),
+                ],
+            }],
+            ..Scenario::new("mixed", PolicyKind::Edf, 1, ms(100), tasks)
+        }
+    };
+    let over = &analyse(&cluster(6))[0];
+    assert!(matches!(
+        over.verdict,
+        ClusterVerdict::NotShownSchedulable(_)
+    ));
+    assert_eq!(over.bandwidth.total.as_f64(), 1.1);
+    let fits = &analyse(&cluster(5))[0];
+    assert!(matches!(fits.verdict, ClusterVerdict::Schedulable(_)));
+    assert_eq!(fits.criticality(), Some(Criticality::WorstCaseReservations));
+}
+
+/// On two fixed-priority cores, a high-criticality reservation enters Bertogna and Cirinei's
+/// analysis at e^H: every bound is the one of the same cluster with that reservation of low
+/// criticality and budget e^H, and differs from the one at budget e^L (`a`, priority 9,
+/// e^H = 6 ms, e^L = 1 ms per 10 ms, above `b` (9 ms) and `c` (3 ms)).
+#[test]
+fn a_fixed_priority_cluster_of_two_cores_counts_the_high_budget() {
+    let build = |low_budget: Option<Duration>, budget: u64| {
+        let mut scenario = scenario(SporadicOrder::FixedPriority);
+        scenario.clusters[0].members[2] = sporadic(3, Replenishment::Sporadic, None);
+        scenario.tasks[1].reservation = Some(Reservation::new(ms(budget), ms(10)));
+        scenario.tasks[1].priority = Some(Priority(9));
+        scenario.tasks[2].priority = Some(Priority(5));
+        scenario.tasks[3].reservation = Some(Reservation::new(ms(3), ms(10)));
+        scenario.clusters[0].members[0] = sporadic(1, Replenishment::Sporadic, low_budget);
+        analyse(&scenario).remove(0)
+    };
+    let responses = |cluster: &ClusterAnalysis| -> Vec<Option<Response>> {
+        cluster.members.iter().map(|m| m.response).collect()
+    };
+    let mixed = build(Some(ms(1)), 6);
+    assert_eq!(mixed.verdict.test_name(), Some(GLOBAL_FP_RTA_TEST));
     assert_eq!(
-        analyse(&scenario)[0].verdict.reason(),
-        Some(HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA)
+        mixed.criticality(),
+        Some(Criticality::WorstCaseReservations)
     );
+    assert_eq!(responses(&mixed), responses(&build(None, 6)));
+    assert_ne!(responses(&mixed), responses(&build(None, 1)));
 }
 
 /// R (3 ms per 10 ms) carries a and b; c has 2 ms per 10 ms of its own. The cluster's

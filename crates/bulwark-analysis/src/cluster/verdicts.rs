@@ -15,8 +15,8 @@ use crate::slot_supply::{self, SlotSupply};
 use crate::{amc, global_edf};
 
 /// Bertogna and Cirinei's response-time analysis of a fixed-priority cluster's sporadic
-/// reservations (the caller has checked that each is under section III's rule and of low
-/// criticality), beside its time partitions of `cycle`, each one more interfering entity on
+/// reservations (the caller has checked that each is under section III's rule; a
+/// high-criticality one counts at `e^H`, worst-case reservations), beside its time partitions of `cycle`, each one more interfering entity on
 /// more cores ([`global_fp::rta_partitioned`]): each reservation a sporadic task `C = e`,
 /// `T = D = p` at its member's priority, which is its reservation's, as the simulator
 /// builds it (`unwrap_or_default`: validation gives every member of a fixed-priority

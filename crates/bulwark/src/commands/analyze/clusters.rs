@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use bulwark_analysis::bandwidth::{Admission, Bandwidth};
 use bulwark_analysis::cluster::{
-    self, ClusterAnalysis, ClusterVerdict, FixedPriorityRta, MemberReservation, SupplyTest,
+    self, ClusterAnalysis, ClusterVerdict, Criticality, FixedPriorityRta, MemberReservation,
+    SupplyTest,
 };
 use bulwark_analysis::fit::Fit;
 use bulwark_analysis::global_edf::Gfb;
@@ -154,8 +155,26 @@ fn total_text(total: &Admission) -> String {
     )
 }
 
-/// The verdict and why, in a sentence.
+/// The verdict and why, in a sentence; with worst-case reservations, what that means for
+/// each criticality after it.
 fn why(analysis: &ClusterAnalysis) -> String {
+    let verdict = verdict_sentence(analysis);
+    if analysis.criticality() == Some(Criticality::WorstCaseReservations) {
+        format!("{verdict}. {WORST_CASE_RESERVATIONS}")
+    } else {
+        verdict
+    }
+}
+
+/// How a test that gives the mode switch no credit reads a cluster with high-criticality
+/// reservations.
+const WORST_CASE_RESERVATIONS: &str = "Vestal's mode switch is given no credit (worst-case \
+     reservations): every high-criticality reservation counts at its e^H in both modes. The \
+     switch only demotes low-criticality reservations below every other one, so the verdict \
+     holds for a high-criticality reservation in either mode and for a low-criticality one in \
+     low mode only";
+
+fn verdict_sentence(analysis: &ClusterAnalysis) -> String {
     let cores = analysis.cores.len();
     let total = total_text(&analysis.bandwidth);
     match &analysis.verdict {
@@ -491,15 +510,6 @@ fn verdict_text(verdict: &ClusterVerdict) -> &'static str {
         ClusterVerdict::NotAnalysed(reason) if *reason == cluster::PARTITIONS_NOT_IN_GFB => {
             "not analysed (time partitions)"
         }
-        ClusterVerdict::NotAnalysed(reason)
-            if [
-                cluster::HIGH_CRITICALITY_NOT_IN_GFB,
-                cluster::HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA,
-            ]
-            .contains(reason) =>
-        {
-            "not analysed (high criticality)"
-        }
         ClusterVerdict::NotAnalysed(reason) if *reason == cluster::SERVERS_NOT_IN_GLOBAL_FP_RTA => {
             "not analysed (SPR servers)"
         }
@@ -543,6 +553,8 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
     // bounds of high-criticality reservations before them.
     let responses = analysis.verdict.rta().is_some();
     let low_mode = analysis.verdict.test_name() == Some(cluster::AMC_RTB_TEST);
+    // Whether a low-criticality reservation's bounds hold in low mode only.
+    let low_mode_only = analysis.criticality().is_some();
     let rows: Vec<Vec<String>> = analysis
         .members
         .iter()
@@ -630,7 +642,7 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
                     "alone in its reservation, which its releases (at least p apart) find \
                      replenished and which gets its budget within that"
                 },
-                if low_mode && !high_criticality(analysis, member) {
+                if low_mode_only && !high_criticality(analysis, member) {
                     " (in low mode: a low-criticality reservation has no guarantee in high mode)"
                 } else {
                     ""
@@ -748,6 +760,7 @@ fn to_json(analysis: &ClusterAnalysis) -> Value {
         "bandwidth": total.total.as_f64(),
         "bandwidth_exact": total.exact,
         "test": analysis.verdict.test_name(),
+        "mode_switch": analysis.criticality().map(Criticality::name),
         "schedulable": analysis.verdict.schedulable(),
         "verdict": verdict_key(&analysis.verdict),
         "reason": analysis.verdict.reason(),
