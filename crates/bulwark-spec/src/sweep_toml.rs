@@ -96,8 +96,10 @@ pub const COMPONENT_TESTS: [&str; 4] = [
 /// The tests `simulate = true` cannot check: the sweep's simulation runs each set on one
 /// core under fixed priorities, EDF or SPR, not under these tests' mechanisms, so a file
 /// asking for both is refused rather than counted as if checked.
-pub const UNSIMULATED_TESTS: [&str; 10] = [
+pub const UNSIMULATED_TESTS: [&str; 12] = [
     "amc-rtb-dm",
+    "wcr-rta-dm",
+    "wcr-edf",
     "global-edf-gfb",
     "global-edf-bcl",
     "global-fp-rta-dm",
@@ -111,11 +113,14 @@ pub const UNSIMULATED_TESTS: [&str; 10] = [
 
 /// The mixed-criticality tests, on the sweep's sets made Vestal tasks by the `[criticality]`
 /// table: `amc-rtb-dm`, Baruah, Burns and Davis's AMC-rtb under deadline-monotonic
-/// priorities. The first `high-fraction` of each set's tasks (rounded; the generators draw
-/// tasks in no particular order) are of high criticality, `C^H = factor * C` (rounded up),
-/// the others low; every task's `C^L` is its drawn `C`, so the utilisation axis is the
-/// low-mode utilisation.
-pub const MC_TESTS: [&str; 1] = ["amc-rtb-dm"];
+/// priorities, which credits the mode switch; and the worst-case reservations a cluster's
+/// analysis uses where AMC-rtb does not apply, every high-criticality task at `C^H` and the
+/// switch given no credit: `wcr-rta-dm`, the response-time analysis under deadline-monotonic
+/// priorities, and `wcr-edf`, the EDF demand test. The first `high-fraction` of each set's
+/// tasks (rounded; the generators draw tasks in no particular order) are of high
+/// criticality, `C^H = factor * C` (rounded up), the others low; every task's `C^L` is its
+/// drawn `C`, so the utilisation axis is the low-mode utilisation.
+pub const MC_TESTS: [&str; 3] = ["amc-rtb-dm", "wcr-rta-dm", "wcr-edf"];
 
 /// The global multiprocessor tests, on the sweep's sets as implicit-deadline sporadic tasks
 /// on the `[multiprocessor]` table's `cores` identical cores (a set with constrained
@@ -687,12 +692,13 @@ fn criticality(
     let rule = TableRule {
         header: "[criticality]",
         needed_by: &MC_TESTS,
-        needed_name: "the amc-rtb-dm test",
-        missing_help: "allowed: amc-rtb-dm with a table like [criticality] factor = 2.0 \
-                       (C^H / C^L, default 2) and high-fraction = 0.5 (the share of each \
-                       set's tasks of high criticality, default 0.5)",
-        orphan_help: "allowed: [criticality] with tests = [..., \"amc-rtb-dm\"], the test that \
-                      reads it",
+        needed_name: "a mixed-criticality test",
+        missing_help: "allowed: a mixed-criticality test (amc-rtb-dm, wcr-rta-dm, wcr-edf) \
+                       with a table like [criticality] factor = 2.0 (C^H / C^L, default 2) \
+                       and high-fraction = 0.5 (the share of each set's tasks of high \
+                       criticality, default 0.5)",
+        orphan_help: "allowed: [criticality] with tests = [..., \"amc-rtb-dm\"] (or \
+                      wcr-rta-dm or wcr-edf), the tests that read it",
     };
     let table = table_for_tests(raw.criticality.as_ref(), &rule, raw, tests, fail)?;
     let Some(table) = table else {

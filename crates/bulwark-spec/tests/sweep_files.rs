@@ -371,7 +371,7 @@ fn the_criticality_table_reads_with_defaults_and_is_checked() {
     let (message, _) = only_error(&(VALID.to_owned() + "\n[criticality]\n"));
     assert_eq!(
         message,
-        "s.toml:21:1: a [criticality] table without the amc-rtb-dm test"
+        "s.toml:21:1: a [criticality] table without a mixed-criticality test"
     );
     // Line 22 holds the key under test; `factor = ` is 9 characters, `high-fraction = ` 16.
     let (message, help) = only_error(&with_criticality("\n[criticality]\nfactor = 0.5\n"));
@@ -384,6 +384,21 @@ fn the_criticality_table_reads_with_defaults_and_is_checked() {
         .replace("tasks = 4\n", "tasks = 4\nsimulate = true\n");
     let (message, _) = only_error(&simulated);
     assert!(message.contains("amc-rtb-dm"), "{message}");
+    // The worst-case reservation tests read the same table, and are not simulated either.
+    for test in ["wcr-rta-dm", "wcr-edf"] {
+        let listed = VALID.replace("\"hyperbolic\"]", &format!("\"{test}\"]"));
+        let e = parse_sweep(&(listed.clone() + "\n[criticality]\n"), "s.toml").unwrap();
+        assert!(e.criticality.is_some(), "{test}");
+        let (message, _) = only_error(&listed);
+        assert_eq!(
+            message,
+            format!("s.toml:6:21: test `{test}` without a [criticality] table")
+        );
+        let simulated =
+            (listed + "\n[criticality]\n").replace("tasks = 4\n", "tasks = 4\nsimulate = true\n");
+        let (message, _) = only_error(&simulated);
+        assert!(message.contains(test), "{message}");
+    }
 }
 
 /// VALID with `global-edf-bcl` listed and `table` appended.

@@ -91,18 +91,15 @@ pub fn vbs_eq2(tasks: &[Task], periods_per_job: u64) -> bool {
 /// analysed by AMC-rtb ([`crate::amc`]) under deadline-monotonic priorities (equal
 /// deadlines in task order).
 pub fn amc_rtb_dm(tasks: &[Task], criticality: Criticality) -> bool {
-    let high = (u128::from(criticality.high_ppb) * tasks.len() as u128 + PPB / 2) / PPB;
     let nanos = Duration::from_nanos;
     // In priority order, all at one level: AMC-rtb orders equal priorities by position.
     let ordered: Vec<McTask> = priority_assignment::deadline_monotonic(tasks)
         .into_iter()
         .map(|index| {
             let task = &tasks[index];
-            let high_budget = (index as u128) < high;
-            let scaled = (u128::from(task.wcet) * u128::from(criticality.factor_ppb)).div_ceil(PPB);
             McTask {
                 low_budget: nanos(task.wcet),
-                high_budget: high_budget.then(|| nanos(u64::try_from(scaled).unwrap_or(u64::MAX))),
+                high_budget: high_budget(tasks, index, criticality).map(nanos),
                 period: nanos(task.period),
                 deadline: nanos(task.deadline),
                 priority: bulwark_core::Priority(0),
@@ -110,6 +107,27 @@ pub fn amc_rtb_dm(tasks: &[Task], criticality: Criticality) -> bool {
         })
         .collect();
     amc::rtb(&ordered, &[]).schedulable
+}
+
+/// `C^H = ceil(factor C)` of `tasks[index]` when it is of high criticality (one of the first
+/// `high-fraction` of `tasks`, rounded); `None` when it is of low criticality.
+fn high_budget(tasks: &[Task], index: usize, criticality: Criticality) -> Option<u64> {
+    let high = (u128::from(criticality.high_ppb) * tasks.len() as u128 + PPB / 2) / PPB;
+    let scaled = (u128::from(tasks[index].wcet) * u128::from(criticality.factor_ppb)).div_ceil(PPB);
+    ((index as u128) < high).then(|| u64::try_from(scaled).unwrap_or(u64::MAX))
+}
+
+/// The worst-case reservations of `tasks` made Vestal tasks by `criticality` (as
+/// [`amc_rtb_dm`] makes them): each high-criticality task at its `C^H`, each low one at its
+/// `C`. What a cluster's analysis tests where AMC-rtb does not apply (EDF order, more cores):
+/// the mode switch given no credit. `wcr-rta-dm` and `wcr-edf` run the plain tests on them.
+pub fn worst_case_reservations(tasks: &[Task], criticality: Criticality) -> Vec<Task> {
+    (0..tasks.len())
+        .map(|index| Task {
+            wcet: high_budget(tasks, index, criticality).unwrap_or(tasks[index].wcet),
+            ..tasks[index].clone()
+        })
+        .collect()
 }
 
 /// Parts per billion, as the criticality parameters are given.
@@ -262,7 +280,84 @@ mod tests {
         assert!(amc_rtb_dm(&tasks, none));
     }
 
+    /// Worst-case reservations by hand, C = (2, 3, 4) ms, T = D = (10, 20, 30) ms, the first
+    /// two of high criticality with factor 2.5: C^H = 5 and 7.5 ms.
+    /// - AMC-rtb: a's R^* = 5; b's R^L = 3 + 2 = 5 and R^* = 7.5 + ceil(5/10) 5 = 12.5; c
+    ///   (low) R^L = 4 + 2 + 3 = 9 <= 30: accepted.
+    /// - wcr-rta-dm, every high task at C^H: c's R = 4 + 5 + 7.5 = 16.5 -> 4 + 2 * 5 + 7.5 =
+    ///   21.5 -> 4 + 3 * 5 + 2 * 7.5 = 34 > 30: not accepted.
+    /// - wcr-edf: U = 5/10 + 7.5/20 + 4/30 = 0.5 + 0.375 + 0.1333 > 1: not accepted; with
+    ///   factor 1.5 (C^H = 3 and 4.5 ms) U = 0.3 + 0.225 + 0.1333 <= 1: accepted.
+    #[test]
+    fn worst_case_reservations_by_hand() {
+        let tasks = [
+            Task::new("a", 2_000_000, 10_000_000),
+            Task::new("b", 3_000_000, 20_000_000),
+            Task::new("c", 4_000_000, 30_000_000),
+        ];
+        let criticality = |factor_ppb| Criticality {
+            factor_ppb,
+            high_ppb: 666_666_667,
+        };
+        let wcr: Vec<u64> = worst_case_reservations(&tasks, criticality(2_500_000_000))
+            .iter()
+            .map(|t| t.wcet)
+            .collect();
+        assert_eq!(wcr, [5_000_000, 7_500_000, 4_000_000]);
+        let overheads = |factor_ppb| crate::sweep::verdict::Overheads {
+            criticality: Some(criticality(factor_ppb)),
+            ..Default::default()
+        };
+        let accepts = |test, factor_ppb| {
+            crate::sweep::verdict::accepts_with(test, &tasks, &overheads(factor_ppb))
+        };
+        assert!(accepts("amc-rtb-dm", 2_500_000_000));
+        assert!(!accepts("wcr-rta-dm", 2_500_000_000));
+        assert!(!accepts("wcr-edf", 2_500_000_000));
+        assert!(accepts("wcr-edf", 1_500_000_000));
+        // No [criticality] table: nothing accepted.
+        assert!(!crate::sweep::verdict::accepts("wcr-edf", &tasks));
+    }
+
     proptest::proptest! {
+        /// AMC-rtb credits the switch, worst-case reservations do not: `amc-rtb-dm` accepts
+        /// every set `wcr-rta-dm` accepts (a low task's R^L counts every C^L, a high task's
+        /// R^* no more than its worst-case R), and at factor 1 `wcr-rta-dm` is `fp-rta-dm`
+        /// and `wcr-edf` is `edf-qpa`.
+        #[test]
+        fn amc_rtb_dominates_worst_case_reservations(
+            shapes in proptest::collection::vec((1u64..10, 5u64..60, 0u64..100), 1..7),
+            high_ppb in 0u64..=1_000_000_000,
+            factor_ppb in 1_000_000_000u64..4_000_000_000,
+        ) {
+            let tasks: Vec<Task> = shapes
+                .iter()
+                .enumerate()
+                .map(|(i, &(c, t, d))| {
+                    let deadline = c.max(t * d / 100).max(1).min(t);
+                    Task::new(format!("t{i}"), c, t).with_deadline(deadline)
+                })
+                .collect();
+            let with = |factor_ppb| crate::sweep::verdict::Overheads {
+                criticality: Some(Criticality { factor_ppb, high_ppb }),
+                ..Default::default()
+            };
+            let accepts = |test, factor_ppb| {
+                crate::sweep::verdict::accepts_with(test, &tasks, &with(factor_ppb))
+            };
+            proptest::prop_assert!(
+                !accepts("wcr-rta-dm", factor_ppb) || accepts("amc-rtb-dm", factor_ppb)
+            );
+            proptest::prop_assert_eq!(
+                accepts("wcr-rta-dm", 1_000_000_000),
+                crate::sweep::verdict::accepts("fp-rta-dm", &tasks)
+            );
+            proptest::prop_assert_eq!(
+                accepts("wcr-edf", 1_000_000_000),
+                crate::sweep::verdict::accepts("edf-qpa", &tasks)
+            );
+        }
+
         /// With factor 1 (C^H = C^L) AMC-rtb is the plain response-time analysis whatever
         /// the tasks' criticality (R^L solves the R^* equation, and nothing below it does),
         /// so `amc-rtb-dm` accepts exactly what `fp-rta-dm` accepts; with a larger factor it

@@ -39,8 +39,8 @@ pub struct Overheads {
     pub mcipc_server: Option<McIpcServer>,
     /// The topology of the component tests (`[components]`); `None`: they admit nothing.
     pub components: Option<Components>,
-    /// How `amc-rtb-dm` makes a set mixed-criticality (`[criticality]`); `None`: it admits
-    /// nothing.
+    /// How the mixed-criticality tests make a set mixed-criticality (`[criticality]`);
+    /// `None`: they admit nothing.
     pub criticality: Option<Criticality>,
     /// The cores of the global tests (`[multiprocessor]`); `None`: they admit nothing.
     pub cores: Option<u16>,
@@ -98,6 +98,17 @@ pub fn accepts_with(test: &str, tasks: &[Task], overheads: &Overheads) -> bool {
         "amc-rtb-dm" => overheads
             .criticality
             .is_some_and(|criticality| papers::amc_rtb_dm(tasks, criticality)),
+        "wcr-rta-dm" => overheads.criticality.is_some_and(|criticality| {
+            let reservations = papers::worst_case_reservations(tasks, criticality);
+            // The deadlines are the tasks' own: the same deadline-monotonic order.
+            fixed_priority_with(
+                &reservations,
+                &priority_assignment::deadline_monotonic(&reservations),
+            )
+        }),
+        "wcr-edf" => overheads.criticality.is_some_and(|criticality| {
+            edf::analyse(&papers::worst_case_reservations(tasks, criticality)).schedulable()
+        }),
         "global-edf-gfb" | "global-edf-bcl" | "global-fp-rta-dm" => overheads
             .cores
             .is_some_and(|cores| multiprocessor::accepts(test, tasks, cores)),
