@@ -46,6 +46,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "faas-reclaim",
     "vbs-processes",
     "vestal-mode-switch",
+    "mixed-criticality-two-cores",
 ];
 
 impl BuiltIn {

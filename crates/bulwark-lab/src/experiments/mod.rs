@@ -27,6 +27,7 @@ mod mc_ipc_reservations;
 pub mod mcipc_case_study;
 pub mod mcipc_cbs_rogue;
 pub mod mcipc_spr_clients;
+mod mixed_criticality_two_cores;
 mod outcomes;
 mod partitions_two_cores;
 mod passive_servers;
@@ -120,6 +121,7 @@ pub const ALL: &[Experiment] = &[
     cluster_rogue::EXPERIMENT,
     partitions_two_cores::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
+    mixed_criticality_two_cores::EXPERIMENT,
     host_a1::EXPERIMENT,
     host_a2::EXPERIMENT,
     host_a3::EXPERIMENT,
