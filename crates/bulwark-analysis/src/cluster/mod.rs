@@ -273,21 +273,6 @@ pub const SLOT_SUPPLY_TOO_MANY_DEADLINES: &str =
     "the demand test against the slots' supply would examine more than 4,000,000 deadlines \
      in the hyperperiod of the cycle and the periods";
 
-/// No longer given: fixed-priority clusters of sporadic reservations now get Bertogna and
-/// Cirinei's response-time analysis, and the others one of the `*_NOT_IN_GLOBAL_FP_RTA`
-/// reasons. Kept for callers that compare against it.
-pub const NO_GLOBAL_FIXED_PRIORITY_TEST: &str =
-    "no schedulability test for global fixed priority is implemented: only the bandwidth is \
-     reported";
-
-/// No longer given: a fixed-priority cluster of more than one core with a high-criticality
-/// reservation gets Bertogna and Cirinei's analysis with worst-case reservations
-/// ([`Criticality::WorstCaseReservations`]). Kept for callers that compare against it.
-pub const HIGH_CRITICALITY_NOT_IN_GLOBAL_FP_RTA: &str =
-    "Bertogna and Cirinei's response-time analysis covers sporadic reservations alone: \
-     Vestal's mode switch demotes low-criticality reservations (AMC-rtb covers a cluster of \
-     one core)";
-
 /// Why no test ran on a fixed-priority cluster with an SPR (or constant-bandwidth) server.
 pub const SERVERS_NOT_IN_GLOBAL_FP_RTA: &str =
     "Bertogna and Cirinei's response-time analysis covers reservations under section III's \
@@ -298,15 +283,6 @@ pub const SERVERS_NOT_IN_GLOBAL_FP_RTA: &str =
 pub const PARTITIONS_NOT_IN_GFB: &str =
     "Goossens, Funk and Baruah's test covers sporadic reservations alone: time partitions take \
      cores during their slots";
-
-/// No longer given: an EDF cluster with a high-criticality reservation gets its test with
-/// worst-case reservations ([`Criticality::WorstCaseReservations`]). Kept for callers that
-/// compare against it.
-pub const HIGH_CRITICALITY_NOT_IN_GFB: &str =
-    "Goossens, Funk and Baruah's test covers sporadic reservations alone: Vestal's mode switch \
-     demotes low-criticality reservations (AMC-rtb needs fixed-priority order: under EDF order \
-     the switch moves no deadline, so a high-criticality job past e^L may be due before its \
-     remaining e^H - e^L can run)";
 
 /// How a verdict on a cluster with a high-criticality reservation (Vestal's model, the MC-IPC
 /// paper's section VII) takes the mode switch into account.
