@@ -255,6 +255,26 @@ pub fn component_test(test: &str, tasks: &[Task], components: Components) -> boo
 #[cfg(test)]
 mod tests {
 
+    /// Two thirds of a set's tasks of high criticality, `C^H = factor C`.
+    fn two_thirds_high(factor_ppb: u64) -> Criticality {
+        Criticality {
+            factor_ppb,
+            high_ppb: 666_666_667,
+        }
+    }
+
+    /// Tasks `(C, T, D as a percentage of T)`, the deadline kept within `[C, T]`.
+    fn constrained(shapes: &[(u64, u64, u64)]) -> Vec<Task> {
+        shapes
+            .iter()
+            .enumerate()
+            .map(|(i, &(c, t, d))| {
+                let deadline = c.max(t * d / 100).max(1).min(t);
+                Task::new(format!("t{i}"), c, t).with_deadline(deadline)
+            })
+            .collect()
+    }
+
     /// By hand, C = (2, 3, 4) ms, T = D = (10, 20, 40) ms, the first two of high
     /// criticality (two thirds of three, rounded) with factor 2: C^H = 4 and 6. R^L: 2,
     /// 3 + 2 = 5, 4 + 2 + 3 = 9; R^*: 4, and 6 + ceil(R/10) 4 = 10 <= 20. With factor 3
@@ -266,12 +286,8 @@ mod tests {
             Task::new("b", 3_000_000, 20_000_000),
             Task::new("c", 4_000_000, 40_000_000),
         ];
-        let criticality = |factor_ppb| Criticality {
-            factor_ppb,
-            high_ppb: 666_666_667,
-        };
-        assert!(amc_rtb_dm(&tasks, criticality(2_000_000_000)));
-        assert!(!amc_rtb_dm(&tasks, criticality(3_000_000_000)));
+        assert!(amc_rtb_dm(&tasks, two_thirds_high(2_000_000_000)));
+        assert!(!amc_rtb_dm(&tasks, two_thirds_high(3_000_000_000)));
         // No task of high criticality: the plain response-time analysis of C^L.
         let none = Criticality {
             factor_ppb: 3_000_000_000,
@@ -295,17 +311,13 @@ mod tests {
             Task::new("b", 3_000_000, 20_000_000),
             Task::new("c", 4_000_000, 30_000_000),
         ];
-        let criticality = |factor_ppb| Criticality {
-            factor_ppb,
-            high_ppb: 666_666_667,
-        };
-        let wcr: Vec<u64> = worst_case_reservations(&tasks, criticality(2_500_000_000))
+        let wcr: Vec<u64> = worst_case_reservations(&tasks, two_thirds_high(2_500_000_000))
             .iter()
             .map(|t| t.wcet)
             .collect();
         assert_eq!(wcr, [5_000_000, 7_500_000, 4_000_000]);
         let overheads = |factor_ppb| crate::sweep::verdict::Overheads {
-            criticality: Some(criticality(factor_ppb)),
+            criticality: Some(two_thirds_high(factor_ppb)),
             ..Default::default()
         };
         let accepts = |test, factor_ppb| {
@@ -330,14 +342,7 @@ mod tests {
             high_ppb in 0u64..=1_000_000_000,
             factor_ppb in 1_000_000_000u64..4_000_000_000,
         ) {
-            let tasks: Vec<Task> = shapes
-                .iter()
-                .enumerate()
-                .map(|(i, &(c, t, d))| {
-                    let deadline = c.max(t * d / 100).max(1).min(t);
-                    Task::new(format!("t{i}"), c, t).with_deadline(deadline)
-                })
-                .collect();
+            let tasks = constrained(&shapes);
             let with = |factor_ppb| crate::sweep::verdict::Overheads {
                 criticality: Some(Criticality { factor_ppb, high_ppb }),
                 ..Default::default()
@@ -367,14 +372,7 @@ mod tests {
             shapes in proptest::collection::vec((1u64..10, 5u64..60, 0u64..100), 1..7),
             high_ppb in 0u64..=1_000_000_000,
         ) {
-            let tasks: Vec<Task> = shapes
-                .iter()
-                .enumerate()
-                .map(|(i, &(c, t, d))| {
-                    let deadline = c.max(t * d / 100).max(1).min(t);
-                    Task::new(format!("t{i}"), c, t).with_deadline(deadline)
-                })
-                .collect();
+            let tasks = constrained(&shapes);
             let plain = crate::sweep::verdict::accepts("fp-rta-dm", &tasks);
             let at = |factor_ppb| amc_rtb_dm(&tasks, Criticality { factor_ppb, high_ppb });
             proptest::prop_assert_eq!(at(1_000_000_000), plain);
