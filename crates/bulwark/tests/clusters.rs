@@ -851,3 +851,34 @@ fn amc_rtb_beside_a_partition_runs_on_the_slots_supply() {
         "the least supply sbf(t) the time partitions' slots leave",
     );
 }
+
+/// An SPR server on one fixed-priority core (`s`, 2 ms per 10 ms, S = 2, above `a` (3, 10)
+/// and `b` (4, 20)) enters the exact analysis as a sporadic task, and the report says why:
+/// R = 2, 5 and 9 ms by hand, exit 0 (before, "not analysed", exit 2).
+#[test]
+fn an_spr_server_on_one_core_is_analysed_as_a_sporadic_task() {
+    let text = "name = \"spr\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"1s\"\n\n\
+                [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"fixed-priority\"\n\n\
+                [[task]]\nname = \"s\"\ncluster = \"k\"\npriority = 9\nperiod = \"5ms\"\n\
+                execution = \"1ms\"\nreservation = { budget = \"2ms\", period = \"10ms\", \
+                replenishment = \"spr\", replenishments = 2 }\n\n\
+                [[task]]\nname = \"a\"\ncluster = \"k\"\npriority = 5\nperiod = \"10ms\"\n\
+                execution = \"3ms\"\nreservation = { budget = \"3ms\", period = \"10ms\" }\n\n\
+                [[task]]\nname = \"b\"\ncluster = \"k\"\npriority = 1\nperiod = \"20ms\"\n\
+                execution = \"4ms\"\nreservation = { budget = \"4ms\", period = \"20ms\" }\n";
+    let (_dir, path) = temp_file("spr.toml", text);
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
+    assert_contains(
+        &stdout,
+        "an SPR server as one too: a sporadic server interferes no more than a sporadic task \
+         (e, p), Sprunt, Sha and Lehoczky's theorem",
+    );
+    assert_ends_with(&stdout, "\nclusters: k schedulable (FP RTA)\n");
+    let doc = analyze_json(&path, 0);
+    let k = &doc["clusters"][0];
+    assert_eq!(k["test"], "fp-rta");
+    let responses: Vec<&serde_json::Value> =
+        (0..3).map(|i| &k["members"][i]["response_ns"]).collect();
+    assert_eq!(responses, [2_000_000, 5_000_000, 9_000_000]);
+    assert_eq!(k["members"][0]["replenishment"], "spr (2 slots)");
+}

@@ -19,10 +19,12 @@
 //! whichever of those tests applies (worst-case reservations, [`Criticality`]): the mode
 //! switch only demotes low-criticality reservations below every other, which takes
 //! interference away from the rest, so the verdict holds for a high-criticality reservation
-//! in either mode and for a low one in low mode; the switch is given no credit. The
-//! response-time analyses do not cover SPR servers (they keep budget across a suspension):
-//! such a cluster's bandwidth is reported, a partition counting its slots' time over the
-//! cycle, and no verdict. A best-effort member runs below
+//! in either mode and for a low one in low mode; the switch is given no credit. On one
+//! fixed-priority core without partitions an SPR server is a sporadic task `(e, p)` to the
+//! exact analysis (Sprunt, Sha and Lehoczky: a sporadic server interferes no more than one);
+//! elsewhere the response-time analyses do not cover SPR servers (they keep budget across a
+//! suspension): such a cluster's bandwidth is reported, a partition counting its slots' time
+//! over the cycle, and no verdict. A best-effort member runs below
 //! every reservation on no budget: it takes nothing from them, gets no guarantee, and is left
 //! out of the bandwidth and the tests. A termination run in a cluster masks one of its cores
 //! for up to its mask ([`crate::reclamation`]): the response-time analysis counts each as
@@ -273,7 +275,8 @@ pub const SLOT_SUPPLY_TOO_MANY_DEADLINES: &str =
     "the demand test against the slots' supply would examine more than 4,000,000 deadlines \
      in the hyperperiod of the cycle and the periods";
 
-/// Why no test ran on a fixed-priority cluster with an SPR (or constant-bandwidth) server.
+/// Why no test ran on a fixed-priority cluster with an SPR server on more than one core or
+/// beside time partitions (or with a constant-bandwidth server).
 pub const SERVERS_NOT_IN_GLOBAL_FP_RTA: &str =
     "Bertogna and Cirinei's response-time analysis covers reservations under section III's \
      sporadic rule alone: an SPR server keeps its budget across a suspension and spends it \
@@ -481,6 +484,16 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                     }
                 )
             });
+            // A constant-bandwidth server never waits for budget under fixed priority.
+            let has_constant_bandwidth = cluster.members.iter().any(|m| {
+                matches!(
+                    m.kind,
+                    MemberKind::Sporadic {
+                        replenishment: Replenishment::ConstantBandwidth,
+                        ..
+                    }
+                )
+            });
             let verdict = match cluster.order {
                 // One core: the reservations share what the slots leave (fixed priority with
                 // a high-criticality reservation goes to AMC-rtb below instead).
@@ -501,6 +514,17 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                     if has_high_criticality && cores == 1 && !has_server =>
                 {
                     mixed_criticality(&mut members, &masks, cluster.cycle)
+                }
+                // One core, SPR servers and no constant-bandwidth one: a sporadic server
+                // interferes with the reservations below it no more than a sporadic task (e, p)
+                // would (Sprunt, Sha and Lehoczky's theorem, which SPR's replenishment rule
+                // keeps: each consumed chunk comes back p after the activation it was used
+                // from), so the exact uniprocessor analysis covers it, as the SPR paper's Eq. 1
+                // does on a core of its own.
+                SporadicOrder::FixedPriority
+                    if has_server && cores == 1 && !has_constant_bandwidth =>
+                {
+                    fixed_priority(&mut members, cores, &masks, cluster.cycle)
                 }
                 SporadicOrder::FixedPriority if has_server => {
                     ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)

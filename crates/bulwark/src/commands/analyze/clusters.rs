@@ -209,12 +209,12 @@ fn verdict_sentence(analysis: &ClusterAnalysis) -> String {
         ClusterVerdict::RtaSchedulable(_) => format!(
             "{}{}, U = {total}: every R <= p: every reservation gets its budget e within p of \
              each replenishment",
-            rta_intro(cores, &analysis.masks),
+            rta_intro(analysis),
             partitions_text(analysis),
         ),
         ClusterVerdict::RtaNotShownSchedulable(rta) => format!(
             "{}{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
-            rta_intro(cores, &analysis.masks),
+            rta_intro(analysis),
             partitions_text(analysis),
             failure_text(analysis, rta)
         ),
@@ -363,13 +363,29 @@ fn amc_masks_text(masks: &[Duration]) -> String {
 
 /// The response-time analysis's description, with the masks it counts: on one core the
 /// exact uniprocessor analysis, on more Bertogna and Cirinei's.
-fn rta_intro(cores: usize, masks: &[Duration]) -> String {
+fn rta_intro(analysis: &ClusterAnalysis) -> String {
+    let (cores, masks) = (analysis.cores.len(), &analysis.masks);
     if cores == 1 {
+        let servers = analysis.members.iter().any(|m| {
+            matches!(
+                m.reservation,
+                MemberReservation::Sporadic {
+                    replenishment: Replenishment::Spr { .. },
+                    ..
+                }
+            )
+        });
         return format!(
             "fixed priority on one core, the reservations taken as sporadic tasks (e, p) with \
              deadline p at their tasks' priorities (equal priorities in member order, as the \
-             scheduler breaks ties); the exact response-time analysis R = e + sum_hp \
+             scheduler breaks ties{}); the exact response-time analysis R = e + sum_hp \
              ceil(R / p_j) e_j from the critical instant{}",
+            if servers {
+                "; an SPR server as one too: a sporadic server interferes no more than a \
+                 sporadic task (e, p), Sprunt, Sha and Lehoczky's theorem"
+            } else {
+                ""
+            },
             amc_masks_text(masks)
         );
     }
