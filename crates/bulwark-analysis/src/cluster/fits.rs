@@ -114,6 +114,12 @@ pub(super) fn fit_partitions(
 /// before. So a job gets `e >= C` within the reservation's bound (its `R`, else `p`) of its
 /// release, and that is its [`Member::job_response`] (bounded when within its deadline and
 /// spacing).
+///
+/// An SPR server (which the analysis covers on one fixed-priority core) carrying such a task
+/// gets the same bound: the server is active from a job's release to its completion, so a
+/// job that starts with the whole budget spends at most `C <= e` from one activation at its
+/// release, which comes back `p <= T` later, before the next release; by induction from the
+/// full queue of the start, every job starts with the whole budget.
 pub(super) fn bound_lone_members(
     scenario: &Scenario,
     drains: &CallDrains,
@@ -130,7 +136,7 @@ pub(super) fn bound_lone_members(
     for (spec, member) in specs.iter().zip(members.iter_mut()) {
         let MemberReservation::Sporadic {
             reservation,
-            replenishment: Replenishment::Sporadic,
+            replenishment: Replenishment::Sporadic | Replenishment::Spr { .. },
             ..
         } = &member.reservation
         else {

@@ -117,28 +117,21 @@ fn a_fixed_priority_cluster_with_a_server_is_not_analysed() {
 
 /// One core, `s` an SPR server (2 ms per 10 ms, S = 2) above `a` (3, 10) and `b` (4, 20):
 /// the server counts as a sporadic task (e, p) in the exact uniprocessor analysis. By hand:
-/// R_s = 2, R_a = 3 + 2 = 5, R_b = 4 + 2 + 3 = 9 ms. As a constant-bandwidth server `s`
+/// R_s = 2, R_a = 3 + 2 = 5, R_b = 4 + 2 + 3 = 9 ms, each member's job bound too (each
+/// task needs at most e per p). As a constant-bandwidth server `s`
 /// would never wait for budget: not analysed.
 #[test]
 fn an_spr_server_on_one_fixed_priority_core_counts_as_a_sporadic_task() {
-    let file = |rule: &str| {
-        format!(
-            "name = \"spr\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"1s\"\n\n\
-             [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"fixed-priority\"\n\n\
-             [[task]]\nname = \"s\"\ncluster = \"k\"\npriority = 9\nperiod = \"5ms\"\n\
-             execution = \"1ms\"\n\
-             reservation = {{ budget = \"2ms\", period = \"10ms\", {rule} }}\n\n\
-             [[task]]\nname = \"a\"\ncluster = \"k\"\npriority = 5\nperiod = \"10ms\"\n\
-             execution = \"3ms\"\nreservation = {{ budget = \"3ms\", period = \"10ms\" }}\n\n\
-             [[task]]\nname = \"b\"\ncluster = \"k\"\npriority = 1\nperiod = \"20ms\"\n\
-             execution = \"4ms\"\nreservation = {{ budget = \"4ms\", period = \"20ms\" }}\n"
-        )
-    };
-    let scenario = bulwark_spec::parse(
-        &file("replenishment = \"spr\", replenishments = 2"),
-        "spr.toml",
-    )
-    .expect("valid");
+    let text = "name = \"spr\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"1s\"\n\n\
+                [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"fixed-priority\"\n\n\
+                [[task]]\nname = \"s\"\ncluster = \"k\"\npriority = 9\nperiod = \"10ms\"\n\
+                execution = \"2ms\"\nreservation = { budget = \"2ms\", period = \"10ms\", \
+                replenishment = \"spr\", replenishments = 2 }\n\n\
+                [[task]]\nname = \"a\"\ncluster = \"k\"\npriority = 5\nperiod = \"10ms\"\n\
+                execution = \"3ms\"\nreservation = { budget = \"3ms\", period = \"10ms\" }\n\n\
+                [[task]]\nname = \"b\"\ncluster = \"k\"\npriority = 1\nperiod = \"20ms\"\n\
+                execution = \"4ms\"\nreservation = { budget = \"4ms\", period = \"20ms\" }\n";
+    let scenario = bulwark_spec::parse(text, "spr.toml").expect("valid");
     let cluster = &analyse(&scenario)[0];
     assert!(matches!(cluster.verdict, ClusterVerdict::RtaSchedulable(_)));
     assert_eq!(cluster.verdict.test_name(), Some(FP_RTA_TEST));
@@ -147,12 +140,10 @@ fn an_spr_server_on_one_fixed_priority_core_counts_as_a_sporadic_task() {
         responses,
         [ms(2), ms(5), ms(9)].map(|r| Some(Response::Bounded(r)))
     );
-    // The lone sporadic-rule members get their job bounds, the server's client none.
-    assert_eq!(cluster.members[0].job_response, None);
-    assert_eq!(
-        cluster.members[2].job_response,
-        Some(Response::Bounded(ms(9)))
-    );
+    // Each member carries its task (C <= e, T >= p), the server's client too: each of its
+    // jobs finds the whole budget back at its release.
+    let jobs: Vec<Option<Response>> = cluster.members.iter().map(|m| m.job_response).collect();
+    assert_eq!(jobs, responses);
     // Validation refuses a constant-bandwidth server under fixed priority; the analysis does
     // not count on that.
     let mut cbs = scenario.clone();
