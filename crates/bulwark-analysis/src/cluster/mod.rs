@@ -20,11 +20,11 @@
 //! switch only demotes low-criticality reservations below every other, which takes
 //! interference away from the rest, so the verdict holds for a high-criticality reservation
 //! in either mode and for a low one in low mode; the switch is given no credit. On one
-//! fixed-priority core without partitions an SPR server is a sporadic task `(e, p)` to the
-//! exact analysis (Sprunt, Sha and Lehoczky: a sporadic server interferes no more than one);
-//! elsewhere the response-time analyses do not cover SPR servers (they keep budget across a
-//! suspension): such a cluster's bandwidth is reported, a partition counting its slots' time
-//! over the cycle, and no verdict. A best-effort member runs below
+//! fixed-priority core an SPR server is a sporadic task `(e, p)` to the exact analysis, on
+//! the slots' supply when there are partitions (Sprunt, Sha and Lehoczky: a sporadic server
+//! interferes no more than one); elsewhere the response-time analyses do not cover SPR
+//! servers (they keep budget across a suspension), nor AMC-rtb: such a cluster's bandwidth
+//! is reported, a partition counting its slots' time over the cycle, and no verdict. A best-effort member runs below
 //! every reservation on no budget: it takes nothing from them, gets no guarantee, and is left
 //! out of the bandwidth and the tests. A termination run in a cluster masks one of its cores
 //! for up to its mask ([`crate::reclamation`]): the response-time analysis counts each as
@@ -275,8 +275,9 @@ pub const SLOT_SUPPLY_TOO_MANY_DEADLINES: &str =
     "the demand test against the slots' supply would examine more than 4,000,000 deadlines \
      in the hyperperiod of the cycle and the periods";
 
-/// Why no test ran on a fixed-priority cluster with an SPR server on more than one core or
-/// beside time partitions (or with a constant-bandwidth server).
+/// Why no test ran on a fixed-priority cluster with an SPR server on more than one core, or
+/// on one core beside partitions and a high-criticality member (or with a constant-bandwidth
+/// server).
 pub const SERVERS_NOT_IN_GLOBAL_FP_RTA: &str =
     "Bertogna and Cirinei's response-time analysis covers reservations under section III's \
      sporadic rule alone: an SPR server keeps its budget across a suspension and spends it \
@@ -502,8 +503,10 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                         && cores == 1
                         && !(has_high_criticality && order == SporadicOrder::FixedPriority) =>
                 {
+                    // An SPR server is a sporadic task to the test on the slots' supply too:
+                    // the partitions only take supply, as higher priorities would.
                     match order {
-                        SporadicOrder::FixedPriority if has_server => {
+                        SporadicOrder::FixedPriority if has_constant_bandwidth => {
                             ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
                         }
                         order => on_slot_supply(&mut members, order, cluster.cycle, &masks),
@@ -515,14 +518,15 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 {
                     mixed_criticality(&mut members, &masks, cluster.cycle)
                 }
-                // One core, SPR servers and no constant-bandwidth one: a sporadic server
+                // One core, SPR servers, no constant-bandwidth one and no partition (with
+                // partitions and a high-criticality member there is no test): a sporadic server
                 // interferes with the reservations below it no more than a sporadic task (e, p)
                 // would (Sprunt, Sha and Lehoczky's theorem, which SPR's replenishment rule
                 // keeps: each consumed chunk comes back p after the activation it was used
                 // from), so the exact uniprocessor analysis covers it, as the SPR paper's Eq. 1
                 // does on a core of its own.
                 SporadicOrder::FixedPriority
-                    if has_server && cores == 1 && !has_constant_bandwidth =>
+                    if has_server && cores == 1 && !has_constant_bandwidth && !has_partition =>
                 {
                     fixed_priority(&mut members, cores, &masks, cluster.cycle)
                 }

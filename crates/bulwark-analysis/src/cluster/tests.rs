@@ -154,6 +154,57 @@ fn an_spr_server_on_one_fixed_priority_core_counts_as_a_sporadic_task() {
     );
 }
 
+/// One core with a time partition `P` holding [0, 40 ms) of every 100 ms, `a` an SPR server
+/// (10 ms per 50 ms) above `b` (15 ms per 100 ms): the server counts as a sporadic task on the
+/// slots' supply. By hand, a's R = 40 + 10 = 50 ms (its worst window starts at the slot), b's
+/// 25 ms of work by 65 ms meet a's second release at 50 (10 more): 35 ms of supply by 75 ms,
+/// R = 75 ms. With `b` of high criticality besides, no test runs: AMC-rtb does not take SPR
+/// servers, and the exact analysis without the slots would miss the partition.
+#[test]
+fn an_spr_server_beside_a_partition_counts_on_the_slots_supply() {
+    let text = |b_reservation: &str| {
+        format!(
+            "name = \"spr-slots\"\npolicy = \"fixed-priority\"\ncores = 1\n\
+             duration = \"1s\"\n\n\
+             [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"fixed-priority\"\n\
+             cycle = \"100ms\"\n\n\
+             [[task]]\nname = \"P\"\ncluster = \"k\"\npriority = 9\n\
+             reservation = {{ core = 0, slots = [[\"0ms\", \"40ms\"]] }}\n\
+             period = \"100ms\"\nexecution = \"1ms\"\n\n\
+             [[task]]\nname = \"a\"\ncluster = \"k\"\npriority = 5\n\
+             reservation = {{ budget = \"10ms\", period = \"50ms\", replenishment = \"spr\" }}\n\
+             period = \"50ms\"\nexecution = \"1ms\"\n\n\
+             [[task]]\nname = \"b\"\ncluster = \"k\"\npriority = 4\n\
+             reservation = {{ {b_reservation} }}\nperiod = \"100ms\"\nexecution = \"1ms\"\n"
+        )
+    };
+    let plain = bulwark_spec::parse(&text("budget = \"15ms\", period = \"100ms\""), "s.toml")
+        .expect("valid");
+    let cluster = &analyse(&plain)[0];
+    assert_eq!(cluster.verdict.test_name(), Some(SLOT_SUPPLY_RTA_TEST));
+    assert_eq!(cluster.verdict.schedulable(), Some(true));
+    let responses: Vec<Option<Response>> = cluster.members.iter().map(|m| m.response).collect();
+    assert_eq!(
+        responses,
+        [
+            None,
+            Some(Response::Bounded(ms(50))),
+            Some(Response::Bounded(ms(75)))
+        ]
+    );
+    let high = bulwark_spec::parse(
+        &text(
+            "budget = \"15ms\", period = \"100ms\", criticality = \"high\", \
+             low-budget = \"5ms\"",
+        ),
+        "s.toml",
+    )
+    .expect("valid");
+    let cluster = &analyse(&high)[0];
+    assert_eq!(cluster.verdict.reason(), Some(SERVERS_NOT_IN_GLOBAL_FP_RTA));
+    assert!(cluster.members.iter().all(|m| m.response.is_none()));
+}
+
 /// `c` in a sporadic (1 ms, 10 ms) reservation at priority 3, `a` (3, 10) and `b`
 /// (9, 10) at priority 1: the order c, a, b (a before b: the tie goes to the earlier
 /// member, as the scheduler's to the lower reservation id). On m = 2, R_c = 1 ms and
