@@ -870,8 +870,8 @@ fn an_spr_server_on_one_core_is_analysed_as_a_sporadic_task() {
     let (stdout, _) = outputs(&["analyze"], &path, 0);
     assert_contains(
         &stdout,
-        "an SPR server as one too: a sporadic server interferes no more than a sporadic task \
-         (e, p), Sprunt, Sha and Lehoczky's theorem",
+        "(an SPR server as one too: a sporadic server interferes no more than a sporadic task \
+         (e, p), Sprunt, Sha and Lehoczky's theorem)",
     );
     assert_ends_with(&stdout, "\nclusters: k schedulable (FP RTA)\n");
     let doc = analyze_json(&path, 0);

@@ -228,7 +228,7 @@ fn verdict_sentence(analysis: &ClusterAnalysis) -> String {
         ClusterVerdict::SupplySchedulable(test) => format!(
             "{}, U = {total}: {}: every reservation gets its budget e within p of each \
              replenishment (a partition runs in its slots)",
-            supply_intro(test),
+            supply_intro(test, has_spr_server(analysis)),
             match test.rta {
                 Some(_) => "every R <= p",
                 None => "every deadline's demand within the supply",
@@ -236,7 +236,7 @@ fn verdict_sentence(analysis: &ClusterAnalysis) -> String {
         ),
         ClusterVerdict::SupplyNotShownSchedulable(test) => format!(
             "{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
-            supply_intro(test),
+            supply_intro(test, has_spr_server(analysis)),
             match (&test.rta, test.edf) {
                 (Some(rta), _) => failure_text(analysis, rta),
                 (None, Some(EdfOnSupply::DemandExceeds { at, demand, supply })) => format!(
@@ -291,7 +291,7 @@ fn bcl_member(analysis: &ClusterAnalysis, k: usize) -> Option<&str> {
 }
 
 /// The slot-supply test's description in the cluster's sentence.
-fn supply_intro(test: &SupplyTest) -> String {
+fn supply_intro(test: &SupplyTest, servers: bool) -> String {
     let masks = if test.masked.is_zero() {
         String::new()
     } else if test.masked == Duration::MAX {
@@ -312,9 +312,28 @@ fn supply_intro(test: &SupplyTest) -> String {
     format!(
         "one core with time partitions, which leave {} of every {} cycle: the sporadic \
          reservations taken as tasks (e, p) with deadline p against the least supply sbf(t) \
-         the slots leave in any window of length t; {test_text}{masks}",
-        test.free_per_cycle, test.cycle
+         the slots leave in any window of length t{}; {test_text}{masks}",
+        test.free_per_cycle,
+        test.cycle,
+        if servers { SPR_AS_SPORADIC } else { "" }
     )
+}
+
+/// Why an SPR server counts as a sporadic task, as a clause.
+const SPR_AS_SPORADIC: &str = " (an SPR server as one too: a sporadic server interferes no \
+     more than a sporadic task (e, p), Sprunt, Sha and Lehoczky's theorem)";
+
+/// Whether a member of the cluster is an SPR server.
+fn has_spr_server(analysis: &ClusterAnalysis) -> bool {
+    analysis.members.iter().any(|m| {
+        matches!(
+            m.reservation,
+            MemberReservation::Sporadic {
+                replenishment: Replenishment::Spr { .. },
+                ..
+            }
+        )
+    })
 }
 
 /// AMC-rtb's description in the cluster's sentence.
@@ -366,23 +385,13 @@ fn amc_masks_text(masks: &[Duration]) -> String {
 fn rta_intro(analysis: &ClusterAnalysis) -> String {
     let (cores, masks) = (analysis.cores.len(), &analysis.masks);
     if cores == 1 {
-        let servers = analysis.members.iter().any(|m| {
-            matches!(
-                m.reservation,
-                MemberReservation::Sporadic {
-                    replenishment: Replenishment::Spr { .. },
-                    ..
-                }
-            )
-        });
         return format!(
             "fixed priority on one core, the reservations taken as sporadic tasks (e, p) with \
              deadline p at their tasks' priorities (equal priorities in member order, as the \
-             scheduler breaks ties{}); the exact response-time analysis R = e + sum_hp \
+             scheduler breaks ties){}; the exact response-time analysis R = e + sum_hp \
              ceil(R / p_j) e_j from the critical instant{}",
-            if servers {
-                "; an SPR server as one too: a sporadic server interferes no more than a \
-                 sporadic task (e, p), Sprunt, Sha and Lehoczky's theorem"
+            if has_spr_server(analysis) {
+                SPR_AS_SPORADIC
             } else {
                 ""
             },
