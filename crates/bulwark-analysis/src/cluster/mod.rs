@@ -22,8 +22,9 @@
 //! in either mode and for a low one in low mode; the switch is given no credit. On one
 //! fixed-priority core an SPR server is a sporadic task `(e, p)` to the exact analysis, on
 //! the slots' supply when there are partitions (Sprunt, Sha and Lehoczky: a sporadic server
-//! interferes no more than one); elsewhere the response-time analyses do not cover SPR
-//! servers (they keep budget across a suspension), nor AMC-rtb: such a cluster's bandwidth
+//! interferes no more than one), beside high-criticality members with worst-case
+//! reservations (AMC-rtb does not take them); on more cores the response-time analyses do
+//! not cover SPR servers (they keep budget across a suspension): such a cluster's bandwidth
 //! is reported, a partition counting its slots' time over the cycle, and no verdict. A best-effort member runs below
 //! every reservation on no budget: it takes nothing from them, gets no guarantee, and is left
 //! out of the bandwidth and the tests. A termination run in a cluster masks one of its cores
@@ -275,9 +276,8 @@ pub const SLOT_SUPPLY_TOO_MANY_DEADLINES: &str =
     "the demand test against the slots' supply would examine more than 4,000,000 deadlines \
      in the hyperperiod of the cycle and the periods";
 
-/// Why no test ran on a fixed-priority cluster with an SPR server on more than one core, or
-/// on one core beside partitions and a high-criticality member (or with a constant-bandwidth
-/// server).
+/// Why no test ran on a fixed-priority cluster with an SPR server on more than one core (or
+/// with a constant-bandwidth server).
 pub const SERVERS_NOT_IN_GLOBAL_FP_RTA: &str =
     "Bertogna and Cirinei's response-time analysis covers reservations under section III's \
      sporadic rule alone: an SPR server keeps its budget across a suspension and spends it \
@@ -497,11 +497,14 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
             });
             let verdict = match cluster.order {
                 // One core: the reservations share what the slots leave (fixed priority with
-                // a high-criticality reservation goes to AMC-rtb below instead).
+                // a high-criticality reservation goes to AMC-rtb below instead, unless an SPR
+                // server, which AMC-rtb does not take, makes it worst-case reservations here).
                 order
                     if has_partition
                         && cores == 1
-                        && !(has_high_criticality && order == SporadicOrder::FixedPriority) =>
+                        && !(has_high_criticality
+                            && order == SporadicOrder::FixedPriority
+                            && !has_server) =>
                 {
                     // An SPR server is a sporadic task to the test on the slots' supply too:
                     // the partitions only take supply, as higher priorities would.
@@ -518,8 +521,8 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 {
                     mixed_criticality(&mut members, &masks, cluster.cycle)
                 }
-                // One core, SPR servers, no constant-bandwidth one and no partition (with
-                // partitions and a high-criticality member there is no test): a sporadic server
+                // One core, SPR servers, no constant-bandwidth one and no partition: a
+                // sporadic server
                 // interferes with the reservations below it no more than a sporadic task (e, p)
                 // would (Sprunt, Sha and Lehoczky's theorem, which SPR's replenishment rule
                 // keeps: each consumed chunk comes back p after the activation it was used

@@ -158,8 +158,9 @@ fn an_spr_server_on_one_fixed_priority_core_counts_as_a_sporadic_task() {
 /// (10 ms per 50 ms) above `b` (15 ms per 100 ms): the server counts as a sporadic task on the
 /// slots' supply. By hand, a's R = 40 + 10 = 50 ms (its worst window starts at the slot), b's
 /// 25 ms of work by 65 ms meet a's second release at 50 (10 more): 35 ms of supply by 75 ms,
-/// R = 75 ms. With `b` of high criticality besides, no test runs: AMC-rtb does not take SPR
-/// servers, and the exact analysis without the slots would miss the partition.
+/// R = 75 ms. With `b` of high criticality (e^L = 5 ms) the same test runs with `b` at its
+/// e^H (worst-case reservations: AMC-rtb does not take SPR servers), the same bounds; the
+/// exact analysis without the slots would have missed the partition (a's R = 10 ms).
 #[test]
 fn an_spr_server_beside_a_partition_counts_on_the_slots_supply() {
     let text = |b_reservation: &str| {
@@ -201,8 +202,14 @@ fn an_spr_server_beside_a_partition_counts_on_the_slots_supply() {
     )
     .expect("valid");
     let cluster = &analyse(&high)[0];
-    assert_eq!(cluster.verdict.reason(), Some(SERVERS_NOT_IN_GLOBAL_FP_RTA));
-    assert!(cluster.members.iter().all(|m| m.response.is_none()));
+    assert_eq!(cluster.verdict.test_name(), Some(SLOT_SUPPLY_RTA_TEST));
+    assert_eq!(
+        cluster.criticality(),
+        Some(Criticality::WorstCaseReservations)
+    );
+    let high_responses: Vec<Option<Response>> =
+        cluster.members.iter().map(|m| m.response).collect();
+    assert_eq!(high_responses, responses);
 }
 
 /// `c` in a sporadic (1 ms, 10 ms) reservation at priority 3, `a` (3, 10) and `b`
