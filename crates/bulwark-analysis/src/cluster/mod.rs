@@ -25,13 +25,14 @@
 //! interferes no more than one), beside high-criticality members with worst-case
 //! reservations (AMC-rtb does not take them); on more cores the response-time analyses do
 //! not cover SPR servers (they keep budget across a suspension): such a cluster's bandwidth
-//! is reported, a partition counting its slots' time over the cycle, and no verdict. A best-effort member runs below
-//! every reservation on no budget: it takes nothing from them, gets no guarantee, and is left
-//! out of the bandwidth and the tests. A termination run in a cluster masks one of its cores
-//! for up to its mask ([`crate::reclamation`]): the response-time analysis counts each as
-//! interference on one core ([`crate::global_fp::rta_masked`]); GFB has no such term, so under EDF
-//! order a cluster with terminations gets Bertogna, Cirinei and Lipari's interference test
-//! instead, with the masks ([`crate::global_edf::bcl`]).
+//! is reported, a partition counting its slots' time over the cycle, and no verdict. A
+//! best-effort member runs below every reservation on no budget: it takes nothing from them,
+//! gets no guarantee, and is left out of the bandwidth and the tests. A termination run in a
+//! cluster masks one of its cores for up to its mask ([`crate::reclamation`]): the
+//! response-time analysis counts each as interference on one core
+//! ([`crate::global_fp::rta_masked`]); GFB has no such term, so under EDF order a cluster with
+//! terminations gets Bertogna, Cirinei and Lipari's interference test instead, with the masks
+//! ([`crate::global_edf::bcl`]).
 
 use bulwark_core::{Duration, Priority};
 use bulwark_spec::{MemberKind, Replenishment, Reservation, Scenario, SporadicOrder};
@@ -521,23 +522,20 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 {
                     mixed_criticality(&mut members, &masks, cluster.cycle)
                 }
-                // One core, SPR servers, no constant-bandwidth one and no partition: a
-                // sporadic server
-                // interferes with the reservations below it no more than a sporadic task (e, p)
-                // would (Sprunt, Sha and Lehoczky's theorem, which SPR's replenishment rule
-                // keeps: each consumed chunk comes back p after the activation it was used
-                // from), so the exact uniprocessor analysis covers it, as the SPR paper's Eq. 1
-                // does on a core of its own.
+                // SPR servers on more cores, or a constant-bandwidth server: no test.
                 SporadicOrder::FixedPriority
-                    if has_server && cores == 1 && !has_constant_bandwidth && !has_partition =>
+                    if has_server && (cores != 1 || has_constant_bandwidth) =>
                 {
-                    fixed_priority(&mut members, cores, &masks, cluster.cycle)
-                }
-                SporadicOrder::FixedPriority if has_server => {
                     ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
                 }
                 // With time partitions on more cores, each one more interfering entity. A
-                // high-criticality reservation counts at e^H (worst-case reservations).
+                // high-criticality reservation counts at e^H (worst-case reservations). On one
+                // core (no partition: those went to the slots' supply) an SPR server interferes
+                // with the reservations below it no more than a sporadic task (e, p) would
+                // (Sprunt, Sha and Lehoczky's theorem, which SPR's rule keeps: each consumed
+                // chunk comes back p after the activation it was used from), so the exact
+                // uniprocessor analysis covers it, as the SPR paper's Eq. 1 does on a core of
+                // its own.
                 SporadicOrder::FixedPriority => {
                     fixed_priority(&mut members, cores, &masks, cluster.cycle)
                 }
