@@ -319,15 +319,7 @@ impl ClusterAnalysis {
     /// How the verdict treats the mode switch: `None` when no member is of high criticality
     /// or no test ran.
     pub fn criticality(&self) -> Option<Criticality> {
-        let high = self.members.iter().any(|m| {
-            matches!(
-                m.reservation,
-                MemberReservation::Sporadic {
-                    low_budget: Some(_),
-                    ..
-                }
-            )
-        });
+        let high = (self.members.iter()).any(|m| m.reservation.is_high_criticality());
         match self.verdict {
             _ if !high => None,
             ClusterVerdict::NotAnalysed(_) => None,
@@ -402,6 +394,30 @@ impl MemberReservation {
         matches!(self, MemberReservation::Sporadic { .. })
     }
 
+    /// A time partition.
+    pub fn is_partition(&self) -> bool {
+        matches!(self, MemberReservation::Partition { .. })
+    }
+
+    /// A sporadic reservation of high criticality (Vestal's model: it has a low budget `e^L`).
+    pub fn is_high_criticality(&self) -> bool {
+        matches!(
+            self,
+            MemberReservation::Sporadic {
+                low_budget: Some(_),
+                ..
+            }
+        )
+    }
+
+    /// How a sporadic reservation's budget comes back; `None` for the other kinds.
+    pub fn replenishment(&self) -> Option<Replenishment> {
+        match self {
+            MemberReservation::Sporadic { replenishment, .. } => Some(*replenishment),
+            _ => None,
+        }
+    }
+
     /// False for a best-effort reservation (it has no share, takes nothing from the others
     /// and gets no guarantee) and for a shared one (tested as its owner's), so the tests
     /// leave them out.
@@ -462,40 +478,22 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 .map(|m| m.reservation.share())
                 .collect();
             let cores = u16::try_from(cluster.cores.len()).unwrap_or(u16::MAX);
-            let has_partition = cluster
-                .members
-                .iter()
-                .any(|m| matches!(m.kind, MemberKind::Partition { .. }));
-            let has_high_criticality = cluster.members.iter().any(|m| {
-                matches!(
-                    m.kind,
-                    MemberKind::Sporadic {
-                        low_budget: Some(_),
-                        ..
-                    }
-                )
-            });
+            let any = |holds: &dyn Fn(&MemberReservation) -> bool| {
+                members.iter().any(|m| holds(&m.reservation))
+            };
+            let has_partition = any(&MemberReservation::is_partition);
+            let has_high_criticality = any(&MemberReservation::is_high_criticality);
             // Only section III's rule makes a reservation a sporadic task: an SPR (or CBS)
             // server keeps budget while inactive.
-            let has_server = cluster.members.iter().any(|m| {
+            let has_server = any(&|r| {
                 matches!(
-                    m.kind,
-                    MemberKind::Sporadic {
-                        replenishment: Replenishment::Spr { .. } | Replenishment::ConstantBandwidth,
-                        ..
-                    }
+                    r.replenishment(),
+                    Some(Replenishment::Spr { .. } | Replenishment::ConstantBandwidth)
                 )
             });
             // A constant-bandwidth server never waits for budget under fixed priority.
-            let has_constant_bandwidth = cluster.members.iter().any(|m| {
-                matches!(
-                    m.kind,
-                    MemberKind::Sporadic {
-                        replenishment: Replenishment::ConstantBandwidth,
-                        ..
-                    }
-                )
-            });
+            let has_constant_bandwidth =
+                any(&|r| r.replenishment() == Some(Replenishment::ConstantBandwidth));
             let verdict = match cluster.order {
                 // One core: the reservations share what the slots leave (fixed priority with
                 // a high-criticality reservation goes to AMC-rtb below instead, unless an SPR

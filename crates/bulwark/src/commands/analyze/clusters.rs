@@ -325,13 +325,10 @@ const SPR_AS_SPORADIC: &str = " (an SPR server as one too: a sporadic server int
 
 /// Whether a member of the cluster is an SPR server.
 fn has_spr_server(analysis: &ClusterAnalysis) -> bool {
-    analysis.members.iter().any(|m| {
+    (analysis.members.iter()).any(|m| {
         matches!(
-            m.reservation,
-            MemberReservation::Sporadic {
-                replenishment: Replenishment::Spr { .. },
-                ..
-            }
+            m.reservation.replenishment(),
+            Some(Replenishment::Spr { .. })
         )
     })
 }
@@ -356,10 +353,7 @@ fn partitions_text(analysis: &ClusterAnalysis) -> &'static str {
 }
 
 fn has_partition(analysis: &ClusterAnalysis) -> bool {
-    analysis
-        .members
-        .iter()
-        .any(|m| matches!(m.reservation, MemberReservation::Partition { .. }))
+    (analysis.members.iter()).any(|m| m.reservation.is_partition())
 }
 
 /// Where AMC-rtb's windows get their supply, when time partitions share the core.
@@ -685,15 +679,7 @@ fn high_criticality(analysis: &ClusterAnalysis, member: &cluster::Member) -> boo
         MemberReservation::Shared { owner } => analysis.members.iter().find(|m| &m.name == owner),
         _ => Some(member),
     };
-    owner.is_some_and(|m| {
-        matches!(
-            m.reservation,
-            MemberReservation::Sporadic {
-                low_budget: Some(_),
-                ..
-            }
-        )
-    })
+    owner.is_some_and(|m| m.reservation.is_high_criticality())
 }
 
 /// A partition's slots: `[0ns, 5ms) [10ms, 12ms)`.
