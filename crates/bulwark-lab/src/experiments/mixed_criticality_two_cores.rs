@@ -18,7 +18,7 @@ use bulwark_core::{Duration, Instant};
 use bulwark_sim::{JobRecord, Kept, Options};
 use bulwark_spec::Scenario;
 
-use super::outcomes::built_in_scenario;
+use super::outcomes::{built_in_scenario, member_bound};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport};
 
@@ -165,15 +165,6 @@ fn ms_text(ns: u64) -> String {
     Duration::from_nanos(ns).to_string()
 }
 
-/// A member's bound from the cluster's test, ns.
-fn bound_of(analysis: Option<&ClusterAnalysis>, name: &str) -> Option<u64> {
-    let member = analysis?.members.iter().find(|m| m.name == name)?;
-    member
-        .response
-        .and_then(|r| r.bound())
-        .map(Duration::as_nanos)
-}
-
 fn worst_case_reservations(analysis: Option<&ClusterAnalysis>) -> bool {
     analysis.is_some_and(|a| a.criticality() == Some(Criticality::WorstCaseReservations))
 }
@@ -210,14 +201,14 @@ fn fixed_bounds(fixed: Option<&ClusterAnalysis>) -> Check {
             "{}; {}",
             FIXED_BOUNDS
                 .iter()
-                .map(|&(name, _)| format!("{name} {}", text(bound_of(fixed, name))))
+                .map(|&(name, _)| format!("{name} {}", text(member_bound(fixed, name))))
                 .collect::<Vec<_>>()
                 .join(", "),
             fixed.map_or("no cluster".into(), verdict_text)
         ),
         pass: FIXED_BOUNDS
             .iter()
-            .all(|&(name, ns)| bound_of(fixed, name) == Some(ns))
+            .all(|&(name, ns)| member_bound(fixed, name) == Some(ns))
             && fixed.is_some_and(|f| matches!(f.verdict, ClusterVerdict::RtaSchedulable(_)))
             && worst_case_reservations(fixed),
     }
@@ -287,7 +278,7 @@ fn high_within_bounds(runs: &[ClusterRun], fixed: Option<&ClusterAnalysis>) -> C
         for (name, jobs) in &run.high {
             // Cluster `fixed`: the analysis's R; cluster `deadline`: p.
             let bound = if suffix == "f" {
-                bound_of(fixed, name).unwrap_or(0)
+                member_bound(fixed, name).unwrap_or(0)
             } else {
                 PERIOD
             };
@@ -317,7 +308,7 @@ fn high_within_bounds(runs: &[ClusterRun], fixed: Option<&ClusterAnalysis>) -> C
 fn low_in_low_mode(runs: &[ClusterRun], fixed: Option<&ClusterAnalysis>) -> Check {
     let bound = |suffix: &str| {
         if suffix == "f" {
-            bound_of(fixed, "l-f").unwrap_or(0)
+            member_bound(fixed, "l-f").unwrap_or(0)
         } else {
             PERIOD
         }
@@ -350,7 +341,7 @@ fn low_in_low_mode(runs: &[ClusterRun], fixed: Option<&ClusterAnalysis>) -> Chec
 }
 
 fn low_across_a_switch(runs: &[ClusterRun], fixed: Option<&ClusterAnalysis>) -> Check {
-    let bound = bound_of(fixed, "l-f");
+    let bound = member_bound(fixed, "l-f");
     let mut measured = Vec::new();
     let mut pass = bound == Some(LOW_IN_LOW_MODE);
     for (&(name, _), run) in CLUSTERS.iter().zip(runs) {
@@ -414,7 +405,7 @@ mod tests {
         }
         let analyses = cluster::analyse(&credited);
         let fixed = analyses.iter().find(|a| a.name == "fixed");
-        assert!(bound_of(fixed, "h2-f").is_some_and(|ns| ns < 7 * MS));
+        assert!(member_bound(fixed, "h2-f").is_some_and(|ns| ns < 7 * MS));
         assert!(!fixed_bounds(fixed).pass);
     }
 }

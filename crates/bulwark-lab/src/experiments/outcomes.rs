@@ -1,6 +1,9 @@
 //! What the scenario experiments share: loading a built-in scenario, the options that keep
-//! its jobs' records, and finding a task's metrics and jobs in an outcome by name.
+//! its jobs' records, finding a task's metrics and jobs in an outcome by name, and a cluster
+//! member's bound in its analysis.
 
+use bulwark_analysis::cluster::ClusterAnalysis;
+use bulwark_core::Duration;
 use bulwark_sim::metrics::JobRecord;
 use bulwark_sim::{Options, Outcome, TaskMetrics};
 use bulwark_spec::Scenario;
@@ -57,4 +60,14 @@ pub(super) fn requests_aborted(outcome: &Outcome, names: &[&str]) -> Vec<u64> {
         .iter()
         .map(|name| task(outcome, name).requests_aborted)
         .collect()
+}
+
+/// The response-time bound of the member called `name` in a cluster's `analysis`, ns: `None`
+/// without the cluster, the member or a bound.
+pub(super) fn member_bound(analysis: Option<&ClusterAnalysis>, name: &str) -> Option<u64> {
+    let member = analysis?.members.iter().find(|m| m.name == name)?;
+    member
+        .response
+        .and_then(|r| r.bound())
+        .map(Duration::as_nanos)
 }

@@ -16,7 +16,7 @@ use bulwark_core::{Duration, Priority};
 use bulwark_sim::Outcome;
 use bulwark_spec::Scenario;
 
-use super::outcomes::{built_in_scenario, jobs, recording_jobs, task};
+use super::outcomes::{built_in_scenario, jobs, member_bound, recording_jobs, task};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport};
 
@@ -82,20 +82,11 @@ fn run() -> Result<ExperimentReport, LabError> {
     })
 }
 
-/// A member's bound from the cluster's test, ns.
-fn bound_of(analysis: Option<&ClusterAnalysis>, name: &str) -> Option<u64> {
-    let member = analysis?.members.iter().find(|m| m.name == name)?;
-    member
-        .response
-        .and_then(|r| r.bound())
-        .map(Duration::as_nanos)
-}
-
 fn fixed_bounds(fixed: Option<&ClusterAnalysis>) -> Check {
     let measured: Vec<String> = FIXED_BOUNDS
         .iter()
         .map(|&(name, _)| {
-            let bound = bound_of(fixed, name);
+            let bound = member_bound(fixed, name);
             format!(
                 "{name} {}",
                 bound.map_or("none".into(), |ns| Duration::from_nanos(ns).to_string())
@@ -118,7 +109,7 @@ fn fixed_bounds(fixed: Option<&ClusterAnalysis>) -> Check {
         ),
         pass: FIXED_BOUNDS
             .iter()
-            .all(|&(name, ns)| bound_of(fixed, name) == Some(ns))
+            .all(|&(name, ns)| member_bound(fixed, name) == Some(ns))
             && fixed.is_some_and(|f| matches!(f.verdict, ClusterVerdict::RtaSchedulable(_))),
     }
 }
@@ -161,7 +152,7 @@ fn within_bounds(outcome: &Outcome, fixed: Option<&ClusterAnalysis>) -> Check {
         .collect();
     let fixed_within = FIXED_BOUNDS[..2]
         .iter()
-        .all(|&(name, _)| bound_of(fixed, name).is_some_and(|b| worst(outcome, name) <= b));
+        .all(|&(name, _)| member_bound(fixed, name).is_some_and(|b| worst(outcome, name) <= b));
     let edf_within = EDF_MEMBERS
         .iter()
         .all(|&name| worst(outcome, name) <= PERIOD);
