@@ -491,39 +491,29 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                     Some(Replenishment::Spr { .. } | Replenishment::ConstantBandwidth)
                 )
             });
-            // A constant-bandwidth server never waits for budget under fixed priority.
             let has_constant_bandwidth =
                 any(&|r| r.replenishment() == Some(Replenishment::ConstantBandwidth));
+            // AMC-rtb credits the mode switch on one fixed-priority core (on what the slots
+            // leave when there are partitions); it does not take SPR servers, and the other
+            // high-criticality clusters get worst-case reservations in the tests below.
+            let amc_rtb = cluster.order == SporadicOrder::FixedPriority
+                && has_high_criticality
+                && cores == 1
+                && !has_server;
             let verdict = match cluster.order {
-                // One core: the reservations share what the slots leave (fixed priority with
-                // a high-criticality reservation goes to AMC-rtb below instead, unless an SPR
-                // server, which AMC-rtb does not take, makes it worst-case reservations here).
-                order
-                    if has_partition
-                        && cores == 1
-                        && !(has_high_criticality
-                            && order == SporadicOrder::FixedPriority
-                            && !has_server) =>
-                {
-                    // An SPR server is a sporadic task to the test on the slots' supply too:
-                    // the partitions only take supply, as higher priorities would.
-                    match order {
-                        SporadicOrder::FixedPriority if has_constant_bandwidth => {
-                            ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
-                        }
-                        order => on_slot_supply(&mut members, order, cluster.cycle, &masks),
-                    }
+                _ if amc_rtb => mixed_criticality(&mut members, &masks, cluster.cycle),
+                // A constant-bandwidth server never waits for budget under fixed priority.
+                SporadicOrder::FixedPriority if has_constant_bandwidth => {
+                    ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
                 }
-                // AMC-rtb on one core, on what the slots leave when there are partitions.
-                SporadicOrder::FixedPriority
-                    if has_high_criticality && cores == 1 && !has_server =>
-                {
-                    mixed_criticality(&mut members, &masks, cluster.cycle)
+                // One core: the reservations share what the slots leave. An SPR server is a
+                // sporadic task to that test too: the partitions only take supply, as higher
+                // priorities would.
+                order if has_partition && cores == 1 => {
+                    on_slot_supply(&mut members, order, cluster.cycle, &masks)
                 }
-                // SPR servers on more cores, or a constant-bandwidth server: no test.
-                SporadicOrder::FixedPriority
-                    if has_server && (cores != 1 || has_constant_bandwidth) =>
-                {
+                // SPR servers on more cores: no test.
+                SporadicOrder::FixedPriority if has_server && cores != 1 => {
                     ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
                 }
                 // With time partitions on more cores, each one more interfering entity. A
