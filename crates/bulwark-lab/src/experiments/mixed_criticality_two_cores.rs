@@ -18,7 +18,7 @@ use bulwark_core::{Duration, Instant};
 use bulwark_sim::{JobRecord, Kept, Options};
 use bulwark_spec::Scenario;
 
-use super::outcomes::{built_in_scenario, member_bound};
+use super::outcomes::{built_in_scenario, member_bound, verdict_name};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport};
 
@@ -173,11 +173,7 @@ fn worst_case_reservations(analysis: Option<&ClusterAnalysis>) -> bool {
 fn verdict_text(analysis: &ClusterAnalysis) -> String {
     format!(
         "{} ({}), mode switch: {}",
-        match analysis.verdict.schedulable() {
-            Some(true) => "schedulable",
-            Some(false) => "not shown schedulable",
-            None => "not analysed",
-        },
+        verdict_name(&analysis.verdict),
         analysis.verdict.test_name().unwrap_or("no test"),
         analysis.criticality().map_or("none", Criticality::name)
     )

@@ -2,7 +2,7 @@
 //! its jobs' records, finding a task's metrics and jobs in an outcome by name, and a cluster
 //! member's bound in its analysis.
 
-use bulwark_analysis::cluster::ClusterAnalysis;
+use bulwark_analysis::cluster::{ClusterAnalysis, ClusterVerdict};
 use bulwark_core::Duration;
 use bulwark_sim::metrics::JobRecord;
 use bulwark_sim::{Options, Outcome, TaskMetrics};
@@ -70,4 +70,13 @@ pub(super) fn member_bound(analysis: Option<&ClusterAnalysis>, name: &str) -> Op
         .response
         .and_then(|r| r.bound())
         .map(Duration::as_nanos)
+}
+
+/// A cluster's verdict in words, for a check's measurement.
+pub(super) fn verdict_name(verdict: &ClusterVerdict) -> &'static str {
+    match verdict.schedulable() {
+        Some(true) => "schedulable",
+        Some(false) => "not shown schedulable",
+        None => "not analysed",
+    }
 }

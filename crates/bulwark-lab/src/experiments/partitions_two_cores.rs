@@ -16,7 +16,7 @@ use bulwark_core::{Duration, Priority};
 use bulwark_sim::Outcome;
 use bulwark_spec::Scenario;
 
-use super::outcomes::{built_in_scenario, jobs, member_bound, recording_jobs, task};
+use super::outcomes::{built_in_scenario, jobs, member_bound, recording_jobs, task, verdict_name};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport};
 
@@ -111,14 +111,6 @@ fn fixed_bounds(fixed: Option<&ClusterAnalysis>) -> Check {
             .iter()
             .all(|&(name, ns)| member_bound(fixed, name) == Some(ns))
             && fixed.is_some_and(|f| matches!(f.verdict, ClusterVerdict::RtaSchedulable(_))),
-    }
-}
-
-fn verdict_name(verdict: &ClusterVerdict) -> &'static str {
-    match verdict.schedulable() {
-        Some(true) => "schedulable",
-        Some(false) => "not shown schedulable",
-        None => "not analysed",
     }
 }
 
