@@ -42,6 +42,25 @@
 //! most `W(L)` of any window of length `L`; it is one more interfering term, `min(W(R_k),
 //! R_k - C_k + 1)`, for the same reason as a mask.
 //!
+//! **SPR sporadic servers** ([`FpTask::sporadic_server`]): a server's budget comes back in
+//! chunks, each `p` after the instant it became available to the active server (SPR paper,
+//! Algorithms 1 and 3: a chunk used from the head is planned for `t_head + p`, and an
+//! activation restarts the head at its instant), so the chunks of one period need not start
+//! together, and a server is not a sporadic task. Its workload is still bounded. Follow one
+//! unit of budget: it becomes available at `a_1 < a_2 < ...`, `a_{j+1} >= a_j + p`, and is
+//! spent within `R` of each `a_j`, where `R` is the server's own fixed point for `C = e`
+//! (from `a_j` on the server stays active with budget until that unit is spent, and it spends
+//! at most `e` before it, the queue being first in, first out, so it waits only while `m`
+//! higher entities run, as a job of `C = e` would). In a window `[t, t + L)` a unit is spent
+//! only from `a_j` in `(t - R, t + L)`; split that range into `N = floor((L + R) / p)` spans of
+//! `p` on the right, which hold at most `N` of a unit's `a_j` (at most `N e` of budget), and
+//! what is left on the left, of length `r = L + R - N p < p`, which holds at most one `a_j`
+//! of each unit, all spent within `[t, t + r)`, so at most `min(e, r)` by the sequential server.
+//! So `W(L) <= N e + min(e, r)`: BC07's `W_i` with `R_i + e` in place of `R_i`, which is how
+//! the analysis counts a server among the higher entities. The server's own bound is its
+//! fixed point for `C = e`: every chunk is spent within it, and so is every job of a client
+//! alone in it that needs at most `e` per `p`, finding the whole budget back at its release.
+//!
 //! The iteration steps one nanosecond at a time while `m` or more of the `min` terms are
 //! capped at `R_k - C_k + 1`, which with millisecond parameters would take millions of
 //! steps; its `response_time` skips such runs exactly (the argument is written there), so
@@ -61,6 +80,9 @@ pub struct FpTask {
     pub period: Duration,
     /// Its fixed priority (larger is more important).
     pub priority: Priority,
+    /// An SPR sporadic server `(e, p)` rather than a sporadic task: its workload counts from
+    /// `R + e` in place of `R` (see the module's docs).
+    pub sporadic_server: bool,
 }
 
 /// What the analysis says of one task.
@@ -181,7 +203,9 @@ pub fn rta_beside(tasks: &[FpTask], cores: u16, masks: &[Duration], beside: &[En
         match response {
             Ok(r) => {
                 responses[k] = Response::Bounded(nanos(r));
-                higher.push((c, d, r));
+                // A server's chunks start up to R apart: its workload reaches R + e back.
+                let reach = if task.sporadic_server { r + c } else { r };
+                higher.push((c, d, reach));
             }
             Err(at_least) => {
                 responses[k] = Response::Exceeds(nanos(at_least));
@@ -297,6 +321,7 @@ mod tests {
             budget: Duration::from_nanos(budget),
             period: Duration::from_nanos(period),
             priority: Priority(priority),
+            sporadic_server: false,
         }
     }
 
@@ -420,11 +445,13 @@ mod tests {
             budget: ms(9),
             period: ms(10),
             priority: Priority(5),
+            sporadic_server: false,
         };
         let light = FpTask {
             budget: ms(1),
             period: ms(10),
             priority: Priority(1),
+            sporadic_server: false,
         };
         let rta = rta(&[heavy, heavy, light], 2);
         assert_eq!(
@@ -486,7 +513,57 @@ mod tests {
         assert_eq!(units(&rta_beside(&set, 2, &[], &[])), [Some(2), Some(3)]);
     }
 
+    /// m = 2; `a` and `b` (3, 10) above `l` (5, 20). As sporadic tasks, R_a = R_b = 3 and
+    /// for `l` both terms are capped at x = 0 (W = 3 >= 1), so x skips to 3, where W(8) = 3 <
+    /// 4 each: R_l = 5 + floor(6 / 2) = 8. As SPR servers each workload reaches R + e = 6
+    /// back: at x = 3, W(8) = floor(11 / 10) 3 + min(3, 1) = 4, capped (>= 4), so x = 4;
+    /// W(9) = 3 + min(3, 2) = 5 >= 5, x = 5; W(10) = 6 >= 6, x = 6; W(11) = 3 + min(3, 4) = 6
+    /// < 7: R_l = 5 + floor(12 / 2) = 11. The servers' own R stay 3. One server alone: at
+    /// x = 3 its W = 4 is capped and the task's 3 is not, R_l = 5 + floor(7 / 2) = 8.
+    #[test]
+    fn an_spr_server_s_workload_reaches_r_plus_e_back() {
+        let server = |task: FpTask| FpTask {
+            sporadic_server: true,
+            ..task
+        };
+        let (a, b, l) = (task(3, 10, 3), task(3, 10, 2), task(5, 20, 1));
+        assert_eq!(units(&rta(&[a, b, l], 2)), [Some(3), Some(3), Some(8)]);
+        assert_eq!(
+            units(&rta(&[server(a), server(b), l], 2)),
+            [Some(3), Some(3), Some(11)]
+        );
+        assert_eq!(
+            units(&rta(&[server(a), b, l], 2)),
+            [Some(3), Some(3), Some(8)]
+        );
+        // With D_l = 10 the servers take l past its deadline; the tasks do not.
+        let tight = task(5, 10, 1);
+        assert!(rta(&[a, b, tight], 2).schedulable);
+        assert!(!rta(&[server(a), server(b), tight], 2).schedulable);
+    }
+
     proptest::proptest! {
+        /// Counting some reservations as SPR servers never lowers a bound: every response
+        /// bounded with them is bounded without them, and no lower.
+        #[test]
+        fn servers_never_lower_a_bound(
+            set in proptest::collection::vec((1u64..40, 40u64..120, 0u8..4, proptest::bool::ANY), 1..7),
+            cores in 1u16..4,
+        ) {
+            let tasks: Vec<FpTask> = set.iter().map(|&(c, t, p, _)| task(c, t, p)).collect();
+            let servers: Vec<FpTask> = set
+                .iter()
+                .map(|&(c, t, p, server)| FpTask { sporadic_server: server, ..task(c, t, p) })
+                .collect();
+            let (plain, with_servers) = (rta(&tasks, cores), rta(&servers, cores));
+            for (tasks_r, servers_r) in plain.responses.iter().zip(&with_servers.responses) {
+                if let Some(bound) = servers_r.bound() {
+                    proptest::prop_assert!(tasks_r.bound().is_some_and(|r| r <= bound));
+                }
+            }
+            proptest::prop_assert!(!with_servers.schedulable || plain.schedulable);
+        }
+
         /// An entity whose workload in any window is `min(L, M)` is a mask of `M`: the same
         /// responses, task for task.
         #[test]

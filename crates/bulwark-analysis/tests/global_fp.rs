@@ -159,6 +159,7 @@ fn as_fp_tasks(tasks: &[Task], scale: u64) -> Vec<FpTask> {
             budget: Duration::from_nanos(c * scale),
             period: Duration::from_nanos(t * scale),
             priority: Priority(p),
+            sporadic_server: false,
         })
         .collect()
 }

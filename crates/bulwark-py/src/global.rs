@@ -69,6 +69,7 @@ pub fn global_fp_rta(
             budget: Duration::from_nanos(wcet),
             period: Duration::from_nanos(period),
             priority: Priority(priority),
+            sporadic_server: false,
         })
         .collect();
     let masks = nanos(&masks);

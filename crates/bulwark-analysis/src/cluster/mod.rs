@@ -23,9 +23,9 @@
 //! fixed-priority core an SPR server is a sporadic task `(e, p)` to the exact analysis, on
 //! the slots' supply when there are partitions (Sprunt, Sha and Lehoczky: a sporadic server
 //! interferes no more than one), beside high-criticality members with worst-case
-//! reservations (AMC-rtb does not take them); on more cores the response-time analyses do
-//! not cover SPR servers (they keep budget across a suspension): such a cluster's bandwidth
-//! is reported, a partition counting its slots' time over the cycle, and no verdict. A
+//! reservations (AMC-rtb does not take them); on more cores Bertogna and Cirinei's analysis
+//! counts its workload from `R + e` (its chunks may start up to `R` apart,
+//! [`crate::global_fp`]). A
 //! best-effort member runs below every reservation on no budget: it takes nothing from them,
 //! gets no guarantee, and is left out of the bandwidth and the tests. A termination run in a
 //! cluster masks one of its cores for up to its mask ([`crate::reclamation`]): the
@@ -114,7 +114,7 @@ pub enum ClusterVerdict {
     /// The same test fails (sufficient only).
     SupplyNotShownSchedulable(SupplyTest),
     /// No test applies; says why (one of [`PARTITIONS_NOT_IN_GFB`],
-    /// [`SLOT_SUPPLY_TOO_MANY_DEADLINES`] and [`SERVERS_NOT_IN_GLOBAL_FP_RTA`]).
+    /// [`SLOT_SUPPLY_TOO_MANY_DEADLINES`] and [`CONSTANT_BANDWIDTH_UNDER_FIXED_PRIORITY`]).
     NotAnalysed(&'static str),
 }
 
@@ -277,12 +277,11 @@ pub const SLOT_SUPPLY_TOO_MANY_DEADLINES: &str =
     "the demand test against the slots' supply would examine more than 4,000,000 deadlines \
      in the hyperperiod of the cycle and the periods";
 
-/// Why no test ran on a fixed-priority cluster with an SPR server on more than one core (or
-/// with a constant-bandwidth server).
-pub const SERVERS_NOT_IN_GLOBAL_FP_RTA: &str =
-    "Bertogna and Cirinei's response-time analysis covers reservations under section III's \
-     sporadic rule alone: an SPR server keeps its budget across a suspension and spends it \
-     later, which the sporadic task model does not allow";
+/// Why no test ran on a fixed-priority cluster with a constant-bandwidth server (which
+/// validation refuses; the analysis does not count on it).
+pub const CONSTANT_BANDWIDTH_UNDER_FIXED_PRIORITY: &str =
+    "a constant-bandwidth server under fixed priority is recharged at once when its budget \
+     runs out, so no response-time analysis bounds the interference it causes";
 
 /// Why no test ran on a cluster with a time partition, for reports.
 pub const PARTITIONS_NOT_IN_GFB: &str =
@@ -483,8 +482,7 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
             };
             let has_partition = any(&MemberReservation::is_partition);
             let has_high_criticality = any(&MemberReservation::is_high_criticality);
-            // Only section III's rule makes a reservation a sporadic task: an SPR (or CBS)
-            // server keeps budget while inactive.
+            // An SPR (or CBS) server keeps budget while inactive: not a sporadic task.
             let has_server = any(&|r| {
                 matches!(
                     r.replenishment(),
@@ -504,17 +502,13 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 _ if amc_rtb => mixed_criticality(&mut members, &masks, cluster.cycle),
                 // A constant-bandwidth server never waits for budget under fixed priority.
                 SporadicOrder::FixedPriority if has_constant_bandwidth => {
-                    ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
+                    ClusterVerdict::NotAnalysed(CONSTANT_BANDWIDTH_UNDER_FIXED_PRIORITY)
                 }
                 // One core: the reservations share what the slots leave. An SPR server is a
                 // sporadic task to that test too: the partitions only take supply, as higher
                 // priorities would.
                 order if has_partition && cores == 1 => {
                     on_slot_supply(&mut members, order, cluster.cycle, &masks)
-                }
-                // SPR servers on more cores: no test.
-                SporadicOrder::FixedPriority if has_server && cores != 1 => {
-                    ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
                 }
                 // With time partitions on more cores, each one more interfering entity. A
                 // high-criticality reservation counts at e^H (worst-case reservations). On one
@@ -523,7 +517,8 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
                 // (Sprunt, Sha and Lehoczky's theorem, which SPR's rule keeps: each consumed
                 // chunk comes back p after the activation it was used from), so the exact
                 // uniprocessor analysis covers it, as the SPR paper's Eq. 1 does on a core of
-                // its own.
+                // its own. On more cores its chunks may start up to its R apart, so its
+                // workload counts from R + e (`global_fp`'s docs).
                 SporadicOrder::FixedPriority => {
                     fixed_priority(&mut members, cores, &masks, cluster.cycle)
                 }

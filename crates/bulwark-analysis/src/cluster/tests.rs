@@ -93,15 +93,16 @@ fn an_edf_cluster_is_tested_by_gfb_and_its_members_checked() {
     ));
 }
 
-/// `c` is a constant-bandwidth server (refused by validation under fixed priority, but
-/// an SPR server is not): it keeps budget while inactive, so the response-time analysis
-/// does not cover it.
+/// `c` is a constant-bandwidth server (refused by validation under fixed priority): it never
+/// waits for budget, so no response-time analysis covers it. As an SPR server it is analysed:
+/// R_a = 3 and R_b = 9 ms (fewer than two above each); `c` exceeds its period at once (both
+/// terms capped at x = 0, x skips to W_a = 3 ms, R = 12 ms > 10 ms).
 #[test]
-fn a_fixed_priority_cluster_with_a_server_is_not_analysed() {
+fn a_fixed_priority_cluster_with_a_constant_bandwidth_server_is_not_analysed() {
     let clusters = analyse(&scenario(SporadicOrder::FixedPriority));
     assert_eq!(
         clusters[0].verdict,
-        ClusterVerdict::NotAnalysed(SERVERS_NOT_IN_GLOBAL_FP_RTA)
+        ClusterVerdict::NotAnalysed(CONSTANT_BANDWIDTH_UNDER_FIXED_PRIORITY)
     );
     assert_eq!(clusters[0].verdict.schedulable(), None);
     assert_eq!(clusters[0].verdict.test_name(), None);
@@ -109,10 +110,59 @@ fn a_fixed_priority_cluster_with_a_server_is_not_analysed() {
     assert!(clusters[0].members.iter().all(|m| m.response.is_none()));
     let mut spr = scenario(SporadicOrder::FixedPriority);
     spr.clusters[0].members[2] = sporadic(3, Replenishment::Spr { slots: 4 }, None);
+    let cluster = &analyse(&spr)[0];
+    assert!(matches!(
+        cluster.verdict,
+        ClusterVerdict::RtaNotShownSchedulable(_)
+    ));
+    let responses: Vec<Option<Response>> = cluster.members.iter().map(|m| m.response).collect();
     assert_eq!(
-        analyse(&spr)[0].verdict.reason(),
-        Some(SERVERS_NOT_IN_GLOBAL_FP_RTA)
+        responses,
+        [
+            Some(Response::Bounded(ms(3))),
+            Some(Response::Bounded(ms(9))),
+            Some(Response::Exceeds(ms(12)))
+        ]
     );
+}
+
+/// Two fixed-priority cores: SPR servers `s1` and `s2` (3 ms per 10 ms) above `l` (5 ms per
+/// 20 ms), each task needing its budget per period. Each server's workload reaches R + e =
+/// 6 ms back (`global_fp`'s hand test works the iterations): R = 3, 3 and 11 ms, where two
+/// sporadic-rule reservations in their place give `l` 8 ms. A client alone in its server
+/// that needs at most e per p gets the server's R as its job bound, as on one core.
+#[test]
+fn spr_servers_on_two_fixed_priority_cores_count_from_r_plus_e() {
+    let text = |rule: &str| {
+        let server = |name: &str, priority: u8| {
+            format!(
+                "[[task]]\nname = \"{name}\"\ncluster = \"k\"\npriority = {priority}\n\
+                 period = \"10ms\"\nexecution = \"3ms\"\nreservation = {{ budget = \"3ms\", \
+                 period = \"10ms\", replenishment = \"{rule}\" }}\n\n"
+            )
+        };
+        format!(
+            "name = \"spr2\"\npolicy = \"fixed-priority\"\ncores = 2\nduration = \"1s\"\n\n\
+             [[cluster]]\nname = \"k\"\ncores = [0, 1]\norder = \"fixed-priority\"\n\n\
+             {}{}[[task]]\nname = \"l\"\ncluster = \"k\"\npriority = 1\nperiod = \"20ms\"\n\
+             execution = \"5ms\"\nreservation = {{ budget = \"5ms\", period = \"20ms\" }}\n",
+            server("s1", 9),
+            server("s2", 8)
+        )
+    };
+    let responses = |rule: &str| {
+        let scenario = bulwark_spec::parse(&text(rule), "spr2.toml").expect("valid");
+        let cluster = analyse(&scenario).remove(0);
+        assert_eq!(cluster.verdict.test_name(), Some(GLOBAL_FP_RTA_TEST));
+        assert_eq!(cluster.verdict.schedulable(), Some(true));
+        let jobs: Vec<Option<Response>> = cluster.members.iter().map(|m| m.job_response).collect();
+        let bounds: Vec<Option<Response>> = cluster.members.iter().map(|m| m.response).collect();
+        assert_eq!(jobs, bounds, "each member carries its task");
+        bounds
+    };
+    let bounded = |values: [u64; 3]| values.map(|r| Some(Response::Bounded(ms(r))));
+    assert_eq!(responses("spr"), bounded([3, 3, 11]));
+    assert_eq!(responses("sporadic"), bounded([3, 3, 8]));
 }
 
 /// One core, `s` an SPR server (2 ms per 10 ms, S = 2) above `a` (3, 10) and `b` (4, 20):
@@ -150,7 +200,7 @@ fn an_spr_server_on_one_fixed_priority_core_counts_as_a_sporadic_task() {
     cbs.clusters[0].members[0] = sporadic(0, Replenishment::ConstantBandwidth, None);
     assert_eq!(
         analyse(&cbs)[0].verdict.reason(),
-        Some(SERVERS_NOT_IN_GLOBAL_FP_RTA)
+        Some(CONSTANT_BANDWIDTH_UNDER_FIXED_PRIORITY)
     );
 }
 
@@ -378,7 +428,10 @@ fn a_cluster_with_high_criticality_counts_its_high_budget() {
     assert_eq!(cluster.members[0].fit, Fit::Carried);
     scenario.clusters[0].order = SporadicOrder::FixedPriority;
     let cluster = &analyse(&scenario)[0];
-    assert_eq!(cluster.verdict.reason(), Some(SERVERS_NOT_IN_GLOBAL_FP_RTA));
+    assert_eq!(
+        cluster.verdict.reason(),
+        Some(CONSTANT_BANDWIDTH_UNDER_FIXED_PRIORITY)
+    );
     assert_eq!(cluster.criticality(), None);
 }
 

@@ -3,7 +3,7 @@
 //! Bertogna, Cirinei and Lipari's test beside partitions, and AMC-rtb.
 
 use bulwark_core::Duration;
-use bulwark_spec::SporadicOrder;
+use bulwark_spec::{Replenishment, SporadicOrder};
 
 use super::fits::masks_added;
 use super::{
@@ -15,10 +15,12 @@ use crate::slot_supply::{self, SlotSupply};
 use crate::{amc, global_edf};
 
 /// Bertogna and Cirinei's response-time analysis of a fixed-priority cluster's sporadic
-/// reservations (the caller has checked that each is under section III's rule; a
-/// high-criticality one counts at `e^H`, worst-case reservations), beside its time partitions of `cycle`, each one more interfering entity on
-/// more cores ([`global_fp::rta_partitioned`]): each reservation a sporadic task `C = e`,
-/// `T = D = p` at its member's priority, which is its reservation's, as the simulator
+/// reservations (the caller has checked that none is a constant-bandwidth server; a
+/// high-criticality one counts at `e^H`, worst-case reservations), beside its time partitions
+/// of `cycle`, each one more interfering entity on more cores
+/// ([`global_fp::rta_partitioned`]): each reservation a sporadic task `C = e`, `T = D = p`
+/// (an SPR server's workload reaching `R + e` back, [`FpTask::sporadic_server`]) at its
+/// member's priority, which is its reservation's, as the simulator
 /// builds it (`unwrap_or_default`: validation gives every member of a fixed-priority
 /// cluster a priority). The analysis
 /// orders equal priorities by position, the members' file order, which is the clustered
@@ -45,6 +47,10 @@ pub(super) fn fixed_priority(
                 budget,
                 period,
                 priority: m.priority.unwrap_or_default(),
+                sporadic_server: matches!(
+                    m.reservation.replenishment(),
+                    Some(Replenishment::Spr { .. })
+                ),
             }
         })
         .collect();

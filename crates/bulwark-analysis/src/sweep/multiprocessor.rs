@@ -31,6 +31,7 @@ pub fn accepts(test: &str, tasks: &[Task], cores: u16) -> bool {
                     budget: Duration::from_nanos(tasks[i].wcet),
                     period: Duration::from_nanos(tasks[i].period),
                     priority: Priority(0),
+                    sporadic_server: false,
                 })
                 .collect();
             global_fp::rta(&ordered, cores).schedulable
@@ -105,6 +106,7 @@ mod tests {
                 budget: Duration::from_nanos(t.wcet),
                 period: Duration::from_nanos(t.period),
                 priority: Priority(0),
+                sporadic_server: false,
             })
             .collect();
         assert!(!global_fp::rta(&in_file_order, 1).schedulable);

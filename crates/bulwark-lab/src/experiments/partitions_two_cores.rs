@@ -178,6 +178,7 @@ fn without_the_partition(scenario: &Scenario, outcome: &Outcome) -> Check {
             budget: reservation.budget,
             period: reservation.period,
             priority: spec.priority.unwrap_or(Priority(0)),
+            sporadic_server: false,
         })
     };
     let tasks: Vec<FpTask> = FIXED_BOUNDS

@@ -323,6 +323,11 @@ fn supply_intro(test: &SupplyTest, servers: bool) -> String {
 const SPR_AS_SPORADIC: &str = " (an SPR server as one too: a sporadic server interferes no \
      more than a sporadic task (e, p), Sprunt, Sha and Lehoczky's theorem)";
 
+/// How an SPR server enters Bertogna and Cirinei's analysis, as a clause.
+const SPR_ON_MORE_CORES: &str = " (an SPR server as one whose workload reaches R + e back: \
+     its chunks of budget come back p after they became available, so they may start up to \
+     its R apart)";
+
 /// Whether a member of the cluster is an SPR server.
 fn has_spr_server(analysis: &ClusterAnalysis) -> bool {
     (analysis.members.iter()).any(|m| {
@@ -395,7 +400,12 @@ fn rta_intro(analysis: &ClusterAnalysis) -> String {
     format!(
         "global fixed priority over {cores} core(s), the reservations taken as sporadic tasks \
          (e, p) with deadline p at their tasks' priorities (equal priorities in member order, \
-         as the scheduler breaks ties); Bertogna and Cirinei's response-time analysis{}",
+         as the scheduler breaks ties){}; Bertogna and Cirinei's response-time analysis{}",
+        if has_spr_server(analysis) {
+            SPR_ON_MORE_CORES
+        } else {
+            ""
+        },
         masks_text(masks)
     )
 }
@@ -529,8 +539,10 @@ fn verdict_text(verdict: &ClusterVerdict) -> &'static str {
         ClusterVerdict::NotAnalysed(reason) if *reason == cluster::PARTITIONS_NOT_IN_GFB => {
             "not analysed (time partitions)"
         }
-        ClusterVerdict::NotAnalysed(reason) if *reason == cluster::SERVERS_NOT_IN_GLOBAL_FP_RTA => {
-            "not analysed (SPR servers)"
+        ClusterVerdict::NotAnalysed(reason)
+            if *reason == cluster::CONSTANT_BANDWIDTH_UNDER_FIXED_PRIORITY =>
+        {
+            "not analysed (constant-bandwidth server)"
         }
         ClusterVerdict::NotAnalysed(_) => "not analysed",
     }
