@@ -37,12 +37,31 @@
 //!
 //! Equal priorities are ordered by position, the earlier task first: the clustered
 //! scheduler's tie rule (its rank `(255 - priority, reservation id)`).
+//!
+//! **On `m` cores under global fixed priority** ([`rtb_global`]), AMC-rtb's argument on
+//! Bertogna and Cirinei's analysis ([`crate::global_fp`]; Pathan, ECRTS 2012, takes the same
+//! step): `R^L_i` is BC07's bound with every task at `C^L`, and for a high-criticality `i`
+//!
+//! ```text
+//! R^*_i = C^H_i + floor( (1/m) ( sum_{j in hpH(i)} min(W^H_j(R^*_i), R^*_i - C^H_i + 1)
+//!                              + sum_{k in hpL(i)} min(W^L_k(R^L_i), R^*_i - C^H_i + 1) ) )
+//! ```
+//!
+//! with `W^H_j` the workload of `(C^H_j, T_j)` reaching `R^*_j` back and `W^L_k` that of
+//! `(C^L_k, T_k)` reaching `R^L_k`. The cluster returns to low mode only when no reservation
+//! is active, so not while `i`'s job is pending: its window holds at most one switch. Had none
+//! come within `R^L_i` of the release, every job so far stayed within `C^L` and `i` completed
+//! by `R^L_i`; so low-criticality work interferes only within the window's first `R^L_i`, at
+//! most `W^L_k(R^L_i)` of each task, and after the switch it is demoted below every
+//! high-criticality reservation. A window that starts in high mode has no low-criticality
+//! interference at all. High-criticality jobs run at most `C^H` and complete within `R^*` in
+//! either mode. Masks and time partitions interfere as in BC07, in both equations.
 
 use bulwark_core::{Duration, Priority};
 
 use crate::classic::fixed_priority;
 use crate::classic::Task;
-use crate::global_fp::Response;
+use crate::global_fp::{self, Entity, Response};
 use crate::slot_supply::{self, SlotSupply};
 
 /// One sporadic task of Vestal's model, with a constrained deadline `D <= T`.
@@ -194,6 +213,86 @@ fn rtb_with(
     }
 }
 
+/// AMC-rtb's argument on `cores` cores under global fixed priority (see the module's docs),
+/// the terminations' `masks` and the entities `beside` (time partitions) interfering as in
+/// [`global_fp::rta_beside`]. Highest priority first; below the first task whose bound passes
+/// its deadline nothing is computed, since the tasks below need its bound.
+pub fn rtb_global(tasks: &[McTask], cores: u16, masks: &[Duration], beside: &[Entity]) -> Amc {
+    let mut order: Vec<usize> = (0..tasks.len()).collect();
+    // Highest priority first; a stable sort keeps equal priorities in position order.
+    order.sort_by_key(|&i| std::cmp::Reverse(tasks[i].priority));
+    let mut low = vec![Response::NotComputed; tasks.len()];
+    let mut high: Vec<Option<Response>> = tasks
+        .iter()
+        .map(|task| task.high_budget.map(|_| Response::NotComputed))
+        .collect();
+    if cores == 0 {
+        return Amc {
+            low,
+            high,
+            order,
+            schedulable: false,
+        };
+    }
+    let (m, masking) = (u128::from(cores), global_fp::masking(masks));
+    let nanos = |duration: Duration| u128::from(duration.as_nanos());
+    // (C, T, R) of the tasks above, as each equation counts them: every one at C^L with R^L;
+    // the high-criticality ones at C^H with R^*; the low-criticality ones at C^L with R^L.
+    let (mut low_mode, mut high_above, mut low_above) = (Vec::new(), Vec::new(), Vec::new());
+    for &i in &order {
+        let task = &tasks[i];
+        let (period, deadline) = (nanos(task.period).max(1), nanos(task.deadline).max(1));
+        let low_budget = nanos(task.low_budget);
+        let low_bound =
+            match global_fp::response_time(low_budget, deadline, &low_mode, &masking, beside, m) {
+                Ok(bound) => bound,
+                Err(at_least) => {
+                    low[i] = Response::Exceeds(global_fp::nanos(at_least));
+                    break;
+                }
+            };
+        low[i] = Response::Bounded(global_fp::nanos(low_bound));
+        low_mode.push((low_budget, period, low_bound));
+        let Some(high_budget) = task.high_budget else {
+            low_above.push((low_budget, period, low_bound));
+            continue;
+        };
+        // hpL(i) within R^L_i, each a constant W^L_k(R^L_i) (capped like any term).
+        let before_switch: Vec<u128> = low_above
+            .iter()
+            .map(|&reservation| global_fp::workload(low_bound, reservation))
+            .collect();
+        let constants: Vec<_> = before_switch.iter().map(|&work| move |_| work).collect();
+        let entities: Vec<Entity> = beside
+            .iter()
+            .copied()
+            .chain(constants.iter().map(|work| work as Entity))
+            .collect();
+        let high_budget = nanos(high_budget);
+        match global_fp::response_time(high_budget, deadline, &high_above, &masking, &entities, m) {
+            Ok(bound) => {
+                high[i] = Some(Response::Bounded(global_fp::nanos(bound)));
+                high_above.push((high_budget, period, bound));
+            }
+            Err(at_least) => {
+                high[i] = Some(Response::Exceeds(global_fp::nanos(at_least)));
+                break;
+            }
+        }
+    }
+    let schedulable = low.iter().all(|r| matches!(r, Response::Bounded(_)))
+        && high
+            .iter()
+            .flatten()
+            .all(|r| matches!(r, Response::Bounded(_)));
+    Amc {
+        low,
+        high,
+        order,
+        schedulable,
+    }
+}
+
 /// A classic sporadic task `(C, T = D)` with blocking `constant`.
 fn classic(wcet: u64, period: u64, constant: u64) -> Task {
     Task::new(String::new(), wcet, period).with_blocking(constant)
@@ -237,6 +336,110 @@ mod tests {
         McTask {
             high_budget: Some(ms(budget)),
             ..low(low_budget, period, priority)
+        }
+    }
+
+    /// Two cores, `l1` and `l2` low (2, 5) above `h` high (C^L 1, C^H 6, 10). R^L_l1 =
+    /// R^L_l2 = 2 (fewer than two above). `h` in low mode: both terms capped at x = 0 and
+    /// x = 1 ms (W(2) = 2 ms), then W(3) = 2 ms < 2 ms + 1 ns: R^L = 1 + floor(4 / 2) = 3.
+    /// R^*: each low task a constant W(R^L = 3) = 2 ms, capped at x = 0, not at x = 2 ms: R^*
+    /// = 6 + 2 = 8. Counted at C^H in every window (worst-case reservations), the low tasks'
+    /// second jobs enter: W(10) = 4 ms, R = 10 ms. By hand on the schedule: both low tasks
+    /// run [0, 2), `h` from 2 and past C^L at 3, where the switch demotes them, so their
+    /// releases at 5 do not preempt it and it completes at 8.
+    #[test]
+    fn the_switch_is_credited_on_two_cores() {
+        let tasks = [low(2, 5, 9), low(2, 5, 8), high(1, 6, 10, 1)];
+        let amc = rtb_global(&tasks, 2, &[], &[]);
+        assert_eq!(
+            amc.low,
+            [2, 2, 3].map(|r| Response::Bounded(ms(r))).to_vec(),
+            "{amc:?}"
+        );
+        assert_eq!(amc.high, [None, None, Some(Response::Bounded(ms(8)))]);
+        assert!(amc.schedulable);
+        let worst_case: Vec<global_fp::FpTask> = tasks
+            .iter()
+            .map(|task| global_fp::FpTask {
+                budget: task.high_budget.unwrap_or(task.low_budget),
+                period: task.period,
+                priority: task.priority,
+                sporadic_server: false,
+            })
+            .collect();
+        let rta = global_fp::rta(&worst_case, 2);
+        assert_eq!(rta.responses[2], Response::Bounded(ms(10)));
+        // One more millisecond of C^H: R^* = 9, still shown; worst-case reservations fail.
+        let heavier = [tasks[0], tasks[1], high(1, 7, 10, 1)];
+        assert_eq!(
+            rtb_global(&heavier, 2, &[], &[]).high[2],
+            Some(Response::Bounded(ms(9)))
+        );
+    }
+
+    /// A high-criticality task whose low-mode bound passes its deadline stops the analysis:
+    /// nothing below it is computed, and on no cores nothing is.
+    #[test]
+    fn a_failure_leaves_the_tasks_below_uncomputed() {
+        let tasks = [
+            high(9, 9, 10, 9),
+            low(9, 10, 8),
+            low(9, 10, 7),
+            low(1, 10, 1),
+        ];
+        let amc = rtb_global(&tasks, 2, &[], &[]);
+        assert!(!amc.schedulable);
+        assert!(matches!(amc.low[2], Response::Exceeds(_)), "{amc:?}");
+        assert_eq!(amc.low[3], Response::NotComputed);
+        assert_eq!(amc.high[0], Some(Response::Bounded(ms(9))));
+        let none = rtb_global(&tasks, 0, &[], &[]);
+        assert!(!none.schedulable);
+        assert_eq!(none.high[0], Some(Response::NotComputed));
+    }
+
+    proptest::proptest! {
+        /// Crediting the switch never costs: every bound of the global AMC-rtb argument is at
+        /// most the one of worst-case reservations (each task at its highest budget in
+        /// Bertogna and Cirinei's analysis), and a set the latter shows is shown.
+        #[test]
+        fn global_amc_is_never_above_worst_case_reservations(
+            set in proptest::collection::vec(
+                (1u64..30, 0u64..30, 30u64..100, 0u8..5, proptest::bool::ANY),
+                1..7,
+            ),
+            cores in 1u16..4,
+        ) {
+            let nanos = Duration::from_nanos;
+            let tasks: Vec<McTask> = set
+                .iter()
+                .map(|&(low_budget, extra, period, priority, high)| McTask {
+                    low_budget: nanos(low_budget),
+                    high_budget: high.then(|| nanos(low_budget + extra)),
+                    period: nanos(period),
+                    deadline: nanos(period),
+                    priority: Priority(priority),
+                })
+                .collect();
+            let worst_case: Vec<global_fp::FpTask> = tasks
+                .iter()
+                .map(|task| global_fp::FpTask {
+                    budget: task.high_budget.unwrap_or(task.low_budget),
+                    period: task.period,
+                    priority: task.priority,
+                    sporadic_server: false,
+                })
+                .collect();
+            let amc = rtb_global(&tasks, cores, &[], &[]);
+            let rta = global_fp::rta(&worst_case, cores);
+            for (index, bound) in rta.responses.iter().enumerate() {
+                let Some(bound) = bound.bound() else { continue };
+                let credited = amc.high[index].unwrap_or(amc.low[index]);
+                proptest::prop_assert!(
+                    credited.bound().is_some_and(|r| r <= bound),
+                    "task {index}: {credited:?} against {bound:?}"
+                );
+            }
+            proptest::prop_assert!(!rta.schedulable || amc.schedulable);
         }
     }
 

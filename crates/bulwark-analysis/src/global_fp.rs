@@ -173,14 +173,7 @@ pub fn rta_beside(tasks: &[FpTask], cores: u16, masks: &[Duration], beside: &[En
             schedulable: false,
         };
     }
-    // Each mask as a task whose workload in any window of length L is min(M, L) (one job, no
-    // period within reach): W(L) = min(C, L + R - C) with R = C.
-    let masking: Vec<(u128, u128, u128)> = masks
-        .iter()
-        .map(|mask| u128::from(mask.as_nanos()))
-        .filter(|&mask| mask > 0)
-        .map(|mask| (mask, u128::MAX >> 2, mask))
-        .collect();
+    let masking = masking(masks);
     // (C_i, T_i, R_i) of the tasks analysed so far, highest priority first.
     let mut higher: Vec<(u128, u128, u128)> = Vec::with_capacity(tasks.len());
     for (rank, &k) in order.iter().enumerate() {
@@ -222,14 +215,25 @@ pub fn rta_beside(tasks: &[FpTask], cores: u16, masks: &[Duration], beside: &[En
     }
 }
 
-fn nanos(value: u128) -> Duration {
+/// Each termination's mask as a task whose workload in any window of length L is min(M, L)
+/// (one job, no period within reach): W(L) = min(C, L + R - C) with R = C.
+pub(crate) fn masking(masks: &[Duration]) -> Vec<(u128, u128, u128)> {
+    masks
+        .iter()
+        .map(|mask| u128::from(mask.as_nanos()))
+        .filter(|&mask| mask > 0)
+        .map(|mask| (mask, u128::MAX >> 2, mask))
+        .collect()
+}
+
+pub(crate) fn nanos(value: u128) -> Duration {
     Duration::from_nanos(u64::try_from(value).unwrap_or(u64::MAX))
 }
 
 /// BC07's workload bound `W_i(L)` of a task `(C_i, T_i)` with response-time bound `R_i`:
 /// `N_i(L) C_i + min(C_i, L + R_i - C_i - N_i(L) T_i)`, `N_i(L) = floor((L + R_i - C_i) /
 /// T_i)`. `R_i >= C_i` and `T_i > 0` (a task with `C_i = 0` is never asked for).
-fn workload(l: u128, (c, t, r): (u128, u128, u128)) -> u128 {
+pub(crate) fn workload(l: u128, (c, t, r): (u128, u128, u128)) -> u128 {
     // L + R_i - C_i: each term below 2^64, no overflow in u128.
     let reach = l + (r - c);
     let n = reach / t;
@@ -256,7 +260,7 @@ fn workload(l: u128, (c, t, r): (u128, u128, u128)) -> u128 {
 /// `max(g(x), B) <= x*`. Otherwise it would have climbed by as little as one nanosecond per
 /// step up to `B`. The argument needs no more of a `W_i` than that it is non-decreasing, so
 /// the `beside` entities' terms take part in it alike.
-fn response_time(
+pub(crate) fn response_time(
     c: u128,
     d: u128,
     higher: &[(u128, u128, u128)],

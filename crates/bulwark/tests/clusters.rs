@@ -602,16 +602,17 @@ fn a_cluster_with_a_partition_and_high_criticality_counts_e_h() {
     assert_eq!(critical["budget_ns"], 3_000_000);
 }
 
-/// Worst-case reservations without the partition and under fixed priority, by hand (`pinned`
-/// (4 ms, 20 ms) at priority 5 above `critical` (e^H = 3 ms of 10 ms, e^L = 2 ms)):
-/// - EDF: GFB, U = 1/5 + 3/10 = 1/2 <= 2 - 3/10: schedulable;
+/// Worst-case reservations without the partition under EDF, and AMC-rtb's argument on two
+/// fixed-priority cores, by hand (`pinned` (4 ms, 20 ms) at priority 5 above `critical` (e^H =
+/// 3 ms of 10 ms, e^L = 2 ms)):
+/// - EDF: GFB, U = 1/5 + 3/10 = 1/2 <= 2 - 3/10: schedulable, the switch given no credit;
 /// - fixed priority on two cores: `pinned` alone above, R = 4 ms; `critical` has one
-///   interfering reservation on two cores, floor(min(W, 1) / 2) = 0: R = e^H = 3 ms. With the
-///   partition instead of `pinned`'s reservation, the same 3 ms.
+///   interfering reservation on two cores, floor(min(W, 1) / 2) = 0 in either mode: R^L = 2 ms
+///   and R^* = e^H = 3 ms. With the partition instead of `pinned`'s reservation, the same.
 ///
 /// `pinned`'s job bound holds in low mode only, and the report says so.
 #[test]
-fn a_cluster_with_high_criticality_is_tested_with_worst_case_reservations() {
+fn a_cluster_with_high_criticality_on_two_cores_gets_its_test() {
     let (_dir, path) = temp_file("mixed.toml", without_partition("edf", "", ""));
     let (stdout, _) = outputs(&["analyze"], &path, 0);
     assert_contains(&stdout, "U = 1/2 = 0.5000 <= 2 - 1 * 3/10 = 1.7000");
@@ -623,7 +624,8 @@ fn a_cluster_with_high_criticality_is_tested_with_worst_case_reservations() {
         partitioned("fixed-priority", "priority = 5", "priority = 4"),
     );
     let doc = analyze_json(&path, 0);
-    assert_eq!(doc["clusters"][0]["test"], "global-fp-rta");
+    assert_eq!(doc["clusters"][0]["test"], "global-amc-rtb");
+    assert_eq!(doc["clusters"][0]["mode_switch"], "amc-rtb");
     assert_eq!(doc["clusters"][0]["members"][1]["response_ns"], 3_000_000);
     let (_dir, path) = temp_file(
         "mixed.toml",
@@ -636,12 +638,19 @@ fn a_cluster_with_high_criticality_is_tested_with_worst_case_reservations() {
          its releases (at least p apart) find replenished and which gets its budget within that \
          (in low mode: a low-criticality reservation has no guarantee in high mode)",
     );
-    assert_ends_with(&stdout, "\nclusters: global schedulable (global FP RTA)\n");
+    assert_contains(
+        &stdout,
+        "AMC-rtb's argument on Bertogna and Cirinei's response-time analysis: R^L over every \
+         e^L, and for a high-criticality reservation R^* over the e^H above it and the \
+         low-criticality workload within its R^L, the switch coming within R^L",
+    );
+    assert_ends_with(&stdout, "\nclusters: global schedulable (global AMC-rtb)\n");
     let doc = analyze_json(&path, 0);
     let g = &doc["clusters"][0];
-    assert_eq!(g["mode_switch"], "worst-case-reservations");
+    assert_eq!(g["mode_switch"], "amc-rtb");
     assert_eq!(g["members"][0]["response_ns"], 4_000_000);
     assert_eq!(g["members"][1]["response_ns"], 3_000_000);
+    assert_eq!(g["members"][1]["low_mode_response_ns"], 2_000_000);
 }
 
 /// vestal-mode-switch's low-criticality members call `S` (mc-ipc, L = 1 ms: every call asks

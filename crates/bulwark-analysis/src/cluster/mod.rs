@@ -6,17 +6,18 @@
 //! test ([`crate::global_edf`]), and under fixed-priority order Bertogna and Cirinei's
 //! response-time analysis ([`crate::global_fp`]), each reservation a sporadic task `C = e`,
 //! `T = D = p` at its member's priority (equal priorities in member order, as the scheduler
-//! breaks ties by reservation id). A fixed-priority cluster of one core with a
-//! high-criticality reservation (Vestal's mode switch, section VII) gets AMC-rtb instead
-//! ([`crate::amc`]): each reservation `C^L = e^L` (a low one's `e`), `C^H = e^H`. On a
+//! breaks ties by reservation id). A fixed-priority cluster with a high-criticality
+//! reservation (Vestal's mode switch, section VII) gets AMC-rtb instead ([`crate::amc`]; on
+//! more cores its argument on Bertogna and Cirinei's analysis): each reservation `C^L = e^L`
+//! (a low one's `e`), `C^H = e^H`. On a
 //! cluster of one core with time partitions, the sporadic reservations are tested against the
 //! supply the slots leave ([`crate::slot_supply`]): the demand test under EDF order, the
 //! response-time analysis under fixed priority. On more cores a partition takes one core
 //! during its slots, at most `L - sbf(L)` of its slots alone in any window of length `L`:
 //! Bertogna, Cirinei and Lipari's test (EDF order) and Bertogna and Cirinei's response-time
 //! analysis (fixed priority) count it as one more interfering entity, like a mask. A
-//! high-criticality reservation under EDF order, or on more cores, is counted at `e^H` in
-//! whichever of those tests applies (worst-case reservations, [`Criticality`]): the mode
+//! high-criticality reservation under EDF order, or beside an SPR server, is counted at `e^H`
+//! in whichever of those tests applies (worst-case reservations, [`Criticality`]): the mode
 //! switch only demotes low-criticality reservations below every other, which takes
 //! interference away from the rest, so the verdict holds for a high-criticality reservation
 //! in either mode and for a low one in low mode; the switch is given no credit. On one
@@ -98,8 +99,8 @@ pub enum ClusterVerdict {
     /// Fixed-priority order and some reservation's iteration passed its period; the analysis
     /// is sufficient only, so the set may still be schedulable, but nothing here shows it.
     RtaNotShownSchedulable(FixedPriorityRta),
-    /// Fixed-priority order on one core with high-criticality reservations, and AMC-rtb
-    /// ([`crate::amc`]) bounds every reservation's low-mode response `R^L` (its
+    /// Fixed-priority order with high-criticality reservations, and AMC-rtb
+    /// ([`crate::amc`]; on more cores [`crate::amc::rtb_global`]) bounds every reservation's low-mode response `R^L` (its
     /// [`Member::low_mode_response`]) and every high-criticality one's `R^*` (its
     /// [`Member::response`]) within its period: while every job stays within `e^L`, every
     /// reservation gets its budget within `p` of each replenishment, and a high-criticality
@@ -219,8 +220,11 @@ impl ClusterVerdict {
                     _ => GLOBAL_FP_RTA_TEST,
                 })
             }
-            ClusterVerdict::AmcSchedulable(_) | ClusterVerdict::AmcNotShownSchedulable(_) => {
-                Some(AMC_RTB_TEST)
+            ClusterVerdict::AmcSchedulable(rta) | ClusterVerdict::AmcNotShownSchedulable(rta) => {
+                Some(match rta.cores {
+                    1 => AMC_RTB_TEST,
+                    _ => GLOBAL_AMC_RTB_TEST,
+                })
             }
             ClusterVerdict::SupplySchedulable(test)
             | ClusterVerdict::SupplyNotShownSchedulable(test) => Some(match test.rta {
@@ -264,6 +268,10 @@ pub const FP_RTA_TEST: &str = "fp-rta";
 
 /// The name of AMC-rtb ([`crate::amc`]) in reports.
 pub const AMC_RTB_TEST: &str = "amc-rtb";
+
+/// The name of AMC-rtb's argument on Bertogna and Cirinei's analysis ([`amc::rtb_global`]),
+/// on more cores, in reports.
+pub const GLOBAL_AMC_RTB_TEST: &str = "global-amc-rtb";
 
 /// The name of the EDF demand test against the slots' supply in reports.
 pub const SLOT_SUPPLY_EDF_TEST: &str = "edf-slot-supply";
@@ -491,15 +499,15 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
             });
             let has_constant_bandwidth =
                 any(&|r| r.replenishment() == Some(Replenishment::ConstantBandwidth));
-            // AMC-rtb credits the mode switch on one fixed-priority core (on what the slots
-            // leave when there are partitions); it does not take SPR servers, and the other
-            // high-criticality clusters get worst-case reservations in the tests below.
+            // AMC-rtb credits the mode switch under fixed priority (on one core on what the
+            // slots leave when there are partitions, on more on BC07); it does not take SPR
+            // servers, and the other high-criticality clusters get worst-case reservations in
+            // the tests below.
             let amc_rtb = cluster.order == SporadicOrder::FixedPriority
                 && has_high_criticality
-                && cores == 1
                 && !has_server;
             let verdict = match cluster.order {
-                _ if amc_rtb => mixed_criticality(&mut members, &masks, cluster.cycle),
+                _ if amc_rtb => mixed_criticality(&mut members, cores, &masks, cluster.cycle),
                 // A constant-bandwidth server never waits for budget under fixed priority.
                 SporadicOrder::FixedPriority if has_constant_bandwidth => {
                     ClusterVerdict::NotAnalysed(CONSTANT_BANDWIDTH_UNDER_FIXED_PRIORITY)

@@ -471,12 +471,16 @@ fn an_edf_core_with_high_criticality_is_tested_at_the_high_budget() {
     assert_eq!(fits.criticality(), Some(Criticality::WorstCaseReservations));
 }
 
-/// On two fixed-priority cores, a high-criticality reservation enters Bertogna and Cirinei's
-/// analysis at e^H: every bound is the one of the same cluster with that reservation of low
-/// criticality and budget e^H, and differs from the one at budget e^L (`a`, priority 9,
-/// e^H = 6 ms, e^L = 1 ms per 10 ms, above `b` (9 ms) and `c` (3 ms)).
+/// On two fixed-priority cores, a high-criticality reservation gets AMC-rtb's argument on
+/// Bertogna and Cirinei's analysis (`a`, priority 9, e^H = 6 ms, e^L = 1 ms per 10 ms, above
+/// `b` (9 ms) and `c` (3 ms)). By hand, in low mode every reservation at e^L: R^L_a = 1 and
+/// R^L_b = 9 (fewer than two above); for `c`, at x = 0 both terms are capped and x skips to
+/// W_a = 1 ms, where W_a(4) = 1 ms is not capped and W_b(4) = 4 ms is: R^L_c = 3 +
+/// floor((1 ms + 1 ms + 1 ns) / 2) = 4 ms. `a`'s R^* = 6 ms (nothing above it). The same
+/// cluster with `a` of low criticality at e^H (what worst-case reservations count) gives `c`
+/// 9 ms; at e^L, the low-mode bounds.
 #[test]
-fn a_fixed_priority_cluster_of_two_cores_counts_the_high_budget() {
+fn a_fixed_priority_cluster_of_two_cores_credits_the_mode_switch() {
     let build = |low_budget: Option<Duration>, budget: u64| {
         let mut scenario = scenario(SporadicOrder::FixedPriority);
         scenario.clusters[0].members[2] = sporadic(3, Replenishment::Sporadic, None);
@@ -490,14 +494,18 @@ fn a_fixed_priority_cluster_of_two_cores_counts_the_high_budget() {
     let responses = |cluster: &ClusterAnalysis| -> Vec<Option<Response>> {
         cluster.members.iter().map(|m| m.response).collect()
     };
+    let bounded = |values: [u64; 3]| values.map(|r| Some(Response::Bounded(ms(r)))).to_vec();
     let mixed = build(Some(ms(1)), 6);
-    assert_eq!(mixed.verdict.test_name(), Some(GLOBAL_FP_RTA_TEST));
+    assert_eq!(mixed.verdict.test_name(), Some(GLOBAL_AMC_RTB_TEST));
+    assert_eq!(mixed.verdict.schedulable(), Some(true));
+    assert_eq!(mixed.criticality(), Some(Criticality::AmcRtb));
+    assert_eq!(responses(&mixed), bounded([6, 9, 4]));
     assert_eq!(
-        mixed.criticality(),
-        Some(Criticality::WorstCaseReservations)
+        mixed.members[0].low_mode_response,
+        Some(Response::Bounded(ms(1)))
     );
-    assert_eq!(responses(&mixed), responses(&build(None, 6)));
-    assert_ne!(responses(&mixed), responses(&build(None, 1)));
+    assert_eq!(responses(&build(None, 6)), bounded([6, 9, 9]));
+    assert_eq!(responses(&build(None, 1)), bounded([1, 9, 4]));
 }
 
 /// R (3 ms per 10 ms) carries a and b; c has 2 ms per 10 ms of its own. The cluster's

@@ -206,15 +206,17 @@ pub(super) fn partitions_supply(members: &[Member], cycle: Duration) -> Option<S
     SlotSupply::new(cycle, &slots)
 }
 
-/// AMC-rtb ([`crate::amc`]) on a fixed-priority cluster of one core whose sporadic
-/// reservations (section III's rule) include high-criticality ones: each a task `C^L = e^L`
-/// (a low one's `e`), `C^H = e^H`, `T = D = p` at its member's priority, equal priorities in
-/// member order as in [`fixed_priority`], on the supply time partitions' slots leave when
-/// the cluster has partitions ([`amc::rtb_on_supply`]; they are neither monitored nor
-/// demoted). The terminations' `masks` are counted in every window. Records each member's
-/// bounds and gives the verdict.
+/// AMC-rtb ([`crate::amc`]) on a fixed-priority cluster whose sporadic reservations
+/// (section III's rule) include high-criticality ones: each a task `C^L = e^L` (a low one's
+/// `e`), `C^H = e^H`, `T = D = p` at its member's priority, equal priorities in member order
+/// as in [`fixed_priority`]. On one core, on the supply time partitions' slots leave when the
+/// cluster has partitions ([`amc::rtb_on_supply`]; they are neither monitored nor demoted),
+/// the terminations' `masks` counted in every window; on more cores, its argument on
+/// Bertogna and Cirinei's analysis ([`amc::rtb_global`]), the partitions and masks each one
+/// more interfering entity. Records each member's bounds and gives the verdict.
 pub(super) fn mixed_criticality(
     members: &mut [Member],
+    cores: u16,
     masks: &[Duration],
     cycle: Duration,
 ) -> ClusterVerdict {
@@ -237,9 +239,23 @@ pub(super) fn mixed_criticality(
             }
         })
         .collect();
-    let bounds = match partitions_supply(members, cycle) {
-        Some(supply) => amc::rtb_on_supply(&tasks, masks, &supply),
-        None => amc::rtb(&tasks, masks),
+    let bounds = if cores == 1 {
+        match partitions_supply(members, cycle) {
+            Some(supply) => amc::rtb_on_supply(&tasks, masks, &supply),
+            None => amc::rtb(&tasks, masks),
+        }
+    } else {
+        // More cores: each time partition one more interfering entity, as in BC07.
+        let partitions = partition_supplies(members, cycle);
+        let slot_time: Vec<_> = partitions
+            .iter()
+            .map(|slots| move |length| slots.most_busy(length))
+            .collect();
+        let beside: Vec<global_fp::Entity> = slot_time
+            .iter()
+            .map(|most| most as global_fp::Entity)
+            .collect();
+        amc::rtb_global(&tasks, cores, masks, &beside)
     };
     let tested = members.iter_mut().filter(|m| sporadic(m));
     for (member, (low, high)) in tested.zip(bounds.low.iter().zip(&bounds.high)) {
@@ -247,7 +263,7 @@ pub(super) fn mixed_criticality(
         member.low_mode_response = high.map(|_| *low);
     }
     let summary = FixedPriorityRta {
-        cores: 1,
+        cores,
         not_shown: members.iter().position(|m| {
             [m.response, m.low_mode_response]
                 .iter()

@@ -3,10 +3,12 @@
 //! EDF, each with a high-criticality reservation that overruns its low budget every fourth
 //! job.
 //!
-//! Theory: AMC-rtb covers one fixed-priority core only, so a cluster's analysis counts every
-//! high-criticality reservation at its `e^H` (worst-case reservations,
-//! [`bulwark_analysis::cluster::Criticality`]). The switch changes no budget and only demotes
-//! low-criticality reservations below every other one, so the verdict holds for a
+//! Theory: the fixed-priority cluster gets AMC-rtb's argument on Bertogna and Cirinei's
+//! analysis ([`bulwark_analysis::amc::rtb_global`]): the switch comes within a
+//! high-criticality reservation's `R^L`, so low-criticality work counts only there. The EDF
+//! cluster counts every high-criticality reservation at its `e^H` (worst-case reservations,
+//! [`bulwark_analysis::cluster::Criticality`]): the switch changes no budget and only demotes
+//! low-criticality reservations below every other one. Either way the verdict holds for a
 //! high-criticality reservation in either mode and for a low-criticality one in low mode only.
 //! The file's comments work the bounds and the run out by hand; the checks compare the
 //! analysis and the run with them, and show the low-mode limit is real: the low-criticality
@@ -24,8 +26,8 @@ use crate::report::{Check, ExperimentReport};
 
 pub const EXPERIMENT: Experiment = Experiment {
     name: "mixed-criticality-two-cores",
-    title: "Vestal's mode switch on clusters of two cores, by fixed priority and by EDF, \
-            analysed with worst-case reservations",
+    title: "Vestal's mode switch on clusters of two cores, by fixed priority (AMC-rtb's \
+            argument on Bertogna and Cirinei's analysis) and by EDF (worst-case reservations)",
     run,
 };
 
@@ -38,8 +40,10 @@ const OVERRUN_EVERY: u64 = 4;
 const H1_LOW_BUDGET: u64 = 2 * MS;
 /// The clusters, in file order, and the suffix of their members' names.
 const CLUSTERS: [(&str, &str); 2] = [("fixed", "f"), ("deadline", "e")];
-/// By hand: Bertogna and Cirinei's bounds in cluster `fixed`, ns.
+/// By hand: the bounds in cluster `fixed`, ns: `R^L` of `l`, `R^*` of `h1` and `h2`.
 const FIXED_BOUNDS: [(&str, u64); 3] = [("l-f", 3 * MS), ("h1-f", 5 * MS), ("h2-f", 7 * MS)];
+/// By hand: the low-mode bounds `R^L` of `h1` and `h2` in cluster `fixed`, ns.
+const FIXED_LOW_MODE: [(&str, u64); 2] = [("h1-f", 2 * MS), ("h2-f", 5 * MS)];
 /// By hand: the worst responses of `h1` and `h2` in either cluster (an overrunning period).
 const HIGH_WORST: u64 = 5 * MS;
 /// By hand: `l`'s response in an ordinary period, and in one that switches.
@@ -66,9 +70,10 @@ fn run() -> Result<ExperimentReport, LabError> {
     ];
     Ok(ExperimentReport {
         source: "MC-IPC paper, section VII (Vestal's model in the clustered reservation \
-                 scheduler); worst-case reservations in Bertogna and Cirinei's global \
-                 fixed-priority response-time analysis (RTSS 2007) and Goossens, Funk and \
-                 Baruah's global EDF test"
+                 scheduler); AMC-rtb's argument (Baruah, Burns and Davis, RTSS 2011) on \
+                 Bertogna and Cirinei's global fixed-priority response-time analysis (RTSS \
+                 2007), and worst-case reservations in Goossens, Funk and Baruah's global EDF \
+                 test"
             .into(),
         summary: format!(
             "`scenarios/mixed-criticality-two-cores.toml`: clusters `fixed` (cores 0 and 1, \
@@ -165,8 +170,17 @@ fn ms_text(ns: u64) -> String {
     Duration::from_nanos(ns).to_string()
 }
 
-fn worst_case_reservations(analysis: Option<&ClusterAnalysis>) -> bool {
-    analysis.is_some_and(|a| a.criticality() == Some(Criticality::WorstCaseReservations))
+fn treats_the_switch(analysis: Option<&ClusterAnalysis>, criticality: Criticality) -> bool {
+    analysis.is_some_and(|a| a.criticality() == Some(criticality))
+}
+
+/// A member's low-mode bound `R^L`, ns.
+fn low_mode_bound(analysis: Option<&ClusterAnalysis>, name: &str) -> Option<u64> {
+    let member = analysis?.members.iter().find(|m| m.name == name)?;
+    member
+        .low_mode_response
+        .and_then(|r| r.bound())
+        .map(Duration::as_nanos)
 }
 
 /// The verdict and how it treats the mode switch, in words.
@@ -179,34 +193,40 @@ fn verdict_text(analysis: &ClusterAnalysis) -> String {
     )
 }
 
+/// `name bound` per member, the bound `of(name, by hand)`.
+fn bounds_text(members: &[(&str, u64)], of: impl Fn(&str, u64) -> Option<u64>) -> String {
+    members
+        .iter()
+        .map(|&(name, ns)| format!("{name} {}", of(name, ns).map_or("none".into(), ms_text)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn fixed_bounds(fixed: Option<&ClusterAnalysis>) -> Check {
-    let text = |bound: Option<u64>| bound.map_or("none".into(), ms_text);
     Check {
-        claim: "by hand: Bertogna and Cirinei's analysis with h1 and h2 at e^H gives R = 3, 5 \
-                and 7 ms, the cluster schedulable with worst-case reservations"
+        claim: "by hand: AMC-rtb's argument on Bertogna and Cirinei's analysis gives R = 3, 5 \
+                and 7 ms (l's R^L, h1's and h2's R^*) and R^L = 2 and 5 ms for h1 and h2, the \
+                cluster schedulable with the switch credited"
             .into(),
         expected: format!(
-            "{}; schedulable (global-fp-rta), mode switch: worst-case-reservations",
-            FIXED_BOUNDS
-                .iter()
-                .map(|&(name, ns)| format!("{name} {}", ms_text(ns)))
-                .collect::<Vec<_>>()
-                .join(", ")
+            "{}; low mode {}; schedulable (global-amc-rtb), mode switch: amc-rtb",
+            bounds_text(&FIXED_BOUNDS, |_, ns| Some(ns)),
+            bounds_text(&FIXED_LOW_MODE, |_, ns| Some(ns)),
         ),
         measured: format!(
-            "{}; {}",
-            FIXED_BOUNDS
-                .iter()
-                .map(|&(name, _)| format!("{name} {}", text(member_bound(fixed, name))))
-                .collect::<Vec<_>>()
-                .join(", "),
+            "{}; low mode {}; {}",
+            bounds_text(&FIXED_BOUNDS, |name, _| member_bound(fixed, name)),
+            bounds_text(&FIXED_LOW_MODE, |name, _| low_mode_bound(fixed, name)),
             fixed.map_or("no cluster".into(), verdict_text)
         ),
         pass: FIXED_BOUNDS
             .iter()
             .all(|&(name, ns)| member_bound(fixed, name) == Some(ns))
-            && fixed.is_some_and(|f| matches!(f.verdict, ClusterVerdict::RtaSchedulable(_)))
-            && worst_case_reservations(fixed),
+            && FIXED_LOW_MODE
+                .iter()
+                .all(|&(name, ns)| low_mode_bound(fixed, name) == Some(ns))
+            && fixed.is_some_and(|f| matches!(f.verdict, ClusterVerdict::AmcSchedulable(_)))
+            && treats_the_switch(fixed, Criticality::AmcRtb),
     }
 }
 
@@ -227,7 +247,7 @@ fn edf_test(deadline: Option<&ClusterAnalysis>) -> Check {
         }),
         pass: total.is_some_and(|t| t.numerator * 5 == t.denominator * 6)
             && deadline.is_some_and(|d| matches!(d.verdict, ClusterVerdict::Schedulable(_)))
-            && worst_case_reservations(deadline),
+            && treats_the_switch(deadline, Criticality::WorstCaseReservations),
     }
 }
 
@@ -386,8 +406,8 @@ mod tests {
         assert_eq!(report.checks.len(), 6);
     }
 
-    /// h1's reservation at its low budget (what crediting the switch without AMC-rtb would
-    /// count): h2's bound falls below 7 ms, and the bounds check fails.
+    /// h1's reservation at its low budget (its overruns left out of the analysis): h2's
+    /// bound falls below 7 ms, and the bounds check fails.
     #[test]
     fn the_bounds_check_fails_when_h1_counts_its_low_budget() {
         let scenario = built_in_scenario(EXPERIMENT.name).expect("valid");

@@ -219,11 +219,10 @@ fn verdict_sentence(analysis: &ClusterAnalysis) -> String {
             failure_text(analysis, rta)
         ),
         ClusterVerdict::AmcSchedulable(_) => format!(
-            "{AMC_INTRO}{}{}, U = {total}: every R^L <= p and every high-criticality R^* <= \
-             p: while every job stays within e^L every reservation gets its budget within p of \
-             each replenishment, and a high-criticality one always does",
-            amc_supply_text(analysis),
-            amc_masks_text(&analysis.masks)
+            "{}, U = {total}: every R^L <= p and every high-criticality R^* <= p: while every \
+             job stays within e^L every reservation gets its budget within p of each \
+             replenishment, and a high-criticality one always does",
+            amc_intro(analysis)
         ),
         ClusterVerdict::SupplySchedulable(test) => format!(
             "{}, U = {total}: {}: every reservation gets its budget e within p of each \
@@ -249,10 +248,8 @@ fn verdict_sentence(analysis: &ClusterAnalysis) -> String {
             }
         ),
         ClusterVerdict::AmcNotShownSchedulable(rta) => format!(
-            "{AMC_INTRO}{}{}, U = {total}: {}: NOT shown schedulable (the test is sufficient \
-             only)",
-            amc_supply_text(analysis),
-            amc_masks_text(&analysis.masks),
+            "{}, U = {total}: {}: NOT shown schedulable (the test is sufficient only)",
+            amc_intro(analysis),
             failure_text(analysis, rta)
         ),
         ClusterVerdict::NotAnalysed(reason) => format!(
@@ -345,6 +342,30 @@ const AMC_INTRO: &str = "fixed priority on one core with Vestal's mode switch, t
      Baruah, Burns and Davis's AMC-rtb: R^L over every e^L, and for a high-criticality \
      reservation R^* over the e^H above it and the low-criticality releases within its R^L \
      (a low-criticality reservation's R is its R^L, a guarantee in low mode only)";
+
+/// AMC-rtb's description with what it counts: on one core the partitions' supply and the
+/// masks added to every window, on more its argument on Bertogna and Cirinei's analysis.
+fn amc_intro(analysis: &ClusterAnalysis) -> String {
+    let cores = analysis.cores.len();
+    if cores == 1 {
+        return format!(
+            "{AMC_INTRO}{}{}",
+            amc_supply_text(analysis),
+            amc_masks_text(&analysis.masks)
+        );
+    }
+    format!(
+        "global fixed priority over {cores} core(s) with Vestal's mode switch, the \
+         reservations taken as sporadic tasks (e^L, e^H, p) with deadline p at their tasks' \
+         priorities (a low-criticality one's e^L is e; equal priorities in member order); \
+         AMC-rtb's argument on Bertogna and Cirinei's response-time analysis: R^L over every \
+         e^L, and for a high-criticality reservation R^* over the e^H above it and the \
+         low-criticality workload within its R^L, the switch coming within R^L (a \
+         low-criticality reservation's R is its R^L, a guarantee in low mode only){}{}",
+        partitions_text(analysis),
+        masks_text(&analysis.masks)
+    )
+}
 
 /// The time partitions a test on more cores counts (Bertogna, Cirinei and Lipari's, or
 /// Bertogna and Cirinei's response-time analysis), as a clause.
@@ -530,12 +551,16 @@ fn verdict_text(verdict: &ClusterVerdict) -> &'static str {
         }
         ClusterVerdict::RtaSchedulable(_) => "schedulable (global FP RTA)",
         ClusterVerdict::RtaNotShownSchedulable(_) => "NOT shown schedulable (global FP RTA)",
-        ClusterVerdict::AmcSchedulable(_) => "schedulable (AMC-rtb)",
+        ClusterVerdict::AmcSchedulable(rta) if rta.cores == 1 => "schedulable (AMC-rtb)",
+        ClusterVerdict::AmcSchedulable(_) => "schedulable (global AMC-rtb)",
         ClusterVerdict::SupplySchedulable(_) => "schedulable (on the slots' supply)",
         ClusterVerdict::SupplyNotShownSchedulable(_) => {
             "NOT shown schedulable (on the slots' supply)"
         }
-        ClusterVerdict::AmcNotShownSchedulable(_) => "NOT shown schedulable (AMC-rtb)",
+        ClusterVerdict::AmcNotShownSchedulable(rta) if rta.cores == 1 => {
+            "NOT shown schedulable (AMC-rtb)"
+        }
+        ClusterVerdict::AmcNotShownSchedulable(_) => "NOT shown schedulable (global AMC-rtb)",
         ClusterVerdict::NotAnalysed(reason) if *reason == cluster::PARTITIONS_NOT_IN_GFB => {
             "not analysed (time partitions)"
         }
