@@ -96,13 +96,15 @@ pub const COMPONENT_TESTS: [&str; 4] = [
 /// The tests `simulate = true` cannot check: the sweep's simulation runs each set on one
 /// core under fixed priorities, EDF or SPR, not under these tests' mechanisms, so a file
 /// asking for both is refused rather than counted as if checked.
-pub const UNSIMULATED_TESTS: [&str; 12] = [
+pub const UNSIMULATED_TESTS: [&str; 14] = [
     "amc-rtb-dm",
     "wcr-rta-dm",
     "wcr-edf",
     "global-edf-gfb",
     "global-edf-bcl",
     "global-fp-rta-dm",
+    "global-amc-rtb-dm",
+    "global-wcr-rta-dm",
     "vbs-eq2",
     "mcipc-budget",
     "component-eq2",
@@ -119,29 +121,49 @@ pub const UNSIMULATED_TESTS: [&str; 12] = [
 /// priorities, and `wcr-edf`, the EDF demand test. The first `high-fraction` of each set's
 /// tasks (rounded; the generators draw tasks in no particular order) are of high
 /// criticality, `C^H = factor * C` (rounded up), the others low; every task's `C^L` is its
-/// drawn `C`, so the utilisation axis is the low-mode utilisation.
-pub const MC_TESTS: [&str; 3] = ["amc-rtb-dm", "wcr-rta-dm", "wcr-edf"];
+/// drawn `C`, so the utilisation axis is the low-mode utilisation. The last two,
+/// [`GLOBAL_MC_TESTS`], are global tests too.
+pub const MC_TESTS: [&str; 5] = [
+    "amc-rtb-dm",
+    "wcr-rta-dm",
+    "wcr-edf",
+    "global-amc-rtb-dm",
+    "global-wcr-rta-dm",
+];
 
 /// The global multiprocessor tests, on the sweep's sets as implicit-deadline sporadic tasks
 /// on the `[multiprocessor]` table's `cores` identical cores (a set with constrained
 /// deadlines is not admitted): `global-edf-gfb`, Goossens, Funk and Baruah's bound `U <= m -
 /// (m - 1) U_max`; `global-edf-bcl`, Bertogna, Cirinei and Lipari's interference test; and
 /// `global-fp-rta-dm`, Bertogna and Cirinei's response-time analysis under
-/// deadline-monotonic priorities. With randfixedsum the utilisation axis may pass 1.
-pub const GLOBAL_TESTS: [&str; 3] = ["global-edf-gfb", "global-edf-bcl", "global-fp-rta-dm"];
+/// deadline-monotonic priorities. With randfixedsum the utilisation axis may pass 1. The last
+/// two, [`GLOBAL_MC_TESTS`], are mixed-criticality tests too.
+pub const GLOBAL_TESTS: [&str; 5] = [
+    "global-edf-gfb",
+    "global-edf-bcl",
+    "global-fp-rta-dm",
+    "global-amc-rtb-dm",
+    "global-wcr-rta-dm",
+];
+
+/// The tests that read both `[criticality]` and `[multiprocessor]`: `global-amc-rtb-dm`,
+/// AMC-rtb's argument on Bertogna and Cirinei's analysis under deadline-monotonic priorities
+/// (what a fixed-priority cluster of more cores gets), and `global-wcr-rta-dm`, that analysis
+/// of the worst-case reservations, every high task at `C^H`.
+pub const GLOBAL_MC_TESTS: [&str; 2] = ["global-amc-rtb-dm", "global-wcr-rta-dm"];
 
 /// Most cores of `[multiprocessor]`.
 pub const MAX_CORES: u64 = 1_024;
 
 /// Every test name a file may list: [`SWEEP_TESTS`], [`SERVER_TESTS`], [`PAPER_TESTS`],
-/// [`MC_TESTS`], then [`GLOBAL_TESTS`].
+/// [`MC_TESTS`], then the rest of [`GLOBAL_TESTS`] (each name once).
 pub fn test_names() -> Vec<&'static str> {
     SWEEP_TESTS
         .iter()
         .chain(&SERVER_TESTS)
         .chain(&PAPER_TESTS)
         .chain(&MC_TESTS)
-        .chain(&GLOBAL_TESTS)
+        .chain(GLOBAL_TESTS.iter().filter(|name| !MC_TESTS.contains(name)))
         .copied()
         .collect()
 }
@@ -693,8 +715,9 @@ fn criticality(
         header: "[criticality]",
         needed_by: &MC_TESTS,
         needed_name: "a mixed-criticality test",
-        missing_help: "allowed: a mixed-criticality test (amc-rtb-dm, wcr-rta-dm, wcr-edf) \
-                       with a table like [criticality] factor = 2.0 (C^H / C^L, default 2) \
+        missing_help: "allowed: a mixed-criticality test (amc-rtb-dm, wcr-rta-dm, wcr-edf, \
+                       global-amc-rtb-dm, global-wcr-rta-dm) with a table like \
+                       [criticality] factor = 2.0 (C^H / C^L, default 2) \
                        and high-fraction = 0.5 (the share of each set's tasks of high \
                        criticality, default 0.5)",
         orphan_help: "allowed: [criticality] with tests = [..., \"amc-rtb-dm\"] (or \

@@ -401,6 +401,32 @@ fn the_criticality_table_reads_with_defaults_and_is_checked() {
     }
 }
 
+/// The global mixed-criticality tests read both tables: each one missing is named at the
+/// test, and with both the file reads into its cores and criticality.
+#[test]
+fn the_global_mixed_criticality_tests_need_both_tables() {
+    for test in ["global-amc-rtb-dm", "global-wcr-rta-dm"] {
+        let listed = VALID.replace("\"hyperbolic\"]", &format!("\"{test}\"]"));
+        let both = listed.clone() + "\n[criticality]\n\n[multiprocessor]\ncores = 2\n";
+        let e = parse_sweep(&both, "s.toml").unwrap();
+        assert_eq!(
+            (e.cores, e.criticality.is_some()),
+            (Some(2), true),
+            "{test}"
+        );
+        let (message, _) = only_error(&(listed.clone() + "\n[criticality]\n"));
+        assert_eq!(
+            message,
+            format!("s.toml:6:21: test `{test}` without a [multiprocessor] table")
+        );
+        let (message, _) = only_error(&(listed + "\n[multiprocessor]\ncores = 2\n"));
+        assert_eq!(
+            message,
+            format!("s.toml:6:21: test `{test}` without a [criticality] table")
+        );
+    }
+}
+
 /// VALID with `global-edf-bcl` listed and `table` appended.
 fn with_multiprocessor(table: &str) -> String {
     VALID.replace("\"hyperbolic\"]", "\"global-edf-bcl\"]") + table

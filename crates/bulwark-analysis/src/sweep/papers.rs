@@ -91,9 +91,24 @@ pub fn vbs_eq2(tasks: &[Task], periods_per_job: u64) -> bool {
 /// analysed by AMC-rtb ([`crate::amc`]) under deadline-monotonic priorities (equal
 /// deadlines in task order).
 pub fn amc_rtb_dm(tasks: &[Task], criticality: Criticality) -> bool {
+    amc::rtb(&vestal_tasks(tasks, criticality), &[]).schedulable
+}
+
+/// `global-amc-rtb-dm`: `tasks` made Vestal tasks as [`amc_rtb_dm`] makes them, on `cores`
+/// identical cores under global deadline-monotonic priorities (equal deadlines in task
+/// order), through AMC-rtb's argument on Bertogna and Cirinei's analysis
+/// ([`amc::rtb_global`]). A set with a constrained deadline is not admitted: that analysis
+/// takes `D = T`, as the other global tests do.
+pub fn global_amc_rtb_dm(tasks: &[Task], criticality: Criticality, cores: u16) -> bool {
+    tasks.iter().all(|t| t.deadline == t.period)
+        && amc::rtb_global(&vestal_tasks(tasks, criticality), cores, &[], &[]).schedulable
+}
+
+/// `tasks` made Vestal tasks by `criticality` in deadline-monotonic order, all at one
+/// priority level (the analyses order equal priorities by position).
+fn vestal_tasks(tasks: &[Task], criticality: Criticality) -> Vec<McTask> {
     let nanos = Duration::from_nanos;
-    // In priority order, all at one level: AMC-rtb orders equal priorities by position.
-    let ordered: Vec<McTask> = priority_assignment::deadline_monotonic(tasks)
+    priority_assignment::deadline_monotonic(tasks)
         .into_iter()
         .map(|index| {
             let task = &tasks[index];
@@ -105,8 +120,7 @@ pub fn amc_rtb_dm(tasks: &[Task], criticality: Criticality) -> bool {
                 priority: bulwark_core::Priority(0),
             }
         })
-        .collect();
-    amc::rtb(&ordered, &[]).schedulable
+        .collect()
 }
 
 /// `C^H = ceil(factor C)` of `tasks[index]` when it is of high criticality (one of the first
@@ -331,7 +345,75 @@ mod tests {
         assert!(!crate::sweep::verdict::accepts("wcr-edf", &tasks));
     }
 
+    /// On two cores, in ms: the first of (1, 10), (2, 5) and (2, 5) of high criticality
+    /// with factor 7 (C^H = 7). Deadline-monotonic: the two (2, 5) first, R = 2 each (fewer
+    /// than two above). The high task: R^L = 3 (both terms capped at x = 0 and 1, then W(3)
+    /// = 2 < 2 ms + 1 ns: 1 + floor(4 / 2)); R^* over the constants W(3) = 2: 7 + 2 = 9 <=
+    /// 10, accepted. At C^H in every window its iterates reach x = 6 at R = 13 (W(13) = 4 +
+    /// min(2, 3) = 6 each): 13 > 10, worst-case reservations refused; at C^L, accepted.
+    #[test]
+    fn global_amc_rtb_by_hand() {
+        let tasks = [
+            Task::new("h", 1_000_000, 10_000_000),
+            Task::new("a", 2_000_000, 5_000_000),
+            Task::new("b", 2_000_000, 5_000_000),
+        ];
+        let overheads = crate::sweep::verdict::Overheads {
+            criticality: Some(Criticality {
+                factor_ppb: 7_000_000_000,
+                high_ppb: 333_333_333,
+            }),
+            cores: Some(2),
+            ..Default::default()
+        };
+        let accepts = |test| crate::sweep::verdict::accepts_with(test, &tasks, &overheads);
+        assert!(accepts("global-amc-rtb-dm"));
+        assert!(!accepts("global-wcr-rta-dm"));
+        assert!(accepts("global-fp-rta-dm"));
+        // Without [multiprocessor] (or [criticality]) nothing is accepted.
+        let one_table = crate::sweep::verdict::Overheads {
+            cores: None,
+            ..overheads
+        };
+        assert!(!crate::sweep::verdict::accepts_with(
+            "global-amc-rtb-dm",
+            &tasks,
+            &one_table
+        ));
+    }
+
     proptest::proptest! {
+        /// On more cores too: `global-amc-rtb-dm` accepts every set `global-wcr-rta-dm`
+        /// accepts, and at factor 1 `global-wcr-rta-dm` is `global-fp-rta-dm`.
+        #[test]
+        fn global_amc_rtb_dominates_worst_case_reservations(
+            shapes in proptest::collection::vec((1u64..10, 5u64..60), 1..7),
+            high_ppb in 0u64..=1_000_000_000,
+            factor_ppb in 1_000_000_000u64..4_000_000_000,
+            cores in 1u16..4,
+        ) {
+            let tasks: Vec<Task> = shapes
+                .iter()
+                .map(|&(wcet, period)| Task::new("t", wcet.min(period), period))
+                .collect();
+            let with = |factor_ppb| crate::sweep::verdict::Overheads {
+                criticality: Some(Criticality { factor_ppb, high_ppb }),
+                cores: Some(cores),
+                ..Default::default()
+            };
+            let accepts = |test, factor_ppb| {
+                crate::sweep::verdict::accepts_with(test, &tasks, &with(factor_ppb))
+            };
+            proptest::prop_assert!(
+                !accepts("global-wcr-rta-dm", factor_ppb)
+                    || accepts("global-amc-rtb-dm", factor_ppb)
+            );
+            proptest::prop_assert_eq!(
+                accepts("global-wcr-rta-dm", 1_000_000_000),
+                accepts("global-fp-rta-dm", 1_000_000_000)
+            );
+        }
+
         /// AMC-rtb credits the switch, worst-case reservations do not: `amc-rtb-dm` accepts
         /// every set `wcr-rta-dm` accepts (a low task's R^L counts every C^L, a high task's
         /// R^* no more than its worst-case R), and at factor 1 `wcr-rta-dm` is `fp-rta-dm`

@@ -112,6 +112,23 @@ pub fn accepts_with(test: &str, tasks: &[Task], overheads: &Overheads) -> bool {
         "global-edf-gfb" | "global-edf-bcl" | "global-fp-rta-dm" => overheads
             .cores
             .is_some_and(|cores| multiprocessor::accepts(test, tasks, cores)),
+        "global-amc-rtb-dm" => {
+            overheads
+                .criticality
+                .zip(overheads.cores)
+                .is_some_and(|(criticality, cores)| {
+                    papers::global_amc_rtb_dm(tasks, criticality, cores)
+                })
+        }
+        "global-wcr-rta-dm" => {
+            overheads
+                .criticality
+                .zip(overheads.cores)
+                .is_some_and(|(criticality, cores)| {
+                    let reservations = papers::worst_case_reservations(tasks, criticality);
+                    multiprocessor::accepts("global-fp-rta-dm", &reservations, cores)
+                })
+        }
         "edf-qpa" => edf::analyse(tasks).schedulable(),
         // Exact for implicit deadlines only (Liu and Layland 1973, Theorem 7).
         "edf-utilisation" => bandwidth::sum_at_most_one(tasks.iter().map(|t| (t.wcet, t.period))),
