@@ -1,5 +1,6 @@
 //! The global multiprocessor tests of a cluster's reservations from Python: Bertogna and
-//! Cirinei's response-time analysis for global fixed priority, Goossens, Funk and Baruah's
+//! Cirinei's response-time analysis for global fixed priority (with SPR servers, and with
+//! AMC-rtb's argument for Vestal's mode switch), Goossens, Funk and Baruah's
 //! test and Bertogna, Cirinei and Lipari's interference test for global EDF, the last and the
 //! first with cores that terminations mask (one core at a time, up to each mask).
 //!
@@ -9,9 +10,9 @@
 //! `partitions` each time partition as `(cycle, [(start, end), ...])` in ns: like a mask, one
 //! more interfering entity on one core, at most `L - sbf(L)` of its slots in a window `L`.
 
-use bulwark_analysis::global_edf;
 use bulwark_analysis::global_fp::{self, FpTask};
 use bulwark_analysis::slot_supply::SlotSupply;
+use bulwark_analysis::{amc, global_edf};
 use bulwark_core::{Duration, Priority};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
@@ -19,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::in_range;
-use crate::one_core::{responses, supply_or_why};
+use crate::one_core::{amc_dict, responses, supply_or_why, vestal_tasks};
 
 /// `cores` as the tests take it, or a ValueError (1 to 65,535).
 fn cores_of(cores: i128) -> PyResult<u16> {
@@ -52,24 +53,33 @@ fn supplies(partitions: &[(u64, Vec<(u64, u64)>)]) -> PyResult<Vec<SlotSupply>> 
 /// more interfering entity `min(M, R - C + 1)` and each partition `min(W(R), R - C + 1)`:
 /// `schedulable`, and per task in the order given
 /// its `response` bound (ns; `None` unless bounded within its period) and `outcome`
-/// (`bounded`, `exceeds` or `not-computed`, below a task that exceeded).
+/// (`bounded`, `exceeds` or `not-computed`, below a task that exceeded). The tasks whose
+/// indices `servers` lists are SPR sporadic servers `(e, p)`: their workload reaches `R + e`
+/// back.
 #[pyfunction]
-#[pyo3(signature = (tasks, cores, masks = Vec::new(), partitions = Vec::new()))]
+#[pyo3(signature = (tasks, cores, masks = Vec::new(), partitions = Vec::new(), servers = Vec::new()))]
 pub fn global_fp_rta(
     py: Python<'_>,
     tasks: Vec<(u64, u64, u8)>,
     cores: i128,
     masks: Vec<u64>,
     partitions: Vec<(u64, Vec<(u64, u64)>)>,
+    servers: Vec<usize>,
 ) -> PyResult<Py<PyDict>> {
     let cores = cores_of(cores)?;
-    let tasks: Vec<FpTask> = tasks
-        .iter()
-        .map(|&(wcet, period, priority)| FpTask {
+    if let Some(&index) = servers.iter().find(|&&index| index >= tasks.len()) {
+        return Err(PyValueError::new_err(format!(
+            "servers lists task {index}, but there are {} tasks (allowed: indices of the \
+             tasks list)",
+            tasks.len()
+        )));
+    }
+    let tasks: Vec<FpTask> = (tasks.iter().enumerate())
+        .map(|(index, &(wcet, period, priority))| FpTask {
             budget: Duration::from_nanos(wcet),
             period: Duration::from_nanos(period),
             priority: Priority(priority),
-            sporadic_server: false,
+            sporadic_server: servers.contains(&index),
         })
         .collect();
     let masks = nanos(&masks);
@@ -81,6 +91,37 @@ pub fn global_fp_rta(
     dict.set_item(intern!(py, "responses"), responses)?;
     dict.set_item(intern!(py, "outcomes"), outcomes)?;
     Ok(dict.unbind())
+}
+
+/// AMC-rtb's argument on Bertogna and Cirinei's analysis for Vestal's mode switch on `cores`
+/// cores: tasks `(low_wcet, high_wcet or None, period, priority)` as [`crate::one_core::amc_rtb`]
+/// takes them, masks and partitions as [`global_fp_rta`]; returns the same fields as
+/// `amc_rtb` (below a task whose bound passes its period nothing is computed).
+#[pyfunction]
+#[pyo3(signature = (tasks, cores, masks = Vec::new(), partitions = Vec::new()))]
+pub fn global_amc_rtb(
+    py: Python<'_>,
+    tasks: Vec<(u64, Option<u64>, u64, u8)>,
+    cores: i128,
+    masks: Vec<u64>,
+    partitions: Vec<(u64, Vec<(u64, u64)>)>,
+) -> PyResult<Py<PyDict>> {
+    let cores = cores_of(cores)?;
+    let tasks = vestal_tasks(&tasks)?;
+    let masks = nanos(&masks);
+    let partitions = supplies(&partitions)?;
+    let bounds = py.detach(|| {
+        let slot_time: Vec<_> = partitions
+            .iter()
+            .map(|slots| move |length| slots.most_busy(length))
+            .collect();
+        let beside: Vec<global_fp::Entity> = slot_time
+            .iter()
+            .map(|most| most as global_fp::Entity)
+            .collect();
+        amc::rtb_global(&tasks, cores, &masks, &beside)
+    });
+    amc_dict(py, &bounds)
 }
 
 /// Goossens, Funk and Baruah's test `U <= m - (m - 1) U_max` for implicit-deadline tasks on

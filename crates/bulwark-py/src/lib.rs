@@ -603,6 +603,7 @@ fn bulwark(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(edf_qpa_schedulable, module)?)?;
     module.add_function(wrap_pyfunction!(edf_utilisation, module)?)?;
     module.add_function(wrap_pyfunction!(global::global_fp_rta, module)?)?;
+    module.add_function(wrap_pyfunction!(global::global_amc_rtb, module)?)?;
     module.add_function(wrap_pyfunction!(global::global_edf_gfb, module)?)?;
     module.add_function(wrap_pyfunction!(global::global_edf_bcl, module)?)?;
     module.add_function(wrap_pyfunction!(one_core::amc_rtb, module)?)?;

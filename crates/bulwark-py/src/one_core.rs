@@ -56,7 +56,16 @@ pub fn amc_rtb(
     tasks: Vec<(u64, Option<u64>, u64, u8)>,
     masks: Vec<u64>,
 ) -> PyResult<Py<PyDict>> {
-    let tasks: Vec<McTask> = tasks
+    let tasks = vestal_tasks(&tasks)?;
+    let masks: Vec<Duration> = masks.iter().map(|&m| Duration::from_nanos(m)).collect();
+    let bounds = py.detach(|| amc::rtb(&tasks, &masks));
+    amc_dict(py, &bounds)
+}
+
+/// Tasks `(low_wcet, high_wcet or None, period, priority)` as Vestal tasks with `D = T`, or
+/// a ValueError naming the task.
+pub(crate) fn vestal_tasks(tasks: &[(u64, Option<u64>, u64, u8)]) -> PyResult<Vec<McTask>> {
+    tasks
         .iter()
         .enumerate()
         .map(|(index, &(low, high, period, priority))| {
@@ -76,17 +85,16 @@ pub fn amc_rtb(
                 priority: Priority(priority),
             })
         })
-        .collect::<PyResult<_>>()?;
-    let masks: Vec<Duration> = masks.iter().map(|&m| Duration::from_nanos(m)).collect();
-    let bounds = py.detach(|| amc::rtb(&tasks, &masks));
+        .collect()
+}
+
+/// AMC-rtb's bounds as the Python functions return them.
+pub(crate) fn amc_dict(py: Python<'_>, bounds: &amc::Amc) -> PyResult<Py<PyDict>> {
     let (low, low_outcomes) = responses(&bounds.low);
-    let high: Vec<Option<Response>> = bounds.high.clone();
-    let high_responses: Vec<Option<u64>> = high
-        .iter()
+    let high_responses: Vec<Option<u64>> = (bounds.high.iter())
         .map(|r| r.and_then(|r| r.bound()).map(Duration::as_nanos))
         .collect();
-    let high_outcomes: Vec<Option<&str>> = high
-        .iter()
+    let high_outcomes: Vec<Option<&str>> = (bounds.high.iter())
         .map(|r| r.map(|r| responses(&[r]).1[0]))
         .collect();
     let dict = PyDict::new(py);

@@ -315,6 +315,41 @@ def test_global_tests_beside_a_time_partition():
         bulwark.global_fp_rta(pair, 2, partitions=[(10, [(5, 11)])])
 
 
+def test_global_fp_rta_with_spr_servers():
+    # Two cores, (3, 10) twice above (5, 20), in ns: as sporadic tasks R = 3, 3, 8; as SPR
+    # servers each workload reaches R + e = 6 back and the third's R is 11 (worked in
+    # bulwark-analysis's global_fp tests).
+    tasks = [(3, 10, 3), (3, 10, 2), (5, 20, 1)]
+    assert bulwark.global_fp_rta(tasks, 2)["responses"] == [3, 3, 8]
+    assert bulwark.global_fp_rta(tasks, 2, servers=[0, 1])["responses"] == [3, 3, 11]
+    assert bulwark.global_fp_rta(tasks, 2, servers=[0])["responses"] == [3, 3, 8]
+    with pytest.raises(ValueError, match="servers lists task 3, but there are 3 tasks"):
+        bulwark.global_fp_rta(tasks, 2, servers=[3])
+
+
+def test_global_amc_rtb_credits_the_switch():
+    # Two cores, two low (2, 5) above a high task (C^L 1, C^H 6, 10), in ns: R^L = 2, 2, 3,
+    # and R^* = 6 + 2 = 8, the low tasks counted within R^L = 3 only; at C^H in every
+    # window (worst-case reservations) the plain analysis gives 10 (worked in
+    # bulwark-analysis's amc tests).
+    tasks = [(2, None, 5, 9), (2, None, 5, 8), (1, 6, 10, 1)]
+    result = bulwark.global_amc_rtb(tasks, 2)
+    assert result["schedulable"]
+    assert result["low_responses"] == [2, 2, 3]
+    assert result["high_responses"] == [None, None, 8]
+    assert result["high_outcomes"] == [None, None, "bounded"]
+    worst = bulwark.global_fp_rta([(2, 5, 9), (2, 5, 8), (6, 10, 1)], 2)
+    assert worst["responses"] == [2, 2, 10]
+    # A failure leaves the tasks below it uncomputed.
+    failing = bulwark.global_amc_rtb([(9, 9, 10, 9), (9, None, 10, 8), (9, None, 10, 7)], 2)
+    assert not failing["schedulable"]
+    assert failing["low_outcomes"] == ["bounded", "bounded", "exceeds"]
+    with pytest.raises(ValueError, match="task 0: high_wcet 1 < low_wcet 2"):
+        bulwark.global_amc_rtb([(2, 1, 10, 1)], 2)
+    with pytest.raises(ValueError, match="cores = 0"):
+        bulwark.global_amc_rtb(tasks, 0)
+
+
 def test_global_edf_gfb_and_bcl():
     # (3, 10) twice on two cores: U = 0.6 <= 2 - 0.3 = 1.7 (GFB). BCL: for either task the
     # slack D - C + 1 = 8 and the other's EDF workload in 10 is 3: 3 < 16; a mask of 20 adds

@@ -4,7 +4,8 @@ Task-set generation (``uunifast``, ``task_set``), classic schedulability tests (
 ``edf_qpa``, ``edf_utilisation``, and the lean ``fp_rta_responses`` and
 ``edf_qpa_schedulable``), global multiprocessor tests with cores that terminations mask
 and time partitions take (``global_fp_rta``, ``global_edf_gfb``, ``global_edf_bcl``; tasks
-as tuples), one core's reservations under Vestal's mode switch (``amc_rtb``) and beside
+as tuples), reservations under Vestal's mode switch (``amc_rtb`` on one core,
+``global_amc_rtb`` on more), one core's reservations beside
 time partitions (``slot_supply_bound``, ``edf_slot_supply``, ``fp_rta_slot_supply``), the
 CAmkES component paper's bounds on generated sets (``component_set``,
 ``component_bounds``), simulation (``simulate``) and sweeps (``sweep``,
@@ -30,6 +31,7 @@ from ._bulwark import (
     fp_rta,
     fp_rta_responses,
     fp_rta_slot_supply,
+    global_amc_rtb,
     global_edf_bcl,
     global_edf_gfb,
     global_fp_rta,
@@ -53,6 +55,7 @@ __all__ = [
     "fp_rta",
     "fp_rta_responses",
     "fp_rta_slot_supply",
+    "global_amc_rtb",
     "global_edf_bcl",
     "global_edf_gfb",
     "global_fp_rta",
