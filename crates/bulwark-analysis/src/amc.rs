@@ -377,6 +377,37 @@ mod tests {
         );
     }
 
+    /// Periods and budgets near the largest duration: exact, no overflow. On two cores each
+    /// of the two tasks has fewer than two above it, so every bound is its budget.
+    #[test]
+    fn huge_durations_on_two_cores() {
+        let max = u64::MAX;
+        let nanos = Duration::from_nanos;
+        let tasks = [
+            McTask::low(nanos(max / 2), nanos(max), Priority(2)),
+            McTask {
+                low_budget: nanos(max / 8),
+                high_budget: Some(nanos(max / 2)),
+                period: nanos(max),
+                deadline: nanos(max),
+                priority: Priority(1),
+            },
+        ];
+        // An unbounded mask loses one core for good; two lose both.
+        assert!(rtb_global(&tasks, 2, &[Duration::MAX], &[]).schedulable);
+        let lost = rtb_global(&tasks, 2, &[Duration::MAX, Duration::MAX], &[]);
+        assert!(!lost.schedulable);
+        let amc = rtb_global(&tasks, 2, &[], &[]);
+        assert_eq!(
+            amc.low,
+            [
+                Response::Bounded(nanos(max / 2)),
+                Response::Bounded(nanos(max / 8))
+            ]
+        );
+        assert_eq!(amc.high[1], Some(Response::Bounded(nanos(max / 2))));
+    }
+
     /// A high-criticality task whose low-mode bound passes its deadline stops the analysis:
     /// nothing below it is computed, and on no cores nothing is.
     #[test]
