@@ -108,6 +108,20 @@ pub struct Amc {
     pub schedulable: bool,
 }
 
+impl Amc {
+    /// The bounds, schedulable when every `R^L` and every `R^*` is bounded.
+    fn of(low: Vec<Response>, high: Vec<Option<Response>>, order: Vec<usize>) -> Amc {
+        let bounded = |r: &Response| matches!(r, Response::Bounded(_));
+        let schedulable = low.iter().all(bounded) && high.iter().flatten().all(bounded);
+        Amc {
+            low,
+            high,
+            order,
+            schedulable,
+        }
+    }
+}
+
 /// AMC-rtb on one core for `tasks`, the terminations' `masks` (`Duration::MAX`: unbounded)
 /// counted in every window.
 pub fn rtb(tasks: &[McTask], masks: &[Duration]) -> Amc {
@@ -200,17 +214,7 @@ fn rtb_with(
             window(task),
         ));
     }
-    let schedulable = low.iter().all(|r| matches!(r, Response::Bounded(_)))
-        && high
-            .iter()
-            .flatten()
-            .all(|r| matches!(r, Response::Bounded(_)));
-    Amc {
-        low,
-        high,
-        order,
-        schedulable,
-    }
+    Amc::of(low, high, order)
 }
 
 /// AMC-rtb's argument on `cores` cores under global fixed priority (see the module's docs),
@@ -280,17 +284,7 @@ pub fn rtb_global(tasks: &[McTask], cores: u16, masks: &[Duration], beside: &[En
             }
         }
     }
-    let schedulable = low.iter().all(|r| matches!(r, Response::Bounded(_)))
-        && high
-            .iter()
-            .flatten()
-            .all(|r| matches!(r, Response::Bounded(_)));
-    Amc {
-        low,
-        high,
-        order,
-        schedulable,
-    }
+    Amc::of(low, high, order)
 }
 
 /// A classic sporadic task `(C, T = D)` with blocking `constant`.

@@ -144,12 +144,18 @@ pub fn rta_partitioned(
     masks: &[Duration],
     partitions: &[SlotSupply],
 ) -> Rta {
+    with_partitions(partitions, |beside| rta_beside(tasks, cores, masks, beside))
+}
+
+/// Runs `analysis` with each time partition as an entity, at most `L - sbf(L)` of its slots
+/// in a window of length `L` ([`SlotSupply::most_busy`]).
+pub fn with_partitions<T>(partitions: &[SlotSupply], analysis: impl FnOnce(&[Entity]) -> T) -> T {
     let slot_time: Vec<_> = partitions
         .iter()
         .map(|slots| move |length| slots.most_busy(length))
         .collect();
     let beside: Vec<Entity> = slot_time.iter().map(|most| most as Entity).collect();
-    rta_beside(tasks, cores, masks, &beside)
+    analysis(&beside)
 }
 
 /// The most one interfering entity beside the tasks (a time partition) runs in any window of

@@ -111,15 +111,9 @@ pub fn global_amc_rtb(
     let masks = nanos(&masks);
     let partitions = supplies(&partitions)?;
     let bounds = py.detach(|| {
-        let slot_time: Vec<_> = partitions
-            .iter()
-            .map(|slots| move |length| slots.most_busy(length))
-            .collect();
-        let beside: Vec<global_fp::Entity> = slot_time
-            .iter()
-            .map(|most| most as global_fp::Entity)
-            .collect();
-        amc::rtb_global(&tasks, cores, &masks, &beside)
+        global_fp::with_partitions(&partitions, |beside| {
+            amc::rtb_global(&tasks, cores, &masks, beside)
+        })
     });
     amc_dict(py, &bounds)
 }

@@ -246,16 +246,9 @@ pub(super) fn mixed_criticality(
         }
     } else {
         // More cores: each time partition one more interfering entity, as in BC07.
-        let partitions = partition_supplies(members, cycle);
-        let slot_time: Vec<_> = partitions
-            .iter()
-            .map(|slots| move |length| slots.most_busy(length))
-            .collect();
-        let beside: Vec<global_fp::Entity> = slot_time
-            .iter()
-            .map(|most| most as global_fp::Entity)
-            .collect();
-        amc::rtb_global(&tasks, cores, masks, &beside)
+        global_fp::with_partitions(&partition_supplies(members, cycle), |beside| {
+            amc::rtb_global(&tasks, cores, masks, beside)
+        })
     };
     let tested = members.iter_mut().filter(|m| sporadic(m));
     for (member, (low, high)) in tested.zip(bounds.low.iter().zip(&bounds.high)) {
