@@ -333,6 +333,19 @@ mod tests {
         }
     }
 
+    /// The worst-case reservations of `tasks`: each at its highest budget, as sporadic tasks.
+    fn worst_case(tasks: &[McTask]) -> Vec<global_fp::FpTask> {
+        tasks
+            .iter()
+            .map(|task| global_fp::FpTask {
+                budget: task.high_budget.unwrap_or(task.low_budget),
+                period: task.period,
+                priority: task.priority,
+                sporadic_server: false,
+            })
+            .collect()
+    }
+
     /// Two cores, `l1` and `l2` low (2, 5) above `h` high (C^L 1, C^H 6, 10). R^L_l1 =
     /// R^L_l2 = 2 (fewer than two above). `h` in low mode: both terms capped at x = 0 and
     /// x = 1 ms (W(2) = 2 ms), then W(3) = 2 ms < 2 ms + 1 ns: R^L = 1 + floor(4 / 2) = 3.
@@ -352,16 +365,7 @@ mod tests {
         );
         assert_eq!(amc.high, [None, None, Some(Response::Bounded(ms(8)))]);
         assert!(amc.schedulable);
-        let worst_case: Vec<global_fp::FpTask> = tasks
-            .iter()
-            .map(|task| global_fp::FpTask {
-                budget: task.high_budget.unwrap_or(task.low_budget),
-                period: task.period,
-                priority: task.priority,
-                sporadic_server: false,
-            })
-            .collect();
-        let rta = global_fp::rta(&worst_case, 2);
+        let rta = global_fp::rta(&worst_case(&tasks), 2);
         assert_eq!(rta.responses[2], Response::Bounded(ms(10)));
         // One more millisecond of C^H: R^* = 9, still shown; worst-case reservations fail.
         let heavier = [tasks[0], tasks[1], high(1, 7, 10, 1)];
@@ -369,6 +373,7 @@ mod tests {
             rtb_global(&heavier, 2, &[], &[]).high[2],
             Some(Response::Bounded(ms(9)))
         );
+        assert!(!global_fp::rta(&worst_case(&heavier), 2).schedulable);
     }
 
     /// Periods and budgets near the largest duration: exact, no overflow. On two cores each
@@ -445,17 +450,8 @@ mod tests {
                     priority: Priority(priority),
                 })
                 .collect();
-            let worst_case: Vec<global_fp::FpTask> = tasks
-                .iter()
-                .map(|task| global_fp::FpTask {
-                    budget: task.high_budget.unwrap_or(task.low_budget),
-                    period: task.period,
-                    priority: task.priority,
-                    sporadic_server: false,
-                })
-                .collect();
             let amc = rtb_global(&tasks, cores, &[], &[]);
-            let rta = global_fp::rta(&worst_case, cores);
+            let rta = global_fp::rta(&worst_case(&tasks), cores);
             for (index, bound) in rta.responses.iter().enumerate() {
                 let Some(bound) = bound.bound() else { continue };
                 let credited = amc.high[index].unwrap_or(amc.low[index]);
