@@ -507,6 +507,37 @@ fn a_fixed_priority_cluster_with_an_spr_server_is_analysed() {
     assert_eq!(g["members"][0]["replenishment"], "spr (8 slots)");
 }
 
+/// A task that needs several budgets of its reservation (`s`: 5 ms of an SPR server's 2 ms
+/// per 10 ms, released every 30 ms) gets one period more for each budget past the first:
+/// 2 p + R = 22 ms (R = 2 ms, nothing above it), in the report and in JSON; its fit still
+/// says it exceeds the reservation. The run's worst is 21 ms (bulwark-analysis's cluster
+/// tests work the rest of the file).
+#[test]
+fn a_task_that_needs_several_budgets_gets_a_job_bound() {
+    let text = "name = \"spr\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"1s\"\n\n\
+                [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"fixed-priority\"\n\n\
+                [[task]]\nname = \"s\"\ncluster = \"k\"\npriority = 9\nperiod = \"30ms\"\n\
+                execution = \"5ms\"\nreservation = { budget = \"2ms\", period = \"10ms\", \
+                replenishment = \"spr\", replenishments = 2 }\n";
+    let (_dir, path) = temp_file("several.toml", text);
+    let (stdout, _) = outputs(&["analyze"], &path, 0);
+    assert_contains(
+        &stdout,
+        "s: a job needs up to 5ms > budget 2ms: the task's jobs need more than its reservation \
+         gives, and a job may take several periods of the reservation; each job completes \
+         within 22ms of its release all the same, one period more for each budget it needs \
+         past the first",
+    );
+    let doc = analyze_json(&path, 0);
+    let s = &doc["clusters"][0]["members"][0];
+    assert_eq!(s["job_response_ns"], 22_000_000);
+    assert_eq!(s["job_response_verdict"], "bounded");
+    let (stdout, _) = outputs(&["simulate", "--json"], &path, 0);
+    let run: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let worst = run["tasks"][0]["response"]["max_ns"].as_u64().expect("jobs ran");
+    assert!(worst <= 22_000_000, "{worst}");
+}
+
 #[test]
 fn check_names_the_clusters() {
     let (_dir, path) = temp_file("global.toml", scenario("edf", "3ms", ""));

@@ -107,19 +107,25 @@ pub(super) fn fit_partitions(
     }
 }
 
-/// The job bound of each task alone in a reservation under section III's sporadic rule that
-/// carries it (`C <= e`, `T >= p`), once the cluster's test holds. Its releases are at least
-/// `p` apart, so every replenishment comes at a release: the first when the reservation
-/// starts with its deadline passed, and each later one because the previous came `T >= p`
-/// before. So a job gets `e >= C` within the reservation's bound (its `R`, else `p`) of its
-/// release, and that is its [`Member::job_response`] (bounded when within its deadline and
-/// spacing).
+/// The job bound of each task alone in a reservation under section III's sporadic rule, once
+/// the cluster's test holds. A job of `C` needs `k = ceil(C / e)` budgets; when its releases
+/// are at least `k p` apart, every job finds the reservation replenished at its release (the
+/// first when the reservation starts with its deadline passed, each later one because the
+/// last replenishment for the job before came `(k - 1) p` after its release, so `p` before
+/// the next). The job holds the reservation active, so each exhaustion is followed by a
+/// replenishment `p` after the one before, and each budget is served within the
+/// reservation's bound (its `R`, else `p`) of its replenishment: the job completes within
+/// `(k - 1) p + R`, its [`Member::job_response`] (bounded when within its deadline and
+/// spacing). With `k = 1` that is the task the reservation carries (`C <= e`, `T >= p`),
+/// bounded by `R`.
 ///
-/// An SPR server (which the analysis covers on one fixed-priority core) carrying such a task
-/// gets the same bound: the server is active from a job's release to its completion, so a
-/// job that starts with the whole budget spends at most `C <= e` from one activation at its
-/// release, which comes back `p <= T` later, before the next release; by induction from the
-/// full queue of the start, every job starts with the whole budget.
+/// An SPR server (which the analysis covers under fixed priority) gets the same bound: the
+/// server is active from a job's release to its completion, and a job that starts with the
+/// whole budget in one entry of its release's time spends it in rounds: each round's budget
+/// comes back in one entry `p` after the round's (Alg. 1 plans a consumed head for `t_head +
+/// p`, and Alg. 3 restarts it when it comes due to the exhausted server), and the last
+/// round's part `p` after it, `k p <= T` after the release; by induction from the full queue
+/// of the start, every job starts with the whole budget.
 pub(super) fn bound_lone_members(
     scenario: &Scenario,
     drains: &CallDrains,
@@ -142,22 +148,53 @@ pub(super) fn bound_lone_members(
         else {
             continue;
         };
-        if owners.contains(&spec.task) || member.fit != Fit::Carried {
+        if owners.contains(&spec.task) || matches!(member.fit, Fit::Unchecked(_)) {
             continue;
         }
         let task = &scenario.tasks[spec.task];
         let calls = drains.of_task(scenario, spec.task);
-        let Some((spacing, _)) = demand(&task.behaviour, &scenario.cost, &calls) else {
+        let Some((spacing, execution)) = demand(&task.behaviour, &scenario.cost, &calls) else {
             continue;
         };
-        let served_within = served_within(member.response, reservation.period);
+        let Some(bound) = rounds_bound(
+            execution,
+            spacing,
+            reservation.budget,
+            reservation.period,
+            served_within(member.response, reservation.period),
+        ) else {
+            continue;
+        };
         let limit = task.deadline.unwrap_or(spacing).min(spacing);
-        member.job_response = Some(if served_within <= limit {
-            Response::Bounded(served_within)
+        member.job_response = Some(if bound <= limit {
+            Response::Bounded(bound)
         } else {
-            Response::Exceeds(served_within)
+            Response::Exceeds(bound)
         });
     }
+}
+
+/// `(k - 1) p + served_within`, `k = ceil(C / e)` budgets for a job of `execution`, when the
+/// releases are at least `k p` apart; `None` otherwise (or on no budget, or overflow).
+fn rounds_bound(
+    execution: Duration,
+    spacing: Duration,
+    budget: Duration,
+    period: Duration,
+    served_within: Duration,
+) -> Option<Duration> {
+    if budget.is_zero() {
+        return None;
+    }
+    let rounds = execution.as_nanos().div_ceil(budget.as_nanos()).max(1);
+    let span = period.as_nanos().checked_mul(rounds)?;
+    if spacing.as_nanos() < span {
+        return None;
+    }
+    let waits = period.as_nanos().checked_mul(rounds - 1)?;
+    waits
+        .checked_add(served_within.as_nanos())
+        .map(Duration::from_nanos)
 }
 
 /// When a reservation of `period` has its budget after each replenishment: within its

@@ -204,6 +204,38 @@ fn an_spr_server_on_one_fixed_priority_core_counts_as_a_sporadic_task() {
     );
 }
 
+/// The one-core SPR cluster above (R = 2, 5 and 9 ms) with tasks that need several budgets:
+/// `s`'s 5 ms per 30 ms takes k = 3 budgets of 2 ms, its releases k p = 30 ms apart, so a job
+/// completes within 2 p + R = 22 ms; `a`'s 7 ms per 40 ms takes 3 budgets of 3 ms: 2 p + 5 =
+/// 25 ms. With `a`'s releases 25 ms apart (< 3 p) a job may find the budget still out: no
+/// bound. `b` (4 ms per 20 ms) fits: 9 ms.
+#[test]
+fn a_task_that_needs_several_budgets_gets_one_period_for_each_more() {
+    let text = |a_period: &str| {
+        format!(
+            "name = \"spr\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"1s\"\n\n\
+             [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"fixed-priority\"\n\n\
+             [[task]]\nname = \"s\"\ncluster = \"k\"\npriority = 9\nperiod = \"30ms\"\n\
+             execution = \"5ms\"\nreservation = {{ budget = \"2ms\", period = \"10ms\", \
+             replenishment = \"spr\", replenishments = 2 }}\n\n\
+             [[task]]\nname = \"a\"\ncluster = \"k\"\npriority = 5\nperiod = \"{a_period}\"\n\
+             execution = \"7ms\"\nreservation = {{ budget = \"3ms\", period = \"10ms\" }}\n\n\
+             [[task]]\nname = \"b\"\ncluster = \"k\"\npriority = 1\nperiod = \"20ms\"\n\
+             execution = \"4ms\"\nreservation = {{ budget = \"4ms\", period = \"20ms\" }}\n"
+        )
+    };
+    let jobs = |a_period: &str| -> Vec<Option<Response>> {
+        let scenario = bulwark_spec::parse(&text(a_period), "spr.toml").expect("valid");
+        let cluster = analyse(&scenario).remove(0);
+        assert_eq!(cluster.verdict.schedulable(), Some(true));
+        assert!(matches!(cluster.members[0].fit, Fit::Exceeds(_)));
+        cluster.members.iter().map(|m| m.job_response).collect()
+    };
+    let bounded = |r: u64| Some(Response::Bounded(ms(r)));
+    assert_eq!(jobs("40ms"), [bounded(22), bounded(25), bounded(9)]);
+    assert_eq!(jobs("25ms"), [bounded(22), None, bounded(9)]);
+}
+
 /// One core with a time partition `P` holding [0, 40 ms) of every 100 ms, `a` an SPR server
 /// (10 ms per 50 ms) above `b` (15 ms per 100 ms): the server counts as a sporadic task on the
 /// slots' supply. By hand, a's R = 40 + 10 = 50 ms (its worst window starts at the slot), b's

@@ -674,7 +674,18 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
     }
     text.push_str(&table::render(&headers, &rows));
     for member in &analysis.members {
-        if let Fit::Exceeds(why) | Fit::Unchecked(why) = &member.fit {
+        if let (Fit::Exceeds(why), Some(Response::Bounded(bound))) =
+            (&member.fit, member.job_response)
+        {
+            text.push_str(&format!(
+                "  {}: {why}; each job completes within {bound} of its release all the same, \
+                 one period more for each budget it needs past the first (each comes p after \
+                 the one before), its releases that many periods apart finding the reservation \
+                 replenished{}\n",
+                member.name,
+                low_mode_text(analysis, member, low_mode_only)
+            ));
+        } else if let Fit::Exceeds(why) | Fit::Unchecked(why) = &member.fit {
             text.push_str(&format!("  {}: {why}\n", member.name));
         } else if let (Some(Response::Bounded(bound)), MemberReservation::Partition { .. }) =
             (member.job_response, &member.reservation)
@@ -698,16 +709,26 @@ fn to_text(analysis: &ClusterAnalysis) -> String {
                     "alone in its reservation, which its releases (at least p apart) find \
                      replenished and which gets its budget within that"
                 },
-                if low_mode_only && !high_criticality(analysis, member) {
-                    " (in low mode: a low-criticality reservation has no guarantee in high mode)"
-                } else {
-                    ""
-                }
+                low_mode_text(analysis, member, low_mode_only)
             ));
         }
     }
     text.push_str(&format!("  {}\n", why(analysis)));
     text
+}
+
+/// The low-mode label of a low-criticality member's job bound, when the verdict holds for
+/// them in low mode only.
+fn low_mode_text(
+    analysis: &ClusterAnalysis,
+    member: &cluster::Member,
+    low_mode_only: bool,
+) -> &'static str {
+    if low_mode_only && !high_criticality(analysis, member) {
+        " (in low mode: a low-criticality reservation has no guarantee in high mode)"
+    } else {
+        ""
+    }
 }
 
 /// Whether `member`'s reservation (its owner's, when shared) is of high criticality.
