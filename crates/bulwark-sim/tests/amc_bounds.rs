@@ -1,13 +1,15 @@
 //! AMC-rtb's bounds (`bulwark_analysis::amc`, what `bulwark analyze` gives a fixed-priority
-//! cluster of one core with high-criticality reservations) against the machine running
-//! Vestal's mode switch: random one-core clusters whose tasks each release a job per period
+//! cluster with high-criticality reservations: on one core AMC-rtb, on more its argument on
+//! Bertogna and Cirinei's analysis) against the machine running Vestal's mode switch: random
+//! clusters of one to three cores whose tasks each release a job per period
 //! of their reservation, with the job's work drawn up to the budget (`e^H` for a
 //! high-criticality task, so some jobs overrun `e^L` and switch the cluster to high mode).
 //! Each job is one reservation job, released with its replenishment, so it completes within
 //! its reservation's bound: a high-criticality job within `R^*` always, a low-criticality one
 //! within `R^L` when the cluster stayed in low mode from its release to its completion. Some
-//! clusters also hold a time partition, busy for ever, whose slot of every 50 ms the
-//! reservations work around (AMC-rtb on the supply the slot leaves).
+//! clusters also hold a time partition on core 0, busy for ever, whose slot of every 50 ms
+//! the reservations work around (on one core AMC-rtb on the supply the slot leaves, on more
+//! the partition one more interfering entity).
 
 use bulwark_analysis::cluster::{self, ClusterVerdict};
 use bulwark_core::reservation::clustered::Mode;
@@ -21,14 +23,16 @@ type Shape = (u8, u64, u64, Option<u64>, u64);
 /// A partition's slot `[start, start + length)` ms of a 50 ms cycle.
 type Slot = (u64, u64);
 
-fn scenario_text(shapes: &[Shape], slot: Option<Slot>) -> String {
+fn scenario_text(cores: u16, shapes: &[Shape], slot: Option<Slot>) -> String {
     let cycle = match slot {
         Some(_) => "cycle = \"50ms\"\n",
         None => "",
     };
+    let ids: Vec<String> = (0..cores).map(|core| core.to_string()).collect();
     let mut text = format!(
-        "name = \"amc\"\npolicy = \"fixed-priority\"\ncores = 1\nduration = \"2s\"\n\n\
-         [[cluster]]\nname = \"k\"\ncores = [0]\norder = \"fixed-priority\"\n{cycle}",
+        "name = \"amc\"\npolicy = \"fixed-priority\"\ncores = {cores}\nduration = \"2s\"\n\n\
+         [[cluster]]\nname = \"k\"\ncores = [{}]\norder = \"fixed-priority\"\n{cycle}",
+        ids.join(", ")
     );
     for (index, &(priority, period, low, extra, offset)) in shapes.iter().enumerate() {
         let budget = low + extra.unwrap_or(0);
@@ -81,16 +85,17 @@ fn shape() -> impl Strategy<Value = Shape> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn no_job_outlasts_its_reservations_bound(
-        shapes in prop::collection::vec(shape(), 2..5),
+        cores in 1u16..4,
+        shapes in prop::collection::vec(shape(), 2..6),
         slot in prop::option::of((0u64..40, 1u64..10)),
         seed in any::<u64>(),
     ) {
         prop_assume!(shapes.iter().any(|s| s.3.is_some()));
-        let text = scenario_text(&shapes, slot);
+        let text = scenario_text(cores, &shapes, slot);
         let scenario = bulwark_spec::parse(&text, "amc.toml")
             .unwrap_or_else(|e| panic!("{}\n{text}", e.plain()));
         let analysis = &cluster::analyse(&scenario)[0];
@@ -132,7 +137,7 @@ proptest! {
         }
         prop_assert!(checked > 0);
         if std::env::var_os("AMC_STATS").is_some() {
-            eprintln!("switches {} jobs checked {checked}", high.len());
+            eprintln!("cores {cores} switches {} jobs checked {checked}", high.len());
         }
     }
 }

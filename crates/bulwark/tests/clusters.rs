@@ -534,7 +534,9 @@ fn a_task_that_needs_several_budgets_gets_a_job_bound() {
     assert_eq!(s["job_response_verdict"], "bounded");
     let (stdout, _) = outputs(&["simulate", "--json"], &path, 0);
     let run: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
-    let worst = run["tasks"][0]["response"]["max_ns"].as_u64().expect("jobs ran");
+    let worst = run["tasks"][0]["response"]["max_ns"]
+        .as_u64()
+        .expect("jobs ran");
     assert!(worst <= 22_000_000, "{worst}");
 }
 
