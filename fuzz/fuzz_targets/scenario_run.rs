@@ -2,9 +2,11 @@
 //! the one machine for a short horizon without a panic (a run may stop with an error: a
 //! livelock, a script spinning, a backlog, ...), and run the same again (determinism). The
 //! outcome keeps its own arithmetic: per task no more completions or misses than jobs, and
-//! per core no more busy time than the run.
+//! per core no more busy time than the run. Its clusters are analysed too, without a panic,
+//! and a cluster shown schedulable has no reservation whose bound is not within its period.
 #![no_main]
 
+use bulwark_analysis::global_fp::Response;
 use bulwark_core::Duration;
 use bulwark_fuzz::text_or_checked_error;
 use bulwark_sim::Options;
@@ -31,6 +33,18 @@ fuzz_target!(|data: &[u8]| {
     };
     if scenario.tasks.len() > MOST_TASKS {
         return;
+    }
+    for cluster in bulwark_analysis::cluster::analyse(&scenario) {
+        if cluster.verdict.schedulable() == Some(true) {
+            for member in &cluster.members {
+                let bounded = |r: &Response| matches!(r, Response::Bounded(_));
+                assert!(
+                    member.response.as_ref().is_none_or(bounded),
+                    "{}: {member:?} in a cluster shown schedulable",
+                    cluster.name
+                );
+            }
+        }
     }
     let options = Options {
         until: Some(HORIZON.min(scenario.duration)),
