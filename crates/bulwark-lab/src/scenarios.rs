@@ -47,6 +47,7 @@ pub const BUILT_IN: &[BuiltIn] = built_in![
     "vbs-processes",
     "vestal-mode-switch",
     "mixed-criticality-two-cores",
+    "spr-servers-two-cores",
 ];
 
 impl BuiltIn {

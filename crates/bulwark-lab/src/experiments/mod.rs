@@ -33,6 +33,7 @@ mod partitions_two_cores;
 mod passive_servers;
 pub mod platform;
 mod reclaim_latency;
+mod spr_servers_two_cores;
 mod spr_vbs_cores;
 mod textbook;
 mod vbs_isolation;
@@ -122,6 +123,7 @@ pub const ALL: &[Experiment] = &[
     partitions_two_cores::EXPERIMENT,
     vestal_mode_switch::EXPERIMENT,
     mixed_criticality_two_cores::EXPERIMENT,
+    spr_servers_two_cores::EXPERIMENT,
     host_a1::EXPERIMENT,
     host_a2::EXPERIMENT,
     host_a3::EXPERIMENT,
