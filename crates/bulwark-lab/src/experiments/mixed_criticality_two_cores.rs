@@ -20,7 +20,9 @@ use bulwark_core::{Duration, Instant};
 use bulwark_sim::{JobRecord, Kept, Options};
 use bulwark_spec::Scenario;
 
-use super::outcomes::{built_in_scenario, member_bound, verdict_name};
+use super::outcomes::{
+    bound_of, built_in_scenario, member_bound, ms_text, named_values, verdict_name,
+};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport};
 
@@ -166,21 +168,8 @@ fn response(job: &JobRecord) -> Option<u64> {
     )
 }
 
-fn ms_text(ns: u64) -> String {
-    Duration::from_nanos(ns).to_string()
-}
-
 fn treats_the_switch(analysis: Option<&ClusterAnalysis>, criticality: Criticality) -> bool {
     analysis.is_some_and(|a| a.criticality() == Some(criticality))
-}
-
-/// A member's low-mode bound `R^L`, ns.
-fn low_mode_bound(analysis: Option<&ClusterAnalysis>, name: &str) -> Option<u64> {
-    let member = analysis?.members.iter().find(|m| m.name == name)?;
-    member
-        .low_mode_response
-        .and_then(|r| r.bound())
-        .map(Duration::as_nanos)
 }
 
 /// The verdict and how it treats the mode switch, in words.
@@ -193,15 +182,6 @@ fn verdict_text(analysis: &ClusterAnalysis) -> String {
     )
 }
 
-/// `name bound` per member, the bound `of(name, by hand)`.
-fn bounds_text(members: &[(&str, u64)], of: impl Fn(&str, u64) -> Option<u64>) -> String {
-    members
-        .iter()
-        .map(|&(name, ns)| format!("{name} {}", of(name, ns).map_or("none".into(), ms_text)))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn fixed_bounds(fixed: Option<&ClusterAnalysis>) -> Check {
     Check {
         claim: "by hand: AMC-rtb's argument on Bertogna and Cirinei's analysis gives R = 3, 5 \
@@ -210,13 +190,14 @@ fn fixed_bounds(fixed: Option<&ClusterAnalysis>) -> Check {
             .into(),
         expected: format!(
             "{}; low mode {}; schedulable (global-amc-rtb), mode switch: amc-rtb",
-            bounds_text(&FIXED_BOUNDS, |_, ns| Some(ns)),
-            bounds_text(&FIXED_LOW_MODE, |_, ns| Some(ns)),
+            named_values(&FIXED_BOUNDS, |_, ns| Some(ns)),
+            named_values(&FIXED_LOW_MODE, |_, ns| Some(ns)),
         ),
         measured: format!(
             "{}; low mode {}; {}",
-            bounds_text(&FIXED_BOUNDS, |name, _| member_bound(fixed, name)),
-            bounds_text(&FIXED_LOW_MODE, |name, _| low_mode_bound(fixed, name)),
+            named_values(&FIXED_BOUNDS, |name, _| member_bound(fixed, name)),
+            named_values(&FIXED_LOW_MODE, |name, _| bound_of(fixed, name, |m| m
+                .low_mode_response)),
             fixed.map_or("no cluster".into(), verdict_text)
         ),
         pass: FIXED_BOUNDS
@@ -224,7 +205,7 @@ fn fixed_bounds(fixed: Option<&ClusterAnalysis>) -> Check {
             .all(|&(name, ns)| member_bound(fixed, name) == Some(ns))
             && FIXED_LOW_MODE
                 .iter()
-                .all(|&(name, ns)| low_mode_bound(fixed, name) == Some(ns))
+                .all(|&(name, ns)| bound_of(fixed, name, |m| m.low_mode_response) == Some(ns))
             && fixed.is_some_and(|f| matches!(f.verdict, ClusterVerdict::AmcSchedulable(_)))
             && treats_the_switch(fixed, Criticality::AmcRtb),
     }

@@ -2,7 +2,8 @@
 //! its jobs' records, finding a task's metrics and jobs in an outcome by name, and a cluster
 //! member's bound in its analysis.
 
-use bulwark_analysis::cluster::{ClusterAnalysis, ClusterVerdict};
+use bulwark_analysis::cluster::{ClusterAnalysis, ClusterVerdict, Member};
+use bulwark_analysis::global_fp::Response;
 use bulwark_core::Duration;
 use bulwark_sim::metrics::JobRecord;
 use bulwark_sim::{Options, Outcome, TaskMetrics};
@@ -65,11 +66,36 @@ pub(super) fn requests_aborted(outcome: &Outcome, names: &[&str]) -> Vec<u64> {
 /// The response-time bound of the member called `name` in a cluster's `analysis`, ns: `None`
 /// without the cluster, the member or a bound.
 pub(super) fn member_bound(analysis: Option<&ClusterAnalysis>, name: &str) -> Option<u64> {
+    bound_of(analysis, name, |member| member.response)
+}
+
+/// The bound `pick` takes of the member called `name` (its response, low-mode response or
+/// job response), ns, when one is bounded.
+pub(super) fn bound_of(
+    analysis: Option<&ClusterAnalysis>,
+    name: &str,
+    pick: impl Fn(&Member) -> Option<Response>,
+) -> Option<u64> {
     let member = analysis?.members.iter().find(|m| m.name == name)?;
-    member
-        .response
-        .and_then(|r| r.bound())
-        .map(Duration::as_nanos)
+    pick(member).and_then(|r| r.bound()).map(Duration::as_nanos)
+}
+
+/// A duration of `ns` nanoseconds in words, e.g. `3ms`.
+pub(super) fn ms_text(ns: u64) -> String {
+    Duration::from_nanos(ns).to_string()
+}
+
+/// `name value` per entry, joined by commas: the value `of(name, by hand)`, `none` when it
+/// has none.
+pub(super) fn named_values(
+    entries: &[(&str, u64)],
+    of: impl Fn(&str, u64) -> Option<u64>,
+) -> String {
+    entries
+        .iter()
+        .map(|&(name, ns)| format!("{name} {}", of(name, ns).map_or("none".into(), ms_text)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A cluster's verdict in words, for a check's measurement.

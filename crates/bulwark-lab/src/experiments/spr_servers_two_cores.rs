@@ -12,12 +12,12 @@
 //! rogue's flood held to its budget: exactly `e` of every `p`.
 
 use bulwark_analysis::cluster::{self, ClusterAnalysis, ClusterVerdict};
-use bulwark_analysis::global_fp::Response;
-use bulwark_core::Duration;
 use bulwark_sim::{Kept, Options, Outcome, SliceKind};
 use bulwark_spec::Scenario;
 
-use super::outcomes::{built_in_scenario, member_bound, verdict_name};
+use super::outcomes::{
+    bound_of, built_in_scenario, member_bound, ms_text, named_values, verdict_name,
+};
 use super::{Experiment, LabError};
 use crate::report::{Check, ExperimentReport};
 
@@ -76,28 +76,6 @@ fn run() -> Result<ExperimentReport, LabError> {
     })
 }
 
-fn ms_text(ns: u64) -> String {
-    Duration::from_nanos(ns).to_string()
-}
-
-/// `name value` per entry, the value `of(name, by hand)`.
-fn listed(entries: &[(&str, u64)], of: impl Fn(&str, u64) -> Option<u64>) -> String {
-    entries
-        .iter()
-        .map(|&(name, ns)| format!("{name} {}", of(name, ns).map_or("none".into(), ms_text)))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// A member's job bound, ns.
-fn job_bound(analysis: Option<&ClusterAnalysis>, name: &str) -> Option<u64> {
-    let member = analysis?.members.iter().find(|m| m.name == name)?;
-    match member.job_response {
-        Some(Response::Bounded(bound)) => Some(bound.as_nanos()),
-        _ => None,
-    }
-}
-
 fn bounds(analysis: Option<&ClusterAnalysis>) -> Check {
     Check {
         claim: "by hand: Bertogna and Cirinei's analysis with each SPR server's workload from \
@@ -105,11 +83,11 @@ fn bounds(analysis: Option<&ClusterAnalysis>) -> Check {
             .into(),
         expected: format!(
             "{}; schedulable (global-fp-rta)",
-            listed(&BOUNDS, |_, ns| Some(ns))
+            named_values(&BOUNDS, |_, ns| Some(ns))
         ),
         measured: format!(
             "{}; {}",
-            listed(&BOUNDS, |name, _| member_bound(analysis, name)),
+            named_values(&BOUNDS, |name, _| member_bound(analysis, name)),
             analysis.map_or("no cluster".into(), |a| format!(
                 "{} ({})",
                 verdict_name(&a.verdict),
@@ -129,11 +107,13 @@ fn job_bounds(analysis: Option<&ClusterAnalysis>) -> Check {
                 jobs complete within (k - 1) p + R = 13 ms; w and low fit their reservations \
                 (6 and 13 ms)"
             .into(),
-        expected: listed(&JOB_BOUNDS, |_, ns| Some(ns)),
-        measured: listed(&JOB_BOUNDS, |name, _| job_bound(analysis, name)),
+        expected: named_values(&JOB_BOUNDS, |_, ns| Some(ns)),
+        measured: named_values(&JOB_BOUNDS, |name, _| {
+            bound_of(analysis, name, |m| m.job_response)
+        }),
         pass: JOB_BOUNDS
             .iter()
-            .all(|&(name, ns)| job_bound(analysis, name) == Some(ns)),
+            .all(|&(name, ns)| bound_of(analysis, name, |m| m.job_response) == Some(ns)),
     }
 }
 
@@ -193,7 +173,7 @@ fn responses(scenario: &Scenario, records: &Kept, analysis: Option<&ClusterAnaly
             })
             .collect();
         let longest = responses.iter().flatten().max().copied().unwrap_or(0);
-        let bound = job_bound(analysis, name).unwrap_or(0);
+        let bound = bound_of(analysis, name, |m| m.job_response).unwrap_or(0);
         pass &= !jobs.is_empty()
             && jobs.iter().all(|j| !j.missed)
             && responses.iter().all(|r| r.is_some_and(|ns| ns <= bound))
@@ -211,7 +191,7 @@ fn responses(scenario: &Scenario, records: &Kept, analysis: Option<&ClusterAnaly
             .into(),
         expected: format!(
             "all within their bounds, worst {}",
-            listed(&WORST, |_, ns| Some(ns))
+            named_values(&WORST, |_, ns| Some(ns))
         ),
         measured: measured.join("; "),
         pass,
