@@ -158,3 +158,12 @@ pub(super) fn slices_by_name(
         })
         .collect()
 }
+
+/// Asserts that every check of `report` passes and that there are `checks` of them (a test
+/// names the failing claims when one does not).
+#[cfg(test)]
+fn assert_every_check_passes(report: &ExperimentReport, checks: usize) {
+    let failing = crate::report::failing_claims(&report.checks);
+    assert!(failing.is_empty(), "{failing:?}\n{report:#?}");
+    assert_eq!(report.checks.len(), checks);
+}
