@@ -77,6 +77,10 @@ pub struct McTask {
     pub deadline: Duration,
     /// Its fixed priority (larger is more important).
     pub priority: Priority,
+    /// An SPR sporadic server `(e, p)` rather than a sporadic task: on more cores
+    /// ([`rtb_global`]) its workload counts from `R + e` in place of `R`
+    /// ([`crate::global_fp`]'s docs); AMC-rtb on one core ([`rtb`]) takes none.
+    pub sporadic_server: bool,
 }
 
 impl McTask {
@@ -90,6 +94,7 @@ impl McTask {
             period,
             deadline: period,
             priority,
+            sporadic_server: false,
         }
     }
 }
@@ -162,6 +167,13 @@ fn rtb_with(
         .try_fold(0u64, |sum, mask| sum.checked_add(mask.as_nanos()));
     let mut low = vec![Response::NotComputed; tasks.len()];
     let mut high = vec![None; tasks.len()];
+    if tasks.iter().any(|task| task.sporadic_server) {
+        // AMC-rtb's one-core argument is not shown for SPR servers: nothing is computed.
+        for (index, task) in tasks.iter().enumerate() {
+            high[index] = task.high_budget.map(|_| Response::NotComputed);
+        }
+        return Amc::of(low, high, order);
+    }
     let Some(masked) = masked.filter(|&sum| sum < u64::MAX) else {
         // An unbounded mask: the core may be lost past every deadline.
         for (index, task) in tasks.iter().enumerate() {
@@ -256,9 +268,14 @@ pub fn rtb_global(tasks: &[McTask], cores: u16, masks: &[Duration], beside: &[En
                 }
             };
         low[i] = Response::Bounded(global_fp::nanos(low_bound));
-        low_mode.push((low_budget, period, low_bound));
+        // A server's chunks start up to R apart: its workload reaches R + e back.
+        let reach = |bound: u128, budget: u128| match task.sporadic_server {
+            true => bound + budget,
+            false => bound,
+        };
+        low_mode.push((low_budget, period, reach(low_bound, low_budget)));
         let Some(high_budget) = task.high_budget else {
-            low_above.push((low_budget, period, low_bound));
+            low_above.push((low_budget, period, reach(low_bound, low_budget)));
             continue;
         };
         // hpL(i) within R^L_i, each a constant W^L_k(R^L_i) (capped like any term).
@@ -276,7 +293,7 @@ pub fn rtb_global(tasks: &[McTask], cores: u16, masks: &[Duration], beside: &[En
         match global_fp::response_time(high_budget, deadline, &high_above, &masking, &entities, m) {
             Ok(bound) => {
                 high[i] = Some(Response::Bounded(global_fp::nanos(bound)));
-                high_above.push((high_budget, period, bound));
+                high_above.push((high_budget, period, reach(bound, high_budget)));
             }
             Err(at_least) => {
                 high[i] = Some(Response::Exceeds(global_fp::nanos(at_least)));
@@ -323,6 +340,7 @@ mod tests {
             period: ms(period),
             deadline: ms(period),
             priority: Priority(priority),
+            sporadic_server: false,
         }
     }
 
@@ -341,7 +359,7 @@ mod tests {
                 budget: task.high_budget.unwrap_or(task.low_budget),
                 period: task.period,
                 priority: task.priority,
-                sporadic_server: false,
+                sporadic_server: task.sporadic_server,
             })
             .collect()
     }
@@ -390,6 +408,7 @@ mod tests {
                 period: nanos(max),
                 deadline: nanos(max),
                 priority: Priority(1),
+                sporadic_server: false,
             },
         ];
         // An unbounded mask loses one core for good; two lose both.
@@ -405,6 +424,34 @@ mod tests {
             ]
         );
         assert_eq!(amc.high[1], Some(Response::Bounded(nanos(max / 2))));
+    }
+
+    /// Two cores, two low-criticality SPR servers (3, 10) above `h` (C^L 6, C^H 8, 40), each
+    /// server's workload reaching R + e = 6 back. `h` in low mode: x = 0 -> 3 (both terms
+    /// capped) -> 5 (W(9) = 3 + min(3, 2) = 5, capped) -> 6 (W(11) = 6, capped), then W(12) =
+    /// 6 < 6 ms + 1 ns: R^L = 12. R^*: each server a constant W(12) = 3 + min(3, 5) = 6,
+    /// capped at x = 0, not at x = 6: R^* = 8 + 6 = 14. As sporadic tasks: R^L = 9 (W(9) = 3)
+    /// and R^* = 8 + 3 = 11. AMC-rtb on one core takes no server: nothing computed.
+    #[test]
+    fn servers_on_two_cores_reach_r_plus_e_back_in_both_equations() {
+        let server = |task: McTask| McTask {
+            sporadic_server: true,
+            ..task
+        };
+        let (a, b, h) = (low(3, 10, 3), low(3, 10, 2), high(6, 8, 40, 1));
+        let amc = rtb_global(&[server(a), server(b), h], 2, &[], &[]);
+        assert_eq!(
+            amc.low,
+            [3, 3, 12].map(|r| Response::Bounded(ms(r))).to_vec()
+        );
+        assert_eq!(amc.high[2], Some(Response::Bounded(ms(14))));
+        let plain = rtb_global(&[a, b, h], 2, &[], &[]);
+        assert_eq!(plain.low[2], Response::Bounded(ms(9)));
+        assert_eq!(plain.high[2], Some(Response::Bounded(ms(11))));
+        let one_core = rtb(&[server(a), h], &[]);
+        assert!(!one_core.schedulable);
+        assert_eq!(one_core.low, [Response::NotComputed; 2]);
+        assert_eq!(one_core.high[1], Some(Response::NotComputed));
     }
 
     /// A high-criticality task whose low-mode bound passes its deadline stops the analysis:
@@ -448,6 +495,7 @@ mod tests {
                     period: nanos(period),
                     deadline: nanos(period),
                     priority: Priority(priority),
+                    sporadic_server: false,
                 })
                 .collect();
             let amc = rtb_global(&tasks, cores, &[], &[]);
@@ -651,6 +699,7 @@ mod tests {
                         period: ms(period),
                         deadline: ms(period),
                         priority: Priority(priority),
+                        sporadic_server: false,
                     }
                 })
                 .collect();

@@ -83,6 +83,7 @@ pub(crate) fn vestal_tasks(tasks: &[(u64, Option<u64>, u64, u8)]) -> PyResult<Ve
                 period,
                 deadline: period,
                 priority: Priority(priority),
+                sporadic_server: false,
             })
         })
         .collect()

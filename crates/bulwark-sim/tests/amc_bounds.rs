@@ -9,7 +9,9 @@
 //! within `R^L` when the cluster stayed in low mode from its release to its completion. Some
 //! clusters also hold a time partition on core 0, busy for ever, whose slot of every 50 ms
 //! the reservations work around (on one core AMC-rtb on the supply the slot leaves, on more
-//! the partition one more interfering entity).
+//! the partition one more interfering entity). A low-criticality task sits in an SPR server
+//! in half the draws: on more cores its workload reaches `R + e` back; on one core AMC-rtb
+//! takes no server, so such a draw is left out.
 
 use bulwark_analysis::cluster::{self, ClusterVerdict};
 use bulwark_core::reservation::clustered::Mode;
@@ -17,8 +19,9 @@ use bulwark_core::Instant;
 use bulwark_sim::{Kept, Options};
 use proptest::prelude::*;
 
-/// One task: `(priority, period ms, low budget us, extra high budget us or none, offset ms)`.
-type Shape = (u8, u64, u64, Option<u64>, u64);
+/// One task: `(priority, period ms, low budget us, extra high budget us or none, offset ms,
+/// an SPR server when of low criticality)`.
+type Shape = (u8, u64, u64, Option<u64>, u64, bool);
 
 /// A partition's slot `[start, start + length)` ms of a 50 ms cycle.
 type Slot = (u64, u64);
@@ -34,11 +37,12 @@ fn scenario_text(cores: u16, shapes: &[Shape], slot: Option<Slot>) -> String {
          [[cluster]]\nname = \"k\"\ncores = [{}]\norder = \"fixed-priority\"\n{cycle}",
         ids.join(", ")
     );
-    for (index, &(priority, period, low, extra, offset)) in shapes.iter().enumerate() {
+    for (index, &(priority, period, low, extra, offset, server)) in shapes.iter().enumerate() {
         let budget = low + extra.unwrap_or(0);
-        let criticality = match extra {
-            Some(_) => format!(", criticality = \"high\", low-budget = \"{low}us\""),
-            None => String::new(),
+        let criticality = match (extra, server) {
+            (Some(_), _) => format!(", criticality = \"high\", low-budget = \"{low}us\""),
+            (None, true) => ", replenishment = \"spr\", replenishments = 2".to_owned(),
+            (None, false) => String::new(),
         };
         // Work drawn from a quarter of e^L up to the whole budget.
         let least = (low / 4).max(1);
@@ -69,8 +73,9 @@ fn shape() -> impl Strategy<Value = Shape> {
         0u64..1000,
         prop::option::of(0u64..1000),
         0u64..20,
+        any::<bool>(),
     )
-        .prop_map(|(priority, period, low, extra, offset)| {
+        .prop_map(|(priority, period, low, extra, offset, server)| {
             // Budgets up to about a third of the period each.
             let scale = period * 1000 / 3000;
             let low = 1 + low * scale / 1000;
@@ -80,6 +85,7 @@ fn shape() -> impl Strategy<Value = Shape> {
                 low,
                 extra.map(|e| e * scale / 1000),
                 offset,
+                server,
             )
         })
 }

@@ -16,8 +16,9 @@
 //! during its slots, at most `L - sbf(L)` of its slots alone in any window of length `L`:
 //! Bertogna, Cirinei and Lipari's test (EDF order) and Bertogna and Cirinei's response-time
 //! analysis (fixed priority) count it as one more interfering entity, like a mask. A
-//! high-criticality reservation under EDF order, or beside an SPR server, is counted at `e^H`
-//! in whichever of those tests applies (worst-case reservations, [`Criticality`]): the mode
+//! high-criticality reservation under EDF order, or beside an SPR server on one core, is
+//! counted at `e^H` in whichever of those tests applies (worst-case reservations,
+//! [`Criticality`]): the mode
 //! switch only demotes low-criticality reservations below every other, which takes
 //! interference away from the rest, so the verdict holds for a high-criticality reservation
 //! in either mode and for a low one in low mode; the switch is given no credit. On one
@@ -417,6 +418,11 @@ impl MemberReservation {
         )
     }
 
+    /// An SPR server (a sporadic reservation under SPR's replenishment rule).
+    pub fn is_spr_server(&self) -> bool {
+        matches!(self.replenishment(), Some(Replenishment::Spr { .. }))
+    }
+
     /// How a sporadic reservation's budget comes back; `None` for the other kinds.
     pub fn replenishment(&self) -> Option<Replenishment> {
         match self {
@@ -500,12 +506,14 @@ pub fn analyse(scenario: &Scenario) -> Vec<ClusterAnalysis> {
             let has_constant_bandwidth =
                 any(&|r| r.replenishment() == Some(Replenishment::ConstantBandwidth));
             // AMC-rtb credits the mode switch under fixed priority (on one core on what the
-            // slots leave when there are partitions, on more on BC07); it does not take SPR
-            // servers, and the other high-criticality clusters get worst-case reservations in
-            // the tests below.
+            // slots leave when there are partitions, on more on BC07, where an SPR server's
+            // workload reaches R + e back; on one core it does not take SPR servers), and
+            // the other high-criticality clusters get worst-case reservations in the tests
+            // below.
             let amc_rtb = cluster.order == SporadicOrder::FixedPriority
                 && has_high_criticality
-                && !has_server;
+                && !has_constant_bandwidth
+                && (cores != 1 || !has_server);
             let verdict = match cluster.order {
                 _ if amc_rtb => mixed_criticality(&mut members, cores, &masks, cluster.cycle),
                 // A constant-bandwidth server never waits for budget under fixed priority.

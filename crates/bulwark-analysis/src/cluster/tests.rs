@@ -163,6 +163,24 @@ fn spr_servers_on_two_fixed_priority_cores_count_from_r_plus_e() {
     let bounded = |values: [u64; 3]| values.map(|r| Some(Response::Bounded(ms(r))));
     assert_eq!(responses("spr"), bounded([3, 3, 11]));
     assert_eq!(responses("sporadic"), bounded([3, 3, 8]));
+    // `l` of high criticality (e^L = 2 ms): AMC-rtb's argument on BC07, the servers reaching
+    // R + e back in both equations. R^L_l: x = 0 -> 3 (both W(2) = 3 capped), W(5) = 3 < 3 ms
+    // + 1 ns: 5 ms. R^*_l: each server a constant W(5) = 3 ms: 5 + 3 = 8 ms, where
+    // worst-case reservations gave 11 ms.
+    let high = text("spr").replace(
+        "budget = \"5ms\", period = \"20ms\" }",
+        "budget = \"5ms\", period = \"20ms\", criticality = \"high\", low-budget = \"2ms\" }",
+    );
+    let scenario = bulwark_spec::parse(&high, "spr2.toml").expect("valid");
+    let cluster = analyse(&scenario).remove(0);
+    assert_eq!(cluster.verdict.test_name(), Some(GLOBAL_AMC_RTB_TEST));
+    assert_eq!(cluster.criticality(), Some(Criticality::AmcRtb));
+    let responses: Vec<Option<Response>> = cluster.members.iter().map(|m| m.response).collect();
+    assert_eq!(responses, bounded([3, 3, 8]));
+    assert_eq!(
+        cluster.members[2].low_mode_response,
+        Some(Response::Bounded(ms(5)))
+    );
 }
 
 /// One core, `s` an SPR server (2 ms per 10 ms, S = 2) above `a` (3, 10) and `b` (4, 20):

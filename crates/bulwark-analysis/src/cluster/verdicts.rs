@@ -3,7 +3,7 @@
 //! Bertogna, Cirinei and Lipari's test beside partitions, and AMC-rtb.
 
 use bulwark_core::Duration;
-use bulwark_spec::{Replenishment, SporadicOrder};
+use bulwark_spec::SporadicOrder;
 
 use super::fits::masks_added;
 use super::{
@@ -47,10 +47,7 @@ pub(super) fn fixed_priority(
                 budget,
                 period,
                 priority: m.priority.unwrap_or_default(),
-                sporadic_server: matches!(
-                    m.reservation.replenishment(),
-                    Some(Replenishment::Spr { .. })
-                ),
+                sporadic_server: m.reservation.is_spr_server(),
             }
         })
         .collect();
@@ -236,6 +233,7 @@ pub(super) fn mixed_criticality(
                 period,
                 deadline: period,
                 priority: m.priority.unwrap_or_default(),
+                sporadic_server: m.reservation.is_spr_server(),
             }
         })
         .collect();

@@ -118,6 +118,7 @@ fn vestal_tasks(tasks: &[Task], criticality: Criticality) -> Vec<McTask> {
                 period: nanos(task.period),
                 deadline: nanos(task.deadline),
                 priority: bulwark_core::Priority(0),
+                sporadic_server: false,
             }
         })
         .collect()

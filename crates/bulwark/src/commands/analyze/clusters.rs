@@ -327,12 +327,7 @@ const SPR_ON_MORE_CORES: &str = " (an SPR server as one whose workload reaches R
 
 /// Whether a member of the cluster is an SPR server.
 fn has_spr_server(analysis: &ClusterAnalysis) -> bool {
-    (analysis.members.iter()).any(|m| {
-        matches!(
-            m.reservation.replenishment(),
-            Some(Replenishment::Spr { .. })
-        )
-    })
+    (analysis.members.iter()).any(|m| m.reservation.is_spr_server())
 }
 
 /// AMC-rtb's description in the cluster's sentence.
@@ -357,11 +352,16 @@ fn amc_intro(analysis: &ClusterAnalysis) -> String {
     format!(
         "global fixed priority over {cores} core(s) with Vestal's mode switch, the \
          reservations taken as sporadic tasks (e^L, e^H, p) with deadline p at their tasks' \
-         priorities (a low-criticality one's e^L is e; equal priorities in member order); \
+         priorities (a low-criticality one's e^L is e; equal priorities in member order){}; \
          AMC-rtb's argument on Bertogna and Cirinei's response-time analysis: R^L over every \
          e^L, and for a high-criticality reservation R^* over the e^H above it and the \
          low-criticality workload within its R^L, the switch coming within R^L (a \
          low-criticality reservation's R is its R^L, a guarantee in low mode only){}{}",
+        if has_spr_server(analysis) {
+            SPR_ON_MORE_CORES
+        } else {
+            ""
+        },
         partitions_text(analysis),
         masks_text(&analysis.masks)
     )
