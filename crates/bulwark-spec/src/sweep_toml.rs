@@ -96,13 +96,14 @@ pub const COMPONENT_TESTS: [&str; 4] = [
 /// The tests `simulate = true` cannot check: the sweep's simulation runs each set on one
 /// core under fixed priorities, EDF or SPR, not under these tests' mechanisms, so a file
 /// asking for both is refused rather than counted as if checked.
-pub const UNSIMULATED_TESTS: [&str; 14] = [
+pub const UNSIMULATED_TESTS: [&str; 15] = [
     "amc-rtb-dm",
     "wcr-rta-dm",
     "wcr-edf",
     "global-edf-gfb",
     "global-edf-bcl",
     "global-fp-rta-dm",
+    "global-spr-rta-dm",
     "global-amc-rtb-dm",
     "global-wcr-rta-dm",
     "vbs-eq2",
@@ -136,12 +137,15 @@ pub const MC_TESTS: [&str; 5] = [
 /// deadlines is not admitted): `global-edf-gfb`, Goossens, Funk and Baruah's bound `U <= m -
 /// (m - 1) U_max`; `global-edf-bcl`, Bertogna, Cirinei and Lipari's interference test; and
 /// `global-fp-rta-dm`, Bertogna and Cirinei's response-time analysis under
-/// deadline-monotonic priorities. With randfixedsum the utilisation axis may pass 1. The last
-/// two, [`GLOBAL_MC_TESTS`], are mixed-criticality tests too.
-pub const GLOBAL_TESTS: [&str; 5] = [
+/// deadline-monotonic priorities; `global-spr-rta-dm`, the same with every task in an SPR
+/// server of its `(C, T)`, each server's workload counted from `R + e`. With randfixedsum the
+/// utilisation axis may pass 1. The last two, [`GLOBAL_MC_TESTS`], are mixed-criticality tests
+/// too.
+pub const GLOBAL_TESTS: [&str; 6] = [
     "global-edf-gfb",
     "global-edf-bcl",
     "global-fp-rta-dm",
+    "global-spr-rta-dm",
     "global-amc-rtb-dm",
     "global-wcr-rta-dm",
 ];

@@ -22,7 +22,8 @@ pub fn accepts(test: &str, tasks: &[Task], cores: u16) -> bool {
     match test {
         "global-edf-gfb" => global_edf::gfb(&pairs, cores).schedulable,
         "global-edf-bcl" => global_edf::bcl(&pairs, cores, &[]).schedulable,
-        "global-fp-rta-dm" => {
+        // Every task in an SPR server of its (C, T), each server's workload from R + e.
+        "global-fp-rta-dm" | "global-spr-rta-dm" => {
             // Deadline-monotonic order by position: equal priorities follow position, so a
             // set of any size keeps its order (priorities are only 256 levels).
             let ordered: Vec<FpTask> = priority_assignment::deadline_monotonic(tasks)
@@ -31,7 +32,7 @@ pub fn accepts(test: &str, tasks: &[Task], cores: u16) -> bool {
                     budget: Duration::from_nanos(tasks[i].wcet),
                     period: Duration::from_nanos(tasks[i].period),
                     priority: Priority(0),
-                    sporadic_server: false,
+                    sporadic_server: test == "global-spr-rta-dm",
                 })
                 .collect();
             global_fp::rta(&ordered, cores).schedulable
@@ -81,7 +82,45 @@ mod tests {
         assert!(!accepts("fp-rta-dm", &light, 2));
     }
 
-    const GLOBAL: [&str; 3] = ["global-edf-gfb", "global-edf-bcl", "global-fp-rta-dm"];
+    const GLOBAL: [&str; 4] = [
+        "global-edf-gfb",
+        "global-edf-bcl",
+        "global-fp-rta-dm",
+        "global-spr-rta-dm",
+    ];
+
+    /// In ms, two of (3, 10) above (5, 10) on two cores (deadline-monotonic, file order):
+    /// as sporadic tasks the third's R = 5 + 3 = 8 <= 10; as SPR servers each workload
+    /// reaches R + e = 6 back and its R = 11 > 10 (`global_fp`'s hand test works both).
+    #[test]
+    fn servers_are_refused_where_their_workload_widens_past_the_deadline() {
+        let set = [
+            implicit(3 * MS, 10 * MS),
+            implicit(3 * MS, 10 * MS),
+            implicit(5 * MS, 10 * MS),
+        ];
+        assert!(accepts("global-fp-rta-dm", &set, 2));
+        assert!(!accepts("global-spr-rta-dm", &set, 2));
+        assert!(accepts("global-spr-rta-dm", &set[..2], 2));
+    }
+
+    proptest::proptest! {
+        /// The servers' workloads are never below the tasks': what `global-spr-rta-dm`
+        /// accepts, `global-fp-rta-dm` accepts.
+        #[test]
+        fn servers_accept_no_more_than_tasks(
+            shapes in proptest::collection::vec((1u64..10, 5u64..60), 1..7),
+            cores in 1u16..4,
+        ) {
+            let set: Vec<Task> = shapes
+                .iter()
+                .map(|&(wcet, period)| implicit(wcet.min(period), period))
+                .collect();
+            proptest::prop_assert!(
+                !accepts("global-spr-rta-dm", &set, cores) || accepts("global-fp-rta-dm", &set, cores)
+            );
+        }
+    }
 
     #[test]
     fn a_constrained_deadline_is_not_admitted() {

@@ -109,7 +109,7 @@ pub fn accepts_with(test: &str, tasks: &[Task], overheads: &Overheads) -> bool {
         "wcr-edf" => overheads.criticality.is_some_and(|criticality| {
             edf::analyse(&papers::worst_case_reservations(tasks, criticality)).schedulable()
         }),
-        "global-edf-gfb" | "global-edf-bcl" | "global-fp-rta-dm" => overheads
+        "global-edf-gfb" | "global-edf-bcl" | "global-fp-rta-dm" | "global-spr-rta-dm" => overheads
             .cores
             .is_some_and(|cores| multiprocessor::accepts(test, tasks, cores)),
         "global-amc-rtb-dm" => {
