@@ -47,7 +47,7 @@ pub fn admitted_but_missed(
                 return false;
             }
             // No schedule: fp-audsley without an order (it then admitted nothing), or a test
-            // of UNSIMULATED_TESTS, which a file with `simulate = true` cannot list (the
+            // of unsimulated_tests(), which a file with `simulate = true` cannot list (the
             // spec refuses it at the test's name), so nothing admitted goes unchecked here.
             let Some(schedule) = verdict::schedule_with(test, tasks, overheads) else {
                 return false;

@@ -159,7 +159,7 @@ pub enum Schedule {
 /// their own order (rate monotonic, deadline monotonic, or Audsley's assignment), the two
 /// utilisation bounds rate monotonic, the EDF tests EDF. `None` for an unknown test, for
 /// fp-audsley when it finds no order (it then admits nothing either), and for the tests of
-/// [`bulwark_spec::sweep_toml::UNSIMULATED_TESTS`] (`vbs-eq2`, `mcipc-budget`), whose mechanisms the sweep's
+/// [`bulwark_spec::sweep_toml::unsimulated_tests`] (`vbs-eq2`, `mcipc-budget`), whose mechanisms the sweep's
 /// simulation does not run: a file cannot ask to simulate them.
 pub fn schedule(test: &str, tasks: &[Task]) -> Option<Schedule> {
     schedule_with(test, tasks, &Overheads::default())
