@@ -101,8 +101,9 @@ pub enum ClusterVerdict {
     /// is sufficient only, so the set may still be schedulable, but nothing here shows it.
     RtaNotShownSchedulable(FixedPriorityRta),
     /// Fixed-priority order with high-criticality reservations, and AMC-rtb
-    /// ([`crate::amc`]; on more cores [`crate::amc::rtb_global`]) bounds every reservation's low-mode response `R^L` (its
-    /// [`Member::low_mode_response`]) and every high-criticality one's `R^*` (its
+    /// ([`crate::amc`]; on more cores [`crate::amc::rtb_global`]) bounds every
+    /// reservation's low-mode response `R^L` (its [`Member::low_mode_response`]) and every
+    /// high-criticality one's `R^*` (its
     /// [`Member::response`]) within its period: while every job stays within `e^L`, every
     /// reservation gets its budget within `p` of each replenishment, and a high-criticality
     /// one always does.
@@ -270,8 +271,8 @@ pub const FP_RTA_TEST: &str = "fp-rta";
 /// The name of AMC-rtb ([`crate::amc`]) in reports.
 pub const AMC_RTB_TEST: &str = "amc-rtb";
 
-/// The name of AMC-rtb's argument on Bertogna and Cirinei's analysis ([`amc::rtb_global`]),
-/// on more cores, in reports.
+/// The name of AMC-rtb's argument on Bertogna and Cirinei's analysis, on more cores
+/// ([`crate::amc::rtb_global`]), in reports.
 pub const GLOBAL_AMC_RTB_TEST: &str = "global-amc-rtb";
 
 /// The name of the EDF demand test against the slots' supply in reports.
