@@ -79,7 +79,9 @@ pub struct McTask {
     pub priority: Priority,
     /// An SPR sporadic server `(e, p)` rather than a sporadic task: on more cores
     /// ([`rtb_global`]) its workload counts from `R + e` in place of `R`
-    /// ([`crate::global_fp`]'s docs); AMC-rtb on one core ([`rtb`]) takes none.
+    /// ([`crate::global_fp`]'s docs); AMC-rtb on one core ([`rtb`]) takes one as a sporadic
+    /// task when every task is of low criticality (the exact analysis), and none beside a
+    /// high-criticality task.
     pub sporadic_server: bool,
 }
 
@@ -167,8 +169,11 @@ fn rtb_with(
         .try_fold(0u64, |sum, mask| sum.checked_add(mask.as_nanos()));
     let mut low = vec![Response::NotComputed; tasks.len()];
     let mut high = vec![None; tasks.len()];
-    if tasks.iter().any(|task| task.sporadic_server) {
-        // AMC-rtb's one-core argument is not shown for SPR servers: nothing is computed.
+    let high_criticality = tasks.iter().any(|task| task.high_budget.is_some());
+    if high_criticality && tasks.iter().any(|task| task.sporadic_server) {
+        // With every task of low criticality R^L is the exact analysis, where a server
+        // interferes no more than a sporadic task (Sprunt, Sha and Lehoczky); the R^*
+        // equation's window argument is not shown for servers: nothing is computed.
         for (index, task) in tasks.iter().enumerate() {
             high[index] = task.high_budget.map(|_| Response::NotComputed);
         }
@@ -431,7 +436,8 @@ mod tests {
     /// capped) -> 5 (W(9) = 3 + min(3, 2) = 5, capped) -> 6 (W(11) = 6, capped), then W(12) =
     /// 6 < 6 ms + 1 ns: R^L = 12. R^*: each server a constant W(12) = 3 + min(3, 5) = 6,
     /// capped at x = 0, not at x = 6: R^* = 8 + 6 = 14. As sporadic tasks: R^L = 9 (W(9) = 3)
-    /// and R^* = 8 + 3 = 11. AMC-rtb on one core takes no server: nothing computed.
+    /// and R^* = 8 + 3 = 11. AMC-rtb on one core takes no server beside a high-criticality
+    /// task: nothing computed; with only low ones, a server is a sporadic task.
     #[test]
     fn servers_on_two_cores_reach_r_plus_e_back_in_both_equations() {
         let server = |task: McTask| McTask {
@@ -452,6 +458,10 @@ mod tests {
         assert!(!one_core.schedulable);
         assert_eq!(one_core.low, [Response::NotComputed; 2]);
         assert_eq!(one_core.high[1], Some(Response::NotComputed));
+        // Of low criticality only, a server is a sporadic task to the exact analysis:
+        // R = 3 and 3 + 3 = 6.
+        let low_only = rtb(&[server(a), low(3, 10, 1)], &[]);
+        assert_eq!(low_only.low, [3, 6].map(|r| Response::Bounded(ms(r))));
     }
 
     /// A high-criticality task whose low-mode bound passes its deadline stops the analysis:

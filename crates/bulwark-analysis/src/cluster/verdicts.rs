@@ -54,10 +54,14 @@ pub(super) fn fixed_priority(
     let (responses, schedulable) = if cores == 1 {
         // One core: the exact uniprocessor analysis (the critical instant releases every
         // reservation together), tighter than BC07's carry-in workloads; the masks added to
-        // every window. AMC-rtb with every task of low criticality is exactly that.
+        // every window. AMC-rtb with every task of low criticality is exactly that, an SPR
+        // server a sporadic task in it.
         let one_core: Vec<amc::McTask> = tasks
             .iter()
-            .map(|t| amc::McTask::low(t.budget, t.period, t.priority))
+            .map(|t| amc::McTask {
+                sporadic_server: t.sporadic_server,
+                ..amc::McTask::low(t.budget, t.period, t.priority)
+            })
             .collect();
         let bounds = amc::rtb(&one_core, masks);
         (bounds.low, bounds.schedulable)
